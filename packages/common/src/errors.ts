@@ -1,0 +1,60 @@
+/**
+ * The one domain error type. Domain code throws it with a string code; the
+ * gRPC edge maps it to a status and back (see grpc/status.ts), and the
+ * gateway maps it to an MCP tool result. Nothing else crosses service lines.
+ */
+export const errorCodes = [
+  "INVALID_ARGUMENT",
+  "ENTRY_NOT_FOUND",
+  "AMBIGUOUS_ID_PREFIX",
+  "VERSION_CONFLICT",
+  "DUPLICATE_VANISHED",
+  "PERMISSION_DENIED",
+  "UNAUTHENTICATED",
+  "RATE_LIMITED",
+  "EMBEDDER_UNAVAILABLE",
+  "SUMMARIZER_UNAVAILABLE",
+  "RERANKER_UNAVAILABLE",
+  "STORE_UNAVAILABLE",
+  "PROVIDER_ERROR",
+  "DEADLINE_EXCEEDED",
+  "EMBEDDING_SPACE_MISMATCH",
+  "INTERNAL",
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return (errorCodes as readonly string[]).includes(value);
+}
+
+export interface ContextHubErrorOptions {
+  /** What the caller can do about it, e.g. "retry with expected_version 4". */
+  remedy?: string;
+  /** Small, JSON-serialisable facts a caller may act on (never secrets, SQL or stacks). */
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class ContextHubError extends Error {
+  override readonly name = "ContextHubError";
+  readonly code: ErrorCode;
+  readonly remedy: string | undefined;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, options: ContextHubErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.remedy = options.remedy;
+    this.details = options.details ?? {};
+  }
+}
+
+export function isContextHubError(value: unknown): value is ContextHubError {
+  return value instanceof ContextHubError;
+}
+
+/** Shorthand for the most common error: bad input, with what was wrong in the message. */
+export function invalidArgument(message: string, remedy?: string): ContextHubError {
+  return new ContextHubError("INVALID_ARGUMENT", message, remedy === undefined ? {} : { remedy });
+}

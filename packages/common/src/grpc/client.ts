@@ -1,0 +1,112 @@
+import { Client, credentials, Metadata, status, type ServiceError } from "@grpc/grpc-js";
+import { create, fromBinary, toBinary, type DescMethod } from "@bufbuild/protobuf";
+import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
+import { healthV1 } from "@context-hub/proto";
+import { ContextHubError } from "../errors.js";
+import { histogram } from "../metrics.js";
+import { currentRequestContext, newRequestId, requestIdHeader } from "../request-context.js";
+import { fromGrpcError, type PeerName } from "./status.js";
+import { methodPath } from "./service-definition.js";
+import type { CallOptions, ServiceClient, ServiceDescriptor } from "./types.js";
+
+const clientDuration = histogram("grpc_client_handling_seconds", "Time a gRPC call took as the client saw it, by method and status code.", ["grpc_service", "grpc_method", "grpc_code"]);
+
+export interface GrpcClientOptions {
+  /** host:port of the peer. */
+  address: string;
+  /** Names the peer in errors ("embedder is unavailable: …"). */
+  peer: PeerName;
+  /** Default deadline of every call. */
+  deadlineMs: number;
+  /** Extra attempts for idempotent methods on UNAVAILABLE, within the deadline. */
+  retries?: number;
+}
+
+export type GrpcClient<S extends ServiceDescriptor> = ServiceClient<S> & {
+  /** Asks the peer's grpc.health.v1 whether it is serving. */
+  isServing(deadlineMs?: number): Promise<boolean>;
+  close(): void;
+};
+
+/**
+ * A typed gRPC client over protobuf-es messages. Every call has a deadline and
+ * carries the current request id; only methods declared idempotent in the
+ * .proto are retried, and only on UNAVAILABLE.
+ */
+export function createGrpcClient<S extends ServiceDescriptor>(service: S, options: GrpcClientOptions): GrpcClient<S> {
+  const client = new Client(options.address, credentials.createInsecure(), {
+    "grpc.max_receive_message_length": 64 * 1024 * 1024,
+    "grpc.keepalive_time_ms": 30_000,
+  });
+  const retries = options.retries ?? 2;
+  const methods: Record<string, unknown> = {};
+
+  for (const method of service.methods) {
+    if (method.methodKind !== "unary") continue;
+    const retryable = method.idempotency !== MethodOptions_IdempotencyLevel.IDEMPOTENCY_UNKNOWN;
+    methods[method.localName] = async (request: unknown, callOptions: CallOptions = {}) => {
+      const deadline = Date.now() + (callOptions.deadlineMs ?? options.deadlineMs);
+      const message = create(method.input, request as never);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await callUnary(client, method, message, deadline, callOptions.signal);
+        } catch (error) {
+          const serviceError = error as ServiceError;
+          const canRetry = retryable && serviceError.code === status.UNAVAILABLE && attempt < retries;
+          const backoff = Math.min(1000, 50 * 2 ** attempt) * (0.5 + Math.random());
+          if (!canRetry || Date.now() + backoff >= deadline || callOptions.signal?.aborted) {
+            throw fromGrpcError(serviceError, options.peer);
+          }
+          await new Promise((resolve) => setTimeout(resolve, backoff));
+        }
+      }
+    };
+  }
+
+  const healthCheck = healthV1.Health.method.check;
+  return Object.assign(methods as ServiceClient<S>, {
+    async isServing(deadlineMs = 2000) {
+      try {
+        const reply = await callUnary(client, healthCheck, create(healthCheck.input, { service: "" }), Date.now() + deadlineMs, undefined);
+        return (reply as healthV1.HealthCheckResponse).status === healthV1.HealthCheckResponse_ServingStatus.SERVING;
+      } catch {
+        return false;
+      }
+    },
+    close: () => client.close(),
+  });
+}
+
+function callUnary(client: Client, method: DescMethod, message: unknown, deadline: number, signal: AbortSignal | undefined): Promise<unknown> {
+  const metadata = new Metadata();
+  metadata.set(requestIdHeader, currentRequestContext()?.requestId ?? newRequestId());
+  const started = process.hrtime.bigint();
+  const labels = { grpc_service: method.parent.typeName, grpc_method: method.name };
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(Object.assign(new Error("cancelled"), { code: status.CANCELLED, details: "cancelled", metadata: new Metadata() }));
+      return;
+    }
+    const call = client.makeUnaryRequest(
+      methodPath(method),
+      (value: unknown) => Buffer.from(toBinary(method.input, value as never)),
+      (bytes: Buffer) => fromBinary(method.output, bytes),
+      message,
+      metadata,
+      { deadline },
+      (error, response) => {
+        signal?.removeEventListener("abort", onAbort);
+        clientDuration.observe({ ...labels, grpc_code: status[error?.code ?? status.OK] }, Number(process.hrtime.bigint() - started) / 1e9);
+        if (error) reject(error);
+        else resolve(response);
+      },
+    );
+    const onAbort = () => call.cancel();
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Raised by code that needs a peer which is not configured. */
+export function peerNotConfigured(peer: PeerName): ContextHubError {
+  return new ContextHubError("INTERNAL", `${peer} address is not configured`);
+}

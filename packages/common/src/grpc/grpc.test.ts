@@ -1,0 +1,83 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { rerankerV1 } from "@context-hub/proto";
+import { ContextHubError, isContextHubError } from "../errors.js";
+import { createLogger } from "../logger.js";
+import { currentRequestContext, runWithRequestContext } from "../request-context.js";
+import { startGrpcService } from "../service-runtime.js";
+import { createGrpcClient } from "./client.js";
+
+const logger = createLogger("test", "silent");
+
+async function startReranker(implementation: Parameters<typeof rerankerFor>[0]) {
+  return startGrpcService({ name: "test", host: "127.0.0.1", port: 0, opsPort: -1, logger, register: (builder) => builder.addService(rerankerV1.RerankerService, rerankerFor(implementation)) });
+}
+
+function rerankerFor(rerank: (request: rerankerV1.RerankRequest) => Promise<{ results: { id: string; index: number; score: number }[] }>) {
+  return { describe: async () => ({ provider: "test", model: "m" }), rerank };
+}
+
+test("a unary call round-trips protobuf messages and the request id", async (t) => {
+  let seenRequestId: string | undefined;
+  const service = await startReranker(async (request) => {
+    seenRequestId = currentRequestContext()?.requestId;
+    return { results: request.passages.map((passage, index) => ({ id: passage.id, index, score: passage.text.length })) };
+  });
+  t.after(() => service.close());
+  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 2000 });
+  t.after(() => client.close());
+
+  const reply = await runWithRequestContext({ requestId: "req-123" }, () => client.rerank({ query: "q", passages: [{ id: "a", text: "four" }] }));
+  assert.deepEqual(reply.results.map((r) => [r.id, r.score]), [["a", 4]]);
+  assert.equal(seenRequestId, "req-123");
+  assert.equal(await client.isServing(), true);
+});
+
+test("a domain error crosses the wire with its code, remedy and details", async (t) => {
+  const service = await startReranker(async () => {
+    throw new ContextHubError("VERSION_CONFLICT", "entry changed", { remedy: "retry with expected_version 4", details: { current_version: 4 } });
+  });
+  t.after(() => service.close());
+  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 2000 });
+  t.after(() => client.close());
+
+  await assert.rejects(client.rerank({ query: "q" }), (error: unknown) => {
+    assert.ok(isContextHubError(error));
+    assert.equal(error.code, "VERSION_CONFLICT");
+    assert.equal(error.remedy, "retry with expected_version 4");
+    assert.deepEqual(error.details, { current_version: 4 });
+    return true;
+  });
+});
+
+test("an unexpected error shows only a request id, never its message", async (t) => {
+  const service = await startReranker(async () => {
+    throw new Error("SELECT secret FROM somewhere");
+  });
+  t.after(() => service.close());
+  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 2000 });
+  t.after(() => client.close());
+
+  await assert.rejects(client.rerank({ query: "q" }), (error: unknown) => {
+    assert.ok(isContextHubError(error));
+    assert.equal(error.code, "INTERNAL");
+    assert.doesNotMatch(error.message, /SELECT/);
+    assert.match(error.message, /request id/);
+    return true;
+  });
+});
+
+test("a call past its deadline fails with DEADLINE_EXCEEDED naming the peer", async (t) => {
+  const service = await startReranker(() => new Promise((resolve) => setTimeout(() => resolve({ results: [] }), 500)));
+  t.after(() => service.close());
+  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 50 });
+  t.after(() => client.close());
+  await assert.rejects(client.rerank({ query: "q" }), (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED" && /reranker/.test(error.message));
+});
+
+test("an unreachable peer is reported as unavailable after bounded retries", async (t) => {
+  const client = createGrpcClient(rerankerV1.RerankerService, { address: "127.0.0.1:1", peer: "reranker", deadlineMs: 1500, retries: 2 });
+  t.after(() => client.close());
+  await assert.rejects(client.describe({}), (error: unknown) => isContextHubError(error) && error.code === "RERANKER_UNAVAILABLE");
+  assert.equal(await client.isServing(300), false);
+});

@@ -1,0 +1,167 @@
+import { Server, ServerCredentials, status, type Metadata, type ServerUnaryCall, type ServerWritableStream, type sendUnaryData, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import { create, type DescMethod, type DescMessage } from "@bufbuild/protobuf";
+import { healthV1 } from "@context-hub/proto";
+import type { Logger } from "pino";
+import { ContextHubError, isContextHubError } from "../errors.js";
+import { histogram } from "../metrics.js";
+import { newRequestId, requestIdHeader, runWithRequestContext } from "../request-context.js";
+import { toGrpcStatus } from "./status.js";
+import { toServiceDefinition } from "./service-definition.js";
+import type { CallContext, ServiceDescriptor, ServiceImplementation } from "./types.js";
+
+const serverDuration = histogram("grpc_server_handling_seconds", "Time to handle a gRPC call, by method and status code.", ["grpc_service", "grpc_method", "grpc_code"]);
+
+export interface GrpcServerOptions {
+  logger: Logger;
+  /** Grace period for in-flight calls on shutdown before they are cancelled. */
+  shutdownGraceMs?: number;
+}
+
+export interface RunningGrpcServer {
+  port: number;
+  /** Marks every registered service (and the overall server) serving or not in grpc.health.v1. */
+  setServing(serving: boolean): void;
+  /** Stops accepting calls, drains in-flight ones for the grace period, then cancels the rest. */
+  shutdown(): Promise<void>;
+}
+
+export interface GrpcServerBuilder {
+  addService<S extends ServiceDescriptor>(service: S, implementation: ServiceImplementation<S>): GrpcServerBuilder;
+  listen(host: string, port: number): Promise<RunningGrpcServer>;
+}
+
+/** A gRPC server with grpc.health.v1, request ids, metrics and domain-error mapping on every call. */
+export function createGrpcServer(options: GrpcServerOptions): GrpcServerBuilder {
+  const server = new Server({ "grpc.max_receive_message_length": 64 * 1024 * 1024 });
+  const serviceNames: string[] = [""];
+  const health = createHealthState();
+  const { logger } = options;
+
+  const builder: GrpcServerBuilder = {
+    addService(service, implementation) {
+      const handlers: UntypedServiceImplementation = {};
+      for (const method of service.methods) {
+        if (method.methodKind !== "unary") continue;
+        const handler = (implementation as Record<string, (request: unknown, context: CallContext) => Promise<unknown>>)[method.localName];
+        if (handler === undefined) throw new Error(`${service.typeName}.${method.name} has no implementation`);
+        handlers[method.localName] = wrapUnary(service.typeName, method, handler, logger);
+      }
+      server.addService(toServiceDefinition(service as never), handlers);
+      serviceNames.push(service.typeName);
+      return builder;
+    },
+    async listen(host, port) {
+      server.addService(toServiceDefinition(healthV1.Health as never), health.handlers);
+      const boundPort = await new Promise<number>((resolve, reject) => {
+        server.bindAsync(`${host.includes(":") ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (error, actualPort) => (error ? reject(error) : resolve(actualPort)));
+      });
+      for (const name of serviceNames) health.set(name, true);
+      return {
+        port: boundPort,
+        setServing(serving) {
+          for (const name of serviceNames) health.set(name, serving);
+        },
+        async shutdown() {
+          for (const name of serviceNames) health.set(name, false);
+          health.endWatches();
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(() => {
+              server.forceShutdown();
+              resolve();
+            }, options.shutdownGraceMs ?? 10_000);
+            server.tryShutdown(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          });
+        },
+      };
+    },
+  };
+  return builder;
+}
+
+function requestIdOf(metadata: Metadata): string {
+  const value = metadata.get(requestIdHeader)[0];
+  return typeof value === "string" && value.length > 0 && value.length <= 128 ? value : newRequestId();
+}
+
+function wrapUnary(serviceName: string, method: DescMethod, handler: (request: unknown, context: CallContext) => Promise<unknown>, logger: Logger) {
+  const output: DescMessage = method.output;
+  return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+    const started = process.hrtime.bigint();
+    const requestId = requestIdOf(call.metadata);
+    const controller = new AbortController();
+    call.on("cancelled", () => controller.abort(new ContextHubError("DEADLINE_EXCEEDED", "the caller cancelled or its deadline passed")));
+    const deadline = call.getDeadline();
+    const context: CallContext = {
+      requestId,
+      deadline: deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline) : undefined,
+      signal: controller.signal,
+    };
+    const observe = (code: status) =>
+      serverDuration.observe({ grpc_service: serviceName, grpc_method: method.name, grpc_code: status[code] }, Number(process.hrtime.bigint() - started) / 1e9);
+
+    runWithRequestContext({ requestId }, () => {
+      handler(call.request, context).then(
+        (response) => {
+          observe(status.OK);
+          callback(null, create(output, response as never) as never);
+        },
+        (error: unknown) => {
+          if (isContextHubError(error) && error.code !== "INTERNAL") {
+            const grpcStatus = toGrpcStatus(error);
+            observe(grpcStatus.code ?? status.UNKNOWN);
+            logger.debug({ method: method.name, code: error.code }, error.message);
+            callback(grpcStatus as never);
+            return;
+          }
+          logger.error({ err: error, method: method.name }, "unexpected error");
+          const internal = new ContextHubError("INTERNAL", `internal error (request id ${requestId})`, { details: { request_id: requestId } });
+          observe(status.INTERNAL);
+          callback(toGrpcStatus(internal) as never);
+        },
+      );
+    });
+  };
+}
+
+type ServingStatus = healthV1.HealthCheckResponse_ServingStatus;
+
+function createHealthState() {
+  const statuses = new Map<string, ServingStatus>();
+  const watchers = new Set<{ service: string; stream: ServerWritableStream<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse> }>();
+  const statusOf = (service: string): ServingStatus => statuses.get(service) ?? healthV1.HealthCheckResponse_ServingStatus.SERVICE_UNKNOWN;
+  const reply = (service: string) => create(healthV1.HealthCheckResponseSchema, { status: statusOf(service) });
+
+  const handlers: UntypedServiceImplementation = {
+    check(call: ServerUnaryCall<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse>, callback: sendUnaryData<healthV1.HealthCheckResponse>) {
+      const service = call.request.service;
+      if (!statuses.has(service)) {
+        callback({ code: status.NOT_FOUND, details: `unknown service "${service}"` });
+        return;
+      }
+      callback(null, reply(service));
+    },
+    watch(stream: ServerWritableStream<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse>) {
+      const watcher = { service: stream.request.service, stream };
+      watchers.add(watcher);
+      stream.write(reply(watcher.service));
+      stream.on("cancelled", () => watchers.delete(watcher));
+    },
+  };
+
+  return {
+    handlers,
+    set(service: string, serving: boolean) {
+      const next = serving ? healthV1.HealthCheckResponse_ServingStatus.SERVING : healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING;
+      if (statuses.get(service) === next) return;
+      statuses.set(service, next);
+      for (const watcher of watchers) if (watcher.service === service) watcher.stream.write(reply(service));
+    },
+    endWatches() {
+      for (const watcher of watchers) watcher.stream.end();
+      watchers.clear();
+    },
+  };
+}

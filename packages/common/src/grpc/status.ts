@@ -1,0 +1,67 @@
+import { Metadata, status, type ServiceError, type StatusObject } from "@grpc/grpc-js";
+import { ContextHubError, isErrorCode, type ErrorCode } from "../errors.js";
+
+const errorCodeKey = "ch-error-code";
+const remedyKey = "ch-error-remedy";
+const detailsKey = "ch-error-details";
+
+const statusOfCode: Record<ErrorCode, status> = {
+  INVALID_ARGUMENT: status.INVALID_ARGUMENT,
+  ENTRY_NOT_FOUND: status.NOT_FOUND,
+  AMBIGUOUS_ID_PREFIX: status.INVALID_ARGUMENT,
+  VERSION_CONFLICT: status.ABORTED,
+  DUPLICATE_VANISHED: status.ABORTED,
+  PERMISSION_DENIED: status.PERMISSION_DENIED,
+  UNAUTHENTICATED: status.UNAUTHENTICATED,
+  RATE_LIMITED: status.RESOURCE_EXHAUSTED,
+  EMBEDDER_UNAVAILABLE: status.UNAVAILABLE,
+  SUMMARIZER_UNAVAILABLE: status.UNAVAILABLE,
+  RERANKER_UNAVAILABLE: status.UNAVAILABLE,
+  STORE_UNAVAILABLE: status.UNAVAILABLE,
+  PROVIDER_ERROR: status.UNAVAILABLE,
+  DEADLINE_EXCEEDED: status.DEADLINE_EXCEEDED,
+  EMBEDDING_SPACE_MISMATCH: status.FAILED_PRECONDITION,
+  INTERNAL: status.INTERNAL,
+};
+
+/** The gRPC status for a domain error; the domain code, remedy and details ride in trailers. */
+export function toGrpcStatus(error: ContextHubError): Partial<StatusObject> {
+  const metadata = new Metadata();
+  metadata.set(errorCodeKey, error.code);
+  if (error.remedy !== undefined) metadata.set(remedyKey, encodeURIComponent(error.remedy));
+  if (Object.keys(error.details).length > 0) metadata.set(detailsKey, encodeURIComponent(JSON.stringify(error.details)));
+  return { code: statusOfCode[error.code], details: error.message, metadata };
+}
+
+/** Which domain code a transport failure means when the peer sent none. */
+export type PeerName = "store" | "embedder" | "summarizer" | "reranker";
+
+const unavailableCodeOf: Record<PeerName, ErrorCode> = {
+  store: "STORE_UNAVAILABLE",
+  embedder: "EMBEDDER_UNAVAILABLE",
+  summarizer: "SUMMARIZER_UNAVAILABLE",
+  reranker: "RERANKER_UNAVAILABLE",
+};
+
+/** Rebuilds the domain error a peer raised, or names the transport failure after the peer. */
+export function fromGrpcError(error: ServiceError, peer: PeerName): ContextHubError {
+  const code = error.metadata?.get(errorCodeKey)[0];
+  if (typeof code === "string" && isErrorCode(code)) {
+    const remedy = error.metadata.get(remedyKey)[0];
+    const details = error.metadata.get(detailsKey)[0];
+    return new ContextHubError(code, error.details, {
+      ...(typeof remedy === "string" ? { remedy: decodeURIComponent(remedy) } : {}),
+      ...(typeof details === "string" ? { details: JSON.parse(decodeURIComponent(details)) as Record<string, unknown> } : {}),
+    });
+  }
+  switch (error.code) {
+    case status.DEADLINE_EXCEEDED:
+      return new ContextHubError("DEADLINE_EXCEEDED", `${peer} did not answer before the deadline`, { details: { peer } });
+    case status.UNAVAILABLE:
+      return new ContextHubError(unavailableCodeOf[peer], `${peer} is unavailable: ${error.details}`, { details: { peer } });
+    case status.CANCELLED:
+      return new ContextHubError("INTERNAL", `call to ${peer} was cancelled`, { details: { peer } });
+    default:
+      return new ContextHubError("INTERNAL", `${peer} failed: ${error.details || status[error.code]}`, { details: { peer } });
+  }
+}

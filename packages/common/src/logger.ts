@@ -1,0 +1,18 @@
+import { pino, type Logger } from "pino";
+import { currentRequestContext } from "./request-context.js";
+
+export type { Logger } from "pino";
+
+/** A JSON logger that stamps every line with the service name and the current request id. */
+export function createLogger(service: string, level = "info"): Logger {
+  return pino({
+    level,
+    base: { service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    mixin() {
+      const context = currentRequestContext();
+      return context === undefined ? {} : { requestId: context.requestId };
+    },
+  });
+}

@@ -1,0 +1,28 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/**
+ * One registry per process. In the all-in-one runtime several services share
+ * a process; their series are told apart by labels, never by registry.
+ */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry });
+
+/** Latency buckets in seconds, from 1 ms to 60 s. */
+export const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+function existing<T>(name: string): T | undefined {
+  return metricsRegistry.getSingleMetric(name) as T | undefined;
+}
+
+/** Gets or creates a histogram, so modules loaded twice in one process share it. */
+export function histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets = latencyBuckets): Histogram<L> {
+  return existing<Histogram<L>>(name) ?? new Histogram({ name, help, labelNames, buckets, registers: [metricsRegistry] });
+}
+
+export function counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
+  return existing<Counter<L>>(name) ?? new Counter({ name, help, labelNames, registers: [metricsRegistry] });
+}
+
+export function gauge<L extends string>(name: string, help: string, labelNames: readonly L[]): Gauge<L> {
+  return existing<Gauge<L>>(name) ?? new Gauge({ name, help, labelNames, registers: [metricsRegistry] });
+}

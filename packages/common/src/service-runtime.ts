@@ -1,0 +1,81 @@
+import type { Logger } from "pino";
+import { createGrpcServer, type GrpcServerBuilder } from "./grpc/server.js";
+import { startOpsServer } from "./ops-server.js";
+
+/** A started service, as main.ts, the all-in-one runtime and tests hold it. */
+export interface RunningService {
+  name: string;
+  /** The port of the service's main listener (gRPC, or HTTP for the gateway). */
+  port: number;
+  /** The port of /metrics, /healthz and /readyz (the main port for the gateway). */
+  opsPort: number;
+  close(): Promise<void>;
+}
+
+export interface GrpcServiceOptions {
+  name: string;
+  host: string;
+  port: number;
+  /** Ops endpoint port; 0 picks a free one, -1 disables it. */
+  opsPort: number;
+  logger: Logger;
+  register(builder: GrpcServerBuilder): void;
+  isReady?: () => boolean | Promise<boolean>;
+  /** Releases the service's own resources after the server has drained. */
+  onClose?: () => Promise<void>;
+  shutdownGraceMs?: number;
+}
+
+/** Starts a gRPC server and its ops endpoint; `close` drains calls, then releases resources. */
+export async function startGrpcService(options: GrpcServiceOptions): Promise<RunningService> {
+  const builder = createGrpcServer({ logger: options.logger, ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }) });
+  options.register(builder);
+  const grpc = await builder.listen(options.host, options.port);
+  const ops =
+    options.opsPort < 0
+      ? undefined
+      : await startOpsServer({ host: options.host, port: options.opsPort, logger: options.logger, isReady: options.isReady ?? (() => true) });
+  options.logger.info({ port: grpc.port, opsPort: ops?.port }, `${options.name} listening`);
+  let closing: Promise<void> | undefined;
+  return {
+    name: options.name,
+    port: grpc.port,
+    opsPort: ops?.port ?? -1,
+    close() {
+      closing ??= (async () => {
+        await grpc.shutdown();
+        await ops?.close();
+        await options.onClose?.();
+        options.logger.info(`${options.name} stopped`);
+      })();
+      return closing;
+    },
+  };
+}
+
+/**
+ * Runs a service from a main.ts: starts it, and on SIGTERM or SIGINT closes
+ * it and exits. A failure to start prints the reason and exits non-zero.
+ */
+export function runMain(start: () => Promise<RunningService>, logger: Pick<Logger, "error" | "info">): void {
+  start().then(
+    (service) => {
+      const stop = (signal: string) => {
+        logger.info({ signal }, "shutting down");
+        service.close().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            logger.error({ err: error }, "shutdown failed");
+            process.exit(1);
+          },
+        );
+      };
+      process.once("SIGTERM", () => stop("SIGTERM"));
+      process.once("SIGINT", () => stop("SIGINT"));
+    },
+    (error: unknown) => {
+      logger.error({ err: error }, error instanceof Error ? error.message : "failed to start");
+      process.exit(1);
+    },
+  );
+}
