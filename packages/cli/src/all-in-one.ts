@@ -1,0 +1,80 @@
+import { createLogger, type Logger, type RunningService } from "@context-hub/common";
+import { loadEmbedderConfig, startEmbedder } from "@context-hub/embedder";
+import { loadGatewayConfig, startGateway } from "@context-hub/gateway";
+import { loadRerankerConfig, startReranker } from "@context-hub/reranker";
+import { loadStoreConfig, startStore } from "@context-hub/store";
+import { loadSummarizerConfig, startSummarizer } from "@context-hub/summarizer";
+
+export interface AllInOneOptions {
+  /** Environment the services read their settings from (defaults to process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Host the gateway binds; the internal services always bind loopback. */
+  host?: string;
+  /** Gateway port; 0 picks a free one. */
+  port?: number;
+  /** PGlite directory (ignored when DATABASE_URL is set); "memory://" keeps everything in memory. */
+  dataDir?: string;
+  logger?: Logger;
+}
+
+export interface AllInOne {
+  /** The MCP endpoint, e.g. http://127.0.0.1:8080/mcp. */
+  url: string;
+  services: Record<"store" | "embedder" | "summarizer" | "reranker" | "gateway", RunningService>;
+  /** Stops the gateway first (no new work), then the workers and the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Runs all five services in this process on the embedded default: PGlite
+ * (or DATABASE_URL), built-in providers, auth off. They still talk to each
+ * other over real gRPC on loopback, exactly as they do when deployed apart.
+ */
+export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllInOne> {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? createLogger("context-hub", env.LOG_LEVEL ?? "info");
+  const internal = { ...env, STORE_HOST: "127.0.0.1", EMBEDDER_HOST: "127.0.0.1", SUMMARIZER_HOST: "127.0.0.1", RERANKER_HOST: "127.0.0.1" };
+  const child = (service: string) => logger.child({ service });
+
+  const started: RunningService[] = [];
+  const track = async (service: Promise<RunningService>) => {
+    const running = await service;
+    started.push(running);
+    return running;
+  };
+  try {
+    const [store, embedder, summarizer, reranker] = await Promise.all([
+      track(startStore(loadStoreConfig({ ...internal, STORE_PORT: "0", STORE_OPS_PORT: "-1", ...(options.dataDir === undefined ? {} : { STORE_DATA_DIR: options.dataDir }) }), child("store"))),
+      track(startEmbedder(loadEmbedderConfig({ ...internal, EMBEDDER_PORT: "0", EMBEDDER_OPS_PORT: "-1" }), child("embedder"))),
+      track(startSummarizer(loadSummarizerConfig({ ...internal, SUMMARIZER_PORT: "0", SUMMARIZER_OPS_PORT: "-1" }), child("summarizer"))),
+      track(startReranker(loadRerankerConfig({ ...internal, RERANKER_PORT: "0", RERANKER_OPS_PORT: "-1" }), child("reranker"))),
+    ]);
+    const gatewayConfig = loadGatewayConfig({
+      ...env,
+      GATEWAY_HOST: options.host ?? env.GATEWAY_HOST ?? "127.0.0.1",
+      GATEWAY_PORT: String(options.port ?? env.GATEWAY_PORT ?? 8080),
+      STORE_ADDRESS: `127.0.0.1:${store.port}`,
+      EMBEDDER_ADDRESS: `127.0.0.1:${embedder.port}`,
+      SUMMARIZER_ADDRESS: `127.0.0.1:${summarizer.port}`,
+      RERANKER_ADDRESS: `127.0.0.1:${reranker.port}`,
+    });
+    const gateway = await track(startGateway(gatewayConfig, child("gateway")));
+    const shownHost = gatewayConfig.host === "0.0.0.0" || gatewayConfig.host === "::" ? "127.0.0.1" : gatewayConfig.host;
+    let closing: Promise<void> | undefined;
+    return {
+      url: `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${gateway.port}/mcp`,
+      services: { store, embedder, summarizer, reranker, gateway },
+      close() {
+        closing ??= (async () => {
+          await gateway.close();
+          await Promise.all([embedder.close(), summarizer.close(), reranker.close()]);
+          await store.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await Promise.allSettled(started.map((service) => service.close()));
+    throw error;
+  }
+}

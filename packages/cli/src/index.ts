@@ -1,0 +1,1 @@
+export { startAllInOne, type AllInOne, type AllInOneOptions } from "./all-in-one.js";

@@ -1,0 +1,80 @@
+// The context-hub command: `start` runs everything on one machine; other commands manage a deployment.
+import { parseArgs } from "node:util";
+import { startAllInOne } from "./all-in-one.js";
+
+const usage = `Usage: context-hub <command> [options]
+
+Commands:
+  start     Run all services on this machine (PGlite, built-in models, auth off)
+            --port <n>        gateway port (default 8080, or GATEWAY_PORT)
+            --host <addr>     gateway address (default 127.0.0.1)
+            --data-dir <dir>  PGlite data directory (default .context-hub/data, or STORE_DATA_DIR)
+  help      Show this text
+`;
+
+async function start(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { port: { type: "string" }, host: { type: "string" }, "data-dir": { type: "string" } }, strict: true });
+  const began = performance.now();
+  const hub = await startAllInOne({
+    ...(values.port === undefined ? {} : { port: Number(values.port) }),
+    ...(values.host === undefined ? {} : { host: values.host }),
+    ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }),
+  });
+  const seconds = ((performance.now() - began) / 1000).toFixed(1);
+  process.stdout.write(
+    [
+      "",
+      `Context Hub is ready in ${seconds}s: ${hub.url}`,
+      "",
+      "Claude Code:",
+      `  claude mcp add --transport http context-hub ${hub.url}`,
+      "",
+      "Cursor, VS Code and other MCP clients (mcp.json):",
+      JSON.stringify({ mcpServers: { "context-hub": { type: "http", url: hub.url } } }, null, 2)
+        .split("\n")
+        .map((line) => `  ${line}`)
+        .join("\n"),
+      "",
+      "Press Ctrl-C to stop.",
+      "",
+    ].join("\n"),
+  );
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write("Stopping…\n");
+    hub.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "start":
+      await start(rest);
+      return;
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(usage);
+      return;
+    default:
+      process.stderr.write(`Unknown command "${command}".\n\n${usage}`);
+      process.exitCode = 2;
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,109 @@
+import { z } from "zod";
+
+/** Limits every tool enforces before anything reaches a worker or the store. */
+export const limits = {
+  threadIdChars: 256,
+  textChars: 1_000_000,
+  images: 10,
+  imageBytes: 10 * 1024 * 1024,
+  tags: 50,
+  tagChars: 100,
+  metadataBytes: 64 * 1024,
+  idsPerFetch: 100,
+  pageSize: 100,
+  maxOffset: 10_000,
+} as const;
+
+const noNul = (value: string) => !value.includes("\u0000");
+
+export const threadIdSchema = z
+  .string()
+  .min(1, "thread_id must not be empty")
+  .max(limits.threadIdChars, `thread_id must be at most ${limits.threadIdChars} characters`)
+  .refine(noNul, "thread_id must not contain NUL characters")
+  .refine((value) => value.trim().length > 0, "thread_id must not be blank")
+  .describe("Groups related entries, e.g. a session, project or task id.");
+
+export const sourceSchema = z.enum(["user", "agent"]).describe("Who wrote the text: 'user' for a person's words, 'agent' for an agent's own output.");
+
+export const textSchema = z
+  .string()
+  .max(limits.textChars, `text must be at most ${limits.textChars} characters`)
+  .refine((value) => value.trim().length > 0, "text must not be empty")
+  .refine(noNul, "text must not contain NUL characters")
+  .describe("The content to remember. Markdown headings become navigable sections.");
+
+const base64Pattern = /^[A-Za-z0-9+/]*={0,2}$/;
+
+export const imageSchema = z
+  .object({
+    data: z
+      .string()
+      .min(1, "image data must not be empty")
+      .max(Math.ceil((limits.imageBytes * 4) / 3) + 4, `an image must be at most ${limits.imageBytes} bytes`)
+      .refine((value) => base64Pattern.test(value), "image data must be base64"),
+    mime_type: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp"], { error: "mime_type must be image/png, image/jpeg, image/gif or image/webp" }),
+  })
+  .strict();
+
+const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+
+export const metadataSchema = z
+  .record(z.string().min(1).max(128), metadataValue)
+  .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= limits.metadataBytes, `metadata must be at most ${limits.metadataBytes} bytes as JSON`)
+  .describe("Free-form JSON object. Conventional keys: status, agent_name, task_name, project, report_type.");
+
+export const tagsSchema = z
+  .array(z.string().min(1, "tags must not be empty").max(limits.tagChars, `a tag must be at most ${limits.tagChars} characters`).refine(noNul, "tags must not contain NUL characters"))
+  .max(limits.tags, `at most ${limits.tags} tags`)
+  .describe("Labels for filtering; stored lowercased and trimmed.");
+
+export const visibilitySchema = z
+  .enum(["private", "shared", "tenant"])
+  .describe("Who may read the entry: 'private' (only you, the default), 'shared' (you and those you grant), 'tenant' (everyone in your organisation).");
+
+export const storeContextInput = z
+  .object({
+    thread_id: threadIdSchema,
+    source: sourceSchema,
+    text: textSchema,
+    images: z.array(imageSchema).max(limits.images, `at most ${limits.images} images per entry`).optional().describe("Base64 images to keep with the entry."),
+    metadata: metadataSchema.optional(),
+    tags: tagsSchema.optional(),
+    visibility: visibilitySchema.optional(),
+  })
+  .strict();
+
+export const getContextByIdsInput = z
+  .object({
+    context_ids: z
+      .array(z.string().min(8, "an id or prefix needs at least 8 hex characters").max(36, "an id is at most 36 characters"))
+      .min(1, "give at least one id")
+      .max(limits.idsPerFetch, `at most ${limits.idsPerFetch} ids per call`)
+      .describe("Full entry ids, or unique prefixes of 8 to 31 hex characters."),
+    include_images: z.boolean().optional().describe("Return image data as base64 (default false: sizes only)."),
+  })
+  .strict();
+
+const isoDate = (name: string) =>
+  z
+    .string()
+    .refine((value) => !Number.isNaN(Date.parse(value)), `${name} must be an ISO 8601 date or date-time`)
+    .describe(`${name} as ISO 8601, e.g. 2026-01-31 or 2026-01-31T12:00:00Z.`);
+
+export const searchContextInput = z
+  .object({
+    thread_id: threadIdSchema.optional(),
+    source: sourceSchema.optional(),
+    tags: tagsSchema.optional().describe("Entries carrying any of these tags."),
+    metadata: z
+      .record(z.string().min(1).max(128), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+      .optional()
+      .describe("Top-level metadata keys that must equal these values."),
+    start_date: isoDate("start_date").optional(),
+    end_date: isoDate("end_date").optional(),
+    content_type: z.enum(["text", "multimodal"]).optional(),
+    limit: z.number().int().min(1).max(limits.pageSize, `limit must be at most ${limits.pageSize}`).optional().describe("Page size, default 30."),
+    offset: z.number().int().min(0).max(limits.maxOffset, `offset must be at most ${limits.maxOffset}`).optional(),
+  })
+  .strict();

@@ -1,0 +1,66 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { currentRequestContext, isContextHubError, type ContextHubError, type ErrorCode, type Logger } from "@context-hub/common";
+
+/** A successful tool result: structured content plus the same JSON as text for clients without structured output. */
+export function toolSuccess(structured: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
+}
+
+/** What a caller is told to do about each kind of failure, when the error carries no remedy of its own. */
+function defaultRemedy(code: ErrorCode): string | undefined {
+  switch (code) {
+    case "INVALID_ARGUMENT":
+      return "fix the argument named in the message and call again";
+    case "ENTRY_NOT_FOUND":
+      return "check the id; search_context lists the entries you can see";
+    case "AMBIGUOUS_ID_PREFIX":
+      return "use a longer prefix or the full id";
+    case "VERSION_CONFLICT":
+      return "fetch the entry again and retry with its current version";
+    case "DUPLICATE_VANISHED":
+      return "retry the call";
+    case "PERMISSION_DENIED":
+      return "ask an administrator for the scope or grant named in the message";
+    case "UNAUTHENTICATED":
+      return "authenticate again";
+    case "RATE_LIMITED":
+      return "wait and retry";
+    case "EMBEDDER_UNAVAILABLE":
+    case "SUMMARIZER_UNAVAILABLE":
+    case "RERANKER_UNAVAILABLE":
+    case "STORE_UNAVAILABLE":
+    case "PROVIDER_ERROR":
+    case "DEADLINE_EXCEEDED":
+      return "retry shortly; nothing was changed";
+    case "EMBEDDING_SPACE_MISMATCH":
+      return "an operator must re-embed the store (context-hub reembed)";
+    case "INTERNAL":
+      return undefined;
+  }
+}
+
+/**
+ * The one mapping from domain errors to MCP tool results: `isError: true`,
+ * the code, a specific message and a remedy. Unexpected errors are logged
+ * and shown only as a request id.
+ */
+export function toolFailure(error: unknown, logger: Logger): CallToolResult {
+  const requestId = currentRequestContext()?.requestId ?? "unknown";
+  if (!isContextHubError(error) || error.code === "INTERNAL") {
+    if (!isContextHubError(error)) logger.error({ err: error }, "tool failed unexpectedly");
+    return failureResult({ code: "INTERNAL", message: `Internal error. Quote request id ${requestId} when reporting it.`, requestId });
+  }
+  return failureResult(describe(error, requestId));
+}
+
+function describe(error: ContextHubError, requestId: string) {
+  const remedy = error.remedy ?? defaultRemedy(error.code);
+  return { code: error.code, message: error.message, ...(remedy === undefined ? {} : { remedy }), ...(Object.keys(error.details).length > 0 ? { details: error.details } : {}), requestId };
+}
+
+function failureResult(body: { code: string; message: string; remedy?: string; details?: Record<string, unknown>; requestId: string }): CallToolResult {
+  const lines = [`${body.code}: ${body.message}`];
+  if (body.remedy !== undefined) lines.push(`Remedy: ${body.remedy}`);
+  lines.push(`Request id: ${body.requestId}`);
+  return { isError: true, content: [{ type: "text", text: lines.join("\n") }] };
+}

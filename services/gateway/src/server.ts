@@ -1,0 +1,128 @@
+// The gateway's HTTP transport: /mcp (stateless Streamable HTTP), health, readiness and metrics.
+import express, { type NextFunction, type Request, type Response } from "express";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { metricsRegistry, newRequestId, requestIdHeader, runWithRequestContext, type Logger } from "@context-hub/common";
+import type { Peers } from "./clients/peers.js";
+import type { GatewayConfig } from "./config.js";
+import { createMcpServer } from "./mcp/create-mcp-server.js";
+import { createLocalPrincipal, type Principal } from "./principal.js";
+import type { WritePath } from "./write-path.js";
+
+export interface HttpAppOptions {
+  config: GatewayConfig;
+  peers: Peers;
+  writePath: WritePath;
+  logger: Logger;
+  version: string;
+}
+
+const jsonRpcError = (code: number, message: string, requestId: string) => ({ jsonrpc: "2.0", error: { code, message, data: { request_id: requestId } }, id: null });
+
+/** Whether to answer with one JSON body instead of an SSE stream: JSON unless the client prefers event streams. */
+function prefersJson(accept: string): boolean {
+  const json = accept.indexOf("application/json");
+  const sse = accept.indexOf("text/event-stream");
+  if (json < 0) return false;
+  return sse < 0 || json < sse;
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const { hostname } = new URL(origin);
+    return hostname === "localhost" || hostname === "127.0.0.1" || hostname === "[::1]";
+  } catch {
+    return false;
+  }
+}
+
+/** The express application of the gateway. */
+export function createHttpApp(options: HttpAppOptions): express.Express {
+  const { config, peers, logger } = options;
+  const app = express();
+  app.disable("x-powered-by");
+  const localPrincipal = createLocalPrincipal(config.auth.localPrincipal.tenant, config.auth.localPrincipal.subject);
+
+  app.use((request: Request, response: Response, next: NextFunction) => {
+    const incoming = request.header(requestIdHeader);
+    const requestId = incoming !== undefined && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : newRequestId();
+    response.setHeader(requestIdHeader, requestId);
+    response.locals.requestId = requestId;
+    runWithRequestContext({ requestId }, next);
+  });
+
+  app.get("/healthz", (_request, response) => {
+    response.json({ status: "ok" });
+  });
+
+  app.get("/readyz", async (_request, response) => {
+    const [store, embedder] = await Promise.all([peers.store.isServing(), peers.embedder.isServing()]);
+    const ready = store && embedder;
+    response.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not ready", store, embedder });
+  });
+
+  app.get("/metrics", async (_request, response) => {
+    response.setHeader("content-type", metricsRegistry.contentType);
+    response.send(await metricsRegistry.metrics());
+  });
+
+  // Browsers may only reach /mcp from allowed origins (DNS-rebinding protection).
+  app.use("/mcp", (request: Request, response: Response, next: NextFunction) => {
+    const origin = request.header("origin");
+    if (origin === undefined || config.allowedOrigins.includes(origin) || (isLoopbackOrigin(origin) && isLoopbackHost(config.host))) {
+      next();
+      return;
+    }
+    response.status(403).json(jsonRpcError(-32000, `Origin ${origin} is not allowed; add it to CONTEXT_HUB_ALLOWED_ORIGINS`, String(response.locals.requestId)));
+  });
+
+  app.post("/mcp", express.json({ limit: config.maxBodyBytes }), async (request: Request, response: Response) => {
+    const principal: Principal = localPrincipal;
+    const accept = request.header("accept") ?? "";
+    const enableJsonResponse = prefersJson(accept);
+    // The transport insists that clients accept both; a JSON-only client gets JSON anyway.
+    if (!accept.includes("text/event-stream") || !accept.includes("application/json")) request.headers.accept = "application/json, text/event-stream";
+    const server = createMcpServer({ principal, peers, writePath: options.writePath, logger, version: options.version });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse });
+    response.on("close", () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request, response, request.body);
+    } catch (error) {
+      logger.error({ err: error }, "MCP request failed");
+      if (!response.headersSent) response.status(500).json(jsonRpcError(-32603, "Internal error", String(response.locals.requestId)));
+    }
+  });
+
+  const methodNotAllowed = (_request: Request, response: Response) => {
+    response.setHeader("allow", "POST");
+    response.status(405).json(jsonRpcError(-32000, "Method not allowed: this server is stateless; send JSON-RPC requests with POST", String(response.locals.requestId)));
+  };
+  app.get("/mcp", methodNotAllowed);
+  app.delete("/mcp", methodNotAllowed);
+
+  // Body parser failures: a clear JSON-RPC error instead of an HTML page.
+  app.use((error: { type?: string; status?: number } & Error, _request: Request, response: Response, next: NextFunction) => {
+    if (response.headersSent) {
+      next(error);
+      return;
+    }
+    const requestId = String(response.locals.requestId);
+    if (error.type === "entity.too.large") {
+      response.status(413).json(jsonRpcError(-32600, `Request body exceeds ${config.maxBodyBytes} bytes`, requestId));
+    } else if (error.type === "entity.parse.failed") {
+      response.status(400).json(jsonRpcError(-32700, "Parse error: the body is not valid JSON", requestId));
+    } else {
+      logger.error({ err: error }, "request failed");
+      response.status(error.status ?? 500).json(jsonRpcError(-32603, "Internal error", requestId));
+    }
+  });
+
+  return app;
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return host === "127.0.0.1" || host === "localhost" || host === "::1" || host.startsWith("127.");
+}
