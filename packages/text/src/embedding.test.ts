@@ -1,0 +1,77 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cosineSimilarity, embedText, toHashedWordVector } from "./embedding.js";
+import { loadWordVectors } from "./word-vector-cache.js";
+
+// Shared across test runs so only the first run pays for building the cache from the 300 MB source.
+const cacheDir = process.env.CONTEXT_HUB_TEST_CACHE_DIR ?? join(tmpdir(), "context-hub-test-cache");
+const vectors = await loadWordVectors(cacheDir);
+
+const similarity = (left: string, right: string) => cosineSimilarity(embedText(left, vectors), embedText(right, vectors));
+
+test("the built-in vectors are GloVe 100-d, frequency-ordered, and loaded once per process", async () => {
+  assert.equal(vectors.dimension, 100);
+  assert.ok(vectors.size > 300_000);
+  assert.equal(vectors.rank("the"), 0);
+  assert.ok(vectors.rank("database")! < vectors.rank("postgres")!);
+  assert.equal(await loadWordVectors(cacheDir), vectors);
+  assert.ok(cosineSimilarity(vectors.lookup("cat")!, vectors.lookup("dog")!) > cosineSimilarity(vectors.lookup("cat")!, vectors.lookup("parliament")!));
+});
+
+test("related sentences score higher than unrelated ones", () => {
+  const pairs: [string, string, string][] = [
+    ["The database migration failed because the index was missing.", "Postgres schema upgrade broke since an index did not exist.", "My cat likes to sleep on the sofa in the afternoon."],
+    ["My cat likes to sleep on the sofa in the afternoon.", "The kitten naps on the couch after lunch.", "The database migration failed because the index was missing."],
+    ["The striker scored a late goal and the team won the match.", "Football fans celebrated the victory in the stadium.", "Interest rates rose as the central bank fought inflation."],
+  ];
+  for (const [anchor, related, unrelated] of pairs) {
+    const near = similarity(anchor, related);
+    const far = similarity(anchor, unrelated);
+    assert.ok(near > far + 0.2, `${anchor} | related ${near.toFixed(2)} vs unrelated ${far.toFixed(2)}`);
+  }
+});
+
+test("unrelated sentences are near orthogonal and no embedding keeps the common component", () => {
+  assert.ok(Math.abs(similarity("The striker scored a late goal and the team won the match.", "Interest rates rose as the central bank fought inflation.")) < 0.25);
+  for (const text of ["the of and", "Knead the dough and bake the bread.", "qdrantclientx"]) {
+    const vector = embedText(text, vectors);
+    const projection = vector.reduce((sum, value, d) => sum + value * vectors.commonDirection[d]!, 0);
+    assert.ok(Math.abs(projection) < 1e-5, `${text}: ${projection}`);
+  }
+});
+
+test("identical text gives an identical unit vector; function words barely matter", () => {
+  const text = "Rerank passages by query term coverage and proximity.";
+  const first = embedText(text, vectors);
+  assert.deepEqual(embedText(text, vectors), first);
+  assert.equal(first.length, 100);
+  assert.ok(Math.abs(Math.hypot(...first) - 1) < 1e-5);
+  assert.ok(similarity(text, `The ${text} it is.`) > 0.95);
+});
+
+test("unknown words fall back to deterministic n-gram vectors that keep spelling variants close", () => {
+  assert.deepEqual(toHashedWordVector("qdrantclientx", 100), toHashedWordVector("qdrantclientx", 100));
+  const variant = cosineSimilarity(toHashedWordVector("contexthubstore", 100), toHashedWordVector("contexthubstores", 100));
+  const unrelated = cosineSimilarity(toHashedWordVector("contexthubstore", 100), toHashedWordVector("zwieback", 100));
+  assert.ok(variant > 0.6, `variant ${variant}`);
+  assert.ok(Math.abs(unrelated) < 0.3, `unrelated ${unrelated}`);
+  const unknownOnly = embedText("qdrantclientx", vectors);
+  assert.notDeepEqual(unknownOnly, embedText("", vectors), "an unknown word is not treated as no word");
+  assert.ok(similarity("qdrantclientx", "qdrantclientz") > 0.5);
+  assert.ok(Math.abs(similarity("qdrantclientx", "zorblattwump")) < 0.3);
+  assert.ok(similarity("configure qdrantclientx retries", "qdrantclientx retry settings") > similarity("configure qdrantclientx retries", "bake bread with flour"));
+  assert.ok(similarity("getUserName returns the name", "the get_user_name helper") > similarity("getUserName returns the name", "rain fell over the valley"));
+});
+
+test("empty and symbol-only texts embed to one fixed finite unit vector", () => {
+  const empty = embedText("", vectors);
+  assert.deepEqual(embedText("  ?! -- ", vectors), empty);
+  assert.ok(Math.abs(Math.hypot(...empty) - 1) < 1e-5);
+  for (const text of ["", "a", "the the the", "😀", "x".repeat(10_000), "Ünïcödé 東京"]) {
+    const vector = embedText(text, vectors);
+    assert.ok(vector.every(Number.isFinite), text.slice(0, 20));
+    assert.ok(Math.abs(Math.hypot(...vector) - 1) < 1e-5, text.slice(0, 20));
+  }
+});

@@ -1,0 +1,28 @@
+/**
+ * 32-bit FNV-1a over the UTF-16 code units of `text`, as an unsigned integer.
+ * Stable across processes and platforms, so anything derived from it (hash
+ * table slots, fallback word vectors) is reproducible.
+ */
+export function fnv1a(text: string, seed = 0x811c9dc5): number {
+  let hash = seed >>> 0;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/**
+ * A seeded pseudo-random generator (mulberry32) returning floats in [-1, 1).
+ * Small, fast and deterministic: the same seed yields the same sequence.
+ */
+export function createSeededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
+  };
+}

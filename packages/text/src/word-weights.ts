@@ -1,0 +1,20 @@
+/**
+ * SIF smoothing constant `a` (Arora, Liang & Ma, 2017): a word of corpus
+ * probability p weighs a / (a + p). At 1e-3, "the" weighs about 0.01, a word
+ * of rank 100 about 0.6 and one of rank 1000 about 0.9.
+ */
+export const sifSmoothing = 1e-3;
+
+/**
+ * Estimated corpus probability of the word of frequency rank `rank` (0-based)
+ * in a vocabulary of `size` words, by Zipf's law: p(r) = 1 / ((r + 1) · H(size)),
+ * with the harmonic number H approximated by ln(size) + γ.
+ */
+export function toWordProbability(rank: number, size: number): number {
+  return 1 / ((rank + 1) * (Math.log(size) + 0.5772156649));
+}
+
+/** The SIF weight a / (a + p) of a word of probability p; 1 for unseen words (p = 0). */
+export function toSifWeight(probability: number): number {
+  return sifSmoothing / (sifSmoothing + probability);
+}

@@ -1,0 +1,52 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { isContextHubError } from "@context-hub/common";
+import { createEmbedder } from "./embedder.js";
+import type { EmbeddingProvider } from "./embedding-provider.js";
+
+function createRecordingProvider() {
+  const calls: string[][] = [];
+  const provider: EmbeddingProvider = {
+    describe: () => ({ provider: "fake", model: "fake-2d", dimension: 2 }),
+    async embed(texts) {
+      calls.push(texts);
+      return texts.map((text) => Float32Array.of(text.length, 1));
+    },
+    warm: async () => {},
+    isReady: () => true,
+    close: async () => {},
+  };
+  return { provider, calls };
+}
+
+test("embedDocuments chunks every text and embeds all chunks in one provider call", async () => {
+  const { provider, calls } = createRecordingProvider();
+  const embedder = createEmbedder({ provider, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10_000 });
+  const long = "Sentence number one is here. ".repeat(20);
+  const documents = await embedder.embedDocuments(["short", "", long]);
+  assert.equal(calls.length, 1);
+  assert.equal(documents.length, 3);
+  assert.deepEqual(documents[0]!.map((c) => [c.ordinal, c.start, c.end]), [[0, 0, 5]]);
+  assert.deepEqual(documents[1], []);
+  const chunks = documents[2]!;
+  assert.ok(chunks.length > 5);
+  assert.equal(calls[0]!.length, 1 + chunks.length);
+  chunks.forEach((chunk, index) => {
+    assert.equal(chunk.vector[0], chunk.end - chunk.start, "each chunk gets its own text's vector");
+    assert.equal(calls[0]![1 + index], long.slice(chunk.start, chunk.end));
+  });
+});
+
+test("texts over the limit are rejected as INVALID_ARGUMENT before the provider is called", async () => {
+  const { provider, calls } = createRecordingProvider();
+  const embedder = createEmbedder({ provider, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10 });
+  for (const call of [() => embedder.embedDocuments(["ok", "x".repeat(11)]), () => embedder.embedQueries(["x".repeat(11)])]) {
+    await assert.rejects(call(), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && /texts\[\d\] has 11 characters/.test(error.message));
+  }
+  assert.equal(calls.length, 0);
+});
+
+test("describe reports the provider's model and the chunking", () => {
+  const { provider } = createRecordingProvider();
+  assert.deepEqual(createEmbedder({ provider, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10 }).describe(), { provider: "fake", model: "fake-2d", dimension: 2, chunkSize: 100, chunkOverlap: 20 });
+});

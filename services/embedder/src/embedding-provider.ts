@@ -1,0 +1,28 @@
+/** What a provider says about the vector space it produces. */
+export interface EmbeddingModel {
+  /** Provider name, e.g. "builtin". */
+  provider: string;
+  /** Model id recorded with every vector; vectors of different models never mix. */
+  model: string;
+  dimension: number;
+}
+
+/**
+ * A source of text embeddings. The built-in provider runs in-process; HTTP
+ * providers (OpenAI-compatible, Ollama, TEI, Voyage) implement the same
+ * contract.
+ */
+export interface EmbeddingProvider {
+  describe(): EmbeddingModel;
+  /**
+   * One unit-length vector of `describe().dimension` per text, in order, for
+   * the whole batch at once. Rejects with a ContextHubError (PROVIDER_ERROR
+   * when the model fails, DEADLINE_EXCEEDED when `signal` aborts).
+   */
+  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** Loads models or checks connectivity ahead of the first call; resolves when the provider can serve. */
+  warm(): Promise<void>;
+  /** Whether calls are answered without a cold start (drives /readyz). */
+  isReady(): boolean;
+  close(): Promise<void>;
+}

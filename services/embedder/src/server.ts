@@ -1,0 +1,36 @@
+// The embedder's gRPC transport: translates EmbedderService messages to and from the domain.
+import type { ServiceImplementation } from "@context-hub/common";
+import type { embedderV1 } from "@context-hub/proto";
+import type { Embedder } from "./embedder.js";
+
+/** The EmbedderService handlers over an embedder. */
+export function createEmbedderHandlers(embedder: Embedder): ServiceImplementation<typeof embedderV1.EmbedderService> {
+  return {
+    async describe() {
+      const description = embedder.describe();
+      return {
+        provider: description.provider,
+        model: description.model,
+        dimension: description.dimension,
+        chunkSize: description.chunkSize,
+        chunkOverlap: description.chunkOverlap,
+      };
+    },
+    async embedDocuments(request, context) {
+      const { model, dimension } = embedder.describe();
+      const documents = await embedder.embedDocuments(request.texts, context.signal);
+      return {
+        model,
+        dimension,
+        documents: documents.map((chunks) => ({
+          chunks: chunks.map((chunk) => ({ ordinal: chunk.ordinal, start: chunk.start, end: chunk.end, vector: { values: Array.from(chunk.vector) } })),
+        })),
+      };
+    },
+    async embedQueries(request, context) {
+      const { model, dimension } = embedder.describe();
+      const vectors = await embedder.embedQueries(request.texts, context.signal);
+      return { model, dimension, vectors: vectors.map((vector) => ({ values: Array.from(vector) })) };
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { ContextHubError } from "@context-hub/common";
+import { createWordVectorHandle, type WordVectors } from "@context-hub/text";
+import { scoreRelevance } from "./relevance.js";
+import type { RerankProvider } from "./rerank-provider.js";
+
+/** Model id of the built-in reranker: lexical coverage, proximity and phrase signals plus GloVe similarity. */
+export const builtinRerankModel = "builtin-lexical-glove-v1";
+
+export interface BuiltinRerankProviderOptions {
+  /** Where the word-vector cache lives. */
+  cacheDir: string;
+  /** Told once the vectors are in memory (so the service can log load time and cache problems). */
+  onLoaded?: (vectors: WordVectors) => void;
+}
+
+/** The network-free provider: `scoreRelevance` over the wink GloVe vectors. Deterministic. */
+export function createBuiltinRerankProvider(options: BuiltinRerankProviderOptions): RerankProvider {
+  const handle = createWordVectorHandle(options.cacheDir, options.onLoaded);
+  const load = async (): Promise<WordVectors> => {
+    try {
+      return await handle.load();
+    } catch (error) {
+      throw new ContextHubError("PROVIDER_ERROR", `the built-in rerank model could not be loaded: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  };
+  return {
+    describe: () => ({ provider: "builtin", model: builtinRerankModel }),
+    async score(query, passages) {
+      const vectors = handle.loaded() ?? (await load());
+      return scoreRelevance(query, passages, vectors).map((breakdown) => breakdown.score);
+    },
+    async warm() {
+      await load();
+    },
+    isReady: () => handle.loaded() !== undefined,
+    // The vectors are shared per process (the embedder may hold them too), so there is nothing to release.
+    close: async () => {},
+  };
+}

@@ -1,0 +1,56 @@
+import type { Logger, RunningService } from "@context-hub/common";
+import { startGrpcService } from "@context-hub/common";
+import { rerankerV1 } from "@context-hub/proto";
+import { createBuiltinRerankProvider } from "./builtin-rerank-provider.js";
+import type { RerankerConfig } from "./config.js";
+import type { RerankProvider } from "./rerank-provider.js";
+import { createReranker } from "./reranker.js";
+import { createRerankerHandlers } from "./server.js";
+
+export { loadRerankerConfig, rerankerProviders, type RerankerConfig } from "./config.js";
+export type { RerankProvider } from "./rerank-provider.js";
+export { builtinRerankModel, createBuiltinRerankProvider } from "./builtin-rerank-provider.js";
+export { relevanceWeights, scoreRelevance, type RelevanceBreakdown } from "./relevance.js";
+export { createReranker, type RankedPassage, type Reranker, type RerankerOptions } from "./reranker.js";
+
+export interface RerankerDependencies {
+  /** Replaces the provider chosen by `config.provider` (tests, custom runtimes). */
+  provider?: RerankProvider;
+}
+
+/** The provider `config.provider` names. */
+export function createRerankProvider(config: RerankerConfig, logger: Logger): RerankProvider {
+  switch (config.provider) {
+    case "builtin":
+      return createBuiltinRerankProvider({
+        cacheDir: config.cacheDir,
+        onLoaded(vectors) {
+          const { builtCache, loadMs, cacheFile, cacheWriteError } = vectors.origin;
+          logger.info({ builtCache, loadMs: Math.round(loadMs), cacheFile, words: vectors.size }, "word vectors loaded");
+          if (cacheWriteError !== undefined) logger.warn({ cacheFile, error: cacheWriteError }, "word vector cache could not be written; the next start will rebuild it");
+        },
+      });
+  }
+}
+
+/**
+ * Starts the reranker: gRPC RerankerService plus the ops endpoint. Returns as
+ * soon as it listens and warms the provider in the background; /readyz
+ * answers 503 until the provider is ready, and calls arriving earlier wait
+ * for the warm-up instead of failing.
+ */
+export async function startReranker(config: RerankerConfig, logger: Logger, dependencies: RerankerDependencies = {}): Promise<RunningService> {
+  const provider = dependencies.provider ?? createRerankProvider(config, logger);
+  const reranker = createReranker({ provider, maxPassages: config.maxPassages, maxTextChars: config.maxTextChars });
+  provider.warm().catch((error: unknown) => logger.error({ err: error }, "rerank provider failed to warm up"));
+  return startGrpcService({
+    name: "reranker",
+    host: config.host,
+    port: config.port,
+    opsPort: config.opsPort,
+    logger,
+    register: (builder) => builder.addService(rerankerV1.RerankerService, createRerankerHandlers(reranker)),
+    isReady: () => provider.isReady(),
+    onClose: () => provider.close(),
+  });
+}

@@ -1,0 +1,47 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { isContextHubError } from "@context-hub/common";
+import { createBuiltinSummaryProvider } from "./builtin-summary-provider.js";
+import { createSummarizer } from "./summarizer.js";
+import type { SummaryProvider } from "./summary-provider.js";
+
+const paragraph = (topic: string) =>
+  `The ${topic} work found a slow path in the service. We decided to rewrite the ${topic} handler because it blocked requests. The result is a faster ${topic} flow for every caller. Tests cover the ${topic} change now.`;
+
+test("texts under minChars get an empty summary without asking the provider", async () => {
+  let calls = 0;
+  const provider: SummaryProvider = {
+    describe: () => ({ provider: "counting", model: "m" }),
+    summarize: async () => `${++calls}`,
+    summarizeSections: async ({ sections }) => sections.map(() => "s"),
+  };
+  const summarizer = createSummarizer({ provider, minChars: 500, sectionMinChars: 400, maxTextChars: 10_000 });
+  assert.equal(await summarizer.summarize("x".repeat(499), "user"), "");
+  assert.equal(calls, 0);
+  assert.equal(await summarizer.summarize("x".repeat(500), "user"), "1");
+  assert.deepEqual(summarizer.describe(), { provider: "counting", model: "m", minChars: 500 });
+});
+
+test("sections over the threshold get one or two sentences each, with outline ids and spans", async () => {
+  const text = [`# Cache`, paragraph("cache"), `## Eviction`, paragraph("eviction"), `## Tiny`, `Too short.`, `# Search`, paragraph("search")].join("\n\n");
+  const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(), minChars: 500, sectionMinChars: 150, maxTextChars: 100_000 });
+  const sections = await summarizer.summarizeSections(text, "agent");
+  assert.deepEqual(sections.map((s) => s.nodeId), ["cache", "cache/eviction", "search"]);
+  const eviction = sections[1]!;
+  assert.equal(text.slice(eviction.start, eviction.end).trimEnd(), `## Eviction\n\n${paragraph("eviction")}`);
+  assert.equal(eviction.level, 2);
+  assert.equal(eviction.heading, "Eviction");
+  for (const section of sections) {
+    const sentences = section.summary.split(/(?<=[.!?]) /);
+    assert.ok(sentences.length >= 1 && sentences.length <= 2, section.summary);
+    assert.ok(section.summary.split(" ").length <= 50);
+  }
+  assert.match(sections[2]!.summary, /search/);
+});
+
+test("texts over maxTextChars are INVALID_ARGUMENT for both operations", async () => {
+  const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(), minChars: 10, sectionMinChars: 10, maxTextChars: 100 });
+  for (const call of [() => summarizer.summarize("x".repeat(101), "user"), () => summarizer.summarizeSections("x".repeat(101), "user")]) {
+    await assert.rejects(call(), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT");
+  }
+});

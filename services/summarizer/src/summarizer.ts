@@ -1,0 +1,67 @@
+import { invalidArgument } from "@context-hub/common";
+import { parseOutline } from "@context-hub/text";
+import type { SummaryProvider, TextSource } from "./summary-provider.js";
+
+export interface SummarizerOptions {
+  provider: SummaryProvider;
+  /** Texts shorter than this many characters are their own summary: the summary is "". */
+  minChars: number;
+  /** Sections shorter than this many characters (heading line and subsections included) get no node summary. */
+  sectionMinChars: number;
+  /** Longest text accepted, in UTF-16 code units. */
+  maxTextChars: number;
+}
+
+/** A summarised Markdown section; offsets are UTF-16 code units into the text (end exclusive). */
+export interface SectionSummary {
+  nodeId: string;
+  heading: string;
+  level: number;
+  start: number;
+  end: number;
+  summary: string;
+}
+
+export interface Summarizer {
+  describe(): { provider: string; model: string; minChars: number };
+  /**
+   * The summary of a text, or "" when it is shorter than `minChars`.
+   *
+   * @throws ContextHubError INVALID_ARGUMENT when the text exceeds `maxTextChars`.
+   */
+  summarize(text: string, source: TextSource, signal?: AbortSignal): Promise<string>;
+  /**
+   * One short summary per heading section (see `parseOutline`, whose node ids
+   * and spans it carries) at least `sectionMinChars` long, in document order;
+   * sections with nothing to summarise are left out.
+   *
+   * @throws ContextHubError INVALID_ARGUMENT when the text exceeds `maxTextChars`.
+   */
+  summarizeSections(text: string, source: TextSource, signal?: AbortSignal): Promise<SectionSummary[]>;
+}
+
+/** The summarizer's domain: size policy and outline handling around a provider. */
+export function createSummarizer(options: SummarizerOptions): Summarizer {
+  const { provider, minChars, sectionMinChars, maxTextChars } = options;
+  const checkSize = (text: string) => {
+    if (text.length > maxTextChars) throw invalidArgument(`text has ${text.length} characters; at most ${maxTextChars} are accepted`, "shorten the text or split it into several entries");
+  };
+  return {
+    describe: () => ({ ...provider.describe(), minChars }),
+    async summarize(text, source, signal) {
+      checkSize(text);
+      if (text.length < minChars) return "";
+      return provider.summarize({ text, source }, signal);
+    },
+    async summarizeSections(text, source, signal) {
+      checkSize(text);
+      const sections = parseOutline(text).filter((section) => section.end - section.start >= sectionMinChars);
+      if (sections.length === 0) return [];
+      const summaries = await provider.summarizeSections({ sections: sections.map((section) => ({ heading: section.heading, path: section.path, text: text.slice(section.start, section.end) })), source }, signal);
+      if (summaries.length !== sections.length) throw new Error(`summary provider returned ${summaries.length} section summaries for ${sections.length} sections`);
+      return sections
+        .map((section, index) => ({ nodeId: section.nodeId, heading: section.heading, level: section.level, start: section.start, end: section.end, summary: (summaries[index] as string).trim() }))
+        .filter((section) => section.summary !== "");
+    },
+  };
+}
