@@ -11,3 +11,4 @@ export * from "./grpc/client.js";
 export * from "./grpc/status.js";
 export * from "./grpc/service-definition.js";
 export * from "./service-runtime.js";
+export * from "./api-keys.js";

@@ -28,7 +28,11 @@ export interface GrpcServiceOptions {
 
 /** Starts a gRPC server and its ops endpoint; `close` drains calls, then releases resources. */
 export async function startGrpcService(options: GrpcServiceOptions): Promise<RunningService> {
-  const builder = createGrpcServer({ logger: options.logger, ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }) });
+  const builder = createGrpcServer({
+    logger: options.logger,
+    ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
+    ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
+  });
   options.register(builder);
   const grpc = await builder.listen(options.host, options.port);
   const ops =

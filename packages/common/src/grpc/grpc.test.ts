@@ -81,3 +81,22 @@ test("an unreachable peer is reported as unavailable after bounded retries", asy
   await assert.rejects(client.describe({}), (error: unknown) => isContextHubError(error) && error.code === "RERANKER_UNAVAILABLE");
   assert.equal(await client.isServing(300), false);
 });
+
+test("health checks follow the service's readiness", async (t) => {
+  let ready = false;
+  const service = await startGrpcService({
+    name: "test",
+    host: "127.0.0.1",
+    port: 0,
+    opsPort: -1,
+    logger,
+    isReady: () => ready,
+    register: (builder) => builder.addService(rerankerV1.RerankerService, rerankerFor(async () => ({ results: [] }))),
+  });
+  t.after(() => service.close());
+  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 2000 });
+  t.after(() => client.close());
+  assert.equal(await client.isServing(), false);
+  ready = true;
+  assert.equal(await client.isServing(), true);
+});

@@ -15,6 +15,8 @@ export interface GrpcServerOptions {
   logger: Logger;
   /** Grace period for in-flight calls on shutdown before they are cancelled. */
   shutdownGraceMs?: number;
+  /** Whether the service can do useful work now; health checks answer NOT_SERVING while it is false. */
+  isReady?: () => boolean | Promise<boolean>;
 }
 
 export interface RunningGrpcServer {
@@ -34,7 +36,7 @@ export interface GrpcServerBuilder {
 export function createGrpcServer(options: GrpcServerOptions): GrpcServerBuilder {
   const server = new Server({ "grpc.max_receive_message_length": 64 * 1024 * 1024 });
   const serviceNames: string[] = [""];
-  const health = createHealthState();
+  const health = createHealthState(options.isReady ?? (() => true));
   const { logger } = options;
 
   const builder: GrpcServerBuilder = {
@@ -128,7 +130,7 @@ function wrapUnary(serviceName: string, method: DescMethod, handler: (request: u
 
 type ServingStatus = healthV1.HealthCheckResponse_ServingStatus;
 
-function createHealthState() {
+function createHealthState(isReady: () => boolean | Promise<boolean>) {
   const statuses = new Map<string, ServingStatus>();
   const watchers = new Set<{ service: string; stream: ServerWritableStream<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse> }>();
   const statusOf = (service: string): ServingStatus => statuses.get(service) ?? healthV1.HealthCheckResponse_ServingStatus.SERVICE_UNKNOWN;
@@ -141,7 +143,17 @@ function createHealthState() {
         callback({ code: status.NOT_FOUND, details: `unknown service "${service}"` });
         return;
       }
-      callback(null, reply(service));
+      const stored = statusOf(service);
+      if (stored !== healthV1.HealthCheckResponse_ServingStatus.SERVING) {
+        callback(null, reply(service));
+        return;
+      }
+      Promise.resolve()
+        .then(isReady)
+        .then(
+          (ready) => callback(null, ready ? reply(service) : create(healthV1.HealthCheckResponseSchema, { status: healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING })),
+          () => callback(null, create(healthV1.HealthCheckResponseSchema, { status: healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING })),
+        );
     },
     watch(stream: ServerWritableStream<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse>) {
       const watcher = { service: stream.request.service, stream };
