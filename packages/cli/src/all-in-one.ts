@@ -15,6 +15,8 @@ export interface AllInOneOptions {
   /** PGlite directory (ignored when DATABASE_URL is set); "memory://" keeps everything in memory. */
   dataDir?: string;
   logger?: Logger;
+  /** How long to wait for every service to report ready (models loaded, database reachable). */
+  readyTimeoutMs?: number;
 }
 
 export interface AllInOne {
@@ -60,6 +62,7 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
     });
     const gateway = await track(startGateway(gatewayConfig, child("gateway")));
     const shownHost = gatewayConfig.host === "0.0.0.0" || gatewayConfig.host === "::" ? "127.0.0.1" : gatewayConfig.host;
+    await waitUntilReady(`http://127.0.0.1:${gateway.port}/readyz`, options.readyTimeoutMs ?? 120_000);
     let closing: Promise<void> | undefined;
     return {
       url: `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${gateway.port}/mcp`,
@@ -76,5 +79,20 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
   } catch (error) {
     await Promise.allSettled(started.map((service) => service.close()));
     throw error;
+  }
+}
+
+/** Polls the gateway's readiness, which asks the store and the embedder over gRPC health. */
+async function waitUntilReady(readyUrl: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const response = await fetch(readyUrl);
+      if (response.ok) return;
+    } catch {
+      // The listener is up, so a failure here is transient; keep polling until the deadline.
+    }
+    if (Date.now() > deadline) throw new Error(`Context Hub did not become ready within ${timeoutMs} ms (${readyUrl})`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

@@ -9,7 +9,9 @@ const schema = z.object({
   SUMMARIZER_ADDRESS: envString("127.0.0.1:50053"),
   RERANKER_ADDRESS: envString("127.0.0.1:50054"),
   CONTEXT_HUB_SUMMARIES: envBoolean(true),
-  CONTEXT_HUB_AUTH: envEnum(["none"] as const, "none"),
+  CONTEXT_HUB_AUTH: envEnum(["none", "api-key"] as const, "none"),
+  CONTEXT_HUB_API_KEYS_FILE: envString(""),
+  CONTEXT_HUB_KEY_CACHE_MS: envInteger(5_000, 0, 300_000),
   CONTEXT_HUB_ALLOW_NON_LOOPBACK: envBoolean(false),
   CONTEXT_HUB_LOCAL_TENANT: envString("local"),
   CONTEXT_HUB_LOCAL_SUBJECT: envString("local"),
@@ -29,7 +31,11 @@ export interface GatewayConfig {
   /** When false the write path skips the summarizer entirely and summaries stay empty. */
   summariesEnabled: boolean;
   auth: {
-    mode: "none";
+    mode: "none" | "api-key";
+    /** JSON file of provisioned keys (e.g. a mounted Secret); empty for none. */
+    keysFile: string | undefined;
+    /** How long a key lookup is cached; bounds how late a revocation takes effect. */
+    keyCacheMs: number;
     /** Refuse to serve a non-loopback address without authentication unless this is set. */
     allowNonLoopback: boolean;
     localPrincipal: { tenant: string; subject: string };
@@ -51,6 +57,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     summariesEnabled: raw.CONTEXT_HUB_SUMMARIES,
     auth: {
       mode: raw.CONTEXT_HUB_AUTH,
+      keysFile: raw.CONTEXT_HUB_API_KEYS_FILE === "" ? undefined : raw.CONTEXT_HUB_API_KEYS_FILE,
+      keyCacheMs: raw.CONTEXT_HUB_KEY_CACHE_MS,
       allowNonLoopback: raw.CONTEXT_HUB_ALLOW_NON_LOOPBACK,
       localPrincipal: { tenant: raw.CONTEXT_HUB_LOCAL_TENANT, subject: raw.CONTEXT_HUB_LOCAL_SUBJECT },
     },

@@ -1,6 +1,9 @@
 import type { AddressInfo } from "node:net";
 import { ContextHubError, type Logger, type RunningService } from "@context-hub/common";
-import { createPeers } from "./clients/peers.js";
+import { createApiKeyAuthenticator, createLocalAuthenticator, type Authenticator } from "./auth/authenticate.js";
+import { chainDirectories, loadKeysFile, type KeyDirectory } from "./auth/key-directory.js";
+import { createPeers, type Peers } from "./clients/peers.js";
+import { createLocalPrincipal } from "./principal.js";
 import type { GatewayConfig } from "./config.js";
 import { createHttpApp, isLoopbackHost } from "./server.js";
 import { createWritePath } from "./write-path.js";
@@ -20,7 +23,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   }
   const peers = createPeers(config);
   const writePath = createWritePath({ peers, sectionSummaryTimeoutMs: config.timeouts.sectionSummaryMs });
-  const app = createHttpApp({ config, peers, writePath, logger, version: gatewayVersion });
+  const authenticator = createAuthenticator(config, peers);
+  const app = createHttpApp({ config, peers, writePath, authenticator, logger, version: gatewayVersion });
   const server = await new Promise<import("node:http").Server>((resolve, reject) => {
     const listener = app.listen(config.port, config.host, () => resolve(listener));
     listener.once("error", reject);
@@ -46,4 +50,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       return closing;
     },
   };
+}
+
+function createAuthenticator(config: GatewayConfig, _peers: Peers): Authenticator {
+  if (config.auth.mode === "none") return createLocalAuthenticator(createLocalPrincipal(config.auth.localPrincipal.tenant, config.auth.localPrincipal.subject));
+  const directories: KeyDirectory[] = [];
+  // File keys are checked first: they are in memory and cannot be revoked through the store.
+  if (config.auth.keysFile !== undefined) directories.push(loadKeysFile(config.auth.keysFile));
+  return createApiKeyAuthenticator(chainDirectories(directories));
 }

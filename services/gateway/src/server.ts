@@ -5,13 +5,14 @@ import { metricsRegistry, newRequestId, requestIdHeader, runWithRequestContext, 
 import type { Peers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
 import { createMcpServer } from "./mcp/create-mcp-server.js";
-import { createLocalPrincipal, type Principal } from "./principal.js";
+import { challengeFor, type Authenticator } from "./auth/authenticate.js";
 import type { WritePath } from "./write-path.js";
 
 export interface HttpAppOptions {
   config: GatewayConfig;
   peers: Peers;
   writePath: WritePath;
+  authenticator: Authenticator;
   logger: Logger;
   version: string;
 }
@@ -40,7 +41,6 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
   const { config, peers, logger } = options;
   const app = express();
   app.disable("x-powered-by");
-  const localPrincipal = createLocalPrincipal(config.auth.localPrincipal.tenant, config.auth.localPrincipal.subject);
 
   app.use((request: Request, response: Response, next: NextFunction) => {
     const incoming = request.header(requestIdHeader);
@@ -76,7 +76,14 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
   });
 
   app.post("/mcp", express.json({ limit: config.maxBodyBytes }), async (request: Request, response: Response) => {
-    const principal: Principal = localPrincipal;
+    // No tool runs for a request without a verified principal.
+    const outcome = await options.authenticator.authenticate({ authorization: request.header("authorization"), apiKey: request.header("x-api-key") });
+    if (!outcome.ok) {
+      response.setHeader("www-authenticate", challengeFor(outcome.failure, undefined));
+      response.status(outcome.failure.status).json(jsonRpcError(-32001, outcome.failure.description, String(response.locals.requestId)));
+      return;
+    }
+    const principal = outcome.principal;
     const accept = request.header("accept") ?? "";
     const enableJsonResponse = prefersJson(accept);
     // The transport insists that clients accept both; a JSON-only client gets JSON anyway.

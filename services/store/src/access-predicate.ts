@@ -1,0 +1,46 @@
+import type { SqlParams } from "./db/sql-database.js";
+import { isAdmin, type Principal } from "./principal.js";
+
+/** `read` decides what a caller may see; `write` what it may change or delete. */
+export type AccessMode = "read" | "write";
+
+const aliasPattern = /^[a-z_][a-z0-9_]{0,30}$/;
+
+/**
+ * THE access predicate (invariant I-1): a SQL boolean over the `entries` row
+ * aliased `alias`, true exactly when `principal` may read (or write) it. Every
+ * query that reads entries, or anything hanging off them, composes this into
+ * its WHERE clause, so access is decided by the database before any ORDER BY
+ * or LIMIT and no code filters rows after the fact.
+ *
+ * Read: the row is in the caller's tenant, and the caller is a tenant admin,
+ * or owns it, or it is `tenant`-visible, or it is `shared` and its owner
+ * granted the caller's subject or one of the caller's groups access on the
+ * entry or on its whole thread.
+ *
+ * Write: in the caller's tenant, and admin, or owner, or (the row is not
+ * `private` and its owner granted `write` as above). A write grant on a
+ * private entry gives nothing: private means the owner alone.
+ *
+ * A grant counts only when its grantor is the entry's current owner, so no
+ * one can grant access to what they do not own. Values travel only as
+ * parameters added to `params`; `alias` must be a plain identifier.
+ */
+export function accessPredicate(principal: Principal, alias: string, params: SqlParams, mode: AccessMode = "read"): string {
+  if (!aliasPattern.test(alias)) throw new Error(`access predicate alias ${JSON.stringify(alias)} is not a plain identifier`);
+  if (principal.tenant === "" || principal.subject === "") throw new Error("access predicate needs a principal with a tenant and a subject");
+  const tenant = params.add(principal.tenant);
+  if (isAdmin(principal)) return `(${alias}.tenant = ${tenant})`;
+
+  const subject = params.add(principal.subject);
+  const groups = params.add([...principal.groups]);
+  const grant = `${alias}_grant`;
+  const permission = mode === "write" ? ` AND ${grant}.permission = 'write'` : "";
+  const grantTo = (target: string) =>
+    `EXISTS (SELECT 1 FROM grants ${grant} WHERE ${target} AND ${grant}.tenant = ${alias}.tenant AND ${grant}.grantor = ${alias}.owner${permission}` +
+    ` AND ((${grant}.grantee_kind = 'subject' AND ${grant}.grantee = ${subject}) OR (${grant}.grantee_kind = 'group' AND ${grant}.grantee = ANY(${groups}::text[]))))`;
+  const granted = `(${grantTo(`${grant}.entry_id = ${alias}.id`)} OR ${grantTo(`${grant}.thread_id = ${alias}.thread_id`)})`;
+  const grantable = mode === "write" ? `${alias}.visibility <> 'private'` : `${alias}.visibility = 'shared'`;
+  const open = mode === "write" ? "" : ` OR ${alias}.visibility = 'tenant'`;
+  return `(${alias}.tenant = ${tenant} AND (${alias}.owner = ${subject}${open} OR (${grantable} AND ${granted})))`;
+}

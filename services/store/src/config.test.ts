@@ -1,0 +1,34 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { loadStoreConfig } from "./config.js";
+
+test("defaults select PGlite in .context-hub/data on loopback", () => {
+  assert.deepEqual(loadStoreConfig({}), {
+    host: "127.0.0.1",
+    port: 50051,
+    opsPort: 9091,
+    database: { url: "", dataDir: ".context-hub/data", poolMax: 10 },
+    logLevel: "info",
+  });
+});
+
+test("every setting is read, with real numbers", () => {
+  const config = loadStoreConfig({
+    STORE_HOST: "0.0.0.0",
+    STORE_PORT: "0",
+    STORE_OPS_PORT: "-1",
+    DATABASE_URL: "postgres://u:p@db:5432/hub",
+    STORE_DATA_DIR: "memory://",
+    DATABASE_POOL_MAX: "25",
+    LOG_LEVEL: "debug",
+  });
+  assert.deepEqual(config, { host: "0.0.0.0", port: 0, opsPort: -1, database: { url: "postgres://u:p@db:5432/hub", dataDir: "memory://", poolMax: 25 }, logLevel: "debug" });
+  assert.ok(Object.isFrozen(config.database));
+});
+
+test("bad settings are all reported at once", () => {
+  assert.throws(
+    () => loadStoreConfig({ STORE_PORT: "x", DATABASE_URL: "mysql://db", DATABASE_POOL_MAX: "0" }),
+    (error: Error) => /STORE_PORT/.test(error.message) && /DATABASE_URL/.test(error.message) && /DATABASE_POOL_MAX/.test(error.message),
+  );
+});

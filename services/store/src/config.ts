@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { commonEnvSchema, envInteger, envString, loadConfig } from "@context-hub/common";
+import type { DatabaseOptions } from "./db/open-database.js";
+
+const schema = z.object({
+  STORE_HOST: envString("127.0.0.1"),
+  STORE_PORT: envInteger(50051, 0, 65535),
+  STORE_OPS_PORT: envInteger(9091, -1, 65535),
+  DATABASE_URL: envString("").refine((url) => url === "" || /^postgres(ql)?:\/\//.test(url), {
+    message: "expected a postgres:// or postgresql:// connection string, or empty for PGlite",
+  }),
+  STORE_DATA_DIR: envString(".context-hub/data"),
+  DATABASE_POOL_MAX: envInteger(10, 1, 1000),
+  ...commonEnvSchema,
+});
+
+export interface StoreConfig {
+  host: string;
+  port: number;
+  /** Port of /metrics, /healthz and /readyz; 0 picks a free one, -1 disables it. */
+  opsPort: number;
+  database: DatabaseOptions;
+  logLevel: string;
+}
+
+/**
+ * Reads the store's configuration from the environment (pure; throws listing
+ * every bad variable). An empty DATABASE_URL selects PGlite in STORE_DATA_DIR.
+ */
+export function loadStoreConfig(env: NodeJS.ProcessEnv): StoreConfig {
+  const raw = loadConfig(schema, env);
+  return Object.freeze({
+    host: raw.STORE_HOST,
+    port: raw.STORE_PORT,
+    opsPort: raw.STORE_OPS_PORT,
+    database: Object.freeze({ url: raw.DATABASE_URL, dataDir: raw.STORE_DATA_DIR, poolMax: raw.DATABASE_POOL_MAX }),
+    logLevel: raw.LOG_LEVEL,
+  });
+}

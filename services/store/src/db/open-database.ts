@@ -1,0 +1,42 @@
+import type { Logger } from "@context-hub/common";
+import { migrate } from "./migrate.js";
+import { createPgliteConnection } from "./pglite-database.js";
+import { createPostgresConnection } from "./postgres-database.js";
+import type { SqlConnection, SqlDatabase } from "./sql-database.js";
+
+export interface DatabaseOptions {
+  /** A PostgreSQL connection string; empty for PGlite. */
+  url: string;
+  /** PGlite's data directory, or `memory://`; used only when `url` is empty. */
+  dataDir: string;
+  /** Pool size for a PostgreSQL server. */
+  poolMax: number;
+}
+
+/**
+ * Opens the configured database, applies pending migrations and reports what
+ * the schema supports. Throws (leaving nothing open) when the database is
+ * unreachable, already in use (a PGlite directory held by another store) or
+ * carries a schema newer than this store knows.
+ */
+export async function openDatabase(options: DatabaseOptions, logger: Logger): Promise<SqlDatabase> {
+  const connection: SqlConnection =
+    options.url === ""
+      ? await createPgliteConnection({ dataDir: options.dataDir })
+      : await createPostgresConnection({ url: options.url, poolMax: options.poolMax, logger });
+  try {
+    const { applied, schemaVersion, vectorType } = await migrate(connection, logger);
+    logger.info({ database: connection.kind, schemaVersion, applied, vectorType }, "database ready");
+    return {
+      kind: connection.kind,
+      vectorType,
+      query: connection.query,
+      transaction: connection.transaction,
+      ping: connection.ping,
+      close: connection.close,
+    };
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+}

@@ -1,0 +1,102 @@
+import { mkdir } from "node:fs/promises";
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
+import { assertOutsideTransaction, runInTransactionScope } from "./transaction-scope.js";
+import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
+
+const byteaOid = 17;
+
+/** Where PGlite keeps its data: a directory, or `memory://` for a throw-away in-memory database. */
+export interface PgliteOptions {
+  dataDir: string;
+}
+
+/** Whether a data-dir setting means an in-memory database. */
+export function isMemoryDataDir(dataDir: string): boolean {
+  return dataDir.startsWith("memory://");
+}
+
+/**
+ * Opens PGlite (PostgreSQL compiled to WebAssembly) in this process with the
+ * pgvector extension loaded. PGlite has one connection, so every statement
+ * and every transaction goes through one queue: a transaction holds the queue
+ * from BEGIN to COMMIT and no other caller's statement can land inside it.
+ * A data directory on disk is locked against a second store opening it.
+ */
+export async function createPgliteConnection(options: PgliteOptions): Promise<SqlConnection> {
+  const memory = isMemoryDataDir(options.dataDir);
+  let lock: DataDirLock | undefined;
+  if (!memory) {
+    await mkdir(options.dataDir, { recursive: true });
+    lock = await acquireDataDirLock(options.dataDir);
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({
+      dataDir: options.dataDir,
+      extensions: { vector },
+      // PGlite's own bytea codecs go byte by byte; images are megabytes, so hex-encode natively.
+      parsers: { [byteaOid]: (value: string) => Buffer.from(value.slice(2), "hex") },
+      serializers: { [byteaOid]: (value: Uint8Array) => `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex")}` },
+    });
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
+
+  let tail: Promise<unknown> = Promise.resolve();
+  // One queue for the single connection: each job starts after the previous one settles.
+  const enqueue = <T>(job: () => Promise<T>): Promise<T> => {
+    const result = tail.then(job);
+    tail = result.catch(() => undefined);
+    return result;
+  };
+
+  const run = async <R>(text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> => {
+    const result = await pglite.query<R>(text, params === undefined ? undefined : [...params]);
+    // PGlite reports affectedRows only for writes; a SELECT counts its rows, as pg does.
+    return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
+  };
+  const executor: SqlExecutor = { query: run };
+  let closed = false;
+
+  const connection: SqlConnection = {
+    kind: "pglite",
+    query(text, params) {
+      assertOutsideTransaction(connection, "query");
+      return enqueue(() => run(text, params));
+    },
+    transaction(fn) {
+      assertOutsideTransaction(connection, "transaction");
+      return enqueue(async () => {
+        await run("BEGIN", undefined);
+        try {
+          const value = await runInTransactionScope(connection, () => fn(executor));
+          await run("COMMIT", undefined);
+          return value;
+        } catch (error) {
+          await run("ROLLBACK", undefined);
+          throw error;
+        }
+      });
+    },
+    async ping() {
+      if (closed) return false;
+      try {
+        await connection.query("SELECT 1");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await enqueue(async () => {
+        await pglite.close();
+      }).finally(() => lock?.release());
+    },
+  };
+  return connection;
+}

@@ -1,0 +1,131 @@
+import pg from "pg";
+import { ContextHubError, type Logger } from "@context-hub/common";
+import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
+import { assertOutsideTransaction, runInTransactionScope } from "./transaction-scope.js";
+
+export interface PostgresOptions {
+  /** A `postgres://` connection string. */
+  url: string;
+  /** Most connections the pool opens. */
+  poolMax: number;
+  logger: Logger;
+}
+
+const unreachableErrnos = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/**
+ * Whether a statement failed because its connection did (network errors,
+ * SQLSTATE class 08, server shutdown), as opposed to the statement itself.
+ */
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") {
+    if (unreachableErrnos.has(code)) return true;
+    if (/^[0-9A-Z]{5}$/.test(code)) return code.startsWith("08") || ["57P01", "57P02", "57P03"].includes(code);
+  }
+  return error instanceof Error && /Connection terminated|connection error/i.test(error.message);
+}
+
+function unavailable(cause: unknown): ContextHubError {
+  return new ContextHubError("STORE_UNAVAILABLE", "the store's database is unavailable", { cause });
+}
+
+/**
+ * Connects to a PostgreSQL server through a `pg` pool. Every statement checks
+ * out a client, and a transaction keeps one from BEGIN to COMMIT. Failing to
+ * get a connection at all (server down, refusing connections, pool exhausted
+ * past 5 s), or losing it mid-statement, is STORE_UNAVAILABLE, which callers
+ * may retry; anything else is the statement's own error. Statements time out
+ * after 30 s so a stuck query cannot pin a connection.
+ */
+export async function createPostgresConnection(options: PostgresOptions): Promise<SqlConnection> {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolMax,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: 30_000,
+    application_name: "context-hub-store",
+  });
+  // An idle client losing its server emits here; without a listener the process would crash.
+  pool.on("error", (error) => options.logger.warn({ err: error }, "idle database connection failed"));
+
+  try {
+    await pool.query("SELECT 1");
+  } catch (error) {
+    await pool.end();
+    throw new Error(`cannot connect to the database at DATABASE_URL: ${(error as Error).message}`, { cause: error });
+  }
+
+  /** Runs `fn` on a pooled client; a client whose connection failed (or that `fn` discards) is destroyed instead of returned. */
+  const withClient = async <T>(fn: (client: pg.PoolClient, discard: (reason: Error) => void) => Promise<T>): Promise<T> => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw unavailable(error);
+    }
+    let broken: Error | undefined;
+    try {
+      return await fn(client, (reason) => {
+        broken = reason;
+      });
+    } catch (error) {
+      if (isConnectionFailure(error)) {
+        broken = error as Error;
+        throw unavailable(error);
+      }
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  };
+
+  const run = async <R>(client: pg.PoolClient, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> => {
+    const result = await client.query(text, params === undefined ? undefined : [...params]);
+    return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
+  };
+
+  let closed = false;
+  const connection: SqlConnection = {
+    kind: "postgres",
+    query(text, params) {
+      assertOutsideTransaction(connection, "query");
+      return withClient((client) => run(client, text, params));
+    },
+    transaction(fn) {
+      assertOutsideTransaction(connection, "transaction");
+      return withClient(async (client, discard) => {
+        const executor: SqlExecutor = { query: (text, params) => run(client, text, params) };
+        await client.query("BEGIN");
+        try {
+          const value = await runInTransactionScope(connection, () => fn(executor));
+          await client.query("COMMIT");
+          return value;
+        } catch (error) {
+          // A connection that cannot even roll back is not returned to the pool; the original error still says what went wrong.
+          await client.query("ROLLBACK").catch((rollbackError: Error) => discard(rollbackError));
+          throw error;
+        }
+      });
+    },
+    async ping() {
+      if (closed) return false;
+      // A pooled connection the server already dropped fails once and is discarded; the second attempt opens a fresh one.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const answered = await connection.query("SELECT 1").then(
+          () => true,
+          () => false,
+        );
+        if (answered) return true;
+      }
+      return false;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+  return connection;
+}

@@ -1,0 +1,61 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { createLogger, isContextHubError } from "@context-hub/common";
+import { openDatabase } from "./db/open-database.js";
+import type { SqlDatabase } from "./db/sql-database.js";
+import { createEntryRepository, type EntryRepository } from "./entry-repository.js";
+import { createEntryService, type GeneratedInput, type NewEntryInput } from "./entries.js";
+import type { Principal } from "./principal.js";
+
+let db: SqlDatabase;
+let repository: EntryRepository;
+
+before(async () => {
+  db = await openDatabase({ url: "", dataDir: "memory://", poolMax: 1 }, createLogger("store-test", "silent"));
+  repository = createEntryRepository(db);
+});
+
+after(async () => {
+  await db.close();
+});
+
+const a1: Principal = { tenant: "t", subject: "a1", groups: [], scopes: ["context:read", "context:write"] };
+const a2: Principal = { ...a1, subject: "a2" };
+
+function entry(text: string, tags: string[] = []): NewEntryInput {
+  return { threadId: "thread", source: "user", text, metadata: undefined, tags, images: [], visibility: "tenant" };
+}
+
+function generated(text: string): GeneratedInput {
+  return { embeddingModel: "m", embeddingDimension: 2, chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: [1, 0] }], summary: "", nodeSummaries: [] };
+}
+
+/** A repository whose duplicate check reports `id`, as if the row had been seen just before a concurrent change. */
+function seeingDuplicate(id: string): EntryRepository {
+  return { ...repository, commit: (fn) => repository.commit((scope) => fn({ ...scope, findDuplicate: async () => id })) };
+}
+
+test("the fold re-asserts the hash it saw: a row whose text changed is not folded into", async () => {
+  const service = createEntryService(repository);
+  const changed = await service.commit(a1, entry("the text after someone edited it", ["kept"]), generated("the text after someone edited it"));
+  const racing = createEntryService(seeingDuplicate(changed.id));
+
+  await assert.rejects(racing.commit(a1, entry("the text as it was", ["new"]), undefined), (error: unknown) => isContextHubError(error) && error.code === "DUPLICATE_VANISHED");
+  const inserted = await racing.commit(a1, entry("the text as it was", ["new"]), generated("the text as it was"));
+  assert.notEqual(inserted.id, changed.id);
+  assert.equal(inserted.deduplicated, false);
+
+  const [untouched] = await repository.getByIds(a1, [changed.id], false);
+  assert.deepEqual([untouched?.version, untouched?.tags], [1, ["kept"]]);
+});
+
+test("the fold re-asserts ownership: another principal's identical row is never folded into", async () => {
+  const service = createEntryService(repository);
+  const theirs = await service.commit(a2, entry("identical words"), generated("identical words"));
+  const racing = createEntryService(seeingDuplicate(theirs.id));
+
+  const mine = await racing.commit(a1, entry("identical words", ["mine"]), generated("identical words"));
+  assert.notEqual(mine.id, theirs.id);
+  const [stored] = await repository.getByIds(a2, [theirs.id], false);
+  assert.deepEqual([stored?.owner, stored?.version, stored?.tags], ["a2", 1, []]);
+});

@@ -1,0 +1,55 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { contentHash, isContextHubError } from "@context-hub/common";
+import { normaliseTags, validateEntryFilter, validateGenerated, validateNewEntry, validatePage } from "./entry-validation.js";
+import type { NewEntryInput } from "./entries.js";
+
+const entry: NewEntryInput = { threadId: "t", source: "user", text: "Some text", metadata: undefined, tags: [], images: [], visibility: undefined };
+
+function rejects(fn: () => unknown, message: RegExp): void {
+  assert.throws(fn, (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && message.test(error.message));
+}
+
+test("a valid entry is normalised: hash computed, tags trimmed, lowercased and de-duplicated, private by default", () => {
+  const write = validateNewEntry({ ...entry, tags: [" Ops ", "ops", "DB"], images: [{ mimeType: "Image/PNG", data: new Uint8Array([1]) }] });
+  assert.equal(write.contentHash, contentHash("Some text"));
+  assert.deepEqual(write.tags, ["ops", "db"]);
+  assert.equal(write.visibility, "private");
+  assert.equal(write.contentType, "multimodal");
+  assert.equal(write.images[0]?.mimeType, "image/png");
+  assert.equal(write.images[0]?.sha256, "4bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a");
+  assert.deepEqual(write.metadata, {});
+});
+
+test("the text is stored as given: no trimming, so the hash matches what the caller hashed", () => {
+  const write = validateNewEntry({ ...entry, text: "  padded\n" });
+  assert.equal(write.text, "  padded\n");
+  assert.equal(write.contentHash, contentHash("  padded\n"));
+});
+
+test("tags over the limits are refused", () => {
+  rejects(() => normaliseTags(Array.from({ length: 51 }, (_, index) => String(index)), "tags"), /at most 50/);
+  rejects(() => normaliseTags(["a".repeat(101)], "tags"), /tags\[0\] is 101 characters/);
+});
+
+test("generated output must fit the text it was made for", () => {
+  const generated = { embeddingModel: "m", embeddingDimension: 2, summary: "", nodeSummaries: [], chunks: [{ ordinal: 0, span: { start: 0, end: 9 }, vector: [1, 2] }] };
+  assert.equal(validateGenerated(generated, "Some text").chunks.length, 1);
+  rejects(() => validateGenerated(generated, "Short"), /span \[0, 9\) does not lie inside the text \(length 5\)/);
+  rejects(() => validateGenerated({ ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: 2 }, vector: [1, Infinity] }] }, "Some text"), /not a finite number/);
+  assert.equal(validateGenerated({ ...generated, embeddingModel: "", embeddingDimension: 0, chunks: [] }, "x").chunks.length, 0, "no chunks, no model needed");
+});
+
+test("a listing page defaults to 20 and is bounded", () => {
+  assert.deepEqual(validatePage(0, 0), { limit: 20, offset: 0 });
+  assert.deepEqual(validatePage(100, 10_000), { limit: 100, offset: 10_000 });
+  rejects(() => validatePage(101, 0), /limit must be 1 to 100/);
+  rejects(() => validatePage(10, 10_001), /offset must be at most 10000/);
+});
+
+test("filter tags are normalised like written tags so they match", () => {
+  const filter = validateEntryFilter({ threadId: "", source: undefined, tags: [" A "], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "" });
+  assert.deepEqual(filter.tags, ["a"]);
+  assert.equal(filter.threadId, undefined);
+  assert.equal(filter.contentType, undefined);
+});

@@ -1,0 +1,71 @@
+import { startGrpcService, type Logger, type RunningService } from "@context-hub/common";
+import { storeV1 } from "@context-hub/proto";
+import type { StoreConfig } from "./config.js";
+import { openDatabase } from "./db/open-database.js";
+import type { SqlDatabase } from "./db/sql-database.js";
+import { createEntryRepository } from "./entry-repository.js";
+import { createEntryService } from "./entries.js";
+import { createStoreHandlers } from "./server.js";
+
+export { loadStoreConfig, type StoreConfig } from "./config.js";
+export { openDatabase, type DatabaseOptions } from "./db/open-database.js";
+export { createPgliteConnection, isMemoryDataDir, type PgliteOptions } from "./db/pglite-database.js";
+export { createPostgresConnection, type PostgresOptions } from "./db/postgres-database.js";
+export { migrate, type MigrationResult } from "./db/migrate.js";
+export { latestSchemaVersion } from "./migrations/index.js";
+export { createSqlParams, type DatabaseKind, type SqlConnection, type SqlDatabase, type SqlExecutor, type SqlParams, type SqlResult, type VectorType } from "./db/sql-database.js";
+export { accessPredicate, type AccessMode } from "./access-predicate.js";
+export { createUuidV7, isUuid } from "./ids.js";
+export type { Principal, Scope } from "./principal.js";
+
+/** What a store can be handed instead of opening its own. */
+export interface StoreDependencies {
+  /**
+   * An already opened (and migrated) database. The store uses it and leaves
+   * closing it to the caller; without one it opens `config.database` and
+   * closes it on `close()`.
+   */
+  database?: SqlDatabase;
+}
+
+/** How long /readyz waits for the database before calling it unreachable. */
+const readinessTimeoutMs = 3_000;
+
+async function isReachable(database: SqlDatabase): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), readinessTimeoutMs);
+  });
+  try {
+    return await Promise.race([database.ping(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Starts the store: opens and migrates the database (refusing a schema newer
+ * than it knows), then serves StoreService over gRPC with /readyz reporting
+ * whether the database answers. `close()` drains calls, then closes the
+ * database it opened (PGlite flushes to disk, so acknowledged writes survive).
+ */
+export async function startStore(config: StoreConfig, logger: Logger, dependencies: StoreDependencies = {}): Promise<RunningService> {
+  const ownsDatabase = dependencies.database === undefined;
+  const database = dependencies.database ?? (await openDatabase(config.database, logger));
+  try {
+    const entries = createEntryService(createEntryRepository(database));
+    return await startGrpcService({
+      name: "store",
+      host: config.host,
+      port: config.port,
+      opsPort: config.opsPort,
+      logger,
+      register: (builder) => builder.addService(storeV1.StoreService, createStoreHandlers(entries)),
+      isReady: () => isReachable(database),
+      ...(ownsDatabase ? { onClose: () => database.close() } : {}),
+    });
+  } catch (error) {
+    if (ownsDatabase) await database.close();
+    throw error;
+  }
+}

@@ -1,0 +1,10 @@
+import type { Migration } from "./migration.js";
+import { initialSchema } from "./0001-initial-schema.js";
+
+export type { Migration, MigrationContext } from "./migration.js";
+
+/** Every migration this store knows, in version order. Append only. */
+export const migrations: readonly Migration[] = [initialSchema];
+
+/** The schema version this build of the store expects. */
+export const latestSchemaVersion: number = migrations.reduce((latest, migration) => Math.max(latest, migration.version), 0);

@@ -1,0 +1,167 @@
+/** Building blocks of the store's integration tests: principals, entries, a started store and direct SQL. */
+import { randomBytes } from "node:crypto";
+import assert from "node:assert/strict";
+import { createGrpcClient, createLogger, isContextHubError, type ErrorCode, type GrpcClient, type RunningService } from "@context-hub/common";
+import { commonV1, storeV1 } from "@context-hub/proto";
+import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
+import {
+  createPgliteConnection,
+  createPostgresConnection,
+  createUuidV7,
+  loadStoreConfig,
+  openDatabase,
+  startStore,
+  type DatabaseOptions,
+  type SqlConnection,
+  type SqlDatabase,
+  type SqlExecutor,
+  type VectorType,
+} from "@context-hub/store";
+
+export const logger = createLogger("store-test", "silent");
+
+export type StoreClient = GrpcClient<typeof storeV1.StoreService>;
+export type PrincipalInit = MessageInitShape<typeof commonV1.PrincipalSchema>;
+
+/** A NewEntry as plain data (assignable to the message's init shape, and spreadable). */
+export interface NewEntryInit {
+  threadId: string;
+  source?: commonV1.Source;
+  text: string;
+  metadata?: JsonObject;
+  tags?: string[];
+  images?: { mimeType: string; data: Uint8Array }[];
+  visibility?: commonV1.Visibility;
+}
+
+interface SpanInit {
+  start: number;
+  end: number;
+}
+
+/** A Generated as plain data. */
+export interface GeneratedInit {
+  embeddingModel: string;
+  embeddingDimension: number;
+  chunks: { ordinal: number; span?: SpanInit; vector: number[] }[];
+  summary: string;
+  nodeSummaries: { nodeId: string; heading: string; level: number; span?: SpanInit; summary: string }[];
+}
+
+/** A database the suite can run against, and how to get a fresh one. */
+export interface StoreTarget {
+  name: string;
+  /** Whether a database outlives its connection (so it can be reopened). */
+  persistent: boolean;
+  /** Options of a fresh, empty database and how to get rid of it afterwards. */
+  createDatabase(): Promise<{ options: DatabaseOptions; dispose(): Promise<void> }>;
+  /** How this target's schema should store vectors. */
+  expectedVectorType(options: DatabaseOptions): Promise<VectorType>;
+}
+
+/** A tenant name no other test uses. */
+export function newTenant(label: string): string {
+  return `${label}-${randomBytes(5).toString("hex")}`;
+}
+
+export const readWrite = ["context:read", "context:write"];
+
+export function principal(tenant: string, subject: string, options: { groups?: string[]; scopes?: string[] } = {}): PrincipalInit {
+  return { tenant, subject, groups: options.groups ?? [], scopes: options.scopes ?? readWrite };
+}
+
+export const dimension = 4;
+
+/** Generation output for `text`: one chunk per half (or one for short text) with exact float32 values. */
+export function generatedFor(text: string, overrides: Partial<GeneratedInit> = {}): GeneratedInit {
+  const middle = Math.max(1, Math.floor(text.length / 2));
+  const chunks =
+    text.length < 2
+      ? [{ ordinal: 0, span: { start: 0, end: text.length }, vector: [0.5, -0.25, 1, 0] }]
+      : [
+          { ordinal: 0, span: { start: 0, end: middle }, vector: [0.5, -0.25, 1, 0] },
+          { ordinal: 1, span: { start: middle, end: text.length }, vector: [0.125, 2, -1.5, 0.75] },
+        ];
+  return { embeddingModel: "test-model", embeddingDimension: dimension, chunks, summary: "", nodeSummaries: [], ...overrides };
+}
+
+export function textEntry(threadId: string, text: string, overrides: Partial<NewEntryInit> = {}): NewEntryInit {
+  return { threadId, source: commonV1.Source.USER, text, ...overrides };
+}
+
+/** Runs a call that must fail with `code`, and returns the error for further checks. */
+export async function expectError(call: Promise<unknown>, code: ErrorCode, message?: RegExp): Promise<Error & { code: ErrorCode; details: Record<string, unknown> }> {
+  try {
+    await call;
+  } catch (error) {
+    assert.ok(isContextHubError(error), `expected a ContextHubError, got ${String(error)}`);
+    assert.equal(error.code, code, `expected ${code}, got ${error.code}: ${error.message}`);
+    if (message !== undefined) assert.match(error.message, message);
+    return error;
+  }
+  assert.fail(`expected ${code}${message === undefined ? "" : ` matching ${String(message)}`}, but the call succeeded`);
+}
+
+/** Opens a bare connection (no migrations) to a target's database. */
+export function openConnection(options: DatabaseOptions): Promise<SqlConnection> {
+  return options.url === "" ? createPgliteConnection({ dataDir: options.dataDir }) : createPostgresConnection({ url: options.url, poolMax: options.poolMax, logger });
+}
+
+export interface StartedStore {
+  service: RunningService;
+  client: StoreClient;
+  close(): Promise<void>;
+}
+
+/** Starts a store on free ports and a client for it; the store uses `database` if given, else opens `options` itself. */
+export async function startTestStore(options: DatabaseOptions, database?: SqlDatabase): Promise<StartedStore> {
+  const config = loadStoreConfig({
+    STORE_PORT: "0",
+    STORE_OPS_PORT: "0",
+    DATABASE_URL: options.url,
+    STORE_DATA_DIR: options.dataDir,
+    DATABASE_POOL_MAX: String(options.poolMax),
+    LOG_LEVEL: "silent",
+  });
+  const service = await startStore(config, logger, database === undefined ? {} : { database });
+  const client = createGrpcClient(storeV1.StoreService, { address: `127.0.0.1:${service.port}`, peer: "store", deadlineMs: 60_000 });
+  return {
+    service,
+    client,
+    async close() {
+      client.close();
+      await service.close();
+    },
+  };
+}
+
+export { openDatabase };
+
+/** Inserts a grant row directly (the store has no grant RPC yet). */
+export async function insertGrant(
+  db: SqlExecutor,
+  grant: { tenant: string; grantor: string; entryId?: string; threadId?: string; granteeKind: "subject" | "group"; grantee: string; permission?: "read" | "write" },
+): Promise<void> {
+  await db.query(
+    "INSERT INTO grants (id, tenant, grantor, entry_id, thread_id, grantee_kind, grantee, permission) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    [createUuidV7(), grant.tenant, grant.grantor, grant.entryId ?? null, grant.threadId ?? null, grant.granteeKind, grant.grantee, grant.permission ?? "read"],
+  );
+}
+
+/** Inserts an entry row directly, for ids and times a commit cannot choose. */
+export async function insertEntryRow(
+  db: SqlExecutor,
+  row: { id: string; tenant: string; owner: string; threadId?: string; visibility?: "private" | "shared" | "tenant"; text?: string },
+): Promise<void> {
+  const text = row.text ?? `row ${row.id}`;
+  await db.query(
+    `INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash)
+     VALUES ($1, $2, $3, 'user', $4, $5, $6, $7, $6, encode(sha256(convert_to($6, 'UTF8')), 'hex'))`,
+    [row.id, row.tenant, row.threadId ?? "direct", row.owner, row.visibility ?? "private", text, text.length],
+  );
+}
+
+/** Ids of a response's entries, in order. */
+export function idsOf(entries: readonly { id: string }[]): string[] {
+  return entries.map((entry) => entry.id);
+}

