@@ -483,10 +483,9 @@ describe("monitoring", () => {
     assert.equal(disabled.filter((object) => object.kind === "ServiceMonitor" || object.kind === "PrometheusRule").length, 0);
   });
 
-  test("the alerts cover write p95, tool errors, provider failures, outbox lag and unready pods, with the thresholds from values", () => {
+  test("the alerts cover write p95, tool errors, provider failures and unready pods, with the thresholds from values", () => {
     const rules = ruleExpressions(objectsOf("ha"));
     assert.deepEqual(rules.map((rule) => rule.alert).sort(), [
-      "ContextHubOutboxLagHigh",
       "ContextHubPodNotReady",
       "ContextHubProviderFailures",
       "ContextHubToolErrorRatioHigh",
@@ -517,7 +516,6 @@ describe("monitoring", () => {
       "contexthub_search_seconds_bucket",
       "contexthub_provider_request_seconds_bucket",
       "contexthub_provider_request_seconds_count",
-      "contexthub_outbox_lag_seconds",
       "grpc_server_handling_seconds_bucket",
       "grpc_server_handling_seconds_count",
       "grpc_client_handling_seconds_bucket",
@@ -530,7 +528,7 @@ describe("monitoring", () => {
     }
     const unknown = [...used].filter((name) => !promised.has(name) && !externalMetrics.has(name));
     assert.deepEqual(unknown, []);
-    for (const name of ["contexthub_write_stage_seconds_bucket", "contexthub_tool_calls_total", "contexthub_search_seconds_bucket", "contexthub_provider_request_seconds_bucket", "contexthub_outbox_lag_seconds", "process_resident_memory_bytes"]) {
+    for (const name of ["contexthub_write_stage_seconds_bucket", "contexthub_tool_calls_total", "contexthub_search_seconds_bucket", "contexthub_provider_request_seconds_bucket", "process_resident_memory_bytes"]) {
       assert.ok(used.has(name), `${name} is on the dashboard or in an alert`);
     }
   });

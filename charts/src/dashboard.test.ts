@@ -31,7 +31,7 @@ test("the dashboard has a stable uid and the datasource, namespace and job varia
   );
 });
 
-test("the dashboard shows what operators watch: write latency by stage, throughput, tool errors, search by mode, providers, outbox lag, memory", () => {
+test("the dashboard shows what operators watch: write latency by stage, throughput, tool errors, search by mode, providers, memory", () => {
   const byMetric = (metric: string, ...fragments: string[]) =>
     graphs.some((panel) => (panel.targets ?? []).some((target) => target.expr.includes(metric) && fragments.every((fragment) => target.expr.includes(fragment))));
   for (const quantile of ["0.5", "0.95", "0.99"]) assert.ok(byMetric("contexthub_write_stage_seconds_bucket", `histogram_quantile(${quantile}`, 'stage="total"'), `write p${quantile}`);
@@ -40,7 +40,6 @@ test("the dashboard shows what operators watch: write latency by stage, throughp
   assert.ok(byMetric("contexthub_tool_calls_total", 'outcome="error"', "by (tool)"), "errors by tool");
   assert.ok(byMetric("contexthub_search_seconds_bucket", "by (le, mode)"), "search latency by mode");
   assert.ok(byMetric("contexthub_provider_request_seconds", 'outcome="error"'), "provider failures");
-  assert.ok(byMetric("contexthub_outbox_lag_seconds"), "outbox lag");
   assert.ok(byMetric("process_resident_memory_bytes"), "memory");
 });
 

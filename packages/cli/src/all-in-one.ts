@@ -4,6 +4,7 @@ import { loadGatewayConfig, startGateway } from "@context-hub/gateway";
 import { loadRerankerConfig, startReranker } from "@context-hub/reranker";
 import { loadStoreConfig, startStore } from "@context-hub/store";
 import { loadSummarizerConfig, startSummarizer } from "@context-hub/summarizer";
+import { removeRuntimeFile, writeRuntimeFile } from "./runtime-file.js";
 
 export interface AllInOneOptions {
   /** Environment the services read their settings from (defaults to process.env). */
@@ -45,8 +46,9 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
     return running;
   };
   try {
+    const storeConfig = loadStoreConfig({ ...internal, STORE_PORT: "0", STORE_OPS_PORT: "-1", ...(options.dataDir === undefined ? {} : { STORE_DATA_DIR: options.dataDir }) });
     const [store, embedder, summarizer, reranker] = await Promise.all([
-      track(startStore(loadStoreConfig({ ...internal, STORE_PORT: "0", STORE_OPS_PORT: "-1", ...(options.dataDir === undefined ? {} : { STORE_DATA_DIR: options.dataDir }) }), child("store"))),
+      track(startStore(storeConfig, child("store"))),
       track(startEmbedder(loadEmbedderConfig({ ...internal, EMBEDDER_PORT: "0", EMBEDDER_OPS_PORT: "-1" }), child("embedder"))),
       track(startSummarizer(loadSummarizerConfig({ ...internal, SUMMARIZER_PORT: "0", SUMMARIZER_OPS_PORT: "-1" }), child("summarizer"))),
       track(startReranker(loadRerankerConfig({ ...internal, RERANKER_PORT: "0", RERANKER_OPS_PORT: "-1" }), child("reranker"))),
@@ -63,12 +65,18 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
     const gateway = await track(startGateway(gatewayConfig, child("gateway")));
     const shownHost = gatewayConfig.host === "0.0.0.0" || gatewayConfig.host === "::" ? "127.0.0.1" : gatewayConfig.host;
     await waitUntilReady(`http://127.0.0.1:${gateway.port}/readyz`, options.readyTimeoutMs ?? 120_000);
+    const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${gateway.port}/mcp`;
+    // PGlite serves one process per directory: tell `context-hub keys` where the running store is.
+    const { dataDir } = storeConfig.database;
+    const publishRuntime = storeConfig.database.url === "" && !dataDir.startsWith("memory://");
+    if (publishRuntime) writeRuntimeFile(dataDir, { pid: process.pid, storeAddress: `127.0.0.1:${store.port}`, url });
     let closing: Promise<void> | undefined;
     return {
-      url: `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${gateway.port}/mcp`,
+      url,
       services: { store, embedder, summarizer, reranker, gateway },
       close() {
         closing ??= (async () => {
+          if (publishRuntime) removeRuntimeFile(dataDir);
           await gateway.close();
           await Promise.all([embedder.close(), summarizer.close(), reranker.close()]);
           await store.close();

@@ -1,6 +1,8 @@
 // The context-hub command: `start` runs everything on one machine; other commands manage a deployment.
 import { parseArgs } from "node:util";
 import { startAllInOne } from "./all-in-one.js";
+import { keysUsage, runKeysCommand } from "./keys-command.js";
+import { runSmokeCommand } from "./smoke-command.js";
 
 const usage = `Usage: context-hub <command> [options]
 
@@ -9,8 +11,11 @@ Commands:
             --port <n>        gateway port (default 8080, or GATEWAY_PORT)
             --host <addr>     gateway address (default 127.0.0.1)
             --data-dir <dir>  PGlite data directory (default .context-hub/data, or STORE_DATA_DIR)
+  keys      Create, list and revoke API keys (see \`context-hub keys help\`)
+  smoke     Check a running server end to end: --url <mcp url> [--token <api key>]
   help      Show this text
-`;
+
+${keysUsage}`;
 
 async function start(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { port: { type: "string" }, host: { type: "string" }, "data-dir": { type: "string" } }, strict: true });
@@ -61,6 +66,12 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case "start":
       await start(rest);
+      return;
+    case "smoke":
+      process.exitCode = await runSmokeCommand(rest, process.env, (text) => process.stdout.write(text));
+      return;
+    case "keys":
+      process.exitCode = await runKeysCommand(rest, process.env, (text) => process.stdout.write(text));
       return;
     case undefined:
     case "help":

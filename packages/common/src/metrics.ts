@@ -26,3 +26,18 @@ export function counter<L extends string>(name: string, help: string, labelNames
 export function gauge<L extends string>(name: string, help: string, labelNames: readonly L[]): Gauge<L> {
   return existing<Gauge<L>>(name) ?? new Gauge({ name, help, labelNames, registers: [metricsRegistry] });
 }
+
+const providerSeconds = histogram("contexthub_provider_request_seconds", "Model provider requests (embed, summarize, rerank) by provider, operation and outcome, in seconds.", ["provider", "operation", "outcome"]);
+
+/** Times one request to a model provider and records its outcome. */
+export async function observeProviderRequest<T>(provider: string, operation: string, request: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    const result = await request();
+    providerSeconds.observe({ provider, operation, outcome: "ok" }, (performance.now() - started) / 1000);
+    return result;
+  } catch (error) {
+    providerSeconds.observe({ provider, operation, outcome: "error" }, (performance.now() - started) / 1000);
+    throw error;
+  }
+}

@@ -1,4 +1,4 @@
-import { invalidArgument } from "@context-hub/common";
+import { invalidArgument, observeProviderRequest } from "@context-hub/common";
 import { chunkText, type TextChunk } from "@context-hub/text";
 import type { EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js";
 
@@ -51,7 +51,7 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
 
   const embedChecked = async (texts: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> => {
     if (texts.length === 0) return [];
-    const vectors = await provider.embed(texts, signal);
+    const vectors = await observeProviderRequest(provider.describe().provider, "embed", () => provider.embed(texts, signal));
     if (vectors.length !== texts.length) throw new Error(`embedding provider returned ${vectors.length} vectors for ${texts.length} texts`);
     return vectors;
   };

@@ -1,8 +1,9 @@
 import type { AddressInfo } from "node:net";
 import { ContextHubError, type Logger, type RunningService } from "@context-hub/common";
 import { createApiKeyAuthenticator, createLocalAuthenticator, type Authenticator } from "./auth/authenticate.js";
-import { chainDirectories, loadKeysFile, type KeyDirectory } from "./auth/key-directory.js";
+import { cacheDirectory, chainDirectories, loadKeysFile, type KeyDirectory } from "./auth/key-directory.js";
 import { createPeers, type Peers } from "./clients/peers.js";
+import { createStoreKeyDirectory } from "./clients/store-key-directory.js";
 import { createLocalPrincipal } from "./principal.js";
 import type { GatewayConfig } from "./config.js";
 import { createHttpApp, isLoopbackHost } from "./server.js";
@@ -52,10 +53,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   };
 }
 
-function createAuthenticator(config: GatewayConfig, _peers: Peers): Authenticator {
+function createAuthenticator(config: GatewayConfig, peers: Peers): Authenticator {
   if (config.auth.mode === "none") return createLocalAuthenticator(createLocalPrincipal(config.auth.localPrincipal.tenant, config.auth.localPrincipal.subject));
   const directories: KeyDirectory[] = [];
   // File keys are checked first: they are in memory and cannot be revoked through the store.
   if (config.auth.keysFile !== undefined) directories.push(loadKeysFile(config.auth.keysFile));
+  directories.push(cacheDirectory(createStoreKeyDirectory(peers.store), config.auth.keyCacheMs));
   return createApiKeyAuthenticator(chainDirectories(directories));
 }

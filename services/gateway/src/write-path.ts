@@ -1,8 +1,9 @@
 import { ContextHubError, contentHash, histogram, isContextHubError } from "@context-hub/common";
 import { commonV1, type storeV1 } from "@context-hub/proto";
-import type { JsonObject } from "@bufbuild/protobuf";
+import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Peers } from "./clients/peers.js";
+import type { Idempotency } from "./idempotency.js";
 import type { Principal } from "./principal.js";
 
 export type WriteStage = "validate" | "dedup_check" | "embed" | "summarize" | "commit" | "total";
@@ -32,13 +33,25 @@ export interface NewEntryInput {
   metadata: JsonObject | undefined;
   tags: string[];
   images: { mimeType: string; data: Uint8Array }[];
-  visibility: Visibility;
+  /** Undefined lets the store choose: private, or shared in a thread the caller has shared. */
+  visibility: Visibility | undefined;
+}
+
+export interface EntryChange {
+  /** Full id or unique prefix. */
+  id: string;
+  expectedVersion: number | undefined;
+  text: string | undefined;
+  metadata: JsonObject | undefined;
+  tags: string[] | undefined;
+  images: { mimeType: string; data: Uint8Array }[] | undefined;
+  visibility: Visibility | undefined;
 }
 
 /** The read-back acknowledgement a caller gets once the write is durable. */
 export interface WriteAck {
   id: string;
-  threadId: string;
+  threadId: string | undefined;
   version: number;
   contentHash: string;
   deduplicated: boolean;
@@ -46,10 +59,56 @@ export interface WriteAck {
   updatedAt: string;
 }
 
+export interface ItemFailure {
+  code: string;
+  message: string;
+}
+
+export type ItemOutcome<T> = { ok: true; value: T } | { ok: false; error: ItemFailure };
+
 export const toProtoSource = (source: Source): commonV1.Source => (source === "user" ? commonV1.Source.USER : commonV1.Source.AGENT);
 
-const toProtoVisibility = (visibility: Visibility): commonV1.Visibility =>
-  visibility === "tenant" ? commonV1.Visibility.TENANT : visibility === "shared" ? commonV1.Visibility.SHARED : commonV1.Visibility.PRIVATE;
+export const toProtoVisibility = (visibility: Visibility | undefined): commonV1.Visibility => {
+  switch (visibility) {
+    case "tenant":
+      return commonV1.Visibility.TENANT;
+    case "shared":
+      return commonV1.Visibility.SHARED;
+    case "private":
+      return commonV1.Visibility.PRIVATE;
+    case undefined:
+      return commonV1.Visibility.UNSPECIFIED;
+  }
+};
+
+export function toWriteAck(ack: storeV1.EntryAck | undefined, threadId: string | undefined): WriteAck {
+  if (ack === undefined) throw new ContextHubError("INTERNAL", "the store acknowledged the write without a read-back");
+  return {
+    id: ack.id,
+    threadId,
+    version: ack.version,
+    contentHash: ack.contentHash,
+    deduplicated: ack.deduplicated,
+    createdAt: ack.createdAt ? timestampDate(ack.createdAt).toISOString() : "",
+    updatedAt: ack.updatedAt ? timestampDate(ack.updatedAt).toISOString() : "",
+  };
+}
+
+function toProtoEntry(entry: NewEntryInput): MessageInitShape<typeof storeV1.NewEntrySchema> {
+  return {
+    threadId: entry.threadId,
+    source: toProtoSource(entry.source),
+    text: entry.text,
+    ...(entry.metadata === undefined ? {} : { metadata: entry.metadata }),
+    tags: entry.tags,
+    images: entry.images,
+    visibility: toProtoVisibility(entry.visibility),
+  };
+}
+
+function toItemOutcome<T>(error: storeV1.ItemError | undefined, value: () => T): ItemOutcome<T> {
+  return error !== undefined && error.code !== "" ? { ok: false, error: { code: error.code, message: error.message } } : { ok: true, value: value() };
+}
 
 export interface WritePathOptions {
   peers: Peers;
@@ -57,101 +116,154 @@ export interface WritePathOptions {
   sectionSummaryTimeoutMs: number;
 }
 
+interface GenerationInput {
+  text: string;
+  source: Source;
+}
+
 /**
- * Stores one entry the way the architecture requires (I-4): a dedup
- * pre-check, then every generation leg in parallel, then one commit. If a
+ * Every write, the way the architecture requires (I-4): generation first —
+ * embeddings of every chunk of every text in one batch, summaries and node
+ * summaries in parallel — then one store call in one transaction. If a
  * mandatory leg (embedding; the summary when a summarizer is configured)
  * fails, nothing is stored and the error names the leg.
  */
 export function createWritePath(options: WritePathOptions) {
   const { peers } = options;
 
-  async function generate(entry: NewEntryInput): Promise<storeV1.Generated> {
-    const source = toProtoSource(entry.source);
-    const embedding = timeStage("embed", () => peers.embedder.embedDocuments({ texts: [entry.text] })).catch((error: unknown) => {
+  async function generate(inputs: GenerationInput[]): Promise<storeV1.Generated[]> {
+    if (inputs.length === 0) return [];
+    const embedding = timeStage("embed", () => peers.embedder.embedDocuments({ texts: inputs.map((input) => input.text) })).catch((error: unknown) => {
       throw legFailure("embedding", "EMBEDDER_UNAVAILABLE", error);
     });
-    const summary =
-      peers.summarizer === undefined
-        ? Promise.resolve({ summary: "" })
-        : timeStage("summarize", () => peers.summarizer!.summarize({ text: entry.text, source })).catch((error: unknown) => {
-            throw legFailure("summary", "SUMMARIZER_UNAVAILABLE", error);
-          });
-    // Node summaries never block or fail a write: on error or timeout the entry is stored without them.
-    const sections =
-      peers.summarizer === undefined
-        ? Promise.resolve([])
-        : peers.summarizer
-            .summarizeSections({ text: entry.text, source }, { deadlineMs: options.sectionSummaryTimeoutMs })
-            .then((reply) => reply.sections)
-            .catch(() => []);
+    const { summarizer } = peers;
+    const summaries =
+      summarizer === undefined
+        ? Promise.resolve(inputs.map(() => ""))
+        : timeStage("summarize", () => Promise.all(inputs.map((input) => summarizer.summarize({ text: input.text, source: toProtoSource(input.source) }).then((reply) => reply.summary)))).catch(
+            (error: unknown) => {
+              throw legFailure("summary", "SUMMARIZER_UNAVAILABLE", error);
+            },
+          );
+    // Node summaries never fail a write: on error or timeout the entry is stored without them.
+    const sections = Promise.all(
+      inputs.map((input) =>
+        summarizer === undefined
+          ? Promise.resolve([])
+          : summarizer
+              .summarizeSections({ text: input.text, source: toProtoSource(input.source) }, { deadlineMs: options.sectionSummaryTimeoutMs })
+              .then((reply) => reply.sections)
+              .catch(() => []),
+      ),
+    );
 
-    const [embedded, summarized, nodeSummaries] = await Promise.all([embedding, summary, sections]);
-    const document = embedded.documents[0];
-    if (document === undefined) throw new ContextHubError("EMBEDDER_UNAVAILABLE", "embedding failed: the embedder returned no document; nothing was stored");
-    return {
+    const [embedded, summaryTexts, nodeSummaries] = await Promise.all([embedding, summaries, sections]);
+    if (embedded.documents.length !== inputs.length) {
+      throw new ContextHubError("EMBEDDER_UNAVAILABLE", `embedding failed, so nothing was stored: the embedder returned ${embedded.documents.length} documents for ${inputs.length} texts`, { details: { leg: "embedding" } });
+    }
+    return inputs.map((input, index) => ({
       $typeName: "contexthub.store.v1.Generated",
       embeddingModel: embedded.model,
       embeddingDimension: embedded.dimension,
-      chunks: document.chunks.map((chunk) => ({
+      chunks: embedded.documents[index]!.chunks.map((chunk) => ({
         $typeName: "contexthub.store.v1.ChunkVector",
         ordinal: chunk.ordinal,
         span: { $typeName: "contexthub.common.v1.TextSpan", start: chunk.start, end: chunk.end },
         vector: chunk.vector?.values ?? [],
       })),
-      summary: summarized.summary,
-      nodeSummaries,
-    };
+      summary: summaryTexts[index] ?? "",
+      nodeSummaries: nodeSummaries[index] ?? [],
+      textHash: contentHash(input.text),
+    }));
   }
 
-  async function commit(principal: Principal, entry: NewEntryInput, generated: storeV1.Generated | undefined): Promise<WriteAck> {
+  async function commit(principal: Principal, entry: NewEntryInput, generated: storeV1.Generated | undefined, idempotency: Idempotency | undefined): Promise<WriteAck> {
     const reply = await timeStage("commit", () =>
-      peers.store.commit({
-        principal,
-        entry: {
-          threadId: entry.threadId,
-          source: toProtoSource(entry.source),
-          text: entry.text,
-          ...(entry.metadata === undefined ? {} : { metadata: entry.metadata }),
-          tags: entry.tags,
-          images: entry.images,
-          visibility: toProtoVisibility(entry.visibility),
-        },
-        ...(generated === undefined ? {} : { generated }),
-      }),
+      peers.store.commit({ principal, entry: toProtoEntry(entry), ...(generated === undefined ? {} : { generated }), ...(idempotency === undefined ? {} : { idempotency }) }),
     );
-    const ack = reply.ack;
-    if (ack === undefined) throw new ContextHubError("INTERNAL", "the store acknowledged the write without a read-back");
-    return {
-      id: ack.id,
-      threadId: entry.threadId,
-      version: ack.version,
-      contentHash: ack.contentHash,
-      deduplicated: ack.deduplicated,
-      createdAt: ack.createdAt ? timestampDate(ack.createdAt).toISOString() : "",
-      updatedAt: ack.updatedAt ? timestampDate(ack.updatedAt).toISOString() : "",
-    };
+    return toWriteAck(reply.ack, entry.threadId);
   }
 
   return {
-    /** Stores an entry; validated input only (the tool schema has run). */
-    async store(principal: Principal, entry: NewEntryInput): Promise<WriteAck> {
+    /** Stores one entry. A likely retransmit (or an idempotent replay) skips generation. */
+    async store(principal: Principal, entry: NewEntryInput, idempotency?: Idempotency & { replay: boolean }): Promise<WriteAck> {
       return timeStage("total", async () => {
-        const hash = contentHash(entry.text);
+        if (idempotency?.replay === true) return commit(principal, entry, undefined, idempotency);
         const duplicateOf = await timeStage("dedup_check", () =>
-          peers.store.findDuplicate({ principal, threadId: entry.threadId, source: toProtoSource(entry.source), contentHash: hash }),
+          peers.store.findDuplicate({ principal, threadId: entry.threadId, source: toProtoSource(entry.source), contentHash: contentHash(entry.text) }),
         );
         if (duplicateOf.entryId !== "") {
           try {
-            // A likely retransmit: fold into the existing entry without generating anything.
-            return await commit(principal, entry, undefined);
+            return await commit(principal, entry, undefined, idempotency);
           } catch (error) {
             // The duplicate changed or vanished since the pre-check; generate and insert after all.
             if (!(isContextHubError(error) && error.code === "DUPLICATE_VANISHED")) throw error;
           }
         }
-        const generated = await generate(entry);
-        return commit(principal, entry, generated);
+        const [generated] = await generate([entry]);
+        return commit(principal, entry, generated, idempotency);
+      });
+    },
+
+    /** Stores many entries, embedding all their chunks in one batch. */
+    async storeBatch(principal: Principal, entries: NewEntryInput[], atomic: boolean, idempotency?: Idempotency & { replay: boolean }): Promise<ItemOutcome<WriteAck>[]> {
+      return timeStage("total", async () => {
+        const generated = idempotency?.replay === true ? [] : await generate(entries);
+        const reply = await timeStage("commit", () =>
+          peers.store.commitBatch({
+            principal,
+            atomic,
+            entries: entries.map((entry, index) => ({ entry: toProtoEntry(entry), ...(generated[index] === undefined ? {} : { generated: generated[index] }) })),
+            ...(idempotency === undefined ? {} : { idempotency }),
+          }),
+        );
+        return reply.results.map((result, index) => toItemOutcome(result.error, () => toWriteAck(result.ack, entries[index]?.threadId)));
+      });
+    },
+
+    /**
+     * Applies changes under compare-and-set. Text changes are regenerated
+     * before the commit; metadata-only changes generate nothing. Without a
+     * caller-given expected version, the version read here guards the write.
+     */
+    async update(principal: Principal, changes: EntryChange[], atomic: boolean, idempotency?: Idempotency & { replay: boolean }): Promise<ItemOutcome<WriteAck>[]> {
+      return timeStage("total", async () => {
+        const replay = idempotency?.replay === true;
+        const textual = replay ? [] : changes.filter((change) => change.text !== undefined);
+        // Read the current rows (through the read predicate) to skip regeneration for unchanged text.
+        const current = new Map<string, storeV1.Entry>();
+        if (textual.length > 0) {
+          const reply = await peers.store.getEntries({ principal, ids: textual.map((change) => change.id) });
+          for (const entry of reply.entries) current.set(entry.id, entry);
+        }
+        const resolve = (id: string) => [...current.values()].find((entry) => entry.id === id || entry.id.replaceAll("-", "").startsWith(id.replaceAll("-", "").toLowerCase()));
+        const needsText = textual.filter((change) => resolve(change.id)?.contentHash !== contentHash(change.text!));
+        const generated = await generate(needsText.map((change) => ({ text: change.text!, source: resolve(change.id)?.source === commonV1.Source.USER ? "user" : "agent" })));
+        const generatedFor = new Map(needsText.map((change, index) => [change, generated[index]]));
+
+        const reply = await timeStage("commit", () =>
+          peers.store.updateEntries({
+            principal,
+            atomic,
+            updates: changes.map((change) => {
+              const gen = generatedFor.get(change);
+              const unchangedText = change.text !== undefined && gen === undefined && !replay && resolve(change.id) !== undefined;
+              return {
+                id: change.id,
+                ...(change.expectedVersion === undefined ? {} : { expectedVersion: change.expectedVersion }),
+                // Identical text is not sent again, so nothing is regenerated or rewritten for it.
+                ...(change.text === undefined || unchangedText ? {} : { text: change.text }),
+                ...(change.metadata === undefined ? {} : { metadata: change.metadata }),
+                ...(change.tags === undefined ? {} : { tags: { tags: change.tags } }),
+                ...(change.images === undefined ? {} : { images: { images: change.images } }),
+                visibility: toProtoVisibility(change.visibility),
+                ...(gen === undefined ? {} : { generated: gen }),
+              };
+            }),
+            ...(idempotency === undefined ? {} : { idempotency }),
+          }),
+        );
+        return reply.results.map((result) => toItemOutcome(result.error, () => toWriteAck(result.ack, undefined)));
       });
     },
   };

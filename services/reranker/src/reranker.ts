@@ -1,4 +1,4 @@
-import { invalidArgument } from "@context-hub/common";
+import { invalidArgument, observeProviderRequest } from "@context-hub/common";
 import type { RerankProvider } from "./rerank-provider.js";
 
 export interface RerankerOptions {
@@ -41,7 +41,7 @@ export function createReranker(options: RerankerOptions): Reranker {
         if (passage.text.length > maxTextChars) throw invalidArgument(`passages[${index}] has ${passage.text.length} characters; at most ${maxTextChars} are accepted`, "send a preview or the best chunk instead of the whole text");
       });
       if (passages.length === 0) return [];
-      const scores = await provider.score(query, passages.map((passage) => passage.text), signal);
+      const scores = await observeProviderRequest(provider.describe().provider, "rerank", () => provider.score(query, passages.map((passage) => passage.text), signal));
       if (scores.length !== passages.length || !scores.every(Number.isFinite)) throw new Error(`rerank provider returned ${scores.length} scores (finite: ${scores.every(Number.isFinite)}) for ${passages.length} passages`);
       const ranked = passages.map((passage, index) => ({ id: passage.id, index, score: scores[index] as number }));
       ranked.sort((left, right) => right.score - left.score || left.index - right.index);

@@ -1,4 +1,4 @@
-import { invalidArgument } from "@context-hub/common";
+import { invalidArgument, observeProviderRequest } from "@context-hub/common";
 import { parseOutline } from "@context-hub/text";
 import type { SummaryProvider, TextSource } from "./summary-provider.js";
 
@@ -51,13 +51,15 @@ export function createSummarizer(options: SummarizerOptions): Summarizer {
     async summarize(text, source, signal) {
       checkSize(text);
       if (text.length < minChars) return "";
-      return provider.summarize({ text, source }, signal);
+      return observeProviderRequest(provider.describe().provider, "summarize", () => provider.summarize({ text, source }, signal));
     },
     async summarizeSections(text, source, signal) {
       checkSize(text);
       const sections = parseOutline(text).filter((section) => section.end - section.start >= sectionMinChars);
       if (sections.length === 0) return [];
-      const summaries = await provider.summarizeSections({ sections: sections.map((section) => ({ heading: section.heading, path: section.path, text: text.slice(section.start, section.end) })), source }, signal);
+      const summaries = await observeProviderRequest(provider.describe().provider, "summarize_sections", () =>
+        provider.summarizeSections({ sections: sections.map((section) => ({ heading: section.heading, path: section.path, text: text.slice(section.start, section.end) })), source }, signal),
+      );
       if (summaries.length !== sections.length) throw new Error(`summary provider returned ${summaries.length} section summaries for ${sections.length} sections`);
       return sections
         .map((section, index) => ({ nodeId: section.nodeId, heading: section.heading, level: section.level, start: section.start, end: section.end, summary: (summaries[index] as string).trim() }))

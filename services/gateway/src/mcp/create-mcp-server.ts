@@ -4,7 +4,7 @@ import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
 import type { WritePath } from "../write-path.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
-import { allTools } from "./tools.js";
+import { allTools } from "./tools/index.js";
 
 const toolCalls = counter("contexthub_tool_calls_total", "MCP tool calls by tool and outcome.", ["tool", "outcome"]);
 const toolDuration = histogram("contexthub_tool_duration_seconds", "MCP tool call duration by tool, in seconds.", ["tool"]);

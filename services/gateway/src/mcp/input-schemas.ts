@@ -12,6 +12,7 @@ export const limits = {
   idsPerFetch: 100,
   pageSize: 100,
   maxOffset: 10_000,
+  batchItems: 100,
 } as const;
 
 const noNul = (value: string) => !value.includes("\u0000");
@@ -62,6 +63,13 @@ export const visibilitySchema = z
   .enum(["private", "shared", "tenant"])
   .describe("Who may read the entry: 'private' (only you, the default), 'shared' (you and those you grant), 'tenant' (everyone in your organisation).");
 
+export const idempotencyKeySchema = z
+  .string()
+  .min(1, "idempotency_key must not be empty")
+  .max(200, "idempotency_key must be at most 200 characters")
+  .refine(noNul, "idempotency_key must not contain NUL characters")
+  .describe("Makes the call exactly-once: a retry with the same key returns the first result and changes nothing. Use a fresh random value per intended change.");
+
 export const storeContextInput = z
   .object({
     thread_id: threadIdSchema,
@@ -71,6 +79,7 @@ export const storeContextInput = z
     metadata: metadataSchema.optional(),
     tags: tagsSchema.optional(),
     visibility: visibilitySchema.optional(),
+    idempotency_key: idempotencyKeySchema.optional(),
   })
   .strict();
 
@@ -107,3 +116,106 @@ export const searchContextInput = z
     offset: z.number().int().min(0).max(limits.maxOffset, `offset must be at most ${limits.maxOffset}`).optional(),
   })
   .strict();
+
+const entryIdSchema = z
+  .string()
+  .min(8, "an id or prefix needs at least 8 hex characters")
+  .max(36, "an id is at most 36 characters")
+  .describe("Full entry id, or a unique prefix of 8 to 31 hex characters.");
+
+const newEntrySchema = z
+  .object({
+    thread_id: threadIdSchema,
+    source: sourceSchema,
+    text: textSchema,
+    images: z.array(imageSchema).max(limits.images, `at most ${limits.images} images per entry`).optional(),
+    metadata: metadataSchema.optional(),
+    tags: tagsSchema.optional(),
+    visibility: visibilitySchema.optional(),
+  })
+  .strict();
+
+export const storeContextBatchInput = z
+  .object({
+    entries: z.array(newEntrySchema).min(1, "give at least one entry").max(limits.batchItems, `at most ${limits.batchItems} entries per batch`),
+    atomic: z.boolean().optional().describe("true (default): all entries are stored or none. false: each entry succeeds or fails on its own."),
+    idempotency_key: idempotencyKeySchema.optional(),
+  })
+  .strict();
+
+const changeFields = {
+  text: textSchema.optional().describe("New text; vectors and summaries are regenerated before the change is committed."),
+  metadata: metadataSchema.optional().describe("Replaces the metadata."),
+  tags: tagsSchema.optional().describe("Replaces the tags."),
+  images: z.array(imageSchema).max(limits.images, `at most ${limits.images} images per entry`).optional().describe("Replaces the images."),
+  visibility: visibilitySchema.optional().describe("Only the owner may change visibility."),
+  expected_version: z.number().int().min(1).optional().describe("Apply only if the entry is still at this version (compare-and-set)."),
+};
+
+const hasChange = (change: Record<string, unknown>) => ["text", "metadata", "tags", "images", "visibility"].some((field) => change[field] !== undefined);
+const changeRequired = "give at least one of text, metadata, tags, images or visibility to change";
+
+export const updateContextInput = z
+  .object({ context_id: entryIdSchema, ...changeFields, idempotency_key: idempotencyKeySchema.optional() })
+  .strict()
+  .refine(hasChange, changeRequired);
+
+export const updateContextBatchInput = z
+  .object({
+    updates: z
+      .array(z.object({ context_id: entryIdSchema, ...changeFields }).strict().refine(hasChange, changeRequired))
+      .min(1, "give at least one update")
+      .max(limits.batchItems, `at most ${limits.batchItems} updates per batch`),
+    atomic: z.boolean().optional().describe("true (default): all updates apply or none. false: each update succeeds or fails on its own."),
+    idempotency_key: idempotencyKeySchema.optional(),
+  })
+  .strict();
+
+export const deleteContextInput = z
+  .object({
+    context_ids: z.array(entryIdSchema).min(1, "give at least one id").max(limits.batchItems, `at most ${limits.batchItems} ids per call`).optional(),
+    thread_id: threadIdSchema.optional().describe("Delete every entry of this thread that you may change."),
+    idempotency_key: idempotencyKeySchema.optional(),
+  })
+  .strict()
+  .refine((value) => (value.context_ids === undefined) !== (value.thread_id === undefined), "give either context_ids or thread_id, not both");
+
+export const deleteContextBatchInput = z
+  .object({
+    context_ids: z.array(entryIdSchema).min(1, "give at least one id").max(limits.batchItems, `at most ${limits.batchItems} ids per call`),
+    atomic: z.boolean().optional().describe("false (default): each id is deleted or reported on its own. true: all are deleted or none."),
+    idempotency_key: idempotencyKeySchema.optional(),
+  })
+  .strict();
+
+export const listThreadsInput = z
+  .object({
+    limit: z.number().int().min(1).max(limits.pageSize, `limit must be at most ${limits.pageSize}`).optional().describe("Page size, default 50."),
+    offset: z.number().int().min(0).max(limits.maxOffset, `offset must be at most ${limits.maxOffset}`).optional(),
+  })
+  .strict();
+
+export const getStatisticsInput = z.object({ thread_id: threadIdSchema.optional() }).strict();
+
+const granteeName = z.string().min(1).max(256).refine(noNul, "names must not contain NUL characters");
+
+const sharingFields = {
+  context_ids: z.array(entryIdSchema).min(1, "give at least one id").max(limits.batchItems, `at most ${limits.batchItems} ids per call`).optional().describe("Your entries to share."),
+  thread_id: threadIdSchema.optional().describe("Share all your entries in this thread, including ones you store there later."),
+  subjects: z.array(granteeName).max(50, "at most 50 subjects").optional().describe("Subject ids of people or agents in your organisation."),
+  groups: z.array(granteeName).max(50, "at most 50 groups").optional().describe("Group names in your organisation."),
+  idempotency_key: idempotencyKeySchema.optional(),
+};
+
+const oneTarget = (value: { context_ids?: unknown; thread_id?: unknown }) => (value.context_ids === undefined) !== (value.thread_id === undefined);
+
+export const shareContextInput = z
+  .object({ ...sharingFields, permission: z.enum(["read", "write"]).describe("'read' lets them see the entries; 'write' also lets them change and delete them.") })
+  .strict()
+  .refine(oneTarget, "give either context_ids or thread_id, not both")
+  .refine((value) => (value.subjects?.length ?? 0) + (value.groups?.length ?? 0) > 0, "name at least one subject or group to share with");
+
+export const unshareContextInput = z
+  .object({ ...sharingFields, permission: z.enum(["read", "write"]).optional().describe("Revoke only this permission; both when omitted.") })
+  .strict()
+  .refine(oneTarget, "give either context_ids or thread_id, not both");

@@ -3,8 +3,8 @@
 // @generated from file contexthub/store/v1/store.proto (package contexthub.store.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { NodeSummary, Principal, Source, TextSpan, Visibility } from "../../common/v1/principal_pb.js";
 import { file_contexthub_common_v1_principal } from "../../common/v1/principal_pb.js";
 import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file contexthub/store/v1/store.proto.
  */
 export const file_contexthub_store_v1_store: GenFile = /*@__PURE__*/
-  fileDesc("Ch9jb250ZXh0aHViL3N0b3JlL3YxL3N0b3JlLnByb3RvEhNjb250ZXh0aHViLnN0b3JlLnYxIqEBChRGaW5kRHVwbGljYXRlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSEQoJdGhyZWFkX2lkGAIgASgJEiwKBnNvdXJjZRgDIAEoDjIcLmNvbnRleHRodWIuY29tbW9uLnYxLlNvdXJjZRIUCgxjb250ZW50X2hhc2gYBCABKAkiKQoVRmluZER1cGxpY2F0ZVJlc3BvbnNlEhAKCGVudHJ5X2lkGAEgASgJIigKBUltYWdlEhEKCW1pbWVfdHlwZRgBIAEoCRIMCgRkYXRhGAIgASgMIlwKC0NodW5rVmVjdG9yEg8KB29yZGluYWwYASABKA0SLAoEc3BhbhgCIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuEg4KBnZlY3RvchgDIAMoAiK/AQoJR2VuZXJhdGVkEhcKD2VtYmVkZGluZ19tb2RlbBgBIAEoCRIbChNlbWJlZGRpbmdfZGltZW5zaW9uGAIgASgNEjAKBmNodW5rcxgDIAMoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuQ2h1bmtWZWN0b3ISDwoHc3VtbWFyeRgEIAEoCRI5Cg5ub2RlX3N1bW1hcmllcxgFIAMoCzIhLmNvbnRleHRodWIuY29tbW9uLnYxLk5vZGVTdW1tYXJ5IvQBCghOZXdFbnRyeRIRCgl0aHJlYWRfaWQYASABKAkSLAoGc291cmNlGAIgASgOMhwuY29udGV4dGh1Yi5jb21tb24udjEuU291cmNlEgwKBHRleHQYAyABKAkSKQoIbWV0YWRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgwKBHRhZ3MYBSADKAkSKgoGaW1hZ2VzGAYgAygLMhouY29udGV4dGh1Yi5zdG9yZS52MS5JbWFnZRI0Cgp2aXNpYmlsaXR5GAcgASgOMiAuY29udGV4dGh1Yi5jb21tb24udjEuVmlzaWJpbGl0eSKkAQoNQ29tbWl0UmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSLAoFZW50cnkYAiABKAsyHS5jb250ZXh0aHViLnN0b3JlLnYxLk5ld0VudHJ5EjEKCWdlbmVyYXRlZBgDIAEoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuR2VuZXJhdGVkIrMBCghFbnRyeUFjaxIKCgJpZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgNEhQKDGNvbnRlbnRfaGFzaBgDIAEoCRIUCgxkZWR1cGxpY2F0ZWQYBCABKAgSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiPAoOQ29tbWl0UmVzcG9uc2USKgoDYWNrGAEgASgLMh0uY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeUFjayJSCgtTdG9yZWRJbWFnZRIPCgdvcmRpbmFsGAEgASgNEhEKCW1pbWVfdHlwZRgCIAEoCRIRCglieXRlX3NpemUYAyABKA0SDAoEZGF0YRgEIAEoDCLPBAoFRW50cnkSCgoCaWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEiwKBnNvdXJjZRgDIAEoDjIcLmNvbnRleHRodWIuY29tbW9uLnYxLlNvdXJjZRINCgVvd25lchgEIAEoCRI0Cgp2aXNpYmlsaXR5GAUgASgOMiAuY29udGV4dGh1Yi5jb21tb24udjEuVmlzaWJpbGl0eRIMCgR0ZXh0GAYgASgJEg8KB3ByZXZpZXcYByABKAkSEwoLdGV4dF9sZW5ndGgYCCABKA0SFAoMY29udGVudF9oYXNoGAkgASgJEikKCG1ldGFkYXRhGAogASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIMCgR0YWdzGAsgAygJEg8KB3N1bW1hcnkYDCABKAkSDwoHdmVyc2lvbhgNIAEoDRIuCgpjcmVhdGVkX2F0GA4gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgZpbWFnZXMYECADKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLlN0b3JlZEltYWdlEhQKDGNvbnRlbnRfdHlwZRgRIAEoCRI5Cg5ub2RlX3N1bW1hcmllcxgSIAMoCzIhLmNvbnRleHRodWIuY29tbW9uLnYxLk5vZGVTdW1tYXJ5EhcKD2VtYmVkZGluZ19tb2RlbBgTIAEoCRITCgtjaHVua19jb3VudBgUIAEoDSJsChFHZXRFbnRyaWVzUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSCwoDaWRzGAIgAygJEhYKDmluY2x1ZGVfaW1hZ2VzGAMgASgIIlIKEkdldEVudHJpZXNSZXNwb25zZRIrCgdlbnRyaWVzGAEgAygLMhouY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeRIPCgdtaXNzaW5nGAIgAygJIkcKEU1ldGFkYXRhQ29uZGl0aW9uEgsKA2tleRgBIAEoCRIlCgV2YWx1ZRgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZSKOAgoLRW50cnlGaWx0ZXISEQoJdGhyZWFkX2lkGAEgASgJEiwKBnNvdXJjZRgCIAEoDjIcLmNvbnRleHRodWIuY29tbW9uLnYxLlNvdXJjZRIMCgR0YWdzGAMgAygJEjgKCG1ldGFkYXRhGAQgAygLMiYuY29udGV4dGh1Yi5zdG9yZS52MS5NZXRhZGF0YUNvbmRpdGlvbhIwCgxjcmVhdGVkX2Zyb20YBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfdG8YBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGNvbnRlbnRfdHlwZRgHIAEoCSKZAQoSTGlzdEVudHJpZXNSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIwCgZmaWx0ZXIYAiABKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5RmlsdGVyEg0KBWxpbWl0GAMgASgNEg4KBm9mZnNldBgEIAEoDSJUChNMaXN0RW50cmllc1Jlc3BvbnNlEisKB2VudHJpZXMYASADKAsyGi5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5EhAKCGhhc19tb3JlGAIgASgIMpkDCgxTdG9yZVNlcnZpY2USawoNRmluZER1cGxpY2F0ZRIpLmNvbnRleHRodWIuc3RvcmUudjEuRmluZER1cGxpY2F0ZVJlcXVlc3QaKi5jb250ZXh0aHViLnN0b3JlLnYxLkZpbmREdXBsaWNhdGVSZXNwb25zZSIDkAIBElEKBkNvbW1pdBIiLmNvbnRleHRodWIuc3RvcmUudjEuQ29tbWl0UmVxdWVzdBojLmNvbnRleHRodWIuc3RvcmUudjEuQ29tbWl0UmVzcG9uc2USYgoKR2V0RW50cmllcxImLmNvbnRleHRodWIuc3RvcmUudjEuR2V0RW50cmllc1JlcXVlc3QaJy5jb250ZXh0aHViLnN0b3JlLnYxLkdldEVudHJpZXNSZXNwb25zZSIDkAIBEmUKC0xpc3RFbnRyaWVzEicuY29udGV4dGh1Yi5zdG9yZS52MS5MaXN0RW50cmllc1JlcXVlc3QaKC5jb250ZXh0aHViLnN0b3JlLnYxLkxpc3RFbnRyaWVzUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Ch9jb250ZXh0aHViL3N0b3JlL3YxL3N0b3JlLnByb3RvEhNjb250ZXh0aHViLnN0b3JlLnYxIqEBChRGaW5kRHVwbGljYXRlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSEQoJdGhyZWFkX2lkGAIgASgJEiwKBnNvdXJjZRgDIAEoDjIcLmNvbnRleHRodWIuY29tbW9uLnYxLlNvdXJjZRIUCgxjb250ZW50X2hhc2gYBCABKAkiKQoVRmluZER1cGxpY2F0ZVJlc3BvbnNlEhAKCGVudHJ5X2lkGAEgASgJIigKBUltYWdlEhEKCW1pbWVfdHlwZRgBIAEoCRIMCgRkYXRhGAIgASgMIlwKC0NodW5rVmVjdG9yEg8KB29yZGluYWwYASABKA0SLAoEc3BhbhgCIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuEg4KBnZlY3RvchgDIAMoAiLSAQoJR2VuZXJhdGVkEhcKD2VtYmVkZGluZ19tb2RlbBgBIAEoCRIbChNlbWJlZGRpbmdfZGltZW5zaW9uGAIgASgNEjAKBmNodW5rcxgDIAMoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuQ2h1bmtWZWN0b3ISDwoHc3VtbWFyeRgEIAEoCRI5Cg5ub2RlX3N1bW1hcmllcxgFIAMoCzIhLmNvbnRleHRodWIuY29tbW9uLnYxLk5vZGVTdW1tYXJ5EhEKCXRleHRfaGFzaBgGIAEoCSL0AQoITmV3RW50cnkSEQoJdGhyZWFkX2lkGAEgASgJEiwKBnNvdXJjZRgCIAEoDjIcLmNvbnRleHRodWIuY29tbW9uLnYxLlNvdXJjZRIMCgR0ZXh0GAMgASgJEikKCG1ldGFkYXRhGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIMCgR0YWdzGAUgAygJEioKBmltYWdlcxgGIAMoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuSW1hZ2USNAoKdmlzaWJpbGl0eRgHIAEoDjIgLmNvbnRleHRodWIuY29tbW9uLnYxLlZpc2liaWxpdHki2wEKDUNvbW1pdFJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEiwKBWVudHJ5GAIgASgLMh0uY29udGV4dGh1Yi5zdG9yZS52MS5OZXdFbnRyeRIxCglnZW5lcmF0ZWQYAyABKAsyHi5jb250ZXh0aHViLnN0b3JlLnYxLkdlbmVyYXRlZBI1CgtpZGVtcG90ZW5jeRgEIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuSWRlbXBvdGVuY3kiswEKCEVudHJ5QWNrEgoKAmlkGAEgASgJEg8KB3ZlcnNpb24YAiABKA0SFAoMY29udGVudF9oYXNoGAMgASgJEhQKDGRlZHVwbGljYXRlZBgEIAEoCBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI8Cg5Db21taXRSZXNwb25zZRIqCgNhY2sYASABKAsyHS5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5QWNrIlIKC1N0b3JlZEltYWdlEg8KB29yZGluYWwYASABKA0SEQoJbWltZV90eXBlGAIgASgJEhEKCWJ5dGVfc2l6ZRgDIAEoDRIMCgRkYXRhGAQgASgMIs8ECgVFbnRyeRIKCgJpZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSLAoGc291cmNlGAMgASgOMhwuY29udGV4dGh1Yi5jb21tb24udjEuU291cmNlEg0KBW93bmVyGAQgASgJEjQKCnZpc2liaWxpdHkYBSABKA4yIC5jb250ZXh0aHViLmNvbW1vbi52MS5WaXNpYmlsaXR5EgwKBHRleHQYBiABKAkSDwoHcHJldmlldxgHIAEoCRITCgt0ZXh0X2xlbmd0aBgIIAEoDRIUCgxjb250ZW50X2hhc2gYCSABKAkSKQoIbWV0YWRhdGEYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgwKBHRhZ3MYCyADKAkSDwoHc3VtbWFyeRgMIAEoCRIPCgd2ZXJzaW9uGA0gASgNEi4KCmNyZWF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKBmltYWdlcxgQIAMoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuU3RvcmVkSW1hZ2USFAoMY29udGVudF90eXBlGBEgASgJEjkKDm5vZGVfc3VtbWFyaWVzGBIgAygLMiEuY29udGV4dGh1Yi5jb21tb24udjEuTm9kZVN1bW1hcnkSFwoPZW1iZWRkaW5nX21vZGVsGBMgASgJEhMKC2NodW5rX2NvdW50GBQgASgNImwKEUdldEVudHJpZXNSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBILCgNpZHMYAiADKAkSFgoOaW5jbHVkZV9pbWFnZXMYAyABKAgiUgoSR2V0RW50cmllc1Jlc3BvbnNlEisKB2VudHJpZXMYASADKAsyGi5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5Eg8KB21pc3NpbmcYAiADKAkiRwoRTWV0YWRhdGFDb25kaXRpb24SCwoDa2V5GAEgASgJEiUKBXZhbHVlGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIo4CCgtFbnRyeUZpbHRlchIRCgl0aHJlYWRfaWQYASABKAkSLAoGc291cmNlGAIgASgOMhwuY29udGV4dGh1Yi5jb21tb24udjEuU291cmNlEgwKBHRhZ3MYAyADKAkSOAoIbWV0YWRhdGEYBCADKAsyJi5jb250ZXh0aHViLnN0b3JlLnYxLk1ldGFkYXRhQ29uZGl0aW9uEjAKDGNyZWF0ZWRfZnJvbRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF90bxgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMY29udGVudF90eXBlGAcgASgJIpkBChJMaXN0RW50cmllc1JlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEjAKBmZpbHRlchgCIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnlGaWx0ZXISDQoFbGltaXQYAyABKA0SDgoGb2Zmc2V0GAQgASgNIlQKE0xpc3RFbnRyaWVzUmVzcG9uc2USKwoHZW50cmllcxgBIAMoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnkSEAoIaGFzX21vcmUYAiABKAgiLwoLSWRlbXBvdGVuY3kSCwoDa2V5GAEgASgJEhMKC2ZpbmdlcnByaW50GAIgASgJIoQBChdDaGVja0lkZW1wb3RlbmN5UmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSNQoLaWRlbXBvdGVuY3kYAiABKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLklkZW1wb3RlbmN5IrMBChhDaGVja0lkZW1wb3RlbmN5UmVzcG9uc2USQgoFc3RhdGUYASABKA4yMy5jb250ZXh0aHViLnN0b3JlLnYxLkNoZWNrSWRlbXBvdGVuY3lSZXNwb25zZS5TdGF0ZSJTCgVTdGF0ZRIVChFTVEFURV9VTlNQRUNJRklFRBAAEg0KCVNUQVRFX05FVxABEhAKDFNUQVRFX1JFUExBWRACEhIKDlNUQVRFX0NPTkZMSUNUEAMiKgoJSXRlbUVycm9yEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCSIXCgdUYWdMaXN0EgwKBHRhZ3MYASADKAkiNwoJSW1hZ2VMaXN0EioKBmltYWdlcxgBIAMoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuSW1hZ2Ui2QIKC0VudHJ5VXBkYXRlEgoKAmlkGAEgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAiABKA1IAIgBARIRCgR0ZXh0GAMgASgJSAGIAQESKQoIbWV0YWRhdGEYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EioKBHRhZ3MYBSABKAsyHC5jb250ZXh0aHViLnN0b3JlLnYxLlRhZ0xpc3QSLgoGaW1hZ2VzGAYgASgLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5JbWFnZUxpc3QSNAoKdmlzaWJpbGl0eRgHIAEoDjIgLmNvbnRleHRodWIuY29tbW9uLnYxLlZpc2liaWxpdHkSMQoJZ2VuZXJhdGVkGAggASgLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5HZW5lcmF0ZWRCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3RleHQixAEKFFVwZGF0ZUVudHJpZXNSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIxCgd1cGRhdGVzGAIgAygLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeVVwZGF0ZRIOCgZhdG9taWMYAyABKAgSNQoLaWRlbXBvdGVuY3kYBCABKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLklkZW1wb3RlbmN5In8KDFVwZGF0ZVJlc3VsdBIqCgNhY2sYASABKAsyHS5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5QWNrEi0KBWVycm9yGAIgASgLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5JdGVtRXJyb3ISFAoMcmVxdWVzdGVkX2lkGAMgASgJIksKFVVwZGF0ZUVudHJpZXNSZXNwb25zZRIyCgdyZXN1bHRzGAEgAygLMiEuY29udGV4dGh1Yi5zdG9yZS52MS5VcGRhdGVSZXN1bHQisQEKFERlbGV0ZUVudHJpZXNSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBILCgNpZHMYAiADKAkSEQoJdGhyZWFkX2lkGAMgASgJEg4KBmF0b21pYxgEIAEoCBI1CgtpZGVtcG90ZW5jeRgFIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuSWRlbXBvdGVuY3kiXwoMRGVsZXRlUmVzdWx0EhQKDHJlcXVlc3RlZF9pZBgBIAEoCRIKCgJpZBgCIAEoCRItCgVlcnJvchgDIAEoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuSXRlbUVycm9yImIKFURlbGV0ZUVudHJpZXNSZXNwb25zZRIyCgdyZXN1bHRzGAEgAygLMiEuY29udGV4dGh1Yi5zdG9yZS52MS5EZWxldGVSZXN1bHQSFQoNZGVsZXRlZF9jb3VudBgCIAEoDSJtCgpCYXRjaEVudHJ5EiwKBWVudHJ5GAEgASgLMh0uY29udGV4dGh1Yi5zdG9yZS52MS5OZXdFbnRyeRIxCglnZW5lcmF0ZWQYAiABKAsyHi5jb250ZXh0aHViLnN0b3JlLnYxLkdlbmVyYXRlZCLBAQoSQ29tbWl0QmF0Y2hSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIwCgdlbnRyaWVzGAIgAygLMh8uY29udGV4dGh1Yi5zdG9yZS52MS5CYXRjaEVudHJ5Eg4KBmF0b21pYxgDIAEoCBI1CgtpZGVtcG90ZW5jeRgEIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuSWRlbXBvdGVuY3kiaQoMQ29tbWl0UmVzdWx0EioKA2FjaxgBIAEoCzIdLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnlBY2sSLQoFZXJyb3IYAiABKAsyHi5jb250ZXh0aHViLnN0b3JlLnYxLkl0ZW1FcnJvciJJChNDb21taXRCYXRjaFJlc3BvbnNlEjIKB3Jlc3VsdHMYASADKAsyIS5jb250ZXh0aHViLnN0b3JlLnYxLkNvbW1pdFJlc3VsdCJnChJMaXN0VGhyZWFkc1JlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEg0KBWxpbWl0GAIgASgNEg4KBm9mZnNldBgDIAEoDSK8AQoKVGhyZWFkSW5mbxIRCgl0aHJlYWRfaWQYASABKAkSEwoLZW50cnlfY291bnQYAiABKA0SFAoMdXNlcl9lbnRyaWVzGAMgASgNEhUKDWFnZW50X2VudHJpZXMYBCABKA0SLAoIZmlyc3RfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEisKB2xhc3RfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImgKE0xpc3RUaHJlYWRzUmVzcG9uc2USMAoHdGhyZWFkcxgBIAMoCzIfLmNvbnRleHRodWIuc3RvcmUudjEuVGhyZWFkSW5mbxIQCghoYXNfbW9yZRgCIAEoCBINCgV0b3RhbBgDIAEoDSJdChRHZXRTdGF0aXN0aWNzUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSEQoJdGhyZWFkX2lkGAIgASgJIqsCChVHZXRTdGF0aXN0aWNzUmVzcG9uc2USDwoHZW50cmllcxgBIAEoBBIPCgd0aHJlYWRzGAIgASgEEhQKDHVzZXJfZW50cmllcxgDIAEoBBIVCg1hZ2VudF9lbnRyaWVzGAQgASgEEhoKEm11bHRpbW9kYWxfZW50cmllcxgFIAEoBBIOCgZpbWFnZXMYBiABKAQSDgoGY2h1bmtzGAcgASgEEhIKCnRleHRfYnl0ZXMYCCABKAQSFQoNb3duZWRfZW50cmllcxgJIAEoBBItCglvbGRlc3RfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KCW5ld2VzdF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiRwoHR3JhbnRlZRIuCgRraW5kGAEgASgOMiAuY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudGVlS2luZBIMCgRuYW1lGAIgASgJIoQCCgxTaGFyZVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEhEKCWVudHJ5X2lkcxgCIAMoCRIRCgl0aHJlYWRfaWQYAyABKAkSLgoIZ3JhbnRlZXMYBCADKAsyHC5jb250ZXh0aHViLnN0b3JlLnYxLkdyYW50ZWUSMwoKcGVybWlzc2lvbhgFIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuUGVybWlzc2lvbhI1CgtpZGVtcG90ZW5jeRgGIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuSWRlbXBvdGVuY3ki4QEKCUdyYW50SW5mbxIKCgJpZBgBIAEoCRIQCghlbnRyeV9pZBgCIAEoCRIRCgl0aHJlYWRfaWQYAyABKAkSLQoHZ3JhbnRlZRgEIAEoCzIcLmNvbnRleHRodWIuc3RvcmUudjEuR3JhbnRlZRIzCgpwZXJtaXNzaW9uGAUgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5QZXJtaXNzaW9uEg8KB2dyYW50b3IYBiABKAkSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoNU2hhcmVSZXNwb25zZRIuCgZncmFudHMYASADKAsyHi5jb250ZXh0aHViLnN0b3JlLnYxLkdyYW50SW5mbxIWCg5ub3dfc2hhcmVkX2lkcxgCIAMoCSKGAgoOVW5zaGFyZVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEhEKCWVudHJ5X2lkcxgCIAMoCRIRCgl0aHJlYWRfaWQYAyABKAkSLgoIZ3JhbnRlZXMYBCADKAsyHC5jb250ZXh0aHViLnN0b3JlLnYxLkdyYW50ZWUSMwoKcGVybWlzc2lvbhgFIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuUGVybWlzc2lvbhI1CgtpZGVtcG90ZW5jeRgGIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuSWRlbXBvdGVuY3kiKAoPVW5zaGFyZVJlc3BvbnNlEhUKDXJldm9rZWRfY291bnQYASABKA0iiAIKBkFwaUtleRIKCgJpZBgBIAEoCRIMCgRoaW50GAIgASgJEg4KBnRlbmFudBgDIAEoCRIPCgdzdWJqZWN0GAQgASgJEg4KBmdyb3VwcxgFIAMoCRIOCgZzY29wZXMYBiADKAkSLgoKZXhwaXJlc19hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKcmV2b2tlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLZGVzY3JpcHRpb24YCiABKAkiUQoTQ3JlYXRlQXBpS2V5UmVxdWVzdBIoCgNrZXkYASABKAsyGy5jb250ZXh0aHViLnN0b3JlLnYxLkFwaUtleRIQCghrZXlfaGFzaBgCIAEoCSJAChRDcmVhdGVBcGlLZXlSZXNwb25zZRIoCgNrZXkYASABKAsyGy5jb250ZXh0aHViLnN0b3JlLnYxLkFwaUtleSI9ChJMaXN0QXBpS2V5c1JlcXVlc3QSDgoGdGVuYW50GAEgASgJEhcKD2luY2x1ZGVfcmV2b2tlZBgCIAEoCCJAChNMaXN0QXBpS2V5c1Jlc3BvbnNlEikKBGtleXMYASADKAsyGy5jb250ZXh0aHViLnN0b3JlLnYxLkFwaUtleSIhChNSZXZva2VBcGlLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIkAKFFJldm9rZUFwaUtleVJlc3BvbnNlEigKA2tleRgBIAEoCzIbLmNvbnRleHRodWIuc3RvcmUudjEuQXBpS2V5IicKE0xvb2t1cEFwaUtleVJlcXVlc3QSEAoIa2V5X2hhc2gYASABKAkiQAoUTG9va3VwQXBpS2V5UmVzcG9uc2USKAoDa2V5GAEgASgLMhsuY29udGV4dGh1Yi5zdG9yZS52MS5BcGlLZXkqXQoLR3JhbnRlZUtpbmQSHAoYR1JBTlRFRV9LSU5EX1VOU1BFQ0lGSUVEEAASGAoUR1JBTlRFRV9LSU5EX1NVQkpFQ1QQARIWChJHUkFOVEVFX0tJTkRfR1JPVVAQAipTCgpQZXJtaXNzaW9uEhoKFlBFUk1JU1NJT05fVU5TUEVDSUZJRUQQABITCg9QRVJNSVNTSU9OX1JFQUQQARIUChBQRVJNSVNTSU9OX1dSSVRFEAIy2wwKDFN0b3JlU2VydmljZRJrCg1GaW5kRHVwbGljYXRlEikuY29udGV4dGh1Yi5zdG9yZS52MS5GaW5kRHVwbGljYXRlUmVxdWVzdBoqLmNvbnRleHRodWIuc3RvcmUudjEuRmluZER1cGxpY2F0ZVJlc3BvbnNlIgOQAgESUQoGQ29tbWl0EiIuY29udGV4dGh1Yi5zdG9yZS52MS5Db21taXRSZXF1ZXN0GiMuY29udGV4dGh1Yi5zdG9yZS52MS5Db21taXRSZXNwb25zZRJiCgpHZXRFbnRyaWVzEiYuY29udGV4dGh1Yi5zdG9yZS52MS5HZXRFbnRyaWVzUmVxdWVzdBonLmNvbnRleHRodWIuc3RvcmUudjEuR2V0RW50cmllc1Jlc3BvbnNlIgOQAgESZQoLTGlzdEVudHJpZXMSJy5jb250ZXh0aHViLnN0b3JlLnYxLkxpc3RFbnRyaWVzUmVxdWVzdBooLmNvbnRleHRodWIuc3RvcmUudjEuTGlzdEVudHJpZXNSZXNwb25zZSIDkAIBEmYKDVVwZGF0ZUVudHJpZXMSKS5jb250ZXh0aHViLnN0b3JlLnYxLlVwZGF0ZUVudHJpZXNSZXF1ZXN0GiouY29udGV4dGh1Yi5zdG9yZS52MS5VcGRhdGVFbnRyaWVzUmVzcG9uc2USZgoNRGVsZXRlRW50cmllcxIpLmNvbnRleHRodWIuc3RvcmUudjEuRGVsZXRlRW50cmllc1JlcXVlc3QaKi5jb250ZXh0aHViLnN0b3JlLnYxLkRlbGV0ZUVudHJpZXNSZXNwb25zZRJgCgtDb21taXRCYXRjaBInLmNvbnRleHRodWIuc3RvcmUudjEuQ29tbWl0QmF0Y2hSZXF1ZXN0GiguY29udGV4dGh1Yi5zdG9yZS52MS5Db21taXRCYXRjaFJlc3BvbnNlEmUKC0xpc3RUaHJlYWRzEicuY29udGV4dGh1Yi5zdG9yZS52MS5MaXN0VGhyZWFkc1JlcXVlc3QaKC5jb250ZXh0aHViLnN0b3JlLnYxLkxpc3RUaHJlYWRzUmVzcG9uc2UiA5ACARJrCg1HZXRTdGF0aXN0aWNzEikuY29udGV4dGh1Yi5zdG9yZS52MS5HZXRTdGF0aXN0aWNzUmVxdWVzdBoqLmNvbnRleHRodWIuc3RvcmUudjEuR2V0U3RhdGlzdGljc1Jlc3BvbnNlIgOQAgESTgoFU2hhcmUSIS5jb250ZXh0aHViLnN0b3JlLnYxLlNoYXJlUmVxdWVzdBoiLmNvbnRleHRodWIuc3RvcmUudjEuU2hhcmVSZXNwb25zZRJUCgdVbnNoYXJlEiMuY29udGV4dGh1Yi5zdG9yZS52MS5VbnNoYXJlUmVxdWVzdBokLmNvbnRleHRodWIuc3RvcmUudjEuVW5zaGFyZVJlc3BvbnNlEnQKEENoZWNrSWRlbXBvdGVuY3kSLC5jb250ZXh0aHViLnN0b3JlLnYxLkNoZWNrSWRlbXBvdGVuY3lSZXF1ZXN0Gi0uY29udGV4dGh1Yi5zdG9yZS52MS5DaGVja0lkZW1wb3RlbmN5UmVzcG9uc2UiA5ACARJjCgxDcmVhdGVBcGlLZXkSKC5jb250ZXh0aHViLnN0b3JlLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaKS5jb250ZXh0aHViLnN0b3JlLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlEmUKC0xpc3RBcGlLZXlzEicuY29udGV4dGh1Yi5zdG9yZS52MS5MaXN0QXBpS2V5c1JlcXVlc3QaKC5jb250ZXh0aHViLnN0b3JlLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2UiA5ACARJoCgxSZXZva2VBcGlLZXkSKC5jb250ZXh0aHViLnN0b3JlLnYxLlJldm9rZUFwaUtleVJlcXVlc3QaKS5jb250ZXh0aHViLnN0b3JlLnYxLlJldm9rZUFwaUtleVJlc3BvbnNlIgOQAgISaAoMTG9va3VwQXBpS2V5EiguY29udGV4dGh1Yi5zdG9yZS52MS5Mb29rdXBBcGlLZXlSZXF1ZXN0GikuY29udGV4dGh1Yi5zdG9yZS52MS5Mb29rdXBBcGlLZXlSZXNwb25zZSIDkAIBYgZwcm90bzM", [file_contexthub_common_v1_principal, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message contexthub.store.v1.FindDuplicateRequest
@@ -149,6 +149,13 @@ export type Generated = Message<"contexthub.store.v1.Generated"> & {
    * @generated from field: repeated contexthub.common.v1.NodeSummary node_summaries = 5;
    */
   nodeSummaries: NodeSummary[];
+
+  /**
+   * Content hash of the text this was generated for; the store refuses a mismatch.
+   *
+   * @generated from field: string text_hash = 6;
+   */
+  textHash: string;
 };
 
 /**
@@ -227,6 +234,11 @@ export type CommitRequest = Message<"contexthub.store.v1.CommitRequest"> & {
    * @generated from field: contexthub.store.v1.Generated generated = 3;
    */
   generated?: Generated | undefined;
+
+  /**
+   * @generated from field: contexthub.store.v1.Idempotency idempotency = 4;
+   */
+  idempotency?: Idempotency | undefined;
 };
 
 /**
@@ -636,6 +648,1170 @@ export const ListEntriesResponseSchema: GenMessage<ListEntriesResponse> = /*@__P
   messageDesc(file_contexthub_store_v1_store, 16);
 
 /**
+ * Makes a mutation exactly-once per principal: a retry with the same key
+ * returns the first result and writes nothing; the same key with other
+ * arguments (another fingerprint) is refused.
+ *
+ * @generated from message contexthub.store.v1.Idempotency
+ */
+export type Idempotency = Message<"contexthub.store.v1.Idempotency"> & {
+  /**
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * Hash of the call's canonical arguments, computed by the gateway.
+   *
+   * @generated from field: string fingerprint = 2;
+   */
+  fingerprint: string;
+};
+
+/**
+ * Describes the message contexthub.store.v1.Idempotency.
+ * Use `create(IdempotencySchema)` to create a new message.
+ */
+export const IdempotencySchema: GenMessage<Idempotency> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 17);
+
+/**
+ * @generated from message contexthub.store.v1.CheckIdempotencyRequest
+ */
+export type CheckIdempotencyRequest = Message<"contexthub.store.v1.CheckIdempotencyRequest"> & {
+  /**
+   * @generated from field: contexthub.common.v1.Principal principal = 1;
+   */
+  principal?: Principal | undefined;
+
+  /**
+   * @generated from field: contexthub.store.v1.Idempotency idempotency = 2;
+   */
+  idempotency?: Idempotency | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.CheckIdempotencyRequest.
+ * Use `create(CheckIdempotencyRequestSchema)` to create a new message.
+ */
+export const CheckIdempotencyRequestSchema: GenMessage<CheckIdempotencyRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 18);
+
+/**
+ * @generated from message contexthub.store.v1.CheckIdempotencyResponse
+ */
+export type CheckIdempotencyResponse = Message<"contexthub.store.v1.CheckIdempotencyResponse"> & {
+  /**
+   * @generated from field: contexthub.store.v1.CheckIdempotencyResponse.State state = 1;
+   */
+  state: CheckIdempotencyResponse_State;
+};
+
+/**
+ * Describes the message contexthub.store.v1.CheckIdempotencyResponse.
+ * Use `create(CheckIdempotencyResponseSchema)` to create a new message.
+ */
+export const CheckIdempotencyResponseSchema: GenMessage<CheckIdempotencyResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 19);
+
+/**
+ * @generated from enum contexthub.store.v1.CheckIdempotencyResponse.State
+ */
+export enum CheckIdempotencyResponse_State {
+  /**
+   * @generated from enum value: STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Never used: go ahead.
+   *
+   * @generated from enum value: STATE_NEW = 1;
+   */
+  NEW = 1,
+
+  /**
+   * Used with the same arguments: the call will replay the first result.
+   *
+   * @generated from enum value: STATE_REPLAY = 2;
+   */
+  REPLAY = 2,
+
+  /**
+   * Used with other arguments: the call will be refused.
+   *
+   * @generated from enum value: STATE_CONFLICT = 3;
+   */
+  CONFLICT = 3,
+}
+
+/**
+ * Describes the enum contexthub.store.v1.CheckIdempotencyResponse.State.
+ */
+export const CheckIdempotencyResponse_StateSchema: GenEnum<CheckIdempotencyResponse_State> = /*@__PURE__*/
+  enumDesc(file_contexthub_store_v1_store, 19, 0);
+
+/**
+ * Why one item of a batch failed.
+ *
+ * @generated from message contexthub.store.v1.ItemError
+ */
+export type ItemError = Message<"contexthub.store.v1.ItemError"> & {
+  /**
+   * A domain error code, e.g. ENTRY_NOT_FOUND, VERSION_CONFLICT, PERMISSION_DENIED.
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message contexthub.store.v1.ItemError.
+ * Use `create(ItemErrorSchema)` to create a new message.
+ */
+export const ItemErrorSchema: GenMessage<ItemError> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 20);
+
+/**
+ * @generated from message contexthub.store.v1.TagList
+ */
+export type TagList = Message<"contexthub.store.v1.TagList"> & {
+  /**
+   * @generated from field: repeated string tags = 1;
+   */
+  tags: string[];
+};
+
+/**
+ * Describes the message contexthub.store.v1.TagList.
+ * Use `create(TagListSchema)` to create a new message.
+ */
+export const TagListSchema: GenMessage<TagList> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 21);
+
+/**
+ * @generated from message contexthub.store.v1.ImageList
+ */
+export type ImageList = Message<"contexthub.store.v1.ImageList"> & {
+  /**
+   * @generated from field: repeated contexthub.store.v1.Image images = 1;
+   */
+  images: Image[];
+};
+
+/**
+ * Describes the message contexthub.store.v1.ImageList.
+ * Use `create(ImageListSchema)` to create a new message.
+ */
+export const ImageListSchema: GenMessage<ImageList> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 22);
+
+/**
+ * @generated from message contexthub.store.v1.EntryUpdate
+ */
+export type EntryUpdate = Message<"contexthub.store.v1.EntryUpdate"> & {
+  /**
+   * Full id or unique prefix of 8 to 31 hex characters.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Compare-and-set: the update applies only if the stored version is this one.
+   *
+   * @generated from field: optional uint32 expected_version = 2;
+   */
+  expectedVersion?: number | undefined;
+
+  /**
+   * @generated from field: optional string text = 3;
+   */
+  text?: string | undefined;
+
+  /**
+   * Replaces the metadata when present.
+   *
+   * @generated from field: google.protobuf.Struct metadata = 4;
+   */
+  metadata?: JsonObject | undefined;
+
+  /**
+   * Replaces the tags when present.
+   *
+   * @generated from field: contexthub.store.v1.TagList tags = 5;
+   */
+  tags?: TagList | undefined;
+
+  /**
+   * Replaces the images when present.
+   *
+   * @generated from field: contexthub.store.v1.ImageList images = 6;
+   */
+  images?: ImageList | undefined;
+
+  /**
+   * VISIBILITY_UNSPECIFIED leaves it unchanged. Only the owner or an admin may change it.
+   *
+   * @generated from field: contexthub.common.v1.Visibility visibility = 7;
+   */
+  visibility: Visibility;
+
+  /**
+   * Required when text changes; its text_hash must be the new text's hash.
+   *
+   * @generated from field: contexthub.store.v1.Generated generated = 8;
+   */
+  generated?: Generated | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.EntryUpdate.
+ * Use `create(EntryUpdateSchema)` to create a new message.
+ */
+export const EntryUpdateSchema: GenMessage<EntryUpdate> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 23);
+
+/**
+ * @generated from message contexthub.store.v1.UpdateEntriesRequest
+ */
+export type UpdateEntriesRequest = Message<"contexthub.store.v1.UpdateEntriesRequest"> & {
+  /**
+   * @generated from field: contexthub.common.v1.Principal principal = 1;
+   */
+  principal?: Principal | undefined;
+
+  /**
+   * @generated from field: repeated contexthub.store.v1.EntryUpdate updates = 2;
+   */
+  updates: EntryUpdate[];
+
+  /**
+   * All-or-nothing: any failing item (including a permission failure) fails the whole call.
+   *
+   * @generated from field: bool atomic = 3;
+   */
+  atomic: boolean;
+
+  /**
+   * @generated from field: contexthub.store.v1.Idempotency idempotency = 4;
+   */
+  idempotency?: Idempotency | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.UpdateEntriesRequest.
+ * Use `create(UpdateEntriesRequestSchema)` to create a new message.
+ */
+export const UpdateEntriesRequestSchema: GenMessage<UpdateEntriesRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 24);
+
+/**
+ * @generated from message contexthub.store.v1.UpdateResult
+ */
+export type UpdateResult = Message<"contexthub.store.v1.UpdateResult"> & {
+  /**
+   * Set on success.
+   *
+   * @generated from field: contexthub.store.v1.EntryAck ack = 1;
+   */
+  ack?: EntryAck | undefined;
+
+  /**
+   * Set on failure (only in non-atomic calls).
+   *
+   * @generated from field: contexthub.store.v1.ItemError error = 2;
+   */
+  error?: ItemError | undefined;
+
+  /**
+   * The id as requested.
+   *
+   * @generated from field: string requested_id = 3;
+   */
+  requestedId: string;
+};
+
+/**
+ * Describes the message contexthub.store.v1.UpdateResult.
+ * Use `create(UpdateResultSchema)` to create a new message.
+ */
+export const UpdateResultSchema: GenMessage<UpdateResult> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 25);
+
+/**
+ * @generated from message contexthub.store.v1.UpdateEntriesResponse
+ */
+export type UpdateEntriesResponse = Message<"contexthub.store.v1.UpdateEntriesResponse"> & {
+  /**
+   * @generated from field: repeated contexthub.store.v1.UpdateResult results = 1;
+   */
+  results: UpdateResult[];
+};
+
+/**
+ * Describes the message contexthub.store.v1.UpdateEntriesResponse.
+ * Use `create(UpdateEntriesResponseSchema)` to create a new message.
+ */
+export const UpdateEntriesResponseSchema: GenMessage<UpdateEntriesResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 26);
+
+/**
+ * @generated from message contexthub.store.v1.DeleteEntriesRequest
+ */
+export type DeleteEntriesRequest = Message<"contexthub.store.v1.DeleteEntriesRequest"> & {
+  /**
+   * @generated from field: contexthub.common.v1.Principal principal = 1;
+   */
+  principal?: Principal | undefined;
+
+  /**
+   * Ids or unique prefixes; exclusive with thread_id.
+   *
+   * @generated from field: repeated string ids = 2;
+   */
+  ids: string[];
+
+  /**
+   * Every entry of this thread the caller may change; exclusive with ids.
+   *
+   * @generated from field: string thread_id = 3;
+   */
+  threadId: string;
+
+  /**
+   * @generated from field: bool atomic = 4;
+   */
+  atomic: boolean;
+
+  /**
+   * @generated from field: contexthub.store.v1.Idempotency idempotency = 5;
+   */
+  idempotency?: Idempotency | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.DeleteEntriesRequest.
+ * Use `create(DeleteEntriesRequestSchema)` to create a new message.
+ */
+export const DeleteEntriesRequestSchema: GenMessage<DeleteEntriesRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 27);
+
+/**
+ * @generated from message contexthub.store.v1.DeleteResult
+ */
+export type DeleteResult = Message<"contexthub.store.v1.DeleteResult"> & {
+  /**
+   * @generated from field: string requested_id = 1;
+   */
+  requestedId: string;
+
+  /**
+   * The full id of the deleted entry, on success.
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: contexthub.store.v1.ItemError error = 3;
+   */
+  error?: ItemError | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.DeleteResult.
+ * Use `create(DeleteResultSchema)` to create a new message.
+ */
+export const DeleteResultSchema: GenMessage<DeleteResult> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 28);
+
+/**
+ * @generated from message contexthub.store.v1.DeleteEntriesResponse
+ */
+export type DeleteEntriesResponse = Message<"contexthub.store.v1.DeleteEntriesResponse"> & {
+  /**
+   * @generated from field: repeated contexthub.store.v1.DeleteResult results = 1;
+   */
+  results: DeleteResult[];
+
+  /**
+   * @generated from field: uint32 deleted_count = 2;
+   */
+  deletedCount: number;
+};
+
+/**
+ * Describes the message contexthub.store.v1.DeleteEntriesResponse.
+ * Use `create(DeleteEntriesResponseSchema)` to create a new message.
+ */
+export const DeleteEntriesResponseSchema: GenMessage<DeleteEntriesResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 29);
+
+/**
+ * @generated from message contexthub.store.v1.BatchEntry
+ */
+export type BatchEntry = Message<"contexthub.store.v1.BatchEntry"> & {
+  /**
+   * @generated from field: contexthub.store.v1.NewEntry entry = 1;
+   */
+  entry?: NewEntry | undefined;
+
+  /**
+   * Absent only when the entry is expected to fold into a duplicate.
+   *
+   * @generated from field: contexthub.store.v1.Generated generated = 2;
+   */
+  generated?: Generated | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.BatchEntry.
+ * Use `create(BatchEntrySchema)` to create a new message.
+ */
+export const BatchEntrySchema: GenMessage<BatchEntry> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 30);
+
+/**
+ * @generated from message contexthub.store.v1.CommitBatchRequest
+ */
+export type CommitBatchRequest = Message<"contexthub.store.v1.CommitBatchRequest"> & {
+  /**
+   * @generated from field: contexthub.common.v1.Principal principal = 1;
+   */
+  principal?: Principal | undefined;
+
+  /**
+   * @generated from field: repeated contexthub.store.v1.BatchEntry entries = 2;
+   */
+  entries: BatchEntry[];
+
+  /**
+   * @generated from field: bool atomic = 3;
+   */
+  atomic: boolean;
+
+  /**
+   * @generated from field: contexthub.store.v1.Idempotency idempotency = 4;
+   */
+  idempotency?: Idempotency | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.CommitBatchRequest.
+ * Use `create(CommitBatchRequestSchema)` to create a new message.
+ */
+export const CommitBatchRequestSchema: GenMessage<CommitBatchRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 31);
+
+/**
+ * @generated from message contexthub.store.v1.CommitResult
+ */
+export type CommitResult = Message<"contexthub.store.v1.CommitResult"> & {
+  /**
+   * @generated from field: contexthub.store.v1.EntryAck ack = 1;
+   */
+  ack?: EntryAck | undefined;
+
+  /**
+   * @generated from field: contexthub.store.v1.ItemError error = 2;
+   */
+  error?: ItemError | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.CommitResult.
+ * Use `create(CommitResultSchema)` to create a new message.
+ */
+export const CommitResultSchema: GenMessage<CommitResult> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 32);
+
+/**
+ * @generated from message contexthub.store.v1.CommitBatchResponse
+ */
+export type CommitBatchResponse = Message<"contexthub.store.v1.CommitBatchResponse"> & {
+  /**
+   * @generated from field: repeated contexthub.store.v1.CommitResult results = 1;
+   */
+  results: CommitResult[];
+};
+
+/**
+ * Describes the message contexthub.store.v1.CommitBatchResponse.
+ * Use `create(CommitBatchResponseSchema)` to create a new message.
+ */
+export const CommitBatchResponseSchema: GenMessage<CommitBatchResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 33);
+
+/**
+ * @generated from message contexthub.store.v1.ListThreadsRequest
+ */
+export type ListThreadsRequest = Message<"contexthub.store.v1.ListThreadsRequest"> & {
+  /**
+   * @generated from field: contexthub.common.v1.Principal principal = 1;
+   */
+  principal?: Principal | undefined;
+
+  /**
+   * @generated from field: uint32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: uint32 offset = 3;
+   */
+  offset: number;
+};
+
+/**
+ * Describes the message contexthub.store.v1.ListThreadsRequest.
+ * Use `create(ListThreadsRequestSchema)` to create a new message.
+ */
+export const ListThreadsRequestSchema: GenMessage<ListThreadsRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 34);
+
+/**
+ * @generated from message contexthub.store.v1.ThreadInfo
+ */
+export type ThreadInfo = Message<"contexthub.store.v1.ThreadInfo"> & {
+  /**
+   * @generated from field: string thread_id = 1;
+   */
+  threadId: string;
+
+  /**
+   * @generated from field: uint32 entry_count = 2;
+   */
+  entryCount: number;
+
+  /**
+   * @generated from field: uint32 user_entries = 3;
+   */
+  userEntries: number;
+
+  /**
+   * @generated from field: uint32 agent_entries = 4;
+   */
+  agentEntries: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp first_at = 5;
+   */
+  firstAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_at = 6;
+   */
+  lastAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.ThreadInfo.
+ * Use `create(ThreadInfoSchema)` to create a new message.
+ */
+export const ThreadInfoSchema: GenMessage<ThreadInfo> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 35);
+
+/**
+ * @generated from message contexthub.store.v1.ListThreadsResponse
+ */
+export type ListThreadsResponse = Message<"contexthub.store.v1.ListThreadsResponse"> & {
+  /**
+   * @generated from field: repeated contexthub.store.v1.ThreadInfo threads = 1;
+   */
+  threads: ThreadInfo[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+
+  /**
+   * Threads visible to the caller in all.
+   *
+   * @generated from field: uint32 total = 3;
+   */
+  total: number;
+};
+
+/**
+ * Describes the message contexthub.store.v1.ListThreadsResponse.
+ * Use `create(ListThreadsResponseSchema)` to create a new message.
+ */
+export const ListThreadsResponseSchema: GenMessage<ListThreadsResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 36);
+
+/**
+ * @generated from message contexthub.store.v1.GetStatisticsRequest
+ */
+export type GetStatisticsRequest = Message<"contexthub.store.v1.GetStatisticsRequest"> & {
+  /**
+   * @generated from field: contexthub.common.v1.Principal principal = 1;
+   */
+  principal?: Principal | undefined;
+
+  /**
+   * Empty for all threads.
+   *
+   * @generated from field: string thread_id = 2;
+   */
+  threadId: string;
+};
+
+/**
+ * Describes the message contexthub.store.v1.GetStatisticsRequest.
+ * Use `create(GetStatisticsRequestSchema)` to create a new message.
+ */
+export const GetStatisticsRequestSchema: GenMessage<GetStatisticsRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 37);
+
+/**
+ * @generated from message contexthub.store.v1.GetStatisticsResponse
+ */
+export type GetStatisticsResponse = Message<"contexthub.store.v1.GetStatisticsResponse"> & {
+  /**
+   * @generated from field: uint64 entries = 1;
+   */
+  entries: bigint;
+
+  /**
+   * @generated from field: uint64 threads = 2;
+   */
+  threads: bigint;
+
+  /**
+   * @generated from field: uint64 user_entries = 3;
+   */
+  userEntries: bigint;
+
+  /**
+   * @generated from field: uint64 agent_entries = 4;
+   */
+  agentEntries: bigint;
+
+  /**
+   * @generated from field: uint64 multimodal_entries = 5;
+   */
+  multimodalEntries: bigint;
+
+  /**
+   * @generated from field: uint64 images = 6;
+   */
+  images: bigint;
+
+  /**
+   * @generated from field: uint64 chunks = 7;
+   */
+  chunks: bigint;
+
+  /**
+   * @generated from field: uint64 text_bytes = 8;
+   */
+  textBytes: bigint;
+
+  /**
+   * Entries the caller owns, among those counted.
+   *
+   * @generated from field: uint64 owned_entries = 9;
+   */
+  ownedEntries: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp oldest_at = 10;
+   */
+  oldestAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp newest_at = 11;
+   */
+  newestAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.GetStatisticsResponse.
+ * Use `create(GetStatisticsResponseSchema)` to create a new message.
+ */
+export const GetStatisticsResponseSchema: GenMessage<GetStatisticsResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 38);
+
+/**
+ * @generated from message contexthub.store.v1.Grantee
+ */
+export type Grantee = Message<"contexthub.store.v1.Grantee"> & {
+  /**
+   * @generated from field: contexthub.store.v1.GranteeKind kind = 1;
+   */
+  kind: GranteeKind;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message contexthub.store.v1.Grantee.
+ * Use `create(GranteeSchema)` to create a new message.
+ */
+export const GranteeSchema: GenMessage<Grantee> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 39);
+
+/**
+ * @generated from message contexthub.store.v1.ShareRequest
+ */
+export type ShareRequest = Message<"contexthub.store.v1.ShareRequest"> & {
+  /**
+   * @generated from field: contexthub.common.v1.Principal principal = 1;
+   */
+  principal?: Principal | undefined;
+
+  /**
+   * The caller's entries (ids or prefixes); exclusive with thread_id.
+   *
+   * @generated from field: repeated string entry_ids = 2;
+   */
+  entryIds: string[];
+
+  /**
+   * The caller's entries in this thread, now and later; exclusive with entry_ids.
+   *
+   * @generated from field: string thread_id = 3;
+   */
+  threadId: string;
+
+  /**
+   * @generated from field: repeated contexthub.store.v1.Grantee grantees = 4;
+   */
+  grantees: Grantee[];
+
+  /**
+   * @generated from field: contexthub.store.v1.Permission permission = 5;
+   */
+  permission: Permission;
+
+  /**
+   * @generated from field: contexthub.store.v1.Idempotency idempotency = 6;
+   */
+  idempotency?: Idempotency | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.ShareRequest.
+ * Use `create(ShareRequestSchema)` to create a new message.
+ */
+export const ShareRequestSchema: GenMessage<ShareRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 40);
+
+/**
+ * @generated from message contexthub.store.v1.GrantInfo
+ */
+export type GrantInfo = Message<"contexthub.store.v1.GrantInfo"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string entry_id = 2;
+   */
+  entryId: string;
+
+  /**
+   * @generated from field: string thread_id = 3;
+   */
+  threadId: string;
+
+  /**
+   * @generated from field: contexthub.store.v1.Grantee grantee = 4;
+   */
+  grantee?: Grantee | undefined;
+
+  /**
+   * @generated from field: contexthub.store.v1.Permission permission = 5;
+   */
+  permission: Permission;
+
+  /**
+   * @generated from field: string grantor = 6;
+   */
+  grantor: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.GrantInfo.
+ * Use `create(GrantInfoSchema)` to create a new message.
+ */
+export const GrantInfoSchema: GenMessage<GrantInfo> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 41);
+
+/**
+ * @generated from message contexthub.store.v1.ShareResponse
+ */
+export type ShareResponse = Message<"contexthub.store.v1.ShareResponse"> & {
+  /**
+   * @generated from field: repeated contexthub.store.v1.GrantInfo grants = 1;
+   */
+  grants: GrantInfo[];
+
+  /**
+   * Entries whose visibility changed from private to shared.
+   *
+   * @generated from field: repeated string now_shared_ids = 2;
+   */
+  nowSharedIds: string[];
+};
+
+/**
+ * Describes the message contexthub.store.v1.ShareResponse.
+ * Use `create(ShareResponseSchema)` to create a new message.
+ */
+export const ShareResponseSchema: GenMessage<ShareResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 42);
+
+/**
+ * @generated from message contexthub.store.v1.UnshareRequest
+ */
+export type UnshareRequest = Message<"contexthub.store.v1.UnshareRequest"> & {
+  /**
+   * @generated from field: contexthub.common.v1.Principal principal = 1;
+   */
+  principal?: Principal | undefined;
+
+  /**
+   * @generated from field: repeated string entry_ids = 2;
+   */
+  entryIds: string[];
+
+  /**
+   * @generated from field: string thread_id = 3;
+   */
+  threadId: string;
+
+  /**
+   * Empty: every grantee.
+   *
+   * @generated from field: repeated contexthub.store.v1.Grantee grantees = 4;
+   */
+  grantees: Grantee[];
+
+  /**
+   * PERMISSION_UNSPECIFIED: both read and write.
+   *
+   * @generated from field: contexthub.store.v1.Permission permission = 5;
+   */
+  permission: Permission;
+
+  /**
+   * @generated from field: contexthub.store.v1.Idempotency idempotency = 6;
+   */
+  idempotency?: Idempotency | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.UnshareRequest.
+ * Use `create(UnshareRequestSchema)` to create a new message.
+ */
+export const UnshareRequestSchema: GenMessage<UnshareRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 43);
+
+/**
+ * @generated from message contexthub.store.v1.UnshareResponse
+ */
+export type UnshareResponse = Message<"contexthub.store.v1.UnshareResponse"> & {
+  /**
+   * @generated from field: uint32 revoked_count = 1;
+   */
+  revokedCount: number;
+};
+
+/**
+ * Describes the message contexthub.store.v1.UnshareResponse.
+ * Use `create(UnshareResponseSchema)` to create a new message.
+ */
+export const UnshareResponseSchema: GenMessage<UnshareResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 44);
+
+/**
+ * @generated from message contexthub.store.v1.ApiKey
+ */
+export type ApiKey = Message<"contexthub.store.v1.ApiKey"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Non-secret start of the key, for people to recognise it.
+   *
+   * @generated from field: string hint = 2;
+   */
+  hint: string;
+
+  /**
+   * @generated from field: string tenant = 3;
+   */
+  tenant: string;
+
+  /**
+   * @generated from field: string subject = 4;
+   */
+  subject: string;
+
+  /**
+   * @generated from field: repeated string groups = 5;
+   */
+  groups: string[];
+
+  /**
+   * @generated from field: repeated string scopes = 6;
+   */
+  scopes: string[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 7;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp revoked_at = 9;
+   */
+  revokedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string description = 10;
+   */
+  description: string;
+};
+
+/**
+ * Describes the message contexthub.store.v1.ApiKey.
+ * Use `create(ApiKeySchema)` to create a new message.
+ */
+export const ApiKeySchema: GenMessage<ApiKey> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 45);
+
+/**
+ * @generated from message contexthub.store.v1.CreateApiKeyRequest
+ */
+export type CreateApiKeyRequest = Message<"contexthub.store.v1.CreateApiKeyRequest"> & {
+  /**
+   * @generated from field: contexthub.store.v1.ApiKey key = 1;
+   */
+  key?: ApiKey | undefined;
+
+  /**
+   * Hex SHA-256 of the key; the key itself never reaches the store.
+   *
+   * @generated from field: string key_hash = 2;
+   */
+  keyHash: string;
+};
+
+/**
+ * Describes the message contexthub.store.v1.CreateApiKeyRequest.
+ * Use `create(CreateApiKeyRequestSchema)` to create a new message.
+ */
+export const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 46);
+
+/**
+ * @generated from message contexthub.store.v1.CreateApiKeyResponse
+ */
+export type CreateApiKeyResponse = Message<"contexthub.store.v1.CreateApiKeyResponse"> & {
+  /**
+   * @generated from field: contexthub.store.v1.ApiKey key = 1;
+   */
+  key?: ApiKey | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.CreateApiKeyResponse.
+ * Use `create(CreateApiKeyResponseSchema)` to create a new message.
+ */
+export const CreateApiKeyResponseSchema: GenMessage<CreateApiKeyResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 47);
+
+/**
+ * @generated from message contexthub.store.v1.ListApiKeysRequest
+ */
+export type ListApiKeysRequest = Message<"contexthub.store.v1.ListApiKeysRequest"> & {
+  /**
+   * Empty: every tenant.
+   *
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+
+  /**
+   * @generated from field: bool include_revoked = 2;
+   */
+  includeRevoked: boolean;
+};
+
+/**
+ * Describes the message contexthub.store.v1.ListApiKeysRequest.
+ * Use `create(ListApiKeysRequestSchema)` to create a new message.
+ */
+export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 48);
+
+/**
+ * @generated from message contexthub.store.v1.ListApiKeysResponse
+ */
+export type ListApiKeysResponse = Message<"contexthub.store.v1.ListApiKeysResponse"> & {
+  /**
+   * @generated from field: repeated contexthub.store.v1.ApiKey keys = 1;
+   */
+  keys: ApiKey[];
+};
+
+/**
+ * Describes the message contexthub.store.v1.ListApiKeysResponse.
+ * Use `create(ListApiKeysResponseSchema)` to create a new message.
+ */
+export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 49);
+
+/**
+ * @generated from message contexthub.store.v1.RevokeApiKeyRequest
+ */
+export type RevokeApiKeyRequest = Message<"contexthub.store.v1.RevokeApiKeyRequest"> & {
+  /**
+   * The key's id or its hint.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message contexthub.store.v1.RevokeApiKeyRequest.
+ * Use `create(RevokeApiKeyRequestSchema)` to create a new message.
+ */
+export const RevokeApiKeyRequestSchema: GenMessage<RevokeApiKeyRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 50);
+
+/**
+ * @generated from message contexthub.store.v1.RevokeApiKeyResponse
+ */
+export type RevokeApiKeyResponse = Message<"contexthub.store.v1.RevokeApiKeyResponse"> & {
+  /**
+   * @generated from field: contexthub.store.v1.ApiKey key = 1;
+   */
+  key?: ApiKey | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.RevokeApiKeyResponse.
+ * Use `create(RevokeApiKeyResponseSchema)` to create a new message.
+ */
+export const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 51);
+
+/**
+ * @generated from message contexthub.store.v1.LookupApiKeyRequest
+ */
+export type LookupApiKeyRequest = Message<"contexthub.store.v1.LookupApiKeyRequest"> & {
+  /**
+   * @generated from field: string key_hash = 1;
+   */
+  keyHash: string;
+};
+
+/**
+ * Describes the message contexthub.store.v1.LookupApiKeyRequest.
+ * Use `create(LookupApiKeyRequestSchema)` to create a new message.
+ */
+export const LookupApiKeyRequestSchema: GenMessage<LookupApiKeyRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 52);
+
+/**
+ * @generated from message contexthub.store.v1.LookupApiKeyResponse
+ */
+export type LookupApiKeyResponse = Message<"contexthub.store.v1.LookupApiKeyResponse"> & {
+  /**
+   * Absent when no active key has this hash (unknown or revoked).
+   *
+   * @generated from field: contexthub.store.v1.ApiKey key = 1;
+   */
+  key?: ApiKey | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.LookupApiKeyResponse.
+ * Use `create(LookupApiKeyResponseSchema)` to create a new message.
+ */
+export const LookupApiKeyResponseSchema: GenMessage<LookupApiKeyResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 53);
+
+/**
+ * @generated from enum contexthub.store.v1.GranteeKind
+ */
+export enum GranteeKind {
+  /**
+   * @generated from enum value: GRANTEE_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: GRANTEE_KIND_SUBJECT = 1;
+   */
+  SUBJECT = 1,
+
+  /**
+   * @generated from enum value: GRANTEE_KIND_GROUP = 2;
+   */
+  GROUP = 2,
+}
+
+/**
+ * Describes the enum contexthub.store.v1.GranteeKind.
+ */
+export const GranteeKindSchema: GenEnum<GranteeKind> = /*@__PURE__*/
+  enumDesc(file_contexthub_store_v1_store, 0);
+
+/**
+ * @generated from enum contexthub.store.v1.Permission
+ */
+export enum Permission {
+  /**
+   * @generated from enum value: PERMISSION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: PERMISSION_READ = 1;
+   */
+  READ = 1,
+
+  /**
+   * @generated from enum value: PERMISSION_WRITE = 2;
+   */
+  WRITE = 2,
+}
+
+/**
+ * Describes the enum contexthub.store.v1.Permission.
+ */
+export const PermissionSchema: GenEnum<Permission> = /*@__PURE__*/
+  enumDesc(file_contexthub_store_v1_store, 1);
+
+/**
  * The only service that touches the databases. Every RPC carries the
  * caller's principal and every query applies the access predicate to it.
  *
@@ -683,6 +1859,121 @@ export const StoreService: GenService<{
     methodKind: "unary";
     input: typeof ListEntriesRequestSchema;
     output: typeof ListEntriesResponseSchema;
+  },
+  /**
+   * Changes entries under compare-and-set on their versions. A text change
+   * carries vectors and summaries generated for the new text.
+   *
+   * @generated from rpc contexthub.store.v1.StoreService.UpdateEntries
+   */
+  updateEntries: {
+    methodKind: "unary";
+    input: typeof UpdateEntriesRequestSchema;
+    output: typeof UpdateEntriesResponseSchema;
+  },
+  /**
+   * Deletes entries by id, or every entry of a thread the caller may change.
+   *
+   * @generated from rpc contexthub.store.v1.StoreService.DeleteEntries
+   */
+  deleteEntries: {
+    methodKind: "unary";
+    input: typeof DeleteEntriesRequestSchema;
+    output: typeof DeleteEntriesResponseSchema;
+  },
+  /**
+   * Writes several new entries, all-or-nothing or item by item.
+   *
+   * @generated from rpc contexthub.store.v1.StoreService.CommitBatch
+   */
+  commitBatch: {
+    methodKind: "unary";
+    input: typeof CommitBatchRequestSchema;
+    output: typeof CommitBatchResponseSchema;
+  },
+  /**
+   * Threads holding entries the caller may see, with counts.
+   *
+   * @generated from rpc contexthub.store.v1.StoreService.ListThreads
+   */
+  listThreads: {
+    methodKind: "unary";
+    input: typeof ListThreadsRequestSchema;
+    output: typeof ListThreadsResponseSchema;
+  },
+  /**
+   * Counts over the entries the caller may see.
+   *
+   * @generated from rpc contexthub.store.v1.StoreService.GetStatistics
+   */
+  getStatistics: {
+    methodKind: "unary";
+    input: typeof GetStatisticsRequestSchema;
+    output: typeof GetStatisticsResponseSchema;
+  },
+  /**
+   * Grants read or write on the caller's entries, or on their entries in a thread.
+   *
+   * @generated from rpc contexthub.store.v1.StoreService.Share
+   */
+  share: {
+    methodKind: "unary";
+    input: typeof ShareRequestSchema;
+    output: typeof ShareResponseSchema;
+  },
+  /**
+   * Revokes grants made with Share.
+   *
+   * @generated from rpc contexthub.store.v1.StoreService.Unshare
+   */
+  unshare: {
+    methodKind: "unary";
+    input: typeof UnshareRequestSchema;
+    output: typeof UnshareResponseSchema;
+  },
+  /**
+   * Whether an idempotency key was used before, and with the same arguments.
+   *
+   * @generated from rpc contexthub.store.v1.StoreService.CheckIdempotency
+   */
+  checkIdempotency: {
+    methodKind: "unary";
+    input: typeof CheckIdempotencyRequestSchema;
+    output: typeof CheckIdempotencyResponseSchema;
+  },
+  /**
+   * API keys: operator RPCs, reachable only from the gateway and the CLI.
+   *
+   * @generated from rpc contexthub.store.v1.StoreService.CreateApiKey
+   */
+  createApiKey: {
+    methodKind: "unary";
+    input: typeof CreateApiKeyRequestSchema;
+    output: typeof CreateApiKeyResponseSchema;
+  },
+  /**
+   * @generated from rpc contexthub.store.v1.StoreService.ListApiKeys
+   */
+  listApiKeys: {
+    methodKind: "unary";
+    input: typeof ListApiKeysRequestSchema;
+    output: typeof ListApiKeysResponseSchema;
+  },
+  /**
+   * @generated from rpc contexthub.store.v1.StoreService.RevokeApiKey
+   */
+  revokeApiKey: {
+    methodKind: "unary";
+    input: typeof RevokeApiKeyRequestSchema;
+    output: typeof RevokeApiKeyResponseSchema;
+  },
+  /**
+   * @generated from rpc contexthub.store.v1.StoreService.LookupApiKey
+   */
+  lookupApiKey: {
+    methodKind: "unary";
+    input: typeof LookupApiKeyRequestSchema;
+    output: typeof LookupApiKeyResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_contexthub_store_v1_store, 0);

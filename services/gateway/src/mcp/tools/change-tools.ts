@@ -1,0 +1,129 @@
+import type { JsonObject } from "@bufbuild/protobuf";
+import { ContextHubError, isErrorCode } from "@context-hub/common";
+import type { storeV1 } from "@context-hub/proto";
+import { resolveIdempotency } from "../../idempotency.js";
+import type { EntryChange, ItemOutcome, Visibility, WriteAck } from "../../write-path.js";
+import { deleteContextBatchInput, deleteContextInput, updateContextBatchInput, updateContextInput } from "../input-schemas.js";
+import { deleteOutput, updateAckOutput, updateBatchOutput } from "../output-schemas.js";
+import { defineTool, destructiveTool } from "../tool-definition.js";
+import { toImages } from "./store-tools.js";
+
+interface ChangeArgs {
+  context_id: string;
+  text?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  tags?: string[] | undefined;
+  images?: { data: string; mime_type: string }[] | undefined;
+  visibility?: Visibility | undefined;
+  expected_version?: number | undefined;
+}
+
+function toChange(args: ChangeArgs): EntryChange {
+  return {
+    id: args.context_id,
+    expectedVersion: args.expected_version,
+    text: args.text,
+    metadata: args.metadata as JsonObject | undefined,
+    tags: args.tags,
+    images: args.images === undefined ? undefined : toImages(args.images),
+    visibility: args.visibility,
+  };
+}
+
+/** A failed item of a single-item call becomes that call's error, with its code intact. */
+function unwrapSingle(outcome: ItemOutcome<WriteAck> | undefined): WriteAck {
+  if (outcome === undefined) throw new ContextHubError("INTERNAL", "the store returned no result for the update");
+  if (outcome.ok) return outcome.value;
+  const code = isErrorCode(outcome.error.code) ? outcome.error.code : "INTERNAL";
+  throw new ContextHubError(code, outcome.error.message);
+}
+
+export const updateContextTool = defineTool({
+  name: "update_context",
+  title: "Update context",
+  description: [
+    "Change an entry you own or may write: its text, metadata, tags, images or (owner only) visibility.",
+    "A new text is re-embedded and re-summarised before the change is stored. Pass expected_version to make sure you are changing what you last read; on a conflict, fetch the entry again and retry with its current version.",
+    "Returns the new version and content hash.",
+  ].join(" "),
+  inputSchema: updateContextInput,
+  outputSchema: updateAckOutput,
+  annotations: destructiveTool,
+  scope: "context:write",
+  async handler(args, { principal, peers, writePath }) {
+    const idempotency = await resolveIdempotency(peers, principal, "update_context", args);
+    const [outcome] = await writePath.update(principal, [toChange(args)], true, idempotency);
+    const ack = unwrapSingle(outcome);
+    return { success: true, context_id: ack.id, version: ack.version, content_hash: ack.contentHash, updated_at: ack.updatedAt, message: `Updated ${ack.id} to version ${ack.version}.` };
+  },
+});
+
+export const updateContextBatchTool = defineTool({
+  name: "update_context_batch",
+  title: "Update context in a batch",
+  description: [
+    "Change up to 100 entries in one call. Atomic by default: every update applies or none does (a permission problem on any entry fails the whole batch).",
+    "Set atomic to false to get a result per entry instead. New texts are embedded in one batch before anything is stored.",
+  ].join(" "),
+  inputSchema: updateContextBatchInput,
+  outputSchema: updateBatchOutput,
+  annotations: destructiveTool,
+  scope: "context:write",
+  async handler(args, { principal, peers, writePath }) {
+    const atomic = args.atomic ?? true;
+    const idempotency = await resolveIdempotency(peers, principal, "update_context_batch", args);
+    const outcomes = await writePath.update(principal, args.updates.map(toChange), atomic, idempotency);
+    const results = outcomes.map((outcome, index) => {
+      const contextId = args.updates[index]?.context_id ?? "";
+      return outcome.ok
+        ? { context_id: outcome.value.id, success: true, version: outcome.value.version, content_hash: outcome.value.contentHash }
+        : { context_id: contextId, success: false, error: outcome.error };
+    });
+    const updated = results.filter((result) => result.success).length;
+    return { atomic, updated_count: updated, failed_count: results.length - updated, results };
+  },
+});
+
+function toDeleteOutput(reply: storeV1.DeleteEntriesResponse) {
+  const deleted = reply.results.filter((result) => result.error === undefined || result.error.code === "");
+  return {
+    deleted_count: deleted.length,
+    deleted_ids: deleted.map((result) => result.id),
+    failed: reply.results
+      .filter((result) => result.error !== undefined && result.error.code !== "")
+      .map((result) => ({ context_id: result.requestedId, code: result.error!.code, message: result.error!.message })),
+  };
+}
+
+export const deleteContextTool = defineTool({
+  name: "delete_context",
+  title: "Delete context",
+  description: [
+    "Delete entries by id, or every entry of a thread that you may change. Deleted text disappears from every search and fetch at once.",
+    "Ids that do not exist or that you cannot see are reported under failed; entries in the thread that belong to others and were not shared with you for writing are left alone.",
+  ].join(" "),
+  inputSchema: deleteContextInput,
+  outputSchema: deleteOutput,
+  annotations: destructiveTool,
+  scope: "context:write",
+  async handler(args, { principal, peers }) {
+    const idempotency = await resolveIdempotency(peers, principal, "delete_context", args);
+    const reply = await peers.store.deleteEntries({ principal, ids: args.context_ids ?? [], threadId: args.thread_id ?? "", atomic: false, ...(idempotency === undefined ? {} : { idempotency }) });
+    return toDeleteOutput(reply);
+  },
+});
+
+export const deleteContextBatchTool = defineTool({
+  name: "delete_context_batch",
+  title: "Delete context in a batch",
+  description: "Delete up to 100 entries by id. Not atomic by default (each id is deleted or reported on its own); set atomic to true to delete all of them or none.",
+  inputSchema: deleteContextBatchInput,
+  outputSchema: deleteOutput,
+  annotations: destructiveTool,
+  scope: "context:write",
+  async handler(args, { principal, peers }) {
+    const idempotency = await resolveIdempotency(peers, principal, "delete_context_batch", args);
+    const reply = await peers.store.deleteEntries({ principal, ids: args.context_ids, threadId: "", atomic: args.atomic ?? false, ...(idempotency === undefined ? {} : { idempotency }) });
+    return toDeleteOutput(reply);
+  },
+});

@@ -1,0 +1,87 @@
+import type { JsonObject } from "@bufbuild/protobuf";
+import { resolveIdempotency } from "../../idempotency.js";
+import type { NewEntryInput, Source, Visibility } from "../../write-path.js";
+import { storeContextBatchInput, storeContextInput } from "../input-schemas.js";
+import { storeBatchOutput, writeAckOutput } from "../output-schemas.js";
+import { additiveTool, defineTool } from "../tool-definition.js";
+
+interface EntryArgs {
+  thread_id: string;
+  source: Source;
+  text: string;
+  images?: { data: string; mime_type: string }[] | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  tags?: string[] | undefined;
+  visibility?: Visibility | undefined;
+}
+
+export const toImages = (images: { data: string; mime_type: string }[]) => images.map((image) => ({ mimeType: image.mime_type, data: new Uint8Array(Buffer.from(image.data, "base64")) }));
+
+export function toNewEntry(args: EntryArgs): NewEntryInput {
+  return {
+    threadId: args.thread_id,
+    source: args.source,
+    text: args.text,
+    metadata: args.metadata as JsonObject | undefined,
+    tags: args.tags ?? [],
+    images: toImages(args.images ?? []),
+    visibility: args.visibility,
+  };
+}
+
+export const storeContextTool = defineTool({
+  name: "store_context",
+  title: "Store context",
+  description: [
+    "Save a piece of context (a prompt, report, note, plan or image) under a thread so you or other agents can find it later.",
+    "Use it when you learn something worth keeping: a decision, a finding, a user's requirement, a plan.",
+    "Set source to 'user' for a person's own words and 'agent' for your output. Entries are private to you unless you set visibility or share the thread.",
+    "Returns the entry's id, version and content hash once it is durably stored; storing the same text again in the same thread folds into the existing entry.",
+    "Pass an idempotency_key when you may retry.",
+  ].join(" "),
+  inputSchema: storeContextInput,
+  outputSchema: writeAckOutput,
+  annotations: additiveTool,
+  scope: "context:write",
+  async handler(args, { principal, peers, writePath }) {
+    const idempotency = await resolveIdempotency(peers, principal, "store_context", args);
+    const ack = await writePath.store(principal, toNewEntry(args), idempotency);
+    return {
+      success: true,
+      context_id: ack.id,
+      thread_id: args.thread_id,
+      version: ack.version,
+      content_hash: ack.contentHash,
+      deduplicated: ack.deduplicated,
+      created_at: ack.createdAt,
+      updated_at: ack.updatedAt,
+      message: ack.deduplicated ? `Identical to your latest entry in this thread; folded into ${ack.id}.` : `Stored as ${ack.id}.`,
+    };
+  },
+});
+
+export const storeContextBatchTool = defineTool({
+  name: "store_context_batch",
+  title: "Store context in a batch",
+  description: [
+    "Save up to 100 entries in one call, faster than one call each: all texts are embedded in one batch.",
+    "By default the batch is atomic (all stored or none); set atomic to false to get a result per entry instead.",
+    "Returns one result per entry, in order, with its id or its error.",
+  ].join(" "),
+  inputSchema: storeContextBatchInput,
+  outputSchema: storeBatchOutput,
+  annotations: additiveTool,
+  scope: "context:write",
+  async handler(args, { principal, peers, writePath }) {
+    const atomic = args.atomic ?? true;
+    const idempotency = await resolveIdempotency(peers, principal, "store_context_batch", args);
+    const outcomes = await writePath.storeBatch(principal, args.entries.map(toNewEntry), atomic, idempotency);
+    const results = outcomes.map((outcome, index) =>
+      outcome.ok
+        ? { index, success: true, context_id: outcome.value.id, version: outcome.value.version, content_hash: outcome.value.contentHash, deduplicated: outcome.value.deduplicated }
+        : { index, success: false, error: outcome.error },
+    );
+    const stored = results.filter((result) => result.success).length;
+    return { atomic, stored_count: stored, failed_count: results.length - stored, results };
+  },
+});
