@@ -35,9 +35,10 @@ export interface AllInOne {
  */
 export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllInOne> {
   const env = options.env ?? process.env;
-  const logger = options.logger ?? createLogger("context-hub", env.LOG_LEVEL ?? "info");
+  const logLevel = env.LOG_LEVEL ?? "info";
   const internal = { ...env, STORE_HOST: "127.0.0.1", EMBEDDER_HOST: "127.0.0.1", SUMMARIZER_HOST: "127.0.0.1", RERANKER_HOST: "127.0.0.1" };
-  const child = (service: string) => logger.child({ service });
+  // Each service logs under its own name, as it does when it runs as its own process.
+  const child = (service: string) => options.logger?.child({ service }) ?? createLogger(service, logLevel);
 
   const started: RunningService[] = [];
   const track = async (service: Promise<RunningService>) => {

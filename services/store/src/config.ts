@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { commonEnvSchema, envInteger, envString, loadConfig } from "@context-hub/common";
+import { commonEnvSchema, envEnum, envInteger, envString, loadConfig } from "@context-hub/common";
 import type { DatabaseOptions } from "./db/open-database.js";
 
 const schema = z.object({
@@ -11,6 +11,7 @@ const schema = z.object({
   }),
   STORE_DATA_DIR: envString(".context-hub/data"),
   DATABASE_POOL_MAX: envInteger(10, 1, 1000),
+  STORE_MIGRATIONS: envEnum(["apply", "verify"] as const, "apply"),
   ...commonEnvSchema,
 });
 
@@ -33,7 +34,7 @@ export function loadStoreConfig(env: NodeJS.ProcessEnv): StoreConfig {
     host: raw.STORE_HOST,
     port: raw.STORE_PORT,
     opsPort: raw.STORE_OPS_PORT,
-    database: Object.freeze({ url: raw.DATABASE_URL, dataDir: raw.STORE_DATA_DIR, poolMax: raw.DATABASE_POOL_MAX }),
+    database: Object.freeze({ url: raw.DATABASE_URL, dataDir: raw.STORE_DATA_DIR, poolMax: raw.DATABASE_POOL_MAX, migrations: raw.STORE_MIGRATIONS }),
     logLevel: raw.LOG_LEVEL,
   });
 }

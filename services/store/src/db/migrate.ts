@@ -25,7 +25,14 @@ export interface MigrationResult {
  * version newer than this store knows: an older replica must not write into
  * a schema it does not understand.
  */
-export async function migrate(connection: SqlConnection, logger: Logger, migrations: readonly Migration[] = knownMigrations): Promise<MigrationResult> {
+/**
+ * `apply` brings the schema up to date; `verify` (for replicas in a cluster,
+ * where a migrations Job runs first) changes nothing and refuses a schema
+ * older or newer than this store knows.
+ */
+export type MigrationMode = "apply" | "verify";
+
+export async function migrate(connection: SqlConnection, logger: Logger, migrations: readonly Migration[] = knownMigrations, mode: MigrationMode = "apply"): Promise<MigrationResult> {
   const latest = Math.max(0, ...migrations.map((migration) => migration.version));
   return connection.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1::bigint)", [migrationLockKey]);
@@ -41,6 +48,12 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
     if (newest > latest) {
       throw new Error(
         `the database schema is at version ${newest}, newer than this store knows (${latest}); run a store release that includes migration ${newest}, or point DATABASE_URL / STORE_DATA_DIR at another database`,
+      );
+    }
+    const missing = migrations.filter((migration) => !present.has(migration.version)).map((migration) => migration.version);
+    if (mode === "verify" && missing.length > 0) {
+      throw new Error(
+        `the database schema is at version ${newest}, older than this store needs (${latest}); run the migrations first (node services/store/dist/main.js migrate, the chart's migrations Job), or set STORE_MIGRATIONS=apply`,
       );
     }
     const applied: number[] = [];

@@ -1,5 +1,5 @@
 import type { Logger } from "@context-hub/common";
-import { migrate } from "./migrate.js";
+import { migrate, type MigrationMode } from "./migrate.js";
 import { createPgliteConnection } from "./pglite-database.js";
 import { createPostgresConnection } from "./postgres-database.js";
 import type { SqlConnection, SqlDatabase } from "./sql-database.js";
@@ -11,6 +11,8 @@ export interface DatabaseOptions {
   dataDir: string;
   /** Pool size for a PostgreSQL server. */
   poolMax: number;
+  /** Apply pending migrations (default), or only verify the schema is exactly the one this store knows. */
+  migrations?: MigrationMode;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function openDatabase(options: DatabaseOptions, logger: Logger): Pr
       ? await createPgliteConnection({ dataDir: options.dataDir })
       : await createPostgresConnection({ url: options.url, poolMax: options.poolMax, logger });
   try {
-    const { applied, schemaVersion, vectorType } = await migrate(connection, logger);
+    const { applied, schemaVersion, vectorType } = await migrate(connection, logger, undefined, options.migrations ?? "apply");
     logger.info({ database: connection.kind, schemaVersion, applied, vectorType }, "database ready");
     return {
       kind: connection.kind,

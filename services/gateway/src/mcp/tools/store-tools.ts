@@ -1,6 +1,6 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { resolveIdempotency } from "../../idempotency.js";
-import type { NewEntryInput, Source, Visibility } from "../../write-path.js";
+import { timeStage, type NewEntryInput, type Source, type Visibility } from "../../write-path.js";
 import { storeContextBatchInput, storeContextInput } from "../input-schemas.js";
 import { storeBatchOutput, writeAckOutput } from "../output-schemas.js";
 import { additiveTool, defineTool } from "../tool-definition.js";
@@ -45,7 +45,9 @@ export const storeContextTool = defineTool({
   scope: "context:write",
   async handler(args, { principal, peers, writePath }) {
     const idempotency = await resolveIdempotency(peers, principal, "store_context", args);
-    const ack = await writePath.store(principal, toNewEntry(args), idempotency);
+    // Schema validation ran before the handler; this stage is the rest: decoding and checking images.
+    const entry = await timeStage("validate", async () => toNewEntry(args));
+    const ack = await writePath.store(principal, entry, idempotency);
     return {
       success: true,
       context_id: ack.id,
@@ -75,7 +77,8 @@ export const storeContextBatchTool = defineTool({
   async handler(args, { principal, peers, writePath }) {
     const atomic = args.atomic ?? true;
     const idempotency = await resolveIdempotency(peers, principal, "store_context_batch", args);
-    const outcomes = await writePath.storeBatch(principal, args.entries.map(toNewEntry), atomic, idempotency);
+    const entries = await timeStage("validate", async () => args.entries.map(toNewEntry));
+    const outcomes = await writePath.storeBatch(principal, entries, atomic, idempotency);
     const results = outcomes.map((outcome, index) =>
       outcome.ok
         ? { index, success: true, context_id: outcome.value.id, version: outcome.value.version, content_hash: outcome.value.contentHash, deduplicated: outcome.value.deduplicated }
