@@ -7,7 +7,7 @@ test("defaults select PGlite in .context-hub/data on loopback", () => {
     host: "127.0.0.1",
     port: 50051,
     opsPort: 9091,
-    database: { url: "", dataDir: ".context-hub/data", poolMax: 10 },
+    database: { url: "", dataDir: ".context-hub/data", poolMax: 10, migrations: "apply" },
     logLevel: "info",
   });
 });
@@ -20,15 +20,22 @@ test("every setting is read, with real numbers", () => {
     DATABASE_URL: "postgres://u:p@db:5432/hub",
     STORE_DATA_DIR: "memory://",
     DATABASE_POOL_MAX: "25",
+    STORE_MIGRATIONS: "verify",
     LOG_LEVEL: "debug",
   });
-  assert.deepEqual(config, { host: "0.0.0.0", port: 0, opsPort: -1, database: { url: "postgres://u:p@db:5432/hub", dataDir: "memory://", poolMax: 25 }, logLevel: "debug" });
+  assert.deepEqual(config, {
+    host: "0.0.0.0",
+    port: 0,
+    opsPort: -1,
+    database: { url: "postgres://u:p@db:5432/hub", dataDir: "memory://", poolMax: 25, migrations: "verify" },
+    logLevel: "debug",
+  });
   assert.ok(Object.isFrozen(config.database));
 });
 
 test("bad settings are all reported at once", () => {
   assert.throws(
-    () => loadStoreConfig({ STORE_PORT: "x", DATABASE_URL: "mysql://db", DATABASE_POOL_MAX: "0" }),
-    (error: Error) => /STORE_PORT/.test(error.message) && /DATABASE_URL/.test(error.message) && /DATABASE_POOL_MAX/.test(error.message),
+    () => loadStoreConfig({ STORE_PORT: "x", DATABASE_URL: "mysql://db", DATABASE_POOL_MAX: "0", STORE_MIGRATIONS: "later" }),
+    (error: Error) => ["STORE_PORT", "DATABASE_URL", "DATABASE_POOL_MAX", "STORE_MIGRATIONS"].every((name) => error.message.includes(name)),
   );
 });

@@ -4,7 +4,7 @@ import { createLogger, isContextHubError } from "@context-hub/common";
 import { openDatabase } from "./db/open-database.js";
 import type { SqlDatabase } from "./db/sql-database.js";
 import { createEntryRepository, type EntryRepository } from "./entry-repository.js";
-import { createEntryService, type GeneratedInput, type NewEntryInput } from "./entries.js";
+import { createEntryService, type EntryAck, type EntryService, type GeneratedInput, type NewEntryInput } from "./entries.js";
 import type { Principal } from "./principal.js";
 
 let db: SqlDatabase;
@@ -27,21 +27,29 @@ function entry(text: string, tags: string[] = []): NewEntryInput {
 }
 
 function generated(text: string): GeneratedInput {
-  return { embeddingModel: "m", embeddingDimension: 2, chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: [1, 0] }], summary: "", nodeSummaries: [] };
+  return { embeddingModel: "m", embeddingDimension: 2, chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: [1, 0] }], summary: "", nodeSummaries: [], textHash: "" };
 }
 
 /** A repository whose duplicate check reports `id`, as if the row had been seen just before a concurrent change. */
 function seeingDuplicate(id: string): EntryRepository {
-  return { ...repository, commit: (fn) => repository.commit((scope) => fn({ ...scope, findDuplicate: async () => id })) };
+  return { ...repository, transaction: (fn) => repository.transaction((scope) => fn({ ...scope, findDuplicate: async () => id })) };
+}
+
+/** Commits without an idempotency key, so the outcome is always fresh. */
+async function commit(service: EntryService, principal: Principal, newEntry: NewEntryInput, generatedInput: GeneratedInput | undefined): Promise<EntryAck> {
+  const outcome = await service.commit(principal, { entry: newEntry, generated: generatedInput });
+  assert.equal(outcome.replayed, false);
+  if (outcome.replayed) throw new Error("unreachable");
+  return outcome.result;
 }
 
 test("the fold re-asserts the hash it saw: a row whose text changed is not folded into", async () => {
   const service = createEntryService(repository);
-  const changed = await service.commit(a1, entry("the text after someone edited it", ["kept"]), generated("the text after someone edited it"));
+  const changed = await commit(service, a1, entry("the text after someone edited it", ["kept"]), generated("the text after someone edited it"));
   const racing = createEntryService(seeingDuplicate(changed.id));
 
-  await assert.rejects(racing.commit(a1, entry("the text as it was", ["new"]), undefined), (error: unknown) => isContextHubError(error) && error.code === "DUPLICATE_VANISHED");
-  const inserted = await racing.commit(a1, entry("the text as it was", ["new"]), generated("the text as it was"));
+  await assert.rejects(commit(racing, a1, entry("the text as it was", ["new"]), undefined), (error: unknown) => isContextHubError(error) && error.code === "DUPLICATE_VANISHED");
+  const inserted = await commit(racing, a1, entry("the text as it was", ["new"]), generated("the text as it was"));
   assert.notEqual(inserted.id, changed.id);
   assert.equal(inserted.deduplicated, false);
 
@@ -51,10 +59,10 @@ test("the fold re-asserts the hash it saw: a row whose text changed is not folde
 
 test("the fold re-asserts ownership: another principal's identical row is never folded into", async () => {
   const service = createEntryService(repository);
-  const theirs = await service.commit(a2, entry("identical words"), generated("identical words"));
+  const theirs = await commit(service, a2, entry("identical words"), generated("identical words"));
   const racing = createEntryService(seeingDuplicate(theirs.id));
 
-  const mine = await racing.commit(a1, entry("identical words", ["mine"]), generated("identical words"));
+  const mine = await commit(racing, a1, entry("identical words", ["mine"]), generated("identical words"));
   assert.notEqual(mine.id, theirs.id);
   const [stored] = await repository.getByIds(a2, [theirs.id], false);
   assert.deepEqual([stored?.owner, stored?.version, stored?.tags], ["a2", 1, []]);

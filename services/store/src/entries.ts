@@ -1,13 +1,27 @@
 /**
  * The entry domain: what an entry is, what a write must satisfy, and how the
- * four store operations run. No transport or SQL here; persistence sits
- * behind `EntryRepository`.
+ * entry operations run (commit, batches, updates, deletes, reads, threads and
+ * statistics). No transport or SQL here; persistence sits behind
+ * `EntryRepository`.
  */
-import { ContextHubError, invalidArgument } from "@context-hub/common";
-import { toIdQuery } from "./id-query.js";
+import { ContextHubError, invalidArgument, isContextHubError } from "@context-hub/common";
+import { ambiguousCandidatesShown, ambiguousPrefix, deleteEntry, resolveAll, updateEntry, type DeleteTarget, type ResolvedId } from "./entry-changes.js";
+import { toIdQuery, type IdQuery } from "./id-query.js";
+import { createIdempotentRunner, type IdempotencyInput, type IdempotencyRequest, type IdempotencyState, type Outcome } from "./idempotency.js";
+import { runItems, validateItems, type ItemError, type ItemResult } from "./items.js";
 import { requirePrincipal, type Principal } from "./principal.js";
-import { validateEntryFilter, validateGenerated, validateNewEntry, validatePage, validateThreadId, type EntryFilterInput } from "./entry-validation.js";
-import type { EntryRepository } from "./entry-repository.js";
+import {
+  limits,
+  validateEntryChange,
+  validateEntryFilter,
+  validateGenerated,
+  validateItemCount,
+  validateNewEntry,
+  validatePage,
+  validateThreadId,
+  type EntryFilterInput,
+} from "./entry-validation.js";
+import type { EntryRepository, EntryWriteScope } from "./entry-repository.js";
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -48,6 +62,8 @@ export interface GeneratedInput {
   chunks: readonly { ordinal: number; span: TextSpan | undefined; vector: readonly number[] }[];
   summary: string;
   nodeSummaries: readonly { nodeId: string; heading: string; level: number; span: TextSpan | undefined; summary: string }[];
+  /** Content hash of the text this was generated for; empty when the caller did not say. */
+  textHash: string;
 }
 
 export interface ImageWrite {
@@ -58,18 +74,23 @@ export interface ImageWrite {
   sha256: string;
 }
 
-/** A validated, normalised entry ready to store. */
-export interface EntryWrite {
-  threadId: string;
-  source: Source;
+/** A validated text with what is derived from it. */
+export interface TextWrite {
   text: string;
   textLength: number;
   preview: string;
   contentHash: string;
+}
+
+/** A validated, normalised entry ready to store. */
+export interface EntryWrite extends TextWrite {
+  threadId: string;
+  source: Source;
   metadata: JsonObject;
   tags: string[];
   images: ImageWrite[];
-  visibility: Visibility;
+  /** Undefined when the caller did not choose: private, or shared in a thread the caller has shared (decided in the transaction). */
+  visibility: Visibility | undefined;
   contentType: ContentType;
 }
 
@@ -155,6 +176,114 @@ export interface ListEntriesResult {
   hasMore: boolean;
 }
 
+/** One item of an UpdateEntries call as the caller sent it; absent fields stay as stored. */
+export interface EntryUpdateInput {
+  id: string;
+  expectedVersion: number | undefined;
+  text: string | undefined;
+  metadata: JsonObject | undefined;
+  tags: readonly string[] | undefined;
+  images: readonly { mimeType: string; data: Uint8Array }[] | undefined;
+  visibility: Visibility | undefined;
+  generated: GeneratedInput | undefined;
+}
+
+/** A validated update item. */
+export interface EntryChange {
+  /** Names the item in errors, e.g. `updates[2]`. */
+  field: string;
+  query: IdQuery;
+  expectedVersion: number | undefined;
+  text: TextWrite | undefined;
+  generated: GeneratedWrite | undefined;
+  metadata: JsonObject | undefined;
+  tags: string[] | undefined;
+  images: ImageWrite[] | undefined;
+  visibility: Visibility | undefined;
+}
+
+export interface CommitRequest {
+  entry: NewEntryInput | undefined;
+  generated: GeneratedInput | undefined;
+  idempotency?: IdempotencyRequest<EntryAck> | undefined;
+}
+
+export interface CommitBatchRequest {
+  entries: readonly { entry: NewEntryInput | undefined; generated: GeneratedInput | undefined }[];
+  atomic: boolean;
+  idempotency?: IdempotencyRequest<CommitItemResult[]> | undefined;
+}
+
+export type CommitItemResult = ItemResult<EntryAck>;
+
+export interface UpdateEntriesRequest {
+  updates: readonly EntryUpdateInput[];
+  atomic: boolean;
+  idempotency?: IdempotencyRequest<UpdateItemResult[]> | undefined;
+}
+
+export interface UpdateItemResult {
+  /** The id as the caller wrote it. */
+  requestedId: string;
+  result: ItemResult<EntryAck>;
+}
+
+export interface DeleteEntriesRequest {
+  ids: readonly string[];
+  /** Empty unless deleting a whole thread (exclusive with `ids`). */
+  threadId: string;
+  atomic: boolean;
+  idempotency?: IdempotencyRequest<DeleteEntriesResult> | undefined;
+}
+
+export interface DeleteItemResult {
+  /** The id as the caller wrote it; for a thread delete, the deleted entry's id. */
+  requestedId: string;
+  /** The full id of the deleted entry. */
+  result: ItemResult<string>;
+}
+
+export interface DeleteEntriesResult {
+  results: DeleteItemResult[];
+  /** Entries deleted (each once, however often it was named). */
+  deletedCount: number;
+}
+
+/** A thread as far as the caller can see it. */
+export interface ThreadSummary {
+  threadId: string;
+  entryCount: number;
+  userEntries: number;
+  agentEntries: number;
+  /** When its first visible entry was created. */
+  firstAt: Date;
+  /** When its visible entries last changed (latest `updated_at`). */
+  lastAt: Date;
+}
+
+export interface ThreadPage {
+  threads: ThreadSummary[];
+  hasMore: boolean;
+  /** Threads the caller can see in all. */
+  total: number;
+}
+
+/** Counts over the entries a caller can see. */
+export interface EntryStatistics {
+  entries: number;
+  threads: number;
+  userEntries: number;
+  agentEntries: number;
+  multimodalEntries: number;
+  images: number;
+  chunks: number;
+  /** UTF-8 bytes of the entries' texts. */
+  textBytes: number;
+  ownedEntries: number;
+  oldestAt: Date | undefined;
+  newestAt: Date | undefined;
+}
+
 export interface EntryService {
   /**
    * The id of the caller's entry a write of `key` would fold into, or
@@ -169,17 +298,27 @@ export interface EntryService {
    * everything generated for it. Without `generated` a write that finds no
    * duplicate fails with DUPLICATE_VANISHED and stores nothing.
    */
-  commit(principal: Principal | undefined, entry: NewEntryInput | undefined, generated: GeneratedInput | undefined): Promise<EntryAck>;
+  commit(principal: Principal | undefined, request: CommitRequest): Promise<Outcome<EntryAck>>;
+  /** Up to 100 commits: all in one transaction (atomic), or each in its own with a result per item. */
+  commitBatch(principal: Principal | undefined, request: CommitBatchRequest): Promise<Outcome<CommitItemResult[]>>;
+  /** Changes entries the caller may change, each under compare-and-set on its version. */
+  updateEntries(principal: Principal | undefined, request: UpdateEntriesRequest): Promise<Outcome<UpdateItemResult[]>>;
+  /** Deletes entries the caller may change, by id or every such entry of a thread. */
+  deleteEntries(principal: Principal | undefined, request: DeleteEntriesRequest): Promise<Outcome<DeleteEntriesResult>>;
   /** Entries by full id or unique prefix, in request order, as far as the caller may see them. */
   getEntries(principal: Principal | undefined, request: { ids: readonly string[]; includeImages: boolean }): Promise<GetEntriesResult>;
   /** Entries matching a filter, newest first, as far as the caller may see them. */
   listEntries(principal: Principal | undefined, request: { filter: EntryFilterInput | undefined; limit: number; offset: number }): Promise<ListEntriesResult>;
+  /** Threads holding entries the caller may see, most recently active first, counting only those entries. */
+  listThreads(principal: Principal | undefined, request: { limit: number; offset: number }): Promise<ThreadPage>;
+  /** Counts over the entries the caller may see, in one thread or all. */
+  getStatistics(principal: Principal | undefined, request: { threadId: string }): Promise<EntryStatistics>;
+  /** Where an idempotency key stands for the caller (new, replay or conflict), without writing anything. */
+  checkIdempotency(principal: Principal | undefined, key: IdempotencyInput | undefined): Promise<IdempotencyState>;
 }
 
 /** Most ids one GetEntries call may ask for. */
 export const maxIdsPerGet = 100;
-/** How many visible matches of an ambiguous prefix the error lists. */
-const ambiguousCandidatesShown = 5;
 
 const contentHashPattern = /^[0-9a-f]{64}$/;
 
@@ -190,38 +329,170 @@ function validateDuplicateKey(key: { threadId: string; source: Source | undefine
   return { threadId, source: key.source, contentHash: key.contentHash };
 }
 
+interface ValidCommit {
+  write: EntryWrite;
+  generated: GeneratedWrite | undefined;
+}
+
+function validateCommit(entry: NewEntryInput | undefined, generated: GeneratedInput | undefined): ValidCommit {
+  if (entry === undefined) throw invalidArgument("entry is required");
+  const write = validateNewEntry(entry);
+  return { write, generated: generated === undefined ? undefined : validateGenerated(generated, write.text) };
+}
+
+/** Runs `validate`, naming `field` at the start of any INVALID_ARGUMENT it raises. */
+function naming<T>(field: string, validate: () => T): T {
+  try {
+    return validate();
+  } catch (error) {
+    if (isContextHubError(error) && error.code === "INVALID_ARGUMENT") {
+      throw new ContextHubError("INVALID_ARGUMENT", `${field}: ${error.message}`, { ...(error.remedy === undefined ? {} : { remedy: error.remedy }), details: error.details });
+    }
+    throw error;
+  }
+}
+
+/**
+ * The commit of one entry inside `scope`'s transaction: take the thread's
+ * lock (so two identical writes racing each other cannot both miss each
+ * other), fold into the caller's duplicate if there is one, else insert.
+ */
+async function commitIn(scope: EntryWriteScope, caller: Principal, { write, generated }: ValidCommit): Promise<EntryAck> {
+  await scope.lockThreads(caller, [write.threadId]);
+  const duplicateId = await scope.findDuplicate(caller, { threadId: write.threadId, source: write.source, contentHash: write.contentHash });
+  if (duplicateId !== undefined) {
+    // The update re-asserts the hash it saw; if the text changed meanwhile it matches nothing and this becomes an insert.
+    const folded = await scope.fold(caller, duplicateId, write);
+    if (folded !== undefined) return folded;
+  }
+  if (generated === undefined) {
+    throw new ContextHubError("DUPLICATE_VANISHED", "the entry this write was to fold into is gone or has changed; nothing was stored", {
+      remedy: "generate embeddings and summaries for the entry and commit it again",
+    });
+  }
+  return scope.insert(caller, write, generated);
+}
+
 /** The entry service over a repository. */
 export function createEntryService(repository: EntryRepository): EntryService {
+  const idempotent = createIdempotentRunner(repository);
+  /** Runs `fn` in the call's transaction when it has one (an idempotency key), else in a new one. */
+  const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> =>
+    scope === undefined ? repository.transaction(fn) : fn(scope);
+  const transaction = <T>(fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => repository.transaction(fn);
+
   return {
     async findDuplicate(principal, key) {
       const caller = requirePrincipal(principal, "context:write");
       return repository.findDuplicate(caller, validateDuplicateKey(key));
     },
 
-    async commit(principal, entry, generated) {
+    async commit(principal, request) {
       const caller = requirePrincipal(principal, "context:write");
-      if (entry === undefined) throw invalidArgument("entry is required");
-      // Everything is checked before the transaction opens: bad input stores nothing.
-      const write = validateNewEntry(entry);
-      const generatedWrite = generated === undefined ? undefined : validateGenerated(generated, write.text);
-      const key: DuplicateKey = { threadId: write.threadId, source: write.source, contentHash: write.contentHash };
+      return idempotent.run(
+        caller,
+        "Commit",
+        request.idempotency,
+        // Everything is checked before the transaction opens: bad input stores nothing.
+        () => validateCommit(request.entry, request.generated),
+        (commit, scope) => within(scope, (tx) => commitIn(tx, caller, commit)),
+      );
+    },
 
-      return repository.commit(async (tx) => {
-        // Serialises writes to one thread, so two identical retransmits cannot both miss each other.
-        await tx.lockThread(caller, write.threadId);
-        const duplicateId = await tx.findDuplicate(caller, key);
-        if (duplicateId !== undefined) {
-          // The update re-asserts the hash it saw; if the text changed meanwhile it matches nothing and this becomes an insert.
-          const folded = await tx.fold(caller, duplicateId, write);
-          if (folded !== undefined) return folded;
-        }
-        if (generatedWrite === undefined) {
-          throw new ContextHubError("DUPLICATE_VANISHED", "the entry this write was to fold into is gone or has changed; nothing was stored", {
-            remedy: "generate embeddings and summaries for the entry and commit it again",
-          });
-        }
-        return tx.insert(caller, write, generatedWrite);
-      });
+    async commitBatch(principal, request) {
+      const caller = requirePrincipal(principal, "context:write");
+      return idempotent.run(
+        caller,
+        "CommitBatch",
+        request.idempotency,
+        () => {
+          validateItemCount(request.entries.length, "entries");
+          return validateItems(request.entries, request.atomic, (item, index) => naming(`entries[${index}]`, () => validateCommit(item.entry, item.generated)));
+        },
+        (items, scope) =>
+          runItems(
+            items,
+            {
+              atomic: request.atomic,
+              scope,
+              transaction,
+              // Every thread lock up front, in one order, so two batches over the same threads cannot deadlock.
+              prepare: (tx) => tx.lockThreads(caller, items.flatMap((item) => (item.ok ? [item.value.write.threadId] : []))),
+            },
+            (tx, commit) => commitIn(tx, caller, commit),
+          ),
+      );
+    },
+
+    async updateEntries(principal, request) {
+      const caller = requirePrincipal(principal, "context:write");
+      return idempotent.run(
+        caller,
+        "UpdateEntries",
+        request.idempotency,
+        () => {
+          validateItemCount(request.updates.length, "updates");
+          return validateItems(request.updates, request.atomic, (update, index) => validateEntryChange(update, `updates[${index}]`));
+        },
+        async (changes, scope) => {
+          const results = await runItems(
+            changes,
+            {
+              atomic: request.atomic,
+              scope,
+              transaction,
+              // Lock every row the call will change up front, in id order, so two calls changing the same entries cannot deadlock.
+              prepare: async (tx) => {
+                const queries = changes.flatMap((change) => (change.ok ? [change.value.query] : []));
+                const resolved = await tx.resolveIds(caller, queries, 1);
+                await tx.lockEntries(caller, resolved.flat());
+              },
+            },
+            (tx, change) => updateEntry(tx, caller, change),
+          );
+          return results.map((result, index) => ({ requestedId: request.updates[index]?.id ?? "", result }));
+        },
+      );
+    },
+
+    async deleteEntries(principal, request) {
+      const caller = requirePrincipal(principal, "context:write");
+      return idempotent.run(
+        caller,
+        "DeleteEntries",
+        request.idempotency,
+        (): DeleteTarget => {
+          if (request.threadId !== "" && request.ids.length > 0) throw invalidArgument("give either ids or thread_id, not both");
+          if (request.threadId !== "") return { kind: "thread", threadId: validateThreadId(request.threadId, "thread_id") };
+          if (request.ids.length === 0) throw invalidArgument("give the ids to delete, or a thread_id to delete every entry of it you may change");
+          validateItemCount(request.ids.length, "ids");
+          return { kind: "ids", queries: request.ids.map((id, index) => toIdQuery(id, `ids[${index}]`)) };
+        },
+        async (target, scope) => {
+          if (target.kind === "thread") {
+            const ids = await within(scope, (tx) => tx.deleteThread(caller, target.threadId));
+            return { results: ids.map((id) => ({ requestedId: id, result: { ok: true as const, value: id } })), deletedCount: ids.length };
+          }
+          const deleted = new Set<string>();
+          const remove = async (tx: EntryWriteScope, resolved: ResolvedId) => {
+            // Named twice in one call (say, by id and by prefix): deleted once, reported for both.
+            if (!deleted.has(resolved.id)) await deleteEntry(tx, caller, resolved);
+            deleted.add(resolved.id);
+            return resolved.id;
+          };
+          const run = async (executor: EntryWriteScope | EntryRepository, tx: EntryWriteScope | undefined) => {
+            const resolved = await resolveAll(executor, caller, target.queries, request.atomic);
+            const ids = resolved.flatMap((item) => (item.ok ? [item.value.id] : []));
+            return runItems(resolved, { atomic: request.atomic, scope: tx, transaction, prepare: (locking) => locking.lockEntries(caller, ids) }, remove);
+          };
+          // Atomic calls resolve inside their transaction; item-by-item calls resolve first, and each item re-checks under its row lock.
+          const results = request.atomic ? await within(scope, (tx) => run(tx, tx)) : await run(scope ?? repository, scope);
+          return {
+            results: results.map((result, index) => ({ requestedId: target.queries[index]?.input ?? "", result })),
+            deletedCount: deleted.size,
+          };
+        },
+      );
     },
 
     async getEntries(principal, request) {
@@ -229,17 +500,12 @@ export function createEntryService(repository: EntryRepository): EntryService {
       if (request.ids.length === 0 || request.ids.length > maxIdsPerGet) {
         throw invalidArgument(`ids must list 1 to ${maxIdsPerGet} ids (got ${request.ids.length})`);
       }
-      const queries = request.ids.map((id, position) => toIdQuery(id, position));
+      const queries = request.ids.map((id, position) => toIdQuery(id, `ids[${position}]`));
       // Resolution sees only what the caller may see, so an ambiguity can never reveal a hidden entry.
       const matches = await repository.resolveIds(caller, queries, ambiguousCandidatesShown);
       const resolved = queries.map((query, position) => {
         const found = matches[position] ?? [];
-        if (found.length > 1) {
-          throw new ContextHubError("AMBIGUOUS_ID_PREFIX", `id prefix ${JSON.stringify(query.input)} matches more than one entry`, {
-            remedy: "give more characters of the id, or the full id",
-            details: { prefix: query.input, candidates: found },
-          });
-        }
+        if (found.length > 1) throw ambiguousPrefix(query, found);
         return found[0];
       });
       const wanted = [...new Set(resolved.filter((id): id is string => id !== undefined))];
@@ -256,5 +522,23 @@ export function createEntryService(repository: EntryRepository): EntryService {
       const page = validatePage(request.limit, request.offset);
       return repository.list(caller, filter, page);
     },
+
+    async listThreads(principal, request) {
+      const caller = requirePrincipal(principal, "context:read");
+      return repository.listThreads(caller, validatePage(request.limit, request.offset, limits.defaultThreadLimit));
+    },
+
+    async getStatistics(principal, request) {
+      const caller = requirePrincipal(principal, "context:read");
+      const threadId = request.threadId === "" ? undefined : validateThreadId(request.threadId, "thread_id");
+      return repository.statistics(caller, threadId);
+    },
+
+    async checkIdempotency(principal, key) {
+      return idempotent.check(requirePrincipal(principal, "context:write"), key);
+    },
   };
 }
+
+/** Re-exported for the transport: how item failures look. */
+export type { ItemError, ItemResult };

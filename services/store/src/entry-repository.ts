@@ -1,28 +1,68 @@
 import { accessPredicate } from "./access-predicate.js";
+import { lockClasses, lockInOrder, toAdvisoryKey } from "./db/advisory-locks.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "./db/sql-database.js";
 import type {
   ContentType,
   DuplicateKey,
   EntryAck,
   EntryFilter,
+  EntryStatistics,
   EntryWrite,
   GeneratedWrite,
+  ImageWrite,
   JsonObject,
   ListEntriesResult,
   NodeSummary,
   Source,
   StoredEntry,
   StoredImage,
+  TextWrite,
+  ThreadPage,
   Visibility,
 } from "./entries.js";
+import { createGrantStatements } from "./grant-repository.js";
 import type { IdQuery } from "./id-query.js";
+import type { IdempotencyStatements, RecordedCall } from "./idempotency.js";
+import { createIdempotencyStatements, findRecordedCall } from "./idempotency-repository.js";
 import { createUuidV7 } from "./ids.js";
+import type { SavepointScope } from "./items.js";
 import type { Principal } from "./principal.js";
+import type { GrantStatements } from "./sharing.js";
 
-/** The statements a commit runs inside its one transaction. */
-export interface EntryCommitScope {
-  /** Holds the thread's write lock until the transaction ends. */
-  lockThread(principal: Principal, threadId: string): Promise<void>;
+/** A row locked for the rest of the transaction, as the caller may see it. */
+export interface LockedEntry {
+  id: string;
+  threadId: string;
+  owner: string;
+  visibility: Visibility;
+  version: number;
+  contentHash: string;
+  tags: string[];
+  metadata: JsonObject;
+  /** `mime_type sha256` of each image, in order: tells a resent image from a new one without reading it. */
+  imageKeys: string[];
+  createdAt: Date;
+  updatedAt: Date;
+  /** Whether the caller may change it: the write predicate, evaluated on the locked row. */
+  writable: boolean;
+}
+
+/** What an update writes: only the fields that differ from the stored row. */
+export interface EntryChangeWrite {
+  /** A new text with the generation output made for it (chunks, vectors, summary and node summaries are replaced). */
+  text: (TextWrite & { generated: GeneratedWrite }) | undefined;
+  metadata: JsonObject | undefined;
+  tags: string[] | undefined;
+  images: ImageWrite[] | undefined;
+  visibility: Visibility | undefined;
+}
+
+/** The statements a write runs inside its one transaction. Each read composes the access predicate. */
+export interface EntryWriteScope extends SavepointScope {
+  idempotency: IdempotencyStatements;
+  grants: GrantStatements;
+  /** Holds the write locks of the threads (in the caller's tenant) until the transaction ends, taken in one global order. */
+  lockThreads(principal: Principal, threadIds: readonly string[]): Promise<void>;
   findDuplicate(principal: Principal, key: DuplicateKey): Promise<string | undefined>;
   /**
    * Folds a retransmit into entry `id`: new tags, metadata and images, a
@@ -31,25 +71,49 @@ export interface EntryCommitScope {
    * ownership; undefined when it no longer does.
    */
   fold(principal: Principal, id: string, write: EntryWrite): Promise<EntryAck | undefined>;
-  /** Inserts the entry, its images, chunks with vectors and node summaries. */
+  /**
+   * Inserts the entry, its images, chunks with vectors and node summaries.
+   * An unspecified visibility becomes `shared` when the caller has shared
+   * the thread (a thread grant of theirs exists), else `private`.
+   */
   insert(principal: Principal, write: EntryWrite, generated: GeneratedWrite): Promise<EntryAck>;
+  /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
+  resolveIds(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
+  /** Locks the visible entries among `ids` in id order (so concurrent multi-entry changes queue instead of deadlocking). */
+  lockEntries(principal: Principal, ids: readonly string[]): Promise<void>;
+  /** Locks entry `id` if the caller may see it, and reads it as it is once locked; undefined if it is gone or invisible. */
+  lockEntry(principal: Principal, id: string): Promise<LockedEntry | undefined>;
+  /**
+   * Writes `change` to the locked entry with version + 1, as a compare-and-set
+   * on its locked version that re-checks the write predicate; replaces
+   * chunks, vectors, summary and node summaries with a new text, and images
+   * when given. Undefined when the row no longer matches.
+   */
+  update(principal: Principal, entry: LockedEntry, change: EntryChangeWrite): Promise<EntryAck | undefined>;
+  /** Deletes entry `id` (with its images, chunks, node summaries and grants) if the caller may change it. */
+  delete(principal: Principal, id: string): Promise<boolean>;
+  /** Deletes every entry of the thread the caller may change; returns their ids in id order. */
+  deleteThread(principal: Principal, threadId: string): Promise<string[]>;
 }
 
-/** Every SQL statement on entries. Each read composes the access predicate. */
+/** Every SQL statement on entries and what hangs off them. Each read composes the access predicate. */
 export interface EntryRepository {
   findDuplicate(principal: Principal, key: DuplicateKey): Promise<string | undefined>;
   /** Runs `fn` in one transaction: everything it does through the scope commits together or not at all. */
-  commit<T>(fn: (scope: EntryCommitScope) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (scope: EntryWriteScope) => Promise<T>): Promise<T>;
+  /** What the first use of an idempotency key recorded, read outside any transaction. */
+  findCall(principal: Principal, key: string): Promise<RecordedCall | undefined>;
   /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
   resolveIds(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
   /** The visible entries among `ids`, complete (text, images, node summaries, chunk count). Any order. */
   getByIds(principal: Principal, ids: readonly string[], includeImages: boolean): Promise<StoredEntry[]>;
   /** One page of the visible entries matching `filter`, newest first, without full text. */
   list(principal: Principal, filter: EntryFilter, page: { limit: number; offset: number }): Promise<ListEntriesResult>;
+  /** One page of the threads holding visible entries, most recently active first, counting visible entries only. */
+  listThreads(principal: Principal, page: { limit: number; offset: number }): Promise<ThreadPage>;
+  /** Counts over the visible entries, of one thread or all. */
+  statistics(principal: Principal, threadId: string | undefined): Promise<EntryStatistics>;
 }
-
-/** Class id of the two-key advisory locks the store takes per thread (the migration lock uses the one-key space). */
-const threadLockClass = 0x43480001;
 
 const opposite: Record<Source, Source> = { user: "agent", agent: "user" };
 
@@ -164,13 +228,13 @@ async function findDuplicate(executor: SqlExecutor, principal: Principal, key: D
   return rows[0]?.id;
 }
 
-function imageKeys(write: EntryWrite): string[] {
-  return write.images.map((image) => `${image.mimeType} ${image.sha256}`);
+function toImageKeys(images: readonly ImageWrite[]): string[] {
+  return images.map((image) => `${image.mimeType} ${image.sha256}`);
 }
 
-async function insertImages(tx: SqlExecutor, entryId: string, write: EntryWrite): Promise<void> {
+async function insertImages(tx: SqlExecutor, entryId: string, images: readonly ImageWrite[]): Promise<void> {
   // One statement per image: each may be megabytes, and batching them would only build one huge parameter.
-  for (const [ordinal, image] of write.images.entries()) {
+  for (const [ordinal, image] of images.entries()) {
     await tx.query("INSERT INTO entry_images (entry_id, ordinal, mime_type, byte_size, sha256, data) VALUES ($1, $2, $3, $4, $5, $6)", [
       entryId,
       ordinal,
@@ -182,15 +246,114 @@ async function insertImages(tx: SqlExecutor, entryId: string, write: EntryWrite)
   }
 }
 
-function createCommitScope(db: SqlDatabase, tx: SqlExecutor): EntryCommitScope {
+/**
+ * The id ranges of `queries` resolved among the entries `principal` may see:
+ * a range scan on the primary key per query, the predicate applied before
+ * the limit, so a hidden entry never makes a prefix ambiguous.
+ */
+async function resolveIds(executor: SqlExecutor, principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]> {
+  if (queries.length === 0) return [];
+  const params = createSqlParams();
+  const lower = params.add(queries.map((query) => query.lower));
+  const upper = params.add(queries.map((query) => query.upper));
+  const limit = params.add(maxMatches);
+  const { rows } = await executor.query<{ position: number; id: string }>(
+    `SELECT q.position::integer AS position, m.id
+     FROM unnest(${lower}::uuid[], ${upper}::uuid[]) WITH ORDINALITY AS q (lower_id, upper_id, position)
+     CROSS JOIN LATERAL (
+       SELECT e.id FROM entries e
+       WHERE e.id BETWEEN q.lower_id AND q.upper_id AND ${accessPredicate(principal, "e", params)}
+       ORDER BY e.id
+       LIMIT ${limit}
+     ) m
+     ORDER BY q.position, m.id`,
+    params.values,
+  );
+  const matches: string[][] = queries.map(() => []);
+  for (const row of rows) matches[row.position - 1]?.push(row.id);
+  return matches;
+}
+
+interface LockedRow {
+  id: string;
+  thread_id: string;
+  owner: string;
+  visibility: Visibility;
+  version: number;
+  content_hash: string;
+  tags: string[];
+  metadata: JsonObject;
+  image_keys: string[];
+  created_at: Date;
+  updated_at: Date;
+  writable: boolean;
+}
+
+function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
   // Vectors travel as text literals in the column type's own syntax; the cast is chosen by the schema, never by input.
   const toVectorLiteral = db.vectorType === "pgvector" ? (vector: readonly number[]) => `[${vector.join(",")}]` : (vector: readonly number[]) => `{${vector.join(",")}}`;
   const vectorCast = db.vectorType === "pgvector" ? "vector" : "real[]";
 
+  const insertGenerated = async (entryId: string, tenant: string, generated: GeneratedWrite) => {
+    if (generated.chunks.length > 0) {
+      await tx.query(
+        `INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding)
+         SELECT c.id, $1, $2, c.ordinal, c.start_offset, c.end_offset, $3, c.embedding::${vectorCast}
+         FROM unnest($4::uuid[], $5::integer[], $6::integer[], $7::integer[], $8::text[]) AS c (id, ordinal, start_offset, end_offset, embedding)`,
+        [
+          entryId,
+          tenant,
+          generated.embeddingModel,
+          generated.chunks.map(() => createUuidV7()),
+          generated.chunks.map((chunk) => chunk.ordinal),
+          generated.chunks.map((chunk) => chunk.start),
+          generated.chunks.map((chunk) => chunk.end),
+          generated.chunks.map((chunk) => toVectorLiteral(chunk.vector)),
+        ],
+      );
+    }
+    if (generated.nodeSummaries.length > 0) {
+      const nodes = generated.nodeSummaries;
+      await tx.query(
+        `INSERT INTO node_summaries (entry_id, node_id, ordinal, heading, level, start_offset, end_offset, summary)
+         SELECT $1, n.node_id, n.ordinal - 1, n.heading, n.level, n.start_offset, n.end_offset, n.summary
+         FROM unnest($2::text[], $3::text[], $4::integer[], $5::integer[], $6::integer[], $7::text[]) WITH ORDINALITY
+           AS n (node_id, heading, level, start_offset, end_offset, summary, ordinal)`,
+        [
+          entryId,
+          nodes.map((node) => node.nodeId),
+          nodes.map((node) => node.heading),
+          nodes.map((node) => node.level),
+          nodes.map((node) => node.span.start),
+          nodes.map((node) => node.span.end),
+          nodes.map((node) => node.summary),
+        ],
+      );
+    }
+  };
+
   return {
-    async lockThread(principal, threadId) {
-      await tx.query("SELECT pg_advisory_xact_lock($1::integer, hashtext($2))", [threadLockClass, JSON.stringify([principal.tenant, threadId])]);
+    idempotency: createIdempotencyStatements(tx),
+    grants: createGrantStatements(tx),
+
+    async savepoint(fn) {
+      await tx.query("SAVEPOINT item");
+      try {
+        const value = await fn();
+        await tx.query("RELEASE SAVEPOINT item");
+        return value;
+      } catch (error) {
+        await tx.query("ROLLBACK TO SAVEPOINT item");
+        throw error;
+      }
     },
+
+    lockThreads: (principal, threadIds) =>
+      lockInOrder(
+        tx,
+        lockClasses.thread,
+        threadIds.map((threadId) => toAdvisoryKey([principal.tenant, threadId])),
+      ),
 
     findDuplicate: (principal, key) => findDuplicate(tx, principal, key),
 
@@ -198,7 +361,7 @@ function createCommitScope(db: SqlDatabase, tx: SqlExecutor): EntryCommitScope {
       const params = createSqlParams();
       const tags = params.add(write.tags);
       const metadata = params.add(JSON.stringify(write.metadata));
-      const keys = params.add(imageKeys(write));
+      const keys = params.add(toImageKeys(write.images));
       const storedKeys = `coalesce((SELECT array_agg(i.mime_type || ' ' || i.sha256 ORDER BY i.ordinal) FROM entry_images i WHERE i.entry_id = e.id), '{}'::text[])`;
       const { rows } = await tx.query<AckRow & { images_changed: boolean }>(
         `UPDATE entries e SET
@@ -217,7 +380,7 @@ function createCommitScope(db: SqlDatabase, tx: SqlExecutor): EntryCommitScope {
       if (row === undefined) return undefined;
       if (row.images_changed) {
         await tx.query("DELETE FROM entry_images WHERE entry_id = $1", [row.id]);
-        await insertImages(tx, row.id, write);
+        await insertImages(tx, row.id, write.images);
       }
       return toAck(row, true);
     },
@@ -226,7 +389,9 @@ function createCommitScope(db: SqlDatabase, tx: SqlExecutor): EntryCommitScope {
       const id = createUuidV7();
       const { rows } = await tx.query<AckRow>(
         `INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, metadata, tags, summary, content_type)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::text[], $13, $14)
+         VALUES ($1, $2, $3, $4, $5,
+           coalesce($6::text, CASE WHEN EXISTS (SELECT 1 FROM grants g WHERE g.tenant = $2 AND g.thread_id = $3 AND g.grantor = $5) THEN 'shared' ELSE 'private' END),
+           $7, $8, $9, $10, $11::jsonb, $12::text[], $13, $14)
          RETURNING id, version, content_hash, created_at, updated_at`,
         [
           id,
@@ -234,7 +399,7 @@ function createCommitScope(db: SqlDatabase, tx: SqlExecutor): EntryCommitScope {
           write.threadId,
           write.source,
           principal.subject,
-          write.visibility,
+          write.visibility ?? null,
           write.text,
           write.textLength,
           write.preview,
@@ -245,45 +410,123 @@ function createCommitScope(db: SqlDatabase, tx: SqlExecutor): EntryCommitScope {
           write.contentType,
         ],
       );
-      await insertImages(tx, id, write);
-      if (generated.chunks.length > 0) {
-        await tx.query(
-          `INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding)
-           SELECT c.id, $1, $2, c.ordinal, c.start_offset, c.end_offset, $3, c.embedding::${vectorCast}
-           FROM unnest($4::uuid[], $5::integer[], $6::integer[], $7::integer[], $8::text[]) AS c (id, ordinal, start_offset, end_offset, embedding)`,
-          [
-            id,
-            principal.tenant,
-            generated.embeddingModel,
-            generated.chunks.map(() => createUuidV7()),
-            generated.chunks.map((chunk) => chunk.ordinal),
-            generated.chunks.map((chunk) => chunk.start),
-            generated.chunks.map((chunk) => chunk.end),
-            generated.chunks.map((chunk) => toVectorLiteral(chunk.vector)),
-          ],
-        );
-      }
-      if (generated.nodeSummaries.length > 0) {
-        const nodes = generated.nodeSummaries;
-        await tx.query(
-          `INSERT INTO node_summaries (entry_id, node_id, ordinal, heading, level, start_offset, end_offset, summary)
-           SELECT $1, n.node_id, n.ordinal - 1, n.heading, n.level, n.start_offset, n.end_offset, n.summary
-           FROM unnest($2::text[], $3::text[], $4::integer[], $5::integer[], $6::integer[], $7::text[]) WITH ORDINALITY
-             AS n (node_id, heading, level, start_offset, end_offset, summary, ordinal)`,
-          [
-            id,
-            nodes.map((node) => node.nodeId),
-            nodes.map((node) => node.heading),
-            nodes.map((node) => node.level),
-            nodes.map((node) => node.span.start),
-            nodes.map((node) => node.span.end),
-            nodes.map((node) => node.summary),
-          ],
-        );
-      }
+      await insertImages(tx, id, write.images);
+      await insertGenerated(id, principal.tenant, generated);
       const row = rows[0];
       if (row === undefined) throw new Error("INSERT … RETURNING returned no row");
       return toAck(row, false);
+    },
+
+    resolveIds: (principal, queries, maxMatches) => resolveIds(tx, principal, queries, maxMatches),
+
+    async lockEntries(principal, ids) {
+      if (ids.length === 0) return;
+      const params = createSqlParams();
+      await tx.query(
+        `SELECT e.id FROM entries e WHERE e.id = ANY(${params.add([...new Set(ids)])}::uuid[]) AND ${accessPredicate(principal, "e", params)}
+         ORDER BY e.id FOR UPDATE`,
+        params.values,
+      );
+    },
+
+    async lockEntry(principal, id) {
+      const lockParams = createSqlParams();
+      const locked = await tx.query(
+        `SELECT e.id FROM entries e WHERE e.id = ${lockParams.add(id)} AND ${accessPredicate(principal, "e", lockParams)} FOR UPDATE`,
+        lockParams.values,
+      );
+      if (locked.rows.length === 0) return undefined;
+      // Read once the lock is held: this statement's snapshot includes whatever the previous holder committed (images, grants).
+      const params = createSqlParams();
+      const { rows } = await tx.query<LockedRow>(
+        `SELECT e.id, e.thread_id, e.owner, e.visibility, e.version, e.content_hash, e.tags, e.metadata, e.created_at, e.updated_at,
+           coalesce((SELECT array_agg(i.mime_type || ' ' || i.sha256 ORDER BY i.ordinal) FROM entry_images i WHERE i.entry_id = e.id), '{}'::text[]) AS image_keys,
+           ${accessPredicate(principal, "e", params, "write")} AS writable
+         FROM entries e WHERE e.id = ${params.add(id)} AND ${accessPredicate(principal, "e", params)}`,
+        params.values,
+      );
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      return {
+        id: row.id,
+        threadId: row.thread_id,
+        owner: row.owner,
+        visibility: row.visibility,
+        version: row.version,
+        contentHash: row.content_hash,
+        tags: row.tags,
+        metadata: row.metadata,
+        imageKeys: row.image_keys,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+        writable: row.writable,
+      };
+    },
+
+    async update(principal, entry, change) {
+      const params = createSqlParams();
+      const sets = ["version = e.version + 1", "updated_at = now()"];
+      const { text } = change;
+      if (text !== undefined) {
+        sets.push(
+          `text = ${params.add(text.text)}`,
+          `text_length = ${params.add(text.textLength)}`,
+          `preview = ${params.add(text.preview)}`,
+          `content_hash = ${params.add(text.contentHash)}`,
+          `summary = ${params.add(text.generated.summary)}`,
+        );
+      }
+      if (change.metadata !== undefined) sets.push(`metadata = ${params.add(JSON.stringify(change.metadata))}::jsonb`);
+      if (change.tags !== undefined) sets.push(`tags = ${params.add(change.tags)}::text[]`);
+      if (change.visibility !== undefined) sets.push(`visibility = ${params.add(change.visibility)}`);
+      if (change.images !== undefined) sets.push(`content_type = ${params.add(change.images.length > 0 ? "multimodal" : "text")}`);
+      const { rows } = await tx.query<AckRow>(
+        `UPDATE entries e SET ${sets.join(", ")}
+         WHERE e.id = ${params.add(entry.id)} AND e.version = ${params.add(entry.version)} AND ${accessPredicate(principal, "e", params, "write")}
+         RETURNING e.id, e.version, e.content_hash, e.created_at, e.updated_at`,
+        params.values,
+      );
+      const row = rows[0];
+      if (row === undefined) return undefined;
+      if (text !== undefined) {
+        // Everything derived from the old text goes with it, in this transaction: no read can pair the new text with old vectors.
+        await tx.query("DELETE FROM chunks WHERE entry_id = $1", [entry.id]);
+        await tx.query("DELETE FROM node_summaries WHERE entry_id = $1", [entry.id]);
+        await insertGenerated(entry.id, principal.tenant, text.generated);
+      }
+      if (change.images !== undefined) {
+        await tx.query("DELETE FROM entry_images WHERE entry_id = $1", [entry.id]);
+        await insertImages(tx, entry.id, change.images);
+      }
+      return toAck(row, false);
+    },
+
+    async delete(principal, id) {
+      const params = createSqlParams();
+      const { rowCount } = await tx.query(
+        `DELETE FROM entries e WHERE e.id = ${params.add(id)} AND ${accessPredicate(principal, "e", params, "write")}`,
+        params.values,
+      );
+      return rowCount > 0;
+    },
+
+    async deleteThread(principal, threadId) {
+      // Lock first, in id order (as every multi-entry change does), then delete what was locked.
+      const params = createSqlParams();
+      const { rows } = await tx.query<{ id: string }>(
+        `SELECT e.id FROM entries e
+         WHERE e.tenant = ${params.add(principal.tenant)} AND e.thread_id = ${params.add(threadId)} AND ${accessPredicate(principal, "e", params, "write")}
+         ORDER BY e.id FOR UPDATE`,
+        params.values,
+      );
+      if (rows.length === 0) return [];
+      const deleteParams = createSqlParams();
+      const deleted = await tx.query<{ id: string }>(
+        `DELETE FROM entries e WHERE e.id = ANY(${deleteParams.add(rows.map((row) => row.id))}::uuid[]) AND ${accessPredicate(principal, "e", deleteParams, "write")}
+         RETURNING e.id`,
+        deleteParams.values,
+      );
+      return deleted.rows.map((row) => row.id).sort();
     },
   };
 }
@@ -305,34 +548,45 @@ function filterConditions(filter: EntryFilter, params: SqlParams): string[] {
   return conditions;
 }
 
+/** Counts arrive as bigint, which the drivers hand over as strings or bigints. */
+function toCount(value: unknown): number {
+  return Number(value ?? 0);
+}
+
+interface ThreadRow {
+  total: unknown;
+  thread_id: string | null;
+  entry_count: number;
+  user_entries: number;
+  agent_entries: number;
+  first_at: Date;
+  last_at: Date;
+}
+
+interface StatisticsRow {
+  entries: unknown;
+  threads: unknown;
+  user_entries: unknown;
+  agent_entries: unknown;
+  multimodal_entries: unknown;
+  images: unknown;
+  chunks: unknown;
+  text_bytes: unknown;
+  owned_entries: unknown;
+  oldest_at: Date | null;
+  newest_at: Date | null;
+}
+
 /** The entry repository over a migrated database. */
 export function createEntryRepository(db: SqlDatabase): EntryRepository {
   return {
     findDuplicate: (principal, key) => findDuplicate(db, principal, key),
 
-    commit: (fn) => db.transaction((tx) => fn(createCommitScope(db, tx))),
+    transaction: (fn) => db.transaction((tx) => fn(createWriteScope(db, tx))),
 
-    async resolveIds(principal, queries, maxMatches) {
-      const params = createSqlParams();
-      const lower = params.add(queries.map((query) => query.lower));
-      const upper = params.add(queries.map((query) => query.upper));
-      const limit = params.add(maxMatches);
-      const { rows } = await db.query<{ position: number; id: string }>(
-        `SELECT q.position::integer AS position, m.id
-         FROM unnest(${lower}::uuid[], ${upper}::uuid[]) WITH ORDINALITY AS q (lower_id, upper_id, position)
-         CROSS JOIN LATERAL (
-           SELECT e.id FROM entries e
-           WHERE e.id BETWEEN q.lower_id AND q.upper_id AND ${accessPredicate(principal, "e", params)}
-           ORDER BY e.id
-           LIMIT ${limit}
-         ) m
-         ORDER BY q.position, m.id`,
-        params.values,
-      );
-      const matches: string[][] = queries.map(() => []);
-      for (const row of rows) matches[row.position - 1]?.push(row.id);
-      return matches;
-    },
+    findCall: (principal, key) => findRecordedCall(db, principal, key),
+
+    resolveIds: (principal, queries, maxMatches) => resolveIds(db, principal, queries, maxMatches),
 
     async getByIds(principal, ids, includeImages) {
       const read = async (executor: SqlExecutor) => {
@@ -380,6 +634,71 @@ export function createEntryRepository(db: SqlDatabase): EntryRepository {
       );
       const hasMore = rows.length > page.limit;
       return { entries: rows.slice(0, page.limit).map((row) => toStoredEntry(row, undefined)), hasMore };
+    },
+
+    async listThreads(principal, page) {
+      const params = createSqlParams();
+      // One row always (the page joined to it may be empty), so the total is known even past the last page.
+      const { rows } = await db.query<ThreadRow>(
+        `WITH threads AS (
+           SELECT e.thread_id, count(*)::integer AS entry_count,
+             count(*) FILTER (WHERE e.source = 'user')::integer AS user_entries,
+             count(*) FILTER (WHERE e.source = 'agent')::integer AS agent_entries,
+             min(e.created_at) AS first_at, max(e.updated_at) AS last_at
+           FROM entries e WHERE ${accessPredicate(principal, "e", params)}
+           GROUP BY e.thread_id
+         )
+         SELECT (SELECT count(*) FROM threads) AS total, p.*
+         FROM (SELECT 1) AS one
+         LEFT JOIN LATERAL (
+           SELECT * FROM threads ORDER BY last_at DESC, thread_id LIMIT ${params.add(page.limit + 1)} OFFSET ${params.add(page.offset)}
+         ) p ON true`,
+        params.values,
+      );
+      const threads = rows.flatMap((row) =>
+        row.thread_id === null
+          ? []
+          : [{ threadId: row.thread_id, entryCount: row.entry_count, userEntries: row.user_entries, agentEntries: row.agent_entries, firstAt: row.first_at, lastAt: row.last_at }],
+      );
+      return { threads: threads.slice(0, page.limit), hasMore: threads.length > page.limit, total: toCount(rows[0]?.total) };
+    },
+
+    async statistics(principal, threadId) {
+      const params = createSqlParams();
+      const conditions = [accessPredicate(principal, "e", params)];
+      if (threadId !== undefined) conditions.push(`e.thread_id = ${params.add(threadId)}`);
+      // octet_length reads the stored size of a text without detoasting it.
+      const { rows } = await db.query<StatisticsRow>(
+        `WITH visible AS (
+           SELECT e.id, e.thread_id, e.source, e.owner, e.content_type, e.created_at, octet_length(e.text) AS text_bytes
+           FROM entries e WHERE ${conditions.join(" AND ")}
+         )
+         SELECT count(*) AS entries, count(DISTINCT v.thread_id) AS threads,
+           count(*) FILTER (WHERE v.source = 'user') AS user_entries,
+           count(*) FILTER (WHERE v.source = 'agent') AS agent_entries,
+           count(*) FILTER (WHERE v.content_type = 'multimodal') AS multimodal_entries,
+           (SELECT count(*) FROM entry_images i WHERE i.entry_id IN (SELECT id FROM visible)) AS images,
+           (SELECT count(*) FROM chunks c WHERE c.entry_id IN (SELECT id FROM visible)) AS chunks,
+           coalesce(sum(v.text_bytes), 0) AS text_bytes,
+           count(*) FILTER (WHERE v.owner = ${params.add(principal.subject)}) AS owned_entries,
+           min(v.created_at) AS oldest_at, max(v.created_at) AS newest_at
+         FROM visible v`,
+        params.values,
+      );
+      const row = rows[0];
+      return {
+        entries: toCount(row?.entries),
+        threads: toCount(row?.threads),
+        userEntries: toCount(row?.user_entries),
+        agentEntries: toCount(row?.agent_entries),
+        multimodalEntries: toCount(row?.multimodal_entries),
+        images: toCount(row?.images),
+        chunks: toCount(row?.chunks),
+        textBytes: toCount(row?.text_bytes),
+        ownedEntries: toCount(row?.owned_entries),
+        oldestAt: row?.oldest_at ?? undefined,
+        newestAt: row?.newest_at ?? undefined,
+      };
     },
   };
 }

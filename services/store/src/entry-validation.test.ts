@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { contentHash, isContextHubError } from "@context-hub/common";
-import { normaliseTags, validateEntryFilter, validateGenerated, validateNewEntry, validatePage } from "./entry-validation.js";
-import type { NewEntryInput } from "./entries.js";
+import { normaliseTags, validateEntryChange, validateEntryFilter, validateGenerated, validateNewEntry, validatePage } from "./entry-validation.js";
+import type { EntryUpdateInput, NewEntryInput } from "./entries.js";
 
 const entry: NewEntryInput = { threadId: "t", source: "user", text: "Some text", metadata: undefined, tags: [], images: [], visibility: undefined };
 
@@ -10,11 +10,11 @@ function rejects(fn: () => unknown, message: RegExp): void {
   assert.throws(fn, (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && message.test(error.message));
 }
 
-test("a valid entry is normalised: hash computed, tags trimmed, lowercased and de-duplicated, private by default", () => {
+test("a valid entry is normalised: hash computed, tags trimmed, lowercased and de-duplicated, visibility left to the store", () => {
   const write = validateNewEntry({ ...entry, tags: [" Ops ", "ops", "DB"], images: [{ mimeType: "Image/PNG", data: new Uint8Array([1]) }] });
   assert.equal(write.contentHash, contentHash("Some text"));
   assert.deepEqual(write.tags, ["ops", "db"]);
-  assert.equal(write.visibility, "private");
+  assert.equal(write.visibility, undefined, "unspecified: private, or shared in a thread the caller shared (decided in the transaction)");
   assert.equal(write.contentType, "multimodal");
   assert.equal(write.images[0]?.mimeType, "image/png");
   assert.equal(write.images[0]?.sha256, "4bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a");
@@ -33,11 +33,33 @@ test("tags over the limits are refused", () => {
 });
 
 test("generated output must fit the text it was made for", () => {
-  const generated = { embeddingModel: "m", embeddingDimension: 2, summary: "", nodeSummaries: [], chunks: [{ ordinal: 0, span: { start: 0, end: 9 }, vector: [1, 2] }] };
+  const generated = { embeddingModel: "m", embeddingDimension: 2, summary: "", nodeSummaries: [], chunks: [{ ordinal: 0, span: { start: 0, end: 9 }, vector: [1, 2] }], textHash: "" };
   assert.equal(validateGenerated(generated, "Some text").chunks.length, 1);
   rejects(() => validateGenerated(generated, "Short"), /span \[0, 9\) does not lie inside the text \(length 5\)/);
   rejects(() => validateGenerated({ ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: 2 }, vector: [1, Infinity] }] }, "Some text"), /not a finite number/);
   assert.equal(validateGenerated({ ...generated, embeddingModel: "", embeddingDimension: 0, chunks: [] }, "x").chunks.length, 0, "no chunks, no model needed");
+});
+
+test("generated.text_hash, when given, must be the hash of the text being written", () => {
+  const generated = { embeddingModel: "", embeddingDimension: 0, summary: "", nodeSummaries: [], chunks: [], textHash: contentHash("Some text") };
+  assert.equal(validateGenerated(generated, "Some text").chunks.length, 0);
+  rejects(() => validateGenerated(generated, "Other text"), /generated\.text_hash does not match the text: the output was generated for other text/);
+  rejects(() => validateGenerated({ ...generated, textHash: "" }, "Some text", "updates[1].generated", true), /updates\[1\]\.generated\.text_hash is required/);
+});
+
+test("an update item: absent fields stay, a new text needs its own generation output, generation output needs a text", () => {
+  const update: EntryUpdateInput = { id: "0190c2a4", expectedVersion: undefined, text: undefined, metadata: undefined, tags: undefined, images: undefined, visibility: undefined, generated: undefined };
+  const plain = validateEntryChange(update, "updates[0]");
+  assert.deepEqual([plain.text, plain.metadata, plain.tags, plain.images, plain.visibility, plain.generated], [undefined, undefined, undefined, undefined, undefined, undefined]);
+  assert.deepEqual(validateEntryChange({ ...update, tags: [" A ", "a"] }, "updates[0]").tags, ["a"]);
+  assert.deepEqual(validateEntryChange({ ...update, images: [] }, "updates[0]").images, [], "an empty image list removes the images");
+  const generated = { embeddingModel: "", embeddingDimension: 0, summary: "s", nodeSummaries: [], chunks: [], textHash: contentHash("new") };
+  assert.equal(validateEntryChange({ ...update, text: "new", generated }, "updates[0]").generated?.summary, "s");
+  rejects(() => validateEntryChange({ ...update, generated }, "updates[2]"), /updates\[2\]\.generated is only accepted together with a new text/);
+  rejects(() => validateEntryChange({ ...update, text: "other", generated }, "updates[2]"), /updates\[2\]\.generated\.text_hash does not match/);
+  rejects(() => validateEntryChange({ ...update, text: " " }, "updates[2]"), /updates\[2\]\.text must not be empty/);
+  rejects(() => validateEntryChange({ ...update, expectedVersion: 0 }, "updates[2]"), /updates\[2\]\.expected_version must be at least 1/);
+  rejects(() => validateEntryChange({ ...update, id: "xyz" }, "updates[2]"), /updates\[2\]\.id "xyz" is not an entry id/);
 });
 
 test("a listing page defaults to 20 and is bounded", () => {

@@ -2,7 +2,9 @@ import { contentHash, invalidArgument } from "@context-hub/common";
 import { createHash } from "node:crypto";
 import type {
   ContentType,
+  EntryChange,
   EntryFilter,
+  EntryUpdateInput,
   EntryWrite,
   GeneratedInput,
   GeneratedWrite,
@@ -13,7 +15,9 @@ import type {
   NodeSummary,
   Source,
   TextSpan,
+  TextWrite,
 } from "./entries.js";
+import { toIdQuery } from "./id-query.js";
 import { toPreview } from "./preview.js";
 
 /** Limits every write is held to; documented in docs/store.md. */
@@ -36,7 +40,9 @@ export const limits = {
   metadataKeyLength: 256,
   listLimit: 100,
   defaultListLimit: 20,
+  defaultThreadLimit: 50,
   listOffset: 10_000,
+  itemsPerCall: 100,
 } as const;
 
 const imageMimePattern = /^image\/[a-z0-9][a-z0-9.+-]*$/;
@@ -75,57 +81,92 @@ function containsNul(value: JsonValue): boolean {
   return false;
 }
 
-function validateMetadata(metadata: JsonObject | undefined): JsonObject {
-  if (metadata === undefined) return {};
+function validateMetadata(metadata: JsonObject, field: string): JsonObject {
   const bytes = Buffer.byteLength(JSON.stringify(metadata), "utf8");
-  if (bytes > limits.metadataBytes) throw invalidArgument(`metadata is ${bytes} bytes as JSON; the limit is ${limits.metadataBytes} (64 KiB)`);
+  if (bytes > limits.metadataBytes) throw invalidArgument(`${field} is ${bytes} bytes as JSON; the limit is ${limits.metadataBytes} (64 KiB)`);
   // PostgreSQL's jsonb cannot hold U+0000.
-  if (containsNul(metadata)) throw invalidArgument("metadata must not contain NUL characters");
+  if (containsNul(metadata)) throw invalidArgument(`${field} must not contain NUL characters`);
   return metadata;
 }
 
-function validateImages(images: NewEntryInput["images"]): ImageWrite[] {
-  if (images.length > limits.images) throw invalidArgument(`images: at most ${limits.images} per entry (got ${images.length})`);
+function validateImages(images: NewEntryInput["images"], field: string): ImageWrite[] {
+  if (images.length > limits.images) throw invalidArgument(`${field}: at most ${limits.images} per entry (got ${images.length})`);
   return images.map((image, index) => {
     const mimeType = image.mimeType.trim().toLowerCase();
     if (!imageMimePattern.test(mimeType)) {
-      throw invalidArgument(`images[${index}].mime_type ${JSON.stringify(image.mimeType.slice(0, 100))} is not an image/* type`);
+      throw invalidArgument(`${field}[${index}].mime_type ${JSON.stringify(image.mimeType.slice(0, 100))} is not an image/* type`);
     }
-    if (image.data.byteLength === 0) throw invalidArgument(`images[${index}] has no data`);
+    if (image.data.byteLength === 0) throw invalidArgument(`${field}[${index}] has no data`);
     if (image.data.byteLength > limits.imageBytes) {
-      throw invalidArgument(`images[${index}] is ${image.data.byteLength} bytes; the limit is ${limits.imageBytes} (10 MiB)`);
+      throw invalidArgument(`${field}[${index}] is ${image.data.byteLength} bytes; the limit is ${limits.imageBytes} (10 MiB)`);
     }
     return { mimeType, data: image.data, byteSize: image.data.byteLength, sha256: createHash("sha256").update(image.data).digest("hex") };
   });
 }
 
+/** An entry's text: not blank, no NUL, at most 1,000,000 UTF-16 code units; stored exactly as given, hashed here. */
+function validateText(text: string, field: string): TextWrite {
+  if (text.trim().length === 0) throw invalidArgument(`${field} must not be empty or only whitespace`);
+  if (text.length > limits.textLength) throw invalidArgument(`${field} is ${text.length} characters; the limit is ${limits.textLength}`);
+  if (hasNul(text)) throw invalidArgument(`${field} must not contain NUL characters (U+0000)`);
+  return { text, textLength: text.length, preview: toPreview(text), contentHash: contentHash(text) };
+}
+
 /**
  * Checks and normalises an entry a caller wants stored. Throws
  * INVALID_ARGUMENT naming the first problem; the content hash is computed
- * here, never taken from the caller.
+ * here, never taken from the caller. An unspecified visibility stays
+ * undefined: the store decides it in the write's transaction (private, or
+ * shared in a thread the caller has shared).
  */
 export function validateNewEntry(entry: NewEntryInput): EntryWrite {
   const threadId = validateThreadId(entry.threadId, "thread_id");
   if (entry.source === undefined) throw invalidArgument("source must be user or agent");
-  const { text } = entry;
-  if (text.trim().length === 0) throw invalidArgument("text must not be empty or only whitespace");
-  if (text.length > limits.textLength) throw invalidArgument(`text is ${text.length} characters; the limit is ${limits.textLength}`);
-  if (hasNul(text)) throw invalidArgument("text must not contain NUL characters (U+0000)");
+  const text = validateText(entry.text, "text");
   const tags = normaliseTags(entry.tags, "tags");
-  const metadata = validateMetadata(entry.metadata);
-  const images = validateImages(entry.images);
+  const metadata = validateMetadata(entry.metadata ?? {}, "metadata");
+  const images = validateImages(entry.images, "images");
   return {
     threadId,
     source: entry.source,
-    text,
-    textLength: text.length,
-    preview: toPreview(text),
-    contentHash: contentHash(text),
+    ...text,
     metadata,
     tags,
     images,
-    visibility: entry.visibility ?? "private",
+    visibility: entry.visibility,
     contentType: images.length > 0 ? "multimodal" : "text",
+  };
+}
+
+/**
+ * Checks one item of an UpdateEntries call (`field` names it, e.g.
+ * `updates[2]`). Absent fields stay as stored. A new text must come with the
+ * generation output made for it (its `text_hash` is required and must match);
+ * generation output without a text is refused. Whether the text really
+ * changes is known only against the stored row, so that is decided later.
+ */
+export function validateEntryChange(update: EntryUpdateInput, field: string): EntryChange {
+  const query = toIdQuery(update.id, `${field}.id`);
+  if (update.expectedVersion !== undefined && update.expectedVersion < 1) {
+    throw invalidArgument(`${field}.expected_version must be at least 1 (versions start at 1)`);
+  }
+  const text = update.text === undefined ? undefined : validateText(update.text, `${field}.text`);
+  let generated: GeneratedWrite | undefined;
+  if (update.generated !== undefined) {
+    if (text === undefined) throw invalidArgument(`${field}.generated is only accepted together with a new text`);
+    generated = validateGenerated(update.generated, text.text, `${field}.generated`, true);
+  }
+  const images = update.images === undefined ? undefined : validateImages(update.images, `${field}.images`);
+  return {
+    field,
+    query,
+    expectedVersion: update.expectedVersion,
+    text,
+    generated,
+    metadata: update.metadata === undefined ? undefined : validateMetadata(update.metadata, `${field}.metadata`),
+    tags: update.tags === undefined ? undefined : normaliseTags(update.tags, `${field}.tags`),
+    images,
+    visibility: update.visibility,
   };
 }
 
@@ -147,20 +188,25 @@ function validateString(value: string, field: string, maxLength: number, require
 
 /**
  * Checks what the workers generated against the text it was generated for:
- * every span inside the text, every vector of the declared dimension and
- * finite, ordinals and node ids unique. Throws INVALID_ARGUMENT naming the
- * first problem.
+ * its `text_hash`, when given (or when `requireTextHash`), is that text's
+ * content hash; every span lies inside the text, every vector has the
+ * declared dimension and is finite, ordinals and node ids are unique. Throws
+ * INVALID_ARGUMENT naming the first problem; `prefix` names the field.
  */
-export function validateGenerated(generated: GeneratedInput, text: string): GeneratedWrite {
+export function validateGenerated(generated: GeneratedInput, text: string, prefix = "generated", requireTextHash = false): GeneratedWrite {
+  if (generated.textHash === "" && requireTextHash) throw invalidArgument(`${prefix}.text_hash is required: it must be the content hash of the text the output was generated for`);
+  if (generated.textHash !== "" && generated.textHash !== contentHash(text)) {
+    throw invalidArgument(`${prefix}.text_hash does not match the text: the output was generated for other text`, "generate embeddings and summaries for this text and send them with it");
+  }
   const { chunks } = generated;
-  if (chunks.length > limits.chunks) throw invalidArgument(`generated.chunks: at most ${limits.chunks} (got ${chunks.length})`);
-  const embeddingModel = validateString(generated.embeddingModel, "generated.embedding_model", limits.modelNameLength, chunks.length > 0);
+  if (chunks.length > limits.chunks) throw invalidArgument(`${prefix}.chunks: at most ${limits.chunks} (got ${chunks.length})`);
+  const embeddingModel = validateString(generated.embeddingModel, `${prefix}.embedding_model`, limits.modelNameLength, chunks.length > 0);
   const dimension = generated.embeddingDimension;
-  if (chunks.length > 0 && dimension <= 0) throw invalidArgument("generated.embedding_dimension must be greater than 0 when chunks are present");
-  if (dimension > limits.embeddingDimension) throw invalidArgument(`generated.embedding_dimension ${dimension} exceeds ${limits.embeddingDimension}`);
+  if (chunks.length > 0 && dimension <= 0) throw invalidArgument(`${prefix}.embedding_dimension must be greater than 0 when chunks are present`);
+  if (dimension > limits.embeddingDimension) throw invalidArgument(`${prefix}.embedding_dimension ${dimension} exceeds ${limits.embeddingDimension}`);
   const ordinals = new Set<number>();
   const validChunks = chunks.map((chunk, index) => {
-    const field = `generated.chunks[${index}]`;
+    const field = `${prefix}.chunks[${index}]`;
     if (ordinals.has(chunk.ordinal)) throw invalidArgument(`${field}.ordinal ${chunk.ordinal} repeats an earlier chunk's`);
     ordinals.add(chunk.ordinal);
     const span = validateSpan(chunk.span, text.length, `${field}.span`, false);
@@ -170,13 +216,13 @@ export function validateGenerated(generated: GeneratedInput, text: string): Gene
     if (!chunk.vector.every(Number.isFinite)) throw invalidArgument(`${field}.vector contains a value that is not a finite number`);
     return { ordinal: chunk.ordinal, start: span.start, end: span.end, vector: chunk.vector };
   });
-  const summary = validateString(generated.summary, "generated.summary", limits.summaryLength, false);
+  const summary = validateString(generated.summary, `${prefix}.summary`, limits.summaryLength, false);
   if (generated.nodeSummaries.length > limits.nodeSummaries) {
-    throw invalidArgument(`generated.node_summaries: at most ${limits.nodeSummaries} (got ${generated.nodeSummaries.length})`);
+    throw invalidArgument(`${prefix}.node_summaries: at most ${limits.nodeSummaries} (got ${generated.nodeSummaries.length})`);
   }
   const nodeIds = new Set<string>();
   const nodeSummaries: NodeSummary[] = generated.nodeSummaries.map((node, index) => {
-    const field = `generated.node_summaries[${index}]`;
+    const field = `${prefix}.node_summaries[${index}]`;
     const nodeId = validateString(node.nodeId, `${field}.node_id`, limits.nodeIdLength, true);
     if (nodeIds.has(nodeId)) throw invalidArgument(`${field}.node_id ${JSON.stringify(nodeId)} repeats an earlier node's`);
     nodeIds.add(nodeId);
@@ -235,11 +281,19 @@ export function validateEntryFilter(filter: EntryFilterInput | undefined): Entry
   return { threadId, source: filter.source, tags, metadata, createdFrom: filter.createdFrom, createdTo: filter.createdTo, contentType: toContentType(filter.contentType) };
 }
 
-/** A page of a listing: limit 1–100 (0 means the default, 20), offset up to 10,000. */
-export function validatePage(limit: number, offset: number): { limit: number; offset: number } {
+/**
+ * A page of a listing: limit 1–100 (0 means `defaultLimit`: 20 for entries,
+ * 50 for threads), offset up to 10,000.
+ */
+export function validatePage(limit: number, offset: number, defaultLimit: number = limits.defaultListLimit): { limit: number; offset: number } {
   if (limit > limits.listLimit) throw invalidArgument(`limit must be 1 to ${limits.listLimit} (got ${limit})`);
   if (offset > limits.listOffset) {
     throw invalidArgument(`offset must be at most ${limits.listOffset} (got ${offset})`, "narrow the listing with created_to (older than the last entry seen) instead of paging deeper");
   }
-  return { limit: limit === 0 ? limits.defaultListLimit : limit, offset };
+  return { limit: limit === 0 ? defaultLimit : limit, offset };
+}
+
+/** The number of items of a batched call: 1 to 100. */
+export function validateItemCount(count: number, field: string): void {
+  if (count === 0 || count > limits.itemsPerCall) throw invalidArgument(`${field} must list 1 to ${limits.itemsPerCall} items (got ${count})`);
 }

@@ -25,13 +25,13 @@ function toUuid(hex: string): string {
  * Parses a requested id: a full UUID (32 hex digits) or a prefix of 8 to 31
  * hex digits. Case does not matter and hyphens are ignored wherever they
  * stand, so `0190c2a4-5b` and `0190C2A45B` are the same prefix. Anything else
- * is INVALID_ARGUMENT naming the position.
+ * is INVALID_ARGUMENT naming the field (e.g. `ids[3]`).
  */
-export function toIdQuery(input: string, position: number): IdQuery {
+export function toIdQuery(input: string, field: string): IdQuery {
   const hex = input.replace(/-/g, "").toLowerCase();
   if (!/^[0-9a-f]*$/.test(hex) || hex.length < minPrefixLength || hex.length > 32) {
     throw invalidArgument(
-      `ids[${position}] ${JSON.stringify(input.slice(0, 64))} is not an entry id: give a full UUID or a prefix of ${minPrefixLength} to ${maxPrefixLength} hex digits`,
+      `${field} ${JSON.stringify(input.slice(0, 64))} is not an entry id: give a full UUID or a prefix of ${minPrefixLength} to ${maxPrefixLength} hex digits`,
     );
   }
   return {

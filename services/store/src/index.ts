@@ -3,16 +3,19 @@ import { storeV1 } from "@context-hub/proto";
 import type { StoreConfig } from "./config.js";
 import { openDatabase } from "./db/open-database.js";
 import type { SqlDatabase } from "./db/sql-database.js";
+import { createApiKeyRepository } from "./api-key-repository.js";
+import { createApiKeyService } from "./api-keys.js";
 import { createEntryRepository } from "./entry-repository.js";
 import { createEntryService } from "./entries.js";
 import { createStoreHandlers } from "./server.js";
+import { createSharingService } from "./sharing.js";
 
 export { loadStoreConfig, type StoreConfig } from "./config.js";
 export { openDatabase, type DatabaseOptions } from "./db/open-database.js";
 export { createPgliteConnection, isMemoryDataDir, type PgliteOptions } from "./db/pglite-database.js";
 export { createPostgresConnection, type PostgresOptions } from "./db/postgres-database.js";
 export { migrate, type MigrationResult } from "./db/migrate.js";
-export { latestSchemaVersion } from "./migrations/index.js";
+export { latestSchemaVersion, migrations, type Migration } from "./migrations/index.js";
 export { createSqlParams, type DatabaseKind, type SqlConnection, type SqlDatabase, type SqlExecutor, type SqlParams, type SqlResult, type VectorType } from "./db/sql-database.js";
 export { accessPredicate, type AccessMode } from "./access-predicate.js";
 export { createUuidV7, isUuid } from "./ids.js";
@@ -53,14 +56,15 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
   const ownsDatabase = dependencies.database === undefined;
   const database = dependencies.database ?? (await openDatabase(config.database, logger));
   try {
-    const entries = createEntryService(createEntryRepository(database));
+    const repository = createEntryRepository(database);
+    const services = { entries: createEntryService(repository), sharing: createSharingService(repository), apiKeys: createApiKeyService(createApiKeyRepository(database)) };
     return await startGrpcService({
       name: "store",
       host: config.host,
       port: config.port,
       opsPort: config.opsPort,
       logger,
-      register: (builder) => builder.addService(storeV1.StoreService, createStoreHandlers(entries)),
+      register: (builder) => builder.addService(storeV1.StoreService, createStoreHandlers(services)),
       isReady: () => isReachable(database),
       ...(ownsDatabase ? { onClose: () => database.close() } : {}),
     });

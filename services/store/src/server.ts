@@ -1,114 +1,78 @@
-// The store's gRPC transport: StoreService handlers translating proto messages to entry-service calls and back.
-import { toJson, type MessageInitShape } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate, ValueSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { invalidArgument, type ServiceImplementation } from "@context-hub/common";
-import { commonV1, storeV1 } from "@context-hub/proto";
-import type { EntryAck, EntryService, JsonValue, NodeSummary, Source, StoredEntry, Visibility } from "./entries.js";
-import type { Principal } from "./principal.js";
+// The store's gRPC transport: StoreService handlers translating proto messages to domain calls and back.
+import { fromBinary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ServiceImplementation } from "@context-hub/common";
+import { storeV1 } from "@context-hub/proto";
+import type { ApiKeyService } from "./api-keys.js";
+import type { CommitItemResult, DeleteEntriesResult, EntryAck, EntryService, UpdateItemResult } from "./entries.js";
+import type { Outcome } from "./idempotency.js";
+import {
+  encoderOf,
+  idempotencyStateOf,
+  toAckMessage,
+  toApiKeyInput,
+  toApiKeyMessage,
+  toEntryFilter,
+  toEntryMessage,
+  toEntryUpdate,
+  toGenerated,
+  toGrantees,
+  toGrantMessage,
+  toItemErrorMessage,
+  toItemOutcome,
+  toNewEntry,
+  toPermission,
+  toPrincipal,
+  toSource,
+} from "./messages.js";
+import type { SharingService, ShareResult, UnshareResult } from "./sharing.js";
 
-function toPrincipal(principal: commonV1.Principal | undefined): Principal | undefined {
-  if (principal === undefined) return undefined;
-  return { tenant: principal.tenant, subject: principal.subject, groups: [...principal.groups], scopes: [...principal.scopes] };
+/** The domain services the transport serves. */
+export interface StoreServices {
+  entries: EntryService;
+  sharing: SharingService;
+  apiKeys: ApiKeyService;
 }
 
-function toSource(source: commonV1.Source, field: string): Source | undefined {
-  switch (source) {
-    case commonV1.Source.USER:
-      return "user";
-    case commonV1.Source.AGENT:
-      return "agent";
-    case commonV1.Source.UNSPECIFIED:
-      return undefined;
-    default:
-      throw invalidArgument(`${field} ${String(source)} is not a known source`);
-  }
-}
-
-function fromSource(source: Source): commonV1.Source {
-  return source === "user" ? commonV1.Source.USER : commonV1.Source.AGENT;
-}
-
-function toVisibility(visibility: commonV1.Visibility): Visibility | undefined {
-  switch (visibility) {
-    case commonV1.Visibility.PRIVATE:
-      return "private";
-    case commonV1.Visibility.SHARED:
-      return "shared";
-    case commonV1.Visibility.TENANT:
-      return "tenant";
-    case commonV1.Visibility.UNSPECIFIED:
-      return undefined;
-    default:
-      throw invalidArgument(`entry.visibility ${String(visibility)} is not a known visibility`);
-  }
-}
-
-const visibilityOf: Record<Visibility, commonV1.Visibility> = {
-  private: commonV1.Visibility.PRIVATE,
-  shared: commonV1.Visibility.SHARED,
-  tenant: commonV1.Visibility.TENANT,
-};
-
-function toDate(timestamp: Timestamp | undefined): Date | undefined {
-  return timestamp === undefined ? undefined : timestampDate(timestamp);
-}
-
-function toMetadataValue(condition: storeV1.MetadataCondition, index: number): JsonValue | undefined {
-  if (condition.value === undefined) return undefined;
-  try {
-    return toJson(ValueSchema, condition.value) as JsonValue;
-  } catch {
-    throw invalidArgument(`filter.metadata[${index}].value holds no JSON value`);
-  }
-}
-
-function toAckMessage(ack: EntryAck): MessageInitShape<typeof storeV1.EntryAckSchema> {
+/**
+ * One idempotent mutation's response mapping: `key` hands the domain the
+ * caller's idempotency key with an encoder for the response recorded with
+ * it; `respond` answers with the fresh result, or with exactly the bytes
+ * recorded by the first call when this one is a replay.
+ */
+function idempotentResponse<S extends DescMessage, T>(schema: S, toResponse: (result: T) => MessageInitShape<S>) {
+  const encode = encoderOf(schema, toResponse);
   return {
-    id: ack.id,
-    version: ack.version,
-    contentHash: ack.contentHash,
-    deduplicated: ack.deduplicated,
-    createdAt: timestampFromDate(ack.createdAt),
-    updatedAt: timestampFromDate(ack.updatedAt),
+    key: (idempotency: storeV1.Idempotency | undefined) =>
+      idempotency === undefined ? undefined : { key: idempotency.key, fingerprint: idempotency.fingerprint, encode },
+    respond: (outcome: Outcome<T>): MessageInitShape<S> | MessageShape<S> => (outcome.replayed ? fromBinary(schema, outcome.response) : toResponse(outcome.result)),
   };
 }
 
-function toNodeSummaryMessage(node: NodeSummary): MessageInitShape<typeof commonV1.NodeSummarySchema> {
-  return { nodeId: node.nodeId, heading: node.heading, level: node.level, span: { start: node.span.start, end: node.span.end }, summary: node.summary };
-}
+const commitResponse = idempotentResponse(storeV1.CommitResponseSchema, (ack: EntryAck) => ({ ack: toAckMessage(ack) }));
 
-function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof storeV1.EntrySchema> {
-  return {
-    id: entry.id,
-    threadId: entry.threadId,
-    source: fromSource(entry.source),
-    owner: entry.owner,
-    visibility: visibilityOf[entry.visibility],
-    text: entry.text,
-    preview: entry.preview,
-    textLength: entry.textLength,
-    contentHash: entry.contentHash,
-    metadata: entry.metadata,
-    tags: entry.tags,
-    summary: entry.summary,
-    version: entry.version,
-    createdAt: timestampFromDate(entry.createdAt),
-    updatedAt: timestampFromDate(entry.updatedAt),
-    images: entry.images.map((image) => ({
-      ordinal: image.ordinal,
-      mimeType: image.mimeType,
-      byteSize: image.byteSize,
-      ...(image.data === undefined ? {} : { data: image.data }),
-    })),
-    contentType: entry.contentType,
-    nodeSummaries: entry.nodeSummaries.map(toNodeSummaryMessage),
-    embeddingModel: entry.embeddingModel,
-    chunkCount: entry.chunkCount,
-  };
-}
+const commitBatchResponse = idempotentResponse(storeV1.CommitBatchResponseSchema, (results: CommitItemResult[]) => ({
+  results: results.map(toItemOutcome),
+}));
 
-/** The StoreService implementation over the entry service. */
-export function createStoreHandlers(entries: EntryService): ServiceImplementation<typeof storeV1.StoreService> {
+const updateResponse = idempotentResponse(storeV1.UpdateEntriesResponseSchema, (results: UpdateItemResult[]) => ({
+  results: results.map(({ requestedId, result }) => ({ requestedId, ...toItemOutcome(result) })),
+}));
+
+const deleteResponse = idempotentResponse(storeV1.DeleteEntriesResponseSchema, ({ results, deletedCount }: DeleteEntriesResult) => ({
+  results: results.map(({ requestedId, result }) => (result.ok ? { requestedId, id: result.value } : { requestedId, error: toItemErrorMessage(result.error) })),
+  deletedCount,
+}));
+
+const shareResponse = idempotentResponse(storeV1.ShareResponseSchema, (result: ShareResult) => ({
+  grants: result.grants.map(toGrantMessage),
+  nowSharedIds: result.nowSharedIds,
+}));
+
+const unshareResponse = idempotentResponse(storeV1.UnshareResponseSchema, (result: UnshareResult) => ({ revokedCount: result.revokedCount }));
+
+/** The StoreService implementation over the domain services. */
+export function createStoreHandlers({ entries, sharing, apiKeys }: StoreServices): ServiceImplementation<typeof storeV1.StoreService> {
   return {
     async findDuplicate(request) {
       const id = await entries.findDuplicate(toPrincipal(request.principal), {
@@ -120,37 +84,40 @@ export function createStoreHandlers(entries: EntryService): ServiceImplementatio
     },
 
     async commit(request) {
-      const { entry, generated } = request;
-      const ack = await entries.commit(
-        toPrincipal(request.principal),
-        entry === undefined
-          ? undefined
-          : {
-              threadId: entry.threadId,
-              source: toSource(entry.source, "entry.source"),
-              text: entry.text,
-              metadata: entry.metadata,
-              tags: entry.tags,
-              images: entry.images.map((image) => ({ mimeType: image.mimeType, data: image.data })),
-              visibility: toVisibility(entry.visibility),
-            },
-        generated === undefined
-          ? undefined
-          : {
-              embeddingModel: generated.embeddingModel,
-              embeddingDimension: generated.embeddingDimension,
-              chunks: generated.chunks.map((chunk) => ({ ordinal: chunk.ordinal, span: chunk.span, vector: chunk.vector })),
-              summary: generated.summary,
-              nodeSummaries: generated.nodeSummaries.map((node) => ({
-                nodeId: node.nodeId,
-                heading: node.heading,
-                level: node.level,
-                span: node.span,
-                summary: node.summary,
-              })),
-            },
-      );
-      return { ack: toAckMessage(ack) };
+      const outcome = await entries.commit(toPrincipal(request.principal), {
+        entry: toNewEntry(request.entry, "entry"),
+        generated: toGenerated(request.generated),
+        idempotency: commitResponse.key(request.idempotency),
+      });
+      return commitResponse.respond(outcome);
+    },
+
+    async commitBatch(request) {
+      const outcome = await entries.commitBatch(toPrincipal(request.principal), {
+        entries: request.entries.map((item, index) => ({ entry: toNewEntry(item.entry, `entries[${index}].entry`), generated: toGenerated(item.generated) })),
+        atomic: request.atomic,
+        idempotency: commitBatchResponse.key(request.idempotency),
+      });
+      return commitBatchResponse.respond(outcome);
+    },
+
+    async updateEntries(request) {
+      const outcome = await entries.updateEntries(toPrincipal(request.principal), {
+        updates: request.updates.map(toEntryUpdate),
+        atomic: request.atomic,
+        idempotency: updateResponse.key(request.idempotency),
+      });
+      return updateResponse.respond(outcome);
+    },
+
+    async deleteEntries(request) {
+      const outcome = await entries.deleteEntries(toPrincipal(request.principal), {
+        ids: request.ids,
+        threadId: request.threadId,
+        atomic: request.atomic,
+        idempotency: deleteResponse.key(request.idempotency),
+      });
+      return deleteResponse.respond(outcome);
     },
 
     async getEntries(request) {
@@ -159,24 +126,86 @@ export function createStoreHandlers(entries: EntryService): ServiceImplementatio
     },
 
     async listEntries(request) {
-      const { filter } = request;
-      const result = await entries.listEntries(toPrincipal(request.principal), {
-        filter:
-          filter === undefined
-            ? undefined
-            : {
-                threadId: filter.threadId,
-                source: toSource(filter.source, "filter.source"),
-                tags: filter.tags,
-                metadata: filter.metadata.map((condition, index) => ({ key: condition.key, value: toMetadataValue(condition, index) })),
-                createdFrom: toDate(filter.createdFrom),
-                createdTo: toDate(filter.createdTo),
-                contentType: filter.contentType,
-              },
-        limit: request.limit,
-        offset: request.offset,
-      });
+      const result = await entries.listEntries(toPrincipal(request.principal), { filter: toEntryFilter(request.filter), limit: request.limit, offset: request.offset });
       return { entries: result.entries.map(toEntryMessage), hasMore: result.hasMore };
+    },
+
+    async listThreads(request) {
+      const page = await entries.listThreads(toPrincipal(request.principal), { limit: request.limit, offset: request.offset });
+      return {
+        threads: page.threads.map((thread) => ({
+          threadId: thread.threadId,
+          entryCount: thread.entryCount,
+          userEntries: thread.userEntries,
+          agentEntries: thread.agentEntries,
+          firstAt: timestampFromDate(thread.firstAt),
+          lastAt: timestampFromDate(thread.lastAt),
+        })),
+        hasMore: page.hasMore,
+        total: page.total,
+      };
+    },
+
+    async getStatistics(request) {
+      const statistics = await entries.getStatistics(toPrincipal(request.principal), { threadId: request.threadId });
+      return {
+        entries: BigInt(statistics.entries),
+        threads: BigInt(statistics.threads),
+        userEntries: BigInt(statistics.userEntries),
+        agentEntries: BigInt(statistics.agentEntries),
+        multimodalEntries: BigInt(statistics.multimodalEntries),
+        images: BigInt(statistics.images),
+        chunks: BigInt(statistics.chunks),
+        textBytes: BigInt(statistics.textBytes),
+        ownedEntries: BigInt(statistics.ownedEntries),
+        ...(statistics.oldestAt === undefined ? {} : { oldestAt: timestampFromDate(statistics.oldestAt) }),
+        ...(statistics.newestAt === undefined ? {} : { newestAt: timestampFromDate(statistics.newestAt) }),
+      };
+    },
+
+    async share(request) {
+      const outcome = await sharing.share(toPrincipal(request.principal), {
+        entryIds: request.entryIds,
+        threadId: request.threadId,
+        grantees: toGrantees(request.grantees),
+        permission: toPermission(request.permission, "permission"),
+        idempotency: shareResponse.key(request.idempotency),
+      });
+      return shareResponse.respond(outcome);
+    },
+
+    async unshare(request) {
+      const outcome = await sharing.unshare(toPrincipal(request.principal), {
+        entryIds: request.entryIds,
+        threadId: request.threadId,
+        grantees: toGrantees(request.grantees),
+        permission: toPermission(request.permission, "permission"),
+        idempotency: unshareResponse.key(request.idempotency),
+      });
+      return unshareResponse.respond(outcome);
+    },
+
+    async checkIdempotency(request) {
+      const state = await entries.checkIdempotency(toPrincipal(request.principal), request.idempotency);
+      return { state: idempotencyStateOf[state] };
+    },
+
+    async createApiKey(request) {
+      return { key: toApiKeyMessage(await apiKeys.create(toApiKeyInput(request.key), request.keyHash)) };
+    },
+
+    async listApiKeys(request) {
+      const keys = await apiKeys.list({ tenant: request.tenant, includeRevoked: request.includeRevoked });
+      return { keys: keys.map(toApiKeyMessage) };
+    },
+
+    async revokeApiKey(request) {
+      return { key: toApiKeyMessage(await apiKeys.revoke(request.id)) };
+    },
+
+    async lookupApiKey(request) {
+      const key = await apiKeys.lookup(request.keyHash);
+      return key === undefined ? {} : { key: toApiKeyMessage(key) };
     },
   };
 }

@@ -1,7 +1,7 @@
 /** Building blocks of the store's integration tests: principals, entries, a started store and direct SQL. */
 import { randomBytes } from "node:crypto";
 import assert from "node:assert/strict";
-import { createGrpcClient, createLogger, isContextHubError, type ErrorCode, type GrpcClient, type RunningService } from "@context-hub/common";
+import { contentHash, createGrpcClient, createLogger, isContextHubError, type ErrorCode, type GrpcClient, type RunningService } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import {
@@ -46,6 +46,7 @@ export interface GeneratedInit {
   chunks: { ordinal: number; span?: SpanInit; vector: number[] }[];
   summary: string;
   nodeSummaries: { nodeId: string; heading: string; level: number; span?: SpanInit; summary: string }[];
+  textHash?: string;
 }
 
 /** A database the suite can run against, and how to get a fresh one. */
@@ -72,7 +73,7 @@ export function principal(tenant: string, subject: string, options: { groups?: s
 
 export const dimension = 4;
 
-/** Generation output for `text`: one chunk per half (or one for short text) with exact float32 values. */
+/** Generation output for `text` (its text_hash set): one chunk per half (or one for short text) with exact float32 values. */
 export function generatedFor(text: string, overrides: Partial<GeneratedInit> = {}): GeneratedInit {
   const middle = Math.max(1, Math.floor(text.length / 2));
   const chunks =
@@ -82,15 +83,17 @@ export function generatedFor(text: string, overrides: Partial<GeneratedInit> = {
           { ordinal: 0, span: { start: 0, end: middle }, vector: [0.5, -0.25, 1, 0] },
           { ordinal: 1, span: { start: middle, end: text.length }, vector: [0.125, 2, -1.5, 0.75] },
         ];
-  return { embeddingModel: "test-model", embeddingDimension: dimension, chunks, summary: "", nodeSummaries: [], ...overrides };
+  return { embeddingModel: "test-model", embeddingDimension: dimension, chunks, summary: "", nodeSummaries: [], textHash: contentHash(text), ...overrides };
 }
 
 export function textEntry(threadId: string, text: string, overrides: Partial<NewEntryInit> = {}): NewEntryInit {
   return { threadId, source: commonV1.Source.USER, text, ...overrides };
 }
 
+export type CaughtError = Error & { code: ErrorCode; details: Record<string, unknown>; remedy: string | undefined };
+
 /** Runs a call that must fail with `code`, and returns the error for further checks. */
-export async function expectError(call: Promise<unknown>, code: ErrorCode, message?: RegExp): Promise<Error & { code: ErrorCode; details: Record<string, unknown> }> {
+export async function expectError(call: Promise<unknown>, code: ErrorCode, message?: RegExp): Promise<CaughtError> {
   try {
     await call;
   } catch (error) {
@@ -137,7 +140,7 @@ export async function startTestStore(options: DatabaseOptions, database?: SqlDat
 
 export { openDatabase };
 
-/** Inserts a grant row directly (the store has no grant RPC yet). */
+/** Inserts a grant row directly: for grants Share would refuse to make (another grantor, another tenant, a private entry) and for tests below the RPCs. */
 export async function insertGrant(
   db: SqlExecutor,
   grant: { tenant: string; grantor: string; entryId?: string; threadId?: string; granteeKind: "subject" | "group"; grantee: string; permission?: "read" | "write" },
@@ -159,6 +162,99 @@ export async function insertEntryRow(
      VALUES ($1, $2, $3, 'user', $4, $5, $6, $7, $6, encode(sha256(convert_to($6, 'UTF8')), 'hex'))`,
     [row.id, row.tenant, row.threadId ?? "direct", row.owner, row.visibility ?? "private", text, text.length],
   );
+}
+
+/** The error a call fails with (it must fail with a domain error). */
+export async function caught(call: Promise<unknown>): Promise<CaughtError> {
+  try {
+    await call;
+  } catch (error) {
+    assert.ok(isContextHubError(error), `expected a ContextHubError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail("expected the call to fail, but it succeeded");
+}
+
+/** `text` with every occurrence of `id` replaced by a placeholder, so two errors can be compared apart from the id they name. */
+export function withoutId(text: string, id: string): string {
+  return text.split(id).join("<id>");
+}
+
+/**
+ * Asserts that two failures are indistinguishable apart from the id each
+ * names: same code, same message, remedy and details. Used to show that an
+ * entry the caller may not see fails exactly like one that does not exist.
+ */
+export async function expectIndistinguishable(probe: Promise<unknown>, probeId: string, control: Promise<unknown>, controlId: string, label = ""): Promise<CaughtError> {
+  const [hidden, missing] = await Promise.all([caught(probe), caught(control)]);
+  const shape = (error: CaughtError, id: string) => ({
+    code: error.code,
+    message: withoutId(error.message, id),
+    remedy: error.remedy === undefined ? undefined : withoutId(error.remedy, id),
+    details: withoutId(JSON.stringify(error.details), id),
+  });
+  assert.deepEqual(shape(hidden, probeId), shape(missing, controlId), `${label}: an invisible entry fails exactly like a missing one`);
+  return hidden;
+}
+
+/** Same as `expectIndistinguishable`, for the per-item error of a non-atomic call. */
+export function assertSameItemError(probe: { code: string; message: string } | undefined, probeId: string, control: { code: string; message: string } | undefined, controlId: string, label = ""): void {
+  assert.ok(probe !== undefined && control !== undefined, `${label}: both items failed`);
+  assert.deepEqual({ code: probe.code, message: withoutId(probe.message, probeId) }, { code: control.code, message: withoutId(control.message, controlId) }, label);
+}
+
+/** A random full id and one of its prefixes, for ids that exist nowhere. */
+export function randomId(): string {
+  return createUuidV7().replace(/^.{8}/, randomBytes(4).toString("hex"));
+}
+
+/** Commits `text` as `caller` and returns the acknowledgement. */
+export async function commitText(client: StoreClient, caller: PrincipalInit, threadId: string, text: string, overrides: Partial<NewEntryInit> = {}) {
+  const reply = await client.commit({ principal: caller, entry: textEntry(threadId, text, overrides), generated: generatedFor(text) });
+  assert.ok(reply.ack !== undefined);
+  return reply.ack;
+}
+
+/** Counts rows of `table` matching `where` (a trusted SQL condition with $1, $2, … for `params`). */
+export async function countRows(db: SqlExecutor, table: "entries" | "chunks" | "node_summaries" | "entry_images" | "grants" | "idempotency_keys" | "api_keys", where: string, params: unknown[]): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(`SELECT count(*)::integer AS count FROM ${table} WHERE ${where}`, params);
+  return rows[0]?.count ?? 0;
+}
+
+/** Everything stored for one tenant, by table: what a call that must write nothing must leave unchanged. */
+export async function tenantFootprint(db: SqlExecutor, tenant: string): Promise<Record<string, number>> {
+  const { rows } = await db.query<Record<string, number>>(
+    `SELECT (SELECT count(*)::integer FROM entries WHERE tenant = $1) AS entries,
+            (SELECT coalesce(sum(version), 0)::integer FROM entries WHERE tenant = $1) AS versions,
+            (SELECT count(*)::integer FROM chunks WHERE tenant = $1) AS chunks,
+            (SELECT count(*)::integer FROM node_summaries n JOIN entries e ON e.id = n.entry_id WHERE e.tenant = $1) AS node_summaries,
+            (SELECT count(*)::integer FROM entry_images i JOIN entries e ON e.id = i.entry_id WHERE e.tenant = $1) AS images,
+            (SELECT count(*)::integer FROM grants WHERE tenant = $1) AS grants,
+            (SELECT count(*)::integer FROM entries WHERE tenant = $1 AND visibility <> 'private') AS not_private,
+            (SELECT count(*)::integer FROM idempotency_keys WHERE tenant = $1) AS idempotency_keys`,
+    [tenant],
+  );
+  return rows[0] ?? {};
+}
+
+/** Two principals of one tenant ("acme") and one of another ("globex"), in tenants no other test uses. */
+export function principalTrio(label: string, options: { groups?: string[] } = {}) {
+  const tenantA = newTenant(`acme-${label}`);
+  const tenantB = newTenant(`globex-${label}`);
+  return {
+    tenantA,
+    tenantB,
+    a1: principal(tenantA, "a1", options),
+    a2: principal(tenantA, "a2", options),
+    b1: principal(tenantB, "b1", options),
+  };
+}
+
+/** What the shared suite hands each group of tests: the running store and its database (valid once `before` has run). */
+export interface StoreSuiteContext {
+  readonly target: StoreTarget;
+  readonly client: StoreClient;
+  readonly db: SqlDatabase;
 }
 
 /** Ids of a response's entries, in order. */

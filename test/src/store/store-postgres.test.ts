@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import pg from "pg";
 import { migrate } from "@context-hub/store";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
+import { defineConcurrencyTests } from "./store-concurrency.js";
 import { defineStoreSuite } from "./store-suite.js";
 import { expectError, logger, openConnection, principal, startTestStore } from "./store-fixtures.js";
 
@@ -35,6 +36,8 @@ defineStoreSuite({
   },
   expectedVectorType: async (options) => ((await hasPgvector(options.url)) ? "pgvector" : "real[]"),
 });
+
+defineConcurrencyTests();
 
 describe("store on PostgreSQL server: replicas and reachability", () => {
   test("replicas migrating at once queue on the advisory lock: one applies, the others find nothing to do", async () => {

@@ -11,7 +11,7 @@ import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { contentHash } from "@context-hub/common";
 import { commonV1 } from "@context-hub/proto";
-import { accessPredicate, createSqlParams, createUuidV7, isUuid, latestSchemaVersion, migrate, type AccessMode, type Principal, type SqlDatabase } from "@context-hub/store";
+import { accessPredicate, createSqlParams, createUuidV7, isUuid, latestSchemaVersion, migrate, migrations, type AccessMode, type Principal, type SqlDatabase } from "@context-hub/store";
 import {
   expectError,
   generatedFor,
@@ -27,8 +27,16 @@ import {
   textEntry,
   type StartedStore,
   type StoreClient,
+  type StoreSuiteContext,
   type StoreTarget,
 } from "./store-fixtures.js";
+import { defineApiKeyTests } from "./store-api-keys-suite.js";
+import { defineBatchTests } from "./store-batches-suite.js";
+import { defineChangeTests } from "./store-changes-suite.js";
+import { defineIdempotencyTests } from "./store-idempotency-suite.js";
+import { defineIsolationTests } from "./store-isolation-suite.js";
+import { defineSharingTests } from "./store-sharing-suite.js";
+import { defineThreadTests } from "./store-threads-suite.js";
 
 const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
 const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 9, 8, 7]);
@@ -54,6 +62,16 @@ export function defineStoreSuite(target: StoreTarget): void {
       await database?.dispose();
     });
 
+    const context: StoreSuiteContext = {
+      target,
+      get client() {
+        return client;
+      },
+      get db() {
+        return db;
+      },
+    };
+
     test("migrations apply once, are idempotent, and a newer schema is refused", async () => {
       const fresh = await target.createDatabase();
       try {
@@ -77,6 +95,32 @@ export function defineStoreSuite(target: StoreTarget): void {
         }
         if (target.persistent) {
           await assert.rejects(openDatabase(fresh.options, logger), /newer than this store knows/);
+        }
+      } finally {
+        await fresh.dispose();
+      }
+    });
+
+    test("a database written under an older schema migrates forward with its data intact", async () => {
+      const fresh = await target.createDatabase();
+      try {
+        const connection = await openConnection(fresh.options);
+        const id = createUuidV7();
+        try {
+          const first = await migrate(connection, logger, migrations.slice(0, 1));
+          assert.deepEqual(first.applied, [1]);
+          await insertEntryRow(connection, { id, tenant: "old", owner: "a1", text: "written under schema 1" });
+          await insertGrant(connection, { tenant: "old", grantor: "a1", entryId: id, granteeKind: "subject", grantee: "a2" });
+          const rest = await migrate(connection, logger);
+          assert.deepEqual(rest.applied, Array.from({ length: latestSchemaVersion - 1 }, (_, index) => index + 2));
+          assert.equal(rest.schemaVersion, latestSchemaVersion);
+          const { rows } = await connection.query<{ text: string; grants: number; keys: number }>(
+            "SELECT e.text, (SELECT count(*)::integer FROM grants) AS grants, (SELECT count(*)::integer FROM idempotency_keys) AS keys FROM entries e WHERE e.id = $1",
+            [id],
+          );
+          assert.deepEqual(rows, [{ text: "written under schema 1", grants: 1, keys: 0 }]);
+        } finally {
+          await connection.close();
         }
       } finally {
         await fresh.dispose();
@@ -598,5 +642,13 @@ export function defineStoreSuite(target: StoreTarget): void {
       const response = await fetch(`http://127.0.0.1:${store.service.opsPort}/readyz`);
       assert.equal(response.status, 200);
     });
+
+    defineChangeTests(context);
+    defineBatchTests(context);
+    defineThreadTests(context);
+    defineSharingTests(context);
+    defineIdempotencyTests(context);
+    defineIsolationTests(context);
+    defineApiKeyTests(context);
   });
 }

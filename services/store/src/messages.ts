@@ -1,0 +1,273 @@
+/**
+ * Conversions between StoreService protobuf messages and the store's domain
+ * types, for the transport (server.ts). Enum values a peer sends that this
+ * build does not know are INVALID_ARGUMENT naming the field.
+ */
+import { create, toBinary, toJson, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import { timestampDate, timestampFromDate, ValueSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { invalidArgument } from "@context-hub/common";
+import { commonV1, storeV1 } from "@context-hub/proto";
+import type { ApiKeyInput, ApiKeyRecord } from "./api-keys.js";
+import type { EntryAck, EntryUpdateInput, GeneratedInput, ItemError, ItemResult, JsonValue, NewEntryInput, NodeSummary, Source, StoredEntry, Visibility } from "./entries.js";
+import type { EntryFilterInput } from "./entry-validation.js";
+import type { IdempotencyState } from "./idempotency.js";
+import type { Principal } from "./principal.js";
+import type { GranteeInput, GranteeKind, GrantRecord, Permission } from "./sharing.js";
+
+export function toPrincipal(principal: commonV1.Principal | undefined): Principal | undefined {
+  if (principal === undefined) return undefined;
+  return { tenant: principal.tenant, subject: principal.subject, groups: [...principal.groups], scopes: [...principal.scopes] };
+}
+
+export function toSource(source: commonV1.Source, field: string): Source | undefined {
+  switch (source) {
+    case commonV1.Source.USER:
+      return "user";
+    case commonV1.Source.AGENT:
+      return "agent";
+    case commonV1.Source.UNSPECIFIED:
+      return undefined;
+    default:
+      throw invalidArgument(`${field} ${String(source)} is not a known source`);
+  }
+}
+
+function fromSource(source: Source): commonV1.Source {
+  return source === "user" ? commonV1.Source.USER : commonV1.Source.AGENT;
+}
+
+export function toVisibility(visibility: commonV1.Visibility, field: string): Visibility | undefined {
+  switch (visibility) {
+    case commonV1.Visibility.PRIVATE:
+      return "private";
+    case commonV1.Visibility.SHARED:
+      return "shared";
+    case commonV1.Visibility.TENANT:
+      return "tenant";
+    case commonV1.Visibility.UNSPECIFIED:
+      return undefined;
+    default:
+      throw invalidArgument(`${field} ${String(visibility)} is not a known visibility`);
+  }
+}
+
+const visibilityOf: Record<Visibility, commonV1.Visibility> = {
+  private: commonV1.Visibility.PRIVATE,
+  shared: commonV1.Visibility.SHARED,
+  tenant: commonV1.Visibility.TENANT,
+};
+
+export function toPermission(permission: storeV1.Permission, field: string): Permission | undefined {
+  switch (permission) {
+    case storeV1.Permission.READ:
+      return "read";
+    case storeV1.Permission.WRITE:
+      return "write";
+    case storeV1.Permission.UNSPECIFIED:
+      return undefined;
+    default:
+      throw invalidArgument(`${field} ${String(permission)} is not a known permission`);
+  }
+}
+
+function toGranteeKind(kind: storeV1.GranteeKind, field: string): GranteeKind | undefined {
+  switch (kind) {
+    case storeV1.GranteeKind.SUBJECT:
+      return "subject";
+    case storeV1.GranteeKind.GROUP:
+      return "group";
+    case storeV1.GranteeKind.UNSPECIFIED:
+      return undefined;
+    default:
+      throw invalidArgument(`${field} ${String(kind)} is not a known grantee kind`);
+  }
+}
+
+export function toGrantees(grantees: readonly storeV1.Grantee[]): GranteeInput[] {
+  return grantees.map((grantee, index) => ({ kind: toGranteeKind(grantee.kind, `grantees[${index}].kind`), name: grantee.name }));
+}
+
+export function toDate(timestamp: Timestamp | undefined): Date | undefined {
+  return timestamp === undefined ? undefined : timestampDate(timestamp);
+}
+
+function fromDate(date: Date | undefined): Timestamp | undefined {
+  return date === undefined ? undefined : timestampFromDate(date);
+}
+
+function toMetadataValue(condition: storeV1.MetadataCondition, index: number): JsonValue | undefined {
+  if (condition.value === undefined) return undefined;
+  try {
+    return toJson(ValueSchema, condition.value) as JsonValue;
+  } catch {
+    throw invalidArgument(`filter.metadata[${index}].value holds no JSON value`);
+  }
+}
+
+export function toEntryFilter(filter: storeV1.EntryFilter | undefined): EntryFilterInput | undefined {
+  if (filter === undefined) return undefined;
+  return {
+    threadId: filter.threadId,
+    source: toSource(filter.source, "filter.source"),
+    tags: filter.tags,
+    metadata: filter.metadata.map((condition, index) => ({ key: condition.key, value: toMetadataValue(condition, index) })),
+    createdFrom: toDate(filter.createdFrom),
+    createdTo: toDate(filter.createdTo),
+    contentType: filter.contentType,
+  };
+}
+
+function toImages(images: readonly storeV1.Image[]): { mimeType: string; data: Uint8Array }[] {
+  return images.map((image) => ({ mimeType: image.mimeType, data: image.data }));
+}
+
+export function toNewEntry(entry: storeV1.NewEntry | undefined, field: string): NewEntryInput | undefined {
+  if (entry === undefined) return undefined;
+  return {
+    threadId: entry.threadId,
+    source: toSource(entry.source, `${field}.source`),
+    text: entry.text,
+    metadata: entry.metadata,
+    tags: entry.tags,
+    images: toImages(entry.images),
+    visibility: toVisibility(entry.visibility, `${field}.visibility`),
+  };
+}
+
+export function toGenerated(generated: storeV1.Generated | undefined): GeneratedInput | undefined {
+  if (generated === undefined) return undefined;
+  return {
+    embeddingModel: generated.embeddingModel,
+    embeddingDimension: generated.embeddingDimension,
+    chunks: generated.chunks.map((chunk) => ({ ordinal: chunk.ordinal, span: chunk.span, vector: chunk.vector })),
+    summary: generated.summary,
+    nodeSummaries: generated.nodeSummaries.map((node) => ({ nodeId: node.nodeId, heading: node.heading, level: node.level, span: node.span, summary: node.summary })),
+    textHash: generated.textHash,
+  };
+}
+
+export function toEntryUpdate(update: storeV1.EntryUpdate, index: number): EntryUpdateInput {
+  return {
+    id: update.id,
+    expectedVersion: update.expectedVersion,
+    text: update.text,
+    metadata: update.metadata,
+    tags: update.tags?.tags,
+    images: update.images === undefined ? undefined : toImages(update.images.images),
+    visibility: toVisibility(update.visibility, `updates[${index}].visibility`),
+    generated: toGenerated(update.generated),
+  };
+}
+
+export function toAckMessage(ack: EntryAck): MessageInitShape<typeof storeV1.EntryAckSchema> {
+  return {
+    id: ack.id,
+    version: ack.version,
+    contentHash: ack.contentHash,
+    deduplicated: ack.deduplicated,
+    createdAt: timestampFromDate(ack.createdAt),
+    updatedAt: timestampFromDate(ack.updatedAt),
+  };
+}
+
+export function toItemErrorMessage(error: ItemError): MessageInitShape<typeof storeV1.ItemErrorSchema> {
+  return { code: error.code, message: error.message };
+}
+
+/** `{ ack }` or `{ error }` for one item. */
+export function toItemOutcome(result: ItemResult<EntryAck>): { ack?: MessageInitShape<typeof storeV1.EntryAckSchema>; error?: MessageInitShape<typeof storeV1.ItemErrorSchema> } {
+  return result.ok ? { ack: toAckMessage(result.value) } : { error: toItemErrorMessage(result.error) };
+}
+
+function toNodeSummaryMessage(node: NodeSummary): MessageInitShape<typeof commonV1.NodeSummarySchema> {
+  return { nodeId: node.nodeId, heading: node.heading, level: node.level, span: { start: node.span.start, end: node.span.end }, summary: node.summary };
+}
+
+export function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof storeV1.EntrySchema> {
+  return {
+    id: entry.id,
+    threadId: entry.threadId,
+    source: fromSource(entry.source),
+    owner: entry.owner,
+    visibility: visibilityOf[entry.visibility],
+    text: entry.text,
+    preview: entry.preview,
+    textLength: entry.textLength,
+    contentHash: entry.contentHash,
+    metadata: entry.metadata,
+    tags: entry.tags,
+    summary: entry.summary,
+    version: entry.version,
+    createdAt: timestampFromDate(entry.createdAt),
+    updatedAt: timestampFromDate(entry.updatedAt),
+    images: entry.images.map((image) => ({
+      ordinal: image.ordinal,
+      mimeType: image.mimeType,
+      byteSize: image.byteSize,
+      ...(image.data === undefined ? {} : { data: image.data }),
+    })),
+    contentType: entry.contentType,
+    nodeSummaries: entry.nodeSummaries.map(toNodeSummaryMessage),
+    embeddingModel: entry.embeddingModel,
+    chunkCount: entry.chunkCount,
+  };
+}
+
+const permissionOf: Record<Permission, storeV1.Permission> = { read: storeV1.Permission.READ, write: storeV1.Permission.WRITE };
+const granteeKindOf: Record<GranteeKind, storeV1.GranteeKind> = { subject: storeV1.GranteeKind.SUBJECT, group: storeV1.GranteeKind.GROUP };
+
+export function toGrantMessage(grant: GrantRecord): MessageInitShape<typeof storeV1.GrantInfoSchema> {
+  return {
+    id: grant.id,
+    entryId: grant.entryId ?? "",
+    threadId: grant.threadId ?? "",
+    grantee: { kind: granteeKindOf[grant.grantee.kind], name: grant.grantee.name },
+    permission: permissionOf[grant.permission],
+    grantor: grant.grantor,
+    createdAt: timestampFromDate(grant.createdAt),
+  };
+}
+
+export const idempotencyStateOf: Record<IdempotencyState, storeV1.CheckIdempotencyResponse_State> = {
+  new: storeV1.CheckIdempotencyResponse_State.NEW,
+  replay: storeV1.CheckIdempotencyResponse_State.REPLAY,
+  conflict: storeV1.CheckIdempotencyResponse_State.CONFLICT,
+};
+
+export function toApiKeyInput(key: storeV1.ApiKey | undefined): ApiKeyInput | undefined {
+  if (key === undefined) return undefined;
+  // id, created_at and revoked_at are the store's to set; whatever the request holds there is ignored.
+  return {
+    hint: key.hint,
+    tenant: key.tenant,
+    subject: key.subject,
+    groups: key.groups,
+    scopes: key.scopes,
+    description: key.description,
+    expiresAt: toDate(key.expiresAt),
+  };
+}
+
+export function toApiKeyMessage(key: ApiKeyRecord): MessageInitShape<typeof storeV1.ApiKeySchema> {
+  return {
+    id: key.id,
+    hint: key.hint,
+    tenant: key.tenant,
+    subject: key.subject,
+    groups: key.groups,
+    scopes: key.scopes,
+    description: key.description,
+    expiresAt: fromDate(key.expiresAt),
+    createdAt: timestampFromDate(key.createdAt),
+    revokedAt: fromDate(key.revokedAt),
+  };
+}
+
+/**
+ * How a mutation's response is recorded with its idempotency key: the
+ * response message's protobuf bytes, so a replay returns exactly what the
+ * first call returned.
+ */
+export function encoderOf<S extends DescMessage, T>(schema: S, toResponse: (result: T) => MessageInitShape<S>): (result: T) => Uint8Array {
+  return (result) => toBinary(schema, create(schema, toResponse(result)));
+}

@@ -1,0 +1,121 @@
+/** ListThreads and GetStatistics: counts over what the caller can see, and nothing else. */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { commonV1 } from "@context-hub/proto";
+import { commitText, expectError, generatedFor, insertGrant, newTenant, principal, textEntry, type StoreSuiteContext } from "./store-fixtures.js";
+
+const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 9]);
+
+export function defineThreadTests(context: StoreSuiteContext): void {
+  describe("ListThreads and GetStatistics", () => {
+    test("threads are listed most recently active first, counting only entries the caller can see, with paging and a total", async () => {
+      const { client, db } = context;
+      const tenant = newTenant("threads");
+      const a1 = principal(tenant, "a1");
+      const a2 = principal(tenant, "a2");
+      const planning = await commitText(client, a1, "planning", "kick-off");
+      await commitText(client, a1, "planning", "agenda", { source: commonV1.Source.AGENT });
+      await commitText(client, a1, "retro", "what went well");
+      await commitText(client, a2, "planning", "a2's private note in the same thread");
+      await commitText(client, a2, "secret", "a2's private thread");
+      const times = [
+        ["planning", "2024-01-01", "2024-01-02"],
+        ["retro", "2024-02-01", "2024-02-01"],
+      ];
+      for (const [thread, created, updated] of times) {
+        await db.query("UPDATE entries SET created_at = $3::timestamptz, updated_at = $4::timestamptz WHERE tenant = $1 AND thread_id = $2", [tenant, thread, created, updated]);
+      }
+
+      const all = await client.listThreads({ principal: a1 });
+      assert.deepEqual(
+        all.threads.map((thread) => [thread.threadId, thread.entryCount, thread.userEntries, thread.agentEntries]),
+        [
+          ["retro", 1, 1, 0],
+          ["planning", 2, 1, 1],
+        ],
+        "a2's private entries count nowhere, and a2's private thread is not listed",
+      );
+      assert.deepEqual([all.total, all.hasMore], [2, false]);
+      assert.deepEqual([timestampDate(all.threads[1]!.firstAt!).toISOString(), timestampDate(all.threads[1]!.lastAt!).toISOString()], ["2024-01-01T00:00:00.000Z", "2024-01-02T00:00:00.000Z"]);
+
+      // Changing an entry is activity: the thread moves to the top.
+      await client.updateEntries({ principal: a1, updates: [{ id: planning.id, tags: { tags: ["touched"] } }] });
+      const first = await client.listThreads({ principal: a1, limit: 1 });
+      assert.deepEqual([first.threads.map((thread) => thread.threadId), first.hasMore, first.total], [["planning"], true, 2]);
+      const second = await client.listThreads({ principal: a1, limit: 1, offset: 1 });
+      assert.deepEqual([second.threads.map((thread) => thread.threadId), second.hasMore, second.total], [["retro"], false, 2]);
+      const past = await client.listThreads({ principal: a1, limit: 10, offset: 5 });
+      assert.deepEqual([past.threads, past.hasMore, past.total], [[], false, 2], "the total is known past the last page");
+
+      const a2View = await client.listThreads({ principal: a2 });
+      assert.deepEqual(a2View.threads.map((thread) => [thread.threadId, thread.entryCount]).sort(), [["planning", 1], ["secret", 1]]);
+      const stranger = await client.listThreads({ principal: principal(tenant, "a3") });
+      assert.deepEqual([stranger.threads, stranger.total], [[], 0]);
+
+      await expectError(client.listThreads({ principal: a1, limit: 101 }), "INVALID_ARGUMENT", /limit must be 1 to 100 \(got 101\)/);
+      await expectError(client.listThreads({ principal: a1, offset: 10_001 }), "INVALID_ARGUMENT", /offset must be at most 10000/);
+      await expectError(client.listThreads({ principal: principal(tenant, "a1", { scopes: ["context:write"] }) }), "PERMISSION_DENIED", /context:read/);
+    });
+
+    test("the default page holds 50 threads", async () => {
+      const { client } = context;
+      const caller = principal(newTenant("threads-page"), "a1");
+      const entries = Array.from({ length: 51 }, (_, index) => ({ entry: textEntry(`thread-${index}`, `entry ${index}`), generated: generatedFor(`entry ${index}`) }));
+      await client.commitBatch({ principal: caller, atomic: true, entries });
+      const page = await client.listThreads({ principal: caller });
+      assert.deepEqual([page.threads.length, page.hasMore, page.total], [50, true, 51]);
+    });
+
+    test("statistics count only visible entries, overall or in one thread, and say how many the caller owns", async () => {
+      const { client, db } = context;
+      const tenant = newTenant("statistics");
+      const a1 = principal(tenant, "a1");
+      const a2 = principal(tenant, "a2");
+      const text = "naïve café"; // 10 characters, 12 UTF-8 bytes
+      await client.commit({ principal: a1, entry: textEntry("t1", text, { images: [{ mimeType: "image/png", data: png }, { mimeType: "image/png", data: png }] }), generated: generatedFor(text) });
+      await commitText(client, a1, "t2", "agent words", { source: commonV1.Source.AGENT });
+      const shared = await commitText(client, a2, "t1", "shared by a2", { visibility: commonV1.Visibility.SHARED });
+      await commitText(client, a2, "t1", "private to a2");
+      await commitText(client, a2, "t3", "a2's own thread");
+      await insertGrant(db, { tenant, grantor: "a2", entryId: shared.id, granteeKind: "subject", grantee: "a1" });
+
+      const stats = await client.getStatistics({ principal: a1 });
+      assert.deepEqual(
+        {
+          entries: stats.entries,
+          threads: stats.threads,
+          userEntries: stats.userEntries,
+          agentEntries: stats.agentEntries,
+          multimodalEntries: stats.multimodalEntries,
+          images: stats.images,
+          chunks: stats.chunks,
+          textBytes: stats.textBytes,
+          ownedEntries: stats.ownedEntries,
+        },
+        {
+          entries: 3n,
+          threads: 2n,
+          userEntries: 2n,
+          agentEntries: 1n,
+          multimodalEntries: 1n,
+          images: 2n,
+          chunks: 6n,
+          textBytes: BigInt(12 + "agent words".length + "shared by a2".length),
+          ownedEntries: 2n,
+        },
+      );
+      assert.ok(stats.oldestAt !== undefined && stats.newestAt !== undefined && timestampDate(stats.oldestAt) <= timestampDate(stats.newestAt));
+
+      const t1 = await client.getStatistics({ principal: a1, threadId: "t1" });
+      assert.deepEqual([t1.entries, t1.threads, t1.ownedEntries, t1.images], [2n, 1n, 1n, 2n]);
+      const hidden = await client.getStatistics({ principal: a1, threadId: "t3" });
+      const nowhere = await client.getStatistics({ principal: a1, threadId: "no-such-thread" });
+      assert.deepEqual(hidden, nowhere, "a thread the caller cannot see reads exactly like one that does not exist");
+      assert.deepEqual([hidden.entries, hidden.threads, hidden.oldestAt, hidden.newestAt], [0n, 0n, undefined, undefined]);
+
+      await expectError(client.getStatistics({ principal: a1, threadId: "t".repeat(257) }), "INVALID_ARGUMENT", /thread_id must be 1 to 256 characters/);
+      await expectError(client.getStatistics({ principal: principal(tenant, "a1", { scopes: ["context:write"] }) }), "PERMISSION_DENIED", /context:read/);
+    });
+  });
+}
