@@ -5,6 +5,7 @@ import { loadRerankerConfig, startReranker } from "@context-hub/reranker";
 import { loadStoreConfig, startStore } from "@context-hub/store";
 import { loadSummarizerConfig, startSummarizer } from "@context-hub/summarizer";
 import { removeRuntimeFile, writeRuntimeFile } from "./runtime-file.js";
+import { findFreePort, startStoreProcess, type StoreProcess } from "./service-process.js";
 
 export interface AllInOneOptions {
   /** Environment the services read their settings from (defaults to process.env). */
@@ -18,6 +19,12 @@ export interface AllInOneOptions {
   logger?: Logger;
   /** How long to wait for every service to report ready (models loaded, database reachable). */
   readyTimeoutMs?: number;
+  /**
+   * Run the store in a child process (restarted if it dies) instead of in
+   * this one, so the database work has a core of its own. \`context-hub start\`
+   * does; tests usually don't.
+   */
+  storeProcess?: boolean;
 }
 
 export interface AllInOne {
@@ -49,7 +56,11 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
   try {
     const storeConfig = loadStoreConfig({ ...internal, STORE_PORT: "0", STORE_OPS_PORT: "-1", ...(options.dataDir === undefined ? {} : { STORE_DATA_DIR: options.dataDir }) });
     const [store, embedder, summarizer, reranker] = await Promise.all([
-      track(startStore(storeConfig, child("store"))),
+      track(
+        options.storeProcess === true
+          ? startSupervisedStore({ ...internal, STORE_OPS_PORT: "-1", STORE_DATA_DIR: storeConfig.database.dataDir }, child("store"))
+          : startStore(storeConfig, child("store")),
+      ),
       track(startEmbedder(loadEmbedderConfig({ ...internal, EMBEDDER_PORT: "0", EMBEDDER_OPS_PORT: "-1" }), child("embedder"))),
       track(startSummarizer(loadSummarizerConfig({ ...internal, SUMMARIZER_PORT: "0", SUMMARIZER_OPS_PORT: "-1" }), child("summarizer"))),
       track(startReranker(loadRerankerConfig({ ...internal, RERANKER_PORT: "0", RERANKER_OPS_PORT: "-1" }), child("reranker"))),
@@ -104,4 +115,42 @@ async function waitUntilReady(readyUrl: string, timeoutMs: number): Promise<void
     if (Date.now() > deadline) throw new Error(`Context Hub did not become ready within ${timeoutMs} ms (${readyUrl})`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * The store as a supervised child process: restarted on the same port if it
+ * dies, stopped with SIGTERM (draining calls and closing the database) on close.
+ */
+async function startSupervisedStore(env: NodeJS.ProcessEnv, logger: Logger): Promise<RunningService> {
+  const port = await findFreePort();
+  let current: StoreProcess = await startStoreProcess(port, env);
+  let closing = false;
+  const supervise = (process: StoreProcess) => {
+    void process.exited.then(async (code) => {
+      // Exit code 0 is a requested shutdown (Ctrl-C reaches the whole process group), not a crash.
+      if (closing || code === 0) return;
+      logger.error({ code }, "the store process exited; restarting it");
+      for (let attempt = 1; !closing; attempt++) {
+        try {
+          current = await startStoreProcess(port, env);
+          supervise(current);
+          logger.info("the store process is back");
+          return;
+        } catch (error) {
+          logger.error({ err: error, attempt }, "restarting the store failed");
+          await new Promise((wait) => setTimeout(wait, Math.min(5_000, 250 * attempt)));
+        }
+      }
+    });
+  };
+  supervise(current);
+  return {
+    name: "store",
+    port,
+    opsPort: -1,
+    async close() {
+      closing = true;
+      await current.stop();
+    },
+  };
 }

@@ -1,1 +1,2 @@
 export { startAllInOne, type AllInOne, type AllInOneOptions } from "./all-in-one.js";
+export { findFreePort, startStoreProcess, storeMainPath, type StoreProcess } from "./service-process.js";

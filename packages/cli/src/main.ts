@@ -21,6 +21,7 @@ async function start(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { port: { type: "string" }, host: { type: "string" }, "data-dir": { type: "string" } }, strict: true });
   const began = performance.now();
   const hub = await startAllInOne({
+    storeProcess: true,
     ...(values.port === undefined ? {} : { port: Number(values.port) }),
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }),

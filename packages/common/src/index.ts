@@ -12,3 +12,4 @@ export * from "./grpc/status.js";
 export * from "./grpc/service-definition.js";
 export * from "./service-runtime.js";
 export * from "./api-keys.js";
+export * from "./http-provider/index.js";

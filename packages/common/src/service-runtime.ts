@@ -76,6 +76,8 @@ export function runMain(start: () => Promise<RunningService>, logger: Pick<Logge
       };
       process.once("SIGTERM", () => stop("SIGTERM"));
       process.once("SIGINT", () => stop("SIGINT"));
+      // Started by a supervisor over IPC: stop with it, so a killed parent leaves no orphan holding the database.
+      if (process.connected) process.once("disconnect", () => stop("parent exited"));
     },
     (error: unknown) => {
       logger.error({ err: error }, error instanceof Error ? error.message : "failed to start");

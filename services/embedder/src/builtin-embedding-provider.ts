@@ -40,7 +40,7 @@ export function createBuiltinEmbeddingProvider(options: BuiltinEmbeddingProvider
 
   return {
     describe: () => ({ ...model }),
-    async embed(texts, signal) {
+    async embed({ texts }, signal) {
       const vectors = handle.loaded() ?? (await load());
       const result: Float32Array[] = [];
       for (let index = 0; index < texts.length; index++) {

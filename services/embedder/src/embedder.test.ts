@@ -6,17 +6,19 @@ import type { EmbeddingProvider } from "./embedding-provider.js";
 
 function createRecordingProvider() {
   const calls: string[][] = [];
+  const inputTypes: string[] = [];
   const provider: EmbeddingProvider = {
     describe: () => ({ provider: "fake", model: "fake-2d", dimension: 2 }),
-    async embed(texts) {
+    async embed({ texts, inputType }) {
       calls.push(texts);
+      inputTypes.push(inputType);
       return texts.map((text) => Float32Array.of(text.length, 1));
     },
     warm: async () => {},
     isReady: () => true,
     close: async () => {},
   };
-  return { provider, calls };
+  return { provider, calls, inputTypes };
 }
 
 test("embedDocuments chunks every text and embeds all chunks in one provider call", async () => {
@@ -35,6 +37,14 @@ test("embedDocuments chunks every text and embeds all chunks in one provider cal
     assert.equal(chunk.vector[0], chunk.end - chunk.start, "each chunk gets its own text's vector");
     assert.equal(calls[0]![1 + index], long.slice(chunk.start, chunk.end));
   });
+});
+
+test("documents are embedded as \"document\" and queries as \"query\"", async () => {
+  const { provider, inputTypes } = createRecordingProvider();
+  const embedder = createEmbedder({ provider, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10_000 });
+  await embedder.embedDocuments(["a stored text"]);
+  await embedder.embedQueries(["a search"]);
+  assert.deepEqual(inputTypes, ["document", "query"]);
 });
 
 test("texts over the limit are rejected as INVALID_ARGUMENT before the provider is called", async () => {

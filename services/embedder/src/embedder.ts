@@ -1,6 +1,6 @@
 import { invalidArgument, observeProviderRequest } from "@context-hub/common";
 import { chunkText, type TextChunk } from "@context-hub/text";
-import type { EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js";
+import type { EmbeddingInputType, EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js";
 
 export interface EmbedderOptions {
   provider: EmbeddingProvider;
@@ -49,9 +49,9 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
     });
   };
 
-  const embedChecked = async (texts: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> => {
+  const embedChecked = async (texts: string[], inputType: EmbeddingInputType, signal: AbortSignal | undefined): Promise<Float32Array[]> => {
     if (texts.length === 0) return [];
-    const vectors = await observeProviderRequest(provider.describe().provider, "embed", () => provider.embed(texts, signal));
+    const vectors = await observeProviderRequest(provider.describe().provider, "embed", () => provider.embed({ texts, inputType }, signal));
     if (vectors.length !== texts.length) throw new Error(`embedding provider returned ${vectors.length} vectors for ${texts.length} texts`);
     return vectors;
   };
@@ -62,13 +62,13 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
       checkSizes(texts, "texts");
       const chunksPerText = texts.map((text) => chunkText(text, { size: chunkSize, overlap: chunkOverlap }));
       const chunkTexts = chunksPerText.flatMap((chunks, index) => chunks.map((chunk) => (texts[index] as string).slice(chunk.start, chunk.end)));
-      const vectors = await embedChecked(chunkTexts, signal);
+      const vectors = await embedChecked(chunkTexts, "document", signal);
       let next = 0;
       return chunksPerText.map((chunks) => chunks.map((chunk) => ({ ...chunk, vector: vectors[next++] as Float32Array })));
     },
     async embedQueries(texts, signal) {
       checkSizes(texts, "texts");
-      return embedChecked([...texts], signal);
+      return embedChecked([...texts], "query", signal);
     },
   };
 }

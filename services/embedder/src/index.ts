@@ -1,14 +1,19 @@
 import type { Logger, RunningService } from "@context-hub/common";
-import { startGrpcService } from "@context-hub/common";
+import { createHttpProviderClient, startGrpcService } from "@context-hub/common";
 import { embedderV1 } from "@context-hub/proto";
 import { createBuiltinEmbeddingProvider } from "./builtin-embedding-provider.js";
+import { createHttpEmbeddingProvider, type EmbeddingApi } from "./clients/http-embedding-provider.js";
+import { createOllamaEmbeddingsApi } from "./clients/ollama-embeddings.js";
+import { createOpenAiEmbeddingsApi } from "./clients/openai-embeddings.js";
+import { createVoyageEmbeddingsApi } from "./clients/voyage-embeddings.js";
 import type { EmbedderConfig } from "./config.js";
 import { createEmbedder } from "./embedder.js";
 import type { EmbeddingProvider } from "./embedding-provider.js";
 import { createEmbedderHandlers } from "./server.js";
 
-export { loadEmbedderConfig, embedderProviders, type EmbedderConfig } from "./config.js";
-export type { EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js";
+export { loadEmbedderConfig, embedderProviders, type EmbedderConfig, type EmbedderHttpSettings, type EmbedderProviderName } from "./config.js";
+export type { EmbeddingInputType, EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js";
+export { createHttpEmbeddingProvider, type EmbeddingApi, type HttpEmbeddingProviderOptions } from "./clients/http-embedding-provider.js";
 export { builtinEmbeddingModel, createBuiltinEmbeddingProvider } from "./builtin-embedding-provider.js";
 export { createEmbedder, type Embedder, type EmbeddedChunk, type EmbedderDescription, type EmbedderOptions } from "./embedder.js";
 
@@ -29,6 +34,29 @@ export function createEmbeddingProvider(config: EmbedderConfig, logger: Logger):
           if (cacheWriteError !== undefined) logger.warn({ cacheFile, error: cacheWriteError }, "word vector cache could not be written; the next start will rebuild it");
         },
       });
+    case "openai":
+    case "ollama":
+    case "voyage": {
+      const http = config.http;
+      if (http === undefined) throw new Error(`EMBEDDER_PROVIDER ${config.provider} has no HTTP settings; build the config with loadEmbedderConfig`);
+      const apiKey = http.apiKey?.reveal();
+      const client = createHttpProviderClient({
+        provider: config.provider,
+        operation: "embeddings",
+        model: http.model,
+        baseUrl: http.baseUrl,
+        headers: apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` },
+        secrets: [apiKey],
+        timeoutMs: http.timeoutMs,
+        maxRetries: http.maxRetries,
+        settingsPrefix: "EMBEDDER",
+        logger,
+      });
+      const apiOptions = { model: http.model, requestDimension: http.sendDimension ? http.dimension : undefined };
+      const api: EmbeddingApi =
+        config.provider === "openai" ? createOpenAiEmbeddingsApi(client, apiOptions) : config.provider === "voyage" ? createVoyageEmbeddingsApi(client, apiOptions) : createOllamaEmbeddingsApi(client, apiOptions);
+      return createHttpEmbeddingProvider({ provider: config.provider, model: http.model, api, dimension: http.dimension, batchSize: http.batchSize, concurrency: http.concurrency, logger });
+    }
   }
 }
 

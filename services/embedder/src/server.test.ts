@@ -72,7 +72,7 @@ test("/readyz reports not ready until the provider has warmed up, and early call
   });
   const provider: EmbeddingProvider = {
     describe: () => ({ provider: "gated", model: "gated-1d", dimension: 1 }),
-    embed: async (texts) => {
+    embed: async ({ texts }) => {
       await warmed;
       return texts.map(() => Float32Array.of(1));
     },

@@ -17,8 +17,9 @@ export function createEmbedderHandlers(embedder: Embedder): ServiceImplementatio
       };
     },
     async embedDocuments(request, context) {
-      const { model, dimension } = embedder.describe();
       const documents = await embedder.embedDocuments(request.texts, context.signal);
+      // Read after embedding: a provider that learns its dimension on first use knows it only now.
+      const { model, dimension } = embedder.describe();
       return {
         model,
         dimension,
@@ -28,8 +29,8 @@ export function createEmbedderHandlers(embedder: Embedder): ServiceImplementatio
       };
     },
     async embedQueries(request, context) {
-      const { model, dimension } = embedder.describe();
       const vectors = await embedder.embedQueries(request.texts, context.signal);
+      const { model, dimension } = embedder.describe();
       return { model, dimension, vectors: vectors.map((vector) => ({ values: Array.from(vector) })) };
     },
   };

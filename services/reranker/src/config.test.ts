@@ -1,11 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { inspect } from "node:util";
 import { loadRerankerConfig } from "./config.js";
 
 test("defaults match the documented table", () => {
   assert.deepEqual(
     { ...loadRerankerConfig({ HOME: "/home/u" }) },
-    { host: "127.0.0.1", port: 50054, opsPort: 9094, provider: "builtin", cacheDir: "/home/u/.cache/context-hub", maxPassages: 1000, maxTextChars: 1_000_000, logLevel: "info" },
+    { host: "127.0.0.1", port: 50054, opsPort: 9094, provider: "builtin", cacheDir: "/home/u/.cache/context-hub", maxPassages: 1000, maxTextChars: 1_000_000, http: undefined, logLevel: "info" },
   );
 });
 
@@ -14,5 +15,26 @@ test("variables override defaults and bad ones are all reported", () => {
   assert.equal(config.port, 0);
   assert.equal(config.cacheDir, "/c");
   assert.equal(config.maxPassages, 50);
-  assert.throws(() => loadRerankerConfig({ RERANKER_OPS_PORT: "-2", RERANKER_PROVIDER: "cohere" }), (error: Error) => /RERANKER_OPS_PORT/.test(error.message) && /RERANKER_PROVIDER/.test(error.message));
+  assert.throws(() => loadRerankerConfig({ RERANKER_OPS_PORT: "-2", RERANKER_PROVIDER: "jina" }), (error: Error) => /RERANKER_OPS_PORT/.test(error.message) && /RERANKER_PROVIDER/.test(error.message));
+});
+
+test("an HTTP provider gets its documented defaults, batch size included", () => {
+  const cohere = loadRerankerConfig({ RERANKER_PROVIDER: "cohere", RERANKER_MODEL: "rerank-v3.5", RERANKER_API_KEY: "co-secret" }).http!;
+  assert.deepEqual(
+    { ...cohere, apiKey: cohere.apiKey?.reveal() },
+    { baseUrl: "https://api.cohere.com", apiKey: "co-secret", model: "rerank-v3.5", timeoutMs: 10_000, maxRetries: 2, batchSize: 1000, concurrency: 4 },
+  );
+  const tei = loadRerankerConfig({ RERANKER_PROVIDER: "tei", RERANKER_MODEL: "BAAI/bge-reranker-base", RERANKER_BASE_URL: "http://tei:8080" }).http!;
+  assert.deepEqual([tei.baseUrl, tei.apiKey, tei.batchSize], ["http://tei:8080", undefined, 32]);
+  const tuned = loadRerankerConfig({ RERANKER_PROVIDER: "tei", RERANKER_MODEL: "m", RERANKER_BASE_URL: "http://tei", RERANKER_BATCH_SIZE: "8", RERANKER_CONCURRENCY: "1", RERANKER_TIMEOUT_MS: "500", RERANKER_MAX_RETRIES: "0" }).http!;
+  assert.deepEqual([tuned.batchSize, tuned.concurrency, tuned.timeoutMs, tuned.maxRetries], [8, 1, 500, 0]);
+});
+
+test("missing settings of an HTTP provider are config errors naming the variable, and the key never prints", () => {
+  assert.throws(() => loadRerankerConfig({ RERANKER_PROVIDER: "tei" }), (error: Error) => /RERANKER_MODEL: required when RERANKER_PROVIDER is tei/.test(error.message) && /RERANKER_BASE_URL: required when RERANKER_PROVIDER is tei/.test(error.message));
+  assert.throws(() => loadRerankerConfig({ RERANKER_PROVIDER: "cohere", RERANKER_MODEL: "rerank-v3.5" }), /RERANKER_API_KEY: required when RERANKER_PROVIDER is cohere at https:\/\/api\.cohere\.com/);
+  assert.throws(() => loadRerankerConfig({ RERANKER_BATCH_SIZE: "0" }), /RERANKER_BATCH_SIZE/);
+  const config = loadRerankerConfig({ RERANKER_PROVIDER: "cohere", RERANKER_MODEL: "m", RERANKER_API_KEY: "co-do-not-print" });
+  assert.doesNotMatch(JSON.stringify(config), /co-do-not-print/);
+  assert.doesNotMatch(inspect(config, { depth: 10 }), /co-do-not-print/);
 });

@@ -1,13 +1,17 @@
 import type { Logger, RunningService } from "@context-hub/common";
-import { startGrpcService } from "@context-hub/common";
+import { createHttpProviderClient, startGrpcService } from "@context-hub/common";
 import { rerankerV1 } from "@context-hub/proto";
 import { createBuiltinRerankProvider } from "./builtin-rerank-provider.js";
+import { createCohereRerankApi } from "./clients/cohere-rerank.js";
+import { createHttpRerankProvider } from "./clients/http-rerank-provider.js";
+import { createTeiRerankApi } from "./clients/tei-rerank.js";
 import type { RerankerConfig } from "./config.js";
 import type { RerankProvider } from "./rerank-provider.js";
 import { createReranker } from "./reranker.js";
 import { createRerankerHandlers } from "./server.js";
 
-export { loadRerankerConfig, rerankerProviders, type RerankerConfig } from "./config.js";
+export { loadRerankerConfig, rerankerProviders, type RerankerConfig, type RerankerHttpSettings, type RerankerProviderName } from "./config.js";
+export { createHttpRerankProvider, type HttpRerankProviderOptions, type RerankApi } from "./clients/http-rerank-provider.js";
 export type { RerankProvider } from "./rerank-provider.js";
 export { builtinRerankModel, createBuiltinRerankProvider } from "./builtin-rerank-provider.js";
 export { relevanceWeights, scoreRelevance, type RelevanceBreakdown } from "./relevance.js";
@@ -30,6 +34,26 @@ export function createRerankProvider(config: RerankerConfig, logger: Logger): Re
           if (cacheWriteError !== undefined) logger.warn({ cacheFile, error: cacheWriteError }, "word vector cache could not be written; the next start will rebuild it");
         },
       });
+    case "cohere":
+    case "tei": {
+      const http = config.http;
+      if (http === undefined) throw new Error(`RERANKER_PROVIDER ${config.provider} has no HTTP settings; build the config with loadRerankerConfig`);
+      const apiKey = http.apiKey?.reveal();
+      const client = createHttpProviderClient({
+        provider: config.provider,
+        operation: "rerank",
+        model: http.model,
+        baseUrl: http.baseUrl,
+        headers: apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` },
+        secrets: [apiKey],
+        timeoutMs: http.timeoutMs,
+        maxRetries: http.maxRetries,
+        settingsPrefix: "RERANKER",
+        logger,
+      });
+      const api = config.provider === "cohere" ? createCohereRerankApi(client, { model: http.model }) : createTeiRerankApi(client);
+      return createHttpRerankProvider({ provider: config.provider, model: http.model, api, batchSize: http.batchSize, concurrency: http.concurrency });
+    }
   }
 }
 

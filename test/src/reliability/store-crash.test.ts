@@ -12,7 +12,7 @@ import { openDatabase, type SqlDatabase } from "@context-hub/store";
 import { loadSummarizerConfig, startSummarizer } from "@context-hub/summarizer";
 import { callTool, connectMcpClient } from "../support/mcp.js";
 import { startTestPostgres } from "../support/postgres.js";
-import { freePort, startStoreProcess, type StoreProcess } from "../support/store-process.js";
+import { findFreePort, startStoreProcess, type StoreProcess } from "@context-hub/cli";
 
 /**
  * I-5 under SIGKILL: a stream of writes runs while the store process is
@@ -75,8 +75,9 @@ for (const backend of backends) {
     test("acknowledged writes survive whole; nothing partial is left; retries land exactly once", async (t) => {
       const target = await backend.open();
       t.after(() => target.close());
-      const port = await freePort();
-      let store: StoreProcess = await startStoreProcess(port, target.env);
+      const port = await findFreePort();
+      const storeEnv = { ...process.env, LOG_LEVEL: "error", ...target.env };
+      let store: StoreProcess = await startStoreProcess(port, storeEnv);
       const { url, services } = await startWorkersAndGateway(store.address);
       t.after(async () => {
         for (const service of services) await service.close();
@@ -108,7 +109,7 @@ for (const backend of backends) {
         const after = Math.min(total - 5, next + 8 + Math.floor(random() * 20));
         while (next < after) await new Promise((wait) => setTimeout(wait, 5));
         await store.kill();
-        store = await startStoreProcess(port, target.env);
+        store = await startStoreProcess(port, storeEnv);
       }
       await writers;
       running = false;

@@ -1,0 +1,176 @@
+// Write benchmark on the embedded default: end-to-end store_context latency over MCP with 1 and 16
+// concurrent clients, broken down by stage, next to the raw floor measured in the same run: one
+// INSERT … COMMIT of an equal row (entry + chunk vector) straight through PGlite.
+//
+// Usage: node bench/write.js [--writes 400] [--clients 1,16] [--json bench/results/write.json]
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createLogger, contentHash } from "@context-hub/common";
+import { createUuidV7, openDatabase } from "@context-hub/store";
+
+const { values } = parseArgs({ options: { writes: { type: "string", default: "400" }, clients: { type: "string", default: "1,16" }, json: { type: "string" } } });
+const writesPerRun = Number(values.writes);
+const clientCounts = values.clients.split(",").map(Number);
+const bin = fileURLToPath(new URL("../bin/context-hub.js", import.meta.url));
+
+const words = "turbine blade fatigue crack root section inspection torque schedule bearing vibration spectrum maintenance window operator report anomaly threshold sensor calibration drift rotor".split(" ");
+/** A ~1 KB realistic note: a heading and sentences drawn from a small vocabulary, unique per index. */
+function text(index) {
+  let body = `# Inspection note ${index}\n\n`;
+  let sentence = 0;
+  while (body.length < 1000) {
+    const pick = (offset) => words[(index * 7 + sentence * 3 + offset) % words.length];
+    body += `Finding ${sentence} of note ${index}: the ${pick(0)} ${pick(1)} near the ${pick(2)} showed ${pick(3)} above the ${pick(4)}. `;
+    sentence++;
+  }
+  return body.slice(0, 1024);
+}
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const ms = (value) => Number(value.toFixed(2));
+
+function startServer(dataDir) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, "start", "--port", "0", "--data-dir", dataDir], { env: { ...process.env, LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "inherit"] });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+      const match = /ready in [\d.]+s: (http:\/\/\S+\/mcp)/.exec(output);
+      if (match) resolve({ child, url: match[1] });
+    });
+    child.once("exit", (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+  });
+}
+
+async function connect(url) {
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+/** Mean and approximate median of each write stage, from the gateway's Prometheus histograms. */
+async function stageFigures(metricsUrl) {
+  const text = await (await fetch(metricsUrl)).text();
+  const stages = {};
+  for (const line of text.split("\n")) {
+    const bucket = /^contexthub_write_stage_seconds_bucket\{le="([^"]+)",stage="(\w+)",outcome="ok"\} (\d+)/.exec(line) ?? /^contexthub_write_stage_seconds_bucket\{stage="(\w+)",outcome="ok",le="([^"]+)"\} (\d+)/.exec(line);
+    const sum = /^contexthub_write_stage_seconds_sum\{stage="(\w+)",outcome="ok"\} ([\d.e+-]+)/.exec(line);
+    const count = /^contexthub_write_stage_seconds_count\{stage="(\w+)",outcome="ok"\} (\d+)/.exec(line);
+    if (bucket) {
+      const [le, stage] = bucket[1].includes(".") || bucket[1] === "+Inf" ? [bucket[1], bucket[2]] : [bucket[2], bucket[1]];
+      (stages[stage] ??= { buckets: [] }).buckets.push([le === "+Inf" ? Infinity : Number(le), Number(bucket[3])]);
+    }
+    if (sum) (stages[sum[1]] ??= { buckets: [] }).sum = Number(sum[2]);
+    if (count) (stages[count[1]] ??= { buckets: [] }).count = Number(count[2]);
+  }
+  const result = {};
+  for (const [stage, figures] of Object.entries(stages)) {
+    if (!figures.count) continue;
+    const half = figures.count / 2;
+    let previous = [0, 0];
+    let median = NaN;
+    for (const [le, cumulative] of figures.buckets.sort((a, b) => a[0] - b[0])) {
+      if (cumulative >= half) {
+        median = le === Infinity ? previous[0] : previous[0] + ((half - previous[1]) / Math.max(1, cumulative - previous[1])) * (le - previous[0]);
+        break;
+      }
+      previous = [le, cumulative];
+    }
+    result[stage] = { count: figures.count, mean_ms: ms((figures.sum / figures.count) * 1000), p50_ms_approx: ms(median * 1000) };
+  }
+  return result;
+}
+
+async function runLoad(url, clients, writes, offset) {
+  const connections = await Promise.all(Array.from({ length: clients }, () => connect(url)));
+  const latencies = [];
+  let next = 0;
+  const began = performance.now();
+  await Promise.all(
+    connections.map(async (client) => {
+      while (next < writes) {
+        const index = offset + next++;
+        const started = performance.now();
+        const result = await client.callTool({ name: "store_context", arguments: { thread_id: `bench-${index % 50}`, source: index % 2 ? "agent" : "user", text: text(index) } });
+        if (result.isError) throw new Error(`store_context failed: ${JSON.stringify(result.content)}`);
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  const seconds = (performance.now() - began) / 1000;
+  await Promise.all(connections.map((client) => client.close()));
+  latencies.sort((a, b) => a - b);
+  return { clients, writes, throughput_per_s: Number((writes / seconds).toFixed(1)), p50_ms: ms(quantile(latencies, 0.5)), p95_ms: ms(quantile(latencies, 0.95)), p99_ms: ms(quantile(latencies, 0.99)) };
+}
+
+/** The floor: the same row and chunk vector inserted and committed directly through PGlite. */
+async function rawFloor(rows) {
+  const dataDir = mkdtempSync(join(tmpdir(), "context-hub-floor-"));
+  const database = await openDatabase({ url: "", dataDir, poolMax: 1 }, createLogger("floor", "silent"));
+  const vector = `[${Array.from({ length: 100 }, (_, i) => Math.sin(i).toFixed(6)).join(",")}]`;
+  const latencies = [];
+  try {
+    for (let index = 0; index < rows; index++) {
+      const body = text(1_000_000 + index);
+      const id = createUuidV7();
+      const started = performance.now();
+      await database.transaction(async (tx) => {
+        await tx.query(
+          "INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, summary) VALUES ($1, 'local', $2, 'agent', 'local', 'private', $3, $4, $5, $6, '')",
+          [id, `floor-${index % 50}`, body, body.length, body.slice(0, 300), contentHash(body)],
+        );
+        await tx.query("INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding) VALUES ($1, $2, 'local', 0, 0, $3, 'floor', $4)", [createUuidV7(), id, body.length, vector]);
+      });
+      latencies.push(performance.now() - started);
+    }
+  } finally {
+    await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  latencies.sort((a, b) => a - b);
+  return { rows, p50_ms: ms(quantile(latencies, 0.5)), p95_ms: ms(quantile(latencies, 0.95)) };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "context-hub-write-bench-"));
+const server = await startServer(dataDir);
+const results = { machine: { cpus: (await import("node:os")).cpus().length, node: process.version }, text_bytes: 1024, runs: [] };
+try {
+  await runLoad(server.url, 4, 40, 10_000_000); // warm-up: JIT, caches, connections
+  let offset = 0;
+  for (const clients of clientCounts) {
+    const before = await stageFigures(server.url.replace(/\/mcp$/, "/metrics"));
+    const run = await runLoad(server.url, clients, writesPerRun, offset);
+    offset += writesPerRun;
+    const after = await stageFigures(server.url.replace(/\/mcp$/, "/metrics"));
+    run.stages_cumulative = after;
+    void before;
+    results.runs.push(run);
+    console.log(`${clients} client(s): ${run.throughput_per_s} stores/s, p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms, p99 ${run.p99_ms} ms`);
+  }
+} finally {
+  server.child.kill("SIGINT");
+  await new Promise((resolve) => server.child.once("exit", resolve));
+  rmSync(dataDir, { recursive: true, force: true });
+}
+results.floor = await rawFloor(200);
+const stages = results.runs[0]?.stages_cumulative ?? {};
+const generation = Math.max(stages.embed?.p50_ms_approx ?? 0, stages.summarize?.p50_ms_approx ?? 0);
+results.target = {
+  generation_p50_ms: generation,
+  floor_p50_ms: results.floor.p50_ms,
+  single_client_p50_ms: results.runs[0]?.p50_ms,
+  ratio_to_floor_plus_generation: ms((results.runs[0]?.p50_ms ?? 0) / (results.floor.p50_ms + generation)),
+};
+console.log(`raw floor (INSERT entry + chunk, COMMIT, PGlite): p50 ${results.floor.p50_ms} ms, p95 ${results.floor.p95_ms} ms`);
+console.log(`stages after the 1-client run (approx p50 / mean, ms): ${Object.entries(stages).map(([stage, f]) => `${stage} ${f.p50_ms_approx}/${f.mean_ms}`).join(", ")}`);
+console.log(`single-client p50 / (floor + generation) = ${results.target.ratio_to_floor_plus_generation} (target ≤ 3)`);
+if (values.json) {
+  mkdirSync(dirname(values.json), { recursive: true });
+  writeFileSync(values.json, JSON.stringify(results, null, 2));
+}

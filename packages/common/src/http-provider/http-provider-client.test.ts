@@ -1,0 +1,132 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { isContextHubError, type ContextHubError } from "../errors.js";
+import { createHttpProviderClient, joinProviderUrl, toBodyExcerpt, type HttpProviderClientOptions } from "./http-provider-client.js";
+import { startRecordingHttpServer, type FakeAnswer } from "./recording-http-server.js";
+
+const answerSchema = z.object({ value: z.number() });
+
+async function setup(t: { after(fn: () => Promise<void>): void }, answers: (index: number) => FakeAnswer, options: Partial<HttpProviderClientOptions> = {}) {
+  const server = await startRecordingHttpServer((_request, index) => answers(index));
+  t.after(() => server.close());
+  const client = createHttpProviderClient({
+    provider: "acme",
+    operation: "things",
+    model: "acme-1",
+    baseUrl: server.url,
+    headers: { authorization: "Bearer sk-test-secret" },
+    secrets: ["sk-test-secret"],
+    timeoutMs: 2000,
+    maxRetries: 2,
+    settingsPrefix: "EMBEDDER",
+    backoffBaseMs: 10,
+    ...options,
+  });
+  return { server, client };
+}
+
+const isError = (code: string, pattern: RegExp) => (error: unknown) => {
+  assert.ok(isContextHubError(error), `expected a ContextHubError, got ${String(error)}`);
+  assert.equal(error.code, code);
+  assert.match(error.message, pattern);
+  assert.doesNotMatch(error.message, /sk-test-secret/);
+  return true;
+};
+
+test("a good answer is parsed and validated; the request carries JSON and the headers", async (t) => {
+  const { server, client } = await setup(t, () => ({ json: { value: 42, extra: "ignored" } }));
+  assert.deepEqual(await client.postJson("/v1/things", { hello: "world" }, answerSchema), { value: 42 });
+  const [request] = server.requests;
+  assert.equal(request!.method, "POST");
+  assert.equal(request!.path, "/v1/things");
+  assert.equal(request!.headers["content-type"], "application/json");
+  assert.equal(request!.headers.authorization, "Bearer sk-test-secret");
+  assert.deepEqual(request!.body, { hello: "world" });
+});
+
+test("5xx is retried up to maxRetries, then fails naming provider, model, status, attempts and the body's message", async (t) => {
+  const { server, client } = await setup(t, () => ({ status: 503, json: { error: { message: "overloaded, key sk-test-secret" } } }));
+  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /^acme things \(model acme-1\) failed: HTTP 503 after 3 attempts: overloaded, key \[redacted\]$/));
+  assert.equal(server.requests.length, 3);
+});
+
+test("a 5xx followed by success returns the success", async (t) => {
+  const { server, client } = await setup(t, (index) => (index === 0 ? { status: 500, body: "oops" } : { json: { value: 1 } }));
+  assert.deepEqual(await client.postJson("/v1/things", {}, answerSchema), { value: 1 });
+  assert.equal(server.requests.length, 2);
+});
+
+test("4xx other than 429 is not retried, and the remedy names the variable to check", async (t) => {
+  const { server, client } = await setup(t, () => ({ status: 401, json: { error: "invalid api key" } }));
+  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), (error: ContextHubError) => {
+    isError("PROVIDER_ERROR", /HTTP 401 after 1 attempt: invalid api key$/)(error);
+    assert.equal(error.remedy, "check EMBEDDER_API_KEY");
+    assert.deepEqual(error.details, { provider: "acme", model: "acme-1", attempts: 1, status: 401 });
+    return true;
+  });
+  assert.equal(server.requests.length, 1);
+});
+
+test("429 waits for Retry-After before the next attempt", async (t) => {
+  const { server, client } = await setup(t, (index) => (index === 0 ? { status: 429, headers: { "retry-after": "0.2" }, json: { error: "slow down" } } : { json: { value: 7 } }));
+  assert.deepEqual(await client.postJson("/v1/things", {}, answerSchema), { value: 7 });
+  assert.equal(server.requests.length, 2);
+  assert.ok(server.requests[1]!.receivedAt - server.requests[0]!.receivedAt >= 195, `waited ${server.requests[1]!.receivedAt - server.requests[0]!.receivedAt} ms`);
+});
+
+test("a Retry-After longer than the time left fails at once instead of waiting", async (t) => {
+  const { server, client } = await setup(t, () => ({ status: 429, headers: { "retry-after": "10" }, body: "" }), { timeoutMs: 1000, maxRetryAfterMs: 60_000 });
+  const started = performance.now();
+  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /HTTP 429 after 1 attempt \(the 10000 ms Retry-After wait would pass the 1000 ms timeout\)/));
+  assert.ok(performance.now() - started < 500);
+  assert.equal(server.requests.length, 1);
+});
+
+test("a server that never answers is DEADLINE_EXCEEDED within the timeout", async (t) => {
+  const { client } = await setup(t, () => "hang", { timeoutMs: 150 });
+  const started = performance.now();
+  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("DEADLINE_EXCEEDED", /acme things \(model acme-1\) failed: no answer within 150 ms \(1 attempt\)/));
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed >= 140 && elapsed < 1000, `took ${elapsed} ms`);
+});
+
+test("the caller's abort stops the request as DEADLINE_EXCEEDED", async (t) => {
+  const { client } = await setup(t, () => "hang");
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 50);
+  await assert.rejects(client.postJson("/v1/things", {}, answerSchema, controller.signal), isError("DEADLINE_EXCEEDED", /the caller's deadline passed or it cancelled/));
+});
+
+test("network errors are retried, then reported with their cause", async (t) => {
+  const { server } = await setup(t, () => ({ json: {} }));
+  await server.close();
+  const client = createHttpProviderClient({ provider: "acme", operation: "things", model: "acme-1", baseUrl: server.url, timeoutMs: 2000, maxRetries: 1, settingsPrefix: "RERANKER", backoffBaseMs: 5 });
+  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /network error after 2 attempts: .*ECONNREFUSED/));
+});
+
+test("an answer that is not JSON or does not match the schema is PROVIDER_ERROR, not retried", async (t) => {
+  for (const [answer, pattern] of [
+    [{ body: "<html>gateway</html>" }, /malformed response: HTTP 200 with a body that is not JSON: <html>gateway<\/html>/],
+    [{ body: '{"value": NaN}' }, /malformed response: HTTP 200 with a body that is not JSON/],
+    [{ json: { value: "7" } }, /malformed response: value: Invalid input: expected number, received string/],
+    [{ json: [] }, /malformed response: \(body\): Invalid input: expected object, received array/],
+  ] as const) {
+    const { server, client } = await setup(t, () => answer);
+    await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", pattern));
+    assert.equal(server.requests.length, 1);
+  }
+});
+
+test("joinProviderUrl keeps path prefixes and queries and does not double /v1", () => {
+  assert.equal(joinProviderUrl("https://api.openai.com", "/v1/embeddings").href, "https://api.openai.com/v1/embeddings");
+  assert.equal(joinProviderUrl("https://api.openai.com/v1/", "/v1/embeddings").href, "https://api.openai.com/v1/embeddings");
+  assert.equal(joinProviderUrl("https://gw.example/openai?api-version=2024", "/v1/embeddings").href, "https://gw.example/openai/v1/embeddings?api-version=2024");
+  assert.equal(joinProviderUrl("http://tei:8080/", "/rerank").href, "http://tei:8080/rerank");
+});
+
+test("body excerpts prefer the error message field and stay short", () => {
+  assert.equal(toBodyExcerpt('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'), "Overloaded");
+  assert.equal(toBodyExcerpt('{"detail":"bad model"}'), "bad model");
+  assert.equal(toBodyExcerpt("x".repeat(1000)).length, 301);
+});

@@ -1,0 +1,219 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { z } from "zod";
+import { ContextHubError } from "../errors.js";
+import type { Logger } from "../logger.js";
+import { counter } from "../metrics.js";
+import { fullJitterDelay, isRetryableStatus, parseRetryAfter } from "./retry-policy.js";
+
+const providerRetries = counter("contexthub_provider_retries_total", "Provider HTTP requests tried again, by provider, operation and reason (rate_limited, server_error, network).", [
+  "provider",
+  "operation",
+  "reason",
+]);
+
+export interface HttpProviderClientOptions {
+  /** Provider name as configured, e.g. "openai"; names the provider in errors, logs and metrics. */
+  provider: string;
+  /** What the endpoint does, e.g. "embeddings", "chat completions", "rerank". */
+  operation: string;
+  /** Model id, named in every error. */
+  model: string;
+  /** Scheme, host and optional path prefix and query, e.g. "https://api.openai.com" or "http://gw/openai?api-version=1". */
+  baseUrl: string;
+  /** Headers sent with every request (authentication, API version). */
+  headers?: Record<string, string>;
+  /** Values never to print: every occurrence in an error message is replaced by "[redacted]". */
+  secrets?: readonly (string | undefined)[];
+  /** Time budget of one `postJson` call: every attempt and every wait between attempts. */
+  timeoutMs: number;
+  /** Extra attempts after the first on 429, 5xx and network errors. */
+  maxRetries: number;
+  /** Prefix of the service's settings, e.g. "EMBEDDER", so remedies name the variable to change. */
+  settingsPrefix: string;
+  /** First backoff step (before jitter); default 250 ms. */
+  backoffBaseMs?: number;
+  /** Largest backoff step (before jitter); default 8 s. */
+  backoffCapMs?: number;
+  /** Longest wait a Retry-After header can impose; default 30 s. */
+  maxRetryAfterMs?: number;
+  logger?: Pick<Logger, "warn">;
+  /** Replaces the global fetch (tests). */
+  fetch?: typeof fetch;
+  /** Replaces Math.random for the jitter (tests). */
+  random?: () => number;
+}
+
+export interface HttpProviderClient {
+  /** "openai embeddings (model text-embedding-3-small)": how errors name this endpoint. */
+  readonly label: string;
+  /**
+   * POSTs `body` as JSON to `path` under the base URL and returns the answer
+   * validated by `schema`. Retries 429, 5xx and network errors up to
+   * `maxRetries` times with full-jitter backoff, or after the wait that
+   * `Retry-After` asks for (capped), all within `timeoutMs`.
+   *
+   * @throws ContextHubError DEADLINE_EXCEEDED when the time budget runs out or
+   * `signal` aborts; PROVIDER_ERROR for any other failure (HTTP status,
+   * network error after the last attempt, an answer that is not JSON or does
+   * not match `schema`). Messages name provider, model and cause, never a secret.
+   */
+  postJson<S extends z.ZodType>(path: string, body: unknown, schema: S, signal?: AbortSignal): Promise<z.output<S>>;
+  /** A PROVIDER_ERROR for a well-formed answer that is still unusable (wrong count, wrong dimension…). */
+  malformed(reason: string): ContextHubError;
+}
+
+/** The URL of `path` under `baseUrl`, keeping the base's path prefix and query; a base ending in "/v1" is not doubled by a path starting with "/v1/". */
+export function joinProviderUrl(baseUrl: string, path: string): URL {
+  const url = new URL(baseUrl);
+  let prefix = url.pathname.replace(/\/+$/, "");
+  if (prefix.endsWith("/v1") && path.startsWith("/v1/")) prefix = prefix.slice(0, -3);
+  url.pathname = `${prefix}${path}`;
+  return url;
+}
+
+const excerptLength = 300;
+
+/** The most telling part of an error body: the message field of the usual JSON error shapes, else the body itself, cut short. */
+export function toBodyExcerpt(body: string): string {
+  let text = body;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    text = findErrorMessage(parsed) ?? body;
+  } catch {
+    // Not JSON (an HTML error page from a proxy, plain text): show it as it is.
+  }
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > excerptLength ? `${flat.slice(0, excerptLength)}…` : flat;
+}
+
+function findErrorMessage(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  // OpenAI and Anthropic: {error: {message}}; Ollama and TEI: {error: "…"}; Cohere: {message}; Voyage and FastAPI servers: {detail}.
+  const error = record.error;
+  if (typeof error === "string") return error;
+  if (typeof error === "object" && error !== null && typeof (error as Record<string, unknown>).message === "string") return (error as Record<string, string>).message;
+  if (typeof record.message === "string") return record.message;
+  if (typeof record.detail === "string") return record.detail;
+  return undefined;
+}
+
+function describeNetworkError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // undici reports "fetch failed" and puts the reason (ECONNREFUSED, a reset socket…) in `cause`.
+  const cause = error.cause;
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    return typeof code === "string" && !cause.message.includes(code) ? `${code}: ${cause.message}` : cause.message;
+  }
+  return error.message;
+}
+
+const attemptsText = (attempts: number) => `${attempts} attempt${attempts === 1 ? "" : "s"}`;
+
+type AttemptOutcome = { kind: "answer"; status: number; headers: Headers; text: string } | { kind: "network"; error: unknown };
+
+/** A JSON-over-HTTP client for one provider endpoint family, with one policy for timeouts, retries and errors. */
+export function createHttpProviderClient(options: HttpProviderClientOptions): HttpProviderClient {
+  const { provider, operation, model, timeoutMs, maxRetries, settingsPrefix } = options;
+  const label = `${provider} ${operation} (model ${model})`;
+  const fetchImpl = options.fetch ?? fetch;
+  const random = options.random ?? Math.random;
+  const backoffBaseMs = options.backoffBaseMs ?? 250;
+  const backoffCapMs = options.backoffCapMs ?? 8000;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
+  const secrets = (options.secrets ?? []).filter((secret): secret is string => secret !== undefined && secret.length >= 4);
+  const headers = { "content-type": "application/json", accept: "application/json", ...options.headers };
+
+  const redact = (text: string) => secrets.reduce((result, secret) => result.split(secret).join("[redacted]"), text);
+  const failure = (code: "PROVIDER_ERROR" | "DEADLINE_EXCEEDED", cause: string, details: Record<string, unknown>, remedy: string, error?: unknown) =>
+    new ContextHubError(code, redact(`${label} failed: ${cause}`), { remedy, details: { provider, model, ...details }, ...(error === undefined ? {} : { cause: error }) });
+  const remedyForStatus = (status: number) => {
+    if (status === 401 || status === 403) return `check ${settingsPrefix}_API_KEY`;
+    if (status === 404) return `check ${settingsPrefix}_BASE_URL and ${settingsPrefix}_MODEL`;
+    if (status === 400 || status === 413 || status === 422) return "the provider refused the request; check the model's limits (input length, batch size) and the settings of this provider";
+    return `retry later; if it persists, check the provider or raise ${settingsPrefix}_MAX_RETRIES`;
+  };
+  const timedOut = (attempts: number) =>
+    failure("DEADLINE_EXCEEDED", `no answer within ${timeoutMs} ms (${attemptsText(attempts)})`, { attempts, timeout_ms: timeoutMs }, `raise ${settingsPrefix}_TIMEOUT_MS or check that the provider is up`);
+  const cancelled = (attempts: number) =>
+    failure("DEADLINE_EXCEEDED", `stopped after ${attemptsText(attempts)}: the caller's deadline passed or it cancelled`, { attempts }, "retry with a longer deadline");
+  const malformed = (reason: string) => failure("PROVIDER_ERROR", `malformed response: ${reason}`, {}, `check that ${settingsPrefix}_PROVIDER and ${settingsPrefix}_BASE_URL point at a server speaking this API`);
+
+  async function attempt(url: URL, payload: string, remainingMs: number, signal: AbortSignal | undefined): Promise<AttemptOutcome | "timeout" | "cancelled"> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort("timeout"), remainingMs);
+    const onAbort = () => controller.abort("cancelled");
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const response = await fetchImpl(url, { method: "POST", headers, body: payload, signal: controller.signal });
+      // The body is read under the same timer: a server that sends headers and then stalls still times out.
+      const text = await response.text();
+      return { kind: "answer", status: response.status, headers: response.headers, text };
+    } catch (error) {
+      if (controller.signal.aborted) return controller.signal.reason === "cancelled" ? "cancelled" : "timeout";
+      return { kind: "network", error };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  return {
+    label,
+    malformed,
+    async postJson(path, body, schema, signal) {
+      const url = joinProviderUrl(options.baseUrl, path);
+      const payload = JSON.stringify(body);
+      const deadline = Date.now() + timeoutMs;
+      for (let attempts = 1; ; attempts++) {
+        if (signal?.aborted) throw cancelled(attempts - 1);
+        const remainingMs = deadline - Date.now();
+        if (remainingMs <= 0) throw timedOut(attempts - 1);
+        const outcome = await attempt(url, payload, remainingMs, signal);
+        if (outcome === "cancelled") throw cancelled(attempts);
+        if (outcome === "timeout") throw timedOut(attempts);
+
+        if (outcome.kind === "answer" && outcome.status >= 200 && outcome.status < 300) {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(outcome.text);
+          } catch {
+            throw malformed(`HTTP ${outcome.status} with a body that is not JSON: ${toBodyExcerpt(outcome.text) || "(empty)"}`);
+          }
+          const result = schema.safeParse(parsed);
+          if (!result.success) {
+            const issues = result.error.issues.slice(0, 3).map((issue) => `${issue.path.length === 0 ? "(body)" : issue.path.join(".")}: ${issue.message}`);
+            throw malformed(issues.join("; "));
+          }
+          return result.data;
+        }
+
+        const retryable = outcome.kind === "network" || isRetryableStatus(outcome.status);
+        const cause =
+          outcome.kind === "network"
+            ? `network error after ${attemptsText(attempts)}: ${describeNetworkError(outcome.error)}`
+            : `HTTP ${outcome.status} after ${attemptsText(attempts)}${outcome.text.trim() === "" ? "" : `: ${toBodyExcerpt(outcome.text)}`}`;
+        const details = outcome.kind === "network" ? { attempts } : { attempts, status: outcome.status };
+        const remedy = outcome.kind === "network" ? `check ${settingsPrefix}_BASE_URL and that the provider is reachable` : remedyForStatus(outcome.status);
+        const error = outcome.kind === "network" ? outcome.error : undefined;
+        if (!retryable || attempts > maxRetries) throw failure("PROVIDER_ERROR", cause, details, remedy, error);
+
+        const askedMs = outcome.kind === "answer" ? parseRetryAfter(outcome.headers) : undefined;
+        const delayMs = askedMs === undefined ? fullJitterDelay(attempts - 1, backoffBaseMs, backoffCapMs, random) : Math.min(askedMs, maxRetryAfterMs);
+        if (Date.now() + delayMs >= deadline) {
+          const wait = askedMs === undefined ? `the next retry (in ${delayMs} ms)` : `the ${Math.round(askedMs)} ms Retry-After wait`;
+          throw failure("PROVIDER_ERROR", `${cause} (${wait} would pass the ${timeoutMs} ms timeout)`, details, remedy, error);
+        }
+        const reason = outcome.kind === "network" ? "network" : outcome.status === 429 ? "rate_limited" : "server_error";
+        providerRetries.inc({ provider, operation, reason });
+        options.logger?.warn({ provider, model, operation, attempt: attempts, ...(outcome.kind === "answer" ? { status: outcome.status } : {}), delayMs }, redact(`${label}: ${cause}; retrying`));
+        try {
+          await sleep(delayMs, undefined, { signal });
+        } catch {
+          throw cancelled(attempts);
+        }
+      }
+    },
+  };
+}

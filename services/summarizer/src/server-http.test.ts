@@ -1,0 +1,83 @@
+// The summarizer over gRPC with an LLM provider pointed at a local Anthropic-compatible server.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createGrpcClient, createLogger, isContextHubError, startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common";
+import { commonV1, summarizerV1 } from "@context-hub/proto";
+import { loadSummarizerConfig } from "./config.js";
+import { startSummarizer } from "./index.js";
+
+const logger = createLogger("summarizer-test", "silent");
+
+const messagesAnswer = (text: string): FakeAnswer => ({ json: { id: "msg_1", type: "message", role: "assistant", content: [{ type: "text", text }], stop_reason: "end_turn" } });
+
+async function startForTest(t: { after(fn: () => Promise<void> | void): void }, handler: (request: RecordedRequest, index: number) => FakeAnswer) {
+  const server = await startRecordingHttpServer(handler);
+  t.after(() => server.close());
+  const config = loadSummarizerConfig({
+    SUMMARIZER_PORT: "0",
+    SUMMARIZER_OPS_PORT: "0",
+    SUMMARIZER_PROVIDER: "anthropic",
+    SUMMARIZER_BASE_URL: server.url,
+    SUMMARIZER_API_KEY: "sk-ant-e2e-secret",
+    SUMMARIZER_MODEL: "claude-haiku-4-5",
+    SUMMARIZER_MIN_CHARS: "100",
+    SUMMARIZER_SECTION_MIN_CHARS: "100",
+    SUMMARIZER_MAX_RETRIES: "1",
+    SUMMARIZER_TIMEOUT_MS: "2000",
+  });
+  const service = await startSummarizer(config, logger);
+  t.after(() => service.close());
+  const client = createGrpcClient(summarizerV1.SummarizerService, { address: `127.0.0.1:${service.port}`, peer: "summarizer", deadlineMs: 10_000, retries: 0 });
+  t.after(() => client.close());
+  return { server, service, client };
+}
+
+const report = [
+  "# Findings",
+  "",
+  "I profiled the search path with a large thread. The semantic leg was slow because the filter ran after the vector scan.",
+  "",
+  "## Fix",
+  "",
+  "I decided to enable iterative scans. The result is that latency dropped from four seconds to two hundred milliseconds.",
+].join("\n");
+
+test("Summarize and SummarizeSections go to the Anthropic-compatible server and come back cleaned", async (t) => {
+  const { server, service, client } = await startForTest(t, (request) => {
+    const user = (request.body as { messages: { content: string }[] }).messages[0]!.content;
+    const section = /^Section: (.+)$/m.exec(user)?.[1];
+    return messagesAnswer(section === undefined ? "<think>plan</think>Summary: The agent enabled iterative scans." : `Here is a summary of the section:\n${section} is covered.`);
+  });
+  assert.equal((await fetch(`http://127.0.0.1:${service.opsPort}/readyz`)).status, 200, "an LLM provider is ready at start");
+  const described = await client.describe({});
+  assert.deepEqual({ provider: described.provider, model: described.model }, { provider: "anthropic", model: "claude-haiku-4-5" });
+
+  assert.equal((await client.summarize({ text: report, source: commonV1.Source.AGENT })).summary, "The agent enabled iterative scans.");
+  assert.equal((await client.summarize({ text: "Too short.", source: commonV1.Source.AGENT })).summary, "", "under SUMMARIZER_MIN_CHARS no request is made");
+  assert.equal(server.requests.length, 1);
+  const [request] = server.requests;
+  assert.equal(request!.path, "/v1/messages");
+  assert.equal(request!.headers["x-api-key"], "sk-ant-e2e-secret");
+  assert.equal(request!.headers["anthropic-version"], "2023-06-01");
+  assert.match((request!.body as { system: string }).system, /what the agent found and what it decided/);
+
+  const { sections } = await client.summarizeSections({ text: report, source: commonV1.Source.USER });
+  assert.deepEqual(sections.map((section) => [section.nodeId, section.summary]), [
+    ["findings", "Findings is covered."],
+    ["findings/fix", "Findings > Fix is covered."],
+  ]);
+  assert.equal(server.requests.length, 3, "one request per section");
+});
+
+test("a failing provider surfaces over gRPC as PROVIDER_ERROR naming provider, model and cause", async (t) => {
+  const { server, client } = await startForTest(t, () => ({ status: 401, json: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }));
+  await assert.rejects(client.summarize({ text: report, source: commonV1.Source.USER }), (error: unknown) => {
+    assert.ok(isContextHubError(error));
+    assert.equal(error.code, "PROVIDER_ERROR");
+    assert.equal(error.message, "anthropic messages (model claude-haiku-4-5) failed: HTTP 401 after 1 attempt: invalid x-api-key");
+    assert.equal(error.remedy, "check SUMMARIZER_API_KEY");
+    assert.doesNotMatch(error.message, /sk-ant-e2e-secret/);
+    return true;
+  });
+  assert.equal(server.requests.length, 1);
+});
