@@ -52,7 +52,10 @@ export function createGrpcClient<S extends ServiceDescriptor>(service: S, option
           return await callUnary(client, method, message, deadline, callOptions.signal);
         } catch (error) {
           const serviceError = error as ServiceError;
-          const canRetry = retryable && serviceError.code === status.UNAVAILABLE && attempt < retries;
+          // Only a transport failure is retried: a peer that answered with a domain error (its provider
+          // failing, say) has already made its own bounded retries, and retrying here would multiply them.
+          const answeredByPeer = serviceError.metadata?.get("ch-error-code").length > 0;
+          const canRetry = retryable && serviceError.code === status.UNAVAILABLE && !answeredByPeer && attempt < retries;
           const backoff = Math.min(1000, 50 * 2 ** attempt) * (0.5 + Math.random());
           if (!canRetry || Date.now() + backoff >= deadline || callOptions.signal?.aborted) {
             throw fromGrpcError(serviceError, options.peer);

@@ -100,3 +100,16 @@ test("health checks follow the service's readiness", async (t) => {
   ready = true;
   assert.equal(await client.isServing(), true);
 });
+
+test("a domain error from the peer is not retried, even when it maps to UNAVAILABLE", async (t) => {
+  let calls = 0;
+  const service = await startReranker(async () => {
+    calls++;
+    throw new ContextHubError("PROVIDER_ERROR", "cohere rerank (model m) failed: HTTP 503 after 3 attempts");
+  });
+  t.after(() => service.close());
+  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 2000, retries: 2 });
+  t.after(() => client.close());
+  await assert.rejects(client.rerank({ query: "q" }), (error: unknown) => isContextHubError(error) && error.code === "PROVIDER_ERROR" && /HTTP 503/.test(error.message));
+  assert.equal(calls, 1);
+});
