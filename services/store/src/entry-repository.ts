@@ -208,13 +208,14 @@ async function findDuplicate(executor: SqlExecutor, principal: Principal, key: D
   const params = createSqlParams();
   const tenant = params.add(principal.tenant);
   const threadId = params.add(key.threadId);
-  const candidateAccess = accessPredicate(principal, "e", params);
+  // The candidate is the caller's own entry in the caller's tenant, which the predicate always admits;
+  // only the later entries of the other source need it.
   const laterAccess = accessPredicate(principal, "o", params);
   const { rows } = await executor.query<{ id: string }>(
     `SELECT candidate.id FROM (
        SELECT e.id, e.content_hash, e.created_at FROM entries e
        WHERE e.tenant = ${tenant} AND e.thread_id = ${threadId} AND e.source = ${params.add(key.source)}
-         AND e.owner = ${params.add(principal.subject)} AND ${candidateAccess}
+         AND e.owner = ${params.add(principal.subject)}
        ORDER BY e.created_at DESC, e.id DESC
        LIMIT 1
      ) candidate
