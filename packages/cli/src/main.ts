@@ -1,6 +1,6 @@
 // The context-hub command: `start` runs everything on one machine; other commands manage a deployment.
 import { parseArgs } from "node:util";
-import { startAllInOne } from "./all-in-one.js";
+import { startAllInOne, type AllInOne } from "./all-in-one.js";
 import { keysUsage, runKeysCommand } from "./keys-command.js";
 import { runSmokeCommand } from "./smoke-command.js";
 
@@ -19,13 +19,37 @@ ${keysUsage}`;
 
 async function start(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { port: { type: "string" }, host: { type: "string" }, "data-dir": { type: "string" } }, strict: true });
+  // Signals are handled from the first moment: a Ctrl-C during start-up stops whatever has started.
+  let hub: AllInOne | undefined;
+  let stopRequested = false;
+  const stop = () => {
+    if (stopRequested) return;
+    stopRequested = true;
+    if (hub === undefined) return; // start-up finishes, sees the request and stops.
+    process.stdout.write("Stopping…\n");
+    hub.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+
   const began = performance.now();
-  const hub = await startAllInOne({
+  hub = await startAllInOne({
     storeProcess: true,
     ...(values.port === undefined ? {} : { port: Number(values.port) }),
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }),
   });
+  if (stopRequested) {
+    stopRequested = false;
+    stop();
+    return;
+  }
   const seconds = ((performance.now() - began) / 1000).toFixed(1);
   process.stdout.write(
     [
@@ -45,21 +69,6 @@ async function start(args: string[]): Promise<void> {
       "",
     ].join("\n"),
   );
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write("Stopping…\n");
-    hub.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
 }
 
 async function main(argv: string[]): Promise<void> {
