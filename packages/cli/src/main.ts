@@ -20,14 +20,14 @@ ${keysUsage}`;
 async function start(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { port: { type: "string" }, host: { type: "string" }, "data-dir": { type: "string" } }, strict: true });
   // Signals are handled from the first moment: a Ctrl-C during start-up stops whatever has started.
-  let hub: AllInOne | undefined;
+  const running: { hub?: AllInOne } = {};
   let stopRequested = false;
   const stop = () => {
     if (stopRequested) return;
     stopRequested = true;
-    if (hub === undefined) return; // start-up finishes, sees the request and stops.
+    if (running.hub === undefined) return; // start-up finishes, sees the request and stops.
     process.stdout.write("Stopping…\n");
-    hub.close().then(
+    running.hub.close().then(
       () => process.exit(0),
       (error: unknown) => {
         console.error(error);
@@ -39,12 +39,13 @@ async function start(args: string[]): Promise<void> {
   process.on("SIGTERM", stop);
 
   const began = performance.now();
-  hub = await startAllInOne({
+  const hub = await startAllInOne({
     storeProcess: true,
     ...(values.port === undefined ? {} : { port: Number(values.port) }),
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }),
   });
+  running.hub = hub;
   if (stopRequested) {
     stopRequested = false;
     stop();

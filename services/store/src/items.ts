@@ -2,7 +2,7 @@
  * How a call of several items runs: all or nothing in one transaction, or
  * item by item with a result per item. No transport or SQL here.
  */
-import { ContextHubError, isContextHubError, type ErrorCode } from "@context-hub/common";
+import { type ContextHubError, isContextHubError, type ErrorCode } from "@context-hub/common";
 
 /** Why one item of a non-atomic call failed. */
 export interface ItemError {

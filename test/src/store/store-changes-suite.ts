@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { contentHash } from "@context-hub/common";
-import { commonV1, storeV1 } from "@context-hub/proto";
+import { commonV1, type storeV1 } from "@context-hub/proto";
 import {
   commitText,
   countRows,
