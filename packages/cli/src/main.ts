@@ -1,6 +1,8 @@
 // The context-hub command: `start` runs everything on one machine; other commands manage a deployment.
 import { parseArgs } from "node:util";
+import { startTracing } from "@context-hub/common";
 import { startAllInOne, type AllInOne } from "./all-in-one.js";
+import { runBridgeCommand } from "./bridge-command.js";
 import { keysUsage, runKeysCommand } from "./keys-command.js";
 import { runSmokeCommand } from "./smoke-command.js";
 
@@ -13,6 +15,7 @@ Commands:
             --data-dir <dir>  PGlite data directory (default .context-hub/data, or STORE_DATA_DIR)
   keys      Create, list and revoke API keys (see \`context-hub keys help\`)
   smoke     Check a running server end to end: --url <mcp url> [--token <api key>]
+  bridge    Serve MCP on stdio, forwarding to a remote server: --url <mcp url> [--token <api key>]
   help      Show this text
 
 ${keysUsage}`;
@@ -21,6 +24,8 @@ async function start(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { port: { type: "string" }, host: { type: "string" }, "data-dir": { type: "string" } }, strict: true });
   // Signals are handled from the first moment: a Ctrl-C during start-up stops whatever has started.
   const running: { hub?: AllInOne } = {};
+  // Traces are exported only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  const tracing = startTracing("context-hub", process.env);
   let stopRequested = false;
   const stop = () => {
     if (stopRequested) return;
@@ -28,7 +33,10 @@ async function start(args: string[]): Promise<void> {
     if (running.hub === undefined) return; // start-up finishes, sees the request and stops.
     process.stdout.write("Stopping…\n");
     running.hub.close().then(
-      () => process.exit(0),
+      async () => {
+        await tracing?.shutdown().catch(() => undefined);
+        process.exit(0);
+      },
       (error: unknown) => {
         console.error(error);
         process.exit(1);
@@ -77,6 +85,9 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case "start":
       await start(rest);
+      return;
+    case "bridge":
+      process.exitCode = await runBridgeCommand(rest, process.env, (text) => process.stderr.write(text));
       return;
     case "smoke":
       process.exitCode = await runSmokeCommand(rest, process.env, (text) => process.stdout.write(text));

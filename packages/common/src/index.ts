@@ -13,3 +13,4 @@ export * from "./grpc/service-definition.js";
 export * from "./service-runtime.js";
 export * from "./api-keys.js";
 export * from "./http-provider/index.js";
+export * from "./tracing.js";

@@ -1,5 +1,6 @@
 import { pino, type Logger } from "pino";
 import { currentRequestContext } from "./request-context.js";
+import { currentTraceIds } from "./tracing.js";
 
 export type { Logger } from "pino";
 
@@ -12,7 +13,8 @@ export function createLogger(service: string, level = "info"): Logger {
     formatters: { level: (label) => ({ level: label }) },
     mixin() {
       const context = currentRequestContext();
-      return context === undefined ? {} : { requestId: context.requestId };
+      const ids = currentTraceIds();
+      return { ...(context === undefined ? {} : { requestId: context.requestId }), ...(ids === undefined ? {} : { traceId: ids.traceId, spanId: ids.spanId }) };
     },
   });
 }

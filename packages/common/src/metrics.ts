@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { withSpan } from "./tracing.js";
 
 /**
  * One registry per process. In the all-in-one runtime several services share
@@ -31,6 +32,10 @@ const providerSeconds = histogram("contexthub_provider_request_seconds", "Model 
 
 /** Times one request to a model provider and records its outcome. */
 export async function observeProviderRequest<T>(provider: string, operation: string, request: () => Promise<T>): Promise<T> {
+  return withSpan(`provider ${operation}`, { "contexthub.provider": provider, "contexthub.operation": operation }, () => timeProviderRequest(provider, operation, request));
+}
+
+async function timeProviderRequest<T>(provider: string, operation: string, request: () => Promise<T>): Promise<T> {
   const started = performance.now();
   try {
     const result = await request();

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { createGrpcServer, type GrpcServerBuilder } from "./grpc/server.js";
 import { startOpsServer } from "./ops-server.js";
+import { startTracing } from "./tracing.js";
 
 /** A started service, as main.ts, the all-in-one runtime and tests hold it. */
 export interface RunningService {
@@ -61,13 +62,18 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
  * Runs a service from a main.ts: starts it, and on SIGTERM or SIGINT closes
  * it and exits. A failure to start prints the reason and exits non-zero.
  */
-export function runMain(start: () => Promise<RunningService>, logger: Pick<Logger, "error" | "info">): void {
+export function runMain(start: () => Promise<RunningService>, logger: Pick<Logger, "error" | "info">, serviceName?: string): void {
+  // Traces are exported only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  const tracing = serviceName === undefined ? undefined : startTracing(serviceName, process.env);
   start().then(
     (service) => {
       const stop = (signal: string) => {
         logger.info({ signal }, "shutting down");
         service.close().then(
-          () => process.exit(0),
+          async () => {
+            await tracing?.shutdown().catch(() => undefined);
+            process.exit(0);
+          },
           (error: unknown) => {
             logger.error({ err: error }, "shutdown failed");
             process.exit(1);

@@ -4,4 +4,4 @@ import { loadEmbedderConfig, startEmbedder } from "./index.js";
 
 const config = loadEmbedderConfig(process.env);
 const logger = createLogger("embedder", config.logLevel);
-runMain(() => startEmbedder(config, logger), logger);
+runMain(() => startEmbedder(config, logger), logger, "embedder");

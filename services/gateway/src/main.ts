@@ -4,4 +4,4 @@ import { loadGatewayConfig, startGateway } from "./index.js";
 
 const config = loadGatewayConfig(process.env);
 const logger = createLogger("gateway", config.logLevel);
-runMain(() => startGateway(config, logger), logger);
+runMain(() => startGateway(config, logger), logger, "gateway");

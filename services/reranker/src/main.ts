@@ -4,4 +4,4 @@ import { loadRerankerConfig, startReranker } from "./index.js";
 
 const config = loadRerankerConfig(process.env);
 const logger = createLogger("reranker", config.logLevel);
-runMain(() => startReranker(config, logger), logger);
+runMain(() => startReranker(config, logger), logger, "reranker");

@@ -22,5 +22,5 @@ if (process.argv[2] === "migrate") {
   process.stderr.write(`Unknown store command "${process.argv[2]}". Usage: node services/store/dist/main.js [migrate]\n`);
   process.exit(2);
 } else {
-  runMain(() => startStore(config, logger), logger);
+  runMain(() => startStore(config, logger), logger, "store");
 }

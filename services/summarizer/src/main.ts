@@ -4,4 +4,4 @@ import { loadSummarizerConfig, startSummarizer } from "./index.js";
 
 const config = loadSummarizerConfig(process.env);
 const logger = createLogger("summarizer", config.logLevel);
-runMain(() => startSummarizer(config, logger), logger);
+runMain(() => startSummarizer(config, logger), logger, "summarizer");

@@ -6,6 +6,7 @@ import { ContextHubError } from "../errors.js";
 import { histogram } from "../metrics.js";
 import { currentRequestContext, newRequestId, requestIdHeader } from "../request-context.js";
 import { fromGrpcError, type PeerName } from "./status.js";
+import { injectTraceContext, SpanKind, withSpan } from "../tracing.js";
 import { methodPath } from "./service-definition.js";
 import type { CallOptions, ServiceClient, ServiceDescriptor } from "./types.js";
 
@@ -81,7 +82,13 @@ export function createGrpcClient<S extends ServiceDescriptor>(service: S, option
 }
 
 function callUnary(client: Client, method: DescMethod, message: unknown, deadline: number, signal: AbortSignal | undefined): Promise<unknown> {
+  const attributes = { "rpc.system": "grpc", "rpc.service": method.parent.typeName, "rpc.method": method.name };
+  return withSpan(`${method.parent.typeName}/${method.name}`, attributes, () => sendUnary(client, method, message, deadline, signal), { kind: SpanKind.CLIENT });
+}
+
+function sendUnary(client: Client, method: DescMethod, message: unknown, deadline: number, signal: AbortSignal | undefined): Promise<unknown> {
   const metadata = new Metadata();
+  injectTraceContext((key, value) => metadata.set(key, value));
   metadata.set(requestIdHeader, currentRequestContext()?.requestId ?? newRequestId());
   const started = process.hrtime.bigint();
   const labels = { grpc_service: method.parent.typeName, grpc_method: method.name };

@@ -7,6 +7,7 @@ import { histogram } from "../metrics.js";
 import { newRequestId, requestIdHeader, runWithRequestContext } from "../request-context.js";
 import { toGrpcStatus } from "./status.js";
 import { toServiceDefinition } from "./service-definition.js";
+import { extractTraceContext, SpanKind, withSpan } from "../tracing.js";
 import type { CallContext, ServiceDescriptor, ServiceImplementation } from "./types.js";
 
 const serverDuration = histogram("grpc_server_handling_seconds", "Time to handle a gRPC call, by method and status code.", ["grpc_service", "grpc_method", "grpc_code"]);
@@ -104,8 +105,13 @@ function wrapUnary(serviceName: string, method: DescMethod, handler: (request: u
     const observe = (code: status) =>
       serverDuration.observe({ grpc_service: serviceName, grpc_method: method.name, grpc_code: status[code] }, Number(process.hrtime.bigint() - started) / 1e9);
 
+    const parent = extractTraceContext((key) => {
+      const value = call.metadata.get(key)[0];
+      return typeof value === "string" ? value : undefined;
+    });
+    const attributes = { "rpc.system": "grpc", "rpc.service": serviceName, "rpc.method": method.name, "contexthub.request_id": requestId };
     runWithRequestContext({ requestId }, () => {
-      handler(call.request, context).then(
+      withSpan(`${serviceName}/${method.name}`, attributes, () => handler(call.request, context), { kind: SpanKind.SERVER, parent }).then(
         (response) => {
           observe(status.OK);
           callback(null, create(output, response as never) as never);

@@ -1,3 +1,4 @@
+import { traceQuery } from "./trace-query.js";
 import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
@@ -54,7 +55,7 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
   };
 
   const run = async <R>(text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> => {
-    const result = await pglite.query<R>(text, params === undefined ? undefined : [...params]);
+    const result = await traceQuery("pglite", text, () => pglite.query<R>(text, params === undefined ? undefined : [...params]));
     // PGlite reports affectedRows only for writes; a SELECT counts its rows, as pg does.
     return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
   };

@@ -1,3 +1,4 @@
+import { traceQuery } from "./trace-query.js";
 import pg from "pg";
 import { ContextHubError, type Logger } from "@context-hub/common";
 import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
@@ -82,7 +83,7 @@ export async function createPostgresConnection(options: PostgresOptions): Promis
   };
 
   const run = async <R>(client: pg.PoolClient, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> => {
-    const result = await client.query(text, params === undefined ? undefined : [...params]);
+    const result = await traceQuery("postgresql", text, () => client.query(text, params === undefined ? undefined : [...params]));
     return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
   };
 

@@ -1,0 +1,98 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BatchSpanProcessor, NodeTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-node";
+
+/**
+ * OpenTelemetry tracing, off unless configured: with OTEL_EXPORTER_OTLP_ENDPOINT
+ * (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) set, spans go to that collector over
+ * OTLP/HTTP. Spans cover MCP tool calls, gRPC calls on both sides (the W3C
+ * trace context rides in gRPC metadata), database queries and model-provider
+ * requests; log lines carry the trace and span ids beside the request id.
+ */
+
+export interface Tracing {
+  /** Flushes pending spans and stops exporting. */
+  shutdown(): Promise<void>;
+}
+
+let active: { provider: NodeTracerProvider; users: number } | undefined;
+
+/** Whether the environment asks for traces. */
+export function isTracingConfigured(env: NodeJS.ProcessEnv): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? "").toLowerCase() === "true") return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}
+
+/**
+ * Starts exporting traces for this process if the environment asks for it
+ * (one provider per process, shared by every service in it). `processors`
+ * replaces the OTLP exporter (tests).
+ */
+export function startTracing(serviceName: string, env: NodeJS.ProcessEnv, processors?: SpanProcessor[]): Tracing | undefined {
+  if (processors === undefined && !isTracingConfigured(env)) return undefined;
+  if (active === undefined) {
+    const provider = new NodeTracerProvider({
+      resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME ?? serviceName }),
+      spanProcessors: processors ?? [new BatchSpanProcessor(new OTLPTraceExporter())],
+    });
+    provider.register();
+    active = { provider, users: 0 };
+  }
+  const state = active;
+  state.users++;
+  let stopped = false;
+  return {
+    async shutdown() {
+      if (stopped) return;
+      stopped = true;
+      state.users--;
+      if (state.users > 0) {
+        await state.provider.forceFlush();
+        return;
+      }
+      await state.provider.shutdown();
+      trace.disable();
+      propagation.disable();
+      context.disable();
+      if (active === state) active = undefined;
+    },
+  };
+}
+
+const tracer = () => trace.getTracer("context-hub");
+
+/** Runs `work` in a span that records failures; a no-op span when tracing is off. */
+export async function withSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>, options: { kind?: SpanKind; parent?: Context } = {}): Promise<T> {
+  return tracer().startActiveSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, options.parent ?? context.active(), async (span) => {
+    try {
+      return await work(span);
+    } catch (error) {
+      span.recordException(error instanceof Error ? error : String(error));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Writes the current trace context into carrier headers (gRPC metadata, HTTP headers). */
+export function injectTraceContext(set: (key: string, value: string) => void): void {
+  propagation.inject(context.active(), {}, { set: (_carrier, key, value) => set(key, value) });
+}
+
+/** Reads a trace context from carrier headers. */
+export function extractTraceContext(get: (key: string) => string | undefined): Context {
+  return propagation.extract(context.active(), {}, { get: (_carrier, key) => get(key), keys: () => ["traceparent", "tracestate"] });
+}
+
+/** The active span's ids, for log lines. */
+export function currentTraceIds(): { traceId: string; spanId: string } | undefined {
+  const span = trace.getActiveSpan();
+  if (span === undefined) return undefined;
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return traceFlags === 0 && traceId === "00000000000000000000000000000000" ? undefined : { traceId, spanId };
+}
+
+export { SpanKind };
