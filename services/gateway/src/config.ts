@@ -1,28 +1,167 @@
 import { z } from "zod";
 import { envBoolean, envEnum, envInteger, envString, loadConfig } from "@context-hub/common";
 
-const schema = z.object({
-  GATEWAY_HOST: envString("127.0.0.1"),
-  GATEWAY_PORT: envInteger(8080, 0, 65535),
-  STORE_ADDRESS: envString("127.0.0.1:50051"),
-  EMBEDDER_ADDRESS: envString("127.0.0.1:50052"),
-  SUMMARIZER_ADDRESS: envString("127.0.0.1:50053"),
-  RERANKER_ADDRESS: envString("127.0.0.1:50054"),
-  CONTEXT_HUB_SUMMARIES: envBoolean(true),
-  CONTEXT_HUB_AUTH: envEnum(["none", "api-key"] as const, "none"),
-  CONTEXT_HUB_API_KEYS_FILE: envString(""),
-  CONTEXT_HUB_KEY_CACHE_MS: envInteger(5_000, 0, 300_000),
-  CONTEXT_HUB_ALLOW_NON_LOOPBACK: envBoolean(false),
-  CONTEXT_HUB_LOCAL_TENANT: envString("local"),
-  CONTEXT_HUB_LOCAL_SUBJECT: envString("local"),
-  CONTEXT_HUB_ALLOWED_ORIGINS: envString(""),
-  CONTEXT_HUB_MAX_BODY_BYTES: envInteger(64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-  GATEWAY_STORE_TIMEOUT_MS: envInteger(15_000, 100),
-  GATEWAY_EMBED_TIMEOUT_MS: envInteger(30_000, 100),
-  GATEWAY_SUMMARY_TIMEOUT_MS: envInteger(30_000, 100),
-  GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: envInteger(5_000, 100),
-  LOG_LEVEL: envEnum(["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const, "info"),
-});
+/** Ways a caller can prove who it is; none of them means auth off (one local principal). */
+export const authMethods = ["api-key", "oidc"] as const;
+export type AuthMethod = (typeof authMethods)[number];
+
+/** Asymmetric JWS algorithms only: the keys come from a public JWKS, so HMAC and `none` never apply. */
+export const jwtAlgorithms = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"] as const;
+export type JwtAlgorithm = (typeof jwtAlgorithms)[number];
+
+const splitList = (raw: string) =>
+  raw
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+
+/** CONTEXT_HUB_AUTH: `none`, or a comma-separated set of `api-key` and `oidc`. */
+const authEnv = z
+  .string()
+  .optional()
+  .transform((raw, ctx): AuthMethod[] => {
+    const value = raw === undefined || raw.trim() === "" ? "none" : raw.trim();
+    if (value === "none") return [];
+    const methods = splitList(value);
+    const unknown = methods.filter((method) => !(authMethods as readonly string[]).includes(method));
+    if (unknown.length > 0 || methods.length === 0) {
+      ctx.addIssue({ code: "custom", message: `expected none, api-key, oidc or api-key,oidc, got "${raw}"` });
+      return z.NEVER;
+    }
+    return authMethods.filter((method) => methods.includes(method));
+  });
+
+/** An optional integer: undefined when unset, so the default can depend on other settings. */
+function envOptionalInteger(min: number, max: number) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === "") return undefined;
+      const value = Number(raw);
+      if (!Number.isInteger(value) || value < min || value > max) {
+        ctx.addIssue({ code: "custom", message: `expected an integer from ${min} to ${max}, got "${raw}"` });
+        return z.NEVER;
+      }
+      return value;
+    });
+}
+
+function isLoopbackHostname(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || hostname === "::1" || /^127\./.test(hostname);
+}
+
+/** An absolute http(s) URL; plain http only for loopback hosts unless `allowHttp`. */
+function urlProblem(value: string, allowHttp: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `expected an absolute URL, got "${value}"`;
+  }
+  if (url.protocol === "https:") return undefined;
+  if (url.protocol === "http:" && (allowHttp || isLoopbackHostname(url.hostname))) return undefined;
+  return `expected an https:// URL (plain http only on loopback), got "${value}"`;
+}
+
+const schema = z
+  .object({
+    GATEWAY_HOST: envString("127.0.0.1"),
+    GATEWAY_PORT: envInteger(8080, 0, 65535),
+    STORE_ADDRESS: envString("127.0.0.1:50051"),
+    EMBEDDER_ADDRESS: envString("127.0.0.1:50052"),
+    SUMMARIZER_ADDRESS: envString("127.0.0.1:50053"),
+    RERANKER_ADDRESS: envString("127.0.0.1:50054"),
+    CONTEXT_HUB_SUMMARIES: envBoolean(true),
+    CONTEXT_HUB_AUTH: authEnv,
+    CONTEXT_HUB_PUBLIC_URL: envString(""),
+    CONTEXT_HUB_API_KEYS_FILE: envString(""),
+    CONTEXT_HUB_KEY_CACHE_MS: envInteger(5_000, 0, 300_000),
+    OIDC_ISSUER: envString(""),
+    OIDC_AUDIENCE: envString(""),
+    OIDC_JWKS_URL: envString(""),
+    OIDC_TENANT_CLAIM: envString(""),
+    OIDC_TENANT: envString(""),
+    OIDC_GROUPS_CLAIM: envString("groups"),
+    OIDC_SCOPES_CLAIM: envString(""),
+    OIDC_ALGORITHMS: envString(jwtAlgorithms.join(",")),
+    OIDC_CLOCK_SKEW_SECONDS: envInteger(30, 0, 300),
+    OIDC_JWKS_CACHE_MS: envInteger(600_000, 1_000, 86_400_000),
+    OIDC_JWKS_COOLDOWN_MS: envInteger(30_000, 0, 3_600_000),
+    OIDC_HTTP_TIMEOUT_MS: envInteger(5_000, 100, 60_000),
+    CONTEXT_HUB_ALLOW_NON_LOOPBACK: envBoolean(false),
+    CONTEXT_HUB_LOCAL_TENANT: envString("local"),
+    CONTEXT_HUB_LOCAL_SUBJECT: envString("local"),
+    CONTEXT_HUB_ALLOWED_ORIGINS: envString(""),
+    CONTEXT_HUB_MAX_BODY_BYTES: envInteger(64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    CONTEXT_HUB_RATE_READ_PER_MIN: envOptionalInteger(0, 1_000_000),
+    CONTEXT_HUB_RATE_WRITE_PER_MIN: envOptionalInteger(0, 1_000_000),
+    CONTEXT_HUB_RATE_READ_BURST: envOptionalInteger(1, 1_000_000),
+    CONTEXT_HUB_RATE_WRITE_BURST: envOptionalInteger(1, 1_000_000),
+    CONTEXT_HUB_DISABLED_TOOLS: envString(""),
+    CONTEXT_HUB_INSTRUCTIONS: envString(""),
+    GATEWAY_STORE_TIMEOUT_MS: envInteger(15_000, 100),
+    GATEWAY_EMBED_TIMEOUT_MS: envInteger(30_000, 100),
+    GATEWAY_SUMMARY_TIMEOUT_MS: envInteger(30_000, 100),
+    GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: envInteger(5_000, 100),
+    LOG_LEVEL: envEnum(["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const, "info"),
+  })
+  .superRefine((env, ctx) => {
+    const problem = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+    if (env.CONTEXT_HUB_PUBLIC_URL !== "") {
+      const bad = urlProblem(env.CONTEXT_HUB_PUBLIC_URL, true);
+      if (bad !== undefined) problem("CONTEXT_HUB_PUBLIC_URL", bad);
+    }
+    if (env.CONTEXT_HUB_INSTRUCTIONS.length > 16_384) problem("CONTEXT_HUB_INSTRUCTIONS", "must be at most 16384 characters");
+    if (!env.CONTEXT_HUB_AUTH.includes("oidc")) return;
+    if (env.OIDC_ISSUER === "") problem("OIDC_ISSUER", "required when CONTEXT_HUB_AUTH includes oidc (the issuer URL your tokens carry in iss)");
+    else {
+      const bad = urlProblem(env.OIDC_ISSUER, false);
+      if (bad !== undefined) problem("OIDC_ISSUER", bad);
+    }
+    if (env.OIDC_JWKS_URL !== "") {
+      const bad = urlProblem(env.OIDC_JWKS_URL, false);
+      if (bad !== undefined) problem("OIDC_JWKS_URL", bad);
+    }
+    if (env.CONTEXT_HUB_PUBLIC_URL === "") {
+      problem(
+        "CONTEXT_HUB_PUBLIC_URL",
+        "required when CONTEXT_HUB_AUTH includes oidc: the MCP URL clients use, e.g. https://context.example.com/mcp (it is the protected resource and the default audience)",
+      );
+    }
+    if (env.OIDC_TENANT !== "" && env.OIDC_TENANT_CLAIM !== "") problem("OIDC_TENANT", "set either OIDC_TENANT (one fixed tenant) or OIDC_TENANT_CLAIM (the tenant comes from a claim), not both");
+    const algorithms = splitList(env.OIDC_ALGORITHMS);
+    const unsupported = algorithms.filter((algorithm) => !(jwtAlgorithms as readonly string[]).includes(algorithm));
+    if (algorithms.length === 0 || unsupported.length > 0) {
+      problem("OIDC_ALGORITHMS", `expected a comma-separated subset of ${jwtAlgorithms.join(", ")}${unsupported.length > 0 ? `; not allowed: ${unsupported.join(", ")}` : ""}`);
+    }
+  });
+
+/** One token bucket: `perMinute` tokens refill per minute up to `burst`; `perMinute` 0 turns the budget off. */
+export interface RateBudget {
+  perMinute: number;
+  burst: number;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  /** Accepted audiences: OIDC_AUDIENCE, or the public resource URL. */
+  audiences: string[];
+  /** Empty: read `jwks_uri` from the issuer's discovery document. */
+  jwksUrl: string | undefined;
+  /** The tenant: from this claim, or fixed. */
+  tenant: { claim: string } | { fixed: string };
+  groupsClaim: string;
+  /** Undefined: `scope` (space-separated), else `scp`. */
+  scopesClaim: string | undefined;
+  algorithms: JwtAlgorithm[];
+  clockSkewSeconds: number;
+  /** How long a fetched JWKS is trusted before it is fetched again. */
+  jwksCacheMs: number;
+  /** Least time between two JWKS fetches triggered by unknown key ids (a flood of made-up kids cannot hammer the issuer). */
+  jwksCooldownMs: number;
+  httpTimeoutMs: number;
+}
 
 export interface GatewayConfig {
   host: string;
@@ -30,16 +169,27 @@ export interface GatewayConfig {
   peers: { store: string; embedder: string; summarizer: string; reranker: string };
   /** When false the write path skips the summarizer entirely and summaries stay empty. */
   summariesEnabled: boolean;
+  /** The MCP URL clients use (the OAuth protected resource); undefined when not configured. */
+  publicUrl: string | undefined;
   auth: {
-    mode: "none" | "api-key";
+    /** Accepted credentials; empty means auth off (the one local principal). */
+    methods: AuthMethod[];
     /** JSON file of provisioned keys (e.g. a mounted Secret); empty for none. */
     keysFile: string | undefined;
     /** How long a key lookup is cached; bounds how late a revocation takes effect. */
     keyCacheMs: number;
+    /** Present when `methods` includes oidc. */
+    oidc: OidcConfig | undefined;
     /** Refuse to serve a non-loopback address without authentication unless this is set. */
     allowNonLoopback: boolean;
     localPrincipal: { tenant: string; subject: string };
   };
+  /** Per-principal tool-call budgets; read-only tools draw on `read`, every other tool on `write`. */
+  rateLimits: { read: RateBudget; write: RateBudget };
+  /** Tools removed from this deployment (names checked against the tool list at start-up). */
+  disabledTools: string[];
+  /** MCP `instructions` sent at initialize; undefined means the built-in text. */
+  instructions: string | undefined;
   /** Origins allowed to call /mcp from a browser; loopback origins are always allowed on a loopback bind. */
   allowedOrigins: string[];
   maxBodyBytes: number;
@@ -47,22 +197,59 @@ export interface GatewayConfig {
   logLevel: string;
 }
 
+/**
+ * Rate-limit defaults. With auth off there is one principal, whom a limit
+ * would only slow down, so the budgets are off unless set; with auth on they
+ * keep one busy principal from starving the others.
+ */
+const rateDefaults = { read: { perMinute: 600, burst: 200 }, write: { perMinute: 120, burst: 60 } } as const;
+
 /** Reads the gateway's configuration from the environment; throws listing every bad variable. */
 export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   const raw = loadConfig(schema, env);
+  const methods = [...raw.CONTEXT_HUB_AUTH];
+  const publicUrl = raw.CONTEXT_HUB_PUBLIC_URL === "" ? undefined : raw.CONTEXT_HUB_PUBLIC_URL;
+  const authOn = methods.length > 0;
+  const budget = (perMinute: number | undefined, burst: number | undefined, defaults: RateBudget): RateBudget => ({
+    perMinute: perMinute ?? (authOn ? defaults.perMinute : 0),
+    burst: burst ?? defaults.burst,
+  });
+  const oidc: OidcConfig | undefined = methods.includes("oidc")
+    ? {
+        issuer: raw.OIDC_ISSUER,
+        audiences: raw.OIDC_AUDIENCE === "" ? [publicUrl!] : splitList(raw.OIDC_AUDIENCE),
+        jwksUrl: raw.OIDC_JWKS_URL === "" ? undefined : raw.OIDC_JWKS_URL,
+        tenant: raw.OIDC_TENANT !== "" ? { fixed: raw.OIDC_TENANT } : { claim: raw.OIDC_TENANT_CLAIM === "" ? "tenant" : raw.OIDC_TENANT_CLAIM },
+        groupsClaim: raw.OIDC_GROUPS_CLAIM,
+        scopesClaim: raw.OIDC_SCOPES_CLAIM === "" ? undefined : raw.OIDC_SCOPES_CLAIM,
+        algorithms: splitList(raw.OIDC_ALGORITHMS) as JwtAlgorithm[],
+        clockSkewSeconds: raw.OIDC_CLOCK_SKEW_SECONDS,
+        jwksCacheMs: raw.OIDC_JWKS_CACHE_MS,
+        jwksCooldownMs: raw.OIDC_JWKS_COOLDOWN_MS,
+        httpTimeoutMs: raw.OIDC_HTTP_TIMEOUT_MS,
+      }
+    : undefined;
   return Object.freeze({
     host: raw.GATEWAY_HOST,
     port: raw.GATEWAY_PORT,
     peers: { store: raw.STORE_ADDRESS, embedder: raw.EMBEDDER_ADDRESS, summarizer: raw.SUMMARIZER_ADDRESS, reranker: raw.RERANKER_ADDRESS },
     summariesEnabled: raw.CONTEXT_HUB_SUMMARIES,
+    publicUrl,
     auth: {
-      mode: raw.CONTEXT_HUB_AUTH,
+      methods,
       keysFile: raw.CONTEXT_HUB_API_KEYS_FILE === "" ? undefined : raw.CONTEXT_HUB_API_KEYS_FILE,
       keyCacheMs: raw.CONTEXT_HUB_KEY_CACHE_MS,
+      oidc,
       allowNonLoopback: raw.CONTEXT_HUB_ALLOW_NON_LOOPBACK,
       localPrincipal: { tenant: raw.CONTEXT_HUB_LOCAL_TENANT, subject: raw.CONTEXT_HUB_LOCAL_SUBJECT },
     },
-    allowedOrigins: raw.CONTEXT_HUB_ALLOWED_ORIGINS.split(",").map((origin) => origin.trim()).filter((origin) => origin.length > 0),
+    rateLimits: {
+      read: budget(raw.CONTEXT_HUB_RATE_READ_PER_MIN, raw.CONTEXT_HUB_RATE_READ_BURST, rateDefaults.read),
+      write: budget(raw.CONTEXT_HUB_RATE_WRITE_PER_MIN, raw.CONTEXT_HUB_RATE_WRITE_BURST, rateDefaults.write),
+    },
+    disabledTools: splitList(raw.CONTEXT_HUB_DISABLED_TOOLS),
+    instructions: raw.CONTEXT_HUB_INSTRUCTIONS.trim() === "" ? undefined : raw.CONTEXT_HUB_INSTRUCTIONS,
+    allowedOrigins: splitList(raw.CONTEXT_HUB_ALLOWED_ORIGINS),
     maxBodyBytes: raw.CONTEXT_HUB_MAX_BODY_BYTES,
     timeouts: {
       storeMs: raw.GATEWAY_STORE_TIMEOUT_MS,

@@ -1,11 +1,17 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ContextHubError, type Logger, type RunningService } from "@context-hub/common";
-import { createApiKeyAuthenticator, createLocalAuthenticator, type Authenticator } from "./auth/authenticate.js";
+import { createApiKeyVerifier, createBearerAuthenticator, createLocalAuthenticator, type Authenticator, type CredentialVerifier } from "./auth/authenticate.js";
 import { cacheDirectory, chainDirectories, loadKeysFile, type KeyDirectory } from "./auth/key-directory.js";
+import { createOidcVerifier } from "./auth/oidc-verifier.js";
+import { describeProtectedResource } from "./auth/protected-resource.js";
 import { createPeers, type Peers } from "./clients/peers.js";
 import { createStoreKeyDirectory } from "./clients/store-key-directory.js";
+import type { ToolDefinition } from "./mcp/tool-definition.js";
+import { allTools } from "./mcp/tools/index.js";
 import { createLocalPrincipal } from "./principal.js";
 import type { GatewayConfig } from "./config.js";
+import { createRateLimiter } from "./rate-limit.js";
 import { createHttpApp, isLoopbackHost } from "./server.js";
 import { createWritePath } from "./write-path.js";
 
@@ -16,17 +22,28 @@ export const gatewayVersion = "0.1.0";
 
 /** Starts the MCP gateway; it serves once its HTTP listener is bound (readiness follows its peers). */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningService> {
-  if (config.auth.mode === "none" && !isLoopbackHost(config.host) && !config.auth.allowNonLoopback) {
+  if (config.auth.methods.length === 0 && !isLoopbackHost(config.host) && !config.auth.allowNonLoopback) {
     throw new ContextHubError(
       "INVALID_ARGUMENT",
       `Refusing to serve ${config.host} without authentication: anyone who can reach it could read and write every entry. Bind 127.0.0.1, turn on CONTEXT_HUB_AUTH, or set CONTEXT_HUB_ALLOW_NON_LOOPBACK=true if a proxy in front authenticates.`,
     );
   }
+  const tools = enabledTools(config.disabledTools);
   const peers = createPeers(config);
   const writePath = createWritePath({ peers, sectionSummaryTimeoutMs: config.timeouts.sectionSummaryMs });
   const authenticator = createAuthenticator(config, peers);
-  const app = createHttpApp({ config, peers, writePath, authenticator, logger, version: gatewayVersion });
-  const server = await new Promise<import("node:http").Server>((resolve, reject) => {
+  const app = createHttpApp({
+    config,
+    peers,
+    writePath,
+    authenticator,
+    tools,
+    rateLimiter: createRateLimiter(config.rateLimits),
+    protectedResource: config.auth.oidc === undefined ? undefined : describeProtectedResource(config.publicUrl!, config.auth.oidc.issuer),
+    logger,
+    version: gatewayVersion,
+  });
+  const server = await new Promise<Server>((resolve, reject) => {
     const listener = app.listen(config.port, config.host, () => resolve(listener));
     listener.once("error", reject);
   });
@@ -53,11 +70,27 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   };
 }
 
+/** Every tool less the disabled ones; a name that is no tool is a configuration error, not a silent no-op. */
+function enabledTools(disabled: readonly string[]): ToolDefinition[] {
+  const known = new Set(allTools.map((tool) => tool.name));
+  const unknown = disabled.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new ContextHubError("INVALID_ARGUMENT", `CONTEXT_HUB_DISABLED_TOOLS names no tool: ${unknown.join(", ")} (tools: ${[...known].join(", ")})`);
+  }
+  return allTools.filter((tool) => !disabled.includes(tool.name));
+}
+
+/** One verifier per configured method, chained: a chk_ credential is an API key, a JWT-shaped one an OIDC access token. */
 function createAuthenticator(config: GatewayConfig, peers: Peers): Authenticator {
-  if (config.auth.mode === "none") return createLocalAuthenticator(createLocalPrincipal(config.auth.localPrincipal.tenant, config.auth.localPrincipal.subject));
-  const directories: KeyDirectory[] = [];
-  // File keys are checked first: they are in memory and cannot be revoked through the store.
-  if (config.auth.keysFile !== undefined) directories.push(loadKeysFile(config.auth.keysFile));
-  directories.push(cacheDirectory(createStoreKeyDirectory(peers.store), config.auth.keyCacheMs));
-  return createApiKeyAuthenticator(chainDirectories(directories));
+  if (config.auth.methods.length === 0) return createLocalAuthenticator(createLocalPrincipal(config.auth.localPrincipal.tenant, config.auth.localPrincipal.subject));
+  const verifiers: CredentialVerifier[] = [];
+  if (config.auth.methods.includes("api-key")) {
+    const directories: KeyDirectory[] = [];
+    // File keys are checked first: they are in memory and cannot be revoked through the store.
+    if (config.auth.keysFile !== undefined) directories.push(loadKeysFile(config.auth.keysFile));
+    directories.push(cacheDirectory(createStoreKeyDirectory(peers.store), config.auth.keyCacheMs));
+    verifiers.push(createApiKeyVerifier(chainDirectories(directories)));
+  }
+  if (config.auth.oidc !== undefined) verifiers.push(createOidcVerifier(config.auth.oidc));
+  return createBearerAuthenticator(verifiers);
 }

@@ -5,7 +5,12 @@ import { metricsRegistry, newRequestId, requestIdHeader, runWithRequestContext, 
 import type { Peers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
 import { createMcpServer } from "./mcp/create-mcp-server.js";
-import { challengeFor, type Authenticator } from "./auth/authenticate.js";
+import type { ToolDefinition } from "./mcp/tool-definition.js";
+import { challengeFor, type AuthFailure, type Authenticator } from "./auth/authenticate.js";
+import type { ProtectedResource } from "./auth/protected-resource.js";
+import { scopeRefusal } from "./auth/scope-check.js";
+import type { RateLimiter } from "./rate-limit.js";
+import type { Principal } from "./principal.js";
 import type { WritePath } from "./write-path.js";
 
 export interface HttpAppOptions {
@@ -13,6 +18,11 @@ export interface HttpAppOptions {
   peers: Peers;
   writePath: WritePath;
   authenticator: Authenticator;
+  /** The tools this deployment offers (disabled ones already removed). */
+  tools: readonly ToolDefinition[];
+  rateLimiter: RateLimiter;
+  /** Present when OAuth (OIDC) is on: the RFC 9728 metadata to serve and to name in challenges. */
+  protectedResource: ProtectedResource | undefined;
   logger: Logger;
   version: string;
 }
@@ -65,6 +75,22 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     response.send(await metricsRegistry.metrics());
   });
 
+  const { protectedResource } = options;
+  if (protectedResource !== undefined) {
+    // Public by design (RFC 9728): any client, including browser-based ones, reads it to find the issuer.
+    app.get(protectedResource.metadataPaths, (_request, response) => {
+      response.setHeader("access-control-allow-origin", "*");
+      response.setHeader("cache-control", "public, max-age=3600");
+      response.json(protectedResource.document);
+    });
+  }
+
+  const toolScopes = new Map(options.tools.map((tool) => [tool.name, tool.scope]));
+  const refuse = (response: Response, failure: AuthFailure) => {
+    if (failure.status !== 503) response.setHeader("www-authenticate", challengeFor(failure, protectedResource?.metadataUrl));
+    response.status(failure.status).json(jsonRpcError(failure.status === 503 ? -32603 : -32001, failure.description, String(response.locals.requestId)));
+  };
+
   // Browsers may only reach /mcp from allowed origins (DNS-rebinding protection).
   app.use("/mcp", (request: Request, response: Response, next: NextFunction) => {
     const origin = request.header("origin");
@@ -75,20 +101,38 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     response.status(403).json(jsonRpcError(-32000, `Origin ${origin} is not allowed; add it to CONTEXT_HUB_ALLOWED_ORIGINS`, String(response.locals.requestId)));
   });
 
-  app.post("/mcp", express.json({ limit: config.maxBodyBytes }), async (request: Request, response: Response) => {
-    // No tool runs for a request without a verified principal.
+  // Authentication comes first: no tool runs, and no body is even parsed, for a request without a verified principal.
+  const authenticate = async (request: Request, response: Response, next: NextFunction) => {
     const outcome = await options.authenticator.authenticate({ authorization: request.header("authorization"), apiKey: request.header("x-api-key") });
     if (!outcome.ok) {
-      response.setHeader("www-authenticate", challengeFor(outcome.failure, undefined));
-      response.status(outcome.failure.status).json(jsonRpcError(-32001, outcome.failure.description, String(response.locals.requestId)));
+      refuse(response, outcome.failure);
       return;
     }
-    const principal = outcome.principal;
+    response.locals.principal = outcome.principal;
+    next();
+  };
+
+  app.post("/mcp", authenticate, express.json({ limit: config.maxBodyBytes }), async (request: Request, response: Response) => {
+    const principal = response.locals.principal as Principal;
+    const scopeFailure = scopeRefusal(request.body, principal, toolScopes);
+    if (scopeFailure !== undefined) {
+      refuse(response, scopeFailure);
+      return;
+    }
     const accept = request.header("accept") ?? "";
     const enableJsonResponse = prefersJson(accept);
     // The transport insists that clients accept both; a JSON-only client gets JSON anyway.
     if (!accept.includes("text/event-stream") || !accept.includes("application/json")) request.headers.accept = "application/json, text/event-stream";
-    const server = createMcpServer({ principal, peers, writePath: options.writePath, logger, version: options.version });
+    const server = createMcpServer({
+      principal,
+      peers,
+      writePath: options.writePath,
+      tools: options.tools,
+      rateLimiter: options.rateLimiter,
+      logger,
+      version: options.version,
+      instructions: config.instructions,
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse });
     response.on("close", () => {
       void transport.close();

@@ -15,12 +15,19 @@ export interface KeyDirectory {
   lookup(keyHash: string): Promise<ApiKeyRecord | undefined>;
 }
 
-const nameSchema = z.string().min(1).max(256).refine((value) => !value.includes("\u0000"), "must not contain NUL");
+const nameSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((value) => !value.includes("\u0000"), "must not contain NUL");
 
 const keysFileEntry = z
   .object({
     key: z.string().refine(isApiKeyShaped, "key must look like chk_ followed by 43 base64url characters (create one with `context-hub keys create`)").optional(),
-    key_sha256: z.string().regex(/^[0-9a-f]{64}$/, "key_sha256 must be 64 lowercase hex characters").optional(),
+    key_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "key_sha256 must be 64 lowercase hex characters")
+      .optional(),
     tenant: nameSchema,
     subject: nameSchema,
     groups: z.array(nameSchema).max(100).default([]),

@@ -1,9 +1,14 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { currentRequestContext, isContextHubError, type ContextHubError, type ErrorCode, type Logger } from "@context-hub/common";
+import { renderForModel } from "./untrusted-text.js";
 
-/** A successful tool result: structured content plus the same JSON as text for clients without structured output. */
+/**
+ * A successful tool result: the raw structured content, plus its JSON as
+ * text for clients without structured output — in which stored entries'
+ * text is fenced as untrusted data (see untrusted-text.ts).
+ */
 export function toolSuccess(structured: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(structured, null, 2) }], structuredContent: structured };
+  return { content: [{ type: "text", text: renderForModel(structured) }], structuredContent: structured };
 }
 
 /** What a caller is told to do about each kind of failure, when the error carries no remedy of its own. */
@@ -24,7 +29,7 @@ function defaultRemedy(code: ErrorCode): string | undefined {
     case "UNAUTHENTICATED":
       return "authenticate again";
     case "RATE_LIMITED":
-      return "wait and retry";
+      return "wait for the time the message names, then retry";
     case "EMBEDDER_UNAVAILABLE":
     case "SUMMARIZER_UNAVAILABLE":
     case "RERANKER_UNAVAILABLE":

@@ -1,0 +1,88 @@
+import { parseArgs } from "node:util";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+export const bridgeUsage = `Usage: context-hub bridge --url <mcp url> [--token <credential>]
+
+Serves MCP on stdin/stdout and forwards every message to a remote Context Hub
+over Streamable HTTP, for clients that only launch local servers (Claude
+Desktop). The credential (an API key, chk_…) may also come from
+CONTEXT_HUB_TOKEN; it is sent as Authorization: Bearer. Diagnostics go to
+stderr; stdout carries only MCP messages.
+`;
+
+/** The two transports a bridge joins. */
+export interface BridgeEnds {
+  local: Transport;
+  remote: StreamableHTTPClientTransport;
+}
+
+/**
+ * Forwards JSON-RPC messages both ways between a local transport (stdio) and
+ * a remote Streamable HTTP endpoint. A request the remote cannot be asked
+ * (refused credential, unreachable server) is answered locally with a
+ * JSON-RPC error carrying the reason, so the client sees why instead of
+ * waiting. The protocol version the server chose at initialize is sent on
+ * every later request, as MCP's HTTP transport requires.
+ *
+ * Resolves when the local side closes.
+ */
+export async function runBridge({ local, remote }: BridgeEnds, log: (text: string) => void): Promise<void> {
+  const initializeIds = new Set<string | number>();
+  const closed = new Promise<void>((resolve) => {
+    local.onclose = () => resolve();
+  });
+
+  remote.onmessage = (message: JSONRPCMessage) => {
+    if (isJSONRPCResultResponse(message) && initializeIds.delete(message.id)) {
+      const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
+      if (typeof version === "string") remote.setProtocolVersion(version);
+    }
+    local.send(message).catch((error: unknown) => log(`cannot write to the client: ${String(error)}`));
+  };
+  remote.onerror = (error) => log(`remote: ${error.message}`);
+  local.onerror = (error) => log(`local: ${error.message}`);
+
+  local.onmessage = (message: JSONRPCMessage) => {
+    if (isJSONRPCRequest(message) && message.method === "initialize") initializeIds.add(message.id);
+    remote.send(message).catch((error: unknown) => {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (!isJSONRPCRequest(message)) {
+        log(`could not forward ${"method" in message ? message.method : "a response"}: ${reason}`);
+        return;
+      }
+      initializeIds.delete(message.id);
+      local.send({ jsonrpc: "2.0", id: message.id, error: { code: -32000, message: `context-hub bridge: the remote server refused or did not answer: ${reason}` } }).catch(() => undefined);
+    });
+  };
+
+  await remote.start();
+  await local.start();
+  await closed;
+  await remote.close();
+}
+
+/** `context-hub bridge`; returns the exit code once stdin closes. */
+export async function runBridgeCommand(args: string[], env: NodeJS.ProcessEnv, err: (text: string) => void): Promise<number> {
+  const { values } = parseArgs({ args, options: { url: { type: "string" }, token: { type: "string" } }, strict: true });
+  if (values.url === undefined) {
+    err(bridgeUsage);
+    return 2;
+  }
+  let url: URL;
+  try {
+    url = new URL(values.url);
+  } catch {
+    err(`--url "${values.url}" is not a URL\n`);
+    return 2;
+  }
+  const token = values.token ?? env.CONTEXT_HUB_TOKEN;
+  const remote = new StreamableHTTPClientTransport(url, token === undefined || token === "" ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const local = new StdioServerTransport();
+  // The stdio transport does not notice the client going away; stdin ending is that signal.
+  process.stdin.once("end", () => void local.close());
+  await runBridge({ local, remote }, (text) => err(`context-hub bridge: ${text}\n`));
+  return 0;
+}

@@ -1,0 +1,56 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRateLimiter } from "./rate-limit.js";
+
+/** A limiter on a clock the test moves by hand. */
+function limiterAt(budgets: Parameters<typeof createRateLimiter>[0], maxBuckets?: number) {
+  let now = 0;
+  const limiter = createRateLimiter(budgets, () => now, maxBuckets);
+  return { limiter, advance: (ms: number) => (now += ms) };
+}
+
+test("a burst is allowed, the next call is refused with the time until a token refills", () => {
+  const { limiter, advance } = limiterAt({ read: { perMinute: 60, burst: 3 }, write: { perMinute: 6, burst: 2 } });
+  for (let call = 0; call < 3; call++) assert.deepEqual(limiter.take("alice", "read"), { ok: true });
+  const refused = limiter.take("alice", "read");
+  assert.equal(refused.ok, false);
+  assert.equal(!refused.ok && refused.retryAfterSeconds, 1, "60 per minute refills one token a second");
+  advance(999);
+  assert.equal(limiter.take("alice", "read").ok, false, "not before the token is whole");
+  advance(1);
+  assert.equal(limiter.take("alice", "read").ok, true);
+});
+
+test("read and write budgets and principals are counted apart", () => {
+  const { limiter } = limiterAt({ read: { perMinute: 60, burst: 1 }, write: { perMinute: 6, burst: 1 } });
+  assert.equal(limiter.take("alice", "write").ok, true);
+  const refused = limiter.take("alice", "write");
+  assert.equal(!refused.ok && refused.retryAfterSeconds, 10, "6 per minute is one token every 10 s");
+  assert.equal(limiter.take("alice", "read").ok, true, "writes do not spend the read budget");
+  assert.equal(limiter.take("bob", "write").ok, true, "another principal has a bucket of its own");
+});
+
+test("a budget of 0 per minute is unlimited", () => {
+  const { limiter } = limiterAt({ read: { perMinute: 0, burst: 1 }, write: { perMinute: 1, burst: 1 } });
+  for (let call = 0; call < 1_000; call++) assert.equal(limiter.take("alice", "read").ok, true);
+});
+
+test("a bucket never holds more than its burst, however long it idles", () => {
+  const { limiter, advance } = limiterAt({ read: { perMinute: 60, burst: 2 }, write: { perMinute: 60, burst: 2 } });
+  limiter.take("alice", "read");
+  advance(3_600_000);
+  assert.equal(limiter.take("alice", "read").ok, true);
+  assert.equal(limiter.take("alice", "read").ok, true);
+  assert.equal(limiter.take("alice", "read").ok, false);
+});
+
+test("when the table is full, refilled buckets make room before a limited principal is forgotten", () => {
+  const { limiter, advance } = limiterAt({ read: { perMinute: 1, burst: 1 }, write: { perMinute: 60, burst: 1 } }, 3);
+  assert.equal(limiter.take("mallory", "read").ok, true);
+  limiter.take("a", "write");
+  limiter.take("b", "write");
+  advance(2_000);
+  // a's and b's buckets are full again (one token a second); mallory's is still empty.
+  assert.equal(limiter.take("c", "write").ok, true);
+  assert.equal(limiter.take("mallory", "read").ok, false, "mallory's bucket survived; a's and b's were dropped");
+});
