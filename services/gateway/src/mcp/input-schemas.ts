@@ -91,12 +91,14 @@ export const getContextByIdsInput = z
       .max(limits.idsPerFetch, `at most ${limits.idsPerFetch} ids per call`)
       .describe("Full entry ids, or unique prefixes of 8 to 31 hex characters."),
     include_images: z.boolean().optional().describe("Return image data as base64 (default false: sizes only)."),
+    include_quarantined: z.boolean().optional().describe("Also return quarantined and rejected entries (default false: they are listed under withheld)."),
   })
   .strict();
 
-const isoDate = (name: string) =>
+export const isoDate = (name: string) =>
   z
     .string()
+    .max(40, `${name} must be an ISO 8601 date or date-time`)
     .refine((value) => !Number.isNaN(Date.parse(value)), `${name} must be an ISO 8601 date or date-time`)
     .describe(`${name} as ISO 8601, e.g. 2026-01-31 or 2026-01-31T12:00:00Z.`);
 
@@ -114,6 +116,7 @@ export const searchContextInput = z
     content_type: z.enum(["text", "multimodal"]).optional(),
     limit: z.number().int().min(1).max(limits.pageSize, `limit must be at most ${limits.pageSize}`).optional().describe("Page size, default 30."),
     offset: z.number().int().min(0).max(limits.maxOffset, `offset must be at most ${limits.maxOffset}`).optional(),
+    include_quarantined: z.boolean().optional().describe("Also list quarantined and rejected entries (default false)."),
   })
   .strict();
 
@@ -171,10 +174,17 @@ export const updateContextBatchInput = z
   })
   .strict();
 
+const deleteReasonSchema = z
+  .string()
+  .max(1000, "reason must be at most 1000 characters")
+  .refine(noNul, "reason must not contain NUL characters")
+  .describe("Why the entries are deleted; kept on their tombstones and in the audit log.");
+
 export const deleteContextInput = z
   .object({
     context_ids: z.array(entryIdSchema).min(1, "give at least one id").max(limits.batchItems, `at most ${limits.batchItems} ids per call`).optional(),
     thread_id: threadIdSchema.optional().describe("Delete every entry of this thread that you may change."),
+    reason: deleteReasonSchema.optional(),
     idempotency_key: idempotencyKeySchema.optional(),
   })
   .strict()
@@ -184,6 +194,7 @@ export const deleteContextBatchInput = z
   .object({
     context_ids: z.array(entryIdSchema).min(1, "give at least one id").max(limits.batchItems, `at most ${limits.batchItems} ids per call`),
     atomic: z.boolean().optional().describe("false (default): each id is deleted or reported on its own. true: all are deleted or none."),
+    reason: deleteReasonSchema.optional(),
     idempotency_key: idempotencyKeySchema.optional(),
   })
   .strict();
@@ -219,3 +230,59 @@ export const unshareContextInput = z
   .object({ ...sharingFields, permission: z.enum(["read", "write"]).optional().describe("Revoke only this permission; both when omitted.") })
   .strict()
   .refine(oneTarget, "give either context_ids or thread_id, not both");
+
+const versionSchema = z.number().int().min(1, "versions start at 1");
+
+export const getContextHistoryInput = z
+  .object({
+    context_id: entryIdSchema,
+    version: versionSchema.optional().describe("Only this version (default: all, newest first)."),
+    limit: z.number().int().min(1).max(limits.pageSize, `limit must be at most ${limits.pageSize}`).optional().describe("Page size, default 20."),
+    offset: z.number().int().min(0).max(limits.maxOffset, `offset must be at most ${limits.maxOffset}`).optional(),
+  })
+  .strict();
+
+export const restoreContextVersionInput = z
+  .object({
+    context_id: entryIdSchema,
+    version: versionSchema.describe("The version to restore; it becomes a new version, and the current one stays in the history."),
+    expected_version: versionSchema.optional().describe("Restore only if the entry is still at this version (compare-and-set)."),
+    idempotency_key: idempotencyKeySchema.optional(),
+  })
+  .strict();
+
+export const listReviewQueueInput = z
+  .object({
+    states: z
+      .array(z.enum(["quarantined", "unverified", "rejected"]))
+      .min(1)
+      .max(3)
+      .optional()
+      .describe("Trust states to list (default quarantined and unverified; rejected to reconsider a rejection)."),
+    thread_id: threadIdSchema.optional(),
+    limit: z.number().int().min(1).max(50, "limit must be at most 50").optional().describe("Page size, default 20."),
+    offset: z.number().int().min(0).max(limits.maxOffset, `offset must be at most ${limits.maxOffset}`).optional(),
+  })
+  .strict();
+
+export const reviewContextInput = z
+  .object({
+    context_id: entryIdSchema,
+    decision: z.enum(["approve", "reject"]).describe("approve: the entry becomes verified. reject: it becomes rejected and is left out of searches."),
+    expected_version: versionSchema.describe("The version you reviewed; if the entry changed since, the review is refused."),
+    note: z.string().max(2000, "note must be at most 2000 characters").refine(noNul, "note must not contain NUL characters").optional().describe("Why, for the audit log and the entry."),
+  })
+  .strict();
+
+export const getAuditLogInput = z
+  .object({
+    action: z.string().min(1).max(256).optional().describe("Only this action, e.g. entry.delete, entry.update, entry.review."),
+    actor: z.string().min(1).max(256).optional().describe("Only records of this subject."),
+    target_id: z.string().min(1).max(256).optional().describe("Only records naming this entry id (or thread id, for thread grants)."),
+    outcome: z.enum(["ok", "denied"]).optional(),
+    start_date: isoDate("start_date").optional(),
+    end_date: isoDate("end_date").optional(),
+    limit: z.number().int().min(1).max(500, "limit must be at most 500").optional().describe("Page size, default 50."),
+    before_seq: z.number().int().min(1).optional().describe("Records older than this sequence number: pass next_before_seq of the previous page."),
+  })
+  .strict();
