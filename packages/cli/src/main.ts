@@ -4,6 +4,8 @@ import { startTracing } from "@context-hub/common";
 import { startAllInOne, type AllInOne } from "./all-in-one.js";
 import { runBridgeCommand } from "./bridge-command.js";
 import { keysUsage, runKeysCommand } from "./keys-command.js";
+import { runPurgeCommand } from "./purge-command.js";
+import { runAuditCommand } from "./audit-command.js";
 import { runSmokeCommand } from "./smoke-command.js";
 
 const usage = `Usage: context-hub <command> [options]
@@ -14,6 +16,8 @@ Commands:
             --host <addr>     gateway address (default 127.0.0.1)
             --data-dir <dir>  PGlite data directory (default .context-hub/data, or STORE_DATA_DIR)
   keys      Create, list and revoke API keys (see \`context-hub keys help\`)
+  purge     Erase the kept versions of entries deleted long ago: --older-than <days> [--dry-run]
+  audit     Check the audit log's hash chains: audit verify [--tenant <t>] [--json]
   smoke     Check a running server end to end: --url <mcp url> [--token <api key>]
   bridge    Serve MCP on stdio, forwarding to a remote server: --url <mcp url> [--token <api key>]
   help      Show this text
@@ -94,6 +98,12 @@ async function main(argv: string[]): Promise<void> {
       return;
     case "keys":
       process.exitCode = await runKeysCommand(rest, process.env, (text) => process.stdout.write(text));
+      return;
+    case "purge":
+      process.exitCode = await runPurgeCommand(rest, process.env, (text) => process.stdout.write(text));
+      return;
+    case "audit":
+      process.exitCode = await runAuditCommand(rest, process.env, (text) => process.stdout.write(text));
       return;
     case undefined:
     case "help":

@@ -1,5 +1,6 @@
 import { commonV1, type storeV1 } from "@context-hub/proto";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { toTrustFields } from "./trust/trust-state.js";
 
 /** How entries are shown to MCP callers: snake_case JSON, ISO timestamps, plain strings for enums. */
 
@@ -35,6 +36,7 @@ export function toEntryView(entry: storeV1.Entry) {
     tags: entry.tags,
     version: entry.version,
     content_hash: entry.contentHash,
+    ...toTrustFields(entry),
     created_at: iso(entry.createdAt),
     updated_at: iso(entry.updatedAt),
     images: entry.images.map((image) => ({
@@ -43,7 +45,14 @@ export function toEntryView(entry: storeV1.Entry) {
       byte_size: image.byteSize,
       ...(image.data.length > 0 ? { data: Buffer.from(image.data).toString("base64") } : {}),
     })),
-    node_summaries: entry.nodeSummaries.map((node) => ({ node_id: node.nodeId, heading: node.heading, level: node.level, start: node.span?.start ?? 0, end: node.span?.end ?? 0, summary: node.summary })),
+    node_summaries: entry.nodeSummaries.map((node) => ({
+      node_id: node.nodeId,
+      heading: node.heading,
+      level: node.level,
+      start: node.span?.start ?? 0,
+      end: node.span?.end ?? 0,
+      summary: node.summary,
+    })),
     chunk_count: entry.chunkCount,
     embedding_model: entry.embeddingModel,
   };
@@ -65,7 +74,28 @@ export function toEntryListing(entry: storeV1.Entry) {
     metadata: entry.metadata ?? {},
     tags: entry.tags,
     version: entry.version,
+    ...toTrustFields(entry),
     created_at: iso(entry.createdAt),
     updated_at: iso(entry.updatedAt),
   };
+}
+
+/** The URI that names an entry in connector results (there is no web page per entry; fetch it by id). */
+export function entryUri(id: string): string {
+  return `context-hub://entries/${id}`;
+}
+
+/**
+ * A short title for an entry: its first non-empty line with Markdown
+ * heading, list and quote marks removed, at most 80 characters; the thread
+ * id when the text has no such line.
+ */
+export function entryTitle(entry: Pick<storeV1.Entry, "text" | "preview" | "threadId">): string {
+  const source = entry.text !== "" ? entry.text : entry.preview;
+  const line = source
+    .split("\n")
+    .map((candidate) => candidate.replace(/^\s*(?:#{1,6}\s+|[-*+>]\s+)?/, "").trim())
+    .find((candidate) => candidate.length > 0);
+  if (line === undefined) return entry.threadId;
+  return line.length <= 80 ? line : `${line.slice(0, 79).trimEnd()}…`;
 }

@@ -5,6 +5,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Peers } from "./clients/peers.js";
 import type { Idempotency } from "./idempotency.js";
 import type { Principal } from "./principal.js";
+import { fromProtoTrustState, type TrustStateName } from "./trust/trust-state.js";
 
 export type WriteStage = "validate" | "dedup_check" | "embed" | "summarize" | "commit" | "total";
 
@@ -46,6 +47,8 @@ export interface EntryChange {
   tags: string[] | undefined;
   images: { mimeType: string; data: Uint8Array }[] | undefined;
   visibility: Visibility | undefined;
+  /** Set when the change restores this earlier version (the store checks the content is that version's). */
+  restoredFromVersion?: number | undefined;
 }
 
 /** The read-back acknowledgement a caller gets once the write is durable. */
@@ -57,6 +60,11 @@ export interface WriteAck {
   deduplicated: boolean;
   createdAt: string;
   updatedAt: string;
+  /** A new entry whose text was deleted from its thread before. */
+  previouslyDeleted: boolean;
+  trustState: TrustStateName;
+  /** What the write-time screen found, as `<field>:<rule>`. */
+  trustReasons: string[];
 }
 
 export interface ItemFailure {
@@ -91,6 +99,9 @@ export function toWriteAck(ack: storeV1.EntryAck | undefined, threadId: string |
     deduplicated: ack.deduplicated,
     createdAt: ack.createdAt ? timestampDate(ack.createdAt).toISOString() : "",
     updatedAt: ack.updatedAt ? timestampDate(ack.updatedAt).toISOString() : "",
+    previouslyDeleted: ack.previouslyDeleted,
+    trustState: fromProtoTrustState(ack.trustState),
+    trustReasons: ack.trustReasons,
   };
 }
 
@@ -233,7 +244,8 @@ export function createWritePath(options: WritePathOptions) {
         // Read the current rows (through the read predicate) to skip regeneration for unchanged text.
         const current = new Map<string, storeV1.Entry>();
         if (textual.length > 0) {
-          const reply = await peers.store.getEntries({ principal, ids: textual.map((change) => change.id) });
+          // Quarantined entries included: an update of one must still see its source and current text.
+          const reply = await peers.store.getEntries({ principal, ids: textual.map((change) => change.id), includeQuarantined: true });
           for (const entry of reply.entries) current.set(entry.id, entry);
         }
         const resolve = (id: string) => [...current.values()].find((entry) => entry.id === id || entry.id.replaceAll("-", "").startsWith(id.replaceAll("-", "").toLowerCase()));
@@ -258,6 +270,7 @@ export function createWritePath(options: WritePathOptions) {
                 ...(change.images === undefined ? {} : { images: { images: change.images } }),
                 visibility: toProtoVisibility(change.visibility),
                 ...(gen === undefined ? {} : { generated: gen }),
+                ...(change.restoredFromVersion === undefined ? {} : { restoredFromVersion: change.restoredFromVersion }),
               };
             }),
             ...(idempotency === undefined ? {} : { idempotency }),

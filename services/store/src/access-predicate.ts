@@ -1,8 +1,14 @@
 import type { SqlParams } from "./db/sql-database.js";
 import { isAdmin, type Principal } from "./principal.js";
 
-/** `read` decides what a caller may see; `write` what it may change or delete. */
-export type AccessMode = "read" | "write";
+/**
+ * `read` decides what a caller may see; `write` what it may change or
+ * delete; `review` what a reviewer may see and judge: with the
+ * `context:review` scope, every entry of the reviewer's tenant (a review
+ * queue must show what waits, whoever wrote it); without it, what `read`
+ * allows.
+ */
+export type AccessMode = "read" | "write" | "review";
 
 const aliasPattern = /^[a-z_][a-z0-9_]{0,30}$/;
 
@@ -22,6 +28,13 @@ const aliasPattern = /^[a-z_][a-z0-9_]{0,30}$/;
  * `private` and its owner granted `write` as above). A write grant on a
  * private entry gives nothing: private means the owner alone.
  *
+ * Review: in the caller's tenant, when the caller holds `context:review`;
+ * otherwise as read.
+ *
+ * Any row with the columns `id`, `tenant`, `thread_id`, `owner` and
+ * `visibility` can be judged: a tombstone (whose entry grants are gone with
+ * the entry) is visible by owner, tenant visibility or a thread grant.
+ *
  * A grant counts only when its grantor is the entry's current owner, so no
  * one can grant access to what they do not own. Values travel only as
  * parameters added to `params`; `alias` must be a plain identifier.
@@ -30,7 +43,7 @@ export function accessPredicate(principal: Principal, alias: string, params: Sql
   if (!aliasPattern.test(alias)) throw new Error(`access predicate alias ${JSON.stringify(alias)} is not a plain identifier`);
   if (principal.tenant === "" || principal.subject === "") throw new Error("access predicate needs a principal with a tenant and a subject");
   const tenant = params.add(principal.tenant);
-  if (isAdmin(principal)) return `(${alias}.tenant = ${tenant})`;
+  if (isAdmin(principal) || (mode === "review" && principal.scopes.includes("context:review"))) return `(${alias}.tenant = ${tenant})`;
 
   const subject = params.add(principal.subject);
   const groups = params.add([...principal.groups]);
@@ -43,4 +56,16 @@ export function accessPredicate(principal: Principal, alias: string, params: Sql
   const grantable = mode === "write" ? `${alias}.visibility <> 'private'` : `${alias}.visibility = 'shared'`;
   const open = mode === "write" ? "" : ` OR ${alias}.visibility = 'tenant'`;
   return `(${alias}.tenant = ${tenant} AND (${alias}.owner = ${subject}${open} OR (${grantable} AND ${granted})))`;
+}
+
+/**
+ * Who may see what is left of a deleted entry (its tombstone and, until they
+ * are purged, its kept versions): its owner alone, in the owner's tenant. A
+ * SQL boolean over the `tombstones` row aliased `alias`; admins are not
+ * owners here, so a deleted entry's text is readable by nobody else.
+ */
+export function deletedEntryPredicate(principal: Principal, alias: string, params: SqlParams): string {
+  if (!aliasPattern.test(alias)) throw new Error(`deleted entry predicate alias ${JSON.stringify(alias)} is not a plain identifier`);
+  if (principal.tenant === "" || principal.subject === "") throw new Error("deleted entry predicate needs a principal with a tenant and a subject");
+  return `(${alias}.tenant = ${params.add(principal.tenant)} AND ${alias}.owner = ${params.add(principal.subject)})`;
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { commonEnvSchema, envEnum, envInteger, envString, loadConfig } from "@context-hub/common";
 import type { DatabaseOptions } from "./db/open-database.js";
+import { searchEnvSchema, toSearchConfig, type SearchConfig } from "./search-config.js";
 
 const schema = z.object({
   STORE_HOST: envString("127.0.0.1"),
@@ -12,6 +13,7 @@ const schema = z.object({
   STORE_DATA_DIR: envString(".context-hub/data"),
   DATABASE_POOL_MAX: envInteger(10, 1, 1000),
   STORE_MIGRATIONS: envEnum(["apply", "verify"] as const, "apply"),
+  ...searchEnvSchema,
   ...commonEnvSchema,
 });
 
@@ -21,6 +23,7 @@ export interface StoreConfig {
   /** Port of /metrics, /healthz and /readyz; 0 picks a free one, -1 disables it. */
   opsPort: number;
   database: DatabaseOptions;
+  search: SearchConfig;
   logLevel: string;
 }
 
@@ -35,6 +38,7 @@ export function loadStoreConfig(env: NodeJS.ProcessEnv): StoreConfig {
     port: raw.STORE_PORT,
     opsPort: raw.STORE_OPS_PORT,
     database: Object.freeze({ url: raw.DATABASE_URL, dataDir: raw.STORE_DATA_DIR, poolMax: raw.DATABASE_POOL_MAX, migrations: raw.STORE_MIGRATIONS }),
+    search: toSearchConfig(raw),
     logLevel: raw.LOG_LEVEL,
   });
 }

@@ -5,14 +5,18 @@ import { openDatabase } from "./db/open-database.js";
 import type { SqlDatabase } from "./db/sql-database.js";
 import { createEntryRepository, type EntryRepository } from "./entry-repository.js";
 import { createEntryService, type EntryAck, type EntryService, type GeneratedInput, type NewEntryInput } from "./entries.js";
+import { createAuditRepository } from "./audit-repository.js";
+import { createDenialRecorder, type DenialRecorder } from "./audit.js";
 import type { Principal } from "./principal.js";
 
 let db: SqlDatabase;
 let repository: EntryRepository;
+let denials: DenialRecorder;
 
 before(async () => {
   db = await openDatabase({ url: "", dataDir: "memory://", poolMax: 1 }, createLogger("store-test", "silent"));
   repository = createEntryRepository(db);
+  denials = createDenialRecorder(createAuditRepository(db));
 });
 
 after(async () => {
@@ -44,9 +48,9 @@ async function commit(service: EntryService, principal: Principal, newEntry: New
 }
 
 test("the fold re-asserts the hash it saw: a row whose text changed is not folded into", async () => {
-  const service = createEntryService(repository);
+  const service = createEntryService(repository, denials);
   const changed = await commit(service, a1, entry("the text after someone edited it", ["kept"]), generated("the text after someone edited it"));
-  const racing = createEntryService(seeingDuplicate(changed.id));
+  const racing = createEntryService(seeingDuplicate(changed.id), denials);
 
   await assert.rejects(commit(racing, a1, entry("the text as it was", ["new"]), undefined), (error: unknown) => isContextHubError(error) && error.code === "DUPLICATE_VANISHED");
   const inserted = await commit(racing, a1, entry("the text as it was", ["new"]), generated("the text as it was"));
@@ -58,9 +62,9 @@ test("the fold re-asserts the hash it saw: a row whose text changed is not folde
 });
 
 test("the fold re-asserts ownership: another principal's identical row is never folded into", async () => {
-  const service = createEntryService(repository);
+  const service = createEntryService(repository, denials);
   const theirs = await commit(service, a2, entry("identical words"), generated("identical words"));
-  const racing = createEntryService(seeingDuplicate(theirs.id));
+  const racing = createEntryService(seeingDuplicate(theirs.id), denials);
 
   const mine = await commit(racing, a1, entry("identical words", ["mine"]), generated("identical words"));
   assert.notEqual(mine.id, theirs.id);

@@ -22,6 +22,9 @@ import {
   type EntryFilterInput,
 } from "./entry-validation.js";
 import type { EntryRepository, EntryWriteScope } from "./entry-repository.js";
+import type { AuditAction, DenialRecorder } from "./audit.js";
+import { screenEntry } from "./instruction-screen.js";
+import { initialTrust, trustAfterChange, type Trust, type TrustState } from "./trust.js";
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -110,6 +113,17 @@ export interface EntryAck {
   deduplicated: boolean;
   createdAt: Date;
   updatedAt: Date;
+  /** A new entry whose text matches a deleted entry of its thread that the caller could see (or deleted). */
+  previouslyDeleted: boolean;
+  /** The entry's trust once the write committed. */
+  trust: Trust;
+}
+
+/** An entry's trust as a reader sees it: the state, the screen's findings and the last review. */
+export interface EntryTrust extends Trust {
+  reviewedBy: string | undefined;
+  reviewedAt: Date | undefined;
+  reviewNote: string | undefined;
 }
 
 export interface StoredImage {
@@ -146,6 +160,14 @@ export interface StoredEntry {
   embeddingModel: string;
   /** Filled on a by-id fetch; 0 in listings. */
   chunkCount: number;
+  /**
+   * The entry's trust. Every read of the entry repository sets it; a listing
+   * built elsewhere must select it too (`trustColumns`, `toEntryTrust` in
+   * entry-repository.ts), or the entry is reported with an unknown state.
+   */
+  trust?: EntryTrust | undefined;
+  /** Who wrote the current version (set with `trust`). */
+  updatedBy?: string | undefined;
 }
 
 /** What identifies a retransmit: same thread, same source, same text. */
@@ -164,11 +186,15 @@ export interface EntryFilter {
   createdFrom: Date | undefined;
   createdTo: Date | undefined;
   contentType: ContentType | undefined;
+  /** Include quarantined and rejected entries (the trust filter leaves them out otherwise). */
+  includeQuarantined: boolean;
 }
 
 export interface GetEntriesResult {
   entries: StoredEntry[];
   missing: string[];
+  /** Entries the caller may see that were left out because of their trust state (without `includeQuarantined`). */
+  withheld: { id: string; state: TrustState }[];
 }
 
 export interface ListEntriesResult {
@@ -186,6 +212,8 @@ export interface EntryUpdateInput {
   images: readonly { mimeType: string; data: Uint8Array }[] | undefined;
   visibility: Visibility | undefined;
   generated: GeneratedInput | undefined;
+  /** Set when the change restores an earlier version: the store checks the content matches it and records the restore. */
+  restoredFromVersion?: number | undefined;
 }
 
 /** A validated update item. */
@@ -200,6 +228,8 @@ export interface EntryChange {
   tags: string[] | undefined;
   images: ImageWrite[] | undefined;
   visibility: Visibility | undefined;
+  /** The version this change restores, if it is a restore. */
+  restoredFrom: number | undefined;
 }
 
 export interface CommitRequest {
@@ -233,6 +263,8 @@ export interface DeleteEntriesRequest {
   /** Empty unless deleting a whole thread (exclusive with `ids`). */
   threadId: string;
   atomic: boolean;
+  /** Why, kept on each tombstone and in the audit log; empty for no reason given. */
+  reason?: string | undefined;
   idempotency?: IdempotencyRequest<DeleteEntriesResult> | undefined;
 }
 
@@ -305,8 +337,12 @@ export interface EntryService {
   updateEntries(principal: Principal | undefined, request: UpdateEntriesRequest): Promise<Outcome<UpdateItemResult[]>>;
   /** Deletes entries the caller may change, by id or every such entry of a thread. */
   deleteEntries(principal: Principal | undefined, request: DeleteEntriesRequest): Promise<Outcome<DeleteEntriesResult>>;
-  /** Entries by full id or unique prefix, in request order, as far as the caller may see them. */
-  getEntries(principal: Principal | undefined, request: { ids: readonly string[]; includeImages: boolean }): Promise<GetEntriesResult>;
+  /**
+   * Entries by full id or unique prefix, in request order, as far as the
+   * caller may see them. Quarantined and rejected ones are withheld (listed
+   * by id and state) unless `includeQuarantined` is set.
+   */
+  getEntries(principal: Principal | undefined, request: { ids: readonly string[]; includeImages: boolean; includeQuarantined?: boolean | undefined }): Promise<GetEntriesResult>;
   /** Entries matching a filter, newest first, as far as the caller may see them. */
   listEntries(principal: Principal | undefined, request: { filter: EntryFilterInput | undefined; limit: number; offset: number }): Promise<ListEntriesResult>;
   /** Threads holding entries the caller may see, most recently active first, counting only those entries. */
@@ -319,6 +355,9 @@ export interface EntryService {
 
 /** Most ids one GetEntries call may ask for. */
 export const maxIdsPerGet = 100;
+
+/** Longest reason a delete may give. */
+export const maxDeleteReasonLength = 1000;
 
 const contentHashPattern = /^[0-9a-f]{64}$/;
 
@@ -359,22 +398,80 @@ function naming<T>(field: string, validate: () => T): T {
  */
 async function commitIn(scope: EntryWriteScope, caller: Principal, { write, generated }: ValidCommit): Promise<EntryAck> {
   await scope.lockThreads(caller, [write.threadId]);
+  const findings = screenEntry({ text: write.text, metadata: write.metadata, tags: write.tags });
   const duplicateId = await scope.findDuplicate(caller, { threadId: write.threadId, source: write.source, contentHash: write.contentHash });
   if (duplicateId !== undefined) {
+    // The text is the stored one; only the metadata and tags it brings are screened anew.
+    const rescreened = { metadata: findings.filter((finding) => finding.field === "metadata"), tags: findings.filter((finding) => finding.field === "tags") };
     // The update re-asserts the hash it saw; if the text changed meanwhile it matches nothing and this becomes an insert.
-    const folded = await scope.fold(caller, duplicateId, write);
-    if (folded !== undefined) return folded;
+    const folded = await scope.fold(caller, duplicateId, write, (current) => trustAfterChange(current, write.source, caller, rescreened, false));
+    if (folded !== undefined) {
+      scope.audit.record(caller.tenant, {
+        actor: caller.subject,
+        action: "entry.fold",
+        outcome: "ok",
+        targetIds: [folded.ack.id],
+        beforeHashes: [folded.ack.contentHash],
+        afterHashes: [folded.ack.contentHash],
+        details: { thread_id: write.threadId, version: folded.ack.version, version_changed: folded.versionChanged, trust_state: folded.ack.trust.state },
+      });
+      return folded.ack;
+    }
   }
   if (generated === undefined) {
     throw new ContextHubError("DUPLICATE_VANISHED", "the entry this write was to fold into is gone or has changed; nothing was stored", {
       remedy: "generate embeddings and summaries for the entry and commit it again",
     });
   }
-  return scope.insert(caller, write, generated);
+  const inserted = await scope.insert(caller, write, generated, initialTrust(write.source, caller, findings));
+  const previouslyDeleted = await scope.wasDeleted(caller, write.threadId, write.contentHash);
+  scope.audit.record(caller.tenant, {
+    actor: caller.subject,
+    action: "entry.create",
+    outcome: "ok",
+    targetIds: [inserted.id],
+    beforeHashes: [],
+    afterHashes: [inserted.contentHash],
+    details: { thread_id: write.threadId, source: write.source, trust_state: inserted.trust.state, trust_reasons: inserted.trust.reasons, previously_deleted: previouslyDeleted },
+  });
+  return { ...inserted, previouslyDeleted };
 }
 
-/** The entry service over a repository. */
-export function createEntryService(repository: EntryRepository): EntryService {
+function validateDeleteReason(reason: string | undefined): string {
+  const value = reason ?? "";
+  if (value.length > maxDeleteReasonLength) throw invalidArgument(`reason must be at most ${maxDeleteReasonLength} characters (got ${value.length})`);
+  if (value.includes("\u0000")) throw invalidArgument("reason must not contain NUL characters");
+  return value;
+}
+
+/** Item failures of a non-atomic call that were permission denials, for the audit log. */
+function deniedItems(results: readonly { requestedId: string; result: ItemResult<unknown> }[]): { targetId: string; message: string }[] {
+  return results.flatMap(({ requestedId, result }) => (!result.ok && result.error.code === "PERMISSION_DENIED" ? [{ targetId: requestedId, message: result.error.message }] : []));
+}
+
+/** `fn`'s outcome, after recording the permission denials its items reported. */
+async function recordingItemDenials<T>(
+  denials: DenialRecorder,
+  caller: Principal,
+  action: AuditAction,
+  outcome: Outcome<T>,
+  items: (result: T) => readonly { requestedId: string; result: ItemResult<unknown> }[],
+): Promise<Outcome<T>> {
+  if (!outcome.replayed) await denials.recordItems(caller, action, deniedItems(items(outcome.result)));
+  return outcome;
+}
+
+/**
+ * The entry service over a repository. Every mutation appends its audit
+ * records in its own transaction; `denials` records the calls refused with
+ * PERMISSION_DENIED.
+ */
+export function createEntryService(repository: EntryRepository, denials: DenialRecorder): EntryService {
+  return withDenialsRecorded(createEntryOperations(repository), denials);
+}
+
+/** The entry service itself; refusals are recorded by the wrapper `withDenialsRecorded`. */
+function createEntryOperations(repository: EntryRepository): EntryService {
   const idempotent = createIdempotentRunner(repository);
   /** Runs `fn` in the call's transaction when it has one (an idempotency key), else in a new one. */
   const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> =>
@@ -457,6 +554,7 @@ export function createEntryService(repository: EntryRepository): EntryService {
 
     async deleteEntries(principal, request) {
       const caller = requirePrincipal(principal, "context:write");
+      const reason = validateDeleteReason(request.reason);
       return idempotent.run(
         caller,
         "DeleteEntries",
@@ -470,13 +568,27 @@ export function createEntryService(repository: EntryRepository): EntryService {
         },
         async (target, scope) => {
           if (target.kind === "thread") {
-            const ids = await within(scope, (tx) => tx.deleteThread(caller, target.threadId));
-            return { results: ids.map((id) => ({ requestedId: id, result: { ok: true as const, value: id } })), deletedCount: ids.length };
+            const gone = await within(scope, async (tx) => {
+              const removed = await tx.deleteThread(caller, target.threadId, reason);
+              if (removed.length > 0) {
+                tx.audit.record(caller.tenant, {
+                  actor: caller.subject,
+                  action: "entry.delete",
+                  outcome: "ok",
+                  targetIds: removed.map((entry) => entry.id),
+                  beforeHashes: removed.map((entry) => entry.contentHash),
+                  afterHashes: [],
+                  details: { thread_id: target.threadId, reason },
+                });
+              }
+              return removed;
+            });
+            return { results: gone.map(({ id }) => ({ requestedId: id, result: { ok: true as const, value: id } })), deletedCount: gone.length };
           }
           const deleted = new Set<string>();
           const remove = async (tx: EntryWriteScope, resolved: ResolvedId) => {
             // Named twice in one call (say, by id and by prefix): deleted once, reported for both.
-            if (!deleted.has(resolved.id)) await deleteEntry(tx, caller, resolved);
+            if (!deleted.has(resolved.id)) await deleteEntry(tx, caller, resolved, reason);
             deleted.add(resolved.id);
             return resolved.id;
           };
@@ -509,11 +621,16 @@ export function createEntryService(repository: EntryRepository): EntryService {
         return found[0];
       });
       const wanted = [...new Set(resolved.filter((id): id is string => id !== undefined))];
-      const fetched = wanted.length === 0 ? [] : await repository.getByIds(caller, wanted, request.includeImages);
+      const includeQuarantined = request.includeQuarantined ?? false;
+      const fetched = wanted.length === 0 ? [] : await repository.getByIds(caller, wanted, request.includeImages, includeQuarantined);
       const byId = new Map(fetched.map((stored) => [stored.id, stored]));
+      const notFetched = wanted.filter((id) => !byId.has(id));
+      // Visible but left out by the trust filter: the caller learns the id and state, nothing more (it could fetch them with includeQuarantined).
+      const withheld = includeQuarantined || notFetched.length === 0 ? [] : await repository.withheldStates(caller, notFetched);
+      const withheldIds = new Set(withheld.map((item) => item.id));
       // An entry deleted between resolution and fetch simply does not exist for the caller.
-      const missing = queries.filter((_, position) => !byId.has(resolved[position] ?? "")).map((query) => query.input);
-      return { entries: wanted.flatMap((id) => byId.get(id) ?? []), missing: [...new Set(missing)] };
+      const missing = queries.filter((_, position) => !byId.has(resolved[position] ?? "") && !withheldIds.has(resolved[position] ?? "")).map((query) => query.input);
+      return { entries: wanted.flatMap((id) => byId.get(id) ?? []), missing: [...new Set(missing)], withheld };
     },
 
     async listEntries(principal, request) {
@@ -537,6 +654,37 @@ export function createEntryService(repository: EntryRepository): EntryService {
     async checkIdempotency(principal, key) {
       return idempotent.check(requirePrincipal(principal, "context:write"), key);
     },
+  };
+}
+
+/**
+ * `service` with every refusal recorded: a call failing with
+ * PERMISSION_DENIED (a missing scope, a change of an entry the caller may
+ * only read, an atomic batch stopped by one) is audited as denied, and so
+ * is each item of a non-atomic call that was refused.
+ */
+function withDenialsRecorded(service: EntryService, denials: DenialRecorder): EntryService {
+  // Once a call has succeeded its principal was well-formed (requirePrincipal passed).
+  const caller = (principal: Principal | undefined) => principal as Principal;
+  const updateAction = (request: UpdateEntriesRequest): AuditAction =>
+    request.updates.some((update) => update.restoredFromVersion !== undefined) ? "entry.restore" : "entry.update";
+  return {
+    findDuplicate: (principal, key) => denials.guard(principal, "entry.create", [], () => service.findDuplicate(principal, key)),
+    commit: (principal, request) => denials.guard(principal, "entry.create", [], () => service.commit(principal, request)),
+    commitBatch: (principal, request) => denials.guard(principal, "entry.create", [], () => service.commitBatch(principal, request)),
+    updateEntries: (principal, request) =>
+      denials.guard(principal, updateAction(request), request.updates.map((update) => update.id), async () =>
+        recordingItemDenials(denials, caller(principal), updateAction(request), await service.updateEntries(principal, request), (results) => results),
+      ),
+    deleteEntries: (principal, request) =>
+      denials.guard(principal, "entry.delete", request.threadId === "" ? request.ids : [request.threadId], async () =>
+        recordingItemDenials(denials, caller(principal), "entry.delete", await service.deleteEntries(principal, request), (result) => result.results),
+      ),
+    getEntries: (principal, request) => denials.guard(principal, "entry.read", request.ids.slice(0, maxIdsPerGet), () => service.getEntries(principal, request)),
+    listEntries: (principal, request) => denials.guard(principal, "entry.read", [], () => service.listEntries(principal, request)),
+    listThreads: (principal, request) => denials.guard(principal, "entry.read", [], () => service.listThreads(principal, request)),
+    getStatistics: (principal, request) => denials.guard(principal, "entry.read", [], () => service.getStatistics(principal, request)),
+    checkIdempotency: (principal, key) => denials.guard(principal, "entry.create", [], () => service.checkIdempotency(principal, key)),
   };
 }
 

@@ -7,8 +7,10 @@ import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { EntryAck, EntryChange, JsonValue } from "./entries.js";
 import type { EntryChangeWrite, EntryRepository, EntryWriteScope, LockedEntry } from "./entry-repository.js";
 import type { IdQuery } from "./id-query.js";
+import { screenEntry } from "./instruction-screen.js";
 import { toItemError, type ItemResult } from "./items.js";
 import { isAdmin, type Principal } from "./principal.js";
+import { trustAfterChange, type RescreenedFields } from "./trust.js";
 
 /** What a DeleteEntries call deletes. */
 export type DeleteTarget = { kind: "ids"; queries: IdQuery[] } | { kind: "thread"; threadId: string };
@@ -110,7 +112,40 @@ function isSameList(a: readonly string[], b: readonly string[]): boolean {
 }
 
 function toAck(entry: LockedEntry): EntryAck {
-  return { id: entry.id, version: entry.version, contentHash: entry.contentHash, deduplicated: false, createdAt: entry.createdAt, updatedAt: entry.updatedAt };
+  return {
+    id: entry.id,
+    version: entry.version,
+    contentHash: entry.contentHash,
+    deduplicated: false,
+    createdAt: entry.createdAt,
+    updatedAt: entry.updatedAt,
+    previouslyDeleted: false,
+    trust: entry.trust,
+  };
+}
+
+/**
+ * A restore must restore: `version` is an earlier, kept version of the
+ * entry, and the content the change leaves (its new text, or the stored
+ * one) is that version's text.
+ */
+async function checkRestore(scope: EntryWriteScope, entry: LockedEntry, change: EntryChange, version: number): Promise<void> {
+  if (version >= entry.version) throw invalidArgument(`${change.field}.restored_from_version must be earlier than the current version ${entry.version} (got ${version})`);
+  const restoredHash = await scope.versionHash(entry.id, version);
+  if (restoredHash === undefined) {
+    throw invalidArgument(`version ${version} of entry ${entry.id} is not kept`, "list the kept versions with the entry's history (versions written before history was kept are not)");
+  }
+  const resultingHash = change.text?.contentHash ?? entry.contentHash;
+  if (resultingHash !== restoredHash) throw invalidArgument(`${change.field}.text is not the text of version ${version}: a restore must restore that version's text`);
+}
+
+/** The fields a change replaces, screened anew. */
+function rescreen(write: EntryChangeWrite): RescreenedFields {
+  const fields: RescreenedFields = {};
+  if (write.text !== undefined) fields.text = screenEntry({ text: write.text.text });
+  if (write.metadata !== undefined) fields.metadata = screenEntry({ metadata: write.metadata });
+  if (write.tags !== undefined) fields.tags = screenEntry({ tags: write.tags });
+  return fields;
 }
 
 /**
@@ -121,9 +156,13 @@ function toAck(entry: LockedEntry): EntryAck {
  * 3. `expected_version`, when given, must be the stored version
  *    (VERSION_CONFLICT otherwise, naming the current one);
  * 4. a text that differs from the stored one needs generation output for it;
- * 5. only what differs is written, with version + 1, as a compare-and-set on
- *    the locked version that re-checks write access; an update that changes
- *    nothing succeeds without a new version.
+ * 5. a restore (`restoredFrom`) must leave exactly the restored version's
+ *    text;
+ * 6. only what differs is written, with version + 1, as a compare-and-set on
+ *    the locked version that re-checks write access; the replaced version is
+ *    kept in the entry's history and the trust state follows the change
+ *    (see `trustAfterChange`). An update that changes nothing succeeds
+ *    without a new version. The audit record goes with it.
  */
 export async function updateEntry(scope: EntryWriteScope, caller: Principal, change: EntryChange): Promise<EntryAck> {
   const id = await resolveOne(scope, caller, change.query);
@@ -149,15 +188,49 @@ export async function updateEntry(scope: EntryWriteScope, caller: Principal, cha
       change.images !== undefined && !isSameList(change.images.map((image) => `${image.mimeType} ${image.sha256}`), entry.imageKeys) ? change.images : undefined,
     visibility,
   };
+  if (change.restoredFrom !== undefined) await checkRestore(scope, entry, change, change.restoredFrom);
   if (Object.values(write).every((value) => value === undefined)) return toAck(entry);
-  const ack = await scope.update(caller, entry, write);
+  const trust = trustAfterChange(entry.trust, entry.source, caller, rescreen(write), write.text !== undefined);
+  const ack = await scope.update(caller, entry, write, {
+    trust,
+    changeKind: change.restoredFrom === undefined ? "update" : "restore",
+    restoredFrom: change.restoredFrom,
+  });
   // The row is locked, so its version cannot have moved: no match means write access was withdrawn meanwhile.
   if (ack === undefined) throw notWritable(entry.id);
+  scope.audit.record(caller.tenant, {
+    actor: caller.subject,
+    action: change.restoredFrom === undefined ? "entry.update" : "entry.restore",
+    outcome: "ok",
+    targetIds: [entry.id],
+    beforeHashes: [entry.contentHash],
+    afterHashes: [ack.contentHash],
+    details: {
+      previous_version: entry.version,
+      version: ack.version,
+      fields: Object.entries(write).flatMap(([field, value]) => (value === undefined ? [] : [field])),
+      trust_state: ack.trust.state,
+      ...(change.restoredFrom === undefined ? {} : { restored_from: change.restoredFrom }),
+    },
+  });
   return ack;
 }
 
-/** Deletes one resolved entry in `scope`'s transaction, if the caller may change it (checked on the locked row, and again by the DELETE). */
-export async function deleteEntry(scope: EntryWriteScope, caller: Principal, { id, input }: ResolvedId): Promise<void> {
+/**
+ * Deletes one resolved entry in `scope`'s transaction, if the caller may
+ * change it (checked on the locked row, and again by the DELETE), leaving a
+ * tombstone with `reason` and the audit record.
+ */
+export async function deleteEntry(scope: EntryWriteScope, caller: Principal, { id, input }: ResolvedId, reason: string): Promise<void> {
   const entry = await lockVisible(scope, caller, id, input);
-  if (!entry.writable || !(await scope.delete(caller, entry.id))) throw notWritable(entry.id);
+  if (!entry.writable || !(await scope.delete(caller, entry.id, reason))) throw notWritable(entry.id);
+  scope.audit.record(caller.tenant, {
+    actor: caller.subject,
+    action: "entry.delete",
+    outcome: "ok",
+    targetIds: [entry.id],
+    beforeHashes: [entry.contentHash],
+    afterHashes: [],
+    details: { thread_id: entry.threadId, version: entry.version, reason },
+  });
 }

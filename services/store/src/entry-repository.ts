@@ -1,4 +1,6 @@
-import { accessPredicate } from "./access-predicate.js";
+import { accessPredicate, type AccessMode } from "./access-predicate.js";
+import { currentRequestId } from "./audit.js";
+import { createAuditStatements, type AuditStatements } from "./audit-repository.js";
 import { lockClasses, lockInOrder, toAdvisoryKey } from "./db/advisory-locks.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "./db/sql-database.js";
 import type {
@@ -6,6 +8,7 @@ import type {
   DuplicateKey,
   EntryAck,
   EntryFilter,
+  EntryTrust,
   EntryStatistics,
   EntryWrite,
   GeneratedWrite,
@@ -28,6 +31,10 @@ import { createUuidV7 } from "./ids.js";
 import type { SavepointScope } from "./items.js";
 import type { Principal } from "./principal.js";
 import type { GrantStatements } from "./sharing.js";
+import { createReviewStatements } from "./review-repository.js";
+import type { ReviewStatements } from "./review.js";
+import { trustFilter } from "./trust-filter.js";
+import type { Trust, TrustState } from "./trust.js";
 
 /** A row locked for the rest of the transaction, as the caller may see it. */
 export interface LockedEntry {
@@ -45,6 +52,24 @@ export interface LockedEntry {
   updatedAt: Date;
   /** Whether the caller may change it: the write predicate, evaluated on the locked row. */
   writable: boolean;
+  source: Source;
+  trust: Trust;
+  /** Who wrote the current version. */
+  updatedBy: string;
+}
+
+/** How a new version came to be, recorded with it. */
+export interface VersionMeta {
+  trust: Trust;
+  changeKind: "update" | "restore";
+  /** The version a restore restored. */
+  restoredFrom: number | undefined;
+}
+
+/** What a fold did: its acknowledgement, and whether it made a new version (tags, metadata or images changed). */
+export interface FoldResult {
+  ack: EntryAck;
+  versionChanged: boolean;
 }
 
 /** What an update writes: only the fields that differ from the stored row. */
@@ -61,22 +86,34 @@ export interface EntryChangeWrite {
 export interface EntryWriteScope extends SavepointScope {
   idempotency: IdempotencyStatements;
   grants: GrantStatements;
+  /** Audit records of this transaction; appended when it commits (and dropped with it, or with a savepoint that rolls back). */
+  audit: AuditStatements;
+  review: ReviewStatements;
   /** Holds the write locks of the threads (in the caller's tenant) until the transaction ends, taken in one global order. */
   lockThreads(principal: Principal, threadIds: readonly string[]): Promise<void>;
   findDuplicate(principal: Principal, key: DuplicateKey): Promise<string | undefined>;
   /**
    * Folds a retransmit into entry `id`: new tags, metadata and images, a
-   * fresh updated_at, and version + 1 only if anything changed. Matches only
-   * while the row still has the write's content hash and the caller's
-   * ownership; undefined when it no longer does.
+   * fresh updated_at, the trust `decideTrust` gives from the stored one, and
+   * version + 1 only if anything changed (the replaced version is kept in
+   * the history). Matches only while the row still has the write's content
+   * hash and the caller's ownership; undefined when it no longer does.
    */
-  fold(principal: Principal, id: string, write: EntryWrite): Promise<EntryAck | undefined>;
+  fold(principal: Principal, id: string, write: EntryWrite, decideTrust: (current: Trust) => Trust): Promise<FoldResult | undefined>;
   /**
-   * Inserts the entry, its images, chunks with vectors and node summaries.
-   * An unspecified visibility becomes `shared` when the caller has shared
-   * the thread (a thread grant of theirs exists), else `private`.
+   * Inserts the entry with its trust, images, chunks with vectors and node
+   * summaries. An unspecified visibility becomes `shared` when the caller
+   * has shared the thread (a thread grant of theirs exists), else `private`.
    */
-  insert(principal: Principal, write: EntryWrite, generated: GeneratedWrite): Promise<EntryAck>;
+  insert(principal: Principal, write: EntryWrite, generated: GeneratedWrite, trust: Trust): Promise<EntryAck>;
+  /**
+   * Whether a deleted entry of `threadId` had this content hash and the
+   * caller could see it (the access predicate over the tombstone: owner,
+   * tenant visibility, a thread grant, admin) or deleted it.
+   */
+  wasDeleted(principal: Principal, threadId: string, contentHash: string): Promise<boolean>;
+  /** The content hash of kept version `version` of entry `id` (which the caller has locked), if it is kept. */
+  versionHash(id: string, version: number): Promise<string | undefined>;
   /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
   resolveIds(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
   /** Locks the visible entries among `ids` in id order (so concurrent multi-entry changes queue instead of deadlocking). */
@@ -85,15 +122,21 @@ export interface EntryWriteScope extends SavepointScope {
   lockEntry(principal: Principal, id: string): Promise<LockedEntry | undefined>;
   /**
    * Writes `change` to the locked entry with version + 1, as a compare-and-set
-   * on its locked version that re-checks the write predicate; replaces
-   * chunks, vectors, summary and node summaries with a new text, and images
-   * when given. Undefined when the row no longer matches.
+   * on its locked version that re-checks the write predicate; keeps the
+   * replaced version in `entry_versions`; replaces chunks, vectors, summary
+   * and node summaries with a new text, and images when given; records
+   * `meta` (trust, how the version came to be). Undefined when the row no
+   * longer matches.
    */
-  update(principal: Principal, entry: LockedEntry, change: EntryChangeWrite): Promise<EntryAck | undefined>;
-  /** Deletes entry `id` (with its images, chunks, node summaries and grants) if the caller may change it. */
-  delete(principal: Principal, id: string): Promise<boolean>;
-  /** Deletes every entry of the thread the caller may change; returns their ids in id order. */
-  deleteThread(principal: Principal, threadId: string): Promise<string[]>;
+  update(principal: Principal, entry: LockedEntry, change: EntryChangeWrite, meta: VersionMeta): Promise<EntryAck | undefined>;
+  /**
+   * Deletes entry `id` (with its images, chunks, node summaries and grants)
+   * if the caller may change it, in one statement that also keeps its last
+   * version in the history and leaves its tombstone with `reason`.
+   */
+  delete(principal: Principal, id: string, reason: string): Promise<boolean>;
+  /** Deletes every entry of the thread the caller may change, as `delete` does; returns their ids (in id order) and content hashes. */
+  deleteThread(principal: Principal, threadId: string, reason: string): Promise<{ id: string; contentHash: string }[]>;
 }
 
 /** Every SQL statement on entries and what hangs off them. Each read composes the access predicate. */
@@ -105,8 +148,14 @@ export interface EntryRepository {
   findCall(principal: Principal, key: string): Promise<RecordedCall | undefined>;
   /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
   resolveIds(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
-  /** The visible entries among `ids`, complete (text, images, node summaries, chunk count). Any order. */
-  getByIds(principal: Principal, ids: readonly string[], includeImages: boolean): Promise<StoredEntry[]>;
+  /**
+   * The visible entries among `ids`, complete (text, images, node summaries,
+   * chunk count), leaving out quarantined and rejected ones unless
+   * `includeQuarantined`. Any order.
+   */
+  getByIds(principal: Principal, ids: readonly string[], includeImages: boolean, includeQuarantined?: boolean): Promise<StoredEntry[]>;
+  /** The visible entries among `ids` that the trust filter leaves out, with their states. */
+  withheldStates(principal: Principal, ids: readonly string[]): Promise<{ id: string; state: TrustState }[]>;
   /** One page of the visible entries matching `filter`, newest first, without full text. */
   list(principal: Principal, filter: EntryFilter, page: { limit: number; offset: number }): Promise<ListEntriesResult>;
   /** One page of the threads holding visible entries, most recently active first, counting visible entries only. */
@@ -123,9 +172,41 @@ interface AckRow {
   content_hash: string;
   created_at: Date;
   updated_at: Date;
+  trust_state: TrustState;
+  trust_reasons: string[];
 }
 
-interface EntryRow {
+const ackColumns = "e.id, e.version, e.content_hash, e.created_at, e.updated_at, e.trust_state, e.trust_reasons";
+
+/** The trust columns of an entry row aliased `e`, for any listing of entries (search included): select them and map the row with `toEntryTrust`. */
+export const trustColumns = "e.trust_state, e.trust_reasons, e.reviewed_by, e.reviewed_at, e.review_note, coalesce(e.updated_by, e.owner) AS updated_by";
+
+/** The columns `trustColumns` selects. */
+export interface TrustRow {
+  trust_state: TrustState;
+  trust_reasons: string[];
+  reviewed_by: string | null;
+  reviewed_at: Date | null;
+  review_note: string | null;
+  updated_by: string;
+}
+
+/** An entry's trust and current writer from the columns `trustColumns` selects. */
+export function toEntryTrust(row: TrustRow): { trust: EntryTrust; updatedBy: string } {
+  return {
+    trust: {
+      state: row.trust_state,
+      reasons: row.trust_reasons,
+      reviewedBy: row.reviewed_by ?? undefined,
+      reviewedAt: row.reviewed_at ?? undefined,
+      reviewNote: row.review_note ?? undefined,
+    },
+    updatedBy: row.updated_by,
+  };
+}
+
+/** An entry row as `entryColumns` selects it (a by-id fetch adds the text and what hangs off it). */
+export interface EntryRow extends TrustRow {
   id: string;
   thread_id: string;
   source: Source;
@@ -153,14 +234,25 @@ interface EntryRow {
 const imagesJson = `coalesce((SELECT json_agg(json_build_object('ordinal', i.ordinal, 'mimeType', i.mime_type, 'byteSize', i.byte_size) ORDER BY i.ordinal)
     FROM entry_images i WHERE i.entry_id = e.id), '[]'::json) AS images`;
 
-const entryColumns = `e.id, e.thread_id, e.source, e.owner, e.visibility, e.preview, e.text_length, e.content_hash, e.metadata, e.tags,
-  e.summary, e.content_type, e.version, e.created_at, e.updated_at, ${imagesJson}`;
+/** The columns of an entry listing (everything but the text and what a by-id fetch adds). */
+export const entryColumns = `e.id, e.thread_id, e.source, e.owner, e.visibility, e.preview, e.text_length, e.content_hash, e.metadata, e.tags,
+  e.summary, e.content_type, e.version, e.created_at, e.updated_at, ${imagesJson}, ${trustColumns}`;
 
 function toAck(row: AckRow, deduplicated: boolean): EntryAck {
-  return { id: row.id, version: row.version, contentHash: row.content_hash, deduplicated, createdAt: row.created_at, updatedAt: row.updated_at };
+  return {
+    id: row.id,
+    version: row.version,
+    contentHash: row.content_hash,
+    deduplicated,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    previouslyDeleted: false,
+    trust: { state: row.trust_state, reasons: row.trust_reasons },
+  };
 }
 
-function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> | undefined): StoredEntry {
+/** An entry row (selected with `entryColumns`, and on a by-id fetch its text and what hangs off it) as a reader sees it. */
+export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> | undefined): StoredEntry {
   const images: StoredImage[] = row.images.map((image) => ({
     ordinal: image.ordinal,
     mimeType: image.mimeType,
@@ -195,6 +287,7 @@ function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> | undef
     nodeSummaries,
     embeddingModel: row.embedding_model ?? "",
     chunkCount: row.chunk_count ?? 0,
+    ...toEntryTrust(row),
   };
 }
 
@@ -252,7 +345,7 @@ async function insertImages(tx: SqlExecutor, entryId: string, images: readonly I
  * a range scan on the primary key per query, the predicate applied before
  * the limit, so a hidden entry never makes a prefix ambiguous.
  */
-async function resolveIds(executor: SqlExecutor, principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]> {
+export async function resolveIds(executor: SqlExecutor, principal: Principal, queries: readonly IdQuery[], maxMatches: number, mode: AccessMode = "read"): Promise<string[][]> {
   if (queries.length === 0) return [];
   const params = createSqlParams();
   const lower = params.add(queries.map((query) => query.lower));
@@ -263,7 +356,7 @@ async function resolveIds(executor: SqlExecutor, principal: Principal, queries: 
      FROM unnest(${lower}::uuid[], ${upper}::uuid[]) WITH ORDINALITY AS q (lower_id, upper_id, position)
      CROSS JOIN LATERAL (
        SELECT e.id FROM entries e
-       WHERE e.id BETWEEN q.lower_id AND q.upper_id AND ${accessPredicate(principal, "e", params)}
+       WHERE e.id BETWEEN q.lower_id AND q.upper_id AND ${accessPredicate(principal, "e", params, mode)}
        ORDER BY e.id
        LIMIT ${limit}
      ) m
@@ -288,6 +381,59 @@ interface LockedRow {
   created_at: Date;
   updated_at: Date;
   writable: boolean;
+  source: Source;
+  trust_state: TrustState;
+  trust_reasons: string[];
+  updated_by: string;
+}
+
+/**
+ * Keeps the current version of entry `id` (at `version`) in the history,
+ * as replaced by `supersededBy` now. Runs just before the statement that
+ * replaces or deletes it, in the same transaction.
+ */
+async function keepVersion(tx: SqlExecutor, id: string, version: number, supersededBy: string): Promise<void> {
+  await tx.query(
+    `INSERT INTO entry_versions (entry_id, version, tenant, thread_id, source, owner, visibility, text, content_hash, metadata, tags, summary, trust_state,
+       written_by, written_at, superseded_by, change_kind, restored_from)
+     SELECT e.id, e.version, e.tenant, e.thread_id, e.source, e.owner, e.visibility, e.text, e.content_hash, e.metadata, e.tags, e.summary, e.trust_state,
+       coalesce(e.updated_by, e.owner), e.updated_at, $3, e.change_kind, e.restored_from
+     FROM entries e WHERE e.id = $1 AND e.version = $2`,
+    [id, version, supersededBy],
+  );
+}
+
+/**
+ * Deletes the entries among `ids` that `principal` may change, in one
+ * statement whose other parts keep each one's last version in the history
+ * and leave its tombstone. Returns what was deleted.
+ */
+async function deleteWithTombstones(tx: SqlExecutor, principal: Principal, ids: readonly string[], reason: string): Promise<{ id: string; contentHash: string }[]> {
+  const params = createSqlParams();
+  const idList = params.add(ids);
+  const writable = accessPredicate(principal, "e", params, "write");
+  const deleter = params.add(principal.subject);
+  const why = params.add(reason);
+  const { rows } = await tx.query<{ id: string; content_hash: string }>(
+    `WITH gone AS (
+       DELETE FROM entries e WHERE e.id = ANY(${idList}::uuid[]) AND ${writable}
+       RETURNING e.id, e.version, e.tenant, e.thread_id, e.source, e.owner, e.visibility, e.text, e.content_hash, e.metadata, e.tags, e.summary,
+         e.trust_state, coalesce(e.updated_by, e.owner) AS written_by, e.updated_at, e.change_kind, e.restored_from, e.created_at
+     ), kept AS (
+       INSERT INTO entry_versions (entry_id, version, tenant, thread_id, source, owner, visibility, text, content_hash, metadata, tags, summary, trust_state,
+         written_by, written_at, superseded_by, change_kind, restored_from)
+       SELECT g.id, g.version, g.tenant, g.thread_id, g.source, g.owner, g.visibility, g.text, g.content_hash, g.metadata, g.tags, g.summary, g.trust_state,
+         g.written_by, g.updated_at, ${deleter}, g.change_kind, g.restored_from
+       FROM gone g
+     ), stones AS (
+       INSERT INTO tombstones (id, tenant, thread_id, source, owner, visibility, content_hash, created_at, deleted_by, reason)
+       SELECT g.id, g.tenant, g.thread_id, g.source, g.owner, g.visibility, g.content_hash, g.created_at, ${deleter}, ${why}
+       FROM gone g
+     )
+     SELECT g.id, g.content_hash FROM gone g ORDER BY g.id`,
+    params.values,
+  );
+  return rows.map((row) => ({ id: row.id, contentHash: row.content_hash }));
 }
 
 function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
@@ -333,18 +479,24 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
     }
   };
 
+  const audit = createAuditStatements(tx);
+
   return {
     idempotency: createIdempotencyStatements(tx),
     grants: createGrantStatements(tx),
+    audit,
+    review: createReviewStatements(tx),
 
     async savepoint(fn) {
       await tx.query("SAVEPOINT item");
+      const mark = audit.pending();
       try {
         const value = await fn();
         await tx.query("RELEASE SAVEPOINT item");
         return value;
       } catch (error) {
         await tx.query("ROLLBACK TO SAVEPOINT item");
+        audit.discardAfter(mark);
         throw error;
       }
     },
@@ -358,42 +510,62 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
 
     findDuplicate: (principal, key) => findDuplicate(tx, principal, key),
 
-    async fold(principal, id, write) {
+    async fold(principal, id, write, decideTrust) {
       const params = createSqlParams();
       const tags = params.add(write.tags);
       const metadata = params.add(JSON.stringify(write.metadata));
       const keys = params.add(toImageKeys(write.images));
       const storedKeys = `coalesce((SELECT array_agg(i.mime_type || ' ' || i.sha256 ORDER BY i.ordinal) FROM entry_images i WHERE i.entry_id = e.id), '{}'::text[])`;
-      const { rows } = await tx.query<AckRow & { images_changed: boolean }>(
-        `UPDATE entries e SET
-           tags = ${tags}::text[],
-           metadata = ${metadata}::jsonb,
-           content_type = ${params.add(write.contentType)},
-           updated_at = now(),
-           version = e.version + CASE WHEN e.tags IS DISTINCT FROM ${tags}::text[] OR e.metadata IS DISTINCT FROM ${metadata}::jsonb
-                                       OR ${storedKeys} IS DISTINCT FROM ${keys}::text[] THEN 1 ELSE 0 END
+      // Lock the row first: the replaced version is kept before the update, and nothing may change it in between.
+      const { rows: locked } = await tx.query<{ id: string; version: number; trust_state: TrustState; trust_reasons: string[]; content_changed: boolean; images_changed: boolean }>(
+        `SELECT e.id, e.version, e.trust_state, e.trust_reasons,
+           (e.tags IS DISTINCT FROM ${tags}::text[] OR e.metadata IS DISTINCT FROM ${metadata}::jsonb OR ${storedKeys} IS DISTINCT FROM ${keys}::text[]) AS content_changed,
+           ${storedKeys} IS DISTINCT FROM ${keys}::text[] AS images_changed
+         FROM entries e
          WHERE e.id = ${params.add(id)} AND e.content_hash = ${params.add(write.contentHash)} AND e.owner = ${params.add(principal.subject)}
            AND e.tenant = ${params.add(principal.tenant)}
-         RETURNING e.id, e.version, e.content_hash, e.created_at, e.updated_at, ${storedKeys} IS DISTINCT FROM ${keys}::text[] AS images_changed`,
+         FOR UPDATE`,
         params.values,
       );
+      const current = locked[0];
+      if (current === undefined) return undefined;
+      const trust = decideTrust({ state: current.trust_state, reasons: current.trust_reasons });
+      if (current.content_changed) await keepVersion(tx, current.id, current.version, principal.subject);
+      const update = createSqlParams();
+      const versionSets = current.content_changed
+        ? `, version = e.version + 1, updated_by = ${update.add(principal.subject)}, change_kind = 'fold', restored_from = NULL`
+        : "";
+      const reviewReset = trust.state === current.trust_state ? "" : ", reviewed_by = NULL, reviewed_at = NULL, review_note = NULL";
+      const { rows } = await tx.query<AckRow>(
+        `UPDATE entries e SET
+           tags = ${update.add(write.tags)}::text[],
+           metadata = ${update.add(JSON.stringify(write.metadata))}::jsonb,
+           content_type = ${update.add(write.contentType)},
+           trust_state = ${update.add(trust.state)},
+           trust_reasons = ${update.add(trust.reasons)}::text[],
+           updated_at = now()${versionSets}${reviewReset}
+         WHERE e.id = ${update.add(current.id)} AND e.version = ${update.add(current.version)}
+         RETURNING ${ackColumns}`,
+        update.values,
+      );
       const row = rows[0];
-      if (row === undefined) return undefined;
-      if (row.images_changed) {
+      if (row === undefined) throw new Error("a locked row did not match its own version");
+      if (current.images_changed) {
         await tx.query("DELETE FROM entry_images WHERE entry_id = $1", [row.id]);
         await insertImages(tx, row.id, write.images);
       }
-      return toAck(row, true);
+      return { ack: toAck(row, true), versionChanged: current.content_changed };
     },
 
-    async insert(principal, write, generated) {
+    async insert(principal, write, generated, trust) {
       const id = createUuidV7();
       const { rows } = await tx.query<AckRow>(
-        `INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, metadata, tags, summary, content_type)
+        `INSERT INTO entries AS e (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, metadata, tags, summary, content_type,
+           trust_state, trust_reasons, updated_by)
          VALUES ($1, $2, $3, $4, $5,
            coalesce($6::text, CASE WHEN EXISTS (SELECT 1 FROM grants g WHERE g.tenant = $2 AND g.thread_id = $3 AND g.grantor = $5) THEN 'shared' ELSE 'private' END),
-           $7, $8, $9, $10, $11::jsonb, $12::text[], $13, $14)
-         RETURNING id, version, content_hash, created_at, updated_at`,
+           $7, $8, $9, $10, $11::jsonb, $12::text[], $13, $14, $15, $16::text[], $5)
+         RETURNING ${ackColumns}`,
         [
           id,
           principal.tenant,
@@ -409,6 +581,8 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
           write.tags,
           generated.summary,
           write.contentType,
+          trust.state,
+          trust.reasons,
         ],
       );
       await insertImages(tx, id, write.images);
@@ -416,6 +590,24 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
       const row = rows[0];
       if (row === undefined) throw new Error("INSERT … RETURNING returned no row");
       return toAck(row, false);
+    },
+
+    async wasDeleted(principal, threadId, contentHash) {
+      const params = createSqlParams();
+      const { rows } = await tx.query<{ deleted: boolean }>(
+        `SELECT EXISTS (
+           SELECT 1 FROM tombstones t
+           WHERE t.tenant = ${params.add(principal.tenant)} AND t.thread_id = ${params.add(threadId)} AND t.content_hash = ${params.add(contentHash)}
+             AND (t.deleted_by = ${params.add(principal.subject)} OR ${accessPredicate(principal, "t", params)})
+         ) AS deleted`,
+        params.values,
+      );
+      return rows[0]?.deleted === true;
+    },
+
+    async versionHash(id, version) {
+      const { rows } = await tx.query<{ content_hash: string }>("SELECT content_hash FROM entry_versions WHERE entry_id = $1 AND version = $2", [id, version]);
+      return rows[0]?.content_hash;
     },
 
     resolveIds: (principal, queries, maxMatches) => resolveIds(tx, principal, queries, maxMatches),
@@ -441,6 +633,7 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
       const params = createSqlParams();
       const { rows } = await tx.query<LockedRow>(
         `SELECT e.id, e.thread_id, e.owner, e.visibility, e.version, e.content_hash, e.tags, e.metadata, e.created_at, e.updated_at,
+           e.source, e.trust_state, e.trust_reasons, coalesce(e.updated_by, e.owner) AS updated_by,
            coalesce((SELECT array_agg(i.mime_type || ' ' || i.sha256 ORDER BY i.ordinal) FROM entry_images i WHERE i.entry_id = e.id), '{}'::text[]) AS image_keys,
            ${accessPredicate(principal, "e", params, "write")} AS writable
          FROM entries e WHERE e.id = ${params.add(id)} AND ${accessPredicate(principal, "e", params)}`,
@@ -461,12 +654,25 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
         createdAt: row.created_at,
         updatedAt: row.updated_at,
         writable: row.writable,
+        source: row.source,
+        trust: { state: row.trust_state, reasons: row.trust_reasons },
+        updatedBy: row.updated_by,
       };
     },
 
-    async update(principal, entry, change) {
+    async update(principal, entry, change, meta) {
       const params = createSqlParams();
-      const sets = ["version = e.version + 1", "updated_at = now()"];
+      const sets = [
+        "version = e.version + 1",
+        "updated_at = now()",
+        `updated_by = ${params.add(principal.subject)}`,
+        `trust_state = ${params.add(meta.trust.state)}`,
+        `trust_reasons = ${params.add(meta.trust.reasons)}::text[]`,
+        `change_kind = ${params.add(meta.changeKind)}`,
+        `restored_from = ${params.add(meta.restoredFrom ?? null)}::integer`,
+      ];
+      // A review judged the content it saw; a change that moves the state makes it stale.
+      if (meta.trust.state !== entry.trust.state) sets.push("reviewed_by = NULL", "reviewed_at = NULL", "review_note = NULL");
       const { text } = change;
       if (text !== undefined) {
         sets.push(
@@ -481,10 +687,11 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
       if (change.tags !== undefined) sets.push(`tags = ${params.add(change.tags)}::text[]`);
       if (change.visibility !== undefined) sets.push(`visibility = ${params.add(change.visibility)}`);
       if (change.images !== undefined) sets.push(`content_type = ${params.add(change.images.length > 0 ? "multimodal" : "text")}`);
+      await keepVersion(tx, entry.id, entry.version, principal.subject);
       const { rows } = await tx.query<AckRow>(
         `UPDATE entries e SET ${sets.join(", ")}
          WHERE e.id = ${params.add(entry.id)} AND e.version = ${params.add(entry.version)} AND ${accessPredicate(principal, "e", params, "write")}
-         RETURNING e.id, e.version, e.content_hash, e.created_at, e.updated_at`,
+         RETURNING ${ackColumns}`,
         params.values,
       );
       const row = rows[0];
@@ -502,16 +709,11 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
       return toAck(row, false);
     },
 
-    async delete(principal, id) {
-      const params = createSqlParams();
-      const { rowCount } = await tx.query(
-        `DELETE FROM entries e WHERE e.id = ${params.add(id)} AND ${accessPredicate(principal, "e", params, "write")}`,
-        params.values,
-      );
-      return rowCount > 0;
+    async delete(principal, id, reason) {
+      return (await deleteWithTombstones(tx, principal, [id], reason)).length > 0;
     },
 
-    async deleteThread(principal, threadId) {
+    async deleteThread(principal, threadId, reason) {
       // Lock first, in id order (as every multi-entry change does), then delete what was locked.
       const params = createSqlParams();
       const { rows } = await tx.query<{ id: string }>(
@@ -521,13 +723,12 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
         params.values,
       );
       if (rows.length === 0) return [];
-      const deleteParams = createSqlParams();
-      const deleted = await tx.query<{ id: string }>(
-        `DELETE FROM entries e WHERE e.id = ANY(${deleteParams.add(rows.map((row) => row.id))}::uuid[]) AND ${accessPredicate(principal, "e", deleteParams, "write")}
-         RETURNING e.id`,
-        deleteParams.values,
+      return deleteWithTombstones(
+        tx,
+        principal,
+        rows.map((row) => row.id),
+        reason,
       );
-      return deleted.rows.map((row) => row.id).sort();
     },
   };
 }
@@ -546,6 +747,7 @@ function filterConditions(filter: EntryFilter, params: SqlParams): string[] {
   if (filter.createdFrom !== undefined) conditions.push(`e.created_at >= ${params.add(filter.createdFrom.toISOString())}::timestamptz`);
   if (filter.createdTo !== undefined) conditions.push(`e.created_at < ${params.add(filter.createdTo.toISOString())}::timestamptz`);
   if (filter.contentType !== undefined) conditions.push(`e.content_type = ${params.add(filter.contentType)}`);
+  conditions.push(trustFilter("e", filter.includeQuarantined));
   return conditions;
 }
 
@@ -583,13 +785,20 @@ export function createEntryRepository(db: SqlDatabase): EntryRepository {
   return {
     findDuplicate: (principal, key) => findDuplicate(db, principal, key),
 
-    transaction: (fn) => db.transaction((tx) => fn(createWriteScope(db, tx))),
+    transaction: (fn) =>
+      db.transaction(async (tx) => {
+        const scope = createWriteScope(db, tx);
+        const result = await fn(scope);
+        // Last, so the tenant's chain lock is held only for the append and the commit.
+        await scope.audit.flush(currentRequestId());
+        return result;
+      }),
 
     findCall: (principal, key) => findRecordedCall(db, principal, key),
 
     resolveIds: (principal, queries, maxMatches) => resolveIds(db, principal, queries, maxMatches),
 
-    async getByIds(principal, ids, includeImages) {
+    async getByIds(principal, ids, includeImages, includeQuarantined = false) {
       const read = async (executor: SqlExecutor) => {
         const params = createSqlParams();
         const idList = params.add(ids);
@@ -601,7 +810,7 @@ export function createEntryRepository(db: SqlDatabase): EntryRepository {
                                                 'end', n.end_offset, 'summary', n.summary) ORDER BY n.ordinal)
                 FROM node_summaries n WHERE n.entry_id = e.id) AS node_summaries
            FROM entries e
-           WHERE e.id = ANY(${idList}::uuid[]) AND ${accessPredicate(principal, "e", params)}`,
+           WHERE e.id = ANY(${idList}::uuid[]) AND ${accessPredicate(principal, "e", params)} AND ${trustFilter("e", includeQuarantined)}`,
           params.values,
         );
         if (!includeImages || rows.every((row) => row.images.length === 0)) return rows.map((row) => toStoredEntry(row, undefined));
@@ -609,7 +818,7 @@ export function createEntryRepository(db: SqlDatabase): EntryRepository {
         const imageIds = imageParams.add(rows.map((row) => row.id));
         const { rows: images } = await executor.query<{ entry_id: string; ordinal: number; data: Uint8Array }>(
           `SELECT i.entry_id, i.ordinal, i.data FROM entry_images i JOIN entries e ON e.id = i.entry_id
-           WHERE i.entry_id = ANY(${imageIds}::uuid[]) AND ${accessPredicate(principal, "e", imageParams)}`,
+           WHERE i.entry_id = ANY(${imageIds}::uuid[]) AND ${accessPredicate(principal, "e", imageParams)} AND ${trustFilter("e", includeQuarantined)}`,
           imageParams.values,
         );
         const data = new Map(images.map((image) => [`${image.entry_id}/${image.ordinal}`, image.data]));
@@ -621,6 +830,17 @@ export function createEntryRepository(db: SqlDatabase): EntryRepository {
         await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
         return read(tx);
       });
+    },
+
+    async withheldStates(principal, ids) {
+      const params = createSqlParams();
+      const { rows } = await db.query<{ id: string; trust_state: TrustState }>(
+        `SELECT e.id, e.trust_state FROM entries e
+         WHERE e.id = ANY(${params.add(ids)}::uuid[]) AND ${accessPredicate(principal, "e", params)} AND NOT (${trustFilter("e", false)})
+         ORDER BY e.id`,
+        params.values,
+      );
+      return rows.map((row) => ({ id: row.id, state: row.trust_state }));
     },
 
     async list(principal, filter, page) {

@@ -157,8 +157,12 @@ export function validateEntryChange(update: EntryUpdateInput, field: string): En
     generated = validateGenerated(update.generated, text.text, `${field}.generated`, true);
   }
   const images = update.images === undefined ? undefined : validateImages(update.images, `${field}.images`);
+  if (update.restoredFromVersion !== undefined && update.restoredFromVersion < 1) {
+    throw invalidArgument(`${field}.restored_from_version must be at least 1 (versions start at 1)`);
+  }
   return {
     field,
+    restoredFrom: update.restoredFromVersion,
     query,
     expectedVersion: update.expectedVersion,
     text,
@@ -247,6 +251,8 @@ export interface EntryFilterInput {
   createdFrom: Date | undefined;
   createdTo: Date | undefined;
   contentType: string;
+  /** Include quarantined and rejected entries (left out by default). */
+  includeQuarantined?: boolean | undefined;
 }
 
 function toContentType(value: string): ContentType | undefined {
@@ -258,7 +264,7 @@ function toContentType(value: string): ContentType | undefined {
 /** Checks and normalises a listing filter; tags are normalised as on write so they match. */
 export function validateEntryFilter(filter: EntryFilterInput | undefined): EntryFilter {
   if (filter === undefined) {
-    return { threadId: undefined, source: undefined, tags: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: undefined };
+    return { threadId: undefined, source: undefined, tags: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: undefined, includeQuarantined: false };
   }
   const threadId = filter.threadId === "" ? undefined : validateThreadId(filter.threadId, "filter.thread_id");
   const tags = normaliseTags(filter.tags, "filter.tags");
@@ -278,7 +284,16 @@ export function validateEntryFilter(filter: EntryFilterInput | undefined): Entry
   if (filter.createdFrom !== undefined && filter.createdTo !== undefined && filter.createdFrom >= filter.createdTo) {
     throw invalidArgument("filter.created_from must be before filter.created_to");
   }
-  return { threadId, source: filter.source, tags, metadata, createdFrom: filter.createdFrom, createdTo: filter.createdTo, contentType: toContentType(filter.contentType) };
+  return {
+    threadId,
+    source: filter.source,
+    tags,
+    metadata,
+    createdFrom: filter.createdFrom,
+    createdTo: filter.createdTo,
+    contentType: toContentType(filter.contentType),
+    includeQuarantined: filter.includeQuarantined ?? false,
+  };
 }
 
 /**

@@ -6,7 +6,7 @@
  * or SQL here: the response arrives already serialised by the transport, and
  * persistence sits behind `IdempotencyStatements`.
  */
-import { ContextHubError, invalidArgument } from "@context-hub/common";
+import { type ContextHubError, invalidArgument } from "@context-hub/common";
 import type { Principal } from "./principal.js";
 
 /** The mutations that accept an idempotency key; recorded with the key, so a key cannot be replayed into another RPC. */

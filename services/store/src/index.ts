@@ -1,5 +1,5 @@
 import { startGrpcService, type Logger, type RunningService } from "@context-hub/common";
-import { storeV1 } from "@context-hub/proto";
+import { searchV1, storeV1 } from "@context-hub/proto";
 import type { StoreConfig } from "./config.js";
 import { openDatabase } from "./db/open-database.js";
 import type { SqlDatabase } from "./db/sql-database.js";
@@ -8,7 +8,15 @@ import { createApiKeyService } from "./api-keys.js";
 import { createEntryRepository } from "./entry-repository.js";
 import { createEntryService } from "./entries.js";
 import { createStoreHandlers } from "./server.js";
+import { openSearch } from "./search-module.js";
+import { createSearchHandlers } from "./search-server.js";
 import { createSharingService } from "./sharing.js";
+import { createAuditRepository } from "./audit-repository.js";
+import { createAuditService, createDenialRecorder } from "./audit.js";
+import { createHistoryRepository } from "./history-repository.js";
+import { createHistoryService } from "./history.js";
+import { createReviewRepository } from "./review-repository.js";
+import { createReviewService } from "./review.js";
 
 export { loadStoreConfig, type StoreConfig } from "./config.js";
 export { openDatabase, type DatabaseOptions } from "./db/open-database.js";
@@ -17,7 +25,15 @@ export { createPostgresConnection, type PostgresOptions } from "./db/postgres-da
 export { migrate, type MigrationResult } from "./db/migrate.js";
 export { latestSchemaVersion, migrations, type Migration } from "./migrations/index.js";
 export { createSqlParams, type DatabaseKind, type SqlConnection, type SqlDatabase, type SqlExecutor, type SqlParams, type SqlResult, type VectorType } from "./db/sql-database.js";
-export { accessPredicate, type AccessMode } from "./access-predicate.js";
+export { accessPredicate, deletedEntryPredicate, type AccessMode } from "./access-predicate.js";
+export { trustFilter, defaultReadableTrustStates } from "./trust-filter.js";
+export { trustColumns, toEntryTrust, type TrustRow } from "./entry-repository.js";
+export { screenEntry, screenRules, type ScreenFinding, type ScreenRuleId } from "./instruction-screen.js";
+export { auditHash, canonicalJson, genesisHash, type AuditRecord } from "./audit.js";
+export type { TrustState } from "./trust.js";
+export { openSearch, type OpenSearch } from "./search-module.js";
+export { defaultSearchConfig, type SearchConfig } from "./search-config.js";
+export { hnswIndexName } from "./postgres-vector-index.js";
 export { createUuidV7, isUuid } from "./ids.js";
 export type { Principal, Scope } from "./principal.js";
 
@@ -57,16 +73,29 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
   const database = dependencies.database ?? (await openDatabase(config.database, logger));
   try {
     const repository = createEntryRepository(database);
-    const services = { entries: createEntryService(repository), sharing: createSharingService(repository), apiKeys: createApiKeyService(createApiKeyRepository(database)) };
+    const auditRepository = createAuditRepository(database);
+    const denials = createDenialRecorder(auditRepository);
+    const services = {
+      entries: createEntryService(repository, denials),
+      sharing: createSharingService(repository, denials),
+      apiKeys: createApiKeyService(createApiKeyRepository(database)),
+      history: createHistoryService(createHistoryRepository(database), denials),
+      review: createReviewService(repository, createReviewRepository(database), denials),
+      audit: createAuditService(auditRepository, denials),
+    };
+    const search = await openSearch(database, config.search, logger, config.database.migrations);
     return await startGrpcService({
       name: "store",
       host: config.host,
       port: config.port,
       opsPort: config.opsPort,
       logger,
-      register: (builder) => builder.addService(storeV1.StoreService, createStoreHandlers(services)),
+      register: (builder) => builder.addService(storeV1.StoreService, createStoreHandlers(services)).addService(searchV1.SearchService, createSearchHandlers(search.service)),
       isReady: () => isReachable(database),
-      ...(ownsDatabase ? { onClose: () => database.close() } : {}),
+      onClose: async () => {
+        await search.close();
+        if (ownsDatabase) await database.close();
+      },
     });
   } catch (error) {
     if (ownsDatabase) await database.close();

@@ -3,11 +3,14 @@
  * types, for the transport (server.ts). Enum values a peer sends that this
  * build does not know are INVALID_ARGUMENT naming the field.
  */
-import { create, toBinary, toJson, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
+import { create, toBinary, toJson, type DescMessage, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { invalidArgument } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
 import type { ApiKeyInput, ApiKeyRecord } from "./api-keys.js";
+import type { AuditFilter, AuditRecord, ChainReport } from "./audit.js";
+import type { EntryHistory, EntryVersionRecord, TombstoneRecord } from "./history.js";
+import type { ReviewDecision, TrustState } from "./trust.js";
 import type { EntryAck, EntryUpdateInput, GeneratedInput, ItemError, ItemResult, JsonValue, NewEntryInput, NodeSummary, Source, StoredEntry, Visibility } from "./entries.js";
 import type { EntryFilterInput } from "./entry-validation.js";
 import type { IdempotencyState } from "./idempotency.js";
@@ -114,6 +117,7 @@ export function toEntryFilter(filter: storeV1.EntryFilter | undefined): EntryFil
     createdFrom: toDate(filter.createdFrom),
     createdTo: toDate(filter.createdTo),
     contentType: filter.contentType,
+    includeQuarantined: filter.includeQuarantined,
   };
 }
 
@@ -156,7 +160,45 @@ export function toEntryUpdate(update: storeV1.EntryUpdate, index: number): Entry
     images: update.images === undefined ? undefined : toImages(update.images.images),
     visibility: toVisibility(update.visibility, `updates[${index}].visibility`),
     generated: toGenerated(update.generated),
+    restoredFromVersion: update.restoredFromVersion,
   };
+}
+
+export const trustStateOf: Record<TrustState, storeV1.TrustState> = {
+  unverified: storeV1.TrustState.UNVERIFIED,
+  verified: storeV1.TrustState.VERIFIED,
+  quarantined: storeV1.TrustState.QUARANTINED,
+  rejected: storeV1.TrustState.REJECTED,
+};
+
+export function toTrustState(state: storeV1.TrustState, field: string): TrustState | undefined {
+  switch (state) {
+    case storeV1.TrustState.UNVERIFIED:
+      return "unverified";
+    case storeV1.TrustState.VERIFIED:
+      return "verified";
+    case storeV1.TrustState.QUARANTINED:
+      return "quarantined";
+    case storeV1.TrustState.REJECTED:
+      return "rejected";
+    case storeV1.TrustState.UNSPECIFIED:
+      return undefined;
+    default:
+      throw invalidArgument(`${field} ${String(state)} is not a known trust state`);
+  }
+}
+
+export function toReviewDecision(decision: storeV1.ReviewDecision): ReviewDecision | undefined {
+  switch (decision) {
+    case storeV1.ReviewDecision.APPROVE:
+      return "approve";
+    case storeV1.ReviewDecision.REJECT:
+      return "reject";
+    case storeV1.ReviewDecision.UNSPECIFIED:
+      return undefined;
+    default:
+      throw invalidArgument(`decision ${String(decision)} is not a known review decision`);
+  }
 }
 
 export function toAckMessage(ack: EntryAck): MessageInitShape<typeof storeV1.EntryAckSchema> {
@@ -167,6 +209,9 @@ export function toAckMessage(ack: EntryAck): MessageInitShape<typeof storeV1.Ent
     deduplicated: ack.deduplicated,
     createdAt: timestampFromDate(ack.createdAt),
     updatedAt: timestampFromDate(ack.updatedAt),
+    previouslyDeleted: ack.previouslyDeleted,
+    trustState: trustStateOf[ack.trust.state],
+    trustReasons: ack.trust.reasons,
   };
 }
 
@@ -210,6 +255,105 @@ export function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof stor
     nodeSummaries: entry.nodeSummaries.map(toNodeSummaryMessage),
     embeddingModel: entry.embeddingModel,
     chunkCount: entry.chunkCount,
+    ...(entry.trust === undefined
+      ? {}
+      : {
+          trustState: trustStateOf[entry.trust.state],
+          trustReasons: entry.trust.reasons,
+          reviewedBy: entry.trust.reviewedBy ?? "",
+          reviewedAt: fromDate(entry.trust.reviewedAt),
+          reviewNote: entry.trust.reviewNote ?? "",
+        }),
+    updatedBy: entry.updatedBy ?? "",
+  };
+}
+
+function toVersionMessage(version: EntryVersionRecord): MessageInitShape<typeof storeV1.EntryVersionSchema> {
+  return {
+    version: version.version,
+    current: version.current,
+    redacted: version.redacted,
+    text: version.text,
+    contentHash: version.contentHash,
+    metadata: version.metadata,
+    tags: version.tags,
+    summary: version.summary,
+    visibility: visibilityOf[version.visibility],
+    trustState: trustStateOf[version.trustState],
+    writtenBy: version.writtenBy,
+    writtenAt: timestampFromDate(version.writtenAt),
+    supersededBy: version.supersededBy ?? "",
+    supersededAt: fromDate(version.supersededAt),
+    change: version.change,
+    restoredFrom: version.restoredFrom ?? 0,
+  };
+}
+
+function toTombstoneMessage(tombstone: TombstoneRecord): MessageInitShape<typeof storeV1.TombstoneSchema> {
+  return {
+    id: tombstone.id,
+    threadId: tombstone.threadId,
+    contentHash: tombstone.contentHash,
+    owner: tombstone.owner,
+    deletedBy: tombstone.deletedBy,
+    deletedAt: timestampFromDate(tombstone.deletedAt),
+    reason: tombstone.reason,
+    historyPurgedAt: fromDate(tombstone.historyPurgedAt),
+  };
+}
+
+export function toHistoryMessage(history: EntryHistory): MessageInitShape<typeof storeV1.GetEntryHistoryResponseSchema> {
+  return {
+    id: history.id,
+    threadId: history.threadId,
+    owner: history.owner,
+    latestVersion: history.latestVersion,
+    versions: history.versions.map(toVersionMessage),
+    hasMore: history.hasMore,
+    ...(history.tombstone === undefined ? {} : { tombstone: toTombstoneMessage(history.tombstone) }),
+  };
+}
+
+export function toAuditFilter(filter: storeV1.AuditFilter | undefined): AuditFilter {
+  const outcome = filter?.outcome ?? "";
+  if (outcome !== "" && outcome !== "ok" && outcome !== "denied") throw invalidArgument('filter.outcome must be "ok", "denied" or empty');
+  return {
+    action: filter?.action,
+    actor: filter?.actor,
+    targetId: filter?.targetId,
+    from: toDate(filter?.from),
+    to: toDate(filter?.to),
+    outcome: outcome === "" ? undefined : outcome,
+  };
+}
+
+export function toAuditRecordMessage(record: AuditRecord): MessageInitShape<typeof storeV1.AuditRecordSchema> {
+  return {
+    seq: BigInt(record.seq),
+    id: record.id,
+    at: timestampFromDate(record.at),
+    actor: record.actor,
+    action: record.action,
+    outcome: record.outcome,
+    targetIds: record.targetIds,
+    beforeHashes: record.beforeHashes,
+    afterHashes: record.afterHashes,
+    requestId: record.requestId,
+    details: record.details as JsonObject,
+    previousHash: record.previousHash,
+    hash: record.hash,
+    tenant: record.tenant,
+  };
+}
+
+export function toChainReportMessage(report: ChainReport): MessageInitShape<typeof storeV1.AuditChainReportSchema> {
+  return {
+    tenant: report.tenant,
+    records: BigInt(report.records),
+    intact: report.intact,
+    brokenSeq: BigInt(report.broken?.seq ?? 0),
+    brokenId: report.broken?.id ?? "",
+    problem: report.broken?.problem ?? "",
   };
 }
 

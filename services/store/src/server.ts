@@ -4,6 +4,9 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImplementation } from "@context-hub/common";
 import { storeV1 } from "@context-hub/proto";
 import type { ApiKeyService } from "./api-keys.js";
+import type { AuditService } from "./audit.js";
+import type { HistoryService } from "./history.js";
+import type { ReviewService } from "./review.js";
 import type { CommitItemResult, DeleteEntriesResult, EntryAck, EntryService, UpdateItemResult } from "./entries.js";
 import type { Outcome } from "./idempotency.js";
 import {
@@ -12,6 +15,13 @@ import {
   toAckMessage,
   toApiKeyInput,
   toApiKeyMessage,
+  toAuditFilter,
+  toAuditRecordMessage,
+  toChainReportMessage,
+  toHistoryMessage,
+  toReviewDecision,
+  toTrustState,
+  trustStateOf,
   toEntryFilter,
   toEntryMessage,
   toEntryUpdate,
@@ -32,6 +42,9 @@ export interface StoreServices {
   entries: EntryService;
   sharing: SharingService;
   apiKeys: ApiKeyService;
+  history: HistoryService;
+  review: ReviewService;
+  audit: AuditService;
 }
 
 /**
@@ -72,7 +85,7 @@ const shareResponse = idempotentResponse(storeV1.ShareResponseSchema, (result: S
 const unshareResponse = idempotentResponse(storeV1.UnshareResponseSchema, (result: UnshareResult) => ({ revokedCount: result.revokedCount }));
 
 /** The StoreService implementation over the domain services. */
-export function createStoreHandlers({ entries, sharing, apiKeys }: StoreServices): ServiceImplementation<typeof storeV1.StoreService> {
+export function createStoreHandlers({ entries, sharing, apiKeys, history, review, audit }: StoreServices): ServiceImplementation<typeof storeV1.StoreService> {
   return {
     async findDuplicate(request) {
       const id = await entries.findDuplicate(toPrincipal(request.principal), {
@@ -115,14 +128,19 @@ export function createStoreHandlers({ entries, sharing, apiKeys }: StoreServices
         ids: request.ids,
         threadId: request.threadId,
         atomic: request.atomic,
+        reason: request.reason,
         idempotency: deleteResponse.key(request.idempotency),
       });
       return deleteResponse.respond(outcome);
     },
 
     async getEntries(request) {
-      const result = await entries.getEntries(toPrincipal(request.principal), { ids: request.ids, includeImages: request.includeImages });
-      return { entries: result.entries.map(toEntryMessage), missing: result.missing };
+      const result = await entries.getEntries(toPrincipal(request.principal), { ids: request.ids, includeImages: request.includeImages, includeQuarantined: request.includeQuarantined });
+      return {
+        entries: result.entries.map(toEntryMessage),
+        missing: result.missing,
+        withheld: result.withheld.map((item) => ({ id: item.id, trustState: trustStateOf[item.state] })),
+      };
     },
 
     async listEntries(request) {
@@ -206,6 +224,53 @@ export function createStoreHandlers({ entries, sharing, apiKeys }: StoreServices
     async lookupApiKey(request) {
       const key = await apiKeys.lookup(request.keyHash);
       return key === undefined ? {} : { key: toApiKeyMessage(key) };
+    },
+
+    async getEntryHistory(request) {
+      const result = await history.getHistory(toPrincipal(request.principal), { id: request.id, version: request.version, limit: request.limit, offset: request.offset });
+      return toHistoryMessage(result);
+    },
+
+    async listReviewQueue(request) {
+      const result = await review.listQueue(toPrincipal(request.principal), {
+        states: request.states.map((state, index) => toTrustState(state, `states[${index}]`)),
+        threadId: request.threadId,
+        limit: request.limit,
+        offset: request.offset,
+      });
+      return { entries: result.entries.map(toEntryMessage), hasMore: result.hasMore };
+    },
+
+    async reviewEntry(request) {
+      const outcome = await review.review(toPrincipal(request.principal), {
+        id: request.id,
+        decision: toReviewDecision(request.decision),
+        note: request.note,
+        expectedVersion: request.expectedVersion,
+      });
+      return {
+        id: outcome.id,
+        version: outcome.version,
+        previousState: trustStateOf[outcome.previousState],
+        trustState: trustStateOf[outcome.state],
+        reviewedBy: outcome.reviewedBy,
+        reviewedAt: timestampFromDate(outcome.reviewedAt),
+      };
+    },
+
+    async getAuditLog(request) {
+      const page = await audit.getLog(toPrincipal(request.principal), { filter: toAuditFilter(request.filter), limit: request.limit, beforeSeq: Number(request.beforeSeq) });
+      return { records: page.records.map(toAuditRecordMessage), hasMore: page.hasMore, nextBeforeSeq: BigInt(page.nextBeforeSeq) };
+    },
+
+    async verifyAuditLog(request) {
+      const reports = await audit.verify(request.tenant);
+      return { tenants: reports.map(toChainReportMessage) };
+    },
+
+    async purgeHistory(request) {
+      const result = await history.purge({ olderThanDays: request.olderThanDays, dryRun: request.dryRun });
+      return { entries: BigInt(result.entries), versions: BigInt(result.versions), dryRun: result.dryRun, cutoff: timestampFromDate(result.cutoff) };
     },
   };
 }

@@ -12,6 +12,7 @@ import type { EntryRepository, EntryWriteScope, LockedEntry } from "./entry-repo
 import { toIdQuery, type IdQuery } from "./id-query.js";
 import { createIdempotentRunner, type IdempotencyRequest, type Outcome } from "./idempotency.js";
 import { requirePrincipal, type Principal } from "./principal.js";
+import type { AuditEvent, DenialRecorder } from "./audit.js";
 
 export type GranteeKind = "subject" | "group";
 export type Permission = "read" | "write";
@@ -143,8 +144,26 @@ async function lockOwnedEntries(scope: EntryWriteScope, caller: Principal, queri
   return [...entries.values()];
 }
 
-/** The sharing service over the entry repository (grants live beside the entries they open). */
-export function createSharingService(repository: EntryRepository): SharingService {
+function grantDetails(grantees: readonly Grantee[] | undefined, permissions: readonly Permission[]): AuditEvent["details"] {
+  return { grantees: grantees === undefined ? ["*"] : grantees.map((grantee) => `${grantee.kind}:${grantee.name}`), permissions: [...permissions] };
+}
+
+/**
+ * The sharing service over the entry repository (grants live beside the
+ * entries they open). Each share and unshare is audited in its transaction;
+ * refusals are recorded by `denials`.
+ */
+export function createSharingService(repository: EntryRepository, denials: DenialRecorder): SharingService {
+  const service = createSharingOperations(repository);
+  const targets = (request: { entryIds: readonly string[]; threadId: string }) => (request.threadId === "" ? request.entryIds : [request.threadId]);
+  return {
+    share: (principal, request) => denials.guard(principal, request.threadId === "" ? "entry.share" : "thread.share", targets(request), () => service.share(principal, request)),
+    unshare: (principal, request) => denials.guard(principal, request.threadId === "" ? "entry.unshare" : "thread.unshare", targets(request), () => service.unshare(principal, request)),
+  };
+}
+
+/** Sharing itself; refusals are recorded by `createSharingService`. */
+function createSharingOperations(repository: EntryRepository): SharingService {
   const idempotent = createIdempotentRunner(repository);
   const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> =>
     scope === undefined ? repository.transaction(fn) : fn(scope);
@@ -168,14 +187,34 @@ export function createSharingService(repository: EntryRepository): SharingServic
               // Under the thread's lock, so no commit in the thread can slip between the grant and the flip and stay private.
               await tx.lockThreads(caller, [target.threadId]);
               const grants = await tx.grants.grantOnThread(caller, target.threadId, grantees, permission);
-              return { grants, nowSharedIds: await tx.grants.makeThreadShared(caller, target.threadId) };
+              const nowSharedIds = await tx.grants.makeThreadShared(caller, target.threadId);
+              tx.audit.record(caller.tenant, {
+                actor: caller.subject,
+                action: "thread.share",
+                outcome: "ok",
+                targetIds: [target.threadId],
+                beforeHashes: [],
+                afterHashes: [],
+                details: { ...grantDetails(grantees, [permission]), now_shared: nowSharedIds },
+              });
+              return { grants, nowSharedIds };
             }
             const entries = await lockOwnedEntries(tx, caller, target.queries, "share it");
             const nowSharedIds = await tx.grants.makeShared(
               caller,
               entries.filter((entry) => entry.visibility === "private").map((entry) => entry.id),
             );
-            return { grants: await tx.grants.grantOnEntries(caller, entries, grantees, permission), nowSharedIds };
+            const grants = await tx.grants.grantOnEntries(caller, entries, grantees, permission);
+            tx.audit.record(caller.tenant, {
+              actor: caller.subject,
+              action: "entry.share",
+              outcome: "ok",
+              targetIds: entries.map((entry) => entry.id),
+              beforeHashes: entries.map((entry) => entry.contentHash),
+              afterHashes: entries.map((entry) => entry.contentHash),
+              details: { ...grantDetails(grantees, [permission]), now_shared: nowSharedIds },
+            });
+            return { grants, nowSharedIds };
           }),
       );
     },
@@ -197,9 +236,31 @@ export function createSharingService(repository: EntryRepository): SharingServic
         },
         ({ target, grantees, permissions }, scope) =>
           within(scope, async (tx): Promise<UnshareResult> => {
-            if (target.kind === "thread") return { revokedCount: await tx.grants.revokeOnThread(caller, target.threadId, grantees, permissions) };
+            if (target.kind === "thread") {
+              const revokedCount = await tx.grants.revokeOnThread(caller, target.threadId, grantees, permissions);
+              tx.audit.record(caller.tenant, {
+                actor: caller.subject,
+                action: "thread.unshare",
+                outcome: "ok",
+                targetIds: [target.threadId],
+                beforeHashes: [],
+                afterHashes: [],
+                details: { ...grantDetails(grantees, permissions), revoked: revokedCount },
+              });
+              return { revokedCount };
+            }
             const entries = await lockOwnedEntries(tx, caller, target.queries, "change its sharing");
-            return { revokedCount: await tx.grants.revokeOnEntries(caller, entries.map((entry) => entry.id), grantees, permissions) };
+            const revokedCount = await tx.grants.revokeOnEntries(caller, entries.map((entry) => entry.id), grantees, permissions);
+            tx.audit.record(caller.tenant, {
+              actor: caller.subject,
+              action: "entry.unshare",
+              outcome: "ok",
+              targetIds: entries.map((entry) => entry.id),
+              beforeHashes: [],
+              afterHashes: [],
+              details: { ...grantDetails(grantees, permissions), revoked: revokedCount },
+            });
+            return { revokedCount };
           }),
       );
     },

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { trustStates } from "../trust/trust-state.js";
+
+const trustState = z.enum(trustStates).describe("unverified, verified, quarantined (the screen found instruction-shaped content) or rejected (by a reviewer).");
 
 const entryCommon = {
   id: z.string(),
@@ -11,6 +14,8 @@ const entryCommon = {
   metadata: z.record(z.string(), z.unknown()),
   tags: z.array(z.string()),
   version: z.number(),
+  trust_state: trustState,
+  trust_reasons: z.array(z.string()).describe("What the write-time screen found, as <field>:<rule>."),
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
 };
@@ -24,6 +29,9 @@ export const writeAckOutput = z.object({
   deduplicated: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),
+  trust_state: trustState,
+  trust_reasons: z.array(z.string()),
+  previously_deleted: z.boolean().describe("The same text was deleted from this thread before; it was stored again anyway."),
   message: z.string(),
 });
 
@@ -40,6 +48,7 @@ export const entryOutput = z.object({
 export const getContextByIdsOutput = z.object({
   entries: z.array(entryOutput),
   missing: z.array(z.string()),
+  withheld: z.array(z.object({ id: z.string(), trust_state: trustState })).describe("Entries you may read that were left out for their trust state; fetch them with include_quarantined."),
 });
 
 export const entryListingOutput = z.object({
@@ -71,6 +80,8 @@ export const storeBatchOutput = z.object({
       version: z.number().optional(),
       content_hash: z.string().optional(),
       deduplicated: z.boolean().optional(),
+      trust_state: trustState.optional(),
+      previously_deleted: z.boolean().optional(),
       error: itemError.optional(),
     }),
   ),
@@ -82,6 +93,7 @@ export const updateAckOutput = z.object({
   version: z.number(),
   content_hash: z.string(),
   updated_at: z.string(),
+  trust_state: trustState,
   message: z.string(),
 });
 
@@ -154,3 +166,111 @@ export const shareOutput = z.object({
 });
 
 export const unshareOutput = z.object({ revoked_count: z.number(), message: z.string() });
+
+const versionOutput = z.object({
+  version: z.number(),
+  current: z.boolean(),
+  redacted: z.boolean().describe("The version was private while it was current and you are not its owner: its content is left out."),
+  text: z.string(),
+  content_hash: z.string(),
+  summary: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  tags: z.array(z.string()),
+  visibility: z.enum(["private", "shared", "tenant"]),
+  trust_state: trustState,
+  change: z.string(),
+  restored_from: z.number().nullable(),
+  written_by: z.string(),
+  written_at: z.string().nullable(),
+  superseded_by: z.string().nullable(),
+  superseded_at: z.string().nullable(),
+});
+
+export const historyOutput = z.object({
+  context_id: z.string(),
+  thread_id: z.string(),
+  owner: z.string(),
+  latest_version: z.number(),
+  deleted: z.boolean(),
+  tombstone: z
+    .object({ content_hash: z.string(), deleted_by: z.string(), deleted_at: z.string().nullable(), reason: z.string(), history_purged_at: z.string().nullable() })
+    .nullable(),
+  versions: z.array(versionOutput),
+  count: z.number(),
+  limit: z.number(),
+  offset: z.number(),
+  has_more: z.boolean(),
+});
+
+export const restoreOutput = z.object({
+  success: z.boolean(),
+  context_id: z.string(),
+  restored_version: z.number(),
+  version: z.number(),
+  content_hash: z.string(),
+  trust_state: trustState,
+  message: z.string(),
+});
+
+export const reviewQueueOutput = z.object({
+  entries: z.array(
+    z.object({
+      id: z.string(),
+      thread_id: z.string(),
+      source: z.enum(["user", "agent"]),
+      owner: z.string(),
+      updated_by: z.string(),
+      visibility: z.enum(["private", "shared", "tenant"]),
+      version: z.number(),
+      trust_state: trustState,
+      trust_reasons: z.array(z.string()),
+      text: z.string(),
+      summary: z.string(),
+      metadata: z.record(z.string(), z.unknown()),
+      tags: z.array(z.string()),
+      created_at: z.string().nullable(),
+      updated_at: z.string().nullable(),
+      reviewed_by: z.string().nullable(),
+      reviewed_at: z.string().nullable(),
+      review_note: z.string().nullable(),
+    }),
+  ),
+  count: z.number(),
+  limit: z.number(),
+  offset: z.number(),
+  has_more: z.boolean(),
+});
+
+export const reviewOutput = z.object({
+  success: z.boolean(),
+  context_id: z.string(),
+  version: z.number(),
+  previous_state: trustState,
+  trust_state: trustState,
+  reviewed_by: z.string(),
+  reviewed_at: z.string().nullable(),
+  message: z.string(),
+});
+
+export const auditLogOutput = z.object({
+  records: z.array(
+    z.object({
+      seq: z.number(),
+      id: z.string(),
+      at: z.string().nullable(),
+      actor: z.string(),
+      action: z.string(),
+      outcome: z.string(),
+      target_ids: z.array(z.string()),
+      before_hashes: z.array(z.string()),
+      after_hashes: z.array(z.string()),
+      request_id: z.string(),
+      details: z.record(z.string(), z.unknown()),
+      previous_hash: z.string(),
+      hash: z.string(),
+    }),
+  ),
+  count: z.number(),
+  has_more: z.boolean(),
+  next_before_seq: z.number().nullable(),
+});

@@ -11,6 +11,8 @@ export const lockClasses = {
   thread: 0x43480001,
   /** An idempotency key: held from the key's lookup until its response is recorded. */
   idempotencyKey: 0x43480002,
+  /** A tenant's audit chain: held from reading the chain's head until the appended records commit. Always the last lock a transaction takes. */
+  auditChain: 0x43480003,
 } as const;
 
 /**

@@ -1,11 +1,13 @@
 import type { Migration } from "./migration.js";
 import { initialSchema } from "./0001-initial-schema.js";
 import { idempotencyAndApiKeys } from "./0002-idempotency-and-api-keys.js";
+import { searchSchema } from "./0003-search.js";
+import { historyTrustAudit } from "./0004-history-trust-audit.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
 /** Every migration this store knows, in version order. Append only. */
-export const migrations: readonly Migration[] = [initialSchema, idempotencyAndApiKeys];
+export const migrations: readonly Migration[] = [initialSchema, idempotencyAndApiKeys, searchSchema, historyTrustAudit];
 
 /** The schema version this build of the store expects. */
 export const latestSchemaVersion: number = migrations.reduce((latest, migration) => Math.max(latest, migration.version), 0);

@@ -31,7 +31,7 @@ function toChange(args: ChangeArgs): EntryChange {
 }
 
 /** A failed item of a single-item call becomes that call's error, with its code intact. */
-function unwrapSingle(outcome: ItemOutcome<WriteAck> | undefined): WriteAck {
+export function unwrapSingle(outcome: ItemOutcome<WriteAck> | undefined): WriteAck {
   if (outcome === undefined) throw new ContextHubError("INTERNAL", "the store returned no result for the update");
   if (outcome.ok) return outcome.value;
   const code = isErrorCode(outcome.error.code) ? outcome.error.code : "INTERNAL";
@@ -54,7 +54,15 @@ export const updateContextTool = defineTool({
     const idempotency = await resolveIdempotency(peers, principal, "update_context", args);
     const [outcome] = await writePath.update(principal, [toChange(args)], true, idempotency);
     const ack = unwrapSingle(outcome);
-    return { success: true, context_id: ack.id, version: ack.version, content_hash: ack.contentHash, updated_at: ack.updatedAt, message: `Updated ${ack.id} to version ${ack.version}.` };
+    return {
+      success: true,
+      context_id: ack.id,
+      version: ack.version,
+      content_hash: ack.contentHash,
+      updated_at: ack.updatedAt,
+      trust_state: ack.trustState,
+      message: `Updated ${ack.id} to version ${ack.version}.${ack.trustState === "quarantined" ? ` It is quarantined (${ack.trustReasons.join(", ")}) until a reviewer approves it.` : ""}`,
+    };
   },
 });
 
@@ -108,7 +116,14 @@ export const deleteContextTool = defineTool({
   scope: "context:write",
   async handler(args, { principal, peers }) {
     const idempotency = await resolveIdempotency(peers, principal, "delete_context", args);
-    const reply = await peers.store.deleteEntries({ principal, ids: args.context_ids ?? [], threadId: args.thread_id ?? "", atomic: false, ...(idempotency === undefined ? {} : { idempotency }) });
+    const reply = await peers.store.deleteEntries({
+      principal,
+      ids: args.context_ids ?? [],
+      threadId: args.thread_id ?? "",
+      atomic: false,
+      reason: args.reason ?? "",
+      ...(idempotency === undefined ? {} : { idempotency }),
+    });
     return toDeleteOutput(reply);
   },
 });
@@ -123,7 +138,14 @@ export const deleteContextBatchTool = defineTool({
   scope: "context:write",
   async handler(args, { principal, peers }) {
     const idempotency = await resolveIdempotency(peers, principal, "delete_context_batch", args);
-    const reply = await peers.store.deleteEntries({ principal, ids: args.context_ids, threadId: "", atomic: args.atomic ?? false, ...(idempotency === undefined ? {} : { idempotency }) });
+    const reply = await peers.store.deleteEntries({
+      principal,
+      ids: args.context_ids,
+      threadId: "",
+      atomic: args.atomic ?? false,
+      reason: args.reason ?? "",
+      ...(idempotency === undefined ? {} : { idempotency }),
+    });
     return toDeleteOutput(reply);
   },
 });

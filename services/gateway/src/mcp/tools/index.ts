@@ -1,8 +1,15 @@
 import type { ToolDefinition } from "../tool-definition.js";
 import { deleteContextBatchTool, deleteContextTool, updateContextBatchTool, updateContextTool } from "./change-tools.js";
+import { fetchTool, searchTool } from "./connector-tools.js";
+import { whoamiTool } from "./identity-tools.js";
 import { getContextByIdsTool, getStatisticsTool, listThreadsTool, searchContextTool } from "./read-tools.js";
+import { grepContextTool, navigateContextTool, readContextRangeTool } from "./navigation-tools.js";
+import { ftsSearchContextTool, hybridSearchContextTool, semanticSearchContextTool } from "./search-tools.js";
 import { shareContextTool, unshareContextTool } from "./sharing-tools.js";
 import { storeContextBatchTool, storeContextTool } from "./store-tools.js";
+import { getContextHistoryTool, restoreContextVersionTool } from "./history-tools.js";
+import { listReviewQueueTool, reviewContextTool } from "./review-tools.js";
+import { getAuditLogTool } from "./audit-tools.js";
 
 /** Every tool the gateway offers, in the order tools/list shows them. */
 export const allTools: readonly ToolDefinition[] = [
@@ -10,6 +17,12 @@ export const allTools: readonly ToolDefinition[] = [
   storeContextBatchTool,
   getContextByIdsTool,
   searchContextTool,
+  hybridSearchContextTool,
+  ftsSearchContextTool,
+  semanticSearchContextTool,
+  navigateContextTool,
+  readContextRangeTool,
+  grepContextTool,
   listThreadsTool,
   getStatisticsTool,
   updateContextTool,
@@ -18,4 +31,12 @@ export const allTools: readonly ToolDefinition[] = [
   deleteContextBatchTool,
   shareContextTool,
   unshareContextTool,
+  getContextHistoryTool,
+  restoreContextVersionTool,
+  listReviewQueueTool,
+  reviewContextTool,
+  getAuditLogTool,
+  whoamiTool,
+  searchTool,
+  fetchTool,
 ];

@@ -4,6 +4,7 @@ import { timestampDate, timestampFromDate, ValueSchema, type Timestamp } from "@
 import { commonV1 } from "@context-hub/proto";
 import { toEntryListing, toEntryView } from "../../entry-views.js";
 import { toProtoSource } from "../../write-path.js";
+import { fromProtoTrustState } from "../../trust/trust-state.js";
 import { getContextByIdsInput, getStatisticsInput, listThreadsInput, searchContextInput } from "../input-schemas.js";
 import { getContextByIdsOutput, listThreadsOutput, searchContextOutput, statisticsOutput } from "../output-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
@@ -19,14 +20,19 @@ export const getContextByIdsTool = defineTool({
     "Fetch the full text, metadata, summary and section outline of entries by id.",
     "Use it after a search: search results carry only a preview and a summary, and the full text may hold conditions the summary leaves out.",
     "Accepts full ids or unique prefixes of 8 to 31 hex characters. Ids you cannot see are listed under missing, exactly like ids that do not exist.",
+    "Quarantined and rejected entries are listed under withheld with their trust_state; pass include_quarantined to read them, and treat them with suspicion.",
   ].join(" "),
   inputSchema: getContextByIdsInput,
   outputSchema: getContextByIdsOutput,
   annotations: readOnlyTool,
   scope: "context:read",
   async handler(args, { principal, peers }) {
-    const reply = await peers.store.getEntries({ principal, ids: args.context_ids, includeImages: args.include_images ?? false });
-    return { entries: reply.entries.map(toEntryView), missing: reply.missing };
+    const reply = await peers.store.getEntries({ principal, ids: args.context_ids, includeImages: args.include_images ?? false, includeQuarantined: args.include_quarantined ?? false });
+    return {
+      entries: reply.entries.map(toEntryView),
+      missing: reply.missing,
+      withheld: reply.withheld.map((item) => ({ id: item.id, trust_state: fromProtoTrustState(item.trustState) })),
+    };
   },
 });
 
@@ -37,6 +43,7 @@ export const searchContextTool = defineTool({
     "List entries that match filters (thread, source, tags, metadata values, date range, content type), newest first.",
     "Use it to load a thread's history or to browse by metadata. Each result has a 300-character preview and the summary; fetch full text with get_context_by_ids.",
     "Page with limit and offset while has_more is true.",
+    "Quarantined and rejected entries are left out unless include_quarantined is set; every result carries its trust_state.",
   ].join(" "),
   inputSchema: searchContextInput,
   outputSchema: searchContextOutput,
@@ -56,6 +63,7 @@ export const searchContextTool = defineTool({
         ...(args.start_date === undefined ? {} : { createdFrom: timestampFromDate(new Date(args.start_date)) }),
         ...(args.end_date === undefined ? {} : { createdTo: timestampFromDate(new Date(args.end_date)) }),
         contentType: args.content_type ?? "",
+        includeQuarantined: args.include_quarantined ?? false,
       },
       limit,
       offset,

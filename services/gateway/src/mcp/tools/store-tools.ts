@@ -1,6 +1,6 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { resolveIdempotency } from "../../idempotency.js";
-import { timeStage, type NewEntryInput, type Source, type Visibility } from "../../write-path.js";
+import { timeStage, type NewEntryInput, type Source, type Visibility, type WriteAck } from "../../write-path.js";
 import { storeContextBatchInput, storeContextInput } from "../input-schemas.js";
 import { storeBatchOutput, writeAckOutput } from "../output-schemas.js";
 import { additiveTool, defineTool } from "../tool-definition.js";
@@ -27,6 +27,16 @@ export function toNewEntry(args: EntryArgs): NewEntryInput {
     images: toImages(args.images ?? []),
     visibility: args.visibility,
   };
+}
+
+/** What a caller is told about its write, including what it should know about the entry's trust and past. */
+function storedMessage(ack: WriteAck): string {
+  const parts = [ack.deduplicated ? `Identical to your latest entry in this thread; folded into ${ack.id}.` : `Stored as ${ack.id}.`];
+  if (ack.previouslyDeleted) parts.push("The same text was deleted from this thread before; it is stored again.");
+  if (ack.trustState === "quarantined") {
+    parts.push(`It is quarantined (${ack.trustReasons.join(", ")}): searches and fetches leave it out unless include_quarantined is set, until a reviewer approves it.`);
+  }
+  return parts.join(" ");
 }
 
 export const storeContextTool = defineTool({
@@ -57,7 +67,10 @@ export const storeContextTool = defineTool({
       deduplicated: ack.deduplicated,
       created_at: ack.createdAt,
       updated_at: ack.updatedAt,
-      message: ack.deduplicated ? `Identical to your latest entry in this thread; folded into ${ack.id}.` : `Stored as ${ack.id}.`,
+      trust_state: ack.trustState,
+      trust_reasons: ack.trustReasons,
+      previously_deleted: ack.previouslyDeleted,
+      message: storedMessage(ack),
     };
   },
 });
@@ -81,7 +94,16 @@ export const storeContextBatchTool = defineTool({
     const outcomes = await writePath.storeBatch(principal, entries, atomic, idempotency);
     const results = outcomes.map((outcome, index) =>
       outcome.ok
-        ? { index, success: true, context_id: outcome.value.id, version: outcome.value.version, content_hash: outcome.value.contentHash, deduplicated: outcome.value.deduplicated }
+        ? {
+            index,
+            success: true,
+            context_id: outcome.value.id,
+            version: outcome.value.version,
+            content_hash: outcome.value.contentHash,
+            deduplicated: outcome.value.deduplicated,
+            trust_state: outcome.value.trustState,
+            previously_deleted: outcome.value.previouslyDeleted,
+          }
         : { index, success: false, error: outcome.error },
     );
     const stored = results.filter((result) => result.success).length;

@@ -1,0 +1,222 @@
+// Retrieval benchmark on the embedded default (PGlite with pgvector, built-in embedder and reranker).
+//
+// For each corpus size it loads synthetic notes (bench/retrieval-data.js) straight into a PGlite data directory, builds
+// the HNSW index, and measures, as a non-admin principal whose reads run the full access predicate:
+//   - p50/p95 of every search mode end to end over MCP (fts_search_context, semantic_search_context,
+//     hybrid_search_context with and without reranking), the same searches in the store without transport, and beside
+//     each the raw floor: the bare SQL of that leg run straight against PGlite;
+//   - semantic recall@10 of the approximate (HNSW) search against exact search, both under the access predicate;
+//   - load time, HNSW build time, index and table sizes, and process memory.
+//
+// Usage: node bench/retrieval.js [--sizes 10000,100000] [--queries 200] [--json bench/results/retrieval.json]
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createLogger, generateApiKey } from "@context-hub/common";
+import { startAllInOne } from "@context-hub/cli";
+import { accessPredicate, createSqlParams, defaultSearchConfig, hnswIndexName, openDatabase, openSearch } from "@context-hub/store";
+import { benchPrincipal, builtinDimension, builtinModel, loadCorpus, makeQueries } from "./retrieval-data.js";
+
+const { values } = parseArgs({
+  options: { sizes: { type: "string", default: "10000,100000" }, queries: { type: "string", default: "200" }, "ef-search": { type: "string" }, json: { type: "string" } },
+});
+const sizes = values.sizes.split(",").map(Number);
+const queryCount = Number(values.queries);
+const logger = createLogger("bench", "warn");
+/** The store's search settings for this run: its defaults, or the ef_search given on the command line. */
+const searchConfig = values["ef-search"] === undefined ? defaultSearchConfig : { ...defaultSearchConfig, vectors: { ...defaultSearchConfig.vectors, efSearch: Number(values["ef-search"]) } };
+const log = (message) => process.stderr.write(`${message}\n`);
+
+const quantile = (samples, q) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+};
+const round = (value) => Number(value.toFixed(2));
+const summary = (samples) => ({ p50: round(quantile(samples, 0.5)), p95: round(quantile(samples, 0.95)), mean: round(samples.reduce((a, b) => a + b, 0) / samples.length) });
+const mb = (bytes) => round(Number(bytes) / 1024 / 1024);
+
+/** Runs `fn` for every query after a warm-up of ten, and returns its latencies in ms. */
+async function timeAll(queries, fn) {
+  for (const query of queries.slice(0, 10)) await fn(query);
+  const samples = [];
+  for (const query of queries) {
+    const started = performance.now();
+    await fn(query);
+    samples.push(performance.now() - started);
+  }
+  return summary(samples);
+}
+
+const vectorLiteral = (vector) => `[${Array.from(vector, (x) => x.toFixed(6)).join(",")}]`;
+
+/** The bare SQL of each leg, with the same access predicate, as a floor for what the store adds around it. */
+function rawLegs(db) {
+  return {
+    async fts(text) {
+      const params = createSqlParams();
+      const query = `plainto_tsquery('english', ${params.add(text)})`;
+      await db.query(
+        `SELECT e.id, ts_rank_cd(e.search_vector, ${query}) AS score FROM entries e
+         WHERE e.search_vector @@ ${query} AND ${accessPredicate(benchPrincipal, "e", params)}
+         ORDER BY score DESC, e.id DESC LIMIT 11`,
+        params.values,
+      );
+    },
+    async ann(vector) {
+      await db.transaction(async (tx) => {
+        await tx.query("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)", [String(searchConfig.vectors.efSearch)]);
+        const params = createSqlParams();
+        const distance = `(c.embedding::vector(${builtinDimension})) <=> ${params.add(vectorLiteral(vector))}::vector(${builtinDimension})`;
+        await tx.query(
+          `SELECT c.entry_id, ${distance} AS distance FROM chunks c JOIN entries e ON e.id = c.entry_id
+           WHERE c.embedding_model = ${params.add(builtinModel)} AND vector_dims(c.embedding) = ${builtinDimension} AND c.tenant = ${params.add(benchPrincipal.tenant)}
+             AND ${accessPredicate(benchPrincipal, "e", params)}
+           ORDER BY ${distance} LIMIT 33`,
+          params.values,
+        );
+      });
+    },
+  };
+}
+
+async function measureInProcess(dataDir, queries) {
+  const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
+  try {
+    const ann = await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, exactBelowChunks: 0, buildIndexes: false } }, logger);
+    const exact = await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, exactBelowChunks: 100_000_000, buildIndexes: false } }, logger);
+    const rssBefore = process.memoryUsage().rss;
+    const buildStarted = performance.now();
+    await ann.vectors.buildIndex(builtinModel, builtinDimension);
+    const buildMs = performance.now() - buildStarted;
+    const rssAfter = process.memoryUsage().rss;
+    const { rows: sizeRows } = await db.query(
+      `SELECT pg_relation_size(to_regclass($1)) AS hnsw, pg_relation_size('entries_search_idx') AS gin,
+              pg_total_relation_size('entries') AS entries, pg_total_relation_size('chunks') AS chunks, (SELECT count(*) FROM chunks) AS chunk_count`,
+      [hnswIndexName(builtinModel, builtinDimension)],
+    );
+    const sizes = sizeRows[0];
+
+    const { loadWordVectors, embedText, toDefaultCacheDir } = await import("@context-hub/text");
+    const vectors = await loadWordVectors(toDefaultCacheDir(process.env));
+    const queryVectors = new Map(queries.map((query) => [query, Array.from(embedText(query, vectors))]));
+    const raw = rawLegs(db);
+    const search = { fts: (service, text, mode = "match") => service.fullText(benchPrincipal, { query: text, mode, language: "", filter: undefined, limit: 10, offset: 0, highlight: false }) };
+    const semantic = (service, text) => service.semantic(benchPrincipal, { model: builtinModel, vector: queryVectors.get(text), filter: undefined, limit: 10, offset: 0 });
+
+    const result = {
+      hnsw: { buildMs: round(buildMs), indexMb: mb(sizes.hnsw), rssGrowthMb: mb(rssAfter - rssBefore), rssMb: mb(rssAfter) },
+      storage: { entriesMb: mb(sizes.entries), chunksMb: mb(sizes.chunks), ginMb: mb(sizes.gin), chunks: Number(sizes.chunk_count) },
+      store: {
+        fts_match: await timeAll(queries, (text) => search.fts(ann.service, text)),
+        fts_any: await timeAll(queries, (text) => search.fts(ann.service, text, "any")),
+        semantic_ann: await timeAll(queries, (text) => semantic(ann.service, text)),
+        semantic_exact: await timeAll(queries, (text) => semantic(exact.service, text)),
+      },
+      floor: {
+        fts_match: await timeAll(queries, (text) => raw.fts(text)),
+        semantic_ann: await timeAll(queries, (text) => raw.ann(queryVectors.get(text))),
+      },
+    };
+    // Recall@10 of the approximate search against the exact one, both under the access predicate, for several ef_search values.
+    const truth = new Map();
+    for (const query of queries) truth.set(query, (await semantic(exact.service, query)).hits.map((hit) => hit.entry.id));
+    result.recall = [];
+    for (const efSearch of [100, 200, 400, 1000]) {
+      const tuned = await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, efSearch, exactBelowChunks: 0, buildIndexes: false } }, logger);
+      let found = 0;
+      let expected = 0;
+      let served = 0;
+      for (const query of queries) {
+        const approximate = await semantic(tuned.service, query);
+        if (approximate.strategy === "ann") served++;
+        const got = new Set(approximate.hits.map((hit) => hit.entry.id));
+        expected += truth.get(query).length;
+        found += truth.get(query).filter((id) => got.has(id)).length;
+      }
+      result.recall.push({ efSearch, at10: round(found / expected), servedByIndex: served, latency: await timeAll(queries, (text) => semantic(tuned.service, text)) });
+      await tuned.close();
+    }
+    result.index = { m: searchConfig.vectors.hnswM, efConstruction: searchConfig.vectors.hnswEfConstruction, efSearch: searchConfig.vectors.efSearch };
+    await ann.close();
+    await exact.close();
+    return result;
+  } finally {
+    await db.close();
+  }
+}
+
+async function measureOverMcp(dataDir, queries) {
+  const key = generateApiKey();
+  const keysFile = join(dataDir, "..", "bench-keys.json");
+  writeFileSync(keysFile, JSON.stringify({ keys: [{ key, ...benchPrincipal }] }));
+  const hub = await startAllInOne({
+    env: { ...process.env, DATABASE_URL: "", LOG_LEVEL: "warn", CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: keysFile, CONTEXT_HUB_RATE_READ_PER_MIN: "1000000", CONTEXT_HUB_RATE_READ_BURST: "1000000", STORE_HNSW_EF_SEARCH: String(searchConfig.vectors.efSearch) },
+    port: 0,
+    dataDir,
+    // As `context-hub start` runs it: the store in its own process, so the database has a core of its own.
+    storeProcess: true,
+  });
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(hub.url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  const call = async (name, args) => {
+    const result = await client.callTool({ name, arguments: args });
+    if (result.isError) throw new Error(`${name} failed: ${result.content[0]?.text}`);
+    return result.structuredContent;
+  };
+  try {
+    return {
+      fts_search_context: await timeAll(queries, (query) => call("fts_search_context", { query })),
+      semantic_search_context: await timeAll(queries, (query) => call("semantic_search_context", { query })),
+      hybrid_search_context: await timeAll(queries, (query) => call("hybrid_search_context", { query })),
+      hybrid_without_rerank: await timeAll(queries, (query) => call("hybrid_search_context", { query, rerank: false })),
+    };
+  } finally {
+    await client.close();
+    await hub.close();
+  }
+}
+
+const results = {};
+for (const size of sizes) {
+  const root = mkdtempSync(join(tmpdir(), "context-hub-bench-retrieval-"));
+  const dataDir = join(root, "data");
+  try {
+    log(`${size} entries: loading…`);
+    const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
+    const load = await loadCorpus(db, size, { log });
+    await db.close();
+    log(`${size} entries: loaded in ${(load.loadMs / 1000).toFixed(1)} s (embedding ${(load.embedMs / 1000).toFixed(1)} s); measuring the store…`);
+    const queries = makeQueries(queryCount, 11);
+    const inProcess = await measureInProcess(dataDir, queries);
+    log(`${size} entries: measuring over MCP…`);
+    const mcp = await measureOverMcp(dataDir, queries);
+    results[size] = { load: { ms: round(load.loadMs), embedMs: round(load.embedMs), threads: load.threads }, ...inProcess, mcp };
+    log(JSON.stringify(results[size], null, 2));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const line = (label, value, floor) => `${label.padEnd(34)} p50 ${String(value.p50).padStart(8)} ms  p95 ${String(value.p95).padStart(8)} ms${floor ? `   (raw SQL floor p50 ${floor.p50} / p95 ${floor.p95} ms)` : ""}`;
+for (const [size, result] of Object.entries(results)) {
+  const queries = queryCount;
+  console.log(`\n== ${size} entries (${result.storage.chunks} chunks, ${result.load.threads} threads, 2 tenants) ==`);
+  console.log(line("MCP fts_search_context", result.mcp.fts_search_context, result.floor.fts_match));
+  console.log(line("MCP semantic_search_context", result.mcp.semantic_search_context, result.floor.semantic_ann));
+  console.log(line("MCP hybrid_search_context (rerank)", result.mcp.hybrid_search_context));
+  console.log(line("MCP hybrid_search_context (no rerank)", result.mcp.hybrid_without_rerank));
+  console.log(line("store full text (match)", result.store.fts_match, result.floor.fts_match));
+  console.log(line("store full text (any)", result.store.fts_any));
+  console.log(line("store semantic (HNSW)", result.store.semantic_ann, result.floor.semantic_ann));
+  console.log(line("store semantic (exact)", result.store.semantic_exact));
+  console.log(`HNSW m=${result.index.m}, ef_construction=${result.index.efConstruction}; the store's ef_search is ${result.index.efSearch}`);
+  for (const row of result.recall) console.log(`  ef_search ${String(row.efSearch).padStart(4)}: recall@10 vs exact (ACL filtered) ${row.at10.toFixed(3)}, store semantic p50 ${row.latency.p50} / p95 ${row.latency.p95} ms (${row.servedByIndex}/${queries} served by the index)`);
+  console.log(`HNSW build ${(result.hnsw.buildMs / 1000).toFixed(1)} s, index ${result.hnsw.indexMb} MB, RSS +${result.hnsw.rssGrowthMb} MB (process ${result.hnsw.rssMb} MB); entries ${result.storage.entriesMb} MB, chunks ${result.storage.chunksMb} MB, GIN ${result.storage.ginMb} MB; load ${(result.load.ms / 1000).toFixed(1)} s`);
+}
+if (values.json) {
+  mkdirSync(dirname(values.json), { recursive: true });
+  writeFileSync(values.json, `${JSON.stringify({ node: process.version, sizes, queries: queryCount, results }, null, 2)}\n`);
+}

@@ -1,0 +1,47 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { loadGatewayConfig } from "./config.js";
+
+const oidcEnv = { CONTEXT_HUB_AUTH: "oidc", OIDC_ISSUER: "https://login.example.com/realms/acme", CONTEXT_HUB_PUBLIC_URL: "https://context.example.com/mcp" };
+
+test("CONTEXT_HUB_AUTH takes none, api-key, oidc or both, in either order", () => {
+  assert.deepEqual(loadGatewayConfig({}).auth.methods, []);
+  assert.deepEqual(loadGatewayConfig({ CONTEXT_HUB_AUTH: "api-key" }).auth.methods, ["api-key"]);
+  assert.deepEqual(loadGatewayConfig({ ...oidcEnv, CONTEXT_HUB_AUTH: "oidc, api-key" }).auth.methods, ["api-key", "oidc"]);
+  assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_AUTH: "api-key,ldap" }), /CONTEXT_HUB_AUTH: expected none, api-key, oidc or api-key,oidc/);
+});
+
+test("oidc needs an issuer and the public resource URL, which is the default audience", () => {
+  const config = loadGatewayConfig(oidcEnv);
+  assert.deepEqual(config.auth.oidc?.audiences, ["https://context.example.com/mcp"]);
+  assert.deepEqual(config.auth.oidc?.tenant, { claim: "tenant" });
+  assert.equal(config.auth.oidc?.jwksUrl, undefined, "discovered from the issuer");
+  assert.deepEqual(loadGatewayConfig({ ...oidcEnv, OIDC_AUDIENCE: "context-hub, account" }).auth.oidc?.audiences, ["context-hub", "account"]);
+  assert.throws(
+    () => loadGatewayConfig({ CONTEXT_HUB_AUTH: "oidc" }),
+    (error: Error) => /OIDC_ISSUER: required/.test(error.message) && /CONTEXT_HUB_PUBLIC_URL: required/.test(error.message),
+  );
+});
+
+test("OIDC settings are checked: https outside loopback, asymmetric algorithms only, one source of tenant", () => {
+  assert.throws(() => loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://login.example.com" }), /OIDC_ISSUER: expected an https:\/\/ URL/);
+  assert.equal(loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://127.0.0.1:9000/realms/x" }).auth.oidc?.issuer, "http://127.0.0.1:9000/realms/x");
+  assert.throws(() => loadGatewayConfig({ ...oidcEnv, OIDC_ALGORITHMS: "RS256,HS256,none" }), /OIDC_ALGORITHMS: .*not allowed: HS256, none/);
+  assert.throws(() => loadGatewayConfig({ ...oidcEnv, OIDC_TENANT: "acme", OIDC_TENANT_CLAIM: "org" }), /OIDC_TENANT: set either/);
+  assert.deepEqual(loadGatewayConfig({ ...oidcEnv, OIDC_TENANT: "acme" }).auth.oidc?.tenant, { fixed: "acme" });
+});
+
+test("rate limits are off with auth off unless set, and on with auth on", () => {
+  assert.equal(loadGatewayConfig({}).rateLimits.write.perMinute, 0);
+  assert.equal(loadGatewayConfig({ CONTEXT_HUB_RATE_WRITE_PER_MIN: "30" }).rateLimits.write.perMinute, 30);
+  const on = loadGatewayConfig({ CONTEXT_HUB_AUTH: "api-key" }).rateLimits;
+  assert.ok(on.read.perMinute > 0 && on.write.perMinute > 0 && on.read.perMinute > on.write.perMinute);
+  assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_RATE_READ_BURST: "0" }), /CONTEXT_HUB_RATE_READ_BURST/);
+});
+
+test("disabled tools and instructions", () => {
+  const config = loadGatewayConfig({ CONTEXT_HUB_DISABLED_TOOLS: " delete_context, delete_context_batch ", CONTEXT_HUB_INSTRUCTIONS: "Use thread ids of the form PROJ-123." });
+  assert.deepEqual(config.disabledTools, ["delete_context", "delete_context_batch"]);
+  assert.equal(config.instructions, "Use thread ids of the form PROJ-123.");
+  assert.equal(loadGatewayConfig({}).instructions, undefined);
+});

@@ -1,0 +1,291 @@
+import { z } from "zod";
+import { entryListingOutput } from "./output-schemas.js";
+import { sourceSchema, tagsSchema, threadIdSchema } from "./input-schemas.js";
+
+/** Limits of the search and navigation tools; the store enforces the same (docs/retrieval.md). */
+export const searchToolLimits = {
+  queryChars: 1_000,
+  /** The deepest a ranking goes: offset + limit may not exceed it. */
+  maxRankingDepth: 500,
+  pageSize: 100,
+  defaultPageSize: 10,
+  metadataConditions: 20,
+  /** Candidates each hybrid leg contributes by default, and at most. */
+  defaultCandidates: 100,
+  maxCandidates: 500,
+  /** Results of a hybrid search the reranker reorders by default, and at most. */
+  defaultRerankDepth: 50,
+  maxRerankDepth: 200,
+  maxRangeChars: 100_000,
+  patternChars: 1_000,
+} as const;
+
+const noNul = (value: string) => !value.includes("\u0000");
+
+export const queryInput = z
+  .string()
+  .max(searchToolLimits.queryChars, `query must be at most ${searchToolLimits.queryChars} characters`)
+  .refine((value) => value.trim().length > 0, "query must not be empty")
+  .refine(noNul, "query must not contain NUL characters");
+
+const isoDate = (name: string) =>
+  z
+    .string()
+    .max(40, `${name} must be at most 40 characters`)
+    .refine((value) => !Number.isNaN(Date.parse(value)), `${name} must be an ISO 8601 date or date-time`)
+    .describe(`${name} as ISO 8601, e.g. 2026-01-31 or 2026-01-31T12:00:00Z.`);
+
+export const metadataOperatorNames = ["eq", "ne", "gt", "gte", "lt", "lte", "in", "not_in", "exists", "contains", "starts_with"] as const;
+
+const metadataFilter = z
+  .object({
+    key: z.string().min(1).max(256).refine(noNul, "key must not contain NUL characters").describe("A top-level metadata key."),
+    operator: z.enum(metadataOperatorNames).describe(
+      "eq/ne: equal or not (ne also matches entries without the key); gt/gte/lt/lte: numbers with numbers, strings with strings (ISO dates compare by time); in/not_in: one of a list (not_in also matches entries without the key); exists: true (key present) or false (absent); contains: a string value contains the text (case-insensitive), or a list value holds the element; starts_with: a string value starts with the text.",
+    ),
+    value: z.unknown().describe("The value to compare with: a list for in/not_in, a boolean for exists."),
+  })
+  .strict();
+
+/** The filters every search and grep shares; the same as search_context's, plus tags_all and metadata operators. */
+export const searchFilterFields = {
+  thread_id: threadIdSchema.optional(),
+  source: sourceSchema.optional(),
+  tags: tagsSchema.optional().describe("Entries carrying at least one of these tags."),
+  tags_all: tagsSchema.optional().describe("Entries carrying every one of these tags."),
+  metadata: z
+    .record(z.string().min(1).max(128), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+    .optional()
+    .describe("Top-level metadata keys that must equal these values."),
+  metadata_filters: z
+    .array(metadataFilter)
+    .max(searchToolLimits.metadataConditions, `at most ${searchToolLimits.metadataConditions} metadata conditions`)
+    .optional()
+    .describe("Metadata conditions with operators, all of which must hold."),
+  start_date: isoDate("start_date").optional(),
+  end_date: isoDate("end_date").optional(),
+  content_type: z.enum(["text", "multimodal"]).optional(),
+};
+
+const pageFields = {
+  limit: z.number().int().min(1).max(searchToolLimits.pageSize, `limit must be at most ${searchToolLimits.pageSize}`).optional().describe("Results per page, default 10."),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .max(searchToolLimits.maxRankingDepth - 1)
+    .optional()
+    .describe(`Results to skip. offset + limit may not exceed ${searchToolLimits.maxRankingDepth}, the deepest a ranking goes.`),
+};
+
+const withinDepth = (value: { limit?: number | undefined; offset?: number | undefined }) => (value.offset ?? 0) + (value.limit ?? searchToolLimits.defaultPageSize) <= searchToolLimits.maxRankingDepth;
+const depthMessage = `offset + limit may not exceed ${searchToolLimits.maxRankingDepth}; narrow the search with filters instead of paging deeper`;
+
+export const fullTextModeNames = ["match", "prefix", "phrase", "boolean", "any"] as const;
+
+const fullTextMode = z
+  .enum(fullTextModeNames)
+  .describe(
+    "match: every word (default); prefix: every word as a prefix (config finds configuration); phrase: the words adjacent, in order; boolean: web-search syntax (\"quoted phrase\", OR, -excluded); any: at least one word, best coverage first.",
+  );
+
+export const ftsSearchInput = z
+  .object({
+    query: queryInput.describe("Words to find. Punctuation and operators never cause an error; in boolean mode they have web-search meaning."),
+    mode: fullTextMode.optional(),
+    language: z
+      .string()
+      .max(63)
+      .regex(/^[a-z_]{1,63}$/, "language must be a text-search configuration name such as english, german or simple")
+      .optional()
+      .describe("Parse the query in this language instead of the store's (e.g. simple: no stemming); the store lists the allowed ones if you pick another."),
+    highlight: z.boolean().optional().describe("Add up to three fragments per result with the matching words marked."),
+    ...searchFilterFields,
+    ...pageFields,
+  })
+  .strict()
+  .refine(withinDepth, depthMessage);
+
+export const semanticSearchInput = z
+  .object({
+    query: queryInput.describe("What you are looking for, in your own words; matched by meaning, not by exact words."),
+    ...searchFilterFields,
+    ...pageFields,
+  })
+  .strict()
+  .refine(withinDepth, depthMessage);
+
+export const hybridSearchInput = z
+  .object({
+    query: queryInput.describe("What you are looking for: matched both by words and by meaning."),
+    fts_mode: z
+      .enum(["auto", ...fullTextModeNames])
+      .optional()
+      .describe("How the full-text leg reads the query: auto (default) asks for every word, and for any word when that finds too few; or one of the fts_search_context modes."),
+    rrf_k: z.number().int().min(1).max(1_000).optional().describe("Reciprocal rank fusion constant k (default 60): larger flattens the difference between ranks."),
+    fts_weight: z.number().min(0).max(10).optional().describe("Weight of the full-text leg in the fusion (default 1)."),
+    semantic_weight: z.number().min(0).max(10).optional().describe("Weight of the semantic leg in the fusion (default 1)."),
+    rerank: z.boolean().optional().describe("Reorder the best fused results with the reranker over a passage of each (default true)."),
+    candidates: z
+      .number()
+      .int()
+      .min(10)
+      .max(searchToolLimits.maxCandidates)
+      .optional()
+      .describe(`Results each leg contributes before fusion (default ${searchToolLimits.defaultCandidates}, at least offset + limit).`),
+    rerank_depth: z
+      .number()
+      .int()
+      .min(1)
+      .max(searchToolLimits.maxRerankDepth)
+      .optional()
+      .describe(`How many of the best fused results the reranker reorders (default ${searchToolLimits.defaultRerankDepth}); later results keep their fused order.`),
+    ...searchFilterFields,
+    ...pageFields,
+  })
+  .strict()
+  .refine(withinDepth, depthMessage);
+
+const entryIdInput = z
+  .string()
+  .min(8, "an id or prefix needs at least 8 hex characters")
+  .max(36, "an id is at most 36 characters")
+  .describe("Full entry id, or a unique prefix of 8 to 31 hex characters.");
+
+export const navigateInput = z
+  .object({
+    context_id: entryIdInput,
+    max_depth: z.number().int().min(1).max(6).optional().describe("List sections nested at most this deep (1 = top-level only); all by default."),
+  })
+  .strict();
+
+export const readRangeInput = z
+  .object({
+    context_id: entryIdInput,
+    start: z.number().int().min(0).optional().describe("First character (0-based, UTF-16 code units) of a character range; with end."),
+    end: z.number().int().min(1).optional().describe("Character after the last one read; with start."),
+    start_line: z.number().int().min(1).optional().describe("First line (1-based) of a line range; with end_line."),
+    end_line: z.number().int().min(1).optional().describe("Last line read (inclusive); with start_line."),
+    node_id: z.string().min(1).max(512).optional().describe("An outline node id from navigate_context: reads that section."),
+    max_chars: z.number().int().min(1).max(searchToolLimits.maxRangeChars).optional().describe("Most characters returned (default 10000); a longer range is cut and says where to continue."),
+  })
+  .strict()
+  .refine(
+    (value) => {
+      const chars = value.start !== undefined || value.end !== undefined;
+      const lines = value.start_line !== undefined || value.end_line !== undefined;
+      const node = value.node_id !== undefined;
+      return [chars, lines, node].filter(Boolean).length === 1;
+    },
+    "give exactly one range: start and end, start_line and end_line, or node_id",
+  )
+  .refine((value) => (value.start === undefined) === (value.end === undefined), "give start and end together")
+  .refine((value) => (value.start_line === undefined) === (value.end_line === undefined), "give start_line and end_line together");
+
+export const grepInput = z
+  .object({
+    pattern: z
+      .string()
+      .min(1, "pattern must not be empty")
+      .max(searchToolLimits.patternChars, `pattern must be at most ${searchToolLimits.patternChars} characters`)
+      .refine(noNul, "pattern must not contain NUL characters")
+      .describe("Text to find, or a JavaScript regular expression with regex: true (^ and $ anchor lines)."),
+    regex: z.boolean().optional().describe("Treat pattern as a regular expression (default false: a literal string)."),
+    case_insensitive: z.boolean().optional(),
+    output_mode: z
+      .enum(["content", "files_with_matches", "count"])
+      .optional()
+      .describe("content: matching lines with line numbers (default); files_with_matches: only the entries; count: matches per entry."),
+    context_lines: z.number().int().min(0).max(5).optional().describe("Lines shown before and after each match (content mode)."),
+    max_matches: z.number().int().min(1).max(1_000).optional().describe("Most matches (content) or entries (other modes) returned, default 100."),
+    max_matches_per_entry: z.number().int().min(1).max(1_000).optional().describe("Most matches shown per entry, default 20."),
+    max_entries: z.number().int().min(1).max(10_000).optional().describe("Most entries read, newest first, default 1000."),
+    ...searchFilterFields,
+  })
+  .strict();
+
+const legScore = z.object({ rank: z.number(), score: z.number() }).nullable();
+const span = z.object({ start: z.number(), end: z.number() });
+
+export const searchHitOutput = entryListingOutput.extend({
+  rank: z.number(),
+  score: z.number(),
+  scores: z.object({ fts: legScore, semantic: legScore, fused: z.number().nullable(), rerank: legScore }),
+  best_chunk: span.nullable(),
+  highlights: z.array(z.object({ text: z.string(), matches: z.array(span) })).optional(),
+});
+
+const searchPage = {
+  results: z.array(searchHitOutput),
+  count: z.number(),
+  limit: z.number(),
+  offset: z.number(),
+  has_more: z.boolean(),
+  max_depth: z.number(),
+  warnings: z.array(z.string()),
+};
+
+export const ftsSearchOutput = z.object({ ...searchPage, mode: z.string(), language: z.string() });
+export const semanticSearchOutput = z.object({ ...searchPage, embedding_model: z.string(), strategy: z.string() });
+export const hybridSearchOutput = z.object({
+  ...searchPage,
+  legs: z.object({
+    fts: z.object({ ok: z.boolean(), candidates: z.number() }),
+    semantic: z.object({ ok: z.boolean(), candidates: z.number() }),
+    rerank: z.object({ ok: z.boolean(), reranked: z.number() }),
+  }),
+});
+
+/** Results that carry stored text name their entry in `id`, so the text rendering fences it as untrusted data. */
+export const navigateOutput = z.object({
+  id: z.string(),
+  thread_id: z.string(),
+  summary: z.string(),
+  text_length: z.number(),
+  line_count: z.number(),
+  nodes: z.array(
+    z.object({
+      node_id: z.string(),
+      heading: z.string(),
+      level: z.number(),
+      start: z.number(),
+      end: z.number(),
+      start_line: z.number(),
+      end_line: z.number(),
+      path: z.array(z.string()),
+      summary: z.string(),
+      child_count: z.number(),
+    }),
+  ),
+});
+
+export const readRangeOutput = z.object({
+  id: z.string(),
+  text: z.string(),
+  start: z.number(),
+  end: z.number(),
+  start_line: z.number(),
+  end_line: z.number(),
+  truncated: z.boolean(),
+  next_start: z.number().nullable(),
+  text_length: z.number(),
+  line_count: z.number(),
+  heading: z.string().nullable(),
+});
+
+export const grepOutput = z.object({
+  results: z.array(
+    z.object({
+      id: z.string(),
+      thread_id: z.string(),
+      match_count: z.number(),
+      timed_out: z.boolean(),
+      matches: z.array(z.object({ id: z.string(), line: z.number(), start: z.number(), end: z.number(), text: z.string(), before: z.array(z.string()), after: z.array(z.string()) })),
+    }),
+  ),
+  entries_scanned: z.number(),
+  total_matches: z.number(),
+  truncated: z.boolean(),
+  timed_out: z.boolean(),
+  warnings: z.array(z.string()),
+});

@@ -1,0 +1,222 @@
+/**
+ * Hybrid search: the full-text and semantic legs run in parallel with the
+ * same filters, each over-fetched; their rankings are fused by reciprocal
+ * rank; the best fused results are reranked over a passage of each (the
+ * entry's best chunk, or a window around the query's words). A leg that
+ * fails (the embedder down, the reranker down) degrades the result with a
+ * warning instead of failing it; only when both retrieval legs fail does
+ * the search fail.
+ */
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { histogram, isContextHubError } from "@context-hub/common";
+import { searchV1, type storeV1 } from "@context-hub/proto";
+import type { Peers } from "../clients/peers.js";
+import type { Principal } from "../principal.js";
+import { fuseByReciprocalRank } from "./rrf.js";
+import type { ResultScores } from "./search-views.js";
+
+export const searchSeconds = histogram("contexthub_search_seconds", "Search latency by mode (filter, fts, semantic, hybrid) and leg, in seconds.", ["mode", "leg"]);
+
+/** How long a search waits for a query embedding and for the reranker before going on without them. */
+export const searchDeadlines = { embedMs: 5_000, rerankMs: 5_000 } as const;
+
+/** Passage length handed to the reranker, in characters (about a chunk). */
+export const rerankPassageChars = 1_200;
+
+export interface HybridSearchRequest {
+  query: string;
+  filter: MessageInitShape<typeof searchV1.SearchFilterSchema>;
+  limit: number;
+  offset: number;
+  /** `auto`: every word first, widened to any word when that finds fewer than offset + limit. */
+  ftsMode: searchV1.FullTextMode | "auto";
+  rrfK: number;
+  weights: { fts: number; semantic: number };
+  rerank: boolean;
+  /** Results each leg contributes (raised to offset + limit when that is more). */
+  candidates: number;
+  /** How many of the best fused results the reranker reorders; the rest follow in fused order. */
+  rerankDepth: number;
+  /** The deepest a leg's ranking goes. */
+  maxDepth: number;
+}
+
+export interface HybridHit {
+  entry: storeV1.Entry;
+  rank: number;
+  score: number;
+  scores: ResultScores;
+  chunk: { start: number; end: number } | undefined;
+}
+
+export interface HybridSearchResult {
+  hits: HybridHit[];
+  hasMore: boolean;
+  warnings: string[];
+  legs: { fts: { ok: boolean; candidates: number }; semantic: { ok: boolean; candidates: number }; rerank: { ok: boolean; reranked: number } };
+}
+
+/** Times a leg into the search histogram, whatever its outcome. */
+export async function timed<T>(mode: string, leg: string, work: () => Promise<T>): Promise<T> {
+  const stop = searchSeconds.startTimer({ mode, leg });
+  try {
+    return await work();
+  } finally {
+    stop();
+  }
+}
+
+/** What a failed leg tells the caller: its code and message, never a stack. */
+function describeFailure(error: unknown): string {
+  return isContextHubError(error) ? `${error.code}: ${error.message}` : "an internal error";
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+const settle = <T>(promise: Promise<T>): Promise<Settled<T>> => promise.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+
+/** The query embedding and the semantic ranking under the same filters; fails if either step does. */
+export async function semanticRanking(peers: Peers, principal: Principal, query: string, filter: HybridSearchRequest["filter"], page: { limit: number; offset: number }, mode: string) {
+  const embedded = await timed(mode, "embed", () => peers.embedder.embedQueries({ texts: [query] }, { deadlineMs: searchDeadlines.embedMs }));
+  const vector = embedded.vectors[0]?.values ?? [];
+  const reply = await timed(mode, "semantic", () => peers.search.semanticSearch({ principal, embeddingModel: embedded.model, vector, filter, limit: page.limit, offset: page.offset }));
+  return { model: embedded.model, reply };
+}
+
+/**
+ * The full-text leg. In `auto` mode it asks for every word first, which is
+ * cheap and precise for a few keywords, and widens to any word only when
+ * that finds fewer results than the page needs (a long question rarely has
+ * every word in one entry).
+ */
+async function fullTextRanking(peers: Peers, principal: Principal, request: HybridSearchRequest, legDepth: number): Promise<searchV1.FullTextSearchResponse> {
+  const ask = (mode: searchV1.FullTextMode) => timed("hybrid", "fts", () => peers.search.fullTextSearch({ principal, query: request.query, mode, filter: request.filter, limit: legDepth, offset: 0 }));
+  if (request.ftsMode !== "auto") return ask(request.ftsMode);
+  const every = await ask(searchV1.FullTextMode.MATCH);
+  if (every.hits.length >= request.offset + request.limit) return every;
+  return ask(searchV1.FullTextMode.ANY);
+}
+
+/**
+ * Runs a hybrid search for `principal`. Each leg fetches `max(candidates,
+ * offset + limit)` results (at most the ranking depth), so pages within the
+ * first `candidates` results are cut from one fused ranking; the reranker
+ * reorders the first `rerankDepth` of it whatever the page.
+ */
+export async function runHybridSearch(peers: Peers, principal: Principal, request: HybridSearchRequest): Promise<HybridSearchResult> {
+  const depth = request.offset + request.limit;
+  const legDepth = Math.min(request.maxDepth, Math.max(request.candidates, depth));
+  const warnings: string[] = [];
+  const [fts, semantic] = await Promise.all([
+    settle(fullTextRanking(peers, principal, request, legDepth)),
+    settle(semanticRanking(peers, principal, request.query, request.filter, { limit: legDepth, offset: 0 }, "hybrid")),
+  ]);
+  if (!fts.ok && !semantic.ok) throw fts.error;
+  if (!fts.ok) warnings.push(`the full-text leg failed, so results come from the semantic leg alone (${describeFailure(fts.error)})`);
+  if (!semantic.ok) warnings.push(`the semantic leg failed, so results come from the full-text leg alone (${describeFailure(semantic.error)})`);
+  const ftsHits = fts.ok ? fts.value.hits : [];
+  const semanticHits = semantic.ok ? semantic.value.reply.hits : [];
+  if (fts.ok) warnings.push(...fts.value.warnings);
+  if (semantic.ok) warnings.push(...semantic.value.reply.warnings);
+
+  const entries = new Map<string, storeV1.Entry>();
+  const ftsScore = new Map<string, number>();
+  const semanticScore = new Map<string, number>();
+  const chunks = new Map<string, { start: number; end: number }>();
+  for (const hit of ftsHits) {
+    if (hit.entry === undefined) continue;
+    entries.set(hit.entry.id, hit.entry);
+    ftsScore.set(hit.entry.id, hit.score);
+  }
+  for (const hit of semanticHits) {
+    if (hit.entry === undefined) continue;
+    if (!entries.has(hit.entry.id)) entries.set(hit.entry.id, hit.entry);
+    semanticScore.set(hit.entry.id, hit.score);
+    if (hit.chunk !== undefined) chunks.set(hit.entry.id, { start: hit.chunk.start, end: hit.chunk.end });
+  }
+  const fused = fuseByReciprocalRank(
+    [
+      { leg: "fts", ids: ftsHits.flatMap((hit) => (hit.entry === undefined ? [] : [hit.entry.id])), weight: request.weights.fts },
+      { leg: "semantic", ids: semanticHits.flatMap((hit) => (hit.entry === undefined ? [] : [hit.entry.id])), weight: request.weights.semantic },
+    ],
+    request.rrfK,
+  );
+
+  // Rerank the head of the fused ranking; the tail keeps its fused order behind it.
+  let order = fused.map((item) => ({ item, rerank: undefined as { rank: number; score: number } | undefined }));
+  let reranked = 0;
+  let rerankOk = !request.rerank;
+  if (request.rerank && fused.length > 0) {
+    const head = fused.slice(0, Math.min(fused.length, request.rerankDepth));
+    try {
+      const passages = await timed("hybrid", "passages", () =>
+        peers.search.getPassages({
+          principal,
+          query: request.query,
+          items: head.map((item) => ({ entryId: item.id, ...(chunks.has(item.id) ? { span: chunks.get(item.id) } : {}) })),
+          maxChars: rerankPassageChars,
+        }),
+      );
+      const reply = await timed("hybrid", "rerank", () =>
+        peers.reranker.rerank({ query: request.query, passages: passages.passages.map((passage) => ({ id: passage.entryId, text: passage.text })), topN: 0 }, { deadlineMs: searchDeadlines.rerankMs }),
+      );
+      const rerankOf = new Map(reply.results.map((result, index) => [result.id, { rank: index + 1, score: result.score }]));
+      const headIds = new Set(head.map((item) => item.id));
+      const reordered = head
+        .map((item, fusedIndex) => ({ item, rerank: rerankOf.get(item.id), fusedIndex }))
+        .sort((a, b) => (a.rerank?.rank ?? Number.MAX_SAFE_INTEGER) - (b.rerank?.rank ?? Number.MAX_SAFE_INTEGER) || a.fusedIndex - b.fusedIndex)
+        .map(({ item, rerank }) => ({ item, rerank }));
+      order = [...reordered, ...order.filter((entry) => !headIds.has(entry.item.id))];
+      reranked = rerankOf.size;
+      rerankOk = true;
+    } catch (error) {
+      warnings.push(`reranking failed, so results are in fused order (${describeFailure(error)})`);
+    }
+  }
+
+  const hits = order.slice(request.offset, depth).flatMap(({ item, rerank }, index): HybridHit[] => {
+    const entry = entries.get(item.id);
+    if (entry === undefined) return [];
+    const ftsRank = item.ranks.fts;
+    const semanticRank = item.ranks.semantic;
+    return [
+      {
+        entry,
+        rank: request.offset + index + 1,
+        score: rerank?.score ?? item.score,
+        scores: {
+          fts: ftsRank === undefined ? null : { rank: ftsRank, score: ftsScore.get(item.id) ?? 0 },
+          semantic: semanticRank === undefined ? null : { rank: semanticRank, score: semanticScore.get(item.id) ?? 0 },
+          fused: item.score,
+          rerank: rerank ?? null,
+        },
+        chunk: chunks.get(item.id),
+      },
+    ];
+  });
+  return {
+    hits,
+    hasMore: order.length > depth,
+    warnings,
+    legs: {
+      fts: { ok: fts.ok, candidates: ftsHits.length },
+      semantic: { ok: semantic.ok, candidates: semanticHits.length },
+      rerank: { ok: rerankOk, reranked },
+    },
+  };
+}
+
+/** The store's full-text mode for a tool's mode name. */
+export function toProtoFullTextMode(mode: "match" | "prefix" | "phrase" | "boolean" | "any"): searchV1.FullTextMode {
+  switch (mode) {
+    case "match":
+      return searchV1.FullTextMode.MATCH;
+    case "prefix":
+      return searchV1.FullTextMode.PREFIX;
+    case "phrase":
+      return searchV1.FullTextMode.PHRASE;
+    case "boolean":
+      return searchV1.FullTextMode.BOOLEAN;
+    case "any":
+      return searchV1.FullTextMode.ANY;
+  }
+}

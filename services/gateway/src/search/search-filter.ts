@@ -1,0 +1,55 @@
+import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
+import { commonV1, searchV1 } from "@context-hub/proto";
+import { toProtoSource } from "../write-path.js";
+
+/** The filter arguments every search tool and grep_context share (see searchFilterFields). */
+export interface SearchFilterArgs {
+  thread_id?: string | undefined;
+  source?: "user" | "agent" | undefined;
+  tags?: string[] | undefined;
+  tags_all?: string[] | undefined;
+  metadata?: Record<string, string | number | boolean | null> | undefined;
+  metadata_filters?: { key: string; operator: OperatorName; value?: unknown }[] | undefined;
+  start_date?: string | undefined;
+  end_date?: string | undefined;
+  content_type?: "text" | "multimodal" | undefined;
+}
+
+type OperatorName = "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "not_in" | "exists" | "contains" | "starts_with";
+
+const operatorOf: Record<OperatorName, searchV1.MetadataOperator> = {
+  eq: searchV1.MetadataOperator.EQ,
+  ne: searchV1.MetadataOperator.NE,
+  gt: searchV1.MetadataOperator.GT,
+  gte: searchV1.MetadataOperator.GTE,
+  lt: searchV1.MetadataOperator.LT,
+  lte: searchV1.MetadataOperator.LTE,
+  in: searchV1.MetadataOperator.IN,
+  not_in: searchV1.MetadataOperator.NOT_IN,
+  exists: searchV1.MetadataOperator.EXISTS,
+  contains: searchV1.MetadataOperator.CONTAINS,
+  starts_with: searchV1.MetadataOperator.STARTS_WITH,
+};
+
+/**
+ * The store's SearchFilter for a tool's filter arguments: `metadata`
+ * equalities become `eq` conditions beside `metadata_filters`; an absent
+ * value (JSON has no undefined) is sent as null.
+ */
+export function toSearchFilter(args: SearchFilterArgs): MessageInitShape<typeof searchV1.SearchFilterSchema> {
+  const conditions = [
+    ...Object.entries(args.metadata ?? {}).map(([key, value]) => ({ key, operator: searchV1.MetadataOperator.EQ, value: value as JsonValue })),
+    ...(args.metadata_filters ?? []).map((condition) => ({ key: condition.key, operator: operatorOf[condition.operator], value: (condition.value ?? null) as JsonValue })),
+  ];
+  return {
+    threadId: args.thread_id ?? "",
+    source: args.source === undefined ? commonV1.Source.UNSPECIFIED : toProtoSource(args.source),
+    tagsAny: args.tags ?? [],
+    tagsAll: args.tags_all ?? [],
+    metadata: conditions.map((condition) => ({ key: condition.key, operator: condition.operator, value: fromJson(ValueSchema, condition.value) })),
+    ...(args.start_date === undefined ? {} : { createdFrom: timestampFromDate(new Date(args.start_date)) }),
+    ...(args.end_date === undefined ? {} : { createdTo: timestampFromDate(new Date(args.end_date)) }),
+    contentType: args.content_type ?? "",
+  };
+}

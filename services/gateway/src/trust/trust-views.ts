@@ -1,0 +1,86 @@
+/**
+ * How trust, history, review and audit data is shown to MCP callers:
+ * snake_case JSON, ISO timestamps, plain strings for enums — the same
+ * conventions as entry-views.ts.
+ */
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
+import type { storeV1 } from "@context-hub/proto";
+import { fromProtoSource, fromProtoVisibility } from "../entry-views.js";
+import { fromProtoTrustState, toTrustFields } from "./trust-state.js";
+
+const iso = (timestamp: Timestamp | undefined) => (timestamp === undefined ? null : timestampDate(timestamp).toISOString());
+
+/** A review queue item: the full entry a reviewer judges, with who wrote it and its last review. */
+export function toReviewItemView(entry: storeV1.Entry) {
+  return {
+    id: entry.id,
+    thread_id: entry.threadId,
+    source: fromProtoSource(entry.source),
+    owner: entry.owner,
+    updated_by: entry.updatedBy,
+    visibility: fromProtoVisibility(entry.visibility),
+    version: entry.version,
+    ...toTrustFields(entry),
+    text: entry.text,
+    summary: entry.summary,
+    metadata: entry.metadata ?? {},
+    tags: entry.tags,
+    created_at: iso(entry.createdAt),
+    updated_at: iso(entry.updatedAt),
+    reviewed_by: entry.reviewedBy === "" ? null : entry.reviewedBy,
+    reviewed_at: iso(entry.reviewedAt),
+    review_note: entry.reviewNote === "" ? null : entry.reviewNote,
+  };
+}
+
+/** One version of an entry's history. */
+export function toVersionView(version: storeV1.EntryVersion) {
+  return {
+    version: version.version,
+    current: version.current,
+    redacted: version.redacted,
+    text: version.text,
+    content_hash: version.contentHash,
+    summary: version.summary,
+    metadata: version.metadata ?? {},
+    tags: version.tags,
+    visibility: fromProtoVisibility(version.visibility),
+    trust_state: fromProtoTrustState(version.trustState),
+    change: version.change,
+    restored_from: version.restoredFrom === 0 ? null : version.restoredFrom,
+    written_by: version.writtenBy,
+    written_at: iso(version.writtenAt),
+    superseded_by: version.supersededBy === "" ? null : version.supersededBy,
+    superseded_at: iso(version.supersededAt),
+  };
+}
+
+/** What is left of a deleted entry. */
+export function toTombstoneView(tombstone: storeV1.Tombstone) {
+  return {
+    content_hash: tombstone.contentHash,
+    deleted_by: tombstone.deletedBy,
+    deleted_at: iso(tombstone.deletedAt),
+    reason: tombstone.reason,
+    history_purged_at: iso(tombstone.historyPurgedAt),
+  };
+}
+
+/** One audit record. */
+export function toAuditRecordView(record: storeV1.AuditRecord) {
+  return {
+    seq: Number(record.seq),
+    id: record.id,
+    at: iso(record.at),
+    actor: record.actor,
+    action: record.action,
+    outcome: record.outcome,
+    target_ids: record.targetIds,
+    before_hashes: record.beforeHashes,
+    after_hashes: record.afterHashes,
+    request_id: record.requestId,
+    details: record.details ?? {},
+    previous_hash: record.previousHash,
+    hash: record.hash,
+  };
+}

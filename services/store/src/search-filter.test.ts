@@ -1,0 +1,75 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { isContextHubError } from "@context-hub/common";
+import { createSqlParams } from "./db/sql-database.js";
+import { validateSearchFilter, type SearchFilterInput } from "./search-filter.js";
+import { searchFilterConditions } from "./search-filter-sql.js";
+
+const base: SearchFilterInput = { threadId: "", source: undefined, tagsAny: [], tagsAll: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "" };
+const invalid = (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT";
+
+describe("search filter", () => {
+  test("tags are normalised as on write", () => {
+    const filter = validateSearchFilter({ ...base, tagsAny: [" Alpha ", "alpha", "BETA"], tagsAll: ["X"] });
+    assert.deepEqual([filter.tagsAny, filter.tagsAll], [["alpha", "beta"], ["x"]]);
+  });
+
+  test("each operator takes only values that suit it", () => {
+    const accept: [string, unknown][] = [
+      ["eq", { a: [1] }],
+      ["ne", null],
+      ["gt", 3],
+      ["lte", "2026-01-01"],
+      ["in", [1, "x", null]],
+      ["not_in", ["a"]],
+      ["exists", false],
+      ["contains", "x"],
+      ["contains", 5],
+      ["starts_with", "pre"],
+    ];
+    for (const [operator, value] of accept) {
+      assert.doesNotThrow(() => validateSearchFilter({ ...base, metadata: [{ key: "k", operator: operator as never, value: value as never }] }), operator);
+    }
+    const refuse: [string, unknown][] = [
+      ["gt", true],
+      ["lt", [1]],
+      ["in", []],
+      ["in", "x"],
+      ["not_in", Array.from({ length: 101 }, (_, index) => index)],
+      ["exists", "yes"],
+      ["contains", ""],
+      ["contains", { a: 1 }],
+      ["starts_with", 5],
+      ["eq", "nul\u0000"],
+    ];
+    for (const [operator, value] of refuse) {
+      assert.throws(() => validateSearchFilter({ ...base, metadata: [{ key: "k", operator: operator as never, value: value as never }] }), invalid, `${operator} ${JSON.stringify(value)}`);
+    }
+    assert.throws(() => validateSearchFilter({ ...base, metadata: [{ key: "", operator: "eq", value: 1 }] }), invalid);
+    assert.throws(() => validateSearchFilter({ ...base, metadata: [{ key: "k", operator: "eq", value: undefined }] }), invalid);
+  });
+
+  test("an empty time range, a bad content type or too many conditions are refused", () => {
+    const day = new Date("2026-01-02T00:00:00Z");
+    assert.throws(() => validateSearchFilter({ ...base, createdFrom: day, createdTo: day }), invalid);
+    assert.throws(() => validateSearchFilter({ ...base, contentType: "video" }), invalid);
+    assert.throws(() => validateSearchFilter({ ...base, metadata: Array.from({ length: 21 }, () => ({ key: "k", operator: "eq" as const, value: 1 })) }), invalid);
+  });
+
+  test("the SQL carries no value the caller wrote: every value is a parameter", () => {
+    const hostile = "x'); DROP TABLE entries; --";
+    const filter = validateSearchFilter({
+      ...base,
+      threadId: hostile,
+      tagsAny: [hostile],
+      tagsAll: [hostile],
+      metadata: (["eq", "ne", "contains", "starts_with"] as const).map((operator) => ({ key: hostile, operator, value: hostile })).concat([{ key: hostile, operator: "in" as never, value: [hostile] as never }]),
+      contentType: "text",
+    });
+    const params = createSqlParams();
+    const sql = searchFilterConditions(filter, "e", params).join(" AND ");
+    assert.ok(!sql.includes("DROP"), sql);
+    assert.ok(params.values.some((value) => value === hostile));
+    assert.throws(() => searchFilterConditions(filter, "e; --", createSqlParams()), /not a plain identifier/);
+  });
+});

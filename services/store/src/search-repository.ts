@@ -1,0 +1,214 @@
+import { accessPredicate } from "./access-predicate.js";
+import { createSqlParams, type SqlDatabase, type SqlParams } from "./db/sql-database.js";
+import type { ContentType, JsonObject, Source, StoredEntry, Visibility } from "./entries.js";
+import type { Principal } from "./principal.js";
+import type { SearchFilter } from "./search-filter.js";
+import { searchFilterConditions } from "./search-filter-sql.js";
+import { headlineOptions, highlightTextLimit, toLexemeQuery, type FullTextMode } from "./text-search.js";
+
+/** A full-text query as the repository runs it. */
+export interface FullTextQuery {
+  mode: FullTextMode;
+  text: string;
+  /** A text-search configuration name already checked against the allow-list. */
+  language: string;
+}
+
+export interface FullTextRow {
+  entry: StoredEntry;
+  score: number;
+  /** ts_headline output when highlighting was asked for. */
+  headline: string | undefined;
+}
+
+export interface GrepCandidate {
+  id: string;
+  threadId: string;
+  createdAt: Date;
+  text: string;
+}
+
+/** Where a keyset page of grep candidates continues: after this entry in newest-first order. */
+export interface GrepCursor {
+  createdAt: Date;
+  id: string;
+}
+
+/** Every SQL statement of search. Each composes the access predicate and the filters before its limit. */
+export interface SearchRepository {
+  /** One page of the visible, filtered entries matching the query, best ts_rank_cd first (ties: newer first). */
+  fullText(principal: Principal, query: FullTextQuery, filter: SearchFilter, page: { limit: number; offset: number }, highlight: boolean): Promise<FullTextRow[]>;
+  /** Whether the query reduces to nothing searchable (only stop words or punctuation). */
+  isEmptyQuery(query: FullTextQuery): Promise<boolean>;
+  /** The visible entries among `ids` as listings (preview, no text). Any order. */
+  listings(principal: Principal, ids: readonly string[]): Promise<StoredEntry[]>;
+  /** The first `chars` characters of each visible entry's text, by id. */
+  texts(principal: Principal, items: readonly { id: string; chars: number }[]): Promise<Map<string, string>>;
+  /**
+   * The next `limit` visible, filtered entries after `cursor`, newest first,
+   * with their texts; with `literal`, only those whose text contains it
+   * (the caller rechecks, so the test may be looser than the real match).
+   */
+  grepCandidates(principal: Principal, filter: SearchFilter, literal: string | undefined, cursor: GrepCursor | undefined, limit: number): Promise<GrepCandidate[]>;
+  /** A value of `search_settings`. */
+  setting(key: string): Promise<string | undefined>;
+  /** The text-search configurations the database ships (pg_catalog). */
+  builtinLanguages(): Promise<string[]>;
+}
+
+interface ListingRow {
+  id: string;
+  thread_id: string;
+  source: Source;
+  owner: string;
+  visibility: Visibility;
+  preview: string;
+  text_length: number;
+  content_hash: string;
+  metadata: JsonObject;
+  tags: string[];
+  summary: string;
+  content_type: ContentType;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+  images: { ordinal: number; mimeType: string; byteSize: number }[];
+}
+
+const listingColumns = `e.id, e.thread_id, e.source, e.owner, e.visibility, e.preview, e.text_length, e.content_hash, e.metadata, e.tags,
+  e.summary, e.content_type, e.version, e.created_at, e.updated_at,
+  coalesce((SELECT json_agg(json_build_object('ordinal', i.ordinal, 'mimeType', i.mime_type, 'byteSize', i.byte_size) ORDER BY i.ordinal)
+    FROM entry_images i WHERE i.entry_id = e.id), '[]'::json) AS images`;
+
+function toListing(row: ListingRow): StoredEntry {
+  return {
+    id: row.id,
+    threadId: row.thread_id,
+    source: row.source,
+    owner: row.owner,
+    visibility: row.visibility,
+    text: "",
+    preview: row.preview,
+    textLength: row.text_length,
+    contentHash: row.content_hash,
+    metadata: row.metadata,
+    tags: row.tags,
+    summary: row.summary,
+    version: row.version,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    images: row.images.map((image) => ({ ordinal: image.ordinal, mimeType: image.mimeType, byteSize: image.byteSize, data: undefined })),
+    contentType: row.content_type,
+    nodeSummaries: [],
+    embeddingModel: "",
+    chunkCount: 0,
+  };
+}
+
+/**
+ * The tsquery of a query as SQL over parameters. The parser functions never
+ * raise on any input; the prefix and any-word modes pass `to_tsquery` only
+ * words stripped of every syntax character (see `toLexemeQuery`).
+ */
+function tsquerySql(query: FullTextQuery, params: SqlParams): string {
+  const language = `${params.add(query.language)}::regconfig`;
+  switch (query.mode) {
+    case "match":
+      return `plainto_tsquery(${language}, ${params.add(query.text)})`;
+    case "phrase":
+      return `phraseto_tsquery(${language}, ${params.add(query.text)})`;
+    case "boolean":
+      return `websearch_to_tsquery(${language}, ${params.add(query.text)})`;
+    case "prefix":
+    case "any":
+      return `to_tsquery(${language}, ${params.add(toLexemeQuery(query.text, query.mode))})`;
+  }
+}
+
+/** ts_rank_cd normalisation: 0 ranks by cover density alone; see docs/retrieval.md for why. */
+export const rankNormalization = 0;
+
+/** The search repository over a migrated database. */
+export function createSearchRepository(db: SqlDatabase): SearchRepository {
+  return {
+    async fullText(principal, query, filter, page, highlight) {
+      const params = createSqlParams();
+      const tsquery = tsquerySql(query, params);
+      const conditions = [`e.search_vector @@ ${tsquery}`, accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
+      const headline = highlight
+        ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), ${tsquery}, ${params.add(headlineOptions)})`
+        : "NULL::text";
+      // Rank and cut in the inner query; the outer one reads listing columns and highlights for the page only.
+      const { rows } = await db.query<ListingRow & { score: number; headline: string | null }>(
+        `WITH page AS (
+           SELECT e.id, ts_rank_cd(e.search_vector, ${tsquery}, ${rankNormalization}) AS score
+           FROM entries e
+           WHERE ${conditions.join(" AND ")}
+           ORDER BY score DESC, e.id DESC
+           LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
+         )
+         SELECT ${listingColumns}, page.score, ${headline} AS headline
+         FROM page JOIN entries e ON e.id = page.id
+         WHERE ${accessPredicate(principal, "e", params)}
+         ORDER BY page.score DESC, e.id DESC`,
+        params.values,
+      );
+      return rows.map((row) => ({ entry: toListing(row), score: Number(row.score), headline: row.headline ?? undefined }));
+    },
+
+    async isEmptyQuery(query) {
+      const params = createSqlParams();
+      const { rows } = await db.query<{ nodes: number }>(`SELECT numnode(${tsquerySql(query, params)}) AS nodes`, params.values);
+      return (rows[0]?.nodes ?? 0) === 0;
+    },
+
+    async listings(principal, ids) {
+      if (ids.length === 0) return [];
+      const params = createSqlParams();
+      const { rows } = await db.query<ListingRow>(
+        `SELECT ${listingColumns} FROM entries e WHERE e.id = ANY(${params.add(ids)}::uuid[]) AND ${accessPredicate(principal, "e", params)}`,
+        params.values,
+      );
+      return rows.map(toListing);
+    },
+
+    async texts(principal, items) {
+      if (items.length === 0) return new Map();
+      const params = createSqlParams();
+      // left() counts code points, which are never fewer than the UTF-16 units asked for, so the slice covers them.
+      const { rows } = await db.query<{ id: string; text: string }>(
+        `SELECT e.id, left(e.text, w.chars) AS text
+         FROM unnest(${params.add(items.map((item) => item.id))}::uuid[], ${params.add(items.map((item) => item.chars))}::integer[]) AS w (id, chars)
+         JOIN entries e ON e.id = w.id
+         WHERE ${accessPredicate(principal, "e", params)}`,
+        params.values,
+      );
+      return new Map(rows.map((row) => [row.id, row.text]));
+    },
+
+    async grepCandidates(principal, filter, literal, cursor, limit) {
+      const params = createSqlParams();
+      const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
+      if (literal !== undefined) conditions.push(`strpos(e.text, ${params.add(literal)}) > 0`);
+      if (cursor !== undefined) conditions.push(`(e.created_at, e.id) < (${params.add(cursor.createdAt.toISOString())}::timestamptz, ${params.add(cursor.id)}::uuid)`);
+      const { rows } = await db.query<{ id: string; thread_id: string; created_at: Date; text: string }>(
+        `SELECT e.id, e.thread_id, e.created_at, e.text FROM entries e
+         WHERE ${conditions.join(" AND ")}
+         ORDER BY e.created_at DESC, e.id DESC
+         LIMIT ${params.add(limit)}`,
+        params.values,
+      );
+      return rows.map((row) => ({ id: row.id, threadId: row.thread_id, createdAt: row.created_at, text: row.text }));
+    },
+
+    async setting(key) {
+      const { rows } = await db.query<{ value: string }>("SELECT value FROM search_settings WHERE key = $1", [key]);
+      return rows[0]?.value;
+    },
+
+    async builtinLanguages() {
+      const { rows } = await db.query<{ name: string }>("SELECT cfgname AS name FROM pg_ts_config WHERE cfgnamespace = 'pg_catalog'::regnamespace ORDER BY cfgname");
+      return rows.map((row) => row.name);
+    },
+  };
+}

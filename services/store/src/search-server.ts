@@ -1,0 +1,72 @@
+// The store's gRPC transport for retrieval: SearchService handlers translating proto messages to search domain calls and back.
+import type { ServiceImplementation } from "@context-hub/common";
+import type { searchV1 } from "@context-hub/proto";
+import { toEntryMessage, toPrincipal } from "./messages.js";
+import type { SearchService } from "./search.js";
+import { toFullTextMode, toGrepOutput, toGrepResponse, toRangeRequest, toSearchFilter, toSearchHitMessage } from "./search-messages.js";
+
+/** The SearchService implementation over the search domain. */
+export function createSearchHandlers(search: SearchService): ServiceImplementation<typeof searchV1.SearchService> {
+  return {
+    async fullTextSearch(request) {
+      const result = await search.fullText(toPrincipal(request.principal), {
+        query: request.query,
+        mode: toFullTextMode(request.mode),
+        language: request.language,
+        filter: toSearchFilter(request.filter),
+        limit: request.limit,
+        offset: request.offset,
+        highlight: request.highlight,
+      });
+      return { hits: result.hits.map(toSearchHitMessage), hasMore: result.hasMore, language: result.language, warnings: result.warnings };
+    },
+
+    async semanticSearch(request) {
+      const result = await search.semantic(toPrincipal(request.principal), {
+        model: request.embeddingModel,
+        vector: request.vector,
+        filter: toSearchFilter(request.filter),
+        limit: request.limit,
+        offset: request.offset,
+      });
+      return { hits: result.hits.map(toSearchHitMessage), hasMore: result.hasMore, strategy: result.strategy, warnings: result.warnings };
+    },
+
+    async getPassages(request) {
+      const passages = await search.passages(toPrincipal(request.principal), {
+        query: request.query,
+        items: request.items.map((item) => ({ entryId: item.entryId, span: item.span === undefined ? undefined : { start: item.span.start, end: item.span.end } })),
+        maxChars: request.maxChars,
+      });
+      return { passages };
+    },
+
+    async navigateEntry(request) {
+      const result = await search.navigate(toPrincipal(request.principal), { id: request.id, maxDepth: request.maxDepth });
+      return { entry: toEntryMessage(result.entry), nodes: result.nodes, lineCount: result.lineCount };
+    },
+
+    async readRange(request) {
+      return search.readRange(toPrincipal(request.principal), { id: request.id, range: toRangeRequest(request.range), maxChars: request.maxChars });
+    },
+
+    async grep(request, context) {
+      const result = await search.grep(
+        toPrincipal(request.principal),
+        {
+          pattern: request.pattern,
+          regex: request.regex,
+          caseInsensitive: request.caseInsensitive,
+          filter: toSearchFilter(request.filter),
+          mode: toGrepOutput(request.output),
+          contextLines: request.contextLines,
+          maxMatches: request.maxMatches,
+          maxMatchesPerEntry: request.maxMatchesPerEntry,
+          maxEntries: request.maxEntries,
+        },
+        context.signal,
+      );
+      return toGrepResponse(result);
+    },
+  };
+}

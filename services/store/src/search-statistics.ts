@@ -1,0 +1,88 @@
+import type { Logger } from "@context-hub/common";
+import type { SqlDatabase } from "./db/sql-database.js";
+
+/**
+ * Planner statistics for PGlite. A PostgreSQL server's autovacuum keeps
+ * them current; PGlite runs no background workers, so a table it has never
+ * analysed looks empty to the planner, which then picks plans that are
+ * fine for ten rows and ruinous for a hundred thousand (a by-id lookup that
+ * walks a whole tenant's index, for one). This keeps them current the way
+ * autovacuum would: a table is analysed when it has never been, or when its
+ * size has moved by more than a fifth since it last was.
+ */
+
+/** The tables whose statistics every search plan depends on. */
+const tables = ["entries", "chunks", "grants", "node_summaries"] as const;
+
+/** How far a table's size (in pages) may drift from the one recorded at its last ANALYZE before it is analysed again. */
+const driftRatio = 0.2;
+/** Below this many pages of drift a table is left alone, so a small store is not re-analysed on every start. */
+const minDriftPages = 128;
+/** How often the sizes are checked while the store runs. */
+export const statisticsCheckIntervalMs = 5 * 60_000;
+
+interface TableSize {
+  name: string;
+  /** Pages recorded by the last ANALYZE (or VACUUM); -1 tuples means never analysed. */
+  recordedPages: number;
+  recordedTuples: number;
+  pages: number;
+}
+
+export interface StatisticsMaintenance {
+  /** Analyses the tables that need it; returns their names. */
+  refresh(): Promise<string[]>;
+  /** Stops the periodic check and waits for a refresh in flight. */
+  close(): Promise<void>;
+}
+
+/** Whether a table's recorded statistics no longer describe it. */
+export function isStale(table: Pick<TableSize, "recordedPages" | "recordedTuples" | "pages">): boolean {
+  if (table.recordedTuples < 0) return true;
+  return Math.abs(table.pages - table.recordedPages) > Math.max(minDriftPages, driftRatio * table.recordedPages);
+}
+
+/**
+ * Keeps planner statistics current on PGlite: checks at once (call
+ * `refresh` before serving) and every five minutes after, running ANALYZE
+ * only on tables that drifted. On a PostgreSQL server it does nothing.
+ */
+export function createStatisticsMaintenance(db: SqlDatabase, logger: Logger): StatisticsMaintenance {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<string[]> | undefined;
+  const refresh = (): Promise<string[]> => {
+    if (db.kind !== "pglite") return Promise.resolve([]);
+    running ??= (async () => {
+      const { rows } = await db.query<{ name: string; recorded_pages: number; recorded_tuples: number; pages: number }>(
+        `SELECT c.relname AS name, c.relpages AS recorded_pages, c.reltuples AS recorded_tuples,
+                (pg_relation_size(c.oid) / current_setting('block_size')::integer)::integer AS pages
+         FROM pg_class c WHERE c.relname = ANY($1::text[]) AND c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace`,
+        [[...tables]],
+      );
+      const stale = rows.filter((row) => isStale({ recordedPages: Number(row.recorded_pages), recordedTuples: Number(row.recorded_tuples), pages: Number(row.pages) })).map((row) => row.name);
+      for (const name of stale) {
+        const started = performance.now();
+        // The name comes from the fixed list above, never from input.
+        await db.query(`ANALYZE ${name}`);
+        logger.debug({ table: name, ms: Math.round(performance.now() - started) }, "refreshed planner statistics");
+      }
+      return stale;
+    })().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  if (db.kind === "pglite") {
+    timer = setInterval(() => {
+      refresh().catch((error: unknown) => logger.warn({ err: error }, "refreshing planner statistics failed"));
+    }, statisticsCheckIntervalMs);
+    timer.unref();
+  }
+  return {
+    refresh,
+    async close() {
+      clearInterval(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { isContextHubError } from "@context-hub/common";
+import { chooseQueryLanguage, highlightMarks, parseHeadline, toLexemeQuery, toQueryWords, validateFullTextQuery } from "./text-search.js";
+
+/** Inputs that break naive query builders: quotes, operators, unbalanced syntax, control and astral characters. */
+const nastyQueries = [
+  "'",
+  "''",
+  '"',
+  '"unbalanced',
+  "a & | ! b",
+  "foo:*",
+  "!!!",
+  "(((",
+  ")",
+  "<->",
+  "<2>",
+  "a <-> b",
+  "-",
+  "--",
+  "- - -",
+  "state-of-the-art",
+  "x-",
+  "-x",
+  "OR",
+  "AND OR NOT",
+  "\\",
+  "\\'",
+  "';DROP TABLE entries;--",
+  "$1",
+  "%",
+  "_",
+  "*",
+  ":*",
+  "a:*:*",
+  "@@",
+  "🙂 emoji 🚀",
+  "e\u0301clair",
+  "\u200b",
+  "\t\n\r",
+  "the and of",
+  "x".repeat(1000),
+  "日本語のテキスト",
+  "Ünïcödé ß",
+  "a'b\"c",
+  "1.2.3",
+  "user@example.com",
+  "/usr/bin",
+  "C++ && C#",
+];
+
+describe("full-text query words", () => {
+  test("keep letters, digits and combining marks only, de-duplicated case-insensitively", () => {
+    assert.deepEqual(toQueryWords("Config config CONFIGS, state-of-the-art!"), ["Config", "CONFIGS", "state", "of", "the", "art"]);
+    assert.deepEqual(toQueryWords("'\";!&|()<->:*\\"), []);
+    assert.deepEqual(toQueryWords("café e\u0301clair"), ["café", "éclair"]);
+  });
+
+  test("are capped at 32 words of 64 characters", () => {
+    const words = toQueryWords(Array.from({ length: 50 }, (_, index) => `w${index}`).join(" "));
+    assert.equal(words.length, 32);
+    assert.equal(toQueryWords("y".repeat(500))[0]?.length, 64);
+  });
+
+  test("prefix and any-word queries carry no tsquery syntax whatever the input", () => {
+    for (const query of nastyQueries) {
+      for (const mode of ["prefix", "any"] as const) {
+        const lexemes = toLexemeQuery(query, mode);
+        // Every term is a quoted run of letters and digits; only the joiners and :* are syntax.
+        const stripped = lexemes.replace(/'[\p{L}\p{N}\p{M}]+'(:\*)?/gu, "").replace(mode === "prefix" ? / & /g : / \| /g, "");
+        assert.equal(stripped, "", `${mode} ${JSON.stringify(query)} → ${JSON.stringify(lexemes)}`);
+      }
+    }
+    assert.equal(toLexemeQuery("config serv", "prefix"), "'config':* & 'serv':*");
+    assert.equal(toLexemeQuery("wing lift", "any"), "'wing' | 'lift'");
+  });
+});
+
+describe("full-text query checks", () => {
+  test("a blank, overlong or NUL query is refused", () => {
+    for (const query of ["", "   ", "x".repeat(1001), "a\u0000b"]) {
+      assert.throws(() => validateFullTextQuery(query), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT");
+    }
+    assert.equal(validateFullTextQuery("fine"), "fine");
+  });
+
+  test("a query language comes from the allow-list only", () => {
+    const allowed = ["english", "german", "simple"];
+    assert.equal(chooseQueryLanguage("", "english", allowed), "english");
+    assert.equal(chooseQueryLanguage("german", "english", allowed), "german");
+    for (const language of ["french", "english'; --", "pg_catalog.english", "English"]) {
+      assert.throws(() => chooseQueryLanguage(language, "english", allowed), /is not offered; choose one of: english, german, simple/);
+    }
+  });
+});
+
+describe("highlight fragments", () => {
+  const { start, stop, fragment } = highlightMarks;
+
+  test("fragments are split and match spans point at the marked words", () => {
+    const fragments = parseHeadline(` quick brown ${start}fox${stop} jumps${fragment}${start}Foxes${stop} are ${start}quick${stop} `);
+    assert.deepEqual(fragments, [
+      { text: "quick brown fox jumps", matches: [{ start: 12, end: 15 }] },
+      { text: "Foxes are quick", matches: [{ start: 0, end: 5 }, { start: 10, end: 15 }] },
+    ]);
+    for (const part of fragments) for (const match of part.matches) assert.match(part.text.slice(match.start, match.end), /^(fox|Foxes|quick)$/);
+  });
+
+  test("text without marks is one fragment without matches; empty fragments are dropped", () => {
+    assert.deepEqual(parseHeadline(`plain text${fragment}   `), [{ text: "plain text", matches: [] }]);
+  });
+});

@@ -1,0 +1,416 @@
+/**
+ * The search domain: full-text and vector rankings, passages for reranking,
+ * outline navigation, range reads and grep, each over exactly the entries a
+ * caller may see (the repositories compose the access predicate into every
+ * query before its limit). Validation and limits live here; no transport or
+ * SQL. Documented in docs/retrieval.md.
+ */
+import { invalidArgument } from "@context-hub/common";
+import type { StoredEntry, TextSpan } from "./entries.js";
+import { entryNotFound, resolveOne } from "./entry-changes.js";
+import type { EntryRepository } from "./entry-repository.js";
+import { compilePattern, grepLimits, type GrepLineMatch, type GrepOutputMode } from "./grep.js";
+import type { GrepRunner } from "./grep-runner.js";
+import { toIdQuery } from "./id-query.js";
+import { isUuid } from "./ids.js";
+import { buildOutline, rangeLimits, resolveRange, toLineStarts, type OutlineNodeView, type RangeRequest } from "./navigation.js";
+import { findPassage, passageScanLimit } from "./passages.js";
+import { requirePrincipal, type Principal } from "./principal.js";
+import { validateSearchFilter, type SearchFilterInput } from "./search-filter.js";
+import type { GrepCursor, SearchRepository } from "./search-repository.js";
+import { chooseQueryLanguage, parseHeadline, validateFullTextQuery, type FullTextMode, type Highlight } from "./text-search.js";
+import type { VectorIndex, VectorStrategy } from "./vector-index.js";
+
+/** Limits every search holds to; documented in docs/retrieval.md. */
+export const searchLimits = {
+  /** The deepest a ranking goes: offset + limit may not exceed it. */
+  maxRankingDepth: 500,
+  defaultLimit: 10,
+  /** As deep as a ranking goes: the gateway shows pages of at most 100, but a hybrid leg fetches its candidates in one call. */
+  maxLimit: 500,
+  modelNameLength: 256,
+  maxDimension: 16_000,
+  passageItems: 200,
+  passageDefaultChars: 1_200,
+  passageMinChars: 100,
+  passageMaxChars: 4_000,
+  grep: {
+    defaultMaxMatches: 100,
+    maxMatches: 1_000,
+    defaultMaxMatchesPerEntry: 20,
+    maxMatchesPerEntry: 1_000,
+    defaultMaxEntries: 1_000,
+    maxEntries: 10_000,
+    /** Characters of text one grep call reads at most. */
+    maxScanChars: 64_000_000,
+    /** Entries fetched from the database per round. */
+    pageEntries: 50,
+    /** Time the pattern may spend on one entry, and on the whole call. */
+    perEntryMs: 250,
+    totalMs: 3_000,
+  },
+} as const;
+
+export interface SearchHitResult {
+  /** A listing: preview and summary, no full text. */
+  entry: StoredEntry;
+  score: number;
+  /** 1-based position in the ranking, offset included. */
+  rank: number;
+  /** Semantic: the entry's best-matching chunk. */
+  chunk: TextSpan | undefined;
+  highlights: Highlight[];
+}
+
+export interface FullTextRequest {
+  query: string;
+  mode: FullTextMode;
+  /** Empty for the store's configured language. */
+  language: string;
+  filter: SearchFilterInput | undefined;
+  limit: number;
+  offset: number;
+  highlight: boolean;
+}
+
+export interface FullTextResult {
+  hits: SearchHitResult[];
+  hasMore: boolean;
+  language: string;
+  warnings: string[];
+}
+
+export interface SemanticRequest {
+  model: string;
+  vector: readonly number[];
+  filter: SearchFilterInput | undefined;
+  limit: number;
+  offset: number;
+}
+
+export interface SemanticResult {
+  hits: SearchHitResult[];
+  hasMore: boolean;
+  strategy: VectorStrategy;
+  warnings: string[];
+}
+
+export interface PassagesRequest {
+  query: string;
+  items: readonly { entryId: string; span: TextSpan | undefined }[];
+  /** 0 for the default. */
+  maxChars: number;
+}
+
+export interface PassageResult {
+  entryId: string;
+  text: string;
+  span: TextSpan;
+}
+
+export interface NavigateResult {
+  /** A listing of the entry (no full text). */
+  entry: StoredEntry;
+  nodes: OutlineNodeView[];
+  lineCount: number;
+}
+
+export interface ReadRangeRequest {
+  id: string;
+  range: RangeRequest | undefined;
+  /** 0 for the default. */
+  maxChars: number;
+}
+
+export interface ReadRangeResult {
+  entryId: string;
+  text: string;
+  span: TextSpan;
+  startLine: number;
+  endLine: number;
+  truncated: boolean;
+  textLength: number;
+  lineCount: number;
+  heading: string;
+}
+
+export interface GrepRequest {
+  pattern: string;
+  regex: boolean;
+  caseInsensitive: boolean;
+  filter: SearchFilterInput | undefined;
+  mode: GrepOutputMode;
+  contextLines: number;
+  /** 0 for the default, each. */
+  maxMatches: number;
+  maxMatchesPerEntry: number;
+  maxEntries: number;
+}
+
+export interface GrepEntryResult {
+  entryId: string;
+  threadId: string;
+  matchCount: number;
+  matches: GrepLineMatch[];
+  timedOut: boolean;
+}
+
+export interface GrepResult {
+  entries: GrepEntryResult[];
+  entriesScanned: number;
+  totalMatches: number;
+  truncated: boolean;
+  timedOut: boolean;
+  warnings: string[];
+}
+
+export interface SearchService {
+  /** The visible, filtered entries matching a full-text query, best first. */
+  fullText(principal: Principal | undefined, request: FullTextRequest): Promise<FullTextResult>;
+  /** The visible, filtered entries whose best chunk is nearest to a query vector. */
+  semantic(principal: Principal | undefined, request: SemanticRequest): Promise<SemanticResult>;
+  /** A passage of each visible entry to rerank; items naming entries the caller cannot see are left out. */
+  passages(principal: Principal | undefined, request: PassagesRequest): Promise<PassageResult[]>;
+  /** The heading outline of one visible entry. */
+  navigate(principal: Principal | undefined, request: { id: string; maxDepth: number }): Promise<NavigateResult>;
+  /** A bounded range of one visible entry's text. */
+  readRange(principal: Principal | undefined, request: ReadRangeRequest): Promise<ReadRangeResult>;
+  /** A pattern over the texts of visible, filtered entries, newest first, under a time budget. */
+  grep(principal: Principal | undefined, request: GrepRequest, signal?: AbortSignal): Promise<GrepResult>;
+}
+
+export interface SearchServiceDependencies {
+  repository: SearchRepository;
+  entries: EntryRepository;
+  vectors: VectorIndex;
+  grep: GrepRunner;
+  /** The language the stored index uses, and those a query may choose instead. */
+  languages: { configured: string; allowed: readonly string[] };
+}
+
+/**
+ * A page of a ranking: limit 1–500 (0 means 10); offset + limit at most the
+ * ranking depth, since a ranking is only computed that deep.
+ */
+export function validateSearchPage(limit: number, offset: number): { limit: number; offset: number } {
+  if (limit > searchLimits.maxLimit) throw invalidArgument(`limit must be 1 to ${searchLimits.maxLimit} (got ${limit})`);
+  const page = { limit: limit === 0 ? searchLimits.defaultLimit : limit, offset };
+  if (page.offset + page.limit > searchLimits.maxRankingDepth) {
+    throw invalidArgument(
+      `offset + limit must be at most ${searchLimits.maxRankingDepth}, the deepest a ranking goes (got ${page.offset + page.limit})`,
+      "narrow the search with filters (thread, tags, metadata, dates) instead of paging deeper",
+    );
+  }
+  return page;
+}
+
+function validateVector(model: string, vector: readonly number[]): void {
+  if (model.length === 0 || model.length > searchLimits.modelNameLength) throw invalidArgument(`embedding_model must be 1 to ${searchLimits.modelNameLength} characters`);
+  if (vector.length === 0 || vector.length > searchLimits.maxDimension) throw invalidArgument(`vector must have 1 to ${searchLimits.maxDimension} values (got ${vector.length})`);
+  if (!vector.every(Number.isFinite)) throw invalidArgument("vector must hold only finite numbers");
+}
+
+function boundedCount(value: number, fallback: number, max: number, field: string): number {
+  if (value === 0) return fallback;
+  if (value > max) throw invalidArgument(`${field} must be 1 to ${max} (got ${value})`);
+  return value;
+}
+
+/** The entry's listing: what a search result shows, without the full text or outline. */
+function toListing(entry: StoredEntry): StoredEntry {
+  return { ...entry, text: "", nodeSummaries: [], images: entry.images.map((image) => ({ ...image, data: undefined })) };
+}
+
+/** The search service over its repositories. */
+export function createSearchService(dependencies: SearchServiceDependencies): SearchService {
+  const { repository, entries, vectors, grep, languages } = dependencies;
+
+  /** The one entry an id names among those the caller may see, with text and node summaries; ENTRY_NOT_FOUND exactly as for a by-id fetch otherwise. */
+  async function readEntry(caller: Principal, input: string): Promise<StoredEntry> {
+    const id = await resolveOne(entries, caller, toIdQuery(input, "id"));
+    const [entry] = await entries.getByIds(caller, [id], false);
+    // Deleted between resolution and read: for the caller it does not exist.
+    if (entry === undefined) throw entryNotFound(input);
+    return entry;
+  }
+
+  return {
+    async fullText(principal, request) {
+      const caller = requirePrincipal(principal, "context:read");
+      const text = validateFullTextQuery(request.query);
+      const language = chooseQueryLanguage(request.language, languages.configured, languages.allowed);
+      const filter = validateSearchFilter(request.filter);
+      const page = validateSearchPage(request.limit, request.offset);
+      const query = { mode: request.mode, text, language };
+      const rows = await repository.fullText(caller, query, filter, { limit: page.limit + 1, offset: page.offset }, request.highlight);
+      const warnings: string[] = [];
+      if (rows.length === 0 && (await repository.isEmptyQuery(query))) {
+        warnings.push(`the query has no searchable words in ${language} (only stop words or punctuation), so nothing can match it`);
+      }
+      return {
+        hits: rows.slice(0, page.limit).map((row, index) => ({
+          entry: row.entry,
+          score: row.score,
+          rank: page.offset + index + 1,
+          chunk: undefined,
+          highlights: row.headline === undefined ? [] : parseHeadline(row.headline),
+        })),
+        hasMore: rows.length > page.limit,
+        language,
+        warnings,
+      };
+    },
+
+    async semantic(principal, request) {
+      const caller = requirePrincipal(principal, "context:read");
+      validateVector(request.model, request.vector);
+      const filter = validateSearchFilter(request.filter);
+      const page = validateSearchPage(request.limit, request.offset);
+      const found = await vectors.nearestEntries(caller, { model: request.model, vector: request.vector, filter, limit: page.offset + page.limit + 1 });
+      const window = found.hits.slice(page.offset, page.offset + page.limit);
+      // The listing read applies the predicate again; an entry deleted since the vector scan simply drops out.
+      const listed = new Map((await repository.listings(caller, window.map((hit) => hit.entryId))).map((entry) => [entry.id, entry]));
+      const hits = window.flatMap((hit, index) => {
+        const entry = listed.get(hit.entryId);
+        if (entry === undefined) return [];
+        const similarity = Number.isNaN(hit.distance) ? 0 : 1 - hit.distance;
+        return [{ entry, score: similarity, rank: page.offset + index + 1, chunk: hit.chunk, highlights: [] }];
+      });
+      return { hits, hasMore: found.hits.length > page.offset + page.limit, strategy: found.strategy, warnings: found.warnings };
+    },
+
+    async passages(principal, request) {
+      const caller = requirePrincipal(principal, "context:read");
+      if (request.items.length > searchLimits.passageItems) throw invalidArgument(`items must list at most ${searchLimits.passageItems} passages (got ${request.items.length})`);
+      const maxChars = request.maxChars === 0 ? searchLimits.passageDefaultChars : request.maxChars;
+      if (maxChars < searchLimits.passageMinChars || maxChars > searchLimits.passageMaxChars) {
+        throw invalidArgument(`max_chars must be ${searchLimits.passageMinChars} to ${searchLimits.passageMaxChars} (got ${maxChars})`);
+      }
+      if (request.query.length > 1_000 || request.query.includes("\u0000")) throw invalidArgument("query must be at most 1000 characters, without NUL");
+      request.items.forEach((item, index) => {
+        if (!isUuid(item.entryId)) throw invalidArgument(`items[${index}].entry_id must be a full entry id`);
+        if (item.span !== undefined && item.span.end <= item.span.start) throw invalidArgument(`items[${index}].span must have end > start`);
+      });
+      const reach = new Map<string, number>();
+      for (const item of request.items) {
+        const chars = item.span === undefined ? passageScanLimit : item.span.end;
+        reach.set(item.entryId, Math.max(reach.get(item.entryId) ?? 0, chars));
+      }
+      const texts = await repository.texts(caller, [...reach].map(([id, chars]) => ({ id, chars })));
+      return request.items.flatMap((item) => {
+        const text = texts.get(item.entryId);
+        if (text === undefined) return [];
+        const window = findPassage(text, request.query, maxChars, item.span);
+        return [{ entryId: item.entryId, text: window.text, span: { start: window.start, end: window.end } }];
+      });
+    },
+
+    async navigate(principal, request) {
+      const caller = requirePrincipal(principal, "context:read");
+      const entry = await readEntry(caller, request.id);
+      const outline = buildOutline(entry.text, entry.nodeSummaries, request.maxDepth);
+      return { entry: toListing(entry), nodes: outline.nodes, lineCount: outline.lineCount };
+    },
+
+    async readRange(principal, request) {
+      const caller = requirePrincipal(principal, "context:read");
+      if (request.range === undefined) throw invalidArgument("give the range to read: chars (start, end), lines (start, end) or node_id");
+      const maxChars = boundedCount(request.maxChars, rangeLimits.defaultMaxChars, rangeLimits.maxChars, "max_chars");
+      const entry = await readEntry(caller, request.id);
+      const range = resolveRange(entry.text, request.range, maxChars);
+      const lineCount = entry.text.length === 0 ? 0 : toLineStarts(entry.text).length;
+      return {
+        entryId: entry.id,
+        text: entry.text.slice(range.span.start, range.span.end),
+        span: range.span,
+        startLine: range.startLine,
+        endLine: range.endLine,
+        truncated: range.truncated,
+        textLength: entry.text.length,
+        lineCount,
+        heading: range.heading,
+      };
+    },
+
+    async grep(principal, request, signal) {
+      const caller = requirePrincipal(principal, "context:read");
+      const limits = searchLimits.grep;
+      const pattern = compilePattern(request.pattern, { regex: request.regex, caseInsensitive: request.caseInsensitive });
+      const filter = validateSearchFilter(request.filter);
+      if (request.contextLines > grepLimits.contextLines) throw invalidArgument(`context_lines must be 0 to ${grepLimits.contextLines} (got ${request.contextLines})`);
+      const maxMatches = boundedCount(request.maxMatches, limits.defaultMaxMatches, limits.maxMatches, "max_matches");
+      const maxPerEntry = boundedCount(request.maxMatchesPerEntry, limits.defaultMaxMatchesPerEntry, limits.maxMatchesPerEntry, "max_matches_per_entry");
+      const maxEntries = boundedCount(request.maxEntries, limits.defaultMaxEntries, limits.maxEntries, "max_entries");
+      // A case-sensitive literal lets the database skip entries that cannot match; anything else is decided by the pattern itself.
+      const literal = !request.regex && !request.caseInsensitive ? request.pattern : undefined;
+
+      const deadline = performance.now() + limits.totalMs;
+      const results: GrepEntryResult[] = [];
+      const warnings: string[] = [];
+      let cursor: GrepCursor | undefined;
+      let scanned = 0;
+      let scannedChars = 0;
+      let totalMatches = 0;
+      let reported = 0;
+      let truncated = false;
+      let timedOut = false;
+      scan: for (;;) {
+        const room = maxEntries - scanned;
+        const page = await repository.grepCandidates(caller, filter, literal, cursor, Math.min(limits.pageEntries, room) + 1);
+        const batch = page.slice(0, Math.min(limits.pageEntries, room));
+        if (batch.length === 0) break;
+        const affordable: typeof batch = [];
+        for (const candidate of batch) {
+          if (scannedChars + candidate.text.length > limits.maxScanChars && affordable.length + scanned > 0) break;
+          scannedChars += candidate.text.length;
+          affordable.push(candidate);
+        }
+        const run = await grep.run(
+          pattern,
+          affordable.map((candidate) => candidate.text),
+          { mode: request.mode, contextLines: request.contextLines, maxMatches: maxPerEntry },
+          { perTextMs: limits.perEntryMs, deadline, signal },
+        );
+        for (const [index, outcome] of run.outcomes.entries()) {
+          const candidate = affordable[index];
+          if (candidate === undefined || outcome.status === "skipped") break;
+          scanned++;
+          cursor = { createdAt: candidate.createdAt, id: candidate.id };
+          if (outcome.status === "timed_out") {
+            results.push({ entryId: candidate.id, threadId: candidate.threadId, matchCount: 0, matches: [], timedOut: true });
+            continue;
+          }
+          if (outcome.result.matchCount === 0) continue;
+          totalMatches += outcome.result.matchCount;
+          const shown = request.mode === "content" ? outcome.result.matches.slice(0, maxMatches - reported) : [];
+          reported += request.mode === "content" ? shown.length : 1;
+          results.push({ entryId: candidate.id, threadId: candidate.threadId, matchCount: outcome.result.matchCount, matches: shown, timedOut: false });
+          if (reported >= maxMatches) {
+            truncated = true;
+            break scan;
+          }
+        }
+        if (run.timedOut) {
+          timedOut = true;
+          break;
+        }
+        if (affordable.length < batch.length) {
+          truncated = true;
+          warnings.push(`stopped after reading ${scannedChars} characters of text; narrow the search with filters`);
+          break;
+        }
+        if (page.length > batch.length) {
+          if (scanned >= maxEntries) {
+            truncated = true;
+            break;
+          }
+          continue;
+        }
+        break;
+      }
+      if (timedOut) warnings.push(`the pattern ran out of time (${limits.perEntryMs} ms per entry, ${limits.totalMs} ms in all); results cover the entries scanned so far`);
+      if (results.some((result) => result.timedOut)) warnings.push("the pattern took too long on some entries (marked timed_out); simplify it or use a literal");
+      return { entries: results, entriesScanned: scanned, totalMatches, truncated, timedOut, warnings };
+    },
+  };
+}

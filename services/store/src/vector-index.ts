@@ -1,0 +1,54 @@
+/**
+ * The seam between semantic search and whatever answers "which visible
+ * entries hold the chunks nearest to this vector": pgvector (or an exact scan)
+ * inside PostgreSQL today, a Qdrant collection later. Whatever implements it
+ * must honour invariant I-1: the access predicate and every filter decide the
+ * candidates before the limit (Qdrant: payload filters on tenant, owner,
+ * visibility and grantees, every hit re-checked against PostgreSQL), so a
+ * result never holds an entry the caller may not see and a filter never
+ * starves the top k.
+ */
+import type { TextSpan } from "./entries.js";
+import type { Principal } from "./principal.js";
+import type { SearchFilter } from "./search-filter.js";
+
+export interface VectorQuery {
+  /** Only chunks embedded by this model are compared. */
+  model: string;
+  /** Finite numbers; its length is the embedding space's dimension. */
+  vector: readonly number[];
+  filter: SearchFilter;
+  /** How many distinct entries to return, nearest first. */
+  limit: number;
+}
+
+/** An entry and its chunk nearest to the query. */
+export interface VectorHit {
+  entryId: string;
+  /** Cosine distance (0 identical, 2 opposite); NaN when a vector has no direction. */
+  distance: number;
+  chunk: TextSpan;
+}
+
+export type VectorStrategy = "ann" | "exact";
+
+export interface VectorSearchResult {
+  /** Distinct entries, nearest first (ties by entry id). */
+  hits: VectorHit[];
+  /** `ann`: the approximate index answered; `exact`: every candidate chunk was compared. */
+  strategy: VectorStrategy;
+  warnings: string[];
+}
+
+export interface VectorIndex {
+  /** What answers queries, e.g. `pgvector`, `real[]`, `qdrant`. */
+  readonly kind: string;
+  /** Readies the index for the embedding spaces already stored (run before serving). */
+  prepare(): Promise<void>;
+  /** The `query.limit` visible, filtered entries whose best chunk is nearest to the vector. */
+  nearestEntries(principal: Principal, query: VectorQuery): Promise<VectorSearchResult>;
+  /** Builds the approximate index of one embedding space now (no-op where there is none); resolves when it can serve. */
+  buildIndex(model: string, dimension: number): Promise<void>;
+  /** Waits for index builds in flight. */
+  close(): Promise<void>;
+}
