@@ -133,7 +133,7 @@ describe("hybrid search", () => {
     const withoutSemantic = await runHybridSearch(embedderDown.peers, principal, request());
     assert.deepEqual(withoutSemantic.hits.map((hit) => hit.entry.id), ["a", "b", "c"]);
     assert.deepEqual([withoutSemantic.legs.fts.ok, withoutSemantic.legs.semantic.ok], [true, false]);
-    assert.match(withoutSemantic.warnings.join(" "), /semantic leg failed .* \(EMBEDDER_UNAVAILABLE: embedder is unavailable\)/);
+    assert.match(withoutSemantic.warnings.join(" "), /semantic leg failed.* \(EMBEDDER_UNAVAILABLE: embedder is unavailable\)/);
 
     const rerankerDown = fakePeers({ fts: { MATCH: ["a", "b", "c"] }, rerank: new ContextHubError("RERANKER_UNAVAILABLE", "reranker is unavailable") });
     const fusedOnly = await runHybridSearch(rerankerDown.peers, principal, request({ rerank: true }));
@@ -143,7 +143,7 @@ describe("hybrid search", () => {
 
     const ftsDown = fakePeers({ fts: new Error("socket hang up"), semantic: ["d"] });
     const semanticOnly = await runHybridSearch(ftsDown.peers, principal, request());
-    assert.match(semanticOnly.warnings.join(" "), /full-text leg failed .* \(an internal error\)/, "an unexpected error shows no detail");
+    assert.match(semanticOnly.warnings.join(" "), /full-text leg failed.* \(an internal error\)/, "an unexpected error shows no detail");
 
     const bothDown = fakePeers({ fts: new ContextHubError("STORE_UNAVAILABLE", "store is unavailable"), semantic: new ContextHubError("EMBEDDER_UNAVAILABLE", "embedder is unavailable") });
     await assert.rejects(runHybridSearch(bothDown.peers, principal, request()), (error: unknown) => error instanceof ContextHubError && error.code === "STORE_UNAVAILABLE");

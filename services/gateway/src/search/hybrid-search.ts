@@ -93,7 +93,11 @@ async function fullTextRanking(peers: Peers, principal: Principal, request: Hybr
   if (request.ftsMode !== "auto") return ask(request.ftsMode);
   const every = await ask(searchV1.FullTextMode.MATCH);
   if (every.hits.length >= request.offset + request.limit) return every;
-  return ask(searchV1.FullTextMode.ANY);
+  // Widening keeps the precise matches first; any-word hits fill in after them.
+  const any = await ask(searchV1.FullTextMode.ANY);
+  const precise = new Set(every.hits.map((hit) => hit.entry?.id));
+  const hits = [...every.hits, ...any.hits.filter((hit) => !precise.has(hit.entry?.id))].map((hit, index) => ({ ...hit, rank: index + 1 }));
+  return { ...any, hits };
 }
 
 /**
