@@ -19,7 +19,11 @@ const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({ options: { data: { type: "string", default: resolve(here, "../../shared/data/cranfield") }, json: { type: "string" }, variants: { type: "boolean", default: false } } });
 const log = (message) => process.stderr.write(`${message}\n`);
 
-const readJsonl = (path) => readFileSync(path, "utf8").split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line));
+const readJsonl = (path) =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line));
 const docs = readJsonl(resolve(values.data, "docs.jsonl"));
 const queries = readJsonl(resolve(values.data, "queries.jsonl"));
 const gainOf = { 1: 4, 2: 3, 3: 2, 4: 1, "-1": 0 };
@@ -35,7 +39,10 @@ for (const line of readFileSync(resolve(values.data, "qrels.tsv"), "utf8").split
 /** nDCG@10 with linear gains and log2 discounts; the ideal ranking sorts every judged document by gain. */
 function ndcgAt10(ranked, gains) {
   const dcg = ranked.slice(0, 10).reduce((sum, docId, index) => sum + (gains.get(docId) ?? 0) / Math.log2(index + 2), 0);
-  const ideal = [...gains.values()].sort((a, b) => b - a).slice(0, 10).reduce((sum, gain, index) => sum + gain / Math.log2(index + 2), 0);
+  const ideal = [...gains.values()]
+    .sort((a, b) => b - a)
+    .slice(0, 10)
+    .reduce((sum, gain, index) => sum + gain / Math.log2(index + 2), 0);
   return ideal === 0 ? 0 : dcg / ideal;
 }
 
@@ -47,7 +54,16 @@ function recallAt100(ranked, gains) {
 }
 
 const hub = await startAllInOne({
-  env: { ...process.env, DATABASE_URL: "", LOG_LEVEL: "warn", CONTEXT_HUB_SUMMARIES: "false", CONTEXT_HUB_RATE_READ_PER_MIN: "1000000", CONTEXT_HUB_RATE_READ_BURST: "1000000", CONTEXT_HUB_RATE_WRITE_PER_MIN: "1000000", CONTEXT_HUB_RATE_WRITE_BURST: "1000000" },
+  env: {
+    ...process.env,
+    DATABASE_URL: "",
+    LOG_LEVEL: "warn",
+    CONTEXT_HUB_SUMMARIES: "false",
+    CONTEXT_HUB_RATE_READ_PER_MIN: "1000000",
+    CONTEXT_HUB_RATE_READ_BURST: "1000000",
+    CONTEXT_HUB_RATE_WRITE_PER_MIN: "1000000",
+    CONTEXT_HUB_RATE_WRITE_BURST: "1000000",
+  },
   port: 0,
   dataDir: "memory://",
 });
@@ -79,7 +95,13 @@ try {
   };
   if (values.variants) {
     for (const k of [10, 30, 60, 120]) runs[`hybrid k=${k}`] = (query) => call("hybrid_search_context", { query, limit: 100, rerank: false, rrf_k: k });
-    for (const [fts, semantic] of [[1, 0.5], [1, 0.75], [0.75, 1], [0.5, 1]]) runs[`hybrid fts=${fts} semantic=${semantic}`] = (query) => call("hybrid_search_context", { query, limit: 100, rerank: false, fts_weight: fts, semantic_weight: semantic });
+    for (const [fts, semantic] of [
+      [1, 0.5],
+      [1, 0.75],
+      [0.75, 1],
+      [0.5, 1],
+    ])
+      runs[`hybrid fts=${fts} semantic=${semantic}`] = (query) => call("hybrid_search_context", { query, limit: 100, rerank: false, fts_weight: fts, semantic_weight: semantic });
     runs["hybrid (fts any)"] = (query) => call("hybrid_search_context", { query, limit: 100, rerank: false, fts_mode: "any" });
     for (const depth of [10, 20, 100]) runs[`hybrid + rerank depth ${depth}`] = (query) => call("hybrid_search_context", { query, limit: 100, rerank_depth: depth });
   }

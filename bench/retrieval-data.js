@@ -136,7 +136,8 @@ export async function loadCorpus(db, size, { seed = 7, log = () => {} } = {}) {
       const id = createUuidV7(createdAt);
       rows.push({ id, thread, text, createdAt, topic });
       const embedStart = performance.now();
-      for (const [ordinal, chunk] of chunkText(text).entries()) chunks.push({ entryId: id, tenant: thread.tenant, ordinal, start: chunk.start, end: chunk.end, vector: vectorLiteral(embedText(text.slice(chunk.start, chunk.end), vectors)) });
+      for (const [ordinal, chunk] of chunkText(text).entries())
+        chunks.push({ entryId: id, tenant: thread.tenant, ordinal, start: chunk.start, end: chunk.end, vector: vectorLiteral(embedText(text.slice(chunk.start, chunk.end), vectors)) });
       embedMs += performance.now() - embedStart;
     }
     await db.transaction(async (tx) => {

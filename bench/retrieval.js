@@ -122,7 +122,11 @@ async function measureInProcess(dataDir, queries) {
     };
     // Recall@10 of the approximate search against the exact one, both under the access predicate, for several ef_search values.
     const truth = new Map();
-    for (const query of queries) truth.set(query, (await semantic(exact.service, query)).hits.map((hit) => hit.entry.id));
+    for (const query of queries)
+      truth.set(
+        query,
+        (await semantic(exact.service, query)).hits.map((hit) => hit.entry.id),
+      );
     result.recall = [];
     for (const efSearch of [100, 200, 400, 1000]) {
       const tuned = await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, efSearch, exactBelowChunks: 0, buildIndexes: false } }, logger);
@@ -153,7 +157,16 @@ async function measureOverMcp(dataDir, queries) {
   const keysFile = join(dataDir, "..", "bench-keys.json");
   writeFileSync(keysFile, JSON.stringify({ keys: [{ key, ...benchPrincipal }] }));
   const hub = await startAllInOne({
-    env: { ...process.env, DATABASE_URL: "", LOG_LEVEL: "warn", CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: keysFile, CONTEXT_HUB_RATE_READ_PER_MIN: "1000000", CONTEXT_HUB_RATE_READ_BURST: "1000000", STORE_HNSW_EF_SEARCH: String(searchConfig.vectors.efSearch) },
+    env: {
+      ...process.env,
+      DATABASE_URL: "",
+      LOG_LEVEL: "warn",
+      CONTEXT_HUB_AUTH: "api-key",
+      CONTEXT_HUB_API_KEYS_FILE: keysFile,
+      CONTEXT_HUB_RATE_READ_PER_MIN: "1000000",
+      CONTEXT_HUB_RATE_READ_BURST: "1000000",
+      STORE_HNSW_EF_SEARCH: String(searchConfig.vectors.efSearch),
+    },
     port: 0,
     dataDir,
     // As `context-hub start` runs it: the store in its own process, so the database has a core of its own.
@@ -168,6 +181,8 @@ async function measureOverMcp(dataDir, queries) {
   };
   try {
     return {
+      // The gateway's fixed cost: a search whose SQL finds nothing (MCP over HTTP, auth, validation, gRPC, rendering).
+      noop: await timeAll(queries, () => call("fts_search_context", { query: "zzzqqqxxx" })),
       fts_search_context: await timeAll(queries, (query) => call("fts_search_context", { query })),
       semantic_search_context: await timeAll(queries, (query) => call("semantic_search_context", { query })),
       hybrid_search_context: await timeAll(queries, (query) => call("hybrid_search_context", { query })),
@@ -200,10 +215,12 @@ for (const size of sizes) {
   }
 }
 
-const line = (label, value, floor) => `${label.padEnd(34)} p50 ${String(value.p50).padStart(8)} ms  p95 ${String(value.p95).padStart(8)} ms${floor ? `   (raw SQL floor p50 ${floor.p50} / p95 ${floor.p95} ms)` : ""}`;
+const line = (label, value, floor) =>
+  `${label.padEnd(34)} p50 ${String(value.p50).padStart(8)} ms  p95 ${String(value.p95).padStart(8)} ms${floor ? `   (raw SQL floor p50 ${floor.p50} / p95 ${floor.p95} ms)` : ""}`;
 for (const [size, result] of Object.entries(results)) {
   const queries = queryCount;
   console.log(`\n== ${size} entries (${result.storage.chunks} chunks, ${result.load.threads} threads, 2 tenants) ==`);
+  console.log(line("MCP no-op search (matches nothing)", result.mcp.noop));
   console.log(line("MCP fts_search_context", result.mcp.fts_search_context, result.floor.fts_match));
   console.log(line("MCP semantic_search_context", result.mcp.semantic_search_context, result.floor.semantic_ann));
   console.log(line("MCP hybrid_search_context (rerank)", result.mcp.hybrid_search_context));
@@ -213,8 +230,13 @@ for (const [size, result] of Object.entries(results)) {
   console.log(line("store semantic (HNSW)", result.store.semantic_ann, result.floor.semantic_ann));
   console.log(line("store semantic (exact)", result.store.semantic_exact));
   console.log(`HNSW m=${result.index.m}, ef_construction=${result.index.efConstruction}; the store's ef_search is ${result.index.efSearch}`);
-  for (const row of result.recall) console.log(`  ef_search ${String(row.efSearch).padStart(4)}: recall@10 vs exact (ACL filtered) ${row.at10.toFixed(3)}, store semantic p50 ${row.latency.p50} / p95 ${row.latency.p95} ms (${row.servedByIndex}/${queries} served by the index)`);
-  console.log(`HNSW build ${(result.hnsw.buildMs / 1000).toFixed(1)} s, index ${result.hnsw.indexMb} MB, RSS +${result.hnsw.rssGrowthMb} MB (process ${result.hnsw.rssMb} MB); entries ${result.storage.entriesMb} MB, chunks ${result.storage.chunksMb} MB, GIN ${result.storage.ginMb} MB; load ${(result.load.ms / 1000).toFixed(1)} s`);
+  for (const row of result.recall)
+    console.log(
+      `  ef_search ${String(row.efSearch).padStart(4)}: recall@10 vs exact (ACL filtered) ${row.at10.toFixed(3)}, store semantic p50 ${row.latency.p50} / p95 ${row.latency.p95} ms (${row.servedByIndex}/${queries} served by the index)`,
+    );
+  console.log(
+    `HNSW build ${(result.hnsw.buildMs / 1000).toFixed(1)} s, index ${result.hnsw.indexMb} MB, RSS +${result.hnsw.rssGrowthMb} MB (process ${result.hnsw.rssMb} MB); entries ${result.storage.entriesMb} MB, chunks ${result.storage.chunksMb} MB, GIN ${result.storage.ginMb} MB; load ${(result.load.ms / 1000).toFixed(1)} s`,
+  );
 }
 if (values.json) {
   mkdirSync(dirname(values.json), { recursive: true });

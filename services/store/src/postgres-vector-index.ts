@@ -27,7 +27,7 @@ export interface PostgresVectorIndexSettings {
 
 export const defaultVectorIndexSettings: Readonly<PostgresVectorIndexSettings> = Object.freeze({
   exactBelowChunks: 2_000,
-  efSearch: 400,
+  efSearch: 1_000,
   hnswM: 16,
   hnswEfConstruction: 64,
   buildMemoryMb: 256,
@@ -38,6 +38,8 @@ export const defaultVectorIndexSettings: Readonly<PostgresVectorIndexSettings> =
 const maxAnnChunks = 20_000;
 /** pgvector's ceiling on hnsw.ef_search. */
 const maxEfSearch = 1_000;
+/** How often the store looks for embedding spaces that have no index yet. */
+const spaceWatchMs = 60_000;
 /** How long a tenant's chunk count is trusted when choosing between exact and approximate search. */
 const countTtlMs = 30_000;
 
@@ -111,7 +113,9 @@ export interface PostgresVectorIndexOptions {
  * distinct entries; when the approximate scan runs dry (the visible, filtered
  * set is small) or the candidate set is small anyway, it compares every
  * candidate exactly. With `real[]` vectors (a server without pgvector) every
- * search is exact cosine in SQL.
+ * search is exact cosine in SQL. Indexes are built at `prepare`, on a
+ * search's first sight of a space, and by a check every minute for spaces
+ * registered since, so a space is indexed while it is still small.
  */
 export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): VectorIndex {
   const { db, logger, settings } = options;
@@ -119,6 +123,7 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
   const builds = new Map<string, Promise<void>>();
   const counts = new Map<string, { value: number; at: number }>();
   let iterativeScans: boolean | undefined;
+  let spaceWatch: NodeJS.Timeout | undefined;
 
   const spaceKey = (model: string, dimension: number) => `${model}\u0000${dimension}`;
   const vectorLiteral = db.vectorType === "pgvector" ? (vector: readonly number[]) => `[${vector.join(",")}]` : (vector: readonly number[]) => `{${vector.join(",")}}`;
@@ -202,6 +207,16 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
     return build;
   }
 
+  const logBuildFailure = (error: unknown) => logger.warn({ err: error }, "building an HNSW index failed; semantic search stays exact for that space");
+
+  /** Builds the index of every registered embedding space that has none, one after another. */
+  async function buildMissing(): Promise<void> {
+    const { rows } = await db.query<{ embedding_model: string; dimension: number }>("SELECT embedding_model, dimension FROM embedding_spaces ORDER BY first_seen_at");
+    for (const space of rows) {
+      if (!ready.has(spaceKey(space.embedding_model, space.dimension))) await buildIndex(space.embedding_model, space.dimension);
+    }
+  }
+
   /** Whether the space's HNSW index can serve now; if it is missing, its build starts in the background. */
   async function annReady(model: string, dimension: number): Promise<boolean> {
     const key = spaceKey(model, dimension);
@@ -272,20 +287,21 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
       if (db.vectorType !== "pgvector") return;
       await supportsIterativeScans();
       if (!settings.buildIndexes) return;
-      const { rows } = await db.query<{ embedding_model: string; dimension: number }>("SELECT embedding_model, dimension FROM embedding_spaces ORDER BY first_seen_at");
-      for (const space of rows) {
-        const build = buildIndex(space.embedding_model, space.dimension);
-        // PGlite has one connection: build before serving. A server builds concurrently while the store serves (exactly, meanwhile).
-        if (db.kind === "pglite") await build;
-        else build.catch((error: unknown) => logger.warn({ err: error, model: space.embedding_model }, "building an HNSW index failed; semantic search stays exact for this space"));
-      }
+      // PGlite has one connection: build before serving. A server builds concurrently while the store serves (exactly, meanwhile).
+      if (db.kind === "pglite") await buildMissing();
+      else buildMissing().catch(logBuildFailure);
+      // A model first used after start-up gets its index while its space is still small, not at the first search a year later.
+      spaceWatch = setInterval(() => buildMissing().catch(logBuildFailure), spaceWatchMs);
+      spaceWatch.unref();
     },
 
     buildIndex,
 
     async nearestEntries(principal, query): Promise<VectorSearchResult> {
       const dimension = query.vector.length;
-      if (db.vectorType !== "pgvector" || annTypeOf(dimension) === undefined || (await preferExact(principal, query)) || !(await annReady(query.model, dimension))) {
+      // The index is checked (and its build started) even when this search goes exact, so a space is indexed while it is small.
+      const indexed = db.vectorType === "pgvector" && annTypeOf(dimension) !== undefined && (await annReady(query.model, dimension));
+      if (!indexed || (await preferExact(principal, query))) {
         return { hits: await exact(principal, query), strategy: "exact", warnings: [] };
       }
       const iterative = await supportsIterativeScans();
@@ -315,6 +331,7 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
     },
 
     async close() {
+      clearInterval(spaceWatch);
       await Promise.allSettled([...builds.values()]);
     },
   };

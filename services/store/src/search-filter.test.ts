@@ -63,7 +63,9 @@ describe("search filter", () => {
       threadId: hostile,
       tagsAny: [hostile],
       tagsAll: [hostile],
-      metadata: (["eq", "ne", "contains", "starts_with"] as const).map((operator) => ({ key: hostile, operator, value: hostile })).concat([{ key: hostile, operator: "in" as never, value: [hostile] as never }]),
+      metadata: (["eq", "ne", "contains", "starts_with"] as const)
+        .map((operator) => ({ key: hostile, operator, value: hostile }))
+        .concat([{ key: hostile, operator: "in" as never, value: [hostile] as never }]),
       contentType: "text",
     });
     const params = createSqlParams();

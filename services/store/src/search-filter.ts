@@ -130,16 +130,14 @@ export function validateSearchFilter(filter: SearchFilterInput | undefined): Sea
     if (hasNul(condition.value)) throw invalidArgument(`${field}.value must not contain NUL characters`);
     return { key: condition.key, operator: condition.operator, value: validateOperand(condition.operator, condition.value, field) };
   });
-  for (const [name, date] of [["created_from", filter.createdFrom], ["created_to", filter.createdTo]] as const) {
+  for (const [name, date] of [
+    ["created_from", filter.createdFrom],
+    ["created_to", filter.createdTo],
+  ] as const) {
     if (date !== undefined && Number.isNaN(date.getTime())) throw invalidArgument(`filter.${name} is not a valid time`);
   }
   if (filter.createdFrom !== undefined && filter.createdTo !== undefined && filter.createdFrom >= filter.createdTo) {
     throw invalidArgument("filter.created_from must be before filter.created_to");
   }
   return { threadId, source: filter.source, tagsAny, tagsAll, metadata, createdFrom: filter.createdFrom, createdTo: filter.createdTo, contentType: toContentType(filter.contentType) };
-}
-
-/** Whether the filter narrows the search to one thread (a selective, indexed condition). */
-export function isThreadScoped(filter: SearchFilter): boolean {
-  return filter.threadId !== undefined;
 }

@@ -24,14 +24,20 @@ describe("outline", () => {
   });
 
   test("max depth keeps only the outer levels; a text without headings has none", () => {
-    assert.deepEqual(buildOutline(doc, [], 1).nodes.map((node) => node.nodeId), ["guide", "appendix"]);
+    assert.deepEqual(
+      buildOutline(doc, [], 1).nodes.map((node) => node.nodeId),
+      ["guide", "appendix"],
+    );
     assert.deepEqual(buildOutline("no headings\nat all", []).nodes, []);
   });
 
   test("line numbers are 1-based and a trailing newline adds no line", () => {
     const starts = toLineStarts("a\nbb\nccc\n");
     assert.deepEqual(starts, [0, 2, 5]);
-    assert.deepEqual([0, 1, 2, 4, 5, 8].map((offset) => lineOf(starts, offset)), [1, 1, 2, 2, 3, 3]);
+    assert.deepEqual(
+      [0, 1, 2, 4, 5, 8].map((offset) => lineOf(starts, offset)),
+      [1, 1, 2, 2, 3, 3],
+    );
   });
 });
 

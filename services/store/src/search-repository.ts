@@ -52,6 +52,8 @@ export interface SearchRepository {
   grepCandidates(principal: Principal, filter: SearchFilter, literal: string | undefined, cursor: GrepCursor | undefined, limit: number): Promise<GrepCandidate[]>;
   /** A value of `search_settings`. */
   setting(key: string): Promise<string | undefined>;
+  /** Whether any chunk was ever embedded by this model at this dimension (spaces are not per tenant: they name models, not data). */
+  hasEmbeddingSpace(model: string, dimension: number): Promise<boolean>;
   /** The text-search configurations the database ships (pg_catalog). */
   builtinLanguages(): Promise<string[]>;
 }
@@ -165,10 +167,7 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
     async listings(principal, ids) {
       if (ids.length === 0) return [];
       const params = createSqlParams();
-      const { rows } = await db.query<ListingRow>(
-        `SELECT ${listingColumns} FROM entries e WHERE e.id = ANY(${params.add(ids)}::uuid[]) AND ${accessPredicate(principal, "e", params)}`,
-        params.values,
-      );
+      const { rows } = await db.query<ListingRow>(`SELECT ${listingColumns} FROM entries e WHERE e.id = ANY(${params.add(ids)}::uuid[]) AND ${accessPredicate(principal, "e", params)}`, params.values);
       return rows.map(toListing);
     },
 
@@ -204,6 +203,11 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
     async setting(key) {
       const { rows } = await db.query<{ value: string }>("SELECT value FROM search_settings WHERE key = $1", [key]);
       return rows[0]?.value;
+    },
+
+    async hasEmbeddingSpace(model, dimension) {
+      const { rows } = await db.query("SELECT 1 FROM embedding_spaces WHERE embedding_model = $1 AND dimension = $2", [model, dimension]);
+      return rows.length > 0;
     },
 
     async builtinLanguages() {

@@ -80,7 +80,10 @@ describe("full-text query words", () => {
 describe("full-text query checks", () => {
   test("a blank, overlong or NUL query is refused", () => {
     for (const query of ["", "   ", "x".repeat(1001), "a\u0000b"]) {
-      assert.throws(() => validateFullTextQuery(query), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT");
+      assert.throws(
+        () => validateFullTextQuery(query),
+        (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT",
+      );
     }
     assert.equal(validateFullTextQuery("fine"), "fine");
   });
@@ -102,7 +105,13 @@ describe("highlight fragments", () => {
     const fragments = parseHeadline(` quick brown ${start}fox${stop} jumps${fragment}${start}Foxes${stop} are ${start}quick${stop} `);
     assert.deepEqual(fragments, [
       { text: "quick brown fox jumps", matches: [{ start: 12, end: 15 }] },
-      { text: "Foxes are quick", matches: [{ start: 0, end: 5 }, { start: 10, end: 15 }] },
+      {
+        text: "Foxes are quick",
+        matches: [
+          { start: 0, end: 5 },
+          { start: 10, end: 15 },
+        ],
+      },
     ]);
     for (const part of fragments) for (const match of part.matches) assert.match(part.text.slice(match.start, match.end), /^(fox|Foxes|quick)$/);
   });

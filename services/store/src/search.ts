@@ -269,14 +269,27 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       const found = await vectors.nearestEntries(caller, { model: request.model, vector: request.vector, filter, limit: page.offset + page.limit + 1 });
       const window = found.hits.slice(page.offset, page.offset + page.limit);
       // The listing read applies the predicate again; an entry deleted since the vector scan simply drops out.
-      const listed = new Map((await repository.listings(caller, window.map((hit) => hit.entryId))).map((entry) => [entry.id, entry]));
+      const listed = new Map(
+        (
+          await repository.listings(
+            caller,
+            window.map((hit) => hit.entryId),
+          )
+        ).map((entry) => [entry.id, entry]),
+      );
       const hits = window.flatMap((hit, index) => {
         const entry = listed.get(hit.entryId);
         if (entry === undefined) return [];
         const similarity = Number.isNaN(hit.distance) ? 0 : 1 - hit.distance;
         return [{ entry, score: similarity, rank: page.offset + index + 1, chunk: hit.chunk, highlights: [] }];
       });
-      return { hits, hasMore: found.hits.length > page.offset + page.limit, strategy: found.strategy, warnings: found.warnings };
+      const warnings = [...found.warnings];
+      if (found.hits.length === 0 && !(await repository.hasEmbeddingSpace(request.model, request.vector.length))) {
+        warnings.push(
+          `no stored vectors were made by ${request.model} (${request.vector.length} dimensions), so nothing can match; if the embedding model changed, an operator must re-embed the store`,
+        );
+      }
+      return { hits, hasMore: found.hits.length > page.offset + page.limit, strategy: found.strategy, warnings };
     },
 
     async passages(principal, request) {
@@ -296,7 +309,10 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
         const chars = item.span === undefined ? passageScanLimit : item.span.end;
         reach.set(item.entryId, Math.max(reach.get(item.entryId) ?? 0, chars));
       }
-      const texts = await repository.texts(caller, [...reach].map(([id, chars]) => ({ id, chars })));
+      const texts = await repository.texts(
+        caller,
+        [...reach].map(([id, chars]) => ({ id, chars })),
+      );
       return request.items.flatMap((item) => {
         const text = texts.get(item.entryId);
         if (text === undefined) return [];

@@ -25,9 +25,7 @@ export async function applyTextSearchLanguage(db: SqlDatabase, language: string,
     const known = await tx.query("SELECT 1 FROM pg_ts_config WHERE cfgname = $1", [language]);
     if (known.rows.length === 0) throw new Error(`STORE_SEARCH_LANGUAGE ${JSON.stringify(language)} is not a text-search configuration this database has`);
     if (mode === "verify") {
-      throw new Error(
-        `the full-text index was built for ${stored}, but STORE_SEARCH_LANGUAGE is ${language}; start one store with STORE_MIGRATIONS=apply (or run the migrations Job) to rebuild it`,
-      );
+      throw new Error(`the full-text index was built for ${stored}, but STORE_SEARCH_LANGUAGE is ${language}; start one store with STORE_MIGRATIONS=apply (or run the migrations Job) to rebuild it`);
     }
     const started = performance.now();
     // format(%L) quotes the configuration name; the body is otherwise the function migration 1 created.
@@ -45,10 +43,7 @@ $fn$$ddl$, $1::text) AS sql`,
     await tx.query(ddl[0]?.sql ?? "");
     // Rewriting each row recomputes its stored generated column with the new configuration.
     const { rowCount } = await tx.query("UPDATE entries SET text = text");
-    await tx.query(
-      "INSERT INTO search_settings (key, value) VALUES ('text_search_language', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()",
-      [language],
-    );
+    await tx.query("INSERT INTO search_settings (key, value) VALUES ('text_search_language', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()", [language]);
     logger.info({ from: stored, to: language, entries: rowCount, ms: Math.round(performance.now() - started) }, "rebuilt the full-text index for a new text-search language");
     return language;
   });

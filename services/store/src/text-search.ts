@@ -153,9 +153,7 @@ export function parseHeadline(headline: string): Highlight[] {
     if (trimmed === "") continue;
     fragments.push({
       text: trimmed,
-      matches: matches
-        .map((match) => ({ start: match.start - leading, end: Math.min(trimmed.length, match.end - leading) }))
-        .filter((match) => match.start >= 0 && match.end > match.start),
+      matches: matches.map((match) => ({ start: match.start - leading, end: Math.min(trimmed.length, match.end - leading) })).filter((match) => match.start >= 0 && match.end > match.start),
     });
   }
   return fragments;

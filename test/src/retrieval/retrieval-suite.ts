@@ -10,10 +10,10 @@ import assert from "node:assert/strict";
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { commonV1, searchV1 } from "@context-hub/proto";
-import { openDatabase, openSearch, defaultSearchConfig, type Principal } from "@context-hub/store";
+import { defaultSearchConfig, hnswIndexName, openDatabase, openSearch, type Principal } from "@context-hub/store";
 import { nastyQueries } from "./nasty-queries.js";
 import { annFirstConfig, commitWithVectors, dimension, direction, startRetrievalHarness, testModel, type RetrievalHarness, type RetrievalTarget } from "./retrieval-fixtures.js";
-import { commitText, expectError, expectIndistinguishable, logger, newTenant, principal, randomId, type PrincipalInit } from "../store/store-fixtures.js";
+import { commitText, expectError, expectIndistinguishable, logger, newTenant, principal, randomId, startTestStore as startTestStoreOn, type PrincipalInit } from "../store/store-fixtures.js";
 
 type Filter = MessageInitShape<typeof searchV1.SearchFilterSchema>;
 const { FullTextMode, MetadataOperator, GrepOutput } = searchV1;
@@ -128,7 +128,11 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
       });
 
       const both = async (filter: Filter): Promise<string[]> => {
-        const names = (found: string[]) => Object.entries(ids).filter(([, id]) => found.includes(id)).map(([name]) => name).sort();
+        const names = (found: string[]) =>
+          Object.entries(ids)
+            .filter(([, id]) => found.includes(id))
+            .map(([name]) => name)
+            .sort();
         const byText = names(await ftsIds(a1, "weekly report", FullTextMode.MATCH, { filter, limit: 50 }));
         const byVector = names((await semantic(a1, direction(0), { filter, limit: 50 })).hits.map((hit) => hit.entry?.id ?? ""));
         assert.deepEqual(byVector, byText, "both legs apply the same filter");
@@ -196,7 +200,9 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
       });
 
       test("vectors of another model or dimension are never compared", async () => {
-        assert.deepEqual((await h.searchClient.semanticSearch({ principal: a1, embeddingModel: "other-model", vector: direction(0) })).hits, []);
+        const otherModel = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: "other-model", vector: direction(0) });
+        assert.deepEqual(otherModel.hits, []);
+        assert.match(otherModel.warnings.join(" "), /no stored vectors were made by other-model \(8 dimensions\)/);
         assert.deepEqual((await semantic(a1, [1, 0, 0])).hits, [], "another dimension");
         await expectError(semantic(a1, [1, Number.NaN, 0, 0, 0, 0, 0, 0]), "INVALID_ARGUMENT", /finite/);
       });
@@ -244,7 +250,10 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
         const foreign = (await fts(a2, "falcon", FullTextMode.MATCH, { limit: 1 })).hits[0]?.entry?.id ?? "";
         const ghost = randomId();
         const passages = await h.searchClient.getPassages({ principal: a1, query: "falcon", items: [{ entryId: foreign }, { entryId: visible[0] ?? "" }, { entryId: ghost }] });
-        assert.deepEqual(passages.passages.map((passage) => passage.entryId), [visible[0]]);
+        assert.deepEqual(
+          passages.passages.map((passage) => passage.entryId),
+          [visible[0]],
+        );
         await expectIndistinguishable(h.searchClient.navigateEntry({ principal: a1, id: foreign }), foreign, h.searchClient.navigateEntry({ principal: a1, id: ghost }), ghost, "navigate");
         await expectIndistinguishable(
           h.searchClient.readRange({ principal: a1, id: foreign, range: { case: "lines", value: { start: 1, end: 1 } } }),
@@ -293,6 +302,40 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
           tagged.slice(0, 10),
         );
         if (h.db.vectorType === "pgvector") assert.equal(result.strategy, "ann", "iterative scans served it from the index");
+      });
+    });
+
+    describe("start-up", () => {
+      test("a store builds the HNSW index of every stored embedding space, and knows its planner statistics", async () => {
+        const database = await target.createDatabase();
+        const db = await openDatabase(database.options, logger);
+        try {
+          const { rows: spaces } = await db.query<{ dimension: number }>("SELECT dimension FROM embedding_spaces WHERE embedding_model = $1", [testModel]);
+          assert.deepEqual(spaces, [], "a fresh database has no spaces");
+          const tenant = newTenant("startup");
+          const store = await startTestStoreOn(database.options, db);
+          try {
+            await commitWithVectors(store.client, principal(tenant, "a1"), "s", "one entry is enough to register the space", [direction(0)]);
+          } finally {
+            await store.close();
+          }
+          assert.deepEqual(
+            (await db.query<{ dimension: number }>("SELECT dimension FROM embedding_spaces WHERE embedding_model = $1", [testModel])).rows,
+            [{ dimension }],
+            "the trigger registered it",
+          );
+          const search = await openSearch(db, defaultSearchConfig, logger);
+          await search.close();
+          const { rows } = await db.query<{ valid: boolean | null }>("SELECT (SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass($1)) AS valid", [
+            hnswIndexName(testModel, dimension),
+          ]);
+          assert.equal(rows[0]?.valid ?? null, db.vectorType === "pgvector" ? true : null, "an HNSW index with pgvector, none with real[]");
+          const { rows: stats } = await db.query<{ tuples: number }>("SELECT reltuples AS tuples FROM pg_class WHERE relname = 'entries'");
+          if (db.kind === "pglite") assert.ok(Number(stats[0]?.tuples) >= 0, "PGlite's entries table has been analysed");
+        } finally {
+          await db.close();
+          await database.dispose();
+        }
       });
     });
 
@@ -355,7 +398,11 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
           ],
         );
         assert.equal(doc.slice(entry?.matches[0]?.span?.start, entry?.matches[0]?.span?.end), "Run restart.sh");
-        assert.equal((await h.searchClient.grep({ principal: a1, pattern: "RUN", caseInsensitive: true, output: GrepOutput.COUNT, filter: { threadId: "ops" } })).totalMatches, 3, "Runbook, and the two Run lines");
+        assert.equal(
+          (await h.searchClient.grep({ principal: a1, pattern: "RUN", caseInsensitive: true, output: GrepOutput.COUNT, filter: { threadId: "ops" } })).totalMatches,
+          3,
+          "Runbook, and the two Run lines",
+        );
         assert.equal((await h.searchClient.grep({ principal: a1, pattern: "RUN", filter: { threadId: "ops" } })).entries.length, 0, "literals are case-sensitive by default");
         const limited = await h.searchClient.grep({ principal: a1, pattern: "Run", maxMatches: 1, filter: { threadId: "ops" } });
         assert.deepEqual([limited.entries[0]?.matches.length, limited.truncated], [1, true]);

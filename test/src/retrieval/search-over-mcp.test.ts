@@ -102,7 +102,14 @@ for (const backend of backends) {
           store.commit({
             principal: { tenant, subject, groups: [], scopes: readWrite },
             entry: { threadId: "facilities", source: commonV1.Source.AGENT, text },
-            generated: { embeddingModel: embedded.model, embeddingDimension: embedded.dimension, chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: noisy }], summary: "", nodeSummaries: [], textHash: contentHash(text) },
+            generated: {
+              embeddingModel: embedded.model,
+              embeddingDimension: embedded.dimension,
+              chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: noisy }],
+              summary: "",
+              nodeSummaries: [],
+              textHash: contentHash(text),
+            },
           });
         vectorPlanted = (await commit("acme", "bob")).ack?.id ?? "";
         await commit("globex", "bob");
@@ -131,7 +138,10 @@ for (const backend of backends) {
         for (const name of ["bob", "carol", "globexBob"]) {
           const page = await search(name, tool, { query: "launch code Falcon", limit: 50 });
           assert.ok(!idsOf(page).includes(planted), `${tool} must not show alice's entry to ${name}`);
-          assert.ok(page.results.every((hit) => hit.owner === principals[name]!.subject), `${tool}: ${name} sees only its own`);
+          assert.ok(
+            page.results.every((hit) => hit.owner === principals[name]!.subject),
+            `${tool}: ${name} sees only its own`,
+          );
         }
       }
     });
@@ -150,7 +160,8 @@ for (const backend of backends) {
 
     test("2 visible matches and 50 better invisible ones, limit 5: exactly 2, from every tool", async () => {
       const mine: string[] = [];
-      for (const text of ["zephyr protocol handshake notes", "zephyr protocol retry policy"]) mine.push((await search<{ context_id: string }>("dave", "store_context", { thread_id: "zephyr", source: "agent", text })).context_id);
+      for (const text of ["zephyr protocol handshake notes", "zephyr protocol retry policy"])
+        mine.push((await search<{ context_id: string }>("dave", "store_context", { thread_id: "zephyr", source: "agent", text })).context_id);
       const better = Array.from({ length: 25 }, (_, index) => ({ thread_id: "zephyr", source: "agent", text: `zephyr protocol zephyr protocol handshake retry ${index}` }));
       await search("bob", "store_context_batch", { entries: better });
       await search("globexBob", "store_context_batch", { entries: better });
@@ -239,7 +250,10 @@ describe("hybrid search degrades when a leg is down (PGlite)", () => {
   test("embedder down: the full-text leg answers, with a warning; semantic search says what to do", async () => {
     await hub.services.embedder.close();
     const page = await callOk<HybridPage>(client, "hybrid_search_context", { query: "compressor surge" });
-    assert.deepEqual(page.results.map((hit) => hit.id), [stored]);
+    assert.deepEqual(
+      page.results.map((hit) => hit.id),
+      [stored],
+    );
     assert.deepEqual([page.legs.fts.ok, page.legs.semantic.ok], [true, false]);
     assert.match(page.warnings.join(" "), /semantic leg failed, so results come from the full-text leg alone \(EMBEDDER_UNAVAILABLE/);
     const semantic = await callTool(client, "semantic_search_context", { query: "compressor surge" });

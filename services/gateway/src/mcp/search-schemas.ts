@@ -40,9 +40,11 @@ export const metadataOperatorNames = ["eq", "ne", "gt", "gte", "lt", "lte", "in"
 const metadataFilter = z
   .object({
     key: z.string().min(1).max(256).refine(noNul, "key must not contain NUL characters").describe("A top-level metadata key."),
-    operator: z.enum(metadataOperatorNames).describe(
-      "eq/ne: equal or not (ne also matches entries without the key); gt/gte/lt/lte: numbers with numbers, strings with strings (ISO dates compare by time); in/not_in: one of a list (not_in also matches entries without the key); exists: true (key present) or false (absent); contains: a string value contains the text (case-insensitive), or a list value holds the element; starts_with: a string value starts with the text.",
-    ),
+    operator: z
+      .enum(metadataOperatorNames)
+      .describe(
+        "eq/ne: equal or not (ne also matches entries without the key); gt/gte/lt/lte: numbers with numbers, strings with strings (ISO dates compare by time); in/not_in: one of a list (not_in also matches entries without the key); exists: true (key present) or false (absent); contains: a string value contains the text (case-insensitive), or a list value holds the element; starts_with: a string value starts with the text.",
+      ),
     value: z.unknown().describe("The value to compare with: a list for in/not_in, a boolean for exists."),
   })
   .strict();
@@ -86,7 +88,7 @@ export const fullTextModeNames = ["match", "prefix", "phrase", "boolean", "any"]
 const fullTextMode = z
   .enum(fullTextModeNames)
   .describe(
-    "match: every word (default); prefix: every word as a prefix (config finds configuration); phrase: the words adjacent, in order; boolean: web-search syntax (\"quoted phrase\", OR, -excluded); any: at least one word, best coverage first.",
+    'match: every word (default); prefix: every word as a prefix (config finds configuration); phrase: the words adjacent, in order; boolean: web-search syntax ("quoted phrase", OR, -excluded); any: at least one word, best coverage first.',
   );
 
 export const ftsSearchInput = z
@@ -170,15 +172,12 @@ export const readRangeInput = z
     max_chars: z.number().int().min(1).max(searchToolLimits.maxRangeChars).optional().describe("Most characters returned (default 10000); a longer range is cut and says where to continue."),
   })
   .strict()
-  .refine(
-    (value) => {
-      const chars = value.start !== undefined || value.end !== undefined;
-      const lines = value.start_line !== undefined || value.end_line !== undefined;
-      const node = value.node_id !== undefined;
-      return [chars, lines, node].filter(Boolean).length === 1;
-    },
-    "give exactly one range: start and end, start_line and end_line, or node_id",
-  )
+  .refine((value) => {
+    const chars = value.start !== undefined || value.end !== undefined;
+    const lines = value.start_line !== undefined || value.end_line !== undefined;
+    const node = value.node_id !== undefined;
+    return [chars, lines, node].filter(Boolean).length === 1;
+  }, "give exactly one range: start and end, start_line and end_line, or node_id")
   .refine((value) => (value.start === undefined) === (value.end === undefined), "give start and end together")
   .refine((value) => (value.start_line === undefined) === (value.end_line === undefined), "give start_line and end_line together");
 

@@ -9,7 +9,8 @@ import { runHybridSearch, type HybridSearchRequest } from "./hybrid-search.js";
 
 const principal: Principal = { tenant: "t", subject: "s", groups: [], scopes: ["context:read"] };
 const entry = (id: string) => create(storeV1.EntrySchema, { id, preview: `entry ${id}` });
-const hits = (ids: string[], chunk = false) => ids.map((id, index) => create(searchV1.SearchHitSchema, { entry: entry(id), score: 1 - index / 10, rank: index + 1, ...(chunk ? { chunk: { start: 0, end: 5 } } : {}) }));
+const hits = (ids: string[], chunk = false) =>
+  ids.map((id, index) => create(searchV1.SearchHitSchema, { entry: entry(id), score: 1 - index / 10, rank: index + 1, ...(chunk ? { chunk: { start: 0, end: 5 } } : {}) }));
 
 interface FakeOptions {
   /** Full-text results per mode name. */
@@ -107,11 +108,14 @@ describe("hybrid search", () => {
       result.hits.map((hit) => hit.entry.id),
       ["b", "a", "c", "e"],
     );
-    assert.deepEqual(calls.passages[0]?.map((item) => [item.entryId, item.span === undefined ? null : item.span.end]), [
-      ["c", 5],
-      ["a", null],
-      ["b", null],
-    ]);
+    assert.deepEqual(
+      calls.passages[0]?.map((item) => [item.entryId, item.span === undefined ? null : item.span.end]),
+      [
+        ["c", 5],
+        ["a", null],
+        ["b", null],
+      ],
+    );
     assert.deepEqual(result.hits[0]?.scores.rerank, { rank: 1, score: 10 });
     assert.equal(result.hits[3]?.scores.rerank, null);
     assert.deepEqual(result.legs.rerank, { ok: true, reranked: 3 });
@@ -122,8 +126,14 @@ describe("hybrid search", () => {
     const { peers } = fakePeers({ fts: { MATCH: ids }, semantic: ids });
     const first = await runHybridSearch(peers, principal, request({ limit: 3, rerank: true }));
     const second = await runHybridSearch(peers, principal, request({ limit: 3, offset: 3, rerank: true }));
-    assert.deepEqual([...first.hits, ...second.hits].map((hit) => hit.entry.id), ids);
-    assert.deepEqual(second.hits.map((hit) => hit.rank), [4, 5, 6]);
+    assert.deepEqual(
+      [...first.hits, ...second.hits].map((hit) => hit.entry.id),
+      ids,
+    );
+    assert.deepEqual(
+      second.hits.map((hit) => hit.rank),
+      [4, 5, 6],
+    );
     assert.equal(first.hasMore, true);
     assert.equal(second.hasMore, false);
   });
@@ -131,13 +141,19 @@ describe("hybrid search", () => {
   test("a failed leg degrades with a warning naming it; both failing fails the search", async () => {
     const embedderDown = fakePeers({ fts: { MATCH: ["a", "b", "c"] }, semantic: new ContextHubError("EMBEDDER_UNAVAILABLE", "embedder is unavailable") });
     const withoutSemantic = await runHybridSearch(embedderDown.peers, principal, request());
-    assert.deepEqual(withoutSemantic.hits.map((hit) => hit.entry.id), ["a", "b", "c"]);
+    assert.deepEqual(
+      withoutSemantic.hits.map((hit) => hit.entry.id),
+      ["a", "b", "c"],
+    );
     assert.deepEqual([withoutSemantic.legs.fts.ok, withoutSemantic.legs.semantic.ok], [true, false]);
     assert.match(withoutSemantic.warnings.join(" "), /semantic leg failed.* \(EMBEDDER_UNAVAILABLE: embedder is unavailable\)/);
 
     const rerankerDown = fakePeers({ fts: { MATCH: ["a", "b", "c"] }, rerank: new ContextHubError("RERANKER_UNAVAILABLE", "reranker is unavailable") });
     const fusedOnly = await runHybridSearch(rerankerDown.peers, principal, request({ rerank: true }));
-    assert.deepEqual(fusedOnly.hits.map((hit) => hit.entry.id), ["a", "b", "c"]);
+    assert.deepEqual(
+      fusedOnly.hits.map((hit) => hit.entry.id),
+      ["a", "b", "c"],
+    );
     assert.match(fusedOnly.warnings.join(" "), /reranking failed, so results are in fused order \(RERANKER_UNAVAILABLE/);
     assert.equal(fusedOnly.legs.rerank.ok, false);
 

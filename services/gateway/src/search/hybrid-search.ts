@@ -72,7 +72,11 @@ function describeFailure(error: unknown): string {
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-const settle = <T>(promise: Promise<T>): Promise<Settled<T>> => promise.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+const settle = <T>(promise: Promise<T>): Promise<Settled<T>> =>
+  promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 
 /** The query embedding and the semantic ranking under the same filters; fails if either step does. */
 export async function semanticRanking(peers: Peers, principal: Principal, query: string, filter: HybridSearchRequest["filter"], page: { limit: number; offset: number }, mode: string) {

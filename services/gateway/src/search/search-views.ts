@@ -28,7 +28,9 @@ export function toSearchResult(
     score: placing.score,
     scores,
     best_chunk: extras.chunk === undefined ? null : { start: extras.chunk.start, end: extras.chunk.end },
-    ...(extras.highlights === undefined ? {} : { highlights: extras.highlights.map((highlight) => ({ text: highlight.text, matches: highlight.matches.map((match) => ({ start: match.start, end: match.end })) })) }),
+    ...(extras.highlights === undefined
+      ? {}
+      : { highlights: extras.highlights.map((highlight) => ({ text: highlight.text, matches: highlight.matches.map((match) => ({ start: match.start, end: match.end })) })) }),
   };
 }
 

@@ -39,7 +39,13 @@ export const navigateContextTool = defineTool({
   },
 });
 
-function toRange(args: { start?: number | undefined; end?: number | undefined; start_line?: number | undefined; end_line?: number | undefined; node_id?: string | undefined }): MessageInitShape<typeof searchV1.ReadRangeRequestSchema>["range"] {
+function toRange(args: {
+  start?: number | undefined;
+  end?: number | undefined;
+  start_line?: number | undefined;
+  end_line?: number | undefined;
+  node_id?: string | undefined;
+}): MessageInitShape<typeof searchV1.ReadRangeRequestSchema>["range"] {
   if (args.node_id !== undefined) return { case: "nodeId", value: args.node_id };
   if (args.start_line !== undefined && args.end_line !== undefined) return { case: "lines", value: { start: args.start_line, end: args.end_line } };
   return { case: "chars", value: { start: args.start ?? 0, end: args.end ?? 0 } };

@@ -14,7 +14,7 @@ export const ftsSearchContextTool = defineTool({
   description: [
     "Find entries containing words, ranked by how closely together the words occur (PostgreSQL full text, stemmed: 'indexing' finds 'indexed').",
     "Use it for exact terms, names, identifiers and phrases; use semantic_search_context for meaning, hybrid_search_context when unsure.",
-    "Modes: match (every word, default), prefix, phrase, boolean (\"quoted\", OR, -word), any (at least one word).",
+    'Modes: match (every word, default), prefix, phrase, boolean ("quoted", OR, -word), any (at least one word).',
     "Results carry a preview, the summary and scores; read the full text with get_context_by_ids or read_context_range.",
   ].join(" "),
   inputSchema: ftsSearchInput,
@@ -74,7 +74,17 @@ export const semanticSearchContextTool = defineTool({
     const results = reply.hits.flatMap((hit) =>
       hit.entry === undefined ? [] : [toSearchResult(hit.entry, { rank: hit.rank, score: hit.score }, { ...noScores, semantic: { rank: hit.rank, score: hit.score } }, { chunk: hit.chunk })],
     );
-    return { results, count: results.length, limit, offset, has_more: reply.hasMore, max_depth: searchToolLimits.maxRankingDepth, warnings: reply.warnings, embedding_model: model, strategy: reply.strategy };
+    return {
+      results,
+      count: results.length,
+      limit,
+      offset,
+      has_more: reply.hasMore,
+      max_depth: searchToolLimits.maxRankingDepth,
+      warnings: reply.warnings,
+      embedding_model: model,
+      strategy: reply.strategy,
+    };
   },
 });
 
