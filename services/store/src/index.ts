@@ -7,6 +7,7 @@ import { createApiKeyRepository } from "./api-key-repository.js";
 import { createApiKeyService } from "./api-keys.js";
 import { createEntryRepository } from "./entry-repository.js";
 import { createEntryService } from "./entries.js";
+import { createDescribeService } from "./describe.js";
 import { createStoreHandlers } from "./server.js";
 import { openSearch } from "./search-module.js";
 import { createSearchHandlers } from "./search-server.js";
@@ -75,6 +76,7 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
     const repository = createEntryRepository(database);
     const auditRepository = createAuditRepository(database);
     const denials = createDenialRecorder(auditRepository);
+    const search = await openSearch(database, config.search, logger, config.database.migrations);
     const services = {
       entries: createEntryService(repository, denials),
       sharing: createSharingService(repository, denials),
@@ -82,8 +84,8 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
       history: createHistoryService(createHistoryRepository(database), denials),
       review: createReviewService(repository, createReviewRepository(database), denials),
       audit: createAuditService(auditRepository, denials),
+      store: createDescribeService(database, () => search.vectors.kind),
     };
-    const search = await openSearch(database, config.search, logger, config.database.migrations);
     return await startGrpcService({
       name: "store",
       host: config.host,

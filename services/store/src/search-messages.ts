@@ -6,7 +6,7 @@
 import { toJson, type MessageInitShape } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { invalidArgument } from "@context-hub/common";
-import { searchV1 } from "@context-hub/proto";
+import { searchV1, storeV1 } from "@context-hub/proto";
 import type { JsonValue } from "./entries.js";
 import type { GrepOutputMode } from "./grep.js";
 import { toDate, toEntryMessage, toSource } from "./messages.js";
@@ -16,18 +16,18 @@ import type { MetadataOperator, SearchFilterInput } from "./search-filter.js";
 import type { FullTextMode } from "./text-search.js";
 
 const operatorOf: Record<number, MetadataOperator> = {
-  [searchV1.MetadataOperator.UNSPECIFIED]: "eq",
-  [searchV1.MetadataOperator.EQ]: "eq",
-  [searchV1.MetadataOperator.NE]: "ne",
-  [searchV1.MetadataOperator.GT]: "gt",
-  [searchV1.MetadataOperator.GTE]: "gte",
-  [searchV1.MetadataOperator.LT]: "lt",
-  [searchV1.MetadataOperator.LTE]: "lte",
-  [searchV1.MetadataOperator.IN]: "in",
-  [searchV1.MetadataOperator.NOT_IN]: "not_in",
-  [searchV1.MetadataOperator.EXISTS]: "exists",
-  [searchV1.MetadataOperator.CONTAINS]: "contains",
-  [searchV1.MetadataOperator.STARTS_WITH]: "starts_with",
+  [storeV1.MetadataOperator.UNSPECIFIED]: "eq",
+  [storeV1.MetadataOperator.EQ]: "eq",
+  [storeV1.MetadataOperator.NE]: "ne",
+  [storeV1.MetadataOperator.GT]: "gt",
+  [storeV1.MetadataOperator.GTE]: "gte",
+  [storeV1.MetadataOperator.LT]: "lt",
+  [storeV1.MetadataOperator.LTE]: "lte",
+  [storeV1.MetadataOperator.IN]: "in",
+  [storeV1.MetadataOperator.NOT_IN]: "not_in",
+  [storeV1.MetadataOperator.EXISTS]: "exists",
+  [storeV1.MetadataOperator.CONTAINS]: "contains",
+  [storeV1.MetadataOperator.STARTS_WITH]: "starts_with",
 };
 
 const modeOf: Record<number, FullTextMode> = {

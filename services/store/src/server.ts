@@ -5,6 +5,7 @@ import type { ServiceImplementation } from "@context-hub/common";
 import { storeV1 } from "@context-hub/proto";
 import type { ApiKeyService } from "./api-keys.js";
 import type { AuditService } from "./audit.js";
+import type { DescribeService } from "./describe.js";
 import type { HistoryService } from "./history.js";
 import type { ReviewService } from "./review.js";
 import type { CommitItemResult, DeleteEntriesResult, EntryAck, EntryService, UpdateItemResult } from "./entries.js";
@@ -45,6 +46,7 @@ export interface StoreServices {
   history: HistoryService;
   review: ReviewService;
   audit: AuditService;
+  store: DescribeService;
 }
 
 /**
@@ -85,7 +87,7 @@ const shareResponse = idempotentResponse(storeV1.ShareResponseSchema, (result: S
 const unshareResponse = idempotentResponse(storeV1.UnshareResponseSchema, (result: UnshareResult) => ({ revokedCount: result.revokedCount }));
 
 /** The StoreService implementation over the domain services. */
-export function createStoreHandlers({ entries, sharing, apiKeys, history, review, audit }: StoreServices): ServiceImplementation<typeof storeV1.StoreService> {
+export function createStoreHandlers({ entries, sharing, apiKeys, history, review, audit, store }: StoreServices): ServiceImplementation<typeof storeV1.StoreService> {
   return {
     async findDuplicate(request) {
       const id = await entries.findDuplicate(toPrincipal(request.principal), {
@@ -271,6 +273,16 @@ export function createStoreHandlers({ entries, sharing, apiKeys, history, review
     async purgeHistory(request) {
       const result = await history.purge({ olderThanDays: request.olderThanDays, dryRun: request.dryRun });
       return { entries: BigInt(result.entries), versions: BigInt(result.versions), dryRun: result.dryRun, cutoff: timestampFromDate(result.cutoff) };
+    },
+
+    async describe() {
+      const description = await store.describe();
+      return {
+        vectorBackend: description.vectorBackend,
+        schemaVersion: description.schemaVersion,
+        database: description.database,
+        embeddingSpaces: description.embeddingSpaces.map((space) => ({ embeddingModel: space.embeddingModel, dimension: space.dimension, chunkCount: BigInt(space.chunkCount) })),
+      };
     },
   };
 }

@@ -9,17 +9,18 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
-import { commonV1, searchV1 } from "@context-hub/proto";
+import { commonV1, searchV1, storeV1 } from "@context-hub/proto";
 import { defaultSearchConfig, hnswIndexName, openDatabase, openSearch, type Principal } from "@context-hub/store";
 import { nastyQueries } from "./nasty-queries.js";
 import { annFirstConfig, commitWithVectors, dimension, direction, startRetrievalHarness, testModel, type RetrievalHarness, type RetrievalTarget } from "./retrieval-fixtures.js";
 import { commitText, expectError, expectIndistinguishable, logger, newTenant, principal, randomId, startTestStore as startTestStoreOn, type PrincipalInit } from "../store/store-fixtures.js";
 
 type Filter = MessageInitShape<typeof searchV1.SearchFilterSchema>;
-const { FullTextMode, MetadataOperator, GrepOutput } = searchV1;
+const { FullTextMode, GrepOutput } = searchV1;
+const { MetadataOperator } = storeV1;
 
 const asPrincipal = (init: PrincipalInit): Principal => ({ tenant: init.tenant ?? "", subject: init.subject ?? "", groups: init.groups ?? [], scopes: init.scopes ?? [] });
-const condition = (key: string, operator: searchV1.MetadataOperator, value: JsonValue) => ({ key, operator, value: fromJson(ValueSchema, value) });
+const condition = (key: string, operator: storeV1.MetadataOperator, value: JsonValue) => ({ key, operator, value: fromJson(ValueSchema, value) });
 const sorted = (ids: readonly string[]) => [...ids].sort();
 
 export function defineRetrievalSuite(target: RetrievalTarget): void {
@@ -149,7 +150,7 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
       });
 
       test("metadata operators", async () => {
-        const cases: [searchV1.MetadataOperator, string, JsonValue, string[]][] = [
+        const cases: [storeV1.MetadataOperator, string, JsonValue, string[]][] = [
           [MetadataOperator.EQ, "status", "open", ["alpha", "gamma"]],
           [MetadataOperator.NE, "status", "open", ["beta", "delta"]],
           [MetadataOperator.GT, "priority", 1, ["alpha", "gamma"]],

@@ -1,6 +1,6 @@
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
-import { commonV1, searchV1 } from "@context-hub/proto";
+import { commonV1, searchV1, storeV1 } from "@context-hub/proto";
 import { toProtoSource } from "../write-path.js";
 
 /** The filter arguments every search tool and grep_context share (see searchFilterFields). */
@@ -18,18 +18,18 @@ export interface SearchFilterArgs {
 
 type OperatorName = "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "not_in" | "exists" | "contains" | "starts_with";
 
-const operatorOf: Record<OperatorName, searchV1.MetadataOperator> = {
-  eq: searchV1.MetadataOperator.EQ,
-  ne: searchV1.MetadataOperator.NE,
-  gt: searchV1.MetadataOperator.GT,
-  gte: searchV1.MetadataOperator.GTE,
-  lt: searchV1.MetadataOperator.LT,
-  lte: searchV1.MetadataOperator.LTE,
-  in: searchV1.MetadataOperator.IN,
-  not_in: searchV1.MetadataOperator.NOT_IN,
-  exists: searchV1.MetadataOperator.EXISTS,
-  contains: searchV1.MetadataOperator.CONTAINS,
-  starts_with: searchV1.MetadataOperator.STARTS_WITH,
+const operatorOf: Record<OperatorName, storeV1.MetadataOperator> = {
+  eq: storeV1.MetadataOperator.EQ,
+  ne: storeV1.MetadataOperator.NE,
+  gt: storeV1.MetadataOperator.GT,
+  gte: storeV1.MetadataOperator.GTE,
+  lt: storeV1.MetadataOperator.LT,
+  lte: storeV1.MetadataOperator.LTE,
+  in: storeV1.MetadataOperator.IN,
+  not_in: storeV1.MetadataOperator.NOT_IN,
+  exists: storeV1.MetadataOperator.EXISTS,
+  contains: storeV1.MetadataOperator.CONTAINS,
+  starts_with: storeV1.MetadataOperator.STARTS_WITH,
 };
 
 /**
@@ -39,7 +39,7 @@ const operatorOf: Record<OperatorName, searchV1.MetadataOperator> = {
  */
 export function toSearchFilter(args: SearchFilterArgs): MessageInitShape<typeof searchV1.SearchFilterSchema> {
   const conditions = [
-    ...Object.entries(args.metadata ?? {}).map(([key, value]) => ({ key, operator: searchV1.MetadataOperator.EQ, value: value as JsonValue })),
+    ...Object.entries(args.metadata ?? {}).map(([key, value]) => ({ key, operator: storeV1.MetadataOperator.EQ, value: value as JsonValue })),
     ...(args.metadata_filters ?? []).map((condition) => ({ key: condition.key, operator: operatorOf[condition.operator], value: (condition.value ?? null) as JsonValue })),
   ];
   return {

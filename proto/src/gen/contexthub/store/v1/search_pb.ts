@@ -7,7 +7,7 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Principal, Source, TextSpan } from "../../common/v1/principal_pb.js";
 import { file_contexthub_common_v1_principal } from "../../common/v1/principal_pb.js";
-import type { Entry } from "./store_pb.js";
+import type { Entry, MetadataOperator } from "./store_pb.js";
 import { file_contexthub_store_v1_store } from "./store_pb.js";
 import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file contexthub/store/v1/search.proto.
  */
 export const file_contexthub_store_v1_search: GenFile = /*@__PURE__*/
-  fileDesc("CiBjb250ZXh0aHViL3N0b3JlL3YxL3NlYXJjaC5wcm90bxITY29udGV4dGh1Yi5zdG9yZS52MSKGAQoXU2VhcmNoTWV0YWRhdGFDb25kaXRpb24SCwoDa2V5GAEgASgJEjcKCG9wZXJhdG9yGAIgASgOMiUuY29udGV4dGh1Yi5zdG9yZS52MS5NZXRhZGF0YU9wZXJhdG9yEiUKBXZhbHVlGAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIqsCCgxTZWFyY2hGaWx0ZXISEQoJdGhyZWFkX2lkGAEgASgJEiwKBnNvdXJjZRgCIAEoDjIcLmNvbnRleHRodWIuY29tbW9uLnYxLlNvdXJjZRIQCgh0YWdzX2FueRgDIAMoCRIQCgh0YWdzX2FsbBgEIAMoCRI+CghtZXRhZGF0YRgFIAMoCzIsLmNvbnRleHRodWIuc3RvcmUudjEuU2VhcmNoTWV0YWRhdGFDb25kaXRpb24SMAoMY3JlYXRlZF9mcm9tGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX3RvGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxjb250ZW50X3R5cGUYCCABKAkiggIKFUZ1bGxUZXh0U2VhcmNoUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSDQoFcXVlcnkYAiABKAkSLwoEbW9kZRgDIAEoDjIhLmNvbnRleHRodWIuc3RvcmUudjEuRnVsbFRleHRNb2RlEhAKCGxhbmd1YWdlGAQgASgJEjEKBmZpbHRlchgFIAEoCzIhLmNvbnRleHRodWIuc3RvcmUudjEuU2VhcmNoRmlsdGVyEg0KBWxpbWl0GAYgASgNEg4KBm9mZnNldBgHIAEoDRIRCgloaWdobGlnaHQYCCABKAgiSgoJSGlnaGxpZ2h0EgwKBHRleHQYASABKAkSLwoHbWF0Y2hlcxgCIAMoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuIrYBCglTZWFyY2hIaXQSKQoFZW50cnkYASABKAsyGi5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5Eg0KBXNjb3JlGAIgASgBEgwKBHJhbmsYAyABKA0SLQoFY2h1bmsYBCABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbhIyCgpoaWdobGlnaHRzGAUgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5IaWdobGlnaHQifAoWRnVsbFRleHRTZWFyY2hSZXNwb25zZRIsCgRoaXRzGAEgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5TZWFyY2hIaXQSEAoIaGFzX21vcmUYAiABKAgSEAoIbGFuZ3VhZ2UYAyABKAkSEAoId2FybmluZ3MYBCADKAkixgEKFVNlbWFudGljU2VhcmNoUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSFwoPZW1iZWRkaW5nX21vZGVsGAIgASgJEg4KBnZlY3RvchgDIAMoAhIxCgZmaWx0ZXIYBCABKAsyIS5jb250ZXh0aHViLnN0b3JlLnYxLlNlYXJjaEZpbHRlchINCgVsaW1pdBgFIAEoDRIOCgZvZmZzZXQYBiABKA0ifAoWU2VtYW50aWNTZWFyY2hSZXNwb25zZRIsCgRoaXRzGAEgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5TZWFyY2hIaXQSEAoIaGFzX21vcmUYAiABKAgSEAoIc3RyYXRlZ3kYAyABKAkSEAoId2FybmluZ3MYBCADKAkiTQoLUGFzc2FnZUl0ZW0SEAoIZW50cnlfaWQYASABKAkSLAoEc3BhbhgCIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuIpsBChJHZXRQYXNzYWdlc1JlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEg0KBXF1ZXJ5GAIgASgJEi8KBWl0ZW1zGAMgAygLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5QYXNzYWdlSXRlbRIRCgltYXhfY2hhcnMYBCABKA0iVwoHUGFzc2FnZRIQCghlbnRyeV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKBHNwYW4YAyABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbiJFChNHZXRQYXNzYWdlc1Jlc3BvbnNlEi4KCHBhc3NhZ2VzGAEgAygLMhwuY29udGV4dGh1Yi5zdG9yZS52MS5QYXNzYWdlImkKFE5hdmlnYXRlRW50cnlSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIKCgJpZBgCIAEoCRIRCgltYXhfZGVwdGgYAyABKA0ixgEKC091dGxpbmVOb2RlEg8KB25vZGVfaWQYASABKAkSDwoHaGVhZGluZxgCIAEoCRINCgVsZXZlbBgDIAEoDRIsCgRzcGFuGAQgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4SEgoKc3RhcnRfbGluZRgFIAEoDRIQCghlbmRfbGluZRgGIAEoDRIMCgRwYXRoGAcgAygJEg8KB3N1bW1hcnkYCCABKAkSEwoLY2hpbGRfY291bnQYCSABKA0ihwEKFU5hdmlnYXRlRW50cnlSZXNwb25zZRIpCgVlbnRyeRgBIAEoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnkSLwoFbm9kZXMYAiADKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLk91dGxpbmVOb2RlEhIKCmxpbmVfY291bnQYAyABKA0iJwoJTGluZVJhbmdlEg0KBXN0YXJ0GAEgASgNEgsKA2VuZBgCIAEoDSLjAQoQUmVhZFJhbmdlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSCgoCaWQYAiABKAkSLwoFY2hhcnMYAyABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbkgAEi8KBWxpbmVzGAQgASgLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5MaW5lUmFuZ2VIABIRCgdub2RlX2lkGAUgASgJSAASEQoJbWF4X2NoYXJzGAYgASgNQgcKBXJhbmdlItQBChFSZWFkUmFuZ2VSZXNwb25zZRIQCghlbnRyeV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKBHNwYW4YAyABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbhISCgpzdGFydF9saW5lGAQgASgNEhAKCGVuZF9saW5lGAUgASgNEhEKCXRydW5jYXRlZBgGIAEoCBITCgt0ZXh0X2xlbmd0aBgHIAEoDRISCgpsaW5lX2NvdW50GAggASgNEg8KB2hlYWRpbmcYCSABKAkivwIKC0dyZXBSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIPCgdwYXR0ZXJuGAIgASgJEg0KBXJlZ2V4GAMgASgIEhgKEGNhc2VfaW5zZW5zaXRpdmUYBCABKAgSMQoGZmlsdGVyGAUgASgLMiEuY29udGV4dGh1Yi5zdG9yZS52MS5TZWFyY2hGaWx0ZXISLwoGb3V0cHV0GAYgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwT3V0cHV0EhUKDWNvbnRleHRfbGluZXMYByABKA0SEwoLbWF4X21hdGNoZXMYCCABKA0SHQoVbWF4X21hdGNoZXNfcGVyX2VudHJ5GAkgASgNEhMKC21heF9lbnRyaWVzGAogASgNInkKCUdyZXBNYXRjaBIMCgRsaW5lGAEgASgNEiwKBHNwYW4YAiABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbhIRCglsaW5lX3RleHQYAyABKAkSDgoGYmVmb3JlGAQgAygJEg0KBWFmdGVyGAUgAygJIo8BCg9HcmVwRW50cnlSZXN1bHQSEAoIZW50cnlfaWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEhMKC21hdGNoX2NvdW50GAMgASgNEi8KB21hdGNoZXMYBCADKAsyHi5jb250ZXh0aHViLnN0b3JlLnYxLkdyZXBNYXRjaBIRCgl0aW1lZF9vdXQYBSABKAgirQEKDEdyZXBSZXNwb25zZRI1CgdlbnRyaWVzGAEgAygLMiQuY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwRW50cnlSZXN1bHQSFwoPZW50cmllc19zY2FubmVkGAIgASgNEhUKDXRvdGFsX21hdGNoZXMYAyABKA0SEQoJdHJ1bmNhdGVkGAQgASgIEhEKCXRpbWVkX291dBgFIAEoCBIQCgh3YXJuaW5ncxgGIAMoCSrsAgoQTWV0YWRhdGFPcGVyYXRvchIhCh1NRVRBREFUQV9PUEVSQVRPUl9VTlNQRUNJRklFRBAAEhgKFE1FVEFEQVRBX09QRVJBVE9SX0VREAESGAoUTUVUQURBVEFfT1BFUkFUT1JfTkUQAhIYChRNRVRBREFUQV9PUEVSQVRPUl9HVBADEhkKFU1FVEFEQVRBX09QRVJBVE9SX0dURRAEEhgKFE1FVEFEQVRBX09QRVJBVE9SX0xUEAUSGQoVTUVUQURBVEFfT1BFUkFUT1JfTFRFEAYSGAoUTUVUQURBVEFfT1BFUkFUT1JfSU4QBxIcChhNRVRBREFUQV9PUEVSQVRPUl9OT1RfSU4QCBIcChhNRVRBREFUQV9PUEVSQVRPUl9FWElTVFMQCRIeChpNRVRBREFUQV9PUEVSQVRPUl9DT05UQUlOUxAKEiEKHU1FVEFEQVRBX09QRVJBVE9SX1NUQVJUU19XSVRIEAsqsgEKDEZ1bGxUZXh0TW9kZRIeChpGVUxMX1RFWFRfTU9ERV9VTlNQRUNJRklFRBAAEhgKFEZVTExfVEVYVF9NT0RFX01BVENIEAESGQoVRlVMTF9URVhUX01PREVfUFJFRklYEAISGQoVRlVMTF9URVhUX01PREVfUEhSQVNFEAMSGgoWRlVMTF9URVhUX01PREVfQk9PTEVBThAEEhYKEkZVTExfVEVYVF9NT0RFX0FOWRAFKn0KCkdyZXBPdXRwdXQSGwoXR1JFUF9PVVRQVVRfVU5TUEVDSUZJRUQQABIXChNHUkVQX09VVFBVVF9DT05URU5UEAESIgoeR1JFUF9PVVRQVVRfRklMRVNfV0lUSF9NQVRDSEVTEAISFQoRR1JFUF9PVVRQVVRfQ09VTlQQAzL2BAoNU2VhcmNoU2VydmljZRJuCg5GdWxsVGV4dFNlYXJjaBIqLmNvbnRleHRodWIuc3RvcmUudjEuRnVsbFRleHRTZWFyY2hSZXF1ZXN0GisuY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dFNlYXJjaFJlc3BvbnNlIgOQAgESbgoOU2VtYW50aWNTZWFyY2gSKi5jb250ZXh0aHViLnN0b3JlLnYxLlNlbWFudGljU2VhcmNoUmVxdWVzdBorLmNvbnRleHRodWIuc3RvcmUudjEuU2VtYW50aWNTZWFyY2hSZXNwb25zZSIDkAIBEmUKC0dldFBhc3NhZ2VzEicuY29udGV4dGh1Yi5zdG9yZS52MS5HZXRQYXNzYWdlc1JlcXVlc3QaKC5jb250ZXh0aHViLnN0b3JlLnYxLkdldFBhc3NhZ2VzUmVzcG9uc2UiA5ACARJrCg1OYXZpZ2F0ZUVudHJ5EikuY29udGV4dGh1Yi5zdG9yZS52MS5OYXZpZ2F0ZUVudHJ5UmVxdWVzdBoqLmNvbnRleHRodWIuc3RvcmUudjEuTmF2aWdhdGVFbnRyeVJlc3BvbnNlIgOQAgESXwoJUmVhZFJhbmdlEiUuY29udGV4dGh1Yi5zdG9yZS52MS5SZWFkUmFuZ2VSZXF1ZXN0GiYuY29udGV4dGh1Yi5zdG9yZS52MS5SZWFkUmFuZ2VSZXNwb25zZSIDkAIBElAKBEdyZXASIC5jb250ZXh0aHViLnN0b3JlLnYxLkdyZXBSZXF1ZXN0GiEuY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("CiBjb250ZXh0aHViL3N0b3JlL3YxL3NlYXJjaC5wcm90bxITY29udGV4dGh1Yi5zdG9yZS52MSKGAQoXU2VhcmNoTWV0YWRhdGFDb25kaXRpb24SCwoDa2V5GAEgASgJEjcKCG9wZXJhdG9yGAIgASgOMiUuY29udGV4dGh1Yi5zdG9yZS52MS5NZXRhZGF0YU9wZXJhdG9yEiUKBXZhbHVlGAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIqEDCgxTZWFyY2hGaWx0ZXISEQoJdGhyZWFkX2lkGAEgASgJEiwKBnNvdXJjZRgCIAEoDjIcLmNvbnRleHRodWIuY29tbW9uLnYxLlNvdXJjZRIQCgh0YWdzX2FueRgDIAMoCRIQCgh0YWdzX2FsbBgEIAMoCRI+CghtZXRhZGF0YRgFIAMoCzIsLmNvbnRleHRodWIuc3RvcmUudjEuU2VhcmNoTWV0YWRhdGFDb25kaXRpb24SMAoMY3JlYXRlZF9mcm9tGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX3RvGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxjb250ZW50X3R5cGUYCCABKAkSGwoTaW5jbHVkZV9xdWFyYW50aW5lZBgJIAEoCBIsCgh2YWxpZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFYXNfb2YYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIoICChVGdWxsVGV4dFNlYXJjaFJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEg0KBXF1ZXJ5GAIgASgJEi8KBG1vZGUYAyABKA4yIS5jb250ZXh0aHViLnN0b3JlLnYxLkZ1bGxUZXh0TW9kZRIQCghsYW5ndWFnZRgEIAEoCRIxCgZmaWx0ZXIYBSABKAsyIS5jb250ZXh0aHViLnN0b3JlLnYxLlNlYXJjaEZpbHRlchINCgVsaW1pdBgGIAEoDRIOCgZvZmZzZXQYByABKA0SEQoJaGlnaGxpZ2h0GAggASgIIkoKCUhpZ2hsaWdodBIMCgR0ZXh0GAEgASgJEi8KB21hdGNoZXMYAiADKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbiK2AQoJU2VhcmNoSGl0EikKBWVudHJ5GAEgASgLMhouY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeRINCgVzY29yZRgCIAEoARIMCgRyYW5rGAMgASgNEi0KBWNodW5rGAQgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4SMgoKaGlnaGxpZ2h0cxgFIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuSGlnaGxpZ2h0InwKFkZ1bGxUZXh0U2VhcmNoUmVzcG9uc2USLAoEaGl0cxgBIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuU2VhcmNoSGl0EhAKCGhhc19tb3JlGAIgASgIEhAKCGxhbmd1YWdlGAMgASgJEhAKCHdhcm5pbmdzGAQgAygJIsYBChVTZW1hbnRpY1NlYXJjaFJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEhcKD2VtYmVkZGluZ19tb2RlbBgCIAEoCRIOCgZ2ZWN0b3IYAyADKAISMQoGZmlsdGVyGAQgASgLMiEuY29udGV4dGh1Yi5zdG9yZS52MS5TZWFyY2hGaWx0ZXISDQoFbGltaXQYBSABKA0SDgoGb2Zmc2V0GAYgASgNInwKFlNlbWFudGljU2VhcmNoUmVzcG9uc2USLAoEaGl0cxgBIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuU2VhcmNoSGl0EhAKCGhhc19tb3JlGAIgASgIEhAKCHN0cmF0ZWd5GAMgASgJEhAKCHdhcm5pbmdzGAQgAygJIk0KC1Bhc3NhZ2VJdGVtEhAKCGVudHJ5X2lkGAEgASgJEiwKBHNwYW4YAiABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbiKbAQoSR2V0UGFzc2FnZXNSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBINCgVxdWVyeRgCIAEoCRIvCgVpdGVtcxgDIAMoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuUGFzc2FnZUl0ZW0SEQoJbWF4X2NoYXJzGAQgASgNIlcKB1Bhc3NhZ2USEAoIZW50cnlfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIsCgRzcGFuGAMgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4iRQoTR2V0UGFzc2FnZXNSZXNwb25zZRIuCghwYXNzYWdlcxgBIAMoCzIcLmNvbnRleHRodWIuc3RvcmUudjEuUGFzc2FnZSKGAQoUTmF2aWdhdGVFbnRyeVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEgoKAmlkGAIgASgJEhEKCW1heF9kZXB0aBgDIAEoDRIbChNpbmNsdWRlX3F1YXJhbnRpbmVkGAQgASgIIsYBCgtPdXRsaW5lTm9kZRIPCgdub2RlX2lkGAEgASgJEg8KB2hlYWRpbmcYAiABKAkSDQoFbGV2ZWwYAyABKA0SLAoEc3BhbhgEIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuEhIKCnN0YXJ0X2xpbmUYBSABKA0SEAoIZW5kX2xpbmUYBiABKA0SDAoEcGF0aBgHIAMoCRIPCgdzdW1tYXJ5GAggASgJEhMKC2NoaWxkX2NvdW50GAkgASgNIocBChVOYXZpZ2F0ZUVudHJ5UmVzcG9uc2USKQoFZW50cnkYASABKAsyGi5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5Ei8KBW5vZGVzGAIgAygLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5PdXRsaW5lTm9kZRISCgpsaW5lX2NvdW50GAMgASgNIicKCUxpbmVSYW5nZRINCgVzdGFydBgBIAEoDRILCgNlbmQYAiABKA0igAIKEFJlYWRSYW5nZVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEgoKAmlkGAIgASgJEi8KBWNoYXJzGAMgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW5IABIvCgVsaW5lcxgEIAEoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuTGluZVJhbmdlSAASEQoHbm9kZV9pZBgFIAEoCUgAEhEKCW1heF9jaGFycxgGIAEoDRIbChNpbmNsdWRlX3F1YXJhbnRpbmVkGAcgASgIQgcKBXJhbmdlItQBChFSZWFkUmFuZ2VSZXNwb25zZRIQCghlbnRyeV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKBHNwYW4YAyABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbhISCgpzdGFydF9saW5lGAQgASgNEhAKCGVuZF9saW5lGAUgASgNEhEKCXRydW5jYXRlZBgGIAEoCBITCgt0ZXh0X2xlbmd0aBgHIAEoDRISCgpsaW5lX2NvdW50GAggASgNEg8KB2hlYWRpbmcYCSABKAkivwIKC0dyZXBSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIPCgdwYXR0ZXJuGAIgASgJEg0KBXJlZ2V4GAMgASgIEhgKEGNhc2VfaW5zZW5zaXRpdmUYBCABKAgSMQoGZmlsdGVyGAUgASgLMiEuY29udGV4dGh1Yi5zdG9yZS52MS5TZWFyY2hGaWx0ZXISLwoGb3V0cHV0GAYgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwT3V0cHV0EhUKDWNvbnRleHRfbGluZXMYByABKA0SEwoLbWF4X21hdGNoZXMYCCABKA0SHQoVbWF4X21hdGNoZXNfcGVyX2VudHJ5GAkgASgNEhMKC21heF9lbnRyaWVzGAogASgNInkKCUdyZXBNYXRjaBIMCgRsaW5lGAEgASgNEiwKBHNwYW4YAiABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbhIRCglsaW5lX3RleHQYAyABKAkSDgoGYmVmb3JlGAQgAygJEg0KBWFmdGVyGAUgAygJIo8BCg9HcmVwRW50cnlSZXN1bHQSEAoIZW50cnlfaWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEhMKC21hdGNoX2NvdW50GAMgASgNEi8KB21hdGNoZXMYBCADKAsyHi5jb250ZXh0aHViLnN0b3JlLnYxLkdyZXBNYXRjaBIRCgl0aW1lZF9vdXQYBSABKAgirQEKDEdyZXBSZXNwb25zZRI1CgdlbnRyaWVzGAEgAygLMiQuY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwRW50cnlSZXN1bHQSFwoPZW50cmllc19zY2FubmVkGAIgASgNEhUKDXRvdGFsX21hdGNoZXMYAyABKA0SEQoJdHJ1bmNhdGVkGAQgASgIEhEKCXRpbWVkX291dBgFIAEoCBIQCgh3YXJuaW5ncxgGIAMoCSqyAQoMRnVsbFRleHRNb2RlEh4KGkZVTExfVEVYVF9NT0RFX1VOU1BFQ0lGSUVEEAASGAoURlVMTF9URVhUX01PREVfTUFUQ0gQARIZChVGVUxMX1RFWFRfTU9ERV9QUkVGSVgQAhIZChVGVUxMX1RFWFRfTU9ERV9QSFJBU0UQAxIaChZGVUxMX1RFWFRfTU9ERV9CT09MRUFOEAQSFgoSRlVMTF9URVhUX01PREVfQU5ZEAUqfQoKR3JlcE91dHB1dBIbChdHUkVQX09VVFBVVF9VTlNQRUNJRklFRBAAEhcKE0dSRVBfT1VUUFVUX0NPTlRFTlQQARIiCh5HUkVQX09VVFBVVF9GSUxFU19XSVRIX01BVENIRVMQAhIVChFHUkVQX09VVFBVVF9DT1VOVBADMvYECg1TZWFyY2hTZXJ2aWNlEm4KDkZ1bGxUZXh0U2VhcmNoEiouY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dFNlYXJjaFJlcXVlc3QaKy5jb250ZXh0aHViLnN0b3JlLnYxLkZ1bGxUZXh0U2VhcmNoUmVzcG9uc2UiA5ACARJuCg5TZW1hbnRpY1NlYXJjaBIqLmNvbnRleHRodWIuc3RvcmUudjEuU2VtYW50aWNTZWFyY2hSZXF1ZXN0GisuY29udGV4dGh1Yi5zdG9yZS52MS5TZW1hbnRpY1NlYXJjaFJlc3BvbnNlIgOQAgESZQoLR2V0UGFzc2FnZXMSJy5jb250ZXh0aHViLnN0b3JlLnYxLkdldFBhc3NhZ2VzUmVxdWVzdBooLmNvbnRleHRodWIuc3RvcmUudjEuR2V0UGFzc2FnZXNSZXNwb25zZSIDkAIBEmsKDU5hdmlnYXRlRW50cnkSKS5jb250ZXh0aHViLnN0b3JlLnYxLk5hdmlnYXRlRW50cnlSZXF1ZXN0GiouY29udGV4dGh1Yi5zdG9yZS52MS5OYXZpZ2F0ZUVudHJ5UmVzcG9uc2UiA5ACARJfCglSZWFkUmFuZ2USJS5jb250ZXh0aHViLnN0b3JlLnYxLlJlYWRSYW5nZVJlcXVlc3QaJi5jb250ZXh0aHViLnN0b3JlLnYxLlJlYWRSYW5nZVJlc3BvbnNlIgOQAgESUAoER3JlcBIgLmNvbnRleHRodWIuc3RvcmUudjEuR3JlcFJlcXVlc3QaIS5jb250ZXh0aHViLnN0b3JlLnYxLkdyZXBSZXNwb25zZSIDkAIBYgZwcm90bzM", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message contexthub.store.v1.SearchMetadataCondition
@@ -101,6 +101,27 @@ export type SearchFilter = Message<"contexthub.store.v1.SearchFilter"> & {
    * @generated from field: string content_type = 8;
    */
   contentType: string;
+
+  /**
+   * Include quarantined and rejected entries (left out by default). Hits always carry their trust state.
+   *
+   * @generated from field: bool include_quarantined = 9;
+   */
+  includeQuarantined: boolean;
+
+  /**
+   * Only entries whose stated validity (valid_from <= t < valid_to, open ends unbounded) holds at this instant.
+   *
+   * @generated from field: google.protobuf.Timestamp valid_at = 10;
+   */
+  validAt?: Timestamp | undefined;
+
+  /**
+   * Search what the store held at this instant (transaction time), answered from kept versions and tombstones.
+   *
+   * @generated from field: google.protobuf.Timestamp as_of = 11;
+   */
+  asOf?: Timestamp | undefined;
 };
 
 /**
@@ -488,6 +509,13 @@ export type NavigateEntryRequest = Message<"contexthub.store.v1.NavigateEntryReq
    * @generated from field: uint32 max_depth = 3;
    */
   maxDepth: number;
+
+  /**
+   * Allow a quarantined or rejected entry (otherwise it is withheld as not found).
+   *
+   * @generated from field: bool include_quarantined = 4;
+   */
+  includeQuarantined: boolean;
 };
 
 /**
@@ -656,6 +684,13 @@ export type ReadRangeRequest = Message<"contexthub.store.v1.ReadRangeRequest"> &
    * @generated from field: uint32 max_chars = 6;
    */
   maxChars: number;
+
+  /**
+   * Allow a quarantined or rejected entry (otherwise it is withheld as not found).
+   *
+   * @generated from field: bool include_quarantined = 7;
+   */
+  includeQuarantined: boolean;
 };
 
 /**
@@ -933,97 +968,6 @@ export const GrepResponseSchema: GenMessage<GrepResponse> = /*@__PURE__*/
   messageDesc(file_contexthub_store_v1_search, 21);
 
 /**
- * How a metadata condition compares the entry's top-level value with the given one.
- *
- * @generated from enum contexthub.store.v1.MetadataOperator
- */
-export enum MetadataOperator {
-  /**
-   * Treated as EQ.
-   *
-   * @generated from enum value: METADATA_OPERATOR_UNSPECIFIED = 0;
-   */
-  UNSPECIFIED = 0,
-
-  /**
-   * Equal JSON values (arrays and objects compare exactly).
-   *
-   * @generated from enum value: METADATA_OPERATOR_EQ = 1;
-   */
-  EQ = 1,
-
-  /**
-   * Not equal, or the key is absent.
-   *
-   * @generated from enum value: METADATA_OPERATOR_NE = 2;
-   */
-  NE = 2,
-
-  /**
-   * Ordering: numbers with numbers, strings with strings (so ISO dates compare by time).
-   *
-   * @generated from enum value: METADATA_OPERATOR_GT = 3;
-   */
-  GT = 3,
-
-  /**
-   * @generated from enum value: METADATA_OPERATOR_GTE = 4;
-   */
-  GTE = 4,
-
-  /**
-   * @generated from enum value: METADATA_OPERATOR_LT = 5;
-   */
-  LT = 5,
-
-  /**
-   * @generated from enum value: METADATA_OPERATOR_LTE = 6;
-   */
-  LTE = 6,
-
-  /**
-   * The value is one of the given list's elements.
-   *
-   * @generated from enum value: METADATA_OPERATOR_IN = 7;
-   */
-  IN = 7,
-
-  /**
-   * The value is none of the given list's elements, or the key is absent.
-   *
-   * @generated from enum value: METADATA_OPERATOR_NOT_IN = 8;
-   */
-  NOT_IN = 8,
-
-  /**
-   * The key is present (value true) or absent (value false).
-   *
-   * @generated from enum value: METADATA_OPERATOR_EXISTS = 9;
-   */
-  EXISTS = 9,
-
-  /**
-   * A string value contains the given string (case-insensitive), or an array value holds the given element.
-   *
-   * @generated from enum value: METADATA_OPERATOR_CONTAINS = 10;
-   */
-  CONTAINS = 10,
-
-  /**
-   * A string value starts with the given string (case-sensitive).
-   *
-   * @generated from enum value: METADATA_OPERATOR_STARTS_WITH = 11;
-   */
-  STARTS_WITH = 11,
-}
-
-/**
- * Describes the enum contexthub.store.v1.MetadataOperator.
- */
-export const MetadataOperatorSchema: GenEnum<MetadataOperator> = /*@__PURE__*/
-  enumDesc(file_contexthub_store_v1_search, 0);
-
-/**
  * @generated from enum contexthub.store.v1.FullTextMode
  */
 export enum FullTextMode {
@@ -1074,7 +1018,7 @@ export enum FullTextMode {
  * Describes the enum contexthub.store.v1.FullTextMode.
  */
 export const FullTextModeSchema: GenEnum<FullTextMode> = /*@__PURE__*/
-  enumDesc(file_contexthub_store_v1_search, 1);
+  enumDesc(file_contexthub_store_v1_search, 0);
 
 /**
  * @generated from enum contexthub.store.v1.GrepOutput
@@ -1113,7 +1057,7 @@ export enum GrepOutput {
  * Describes the enum contexthub.store.v1.GrepOutput.
  */
 export const GrepOutputSchema: GenEnum<GrepOutput> = /*@__PURE__*/
-  enumDesc(file_contexthub_store_v1_search, 2);
+  enumDesc(file_contexthub_store_v1_search, 1);
 
 /**
  * Retrieval over the entries a caller may see: full text, vectors, passages

@@ -1,0 +1,42 @@
+/**
+ * What a running store is built on, for operators and for the gateway's
+ * start-up checks: the vector backend answering semantic search, the schema
+ * version, the database kind and every embedding space that holds vectors.
+ */
+import type { DatabaseKind, SqlConnection } from "./db/sql-database.js";
+import { latestSchemaVersion } from "./migrations/index.js";
+
+export interface EmbeddingSpaceInfo {
+  embeddingModel: string;
+  dimension: number;
+  /** Chunks whose vectors were made in this space (counted now). */
+  chunkCount: number;
+}
+
+export interface StoreDescription {
+  vectorBackend: string;
+  schemaVersion: number;
+  database: DatabaseKind;
+  embeddingSpaces: EmbeddingSpaceInfo[];
+}
+
+export interface DescribeService {
+  describe(): Promise<StoreDescription>;
+}
+
+export function createDescribeService(db: SqlConnection, vectorBackend: () => string): DescribeService {
+  return {
+    async describe() {
+      const { rows } = await db.query<{ embedding_model: string; dimension: number; chunk_count: string | number }>(
+        `SELECT s.embedding_model, s.dimension, (SELECT count(*) FROM chunks c WHERE c.embedding_model = s.embedding_model) AS chunk_count
+           FROM embedding_spaces s ORDER BY s.first_seen_at, s.embedding_model`,
+      );
+      return {
+        vectorBackend: vectorBackend(),
+        schemaVersion: latestSchemaVersion,
+        database: db.kind,
+        embeddingSpaces: rows.map((row) => ({ embeddingModel: row.embedding_model, dimension: Number(row.dimension), chunkCount: Number(row.chunk_count) })),
+      };
+    },
+  };
+}
