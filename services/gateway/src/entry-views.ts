@@ -39,6 +39,8 @@ export function toEntryView(entry: storeV1.Entry) {
     ...toTrustFields(entry),
     created_at: iso(entry.createdAt),
     updated_at: iso(entry.updatedAt),
+    valid_from: iso(entry.validFrom),
+    valid_to: iso(entry.validTo),
     images: entry.images.map((image) => ({
       ordinal: image.ordinal,
       mime_type: image.mimeType,
@@ -77,6 +79,8 @@ export function toEntryListing(entry: storeV1.Entry) {
     ...toTrustFields(entry),
     created_at: iso(entry.createdAt),
     updated_at: iso(entry.updatedAt),
+    valid_from: iso(entry.validFrom),
+    valid_to: iso(entry.validTo),
   };
 }
 

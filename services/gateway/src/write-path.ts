@@ -1,7 +1,7 @@
 import { ContextHubError, contentHash, histogram, isContextHubError } from "@context-hub/common";
 import { commonV1, type storeV1 } from "@context-hub/proto";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Peers } from "./clients/peers.js";
 import type { Idempotency } from "./idempotency.js";
 import type { Principal } from "./principal.js";
@@ -36,6 +36,9 @@ export interface NewEntryInput {
   images: { mimeType: string; data: Uint8Array }[];
   /** Undefined lets the store choose: private, or shared in a thread the caller has shared. */
   visibility: Visibility | undefined;
+  /** When the stated fact holds (valid_from ≤ t < valid_to); undefined ends are open. */
+  validFrom?: Date | undefined;
+  validTo?: Date | undefined;
 }
 
 export interface EntryChange {
@@ -49,6 +52,8 @@ export interface EntryChange {
   visibility: Visibility | undefined;
   /** Set when the change restores this earlier version (the store checks the content is that version's). */
   restoredFromVersion?: number | undefined;
+  /** Replaces the valid-time interval (an undefined end becomes open). */
+  validity?: { validFrom: Date | undefined; validTo: Date | undefined } | undefined;
 }
 
 /** The read-back acknowledgement a caller gets once the write is durable. */
@@ -114,6 +119,15 @@ function toProtoEntry(entry: NewEntryInput): MessageInitShape<typeof storeV1.New
     tags: entry.tags,
     images: entry.images,
     visibility: toProtoVisibility(entry.visibility),
+    ...(entry.validFrom === undefined ? {} : { validFrom: timestampFromDate(entry.validFrom) }),
+    ...(entry.validTo === undefined ? {} : { validTo: timestampFromDate(entry.validTo) }),
+  };
+}
+
+function toProtoValidity(validity: { validFrom: Date | undefined; validTo: Date | undefined }): MessageInitShape<typeof storeV1.ValiditySchema> {
+  return {
+    ...(validity.validFrom === undefined ? {} : { validFrom: timestampFromDate(validity.validFrom) }),
+    ...(validity.validTo === undefined ? {} : { validTo: timestampFromDate(validity.validTo) }),
   };
 }
 
@@ -271,6 +285,7 @@ export function createWritePath(options: WritePathOptions) {
                 visibility: toProtoVisibility(change.visibility),
                 ...(gen === undefined ? {} : { generated: gen }),
                 ...(change.restoredFromVersion === undefined ? {} : { restoredFromVersion: change.restoredFromVersion }),
+                ...(change.validity === undefined ? {} : { validity: toProtoValidity(change.validity) }),
               };
             }),
             ...(idempotency === undefined ? {} : { idempotency }),

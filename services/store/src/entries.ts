@@ -24,6 +24,7 @@ import {
 import type { EntryRepository, EntryWriteScope } from "./entry-repository.js";
 import type { AuditAction, DenialRecorder } from "./audit.js";
 import { screenEntry } from "./instruction-screen.js";
+import type { SearchFilter } from "./search-filter.js";
 import { initialTrust, trustAfterChange, type Trust, type TrustState } from "./trust.js";
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -56,6 +57,15 @@ export interface NewEntryInput {
   tags: readonly string[];
   images: readonly { mimeType: string; data: Uint8Array }[];
   visibility: Visibility | undefined;
+  /** When the stated fact holds (valid time); undefined ends are open. */
+  validFrom?: Date | undefined;
+  validTo?: Date | undefined;
+}
+
+/** A valid-time interval: valid_from ≤ t < valid_to, an undefined end open. */
+export interface Validity {
+  validFrom: Date | undefined;
+  validTo: Date | undefined;
 }
 
 /** What the workers produced for an entry's text (before validation). */
@@ -95,6 +105,7 @@ export interface EntryWrite extends TextWrite {
   /** Undefined when the caller did not choose: private, or shared in a thread the caller has shared (decided in the transaction). */
   visibility: Visibility | undefined;
   contentType: ContentType;
+  validity: Validity;
 }
 
 /** Validated generation output ready to store. */
@@ -168,6 +179,9 @@ export interface StoredEntry {
   trust?: EntryTrust | undefined;
   /** Who wrote the current version (set with `trust`). */
   updatedBy?: string | undefined;
+  /** When the stated fact holds (valid time); undefined ends are open. */
+  validFrom?: Date | undefined;
+  validTo?: Date | undefined;
 }
 
 /** What identifies a retransmit: same thread, same source, same text. */
@@ -177,18 +191,8 @@ export interface DuplicateKey {
   contentHash: string;
 }
 
-/** A validated listing filter; absent fields do not filter. */
-export interface EntryFilter {
-  threadId: string | undefined;
-  source: Source | undefined;
-  tags: string[];
-  metadata: { key: string; value: JsonValue }[];
-  createdFrom: Date | undefined;
-  createdTo: Date | undefined;
-  contentType: ContentType | undefined;
-  /** Include quarantined and rejected entries (the trust filter leaves them out otherwise). */
-  includeQuarantined: boolean;
-}
+/** A validated listing filter: the filter set every search shares (search-filter.ts). */
+export type EntryFilter = SearchFilter;
 
 export interface GetEntriesResult {
   entries: StoredEntry[];
@@ -214,6 +218,8 @@ export interface EntryUpdateInput {
   generated: GeneratedInput | undefined;
   /** Set when the change restores an earlier version: the store checks the content matches it and records the restore. */
   restoredFromVersion?: number | undefined;
+  /** Replaces the valid-time interval when present. */
+  validity?: Validity | undefined;
 }
 
 /** A validated update item. */
@@ -230,6 +236,8 @@ export interface EntryChange {
   visibility: Visibility | undefined;
   /** The version this change restores, if it is a restore. */
   restoredFrom: number | undefined;
+  /** The new valid-time interval, when the change replaces it. */
+  validity: Validity | undefined;
 }
 
 export interface CommitRequest {

@@ -4,7 +4,7 @@
  * inside one transaction's scope. No transport or SQL here.
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
-import type { EntryAck, EntryChange, JsonValue } from "./entries.js";
+import type { EntryAck, EntryChange, JsonValue, Validity } from "./entries.js";
 import type { EntryChangeWrite, EntryRepository, EntryWriteScope, LockedEntry } from "./entry-repository.js";
 import type { IdQuery } from "./id-query.js";
 import { screenEntry } from "./instruction-screen.js";
@@ -187,6 +187,7 @@ export async function updateEntry(scope: EntryWriteScope, caller: Principal, cha
     images:
       change.images !== undefined && !isSameList(change.images.map((image) => `${image.mimeType} ${image.sha256}`), entry.imageKeys) ? change.images : undefined,
     visibility,
+    validity: change.validity !== undefined && !isSameValidity(change.validity, entry.validity) ? change.validity : undefined,
   };
   if (change.restoredFrom !== undefined) await checkRestore(scope, entry, change, change.restoredFrom);
   if (Object.values(write).every((value) => value === undefined)) return toAck(entry);
@@ -214,6 +215,11 @@ export async function updateEntry(scope: EntryWriteScope, caller: Principal, cha
     },
   });
   return ack;
+}
+
+/** Whether two valid-time intervals are the same (open ends equal only to open ends). */
+function isSameValidity(a: Validity, b: Validity): boolean {
+  return a.validFrom?.getTime() === b.validFrom?.getTime() && a.validTo?.getTime() === b.validTo?.getTime();
 }
 
 /**

@@ -2,7 +2,7 @@ import { accessPredicate, type AccessMode } from "./access-predicate.js";
 import { currentRequestId } from "./audit.js";
 import { createAuditStatements, type AuditStatements } from "./audit-repository.js";
 import { lockClasses, lockInOrder, toAdvisoryKey } from "./db/advisory-locks.js";
-import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "./db/sql-database.js";
+import { createSqlParams, type SqlDatabase, type SqlExecutor } from "./db/sql-database.js";
 import type {
   ContentType,
   DuplicateKey,
@@ -21,6 +21,7 @@ import type {
   StoredImage,
   TextWrite,
   ThreadPage,
+  Validity,
   Visibility,
 } from "./entries.js";
 import { createGrantStatements } from "./grant-repository.js";
@@ -29,7 +30,9 @@ import type { IdempotencyStatements, RecordedCall } from "./idempotency.js";
 import { createIdempotencyStatements, findRecordedCall } from "./idempotency-repository.js";
 import { createUuidV7 } from "./ids.js";
 import type { SavepointScope } from "./items.js";
+import { toPreview } from "./preview.js";
 import type { Principal } from "./principal.js";
+import { entrySource, previewSourceColumn, searchFilterConditions } from "./search-filter-sql.js";
 import type { GrantStatements } from "./sharing.js";
 import { createReviewStatements } from "./review-repository.js";
 import type { ReviewStatements } from "./review.js";
@@ -56,6 +59,7 @@ export interface LockedEntry {
   trust: Trust;
   /** Who wrote the current version. */
   updatedBy: string;
+  validity: Validity;
 }
 
 /** How a new version came to be, recorded with it. */
@@ -80,6 +84,8 @@ export interface EntryChangeWrite {
   tags: string[] | undefined;
   images: ImageWrite[] | undefined;
   visibility: Visibility | undefined;
+  /** A new valid-time interval (replacing both ends). */
+  validity: Validity | undefined;
 }
 
 /** The statements a write runs inside its one transaction. Each read composes the access predicate. */
@@ -224,7 +230,11 @@ export interface EntryRow extends TrustRow {
   version: number;
   created_at: Date;
   updated_at: Date;
+  valid_from: Date | null;
+  valid_to: Date | null;
   images: { ordinal: number; mimeType: string; byteSize: number }[];
+  /** Set (and `preview` NULL) on a row of an earlier version: see previewSourceColumn. */
+  preview_source?: string | null;
   /** Selected only by a by-id fetch (null when the entry has none). */
   node_summaries?: { nodeId: string; heading: string; level: number; start: number; end: number; summary: string }[] | null;
   chunk_count?: number;
@@ -236,7 +246,7 @@ const imagesJson = `coalesce((SELECT json_agg(json_build_object('ordinal', i.ord
 
 /** The columns of an entry listing (everything but the text and what a by-id fetch adds). */
 export const entryColumns = `e.id, e.thread_id, e.source, e.owner, e.visibility, e.preview, e.text_length, e.content_hash, e.metadata, e.tags,
-  e.summary, e.content_type, e.version, e.created_at, e.updated_at, ${imagesJson}, ${trustColumns}`;
+  e.summary, e.content_type, e.version, e.created_at, e.updated_at, e.valid_from, e.valid_to, ${imagesJson}, ${trustColumns}`;
 
 function toAck(row: AckRow, deduplicated: boolean): EntryAck {
   return {
@@ -273,7 +283,7 @@ export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> 
     owner: row.owner,
     visibility: row.visibility,
     text: row.text ?? "",
-    preview: row.preview,
+    preview: row.preview ?? toPreview(row.preview_source ?? ""),
     textLength: row.text_length,
     contentHash: row.content_hash,
     metadata: row.metadata,
@@ -287,6 +297,8 @@ export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> 
     nodeSummaries,
     embeddingModel: row.embedding_model ?? "",
     chunkCount: row.chunk_count ?? 0,
+    validFrom: row.valid_from ?? undefined,
+    validTo: row.valid_to ?? undefined,
     ...toEntryTrust(row),
   };
 }
@@ -385,7 +397,12 @@ interface LockedRow {
   trust_state: TrustState;
   trust_reasons: string[];
   updated_by: string;
+  valid_from: Date | null;
+  valid_to: Date | null;
 }
+
+/** A timestamp parameter for a possibly open end of a valid-time interval. */
+const toTimestampParam = (date: Date | undefined): string | null => date?.toISOString() ?? null;
 
 /**
  * Keeps the current version of entry `id` (at `version`) in the history,
@@ -395,9 +412,9 @@ interface LockedRow {
 async function keepVersion(tx: SqlExecutor, id: string, version: number, supersededBy: string): Promise<void> {
   await tx.query(
     `INSERT INTO entry_versions (entry_id, version, tenant, thread_id, source, owner, visibility, text, content_hash, metadata, tags, summary, trust_state,
-       written_by, written_at, superseded_by, change_kind, restored_from)
+       written_by, written_at, superseded_by, change_kind, restored_from, valid_from, valid_to, content_type)
      SELECT e.id, e.version, e.tenant, e.thread_id, e.source, e.owner, e.visibility, e.text, e.content_hash, e.metadata, e.tags, e.summary, e.trust_state,
-       coalesce(e.updated_by, e.owner), e.updated_at, $3, e.change_kind, e.restored_from
+       coalesce(e.updated_by, e.owner), e.updated_at, $3, e.change_kind, e.restored_from, e.valid_from, e.valid_to, e.content_type
      FROM entries e WHERE e.id = $1 AND e.version = $2`,
     [id, version, supersededBy],
   );
@@ -418,12 +435,13 @@ async function deleteWithTombstones(tx: SqlExecutor, principal: Principal, ids: 
     `WITH gone AS (
        DELETE FROM entries e WHERE e.id = ANY(${idList}::uuid[]) AND ${writable}
        RETURNING e.id, e.version, e.tenant, e.thread_id, e.source, e.owner, e.visibility, e.text, e.content_hash, e.metadata, e.tags, e.summary,
-         e.trust_state, coalesce(e.updated_by, e.owner) AS written_by, e.updated_at, e.change_kind, e.restored_from, e.created_at
+         e.trust_state, coalesce(e.updated_by, e.owner) AS written_by, e.updated_at, e.change_kind, e.restored_from, e.created_at,
+         e.valid_from, e.valid_to, e.content_type
      ), kept AS (
        INSERT INTO entry_versions (entry_id, version, tenant, thread_id, source, owner, visibility, text, content_hash, metadata, tags, summary, trust_state,
-         written_by, written_at, superseded_by, change_kind, restored_from)
+         written_by, written_at, superseded_by, change_kind, restored_from, valid_from, valid_to, content_type)
        SELECT g.id, g.version, g.tenant, g.thread_id, g.source, g.owner, g.visibility, g.text, g.content_hash, g.metadata, g.tags, g.summary, g.trust_state,
-         g.written_by, g.updated_at, ${deleter}, g.change_kind, g.restored_from
+         g.written_by, g.updated_at, ${deleter}, g.change_kind, g.restored_from, g.valid_from, g.valid_to, g.content_type
        FROM gone g
      ), stones AS (
        INSERT INTO tombstones (id, tenant, thread_id, source, owner, visibility, content_hash, created_at, deleted_by, reason)
@@ -515,11 +533,14 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
       const tags = params.add(write.tags);
       const metadata = params.add(JSON.stringify(write.metadata));
       const keys = params.add(toImageKeys(write.images));
+      const validFrom = `${params.add(toTimestampParam(write.validity.validFrom))}::timestamptz`;
+      const validTo = `${params.add(toTimestampParam(write.validity.validTo))}::timestamptz`;
       const storedKeys = `coalesce((SELECT array_agg(i.mime_type || ' ' || i.sha256 ORDER BY i.ordinal) FROM entry_images i WHERE i.entry_id = e.id), '{}'::text[])`;
       // Lock the row first: the replaced version is kept before the update, and nothing may change it in between.
       const { rows: locked } = await tx.query<{ id: string; version: number; trust_state: TrustState; trust_reasons: string[]; content_changed: boolean; images_changed: boolean }>(
         `SELECT e.id, e.version, e.trust_state, e.trust_reasons,
-           (e.tags IS DISTINCT FROM ${tags}::text[] OR e.metadata IS DISTINCT FROM ${metadata}::jsonb OR ${storedKeys} IS DISTINCT FROM ${keys}::text[]) AS content_changed,
+           (e.tags IS DISTINCT FROM ${tags}::text[] OR e.metadata IS DISTINCT FROM ${metadata}::jsonb OR ${storedKeys} IS DISTINCT FROM ${keys}::text[]
+             OR e.valid_from IS DISTINCT FROM ${validFrom} OR e.valid_to IS DISTINCT FROM ${validTo}) AS content_changed,
            ${storedKeys} IS DISTINCT FROM ${keys}::text[] AS images_changed
          FROM entries e
          WHERE e.id = ${params.add(id)} AND e.content_hash = ${params.add(write.contentHash)} AND e.owner = ${params.add(principal.subject)}
@@ -541,6 +562,8 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
            tags = ${update.add(write.tags)}::text[],
            metadata = ${update.add(JSON.stringify(write.metadata))}::jsonb,
            content_type = ${update.add(write.contentType)},
+           valid_from = ${update.add(toTimestampParam(write.validity.validFrom))}::timestamptz,
+           valid_to = ${update.add(toTimestampParam(write.validity.validTo))}::timestamptz,
            trust_state = ${update.add(trust.state)},
            trust_reasons = ${update.add(trust.reasons)}::text[],
            updated_at = now()${versionSets}${reviewReset}
@@ -561,10 +584,10 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
       const id = createUuidV7();
       const { rows } = await tx.query<AckRow>(
         `INSERT INTO entries AS e (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, metadata, tags, summary, content_type,
-           trust_state, trust_reasons, updated_by)
+           trust_state, trust_reasons, updated_by, valid_from, valid_to)
          VALUES ($1, $2, $3, $4, $5,
            coalesce($6::text, CASE WHEN EXISTS (SELECT 1 FROM grants g WHERE g.tenant = $2 AND g.thread_id = $3 AND g.grantor = $5) THEN 'shared' ELSE 'private' END),
-           $7, $8, $9, $10, $11::jsonb, $12::text[], $13, $14, $15, $16::text[], $5)
+           $7, $8, $9, $10, $11::jsonb, $12::text[], $13, $14, $15, $16::text[], $5, $17::timestamptz, $18::timestamptz)
          RETURNING ${ackColumns}`,
         [
           id,
@@ -583,6 +606,8 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
           write.contentType,
           trust.state,
           trust.reasons,
+          toTimestampParam(write.validity.validFrom),
+          toTimestampParam(write.validity.validTo),
         ],
       );
       await insertImages(tx, id, write.images);
@@ -633,7 +658,7 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
       const params = createSqlParams();
       const { rows } = await tx.query<LockedRow>(
         `SELECT e.id, e.thread_id, e.owner, e.visibility, e.version, e.content_hash, e.tags, e.metadata, e.created_at, e.updated_at,
-           e.source, e.trust_state, e.trust_reasons, coalesce(e.updated_by, e.owner) AS updated_by,
+           e.source, e.trust_state, e.trust_reasons, coalesce(e.updated_by, e.owner) AS updated_by, e.valid_from, e.valid_to,
            coalesce((SELECT array_agg(i.mime_type || ' ' || i.sha256 ORDER BY i.ordinal) FROM entry_images i WHERE i.entry_id = e.id), '{}'::text[]) AS image_keys,
            ${accessPredicate(principal, "e", params, "write")} AS writable
          FROM entries e WHERE e.id = ${params.add(id)} AND ${accessPredicate(principal, "e", params)}`,
@@ -657,6 +682,7 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
         source: row.source,
         trust: { state: row.trust_state, reasons: row.trust_reasons },
         updatedBy: row.updated_by,
+        validity: { validFrom: row.valid_from ?? undefined, validTo: row.valid_to ?? undefined },
       };
     },
 
@@ -686,6 +712,12 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
       if (change.metadata !== undefined) sets.push(`metadata = ${params.add(JSON.stringify(change.metadata))}::jsonb`);
       if (change.tags !== undefined) sets.push(`tags = ${params.add(change.tags)}::text[]`);
       if (change.visibility !== undefined) sets.push(`visibility = ${params.add(change.visibility)}`);
+      if (change.validity !== undefined) {
+        sets.push(
+          `valid_from = ${params.add(toTimestampParam(change.validity.validFrom))}::timestamptz`,
+          `valid_to = ${params.add(toTimestampParam(change.validity.validTo))}::timestamptz`,
+        );
+      }
       if (change.images !== undefined) sets.push(`content_type = ${params.add(change.images.length > 0 ? "multimodal" : "text")}`);
       await keepVersion(tx, entry.id, entry.version, principal.subject);
       const { rows } = await tx.query<AckRow>(
@@ -731,24 +763,6 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
       );
     },
   };
-}
-
-function filterConditions(filter: EntryFilter, params: SqlParams): string[] {
-  const conditions: string[] = [];
-  if (filter.threadId !== undefined) conditions.push(`e.thread_id = ${params.add(filter.threadId)}`);
-  if (filter.source !== undefined) conditions.push(`e.source = ${params.add(filter.source)}`);
-  if (filter.tags.length > 0) conditions.push(`e.tags && ${params.add(filter.tags)}::text[]`);
-  for (const condition of filter.metadata) {
-    const key = params.add(condition.key);
-    const value = params.add(JSON.stringify(condition.value));
-    // Containment lets the jsonb_path_ops index find candidates; the second test makes arrays and objects match exactly, not by containment.
-    conditions.push(`e.metadata @> jsonb_build_object(${key}::text, ${value}::jsonb) AND e.metadata -> ${key}::text = ${value}::jsonb`);
-  }
-  if (filter.createdFrom !== undefined) conditions.push(`e.created_at >= ${params.add(filter.createdFrom.toISOString())}::timestamptz`);
-  if (filter.createdTo !== undefined) conditions.push(`e.created_at < ${params.add(filter.createdTo.toISOString())}::timestamptz`);
-  if (filter.contentType !== undefined) conditions.push(`e.content_type = ${params.add(filter.contentType)}`);
-  conditions.push(trustFilter("e", filter.includeQuarantined));
-  return conditions;
 }
 
 /** Counts arrive as bigint, which the drivers hand over as strings or bigints. */
@@ -845,9 +859,9 @@ export function createEntryRepository(db: SqlDatabase): EntryRepository {
 
     async list(principal, filter, page) {
       const params = createSqlParams();
-      const conditions = [accessPredicate(principal, "e", params), ...filterConditions(filter, params)];
+      const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
       const { rows } = await db.query<EntryRow>(
-        `SELECT ${entryColumns} FROM entries e
+        `SELECT ${entryColumns}, ${previewSourceColumn(filter, "e")} FROM ${entrySource(principal, filter, params)} e
          WHERE ${conditions.join(" AND ")}
          ORDER BY e.created_at DESC, e.id DESC
          LIMIT ${params.add(page.limit + 1)} OFFSET ${params.add(page.offset)}`,

@@ -71,7 +71,51 @@ test("a listing page defaults to 20 and is bounded", () => {
 
 test("filter tags are normalised like written tags so they match", () => {
   const filter = validateEntryFilter({ threadId: "", source: undefined, tags: [" A "], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "" });
-  assert.deepEqual(filter.tags, ["a"]);
+  assert.deepEqual(filter.tagsAny, ["a"]);
   assert.equal(filter.threadId, undefined);
   assert.equal(filter.contentType, undefined);
+  assert.equal(filter.includeQuarantined, false);
+});
+
+test("a listing filter takes the search filter's operators, tags_all and both timelines", () => {
+  const at = new Date("2026-03-01T00:00:00Z");
+  const filter = validateEntryFilter({
+    threadId: "t",
+    source: undefined,
+    tags: [],
+    tagsAll: [" X ", "y"],
+    metadata: [{ key: "priority", operator: "gte", value: 2 }, { key: "team", value: "core" }],
+    createdFrom: undefined,
+    createdTo: undefined,
+    contentType: "",
+    validAt: at,
+    asOf: at,
+  });
+  assert.deepEqual(filter.tagsAll, ["x", "y"]);
+  assert.deepEqual(filter.metadata, [
+    { key: "priority", operator: "gte", value: 2 },
+    { key: "team", operator: "eq", value: "core" },
+  ]);
+  assert.equal(filter.validAt, at);
+  assert.equal(filter.asOf, at);
+  const base = { threadId: "", source: undefined, tags: [], createdFrom: undefined, createdTo: undefined, contentType: "" };
+  rejects(() => validateEntryFilter({ ...base, metadata: [{ key: "n", operator: "in", value: 3 }] }), /filter\.metadata\[0\]\.value must be a list of 1 to 100 values for in/);
+  rejects(() => validateEntryFilter({ ...base, metadata: [], tags: [" "] }), /filter\.tags\[0\] is empty/);
+  rejects(() => validateEntryFilter({ ...base, metadata: [], asOf: new Date(Number.NaN) }), /filter\.as_of is not a valid time/);
+  rejects(() => validateEntryFilter({ ...base, metadata: [], validAt: new Date(Number.NaN) }), /filter\.valid_at is not a valid time/);
+});
+
+test("a valid-time interval must run forwards; either end may be open", () => {
+  const entry = { threadId: "t", source: "user" as const, text: "x", metadata: undefined, tags: [], images: [], visibility: undefined };
+  const from = new Date("2026-01-01T00:00:00Z");
+  const to = new Date("2026-02-01T00:00:00Z");
+  assert.deepEqual(validateNewEntry({ ...entry, validFrom: from, validTo: to }).validity, { validFrom: from, validTo: to });
+  assert.deepEqual(validateNewEntry({ ...entry, validFrom: from }).validity, { validFrom: from, validTo: undefined });
+  assert.deepEqual(validateNewEntry(entry).validity, { validFrom: undefined, validTo: undefined });
+  rejects(() => validateNewEntry({ ...entry, validFrom: to, validTo: from }), /valid_from \(2026-02-01T00:00:00\.000Z\) must be before valid_to/);
+  rejects(() => validateNewEntry({ ...entry, validFrom: from, validTo: from }), /valid_from .* must be before valid_to/);
+  rejects(() => validateNewEntry({ ...entry, validTo: new Date(Number.NaN) }), /valid_to is not a valid time/);
+  const update = { id: "0190a4f8-7b1c-7e3a-9c4d-5e6f7a8b9c0d", expectedVersion: undefined, text: undefined, metadata: undefined, tags: undefined, images: undefined, visibility: undefined, generated: undefined };
+  rejects(() => validateEntryChange({ ...update, validity: { validFrom: to, validTo: from } }, "updates[1]"), /updates\[1\]\.validity\.valid_from .* must be before updates\[1\]\.validity\.valid_to/);
+  assert.deepEqual(validateEntryChange({ ...update, validity: { validFrom: undefined, validTo: to } }, "updates[1]").validity, { validFrom: undefined, validTo: to });
 });

@@ -1,7 +1,6 @@
 import { contentHash, invalidArgument } from "@context-hub/common";
 import { createHash } from "node:crypto";
 import type {
-  ContentType,
   EntryChange,
   EntryFilter,
   EntryUpdateInput,
@@ -16,9 +15,11 @@ import type {
   Source,
   TextSpan,
   TextWrite,
+  Validity,
 } from "./entries.js";
 import { toIdQuery } from "./id-query.js";
 import { toPreview } from "./preview.js";
+import { validateSearchFilter, type MetadataOperator } from "./search-filter.js";
 
 /** Limits every write is held to; documented in docs/store.md. */
 export const limits = {
@@ -113,6 +114,27 @@ function validateText(text: string, field: string): TextWrite {
 }
 
 /**
+ * A valid-time interval: each end a real instant or open, and valid_from
+ * strictly before valid_to when both are set. `field` names the pair's
+ * prefix in errors (`valid_` for an entry, `updates[2].validity.valid_`).
+ */
+export function validateValidity(validity: Validity, field: string): Validity {
+  for (const [end, date] of [
+    ["from", validity.validFrom],
+    ["to", validity.validTo],
+  ] as const) {
+    if (date !== undefined && Number.isNaN(date.getTime())) throw invalidArgument(`${field}${end} is not a valid time`);
+  }
+  if (validity.validFrom !== undefined && validity.validTo !== undefined && validity.validFrom >= validity.validTo) {
+    throw invalidArgument(
+      `${field}from (${validity.validFrom.toISOString()}) must be before ${field}to (${validity.validTo.toISOString()})`,
+      "leave an end unset for an open interval",
+    );
+  }
+  return { validFrom: validity.validFrom, validTo: validity.validTo };
+}
+
+/**
  * Checks and normalises an entry a caller wants stored. Throws
  * INVALID_ARGUMENT naming the first problem; the content hash is computed
  * here, never taken from the caller. An unspecified visibility stays
@@ -135,6 +157,7 @@ export function validateNewEntry(entry: NewEntryInput): EntryWrite {
     images,
     visibility: entry.visibility,
     contentType: images.length > 0 ? "multimodal" : "text",
+    validity: validateValidity({ validFrom: entry.validFrom, validTo: entry.validTo }, "valid_"),
   };
 }
 
@@ -171,6 +194,7 @@ export function validateEntryChange(update: EntryUpdateInput, field: string): En
     tags: update.tags === undefined ? undefined : normaliseTags(update.tags, `${field}.tags`),
     images,
     visibility: update.visibility,
+    validity: update.validity === undefined ? undefined : validateValidity(update.validity, `${field}.validity.valid_`),
   };
 }
 
@@ -246,54 +270,44 @@ export function validateGenerated(generated: GeneratedInput, text: string, prefi
 export interface EntryFilterInput {
   threadId: string;
   source: Source | undefined;
+  /** Any of these tags. */
   tags: readonly string[];
-  metadata: readonly { key: string; value: JsonValue | undefined }[];
+  /** Every one of these tags. */
+  tagsAll?: readonly string[] | undefined;
+  /** Conditions with operators; an absent operator compares for equality. */
+  metadata: readonly { key: string; operator?: MetadataOperator | undefined; value: JsonValue | undefined }[];
   createdFrom: Date | undefined;
   createdTo: Date | undefined;
   contentType: string;
   /** Include quarantined and rejected entries (left out by default). */
   includeQuarantined?: boolean | undefined;
+  validAt?: Date | undefined;
+  asOf?: Date | undefined;
 }
 
-function toContentType(value: string): ContentType | undefined {
-  if (value === "") return undefined;
-  if (value === "text" || value === "multimodal") return value;
-  throw invalidArgument(`filter.content_type must be "text", "multimodal" or empty (got ${JSON.stringify(value.slice(0, 40))})`);
-}
-
-/** Checks and normalises a listing filter; tags are normalised as on write so they match. */
+/**
+ * Checks and normalises a listing filter: the same checks as a search
+ * filter's (one definition of each condition), with `tags` as the any-of
+ * list.
+ */
 export function validateEntryFilter(filter: EntryFilterInput | undefined): EntryFilter {
-  if (filter === undefined) {
-    return { threadId: undefined, source: undefined, tags: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: undefined, includeQuarantined: false };
-  }
-  const threadId = filter.threadId === "" ? undefined : validateThreadId(filter.threadId, "filter.thread_id");
-  const tags = normaliseTags(filter.tags, "filter.tags");
-  if (filter.metadata.length > limits.metadataConditions) {
-    throw invalidArgument(`filter.metadata: at most ${limits.metadataConditions} conditions (got ${filter.metadata.length})`);
-  }
-  const metadata = filter.metadata.map((condition, index) => {
-    const field = `filter.metadata[${index}]`;
-    const key = validateString(condition.key, `${field}.key`, limits.metadataKeyLength, true);
-    if (condition.value === undefined) throw invalidArgument(`${field}.value is required`);
-    if (containsNul(condition.value)) throw invalidArgument(`${field}.value must not contain NUL characters`);
-    return { key, value: condition.value };
-  });
-  for (const [name, date] of [["created_from", filter.createdFrom], ["created_to", filter.createdTo]] as const) {
-    if (date !== undefined && Number.isNaN(date.getTime())) throw invalidArgument(`filter.${name} is not a valid time`);
-  }
-  if (filter.createdFrom !== undefined && filter.createdTo !== undefined && filter.createdFrom >= filter.createdTo) {
-    throw invalidArgument("filter.created_from must be before filter.created_to");
-  }
-  return {
-    threadId,
-    source: filter.source,
-    tags,
-    metadata,
-    createdFrom: filter.createdFrom,
-    createdTo: filter.createdTo,
-    contentType: toContentType(filter.contentType),
-    includeQuarantined: filter.includeQuarantined ?? false,
-  };
+  if (filter === undefined) return validateSearchFilter(undefined);
+  return validateSearchFilter(
+    {
+      threadId: filter.threadId,
+      source: filter.source,
+      tagsAny: filter.tags,
+      tagsAll: filter.tagsAll ?? [],
+      metadata: filter.metadata.map((condition) => ({ key: condition.key, operator: condition.operator ?? "eq", value: condition.value })),
+      createdFrom: filter.createdFrom,
+      createdTo: filter.createdTo,
+      contentType: filter.contentType,
+      includeQuarantined: filter.includeQuarantined,
+      validAt: filter.validAt,
+      asOf: filter.asOf,
+    },
+    { tagsAny: "filter.tags" },
+  );
 }
 
 /**

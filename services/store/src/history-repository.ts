@@ -24,6 +24,8 @@ interface VersionRow {
   superseded_at: Date | null;
   change_kind: ChangeKind;
   restored_from: number | null;
+  valid_from: Date | null;
+  valid_to: Date | null;
 }
 
 interface TombstoneRow {
@@ -55,6 +57,8 @@ function toVersion(row: VersionRow): EntryVersionRecord {
     supersededAt: row.superseded_at ?? undefined,
     change: row.change_kind,
     restoredFrom: row.restored_from ?? undefined,
+    validFrom: row.valid_from ?? undefined,
+    validTo: row.valid_to ?? undefined,
   };
 }
 
@@ -77,6 +81,8 @@ const versionContent = (redacted: string) => `
   CASE WHEN ${redacted} THEN '{}'::jsonb ELSE r.metadata END AS metadata,
   CASE WHEN ${redacted} THEN '{}'::text[] ELSE r.tags END AS tags,
   CASE WHEN ${redacted} THEN '' ELSE r.summary END AS summary,
+  CASE WHEN ${redacted} THEN NULL ELSE r.valid_from END AS valid_from,
+  CASE WHEN ${redacted} THEN NULL ELSE r.valid_to END AS valid_to,
   ${redacted} AS redacted`;
 
 const versionColumns = "r.version, r.current, r.content_hash, r.visibility, r.trust_state, r.written_by, r.written_at, r.superseded_by, r.superseded_at, r.change_kind, r.restored_from";
@@ -105,11 +111,11 @@ async function readLive(tx: SqlExecutor, principal: Principal, id: string, page:
      r AS (
        SELECT t.version, true AS current, t.owner, t.visibility, t.text, t.content_hash, t.metadata, t.tags, t.summary, t.trust_state,
          coalesce(t.updated_by, t.owner) AS written_by, t.updated_at AS written_at, NULL::text AS superseded_by, NULL::timestamptz AS superseded_at,
-         t.change_kind, t.restored_from
+         t.change_kind, t.restored_from, t.valid_from, t.valid_to
        FROM target t
        UNION ALL
        SELECT v.version, false, t.owner, v.visibility, v.text, v.content_hash, v.metadata, v.tags, v.summary, v.trust_state,
-         v.written_by, v.written_at, v.superseded_by, v.superseded_at, v.change_kind, v.restored_from
+         v.written_by, v.written_at, v.superseded_by, v.superseded_at, v.change_kind, v.restored_from, v.valid_from, v.valid_to
        FROM entry_versions v JOIN target t ON v.entry_id = t.id
      )
      SELECT ${versionColumns}, ${versionContent(redacted)}
@@ -147,7 +153,7 @@ async function readDeleted(tx: SqlExecutor, principal: Principal, id: string, pa
     `WITH target AS (${target}),
      r AS (
        SELECT v.version, false AS current, v.visibility, v.text, v.content_hash, v.metadata, v.tags, v.summary, v.trust_state, v.written_by, v.written_at,
-         v.superseded_by, v.superseded_at, v.change_kind, v.restored_from
+         v.superseded_by, v.superseded_at, v.change_kind, v.restored_from, v.valid_from, v.valid_to
        FROM entry_versions v JOIN target t ON v.entry_id = t.id
        WHERE true ${versionFilter}
      )

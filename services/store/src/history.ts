@@ -36,6 +36,9 @@ export interface EntryVersionRecord {
   supersededAt: Date | undefined;
   change: ChangeKind;
   restoredFrom: number | undefined;
+  /** The valid-time interval this version stated (undefined ends open; empty when redacted). */
+  validFrom: Date | undefined;
+  validTo: Date | undefined;
 }
 
 /** What is left of a deleted entry (no text). */

@@ -4,7 +4,7 @@
  * build does not know are INVALID_ARGUMENT naming the field.
  */
 import { create, toBinary, toJson, type DescMessage, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate, ValueSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate, ValueSchema, type Timestamp, type Value } from "@bufbuild/protobuf/wkt";
 import { invalidArgument } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
 import type { ApiKeyInput, ApiKeyRecord } from "./api-keys.js";
@@ -15,6 +15,7 @@ import type { EntryAck, EntryUpdateInput, GeneratedInput, ItemError, ItemResult,
 import type { EntryFilterInput } from "./entry-validation.js";
 import type { IdempotencyState } from "./idempotency.js";
 import type { Principal } from "./principal.js";
+import type { MetadataOperator } from "./search-filter.js";
 import type { GranteeInput, GranteeKind, GrantRecord, Permission } from "./sharing.js";
 
 export function toPrincipal(principal: commonV1.Principal | undefined): Principal | undefined {
@@ -98,7 +99,30 @@ function fromDate(date: Date | undefined): Timestamp | undefined {
   return date === undefined ? undefined : timestampFromDate(date);
 }
 
-function toMetadataValue(condition: storeV1.MetadataCondition, index: number): JsonValue | undefined {
+const operatorOf: Record<number, MetadataOperator> = {
+  [storeV1.MetadataOperator.UNSPECIFIED]: "eq",
+  [storeV1.MetadataOperator.EQ]: "eq",
+  [storeV1.MetadataOperator.NE]: "ne",
+  [storeV1.MetadataOperator.GT]: "gt",
+  [storeV1.MetadataOperator.GTE]: "gte",
+  [storeV1.MetadataOperator.LT]: "lt",
+  [storeV1.MetadataOperator.LTE]: "lte",
+  [storeV1.MetadataOperator.IN]: "in",
+  [storeV1.MetadataOperator.NOT_IN]: "not_in",
+  [storeV1.MetadataOperator.EXISTS]: "exists",
+  [storeV1.MetadataOperator.CONTAINS]: "contains",
+  [storeV1.MetadataOperator.STARTS_WITH]: "starts_with",
+};
+
+/** A metadata operator (unspecified compares for equality); INVALID_ARGUMENT for a value this build does not know. */
+export function toMetadataOperator(operator: storeV1.MetadataOperator, field: string): MetadataOperator {
+  const found = operatorOf[operator];
+  if (found === undefined) throw invalidArgument(`${field} ${operator} is not a known value`);
+  return found;
+}
+
+/** A metadata condition's JSON value; undefined when absent (the validation says it is required). */
+export function toMetadataValue(condition: { value?: Value | undefined }, index: number): JsonValue | undefined {
   if (condition.value === undefined) return undefined;
   try {
     return toJson(ValueSchema, condition.value) as JsonValue;
@@ -113,11 +137,18 @@ export function toEntryFilter(filter: storeV1.EntryFilter | undefined): EntryFil
     threadId: filter.threadId,
     source: toSource(filter.source, "filter.source"),
     tags: filter.tags,
-    metadata: filter.metadata.map((condition, index) => ({ key: condition.key, value: toMetadataValue(condition, index) })),
+    tagsAll: filter.tagsAll,
+    metadata: filter.metadata.map((condition, index) => ({
+      key: condition.key,
+      operator: toMetadataOperator(condition.operator, `filter.metadata[${index}].operator`),
+      value: toMetadataValue(condition, index),
+    })),
     createdFrom: toDate(filter.createdFrom),
     createdTo: toDate(filter.createdTo),
     contentType: filter.contentType,
     includeQuarantined: filter.includeQuarantined,
+    validAt: toDate(filter.validAt),
+    asOf: toDate(filter.asOf),
   };
 }
 
@@ -135,6 +166,8 @@ export function toNewEntry(entry: storeV1.NewEntry | undefined, field: string): 
     tags: entry.tags,
     images: toImages(entry.images),
     visibility: toVisibility(entry.visibility, `${field}.visibility`),
+    validFrom: toDate(entry.validFrom),
+    validTo: toDate(entry.validTo),
   };
 }
 
@@ -161,6 +194,7 @@ export function toEntryUpdate(update: storeV1.EntryUpdate, index: number): Entry
     visibility: toVisibility(update.visibility, `updates[${index}].visibility`),
     generated: toGenerated(update.generated),
     restoredFromVersion: update.restoredFromVersion,
+    validity: update.validity === undefined ? undefined : { validFrom: toDate(update.validity.validFrom), validTo: toDate(update.validity.validTo) },
   };
 }
 
@@ -265,6 +299,8 @@ export function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof stor
           reviewNote: entry.trust.reviewNote ?? "",
         }),
     updatedBy: entry.updatedBy ?? "",
+    validFrom: fromDate(entry.validFrom),
+    validTo: fromDate(entry.validTo),
   };
 }
 
@@ -286,6 +322,8 @@ function toVersionMessage(version: EntryVersionRecord): MessageInitShape<typeof 
     supersededAt: fromDate(version.supersededAt),
     change: version.change,
     restoredFrom: version.restoredFrom ?? 0,
+    validFrom: fromDate(version.validFrom),
+    validTo: fromDate(version.validTo),
   };
 }
 

@@ -1,5 +1,13 @@
+/**
+ * The shared filter set as SQL: the conditions every search leg and listing
+ * ANDs with the access predicate, and the relation they read (the live
+ * `entries`, or with `as_of` what the store held at that instant).
+ */
+import { accessPredicate, deletedEntryPredicate } from "./access-predicate.js";
 import type { SqlParams } from "./db/sql-database.js";
+import { isAdmin, type Principal } from "./principal.js";
 import type { MetadataCondition, SearchFilter } from "./search-filter.js";
+import { trustFilter } from "./trust-filter.js";
 
 const aliasPattern = /^[a-z_][a-z0-9_]{0,30}$/;
 
@@ -47,9 +55,12 @@ function metadataCondition(alias: string, condition: MetadataCondition, params: 
 }
 
 /**
- * The filter as SQL conditions over the `entries` row aliased `alias`, to be
- * ANDed with the access predicate in the same WHERE clause (so every filter
- * applies before any ORDER BY or LIMIT). Values travel only as parameters.
+ * The filter as SQL conditions over the `entries` row aliased `alias` (or a
+ * row of `entrySource`), to be ANDed with the access predicate in the same
+ * WHERE clause, so every filter applies before any ORDER BY or LIMIT: the
+ * trust filter (quarantined and rejected entries only with
+ * `includeQuarantined`) and valid time included. Values travel only as
+ * parameters.
  */
 export function searchFilterConditions(filter: SearchFilter, alias: string, params: SqlParams): string[] {
   if (!aliasPattern.test(alias)) throw new Error(`filter alias ${JSON.stringify(alias)} is not a plain identifier`);
@@ -62,5 +73,100 @@ export function searchFilterConditions(filter: SearchFilter, alias: string, para
   if (filter.createdFrom !== undefined) conditions.push(`${alias}.created_at >= ${params.add(filter.createdFrom.toISOString())}::timestamptz`);
   if (filter.createdTo !== undefined) conditions.push(`${alias}.created_at < ${params.add(filter.createdTo.toISOString())}::timestamptz`);
   if (filter.contentType !== undefined) conditions.push(`${alias}.content_type = ${params.add(filter.contentType)}`);
+  if (filter.validAt !== undefined) conditions.push(validAtCondition(alias, filter.validAt, params));
+  conditions.push(trustFilter(alias, filter.includeQuarantined));
   return conditions;
+}
+
+/**
+ * Whether the row's valid-time interval holds at `at`: valid_from ≤ at <
+ * valid_to, a NULL end open. Written as range containment so the GiST index
+ * on `tstzrange(valid_from, valid_to)` serves it.
+ */
+export function validAtCondition(alias: string, at: Date, params: SqlParams): string {
+  if (!aliasPattern.test(alias)) throw new Error(`filter alias ${JSON.stringify(alias)} is not a plain identifier`);
+  return `tstzrange(${alias}.valid_from, ${alias}.valid_to) @> ${params.add(at.toISOString())}::timestamptz`;
+}
+
+/** Characters of an earlier version's text a listing reads to make its preview (see toPreview). */
+export const previewSourceChars = 1_200;
+
+/**
+ * The listing column that carries an earlier version's preview source:
+ * `preview` is NULL on such a row (previews are stored for the current
+ * version only) and the reader makes it from this head of the text with
+ * `toPreview`. On the live table it is always NULL.
+ */
+export function previewSourceColumn(filter: Pick<SearchFilter, "asOf">, alias: string): string {
+  if (!aliasPattern.test(alias)) throw new Error(`filter alias ${JSON.stringify(alias)} is not a plain identifier`);
+  return filter.asOf === undefined ? "NULL::text AS preview_source" : `${alias}.preview_source`;
+}
+
+/**
+ * The relation a search or listing reads, to be aliased by the caller
+ * (`FROM ${entrySource(...)} e`): the live `entries` table, or with `as_of`
+ * what the store held at that instant (transaction time), with the columns
+ * every read of `entries` uses.
+ *
+ * An entry's version at instant t is its first kept version superseded after
+ * t (each version was current from the previous one's supersession until its
+ * own), else its current row; entries created after t are absent. Deleted
+ * entries come back from their kept versions while those exist (purge erases
+ * them, and the entry is gone from every as_of).
+ *
+ * Access is decided as of now, never as of then: a live entry needs the
+ * access predicate on its current row (a version that was private while
+ * current is further left to its owner and admins, as the history tools
+ * redact it); a deleted entry only its owner sees, as with its history. The
+ * caller still ANDs the access predicate over the result, which these rows
+ * satisfy by construction. The trust state reported is the version's, unless
+ * the entry is quarantined or rejected now, which wins: what a reviewer
+ * withholds today stays withheld in the past too.
+ *
+ * Full-text vectors of earlier versions are not stored, so `search_vector`
+ * is parsed from their text when read (the stored one serves unchanged
+ * entries); nothing here is indexed, so as_of reads scan the caller's entries.
+ */
+export function entrySource(principal: Principal, filter: SearchFilter, params: SqlParams): string {
+  if (filter.asOf === undefined) return "entries";
+  const at = `${params.add(filter.asOf.toISOString())}::timestamptz`;
+  const versionAt = (alias: string) => `(SELECT v.* FROM entry_versions v WHERE v.entry_id = ${alias}.id AND v.superseded_at > ${at} ORDER BY v.version LIMIT 1)`;
+  const withheldNow = `NOT (${trustFilter("c", false)})`;
+  const then = (current: string, kept: string) => `CASE WHEN v.entry_id IS NULL THEN ${current} ELSE ${kept} END`;
+  const live = `
+    SELECT c.id, c.tenant, c.thread_id, c.source, c.owner, c.visibility,
+      ${then("c.text", "v.text")} AS text,
+      ${then("c.preview", "NULL::text")} AS preview,
+      ${then("NULL::text", `left(v.text, ${previewSourceChars})`)} AS preview_source,
+      ${then("c.text_length", "length(v.text)")} AS text_length,
+      ${then("c.content_hash", "v.content_hash")} AS content_hash,
+      ${then("c.metadata", "v.metadata")} AS metadata,
+      ${then("c.tags", "v.tags")} AS tags,
+      ${then("c.summary", "v.summary")} AS summary,
+      ${then("c.content_type", "coalesce(v.content_type, c.content_type)")} AS content_type,
+      ${then("c.version", "v.version")} AS version,
+      c.created_at,
+      ${then("c.updated_at", "v.written_at")} AS updated_at,
+      CASE WHEN v.entry_id IS NULL OR ${withheldNow} THEN c.trust_state ELSE v.trust_state END AS trust_state,
+      CASE WHEN v.entry_id IS NULL OR ${withheldNow} THEN c.trust_reasons ELSE '{}'::text[] END AS trust_reasons,
+      ${then("c.reviewed_by", "NULL::text")} AS reviewed_by,
+      ${then("c.reviewed_at", "NULL::timestamptz")} AS reviewed_at,
+      ${then("c.review_note", "NULL::text")} AS review_note,
+      ${then("coalesce(c.updated_by, c.owner)", "v.written_by")} AS updated_by,
+      ${then("c.valid_from", "v.valid_from")} AS valid_from,
+      ${then("c.valid_to", "v.valid_to")} AS valid_to,
+      ${then("c.search_vector", "entry_search_vector(v.text)")} AS search_vector
+    FROM entries c LEFT JOIN LATERAL ${versionAt("c")} v ON true
+    WHERE ${accessPredicate(principal, "c", params)} AND c.created_at <= ${at}
+      AND (v.entry_id IS NULL OR v.visibility <> 'private' OR c.owner = ${params.add(principal.subject)} OR ${params.add(isAdmin(principal))}::boolean)`;
+  const deleted = `
+    SELECT t.id, t.tenant, t.thread_id, t.source, t.owner, v.visibility, v.text, NULL::text AS preview,
+      left(v.text, ${previewSourceChars}) AS preview_source, length(v.text) AS text_length, v.content_hash, v.metadata, v.tags, v.summary,
+      coalesce(v.content_type, 'text') AS content_type, v.version, t.created_at, v.written_at AS updated_at, v.trust_state, '{}'::text[] AS trust_reasons,
+      NULL::text AS reviewed_by, NULL::timestamptz AS reviewed_at, NULL::text AS review_note, v.written_by AS updated_by,
+      v.valid_from, v.valid_to, entry_search_vector(v.text) AS search_vector
+    FROM tombstones t JOIN LATERAL ${versionAt("t")} v ON true
+    WHERE ${deletedEntryPredicate(principal, "t", params)} AND t.created_at <= ${at}`;
+  return `(${live}
+    UNION ALL ${deleted})`;
 }

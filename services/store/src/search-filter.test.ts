@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { isContextHubError } from "@context-hub/common";
 import { createSqlParams } from "./db/sql-database.js";
 import { validateSearchFilter, type SearchFilterInput } from "./search-filter.js";
-import { searchFilterConditions } from "./search-filter-sql.js";
+import { entrySource, searchFilterConditions } from "./search-filter-sql.js";
 
 const base: SearchFilterInput = { threadId: "", source: undefined, tagsAny: [], tagsAll: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "" };
 const invalid = (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT";
@@ -73,5 +73,33 @@ describe("search filter", () => {
     assert.ok(!sql.includes("DROP"), sql);
     assert.ok(params.values.some((value) => value === hostile));
     assert.throws(() => searchFilterConditions(filter, "e; --", createSqlParams()), /not a plain identifier/);
+  });
+
+  test("the trust filter is always part of it, and include_quarantined alone lifts it", () => {
+    const closed = searchFilterConditions(validateSearchFilter(undefined), "e", createSqlParams());
+    assert.ok(closed.includes("e.trust_state IN ('unverified', 'verified')"), closed.join(" AND "));
+    const open = searchFilterConditions(validateSearchFilter({ ...base, includeQuarantined: true }), "e", createSqlParams());
+    assert.ok(!open.some((condition) => condition.includes("trust_state")), open.join(" AND "));
+  });
+
+  test("valid_at and as_of must be real instants; valid_at is a condition, as_of changes the relation read", () => {
+    assert.throws(() => validateSearchFilter({ ...base, validAt: new Date(Number.NaN) }), /filter\.valid_at is not a valid time/);
+    assert.throws(() => validateSearchFilter({ ...base, asOf: new Date(Number.NaN) }), /filter\.as_of is not a valid time/);
+    const instant = new Date("2026-01-02T03:04:05.678Z");
+    const params = createSqlParams();
+    const conditions = searchFilterConditions(validateSearchFilter({ ...base, validAt: instant }), "e", params);
+    assert.ok(
+      conditions.some((condition) => /^tstzrange\(e\.valid_from, e\.valid_to\) @> \$\d+::timestamptz$/.test(condition)),
+      conditions.join(" AND "),
+    );
+    assert.ok(params.values.includes(instant.toISOString()));
+
+    const principal = { tenant: "t", subject: "s", groups: [], scopes: ["context:read"] };
+    assert.equal(entrySource(principal, validateSearchFilter(undefined), createSqlParams()), "entries");
+    const pastParams = createSqlParams();
+    const past = entrySource(principal, validateSearchFilter({ ...base, asOf: instant }), pastParams);
+    assert.match(past, /FROM entries c LEFT JOIN LATERAL/);
+    assert.match(past, /FROM tombstones t JOIN LATERAL/);
+    assert.ok(pastParams.values.includes(instant.toISOString()) && pastParams.values.includes("t") && pastParams.values.includes("s"));
   });
 });

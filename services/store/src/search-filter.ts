@@ -1,8 +1,10 @@
 /**
- * The filter set every search shares (full text, semantic, hybrid legs and
- * grep): thread, source, tags (any of / all of), metadata conditions with
- * operators, a creation-time range and the content type. What a valid filter
- * is, and the checks that make it one. No SQL here (see search-filter-sql.ts).
+ * The filter set every search and listing shares (full text, semantic,
+ * hybrid legs, grep and search_context's listing): thread, source, tags (any
+ * of / all of), metadata conditions with operators, a creation-time range,
+ * the content type, the trust states to include, valid time (`valid_at`) and
+ * transaction time (`as_of`). What a valid filter is, and the checks that
+ * make it one. No SQL here (see search-filter-sql.ts).
  */
 import { invalidArgument } from "@context-hub/common";
 import type { ContentType, JsonValue, Source } from "./entries.js";
@@ -32,6 +34,12 @@ export interface SearchFilter {
   createdFrom: Date | undefined;
   createdTo: Date | undefined;
   contentType: ContentType | undefined;
+  /** Include quarantined and rejected entries (the trust filter leaves them out otherwise). */
+  includeQuarantined: boolean;
+  /** Only entries whose valid-time interval holds at this instant (valid_from ≤ t < valid_to, open ends unbounded). */
+  validAt: Date | undefined;
+  /** Search what the store held at this instant (transaction time): each entry as its version current then. */
+  asOf: Date | undefined;
 }
 
 /** A search filter as a caller submits it (before validation). */
@@ -44,6 +52,14 @@ export interface SearchFilterInput {
   createdFrom: Date | undefined;
   createdTo: Date | undefined;
   contentType: string;
+  includeQuarantined?: boolean | undefined;
+  validAt?: Date | undefined;
+  asOf?: Date | undefined;
+}
+
+/** How a validation error names the any-of tags field (a listing calls it `tags`). */
+export interface SearchFilterFieldNames {
+  tagsAny: string;
 }
 
 /** Most elements an `in` / `not_in` list may hold. */
@@ -59,6 +75,9 @@ export const emptySearchFilter: SearchFilter = Object.freeze({
   createdFrom: undefined,
   createdTo: undefined,
   contentType: undefined,
+  includeQuarantined: false,
+  validAt: undefined,
+  asOf: undefined,
 }) as SearchFilter;
 
 function hasNul(value: JsonValue): boolean {
@@ -112,10 +131,10 @@ function toContentType(value: string): ContentType | undefined {
  * number or string for ordering, a list for `in`, a boolean for `exists`, …),
  * at most 20 conditions, and the time range must not be empty.
  */
-export function validateSearchFilter(filter: SearchFilterInput | undefined): SearchFilter {
+export function validateSearchFilter(filter: SearchFilterInput | undefined, names: SearchFilterFieldNames = { tagsAny: "filter.tags_any" }): SearchFilter {
   if (filter === undefined) return emptySearchFilter;
   const threadId = filter.threadId === "" ? undefined : validateThreadId(filter.threadId, "filter.thread_id");
-  const tagsAny = normaliseTags(filter.tagsAny, "filter.tags_any");
+  const tagsAny = normaliseTags(filter.tagsAny, names.tagsAny);
   const tagsAll = normaliseTags(filter.tagsAll, "filter.tags_all");
   if (filter.metadata.length > entryLimits.metadataConditions) {
     throw invalidArgument(`filter.metadata: at most ${entryLimits.metadataConditions} conditions (got ${filter.metadata.length})`);
@@ -133,11 +152,25 @@ export function validateSearchFilter(filter: SearchFilterInput | undefined): Sea
   for (const [name, date] of [
     ["created_from", filter.createdFrom],
     ["created_to", filter.createdTo],
+    ["valid_at", filter.validAt],
+    ["as_of", filter.asOf],
   ] as const) {
     if (date !== undefined && Number.isNaN(date.getTime())) throw invalidArgument(`filter.${name} is not a valid time`);
   }
   if (filter.createdFrom !== undefined && filter.createdTo !== undefined && filter.createdFrom >= filter.createdTo) {
     throw invalidArgument("filter.created_from must be before filter.created_to");
   }
-  return { threadId, source: filter.source, tagsAny, tagsAll, metadata, createdFrom: filter.createdFrom, createdTo: filter.createdTo, contentType: toContentType(filter.contentType) };
+  return {
+    threadId,
+    source: filter.source,
+    tagsAny,
+    tagsAll,
+    metadata,
+    createdFrom: filter.createdFrom,
+    createdTo: filter.createdTo,
+    contentType: toContentType(filter.contentType),
+    includeQuarantined: filter.includeQuarantined ?? false,
+    validAt: filter.validAt,
+    asOf: filter.asOf,
+  };
 }

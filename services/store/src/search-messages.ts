@@ -3,32 +3,15 @@
  * for the transport (search-server.ts). Enum values this build does not know
  * are INVALID_ARGUMENT naming the field.
  */
-import { toJson, type MessageInitShape } from "@bufbuild/protobuf";
-import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { invalidArgument } from "@context-hub/common";
-import { searchV1, storeV1 } from "@context-hub/proto";
-import type { JsonValue } from "./entries.js";
+import { searchV1 } from "@context-hub/proto";
 import type { GrepOutputMode } from "./grep.js";
-import { toDate, toEntryMessage, toSource } from "./messages.js";
+import { toDate, toEntryMessage, toMetadataOperator, toMetadataValue, toSource } from "./messages.js";
 import type { RangeRequest } from "./navigation.js";
 import type { GrepResult, SearchHitResult } from "./search.js";
-import type { MetadataOperator, SearchFilterInput } from "./search-filter.js";
+import type { SearchFilterInput } from "./search-filter.js";
 import type { FullTextMode } from "./text-search.js";
-
-const operatorOf: Record<number, MetadataOperator> = {
-  [storeV1.MetadataOperator.UNSPECIFIED]: "eq",
-  [storeV1.MetadataOperator.EQ]: "eq",
-  [storeV1.MetadataOperator.NE]: "ne",
-  [storeV1.MetadataOperator.GT]: "gt",
-  [storeV1.MetadataOperator.GTE]: "gte",
-  [storeV1.MetadataOperator.LT]: "lt",
-  [storeV1.MetadataOperator.LTE]: "lte",
-  [storeV1.MetadataOperator.IN]: "in",
-  [storeV1.MetadataOperator.NOT_IN]: "not_in",
-  [storeV1.MetadataOperator.EXISTS]: "exists",
-  [storeV1.MetadataOperator.CONTAINS]: "contains",
-  [storeV1.MetadataOperator.STARTS_WITH]: "starts_with",
-};
 
 const modeOf: Record<number, FullTextMode> = {
   [searchV1.FullTextMode.UNSPECIFIED]: "match",
@@ -67,20 +50,17 @@ export function toSearchFilter(filter: searchV1.SearchFilter | undefined): Searc
     source: toSource(filter.source, "filter.source"),
     tagsAny: filter.tagsAny,
     tagsAll: filter.tagsAll,
-    metadata: filter.metadata.map((condition, index) => {
-      let value: JsonValue | undefined;
-      if (condition.value !== undefined) {
-        try {
-          value = toJson(ValueSchema, condition.value) as JsonValue;
-        } catch {
-          throw invalidArgument(`filter.metadata[${index}].value holds no JSON value`);
-        }
-      }
-      return { key: condition.key, operator: known(operatorOf, condition.operator, `filter.metadata[${index}].operator`), value };
-    }),
+    metadata: filter.metadata.map((condition, index) => ({
+      key: condition.key,
+      operator: toMetadataOperator(condition.operator, `filter.metadata[${index}].operator`),
+      value: toMetadataValue(condition, index),
+    })),
     createdFrom: toDate(filter.createdFrom),
     createdTo: toDate(filter.createdTo),
     contentType: filter.contentType,
+    includeQuarantined: filter.includeQuarantined,
+    validAt: toDate(filter.validAt),
+    asOf: toDate(filter.asOf),
   };
 }
 

@@ -1,9 +1,12 @@
 import { accessPredicate } from "./access-predicate.js";
 import { createSqlParams, type SqlDatabase, type SqlParams } from "./db/sql-database.js";
 import type { ContentType, JsonObject, Source, StoredEntry, Visibility } from "./entries.js";
+import { toEntryTrust, trustColumns, type TrustRow } from "./entry-repository.js";
+import { toPreview } from "./preview.js";
 import type { Principal } from "./principal.js";
 import type { SearchFilter } from "./search-filter.js";
-import { searchFilterConditions } from "./search-filter-sql.js";
+import { entrySource, previewSourceColumn, searchFilterConditions } from "./search-filter-sql.js";
+import { trustFilter } from "./trust-filter.js";
 import { headlineOptions, highlightTextLimit, toLexemeQuery, type FullTextMode } from "./text-search.js";
 
 /** A full-text query as the repository runs it. */
@@ -34,15 +37,29 @@ export interface GrepCursor {
   id: string;
 }
 
-/** Every SQL statement of search. Each composes the access predicate and the filters before its limit. */
+/**
+ * Every SQL statement of search. Each composes the access predicate and the
+ * filters (the trust filter and valid time among them) before its limit, and
+ * reads what the store held at `filter.asOf` when it is set.
+ */
 export interface SearchRepository {
   /** One page of the visible, filtered entries matching the query, best ts_rank_cd first (ties: newer first). */
   fullText(principal: Principal, query: FullTextQuery, filter: SearchFilter, page: { limit: number; offset: number }, highlight: boolean): Promise<FullTextRow[]>;
+  /**
+   * When more than `cap` visible entries pass the filter, the creation time
+   * of the `cap`-th newest (so a scan can be bounded to those from it on);
+   * undefined otherwise. Bounds the unindexed scans of `as_of`.
+   */
+  scanCutoff(principal: Principal, filter: SearchFilter, cap: number): Promise<Date | undefined>;
   /** Whether the query reduces to nothing searchable (only stop words or punctuation). */
   isEmptyQuery(query: FullTextQuery): Promise<boolean>;
-  /** The visible entries among `ids` as listings (preview, no text). Any order. */
-  listings(principal: Principal, ids: readonly string[]): Promise<StoredEntry[]>;
-  /** The first `chars` characters of each visible entry's text, by id. */
+  /**
+   * The visible entries among `ids` that pass `filter` (the trust filter and
+   * valid time included; `asOf` is not read here), as listings (preview, no
+   * text). Any order. Re-checks a vector index's candidates in the database.
+   */
+  listings(principal: Principal, ids: readonly string[], filter: SearchFilter): Promise<StoredEntry[]>;
+  /** The first `chars` characters of each visible entry's text, by id; quarantined and rejected entries' texts are never handed out here. */
   texts(principal: Principal, items: readonly { id: string; chars: number }[]): Promise<Map<string, string>>;
   /**
    * The next `limit` visible, filtered entries after `cursor`, newest first,
@@ -58,7 +75,7 @@ export interface SearchRepository {
   builtinLanguages(): Promise<string[]>;
 }
 
-interface ListingRow {
+interface ListingRow extends TrustRow {
   id: string;
   thread_id: string;
   source: Source;
@@ -74,13 +91,22 @@ interface ListingRow {
   version: number;
   created_at: Date;
   updated_at: Date;
+  valid_from: Date | null;
+  valid_to: Date | null;
   images: { ordinal: number; mimeType: string; byteSize: number }[];
+  /** An earlier version's head of text, when `preview` is NULL (see previewSourceColumn). */
+  preview_source: string | null;
 }
 
-const listingColumns = `e.id, e.thread_id, e.source, e.owner, e.visibility, e.preview, e.text_length, e.content_hash, e.metadata, e.tags,
-  e.summary, e.content_type, e.version, e.created_at, e.updated_at,
+/** The listing columns of the row aliased `e` (a live entry, or one of `entrySource`'s rows under the same filter). */
+function listingColumns(filter: Pick<SearchFilter, "asOf">): string {
+  return `e.id, e.thread_id, e.source, e.owner, e.visibility, e.preview, e.text_length, e.content_hash, e.metadata, e.tags,
+  e.summary, e.content_type, e.version, e.created_at, e.updated_at, e.valid_from, e.valid_to, ${trustColumns}, ${previewSourceColumn(filter, "e")},
   coalesce((SELECT json_agg(json_build_object('ordinal', i.ordinal, 'mimeType', i.mime_type, 'byteSize', i.byte_size) ORDER BY i.ordinal)
     FROM entry_images i WHERE i.entry_id = e.id), '[]'::json) AS images`;
+}
+
+const live: Pick<SearchFilter, "asOf"> = { asOf: undefined };
 
 function toListing(row: ListingRow): StoredEntry {
   return {
@@ -90,7 +116,7 @@ function toListing(row: ListingRow): StoredEntry {
     owner: row.owner,
     visibility: row.visibility,
     text: "",
-    preview: row.preview,
+    preview: row.preview ?? toPreview(row.preview_source ?? ""),
     textLength: row.text_length,
     contentHash: row.content_hash,
     metadata: row.metadata,
@@ -104,6 +130,9 @@ function toListing(row: ListingRow): StoredEntry {
     nodeSummaries: [],
     embeddingModel: "",
     chunkCount: 0,
+    validFrom: row.valid_from ?? undefined,
+    validTo: row.valid_to ?? undefined,
+    ...toEntryTrust(row),
   };
 }
 
@@ -137,6 +166,7 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       const params = createSqlParams();
       const tsquery = tsquerySql(query, params);
       const conditions = [`e.search_vector @@ ${tsquery}`, accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
+      const source = entrySource(principal, filter, params);
       const headline = highlight
         ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), ${tsquery}, ${params.add(headlineOptions)})`
         : "NULL::text";
@@ -144,18 +174,29 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       const { rows } = await db.query<ListingRow & { score: number; headline: string | null }>(
         `WITH page AS (
            SELECT e.id, ts_rank_cd(e.search_vector, ${tsquery}, ${rankNormalization}) AS score
-           FROM entries e
+           FROM ${source} e
            WHERE ${conditions.join(" AND ")}
            ORDER BY score DESC, e.id DESC
            LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
          )
-         SELECT ${listingColumns}, page.score, ${headline} AS headline
-         FROM page JOIN entries e ON e.id = page.id
+         SELECT ${listingColumns(filter)}, page.score, ${headline} AS headline
+         FROM page JOIN ${source} e ON e.id = page.id
          WHERE ${accessPredicate(principal, "e", params)}
          ORDER BY page.score DESC, e.id DESC`,
         params.values,
       );
       return rows.map((row) => ({ entry: toListing(row), score: Number(row.score), headline: row.headline ?? undefined }));
+    },
+
+    async scanCutoff(principal, filter, cap) {
+      const params = createSqlParams();
+      const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
+      const { rows } = await db.query<{ created_at: Date }>(
+        `SELECT e.created_at FROM ${entrySource(principal, filter, params)} e WHERE ${conditions.join(" AND ")}
+         ORDER BY e.created_at DESC, e.id DESC OFFSET ${params.add(cap - 1)} LIMIT 2`,
+        params.values,
+      );
+      return rows.length > 1 ? rows[0]?.created_at : undefined;
     },
 
     async isEmptyQuery(query) {
@@ -164,10 +205,11 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       return (rows[0]?.nodes ?? 0) === 0;
     },
 
-    async listings(principal, ids) {
+    async listings(principal, ids, filter) {
       if (ids.length === 0) return [];
       const params = createSqlParams();
-      const { rows } = await db.query<ListingRow>(`SELECT ${listingColumns} FROM entries e WHERE e.id = ANY(${params.add(ids)}::uuid[]) AND ${accessPredicate(principal, "e", params)}`, params.values);
+      const conditions = [`e.id = ANY(${params.add(ids)}::uuid[])`, accessPredicate(principal, "e", params), ...searchFilterConditions({ ...filter, asOf: undefined }, "e", params)];
+      const { rows } = await db.query<ListingRow>(`SELECT ${listingColumns(live)} FROM entries e WHERE ${conditions.join(" AND ")}`, params.values);
       return rows.map(toListing);
     },
 
@@ -179,7 +221,7 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
         `SELECT e.id, left(e.text, w.chars) AS text
          FROM unnest(${params.add(items.map((item) => item.id))}::uuid[], ${params.add(items.map((item) => item.chars))}::integer[]) AS w (id, chars)
          JOIN entries e ON e.id = w.id
-         WHERE ${accessPredicate(principal, "e", params)}`,
+         WHERE ${accessPredicate(principal, "e", params)} AND ${trustFilter("e", false)}`,
         params.values,
       );
       return new Map(rows.map((row) => [row.id, row.text]));
@@ -191,7 +233,7 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       if (literal !== undefined) conditions.push(`strpos(e.text, ${params.add(literal)}) > 0`);
       if (cursor !== undefined) conditions.push(`(e.created_at, e.id) < (${params.add(cursor.createdAt.toISOString())}::timestamptz, ${params.add(cursor.id)}::uuid)`);
       const { rows } = await db.query<{ id: string; thread_id: string; created_at: Date; text: string }>(
-        `SELECT e.id, e.thread_id, e.created_at, e.text FROM entries e
+        `SELECT e.id, e.thread_id, e.created_at, e.text FROM ${entrySource(principal, filter, params)} e
          WHERE ${conditions.join(" AND ")}
          ORDER BY e.created_at DESC, e.id DESC
          LIMIT ${params.add(limit)}`,

@@ -42,12 +42,17 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
     },
 
     async navigateEntry(request) {
-      const result = await search.navigate(toPrincipal(request.principal), { id: request.id, maxDepth: request.maxDepth });
+      const result = await search.navigate(toPrincipal(request.principal), { id: request.id, maxDepth: request.maxDepth, includeQuarantined: request.includeQuarantined });
       return { entry: toEntryMessage(result.entry), nodes: result.nodes, lineCount: result.lineCount };
     },
 
     async readRange(request) {
-      return search.readRange(toPrincipal(request.principal), { id: request.id, range: toRangeRequest(request.range), maxChars: request.maxChars });
+      return search.readRange(toPrincipal(request.principal), {
+        id: request.id,
+        range: toRangeRequest(request.range),
+        maxChars: request.maxChars,
+        includeQuarantined: request.includeQuarantined,
+      });
     },
 
     async grep(request, context) {

@@ -5,7 +5,7 @@
  * query before its limit). Validation and limits live here; no transport or
  * SQL. Documented in docs/retrieval.md.
  */
-import { invalidArgument } from "@context-hub/common";
+import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { StoredEntry, TextSpan } from "./entries.js";
 import { entryNotFound, resolveOne } from "./entry-changes.js";
 import type { EntryRepository } from "./entry-repository.js";
@@ -49,6 +49,12 @@ export const searchLimits = {
     perEntryMs: 250,
     totalMs: 3_000,
   },
+  /**
+   * Most entries a full-text search with `as_of` considers: earlier versions
+   * have no stored index, so it scans; past this many visible, filtered
+   * entries it searches the newest and says so.
+   */
+  asOfScanEntries: 10_000,
 } as const;
 
 export interface SearchHitResult {
@@ -120,6 +126,8 @@ export interface ReadRangeRequest {
   range: RangeRequest | undefined;
   /** 0 for the default. */
   maxChars: number;
+  /** Read a quarantined or rejected entry too (withheld otherwise). */
+  includeQuarantined?: boolean | undefined;
 }
 
 export interface ReadRangeResult {
@@ -172,7 +180,7 @@ export interface SearchService {
   /** A passage of each visible entry to rerank; items naming entries the caller cannot see are left out. */
   passages(principal: Principal | undefined, request: PassagesRequest): Promise<PassageResult[]>;
   /** The heading outline of one visible entry. */
-  navigate(principal: Principal | undefined, request: { id: string; maxDepth: number }): Promise<NavigateResult>;
+  navigate(principal: Principal | undefined, request: { id: string; maxDepth: number; includeQuarantined?: boolean | undefined }): Promise<NavigateResult>;
   /** A bounded range of one visible entry's text. */
   readRange(principal: Principal | undefined, request: ReadRangeRequest): Promise<ReadRangeResult>;
   /** A pattern over the texts of visible, filtered entries, newest first, under a time budget. */
@@ -225,13 +233,26 @@ function toListing(entry: StoredEntry): StoredEntry {
 export function createSearchService(dependencies: SearchServiceDependencies): SearchService {
   const { repository, entries, vectors, grep, languages } = dependencies;
 
-  /** The one entry an id names among those the caller may see, with text and node summaries; ENTRY_NOT_FOUND exactly as for a by-id fetch otherwise. */
-  async function readEntry(caller: Principal, input: string): Promise<StoredEntry> {
+  /**
+   * The one entry an id names among those the caller may see, with text and
+   * node summaries; ENTRY_NOT_FOUND exactly as for a by-id fetch otherwise.
+   * A quarantined or rejected entry the caller may see is withheld as a
+   * fetch withholds it: PERMISSION_DENIED naming its state, unless
+   * `includeQuarantined`.
+   */
+  async function readEntry(caller: Principal, input: string, includeQuarantined: boolean): Promise<StoredEntry> {
     const id = await resolveOne(entries, caller, toIdQuery(input, "id"));
-    const [entry] = await entries.getByIds(caller, [id], false);
+    const [entry] = await entries.getByIds(caller, [id], false, includeQuarantined);
+    if (entry !== undefined) return entry;
+    const [withheld] = includeQuarantined ? [] : await entries.withheldStates(caller, [id]);
+    if (withheld !== undefined) {
+      throw new ContextHubError("PERMISSION_DENIED", `entry ${withheld.id} is withheld: its trust state is ${withheld.state}`, {
+        remedy: "pass include_quarantined to read it anyway, and treat its content with suspicion; a reviewer can approve it",
+        details: { id: withheld.id, trust_state: withheld.state },
+      });
+    }
     // Deleted between resolution and read: for the caller it does not exist.
-    if (entry === undefined) throw entryNotFound(input);
-    return entry;
+    throw entryNotFound(input);
   }
 
   return {
@@ -242,8 +263,17 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       const filter = validateSearchFilter(request.filter);
       const page = validateSearchPage(request.limit, request.offset);
       const query = { mode: request.mode, text, language };
-      const rows = await repository.fullText(caller, query, filter, { limit: page.limit + 1, offset: page.offset }, request.highlight);
       const warnings: string[] = [];
+      let scanned = filter;
+      const cutoff = filter.asOf === undefined ? undefined : await repository.scanCutoff(caller, filter, searchLimits.asOfScanEntries);
+      if (cutoff !== undefined) {
+        // Bound the unindexed scan to the newest entries that pass the filter, and say so.
+        scanned = { ...filter, createdFrom: filter.createdFrom !== undefined && filter.createdFrom > cutoff ? filter.createdFrom : cutoff };
+        warnings.push(
+          `as_of searched only the newest ${searchLimits.asOfScanEntries} entries that pass the filters (created from ${cutoff.toISOString()}); narrow the filters (thread, tags, dates) to search older ones`,
+        );
+      }
+      const rows = await repository.fullText(caller, query, scanned, { limit: page.limit + 1, offset: page.offset }, request.highlight);
       if (rows.length === 0 && (await repository.isEmptyQuery(query))) {
         warnings.push(`the query has no searchable words in ${language} (only stop words or punctuation), so nothing can match it`);
       }
@@ -265,15 +295,22 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       const caller = requirePrincipal(principal, "context:read");
       validateVector(request.model, request.vector);
       const filter = validateSearchFilter(request.filter);
+      if (filter.asOf !== undefined) {
+        throw invalidArgument(
+          "filter.as_of is not available to semantic search: vectors are kept for the current version of each entry only",
+          "search what the store held then with full text (fts_search_context, or hybrid_search_context, which answers from its full-text leg)",
+        );
+      }
       const page = validateSearchPage(request.limit, request.offset);
       const found = await vectors.nearestEntries(caller, { model: request.model, vector: request.vector, filter, limit: page.offset + page.limit + 1 });
       const window = found.hits.slice(page.offset, page.offset + page.limit);
-      // The listing read applies the predicate again; an entry deleted since the vector scan simply drops out.
+      // The listing read applies the predicate and the filter again (a vector index's payload filter is re-checked here); an entry deleted since the scan drops out.
       const listed = new Map(
         (
           await repository.listings(
             caller,
             window.map((hit) => hit.entryId),
+            filter,
           )
         ).map((entry) => [entry.id, entry]),
       );
@@ -323,7 +360,7 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
 
     async navigate(principal, request) {
       const caller = requirePrincipal(principal, "context:read");
-      const entry = await readEntry(caller, request.id);
+      const entry = await readEntry(caller, request.id, request.includeQuarantined ?? false);
       const outline = buildOutline(entry.text, entry.nodeSummaries, request.maxDepth);
       return { entry: toListing(entry), nodes: outline.nodes, lineCount: outline.lineCount };
     },
@@ -332,7 +369,7 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       const caller = requirePrincipal(principal, "context:read");
       if (request.range === undefined) throw invalidArgument("give the range to read: chars (start, end), lines (start, end) or node_id");
       const maxChars = boundedCount(request.maxChars, rangeLimits.defaultMaxChars, rangeLimits.maxChars, "max_chars");
-      const entry = await readEntry(caller, request.id);
+      const entry = await readEntry(caller, request.id, request.includeQuarantined ?? false);
       const range = resolveRange(entry.text, request.range, maxChars);
       const lineCount = entry.text.length === 0 ? 0 : toLineStarts(entry.text).length;
       return {

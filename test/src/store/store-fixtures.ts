@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { contentHash, createGrpcClient, createLogger, isContextHubError, type ErrorCode, type GrpcClient, type RunningService } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import {
   createPgliteConnection,
   createPostgresConnection,
@@ -32,6 +33,9 @@ export interface NewEntryInit {
   tags?: string[];
   images?: { mimeType: string; data: Uint8Array }[];
   visibility?: commonV1.Visibility;
+  /** When the stated fact holds (valid time); an absent end is open. */
+  validFrom?: Timestamp;
+  validTo?: Timestamp;
 }
 
 interface SpanInit {

@@ -70,6 +70,32 @@ export const idempotencyKeySchema = z
   .refine(noNul, "idempotency_key must not contain NUL characters")
   .describe("Makes the call exactly-once: a retry with the same key returns the first result and changes nothing. Use a fresh random value per intended change.");
 
+const isoInstantPattern = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
+
+/**
+ * An instant as ISO 8601: a date (midnight UTC) or a date-time with its
+ * offset (Z or ±hh:mm), so the instant never depends on a server's zone.
+ */
+export const isoInstant = (name: string) =>
+  z
+    .string()
+    .max(40, `${name} must be an ISO 8601 date or date-time with an offset, e.g. 2026-01-31 or 2026-01-31T12:00:00Z`)
+    .refine(
+      (value) => isoInstantPattern.test(value) && !Number.isNaN(Date.parse(value)),
+      `${name} must be an ISO 8601 date or date-time with an offset, e.g. 2026-01-31 or 2026-01-31T12:00:00Z`,
+    );
+
+/** The valid-time fields of a write: when the stated fact holds (valid_from ≤ t < valid_to). */
+const validityFields = {
+  valid_from: isoInstant("valid_from").nullable().optional().describe("When what the text states starts to hold (ISO 8601); omitted or null: since always."),
+  valid_to: isoInstant("valid_to").nullable().optional().describe("When it stops holding (exclusive, ISO 8601); omitted or null: still holds. Must be after valid_from."),
+};
+
+/** valid_from before valid_to when both are given. */
+export const isForwardValidity = (value: { valid_from?: string | null | undefined; valid_to?: string | null | undefined }) =>
+  value.valid_from == null || value.valid_to == null || Date.parse(value.valid_from) < Date.parse(value.valid_to);
+export const backwardValidity = { message: "valid_from must be before valid_to", path: ["valid_from"] };
+
 export const storeContextInput = z
   .object({
     thread_id: threadIdSchema,
@@ -79,9 +105,11 @@ export const storeContextInput = z
     metadata: metadataSchema.optional(),
     tags: tagsSchema.optional(),
     visibility: visibilitySchema.optional(),
+    ...validityFields,
     idempotency_key: idempotencyKeySchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine(isForwardValidity, backwardValidity);
 
 export const getContextByIdsInput = z
   .object({
@@ -102,24 +130,6 @@ export const isoDate = (name: string) =>
     .refine((value) => !Number.isNaN(Date.parse(value)), `${name} must be an ISO 8601 date or date-time`)
     .describe(`${name} as ISO 8601, e.g. 2026-01-31 or 2026-01-31T12:00:00Z.`);
 
-export const searchContextInput = z
-  .object({
-    thread_id: threadIdSchema.optional(),
-    source: sourceSchema.optional(),
-    tags: tagsSchema.optional().describe("Entries carrying any of these tags."),
-    metadata: z
-      .record(z.string().min(1).max(128), z.union([z.string(), z.number(), z.boolean(), z.null()]))
-      .optional()
-      .describe("Top-level metadata keys that must equal these values."),
-    start_date: isoDate("start_date").optional(),
-    end_date: isoDate("end_date").optional(),
-    content_type: z.enum(["text", "multimodal"]).optional(),
-    limit: z.number().int().min(1).max(limits.pageSize, `limit must be at most ${limits.pageSize}`).optional().describe("Page size, default 30."),
-    offset: z.number().int().min(0).max(limits.maxOffset, `offset must be at most ${limits.maxOffset}`).optional(),
-    include_quarantined: z.boolean().optional().describe("Also list quarantined and rejected entries (default false)."),
-  })
-  .strict();
-
 const entryIdSchema = z
   .string()
   .min(8, "an id or prefix needs at least 8 hex characters")
@@ -135,8 +145,10 @@ const newEntrySchema = z
     metadata: metadataSchema.optional(),
     tags: tagsSchema.optional(),
     visibility: visibilitySchema.optional(),
+    ...validityFields,
   })
-  .strict();
+  .strict()
+  .refine(isForwardValidity, backwardValidity);
 
 export const storeContextBatchInput = z
   .object({
@@ -152,21 +164,24 @@ const changeFields = {
   tags: tagsSchema.optional().describe("Replaces the tags."),
   images: z.array(imageSchema).max(limits.images, `at most ${limits.images} images per entry`).optional().describe("Replaces the images."),
   visibility: visibilitySchema.optional().describe("Only the owner may change visibility."),
+  valid_from: validityFields.valid_from.describe("Giving valid_from or valid_to replaces the whole valid-time interval: an end left out (or null) becomes open."),
+  valid_to: validityFields.valid_to.describe("When the fact stops holding (exclusive); see valid_from."),
   expected_version: z.number().int().min(1).optional().describe("Apply only if the entry is still at this version (compare-and-set)."),
 };
 
-const hasChange = (change: Record<string, unknown>) => ["text", "metadata", "tags", "images", "visibility"].some((field) => change[field] !== undefined);
-const changeRequired = "give at least one of text, metadata, tags, images or visibility to change";
+const hasChange = (change: Record<string, unknown>) => ["text", "metadata", "tags", "images", "visibility", "valid_from", "valid_to"].some((field) => change[field] !== undefined);
+const changeRequired = "give at least one of text, metadata, tags, images, visibility, valid_from or valid_to to change";
 
 export const updateContextInput = z
   .object({ context_id: entryIdSchema, ...changeFields, idempotency_key: idempotencyKeySchema.optional() })
   .strict()
-  .refine(hasChange, changeRequired);
+  .refine(hasChange, changeRequired)
+  .refine(isForwardValidity, backwardValidity);
 
 export const updateContextBatchInput = z
   .object({
     updates: z
-      .array(z.object({ context_id: entryIdSchema, ...changeFields }).strict().refine(hasChange, changeRequired))
+      .array(z.object({ context_id: entryIdSchema, ...changeFields }).strict().refine(hasChange, changeRequired).refine(isForwardValidity, backwardValidity))
       .min(1, "give at least one update")
       .max(limits.batchItems, `at most ${limits.batchItems} updates per batch`),
     atomic: z.boolean().optional().describe("true (default): all updates apply or none. false: each update succeeds or fails on its own."),

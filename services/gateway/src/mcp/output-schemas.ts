@@ -18,6 +18,8 @@ const entryCommon = {
   trust_reasons: z.array(z.string()).describe("What the write-time screen found, as <field>:<rule>."),
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
+  valid_from: z.string().nullable().describe("When what the entry states starts to hold; null: since always."),
+  valid_to: z.string().nullable().describe("When it stops holding (exclusive); null: still holds."),
 };
 
 export const writeAckOutput = z.object({
@@ -184,6 +186,8 @@ const versionOutput = z.object({
   written_at: z.string().nullable(),
   superseded_by: z.string().nullable(),
   superseded_at: z.string().nullable(),
+  valid_from: z.string().nullable(),
+  valid_to: z.string().nullable(),
 });
 
 export const historyOutput = z.object({

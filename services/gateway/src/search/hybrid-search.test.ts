@@ -74,6 +74,19 @@ const request = (overrides: Partial<HybridSearchRequest> = {}): HybridSearchRequ
 });
 
 describe("hybrid search", () => {
+  test("as of an earlier instant only the full-text leg answers, unreranked, and a warning says so", async () => {
+    const { peers, calls } = fakePeers({ fts: { MATCH: ["a", "b", "c"] }, semantic: new Error("the semantic leg must not be asked") });
+    const result = await runHybridSearch(peers, principal, request({ filter: { asOf: { seconds: 1_700_000_000n, nanos: 0 } }, rerank: true }));
+    assert.deepEqual(
+      result.hits.map((hit) => hit.entry.id),
+      ["a", "b", "c"],
+    );
+    assert.deepEqual([calls.passages.length, calls.rerank], [0, 0], "no passages, no reranking");
+    assert.deepEqual(result.legs.semantic, { ok: false, candidates: 0 });
+    assert.match(result.warnings.join(" "), /vectors are kept for the current version of each entry only/);
+    assert.ok(!result.warnings.some((warning) => warning.includes("semantic leg failed")), "skipping is not a failure");
+  });
+
   test("fuses both legs by reciprocal rank and reports every leg's rank", async () => {
     const { peers } = fakePeers({ fts: { MATCH: ["a", "b", "c"] }, semantic: ["c", "a", "d"] });
     const result = await runHybridSearch(peers, principal, request({ limit: 4 }));

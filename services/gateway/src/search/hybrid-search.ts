@@ -20,6 +20,14 @@ export const searchSeconds = histogram("contexthub_search_seconds", "Search late
 /** How long a search waits for a query embedding and for the reranker before going on without them. */
 export const searchDeadlines = { embedMs: 5_000, rerankMs: 5_000 } as const;
 
+/**
+ * What a search with `as_of` says about its semantic leg: vectors are kept
+ * for current versions only, so the store's semantic search cannot answer
+ * for an earlier instant and the full-text leg answers alone.
+ */
+export const asOfSemanticWarning =
+  "as_of: vectors are kept for the current version of each entry only, so this search answered from full text over the versions current then (any of the query's words), without the semantic leg or reranking";
+
 /** Passage length handed to the reranker, in characters (about a chunk). */
 export const rerankPassageChars = 1_200;
 
@@ -114,17 +122,20 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
   const depth = request.offset + request.limit;
   const legDepth = Math.min(request.maxDepth, Math.max(request.candidates, depth));
   const warnings: string[] = [];
+  // As of an earlier instant only the full-text leg can answer (see asOfSemanticWarning); reranking would read today's text.
+  const historical = request.filter.asOf !== undefined;
+  if (historical) warnings.push(asOfSemanticWarning);
   const [fts, semantic] = await Promise.all([
     settle(fullTextRanking(peers, principal, request, legDepth)),
-    settle(semanticRanking(peers, principal, request.query, request.filter, { limit: legDepth, offset: 0 }, "hybrid")),
+    historical ? undefined : settle(semanticRanking(peers, principal, request.query, request.filter, { limit: legDepth, offset: 0 }, "hybrid")),
   ]);
-  if (!fts.ok && !semantic.ok) throw fts.error;
+  if (!fts.ok && semantic?.ok !== true) throw fts.error;
   if (!fts.ok) warnings.push(`the full-text leg failed, so results come from the semantic leg alone (${describeFailure(fts.error)})`);
-  if (!semantic.ok) warnings.push(`the semantic leg failed, so results come from the full-text leg alone (${describeFailure(semantic.error)})`);
+  if (semantic !== undefined && !semantic.ok) warnings.push(`the semantic leg failed, so results come from the full-text leg alone (${describeFailure(semantic.error)})`);
   const ftsHits = fts.ok ? fts.value.hits : [];
-  const semanticHits = semantic.ok ? semantic.value.reply.hits : [];
+  const semanticHits = semantic?.ok === true ? semantic.value.reply.hits : [];
   if (fts.ok) warnings.push(...fts.value.warnings);
-  if (semantic.ok) warnings.push(...semantic.value.reply.warnings);
+  if (semantic?.ok === true) warnings.push(...semantic.value.reply.warnings);
 
   const entries = new Map<string, storeV1.Entry>();
   const ftsScore = new Map<string, number>();
@@ -152,8 +163,8 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
   // Rerank the head of the fused ranking; the tail keeps its fused order behind it.
   let order = fused.map((item) => ({ item, rerank: undefined as { rank: number; score: number } | undefined }));
   let reranked = 0;
-  let rerankOk = !request.rerank;
-  if (request.rerank && fused.length > 0) {
+  let rerankOk = !request.rerank || historical;
+  if (request.rerank && !historical && fused.length > 0) {
     const head = fused.slice(0, Math.min(fused.length, request.rerankDepth));
     try {
       const passages = await timed("hybrid", "passages", () =>
@@ -207,7 +218,7 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
     warnings,
     legs: {
       fts: { ok: fts.ok, candidates: ftsHits.length },
-      semantic: { ok: semantic.ok, candidates: semanticHits.length },
+      semantic: { ok: semantic?.ok === true, candidates: semanticHits.length },
       rerank: { ok: rerankOk, reranked },
     },
   };

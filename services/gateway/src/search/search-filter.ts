@@ -1,9 +1,9 @@
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
-import { commonV1, searchV1, storeV1 } from "@context-hub/proto";
+import { commonV1, storeV1, type searchV1 } from "@context-hub/proto";
 import { toProtoSource } from "../write-path.js";
 
-/** The filter arguments every search tool and grep_context share (see searchFilterFields). */
+/** The filter arguments every search tool, grep_context and search_context share (see searchFilterFields). */
 export interface SearchFilterArgs {
   thread_id?: string | undefined;
   source?: "user" | "agent" | undefined;
@@ -14,6 +14,9 @@ export interface SearchFilterArgs {
   start_date?: string | undefined;
   end_date?: string | undefined;
   content_type?: "text" | "multimodal" | undefined;
+  include_quarantined?: boolean | undefined;
+  valid_at?: string | undefined;
+  as_of?: string | undefined;
 }
 
 type OperatorName = "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "not_in" | "exists" | "contains" | "starts_with";
@@ -32,24 +35,54 @@ const operatorOf: Record<OperatorName, storeV1.MetadataOperator> = {
   starts_with: storeV1.MetadataOperator.STARTS_WITH,
 };
 
+/** The metadata conditions of the filter arguments: `metadata` equalities first, then `metadata_filters`. */
+function toMetadataConditions(args: SearchFilterArgs) {
+  const conditions = [
+    ...Object.entries(args.metadata ?? {}).map(([key, value]) => ({ key, operator: storeV1.MetadataOperator.EQ, value: value as JsonValue })),
+    ...(args.metadata_filters ?? []).map((condition) => ({ key: condition.key, operator: operatorOf[condition.operator], value: (condition.value ?? null) as JsonValue })),
+  ];
+  return conditions.map((condition) => ({ key: condition.key, operator: condition.operator, value: fromJson(ValueSchema, condition.value) }));
+}
+
 /**
  * The store's SearchFilter for a tool's filter arguments: `metadata`
  * equalities become `eq` conditions beside `metadata_filters`; an absent
  * value (JSON has no undefined) is sent as null.
  */
 export function toSearchFilter(args: SearchFilterArgs): MessageInitShape<typeof searchV1.SearchFilterSchema> {
-  const conditions = [
-    ...Object.entries(args.metadata ?? {}).map(([key, value]) => ({ key, operator: storeV1.MetadataOperator.EQ, value: value as JsonValue })),
-    ...(args.metadata_filters ?? []).map((condition) => ({ key: condition.key, operator: operatorOf[condition.operator], value: (condition.value ?? null) as JsonValue })),
-  ];
   return {
     threadId: args.thread_id ?? "",
     source: args.source === undefined ? commonV1.Source.UNSPECIFIED : toProtoSource(args.source),
     tagsAny: args.tags ?? [],
     tagsAll: args.tags_all ?? [],
-    metadata: conditions.map((condition) => ({ key: condition.key, operator: condition.operator, value: fromJson(ValueSchema, condition.value) })),
+    metadata: toMetadataConditions(args),
     ...(args.start_date === undefined ? {} : { createdFrom: timestampFromDate(new Date(args.start_date)) }),
     ...(args.end_date === undefined ? {} : { createdTo: timestampFromDate(new Date(args.end_date)) }),
     contentType: args.content_type ?? "",
+    includeQuarantined: args.include_quarantined ?? false,
+    ...(args.valid_at === undefined ? {} : { validAt: timestampFromDate(new Date(args.valid_at)) }),
+    ...(args.as_of === undefined ? {} : { asOf: timestampFromDate(new Date(args.as_of)) }),
+  };
+}
+
+/**
+ * The store's listing filter (search_context) for the same arguments: the
+ * search filter under the listing's field names, so both carry the same
+ * conditions and the store checks and applies them with one definition.
+ */
+export function toEntryFilter(args: SearchFilterArgs): MessageInitShape<typeof storeV1.EntryFilterSchema> {
+  const filter = toSearchFilter(args);
+  return {
+    threadId: filter.threadId,
+    source: filter.source,
+    tags: filter.tagsAny,
+    tagsAll: filter.tagsAll,
+    metadata: toMetadataConditions(args),
+    ...(filter.createdFrom === undefined ? {} : { createdFrom: filter.createdFrom }),
+    ...(filter.createdTo === undefined ? {} : { createdTo: filter.createdTo }),
+    contentType: filter.contentType,
+    includeQuarantined: filter.includeQuarantined,
+    ...(filter.validAt === undefined ? {} : { validAt: filter.validAt }),
+    ...(filter.asOf === undefined ? {} : { asOf: filter.asOf }),
   };
 }

@@ -52,6 +52,8 @@ export function toVersionView(version: storeV1.EntryVersion) {
     written_at: iso(version.writtenAt),
     superseded_by: version.supersededBy === "" ? null : version.supersededBy,
     superseded_at: iso(version.supersededAt),
+    valid_from: iso(version.validFrom),
+    valid_to: iso(version.validTo),
   };
 }
 

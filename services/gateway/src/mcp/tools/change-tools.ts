@@ -6,7 +6,7 @@ import type { EntryChange, ItemOutcome, Visibility, WriteAck } from "../../write
 import { deleteContextBatchInput, deleteContextInput, updateContextBatchInput, updateContextInput } from "../input-schemas.js";
 import { deleteOutput, updateAckOutput, updateBatchOutput } from "../output-schemas.js";
 import { defineTool, destructiveTool } from "../tool-definition.js";
-import { toImages } from "./store-tools.js";
+import { toImages, toInstant } from "./store-tools.js";
 
 interface ChangeArgs {
   context_id: string;
@@ -15,6 +15,8 @@ interface ChangeArgs {
   tags?: string[] | undefined;
   images?: { data: string; mime_type: string }[] | undefined;
   visibility?: Visibility | undefined;
+  valid_from?: string | null | undefined;
+  valid_to?: string | null | undefined;
   expected_version?: number | undefined;
 }
 
@@ -27,6 +29,8 @@ function toChange(args: ChangeArgs): EntryChange {
     tags: args.tags,
     images: args.images === undefined ? undefined : toImages(args.images),
     visibility: args.visibility,
+    // Either end given replaces the whole interval; the other end becomes open.
+    validity: args.valid_from === undefined && args.valid_to === undefined ? undefined : { validFrom: toInstant(args.valid_from), validTo: toInstant(args.valid_to) },
   };
 }
 
@@ -42,7 +46,7 @@ export const updateContextTool = defineTool({
   name: "update_context",
   title: "Update context",
   description: [
-    "Change an entry you own or may write: its text, metadata, tags, images or (owner only) visibility.",
+    "Change an entry you own or may write: its text, metadata, tags, images, valid-time interval (valid_from/valid_to: giving either replaces both, a missing end is open) or (owner only) visibility.",
     "A new text is re-embedded and re-summarised before the change is stored. Pass expected_version to make sure you are changing what you last read; on a conflict, fetch the entry again and retry with its current version.",
     "Returns the new version and content hash.",
   ].join(" "),

@@ -1,5 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { searchV1 } from "@context-hub/proto";
+import { searchV1, storeV1 } from "@context-hub/proto";
+import { fromProtoTrustState } from "../../trust/trust-state.js";
 import { toSearchFilter } from "../../search/search-filter.js";
 import { grepInput, grepOutput, navigateInput, navigateOutput, readRangeInput, readRangeOutput } from "../search-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
@@ -10,16 +11,18 @@ export const navigateContextTool = defineTool({
   description: [
     "Show the heading outline of one entry: every Markdown section with a stable node_id, its character span and line range, and the summary generated for it.",
     "Use it on a long entry before reading: then read just the sections you need with read_context_range (node_id).",
+    "A quarantined or rejected entry is refused (naming its trust state) unless include_quarantined is set.",
   ].join(" "),
   inputSchema: navigateInput,
   outputSchema: navigateOutput,
   annotations: readOnlyTool,
   scope: "context:read",
   async handler(args, { principal, peers }) {
-    const reply = await peers.search.navigateEntry({ principal, id: args.context_id, maxDepth: args.max_depth ?? 0 });
+    const reply = await peers.search.navigateEntry({ principal, id: args.context_id, maxDepth: args.max_depth ?? 0, includeQuarantined: args.include_quarantined ?? false });
     return {
       id: reply.entry?.id ?? "",
       thread_id: reply.entry?.threadId ?? "",
+      trust_state: fromProtoTrustState(reply.entry?.trustState ?? storeV1.TrustState.UNSPECIFIED),
       summary: reply.entry?.summary ?? "",
       text_length: reply.entry?.textLength ?? 0,
       line_count: reply.lineCount,
@@ -63,7 +66,7 @@ export const readContextRangeTool = defineTool({
   annotations: readOnlyTool,
   scope: "context:read",
   async handler(args, { principal, peers }) {
-    const reply = await peers.search.readRange({ principal, id: args.context_id, range: toRange(args), maxChars: args.max_chars ?? 0 });
+    const reply = await peers.search.readRange({ principal, id: args.context_id, range: toRange(args), maxChars: args.max_chars ?? 0, includeQuarantined: args.include_quarantined ?? false });
     return {
       id: reply.entryId,
       text: reply.text,
@@ -91,7 +94,8 @@ export const grepContextTool = defineTool({
   title: "Grep entries",
   description: [
     "Find lines matching a literal string or a regular expression (regex: true, JavaScript syntax) in the entries you can see, newest first, with line numbers and context.",
-    "Narrow it with the usual filters (thread_id, tags, metadata, dates). output_mode files_with_matches lists only the entries; count counts matches per entry.",
+    "Narrow it with the usual filters (thread_id, tags, metadata, dates, valid_at); as_of greps the texts the store held at that instant; quarantined and rejected entries only with include_quarantined.",
+    "output_mode files_with_matches lists only the entries; count counts matches per entry.",
     "A slow pattern is stopped per entry (timed_out); results report how many entries were scanned and whether a limit cut the scan.",
   ].join(" "),
   inputSchema: grepInput,

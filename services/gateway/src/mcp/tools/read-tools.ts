@@ -1,11 +1,10 @@
-import { fromJson } from "@bufbuild/protobuf";
 import { histogram } from "@context-hub/common";
-import { timestampDate, timestampFromDate, ValueSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { commonV1 } from "@context-hub/proto";
+import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { toEntryListing, toEntryView } from "../../entry-views.js";
-import { toProtoSource } from "../../write-path.js";
+import { toEntryFilter } from "../../search/search-filter.js";
 import { fromProtoTrustState } from "../../trust/trust-state.js";
-import { getContextByIdsInput, getStatisticsInput, listThreadsInput, searchContextInput } from "../input-schemas.js";
+import { getContextByIdsInput, getStatisticsInput, listThreadsInput } from "../input-schemas.js";
+import { searchContextInput } from "../search-schemas.js";
 import { getContextByIdsOutput, listThreadsOutput, searchContextOutput, statisticsOutput } from "../output-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
@@ -40,10 +39,11 @@ export const searchContextTool = defineTool({
   name: "search_context",
   title: "List context by filters",
   description: [
-    "List entries that match filters (thread, source, tags, metadata values, date range, content type), newest first.",
+    "List entries that match filters (thread, source, tags any/all, metadata conditions with operators, date range, content type), newest first.",
     "Use it to load a thread's history or to browse by metadata. Each result has a 300-character preview and the summary; fetch full text with get_context_by_ids.",
     "Page with limit and offset while has_more is true.",
     "Quarantined and rejected entries are left out unless include_quarantined is set; every result carries its trust_state.",
+    "valid_at keeps entries whose stated validity holds at an instant; as_of lists what the store held at an instant (each entry's version then).",
   ].join(" "),
   inputSchema: searchContextInput,
   outputSchema: searchContextOutput,
@@ -55,16 +55,7 @@ export const searchContextTool = defineTool({
     const stopTimer = searchSeconds.startTimer({ mode: "filter", leg: "store" });
     const reply = await peers.store.listEntries({
       principal,
-      filter: {
-        threadId: args.thread_id ?? "",
-        source: args.source === undefined ? commonV1.Source.UNSPECIFIED : toProtoSource(args.source),
-        tags: args.tags ?? [],
-        metadata: Object.entries(args.metadata ?? {}).map(([key, value]) => ({ key, value: fromJson(ValueSchema, value) })),
-        ...(args.start_date === undefined ? {} : { createdFrom: timestampFromDate(new Date(args.start_date)) }),
-        ...(args.end_date === undefined ? {} : { createdTo: timestampFromDate(new Date(args.end_date)) }),
-        contentType: args.content_type ?? "",
-        includeQuarantined: args.include_quarantined ?? false,
-      },
+      filter: toEntryFilter(args),
       limit,
       offset,
     }).finally(stopTimer);

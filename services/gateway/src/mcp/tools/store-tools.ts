@@ -13,7 +13,12 @@ interface EntryArgs {
   metadata?: Record<string, unknown> | undefined;
   tags?: string[] | undefined;
   visibility?: Visibility | undefined;
+  valid_from?: string | null | undefined;
+  valid_to?: string | null | undefined;
 }
+
+/** An optional ISO 8601 instant (null: an open end) as a Date; the input schema has checked it parses. */
+export const toInstant = (value: string | null | undefined): Date | undefined => (value == null ? undefined : new Date(value));
 
 export const toImages = (images: { data: string; mime_type: string }[]) => images.map((image) => ({ mimeType: image.mime_type, data: new Uint8Array(Buffer.from(image.data, "base64")) }));
 
@@ -26,6 +31,8 @@ export function toNewEntry(args: EntryArgs): NewEntryInput {
     tags: args.tags ?? [],
     images: toImages(args.images ?? []),
     visibility: args.visibility,
+    validFrom: toInstant(args.valid_from),
+    validTo: toInstant(args.valid_to),
   };
 }
 
@@ -46,6 +53,7 @@ export const storeContextTool = defineTool({
     "Save a piece of context (a prompt, report, note, plan or image) under a thread so you or other agents can find it later.",
     "Use it when you learn something worth keeping: a decision, a finding, a user's requirement, a plan.",
     "Set source to 'user' for a person's own words and 'agent' for your output. Entries are private to you unless you set visibility or share the thread.",
+    "valid_from/valid_to state when what the text says holds (searches with valid_at use them); leave them out when it always holds.",
     "Returns the entry's id, version and content hash once it is durably stored; storing the same text again in the same thread folds into the existing entry.",
     "Pass an idempotency_key when you may retry.",
   ].join(" "),
