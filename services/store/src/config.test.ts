@@ -11,6 +11,7 @@ test("defaults select PGlite in .context-hub/data on loopback", () => {
     port: 50051,
     opsPort: 9091,
     database: { url: "", dataDir: ".context-hub/data", poolMax: 10, migrations: "apply" },
+    vectors: { kind: "pgvector", qdrant: undefined },
     logLevel: "info",
   });
 });
@@ -32,6 +33,7 @@ test("every setting is read, with real numbers", () => {
     port: 0,
     opsPort: -1,
     database: { url: "postgres://u:p@db:5432/hub", dataDir: "memory://", poolMax: 25, migrations: "verify" },
+    vectors: { kind: "pgvector", qdrant: undefined },
     logLevel: "debug",
   });
   assert.ok(Object.isFrozen(config.database));
@@ -42,4 +44,67 @@ test("bad settings are all reported at once", () => {
     () => loadStoreConfig({ STORE_PORT: "x", DATABASE_URL: "mysql://db", DATABASE_POOL_MAX: "0", STORE_MIGRATIONS: "later" }),
     (error: Error) => ["STORE_PORT", "DATABASE_URL", "DATABASE_POOL_MAX", "STORE_MIGRATIONS"].every((name) => error.message.includes(name)),
   );
+});
+
+test("the Qdrant backend: its settings with their defaults, and every one read", () => {
+  assert.deepEqual(loadStoreConfig({ STORE_VECTOR_BACKEND: "qdrant", STORE_QDRANT_URL: "http://qdrant:6333" }).vectors, {
+    kind: "qdrant",
+    qdrant: {
+      url: "http://qdrant:6333",
+      apiKey: "",
+      collection: "context_hub_chunks",
+      timeoutMs: 5_000,
+      relayBatch: 256,
+      relayIdleMs: 200,
+      relayMaxBackoffMs: 30_000,
+      searchPage: 64,
+      searchMaxPoints: 10_000,
+    },
+  });
+  const config = loadStoreConfig({
+    STORE_VECTOR_BACKEND: "qdrant",
+    STORE_QDRANT_URL: "https://qdrant.example.com",
+    STORE_QDRANT_API_KEY: "secret",
+    STORE_QDRANT_COLLECTION: "acme-chunks",
+    STORE_QDRANT_TIMEOUT_MS: "1500",
+    STORE_QDRANT_RELAY_BATCH: "64",
+    STORE_QDRANT_RELAY_IDLE_MS: "50",
+    STORE_QDRANT_RELAY_MAX_BACKOFF_MS: "5000",
+    STORE_QDRANT_SEARCH_PAGE: "128",
+    STORE_QDRANT_SEARCH_MAX_POINTS: "2000",
+  });
+  assert.deepEqual(config.vectors.qdrant, {
+    url: "https://qdrant.example.com",
+    apiKey: "secret",
+    collection: "acme-chunks",
+    timeoutMs: 1500,
+    relayBatch: 64,
+    relayIdleMs: 50,
+    relayMaxBackoffMs: 5000,
+    searchPage: 128,
+    searchMaxPoints: 2000,
+  });
+  assert.ok(Object.isFrozen(config.vectors));
+  // The Qdrant settings are read only when Qdrant is the backend.
+  assert.deepEqual(loadStoreConfig({ STORE_QDRANT_URL: "http://qdrant:6333" }).vectors, { kind: "pgvector", qdrant: undefined });
+});
+
+test("bad vector-backend settings are clear start-up errors naming the variable", () => {
+  const problems = (env: NodeJS.ProcessEnv) => {
+    try {
+      loadStoreConfig(env);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return "";
+  };
+  assert.match(problems({ STORE_VECTOR_BACKEND: "milvus" }), /STORE_VECTOR_BACKEND: expected one of pgvector, qdrant, got "milvus"/);
+  assert.match(problems({ STORE_VECTOR_BACKEND: "qdrant" }), /STORE_QDRANT_URL: is required when STORE_VECTOR_BACKEND=qdrant/);
+  assert.match(problems({ STORE_VECTOR_BACKEND: "qdrant", STORE_QDRANT_URL: "qdrant:6333" }), /STORE_QDRANT_URL: expected an http:\/\/ or https:\/\/ URL/);
+  assert.match(problems({ STORE_QDRANT_COLLECTION: "chunks/../x" }), /STORE_QDRANT_COLLECTION: expected 1 to 100 letters, digits, '_' or '-'/);
+  const several = problems({ STORE_VECTOR_BACKEND: "qdrant", STORE_QDRANT_URL: "ftp://x", STORE_QDRANT_TIMEOUT_MS: "0", STORE_QDRANT_RELAY_BATCH: "many" });
+  for (const name of ["STORE_QDRANT_URL", "STORE_QDRANT_TIMEOUT_MS", "STORE_QDRANT_RELAY_BATCH"]) assert.ok(several.includes(name), `${name} in: ${several}`);
+  const missingUrlAndMore = problems({ STORE_VECTOR_BACKEND: "qdrant", STORE_PORT: "x" });
+  assert.match(missingUrlAndMore, /STORE_PORT: expected an integer/);
+  assert.match(missingUrlAndMore, /STORE_QDRANT_URL: is required/, "reported together with the other bad variable");
 });

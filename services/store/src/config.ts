@@ -1,21 +1,25 @@
 import { z } from "zod";
 import { commonEnvSchema, envEnum, envInteger, envString, loadConfig } from "@context-hub/common";
 import type { DatabaseOptions } from "./db/open-database.js";
+import { qdrantUrlRequired, toVectorBackendConfig, vectorBackendEnvSchema, type VectorBackendConfig } from "./qdrant-config.js";
 import { searchEnvSchema, toSearchConfig, type SearchConfig } from "./search-config.js";
 
-const schema = z.object({
-  STORE_HOST: envString("127.0.0.1"),
-  STORE_PORT: envInteger(50051, 0, 65535),
-  STORE_OPS_PORT: envInteger(9091, -1, 65535),
-  DATABASE_URL: envString("").refine((url) => url === "" || /^postgres(ql)?:\/\//.test(url), {
-    message: "expected a postgres:// or postgresql:// connection string, or empty for PGlite",
+const schema = qdrantUrlRequired(
+  z.object({
+    STORE_HOST: envString("127.0.0.1"),
+    STORE_PORT: envInteger(50051, 0, 65535),
+    STORE_OPS_PORT: envInteger(9091, -1, 65535),
+    DATABASE_URL: envString("").refine((url) => url === "" || /^postgres(ql)?:\/\//.test(url), {
+      message: "expected a postgres:// or postgresql:// connection string, or empty for PGlite",
+    }),
+    STORE_DATA_DIR: envString(".context-hub/data"),
+    DATABASE_POOL_MAX: envInteger(10, 1, 1000),
+    STORE_MIGRATIONS: envEnum(["apply", "verify"] as const, "apply"),
+    ...searchEnvSchema,
+    ...vectorBackendEnvSchema,
+    ...commonEnvSchema,
   }),
-  STORE_DATA_DIR: envString(".context-hub/data"),
-  DATABASE_POOL_MAX: envInteger(10, 1, 1000),
-  STORE_MIGRATIONS: envEnum(["apply", "verify"] as const, "apply"),
-  ...searchEnvSchema,
-  ...commonEnvSchema,
-});
+);
 
 export interface StoreConfig {
   host: string;
@@ -24,6 +28,8 @@ export interface StoreConfig {
   opsPort: number;
   database: DatabaseOptions;
   search: SearchConfig;
+  /** What answers semantic search: pgvector inside PostgreSQL, or Qdrant fed from the outbox. */
+  vectors: VectorBackendConfig;
   logLevel: string;
 }
 
@@ -39,6 +45,7 @@ export function loadStoreConfig(env: NodeJS.ProcessEnv): StoreConfig {
     opsPort: raw.STORE_OPS_PORT,
     database: Object.freeze({ url: raw.DATABASE_URL, dataDir: raw.STORE_DATA_DIR, poolMax: raw.DATABASE_POOL_MAX, migrations: raw.STORE_MIGRATIONS }),
     search: toSearchConfig(raw),
+    vectors: Object.freeze(toVectorBackendConfig(raw)),
     logLevel: raw.LOG_LEVEL,
   });
 }

@@ -35,6 +35,12 @@ export type { TrustState } from "./trust.js";
 export { openSearch, type OpenSearch } from "./search-module.js";
 export { defaultSearchConfig, type SearchConfig } from "./search-config.js";
 export { hnswIndexName } from "./postgres-vector-index.js";
+export { collectionName, createQdrantClient, createQdrantCollections, readChunkPoints, type ChunkPoint, type QdrantCollections } from "./qdrant-collections.js";
+export type { QdrantSettings, VectorBackendConfig, VectorBackendKind } from "./qdrant-config.js";
+export { createVectorOutboxRelay, deliverOutboxBatch, readOutboxStatus, setVectorOutbox, type OutboxStatus, type VectorOutboxRelay } from "./vector-outbox.js";
+export { reindexQdrant, type ReindexProgress, type ReindexResult } from "./qdrant-reindex.js";
+export { toQdrantFilter } from "./qdrant-vector-index.js";
+export type { VectorIndex, VectorQuery, VectorSearchResult } from "./vector-index.js";
 export { createUuidV7, isUuid } from "./ids.js";
 export type { Principal, Scope } from "./principal.js";
 
@@ -76,7 +82,7 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
     const repository = createEntryRepository(database);
     const auditRepository = createAuditRepository(database);
     const denials = createDenialRecorder(auditRepository);
-    const search = await openSearch(database, config.search, logger, config.database.migrations);
+    const search = await openSearch(database, config.search, logger, config.database.migrations, config.vectors);
     const services = {
       entries: createEntryService(repository, denials),
       sharing: createSharingService(repository, denials),

@@ -3,17 +3,23 @@ import type { SqlDatabase } from "./db/sql-database.js";
 import { createEntryRepository } from "./entry-repository.js";
 import { createGrepRunner } from "./grep-runner.js";
 import { createPostgresVectorIndex } from "./postgres-vector-index.js";
+import { createQdrantCollections } from "./qdrant-collections.js";
+import type { VectorBackendConfig } from "./qdrant-config.js";
+import { createQdrantVectorIndex } from "./qdrant-vector-index.js";
 import { createSearchService, type SearchService } from "./search.js";
 import type { SearchConfig } from "./search-config.js";
 import { createSearchRepository } from "./search-repository.js";
 import { createStatisticsMaintenance } from "./search-statistics.js";
 import { applyTextSearchLanguage } from "./text-search-language.js";
 import type { VectorIndex } from "./vector-index.js";
+import { createVectorOutboxRelay, setVectorOutbox, type VectorOutboxRelay } from "./vector-outbox.js";
 
 /** Search, ready to serve, with what must be released when the store stops. */
 export interface OpenSearch {
   service: SearchService;
   vectors: VectorIndex;
+  /** The relay feeding Qdrant from the outbox (Qdrant backend only). */
+  relay: VectorOutboxRelay | undefined;
   /** The language the full-text index uses. */
   language: string;
   close(): Promise<void>;
@@ -24,9 +30,17 @@ export interface OpenSearch {
  * the full-text index to the configured language (rebuilding it when that
  * changed, or refusing in `verify` mode), builds the HNSW index of every
  * stored embedding space that lacks one (PGlite: now; a server: in the
- * background), and starts the grep workers on demand.
+ * background), and starts the grep workers on demand. With the Qdrant
+ * backend it also readies the collections and starts the outbox relay; with
+ * pgvector it makes sure the outbox is off (no triggers, nothing queued).
  */
-export async function openSearch(db: SqlDatabase, config: SearchConfig, logger: Logger, migrations: "apply" | "verify" = "apply"): Promise<OpenSearch> {
+export async function openSearch(
+  db: SqlDatabase,
+  config: SearchConfig,
+  logger: Logger,
+  migrations: "apply" | "verify" = "apply",
+  backend: VectorBackendConfig = { kind: "pgvector", qdrant: undefined },
+): Promise<OpenSearch> {
   const language = await applyTextSearchLanguage(db, config.language, migrations, logger);
   const repository = createSearchRepository(db);
   const builtin = await repository.builtinLanguages();
@@ -34,15 +48,28 @@ export async function openSearch(db: SqlDatabase, config: SearchConfig, logger: 
   const allowed = [...new Set([language, ...offered])].sort();
   const statistics = createStatisticsMaintenance(db, logger);
   await statistics.refresh();
-  const vectors = createPostgresVectorIndex({ db, logger, settings: config.vectors });
+  const postgresVectors = createPostgresVectorIndex({ db, logger, settings: config.vectors });
+  let vectors: VectorIndex = postgresVectors;
+  let relay: VectorOutboxRelay | undefined;
+  if (backend.qdrant === undefined) {
+    if (await setVectorOutbox(db, false)) logger.info("the vector outbox is off: semantic search runs on PostgreSQL's vectors");
+  } else {
+    const qdrant = backend.qdrant;
+    const collections = createQdrantCollections(qdrant, logger);
+    vectors = createQdrantVectorIndex({ db, logger, collections, settings: qdrant, fallback: postgresVectors });
+    relay = createVectorOutboxRelay(db, collections, logger, { batch: qdrant.relayBatch, idleMs: qdrant.relayIdleMs, maxBackoffMs: qdrant.relayMaxBackoffMs });
+  }
   await vectors.prepare();
+  await relay?.start();
   const grep = createGrepRunner({ maxWorkers: config.grepWorkers });
   const service = createSearchService({ repository, entries: createEntryRepository(db), vectors, grep, languages: { configured: language, allowed } });
   return {
     service,
     vectors,
+    relay,
     language,
     async close() {
+      await relay?.stop();
       await statistics.close();
       await grep.close();
       await vectors.close();

@@ -3,11 +3,13 @@ import { initialSchema } from "./0001-initial-schema.js";
 import { idempotencyAndApiKeys } from "./0002-idempotency-and-api-keys.js";
 import { searchSchema } from "./0003-search.js";
 import { historyTrustAudit } from "./0004-history-trust-audit.js";
+import { validTime } from "./0005-valid-time.js";
+import { vectorOutbox } from "./0006-vector-outbox.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
 /** Every migration this store knows, in version order. Append only. */
-export const migrations: readonly Migration[] = [initialSchema, idempotencyAndApiKeys, searchSchema, historyTrustAudit];
+export const migrations: readonly Migration[] = [initialSchema, idempotencyAndApiKeys, searchSchema, historyTrustAudit, validTime, vectorOutbox];
 
 /** The schema version this build of the store expects. */
 export const latestSchemaVersion: number = migrations.reduce((latest, migration) => Math.max(latest, migration.version), 0);

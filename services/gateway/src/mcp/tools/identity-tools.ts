@@ -5,13 +5,31 @@ import { defineTool, readOnlyTool } from "../tool-definition.js";
 /** How long whoami waits for a worker to describe itself before reporting it unavailable. */
 const describeDeadlineMs = 2_000;
 
+/** How long a store's answer about its vector backend is reused: it changes only when the store restarts with another setting. */
+const vectorBackendTtlMs = 60_000;
+
+/** The last answer per store client, and the request in flight, so concurrent whoami calls ask once. */
+const vectorBackends = new WeakMap<Peers["store"], { at: number; value: Promise<string> }>();
+
 /**
- * Where the store keeps vectors. The store reports no backend over gRPC
- * yet and PostgreSQL with pgvector is the only one it has, so this is
- * stated here; when the store gains a second backend its Describe must
- * report which one runs, and whoami must ask it.
+ * The vector backend the store reports in Describe (`pgvector`, `real[]` or
+ * `qdrant`), cached per store client for a minute; `unavailable` when the
+ * store does not answer in time (not cached, so the next call asks again).
  */
-const vectorBackend = "pgvector";
+function vectorBackendOf(peers: Peers, deadlineMs: number): Promise<string> {
+  const cached = vectorBackends.get(peers.store);
+  if (cached !== undefined && Date.now() - cached.at < vectorBackendTtlMs) return cached.value;
+  const entry = { at: Date.now(), value: Promise.resolve("unavailable") };
+  entry.value = peers.store.describe({}, { deadlineMs }).then(
+    (reply) => reply.vectorBackend || "unavailable",
+    () => {
+      if (vectorBackends.get(peers.store) === entry) vectorBackends.delete(peers.store);
+      return "unavailable";
+    },
+  );
+  vectorBackends.set(peers.store, entry);
+  return entry.value;
+}
 
 const featureStatus = z.enum(["on", "off", "unavailable"]).describe("on: configured and answering; off: turned off in this deployment; unavailable: configured but not answering now.");
 
@@ -43,10 +61,11 @@ async function describe<R extends { provider: string; model: string }>(ask: (() 
 
 async function describeFeatures(peers: Peers) {
   const options = { deadlineMs: describeDeadlineMs };
-  const [summaries, embedder, reranker] = await Promise.all([
+  const [summaries, embedder, reranker, vectorBackend] = await Promise.all([
     describe(peers.summarizer === undefined ? undefined : () => peers.summarizer!.describe({}, options)),
     describe(() => peers.embedder.describe({}, options)),
     describe(() => peers.reranker.describe({}, options)),
+    vectorBackendOf(peers, describeDeadlineMs),
   ]);
   const strip = ({ status, provider, model }: Described) => ({ status, provider, model });
   return {
