@@ -48,11 +48,45 @@ const serviceEnv: Record<string, readonly string[]> = {
     "OIDC_TENANT_CLAIM",
     "OIDC_GROUPS_CLAIM",
     "OIDC_SCOPES_CLAIM",
+    "OIDC_TENANT",
+    "OIDC_ALGORITHMS",
+    "OIDC_CLOCK_SKEW_SECONDS",
+    "OIDC_JWKS_CACHE_MS",
+    "OIDC_JWKS_COOLDOWN_MS",
+    "OIDC_HTTP_TIMEOUT_MS",
+    "CONTEXT_HUB_KEY_CACHE_MS",
+    "CONTEXT_HUB_LOCAL_TENANT",
+    "CONTEXT_HUB_LOCAL_SUBJECT",
+    "CONTEXT_HUB_SUMMARIES",
+    "CONTEXT_HUB_RATE_READ_PER_MIN",
+    "CONTEXT_HUB_RATE_READ_BURST",
+    "CONTEXT_HUB_RATE_WRITE_PER_MIN",
+    "CONTEXT_HUB_RATE_WRITE_BURST",
+    "CONTEXT_HUB_DISABLED_TOOLS",
+    "CONTEXT_HUB_INSTRUCTIONS",
+    "CONTEXT_HUB_ALLOWED_ORIGINS",
+    "CONTEXT_HUB_MAX_BODY_BYTES",
+    "GATEWAY_STORE_TIMEOUT_MS",
+    "GATEWAY_EMBED_TIMEOUT_MS",
+    "GATEWAY_SUMMARY_TIMEOUT_MS",
+    "GATEWAY_SECTION_SUMMARY_TIMEOUT_MS",
   ],
-  store: ["STORE_HOST", "STORE_PORT", "STORE_OPS_PORT", "STORE_MIGRATIONS", "DATABASE_URL", "DATABASE_POOL_MAX", "DATABASE_PASSWORD", "QDRANT_URL", "QDRANT_API_KEY"],
-  embedder: ["EMBEDDER_HOST", "EMBEDDER_PORT", "EMBEDDER_OPS_PORT", "EMBEDDER_PROVIDER", "EMBEDDER_CACHE_DIR"],
-  summarizer: ["SUMMARIZER_HOST", "SUMMARIZER_PORT", "SUMMARIZER_OPS_PORT", "SUMMARIZER_PROVIDER"],
-  reranker: ["RERANKER_HOST", "RERANKER_PORT", "RERANKER_OPS_PORT", "RERANKER_PROVIDER", "RERANKER_CACHE_DIR"],
+  store: [
+    "STORE_HOST",
+    "STORE_PORT",
+    "STORE_OPS_PORT",
+    "STORE_MIGRATIONS",
+    "DATABASE_URL",
+    "DATABASE_POOL_MAX",
+    "DATABASE_PASSWORD",
+    "STORE_VECTOR_BACKEND",
+    "STORE_QDRANT_URL",
+    "STORE_QDRANT_API_KEY",
+    "STORE_QDRANT_COLLECTION",
+  ],
+  embedder: ["EMBEDDER_HOST", "EMBEDDER_PORT", "EMBEDDER_OPS_PORT", "EMBEDDER_PROVIDER", "EMBEDDER_MODEL", "EMBEDDER_BASE_URL", "EMBEDDER_DIMENSION", "EMBEDDER_CACHE_DIR"],
+  summarizer: ["SUMMARIZER_HOST", "SUMMARIZER_PORT", "SUMMARIZER_OPS_PORT", "SUMMARIZER_PROVIDER", "SUMMARIZER_MODEL", "SUMMARIZER_BASE_URL"],
+  reranker: ["RERANKER_HOST", "RERANKER_PORT", "RERANKER_OPS_PORT", "RERANKER_PROVIDER", "RERANKER_MODEL", "RERANKER_BASE_URL", "RERANKER_CACHE_DIR"],
 };
 const everyServiceEnv = ["LOG_LEVEL", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_SERVICE_NAME"];
 const defaultPorts: Record<string, { port: number; opsPort?: number }> = {
@@ -94,8 +128,8 @@ describe("helm lint --strict", () => {
 });
 
 describe("every rendered object is valid", () => {
-  test("the scenarios the docs describe exist: minimal, external-postgres-qdrant, oidc, ha", () => {
-    for (const scenario of ["minimal", "external-postgres-qdrant", "oidc", "ha"]) assert.ok(all.includes(scenario), `ci/${scenario}-values.yaml exists`);
+  test("the scenarios the docs describe exist: minimal, external-postgres-qdrant, oidc, ha, single-tenant-self-hosted", () => {
+    for (const scenario of ["minimal", "external-postgres-qdrant", "oidc", "ha", "single-tenant-self-hosted"]) assert.ok(all.includes(scenario), `ci/${scenario}-values.yaml exists`);
   });
   for (const scenario of all) {
     test(`against the Kubernetes and Prometheus Operator schemas: ${scenario}`, () => {
@@ -280,19 +314,34 @@ describe("configuration from values", () => {
   test("external Postgres and Qdrant, provider secrets and tracing reach the right services", () => {
     const objects = objectsOf("external-postgres-qdrant");
     const store = mainContainer(objects, "store").container;
-    assert.equal(envOf(store).get("QDRANT_URL"), "http://qdrant.vector.svc.cluster.local:6333");
-    assert.deepEqual(store.env?.find((variable) => variable.name === "QDRANT_API_KEY")?.valueFrom?.secretKeyRef, { name: "context-hub-qdrant", key: "api-key" });
+    assert.equal(envOf(store).get("STORE_VECTOR_BACKEND"), "qdrant");
+    assert.equal(envOf(store).get("STORE_QDRANT_URL"), "http://qdrant.vector.svc.cluster.local:6333");
+    assert.equal(envOf(store).get("STORE_QDRANT_COLLECTION"), "acme_context_chunks");
+    assert.deepEqual(store.env?.find((variable) => variable.name === "STORE_QDRANT_API_KEY")?.valueFrom?.secretKeyRef, { name: "context-hub-qdrant", key: "api-key" });
+    assert.equal(store.env?.find((variable) => variable.name === "STORE_QDRANT_API_KEY")?.value, undefined, "the Qdrant key never appears as a plain value");
+    const migrate = podSpecOf(mustFind(objects, "Job", componentName("migrations")))?.containers[0];
+    assert.deepEqual(
+      migrate?.env?.filter((variable) => variable.name.startsWith("STORE_")),
+      store.env?.filter((variable) => variable.name.startsWith("STORE_VECTOR") || variable.name.startsWith("STORE_QDRANT")),
+      "the migrations Job sees the same vector backend as the store",
+    );
     assert.deepEqual(store.env?.find((variable) => variable.name === "DATABASE_URL")?.valueFrom?.secretKeyRef, { name: "context-hub-database", key: "DATABASE_URL" });
     assert.equal(envOf(store).get("DATABASE_POOL_MAX"), "20");
-    for (const [service, provider] of [
-      ["embedder", "openai"],
-      ["summarizer", "anthropic"],
-      ["reranker", "cohere"],
+    for (const [service, provider, model, baseUrl] of [
+      ["embedder", "openai", "text-embedding-3-small", "https://llm-gateway.example.com/openai/v1"],
+      ["summarizer", "anthropic", "claude-haiku-4-5", undefined],
+      ["reranker", "cohere", "rerank-v3.5", undefined],
     ] as const) {
       const { container } = mainContainer(objects, service);
-      assert.equal(envOf(container).get(`${service.toUpperCase()}_PROVIDER`), provider);
+      const env = envOf(container);
+      const prefix = service.toUpperCase();
+      assert.equal(env.get(`${prefix}_PROVIDER`), provider);
+      assert.equal(env.get(`${prefix}_MODEL`), model);
+      assert.equal(env.get(`${prefix}_BASE_URL`), baseUrl, `${service}: an empty baseUrl is not rendered, so the provider's default (or the Secret's value) applies`);
+      assert.equal(env.has(`${prefix}_API_KEY`), false, `${service}: the API key comes only from the provider Secret`);
       assert.deepEqual(container.envFrom, [{ secretRef: { name: `context-hub-${service}-provider` } }]);
     }
+    assert.equal(envOf(mainContainer(objects, "embedder").container).get("EMBEDDER_DIMENSION"), "1536");
     for (const service of services) {
       assert.equal(envOf(mainContainer(objects, service).container).get("OTEL_EXPORTER_OTLP_ENDPOINT"), "http://otel-collector.observability.svc.cluster.local:4318");
     }
@@ -330,7 +379,10 @@ describe("configuration from values", () => {
     assert.equal(env.get("DATABASE_URL"), `postgres://contexthub:$(DATABASE_PASSWORD)@${componentName("postgresql")}:5432/contexthub`);
     const names = (store.env ?? []).map((variable) => variable.name);
     assert.ok(names.indexOf("DATABASE_PASSWORD") < names.indexOf("DATABASE_URL"), "Kubernetes expands $(DATABASE_PASSWORD) only when it is defined first");
-    assert.equal(env.get("QDRANT_URL"), `http://${componentName("qdrant")}:6333`);
+    assert.equal(env.get("STORE_VECTOR_BACKEND"), "qdrant");
+    assert.equal(env.get("STORE_QDRANT_URL"), `http://${componentName("qdrant")}:6333`);
+    assert.equal(env.get("STORE_QDRANT_COLLECTION"), "context_hub_chunks");
+    assert.equal(env.has("STORE_QDRANT_API_KEY"), false, "no key Secret named, so none rendered");
     const postgres = mustFind(objects, "StatefulSet", componentName("postgresql"));
     assert.match(podSpecOf(postgres)?.containers[0]?.image ?? "", /^pgvector\/pgvector:/);
     const secret = mustFind(objects, "Secret", componentName("postgresql"));
@@ -339,6 +391,82 @@ describe("configuration from values", () => {
     const gateway = envOf(mainContainer(objects, "gateway").container);
     assert.equal(gateway.get("CONTEXT_HUB_AUTH"), "none");
     assert.equal(gateway.get("CONTEXT_HUB_ALLOW_NON_LOOPBACK"), "true");
+    assert.equal(gateway.get("CONTEXT_HUB_LOCAL_TENANT"), "local");
+    assert.equal(gateway.get("CONTEXT_HUB_LOCAL_SUBJECT"), "local");
+  });
+
+  test("pgvector is the vector backend unless Qdrant is configured, and then no Qdrant variable is rendered", () => {
+    for (const scenario of ["minimal", "oidc", "ha", "single-tenant-self-hosted"]) {
+      const objects = objectsOf(scenario);
+      const stores = [mainContainer(objects, "store").container, podSpecOf(mustFind(objects, "Job", componentName("migrations")))?.containers[0]];
+      for (const container of stores) {
+        assert.ok(container);
+        const env = envOf(container);
+        assert.equal(env.get("STORE_VECTOR_BACKEND"), "pgvector", scenario);
+        assert.deepEqual([...env.keys()].filter((name) => name.startsWith("STORE_QDRANT")), [], scenario);
+      }
+    }
+  });
+
+  test("the gateway's OIDC tenant, rate limits, disabled tools, instructions, origins, body limit and deadlines come from values", () => {
+    const env = envOf(mainContainer(objectsOf("single-tenant-self-hosted"), "gateway").container);
+    const expected: Record<string, string | undefined> = {
+      CONTEXT_HUB_AUTH: "oidc",
+      OIDC_TENANT: "acme",
+      OIDC_TENANT_CLAIM: undefined,
+      OIDC_ALGORITHMS: "RS256,ES256",
+      OIDC_CLOCK_SKEW_SECONDS: "60",
+      OIDC_JWKS_CACHE_MS: "300000",
+      OIDC_JWKS_COOLDOWN_MS: "30000",
+      OIDC_HTTP_TIMEOUT_MS: "5000",
+      CONTEXT_HUB_API_KEYS_FILE: undefined,
+      CONTEXT_HUB_KEY_CACHE_MS: undefined,
+      CONTEXT_HUB_RATE_READ_PER_MIN: "1200",
+      CONTEXT_HUB_RATE_READ_BURST: "300",
+      CONTEXT_HUB_RATE_WRITE_PER_MIN: "240",
+      // Left null in the scenario: the gateway's default applies.
+      CONTEXT_HUB_RATE_WRITE_BURST: undefined,
+      CONTEXT_HUB_DISABLED_TOOLS: "delete_context_batch,get_audit_log",
+      CONTEXT_HUB_INSTRUCTIONS: "Acme's shared memory. Store decisions and findings with the project name as the thread id; search before asking a colleague.",
+      CONTEXT_HUB_ALLOWED_ORIGINS: "https://chat.acme.example",
+      CONTEXT_HUB_MAX_BODY_BYTES: "16777216",
+      GATEWAY_STORE_TIMEOUT_MS: "15000",
+      GATEWAY_EMBED_TIMEOUT_MS: "60000",
+      GATEWAY_SUMMARY_TIMEOUT_MS: "90000",
+      GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "10000",
+    };
+    for (const [name, value] of Object.entries(expected)) assert.equal(env.get(name), value, name);
+    // Defaults render as plain integers, never in Go's float notation (6.7108864e+07).
+    const defaults = envOf(mainContainer(objectsOf("minimal"), "gateway").container);
+    assert.equal(defaults.get("CONTEXT_HUB_MAX_BODY_BYTES"), "67108864");
+    assert.equal(defaults.get("CONTEXT_HUB_KEY_CACHE_MS"), "5000");
+    for (const name of ["CONTEXT_HUB_RATE_READ_PER_MIN", "CONTEXT_HUB_RATE_READ_BURST", "CONTEXT_HUB_RATE_WRITE_PER_MIN", "CONTEXT_HUB_RATE_WRITE_BURST", "CONTEXT_HUB_DISABLED_TOOLS", "CONTEXT_HUB_INSTRUCTIONS"]) {
+      assert.equal(defaults.has(name), false, `${name} is left to the gateway by default`);
+    }
+    // 0 is a setting (no limit), not an absent value.
+    const unlimited = envOf(mainContainer(render("minimal", { set: ["gateway.rateLimits.write.perMinute=0"] }), "gateway").container);
+    assert.equal(unlimited.get("CONTEXT_HUB_RATE_WRITE_PER_MIN"), "0");
+  });
+
+  test("self-hosted providers take their kind, model, address and dimension from values, with no Secret", () => {
+    const objects = objectsOf("single-tenant-self-hosted");
+    const expected = {
+      embedder: { EMBEDDER_PROVIDER: "ollama", EMBEDDER_MODEL: "nomic-embed-text", EMBEDDER_BASE_URL: "http://ollama.ai.svc.cluster.local:11434", EMBEDDER_DIMENSION: "768" },
+      summarizer: { SUMMARIZER_PROVIDER: "ollama", SUMMARIZER_MODEL: "qwen2.5:7b-instruct", SUMMARIZER_BASE_URL: "http://ollama.ai.svc.cluster.local:11434" },
+      reranker: { RERANKER_PROVIDER: "tei", RERANKER_MODEL: "BAAI/bge-reranker-v2-m3", RERANKER_BASE_URL: "http://tei-rerank.ai.svc.cluster.local:8080" },
+    };
+    for (const [service, variables] of Object.entries(expected)) {
+      const { container } = mainContainer(objects, service);
+      const env = envOf(container);
+      for (const [name, value] of Object.entries(variables)) assert.equal(env.get(name), value, `${service} ${name}`);
+      assert.equal(container.envFrom, undefined, `${service} needs no provider Secret`);
+    }
+    // The built-in providers render none of these.
+    for (const service of ["embedder", "summarizer", "reranker"]) {
+      const env = envOf(mainContainer(objectsOf("minimal"), service).container);
+      const prefix = service.toUpperCase();
+      assert.deepEqual([`${prefix}_PROVIDER`, `${prefix}_MODEL`, `${prefix}_BASE_URL`, `${prefix}_DIMENSION`].filter((name) => env.has(name)), [], service);
+    }
   });
 
   test("values that contradict each other stop the render with a remedy, all listed at once", () => {
@@ -351,6 +479,16 @@ describe("configuration from values", () => {
       ["minimal", ["auth.mode=oidc"], /auth\.oidc\.issuer/],
       ["oidc", ["ingress.enabled=false"], /publicUrl/],
       ["minimal", ["qdrant.enabled=true", "qdrant.url=http://q:6333"], /not both/],
+      ["minimal", ["qdrant.collection=bad/name"], /collection/],
+      ["oidc", ["auth.oidc.tenant=acme"], /auth\.oidc: set either tenant[^]*not both/],
+      ["oidc", ["auth.oidc.algorithms={HS256}"], /algorithms/],
+      ["minimal", ["embedder.provider.name=openia"], /embedder\.provider\.name/],
+      ["minimal", ["embedder.provider.name=openai"], /embedder\.provider\.model \(EMBEDDER_MODEL\)[^]*embedder\.provider\.existingSecret to a Secret holding EMBEDDER_API_KEY/],
+      ["minimal", ["reranker.provider.name=tei", "reranker.provider.model=m"], /reranker\.provider\.baseUrl \(RERANKER_BASE_URL\)/],
+      ["minimal", ["summarizer.provider.baseUrl=ftp://x"], /summarizer\.provider\.baseUrl|baseUrl/],
+      ["minimal", ["gateway.disabledTools={Delete Context}"], /disabledTools/],
+      ["minimal", ["gateway.rateLimits.read.burst=0"], /burst/],
+      ["minimal", ["gateway.maxBodyBytes=10"], /maxBodyBytes/],
       ["minimal", ["gateway.autoscaling.minReplicas=20"], /minReplicas is above maxReplicas/],
       ["minimal", ["gateway.port=not-a-port"], /gateway\.port|port/],
       ["minimal", ["gateway.unknownKey=1"], /unknownKey|additional/i],
@@ -496,6 +634,24 @@ describe("monitoring", () => {
     for (const rule of rules) assert.match(rule.expr, new RegExp(`namespace="${release.namespace}"`), `${rule.alert} is scoped to the release`);
   });
 
+  test("the outbox-lag alert exists only with Qdrant as the vector backend, with its threshold and hold time from values", () => {
+    const alertOf = (objects: readonly KubeObject[]) =>
+      objects
+        .filter((object) => object.kind === "PrometheusRule")
+        .flatMap((object) => (object.spec as { groups: Array<{ rules: Array<{ alert?: string; expr: string; for?: string }> }> }).groups)
+        .flatMap((group) => group.rules)
+        .find((rule) => rule.alert === "ContextHubVectorOutboxLagging");
+    const external = alertOf(objectsOf("external-postgres-qdrant"));
+    assert.ok(external, "external Qdrant");
+    assert.match(external.expr, /^max\(context_hub_vector_outbox_lag_seconds\{namespace="context-hub", job=~"[^"]+"\}\) > 120$/);
+    assert.equal(external.for, "5m");
+    const inChart = alertOf(objectsOf("in-cluster-databases"));
+    assert.ok(inChart, "in-chart Qdrant");
+    assert.match(inChart.expr, /> 300$/);
+    assert.equal(inChart.for, "10m");
+    for (const scenario of ["minimal", "oidc", "ha", "single-tenant-self-hosted"]) assert.equal(alertOf(objectsOf(scenario)), undefined, `${scenario} uses pgvector`);
+  });
+
   test("the dashboard ConfigMap carries the Grafana sidecar label and the dashboard file unchanged", () => {
     const objects = objectsOf("ha");
     const configMap = mustFind(objects, "ConfigMap", componentName("dashboard"));
@@ -521,14 +677,25 @@ describe("monitoring", () => {
       "grpc_client_handling_seconds_bucket",
       "process_resident_memory_bytes",
       "nodejs_eventloop_lag_p99_seconds",
+      // The store's vector outbox (with Qdrant as the backend).
+      "context_hub_vector_outbox_pending",
+      "context_hub_vector_outbox_lag_seconds",
     ]);
     const used = new Set<string>();
-    for (const expression of [...dashboardExpressions(), ...ruleExpressions(objectsOf("minimal")).map((rule) => rule.expr)]) {
+    for (const expression of [...dashboardExpressions(), ...ruleExpressions(objectsOf("external-postgres-qdrant")).map((rule) => rule.expr)]) {
       for (const name of metricNamesIn(expression)) used.add(name);
     }
     const unknown = [...used].filter((name) => !promised.has(name) && !externalMetrics.has(name));
     assert.deepEqual(unknown, []);
-    for (const name of ["contexthub_write_stage_seconds_bucket", "contexthub_tool_calls_total", "contexthub_search_seconds_bucket", "contexthub_provider_request_seconds_bucket", "process_resident_memory_bytes"]) {
+    for (const name of [
+      "contexthub_write_stage_seconds_bucket",
+      "contexthub_tool_calls_total",
+      "contexthub_search_seconds_bucket",
+      "contexthub_provider_request_seconds_bucket",
+      "process_resident_memory_bytes",
+      "context_hub_vector_outbox_pending",
+      "context_hub_vector_outbox_lag_seconds",
+    ]) {
       assert.ok(used.has(name), `${name} is on the dashboard or in an alert`);
     }
   });

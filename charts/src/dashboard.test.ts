@@ -31,7 +31,7 @@ test("the dashboard has a stable uid and the datasource, namespace and job varia
   );
 });
 
-test("the dashboard shows what operators watch: write latency by stage, throughput, tool errors, search by mode, providers, memory", () => {
+test("the dashboard shows what operators watch: write latency by stage, throughput, tool errors, search by mode, providers, outbox lag, memory", () => {
   const byMetric = (metric: string, ...fragments: string[]) =>
     graphs.some((panel) => (panel.targets ?? []).some((target) => target.expr.includes(metric) && fragments.every((fragment) => target.expr.includes(fragment))));
   for (const quantile of ["0.5", "0.95", "0.99"]) assert.ok(byMetric("contexthub_write_stage_seconds_bucket", `histogram_quantile(${quantile}`, 'stage="total"'), `write p${quantile}`);
@@ -41,6 +41,8 @@ test("the dashboard shows what operators watch: write latency by stage, throughp
   assert.ok(byMetric("contexthub_search_seconds_bucket", "by (le, mode)"), "search latency by mode");
   assert.ok(byMetric("contexthub_provider_request_seconds", 'outcome="error"'), "provider failures");
   assert.ok(byMetric("process_resident_memory_bytes"), "memory");
+  assert.ok(byMetric("context_hub_vector_outbox_lag_seconds", "max("), "vector outbox lag");
+  assert.ok(byMetric("context_hub_vector_outbox_pending", "max("), "vector outbox backlog");
 });
 
 test("every panel query is scoped to the selected namespace and services, has a unit, and panels do not overlap", () => {

@@ -23,10 +23,20 @@ import { startRunPostgres, type RunPostgres } from "./postgres.js";
 
 /**
  * The scenario run here, as an operator installs it (API-key authentication),
- * plus a credential for the `helm test` Pod, which ci/minimal leaves out.
+ * plus a credential for the `helm test` Pod, which ci/minimal leaves out, and
+ * gateway settings from values whose effect a client sees.
  */
 const scenario = "minimal";
-const overrides = ["tests.credential.existingSecret=context-hub-smoke", "tests.credential.key=token"];
+const instructions = "Memory of the chart-driven run: store findings under the thread chart-run.";
+const disabledTool = "get_audit_log";
+const overrides = [
+  "tests.credential.existingSecret=context-hub-smoke",
+  "tests.credential.key=token",
+  `gateway.instructions=${instructions}`,
+  `gateway.disabledTools={${disabledTool}}`,
+  "gateway.rateLimits.read.perMinute=600",
+  "gateway.rateLimits.write.burst=30",
+];
 /** A key of the API-keys file the operator mounts (shape: chk_ + 256 random bits, base64url). */
 const apiKey = `chk_${randomBytes(32).toString("base64url")}`;
 const apiKeysFile = JSON.stringify({ keys: [{ key: apiKey, tenant: "chart-run", subject: "operator", scopes: ["context:read", "context:write"] }] });
@@ -107,6 +117,11 @@ describe(`chart-driven local run of ci/${scenario}-values.yaml`, { skip: missing
     const client = new Client({ name: "context-hub-chart-run", version: "0.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(gatewayUrl()), { requestInit: { headers: { authorization: `Bearer ${apiKey}` } } }));
     try {
+      // gateway.instructions and gateway.disabledTools, as the client sees them.
+      assert.equal(client.getInstructions(), instructions);
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((tool) => tool.name === "store_context"));
+      assert.equal(tools.some((tool) => tool.name === disabledTool), false, `${disabledTool} is disabled by values`);
       const call = async (name: string, args: Record<string, unknown>) => {
         const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
         assert.notEqual(result.isError, true, `${name}: ${JSON.stringify(result.content)}`);
@@ -158,7 +173,8 @@ describe(`chart-driven local run of ci/${scenario}-values.yaml`, { skip: missing
       }
     };
     for (const expression of dashboardExpressions()) check("dashboard", expression);
-    for (const rule of ruleExpressions(objects)) check(rule.alert, rule.expr);
+    // The alerts of this scenario, and those rendered only with Qdrant as the vector backend.
+    for (const rule of [...ruleExpressions(objects), ...ruleExpressions(render("external-postgres-qdrant"))]) check(rule.alert, rule.expr);
     const report = [...missing].map(([metric, users]) => `${metric} (read by ${[...users].join(", ")})`).sort();
     assert.deepEqual(report, [], `metric names the services do not export:\n${report.join("\n")}`);
   });

@@ -116,10 +116,16 @@ seccompProfile:
 {{- default (include "context-hub.componentName" (dict "root" . "component" "postgresql")) .Values.postgresql.existingSecret -}}
 {{- end -}}
 
+{{/* "true" when Qdrant (in-chart or external) is the vector backend, else empty. */}}
+{{- define "context-hub.qdrantBackend" -}}
+{{- if or .Values.qdrant.enabled .Values.qdrant.url -}}true{{- end -}}
+{{- end -}}
+
 {{/*
 DATABASE_URL (and DATABASE_POOL_MAX) for the store and the migrations Job: from
 database.existingSecret, or composed for the in-chart Postgres with the password
-expanded by Kubernetes from the variable defined just before it.
+expanded by Kubernetes from the variable defined just before it. Then the
+vector backend: pgvector, or Qdrant (in-chart or external) fed from the outbox.
 */}}
 {{- define "context-hub.databaseEnv" -}}
 {{- if .Values.postgresql.enabled }}
@@ -139,19 +145,27 @@ expanded by Kubernetes from the variable defined just before it.
 {{- end }}
 - name: DATABASE_POOL_MAX
   value: {{ .Values.database.poolMax | quote }}
-{{- if .Values.qdrant.enabled }}
-- name: QDRANT_URL
+{{- if include "context-hub.qdrantBackend" . }}
+- name: STORE_VECTOR_BACKEND
+  value: "qdrant"
+- name: STORE_QDRANT_URL
+  {{- if .Values.qdrant.enabled }}
   value: {{ printf "http://%s:6333" (include "context-hub.componentName" (dict "root" . "component" "qdrant")) | quote }}
-{{- else if .Values.qdrant.url }}
-- name: QDRANT_URL
+  {{- else }}
   value: {{ .Values.qdrant.url | quote }}
-{{- end }}
-{{- if and (or .Values.qdrant.enabled .Values.qdrant.url) .Values.qdrant.apiKey.existingSecret }}
-- name: QDRANT_API_KEY
+  {{- end }}
+- name: STORE_QDRANT_COLLECTION
+  value: {{ .Values.qdrant.collection | quote }}
+{{- with .Values.qdrant.apiKey.existingSecret }}
+- name: STORE_QDRANT_API_KEY
   valueFrom:
     secretKeyRef:
-      name: {{ .Values.qdrant.apiKey.existingSecret }}
-      key: {{ .Values.qdrant.apiKey.key }}
+      name: {{ . }}
+      key: {{ $.Values.qdrant.apiKey.key }}
+{{- end }}
+{{- else }}
+- name: STORE_VECTOR_BACKEND
+  value: "pgvector"
 {{- end }}
 {{- end -}}
 
@@ -204,6 +218,25 @@ expanded by Kubernetes from the variable defined just before it.
 {{- end -}}
 {{- if and (not .Values.postgresql.enabled) (not .Values.database.existingSecret) -}}
 {{- $errors = append $errors "set database.existingSecret to a Secret holding DATABASE_URL, or postgresql.enabled=true for the in-chart Postgres" -}}
+{{- end -}}
+{{- if and .Values.auth.oidc.tenant .Values.auth.oidc.tenantClaim -}}
+{{- $errors = append $errors "auth.oidc: set either tenant (one fixed tenant) or tenantClaim (the tenant comes from a claim), not both" -}}
+{{- end -}}
+{{- /* With a provider Secret the model, address and key may come from it, so only a provider without one is checked. */ -}}
+{{- range $worker, $providers := dict "embedder" (dict "keyed" (list "openai" "voyage") "noDefaultUrl" (list)) "summarizer" (dict "keyed" (list "openai" "anthropic") "noDefaultUrl" (list)) "reranker" (dict "keyed" (list "cohere") "noDefaultUrl" (list "tei")) -}}
+{{- $provider := (index $.Values $worker).provider -}}
+{{- $prefix := upper $worker -}}
+{{- if and $provider.name (ne $provider.name "builtin") (not $provider.existingSecret) -}}
+{{- if not $provider.model -}}
+{{- $errors = append $errors (printf "%s.provider.name is %s: set %s.provider.model (%s_MODEL), the model id sent to the API" $worker $provider.name $worker $prefix) -}}
+{{- end -}}
+{{- if and (has $provider.name $providers.keyed) (not $provider.baseUrl) -}}
+{{- $errors = append $errors (printf "%s.provider.name is %s at its default address, which needs an API key: set %s.provider.existingSecret to a Secret holding %s_API_KEY" $worker $provider.name $worker $prefix) -}}
+{{- end -}}
+{{- if and (has $provider.name $providers.noDefaultUrl) (not $provider.baseUrl) -}}
+{{- $errors = append $errors (printf "%s.provider.name is %s, which has no default address: set %s.provider.baseUrl (%s_BASE_URL)" $worker $provider.name $worker $prefix) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 {{- if and .Values.qdrant.enabled .Values.qdrant.url -}}
 {{- $errors = append $errors "set either qdrant.enabled (in-chart Qdrant) or qdrant.url (external Qdrant), not both" -}}
