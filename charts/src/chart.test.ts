@@ -643,7 +643,7 @@ describe("monitoring", () => {
         .find((rule) => rule.alert === "ContextHubVectorOutboxLagging");
     const external = alertOf(objectsOf("external-postgres-qdrant"));
     assert.ok(external, "external Qdrant");
-    assert.match(external.expr, /^max\(context_hub_vector_outbox_lag_seconds\{namespace="context-hub", job=~"[^"]+"\}\) > 120$/);
+    assert.match(external.expr, /^max\(contexthub_vector_outbox_lag_seconds\{namespace="context-hub", job=~"[^"]+"\}\) > 120$/);
     assert.equal(external.for, "5m");
     const inChart = alertOf(objectsOf("in-cluster-databases"));
     assert.ok(inChart, "in-chart Qdrant");
@@ -678,8 +678,8 @@ describe("monitoring", () => {
       "process_resident_memory_bytes",
       "nodejs_eventloop_lag_p99_seconds",
       // The store's vector outbox (with Qdrant as the backend).
-      "context_hub_vector_outbox_pending",
-      "context_hub_vector_outbox_lag_seconds",
+      "contexthub_vector_outbox_pending",
+      "contexthub_vector_outbox_lag_seconds",
     ]);
     const used = new Set<string>();
     for (const expression of [...dashboardExpressions(), ...ruleExpressions(objectsOf("external-postgres-qdrant")).map((rule) => rule.expr)]) {
@@ -693,8 +693,8 @@ describe("monitoring", () => {
       "contexthub_search_seconds_bucket",
       "contexthub_provider_request_seconds_bucket",
       "process_resident_memory_bytes",
-      "context_hub_vector_outbox_pending",
-      "context_hub_vector_outbox_lag_seconds",
+      "contexthub_vector_outbox_pending",
+      "contexthub_vector_outbox_lag_seconds",
     ]) {
       assert.ok(used.has(name), `${name} is on the dashboard or in an alert`);
     }

@@ -41,8 +41,8 @@ test("the dashboard shows what operators watch: write latency by stage, throughp
   assert.ok(byMetric("contexthub_search_seconds_bucket", "by (le, mode)"), "search latency by mode");
   assert.ok(byMetric("contexthub_provider_request_seconds", 'outcome="error"'), "provider failures");
   assert.ok(byMetric("process_resident_memory_bytes"), "memory");
-  assert.ok(byMetric("context_hub_vector_outbox_lag_seconds", "max("), "vector outbox lag");
-  assert.ok(byMetric("context_hub_vector_outbox_pending", "max("), "vector outbox backlog");
+  assert.ok(byMetric("contexthub_vector_outbox_lag_seconds", "max("), "vector outbox lag");
+  assert.ok(byMetric("contexthub_vector_outbox_pending", "max("), "vector outbox backlog");
 });
 
 test("every panel query is scoped to the selected namespace and services, has a unit, and panels do not overlap", () => {

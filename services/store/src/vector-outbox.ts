@@ -14,8 +14,8 @@ import { gauge, type Logger } from "@context-hub/common";
 import type { SqlDatabase, SqlExecutor } from "./db/sql-database.js";
 import { readChunkPoints, type QdrantCollections } from "./qdrant-collections.js";
 
-const pendingGauge = gauge("context_hub_vector_outbox_pending", "Vector outbox rows not yet delivered to the external vector index.", []);
-const lagGauge = gauge("context_hub_vector_outbox_lag_seconds", "Age of the oldest vector outbox row not yet delivered, in seconds (0 when the outbox is empty).", []);
+const pendingGauge = gauge("contexthub_vector_outbox_pending", "Vector outbox rows not yet delivered to the external vector index.", []);
+const lagGauge = gauge("contexthub_vector_outbox_lag_seconds", "Age of the oldest vector outbox row not yet delivered, in seconds (0 when the outbox is empty).", []);
 
 /** The triggers that fill the outbox; their functions come from migration 6. */
 const triggers = [

@@ -212,7 +212,7 @@ describe("the Qdrant backend's outbox", () => {
     const standing = await commitWithVectors(h.client, a1, "o", "written before the outage", [direction(7, 0, 0.3)]);
     const doomed = await commitWithVectors(h.client, a1, "o", "deleted during the outage", [direction(7, 0, 0.2)]);
     await h.settle();
-    await waitFor("the lag gauge reading 0", async () => (await gaugeValue("context_hub_vector_outbox_lag_seconds")) === 0);
+    await waitFor("the lag gauge reading 0", async () => (await gaugeValue("contexthub_vector_outbox_lag_seconds")) === 0);
 
     h.proxy.cut();
     const during = await commitWithVectors(h.client, a1, "o", "written during the outage", [direction(7, 0, 0.1)]);
@@ -235,13 +235,13 @@ describe("the Qdrant backend's outbox", () => {
 
     // The relay keeps failing while the link is down; its gauges say how far behind it is.
     await h.restartStore();
-    await waitFor("the pending gauge reporting the backlog", async () => (await gaugeValue("context_hub_vector_outbox_pending")) >= 3);
-    assert.ok((await gaugeValue("context_hub_vector_outbox_lag_seconds")) > 0);
+    await waitFor("the pending gauge reporting the backlog", async () => (await gaugeValue("contexthub_vector_outbox_pending")) >= 3);
+    assert.ok((await gaugeValue("contexthub_vector_outbox_lag_seconds")) > 0);
 
     h.proxy.restore();
     await h.settle();
-    await waitFor("the lag gauge returning to 0", async () => (await gaugeValue("context_hub_vector_outbox_lag_seconds")) === 0);
-    assert.equal(await gaugeValue("context_hub_vector_outbox_pending"), 0);
+    await waitFor("the lag gauge returning to 0", async () => (await gaugeValue("contexthub_vector_outbox_lag_seconds")) === 0);
+    assert.equal(await gaugeValue("contexthub_vector_outbox_pending"), 0);
     const recovered = await search(a1, direction(7));
     assert.deepEqual(recovered.warnings, []);
     assert.deepEqual(
