@@ -216,9 +216,13 @@ export interface EntryUpdateInput {
   images: readonly { mimeType: string; data: Uint8Array }[] | undefined;
   visibility: Visibility | undefined;
   generated: GeneratedInput | undefined;
-  /** Set when the change restores an earlier version: the store checks the content matches it and records the restore. */
+  /**
+   * Set when the change restores an earlier version: the store checks the
+   * content matches it, brings back that version's valid-time interval and
+   * records the restore.
+   */
   restoredFromVersion?: number | undefined;
-  /** Replaces the valid-time interval when present. */
+  /** Replaces the valid-time interval when present; on a restore it may only repeat the restored version's. */
   validity?: Validity | undefined;
 }
 

@@ -127,16 +127,26 @@ function toAck(entry: LockedEntry): EntryAck {
 /**
  * A restore must restore: `version` is an earlier, kept version of the
  * entry, and the content the change leaves (its new text, or the stored
- * one) is that version's text.
+ * one) is that version's text. Returns the valid-time interval the change
+ * leaves: the one that version stated. The store reads it from the kept
+ * version itself, so every client restores it; a change that names another
+ * interval is refused rather than half-restoring the version.
  */
-async function checkRestore(scope: EntryWriteScope, entry: LockedEntry, change: EntryChange, version: number): Promise<void> {
+async function checkRestore(scope: EntryWriteScope, entry: LockedEntry, change: EntryChange, version: number): Promise<Validity> {
   if (version >= entry.version) throw invalidArgument(`${change.field}.restored_from_version must be earlier than the current version ${entry.version} (got ${version})`);
-  const restoredHash = await scope.versionHash(entry.id, version);
-  if (restoredHash === undefined) {
+  const kept = await scope.keptVersion(entry.id, version);
+  if (kept === undefined) {
     throw invalidArgument(`version ${version} of entry ${entry.id} is not kept`, "list the kept versions with the entry's history (versions written before history was kept are not)");
   }
   const resultingHash = change.text?.contentHash ?? entry.contentHash;
-  if (resultingHash !== restoredHash) throw invalidArgument(`${change.field}.text is not the text of version ${version}: a restore must restore that version's text`);
+  if (resultingHash !== kept.contentHash) throw invalidArgument(`${change.field}.text is not the text of version ${version}: a restore must restore that version's text`);
+  if (change.validity !== undefined && !isSameValidity(change.validity, kept.validity)) {
+    throw invalidArgument(
+      `${change.field}.validity is not the valid-time interval of version ${version}: a restore restores that version's interval`,
+      "leave validity out of the restore (the store restores the version's interval), then change the interval with an update",
+    );
+  }
+  return kept.validity;
 }
 
 /** The fields a change replaces, screened anew. */
@@ -157,7 +167,7 @@ function rescreen(write: EntryChangeWrite): RescreenedFields {
  *    (VERSION_CONFLICT otherwise, naming the current one);
  * 4. a text that differs from the stored one needs generation output for it;
  * 5. a restore (`restoredFrom`) must leave exactly the restored version's
- *    text;
+ *    text, and brings back that version's valid-time interval;
  * 6. only what differs is written, with version + 1, as a compare-and-set on
  *    the locked version that re-checks write access; the replaced version is
  *    kept in the entry's history and the trust state follows the change
@@ -180,6 +190,8 @@ export async function updateEntry(scope: EntryWriteScope, caller: Principal, cha
   if (textChanges && change.generated === undefined) {
     throw invalidArgument(`${change.field}.generated is required: the text changes, so it needs embeddings and summaries generated for the new text`);
   }
+  // A restore brings back the interval the restored version stated, checked and read in this transaction.
+  const validity = change.restoredFrom === undefined ? change.validity : await checkRestore(scope, entry, change, change.restoredFrom);
   const write: EntryChangeWrite = {
     text: textChanges && change.text !== undefined && change.generated !== undefined ? { ...change.text, generated: change.generated } : undefined,
     metadata: change.metadata !== undefined && !isSameJson(change.metadata, entry.metadata) ? change.metadata : undefined,
@@ -187,9 +199,8 @@ export async function updateEntry(scope: EntryWriteScope, caller: Principal, cha
     images:
       change.images !== undefined && !isSameList(change.images.map((image) => `${image.mimeType} ${image.sha256}`), entry.imageKeys) ? change.images : undefined,
     visibility,
-    validity: change.validity !== undefined && !isSameValidity(change.validity, entry.validity) ? change.validity : undefined,
+    validity: validity !== undefined && !isSameValidity(validity, entry.validity) ? validity : undefined,
   };
-  if (change.restoredFrom !== undefined) await checkRestore(scope, entry, change, change.restoredFrom);
   if (Object.values(write).every((value) => value === undefined)) return toAck(entry);
   const trust = trustAfterChange(entry.trust, entry.source, caller, rescreen(write), write.text !== undefined);
   const ack = await scope.update(caller, entry, write, {

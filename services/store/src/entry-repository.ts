@@ -118,8 +118,8 @@ export interface EntryWriteScope extends SavepointScope {
    * tenant visibility, a thread grant, admin) or deleted it.
    */
   wasDeleted(principal: Principal, threadId: string, contentHash: string): Promise<boolean>;
-  /** The content hash of kept version `version` of entry `id` (which the caller has locked), if it is kept. */
-  versionHash(id: string, version: number): Promise<string | undefined>;
+  /** The content hash and valid-time interval of kept version `version` of entry `id` (which the caller has locked), if it is kept. */
+  keptVersion(id: string, version: number): Promise<{ contentHash: string; validity: Validity } | undefined>;
   /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
   resolveIds(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
   /** Locks the visible entries among `ids` in id order (so concurrent multi-entry changes queue instead of deadlocking). */
@@ -630,9 +630,13 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
       return rows[0]?.deleted === true;
     },
 
-    async versionHash(id, version) {
-      const { rows } = await tx.query<{ content_hash: string }>("SELECT content_hash FROM entry_versions WHERE entry_id = $1 AND version = $2", [id, version]);
-      return rows[0]?.content_hash;
+    async keptVersion(id, version) {
+      const { rows } = await tx.query<{ content_hash: string; valid_from: Date | null; valid_to: Date | null }>(
+        "SELECT content_hash, valid_from, valid_to FROM entry_versions WHERE entry_id = $1 AND version = $2",
+        [id, version],
+      );
+      const [row] = rows;
+      return row === undefined ? undefined : { contentHash: row.content_hash, validity: { validFrom: row.valid_from ?? undefined, validTo: row.valid_to ?? undefined } };
     },
 
     resolveIds: (principal, queries, maxMatches) => resolveIds(tx, principal, queries, maxMatches),

@@ -110,3 +110,4 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
     throw error;
   }
 }
+export { nastyQueries } from "./search-nasty-queries.js";

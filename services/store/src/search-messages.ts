@@ -5,11 +5,11 @@
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { invalidArgument } from "@context-hub/common";
-import { searchV1 } from "@context-hub/proto";
+import { searchV1, storeV1 } from "@context-hub/proto";
 import type { GrepOutputMode } from "./grep.js";
-import { toDate, toEntryMessage, toMetadataOperator, toMetadataValue, toSource } from "./messages.js";
+import { toDate, toEntryMessage, toMetadataOperator, toMetadataValue, toSource, trustStateOf } from "./messages.js";
 import type { RangeRequest } from "./navigation.js";
-import type { GrepResult, SearchHitResult } from "./search.js";
+import type { GrepResult, ReadRangeResult, SearchHitResult } from "./search.js";
 import type { SearchFilterInput } from "./search-filter.js";
 import type { FullTextMode } from "./text-search.js";
 
@@ -87,6 +87,10 @@ export function toSearchHitMessage(hit: SearchHitResult): MessageInitShape<typeo
   };
 }
 
+export function toReadRangeResponse(result: ReadRangeResult): MessageInitShape<typeof searchV1.ReadRangeResponseSchema> {
+  return { ...result, trustState: result.trustState === undefined ? storeV1.TrustState.UNSPECIFIED : trustStateOf[result.trustState] };
+}
+
 export function toGrepResponse(result: GrepResult): MessageInitShape<typeof searchV1.GrepResponseSchema> {
   return {
     entries: result.entries.map((entry) => ({
@@ -94,6 +98,7 @@ export function toGrepResponse(result: GrepResult): MessageInitShape<typeof sear
       threadId: entry.threadId,
       matchCount: entry.matchCount,
       timedOut: entry.timedOut,
+      trustState: trustStateOf[entry.trustState],
       matches: entry.matches.map((match) => ({ line: match.line, span: match.span, lineText: match.lineText, before: match.before, after: match.after })),
     })),
     entriesScanned: result.entriesScanned,

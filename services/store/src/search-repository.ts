@@ -7,6 +7,7 @@ import type { Principal } from "./principal.js";
 import type { SearchFilter } from "./search-filter.js";
 import { entrySource, previewSourceColumn, searchFilterConditions } from "./search-filter-sql.js";
 import { trustFilter } from "./trust-filter.js";
+import type { TrustState } from "./trust.js";
 import { headlineOptions, highlightTextLimit, toLexemeQuery, type FullTextMode } from "./text-search.js";
 
 /** A full-text query as the repository runs it. */
@@ -29,6 +30,8 @@ export interface GrepCandidate {
   threadId: string;
   createdAt: Date;
   text: string;
+  /** The state of the text read (under `as_of`, that version's; see entrySource). */
+  trustState: TrustState;
 }
 
 /** Where a keyset page of grep candidates continues: after this entry in newest-first order. */
@@ -232,14 +235,14 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
       if (literal !== undefined) conditions.push(`strpos(e.text, ${params.add(literal)}) > 0`);
       if (cursor !== undefined) conditions.push(`(e.created_at, e.id) < (${params.add(cursor.createdAt.toISOString())}::timestamptz, ${params.add(cursor.id)}::uuid)`);
-      const { rows } = await db.query<{ id: string; thread_id: string; created_at: Date; text: string }>(
-        `SELECT e.id, e.thread_id, e.created_at, e.text FROM ${entrySource(principal, filter, params)} e
+      const { rows } = await db.query<{ id: string; thread_id: string; created_at: Date; text: string; trust_state: TrustState }>(
+        `SELECT e.id, e.thread_id, e.created_at, e.text, e.trust_state FROM ${entrySource(principal, filter, params)} e
          WHERE ${conditions.join(" AND ")}
          ORDER BY e.created_at DESC, e.id DESC
          LIMIT ${params.add(limit)}`,
         params.values,
       );
-      return rows.map((row) => ({ id: row.id, threadId: row.thread_id, createdAt: row.created_at, text: row.text }));
+      return rows.map((row) => ({ id: row.id, threadId: row.thread_id, createdAt: row.created_at, text: row.text, trustState: row.trust_state }));
     },
 
     async setting(key) {

@@ -3,7 +3,7 @@ import type { ServiceImplementation } from "@context-hub/common";
 import type { searchV1 } from "@context-hub/proto";
 import { toEntryMessage, toPrincipal } from "./messages.js";
 import type { SearchService } from "./search.js";
-import { toFullTextMode, toGrepOutput, toGrepResponse, toRangeRequest, toSearchFilter, toSearchHitMessage } from "./search-messages.js";
+import { toFullTextMode, toGrepOutput, toGrepResponse, toRangeRequest, toReadRangeResponse, toSearchFilter, toSearchHitMessage } from "./search-messages.js";
 
 /** The SearchService implementation over the search domain. */
 export function createSearchHandlers(search: SearchService): ServiceImplementation<typeof searchV1.SearchService> {
@@ -47,12 +47,13 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
     },
 
     async readRange(request) {
-      return search.readRange(toPrincipal(request.principal), {
+      const result = await search.readRange(toPrincipal(request.principal), {
         id: request.id,
         range: toRangeRequest(request.range),
         maxChars: request.maxChars,
         includeQuarantined: request.includeQuarantined,
       });
+      return toReadRangeResponse(result);
     },
 
     async grep(request, context) {

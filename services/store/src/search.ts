@@ -19,6 +19,7 @@ import { requirePrincipal, type Principal } from "./principal.js";
 import { validateSearchFilter, type SearchFilterInput } from "./search-filter.js";
 import type { GrepCursor, SearchRepository } from "./search-repository.js";
 import { chooseQueryLanguage, parseHeadline, validateFullTextQuery, type FullTextMode, type Highlight } from "./text-search.js";
+import type { TrustState } from "./trust.js";
 import type { VectorIndex, VectorStrategy } from "./vector-index.js";
 
 /** Limits every search holds to; documented in docs/retrieval.md. */
@@ -140,6 +141,8 @@ export interface ReadRangeResult {
   textLength: number;
   lineCount: number;
   heading: string;
+  /** The entry's trust state (quarantined or rejected only when the read asked for them); undefined only if the read did not report it. */
+  trustState: TrustState | undefined;
 }
 
 export interface GrepRequest {
@@ -161,6 +164,8 @@ export interface GrepEntryResult {
   matchCount: number;
   matches: GrepLineMatch[];
   timedOut: boolean;
+  /** The trust state of the text searched: quarantined or rejected only with `filter.includeQuarantined`. */
+  trustState: TrustState;
 }
 
 export interface GrepResult {
@@ -382,6 +387,7 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
         textLength: entry.text.length,
         lineCount,
         heading: range.heading,
+        trustState: entry.trust?.state,
       };
     },
 
@@ -430,14 +436,21 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
           scanned++;
           cursor = { createdAt: candidate.createdAt, id: candidate.id };
           if (outcome.status === "timed_out") {
-            results.push({ entryId: candidate.id, threadId: candidate.threadId, matchCount: 0, matches: [], timedOut: true });
+            results.push({ entryId: candidate.id, threadId: candidate.threadId, matchCount: 0, matches: [], timedOut: true, trustState: candidate.trustState });
             continue;
           }
           if (outcome.result.matchCount === 0) continue;
           totalMatches += outcome.result.matchCount;
           const shown = request.mode === "content" ? outcome.result.matches.slice(0, maxMatches - reported) : [];
           reported += request.mode === "content" ? shown.length : 1;
-          results.push({ entryId: candidate.id, threadId: candidate.threadId, matchCount: outcome.result.matchCount, matches: shown, timedOut: false });
+          results.push({
+            entryId: candidate.id,
+            threadId: candidate.threadId,
+            matchCount: outcome.result.matchCount,
+            matches: shown,
+            timedOut: false,
+            trustState: candidate.trustState,
+          });
           if (reported >= maxMatches) {
             truncated = true;
             break scan;

@@ -4,10 +4,10 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { contentHash, createGrpcClient } from "@context-hub/common";
 import { commonV1, embedderV1, storeV1 } from "@context-hub/proto";
 import { startAllInOne, type AllInOne } from "@context-hub/cli";
+import { nastyQueries } from "@context-hub/store";
 import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
 import { startTestPostgres } from "../support/postgres.js";
 import { readWrite, writeKeysFile, type TestPrincipal } from "../support/principals.js";
-import { nastyQueries } from "./nasty-queries.js";
 
 /**
  * Every retrieval tool over the real MCP surface with real API keys, against

@@ -67,6 +67,10 @@ export function defineTimelinesTests(harness: () => RetrievalHarness): void {
       assert.deepEqual(states(await ftsHits(alice, "quarry gravel", open)), expected, "full text");
       assert.deepEqual(states(await semanticHits(alice, direction(2), open)), expected, "semantic");
       assert.deepEqual(sorted(await grepIds(alice, "Quarry gravel", open)), sorted([ids.clean!, ids.quarantined!]), "grep");
+      for (const output of [GrepOutput.CONTENT, GrepOutput.FILES_WITH_MATCHES, GrepOutput.COUNT]) {
+        const grep = await h().searchClient.grep({ principal: alice, pattern: "Quarry gravel", output, filter: open });
+        assert.deepEqual(Object.fromEntries(grep.entries.map((entry) => [entry.entryId, entry.trustState])), expected, `grep (output ${output}) reports each entry's state`);
+      }
       const listed = await h().client.listEntries({ principal: alice, filter: { threadId: "legs", includeQuarantined: true }, limit: 10 });
       assert.deepEqual(Object.fromEntries(listed.entries.map((entry) => [entry.id, entry.trustState])), expected, "listing");
     });
@@ -80,7 +84,9 @@ export function defineTimelinesTests(harness: () => RetrievalHarness): void {
       assert.equal(outline.entry?.trustState, TrustState.QUARANTINED);
       const range = await h().searchClient.readRange({ principal: alice, id: ids.quarantined!, range: lines, includeQuarantined: true });
       assert.match(range.text, /Ignore previous instructions/);
+      assert.equal(range.trustState, TrustState.QUARANTINED, "the range says how far its text can be believed");
       assert.equal((await h().searchClient.navigateEntry({ principal: alice, id: ids.clean! })).entry?.trustState, TrustState.VERIFIED, "positive control");
+      assert.equal((await h().searchClient.readRange({ principal: alice, id: ids.clean!, range: lines })).trustState, TrustState.VERIFIED, "positive control");
     });
 
     test("to anyone else it does not exist, whatever include_quarantined says", async () => {

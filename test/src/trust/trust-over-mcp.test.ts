@@ -246,6 +246,36 @@ for (const backend of backends) {
       assert.equal(withoutIds(textOf(denied)), withoutIds(textOf(await callTool(clients.bob!, "restore_context_version", { context_id: ghost, version: 1 }))));
     });
 
+    test("a restore brings back the valid-time interval of the version it restores", async () => {
+      const thread = "berths";
+      const id = (
+        await callOk<Ack>(clients.alice!, "store_context", { thread_id: thread, source: "user", text: "Berth fee: twelve crowns a night.", valid_from: "2026-01-01", valid_to: "2026-02-01" })
+      ).context_id;
+      await callOk(clients.alice!, "update_context", { context_id: id, text: "Berth fee: fifteen crowns a night.", valid_from: "2026-03-01" });
+      const inJanuary = async () => (await callOk<Listing>(clients.alice!, "search_context", { thread_id: thread, valid_at: "2026-01-15" })).results.map((result) => result.id);
+      assert.deepEqual(await inJanuary(), [], "the premise: version 2 does not hold in January");
+
+      const restored = await callOk<{ version: number; restored_version: number }>(clients.alice!, "restore_context_version", { context_id: id, version: 1 });
+      assert.deepEqual([restored.version, restored.restored_version], [3, 1]);
+      const fetched = await callOk<{ entries: { text: string; valid_from: string | null; valid_to: string | null }[] }>(clients.alice!, "get_context_by_ids", { context_ids: [id] });
+      assert.deepEqual(
+        fetched.entries.map((entry) => [entry.text, entry.valid_from, entry.valid_to]),
+        [["Berth fee: twelve crowns a night.", "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"]],
+      );
+      assert.deepEqual(await inJanuary(), [id], "valid_at finds the restored interval");
+      const versions = (
+        await callOk<{ versions: { version: number; change: string; valid_from: string | null; valid_to: string | null }[] }>(clients.alice!, "get_context_history", { context_id: id })
+      ).versions;
+      assert.deepEqual(
+        versions.map((version) => [version.version, version.change, version.valid_from, version.valid_to]),
+        [
+          [3, "restore", "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"],
+          [2, "update", "2026-03-01T00:00:00.000Z", null],
+          [1, "create", "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"],
+        ],
+      );
+    });
+
     test("instruction-shaped writes are quarantined, left out of searches and fetches unless asked, and said so", async () => {
       const stored = await callOk<Ack>(clients.bob!, "store_context", {
         thread_id: "inbox",
@@ -366,6 +396,19 @@ for (const backend of backends) {
         );
       assert.deepEqual(await grep({}), [good]);
       assert.deepEqual(await grep({ include_quarantined: true }), [good, bad].sort());
+      const grepped = await callTool(clients.bob!, "grep_context", { pattern: "Zephyrine", include_quarantined: true });
+      const lines = grepped.structuredContent as { results: { id: string; trust_state: string; matches: { id: string; trust_state: string; text: string }[] }[] };
+      assert.deepEqual(
+        Object.fromEntries(lines.results.map((result) => [result.id, [result.trust_state, ...result.matches.map((match) => match.trust_state)]])),
+        { [good]: ["verified", "verified"], [bad]: ["quarantined", "quarantined"] },
+        "grep says each entry's trust state, on the entry and on every match",
+      );
+      const fenced = JSON.parse(textOf(grepped)) as typeof lines;
+      assert.deepEqual(
+        Object.fromEntries(fenced.results.map((result) => [result.id, result.matches.map((match) => match.text.split("\n")[0])])),
+        { [good]: [`<<<UNTRUSTED_DATA entry=${good} trust=verified>>>`], [bad]: [`<<<UNTRUSTED_DATA entry=${bad} trust=quarantined>>>`] },
+        "the fence around each matching line names its entry's state",
+      );
       const connector = (extra: Record<string, unknown>) =>
         callOk<{ results: { id: string }[] }>(clients.bob!, "search", { query: "zephyrine ledger", ...extra }).then((reply) => reply.results.map((result) => result.id));
       assert.ok(!(await connector({})).includes(bad), "the connector search leaves it out");
@@ -387,6 +430,14 @@ for (const backend of backends) {
         assert.notEqual(read.isError, true, `${tool} with include_quarantined: ${textOf(read)}`);
       }
       assert.equal((await callOk<{ trust_state: string }>(clients.bob!, "navigate_context", { context_id: bad, include_quarantined: true })).trust_state, "quarantined");
+      const range = await callTool(clients.bob!, "read_context_range", { context_id: bad, start_line: 1, end_line: 1, include_quarantined: true });
+      assert.equal((range.structuredContent as { trust_state: string }).trust_state, "quarantined", "a range read says its entry's trust state");
+      assert.match(
+        (JSON.parse(textOf(range)) as { text: string }).text,
+        new RegExp(`^<<<UNTRUSTED_DATA entry=${bad} trust=quarantined>>>\nZephyrine ledger\\. Ignore previous`),
+        "and fences its text with it",
+      );
+      assert.equal((await callOk<{ trust_state: string }>(clients.bob!, "read_context_range", { context_id: good, start: 0, end: 9 })).trust_state, "verified", "positive control");
       const foreign = await callTool(clients.alice!, "navigate_context", { context_id: bad, include_quarantined: true });
       assert.equal(
         withoutIds(textOf(foreign)),

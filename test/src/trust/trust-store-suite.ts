@@ -6,6 +6,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { contentHash } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
@@ -188,6 +189,64 @@ export function defineTrustStoreSuite(target: StoreTarget): void {
             [3, "restore", 1],
             [2, "update", 0],
             [1, "create", 0],
+          ],
+        );
+      });
+
+      test("a restore brings back the valid-time interval the restored version stated, as a new version in the history and the audit log", async () => {
+        const tenant = newTenant("restore-validity");
+        const caller = principal(tenant, "alice");
+        const root = principal(tenant, "root", { scopes: admin });
+        const instant = (iso: string) => timestampFromDate(new Date(iso));
+        const january = { validFrom: instant("2026-01-01T00:00:00Z"), validTo: instant("2026-02-01T00:00:00Z") };
+        const fromMarch = { validFrom: instant("2026-03-01T00:00:00Z") };
+        const entry = await commitText(client, caller, "tolls", "ferry toll is four crowns", january);
+        const change = async (update: Omit<MessageInitShape<typeof storeV1.EntryUpdateSchema>, "id" | "$typeName">) =>
+          (await client.updateEntries({ principal: caller, updates: [{ id: entry.id, ...update }], atomic: true })).results[0]!.ack!;
+        await change({ text: "ferry toll is five crowns", generated: generatedFor("ferry toll is five crowns"), validity: fromMarch });
+        await change({ validity: {} });
+        const interval = async () => {
+          const [current] = (await client.getEntries({ principal: caller, ids: [entry.id] })).entries;
+          return [
+            current?.version,
+            current?.validFrom === undefined ? null : timestampDate(current.validFrom).toISOString(),
+            current?.validTo === undefined ? null : timestampDate(current.validTo).toISOString(),
+          ];
+        };
+        assert.deepEqual(await interval(), [3, null, null], "the premise: version 3 is valid always");
+
+        // Version 2 had today's text: restoring it changes the interval alone.
+        assert.equal((await change({ restoredFromVersion: 2 })).version, 4);
+        assert.deepEqual(await interval(), [4, "2026-03-01T00:00:00.000Z", null]);
+        await expectError(
+          change({ text: "ferry toll is four crowns", generated: generatedFor("ferry toll is four crowns"), restoredFromVersion: 1, validity: fromMarch }),
+          "INVALID_ARGUMENT",
+          /validity is not the valid-time interval of version 1: a restore restores that version's interval/,
+        );
+        assert.deepEqual(await interval(), [4, "2026-03-01T00:00:00.000Z", null], "the refused restore changed nothing");
+        assert.equal((await change({ text: "ferry toll is four crowns", generated: generatedFor("ferry toll is four crowns"), restoredFromVersion: 1 })).version, 5);
+        assert.deepEqual(await interval(), [5, "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"]);
+        const validAt = async (iso: string) => (await client.listEntries({ principal: caller, filter: { threadId: "tolls", validAt: instant(iso) }, limit: 10 })).entries.map((found) => found.id);
+        assert.deepEqual(await validAt("2026-01-15T00:00:00Z"), [entry.id], "valid_at finds the restored interval");
+        assert.deepEqual(await validAt("2026-03-15T00:00:00Z"), [], "and no longer the replaced one");
+
+        const iso = (at: storeV1.EntryVersion["validFrom"]) => (at === undefined ? null : timestampDate(at).toISOString());
+        assert.deepEqual(
+          (await history(caller, entry.id)).versions.map((version) => [version.version, version.change, version.restoredFrom, iso(version.validFrom), iso(version.validTo)]),
+          [
+            [5, "restore", 1, "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"],
+            [4, "restore", 2, "2026-03-01T00:00:00.000Z", null],
+            [3, "update", 0, null, null],
+            [2, "update", 0, "2026-03-01T00:00:00.000Z", null],
+            [1, "create", 0, "2026-01-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z"],
+          ],
+        );
+        const restores = (await client.getAuditLog({ principal: root, filter: { action: "entry.restore" } })).records.reverse();
+        assert.deepEqual(
+          restores.map((record) => [record.details?.restored_from, record.details?.version, record.details?.fields]),
+          [
+            [2, 4, ["validity"]],
+            [1, 5, ["text", "validity"]],
           ],
         );
       });

@@ -266,7 +266,11 @@ export const hybridSearchOutput = z.object({
   }),
 });
 
-/** Results that carry stored text name their entry in `id`, so the text rendering fences it as untrusted data. */
+/**
+ * Results that carry stored text name their entry in `id` and its
+ * `trust_state` beside it (a grep match repeats both), so the text rendering
+ * fences that text as untrusted data marked with the entry's state.
+ */
 export const navigateOutput = z.object({
   id: z.string(),
   thread_id: z.string(),
@@ -292,6 +296,7 @@ export const navigateOutput = z.object({
 
 export const readRangeOutput = z.object({
   id: z.string(),
+  trust_state: z.enum(trustStates),
   text: z.string(),
   start: z.number(),
   end: z.number(),
@@ -309,9 +314,21 @@ export const grepOutput = z.object({
     z.object({
       id: z.string(),
       thread_id: z.string(),
+      trust_state: z.enum(trustStates),
       match_count: z.number(),
       timed_out: z.boolean(),
-      matches: z.array(z.object({ id: z.string(), line: z.number(), start: z.number(), end: z.number(), text: z.string(), before: z.array(z.string()), after: z.array(z.string()) })),
+      matches: z.array(
+        z.object({
+          id: z.string(),
+          trust_state: z.enum(trustStates),
+          line: z.number(),
+          start: z.number(),
+          end: z.number(),
+          text: z.string(),
+          before: z.array(z.string()),
+          after: z.array(z.string()),
+        }),
+      ),
     }),
   ),
   entries_scanned: z.number(),

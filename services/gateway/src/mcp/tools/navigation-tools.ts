@@ -60,6 +60,7 @@ export const readContextRangeTool = defineTool({
   description: [
     "Read part of one entry's text: a character range (start, end), a line range (start_line, end_line, inclusive) or an outline section (node_id from navigate_context).",
     "At most max_chars (default 10000) come back; when truncated, continue with start = next_start.",
+    "A quarantined or rejected entry is refused (naming its trust state) unless include_quarantined is set; the result carries the entry's trust_state.",
   ].join(" "),
   inputSchema: readRangeInput,
   outputSchema: readRangeOutput,
@@ -69,6 +70,7 @@ export const readContextRangeTool = defineTool({
     const reply = await peers.search.readRange({ principal, id: args.context_id, range: toRange(args), maxChars: args.max_chars ?? 0, includeQuarantined: args.include_quarantined ?? false });
     return {
       id: reply.entryId,
+      trust_state: fromProtoTrustState(reply.trustState),
       text: reply.text,
       start: reply.span?.start ?? 0,
       end: reply.span?.end ?? 0,
@@ -95,7 +97,7 @@ export const grepContextTool = defineTool({
   description: [
     "Find lines matching a literal string or a regular expression (regex: true, JavaScript syntax) in the entries you can see, newest first, with line numbers and context.",
     "Narrow it with the usual filters (thread_id, tags, metadata, dates, valid_at); as_of greps the texts the store held at that instant; quarantined and rejected entries only with include_quarantined.",
-    "output_mode files_with_matches lists only the entries; count counts matches per entry.",
+    "output_mode files_with_matches lists only the entries; count counts matches per entry. Every entry and match carries its trust_state.",
     "A slow pattern is stopped per entry (timed_out); results report how many entries were scanned and whether a limit cut the scan.",
   ].join(" "),
   inputSchema: grepInput,
@@ -116,21 +118,26 @@ export const grepContextTool = defineTool({
       maxEntries: args.max_entries ?? 0,
     });
     return {
-      results: reply.entries.map((entry) => ({
-        id: entry.entryId,
-        thread_id: entry.threadId,
-        match_count: entry.matchCount,
-        timed_out: entry.timedOut,
-        matches: entry.matches.map((match) => ({
+      results: reply.entries.map((entry) => {
+        const trustState = fromProtoTrustState(entry.trustState);
+        return {
           id: entry.entryId,
-          line: match.line,
-          start: match.span?.start ?? 0,
-          end: match.span?.end ?? 0,
-          text: match.lineText,
-          before: match.before,
-          after: match.after,
-        })),
-      })),
+          thread_id: entry.threadId,
+          trust_state: trustState,
+          match_count: entry.matchCount,
+          timed_out: entry.timedOut,
+          matches: entry.matches.map((match) => ({
+            id: entry.entryId,
+            trust_state: trustState,
+            line: match.line,
+            start: match.span?.start ?? 0,
+            end: match.span?.end ?? 0,
+            text: match.lineText,
+            before: match.before,
+            after: match.after,
+          })),
+        };
+      }),
       entries_scanned: reply.entriesScanned,
       total_matches: reply.totalMatches,
       truncated: reply.truncated,

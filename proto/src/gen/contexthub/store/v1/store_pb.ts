@@ -1024,7 +1024,8 @@ export type EntryUpdate = Message<"contexthub.store.v1.EntryUpdate"> & {
 
   /**
    * Set when the change restores an earlier version: the store checks that
-   * the new text is that version's text and records the restore.
+   * the new text is that version's text, restores that version's valid-time
+   * interval (refusing a different one), and records the restore.
    *
    * @generated from field: optional uint32 restored_from_version = 9;
    */

@@ -1,5 +1,13 @@
-/** Inputs that break naive query builders: quotes, operators, unbalanced syntax, control and astral characters. */
-export const nastyQueries = [
+/**
+ * Full-text queries that break naive query builders: quotes, operators,
+ * unbalanced syntax, SQL fragments, control, combining and astral
+ * characters. Not used at run time: it is the one list the store's unit
+ * tests (search-text-query.test.ts) and the retrieval integration suites
+ * (test/src/retrieval) feed to every query mode, kept here so that the store
+ * needs nothing from the test workspace. docs/retrieval.md names what it
+ * covers.
+ */
+export const nastyQueries: readonly string[] = [
   "'",
   "''",
   '"',
