@@ -4,7 +4,7 @@
 //
 // Usage: node bench/write.js [--writes 400] [--clients 1,16] [--json bench/results/write.json]
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +30,38 @@ function text(index) {
     sentence++;
   }
   return body.slice(0, 1024);
+}
+
+/**
+ * CPU seconds a process has used so far (Linux /proc; undefined elsewhere). Per-store CPU of the
+ * store process and of the main process (gateway and workers) bounds throughput on dedicated cores
+ * and, unlike stores/s, barely moves when other work shares the machine.
+ */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pid of the server's store child process (`context-hub start` runs the store apart). */
+function storePid(parent) {
+  try {
+    for (const name of readdirSync("/proc")) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1].split(" ");
+        if (stat[1] === String(parent) && readFileSync(`/proc/${name}/cmdline`, "utf8").includes("store")) return Number(name);
+      } catch {
+        // The process ended while we looked.
+      }
+    }
+  } catch {
+    // No /proc.
+  }
+  return undefined;
 }
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -145,13 +177,20 @@ try {
   let offset = 0;
   for (const clients of clientCounts) {
     const before = await stageFigures(server.url.replace(/\/mcp$/, "/metrics"));
+    const store = storePid(server.child.pid);
+    const cpuBefore = [cpuSeconds(server.child.pid), store === undefined ? undefined : cpuSeconds(store)];
     const run = await runLoad(server.url, clients, writesPerRun, offset);
+    const cpuAfter = [cpuSeconds(server.child.pid), store === undefined ? undefined : cpuSeconds(store)];
+    const perStore = (index) => (cpuBefore[index] === undefined || cpuAfter[index] === undefined ? undefined : ms(((cpuAfter[index] - cpuBefore[index]) / writesPerRun) * 1000));
+    run.cpu_ms_per_store = { store_process: perStore(1), gateway_and_workers: perStore(0) };
     offset += writesPerRun;
     const after = await stageFigures(server.url.replace(/\/mcp$/, "/metrics"));
     run.stages_cumulative = after;
     void before;
     results.runs.push(run);
-    console.log(`${clients} client(s): ${run.throughput_per_s} stores/s, p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms, p99 ${run.p99_ms} ms`);
+    console.log(
+      `${clients} client(s): ${run.throughput_per_s} stores/s, p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms, p99 ${run.p99_ms} ms; CPU per store: store process ${run.cpu_ms_per_store.store_process ?? "?"} ms, gateway and workers ${run.cpu_ms_per_store.gateway_and_workers ?? "?"} ms`,
+    );
   }
 } finally {
   server.child.kill("SIGINT");

@@ -1,4 +1,4 @@
-import { createLogger, type Logger, type RunningService } from "@context-hub/common";
+import { ContextHubError, createLogger, type Logger, type RunningService } from "@context-hub/common";
 import { loadEmbedderConfig, startEmbedder } from "@context-hub/embedder";
 import { loadGatewayConfig, startGateway } from "@context-hub/gateway";
 import { loadRerankerConfig, startReranker } from "@context-hub/reranker";
@@ -102,16 +102,25 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
   }
 }
 
-/** Polls the gateway's readiness, which asks the store and the embedder over gRPC health. */
+/**
+ * Polls the gateway's readiness, which asks the store and the embedder over
+ * gRPC health and includes the embedding space check. A refusal by that
+ * check (found once the embedder learned its dimension) ends the wait with
+ * its explanation instead of a timeout.
+ */
 async function waitUntilReady(readyUrl: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    let refusal: string | undefined;
     try {
       const response = await fetch(readyUrl);
       if (response.ok) return;
+      const body = (await response.json().catch(() => ({}))) as { embedding_space?: string; embedding_space_reason?: string };
+      if (body.embedding_space === "refused") refusal = body.embedding_space_reason ?? "the embedder's model does not match the stored vectors";
     } catch {
       // The listener is up, so a failure here is transient; keep polling until the deadline.
     }
+    if (refusal !== undefined) throw new ContextHubError("EMBEDDING_SPACE_MISMATCH", refusal);
     if (Date.now() > deadline) throw new Error(`Context Hub did not become ready within ${timeoutMs} ms (${readyUrl})`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

@@ -7,6 +7,7 @@ import { keysUsage, runKeysCommand } from "./keys-command.js";
 import { runPurgeCommand } from "./purge-command.js";
 import { runAuditCommand } from "./audit-command.js";
 import { runSmokeCommand } from "./smoke-command.js";
+import { runReembedCommand } from "./reembed-command.js";
 
 const usage = `Usage: context-hub <command> [options]
 
@@ -18,6 +19,7 @@ Commands:
   keys      Create, list and revoke API keys (see \`context-hub keys help\`)
   purge     Erase the kept versions of entries deleted long ago: --older-than <days> [--dry-run]
   audit     Check the audit log's hash chains: audit verify [--tenant <t>] [--json]
+  reembed   Re-embed stored chunks after an embedding model change (server stopped): [--batch-size <n>] [--dry-run]
   smoke     Check a running server end to end: --url <mcp url> [--token <api key>]
   bridge    Serve MCP on stdio, forwarding to a remote server: --url <mcp url> [--token <api key>]
   help      Show this text
@@ -105,6 +107,19 @@ async function main(argv: string[]): Promise<void> {
     case "audit":
       process.exitCode = await runAuditCommand(rest, process.env, (text) => process.stdout.write(text));
       return;
+    case "reembed": {
+      // Ctrl-C (or SIGTERM) stops after the batch in flight commits; a second one stops at once.
+      const stop = new AbortController();
+      const onSignal = () => {
+        if (stop.signal.aborted) process.exit(130);
+        process.stderr.write("\nStopping after the current batch…\n");
+        stop.abort();
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
+      process.exitCode = await runReembedCommand(rest, process.env, (text) => process.stdout.write(text), { signal: stop.signal });
+      return;
+    }
     case undefined:
     case "help":
     case "--help":

@@ -14,6 +14,7 @@ import type { GatewayConfig } from "./config.js";
 import { createRateLimiter } from "./rate-limit.js";
 import { createHttpApp, isLoopbackHost } from "./server.js";
 import { createWritePath } from "./write-path.js";
+import { startEmbeddingSpaceCheck, type EmbeddingSpaceCheck } from "./embedding-space-check.js";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
 export { createLocalPrincipal, type Principal } from "./principal.js";
@@ -30,6 +31,14 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   }
   const tools = enabledTools(config.disabledTools);
   const peers = createPeers(config);
+  let spaceCheck: EmbeddingSpaceCheck;
+  try {
+    // Before listening: a gateway whose embedder cannot serve the stored vectors must not start.
+    spaceCheck = await startEmbeddingSpaceCheck({ peers, logger, callTimeoutMs: Math.min(config.timeouts.storeMs, 5_000), retryMs: 2_000 });
+  } catch (error) {
+    peers.close();
+    throw error;
+  }
   const writePath = createWritePath({ peers, sectionSummaryTimeoutMs: config.timeouts.sectionSummaryMs });
   const authenticator = createAuthenticator(config, peers);
   const app = createHttpApp({
@@ -42,6 +51,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     protectedResource: config.auth.oidc === undefined ? undefined : describeProtectedResource(config.publicUrl!, config.auth.oidc.issuer),
     logger,
     version: gatewayVersion,
+    embeddingSpaceCheck: spaceCheck.current,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const listener = app.listen(config.port, config.host, () => resolve(listener));
@@ -56,6 +66,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     opsPort: port,
     close() {
       closing ??= new Promise<void>((resolve) => {
+        spaceCheck.stop();
         server.close(() => {
           peers.close();
           logger.info("gateway stopped");

@@ -12,6 +12,7 @@ import { scopeRefusal } from "./auth/scope-check.js";
 import type { RateLimiter } from "./rate-limit.js";
 import type { Principal } from "./principal.js";
 import type { WritePath } from "./write-path.js";
+import type { EmbeddingSpaceCheckState } from "./embedding-space-check.js";
 
 export interface HttpAppOptions {
   config: GatewayConfig;
@@ -25,6 +26,8 @@ export interface HttpAppOptions {
   protectedResource: ProtectedResource | undefined;
   logger: Logger;
   version: string;
+  /** The start-up embedding space check's verdict so far; the gateway is ready only once it passed. */
+  embeddingSpaceCheck?: () => EmbeddingSpaceCheckState;
 }
 
 const jsonRpcError = (code: number, message: string, requestId: string) => ({ jsonrpc: "2.0", error: { code, message, data: { request_id: requestId } }, id: null });
@@ -66,8 +69,15 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
 
   app.get("/readyz", async (_request, response) => {
     const [store, embedder] = await Promise.all([peers.store.isServing(), peers.embedder.isServing()]);
-    const ready = store && embedder;
-    response.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not ready", store, embedder });
+    const check = options.embeddingSpaceCheck?.() ?? { state: "passed" };
+    const ready = store && embedder && check.state === "passed";
+    response.status(ready ? 200 : 503).json({
+      status: ready ? "ready" : "not ready",
+      store,
+      embedder,
+      embedding_space: check.state,
+      ...(check.state === "passed" ? {} : { embedding_space_reason: check.reason }),
+    });
   });
 
   app.get("/metrics", async (_request, response) => {

@@ -57,45 +57,100 @@ function toRecord(row: AuditRow): AuditRecord {
   };
 }
 
+/** A tenant's chain head as this process last appended it. */
+interface ChainHead {
+  seq: number;
+  hash: string;
+}
+
+/**
+ * The head each tenant's chain had after this process's last append. It
+ * saves reading the head before each append, but it is only a guess: the
+ * append that set it may have rolled back, or another store may have
+ * appended since. So the first record is inserted only if the chain's head
+ * in the database is still that hash (checked in the same statement), and a
+ * miss reads the real head and appends after it. A wrong guess costs one
+ * statement that inserts nothing; it can never fork the chain.
+ */
+const knownHeads = new Map<string, ChainHead>();
+/** Bounds the guesses kept (one per tenant that wrote recently). */
+const maxKnownHeads = 10_000;
+
+const insertColumns = "tenant, seq, id, at, actor, action, outcome, target_ids, before_hashes, after_hashes, request_id, details, previous_hash, hash";
+// Typed, so that the guarded INSERT … SELECT form (where the columns do not type the parameters) reads them alike.
+const insertValues = "$1::text, $2::bigint, $3::uuid, $4::timestamptz, $5::text, $6::text, $7::text, $8::text[], $9::text[], $10::text[], $11::text, $12::jsonb, $13::text, $14::text";
+
+interface ChainedRecord {
+  params: unknown[];
+  seq: number;
+  hash: string;
+}
+
+/** The records of `events` chained after `head`, as INSERT parameters. */
+function chainAfter(head: ChainHead, tenant: string, events: readonly AuditEvent[], requestId: string): ChainedRecord[] {
+  let seq = head.seq;
+  let previousHash = head.hash;
+  const at = new Date();
+  return events.map((event) => {
+    seq += 1;
+    const unhashed = { ...event, tenant, seq, id: createUuidV7(), at, requestId, previousHash };
+    const hash = auditHash(unhashed);
+    const params = [
+      tenant,
+      seq,
+      unhashed.id,
+      at.toISOString(),
+      event.actor,
+      event.action,
+      event.outcome,
+      event.targetIds,
+      event.beforeHashes,
+      event.afterHashes,
+      requestId,
+      JSON.stringify(event.details),
+      previousHash,
+      hash,
+    ];
+    previousHash = hash;
+    return { params, seq, hash };
+  });
+}
+
 /**
  * Appends `events` to `tenant`'s chain inside `tx`: takes the tenant's chain
  * lock (held until the transaction ends, so two appends of one tenant
- * cannot both extend the same head), reads the head, and inserts each
- * record with the next seq and the hash over the previous one.
+ * cannot both extend the same head), then inserts each record with the next
+ * seq and the hash over the previous one. With a known head the first insert
+ * checks the head itself (one statement for a one-record append); otherwise
+ * the head is read first.
  */
 async function appendRecords(tx: SqlExecutor, tenant: string, events: readonly AuditEvent[], requestId: string): Promise<void> {
   if (events.length === 0) return;
   await lockInOrder(tx, lockClasses.auditChain, [toAdvisoryKey([tenant])]);
-  const { rows } = await tx.query<{ seq: string; hash: string }>("SELECT a.seq::text AS seq, a.hash FROM audit_log a WHERE a.tenant = $1 ORDER BY a.seq DESC LIMIT 1", [tenant]);
-  let seq = Number(rows[0]?.seq ?? 0);
-  let previousHash = rows[0]?.hash ?? genesisHash;
-  const at = new Date();
-  for (const event of events) {
-    seq += 1;
-    const unhashed = { ...event, tenant, seq, id: createUuidV7(), at, requestId, previousHash };
-    const hash = auditHash(unhashed);
-    await tx.query(
-      `INSERT INTO audit_log (tenant, seq, id, at, actor, action, outcome, target_ids, before_hashes, after_hashes, request_id, details, previous_hash, hash)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text[], $9::text[], $10::text[], $11, $12::jsonb, $13, $14)`,
-      [
-        tenant,
-        seq,
-        unhashed.id,
-        at.toISOString(),
-        event.actor,
-        event.action,
-        event.outcome,
-        event.targetIds,
-        event.beforeHashes,
-        event.afterHashes,
-        requestId,
-        JSON.stringify(event.details),
-        previousHash,
-        hash,
-      ],
+  let records: ChainedRecord[] | undefined;
+  const guess = knownHeads.get(tenant);
+  if (guess !== undefined) {
+    const guessed = chainAfter(guess, tenant, events, requestId);
+    const first = guessed[0]!;
+    const { rowCount } = await tx.query(
+      `INSERT INTO audit_log (${insertColumns}) SELECT ${insertValues}
+       WHERE coalesce((SELECT a.hash FROM audit_log a WHERE a.tenant = $1 ORDER BY a.seq DESC LIMIT 1), $15::text) = $13::text`,
+      [...first.params, genesisHash],
     );
-    previousHash = hash;
+    if (rowCount === 1) {
+      for (const record of guessed.slice(1)) await tx.query(`INSERT INTO audit_log (${insertColumns}) VALUES (${insertValues})`, record.params);
+      records = guessed;
+    }
   }
+  if (records === undefined) {
+    const { rows } = await tx.query<{ seq: string; hash: string }>("SELECT a.seq::text AS seq, a.hash FROM audit_log a WHERE a.tenant = $1 ORDER BY a.seq DESC LIMIT 1", [tenant]);
+    records = chainAfter({ seq: Number(rows[0]?.seq ?? 0), hash: rows[0]?.hash ?? genesisHash }, tenant, events, requestId);
+    for (const record of records) await tx.query(`INSERT INTO audit_log (${insertColumns}) VALUES (${insertValues})`, record.params);
+  }
+  const head = records.at(-1)!;
+  knownHeads.delete(tenant);
+  if (knownHeads.size >= maxKnownHeads) knownHeads.delete(knownHeads.keys().next().value!);
+  knownHeads.set(tenant, { seq: head.seq, hash: head.hash });
 }
 
 /** The audit statements of one transaction. */

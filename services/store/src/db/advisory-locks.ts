@@ -25,8 +25,24 @@ export function toAdvisoryKey(parts: readonly string[]): number {
   return createHash("sha256").update(JSON.stringify(parts)).digest().readInt32BE(0);
 }
 
-/** Takes the transaction-level locks of `keys` in ascending order (duplicates once); each is held until the transaction ends. */
+/**
+ * Marks the executor of a transaction that runs alone: no other transaction
+ * can start, or run a statement, until it ends (PGlite's one connection is
+ * held from BEGIN to COMMIT). Advisory locks have nothing to exclude there.
+ */
+export const runsAlone: unique symbol = Symbol("transaction runs alone");
+
+export function isAlone(tx: SqlExecutor): boolean {
+  return (tx as SqlExecutor & { [runsAlone]?: boolean })[runsAlone] === true;
+}
+
+/**
+ * Takes the transaction-level locks of `keys` in ascending order (duplicates
+ * once); each is held until the transaction ends. A transaction that runs
+ * alone takes none: each lock would be a round trip that excludes nobody.
+ */
 export async function lockInOrder(tx: SqlExecutor, lockClass: number, keys: readonly number[]): Promise<void> {
+  if (isAlone(tx)) return;
   for (const key of [...new Set(keys)].sort((a, b) => a - b)) {
     await tx.query("SELECT pg_advisory_xact_lock($1::integer, $2::integer)", [lockClass, key]);
   }

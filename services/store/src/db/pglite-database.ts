@@ -5,6 +5,7 @@ import { vector } from "@electric-sql/pglite-pgvector";
 import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
 import { assertOutsideTransaction, runInTransactionScope } from "./transaction-scope.js";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
+import { runsAlone } from "./advisory-locks.js";
 
 const byteaOid = 17;
 
@@ -59,7 +60,8 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
     // PGlite reports affectedRows only for writes; a SELECT counts its rows, as pg does.
     return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
   };
-  const executor: SqlExecutor = { query: run };
+  // Transactions hold the one connection from BEGIN to COMMIT, so they need no locks against each other.
+  const executor: SqlExecutor & { [runsAlone]: true } = { query: run, [runsAlone]: true };
   let closed = false;
 
   const connection: SqlConnection = {

@@ -1,0 +1,170 @@
+import { parseArgs } from "node:util";
+import { createLogger } from "@context-hub/common";
+import { createEmbeddingProvider, loadEmbedderConfig } from "@context-hub/embedder";
+import { isMemoryDataDir, loadStoreConfig, openDatabase } from "@context-hub/store";
+import { planReembedding, reembedChunks, type EmbeddingSpace, type ReembedPlan } from "./chunk-reembedding.js";
+import { readLiveRuntime } from "./runtime-file.js";
+
+export const reembedUsage = `Usage: context-hub reembed [--batch-size <n>] [--dry-run]
+
+  Re-embeds every stored chunk whose vector was made by another embedding model
+  (or dimension) than the configured one, after a model change. Run it with the
+  server stopped, with the new embedder settings (EMBEDDER_PROVIDER, EMBEDDER_MODEL,
+  EMBEDDER_BASE_URL, EMBEDDER_DIMENSION, …) and the store's database settings
+  (DATABASE_URL, or STORE_DATA_DIR for PGlite). Chunks keep their spans; only their
+  vectors are replaced, a batch per transaction, so an interrupted run can simply
+  be run again and continues where it stopped.
+  --batch-size <n>  chunks per embedding call and per transaction (default 128)
+  --dry-run         count what would be re-embedded and change nothing
+`;
+
+const defaultBatchSize = 128;
+
+/** Where the progress goes: a terminal gets one redrawn line, anything else a plain line now and then. */
+export interface ProgressSink {
+  write(text: string): void;
+  isTTY: boolean;
+}
+
+export interface ReembedCommandOptions {
+  /** Progress and notes (stderr by default). */
+  progress?: ProgressSink;
+  /** Milliseconds between progress lines when the sink is not a terminal (default 5 s). */
+  progressLineMs?: number;
+  /** Stops after the batch in flight (the command wires SIGINT and SIGTERM to it). */
+  signal?: AbortSignal;
+}
+
+const count = (value: number) => value.toLocaleString("en-US");
+const spaceName = (space: EmbeddingSpace) => `${space.model} (${space.dimension} dimensions)`;
+
+function duration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return "?";
+  const whole = Math.max(0, Math.round(seconds));
+  if (whole < 60) return `${whole}s`;
+  if (whole < 3600) return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, "0")}s`;
+  return `${Math.floor(whole / 3600)}h${String(Math.floor((whole % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+/**
+ * A progress report of done/total with the rate so far and the time left. On
+ * a terminal it redraws one bar at most ten times a second; elsewhere (a log
+ * file, CI) it writes a plain line every `lineMs`, and always a last one.
+ */
+export function createProgress(sink: ProgressSink, total: number, lineMs: number) {
+  const began = performance.now();
+  let done = 0;
+  let lastDrawn = Number.NEGATIVE_INFINITY;
+  const line = () => {
+    const seconds = (performance.now() - began) / 1000;
+    const rate = seconds > 0 ? done / seconds : 0;
+    const eta = rate > 0 ? (total - done) / rate : Number.POSITIVE_INFINITY;
+    const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
+    return { text: `${count(done)}/${count(total)} chunks (${percent}%)  ${rate.toFixed(1)} chunks/s  ETA ${done >= total ? "0s" : duration(eta)}`, percent };
+  };
+  const draw = (final: boolean) => {
+    const now = performance.now();
+    if (!final && now - lastDrawn < (sink.isTTY ? 100 : lineMs)) return;
+    lastDrawn = now;
+    const { text, percent } = line();
+    if (sink.isTTY) {
+      const width = 30;
+      const filled = Math.round((percent / 100) * width);
+      sink.write(`\r\u001b[2K[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${text}${final ? "\n" : ""}`);
+    } else {
+      sink.write(`re-embedded ${text}\n`);
+    }
+  };
+  return {
+    advance(chunks: number) {
+      done = Math.min(total, done + chunks);
+      draw(false);
+    },
+    finish() {
+      draw(true);
+    },
+  };
+}
+
+function describePlan(plan: ReembedPlan): string {
+  if (plan.pending === 0) return `Every stored chunk (${count(plan.done)}) is already in ${spaceName(plan.target)}; nothing to re-embed.\n`;
+  const from = plan.from.map((space) => `  ${count(space.chunks)} chunk(s) in ${spaceName(space)}`).join("\n");
+  return `${count(plan.pending)} chunk(s) to re-embed into ${spaceName(plan.target)}${plan.done > 0 ? ` (${count(plan.done)} already there)` : ""}:\n${from}\n`;
+}
+
+/** `context-hub reembed …`; returns the process exit code. */
+export async function runReembedCommand(args: string[], env: NodeJS.ProcessEnv, out: (text: string) => void, options: ReembedCommandOptions = {}): Promise<number> {
+  const { values } = parseArgs({ args, options: { "batch-size": { type: "string" }, "dry-run": { type: "boolean" }, help: { type: "boolean" } }, strict: true });
+  if (values.help) {
+    out(reembedUsage);
+    return 0;
+  }
+  const rawBatch = values["batch-size"];
+  if (rawBatch !== undefined && (!/^\d{1,5}$/.test(rawBatch) || Number(rawBatch) < 1 || Number(rawBatch) > 10_000)) {
+    throw new Error(`--batch-size must be a whole number from 1 to 10000 (got "${rawBatch}")`);
+  }
+  const batchSize = rawBatch === undefined ? defaultBatchSize : Number(rawBatch);
+  const dryRun = values["dry-run"] ?? false;
+  const progressSink = options.progress ?? { write: (text: string) => process.stderr.write(text), isTTY: process.stderr.isTTY === true };
+  const logger = createLogger("reembed", env.LOG_LEVEL ?? "warn");
+
+  // Both configurations are read before anything is opened, so a bad setting changes nothing.
+  const storeConfig = loadStoreConfig({ ...env, STORE_HOST: "127.0.0.1", STORE_PORT: "0", STORE_OPS_PORT: "-1" });
+  const embedderConfig = loadEmbedderConfig({ ...env, EMBEDDER_PORT: "0", EMBEDDER_OPS_PORT: "-1" });
+  const { url, dataDir } = storeConfig.database;
+  if (url === "" && isMemoryDataDir(dataDir)) throw new Error("STORE_DATA_DIR is memory://: there is nothing stored to re-embed");
+  if (url === "") {
+    const live = readLiveRuntime(dataDir);
+    if (live !== undefined) {
+      throw new Error(
+        `Context Hub is running on ${dataDir} (pid ${live.pid}, ${live.url}). Stop it first (Ctrl-C where it runs), then run \`context-hub reembed\` again: ` +
+          "re-embedding rewrites the stored chunks, and a running server would keep writing chunks with the model it started with.",
+      );
+    }
+  }
+
+  const provider = createEmbeddingProvider(embedderConfig, logger);
+  try {
+    await provider.warm();
+    const { model, dimension } = provider.describe();
+    const target = { model, dimension };
+    // PGlite: the data directory lock refuses a store started without a runtime file, too.
+    const db = await openDatabase(storeConfig.database, logger);
+    try {
+      const plan = await planReembedding(db, target);
+      out(describePlan(plan));
+      if (dryRun) {
+        if (plan.pending > 0) out("Nothing was changed (--dry-run).\n");
+        return 0;
+      }
+      if (url !== "") progressSink.write("Make sure no gateway writes to this database while this runs; chunks written meanwhile with the old model are left for the next run.\n");
+      const progress = createProgress(progressSink, plan.pending, options.progressLineMs ?? 5_000);
+      const result = await reembedChunks(db, {
+        target,
+        batchSize,
+        embed: (texts) => provider.embed({ texts, inputType: "document" }),
+        onBatch: (moved) => progress.advance(moved),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+      progress.finish();
+      if (result.interrupted) {
+        out(`Stopped after re-embedding ${count(result.reembedded)} chunk(s); run \`context-hub reembed\` again to continue.\n`);
+        return 130;
+      }
+      const removed = result.removedSpaces.map(spaceName).join(", ");
+      out(
+        `Re-embedded ${count(result.reembedded)} chunk(s) into ${spaceName(target)} in ${count(result.batches)} batch(es).${removed === "" ? "" : ` Removed the emptied space(s) ${removed} and their indexes.`}\n`,
+      );
+      const left = await planReembedding(db, target);
+      if (left.pending > 0) {
+        out(`${count(left.pending)} chunk(s) were written or changed meanwhile and are still in another space; run \`context-hub reembed\` again.\n`);
+        return 1;
+      }
+      return 0;
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await provider.close();
+  }
+}
