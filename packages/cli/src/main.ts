@@ -8,6 +8,7 @@ import { runPurgeCommand } from "./purge-command.js";
 import { runAuditCommand } from "./audit-command.js";
 import { runSmokeCommand } from "./smoke-command.js";
 import { runReembedCommand } from "./reembed-command.js";
+import { runReindexCommand } from "./reindex-command.js";
 
 const usage = `Usage: context-hub <command> [options]
 
@@ -20,6 +21,7 @@ Commands:
   purge     Erase the kept versions of entries deleted long ago: --older-than <days> [--dry-run]
   audit     Check the audit log's hash chains: audit verify [--tenant <t>] [--json]
   reembed   Re-embed stored chunks after an embedding model change (server stopped): [--batch-size <n>] [--dry-run]
+  reindex   Rebuild the Qdrant collections from PostgreSQL's chunks: [--batch-size <n>] [--recreate] [--restart]
   smoke     Check a running server end to end: --url <mcp url> [--token <api key>]
   bridge    Serve MCP on stdio, forwarding to a remote server: --url <mcp url> [--token <api key>]
   help      Show this text
@@ -106,6 +108,9 @@ async function main(argv: string[]): Promise<void> {
       return;
     case "audit":
       process.exitCode = await runAuditCommand(rest, process.env, (text) => process.stdout.write(text));
+      return;
+    case "reindex":
+      process.exitCode = await runReindexCommand(rest, process.env, (text) => process.stdout.write(text));
       return;
     case "reembed": {
       // Ctrl-C (or SIGTERM) stops after the batch in flight commits; a second one stops at once.

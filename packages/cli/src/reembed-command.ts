@@ -3,6 +3,7 @@ import { createLogger } from "@context-hub/common";
 import { createEmbeddingProvider, loadEmbedderConfig } from "@context-hub/embedder";
 import { isMemoryDataDir, loadStoreConfig, openDatabase } from "@context-hub/store";
 import { planReembedding, reembedChunks, type EmbeddingSpace, type ReembedPlan } from "./chunk-reembedding.js";
+import { count, createProgressBar, type ProgressSink } from "./progress-bar.js";
 import { readLiveRuntime } from "./runtime-file.js";
 
 export const reembedUsage = `Usage: context-hub reembed [--batch-size <n>] [--dry-run]
@@ -20,11 +21,6 @@ export const reembedUsage = `Usage: context-hub reembed [--batch-size <n>] [--dr
 
 const defaultBatchSize = 128;
 
-/** Where the progress goes: a terminal gets one redrawn line, anything else a plain line now and then. */
-export interface ProgressSink {
-  write(text: string): void;
-  isTTY: boolean;
-}
 
 export interface ReembedCommandOptions {
   /** Progress and notes (stderr by default). */
@@ -35,56 +31,7 @@ export interface ReembedCommandOptions {
   signal?: AbortSignal;
 }
 
-const count = (value: number) => value.toLocaleString("en-US");
 const spaceName = (space: EmbeddingSpace) => `${space.model} (${space.dimension} dimensions)`;
-
-function duration(seconds: number): string {
-  if (!Number.isFinite(seconds)) return "?";
-  const whole = Math.max(0, Math.round(seconds));
-  if (whole < 60) return `${whole}s`;
-  if (whole < 3600) return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, "0")}s`;
-  return `${Math.floor(whole / 3600)}h${String(Math.floor((whole % 3600) / 60)).padStart(2, "0")}m`;
-}
-
-/**
- * A progress report of done/total with the rate so far and the time left. On
- * a terminal it redraws one bar at most ten times a second; elsewhere (a log
- * file, CI) it writes a plain line every `lineMs`, and always a last one.
- */
-export function createProgress(sink: ProgressSink, total: number, lineMs: number) {
-  const began = performance.now();
-  let done = 0;
-  let lastDrawn = Number.NEGATIVE_INFINITY;
-  const line = () => {
-    const seconds = (performance.now() - began) / 1000;
-    const rate = seconds > 0 ? done / seconds : 0;
-    const eta = rate > 0 ? (total - done) / rate : Number.POSITIVE_INFINITY;
-    const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
-    return { text: `${count(done)}/${count(total)} chunks (${percent}%)  ${rate.toFixed(1)} chunks/s  ETA ${done >= total ? "0s" : duration(eta)}`, percent };
-  };
-  const draw = (final: boolean) => {
-    const now = performance.now();
-    if (!final && now - lastDrawn < (sink.isTTY ? 100 : lineMs)) return;
-    lastDrawn = now;
-    const { text, percent } = line();
-    if (sink.isTTY) {
-      const width = 30;
-      const filled = Math.round((percent / 100) * width);
-      sink.write(`\r\u001b[2K[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${text}${final ? "\n" : ""}`);
-    } else {
-      sink.write(`re-embedded ${text}\n`);
-    }
-  };
-  return {
-    advance(chunks: number) {
-      done = Math.min(total, done + chunks);
-      draw(false);
-    },
-    finish() {
-      draw(true);
-    },
-  };
-}
 
 function describePlan(plan: ReembedPlan): string {
   if (plan.pending === 0) return `Every stored chunk (${count(plan.done)}) is already in ${spaceName(plan.target)}; nothing to re-embed.\n`;
@@ -138,12 +85,16 @@ export async function runReembedCommand(args: string[], env: NodeJS.ProcessEnv, 
         return 0;
       }
       if (url !== "") progressSink.write("Make sure no gateway writes to this database while this runs; chunks written meanwhile with the old model are left for the next run.\n");
-      const progress = createProgress(progressSink, plan.pending, options.progressLineMs ?? 5_000);
+      const progress = createProgressBar(progressSink, "re-embedded", options.progressLineMs ?? 5_000);
+      let moved = 0;
       const result = await reembedChunks(db, {
         target,
         batchSize,
         embed: (texts) => provider.embed({ texts, inputType: "document" }),
-        onBatch: (moved) => progress.advance(moved),
+        onBatch: (batch) => {
+          moved += batch;
+          progress.update({ done: moved, total: plan.pending, written: moved });
+        },
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
       progress.finish();

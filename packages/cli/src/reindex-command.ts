@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { createLogger } from "@context-hub/common";
 import { createQdrantCollections, isMemoryDataDir, loadStoreConfig, openDatabase, reindexQdrant, type ReindexProgress } from "@context-hub/store";
+import { count, createProgressBar, type ProgressSink } from "./progress-bar.js";
 import { readLiveRuntime } from "./runtime-file.js";
 
 export const reindexUsage = `Usage: context-hub reindex [--batch-size <n>] [--recreate] [--restart]
@@ -21,64 +22,12 @@ export const reindexUsage = `Usage: context-hub reindex [--batch-size <n>] [--re
 const defaultBatchSize = 256;
 
 /** Where the progress goes: a terminal gets one redrawn bar, anything else a plain line now and then. */
-export interface ProgressSink {
-  write(text: string): void;
-  isTTY: boolean;
-}
 
 export interface ReindexCommandOptions {
   /** Progress (stderr by default). */
   progress?: ProgressSink;
   /** Milliseconds between progress lines when the sink is not a terminal (default 5 s). */
   progressLineMs?: number;
-}
-
-const count = (value: number) => value.toLocaleString("en-US");
-
-function duration(seconds: number): string {
-  if (!Number.isFinite(seconds)) return "?";
-  const whole = Math.max(0, Math.round(seconds));
-  if (whole < 60) return `${whole}s`;
-  if (whole < 3600) return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, "0")}s`;
-  return `${Math.floor(whole / 3600)}h${String(Math.floor((whole % 3600) / 60)).padStart(2, "0")}m`;
-}
-
-/**
- * Renders reindex progress: done/total chunks, this run's rate and the time
- * left. A terminal gets one bar redrawn at most ten times a second; anything
- * else a plain line every `lineMs`, and always a last one.
- */
-export function createReindexProgress(sink: ProgressSink, lineMs: number) {
-  const began = performance.now();
-  let last: ReindexProgress = { done: 0, total: 0, written: 0 };
-  let lastDrawn = Number.NEGATIVE_INFINITY;
-  const draw = (final: boolean) => {
-    const now = performance.now();
-    if (!final && now - lastDrawn < (sink.isTTY ? 100 : lineMs)) return;
-    lastDrawn = now;
-    const seconds = (now - began) / 1000;
-    const rate = seconds > 0 ? last.written / seconds : 0;
-    const left = Math.max(0, last.total - last.done);
-    const eta = left === 0 ? 0 : rate > 0 ? left / rate : Number.POSITIVE_INFINITY;
-    const percent = last.total === 0 ? 100 : Math.min(100, Math.floor((last.done / last.total) * 100));
-    const text = `${count(last.done)}/${count(last.total)} chunks (${percent}%)  ${rate.toFixed(1)} chunks/s  ETA ${duration(eta)}`;
-    if (sink.isTTY) {
-      const width = 30;
-      const filled = Math.round((percent / 100) * width);
-      sink.write(`\r\u001b[2K[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${text}${final ? "\n" : ""}`);
-    } else {
-      sink.write(`reindexed ${text}\n`);
-    }
-  };
-  return {
-    update(progress: ReindexProgress) {
-      last = progress;
-      draw(false);
-    },
-    finish() {
-      draw(true);
-    },
-  };
 }
 
 /** `context-hub reindex …`; returns the process exit code. */
@@ -118,7 +67,7 @@ export async function runReindexCommand(args: string[], env: NodeJS.ProcessEnv, 
   const db = await openDatabase(config.database, logger);
   try {
     const collections = createQdrantCollections(qdrant, logger);
-    const progress = createReindexProgress(sink, options.progressLineMs ?? 5_000);
+    const progress = createProgressBar(sink, "reindexed", options.progressLineMs ?? 5_000);
     const started = performance.now();
     let reached: ReindexProgress | undefined;
     const result = await reindexQdrant(db, collections, {

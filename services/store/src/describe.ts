@@ -3,7 +3,7 @@
  * start-up checks: the vector backend answering semantic search, the schema
  * version, the database kind and every embedding space that holds vectors.
  */
-import type { DatabaseKind, SqlConnection } from "./db/sql-database.js";
+import type { DatabaseKind, SqlDatabase } from "./db/sql-database.js";
 import { latestSchemaVersion } from "./migrations/index.js";
 
 export interface EmbeddingSpaceInfo {
@@ -24,11 +24,12 @@ export interface DescribeService {
   describe(): Promise<StoreDescription>;
 }
 
-export function createDescribeService(db: SqlConnection, vectorBackend: () => string): DescribeService {
+export function createDescribeService(db: SqlDatabase, vectorBackend: () => string): DescribeService {
   return {
     async describe() {
+      const dimensionOf = db.vectorType === "pgvector" ? "vector_dims(c.embedding)" : "cardinality(c.embedding)";
       const { rows } = await db.query<{ embedding_model: string; dimension: number; chunk_count: string | number }>(
-        `SELECT s.embedding_model, s.dimension, (SELECT count(*) FROM chunks c WHERE c.embedding_model = s.embedding_model) AS chunk_count
+        `SELECT s.embedding_model, s.dimension, (SELECT count(*) FROM chunks c WHERE c.embedding_model = s.embedding_model AND ${dimensionOf} = s.dimension) AS chunk_count
            FROM embedding_spaces s ORDER BY s.first_seen_at, s.embedding_model`,
       );
       return {

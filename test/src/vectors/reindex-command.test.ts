@@ -9,8 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-// The command is called directly, as main.ts calls it; the CLI package's index does not export it.
-import { runReindexCommand } from "../../../packages/cli/dist/reindex-command.js";
+import { runReindexCommand } from "@context-hub/cli";
 import { storeV1 } from "@context-hub/proto";
 import { collectionName, createQdrantClient, openDatabase } from "@context-hub/store";
 import { commitWithVectors } from "../retrieval/retrieval-fixtures.js";
