@@ -28,8 +28,8 @@ export interface PostgresVectorIndexSettings {
 export const defaultVectorIndexSettings: Readonly<PostgresVectorIndexSettings> = Object.freeze({
   exactBelowChunks: 2_000,
   efSearch: 1_000,
-  hnswM: 16,
-  hnswEfConstruction: 64,
+  hnswM: 32,
+  hnswEfConstruction: 128,
   buildMemoryMb: 256,
   buildIndexes: true,
 });
