@@ -1,0 +1,35 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { startFuzzTarget, type FuzzTarget } from "./fuzz-target.js";
+import { formatSummary, runFuzz } from "./fuzz-run.js";
+import { partitionFindings } from "./known-defects.js";
+
+/**
+ * Hostile input against every MCP tool and raw JSON-RPC bodies, with a fixed
+ * seed and a reduced count (bench/fuzz.js runs the same harness at 10,000+
+ * cases). Properties checked after every case: the server still answers, no
+ * 5xx without a request id, every rejection a specific error, data unchanged
+ * by a rejected call, another tenant's data never changed, no foreign private
+ * entry returned, untrusted-data fences intact.
+ */
+let target: FuzzTarget;
+
+before(async () => {
+  target = await startFuzzTarget();
+});
+
+after(async () => {
+  await target?.close();
+});
+
+test("every tool and raw JSON-RPC body survives hostile input (fixed seed)", async () => {
+  const summary = await runFuzz(target, { cases: 500, seed: 20261130, rawShare: 0.25 });
+  const { known, fresh } = partitionFindings(summary.findings);
+  if (known.length > 0) console.log(`known defects (fix pending elsewhere): ${known.map((finding) => `${finding.target}: ${finding.category} ×${finding.count}`).join("; ")}`);
+  assert.equal(summary.cases, 500);
+  assert.ok(summary.serverAlive, "the server stopped answering");
+  // Every tool got cases, and some were accepted: the fuzzer is not just bouncing off validation.
+  assert.equal(Object.keys(summary.byTarget).filter((name) => !name.startsWith("POST")).length, target.tools.length);
+  assert.ok(Object.values(summary.byTarget).reduce((sum, tally) => sum + tally.ok, 0) > 20);
+  assert.deepEqual(fresh, [], formatSummary({ ...summary, findings: fresh }));
+});
