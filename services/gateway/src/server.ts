@@ -5,6 +5,7 @@ import { metricsRegistry, newRequestId, requestIdHeader, runWithRequestContext, 
 import type { Peers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
 import { createMcpServer } from "./mcp/create-mcp-server.js";
+import { refuseMalformedParams } from "./mcp/request-params.js";
 import type { ToolDefinition } from "./mcp/tool-definition.js";
 import { challengeFor, type AuthFailure, type Authenticator } from "./auth/authenticate.js";
 import type { ProtectedResource } from "./auth/protected-resource.js";
@@ -150,6 +151,7 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     });
     try {
       await server.connect(transport);
+      refuseMalformedParams(transport, String(response.locals.requestId), (error) => logger.warn({ err: error }, "could not answer a request with malformed params"));
       await transport.handleRequest(request, response, request.body);
     } catch (error) {
       logger.error({ err: error }, "MCP request failed");

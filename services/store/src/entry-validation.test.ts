@@ -119,3 +119,24 @@ test("a valid-time interval must run forwards; either end may be open", () => {
   rejects(() => validateEntryChange({ ...update, validity: { validFrom: to, validTo: from } }, "updates[1]"), /updates\[1\]\.validity\.valid_from .* must be before updates\[1\]\.validity\.valid_to/);
   assert.deepEqual(validateEntryChange({ ...update, validity: { validFrom: undefined, validTo: to } }, "updates[1]").validity, { validFrom: undefined, validTo: to });
 });
+
+/** `{"k":{"k":…1…}}`, `levels` objects deep, built without recursion. */
+function nested(levels: number): Record<string, never> {
+  let value: unknown = 1;
+  for (let level = 0; level < levels; level++) value = { k: value };
+  return value as Record<string, never>;
+}
+
+test("metadata deeper than 32 levels is refused by name, at any depth, without exhausting the stack", () => {
+  assert.deepEqual(validateNewEntry({ ...entry, metadata: nested(32) }).metadata, nested(32));
+  rejects(() => validateNewEntry({ ...entry, metadata: nested(33) }), /^metadata nests objects and arrays deeper than 32 levels/);
+  rejects(() => validateNewEntry({ ...entry, metadata: { list: [[[nested(30)]]] } }), /^metadata nests .* deeper than 32 levels/);
+  rejects(() => validateNewEntry({ ...entry, metadata: nested(200_000) }), /^metadata nests .* deeper than 32 levels/);
+  const update: EntryUpdateInput = { id: "0190c2a4", expectedVersion: undefined, text: undefined, metadata: nested(50), tags: undefined, images: undefined, visibility: undefined, generated: undefined };
+  rejects(() => validateEntryChange(update, "updates[0]"), /^updates\[0\]\.metadata nests .* deeper than 32 levels/);
+});
+
+test("metadata keys that reach a JavaScript prototype are refused", () => {
+  rejects(() => validateNewEntry({ ...entry, metadata: JSON.parse('{"a":{"__proto__":{"x":1}}}') as never }), /^metadata must not use the key "__proto__"/);
+  rejects(() => validateNewEntry({ ...entry, metadata: { constructor: null } }), /^metadata must not use the key "constructor"/);
+});

@@ -30,6 +30,8 @@ export const limits = {
   tags: 50,
   tagLength: 100,
   metadataBytes: 64 * 1024,
+  /** Levels of objects and arrays in metadata, the object itself being level 1. */
+  metadataDepth: 32,
   chunks: 10_000,
   embeddingDimension: 16_000,
   modelNameLength: 256,
@@ -82,7 +84,34 @@ function containsNul(value: JsonValue): boolean {
   return false;
 }
 
+/** Keys metadata may not use: in JavaScript they reach an object's prototype rather than naming a field. */
+const reservedMetadataKeys: readonly string[] = ["__proto__", "constructor"];
+
+/**
+ * Refuses metadata (or a metadata filter's value) nested deeper than the
+ * limit or using a reserved key, without recursion, so that the recursive
+ * checks after it (size, NUL) and the encoding of replies (protobuf stops
+ * decoding at 100 nested messages) never meet a value that is too deep.
+ */
+export function checkMetadataShape(metadata: JsonValue, field: string): void {
+  const pending: { value: JsonValue; depth: number }[] = [{ value: metadata, depth: 1 }];
+  while (pending.length > 0) {
+    const { value, depth } = pending.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (depth > limits.metadataDepth) throw invalidArgument(`${field} nests objects and arrays deeper than ${limits.metadataDepth} levels; the limit is ${limits.metadataDepth}`, "flatten the metadata");
+    if (Array.isArray(value)) {
+      for (const inner of value) pending.push({ value: inner, depth: depth + 1 });
+      continue;
+    }
+    for (const key of Object.keys(value)) {
+      if (reservedMetadataKeys.includes(key)) throw invalidArgument(`${field} must not use the key ${JSON.stringify(key)}: the keys "__proto__" and "constructor" are reserved`);
+      pending.push({ value: value[key]!, depth: depth + 1 });
+    }
+  }
+}
+
 function validateMetadata(metadata: JsonObject, field: string): JsonObject {
+  checkMetadataShape(metadata, field);
   const bytes = Buffer.byteLength(JSON.stringify(metadata), "utf8");
   if (bytes > limits.metadataBytes) throw invalidArgument(`${field} is ${bytes} bytes as JSON; the limit is ${limits.metadataBytes} (64 KiB)`);
   // PostgreSQL's jsonb cannot hold U+0000.

@@ -49,6 +49,13 @@ describe("search filter", () => {
     assert.throws(() => validateSearchFilter({ ...base, metadata: [{ key: "k", operator: "eq", value: undefined }] }), invalid);
   });
 
+  test("a condition's value obeys metadata's depth and key rules", () => {
+    const nested = (depth: number): unknown => (depth === 1 ? { leaf: true } : { inner: nested(depth - 1) });
+    assert.doesNotThrow(() => validateSearchFilter({ ...base, metadata: [{ key: "k", operator: "eq", value: nested(32) as never }] }));
+    assert.throws(() => validateSearchFilter({ ...base, metadata: [{ key: "k", operator: "eq", value: nested(33) as never }] }), /filter\.metadata\[0\]\.value nests objects and arrays deeper than 32 levels/);
+    assert.throws(() => validateSearchFilter({ ...base, metadata: [{ key: "k", operator: "eq", value: JSON.parse('{"a":{"__proto__":1}}') as never }] }), /reserved/);
+  });
+
   test("an empty time range, a bad content type or too many conditions are refused", () => {
     const day = new Date("2026-01-02T00:00:00Z");
     assert.throws(() => validateSearchFilter({ ...base, createdFrom: day, createdTo: day }), invalid);

@@ -8,7 +8,7 @@
  */
 import { invalidArgument } from "@context-hub/common";
 import type { ContentType, JsonValue, Source } from "./entries.js";
-import { limits as entryLimits, normaliseTags, validateThreadId } from "./entry-validation.js";
+import { checkMetadataShape, limits as entryLimits, normaliseTags, validateThreadId } from "./entry-validation.js";
 
 export const metadataOperators = ["eq", "ne", "gt", "gte", "lt", "lte", "in", "not_in", "exists", "contains", "starts_with"] as const;
 
@@ -146,6 +146,7 @@ export function validateSearchFilter(filter: SearchFilterInput | undefined, name
     }
     if (condition.key.includes("\u0000")) throw invalidArgument(`${field}.key must not contain NUL characters`);
     if (condition.value === undefined) throw invalidArgument(`${field}.value is required`);
+    checkMetadataShape(condition.value, `${field}.value`);
     if (hasNul(condition.value)) throw invalidArgument(`${field}.value must not contain NUL characters`);
     return { key: condition.key, operator: condition.operator, value: validateOperand(condition.operator, condition.value, field) };
   });

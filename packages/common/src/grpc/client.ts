@@ -15,7 +15,7 @@ const clientDuration = histogram("grpc_client_handling_seconds", "Time a gRPC ca
 export interface GrpcClientOptions {
   /** host:port of the peer. */
   address: string;
-  /** Names the peer in errors ("embedder is unavailable: …"). */
+  /** Names the peer in errors ("the embedder service is unavailable, …"). */
   peer: PeerName;
   /** Default deadline of every call. */
   deadlineMs: number;

@@ -78,7 +78,13 @@ test("a call past its deadline fails with DEADLINE_EXCEEDED naming the peer", as
 test("an unreachable peer is reported as unavailable after bounded retries", async (t) => {
   const client = createGrpcClient(rerankerV1.RerankerService, { address: "127.0.0.1:1", peer: "reranker", deadlineMs: 1500, retries: 2 });
   t.after(() => client.close());
-  await assert.rejects(client.describe({}), (error: unknown) => isContextHubError(error) && error.code === "RERANKER_UNAVAILABLE");
+  await assert.rejects(client.describe({}), (error: unknown) => {
+    assert.ok(isContextHubError(error) && error.code === "RERANKER_UNAVAILABLE");
+    // The caller is told plainly which service; gRPC's own wording stays in the cause, for the logs.
+    assert.equal(error.message, "the reranker service is unavailable, so the call could not be completed; retry shortly");
+    assert.match(String((error.cause as { details?: string } | undefined)?.details), /\S/);
+    return true;
+  });
   assert.equal(await client.isServing(300), false);
 });
 

@@ -56,9 +56,10 @@ export function fromGrpcError(error: ServiceError, peer: PeerName): ContextHubEr
   }
   switch (error.code) {
     case status.DEADLINE_EXCEEDED:
-      return new ContextHubError("DEADLINE_EXCEEDED", `${peer} did not answer before the deadline`, { details: { peer } });
+      return new ContextHubError("DEADLINE_EXCEEDED", `${peer} did not answer before the deadline`, { details: { peer }, cause: error });
     case status.UNAVAILABLE:
-      return new ContextHubError(unavailableCodeOf[peer], `${peer} is unavailable: ${error.details}`, { details: { peer } });
+      // gRPC's own wording ("No connection established. Last error: …") helps an operator, not a caller: it rides as the cause, for the logs.
+      return new ContextHubError(unavailableCodeOf[peer], `the ${peer} service is unavailable, so the call could not be completed; retry shortly`, { details: { peer }, cause: error });
     case status.CANCELLED:
       return new ContextHubError("INTERNAL", `call to ${peer} was cancelled`, { details: { peer } });
     default:

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonShapeProblem, maxJsonDepth } from "./json-shape.js";
 
 /** Limits every tool enforces before anything reaches a worker or the store. */
 export const limits = {
@@ -9,6 +10,7 @@ export const limits = {
   tags: 50,
   tagChars: 100,
   metadataBytes: 64 * 1024,
+  metadataKeyChars: 128,
   idsPerFetch: 100,
   pageSize: 100,
   maxOffset: 10_000,
@@ -47,12 +49,51 @@ export const imageSchema = z
   })
   .strict();
 
-const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+/**
+ * A JSON object: any object that is not an array. Not `z.record`, whose
+ * plain-object test reads the value's `constructor` and throws on an own
+ * `constructor` key.
+ */
+export const jsonObject = () => z.object({}).catchall(z.unknown());
 
-export const metadataSchema = z
-  .record(z.string().min(1).max(128), metadataValue)
-  .refine((value) => Buffer.byteLength(JSON.stringify(value)) <= limits.metadataBytes, `metadata must be at most ${limits.metadataBytes} bytes as JSON`)
-  .describe("Free-form JSON object. Conventional keys: status, agent_name, task_name, project, report_type.");
+/**
+ * `schema`, preceded by the shape check of json-shape.ts (nesting depth,
+ * reserved keys). The check runs on the raw input, before any parsing that
+ * recurses or copies keys (a `__proto__` key would otherwise be swallowed
+ * into a prototype), and stops there when it fails.
+ */
+export function boundedJson<T extends z.ZodType>(name: string, schema: T) {
+  return z.preprocess((value, context) => {
+    const problem = jsonShapeProblem(value, name);
+    if (problem !== undefined) context.addIssue({ code: "custom", message: problem, input: value });
+    return value;
+  }, schema);
+}
+
+const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), jsonObject()]);
+
+/** What is wrong with the top-level keys or the size of a (shape-checked) metadata object, or undefined. */
+function metadataSizeProblem(metadata: Record<string, unknown>): string | undefined {
+  const badKey = Object.keys(metadata).find((key) => key.length < 1 || key.length > limits.metadataKeyChars);
+  if (badKey !== undefined) return `metadata keys must be 1 to ${limits.metadataKeyChars} characters (got one of ${badKey.length})`;
+  // Safe to stringify: the shape check bounded the depth.
+  const bytes = Buffer.byteLength(JSON.stringify(metadata));
+  if (bytes > limits.metadataBytes) return `metadata must be at most ${limits.metadataBytes} bytes as JSON (got ${bytes})`;
+  return undefined;
+}
+
+export const metadataSchema = boundedJson(
+  "metadata",
+  z
+    .object({})
+    .catchall(metadataValue)
+    .superRefine((metadata, context) => {
+      const problem = metadataSizeProblem(metadata);
+      if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+    }),
+).describe(
+  `Free-form JSON object, at most ${limits.metadataBytes / 1024} KiB as JSON and ${maxJsonDepth} levels deep; the keys "__proto__" and "constructor" are reserved. Conventional keys: status, agent_name, task_name, project, report_type.`,
+);
 
 export const tagsSchema = z
   .array(z.string().min(1, "tags must not be empty").max(limits.tagChars, `a tag must be at most ${limits.tagChars} characters`).refine(noNul, "tags must not contain NUL characters"))

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { trustStates } from "../trust/trust-state.js";
 import { entryListingOutput } from "./output-schemas.js";
-import { isoInstant, limits as inputLimits, sourceSchema, tagsSchema, threadIdSchema } from "./input-schemas.js";
+import { maxJsonDepth } from "./json-shape.js";
+import { boundedJson, isoInstant, limits as inputLimits, sourceSchema, tagsSchema, threadIdSchema } from "./input-schemas.js";
 
 /** Limits of the search and navigation tools; the store enforces the same (docs/retrieval.md). */
 export const searchToolLimits = {
@@ -46,7 +47,7 @@ const metadataFilter = z
       .describe(
         "eq/ne: equal or not (ne also matches entries without the key); gt/gte/lt/lte: numbers with numbers, strings with strings (ISO dates compare by time); in/not_in: one of a list (not_in also matches entries without the key); exists: true (key present) or false (absent); contains: a string value contains the text (case-insensitive), or a list value holds the element; starts_with: a string value starts with the text.",
       ),
-    value: z.unknown().describe("The value to compare with: a list for in/not_in, a boolean for exists."),
+    value: boundedJson("value", z.unknown()).describe(`The value to compare with: a list for in/not_in, a boolean for exists. At most ${maxJsonDepth} levels deep.`),
   })
   .strict();
 
@@ -60,8 +61,13 @@ export const searchFilterFields = {
   source: sourceSchema.optional(),
   tags: tagsSchema.optional().describe("Entries carrying at least one of these tags."),
   tags_all: tagsSchema.optional().describe("Entries carrying every one of these tags."),
-  metadata: z
-    .record(z.string().min(1).max(128), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+  metadata: boundedJson(
+    "metadata",
+    z
+      .object({})
+      .catchall(z.union([z.string(), z.number(), z.boolean(), z.null()]))
+      .refine((metadata) => Object.keys(metadata).every((key) => key.length >= 1 && key.length <= inputLimits.metadataKeyChars), `metadata keys must be 1 to ${inputLimits.metadataKeyChars} characters`),
+  )
     .optional()
     .describe("Top-level metadata keys that must equal these values."),
   metadata_filters: z

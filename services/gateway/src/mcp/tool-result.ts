@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { currentRequestContext, isContextHubError, type ContextHubError, type ErrorCode, type Logger } from "@context-hub/common";
-import { renderForModel } from "./untrusted-text.js";
+import { neutraliseMarkers, renderForModel } from "./untrusted-text.js";
 
 /**
  * A successful tool result: the raw structured content, plus its JSON as
@@ -30,10 +30,12 @@ function defaultRemedy(code: ErrorCode): string | undefined {
       return "authenticate again";
     case "RATE_LIMITED":
       return "wait for the time the message names, then retry";
+    case "STORE_UNAVAILABLE":
+      // The store may have gone away after committing and before answering: only a keyed retry is safe for a write.
+      return "retry shortly; retry a write with the same idempotency_key so that it is applied at most once";
     case "EMBEDDER_UNAVAILABLE":
     case "SUMMARIZER_UNAVAILABLE":
     case "RERANKER_UNAVAILABLE":
-    case "STORE_UNAVAILABLE":
     case "PROVIDER_ERROR":
     case "DEADLINE_EXCEEDED":
       return "retry shortly; nothing was changed";
@@ -53,8 +55,11 @@ export function toolFailure(error: unknown, logger: Logger): CallToolResult {
   const requestId = currentRequestContext()?.requestId ?? "unknown";
   if (!isContextHubError(error) || error.code === "INTERNAL") {
     if (!isContextHubError(error)) logger.error({ err: error }, "tool failed unexpectedly");
+    else logger.error({ err: error, cause: error.cause }, "tool failed with an internal error");
     return failureResult({ code: "INTERNAL", message: `Internal error. Quote request id ${requestId} when reporting it.`, requestId });
   }
+  // A peer's own transport wording (gRPC's "No connection established…") is for operators: it goes to the log, not to the caller.
+  if (error.cause !== undefined) logger.warn({ err: error.cause, code: error.code, details: error.details }, "tool failed: a peer call failed");
   return failureResult(describe(error, requestId));
 }
 
@@ -64,7 +69,8 @@ function describe(error: ContextHubError, requestId: string) {
 }
 
 function failureResult(body: { code: string; message: string; remedy?: string; details?: Record<string, unknown>; requestId: string }): CallToolResult {
-  const lines = [`${body.code}: ${body.message}`];
+  // Messages may quote stored values (a thread id, a tag): forged fence markers in them are neutralised like any stored string.
+  const lines = [`${body.code}: ${neutraliseMarkers(body.message)}`];
   if (body.remedy !== undefined) lines.push(`Remedy: ${body.remedy}`);
   lines.push(`Request id: ${body.requestId}`);
   return { isError: true, content: [{ type: "text", text: lines.join("\n") }] };

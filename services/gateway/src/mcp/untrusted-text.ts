@@ -63,7 +63,7 @@ export function fenceStoredText(text: string, entry: StoredEntry): string {
   return `${openMarker} ${attributes.join(" ")}>>>\n${neutraliseMarkers(text)}\n${closeMarker} entry=${id}>>>`;
 }
 
-/** Every string inside a stored entry (thread ids, tags, metadata, headings) is stored data too: neutralise it. */
+/** Every string inside a stored entry (thread ids, tags, metadata, headings) is stored data too: neutralise it, keys included. */
 function neutraliseAll(value: unknown): unknown {
   if (typeof value === "string") return neutraliseMarkers(value);
   if (Array.isArray(value)) return value.map(neutraliseAll);
@@ -71,25 +71,46 @@ function neutraliseAll(value: unknown): unknown {
   return value;
 }
 
-function fenceEntries(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(fenceEntries);
-  if (!isObject(value)) return value;
-  if (!isStoredEntry(value)) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fenceEntries(inner)]));
-  const entry = value;
+/** Fences the stored-text fields of `entry` as the text of the entry `identity` describes; every other string in it is neutralised. */
+function fenceEntry(entry: Record<string, unknown>, identity: StoredEntry): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(entry).map(([key, inner]) => [
-      key,
-      (storedTextFields as readonly string[]).includes(key) && typeof inner === "string" && inner !== "" ? fenceStoredText(inner, entry) : neutraliseAll(inner),
+      neutraliseMarkers(key),
+      (storedTextFields as readonly string[]).includes(key) && typeof inner === "string" && inner !== "" ? fenceStoredText(inner, identity) : neutraliseAll(inner),
     ]),
   );
 }
 
 /**
+ * An entry's history (get_context_history): its `versions` hold stored text
+ * but carry no id of their own; they belong to the entry named by
+ * `context_id`.
+ */
+const isHistory = (value: Record<string, unknown>): value is Record<string, unknown> & { context_id: string; versions: unknown[] } =>
+  typeof value.context_id === "string" && Array.isArray(value.versions);
+
+function render(value: unknown): unknown {
+  if (typeof value === "string") return neutraliseMarkers(value);
+  if (Array.isArray(value)) return value.map(render);
+  if (!isObject(value)) return value;
+  if (isStoredEntry(value)) return fenceEntry(value, value);
+  if (isHistory(value)) {
+    const { context_id: id } = value;
+    // A version's own trust state names it; its metadata (the caller's data) never does, so it is not passed on.
+    const versions = value.versions.map((version) => (isObject(version) ? fenceEntry(version, { id, trust_state: version.trust_state }) : render(version)));
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [neutraliseMarkers(key), key === "versions" ? versions : render(inner)]));
+  }
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [neutraliseMarkers(key), render(inner)]));
+}
+
+/**
  * The text rendering of a tool result for a model: the result's JSON, in
- * which every stored entry's text fields are fenced and every other string
- * inside a stored entry has forged markers neutralised. Results that carry
- * no stored entry render as their plain JSON.
+ * which every stored entry's text fields (and each version's, in a history)
+ * are fenced, and forged markers are neutralised in every other string and
+ * key — thread ids, tags, metadata, audit details, grep lines, and the
+ * gateway's own messages alike. Results without stored data render as their
+ * plain JSON. The structured content is left raw (see docs/security.md).
  */
 export function renderForModel(structured: Record<string, unknown>): string {
-  return JSON.stringify(fenceEntries(structured), null, 2);
+  return JSON.stringify(render(structured), null, 2);
 }
