@@ -156,16 +156,18 @@ interface GenerationInput {
 export function createWritePath(options: WritePathOptions) {
   const { peers } = options;
 
-  async function generate(inputs: GenerationInput[]): Promise<storeV1.Generated[]> {
+  /** Generation for `inputs`; aborting `signal` cancels the worker calls still running (their results are not wanted). */
+  async function generate(inputs: GenerationInput[], signal?: AbortSignal): Promise<storeV1.Generated[]> {
     if (inputs.length === 0) return [];
-    const embedding = timeStage("embed", () => peers.embedder.embedDocuments({ texts: inputs.map((input) => input.text) })).catch((error: unknown) => {
+    const call = signal === undefined ? {} : { signal };
+    const embedding = timeStage("embed", () => peers.embedder.embedDocuments({ texts: inputs.map((input) => input.text) }, call)).catch((error: unknown) => {
       throw legFailure("embedding", "EMBEDDER_UNAVAILABLE", error);
     });
     const { summarizer } = peers;
     const summaries =
       summarizer === undefined
         ? Promise.resolve(inputs.map(() => ""))
-        : timeStage("summarize", () => Promise.all(inputs.map((input) => summarizer.summarize({ text: input.text, source: toProtoSource(input.source) }).then((reply) => reply.summary)))).catch(
+        : timeStage("summarize", () => Promise.all(inputs.map((input) => summarizer.summarize({ text: input.text, source: toProtoSource(input.source) }, call).then((reply) => reply.summary)))).catch(
             (error: unknown) => {
               throw legFailure("summary", "SUMMARIZER_UNAVAILABLE", error);
             },
@@ -176,7 +178,7 @@ export function createWritePath(options: WritePathOptions) {
         summarizer === undefined
           ? Promise.resolve([])
           : summarizer
-              .summarizeSections({ text: input.text, source: toProtoSource(input.source) }, { deadlineMs: options.sectionSummaryTimeoutMs })
+              .summarizeSections({ text: input.text, source: toProtoSource(input.source) }, { ...call, deadlineMs: options.sectionSummaryTimeoutMs })
               .then((reply) => reply.sections)
               .catch(() => []),
       ),
@@ -210,23 +212,38 @@ export function createWritePath(options: WritePathOptions) {
   }
 
   return {
-    /** Stores one entry. A likely retransmit (or an idempotent replay) skips generation. */
+    /**
+     * Stores one entry. Generation starts at once, beside the dedup
+     * pre-check, so a new entry does not wait for the pre-check's round trip;
+     * a likely retransmit folds into its duplicate without generation (the
+     * running generation is cancelled), and an idempotent replay skips both.
+     */
     async store(principal: Principal, entry: NewEntryInput, idempotency?: Idempotency & { replay: boolean }): Promise<WriteAck> {
       return timeStage("total", async () => {
         if (idempotency?.replay === true) return commit(principal, entry, undefined, idempotency);
-        const duplicateOf = await timeStage("dedup_check", () =>
-          peers.store.findDuplicate({ principal, threadId: entry.threadId, source: toProtoSource(entry.source), contentHash: contentHash(entry.text) }),
-        );
-        if (duplicateOf.entryId !== "") {
-          try {
-            return await commit(principal, entry, undefined, idempotency);
-          } catch (error) {
-            // The duplicate changed or vanished since the pre-check; generate and insert after all.
-            if (!(isContextHubError(error) && error.code === "DUPLICATE_VANISHED")) throw error;
+        const cancel = new AbortController();
+        const generation = generate([entry], cancel.signal);
+        // Awaited only if the entry is inserted; until then (or if it never is) a failed leg must not surface as an unhandled rejection.
+        generation.catch(() => undefined);
+        try {
+          const duplicateOf = await timeStage("dedup_check", () =>
+            peers.store.findDuplicate({ principal, threadId: entry.threadId, source: toProtoSource(entry.source), contentHash: contentHash(entry.text) }),
+          );
+          if (duplicateOf.entryId !== "") {
+            try {
+              return await commit(principal, entry, undefined, idempotency);
+            } catch (error) {
+              // The duplicate changed or vanished since the pre-check; insert with the generation after all.
+              if (!(isContextHubError(error) && error.code === "DUPLICATE_VANISHED")) throw error;
+            }
           }
+          // I-4: a failed mandatory leg throws here, naming the leg, before anything is committed.
+          const [generated] = await generation;
+          return await commit(principal, entry, generated, idempotency);
+        } finally {
+          // A fold or a failure leaves the generation unwanted; after an insert the calls have ended and this does nothing.
+          cancel.abort();
         }
-        const [generated] = await generate([entry]);
-        return commit(principal, entry, generated, idempotency);
       });
     },
 

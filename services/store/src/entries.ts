@@ -411,7 +411,16 @@ function naming<T>(field: string, validate: () => T): T {
 async function commitIn(scope: EntryWriteScope, caller: Principal, { write, generated }: ValidCommit): Promise<EntryAck> {
   await scope.lockThreads(caller, [write.threadId]);
   const findings = screenEntry({ text: write.text, metadata: write.metadata, tags: write.tags });
-  const duplicateId = await scope.findDuplicate(caller, { threadId: write.threadId, source: write.source, contentHash: write.contentHash });
+  const key = { threadId: write.threadId, source: write.source, contentHash: write.contentHash };
+  let duplicateId: string | undefined;
+  if (generated === undefined) {
+    duplicateId = await scope.findDuplicate(caller, key);
+  } else {
+    // The usual case, a new entry, takes one statement: the duplicate lookup and the insert together.
+    const outcome = await scope.insertUnlessDuplicate(caller, write, generated, initialTrust(write.source, caller, findings));
+    if ("inserted" in outcome) return recordCreated(scope, caller, write, outcome.inserted);
+    duplicateId = outcome.duplicateOf;
+  }
   if (duplicateId !== undefined) {
     // The text is the stored one; only the metadata and tags it brings are screened anew.
     const rescreened = { metadata: findings.filter((finding) => finding.field === "metadata"), tags: findings.filter((finding) => finding.field === "tags") };
@@ -435,8 +444,11 @@ async function commitIn(scope: EntryWriteScope, caller: Principal, { write, gene
       remedy: "generate embeddings and summaries for the entry and commit it again",
     });
   }
-  const inserted = await scope.insert(caller, write, generated, initialTrust(write.source, caller, findings));
-  const previouslyDeleted = await scope.wasDeleted(caller, write.threadId, write.contentHash);
+  return recordCreated(scope, caller, write, await scope.insert(caller, write, generated, initialTrust(write.source, caller, findings)));
+}
+
+/** Queues the audit record of a new entry in its transaction, and passes its acknowledgement on. */
+function recordCreated(scope: EntryWriteScope, caller: Principal, write: EntryWrite, inserted: EntryAck): EntryAck {
   scope.audit.record(caller.tenant, {
     actor: caller.subject,
     action: "entry.create",
@@ -444,9 +456,15 @@ async function commitIn(scope: EntryWriteScope, caller: Principal, { write, gene
     targetIds: [inserted.id],
     beforeHashes: [],
     afterHashes: [inserted.contentHash],
-    details: { thread_id: write.threadId, source: write.source, trust_state: inserted.trust.state, trust_reasons: inserted.trust.reasons, previously_deleted: previouslyDeleted },
+    details: {
+      thread_id: write.threadId,
+      source: write.source,
+      trust_state: inserted.trust.state,
+      trust_reasons: inserted.trust.reasons,
+      previously_deleted: inserted.previouslyDeleted,
+    },
   });
-  return { ...inserted, previouslyDeleted };
+  return inserted;
 }
 
 function validateDeleteReason(reason: string | undefined): string {

@@ -2,7 +2,7 @@ import { accessPredicate, type AccessMode } from "./access-predicate.js";
 import { currentRequestId } from "./audit.js";
 import { createAuditStatements, type AuditStatements } from "./audit-repository.js";
 import { lockClasses, lockInOrder, toAdvisoryKey } from "./db/advisory-locks.js";
-import { createSqlParams, type SqlDatabase, type SqlExecutor } from "./db/sql-database.js";
+import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "./db/sql-database.js";
 import type {
   ContentType,
   DuplicateKey,
@@ -107,17 +107,22 @@ export interface EntryWriteScope extends SavepointScope {
    */
   fold(principal: Principal, id: string, write: EntryWrite, decideTrust: (current: Trust) => Trust): Promise<FoldResult | undefined>;
   /**
-   * Inserts the entry with its trust, images, chunks with vectors and node
-   * summaries. An unspecified visibility becomes `shared` when the caller
-   * has shared the thread (a thread grant of theirs exists), else `private`.
-   */
-  insert(principal: Principal, write: EntryWrite, generated: GeneratedWrite, trust: Trust): Promise<EntryAck>;
-  /**
-   * Whether a deleted entry of `threadId` had this content hash and the
+   * Inserts the entry with its trust, chunks with vectors and node summaries
+   * in one statement, then its images. An unspecified visibility becomes
+   * `shared` when the caller has shared the thread (a thread grant of theirs
+   * exists), else `private`. The acknowledgement's `previouslyDeleted` says
+   * whether a deleted entry of the thread had this content hash and the
    * caller could see it (the access predicate over the tombstone: owner,
    * tenant visibility, a thread grant, admin) or deleted it.
    */
-  wasDeleted(principal: Principal, threadId: string, contentHash: string): Promise<boolean>;
+  insert(principal: Principal, write: EntryWrite, generated: GeneratedWrite, trust: Trust): Promise<EntryAck>;
+  /**
+   * `findDuplicate` and `insert` in one statement: inserts as `insert` does
+   * unless the caller has a duplicate of the write (the rule of
+   * `findDuplicate`, on the same snapshot), in which case it writes nothing
+   * and names the duplicate.
+   */
+  insertUnlessDuplicate(principal: Principal, write: EntryWrite, generated: GeneratedWrite, trust: Trust): Promise<{ inserted: EntryAck } | { duplicateOf: string }>;
   /** The content hash and valid-time interval of kept version `version` of entry `id` (which the caller has locked), if it is kept. */
   keptVersion(id: string, version: number): Promise<{ contentHash: string; validity: Validity } | undefined>;
   /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
@@ -311,13 +316,18 @@ export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> 
  */
 async function findDuplicate(executor: SqlExecutor, principal: Principal, key: DuplicateKey): Promise<string | undefined> {
   const params = createSqlParams();
+  const { rows } = await executor.query<{ id: string }>(duplicateQuery(params, principal, key), params.values);
+  return rows[0]?.id;
+}
+
+/** The statement of `findDuplicate`, selecting the duplicate's `id` (no row when there is none), for use alone or inside another statement. */
+function duplicateQuery(params: SqlParams, principal: Principal, key: DuplicateKey): string {
   const tenant = params.add(principal.tenant);
   const threadId = params.add(key.threadId);
   // The candidate is the caller's own entry in the caller's tenant, which the predicate always admits;
   // only the later entries of the other source need it.
   const laterAccess = accessPredicate(principal, "o", params);
-  const { rows } = await executor.query<{ id: string }>(
-    `SELECT candidate.id FROM (
+  return `SELECT candidate.id FROM (
        SELECT e.id, e.content_hash, e.created_at FROM entries e
        WHERE e.tenant = ${tenant} AND e.thread_id = ${threadId} AND e.source = ${params.add(key.source)}
          AND e.owner = ${params.add(principal.subject)}
@@ -328,10 +338,7 @@ async function findDuplicate(executor: SqlExecutor, principal: Principal, key: D
        AND NOT EXISTS (
          SELECT 1 FROM entries o
          WHERE o.tenant = ${tenant} AND o.thread_id = ${threadId} AND o.source = ${params.add(opposite[key.source])}
-           AND (o.created_at, o.id) > (candidate.created_at, candidate.id) AND ${laterAccess})`,
-    params.values,
-  );
-  return rows[0]?.id;
+           AND (o.created_at, o.id) > (candidate.created_at, candidate.id) AND ${laterAccess})`;
 }
 
 function toImageKeys(images: readonly ImageWrite[]): string[] {
@@ -461,40 +468,88 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
 
   const insertGenerated = async (entryId: string, tenant: string, generated: GeneratedWrite) => {
     if (generated.chunks.length > 0) {
-      await tx.query(
-        `INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding)
-         SELECT c.id, $1, $2, c.ordinal, c.start_offset, c.end_offset, $3, c.embedding::${vectorCast}
-         FROM unnest($4::uuid[], $5::integer[], $6::integer[], $7::integer[], $8::text[]) AS c (id, ordinal, start_offset, end_offset, embedding)`,
-        [
-          entryId,
-          tenant,
-          generated.embeddingModel,
-          generated.chunks.map(() => createUuidV7()),
-          generated.chunks.map((chunk) => chunk.ordinal),
-          generated.chunks.map((chunk) => chunk.start),
-          generated.chunks.map((chunk) => chunk.end),
-          generated.chunks.map((chunk) => toVectorLiteral(chunk.vector)),
-        ],
-      );
+      const params = createSqlParams();
+      const entry = params.add(entryId);
+      await tx.query(`${chunkInsert(params, entry, params.add(tenant), generated)} FROM ${chunkRows(params, generated)}`, params.values);
     }
     if (generated.nodeSummaries.length > 0) {
-      const nodes = generated.nodeSummaries;
-      await tx.query(
-        `INSERT INTO node_summaries (entry_id, node_id, ordinal, heading, level, start_offset, end_offset, summary)
-         SELECT $1, n.node_id, n.ordinal - 1, n.heading, n.level, n.start_offset, n.end_offset, n.summary
-         FROM unnest($2::text[], $3::text[], $4::integer[], $5::integer[], $6::integer[], $7::text[]) WITH ORDINALITY
-           AS n (node_id, heading, level, start_offset, end_offset, summary, ordinal)`,
-        [
-          entryId,
-          nodes.map((node) => node.nodeId),
-          nodes.map((node) => node.heading),
-          nodes.map((node) => node.level),
-          nodes.map((node) => node.span.start),
-          nodes.map((node) => node.span.end),
-          nodes.map((node) => node.summary),
-        ],
-      );
+      const params = createSqlParams();
+      const entry = params.add(entryId);
+      await tx.query(`${nodeSummaryInsert(entry)} FROM ${nodeSummaryRows(params, generated)}`, params.values);
     }
+  };
+
+  /** `INSERT INTO chunks … SELECT …` for the rows `chunkRows` names `c`; the caller adds the FROM clause. */
+  const chunkInsert = (params: SqlParams, entryId: string, tenant: string, generated: GeneratedWrite) =>
+    `INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding)
+     SELECT c.id, ${entryId}, ${tenant}, c.ordinal, c.start_offset, c.end_offset, ${params.add(generated.embeddingModel)}, c.embedding::${vectorCast}`;
+  const chunkRows = (params: SqlParams, generated: GeneratedWrite) => {
+    const { chunks } = generated;
+    return `unnest(${params.add(chunks.map(() => createUuidV7()))}::uuid[], ${params.add(chunks.map((chunk) => chunk.ordinal))}::integer[],
+      ${params.add(chunks.map((chunk) => chunk.start))}::integer[], ${params.add(chunks.map((chunk) => chunk.end))}::integer[],
+      ${params.add(chunks.map((chunk) => toVectorLiteral(chunk.vector)))}::text[]) AS c (id, ordinal, start_offset, end_offset, embedding)`;
+  };
+
+  /** `INSERT INTO node_summaries … SELECT …` for the rows `nodeSummaryRows` names `n`; the caller adds the FROM clause. */
+  const nodeSummaryInsert = (entryId: string) =>
+    `INSERT INTO node_summaries (entry_id, node_id, ordinal, heading, level, start_offset, end_offset, summary)
+     SELECT ${entryId}, n.node_id, n.ordinal - 1, n.heading, n.level, n.start_offset, n.end_offset, n.summary`;
+  const nodeSummaryRows = (params: SqlParams, generated: GeneratedWrite) => {
+    const nodes = generated.nodeSummaries;
+    return `unnest(${params.add(nodes.map((node) => node.nodeId))}::text[], ${params.add(nodes.map((node) => node.heading))}::text[],
+      ${params.add(nodes.map((node) => node.level))}::integer[], ${params.add(nodes.map((node) => node.span.start))}::integer[],
+      ${params.add(nodes.map((node) => node.span.end))}::integer[], ${params.add(nodes.map((node) => node.summary))}::text[]) WITH ORDINALITY
+      AS n (node_id, heading, level, start_offset, end_offset, summary, ordinal)`;
+  };
+
+  /**
+   * The entry with its chunks and node summaries in one statement (data-modifying CTEs), then its images; with
+   * `guarded`, the same statement first looks for the caller's duplicate and then inserts nothing. Every part runs
+   * exactly once whether the final SELECT reads it or not, all on one snapshot (so the duplicate lookup does not see
+   * the new row); the foreign keys to the new entry are checked at the end of the statement, and the statement-level
+   * triggers on chunks (embedding spaces, the vector outbox) fire once for the chunks it inserted, as for a plain INSERT.
+   */
+  const insertEntry = async (principal: Principal, write: EntryWrite, generated: GeneratedWrite, trust: Trust, guarded: boolean): Promise<{ inserted: EntryAck } | { duplicateOf: string }> => {
+    const id = createUuidV7();
+    const params = createSqlParams();
+    const parts: string[] = [];
+    if (guarded) parts.push(`d AS (${duplicateQuery(params, principal, { threadId: write.threadId, source: write.source, contentHash: write.contentHash })})`);
+    const tenant = `${params.add(principal.tenant)}::text`;
+    const threadId = `${params.add(write.threadId)}::text`;
+    const owner = `${params.add(principal.subject)}::text`;
+    const contentHash = `${params.add(write.contentHash)}::text`;
+    // INSERT … SELECT, so that a duplicate can stop it; the columns do not type the parameters there, so each is cast.
+    parts.push(`e AS (
+         INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, metadata, tags, summary, content_type,
+           trust_state, trust_reasons, updated_by, valid_from, valid_to)
+         SELECT ${params.add(id)}::uuid, ${tenant}, ${threadId}, ${params.add(write.source)}::text, ${owner},
+           coalesce(${params.add(write.visibility ?? null)}::text,
+             CASE WHEN EXISTS (SELECT 1 FROM grants g WHERE g.tenant = ${tenant} AND g.thread_id = ${threadId} AND g.grantor = ${owner}) THEN 'shared' ELSE 'private' END),
+           ${params.add(write.text)}::text, ${params.add(write.textLength)}::integer, ${params.add(write.preview)}::text, ${contentHash},
+           ${params.add(JSON.stringify(write.metadata))}::jsonb, ${params.add(write.tags)}::text[], ${params.add(generated.summary)}::text,
+           ${params.add(write.contentType)}::text, ${params.add(trust.state)}::text, ${params.add(trust.reasons)}::text[], ${owner},
+           ${params.add(toTimestampParam(write.validity.validFrom))}::timestamptz, ${params.add(toTimestampParam(write.validity.validTo))}::timestamptz
+         ${guarded ? "WHERE NOT EXISTS (SELECT 1 FROM d)" : ""}
+         RETURNING id, version, content_hash, created_at, updated_at, trust_state, trust_reasons
+       )`);
+    if (generated.chunks.length > 0) parts.push(`c AS (${chunkInsert(params, "e.id", tenant, generated)} FROM e, ${chunkRows(params, generated)})`);
+    if (generated.nodeSummaries.length > 0) parts.push(`n AS (${nodeSummaryInsert("e.id")} FROM e, ${nodeSummaryRows(params, generated)})`);
+    const { rows } = await tx.query<{ [K in keyof AckRow]: AckRow[K] | null } & { duplicate_of: string | null; previously_deleted: boolean }>(
+      `WITH ${parts.join(", ")}
+       SELECT ${guarded ? "(SELECT d.id FROM d)" : "NULL::uuid"} AS duplicate_of, ${ackColumns},
+         EXISTS (
+           SELECT 1 FROM tombstones t
+           WHERE t.tenant = ${tenant} AND t.thread_id = ${threadId} AND t.content_hash = ${contentHash}
+             AND (t.deleted_by = ${owner} OR ${accessPredicate(principal, "t", params)})
+         ) AS previously_deleted
+       FROM (SELECT 1) AS one LEFT JOIN e ON true`,
+      params.values,
+    );
+    const row = rows[0];
+    if (row?.duplicate_of != null) return { duplicateOf: row.duplicate_of };
+    if (row?.id == null) throw new Error("INSERT … RETURNING returned no row");
+    await insertImages(tx, id, write.images);
+    return { inserted: { ...toAck(row as AckRow, false), previouslyDeleted: row.previously_deleted } };
   };
 
   const audit = createAuditStatements(tx);
@@ -581,54 +636,12 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
     },
 
     async insert(principal, write, generated, trust) {
-      const id = createUuidV7();
-      const { rows } = await tx.query<AckRow>(
-        `INSERT INTO entries AS e (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, metadata, tags, summary, content_type,
-           trust_state, trust_reasons, updated_by, valid_from, valid_to)
-         VALUES ($1, $2, $3, $4, $5,
-           coalesce($6::text, CASE WHEN EXISTS (SELECT 1 FROM grants g WHERE g.tenant = $2 AND g.thread_id = $3 AND g.grantor = $5) THEN 'shared' ELSE 'private' END),
-           $7, $8, $9, $10, $11::jsonb, $12::text[], $13, $14, $15, $16::text[], $5, $17::timestamptz, $18::timestamptz)
-         RETURNING ${ackColumns}`,
-        [
-          id,
-          principal.tenant,
-          write.threadId,
-          write.source,
-          principal.subject,
-          write.visibility ?? null,
-          write.text,
-          write.textLength,
-          write.preview,
-          write.contentHash,
-          JSON.stringify(write.metadata),
-          write.tags,
-          generated.summary,
-          write.contentType,
-          trust.state,
-          trust.reasons,
-          toTimestampParam(write.validity.validFrom),
-          toTimestampParam(write.validity.validTo),
-        ],
-      );
-      await insertImages(tx, id, write.images);
-      await insertGenerated(id, principal.tenant, generated);
-      const row = rows[0];
-      if (row === undefined) throw new Error("INSERT … RETURNING returned no row");
-      return toAck(row, false);
+      const outcome = await insertEntry(principal, write, generated, trust, false);
+      if (!("inserted" in outcome)) throw new Error("an unguarded insert found a duplicate");
+      return outcome.inserted;
     },
 
-    async wasDeleted(principal, threadId, contentHash) {
-      const params = createSqlParams();
-      const { rows } = await tx.query<{ deleted: boolean }>(
-        `SELECT EXISTS (
-           SELECT 1 FROM tombstones t
-           WHERE t.tenant = ${params.add(principal.tenant)} AND t.thread_id = ${params.add(threadId)} AND t.content_hash = ${params.add(contentHash)}
-             AND (t.deleted_by = ${params.add(principal.subject)} OR ${accessPredicate(principal, "t", params)})
-         ) AS deleted`,
-        params.values,
-      );
-      return rows[0]?.deleted === true;
-    },
+    insertUnlessDuplicate: (principal, write, generated, trust) => insertEntry(principal, write, generated, trust, true),
 
     async keptVersion(id, version) {
       const { rows } = await tx.query<{ content_hash: string; valid_from: Date | null; valid_to: Date | null }>(

@@ -1,6 +1,6 @@
 import { traceQuery } from "./trace-query.js";
 import { mkdir } from "node:fs/promises";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
 import { assertOutsideTransaction, runInTransactionScope } from "./transaction-scope.js";
@@ -55,13 +55,12 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
     return result;
   };
 
-  const run = async <R>(text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> => {
-    const result = await traceQuery("pglite", text, () => pglite.query<R>(text, params === undefined ? undefined : [...params]));
+  const runOn = async <R>(target: PGlite | Transaction, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> => {
+    const result = await traceQuery("pglite", text, () => target.query<R>(text, params === undefined ? undefined : [...params]));
     // PGlite reports affectedRows only for writes; a SELECT counts its rows, as pg does.
     return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
   };
-  // Transactions hold the one connection from BEGIN to COMMIT, so they need no locks against each other.
-  const executor: SqlExecutor & { [runsAlone]: true } = { query: run, [runsAlone]: true };
+  const run = <R>(text: string, params: readonly unknown[] | undefined) => runOn<R>(pglite, text, params);
   let closed = false;
 
   const connection: SqlConnection = {
@@ -72,17 +71,16 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
     },
     transaction(fn) {
       assertOutsideTransaction(connection, "transaction");
-      return enqueue(async () => {
-        await run("BEGIN", undefined);
-        try {
-          const value = await runInTransactionScope(connection, () => fn(executor));
-          await run("COMMIT", undefined);
-          return value;
-        } catch (error) {
-          await run("ROLLBACK", undefined);
-          throw error;
-        }
-      });
+      // PGlite's own transaction rather than BEGIN and COMMIT as queries: it sends them in the simple protocol (one
+      // exchange with the WebAssembly instead of the extended protocol's six), and the statements inside skip the
+      // file-system sync PGlite runs after each statement outside a transaction. It rolls back when `fn` throws.
+      return enqueue(() =>
+        pglite.transaction((ptx) => {
+          // Transactions hold the one connection from BEGIN to COMMIT, so they need no locks against each other.
+          const executor: SqlExecutor & { [runsAlone]: true } = { query: (text, params) => runOn(ptx, text, params), [runsAlone]: true };
+          return runInTransactionScope(connection, () => fn(executor));
+        }),
+      );
     },
     async ping() {
       if (closed) return false;
