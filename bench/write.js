@@ -19,7 +19,8 @@ const writesPerRun = Number(values.writes);
 const clientCounts = values.clients.split(",").map(Number);
 const bin = fileURLToPath(new URL("../bin/context-hub.js", import.meta.url));
 
-const words = "turbine blade fatigue crack root section inspection torque schedule bearing vibration spectrum maintenance window operator report anomaly threshold sensor calibration drift rotor".split(" ");
+const words =
+  "turbine blade fatigue crack root section inspection torque schedule bearing vibration spectrum maintenance window operator report anomaly threshold sensor calibration drift rotor".split(" ");
 /** A ~1 KB realistic note: a heading and sentences drawn from a small vocabulary, unique per index. */
 function text(index) {
   let body = `# Inspection note ${index}\n\n`;
@@ -91,7 +92,9 @@ async function stageFigures(metricsUrl) {
   const text = await (await fetch(metricsUrl)).text();
   const stages = {};
   for (const line of text.split("\n")) {
-    const bucket = /^contexthub_write_stage_seconds_bucket\{le="([^"]+)",stage="(\w+)",outcome="ok"\} (\d+)/.exec(line) ?? /^contexthub_write_stage_seconds_bucket\{stage="(\w+)",outcome="ok",le="([^"]+)"\} (\d+)/.exec(line);
+    const bucket =
+      /^contexthub_write_stage_seconds_bucket\{le="([^"]+)",stage="(\w+)",outcome="ok"\} (\d+)/.exec(line) ??
+      /^contexthub_write_stage_seconds_bucket\{stage="(\w+)",outcome="ok",le="([^"]+)"\} (\d+)/.exec(line);
     const sum = /^contexthub_write_stage_seconds_sum\{stage="(\w+)",outcome="ok"\} ([\d.e+-]+)/.exec(line);
     const count = /^contexthub_write_stage_seconds_count\{stage="(\w+)",outcome="ok"\} (\d+)/.exec(line);
     if (bucket) {
@@ -138,7 +141,14 @@ async function runLoad(url, clients, writes, offset) {
   const seconds = (performance.now() - began) / 1000;
   await Promise.all(connections.map((client) => client.close()));
   latencies.sort((a, b) => a - b);
-  return { clients, writes, throughput_per_s: Number((writes / seconds).toFixed(1)), p50_ms: ms(quantile(latencies, 0.5)), p95_ms: ms(quantile(latencies, 0.95)), p99_ms: ms(quantile(latencies, 0.99)) };
+  return {
+    clients,
+    writes,
+    throughput_per_s: Number((writes / seconds).toFixed(1)),
+    p50_ms: ms(quantile(latencies, 0.5)),
+    p95_ms: ms(quantile(latencies, 0.95)),
+    p99_ms: ms(quantile(latencies, 0.99)),
+  };
 }
 
 /** The floor: the same row and chunk vector inserted and committed directly through PGlite. */
@@ -157,7 +167,12 @@ async function rawFloor(rows) {
           "INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, summary) VALUES ($1, 'local', $2, 'agent', 'local', 'private', $3, $4, $5, $6, '')",
           [id, `floor-${index % 50}`, body, body.length, body.slice(0, 300), contentHash(body)],
         );
-        await tx.query("INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding) VALUES ($1, $2, 'local', 0, 0, $3, 'floor', $4)", [createUuidV7(), id, body.length, vector]);
+        await tx.query("INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding) VALUES ($1, $2, 'local', 0, 0, $3, 'floor', $4)", [
+          createUuidV7(),
+          id,
+          body.length,
+          vector,
+        ]);
       });
       latencies.push(performance.now() - started);
     }
@@ -207,7 +222,11 @@ results.target = {
   ratio_to_floor_plus_generation: ms((results.runs[0]?.p50_ms ?? 0) / (results.floor.p50_ms + generation)),
 };
 console.log(`raw floor (INSERT entry + chunk, COMMIT, PGlite): p50 ${results.floor.p50_ms} ms, p95 ${results.floor.p95_ms} ms`);
-console.log(`stages after the 1-client run (approx p50 / mean, ms): ${Object.entries(stages).map(([stage, f]) => `${stage} ${f.p50_ms_approx}/${f.mean_ms}`).join(", ")}`);
+console.log(
+  `stages after the 1-client run (approx p50 / mean, ms): ${Object.entries(stages)
+    .map(([stage, f]) => `${stage} ${f.p50_ms_approx}/${f.mean_ms}`)
+    .join(", ")}`,
+);
 console.log(`single-client p50 / (floor + generation) = ${results.target.ratio_to_floor_plus_generation} (target ≤ 3)`);
 if (values.json) {
   mkdirSync(dirname(values.json), { recursive: true });

@@ -403,7 +403,11 @@ describe("configuration from values", () => {
         assert.ok(container);
         const env = envOf(container);
         assert.equal(env.get("STORE_VECTOR_BACKEND"), "pgvector", scenario);
-        assert.deepEqual([...env.keys()].filter((name) => name.startsWith("STORE_QDRANT")), [], scenario);
+        assert.deepEqual(
+          [...env.keys()].filter((name) => name.startsWith("STORE_QDRANT")),
+          [],
+          scenario,
+        );
       }
     }
   });
@@ -440,7 +444,14 @@ describe("configuration from values", () => {
     const defaults = envOf(mainContainer(objectsOf("minimal"), "gateway").container);
     assert.equal(defaults.get("CONTEXT_HUB_MAX_BODY_BYTES"), "67108864");
     assert.equal(defaults.get("CONTEXT_HUB_KEY_CACHE_MS"), "5000");
-    for (const name of ["CONTEXT_HUB_RATE_READ_PER_MIN", "CONTEXT_HUB_RATE_READ_BURST", "CONTEXT_HUB_RATE_WRITE_PER_MIN", "CONTEXT_HUB_RATE_WRITE_BURST", "CONTEXT_HUB_DISABLED_TOOLS", "CONTEXT_HUB_INSTRUCTIONS"]) {
+    for (const name of [
+      "CONTEXT_HUB_RATE_READ_PER_MIN",
+      "CONTEXT_HUB_RATE_READ_BURST",
+      "CONTEXT_HUB_RATE_WRITE_PER_MIN",
+      "CONTEXT_HUB_RATE_WRITE_BURST",
+      "CONTEXT_HUB_DISABLED_TOOLS",
+      "CONTEXT_HUB_INSTRUCTIONS",
+    ]) {
       assert.equal(defaults.has(name), false, `${name} is left to the gateway by default`);
     }
     // 0 is a setting (no limit), not an absent value.
@@ -465,7 +476,11 @@ describe("configuration from values", () => {
     for (const service of ["embedder", "summarizer", "reranker"]) {
       const env = envOf(mainContainer(objectsOf("minimal"), service).container);
       const prefix = service.toUpperCase();
-      assert.deepEqual([`${prefix}_PROVIDER`, `${prefix}_MODEL`, `${prefix}_BASE_URL`, `${prefix}_DIMENSION`].filter((name) => env.has(name)), [], service);
+      assert.deepEqual(
+        [`${prefix}_PROVIDER`, `${prefix}_MODEL`, `${prefix}_BASE_URL`, `${prefix}_DIMENSION`].filter((name) => env.has(name)),
+        [],
+        service,
+      );
     }
   });
 
@@ -588,8 +603,7 @@ describe("network policies", () => {
     for (const component of ["gateway", "store", "embedder", "summarizer", "reranker", "migrations", "test"]) {
       assert.ok(policy(objects, component).policyTypes.includes("Egress"), `${component} has an egress policy`);
     }
-    const databasePorts = (component: string) =>
-      (policy(objects, component).egress ?? []).filter((rule) => rule.ports?.some((port) => port.port === 5432 || port.port === 6333));
+    const databasePorts = (component: string) => (policy(objects, component).egress ?? []).filter((rule) => rule.ports?.some((port) => port.port === 5432 || port.port === 6333));
     assert.equal(databasePorts("store").length, 2);
     assert.equal(databasePorts("migrations").length, 2);
     for (const component of ["gateway", "embedder", "summarizer", "reranker", "test"]) assert.equal(databasePorts(component).length, 0, component);
@@ -610,10 +624,13 @@ describe("monitoring", () => {
     const withOperator = objectsOf("minimal");
     const scrape = mustFind(withOperator, "ServiceMonitor", `${release.name}-context-hub`);
     const endpoints = (scrape.spec as { endpoints: Array<{ port: string; path: string }> }).endpoints;
-    assert.deepEqual(endpoints.map((endpoint) => [endpoint.port, endpoint.path]), [
-      ["http", "/metrics"],
-      ["ops", "/metrics"],
-    ]);
+    assert.deepEqual(
+      endpoints.map((endpoint) => [endpoint.port, endpoint.path]),
+      [
+        ["http", "/metrics"],
+        ["ops", "/metrics"],
+      ],
+    );
     mustFind(withOperator, "PrometheusRule", `${release.name}-context-hub`);
     const without = render("minimal", { prometheusOperator: false });
     assert.equal(without.filter((object) => object.kind === "ServiceMonitor" || object.kind === "PrometheusRule").length, 0);
@@ -623,12 +640,7 @@ describe("monitoring", () => {
 
   test("the alerts cover write p95, tool errors, provider failures and unready pods, with the thresholds from values", () => {
     const rules = ruleExpressions(objectsOf("ha"));
-    assert.deepEqual(rules.map((rule) => rule.alert).sort(), [
-      "ContextHubPodNotReady",
-      "ContextHubProviderFailures",
-      "ContextHubToolErrorRatioHigh",
-      "ContextHubWriteLatencyHigh",
-    ]);
+    assert.deepEqual(rules.map((rule) => rule.alert).sort(), ["ContextHubPodNotReady", "ContextHubProviderFailures", "ContextHubToolErrorRatioHigh", "ContextHubWriteLatencyHigh"]);
     const write = rules.find((rule) => rule.alert === "ContextHubWriteLatencyHigh");
     assert.match(write?.expr ?? "", /histogram_quantile\(0\.95, .*contexthub_write_stage_seconds_bucket\{.*stage="total".*> 1\.5$/s);
     for (const rule of rules) assert.match(rule.expr, new RegExp(`namespace="${release.namespace}"`), `${rule.alert} is scoped to the release`);

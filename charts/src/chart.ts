@@ -43,7 +43,13 @@ export function runHelm(args: readonly string[]): HelmResult {
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
     // Keep helm away from any user configuration and caches on the machine.
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", HELM_CACHE_HOME: "/tmp/context-hub-helm/cache", HELM_CONFIG_HOME: "/tmp/context-hub-helm/config", HELM_DATA_HOME: "/tmp/context-hub-helm/data" },
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: process.env.HOME ?? "/tmp",
+      HELM_CACHE_HOME: "/tmp/context-hub-helm/cache",
+      HELM_CONFIG_HOME: "/tmp/context-hub-helm/config",
+      HELM_DATA_HOME: "/tmp/context-hub-helm/data",
+    },
   });
   if (result.error) throw result.error;
   return { status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr };

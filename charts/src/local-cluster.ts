@@ -175,9 +175,7 @@ export class LocalCluster {
 
   private valueOf(variable: EnvVar, earlier: Record<string, string>, where: string): string {
     if (variable.value !== undefined) {
-      return variable.value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (match, name: string | undefined) =>
-        name === undefined ? "$" : (earlier[name] ?? match),
-      );
+      return variable.value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (match, name: string | undefined) => (name === undefined ? "$" : (earlier[name] ?? match)));
     }
     const secret = variable.valueFrom?.secretKeyRef;
     if (secret !== undefined) return this.secretValue(secret.name, secret.key, where);

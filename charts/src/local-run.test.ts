@@ -121,7 +121,11 @@ describe(`chart-driven local run of ci/${scenario}-values.yaml`, { skip: missing
       assert.equal(client.getInstructions(), instructions);
       const { tools } = await client.listTools();
       assert.ok(tools.some((tool) => tool.name === "store_context"));
-      assert.equal(tools.some((tool) => tool.name === disabledTool), false, `${disabledTool} is disabled by values`);
+      assert.equal(
+        tools.some((tool) => tool.name === disabledTool),
+        false,
+        `${disabledTool} is disabled by values`,
+      );
       const call = async (name: string, args: Record<string, unknown>) => {
         const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
         assert.notEqual(result.isError, true, `${name}: ${JSON.stringify(result.content)}`);
@@ -131,7 +135,10 @@ describe(`chart-driven local run of ci/${scenario}-values.yaml`, { skip: missing
       const ack = await call("store_context", { thread_id: "chart-run", source: "agent", text, tags: ["helm"] });
       const id = String(ack.context_id);
       const listing = await call("search_context", { thread_id: "chart-run" });
-      assert.deepEqual((listing.results as Array<{ id: string }>).map((result) => result.id), [id]);
+      assert.deepEqual(
+        (listing.results as Array<{ id: string }>).map((result) => result.id),
+        [id],
+      );
       const fetched = await call("get_context_by_ids", { context_ids: [id] });
       assert.equal((fetched.entries as Array<{ text: string }>)[0]?.text, text);
     } finally {
@@ -139,14 +146,18 @@ describe(`chart-driven local run of ci/${scenario}-values.yaml`, { skip: missing
     }
   });
 
-  test("the `helm test` Pod's command passes against the running release", { skip: existsSync(join(repoRoot, smokeEntryPoint)) ? false : `${smokeEntryPoint} is not built yet (the smoke command comes with the CLI)` }, async () => {
-    const pod = mustFind(objects, "Pod", componentName("smoke-test"));
-    const smoke = podSpecOf(pod)?.containers[0];
-    assert.ok(smoke);
-    const code = await cluster.runToCompletion(pod, smoke, 60_000);
-    const run = cluster.running.at(-1);
-    assert.equal(code, 0, run?.output());
-  });
+  test(
+    "the `helm test` Pod's command passes against the running release",
+    { skip: existsSync(join(repoRoot, smokeEntryPoint)) ? false : `${smokeEntryPoint} is not built yet (the smoke command comes with the CLI)` },
+    async () => {
+      const pod = mustFind(objects, "Pod", componentName("smoke-test"));
+      const smoke = podSpecOf(pod)?.containers[0];
+      assert.ok(smoke);
+      const code = await cluster.runToCompletion(pod, smoke, 60_000);
+      const run = cluster.running.at(-1);
+      assert.equal(code, 0, run?.output());
+    },
+  );
 
   test("the dashboard and every alert read only metric names the running services export", async () => {
     // Scrape where the ServiceMonitor points: each Service's port named in its endpoints.

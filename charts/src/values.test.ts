@@ -35,7 +35,10 @@ test("every key in values.yaml has a comment right above it", () => {
 test("values.yaml has no list of objects whose keys would escape the comment rule", () => {
   const walk = (value: unknown, path: string): void => {
     if (Array.isArray(value)) {
-      assert.ok(value.every((item) => typeof item !== "object"), `${path} holds objects; give them as a commented example instead`);
+      assert.ok(
+        value.every((item) => typeof item !== "object"),
+        `${path} holds objects; give them as a commented example instead`,
+      );
     } else if (typeof value === "object" && value !== null) {
       for (const [key, child] of Object.entries(value)) walk(child, `${path}.${key}`);
     }

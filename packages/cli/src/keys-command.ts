@@ -19,7 +19,11 @@ Keys live in the database the store uses (DATABASE_URL, or PGlite in STORE_DATA_
 so these commands work whether or not the server is running.
 `;
 
-const splitList = (value: string | undefined) => (value ?? "").split(",").map((item) => item.trim()).filter((item) => item.length > 0);
+const splitList = (value: string | undefined) =>
+  (value ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
 
 function describeKey(key: storeV1.ApiKey): string {
   const expires = key.expiresAt === undefined ? "never" : timestampDate(key.expiresAt).toISOString();

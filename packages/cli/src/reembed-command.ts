@@ -21,7 +21,6 @@ export const reembedUsage = `Usage: context-hub reembed [--batch-size <n>] [--dr
 
 const defaultBatchSize = 128;
 
-
 export interface ReembedCommandOptions {
   /** Progress and notes (stderr by default). */
   progress?: ProgressSink;

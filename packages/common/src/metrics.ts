@@ -28,7 +28,11 @@ export function gauge<L extends string>(name: string, help: string, labelNames: 
   return existing<Gauge<L>>(name) ?? new Gauge({ name, help, labelNames, registers: [metricsRegistry] });
 }
 
-const providerSeconds = histogram("contexthub_provider_request_seconds", "Model provider requests (embed, summarize, rerank) by provider, operation and outcome, in seconds.", ["provider", "operation", "outcome"]);
+const providerSeconds = histogram("contexthub_provider_request_seconds", "Model provider requests (embed, summarize, rerank) by provider, operation and outcome, in seconds.", [
+  "provider",
+  "operation",
+  "outcome",
+]);
 
 /** Times one request to a model provider and records its outcome. */
 export async function observeProviderRequest<T>(provider: string, operation: string, request: () => Promise<T>): Promise<T> {

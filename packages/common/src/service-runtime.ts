@@ -36,10 +36,7 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
   });
   options.register(builder);
   const grpc = await builder.listen(options.host, options.port);
-  const ops =
-    options.opsPort < 0
-      ? undefined
-      : await startOpsServer({ host: options.host, port: options.opsPort, logger: options.logger, isReady: options.isReady ?? (() => true) });
+  const ops = options.opsPort < 0 ? undefined : await startOpsServer({ host: options.host, port: options.opsPort, logger: options.logger, isReady: options.isReady ?? (() => true) });
   options.logger.info({ port: grpc.port, opsPort: ops?.port }, `${options.name} listening`);
   let closing: Promise<void> | undefined;
   return {

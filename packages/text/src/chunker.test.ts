@@ -37,7 +37,10 @@ test("chunks cover the text, respect size and overlap, and start at word starts"
   assert.ok(chunks.length >= 5);
   for (const chunk of chunks.slice(1)) assert.match(text.slice(chunk.start - 1, chunk.start + 1), /^\s\S/);
   for (const chunk of chunks.slice(0, -1)) assert.match(text.slice(chunk.start, chunk.end), /\.\s$/, "ends after a sentence");
-  assert.ok(chunks.slice(1).every((chunk, index) => chunks[index]!.end - chunk.start > 0), "consecutive chunks overlap");
+  assert.ok(
+    chunks.slice(1).every((chunk, index) => chunks[index]!.end - chunk.start > 0),
+    "consecutive chunks overlap",
+  );
 });
 
 test("chunks prefer paragraph breaks over sentence ends", () => {
@@ -60,7 +63,7 @@ test("a text without spaces is cut hard but never inside a surrogate pair", () =
 
 test("random texts always chunk well-formed", () => {
   let seed = 42;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const pieces = ["word", "x", "longerword", ". ", "\n", "\n\n", " ", "ünï", "😀"];
   for (let round = 0; round < 200; round++) {
     let text = "";

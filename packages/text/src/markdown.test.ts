@@ -66,13 +66,23 @@ test("parseOutline numbers duplicate siblings and keeps ids stable when bodies c
   const ids = parseOutline(text).map((s) => s.nodeId);
   assert.deepEqual(ids, ["notes", "notes/step", "notes/step-2", "notes/step-2-2", "notes-2", "notes-2/step"]);
   const edited = text.replace("a\n", "a much longer body\nwith more lines\n");
-  assert.deepEqual(parseOutline(edited).map((s) => s.nodeId), ids);
+  assert.deepEqual(
+    parseOutline(edited).map((s) => s.nodeId),
+    ids,
+  );
 });
 
 test("parseOutline reads setext headings, closing hashes and ignores front matter and hashtags", () => {
   const text = "---\ntitle: x\n---\nTitle\n=====\n\nSub *part*\n---\n#hashtag is text\n## Closed ##\n    # indented code";
   const outline = parseOutline(text);
-  assert.deepEqual(outline.map((s) => [s.nodeId, s.heading, s.level]), [["title", "Title", 1], ["title/sub-part", "Sub part", 2], ["title/closed", "Closed", 2]]);
+  assert.deepEqual(
+    outline.map((s) => [s.nodeId, s.heading, s.level]),
+    [
+      ["title", "Title", 1],
+      ["title/sub-part", "Sub part", 2],
+      ["title/closed", "Closed", 2],
+    ],
+  );
   assert.equal(outline[0]!.start, text.indexOf("Title"));
 });
 
@@ -93,7 +103,10 @@ test("stripInlineMarkdown keeps words and removes syntax", () => {
 test("toProseBlocks yields paragraphs and list items without markup, code or tables", () => {
   const text = "# Title\n\nA paragraph\ncontinues here.\n\n- first *item*\n- second item\n\n```\ncode();\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted text\n\n---\n1. numbered";
   const blocks = toProseBlocks(text);
-  assert.deepEqual(blocks.map((b) => b.text), ["A paragraph continues here.", "first item", "second item", "quoted text", "numbered"]);
+  assert.deepEqual(
+    blocks.map((b) => b.text),
+    ["A paragraph continues here.", "first item", "second item", "quoted text", "numbered"],
+  );
   assert.equal(blocks[0]!.start, text.indexOf("A paragraph"));
   assert.equal(blocks[0]!.end, text.indexOf("here.") + 5);
 });

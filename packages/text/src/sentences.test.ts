@@ -5,17 +5,26 @@ import { splitSentences } from "./sentences.js";
 test("splitSentences splits on terminal punctuation and reports offsets", () => {
   const text = "First one. Second one!  Third one?";
   const sentences = splitSentences(text);
-  assert.deepEqual(sentences.map((s) => s.text), ["First one.", "Second one!", "Third one?"]);
+  assert.deepEqual(
+    sentences.map((s) => s.text),
+    ["First one.", "Second one!", "Third one?"],
+  );
   for (const sentence of sentences) assert.equal(text.slice(sentence.start, sentence.end), sentence.text);
 });
 
 test("splitSentences does not split after abbreviations, initials, decimals or before lowercase", () => {
   const text = "Use e.g. Postgres or Dr. Smith's tool by J. Doe. Version 1.5 works. It ran at 3 p.m. and stopped. Done";
-  assert.deepEqual(splitSentences(text).map((s) => s.text), ["Use e.g. Postgres or Dr. Smith's tool by J. Doe.", "Version 1.5 works.", "It ran at 3 p.m. and stopped.", "Done"]);
+  assert.deepEqual(
+    splitSentences(text).map((s) => s.text),
+    ["Use e.g. Postgres or Dr. Smith's tool by J. Doe.", "Version 1.5 works.", "It ran at 3 p.m. and stopped.", "Done"],
+  );
 });
 
 test("splitSentences breaks at blank lines and keeps closing quotes", () => {
-  assert.deepEqual(splitSentences('He said "stop." Then left\n\nno period here').map((s) => s.text), ['He said "stop."', "Then left", "no period here"]);
+  assert.deepEqual(
+    splitSentences('He said "stop." Then left\n\nno period here').map((s) => s.text),
+    ['He said "stop."', "Then left", "no period here"],
+  );
 });
 
 test("splitSentences of blank text is empty", () => {

@@ -7,7 +7,37 @@ export interface TextSegment {
 
 // Words whose trailing period rarely ends a sentence.
 const abbreviations = new Set([
-  "e.g", "i.e", "vs", "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "fig", "approx", "cf", "al", "inc", "ltd", "corp", "dept", "jan", "feb", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "resp", "viz",
+  "e.g",
+  "i.e",
+  "vs",
+  "mr",
+  "mrs",
+  "ms",
+  "dr",
+  "prof",
+  "sr",
+  "jr",
+  "fig",
+  "approx",
+  "cf",
+  "al",
+  "inc",
+  "ltd",
+  "corp",
+  "dept",
+  "jan",
+  "feb",
+  "apr",
+  "jun",
+  "jul",
+  "aug",
+  "sep",
+  "sept",
+  "oct",
+  "nov",
+  "dec",
+  "resp",
+  "viz",
 ]);
 
 const boundary = /[.!?…]+["'”’)\]]*(?=\s)|\n[ \t]*\n/g;

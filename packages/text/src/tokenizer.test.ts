@@ -25,7 +25,12 @@ test("splitIdentifier splits on separators and camelCase", () => {
 });
 
 test("toStem folds inflections of one word together and leaves identifiers alone", () => {
-  for (const group of [["index", "indexes", "indexed", "indexing"], ["cache", "caches", "cached", "caching"], ["query", "queries"], ["run", "running", "runs"]]) {
+  for (const group of [
+    ["index", "indexes", "indexed", "indexing"],
+    ["cache", "caches", "cached", "caching"],
+    ["query", "queries"],
+    ["run", "running", "runs"],
+  ]) {
     assert.equal(new Set(group.map(toStem)).size, 1, group.join(","));
   }
   assert.equal(toStem("user_ids"), "user_ids");

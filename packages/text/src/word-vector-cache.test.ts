@@ -13,12 +13,12 @@ const fixture = JSON.stringify({
   wordIndex: 4,
   size: 4,
   dimensions: 3,
-  words: ["the", "\"", "cat", "dog"],
+  words: ["the", '"', "cat", "dog"],
   vectors: {
     the: [0.5, -0.25, 1e-2, 0.56, 0],
     cat: [1.5, 2, -3.25e-1, 2.5, 2],
     '"': [0, 1, 0, 1, 1],
-    dog: [1.25, 2.5e0, -0.5, 2.8, 3],
+    dog: [1.25, 2.5, -0.5, 2.8, 3],
   },
   unkVector: [0, 0, 0, 0, -1],
 });

@@ -7,13 +7,31 @@ test("defaults match the documented table", () => {
   const config = loadEmbedderConfig({ HOME: "/home/u" });
   assert.deepEqual(
     { ...config },
-    { host: "127.0.0.1", port: 50052, opsPort: 9092, provider: "builtin", cacheDir: "/home/u/.cache/context-hub", chunkSize: 1500, chunkOverlap: 200, maxTextChars: 1_000_000, http: undefined, logLevel: "info" },
+    {
+      host: "127.0.0.1",
+      port: 50052,
+      opsPort: 9092,
+      provider: "builtin",
+      cacheDir: "/home/u/.cache/context-hub",
+      chunkSize: 1500,
+      chunkOverlap: 200,
+      maxTextChars: 1_000_000,
+      http: undefined,
+      logLevel: "info",
+    },
   );
   assert.ok(Object.isFrozen(config));
 });
 
 test("variables override defaults", () => {
-  const config = loadEmbedderConfig({ EMBEDDER_PORT: "0", EMBEDDER_OPS_PORT: "-1", EMBEDDER_CACHE_DIR: "/var/cache/ch", EMBEDDER_CHUNK_SIZE: "800", EMBEDDER_CHUNK_OVERLAP: "100", XDG_CACHE_HOME: "/xdg" });
+  const config = loadEmbedderConfig({
+    EMBEDDER_PORT: "0",
+    EMBEDDER_OPS_PORT: "-1",
+    EMBEDDER_CACHE_DIR: "/var/cache/ch",
+    EMBEDDER_CHUNK_SIZE: "800",
+    EMBEDDER_CHUNK_OVERLAP: "100",
+    XDG_CACHE_HOME: "/xdg",
+  });
   assert.equal(config.port, 0);
   assert.equal(config.opsPort, -1);
   assert.equal(config.cacheDir, "/var/cache/ch");
@@ -57,10 +75,18 @@ test("an HTTP provider gets its documented defaults and the settings it was give
 });
 
 test("missing settings of an HTTP provider are config errors naming the variable", () => {
-  assert.throws(() => loadEmbedderConfig({ EMBEDDER_PROVIDER: "openai" }), (error: Error) => /EMBEDDER_MODEL: required when EMBEDDER_PROVIDER is openai/.test(error.message) && /EMBEDDER_API_KEY: required when EMBEDDER_PROVIDER is openai at https:\/\/api\.openai\.com/.test(error.message));
+  assert.throws(
+    () => loadEmbedderConfig({ EMBEDDER_PROVIDER: "openai" }),
+    (error: Error) =>
+      /EMBEDDER_MODEL: required when EMBEDDER_PROVIDER is openai/.test(error.message) &&
+      /EMBEDDER_API_KEY: required when EMBEDDER_PROVIDER is openai at https:\/\/api\.openai\.com/.test(error.message),
+  );
   assert.throws(() => loadEmbedderConfig({ EMBEDDER_PROVIDER: "ollama", EMBEDDER_MODEL: "m", EMBEDDER_BASE_URL: "localhost:11434" }), /EMBEDDER_BASE_URL: expected an http:\/\/ or https:\/\/ URL/);
   assert.throws(() => loadEmbedderConfig({ EMBEDDER_SEND_DIMENSION: "true" }), /EMBEDDER_SEND_DIMENSION: needs EMBEDDER_DIMENSION/);
-  assert.throws(() => loadEmbedderConfig({ EMBEDDER_BATCH_SIZE: "0", EMBEDDER_TIMEOUT_MS: "10", EMBEDDER_DIMENSION: "0" }), (error: Error) => /EMBEDDER_BATCH_SIZE/.test(error.message) && /EMBEDDER_TIMEOUT_MS/.test(error.message) && /EMBEDDER_DIMENSION/.test(error.message));
+  assert.throws(
+    () => loadEmbedderConfig({ EMBEDDER_BATCH_SIZE: "0", EMBEDDER_TIMEOUT_MS: "10", EMBEDDER_DIMENSION: "0" }),
+    (error: Error) => /EMBEDDER_BATCH_SIZE/.test(error.message) && /EMBEDDER_TIMEOUT_MS/.test(error.message) && /EMBEDDER_DIMENSION/.test(error.message),
+  );
 });
 
 test("the API key never shows when the config is printed or serialised", () => {

@@ -28,7 +28,10 @@ test("embedDocuments chunks every text and embeds all chunks in one provider cal
   const documents = await embedder.embedDocuments(["short", "", long]);
   assert.equal(calls.length, 1);
   assert.equal(documents.length, 3);
-  assert.deepEqual(documents[0]!.map((c) => [c.ordinal, c.start, c.end]), [[0, 0, 5]]);
+  assert.deepEqual(
+    documents[0]!.map((c) => [c.ordinal, c.start, c.end]),
+    [[0, 0, 5]],
+  );
   assert.deepEqual(documents[1], []);
   const chunks = documents[2]!;
   assert.ok(chunks.length > 5);
@@ -39,7 +42,7 @@ test("embedDocuments chunks every text and embeds all chunks in one provider cal
   });
 });
 
-test("documents are embedded as \"document\" and queries as \"query\"", async () => {
+test('documents are embedded as "document" and queries as "query"', async () => {
   const { provider, inputTypes } = createRecordingProvider();
   const embedder = createEmbedder({ provider, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10_000 });
   await embedder.embedDocuments(["a stored text"]);

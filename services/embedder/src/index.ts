@@ -54,7 +54,11 @@ export function createEmbeddingProvider(config: EmbedderConfig, logger: Logger):
       });
       const apiOptions = { model: http.model, requestDimension: http.sendDimension ? http.dimension : undefined };
       const api: EmbeddingApi =
-        config.provider === "openai" ? createOpenAiEmbeddingsApi(client, apiOptions) : config.provider === "voyage" ? createVoyageEmbeddingsApi(client, apiOptions) : createOllamaEmbeddingsApi(client, apiOptions);
+        config.provider === "openai"
+          ? createOpenAiEmbeddingsApi(client, apiOptions)
+          : config.provider === "voyage"
+            ? createVoyageEmbeddingsApi(client, apiOptions)
+            : createOllamaEmbeddingsApi(client, apiOptions);
       return createHttpEmbeddingProvider({ provider: config.provider, model: http.model, api, dimension: http.dimension, batchSize: http.batchSize, concurrency: http.concurrency, logger });
     }
   }

@@ -81,7 +81,10 @@ test("a failing provider surfaces over gRPC as PROVIDER_ERROR naming provider, m
 
 test("a provider that never answers surfaces over gRPC as DEADLINE_EXCEEDED", async (t) => {
   const { client } = await startForTest(t, () => "hang", { EMBEDDER_TIMEOUT_MS: "200" });
-  await assert.rejects(client.embedQueries({ texts: ["hello"] }), (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED" && /openai embeddings \(model text-embedding-3-small\) failed: no answer within 200 ms/.test(error.message));
+  await assert.rejects(
+    client.embedQueries({ texts: ["hello"] }),
+    (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED" && /openai embeddings \(model text-embedding-3-small\) failed: no answer within 200 ms/.test(error.message),
+  );
 });
 
 test("a provider that is down at start does not crash the service: not ready, and calls fail with the cause", async (t) => {

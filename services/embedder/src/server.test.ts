@@ -27,7 +27,10 @@ const norm = (values: number[]) => Math.hypot(...values);
 test("Describe names the built-in model, its dimension and the chunking", async (t) => {
   const { client } = await startForTest(t, { EMBEDDER_CHUNK_SIZE: "1000", EMBEDDER_CHUNK_OVERLAP: "100" });
   const reply = await client.describe({});
-  assert.deepEqual({ provider: reply.provider, model: reply.model, dimension: reply.dimension, chunkSize: reply.chunkSize, chunkOverlap: reply.chunkOverlap }, { provider: "builtin", model: "builtin-glove-100d-v1", dimension: 100, chunkSize: 1000, chunkOverlap: 100 });
+  assert.deepEqual(
+    { provider: reply.provider, model: reply.model, dimension: reply.dimension, chunkSize: reply.chunkSize, chunkOverlap: reply.chunkOverlap },
+    { provider: "builtin", model: "builtin-glove-100d-v1", dimension: 100, chunkSize: 1000, chunkOverlap: 100 },
+  );
 });
 
 test("EmbedDocuments returns covering chunks with unit vectors, and EmbedQueries finds the right chunk", async (t) => {
@@ -88,5 +91,8 @@ test("/readyz reports not ready until the provider has warmed up, and early call
   release();
   await warmed;
   assert.equal(await readyz(), 200);
-  assert.deepEqual((await early).vectors.map((vector) => vector.values), [[1]]);
+  assert.deepEqual(
+    (await early).vectors.map((vector) => vector.values),
+    [[1]],
+  );
 });

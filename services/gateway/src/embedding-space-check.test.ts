@@ -10,12 +10,21 @@ test("an empty store, or one wholly in the embedder's space, accepts the embedde
   assert.equal(embeddingSpaceMismatch({ model: "text-embedding-3-small", dimension: 1536 }, []), undefined);
   assert.equal(embeddingSpaceMismatch(builtin, [{ ...builtin, chunkCount: 40 }]), undefined);
   // A registered space whose chunks are all gone holds nothing to miss.
-  assert.equal(embeddingSpaceMismatch(builtin, [{ ...builtin, chunkCount: 40 }, { model: "old", dimension: 8, chunkCount: 0 }]), undefined);
+  assert.equal(
+    embeddingSpaceMismatch(builtin, [
+      { ...builtin, chunkCount: 40 },
+      { model: "old", dimension: 8, chunkCount: 0 },
+    ]),
+    undefined,
+  );
 });
 
 test("chunks in another model or another dimension of the same model are a mismatch naming both spaces, the counts and the remedies", () => {
   const message = embeddingSpaceMismatch({ model: "text-embedding-3-small", dimension: 1536 }, [{ ...builtin, chunkCount: 12_345 }]);
-  assert.match(message ?? "", /^The store holds 12,345 chunks embedded with "builtin-glove-100d-v1" \(100 dimensions\), but the embedder is configured for "text-embedding-3-small" \(1536 dimensions\)\./);
+  assert.match(
+    message ?? "",
+    /^The store holds 12,345 chunks embedded with "builtin-glove-100d-v1" \(100 dimensions\), but the embedder is configured for "text-embedding-3-small" \(1536 dimensions\)\./,
+  );
   assert.match(message ?? "", /run `context-hub reembed`/);
   assert.match(message ?? "", /configure the previous model back \(the embedder settings that produce "builtin-glove-100d-v1" \(100 dimensions\)\)/);
 
@@ -61,7 +70,12 @@ test("a mismatch found at start-up rejects, so the gateway does not start", asyn
 });
 
 test("peers that cannot answer yet leave the check pending, and it concludes once they do", async () => {
-  const check = await startEmbeddingSpaceCheck({ peers: fakePeers(["down", { spaces: stored, model: builtin.model, dimension: 0 }, { spaces: stored, ...builtin }]), logger, callTimeoutMs: 100, retryMs: 5 });
+  const check = await startEmbeddingSpaceCheck({
+    peers: fakePeers(["down", { spaces: stored, model: builtin.model, dimension: 0 }, { spaces: stored, ...builtin }]),
+    logger,
+    callTimeoutMs: 100,
+    retryMs: 5,
+  });
   try {
     assert.equal(check.current().state, "pending");
     while (check.current().state === "pending") await new Promise((resolve) => setTimeout(resolve, 5));

@@ -29,12 +29,15 @@ test("every domain error becomes a tool error with its code and a request id", (
 });
 
 test("an unexpected exception is shown only as a request id", () => {
-  const result = runWithRequestContext({ requestId: "rid-2" }, () => toolFailure(new Error("relation \"entries\" does not exist"), logger));
+  const result = runWithRequestContext({ requestId: "rid-2" }, () => toolFailure(new Error('relation "entries" does not exist'), logger));
   const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
   assert.doesNotMatch(text, /relation/);
   assert.match(text, /rid-2/);
 });
 
 test("configuration errors name every bad variable", () => {
-  assert.throws(() => loadGatewayConfig({ GATEWAY_PORT: "http", CONTEXT_HUB_AUTH: "maybe" }), (error: Error) => /GATEWAY_PORT/.test(error.message) && /CONTEXT_HUB_AUTH/.test(error.message));
+  assert.throws(
+    () => loadGatewayConfig({ GATEWAY_PORT: "http", CONTEXT_HUB_AUTH: "maybe" }),
+    (error: Error) => /GATEWAY_PORT/.test(error.message) && /CONTEXT_HUB_AUTH/.test(error.message),
+  );
 });

@@ -25,7 +25,9 @@ function canonical(value: unknown): string {
 /** The fingerprint of a tool call: its name and its arguments, less the key itself. */
 export function fingerprintOf(tool: string, args: Record<string, unknown>): string {
   const { idempotency_key: _key, ...rest } = args;
-  return createHash("sha256").update(`${tool}\n${canonical(rest)}`).digest("hex");
+  return createHash("sha256")
+    .update(`${tool}\n${canonical(rest)}`)
+    .digest("hex");
 }
 
 /**

@@ -186,7 +186,9 @@ export function createWritePath(options: WritePathOptions) {
 
     const [embedded, summaryTexts, nodeSummaries] = await Promise.all([embedding, summaries, sections]);
     if (embedded.documents.length !== inputs.length) {
-      throw new ContextHubError("EMBEDDER_UNAVAILABLE", `embedding failed, so nothing was stored: the embedder returned ${embedded.documents.length} documents for ${inputs.length} texts`, { details: { leg: "embedding" } });
+      throw new ContextHubError("EMBEDDER_UNAVAILABLE", `embedding failed, so nothing was stored: the embedder returned ${embedded.documents.length} documents for ${inputs.length} texts`, {
+        details: { leg: "embedding" },
+      });
     }
     return inputs.map((input, index) => ({
       $typeName: "contexthub.store.v1.Generated",

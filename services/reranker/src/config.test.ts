@@ -15,7 +15,10 @@ test("variables override defaults and bad ones are all reported", () => {
   assert.equal(config.port, 0);
   assert.equal(config.cacheDir, "/c");
   assert.equal(config.maxPassages, 50);
-  assert.throws(() => loadRerankerConfig({ RERANKER_OPS_PORT: "-2", RERANKER_PROVIDER: "jina" }), (error: Error) => /RERANKER_OPS_PORT/.test(error.message) && /RERANKER_PROVIDER/.test(error.message));
+  assert.throws(
+    () => loadRerankerConfig({ RERANKER_OPS_PORT: "-2", RERANKER_PROVIDER: "jina" }),
+    (error: Error) => /RERANKER_OPS_PORT/.test(error.message) && /RERANKER_PROVIDER/.test(error.message),
+  );
 });
 
 test("an HTTP provider gets its documented defaults, batch size included", () => {
@@ -26,12 +29,23 @@ test("an HTTP provider gets its documented defaults, batch size included", () =>
   );
   const tei = loadRerankerConfig({ RERANKER_PROVIDER: "tei", RERANKER_MODEL: "BAAI/bge-reranker-base", RERANKER_BASE_URL: "http://tei:8080" }).http!;
   assert.deepEqual([tei.baseUrl, tei.apiKey, tei.batchSize], ["http://tei:8080", undefined, 32]);
-  const tuned = loadRerankerConfig({ RERANKER_PROVIDER: "tei", RERANKER_MODEL: "m", RERANKER_BASE_URL: "http://tei", RERANKER_BATCH_SIZE: "8", RERANKER_CONCURRENCY: "1", RERANKER_TIMEOUT_MS: "500", RERANKER_MAX_RETRIES: "0" }).http!;
+  const tuned = loadRerankerConfig({
+    RERANKER_PROVIDER: "tei",
+    RERANKER_MODEL: "m",
+    RERANKER_BASE_URL: "http://tei",
+    RERANKER_BATCH_SIZE: "8",
+    RERANKER_CONCURRENCY: "1",
+    RERANKER_TIMEOUT_MS: "500",
+    RERANKER_MAX_RETRIES: "0",
+  }).http!;
   assert.deepEqual([tuned.batchSize, tuned.concurrency, tuned.timeoutMs, tuned.maxRetries], [8, 1, 500, 0]);
 });
 
 test("missing settings of an HTTP provider are config errors naming the variable, and the key never prints", () => {
-  assert.throws(() => loadRerankerConfig({ RERANKER_PROVIDER: "tei" }), (error: Error) => /RERANKER_MODEL: required when RERANKER_PROVIDER is tei/.test(error.message) && /RERANKER_BASE_URL: required when RERANKER_PROVIDER is tei/.test(error.message));
+  assert.throws(
+    () => loadRerankerConfig({ RERANKER_PROVIDER: "tei" }),
+    (error: Error) => /RERANKER_MODEL: required when RERANKER_PROVIDER is tei/.test(error.message) && /RERANKER_BASE_URL: required when RERANKER_PROVIDER is tei/.test(error.message),
+  );
   assert.throws(() => loadRerankerConfig({ RERANKER_PROVIDER: "cohere", RERANKER_MODEL: "rerank-v3.5" }), /RERANKER_API_KEY: required when RERANKER_PROVIDER is cohere at https:\/\/api\.cohere\.com/);
   assert.throws(() => loadRerankerConfig({ RERANKER_BATCH_SIZE: "0" }), /RERANKER_BATCH_SIZE/);
   const config = loadRerankerConfig({ RERANKER_PROVIDER: "cohere", RERANKER_MODEL: "m", RERANKER_API_KEY: "co-do-not-print" });

@@ -35,10 +35,11 @@ test("coverage weighs rare terms more, within the candidate set", () => {
 });
 
 test("proximity and exact phrases reward terms that appear together", () => {
-  const [together, apart] = scoreRelevance("connection pool size", [
-    "Raise the connection pool size when requests queue.",
-    "The connection was fine. Later we looked at the pool. The size of the log grew.",
-  ], vectors);
+  const [together, apart] = scoreRelevance(
+    "connection pool size",
+    ["Raise the connection pool size when requests queue.", "The connection was fine. Later we looked at the pool. The size of the log grew."],
+    vectors,
+  );
   assert.equal(together!.coverage, apart!.coverage);
   assert.equal(together!.phrase, 1);
   assert.ok(together!.proximity === 1 && apart!.proximity < 0.5);

@@ -18,8 +18,19 @@ const passages = ["a", "b", "c", "d"].map((id) => ({ id, text: `text ${id}` }));
 
 test("results are sorted best first with ties in request order, and top_n truncates", async () => {
   const reranker = createReranker({ provider: createFixedProvider([0.2, 0.9, 0.2, 0.5]), maxPassages: 10, maxTextChars: 100 });
-  assert.deepEqual((await reranker.rerank("q", passages, 0)).map((r) => [r.id, r.index, r.score]), [["b", 1, 0.9], ["d", 3, 0.5], ["a", 0, 0.2], ["c", 2, 0.2]]);
-  assert.deepEqual((await reranker.rerank("q", passages, 2)).map((r) => r.id), ["b", "d"]);
+  assert.deepEqual(
+    (await reranker.rerank("q", passages, 0)).map((r) => [r.id, r.index, r.score]),
+    [
+      ["b", 1, 0.9],
+      ["d", 3, 0.5],
+      ["a", 0, 0.2],
+      ["c", 2, 0.2],
+    ],
+  );
+  assert.deepEqual(
+    (await reranker.rerank("q", passages, 2)).map((r) => r.id),
+    ["b", "d"],
+  );
   assert.equal((await reranker.rerank("q", passages, 10)).length, 4);
   assert.deepEqual(await reranker.rerank("q", [], 3), []);
 });

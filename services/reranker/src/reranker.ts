@@ -36,13 +36,22 @@ export function createReranker(options: RerankerOptions): Reranker {
     async rerank(query, passages, topN, signal) {
       if (!/[\p{L}\p{N}]/u.test(query)) throw invalidArgument("query has no words to rank by", "send the search text as the query");
       if (query.length > maxTextChars) throw invalidArgument(`query has ${query.length} characters; at most ${maxTextChars} are accepted`, "shorten the query");
-      if (passages.length > maxPassages) throw invalidArgument(`${passages.length} passages sent; at most ${maxPassages} are accepted per call`, "rerank fewer candidates or split them into several calls");
+      if (passages.length > maxPassages)
+        throw invalidArgument(`${passages.length} passages sent; at most ${maxPassages} are accepted per call`, "rerank fewer candidates or split them into several calls");
       passages.forEach((passage, index) => {
-        if (passage.text.length > maxTextChars) throw invalidArgument(`passages[${index}] has ${passage.text.length} characters; at most ${maxTextChars} are accepted`, "send a preview or the best chunk instead of the whole text");
+        if (passage.text.length > maxTextChars)
+          throw invalidArgument(`passages[${index}] has ${passage.text.length} characters; at most ${maxTextChars} are accepted`, "send a preview or the best chunk instead of the whole text");
       });
       if (passages.length === 0) return [];
-      const scores = await observeProviderRequest(provider.describe().provider, "rerank", () => provider.score(query, passages.map((passage) => passage.text), signal));
-      if (scores.length !== passages.length || !scores.every(Number.isFinite)) throw new Error(`rerank provider returned ${scores.length} scores (finite: ${scores.every(Number.isFinite)}) for ${passages.length} passages`);
+      const scores = await observeProviderRequest(provider.describe().provider, "rerank", () =>
+        provider.score(
+          query,
+          passages.map((passage) => passage.text),
+          signal,
+        ),
+      );
+      if (scores.length !== passages.length || !scores.every(Number.isFinite))
+        throw new Error(`rerank provider returned ${scores.length} scores (finite: ${scores.every(Number.isFinite)}) for ${passages.length} passages`);
       const ranked = passages.map((passage, index) => ({ id: passage.id, index, score: scores[index] as number }));
       ranked.sort((left, right) => right.score - left.score || left.index - right.index);
       return topN > 0 ? ranked.slice(0, topN) : ranked;

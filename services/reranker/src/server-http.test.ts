@@ -43,10 +43,20 @@ test("Rerank sends every passage to TEI and orders the passages by its scores", 
   const described = await client.describe({});
   assert.deepEqual({ provider: described.provider, model: described.model }, { provider: "tei", model: "BAAI/bge-reranker-base" });
   const reply = await client.rerank({ query: "why are my postgres queries slow", passages, topN: 2 });
-  assert.deepEqual(reply.results.map((result) => [result.id, result.index]), [["postgres", 1], ["bread", 0]]);
+  assert.deepEqual(
+    reply.results.map((result) => [result.id, result.index]),
+    [
+      ["postgres", 1],
+      ["bread", 0],
+    ],
+  );
   assert.ok(Math.abs(reply.results[0]!.score - 0.97) < 1e-6);
   assert.equal(server.requests.length, 1);
-  assert.deepEqual((server.requests[0]!.body as { texts: string[] }).texts, passages.map((passage) => passage.text), "all passages are scored even with top_n 2");
+  assert.deepEqual(
+    (server.requests[0]!.body as { texts: string[] }).texts,
+    passages.map((passage) => passage.text),
+    "all passages are scored even with top_n 2",
+  );
 });
 
 test("a failing provider surfaces over gRPC as PROVIDER_ERROR naming provider, model and cause", async (t) => {
@@ -62,5 +72,8 @@ test("a failing provider surfaces over gRPC as PROVIDER_ERROR naming provider, m
 
 test("a provider that never answers surfaces over gRPC as DEADLINE_EXCEEDED", async (t) => {
   const { client } = await startForTest(t, () => "hang", { RERANKER_TIMEOUT_MS: "200" });
-  await assert.rejects(client.rerank({ query: "postgres", passages }), (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED" && /^tei rerank \(model BAAI\/bge-reranker-base\) failed: no answer within 200 ms/.test(error.message));
+  await assert.rejects(
+    client.rerank({ query: "postgres", passages }),
+    (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED" && /^tei rerank \(model BAAI\/bge-reranker-base\) failed: no answer within 200 ms/.test(error.message),
+  );
 });

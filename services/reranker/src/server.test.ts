@@ -39,9 +39,15 @@ test("Rerank puts the relevant passage first, sorted by score, and honours top_n
   assert.deepEqual(all.results.map((r) => [r.id, r.index]).slice(0, 1), [["postgres", 1]]);
   assert.equal(all.results.length, 3);
   const scores = all.results.map((r) => r.score);
-  assert.deepEqual(scores, [...scores].sort((left, right) => right - left));
+  assert.deepEqual(
+    scores,
+    [...scores].sort((left, right) => right - left),
+  );
   const top = await client.rerank({ query: "late goal", passages, topN: 1 });
-  assert.deepEqual(top.results.map((r) => r.id), ["football"]);
+  assert.deepEqual(
+    top.results.map((r) => r.id),
+    ["football"],
+  );
 });
 
 test("an empty query or too many passages is INVALID_ARGUMENT", async (t) => {

@@ -68,10 +68,7 @@ export function createApiKeyRepository(db: SqlExecutor): ApiKeyRepository {
 
     async revoke(id) {
       // coalesce keeps the first revocation time: revoking twice changes nothing.
-      const { rows } = await db.query<ApiKeyRow>(
-        `UPDATE api_keys AS k SET revoked_at = coalesce(k.revoked_at, now()) WHERE k.id = $1 RETURNING ${columns}`,
-        [id],
-      );
+      const { rows } = await db.query<ApiKeyRow>(`UPDATE api_keys AS k SET revoked_at = coalesce(k.revoked_at, now()) WHERE k.id = $1 RETURNING ${columns}`, [id]);
       const row = rows[0];
       return row === undefined ? undefined : toRecord(row);
     },

@@ -6,7 +6,10 @@ import { validateApiKey, type ApiKeyInput } from "./api-keys.js";
 const key: ApiKeyInput = { hint: "chk_abcdef", tenant: "acme", subject: "ci-bot", groups: ["ops", "ops"], scopes: ["context:read", "context:read"], description: "", expiresAt: undefined };
 
 function rejects(input: ApiKeyInput, message: RegExp): void {
-  assert.throws(() => validateApiKey(input, new Date("2030-01-01T00:00:00Z")), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && message.test(error.message));
+  assert.throws(
+    () => validateApiKey(input, new Date("2030-01-01T00:00:00Z")),
+    (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && message.test(error.message),
+  );
 }
 
 test("a valid key is normalised: duplicate groups and scopes dropped", () => {

@@ -141,7 +141,7 @@ export function createApiKeyService(repository: ApiKeyRepository): ApiKeyService
       const matches = await repository.findByHint(idOrHint.trim());
       const active = matches.filter((key) => key.revokedAt === undefined);
       if (active.length > 1) {
-        throw invalidArgument(`the hint ${JSON.stringify(idOrHint.trim())} matches ${active.length} API keys; revoke by id`, "list the keys to find the id", );
+        throw invalidArgument(`the hint ${JSON.stringify(idOrHint.trim())} matches ${active.length} API keys; revoke by id`, "list the keys to find the id");
       }
       // A hint naming only revoked keys names the latest of them: revoking again changes nothing.
       const target = active[0] ?? matches[0];

@@ -10,17 +10,7 @@ import { toIdQuery, type IdQuery } from "./id-query.js";
 import { createIdempotentRunner, type IdempotencyInput, type IdempotencyRequest, type IdempotencyState, type Outcome } from "./idempotency.js";
 import { runItems, validateItems, type ItemError, type ItemResult } from "./items.js";
 import { requirePrincipal, type Principal } from "./principal.js";
-import {
-  limits,
-  validateEntryChange,
-  validateEntryFilter,
-  validateGenerated,
-  validateItemCount,
-  validateNewEntry,
-  validatePage,
-  validateThreadId,
-  type EntryFilterInput,
-} from "./entry-validation.js";
+import { limits, validateEntryChange, validateEntryFilter, validateGenerated, validateItemCount, validateNewEntry, validatePage, validateThreadId, type EntryFilterInput } from "./entry-validation.js";
 import type { EntryRepository, EntryWriteScope } from "./entry-repository.js";
 import type { AuditAction, DenialRecorder } from "./audit.js";
 import { screenEntry } from "./instruction-screen.js";
@@ -504,8 +494,7 @@ export function createEntryService(repository: EntryRepository, denials: DenialR
 function createEntryOperations(repository: EntryRepository): EntryService {
   const idempotent = createIdempotentRunner(repository);
   /** Runs `fn` in the call's transaction when it has one (an idempotency key), else in a new one. */
-  const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> =>
-    scope === undefined ? repository.transaction(fn) : fn(scope);
+  const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => (scope === undefined ? repository.transaction(fn) : fn(scope));
   const transaction = <T>(fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => repository.transaction(fn);
 
   return {
@@ -544,7 +533,11 @@ function createEntryOperations(repository: EntryRepository): EntryService {
               scope,
               transaction,
               // Every thread lock up front, in one order, so two batches over the same threads cannot deadlock.
-              prepare: (tx) => tx.lockThreads(caller, items.flatMap((item) => (item.ok ? [item.value.write.threadId] : []))),
+              prepare: (tx) =>
+                tx.lockThreads(
+                  caller,
+                  items.flatMap((item) => (item.ok ? [item.value.write.threadId] : [])),
+                ),
             },
             (tx, commit) => commitIn(tx, caller, commit),
           ),
@@ -696,15 +689,17 @@ function createEntryOperations(repository: EntryRepository): EntryService {
 function withDenialsRecorded(service: EntryService, denials: DenialRecorder): EntryService {
   // Once a call has succeeded its principal was well-formed (requirePrincipal passed).
   const caller = (principal: Principal | undefined) => principal as Principal;
-  const updateAction = (request: UpdateEntriesRequest): AuditAction =>
-    request.updates.some((update) => update.restoredFromVersion !== undefined) ? "entry.restore" : "entry.update";
+  const updateAction = (request: UpdateEntriesRequest): AuditAction => (request.updates.some((update) => update.restoredFromVersion !== undefined) ? "entry.restore" : "entry.update");
   return {
     findDuplicate: (principal, key) => denials.guard(principal, "entry.create", [], () => service.findDuplicate(principal, key)),
     commit: (principal, request) => denials.guard(principal, "entry.create", [], () => service.commit(principal, request)),
     commitBatch: (principal, request) => denials.guard(principal, "entry.create", [], () => service.commitBatch(principal, request)),
     updateEntries: (principal, request) =>
-      denials.guard(principal, updateAction(request), request.updates.map((update) => update.id), async () =>
-        recordingItemDenials(denials, caller(principal), updateAction(request), await service.updateEntries(principal, request), (results) => results),
+      denials.guard(
+        principal,
+        updateAction(request),
+        request.updates.map((update) => update.id),
+        async () => recordingItemDenials(denials, caller(principal), updateAction(request), await service.updateEntries(principal, request), (results) => results),
       ),
     deleteEntries: (principal, request) =>
       denials.guard(principal, "entry.delete", request.threadId === "" ? request.ids : [request.threadId], async () =>

@@ -71,12 +71,7 @@ export async function resolveOne(executor: Pick<EntryWriteScope, "resolveIds">, 
 }
 
 /** Resolves every query at once; atomic calls fail on the first that does not resolve, others get per-item failures. */
-export async function resolveAll(
-  executor: Pick<EntryWriteScope | EntryRepository, "resolveIds">,
-  caller: Principal,
-  queries: readonly IdQuery[],
-  atomic: boolean,
-): Promise<ItemResult<ResolvedId>[]> {
+export async function resolveAll(executor: Pick<EntryWriteScope | EntryRepository, "resolveIds">, caller: Principal, queries: readonly IdQuery[], atomic: boolean): Promise<ItemResult<ResolvedId>[]> {
   const matches = await executor.resolveIds(caller, queries, ambiguousCandidatesShown);
   return queries.map((query, index) => {
     const found = matches[index] ?? [];
@@ -197,7 +192,13 @@ export async function updateEntry(scope: EntryWriteScope, caller: Principal, cha
     metadata: change.metadata !== undefined && !isSameJson(change.metadata, entry.metadata) ? change.metadata : undefined,
     tags: change.tags !== undefined && !isSameList(change.tags, entry.tags) ? change.tags : undefined,
     images:
-      change.images !== undefined && !isSameList(change.images.map((image) => `${image.mimeType} ${image.sha256}`), entry.imageKeys) ? change.images : undefined,
+      change.images !== undefined &&
+      !isSameList(
+        change.images.map((image) => `${image.mimeType} ${image.sha256}`),
+        entry.imageKeys,
+      )
+        ? change.images
+        : undefined,
     visibility,
     validity: validity !== undefined && !isSameValidity(validity, entry.validity) ? validity : undefined,
   };

@@ -608,9 +608,7 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
       const trust = decideTrust({ state: current.trust_state, reasons: current.trust_reasons });
       if (current.content_changed) await keepVersion(tx, current.id, current.version, principal.subject);
       const update = createSqlParams();
-      const versionSets = current.content_changed
-        ? `, version = e.version + 1, updated_by = ${update.add(principal.subject)}, change_kind = 'fold', restored_from = NULL`
-        : "";
+      const versionSets = current.content_changed ? `, version = e.version + 1, updated_by = ${update.add(principal.subject)}, change_kind = 'fold', restored_from = NULL` : "";
       const reviewReset = trust.state === current.trust_state ? "" : ", reviewed_by = NULL, reviewed_at = NULL, review_note = NULL";
       const { rows } = await tx.query<AckRow>(
         `UPDATE entries e SET
@@ -666,10 +664,7 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
 
     async lockEntry(principal, id) {
       const lockParams = createSqlParams();
-      const locked = await tx.query(
-        `SELECT e.id FROM entries e WHERE e.id = ${lockParams.add(id)} AND ${accessPredicate(principal, "e", lockParams)} FOR UPDATE`,
-        lockParams.values,
-      );
+      const locked = await tx.query(`SELECT e.id FROM entries e WHERE e.id = ${lockParams.add(id)} AND ${accessPredicate(principal, "e", lockParams)} FOR UPDATE`, lockParams.values);
       if (locked.rows.length === 0) return undefined;
       // Read once the lock is held: this statement's snapshot includes whatever the previous holder committed (images, grants).
       const params = createSqlParams();
@@ -730,10 +725,7 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
       if (change.tags !== undefined) sets.push(`tags = ${params.add(change.tags)}::text[]`);
       if (change.visibility !== undefined) sets.push(`visibility = ${params.add(change.visibility)}`);
       if (change.validity !== undefined) {
-        sets.push(
-          `valid_from = ${params.add(toTimestampParam(change.validity.validFrom))}::timestamptz`,
-          `valid_to = ${params.add(toTimestampParam(change.validity.validTo))}::timestamptz`,
-        );
+        sets.push(`valid_from = ${params.add(toTimestampParam(change.validity.validFrom))}::timestamptz`, `valid_to = ${params.add(toTimestampParam(change.validity.validTo))}::timestamptz`);
       }
       if (change.images !== undefined) sets.push(`content_type = ${params.add(change.images.length > 0 ? "multimodal" : "text")}`);
       await keepVersion(tx, entry.id, entry.version, principal.subject);

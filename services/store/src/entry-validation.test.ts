@@ -28,7 +28,14 @@ test("the text is stored as given: no trimming, so the hash matches what the cal
 });
 
 test("tags over the limits are refused", () => {
-  rejects(() => normaliseTags(Array.from({ length: 51 }, (_, index) => String(index)), "tags"), /at most 50/);
+  rejects(
+    () =>
+      normaliseTags(
+        Array.from({ length: 51 }, (_, index) => String(index)),
+        "tags",
+      ),
+    /at most 50/,
+  );
   rejects(() => normaliseTags(["a".repeat(101)], "tags"), /tags\[0\] is 101 characters/);
 });
 
@@ -48,7 +55,16 @@ test("generated.text_hash, when given, must be the hash of the text being writte
 });
 
 test("an update item: absent fields stay, a new text needs its own generation output, generation output needs a text", () => {
-  const update: EntryUpdateInput = { id: "0190c2a4", expectedVersion: undefined, text: undefined, metadata: undefined, tags: undefined, images: undefined, visibility: undefined, generated: undefined };
+  const update: EntryUpdateInput = {
+    id: "0190c2a4",
+    expectedVersion: undefined,
+    text: undefined,
+    metadata: undefined,
+    tags: undefined,
+    images: undefined,
+    visibility: undefined,
+    generated: undefined,
+  };
   const plain = validateEntryChange(update, "updates[0]");
   assert.deepEqual([plain.text, plain.metadata, plain.tags, plain.images, plain.visibility, plain.generated], [undefined, undefined, undefined, undefined, undefined, undefined]);
   assert.deepEqual(validateEntryChange({ ...update, tags: [" A ", "a"] }, "updates[0]").tags, ["a"]);
@@ -84,7 +100,10 @@ test("a listing filter takes the search filter's operators, tags_all and both ti
     source: undefined,
     tags: [],
     tagsAll: [" X ", "y"],
-    metadata: [{ key: "priority", operator: "gte", value: 2 }, { key: "team", value: "core" }],
+    metadata: [
+      { key: "priority", operator: "gte", value: 2 },
+      { key: "team", value: "core" },
+    ],
     createdFrom: undefined,
     createdTo: undefined,
     contentType: "",
@@ -115,7 +134,16 @@ test("a valid-time interval must run forwards; either end may be open", () => {
   rejects(() => validateNewEntry({ ...entry, validFrom: to, validTo: from }), /valid_from \(2026-02-01T00:00:00\.000Z\) must be before valid_to/);
   rejects(() => validateNewEntry({ ...entry, validFrom: from, validTo: from }), /valid_from .* must be before valid_to/);
   rejects(() => validateNewEntry({ ...entry, validTo: new Date(Number.NaN) }), /valid_to is not a valid time/);
-  const update = { id: "0190a4f8-7b1c-7e3a-9c4d-5e6f7a8b9c0d", expectedVersion: undefined, text: undefined, metadata: undefined, tags: undefined, images: undefined, visibility: undefined, generated: undefined };
+  const update = {
+    id: "0190a4f8-7b1c-7e3a-9c4d-5e6f7a8b9c0d",
+    expectedVersion: undefined,
+    text: undefined,
+    metadata: undefined,
+    tags: undefined,
+    images: undefined,
+    visibility: undefined,
+    generated: undefined,
+  };
   rejects(() => validateEntryChange({ ...update, validity: { validFrom: to, validTo: from } }, "updates[1]"), /updates\[1\]\.validity\.valid_from .* must be before updates\[1\]\.validity\.valid_to/);
   assert.deepEqual(validateEntryChange({ ...update, validity: { validFrom: undefined, validTo: to } }, "updates[1]").validity, { validFrom: undefined, validTo: to });
 });
@@ -132,7 +160,16 @@ test("metadata deeper than 32 levels is refused by name, at any depth, without e
   rejects(() => validateNewEntry({ ...entry, metadata: nested(33) }), /^metadata nests objects and arrays deeper than 32 levels/);
   rejects(() => validateNewEntry({ ...entry, metadata: { list: [[[nested(30)]]] } }), /^metadata nests .* deeper than 32 levels/);
   rejects(() => validateNewEntry({ ...entry, metadata: nested(200_000) }), /^metadata nests .* deeper than 32 levels/);
-  const update: EntryUpdateInput = { id: "0190c2a4", expectedVersion: undefined, text: undefined, metadata: nested(50), tags: undefined, images: undefined, visibility: undefined, generated: undefined };
+  const update: EntryUpdateInput = {
+    id: "0190c2a4",
+    expectedVersion: undefined,
+    text: undefined,
+    metadata: nested(50),
+    tags: undefined,
+    images: undefined,
+    visibility: undefined,
+    generated: undefined,
+  };
   rejects(() => validateEntryChange(update, "updates[0]"), /^updates\[0\]\.metadata nests .* deeper than 32 levels/);
 });
 

@@ -98,7 +98,8 @@ export function checkMetadataShape(metadata: JsonValue, field: string): void {
   while (pending.length > 0) {
     const { value, depth } = pending.pop()!;
     if (value === null || typeof value !== "object") continue;
-    if (depth > limits.metadataDepth) throw invalidArgument(`${field} nests objects and arrays deeper than ${limits.metadataDepth} levels; the limit is ${limits.metadataDepth}`, "flatten the metadata");
+    if (depth > limits.metadataDepth)
+      throw invalidArgument(`${field} nests objects and arrays deeper than ${limits.metadataDepth} levels; the limit is ${limits.metadataDepth}`, "flatten the metadata");
     if (Array.isArray(value)) {
       for (const inner of value) pending.push({ value: inner, depth: depth + 1 });
       continue;
@@ -155,10 +156,7 @@ export function validateValidity(validity: Validity, field: string): Validity {
     if (date !== undefined && Number.isNaN(date.getTime())) throw invalidArgument(`${field}${end} is not a valid time`);
   }
   if (validity.validFrom !== undefined && validity.validTo !== undefined && validity.validFrom >= validity.validTo) {
-    throw invalidArgument(
-      `${field}from (${validity.validFrom.toISOString()}) must be before ${field}to (${validity.validTo.toISOString()})`,
-      "leave an end unset for an open interval",
-    );
+    throw invalidArgument(`${field}from (${validity.validFrom.toISOString()}) must be before ${field}to (${validity.validTo.toISOString()})`, "leave an end unset for an open interval");
   }
   return { validFrom: validity.validFrom, validTo: validity.validTo };
 }

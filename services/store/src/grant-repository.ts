@@ -57,10 +57,10 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
   const statements: GrantStatements = {
     async makeShared(principal, ids) {
       if (ids.length === 0) return [];
-      const { rows } = await tx.query<{ id: string }>(
-        "UPDATE entries e SET visibility = 'shared' WHERE e.id = ANY($1::uuid[]) AND e.tenant = $2 AND e.visibility = 'private' RETURNING e.id",
-        [ids, principal.tenant],
-      );
+      const { rows } = await tx.query<{ id: string }>("UPDATE entries e SET visibility = 'shared' WHERE e.id = ANY($1::uuid[]) AND e.tenant = $2 AND e.visibility = 'private' RETURNING e.id", [
+        ids,
+        principal.tenant,
+      ]);
       return rows.map((row) => row.id).sort();
     },
 

@@ -5,10 +5,11 @@ import type { Principal } from "./principal.js";
 
 /** Looks up what the first use of `key` by `principal` recorded; keys are per tenant and subject. */
 export async function findRecordedCall(executor: SqlExecutor, principal: Principal, key: string): Promise<RecordedCall | undefined> {
-  const { rows } = await executor.query<RecordedCall>(
-    "SELECT rpc, fingerprint, response FROM idempotency_keys WHERE tenant = $1 AND subject = $2 AND key = $3",
-    [principal.tenant, principal.subject, key],
-  );
+  const { rows } = await executor.query<RecordedCall>("SELECT rpc, fingerprint, response FROM idempotency_keys WHERE tenant = $1 AND subject = $2 AND key = $3", [
+    principal.tenant,
+    principal.subject,
+    key,
+  ]);
   return rows[0];
 }
 

@@ -17,7 +17,10 @@ test("keys are 1 to 200 characters, fingerprints 1 to 256; absent means no key",
   assert.equal(validateIdempotency(undefined, "Commit"), undefined);
   assert.deepEqual(validateIdempotency({ key: "k".repeat(200), fingerprint: "f" }, "Share"), { key: "k".repeat(200), fingerprint: "f", rpc: "Share" });
   const invalid = (key: string, fingerprint: string, message: RegExp) =>
-    assert.throws(() => validateIdempotency({ key, fingerprint }, "Commit"), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && message.test(error.message));
+    assert.throws(
+      () => validateIdempotency({ key, fingerprint }, "Commit"),
+      (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && message.test(error.message),
+    );
   invalid("", "f", /idempotency\.key must be 1 to 200 characters \(got 0\)/);
   invalid("k".repeat(201), "f", /idempotency\.key must be 1 to 200 characters \(got 201\)/);
   invalid("k", "", /idempotency\.fingerprint must be 1 to 256 characters/);

@@ -66,13 +66,7 @@ export interface IdempotentRepository<S extends { idempotency: IdempotencyStatem
 export interface IdempotentRunner<S> {
   /** Where `key` stands for `caller`, without writing anything. */
   check(caller: Principal, key: IdempotencyInput | undefined): Promise<IdempotencyState>;
-  run<V, T>(
-    caller: Principal,
-    rpc: MutationName,
-    idempotency: IdempotencyRequest<T> | undefined,
-    validate: () => V,
-    execute: (validated: V, scope: S | undefined) => Promise<T>,
-  ): Promise<Outcome<T>>;
+  run<V, T>(caller: Principal, rpc: MutationName, idempotency: IdempotencyRequest<T> | undefined, validate: () => V, execute: (validated: V, scope: S | undefined) => Promise<T>): Promise<Outcome<T>>;
 }
 
 export const keyLimits = { key: 200, fingerprint: 256 } as const;

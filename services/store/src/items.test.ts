@@ -61,7 +61,10 @@ test("non-atomic: each item in its own transaction; failures are per item and un
 test("non-atomic inside the call's transaction: items run under savepoints and commit together", async () => {
   const store = createFakeStore();
   const results = await store.transaction((scope) => runItems(items, { atomic: false, scope, transaction: store.transaction }, write));
-  assert.deepEqual(results.map((result) => result.ok), [true, false, false, true]);
+  assert.deepEqual(
+    results.map((result) => result.ok),
+    [true, false, false, true],
+  );
   assert.deepEqual(store.committed, ["a", "c"], "the failed item's write was undone by its savepoint");
   assert.deepEqual(store.log, ["begin", "commit"]);
 });

@@ -52,7 +52,10 @@ describe("search filter", () => {
   test("a condition's value obeys metadata's depth and key rules", () => {
     const nested = (depth: number): unknown => (depth === 1 ? { leaf: true } : { inner: nested(depth - 1) });
     assert.doesNotThrow(() => validateSearchFilter({ ...base, metadata: [{ key: "k", operator: "eq", value: nested(32) as never }] }));
-    assert.throws(() => validateSearchFilter({ ...base, metadata: [{ key: "k", operator: "eq", value: nested(33) as never }] }), /filter\.metadata\[0\]\.value nests objects and arrays deeper than 32 levels/);
+    assert.throws(
+      () => validateSearchFilter({ ...base, metadata: [{ key: "k", operator: "eq", value: nested(33) as never }] }),
+      /filter\.metadata\[0\]\.value nests objects and arrays deeper than 32 levels/,
+    );
     assert.throws(() => validateSearchFilter({ ...base, metadata: [{ key: "k", operator: "eq", value: JSON.parse('{"a":{"__proto__":1}}') as never }] }), /reserved/);
   });
 

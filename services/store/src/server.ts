@@ -58,8 +58,7 @@ export interface StoreServices {
 function idempotentResponse<S extends DescMessage, T>(schema: S, toResponse: (result: T) => MessageInitShape<S>) {
   const encode = encoderOf(schema, toResponse);
   return {
-    key: (idempotency: storeV1.Idempotency | undefined) =>
-      idempotency === undefined ? undefined : { key: idempotency.key, fingerprint: idempotency.fingerprint, encode },
+    key: (idempotency: storeV1.Idempotency | undefined) => (idempotency === undefined ? undefined : { key: idempotency.key, fingerprint: idempotency.fingerprint, encode }),
     respond: (outcome: Outcome<T>): MessageInitShape<S> | MessageShape<S> => (outcome.replayed ? fromBinary(schema, outcome.response) : toResponse(outcome.result)),
   };
 }

@@ -133,7 +133,10 @@ function validateGrantees(grantees: readonly GranteeInput[], required: boolean):
  */
 async function lockOwnedEntries(scope: EntryWriteScope, caller: Principal, queries: readonly IdQuery[], what: string): Promise<LockedEntry[]> {
   const resolved = (await resolveAll(scope, caller, queries, true)).flatMap((item) => (item.ok ? [item.value] : []));
-  await scope.lockEntries(caller, resolved.map((item) => item.id));
+  await scope.lockEntries(
+    caller,
+    resolved.map((item) => item.id),
+  );
   const entries = new Map<string, LockedEntry>();
   for (const item of resolved) {
     if (entries.has(item.id)) continue;
@@ -165,8 +168,7 @@ export function createSharingService(repository: EntryRepository, denials: Denia
 /** Sharing itself; refusals are recorded by `createSharingService`. */
 function createSharingOperations(repository: EntryRepository): SharingService {
   const idempotent = createIdempotentRunner(repository);
-  const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> =>
-    scope === undefined ? repository.transaction(fn) : fn(scope);
+  const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => (scope === undefined ? repository.transaction(fn) : fn(scope));
 
   return {
     async share(principal, request) {
@@ -250,7 +252,12 @@ function createSharingOperations(repository: EntryRepository): SharingService {
               return { revokedCount };
             }
             const entries = await lockOwnedEntries(tx, caller, target.queries, "change its sharing");
-            const revokedCount = await tx.grants.revokeOnEntries(caller, entries.map((entry) => entry.id), grantees, permissions);
+            const revokedCount = await tx.grants.revokeOnEntries(
+              caller,
+              entries.map((entry) => entry.id),
+              grantees,
+              permissions,
+            );
             tx.audit.record(caller.tenant, {
               actor: caller.subject,
               action: "entry.unshare",

@@ -4,7 +4,10 @@ import { inspect } from "node:util";
 import { loadSummarizerConfig } from "./config.js";
 
 test("defaults match the documented table", () => {
-  assert.deepEqual({ ...loadSummarizerConfig({}) }, { host: "127.0.0.1", port: 50053, opsPort: 9093, provider: "builtin", minChars: 500, sectionMinChars: 400, maxTextChars: 1_000_000, http: undefined, logLevel: "info" });
+  assert.deepEqual(
+    { ...loadSummarizerConfig({}) },
+    { host: "127.0.0.1", port: 50053, opsPort: 9093, provider: "builtin", minChars: 500, sectionMinChars: 400, maxTextChars: 1_000_000, http: undefined, logLevel: "info" },
+  );
 });
 
 test("variables override defaults and bad ones are all reported", () => {
@@ -13,7 +16,10 @@ test("variables override defaults and bad ones are all reported", () => {
   assert.equal(config.minChars, 200);
   assert.equal(config.sectionMinChars, 100);
   assert.equal(config.logLevel, "debug");
-  assert.throws(() => loadSummarizerConfig({ SUMMARIZER_PROVIDER: "claude", SUMMARIZER_MIN_CHARS: "-1" }), (error: Error) => /SUMMARIZER_PROVIDER/.test(error.message) && /SUMMARIZER_MIN_CHARS/.test(error.message));
+  assert.throws(
+    () => loadSummarizerConfig({ SUMMARIZER_PROVIDER: "claude", SUMMARIZER_MIN_CHARS: "-1" }),
+    (error: Error) => /SUMMARIZER_PROVIDER/.test(error.message) && /SUMMARIZER_MIN_CHARS/.test(error.message),
+  );
 });
 
 test("an LLM provider gets its documented defaults and the settings it was given", () => {
@@ -31,13 +37,18 @@ test("an LLM provider gets its documented defaults and the settings it was given
     SUMMARIZER_CONCURRENCY: "2",
     SUMMARIZER_MAX_INPUT_CHARS: "20000",
   }).http!;
-  assert.deepEqual([ollama.baseUrl, ollama.apiKey, ollama.timeoutMs, ollama.maxRetries, ollama.maxTokens, ollama.concurrency, ollama.maxInputChars], ["http://127.0.0.1:11434", undefined, 60_000, 1, 2048, 2, 20_000]);
+  assert.deepEqual(
+    [ollama.baseUrl, ollama.apiKey, ollama.timeoutMs, ollama.maxRetries, ollama.maxTokens, ollama.concurrency, ollama.maxInputChars],
+    ["http://127.0.0.1:11434", undefined, 60_000, 1, 2048, 2, 20_000],
+  );
 });
 
 test("missing settings of an LLM provider are config errors naming the variable, and the key never prints", () => {
   assert.throws(
     () => loadSummarizerConfig({ SUMMARIZER_PROVIDER: "anthropic" }),
-    (error: Error) => /SUMMARIZER_MODEL: required when SUMMARIZER_PROVIDER is anthropic/.test(error.message) && /SUMMARIZER_API_KEY: required when SUMMARIZER_PROVIDER is anthropic at https:\/\/api\.anthropic\.com/.test(error.message),
+    (error: Error) =>
+      /SUMMARIZER_MODEL: required when SUMMARIZER_PROVIDER is anthropic/.test(error.message) &&
+      /SUMMARIZER_API_KEY: required when SUMMARIZER_PROVIDER is anthropic at https:\/\/api\.anthropic\.com/.test(error.message),
   );
   assert.throws(() => loadSummarizerConfig({ SUMMARIZER_PROVIDER: "openai", SUMMARIZER_MODEL: "m", SUMMARIZER_API_KEY: "k", SUMMARIZER_MAX_TOKENS: "0" }), /SUMMARIZER_MAX_TOKENS/);
   const config = loadSummarizerConfig({ SUMMARIZER_PROVIDER: "openai", SUMMARIZER_MODEL: "m", SUMMARIZER_API_KEY: "sk-do-not-print" });

@@ -16,12 +16,17 @@ test("a long text gets a summary of about 100 and never more than 250 words, in 
   assert.ok(words(summary) >= 100 && words(summary) <= 250, `${words(summary)} words`);
   const numbers = [...summary.matchAll(/Sentence (\d+) /g)].map((match) => Number(match[1]));
   assert.ok(numbers.length >= 5);
-  assert.deepEqual(numbers, [...numbers].sort((left, right) => left - right), "sentences keep their order");
+  assert.deepEqual(
+    numbers,
+    [...numbers].sort((left, right) => left - right),
+    "sentences keep their order",
+  );
   for (const sentence of summary.split(/(?<=\.) /)) assert.ok(longReport.includes(sentence), `"${sentence}" is a whole sentence of the text`);
 });
 
 test("chosen sentences come back in text order even when a later one scores higher", () => {
-  const text = "The cache service stores session data for the web tier. It runs on three nodes in two zones. Operators restart it every week. We found the eviction bug and decided to fix it because the results were wrong.";
+  const text =
+    "The cache service stores session data for the web tier. It runs on three nodes in two zones. Operators restart it every week. We found the eviction bug and decided to fix it because the results were wrong.";
   const summary = summarizeExtractive(text, { source: "agent", ...summaryLength, targetWords: 30 });
   assert.match(summary, /^The cache service stores session data for the web tier\. .*We found the eviction bug/);
 });

@@ -23,9 +23,11 @@ interface Candidate {
 }
 
 // Sentences stating what the user wants or forbids.
-const userCues = /\b(?:must|should|shall|needs?|needed|require[sd]?|requirements?|don['’]?t|do not|never|always|avoid|ensure|make sure|please|want(?:s|ed)?|prefer(?:s|red)?|only|goals?|expect(?:s|ed)?|constraints?|deadline|important|cannot|can['’]?t|no more than|at least|at most)\b/gi;
+const userCues =
+  /\b(?:must|should|shall|needs?|needed|require[sd]?|requirements?|don['’]?t|do not|never|always|avoid|ensure|make sure|please|want(?:s|ed)?|prefer(?:s|red)?|only|goals?|expect(?:s|ed)?|constraints?|deadline|important|cannot|can['’]?t|no more than|at least|at most)\b/gi;
 // Sentences stating what an agent found, decided or concluded.
-const agentCues = /\b(?:found|findings?|decided|decisions?|because|results?|resulted|conclu(?:de|ded|sions?)|therefore|root cause|caused|fixed|confirmed|verified|implemented|chose|chosen|recommend(?:s|ed|ations?)?|failed|fails|turns? out|discovered|shows?|showed|measured|so that|instead|dropped|reduced|improved|increased|faster|slower)\b/gi;
+const agentCues =
+  /\b(?:found|findings?|decided|decisions?|because|results?|resulted|conclu(?:de|ded|sions?)|therefore|root cause|caused|fixed|confirmed|verified|implemented|chose|chosen|recommend(?:s|ed|ations?)?|failed|fails|turns? out|discovered|shows?|showed|measured|so that|instead|dropped|reduced|improved|increased|faster|slower)\b/gi;
 
 function countMatches(pattern: RegExp, text: string): number {
   pattern.lastIndex = 0;
@@ -111,7 +113,12 @@ function withFullStop(sentence: string): string {
 
 function truncateWords(sentence: string, maxWords: number): string {
   const words = sentence.split(/\s+/).filter((word) => word !== "");
-  return words.length <= maxWords ? sentence : `${words.slice(0, maxWords).join(" ").replace(/[,;:.!?]+$/, "")}…`;
+  return words.length <= maxWords
+    ? sentence
+    : `${words
+        .slice(0, maxWords)
+        .join(" ")
+        .replace(/[,;:.!?]+$/, "")}…`;
 }
 
 // Above this TF-IDF cosine a sentence mostly repeats one already chosen.

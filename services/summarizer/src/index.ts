@@ -36,8 +36,7 @@ export function createSummaryProvider(config: SummarizerConfig, logger?: Logger)
       const http = config.http;
       if (http === undefined) throw new Error(`SUMMARIZER_PROVIDER ${config.provider} has no HTTP settings; build the config with loadSummarizerConfig`);
       const apiKey = http.apiKey?.reveal();
-      const auth: Record<string, string> =
-        apiKey === undefined ? {} : config.provider === "anthropic" ? { "x-api-key": apiKey } : { authorization: `Bearer ${apiKey}` };
+      const auth: Record<string, string> = apiKey === undefined ? {} : config.provider === "anthropic" ? { "x-api-key": apiKey } : { authorization: `Bearer ${apiKey}` };
       const client = createHttpProviderClient({
         provider: config.provider,
         operation: config.provider === "openai" ? "chat completions" : config.provider === "anthropic" ? "messages" : "chat",

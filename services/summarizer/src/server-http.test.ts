@@ -62,10 +62,13 @@ test("Summarize and SummarizeSections go to the Anthropic-compatible server and 
   assert.match((request!.body as { system: string }).system, /what the agent found and what it decided/);
 
   const { sections } = await client.summarizeSections({ text: report, source: commonV1.Source.USER });
-  assert.deepEqual(sections.map((section) => [section.nodeId, section.summary]), [
-    ["findings", "Findings is covered."],
-    ["findings/fix", "Findings > Fix is covered."],
-  ]);
+  assert.deepEqual(
+    sections.map((section) => [section.nodeId, section.summary]),
+    [
+      ["findings", "Findings is covered."],
+      ["findings/fix", "Findings > Fix is covered."],
+    ],
+  );
   assert.equal(server.requests.length, 3, "one request per section");
 });
 

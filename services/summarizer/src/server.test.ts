@@ -45,7 +45,13 @@ test("Summarize returns a plain summary, and an empty one for short texts", asyn
 test("SummarizeSections returns node summaries with stable ids and spans", async (t) => {
   const { client } = await startForTest(t);
   const { sections } = await client.summarizeSections({ text: report, source: commonV1.Source.AGENT });
-  assert.deepEqual(sections.map((s) => [s.nodeId, s.heading, s.level]), [["findings", "Findings", 1], ["findings/fix", "Fix", 2]]);
+  assert.deepEqual(
+    sections.map((s) => [s.nodeId, s.heading, s.level]),
+    [
+      ["findings", "Findings", 1],
+      ["findings/fix", "Fix", 2],
+    ],
+  );
   const fix = sections[1]!;
   assert.equal(fix.span!.start, report.indexOf("## Fix"));
   assert.equal(fix.span!.end, report.length);
@@ -54,10 +60,7 @@ test("SummarizeSections returns node summaries with stable ids and spans", async
 
 test("an unknown source or a text over the limit is INVALID_ARGUMENT", async (t) => {
   const { client } = await startForTest(t);
-  for (const call of [
-    () => client.summarize({ text: report, source: 99 as commonV1.Source }),
-    () => client.summarizeSections({ text: "x".repeat(20_001), source: commonV1.Source.USER }),
-  ]) {
+  for (const call of [() => client.summarize({ text: report, source: 99 as commonV1.Source }), () => client.summarizeSections({ text: "x".repeat(20_001), source: commonV1.Source.USER })]) {
     await assert.rejects(call(), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT");
   }
 });

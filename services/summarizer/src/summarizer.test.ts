@@ -26,7 +26,10 @@ test("sections over the threshold get one or two sentences each, with outline id
   const text = [`# Cache`, paragraph("cache"), `## Eviction`, paragraph("eviction"), `## Tiny`, `Too short.`, `# Search`, paragraph("search")].join("\n\n");
   const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(), minChars: 500, sectionMinChars: 150, maxTextChars: 100_000 });
   const sections = await summarizer.summarizeSections(text, "agent");
-  assert.deepEqual(sections.map((s) => s.nodeId), ["cache", "cache/eviction", "search"]);
+  assert.deepEqual(
+    sections.map((s) => s.nodeId),
+    ["cache", "cache/eviction", "search"],
+  );
   const eviction = sections[1]!;
   assert.equal(text.slice(eviction.start, eviction.end).trimEnd(), `## Eviction\n\n${paragraph("eviction")}`);
   assert.equal(eviction.level, 2);

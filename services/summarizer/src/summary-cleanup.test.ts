@@ -4,7 +4,7 @@ import { cleanSummary, hasReasoning, stripPreamble, stripReasoning } from "./sum
 
 test("think blocks are removed wherever they are, in every common spelling", () => {
   assert.equal(stripReasoning("<think>\nThe user wants X. Let me plan.\n</think>\n\nThe team moved to Postgres."), "The team moved to Postgres.");
-  assert.equal(stripReasoning("<thinking>a</thinking>Result one. <reasoning type=\"x\">b</reasoning>Result two."), "Result one. Result two.");
+  assert.equal(stripReasoning('<thinking>a</thinking>Result one. <reasoning type="x">b</reasoning>Result two.'), "Result one. Result two.");
   assert.equal(stripReasoning("<THINK>shouting</THINK>Done."), "Done.");
   assert.equal(stripReasoning("<think>first</think><think>second</think>Kept."), "Kept.");
 });
@@ -43,7 +43,12 @@ test("leading boilerplate is removed", () => {
 });
 
 test("a summary that merely starts with similar words keeps them", () => {
-  for (const kept of ["Here the agent found a race in the cache.", "Summary statistics were wrong because the job skipped a shard.", "Overviews of each service are now generated nightly.", "Summary-based routing was chosen over hashing."]) {
+  for (const kept of [
+    "Here the agent found a race in the cache.",
+    "Summary statistics were wrong because the job skipped a shard.",
+    "Overviews of each service are now generated nightly.",
+    "Summary-based routing was chosen over hashing.",
+  ]) {
     assert.equal(stripPreamble(kept), kept);
   }
 });

@@ -53,7 +53,10 @@ export function stripPreamble(text: string): string {
 
 /** Joins lines into one paragraph and drops quotes wrapped around the whole answer. */
 export function toOneParagraph(text: string): string {
-  const flat = text.replace(/\s*\n+\s*/g, " ").replace(/[ \t]{2,}/g, " ").trim();
+  const flat = text
+    .replace(/\s*\n+\s*/g, " ")
+    .replace(/[ \t]{2,}/g, " ")
+    .trim();
   const quoted = /^(["“])([\s\S]*)(["”])$/.exec(flat);
   return quoted !== null && !quoted[2]!.includes('"') ? quoted[2]!.trim() : flat;
 }

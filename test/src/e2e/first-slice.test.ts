@@ -97,21 +97,37 @@ for (const backend of backends) {
       assert.ok((entry.node_summaries as unknown[]).length >= 0);
 
       const byPrefix = await callOk<{ entries: { id: string }[] }>(client, "get_context_by_ids", { context_ids: [ack.context_id.replaceAll("-", "").slice(0, 12)] });
-      assert.deepEqual(byPrefix.entries.map((e) => e.id), [ack.context_id]);
+      assert.deepEqual(
+        byPrefix.entries.map((e) => e.id),
+        [ack.context_id],
+      );
 
       const second = await callOk<StoredAck>(client, "store_context", { thread_id: "wind-tunnel", source: "user", text: "Please keep the runs under two hours each.", tags: ["constraints"] });
       await callOk(client, "store_context", { thread_id: "other-thread", source: "user", text: "Unrelated note about lunch." });
 
       const thread = await callOk<Listing>(client, "search_context", { thread_id: "wind-tunnel" });
-      assert.deepEqual(thread.results.map((r) => r.id), [second.context_id, ack.context_id], "newest first, only this thread");
+      assert.deepEqual(
+        thread.results.map((r) => r.id),
+        [second.context_id, ack.context_id],
+        "newest first, only this thread",
+      );
       assert.ok(thread.results[1]!.preview.length <= 310);
 
       const byTag = await callOk<Listing>(client, "search_context", { tags: ["aero"] });
-      assert.deepEqual(byTag.results.map((r) => r.id), [ack.context_id]);
+      assert.deepEqual(
+        byTag.results.map((r) => r.id),
+        [ack.context_id],
+      );
       const bySource = await callOk<Listing>(client, "search_context", { thread_id: "wind-tunnel", source: "user" });
-      assert.deepEqual(bySource.results.map((r) => r.id), [second.context_id]);
+      assert.deepEqual(
+        bySource.results.map((r) => r.id),
+        [second.context_id],
+      );
       const byMetadata = await callOk<Listing>(client, "search_context", { metadata: { run: 14 } });
-      assert.deepEqual(byMetadata.results.map((r) => r.id), [ack.context_id]);
+      assert.deepEqual(
+        byMetadata.results.map((r) => r.id),
+        [ack.context_id],
+      );
       const future = await callOk<Listing>(client, "search_context", { start_date: new Date(Date.now() + 3_600_000).toISOString() });
       assert.equal(future.count, 0);
       const paged = await callOk<Listing>(client, "search_context", { limit: 1, offset: 1 });
@@ -147,7 +163,10 @@ for (const backend of backends) {
         assert.match(textOf(result), expected, `${name}: ${textOf(result)}`);
       }
       const afterwards = await callOk<Listing>(client, "search_context", { limit: 100 });
-      assert.deepEqual(afterwards.results.map((r) => r.id), before.results.map((r) => r.id));
+      assert.deepEqual(
+        afterwards.results.map((r) => r.id),
+        before.results.map((r) => r.id),
+      );
       const badThread = await callOk<Listing>(client, "search_context", { thread_id: "bad" });
       assert.equal(badThread.count, 0);
     });

@@ -35,9 +35,17 @@ describe("the gateway's HTTP surface", () => {
   });
 
   test("a foreign browser Origin is refused", async () => {
-    const response = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json", origin: "https://evil.example" }, body: JSON.stringify(initialize) });
+    const response = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", origin: "https://evil.example" },
+      body: JSON.stringify(initialize),
+    });
     assert.equal(response.status, 403);
-    const allowed = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json", origin: "http://localhost:3000" }, body: JSON.stringify(initialize) });
+    const allowed = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json", origin: "http://localhost:3000" },
+      body: JSON.stringify(initialize),
+    });
     assert.equal(allowed.status, 200);
   });
 

@@ -80,7 +80,9 @@ describe("hostile input the fuzzer found", () => {
     assert.deepEqual([listing.id, listing.error.code], [9, -32602]);
     assert.match(listing.error.message, /^Invalid params: params\.cursor: Invalid input: expected string, received number$/);
     // In a batch, the malformed request is answered on its own and the others run.
-    const batch = await post('[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":[]}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}]');
+    const batch = await post(
+      '[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":[]}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}]',
+    );
     const [refused, answered] = batch.body as [{ id: number; error: { code: number } }, { id: number; result: CallToolResult }];
     assert.deepEqual([refused.id, refused.error.code], [1, -32602]);
     assert.equal(answered.id, 2);
@@ -147,7 +149,10 @@ describe("hostile input the fuzzer found", () => {
     }
     assert.equal((stored.structuredContent as { thread_id: string }).thread_id, forged, "the structured content keeps the stored value exactly");
     const threads = results[1]![1].structuredContent as { threads: { thread_id: string }[] };
-    assert.ok(threads.threads.some((thread) => thread.thread_id === forged), "a caller can still address the thread by its real id");
+    assert.ok(
+      threads.threads.some((thread) => thread.thread_id === forged),
+      "a caller can still address the thread by its real id",
+    );
   });
 
   test("get_context_history fences the text of every version under the entry's id", async () => {

@@ -60,14 +60,24 @@ const paragraph = (index: number) =>
   Array.from({ length: 12 }, (_, sentence) => `Observation ${sentence} of write ${index}: the turbine blade ${index % 7} showed fatigue cracks near root section ${sentence}.`).join(" ");
 
 const backends = [
-  { name: "PGlite on disk", open: async () => {
+  {
+    name: "PGlite on disk",
+    open: async () => {
       const dataDir = mkdtempSync(join(tmpdir(), "context-hub-crash-"));
-      return { env: { DATABASE_URL: "", STORE_DATA_DIR: dataDir }, database: () => openDatabase({ url: "", dataDir, poolMax: 1 }, logger), close: async () => rmSync(dataDir, { recursive: true, force: true }) };
-    } },
-  { name: "PostgreSQL server", open: async () => {
+      return {
+        env: { DATABASE_URL: "", STORE_DATA_DIR: dataDir },
+        database: () => openDatabase({ url: "", dataDir, poolMax: 1 }, logger),
+        close: async () => rmSync(dataDir, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
+    name: "PostgreSQL server",
+    open: async () => {
       const postgres = await startTestPostgres();
       return { env: { DATABASE_URL: postgres.url }, database: () => openDatabase({ url: postgres.url, dataDir: "", poolMax: 2 }, logger), close: postgres.close };
-    } },
+    },
+  },
 ];
 
 for (const backend of backends) {
@@ -93,7 +103,9 @@ for (const backend of backends) {
       const writer = async (client: Client) => {
         while (running && next < total) {
           const index = next++;
-          const result = await callTool(client, "store_context", { thread_id: `crash-${index % 5}`, source: "agent", text: paragraph(index), idempotency_key: `write-${index}` }).catch(() => undefined);
+          const result = await callTool(client, "store_context", { thread_id: `crash-${index % 5}`, source: "agent", text: paragraph(index), idempotency_key: `write-${index}` }).catch(
+            () => undefined,
+          );
           if (result !== undefined && !result.isError) acked.set(index, String((result.structuredContent as { context_id: string }).context_id));
           else failed.add(index);
         }

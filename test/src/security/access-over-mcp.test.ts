@@ -123,7 +123,10 @@ for (const backend of backends) {
       for (const name of foreigners) {
         const listing = await callOk<Listing>(clients[name]!, "search_context", { thread_id: thread, tags: ["falcon"] });
         assert.ok(!listing.results.some((entry) => entry.id === planted), `${name} must not list it`);
-        assert.ok(listing.results.every((entry) => entry.owner === principals[name]!.subject), `${name} sees only its own`);
+        assert.ok(
+          listing.results.every((entry) => entry.owner === principals[name]!.subject),
+          `${name} sees only its own`,
+        );
         const threads = await callOk<{ threads: { thread_id: string; entry_count: number }[] }>(clients[name]!, "list_threads", {});
         const planning = threads.threads.find((entry) => entry.thread_id === thread);
         assert.equal(planning?.entry_count ?? 0, listing.count, `${name} thread count`);

@@ -97,7 +97,11 @@ describe("API keys provisioned from a file", () => {
     const hub = await startAllInOne({ env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: "", CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: path }, port: 0, dataDir: "memory://" });
     t.after(() => hub.close());
     const call = (key: string) =>
-      fetch(hub.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+      fetch(hub.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
     assert.equal((await call(live)).status, 200);
     const refused = await call(expired);
     assert.equal(refused.status, 401);

@@ -11,7 +11,11 @@ export function defineApiKeyTests(context: StoreSuiteContext): void {
   describe("API keys", () => {
     const keyFor = (tenant: string, subject: string, overrides: Record<string, unknown> = {}) => {
       const secret = generateApiKey();
-      return { secret, hash: hashApiKey(secret), key: { hint: apiKeyHint(secret), tenant, subject, groups: ["ops"], scopes: ["context:read", "context:write"], description: `${subject}'s key`, ...overrides } };
+      return {
+        secret,
+        hash: hashApiKey(secret),
+        key: { hint: apiKeyHint(secret), tenant, subject, groups: ["ops"], scopes: ["context:read", "context:write"], description: `${subject}'s key`, ...overrides },
+      };
     };
 
     test("a key is created, listed newest first without its hash, looked up while active and revoked by id or hint", async () => {
@@ -34,7 +38,11 @@ export function defineApiKeyTests(context: StoreSuiteContext): void {
       await client.createApiKey({ key: elsewhere.key, keyHash: elsewhere.hash });
 
       const listed = await client.listApiKeys({ tenant });
-      assert.deepEqual(listed.keys.map((key) => key.subject), ["alice", "ci-bot"], "newest first, one tenant only");
+      assert.deepEqual(
+        listed.keys.map((key) => key.subject),
+        ["alice", "ci-bot"],
+        "newest first, one tenant only",
+      );
       const everything = await client.listApiKeys({});
       assert.ok(everything.keys.some((key) => key.tenant === other) && everything.keys.some((key) => key.tenant === tenant), "an empty tenant lists every tenant");
       assert.ok(!toJsonString(storeV1.ListApiKeysResponseSchema, everything).includes(first.hash), "no listing carries a hash");
@@ -48,8 +56,15 @@ export function defineApiKeyTests(context: StoreSuiteContext): void {
       assert.equal((await client.lookupApiKey({ keyHash: first.hash })).key, undefined, "a revoked key is absent");
       const again = (await client.revokeApiKey({ id: created.id.toUpperCase() })).key!;
       assert.deepEqual(timestampDate(again.revokedAt!), timestampDate(revoked.revokedAt!), "revoking twice keeps the first time");
-      assert.deepEqual((await client.listApiKeys({ tenant })).keys.map((key) => key.subject), ["alice"], "revoked keys are left out");
-      assert.deepEqual((await client.listApiKeys({ tenant, includeRevoked: true })).keys.map((key) => key.subject), ["alice", "ci-bot"]);
+      assert.deepEqual(
+        (await client.listApiKeys({ tenant })).keys.map((key) => key.subject),
+        ["alice"],
+        "revoked keys are left out",
+      );
+      assert.deepEqual(
+        (await client.listApiKeys({ tenant, includeRevoked: true })).keys.map((key) => key.subject),
+        ["alice", "ci-bot"],
+      );
 
       const byHint = (await client.revokeApiKey({ id: second.key.hint })).key!;
       assert.deepEqual([byHint.subject, byHint.revokedAt !== undefined], ["alice", true]);

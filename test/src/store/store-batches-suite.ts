@@ -24,8 +24,15 @@ export function defineBatchTests(context: StoreSuiteContext): void {
       });
       const acks = reply.results.map((result) => result.ack!);
       assert.ok(reply.results.every((result) => result.error === undefined));
-      assert.deepEqual(acks.map((ack) => ack.contentHash), [contentHash("already stored"), contentHash(texts[0]!), contentHash(texts[1]!), contentHash(texts[0]!)]);
-      assert.deepEqual(acks.map((ack) => ack.deduplicated), [true, false, false, true], "an item folds into the caller's latest identical entry, even one written earlier in the batch");
+      assert.deepEqual(
+        acks.map((ack) => ack.contentHash),
+        [contentHash("already stored"), contentHash(texts[0]!), contentHash(texts[1]!), contentHash(texts[0]!)],
+      );
+      assert.deepEqual(
+        acks.map((ack) => ack.deduplicated),
+        [true, false, false, true],
+        "an item folds into the caller's latest identical entry, even one written earlier in the batch",
+      );
       assert.deepEqual([acks[0]!.id, acks[0]!.version], [existing.id, 2]);
       assert.deepEqual([acks[3]!.id, acks[3]!.version], [acks[1]!.id, 1]);
       assert.equal(await countRows(db, "entries", "tenant = $1", [caller.tenant]), 3);
@@ -52,7 +59,13 @@ export function defineBatchTests(context: StoreSuiteContext): void {
           /^entries\[1\]: generated\.text_hash does not match the text/,
           /^entries\[1\]: generated\.text_hash does not match the text/,
         ],
-        ["invalid entry", { entry: textEntry("", "no thread"), generated: generatedFor("no thread") }, "INVALID_ARGUMENT", /^entries\[1\]: thread_id must be 1 to 256 characters \(got 0\)$/, /^entries\[1\]: thread_id must be 1 to 256 characters \(got 0\)$/],
+        [
+          "invalid entry",
+          { entry: textEntry("", "no thread"), generated: generatedFor("no thread") },
+          "INVALID_ARGUMENT",
+          /^entries\[1\]: thread_id must be 1 to 256 characters \(got 0\)$/,
+          /^entries\[1\]: thread_id must be 1 to 256 characters \(got 0\)$/,
+        ],
         ["no entry", { generated: generatedFor("x") }, "INVALID_ARGUMENT", /^entries\[1\]: entry is required$/, /^entries\[1\]: entry is required$/],
       ] as const;
       for (const [label, item, code, atomicMessage, itemMessage] of failing) {
@@ -61,7 +74,15 @@ export function defineBatchTests(context: StoreSuiteContext): void {
         assert.deepEqual(await tenantFootprint(db, caller.tenant!), footprint, `${label}: the atomic batch stored nothing`);
 
         const reply = await client.commitBatch({ principal: caller, entries: [good(`before ${label}`), item, good(`after ${label}`)] });
-        assert.deepEqual(reply.results.map((result) => [result.ack !== undefined, result.error?.code ?? null]), [[true, null], [false, code], [true, null]], label);
+        assert.deepEqual(
+          reply.results.map((result) => [result.ack !== undefined, result.error?.code ?? null]),
+          [
+            [true, null],
+            [false, code],
+            [true, null],
+          ],
+          label,
+        );
         assert.match(reply.results[1]!.error!.message, itemMessage);
       }
       assert.equal(await countRows(db, "entries", "tenant = $1", [caller.tenant]), 8, "two per non-atomic batch");

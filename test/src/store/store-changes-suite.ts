@@ -5,19 +5,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { contentHash } from "@context-hub/common";
 import { commonV1, type storeV1 } from "@context-hub/proto";
-import {
-  commitText,
-  countRows,
-  expectError,
-  generatedFor,
-  insertGrant,
-  newTenant,
-  principal,
-  randomId,
-  tenantFootprint,
-  textEntry,
-  type StoreSuiteContext,
-} from "./store-fixtures.js";
+import { commitText, countRows, expectError, generatedFor, insertGrant, newTenant, principal, randomId, tenantFootprint, textEntry, type StoreSuiteContext } from "./store-fixtures.js";
 
 /** An EntryUpdate's fields as plain data, without the id. */
 type EntryUpdateFields = Omit<Exclude<MessageInitShape<typeof storeV1.EntryUpdateSchema>, storeV1.EntryUpdate>, "id" | "$typeName">;
@@ -59,15 +47,28 @@ export function defineChangeTests(context: StoreSuiteContext): void {
 
       const stored = (await client.getEntries({ principal: caller, ids: [created.id] })).entries[0]!;
       assert.deepEqual([stored.text, stored.summary, stored.chunkCount, stored.version], [newText, "new summary", 3, 2]);
-      assert.deepEqual(stored.nodeSummaries.map((node) => [node.nodeId, node.summary]), [["plan", "moved to Monday"], ["plan/why", "freeze"]]);
+      assert.deepEqual(
+        stored.nodeSummaries.map((node) => [node.nodeId, node.summary]),
+        [
+          ["plan", "moved to Monday"],
+          ["plan/why", "freeze"],
+        ],
+      );
       assert.deepEqual([stored.tags, stored.metadata, stored.images.length], [["plan"], { status: "draft" }, 1], "fields not given stay as they were");
       const spans = await db.query<{ start_offset: number; end_offset: number }>("SELECT start_offset, end_offset FROM chunks WHERE entry_id = $1 ORDER BY ordinal", [created.id]);
-      assert.deepEqual(spans.rows.map((row) => [row.start_offset, row.end_offset]), [[0, 10], [10, why], [why, newText.length]], "only the new text's chunks remain");
+      assert.deepEqual(
+        spans.rows.map((row) => [row.start_offset, row.end_offset]),
+        [
+          [0, 10],
+          [10, why],
+          [why, newText.length],
+        ],
+        "only the new text's chunks remain",
+      );
       const search = await db.query<{ hit: boolean }>("SELECT search_vector @@ plainto_tsquery('english', 'monday') AS hit FROM entries WHERE id = $1", [created.id]);
       assert.equal(search.rows[0]?.hit, true, "full text follows the new text");
 
-      const version = async (update: EntryUpdateFields) =>
-        (await client.updateEntries({ principal: caller, updates: [{ id: created.id, ...update }] })).results[0]!.ack!;
+      const version = async (update: EntryUpdateFields) => (await client.updateEntries({ principal: caller, updates: [{ id: created.id, ...update }] })).results[0]!.ack!;
       assert.equal((await version({ metadata: { status: "final", n: 1 } })).version, 3);
       assert.equal((await version({ tags: { tags: ["Plan", "release"] } })).version, 4);
       assert.equal((await version({ images: { images: [] } })).version, 5);
@@ -76,7 +77,14 @@ export function defineChangeTests(context: StoreSuiteContext): void {
       assert.equal(await countRows(db, "entry_images", "entry_id = $1", [created.id]), 0);
 
       const before = withoutImages.updatedAt!;
-      const noOp = await version({ expectedVersion: 5, text: newText, metadata: { n: 1, status: "final" }, tags: { tags: ["plan", "release"] }, images: { images: [] }, visibility: commonV1.Visibility.PRIVATE });
+      const noOp = await version({
+        expectedVersion: 5,
+        text: newText,
+        metadata: { n: 1, status: "final" },
+        tags: { tags: ["plan", "release"] },
+        images: { images: [] },
+        visibility: commonV1.Visibility.PRIVATE,
+      });
       assert.equal(noOp.version, 5, "nothing differs: no new version, even without generation output for the (unchanged) text");
       assert.deepEqual(timestampDate(noOp.updatedAt!), timestampDate(before));
       assert.equal((await version({ visibility: commonV1.Visibility.TENANT })).version, 6);
@@ -154,7 +162,14 @@ export function defineChangeTests(context: StoreSuiteContext): void {
 
       const footprint = await tenantFootprint(db, caller.tenant!);
       await expectError(
-        client.updateEntries({ principal: caller, atomic: true, updates: [{ id: first.id, tags: { tags: ["atomic"] } }, { id: second.id, expectedVersion: 9, tags: { tags: ["x"] } }] }),
+        client.updateEntries({
+          principal: caller,
+          atomic: true,
+          updates: [
+            { id: first.id, tags: { tags: ["atomic"] } },
+            { id: second.id, expectedVersion: 9, tags: { tags: ["x"] } },
+          ],
+        }),
         "VERSION_CONFLICT",
         /is at version 1, not the expected 9/,
       );
@@ -162,8 +177,20 @@ export function defineChangeTests(context: StoreSuiteContext): void {
       assert.deepEqual(await tenantFootprint(db, caller.tenant!), footprint, "the failed atomic calls changed nothing");
       assert.deepEqual((await client.getEntries({ principal: caller, ids: [first.id] })).entries[0]!.tags, ["ok"]);
 
-      const atomic = await client.updateEntries({ principal: caller, atomic: true, updates: [{ id: first.id, tags: { tags: ["a"] } }, { id: second.id, expectedVersion: 1, tags: { tags: ["b"] } }, { id: first.id, expectedVersion: 3, tags: { tags: ["c"] } }] });
-      assert.deepEqual(atomic.results.map((result) => result.ack?.version), [3, 2, 4], "one entry twice in one call: the second sees the first's version");
+      const atomic = await client.updateEntries({
+        principal: caller,
+        atomic: true,
+        updates: [
+          { id: first.id, tags: { tags: ["a"] } },
+          { id: second.id, expectedVersion: 1, tags: { tags: ["b"] } },
+          { id: first.id, expectedVersion: 3, tags: { tags: ["c"] } },
+        ],
+      });
+      assert.deepEqual(
+        atomic.results.map((result) => result.ack?.version),
+        [3, 2, 4],
+        "one entry twice in one call: the second sees the first's version",
+      );
     });
 
     test("write access: owner, a write grant from the owner on a non-private entry, or admin; visibility only by owner or admin", async () => {
@@ -200,15 +227,26 @@ export function defineChangeTests(context: StoreSuiteContext): void {
         "PERMISSION_DENIED",
         new RegExp(`only the owner of entry ${writeShared.id} or a tenant admin may change its visibility`),
       );
-      assert.equal((await client.updateEntries({ principal: a2, updates: [{ id: writeShared.id, visibility: commonV1.Visibility.SHARED }] })).results[0]!.ack!.version, 3, "restating the visibility is no change");
+      assert.equal(
+        (await client.updateEntries({ principal: a2, updates: [{ id: writeShared.id, visibility: commonV1.Visibility.SHARED }] })).results[0]!.ack!.version,
+        3,
+        "restating the visibility is no change",
+      );
       assert.equal((await tag(a3, groupShared.id, ["by-editor"])).results[0]!.ack!.version, 2, "a group's thread write grant covers the owner's shared entries in the thread");
       await expectError(tag(a3, writeShared.id, ["x"]), "ENTRY_NOT_FOUND", /no entry matches id/);
-      assert.equal((await client.updateEntries({ principal: admin, updates: [{ id: privateWithGrant.id, visibility: commonV1.Visibility.TENANT, tags: { tags: ["admin"] } }] })).results[0]!.ack!.version, 2);
+      assert.equal(
+        (await client.updateEntries({ principal: admin, updates: [{ id: privateWithGrant.id, visibility: commonV1.Visibility.TENANT, tags: { tags: ["admin"] } }] })).results[0]!.ack!.version,
+        2,
+      );
       const stored = (await client.getEntries({ principal: a1, ids: [writeShared.id, privateWithGrant.id] })).entries;
-      assert.deepEqual(stored.map((entry) => [entry.owner, entry.text, entry.visibility]), [
-        ["a1", newText, commonV1.Visibility.SHARED],
-        ["a1", "private, though granted", commonV1.Visibility.TENANT],
-      ], "ownership never moves");
+      assert.deepEqual(
+        stored.map((entry) => [entry.owner, entry.text, entry.visibility]),
+        [
+          ["a1", newText, commonV1.Visibility.SHARED],
+          ["a1", "private, though granted", commonV1.Visibility.TENANT],
+        ],
+        "ownership never moves",
+      );
       // Owner making the entry private again shuts the write grant (private means the owner alone).
       await client.updateEntries({ principal: a1, updates: [{ id: writeShared.id, visibility: commonV1.Visibility.PRIVATE }] });
       await expectError(tag(a2, writeShared.id, ["x"]), "ENTRY_NOT_FOUND");
@@ -239,10 +277,14 @@ export function defineChangeTests(context: StoreSuiteContext): void {
 
       const prefix = doomed.id.replace(/-/g, "").slice(0, 20);
       const reply = await client.deleteEntries({ principal: caller, ids: [prefix, doomed.id] });
-      assert.deepEqual(reply.results.map((result) => [result.requestedId, result.id, result.error ?? null]), [
-        [prefix, doomed.id, null],
-        [doomed.id, doomed.id, null],
-      ], "named twice (prefix and full id): deleted once, reported for both");
+      assert.deepEqual(
+        reply.results.map((result) => [result.requestedId, result.id, result.error ?? null]),
+        [
+          [prefix, doomed.id, null],
+          [doomed.id, doomed.id, null],
+        ],
+        "named twice (prefix and full id): deleted once, reported for both",
+      );
       assert.equal(reply.deletedCount, 1);
       assert.deepEqual(await children(doomed.id), [0, 0, 0, 0]);
       assert.equal(await countRows(db, "entries", "id = $1", [doomed.id]), 0);
@@ -267,13 +309,19 @@ export function defineChangeTests(context: StoreSuiteContext): void {
       assert.deepEqual(await tenantFootprint(db, tenant), footprint, "the failed atomic deletes removed nothing");
 
       const reply = await client.deleteEntries({ principal: a1, ids: [mine.id, missing, theirsOpen.id, alsoMine.id] });
-      assert.deepEqual(reply.results.map((result) => [result.id, result.error?.code ?? null]), [
-        [mine.id, null],
-        ["", "ENTRY_NOT_FOUND"],
-        ["", "PERMISSION_DENIED"],
-        [alsoMine.id, null],
-      ]);
-      assert.equal(reply.results[2]!.error!.message, `you may read entry ${theirsOpen.id} but not change it; ask its owner for a write grant (it must also not be private), or an admin to make the change`);
+      assert.deepEqual(
+        reply.results.map((result) => [result.id, result.error?.code ?? null]),
+        [
+          [mine.id, null],
+          ["", "ENTRY_NOT_FOUND"],
+          ["", "PERMISSION_DENIED"],
+          [alsoMine.id, null],
+        ],
+      );
+      assert.equal(
+        reply.results[2]!.error!.message,
+        `you may read entry ${theirsOpen.id} but not change it; ask its owner for a write grant (it must also not be private), or an admin to make the change`,
+      );
       assert.equal(reply.deletedCount, 2);
       assert.equal(await countRows(db, "entries", "tenant = $1", [tenant]), 1, "only the entry a1 may not change is left");
     });
@@ -295,7 +343,10 @@ export function defineChangeTests(context: StoreSuiteContext): void {
       assert.ok(reply.results.every((result) => result.error === undefined && result.requestedId === result.id));
       assert.equal(reply.deletedCount, 2);
       const left = await db.query<{ id: string }>("SELECT id FROM entries WHERE tenant = $1 ORDER BY id", [tenant]);
-      assert.deepEqual(left.rows.map((row) => row.id), [myOther.id, readable.id, invisible.id].sort());
+      assert.deepEqual(
+        left.rows.map((row) => row.id),
+        [myOther.id, readable.id, invisible.id].sort(),
+      );
       const again = await client.deleteEntries({ principal: a1, threadId: "work" });
       assert.deepEqual([again.results, again.deletedCount], [[], 0], "nothing left to delete is no error");
     });

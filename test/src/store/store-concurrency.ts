@@ -88,7 +88,10 @@ export function defineConcurrencyTests(): void {
         const winner = racers[outcomes.indexOf("ok")]!;
         const stored = (await client.getEntries({ principal: caller, ids: [entry.id] })).entries[0]!;
         assert.deepEqual([stored.version, stored.text, stored.chunkCount], [2, winner.text, 3], "the version moved once, to the winner's text");
-        assert.deepEqual(stored.nodeSummaries.map((node) => node.summary), [winner.generated.nodeSummaries[0]!.summary]);
+        assert.deepEqual(
+          stored.nodeSummaries.map((node) => node.summary),
+          [winner.generated.nodeSummaries[0]!.summary],
+        );
         const chunks = await sql.query<{ end_offset: number; embedding: string }>("SELECT end_offset, embedding::text AS embedding FROM chunks WHERE entry_id = $1 ORDER BY ordinal", [entry.id]);
         const marker = winner.generated.chunks[0]!.vector[0];
         assert.deepEqual(
@@ -140,8 +143,14 @@ export function defineConcurrencyTests(): void {
       const acks = await Promise.all(writes.map(({ caller, text }) => client.commit({ principal: caller, entry: textEntry("shared-name", text), generated: generatedFor(text) })));
       assert.equal(new Set(acks.map((reply) => reply.ack!.id)).size, 40);
       const owners = await sql.query<{ owner: string; count: number }>("SELECT owner, count(*)::integer AS count FROM entries WHERE tenant = $1 GROUP BY owner ORDER BY owner", [tenant]);
-      assert.deepEqual(owners.rows, [{ owner: "a1", count: 20 }, { owner: "a2", count: 20 }]);
-      for (const [caller, other] of [[a1, "a2"], [a2, "a1"]] as const) {
+      assert.deepEqual(owners.rows, [
+        { owner: "a1", count: 20 },
+        { owner: "a2", count: 20 },
+      ]);
+      for (const [caller, other] of [
+        [a1, "a2"],
+        [a2, "a1"],
+      ] as const) {
         const listed = await client.listEntries({ principal: caller, filter: { threadId: "shared-name" }, limit: 100 });
         assert.equal(listed.entries.length, 20);
         assert.ok(listed.entries.every((entry) => entry.owner === caller.subject));
@@ -180,7 +189,11 @@ export function defineConcurrencyTests(): void {
       const atomic = await observeWhile(client.commitBatch({ principal: caller, atomic: true, entries: entriesOf("atomic") }), counter(caller.tenant!));
       assert.equal(atomic.result.status, "fulfilled");
       assert.ok(atomic.seen.length > 1, "the reader polled while the batch ran");
-      assert.deepEqual([...new Set(atomic.seen)].filter((count) => count !== 0 && count !== 50), [], `only 0 or 50 (saw ${[...new Set(atomic.seen)].join(", ")})`);
+      assert.deepEqual(
+        [...new Set(atomic.seen)].filter((count) => count !== 0 && count !== 50),
+        [],
+        `only 0 or 50 (saw ${[...new Set(atomic.seen)].join(", ")})`,
+      );
       assert.equal(atomic.final, 50);
 
       const failing = principal(newTenant("batch-failing"), "a1");
@@ -229,7 +242,11 @@ export function defineConcurrencyTests(): void {
       const outcomes = (await Promise.allSettled(calls)).map(outcomeOf);
       assert.deepEqual([...new Set(outcomes)], ["ok"], outcomes.join(", "));
       const stored = (await client.getEntries({ principal: caller, ids: [x.id, y.id] })).entries;
-      assert.deepEqual(stored.map((entry) => entry.version), [21, 21], "every call applied to both entries");
+      assert.deepEqual(
+        stored.map((entry) => entry.version),
+        [21, 21],
+        "every call applied to both entries",
+      );
     });
 
     test("sharing a thread while entries are written into it leaves none of the caller's entries there private", async () => {

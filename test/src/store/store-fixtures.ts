@@ -149,10 +149,16 @@ export async function insertGrant(
   db: SqlExecutor,
   grant: { tenant: string; grantor: string; entryId?: string; threadId?: string; granteeKind: "subject" | "group"; grantee: string; permission?: "read" | "write" },
 ): Promise<void> {
-  await db.query(
-    "INSERT INTO grants (id, tenant, grantor, entry_id, thread_id, grantee_kind, grantee, permission) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-    [createUuidV7(), grant.tenant, grant.grantor, grant.entryId ?? null, grant.threadId ?? null, grant.granteeKind, grant.grantee, grant.permission ?? "read"],
-  );
+  await db.query("INSERT INTO grants (id, tenant, grantor, entry_id, thread_id, grantee_kind, grantee, permission) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", [
+    createUuidV7(),
+    grant.tenant,
+    grant.grantor,
+    grant.entryId ?? null,
+    grant.threadId ?? null,
+    grant.granteeKind,
+    grant.grantee,
+    grant.permission ?? "read",
+  ]);
 }
 
 /** Inserts an entry row directly, for ids and times a commit cannot choose. */
@@ -202,7 +208,13 @@ export async function expectIndistinguishable(probe: Promise<unknown>, probeId: 
 }
 
 /** Same as `expectIndistinguishable`, for the per-item error of a non-atomic call. */
-export function assertSameItemError(probe: { code: string; message: string } | undefined, probeId: string, control: { code: string; message: string } | undefined, controlId: string, label = ""): void {
+export function assertSameItemError(
+  probe: { code: string; message: string } | undefined,
+  probeId: string,
+  control: { code: string; message: string } | undefined,
+  controlId: string,
+  label = "",
+): void {
   assert.ok(probe !== undefined && control !== undefined, `${label}: both items failed`);
   assert.deepEqual({ code: probe.code, message: withoutId(probe.message, probeId) }, { code: control.code, message: withoutId(control.message, controlId) }, label);
 }
@@ -220,7 +232,12 @@ export async function commitText(client: StoreClient, caller: PrincipalInit, thr
 }
 
 /** Counts rows of `table` matching `where` (a trusted SQL condition with $1, $2, … for `params`). */
-export async function countRows(db: SqlExecutor, table: "entries" | "chunks" | "node_summaries" | "entry_images" | "grants" | "idempotency_keys" | "api_keys", where: string, params: unknown[]): Promise<number> {
+export async function countRows(
+  db: SqlExecutor,
+  table: "entries" | "chunks" | "node_summaries" | "entry_images" | "grants" | "idempotency_keys" | "api_keys",
+  where: string,
+  params: unknown[],
+): Promise<number> {
   const { rows } = await db.query<{ count: number }>(`SELECT count(*)::integer AS count FROM ${table} WHERE ${where}`, params);
   return rows[0]?.count ?? 0;
 }

@@ -71,9 +71,17 @@ export function defineIdempotencyTests(context: StoreSuiteContext): void {
       };
 
       const batch = await twice("CommitBatch", storeV1.CommitBatchResponseSchema, () =>
-        client.commitBatch({ principal: caller, entries: [{ entry: textEntry("b", "batch one"), generated: generatedFor("batch one") }, { entry: textEntry("b", "never generated") }], idempotency: { key: "batch", fingerprint: "f" } }),
+        client.commitBatch({
+          principal: caller,
+          entries: [{ entry: textEntry("b", "batch one"), generated: generatedFor("batch one") }, { entry: textEntry("b", "never generated") }],
+          idempotency: { key: "batch", fingerprint: "f" },
+        }),
       );
-      assert.deepEqual(batch.results.map((result) => result.error?.code ?? "ok"), ["ok", "DUPLICATE_VANISHED"], "a non-atomic call's item failures are part of its recorded response");
+      assert.deepEqual(
+        batch.results.map((result) => result.error?.code ?? "ok"),
+        ["ok", "DUPLICATE_VANISHED"],
+        "a non-atomic call's item failures are part of its recorded response",
+      );
 
       const updated = await twice("UpdateEntries", storeV1.UpdateEntriesResponseSchema, () =>
         client.updateEntries({ principal: caller, updates: [{ id: x.id, expectedVersion: 1, tags: { tags: ["once"] } }], idempotency: { key: "update", fingerprint: "f" } }),
@@ -81,17 +89,27 @@ export function defineIdempotencyTests(context: StoreSuiteContext): void {
       assert.equal(updated.results[0]?.ack?.version, 2, "the retry did not hit the version check: it replayed");
 
       const shared = await twice("Share", storeV1.ShareResponseSchema, () =>
-        client.share({ principal: caller, entryIds: [y.id], grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "a2" }], permission: storeV1.Permission.READ, idempotency: { key: "share", fingerprint: "f" } }),
+        client.share({
+          principal: caller,
+          entryIds: [y.id],
+          grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "a2" }],
+          permission: storeV1.Permission.READ,
+          idempotency: { key: "share", fingerprint: "f" },
+        }),
       );
       assert.deepEqual(shared.nowSharedIds, [y.id]);
 
       const unshared = await twice("Unshare", storeV1.UnshareResponseSchema, () => client.unshare({ principal: caller, entryIds: [y.id], idempotency: { key: "unshare", fingerprint: "f" } }));
       assert.equal(unshared.revokedCount, 1, "the replay reports the first call's count, not 0");
 
-      const deleted = await twice("DeleteEntries", storeV1.DeleteEntriesResponseSchema, () => client.deleteEntries({ principal: caller, ids: [z.id], idempotency: { key: "delete", fingerprint: "f" } }));
+      const deleted = await twice("DeleteEntries", storeV1.DeleteEntriesResponseSchema, () =>
+        client.deleteEntries({ principal: caller, ids: [z.id], idempotency: { key: "delete", fingerprint: "f" } }),
+      );
       assert.deepEqual([deleted.deletedCount, deleted.results[0]?.id], [1, z.id], "the replay reports the deletion, not ENTRY_NOT_FOUND");
 
-      const byThread = await twice("DeleteEntries by thread", storeV1.DeleteEntriesResponseSchema, () => client.deleteEntries({ principal: caller, threadId: "t", idempotency: { key: "delete-thread", fingerprint: "f" } }));
+      const byThread = await twice("DeleteEntries by thread", storeV1.DeleteEntriesResponseSchema, () =>
+        client.deleteEntries({ principal: caller, threadId: "t", idempotency: { key: "delete-thread", fingerprint: "f" } }),
+      );
       assert.equal(byThread.deletedCount, 2);
       assert.equal(await countRows(db, "idempotency_keys", "tenant = $1 AND subject = 'a1'", [caller.tenant]), 6);
     });
@@ -114,13 +132,18 @@ export function defineIdempotencyTests(context: StoreSuiteContext): void {
       const { client } = context;
       const caller = principal(newTenant("idem-invalid"), "a1");
       const text = "unused";
-      const commit = (idempotency: { key: string; fingerprint: string }) => client.commit({ principal: caller, entry: textEntry("t", text, { source: commonV1.Source.USER }), generated: generatedFor(text), idempotency });
+      const commit = (idempotency: { key: string; fingerprint: string }) =>
+        client.commit({ principal: caller, entry: textEntry("t", text, { source: commonV1.Source.USER }), generated: generatedFor(text), idempotency });
       await expectError(commit({ key: "", fingerprint: "f" }), "INVALID_ARGUMENT", /idempotency\.key must be 1 to 200 characters \(got 0\)/);
       await expectError(commit({ key: "k".repeat(201), fingerprint: "f" }), "INVALID_ARGUMENT", /idempotency\.key must be 1 to 200 characters \(got 201\)/);
       await expectError(commit({ key: "k", fingerprint: "" }), "INVALID_ARGUMENT", /idempotency\.fingerprint must be 1 to 256 characters/);
       assert.ok((await commit({ key: "k".repeat(200), fingerprint: "f" })).ack !== undefined, "200 characters is allowed");
       await expectError(client.checkIdempotency({ principal: caller }), "INVALID_ARGUMENT", /idempotency is required/);
-      await expectError(client.checkIdempotency({ principal: principal(caller.tenant!, "a1", { scopes: ["context:read"] }), idempotency: { key: "k", fingerprint: "f" } }), "PERMISSION_DENIED", /context:write/);
+      await expectError(
+        client.checkIdempotency({ principal: principal(caller.tenant!, "a1", { scopes: ["context:read"] }), idempotency: { key: "k", fingerprint: "f" } }),
+        "PERMISSION_DENIED",
+        /context:write/,
+      );
     });
   });
 }

@@ -50,7 +50,10 @@ export function defineIsolationTests(context: StoreSuiteContext): void {
       const missing = randomId();
       const prefix = a1Entry.replace(/-/g, "").slice(0, 16);
       const missingPrefix = missing.replace(/-/g, "").slice(0, 16);
-      for (const [who, caller] of [["A2", a2], ["B1", b1]] as const) {
+      for (const [who, caller] of [
+        ["A2", a2],
+        ["B1", b1],
+      ] as const) {
         await expectIndistinguishable(update(caller, a1Entry, true), a1Entry, update(caller, missing, true), missing, `${who} update by id`);
         await expectIndistinguishable(update(caller, prefix, true), prefix, update(caller, missingPrefix, true), missingPrefix, `${who} update by prefix`);
         const [probe, control] = [(await update(caller, a1Entry, false)).results[0]?.error, (await update(caller, missing, false)).results[0]?.error];
@@ -67,7 +70,10 @@ export function defineIsolationTests(context: StoreSuiteContext): void {
       const before = [await tenantFootprint(db, tenantA), await tenantFootprint(db, tenantB)];
       const missing = randomId();
       const remove = (caller: typeof a1, ids: string[], atomic: boolean) => client.deleteEntries({ principal: caller, ids, atomic });
-      for (const [who, caller] of [["A2", a2], ["B1", b1]] as const) {
+      for (const [who, caller] of [
+        ["A2", a2],
+        ["B1", b1],
+      ] as const) {
         await expectIndistinguishable(remove(caller, [a1Entry], true), a1Entry, remove(caller, [missing], true), missing, `${who} delete by id`);
         const reply = await remove(caller, [a1Entry, missing], false);
         assertSameItemError(reply.results[0]?.error, a1Entry, reply.results[1]?.error, missing, `${who} non-atomic delete`);
@@ -76,9 +82,16 @@ export function defineIsolationTests(context: StoreSuiteContext): void {
       assert.deepEqual([await tenantFootprint(db, tenantA), await tenantFootprint(db, tenantB)], before, "nothing deleted");
 
       const byB1 = await client.deleteEntries({ principal: b1, threadId: thread });
-      assert.deepEqual(byB1.results.map((result) => result.id), [b1Entry], "B1's thread delete takes its own entry of that name and nothing else");
+      assert.deepEqual(
+        byB1.results.map((result) => result.id),
+        [b1Entry],
+        "B1's thread delete takes its own entry of that name and nothing else",
+      );
       const byA2 = await client.deleteEntries({ principal: a2, threadId: thread });
-      assert.deepEqual(byA2.results.map((result) => result.id), [a2Entry]);
+      assert.deepEqual(
+        byA2.results.map((result) => result.id),
+        [a2Entry],
+      );
       assert.equal(await countRows(db, "entries", "id = $1", [a1Entry]), 1);
       assert.deepEqual(idsOf((await client.getEntries({ principal: a1, ids: [a1Entry] })).entries), [a1Entry]);
       assert.equal(await countRows(db, "chunks", "entry_id = $1", [a1Entry]), 2, "A1's vectors are untouched");
@@ -89,7 +102,10 @@ export function defineIsolationTests(context: StoreSuiteContext): void {
     test("batches: the same text in the same thread folds only into the caller's own entry", async () => {
       const { client, db } = context;
       const { a1, a2, b1, a1Entry, a2Entry, b1Entry, tenantA } = await plant("batch");
-      for (const [who, caller, own] of [["A2", a2, a2Entry], ["B1", b1, b1Entry]] as const) {
+      for (const [who, caller, own] of [
+        ["A2", a2, a2Entry],
+        ["B1", b1, b1Entry],
+      ] as const) {
         const reply = await client.commitBatch({ principal: caller, atomic: true, entries: [{ entry: textEntry(thread, text, { tags: ["again"] }) }] });
         assert.deepEqual([reply.results[0]?.ack?.id, reply.results[0]?.ack?.deduplicated], [own, true], `${who}'s retransmit folds into ${who}'s own entry`);
       }
@@ -110,7 +126,10 @@ export function defineIsolationTests(context: StoreSuiteContext): void {
       const share = (caller: typeof a1, id: string) =>
         client.share({ principal: caller, entryIds: [id], grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: caller.subject! }], permission: storeV1.Permission.WRITE });
       const unshare = (caller: typeof a1, id: string) => client.unshare({ principal: caller, entryIds: [id] });
-      for (const [who, caller] of [["A2", a2], ["B1", b1]] as const) {
+      for (const [who, caller] of [
+        ["A2", a2],
+        ["B1", b1],
+      ] as const) {
         await expectIndistinguishable(share(caller, a1Entry), a1Entry, share(caller, missing), missing, `${who} share`);
         await expectIndistinguishable(unshare(caller, a1Entry), a1Entry, unshare(caller, missing), missing, `${who} unshare`);
       }
@@ -126,14 +145,22 @@ export function defineIsolationTests(context: StoreSuiteContext): void {
       const { client } = context;
       const { a1, a2, b1, a1Entry } = await plant("counts");
       await commitText(client, a2, "a2-only", "A2's private thread");
-      for (const [who, caller] of [["A1", a1], ["A2", a2], ["B1", b1]] as const) {
+      for (const [who, caller] of [
+        ["A1", a1],
+        ["A2", a2],
+        ["B1", b1],
+      ] as const) {
         const threads = await client.listThreads({ principal: caller });
         const own = threads.threads.find((info) => info.threadId === thread);
         assert.equal(own?.entryCount, 1, `${who}: the shared thread name counts only the caller's own entry`);
         const stats = await client.getStatistics({ principal: caller, threadId: thread });
         assert.deepEqual([stats.entries, stats.ownedEntries, stats.chunks], [1n, 1n, 2n], `${who}: statistics of the thread`);
       }
-      assert.deepEqual((await client.listThreads({ principal: a1 })).threads.map((info) => info.threadId), [thread], "A2's private thread is not listed for A1");
+      assert.deepEqual(
+        (await client.listThreads({ principal: a1 })).threads.map((info) => info.threadId),
+        [thread],
+        "A2's private thread is not listed for A1",
+      );
       assert.deepEqual((await client.listThreads({ principal: b1 })).total, 1);
       // Control: once A1 makes its entry tenant-visible, A2 counts it and B1 still does not.
       await client.updateEntries({ principal: a1, updates: [{ id: a1Entry, visibility: commonV1.Visibility.TENANT }] });
@@ -152,12 +179,19 @@ export function defineIsolationTests(context: StoreSuiteContext): void {
       await insertEntryRow(db, { id: foreign, tenant: tenantB, owner: "b1", threadId: thread, text, visibility: "tenant" });
       const prefix = stem.slice(0, 8);
       const update = (caller: typeof a1) => client.updateEntries({ principal: caller, updates: [{ id: prefix, tags: { tags: ["by-prefix"] } }] });
-      for (const [caller, expected] of [[a1, mine], [a2, theirs], [b1, foreign]] as const) {
+      for (const [caller, expected] of [
+        [a1, mine],
+        [a2, theirs],
+        [b1, foreign],
+      ] as const) {
         const reply = await update(caller);
         assert.equal(reply.results[0]?.ack?.id, expected, `${caller.subject} resolves the shared prefix to its own entry only`);
       }
       const deleted = await client.deleteEntries({ principal: b1, ids: [prefix] });
-      assert.deepEqual(deleted.results.map((result) => result.id), [foreign]);
+      assert.deepEqual(
+        deleted.results.map((result) => result.id),
+        [foreign],
+      );
       assert.equal(await countRows(db, "entries", "id = ANY($1::uuid[])", [[mine, theirs]]), 2);
     });
   });

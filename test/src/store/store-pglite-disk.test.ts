@@ -37,7 +37,9 @@ describe("store on PGlite (data directory) across restarts", () => {
     const first = await startTestStore(options);
     let id: string;
     try {
-      const ack = (await first.client.commit({ principal: caller, entry: textEntry("t", text, { images: [{ mimeType: "image/png", data: new Uint8Array([1, 2, 3]) }] }), generated: generatedFor(text) })).ack!;
+      const ack = (
+        await first.client.commit({ principal: caller, entry: textEntry("t", text, { images: [{ mimeType: "image/png", data: new Uint8Array([1, 2, 3]) }] }), generated: generatedFor(text) })
+      ).ack!;
       id = ack.id;
       await assert.rejects(startTestStore(options), /in use by another store/);
     } finally {

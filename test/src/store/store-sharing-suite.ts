@@ -75,13 +75,20 @@ export function defineSharingTests(context: StoreSuiteContext): void {
 
       const shared = await client.share({ principal: a1, threadId: "project", grantees: [subject("a2")], permission: storeV1.Permission.READ });
       assert.deepEqual(shared.nowSharedIds, [before.id]);
-      assert.deepEqual(shared.grants.map((grant) => [grant.entryId, grant.threadId, grant.grantor, grant.grantee?.name]), [["", "project", "a1", "a2"]]);
+      assert.deepEqual(
+        shared.grants.map((grant) => [grant.entryId, grant.threadId, grant.grantor, grant.grantee?.name]),
+        [["", "project", "a1", "a2"]],
+      );
 
       const later = await commitText(client, a1, "project", "written after sharing");
       const explicitlyPrivate = await commitText(client, a1, "project", "explicitly private", { visibility: commonV1.Visibility.PRIVATE });
       const a3Later = await commitText(client, a3, "project", "a3 writes in the thread too");
       const stored = (await client.getEntries({ principal: a1, ids: [later.id, explicitlyPrivate.id] })).entries;
-      assert.deepEqual(stored.map((entry) => entry.visibility), [commonV1.Visibility.SHARED, commonV1.Visibility.PRIVATE], "new entries in a shared thread default to shared; explicit private stays private");
+      assert.deepEqual(
+        stored.map((entry) => entry.visibility),
+        [commonV1.Visibility.SHARED, commonV1.Visibility.PRIVATE],
+        "new entries in a shared thread default to shared; explicit private stays private",
+      );
 
       const all = [before.id, later.id, explicitlyPrivate.id, elsewhere.id, othersEntry.id, a3Later.id];
       assert.deepEqual(await visibleTo(a2, all), [before.id, later.id], "only a1's shared entries in that thread");
@@ -118,7 +125,11 @@ export function defineSharingTests(context: StoreSuiteContext): void {
       const read = storeV1.Permission.READ;
       const footprint = await tenantFootprint(db, tenant);
 
-      await expectError(client.share({ principal: a2, entryIds: [open.id], grantees: [subject("a3")], permission: read }), "PERMISSION_DENIED", new RegExp(`only the owner of entry ${open.id} or a tenant admin may share it`));
+      await expectError(
+        client.share({ principal: a2, entryIds: [open.id], grantees: [subject("a3")], permission: read }),
+        "PERMISSION_DENIED",
+        new RegExp(`only the owner of entry ${open.id} or a tenant admin may share it`),
+      );
       await expectError(client.unshare({ principal: a2, entryIds: [open.id] }), "PERMISSION_DENIED", new RegExp(`only the owner of entry ${open.id} or a tenant admin may change its sharing`));
       await expectError(client.share({ principal: a2, entryIds: [hidden.id], grantees: [subject("a2")], permission: read }), "ENTRY_NOT_FOUND", new RegExp(`no entry matches id "${hidden.id}"`));
       await expectError(client.share({ principal: a1, entryIds: [hidden.id, randomId()], grantees: [subject("a2")], permission: read }), "ENTRY_NOT_FOUND");
@@ -137,7 +148,11 @@ export function defineSharingTests(context: StoreSuiteContext): void {
       for (const [label, request, message] of cases) {
         await expectError(client.share(request), "INVALID_ARGUMENT", message).catch((error: Error) => assert.fail(`${label}: ${error.message}`));
       }
-      await expectError(client.share({ principal: principal(tenant, "a1", { scopes: ["context:read"] }), entryIds: [hidden.id], grantees: [subject("a2")], permission: read }), "PERMISSION_DENIED", /context:write/);
+      await expectError(
+        client.share({ principal: principal(tenant, "a1", { scopes: ["context:read"] }), entryIds: [hidden.id], grantees: [subject("a2")], permission: read }),
+        "PERMISSION_DENIED",
+        /context:write/,
+      );
       assert.deepEqual(await tenantFootprint(db, tenant), footprint, "no refused call wrote anything");
 
       const byAdmin = await client.share({ principal: admin, entryIds: [hidden.id], grantees: [subject("a2")], permission: read });

@@ -78,12 +78,18 @@ export function defineStoreSuite(target: StoreTarget): void {
         const connection = await openConnection(fresh.options);
         try {
           const first = await migrate(connection, logger);
-          assert.deepEqual(first.applied, Array.from({ length: latestSchemaVersion }, (_, index) => index + 1));
+          assert.deepEqual(
+            first.applied,
+            Array.from({ length: latestSchemaVersion }, (_, index) => index + 1),
+          );
           const second = await migrate(connection, logger);
           assert.deepEqual(second.applied, []);
           assert.equal(second.schemaVersion, latestSchemaVersion);
           const recorded = await connection.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version");
-          assert.deepEqual(recorded.rows.map((row) => row.version), first.applied);
+          assert.deepEqual(
+            recorded.rows.map((row) => row.version),
+            first.applied,
+          );
 
           await connection.query("INSERT INTO schema_migrations (version, name) VALUES ($1, 'from a newer store')", [latestSchemaVersion + 1]);
           await assert.rejects(migrate(connection, logger), (error: Error) => {
@@ -112,7 +118,10 @@ export function defineStoreSuite(target: StoreTarget): void {
           await insertEntryRow(connection, { id, tenant: "old", owner: "a1", text: "written under schema 1" });
           await insertGrant(connection, { tenant: "old", grantor: "a1", entryId: id, granteeKind: "subject", grantee: "a2" });
           const rest = await migrate(connection, logger);
-          assert.deepEqual(rest.applied, Array.from({ length: latestSchemaVersion - 1 }, (_, index) => index + 2));
+          assert.deepEqual(
+            rest.applied,
+            Array.from({ length: latestSchemaVersion - 1 }, (_, index) => index + 2),
+          );
           assert.equal(rest.schemaVersion, latestSchemaVersion);
           const { rows } = await connection.query<{ text: string; grants: number; keys: number }>(
             "SELECT e.text, (SELECT count(*)::integer FROM grants) AS grants, (SELECT count(*)::integer FROM idempotency_keys) AS keys FROM entries e WHERE e.id = $1",
@@ -240,7 +249,12 @@ export function defineStoreSuite(target: StoreTarget): void {
       const e3 = await commit("t2", "third entry", { tags: ["alpha", "gamma"], metadata: { status: "open", arr: [1, 2, 3] }, images: [{ mimeType: "image/png", data: png }] });
       const e4 = await commit("t2", longText, { source: commonV1.Source.AGENT });
       // Fixed creation times make the time filters exact; commits a few milliseconds apart could share one.
-      for (const [id, month] of [[e1, 1], [e2, 2], [e3, 3], [e4, 4]] as const) {
+      for (const [id, month] of [
+        [e1, 1],
+        [e2, 2],
+        [e3, 3],
+        [e4, 4],
+      ] as const) {
         await db.query("UPDATE entries SET created_at = $2::timestamptz WHERE id = $1", [id, `2024-0${month}-01T00:00:00Z`]);
       }
       const list = async (filter: Parameters<StoreClient["listEntries"]>[0]["filter"], page: { limit?: number; offset?: number } = {}) => {
@@ -252,12 +266,18 @@ export function defineStoreSuite(target: StoreTarget): void {
       const all = await list(undefined);
       assert.deepEqual(all.ids, [e4, e3, e2, e1]);
       assert.equal(all.hasMore, false);
-      assert.ok(all.entries.every((entry) => entry.text === ""), "listings carry no full text");
+      assert.ok(
+        all.entries.every((entry) => entry.text === ""),
+        "listings carry no full text",
+      );
       const long = all.entries[0]!;
       assert.equal(long.textLength, longText.length);
       assert.ok(long.preview.endsWith("…") && long.preview.length <= 301, long.preview);
       assert.ok(!long.preview.slice(0, -1).endsWith("wor"), "the preview is cut at a word boundary");
-      assert.deepEqual(all.entries[1]?.images.map((image) => image.mimeType), ["image/png"]);
+      assert.deepEqual(
+        all.entries[1]?.images.map((image) => image.mimeType),
+        ["image/png"],
+      );
 
       assert.deepEqual((await list({ threadId: "t1" })).ids, [e2, e1]);
       assert.deepEqual((await list({ source: commonV1.Source.AGENT })).ids, [e4, e2]);
@@ -265,7 +285,17 @@ export function defineStoreSuite(target: StoreTarget): void {
       assert.deepEqual((await list({ tags: ["beta", "gamma"] })).ids, [e3, e2]);
       assert.deepEqual((await list({ metadata: [{ key: "status", value: value("open") }] })).ids, [e3, e1]);
       assert.deepEqual((await list({ metadata: [{ key: "arr", value: value([1, 2]) }] })).ids, [e1], "arrays match exactly, not by containment");
-      assert.deepEqual((await list({ metadata: [{ key: "status", value: value("open") }, { key: "n", value: value(1) }] })).ids, [e1]);
+      assert.deepEqual(
+        (
+          await list({
+            metadata: [
+              { key: "status", value: value("open") },
+              { key: "n", value: value(1) },
+            ],
+          })
+        ).ids,
+        [e1],
+      );
       assert.deepEqual((await list({ metadata: [{ key: "status", value: value("missing") }] })).ids, []);
       assert.deepEqual(
         (await list({ createdFrom: timestampFromDate(new Date("2024-02-01T00:00:00Z")), createdTo: timestampFromDate(new Date("2024-04-01T00:00:00Z")) })).ids,
@@ -438,7 +468,14 @@ export function defineStoreSuite(target: StoreTarget): void {
         await expectError(get(a1, [p1, bad]), "INVALID_ARGUMENT", /ids\[1\] .* is not an entry id/);
       }
       await expectError(get(a1, []), "INVALID_ARGUMENT", /ids must list 1 to 100 ids/);
-      await expectError(get(a1, Array.from({ length: 101 }, () => p1)), "INVALID_ARGUMENT", /ids must list 1 to 100 ids/);
+      await expectError(
+        get(
+          a1,
+          Array.from({ length: 101 }, () => p1),
+        ),
+        "INVALID_ARGUMENT",
+        /ids must list 1 to 100 ids/,
+      );
     });
 
     test("visibility and grants decide who sees an entry, on every read path", async () => {
@@ -476,7 +513,11 @@ export function defineStoreSuite(target: StoreTarget): void {
       for (const [who, caller, visible] of expectations) {
         const got = await client.getEntries({ principal: caller, ids: all });
         assert.deepEqual(idsOf(got.entries), visible, `${who}: get`);
-        assert.deepEqual(got.missing, all.filter((id) => !visible.includes(id)), `${who}: the rest are missing, like ids that never existed`);
+        assert.deepEqual(
+          got.missing,
+          all.filter((id) => !visible.includes(id)),
+          `${who}: the rest are missing, like ids that never existed`,
+        );
         const listed = await client.listEntries({ principal: caller });
         assert.deepEqual(new Set(idsOf(listed.entries)), new Set(visible), `${who}: list`);
         const byThread = await client.listEntries({ principal: caller, filter: { threadId: "general" } });
@@ -523,7 +564,9 @@ export function defineStoreSuite(target: StoreTarget): void {
       };
       const who = (tenant: string, subject: string, groups: string[] = [], scopes: string[] = ["context:read"]): Principal => ({ tenant, subject, groups, scopes });
       const sorted = (...ids: string[]) => [...ids].sort();
-      const inA = Object.entries(rows).filter(([name]) => name !== "foreign").map(([, value]) => value);
+      const inA = Object.entries(rows)
+        .filter(([name]) => name !== "foreign")
+        .map(([, value]) => value);
 
       assert.deepEqual(await visible(who(tenantA, "a1"), "read"), sorted(...inA));
       assert.deepEqual(await visible(who(tenantA, "a1"), "write"), sorted(...inA));
@@ -542,7 +585,10 @@ export function defineStoreSuite(target: StoreTarget): void {
         `SELECT e.id FROM entries e WHERE e.tenant = ${params.add(tenantA)} AND ${accessPredicate(who(tenantA, "a4"), "e", params)} ORDER BY e.id DESC LIMIT 1`,
         params.values,
       );
-      assert.deepEqual(limited.rows.map((row) => row.id), [rows.open]);
+      assert.deepEqual(
+        limited.rows.map((row) => row.id),
+        [rows.open],
+      );
       assert.throws(() => accessPredicate(who(tenantA, "a1"), "e; DROP TABLE entries", createSqlParams()), /not a plain identifier/);
     });
 
@@ -580,8 +626,16 @@ export function defineStoreSuite(target: StoreTarget): void {
         ["blank text", { principal: caller, entry: { ...base, text: " \n\t " }, generated }, /text must not be empty or only whitespace/],
         ["NUL in text", { principal: caller, entry: { ...base, text: "a\u0000b" }, generated: generatedFor("a\u0000b") }, /text must not contain NUL/],
         ["text too long", { principal: caller, entry: { ...base, text: "x".repeat(1_000_001) }, generated: generatedFor("x") }, /text is 1000001 characters; the limit is 1000000/],
-        ["11 images", { principal: caller, entry: { ...base, images: Array.from({ length: 11 }, () => ({ mimeType: "image/png", data: png })) }, generated }, /images: at most 10 per entry \(got 11\)/],
-        ["image too big", { principal: caller, entry: { ...base, images: [{ mimeType: "image/png", data: new Uint8Array(10 * 1024 * 1024 + 1) }] }, generated }, /images\[0\] is 10485761 bytes; the limit is 10485760/],
+        [
+          "11 images",
+          { principal: caller, entry: { ...base, images: Array.from({ length: 11 }, () => ({ mimeType: "image/png", data: png })) }, generated },
+          /images: at most 10 per entry \(got 11\)/,
+        ],
+        [
+          "image too big",
+          { principal: caller, entry: { ...base, images: [{ mimeType: "image/png", data: new Uint8Array(10 * 1024 * 1024 + 1) }] }, generated },
+          /images\[0\] is 10485761 bytes; the limit is 10485760/,
+        ],
         ["not an image", { principal: caller, entry: { ...base, images: [{ mimeType: "text/plain", data: png }] }, generated }, /images\[0\]\.mime_type "text\/plain" is not an image\/\* type/],
         ["empty image", { principal: caller, entry: { ...base, images: [{ mimeType: "image/png", data: new Uint8Array() }] }, generated }, /images\[0\] has no data/],
         ["51 tags", { principal: caller, entry: { ...base, tags: Array.from({ length: 51 }, (_, index) => `tag${index}`) }, generated }, /tags: at most 50 tags \(got 51\)/],
@@ -589,24 +643,70 @@ export function defineStoreSuite(target: StoreTarget): void {
         ["blank tag", { principal: caller, entry: { ...base, tags: ["  "] }, generated }, /tags\[0\] is empty/],
         ["metadata too big", { principal: caller, entry: { ...base, metadata: { blob: "m".repeat(65_536) } }, generated }, /metadata is 65547 bytes as JSON; the limit is 65536/],
         ["NUL in metadata", { principal: caller, entry: { ...base, metadata: { "k\u0000": 1 } }, generated }, /metadata must not contain NUL/],
-        ["span outside text", { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: text.length + 1 }, vector: [1, 2, 3, 4] }] } }, /chunks\[0\]\.span \[0, 14\) does not lie inside the text \(length 13\)/],
-        ["empty span", { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 3, end: 3 }, vector: [1, 2, 3, 4] }] } }, /chunks\[0\]\.span \[3, 3\) does not lie inside/],
+        [
+          "span outside text",
+          { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: text.length + 1 }, vector: [1, 2, 3, 4] }] } },
+          /chunks\[0\]\.span \[0, 14\) does not lie inside the text \(length 13\)/,
+        ],
+        [
+          "empty span",
+          { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 3, end: 3 }, vector: [1, 2, 3, 4] }] } },
+          /chunks\[0\]\.span \[3, 3\) does not lie inside/,
+        ],
         ["no span", { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, vector: [1, 2, 3, 4] }] } }, /chunks\[0\]\.span is required/],
-        ["wrong dimension", { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: 4 }, vector: [1, 2, 3] }] } }, /chunks\[0\]\.vector has 3 dimensions; embedding_dimension is 4/],
+        [
+          "wrong dimension",
+          { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: 4 }, vector: [1, 2, 3] }] } },
+          /chunks\[0\]\.vector has 3 dimensions; embedding_dimension is 4/,
+        ],
         ["zero dimension", { principal: caller, entry: base, generated: { ...generated, embeddingDimension: 0 } }, /embedding_dimension must be greater than 0 when chunks are present/],
         ["no model", { principal: caller, entry: base, generated: { ...generated, embeddingModel: "" } }, /embedding_model is required/],
-        ["NaN in vector", { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: 4 }, vector: [1, Number.NaN, 3, 4] }] } }, /chunks\[0\]\.vector contains a value that is not a finite number/],
-        ["repeated ordinal", { principal: caller, entry: base, generated: { ...generated, chunks: [generated.chunks[0]!, { ...generated.chunks[1]!, ordinal: 0 }] } }, /chunks\[1\]\.ordinal 0 repeats/],
-        ["node outside text", { principal: caller, entry: base, generated: { ...generated, nodeSummaries: [{ nodeId: "n", heading: "H", level: 1, span: { start: 2, end: 99 }, summary: "s" }] } }, /node_summaries\[0\]\.span \[2, 99\) does not lie inside/],
-        ["node level", { principal: caller, entry: base, generated: { ...generated, nodeSummaries: [{ nodeId: "n", heading: "H", level: 0, span: { start: 0, end: 2 }, summary: "s" }] } }, /node_summaries\[0\]\.level must be 1 to 6/],
-        ["repeated node", { principal: caller, entry: base, generated: { ...generated, nodeSummaries: [{ nodeId: "n", heading: "H", level: 1, span: { start: 0, end: 2 }, summary: "s" }, { nodeId: "n", heading: "H", level: 1, span: { start: 2, end: 4 }, summary: "s" }] } }, /node_summaries\[1\]\.node_id "n" repeats/],
+        [
+          "NaN in vector",
+          { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: 4 }, vector: [1, Number.NaN, 3, 4] }] } },
+          /chunks\[0\]\.vector contains a value that is not a finite number/,
+        ],
+        [
+          "repeated ordinal",
+          { principal: caller, entry: base, generated: { ...generated, chunks: [generated.chunks[0]!, { ...generated.chunks[1]!, ordinal: 0 }] } },
+          /chunks\[1\]\.ordinal 0 repeats/,
+        ],
+        [
+          "node outside text",
+          { principal: caller, entry: base, generated: { ...generated, nodeSummaries: [{ nodeId: "n", heading: "H", level: 1, span: { start: 2, end: 99 }, summary: "s" }] } },
+          /node_summaries\[0\]\.span \[2, 99\) does not lie inside/,
+        ],
+        [
+          "node level",
+          { principal: caller, entry: base, generated: { ...generated, nodeSummaries: [{ nodeId: "n", heading: "H", level: 0, span: { start: 0, end: 2 }, summary: "s" }] } },
+          /node_summaries\[0\]\.level must be 1 to 6/,
+        ],
+        [
+          "repeated node",
+          {
+            principal: caller,
+            entry: base,
+            generated: {
+              ...generated,
+              nodeSummaries: [
+                { nodeId: "n", heading: "H", level: 1, span: { start: 0, end: 2 }, summary: "s" },
+                { nodeId: "n", heading: "H", level: 1, span: { start: 2, end: 4 }, summary: "s" },
+              ],
+            },
+          },
+          /node_summaries\[1\]\.node_id "n" repeats/,
+        ],
       ];
       for (const [name, request, message] of cases) {
         await t.test(name, async () => {
           await expectError(client.commit(request), "INVALID_ARGUMENT", message);
         });
       }
-      await expectError(client.findDuplicate({ principal: caller, threadId: "t", source: commonV1.Source.USER, contentHash: "abc" }), "INVALID_ARGUMENT", /content_hash must be a lowercase hex SHA-256/);
+      await expectError(
+        client.findDuplicate({ principal: caller, threadId: "t", source: commonV1.Source.USER, contentHash: "abc" }),
+        "INVALID_ARGUMENT",
+        /content_hash must be a lowercase hex SHA-256/,
+      );
       await expectError(client.findDuplicate({ principal: caller, threadId: "", source: commonV1.Source.USER, contentHash: contentHash(text) }), "INVALID_ARGUMENT", /thread_id/);
       await expectError(client.findDuplicate({ principal: caller, threadId: "t", contentHash: contentHash(text) }), "INVALID_ARGUMENT", /source must be user or agent/);
       const counts = await db.query<{ entries: number; chunks: number }>(

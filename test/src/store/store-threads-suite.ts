@@ -49,7 +49,10 @@ export function defineThreadTests(context: StoreSuiteContext): void {
       assert.deepEqual([past.threads, past.hasMore, past.total], [[], false, 2], "the total is known past the last page");
 
       const a2View = await client.listThreads({ principal: a2 });
-      assert.deepEqual(a2View.threads.map((thread) => [thread.threadId, thread.entryCount]).sort(), [["planning", 1], ["secret", 1]]);
+      assert.deepEqual(a2View.threads.map((thread) => [thread.threadId, thread.entryCount]).sort(), [
+        ["planning", 1],
+        ["secret", 1],
+      ]);
       const stranger = await client.listThreads({ principal: principal(tenant, "a3") });
       assert.deepEqual([stranger.threads, stranger.total], [[], 0]);
 
@@ -73,7 +76,16 @@ export function defineThreadTests(context: StoreSuiteContext): void {
       const a1 = principal(tenant, "a1");
       const a2 = principal(tenant, "a2");
       const text = "naïve café"; // 10 characters, 12 UTF-8 bytes
-      await client.commit({ principal: a1, entry: textEntry("t1", text, { images: [{ mimeType: "image/png", data: png }, { mimeType: "image/png", data: png }] }), generated: generatedFor(text) });
+      await client.commit({
+        principal: a1,
+        entry: textEntry("t1", text, {
+          images: [
+            { mimeType: "image/png", data: png },
+            { mimeType: "image/png", data: png },
+          ],
+        }),
+        generated: generatedFor(text),
+      });
       await commitText(client, a1, "t2", "agent words", { source: commonV1.Source.AGENT });
       const shared = await commitText(client, a2, "t1", "shared by a2", { visibility: commonV1.Visibility.SHARED });
       await commitText(client, a2, "t1", "private to a2");

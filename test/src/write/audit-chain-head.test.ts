@@ -49,7 +49,22 @@ test("appends after another store's records keep the tenant's chain whole (Postg
   await db.query(
     `INSERT INTO audit_log (tenant, seq, id, at, actor, action, outcome, target_ids, before_hashes, after_hashes, request_id, details, previous_hash, hash)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-    [record.tenant, record.seq, record.id, record.at.toISOString(), record.actor, record.action, record.outcome, record.targetIds, record.beforeHashes, record.afterHashes, record.requestId, "{}", record.previousHash, auditHash(record)],
+    [
+      record.tenant,
+      record.seq,
+      record.id,
+      record.at.toISOString(),
+      record.actor,
+      record.action,
+      record.outcome,
+      record.targetIds,
+      record.beforeHashes,
+      record.afterHashes,
+      record.requestId,
+      "{}",
+      record.previousHash,
+      auditHash(record),
+    ],
   );
   await write(3);
   await write(4);

@@ -38,8 +38,7 @@ const embeddingsAnswer = (request: RecordedRequest): FakeAnswer => ({
 const notes = Array.from(
   { length: 5 },
   (_, index) =>
-    `# Tunnel run ${index}\n\n` +
-    Array.from({ length: 8 }, (_, sentence) => `Run ${index} sentence ${sentence}: the blade stalled at ${10 + sentence} degrees and the rig vibrated.`).join(" "),
+    `# Tunnel run ${index}\n\n` + Array.from({ length: 8 }, (_, sentence) => `Run ${index} sentence ${sentence}: the blade stalled at ${10 + sentence} degrees and the rig vibrated.`).join(" "),
 );
 const shortNote = "Anemometer calibration drifted by two percent during the night shift.";
 
@@ -175,7 +174,10 @@ for (const backendKind of backends) {
       });
       // Without a configured dimension the embedder learns it from a probe request; the refusal comes once it has.
       const { EMBEDDER_DIMENSION: _configured, ...probing } = fakeEnv();
-      await assert.rejects(startAllInOne({ env: hubEnv(probing), port: 0, ...dataDir() }), /holds \d+ chunks embedded with "builtin-glove-100d-v1" \(100 dimensions\), but the embedder is configured for "fake-embed" \(8 dimensions\)/);
+      await assert.rejects(
+        startAllInOne({ env: hubEnv(probing), port: 0, ...dataDir() }),
+        /holds \d+ chunks embedded with "builtin-glove-100d-v1" \(100 dimensions\), but the embedder is configured for "fake-embed" \(8 dimensions\)/,
+      );
       // The matching configuration still starts.
       const hub = await startAllInOne({ env: hubEnv({ EMBEDDER_PROVIDER: "builtin" }), port: 0, ...dataDir() });
       await hub.close();
@@ -208,7 +210,12 @@ for (const backendKind of backends) {
       const rerun = await runReembed({ ...backend.env, ...fakeEnv() }, ["--batch-size", "3"]);
       assert.equal(rerun.code, 0, rerun.stderr);
       assert.match(rerun.stdout, new RegExp(`^${total - 4} chunk\\(s\\) to re-embed into fake-embed \\(8 dimensions\\) \\(4 already there\\)`));
-      assert.match(rerun.stdout, new RegExp(`Re-embedded ${total - 4} chunk\\(s\\) into fake-embed \\(8 dimensions\\) in ${Math.ceil((total - 4) / 3)} batch\\(es\\)\\. Removed the emptied space\\(s\\) ${builtinSpace.model} \\(100 dimensions\\)`));
+      assert.match(
+        rerun.stdout,
+        new RegExp(
+          `Re-embedded ${total - 4} chunk\\(s\\) into fake-embed \\(8 dimensions\\) in ${Math.ceil((total - 4) / 3)} batch\\(es\\)\\. Removed the emptied space\\(s\\) ${builtinSpace.model} \\(100 dimensions\\)`,
+        ),
+      );
       // Not a terminal: plain progress lines on stderr, the last one complete.
       assert.match(rerun.stderr, new RegExp(`re-embedded ${total - 4}/${total - 4} chunks \\(100%\\)  [\\d.]+ chunks/s  ETA 0s\\n$`));
       const texts = embeddings.requests.slice(before).flatMap((request) => (request.body as { input: string[] }).input);

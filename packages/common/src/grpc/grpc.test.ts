@@ -28,7 +28,10 @@ test("a unary call round-trips protobuf messages and the request id", async (t) 
   t.after(() => client.close());
 
   const reply = await runWithRequestContext({ requestId: "req-123" }, () => client.rerank({ query: "q", passages: [{ id: "a", text: "four" }] }));
-  assert.deepEqual(reply.results.map((r) => [r.id, r.score]), [["a", 4]]);
+  assert.deepEqual(
+    reply.results.map((r) => [r.id, r.score]),
+    [["a", 4]],
+  );
   assert.equal(seenRequestId, "req-123");
   assert.equal(await client.isServing(), true);
 });
@@ -97,7 +100,11 @@ test("health checks follow the service's readiness", async (t) => {
     opsPort: -1,
     logger,
     isReady: () => ready,
-    register: (builder) => builder.addService(rerankerV1.RerankerService, rerankerFor(async () => ({ results: [] }))),
+    register: (builder) =>
+      builder.addService(
+        rerankerV1.RerankerService,
+        rerankerFor(async () => ({ results: [] })),
+      ),
   });
   t.after(() => service.close());
   const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 2000 });

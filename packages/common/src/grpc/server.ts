@@ -102,8 +102,7 @@ function wrapUnary(serviceName: string, method: DescMethod, handler: (request: u
       deadline: deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline) : undefined,
       signal: controller.signal,
     };
-    const observe = (code: status) =>
-      serverDuration.observe({ grpc_service: serviceName, grpc_method: method.name, grpc_code: status[code] }, Number(process.hrtime.bigint() - started) / 1e9);
+    const observe = (code: status) => serverDuration.observe({ grpc_service: serviceName, grpc_method: method.name, grpc_code: status[code] }, Number(process.hrtime.bigint() - started) / 1e9);
 
     const parent = extractTraceContext((key) => {
       const value = call.metadata.get(key)[0];

@@ -13,12 +13,7 @@ export function splitIntoBatches<T>(items: readonly T[], size: number): T[][] {
  * stop), and the promise rejects with that first error. An abort of `signal`
  * stops the run the same way.
  */
-export async function mapWithConcurrency<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T, index: number, signal: AbortSignal) => Promise<R>,
-  signal?: AbortSignal,
-): Promise<R[]> {
+export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, work: (item: T, index: number, signal: AbortSignal) => Promise<R>, signal?: AbortSignal): Promise<R[]> {
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency must be a positive integer, got ${limit}`);
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal?.reason);

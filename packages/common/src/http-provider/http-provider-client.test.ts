@@ -101,7 +101,16 @@ test("the caller's abort stops the request as DEADLINE_EXCEEDED", async (t) => {
 test("network errors are retried, then reported with their cause", async (t) => {
   const { server } = await setup(t, () => ({ json: {} }));
   await server.close();
-  const client = createHttpProviderClient({ provider: "acme", operation: "things", model: "acme-1", baseUrl: server.url, timeoutMs: 2000, maxRetries: 1, settingsPrefix: "RERANKER", backoffBaseMs: 5 });
+  const client = createHttpProviderClient({
+    provider: "acme",
+    operation: "things",
+    model: "acme-1",
+    baseUrl: server.url,
+    timeoutMs: 2000,
+    maxRetries: 1,
+    settingsPrefix: "RERANKER",
+    backoffBaseMs: 5,
+  });
   await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /network error after 2 attempts: .*ECONNREFUSED/));
 });
 

@@ -135,10 +135,16 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
     return `retry later; if it persists, check the provider or raise ${settingsPrefix}_MAX_RETRIES`;
   };
   const timedOut = (attempts: number) =>
-    failure("DEADLINE_EXCEEDED", `no answer within ${timeoutMs} ms (${attemptsText(attempts)})`, { attempts, timeout_ms: timeoutMs }, `raise ${settingsPrefix}_TIMEOUT_MS or check that the provider is up`);
+    failure(
+      "DEADLINE_EXCEEDED",
+      `no answer within ${timeoutMs} ms (${attemptsText(attempts)})`,
+      { attempts, timeout_ms: timeoutMs },
+      `raise ${settingsPrefix}_TIMEOUT_MS or check that the provider is up`,
+    );
   const cancelled = (attempts: number) =>
     failure("DEADLINE_EXCEEDED", `stopped after ${attemptsText(attempts)}: the caller's deadline passed or it cancelled`, { attempts }, "retry with a longer deadline");
-  const malformed = (reason: string) => failure("PROVIDER_ERROR", `malformed response: ${reason}`, {}, `check that ${settingsPrefix}_PROVIDER and ${settingsPrefix}_BASE_URL point at a server speaking this API`);
+  const malformed = (reason: string) =>
+    failure("PROVIDER_ERROR", `malformed response: ${reason}`, {}, `check that ${settingsPrefix}_PROVIDER and ${settingsPrefix}_BASE_URL point at a server speaking this API`);
 
   async function attempt(url: URL, payload: string, remainingMs: number, signal: AbortSignal | undefined): Promise<AttemptOutcome | "timeout" | "cancelled"> {
     const controller = new AbortController();

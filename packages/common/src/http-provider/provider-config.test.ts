@@ -20,7 +20,10 @@ test("the default base URL applies, and a hosted API there needs a key", () => {
 });
 
 test("model and base URL are checked, each problem naming its variable", () => {
-  assert.deepEqual(resolve({ model: " ", baseUrl: "ftp://x" }, { apiKey: "never" }).problems, ["EMBEDDER_MODEL: required when EMBEDDER_PROVIDER is openai", "EMBEDDER_BASE_URL: expected an http:// or https:// URL"]);
+  assert.deepEqual(resolve({ model: " ", baseUrl: "ftp://x" }, { apiKey: "never" }).problems, [
+    "EMBEDDER_MODEL: required when EMBEDDER_PROVIDER is openai",
+    "EMBEDDER_BASE_URL: expected an http:// or https:// URL",
+  ]);
   assert.deepEqual(resolve({}, { apiKey: "never" }).problems, ["EMBEDDER_BASE_URL: required when EMBEDDER_PROVIDER is openai"]);
 });
 

@@ -19,8 +19,21 @@ test("Retry-After is read as seconds (fractions too), as an HTTP date, or from r
 });
 
 test("full jitter stays below the exponential step and the cap", () => {
-  assert.equal(fullJitterDelay(0, 250, 8000, () => 0), 0);
-  assert.equal(fullJitterDelay(0, 250, 8000, () => 0.999), 249);
-  assert.equal(fullJitterDelay(3, 250, 8000, () => 0.5), 1000);
-  assert.equal(fullJitterDelay(10, 250, 8000, () => 0.5), 4000, "capped at 8000 before jitter");
+  assert.equal(
+    fullJitterDelay(0, 250, 8000, () => 0),
+    0,
+  );
+  assert.equal(
+    fullJitterDelay(0, 250, 8000, () => 0.999),
+    249,
+  );
+  assert.equal(
+    fullJitterDelay(3, 250, 8000, () => 0.5),
+    1000,
+  );
+  assert.equal(
+    fullJitterDelay(10, 250, 8000, () => 0.5),
+    4000,
+    "capped at 8000 before jitter",
+  );
 });

@@ -35,7 +35,11 @@ interface AdapterSpec {
 const indexed = (vectors: number[][]) => vectors.map((embedding, index) => ({ object: "embedding", index, embedding })).reverse();
 const indexedMalformed = (): AdapterSpec["malformed"] => [
   ["missing data", () => ({ json: { object: "list" } }), /malformed response: data: Invalid input: expected array, received undefined/],
-  ["a string instead of numbers", (v) => ({ json: { data: v.map((e, index) => ({ index, embedding: e.map(String) })) } }), /malformed response: data\.\d+\.embedding\.0: Invalid input: expected number, received string/],
+  [
+    "a string instead of numbers",
+    (v) => ({ json: { data: v.map((e, index) => ({ index, embedding: e.map(String) })) } }),
+    /malformed response: data\.\d+\.embedding\.0: Invalid input: expected number, received string/,
+  ],
   ["NaN in the body", (v) => ({ body: `{"data":[${v.map((_, i) => `{"index":${i},"embedding":[NaN,1,1,1]}`).join(",")}]}` }), /malformed response: HTTP 200 with a body that is not JSON/],
   ["one embedding too few", (v) => ({ json: { data: indexed(v).slice(1) } }), /malformed response: 1 embeddings for 2 inputs/],
   ["a duplicate index", (v) => ({ json: { data: v.map((embedding) => ({ index: 0, embedding })) } }), /malformed response: embedding index 0 appears twice/],
@@ -100,7 +104,9 @@ async function startAdapter(t: TestContext, spec: AdapterSpec, handler: (request
 }
 
 /** A handler answering every request with the vectors of the texts it asked for. */
-const answering = (spec: AdapterSpec) => (request: RecordedRequest): FakeAnswer => ({ json: spec.answer(spec.inputsOf(request.body as Record<string, unknown>).map(rawVectorOf)) });
+const answering =
+  (spec: AdapterSpec) =>
+  (request: RecordedRequest): FakeAnswer => ({ json: spec.answer(spec.inputsOf(request.body as Record<string, unknown>).map(rawVectorOf)) });
 
 const providerError = (code: string, pattern: RegExp) => (error: unknown) => {
   assert.ok(isContextHubError(error), `expected a ContextHubError, got ${String(error)}`);
@@ -122,7 +128,10 @@ for (const spec of adapters) {
     for (const inputType of ["document", "query"] as const) {
       server.requests.length = 0;
       const vectors = await provider.embed({ texts, inputType });
-      assert.deepEqual(vectors.map((vector) => Array.from(vector)), texts.map((text) => unit(rawVectorOf(text))));
+      assert.deepEqual(
+        vectors.map((vector) => Array.from(vector)),
+        texts.map((text) => unit(rawVectorOf(text))),
+      );
       assert.equal(server.requests.length, 3);
       const batches = server.requests.map((request) => spec.inputsOf(request.body as Record<string, unknown>)).sort((a, b) => texts.indexOf(a[0]!) - texts.indexOf(b[0]!));
       assert.deepEqual(batches, [["alpha", "bravo!"], ["charlie", "delta"], ["echo echo"]]);
@@ -178,7 +187,9 @@ for (const spec of adapters) {
   });
 
   test(`${spec.provider}: a 429 is retried after the Retry-After wait`, async (t) => {
-    const { server, provider } = await startAdapter(t, spec, (request, index) => (index === 0 ? { status: 429, headers: { "retry-after": "0.3" }, json: { error: "rate limited" } } : answering(spec)(request)));
+    const { server, provider } = await startAdapter(t, spec, (request, index) =>
+      index === 0 ? { status: 429, headers: { "retry-after": "0.3" }, json: { error: "rate limited" } } : answering(spec)(request),
+    );
     const [vector] = await provider.embed({ texts: ["again"], inputType: "query" });
     assert.deepEqual(Array.from(vector!), unit(rawVectorOf("again")));
     assert.equal(server.requests.length, 2);

@@ -121,10 +121,7 @@ export const isoInstant = (name: string) =>
   z
     .string()
     .max(40, `${name} must be an ISO 8601 date or date-time with an offset, e.g. 2026-01-31 or 2026-01-31T12:00:00Z`)
-    .refine(
-      (value) => isoInstantPattern.test(value) && !Number.isNaN(Date.parse(value)),
-      `${name} must be an ISO 8601 date or date-time with an offset, e.g. 2026-01-31 or 2026-01-31T12:00:00Z`,
-    );
+    .refine((value) => isoInstantPattern.test(value) && !Number.isNaN(Date.parse(value)), `${name} must be an ISO 8601 date or date-time with an offset, e.g. 2026-01-31 or 2026-01-31T12:00:00Z`);
 
 /** The valid-time fields of a write: when the stated fact holds (valid_from ≤ t < valid_to). */
 const validityFields = {
@@ -222,7 +219,13 @@ export const updateContextInput = z
 export const updateContextBatchInput = z
   .object({
     updates: z
-      .array(z.object({ context_id: entryIdSchema, ...changeFields }).strict().refine(hasChange, changeRequired).refine(isForwardValidity, backwardValidity))
+      .array(
+        z
+          .object({ context_id: entryIdSchema, ...changeFields })
+          .strict()
+          .refine(hasChange, changeRequired)
+          .refine(isForwardValidity, backwardValidity),
+      )
       .min(1, "give at least one update")
       .max(limits.batchItems, `at most ${limits.batchItems} updates per batch`),
     atomic: z.boolean().optional().describe("true (default): all updates apply or none. false: each update succeeds or fails on its own."),

@@ -19,7 +19,8 @@ export const reservedKeys: readonly string[] = ["__proto__", "constructor"];
 const isContainer = (value: unknown): value is object => value !== null && typeof value === "object";
 
 /** A path for messages: `metadata.a.b[2]`. */
-const pathOf = (parent: string, key: string | number) => (typeof key === "number" ? `${parent}[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key.slice(0, 40))}]`);
+const pathOf = (parent: string, key: string | number) =>
+  typeof key === "number" ? `${parent}[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key.slice(0, 40))}]`;
 
 const shorten = (path: string) => (path.length > 80 ? `${path.slice(0, 80)}…` : path);
 
@@ -40,7 +41,8 @@ export function jsonShapeProblem(value: unknown, name: string, maxDepth: number 
       continue;
     }
     for (const key of Object.keys(item)) {
-      if (reservedKeys.includes(key)) return `${name} must not use the key ${JSON.stringify(key)} (at ${shorten(path)}); the keys ${reservedKeys.map((reserved) => JSON.stringify(reserved)).join(" and ")} are reserved`;
+      if (reservedKeys.includes(key))
+        return `${name} must not use the key ${JSON.stringify(key)} (at ${shorten(path)}); the keys ${reservedKeys.map((reserved) => JSON.stringify(reserved)).join(" and ")} are reserved`;
       pending.push({ item: (item as Record<string, unknown>)[key], depth: depth + 1, path: pathOf(path, key) });
     }
   }

@@ -196,9 +196,7 @@ export const historyOutput = z.object({
   owner: z.string(),
   latest_version: z.number(),
   deleted: z.boolean(),
-  tombstone: z
-    .object({ content_hash: z.string(), deleted_by: z.string(), deleted_at: z.string().nullable(), reason: z.string(), history_purged_at: z.string().nullable() })
-    .nullable(),
+  tombstone: z.object({ content_hash: z.string(), deleted_by: z.string(), deleted_at: z.string().nullable(), reason: z.string(), history_purged_at: z.string().nullable() }).nullable(),
   versions: z.array(versionOutput),
   count: z.number(),
   limit: z.number(),

@@ -1,5 +1,14 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolRequestSchema, ErrorCode, InitializeRequestSchema, isJSONRPCRequest, ListToolsRequestSchema, PingRequestSchema, type JSONRPCMessage, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCRequest,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { reservedKeys } from "./json-shape.js";
 
 /**
@@ -44,7 +53,11 @@ function toolCallProblem(params: unknown): string | undefined {
   return undefined;
 }
 
-const pathText = (path: readonly PropertyKey[]) => path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("").replace(/^\./, "");
+const pathText = (path: readonly PropertyKey[]) =>
+  path
+    .map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`))
+    .join("")
+    .replace(/^\./, "");
 
 /**
  * Why a request's params would fail the SDK's check, or undefined (also for

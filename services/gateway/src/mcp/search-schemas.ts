@@ -66,7 +66,10 @@ export const searchFilterFields = {
     z
       .object({})
       .catchall(z.union([z.string(), z.number(), z.boolean(), z.null()]))
-      .refine((metadata) => Object.keys(metadata).every((key) => key.length >= 1 && key.length <= inputLimits.metadataKeyChars), `metadata keys must be 1 to ${inputLimits.metadataKeyChars} characters`),
+      .refine(
+        (metadata) => Object.keys(metadata).every((key) => key.length >= 1 && key.length <= inputLimits.metadataKeyChars),
+        `metadata keys must be 1 to ${inputLimits.metadataKeyChars} characters`,
+      ),
   )
     .optional()
     .describe("Top-level metadata keys that must equal these values."),

@@ -41,11 +41,19 @@ const adapters: AdapterSpec[] = [
     },
     malformed: [
       ["no results", () => ({ json: { id: "r-1" } }), /malformed response: results: Invalid input: expected array, received undefined/],
-      ["a score of the wrong type", (s) => ({ json: { results: s.map((score, index) => ({ index, relevance_score: String(score) })) } }), /malformed response: results\.0\.relevance_score: Invalid input: expected number, received string/],
+      [
+        "a score of the wrong type",
+        (s) => ({ json: { results: s.map((score, index) => ({ index, relevance_score: String(score) })) } }),
+        /malformed response: results\.0\.relevance_score: Invalid input: expected number, received string/,
+      ],
       ["NaN in the body", (s) => ({ body: `{"results":[${s.map((_, index) => `{"index":${index},"relevance_score":NaN}`).join(",")}]}` }), /malformed response: HTTP 200 with a body that is not JSON/],
       ["one result too few", (s) => ({ json: { results: s.slice(1).map((score, index) => ({ index, relevance_score: score })) } }), /malformed response: 2 scores for 3 passages/],
       ["a duplicate index", (s) => ({ json: { results: s.map((score) => ({ index: 0, relevance_score: score })) } }), /malformed response: result index 0 appears twice/],
-      ["an index out of range", (s) => ({ json: { results: s.map((score, index) => ({ index: index + 1, relevance_score: score })) } }), /malformed response: result index 3 is out of range for 3 passages/],
+      [
+        "an index out of range",
+        (s) => ({ json: { results: s.map((score, index) => ({ index: index + 1, relevance_score: score })) } }),
+        /malformed response: result index 3 is out of range for 3 passages/,
+      ],
     ],
   },
   {
@@ -87,7 +95,9 @@ async function startAdapter(t: TestContext, spec: AdapterSpec, handler: (request
   return { server, provider: createRerankProvider(config, logger) };
 }
 
-const answering = (spec: AdapterSpec) => (request: RecordedRequest): FakeAnswer => ({ json: spec.answer(spec.passagesOf(request.body as Body).map(scoreOf)) });
+const answering =
+  (spec: AdapterSpec) =>
+  (request: RecordedRequest): FakeAnswer => ({ json: spec.answer(spec.passagesOf(request.body as Body).map(scoreOf)) });
 
 const providerError = (code: string, pattern: RegExp) => (error: unknown) => {
   assert.ok(isContextHubError(error), `expected a ContextHubError, got ${String(error)}`);
@@ -140,7 +150,9 @@ for (const spec of adapters) {
   });
 
   test(`${spec.provider}: a 429 is retried after the Retry-After wait`, async (t) => {
-    const { server, provider } = await startAdapter(t, spec, (request, index) => (index === 0 ? { status: 429, headers: { "retry-after": "0.3" }, json: { message: "too many requests" } } : answering(spec)(request)));
+    const { server, provider } = await startAdapter(t, spec, (request, index) =>
+      index === 0 ? { status: 429, headers: { "retry-after": "0.3" }, json: { message: "too many requests" } } : answering(spec)(request),
+    );
     assert.deepEqual(await provider.score(query, ["one", "three"]), [scoreOf("one"), scoreOf("three")]);
     assert.equal(server.requests.length, 2);
     const waited = server.requests[1]!.receivedAt - server.requests[0]!.receivedAt;

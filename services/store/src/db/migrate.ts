@@ -64,9 +64,7 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
       applied.push(migration.version);
       logger.info({ version: migration.version, name: migration.name }, "applied database migration");
     }
-    const { rows: columns } = await tx.query<{ type: string }>(
-      "SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'",
-    );
+    const { rows: columns } = await tx.query<{ type: string }>("SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'");
     const vectorType: VectorType = columns[0]?.type === "vector" ? "pgvector" : "real[]";
     return { applied, schemaVersion: Math.max(newest, ...applied), vectorType };
   });

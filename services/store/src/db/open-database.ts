@@ -23,9 +23,7 @@ export interface DatabaseOptions {
  */
 export async function openDatabase(options: DatabaseOptions, logger: Logger): Promise<SqlDatabase> {
   const connection: SqlConnection =
-    options.url === ""
-      ? await createPgliteConnection({ dataDir: options.dataDir })
-      : await createPostgresConnection({ url: options.url, poolMax: options.poolMax, logger });
+    options.url === "" ? await createPgliteConnection({ dataDir: options.dataDir }) : await createPostgresConnection({ url: options.url, poolMax: options.poolMax, logger });
   try {
     const { applied, schemaVersion, vectorType } = await migrate(connection, logger, undefined, options.migrations ?? "apply");
     logger.info({ database: connection.kind, schemaVersion, applied, vectorType }, "database ready");

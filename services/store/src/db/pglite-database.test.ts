@@ -42,7 +42,10 @@ test("a transaction commits what its executor wrote", async () => {
     await tx.query("INSERT INTO items VALUES ($1), ($2)", [10, 11]);
   });
   const { rows, rowCount } = await db.query<{ n: number }>("SELECT n FROM items WHERE n >= 10 ORDER BY n");
-  assert.deepEqual(rows.map((row) => row.n), [10, 11]);
+  assert.deepEqual(
+    rows.map((row) => row.n),
+    [10, 11],
+  );
   assert.equal(rowCount, 2);
   const deleted = await db.query("DELETE FROM items WHERE n >= 10");
   assert.equal(deleted.rowCount, 2);

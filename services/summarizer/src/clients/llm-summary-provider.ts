@@ -38,10 +38,7 @@ export function createLlmSummaryProvider(options: LlmSummaryProviderOptions): Su
   const finish = (answer: ChatAnswer, what: string): string => {
     const summary = cleanSummary(answer.text);
     if (summary !== "") return summary;
-    const reasons = [
-      ...(hasReasoning(answer.text) ? ["the answer held only reasoning"] : []),
-      ...(answer.truncated ? ["the model stopped at SUMMARIZER_MAX_TOKENS; raise it"] : []),
-    ];
+    const reasons = [...(hasReasoning(answer.text) ? ["the answer held only reasoning"] : []), ...(answer.truncated ? ["the model stopped at SUMMARIZER_MAX_TOKENS; raise it"] : [])];
     throw api.client.malformed(`no ${what} text in the answer${reasons.length === 0 ? "" : ` (${reasons.join("; ")})`}`);
   };
   return {

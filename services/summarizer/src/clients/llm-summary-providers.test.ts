@@ -32,10 +32,18 @@ const adapters: AdapterSpec[] = [
     path: "/v1/chat/completions",
     model: "gpt-4o-mini",
     operation: "chat completions",
-    answer: (text, truncated) => ({ id: "chatcmpl-1", object: "chat.completion", model: "gpt-4o-mini", choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: truncated ? "length" : "stop" }] }),
+    answer: (text, truncated) => ({
+      id: "chatcmpl-1",
+      object: "chat.completion",
+      model: "gpt-4o-mini",
+      choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: truncated ? "length" : "stop" }],
+    }),
     promptOf: (body) => {
       const messages = body.messages as { role: string; content: string }[];
-      assert.deepEqual(messages.map((message) => message.role), ["system", "user"]);
+      assert.deepEqual(
+        messages.map((message) => message.role),
+        ["system", "user"],
+      );
       return { system: messages[0]!.content, user: messages[1]!.content };
     },
     assertRequest: (request) => {
@@ -50,7 +58,11 @@ const adapters: AdapterSpec[] = [
       ["an empty choices list", { json: { choices: [] } }, /malformed response: choices: Too small: expected array to have >=1 items/],
       ["content of the wrong type", { json: { choices: [{ message: { content: 42 } }] } }, /malformed response: choices\.0\.message\.content: Invalid input: expected string, received number/],
       ["a body that is not JSON", { body: '{"choices": NaN}' }, /malformed response: HTTP 200 with a body that is not JSON/],
-      ["null content after running out of tokens", { json: { choices: [{ message: { content: null }, finish_reason: "length" }] } }, /malformed response: no summary text in the answer \(the model stopped at SUMMARIZER_MAX_TOKENS; raise it\)/],
+      [
+        "null content after running out of tokens",
+        { json: { choices: [{ message: { content: null }, finish_reason: "length" }] } },
+        /malformed response: no summary text in the answer \(the model stopped at SUMMARIZER_MAX_TOKENS; raise it\)/,
+      ],
     ],
   },
   {
@@ -58,10 +70,23 @@ const adapters: AdapterSpec[] = [
     path: "/v1/messages",
     model: "claude-haiku-4-5",
     operation: "messages",
-    answer: (text, truncated) => ({ id: "msg_1", type: "message", role: "assistant", model: "claude-haiku-4-5", content: [{ type: "thinking", thinking: "hidden", signature: "x" }, { type: "text", text }], stop_reason: truncated ? "max_tokens" : "end_turn" }),
+    answer: (text, truncated) => ({
+      id: "msg_1",
+      type: "message",
+      role: "assistant",
+      model: "claude-haiku-4-5",
+      content: [
+        { type: "thinking", thinking: "hidden", signature: "x" },
+        { type: "text", text },
+      ],
+      stop_reason: truncated ? "max_tokens" : "end_turn",
+    }),
     promptOf: (body) => {
       const messages = body.messages as { role: string; content: string }[];
-      assert.deepEqual(messages.map((message) => message.role), ["user"]);
+      assert.deepEqual(
+        messages.map((message) => message.role),
+        ["user"],
+      );
       return { system: body.system as string, user: messages[0]!.content };
     },
     assertRequest: (request) => {
@@ -75,7 +100,11 @@ const adapters: AdapterSpec[] = [
       ["a text block of the wrong type", { json: { content: [{ type: "text", text: ["x"] }] } }, /malformed response: content\.0\.text: Invalid input: expected string, received array/],
       ["no text block at all", { json: { content: [{ type: "tool_use", id: "t" }], stop_reason: "end_turn" } }, /malformed response: no summary text in the answer$/],
       ["a body that is not JSON", { body: "upstream connect error" }, /malformed response: HTTP 200 with a body that is not JSON: upstream connect error/],
-      ["only reasoning, cut off", { json: { content: [{ type: "text", text: "<think>Let me think about the" }], stop_reason: "max_tokens" } }, /malformed response: no summary text in the answer \(the answer held only reasoning; the model stopped at SUMMARIZER_MAX_TOKENS; raise it\)/],
+      [
+        "only reasoning, cut off",
+        { json: { content: [{ type: "text", text: "<think>Let me think about the" }], stop_reason: "max_tokens" } },
+        /malformed response: no summary text in the answer \(the answer held only reasoning; the model stopped at SUMMARIZER_MAX_TOKENS; raise it\)/,
+      ],
     ],
   },
   {
@@ -86,7 +115,10 @@ const adapters: AdapterSpec[] = [
     answer: (text, truncated) => ({ model: "qwen3:8b", created_at: "2025-01-01T00:00:00Z", message: { role: "assistant", content: text }, done: true, done_reason: truncated ? "length" : "stop" }),
     promptOf: (body) => {
       const messages = body.messages as { role: string; content: string }[];
-      assert.deepEqual(messages.map((message) => message.role), ["system", "user"]);
+      assert.deepEqual(
+        messages.map((message) => message.role),
+        ["system", "user"],
+      );
       return { system: messages[0]!.content, user: messages[1]!.content };
     },
     assertRequest: (request) => {
@@ -99,7 +131,11 @@ const adapters: AdapterSpec[] = [
       ["no message", { json: { model: "qwen3:8b", done: true } }, /malformed response: message: Invalid input: expected object, received undefined/],
       ["content of the wrong type", { json: { message: { role: "assistant", content: null }, done: true } }, /malformed response: message\.content: Invalid input: expected string, received null/],
       ["a body that is not JSON", { body: "" }, /malformed response: HTTP 200 with a body that is not JSON: \(empty\)/],
-      ["only reasoning", { json: { message: { role: "assistant", content: "<think>\nI should summarise.\n</think>\n\n" }, done: true } }, /malformed response: no summary text in the answer \(the answer held only reasoning\)/],
+      [
+        "only reasoning",
+        { json: { message: { role: "assistant", content: "<think>\nI should summarise.\n</think>\n\n" }, done: true } },
+        /malformed response: no summary text in the answer \(the answer held only reasoning\)/,
+      ],
     ],
   },
 ];
@@ -129,13 +165,16 @@ const providerError = (code: string, pattern: RegExp) => (error: unknown) => {
 };
 
 const report = "I profiled the search path. The filter ran after the vector scan, so I enabled iterative scans and latency fell to 180 ms.";
-const sectionsOf = (count: number): SectionText[] => Array.from({ length: count }, (_, index) => ({ heading: `Part ${index}`, path: ["Report", `Part ${index}`], text: `## Part ${index}\n\nBody of part ${index}.` }));
+const sectionsOf = (count: number): SectionText[] =>
+  Array.from({ length: count }, (_, index) => ({ heading: `Part ${index}`, path: ["Report", `Part ${index}`], text: `## Part ${index}\n\nBody of part ${index}.` }));
 
 for (const spec of adapters) {
   const label = `${spec.provider} ${spec.operation} \\(model ${spec.model.replace(/[.]/g, "\\.")}\\)`;
 
   test(`${spec.provider}: a summary request carries auth, model and the source's instructions; reasoning and preamble are stripped`, async (t) => {
-    const { server, provider } = await startAdapter(t, spec, () => ({ json: spec.answer("<think>\nThe user wants a summary. Let me write it.\n</think>\n\nHere is a summary of the report:\n\nThe agent enabled iterative scans;\nlatency fell to 180 ms.") }));
+    const { server, provider } = await startAdapter(t, spec, () => ({
+      json: spec.answer("<think>\nThe user wants a summary. Let me write it.\n</think>\n\nHere is a summary of the report:\n\nThe agent enabled iterative scans;\nlatency fell to 180 ms."),
+    }));
     assert.deepEqual(provider.describe(), { provider: spec.provider, model: spec.model });
     assert.equal(await provider.summarize({ text: report, source: "agent" }), "The agent enabled iterative scans; latency fell to 180 ms.");
     await provider.summarize({ text: "Always back up nightly; never restart during business hours.", source: "user" });
@@ -228,7 +267,15 @@ test("OpenAI's own platform gets max_completion_tokens, which its reasoning mode
   assert.equal(isOpenAiPlatform("http://vllm:8000"), false);
   const server = await startRecordingHttpServer(() => ({ json: adapters[0]!.answer("A summary.") }));
   t.after(() => server.close());
-  const client = createHttpProviderClient({ provider: "openai", operation: "chat completions", model: "gpt-5-mini", baseUrl: server.url, timeoutMs: 2000, maxRetries: 0, settingsPrefix: "SUMMARIZER" });
+  const client = createHttpProviderClient({
+    provider: "openai",
+    operation: "chat completions",
+    model: "gpt-5-mini",
+    baseUrl: server.url,
+    timeoutMs: 2000,
+    maxRetries: 0,
+    settingsPrefix: "SUMMARIZER",
+  });
   const api = createOpenAiChatApi(client, { model: "gpt-5-mini", maxTokens: 700, useMaxCompletionTokens: true });
   assert.deepEqual(await api.complete({ system: "s", user: "u" }, undefined), { text: "A summary.", truncated: false });
   const body = server.requests[0]!.body as Body;
@@ -253,6 +300,9 @@ test("one failing section fails the call with that section's error and stops the
     (request) => (/Part 1\b/.test(spec.promptOf(request.body as Body).user) ? { status: 400, json: { error: "prompt too long" } } : { json: spec.answer("Fine.") }),
     { SUMMARIZER_CONCURRENCY: "1" },
   );
-  await assert.rejects(provider.summarizeSections({ sections: sectionsOf(4), source: "user" }), providerError("PROVIDER_ERROR", /ollama chat \(model qwen3:8b\) failed: HTTP 400 after 1 attempt: prompt too long/));
+  await assert.rejects(
+    provider.summarizeSections({ sections: sectionsOf(4), source: "user" }),
+    providerError("PROVIDER_ERROR", /ollama chat \(model qwen3:8b\) failed: HTTP 400 after 1 attempt: prompt too long/),
+  );
   assert.equal(server.requests.length, 2, "no section starts after the failure");
 });

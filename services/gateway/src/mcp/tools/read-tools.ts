@@ -53,12 +53,14 @@ export const searchContextTool = defineTool({
     const limit = args.limit ?? 30;
     const offset = args.offset ?? 0;
     const stopTimer = searchSeconds.startTimer({ mode: "filter", leg: "store" });
-    const reply = await peers.store.listEntries({
-      principal,
-      filter: toEntryFilter(args),
-      limit,
-      offset,
-    }).finally(stopTimer);
+    const reply = await peers.store
+      .listEntries({
+        principal,
+        filter: toEntryFilter(args),
+        limit,
+        offset,
+      })
+      .finally(stopTimer);
     const results = reply.entries.map(toEntryListing);
     return { results, count: results.length, limit, offset, has_more: reply.hasMore };
   },

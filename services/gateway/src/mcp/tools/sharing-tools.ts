@@ -8,10 +8,7 @@ const toPermission = (permission: "read" | "write" | undefined) =>
   permission === "read" ? storeV1.Permission.READ : permission === "write" ? storeV1.Permission.WRITE : storeV1.Permission.UNSPECIFIED;
 
 function toGrantees(args: { subjects?: string[] | undefined; groups?: string[] | undefined }) {
-  return [
-    ...(args.subjects ?? []).map((name) => ({ kind: storeV1.GranteeKind.SUBJECT, name })),
-    ...(args.groups ?? []).map((name) => ({ kind: storeV1.GranteeKind.GROUP, name })),
-  ];
+  return [...(args.subjects ?? []).map((name) => ({ kind: storeV1.GranteeKind.SUBJECT, name })), ...(args.groups ?? []).map((name) => ({ kind: storeV1.GranteeKind.GROUP, name }))];
 }
 
 export const shareContextTool = defineTool({
