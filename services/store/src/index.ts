@@ -111,3 +111,4 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
   }
 }
 export { nastyQueries } from "./search-nasty-queries.js";
+export { emptySearchFilter } from "./search-filter.js";

@@ -8,26 +8,13 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { contentHash } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
-import { collectionName, toQdrantFilter, type Principal } from "@context-hub/store";
+import { collectionName, emptySearchFilter, toQdrantFilter, type Principal } from "@context-hub/store";
 import { commitWithVectors } from "../retrieval/retrieval-fixtures.js";
 import { newTenant, principal } from "../store/store-fixtures.js";
 import { defineVectorContractSuite } from "./vector-contract-suite.js";
 import { direction, gaugeValue, startQdrantHarness, waitFor, vectorModel, type QdrantHarness } from "./vector-fixtures.js";
 
 const asPrincipal = (init: ReturnType<typeof principal>): Principal => ({ tenant: init.tenant ?? "", subject: init.subject ?? "", groups: init.groups ?? [], scopes: init.scopes ?? [] });
-const emptySearchFilter = {
-  threadId: undefined,
-  source: undefined,
-  tagsAny: [],
-  tagsAll: [],
-  metadata: [],
-  createdFrom: undefined,
-  createdTo: undefined,
-  contentType: undefined,
-  includeQuarantined: false,
-  validAt: undefined,
-  asOf: undefined,
-};
 
 defineVectorContractSuite({ name: `Qdrant (${process.env.QDRANT_URL ? "real server at QDRANT_URL" : "test stand-in"})`, start: () => startQdrantHarness() });
 
