@@ -18,8 +18,21 @@
 //   embedder-fail  the embedder points at a local OpenAI-compatible server that answers 500 for --outage seconds,
 //                  then hangs for --outage seconds, then recovers.
 //
+// The separate-processes topology: the five services run as five processes (`services/<name>/dist/main.js`, each on
+// its own loopback port, store on PGlite in a temporary directory; test/src/support/service-processes.ts), and one of
+// them gets SIGKILL and is started again on its port after --down seconds while the other four keep running. Besides
+// the checks above, each asserts what the rest of the system does while that process is down:
+//   embedder-kill         writes fail with EMBEDDER_UNAVAILABLE and store nothing; semantic search fails naming the
+//                         embedder; hybrid search answers from full text with a "semantic leg failed" warning; no
+//                         other tool fails; /readyz answers 503 until the embedder is back.
+//   summarizer-kill       writes fail with SUMMARIZER_UNAVAILABLE and store nothing; no read fails.
+//   reranker-kill         nothing fails; hybrid search answers in fused order with a "reranking failed" warning.
+//   gateway-process-kill  the gateway alone: connection errors while it is down, no acknowledged write lost.
+// `--topology processes` runs these four (the default scenario list is the all-in-one's five).
+//
 // Usage: node bench/faults.js [--scenarios store-kill,gateway-kill,db-pause,embedder-fail,qdrant-outage] [--agents 4]
-//        [--before 8] [--after 25] [--outage 10] [--down 2] [--recovery-max 30] [--json bench/results/faults.json]
+//        [--topology all-in-one|processes] [--before 8] [--after 25] [--outage 10] [--down 2] [--recovery-max 30]
+//        [--json bench/results/faults.json]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
@@ -31,6 +44,7 @@ import { openDatabase } from "@context-hub/store";
 import { startTestPostgres } from "../test/dist/support/postgres.js";
 import { signalPostgres } from "../test/dist/support/process-tree.js";
 import { startFakeQdrant, startOutageProxy } from "../test/dist/support/qdrant-server.js";
+import { serviceNames, startServiceProcesses } from "../test/dist/support/service-processes.js";
 import { benchEnv, createPrincipals } from "./lib/keys.js";
 import { createLedger, createRecorder, createSweep, runAgents, runProbes } from "./lib/load-core.js";
 import { recovery, verifyStore } from "./lib/verify.js";
@@ -38,7 +52,8 @@ import { startServer } from "./lib/server.js";
 
 const { values } = parseArgs({
   options: {
-    scenarios: { type: "string", default: "store-kill,gateway-kill,db-pause,embedder-fail,qdrant-outage" },
+    scenarios: { type: "string" },
+    topology: { type: "string", default: "all-in-one" },
     agents: { type: "string", default: "4" },
     before: { type: "string", default: "8" },
     after: { type: "string", default: "25" },
@@ -48,6 +63,12 @@ const { values } = parseArgs({
     json: { type: "string", default: `bench/results/faults-${new Date().toISOString().replace(/[:.]/g, "-")}.json` },
   },
 });
+const topologies = {
+  "all-in-one": "store-kill,gateway-kill,db-pause,embedder-fail,qdrant-outage",
+  processes: "embedder-kill,summarizer-kill,reranker-kill,gateway-process-kill",
+};
+if (topologies[values.topology] === undefined) throw new Error(`unknown topology ${values.topology}; known: ${Object.keys(topologies).join(", ")}`);
+const scenarioList = values.scenarios ?? topologies[values.topology];
 const agents = Number(values.agents);
 const beforeS = Number(values.before);
 const afterS = Number(values.after);
@@ -64,6 +85,29 @@ async function pgliteBackend(env) {
   return {
     port,
     start: () => startServer({ dataDir, env, port }),
+    async query(fn) {
+      const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, createLogger("verify", "silent"));
+      try {
+        return await fn((sql, params) => db.query(sql, params));
+      } finally {
+        await db.close();
+      }
+    },
+    cleanup: async () => rmSync(dataDir, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * The five services as five processes on PGlite in a fresh data directory. The handle's `services` kills and starts
+ * one of them; verification opens the directory once every process has stopped.
+ */
+async function processesBackend(env) {
+  const dataDir = mkdtempSync(join(tmpdir(), "context-hub-faults-"));
+  return {
+    async start() {
+      const services = await startServiceProcesses({ dataDir, env, readyTimeoutMs: 120_000 });
+      return { url: services.url, services, storePid: () => services.pid("store"), stop: () => services.stop() };
+    },
     async query(fn) {
       const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, createLogger("verify", "silent"));
       try {
@@ -253,6 +297,120 @@ const scenarios = {
   },
 };
 
+/** The tools that need no embedder, summarizer or reranker: none of them may fail while a worker is down. */
+const toolsWithoutWorkers = ["get_context_by_ids", "search_context", "fts_search_context", "grep_context", "read_context_range", "navigate_context", "get_context_history", "fetch", "list_threads"];
+const writeTools = ["store_context", "update_context"];
+
+/**
+ * SIGKILL of one service of the separate-processes topology, started again on its port after --down seconds; the
+ * others keep running (their pids are compared before and after). /readyz is polled throughout, and the time from the
+ * restart to the first 200 afterwards is measured. `expect(observed)` returns what went against the expectation.
+ */
+function killProcess(name, expect) {
+  return {
+    backend: processesBackend,
+    expect,
+    async inject({ server, recorder }) {
+      const services = server().services;
+      const others = serviceNames.filter((other) => other !== name);
+      const pidsBefore = others.map((other) => services.pid(other));
+      let watching = true;
+      const readiness = watchReadiness(server().url, recorder, () => watching);
+      const victim = services.pid(name);
+      const faultAt = recorder.now();
+      await services.kill(name);
+      await sleep(downS * 1000);
+      const liftedAt = recorder.now();
+      await services.start(name);
+      const restartTook = recorder.now() - liftedAt;
+      // Keep polling until /readyz says ready again (or 60 s), so the time to readiness is measured, not assumed.
+      let readyAgain;
+      for (const limit = recorder.now() + 60; readyAgain === undefined && recorder.now() < limit; ) {
+        const status = (await fetch(server().url.replace(/\/mcp$/, "/readyz"), { signal: AbortSignal.timeout(5000) }).catch(() => undefined))?.status;
+        if (status === 200) readyAgain = recorder.now();
+        else await sleep(100);
+      }
+      watching = false;
+      const samples = await readiness;
+      const pidsAfter = others.map((other) => services.pid(other));
+      const restartedOthers = others.filter((_, index) => pidsBefore[index] !== pidsAfter[index]);
+      return {
+        faultAt,
+        liftedAt,
+        notes: {
+          killed: name,
+          killed_pid: victim,
+          new_pid: services.pid(name),
+          down_s: downS,
+          restart_took_s: Number(restartTook.toFixed(2)),
+          ready_again_after_restart_s: readyAgain === undefined ? null : Number((readyAgain - liftedAt).toFixed(2)),
+          readyz_while_down: summariseReadiness(samples.filter((sample) => sample.t >= faultAt && sample.t < liftedAt)),
+          other_processes_restarted: restartedOthers,
+        },
+      };
+    },
+  };
+}
+
+/** Errors seen, as [{ tool, message, count }]. */
+const errorList = (errors) =>
+  [...errors.entries()].map(([kind, count]) => {
+    const split = kind.indexOf(": ");
+    return { tool: kind.slice(0, split), message: kind.slice(split + 2), count };
+  });
+
+/** Common expectations of a worker kill: only `failing` tools fail, each failure's message matches `pattern`. */
+function onlyFailing(observed, failing, pattern) {
+  const problems = [];
+  for (const error of errorList(observed.errors)) {
+    if (!failing.includes(error.tool)) problems.push(`${error.tool} failed ×${error.count} (only ${failing.join(", ")} may): ${error.message}`);
+    else if (!pattern.test(error.message)) problems.push(`${error.tool} failed ×${error.count} without naming the worker: ${error.message}`);
+  }
+  if (observed.fault.other_processes_restarted.length > 0) problems.push(`other processes were restarted: ${observed.fault.other_processes_restarted.join(", ")}`);
+  if (observed.fault.ready_again_after_restart_s === null) problems.push("/readyz did not answer 200 again within 60 s of the restart");
+  // The gateway stayed up, so every write it did not acknowledge failed before the commit: no row beyond the ledger.
+  if (observed.unacknowledgedRows > 0) problems.push(`${observed.unacknowledgedRows} row(s) of writes that were not acknowledged`);
+  return problems;
+}
+
+const warningsOf = (observed, tool, pattern) => observed.warnings.filter((warning) => warning.tool === tool && pattern.test(warning.text));
+
+/** A degradation must end with the outage: `pattern` warnings later than 5 s after /readyz said ready again (the reconnect backoff is at most 2 s). */
+function degradedAfterRecovery(observed, tool, pattern) {
+  const readyAt = observed.liftedAt + (observed.fault.ready_again_after_restart_s ?? 0);
+  const late = warningsOf(observed, tool, pattern).filter((warning) => warning.t > readyAt + 5);
+  return late.length === 0 ? [] : [`${tool} still degraded ${late.length} time(s) after readiness returned (last ${(late.at(-1).t - readyAt).toFixed(1)} s after)`];
+}
+
+Object.assign(scenarios, {
+  "embedder-kill": killProcess("embedder", (observed) => {
+    const problems = onlyFailing(observed, [...writeTools, "semantic_search_context", "hybrid_search_context", "search"], /^EMBEDDER_UNAVAILABLE: .*embedder|^DEADLINE_EXCEEDED: embedder/);
+    if (!errorList(observed.errors).some((error) => writeTools.includes(error.tool))) problems.push("no write failed while the embedder was down");
+    if (warningsOf(observed, "hybrid_search_context", /semantic leg failed.*embedder/).length === 0) problems.push('no hybrid search degraded with a "semantic leg failed" warning');
+    problems.push(...degradedAfterRecovery(observed, "hybrid_search_context", /semantic leg failed/));
+    const statuses = observed.fault.readyz_while_down.by_status;
+    if ((statuses[503] ?? 0) === 0) problems.push(`/readyz never answered 503 while the embedder was down: ${JSON.stringify(statuses)}`);
+    return problems;
+  }),
+  "summarizer-kill": killProcess("summarizer", (observed) => {
+    const problems = onlyFailing(observed, writeTools, /^SUMMARIZER_UNAVAILABLE: .*summarizer|^DEADLINE_EXCEEDED: summarizer/);
+    if (!errorList(observed.errors).some((error) => writeTools.includes(error.tool))) problems.push("no write failed while the summarizer was down");
+    return problems;
+  }),
+  "reranker-kill": killProcess("reranker", (observed) => {
+    const problems = onlyFailing(observed, [], /$^/);
+    if (warningsOf(observed, "hybrid_search_context", /reranking failed.*reranker/).length === 0) problems.push('no hybrid search degraded with a "reranking failed" warning');
+    problems.push(...degradedAfterRecovery(observed, "hybrid_search_context", /reranking failed/));
+    return problems;
+  }),
+  "gateway-process-kill": killProcess("gateway", (observed) => {
+    const problems = [];
+    if (observed.fault.other_processes_restarted.length > 0) problems.push(`other processes were restarted: ${observed.fault.other_processes_restarted.join(", ")}`);
+    if (observed.fault.ready_again_after_restart_s === null) problems.push("/readyz did not answer 200 again within 60 s of the restart");
+    return problems;
+  }),
+});
+
 function summariseReadiness(samples) {
   const counts = {};
   for (const sample of samples) counts[sample.status] = (counts[sample.status] ?? 0) + 1;
@@ -277,9 +435,14 @@ async function runScenario(name) {
   let stopping = false;
   const url = current.url;
   log(`${name}: server ${url}, store pid ${current.storePid()}`);
+  // Warnings of successful answers (degraded searches), with when they came and from which tool.
+  const warnings = [];
+  const onResult = (tool, result) => {
+    for (const text of result.structuredContent?.warnings ?? []) warnings.push({ t: recorder.now(), tool, text: String(text) });
+  };
   const load = Promise.all([
-    runAgents({ url, principals: keys.principals, agents, recorder, sweep, ledger, shouldStop: () => stopping, thinkMs: 20, callTimeoutMs: 30_000 }),
-    runProbes({ url, principals: keys.principals, recorder: probeRecorder, sweep, ledger, shouldStop: () => stopping, pauseMs: 200 }),
+    runAgents({ url, principals: keys.principals, agents, recorder, sweep, ledger, shouldStop: () => stopping, thinkMs: 20, callTimeoutMs: 30_000, onResult }),
+    runProbes({ url, principals: keys.principals, recorder: probeRecorder, sweep, ledger, shouldStop: () => stopping, pauseMs: 200, onResult }),
   ]);
   let fault;
   let verification;
@@ -312,6 +475,18 @@ async function runScenario(name) {
   }
   const recovered = recovery(recorder.samples, fault.faultAt, fault.liftedAt);
   const duringFault = [...recorder.errors.entries()].map(([kind, count]) => ({ kind, count }));
+  // The probes' calls count too when checking which tools failed and how (their latencies stay out of the recovery),
+  // except ENTRY_NOT_FOUND: the answer they are meant to get for another principal's entry.
+  const allErrors = new Map(recorder.errors);
+  for (const [kind, count] of probeRecorder.errors) if (!/^[a-z_]+: ENTRY_NOT_FOUND: /.test(kind)) allErrors.set(kind, (allErrors.get(kind) ?? 0) + count);
+  const faultWarnings = warnings.filter((warning) => warning.t >= fault.faultAt);
+  const warningKinds = {};
+  for (const warning of faultWarnings) {
+    const kind = `${warning.tool}: ${warning.text.replace(/\(.*\)$/, "(…)").slice(0, 120)}`;
+    warningKinds[kind] = (warningKinds[kind] ?? 0) + 1;
+  }
+  const expectationProblems =
+    definition.expect?.({ errors: allErrors, warnings: faultWarnings, fault: fault.notes, liftedAt: fault.liftedAt, unacknowledgedRows: verification.rows - verification.acknowledged }) ?? [];
   const unclear = duringFault.filter(({ kind }) => /internal error/i.test(kind));
   const failures = [];
   if (!verification.ok) failures.push(`store check failed: ${JSON.stringify({ counts: verification.counts, orphans: verification.orphans })}`);
@@ -320,6 +495,7 @@ async function runScenario(name) {
   else if (recovered.recovered_after_s > recoveryMaxS) failures.push(`recovered only after ${recovered.recovered_after_s} s (> ${recoveryMaxS} s)`);
   if (unclear.length > 0) failures.push(`${unclear.length} kind(s) of "Internal error" answer`);
   if (extra !== undefined && extra.acknowledged_without_points > 0) failures.push(`${extra.acknowledged_without_points} acknowledged entries have no vector in Qdrant`);
+  failures.push(...expectationProblems);
   return {
     scenario: name,
     calls: recorder.samples.length,
@@ -327,6 +503,7 @@ async function runScenario(name) {
     fault: { at_s: Number(fault.faultAt.toFixed(2)), lifted_s: Number(fault.liftedAt.toFixed(2)), ...fault.notes },
     recovery: recovered,
     errors: duringFault,
+    ...(definition.expect === undefined ? {} : { probe_errors: [...probeRecorder.errors.entries()].map(([kind, count]) => ({ kind, count })), warnings_after_fault: warningKinds }),
     sweep: { results_inspected: sweep.inspected, violations: sweep.violations },
     store_check: verification,
     ...(extra === undefined ? {} : { vector_index_check: extra }),
@@ -336,7 +513,7 @@ async function runScenario(name) {
 }
 
 const results = [];
-for (const name of values.scenarios.split(",")) {
+for (const name of scenarioList.split(",")) {
   const result = await runScenario(name.trim());
   results.push(result);
   const r = result.recovery;
@@ -344,6 +521,8 @@ for (const name of values.scenarios.split(",")) {
     `${result.passed ? "PASS" : "FAIL"} ${result.scenario}: ${result.calls} calls, ${result.acknowledged_writes} acknowledged writes; ${r.failed_calls} failed calls after the fault, error rate zero again ${r.recovered_after_s} s after it ended; store check: ${result.store_check.rows} rows, ${JSON.stringify(result.store_check.counts)}, orphans ${JSON.stringify(result.store_check.orphans)}; ${result.sweep.violations.length} violations${result.failures.length > 0 ? `\n  ${result.failures.join("\n  ")}` : ""}`,
   );
   for (const { kind, count } of result.errors.slice(0, 8)) console.log(`    error ×${count}: ${kind}`);
+  for (const { kind, count } of (result.probe_errors ?? []).filter(({ kind }) => !/: ENTRY_NOT_FOUND: /.test(kind)).slice(0, 8)) console.log(`    probe error ×${count}: ${kind}`);
+  for (const [kind, count] of Object.entries(result.warnings_after_fault ?? {}).slice(0, 6)) console.log(`    warning ×${count}: ${kind}`);
   console.log(`    fault: ${JSON.stringify(result.fault)}`);
 }
 mkdirSync(dirname(values.json), { recursive: true });
@@ -353,7 +532,7 @@ writeFileSync(
     {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gb: Number((totalmem() / 2 ** 30).toFixed(1)), node: process.version },
-      settings: { agents, before_s: beforeS, after_s: afterS, outage_s: outageS, down_s: downS, recovery_max_s: recoveryMaxS },
+      settings: { topology: values.topology, agents, before_s: beforeS, after_s: afterS, outage_s: outageS, down_s: downS, recovery_max_s: recoveryMaxS },
       results,
     },
     null,

@@ -134,6 +134,7 @@ async function timedCall(context, principal, client, tool, args) {
     const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: context.callTimeoutMs });
     context.recorder.record(tool, performance.now() - started, result.isError !== true, result.isError ? (result.content?.[0]?.text ?? "error") : undefined);
     context.sweep.inspect(principal, tool, result);
+    if (result.isError !== true) context.onResult?.(tool, result);
     return result.isError ? undefined : result;
   } catch (error) {
     context.recorder.record(tool, performance.now() - started, false, error instanceof Error ? error.message : String(error));
@@ -174,7 +175,8 @@ function operationArgs(operation, principal, own, counter) {
 /**
  * Runs `agents` agents (round-robin over `principals`) until `shouldStop()` says so or `maxOps` calls were made in
  * all. Each acknowledged write goes into the ledger; once a principal owns `entriesPerPrincipal` entries its writes
- * become updates. Returns when every agent has finished its current call.
+ * become updates. `onResult(tool, result)`, if given, sees every successful result (fault runs read its warnings).
+ * Returns when every agent has finished its current call.
  */
 export async function runAgents({
   url,
@@ -190,8 +192,9 @@ export async function runAgents({
   errorPauseMs = 100,
   callTimeoutMs = 30_000,
   entriesPerPrincipal = Infinity,
+  onResult,
 }) {
-  const context = { recorder, sweep, callTimeoutMs };
+  const context = { recorder, sweep, callTimeoutMs, onResult };
   let started = 0;
   const clients = [];
   try {
@@ -254,13 +257,13 @@ const markerProbes = [
  * entry and drives every read tool at it, by id and by a prefix of the owner's marker; the sweep judges every answer.
  * As a positive control, the owner's own by-id read must show its marker (else the sweep could not see a leak).
  */
-export async function runProbes({ url, principals, recorder, sweep, ledger, shouldStop, pauseMs = 20 }) {
+export async function runProbes({ url, principals, recorder, sweep, ledger, shouldStop, pauseMs = 20, onResult }) {
   const clients = new Map();
   let probes = 0;
   let controlFailures = 0;
   try {
     for (const principal of principals) clients.set(principal.name, await connect(url, principal.key));
-    const context = { recorder, sweep, callTimeoutMs: 30_000 };
+    const context = { recorder, sweep, callTimeoutMs: 30_000, onResult };
     while (!shouldStop()) {
       const observer = principals[randomInt(principals.length)];
       const foreign = ledger.foreignTo(observer);

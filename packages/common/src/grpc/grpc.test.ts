@@ -9,8 +9,8 @@ import { createGrpcClient } from "./client.js";
 
 const logger = createLogger("test", "silent");
 
-async function startReranker(implementation: Parameters<typeof rerankerFor>[0]) {
-  return startGrpcService({ name: "test", host: "127.0.0.1", port: 0, opsPort: -1, logger, register: (builder) => builder.addService(rerankerV1.RerankerService, rerankerFor(implementation)) });
+async function startReranker(implementation: Parameters<typeof rerankerFor>[0], port = 0) {
+  return startGrpcService({ name: "test", host: "127.0.0.1", port, opsPort: -1, logger, register: (builder) => builder.addService(rerankerV1.RerankerService, rerankerFor(implementation)) });
 }
 
 function rerankerFor(rerank: (request: rerankerV1.RerankRequest) => Promise<{ results: { id: string; index: number; score: number }[] }>) {
@@ -125,4 +125,28 @@ test("a domain error from the peer is not retried, even when it maps to UNAVAILA
   t.after(() => client.close());
   await assert.rejects(client.rerank({ query: "q" }), (error: unknown) => isContextHubError(error) && error.code === "PROVIDER_ERROR" && /HTTP 503/.test(error.message));
   assert.equal(calls, 1);
+});
+
+test("a peer that went away is reached again soon after it comes back, however long it was gone", async (t) => {
+  const serve = (port?: number) => startReranker(async () => ({ results: [] }), port);
+  let service = await serve();
+  const port = service.port;
+  t.after(() => service.close());
+  // A short cap keeps the test quick; without it gRPC's backoff would have grown to 2.6 s and then 4.1 s by now.
+  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${port}`, peer: "reranker", deadlineMs: 500, reconnectBackoffMaxMs: 250 });
+  t.after(() => client.close());
+  assert.ok((await client.rerank({ query: "q" })).results);
+
+  await service.close();
+  const outageEnds = Date.now() + 3_000;
+  while (Date.now() < outageEnds) {
+    await assert.rejects(client.rerank({ query: "q" }), (error: unknown) => isContextHubError(error) && error.code === "RERANKER_UNAVAILABLE");
+    await new Promise((wait) => setTimeout(wait, 100));
+  }
+  service = await serve(port);
+  const back = Date.now();
+  while (!(await client.isServing(200))) await new Promise((wait) => setTimeout(wait, 20));
+  const lag = Date.now() - back;
+  assert.ok(lag < 1_000, `reached again ${lag} ms after the peer came back`);
+  assert.ok((await client.rerank({ query: "q" })).results);
 });
