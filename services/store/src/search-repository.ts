@@ -1,7 +1,7 @@
 import { accessPredicate } from "./access-predicate.js";
 import { createSqlParams, type SqlDatabase, type SqlParams } from "./db/sql-database.js";
-import type { ContentType, JsonObject, Source, StoredEntry, Visibility } from "./entries.js";
-import { toEntryTrust, trustColumns, type TrustRow } from "./entry-repository.js";
+import type { StoredEntry } from "./entries.js";
+import { toEntryTrust, trustColumns, type EntryRow } from "./entry-repository.js";
 import { toPreview } from "./preview.js";
 import type { Principal } from "./principal.js";
 import type { SearchFilter } from "./search-filter.js";
@@ -78,28 +78,11 @@ export interface SearchRepository {
   builtinLanguages(): Promise<string[]>;
 }
 
-interface ListingRow extends TrustRow {
-  id: string;
-  thread_id: string;
-  source: Source;
-  owner: string;
-  visibility: Visibility;
-  preview: string;
-  text_length: number;
-  content_hash: string;
-  metadata: JsonObject;
-  tags: string[];
-  summary: string;
-  content_type: ContentType;
-  version: number;
-  created_at: Date;
-  updated_at: Date;
-  valid_from: Date | null;
-  valid_to: Date | null;
-  images: { ordinal: number; mimeType: string; byteSize: number }[];
+/** An entry row as a listing selects it: no text or by-id extras, and always the preview source column. */
+type ListingRow = Omit<EntryRow, "text" | "node_summaries" | "chunk_count" | "embedding_model" | "preview_source"> & {
   /** An earlier version's head of text, when `preview` is NULL (see previewSourceColumn). */
   preview_source: string | null;
-}
+};
 
 /** The listing columns of the row aliased `e` (a live entry, or one of `entrySource`'s rows under the same filter). */
 function listingColumns(filter: Pick<SearchFilter, "asOf">): string {
