@@ -6,6 +6,7 @@ import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
 import { assertOutsideTransaction, runInTransactionScope } from "./transaction-scope.js";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
 import { runsAlone } from "./advisory-locks.js";
+import { createPgliteStatements } from "./pglite-statements.js";
 
 const byteaOid = 17;
 
@@ -55,11 +56,9 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
     return result;
   };
 
-  const runOn = async <R>(target: PGlite | Transaction, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> => {
-    const result = await traceQuery("pglite", text, () => target.query<R>(text, params === undefined ? undefined : [...params]));
-    // PGlite reports affectedRows only for writes; a SELECT counts its rows, as pg does.
-    return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
-  };
+  const statements = createPgliteStatements(pglite);
+  const runOn = <R>(target: PGlite | Transaction, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> =>
+    traceQuery("pglite", text, () => statements.run<R>(target, text, params));
   const run = <R>(text: string, params: readonly unknown[] | undefined) => runOn<R>(pglite, text, params);
   let closed = false;
 

@@ -1,0 +1,101 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { PGlite } from "@electric-sql/pglite";
+import { createPgliteStatements, type PgliteStatements } from "./pglite-statements.js";
+
+let pglite: PGlite;
+let statements: PgliteStatements;
+
+/** The names of the statements PostgreSQL holds prepared in the session. */
+async function preparedNames(): Promise<string[]> {
+  const { rows } = await pglite.query<{ name: string }>("SELECT name FROM pg_prepared_statements ORDER BY name");
+  return rows.map((row) => row.name);
+}
+
+before(async () => {
+  pglite = await PGlite.create();
+  // Capacity 3, so eviction is reachable in a test.
+  statements = createPgliteStatements(pglite, 3);
+  await statements.run(pglite, "CREATE TABLE notes (id integer PRIMARY KEY, body text NOT NULL, tags text[] NOT NULL DEFAULT '{}', meta jsonb, at timestamptz)", undefined);
+});
+
+after(async () => {
+  await pglite.close();
+});
+
+test("a row statement is prepared once and then runs by name, with parameters serialised by their inferred types", async () => {
+  const insert = "INSERT INTO notes (id, body, tags, meta, at) VALUES ($1, $2, $3, $4, $5) RETURNING id, tags, meta, at";
+  const at = new Date("2026-01-02T03:04:05.678Z");
+  const first = await statements.run<{ id: number; tags: string[]; meta: unknown; at: Date }>(pglite, insert, [1, "it's", ["a", "b,c"], { k: [1, "x"] }, at]);
+  assert.deepEqual(first.rows, [{ id: 1, tags: ["a", "b,c"], meta: { k: [1, "x"] }, at }]);
+  assert.equal(first.rowCount, 1);
+  const before = await preparedNames();
+  await statements.run(pglite, insert, [2, "second", [], null, null]);
+  assert.deepEqual(await preparedNames(), before, "the second run reuses the prepared statement");
+
+  const read = await statements.run<{ body: string }>(pglite, "SELECT body FROM notes WHERE id = ANY($1) ORDER BY id", [[1, 2]]);
+  assert.deepEqual(
+    read.rows.map((row) => row.body),
+    ["it's", "second"],
+  );
+  assert.equal(read.rowCount, 2);
+});
+
+test("a failing statement reports PostgreSQL's error and leaves the session usable", async () => {
+  await assert.rejects(statements.run(pglite, "INSERT INTO notes (id, body) VALUES ($1, $2)", [1, "duplicate"]), (error: Error & { code?: string }) => error.code === "23505");
+  await assert.rejects(statements.run(pglite, "SELECT nonsense FROM notes", []), /column "nonsense" does not exist/);
+  const { rows } = await statements.run<{ n: number }>(pglite, "SELECT count(*)::integer AS n FROM notes", []);
+  assert.equal(rows[0]?.n, 2);
+});
+
+test("the least recently used statement is closed beyond the capacity", async () => {
+  for (const n of [1, 2, 3, 4]) await statements.run(pglite, `SELECT ${n} + $1::integer AS n`, [0]);
+  const names = await preparedNames();
+  assert.ok(names.length <= 3, `at most 3 statements stay prepared, found ${names.length}`);
+  const { rows } = await statements.run<{ n: number }>(pglite, "SELECT 1 + $1::integer AS n", [1]);
+  assert.equal(rows[0]?.n, 2, "an evicted statement is prepared again when it comes back");
+});
+
+test("a schema change closes the prepared statements, so SELECT * returns the new row type", async () => {
+  const all = "SELECT * FROM notes WHERE id = $1";
+  const before = await statements.run<Record<string, unknown>>(pglite, all, [1]);
+  assert.ok(!("extra" in before.rows[0]!));
+  await statements.run(pglite, "ALTER TABLE notes ADD COLUMN extra text NOT NULL DEFAULT 'x'", undefined);
+  assert.deepEqual(await preparedNames(), []);
+  const afterwards = await statements.run<Record<string, unknown>>(pglite, all, [1]);
+  assert.equal(afterwards.rows[0]?.extra, "x");
+});
+
+test("a statement whose row type changed behind the cache's back is prepared afresh outside a transaction, and fails inside one", async () => {
+  const all = "SELECT * FROM notes WHERE id = $1";
+  await statements.run(pglite, all, [1]);
+  // A schema change the cache does not see.
+  await pglite.exec("ALTER TABLE notes ADD COLUMN later integer NOT NULL DEFAULT 7");
+  const { rows } = await statements.run<Record<string, unknown>>(pglite, all, [1]);
+  assert.equal(rows[0]?.later, 7);
+
+  await pglite.exec("ALTER TABLE notes DROP COLUMN later");
+  await assert.rejects(
+    pglite.transaction((tx) => statements.run(tx, all, [1])),
+    /cached plan must not change result type/,
+  );
+  const again = await statements.run<Record<string, unknown>>(pglite, all, [1]);
+  assert.ok(!("later" in again.rows[0]!));
+});
+
+test("inside a transaction statements see its writes and roll back with it; DDL and savepoints run unprepared", async () => {
+  await assert.rejects(
+    pglite.transaction(async (tx) => {
+      await statements.run(tx, "INSERT INTO notes (id, body) VALUES ($1, $2)", [10, "inside"]);
+      await statements.run(tx, "SAVEPOINT item", undefined);
+      await assert.rejects(statements.run(tx, "INSERT INTO notes (id, body) VALUES ($1, $2)", [10, "again"]));
+      await statements.run(tx, "ROLLBACK TO SAVEPOINT item", undefined);
+      const { rows } = await statements.run<{ body: string }>(tx, "SELECT body FROM notes WHERE id = $1", [10]);
+      assert.equal(rows[0]?.body, "inside");
+      throw new Error("roll back");
+    }),
+    /roll back/,
+  );
+  const { rows } = await statements.run(pglite, "SELECT body FROM notes WHERE id = $1", [10]);
+  assert.equal(rows.length, 0);
+});
