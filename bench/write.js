@@ -194,17 +194,20 @@ try {
     const before = await stageFigures(server.url.replace(/\/mcp$/, "/metrics"));
     const store = storePid(server.child.pid);
     const cpuBefore = [cpuSeconds(server.child.pid), store === undefined ? undefined : cpuSeconds(store)];
+    // The MCP clients run in this process and share the machine's cores with the server, so their CPU is reported too.
+    const clientCpuBefore = process.cpuUsage();
     const run = await runLoad(server.url, clients, writesPerRun, offset);
+    const clientCpu = process.cpuUsage(clientCpuBefore);
     const cpuAfter = [cpuSeconds(server.child.pid), store === undefined ? undefined : cpuSeconds(store)];
     const perStore = (index) => (cpuBefore[index] === undefined || cpuAfter[index] === undefined ? undefined : ms(((cpuAfter[index] - cpuBefore[index]) / writesPerRun) * 1000));
-    run.cpu_ms_per_store = { store_process: perStore(1), gateway_and_workers: perStore(0) };
+    run.cpu_ms_per_store = { store_process: perStore(1), gateway_and_workers: perStore(0), mcp_clients: ms((clientCpu.user + clientCpu.system) / 1000 / writesPerRun) };
     offset += writesPerRun;
     const after = await stageFigures(server.url.replace(/\/mcp$/, "/metrics"));
     run.stages_cumulative = after;
     void before;
     results.runs.push(run);
     console.log(
-      `${clients} client(s): ${run.throughput_per_s} stores/s, p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms, p99 ${run.p99_ms} ms; CPU per store: store process ${run.cpu_ms_per_store.store_process ?? "?"} ms, gateway and workers ${run.cpu_ms_per_store.gateway_and_workers ?? "?"} ms`,
+      `${clients} client(s): ${run.throughput_per_s} stores/s, p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms, p99 ${run.p99_ms} ms; CPU per store: store process ${run.cpu_ms_per_store.store_process ?? "?"} ms, gateway and workers ${run.cpu_ms_per_store.gateway_and_workers ?? "?"} ms, MCP clients ${run.cpu_ms_per_store.mcp_clients} ms`,
     );
   }
 } finally {
