@@ -2,7 +2,10 @@
 // concurrent clients, broken down by stage, next to the raw floor measured in the same run: one
 // INSERT … COMMIT of an equal row (entry + chunk vector) straight through PGlite.
 //
-// Usage: node bench/write.js [--writes 400] [--clients 1,16] [--json bench/results/write.json]
+// Usage: node bench/write.js [--writes 400] [--clients 1,16] [--with-index] [--json bench/results/write.json]
+// --with-index measures a store whose embedding space already has its HNSW index, as a store that has been running a
+// while does (it builds the index within a minute of the first write, or at the first semantic search): every write
+// then also inserts its chunk vectors into the graph. Without it the store has no index while it is measured.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,9 +15,11 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createLogger, contentHash } from "@context-hub/common";
-import { createUuidV7, openDatabase } from "@context-hub/store";
+import { createUuidV7, defaultSearchConfig, openDatabase, openSearch } from "@context-hub/store";
 
-const { values } = parseArgs({ options: { writes: { type: "string", default: "400" }, clients: { type: "string", default: "1,16" }, json: { type: "string" } } });
+const { values } = parseArgs({
+  options: { writes: { type: "string", default: "400" }, clients: { type: "string", default: "1,16" }, "with-index": { type: "boolean", default: false }, json: { type: "string" } },
+});
 const writesPerRun = Number(values.writes);
 const clientCounts = values.clients.split(",").map(Number);
 const bin = fileURLToPath(new URL("../bin/context-hub.js", import.meta.url));
@@ -68,9 +73,9 @@ function storePid(parent) {
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const ms = (value) => Number(value.toFixed(2));
 
-function startServer(dataDir) {
+function startServer(dataDir, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "start", "--port", "0", "--data-dir", dataDir], { env: { ...process.env, LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [bin, "start", "--port", "0", "--data-dir", dataDir], { env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "inherit"] });
     let output = "";
     child.stdout.on("data", (chunk) => {
       output += chunk;
@@ -122,6 +127,21 @@ async function stageFigures(metricsUrl) {
   return result;
 }
 
+/** Asks for a semantic search until the store answers it from the HNSW index (the first one starts the build). */
+async function awaitVectorIndex(url) {
+  const client = await connect(url);
+  try {
+    for (let attempt = 0; attempt < 600; attempt++) {
+      const result = await client.callTool({ name: "semantic_search_context", arguments: { query: "turbine blade inspection" } });
+      if (result.structuredContent?.strategy === "ann") return;
+      await new Promise((wait) => setTimeout(wait, 100));
+    }
+    throw new Error("the store did not build its HNSW index within a minute");
+  } finally {
+    await client.close();
+  }
+}
+
 async function runLoad(url, clients, writes, offset) {
   const connections = await Promise.all(Array.from({ length: clients }, () => connect(url)));
   const latencies = [];
@@ -151,13 +171,23 @@ async function runLoad(url, clients, writes, offset) {
   };
 }
 
-/** The floor: the same row and chunk vector inserted and committed directly through PGlite. */
-async function rawFloor(rows) {
+/**
+ * The floor: the same row and chunk vector inserted and committed directly through PGlite, into the store's schema —
+ * with the same HNSW index on the chunks when the server was measured with one.
+ */
+async function rawFloor(rows, withIndex) {
   const dataDir = mkdtempSync(join(tmpdir(), "context-hub-floor-"));
-  const database = await openDatabase({ url: "", dataDir, poolMax: 1 }, createLogger("floor", "silent"));
-  const vector = `[${Array.from({ length: 100 }, (_, i) => Math.sin(i).toFixed(6)).join(",")}]`;
+  const logger = createLogger("floor", "silent");
+  const database = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
+  // A different unit-scale vector per row, as real chunks have (an HNSW insert's cost depends on its neighbours).
+  const vectorOf = (row) => `[${Array.from({ length: 100 }, (_, i) => Math.sin((row + 1) * (i + 1) * 0.7).toFixed(6)).join(",")}]`;
   const latencies = [];
   try {
+    if (withIndex) {
+      const search = await openSearch(database, { ...defaultSearchConfig, vectors: { ...defaultSearchConfig.vectors, buildIndexes: false } }, logger);
+      await search.vectors.buildIndex("floor", 100);
+      await search.close();
+    }
     for (let index = 0; index < rows; index++) {
       const body = text(1_000_000 + index);
       const id = createUuidV7();
@@ -171,7 +201,7 @@ async function rawFloor(rows) {
           createUuidV7(),
           id,
           body.length,
-          vector,
+          vectorOf(index),
         ]);
       });
       latencies.push(performance.now() - started);
@@ -185,10 +215,12 @@ async function rawFloor(rows) {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "context-hub-write-bench-"));
-const server = await startServer(dataDir);
-const results = { machine: { cpus: (await import("node:os")).cpus().length, node: process.version }, text_bytes: 1024, runs: [] };
+// With the index, every search is asked to use it (no exact comparison below a size), so its use can be observed.
+const server = await startServer(dataDir, values["with-index"] ? { STORE_VECTOR_EXACT_BELOW: "0" } : {});
+const results = { machine: { cpus: (await import("node:os")).cpus().length, node: process.version }, text_bytes: 1024, with_hnsw_index: values["with-index"], runs: [] };
 try {
   await runLoad(server.url, 4, 40, 10_000_000); // warm-up: JIT, caches, connections
+  if (values["with-index"]) await awaitVectorIndex(server.url);
   let offset = 0;
   for (const clients of clientCounts) {
     const before = await stageFigures(server.url.replace(/\/mcp$/, "/metrics"));
@@ -215,7 +247,7 @@ try {
   await new Promise((resolve) => server.child.once("exit", resolve));
   rmSync(dataDir, { recursive: true, force: true });
 }
-results.floor = await rawFloor(200);
+results.floor = await rawFloor(200, values["with-index"]);
 const stages = results.runs[0]?.stages_cumulative ?? {};
 const generation = Math.max(stages.embed?.p50_ms_approx ?? 0, stages.summarize?.p50_ms_approx ?? 0);
 results.target = {
@@ -224,7 +256,7 @@ results.target = {
   single_client_p50_ms: results.runs[0]?.p50_ms,
   ratio_to_floor_plus_generation: ms((results.runs[0]?.p50_ms ?? 0) / (results.floor.p50_ms + generation)),
 };
-console.log(`raw floor (INSERT entry + chunk, COMMIT, PGlite): p50 ${results.floor.p50_ms} ms, p95 ${results.floor.p95_ms} ms`);
+console.log(`raw floor (INSERT entry + chunk, COMMIT, PGlite${values["with-index"] ? ", HNSW index on the chunks" : ""}): p50 ${results.floor.p50_ms} ms, p95 ${results.floor.p95_ms} ms`);
 console.log(
   `stages after the 1-client run (approx p50 / mean, ms): ${Object.entries(stages)
     .map(([stage, f]) => `${stage} ${f.p50_ms_approx}/${f.mean_ms}`)
