@@ -3,6 +3,7 @@
 // INSERT … COMMIT of an equal row (entry + chunk vector) straight through PGlite.
 //
 // Usage: node bench/write.js [--writes 400] [--clients 1,16] [--with-index] [--json bench/results/write.json]
+// With DATABASE_URL set, the store and the floor use that PostgreSQL server instead of PGlite.
 // --with-index measures a store whose embedding space already has its HNSW index, as a store that has been running a
 // while does (it builds the index within a minute of the first write, or at the first semantic search): every write
 // then also inserts its chunk vectors into the graph. Without it the store has no index while it is measured.
@@ -16,6 +17,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createLogger, contentHash } from "@context-hub/common";
 import { createUuidV7, defaultSearchConfig, openDatabase, openSearch } from "@context-hub/store";
+import { builtinDimension, builtinModel } from "./retrieval-data.js";
 
 const { values } = parseArgs({
   options: { writes: { type: "string", default: "400" }, clients: { type: "string", default: "1,16" }, "with-index": { type: "boolean", default: false }, json: { type: "string" } },
@@ -50,6 +52,25 @@ function cpuSeconds(pid) {
   } catch {
     return undefined;
   }
+}
+
+/** CPU seconds used so far by every PostgreSQL server process on this machine (a DATABASE_URL run's database side). */
+function postgresCpuSeconds() {
+  let total = 0;
+  try {
+    for (const name of readdirSync("/proc")) {
+      if (!/^\d+$/.test(name)) continue;
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+        if (stat.includes("(postgres)")) total += cpuSeconds(Number(name)) ?? 0;
+      } catch {
+        // The process ended while we looked.
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  return total;
 }
 
 /** The pid of the server's store child process (`context-hub start` runs the store apart). */
@@ -178,14 +199,16 @@ async function runLoad(url, clients, writes, offset) {
 async function rawFloor(rows, withIndex) {
   const dataDir = mkdtempSync(join(tmpdir(), "context-hub-floor-"));
   const logger = createLogger("floor", "silent");
-  const database = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
+  const database = await openDatabase({ url: process.env.DATABASE_URL ?? "", dataDir, poolMax: 1 }, logger);
   // A different unit-scale vector per row, as real chunks have (an HNSW insert's cost depends on its neighbours).
-  const vectorOf = (row) => `[${Array.from({ length: 100 }, (_, i) => Math.sin((row + 1) * (i + 1) * 0.7).toFixed(6)).join(",")}]`;
+  const components = (row) => Array.from({ length: builtinDimension }, (_, i) => Math.sin((row + 1) * (i + 1) * 0.7).toFixed(6)).join(",");
+  // pgvector's literal, or a real[] one on a server without pgvector.
+  const vectorOf = (row) => (database.vectorType === "pgvector" ? `[${components(row)}]` : `{${components(row)}}`);
   const latencies = [];
   try {
     if (withIndex) {
       const search = await openSearch(database, { ...defaultSearchConfig, vectors: { ...defaultSearchConfig.vectors, buildIndexes: false } }, logger);
-      await search.vectors.buildIndex("floor", 100);
+      await search.vectors.buildIndex(builtinModel, builtinDimension);
       await search.close();
     }
     for (let index = 0; index < rows; index++) {
@@ -197,10 +220,12 @@ async function rawFloor(rows, withIndex) {
           "INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, summary) VALUES ($1, 'local', $2, 'agent', 'local', 'private', $3, $4, $5, $6, '')",
           [id, `floor-${index % 50}`, body, body.length, body.slice(0, 300), contentHash(body)],
         );
-        await tx.query("INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding) VALUES ($1, $2, 'local', 0, 0, $3, 'floor', $4)", [
+        // The embedder's own model, so a PostgreSQL run leaves no second embedding space behind in the shared database.
+        await tx.query("INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding) VALUES ($1, $2, 'local', 0, 0, $3, $4, $5)", [
           createUuidV7(),
           id,
           body.length,
+          builtinModel,
           vectorOf(index),
         ]);
       });
@@ -228,18 +253,21 @@ try {
     const cpuBefore = [cpuSeconds(server.child.pid), store === undefined ? undefined : cpuSeconds(store)];
     // The MCP clients run in this process and share the machine's cores with the server, so their CPU is reported too.
     const clientCpuBefore = process.cpuUsage();
+    const databaseCpuBefore = process.env.DATABASE_URL ? postgresCpuSeconds() : undefined;
     const run = await runLoad(server.url, clients, writesPerRun, offset);
     const clientCpu = process.cpuUsage(clientCpuBefore);
+    const databaseCpuAfter = process.env.DATABASE_URL ? postgresCpuSeconds() : undefined;
     const cpuAfter = [cpuSeconds(server.child.pid), store === undefined ? undefined : cpuSeconds(store)];
     const perStore = (index) => (cpuBefore[index] === undefined || cpuAfter[index] === undefined ? undefined : ms(((cpuAfter[index] - cpuBefore[index]) / writesPerRun) * 1000));
     run.cpu_ms_per_store = { store_process: perStore(1), gateway_and_workers: perStore(0), mcp_clients: ms((clientCpu.user + clientCpu.system) / 1000 / writesPerRun) };
+    if (databaseCpuBefore !== undefined && databaseCpuAfter !== undefined) run.cpu_ms_per_store.postgres_server = ms(((databaseCpuAfter - databaseCpuBefore) / writesPerRun) * 1000);
     offset += writesPerRun;
     const after = await stageFigures(server.url.replace(/\/mcp$/, "/metrics"));
     run.stages_cumulative = after;
     void before;
     results.runs.push(run);
     console.log(
-      `${clients} client(s): ${run.throughput_per_s} stores/s, p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms, p99 ${run.p99_ms} ms; CPU per store: store process ${run.cpu_ms_per_store.store_process ?? "?"} ms, gateway and workers ${run.cpu_ms_per_store.gateway_and_workers ?? "?"} ms, MCP clients ${run.cpu_ms_per_store.mcp_clients} ms`,
+      `${clients} client(s): ${run.throughput_per_s} stores/s, p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms, p99 ${run.p99_ms} ms; CPU per store: store process ${run.cpu_ms_per_store.store_process ?? "?"} ms, gateway and workers ${run.cpu_ms_per_store.gateway_and_workers ?? "?"} ms, MCP clients ${run.cpu_ms_per_store.mcp_clients} ms${run.cpu_ms_per_store.postgres_server === undefined ? "" : `, PostgreSQL server ${run.cpu_ms_per_store.postgres_server} ms`}`,
     );
   }
 } finally {
@@ -256,7 +284,9 @@ results.target = {
   single_client_p50_ms: results.runs[0]?.p50_ms,
   ratio_to_floor_plus_generation: ms((results.runs[0]?.p50_ms ?? 0) / (results.floor.p50_ms + generation)),
 };
-console.log(`raw floor (INSERT entry + chunk, COMMIT, PGlite${values["with-index"] ? ", HNSW index on the chunks" : ""}): p50 ${results.floor.p50_ms} ms, p95 ${results.floor.p95_ms} ms`);
+console.log(
+  `raw floor (INSERT entry + chunk, COMMIT, ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}${values["with-index"] ? ", HNSW index on the chunks" : ""}): p50 ${results.floor.p50_ms} ms, p95 ${results.floor.p95_ms} ms`,
+);
 console.log(
   `stages after the 1-client run (approx p50 / mean, ms): ${Object.entries(stages)
     .map(([stage, f]) => `${stage} ${f.p50_ms_approx}/${f.mean_ms}`)
