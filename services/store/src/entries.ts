@@ -10,7 +10,8 @@ import { toIdQuery, type IdQuery } from "./id-query.js";
 import { createIdempotentRunner, type IdempotencyInput, type IdempotencyRequest, type IdempotencyState, type Outcome } from "./idempotency.js";
 import { runItems, validateItems, type ItemError, type ItemResult } from "./items.js";
 import { requirePrincipal, type Principal } from "./principal.js";
-import { limits, validateEntryChange, validateEntryFilter, validateGenerated, validateItemCount, validateNewEntry, validatePage, validateThreadId, type EntryFilterInput } from "./entry-validation.js";
+import { limits, validateEntryChange, validateGenerated, validateItemCount, validateNewEntry, validatePage, validateThreadId } from "./entry-validation.js";
+import { validateSearchFilter, type SearchFilterInput } from "./search-filter.js";
 import type { EntryRepository, EntryWriteScope } from "./entry-repository.js";
 import type { AuditAction, DenialRecorder } from "./audit.js";
 import { screenEntry } from "./instruction-screen.js";
@@ -346,7 +347,7 @@ export interface EntryService {
    */
   getEntries(principal: Principal | undefined, request: { ids: readonly string[]; includeImages: boolean; includeQuarantined?: boolean | undefined }): Promise<GetEntriesResult>;
   /** Entries matching a filter, newest first, as far as the caller may see them. */
-  listEntries(principal: Principal | undefined, request: { filter: EntryFilterInput | undefined; limit: number; offset: number }): Promise<ListEntriesResult>;
+  listEntries(principal: Principal | undefined, request: { filter: SearchFilterInput | undefined; limit: number; offset: number }): Promise<ListEntriesResult>;
   /** Threads holding entries the caller may see, most recently active first, counting only those entries. */
   listThreads(principal: Principal | undefined, request: { limit: number; offset: number }): Promise<ThreadPage>;
   /** Counts over the entries the caller may see, in one thread or all. */
@@ -658,7 +659,7 @@ function createEntryOperations(repository: EntryRepository): EntryService {
 
     async listEntries(principal, request) {
       const caller = requirePrincipal(principal, "context:read");
-      const filter = validateEntryFilter(request.filter);
+      const filter = validateSearchFilter(request.filter);
       const page = validatePage(request.limit, request.offset);
       return repository.list(caller, filter, page);
     },

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { contentHash, isContextHubError } from "@context-hub/common";
-import { normaliseTags, validateEntryChange, validateEntryFilter, validateGenerated, validateNewEntry, validatePage } from "./entry-validation.js";
+import { normaliseTags, validateEntryChange, validateGenerated, validateNewEntry, validatePage } from "./entry-validation.js";
 import type { EntryUpdateInput, NewEntryInput } from "./entries.js";
 
 const entry: NewEntryInput = { threadId: "t", source: "user", text: "Some text", metadata: undefined, tags: [], images: [], visibility: undefined };
@@ -83,45 +83,6 @@ test("a listing page defaults to 20 and is bounded", () => {
   assert.deepEqual(validatePage(100, 10_000), { limit: 100, offset: 10_000 });
   rejects(() => validatePage(101, 0), /limit must be 1 to 100/);
   rejects(() => validatePage(10, 10_001), /offset must be at most 10000/);
-});
-
-test("filter tags are normalised like written tags so they match", () => {
-  const filter = validateEntryFilter({ threadId: "", source: undefined, tags: [" A "], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "" });
-  assert.deepEqual(filter.tagsAny, ["a"]);
-  assert.equal(filter.threadId, undefined);
-  assert.equal(filter.contentType, undefined);
-  assert.equal(filter.includeQuarantined, false);
-});
-
-test("a listing filter takes the search filter's operators, tags_all and both timelines", () => {
-  const at = new Date("2026-03-01T00:00:00Z");
-  const filter = validateEntryFilter({
-    threadId: "t",
-    source: undefined,
-    tags: [],
-    tagsAll: [" X ", "y"],
-    metadata: [
-      { key: "priority", operator: "gte", value: 2 },
-      { key: "team", value: "core" },
-    ],
-    createdFrom: undefined,
-    createdTo: undefined,
-    contentType: "",
-    validAt: at,
-    asOf: at,
-  });
-  assert.deepEqual(filter.tagsAll, ["x", "y"]);
-  assert.deepEqual(filter.metadata, [
-    { key: "priority", operator: "gte", value: 2 },
-    { key: "team", operator: "eq", value: "core" },
-  ]);
-  assert.equal(filter.validAt, at);
-  assert.equal(filter.asOf, at);
-  const base = { threadId: "", source: undefined, tags: [], createdFrom: undefined, createdTo: undefined, contentType: "" };
-  rejects(() => validateEntryFilter({ ...base, metadata: [{ key: "n", operator: "in", value: 3 }] }), /filter\.metadata\[0\]\.value must be a list of 1 to 100 values for in/);
-  rejects(() => validateEntryFilter({ ...base, metadata: [], tags: [" "] }), /filter\.tags\[0\] is empty/);
-  rejects(() => validateEntryFilter({ ...base, metadata: [], asOf: new Date(Number.NaN) }), /filter\.as_of is not a valid time/);
-  rejects(() => validateEntryFilter({ ...base, metadata: [], validAt: new Date(Number.NaN) }), /filter\.valid_at is not a valid time/);
 });
 
 test("a valid-time interval must run forwards; either end may be open", () => {

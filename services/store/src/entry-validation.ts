@@ -2,7 +2,6 @@ import { contentHash, invalidArgument } from "@context-hub/common";
 import { createHash } from "node:crypto";
 import type {
   EntryChange,
-  EntryFilter,
   EntryUpdateInput,
   EntryWrite,
   GeneratedInput,
@@ -12,14 +11,12 @@ import type {
   JsonValue,
   NewEntryInput,
   NodeSummary,
-  Source,
   TextSpan,
   TextWrite,
   Validity,
 } from "./entries.js";
 import { toIdQuery } from "./id-query.js";
 import { toPreview } from "./preview.js";
-import { validateSearchFilter, type MetadataOperator } from "./search-filter.js";
 
 /** Limits every write is held to; documented in docs/store.md. */
 export const limits = {
@@ -291,50 +288,6 @@ export function validateGenerated(generated: GeneratedInput, text: string, prefi
     };
   });
   return { embeddingModel, chunks: validChunks, summary, nodeSummaries };
-}
-
-/** A listing filter as a caller submits it (before validation). */
-export interface EntryFilterInput {
-  threadId: string;
-  source: Source | undefined;
-  /** Any of these tags. */
-  tags: readonly string[];
-  /** Every one of these tags. */
-  tagsAll?: readonly string[] | undefined;
-  /** Conditions with operators; an absent operator compares for equality. */
-  metadata: readonly { key: string; operator?: MetadataOperator | undefined; value: JsonValue | undefined }[];
-  createdFrom: Date | undefined;
-  createdTo: Date | undefined;
-  contentType: string;
-  /** Include quarantined and rejected entries (left out by default). */
-  includeQuarantined?: boolean | undefined;
-  validAt?: Date | undefined;
-  asOf?: Date | undefined;
-}
-
-/**
- * Checks and normalises a listing filter: the same checks as a search
- * filter's (one definition of each condition), with `tags` as the any-of
- * list.
- */
-export function validateEntryFilter(filter: EntryFilterInput | undefined): EntryFilter {
-  if (filter === undefined) return validateSearchFilter(undefined);
-  return validateSearchFilter(
-    {
-      threadId: filter.threadId,
-      source: filter.source,
-      tagsAny: filter.tags,
-      tagsAll: filter.tagsAll ?? [],
-      metadata: filter.metadata.map((condition) => ({ key: condition.key, operator: condition.operator ?? "eq", value: condition.value })),
-      createdFrom: filter.createdFrom,
-      createdTo: filter.createdTo,
-      contentType: filter.contentType,
-      includeQuarantined: filter.includeQuarantined,
-      validAt: filter.validAt,
-      asOf: filter.asOf,
-    },
-    { tagsAny: "filter.tags" },
-  );
 }
 
 /**

@@ -3,6 +3,7 @@
  * types, for the transport (server.ts). Enum values a peer sends that this
  * build does not know are INVALID_ARGUMENT naming the field.
  */
+import type { SearchFilterInput } from "./search-filter.js";
 import { create, toBinary, toJson, type DescMessage, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema, type Timestamp, type Value } from "@bufbuild/protobuf/wkt";
 import { invalidArgument } from "@context-hub/common";
@@ -12,7 +13,6 @@ import type { AuditFilter, AuditRecord, ChainReport } from "./audit.js";
 import type { EntryHistory, EntryVersionRecord, TombstoneRecord } from "./history.js";
 import type { ReviewDecision, TrustState } from "./trust.js";
 import type { EntryAck, EntryUpdateInput, GeneratedInput, ItemError, ItemResult, JsonValue, NewEntryInput, NodeSummary, Source, StoredEntry, Visibility } from "./entries.js";
-import type { EntryFilterInput } from "./entry-validation.js";
 import type { IdempotencyState } from "./idempotency.js";
 import type { Principal } from "./principal.js";
 import type { MetadataOperator } from "./search-filter.js";
@@ -131,12 +131,13 @@ export function toMetadataValue(condition: { value?: Value | undefined }, index:
   }
 }
 
-export function toEntryFilter(filter: storeV1.EntryFilter | undefined): EntryFilterInput | undefined {
+/** The filter every listing and search takes, as the domain's unvalidated input. */
+export function toEntryFilter(filter: storeV1.EntryFilter | undefined): SearchFilterInput | undefined {
   if (filter === undefined) return undefined;
   return {
     threadId: filter.threadId,
     source: toSource(filter.source, "filter.source"),
-    tags: filter.tags,
+    tagsAny: filter.tagsAny,
     tagsAll: filter.tagsAll,
     metadata: filter.metadata.map((condition, index) => ({
       key: condition.key,

@@ -92,6 +92,11 @@ describe("search filter", () => {
     assert.ok(!open.some((condition) => condition.includes("trust_state")), open.join(" AND "));
   });
 
+  test("an empty tag and an in-list that is not a list are refused, naming the field", () => {
+    assert.throws(() => validateSearchFilter({ ...base, tagsAny: [" "] }), /filter\.tags_any\[0\] is empty/);
+    assert.throws(() => validateSearchFilter({ ...base, metadata: [{ key: "n", operator: "in", value: 3 }] }), /filter\.metadata\[0\]\.value must be a list of 1 to 100 values for in/);
+  });
+
   test("valid_at and as_of must be real instants; valid_at is a condition, as_of changes the relation read", () => {
     assert.throws(() => validateSearchFilter({ ...base, validAt: new Date(Number.NaN) }), /filter\.valid_at is not a valid time/);
     assert.throws(() => validateSearchFilter({ ...base, asOf: new Date(Number.NaN) }), /filter\.as_of is not a valid time/);

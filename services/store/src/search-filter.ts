@@ -57,11 +57,6 @@ export interface SearchFilterInput {
   asOf?: Date | undefined;
 }
 
-/** How a validation error names the any-of tags field (a listing calls it `tags`). */
-export interface SearchFilterFieldNames {
-  tagsAny: string;
-}
-
 /** Most elements an `in` / `not_in` list may hold. */
 export const maxListValues = 100;
 
@@ -131,10 +126,10 @@ function toContentType(value: string): ContentType | undefined {
  * number or string for ordering, a list for `in`, a boolean for `exists`, …),
  * at most 20 conditions, and the time range must not be empty.
  */
-export function validateSearchFilter(filter: SearchFilterInput | undefined, names: SearchFilterFieldNames = { tagsAny: "filter.tags_any" }): SearchFilter {
+export function validateSearchFilter(filter: SearchFilterInput | undefined): SearchFilter {
   if (filter === undefined) return emptySearchFilter;
   const threadId = filter.threadId === "" ? undefined : validateThreadId(filter.threadId, "filter.thread_id");
-  const tagsAny = normaliseTags(filter.tagsAny, names.tagsAny);
+  const tagsAny = normaliseTags(filter.tagsAny, "filter.tags_any");
   const tagsAll = normaliseTags(filter.tagsAll, "filter.tags_all");
   if (filter.metadata.length > entryLimits.metadataConditions) {
     throw invalidArgument(`filter.metadata: at most ${entryLimits.metadataConditions} conditions (got ${filter.metadata.length})`);

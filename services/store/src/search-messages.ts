@@ -7,10 +7,9 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { invalidArgument } from "@context-hub/common";
 import { searchV1, storeV1 } from "@context-hub/proto";
 import type { GrepOutputMode } from "./grep.js";
-import { toDate, toEntryMessage, toMetadataOperator, toMetadataValue, toSource, trustStateOf } from "./messages.js";
+import { toEntryMessage, trustStateOf } from "./messages.js";
 import type { RangeRequest } from "./navigation.js";
 import type { GrepResult, ReadRangeResult, SearchHitResult } from "./search.js";
-import type { SearchFilterInput } from "./search-filter.js";
 import type { FullTextMode } from "./text-search.js";
 
 const modeOf: Record<number, FullTextMode> = {
@@ -41,27 +40,6 @@ export function toFullTextMode(mode: searchV1.FullTextMode): FullTextMode {
 
 export function toGrepOutput(output: searchV1.GrepOutput): GrepOutputMode {
   return known(grepOutputOf, output, "output");
-}
-
-export function toSearchFilter(filter: searchV1.SearchFilter | undefined): SearchFilterInput | undefined {
-  if (filter === undefined) return undefined;
-  return {
-    threadId: filter.threadId,
-    source: toSource(filter.source, "filter.source"),
-    tagsAny: filter.tagsAny,
-    tagsAll: filter.tagsAll,
-    metadata: filter.metadata.map((condition, index) => ({
-      key: condition.key,
-      operator: toMetadataOperator(condition.operator, `filter.metadata[${index}].operator`),
-      value: toMetadataValue(condition, index),
-    })),
-    createdFrom: toDate(filter.createdFrom),
-    createdTo: toDate(filter.createdTo),
-    contentType: filter.contentType,
-    includeQuarantined: filter.includeQuarantined,
-    validAt: toDate(filter.validAt),
-    asOf: toDate(filter.asOf),
-  };
 }
 
 export function toRangeRequest(range: searchV1.ReadRangeRequest["range"]): RangeRequest | undefined {

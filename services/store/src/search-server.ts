@@ -3,7 +3,8 @@ import type { ServiceImplementation } from "@context-hub/common";
 import type { searchV1 } from "@context-hub/proto";
 import { toEntryMessage, toPrincipal } from "./messages.js";
 import type { SearchService } from "./search.js";
-import { toFullTextMode, toGrepOutput, toGrepResponse, toRangeRequest, toReadRangeResponse, toSearchFilter, toSearchHitMessage } from "./search-messages.js";
+import { toFullTextMode, toGrepOutput, toGrepResponse, toRangeRequest, toReadRangeResponse, toSearchHitMessage } from "./search-messages.js";
+import { toEntryFilter } from "./messages.js";
 
 /** The SearchService implementation over the search domain. */
 export function createSearchHandlers(search: SearchService): ServiceImplementation<typeof searchV1.SearchService> {
@@ -13,7 +14,7 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
         query: request.query,
         mode: toFullTextMode(request.mode),
         language: request.language,
-        filter: toSearchFilter(request.filter),
+        filter: toEntryFilter(request.filter),
         limit: request.limit,
         offset: request.offset,
         highlight: request.highlight,
@@ -25,7 +26,7 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
       const result = await search.semantic(toPrincipal(request.principal), {
         model: request.embeddingModel,
         vector: request.vector,
-        filter: toSearchFilter(request.filter),
+        filter: toEntryFilter(request.filter),
         limit: request.limit,
         offset: request.offset,
       });
@@ -63,7 +64,7 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
           pattern: request.pattern,
           regex: request.regex,
           caseInsensitive: request.caseInsensitive,
-          filter: toSearchFilter(request.filter),
+          filter: toEntryFilter(request.filter),
           mode: toGrepOutput(request.output),
           contextLines: request.contextLines,
           maxMatches: request.maxMatches,

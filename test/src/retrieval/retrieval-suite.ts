@@ -15,7 +15,7 @@ import { defineTimelinesTests } from "./timelines-suite.js";
 import { annFirstConfig, commitWithVectors, dimension, direction, startRetrievalHarness, testModel, type RetrievalHarness, type RetrievalTarget } from "./retrieval-fixtures.js";
 import { commitText, expectError, expectIndistinguishable, logger, newTenant, principal, randomId, startTestStore as startTestStoreOn, type PrincipalInit } from "../store/store-fixtures.js";
 
-type Filter = MessageInitShape<typeof searchV1.SearchFilterSchema>;
+type Filter = MessageInitShape<typeof storeV1.EntryFilterSchema>;
 const { FullTextMode, GrepOutput } = searchV1;
 const { MetadataOperator } = storeV1;
 

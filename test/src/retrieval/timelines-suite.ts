@@ -12,7 +12,7 @@ import { commonV1, searchV1, storeV1 } from "@context-hub/proto";
 import { commitWithVectors, direction, testModel, type RetrievalHarness } from "./retrieval-fixtures.js";
 import { expectError, expectIndistinguishable, generatedFor, newTenant, principal, randomId, type PrincipalInit } from "../store/store-fixtures.js";
 
-type Filter = MessageInitShape<typeof searchV1.SearchFilterSchema>;
+type Filter = MessageInitShape<typeof storeV1.EntryFilterSchema>;
 type EntryFilter = MessageInitShape<typeof storeV1.EntryFilterSchema>;
 const { FullTextMode, GrepOutput } = searchV1;
 const { TrustState, MetadataOperator } = storeV1;

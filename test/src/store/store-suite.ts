@@ -281,8 +281,8 @@ export function defineStoreSuite(target: StoreTarget): void {
 
       assert.deepEqual((await list({ threadId: "t1" })).ids, [e2, e1]);
       assert.deepEqual((await list({ source: commonV1.Source.AGENT })).ids, [e4, e2]);
-      assert.deepEqual((await list({ tags: [" ALPHA "] })).ids, [e3, e1]);
-      assert.deepEqual((await list({ tags: ["beta", "gamma"] })).ids, [e3, e2]);
+      assert.deepEqual((await list({ tagsAny: [" ALPHA "] })).ids, [e3, e1]);
+      assert.deepEqual((await list({ tagsAny: ["beta", "gamma"] })).ids, [e3, e2]);
       assert.deepEqual((await list({ metadata: [{ key: "status", value: value("open") }] })).ids, [e3, e1]);
       assert.deepEqual((await list({ metadata: [{ key: "arr", value: value([1, 2]) }] })).ids, [e1], "arrays match exactly, not by containment");
       assert.deepEqual(

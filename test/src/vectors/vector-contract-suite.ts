@@ -11,12 +11,12 @@ import assert from "node:assert/strict";
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { contentHash } from "@context-hub/common";
-import { commonV1, type searchV1, storeV1 } from "@context-hub/proto";
+import { commonV1, storeV1 } from "@context-hub/proto";
 import { commitWithVectors } from "../retrieval/retrieval-fixtures.js";
 import { newTenant, principal, type PrincipalInit } from "../store/store-fixtures.js";
 import { direction, vectorModel, type VectorHarness } from "./vector-fixtures.js";
 
-type Filter = MessageInitShape<typeof searchV1.SearchFilterSchema>;
+type Filter = MessageInitShape<typeof storeV1.EntryFilterSchema>;
 
 const subject = (name: string) => ({ kind: storeV1.GranteeKind.SUBJECT, name });
 const group = (name: string) => ({ kind: storeV1.GranteeKind.GROUP, name });

@@ -33,7 +33,7 @@ export const rerankPassageChars = 1_200;
 
 export interface HybridSearchRequest {
   query: string;
-  filter: MessageInitShape<typeof searchV1.SearchFilterSchema>;
+  filter: MessageInitShape<typeof storeV1.EntryFilterSchema>;
   limit: number;
   offset: number;
   /** `auto`: every word first, widened to any word when that finds fewer than offset + limit. */

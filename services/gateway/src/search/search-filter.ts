@@ -1,6 +1,6 @@
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
-import { commonV1, storeV1, type searchV1 } from "@context-hub/proto";
+import { commonV1, storeV1 } from "@context-hub/proto";
 import { toProtoSource } from "../write-path.js";
 
 /** The filter arguments every search tool, grep_context and search_context share (see searchFilterFields). */
@@ -45,11 +45,12 @@ function toMetadataConditions(args: SearchFilterArgs) {
 }
 
 /**
- * The store's SearchFilter for a tool's filter arguments: `metadata`
- * equalities become `eq` conditions beside `metadata_filters`; an absent
- * value (JSON has no undefined) is sent as null.
+ * The store's filter for a tool's filter arguments, the one filter message
+ * every listing and search takes: `metadata` equalities become `eq`
+ * conditions beside `metadata_filters`; an absent value (JSON has no
+ * undefined) is sent as null.
  */
-export function toSearchFilter(args: SearchFilterArgs): MessageInitShape<typeof searchV1.SearchFilterSchema> {
+export function toEntryFilter(args: SearchFilterArgs): MessageInitShape<typeof storeV1.EntryFilterSchema> {
   return {
     threadId: args.thread_id ?? "",
     source: args.source === undefined ? commonV1.Source.UNSPECIFIED : toProtoSource(args.source),
@@ -62,27 +63,5 @@ export function toSearchFilter(args: SearchFilterArgs): MessageInitShape<typeof 
     includeQuarantined: args.include_quarantined ?? false,
     ...(args.valid_at === undefined ? {} : { validAt: timestampFromDate(new Date(args.valid_at)) }),
     ...(args.as_of === undefined ? {} : { asOf: timestampFromDate(new Date(args.as_of)) }),
-  };
-}
-
-/**
- * The store's listing filter (search_context) for the same arguments: the
- * search filter under the listing's field names, so both carry the same
- * conditions and the store checks and applies them with one definition.
- */
-export function toEntryFilter(args: SearchFilterArgs): MessageInitShape<typeof storeV1.EntryFilterSchema> {
-  const filter = toSearchFilter(args);
-  return {
-    threadId: filter.threadId,
-    source: filter.source,
-    tags: filter.tagsAny,
-    tagsAll: filter.tagsAll,
-    metadata: toMetadataConditions(args),
-    ...(filter.createdFrom === undefined ? {} : { createdFrom: filter.createdFrom }),
-    ...(filter.createdTo === undefined ? {} : { createdTo: filter.createdTo }),
-    contentType: filter.contentType,
-    includeQuarantined: filter.includeQuarantined,
-    ...(filter.validAt === undefined ? {} : { validAt: filter.validAt }),
-    ...(filter.asOf === undefined ? {} : { asOf: filter.asOf }),
   };
 }

@@ -1,7 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { searchV1, storeV1 } from "@context-hub/proto";
 import { fromProtoTrustState } from "../../trust/trust-state.js";
-import { toSearchFilter } from "../../search/search-filter.js";
+import { toEntryFilter } from "../../search/search-filter.js";
 import { grepInput, grepOutput, navigateInput, navigateOutput, readRangeInput, readRangeOutput } from "../search-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
@@ -110,7 +110,7 @@ export const grepContextTool = defineTool({
       pattern: args.pattern,
       regex: args.regex ?? false,
       caseInsensitive: args.case_insensitive ?? false,
-      filter: toSearchFilter(args),
+      filter: toEntryFilter(args),
       output: grepOutputOf[args.output_mode ?? "content"],
       contextLines: args.context_lines ?? 0,
       maxMatches: args.max_matches ?? 0,

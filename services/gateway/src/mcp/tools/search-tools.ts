@@ -2,7 +2,7 @@ import { ContextHubError, isContextHubError } from "@context-hub/common";
 import { defaultRrfK } from "../../search/rrf.js";
 import { searchV1 } from "@context-hub/proto";
 import { asOfSemanticWarning, runHybridSearch, semanticRanking, timed, toProtoFullTextMode } from "../../search/hybrid-search.js";
-import { toSearchFilter } from "../../search/search-filter.js";
+import { toEntryFilter } from "../../search/search-filter.js";
 import { noScores, toSearchResult } from "../../search/search-views.js";
 import { ftsSearchInput, ftsSearchOutput, hybridSearchInput, hybridSearchOutput, searchToolLimits, semanticSearchInput, semanticSearchOutput } from "../search-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
@@ -36,7 +36,7 @@ export const ftsSearchContextTool = defineTool({
         query: args.query,
         mode: toProtoFullTextMode(mode),
         language: args.language ?? "",
-        filter: toSearchFilter(args),
+        filter: toEntryFilter(args),
         limit,
         offset,
         highlight: args.highlight ?? false,
@@ -69,7 +69,7 @@ export const semanticSearchContextTool = defineTool({
     const { limit, offset } = page(args);
     if (args.as_of !== undefined) {
       // Vectors of earlier versions are not kept: full text over the versions current then answers instead, and says so.
-      const reply = await timed("semantic", "fts", () => peers.search.fullTextSearch({ principal, query: args.query, mode: searchV1.FullTextMode.ANY, filter: toSearchFilter(args), limit, offset }));
+      const reply = await timed("semantic", "fts", () => peers.search.fullTextSearch({ principal, query: args.query, mode: searchV1.FullTextMode.ANY, filter: toEntryFilter(args), limit, offset }));
       const results = reply.hits.flatMap((hit) =>
         hit.entry === undefined ? [] : [toSearchResult(hit.entry, { rank: hit.rank, score: hit.score }, { ...noScores, fts: { rank: hit.rank, score: hit.score } })],
       );
@@ -87,7 +87,7 @@ export const semanticSearchContextTool = defineTool({
     }
     let ranking: Awaited<ReturnType<typeof semanticRanking>>;
     try {
-      ranking = await semanticRanking(peers, principal, args.query, toSearchFilter(args), { limit, offset }, "semantic");
+      ranking = await semanticRanking(peers, principal, args.query, toEntryFilter(args), { limit, offset }, "semantic");
     } catch (error) {
       if (isContextHubError(error) && error.code === "EMBEDDER_UNAVAILABLE") {
         throw new ContextHubError("EMBEDDER_UNAVAILABLE", `semantic search needs the embedder, which is unavailable: ${error.message}`, {
@@ -133,7 +133,7 @@ export const hybridSearchContextTool = defineTool({
     const result = await timed("hybrid", "total", () =>
       runHybridSearch(peers, principal, {
         query: args.query,
-        filter: toSearchFilter(args),
+        filter: toEntryFilter(args),
         limit,
         offset,
         ftsMode: args.fts_mode === undefined || args.fts_mode === "auto" ? "auto" : toProtoFullTextMode(args.fts_mode),

@@ -5,131 +5,17 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Principal, Source, TextSpan } from "../../common/v1/principal_pb.js";
+import type { Principal, TextSpan } from "../../common/v1/principal_pb.js";
 import { file_contexthub_common_v1_principal } from "../../common/v1/principal_pb.js";
-import type { Entry, MetadataOperator, TrustState } from "./store_pb.js";
+import type { Entry, EntryFilter, TrustState } from "./store_pb.js";
 import { file_contexthub_store_v1_store } from "./store_pb.js";
-import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file contexthub/store/v1/search.proto.
  */
 export const file_contexthub_store_v1_search: GenFile = /*@__PURE__*/
-  fileDesc("CiBjb250ZXh0aHViL3N0b3JlL3YxL3NlYXJjaC5wcm90bxITY29udGV4dGh1Yi5zdG9yZS52MSKGAQoXU2VhcmNoTWV0YWRhdGFDb25kaXRpb24SCwoDa2V5GAEgASgJEjcKCG9wZXJhdG9yGAIgASgOMiUuY29udGV4dGh1Yi5zdG9yZS52MS5NZXRhZGF0YU9wZXJhdG9yEiUKBXZhbHVlGAMgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIqEDCgxTZWFyY2hGaWx0ZXISEQoJdGhyZWFkX2lkGAEgASgJEiwKBnNvdXJjZRgCIAEoDjIcLmNvbnRleHRodWIuY29tbW9uLnYxLlNvdXJjZRIQCgh0YWdzX2FueRgDIAMoCRIQCgh0YWdzX2FsbBgEIAMoCRI+CghtZXRhZGF0YRgFIAMoCzIsLmNvbnRleHRodWIuc3RvcmUudjEuU2VhcmNoTWV0YWRhdGFDb25kaXRpb24SMAoMY3JlYXRlZF9mcm9tGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX3RvGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxjb250ZW50X3R5cGUYCCABKAkSGwoTaW5jbHVkZV9xdWFyYW50aW5lZBgJIAEoCBIsCgh2YWxpZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFYXNfb2YYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIoICChVGdWxsVGV4dFNlYXJjaFJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEg0KBXF1ZXJ5GAIgASgJEi8KBG1vZGUYAyABKA4yIS5jb250ZXh0aHViLnN0b3JlLnYxLkZ1bGxUZXh0TW9kZRIQCghsYW5ndWFnZRgEIAEoCRIxCgZmaWx0ZXIYBSABKAsyIS5jb250ZXh0aHViLnN0b3JlLnYxLlNlYXJjaEZpbHRlchINCgVsaW1pdBgGIAEoDRIOCgZvZmZzZXQYByABKA0SEQoJaGlnaGxpZ2h0GAggASgIIkoKCUhpZ2hsaWdodBIMCgR0ZXh0GAEgASgJEi8KB21hdGNoZXMYAiADKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbiK2AQoJU2VhcmNoSGl0EikKBWVudHJ5GAEgASgLMhouY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeRINCgVzY29yZRgCIAEoARIMCgRyYW5rGAMgASgNEi0KBWNodW5rGAQgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4SMgoKaGlnaGxpZ2h0cxgFIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuSGlnaGxpZ2h0InwKFkZ1bGxUZXh0U2VhcmNoUmVzcG9uc2USLAoEaGl0cxgBIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuU2VhcmNoSGl0EhAKCGhhc19tb3JlGAIgASgIEhAKCGxhbmd1YWdlGAMgASgJEhAKCHdhcm5pbmdzGAQgAygJIsYBChVTZW1hbnRpY1NlYXJjaFJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEhcKD2VtYmVkZGluZ19tb2RlbBgCIAEoCRIOCgZ2ZWN0b3IYAyADKAISMQoGZmlsdGVyGAQgASgLMiEuY29udGV4dGh1Yi5zdG9yZS52MS5TZWFyY2hGaWx0ZXISDQoFbGltaXQYBSABKA0SDgoGb2Zmc2V0GAYgASgNInwKFlNlbWFudGljU2VhcmNoUmVzcG9uc2USLAoEaGl0cxgBIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuU2VhcmNoSGl0EhAKCGhhc19tb3JlGAIgASgIEhAKCHN0cmF0ZWd5GAMgASgJEhAKCHdhcm5pbmdzGAQgAygJIk0KC1Bhc3NhZ2VJdGVtEhAKCGVudHJ5X2lkGAEgASgJEiwKBHNwYW4YAiABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbiKbAQoSR2V0UGFzc2FnZXNSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBINCgVxdWVyeRgCIAEoCRIvCgVpdGVtcxgDIAMoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuUGFzc2FnZUl0ZW0SEQoJbWF4X2NoYXJzGAQgASgNIlcKB1Bhc3NhZ2USEAoIZW50cnlfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIsCgRzcGFuGAMgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4iRQoTR2V0UGFzc2FnZXNSZXNwb25zZRIuCghwYXNzYWdlcxgBIAMoCzIcLmNvbnRleHRodWIuc3RvcmUudjEuUGFzc2FnZSKGAQoUTmF2aWdhdGVFbnRyeVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEgoKAmlkGAIgASgJEhEKCW1heF9kZXB0aBgDIAEoDRIbChNpbmNsdWRlX3F1YXJhbnRpbmVkGAQgASgIIsYBCgtPdXRsaW5lTm9kZRIPCgdub2RlX2lkGAEgASgJEg8KB2hlYWRpbmcYAiABKAkSDQoFbGV2ZWwYAyABKA0SLAoEc3BhbhgEIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuEhIKCnN0YXJ0X2xpbmUYBSABKA0SEAoIZW5kX2xpbmUYBiABKA0SDAoEcGF0aBgHIAMoCRIPCgdzdW1tYXJ5GAggASgJEhMKC2NoaWxkX2NvdW50GAkgASgNIocBChVOYXZpZ2F0ZUVudHJ5UmVzcG9uc2USKQoFZW50cnkYASABKAsyGi5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5Ei8KBW5vZGVzGAIgAygLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5PdXRsaW5lTm9kZRISCgpsaW5lX2NvdW50GAMgASgNIicKCUxpbmVSYW5nZRINCgVzdGFydBgBIAEoDRILCgNlbmQYAiABKA0igAIKEFJlYWRSYW5nZVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEgoKAmlkGAIgASgJEi8KBWNoYXJzGAMgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW5IABIvCgVsaW5lcxgEIAEoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuTGluZVJhbmdlSAASEQoHbm9kZV9pZBgFIAEoCUgAEhEKCW1heF9jaGFycxgGIAEoDRIbChNpbmNsdWRlX3F1YXJhbnRpbmVkGAcgASgIQgcKBXJhbmdlIooCChFSZWFkUmFuZ2VSZXNwb25zZRIQCghlbnRyeV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKBHNwYW4YAyABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbhISCgpzdGFydF9saW5lGAQgASgNEhAKCGVuZF9saW5lGAUgASgNEhEKCXRydW5jYXRlZBgGIAEoCBITCgt0ZXh0X2xlbmd0aBgHIAEoDRISCgpsaW5lX2NvdW50GAggASgNEg8KB2hlYWRpbmcYCSABKAkSNAoLdHJ1c3Rfc3RhdGUYCiABKA4yHy5jb250ZXh0aHViLnN0b3JlLnYxLlRydXN0U3RhdGUivwIKC0dyZXBSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIPCgdwYXR0ZXJuGAIgASgJEg0KBXJlZ2V4GAMgASgIEhgKEGNhc2VfaW5zZW5zaXRpdmUYBCABKAgSMQoGZmlsdGVyGAUgASgLMiEuY29udGV4dGh1Yi5zdG9yZS52MS5TZWFyY2hGaWx0ZXISLwoGb3V0cHV0GAYgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwT3V0cHV0EhUKDWNvbnRleHRfbGluZXMYByABKA0SEwoLbWF4X21hdGNoZXMYCCABKA0SHQoVbWF4X21hdGNoZXNfcGVyX2VudHJ5GAkgASgNEhMKC21heF9lbnRyaWVzGAogASgNInkKCUdyZXBNYXRjaBIMCgRsaW5lGAEgASgNEiwKBHNwYW4YAiABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbhIRCglsaW5lX3RleHQYAyABKAkSDgoGYmVmb3JlGAQgAygJEg0KBWFmdGVyGAUgAygJIsUBCg9HcmVwRW50cnlSZXN1bHQSEAoIZW50cnlfaWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEhMKC21hdGNoX2NvdW50GAMgASgNEi8KB21hdGNoZXMYBCADKAsyHi5jb250ZXh0aHViLnN0b3JlLnYxLkdyZXBNYXRjaBIRCgl0aW1lZF9vdXQYBSABKAgSNAoLdHJ1c3Rfc3RhdGUYBiABKA4yHy5jb250ZXh0aHViLnN0b3JlLnYxLlRydXN0U3RhdGUirQEKDEdyZXBSZXNwb25zZRI1CgdlbnRyaWVzGAEgAygLMiQuY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwRW50cnlSZXN1bHQSFwoPZW50cmllc19zY2FubmVkGAIgASgNEhUKDXRvdGFsX21hdGNoZXMYAyABKA0SEQoJdHJ1bmNhdGVkGAQgASgIEhEKCXRpbWVkX291dBgFIAEoCBIQCgh3YXJuaW5ncxgGIAMoCSqyAQoMRnVsbFRleHRNb2RlEh4KGkZVTExfVEVYVF9NT0RFX1VOU1BFQ0lGSUVEEAASGAoURlVMTF9URVhUX01PREVfTUFUQ0gQARIZChVGVUxMX1RFWFRfTU9ERV9QUkVGSVgQAhIZChVGVUxMX1RFWFRfTU9ERV9QSFJBU0UQAxIaChZGVUxMX1RFWFRfTU9ERV9CT09MRUFOEAQSFgoSRlVMTF9URVhUX01PREVfQU5ZEAUqfQoKR3JlcE91dHB1dBIbChdHUkVQX09VVFBVVF9VTlNQRUNJRklFRBAAEhcKE0dSRVBfT1VUUFVUX0NPTlRFTlQQARIiCh5HUkVQX09VVFBVVF9GSUxFU19XSVRIX01BVENIRVMQAhIVChFHUkVQX09VVFBVVF9DT1VOVBADMvYECg1TZWFyY2hTZXJ2aWNlEm4KDkZ1bGxUZXh0U2VhcmNoEiouY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dFNlYXJjaFJlcXVlc3QaKy5jb250ZXh0aHViLnN0b3JlLnYxLkZ1bGxUZXh0U2VhcmNoUmVzcG9uc2UiA5ACARJuCg5TZW1hbnRpY1NlYXJjaBIqLmNvbnRleHRodWIuc3RvcmUudjEuU2VtYW50aWNTZWFyY2hSZXF1ZXN0GisuY29udGV4dGh1Yi5zdG9yZS52MS5TZW1hbnRpY1NlYXJjaFJlc3BvbnNlIgOQAgESZQoLR2V0UGFzc2FnZXMSJy5jb250ZXh0aHViLnN0b3JlLnYxLkdldFBhc3NhZ2VzUmVxdWVzdBooLmNvbnRleHRodWIuc3RvcmUudjEuR2V0UGFzc2FnZXNSZXNwb25zZSIDkAIBEmsKDU5hdmlnYXRlRW50cnkSKS5jb250ZXh0aHViLnN0b3JlLnYxLk5hdmlnYXRlRW50cnlSZXF1ZXN0GiouY29udGV4dGh1Yi5zdG9yZS52MS5OYXZpZ2F0ZUVudHJ5UmVzcG9uc2UiA5ACARJfCglSZWFkUmFuZ2USJS5jb250ZXh0aHViLnN0b3JlLnYxLlJlYWRSYW5nZVJlcXVlc3QaJi5jb250ZXh0aHViLnN0b3JlLnYxLlJlYWRSYW5nZVJlc3BvbnNlIgOQAgESUAoER3JlcBIgLmNvbnRleHRodWIuc3RvcmUudjEuR3JlcFJlcXVlc3QaIS5jb250ZXh0aHViLnN0b3JlLnYxLkdyZXBSZXNwb25zZSIDkAIBYgZwcm90bzM", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store, file_google_protobuf_struct, file_google_protobuf_timestamp]);
-
-/**
- * @generated from message contexthub.store.v1.SearchMetadataCondition
- */
-export type SearchMetadataCondition = Message<"contexthub.store.v1.SearchMetadataCondition"> & {
-  /**
-   * A top-level metadata key.
-   *
-   * @generated from field: string key = 1;
-   */
-  key: string;
-
-  /**
-   * @generated from field: contexthub.store.v1.MetadataOperator operator = 2;
-   */
-  operator: MetadataOperator;
-
-  /**
-   * @generated from field: google.protobuf.Value value = 3;
-   */
-  value?: Value | undefined;
-};
-
-/**
- * Describes the message contexthub.store.v1.SearchMetadataCondition.
- * Use `create(SearchMetadataConditionSchema)` to create a new message.
- */
-export const SearchMetadataConditionSchema: GenMessage<SearchMetadataCondition> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 0);
-
-/**
- * The filters every search shares, combined with AND. Absent fields do not filter.
- *
- * @generated from message contexthub.store.v1.SearchFilter
- */
-export type SearchFilter = Message<"contexthub.store.v1.SearchFilter"> & {
-  /**
-   * @generated from field: string thread_id = 1;
-   */
-  threadId: string;
-
-  /**
-   * @generated from field: contexthub.common.v1.Source source = 2;
-   */
-  source: Source;
-
-  /**
-   * Entries carrying at least one of these tags.
-   *
-   * @generated from field: repeated string tags_any = 3;
-   */
-  tagsAny: string[];
-
-  /**
-   * Entries carrying every one of these tags.
-   *
-   * @generated from field: repeated string tags_all = 4;
-   */
-  tagsAll: string[];
-
-  /**
-   * @generated from field: repeated contexthub.store.v1.SearchMetadataCondition metadata = 5;
-   */
-  metadata: SearchMetadataCondition[];
-
-  /**
-   * created_from <= created_at < created_to.
-   *
-   * @generated from field: google.protobuf.Timestamp created_from = 6;
-   */
-  createdFrom?: Timestamp | undefined;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_to = 7;
-   */
-  createdTo?: Timestamp | undefined;
-
-  /**
-   * "text" or "multimodal"; empty for both.
-   *
-   * @generated from field: string content_type = 8;
-   */
-  contentType: string;
-
-  /**
-   * Include quarantined and rejected entries (left out by default). Hits always carry their trust state.
-   *
-   * @generated from field: bool include_quarantined = 9;
-   */
-  includeQuarantined: boolean;
-
-  /**
-   * Only entries whose stated validity (valid_from <= t < valid_to, open ends unbounded) holds at this instant.
-   *
-   * @generated from field: google.protobuf.Timestamp valid_at = 10;
-   */
-  validAt?: Timestamp | undefined;
-
-  /**
-   * Search what the store held at this instant (transaction time), answered from kept versions and tombstones.
-   *
-   * @generated from field: google.protobuf.Timestamp as_of = 11;
-   */
-  asOf?: Timestamp | undefined;
-};
-
-/**
- * Describes the message contexthub.store.v1.SearchFilter.
- * Use `create(SearchFilterSchema)` to create a new message.
- */
-export const SearchFilterSchema: GenMessage<SearchFilter> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 1);
+  fileDesc("CiBjb250ZXh0aHViL3N0b3JlL3YxL3NlYXJjaC5wcm90bxITY29udGV4dGh1Yi5zdG9yZS52MSKBAgoVRnVsbFRleHRTZWFyY2hSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBINCgVxdWVyeRgCIAEoCRIvCgRtb2RlGAMgASgOMiEuY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dE1vZGUSEAoIbGFuZ3VhZ2UYBCABKAkSMAoGZmlsdGVyGAUgASgLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeUZpbHRlchINCgVsaW1pdBgGIAEoDRIOCgZvZmZzZXQYByABKA0SEQoJaGlnaGxpZ2h0GAggASgIIkoKCUhpZ2hsaWdodBIMCgR0ZXh0GAEgASgJEi8KB21hdGNoZXMYAiADKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbiK2AQoJU2VhcmNoSGl0EikKBWVudHJ5GAEgASgLMhouY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeRINCgVzY29yZRgCIAEoARIMCgRyYW5rGAMgASgNEi0KBWNodW5rGAQgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4SMgoKaGlnaGxpZ2h0cxgFIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuSGlnaGxpZ2h0InwKFkZ1bGxUZXh0U2VhcmNoUmVzcG9uc2USLAoEaGl0cxgBIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuU2VhcmNoSGl0EhAKCGhhc19tb3JlGAIgASgIEhAKCGxhbmd1YWdlGAMgASgJEhAKCHdhcm5pbmdzGAQgAygJIsUBChVTZW1hbnRpY1NlYXJjaFJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEhcKD2VtYmVkZGluZ19tb2RlbBgCIAEoCRIOCgZ2ZWN0b3IYAyADKAISMAoGZmlsdGVyGAQgASgLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeUZpbHRlchINCgVsaW1pdBgFIAEoDRIOCgZvZmZzZXQYBiABKA0ifAoWU2VtYW50aWNTZWFyY2hSZXNwb25zZRIsCgRoaXRzGAEgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5TZWFyY2hIaXQSEAoIaGFzX21vcmUYAiABKAgSEAoIc3RyYXRlZ3kYAyABKAkSEAoId2FybmluZ3MYBCADKAkiTQoLUGFzc2FnZUl0ZW0SEAoIZW50cnlfaWQYASABKAkSLAoEc3BhbhgCIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuIpsBChJHZXRQYXNzYWdlc1JlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEg0KBXF1ZXJ5GAIgASgJEi8KBWl0ZW1zGAMgAygLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5QYXNzYWdlSXRlbRIRCgltYXhfY2hhcnMYBCABKA0iVwoHUGFzc2FnZRIQCghlbnRyeV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKBHNwYW4YAyABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbiJFChNHZXRQYXNzYWdlc1Jlc3BvbnNlEi4KCHBhc3NhZ2VzGAEgAygLMhwuY29udGV4dGh1Yi5zdG9yZS52MS5QYXNzYWdlIoYBChROYXZpZ2F0ZUVudHJ5UmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSCgoCaWQYAiABKAkSEQoJbWF4X2RlcHRoGAMgASgNEhsKE2luY2x1ZGVfcXVhcmFudGluZWQYBCABKAgixgEKC091dGxpbmVOb2RlEg8KB25vZGVfaWQYASABKAkSDwoHaGVhZGluZxgCIAEoCRINCgVsZXZlbBgDIAEoDRIsCgRzcGFuGAQgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4SEgoKc3RhcnRfbGluZRgFIAEoDRIQCghlbmRfbGluZRgGIAEoDRIMCgRwYXRoGAcgAygJEg8KB3N1bW1hcnkYCCABKAkSEwoLY2hpbGRfY291bnQYCSABKA0ihwEKFU5hdmlnYXRlRW50cnlSZXNwb25zZRIpCgVlbnRyeRgBIAEoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnkSLwoFbm9kZXMYAiADKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLk91dGxpbmVOb2RlEhIKCmxpbmVfY291bnQYAyABKA0iJwoJTGluZVJhbmdlEg0KBXN0YXJ0GAEgASgNEgsKA2VuZBgCIAEoDSKAAgoQUmVhZFJhbmdlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSCgoCaWQYAiABKAkSLwoFY2hhcnMYAyABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbkgAEi8KBWxpbmVzGAQgASgLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5MaW5lUmFuZ2VIABIRCgdub2RlX2lkGAUgASgJSAASEQoJbWF4X2NoYXJzGAYgASgNEhsKE2luY2x1ZGVfcXVhcmFudGluZWQYByABKAhCBwoFcmFuZ2UiigIKEVJlYWRSYW5nZVJlc3BvbnNlEhAKCGVudHJ5X2lkGAEgASgJEgwKBHRleHQYAiABKAkSLAoEc3BhbhgDIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuEhIKCnN0YXJ0X2xpbmUYBCABKA0SEAoIZW5kX2xpbmUYBSABKA0SEQoJdHJ1bmNhdGVkGAYgASgIEhMKC3RleHRfbGVuZ3RoGAcgASgNEhIKCmxpbmVfY291bnQYCCABKA0SDwoHaGVhZGluZxgJIAEoCRI0Cgt0cnVzdF9zdGF0ZRgKIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuVHJ1c3RTdGF0ZSK+AgoLR3JlcFJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEg8KB3BhdHRlcm4YAiABKAkSDQoFcmVnZXgYAyABKAgSGAoQY2FzZV9pbnNlbnNpdGl2ZRgEIAEoCBIwCgZmaWx0ZXIYBSABKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5RmlsdGVyEi8KBm91dHB1dBgGIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuR3JlcE91dHB1dBIVCg1jb250ZXh0X2xpbmVzGAcgASgNEhMKC21heF9tYXRjaGVzGAggASgNEh0KFW1heF9tYXRjaGVzX3Blcl9lbnRyeRgJIAEoDRITCgttYXhfZW50cmllcxgKIAEoDSJ5CglHcmVwTWF0Y2gSDAoEbGluZRgBIAEoDRIsCgRzcGFuGAIgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4SEQoJbGluZV90ZXh0GAMgASgJEg4KBmJlZm9yZRgEIAMoCRINCgVhZnRlchgFIAMoCSLFAQoPR3JlcEVudHJ5UmVzdWx0EhAKCGVudHJ5X2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRITCgttYXRjaF9jb3VudBgDIAEoDRIvCgdtYXRjaGVzGAQgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwTWF0Y2gSEQoJdGltZWRfb3V0GAUgASgIEjQKC3RydXN0X3N0YXRlGAYgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlIq0BCgxHcmVwUmVzcG9uc2USNQoHZW50cmllcxgBIAMoCzIkLmNvbnRleHRodWIuc3RvcmUudjEuR3JlcEVudHJ5UmVzdWx0EhcKD2VudHJpZXNfc2Nhbm5lZBgCIAEoDRIVCg10b3RhbF9tYXRjaGVzGAMgASgNEhEKCXRydW5jYXRlZBgEIAEoCBIRCgl0aW1lZF9vdXQYBSABKAgSEAoId2FybmluZ3MYBiADKAkqsgEKDEZ1bGxUZXh0TW9kZRIeChpGVUxMX1RFWFRfTU9ERV9VTlNQRUNJRklFRBAAEhgKFEZVTExfVEVYVF9NT0RFX01BVENIEAESGQoVRlVMTF9URVhUX01PREVfUFJFRklYEAISGQoVRlVMTF9URVhUX01PREVfUEhSQVNFEAMSGgoWRlVMTF9URVhUX01PREVfQk9PTEVBThAEEhYKEkZVTExfVEVYVF9NT0RFX0FOWRAFKn0KCkdyZXBPdXRwdXQSGwoXR1JFUF9PVVRQVVRfVU5TUEVDSUZJRUQQABIXChNHUkVQX09VVFBVVF9DT05URU5UEAESIgoeR1JFUF9PVVRQVVRfRklMRVNfV0lUSF9NQVRDSEVTEAISFQoRR1JFUF9PVVRQVVRfQ09VTlQQAzL2BAoNU2VhcmNoU2VydmljZRJuCg5GdWxsVGV4dFNlYXJjaBIqLmNvbnRleHRodWIuc3RvcmUudjEuRnVsbFRleHRTZWFyY2hSZXF1ZXN0GisuY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dFNlYXJjaFJlc3BvbnNlIgOQAgESbgoOU2VtYW50aWNTZWFyY2gSKi5jb250ZXh0aHViLnN0b3JlLnYxLlNlbWFudGljU2VhcmNoUmVxdWVzdBorLmNvbnRleHRodWIuc3RvcmUudjEuU2VtYW50aWNTZWFyY2hSZXNwb25zZSIDkAIBEmUKC0dldFBhc3NhZ2VzEicuY29udGV4dGh1Yi5zdG9yZS52MS5HZXRQYXNzYWdlc1JlcXVlc3QaKC5jb250ZXh0aHViLnN0b3JlLnYxLkdldFBhc3NhZ2VzUmVzcG9uc2UiA5ACARJrCg1OYXZpZ2F0ZUVudHJ5EikuY29udGV4dGh1Yi5zdG9yZS52MS5OYXZpZ2F0ZUVudHJ5UmVxdWVzdBoqLmNvbnRleHRodWIuc3RvcmUudjEuTmF2aWdhdGVFbnRyeVJlc3BvbnNlIgOQAgESXwoJUmVhZFJhbmdlEiUuY29udGV4dGh1Yi5zdG9yZS52MS5SZWFkUmFuZ2VSZXF1ZXN0GiYuY29udGV4dGh1Yi5zdG9yZS52MS5SZWFkUmFuZ2VSZXNwb25zZSIDkAIBElAKBEdyZXASIC5jb250ZXh0aHViLnN0b3JlLnYxLkdyZXBSZXF1ZXN0GiEuY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store]);
 
 /**
  * @generated from message contexthub.store.v1.FullTextSearchRequest
@@ -158,9 +44,9 @@ export type FullTextSearchRequest = Message<"contexthub.store.v1.FullTextSearchR
   language: string;
 
   /**
-   * @generated from field: contexthub.store.v1.SearchFilter filter = 5;
+   * @generated from field: contexthub.store.v1.EntryFilter filter = 5;
    */
-  filter?: SearchFilter | undefined;
+  filter?: EntryFilter | undefined;
 
   /**
    * 1-500; 0 means 10.
@@ -189,7 +75,7 @@ export type FullTextSearchRequest = Message<"contexthub.store.v1.FullTextSearchR
  * Use `create(FullTextSearchRequestSchema)` to create a new message.
  */
 export const FullTextSearchRequestSchema: GenMessage<FullTextSearchRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 2);
+  messageDesc(file_contexthub_store_v1_search, 0);
 
 /**
  * A fragment of an entry's text with the query's matches marked.
@@ -215,7 +101,7 @@ export type Highlight = Message<"contexthub.store.v1.Highlight"> & {
  * Use `create(HighlightSchema)` to create a new message.
  */
 export const HighlightSchema: GenMessage<Highlight> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 3);
+  messageDesc(file_contexthub_store_v1_search, 1);
 
 /**
  * @generated from message contexthub.store.v1.SearchHit
@@ -260,7 +146,7 @@ export type SearchHit = Message<"contexthub.store.v1.SearchHit"> & {
  * Use `create(SearchHitSchema)` to create a new message.
  */
 export const SearchHitSchema: GenMessage<SearchHit> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 4);
+  messageDesc(file_contexthub_store_v1_search, 2);
 
 /**
  * @generated from message contexthub.store.v1.FullTextSearchResponse
@@ -298,7 +184,7 @@ export type FullTextSearchResponse = Message<"contexthub.store.v1.FullTextSearch
  * Use `create(FullTextSearchResponseSchema)` to create a new message.
  */
 export const FullTextSearchResponseSchema: GenMessage<FullTextSearchResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 5);
+  messageDesc(file_contexthub_store_v1_search, 3);
 
 /**
  * @generated from message contexthub.store.v1.SemanticSearchRequest
@@ -322,9 +208,9 @@ export type SemanticSearchRequest = Message<"contexthub.store.v1.SemanticSearchR
   vector: number[];
 
   /**
-   * @generated from field: contexthub.store.v1.SearchFilter filter = 4;
+   * @generated from field: contexthub.store.v1.EntryFilter filter = 4;
    */
-  filter?: SearchFilter | undefined;
+  filter?: EntryFilter | undefined;
 
   /**
    * 1-500; 0 means 10. offset + limit may not exceed 500.
@@ -344,7 +230,7 @@ export type SemanticSearchRequest = Message<"contexthub.store.v1.SemanticSearchR
  * Use `create(SemanticSearchRequestSchema)` to create a new message.
  */
 export const SemanticSearchRequestSchema: GenMessage<SemanticSearchRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 6);
+  messageDesc(file_contexthub_store_v1_search, 4);
 
 /**
  * @generated from message contexthub.store.v1.SemanticSearchResponse
@@ -378,7 +264,7 @@ export type SemanticSearchResponse = Message<"contexthub.store.v1.SemanticSearch
  * Use `create(SemanticSearchResponseSchema)` to create a new message.
  */
 export const SemanticSearchResponseSchema: GenMessage<SemanticSearchResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 7);
+  messageDesc(file_contexthub_store_v1_search, 5);
 
 /**
  * @generated from message contexthub.store.v1.PassageItem
@@ -403,7 +289,7 @@ export type PassageItem = Message<"contexthub.store.v1.PassageItem"> & {
  * Use `create(PassageItemSchema)` to create a new message.
  */
 export const PassageItemSchema: GenMessage<PassageItem> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 8);
+  messageDesc(file_contexthub_store_v1_search, 6);
 
 /**
  * @generated from message contexthub.store.v1.GetPassagesRequest
@@ -439,7 +325,7 @@ export type GetPassagesRequest = Message<"contexthub.store.v1.GetPassagesRequest
  * Use `create(GetPassagesRequestSchema)` to create a new message.
  */
 export const GetPassagesRequestSchema: GenMessage<GetPassagesRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 9);
+  messageDesc(file_contexthub_store_v1_search, 7);
 
 /**
  * @generated from message contexthub.store.v1.Passage
@@ -466,7 +352,7 @@ export type Passage = Message<"contexthub.store.v1.Passage"> & {
  * Use `create(PassageSchema)` to create a new message.
  */
 export const PassageSchema: GenMessage<Passage> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 10);
+  messageDesc(file_contexthub_store_v1_search, 8);
 
 /**
  * @generated from message contexthub.store.v1.GetPassagesResponse
@@ -485,7 +371,7 @@ export type GetPassagesResponse = Message<"contexthub.store.v1.GetPassagesRespon
  * Use `create(GetPassagesResponseSchema)` to create a new message.
  */
 export const GetPassagesResponseSchema: GenMessage<GetPassagesResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 11);
+  messageDesc(file_contexthub_store_v1_search, 9);
 
 /**
  * @generated from message contexthub.store.v1.NavigateEntryRequest
@@ -523,7 +409,7 @@ export type NavigateEntryRequest = Message<"contexthub.store.v1.NavigateEntryReq
  * Use `create(NavigateEntryRequestSchema)` to create a new message.
  */
 export const NavigateEntryRequestSchema: GenMessage<NavigateEntryRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 12);
+  messageDesc(file_contexthub_store_v1_search, 10);
 
 /**
  * @generated from message contexthub.store.v1.OutlineNode
@@ -588,7 +474,7 @@ export type OutlineNode = Message<"contexthub.store.v1.OutlineNode"> & {
  * Use `create(OutlineNodeSchema)` to create a new message.
  */
 export const OutlineNodeSchema: GenMessage<OutlineNode> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 13);
+  messageDesc(file_contexthub_store_v1_search, 11);
 
 /**
  * @generated from message contexthub.store.v1.NavigateEntryResponse
@@ -615,7 +501,7 @@ export type NavigateEntryResponse = Message<"contexthub.store.v1.NavigateEntryRe
  * Use `create(NavigateEntryResponseSchema)` to create a new message.
  */
 export const NavigateEntryResponseSchema: GenMessage<NavigateEntryResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 14);
+  messageDesc(file_contexthub_store_v1_search, 12);
 
 /**
  * 1-based, inclusive line numbers.
@@ -639,7 +525,7 @@ export type LineRange = Message<"contexthub.store.v1.LineRange"> & {
  * Use `create(LineRangeSchema)` to create a new message.
  */
 export const LineRangeSchema: GenMessage<LineRange> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 15);
+  messageDesc(file_contexthub_store_v1_search, 13);
 
 /**
  * @generated from message contexthub.store.v1.ReadRangeRequest
@@ -698,7 +584,7 @@ export type ReadRangeRequest = Message<"contexthub.store.v1.ReadRangeRequest"> &
  * Use `create(ReadRangeRequestSchema)` to create a new message.
  */
 export const ReadRangeRequestSchema: GenMessage<ReadRangeRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 16);
+  messageDesc(file_contexthub_store_v1_search, 14);
 
 /**
  * @generated from message contexthub.store.v1.ReadRangeResponse
@@ -768,7 +654,7 @@ export type ReadRangeResponse = Message<"contexthub.store.v1.ReadRangeResponse">
  * Use `create(ReadRangeResponseSchema)` to create a new message.
  */
 export const ReadRangeResponseSchema: GenMessage<ReadRangeResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 17);
+  messageDesc(file_contexthub_store_v1_search, 15);
 
 /**
  * @generated from message contexthub.store.v1.GrepRequest
@@ -799,9 +685,9 @@ export type GrepRequest = Message<"contexthub.store.v1.GrepRequest"> & {
   caseInsensitive: boolean;
 
   /**
-   * @generated from field: contexthub.store.v1.SearchFilter filter = 5;
+   * @generated from field: contexthub.store.v1.EntryFilter filter = 5;
    */
-  filter?: SearchFilter | undefined;
+  filter?: EntryFilter | undefined;
 
   /**
    * @generated from field: contexthub.store.v1.GrepOutput output = 6;
@@ -842,7 +728,7 @@ export type GrepRequest = Message<"contexthub.store.v1.GrepRequest"> & {
  * Use `create(GrepRequestSchema)` to create a new message.
  */
 export const GrepRequestSchema: GenMessage<GrepRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 18);
+  messageDesc(file_contexthub_store_v1_search, 16);
 
 /**
  * @generated from message contexthub.store.v1.GrepMatch
@@ -885,7 +771,7 @@ export type GrepMatch = Message<"contexthub.store.v1.GrepMatch"> & {
  * Use `create(GrepMatchSchema)` to create a new message.
  */
 export const GrepMatchSchema: GenMessage<GrepMatch> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 19);
+  messageDesc(file_contexthub_store_v1_search, 17);
 
 /**
  * @generated from message contexthub.store.v1.GrepEntryResult
@@ -933,7 +819,7 @@ export type GrepEntryResult = Message<"contexthub.store.v1.GrepEntryResult"> & {
  * Use `create(GrepEntryResultSchema)` to create a new message.
  */
 export const GrepEntryResultSchema: GenMessage<GrepEntryResult> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 20);
+  messageDesc(file_contexthub_store_v1_search, 18);
 
 /**
  * @generated from message contexthub.store.v1.GrepResponse
@@ -979,7 +865,7 @@ export type GrepResponse = Message<"contexthub.store.v1.GrepResponse"> & {
  * Use `create(GrepResponseSchema)` to create a new message.
  */
 export const GrepResponseSchema: GenMessage<GrepResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 21);
+  messageDesc(file_contexthub_store_v1_search, 19);
 
 /**
  * @generated from enum contexthub.store.v1.FullTextMode
