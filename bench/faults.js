@@ -85,16 +85,19 @@ async function pgliteBackend(env) {
   return {
     port,
     start: () => startServer({ dataDir, env, port }),
-    async query(fn) {
-      const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, createLogger("verify", "silent"));
-      try {
-        return await fn((sql, params) => db.query(sql, params));
-      } finally {
-        await db.close();
-      }
-    },
+    query: (fn) => queryPglite(dataDir, fn),
     cleanup: async () => rmSync(dataDir, { recursive: true, force: true }),
   };
+}
+
+/** Runs `fn` with a query function on the PGlite data directory, opened for it alone (every process has stopped). */
+async function queryPglite(dataDir, fn) {
+  const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, createLogger("verify", "silent"));
+  try {
+    return await fn((sql, params) => db.query(sql, params));
+  } finally {
+    await db.close();
+  }
 }
 
 /**
@@ -108,14 +111,7 @@ async function processesBackend(env) {
       const services = await startServiceProcesses({ dataDir, env, readyTimeoutMs: 120_000 });
       return { url: services.url, services, storePid: () => services.pid("store"), stop: () => services.stop() };
     },
-    async query(fn) {
-      const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, createLogger("verify", "silent"));
-      try {
-        return await fn((sql, params) => db.query(sql, params));
-      } finally {
-        await db.close();
-      }
-    },
+    query: (fn) => queryPglite(dataDir, fn),
     cleanup: async () => rmSync(dataDir, { recursive: true, force: true }),
   };
 }
