@@ -14,3 +14,4 @@ export * from "./service-runtime.js";
 export * from "./api-keys.js";
 export * from "./http-provider/index.js";
 export * from "./tracing.js";
+export * from "./vector-bytes.js";

@@ -1,7 +1,7 @@
 // The embedder over gRPC with an HTTP provider pointed at a local OpenAI-compatible server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createGrpcClient, createLogger, isContextHubError, startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common";
+import { createGrpcClient, createLogger, isContextHubError, startRecordingHttpServer, vectorFromBytes, type FakeAnswer, type RecordedRequest } from "@context-hub/common";
 import { embedderV1 } from "@context-hub/proto";
 import { loadEmbedderConfig } from "./config.js";
 import { startEmbedder } from "./index.js";
@@ -53,7 +53,7 @@ test("EmbedDocuments and EmbedQueries go to the OpenAI-compatible server and com
   assert.ok(reply.documents[1]!.chunks.length >= 2);
   const [chunk] = reply.documents[0]!.chunks;
   const expected = [10, 1, 0].map((value) => value / Math.hypot(10, 1, 0));
-  chunk!.vector!.values.forEach((value, index) => assert.ok(Math.abs(value - expected[index]!) < 1e-6));
+  vectorFromBytes(chunk!.vector!.float32Le, "vector").forEach((value, index) => assert.ok(Math.abs(value - expected[index]!) < 1e-6));
 
   assert.equal(server.requests.length, 1, "all chunks of all texts in one request (batch size 128)");
   const [request] = server.requests;

@@ -2,12 +2,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createGrpcClient, createLogger, isContextHubError } from "@context-hub/common";
+import { createGrpcClient, createLogger, isContextHubError, vectorFromBytes } from "@context-hub/common";
 import { embedderV1 } from "@context-hub/proto";
 import { cosineSimilarity } from "@context-hub/text";
 import { loadEmbedderConfig } from "./config.js";
 import type { EmbeddingProvider } from "./embedding-provider.js";
 import { startEmbedder } from "./index.js";
+
+const componentsOf = (vector: embedderV1.Vector | undefined) => vectorFromBytes(vector?.float32Le ?? new Uint8Array(), "vector");
 
 const logger = createLogger("embedder-test", "silent");
 // Shared across test runs so only the first run pays for building the word-vector cache.
@@ -48,15 +50,15 @@ test("EmbedDocuments returns covering chunks with unit vectors, and EmbedQueries
   assert.equal(chunks[0]!.start, 0);
   assert.equal(chunks.at(-1)!.end, text.length);
   for (const chunk of chunks) {
-    assert.equal(chunk.vector!.values.length, 100);
-    assert.ok(Math.abs(norm(chunk.vector!.values) - 1) < 1e-4);
+    assert.equal(componentsOf(chunk.vector).length, 100);
+    assert.ok(Math.abs(norm(componentsOf(chunk.vector)) - 1) < 1e-4);
   }
 
   const queries = await client.embedQueries({ texts: ["which database index speeds up the query", "how long should bread dough rise"] });
   assert.equal(queries.vectors.length, 2);
-  const best = (query: number[]) => chunks.reduce((top, chunk) => (cosineSimilarity(query, chunk.vector!.values) > cosineSimilarity(query, top.vector!.values) ? chunk : top));
-  assert.match(text.slice(best(queries.vectors[0]!.values).start, best(queries.vectors[0]!.values).end), /Postgres/);
-  assert.match(text.slice(best(queries.vectors[1]!.values).start, best(queries.vectors[1]!.values).end), /dough/);
+  const best = (query: number[]) => chunks.reduce((top, chunk) => (cosineSimilarity(query, componentsOf(chunk.vector)) > cosineSimilarity(query, componentsOf(top.vector)) ? chunk : top));
+  assert.match(text.slice(best(componentsOf(queries.vectors[0])).start, best(componentsOf(queries.vectors[0])).end), /Postgres/);
+  assert.match(text.slice(best(componentsOf(queries.vectors[1])).start, best(componentsOf(queries.vectors[1])).end), /dough/);
 });
 
 test("a text over EMBEDDER_MAX_TEXT_CHARS is INVALID_ARGUMENT", async (t) => {
@@ -91,8 +93,5 @@ test("/readyz reports not ready until the provider has warmed up, and early call
   release();
   await warmed;
   assert.equal(await readyz(), 200);
-  assert.deepEqual(
-    (await early).vectors.map((vector) => vector.values),
-    [[1]],
-  );
+  assert.deepEqual((await early).vectors.map(componentsOf), [[1]]);
 });

@@ -1,5 +1,5 @@
 // The embedder's gRPC transport: translates EmbedderService messages to and from the domain.
-import type { ServiceImplementation } from "@context-hub/common";
+import { vectorToBytes, type ServiceImplementation } from "@context-hub/common";
 import type { embedderV1 } from "@context-hub/proto";
 import type { Embedder } from "./embedder.js";
 
@@ -24,14 +24,14 @@ export function createEmbedderHandlers(embedder: Embedder): ServiceImplementatio
         model,
         dimension,
         documents: documents.map((chunks) => ({
-          chunks: chunks.map((chunk) => ({ ordinal: chunk.ordinal, start: chunk.start, end: chunk.end, vector: { values: Array.from(chunk.vector) } })),
+          chunks: chunks.map((chunk) => ({ ordinal: chunk.ordinal, start: chunk.start, end: chunk.end, vector: { float32Le: vectorToBytes(chunk.vector) } })),
         })),
       };
     },
     async embedQueries(request, context) {
       const vectors = await embedder.embedQueries(request.texts, context.signal);
       const { model, dimension } = embedder.describe();
-      return { model, dimension, vectors: vectors.map((vector) => ({ values: Array.from(vector) })) };
+      return { model, dimension, vectors: vectors.map((vector) => ({ float32Le: vectorToBytes(vector) })) };
     },
   };
 }

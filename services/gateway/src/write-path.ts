@@ -198,7 +198,7 @@ export function createWritePath(options: WritePathOptions) {
         $typeName: "contexthub.store.v1.ChunkVector",
         ordinal: chunk.ordinal,
         span: { $typeName: "contexthub.common.v1.TextSpan", start: chunk.start, end: chunk.end },
-        vector: chunk.vector?.values ?? [],
+        vector: chunk.vector?.float32Le ?? new Uint8Array(),
       })),
       summary: summaryTexts[index] ?? "",
       nodeSummaries: nodeSummaries[index] ?? [],

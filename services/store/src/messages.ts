@@ -6,7 +6,7 @@
 import type { SearchFilterInput } from "./search-filter.js";
 import { create, toBinary, toJson, type DescMessage, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema, type Timestamp, type Value } from "@bufbuild/protobuf/wkt";
-import { invalidArgument } from "@context-hub/common";
+import { invalidArgument, vectorFromBytes } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
 import type { ApiKeyInput, ApiKeyRecord } from "./api-keys.js";
 import type { AuditFilter, AuditRecord, ChainReport } from "./audit.js";
@@ -177,7 +177,7 @@ export function toGenerated(generated: storeV1.Generated | undefined): Generated
   return {
     embeddingModel: generated.embeddingModel,
     embeddingDimension: generated.embeddingDimension,
-    chunks: generated.chunks.map((chunk) => ({ ordinal: chunk.ordinal, span: chunk.span, vector: chunk.vector })),
+    chunks: generated.chunks.map((chunk, index) => ({ ordinal: chunk.ordinal, span: chunk.span, vector: vectorFromBytes(chunk.vector, `generated.chunks[${index}].vector`) })),
     summary: generated.summary,
     nodeSummaries: generated.nodeSummaries.map((node) => ({ nodeId: node.nodeId, heading: node.heading, level: node.level, span: node.span, summary: node.summary })),
     textHash: generated.textHash,

@@ -1,5 +1,5 @@
 // The store's gRPC transport for retrieval: SearchService handlers translating proto messages to search domain calls and back.
-import type { ServiceImplementation } from "@context-hub/common";
+import { vectorFromBytes, type ServiceImplementation } from "@context-hub/common";
 import type { searchV1 } from "@context-hub/proto";
 import { toEntryMessage, toPrincipal } from "./messages.js";
 import type { SearchService } from "./search.js";
@@ -25,7 +25,7 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
     async semanticSearch(request) {
       const result = await search.semantic(toPrincipal(request.principal), {
         model: request.embeddingModel,
-        vector: request.vector,
+        vector: vectorFromBytes(request.vector, "vector"),
         filter: toEntryFilter(request.filter),
         limit: request.limit,
         offset: request.offset,

@@ -1,5 +1,5 @@
 /** Building blocks of the retrieval tests: a store with search in the same process, entries with chosen vectors, and clients. */
-import { contentHash, createGrpcClient, type GrpcClient } from "@context-hub/common";
+import { contentHash, createGrpcClient, vectorToBytes, type GrpcClient } from "@context-hub/common";
 import { commonV1, searchV1 } from "@context-hub/proto";
 import { defaultSearchConfig, openDatabase, openSearch, type DatabaseOptions, type OpenSearch, type SearchConfig, type SqlDatabase } from "@context-hub/store";
 import { logger, startTestStore, type NewEntryInit, type PrincipalInit, type StartedStore, type StoreClient } from "../store/store-fixtures.js";
@@ -68,7 +68,7 @@ export async function commitWithVectors(client: StoreClient, caller: PrincipalIn
   const chunks = vectors.map((vector, ordinal) => ({
     ordinal,
     span: { start: ordinal * step, end: ordinal === vectors.length - 1 ? text.length : (ordinal + 1) * step },
-    vector,
+    vector: vectorToBytes(vector),
   }));
   const reply = await client.commit({
     principal: caller,

@@ -5,6 +5,7 @@
  * test needs to choose the vector strategy, which uses search in-process on
  * the same database.
  */
+import { vectorToBytes } from "@context-hub/common";
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
@@ -37,7 +38,7 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
       h.searchClient.fullTextSearch({ principal: caller, query, mode, ...extra });
     const ftsIds = async (...args: Parameters<typeof fts>) => (await fts(...args)).hits.map((hit) => hit.entry?.id ?? "");
     const semantic = (caller: PrincipalInit, vector: number[], extra: { filter?: Filter; limit?: number; offset?: number } = {}) =>
-      h.searchClient.semanticSearch({ principal: caller, embeddingModel: testModel, vector, ...extra });
+      h.searchClient.semanticSearch({ principal: caller, embeddingModel: testModel, vector: vectorToBytes(vector), ...extra });
 
     describe("full text", () => {
       const tenant = newTenant("fts");
@@ -201,7 +202,7 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
       });
 
       test("vectors of another model or dimension are never compared", async () => {
-        const otherModel = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: "other-model", vector: direction(0) });
+        const otherModel = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: "other-model", vector: vectorToBytes(direction(0)) });
         assert.deepEqual(otherModel.hits, []);
         assert.match(otherModel.warnings.join(" "), /no stored vectors were made by other-model \(8 dimensions\)/);
         assert.deepEqual((await semantic(a1, [1, 0, 0])).hits, [], "another dimension");
@@ -354,7 +355,7 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
           generated: {
             embeddingModel: testModel,
             embeddingDimension: dimension,
-            chunks: [{ ordinal: 0, span: { start: 0, end: doc.length }, vector: direction(1) }],
+            chunks: [{ ordinal: 0, span: { start: 0, end: doc.length }, vector: vectorToBytes(direction(1)) }],
             summary: "How to restart and roll back.",
             nodeSummaries: [{ nodeId: "runbook/rollback", heading: "Rollback", level: 2, span: { start: doc.indexOf("## Rollback"), end: doc.length }, summary: "Roll back, then verify." }],
             textHash: (await import("@context-hub/common")).contentHash(doc),

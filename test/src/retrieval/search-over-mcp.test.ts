@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { contentHash, createGrpcClient } from "@context-hub/common";
+import { contentHash, createGrpcClient, vectorFromBytes, vectorToBytes } from "@context-hub/common";
 import { commonV1, embedderV1, storeV1 } from "@context-hub/proto";
 import { startAllInOne, type AllInOne } from "@context-hub/cli";
 import { nastyQueries } from "@context-hub/store";
@@ -95,7 +95,7 @@ for (const backend of backends) {
       const store = createGrpcClient(storeV1.StoreService, { address: `127.0.0.1:${hub.services.store.port}`, peer: "store", deadlineMs: 30_000 });
       try {
         const embedded = await embedder.embedQueries({ texts: [vectorQuery] });
-        const query = embedded.vectors[0]?.values ?? [];
+        const query = vectorFromBytes(embedded.vectors[0]?.float32Le ?? new Uint8Array(), "vector");
         const noisy = query.map((value, index) => value + 0.01 * Math.sin(index + 1));
         const text = "Cafeteria opening hours for the summer.";
         const commit = async (tenant: string, subject: string) =>
@@ -105,7 +105,7 @@ for (const backend of backends) {
             generated: {
               embeddingModel: embedded.model,
               embeddingDimension: embedded.dimension,
-              chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: noisy }],
+              chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: vectorToBytes(noisy) }],
               summary: "",
               nodeSummaries: [],
               textHash: contentHash(text),

@@ -8,6 +8,7 @@ import { describe, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
+import { vectorToBytes } from "@context-hub/common";
 import { commonV1, searchV1, storeV1 } from "@context-hub/proto";
 import { commitWithVectors, direction, testModel, type RetrievalHarness } from "./retrieval-fixtures.js";
 import { expectError, expectIndistinguishable, generatedFor, newTenant, principal, randomId, type PrincipalInit } from "../store/store-fixtures.js";
@@ -32,7 +33,7 @@ export function defineTimelinesTests(harness: () => RetrievalHarness): void {
     (await h().searchClient.fullTextSearch({ principal: caller, query, mode: FullTextMode.MATCH, filter, limit: 50 })).hits;
   const ftsIds = async (caller: PrincipalInit, query: string, filter: Filter = {}) => (await ftsHits(caller, query, filter)).map((hit) => hit.entry?.id ?? "");
   const semanticHits = async (caller: PrincipalInit, vector: number[], filter: Filter = {}) =>
-    (await h().searchClient.semanticSearch({ principal: caller, embeddingModel: testModel, vector, filter, limit: 50 })).hits;
+    (await h().searchClient.semanticSearch({ principal: caller, embeddingModel: testModel, vector: vectorToBytes(vector), filter, limit: 50 })).hits;
   const grepIds = async (caller: PrincipalInit, pattern: string, filter: Filter = {}) =>
     (await h().searchClient.grep({ principal: caller, pattern, output: GrepOutput.FILES_WITH_MATCHES, filter })).entries.map((entry) => entry.entryId);
   const listIds = async (caller: PrincipalInit, filter: EntryFilter) => (await h().client.listEntries({ principal: caller, filter, limit: 100 })).entries.map((entry) => entry.id);

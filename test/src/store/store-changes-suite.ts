@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { contentHash } from "@context-hub/common";
+import { contentHash, vectorToBytes } from "@context-hub/common";
 import { commonV1, type storeV1 } from "@context-hub/proto";
 import { commitText, countRows, expectError, generatedFor, insertGrant, newTenant, principal, randomId, tenantFootprint, textEntry, type StoreSuiteContext } from "./store-fixtures.js";
 
@@ -31,9 +31,9 @@ export function defineChangeTests(context: StoreSuiteContext): void {
       const generated = {
         ...generatedFor(newText, { summary: "new summary" }),
         chunks: [
-          { ordinal: 0, span: { start: 0, end: 10 }, vector: [1, 0, 0, 0] },
-          { ordinal: 1, span: { start: 10, end: why }, vector: [0, 1, 0, 0] },
-          { ordinal: 2, span: { start: why, end: newText.length }, vector: [0, 0, 1, 0] },
+          { ordinal: 0, span: { start: 0, end: 10 }, vector: vectorToBytes([1, 0, 0, 0]) },
+          { ordinal: 1, span: { start: 10, end: why }, vector: vectorToBytes([0, 1, 0, 0]) },
+          { ordinal: 2, span: { start: why, end: newText.length }, vector: vectorToBytes([0, 0, 1, 0]) },
         ],
         nodeSummaries: [
           { nodeId: "plan", heading: "Plan", level: 1, span: { start: 0, end: why }, summary: "moved to Monday" },

@@ -6,7 +6,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { toJsonString } from "@bufbuild/protobuf";
-import { isContextHubError } from "@context-hub/common";
+import { isContextHubError, vectorFromBytes, vectorToBytes } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
 import type { SqlConnection } from "@context-hub/store";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
@@ -26,9 +26,9 @@ function markedGeneration(text: string, marker: number): GeneratedInit {
   const third = Math.floor(text.length / 3);
   return generatedFor(text, {
     chunks: [
-      { ordinal: 0, span: { start: 0, end: third }, vector: [marker, 0, 0, 1] },
-      { ordinal: 1, span: { start: third, end: 2 * third }, vector: [marker, 1, 0, 1] },
-      { ordinal: 2, span: { start: 2 * third, end: text.length }, vector: [marker, 2, 0, 1] },
+      { ordinal: 0, span: { start: 0, end: third }, vector: vectorToBytes([marker, 0, 0, 1]) },
+      { ordinal: 1, span: { start: third, end: 2 * third }, vector: vectorToBytes([marker, 1, 0, 1]) },
+      { ordinal: 2, span: { start: 2 * third, end: text.length }, vector: vectorToBytes([marker, 2, 0, 1]) },
     ],
     nodeSummaries: [{ nodeId: `n${marker}`, heading: `H${marker}`, level: 1, span: { start: 0, end: text.length }, summary: `summary ${marker}` }],
   });
@@ -93,7 +93,7 @@ export function defineConcurrencyTests(): void {
           [winner.generated.nodeSummaries[0]!.summary],
         );
         const chunks = await sql.query<{ end_offset: number; embedding: string }>("SELECT end_offset, embedding::text AS embedding FROM chunks WHERE entry_id = $1 ORDER BY ordinal", [entry.id]);
-        const marker = winner.generated.chunks[0]!.vector[0];
+        const marker = vectorFromBytes(winner.generated.chunks[0]!.vector, "vector")[0];
         assert.deepEqual(
           chunks.rows.map((row) => [row.end_offset, Number(row.embedding.slice(1).split(",")[0])]),
           winner.generated.chunks.map((chunk) => [chunk.span!.end, marker]),

@@ -1,7 +1,7 @@
 /** Building blocks of the store's integration tests: principals, entries, a started store and direct SQL. */
 import { randomBytes } from "node:crypto";
 import assert from "node:assert/strict";
-import { contentHash, createGrpcClient, createLogger, isContextHubError, type ErrorCode, type GrpcClient, type RunningService } from "@context-hub/common";
+import { contentHash, createGrpcClient, createLogger, isContextHubError, type ErrorCode, type GrpcClient, type RunningService, vectorToBytes } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
@@ -47,7 +47,7 @@ interface SpanInit {
 export interface GeneratedInit {
   embeddingModel: string;
   embeddingDimension: number;
-  chunks: { ordinal: number; span?: SpanInit; vector: number[] }[];
+  chunks: { ordinal: number; span?: SpanInit; vector: Uint8Array }[];
   summary: string;
   nodeSummaries: { nodeId: string; heading: string; level: number; span?: SpanInit; summary: string }[];
   textHash?: string;
@@ -82,10 +82,10 @@ export function generatedFor(text: string, overrides: Partial<GeneratedInit> = {
   const middle = Math.max(1, Math.floor(text.length / 2));
   const chunks =
     text.length < 2
-      ? [{ ordinal: 0, span: { start: 0, end: text.length }, vector: [0.5, -0.25, 1, 0] }]
+      ? [{ ordinal: 0, span: { start: 0, end: text.length }, vector: vectorToBytes([0.5, -0.25, 1, 0]) }]
       : [
-          { ordinal: 0, span: { start: 0, end: middle }, vector: [0.5, -0.25, 1, 0] },
-          { ordinal: 1, span: { start: middle, end: text.length }, vector: [0.125, 2, -1.5, 0.75] },
+          { ordinal: 0, span: { start: 0, end: middle }, vector: vectorToBytes([0.5, -0.25, 1, 0]) },
+          { ordinal: 1, span: { start: middle, end: text.length }, vector: vectorToBytes([0.125, 2, -1.5, 0.75]) },
         ];
   return { embeddingModel: "test-model", embeddingDimension: dimension, chunks, summary: "", nodeSummaries: [], textHash: contentHash(text), ...overrides };
 }

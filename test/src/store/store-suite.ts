@@ -9,7 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { contentHash } from "@context-hub/common";
+import { contentHash, vectorToBytes } from "@context-hub/common";
 import { commonV1 } from "@context-hub/proto";
 import { accessPredicate, createSqlParams, createUuidV7, isUuid, latestSchemaVersion, migrate, migrations, type AccessMode, type Principal, type SqlDatabase } from "@context-hub/store";
 import {
@@ -645,25 +645,30 @@ export function defineStoreSuite(target: StoreTarget): void {
         ["NUL in metadata", { principal: caller, entry: { ...base, metadata: { "k\u0000": 1 } }, generated }, /metadata must not contain NUL/],
         [
           "span outside text",
-          { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: text.length + 1 }, vector: [1, 2, 3, 4] }] } },
+          { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: text.length + 1 }, vector: vectorToBytes([1, 2, 3, 4]) }] } },
           /chunks\[0\]\.span \[0, 14\) does not lie inside the text \(length 13\)/,
         ],
         [
           "empty span",
-          { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 3, end: 3 }, vector: [1, 2, 3, 4] }] } },
+          { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 3, end: 3 }, vector: vectorToBytes([1, 2, 3, 4]) }] } },
           /chunks\[0\]\.span \[3, 3\) does not lie inside/,
         ],
-        ["no span", { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, vector: [1, 2, 3, 4] }] } }, /chunks\[0\]\.span is required/],
+        ["no span", { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, vector: vectorToBytes([1, 2, 3, 4]) }] } }, /chunks\[0\]\.span is required/],
         [
           "wrong dimension",
-          { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: 4 }, vector: [1, 2, 3] }] } },
+          { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: 4 }, vector: vectorToBytes([1, 2, 3]) }] } },
           /chunks\[0\]\.vector has 3 dimensions; embedding_dimension is 4/,
+        ],
+        [
+          "vector bytes not whole float32 values",
+          { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: 4 }, vector: new Uint8Array(15) }] } },
+          /generated\.chunks\[0\]\.vector is 15 bytes, not a whole number of float32 components/,
         ],
         ["zero dimension", { principal: caller, entry: base, generated: { ...generated, embeddingDimension: 0 } }, /embedding_dimension must be greater than 0 when chunks are present/],
         ["no model", { principal: caller, entry: base, generated: { ...generated, embeddingModel: "" } }, /embedding_model is required/],
         [
           "NaN in vector",
-          { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: 4 }, vector: [1, Number.NaN, 3, 4] }] } },
+          { principal: caller, entry: base, generated: { ...generated, chunks: [{ ordinal: 0, span: { start: 0, end: 4 }, vector: vectorToBytes([1, Number.NaN, 3, 4]) }] } },
           /chunks\[0\]\.vector contains a value that is not a finite number/,
         ],
         [

@@ -10,7 +10,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { contentHash } from "@context-hub/common";
+import { contentHash, vectorToBytes } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
 import { commitWithVectors } from "../retrieval/retrieval-fixtures.js";
 import { newTenant, principal, type PrincipalInit } from "../store/store-fixtures.js";
@@ -41,7 +41,7 @@ export function defineVectorContractSuite(target: VectorTarget): void {
     });
 
     const search = async (caller: PrincipalInit, vector: number[], extra: { filter?: Filter; limit?: number } = {}) =>
-      h.searchClient.semanticSearch({ principal: caller, embeddingModel: vectorModel, vector, ...extra });
+      h.searchClient.semanticSearch({ principal: caller, embeddingModel: vectorModel, vector: vectorToBytes(vector), ...extra });
     const ids = async (...args: Parameters<typeof search>) => (await search(...args)).hits.map((hit) => hit.entry?.id ?? "");
 
     test("the nearest entries come back nearest first, each with its best chunk and its cosine similarity", async () => {
@@ -121,7 +121,7 @@ export function defineVectorContractSuite(target: VectorTarget): void {
             generated: {
               embeddingModel: vectorModel,
               embeddingDimension: 8,
-              chunks: [{ ordinal: 0, span: { start: 0, end: newText.length }, vector: direction(1) }],
+              chunks: [{ ordinal: 0, span: { start: 0, end: newText.length }, vector: vectorToBytes(direction(1)) }],
               summary: "",
               nodeSummaries: [],
               textHash: contentHash(newText),

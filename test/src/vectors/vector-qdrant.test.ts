@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { contentHash } from "@context-hub/common";
+import { contentHash, vectorToBytes } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
 import { collectionName, emptySearchFilter, toQdrantFilter, type Principal } from "@context-hub/store";
 import { commitWithVectors } from "../retrieval/retrieval-fixtures.js";
@@ -37,7 +37,7 @@ test("what the outbox has not delivered yet is found the moment it commits, shar
     const { rows } = await h.db.query<{ count: number }>("SELECT count(*)::integer AS count FROM vector_outbox");
     assert.ok((rows[0]?.count ?? 0) >= 3, "nothing has been delivered yet");
     assert.deepEqual((await pointsOf(h, first)).length + (await pointsOf(h, second)).length, 0, "Qdrant has not seen the new entries");
-    const mine = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: vectorModel, vector: direction(4), limit: 5 });
+    const mine = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: vectorModel, vector: vectorToBytes(direction(4)), limit: 5 });
     assert.deepEqual([mine.hits.map((hit) => hit.entry?.id), mine.warnings], [[first, second, delivered], []], "Qdrant's answer and the pending entries, merged in order");
     // A model Qdrant has never seen has no collection yet: PostgreSQL's answer is the whole answer, so no warning.
     const text = "embedded by a model Qdrant has not seen";
@@ -47,17 +47,17 @@ test("what the outbox has not delivered yet is found the moment it commits, shar
       generated: {
         embeddingModel: "brand-new-model",
         embeddingDimension: 3,
-        chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: [1, 0, 0] }],
+        chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: vectorToBytes([1, 0, 0]) }],
         summary: "",
         nodeSummaries: [],
         textHash: contentHash(text),
       },
     });
-    const unseen = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: "brand-new-model", vector: [1, 0.1, 0], limit: 5 });
+    const unseen = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: "brand-new-model", vector: vectorToBytes([1, 0.1, 0]), limit: 5 });
     assert.deepEqual([unseen.hits.map((hit) => hit.entry?.id), unseen.warnings], [[newModel.ack?.id], []]);
     const own = await commitWithVectors(h.client, a2, "n", "a2's own note", [direction(4, 5, 0.1)]);
     assert.deepEqual(
-      (await h.searchClient.semanticSearch({ principal: a2, embeddingModel: vectorModel, vector: direction(4), limit: 5 })).hits.map((hit) => hit.entry?.id),
+      (await h.searchClient.semanticSearch({ principal: a2, embeddingModel: vectorModel, vector: vectorToBytes(direction(4)), limit: 5 })).hits.map((hit) => hit.entry?.id),
       [own, delivered],
       "a2 finds its own new note and the one just shared with it (whose payload in Qdrant still says private), and not a1's private ones",
     );
@@ -77,7 +77,8 @@ describe("the Qdrant backend's outbox", () => {
 
   const pointsOf = async (entryId: string) => (await h.direct.scroll(h.collection, { filter: { must: [{ key: "entry_id", match: { value: entryId } }] }, with_payload: true, limit: 100 })).points;
   const pointCount = async () => (await h.direct.count(h.collection, { exact: true })).count;
-  const search = (caller: ReturnType<typeof principal>, vector: number[]) => h.searchClient.semanticSearch({ principal: caller, embeddingModel: vectorModel, vector, limit: 10 });
+  const search = (caller: ReturnType<typeof principal>, vector: number[]) =>
+    h.searchClient.semanticSearch({ principal: caller, embeddingModel: vectorModel, vector: vectorToBytes(vector), limit: 10 });
 
   test("it describes itself as qdrant, and a point carries its entry's access and filter payload, kept current by grants", async () => {
     assert.equal((await h.client.describe({})).vectorBackend, "qdrant");
@@ -188,7 +189,7 @@ describe("the Qdrant backend's outbox", () => {
       points.map((point) => [point.payload?.entry_id, point.payload?.embedding_model]),
       [[id, "replacement-model"]],
     );
-    const found = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: "replacement-model", vector: direction(1), limit: 5 });
+    const found = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: "replacement-model", vector: vectorToBytes(direction(1)), limit: 5 });
     assert.deepEqual([found.hits.map((hit) => hit.entry?.id), found.warnings], [[id], []]);
   });
 

@@ -95,7 +95,11 @@ function wrapUnary(serviceName: string, method: DescMethod, handler: (request: u
     const started = process.hrtime.bigint();
     const requestId = requestIdOf(call.metadata);
     const controller = new AbortController();
-    call.on("cancelled", () => controller.abort(new ContextHubError("DEADLINE_EXCEEDED", "the caller cancelled or its deadline passed")));
+    let answered = false;
+    // grpc-js also reports "cancelled" when the stream closes after a sent reply: only a call still running is cancelled.
+    call.on("cancelled", () => {
+      if (!answered) controller.abort(new ContextHubError("DEADLINE_EXCEEDED", "the caller cancelled or its deadline passed"));
+    });
     const deadline = call.getDeadline();
     const context: CallContext = {
       requestId,
@@ -112,10 +116,12 @@ function wrapUnary(serviceName: string, method: DescMethod, handler: (request: u
     runWithRequestContext({ requestId }, () => {
       withSpan(`${serviceName}/${method.name}`, attributes, () => handler(call.request, context), { kind: SpanKind.SERVER, parent }).then(
         (response) => {
+          answered = true;
           observe(status.OK);
           callback(null, create(output, response as never) as never);
         },
         (error: unknown) => {
+          answered = true;
           if (isContextHubError(error) && error.code !== "INTERNAL") {
             const grpcStatus = toGrpcStatus(error);
             observe(grpcStatus.code ?? status.UNKNOWN);

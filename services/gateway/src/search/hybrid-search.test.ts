@@ -1,7 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { create } from "@bufbuild/protobuf";
-import { ContextHubError } from "@context-hub/common";
+import { ContextHubError, vectorToBytes } from "@context-hub/common";
 import { embedderV1, rerankerV1, searchV1, storeV1 } from "@context-hub/proto";
 import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
@@ -43,7 +43,7 @@ function fakePeers(options: FakeOptions) {
     embedder: {
       async embedQueries() {
         if (options.semantic instanceof Error) throw options.semantic;
-        return create(embedderV1.EmbedQueriesResponseSchema, { model: "m", dimension: 2, vectors: [{ values: [1, 0] }] });
+        return create(embedderV1.EmbedQueriesResponseSchema, { model: "m", dimension: 2, vectors: [{ float32Le: vectorToBytes([1, 0]) }] });
       },
     },
     reranker: {

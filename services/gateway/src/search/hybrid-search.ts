@@ -89,7 +89,7 @@ const settle = <T>(promise: Promise<T>): Promise<Settled<T>> =>
 /** The query embedding and the semantic ranking under the same filters; fails if either step does. */
 export async function semanticRanking(peers: Peers, principal: Principal, query: string, filter: HybridSearchRequest["filter"], page: { limit: number; offset: number }, mode: string) {
   const embedded = await timed(mode, "embed", () => peers.embedder.embedQueries({ texts: [query] }, { deadlineMs: searchDeadlines.embedMs }));
-  const vector = embedded.vectors[0]?.values ?? [];
+  const vector = embedded.vectors[0]?.float32Le ?? new Uint8Array();
   const reply = await timed(mode, "semantic", () => peers.search.semanticSearch({ principal, embeddingModel: embedded.model, vector, filter, limit: page.limit, offset: page.offset }));
   return { model: embedded.model, reply };
 }
