@@ -164,27 +164,23 @@ export function createWritePath(options: WritePathOptions) {
       throw legFailure("embedding", "EMBEDDER_UNAVAILABLE", error);
     });
     const { summarizer } = peers;
+    // One call for every text's summary and node summaries. The summary is mandatory; node summaries never
+    // fail a write: the summarizer answers without them once sectionSummaryTimeoutMs has passed.
     const summaries =
       summarizer === undefined
-        ? Promise.resolve(inputs.map(() => ""))
-        : timeStage("summarize", () => Promise.all(inputs.map((input) => summarizer.summarize({ text: input.text, source: toProtoSource(input.source) }, call).then((reply) => reply.summary)))).catch(
-            (error: unknown) => {
-              throw legFailure("summary", "SUMMARIZER_UNAVAILABLE", error);
-            },
-          );
-    // Node summaries never fail a write: on error or timeout the entry is stored without them.
-    const sections = Promise.all(
-      inputs.map((input) =>
-        summarizer === undefined
-          ? Promise.resolve([])
-          : summarizer
-              .summarizeSections({ text: input.text, source: toProtoSource(input.source) }, { ...call, deadlineMs: options.sectionSummaryTimeoutMs })
-              .then((reply) => reply.sections)
-              .catch(() => []),
-      ),
-    );
+        ? Promise.resolve(inputs.map(() => ({ summary: "", sections: [] as commonV1.NodeSummary[] })))
+        : timeStage("summarize", async () => {
+            const reply = await summarizer.summarize(
+              { inputs: inputs.map((input) => ({ text: input.text, source: toProtoSource(input.source) })), sectionBudgetMs: options.sectionSummaryTimeoutMs },
+              call,
+            );
+            if (reply.summaries.length !== inputs.length) throw new Error(`the summarizer returned ${reply.summaries.length} summaries for ${inputs.length} texts`);
+            return reply.summaries;
+          }).catch((error: unknown) => {
+            throw legFailure("summary", "SUMMARIZER_UNAVAILABLE", error);
+          });
 
-    const [embedded, summaryTexts, nodeSummaries] = await Promise.all([embedding, summaries, sections]);
+    const [embedded, summarized] = await Promise.all([embedding, summaries]);
     if (embedded.documents.length !== inputs.length) {
       throw new ContextHubError("EMBEDDER_UNAVAILABLE", `embedding failed, so nothing was stored: the embedder returned ${embedded.documents.length} documents for ${inputs.length} texts`, {
         details: { leg: "embedding" },
@@ -200,8 +196,8 @@ export function createWritePath(options: WritePathOptions) {
         span: { $typeName: "contexthub.common.v1.TextSpan", start: chunk.start, end: chunk.end },
         vector: chunk.vector?.float32Le ?? new Uint8Array(),
       })),
-      summary: summaryTexts[index] ?? "",
-      nodeSummaries: nodeSummaries[index] ?? [],
+      summary: summarized[index]!.summary,
+      nodeSummaries: summarized[index]!.sections,
       textHash: contentHash(input.text),
     }));
   }

@@ -42,7 +42,7 @@ const report = [
   "I decided to enable iterative scans. The result is that latency dropped from four seconds to two hundred milliseconds.",
 ].join("\n");
 
-test("Summarize and SummarizeSections go to the Anthropic-compatible server and come back cleaned", async (t) => {
+test("Summarize goes to the Anthropic-compatible server, for the summary and each section, and comes back cleaned", async (t) => {
   const { server, service, client } = await startForTest(t, (request) => {
     const user = (request.body as { messages: { content: string }[] }).messages[0]!.content;
     const section = /^Section: (.+)$/m.exec(user)?.[1];
@@ -52,8 +52,9 @@ test("Summarize and SummarizeSections go to the Anthropic-compatible server and 
   const described = await client.describe({});
   assert.deepEqual({ provider: described.provider, model: described.model }, { provider: "anthropic", model: "claude-haiku-4-5" });
 
-  assert.equal((await client.summarize({ text: report, source: commonV1.Source.AGENT })).summary, "The agent enabled iterative scans.");
-  assert.equal((await client.summarize({ text: "Too short.", source: commonV1.Source.AGENT })).summary, "", "under SUMMARIZER_MIN_CHARS no request is made");
+  const summaryOf = async (text: string, source: commonV1.Source, sectionBudgetMs = 0) => (await client.summarize({ inputs: [{ text, source }], sectionBudgetMs })).summaries[0]!;
+  assert.equal((await summaryOf(report, commonV1.Source.AGENT)).summary, "The agent enabled iterative scans.");
+  assert.equal((await summaryOf("Too short.", commonV1.Source.AGENT)).summary, "", "under SUMMARIZER_MIN_CHARS no request is made");
   assert.equal(server.requests.length, 1);
   const [request] = server.requests;
   assert.equal(request!.path, "/v1/messages");
@@ -61,7 +62,7 @@ test("Summarize and SummarizeSections go to the Anthropic-compatible server and 
   assert.equal(request!.headers["anthropic-version"], "2023-06-01");
   assert.match((request!.body as { system: string }).system, /what the agent found and what it decided/);
 
-  const { sections } = await client.summarizeSections({ text: report, source: commonV1.Source.USER });
+  const { sections } = await summaryOf(report, commonV1.Source.USER, 5_000);
   assert.deepEqual(
     sections.map((section) => [section.nodeId, section.summary]),
     [
@@ -69,12 +70,12 @@ test("Summarize and SummarizeSections go to the Anthropic-compatible server and 
       ["findings/fix", "Findings > Fix is covered."],
     ],
   );
-  assert.equal(server.requests.length, 3, "one request per section");
+  assert.equal(server.requests.length, 4, "one request for the summary and one per section");
 });
 
 test("a failing provider surfaces over gRPC as PROVIDER_ERROR naming provider, model and cause", async (t) => {
   const { server, client } = await startForTest(t, () => ({ status: 401, json: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }));
-  await assert.rejects(client.summarize({ text: report, source: commonV1.Source.USER }), (error: unknown) => {
+  await assert.rejects(client.summarize({ inputs: [{ text: report, source: commonV1.Source.USER }] }), (error: unknown) => {
     assert.ok(isContextHubError(error));
     assert.equal(error.code, "PROVIDER_ERROR");
     assert.equal(error.message, "anthropic messages (model claude-haiku-4-5) failed: HTTP 401 after 1 attempt: invalid x-api-key");

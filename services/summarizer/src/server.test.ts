@@ -1,9 +1,12 @@
-import { test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createGrpcClient, createLogger, isContextHubError } from "@context-hub/common";
+import { create } from "@bufbuild/protobuf";
+import { ContextHubError, createGrpcClient, createLogger, isContextHubError } from "@context-hub/common";
 import { commonV1, summarizerV1 } from "@context-hub/proto";
 import { loadSummarizerConfig } from "./config.js";
 import { startSummarizer } from "./index.js";
+import { createSummarizerHandlers } from "./server.js";
+import type { Summarizer } from "./summarizer.js";
 
 const logger = createLogger("summarizer-test", "silent");
 
@@ -33,34 +36,121 @@ test("Describe reports the built-in extractive model and the threshold", async (
   assert.equal((await fetch(`http://127.0.0.1:${service.opsPort}/readyz`)).status, 200);
 });
 
-test("Summarize returns a plain summary, and an empty one for short texts", async (t) => {
-  const { client } = await startForTest(t);
-  const { summary } = await client.summarize({ text: report, source: commonV1.Source.AGENT });
-  assert.match(summary, /found that iterative scans were disabled|latency dropped/);
-  assert.doesNotMatch(summary, /#/);
-  assert.ok(summary.length < report.length);
-  assert.equal((await client.summarize({ text: "Short note.", source: commonV1.Source.USER })).summary, "");
-});
+const input = (text: string, source = commonV1.Source.AGENT) => ({ text, source });
 
-test("SummarizeSections returns node summaries with stable ids and spans", async (t) => {
+test("Summarize returns each text's summary and node summaries, in order, and nothing for a short text", async (t) => {
   const { client } = await startForTest(t);
-  const { sections } = await client.summarizeSections({ text: report, source: commonV1.Source.AGENT });
+  const { summaries } = await client.summarize({ inputs: [input(report), input("Short note.", commonV1.Source.USER)], sectionBudgetMs: 5000 });
+  assert.equal(summaries.length, 2);
+  const [long, short] = summaries;
+  assert.match(long!.summary, /found that iterative scans were disabled|latency dropped/);
+  assert.doesNotMatch(long!.summary, /#/);
+  assert.ok(long!.summary.length < report.length);
   assert.deepEqual(
-    sections.map((s) => [s.nodeId, s.heading, s.level]),
+    long!.sections.map((s) => [s.nodeId, s.heading, s.level]),
     [
       ["findings", "Findings", 1],
       ["findings/fix", "Fix", 2],
     ],
   );
-  const fix = sections[1]!;
+  const fix = long!.sections[1]!;
   assert.equal(fix.span!.start, report.indexOf("## Fix"));
   assert.equal(fix.span!.end, report.length);
   assert.ok(fix.summary.length > 0 && !fix.summary.includes("#"));
+  assert.deepEqual([short!.summary, short!.sections], ["", []]);
 });
 
-test("an unknown source or a text over the limit is INVALID_ARGUMENT", async (t) => {
+test("a section budget of 0 asks for no node summaries", async (t) => {
   const { client } = await startForTest(t);
-  for (const call of [() => client.summarize({ text: report, source: 99 as commonV1.Source }), () => client.summarizeSections({ text: "x".repeat(20_001), source: commonV1.Source.USER })]) {
-    await assert.rejects(call(), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT");
+  const [only] = (await client.summarize({ inputs: [input(report)], sectionBudgetMs: 0 })).summaries;
+  assert.ok(only!.summary.length > 0);
+  assert.deepEqual(only!.sections, []);
+});
+
+test("an unknown source, a text over the limit or too many texts is INVALID_ARGUMENT naming the input", async (t) => {
+  const { client } = await startForTest(t);
+  const cases: [() => Promise<unknown>, RegExp][] = [
+    [() => client.summarize({ inputs: [input(report), input(report, 99 as commonV1.Source)], sectionBudgetMs: 100 }), /^inputs\[1\]: source 99 is not a known Source/],
+    [() => client.summarize({ inputs: [input("x".repeat(20_001), commonV1.Source.USER)], sectionBudgetMs: 100 }), /^inputs\[0\]: text has 20001 characters/],
+    [() => client.summarize({ inputs: Array.from({ length: 101 }, () => input("a note")), sectionBudgetMs: 0 }), /at most 100 texts per call \(got 101\)/],
+  ];
+  for (const [call, message] of cases) {
+    await assert.rejects(call(), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && message.test(error.message));
   }
+});
+
+/** A summarizer whose node summaries take `sectionsMs` (or fail) and whose summary takes `summaryMs` (or fails). */
+function timedSummarizer(behaviour: { summaryMs: number; sectionsMs: number; sections?: "fail" | "ok"; summary?: "fail" | "ok" }): Summarizer {
+  const after = <T>(ms: number, value: () => T, signal?: AbortSignal) =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        try {
+          resolve(value());
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      }, ms);
+      signal?.addEventListener("abort", () => clearTimeout(timer), { once: true });
+    });
+  return {
+    describe: () => ({ provider: "timed", model: "timed-1", minChars: 0 }),
+    summarize: (_text, _source, signal) =>
+      after(
+        behaviour.summaryMs,
+        () => {
+          if (behaviour.summary === "fail") throw new ContextHubError("PROVIDER_ERROR", "timed summary failed");
+          return "the summary";
+        },
+        signal,
+      ),
+    summarizeSections: (text, _source, signal) =>
+      after(
+        behaviour.sectionsMs,
+        () => {
+          if (behaviour.sections === "fail") throw new ContextHubError("PROVIDER_ERROR", "timed sections failed");
+          return [{ nodeId: "n", heading: "N", level: 1, start: 0, end: text.length, summary: "the node" }];
+        },
+        signal,
+      ),
+  };
+}
+
+describe("node summaries are best effort within the section budget", () => {
+  const context = () => ({ requestId: "r", deadline: undefined, signal: new AbortController().signal });
+  const request = (budgetMs: number) => create(summarizerV1.SummarizeRequestSchema, { inputs: [input("some text")], sectionBudgetMs: budgetMs });
+
+  test("done within the budget, they come back with the summary", async () => {
+    const handlers = createSummarizerHandlers(timedSummarizer({ summaryMs: 5, sectionsMs: 20 }));
+    const reply = await handlers.summarize(request(2000), context());
+    assert.deepEqual(
+      reply.summaries!.map((summary) => [summary.summary, summary.sections!.map((section) => section.summary)]),
+      [["the summary", ["the node"]]],
+    );
+  });
+
+  test("past the budget the call answers without them, at the budget rather than when they finish", async () => {
+    const handlers = createSummarizerHandlers(timedSummarizer({ summaryMs: 5, sectionsMs: 5_000 }));
+    const started = performance.now();
+    const reply = await handlers.summarize(request(100), context());
+    const elapsed = performance.now() - started;
+    assert.deepEqual(
+      reply.summaries!.map((summary) => [summary.summary, summary.sections]),
+      [["the summary", []]],
+    );
+    assert.ok(elapsed >= 90 && elapsed < 2_000, `answered after ${elapsed.toFixed(0)} ms`);
+  });
+
+  test("when they fail the call still succeeds, without them", async () => {
+    const handlers = createSummarizerHandlers(timedSummarizer({ summaryMs: 5, sectionsMs: 5, sections: "fail" }));
+    const reply = await handlers.summarize(request(2000), context());
+    assert.deepEqual(
+      reply.summaries!.map((summary) => [summary.summary, summary.sections]),
+      [["the summary", []]],
+    );
+  });
+
+  test("a failed summary fails the call, whatever the node summaries did", async () => {
+    const handlers = createSummarizerHandlers(timedSummarizer({ summaryMs: 5, sectionsMs: 5, summary: "fail" }));
+    await assert.rejects(handlers.summarize(request(2000), context()), /timed summary failed/);
+  });
 });

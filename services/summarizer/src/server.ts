@@ -1,7 +1,7 @@
 // The summarizer's gRPC transport: translates SummarizerService messages to and from the domain.
-import { invalidArgument, type ServiceImplementation } from "@context-hub/common";
+import { invalidArgument, isContextHubError, type ServiceImplementation } from "@context-hub/common";
 import { commonV1, type summarizerV1 } from "@context-hub/proto";
-import type { Summarizer } from "./summarizer.js";
+import type { SectionSummary, Summarizer } from "./summarizer.js";
 import type { TextSource } from "./summary-provider.js";
 
 /** The domain source of a proto Source; unknown values are the caller's mistake. */
@@ -18,6 +18,9 @@ export function fromProtoSource(source: commonV1.Source): TextSource {
   }
 }
 
+/** The most texts one Summarize call takes: a batch store's limit. */
+export const maxSummarizeInputs = 100;
+
 /** The SummarizerService handlers over a summarizer. */
 export function createSummarizerHandlers(summarizer: Summarizer): ServiceImplementation<typeof summarizerV1.SummarizerService> {
   return {
@@ -25,19 +28,49 @@ export function createSummarizerHandlers(summarizer: Summarizer): ServiceImpleme
       return summarizer.describe();
     },
     async summarize(request, context) {
-      return { summary: await summarizer.summarize(request.text, fromProtoSource(request.source), context.signal) };
-    },
-    async summarizeSections(request, context) {
-      const sections = await summarizer.summarizeSections(request.text, fromProtoSource(request.source), context.signal);
-      return {
-        sections: sections.map((section) => ({
-          nodeId: section.nodeId,
-          heading: section.heading,
-          level: section.level,
-          span: { start: section.start, end: section.end },
-          summary: section.summary,
-        })),
-      };
+      if (request.inputs.length > maxSummarizeInputs) {
+        throw invalidArgument(`inputs: at most ${maxSummarizeInputs} texts per call (got ${request.inputs.length})`, "split the texts over several calls");
+      }
+      // Every input is checked before any provider is asked: a bad one fails the call having cost nothing.
+      const inputs = request.inputs.map((input, index) => {
+        try {
+          return { text: input.text, source: fromProtoSource(input.source) };
+        } catch (error) {
+          throw isContextHubError(error) ? invalidArgument(`inputs[${index}]: ${error.message}`, error.remedy) : error;
+        }
+      });
+      const summaries = await Promise.all(
+        inputs.map(async ({ text, source }, index) => {
+          const [summary, sections] = await Promise.all([
+            summarizer.summarize(text, source, context.signal).catch((error: unknown) => {
+              throw isContextHubError(error) && error.code === "INVALID_ARGUMENT" ? invalidArgument(`inputs[${index}]: ${error.message}`, error.remedy) : error;
+            }),
+            sectionsWithin(summarizer, text, source, request.sectionBudgetMs, context.signal),
+          ]);
+          return { summary, sections: sections.map(toNodeSummary) };
+        }),
+      );
+      return { summaries };
     },
   };
 }
+
+/**
+ * A text's node summaries, or none when they fail or are not done within
+ * `budgetMs` (0: none asked for). Best effort by design: an entry is whole
+ * without them, so they never fail or hold up the call beyond the budget.
+ */
+async function sectionsWithin(summarizer: Summarizer, text: string, source: TextSource, budgetMs: number, signal: AbortSignal): Promise<SectionSummary[]> {
+  if (budgetMs === 0) return [];
+  const budget = AbortSignal.any([signal, AbortSignal.timeout(budgetMs)]);
+  const expired = new Promise<SectionSummary[]>((resolve) => budget.addEventListener("abort", () => resolve([]), { once: true }));
+  return Promise.race([summarizer.summarizeSections(text, source, budget).catch(() => []), expired]);
+}
+
+const toNodeSummary = (section: SectionSummary) => ({
+  nodeId: section.nodeId,
+  heading: section.heading,
+  level: section.level,
+  span: { start: section.start, end: section.end },
+  summary: section.summary,
+});

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file contexthub/summarizer/v1/summarizer.proto.
  */
 export const file_contexthub_summarizer_v1_summarizer: GenFile = /*@__PURE__*/
-  fileDesc("Ciljb250ZXh0aHViL3N1bW1hcml6ZXIvdjEvc3VtbWFyaXplci5wcm90bxIYY29udGV4dGh1Yi5zdW1tYXJpemVyLnYxIhEKD0Rlc2NyaWJlUmVxdWVzdCJGChBEZXNjcmliZVJlc3BvbnNlEhAKCHByb3ZpZGVyGAEgASgJEg0KBW1vZGVsGAIgASgJEhEKCW1pbl9jaGFycxgDIAEoDSJOChBTdW1tYXJpemVSZXF1ZXN0EgwKBHRleHQYASABKAkSLAoGc291cmNlGAIgASgOMhwuY29udGV4dGh1Yi5jb21tb24udjEuU291cmNlIiQKEVN1bW1hcml6ZVJlc3BvbnNlEg8KB3N1bW1hcnkYASABKAkiVgoYU3VtbWFyaXplU2VjdGlvbnNSZXF1ZXN0EgwKBHRleHQYASABKAkSLAoGc291cmNlGAIgASgOMhwuY29udGV4dGh1Yi5jb21tb24udjEuU291cmNlIlAKGVN1bW1hcml6ZVNlY3Rpb25zUmVzcG9uc2USMwoIc2VjdGlvbnMYASADKAsyIS5jb250ZXh0aHViLmNvbW1vbi52MS5Ob2RlU3VtbWFyeTLqAgoRU3VtbWFyaXplclNlcnZpY2USZgoIRGVzY3JpYmUSKS5jb250ZXh0aHViLnN1bW1hcml6ZXIudjEuRGVzY3JpYmVSZXF1ZXN0GiouY29udGV4dGh1Yi5zdW1tYXJpemVyLnYxLkRlc2NyaWJlUmVzcG9uc2UiA5ACARJpCglTdW1tYXJpemUSKi5jb250ZXh0aHViLnN1bW1hcml6ZXIudjEuU3VtbWFyaXplUmVxdWVzdBorLmNvbnRleHRodWIuc3VtbWFyaXplci52MS5TdW1tYXJpemVSZXNwb25zZSIDkAIBEoEBChFTdW1tYXJpemVTZWN0aW9ucxIyLmNvbnRleHRodWIuc3VtbWFyaXplci52MS5TdW1tYXJpemVTZWN0aW9uc1JlcXVlc3QaMy5jb250ZXh0aHViLnN1bW1hcml6ZXIudjEuU3VtbWFyaXplU2VjdGlvbnNSZXNwb25zZSIDkAIBYgZwcm90bzM", [file_contexthub_common_v1_principal]);
+  fileDesc("Ciljb250ZXh0aHViL3N1bW1hcml6ZXIvdjEvc3VtbWFyaXplci5wcm90bxIYY29udGV4dGh1Yi5zdW1tYXJpemVyLnYxIhEKD0Rlc2NyaWJlUmVxdWVzdCJGChBEZXNjcmliZVJlc3BvbnNlEhAKCHByb3ZpZGVyGAEgASgJEg0KBW1vZGVsGAIgASgJEhEKCW1pbl9jaGFycxgDIAEoDSJKCgxTdW1tYXJ5SW5wdXQSDAoEdGV4dBgBIAEoCRIsCgZzb3VyY2UYAiABKA4yHC5jb250ZXh0aHViLmNvbW1vbi52MS5Tb3VyY2UiZQoQU3VtbWFyaXplUmVxdWVzdBI2CgZpbnB1dHMYASADKAsyJi5jb250ZXh0aHViLnN1bW1hcml6ZXIudjEuU3VtbWFyeUlucHV0EhkKEXNlY3Rpb25fYnVkZ2V0X21zGAIgASgNIlMKC1RleHRTdW1tYXJ5Eg8KB3N1bW1hcnkYASABKAkSMwoIc2VjdGlvbnMYAiADKAsyIS5jb250ZXh0aHViLmNvbW1vbi52MS5Ob2RlU3VtbWFyeSJNChFTdW1tYXJpemVSZXNwb25zZRI4CglzdW1tYXJpZXMYASADKAsyJS5jb250ZXh0aHViLnN1bW1hcml6ZXIudjEuVGV4dFN1bW1hcnky5gEKEVN1bW1hcml6ZXJTZXJ2aWNlEmYKCERlc2NyaWJlEikuY29udGV4dGh1Yi5zdW1tYXJpemVyLnYxLkRlc2NyaWJlUmVxdWVzdBoqLmNvbnRleHRodWIuc3VtbWFyaXplci52MS5EZXNjcmliZVJlc3BvbnNlIgOQAgESaQoJU3VtbWFyaXplEiouY29udGV4dGh1Yi5zdW1tYXJpemVyLnYxLlN1bW1hcml6ZVJlcXVlc3QaKy5jb250ZXh0aHViLnN1bW1hcml6ZXIudjEuU3VtbWFyaXplUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_contexthub_common_v1_principal]);
 
 /**
  * @generated from message contexthub.summarizer.v1.DescribeRequest
@@ -58,9 +58,9 @@ export const DescribeResponseSchema: GenMessage<DescribeResponse> = /*@__PURE__*
   messageDesc(file_contexthub_summarizer_v1_summarizer, 1);
 
 /**
- * @generated from message contexthub.summarizer.v1.SummarizeRequest
+ * @generated from message contexthub.summarizer.v1.SummaryInput
  */
-export type SummarizeRequest = Message<"contexthub.summarizer.v1.SummarizeRequest"> & {
+export type SummaryInput = Message<"contexthub.summarizer.v1.SummaryInput"> & {
   /**
    * @generated from field: string text = 1;
    */
@@ -75,20 +75,68 @@ export type SummarizeRequest = Message<"contexthub.summarizer.v1.SummarizeReques
 };
 
 /**
+ * Describes the message contexthub.summarizer.v1.SummaryInput.
+ * Use `create(SummaryInputSchema)` to create a new message.
+ */
+export const SummaryInputSchema: GenMessage<SummaryInput> = /*@__PURE__*/
+  messageDesc(file_contexthub_summarizer_v1_summarizer, 2);
+
+/**
+ * @generated from message contexthub.summarizer.v1.SummarizeRequest
+ */
+export type SummarizeRequest = Message<"contexthub.summarizer.v1.SummarizeRequest"> & {
+  /**
+   * @generated from field: repeated contexthub.summarizer.v1.SummaryInput inputs = 1;
+   */
+  inputs: SummaryInput[];
+
+  /**
+   * How long node summaries may take, in milliseconds from the call's start; 0 asks for none.
+   *
+   * @generated from field: uint32 section_budget_ms = 2;
+   */
+  sectionBudgetMs: number;
+};
+
+/**
  * Describes the message contexthub.summarizer.v1.SummarizeRequest.
  * Use `create(SummarizeRequestSchema)` to create a new message.
  */
 export const SummarizeRequestSchema: GenMessage<SummarizeRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_summarizer_v1_summarizer, 2);
+  messageDesc(file_contexthub_summarizer_v1_summarizer, 3);
+
+/**
+ * @generated from message contexthub.summarizer.v1.TextSummary
+ */
+export type TextSummary = Message<"contexthub.summarizer.v1.TextSummary"> & {
+  /**
+   * @generated from field: string summary = 1;
+   */
+  summary: string;
+
+  /**
+   * @generated from field: repeated contexthub.common.v1.NodeSummary sections = 2;
+   */
+  sections: NodeSummary[];
+};
+
+/**
+ * Describes the message contexthub.summarizer.v1.TextSummary.
+ * Use `create(TextSummarySchema)` to create a new message.
+ */
+export const TextSummarySchema: GenMessage<TextSummary> = /*@__PURE__*/
+  messageDesc(file_contexthub_summarizer_v1_summarizer, 4);
 
 /**
  * @generated from message contexthub.summarizer.v1.SummarizeResponse
  */
 export type SummarizeResponse = Message<"contexthub.summarizer.v1.SummarizeResponse"> & {
   /**
-   * @generated from field: string summary = 1;
+   * One per input, in order.
+   *
+   * @generated from field: repeated contexthub.summarizer.v1.TextSummary summaries = 1;
    */
-  summary: string;
+  summaries: TextSummary[];
 };
 
 /**
@@ -96,45 +144,6 @@ export type SummarizeResponse = Message<"contexthub.summarizer.v1.SummarizeRespo
  * Use `create(SummarizeResponseSchema)` to create a new message.
  */
 export const SummarizeResponseSchema: GenMessage<SummarizeResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_summarizer_v1_summarizer, 3);
-
-/**
- * @generated from message contexthub.summarizer.v1.SummarizeSectionsRequest
- */
-export type SummarizeSectionsRequest = Message<"contexthub.summarizer.v1.SummarizeSectionsRequest"> & {
-  /**
-   * @generated from field: string text = 1;
-   */
-  text: string;
-
-  /**
-   * @generated from field: contexthub.common.v1.Source source = 2;
-   */
-  source: Source;
-};
-
-/**
- * Describes the message contexthub.summarizer.v1.SummarizeSectionsRequest.
- * Use `create(SummarizeSectionsRequestSchema)` to create a new message.
- */
-export const SummarizeSectionsRequestSchema: GenMessage<SummarizeSectionsRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_summarizer_v1_summarizer, 4);
-
-/**
- * @generated from message contexthub.summarizer.v1.SummarizeSectionsResponse
- */
-export type SummarizeSectionsResponse = Message<"contexthub.summarizer.v1.SummarizeSectionsResponse"> & {
-  /**
-   * @generated from field: repeated contexthub.common.v1.NodeSummary sections = 1;
-   */
-  sections: NodeSummary[];
-};
-
-/**
- * Describes the message contexthub.summarizer.v1.SummarizeSectionsResponse.
- * Use `create(SummarizeSectionsResponseSchema)` to create a new message.
- */
-export const SummarizeSectionsResponseSchema: GenMessage<SummarizeSectionsResponse> = /*@__PURE__*/
   messageDesc(file_contexthub_summarizer_v1_summarizer, 5);
 
 /**
@@ -152,7 +161,11 @@ export const SummarizerService: GenService<{
     output: typeof DescribeResponseSchema;
   },
   /**
-   * One paragraph about the whole text; empty when the text is short enough to be its own summary.
+   * For each text: one paragraph about the whole text (empty when the text is
+   * short enough to be its own summary) and one short summary per Markdown
+   * heading section above the size threshold. A summary that fails fails the
+   * call. Node summaries are best effort: a text whose node summaries failed,
+   * or were not done within section_budget_ms, comes back without them.
    *
    * @generated from rpc contexthub.summarizer.v1.SummarizerService.Summarize
    */
@@ -160,16 +173,6 @@ export const SummarizerService: GenService<{
     methodKind: "unary";
     input: typeof SummarizeRequestSchema;
     output: typeof SummarizeResponseSchema;
-  },
-  /**
-   * One short summary per Markdown heading section above the size threshold.
-   *
-   * @generated from rpc contexthub.summarizer.v1.SummarizerService.SummarizeSections
-   */
-  summarizeSections: {
-    methodKind: "unary";
-    input: typeof SummarizeSectionsRequestSchema;
-    output: typeof SummarizeSectionsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_contexthub_summarizer_v1_summarizer, 0);
