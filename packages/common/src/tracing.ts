@@ -1,4 +1,4 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
+import { context, INVALID_SPAN_CONTEXT, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, NodeTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-node";
@@ -62,8 +62,17 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv, proces
 
 const tracer = () => trace.getTracer("context-hub");
 
-/** Runs `work` in a span that records failures; a no-op span when tracing is off. */
+/** Whether this process records spans; callers skip work that only feeds span attributes when it does not. */
+export function isTracing(): boolean {
+  return active !== undefined;
+}
+
+/** The span `withSpan` hands to work while tracing is off: records nothing. */
+const idleSpan = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/** Runs `work` in a span that records failures; a no-op span, and no context switch, when tracing is off. */
 export async function withSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>, options: { kind?: SpanKind; parent?: Context } = {}): Promise<T> {
+  if (active === undefined) return work(idleSpan);
   return tracer().startActiveSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, options.parent ?? context.active(), async (span) => {
     try {
       return await work(span);

@@ -220,9 +220,13 @@ export function createWritePath(options: WritePathOptions) {
       return timeStage("total", async () => {
         if (idempotency?.replay === true) return commit(principal, entry, undefined, idempotency);
         const cancel = new AbortController();
+        let generating = true;
         const generation = generate([entry], cancel.signal);
         // Awaited only if the entry is inserted; until then (or if it never is) a failed leg must not surface as an unhandled rejection.
-        generation.catch(() => undefined);
+        generation.then(
+          () => (generating = false),
+          () => (generating = false),
+        );
         try {
           const duplicateOf = await timeStage("dedup_check", () =>
             peers.store.findDuplicate({ principal, threadId: entry.threadId, source: toProtoSource(entry.source), contentHash: contentHash(entry.text) }),
@@ -239,8 +243,8 @@ export function createWritePath(options: WritePathOptions) {
           const [generated] = await generation;
           return await commit(principal, entry, generated, idempotency);
         } finally {
-          // A fold or a failure leaves the generation unwanted; after an insert the calls have ended and this does nothing.
-          cancel.abort();
+          // A fold or a failure leaves the generation unwanted; after an insert the calls have ended and there is nothing to cancel.
+          if (generating) cancel.abort();
         }
       });
     },
