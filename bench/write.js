@@ -2,7 +2,7 @@
 // concurrent clients, broken down by stage, next to the raw floor measured in the same run: one
 // INSERT … COMMIT of an equal row (entry + chunk vector) straight through PGlite.
 //
-// Usage: node bench/write.js [--writes 400] [--clients 1,16] [--with-index] [--json bench/results/write.json]
+// Usage: node bench/write.js [--writes 1000] [--clients 1,16] [--with-index] [--json bench/results/write.json]
 // With DATABASE_URL set, the store and the floor use that PostgreSQL server instead of PGlite.
 // --with-index measures a store whose embedding space already has its HNSW index, as a store that has been running a
 // while does (it builds the index within a minute of the first write, or at the first semantic search): every write
@@ -20,7 +20,7 @@ import { createUuidV7, defaultSearchConfig, openDatabase, openSearch } from "@co
 import { builtinDimension, builtinModel } from "./retrieval-data.js";
 
 const { values } = parseArgs({
-  options: { writes: { type: "string", default: "400" }, clients: { type: "string", default: "1,16" }, "with-index": { type: "boolean", default: false }, json: { type: "string" } },
+  options: { writes: { type: "string", default: "1000" }, clients: { type: "string", default: "1,16" }, "with-index": { type: "boolean", default: false }, json: { type: "string" } },
 });
 const writesPerRun = Number(values.writes);
 const clientCounts = values.clients.split(",").map(Number);
@@ -113,8 +113,8 @@ async function connect(url) {
   return client;
 }
 
-/** Mean and approximate median of each write stage, from the gateway's Prometheus histograms. */
-async function stageFigures(metricsUrl) {
+/** The gateway's write-stage histograms (successful stages), as cumulative bucket counts, sum and count per stage. */
+async function stageHistograms(metricsUrl) {
   const text = await (await fetch(metricsUrl)).text();
   const stages = {};
   for (const line of text.split("\n")) {
@@ -125,25 +125,32 @@ async function stageFigures(metricsUrl) {
     const count = /^contexthub_write_stage_seconds_count\{stage="(\w+)",outcome="ok"\} (\d+)/.exec(line);
     if (bucket) {
       const [le, stage] = bucket[1].includes(".") || bucket[1] === "+Inf" ? [bucket[1], bucket[2]] : [bucket[2], bucket[1]];
-      (stages[stage] ??= { buckets: [] }).buckets.push([le === "+Inf" ? Infinity : Number(le), Number(bucket[3])]);
+      (stages[stage] ??= { buckets: new Map(), sum: 0, count: 0 }).buckets.set(le === "+Inf" ? Infinity : Number(le), Number(bucket[3]));
     }
-    if (sum) (stages[sum[1]] ??= { buckets: [] }).sum = Number(sum[2]);
-    if (count) (stages[count[1]] ??= { buckets: [] }).count = Number(count[2]);
+    if (sum) (stages[sum[1]] ??= { buckets: new Map(), sum: 0, count: 0 }).sum = Number(sum[2]);
+    if (count) (stages[count[1]] ??= { buckets: new Map(), sum: 0, count: 0 }).count = Number(count[2]);
   }
+  return stages;
+}
+
+/** Mean and approximate median of each write stage over the writes between two snapshots of the histograms. */
+function stageFigures(after, before) {
   const result = {};
-  for (const [stage, figures] of Object.entries(stages)) {
-    if (!figures.count) continue;
-    const half = figures.count / 2;
+  for (const [stage, late] of Object.entries(after)) {
+    const early = before[stage] ?? { buckets: new Map(), sum: 0, count: 0 };
+    const count = late.count - early.count;
+    if (count <= 0) continue;
+    const half = count / 2;
     let previous = [0, 0];
     let median = NaN;
-    for (const [le, cumulative] of figures.buckets.sort((a, b) => a[0] - b[0])) {
+    for (const [le, cumulative] of [...late.buckets].map(([bound, total]) => [bound, total - (early.buckets.get(bound) ?? 0)]).sort((a, b) => a[0] - b[0])) {
       if (cumulative >= half) {
         median = le === Infinity ? previous[0] : previous[0] + ((half - previous[1]) / Math.max(1, cumulative - previous[1])) * (le - previous[0]);
         break;
       }
       previous = [le, cumulative];
     }
-    result[stage] = { count: figures.count, mean_ms: ms((figures.sum / figures.count) * 1000), p50_ms_approx: ms(median * 1000) };
+    result[stage] = { count, mean_ms: ms(((late.sum - early.sum) / count) * 1000), p50_ms_approx: ms(median * 1000) };
   }
   return result;
 }
@@ -244,11 +251,13 @@ const dataDir = mkdtempSync(join(tmpdir(), "context-hub-write-bench-"));
 const server = await startServer(dataDir, values["with-index"] ? { STORE_VECTOR_EXACT_BELOW: "0" } : {});
 const results = { machine: { cpus: (await import("node:os")).cpus().length, node: process.version }, text_bytes: 1024, with_hnsw_index: values["with-index"], runs: [] };
 try {
-  await runLoad(server.url, 4, 40, 10_000_000); // warm-up: JIT, caches, connections
+  // Warm-up: 400 writes from 16 clients, so the JIT has compiled the hot paths before anything is measured
+  // (with a few dozen, the first seconds of the 16-client run still paid for compilation).
+  await runLoad(server.url, 16, 400, 10_000_000);
   if (values["with-index"]) await awaitVectorIndex(server.url);
   let offset = 0;
   for (const clients of clientCounts) {
-    const before = await stageFigures(server.url.replace(/\/mcp$/, "/metrics"));
+    const before = await stageHistograms(server.url.replace(/\/mcp$/, "/metrics"));
     const store = storePid(server.child.pid);
     const cpuBefore = [cpuSeconds(server.child.pid), store === undefined ? undefined : cpuSeconds(store)];
     // The MCP clients run in this process and share the machine's cores with the server, so their CPU is reported too.
@@ -262,9 +271,8 @@ try {
     run.cpu_ms_per_store = { store_process: perStore(1), gateway_and_workers: perStore(0), mcp_clients: ms((clientCpu.user + clientCpu.system) / 1000 / writesPerRun) };
     if (databaseCpuBefore !== undefined && databaseCpuAfter !== undefined) run.cpu_ms_per_store.postgres_server = ms(((databaseCpuAfter - databaseCpuBefore) / writesPerRun) * 1000);
     offset += writesPerRun;
-    const after = await stageFigures(server.url.replace(/\/mcp$/, "/metrics"));
-    run.stages_cumulative = after;
-    void before;
+    // This run's writes only: the warm-up and earlier runs are subtracted.
+    run.stages = stageFigures(await stageHistograms(server.url.replace(/\/mcp$/, "/metrics")), before);
     results.runs.push(run);
     console.log(
       `${clients} client(s): ${run.throughput_per_s} stores/s, p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms, p99 ${run.p99_ms} ms; CPU per store: store process ${run.cpu_ms_per_store.store_process ?? "?"} ms, gateway and workers ${run.cpu_ms_per_store.gateway_and_workers ?? "?"} ms, MCP clients ${run.cpu_ms_per_store.mcp_clients} ms${run.cpu_ms_per_store.postgres_server === undefined ? "" : `, PostgreSQL server ${run.cpu_ms_per_store.postgres_server} ms`}`,
@@ -276,7 +284,7 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
 }
 results.floor = await rawFloor(200, values["with-index"]);
-const stages = results.runs[0]?.stages_cumulative ?? {};
+const stages = results.runs[0]?.stages ?? {};
 const generation = Math.max(stages.embed?.p50_ms_approx ?? 0, stages.summarize?.p50_ms_approx ?? 0);
 results.target = {
   generation_p50_ms: generation,
@@ -288,7 +296,7 @@ console.log(
   `raw floor (INSERT entry + chunk, COMMIT, ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}${values["with-index"] ? ", HNSW index on the chunks" : ""}): p50 ${results.floor.p50_ms} ms, p95 ${results.floor.p95_ms} ms`,
 );
 console.log(
-  `stages after the 1-client run (approx p50 / mean, ms): ${Object.entries(stages)
+  `stages of the ${results.runs[0]?.clients ?? 1}-client run (approx p50 / mean, ms): ${Object.entries(stages)
     .map(([stage, f]) => `${stage} ${f.p50_ms_approx}/${f.mean_ms}`)
     .join(", ")}`,
 );
