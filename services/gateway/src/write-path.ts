@@ -1,4 +1,4 @@
-import { ContextHubError, contentHash, histogram, isContextHubError } from "@context-hub/common";
+import { ContextHubError, contentHash, fineLatencyBuckets, histogram, isContextHubError } from "@context-hub/common";
 import { commonV1, type storeV1 } from "@context-hub/proto";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
@@ -9,7 +9,7 @@ import { fromProtoTrustState, type TrustStateName } from "./trust/trust-state.js
 
 export type WriteStage = "validate" | "dedup_check" | "embed" | "summarize" | "commit" | "total";
 
-const stageSeconds = histogram("contexthub_write_stage_seconds", "Write latency per stage of the write path, in seconds.", ["stage", "outcome"]);
+const stageSeconds = histogram("contexthub_write_stage_seconds", "Write latency per stage of the write path, in seconds.", ["stage", "outcome"], fineLatencyBuckets);
 
 /** Times one stage of a write and records it, whether it succeeds or fails. */
 export async function timeStage<T>(stage: WriteStage, work: () => Promise<T>): Promise<T> {

@@ -94,6 +94,7 @@ function timedSummarizer(behaviour: { summaryMs: number; sectionsMs: number; sec
     });
   return {
     describe: () => ({ provider: "timed", model: "timed-1", minChars: 0 }),
+    checkText: () => undefined,
     summarize: (_text, _source, signal) =>
       after(
         behaviour.summaryMs,
@@ -147,6 +148,24 @@ describe("node summaries are best effort within the section budget", () => {
       reply.summaries!.map((summary) => [summary.summary, summary.sections]),
       [["the summary", []]],
     );
+  });
+
+  test("a text over the limit anywhere in the call fails it before any text is summarised", async () => {
+    let asked = 0;
+    const summarizer = timedSummarizer({ summaryMs: 5, sectionsMs: 5 });
+    const counting: Summarizer = {
+      ...summarizer,
+      checkText: (text) => {
+        if (text.length > 10) throw new ContextHubError("INVALID_ARGUMENT", `text has ${text.length} characters; at most 10 are accepted`);
+      },
+      summarize: (...args) => {
+        asked++;
+        return summarizer.summarize(...args);
+      },
+    };
+    const call = createSummarizerHandlers(counting).summarize(create(summarizerV1.SummarizeRequestSchema, { inputs: [input("short"), input("far too long a text")], sectionBudgetMs: 100 }), context());
+    await assert.rejects(call, /^ContextHubError: inputs\[1\]: text has 19 characters/);
+    assert.equal(asked, 0);
   });
 
   test("a failed summary fails the call, whatever the node summaries did", async () => {

@@ -34,19 +34,15 @@ export function createSummarizerHandlers(summarizer: Summarizer): ServiceImpleme
       // Every input is checked before any provider is asked: a bad one fails the call having cost nothing.
       const inputs = request.inputs.map((input, index) => {
         try {
+          summarizer.checkText(input.text);
           return { text: input.text, source: fromProtoSource(input.source) };
         } catch (error) {
           throw isContextHubError(error) ? invalidArgument(`inputs[${index}]: ${error.message}`, error.remedy) : error;
         }
       });
       const summaries = await Promise.all(
-        inputs.map(async ({ text, source }, index) => {
-          const [summary, sections] = await Promise.all([
-            summarizer.summarize(text, source, context.signal).catch((error: unknown) => {
-              throw isContextHubError(error) && error.code === "INVALID_ARGUMENT" ? invalidArgument(`inputs[${index}]: ${error.message}`, error.remedy) : error;
-            }),
-            sectionsWithin(summarizer, text, source, request.sectionBudgetMs, context.signal),
-          ]);
+        inputs.map(async ({ text, source }) => {
+          const [summary, sections] = await Promise.all([summarizer.summarize(text, source, context.signal), sectionsWithin(summarizer, text, source, request.sectionBudgetMs, context.signal)]);
           return { summary, sections: sections.map(toNodeSummary) };
         }),
       );

@@ -25,6 +25,12 @@ export interface SectionSummary {
 export interface Summarizer {
   describe(): { provider: string; model: string; minChars: number };
   /**
+   * Checks that `text` can be summarised at all, asking no provider.
+   *
+   * @throws ContextHubError INVALID_ARGUMENT when the text exceeds `maxTextChars`.
+   */
+  checkText(text: string): void;
+  /**
    * The summary of a text, or "" when it is shorter than `minChars`.
    *
    * @throws ContextHubError INVALID_ARGUMENT when the text exceeds `maxTextChars`.
@@ -48,6 +54,7 @@ export function createSummarizer(options: SummarizerOptions): Summarizer {
   };
   return {
     describe: () => ({ ...provider.describe(), minChars }),
+    checkText: checkSize,
     async summarize(text, source, signal) {
       checkSize(text);
       if (text.length < minChars) return "";
