@@ -78,6 +78,7 @@ const serviceEnv: Record<string, readonly string[]> = {
     "STORE_MIGRATIONS",
     "DATABASE_URL",
     "DATABASE_POOL_MAX",
+    "STORE_PREPARED_STATEMENTS",
     "DATABASE_PASSWORD",
     "STORE_VECTOR_BACKEND",
     "STORE_QDRANT_URL",
@@ -327,6 +328,7 @@ describe("configuration from values", () => {
     );
     assert.deepEqual(store.env?.find((variable) => variable.name === "DATABASE_URL")?.valueFrom?.secretKeyRef, { name: "context-hub-database", key: "DATABASE_URL" });
     assert.equal(envOf(store).get("DATABASE_POOL_MAX"), "20");
+    assert.equal(envOf(store).get("STORE_PREPARED_STATEMENTS"), "true");
     for (const [service, provider, model, baseUrl] of [
       ["embedder", "openai", "text-embedding-3-small", "https://llm-gateway.example.com/openai/v1"],
       ["summarizer", "anthropic", "claude-haiku-4-5", undefined],

@@ -10,7 +10,7 @@ test("defaults select PGlite in .context-hub/data on loopback", () => {
     host: "127.0.0.1",
     port: 50051,
     opsPort: 9091,
-    database: { url: "", dataDir: ".context-hub/data", poolMax: 10, migrations: "apply" },
+    database: { url: "", dataDir: ".context-hub/data", poolMax: 10, preparedStatements: true, migrations: "apply" },
     vectors: { kind: "pgvector", qdrant: undefined },
     logLevel: "info",
   });
@@ -24,6 +24,7 @@ test("every setting is read, with real numbers", () => {
     DATABASE_URL: "postgres://u:p@db:5432/hub",
     STORE_DATA_DIR: "memory://",
     DATABASE_POOL_MAX: "25",
+    STORE_PREPARED_STATEMENTS: "false",
     STORE_MIGRATIONS: "verify",
     LOG_LEVEL: "debug",
   });
@@ -32,7 +33,7 @@ test("every setting is read, with real numbers", () => {
     host: "0.0.0.0",
     port: 0,
     opsPort: -1,
-    database: { url: "postgres://u:p@db:5432/hub", dataDir: "memory://", poolMax: 25, migrations: "verify" },
+    database: { url: "postgres://u:p@db:5432/hub", dataDir: "memory://", poolMax: 25, preparedStatements: false, migrations: "verify" },
     vectors: { kind: "pgvector", qdrant: undefined },
     logLevel: "debug",
   });

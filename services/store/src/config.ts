@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { commonEnvSchema, envEnum, envInteger, envString, loadConfig } from "@context-hub/common";
+import { commonEnvSchema, envBoolean, envEnum, envInteger, envString, loadConfig } from "@context-hub/common";
 import type { DatabaseOptions } from "./db/open-database.js";
 import { qdrantUrlRequired, toVectorBackendConfig, vectorBackendEnvSchema, type VectorBackendConfig } from "./qdrant-config.js";
 import { searchEnvSchema, toSearchConfig, type SearchConfig } from "./search-config.js";
@@ -14,6 +14,7 @@ const schema = qdrantUrlRequired(
     }),
     STORE_DATA_DIR: envString(".context-hub/data"),
     DATABASE_POOL_MAX: envInteger(10, 1, 1000),
+    STORE_PREPARED_STATEMENTS: envBoolean(true),
     STORE_MIGRATIONS: envEnum(["apply", "verify"] as const, "apply"),
     ...searchEnvSchema,
     ...vectorBackendEnvSchema,
@@ -43,7 +44,13 @@ export function loadStoreConfig(env: NodeJS.ProcessEnv): StoreConfig {
     host: raw.STORE_HOST,
     port: raw.STORE_PORT,
     opsPort: raw.STORE_OPS_PORT,
-    database: Object.freeze({ url: raw.DATABASE_URL, dataDir: raw.STORE_DATA_DIR, poolMax: raw.DATABASE_POOL_MAX, migrations: raw.STORE_MIGRATIONS }),
+    database: Object.freeze({
+      url: raw.DATABASE_URL,
+      dataDir: raw.STORE_DATA_DIR,
+      poolMax: raw.DATABASE_POOL_MAX,
+      preparedStatements: raw.STORE_PREPARED_STATEMENTS,
+      migrations: raw.STORE_MIGRATIONS,
+    }),
     search: toSearchConfig(raw),
     vectors: Object.freeze(toVectorBackendConfig(raw)),
     logLevel: raw.LOG_LEVEL,

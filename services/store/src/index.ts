@@ -23,6 +23,7 @@ export { loadStoreConfig, type StoreConfig } from "./config.js";
 export { openDatabase, type DatabaseOptions } from "./db/open-database.js";
 export { createPgliteConnection, isMemoryDataDir, type PgliteOptions } from "./db/pglite-database.js";
 export { createPostgresConnection, type PostgresOptions } from "./db/postgres-database.js";
+export { createPostgresStatements, isStaleStatement, type PostgresStatements } from "./db/postgres-statements.js";
 export { migrate, type MigrationResult } from "./db/migrate.js";
 export { latestSchemaVersion, migrations, type Migration } from "./migrations/index.js";
 export { createSqlParams, type DatabaseKind, type SqlConnection, type SqlDatabase, type SqlExecutor, type SqlParams, type SqlResult, type VectorType } from "./db/sql-database.js";

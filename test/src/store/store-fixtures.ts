@@ -111,7 +111,9 @@ export async function expectError(call: Promise<unknown>, code: ErrorCode, messa
 
 /** Opens a bare connection (no migrations) to a target's database. */
 export function openConnection(options: DatabaseOptions): Promise<SqlConnection> {
-  return options.url === "" ? createPgliteConnection({ dataDir: options.dataDir }) : createPostgresConnection({ url: options.url, poolMax: options.poolMax, logger });
+  return options.url === ""
+    ? createPgliteConnection({ dataDir: options.dataDir })
+    : createPostgresConnection({ url: options.url, poolMax: options.poolMax, preparedStatements: options.preparedStatements ?? true, logger });
 }
 
 export interface StartedStore {

@@ -11,6 +11,8 @@ export interface DatabaseOptions {
   dataDir: string;
   /** Pool size for a PostgreSQL server. */
   poolMax: number;
+  /** Prepare row statements once per connection on a PostgreSQL server (default on; PGlite always does). */
+  preparedStatements?: boolean;
   /** Apply pending migrations (default), or only verify the schema is exactly the one this store knows. */
   migrations?: MigrationMode;
 }
@@ -23,7 +25,9 @@ export interface DatabaseOptions {
  */
 export async function openDatabase(options: DatabaseOptions, logger: Logger): Promise<SqlDatabase> {
   const connection: SqlConnection =
-    options.url === "" ? await createPgliteConnection({ dataDir: options.dataDir }) : await createPostgresConnection({ url: options.url, poolMax: options.poolMax, logger });
+    options.url === ""
+      ? await createPgliteConnection({ dataDir: options.dataDir })
+      : await createPostgresConnection({ url: options.url, poolMax: options.poolMax, preparedStatements: options.preparedStatements ?? true, logger });
   try {
     const { applied, schemaVersion, vectorType } = await migrate(connection, logger, undefined, options.migrations ?? "apply");
     logger.info({ database: connection.kind, schemaVersion, applied, vectorType }, "database ready");

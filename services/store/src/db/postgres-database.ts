@@ -2,6 +2,7 @@ import { traceQuery } from "./trace-query.js";
 import pg from "pg";
 import { ContextHubError, type Logger } from "@context-hub/common";
 import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
+import { createPostgresStatements, isStaleStatement } from "./postgres-statements.js";
 import { assertOutsideTransaction, runInTransactionScope } from "./transaction-scope.js";
 
 export interface PostgresOptions {
@@ -9,6 +10,8 @@ export interface PostgresOptions {
   url: string;
   /** Most connections the pool opens. */
   poolMax: number;
+  /** Prepare row statements once per connection (off behind a pooler that cannot keep them). */
+  preparedStatements: boolean;
   logger: Logger;
 }
 
@@ -82,22 +85,37 @@ export async function createPostgresConnection(options: PostgresOptions): Promis
     }
   };
 
-  const run = async <R>(client: pg.PoolClient, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> => {
-    const result = await traceQuery("postgresql", text, () => client.query(text, params === undefined ? undefined : [...params]));
-    return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
+  const statements = options.preparedStatements ? createPostgresStatements() : undefined;
+  /** Runs one statement; a connection whose prepared statement went stale is discarded with the error. */
+  const run = async <R>(client: pg.PoolClient, text: string, params: readonly unknown[] | undefined, discard: (reason: Error) => void): Promise<SqlResult<R>> => {
+    try {
+      const result = await traceQuery("postgresql", text, () =>
+        statements === undefined ? client.query(text, params === undefined ? undefined : [...params]) : statements.query(client, text, params),
+      );
+      return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
+    } catch (error) {
+      if (isStaleStatement(error)) discard(error as Error);
+      throw error;
+    }
   };
 
   let closed = false;
   const connection: SqlConnection = {
     kind: "postgres",
-    query(text, params) {
+    async query(text, params) {
       assertOutsideTransaction(connection, "query");
-      return withClient((client) => run(client, text, params));
+      try {
+        return await withClient((client, discard) => run(client, text, params, discard));
+      } catch (error) {
+        // The schema changed under a prepared statement (another replica migrated): once more on a fresh connection.
+        if (!isStaleStatement(error)) throw error;
+        return withClient((client, discard) => run(client, text, params, discard));
+      }
     },
     transaction(fn) {
       assertOutsideTransaction(connection, "transaction");
       return withClient(async (client, discard) => {
-        const executor: SqlExecutor = { query: (text, params) => run(client, text, params) };
+        const executor: SqlExecutor = { query: (text, params) => run(client, text, params, discard) };
         await client.query("BEGIN");
         try {
           const value = await runInTransactionScope(connection, () => fn(executor));
