@@ -1,15 +1,12 @@
 import { parse, protocol, type PGlite, type Transaction } from "@electric-sql/pglite";
 import type { SqlResult } from "./sql-database.js";
+import { preparable, staleRowType } from "./statement-rules.js";
 
 /** How many statements stay prepared; the least recently used one is closed beyond this. */
 const defaultCapacity = 256;
 
-/** Statements that read or write rows, which are worth preparing; anything else (DDL, SET, SAVEPOINT, …) runs as it is. */
-const preparable = /^\s*(?:SELECT|INSERT|UPDATE|DELETE|WITH)\b/i;
 /** Statements that may change a relation's row type, after which a prepared statement's cached row type may be stale. */
 const schemaChanging = /^\s*(?:CREATE|ALTER|DROP|TRUNCATE|DO|IMPORT)\b/i;
-/** What PostgreSQL says when a prepared statement's result row type changed under it (SQLSTATE 0A000). */
-const staleRowType = "cached plan must not change result type";
 
 interface PreparedStatement {
   name: string;

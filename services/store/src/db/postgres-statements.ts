@@ -1,13 +1,9 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
+import { preparable, staleRowType } from "./statement-rules.js";
 
 /** How many statements stay prepared on one connection; the least recently used one is deallocated beyond this. */
 const defaultCapacity = 256;
-
-/** Statements that read or write rows, which are worth preparing; anything else (DDL, SET, BEGIN, …) runs as it is. */
-const preparable = /^\s*(?:SELECT|INSERT|UPDATE|DELETE|WITH)\b/i;
-/** What PostgreSQL says when a prepared statement's result row type changed under it (SQLSTATE 0A000). */
-const staleRowType = "cached plan must not change result type";
 
 /** Whether `error` is PostgreSQL refusing a prepared statement whose result row type changed (a migration by another replica). */
 export function isStaleStatement(error: unknown): boolean {
