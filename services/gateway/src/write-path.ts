@@ -1,8 +1,9 @@
 import { ContextHubError, contentHash, fineLatencyBuckets, histogram, isContextHubError } from "@context-hub/common";
-import { commonV1, type storeV1 } from "@context-hub/proto";
+import { commonV1, type embedderV1, type storeV1, type summarizerV1 } from "@context-hub/proto";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Peers } from "./clients/peers.js";
+import { joinCalls } from "./clients/joined-calls.js";
 import type { Idempotency } from "./idempotency.js";
 import type { Principal } from "./principal.js";
 import { fromProtoTrustState, type TrustStateName } from "./trust/trust-state.js";
@@ -146,6 +147,21 @@ interface GenerationInput {
   source: Source;
 }
 
+/** One text's embedding, with the model that made it. */
+interface EmbeddedText {
+  model: string;
+  dimension: number;
+  document: embedderV1.EmbeddedDocument;
+}
+
+/**
+ * How far the worker calls of writes arriving together are joined: the
+ * summarizer's limit of texts per call, and small texts only, so that a long
+ * text's generation never holds up another write (a text this long or longer
+ * travels alone).
+ */
+const joinLimits = { maxItems: 100, maxWeight: 64 * 1024 };
+
 /**
  * Every write, the way the architecture requires (I-4): generation first —
  * embeddings of every chunk of every text in one batch, summaries and node
@@ -156,41 +172,59 @@ interface GenerationInput {
 export function createWritePath(options: WritePathOptions) {
   const { peers } = options;
 
-  /** Generation for `inputs`; aborting `signal` cancels the worker calls still running (their results are not wanted). */
-  async function generate(inputs: GenerationInput[], signal?: AbortSignal): Promise<storeV1.Generated[]> {
-    if (inputs.length === 0) return [];
-    const call = signal === undefined ? {} : { signal };
-    const embedding = timeStage("embed", () => peers.embedder.embedDocuments({ texts: inputs.map((input) => input.text) }, call)).catch((error: unknown) => {
-      throw legFailure("embedding", "EMBEDDER_UNAVAILABLE", error);
-    });
-    const { summarizer } = peers;
-    // One call for every text's summary and node summaries. The summary is mandatory; node summaries never
-    // fail a write: the summarizer answers without them once sectionSummaryTimeoutMs has passed.
-    const summaries =
-      summarizer === undefined
-        ? Promise.resolve(inputs.map(() => ({ summary: "", sections: [] as commonV1.NodeSummary[] })))
-        : timeStage("summarize", async () => {
+  // Writes that arrive together share their worker calls (see joinCalls); a batch store's texts travel together anyway.
+  const embedTexts = joinCalls<string, EmbeddedText>(
+    async (texts, signal) => {
+      const reply = await peers.embedder.embedDocuments({ texts }, signal === undefined ? {} : { signal });
+      if (reply.documents.length !== texts.length) throw new Error(`the embedder returned ${reply.documents.length} documents for ${texts.length} texts`);
+      return reply.documents.map((document) => ({ model: reply.model, dimension: reply.dimension, document }));
+    },
+    joinLimits,
+    (text) => text.length,
+  );
+  const { summarizer } = peers;
+  const summarizeTexts =
+    summarizer === undefined
+      ? undefined
+      : joinCalls<GenerationInput, summarizerV1.TextSummary>(
+          async (inputs, signal) => {
             const reply = await summarizer.summarize(
               { inputs: inputs.map((input) => ({ text: input.text, source: toProtoSource(input.source) })), sectionBudgetMs: options.sectionSummaryTimeoutMs },
-              call,
+              signal === undefined ? {} : { signal },
             );
             if (reply.summaries.length !== inputs.length) throw new Error(`the summarizer returned ${reply.summaries.length} summaries for ${inputs.length} texts`);
             return reply.summaries;
-          }).catch((error: unknown) => {
+          },
+          joinLimits,
+          (input) => input.text.length,
+        );
+
+  /** Generation for `inputs`; aborting `signal` cancels the worker calls still running (their results are not wanted). */
+  async function generate(inputs: GenerationInput[], signal?: AbortSignal): Promise<storeV1.Generated[]> {
+    if (inputs.length === 0) return [];
+    const embedding = timeStage("embed", () =>
+      embedTexts(
+        inputs.map((input) => input.text),
+        signal,
+      ),
+    ).catch((error: unknown) => {
+      throw legFailure("embedding", "EMBEDDER_UNAVAILABLE", error);
+    });
+    // The summary is mandatory; node summaries never fail a write: the summarizer answers without them once
+    // sectionSummaryTimeoutMs has passed.
+    const summaries =
+      summarizeTexts === undefined
+        ? Promise.resolve(inputs.map(() => ({ summary: "", sections: [] as commonV1.NodeSummary[] })))
+        : timeStage("summarize", () => summarizeTexts(inputs, signal)).catch((error: unknown) => {
             throw legFailure("summary", "SUMMARIZER_UNAVAILABLE", error);
           });
 
     const [embedded, summarized] = await Promise.all([embedding, summaries]);
-    if (embedded.documents.length !== inputs.length) {
-      throw new ContextHubError("EMBEDDER_UNAVAILABLE", `embedding failed, so nothing was stored: the embedder returned ${embedded.documents.length} documents for ${inputs.length} texts`, {
-        details: { leg: "embedding" },
-      });
-    }
     return inputs.map((input, index) => ({
       $typeName: "contexthub.store.v1.Generated",
-      embeddingModel: embedded.model,
-      embeddingDimension: embedded.dimension,
-      chunks: embedded.documents[index]!.chunks.map((chunk) => ({
+      embeddingModel: embedded[index]!.model,
+      embeddingDimension: embedded[index]!.dimension,
+      chunks: embedded[index]!.document.chunks.map((chunk) => ({
         $typeName: "contexthub.store.v1.ChunkVector",
         ordinal: chunk.ordinal,
         span: { $typeName: "contexthub.common.v1.TextSpan", start: chunk.start, end: chunk.end },
