@@ -8,7 +8,14 @@ import type { SqlDatabase } from "./db/sql-database.js";
  * fine for ten rows and ruinous for a hundred thousand (a by-id lookup that
  * walks a whole tenant's index, for one). This keeps them current the way
  * autovacuum would: a table is analysed when it has never been, or when its
- * size has moved by more than a fifth since it last was.
+ * size has moved by more than a fifth since it last was — but never while it
+ * is smaller than a megabyte. Statistics of an empty or near-empty table are
+ * worse than none: the plans PostgreSQL makes from them (and keeps, in every
+ * prepared statement, until the next ANALYZE) scan the whole table, so a new
+ * store analysed at start-up grew slower with every entry — the duplicate
+ * pre-check took 0.5 ms at 2,000 entries and 2.2 ms at 10,000, the write's
+ * insert 2.3 and 6.3 ms. A table never analysed is planned from its size on
+ * disk, which serves well until there is enough of it to sample.
  */
 
 /** The tables whose statistics every search plan depends on. */
@@ -18,6 +25,8 @@ const tables = ["entries", "chunks", "grants", "node_summaries"] as const;
 const driftRatio = 0.2;
 /** Below this many pages of drift a table is left alone, so a small store is not re-analysed on every start. */
 const minDriftPages = 128;
+/** A table is first analysed once it has this many pages (1 MB, about a thousand entries); see above. */
+const minAnalysedPages = 128;
 /** How often the sizes are checked while the store runs. */
 export const statisticsCheckIntervalMs = 5 * 60_000;
 
@@ -38,6 +47,7 @@ export interface StatisticsMaintenance {
 
 /** Whether a table's recorded statistics no longer describe it. */
 export function isStale(table: Pick<TableSize, "recordedPages" | "recordedTuples" | "pages">): boolean {
+  if (table.pages < minAnalysedPages) return false;
   if (table.recordedTuples < 0) return true;
   return Math.abs(table.pages - table.recordedPages) > Math.max(minDriftPages, driftRatio * table.recordedPages);
 }
