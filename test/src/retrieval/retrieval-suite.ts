@@ -308,7 +308,7 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
     });
 
     describe("start-up", () => {
-      test("a store builds the HNSW index of every stored embedding space, and knows its planner statistics", async () => {
+      test("a store builds the HNSW index of every stored embedding space, and leaves a small table's planner statistics alone", async () => {
         const database = await target.createDatabase();
         const db = await openDatabase(database.options, logger);
         try {
@@ -333,7 +333,8 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
           ]);
           assert.equal(rows[0]?.valid ?? null, db.vectorType === "pgvector" ? true : null, "an HNSW index with pgvector, none with real[]");
           const { rows: stats } = await db.query<{ tuples: number }>("SELECT reltuples AS tuples FROM pg_class WHERE relname = 'entries'");
-          if (db.kind === "pglite") assert.ok(Number(stats[0]?.tuples) >= 0, "PGlite's entries table has been analysed");
+          // Statistics of one entry would make PostgreSQL plan for an empty table (search-statistics.ts); PGlite plans from the size on disk.
+          if (db.kind === "pglite") assert.equal(Number(stats[0]?.tuples), -1, "PGlite's entries table, under a megabyte, has not been analysed");
         } finally {
           await db.close();
           await database.dispose();
