@@ -115,7 +115,11 @@ export interface PostgresVectorIndexOptions {
  * candidate exactly. With `real[]` vectors (a server without pgvector) every
  * search is exact cosine in SQL. Indexes are built at `prepare`, on a
  * search's first sight of a space, and by a check every minute for spaces
- * registered since, so a space is indexed while it is still small.
+ * registered since, so a space is indexed while it is still small — but
+ * only once the store holds `exactBelowChunks` chunks in all. Below that
+ * every search compares exactly (no tenant can have more), so an index would
+ * serve nothing and still cost every commit its graph insert, which on
+ * PGlite is most of a write's database time.
  */
 export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): VectorIndex {
   const { db, logger, settings } = options;
@@ -124,6 +128,9 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
   const counts = new Map<string, { value: number; at: number }>();
   let iterativeScans: boolean | undefined;
   let spaceWatch: NodeJS.Timeout | undefined;
+  /** Whether the store has held enough chunks for a search to use an index, and when that was last counted. */
+  let largeEnough = false;
+  let largeEnoughCountedAt = Number.NEGATIVE_INFINITY;
 
   const spaceKey = (model: string, dimension: number) => `${model}\u0000${dimension}`;
   const vectorLiteral = db.vectorType === "pgvector" ? (vector: readonly number[]) => `[${vector.join(",")}]` : (vector: readonly number[]) => `{${vector.join(",")}}`;
@@ -157,6 +164,19 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
       if (threadEntries < cap) return true;
     }
     return false;
+  }
+
+  /**
+   * Whether indexes are worth building: the store holds `exactBelowChunks`
+   * chunks (counted at most every `countTtlMs`, and at most that many rows
+   * each time). Once it has, it is taken to stay so.
+   */
+  async function worthIndexing(): Promise<boolean> {
+    if (largeEnough || Date.now() - largeEnoughCountedAt < countTtlMs) return largeEnough;
+    largeEnoughCountedAt = Date.now();
+    const cap = settings.exactBelowChunks;
+    largeEnough = (await boundedCount("SELECT 1 FROM chunks LIMIT $1", [cap])) >= cap;
+    return largeEnough;
   }
 
   async function indexIsValid(name: string): Promise<boolean | undefined> {
@@ -209,8 +229,9 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
 
   const logBuildFailure = (error: unknown) => logger.warn({ err: error }, "building an HNSW index failed; semantic search stays exact for that space");
 
-  /** Builds the index of every registered embedding space that has none, one after another. */
+  /** Builds the index of every registered embedding space that has none, one after another, once indexes are worth it. */
   async function buildMissing(): Promise<void> {
+    if (!(await worthIndexing())) return;
     const { rows } = await db.query<{ embedding_model: string; dimension: number }>("SELECT embedding_model, dimension FROM embedding_spaces ORDER BY first_seen_at");
     for (const space of rows) {
       if (!ready.has(spaceKey(space.embedding_model, space.dimension))) await buildIndex(space.embedding_model, space.dimension);
@@ -225,7 +246,7 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
       ready.add(key);
       return true;
     }
-    if (settings.buildIndexes && !builds.has(key)) {
+    if (settings.buildIndexes && !builds.has(key) && (await worthIndexing())) {
       buildIndex(model, dimension).catch((error: unknown) => logger.warn({ err: error, model, dimension }, "building an HNSW index failed; semantic search stays exact for this space"));
     }
     return false;
