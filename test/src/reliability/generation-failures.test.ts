@@ -4,6 +4,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common";
 import { startAllInOne, type AllInOne } from "@context-hub/cli";
 import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
+import { openAiFakeProviders } from "../support/openai-fakes.js";
 
 /**
  * I-4 with real provider adapters: the embedder and summarizer talk to local
@@ -47,18 +48,11 @@ describe("a failing, hanging or garbage-answering provider stores nothing", () =
         ...process.env,
         LOG_LEVEL: "silent",
         DATABASE_URL: "",
-        EMBEDDER_PROVIDER: "openai",
-        EMBEDDER_BASE_URL: embeddings.url,
-        EMBEDDER_MODEL: "fake-embed",
-        EMBEDDER_DIMENSION: String(dimension),
+        ...openAiFakeProviders(embeddings.url, chat.url, dimension),
         EMBEDDER_TIMEOUT_MS: "800",
         EMBEDDER_MAX_RETRIES: "1",
-        SUMMARIZER_PROVIDER: "openai",
-        SUMMARIZER_BASE_URL: chat.url,
-        SUMMARIZER_MODEL: "fake-chat",
         SUMMARIZER_TIMEOUT_MS: "800",
         SUMMARIZER_MAX_RETRIES: "1",
-        SUMMARIZER_MIN_CHARS: "10",
         GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "300",
       },
       port: 0,

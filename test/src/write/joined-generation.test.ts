@@ -4,6 +4,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common";
 import { startAllInOne, type AllInOne } from "@context-hub/cli";
 import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
+import { openAiFakeProviders } from "../support/openai-fakes.js";
 
 /**
  * Writes that reach the gateway together share their embedder and summarizer
@@ -46,15 +47,8 @@ describe("writes arriving together share their generation calls", () => {
         ...process.env,
         LOG_LEVEL: "silent",
         DATABASE_URL: "",
-        EMBEDDER_PROVIDER: "openai",
-        EMBEDDER_BASE_URL: embeddings.url,
-        EMBEDDER_MODEL: "fake-embed",
-        EMBEDDER_DIMENSION: String(dimension),
-        SUMMARIZER_PROVIDER: "openai",
-        SUMMARIZER_BASE_URL: chat.url,
-        SUMMARIZER_MODEL: "fake-chat",
+        ...openAiFakeProviders(embeddings.url, chat.url, dimension),
         SUMMARIZER_MAX_RETRIES: "0",
-        SUMMARIZER_MIN_CHARS: "10",
       },
       port: 0,
       dataDir: "memory://",

@@ -95,13 +95,19 @@ test("a reply with the wrong number of results fails every caller", async () => 
   }
 });
 
-test("a caller that aborts is answered at once; the call is cancelled only when every caller has gone", async () => {
+/** A recording call whose answers wait until `release()`. */
+function heldCall() {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  const { calls, send } = recordingCall(async (items) => {
+  const recorded = recordingCall(async (items) => {
     await released;
     return items.map((item) => item * 2);
   });
+  return { ...recorded, release };
+}
+
+test("a caller that aborts is answered at once; the call is cancelled only when every caller has gone", async () => {
+  const { calls, send, release } = heldCall();
   const call = joinCalls(send, wide, () => 1);
   const first = new AbortController();
   const second = new AbortController();
@@ -119,12 +125,7 @@ test("a caller that aborts is answered at once; the call is cancelled only when 
 });
 
 test("a caller without a signal keeps the joined call from being cancelled", async () => {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const { calls, send } = recordingCall(async (items) => {
-    await released;
-    return items.map((item) => item * 2);
-  });
+  const { calls, send, release } = heldCall();
   const call = joinCalls(send, wide, () => 1);
   const leaving = new AbortController();
   const answers = [call([1], leaving.signal), call([2])];
