@@ -62,12 +62,15 @@ export function createRandom(seed) {
 
 const pick = (random, list) => list[Math.floor(random() * list.length)];
 
-/** One note: a heading and 4–9 sentences, mostly its topic's words, some common words, a little of another topic. */
-function noteText(random, topic, index) {
+/**
+ * One note: a heading and 4–9 sentences (more while it is shorter than `minChars`), mostly its topic's words, some
+ * common words, a little of another topic.
+ */
+function noteText(random, topic, index, minChars = 0) {
   const other = pick(random, topics);
   let text = `# ${topic.name[0].toUpperCase()}${topic.name.slice(1)} note ${index}\n\n`;
   const sentences = 4 + Math.floor(random() * 6);
-  for (let sentence = 0; sentence < sentences; sentence++) {
+  for (let sentence = 0; sentence < sentences || text.length < minChars; sentence++) {
     const words = [];
     const length = 9 + Math.floor(random() * 8);
     for (let word = 0; word < length; word++) {
@@ -79,6 +82,12 @@ function noteText(random, topic, index) {
     if (sentence === 3) text += "\n\n";
   }
   return text.trimEnd();
+}
+
+/** Note `index` of the corpus's kind, cut to `chars` characters: the same text for the same index in every run. */
+export function sizedNote(index, chars) {
+  const random = createRandom(0x5eed0000 + index);
+  return noteText(random, pick(random, topics), index, chars).slice(0, chars);
 }
 
 /** 2–4 distinct words of one topic, as a person would type them. */

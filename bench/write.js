@@ -18,7 +18,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createLogger, contentHash } from "@context-hub/common";
 import { createUuidV7, defaultSearchConfig, openDatabase, openSearch } from "@context-hub/store";
-import { builtinDimension, builtinModel } from "./retrieval-data.js";
+import { embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
+import { builtinDimension, builtinModel, sizedNote } from "./retrieval-data.js";
 
 const { values } = parseArgs({
   options: { writes: { type: "string", default: "1000" }, clients: { type: "string", default: "1,16" }, "with-index": { type: "boolean", default: false }, json: { type: "string" } },
@@ -27,19 +28,12 @@ const writesPerRun = Number(values.writes);
 const clientCounts = values.clients.split(",").map(Number);
 const bin = fileURLToPath(new URL("../bin/context-hub.js", import.meta.url));
 
-const words =
-  "turbine blade fatigue crack root section inspection torque schedule bearing vibration spectrum maintenance window operator report anomaly threshold sensor calibration drift rotor".split(" ");
-/** A ~1 KB realistic note: a heading and sentences drawn from a small vocabulary, unique per index. */
-function text(index) {
-  let body = `# Inspection note ${index}\n\n`;
-  let sentence = 0;
-  while (body.length < 1000) {
-    const pick = (offset) => words[(index * 7 + sentence * 3 + offset) % words.length];
-    body += `Finding ${sentence} of note ${index}: the ${pick(0)} ${pick(1)} near the ${pick(2)} showed ${pick(3)} above the ${pick(4)}. `;
-    sentence++;
-  }
-  return body.slice(0, 1024);
-}
+/**
+ * A 1 KB note (a heading and sentences) from the retrieval corpus's generator: thirty topics' vocabularies, so the
+ * notes' vectors spread as real notes' do. Near-identical notes would make every HNSW insert far dearer than real
+ * traffic does (docs/performance.md).
+ */
+const text = (index) => sizedNote(index, 1024);
 
 /**
  * CPU seconds a process has used so far (Linux /proc; undefined elsewhere). Per-store CPU of the
@@ -208,10 +202,11 @@ async function rawFloor(rows, withIndex) {
   const dataDir = mkdtempSync(join(tmpdir(), "context-hub-floor-"));
   const logger = createLogger("floor", "silent");
   const database = await openDatabase({ url: process.env.DATABASE_URL ?? "", dataDir, poolMax: 1 }, logger);
-  // A different unit-scale vector per row, as real chunks have (an HNSW insert's cost depends on its neighbours).
-  const components = (row) => Array.from({ length: builtinDimension }, (_, i) => Math.sin((row + 1) * (i + 1) * 0.7).toFixed(6)).join(",");
+  // The built-in model's vector of the row's text, as the server stores (an HNSW insert's cost depends on its neighbours).
+  const wordVectors = await loadWordVectors(toDefaultCacheDir(process.env));
+  const components = (body) => Array.from(embedText(body, wordVectors), (x) => x.toFixed(6)).join(",");
   // pgvector's literal, or a real[] one on a server without pgvector.
-  const vectorOf = (row) => (database.vectorType === "pgvector" ? `[${components(row)}]` : `{${components(row)}}`);
+  const vectorOf = (body) => (database.vectorType === "pgvector" ? `[${components(body)}]` : `{${components(body)}}`);
   const latencies = [];
   try {
     if (withIndex) {
@@ -221,6 +216,7 @@ async function rawFloor(rows, withIndex) {
     }
     for (let index = 0; index < rows; index++) {
       const body = text(1_000_000 + index);
+      const vector = vectorOf(body);
       const id = createUuidV7();
       const started = performance.now();
       await database.transaction(async (tx) => {
@@ -234,7 +230,7 @@ async function rawFloor(rows, withIndex) {
           id,
           body.length,
           builtinModel,
-          vectorOf(index),
+          vector,
         ]);
       });
       latencies.push(performance.now() - started);

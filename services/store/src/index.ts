@@ -29,9 +29,11 @@ export { latestSchemaVersion, migrations, type Migration } from "./migrations/in
 export { createSqlParams, type DatabaseKind, type SqlConnection, type SqlDatabase, type SqlExecutor, type SqlParams, type SqlResult, type VectorType } from "./db/sql-database.js";
 export { accessPredicate, deletedEntryPredicate, type AccessMode } from "./access-predicate.js";
 export { trustFilter, defaultReadableTrustStates } from "./trust-filter.js";
-export { trustColumns, toEntryTrust, type TrustRow } from "./entry-repository.js";
+export { createEntryRepository, trustColumns, toEntryTrust, type TrustRow } from "./entry-repository.js";
+export { createEntryService, type EntryService } from "./entries.js";
+export { createAuditRepository } from "./audit-repository.js";
 export { screenEntry, screenRules, type ScreenFinding, type ScreenRuleId } from "./instruction-screen.js";
-export { auditHash, canonicalJson, genesisHash, type AuditRecord } from "./audit.js";
+export { auditHash, canonicalJson, createDenialRecorder, genesisHash, type AuditRecord } from "./audit.js";
 export type { TrustState } from "./trust.js";
 export { openSearch, type OpenSearch } from "./search-module.js";
 export { defaultSearchConfig, type SearchConfig } from "./search-config.js";

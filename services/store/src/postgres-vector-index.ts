@@ -105,6 +105,8 @@ export interface PostgresVectorIndexOptions {
   db: SqlDatabase;
   logger: Logger;
   settings: PostgresVectorIndexSettings;
+  /** Told when an index build has ended; building records the size of `chunks` for the planner (see search-statistics.ts). */
+  onIndexBuilt?: () => Promise<unknown>;
 }
 
 /**
@@ -125,7 +127,7 @@ export interface PostgresVectorIndexOptions {
  * PGlite is most of a write's database time.
  */
 export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): VectorIndex {
-  const { db, logger, settings } = options;
+  const { db, logger, settings, onIndexBuilt } = options;
   const ready = new Set<string>();
   const builds = new Map<string, Promise<void>>();
   const counts = new Map<string, { value: number; at: number }>();
@@ -225,6 +227,7 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
       }
       ready.add(key);
       logger.info({ model, dimension, index: name, ms: Math.round(performance.now() - started) }, "HNSW index ready");
+      await onIndexBuilt?.().catch((error: unknown) => logger.warn({ err: error }, "refreshing planner statistics after an index build failed"));
     })().finally(() => builds.delete(key));
     builds.set(key, build);
     return build;

@@ -48,7 +48,7 @@ export async function openSearch(
   const allowed = [...new Set([language, ...offered])].sort();
   const statistics = createStatisticsMaintenance(db, logger);
   await statistics.refresh();
-  const postgresVectors = createPostgresVectorIndex({ db, logger, settings: config.vectors });
+  const postgresVectors = createPostgresVectorIndex({ db, logger, settings: config.vectors, onIndexBuilt: () => statistics.refresh() });
   let vectors: VectorIndex = postgresVectors;
   let relay: VectorOutboxRelay | undefined;
   if (backend.qdrant === undefined) {

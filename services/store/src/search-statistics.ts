@@ -16,6 +16,15 @@ import type { SqlDatabase } from "./db/sql-database.js";
  * pre-check took 0.5 ms at 2,000 entries and 2.2 ms at 10,000, the write's
  * insert 2.3 and 6.3 ms. A table never analysed is planned from its size on
  * disk, which serves well until there is enough of it to sample.
+ *
+ * The tables are planned together, so they are analysed together: once one
+ * of them has statistics, every other one that holds rows is analysed
+ * whatever its size. A table with statistics beside ones without costs more
+ * than either state: building the HNSW index records the size of `chunks`
+ * (CREATE INDEX does, as ANALYZE would) while `entries` has none, and each
+ * write then took 0.9 ms more (3.6 → 4.5 ms per commit in the store, 2,000
+ * entries; docs/performance.md). An index build therefore refreshes the
+ * statistics as soon as it ends.
  */
 
 /** The tables whose statistics every search plan depends on. */
@@ -32,10 +41,12 @@ export const statisticsCheckIntervalMs = 5 * 60_000;
 
 interface TableSize {
   name: string;
-  /** Pages recorded by the last ANALYZE (or VACUUM); -1 tuples means never analysed. */
+  /** Pages and tuples recorded by the last ANALYZE, VACUUM or CREATE INDEX; -1 tuples means none of them ran yet. */
   recordedPages: number;
   recordedTuples: number;
   pages: number;
+  /** Whether ANALYZE has sampled the table's columns. */
+  analysed: boolean;
 }
 
 export interface StatisticsMaintenance {
@@ -45,8 +56,12 @@ export interface StatisticsMaintenance {
   close(): Promise<void>;
 }
 
-/** Whether a table's recorded statistics no longer describe it. */
-export function isStale(table: Pick<TableSize, "recordedPages" | "recordedTuples" | "pages">): boolean {
+/**
+ * Whether a table's statistics no longer describe it. `peersRecorded`: whether
+ * any table planned with it has recorded statistics or sizes (see above).
+ */
+export function isStale(table: Omit<TableSize, "name">, peersRecorded = false): boolean {
+  if (!table.analysed && table.pages > 0 && (peersRecorded || table.recordedTuples >= 0)) return true;
   if (table.pages < minAnalysedPages) return false;
   if (table.recordedTuples < 0) return true;
   return Math.abs(table.pages - table.recordedPages) > Math.max(minDriftPages, driftRatio * table.recordedPages);
@@ -63,13 +78,22 @@ export function createStatisticsMaintenance(db: SqlDatabase, logger: Logger): St
   const refresh = (): Promise<string[]> => {
     if (db.kind !== "pglite") return Promise.resolve([]);
     running ??= (async () => {
-      const { rows } = await db.query<{ name: string; recorded_pages: number; recorded_tuples: number; pages: number }>(
+      const { rows } = await db.query<{ name: string; recorded_pages: number; recorded_tuples: number; pages: number; analysed: boolean }>(
         `SELECT c.relname AS name, c.relpages AS recorded_pages, c.reltuples AS recorded_tuples,
-                (pg_relation_size(c.oid) / current_setting('block_size')::integer)::integer AS pages
+                (pg_relation_size(c.oid) / current_setting('block_size')::integer)::integer AS pages,
+                EXISTS (SELECT 1 FROM pg_stats s WHERE s.schemaname = 'public' AND s.tablename = c.relname) AS analysed
          FROM pg_class c WHERE c.relname = ANY($1::text[]) AND c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace`,
         [[...tables]],
       );
-      const stale = rows.filter((row) => isStale({ recordedPages: Number(row.recorded_pages), recordedTuples: Number(row.recorded_tuples), pages: Number(row.pages) })).map((row) => row.name);
+      const sizes: TableSize[] = rows.map((row) => ({
+        name: row.name,
+        recordedPages: Number(row.recorded_pages),
+        recordedTuples: Number(row.recorded_tuples),
+        pages: Number(row.pages),
+        analysed: row.analysed,
+      }));
+      const recorded = sizes.some((table) => table.analysed || table.recordedTuples >= 0);
+      const stale = sizes.filter((table) => isStale(table, recorded)).map((table) => table.name);
       for (const name of stale) {
         const started = performance.now();
         // The name comes from the fixed list above, never from input.

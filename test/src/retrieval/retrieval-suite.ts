@@ -308,7 +308,7 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
     });
 
     describe("start-up", () => {
-      test("a store large enough to use one builds the HNSW index of every stored embedding space, and leaves a small table's planner statistics alone", async () => {
+      test("a store large enough to use one builds the HNSW index of every stored embedding space, and analyses a small store's tables only then", async () => {
         const database = await target.createDatabase();
         const db = await openDatabase(database.options, logger);
         try {
@@ -329,6 +329,7 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
           const indexValid = async () =>
             (await db.query<{ valid: boolean | null }>("SELECT (SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass($1)) AS valid", [hnswIndexName(testModel, dimension)])).rows[0]
               ?.valid ?? null;
+          const entriesTuples = async () => Number((await db.query<{ tuples: number }>("SELECT reltuples AS tuples FROM pg_class WHERE relname = 'entries'")).rows[0]?.tuples);
           const small = await openSearch(db, defaultSearchConfig, logger);
           const found = await small.service.semantic(asPrincipal(principal(tenant, "a1")), {
             model: testModel,
@@ -340,12 +341,13 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
           assert.equal(found.hits.length, 1, "a search meeting the space finds the entry exactly…");
           await small.close();
           assert.equal(await indexValid(), null, "…and builds no graph: below exactBelowChunks chunks every search compares exactly");
+          // Statistics of one entry would make PostgreSQL plan for an empty table (search-statistics.ts); PGlite plans from the size on disk.
+          if (db.kind === "pglite") assert.equal(await entriesTuples(), -1, "PGlite's entries table, under a megabyte, has not been analysed");
           const large = await openSearch(db, { ...defaultSearchConfig, vectors: { ...defaultSearchConfig.vectors, exactBelowChunks: 1 } }, logger);
           await large.close();
           assert.equal(await indexValid(), db.vectorType === "pgvector" ? true : null, "then an HNSW index with pgvector, none with real[]");
-          const { rows: stats } = await db.query<{ tuples: number }>("SELECT reltuples AS tuples FROM pg_class WHERE relname = 'entries'");
-          // Statistics of one entry would make PostgreSQL plan for an empty table (search-statistics.ts); PGlite plans from the size on disk.
-          if (db.kind === "pglite") assert.equal(Number(stats[0]?.tuples), -1, "PGlite's entries table, under a megabyte, has not been analysed");
+          // The build records the size of chunks as ANALYZE would; the tables planned with it are analysed with it, whatever their size.
+          if (db.kind === "pglite") assert.equal(await entriesTuples(), db.vectorType === "pgvector" ? 1 : -1, "after an index build, PGlite's entries table has been analysed");
         } finally {
           await db.close();
           await database.dispose();

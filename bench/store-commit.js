@@ -1,0 +1,94 @@
+// CPU per new entry of the store's write in the store alone: the entry service (validation, the instruction screen,
+// the combined insert, the audit record) over PGlite, with no gRPC and no generation — 1 KB notes from the retrieval
+// corpus's generator with their built-in vectors, 16 commits in flight. `--before` commits come first; then the
+// space's HNSW index is built as the store builds it (--index), and ANALYZE runs on the tables named by --statistics
+// (none, chunks, all); then `--commits` commits are timed.
+//
+// Usage: node bench/store-commit.js [--before 400] [--commits 2000] [--index] [--statistics none|chunks|all] [--json file]
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import { createLogger } from "@context-hub/common";
+import { createAuditRepository, createDenialRecorder, createEntryRepository, createEntryService, defaultSearchConfig, openDatabase, openSearch } from "@context-hub/store";
+import { embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
+import { builtinDimension, builtinModel, sizedNote } from "./retrieval-data.js";
+
+const { values } = parseArgs({
+  options: {
+    before: { type: "string", default: "400" },
+    commits: { type: "string", default: "2000" },
+    index: { type: "boolean", default: false },
+    statistics: { type: "string", default: "none" },
+    json: { type: "string" },
+  },
+});
+const statisticsOf = { none: [], chunks: ["chunks"], all: ["entries", "chunks", "grants", "node_summaries"] }[values.statistics];
+if (statisticsOf === undefined) throw new Error(`--statistics takes none, chunks or all, not ${values.statistics}`);
+const before = Number(values.before);
+const commits = Number(values.commits);
+const inFlight = 16;
+
+const logger = createLogger("store-commit", "silent");
+const wordVectors = await loadWordVectors(toDefaultCacheDir(process.env));
+const dataDir = mkdtempSync(join(tmpdir(), "context-hub-store-commit-"));
+const database = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
+const entries = createEntryService(createEntryRepository(database), createDenialRecorder(createAuditRepository(database)));
+const principal = { tenant: "local", subject: "local", groups: [], scopes: ["context:read", "context:write"] };
+
+/** Commits notes `from` … `from + count - 1`, 16 at a time, as the gateway would after generation. */
+async function commitNotes(from, count) {
+  let next = from;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < from + count) {
+        const index = next++;
+        const text = sizedNote(index, 1024);
+        await entries.commit(principal, {
+          entry: { threadId: `bench-${index % 50}`, source: index % 2 ? "agent" : "user", text, tags: [], metadata: {}, images: [] },
+          generated: {
+            textHash: "",
+            chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: embedText(text, wordVectors) }],
+            embeddingModel: builtinModel,
+            embeddingDimension: builtinDimension,
+            summary: text.slice(0, 200),
+            nodeSummaries: [],
+          },
+        });
+      }
+    }),
+  );
+}
+
+try {
+  await commitNotes(0, before);
+  if (values.index) {
+    // As in the store: the build ends with the planner statistics refreshed (search-statistics.ts).
+    const search = await openSearch(database, { ...defaultSearchConfig, vectors: { ...defaultSearchConfig.vectors, buildIndexes: false } }, logger);
+    await search.vectors.buildIndex(builtinModel, builtinDimension);
+    await search.close();
+  }
+  for (const table of statisticsOf) await database.query(`ANALYZE ${table}`);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await commitNotes(before, commits);
+  const used = process.cpuUsage(cpu);
+  const result = {
+    before,
+    commits,
+    hnsw_index: values.index,
+    statistics: values.statistics,
+    cpu_ms_per_commit: Number(((used.user + used.system) / 1000 / commits).toFixed(3)),
+    wall_ms_per_commit: Number(((performance.now() - started) / commits).toFixed(3)),
+  };
+  console.log(
+    `${values.index ? "HNSW index (statistics refreshed after its build)" : "no index"}, ANALYZE run on ${values.statistics}: ${result.cpu_ms_per_commit} ms CPU per commit (${result.wall_ms_per_commit} ms wall, ${commits} commits after ${before})`,
+  );
+  if (values.json) {
+    mkdirSync(dirname(values.json), { recursive: true });
+    writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
+  }
+} finally {
+  await database.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
