@@ -29,10 +29,10 @@ export const defaultVectorIndexSettings: Readonly<PostgresVectorIndexSettings> =
   exactBelowChunks: 2_000,
   efSearch: 1_000,
   // m sets what a graph insert costs (the neighbour lists it rewrites), ef_construction what the graph is worth:
-  // m = 16 with ef_construction = 200 reached recall@10 0.97–0.99 at 100,000 entries, above m = 32 with 128
-  // (0.95–0.97), at less than half the insert cost (docs/performance.md).
-  hnswM: 16,
-  hnswEfConstruction: 200,
+  // m = 12 with ef_construction = 256 reached recall@10 0.98–1.00 at 100,000 entries (three builds), as m = 16 with
+  // 200 did (0.97–0.99) and above m = 32 with 128 (0.95–0.97), for the cheapest insert of the three (docs/performance.md).
+  hnswM: 12,
+  hnswEfConstruction: 256,
   buildMemoryMb: 256,
   buildIndexes: true,
 });
