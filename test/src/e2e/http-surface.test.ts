@@ -1,13 +1,14 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { startAllInOne, type AllInOne } from "@context-hub/cli";
+import type { AllInOne } from "@context-hub/cli";
+import { startMemoryHub } from "../support/memory-hub.js";
 
 describe("the gateway's HTTP surface", () => {
   let hub: AllInOne;
   let base: string;
 
   before(async () => {
-    hub = await startAllInOne({ env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: "" }, port: 0, dataDir: "memory://" });
+    hub = await startMemoryHub();
     base = hub.url.replace(/\/mcp$/, "");
   });
   after(() => hub?.close());

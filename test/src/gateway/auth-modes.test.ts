@@ -1,11 +1,12 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { SignJWT } from "jose";
-import { findFreePort, startAllInOne, type AllInOne } from "@context-hub/cli";
+import { findFreePort, type AllInOne } from "@context-hub/cli";
 import { callOk, connectMcpClient } from "../support/mcp.js";
 import { readWrite, writeKeysFile } from "../support/principals.js";
 import { postJsonRpc, startGatewayOn, toolRuns, type TestGateway } from "./gateways.js";
 import { startLocalIssuer, type LocalIssuer } from "./local-issuer.js";
+import { startMemoryHub } from "../support/memory-hub.js";
 
 /**
  * Every CONTEXT_HUB_AUTH mode over real HTTP with the MCP SDK client: one
@@ -55,7 +56,7 @@ describe("authentication modes end to end", () => {
       { name: "alice", tenant: "acme", subject: "alice", groups: ["eng"], scopes: readWrite },
       { name: "reader", tenant: "acme", subject: "auditor", groups: [], scopes: ["context:read"] },
     ]);
-    hub = await startAllInOne({ env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: "", CONTEXT_HUB_AUTH: "none" }, port: 0, dataDir: "memory://" });
+    hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "none" });
     apiKey = await startGatewayOn(hub, { CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: keys.path });
     // oidc: the JWKS URL comes from discovery; no cooldown, so an unknown kid is refetched at once.
     oidc = await startGatewayOn(hub, { CONTEXT_HUB_AUTH: "oidc", OIDC_ISSUER: issuer.issuer, CONTEXT_HUB_PUBLIC_URL: publicUrl, OIDC_JWKS_COOLDOWN_MS: "0" });

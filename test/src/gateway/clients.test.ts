@@ -11,9 +11,10 @@ import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startAllInOne, type AllInOne } from "@context-hub/cli";
+import type { AllInOne } from "@context-hub/cli";
 import { readWrite, writeKeysFile } from "../support/principals.js";
 import { startGatewayOn, type TestGateway } from "./gateways.js";
+import { startMemoryHub } from "../support/memory-hub.js";
 
 /**
  * Clients other than our own test helper against a running gateway: the
@@ -55,7 +56,7 @@ describe("third-party clients against a running gateway", () => {
   before(async () => {
     work = mkdtempSync(join(tmpdir(), "context-hub-clients-"));
     keys = writeKeysFile([{ name: "alice", tenant: "acme", subject: "alice", groups: ["eng"], scopes: readWrite }]);
-    hub = await startAllInOne({ env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: "", CONTEXT_HUB_AUTH: "none" }, port: 0, dataDir: "memory://" });
+    hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "none" });
     secured = await startGatewayOn(hub, { CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: keys.path });
   });
   after(async () => {

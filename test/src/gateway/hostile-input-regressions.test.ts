@@ -2,10 +2,11 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startAllInOne, type AllInOne } from "@context-hub/cli";
+import type { AllInOne } from "@context-hub/cli";
 import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
 import { fencesBalanced } from "../fuzz/fuzz-target.js";
 import { startGatewayOn } from "./gateways.js";
+import { startMemoryHub } from "../support/memory-hub.js";
 
 /**
  * Regression tests for what the hostile-input fuzzer (test/src/fuzz) found,
@@ -47,7 +48,7 @@ describe("hostile input the fuzzer found", () => {
   };
 
   before(async () => {
-    hub = await startAllInOne({ env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: "", CONTEXT_HUB_AUTH: "none" }, port: 0, dataDir: "memory://" });
+    hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "none" });
     client = await connectMcpClient(hub.url);
   });
   after(async () => {

@@ -2,10 +2,11 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startAllInOne, type AllInOne } from "@context-hub/cli";
+import type { AllInOne } from "@context-hub/cli";
 import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
 import { readWrite, writeKeysFile } from "../support/principals.js";
 import { postJsonRpc, startGatewayOn, type TestGateway } from "./gateways.js";
+import { startMemoryHub } from "../support/memory-hub.js";
 
 /**
  * The tool surface a model sees: every tool fully described, results as
@@ -64,7 +65,7 @@ describe("the tool surface", () => {
       { name: "alice", tenant: "acme", subject: "alice", groups: ["eng"], scopes: readWrite },
       { name: "bob", tenant: "acme", subject: "bob", groups: ["eng"], scopes: readWrite },
     ]);
-    hub = await startAllInOne({ env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: "", CONTEXT_HUB_AUTH: "none" }, port: 0, dataDir: "memory://" });
+    hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "none" });
     gateway = await startGatewayOn(hub, { CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: keys.path, CONTEXT_HUB_RATE_WRITE_PER_MIN: "1", CONTEXT_HUB_RATE_WRITE_BURST: "6" });
     local = await connectMcpClient(hub.url);
     for (const name of ["alice", "bob"]) clients[name] = await connectMcpClient(gateway.url, { authorization: `Bearer ${keys.principals[name]!.key}` });

@@ -2,9 +2,10 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common";
-import { startAllInOne, type AllInOne } from "@context-hub/cli";
+import type { AllInOne } from "@context-hub/cli";
 import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
 import { openAiFakeProviders } from "../support/openai-fakes.js";
+import { startMemoryHub } from "../support/memory-hub.js";
 
 /**
  * I-4 with real provider adapters: the embedder and summarizer talk to local
@@ -43,20 +44,13 @@ describe("a failing, hanging or garbage-answering provider stores nothing", () =
   before(async () => {
     embeddings = await startRecordingHttpServer((request) => embeddingsAnswer(embedMode, request));
     chat = await startRecordingHttpServer(() => chatAnswer(chatMode));
-    hub = await startAllInOne({
-      env: {
-        ...process.env,
-        LOG_LEVEL: "silent",
-        DATABASE_URL: "",
-        ...openAiFakeProviders(embeddings.url, chat.url, dimension),
-        EMBEDDER_TIMEOUT_MS: "800",
-        EMBEDDER_MAX_RETRIES: "1",
-        SUMMARIZER_TIMEOUT_MS: "800",
-        SUMMARIZER_MAX_RETRIES: "1",
-        GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "300",
-      },
-      port: 0,
-      dataDir: "memory://",
+    hub = await startMemoryHub({
+      ...openAiFakeProviders(embeddings.url, chat.url, dimension),
+      EMBEDDER_TIMEOUT_MS: "800",
+      EMBEDDER_MAX_RETRIES: "1",
+      SUMMARIZER_TIMEOUT_MS: "800",
+      SUMMARIZER_MAX_RETRIES: "1",
+      GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "300",
     });
     client = await connectMcpClient(hub.url);
   });

@@ -8,6 +8,7 @@ import { nastyQueries } from "@context-hub/store";
 import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
 import { startTestPostgres } from "../support/postgres.js";
 import { readWrite, writeKeysFile, type TestPrincipal } from "../support/principals.js";
+import { startMemoryHub } from "../support/memory-hub.js";
 
 /**
  * Every retrieval tool over the real MCP surface with real API keys, against
@@ -229,7 +230,7 @@ describe("hybrid search degrades when a leg is down (PGlite)", () => {
   let stored: string;
 
   before(async () => {
-    hub = await startAllInOne({ env: { ...process.env, DATABASE_URL: "", LOG_LEVEL: "silent" }, port: 0, dataDir: "memory://" });
+    hub = await startMemoryHub();
     client = await connectMcpClient(hub.url);
     stored = (await callOk<{ context_id: string }>(client, "store_context", { thread_id: "ops", source: "agent", text: "The compressor surge margin dropped below limits." })).context_id;
   });

@@ -9,6 +9,7 @@ import { promisify } from "node:util";
 import { generateApiKey } from "@context-hub/common";
 import { startAllInOne, type AllInOne } from "@context-hub/cli";
 import { callOk, connectMcpClient } from "../support/mcp.js";
+import { startMemoryHub } from "../support/memory-hub.js";
 
 const run = promisify(execFile);
 const bin = resolve(fileURLToPath(import.meta.url), "../../../../bin/context-hub.js");
@@ -94,7 +95,7 @@ describe("API keys provisioned from a file", () => {
         ],
       }),
     );
-    const hub = await startAllInOne({ env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: "", CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: path }, port: 0, dataDir: "memory://" });
+    const hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: path });
     t.after(() => hub.close());
     const call = (key: string) =>
       fetch(hub.url, {
@@ -110,7 +111,7 @@ describe("API keys provisioned from a file", () => {
     const bad = join(dir, "bad.json");
     writeFileSync(bad, JSON.stringify({ keys: [{ key: "hunter2", tenant: "acme", subject: "x", scopes: [] }] }));
     await assert.rejects(
-      startAllInOne({ env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: "", CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: bad }, port: 0, dataDir: "memory://" }),
+      startMemoryHub({ CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: bad }),
       (error: Error) => /keys\.0\.key/.test(error.message) && /keys\.0\.scopes/.test(error.message),
     );
   });

@@ -10,10 +10,11 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { startAllInOne, type AllInOne } from "@context-hub/cli";
+import type { AllInOne } from "@context-hub/cli";
 import { callOk, connectMcpClient } from "../support/mcp.js";
 import { startOutageProxy, startQdrantTarget, type OutageProxy, type QdrantTarget } from "../support/qdrant-server.js";
 import { createQdrantClient } from "@context-hub/store";
+import { startMemoryHub } from "../support/memory-hub.js";
 
 interface SemanticPage {
   results: { id: string }[];
@@ -30,21 +31,14 @@ describe("Context Hub over MCP with the Qdrant vector backend", () => {
   before(async () => {
     qdrant = await startQdrantTarget();
     proxy = await startOutageProxy(qdrant.url);
-    hub = await startAllInOne({
-      env: {
-        ...process.env,
-        LOG_LEVEL: "silent",
-        DATABASE_URL: "",
-        CONTEXT_HUB_AUTH: "none",
-        STORE_VECTOR_BACKEND: "qdrant",
-        STORE_QDRANT_URL: proxy.url,
-        STORE_QDRANT_API_KEY: qdrant.apiKey,
-        STORE_QDRANT_COLLECTION: prefix,
-        STORE_QDRANT_RELAY_IDLE_MS: "10",
-        STORE_QDRANT_RELAY_MAX_BACKOFF_MS: "400",
-      },
-      port: 0,
-      dataDir: "memory://",
+    hub = await startMemoryHub({
+      CONTEXT_HUB_AUTH: "none",
+      STORE_VECTOR_BACKEND: "qdrant",
+      STORE_QDRANT_URL: proxy.url,
+      STORE_QDRANT_API_KEY: qdrant.apiKey,
+      STORE_QDRANT_COLLECTION: prefix,
+      STORE_QDRANT_RELAY_IDLE_MS: "10",
+      STORE_QDRANT_RELAY_MAX_BACKOFF_MS: "400",
     });
     client = await connectMcpClient(hub.url);
   });

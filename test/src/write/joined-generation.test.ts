@@ -2,9 +2,10 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common";
-import { startAllInOne, type AllInOne } from "@context-hub/cli";
+import type { AllInOne } from "@context-hub/cli";
 import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
 import { openAiFakeProviders } from "../support/openai-fakes.js";
+import { startMemoryHub } from "../support/memory-hub.js";
 
 /**
  * Writes that reach the gateway together share their embedder and summarizer
@@ -42,16 +43,9 @@ describe("writes arriving together share their generation calls", () => {
   before(async () => {
     embeddings = await startRecordingHttpServer(embeddingsAnswer);
     chat = await startRecordingHttpServer((request) => chatAnswer(request, refused));
-    hub = await startAllInOne({
-      env: {
-        ...process.env,
-        LOG_LEVEL: "silent",
-        DATABASE_URL: "",
-        ...openAiFakeProviders(embeddings.url, chat.url, dimension),
-        SUMMARIZER_MAX_RETRIES: "0",
-      },
-      port: 0,
-      dataDir: "memory://",
+    hub = await startMemoryHub({
+      ...openAiFakeProviders(embeddings.url, chat.url, dimension),
+      SUMMARIZER_MAX_RETRIES: "0",
     });
     client = await connectMcpClient(hub.url);
   });
