@@ -6,6 +6,7 @@ import type { Peers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
 import { createMcpServer } from "./mcp/create-mcp-server.js";
 import { refuseMalformedParams } from "./mcp/request-params.js";
+import { installQuickSdkTypeGuards } from "./mcp/sdk-type-guards.js";
 import type { ToolDefinition } from "./mcp/tool-definition.js";
 import { challengeFor, type AuthFailure, type Authenticator } from "./auth/authenticate.js";
 import type { ProtectedResource } from "./auth/protected-resource.js";
@@ -53,6 +54,7 @@ function isLoopbackOrigin(origin: string): boolean {
 /** The express application of the gateway. */
 export function createHttpApp(options: HttpAppOptions): express.Express {
   const { config, peers, logger } = options;
+  installQuickSdkTypeGuards();
   const app = express();
   app.disable("x-powered-by");
 

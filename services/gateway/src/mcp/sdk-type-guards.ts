@@ -1,0 +1,56 @@
+import { InitializeRequestSchema, JSONRPCErrorResponseSchema, JSONRPCResultResponseSchema } from "@modelcontextprotocol/sdk/types.js";
+
+interface SafeParsing {
+  safeParse(value: unknown, params?: unknown): { success: boolean };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+
+/**
+ * Which of the SDK's message schemas to answer quickly, and what a value must
+ * have for that schema to possibly accept it. Each test is a necessary
+ * condition only: a value that passes still gets the full parse.
+ */
+const quickRejects: readonly [SafeParsing, (value: unknown) => boolean][] = [
+  [InitializeRequestSchema, (value) => isObject(value) && value.method === "initialize"],
+  [JSONRPCResultResponseSchema, (value) => isObject(value) && isObject(value.result)],
+  [JSONRPCErrorResponseSchema, (value) => isObject(value) && isObject(value.error)],
+];
+
+const installed = new WeakSet<SafeParsing>();
+
+/**
+ * Makes the MCP SDK's message type guards cheap when they fail.
+ *
+ * The SDK classifies every message it receives or sends with zod:
+ * `isInitializeRequest`, `isJSONRPCResultResponse` and
+ * `isJSONRPCErrorResponse` each run a full `safeParse`, and on every
+ * `tools/call` all three fail. A failing zod parse builds an error with an
+ * issue per field, which cost the gateway about 0.3 ms of CPU per call (a
+ * sixth of the MCP layer's share; docs/performance.md).
+ *
+ * This wraps those three schemas' `safeParse`: a value that cannot match
+ * (no `method: "initialize"`, no `result` object, no `error` object) fails at
+ * once, and its `error` is still the schema's own, built only if someone
+ * reads it. Every other value gets the full parse, so every answer is the
+ * one the schema gives. Idempotent; the SDK shares these schema objects
+ * with its type guards (one module instance), which is what makes this
+ * reach them.
+ */
+export function installQuickSdkTypeGuards(): void {
+  for (const [schema, canMatch] of quickRejects) {
+    if (installed.has(schema)) continue;
+    installed.add(schema);
+    const fullParse = schema.safeParse.bind(schema);
+    schema.safeParse = (value: unknown, params?: unknown) => {
+      if (canMatch(value)) return fullParse(value, params);
+      return {
+        success: false,
+        data: undefined,
+        get error() {
+          return (fullParse(value, params) as { error?: unknown }).error;
+        },
+      };
+    };
+  }
+}
