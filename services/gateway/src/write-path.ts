@@ -1,4 +1,4 @@
-import { ContextHubError, contentHash, fineLatencyBuckets, histogram, isContextHubError } from "@context-hub/common";
+import { ContextHubError, contentHash, currentRequestContext, fineLatencyBuckets, histogram, isContextHubError, isErrorCode } from "@context-hub/common";
 import { commonV1, type embedderV1, type storeV1, type summarizerV1 } from "@context-hub/proto";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
@@ -199,6 +199,26 @@ export function createWritePath(options: WritePathOptions) {
           (input) => input.text.length,
         );
 
+  // The dedup pre-checks of writes arriving together travel in one store call too, each scoped by its own caller.
+  const findDuplicates = joinCalls<MessageInitShape<typeof storeV1.DuplicateCheckSchema>, storeV1.DuplicateCheckResult>(
+    async (checks) => {
+      const reply = await peers.store.findDuplicates({ checks });
+      if (reply.results.length !== checks.length) throw new Error(`the store returned ${reply.results.length} results for ${checks.length} duplicate checks`);
+      return reply.results;
+    },
+    { maxItems: 100, maxWeight: Number.POSITIVE_INFINITY },
+    () => 1,
+  );
+
+  /** The caller's likely retransmit of `entry` (see the store's FindDuplicate): its id, or "" when there is none. */
+  async function findDuplicate(principal: Principal, entry: NewEntryInput): Promise<string> {
+    const check = { principal, threadId: entry.threadId, source: toProtoSource(entry.source), contentHash: contentHash(entry.text), requestId: currentRequestContext()?.requestId ?? "" };
+    const [result] = await findDuplicates([check]);
+    const error = result?.error;
+    if (error !== undefined && error.code !== "") throw new ContextHubError(isErrorCode(error.code) ? error.code : "INTERNAL", error.message);
+    return result?.entryId ?? "";
+  }
+
   /** Generation for `inputs`; aborting `signal` cancels the worker calls still running (their results are not wanted). */
   async function generate(inputs: GenerationInput[], signal?: AbortSignal): Promise<storeV1.Generated[]> {
     if (inputs.length === 0) return [];
@@ -262,10 +282,8 @@ export function createWritePath(options: WritePathOptions) {
           () => (generating = false),
         );
         try {
-          const duplicateOf = await timeStage("dedup_check", () =>
-            peers.store.findDuplicate({ principal, threadId: entry.threadId, source: toProtoSource(entry.source), contentHash: contentHash(entry.text) }),
-          );
-          if (duplicateOf.entryId !== "") {
+          const duplicateOf = await timeStage("dedup_check", () => findDuplicate(principal, entry));
+          if (duplicateOf !== "") {
             try {
               return await commit(principal, entry, undefined, idempotency);
             } catch (error) {

@@ -44,7 +44,8 @@ export function toItemError(error: ContextHubError): ItemError {
   return { code: error.code, message: error.remedy === undefined ? error.message : `${error.message}; ${error.remedy}` };
 }
 
-function isItemFailure(error: unknown): error is ContextHubError {
+/** Whether `error` belongs to one item (a domain error) rather than to the whole call (INTERNAL, or anything else). */
+export function isItemFailure(error: unknown): error is ContextHubError {
   // INTERNAL (and anything that is not a domain error) is a fault of the store, not of the item: it fails the call.
   return isContextHubError(error) && error.code !== "INTERNAL";
 }

@@ -1,7 +1,7 @@
 // The store's gRPC transport: StoreService handlers translating proto messages to domain calls and back.
 import { fromBinary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { ServiceImplementation } from "@context-hub/common";
+import { ContextHubError, runWithRequestContext, type ServiceImplementation } from "@context-hub/common";
 import { storeV1 } from "@context-hub/proto";
 import type { ApiKeyService } from "./api-keys.js";
 import type { AuditService } from "./audit.js";
@@ -10,6 +10,7 @@ import type { HistoryService } from "./history.js";
 import type { ReviewService } from "./review.js";
 import type { CommitItemResult, DeleteEntriesResult, EntryAck, EntryService, UpdateItemResult } from "./entries.js";
 import type { Outcome } from "./idempotency.js";
+import { isItemFailure, toItemError } from "./items.js";
 import {
   encoderOf,
   idempotencyStateOf,
@@ -85,16 +86,41 @@ const shareResponse = idempotentResponse(storeV1.ShareResponseSchema, (result: S
 
 const unshareResponse = idempotentResponse(storeV1.UnshareResponseSchema, (result: UnshareResult) => ({ revokedCount: result.revokedCount }));
 
+/** Most checks one FindDuplicates call takes (the gateway joins far fewer). */
+const maxDuplicateChecks = 1000;
+
+const isRequestId = (value: string) => value.length > 0 && value.length <= 128;
+
 /** The StoreService implementation over the domain services. */
 export function createStoreHandlers({ entries, sharing, apiKeys, history, review, audit, store }: StoreServices): ServiceImplementation<typeof storeV1.StoreService> {
+  /** One dedup pre-check, scoped by its own caller. */
+  const findDuplicate = (check: storeV1.FindDuplicateRequest | storeV1.DuplicateCheck) =>
+    entries.findDuplicate(toPrincipal(check.principal), { threadId: check.threadId, source: toSource(check.source, "source"), contentHash: check.contentHash });
+
   return {
     async findDuplicate(request) {
-      const id = await entries.findDuplicate(toPrincipal(request.principal), {
-        threadId: request.threadId,
-        source: toSource(request.source, "source"),
-        contentHash: request.contentHash,
-      });
-      return { entryId: id ?? "" };
+      return { entryId: (await findDuplicate(request)) ?? "" };
+    },
+
+    async findDuplicates(request) {
+      if (request.checks.length > maxDuplicateChecks) {
+        throw new ContextHubError("INVALID_ARGUMENT", `checks holds ${request.checks.length} checks; one call takes at most ${maxDuplicateChecks}`);
+      }
+      const results = await Promise.all(
+        request.checks.map(async (check) => {
+          const run = async () => {
+            try {
+              return { entryId: (await findDuplicate(check)) ?? "" };
+            } catch (error) {
+              if (!isItemFailure(error)) throw error;
+              return { error: toItemErrorMessage(toItemError(error)) };
+            }
+          };
+          // A refusal is audited under the request the check came from, not the call that carried it.
+          return isRequestId(check.requestId) ? runWithRequestContext({ requestId: check.requestId }, run) : run();
+        }),
+      );
+      return { results };
     },
 
     async commit(request) {

@@ -401,6 +401,48 @@ export function defineStoreSuite(target: StoreTarget): void {
       assert.equal((await client.findDuplicate({ principal: a1, threadId: "t", source: commonV1.Source.USER, contentHash: hash })).entryId, "");
     });
 
+    test("FindDuplicates answers every check as its own caller, in order, and fails a check alone", async () => {
+      const tenant = newTenant("checks");
+      const a1 = principal(tenant, "a1");
+      const a2 = principal(tenant, "a2");
+      const reader = principal(tenant, "r", { scopes: ["context:read"] });
+      const text = "checked together";
+      const mine = (await client.commit({ principal: a1, entry: textEntry("t", text, { visibility: commonV1.Visibility.TENANT }), generated: generatedFor(text) })).ack!;
+      const check = (who: typeof a1, change: { threadId?: string; contentHash?: string; requestId?: string } = {}) => ({
+        principal: who,
+        threadId: "t",
+        source: commonV1.Source.USER,
+        contentHash: contentHash(text),
+        ...change,
+      });
+
+      const { results } = await client.findDuplicates({
+        checks: [check(a2), check(a1), check(reader, { requestId: "refused-check" }), check(a1, { threadId: "" }), check(a1, { contentHash: contentHash("other") }), check(a1)],
+      });
+      assert.deepEqual(
+        results.map((result) => [result.entryId, result.error?.code ?? ""]),
+        [
+          ["", ""], // a2 sees a1's tenant-wide entry, but it is not a2's own
+          [mine.id, ""],
+          ["", "PERMISSION_DENIED"],
+          ["", "INVALID_ARGUMENT"],
+          ["", ""],
+          [mine.id, ""],
+        ],
+      );
+      assert.match(results[2]!.error!.message, /context:write/);
+      assert.match(results[3]!.error!.message, /thread_id/);
+      // The refusal is audited under the request the check came from.
+      const { rows } = await db.query<{ request_id: string }>("SELECT request_id FROM audit_log WHERE tenant = $1 AND outcome = 'denied'", [tenant]);
+      assert.deepEqual(
+        rows.map((row) => row.request_id),
+        ["refused-check"],
+      );
+
+      assert.deepEqual((await client.findDuplicates({ checks: [] })).results, []);
+      await expectError(client.findDuplicates({ checks: Array.from({ length: 1001 }, () => check(a1)) }), "INVALID_ARGUMENT", /at most 1000/);
+    });
+
     test("a commit without generation output and no duplicate stores nothing (DUPLICATE_VANISHED)", async () => {
       const tenant = newTenant("vanished");
       const caller = principal(tenant, "a1");
