@@ -50,6 +50,27 @@ test("a new store is not analysed at start; its entries are, once they pass a me
   }
 });
 
+test("a running store analyses its entries at the next periodic check once they pass a megabyte", async () => {
+  const logger = createLogger("statistics-test", "silent");
+  const db = await openDatabase({ url: "", dataDir: "memory://", poolMax: 1 }, logger);
+  const statistics = createStatisticsMaintenance(db, logger, 50);
+  try {
+    const analysed = async () => (await db.query<{ analysed: boolean }>("SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = 'public' AND tablename = 'entries') AS analysed")).rows[0]?.analysed;
+    await statistics.refresh();
+    await db.query(
+      `INSERT INTO entries (id, tenant, thread_id, source, owner, text, text_length, preview, content_hash)
+       SELECT gen_random_uuid(), 'acme', 'thread-' || (n % 50), 'agent', 'alice', repeat('x', 1000) || n, 1000 + length(n::text), 'x', md5(n::text) || md5(n::text)
+       FROM generate_series(1, 1500) AS n`,
+    );
+    // No refresh is called: the timer's check finds the grown table.
+    for (let waited = 0; waited < 10_000 && !(await analysed()); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(await analysed(), true);
+  } finally {
+    await statistics.close();
+    await db.close();
+  }
+});
+
 test("an HNSW index build leaves every table it is planned with analysed, even below a megabyte", async () => {
   const logger = createLogger("statistics-test", "silent");
   const db = await openDatabase({ url: "", dataDir: "memory://", poolMax: 1 }, logger);

@@ -36,8 +36,15 @@ const driftRatio = 0.2;
 const minDriftPages = 128;
 /** A table is first analysed once it has this many pages (1 MB, about a thousand entries); see above. */
 const minAnalysedPages = 128;
-/** How often the sizes are checked while the store runs. */
-export const statisticsCheckIntervalMs = 5 * 60_000;
+/**
+ * How often the sizes are checked while the store runs. The check is one
+ * catalog query; ANALYZE runs only for a table that drifted. Checking often
+ * keeps the window short in which a young store, past its first megabyte,
+ * is planned without statistics: an exact semantic search over 2,400 chunks
+ * took 140 ms in that state (a nested loop scanning `chunks` once per entry)
+ * and 14 ms once analysed.
+ */
+export const statisticsCheckIntervalMs = 30_000;
 
 interface TableSize {
   name: string;
@@ -69,10 +76,10 @@ export function isStale(table: Omit<TableSize, "name">, peersRecorded = false): 
 
 /**
  * Keeps planner statistics current on PGlite: checks at once (call
- * `refresh` before serving) and every five minutes after, running ANALYZE
+ * `refresh` before serving) and every 30 seconds after, running ANALYZE
  * only on tables that drifted. On a PostgreSQL server it does nothing.
  */
-export function createStatisticsMaintenance(db: SqlDatabase, logger: Logger): StatisticsMaintenance {
+export function createStatisticsMaintenance(db: SqlDatabase, logger: Logger, checkIntervalMs = statisticsCheckIntervalMs): StatisticsMaintenance {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<string[]> | undefined;
   const refresh = (): Promise<string[]> => {
@@ -109,7 +116,7 @@ export function createStatisticsMaintenance(db: SqlDatabase, logger: Logger): St
   if (db.kind === "pglite") {
     timer = setInterval(() => {
       refresh().catch((error: unknown) => logger.warn({ err: error }, "refreshing planner statistics failed"));
-    }, statisticsCheckIntervalMs);
+    }, checkIntervalMs);
     timer.unref();
   }
   return {
