@@ -3,6 +3,7 @@ import { commonV1, type embedderV1, type storeV1, type summarizerV1 } from "@con
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Peers } from "./clients/peers.js";
+import { createDuplicateChecks } from "./clients/duplicate-checks.js";
 import { joinCalls } from "./clients/joined-calls.js";
 import type { Idempotency } from "./idempotency.js";
 import type { Principal } from "./principal.js";
@@ -200,23 +201,15 @@ export function createWritePath(options: WritePathOptions) {
         );
 
   // The dedup pre-checks of writes arriving together travel in one store call too, each scoped by its own caller.
-  const findDuplicates = joinCalls<MessageInitShape<typeof storeV1.DuplicateCheckSchema>, storeV1.DuplicateCheckResult>(
-    async (checks) => {
-      const reply = await peers.store.findDuplicates({ checks });
-      if (reply.results.length !== checks.length) throw new Error(`the store returned ${reply.results.length} results for ${checks.length} duplicate checks`);
-      return reply.results;
-    },
-    { maxItems: 100, maxWeight: Number.POSITIVE_INFINITY },
-    () => 1,
-  );
+  const checkDuplicate = createDuplicateChecks(peers.store);
 
   /** The caller's likely retransmit of `entry` (see the store's FindDuplicate): its id, or "" when there is none. */
   async function findDuplicate(principal: Principal, entry: NewEntryInput): Promise<string> {
     const check = { principal, threadId: entry.threadId, source: toProtoSource(entry.source), contentHash: contentHash(entry.text), requestId: currentRequestContext()?.requestId ?? "" };
-    const [result] = await findDuplicates([check]);
-    const error = result?.error;
+    const result = await checkDuplicate(check);
+    const error = result.error;
     if (error !== undefined && error.code !== "") throw new ContextHubError(isErrorCode(error.code) ? error.code : "INTERNAL", error.message);
-    return result?.entryId ?? "";
+    return result.entryId;
   }
 
   /** Generation for `inputs`; aborting `signal` cancels the worker calls still running (their results are not wanted). */

@@ -63,6 +63,15 @@ export function fromGrpcError(error: ServiceError, peer: PeerName): ContextHubEr
     case status.CANCELLED:
       return new ContextHubError("INTERNAL", `call to ${peer} was cancelled`, { details: { peer } });
     default:
-      return new ContextHubError("INTERNAL", `${peer} failed: ${error.details || status[error.code]}`, { details: { peer } });
+      return new ContextHubError("INTERNAL", `${peer} failed: ${error.details || status[error.code]}`, { details: { peer }, cause: error });
   }
+}
+
+/**
+ * Whether a peer's call failed because the peer does not have the method at
+ * all (UNIMPLEMENTED): an older version of the service, as during a rolling
+ * upgrade, which the caller may answer by falling back to an older call.
+ */
+export function isUnimplementedCall(error: unknown): boolean {
+  return error instanceof ContextHubError && (error.cause as { code?: unknown } | undefined)?.code === status.UNIMPLEMENTED;
 }
