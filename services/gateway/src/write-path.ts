@@ -1,4 +1,4 @@
-import { ContextHubError, contentHash, currentRequestContext, fineLatencyBuckets, histogram, isContextHubError, isErrorCode } from "@context-hub/common";
+import { ContextHubError, contentHash, currentRequestContext, fineLatencyBuckets, histogram, isContextHubError } from "@context-hub/common";
 import { commonV1, type embedderV1, type storeV1, type summarizerV1 } from "@context-hub/proto";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
@@ -204,13 +204,8 @@ export function createWritePath(options: WritePathOptions) {
   const checkDuplicate = createDuplicateChecks(peers.store);
 
   /** The caller's likely retransmit of `entry` (see the store's FindDuplicate): its id, or "" when there is none. */
-  async function findDuplicate(principal: Principal, entry: NewEntryInput): Promise<string> {
-    const check = { principal, threadId: entry.threadId, source: toProtoSource(entry.source), contentHash: contentHash(entry.text), requestId: currentRequestContext()?.requestId ?? "" };
-    const result = await checkDuplicate(check);
-    const error = result.error;
-    if (error !== undefined && error.code !== "") throw new ContextHubError(isErrorCode(error.code) ? error.code : "INTERNAL", error.message);
-    return result.entryId;
-  }
+  const findDuplicate = (principal: Principal, entry: NewEntryInput): Promise<string> =>
+    checkDuplicate({ principal, threadId: entry.threadId, source: toProtoSource(entry.source), contentHash: contentHash(entry.text), requestId: currentRequestContext()?.requestId ?? "" });
 
   /** Generation for `inputs`; aborting `signal` cancels the worker calls still running (their results are not wanted). */
   async function generate(inputs: GenerationInput[], signal?: AbortSignal): Promise<storeV1.Generated[]> {

@@ -1,4 +1,4 @@
-import { isContextHubError, isUnimplementedCall, runWithRequestContext } from "@context-hub/common";
+import { ContextHubError, isContextHubError, isErrorCode, isUnimplementedCall, runWithRequestContext } from "@context-hub/common";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { storeV1 } from "@context-hub/proto";
 import { joinCalls } from "./joined-calls.js";
@@ -6,8 +6,8 @@ import type { StoreClient } from "./peers.js";
 
 export type DuplicateCheck = MessageInitShape<typeof storeV1.DuplicateCheckSchema>;
 
-/** One check's answer: the duplicate's id ("" when there is none), or why the store refused the check. */
-export interface DuplicateCheckResult {
+/** One check's answer as the store gives it: the duplicate's id ("" when there is none), or why it refused the check. */
+interface DuplicateCheckResult {
   entryId: string;
   error?: { code: string; message: string } | undefined;
 }
@@ -21,12 +21,16 @@ export const batchRetryMs = 60_000;
  * check carries its own caller's principal and request id, and the store
  * answers each as its own caller.
  *
+ * Each caller gets its own check's answer: the duplicate's id, or "" when
+ * there is none; a check the store refused (no write scope, say) rejects
+ * with the store's error, failing that caller's write only.
+ *
  * A store older than the gateway, as during a rolling upgrade, answers
  * FindDuplicates with UNIMPLEMENTED. The checks are then sent one
  * FindDuplicate call each, under their own request ids, and the batch is
  * tried again after `batchRetryMs`.
  */
-export function createDuplicateChecks(store: StoreClient, now: () => number = () => performance.now()): (check: DuplicateCheck) => Promise<DuplicateCheckResult> {
+export function createDuplicateChecks(store: StoreClient, now: () => number = () => performance.now()): (check: DuplicateCheck) => Promise<string> {
   let batchRefusedAt = Number.NEGATIVE_INFINITY;
 
   const checkAlone = (check: DuplicateCheck): Promise<DuplicateCheckResult> => {
@@ -62,5 +66,10 @@ export function createDuplicateChecks(store: StoreClient, now: () => number = ()
     () => 1,
   );
 
-  return async (check) => (await joined([check]))[0]!;
+  return async (check) => {
+    const [result] = await joined([check]);
+    const error = result?.error;
+    if (error !== undefined && error.code !== "") throw new ContextHubError(isErrorCode(error.code) ? error.code : "INTERNAL", error.message);
+    return result?.entryId ?? "";
+  };
 }
