@@ -17,6 +17,11 @@ export function currentRequestContext(): RequestContext | undefined {
   return storage.getStore();
 }
 
+/** Whether `value` can serve as a request id carried between services: non-empty, at most 128 characters. */
+export function isRequestId(value: unknown): value is string {
+  return typeof value === "string" && value.length > 0 && value.length <= 128;
+}
+
 export function newRequestId(): string {
   return randomUUID();
 }

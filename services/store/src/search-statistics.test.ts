@@ -2,11 +2,22 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createLogger } from "@context-hub/common";
 import { openDatabase } from "./db/open-database.js";
+import type { SqlDatabase } from "./db/sql-database.js";
 import { defaultSearchConfig } from "./search-config.js";
 import { openSearch } from "./search-module.js";
 import { createStatisticsMaintenance, isStale } from "./search-statistics.js";
 
 const never = { recordedTuples: -1, recordedPages: 0, analysed: false };
+
+/** `count` entries of about a kilobyte each, straight into the table. */
+async function insertKilobyteEntries(db: SqlDatabase, count: number): Promise<void> {
+  await db.query(
+    `INSERT INTO entries (id, tenant, thread_id, source, owner, text, text_length, preview, content_hash)
+     SELECT gen_random_uuid(), 'acme', 'thread-' || (n % 50), 'agent', 'alice', repeat('x', 1000) || n, 1000 + length(n::text), 'x', md5(n::text) || md5(n::text)
+     FROM generate_series(1, $1::integer) AS n`,
+    [count],
+  );
+}
 
 test("a table is analysed when never analysed, or when its size drifted by more than a fifth (and 128 pages)", () => {
   assert.equal(isStale({ ...never, pages: 128 }), true, "never analysed");
@@ -37,11 +48,7 @@ test("a new store is not analysed at start; its entries are, once they pass a me
     const analysed = async () => (await db.query<{ tuples: number }>("SELECT reltuples AS tuples FROM pg_class WHERE relname = 'entries' AND relnamespace = 'public'::regnamespace")).rows[0]?.tuples;
     assert.deepEqual(await statistics.refresh(), [], "nothing to sample in an empty store");
     assert.equal(await analysed(), -1, "the planner goes by the table's size on disk");
-    await db.query(
-      `INSERT INTO entries (id, tenant, thread_id, source, owner, text, text_length, preview, content_hash)
-       SELECT gen_random_uuid(), 'acme', 'thread-' || (n % 50), 'agent', 'alice', repeat('x', 1000) || n, 1000 + length(n::text), 'x', md5(n::text) || md5(n::text)
-       FROM generate_series(1, 1500) AS n`,
-    );
+    await insertKilobyteEntries(db, 1500);
     assert.deepEqual(await statistics.refresh(), ["entries"], "1,500 one-kilobyte entries pass a megabyte");
     assert.equal(await analysed(), 1500);
   } finally {
@@ -57,11 +64,7 @@ test("a running store analyses its entries at the next periodic check once they 
   try {
     const analysed = async () => (await db.query<{ analysed: boolean }>("SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = 'public' AND tablename = 'entries') AS analysed")).rows[0]?.analysed;
     await statistics.refresh();
-    await db.query(
-      `INSERT INTO entries (id, tenant, thread_id, source, owner, text, text_length, preview, content_hash)
-       SELECT gen_random_uuid(), 'acme', 'thread-' || (n % 50), 'agent', 'alice', repeat('x', 1000) || n, 1000 + length(n::text), 'x', md5(n::text) || md5(n::text)
-       FROM generate_series(1, 1500) AS n`,
-    );
+    await insertKilobyteEntries(db, 1500);
     // No refresh is called: the timer's check finds the grown table.
     for (let waited = 0; waited < 10_000 && !(await analysed()); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(await analysed(), true);

@@ -1,7 +1,7 @@
 // The store's gRPC transport: StoreService handlers translating proto messages to domain calls and back.
 import { fromBinary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { ContextHubError, runWithRequestContext, type ServiceImplementation } from "@context-hub/common";
+import { ContextHubError, isRequestId, runWithRequestContext, type ServiceImplementation } from "@context-hub/common";
 import { storeV1 } from "@context-hub/proto";
 import type { ApiKeyService } from "./api-keys.js";
 import type { AuditService } from "./audit.js";
@@ -88,8 +88,6 @@ const unshareResponse = idempotentResponse(storeV1.UnshareResponseSchema, (resul
 
 /** Most checks one FindDuplicates call takes (the gateway joins far fewer). */
 const maxDuplicateChecks = 1000;
-
-const isRequestId = (value: string) => value.length > 0 && value.length <= 128;
 
 /** The StoreService implementation over the domain services. */
 export function createStoreHandlers({ entries, sharing, apiKeys, history, review, audit, store }: StoreServices): ServiceImplementation<typeof storeV1.StoreService> {

@@ -4,7 +4,7 @@ import { healthV1 } from "@context-hub/proto";
 import type { Logger } from "pino";
 import { ContextHubError, isContextHubError } from "../errors.js";
 import { histogram } from "../metrics.js";
-import { newRequestId, requestIdHeader, runWithRequestContext } from "../request-context.js";
+import { isRequestId, newRequestId, requestIdHeader, runWithRequestContext } from "../request-context.js";
 import { toGrpcStatus } from "./status.js";
 import { toServiceDefinition } from "./service-definition.js";
 import { extractTraceContext, SpanKind, withSpan } from "../tracing.js";
@@ -86,7 +86,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServerBuilder 
 
 function requestIdOf(metadata: Metadata): string {
   const value = metadata.get(requestIdHeader)[0];
-  return typeof value === "string" && value.length > 0 && value.length <= 128 ? value : newRequestId();
+  return isRequestId(value) ? value : newRequestId();
 }
 
 function wrapUnary(serviceName: string, method: DescMethod, handler: (request: unknown, context: CallContext) => Promise<unknown>, logger: Logger) {
