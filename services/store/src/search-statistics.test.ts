@@ -1,13 +1,26 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createLogger } from "@context-hub/common";
+import { createLogger, type Logger } from "@context-hub/common";
 import { openDatabase } from "./db/open-database.js";
 import type { SqlDatabase } from "./db/sql-database.js";
 import { defaultSearchConfig } from "./search-config.js";
 import { openSearch } from "./search-module.js";
-import { createStatisticsMaintenance, isStale } from "./search-statistics.js";
+import { createStatisticsMaintenance, isStale, type StatisticsMaintenance } from "./search-statistics.js";
 
 const never = { recordedTuples: -1, recordedPages: 0, analysed: false };
+
+/** Runs `test` on a migrated in-memory store with statistics maintenance (checking every `checkIntervalMs`), closing both after. */
+async function withMemoryStore(checkIntervalMs: number | undefined, test: (store: { db: SqlDatabase; statistics: StatisticsMaintenance; logger: Logger }) => Promise<void>): Promise<void> {
+  const logger = createLogger("statistics-test", "silent");
+  const db = await openDatabase({ url: "", dataDir: "memory://", poolMax: 1 }, logger);
+  const statistics = createStatisticsMaintenance(db, logger, checkIntervalMs);
+  try {
+    await test({ db, statistics, logger });
+  } finally {
+    await statistics.close();
+    await db.close();
+  }
+}
 
 /** `count` entries of about a kilobyte each, straight into the table. */
 async function insertKilobyteEntries(db: SqlDatabase, count: number): Promise<void> {
@@ -41,51 +54,36 @@ test("beside a table with statistics, every table that holds rows is analysed, w
 });
 
 test("a new store is not analysed at start; its entries are, once they pass a megabyte", async () => {
-  const logger = createLogger("statistics-test", "silent");
-  const db = await openDatabase({ url: "", dataDir: "memory://", poolMax: 1 }, logger);
-  const statistics = createStatisticsMaintenance(db, logger);
-  try {
+  await withMemoryStore(undefined, async ({ db, statistics }) => {
     const analysed = async () => (await db.query<{ tuples: number }>("SELECT reltuples AS tuples FROM pg_class WHERE relname = 'entries' AND relnamespace = 'public'::regnamespace")).rows[0]?.tuples;
     assert.deepEqual(await statistics.refresh(), [], "nothing to sample in an empty store");
     assert.equal(await analysed(), -1, "the planner goes by the table's size on disk");
     await insertKilobyteEntries(db, 1500);
     assert.deepEqual(await statistics.refresh(), ["entries"], "1,500 one-kilobyte entries pass a megabyte");
     assert.equal(await analysed(), 1500);
-  } finally {
-    await statistics.close();
-    await db.close();
-  }
+  });
 });
 
 test("a running store analyses its entries at the next periodic check once they pass a megabyte", async () => {
-  const logger = createLogger("statistics-test", "silent");
-  const db = await openDatabase({ url: "", dataDir: "memory://", poolMax: 1 }, logger);
-  const statistics = createStatisticsMaintenance(db, logger, 50);
-  try {
+  await withMemoryStore(50, async ({ db, statistics }) => {
     const analysed = async () => (await db.query<{ analysed: boolean }>("SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = 'public' AND tablename = 'entries') AS analysed")).rows[0]?.analysed;
     await statistics.refresh();
     await insertKilobyteEntries(db, 1500);
     // No refresh is called: the timer's check finds the grown table.
     for (let waited = 0; waited < 10_000 && !(await analysed()); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(await analysed(), true);
-  } finally {
-    await statistics.close();
-    await db.close();
-  }
+  });
 });
 
 test("an HNSW index build leaves every table it is planned with analysed, even below a megabyte", async () => {
-  const logger = createLogger("statistics-test", "silent");
-  const db = await openDatabase({ url: "", dataDir: "memory://", poolMax: 1 }, logger);
-  const statistics = createStatisticsMaintenance(db, logger);
-  const recorded = async () =>
-    (
-      await db.query<{ name: string; tuples: number; analysed: boolean }>(
-        `SELECT c.relname AS name, c.reltuples AS tuples, EXISTS (SELECT 1 FROM pg_stats s WHERE s.schemaname = 'public' AND s.tablename = c.relname) AS analysed
+  await withMemoryStore(undefined, async ({ db, statistics, logger }) => {
+    const recorded = async () =>
+      (
+        await db.query<{ name: string; tuples: number; analysed: boolean }>(
+          `SELECT c.relname AS name, c.reltuples AS tuples, EXISTS (SELECT 1 FROM pg_stats s WHERE s.schemaname = 'public' AND s.tablename = c.relname) AS analysed
          FROM pg_class c WHERE c.relname IN ('entries', 'chunks') AND c.relnamespace = 'public'::regnamespace ORDER BY c.relname`,
-      )
-    ).rows;
-  try {
+        )
+      ).rows;
     await db.query(
       `INSERT INTO entries (id, tenant, thread_id, source, owner, text, text_length, preview, content_hash)
        SELECT gen_random_uuid(), 'acme', 'thread-' || (n % 5), 'agent', 'alice', 'note ' || n, 5 + length(n::text), 'x', md5(n::text) || md5(n::text)
@@ -115,8 +113,5 @@ test("an HNSW index build leaves every table it is planned with analysed, even b
         ["entries", 40, true],
       ],
     );
-  } finally {
-    await statistics.close();
-    await db.close();
-  }
+  });
 });
