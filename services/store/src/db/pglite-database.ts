@@ -1,12 +1,12 @@
 import { traceQuery } from "./trace-query.js";
 import { mkdir } from "node:fs/promises";
-import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
 import { assertOutsideTransaction, runInTransactionScope } from "./transaction-scope.js";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
 import { runsAlone } from "./advisory-locks.js";
-import { createPgliteStatements } from "./pglite-statements.js";
+import { createPgliteStatements, type PgliteTransaction } from "./pglite-statements.js";
 
 const byteaOid = 17;
 
@@ -57,29 +57,46 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
   };
 
   const statements = createPgliteStatements(pglite);
-  const runOn = <R>(target: PGlite | Transaction, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> =>
-    traceQuery("pglite", text, () => statements.run<R>(target, text, params));
-  const run = <R>(text: string, params: readonly unknown[] | undefined) => runOn<R>(pglite, text, params);
+  const runIn = <R>(transaction: PgliteTransaction | undefined, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> =>
+    traceQuery("pglite", text, () => statements.run<R>(transaction, text, params));
   let closed = false;
 
   const connection: SqlConnection = {
     kind: "pglite",
     query(text, params) {
       assertOutsideTransaction(connection, "query");
-      return enqueue(() => run(text, params));
+      return enqueue(() => runIn(undefined, text, params));
     },
     transaction(fn) {
       assertOutsideTransaction(connection, "transaction");
-      // PGlite's own transaction rather than BEGIN and COMMIT as queries: it sends them in the simple protocol (one
-      // exchange with the WebAssembly instead of the extended protocol's six), and the statements inside skip the
-      // file-system sync PGlite runs after each statement outside a transaction. It rolls back when `fn` throws.
-      return enqueue(() =>
-        pglite.transaction((ptx) => {
-          // Transactions hold the one connection from BEGIN to COMMIT, so they need no locks against each other.
-          const executor: SqlExecutor & { [runsAlone]: true } = { query: (text, params) => runOn(ptx, text, params), [runsAlone]: true };
-          return runInTransactionScope(connection, () => fn(executor));
-        }),
-      );
+      return enqueue(async () => {
+        const transaction: PgliteTransaction = { begun: false };
+        let ended = false;
+        // Statements issued together still run one after another, as on one server connection.
+        let inTransaction: Promise<unknown> = Promise.resolve();
+        // Transactions hold the one connection from BEGIN to COMMIT, so they need no locks against each other.
+        const executor: SqlExecutor & { [runsAlone]: true } = {
+          query<R>(text: string, params?: readonly unknown[]) {
+            // A callback that outlives the transaction must not open another one on the shared session.
+            if (ended) return Promise.reject(new Error("this transaction has ended; its executor runs no more statements"));
+            const result = inTransaction.then(() => runIn<R>(transaction, text, params));
+            inTransaction = result.catch(() => undefined);
+            return result;
+          },
+          [runsAlone]: true,
+        };
+        let result: Awaited<ReturnType<typeof fn>>;
+        try {
+          result = await runInTransactionScope(connection, () => fn(executor)).finally(() => (ended = true));
+          await inTransaction;
+        } catch (error) {
+          await inTransaction;
+          await statements.end(transaction, "rollback");
+          throw error;
+        }
+        await statements.end(transaction, "commit");
+        return result;
+      });
     },
     async ping() {
       if (closed) return false;

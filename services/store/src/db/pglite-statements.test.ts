@@ -1,10 +1,24 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { PGlite } from "@electric-sql/pglite";
-import { createPgliteStatements, type PgliteStatements } from "./pglite-statements.js";
+import { createPgliteStatements, type PgliteStatements, type PgliteTransaction } from "./pglite-statements.js";
 
 let pglite: PGlite;
 let statements: PgliteStatements;
+
+/** Runs `fn` in a transaction of `statements`, committing when it returns and rolling back when it throws. */
+async function inTransaction<T>(fn: (transaction: PgliteTransaction) => Promise<T>): Promise<T> {
+  const transaction: PgliteTransaction = { begun: false };
+  let result: T;
+  try {
+    result = await fn(transaction);
+  } catch (error) {
+    await statements.end(transaction, "rollback");
+    throw error;
+  }
+  await statements.end(transaction, "commit");
+  return result;
+}
 
 /** The names of the statements PostgreSQL holds prepared in the session. */
 async function preparedNames(): Promise<string[]> {
@@ -16,7 +30,7 @@ before(async () => {
   pglite = await PGlite.create();
   // Capacity 3, so eviction is reachable in a test.
   statements = createPgliteStatements(pglite, 3);
-  await statements.run(pglite, "CREATE TABLE notes (id integer PRIMARY KEY, body text NOT NULL, tags text[] NOT NULL DEFAULT '{}', meta jsonb, at timestamptz)", undefined);
+  await statements.run(undefined, "CREATE TABLE notes (id integer PRIMARY KEY, body text NOT NULL, tags text[] NOT NULL DEFAULT '{}', meta jsonb, at timestamptz)", undefined);
 });
 
 after(async () => {
@@ -26,14 +40,14 @@ after(async () => {
 test("a row statement is prepared once and then runs by name, with parameters serialised by their inferred types", async () => {
   const insert = "INSERT INTO notes (id, body, tags, meta, at) VALUES ($1, $2, $3, $4, $5) RETURNING id, tags, meta, at";
   const at = new Date("2026-01-02T03:04:05.678Z");
-  const first = await statements.run<{ id: number; tags: string[]; meta: unknown; at: Date }>(pglite, insert, [1, "it's", ["a", "b,c"], { k: [1, "x"] }, at]);
+  const first = await statements.run<{ id: number; tags: string[]; meta: unknown; at: Date }>(undefined, insert, [1, "it's", ["a", "b,c"], { k: [1, "x"] }, at]);
   assert.deepEqual(first.rows, [{ id: 1, tags: ["a", "b,c"], meta: { k: [1, "x"] }, at }]);
   assert.equal(first.rowCount, 1);
   const before = await preparedNames();
-  await statements.run(pglite, insert, [2, "second", [], null, null]);
+  await statements.run(undefined, insert, [2, "second", [], null, null]);
   assert.deepEqual(await preparedNames(), before, "the second run reuses the prepared statement");
 
-  const read = await statements.run<{ body: string }>(pglite, "SELECT body FROM notes WHERE id = ANY($1) ORDER BY id", [[1, 2]]);
+  const read = await statements.run<{ body: string }>(undefined, "SELECT body FROM notes WHERE id = ANY($1) ORDER BY id", [[1, 2]]);
   assert.deepEqual(
     read.rows.map((row) => row.body),
     ["it's", "second"],
@@ -42,50 +56,50 @@ test("a row statement is prepared once and then runs by name, with parameters se
 });
 
 test("a failing statement reports PostgreSQL's error and leaves the session usable", async () => {
-  await assert.rejects(statements.run(pglite, "INSERT INTO notes (id, body) VALUES ($1, $2)", [1, "duplicate"]), (error: Error & { code?: string }) => error.code === "23505");
-  await assert.rejects(statements.run(pglite, "SELECT nonsense FROM notes", []), /column "nonsense" does not exist/);
-  const { rows } = await statements.run<{ n: number }>(pglite, "SELECT count(*)::integer AS n FROM notes", []);
+  await assert.rejects(statements.run(undefined, "INSERT INTO notes (id, body) VALUES ($1, $2)", [1, "duplicate"]), (error: Error & { code?: string }) => error.code === "23505");
+  await assert.rejects(statements.run(undefined, "SELECT nonsense FROM notes", []), /column "nonsense" does not exist/);
+  const { rows } = await statements.run<{ n: number }>(undefined, "SELECT count(*)::integer AS n FROM notes", []);
   assert.equal(rows[0]?.n, 2);
 });
 
 test("the least recently used statement is closed beyond the capacity", async () => {
-  for (const n of [1, 2, 3, 4]) await statements.run(pglite, `SELECT ${n} + $1::integer AS n`, [0]);
+  for (const n of [1, 2, 3, 4]) await statements.run(undefined, `SELECT ${n} + $1::integer AS n`, [0]);
   const names = await preparedNames();
   assert.ok(names.length <= 3, `at most 3 statements stay prepared, found ${names.length}`);
-  const { rows } = await statements.run<{ n: number }>(pglite, "SELECT 1 + $1::integer AS n", [1]);
+  const { rows } = await statements.run<{ n: number }>(undefined, "SELECT 1 + $1::integer AS n", [1]);
   assert.equal(rows[0]?.n, 2, "an evicted statement is prepared again when it comes back");
 });
 
 test("a schema change closes the prepared statements, so SELECT * returns the new row type", async () => {
   const all = "SELECT * FROM notes WHERE id = $1";
-  const before = await statements.run<Record<string, unknown>>(pglite, all, [1]);
+  const before = await statements.run<Record<string, unknown>>(undefined, all, [1]);
   assert.ok(!("extra" in before.rows[0]!));
-  await statements.run(pglite, "ALTER TABLE notes ADD COLUMN extra text NOT NULL DEFAULT 'x'", undefined);
+  await statements.run(undefined, "ALTER TABLE notes ADD COLUMN extra text NOT NULL DEFAULT 'x'", undefined);
   assert.deepEqual(await preparedNames(), []);
-  const afterwards = await statements.run<Record<string, unknown>>(pglite, all, [1]);
+  const afterwards = await statements.run<Record<string, unknown>>(undefined, all, [1]);
   assert.equal(afterwards.rows[0]?.extra, "x");
 });
 
 test("a statement whose row type changed behind the cache's back is prepared afresh outside a transaction, and fails inside one", async () => {
   const all = "SELECT * FROM notes WHERE id = $1";
-  await statements.run(pglite, all, [1]);
+  await statements.run(undefined, all, [1]);
   // A schema change the cache does not see.
   await pglite.exec("ALTER TABLE notes ADD COLUMN later integer NOT NULL DEFAULT 7");
-  const { rows } = await statements.run<Record<string, unknown>>(pglite, all, [1]);
+  const { rows } = await statements.run<Record<string, unknown>>(undefined, all, [1]);
   assert.equal(rows[0]?.later, 7);
 
   await pglite.exec("ALTER TABLE notes DROP COLUMN later");
   await assert.rejects(
-    pglite.transaction((tx) => statements.run(tx, all, [1])),
+    inTransaction((tx) => statements.run(tx, all, [1])),
     /cached plan must not change result type/,
   );
-  const again = await statements.run<Record<string, unknown>>(pglite, all, [1]);
+  const again = await statements.run<Record<string, unknown>>(undefined, all, [1]);
   assert.ok(!("later" in again.rows[0]!));
 });
 
 test("inside a transaction statements see its writes and roll back with it; DDL and savepoints run unprepared", async () => {
   await assert.rejects(
-    pglite.transaction(async (tx) => {
+    inTransaction(async (tx) => {
       await statements.run(tx, "INSERT INTO notes (id, body) VALUES ($1, $2)", [10, "inside"]);
       await statements.run(tx, "SAVEPOINT item", undefined);
       await assert.rejects(statements.run(tx, "INSERT INTO notes (id, body) VALUES ($1, $2)", [10, "again"]));
@@ -96,6 +110,46 @@ test("inside a transaction statements see its writes and roll back with it; DDL 
     }),
     /roll back/,
   );
-  const { rows } = await statements.run(pglite, "SELECT body FROM notes WHERE id = $1", [10]);
+  const { rows } = await statements.run(undefined, "SELECT body FROM notes WHERE id = $1", [10]);
   assert.equal(rows.length, 0);
+});
+
+test("a transaction's BEGIN rides with its first statement, and one that ran nothing sends nothing", async () => {
+  const read = "SELECT now() AS at, $1::integer AS n";
+  await statements.run(undefined, read, [0]);
+  const exchange = pglite.execProtocol.bind(pglite);
+  let exchanges = 0;
+  pglite.execProtocol = (message, options) => {
+    exchanges++;
+    return exchange(message, options);
+  };
+  try {
+    const times = await inTransaction(async (tx) => {
+      const first = await statements.run<{ at: Date }>(tx, read, [1]);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const second = await statements.run<{ at: Date }>(tx, read, [2]);
+      return [first.rows[0]!.at.getTime(), second.rows[0]!.at.getTime()];
+    });
+    assert.equal(times[0], times[1], "now() is the transaction's start, so the first statement already ran inside it");
+    assert.equal(exchanges, 3, "BEGIN and the first statement, the second statement, COMMIT");
+    exchanges = 0;
+    await inTransaction(async () => undefined);
+    assert.equal(exchanges, 0);
+  } finally {
+    pglite.execProtocol = exchange;
+  }
+});
+
+test("a COMMIT that PostgreSQL turns into a ROLLBACK, after a failed statement was swallowed, throws", async () => {
+  await assert.rejects(
+    inTransaction(async (tx) => {
+      await statements.run(tx, "INSERT INTO notes (id, body) VALUES ($1, $2)", [20, "lost"]);
+      await statements.run(tx, "INSERT INTO notes (id, body) VALUES ($1, $2)", [1, "duplicate"]).catch(() => undefined);
+    }),
+    /rolled back at COMMIT/,
+  );
+  const { rows } = await statements.run(undefined, "SELECT body FROM notes WHERE id = $1", [20]);
+  assert.equal(rows.length, 0);
+  const after = await statements.run<{ n: number }>(undefined, "SELECT count(*)::integer AS n FROM notes", []);
+  assert.ok(after.rows[0]!.n > 0, "the session is usable afterwards");
 });

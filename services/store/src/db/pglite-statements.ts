@@ -1,4 +1,4 @@
-import { parse, protocol, type PGlite, type Transaction } from "@electric-sql/pglite";
+import { parse, protocol, type PGlite } from "@electric-sql/pglite";
 import type { SqlResult } from "./sql-database.js";
 import { preparable, staleRowType } from "./statement-rules.js";
 
@@ -14,14 +14,28 @@ interface PreparedStatement {
   parameterTypes: number[];
 }
 
-/** Runs statements on PGlite, preparing each distinct statement once. */
+/**
+ * A transaction on PGlite's one session. It opens lazily: its BEGIN travels
+ * in the same exchange as its first statement, and one that ran nothing ends
+ * without a COMMIT.
+ */
+export interface PgliteTransaction {
+  begun: boolean;
+}
+
+/** Runs statements on PGlite, preparing each distinct statement once, and runs its transactions. */
 export interface PgliteStatements {
   /**
-   * Runs `text` with `params` on `target`: PGlite itself, or the transaction
-   * in progress, inside which the statement skips PGlite's file-system sync
-   * as PGlite's own transaction queries do.
+   * Runs `text` with `params`, alone or inside `transaction`, where the
+   * statement skips PGlite's file-system sync (the COMMIT syncs).
    */
-  run<R>(target: PGlite | Transaction, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>>;
+  run<R>(transaction: PgliteTransaction | undefined, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>>;
+  /**
+   * Commits `transaction`, or rolls it back. A COMMIT that PostgreSQL answers
+   * with ROLLBACK (an earlier statement failed and was swallowed) throws: what
+   * the transaction wrote is gone, so its caller must not report success.
+   */
+  end(transaction: PgliteTransaction, outcome: "commit" | "rollback"): Promise<void>;
 }
 
 /**
@@ -42,13 +56,28 @@ export interface PgliteStatements {
  * anyway (the schema changed through another path) is prepared afresh.
  * Statements are session state, not transactional: one prepared inside a
  * transaction that rolls back stays valid.
+ *
+ * Transactions are plain BEGIN and COMMIT (or ROLLBACK) on the session
+ * rather than PGlite's `transaction`, whose bookkeeping (two exchanges and a
+ * chain of locks for each of BEGIN and COMMIT) cost about three times what
+ * the statements BEGIN and COMMIT themselves cost; and BEGIN rides in the
+ * exchange of the transaction's first statement.
  */
 export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacity): PgliteStatements {
   /** Prepared statements by text, least recently used first (a Map keeps insertion order). */
   const statements = new Map<string, PreparedStatement>();
   let sequence = 0;
 
-  const exchange = async (message: Uint8Array, inTransaction: boolean) => (await pglite.execProtocol(message, { syncToFs: !inTransaction })).messages;
+  const begin = protocol.serialize.query("BEGIN");
+
+  /** Sends `message` and returns PostgreSQL's answer; the transaction's pending BEGIN goes first, its answer dropped. */
+  async function exchange(message: Uint8Array, transaction: PgliteTransaction | undefined) {
+    if (transaction === undefined) return (await pglite.execProtocol(message, { syncToFs: true })).messages;
+    if (transaction.begun) return (await pglite.execProtocol(message, { syncToFs: false })).messages;
+    transaction.begun = true;
+    const { messages } = await pglite.execProtocol(concat([begin, message]), { syncToFs: false });
+    return messages.slice(messages.findIndex((message) => message.name === "readyForQuery") + 1);
+  }
 
   const concat = (parts: Uint8Array[]): Uint8Array => {
     const whole = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
@@ -60,14 +89,14 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
     return whole;
   };
 
-  async function closeAll(inTransaction: boolean): Promise<void> {
+  async function closeAll(transaction: PgliteTransaction | undefined): Promise<void> {
     if (statements.size === 0) return;
     const closes = [...statements.values()].map((statement) => protocol.serialize.close({ type: "S", name: statement.name }));
     statements.clear();
-    await exchange(concat([...closes, protocol.serialize.sync()]), inTransaction);
+    await exchange(concat([...closes, protocol.serialize.sync()]), transaction);
   }
 
-  async function prepare(text: string, inTransaction: boolean): Promise<PreparedStatement> {
+  async function prepare(text: string, transaction: PgliteTransaction | undefined): Promise<PreparedStatement> {
     const cached = statements.get(text);
     if (cached !== undefined) {
       // Most recently used now.
@@ -76,13 +105,13 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
       return cached;
     }
     const name = `chub_${++sequence}`;
-    const messages = await exchange(concat([protocol.serialize.parse({ name, text }), protocol.serialize.describe({ type: "S", name }), protocol.serialize.sync()]), inTransaction);
+    const messages = await exchange(concat([protocol.serialize.parse({ name, text }), protocol.serialize.describe({ type: "S", name }), protocol.serialize.sync()]), transaction);
     const statement = { name, parameterTypes: parse.parseDescribeStatementResults(messages) };
     statements.set(text, statement);
     if (statements.size > capacity) {
       const [oldestText, oldest] = statements.entries().next().value as [string, PreparedStatement];
       statements.delete(oldestText);
-      await exchange(concat([protocol.serialize.close({ type: "S", name: oldest.name }), protocol.serialize.sync()]), inTransaction);
+      await exchange(concat([protocol.serialize.close({ type: "S", name: oldest.name }), protocol.serialize.sync()]), transaction);
     }
     return statement;
   }
@@ -94,12 +123,12 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
     return serializer === undefined ? String(value) : (serializer(value) as string);
   };
 
-  async function execute<R>(text: string, params: readonly unknown[] | undefined, inTransaction: boolean): Promise<SqlResult<R>> {
-    const statement = await prepare(text, inTransaction);
+  async function execute<R>(text: string, params: readonly unknown[] | undefined, transaction: PgliteTransaction | undefined): Promise<SqlResult<R>> {
+    const statement = await prepare(text, transaction);
     const values = (params ?? []).map((value, index) => serialize(value, statement.parameterTypes[index]));
     const messages = await exchange(
       concat([protocol.serialize.bind({ statement: statement.name, values }), protocol.serialize.describe({ type: "P" }), protocol.serialize.execute({}), protocol.serialize.sync()]),
-      inTransaction,
+      transaction,
     );
     const result = parse.parseResults(messages, pglite.parsers)[0];
     const rows = (result?.rows ?? []) as R[];
@@ -108,23 +137,36 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
   }
 
   return {
-    async run<R>(target: PGlite | Transaction, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> {
-      const inTransaction = target !== pglite;
+    async run<R>(transaction: PgliteTransaction | undefined, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> {
       if (!preparable.test(text)) {
-        if (schemaChanging.test(text)) await closeAll(inTransaction);
-        const result = await target.query<R>(text, params === undefined ? undefined : [...params]);
+        if (schemaChanging.test(text)) await closeAll(transaction);
+        if (transaction !== undefined && !transaction.begun) {
+          transaction.begun = true;
+          await pglite.execProtocol(begin, { syncToFs: false });
+        }
+        // PGlite's own query takes any statement, with its own parameter handling; inside a transaction it runs in it.
+        const result = await pglite.query<R>(text, params === undefined ? undefined : [...params]);
         return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
       }
       try {
-        return await execute<R>(text, params, inTransaction);
+        return await execute<R>(text, params, transaction);
       } catch (error) {
         if (!(error instanceof Error && error.message.includes(staleRowType))) throw error;
         const stale = statements.get(text);
         statements.delete(text);
-        if (stale !== undefined) await exchange(concat([protocol.serialize.close({ type: "S", name: stale.name }), protocol.serialize.sync()]), inTransaction);
+        if (stale !== undefined) await exchange(concat([protocol.serialize.close({ type: "S", name: stale.name }), protocol.serialize.sync()]), transaction);
         // Inside a transaction the error has aborted it; outside, the statement simply runs again, prepared anew.
-        if (inTransaction) throw error;
-        return execute<R>(text, params, inTransaction);
+        if (transaction !== undefined) throw error;
+        return execute<R>(text, params, transaction);
+      }
+    },
+
+    async end(transaction, outcome) {
+      if (!transaction.begun) return;
+      transaction.begun = false;
+      const { messages } = await pglite.execProtocol(protocol.serialize.query(outcome === "commit" ? "COMMIT" : "ROLLBACK"), { syncToFs: true });
+      if (outcome === "commit" && messages.some((message) => message.name === "commandComplete" && (message as { text?: string }).text === "ROLLBACK")) {
+        throw new Error("the transaction was rolled back at COMMIT: one of its statements had failed");
       }
     },
   };
