@@ -48,13 +48,8 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
     throw error;
   }
 
-  let tail: Promise<unknown> = Promise.resolve();
-  // One queue for the single connection: each job starts after the previous one settles.
-  const enqueue = <T>(job: () => Promise<T>): Promise<T> => {
-    const result = tail.then(job);
-    tail = result.catch(() => undefined);
-    return result;
-  };
+  // One queue for the single connection.
+  const session = createSerialQueue();
 
   const statements = createPgliteStatements(pglite);
   const runIn = <R>(transaction: PgliteTransaction | undefined, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> =>
@@ -65,32 +60,30 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
     kind: "pglite",
     query(text, params) {
       assertOutsideTransaction(connection, "query");
-      return enqueue(() => runIn(undefined, text, params));
+      return session.run(() => runIn(undefined, text, params));
     },
     transaction(fn) {
       assertOutsideTransaction(connection, "transaction");
-      return enqueue(async () => {
+      return session.run(async () => {
         const transaction: PgliteTransaction = { begun: false };
         let ended = false;
         // Statements issued together still run one after another, as on one server connection.
-        let inTransaction: Promise<unknown> = Promise.resolve();
+        const inOrder = createSerialQueue();
         // Transactions hold the one connection from BEGIN to COMMIT, so they need no locks against each other.
         const executor: SqlExecutor & { [runsAlone]: true } = {
           query<R>(text: string, params?: readonly unknown[]) {
             // A callback that outlives the transaction must not open another one on the shared session.
             if (ended) return Promise.reject(new Error("this transaction has ended; its executor runs no more statements"));
-            const result = inTransaction.then(() => runIn<R>(transaction, text, params));
-            inTransaction = result.catch(() => undefined);
-            return result;
+            return inOrder.run(() => runIn<R>(transaction, text, params));
           },
           [runsAlone]: true,
         };
         let result: Awaited<ReturnType<typeof fn>>;
         try {
           result = await runInTransactionScope(connection, () => fn(executor)).finally(() => (ended = true));
-          await inTransaction;
+          await inOrder.settled();
         } catch (error) {
-          await inTransaction;
+          await inOrder.settled();
           await statements.end(transaction, "rollback");
           throw error;
         }
@@ -110,10 +103,26 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
     async close() {
       if (closed) return;
       closed = true;
-      await enqueue(async () => {
-        await pglite.close();
-      }).finally(() => lock?.release());
+      await session
+        .run(async () => {
+          await pglite.close();
+        })
+        .finally(() => lock?.release());
     },
   };
   return connection;
+}
+
+/** Runs jobs one after another, each starting when the previous one has settled. */
+function createSerialQueue() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return {
+    run<T>(job: () => Promise<T>): Promise<T> {
+      const result = tail.then(job);
+      tail = result.catch(() => undefined);
+      return result;
+    },
+    /** Settles when every job queued so far has settled. */
+    settled: (): Promise<unknown> => tail,
+  };
 }
