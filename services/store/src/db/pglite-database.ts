@@ -3,7 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
-import { assertOutsideTransaction, runInTransactionScope } from "./transaction-scope.js";
+import { assertOutsideTransaction, runInTransactionScope, transactionEnded } from "./transaction-scope.js";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
 import { runsAlone } from "./advisory-locks.js";
 import { createPgliteStatements, type PgliteTransaction } from "./pglite-statements.js";
@@ -73,7 +73,7 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
         const executor: SqlExecutor & { [runsAlone]: true } = {
           query<R>(text: string, params?: readonly unknown[]) {
             // A callback that outlives the transaction must not open another one on the shared session.
-            if (ended) return Promise.reject(new Error("this transaction has ended; its executor runs no more statements"));
+            if (ended) return Promise.reject(transactionEnded());
             return inOrder.run(() => runIn<R>(transaction, text, params));
           },
           [runsAlone]: true,

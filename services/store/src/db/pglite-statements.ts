@@ -1,6 +1,7 @@
 import { parse, protocol, type PGlite } from "@electric-sql/pglite";
 import type { SqlResult } from "./sql-database.js";
 import { preparable, staleRowType } from "./statement-rules.js";
+import { rolledBackAtCommit } from "./transaction-scope.js";
 
 /** How many statements stay prepared; the least recently used one is closed beyond this. */
 const defaultCapacity = 256;
@@ -166,7 +167,7 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
       transaction.begun = false;
       const { messages } = await pglite.execProtocol(protocol.serialize.query(outcome === "commit" ? "COMMIT" : "ROLLBACK"), { syncToFs: true });
       if (outcome === "commit" && messages.some((message) => message.name === "commandComplete" && (message as { text?: string }).text === "ROLLBACK")) {
-        throw new Error("the transaction was rolled back at COMMIT: one of its statements had failed");
+        throw rolledBackAtCommit();
       }
     },
   };

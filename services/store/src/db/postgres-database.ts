@@ -3,7 +3,7 @@ import pg from "pg";
 import { ContextHubError, type Logger } from "@context-hub/common";
 import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
 import { createPostgresStatements, isStaleStatement } from "./postgres-statements.js";
-import { assertOutsideTransaction, runInTransactionScope } from "./transaction-scope.js";
+import { assertOutsideTransaction, rolledBackAtCommit, runInTransactionScope, transactionEnded } from "./transaction-scope.js";
 
 export interface PostgresOptions {
   /** A `postgres://` connection string. */
@@ -115,11 +115,14 @@ export async function createPostgresConnection(options: PostgresOptions): Promis
     transaction(fn) {
       assertOutsideTransaction(connection, "transaction");
       return withClient(async (client, discard) => {
-        const executor: SqlExecutor = { query: (text, params) => run(client, text, params, discard) };
+        let ended = false;
+        // A callback that outlives the transaction must not run on a connection already back in the pool.
+        const executor: SqlExecutor = { query: (text, params) => (ended ? Promise.reject(transactionEnded()) : run(client, text, params, discard)) };
         await client.query("BEGIN");
         try {
-          const value = await runInTransactionScope(connection, () => fn(executor));
-          await client.query("COMMIT");
+          const value = await runInTransactionScope(connection, () => fn(executor)).finally(() => (ended = true));
+          const committed = await client.query("COMMIT");
+          if (committed.command === "ROLLBACK") throw rolledBackAtCommit();
           return value;
         } catch (error) {
           // A connection that cannot even roll back is not returned to the pool; the original error still says what went wrong.

@@ -33,3 +33,23 @@ export async function runInTransactionScope<T>(owner: object, fn: () => Promise<
     marker.open = false;
   }
 }
+
+/**
+ * What both drivers throw when PostgreSQL answers a COMMIT with ROLLBACK: a
+ * statement of the transaction failed and its error was swallowed without a
+ * savepoint, so everything the transaction wrote is gone and its caller must
+ * not report success.
+ */
+export function rolledBackAtCommit(): Error {
+  return new Error("the transaction was rolled back at COMMIT: one of its statements had failed");
+}
+
+/**
+ * What a transaction's executor throws once its transaction has ended. A
+ * callback that outlives the transaction would otherwise run outside it: on
+ * PGlite it would open a new transaction on the shared session, on a pool it
+ * would run on a connection already handed to another caller.
+ */
+export function transactionEnded(): Error {
+  return new Error("this transaction has ended; its executor runs no more statements");
+}
