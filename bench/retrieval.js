@@ -1,4 +1,5 @@
-// Retrieval benchmark on the embedded default (PGlite with pgvector, built-in embedder and reranker).
+// Retrieval benchmark on the embedded default (PGlite, the vector graph in the store process, built-in embedder and
+// reranker); --backend pgvector measures pgvector's HNSW index instead.
 //
 // For each corpus size it loads synthetic notes (bench/retrieval-data.js) straight into a PGlite data directory, builds
 // the HNSW index, and measures, as a non-admin principal whose reads run the full access predicate:
@@ -9,7 +10,7 @@
 //   - load time, HNSW build time, index and table sizes, and process memory.
 //
 // Usage: node bench/retrieval.js [--sizes 10000,100000] [--queries 200] [--json bench/results/retrieval.json]
-//          [--ef-search N] [--hnsw-m N] [--ef-construction N] [--build-memory-mb N] [--data-dir DIR]
+//          [--ef-search N] [--hnsw-m N] [--ef-construction N] [--build-memory-mb N] [--data-dir DIR] [--backend graph|pgvector]
 // --data-dir keeps the corpus (one size only): it is loaded into DIR when DIR is empty and reused when DIR already
 // holds it, so a large corpus is loaded once and measured with several index settings.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     "ef-construction": { type: "string" },
     "build-memory-mb": { type: "string" },
     "data-dir": { type: "string" },
+    backend: { type: "string", default: "graph" },
     json: { type: "string" },
   },
 });
@@ -53,6 +55,9 @@ const searchConfig = {
   },
 };
 const log = (message) => process.stderr.write(`${message}\n`);
+/** What answers semantic search: the store's in-process graph (the embedded default) or pgvector's HNSW index. */
+const backend = values.backend;
+if (backend !== "graph" && backend !== "pgvector") throw new Error(`--backend must be graph or pgvector, not ${backend}`);
 
 const quantile = (samples, q) => {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -109,10 +114,14 @@ function rawLegs(db) {
 async function measureInProcess(dataDir, queries) {
   const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
   try {
-    const ann = await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, exactBelowChunks: 0, buildIndexes: false } }, logger);
     const exact = await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, exactBelowChunks: 100_000_000, buildIndexes: false } }, logger);
     const rssBefore = process.memoryUsage().rss;
     const buildStarted = performance.now();
+    // The graph is built from the stored chunks as the store opens it, and saved beside PGlite's files for the server to load.
+    const ann =
+      backend === "graph"
+        ? await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, exactBelowChunks: 0 } }, logger, "apply", { kind: "graph", qdrant: undefined }, join(dataDir, "vector-graphs"))
+        : await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, exactBelowChunks: 0, buildIndexes: false } }, logger);
     await ann.vectors.buildIndex(builtinModel, builtinDimension);
     const buildMs = performance.now() - buildStarted;
     const rssAfter = process.memoryUsage().rss;
@@ -140,7 +149,8 @@ async function measureInProcess(dataDir, queries) {
       },
       floor: {
         fts_match: await timeAll(queries, (text) => raw.fts(text)),
-        semantic_ann: await timeAll(queries, (text) => raw.ann(queryVectors.get(text))),
+        // pgvector's bare index scan; the graph has no SQL of its own to time.
+        semantic_ann: backend === "graph" ? undefined : await timeAll(queries, (text) => raw.ann(queryVectors.get(text))),
       },
     };
     // Recall@10 of the approximate search against the exact one, both under the access predicate, for several ef_search values.
@@ -158,8 +168,9 @@ async function measureInProcess(dataDir, queries) {
     }
     result.store.semantic_exact = summary(exactSamples);
     result.recall = [];
-    for (const efSearch of [100, 200, 400, 1000]) {
-      const tuned = await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, efSearch, exactBelowChunks: 0, buildIndexes: false } }, logger);
+    // A graph's search expansion is set when it is built, so the graph is measured at the store's setting only.
+    for (const efSearch of backend === "graph" ? [searchConfig.vectors.efSearch] : [100, 200, 400, 1000]) {
+      const tuned = backend === "graph" ? ann : await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, efSearch, exactBelowChunks: 0, buildIndexes: false } }, logger);
       let found = 0;
       let expected = 0;
       let served = 0;
@@ -171,9 +182,9 @@ async function measureInProcess(dataDir, queries) {
         found += truth.get(query).filter((id) => got.has(id)).length;
       }
       result.recall.push({ efSearch, at10: round(found / expected), servedByIndex: served, latency: await timeAll(queries, (text) => semantic(tuned.service, text)) });
-      await tuned.close();
+      if (tuned !== ann) await tuned.close();
     }
-    result.index = { m: searchConfig.vectors.hnswM, efConstruction: searchConfig.vectors.hnswEfConstruction, efSearch: searchConfig.vectors.efSearch };
+    result.index = { backend, m: searchConfig.vectors.hnswM, efConstruction: searchConfig.vectors.hnswEfConstruction, efSearch: searchConfig.vectors.efSearch };
     await ann.close();
     await exact.close();
     return result;
@@ -199,7 +210,9 @@ async function measureOverMcp(dataDir, queries) {
       STORE_HNSW_M: String(searchConfig.vectors.hnswM),
       STORE_HNSW_EF_CONSTRUCTION: String(searchConfig.vectors.hnswEfConstruction),
       STORE_HNSW_BUILD_MEMORY_MB: String(searchConfig.vectors.buildMemoryMb),
+      STORE_VECTOR_BACKEND: backend,
     },
+    readyTimeoutMs: 600_000,
     port: 0,
     dataDir,
     // As `context-hub start` runs it: the store in its own process, so the database has a core of its own.
@@ -276,15 +289,17 @@ for (const [size, result] of Object.entries(results)) {
   console.log(line("MCP hybrid_search_context (no rerank)", result.mcp.hybrid_without_rerank));
   console.log(line("store full text (match)", result.store.fts_match, result.floor.fts_match));
   console.log(line("store full text (any)", result.store.fts_any));
-  console.log(line("store semantic (HNSW)", result.store.semantic_ann, result.floor.semantic_ann));
+  console.log(line(`store semantic (${backend === "graph" ? "graph" : "HNSW"})`, result.store.semantic_ann, result.floor.semantic_ann));
   console.log(line("store semantic (exact)", result.store.semantic_exact));
-  console.log(`HNSW m=${result.index.m}, ef_construction=${result.index.efConstruction}; the store's ef_search is ${result.index.efSearch}`);
+  console.log(
+    `${backend === "graph" ? "graph in the store process" : "pgvector HNSW"} m=${result.index.m}, ef_construction=${result.index.efConstruction}; the store's ef_search is ${result.index.efSearch}`,
+  );
   for (const row of result.recall)
     console.log(
       `  ef_search ${String(row.efSearch).padStart(4)}: recall@10 vs exact (ACL filtered) ${row.at10.toFixed(3)}, store semantic p50 ${row.latency.p50} / p95 ${row.latency.p95} ms (${row.servedByIndex}/${queries} served by the index)`,
     );
   console.log(
-    `HNSW build ${(result.hnsw.buildMs / 1000).toFixed(1)} s, index ${result.hnsw.indexMb} MB, RSS +${result.hnsw.rssGrowthMb} MB (process ${result.hnsw.rssMb} MB); entries ${result.storage.entriesMb} MB, chunks ${result.storage.chunksMb} MB, GIN ${result.storage.ginMb} MB; load ${result.load.reused ? "reused" : `${(result.load.ms / 1000).toFixed(1)} s`}`,
+    `${backend === "graph" ? "graph" : "HNSW"} build ${(result.hnsw.buildMs / 1000).toFixed(1)} s, index ${backend === "graph" ? "(in memory)" : `${result.hnsw.indexMb} MB`}, RSS +${result.hnsw.rssGrowthMb} MB (process ${result.hnsw.rssMb} MB); entries ${result.storage.entriesMb} MB, chunks ${result.storage.chunksMb} MB, GIN ${result.storage.ginMb} MB; load ${result.load.reused ? "reused" : `${(result.load.ms / 1000).toFixed(1)} s`}`,
   );
 }
 if (values.json) {

@@ -37,13 +37,22 @@ export interface AllInOne {
 
 /**
  * Runs all five services in this process on the embedded default: PGlite
- * (or DATABASE_URL), built-in providers, auth off. They still talk to each
+ * (or DATABASE_URL) with the vector graph in the store process (pgvector on
+ * a server), built-in providers, auth off. They still talk to each
  * other over real gRPC on loopback, exactly as they do when deployed apart.
  */
 export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllInOne> {
   const env = options.env ?? process.env;
   const logLevel = env.LOG_LEVEL ?? "info";
-  const internal = { ...env, STORE_HOST: "127.0.0.1", EMBEDDER_HOST: "127.0.0.1", SUMMARIZER_HOST: "127.0.0.1", RERANKER_HOST: "127.0.0.1" };
+  const internal = {
+    ...env,
+    // On PGlite the store is the only process writing, so its vectors can live in a native graph beside the database instead of pgvector's inside it.
+    STORE_VECTOR_BACKEND: env.STORE_VECTOR_BACKEND ?? ((env.DATABASE_URL ?? "") === "" ? "graph" : "pgvector"),
+    STORE_HOST: "127.0.0.1",
+    EMBEDDER_HOST: "127.0.0.1",
+    SUMMARIZER_HOST: "127.0.0.1",
+    RERANKER_HOST: "127.0.0.1",
+  };
   // Each service logs under its own name, as it does when it runs as its own process.
   const child = (service: string) => options.logger?.child({ service }) ?? createLogger(service, logLevel);
 

@@ -99,7 +99,12 @@ test("bad vector-backend settings are clear start-up errors naming the variable"
     }
     return "";
   };
-  assert.match(problems({ STORE_VECTOR_BACKEND: "milvus" }), /STORE_VECTOR_BACKEND: expected one of pgvector, qdrant, got "milvus"/);
+  assert.match(problems({ STORE_VECTOR_BACKEND: "milvus" }), /STORE_VECTOR_BACKEND: expected one of pgvector, qdrant, graph, got "milvus"/);
+  assert.match(
+    problems({ STORE_VECTOR_BACKEND: "graph", DATABASE_URL: "postgres://db/context" }),
+    /STORE_VECTOR_BACKEND: graph keeps the vector graph inside one store process and needs PGlite \(an empty DATABASE_URL\)/,
+  );
+  assert.equal(problems({ STORE_VECTOR_BACKEND: "graph" }), "", "positive control: graph on PGlite");
   assert.match(problems({ STORE_VECTOR_BACKEND: "qdrant" }), /STORE_QDRANT_URL: is required when STORE_VECTOR_BACKEND=qdrant/);
   assert.match(problems({ STORE_VECTOR_BACKEND: "qdrant", STORE_QDRANT_URL: "qdrant:6333" }), /STORE_QDRANT_URL: expected an http:\/\/ or https:\/\/ URL/);
   assert.match(problems({ STORE_QDRANT_COLLECTION: "chunks/../x" }), /STORE_QDRANT_COLLECTION: expected 1 to 100 letters, digits, '_' or '-'/);

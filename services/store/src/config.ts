@@ -1,25 +1,27 @@
 import { z } from "zod";
 import { commonEnvSchema, envBoolean, envEnum, envInteger, envString, loadConfig } from "@context-hub/common";
 import type { DatabaseOptions } from "./db/open-database.js";
-import { qdrantUrlRequired, toVectorBackendConfig, vectorBackendEnvSchema, type VectorBackendConfig } from "./qdrant-config.js";
+import { graphNeedsPglite, qdrantUrlRequired, toVectorBackendConfig, vectorBackendEnvSchema, type VectorBackendConfig } from "./qdrant-config.js";
 import { searchEnvSchema, toSearchConfig, type SearchConfig } from "./search-config.js";
 
-const schema = qdrantUrlRequired(
-  z.object({
-    STORE_HOST: envString("127.0.0.1"),
-    STORE_PORT: envInteger(50051, 0, 65535),
-    STORE_OPS_PORT: envInteger(9091, -1, 65535),
-    DATABASE_URL: envString("").refine((url) => url === "" || /^postgres(ql)?:\/\//.test(url), {
-      message: "expected a postgres:// or postgresql:// connection string, or empty for PGlite",
+const schema = graphNeedsPglite(
+  qdrantUrlRequired(
+    z.object({
+      STORE_HOST: envString("127.0.0.1"),
+      STORE_PORT: envInteger(50051, 0, 65535),
+      STORE_OPS_PORT: envInteger(9091, -1, 65535),
+      DATABASE_URL: envString("").refine((url) => url === "" || /^postgres(ql)?:\/\//.test(url), {
+        message: "expected a postgres:// or postgresql:// connection string, or empty for PGlite",
+      }),
+      STORE_DATA_DIR: envString(".context-hub/data"),
+      DATABASE_POOL_MAX: envInteger(10, 1, 1000),
+      STORE_PREPARED_STATEMENTS: envBoolean(true),
+      STORE_MIGRATIONS: envEnum(["apply", "verify"] as const, "apply"),
+      ...searchEnvSchema,
+      ...vectorBackendEnvSchema,
+      ...commonEnvSchema,
     }),
-    STORE_DATA_DIR: envString(".context-hub/data"),
-    DATABASE_POOL_MAX: envInteger(10, 1, 1000),
-    STORE_PREPARED_STATEMENTS: envBoolean(true),
-    STORE_MIGRATIONS: envEnum(["apply", "verify"] as const, "apply"),
-    ...searchEnvSchema,
-    ...vectorBackendEnvSchema,
-    ...commonEnvSchema,
-  }),
+  ),
 );
 
 export interface StoreConfig {
@@ -29,7 +31,7 @@ export interface StoreConfig {
   opsPort: number;
   database: DatabaseOptions;
   search: SearchConfig;
-  /** What answers semantic search: pgvector inside PostgreSQL, or Qdrant fed from the outbox. */
+  /** What answers semantic search: pgvector inside PostgreSQL, a graph in the store process, or Qdrant fed from the outbox. */
   vectors: VectorBackendConfig;
   logLevel: string;
 }

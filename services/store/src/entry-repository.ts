@@ -38,6 +38,7 @@ import { createReviewStatements } from "./review-repository.js";
 import type { ReviewStatements } from "./review.js";
 import { trustFilter } from "./trust-filter.js";
 import type { Trust, TrustState } from "./trust.js";
+import type { CommittedChunk } from "./vector-index.js";
 
 /** A row locked for the rest of the transaction, as the caller may see it. */
 export interface LockedEntry {
@@ -461,7 +462,12 @@ async function deleteWithTombstones(tx: SqlExecutor, principal: Principal, ids: 
   return rows.map((row) => ({ id: row.id, contentHash: row.content_hash }));
 }
 
-function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
+/**
+ * The write statements of one transaction. Every chunk it inserts is added to
+ * `inserted` (id, model, vector), for the repository to report once the
+ * transaction has committed.
+ */
+function createWriteScope(db: SqlDatabase, tx: SqlExecutor, inserted: CommittedChunk[]): EntryWriteScope {
   // Vectors travel as text literals in the column type's own syntax; the cast is chosen by the schema, never by input.
   const toVectorLiteral = db.vectorType === "pgvector" ? (vector: readonly number[]) => `[${vector.join(",")}]` : (vector: readonly number[]) => `{${vector.join(",")}}`;
   const vectorCast = db.vectorType === "pgvector" ? "vector" : "real[]";
@@ -470,7 +476,9 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
     if (generated.chunks.length > 0) {
       const params = createSqlParams();
       const entry = params.add(entryId);
-      await tx.query(`${chunkInsert(params, entry, params.add(tenant), generated)} FROM ${chunkRows(params, generated)}`, params.values);
+      const ids = generated.chunks.map(() => createUuidV7());
+      await tx.query(`${chunkInsert(params, entry, params.add(tenant), generated)} FROM ${chunkRows(params, generated, ids)}`, params.values);
+      recordChunks(generated, ids);
     }
     if (generated.nodeSummaries.length > 0) {
       const params = createSqlParams();
@@ -483,11 +491,15 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
   const chunkInsert = (params: SqlParams, entryId: string, tenant: string, generated: GeneratedWrite) =>
     `INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding)
      SELECT c.id, ${entryId}, ${tenant}, c.ordinal, c.start_offset, c.end_offset, ${params.add(generated.embeddingModel)}, c.embedding::${vectorCast}`;
-  const chunkRows = (params: SqlParams, generated: GeneratedWrite) => {
+  const chunkRows = (params: SqlParams, generated: GeneratedWrite, ids: readonly string[]) => {
     const { chunks } = generated;
-    return `unnest(${params.add(chunks.map(() => createUuidV7()))}::uuid[], ${params.add(chunks.map((chunk) => chunk.ordinal))}::integer[],
+    return `unnest(${params.add(ids)}::uuid[], ${params.add(chunks.map((chunk) => chunk.ordinal))}::integer[],
       ${params.add(chunks.map((chunk) => chunk.start))}::integer[], ${params.add(chunks.map((chunk) => chunk.end))}::integer[],
       ${params.add(chunks.map((chunk) => toVectorLiteral(chunk.vector)))}::text[]) AS c (id, ordinal, start_offset, end_offset, embedding)`;
+  };
+
+  const recordChunks = (generated: GeneratedWrite, ids: readonly string[]) => {
+    generated.chunks.forEach((chunk, index) => inserted.push({ id: ids[index]!, model: generated.embeddingModel, vector: chunk.vector }));
   };
 
   /** `INSERT INTO node_summaries … SELECT …` for the rows `nodeSummaryRows` names `n`; the caller adds the FROM clause. */
@@ -532,7 +544,8 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
          ${guarded ? "WHERE NOT EXISTS (SELECT 1 FROM d)" : ""}
          RETURNING id, version, content_hash, created_at, updated_at, trust_state, trust_reasons
        )`);
-    if (generated.chunks.length > 0) parts.push(`c AS (${chunkInsert(params, "e.id", tenant, generated)} FROM e, ${chunkRows(params, generated)})`);
+    const chunkIds = generated.chunks.map(() => createUuidV7());
+    if (generated.chunks.length > 0) parts.push(`c AS (${chunkInsert(params, "e.id", tenant, generated)} FROM e, ${chunkRows(params, generated, chunkIds)})`);
     if (generated.nodeSummaries.length > 0) parts.push(`n AS (${nodeSummaryInsert("e.id")} FROM e, ${nodeSummaryRows(params, generated)})`);
     const { rows } = await tx.query<{ [K in keyof AckRow]: AckRow[K] | null } & { duplicate_of: string | null; previously_deleted: boolean }>(
       `WITH ${parts.join(", ")}
@@ -548,6 +561,7 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor): EntryWriteScope {
     const row = rows[0];
     if (row?.duplicate_of != null) return { duplicateOf: row.duplicate_of };
     if (row?.id == null) throw new Error("INSERT … RETURNING returned no row");
+    recordChunks(generated, chunkIds);
     await insertImages(tx, id, write.images);
     return { inserted: { ...toAck(row as AckRow, false), previouslyDeleted: row.previously_deleted } };
   };
@@ -803,19 +817,30 @@ interface StatisticsRow {
   newest_at: Date | null;
 }
 
+export interface EntryRepositoryOptions {
+  /** Told of the chunks a write transaction inserted, once it has committed (see VectorIndex.chunksCommitted). */
+  onChunksCommitted?: ((chunks: readonly CommittedChunk[]) => void) | undefined;
+}
+
 /** The entry repository over a migrated database. */
-export function createEntryRepository(db: SqlDatabase): EntryRepository {
+export function createEntryRepository(db: SqlDatabase, options: EntryRepositoryOptions = {}): EntryRepository {
   return {
     findDuplicate: (principal, key) => findDuplicate(db, principal, key),
 
-    transaction: (fn) =>
-      db.transaction(async (tx) => {
-        const scope = createWriteScope(db, tx);
-        const result = await fn(scope);
+    async transaction(fn) {
+      let inserted: CommittedChunk[] = [];
+      const result = await db.transaction(async (tx) => {
+        // Anew for every attempt, so a retried transaction reports only the chunks of the attempt that committed.
+        inserted = [];
+        const scope = createWriteScope(db, tx, inserted);
+        const value = await fn(scope);
         // Last, so the tenant's chain lock is held only for the append and the commit.
         await scope.audit.flush(currentRequestId());
-        return result;
-      }),
+        return value;
+      });
+      if (inserted.length > 0) options.onChunksCommitted?.(inserted);
+      return result;
+    },
 
     findCall: (principal, key) => findRecordedCall(db, principal, key),
 

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { startGrpcService, type Logger, type RunningService } from "@context-hub/common";
 import { searchV1, storeV1 } from "@context-hub/proto";
 import type { StoreConfig } from "./config.js";
@@ -72,6 +73,12 @@ async function isReachable(database: SqlDatabase): Promise<boolean> {
   }
 }
 
+/** Where the graph backend saves its graphs: beside PGlite's files in the data directory; nowhere for an in-memory database. */
+function graphDirectoryOf(config: StoreConfig): string | undefined {
+  const { url, dataDir } = config.database;
+  return url === "" && !dataDir.startsWith("memory://") ? join(dataDir, "vector-graphs") : undefined;
+}
+
 /**
  * Starts the store: opens and migrates the database (refusing a schema newer
  * than it knows), then serves StoreService over gRPC with /readyz reporting
@@ -82,10 +89,10 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
   const ownsDatabase = dependencies.database === undefined;
   const database = dependencies.database ?? (await openDatabase(config.database, logger));
   try {
-    const repository = createEntryRepository(database);
+    const search = await openSearch(database, config.search, logger, config.database.migrations, config.vectors, ownsDatabase ? graphDirectoryOf(config) : undefined);
+    const repository = createEntryRepository(database, { onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) });
     const auditRepository = createAuditRepository(database);
     const denials = createDenialRecorder(auditRepository);
-    const search = await openSearch(database, config.search, logger, config.database.migrations, config.vectors);
     const services = {
       entries: createEntryService(repository, denials),
       sharing: createSharingService(repository, denials),

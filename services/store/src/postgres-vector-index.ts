@@ -58,7 +58,7 @@ function annTypeOf(dimension: number): { type: "vector" | "halfvec"; ops: string
  * parameters, so the one number that enters SQL text is checked to be an
  * integer in range first.
  */
-function dimensionLiteral(dimension: number): string {
+export function dimensionLiteral(dimension: number): string {
   if (!Number.isInteger(dimension) || dimension < 1 || dimension > 16_000) throw new Error(`dimension ${dimension} is out of range`);
   return String(dimension);
 }
@@ -68,7 +68,7 @@ export function hnswIndexName(model: string, dimension: number): string {
   return `chunks_hnsw_${createHash("sha256").update(`${model}\u0000${dimension}`).digest("hex").slice(0, 16)}`;
 }
 
-interface ChunkRow {
+export interface ChunkRow {
   entry_id: string;
   start_offset: number;
   end_offset: number;
@@ -86,7 +86,7 @@ const byDistance = (a: VectorHit, b: VectorHit) => {
 };
 
 /** The nearest chunk of each entry among `rows` (in any order), entries nearest first. */
-function bestPerEntry(rows: readonly ChunkRow[]): VectorHit[] {
+export function bestPerEntry(rows: readonly ChunkRow[]): VectorHit[] {
   const best = new Map<string, VectorHit>();
   for (const row of rows) {
     const hit = toHit(row);
@@ -99,6 +99,38 @@ function bestPerEntry(rows: readonly ChunkRow[]): VectorHit[] {
 function versionAtLeast(version: string, major: number, minor: number): boolean {
   const [a = 0, b = 0] = version.split(".").map(Number);
   return a > major || (a === major && b >= minor);
+}
+
+/** Up to `cap` rows counted by `sql` (a bounded count, so it costs at most `cap` row visits). */
+async function countAtMost(db: SqlExecutor, sql: string, values: unknown[]): Promise<number> {
+  const { rows } = await db.query<{ count: number }>(`SELECT count(*)::integer AS count FROM (${sql}) bounded`, values);
+  return rows[0]?.count ?? 0;
+}
+
+/**
+ * Whether comparing every candidate beats an approximate index for a query:
+ * the caller's tenant holds fewer than `exactBelowChunks` chunks of the model
+ * (counted at most every `countTtlMs`), or a thread-scoped search's thread
+ * fewer entries than that. Shared by every backend that keeps a graph.
+ */
+export function createExactPreference(db: SqlExecutor, exactBelowChunks: number): (principal: Principal, query: VectorQuery) => Promise<boolean> {
+  const counts = new Map<string, { value: number; at: number }>();
+  return async (principal, query) => {
+    const cap = exactBelowChunks;
+    const key = `${principal.tenant}\u0000${query.model}`;
+    const cached = counts.get(key);
+    let tenantChunks = cached !== undefined && Date.now() - cached.at < countTtlMs ? cached.value : undefined;
+    if (tenantChunks === undefined) {
+      tenantChunks = await countAtMost(db, "SELECT 1 FROM chunks c WHERE c.tenant = $1 AND c.embedding_model = $2 LIMIT $3", [principal.tenant, query.model, cap]);
+      counts.set(key, { value: tenantChunks, at: Date.now() });
+    }
+    if (tenantChunks < cap) return true;
+    if (query.filter.threadId !== undefined) {
+      const threadEntries = await countAtMost(db, "SELECT 1 FROM entries e WHERE e.tenant = $1 AND e.thread_id = $2 LIMIT $3", [principal.tenant, query.filter.threadId, cap]);
+      if (threadEntries < cap) return true;
+    }
+    return false;
+  };
 }
 
 export interface PostgresVectorIndexOptions {
@@ -130,7 +162,6 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
   const { db, logger, settings, onIndexBuilt } = options;
   const ready = new Set<string>();
   const builds = new Map<string, Promise<void>>();
-  const counts = new Map<string, { value: number; at: number }>();
   let iterativeScans: boolean | undefined;
   let spaceWatch: NodeJS.Timeout | undefined;
   /** Whether the store has held enough chunks for a search to use an index, and when that was last counted. */
@@ -147,29 +178,8 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
     return iterativeScans;
   }
 
-  /** Up to `cap` rows counted by `sql` (a bounded count, so it costs at most `cap` row visits). */
-  async function boundedCount(sql: string, values: unknown[]): Promise<number> {
-    const { rows } = await db.query<{ count: number }>(`SELECT count(*)::integer AS count FROM (${sql}) bounded`, values);
-    return rows[0]?.count ?? 0;
-  }
-
-  /** Whether comparing every candidate beats the approximate index: few chunks in the tenant, or a small thread. */
-  async function preferExact(principal: Principal, query: VectorQuery): Promise<boolean> {
-    const cap = settings.exactBelowChunks;
-    const key = `${principal.tenant}\u0000${query.model}`;
-    const cached = counts.get(key);
-    let tenantChunks = cached !== undefined && Date.now() - cached.at < countTtlMs ? cached.value : undefined;
-    if (tenantChunks === undefined) {
-      tenantChunks = await boundedCount("SELECT 1 FROM chunks c WHERE c.tenant = $1 AND c.embedding_model = $2 LIMIT $3", [principal.tenant, query.model, cap]);
-      counts.set(key, { value: tenantChunks, at: Date.now() });
-    }
-    if (tenantChunks < cap) return true;
-    if (query.filter.threadId !== undefined) {
-      const threadEntries = await boundedCount("SELECT 1 FROM entries e WHERE e.tenant = $1 AND e.thread_id = $2 LIMIT $3", [principal.tenant, query.filter.threadId, cap]);
-      if (threadEntries < cap) return true;
-    }
-    return false;
-  }
+  const boundedCount = (sql: string, values: unknown[]) => countAtMost(db, sql, values);
+  const preferExact = createExactPreference(db, settings.exactBelowChunks);
 
   /**
    * Whether indexes are worth building: the store holds `exactBelowChunks`

@@ -5,7 +5,7 @@
 import { type z } from "zod";
 import { envEnum, envInteger, envString } from "@context-hub/common";
 
-export type VectorBackendKind = "pgvector" | "qdrant";
+export type VectorBackendKind = "pgvector" | "qdrant" | "graph";
 
 /** How the store talks to Qdrant and feeds it from the outbox. */
 export interface QdrantSettings {
@@ -30,6 +30,7 @@ export interface QdrantSettings {
 }
 
 export interface VectorBackendConfig {
+  /** `pgvector`: PostgreSQL's own HNSW indexes; `graph`: a native HNSW graph in the store process (PGlite only); `qdrant`: Qdrant fed from the outbox. */
   kind: VectorBackendKind;
   /** Set when `kind` is `qdrant`. */
   qdrant: QdrantSettings | undefined;
@@ -42,7 +43,7 @@ const collectionPattern = /^[A-Za-z0-9_-]{1,100}$/;
 
 /** The vector-backend variables of the store's environment, merged into its config schema. */
 export const vectorBackendEnvSchema = {
-  STORE_VECTOR_BACKEND: envEnum(["pgvector", "qdrant"] as const, "pgvector"),
+  STORE_VECTOR_BACKEND: envEnum(["pgvector", "qdrant", "graph"] as const, "pgvector"),
   STORE_QDRANT_URL: envString("").refine((url) => url === "" || isHttpUrl(url), { message: "expected an http:// or https:// URL, e.g. http://qdrant:6333" }),
   STORE_QDRANT_API_KEY: envString(""),
   STORE_QDRANT_COLLECTION: envString(defaultQdrantCollection).refine((name) => collectionPattern.test(name), {
@@ -80,9 +81,22 @@ export function qdrantUrlRequired<S extends z.ZodType<Partial<VectorBackendEnv>>
   });
 }
 
+/**
+ * The graph backend keeps its HNSW graph in the store's own memory and learns
+ * of writes from the commits it makes itself, so it needs a database no other
+ * process writes to: PGlite, which serves one process per data directory.
+ */
+export function graphNeedsPglite<S extends z.ZodType<Partial<VectorBackendEnv> & { DATABASE_URL?: string }>>(schema: S): S {
+  return schema.refine((env) => !(env.STORE_VECTOR_BACKEND === "graph" && env.DATABASE_URL !== undefined && env.DATABASE_URL !== ""), {
+    path: ["STORE_VECTOR_BACKEND"],
+    message: "graph keeps the vector graph inside one store process and needs PGlite (an empty DATABASE_URL); with a PostgreSQL server use pgvector or qdrant",
+    when: () => true,
+  });
+}
+
 /** The vector-backend settings from parsed environment variables. */
 export function toVectorBackendConfig(env: VectorBackendEnv): VectorBackendConfig {
-  if (env.STORE_VECTOR_BACKEND === "pgvector") return { kind: "pgvector", qdrant: undefined };
+  if (env.STORE_VECTOR_BACKEND !== "qdrant") return { kind: env.STORE_VECTOR_BACKEND, qdrant: undefined };
   return {
     kind: "qdrant",
     qdrant: {

@@ -1,6 +1,7 @@
 import type { Logger } from "@context-hub/common";
 import type { SqlDatabase } from "./db/sql-database.js";
 import { createEntryRepository } from "./entry-repository.js";
+import { createGraphVectorIndex } from "./graph-vector-index.js";
 import { createGrepRunner } from "./grep-runner.js";
 import { createPostgresVectorIndex } from "./postgres-vector-index.js";
 import { createQdrantCollections } from "./qdrant-collections.js";
@@ -30,7 +31,9 @@ export interface OpenSearch {
  * the full-text index to the configured language (rebuilding it when that
  * changed, or refusing in `verify` mode), builds the HNSW index of every
  * stored embedding space that lacks one (PGlite: now; a server: in the
- * background), and starts the grep workers on demand. With the Qdrant
+ * background), and starts the grep workers on demand. With the graph
+ * backend it loads the saved graphs from `graphDirectory` (undefined: kept in
+ * memory only) and catches them up with the stored chunks. With the Qdrant
  * backend it also readies the collections and starts the outbox relay; with
  * pgvector it makes sure the outbox is off (no triggers, nothing queued).
  */
@@ -40,6 +43,7 @@ export async function openSearch(
   logger: Logger,
   migrations: "apply" | "verify" = "apply",
   backend: VectorBackendConfig = { kind: "pgvector", qdrant: undefined },
+  graphDirectory: string | undefined = undefined,
 ): Promise<OpenSearch> {
   const language = await applyTextSearchLanguage(db, config.language, migrations, logger);
   const repository = createSearchRepository(db);
@@ -48,11 +52,14 @@ export async function openSearch(
   const allowed = [...new Set([language, ...offered])].sort();
   const statistics = createStatisticsMaintenance(db, logger);
   await statistics.refresh();
-  const postgresVectors = createPostgresVectorIndex({ db, logger, settings: config.vectors, onIndexBuilt: () => statistics.refresh() });
+  // With the graph backend PostgreSQL builds no HNSW index of its own: its exact scan is the graph's fallback.
+  const postgresSettings = backend.kind === "graph" ? { ...config.vectors, buildIndexes: false } : config.vectors;
+  const postgresVectors = createPostgresVectorIndex({ db, logger, settings: postgresSettings, onIndexBuilt: () => statistics.refresh() });
   let vectors: VectorIndex = postgresVectors;
   let relay: VectorOutboxRelay | undefined;
   if (backend.qdrant === undefined) {
     if (await setVectorOutbox(db, false)) logger.info("the vector outbox is off: semantic search runs on PostgreSQL's vectors");
+    if (backend.kind === "graph") vectors = createGraphVectorIndex({ db, logger, settings: config.vectors, directory: graphDirectory, fallback: postgresVectors });
   } else {
     const qdrant = backend.qdrant;
     const collections = createQdrantCollections(qdrant, logger);

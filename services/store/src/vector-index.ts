@@ -1,7 +1,7 @@
 /**
  * The seam between semantic search and whatever answers "which visible
  * entries hold the chunks nearest to this vector": pgvector (or an exact scan)
- * inside PostgreSQL today, a Qdrant collection later. Whatever implements it
+ * inside PostgreSQL, a native graph in the store process, or Qdrant. Whatever implements it
  * must honour invariant I-1: the access predicate and every filter decide the
  * candidates before the limit (Qdrant: payload filters on tenant, owner,
  * visibility and grantees, every hit re-checked against PostgreSQL), so a
@@ -40,6 +40,13 @@ export interface VectorSearchResult {
   warnings: string[];
 }
 
+/** A chunk a committed transaction inserted, with its vector. */
+export interface CommittedChunk {
+  id: string;
+  model: string;
+  vector: readonly number[];
+}
+
 export interface VectorIndex {
   /** What answers queries, e.g. `pgvector`, `real[]`, `qdrant`. */
   readonly kind: string;
@@ -49,6 +56,12 @@ export interface VectorIndex {
   nearestEntries(principal: Principal, query: VectorQuery): Promise<VectorSearchResult>;
   /** Builds the approximate index of one embedding space now (no-op where there is none); resolves when it can serve. */
   buildIndex(model: string, dimension: number): Promise<void>;
+  /**
+   * Told, right after a transaction commits, of the chunks it inserted: how an
+   * index kept outside PostgreSQL in this process (the graph backend) stays
+   * current. Must not throw; the write is already acknowledged by then.
+   */
+  chunksCommitted?(chunks: readonly CommittedChunk[]): void;
   /** Waits for index builds in flight. */
   close(): Promise<void>;
 }

@@ -208,7 +208,8 @@ describe("the tool surface", () => {
       assert.equal(described.status, "on", feature);
       assert.ok((described.model ?? "").startsWith("builtin"), `${feature} names its model`);
     }
-    assert.equal(me.features.vector_backend, "pgvector");
+    // The all-in-one on PGlite keeps its vectors in the store's in-process graph.
+    assert.equal(me.features.vector_backend, "graph");
   });
 
   test("a principal over its write budget gets RATE_LIMITED saying when to retry; reads and other principals go on", async () => {

@@ -1,7 +1,7 @@
 /**
  * Building blocks of the vector-index contract suite: a store (StoreService
  * and SearchService over gRPC) on a fresh PGlite database, answering
- * semantic search with pgvector or with Qdrant (the stand-in, or the real
+ * semantic search with pgvector, with the graph in the store process, or with Qdrant (the stand-in, or the real
  * Qdrant at QDRANT_URL) behind a proxy that can cut the link.
  */
 import { randomBytes } from "node:crypto";
@@ -20,7 +20,7 @@ export const vectorDimension = dimension;
 
 /** What the suite drives, whichever backend answers. */
 export interface VectorHarness {
-  backend: "pgvector" | "qdrant";
+  backend: "pgvector" | "graph" | "qdrant";
   db: SqlDatabase;
   client: StoreClient;
   searchClient: SearchClient;
@@ -65,14 +65,16 @@ async function startService(env: Record<string, string>, db: SqlDatabase): Promi
   };
 }
 
-export async function startPgvectorHarness(): Promise<VectorHarness> {
+/** A store over an in-memory PGlite whose vectors need no outside service; `settle` has nothing to wait for. */
+async function startPgliteHarness(backend: "pgvector" | "graph", env: Record<string, string>): Promise<VectorHarness> {
   const db = await openDatabase({ url: "", dataDir: "memory://", poolMax: 1 }, logger);
-  const started = await startService({}, db);
+  const started = await startService(env, db);
   return {
-    backend: "pgvector",
+    backend,
     db,
     client: started.client,
     searchClient: started.searchClient,
+    // pgvector indexes in the commit; the graph is told of every chunk as its commit returns, before the reply leaves the store.
     settle: async () => undefined,
     async close() {
       await started.close();
@@ -80,6 +82,14 @@ export async function startPgvectorHarness(): Promise<VectorHarness> {
     },
   };
 }
+
+export const startPgvectorHarness = () => startPgliteHarness("pgvector", {});
+
+/**
+ * A store on the graph backend. `STORE_VECTOR_EXACT_BELOW=0`, so the graph answers every search however few chunks
+ * there are (a real store compares exactly below 2,000 chunks).
+ */
+export const startGraphHarness = (overrides: Record<string, string> = {}) => startPgliteHarness("graph", { STORE_VECTOR_BACKEND: "graph", STORE_VECTOR_EXACT_BELOW: "0", ...overrides });
 
 /** Polls a condition (of the database or the metrics: no event announces it) until it holds. */
 export async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
