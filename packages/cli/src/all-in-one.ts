@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ContextHubError, createLogger, type Logger, type RunningService } from "@context-hub/common";
 import { loadEmbedderConfig, startEmbedder } from "@context-hub/embedder";
 import { loadGatewayConfig, startGateway } from "@context-hub/gateway";
@@ -5,7 +8,7 @@ import { loadRerankerConfig, startReranker } from "@context-hub/reranker";
 import { loadStoreConfig, startStore } from "@context-hub/store";
 import { loadSummarizerConfig, startSummarizer } from "@context-hub/summarizer";
 import { removeRuntimeFile, writeRuntimeFile } from "./runtime-file.js";
-import { findFreePort, startStoreProcess, type StoreProcess } from "./service-process.js";
+import { findFreePort, startStoreProcess, type StoreListen, type StoreProcess } from "./service-process.js";
 
 export interface AllInOneOptions {
   /** Environment the services read their settings from (defaults to process.env). */
@@ -78,10 +81,10 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
       ...env,
       GATEWAY_HOST: options.host ?? env.GATEWAY_HOST ?? "127.0.0.1",
       GATEWAY_PORT: String(options.port ?? env.GATEWAY_PORT ?? 8080),
-      STORE_ADDRESS: `127.0.0.1:${store.port}`,
-      EMBEDDER_ADDRESS: `127.0.0.1:${embedder.port}`,
-      SUMMARIZER_ADDRESS: `127.0.0.1:${summarizer.port}`,
-      RERANKER_ADDRESS: `127.0.0.1:${reranker.port}`,
+      STORE_ADDRESS: store.address,
+      EMBEDDER_ADDRESS: embedder.address,
+      SUMMARIZER_ADDRESS: summarizer.address,
+      RERANKER_ADDRESS: reranker.address,
     });
     const gateway = await track(startGateway(gatewayConfig, child("gateway")));
     const shownHost = gatewayConfig.host === "0.0.0.0" || gatewayConfig.host === "::" ? "127.0.0.1" : gatewayConfig.host;
@@ -90,7 +93,7 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
     // PGlite serves one process per directory: tell `context-hub keys` where the running store is.
     const { dataDir } = storeConfig.database;
     const publishRuntime = storeConfig.database.url === "" && !dataDir.startsWith("memory://");
-    if (publishRuntime) writeRuntimeFile(dataDir, { pid: process.pid, storeAddress: `127.0.0.1:${store.port}`, url });
+    if (publishRuntime) writeRuntimeFile(dataDir, { pid: process.pid, storeAddress: store.address, url });
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -136,12 +139,37 @@ async function waitUntilReady(readyUrl: string, timeoutMs: number): Promise<void
 }
 
 /**
- * The store as a supervised child process: restarted on the same port if it
- * dies, stopped with SIGTERM (draining calls and closing the database) on close.
+ * Where the supervised store listens: a Unix socket in a new directory only
+ * this user may enter, so no other process can take the address between the
+ * store's starts nor reach the store past the gateway; TCP on a free loopback
+ * port where sockets cannot serve (Windows, or a temporary directory whose
+ * path is too long for a socket address).
+ */
+function toStoreListen(): { listen: StoreListen; release(): void } {
+  if (process.platform !== "win32") {
+    const directory = mkdtempSync(join(tmpdir(), "context-hub-"));
+    const socketPath = join(directory, "store.sock");
+    // sun_path holds 104 bytes on macOS, 108 on Linux.
+    if (Buffer.byteLength(socketPath) < 100) return { listen: { socketPath }, release: () => rmSync(directory, { recursive: true, force: true }) };
+    rmSync(directory, { recursive: true, force: true });
+  }
+  return { listen: { port: 0 }, release: () => undefined };
+}
+
+/**
+ * The store as a supervised child process: restarted at the same address if
+ * it dies, stopped with SIGTERM (draining calls and closing the database) on close.
  */
 async function startSupervisedStore(env: NodeJS.ProcessEnv, logger: Logger): Promise<RunningService> {
-  const port = await findFreePort();
-  let current: StoreProcess = await startStoreProcess(port, env);
+  const target = toStoreListen();
+  const listen: StoreListen = "socketPath" in target.listen ? target.listen : { port: await findFreePort() };
+  let current: StoreProcess;
+  try {
+    current = await startStoreProcess(listen, env);
+  } catch (error) {
+    target.release();
+    throw error;
+  }
   let closing = false;
   const supervise = (process: StoreProcess) => {
     void process.exited.then(async (code) => {
@@ -150,7 +178,7 @@ async function startSupervisedStore(env: NodeJS.ProcessEnv, logger: Logger): Pro
       logger.error({ code }, "the store process exited; restarting it");
       for (let attempt = 1; !closing; attempt++) {
         try {
-          current = await startStoreProcess(port, env);
+          current = await startStoreProcess(listen, env);
           supervise(current);
           logger.info("the store process is back");
           return;
@@ -164,11 +192,16 @@ async function startSupervisedStore(env: NodeJS.ProcessEnv, logger: Logger): Pro
   supervise(current);
   return {
     name: "store",
-    port,
+    port: "port" in listen ? listen.port : 0,
+    address: current.address,
     opsPort: -1,
     async close() {
       closing = true;
-      await current.stop();
+      try {
+        await current.stop();
+      } finally {
+        target.release();
+      }
     },
   };
 }

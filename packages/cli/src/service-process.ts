@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { createGrpcClient } from "@context-hub/common";
@@ -7,7 +8,12 @@ import { storeV1 } from "@context-hub/proto";
 /** The store's entry point, run as its own process. */
 export const storeMainPath = fileURLToPath(new URL("../../../services/store/dist/main.js", import.meta.url));
 
-/** A free TCP port on loopback, so a restarted process can come back on the same address. */
+/**
+ * A free TCP port on loopback, so a restarted process can come back on the
+ * same address. Racy by nature: the port is free when this returns, and any
+ * process binding a port meanwhile may be given it; prefer a Unix socket
+ * (`startStoreProcess` with `socketPath`) where one will do.
+ */
 export function findFreePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
@@ -19,8 +25,12 @@ export function findFreePort(): Promise<number> {
   });
 }
 
+/** Where a store process listens: TCP on 127.0.0.1:`port`, or the Unix socket `socketPath`. */
+export type StoreListen = { port: number } | { socketPath: string };
+
 /** The store running as its own process, as it does in a cluster. */
 export interface StoreProcess {
+  /** What clients dial: `127.0.0.1:<port>` or `unix:<path>`. */
   address: string;
   child: ChildProcess;
   /** Resolves with the exit code when the process ends, for whatever reason. */
@@ -31,10 +41,21 @@ export interface StoreProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `services/store/dist/main.js` on 127.0.0.1:`port` and waits until its gRPC health says SERVING. */
-export async function startStoreProcess(port: number, env: NodeJS.ProcessEnv, readyTimeoutMs = 60_000): Promise<StoreProcess> {
+/**
+ * Starts `services/store/dist/main.js` listening on `listen` and waits until
+ * its gRPC health says the StoreService is SERVING. On a socket, the caller
+ * vouches that no live store listens at that path: a file left there by a
+ * store that died is removed first, so the new one can bind it.
+ */
+export async function startStoreProcess(listen: StoreListen, env: NodeJS.ProcessEnv, readyTimeoutMs = 60_000): Promise<StoreProcess> {
+  if ("socketPath" in listen) rmSync(listen.socketPath, { force: true });
   const child = spawn(process.execPath, [storeMainPath], {
-    env: { ...env, STORE_HOST: "127.0.0.1", STORE_PORT: String(port), STORE_OPS_PORT: "-1" },
+    env: {
+      ...env,
+      STORE_HOST: "127.0.0.1",
+      ...("socketPath" in listen ? { STORE_SOCKET: listen.socketPath } : { STORE_PORT: String(listen.port), STORE_SOCKET: "" }),
+      STORE_OPS_PORT: "-1",
+    },
     // The IPC channel ties the child's life to ours: it shuts down when we go away.
     stdio: ["ignore", "inherit", "pipe", "ipc"],
   });
@@ -50,11 +71,12 @@ export async function startStoreProcess(port: number, env: NodeJS.ProcessEnv, re
       resolveExit(code);
     }),
   );
-  const address = `127.0.0.1:${port}`;
+  const address = "socketPath" in listen ? `unix:${listen.socketPath}` : `127.0.0.1:${listen.port}`;
   const health = createGrpcClient(storeV1.StoreService, { address, peer: "store", deadlineMs: 1000 });
   try {
     const deadline = Date.now() + readyTimeoutMs;
-    while (!(await health.isServing(500))) {
+    // The store's own service, not just any server: over TCP another process may hold the port.
+    while (!(await health.isServing(500, storeV1.StoreService.typeName))) {
       if (exitCode !== undefined) throw new Error(`the store exited with ${exitCode} before it was ready:\n${stderr}`);
       if (Date.now() > deadline) {
         child.kill("SIGKILL");

@@ -13,7 +13,7 @@ export type StoreClient = GrpcClient<typeof storeV1.StoreService>;
  * is running.
  */
 export async function withStore<T>(env: NodeJS.ProcessEnv, work: (store: StoreClient) => Promise<T>): Promise<T> {
-  const config = loadStoreConfig({ ...env, STORE_HOST: "127.0.0.1", STORE_PORT: "0", STORE_OPS_PORT: "-1" });
+  const config = loadStoreConfig({ ...env, STORE_HOST: "127.0.0.1", STORE_PORT: "0", STORE_SOCKET: "", STORE_OPS_PORT: "-1" });
   const live = config.database.url === "" ? readLiveRuntime(config.database.dataDir) : undefined;
   if (live !== undefined) {
     const client = createGrpcClient(storeV1.StoreService, { address: live.storeAddress, peer: "store", deadlineMs: 10_000 });
@@ -24,7 +24,7 @@ export async function withStore<T>(env: NodeJS.ProcessEnv, work: (store: StoreCl
     }
   }
   const store = await startStore(config, createLogger("store", env.LOG_LEVEL ?? "warn"));
-  const client = createGrpcClient(storeV1.StoreService, { address: `127.0.0.1:${store.port}`, peer: "store", deadlineMs: 10_000 });
+  const client = createGrpcClient(storeV1.StoreService, { address: store.address, peer: "store", deadlineMs: 10_000 });
   try {
     return await work(client);
   } finally {

@@ -6,8 +6,10 @@ import { startTracing } from "./tracing.js";
 /** A started service, as main.ts, the all-in-one runtime and tests hold it. */
 export interface RunningService {
   name: string;
-  /** The port of the service's main listener (gRPC, or HTTP for the gateway). */
+  /** The port of the service's main listener (gRPC, or HTTP for the gateway); 0 when it listens on a Unix socket. */
   port: number;
+  /** What a client dials to reach the main listener: `host:port`, or `unix:<path>` (see `toDialAddress`). */
+  address: string;
   /** The port of /metrics, /healthz and /readyz (the main port for the gateway). */
   opsPort: number;
   close(): Promise<void>;
@@ -17,6 +19,8 @@ export interface GrpcServiceOptions {
   name: string;
   host: string;
   port: number;
+  /** Listen on this Unix socket instead of `host`:`port` (the ops endpoint, if any, stays on `host`). */
+  socketPath?: string | undefined;
   /** Ops endpoint port; 0 picks a free one, -1 disables it. */
   opsPort: number;
   logger: Logger;
@@ -35,13 +39,14 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
     ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
   });
   options.register(builder);
-  const grpc = await builder.listen(options.host, options.port);
+  const grpc = await builder.listen(options.socketPath === undefined ? { host: options.host, port: options.port } : { socketPath: options.socketPath });
   const ops = options.opsPort < 0 ? undefined : await startOpsServer({ host: options.host, port: options.opsPort, logger: options.logger, isReady: options.isReady ?? (() => true) });
-  options.logger.info({ port: grpc.port, opsPort: ops?.port }, `${options.name} listening`);
+  options.logger.info({ address: grpc.address, opsPort: ops?.port }, `${options.name} listening`);
   let closing: Promise<void> | undefined;
   return {
     name: options.name,
     port: grpc.port,
+    address: grpc.address,
     opsPort: ops?.port ?? -1,
     close() {
       closing ??= (async () => {

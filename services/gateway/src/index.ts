@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ContextHubError, type Logger, type RunningService } from "@context-hub/common";
+import { ContextHubError, toDialAddress, type Logger, type RunningService } from "@context-hub/common";
 import { createApiKeyVerifier, createBearerAuthenticator, createLocalAuthenticator, type Authenticator, type CredentialVerifier } from "./auth/authenticate.js";
 import { cacheDirectory, chainDirectories, loadKeysFile, type KeyDirectory } from "./auth/key-directory.js";
 import { createOidcVerifier } from "./auth/oidc-verifier.js";
@@ -63,6 +63,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   return {
     name: "gateway",
     port,
+    address: toDialAddress({ host: config.host, port }, port),
     opsPort: port,
     close() {
       closing ??= new Promise<void>((resolve) => {

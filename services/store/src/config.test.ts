@@ -9,6 +9,7 @@ test("defaults select PGlite in .context-hub/data on loopback", () => {
   assert.deepEqual(config, {
     host: "127.0.0.1",
     port: 50051,
+    socketPath: undefined,
     opsPort: 9091,
     database: { url: "", dataDir: ".context-hub/data", poolMax: 10, preparedStatements: true, migrations: "apply" },
     vectors: { kind: "pgvector", qdrant: undefined },
@@ -20,6 +21,7 @@ test("every setting is read, with real numbers", () => {
   const config = loadStoreConfig({
     STORE_HOST: "0.0.0.0",
     STORE_PORT: "0",
+    STORE_SOCKET: "/run/context-hub/store.sock",
     STORE_OPS_PORT: "-1",
     DATABASE_URL: "postgres://u:p@db:5432/hub",
     STORE_DATA_DIR: "memory://",
@@ -32,6 +34,7 @@ test("every setting is read, with real numbers", () => {
   assert.deepEqual(rest, {
     host: "0.0.0.0",
     port: 0,
+    socketPath: "/run/context-hub/store.sock",
     opsPort: -1,
     database: { url: "postgres://u:p@db:5432/hub", dataDir: "memory://", poolMax: 25, preparedStatements: false, migrations: "verify" },
     vectors: { kind: "pgvector", qdrant: undefined },
@@ -42,8 +45,8 @@ test("every setting is read, with real numbers", () => {
 
 test("bad settings are all reported at once", () => {
   assert.throws(
-    () => loadStoreConfig({ STORE_PORT: "x", DATABASE_URL: "mysql://db", DATABASE_POOL_MAX: "0", STORE_MIGRATIONS: "later" }),
-    (error: Error) => ["STORE_PORT", "DATABASE_URL", "DATABASE_POOL_MAX", "STORE_MIGRATIONS"].every((name) => error.message.includes(name)),
+    () => loadStoreConfig({ STORE_PORT: "x", STORE_SOCKET: "relative.sock", DATABASE_URL: "mysql://db", DATABASE_POOL_MAX: "0", STORE_MIGRATIONS: "later" }),
+    (error: Error) => ["STORE_PORT", "STORE_SOCKET", "DATABASE_URL", "DATABASE_POOL_MAX", "STORE_MIGRATIONS"].every((name) => error.message.includes(name)),
   );
 });
 

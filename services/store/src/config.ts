@@ -9,6 +9,7 @@ const schema = graphNeedsPglite(
     z.object({
       STORE_HOST: envString("127.0.0.1"),
       STORE_PORT: envInteger(50051, 0, 65535),
+      STORE_SOCKET: envString("").refine((path) => path === "" || path.startsWith("/"), { message: "expected an absolute path, or empty to listen on STORE_HOST:STORE_PORT" }),
       STORE_OPS_PORT: envInteger(9091, -1, 65535),
       DATABASE_URL: envString("").refine((url) => url === "" || /^postgres(ql)?:\/\//.test(url), {
         message: "expected a postgres:// or postgresql:// connection string, or empty for PGlite",
@@ -27,6 +28,8 @@ const schema = graphNeedsPglite(
 export interface StoreConfig {
   host: string;
   port: number;
+  /** A Unix socket to serve gRPC on instead of `host`:`port`; undefined serves TCP. */
+  socketPath: string | undefined;
   /** Port of /metrics, /healthz and /readyz; 0 picks a free one, -1 disables it. */
   opsPort: number;
   database: DatabaseOptions;
@@ -45,6 +48,7 @@ export function loadStoreConfig(env: NodeJS.ProcessEnv): StoreConfig {
   return Object.freeze({
     host: raw.STORE_HOST,
     port: raw.STORE_PORT,
+    socketPath: raw.STORE_SOCKET === "" ? undefined : raw.STORE_SOCKET,
     opsPort: raw.STORE_OPS_PORT,
     database: Object.freeze({
       url: raw.DATABASE_URL,

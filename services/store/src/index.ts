@@ -106,6 +106,7 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
       name: "store",
       host: config.host,
       port: config.port,
+      socketPath: config.socketPath,
       opsPort: config.opsPort,
       logger,
       register: (builder) => builder.addService(storeV1.StoreService, createStoreHandlers(services)).addService(searchV1.SearchService, createSearchHandlers(search.service)),

@@ -20,10 +20,10 @@ export async function startGatewayOn(hub: AllInOne, env: Record<string, string>)
   const config = loadGatewayConfig({
     LOG_LEVEL: "silent",
     GATEWAY_PORT: "0",
-    STORE_ADDRESS: `127.0.0.1:${store.port}`,
-    EMBEDDER_ADDRESS: `127.0.0.1:${embedder.port}`,
-    SUMMARIZER_ADDRESS: `127.0.0.1:${summarizer.port}`,
-    RERANKER_ADDRESS: `127.0.0.1:${reranker.port}`,
+    STORE_ADDRESS: store.address,
+    EMBEDDER_ADDRESS: embedder.address,
+    SUMMARIZER_ADDRESS: summarizer.address,
+    RERANKER_ADDRESS: reranker.address,
     ...env,
   });
   const gateway = await startGateway(config, createLogger("gateway", "silent"));

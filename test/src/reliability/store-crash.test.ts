@@ -12,7 +12,7 @@ import { openDatabase, type SqlDatabase } from "@context-hub/store";
 import { loadSummarizerConfig, startSummarizer } from "@context-hub/summarizer";
 import { callTool, connectMcpClient } from "../support/mcp.js";
 import { startTestPostgres } from "../support/postgres.js";
-import { findFreePort, startStoreProcess, type StoreProcess } from "@context-hub/cli";
+import { startStoreProcess, type StoreProcess } from "@context-hub/cli";
 
 /**
  * I-5 under SIGKILL: a stream of writes runs while the store process is
@@ -85,9 +85,12 @@ for (const backend of backends) {
     test("acknowledged writes survive whole; nothing partial is left; retries land exactly once", async (t) => {
       const target = await backend.open();
       t.after(() => target.close());
-      const port = await findFreePort();
+      // As the all-in-one runs it: on a Unix socket no other process can take between the restarts.
+      const socketDirectory = mkdtempSync(join(tmpdir(), "context-hub-crash-"));
+      t.after(() => rmSync(socketDirectory, { recursive: true, force: true }));
+      const listen = { socketPath: join(socketDirectory, "store.sock") };
       const storeEnv = { ...process.env, LOG_LEVEL: "error", ...target.env };
-      let store: StoreProcess = await startStoreProcess(port, storeEnv);
+      let store: StoreProcess = await startStoreProcess(listen, storeEnv);
       const { url, services } = await startWorkersAndGateway(store.address);
       t.after(async () => {
         for (const service of services) await service.close();
@@ -121,7 +124,7 @@ for (const backend of backends) {
         const after = Math.min(total - 5, next + 8 + Math.floor(random() * 20));
         while (next < after) await new Promise((wait) => setTimeout(wait, 5));
         await store.kill();
-        store = await startStoreProcess(port, storeEnv);
+        store = await startStoreProcess(listen, storeEnv);
       }
       await writers;
       running = false;

@@ -87,7 +87,8 @@ export async function startServiceProcesses(options: ServiceProcessesOptions): P
         ? async () => (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined))?.status === 200
         : (() => {
             const client = createGrpcClient(descriptors[name as GrpcService], { address: address(name), peer: name as GrpcService, deadlineMs: 1000 });
-            const probe = () => client.isServing(500);
+            // The service itself, not just any server: another process may have been given the port meanwhile.
+            const probe = () => client.isServing(500, descriptors[name as GrpcService].typeName);
             probe.close = () => client.close();
             return probe;
           })();

@@ -34,8 +34,12 @@ export interface GrpcClientOptions {
 export const reconnectBackoffMaxMs = 2_000;
 
 export type GrpcClient<S extends ServiceDescriptor> = ServiceClient<S> & {
-  /** Asks the peer's grpc.health.v1 whether it is serving. */
-  isServing(deadlineMs?: number): Promise<boolean>;
+  /**
+   * Asks the peer's grpc.health.v1 whether it is serving: the whole server,
+   * or with `serviceName`, that one service (so a different server found at
+   * the address does not pass for this one).
+   */
+  isServing(deadlineMs?: number, serviceName?: string): Promise<boolean>;
   close(): void;
 };
 
@@ -81,9 +85,9 @@ export function createGrpcClient<S extends ServiceDescriptor>(service: S, option
 
   const healthCheck = healthV1.Health.method.check;
   return Object.assign(methods as ServiceClient<S>, {
-    async isServing(deadlineMs = 2000) {
+    async isServing(deadlineMs = 2000, serviceName = "") {
       try {
-        const reply = await callUnary(client, healthCheck, create(healthCheck.input, { service: "" }), Date.now() + deadlineMs, undefined);
+        const reply = await callUnary(client, healthCheck, create(healthCheck.input, { service: serviceName }), Date.now() + deadlineMs, undefined);
         return (reply as healthV1.HealthCheckResponse).status === healthV1.HealthCheckResponse_ServingStatus.SERVING;
       } catch {
         return false;

@@ -1,5 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { rerankerV1 } from "@context-hub/proto";
 import { ContextHubError, isContextHubError } from "../errors.js";
 import { createLogger } from "../logger.js";
@@ -149,4 +152,35 @@ test("a peer that went away is reached again soon after it comes back, however l
   const lag = Date.now() - back;
   assert.ok(lag < 1_000, `reached again ${lag} ms after the peer came back`);
   assert.ok((await client.rerank({ query: "q" })).results);
+});
+
+test("a service on a Unix socket answers at its unix: address, and health names the services it serves", async (t) => {
+  const directory = mkdtempSync(join(tmpdir(), "grpc-socket-"));
+  t.after(() => rmSync(directory, { recursive: true, force: true }));
+  const socketPath = join(directory, "reranker.sock");
+  const service = await startGrpcService({
+    name: "test",
+    host: "127.0.0.1",
+    port: 0,
+    socketPath,
+    opsPort: -1,
+    logger,
+    register: (builder) =>
+      builder.addService(
+        rerankerV1.RerankerService,
+        rerankerFor(async () => ({ results: [{ id: "a", index: 0, score: 1 }] })),
+      ),
+  });
+  t.after(() => service.close());
+  assert.equal(service.address, `unix:${socketPath}`);
+  assert.equal(service.port, 0);
+  const client = createGrpcClient(rerankerV1.RerankerService, { address: service.address, peer: "reranker", deadlineMs: 2000 });
+  t.after(() => client.close());
+  assert.deepEqual(
+    (await client.rerank({ query: "q", passages: [{ id: "a", text: "x" }] })).results.map((result) => result.id),
+    ["a"],
+  );
+  assert.equal(await client.isServing(2000, rerankerV1.RerankerService.typeName), true);
+  // A server found at an address is not taken for one whose service it lacks.
+  assert.equal(await client.isServing(2000, "contexthub.store.v1.StoreService"), false);
 });

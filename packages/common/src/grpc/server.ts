@@ -20,8 +20,24 @@ export interface GrpcServerOptions {
   isReady?: () => boolean | Promise<boolean>;
 }
 
+/**
+ * Where a gRPC server listens: a TCP `host` and `port` (0 picks a free one),
+ * or a Unix domain socket at `socketPath`, which only processes that may open
+ * the path can reach and which no other process can take between two starts.
+ */
+export type ListenTarget = { host: string; port: number } | { socketPath: string };
+
+/** The address a client dials for `target` once bound to `port`: `host:port`, or `unix:<path>`. */
+export function toDialAddress(target: ListenTarget, port: number): string {
+  if ("socketPath" in target) return `unix:${target.socketPath}`;
+  return `${target.host.includes(":") ? `[${target.host}]` : target.host}:${port}`;
+}
+
 export interface RunningGrpcServer {
+  /** The bound TCP port; 0 on a Unix socket. */
   port: number;
+  /** What clients dial to reach this server (see `toDialAddress`). */
+  address: string;
   /** Marks every registered service (and the overall server) serving or not in grpc.health.v1. */
   setServing(serving: boolean): void;
   /** Stops accepting calls, drains in-flight ones for the grace period, then cancels the rest. */
@@ -30,7 +46,7 @@ export interface RunningGrpcServer {
 
 export interface GrpcServerBuilder {
   addService<S extends ServiceDescriptor>(service: S, implementation: ServiceImplementation<S>): GrpcServerBuilder;
-  listen(host: string, port: number): Promise<RunningGrpcServer>;
+  listen(target: ListenTarget): Promise<RunningGrpcServer>;
 }
 
 /** A gRPC server with grpc.health.v1, request ids, metrics and domain-error mapping on every call. */
@@ -53,14 +69,17 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServerBuilder 
       serviceNames.push(service.typeName);
       return builder;
     },
-    async listen(host, port) {
+    async listen(target) {
       server.addService(toServiceDefinition(healthV1.Health as never), health.handlers);
+      const bindAddress = toDialAddress(target, "socketPath" in target ? 0 : target.port);
       const boundPort = await new Promise<number>((resolve, reject) => {
-        server.bindAsync(`${host.includes(":") ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (error, actualPort) => (error ? reject(error) : resolve(actualPort)));
+        server.bindAsync(bindAddress, ServerCredentials.createInsecure(), (error, actualPort) => (error ? reject(error) : resolve(actualPort)));
       });
       for (const name of serviceNames) health.set(name, true);
+      const port = "socketPath" in target ? 0 : boundPort;
       return {
-        port: boundPort,
+        port,
+        address: toDialAddress(target, port),
         setServing(serving) {
           for (const name of serviceNames) health.set(name, serving);
         },

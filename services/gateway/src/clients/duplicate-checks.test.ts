@@ -53,7 +53,7 @@ async function startStore(withBatch: boolean, seen: Seen): Promise<{ server: Run
   });
   const server = await createGrpcServer({ logger })
     .addService(service as typeof storeV1.StoreService, implementation as never)
-    .listen("127.0.0.1", 0);
+    .listen({ host: "127.0.0.1", port: 0 });
   const client = createGrpcClient(storeV1.StoreService, { address: `127.0.0.1:${server.port}`, peer: "store", deadlineMs: 5_000 });
   return { server, client };
 }
