@@ -36,9 +36,9 @@ function countMatches(pattern: RegExp, text: string): number {
   return count;
 }
 
-function toCueScore(text: string, source: TextSource): number {
-  const user = Math.min(1, countMatches(userCues, text) / 2);
-  const agent = Math.min(1, countMatches(agentCues, text) / 2);
+function toCueScore(sentence: AnalysedSentence, source: TextSource): number {
+  const user = Math.min(1, sentence.userCues / 2);
+  const agent = Math.min(1, sentence.agentCues / 2);
   if (source === "user") return user;
   if (source === "agent") return agent;
   return (user + agent) / 2;
@@ -52,6 +52,54 @@ function toContentStems(text: string): string[] {
 
 function countWords(text: string): number {
   return text.split(/\s+/).filter((word) => word !== "").length;
+}
+
+/** What scoring needs of one prose sentence, whatever the source and focus. */
+interface AnalysedSentence {
+  text: string;
+  words: number;
+  stems: string[];
+  userCues: number;
+  agentCues: number;
+}
+
+/** The prose sentences of a text, analysed: the part of the work that depends on the text alone. */
+function analyse(text: string): readonly AnalysedSentence[] {
+  return toProseBlocks(text).flatMap((block) =>
+    splitSentences(block.text).map(({ text: sentence }) => ({
+      text: sentence,
+      words: countWords(sentence),
+      stems: toContentStems(sentence),
+      userCues: countMatches(userCues, sentence),
+      agentCues: countMatches(agentCues, sentence),
+    })),
+  );
+}
+
+/** Texts up to this long keep their analysis for the next summary of the same text. */
+const rememberedTextChars = 64 * 1024;
+/** How many analyses are kept, least recently used dropped first. */
+const rememberedTexts = 64;
+const analyses = new Map<string, readonly AnalysedSentence[]>();
+
+/**
+ * `analyse`, remembered for recent texts. A write asks for its text's summary
+ * and its sections' summaries at once, and a document under one top heading
+ * has a section that is the whole text, so the same text is analysed twice
+ * otherwise. The analysis is pure and never changed after it is made.
+ */
+function analyseRemembered(text: string): readonly AnalysedSentence[] {
+  if (text.length > rememberedTextChars) return analyse(text);
+  const known = analyses.get(text);
+  if (known !== undefined) {
+    analyses.delete(text);
+    analyses.set(text, known);
+    return known;
+  }
+  const analysed = analyse(text);
+  analyses.set(text, analysed);
+  if (analyses.size > rememberedTexts) analyses.delete(analyses.keys().next().value as string);
+  return analysed;
 }
 
 function cosine(left: Candidate, right: Candidate): number {
@@ -75,15 +123,14 @@ function cosine(left: Candidate, right: Candidate): number {
  * - length factor: ×0.5 below four words (fragments), ×0.85 above fifty.
  */
 function toCandidates(text: string, source: TextSource, focus: string | undefined): Candidate[] {
-  const sentences = toProseBlocks(text).flatMap((block) => splitSentences(block.text).map((sentence) => sentence.text));
-  const stemsOf = sentences.map(toContentStems);
+  const sentences = analyseRemembered(text);
   const documentFrequency = new Map<string, number>();
-  for (const stems of stemsOf) for (const stem of new Set(stems)) documentFrequency.set(stem, (documentFrequency.get(stem) ?? 0) + 1);
+  for (const sentence of sentences) for (const stem of new Set(sentence.stems)) documentFrequency.set(stem, (documentFrequency.get(stem) ?? 0) + 1);
   const count = sentences.length;
   const centroid = new Map<string, number>();
   const candidates = sentences.map((sentence, index): Candidate => {
     const weights = new Map<string, number>();
-    for (const stem of stemsOf[index] as string[]) {
+    for (const stem of sentence.stems) {
       const idf = Math.log(1 + count / (documentFrequency.get(stem) as number));
       weights.set(stem, (weights.get(stem) ?? 0) + idf);
     }
@@ -92,13 +139,13 @@ function toCandidates(text: string, source: TextSource, focus: string | undefine
       squares += weight * weight;
       centroid.set(stem, (centroid.get(stem) ?? 0) + weight);
     }
-    return { index, text: sentence, words: countWords(sentence), weights, norm: Math.sqrt(squares), score: 0 };
+    return { index, text: sentence.text, words: sentence.words, weights, norm: Math.sqrt(squares), score: 0 };
   });
   const centre: Candidate = { index: -1, text: "", words: 0, weights: centroid, norm: Math.sqrt([...centroid.values()].reduce((sum, weight) => sum + weight * weight, 0)), score: 0 };
   const focusStems = focus === undefined ? [] : [...new Set(toContentStems(focus))];
   for (const candidate of candidates) {
     const content = cosine(candidate, centre);
-    const cue = toCueScore(candidate.text, source);
+    const cue = toCueScore(sentences[candidate.index] as AnalysedSentence, source);
     const position = count <= 1 ? 1 : 1 - candidate.index / (count - 1);
     const focused = focusStems.length === 0 ? 0 : focusStems.filter((stem) => candidate.weights.has(stem)).length / focusStems.length;
     const lengthFactor = candidate.words < 4 ? 0.5 : candidate.words > 50 ? 0.85 : 1;
