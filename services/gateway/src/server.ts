@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { metricsRegistry, newRequestId, requestIdHeader, runWithRequestContext, type Logger } from "@context-hub/common";
 import type { Peers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
+import { toolsNeededFor } from "./mcp/called-tool.js";
 import { createMcpServer } from "./mcp/create-mcp-server.js";
 import { refuseMalformedParams } from "./mcp/request-params.js";
 import { installQuickSdkTypeGuards } from "./mcp/sdk-type-guards.js";
@@ -140,7 +141,7 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       principal,
       peers,
       writePath: options.writePath,
-      tools: options.tools,
+      tools: toolsNeededFor(request.body, options.tools),
       rateLimiter: options.rateLimiter,
       logger,
       version: options.version,

@@ -1,16 +1,9 @@
 import type { Principal, Scope } from "../principal.js";
 import type { AuthFailure } from "./authenticate.js";
 
-const describeGranted = (principal: Principal) => (principal.scopes.length === 0 ? "none" : principal.scopes.join(" "));
+import { calledTool } from "../mcp/called-tool.js";
 
-/** A JSON-RPC `tools/call` message's tool name, if the message is one. */
-function calledTool(message: unknown): string | undefined {
-  if (message === null || typeof message !== "object") return undefined;
-  const { method, params } = message as { method?: unknown; params?: unknown };
-  if (method !== "tools/call" || params === null || typeof params !== "object") return undefined;
-  const name = (params as { name?: unknown }).name;
-  return typeof name === "string" ? name : undefined;
-}
+const describeGranted = (principal: Principal) => (principal.scopes.length === 0 ? "none" : principal.scopes.join(" "));
 
 /**
  * The HTTP-level scope decision for an authenticated request, made before
