@@ -22,7 +22,7 @@
  * data directory). Documented in docs/vector-backends.md.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Index, MetricKind, ScalarKind } from "usearch";
 import { gauge, type Logger } from "@context-hub/common";
@@ -85,7 +85,17 @@ interface Manifest {
   sha256: string;
 }
 
-const sha256Of = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+/**
+ * The SHA-256 of a file, read in chunks between turns of the event loop: a
+ * graph file is about 320 bytes per point (a third of a gigabyte at a million
+ * chunks), which read whole would cost that much memory and hold the store's
+ * one thread for as long as hashing it takes.
+ */
+async function sha256Of(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
 
 export function createGraphVectorIndex(options: GraphVectorIndexOptions): VectorIndex {
   const { db, logger, settings, directory, fallback } = options;
@@ -125,7 +135,7 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
   }
 
   /** The saved graph of a space, if one was saved and reads back whole; otherwise an empty one. */
-  function loadSaved(model: string, dimension: number): { graph: Index; keys: BigUint64Array } | undefined {
+  async function loadSaved(model: string, dimension: number): Promise<{ graph: Index; keys: BigUint64Array } | undefined> {
     if (directory === undefined) return undefined;
     const stem = join(directory, fileStem(model, dimension));
     if (!existsSync(`${stem}.json`)) return undefined;
@@ -134,7 +144,7 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
       const keyBytes = readFileSync(`${stem}.${manifest.generation}.keys`);
       const keys = new BigUint64Array(keyBytes.buffer.slice(keyBytes.byteOffset, keyBytes.byteOffset + keyBytes.byteLength));
       const graphFile = `${stem}.${manifest.generation}.usearch`;
-      if (sha256Of(graphFile) !== manifest.sha256) throw new Error("the graph file is damaged: its SHA-256 does not match its manifest");
+      if ((await sha256Of(graphFile)) !== manifest.sha256) throw new Error("the graph file is damaged: its SHA-256 does not match its manifest");
       const graph = newGraph(dimension);
       graph.load(graphFile);
       if (manifest.model !== model || graph.dimensions() !== dimension || graph.size() !== keys.length || keys.length !== manifest.points) {
@@ -186,15 +196,21 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     const key = spaceKey(model, dimension);
     const known = spaces.get(key);
     if (known !== undefined) return known;
-    const saved = loadSaved(model, dimension);
+    const saved = await loadSaved(model, dimension);
     const space: Space = { model, dimension, graph: saved?.graph ?? newGraph(dimension), ids: new Map(), changed: saved === undefined };
     spaces.set(key, space);
     await catchUp(space, saved?.keys ?? []);
     return space;
   }
 
-  /** Writes every changed graph: its points and key list under a new generation, then the manifest that names it (renamed into place, so a crash keeps the previous one). */
-  function saveChanged(): void {
+  /**
+   * Writes every changed graph: its points and key list under a new
+   * generation, then the manifest that names it (renamed into place, so a
+   * crash keeps the previous one). The graph and its keys are written in one
+   * synchronous step, so they are one snapshot; chunks added while the file
+   * is hashed mark the space changed again, for the next save.
+   */
+  async function saveChangedNow(): Promise<void> {
     if (directory === undefined) return;
     for (const space of spaces.values()) {
       if (!space.changed) continue;
@@ -205,19 +221,24 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
         const keys = BigUint64Array.from(space.ids.keys());
         space.graph.save(`${stem}.${generation}.usearch`);
         writeFileSync(`${stem}.${generation}.keys`, new Uint8Array(keys.buffer));
-        const manifest: Manifest = { model: space.model, dimension: space.dimension, generation, points: keys.length, sha256: sha256Of(`${stem}.${generation}.usearch`) };
+        space.changed = false;
+        const manifest: Manifest = { model: space.model, dimension: space.dimension, generation, points: keys.length, sha256: await sha256Of(`${stem}.${generation}.usearch`) };
         writeFileSync(`${stem}.json.tmp`, JSON.stringify(manifest));
         renameSync(`${stem}.json.tmp`, `${stem}.json`);
-        space.changed = false;
         const stemName = fileStem(space.model, space.dimension);
         for (const name of readdirSync(directory)) {
           if (name.startsWith(`${stemName}.`) && !name.startsWith(`${stemName}.${generation}.`) && !name.startsWith(`${stemName}.json`)) rmSync(join(directory, name), { force: true });
         }
       } catch (error) {
+        space.changed = true;
         logger.warn({ err: error, model: space.model, dimension: space.dimension }, "saving the vector graph failed; the next start rebuilds what it lacks from the stored chunks");
       }
     }
   }
+
+  /** Saves one after another: a periodic save still hashing when the store stops is followed, not overlapped, by the last one. */
+  let saving: Promise<void> = Promise.resolve();
+  const saveChanged = (): Promise<void> => (saving = saving.then(saveChangedNow));
 
   /**
    * The chunks among `ids` that exist now in the query's space, each with
@@ -284,8 +305,8 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
         }
         await openSpace(space.embedding_model, space.dimension);
       }
-      saveChanged();
-      saveTimer = setInterval(saveChanged, saveEveryMs);
+      await saveChanged();
+      saveTimer = setInterval(() => void saveChanged(), saveEveryMs);
       saveTimer.unref();
     },
 
@@ -322,7 +343,7 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
 
     async close() {
       clearInterval(saveTimer);
-      saveChanged();
+      await saveChanged();
       await fallback.close();
     },
   };
