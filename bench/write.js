@@ -51,6 +51,18 @@ function cpuSeconds(pid) {
   }
 }
 
+/** The machine's busy and total CPU ticks so far, over all cores (Linux /proc/stat; undefined elsewhere). */
+function machineTicks() {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    const idle = fields[3] + (fields[4] ?? 0);
+    const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
+    return { busy: total - idle, total };
+  } catch {
+    return undefined;
+  }
+}
+
 /** CPU seconds used so far by every PostgreSQL server process on this machine (a DATABASE_URL run's database side). */
 function postgresCpuSeconds() {
   let total = 0;
@@ -273,20 +285,33 @@ try {
     const cpuBefore = [cpuSeconds(server.child.pid), store === undefined ? undefined : cpuSeconds(store)];
     // The MCP clients run in this process and share the machine's cores with the server, so their CPU is reported too.
     const clientCpuBefore = process.cpuUsage();
+    const ticksBefore = machineTicks();
     const databaseCpuBefore = process.env.DATABASE_URL ? postgresCpuSeconds() : undefined;
     const run = await runLoad(server.url, clients, writesPerRun, offset);
     const clientCpu = process.cpuUsage(clientCpuBefore);
+    const ticksAfter = machineTicks();
     const databaseCpuAfter = process.env.DATABASE_URL ? postgresCpuSeconds() : undefined;
     const cpuAfter = [cpuSeconds(server.child.pid), store === undefined ? undefined : cpuSeconds(store)];
     const perStore = (index) => (cpuBefore[index] === undefined || cpuAfter[index] === undefined ? undefined : ms(((cpuAfter[index] - cpuBefore[index]) / writesPerRun) * 1000));
     run.cpu_ms_per_store = { store_process: perStore(1), gateway_and_workers: perStore(0), mcp_clients: ms((clientCpu.user + clientCpu.system) / 1000 / writesPerRun) };
     if (databaseCpuBefore !== undefined && databaseCpuAfter !== undefined) run.cpu_ms_per_store.postgres_server = ms(((databaseCpuAfter - databaseCpuBefore) / writesPerRun) * 1000);
+    // Derived, not measured: what the server's own CPU per store would allow on two cores that ran nothing else.
+    const serverParts = [run.cpu_ms_per_store.store_process, run.cpu_ms_per_store.gateway_and_workers, run.cpu_ms_per_store.postgres_server ?? 0];
+    if (serverParts.every((part) => part !== undefined)) {
+      run.server_cpu_ms_per_store = ms(serverParts.reduce((sum, part) => sum + part, 0));
+      run.server_alone_two_cores_per_s = ms(2000 / run.server_cpu_ms_per_store);
+    }
+    if (ticksBefore !== undefined && ticksAfter !== undefined) run.machine_busy_percent = ms((100 * (ticksAfter.busy - ticksBefore.busy)) / (ticksAfter.total - ticksBefore.total));
     offset += writesPerRun;
     // This run's writes only: the warm-up and earlier runs are subtracted.
     run.stages = stageFigures(await stageHistograms(server.url.replace(/\/mcp$/, "/metrics")), before);
     results.runs.push(run);
     console.log(
-      `${clients} client(s): ${run.throughput_per_s} stores/s, p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms, p99 ${run.p99_ms} ms; CPU per store: store process ${run.cpu_ms_per_store.store_process ?? "?"} ms, gateway and workers ${run.cpu_ms_per_store.gateway_and_workers ?? "?"} ms, MCP clients ${run.cpu_ms_per_store.mcp_clients} ms${run.cpu_ms_per_store.postgres_server === undefined ? "" : `, PostgreSQL server ${run.cpu_ms_per_store.postgres_server} ms`}`,
+      `${clients} client(s): ${run.throughput_per_s} stores/s, p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms, p99 ${run.p99_ms} ms; CPU per store: store process ${run.cpu_ms_per_store.store_process ?? "?"} ms, gateway and workers ${run.cpu_ms_per_store.gateway_and_workers ?? "?"} ms, MCP clients ${run.cpu_ms_per_store.mcp_clients} ms${run.cpu_ms_per_store.postgres_server === undefined ? "" : `, PostgreSQL server ${run.cpu_ms_per_store.postgres_server} ms`}` +
+        (run.server_cpu_ms_per_store === undefined
+          ? ""
+          : `; the server's own ${run.server_cpu_ms_per_store} ms per store would allow at most ${run.server_alone_two_cores_per_s} stores/s on two cores of its own`) +
+        (run.machine_busy_percent === undefined ? "" : `; cores ${run.machine_busy_percent} % busy`),
     );
   }
 } finally {
