@@ -145,7 +145,7 @@ async function waitUntilReady(readyUrl: string, timeoutMs: number): Promise<void
  * port where sockets cannot serve (Windows, or a temporary directory whose
  * path is too long for a socket address).
  */
-function toStoreListen(): { listen: StoreListen; release(): void } {
+async function toStoreListen(): Promise<{ listen: StoreListen; release(): void }> {
   if (process.platform !== "win32") {
     const directory = mkdtempSync(join(tmpdir(), "context-hub-"));
     const socketPath = join(directory, "store.sock");
@@ -153,7 +153,7 @@ function toStoreListen(): { listen: StoreListen; release(): void } {
     if (Buffer.byteLength(socketPath) < 100) return { listen: { socketPath }, release: () => rmSync(directory, { recursive: true, force: true }) };
     rmSync(directory, { recursive: true, force: true });
   }
-  return { listen: { port: 0 }, release: () => undefined };
+  return { listen: { port: await findFreePort() }, release: () => undefined };
 }
 
 /**
@@ -161,8 +161,8 @@ function toStoreListen(): { listen: StoreListen; release(): void } {
  * it dies, stopped with SIGTERM (draining calls and closing the database) on close.
  */
 async function startSupervisedStore(env: NodeJS.ProcessEnv, logger: Logger): Promise<RunningService> {
-  const target = toStoreListen();
-  const listen: StoreListen = "socketPath" in target.listen ? target.listen : { port: await findFreePort() };
+  const target = await toStoreListen();
+  const { listen } = target;
   let current: StoreProcess;
   try {
     current = await startStoreProcess(listen, env);

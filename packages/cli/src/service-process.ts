@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { createGrpcClient } from "@context-hub/common";
+import { createGrpcClient, toDialAddress } from "@context-hub/common";
 import { storeV1 } from "@context-hub/proto";
 
 /** The store's entry point, run as its own process. */
@@ -71,7 +71,7 @@ export async function startStoreProcess(listen: StoreListen, env: NodeJS.Process
       resolveExit(code);
     }),
   );
-  const address = "socketPath" in listen ? `unix:${listen.socketPath}` : `127.0.0.1:${listen.port}`;
+  const address = toDialAddress("socketPath" in listen ? listen : { host: "127.0.0.1", port: listen.port });
   const health = createGrpcClient(storeV1.StoreService, { address, peer: "store", deadlineMs: 1000 });
   try {
     const deadline = Date.now() + readyTimeoutMs;

@@ -63,7 +63,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   return {
     name: "gateway",
     port,
-    address: toDialAddress({ host: config.host, port }, port),
+    address: toDialAddress({ host: config.host, port }),
     opsPort: port,
     close() {
       closing ??= new Promise<void>((resolve) => {

@@ -27,10 +27,10 @@ export interface GrpcServerOptions {
  */
 export type ListenTarget = { host: string; port: number } | { socketPath: string };
 
-/** The address a client dials for `target` once bound to `port`: `host:port`, or `unix:<path>`. */
-export function toDialAddress(target: ListenTarget, port: number): string {
+/** The address a client dials (and a server binds) for `target`: `host:port`, or `unix:<path>`. */
+export function toDialAddress(target: ListenTarget): string {
   if ("socketPath" in target) return `unix:${target.socketPath}`;
-  return `${target.host.includes(":") ? `[${target.host}]` : target.host}:${port}`;
+  return `${target.host.includes(":") ? `[${target.host}]` : target.host}:${target.port}`;
 }
 
 export interface RunningGrpcServer {
@@ -71,15 +71,14 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServerBuilder 
     },
     async listen(target) {
       server.addService(toServiceDefinition(healthV1.Health as never), health.handlers);
-      const bindAddress = toDialAddress(target, "socketPath" in target ? 0 : target.port);
       const boundPort = await new Promise<number>((resolve, reject) => {
-        server.bindAsync(bindAddress, ServerCredentials.createInsecure(), (error, actualPort) => (error ? reject(error) : resolve(actualPort)));
+        server.bindAsync(toDialAddress(target), ServerCredentials.createInsecure(), (error, actualPort) => (error ? reject(error) : resolve(actualPort)));
       });
       for (const name of serviceNames) health.set(name, true);
-      const port = "socketPath" in target ? 0 : boundPort;
+      const bound: ListenTarget = "socketPath" in target ? target : { host: target.host, port: boundPort };
       return {
-        port,
-        address: toDialAddress(target, port),
+        port: "socketPath" in bound ? 0 : bound.port,
+        address: toDialAddress(bound),
         setServing(serving) {
           for (const name of serviceNames) health.set(name, serving);
         },

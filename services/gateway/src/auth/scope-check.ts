@@ -1,7 +1,6 @@
 import type { Principal, Scope } from "../principal.js";
-import type { AuthFailure } from "./authenticate.js";
-
 import { calledTool } from "../mcp/called-tool.js";
+import type { AuthFailure } from "./authenticate.js";
 
 const describeGranted = (principal: Principal) => (principal.scopes.length === 0 ? "none" : principal.scopes.join(" "));
 
