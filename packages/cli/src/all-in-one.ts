@@ -7,7 +7,7 @@ import { loadGatewayConfig, startGateway } from "@context-hub/gateway";
 import { loadRerankerConfig, startReranker } from "@context-hub/reranker";
 import { loadStoreConfig, startStore } from "@context-hub/store";
 import { loadSummarizerConfig, startSummarizer } from "@context-hub/summarizer";
-import { removeRuntimeFile, writeRuntimeFile } from "./runtime-file.js";
+import { removeRuntimeFile, removeStaleStoreSocket, storeSocketDirPrefix, storeSocketName, writeRuntimeFile } from "./runtime-file.js";
 import { findFreePort, startStoreProcess, type StoreListen, type StoreProcess } from "./service-process.js";
 
 export interface AllInOneOptions {
@@ -67,6 +67,13 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
   };
   try {
     const storeConfig = loadStoreConfig({ ...internal, STORE_PORT: "0", STORE_OPS_PORT: "-1", ...(options.dataDir === undefined ? {} : { STORE_DATA_DIR: options.dataDir }) });
+    // PGlite serves one process per directory: the runtime file tells `context-hub keys` where the running store is.
+    const { dataDir } = storeConfig.database;
+    const publishRuntime = storeConfig.database.url === "" && !dataDir.startsWith("memory://");
+    if (publishRuntime && options.storeProcess === true) {
+      const removed = removeStaleStoreSocket(dataDir);
+      if (removed !== undefined) child("store").info({ directory: removed }, "removed the store socket a killed context-hub start left behind");
+    }
     const [store, embedder, summarizer, reranker] = await Promise.all([
       track(
         options.storeProcess === true
@@ -90,9 +97,6 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
     const shownHost = gatewayConfig.host === "0.0.0.0" || gatewayConfig.host === "::" ? "127.0.0.1" : gatewayConfig.host;
     await waitUntilReady(`http://127.0.0.1:${gateway.port}/readyz`, options.readyTimeoutMs ?? 120_000);
     const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${gateway.port}/mcp`;
-    // PGlite serves one process per directory: tell `context-hub keys` where the running store is.
-    const { dataDir } = storeConfig.database;
-    const publishRuntime = storeConfig.database.url === "" && !dataDir.startsWith("memory://");
     if (publishRuntime) writeRuntimeFile(dataDir, { pid: process.pid, storeAddress: store.address, url });
     let closing: Promise<void> | undefined;
     return {
@@ -147,8 +151,8 @@ async function waitUntilReady(readyUrl: string, timeoutMs: number): Promise<void
  */
 async function toStoreListen(): Promise<{ listen: StoreListen; release(): void }> {
   if (process.platform !== "win32") {
-    const directory = mkdtempSync(join(tmpdir(), "context-hub-"));
-    const socketPath = join(directory, "store.sock");
+    const directory = mkdtempSync(join(tmpdir(), storeSocketDirPrefix));
+    const socketPath = join(directory, storeSocketName);
     // sun_path holds 104 bytes on macOS, 108 on Linux.
     if (Buffer.byteLength(socketPath) < 100) return { listen: { socketPath }, release: () => rmSync(directory, { recursive: true, force: true }) };
     rmSync(directory, { recursive: true, force: true });

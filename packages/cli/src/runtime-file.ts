@@ -1,5 +1,6 @@
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
 
 /** What a running `context-hub start` publishes beside its data directory, so other commands can reach it. */
 export interface RuntimeInfo {
@@ -22,18 +23,56 @@ export function removeRuntimeFile(dataDir: string): void {
   rmSync(runtimeFilePath(dataDir), { force: true });
 }
 
-/** The runtime info of a live `context-hub start` on this data directory, if there is one. */
-export function readLiveRuntime(dataDir: string): RuntimeInfo | undefined {
-  let info: RuntimeInfo;
+function readRuntimeFile(dataDir: string): RuntimeInfo | undefined {
   try {
-    info = JSON.parse(readFileSync(runtimeFilePath(dataDir), "utf8")) as RuntimeInfo;
+    return JSON.parse(readFileSync(runtimeFilePath(dataDir), "utf8")) as RuntimeInfo;
   } catch {
     return undefined;
   }
+}
+
+function isAlive(pid: number): boolean {
   try {
-    process.kill(info.pid, 0);
-    return info;
+    process.kill(pid, 0);
+    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM" ? info : undefined;
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/** The runtime info of a live `context-hub start` on this data directory, if there is one. */
+export function readLiveRuntime(dataDir: string): RuntimeInfo | undefined {
+  const info = readRuntimeFile(dataDir);
+  return info !== undefined && isAlive(info.pid) ? info : undefined;
+}
+
+/** The name `context-hub start` gives the private directory of its store's socket, in the temporary directory. */
+export const storeSocketDirPrefix = "context-hub-";
+export const storeSocketName = "store.sock";
+
+/**
+ * Removes the store socket's directory that a `context-hub start` on this
+ * data directory left behind when it was killed without closing (SIGKILL,
+ * a power cut): its runtime file names a process that is gone. Only a
+ * directory of the shape the hub makes is removed (directly in the
+ * temporary directory, named by `storeSocketDirPrefix`, holding nothing
+ * but the socket), so a tampered runtime file cannot make this delete
+ * anything else. Returns the directory removed, if any.
+ */
+export function removeStaleStoreSocket(dataDir: string): string | undefined {
+  const info = readRuntimeFile(dataDir);
+  if (info === undefined || typeof info.pid !== "number" || isAlive(info.pid)) return undefined;
+  if (typeof info.storeAddress !== "string" || !info.storeAddress.startsWith("unix:")) return undefined;
+  const socketPath = info.storeAddress.slice("unix:".length);
+  const directory = dirname(socketPath);
+  if (basename(socketPath) !== storeSocketName || dirname(directory) !== resolve(tmpdir()) || !basename(directory).startsWith(storeSocketDirPrefix)) return undefined;
+  let contents: string[];
+  try {
+    contents = readdirSync(directory);
+  } catch {
+    return undefined;
+  }
+  if (contents.some((name) => name !== storeSocketName)) return undefined;
+  rmSync(directory, { recursive: true, force: true });
+  return directory;
 }

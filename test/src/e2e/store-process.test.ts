@@ -1,11 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createLogger, startGrpcService } from "@context-hub/common";
 import { rerankerV1 } from "@context-hub/proto";
-import { startAllInOne, startStoreProcess } from "@context-hub/cli";
+import { removeStaleStoreSocket, startAllInOne, startStoreProcess, writeRuntimeFile } from "@context-hub/cli";
 import { callOk, connectMcpClient } from "../support/mcp.js";
 
 const quiet = { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: "" };
@@ -48,4 +49,73 @@ test("context-hub start serves its store on a Unix socket only its user can reac
   await hub.close();
   closed = true;
   assert.equal(existsSync(dirname(socketPath)), false, "the socket's directory is gone once the hub stopped");
+});
+
+/** The pid of a process that has exited: what the runtime file of a killed hub names. */
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+  await new Promise((resolve) => child.once("exit", resolve));
+  return child.pid!;
+}
+
+/** A socket directory as a hub killed with SIGKILL leaves it: private, in the temporary directory, holding the socket file. */
+function leftSocketDir(): string {
+  const directory = mkdtempSync(join(tmpdir(), "context-hub-"));
+  writeFileSync(join(directory, "store.sock"), "");
+  return directory;
+}
+
+test("context-hub start removes the socket directory a killed hub on its data directory left behind", async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), "context-hub-stale-"));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const stale = leftSocketDir();
+  t.after(() => rmSync(stale, { recursive: true, force: true }));
+  writeRuntimeFile(dataDir, { pid: await deadPid(), storeAddress: `unix:${join(stale, "store.sock")}`, url: "http://127.0.0.1:1/mcp" });
+
+  const hub = await startAllInOne({ env: quiet, port: 0, dataDir, storeProcess: true });
+  t.after(() => hub.close());
+  assert.equal(existsSync(stale), false, "the dead hub's socket directory is gone");
+  assert.notEqual(hub.services.store.address, `unix:${join(stale, "store.sock")}`);
+  const client = await connectMcpClient(hub.url);
+  await callOk(client, "store_context", { thread_id: "stale", source: "user", text: "Stored after the stale socket was cleared." });
+  await client.close();
+});
+
+test("a runtime file cannot make the hub remove anything but a dead hub's own socket directory", async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), "context-hub-stale-"));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const pid = await deadPid();
+
+  // A live hub's socket stays.
+  const live = leftSocketDir();
+  t.after(() => rmSync(live, { recursive: true, force: true }));
+  writeRuntimeFile(dataDir, { pid: process.pid, storeAddress: `unix:${join(live, "store.sock")}`, url: "" });
+  assert.equal(removeStaleStoreSocket(dataDir), undefined);
+  assert.deepEqual(readdirSync(live), ["store.sock"]);
+
+  // A directory holding anything else, one outside the temporary directory, or one not named as the hub names it, stays too.
+  const crowded = leftSocketDir();
+  t.after(() => rmSync(crowded, { recursive: true, force: true }));
+  writeFileSync(join(crowded, "notes.txt"), "keep me");
+  const elsewhere = join(dataDir, "context-hub-x");
+  mkdirSync(elsewhere);
+  writeFileSync(join(elsewhere, "store.sock"), "");
+  const renamed = mkdtempSync(join(tmpdir(), "other-"));
+  t.after(() => rmSync(renamed, { recursive: true, force: true }));
+  writeFileSync(join(renamed, "store.sock"), "");
+  for (const directory of [crowded, elsewhere, renamed]) {
+    writeRuntimeFile(dataDir, { pid, storeAddress: `unix:${join(directory, "store.sock")}`, url: "" });
+    assert.equal(removeStaleStoreSocket(dataDir), undefined, directory);
+    assert.equal(existsSync(directory), true, directory);
+  }
+
+  // A TCP address names no directory.
+  writeRuntimeFile(dataDir, { pid, storeAddress: "127.0.0.1:50051", url: "" });
+  assert.equal(removeStaleStoreSocket(dataDir), undefined);
+
+  // The dead hub's own directory goes.
+  const own = leftSocketDir();
+  writeRuntimeFile(dataDir, { pid, storeAddress: `unix:${join(own, "store.sock")}`, url: "" });
+  assert.equal(removeStaleStoreSocket(dataDir), own);
+  assert.equal(existsSync(own), false);
 });
