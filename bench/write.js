@@ -2,7 +2,7 @@
 // concurrent clients, broken down by stage, next to the raw floor measured in the same run: one
 // INSERT … COMMIT of an equal row (entry + chunk vector) straight through PGlite.
 //
-// Usage: node bench/write.js [--writes 1000] [--clients 1,16] [--with-index] [--json bench/results/write.json]
+// Usage: node bench/write.js [--writes 1000] [--clients 1,16] [--with-index] [--clients-nice 19] [--json bench/results/write.json]
 // With DATABASE_URL set, the store and the floor use that PostgreSQL server instead of PGlite.
 // --with-index measures a store whose embedding space has its HNSW graph, as every store has once it holds 2,000 chunks
 // (STORE_VECTOR_EXACT_BELOW): the warm-up writes that many, a semantic search then waits until the graph answers, and
@@ -10,9 +10,12 @@
 // one (the embedded default, STORE_VECTOR_BACKEND=graph); with STORE_VECTOR_BACKEND=pgvector, or on a PostgreSQL
 // server, it is pgvector's HNSW index, which the search has the store build (and refresh its planner statistics).
 // Without it the store is started with STORE_HNSW_BUILD=false, so it has no graph however long the run.
+// --clients-nice N (Linux) lowers the priority of this process, and so of its MCP clients, to niceness N once the
+// server has started: the clients then take the CPU the server leaves idle, a stand-in for clients on other machines
+// (the server keeps the default priority). Without it everything runs at the same priority.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { setPriority, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -24,10 +27,18 @@ import { embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text
 import { builtinDimension, builtinModel, sizedNote } from "./retrieval-data.js";
 
 const { values } = parseArgs({
-  options: { writes: { type: "string", default: "1000" }, clients: { type: "string", default: "1,16" }, "with-index": { type: "boolean", default: false }, json: { type: "string" } },
+  options: {
+    writes: { type: "string", default: "1000" },
+    clients: { type: "string", default: "1,16" },
+    "with-index": { type: "boolean", default: false },
+    "clients-nice": { type: "string", default: "0" },
+    json: { type: "string" },
+  },
 });
 const writesPerRun = Number(values.writes);
 const clientCounts = values.clients.split(",").map(Number);
+const clientsNice = Number(values["clients-nice"]);
+if (!Number.isInteger(clientsNice) || clientsNice < 0 || clientsNice > 19) throw new Error(`--clients-nice takes a niceness from 0 to 19, not ${values["clients-nice"]}`);
 const bin = fileURLToPath(new URL("../bin/context-hub.js", import.meta.url));
 
 /**
@@ -264,6 +275,14 @@ async function rawFloor(rows, withIndex) {
   return { rows, p50_ms: ms(quantile(latencies, 0.5)), p95_ms: ms(quantile(latencies, 0.95)) };
 }
 
+/**
+ * Sets every thread of this process to `niceness` (on Linux a niceness belongs to a thread; threads started later
+ * inherit it from the one starting them). The server was spawned before, so it keeps the default.
+ */
+function lowerOwnPriority(niceness) {
+  for (const thread of readdirSync("/proc/self/task")) setPriority(Number(thread), niceness);
+}
+
 /** What the server's vectors live in: the store's in-process graph on PGlite unless told otherwise, as `context-hub start` decides. */
 const vectorBackend = process.env.STORE_VECTOR_BACKEND ?? (process.env.DATABASE_URL ? "pgvector" : "graph");
 const dataDir = mkdtempSync(join(tmpdir(), "context-hub-write-bench-"));
@@ -271,7 +290,15 @@ const dataDir = mkdtempSync(join(tmpdir(), "context-hub-write-bench-"));
 // Without it, the store is told not to build one: it would otherwise build it a minute after the first write, and a
 // long run would be measured partly with the index and partly without.
 const server = await startServer(dataDir, values["with-index"] ? {} : { STORE_HNSW_BUILD: "false" });
-const results = { machine: { cpus: (await import("node:os")).cpus().length, node: process.version }, text_bytes: 1024, with_hnsw_index: values["with-index"], vector_backend: vectorBackend, runs: [] };
+if (clientsNice > 0) lowerOwnPriority(clientsNice);
+const results = {
+  machine: { cpus: (await import("node:os")).cpus().length, node: process.version },
+  text_bytes: 1024,
+  with_hnsw_index: values["with-index"],
+  vector_backend: vectorBackend,
+  clients_nice: clientsNice,
+  runs: [],
+};
 try {
   // Warm-up: 400 writes from 16 clients, so the JIT has compiled the hot paths before anything is measured
   // (with a few dozen, the first seconds of the 16-client run still paid for compilation); with the index, the
@@ -307,7 +334,7 @@ try {
     run.stages = stageFigures(await stageHistograms(server.url.replace(/\/mcp$/, "/metrics")), before);
     results.runs.push(run);
     console.log(
-      `${clients} client(s): ${run.throughput_per_s} stores/s, p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms, p99 ${run.p99_ms} ms; CPU per store: store process ${run.cpu_ms_per_store.store_process ?? "?"} ms, gateway and workers ${run.cpu_ms_per_store.gateway_and_workers ?? "?"} ms, MCP clients ${run.cpu_ms_per_store.mcp_clients} ms${run.cpu_ms_per_store.postgres_server === undefined ? "" : `, PostgreSQL server ${run.cpu_ms_per_store.postgres_server} ms`}` +
+      `${clients} client(s)${clientsNice > 0 ? ` at niceness ${clientsNice}` : ""}: ${run.throughput_per_s} stores/s, p50 ${run.p50_ms} ms, p95 ${run.p95_ms} ms, p99 ${run.p99_ms} ms; CPU per store: store process ${run.cpu_ms_per_store.store_process ?? "?"} ms, gateway and workers ${run.cpu_ms_per_store.gateway_and_workers ?? "?"} ms, MCP clients ${run.cpu_ms_per_store.mcp_clients} ms${run.cpu_ms_per_store.postgres_server === undefined ? "" : `, PostgreSQL server ${run.cpu_ms_per_store.postgres_server} ms`}` +
         (run.server_cpu_ms_per_store === undefined
           ? ""
           : `; the server's own ${run.server_cpu_ms_per_store} ms per store would allow at most ${run.server_alone_two_cores_per_s} stores/s on two cores of its own`) +
