@@ -66,13 +66,12 @@ export function removeStaleStoreSocket(dataDir: string): string | undefined {
   const socketPath = info.storeAddress.slice("unix:".length);
   const directory = dirname(socketPath);
   if (basename(socketPath) !== storeSocketName || dirname(directory) !== resolve(tmpdir()) || !basename(directory).startsWith(storeSocketDirPrefix)) return undefined;
-  let contents: string[];
   try {
-    contents = readdirSync(directory);
+    if (readdirSync(directory).some((name) => name !== storeSocketName)) return undefined;
+    rmSync(directory, { recursive: true, force: true });
+    return directory;
   } catch {
+    // Gone already, or not ours to remove: either way nothing for this start to do.
     return undefined;
   }
-  if (contents.some((name) => name !== storeSocketName)) return undefined;
-  rmSync(directory, { recursive: true, force: true });
-  return directory;
 }
