@@ -1,4 +1,4 @@
-import { createSeededRandom, fnv1a } from "./hashing.js";
+import { addSeededRandom, createSeededRandom, fnv1a } from "./hashing.js";
 import { splitIdentifier, tokenize } from "./tokenizer.js";
 import type { WordVectors } from "./word-vectors.js";
 import { sifSmoothing } from "./word-weights.js";
@@ -18,10 +18,7 @@ const maxHashedChars = 48;
 export function toHashedWordVector(word: string, dimension: number): Float32Array {
   const padded = `<${word.toLowerCase().slice(0, maxHashedChars)}>`;
   const sum = new Float64Array(dimension);
-  const addGram = (gram: string) => {
-    const random = createSeededRandom(fnv1a(gram));
-    for (let d = 0; d < dimension; d++) sum[d] = (sum[d] as number) + random();
-  };
+  const addGram = (gram: string) => addSeededRandom(sum, fnv1a(gram));
   for (let n = minGram; n <= maxGram; n++) {
     for (let start = 0; start + n <= padded.length; start++) addGram(padded.slice(start, start + n));
   }

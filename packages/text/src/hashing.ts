@@ -26,3 +26,20 @@ export function createSeededRandom(seed: number): () => number {
     return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
   };
 }
+
+/**
+ * Adds the first `target.length` values of `createSeededRandom(seed)` to
+ * `target`, element by element: the same numbers, without a closure call and
+ * a boxed float per value (the hashed word vectors draw hundreds of
+ * thousands of them per text full of unknown tokens).
+ */
+export function addSeededRandom(target: Float64Array, seed: number): void {
+  let state = seed >>> 0;
+  for (let index = 0; index < target.length; index++) {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    target[index] = (target[index] as number) + ((((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1);
+  }
+}
