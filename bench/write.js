@@ -280,7 +280,14 @@ async function rawFloor(rows, withIndex) {
  * inherit it from the one starting them). The server was spawned before, so it keeps the default.
  */
 function lowerOwnPriority(niceness) {
-  for (const thread of readdirSync("/proc/self/task")) setPriority(Number(thread), niceness);
+  for (const thread of readdirSync("/proc/self/task")) {
+    try {
+      setPriority(Number(thread), niceness);
+    } catch (error) {
+      // A thread that ended since the listing has no priority to lower.
+      if (error.info?.code !== "ESRCH") throw error;
+    }
+  }
 }
 
 /** What the server's vectors live in: the store's in-process graph on PGlite unless told otherwise, as `context-hub start` decides. */
