@@ -1,4 +1,4 @@
-import { addSeededRandom, createSeededRandom, fnv1a } from "./hashing.js";
+import { addSeededRandom, fnv1a } from "./hashing.js";
 import { splitIdentifier, tokenize } from "./tokenizer.js";
 import type { WordVectors } from "./word-vectors.js";
 import { sifSmoothing } from "./word-weights.js";
@@ -47,8 +47,9 @@ const emptyVectors = new Map<number, Float32Array>();
 function emptyTextVector(dimension: number): Float32Array {
   let vector = emptyVectors.get(dimension);
   if (vector === undefined) {
-    const random = createSeededRandom(fnv1a("\u0000context-hub:empty-text"));
-    vector = normalised(Float64Array.from({ length: dimension }, () => random())) as Float32Array;
+    const random = new Float64Array(dimension);
+    addSeededRandom(random, fnv1a("\u0000context-hub:empty-text"));
+    vector = normalised(random) as Float32Array;
     emptyVectors.set(dimension, vector);
   }
   return Float32Array.from(vector);

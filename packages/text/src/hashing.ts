@@ -13,25 +13,12 @@ export function fnv1a(text: string, seed = 0x811c9dc5): number {
 }
 
 /**
- * A seeded pseudo-random generator (mulberry32) returning floats in [-1, 1).
- * Small, fast and deterministic: the same seed yields the same sequence.
- */
-export function createSeededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
-  };
-}
-
-/**
- * Adds the first `target.length` values of `createSeededRandom(seed)` to
- * `target`, element by element: the same numbers, without a closure call and
- * a boxed float per value (the hashed word vectors draw hundreds of
- * thousands of them per text full of unknown tokens).
+ * Adds a seeded pseudo-random sequence (mulberry32, floats in [-1, 1)) to
+ * `target`, element by element. Small, fast and deterministic: the same seed
+ * adds the same numbers. It writes in place rather than returning a
+ * generator, so no closure call or boxed float is paid per value (the hashed
+ * word vectors draw hundreds of thousands of them per text full of unknown
+ * tokens).
  */
 export function addSeededRandom(target: Float64Array, seed: number): void {
   let state = seed >>> 0;
