@@ -1,12 +1,12 @@
 // The gateway's HTTP transport: /mcp (stateless Streamable HTTP), health, readiness and metrics.
 import express, { type NextFunction, type Request, type Response } from "express";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { metricsRegistry, newRequestId, requestIdHeader, runWithRequestContext, type Logger } from "@context-hub/common";
 import type { Peers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
 import { toolsNeededFor } from "./mcp/called-tool.js";
 import { createMcpServer } from "./mcp/create-mcp-server.js";
 import { refuseMalformedParams } from "./mcp/request-params.js";
+import { readPost, StatelessHttpTransport } from "./mcp/stateless-http-transport.js";
 import { installQuickSdkTypeGuards } from "./mcp/sdk-type-guards.js";
 import type { ToolDefinition } from "./mcp/tool-definition.js";
 import { challengeFor, type AuthFailure, type Authenticator } from "./auth/authenticate.js";
@@ -133,10 +133,12 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       refuse(response, scopeFailure);
       return;
     }
-    const accept = request.header("accept") ?? "";
-    const enableJsonResponse = prefersJson(accept);
-    // The transport insists that clients accept both; a JSON-only client gets JSON anyway.
-    if (!accept.includes("text/event-stream") || !accept.includes("application/json")) request.headers.accept = "application/json, text/event-stream";
+    const requestId = String(response.locals.requestId);
+    const post = readPost(request.body, typeof request.is("application/json") === "string", request.headers);
+    if (!post.ok) {
+      response.status(post.refusal.status).json(jsonRpcError(post.refusal.code, post.refusal.message, requestId));
+      return;
+    }
     const server = createMcpServer({
       principal,
       peers,
@@ -147,18 +149,18 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       version: options.version,
       instructions: config.instructions,
     });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse });
+    const transport = new StatelessHttpTransport(response, { stream: !prefersJson(request.header("accept") ?? "") });
     response.on("close", () => {
       void transport.close();
       void server.close();
     });
     try {
       await server.connect(transport);
-      refuseMalformedParams(transport, String(response.locals.requestId), (error) => logger.warn({ err: error }, "could not answer a request with malformed params"));
-      await transport.handleRequest(request, response, request.body);
+      refuseMalformedParams(transport, requestId, (error) => logger.warn({ err: error }, "could not answer a request with malformed params"));
+      transport.deliver(post.messages, request.headers);
     } catch (error) {
       logger.error({ err: error }, "MCP request failed");
-      if (!response.headersSent) response.status(500).json(jsonRpcError(-32603, "Internal error", String(response.locals.requestId)));
+      if (!response.headersSent) response.status(500).json(jsonRpcError(-32603, "Internal error", requestId));
     }
   });
 

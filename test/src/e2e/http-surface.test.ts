@@ -35,6 +35,49 @@ describe("the gateway's HTTP surface", () => {
     assert.match(await sse.text(), /context-hub/);
   });
 
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(body) });
+  const ping = (id: number | string) => ({ jsonrpc: "2.0", id, method: "ping" });
+
+  test("a batch is answered in its requests' order, as one JSON array or as one event per answer", async () => {
+    const batch = [ping("b"), { jsonrpc: "2.0", method: "notifications/initialized" }, ping(7)];
+    const json = await post(batch);
+    assert.equal(json.status, 200);
+    assert.deepEqual(
+      ((await json.json()) as { id: unknown }[]).map((answer) => answer.id),
+      ["b", 7],
+    );
+    const sse = await post(batch, { accept: "text/event-stream, application/json" });
+    assert.match(sse.headers.get("content-type") ?? "", /text\/event-stream/);
+    const events = (await sse.text()).split("\n\n").filter((event) => event.startsWith("event: message"));
+    assert.deepEqual(
+      events.map((event) => (JSON.parse(event.slice(event.indexOf("data: ") + 6)) as { id: unknown }).id),
+      ["b", 7],
+    );
+  });
+
+  test("notifications alone are accepted with 202 and no body", async () => {
+    const response = await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    assert.equal(response.status, 202);
+    assert.equal(await response.text(), "");
+  });
+
+  test("what the transport cannot take is refused with the status and code the specification gives", async () => {
+    const cases: [string, Response, number, number][] = [
+      ["not JSON", await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "text/plain", accept: "application/json" }, body: JSON.stringify(ping(1)) }), 415, -32000],
+      ["not JSON-RPC", await post({ jsonrpc: "1.0", id: 1, method: "ping" }), 400, -32700],
+      ["a batch over 100", await post(Array.from({ length: 101 }, (_, index) => ping(index))), 400, -32600],
+      ["two initializations", await post([initialize, { ...initialize, id: 2 }]), 400, -32600],
+      ["an unknown protocol version", await post(ping(1), { "mcp-protocol-version": "1999-01-01" }), 400, -32000],
+    ];
+    for (const [what, response, status, code] of cases) {
+      assert.equal(response.status, status, what);
+      const body = (await response.json()) as { error: { code: number; message: string; data: { request_id: string } } };
+      assert.equal(body.error.code, code, what);
+      assert.ok(body.error.data.request_id, what);
+    }
+  });
+
   test("a foreign browser Origin is refused", async () => {
     const response = await fetch(`${base}/mcp`, {
       method: "POST",
