@@ -72,6 +72,8 @@ export class StatelessHttpTransport implements Transport {
   readonly #answers = new Map<RequestId, JSONRPCMessage | undefined>();
   #unanswered = 0;
   #keepAlive: NodeJS.Timeout | undefined;
+  /** Every request of the POST answered (or none to answer): nothing of the server's is left running for it. */
+  #done = false;
   #closed = false;
 
   constructor(response: ServerResponse, options: { stream: boolean }) {
@@ -90,6 +92,7 @@ export class StatelessHttpTransport implements Transport {
       }
     }
     if (this.#unanswered === 0) {
+      this.#done = true;
       this.#response.writeHead(202).end();
     } else if (this.#stream) {
       this.#response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" });
@@ -114,6 +117,7 @@ export class StatelessHttpTransport implements Transport {
     this.#answers.set(requestId, message);
     this.#unanswered -= 1;
     if (this.#unanswered > 0) return;
+    this.#done = true;
     if (this.#stream) {
       this.#response.end();
     } else {
@@ -129,6 +133,9 @@ export class StatelessHttpTransport implements Transport {
     this.#closed = true;
     clearInterval(this.#keepAlive);
     if (this.#stream && this.#response.headersSent && !this.#response.writableEnded) this.#response.end();
-    this.onclose?.();
+    // The server's close handling aborts the handlers still running and builds a "Connection closed" error (with its
+    // stack, ≈ 0.09 ms of CPU per call) for any request of its own still waiting; once every request of the POST is
+    // answered there is neither, and the per-request server is simply dropped.
+    if (!this.#done) this.onclose?.();
   }
 }
