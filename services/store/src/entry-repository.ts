@@ -39,6 +39,7 @@ import type { ReviewStatements } from "./review.js";
 import { trustFilter } from "./trust-filter.js";
 import type { Trust, TrustState } from "./trust.js";
 import type { CommittedChunk } from "./vector-index.js";
+import { toVectorLiteral } from "./vector-literal.js";
 
 /** A row locked for the rest of the transaction, as the caller may see it. */
 export interface LockedEntry {
@@ -468,8 +469,6 @@ async function deleteWithTombstones(tx: SqlExecutor, principal: Principal, ids: 
  * transaction has committed.
  */
 function createWriteScope(db: SqlDatabase, tx: SqlExecutor, inserted: CommittedChunk[]): EntryWriteScope {
-  // Vectors travel as text literals in the column type's own syntax; the cast is chosen by the schema, never by input.
-  const toVectorLiteral = db.vectorType === "pgvector" ? (vector: readonly number[]) => `[${vector.join(",")}]` : (vector: readonly number[]) => `{${vector.join(",")}}`;
   const vectorCast = db.vectorType === "pgvector" ? "vector" : "real[]";
 
   const insertGenerated = async (entryId: string, tenant: string, generated: GeneratedWrite) => {
@@ -495,7 +494,7 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor, inserted: CommittedC
     const { chunks } = generated;
     return `unnest(${params.add(ids)}::uuid[], ${params.add(chunks.map((chunk) => chunk.ordinal))}::integer[],
       ${params.add(chunks.map((chunk) => chunk.start))}::integer[], ${params.add(chunks.map((chunk) => chunk.end))}::integer[],
-      ${params.add(chunks.map((chunk) => toVectorLiteral(chunk.vector)))}::text[]) AS c (id, ordinal, start_offset, end_offset, embedding)`;
+      ${params.add(chunks.map((chunk) => toVectorLiteral(db.vectorType, chunk.vector)))}::text[]) AS c (id, ordinal, start_offset, end_offset, embedding)`;
   };
 
   const recordChunks = (generated: GeneratedWrite, ids: readonly string[]) => {

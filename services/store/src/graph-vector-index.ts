@@ -32,6 +32,7 @@ import { bestPerEntry, createExactPreference, dimensionLiteral, hnswIndexName, t
 import type { Principal } from "./principal.js";
 import { searchFilterConditions } from "./search-filter-sql.js";
 import type { CommittedChunk, VectorIndex, VectorQuery, VectorSearchResult } from "./vector-index.js";
+import { toVectorLiteral } from "./vector-literal.js";
 
 const graphPoints = gauge("contexthub_vector_graph_points", "Chunks in the store's in-process vector graph, by embedding model.", ["model"]);
 
@@ -248,7 +249,7 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
   async function recheck(principal: Principal, query: VectorQuery, ids: readonly string[]): Promise<(ChunkRow & { id: string; visible: boolean })[]> {
     if (ids.length === 0) return [];
     const params = createSqlParams();
-    const vector = params.add(`[${query.vector.join(",")}]`);
+    const vector = params.add(toVectorLiteral("pgvector", query.vector));
     const visible = [accessPredicate(principal, "e", params), ...searchFilterConditions(query.filter, "e", params)].join(" AND ");
     const { rows } = await db.query<ChunkRow & { id: string; visible: boolean }>(
       `SELECT c.id::text AS id, c.entry_id, c.start_offset, c.end_offset, c.embedding <=> ${vector}::vector AS distance, (${visible}) AS visible

@@ -5,6 +5,7 @@ import { createSqlParams, type SqlDatabase, type SqlExecutor } from "./db/sql-da
 import type { Principal } from "./principal.js";
 import { searchFilterConditions } from "./search-filter-sql.js";
 import type { VectorHit, VectorIndex, VectorQuery, VectorSearchResult } from "./vector-index.js";
+import { toVectorLiteral } from "./vector-literal.js";
 
 /** How the vector index inside PostgreSQL behaves; documented in docs/retrieval.md. */
 export interface PostgresVectorIndexSettings {
@@ -169,7 +170,6 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
   let largeEnoughCountedAt = Number.NEGATIVE_INFINITY;
 
   const spaceKey = (model: string, dimension: number) => `${model}\u0000${dimension}`;
-  const vectorLiteral = db.vectorType === "pgvector" ? (vector: readonly number[]) => `[${vector.join(",")}]` : (vector: readonly number[]) => `{${vector.join(",")}}`;
 
   async function supportsIterativeScans(): Promise<boolean> {
     if (iterativeScans !== undefined) return iterativeScans;
@@ -270,7 +270,7 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
 
   async function exact(principal: Principal, query: VectorQuery): Promise<VectorHit[]> {
     const params = createSqlParams();
-    const vector = params.add(vectorLiteral(query.vector));
+    const vector = params.add(toVectorLiteral(db.vectorType, query.vector));
     const dimension = dimensionLiteral(query.vector.length);
     const distance =
       db.vectorType === "pgvector"
@@ -298,7 +298,7 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
     const params = createSqlParams();
     const cast = `${ann.type}(${dimensionLiteral(query.vector.length)})`;
     // The same expression as the index's, so the planner can walk the HNSW graph in distance order.
-    const distance = `(c.embedding::${cast}) <=> ${params.add(vectorLiteral(query.vector))}::${cast}`;
+    const distance = `(c.embedding::${cast}) <=> ${params.add(toVectorLiteral(db.vectorType, query.vector))}::${cast}`;
     const conditions = [
       `c.embedding_model = ${params.add(query.model)}`,
       `vector_dims(c.embedding) = ${dimensionLiteral(query.vector.length)}`,

@@ -24,6 +24,7 @@ import type { QdrantSettings } from "./qdrant-config.js";
 import { searchFilterConditions } from "./search-filter-sql.js";
 import { defaultReadableTrustStates } from "./trust-filter.js";
 import type { VectorHit, VectorIndex, VectorQuery, VectorSearchResult } from "./vector-index.js";
+import { toVectorLiteral } from "./vector-literal.js";
 
 type Filter = Schemas["Filter"];
 type Condition = Schemas["Condition"];
@@ -130,7 +131,6 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
     return new Map(rows.map((row) => [row.id, row]));
   }
 
-  const vectorLiteral = db.vectorType === "pgvector" ? (vector: readonly number[]) => `[${vector.join(",")}]` : (vector: readonly number[]) => `{${vector.join(",")}}`;
 
   /**
    * The visible, filtered entries among those the outbox has not delivered
@@ -144,7 +144,7 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
     if (waiting === 0) return [];
     if (waiting > maxPendingMerge) return undefined;
     const params = createSqlParams();
-    const vector = params.add(vectorLiteral(query.vector));
+    const vector = params.add(toVectorLiteral(db.vectorType, query.vector));
     const distance =
       db.vectorType === "pgvector"
         ? `c.embedding <=> ${vector}::vector`
