@@ -161,6 +161,7 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     } catch (error) {
       logger.error({ err: error }, "MCP request failed");
       if (!response.headersSent) response.status(500).json(jsonRpcError(-32603, "Internal error", requestId));
+      else if (!response.writableEnded) response.end();
     }
   });
 

@@ -56,6 +56,17 @@ describe("the gateway's HTTP surface", () => {
     );
   });
 
+  test("a batch that repeats a request id is answered once per id, in either form, and the gateway keeps serving", async () => {
+    for (const accept of ["application/json", "text/event-stream, application/json"]) {
+      const response = await post([ping(1), ping(1), ping(2)], { accept });
+      assert.equal(response.status, 200, accept);
+      const text = await response.text();
+      assert.equal(text.match(/"id":1\b/g)?.length, 1, `${accept}: ${text}`);
+      assert.match(text, /"id":2\b/, accept);
+    }
+    assert.equal((await post(ping(3))).status, 200);
+  });
+
   test("notifications alone are accepted with 202 and no body", async () => {
     const response = await post({ jsonrpc: "2.0", method: "notifications/initialized" });
     assert.equal(response.status, 202);

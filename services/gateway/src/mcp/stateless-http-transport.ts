@@ -105,18 +105,22 @@ export class StatelessHttpTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (this.#closed) return;
+    // Once the POST is answered its response is over.
+    if (this.#closed || this.#done) return;
     const answer = isAnswer(message);
     const requestId = answer ? message.id : options?.relatedRequestId;
     if (requestId === undefined || !this.#answers.has(requestId)) {
       if (answer) throw new Error(`No request ${String(requestId)} in this POST to answer`);
       return;
     }
+    if (answer) {
+      // A batch that holds a request id twice gets one answer for it.
+      if (this.#answers.get(requestId) !== undefined) return;
+      this.#answers.set(requestId, message);
+      this.#unanswered -= 1;
+    }
     if (this.#stream) this.#response.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
-    if (!answer || this.#answers.get(requestId) !== undefined) return;
-    this.#answers.set(requestId, message);
-    this.#unanswered -= 1;
-    if (this.#unanswered > 0) return;
+    if (!answer || this.#unanswered > 0) return;
     this.#done = true;
     if (this.#stream) {
       this.#response.end();
