@@ -131,7 +131,6 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
     return new Map(rows.map((row) => [row.id, row]));
   }
 
-
   /**
    * The visible, filtered entries among those the outbox has not delivered
    * yet (new chunks, and entries whose access or filter payload changed),
