@@ -1,10 +1,9 @@
 // One POST of MCP's Streamable HTTP transport, stateless, answered straight on Node's response object.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isInitializeRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 
-/** At most this many messages in one JSON-RPC batch (the SDK's own limit). */
-export const maxBatchSize = 100;
 /** How often an open event stream gets a comment line, so that proxies do not time it out. */
 const keepAliveMs = 15_000;
 
@@ -29,7 +28,7 @@ const refused = (status: number, code: number, message: string): ReadPost => ({ 
  */
 export function readPost(body: unknown, isJson: boolean, headers: IncomingHttpHeaders): ReadPost {
   if (!isJson) return refused(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
-  if (Array.isArray(body) && body.length > maxBatchSize) return refused(400, -32600, `Invalid Request: Batch must not exceed ${maxBatchSize} messages`);
+  if (Array.isArray(body) && body.length > MAX_BATCH_SIZE) return refused(400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
   const messages: JSONRPCMessage[] = [];
   for (const raw of Array.isArray(body) ? (body as unknown[]) : [body]) {
     const parsed = JSONRPCMessageSchema.safeParse(raw);
@@ -53,8 +52,8 @@ const isAnswer = (message: JSONRPCMessage): message is JSONRPCMessage & { id: Re
  *
  * The SDK's own Node transport turns each request into a web `Request` and
  * each answer into a web `Response` and back (through @hono/node-server),
- * which cost the gateway about 0.3 ms of CPU per call, more than the rest of
- * the MCP layer (docs/performance.md). This one writes to Node's response
+ * which cost the gateway about 0.3 ms of CPU per call, two fifths of its MCP
+ * layer's (docs/performance.md). This one writes to Node's response
  * directly: one JSON body once every request of the POST is answered, or,
  * for a client that prefers an event stream, one `message` event per
  * message sent for the POST's requests (answers and their notifications),
