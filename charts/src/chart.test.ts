@@ -70,6 +70,7 @@ const serviceEnv: Record<string, readonly string[]> = {
     "GATEWAY_EMBED_TIMEOUT_MS",
     "GATEWAY_SUMMARY_TIMEOUT_MS",
     "GATEWAY_SECTION_SUMMARY_TIMEOUT_MS",
+    "GATEWAY_EARLY_GENERATION",
   ],
   store: [
     "STORE_HOST",
@@ -440,6 +441,7 @@ describe("configuration from values", () => {
       GATEWAY_EMBED_TIMEOUT_MS: "60000",
       GATEWAY_SUMMARY_TIMEOUT_MS: "90000",
       GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "10000",
+      GATEWAY_EARLY_GENERATION: "auto",
     };
     for (const [name, value] of Object.entries(expected)) assert.equal(env.get(name), value, name);
     // Defaults render as plain integers, never in Go's float notation (6.7108864e+07).

@@ -45,3 +45,16 @@ test("disabled tools and instructions", () => {
   assert.equal(config.instructions, "Use thread ids of the form PROJ-123.");
   assert.equal(loadGatewayConfig({}).instructions, undefined);
 });
+
+test("write deadlines: node summaries get only part of the summary's deadline; early generation is auto, on or off", () => {
+  const config = loadGatewayConfig({});
+  assert.ok(config.timeouts.sectionSummaryMs < config.timeouts.summaryMs);
+  assert.equal(config.earlyGeneration, "auto");
+  assert.equal(loadGatewayConfig({ GATEWAY_EARLY_GENERATION: "off" }).earlyGeneration, "off");
+  assert.throws(() => loadGatewayConfig({ GATEWAY_EARLY_GENERATION: "sometimes" }), /GATEWAY_EARLY_GENERATION/);
+  assert.throws(
+    () => loadGatewayConfig({ GATEWAY_SUMMARY_TIMEOUT_MS: "4000", GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "4000" }),
+    /GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: must be less than GATEWAY_SUMMARY_TIMEOUT_MS \(4000\)/,
+  );
+  assert.equal(loadGatewayConfig({ GATEWAY_SUMMARY_TIMEOUT_MS: "4000", GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "3000" }).timeouts.sectionSummaryMs, 3000);
+});

@@ -31,6 +31,15 @@ const authEnv = z
     return authMethods.filter((method) => methods.includes(method));
   });
 
+/**
+ * GATEWAY_EARLY_GENERATION: whether a new entry's generation starts beside
+ * its dedup pre-check instead of after it. `auto` decides from the workers'
+ * providers (see clients/early-generation.ts); `on` and `off` decide for
+ * every write.
+ */
+export const earlyGenerationSettings = ["auto", "on", "off"] as const;
+export type EarlyGenerationSetting = (typeof earlyGenerationSettings)[number];
+
 /** An optional integer: undefined when unset, so the default can depend on other settings. */
 function envOptionalInteger(min: number, max: number) {
   return z
@@ -104,6 +113,7 @@ const schema = z
     GATEWAY_EMBED_TIMEOUT_MS: envInteger(30_000, 100),
     GATEWAY_SUMMARY_TIMEOUT_MS: envInteger(30_000, 100),
     GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: envInteger(5_000, 100),
+    GATEWAY_EARLY_GENERATION: envEnum(earlyGenerationSettings, "auto"),
     LOG_LEVEL: envEnum(["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const, "info"),
   })
   .superRefine((env, ctx) => {
@@ -111,6 +121,13 @@ const schema = z
     if (env.CONTEXT_HUB_PUBLIC_URL !== "") {
       const bad = urlProblem(env.CONTEXT_HUB_PUBLIC_URL, true);
       if (bad !== undefined) problem("CONTEXT_HUB_PUBLIC_URL", bad);
+    }
+    if (env.GATEWAY_SECTION_SUMMARY_TIMEOUT_MS >= env.GATEWAY_SUMMARY_TIMEOUT_MS) {
+      // The summarizer answers a text's summary and its node summaries together, so a section budget as long as the summary's deadline would fail the mandatory leg.
+      problem(
+        "GATEWAY_SECTION_SUMMARY_TIMEOUT_MS",
+        `must be less than GATEWAY_SUMMARY_TIMEOUT_MS (${env.GATEWAY_SUMMARY_TIMEOUT_MS}): node summaries may use only part of the summary's deadline, got ${env.GATEWAY_SECTION_SUMMARY_TIMEOUT_MS}`,
+      );
     }
     if (env.CONTEXT_HUB_INSTRUCTIONS.length > 16_384) problem("CONTEXT_HUB_INSTRUCTIONS", "must be at most 16384 characters");
     if (!env.CONTEXT_HUB_AUTH.includes("oidc")) return;
@@ -194,6 +211,8 @@ export interface GatewayConfig {
   allowedOrigins: string[];
   maxBodyBytes: number;
   timeouts: { storeMs: number; embedMs: number; summaryMs: number; sectionSummaryMs: number };
+  /** When a new entry's generation starts: beside its dedup pre-check (on), after it (off), or as the workers' providers suggest (auto). */
+  earlyGeneration: EarlyGenerationSetting;
   logLevel: string;
 }
 
@@ -257,6 +276,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
       summaryMs: raw.GATEWAY_SUMMARY_TIMEOUT_MS,
       sectionSummaryMs: raw.GATEWAY_SECTION_SUMMARY_TIMEOUT_MS,
     },
+    earlyGeneration: raw.GATEWAY_EARLY_GENERATION,
     logLevel: raw.LOG_LEVEL,
   });
 }

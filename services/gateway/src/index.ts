@@ -6,6 +6,7 @@ import { cacheDirectory, chainDirectories, loadKeysFile, type KeyDirectory } fro
 import { createOidcVerifier } from "./auth/oidc-verifier.js";
 import { describeProtectedResource } from "./auth/protected-resource.js";
 import { createPeers, type Peers } from "./clients/peers.js";
+import { createEarlyGeneration } from "./clients/early-generation.js";
 import { createStoreKeyDirectory } from "./clients/store-key-directory.js";
 import type { ToolDefinition } from "./mcp/tool-definition.js";
 import { allTools } from "./mcp/tools/index.js";
@@ -17,6 +18,7 @@ import { createWritePath } from "./write-path.js";
 import { startEmbeddingSpaceCheck, type EmbeddingSpaceCheck } from "./embedding-space-check.js";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
+export { createEarlyGeneration, type EarlyGeneration } from "./clients/early-generation.js";
 export { createLocalPrincipal, type Principal } from "./principal.js";
 
 export const gatewayVersion = "0.1.0";
@@ -39,7 +41,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     peers.close();
     throw error;
   }
-  const writePath = createWritePath({ peers, sectionSummaryTimeoutMs: config.timeouts.sectionSummaryMs });
+  const earlyGeneration = createEarlyGeneration({ setting: config.earlyGeneration, peers, logger, refreshMs: 60_000, callTimeoutMs: Math.min(config.timeouts.storeMs, 5_000) });
+  const writePath = createWritePath({ peers, sectionSummaryTimeoutMs: config.timeouts.sectionSummaryMs, earlyGeneration: earlyGeneration.enabled });
   const authenticator = createAuthenticator(config, peers);
   const app = createHttpApp({
     config,
@@ -68,6 +71,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     close() {
       closing ??= new Promise<void>((resolve) => {
         spaceCheck.stop();
+        earlyGeneration.stop();
         server.close(() => {
           peers.close();
           logger.info("gateway stopped");

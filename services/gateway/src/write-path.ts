@@ -11,17 +11,26 @@ import { fromProtoTrustState, type TrustStateName } from "./trust/trust-state.js
 
 export type WriteStage = "validate" | "dedup_check" | "embed" | "summarize" | "commit" | "total";
 
-const stageSeconds = histogram("contexthub_write_stage_seconds", "Write latency per stage of the write path, in seconds.", ["stage", "outcome"], fineLatencyBuckets);
+const stageSeconds = histogram(
+  "contexthub_write_stage_seconds",
+  "Write latency per stage of the write path, in seconds; outcome ok, error, or cancelled (generation no longer wanted: the write folded into its duplicate or another leg failed).",
+  ["stage", "outcome"],
+  fineLatencyBuckets,
+);
 
-/** Times one stage of a write and records it, whether it succeeds or fails. */
-export async function timeStage<T>(stage: WriteStage, work: () => Promise<T>): Promise<T> {
+/**
+ * Times one stage of a write and records it, whether it succeeds or fails. A
+ * stage that fails after `cancel` was aborted counts as cancelled, not as an
+ * error: its result was no longer wanted.
+ */
+export async function timeStage<T>(stage: WriteStage, work: () => Promise<T>, cancel?: AbortSignal): Promise<T> {
   const started = performance.now();
   try {
     const result = await work();
     stageSeconds.observe({ stage, outcome: "ok" }, (performance.now() - started) / 1000);
     return result;
   } catch (error) {
-    stageSeconds.observe({ stage, outcome: "error" }, (performance.now() - started) / 1000);
+    stageSeconds.observe({ stage, outcome: cancel?.aborted === true ? "cancelled" : "error" }, (performance.now() - started) / 1000);
     throw error;
   }
 }
@@ -141,6 +150,8 @@ export interface WritePathOptions {
   peers: Peers;
   /** Node summaries are best effort: a write waits for them at most this long. */
   sectionSummaryTimeoutMs: number;
+  /** Whether a new entry's generation may start before its dedup pre-check answers (see clients/early-generation.ts). */
+  earlyGeneration: () => boolean;
 }
 
 interface GenerationInput {
@@ -207,27 +218,48 @@ export function createWritePath(options: WritePathOptions) {
   const findDuplicate = (principal: Principal, entry: NewEntryInput): Promise<string> =>
     checkDuplicate({ principal, threadId: entry.threadId, source: toProtoSource(entry.source), contentHash: contentHash(entry.text), requestId: currentRequestContext()?.requestId ?? "" });
 
-  /** Generation for `inputs`; aborting `signal` cancels the worker calls still running (their results are not wanted). */
+  /**
+   * Generation for `inputs`. Aborting `signal` cancels the worker calls still
+   * running (their results are not wanted); so does a failed leg, which
+   * leaves the other leg's result unwanted too.
+   */
   async function generate(inputs: GenerationInput[], signal?: AbortSignal): Promise<storeV1.Generated[]> {
     if (inputs.length === 0) return [];
-    const embedding = timeStage("embed", () =>
-      embedTexts(
-        inputs.map((input) => input.text),
-        signal,
-      ),
-    ).catch((error: unknown) => {
-      throw legFailure("embedding", "EMBEDDER_UNAVAILABLE", error);
-    });
+    const legs = new AbortController();
+    const cancelLegs = () => legs.abort();
+    signal?.addEventListener("abort", cancelLegs, { once: true });
+    const leg = <T>(stage: WriteStage, work: (signal: AbortSignal) => Promise<T>, onFailure: (error: unknown) => ContextHubError): Promise<T> =>
+      timeStage(stage, () => work(legs.signal), legs.signal).catch((error: unknown) => {
+        legs.abort();
+        throw onFailure(error);
+      });
+    const embedding = leg(
+      "embed",
+      (legSignal) =>
+        embedTexts(
+          inputs.map((input) => input.text),
+          legSignal,
+        ),
+      (error) => legFailure("embedding", "EMBEDDER_UNAVAILABLE", error),
+    );
     // The summary is mandatory; node summaries never fail a write: the summarizer answers without them once
     // sectionSummaryTimeoutMs has passed.
     const summaries =
       summarizeTexts === undefined
         ? Promise.resolve(inputs.map(() => ({ summary: "", sections: [] as commonV1.NodeSummary[] })))
-        : timeStage("summarize", () => summarizeTexts(inputs, signal)).catch((error: unknown) => {
-            throw legFailure("summary", "SUMMARIZER_UNAVAILABLE", error);
-          });
+        : leg(
+            "summarize",
+            (legSignal) => summarizeTexts(inputs, legSignal),
+            (error) => legFailure("summary", "SUMMARIZER_UNAVAILABLE", error),
+          );
 
-    const [embedded, summarized] = await Promise.all([embedding, summaries]);
+    let embedded: EmbeddedText[];
+    let summarized: Pick<summarizerV1.TextSummary, "summary" | "sections">[];
+    try {
+      [embedded, summarized] = await Promise.all([embedding, summaries]);
+    } finally {
+      signal?.removeEventListener("abort", cancelLegs);
+    }
     return inputs.map((input, index) => ({
       $typeName: "contexthub.store.v1.Generated",
       embeddingModel: embedded[index]!.model,
@@ -251,58 +283,143 @@ export function createWritePath(options: WritePathOptions) {
     return toWriteAck(reply.ack, entry.threadId);
   }
 
+  /**
+   * The caller's likely retransmits among `entries`: for each, the id of the
+   * entry it would fold into, or "" (one joined store call for them all).
+   */
+  const findDuplicates = (principal: Principal, entries: readonly NewEntryInput[]): Promise<string[]> =>
+    timeStage("dedup_check", () => Promise.all(entries.map((entry) => findDuplicate(principal, entry))));
+
+  /**
+   * Commits `entry` without generation: the store answers an idempotent
+   * replay with its first result, or folds the entry into the duplicate its
+   * pre-check found. Undefined when there is neither any more (the record
+   * expired, the duplicate was deleted or changed): the store stored nothing,
+   * and the entry must be generated for and inserted after all.
+   */
+  async function commitWithoutGeneration(principal: Principal, entry: NewEntryInput, idempotency: Idempotency | undefined): Promise<WriteAck | undefined> {
+    try {
+      return await commit(principal, entry, undefined, idempotency);
+    } catch (error) {
+      if (isDuplicateVanished(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * A new entry's generation started beside its pre-check, so it does not
+   * wait for the pre-check's round trip; a likely retransmit folds into its
+   * duplicate and the running generation is cancelled.
+   */
+  async function storeGeneratingEarly(principal: Principal, entry: NewEntryInput, idempotency: Idempotency | undefined): Promise<WriteAck> {
+    const cancel = new AbortController();
+    let generating = true;
+    const generation = generate([entry], cancel.signal);
+    // Awaited only if the entry is inserted; until then (or if it never is) a failed leg must not surface as an unhandled rejection.
+    generation.then(
+      () => (generating = false),
+      () => (generating = false),
+    );
+    try {
+      const [duplicateOf] = await findDuplicates(principal, [entry]);
+      const folded = duplicateOf === "" ? undefined : await commitWithoutGeneration(principal, entry, idempotency);
+      if (folded !== undefined) return folded;
+      // I-4: a failed mandatory leg throws here, naming the leg, before anything is committed.
+      const [generated] = await generation;
+      return await commit(principal, entry, generated, idempotency);
+    } finally {
+      // A fold or a failure leaves the generation unwanted; after an insert the calls have ended and there is nothing to cancel.
+      if (generating) cancel.abort();
+    }
+  }
+
+  /** The pre-check first: a likely retransmit folds into its duplicate and generates nothing; a new entry generates, then commits. */
+  async function storeAfterCheck(principal: Principal, entry: NewEntryInput, idempotency: Idempotency | undefined): Promise<WriteAck> {
+    const [duplicateOf] = await findDuplicates(principal, [entry]);
+    const folded = duplicateOf === "" ? undefined : await commitWithoutGeneration(principal, entry, idempotency);
+    if (folded !== undefined) return folded;
+    // I-4: a failed mandatory leg throws here, naming the leg, before anything is committed.
+    const [generated] = await generate([entry]);
+    return commit(principal, entry, generated, idempotency);
+  }
+
+  /** One CommitBatch call; `generated[i]` undefined commits entry i without generation (a fold, or a replay). */
+  async function commitBatch(
+    principal: Principal,
+    entries: readonly NewEntryInput[],
+    generated: readonly (storeV1.Generated | undefined)[],
+    atomic: boolean,
+    idempotency: Idempotency | undefined,
+  ): Promise<ItemOutcome<WriteAck>[]> {
+    const reply = await timeStage("commit", () =>
+      peers.store.commitBatch({
+        principal,
+        atomic,
+        entries: entries.map((entry, index) => ({ entry: toProtoEntry(entry), ...(generated[index] === undefined ? {} : { generated: generated[index] }) })),
+        ...(idempotency === undefined ? {} : { idempotency }),
+      }),
+    );
+    return reply.results.map((result, index) => toItemOutcome(toBatchItemError(result.error), () => toWriteAck(result.ack, entries[index]?.threadId)));
+  }
+
   return {
     /**
-     * Stores one entry. Generation starts at once, beside the dedup
-     * pre-check, so a new entry does not wait for the pre-check's round trip;
-     * a likely retransmit folds into its duplicate without generation (the
-     * running generation is cancelled), and an idempotent replay skips both.
+     * Stores one entry: an idempotent replay commits nothing new and returns
+     * the first result; a likely retransmit folds into its duplicate; a new
+     * entry is generated for, then committed. Whether generation waits for
+     * the pre-check is `earlyGeneration`'s call.
      */
     async store(principal: Principal, entry: NewEntryInput, idempotency?: Idempotency & { replay: boolean }): Promise<WriteAck> {
-      return timeStage("total", async () => {
-        if (idempotency?.replay === true) return commit(principal, entry, undefined, idempotency);
-        const cancel = new AbortController();
-        let generating = true;
-        const generation = generate([entry], cancel.signal);
-        // Awaited only if the entry is inserted; until then (or if it never is) a failed leg must not surface as an unhandled rejection.
-        generation.then(
-          () => (generating = false),
-          () => (generating = false),
-        );
-        try {
-          const duplicateOf = await timeStage("dedup_check", () => findDuplicate(principal, entry));
-          if (duplicateOf !== "") {
-            try {
-              return await commit(principal, entry, undefined, idempotency);
-            } catch (error) {
-              // The duplicate changed or vanished since the pre-check; insert with the generation after all.
-              if (!(isContextHubError(error) && error.code === "DUPLICATE_VANISHED")) throw error;
-            }
-          }
-          // I-4: a failed mandatory leg throws here, naming the leg, before anything is committed.
-          const [generated] = await generation;
-          return await commit(principal, entry, generated, idempotency);
-        } finally {
-          // A fold or a failure leaves the generation unwanted; after an insert the calls have ended and there is nothing to cancel.
-          if (generating) cancel.abort();
-        }
-      });
+      if (idempotency?.replay === true) {
+        // The store answers with the first result; if the record expired since it was checked, this is a fold or a new entry after all.
+        const replayed = await commitWithoutGeneration(principal, entry, idempotency);
+        if (replayed !== undefined) return replayed;
+      }
+      return options.earlyGeneration() ? storeGeneratingEarly(principal, entry, idempotency) : storeAfterCheck(principal, entry, idempotency);
     },
 
-    /** Stores many entries, embedding all their chunks in one batch. */
+    /**
+     * Stores many entries, embedding all their chunks in one batch. Unless
+     * generation may start early, the batch's pre-checks come first and
+     * entries that are likely retransmits generate nothing; the store folds
+     * them. If an atomic batch's fold target vanished meanwhile, the batch is
+     * generated whole and committed again; in a non-atomic batch that entry
+     * fails alone, saying to store it again.
+     */
     async storeBatch(principal: Principal, entries: NewEntryInput[], atomic: boolean, idempotency?: Idempotency & { replay: boolean }): Promise<ItemOutcome<WriteAck>[]> {
-      return timeStage("total", async () => {
-        const generated = idempotency?.replay === true ? [] : await generate(entries);
-        const reply = await timeStage("commit", () =>
-          peers.store.commitBatch({
+      if (idempotency?.replay === true) {
+        try {
+          return await commitBatch(
             principal,
+            entries,
+            entries.map(() => undefined),
             atomic,
-            entries: entries.map((entry, index) => ({ entry: toProtoEntry(entry), ...(generated[index] === undefined ? {} : { generated: generated[index] }) })),
-            ...(idempotency === undefined ? {} : { idempotency }),
-          }),
+            idempotency,
+          );
+        } catch (error) {
+          if (!isDuplicateVanished(error)) throw error;
+        }
+      }
+      const duplicates = options.earlyGeneration() ? undefined : await findDuplicates(principal, entries);
+      const isDuplicate = (index: number) => (duplicates?.[index] ?? "") !== "";
+      const generated = await generate(entries.filter((_, index) => !isDuplicate(index)));
+      let next = 0;
+      const byEntry = entries.map((_, index) => (isDuplicate(index) ? undefined : generated[next++]));
+      try {
+        return await commitBatch(principal, entries, byEntry, atomic, idempotency);
+      } catch (error) {
+        if (!isDuplicateVanished(error)) throw error;
+        // An atomic batch whose fold target vanished stored nothing: generate what was skipped and commit it again.
+        const rest = await generate(entries.filter((_, index) => isDuplicate(index)));
+        let nextRest = 0;
+        return commitBatch(
+          principal,
+          entries,
+          byEntry.map((done) => done ?? rest[nextRest++]),
+          atomic,
+          idempotency,
         );
-        return reply.results.map((result, index) => toItemOutcome(result.error, () => toWriteAck(result.ack, entries[index]?.threadId)));
-      });
+      }
     },
 
     /**
@@ -311,52 +428,58 @@ export function createWritePath(options: WritePathOptions) {
      * caller-given expected version, the version read here guards the write.
      */
     async update(principal: Principal, changes: EntryChange[], atomic: boolean, idempotency?: Idempotency & { replay: boolean }): Promise<ItemOutcome<WriteAck>[]> {
-      return timeStage("total", async () => {
-        const replay = idempotency?.replay === true;
-        const textual = replay ? [] : changes.filter((change) => change.text !== undefined);
-        // Read the current rows (through the read predicate) to skip regeneration for unchanged text.
-        const current = new Map<string, storeV1.Entry>();
-        if (textual.length > 0) {
-          // Quarantined entries included: an update of one must still see its source and current text.
-          const reply = await peers.store.getEntries({ principal, ids: textual.map((change) => change.id), includeQuarantined: true });
-          for (const entry of reply.entries) current.set(entry.id, entry);
-        }
-        const resolve = (id: string) => [...current.values()].find((entry) => entry.id === id || entry.id.replaceAll("-", "").startsWith(id.replaceAll("-", "").toLowerCase()));
-        const needsText = textual.filter((change) => resolve(change.id)?.contentHash !== contentHash(change.text!));
-        const generated = await generate(needsText.map((change) => ({ text: change.text!, source: resolve(change.id)?.source === commonV1.Source.USER ? "user" : "agent" })));
-        const generatedFor = new Map(needsText.map((change, index) => [change, generated[index]]));
+      const replay = idempotency?.replay === true;
+      const textual = replay ? [] : changes.filter((change) => change.text !== undefined);
+      // Read the current rows (through the read predicate) to skip regeneration for unchanged text.
+      const current = new Map<string, storeV1.Entry>();
+      if (textual.length > 0) {
+        // Quarantined entries included: an update of one must still see its source and current text.
+        const reply = await peers.store.getEntries({ principal, ids: textual.map((change) => change.id), includeQuarantined: true });
+        for (const entry of reply.entries) current.set(entry.id, entry);
+      }
+      const resolve = (id: string) => [...current.values()].find((entry) => entry.id === id || entry.id.replaceAll("-", "").startsWith(id.replaceAll("-", "").toLowerCase()));
+      const needsText = textual.filter((change) => resolve(change.id)?.contentHash !== contentHash(change.text!));
+      const generated = await generate(needsText.map((change) => ({ text: change.text!, source: resolve(change.id)?.source === commonV1.Source.USER ? "user" : "agent" })));
+      const generatedFor = new Map(needsText.map((change, index) => [change, generated[index]]));
 
-        const reply = await timeStage("commit", () =>
-          peers.store.updateEntries({
-            principal,
-            atomic,
-            updates: changes.map((change) => {
-              const gen = generatedFor.get(change);
-              const unchangedText = change.text !== undefined && gen === undefined && !replay && resolve(change.id) !== undefined;
-              return {
-                id: change.id,
-                ...(change.expectedVersion === undefined ? {} : { expectedVersion: change.expectedVersion }),
-                // Identical text is not sent again, so nothing is regenerated or rewritten for it.
-                ...(change.text === undefined || unchangedText ? {} : { text: change.text }),
-                ...(change.metadata === undefined ? {} : { metadata: change.metadata }),
-                ...(change.tags === undefined ? {} : { tags: { tags: change.tags } }),
-                ...(change.images === undefined ? {} : { images: { images: change.images } }),
-                visibility: toProtoVisibility(change.visibility),
-                ...(gen === undefined ? {} : { generated: gen }),
-                ...(change.restoredFromVersion === undefined ? {} : { restoredFromVersion: change.restoredFromVersion }),
-                ...(change.validity === undefined ? {} : { validity: toProtoValidity(change.validity) }),
-              };
-            }),
-            ...(idempotency === undefined ? {} : { idempotency }),
+      const reply = await timeStage("commit", () =>
+        peers.store.updateEntries({
+          principal,
+          atomic,
+          updates: changes.map((change) => {
+            const gen = generatedFor.get(change);
+            const unchangedText = change.text !== undefined && gen === undefined && !replay && resolve(change.id) !== undefined;
+            return {
+              id: change.id,
+              ...(change.expectedVersion === undefined ? {} : { expectedVersion: change.expectedVersion }),
+              // Identical text is not sent again, so nothing is regenerated or rewritten for it.
+              ...(change.text === undefined || unchangedText ? {} : { text: change.text }),
+              ...(change.metadata === undefined ? {} : { metadata: change.metadata }),
+              ...(change.tags === undefined ? {} : { tags: { tags: change.tags } }),
+              ...(change.images === undefined ? {} : { images: { images: change.images } }),
+              visibility: toProtoVisibility(change.visibility),
+              ...(gen === undefined ? {} : { generated: gen }),
+              ...(change.restoredFromVersion === undefined ? {} : { restoredFromVersion: change.restoredFromVersion }),
+              ...(change.validity === undefined ? {} : { validity: toProtoValidity(change.validity) }),
+            };
           }),
-        );
-        return reply.results.map((result) => toItemOutcome(result.error, () => toWriteAck(result.ack, undefined)));
-      });
+          ...(idempotency === undefined ? {} : { idempotency }),
+        }),
+      );
+      return reply.results.map((result) => toItemOutcome(result.error, () => toWriteAck(result.ack, undefined)));
     },
   };
 }
 
 export type WritePath = ReturnType<typeof createWritePath>;
+
+const isDuplicateVanished = (error: unknown) => isContextHubError(error) && error.code === "DUPLICATE_VANISHED";
+
+/** A batch item's error for the caller: a vanished fold target is told as what the caller can do about it. */
+function toBatchItemError(error: storeV1.ItemError | undefined): storeV1.ItemError | undefined {
+  if (error?.code !== "DUPLICATE_VANISHED") return error;
+  return { ...error, message: "the entry this item was identical to was deleted or changed while the batch was stored, so nothing was stored for this item; store it again" };
+}
 
 function legFailure(leg: string, code: "EMBEDDER_UNAVAILABLE" | "SUMMARIZER_UNAVAILABLE", cause: unknown): ContextHubError {
   const reason = cause instanceof Error ? cause.message : String(cause);

@@ -4,7 +4,7 @@ import { ContextHubError, counter, histogram, type Logger, withSpan } from "@con
 import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
 import type { RateLimiter } from "../rate-limit.js";
-import type { WritePath } from "../write-path.js";
+import { timeStage, type WritePath } from "../write-path.js";
 import type { ToolDefinition } from "./tool-definition.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 import { closeMarker, openMarker } from "./untrusted-text.js";
@@ -86,7 +86,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         }
         const stop = toolDuration.startTimer({ tool: tool.name });
         try {
-          const structured = await withSpan(`tool ${tool.name}`, { "contexthub.tool": tool.name, "contexthub.tenant": options.principal.tenant }, () => tool.handler(args as never, context));
+          const run = () => tool.handler(args as never, context);
+          const structured = await withSpan(`tool ${tool.name}`, { "contexthub.tool": tool.name, "contexthub.tenant": options.principal.tenant }, () =>
+            tool.write === true ? timeStage("total", run) : run(),
+          );
           const result = toolSuccess(structured);
           toolCalls.inc({ tool: tool.name, outcome: "ok" });
           return result;

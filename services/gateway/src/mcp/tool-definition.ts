@@ -23,6 +23,8 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType> {
   annotations: ToolAnnotationSet;
   /** Scope the caller needs; tools outside the caller's scopes are not listed. */
   scope: Scope;
+  /** Stores or changes entries through the write path: the whole call is timed as the write's `total` stage. */
+  write?: true;
   handler(args: z.infer<I>, context: ToolContext): Promise<Record<string, unknown>>;
 }
 

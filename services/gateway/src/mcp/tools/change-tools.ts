@@ -54,6 +54,7 @@ export const updateContextTool = defineTool({
   outputSchema: updateAckOutput,
   annotations: destructiveTool,
   scope: "context:write",
+  write: true,
   async handler(args, { principal, peers, writePath }) {
     const idempotency = await resolveIdempotency(peers, principal, "update_context", args);
     const [outcome] = await writePath.update(principal, [toChange(args)], true, idempotency);
@@ -81,6 +82,7 @@ export const updateContextBatchTool = defineTool({
   outputSchema: updateBatchOutput,
   annotations: destructiveTool,
   scope: "context:write",
+  write: true,
   async handler(args, { principal, peers, writePath }) {
     const atomic = args.atomic ?? true;
     const idempotency = await resolveIdempotency(peers, principal, "update_context_batch", args);

@@ -53,6 +53,7 @@ export const restoreContextVersionTool = defineTool({
   outputSchema: restoreOutput,
   annotations: destructiveTool,
   scope: "context:write",
+  write: true,
   async handler(args, { principal, peers, writePath }) {
     const idempotency = await resolveIdempotency(peers, principal, "restore_context_version", args);
     if (idempotency?.replay === true) {

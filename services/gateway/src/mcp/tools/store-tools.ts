@@ -61,6 +61,7 @@ export const storeContextTool = defineTool({
   outputSchema: writeAckOutput,
   annotations: additiveTool,
   scope: "context:write",
+  write: true,
   async handler(args, { principal, peers, writePath }) {
     const idempotency = await resolveIdempotency(peers, principal, "store_context", args);
     // Schema validation ran before the handler; this stage is the rest: decoding and checking images.
@@ -95,6 +96,7 @@ export const storeContextBatchTool = defineTool({
   outputSchema: storeBatchOutput,
   annotations: additiveTool,
   scope: "context:write",
+  write: true,
   async handler(args, { principal, peers, writePath }) {
     const atomic = args.atomic ?? true;
     const idempotency = await resolveIdempotency(peers, principal, "store_context_batch", args);

@@ -1,0 +1,254 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { createGrpcClient, createLogger, startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer, type RunningService } from "@context-hub/common";
+import type { AllInOne } from "@context-hub/cli";
+import { loadEmbedderConfig, startEmbedder } from "@context-hub/embedder";
+import { createEarlyGeneration } from "@context-hub/gateway";
+import { embedderV1, summarizerV1 } from "@context-hub/proto";
+import { loadSummarizerConfig, startSummarizer } from "@context-hub/summarizer";
+import { startFakeProviderHub, type FakeProviderHub } from "../support/fake-provider-hub.js";
+import { callOk, callTool, textOf } from "../support/mcp.js";
+
+/**
+ * When a write's generation starts. With hosted providers it waits for the
+ * dedup pre-check, so a likely retransmit costs no provider request at all,
+ * alone or in a batch; with the built-in providers (`auto`) it starts beside
+ * the pre-check, and a retransmit's generation, no longer wanted, is
+ * cancelled and counted as such.
+ */
+
+const dimension = 8;
+const logger = createLogger("early-generation-test", "silent");
+
+function embeddingsAnswer(request: RecordedRequest): FakeAnswer {
+  const inputs = (request.body as { input: string[] }).input;
+  return { json: { data: inputs.map((text, index) => ({ index, embedding: Array.from({ length: dimension }, (_, i) => Math.sin(text.length * (i + 1))) })), model: "fake-embed" } };
+}
+
+const chatAnswer: FakeAnswer = { json: { id: "x", choices: [{ index: 0, message: { role: "assistant", content: "A note about the wind tunnel." }, finish_reason: "stop" }] } };
+
+/** The texts the fake embeddings endpoint has been asked to embed, in order. */
+const embeddedTexts = (server: RecordingHttpServer) => server.requests.flatMap((request) => (request.body as { input: string[] }).input);
+
+/** The count of contexthub_write_stage_seconds observations with these labels, from the hub's /metrics. */
+async function stageCount(hub: AllInOne, stage: string, outcome: string): Promise<number> {
+  const metrics = await (await fetch(new URL("/metrics", hub.url))).text();
+  const match = new RegExp(`^contexthub_write_stage_seconds_count\\{stage="${stage}",outcome="${outcome}"\\} (\\d+)$`, "m").exec(metrics);
+  return match === null ? 0 : Number(match[1]);
+}
+
+interface StoreAck {
+  context_id: string;
+  deduplicated: boolean;
+}
+
+describe("with hosted providers generation waits for the pre-check", () => {
+  let embeddings: RecordingHttpServer;
+  let chat: RecordingHttpServer;
+  let client: Client;
+  let fakes: FakeProviderHub;
+
+  before(async () => {
+    fakes = await startFakeProviderHub({ embeddings: embeddingsAnswer, chat: () => chatAnswer }, dimension);
+    ({ embeddings, chat, client } = fakes);
+  });
+
+  after(() => fakes?.close());
+
+  test("a retransmit folds without asking any provider", async () => {
+    const note = { thread_id: "tunnel", source: "agent", text: "Run 21 stalled at 12 degrees; trip strips go on before run 22." };
+    const first = await callOk<StoreAck>(client, "store_context", note);
+    assert.equal(first.deduplicated, false);
+    assert.deepEqual(embeddedTexts(embeddings), [note.text]);
+    const summaryRequests = chat.requests.length;
+    assert.ok(summaryRequests >= 1, "the new entry was summarised");
+
+    const again = await callOk<StoreAck>(client, "store_context", note);
+    assert.equal(again.deduplicated, true);
+    assert.equal(again.context_id, first.context_id);
+    assert.equal(embeddings.requests.length, 1, "no embedding request for the retransmit");
+    assert.equal(chat.requests.length, summaryRequests, "no summary request for the retransmit");
+  });
+
+  test("a batch generates only for its entries that are not retransmits", async () => {
+    const known = { thread_id: "batch", source: "agent", text: "The balance was recalibrated after run 30." };
+    await callOk<StoreAck>(client, "store_context", known);
+    const embeddedBefore = embeddedTexts(embeddings).length;
+    const chatBefore = chat.requests.length;
+
+    const fresh = { thread_id: "batch-other", source: "agent", text: "Smoke visualisation showed separation at the flap hinge." };
+    const batch = await callOk<{ results: StoreAck[] }>(client, "store_context_batch", { entries: [known, fresh] });
+    assert.deepEqual(
+      batch.results.map((result) => result.deduplicated),
+      [true, false],
+    );
+    assert.deepEqual(embeddedTexts(embeddings).slice(embeddedBefore), [fresh.text], "only the new entry was embedded");
+    assert.equal(chat.requests.length - chatBefore, 1, "only the new entry was summarised");
+  });
+});
+
+describe("a batch whose fold target vanishes before the commit", () => {
+  let embeddings: RecordingHttpServer;
+  let client: Client;
+  let fakes: FakeProviderHub;
+  /** While set, summary requests wait for it; `held` settles when one has arrived. */
+  let gate: { held: Promise<void>; arrived: () => void; release: Promise<void>; open: () => void } | undefined;
+
+  const holdSummaries = () => {
+    let arrived!: () => void;
+    let open!: () => void;
+    const held = new Promise<void>((resolve) => (arrived = resolve));
+    const release = new Promise<void>((resolve) => (open = resolve));
+    gate = { held, arrived, release, open };
+    return gate;
+  };
+
+  before(async () => {
+    const heldChat = async () => {
+      const current = gate;
+      if (current !== undefined) {
+        current.arrived();
+        await current.release;
+      }
+      return chatAnswer;
+    };
+    fakes = await startFakeProviderHub({ embeddings: embeddingsAnswer, chat: heldChat }, dimension);
+    ({ embeddings, client } = fakes);
+  });
+
+  after(async () => {
+    gate?.open();
+    await fakes?.close();
+  });
+
+  /**
+   * Stores `known`, then sends a batch of `known` again and a new note; while
+   * the new note's summary is held, `known`'s entry is deleted, so the fold
+   * the pre-check planned finds nothing to fold into.
+   */
+  async function batchRacingADelete(thread: string, atomic: boolean) {
+    const known = { thread_id: thread, source: "agent", text: `The tunnel's fan was serviced (${thread}).` };
+    const fresh = { thread_id: thread, source: "user", text: `Please rerun the polar at Reynolds number two million (${thread}).` };
+    const stored = await callOk<StoreAck>(client, "store_context", known);
+    const held = holdSummaries();
+    const batch = callOk<{ stored_count: number; results: (StoreAck & { success: boolean; error?: { code: string; message: string } })[] }>(client, "store_context_batch", {
+      entries: [known, fresh],
+      atomic,
+    });
+    await held.held;
+    await callOk(client, "delete_context", { context_ids: [stored.context_id] });
+    gate = undefined;
+    held.open();
+    return { stored, batch: await batch, known };
+  }
+
+  test("atomic: the batch is generated whole and stored", async () => {
+    const { stored, batch, known } = await batchRacingADelete("vanish-atomic", true);
+    assert.equal(batch.stored_count, 2);
+    const [again] = batch.results;
+    assert.equal(again?.deduplicated, false, "stored anew, not folded");
+    assert.notEqual(again?.context_id, stored.context_id);
+    assert.ok(embeddedTexts(embeddings).filter((text) => text === known.text).length >= 2, "the text was embedded for its new entry");
+  });
+
+  test("non-atomic: that entry fails alone, saying to store it again; the rest is stored", async () => {
+    const { batch } = await batchRacingADelete("vanish-items", false);
+    assert.equal(batch.stored_count, 1);
+    assert.equal(batch.results[0]?.success, false);
+    assert.equal(batch.results[0]?.error?.code, "DUPLICATE_VANISHED");
+    assert.match(batch.results[0]?.error?.message ?? "", /deleted or changed while the batch was stored.*store it again/);
+    assert.equal(batch.results[1]?.success, true);
+  });
+});
+
+describe("early generation by setting", () => {
+  test("on: a retransmit's generation still running when it folds is cancelled, and counted as cancelled", async (t) => {
+    // The embeddings endpoint never answers, so the retransmit's embedding can only end by being cancelled.
+    let hang = false;
+    const fakes = await startFakeProviderHub({ embeddings: (request) => (hang ? "hang" : embeddingsAnswer(request)), chat: () => chatAnswer }, dimension, { GATEWAY_EARLY_GENERATION: "on" });
+    t.after(() => fakes.close());
+    const { hub, client } = fakes;
+
+    const note = { thread_id: "tunnel", source: "agent", text: "The pitot tube was cleaned before run 40." };
+    const first = await callOk<StoreAck>(client, "store_context", note);
+    hang = true;
+    const cancelledBefore = await stageCount(hub, "embed", "cancelled");
+    const again = await callOk<StoreAck>(client, "store_context", note);
+    assert.equal(again.context_id, first.context_id);
+    assert.equal(again.deduplicated, true);
+    assert.equal(await stageCount(hub, "embed", "cancelled"), cancelledBefore + 1);
+  });
+});
+
+describe("a failed leg", () => {
+  test("cancels the other leg at once: the write fails without waiting for it, naming the failed leg", async (t) => {
+    const fakes = await startFakeProviderHub({ embeddings: () => ({ status: 400, json: { error: { message: "input too long for this model" } } }), chat: () => "hang" }, dimension, {
+      SUMMARIZER_TIMEOUT_MS: "60000",
+      GATEWAY_SUMMARY_TIMEOUT_MS: "60000",
+    });
+    t.after(() => fakes.close());
+    const { hub, client } = fakes;
+
+    const cancelledBefore = await stageCount(hub, "summarize", "cancelled");
+    const started = performance.now();
+    const failed = await callTool(client, "store_context", { thread_id: "tunnel", source: "agent", text: "The strain gauges on the left wing were replaced." });
+    assert.equal(failed.isError, true);
+    assert.match(textOf(failed), /^EMBEDDER_UNAVAILABLE: embedding failed, so nothing was stored: .*HTTP 400/s);
+    assert.ok(performance.now() - started < 10_000, "the hanging summary was not waited for");
+    assert.equal(await stageCount(hub, "summarize", "cancelled"), cancelledBefore + 1);
+  });
+});
+
+describe("auto decides from the workers' providers", () => {
+  const started: RunningService[] = [];
+  let hosted: RecordingHttpServer;
+
+  before(async () => {
+    hosted = await startRecordingHttpServer(embeddingsAnswer);
+  });
+
+  after(async () => {
+    for (const service of started) await service.close();
+    await hosted?.close();
+  });
+
+  async function workers(env: Record<string, string>) {
+    const base = { ...process.env, LOG_LEVEL: "silent", ...env };
+    const embedder = await startEmbedder(loadEmbedderConfig({ ...base, EMBEDDER_PORT: "0", EMBEDDER_OPS_PORT: "-1" }), logger);
+    const summarizer = await startSummarizer(loadSummarizerConfig({ ...base, SUMMARIZER_PORT: "0", SUMMARIZER_OPS_PORT: "-1" }), logger);
+    started.push(embedder, summarizer);
+    return {
+      embedder: createGrpcClient(embedderV1.EmbedderService, { address: embedder.address, peer: "embedder", deadlineMs: 5_000 }),
+      summarizer: createGrpcClient(summarizerV1.SummarizerService, { address: summarizer.address, peer: "summarizer", deadlineMs: 5_000 }),
+    };
+  }
+
+  const decide = async (peers: Parameters<typeof createEarlyGeneration>[0]["peers"], setting: "auto" | "on" | "off" = "auto") => {
+    const policy = createEarlyGeneration({ setting, peers, logger, refreshMs: 60_000, callTimeoutMs: 5_000 });
+    await policy.decided;
+    policy.stop();
+    return policy.enabled();
+  };
+
+  test("both built in: generation starts early; summaries off count as free", async () => {
+    const peers = await workers({});
+    assert.equal(await decide(peers), true);
+    assert.equal(await decide({ embedder: peers.embedder, summarizer: undefined }), true);
+    assert.equal(await decide(peers, "off"), false);
+  });
+
+  test("a hosted embedder or summarizer: generation waits", async () => {
+    const hostedEmbedder = await workers({ EMBEDDER_PROVIDER: "openai", EMBEDDER_BASE_URL: hosted.url, EMBEDDER_MODEL: "fake-embed", EMBEDDER_DIMENSION: String(dimension) });
+    assert.equal(await decide(hostedEmbedder), false);
+    const hostedSummarizer = await workers({ SUMMARIZER_PROVIDER: "openai", SUMMARIZER_BASE_URL: hosted.url, SUMMARIZER_MODEL: "fake-chat" });
+    const builtIn = await workers({});
+    assert.equal(await decide({ embedder: builtIn.embedder, summarizer: hostedSummarizer.summarizer }), false);
+    assert.equal(await decide(hostedEmbedder, "on"), true);
+  });
+
+  test("workers that cannot be reached: generation waits", async () => {
+    const unreachable = createGrpcClient(embedderV1.EmbedderService, { address: "127.0.0.1:1", peer: "embedder", deadlineMs: 500 });
+    assert.equal(await decide({ embedder: unreachable, summarizer: undefined }), false);
+  });
+});
