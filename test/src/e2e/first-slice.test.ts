@@ -17,7 +17,8 @@ interface Listing {
   has_more: boolean;
 }
 
-const quietEnv = { ...process.env, LOG_LEVEL: "silent" };
+// Both sections of the report below (331 and 93 characters) are long enough for a node summary.
+const quietEnv = { ...process.env, LOG_LEVEL: "silent", SUMMARIZER_SECTION_MIN_CHARS: "80" };
 
 const backends: { name: string; start: () => Promise<{ env: NodeJS.ProcessEnv; dataDir?: string; close: () => Promise<void> }> }[] = [
   { name: "PGlite", start: async () => ({ env: { ...quietEnv, DATABASE_URL: "" }, dataDir: "memory://", close: async () => {} }) },
@@ -94,7 +95,20 @@ for (const backend of backends) {
       assert.deepEqual(entry.metadata, { status: "done", run: 14 });
       assert.ok((entry.chunk_count as number) >= 1, "the text was embedded before commit");
       assert.ok(String(entry.embedding_model).length > 0);
-      assert.ok((entry.node_summaries as unknown[]).length >= 0);
+      const nodes = entry.node_summaries as { node_id: string; heading: string; level: number; start: number; end: number; summary: string }[];
+      assert.deepEqual(
+        nodes.map((node) => [node.node_id, node.heading, node.level, node.start, node.end]),
+        [
+          ["wind-tunnel-run-14", "Wind tunnel run 14", 1, 0, report.length],
+          ["wind-tunnel-run-14/next-steps", "Next steps", 2, report.indexOf("## Next steps"), report.length],
+        ],
+        "a node summary per heading section, generated before commit",
+      );
+      for (const node of nodes) {
+        // The built-in summaries are extractive: sentences of the section itself.
+        const sentences = node.summary.split(/(?<=\.)\s+/);
+        assert.ok(node.summary !== "" && sentences.every((sentence) => report.slice(node.start, node.end).includes(sentence)), `${node.node_id}: "${node.summary}"`);
+      }
 
       const byPrefix = await callOk<{ entries: { id: string }[] }>(client, "get_context_by_ids", { context_ids: [ack.context_id.replaceAll("-", "").slice(0, 12)] });
       assert.deepEqual(

@@ -1,111 +1,153 @@
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common";
-import type { AllInOne } from "@context-hub/cli";
-import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
-import { openAiFakeProviders } from "../support/openai-fakes.js";
-import { startMemoryHub } from "../support/memory-hub.js";
+import { callOk, callTool, failureLine, fetchEntry } from "../support/mcp.js";
+import { useFakeProviderHub } from "../support/fake-provider-hub.js";
+import { hubBackends, snapshotStore } from "../support/hub-backends.js";
+import { fakeSummaryOf, type FakeModes } from "../support/openai-fakes.js";
 
 /**
  * I-4 with real provider adapters: the embedder and summarizer talk to local
  * servers that speak the OpenAI embeddings and chat-completions formats, and
- * the tests make them fail, hang or answer garbage. Each time the write fails
- * with an error naming the leg, and the store holds no new row, chunk or
- * summary; a retry with the same idempotency key then lands exactly once.
+ * the tests make them fail, hang, answer late or answer garbage. Each time
+ * the write fails with an error naming the leg, and the store holds no new
+ * row, chunk, vector or summary (on a PostgreSQL server, counted table by
+ * table); a retry with the same idempotency key then lands exactly once.
  */
 
-type Mode = "ok" | "fail" | "hang" | "garbage";
 const dimension = 8;
+const providerTimeoutMs = 800;
+const gatewayDeadlineMs = 1_200;
+const slowMs = 3_000;
 
-function embeddingsAnswer(mode: Mode, request: RecordedRequest): FakeAnswer {
-  if (mode === "hang") return "hang";
-  if (mode === "fail") return { status: 500, json: { error: { message: "the GPU caught fire" } } };
-  const inputs = (request.body as { input: string[] }).input;
-  if (mode === "garbage") return { json: { data: inputs.map((_, index) => ({ index, embedding: [1, 2, 3] })), model: "fake-embed" } };
-  return { json: { data: inputs.map((text, index) => ({ index, embedding: Array.from({ length: dimension }, (_, i) => Math.cos(text.length + i)) })), model: "fake-embed" } };
+interface FailureCase {
+  name: string;
+  modes: Partial<FakeModes>;
+  /** The whole first line of the error: its code, the leg and the cause. */
+  expected: RegExp;
+  /** The failure comes no sooner than the first and before the second (ms): the deadline that must have fired. */
+  within?: [number, number];
 }
 
-function chatAnswer(mode: Mode): FakeAnswer {
-  if (mode === "hang") return "hang";
-  if (mode === "fail") return { status: 503, json: { error: { message: "overloaded" } } };
-  if (mode === "garbage") return { json: { choices: [] } };
-  return { json: { id: "x", choices: [{ index: 0, message: { role: "assistant", content: "<think>hmm</think>The run found early stall and decided to add trip strips." }, finish_reason: "stop" }] } };
+interface Ack {
+  context_id: string;
+  version: number;
+  content_hash: string;
 }
 
-describe("a failing, hanging or garbage-answering provider stores nothing", () => {
-  let embedMode: Mode = "ok";
-  let chatMode: Mode = "ok";
-  let embeddings: RecordingHttpServer;
-  let chat: RecordingHttpServer;
-  let hub: AllInOne;
-  let client: Client;
+const embedLeg = "^EMBEDDER_UNAVAILABLE: embedding failed, so nothing was stored: ";
+const summaryLeg = "^SUMMARIZER_UNAVAILABLE: summary failed, so nothing was stored: ";
 
-  before(async () => {
-    embeddings = await startRecordingHttpServer((request) => embeddingsAnswer(embedMode, request));
-    chat = await startRecordingHttpServer(() => chatAnswer(chatMode));
-    hub = await startMemoryHub({
-      ...openAiFakeProviders(embeddings.url, chat.url, dimension),
-      EMBEDDER_TIMEOUT_MS: "800",
-      EMBEDDER_MAX_RETRIES: "1",
-      SUMMARIZER_TIMEOUT_MS: "800",
-      SUMMARIZER_MAX_RETRIES: "1",
-      GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "300",
-    });
-    client = await connectMcpClient(hub.url);
-  });
+/** Runs `cases` against a hub on each backend, started with `env` over the fake providers' settings. */
+function failureSuite(title: string, env: Record<string, string>, cases: FailureCase[]) {
+  for (const backend of hubBackends) {
+    describe(`${title} (${backend.name})`, () => {
+      const context = useFakeProviderHub(backend, env, { dimension, slowMs });
 
-  after(async () => {
-    await client?.close();
-    await hub?.close();
-    await embeddings?.close();
-    await chat?.close();
-  });
+      for (const [index, scenario] of cases.entries()) {
+        test(`${scenario.name}: the error names the leg and the store is unchanged; the same key then lands once`, async () => {
+          const { fakes, hub: h } = context;
+          // A distinct text per case: an identical one would fold into the earlier entry.
+          const args = { thread_id: "wind-tunnel", source: "agent", text: `Run ${14 + index} stalled early at 12 degrees; we will add trip strips and rerun.`, idempotency_key: `key-${index}` };
+          const before = await snapshotStore(h);
 
-  const stats = () => callOk<{ entries: number; chunks: number }>(client, "get_statistics", {});
-  // A distinct text per case: an identical one would fold into the earlier entry without generating anything.
-  const textOf_ = (index: number) => `Run ${14 + index} stalled early at 12 degrees; we will add trip strips and rerun.`;
-  const write = (index: number) => callTool(client, "store_context", { thread_id: "wind-tunnel", source: "agent", text: textOf_(index), idempotency_key: `key-${index}` });
+          Object.assign(fakes.modes, scenario.modes);
+          const started = performance.now();
+          const failed = await callTool(h.client, "store_context", args);
+          const elapsed = performance.now() - started;
+          assert.match(failureLine(failed), scenario.expected);
+          if (scenario.within !== undefined) {
+            const [earliest, latest] = scenario.within;
+            assert.ok(elapsed >= earliest && elapsed < latest, `failed after ${Math.round(elapsed)} ms, expected from ${earliest} to ${latest} ms`);
+          }
+          // A late answer must not bring anything in after the failure either.
+          await fakes.slowAnswersSent();
+          assert.deepEqual(await snapshotStore(h), before, "no new row, chunk, vector or summary");
 
-  const cases: { name: string; embed: Mode; chat: Mode; expected: RegExp }[] = [
-    { name: "embedding provider fails", embed: "fail", chat: "ok", expected: /^EMBEDDER_UNAVAILABLE: embedding failed, so nothing was stored: .*openai.*fake-embed.*HTTP 500/s },
-    { name: "embedding provider hangs past its deadline", embed: "hang", chat: "ok", expected: /embedding failed, so nothing was stored/ },
-    { name: "embedding provider answers vectors of the wrong dimension", embed: "garbage", chat: "ok", expected: /embedding failed, so nothing was stored: .*fake-embed/s },
-    { name: "summary provider fails", embed: "ok", chat: "fail", expected: /^SUMMARIZER_UNAVAILABLE: summary failed, so nothing was stored: .*fake-chat.*HTTP 503/s },
-    { name: "summary provider answers no choices", embed: "ok", chat: "garbage", expected: /summary failed, so nothing was stored/ },
-  ];
-
-  for (const [index, scenario] of cases.entries()) {
-    test(`${scenario.name}: the error names the leg and the store is unchanged; the same key then lands once`, async () => {
-      const before = await stats();
-      embedMode = scenario.embed;
-      chatMode = scenario.chat;
-      const failed = await write(index);
-      assert.equal(failed.isError, true);
-      assert.match(textOf(failed), scenario.expected);
-      assert.deepEqual(await stats(), before, "no new row, chunk or summary");
-
-      embedMode = "ok";
-      chatMode = "ok";
-      const landed = await callOk<{ context_id: string }>(client, "store_context", {
-        thread_id: "wind-tunnel",
-        source: "agent",
-        text: textOf_(index),
-        idempotency_key: `key-${index}`,
-      });
-      const replayed = await callOk<{ context_id: string }>(client, "store_context", {
-        thread_id: "wind-tunnel",
-        source: "agent",
-        text: textOf_(index),
-        idempotency_key: `key-${index}`,
-      });
-      assert.equal(replayed.context_id, landed.context_id, "a replay returns the first result");
-      const afterwards = await stats();
-      assert.equal(afterwards.entries, before.entries + 1, "exactly one new entry");
-      const fetched = await callOk<{ entries: { summary: string; embedding_model: string; chunk_count: number }[] }>(client, "get_context_by_ids", { context_ids: [landed.context_id] });
-      assert.equal(fetched.entries[0]?.embedding_model, "fake-embed");
-      assert.ok((fetched.entries[0]?.chunk_count ?? 0) >= 1);
-      assert.equal(fetched.entries[0]?.summary, "The run found early stall and decided to add trip strips.", "think block stripped");
+          fakes.reset();
+          const landed = await callOk<Ack>(h.client, "store_context", args);
+          const replayed = await callOk<Ack>(h.client, "store_context", args);
+          assert.deepEqual([replayed.context_id, replayed.version, replayed.content_hash], [landed.context_id, landed.version, landed.content_hash], "a replay returns the first result");
+          const afterwards = await snapshotStore(h);
+          assert.equal(afterwards.statistics.entries, (before.statistics.entries as number) + 1, "exactly one new entry");
+          const entry = await fetchEntry(h.client, landed.context_id);
+          assert.equal(entry.embedding_model, "fake-embed");
+          assert.equal(entry.summary, fakeSummaryOf(args.text), "the provider's summary, its reasoning block stripped");
+          assert.ok(entry.chunk_count >= 1);
+          if (before.rows !== undefined) {
+            const grown = { entries: 1, chunks: entry.chunk_count, idempotency_keys: 1 };
+            for (const [table, added] of Object.entries(grown)) {
+              assert.equal(afterwards.rows?.[table as keyof typeof grown], before.rows[table as keyof typeof grown] + added, `${table}: the retry's rows, once`);
+            }
+          }
+        });
+      }
     });
   }
-});
+}
+
+failureSuite(
+  "a failing, hanging or garbage-answering provider stores nothing",
+  {
+    EMBEDDER_TIMEOUT_MS: String(providerTimeoutMs),
+    EMBEDDER_MAX_RETRIES: "1",
+    SUMMARIZER_TIMEOUT_MS: String(providerTimeoutMs),
+    SUMMARIZER_MAX_RETRIES: "1",
+    // Far above the providers' own timeouts, so that those are what fire.
+    GATEWAY_EMBED_TIMEOUT_MS: "10000",
+    GATEWAY_SUMMARY_TIMEOUT_MS: "10000",
+    GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "300",
+  },
+  [
+    { name: "embedding provider fails", modes: { embed: "fail" }, expected: new RegExp(`${embedLeg}openai embeddings \\(model fake-embed\\) failed: HTTP 500 after 2 attempts: .*GPU caught fire`) },
+    {
+      name: "embedding provider hangs past the embedder's provider timeout",
+      modes: { embed: "hang" },
+      expected: new RegExp(`${embedLeg}openai embeddings \\(model fake-embed\\) failed: no answer within ${providerTimeoutMs} ms \\(1 attempt\\)$`),
+      within: [providerTimeoutMs, 5_000],
+    },
+    {
+      name: "embedding provider answers vectors of the wrong dimension",
+      modes: { embed: "garbage" },
+      expected: new RegExp(`${embedLeg}openai embeddings \\(model fake-embed\\) failed: malformed response: .*dimension`),
+    },
+    { name: "summary provider fails", modes: { summary: "fail" }, expected: new RegExp(`${summaryLeg}openai chat completions \\(model fake-chat\\) failed: HTTP 503 after 2 attempts: .*overloaded`) },
+    {
+      name: "summary provider hangs past the summarizer's provider timeout",
+      modes: { summary: "hang" },
+      expected: new RegExp(`${summaryLeg}openai chat completions \\(model fake-chat\\) failed: no answer within ${providerTimeoutMs} ms \\(1 attempt\\)$`),
+      within: [providerTimeoutMs, 5_000],
+    },
+    {
+      name: "summary provider answers no choices",
+      modes: { summary: "garbage" },
+      expected: new RegExp(`${summaryLeg}openai chat completions \\(model fake-chat\\) failed: malformed response: .*choices`),
+    },
+  ],
+);
+
+failureSuite(
+  "the gateway's own leg deadlines fire before a slow provider answers",
+  {
+    // The providers would answer in time for their own timeouts; only the gateway's deadlines can end the wait.
+    EMBEDDER_TIMEOUT_MS: "20000",
+    SUMMARIZER_TIMEOUT_MS: "20000",
+    GATEWAY_EMBED_TIMEOUT_MS: String(gatewayDeadlineMs),
+    GATEWAY_SUMMARY_TIMEOUT_MS: String(gatewayDeadlineMs),
+    // Node summaries may use only part of the summary's deadline.
+    GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "300",
+  },
+  [
+    {
+      name: "embedding provider answers after the gateway's embed deadline",
+      modes: { embed: "slow" },
+      expected: new RegExp(`${embedLeg}embedder did not answer before the deadline$`),
+      within: [gatewayDeadlineMs, slowMs],
+    },
+    {
+      name: "summary provider answers after the gateway's summary deadline",
+      modes: { summary: "slow" },
+      expected: new RegExp(`${summaryLeg}summarizer did not answer before the deadline$`),
+      within: [gatewayDeadlineMs, slowMs],
+    },
+  ],
+);

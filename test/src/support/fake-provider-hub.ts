@@ -1,14 +1,40 @@
+import { after, before } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common";
 import type { AllInOne } from "@context-hub/cli";
+import type { BackendHub, HubBackend } from "./hub-backends.js";
 import { connectMcpClient } from "./mcp.js";
 import { startMemoryHub } from "./memory-hub.js";
-import { openAiFakeProviders } from "./openai-fakes.js";
+import { openAiFakeProviders, startFakeOpenAi, type FakeOpenAi } from "./openai-fakes.js";
+
+/** The fake providers and the hub using them, set once the suite's `before` hook has run. */
+export interface FakeProviderHub {
+  fakes: FakeOpenAi;
+  hub: BackendHub;
+}
+
+/**
+ * Registers the current suite's before and after hooks: the OpenAI-format
+ * fake providers (see startFakeOpenAi), and a hub on `backend` pointed at
+ * them with `env` on top. Read the fields inside tests, not before.
+ */
+export function useFakeProviderHub(backend: HubBackend, env: Record<string, string>, fakeOptions: { dimension?: number; slowMs?: number } = {}): FakeProviderHub {
+  const context = {} as FakeProviderHub;
+  before(async () => {
+    context.fakes = await startFakeOpenAi({ dimension: fakeOptions.dimension ?? 8, ...(fakeOptions.slowMs === undefined ? {} : { slowMs: fakeOptions.slowMs }) });
+    context.hub = await backend.start({ ...context.fakes.env, ...env });
+  });
+  after(async () => {
+    await context.hub?.close();
+    await context.fakes?.close();
+  });
+  return context;
+}
 
 type Handler = (request: RecordedRequest, index: number) => FakeAnswer | Promise<FakeAnswer>;
 
 /** An in-memory hub whose embedder and summarizer talk to local OpenAI-format servers, with an MCP client. */
-export interface FakeProviderHub {
+export interface CustomFakeProviderHub {
   hub: AllInOne;
   client: Client;
   /** The OpenAI embeddings endpoint the embedder calls. */
@@ -23,7 +49,7 @@ export interface FakeProviderHub {
  * then the hub pointed at them (`dimension`-sized vectors, `env` on top),
  * then a client. `close` stops them in the reverse order.
  */
-export async function startFakeProviderHub(handlers: { embeddings: Handler; chat: Handler }, dimension: number, env: Record<string, string> = {}): Promise<FakeProviderHub> {
+export async function startCustomFakeProviderHub(handlers: { embeddings: Handler; chat: Handler }, dimension: number, env: Record<string, string> = {}): Promise<CustomFakeProviderHub> {
   const embeddings = await startRecordingHttpServer(handlers.embeddings);
   const chat = await startRecordingHttpServer(handlers.chat);
   const hub = await startMemoryHub({ ...openAiFakeProviders(embeddings.url, chat.url, dimension), ...env });

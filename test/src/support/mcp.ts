@@ -24,3 +24,31 @@ export async function callOk<T = Record<string, unknown>>(client: Client, name: 
 export function textOf(result: CallToolResult): string {
   return result.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("\n");
 }
+
+/** The first line of a failed call's text, "<CODE>: <message>"; throws if the call did not fail. */
+export function failureLine(result: CallToolResult): string {
+  if (result.isError !== true) throw new Error(`expected the call to fail, but it returned ${JSON.stringify(result.structuredContent)}`);
+  return textOf(result).split("\n")[0] ?? "";
+}
+
+/** The fields of an entry, as get_context_by_ids shows it, that write tests read. */
+export interface EntryView {
+  id: string;
+  version: number;
+  text: string;
+  summary: string;
+  content_hash: string;
+  metadata: Record<string, unknown>;
+  tags: string[];
+  updated_at: string | null;
+  chunk_count: number;
+  embedding_model: string;
+  node_summaries: { node_id: string; heading: string; level: number; start: number; end: number; summary: string }[];
+}
+
+/** Fetches one entry the caller can see by id; throws when it is missing. */
+export async function fetchEntry(client: Client, id: string): Promise<EntryView> {
+  const { entries } = await callOk<{ entries: EntryView[] }>(client, "get_context_by_ids", { context_ids: [id] });
+  if (entries[0] === undefined) throw new Error(`entry ${id} is missing`);
+  return entries[0];
+}

@@ -7,8 +7,9 @@ import { loadEmbedderConfig, startEmbedder } from "@context-hub/embedder";
 import { createEarlyGeneration } from "@context-hub/gateway";
 import { embedderV1, summarizerV1 } from "@context-hub/proto";
 import { loadSummarizerConfig, startSummarizer } from "@context-hub/summarizer";
-import { startFakeProviderHub, type FakeProviderHub } from "../support/fake-provider-hub.js";
+import { startCustomFakeProviderHub, type CustomFakeProviderHub } from "../support/fake-provider-hub.js";
 import { callOk, callTool, textOf } from "../support/mcp.js";
+import { scrapeMetrics } from "../support/prometheus.js";
 
 /**
  * When a write's generation starts. With hosted providers it waits for the
@@ -33,9 +34,9 @@ const embeddedTexts = (server: RecordingHttpServer) => server.requests.flatMap((
 
 /** The count of contexthub_write_stage_seconds observations with these labels, from the hub's /metrics. */
 async function stageCount(hub: AllInOne, stage: string, outcome: string): Promise<number> {
-  const metrics = await (await fetch(new URL("/metrics", hub.url))).text();
-  const match = new RegExp(`^contexthub_write_stage_seconds_count\\{stage="${stage}",outcome="${outcome}"\\} (\\d+)$`, "m").exec(metrics);
-  return match === null ? 0 : Number(match[1]);
+  const { samples } = await scrapeMetrics(new URL("/metrics", hub.url));
+  const count = samples.find((sample) => sample.name === "contexthub_write_stage_seconds_count" && sample.labels.stage === stage && sample.labels.outcome === outcome);
+  return count?.value ?? 0;
 }
 
 interface StoreAck {
@@ -47,10 +48,10 @@ describe("with hosted providers generation waits for the pre-check", () => {
   let embeddings: RecordingHttpServer;
   let chat: RecordingHttpServer;
   let client: Client;
-  let fakes: FakeProviderHub;
+  let fakes: CustomFakeProviderHub;
 
   before(async () => {
-    fakes = await startFakeProviderHub({ embeddings: embeddingsAnswer, chat: () => chatAnswer }, dimension);
+    fakes = await startCustomFakeProviderHub({ embeddings: embeddingsAnswer, chat: () => chatAnswer }, dimension);
     ({ embeddings, chat, client } = fakes);
   });
 
@@ -91,7 +92,7 @@ describe("with hosted providers generation waits for the pre-check", () => {
 describe("a batch whose fold target vanishes before the commit", () => {
   let embeddings: RecordingHttpServer;
   let client: Client;
-  let fakes: FakeProviderHub;
+  let fakes: CustomFakeProviderHub;
   /** While set, summary requests wait for it; `held` settles when one has arrived. */
   let gate: { held: Promise<void>; arrived: () => void; release: Promise<void>; open: () => void } | undefined;
 
@@ -113,7 +114,7 @@ describe("a batch whose fold target vanishes before the commit", () => {
       }
       return chatAnswer;
     };
-    fakes = await startFakeProviderHub({ embeddings: embeddingsAnswer, chat: heldChat }, dimension);
+    fakes = await startCustomFakeProviderHub({ embeddings: embeddingsAnswer, chat: heldChat }, dimension);
     ({ embeddings, client } = fakes);
   });
 
@@ -166,7 +167,7 @@ describe("early generation by setting", () => {
   test("on: a retransmit's generation still running when it folds is cancelled, and counted as cancelled", async (t) => {
     // The embeddings endpoint never answers, so the retransmit's embedding can only end by being cancelled.
     let hang = false;
-    const fakes = await startFakeProviderHub({ embeddings: (request) => (hang ? "hang" : embeddingsAnswer(request)), chat: () => chatAnswer }, dimension, { GATEWAY_EARLY_GENERATION: "on" });
+    const fakes = await startCustomFakeProviderHub({ embeddings: (request) => (hang ? "hang" : embeddingsAnswer(request)), chat: () => chatAnswer }, dimension, { GATEWAY_EARLY_GENERATION: "on" });
     t.after(() => fakes.close());
     const { hub, client } = fakes;
 
@@ -183,7 +184,7 @@ describe("early generation by setting", () => {
 
 describe("a failed leg", () => {
   test("cancels the other leg at once: the write fails without waiting for it, naming the failed leg", async (t) => {
-    const fakes = await startFakeProviderHub({ embeddings: () => ({ status: 400, json: { error: { message: "input too long for this model" } } }), chat: () => "hang" }, dimension, {
+    const fakes = await startCustomFakeProviderHub({ embeddings: () => ({ status: 400, json: { error: { message: "input too long for this model" } } }), chat: () => "hang" }, dimension, {
       SUMMARIZER_TIMEOUT_MS: "60000",
       GATEWAY_SUMMARY_TIMEOUT_MS: "60000",
     });
