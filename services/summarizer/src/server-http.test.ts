@@ -1,7 +1,8 @@
 // The summarizer over gRPC with an LLM provider pointed at a local Anthropic-compatible server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createGrpcClient, createLogger, isContextHubError, startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common";
+import { createGrpcClient, createLogger, isContextHubError } from "@context-hub/common";
+import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
 import { commonV1, summarizerV1 } from "@context-hub/proto";
 import { loadSummarizerConfig } from "./config.js";
 import { startSummarizer } from "./index.js";

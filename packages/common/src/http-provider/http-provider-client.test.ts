@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { isContextHubError, type ContextHubError } from "../errors.js";
 import { createHttpProviderClient, joinProviderUrl, toBodyExcerpt, type HttpProviderClientOptions } from "./http-provider-client.js";
-import { startRecordingHttpServer, type FakeAnswer } from "./recording-http-server.js";
+import { startRecordingHttpServer, type FakeAnswer } from "../testing/recording-http-server.js";
 
 const answerSchema = z.object({ value: z.number() });
 

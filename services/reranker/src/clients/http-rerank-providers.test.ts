@@ -1,7 +1,8 @@
 // Every HTTP rerank adapter against a local server speaking its API: requests asserted, answers good and bad.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createLogger, isContextHubError, startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common";
+import { createLogger, isContextHubError } from "@context-hub/common";
+import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
 import { loadRerankerConfig } from "../config.js";
 import { createRerankProvider } from "../index.js";
 

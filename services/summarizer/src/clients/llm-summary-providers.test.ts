@@ -1,7 +1,8 @@
 // Every chat adapter against a local server speaking its API: requests asserted, answers good and bad.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHttpProviderClient, createLogger, isContextHubError, startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common";
+import { createHttpProviderClient, createLogger, isContextHubError } from "@context-hub/common";
+import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
 import { loadSummarizerConfig } from "../config.js";
 import { createSummaryProvider } from "../index.js";
 import type { SectionText } from "../summary-provider.js";
