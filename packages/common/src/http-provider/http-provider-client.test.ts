@@ -83,6 +83,30 @@ test("a Retry-After longer than the time left fails at once instead of waiting",
   assert.equal(server.requests.length, 1);
 });
 
+test("a Retry-After longer than the client may wait fails at once, naming the wait asked for, instead of retrying early", async (t) => {
+  for (const headers of [{ "retry-after": "60" }, { "retry-after-ms": "60000" }] as Record<string, string>[]) {
+    const { server, client } = await setup(t, () => ({ status: 429, headers, json: { error: "quota exceeded" } }), { timeoutMs: 120_000 });
+    const started = performance.now();
+    await assert.rejects(client.postJson("/v1/things", {}, answerSchema), (error: ContextHubError) => {
+      isError("PROVIDER_ERROR", /HTTP 429 after 1 attempt \(the 60000 ms Retry-After wait is longer than the 30000 ms a retry may wait\): quota exceeded$/)(error);
+      assert.equal(error.remedy, "the provider asked to wait 60000 ms before trying again; retry after that");
+      assert.deepEqual(error.details, { provider: "acme", model: "acme-1", attempts: 1, status: 429, retry_after_ms: 60000 });
+      return true;
+    });
+    assert.ok(performance.now() - started < 1000, "no wait at all");
+    assert.equal(server.requests.length, 1, "no retry before the time the provider asked for");
+  }
+});
+
+test("maxRetryAfterMs bounds the Retry-After the client honours; a 503 with one is treated alike", async (t) => {
+  const { server, client } = await setup(t, () => ({ status: 503, headers: { "retry-after": "0.3" }, body: "" }), { maxRetryAfterMs: 100 });
+  await assert.rejects(
+    client.postJson("/v1/things", {}, answerSchema),
+    isError("PROVIDER_ERROR", /HTTP 503 after 1 attempt \(the 300 ms Retry-After wait is longer than the 100 ms a retry may wait\)$/),
+  );
+  assert.equal(server.requests.length, 1);
+});
+
 test("a server that never answers is DEADLINE_EXCEEDED within the timeout", async (t) => {
   const { client } = await setup(t, () => "hang", { timeoutMs: 150 });
   const started = performance.now();
