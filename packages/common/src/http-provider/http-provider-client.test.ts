@@ -107,6 +107,29 @@ test("maxRetryAfterMs bounds the Retry-After the client honours; a 503 with one 
   assert.equal(server.requests.length, 1);
 });
 
+test("the backoff waits what the injected random draws, within the exponential step and its cap", async (t) => {
+  const draws = [0.5, 0.999, 0.999];
+  const asked: number[] = [];
+  const random = () => {
+    const draw = draws[asked.length] ?? 0;
+    asked.push(draw);
+    return draw;
+  };
+  const { server, client } = await setup(t, () => ({ status: 503, body: "busy" }), { maxRetries: 3, backoffBaseMs: 200, backoffCapMs: 500, timeoutMs: 10_000, random });
+  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /HTTP 503 after 4 attempts: busy$/));
+  assert.equal(asked.length, 3, "one draw per wait");
+  const arrivals = server.requests.map((request) => request.receivedAt);
+  const waits = arrivals.slice(1).map((arrival, index) => arrival - arrivals[index]!);
+  // Steps of 200, 400 and 800 ms, the last capped at 500: 0.5·200, 0.999·400 and 0.999·500.
+  const expected = [100, 399, 499];
+  waits.forEach((waited, index) => {
+    const wanted = expected[index]!;
+    // Timers never fire early by more than a millisecond; the upper bound leaves room for a busy machine but stays
+    // below the 799 ms an uncapped third step would wait.
+    assert.ok(waited >= wanted - 2 && waited < wanted + 250, `wait ${index + 1}: ${waited.toFixed(1)} ms, expected ${wanted} ms`);
+  });
+});
+
 test("a server that never answers is DEADLINE_EXCEEDED within the timeout", async (t) => {
   const { client } = await setup(t, () => "hang", { timeoutMs: 150 });
   const started = performance.now();
