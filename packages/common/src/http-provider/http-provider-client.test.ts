@@ -130,6 +130,15 @@ test("the backoff waits what the injected random draws, within the exponential s
   });
 });
 
+test("a server that sends headers and then stalls the body is DEADLINE_EXCEEDED within the timeout", async (t) => {
+  const { server, client } = await setup(t, () => ({ body: '{"value":', headers: { "content-type": "application/json" }, stall: true }), { timeoutMs: 200 });
+  const started = performance.now();
+  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("DEADLINE_EXCEEDED", /acme things \(model acme-1\) failed: no answer within 200 ms \(1 attempt\)/));
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed >= 190 && elapsed < 1000, `took ${elapsed} ms`);
+  assert.equal(server.requests.length, 1, "the budget is spent, so there is no retry");
+});
+
 test("a server that never answers is DEADLINE_EXCEEDED within the timeout", async (t) => {
   const { client } = await setup(t, () => "hang", { timeoutMs: 150 });
   const started = performance.now();
