@@ -219,6 +219,26 @@ for (const spec of adapters) {
     assert.match(spec.promptOf(server.requests[0]!.body as Body).system, /one section of a longer document/);
   });
 
+  test(`${spec.provider}: section prompts ask for the intent or constraint of a user's text and the finding or decision of an agent's`, async (t) => {
+    const { server, provider } = await startAdapter(t, spec, () => ({ json: spec.answer("A section summary.") }), { SUMMARIZER_CONCURRENCY: "1" });
+    const section: SectionText = { heading: "Limits", path: ["Runbook", "Limits"], text: "## Limits\n\nNever restart the primary during business hours." };
+    await provider.summarizeSections({ sections: [section], source: "user" });
+    await provider.summarizeSections({ sections: [section], source: "agent" });
+    await provider.summarizeSections({ sections: [section], source: "unspecified" });
+    const [user, agent, unspecified] = server.requests.map((request) => spec.promptOf(request.body as Body));
+    const userFocus = "Name the intent or constraint it states.";
+    const agentFocus = "Name the finding or decision it records.";
+    assert.ok(user!.system.includes(userFocus), user!.system);
+    assert.ok(!user!.system.includes(agentFocus));
+    assert.ok(agent!.system.includes(agentFocus), agent!.system);
+    assert.ok(!agent!.system.includes(userFocus));
+    assert.ok(unspecified!.system.includes("Name its main point."), unspecified!.system);
+    for (const prompt of [user!, agent!, unspecified!]) {
+      assert.match(prompt.system, /^You summarise one section of a longer document/);
+      assert.equal(prompt.user, "Section: Runbook > Limits\n<text>\n## Limits\n\nNever restart the primary during business hours.\n</text>", "the heading path, then the section's own text");
+    }
+  });
+
   test(`${spec.provider}: a 4xx is not retried and names provider, model, status and the provider's message`, async (t) => {
     const { server, provider } = await startAdapter(t, spec, () => ({ status: 404, json: { type: "error", error: { type: "not_found_error", message: `model: ${spec.model}` } } }));
     await assert.rejects(provider.summarize({ text: report, source: "agent" }), (error: unknown) => {
