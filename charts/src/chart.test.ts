@@ -504,6 +504,7 @@ describe("configuration from values", () => {
       ["minimal", ["embedder.provider.name=openia"], /embedder\.provider\.name/],
       ["minimal", ["embedder.provider.name=openai"], /embedder\.provider\.model \(EMBEDDER_MODEL\)[^]*embedder\.provider\.existingSecret to a Secret holding EMBEDDER_API_KEY/],
       ["minimal", ["reranker.provider.name=tei", "reranker.provider.model=m"], /reranker\.provider\.baseUrl \(RERANKER_BASE_URL\)/],
+      ["minimal", ["reranker.provider.name=voyage", "reranker.provider.model=rerank-2.5"], /reranker\.provider\.name is voyage at its default address, which needs an API key/],
       ["minimal", ["summarizer.provider.baseUrl=ftp://x"], /summarizer\.provider\.baseUrl|baseUrl/],
       ["minimal", ["gateway.disabledTools={Delete Context}"], /disabledTools/],
       ["minimal", ["gateway.rateLimits.read.burst=0"], /burst/],

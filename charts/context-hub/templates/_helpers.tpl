@@ -223,7 +223,7 @@ vector backend: pgvector, or Qdrant (in-chart or external) fed from the outbox.
 {{- $errors = append $errors "auth.oidc: set either tenant (one fixed tenant) or tenantClaim (the tenant comes from a claim), not both" -}}
 {{- end -}}
 {{- /* With a provider Secret the model, address and key may come from it, so only a provider without one is checked. */ -}}
-{{- range $worker, $providers := dict "embedder" (dict "keyed" (list "openai" "voyage") "noDefaultUrl" (list)) "summarizer" (dict "keyed" (list "openai" "anthropic") "noDefaultUrl" (list)) "reranker" (dict "keyed" (list "cohere") "noDefaultUrl" (list "tei")) -}}
+{{- range $worker, $providers := dict "embedder" (dict "keyed" (list "openai" "voyage") "noDefaultUrl" (list)) "summarizer" (dict "keyed" (list "openai" "anthropic") "noDefaultUrl" (list)) "reranker" (dict "keyed" (list "cohere" "voyage") "noDefaultUrl" (list "tei")) -}}
 {{- $provider := (index $.Values $worker).provider -}}
 {{- $prefix := upper $worker -}}
 {{- if and $provider.name (ne $provider.name "builtin") (not $provider.existingSecret) -}}

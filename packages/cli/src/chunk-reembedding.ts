@@ -8,6 +8,7 @@
  * interrupted run leaves each chunk wholly in the old space or wholly in the
  * new one, and a rerun continues with the chunks still in an old space.
  */
+import { providerError } from "@context-hub/common";
 import { hnswIndexName, type SqlDatabase } from "@context-hub/store";
 
 /** An (embedding model, dimension) pair. */
@@ -33,6 +34,8 @@ export interface ReembedPlan {
 
 export interface ReembedOptions {
   target: EmbeddingSpace;
+  /** The configured provider's name (e.g. "openai"), so errors say which provider failed. */
+  provider: string;
   /** Unit-length vectors of the target space, one per text, in order (the provider's batch call). */
   embed(texts: string[]): Promise<Float32Array[]>;
   /** Chunks per embedding call and per transaction. */
@@ -118,9 +121,10 @@ export async function reembedChunks(db: SqlDatabase, options: ReembedOptions): P
     if (live.length === 0) continue;
     // Offsets are UTF-16 code units, as the embedder's chunker made them; JavaScript slices the same way.
     const vectors = await options.embed(live.map((chunk) => texts.get(chunk.entry_id)!.slice(chunk.start_offset, chunk.end_offset)));
-    if (vectors.length !== live.length) throw new Error(`the embedding provider returned ${vectors.length} vectors for ${live.length} texts`);
+    const source = { provider: options.provider, operation: "embeddings", model: target.model };
+    if (vectors.length !== live.length) throw providerError(source, `${vectors.length} vectors for ${live.length} texts`);
     vectors.forEach((vector, index) => {
-      if (vector.length !== target.dimension) throw new Error(`the embedding provider returned a vector of ${vector.length} dimensions at ${index}; ${target.model} has ${target.dimension}`);
+      if (vector.length !== target.dimension) throw providerError(source, `vector ${index} of the batch has ${vector.length} dimensions, expected ${target.dimension}`);
     });
     const moved = await db.transaction(async (tx) => {
       // The registration trigger fires on INSERT only, and this is an UPDATE.

@@ -72,7 +72,7 @@ export async function runReembedCommand(args: string[], env: NodeJS.ProcessEnv, 
   const provider = createEmbeddingProvider(embedderConfig, logger);
   try {
     await provider.warm();
-    const { model, dimension } = provider.describe();
+    const { provider: providerName, model, dimension } = provider.describe();
     const target = { model, dimension };
     // PGlite: the data directory lock refuses a store started without a runtime file, too.
     const db = await openDatabase(storeConfig.database, logger);
@@ -88,6 +88,7 @@ export async function runReembedCommand(args: string[], env: NodeJS.ProcessEnv, 
       let moved = 0;
       const result = await reembedChunks(db, {
         target,
+        provider: providerName,
         batchSize,
         embed: (texts) => provider.embed({ texts, inputType: "document" }),
         onBatch: (batch) => {

@@ -54,6 +54,25 @@ export function isContextHubError(value: unknown): value is ContextHubError {
   return value instanceof ContextHubError;
 }
 
+/** Which provider, doing what, with which model: how every provider error names its source. */
+export interface ProviderSource {
+  /** Provider name as configured, e.g. "openai" or "builtin". */
+  provider: string;
+  /** What was asked of it, e.g. "embeddings" or "section summaries". */
+  operation: string;
+  model: string;
+}
+
+/**
+ * A PROVIDER_ERROR worded like every other one, "openai embeddings (model
+ * text-embedding-3-small) failed: <cause>", with provider and model in the
+ * details as well.
+ */
+export function providerError(source: ProviderSource, cause: string, options: ContextHubErrorOptions = {}): ContextHubError {
+  const { provider, operation, model } = source;
+  return new ContextHubError("PROVIDER_ERROR", `${provider} ${operation} (model ${model}) failed: ${cause}`, { ...options, details: { provider, model, ...options.details } });
+}
+
 /** Shorthand for the most common error: bad input, with what was wrong in the message. */
 export function invalidArgument(message: string, remedy?: string): ContextHubError {
   return new ContextHubError("INVALID_ARGUMENT", message, remedy === undefined ? {} : { remedy });

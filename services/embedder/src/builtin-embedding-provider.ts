@@ -1,5 +1,5 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import { ContextHubError } from "@context-hub/common";
+import { providerError } from "@context-hub/common";
 import { createWordVectorHandle, embedText, type WordVectors } from "@context-hub/text";
 import type { EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js";
 
@@ -26,15 +26,18 @@ const textsPerSlice = 64;
  */
 export function createBuiltinEmbeddingProvider(options: BuiltinEmbeddingProviderOptions): EmbeddingProvider {
   const model: EmbeddingModel = { provider: "builtin", model: builtinEmbeddingModel, dimension: 100 };
+  const source = { provider: model.provider, operation: "embeddings", model: model.model };
+  const remedy = "check EMBEDDER_CACHE_DIR: a directory this process can read and write";
   const handle = createWordVectorHandle(options.cacheDir, options.onLoaded);
   const load = async (): Promise<WordVectors> => {
     let vectors: WordVectors;
     try {
       vectors = await handle.load();
     } catch (error) {
-      throw new ContextHubError("PROVIDER_ERROR", `the built-in embedding model could not be loaded: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      const reason = error instanceof Error ? error.message : String(error);
+      throw providerError(source, `the word vectors in ${options.cacheDir} could not be loaded: ${reason}`, { cause: error, remedy });
     }
-    if (vectors.dimension !== model.dimension) throw new ContextHubError("PROVIDER_ERROR", `word vectors have ${vectors.dimension} dimensions, expected ${model.dimension}`);
+    if (vectors.dimension !== model.dimension) throw providerError(source, `the word vectors have ${vectors.dimension} dimensions, expected ${model.dimension}`, { remedy });
     return vectors;
   };
 

@@ -63,3 +63,16 @@ test("describe reports the provider's model and the chunking", () => {
   const { provider } = createRecordingProvider();
   assert.deepEqual(createEmbedder({ provider, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10 }).describe(), { provider: "fake", model: "fake-2d", dimension: 2, chunkSize: 100, chunkOverlap: 20 });
 });
+
+test("a provider answering with the wrong number of vectors is a PROVIDER_ERROR naming provider, model and the counts", async () => {
+  const { provider } = createRecordingProvider();
+  const oneShort: EmbeddingProvider = { ...provider, embed: async ({ texts }) => texts.slice(1).map(() => Float32Array.of(1, 0)) };
+  const embedder = createEmbedder({ provider: oneShort, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10_000 });
+  await assert.rejects(embedder.embedQueries(["first query", "second query"]), (error: unknown) => {
+    assert.ok(isContextHubError(error));
+    assert.equal(error.code, "PROVIDER_ERROR");
+    assert.equal(error.message, "fake embeddings (model fake-2d) failed: 1 vectors for 2 texts");
+    assert.deepEqual(error.details, { provider: "fake", model: "fake-2d" });
+    return true;
+  });
+});

@@ -1,4 +1,4 @@
-import { invalidArgument, observeProviderRequest } from "@context-hub/common";
+import { invalidArgument, observeProviderRequest, providerError } from "@context-hub/common";
 import { chunkText, type TextChunk } from "@context-hub/text";
 import type { EmbeddingInputType, EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js";
 
@@ -51,8 +51,13 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
 
   const embedChecked = async (texts: string[], inputType: EmbeddingInputType, signal: AbortSignal | undefined): Promise<Float32Array[]> => {
     if (texts.length === 0) return [];
-    const vectors = await observeProviderRequest(provider.describe().provider, "embed", () => provider.embed({ texts, inputType }, signal));
-    if (vectors.length !== texts.length) throw new Error(`embedding provider returned ${vectors.length} vectors for ${texts.length} texts`);
+    const { provider: name, model } = provider.describe();
+    const vectors = await observeProviderRequest(name, "embed", () => provider.embed({ texts, inputType }, signal));
+    if (vectors.length !== texts.length) {
+      throw providerError({ provider: name, operation: "embeddings", model }, `${vectors.length} vectors for ${texts.length} texts`, {
+        remedy: "check that EMBEDDER_PROVIDER and EMBEDDER_BASE_URL point at a server speaking this API",
+      });
+    }
     return vectors;
   };
 

@@ -1,7 +1,8 @@
 // The embedder over gRPC with an HTTP provider pointed at a local OpenAI-compatible server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createGrpcClient, createLogger, isContextHubError, startRecordingHttpServer, vectorFromBytes, type FakeAnswer, type RecordedRequest } from "@context-hub/common";
+import { createGrpcClient, createLogger, isContextHubError, vectorFromBytes } from "@context-hub/common";
+import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
 import { embedderV1 } from "@context-hub/proto";
 import { loadEmbedderConfig } from "./config.js";
 import { startEmbedder } from "./index.js";

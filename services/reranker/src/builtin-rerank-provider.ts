@@ -1,4 +1,4 @@
-import { ContextHubError } from "@context-hub/common";
+import { providerError } from "@context-hub/common";
 import { createWordVectorHandle, type WordVectors } from "@context-hub/text";
 import { scoreRelevance } from "./relevance.js";
 import type { RerankProvider } from "./rerank-provider.js";
@@ -20,7 +20,11 @@ export function createBuiltinRerankProvider(options: BuiltinRerankProviderOption
     try {
       return await handle.load();
     } catch (error) {
-      throw new ContextHubError("PROVIDER_ERROR", `the built-in rerank model could not be loaded: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      const reason = error instanceof Error ? error.message : String(error);
+      throw providerError({ provider: "builtin", operation: "rerank", model: builtinRerankModel }, `the word vectors in ${options.cacheDir} could not be loaded: ${reason}`, {
+        cause: error,
+        remedy: "check RERANKER_CACHE_DIR: a directory this process can read and write",
+      });
     }
   };
   return {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { inspect } from "node:util";
-import { loadRerankerConfig } from "./config.js";
+import { loadRerankerConfig, rerankerProviderRequirements } from "./config.js";
 
 test("defaults match the documented table", () => {
   assert.deepEqual(
@@ -27,6 +27,8 @@ test("an HTTP provider gets its documented defaults, batch size included", () =>
     { ...cohere, apiKey: cohere.apiKey?.reveal() },
     { baseUrl: "https://api.cohere.com", apiKey: "co-secret", model: "rerank-v3.5", timeoutMs: 10_000, maxRetries: 2, batchSize: 1000, concurrency: 4 },
   );
+  const voyage = loadRerankerConfig({ RERANKER_PROVIDER: "voyage", RERANKER_MODEL: "rerank-2.5", RERANKER_API_KEY: "pa-secret" }).http!;
+  assert.deepEqual([voyage.baseUrl, voyage.apiKey?.reveal(), voyage.batchSize], ["https://api.voyageai.com", "pa-secret", 1000]);
   const tei = loadRerankerConfig({ RERANKER_PROVIDER: "tei", RERANKER_MODEL: "BAAI/bge-reranker-base", RERANKER_BASE_URL: "http://tei:8080" }).http!;
   assert.deepEqual([tei.baseUrl, tei.apiKey, tei.batchSize], ["http://tei:8080", undefined, 32]);
   const tuned = loadRerankerConfig({
@@ -51,4 +53,25 @@ test("missing settings of an HTTP provider are config errors naming the variable
   const config = loadRerankerConfig({ RERANKER_PROVIDER: "cohere", RERANKER_MODEL: "m", RERANKER_API_KEY: "co-do-not-print" });
   assert.doesNotMatch(JSON.stringify(config), /co-do-not-print/);
   assert.doesNotMatch(inspect(config, { depth: 10 }), /co-do-not-print/);
+});
+
+test("every provider with a hosted default address needs a key there, and only there", () => {
+  const hosted = Object.entries(rerankerProviderRequirements).filter(([, requirements]) => requirements.defaultBaseUrl?.startsWith("https://") === true);
+  assert.deepEqual(
+    hosted.map(([provider]) => provider),
+    ["cohere", "voyage"],
+  );
+  for (const [provider, requirements] of hosted) {
+    const escaped = requirements.defaultBaseUrl!.replace(/[./]/g, "\\$&");
+    assert.throws(
+      () => loadRerankerConfig({ RERANKER_PROVIDER: provider, RERANKER_MODEL: "m" }),
+      new RegExp(`RERANKER_API_KEY: required when RERANKER_PROVIDER is ${provider} at ${escaped}`),
+      provider,
+    );
+    for (const baseUrl of [requirements.defaultBaseUrl!, `${requirements.defaultBaseUrl!}/v1/`]) {
+      assert.throws(() => loadRerankerConfig({ RERANKER_PROVIDER: provider, RERANKER_MODEL: "m", RERANKER_BASE_URL: baseUrl }), /RERANKER_API_KEY: required/, `${provider} at ${baseUrl}`);
+    }
+    const proxied = loadRerankerConfig({ RERANKER_PROVIDER: provider, RERANKER_MODEL: "m", RERANKER_BASE_URL: "http://rerank-proxy:8080" }).http!;
+    assert.equal(proxied.apiKey, undefined, `${provider} behind a proxy or self-hosted needs no key`);
+  }
 });

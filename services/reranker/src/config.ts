@@ -3,7 +3,7 @@ import { commonEnvSchema, envEnum, envInteger, envString, loadConfig, resolveHtt
 import { toDefaultCacheDir } from "@context-hub/text";
 
 /** Rerank providers this build knows. */
-export const rerankerProviders = ["builtin", "cohere", "tei"] as const;
+export const rerankerProviders = ["builtin", "cohere", "voyage", "tei"] as const;
 
 export type RerankerProviderName = (typeof rerankerProviders)[number];
 
@@ -11,6 +11,8 @@ export type RerankerProviderName = (typeof rerankerProviders)[number];
 export const rerankerProviderRequirements: Record<Exclude<RerankerProviderName, "builtin">, HttpProviderRequirements & { defaultBatchSize: number }> = {
   // Cohere documents at most 1000 documents per rerank request.
   cohere: { defaultBaseUrl: "https://api.cohere.com", apiKey: "with-default-base-url", defaultBatchSize: 1000 },
+  // Voyage documents at most 1000 documents per rerank request.
+  voyage: { defaultBaseUrl: "https://api.voyageai.com", apiKey: "with-default-base-url", defaultBatchSize: 1000 },
   // TEI refuses more texts than its --max-client-batch-size, 32 by default.
   tei: { apiKey: "never", defaultBatchSize: 32 },
 };

@@ -5,6 +5,7 @@ import { createBuiltinRerankProvider } from "./builtin-rerank-provider.js";
 import { createCohereRerankApi } from "./clients/cohere-rerank.js";
 import { createHttpRerankProvider } from "./clients/http-rerank-provider.js";
 import { createTeiRerankApi } from "./clients/tei-rerank.js";
+import { createVoyageRerankApi } from "./clients/voyage-rerank.js";
 import type { RerankerConfig } from "./config.js";
 import type { RerankProvider } from "./rerank-provider.js";
 import { createReranker } from "./reranker.js";
@@ -35,6 +36,7 @@ export function createRerankProvider(config: RerankerConfig, logger: Logger): Re
         },
       });
     case "cohere":
+    case "voyage":
     case "tei": {
       const http = config.http;
       if (http === undefined) throw new Error(`RERANKER_PROVIDER ${config.provider} has no HTTP settings; build the config with loadRerankerConfig`);
@@ -51,7 +53,12 @@ export function createRerankProvider(config: RerankerConfig, logger: Logger): Re
         settingsPrefix: "RERANKER",
         logger,
       });
-      const api = config.provider === "cohere" ? createCohereRerankApi(client, { model: http.model }) : createTeiRerankApi(client);
+      const api =
+        config.provider === "cohere"
+          ? createCohereRerankApi(client, { model: http.model })
+          : config.provider === "voyage"
+            ? createVoyageRerankApi(client, { model: http.model })
+            : createTeiRerankApi(client);
       return createHttpRerankProvider({ provider: config.provider, model: http.model, api, batchSize: http.batchSize, concurrency: http.concurrency });
     }
   }

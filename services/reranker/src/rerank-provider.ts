@@ -1,6 +1,6 @@
 /**
  * A source of query–passage relevance scores. The built-in provider runs
- * in-process; HTTP providers (Cohere-compatible rerank APIs, TEI) implement
+ * in-process; HTTP providers (Cohere-compatible rerank APIs, Voyage, TEI) implement
  * the same contract.
  */
 export interface RerankProvider {

@@ -1,7 +1,8 @@
 // The reranker over gRPC with an HTTP provider pointed at a local TEI server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createGrpcClient, createLogger, isContextHubError, startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common";
+import { createGrpcClient, createLogger, isContextHubError } from "@context-hub/common";
+import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
 import { rerankerV1 } from "@context-hub/proto";
 import { loadRerankerConfig } from "./config.js";
 import { startReranker } from "./index.js";

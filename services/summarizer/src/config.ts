@@ -22,7 +22,7 @@ export interface SummarizerHttpSettings {
   maxRetries: number;
   /** Most tokens the model may generate per answer (reasoning included). */
   maxTokens: number;
-  /** Most section requests in flight per text. */
+  /** Most provider requests in flight in this worker process, summaries and section summaries together. */
   concurrency: number;
   /** Longest text put into one prompt; longer texts are cut. */
   maxInputChars: number;

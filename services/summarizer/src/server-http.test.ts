@@ -1,7 +1,8 @@
 // The summarizer over gRPC with an LLM provider pointed at a local Anthropic-compatible server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createGrpcClient, createLogger, isContextHubError, startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common";
+import { createGrpcClient, createLogger, isContextHubError } from "@context-hub/common";
+import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
 import { commonV1, summarizerV1 } from "@context-hub/proto";
 import { loadSummarizerConfig } from "./config.js";
 import { startSummarizer } from "./index.js";
@@ -10,7 +11,7 @@ const logger = createLogger("summarizer-test", "silent");
 
 const messagesAnswer = (text: string): FakeAnswer => ({ json: { id: "msg_1", type: "message", role: "assistant", content: [{ type: "text", text }], stop_reason: "end_turn" } });
 
-async function startForTest(t: { after(fn: () => Promise<void> | void): void }, handler: (request: RecordedRequest, index: number) => FakeAnswer) {
+async function startForTest(t: { after(fn: () => Promise<void> | void): void }, handler: (request: RecordedRequest, index: number) => FakeAnswer | Promise<FakeAnswer>, env: NodeJS.ProcessEnv = {}) {
   const server = await startRecordingHttpServer(handler);
   t.after(() => server.close());
   const config = loadSummarizerConfig({
@@ -24,6 +25,7 @@ async function startForTest(t: { after(fn: () => Promise<void> | void): void }, 
     SUMMARIZER_SECTION_MIN_CHARS: "100",
     SUMMARIZER_MAX_RETRIES: "1",
     SUMMARIZER_TIMEOUT_MS: "2000",
+    ...env,
   });
   const service = await startSummarizer(config, logger);
   t.after(() => service.close());
@@ -84,4 +86,69 @@ test("a failing provider surfaces over gRPC as PROVIDER_ERROR naming provider, m
     return true;
   });
   assert.equal(server.requests.length, 1);
+});
+
+/** The heading path of a section request, or undefined for a summary request. */
+const sectionOf = (request: RecordedRequest) => /^Section: (.+)$/m.exec((request.body as { messages: { content: string }[] }).messages[0]!.content)?.[1];
+
+test("however many texts one call carries, the worker never has more than SUMMARIZER_CONCURRENCY provider requests in flight", async (t) => {
+  let inFlight = 0;
+  let peak = 0;
+  const { server, client } = await startForTest(
+    t,
+    async (request) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      // A slow provider, so that requests pile up if nothing holds them back.
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      inFlight--;
+      const section = sectionOf(request);
+      return messagesAnswer(section === undefined ? "The agent enabled iterative scans." : `${section} is covered.`);
+    },
+    { SUMMARIZER_CONCURRENCY: "3" },
+  );
+  const inputs = Array.from({ length: 12 }, () => ({ text: report, source: commonV1.Source.AGENT }));
+  const [first, second] = await Promise.all([client.summarize({ inputs, sectionBudgetMs: 20_000 }), client.summarize({ inputs: inputs.slice(0, 4), sectionBudgetMs: 20_000 })]);
+  for (const { summary, sections } of [...first.summaries, ...second.summaries]) {
+    assert.equal(summary, "The agent enabled iterative scans.");
+    assert.equal(sections.length, 2, "every node summary made it within the budget");
+  }
+  assert.equal(server.requests.length, 16 * 3, "one summary and two sections per text");
+  assert.equal(peak, 3, "the limit is reached and never passed, across both calls");
+});
+
+test("waiting summaries go to the provider before waiting node summaries", async (t) => {
+  const { server, client } = await startForTest(t, (request) => messagesAnswer(sectionOf(request) === undefined ? "A summary." : "A section."), { SUMMARIZER_CONCURRENCY: "1" });
+  const inputs = Array.from({ length: 3 }, () => ({ text: report, source: commonV1.Source.USER }));
+  await client.summarize({ inputs, sectionBudgetMs: 20_000 });
+  assert.deepEqual(
+    server.requests.map((request) => (sectionOf(request) === undefined ? "summary" : "section")),
+    ["summary", "summary", "summary", "section", "section", "section", "section", "section", "section"],
+  );
+});
+
+test("a node summary that hangs holds its place only until its budget, so the next call's summary is not held up beyond it", async (t) => {
+  let sectionArrived!: () => void;
+  const sectionInFlight = new Promise<void>((resolve) => (sectionArrived = resolve));
+  const { client } = await startForTest(
+    t,
+    (request) => {
+      if (sectionOf(request) === undefined) return messagesAnswer("A summary.");
+      sectionArrived();
+      return "hang";
+    },
+    { SUMMARIZER_CONCURRENCY: "1", SUMMARIZER_TIMEOUT_MS: "20000" },
+  );
+  const started = performance.now();
+  const withSections = client.summarize({ inputs: [{ text: report, source: commonV1.Source.AGENT }], sectionBudgetMs: 300 });
+  await sectionInFlight;
+  const next = await client.summarize({ inputs: [{ text: report, source: commonV1.Source.USER }], sectionBudgetMs: 0 });
+  const waited = performance.now() - started;
+  assert.equal(next.summaries[0]!.summary, "A summary.");
+  assert.ok(waited >= 290 && waited < 5_000, `the next summary came after ${Math.round(waited)} ms, not after the 20 s provider timeout`);
+  const first = await withSections;
+  assert.deepEqual(
+    first.summaries.map((summary) => [summary.summary, summary.sections.length]),
+    [["A summary.", 0]],
+  );
 });

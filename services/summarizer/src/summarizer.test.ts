@@ -48,3 +48,19 @@ test("texts over maxTextChars are INVALID_ARGUMENT for both operations", async (
     await assert.rejects(call(), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT");
   }
 });
+
+test("a provider answering with the wrong number of section summaries is a PROVIDER_ERROR naming provider, model and the counts", async () => {
+  const provider: SummaryProvider = {
+    describe: () => ({ provider: "fake", model: "fake-sum-1" }),
+    summarize: async () => "summary",
+    summarizeSections: async ({ sections }) => sections.slice(1).map(() => "s"),
+  };
+  const text = [`# Cache`, paragraph("cache"), `# Search`, paragraph("search")].join("\n\n");
+  const summarizer = createSummarizer({ provider, minChars: 10, sectionMinChars: 10, maxTextChars: 100_000 });
+  await assert.rejects(summarizer.summarizeSections(text, "agent"), (error: unknown) => {
+    assert.ok(isContextHubError(error));
+    assert.equal(error.code, "PROVIDER_ERROR");
+    assert.equal(error.message, "fake section summaries (model fake-sum-1) failed: 1 summaries for 2 sections");
+    return true;
+  });
+});

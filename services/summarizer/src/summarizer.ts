@@ -1,4 +1,4 @@
-import { invalidArgument, observeProviderRequest } from "@context-hub/common";
+import { invalidArgument, observeProviderRequest, providerError } from "@context-hub/common";
 import { parseOutline } from "@context-hub/text";
 import type { SummaryProvider, TextSource } from "./summary-provider.js";
 
@@ -64,10 +64,15 @@ export function createSummarizer(options: SummarizerOptions): Summarizer {
       checkSize(text);
       const sections = parseOutline(text).filter((section) => section.end - section.start >= sectionMinChars);
       if (sections.length === 0) return [];
-      const summaries = await observeProviderRequest(provider.describe().provider, "summarize_sections", () =>
+      const { provider: name, model } = provider.describe();
+      const summaries = await observeProviderRequest(name, "summarize_sections", () =>
         provider.summarizeSections({ sections: sections.map((section) => ({ heading: section.heading, path: section.path, text: text.slice(section.start, section.end) })), source }, signal),
       );
-      if (summaries.length !== sections.length) throw new Error(`summary provider returned ${summaries.length} section summaries for ${sections.length} sections`);
+      if (summaries.length !== sections.length) {
+        throw providerError({ provider: name, operation: "section summaries", model }, `${summaries.length} summaries for ${sections.length} sections`, {
+          remedy: "check that SUMMARIZER_PROVIDER and SUMMARIZER_BASE_URL point at a server speaking this API",
+        });
+      }
       return sections
         .map((section, index) => ({ nodeId: section.nodeId, heading: section.heading, level: section.level, start: section.start, end: section.end, summary: (summaries[index] as string).trim() }))
         .filter((section) => section.summary !== "");

@@ -1,6 +1,6 @@
 import { after, before } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common";
+import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
 import type { AllInOne } from "@context-hub/cli";
 import type { BackendHub, HubBackend } from "./hub-backends.js";
 import { connectMcpClient } from "./mcp.js";

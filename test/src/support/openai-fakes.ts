@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common";
+import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
 import { buildSectionPrompt, buildSummaryPrompt, type TextSource } from "@context-hub/summarizer";
 
 /**

@@ -1,7 +1,8 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { createGrpcClient, createLogger, startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer, type RunningService } from "@context-hub/common";
+import { createGrpcClient, createLogger, type RunningService } from "@context-hub/common";
+import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
 import type { AllInOne } from "@context-hub/cli";
 import { loadEmbedderConfig, startEmbedder } from "@context-hub/embedder";
 import { createEarlyGeneration } from "@context-hub/gateway";

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common";
+import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
 import type { AllInOne } from "@context-hub/cli";
 import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
 import { openAiFakeProviders } from "../support/openai-fakes.js";

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mapWithConcurrency, splitIntoBatches } from "./concurrency.js";
+import { isContextHubError } from "../errors.js";
+import { createConcurrencyLimiter, mapWithConcurrency, splitIntoBatches } from "./concurrency.js";
 
 test("splitIntoBatches keeps order and cuts at the size", () => {
   assert.deepEqual(splitIntoBatches([1, 2, 3, 4, 5], 2), [[1, 2], [3, 4], [5]]);
@@ -38,4 +39,68 @@ test("the first failure rejects, aborts running work and starts nothing more", a
   );
   assert.deepEqual(started, [0, 1]);
   assert.ok(abortedSeen);
+});
+
+/** Work that finishes when the test opens its gate, recording that it started. */
+function gated(started: string[], name: string) {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const work = async () => {
+    started.push(name);
+    await opened;
+    return name;
+  };
+  return { open, work };
+}
+
+test("a shared limiter never runs more than its limit and starts waiting high-priority work before low", async () => {
+  const limiter = createConcurrencyLimiter(2);
+  const started: string[] = [];
+  const plan = [
+    ["first", "low"],
+    ["second", "high"],
+    ["section-1", "low"],
+    ["summary-1", "high"],
+    ["section-2", "low"],
+    ["summary-2", "high"],
+  ] as const;
+  const gates = new Map(plan.map(([name]) => [name, gated(started, name)]));
+  const runs = plan.map(([name, priority]) => limiter.run(gates.get(name)!.work, { priority }));
+  await Promise.resolve();
+  assert.deepEqual([limiter.active, limiter.waiting], [2, 4]);
+  for (const name of ["first", "second", "summary-1", "summary-2", "section-1"] as const) {
+    gates.get(name)!.open();
+    await runs[plan.findIndex(([candidate]) => candidate === name)];
+    assert.ok(limiter.active <= 2, `${limiter.active} active after ${name}`);
+  }
+  gates.get("section-2")!.open();
+  assert.deepEqual(await Promise.all(runs), ["first", "second", "section-1", "summary-1", "section-2", "summary-2"]);
+  assert.deepEqual(started, ["first", "second", "summary-1", "summary-2", "section-1", "section-2"], "waiting summaries start before waiting sections");
+  assert.deepEqual([limiter.active, limiter.waiting], [0, 0]);
+});
+
+test("an abort while waiting rejects as DEADLINE_EXCEEDED without running the work, and a failure frees its place", async () => {
+  const limiter = createConcurrencyLimiter(1);
+  const started: string[] = [];
+  const holder = gated(started, "holder");
+  const running = limiter.run(holder.work);
+  const controller = new AbortController();
+  const waiting = limiter.run(async () => started.push("never"), { signal: controller.signal, priority: "low" });
+  controller.abort();
+  await assert.rejects(waiting, (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED" && /waiting for a free provider request \(at most 1 at once\)/.test(error.message));
+  assert.equal(limiter.waiting, 0);
+  holder.open();
+  await running;
+  await assert.rejects(
+    limiter.run(async () => {
+      throw new Error("provider down");
+    }),
+    /provider down/,
+  );
+  assert.equal(await limiter.run(async () => "next"), "next");
+  assert.deepEqual(started, ["holder"]);
+  await assert.rejects(
+    limiter.run(async () => "late", { signal: AbortSignal.abort() }),
+    (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED",
+  );
 });

@@ -1,3 +1,5 @@
+import { ContextHubError } from "../errors.js";
+
 /** Cuts `items` into consecutive batches of at most `size` (the last may be shorter). */
 export function splitIntoBatches<T>(items: readonly T[], size: number): T[][] {
   if (!Number.isInteger(size) || size < 1) throw new RangeError(`batch size must be a positive integer, got ${size}`);
@@ -41,4 +43,81 @@ export async function mapWithConcurrency<T, R>(items: readonly T[], limit: numbe
   if (failure !== undefined) throw failure.error;
   if (controller.signal.aborted) throw controller.signal.reason;
   return results;
+}
+
+/** Which queue a run waits in: every "high" run starts before any waiting "low" one. */
+export type LimiterPriority = "high" | "low";
+
+export interface ConcurrencyLimiter {
+  /**
+   * Runs `work` once fewer than the limit's runs are active, and settles as
+   * it does. Waiting runs start by priority, then in arrival order. An abort
+   * of `signal` while waiting rejects with DEADLINE_EXCEEDED and frees the
+   * place in the queue; once started, `work` watches its own signal.
+   */
+  run<T>(work: () => Promise<T>, options?: { priority?: LimiterPriority; signal?: AbortSignal | undefined }): Promise<T>;
+  /** Runs active now. */
+  readonly active: number;
+  /** Runs waiting for a place. */
+  readonly waiting: number;
+}
+
+/**
+ * A bound on concurrent work shared by every caller that holds it, e.g. all
+ * requests a worker process sends to its provider, however many calls it
+ * serves at once.
+ */
+export function createConcurrencyLimiter(limit: number): ConcurrencyLimiter {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency must be a positive integer, got ${limit}`);
+  let active = 0;
+  const queues: Record<LimiterPriority, (() => void)[]> = { high: [], low: [] };
+  const startWaiting = () => {
+    while (active < limit) {
+      const start = queues.high.shift() ?? queues.low.shift();
+      if (start === undefined) return;
+      active++;
+      start();
+    }
+  };
+  return {
+    get active() {
+      return active;
+    },
+    get waiting() {
+      return queues.high.length + queues.low.length;
+    },
+    run(work, options = {}) {
+      const { priority = "high", signal } = options;
+      const cancelled = () =>
+        new ContextHubError("DEADLINE_EXCEEDED", `stopped while waiting for a free provider request (at most ${limit} at once): the caller's deadline passed or it cancelled`, {
+          remedy: "retry with a longer deadline",
+        });
+      return new Promise((resolve, reject) => {
+        if (signal?.aborted === true) {
+          reject(cancelled());
+          return;
+        }
+        const queue = queues[priority];
+        const start = () => {
+          signal?.removeEventListener("abort", onAbort);
+          void Promise.resolve()
+            .then(work)
+            .then(resolve, reject)
+            .finally(() => {
+              active--;
+              startWaiting();
+            });
+        };
+        const onAbort = () => {
+          const place = queue.indexOf(start);
+          if (place === -1) return;
+          queue.splice(place, 1);
+          reject(cancelled());
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
+        queue.push(start);
+        startWaiting();
+      });
+    },
+  };
 }

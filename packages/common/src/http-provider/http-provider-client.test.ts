@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { isContextHubError, type ContextHubError } from "../errors.js";
 import { createHttpProviderClient, joinProviderUrl, toBodyExcerpt, type HttpProviderClientOptions } from "./http-provider-client.js";
-import { startRecordingHttpServer, type FakeAnswer } from "./recording-http-server.js";
+import { startRecordingHttpServer, type FakeAnswer } from "../testing/recording-http-server.js";
 
 const answerSchema = z.object({ value: z.number() });
 
@@ -81,6 +81,62 @@ test("a Retry-After longer than the time left fails at once instead of waiting",
   await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /HTTP 429 after 1 attempt \(the 10000 ms Retry-After wait would pass the 1000 ms timeout\)/));
   assert.ok(performance.now() - started < 500);
   assert.equal(server.requests.length, 1);
+});
+
+test("a Retry-After longer than the client may wait fails at once, naming the wait asked for, instead of retrying early", async (t) => {
+  for (const headers of [{ "retry-after": "60" }, { "retry-after-ms": "60000" }] as Record<string, string>[]) {
+    const { server, client } = await setup(t, () => ({ status: 429, headers, json: { error: "quota exceeded" } }), { timeoutMs: 120_000 });
+    const started = performance.now();
+    await assert.rejects(client.postJson("/v1/things", {}, answerSchema), (error: ContextHubError) => {
+      isError("PROVIDER_ERROR", /HTTP 429 after 1 attempt \(the 60000 ms Retry-After wait is longer than the 30000 ms a retry may wait\): quota exceeded$/)(error);
+      assert.equal(error.remedy, "the provider asked to wait 60000 ms before trying again; retry after that");
+      assert.deepEqual(error.details, { provider: "acme", model: "acme-1", attempts: 1, status: 429, retry_after_ms: 60000 });
+      return true;
+    });
+    assert.ok(performance.now() - started < 1000, "no wait at all");
+    assert.equal(server.requests.length, 1, "no retry before the time the provider asked for");
+  }
+});
+
+test("maxRetryAfterMs bounds the Retry-After the client honours; a 503 with one is treated alike", async (t) => {
+  const { server, client } = await setup(t, () => ({ status: 503, headers: { "retry-after": "0.3" }, body: "" }), { maxRetryAfterMs: 100 });
+  await assert.rejects(
+    client.postJson("/v1/things", {}, answerSchema),
+    isError("PROVIDER_ERROR", /HTTP 503 after 1 attempt \(the 300 ms Retry-After wait is longer than the 100 ms a retry may wait\)$/),
+  );
+  assert.equal(server.requests.length, 1);
+});
+
+test("the backoff waits what the injected random draws, within the exponential step and its cap", async (t) => {
+  const draws = [0.5, 0.999, 0.999];
+  const asked: number[] = [];
+  const random = () => {
+    const draw = draws[asked.length] ?? 0;
+    asked.push(draw);
+    return draw;
+  };
+  const { server, client } = await setup(t, () => ({ status: 503, body: "busy" }), { maxRetries: 3, backoffBaseMs: 200, backoffCapMs: 500, timeoutMs: 10_000, random });
+  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /HTTP 503 after 4 attempts: busy$/));
+  assert.equal(asked.length, 3, "one draw per wait");
+  const arrivals = server.requests.map((request) => request.receivedAt);
+  const waits = arrivals.slice(1).map((arrival, index) => arrival - arrivals[index]!);
+  // Steps of 200, 400 and 800 ms, the last capped at 500: 0.5·200, 0.999·400 and 0.999·500.
+  const expected = [100, 399, 499];
+  waits.forEach((waited, index) => {
+    const wanted = expected[index]!;
+    // Timers never fire early by more than a millisecond; the upper bound leaves room for a busy machine but stays
+    // below the 799 ms an uncapped third step would wait.
+    assert.ok(waited >= wanted - 2 && waited < wanted + 250, `wait ${index + 1}: ${waited.toFixed(1)} ms, expected ${wanted} ms`);
+  });
+});
+
+test("a server that sends headers and then stalls the body is DEADLINE_EXCEEDED within the timeout", async (t) => {
+  const { server, client } = await setup(t, () => ({ body: '{"value":', headers: { "content-type": "application/json" }, stall: true }), { timeoutMs: 200 });
+  const started = performance.now();
+  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("DEADLINE_EXCEEDED", /acme things \(model acme-1\) failed: no answer within 200 ms \(1 attempt\)/));
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed >= 190 && elapsed < 1000, `took ${elapsed} ms`);
+  assert.equal(server.requests.length, 1, "the budget is spent, so there is no retry");
 });
 
 test("a server that never answers is DEADLINE_EXCEEDED within the timeout", async (t) => {

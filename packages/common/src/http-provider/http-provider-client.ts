@@ -34,7 +34,7 @@ export interface HttpProviderClientOptions {
   backoffBaseMs?: number;
   /** Largest backoff step (before jitter); default 8 s. */
   backoffCapMs?: number;
-  /** Longest wait a Retry-After header can impose; default 30 s. */
+  /** Longest wait a Retry-After header can impose; a provider asking for more fails the call at once. Default 30 s. */
   maxRetryAfterMs?: number;
   logger?: Pick<Logger, "warn">;
   /** Replaces the global fetch (tests). */
@@ -50,7 +50,9 @@ export interface HttpProviderClient {
    * POSTs `body` as JSON to `path` under the base URL and returns the answer
    * validated by `schema`. Retries 429, 5xx and network errors up to
    * `maxRetries` times with full-jitter backoff, or after the wait that
-   * `Retry-After` asks for (capped), all within `timeoutMs`.
+   * `Retry-After` asks for, all within `timeoutMs`. A Retry-After wait longer
+   * than `maxRetryAfterMs` or past the time budget is not shortened: the call
+   * fails at once, naming the wait the provider asked for.
    *
    * @throws ContextHubError DEADLINE_EXCEEDED when the time budget runs out or
    * `signal` aborts; PROVIDER_ERROR for any other failure (HTTP status,
@@ -196,24 +198,34 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
         }
 
         const retryable = outcome.kind === "network" || isRetryableStatus(outcome.status);
-        const cause =
-          outcome.kind === "network"
-            ? `network error after ${attemptsText(attempts)}: ${describeNetworkError(outcome.error)}`
-            : `HTTP ${outcome.status} after ${attemptsText(attempts)}${outcome.text.trim() === "" ? "" : `: ${toBodyExcerpt(outcome.text)}`}`;
+        const what = `${outcome.kind === "network" ? "network error" : `HTTP ${outcome.status}`} after ${attemptsText(attempts)}`;
+        const why = outcome.kind === "network" ? `: ${describeNetworkError(outcome.error)}` : outcome.text.trim() === "" ? "" : `: ${toBodyExcerpt(outcome.text)}`;
+        // Why no retry follows goes right after the status, before the provider's own message.
+        const cause = (note?: string) => `${what}${note === undefined ? "" : ` (${note})`}${why}`;
         const details = outcome.kind === "network" ? { attempts } : { attempts, status: outcome.status };
         const remedy = outcome.kind === "network" ? `check ${settingsPrefix}_BASE_URL and that the provider is reachable` : remedyForStatus(outcome.status);
         const error = outcome.kind === "network" ? outcome.error : undefined;
-        if (!retryable || attempts > maxRetries) throw failure("PROVIDER_ERROR", cause, details, remedy, error);
+        if (!retryable || attempts > maxRetries) throw failure("PROVIDER_ERROR", cause(), details, remedy, error);
 
         const askedMs = outcome.kind === "answer" ? parseRetryAfter(outcome.headers) : undefined;
-        const delayMs = askedMs === undefined ? fullJitterDelay(attempts - 1, backoffBaseMs, backoffCapMs, random) : Math.min(askedMs, maxRetryAfterMs);
+        if (askedMs !== undefined) {
+          // A retry sooner than the provider asked would be refused again (and may count against the quota), so a wait
+          // the client cannot afford ends the call now, saying how long the provider wants.
+          const asked = Math.round(askedMs);
+          const tooLong =
+            askedMs > maxRetryAfterMs ? `is longer than the ${maxRetryAfterMs} ms a retry may wait` : Date.now() + askedMs >= deadline ? `would pass the ${timeoutMs} ms timeout` : undefined;
+          if (tooLong !== undefined) {
+            const retryRemedy = `the provider asked to wait ${asked} ms before trying again; retry after that`;
+            throw failure("PROVIDER_ERROR", cause(`the ${asked} ms Retry-After wait ${tooLong}`), { ...details, retry_after_ms: asked }, retryRemedy);
+          }
+        }
+        const delayMs = askedMs ?? fullJitterDelay(attempts - 1, backoffBaseMs, backoffCapMs, random);
         if (Date.now() + delayMs >= deadline) {
-          const wait = askedMs === undefined ? `the next retry (in ${delayMs} ms)` : `the ${Math.round(askedMs)} ms Retry-After wait`;
-          throw failure("PROVIDER_ERROR", `${cause} (${wait} would pass the ${timeoutMs} ms timeout)`, details, remedy, error);
+          throw failure("PROVIDER_ERROR", cause(`the next retry (in ${delayMs} ms) would pass the ${timeoutMs} ms timeout`), details, remedy, error);
         }
         const reason = outcome.kind === "network" ? "network" : outcome.status === 429 ? "rate_limited" : "server_error";
         providerRetries.inc({ provider, operation, reason });
-        options.logger?.warn({ provider, model, operation, attempt: attempts, ...(outcome.kind === "answer" ? { status: outcome.status } : {}), delayMs }, redact(`${label}: ${cause}; retrying`));
+        options.logger?.warn({ provider, model, operation, attempt: attempts, ...(outcome.kind === "answer" ? { status: outcome.status } : {}), delayMs }, redact(`${label}: ${cause()}; retrying`));
         try {
           await sleep(delayMs, undefined, { signal });
         } catch {

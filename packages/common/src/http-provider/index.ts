@@ -3,4 +3,3 @@ export * from "./retry-policy.js";
 export * from "./concurrency.js";
 export * from "./http-provider-client.js";
 export * from "./provider-config.js";
-export * from "./recording-http-server.js";

@@ -16,6 +16,9 @@ test("the default base URL applies, and a hosted API there needs a key", () => {
   const withKey = resolve({ apiKey: "sk-secret-value" }, hosted).settings!;
   assert.equal(withKey.baseUrl, "https://api.openai.com");
   assert.equal(withKey.apiKey!.reveal(), "sk-secret-value");
+  for (const baseUrl of ["https://api.openai.com/", "https://api.openai.com/v1", " https://api.openai.com "]) {
+    assert.equal(resolve({ baseUrl }, hosted).problems.length, 1, `${baseUrl} is the hosted API too`);
+  }
   assert.deepEqual(resolve({ baseUrl: "http://vllm:8000" }, hosted).problems, [], "a self-hosted server at another address needs no key");
 });
 

@@ -36,7 +36,9 @@ export interface HttpProviderRequirements {
   defaultBaseUrl?: string;
   /**
    * "with-default-base-url": a hosted API that refuses calls without a key,
-   * unless the base URL points elsewhere (a proxy or a self-hosted server);
+   * so one is required whenever the base URL is at the default's scheme, host
+   * and port (any path), and not when it points elsewhere (a proxy or a
+   * self-hosted server);
    * "never": the key is optional and sent only when set.
    */
   apiKey: "with-default-base-url" | "never";
@@ -55,7 +57,7 @@ export interface RawHttpProviderSettings {
  * Resolves and checks the shared settings of the HTTP provider `provider`
  * configured under `prefix` (e.g. "EMBEDDER"): applies the default base URL,
  * requires `<PREFIX>_MODEL`, a valid http(s) `<PREFIX>_BASE_URL` and, for a
- * hosted API at its default address, `<PREFIX>_API_KEY`. Each problem goes to
+ * hosted API at its default host (whatever the path), `<PREFIX>_API_KEY`. Each problem goes to
  * `report(variable, message)`, never with a secret in it; returns undefined
  * when there was one.
  */
@@ -81,11 +83,17 @@ export function resolveHttpProviderSettings(
     problem(`${prefix}_BASE_URL`, "expected an http:// or https:// URL");
   }
   const apiKey = raw.apiKey.trim();
-  if (apiKey === "" && requirements.apiKey === "with-default-base-url" && baseUrl === requirements.defaultBaseUrl) {
+  if (apiKey === "" && requirements.apiKey === "with-default-base-url" && isSameHost(baseUrl, requirements.defaultBaseUrl)) {
     problem(`${prefix}_API_KEY`, `required when ${prefix}_PROVIDER is ${provider} at ${requirements.defaultBaseUrl}`);
   }
   if (!ok || baseUrl === undefined) return undefined;
   return { baseUrl, apiKey: apiKey === "" ? undefined : toSecret(apiKey), model, timeoutMs: raw.timeoutMs, maxRetries: raw.maxRetries };
+}
+
+/** Whether both URLs name the same scheme, host and port, whatever their paths ("https://api.openai.com/v1" is still OpenAI's API). */
+function isSameHost(value: string | undefined, other: string | undefined): boolean {
+  if (value === undefined || other === undefined || !isHttpUrl(value) || !isHttpUrl(other)) return false;
+  return new URL(value).origin === new URL(other).origin;
 }
 
 function isHttpUrl(value: string): boolean {

@@ -1,7 +1,8 @@
 // Every HTTP embedding adapter against a local server speaking its API: requests asserted, answers good and bad.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHttpProviderClient, createLogger, isContextHubError, startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common";
+import { createHttpProviderClient, createLogger, isContextHubError } from "@context-hub/common";
+import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
 import { loadEmbedderConfig } from "../config.js";
 import type { EmbeddingProvider } from "../embedding-provider.js";
 import { createEmbeddingProvider } from "../index.js";

@@ -1,7 +1,8 @@
 // Every HTTP rerank adapter against a local server speaking its API: requests asserted, answers good and bad.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createLogger, isContextHubError, startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common";
+import { createLogger, isContextHubError } from "@context-hub/common";
+import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
 import { loadRerankerConfig } from "../config.js";
 import { createRerankProvider } from "../index.js";
 
@@ -13,7 +14,7 @@ type Body = Record<string, unknown>;
 const scoreOf = (text: string) => text.length / 100;
 
 interface AdapterSpec {
-  provider: "cohere" | "tei";
+  provider: "cohere" | "voyage" | "tei";
   path: string;
   model: string;
   /** The API's answer for these scores, best first as the real APIs answer. */
@@ -38,6 +39,7 @@ const adapters: AdapterSpec[] = [
       assert.equal(body.model, "rerank-v3.5");
       assert.equal(body.query, query);
       assert.equal(body.top_n, (body.documents as string[]).length, "every passage is asked for");
+      assert.equal("top_k" in body, false);
     },
     malformed: [
       ["no results", () => ({ json: { id: "r-1" } }), /malformed response: results: Invalid input: expected array, received undefined/],
@@ -54,6 +56,38 @@ const adapters: AdapterSpec[] = [
         (s) => ({ json: { results: s.map((score, index) => ({ index: index + 1, relevance_score: score })) } }),
         /malformed response: result index 3 is out of range for 3 passages/,
       ],
+    ],
+  },
+  {
+    provider: "voyage",
+    path: "/v1/rerank",
+    model: "rerank-2.5",
+    answer: (scores) => ({
+      object: "list",
+      data: bestFirst(scores).map(({ index, score }) => ({ relevance_score: score, index })),
+      model: "rerank-2.5",
+      usage: { total_tokens: 120 },
+    }),
+    passagesOf: (body) => body.documents as string[],
+    assertRequest: (request, query) => {
+      assert.equal(request.headers.authorization, "Bearer sk-test-key-123");
+      const body = request.body as Body;
+      assert.deepEqual(Object.keys(body).sort(), ["documents", "model", "query", "top_k", "truncation"], "Voyage's fields, and no Cohere top_n");
+      assert.equal(body.model, "rerank-2.5");
+      assert.equal(body.query, query);
+      assert.equal(body.top_k, (body.documents as string[]).length, "every passage is asked for");
+      assert.equal(body.truncation, true);
+    },
+    malformed: [
+      [
+        "Cohere's results list instead of data",
+        (s) => ({ json: { results: s.map((score, index) => ({ index, relevance_score: score })) } }),
+        /malformed response: data: Invalid input: expected array, received undefined/,
+      ],
+      ["a missing score", (s) => ({ json: { data: s.map((_, index) => ({ index })) } }), /malformed response: data\.0\.relevance_score: Invalid input: expected number, received undefined/],
+      ["a body that is not JSON", () => ({ body: "upstream request timeout" }), /malformed response: HTTP 200 with a body that is not JSON: upstream request timeout/],
+      ["one result too few", (s) => ({ json: { data: s.slice(1).map((score, index) => ({ index, relevance_score: score })) } }), /malformed response: 2 scores for 3 passages/],
+      ["a duplicate index", (s) => ({ json: { data: s.map((score) => ({ index: 2, relevance_score: score })) } }), /malformed response: result index 2 appears twice/],
     ],
   },
   {
@@ -167,10 +201,3 @@ for (const spec of adapters) {
     });
   }
 }
-
-test("cohere: Voyage's answer shape (`data` instead of `results`) is accepted", async (t) => {
-  const { provider } = await startAdapter(t, adapters[0]!, (request) => ({
-    json: { object: "list", data: (request.body as { documents: string[] }).documents.map((text, index) => ({ index, relevance_score: scoreOf(text) })), model: "rerank-2.5" },
-  }));
-  assert.deepEqual(await provider.score(query, ["ab", "abcd"]), [0.02, 0.04]);
-});

@@ -1,4 +1,4 @@
-import { mapWithConcurrency, type HttpProviderClient } from "@context-hub/common";
+import { createConcurrencyLimiter, mapWithConcurrency, type HttpProviderClient } from "@context-hub/common";
 import { cleanSummary, hasReasoning } from "../summary-cleanup.js";
 import { buildSectionPrompt, buildSummaryPrompt, type ChatPrompt } from "../summary-prompts.js";
 import type { SummaryProvider } from "../summary-provider.js";
@@ -21,7 +21,7 @@ export interface LlmSummaryProviderOptions {
   provider: string;
   model: string;
   api: ChatApi;
-  /** Most section requests in flight at once. */
+  /** Most requests in flight at once from this provider, summaries and sections together (one provider serves the whole worker). */
   concurrency: number;
   /** Longest text put into one prompt; longer texts are cut (and the model told so). */
   maxInputChars: number;
@@ -29,12 +29,16 @@ export interface LlmSummaryProviderOptions {
 
 /**
  * A SummaryProvider over a chat model: one request for the summary, one per
- * section for node summaries (at most `concurrency` at once), each answer
- * stripped of reasoning and preamble and made one paragraph. An answer with
- * nothing left is a PROVIDER_ERROR, never an empty summary stored in silence.
+ * section for node summaries, each answer stripped of reasoning and preamble
+ * and made one paragraph. At most `concurrency` requests are in flight across
+ * all calls, however many texts arrive at once; a waiting summary starts
+ * before any waiting section, since summaries are mandatory and node
+ * summaries best effort. An answer with nothing left is a PROVIDER_ERROR,
+ * never an empty summary stored in silence.
  */
 export function createLlmSummaryProvider(options: LlmSummaryProviderOptions): SummaryProvider {
   const { provider, model, api, concurrency, maxInputChars } = options;
+  const limiter = createConcurrencyLimiter(concurrency);
   const finish = (answer: ChatAnswer, what: string): string => {
     const summary = cleanSummary(answer.text);
     if (summary !== "") return summary;
@@ -44,13 +48,18 @@ export function createLlmSummaryProvider(options: LlmSummaryProviderOptions): Su
   return {
     describe: () => ({ provider, model }),
     async summarize({ text, source }, signal) {
-      return finish(await api.complete(buildSummaryPrompt(text, source, maxInputChars), signal), "summary");
+      const answer = await limiter.run(() => api.complete(buildSummaryPrompt(text, source, maxInputChars), signal), { priority: "high", signal });
+      return finish(answer, "summary");
     },
     async summarizeSections({ sections, source }, signal) {
+      // Per text, no more sections start than the limiter could run, so one long document does not fill its queue.
       return mapWithConcurrency(
         sections,
         concurrency,
-        async (section, _index, sectionSignal) => finish(await api.complete(buildSectionPrompt(section, source, maxInputChars), sectionSignal), `summary for section "${section.heading}"`),
+        async (section, _index, sectionSignal) => {
+          const answer = await limiter.run(() => api.complete(buildSectionPrompt(section, source, maxInputChars), sectionSignal), { priority: "low", signal: sectionSignal });
+          return finish(answer, `summary for section "${section.heading}"`);
+        },
         signal,
       );
     },

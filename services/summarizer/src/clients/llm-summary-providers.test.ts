@@ -1,7 +1,8 @@
 // Every chat adapter against a local server speaking its API: requests asserted, answers good and bad.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createHttpProviderClient, createLogger, isContextHubError, startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common";
+import { createHttpProviderClient, createLogger, isContextHubError } from "@context-hub/common";
+import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
 import { loadSummarizerConfig } from "../config.js";
 import { createSummaryProvider } from "../index.js";
 import type { SectionText } from "../summary-provider.js";
@@ -216,6 +217,26 @@ for (const spec of adapters) {
     assert.equal(server.requests.length, 5);
     assert.equal(peak, 2);
     assert.match(spec.promptOf(server.requests[0]!.body as Body).system, /one section of a longer document/);
+  });
+
+  test(`${spec.provider}: section prompts ask for the intent or constraint of a user's text and the finding or decision of an agent's`, async (t) => {
+    const { server, provider } = await startAdapter(t, spec, () => ({ json: spec.answer("A section summary.") }), { SUMMARIZER_CONCURRENCY: "1" });
+    const section: SectionText = { heading: "Limits", path: ["Runbook", "Limits"], text: "## Limits\n\nNever restart the primary during business hours." };
+    await provider.summarizeSections({ sections: [section], source: "user" });
+    await provider.summarizeSections({ sections: [section], source: "agent" });
+    await provider.summarizeSections({ sections: [section], source: "unspecified" });
+    const [user, agent, unspecified] = server.requests.map((request) => spec.promptOf(request.body as Body));
+    const userFocus = "Name the intent or constraint it states.";
+    const agentFocus = "Name the finding or decision it records.";
+    assert.ok(user!.system.includes(userFocus), user!.system);
+    assert.ok(!user!.system.includes(agentFocus));
+    assert.ok(agent!.system.includes(agentFocus), agent!.system);
+    assert.ok(!agent!.system.includes(userFocus));
+    assert.ok(unspecified!.system.includes("Name its main point."), unspecified!.system);
+    for (const prompt of [user!, agent!, unspecified!]) {
+      assert.match(prompt.system, /^You summarise one section of a longer document/);
+      assert.equal(prompt.user, "Section: Runbook > Limits\n<text>\n## Limits\n\nNever restart the primary during business hours.\n</text>", "the heading path, then the section's own text");
+    }
   });
 
   test(`${spec.provider}: a 4xx is not retried and names provider, model, status and the provider's message`, async (t) => {

@@ -14,8 +14,12 @@ export interface RecordedRequest {
   receivedAt: number;
 }
 
-/** What the handler answers; "hang" never answers (the socket stays open until close()). */
-export type FakeAnswer = { status?: number; headers?: Record<string, string>; json?: unknown; body?: string } | "hang";
+/**
+ * What the handler answers; "hang" never answers (the socket stays open until
+ * close()). With `stall`, the status, headers and the body given so far are
+ * sent and the response is never finished.
+ */
+export type FakeAnswer = { status?: number; headers?: Record<string, string>; json?: unknown; body?: string; stall?: boolean } | "hang";
 
 export interface RecordingHttpServer {
   /** http://127.0.0.1:<port> */
@@ -75,5 +79,10 @@ function send(response: ServerResponse, answer: FakeAnswer): void {
   const body = answer.json === undefined ? (answer.body ?? "") : JSON.stringify(answer.json);
   const headers = { "content-type": answer.json === undefined ? "text/plain" : "application/json", ...answer.headers };
   response.writeHead(answer.status ?? 200, headers);
-  response.end(body);
+  if (answer.stall !== true) {
+    response.end(body);
+    return;
+  }
+  response.flushHeaders();
+  if (body !== "") response.write(body);
 }
