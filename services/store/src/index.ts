@@ -39,6 +39,7 @@ export type { TrustState } from "./trust.js";
 export { openSearch, type OpenSearch } from "./search-module.js";
 export { defaultSearchConfig, type SearchConfig } from "./search-config.js";
 export { hnswIndexName } from "./postgres-vector-index.js";
+export { graphKeyOf } from "./graph-vector-index.js";
 export { collectionName, createQdrantClient, createQdrantCollections, readChunkPoints, type ChunkPoint, type QdrantCollections } from "./qdrant-collections.js";
 export type { QdrantSettings, VectorBackendConfig, VectorBackendKind } from "./qdrant-config.js";
 export { createVectorOutboxRelay, deliverOutboxBatch, readOutboxStatus, setVectorOutbox, type OutboxStatus, type VectorOutboxRelay } from "./vector-outbox.js";
