@@ -58,9 +58,22 @@ export function createSummarizerHandlers(summarizer: Summarizer): ServiceImpleme
  */
 async function sectionsWithin(summarizer: Summarizer, text: string, source: TextSource, budgetMs: number, signal: AbortSignal): Promise<SectionSummary[]> {
   if (budgetMs === 0) return [];
-  const budget = AbortSignal.any([signal, AbortSignal.timeout(budgetMs)]);
-  const expired = new Promise<SectionSummary[]>((resolve) => budget.addEventListener("abort", () => resolve([]), { once: true }));
-  return Promise.race([summarizer.summarizeSections(text, source, budget).catch(() => []), expired]);
+  // A timer of our own, not AbortSignal.timeout: a timeout signal that only AbortSignal.any refers to can be garbage
+  // collected before it fires (Node 20), and the sections would then wait for the caller's whole deadline.
+  const budget = new AbortController();
+  const timer = setTimeout(() => budget.abort(new DOMException(`node summaries took longer than ${budgetMs} ms`, "TimeoutError")), budgetMs);
+  const cancel = () => budget.abort(signal.reason);
+  if (signal.aborted) cancel();
+  else signal.addEventListener("abort", cancel, { once: true });
+  const expired = new Promise<SectionSummary[]>((resolve) => budget.signal.addEventListener("abort", () => resolve([]), { once: true }));
+  try {
+    return await Promise.race([summarizer.summarizeSections(text, source, budget.signal).catch(() => []), expired]);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", cancel);
+    // Sections still running once the answer is decided are no longer wanted.
+    budget.abort();
+  }
 }
 
 const toNodeSummary = (section: SectionSummary) => ({
