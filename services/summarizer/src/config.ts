@@ -44,7 +44,7 @@ const summarizerEnvSchema = z
     SUMMARIZER_TIMEOUT_MS: envInteger(25_000, 100, 600_000),
     SUMMARIZER_MAX_RETRIES: envInteger(2, 0, 10),
     SUMMARIZER_MAX_TOKENS: envInteger(1024, 16, 200_000),
-    SUMMARIZER_CONCURRENCY: envInteger(4, 1, 64),
+    SUMMARIZER_CONCURRENCY: envInteger(16, 1, 256),
     SUMMARIZER_MAX_INPUT_CHARS: envInteger(100_000, 1000, 10_000_000),
   })
   .transform((env, context) => {

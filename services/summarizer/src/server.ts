@@ -1,4 +1,5 @@
 // The summarizer's gRPC transport: translates SummarizerService messages to and from the domain.
+import { setMaxListeners } from "node:events";
 import { invalidArgument, isContextHubError, type ServiceImplementation } from "@context-hub/common";
 import { commonV1, type summarizerV1 } from "@context-hub/proto";
 import type { SectionSummary, Summarizer } from "./summarizer.js";
@@ -40,6 +41,8 @@ export function createSummarizerHandlers(summarizer: Summarizer): ServiceImpleme
           throw isContextHubError(error) ? invalidArgument(`inputs[${index}]: ${error.message}`, error.remedy) : error;
         }
       });
+      // Every provider request of every text in the call watches the call's signal: many listeners by design.
+      setMaxListeners(0, context.signal);
       const summaries = await Promise.all(
         inputs.map(async ({ text, source }) => {
           const [summary, sections] = await Promise.all([summarizer.summarize(text, source, context.signal), sectionsWithin(summarizer, text, source, request.sectionBudgetMs, context.signal)]);
