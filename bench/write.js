@@ -354,23 +354,29 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
 }
 results.floor = await rawFloor(200, values["with-index"]);
-const stages = results.runs[0]?.stages ?? {};
+// The latency target is one client's: without a 1-client run there is no ratio to report.
+const singleClient = results.runs.find((run) => run.clients === 1);
+const stages = (singleClient ?? results.runs[0])?.stages ?? {};
 const generation = Math.max(stages.embed?.p50_ms_approx ?? 0, stages.summarize?.p50_ms_approx ?? 0);
 results.target = {
   generation_p50_ms: generation,
   floor_p50_ms: results.floor.p50_ms,
-  single_client_p50_ms: results.runs[0]?.p50_ms,
-  ratio_to_floor_plus_generation: ms((results.runs[0]?.p50_ms ?? 0) / (results.floor.p50_ms + generation)),
+  single_client_p50_ms: singleClient?.p50_ms,
+  ratio_to_floor_plus_generation: singleClient === undefined ? undefined : ms(singleClient.p50_ms / (results.floor.p50_ms + generation)),
 };
 console.log(
   `raw floor (INSERT entry + chunk, COMMIT, ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}${values["with-index"] ? (vectorBackend === "graph" ? ", then the chunk into the store's in-process graph" : ", HNSW index on the chunks") : ""}): p50 ${results.floor.p50_ms} ms, p95 ${results.floor.p95_ms} ms`,
 );
 console.log(
-  `stages of the ${results.runs[0]?.clients ?? 1}-client run (approx p50 / mean, ms): ${Object.entries(stages)
+  `stages of the ${(singleClient ?? results.runs[0])?.clients ?? 1}-client run (approx p50 / mean, ms): ${Object.entries(stages)
     .map(([stage, f]) => `${stage} ${f.p50_ms_approx}/${f.mean_ms}`)
     .join(", ")}`,
 );
-console.log(`single-client p50 / (floor + generation) = ${results.target.ratio_to_floor_plus_generation} (target ≤ 3)`);
+console.log(
+  singleClient === undefined
+    ? "single-client p50 / (floor + generation): no 1-client run (--clients 1,16 gives it)"
+    : `single-client p50 / (floor + generation) = ${results.target.ratio_to_floor_plus_generation} (target ≤ 3)`,
+);
 if (values.json) {
   mkdirSync(dirname(values.json), { recursive: true });
   writeFileSync(values.json, JSON.stringify(results, null, 2));
