@@ -51,10 +51,15 @@ test("a joined call stays within the item and weight limits, and a caller is nev
 });
 
 test("an item's failure is sent again caller by caller, so only its own caller fails", async () => {
-  for (const code of ["INVALID_ARGUMENT", "PROVIDER_ERROR"] as const) {
+  const itemFailures = [
+    { code: "INVALID_ARGUMENT", details: {} },
+    { code: "PROVIDER_ERROR", details: { status: 400 } },
+    { code: "PROVIDER_ERROR", details: { status: 413 } },
+  ] as const;
+  for (const { code, details } of itemFailures) {
     const { calls, send } = recordingCall(async (items) => {
       const bad = items.indexOf(13);
-      if (bad >= 0) throw new ContextHubError(code, `items[${bad}] is unlucky`);
+      if (bad >= 0) throw new ContextHubError(code, `items[${bad}] is unlucky`, { details });
       return items.map((item) => item * 2);
     });
     const call = joinCalls(send, wide, () => 1);
@@ -72,17 +77,25 @@ test("an item's failure is sent again caller by caller, so only its own caller f
 });
 
 test("a failure of the call itself is every caller's, without sending again", async () => {
-  const down = new ContextHubError("EMBEDDER_UNAVAILABLE", "the embedder service is unavailable");
-  const { calls, send } = recordingCall(async () => {
-    throw down;
-  });
-  const call = joinCalls(send, wide, () => 1);
-  const outcomes = await Promise.allSettled([call([1]), call([2])]);
-  assert.deepEqual(
-    outcomes.map((outcome) => outcome.status === "rejected" && outcome.reason),
-    [down, down],
-  );
-  assert.equal(calls.length, 1);
+  const callFailures = [
+    new ContextHubError("EMBEDDER_UNAVAILABLE", "the embedder service is unavailable"),
+    // The provider rate-limits and asked for a wait: sending each caller's texts again at once would only add load.
+    new ContextHubError("PROVIDER_ERROR", "openai embeddings failed: HTTP 429", { details: { status: 429, retry_after_ms: 60_000 } }),
+    new ContextHubError("PROVIDER_ERROR", "openai embeddings failed: HTTP 503 after 3 attempts", { details: { status: 503 } }),
+    new ContextHubError("PROVIDER_ERROR", "openai embeddings failed: malformed response: 1 vectors for 2 texts", { details: {} }),
+  ];
+  for (const failure of callFailures) {
+    const { calls, send } = recordingCall(async () => {
+      throw failure;
+    });
+    const call = joinCalls(send, wide, () => 1);
+    const outcomes = await Promise.allSettled([call([1]), call([2])]);
+    assert.deepEqual(
+      outcomes.map((outcome) => outcome.status === "rejected" && outcome.reason),
+      [failure, failure],
+    );
+    assert.equal(calls.length, 1, failure.message);
+  }
 });
 
 test("a reply with the wrong number of results fails every caller", async () => {

@@ -24,12 +24,21 @@ interface Caller<Item, Result> {
   forget(): void;
 }
 
+/** Provider answers refusing what a request carried (too long for the model, against a policy): one text may cause them. */
+const refusedContentStatuses = new Set([400, 413, 422]);
+
 /**
  * Failures that may belong to one item rather than to the call: a worker's
- * check of an item, or a provider refusing one text (too long for its model,
- * say). A joined call failing so is sent again caller by caller.
+ * check of an item, or a provider refusing the content it was sent. A joined
+ * call failing so is sent again caller by caller. A provider that is down,
+ * rate-limits (and may have asked for a wait), or answers garbage fails the
+ * whole call, and sending again at once would only add load.
  */
-const itemFailureCodes = new Set(["INVALID_ARGUMENT", "PROVIDER_ERROR"]);
+function mayBelongToOneItem(error: unknown): boolean {
+  if (!isContextHubError(error)) return false;
+  if (error.code === "INVALID_ARGUMENT") return true;
+  return error.code === "PROVIDER_ERROR" && refusedContentStatuses.has(Number(error.details.status));
+}
 
 /**
  * Joins the calls made in one turn of the event loop into one call of
@@ -42,7 +51,7 @@ const itemFailureCodes = new Set(["INVALID_ARGUMENT", "PROVIDER_ERROR"]);
  * Each caller gets exactly its own items' results. A caller that aborts is
  * answered at once with a cancellation; the joined call is cancelled only
  * when every caller in it has gone. If the joined call fails in a way that
- * may belong to one item (`itemFailureCodes`), each caller's items are sent
+ * may belong to one item (`mayBelongToOneItem`), each caller's items are sent
  * again alone, so that the error names the caller's own item and the other
  * callers are not failed by it; such a caller may then wait for two calls.
  * Any other failure (the worker unreachable, a deadline) is every caller's.
@@ -81,7 +90,7 @@ export function joinCalls<Item, Result>(send: BatchCall<Item, Result>, limits: J
         next += caller.items.length;
       }
     } catch (error) {
-      if (live.length > 1 && isContextHubError(error) && itemFailureCodes.has(error.code)) {
+      if (live.length > 1 && mayBelongToOneItem(error)) {
         await Promise.all(live.map((caller) => sendFor([caller])));
         return;
       }
