@@ -26,7 +26,7 @@ test("an LLM provider gets its documented defaults and the settings it was given
   const anthropic = loadSummarizerConfig({ SUMMARIZER_PROVIDER: "anthropic", SUMMARIZER_MODEL: "claude-haiku-4-5", SUMMARIZER_API_KEY: "sk-ant-secret" }).http!;
   assert.deepEqual(
     { ...anthropic, apiKey: anthropic.apiKey?.reveal() },
-    { baseUrl: "https://api.anthropic.com", apiKey: "sk-ant-secret", model: "claude-haiku-4-5", timeoutMs: 25_000, maxRetries: 2, maxTokens: 1024, concurrency: 4, maxInputChars: 100_000 },
+    { baseUrl: "https://api.anthropic.com", apiKey: "sk-ant-secret", model: "claude-haiku-4-5", timeoutMs: 25_000, maxRetries: 2, maxTokens: 1024, concurrency: 16, maxInputChars: 100_000 },
   );
   const ollama = loadSummarizerConfig({
     SUMMARIZER_PROVIDER: "ollama",

@@ -152,3 +152,31 @@ test("a node summary that hangs holds its place only until its budget, so the ne
     [["A summary.", 0]],
   );
 });
+
+test("a call that failed gives up its texts' places: requests still waiting are not sent", async (t) => {
+  const textOf = (request: RecordedRequest) => (request.body as { messages: { content: string }[] }).messages[0]!.content;
+  const { server, client } = await startForTest(
+    t,
+    // The first text's summary is refused; any other text's hangs (until the provider timeout, 20 s here).
+    (request) => (textOf(request).includes("refused text") ? { status: 400, json: { type: "error", error: { type: "invalid_request_error", message: "refused" } } } : "hang"),
+    { SUMMARIZER_CONCURRENCY: "1", SUMMARIZER_TIMEOUT_MS: "20000" },
+  );
+  const padded = (words: string) => `${words} `.repeat(20);
+  await assert.rejects(
+    client.summarize({
+      inputs: [
+        { text: padded("refused text"), source: commonV1.Source.AGENT },
+        { text: padded("waiting text"), source: commonV1.Source.AGENT },
+      ],
+      sectionBudgetMs: 0,
+    }),
+    (error: unknown) => isContextHubError(error) && error.code === "PROVIDER_ERROR",
+  );
+  // With the failed call's second text still queued, this call would wait behind its hanging request.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(
+    server.requests.map((request) => (textOf(request).includes("refused text") ? "refused" : "other")),
+    ["refused"],
+    "the failed call's waiting text was never sent",
+  );
+});

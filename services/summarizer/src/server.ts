@@ -41,15 +41,26 @@ export function createSummarizerHandlers(summarizer: Summarizer): ServiceImpleme
           throw isContextHubError(error) ? invalidArgument(`inputs[${index}]: ${error.message}`, error.remedy) : error;
         }
       });
-      // Every provider request of every text in the call watches the call's signal: many listeners by design.
-      setMaxListeners(0, context.signal);
-      const summaries = await Promise.all(
-        inputs.map(async ({ text, source }) => {
-          const [summary, sections] = await Promise.all([summarizer.summarize(text, source, context.signal), sectionsWithin(summarizer, text, source, request.sectionBudgetMs, context.signal)]);
-          return { summary, sections: sections.map(toNodeSummary) };
-        }),
-      );
-      return { summaries };
+      // Once the call is answered (or one text's summary failed it), the requests still running or waiting for a place
+      // at the provider are no longer wanted.
+      const call = new AbortController();
+      const cancel = () => call.abort(context.signal.reason);
+      if (context.signal.aborted) cancel();
+      else context.signal.addEventListener("abort", cancel, { once: true });
+      // Every text's summary and sections watch the call's signal: a few listeners per text, by design.
+      setMaxListeners(inputs.length * 4 + 10, call.signal);
+      try {
+        const summaries = await Promise.all(
+          inputs.map(async ({ text, source }) => {
+            const [summary, sections] = await Promise.all([summarizer.summarize(text, source, call.signal), sectionsWithin(summarizer, text, source, request.sectionBudgetMs, call.signal)]);
+            return { summary, sections: sections.map(toNodeSummary) };
+          }),
+        );
+        return { summaries };
+      } finally {
+        context.signal.removeEventListener("abort", cancel);
+        call.abort();
+      }
     },
   };
 }

@@ -104,3 +104,30 @@ test("an abort while waiting rejects as DEADLINE_EXCEEDED without running the wo
     (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED",
   );
 });
+
+test("low-priority work holds at most its own limit of places, so high-priority work always finds one", async () => {
+  const limiter = createConcurrencyLimiter(4, { lowLimit: 2 });
+  const started: string[] = [];
+  const sections = ["section-1", "section-2", "section-3", "section-4"].map((name) => ({ name, ...gated(started, name) }));
+  const sectionRuns = sections.map((section) => limiter.run(section.work, { priority: "low" }));
+  await Promise.resolve();
+  assert.deepEqual(started, ["section-1", "section-2"], "two sections run; the other two wait although places are free");
+  assert.deepEqual([limiter.active, limiter.waiting], [2, 2]);
+
+  const summary = gated(started, "summary");
+  const summaryRun = limiter.run(summary.work, { priority: "high" });
+  await Promise.resolve();
+  assert.deepEqual(started, ["section-1", "section-2", "summary"], "the summary starts at once");
+  summary.open();
+  assert.equal(await summaryRun, "summary");
+
+  sections[0]!.open();
+  await sectionRuns[0];
+  // The freed place is handed on once the finished run has settled.
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(started.slice(3), ["section-3"], "a finished section makes room for the next one only");
+  for (const section of sections) section.open();
+  await Promise.all(sectionRuns);
+  assert.deepEqual([limiter.active, limiter.waiting], [0, 0]);
+  assert.throws(() => createConcurrencyLimiter(4, { lowLimit: 5 }), /from 1 to 4/);
+});

@@ -65,17 +65,20 @@ export interface ConcurrencyLimiter {
 /**
  * A bound on concurrent work shared by every caller that holds it, e.g. all
  * requests a worker process sends to its provider, however many calls it
- * serves at once.
+ * serves at once. `lowLimit` bounds the "low" runs active at once (default:
+ * the whole limit), so that they always leave places for "high" ones.
  */
-export function createConcurrencyLimiter(limit: number): ConcurrencyLimiter {
+export function createConcurrencyLimiter(limit: number, options: { lowLimit?: number } = {}): ConcurrencyLimiter {
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency must be a positive integer, got ${limit}`);
+  const lowLimit = options.lowLimit ?? limit;
+  if (!Number.isInteger(lowLimit) || lowLimit < 1 || lowLimit > limit) throw new RangeError(`the low-priority limit must be an integer from 1 to ${limit}, got ${lowLimit}`);
   let active = 0;
+  let activeLow = 0;
   const queues: Record<LimiterPriority, (() => void)[]> = { high: [], low: [] };
   const startWaiting = () => {
     while (active < limit) {
-      const start = queues.high.shift() ?? queues.low.shift();
+      const start = queues.high.shift() ?? (activeLow < lowLimit ? queues.low.shift() : undefined);
       if (start === undefined) return;
-      active++;
       start();
     }
   };
@@ -99,12 +102,15 @@ export function createConcurrencyLimiter(limit: number): ConcurrencyLimiter {
         }
         const queue = queues[priority];
         const start = () => {
+          active++;
+          if (priority === "low") activeLow++;
           signal?.removeEventListener("abort", onAbort);
           void Promise.resolve()
             .then(work)
             .then(resolve, reject)
             .finally(() => {
               active--;
+              if (priority === "low") activeLow--;
               startWaiting();
             });
         };

@@ -32,13 +32,14 @@ export interface LlmSummaryProviderOptions {
  * section for node summaries, each answer stripped of reasoning and preamble
  * and made one paragraph. At most `concurrency` requests are in flight across
  * all calls, however many texts arrive at once; a waiting summary starts
- * before any waiting section, since summaries are mandatory and node
- * summaries best effort. An answer with nothing left is a PROVIDER_ERROR,
+ * before any waiting section, and sections hold at most half the places,
+ * since summaries are mandatory and node summaries best effort. An answer with nothing left is a PROVIDER_ERROR,
  * never an empty summary stored in silence.
  */
 export function createLlmSummaryProvider(options: LlmSummaryProviderOptions): SummaryProvider {
   const { provider, model, api, concurrency, maxInputChars } = options;
-  const limiter = createConcurrencyLimiter(concurrency);
+  // Sections never hold more than half the places, so a long document's sections cannot keep summaries waiting.
+  const limiter = createConcurrencyLimiter(concurrency, { lowLimit: Math.max(1, Math.floor(concurrency / 2)) });
   const finish = (answer: ChatAnswer, what: string): string => {
     const summary = cleanSummary(answer.text);
     if (summary !== "") return summary;
