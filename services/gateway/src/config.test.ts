@@ -57,4 +57,6 @@ test("write deadlines: node summaries get only part of the summary's deadline; e
     /GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: must be less than GATEWAY_SUMMARY_TIMEOUT_MS \(4000\)/,
   );
   assert.equal(loadGatewayConfig({ GATEWAY_SUMMARY_TIMEOUT_MS: "4000", GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "3000" }).timeouts.sectionSummaryMs, 3000);
+  // Without summaries the summary deadline only bounds rerank calls, and there are no node summaries to fit in it.
+  assert.equal(loadGatewayConfig({ CONTEXT_HUB_SUMMARIES: "false", GATEWAY_SUMMARY_TIMEOUT_MS: "4000" }).timeouts.summaryMs, 4000);
 });

@@ -122,7 +122,7 @@ const schema = z
       const bad = urlProblem(env.CONTEXT_HUB_PUBLIC_URL, true);
       if (bad !== undefined) problem("CONTEXT_HUB_PUBLIC_URL", bad);
     }
-    if (env.GATEWAY_SECTION_SUMMARY_TIMEOUT_MS >= env.GATEWAY_SUMMARY_TIMEOUT_MS) {
+    if (env.CONTEXT_HUB_SUMMARIES && env.GATEWAY_SECTION_SUMMARY_TIMEOUT_MS >= env.GATEWAY_SUMMARY_TIMEOUT_MS) {
       // The summarizer answers a text's summary and its node summaries together, so a section budget as long as the summary's deadline would fail the mandatory leg.
       problem(
         "GATEWAY_SECTION_SUMMARY_TIMEOUT_MS",

@@ -41,7 +41,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     peers.close();
     throw error;
   }
-  const earlyGeneration = createEarlyGeneration({ setting: config.earlyGeneration, peers, logger, refreshMs: 60_000, callTimeoutMs: Math.min(config.timeouts.storeMs, 5_000) });
+  const earlyGeneration = createEarlyGeneration({ setting: config.earlyGeneration, peers, logger, refreshMs: 60_000, retryMs: 2_000, callTimeoutMs: 5_000 });
   const writePath = createWritePath({ peers, sectionSummaryTimeoutMs: config.timeouts.sectionSummaryMs, earlyGeneration: earlyGeneration.enabled });
   const authenticator = createAuthenticator(config, peers);
   const app = createHttpApp({

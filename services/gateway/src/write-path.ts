@@ -306,6 +306,24 @@ export function createWritePath(options: WritePathOptions) {
     }
   }
 
+  /** Folds `entry` into the entry it likely retransmits, if the pre-check finds one and it is still there; else undefined. */
+  async function foldIntoDuplicate(principal: Principal, entry: NewEntryInput, idempotency: Idempotency | undefined): Promise<WriteAck | undefined> {
+    const [duplicateOf] = await findDuplicates(principal, [entry]);
+    return duplicateOf === "" ? undefined : commitWithoutGeneration(principal, entry, idempotency);
+  }
+
+  /**
+   * Generation for the entries `wanted` picks, in one batch: each entry's
+   * generated data, or undefined for an entry not picked.
+   */
+  async function generateFor(entries: readonly NewEntryInput[], wanted: (index: number) => boolean): Promise<(storeV1.Generated | undefined)[]> {
+    const picked = entries.flatMap((_, index) => (wanted(index) ? [index] : []));
+    const generated = await generate(picked.map((index) => entries[index]!));
+    const byEntry: (storeV1.Generated | undefined)[] = entries.map(() => undefined);
+    picked.forEach((index, position) => (byEntry[index] = generated[position]));
+    return byEntry;
+  }
+
   /**
    * A new entry's generation started beside its pre-check, so it does not
    * wait for the pre-check's round trip; a likely retransmit folds into its
@@ -321,8 +339,7 @@ export function createWritePath(options: WritePathOptions) {
       () => (generating = false),
     );
     try {
-      const [duplicateOf] = await findDuplicates(principal, [entry]);
-      const folded = duplicateOf === "" ? undefined : await commitWithoutGeneration(principal, entry, idempotency);
+      const folded = await foldIntoDuplicate(principal, entry, idempotency);
       if (folded !== undefined) return folded;
       // I-4: a failed mandatory leg throws here, naming the leg, before anything is committed.
       const [generated] = await generation;
@@ -335,8 +352,7 @@ export function createWritePath(options: WritePathOptions) {
 
   /** The pre-check first: a likely retransmit folds into its duplicate and generates nothing; a new entry generates, then commits. */
   async function storeAfterCheck(principal: Principal, entry: NewEntryInput, idempotency: Idempotency | undefined): Promise<WriteAck> {
-    const [duplicateOf] = await findDuplicates(principal, [entry]);
-    const folded = duplicateOf === "" ? undefined : await commitWithoutGeneration(principal, entry, idempotency);
+    const folded = await foldIntoDuplicate(principal, entry, idempotency);
     if (folded !== undefined) return folded;
     // I-4: a failed mandatory leg throws here, naming the leg, before anything is committed.
     const [generated] = await generate([entry]);
@@ -382,9 +398,9 @@ export function createWritePath(options: WritePathOptions) {
      * Stores many entries, embedding all their chunks in one batch. Unless
      * generation may start early, the batch's pre-checks come first and
      * entries that are likely retransmits generate nothing; the store folds
-     * them. If an atomic batch's fold target vanished meanwhile, the batch is
-     * generated whole and committed again; in a non-atomic batch that entry
-     * fails alone, saying to store it again.
+     * them. If a fold target vanished meanwhile, an atomic batch (which then
+     * stored nothing) is generated whole and committed again, and a
+     * non-atomic one stores the vanished entries in a second call.
      */
     async storeBatch(principal: Principal, entries: NewEntryInput[], atomic: boolean, idempotency?: Idempotency & { replay: boolean }): Promise<ItemOutcome<WriteAck>[]> {
       if (idempotency?.replay === true) {
@@ -400,26 +416,35 @@ export function createWritePath(options: WritePathOptions) {
           if (!isDuplicateVanished(error)) throw error;
         }
       }
-      const duplicates = options.earlyGeneration() ? undefined : await findDuplicates(principal, entries);
-      const isDuplicate = (index: number) => (duplicates?.[index] ?? "") !== "";
-      const generated = await generate(entries.filter((_, index) => !isDuplicate(index)));
-      let next = 0;
-      const byEntry = entries.map((_, index) => (isDuplicate(index) ? undefined : generated[next++]));
-      try {
-        return await commitBatch(principal, entries, byEntry, atomic, idempotency);
-      } catch (error) {
-        if (!isDuplicateVanished(error)) throw error;
-        // An atomic batch whose fold target vanished stored nothing: generate what was skipped and commit it again.
-        const rest = await generate(entries.filter((_, index) => isDuplicate(index)));
-        let nextRest = 0;
-        return commitBatch(
-          principal,
-          entries,
-          byEntry.map((done) => done ?? rest[nextRest++]),
-          atomic,
-          idempotency,
-        );
+      // A non-atomic batch under an idempotency key records every item's outcome with the key, so an item whose fold
+      // target vanished could not be stored again under it: such a batch generates for every entry, as early generation
+      // does, and the store folds the retransmits.
+      const skipRetransmits = !options.earlyGeneration() && (atomic || idempotency === undefined);
+      const duplicates = skipRetransmits ? await findDuplicates(principal, entries) : entries.map(() => "");
+      const isRetransmit = (index: number) => duplicates[index] !== "";
+      const generated = await generateFor(entries, (index) => !isRetransmit(index));
+      if (atomic) {
+        try {
+          return await commitBatch(principal, entries, generated, true, idempotency);
+        } catch (error) {
+          if (!isDuplicateVanished(error)) throw error;
+          const rest = await generateFor(entries, isRetransmit);
+          return commitBatch(
+            principal,
+            entries,
+            generated.map((done, index) => done ?? rest[index]),
+            true,
+            idempotency,
+          );
+        }
       }
+      const results = await commitBatch(principal, entries, generated, false, idempotency);
+      const vanished = results.flatMap((result, index) => (!result.ok && result.error.code === "DUPLICATE_VANISHED" && isRetransmit(index) ? [index] : []));
+      if (vanished.length === 0) return results;
+      const again = vanished.map((index) => entries[index]!);
+      const stored = await commitBatch(principal, again, await generate(again), false, undefined);
+      vanished.forEach((index, position) => (results[index] = stored[position]!));
+      return results;
     },
 
     /**
@@ -478,7 +503,10 @@ const isDuplicateVanished = (error: unknown) => isContextHubError(error) && erro
 /** A batch item's error for the caller: a vanished fold target is told as what the caller can do about it. */
 function toBatchItemError(error: storeV1.ItemError | undefined): storeV1.ItemError | undefined {
   if (error?.code !== "DUPLICATE_VANISHED") return error;
-  return { ...error, message: "the entry this item was identical to was deleted or changed while the batch was stored, so nothing was stored for this item; store it again" };
+  return {
+    ...error,
+    message: "the entry this item was identical to was deleted or changed while the batch was stored, so nothing was stored for this item; store it again (with a new idempotency_key if you used one)",
+  };
 }
 
 function legFailure(leg: string, code: "EMBEDDER_UNAVAILABLE" | "SUMMARIZER_UNAVAILABLE", cause: unknown): ContextHubError {

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { createGrpcClient, createLogger, type RunningService } from "@context-hub/common";
+import { createGrpcClient, createLogger } from "@context-hub/common";
 import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
 import type { AllInOne } from "@context-hub/cli";
 import { loadEmbedderConfig, startEmbedder } from "@context-hub/embedder";
@@ -154,13 +154,34 @@ describe("a batch whose fold target vanishes before the commit", () => {
     assert.ok(embeddedTexts(embeddings).filter((text) => text === known.text).length >= 2, "the text was embedded for its new entry");
   });
 
-  test("non-atomic: that entry fails alone, saying to store it again; the rest is stored", async () => {
-    const { batch } = await batchRacingADelete("vanish-items", false);
-    assert.equal(batch.stored_count, 1);
-    assert.equal(batch.results[0]?.success, false);
-    assert.equal(batch.results[0]?.error?.code, "DUPLICATE_VANISHED");
-    assert.match(batch.results[0]?.error?.message ?? "", /deleted or changed while the batch was stored.*store it again/);
-    assert.equal(batch.results[1]?.success, true);
+  test("non-atomic: the vanished entry is generated for and stored in a second call; the rest is stored as it was", async () => {
+    const { stored, batch, known } = await batchRacingADelete("vanish-items", false);
+    assert.equal(batch.stored_count, 2);
+    assert.deepEqual(
+      batch.results.map((result) => [result.success, result.deduplicated]),
+      [
+        [true, false],
+        [true, false],
+      ],
+    );
+    assert.notEqual(batch.results[0]?.context_id, stored.context_id);
+    assert.ok(embeddedTexts(embeddings).filter((text) => text === known.text).length >= 2, "the text was embedded for its new entry");
+  });
+
+  test("non-atomic with an idempotency key: every entry is generated for, and the store folds the retransmit", async () => {
+    const known = { thread_id: "keyed", source: "agent", text: "The tunnel's honeycomb was replaced." };
+    const fresh = { thread_id: "keyed", source: "agent", text: "Turbulence intensity fell to 0.05 per cent." };
+    const first = await callOk<StoreAck>(client, "store_context", known);
+    const embeddedBefore = embeddedTexts(embeddings).length;
+    const batch = await callOk<{ results: StoreAck[] }>(client, "store_context_batch", { entries: [known, fresh], atomic: false, idempotency_key: "keyed-batch" });
+    assert.deepEqual(
+      batch.results.map((result) => [result.context_id === first.context_id, result.deduplicated]),
+      [
+        [true, true],
+        [false, false],
+      ],
+    );
+    assert.deepEqual(embeddedTexts(embeddings).slice(embeddedBefore), [known.text, fresh.text]);
   });
 });
 
@@ -203,7 +224,7 @@ describe("a failed leg", () => {
 });
 
 describe("auto decides from the workers' providers", () => {
-  const started: RunningService[] = [];
+  const started: { close(): Promise<void> | void }[] = [];
   let hosted: RecordingHttpServer;
 
   before(async () => {
@@ -211,7 +232,7 @@ describe("auto decides from the workers' providers", () => {
   });
 
   after(async () => {
-    for (const service of started) await service.close();
+    for (const service of started.reverse()) await service.close();
     await hosted?.close();
   });
 
@@ -219,38 +240,46 @@ describe("auto decides from the workers' providers", () => {
     const base = { ...process.env, LOG_LEVEL: "silent", ...env };
     const embedder = await startEmbedder(loadEmbedderConfig({ ...base, EMBEDDER_PORT: "0", EMBEDDER_OPS_PORT: "-1" }), logger);
     const summarizer = await startSummarizer(loadSummarizerConfig({ ...base, SUMMARIZER_PORT: "0", SUMMARIZER_OPS_PORT: "-1" }), logger);
-    started.push(embedder, summarizer);
-    return {
+    const peers = {
       embedder: createGrpcClient(embedderV1.EmbedderService, { address: embedder.address, peer: "embedder", deadlineMs: 5_000 }),
       summarizer: createGrpcClient(summarizerV1.SummarizerService, { address: summarizer.address, peer: "summarizer", deadlineMs: 5_000 }),
     };
+    started.push(embedder, summarizer, peers.embedder, peers.summarizer);
+    return peers;
   }
 
+  /** The policy's first decision, and what it logged to reach it. */
   const decide = async (peers: Parameters<typeof createEarlyGeneration>[0]["peers"], setting: "auto" | "on" | "off" = "auto") => {
-    const policy = createEarlyGeneration({ setting, peers, logger, refreshMs: 60_000, callTimeoutMs: 5_000 });
+    const logged: string[] = [];
+    const record = (_fields: unknown, message?: string) => void logged.push(message ?? "");
+    const policy = createEarlyGeneration({ setting, peers, logger: { info: record, warn: record } as never, refreshMs: 60_000, retryMs: 60_000, callTimeoutMs: 5_000 });
     await policy.decided;
     policy.stop();
-    return policy.enabled();
+    return { enabled: policy.enabled(), logged };
   };
 
-  test("both built in: generation starts early; summaries off count as free", async () => {
+  test("both built in: generation starts early; summaries off count as free; on and off decide alone", async () => {
     const peers = await workers({});
-    assert.equal(await decide(peers), true);
-    assert.equal(await decide({ embedder: peers.embedder, summarizer: undefined }), true);
-    assert.equal(await decide(peers, "off"), false);
+    assert.deepEqual(await decide(peers), { enabled: true, logged: ["generation starts beside the dedup pre-check: the providers are built in"] });
+    assert.equal((await decide({ embedder: peers.embedder, summarizer: undefined })).enabled, true);
+    assert.deepEqual(await decide(peers, "off"), { enabled: false, logged: [] });
   });
 
   test("a hosted embedder or summarizer: generation waits", async () => {
+    const waits = { enabled: false, logged: ["generation waits for the dedup pre-check: a provider is hosted"] };
     const hostedEmbedder = await workers({ EMBEDDER_PROVIDER: "openai", EMBEDDER_BASE_URL: hosted.url, EMBEDDER_MODEL: "fake-embed", EMBEDDER_DIMENSION: String(dimension) });
-    assert.equal(await decide(hostedEmbedder), false);
+    assert.deepEqual(await decide(hostedEmbedder), waits);
     const hostedSummarizer = await workers({ SUMMARIZER_PROVIDER: "openai", SUMMARIZER_BASE_URL: hosted.url, SUMMARIZER_MODEL: "fake-chat" });
     const builtIn = await workers({});
-    assert.equal(await decide({ embedder: builtIn.embedder, summarizer: hostedSummarizer.summarizer }), false);
-    assert.equal(await decide(hostedEmbedder, "on"), true);
+    assert.deepEqual(await decide({ embedder: builtIn.embedder, summarizer: hostedSummarizer.summarizer }), waits);
+    assert.deepEqual(await decide(hostedEmbedder, "on"), { enabled: true, logged: [] });
   });
 
-  test("workers that cannot be reached: generation waits", async () => {
+  test("workers that cannot be reached: generation waits, and says why", async () => {
     const unreachable = createGrpcClient(embedderV1.EmbedderService, { address: "127.0.0.1:1", peer: "embedder", deadlineMs: 500 });
-    assert.equal(await decide({ embedder: unreachable, summarizer: undefined }), false);
+    started.push(unreachable);
+    const { enabled, logged } = await decide({ embedder: unreachable, summarizer: undefined });
+    assert.equal(enabled, false);
+    assert.deepEqual(logged, ["could not ask the generation workers for their providers; generation waits for the dedup pre-check until they answer"]);
   });
 });

@@ -19,6 +19,8 @@ export interface EarlyGenerationOptions {
   logger: Pick<Logger, "info" | "warn">;
   /** How often `auto` asks the workers again, so a worker redeployed with another provider is noticed. */
   refreshMs: number;
+  /** How soon `auto` asks again after a worker could not be reached. */
+  retryMs: number;
   /** Deadline of each Describe call. */
   callTimeoutMs: number;
 }
@@ -36,8 +38,8 @@ export interface EarlyGenerationOptions {
  *
  * `auto` starts off (generation waits) and turns on once both workers
  * describe the built-in provider (the summarizer counts as free when
- * summaries are off); it asks again every `refreshMs`, and keeps its last
- * answer while a worker cannot be reached.
+ * summaries are off); it asks again every `refreshMs` (after `retryMs`
+ * when a worker could not be reached) and keeps its last answer meanwhile.
  */
 export function createEarlyGeneration(options: EarlyGenerationOptions): EarlyGeneration {
   if (options.setting !== "auto") {
@@ -46,28 +48,39 @@ export function createEarlyGeneration(options: EarlyGenerationOptions): EarlyGen
   }
   const { peers, logger } = options;
   let enabled = false;
+  let decidedOnce = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
 
-  const ask = async () => {
+  /** Asks both workers; true when they answered. */
+  const ask = async (): Promise<boolean> => {
     try {
       const deadline = { deadlineMs: options.callTimeoutMs };
       const [embedder, summarizer] = await Promise.all([peers.embedder.describe({}, deadline), peers.summarizer?.describe({}, deadline)]);
+      if (stopped) return true;
       const free = embedder.provider === freeProvider && (summarizer === undefined || summarizer.provider === freeProvider);
-      if (free !== enabled && !stopped) {
-        enabled = free;
+      if (free !== enabled || !decidedOnce) {
         const providers = `embedder ${embedder.provider}${summarizer === undefined ? "" : `, summarizer ${summarizer.provider}`}`;
         logger.info({ providers }, free ? "generation starts beside the dedup pre-check: the providers are built in" : "generation waits for the dedup pre-check: a provider is hosted");
       }
+      enabled = free;
+      decidedOnce = true;
+      return true;
     } catch (error) {
-      logger.warn({ error: error instanceof Error ? error.message : String(error) }, "could not ask the generation workers for their providers; keeping the last answer");
+      if (!stopped) {
+        const keeping = decidedOnce ? "keeping the last answer" : "generation waits for the dedup pre-check until they answer";
+        logger.warn({ error: error instanceof Error ? error.message : String(error) }, `could not ask the generation workers for their providers; ${keeping}`);
+      }
+      return false;
     }
   };
-  const schedule = () => {
-    timer = setTimeout(() => void ask().finally(() => stopped || schedule()), options.refreshMs);
+  const askAndSchedule = async () => {
+    const answered = await ask();
+    if (stopped) return;
+    timer = setTimeout(() => void askAndSchedule(), answered ? options.refreshMs : options.retryMs);
     timer.unref();
   };
-  const decided = ask().finally(() => stopped || schedule());
+  const decided = askAndSchedule();
 
   return {
     enabled: () => enabled,
