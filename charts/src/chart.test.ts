@@ -510,6 +510,7 @@ describe("configuration from values", () => {
       ["minimal", ["gateway.rateLimits.read.burst=0"], /burst/],
       ["minimal", ["gateway.maxBodyBytes=10"], /maxBodyBytes/],
       ["minimal", ["gateway.autoscaling.minReplicas=20"], /minReplicas is above maxReplicas/],
+      ["minimal", ["gateway.timeouts.summaryMs=5000"], /gateway\.timeouts\.sectionSummaryMs \(5000\) must be less than gateway\.timeouts\.summaryMs \(5000\)/],
       ["minimal", ["gateway.port=not-a-port"], /gateway\.port|port/],
       ["minimal", ["gateway.unknownKey=1"], /unknownKey|additional/i],
     ];

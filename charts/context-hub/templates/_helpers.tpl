@@ -247,6 +247,10 @@ vector backend: pgvector, or Qdrant (in-chart or external) fed from the outbox.
 {{- if and .Values.ingress.enabled .Values.ingress.tls.enabled (not .Values.ingress.tls.secretName) -}}
 {{- $errors = append $errors "ingress.tls.enabled: set ingress.tls.secretName" -}}
 {{- end -}}
+{{- $timeouts := .Values.gateway.timeouts -}}
+{{- if and .Values.gateway.summaries (ge (int $timeouts.sectionSummaryMs) (int $timeouts.summaryMs)) -}}
+{{- $errors = append $errors (printf "gateway.timeouts.sectionSummaryMs (%d) must be less than gateway.timeouts.summaryMs (%d): node summaries may use only part of the summary's deadline" (int $timeouts.sectionSummaryMs) (int $timeouts.summaryMs)) -}}
+{{- end -}}
 {{- range $component := list "gateway" "store" "embedder" "summarizer" "reranker" -}}
 {{- $autoscaling := (index $.Values $component).autoscaling -}}
 {{- if and $autoscaling.enabled (gt (int $autoscaling.minReplicas) (int $autoscaling.maxReplicas)) -}}
