@@ -83,7 +83,7 @@ export function resolveHttpProviderSettings(
     problem(`${prefix}_BASE_URL`, "expected an http:// or https:// URL");
   }
   const apiKey = raw.apiKey.trim();
-  if (apiKey === "" && requirements.apiKey === "with-default-base-url" && isSameHost(baseUrl, requirements.defaultBaseUrl)) {
+  if (apiKey === "" && requirements.apiKey === "with-default-base-url" && isSameOrigin(baseUrl, requirements.defaultBaseUrl)) {
     problem(`${prefix}_API_KEY`, `required when ${prefix}_PROVIDER is ${provider} at ${requirements.defaultBaseUrl}`);
   }
   if (!ok || baseUrl === undefined) return undefined;
@@ -91,7 +91,7 @@ export function resolveHttpProviderSettings(
 }
 
 /** Whether both URLs name the same scheme, host and port, whatever their paths ("https://api.openai.com/v1" is still OpenAI's API). */
-function isSameHost(value: string | undefined, other: string | undefined): boolean {
+function isSameOrigin(value: string | undefined, other: string | undefined): boolean {
   if (value === undefined || other === undefined || !isHttpUrl(value) || !isHttpUrl(other)) return false;
   return new URL(value).origin === new URL(other).origin;
 }
