@@ -1,4 +1,4 @@
-import { ContextHubError, contentHash, currentRequestContext, fineLatencyBuckets, histogram, isContextHubError } from "@context-hub/common";
+import { ContextHubError, contentHash, createChildAbortController, currentRequestContext, fineLatencyBuckets, histogram, isContextHubError } from "@context-hub/common";
 import { commonV1, type embedderV1, type storeV1, type summarizerV1 } from "@context-hub/proto";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
@@ -225,9 +225,7 @@ export function createWritePath(options: WritePathOptions) {
    */
   async function generate(inputs: GenerationInput[], signal?: AbortSignal): Promise<storeV1.Generated[]> {
     if (inputs.length === 0) return [];
-    const legs = new AbortController();
-    const cancelLegs = () => legs.abort();
-    signal?.addEventListener("abort", cancelLegs, { once: true });
+    const legs = createChildAbortController(signal);
     const leg = <T>(stage: WriteStage, work: (signal: AbortSignal) => Promise<T>, onFailure: (error: unknown) => ContextHubError): Promise<T> =>
       timeStage(stage, () => work(legs.signal), legs.signal).catch((error: unknown) => {
         legs.abort();
@@ -258,7 +256,7 @@ export function createWritePath(options: WritePathOptions) {
     try {
       [embedded, summarized] = await Promise.all([embedding, summaries]);
     } finally {
-      signal?.removeEventListener("abort", cancelLegs);
+      legs.release();
     }
     return inputs.map((input, index) => ({
       $typeName: "contexthub.store.v1.Generated",

@@ -1,6 +1,6 @@
 // The summarizer's gRPC transport: translates SummarizerService messages to and from the domain.
 import { setMaxListeners } from "node:events";
-import { invalidArgument, isContextHubError, type ServiceImplementation } from "@context-hub/common";
+import { createChildAbortController, invalidArgument, isContextHubError, type ServiceImplementation } from "@context-hub/common";
 import { commonV1, type summarizerV1 } from "@context-hub/proto";
 import type { SectionSummary, Summarizer } from "./summarizer.js";
 import type { TextSource } from "./summary-provider.js";
@@ -43,10 +43,7 @@ export function createSummarizerHandlers(summarizer: Summarizer): ServiceImpleme
       });
       // Once the call is answered (or one text's summary failed it), the requests still running or waiting for a place
       // at the provider are no longer wanted.
-      const call = new AbortController();
-      const cancel = () => call.abort(context.signal.reason);
-      if (context.signal.aborted) cancel();
-      else context.signal.addEventListener("abort", cancel, { once: true });
+      const call = createChildAbortController(context.signal);
       // Every text's summary and sections watch the call's signal: a few listeners per text, by design.
       setMaxListeners(inputs.length * 4 + 10, call.signal);
       try {
@@ -58,7 +55,7 @@ export function createSummarizerHandlers(summarizer: Summarizer): ServiceImpleme
         );
         return { summaries };
       } finally {
-        context.signal.removeEventListener("abort", cancel);
+        call.release();
         call.abort();
       }
     },
@@ -74,17 +71,14 @@ async function sectionsWithin(summarizer: Summarizer, text: string, source: Text
   if (budgetMs === 0) return [];
   // A timer of our own, not AbortSignal.timeout: a timeout signal that only AbortSignal.any refers to can be garbage
   // collected before it fires (Node 20), and the sections would then wait for the caller's whole deadline.
-  const budget = new AbortController();
+  const budget = createChildAbortController(signal);
   const timer = setTimeout(() => budget.abort(new DOMException(`node summaries took longer than ${budgetMs} ms`, "TimeoutError")), budgetMs);
-  const cancel = () => budget.abort(signal.reason);
-  if (signal.aborted) cancel();
-  else signal.addEventListener("abort", cancel, { once: true });
   const expired = new Promise<SectionSummary[]>((resolve) => budget.signal.addEventListener("abort", () => resolve([]), { once: true }));
   try {
     return await Promise.race([summarizer.summarizeSections(text, source, budget.signal).catch(() => []), expired]);
   } finally {
     clearTimeout(timer);
-    signal.removeEventListener("abort", cancel);
+    budget.release();
     // Sections still running once the answer is decided are no longer wanted.
     budget.abort();
   }

@@ -1,3 +1,4 @@
+import { createChildAbortController } from "../abort-signals.js";
 import { ContextHubError } from "../errors.js";
 
 /** Cuts `items` into consecutive batches of at most `size` (the last may be shorter). */
@@ -17,10 +18,7 @@ export function splitIntoBatches<T>(items: readonly T[], size: number): T[][] {
  */
 export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, work: (item: T, index: number, signal: AbortSignal) => Promise<R>, signal?: AbortSignal): Promise<R[]> {
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency must be a positive integer, got ${limit}`);
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(signal?.reason);
-  if (signal?.aborted) onAbort();
-  else signal?.addEventListener("abort", onAbort, { once: true });
+  const controller = createChildAbortController(signal);
   const results = new Array<R>(items.length);
   let next = 0;
   let failure: { error: unknown } | undefined;
@@ -38,7 +36,7 @@ export async function mapWithConcurrency<T, R>(items: readonly T[], limit: numbe
   try {
     await Promise.all(Array.from({ length: Math.min(limit, items.length) }, runner));
   } finally {
-    signal?.removeEventListener("abort", onAbort);
+    controller.release();
   }
   if (failure !== undefined) throw failure.error;
   if (controller.signal.aborted) throw controller.signal.reason;
