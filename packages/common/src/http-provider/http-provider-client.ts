@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { z } from "zod";
-import { ContextHubError } from "../errors.js";
+import { ContextHubError, providerLabel } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { counter } from "../metrics.js";
 import { fullJitterDelay, isRetryableStatus, parseRetryAfter } from "./retry-policy.js";
@@ -118,7 +118,7 @@ type AttemptOutcome = { kind: "answer"; status: number; headers: Headers; text: 
 /** A JSON-over-HTTP client for one provider endpoint family, with one policy for timeouts, retries and errors. */
 export function createHttpProviderClient(options: HttpProviderClientOptions): HttpProviderClient {
   const { provider, operation, model, timeoutMs, maxRetries, settingsPrefix } = options;
-  const label = `${provider} ${operation} (model ${model})`;
+  const label = providerLabel({ provider, operation, model });
   const fetchImpl = options.fetch ?? fetch;
   const random = options.random ?? Math.random;
   const backoffBaseMs = options.backoffBaseMs ?? 250;
