@@ -2,9 +2,7 @@ import { after, before } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
 import type { AllInOne } from "@context-hub/cli";
-import type { BackendHub, HubBackend } from "./hub-backends.js";
-import { connectMcpClient } from "./mcp.js";
-import { startMemoryHub } from "./memory-hub.js";
+import { memoryBackend, type BackendHub, type HubBackend } from "./hub-backends.js";
 import { openAiFakeProviders, startFakeOpenAi, type FakeOpenAi } from "./openai-fakes.js";
 
 /** The fake providers and the hub using them, set once the suite's `before` hook has run. */
@@ -52,16 +50,14 @@ export interface CustomFakeProviderHub {
 export async function startCustomFakeProviderHub(handlers: { embeddings: Handler; chat: Handler }, dimension: number, env: Record<string, string> = {}): Promise<CustomFakeProviderHub> {
   const embeddings = await startRecordingHttpServer(handlers.embeddings);
   const chat = await startRecordingHttpServer(handlers.chat);
-  const hub = await startMemoryHub({ ...openAiFakeProviders(embeddings.url, chat.url, dimension), ...env });
-  const client = await connectMcpClient(hub.url);
+  const { hub, client, close } = await memoryBackend.start({ ...openAiFakeProviders(embeddings.url, chat.url, dimension), ...env });
   return {
     hub,
     client,
     embeddings,
     chat,
     async close() {
-      await client.close();
-      await hub.close();
+      await close();
       await embeddings.close();
       await chat.close();
     },
