@@ -1,12 +1,14 @@
 import type { SqlParams } from "./db/sql-database.js";
 import { isAdmin, type Principal } from "./principal.js";
+import { reviewOpenStates } from "./trust.js";
 
 /**
  * `read` decides what a caller may see; `write` what it may change or
  * delete; `review` what a reviewer may see and judge: with the
- * `context:review` scope, every entry of the reviewer's tenant (a review
- * queue must show what waits, whoever wrote it); without it, what `read`
- * allows.
+ * `context:review` scope, what `read` allows and, whoever wrote them, the
+ * tenant's entries that wait for a reviewer (quarantined, or rejected by
+ * one), so a review queue shows what waits without opening anything else;
+ * without the scope, what `read` allows.
  */
 export type AccessMode = "read" | "write" | "review";
 
@@ -28,8 +30,9 @@ const aliasPattern = /^[a-z_][a-z0-9_]{0,30}$/;
  * `private` and its owner granted `write` as above). A write grant on a
  * private entry gives nothing: private means the owner alone.
  *
- * Review: in the caller's tenant, when the caller holds `context:review`;
- * otherwise as read.
+ * Review: as read, or, when the caller holds `context:review`, any entry of
+ * the caller's tenant in a state open to review (`reviewOpenStates`). Review
+ * mode needs the `trust_state` column, so it judges `entries` rows only.
  *
  * Any row with the columns `id`, `tenant`, `thread_id`, `owner` and
  * `visibility` can be judged: a tombstone (whose entry grants are gone with
@@ -43,7 +46,12 @@ export function accessPredicate(principal: Principal, alias: string, params: Sql
   if (!aliasPattern.test(alias)) throw new Error(`access predicate alias ${JSON.stringify(alias)} is not a plain identifier`);
   if (principal.tenant === "" || principal.subject === "") throw new Error("access predicate needs a principal with a tenant and a subject");
   const tenant = params.add(principal.tenant);
-  if (isAdmin(principal) || (mode === "review" && principal.scopes.includes("context:review"))) return `(${alias}.tenant = ${tenant})`;
+  if (isAdmin(principal)) return `(${alias}.tenant = ${tenant})`;
+  if (mode === "review") {
+    const readable = accessPredicate(principal, alias, params, "read");
+    if (!principal.scopes.includes("context:review")) return readable;
+    return `((${alias}.tenant = ${tenant} AND ${alias}.trust_state = ANY(${params.add([...reviewOpenStates])}::text[])) OR ${readable})`;
+  }
 
   const subject = params.add(principal.subject);
   const groups = params.add([...principal.groups]);

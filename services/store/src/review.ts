@@ -1,9 +1,12 @@
 /**
  * Human review: reviewers (scope `context:review`) see the entries of their
- * tenant that wait for a person — quarantined and unverified ones — and
- * approve (verified) or reject (rejected) them with a note. A review judges
- * one version: it is refused when the entry changed since the reviewer read
- * it, and nobody approves what they wrote. No transport or SQL here.
+ * tenant that wait for a person — quarantined ones and those a reviewer
+ * rejected, whoever wrote them, and the unverified ones they may read — and
+ * approve (verified) or reject (rejected) them with a note. Any other entry
+ * is, to review, exactly a missing id (the access predicate's review mode).
+ * A review judges one version: it is refused when the entry changed since
+ * the reviewer read it, and nobody approves what they wrote. No transport or
+ * SQL here.
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "./audit.js";
@@ -110,9 +113,10 @@ async function reviewIn(tx: EntryWriteScope, caller: Principal, query: ReturnTyp
   const target = matches[0] === undefined ? undefined : await tx.review.lock(caller, matches[0]);
   if (target === undefined) throw entryNotFound(query.input);
   if (target.version !== expectedVersion) {
-    throw new ContextHubError("VERSION_CONFLICT", `entry ${target.id} is at version ${target.version}, not the expected ${expectedVersion}`, {
+    // Named as the reviewer wrote it: a prefix is not widened into a full id.
+    throw new ContextHubError("VERSION_CONFLICT", `entry ${query.input} is at version ${target.version}, not the expected ${expectedVersion}`, {
       remedy: `read version ${target.version} and review it (expected_version ${target.version})`,
-      details: { id: target.id, current_version: target.version },
+      details: { id: query.input, current_version: target.version },
     });
   }
   const state = reviewedState(target, decision, caller);

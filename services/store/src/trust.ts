@@ -17,6 +17,14 @@ export type TrustState = "unverified" | "verified" | "quarantined" | "rejected";
 
 export const trustStates: readonly TrustState[] = ["unverified", "verified", "quarantined", "rejected"];
 
+/**
+ * The states in which an entry waits for a reviewer, whoever owns it: the
+ * screen quarantined it, or a reviewer rejected it (only a review ends that).
+ * A reviewer may find, read and judge an entry in another state only when
+ * they may read it anyway.
+ */
+export const reviewOpenStates: readonly TrustState[] = ["quarantined", "rejected"];
+
 /** A principal in this group is an agent: its `user` writes are not taken as a person's own words. */
 export const agentGroup = "agents";
 
