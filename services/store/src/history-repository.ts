@@ -76,8 +76,10 @@ function toTombstone(row: TombstoneRow): TombstoneRecord {
 }
 
 // A version's content as the caller may see it: emptied in SQL when redacted, so hidden text never leaves the database.
+// Its hash goes too: a plain SHA-256 of a short text confirms a guess of it offline.
 const versionContent = (redacted: string) => `
   CASE WHEN ${redacted} THEN '' ELSE r.text END AS text,
+  CASE WHEN ${redacted} THEN '' ELSE r.content_hash END AS content_hash,
   CASE WHEN ${redacted} THEN '{}'::jsonb ELSE r.metadata END AS metadata,
   CASE WHEN ${redacted} THEN '{}'::text[] ELSE r.tags END AS tags,
   CASE WHEN ${redacted} THEN '' ELSE r.summary END AS summary,
@@ -85,7 +87,7 @@ const versionContent = (redacted: string) => `
   CASE WHEN ${redacted} THEN NULL ELSE r.valid_to END AS valid_to,
   ${redacted} AS redacted`;
 
-const versionColumns = "r.version, r.current, r.content_hash, r.visibility, r.trust_state, r.written_by, r.written_at, r.superseded_by, r.superseded_at, r.change_kind, r.restored_from";
+const versionColumns = "r.version, r.current, r.visibility, r.trust_state, r.written_by, r.written_at, r.superseded_by, r.superseded_at, r.change_kind, r.restored_from";
 
 interface Page {
   version: number | undefined;

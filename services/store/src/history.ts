@@ -21,9 +21,10 @@ export type ChangeKind = "create" | "update" | "fold" | "restore";
 export interface EntryVersionRecord {
   version: number;
   current: boolean;
-  /** The caller may not see this version's content (it was private and the caller is not the owner): content fields are empty. */
+  /** The caller may not see this version's content (it was private and the caller is not the owner): content fields, the content hash included, are empty. */
   redacted: boolean;
   text: string;
+  /** SHA-256 of the text; empty when redacted. */
   contentHash: string;
   metadata: JsonObject;
   tags: string[];

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -173,6 +174,26 @@ for (const backend of backends) {
           ["alice", "entry.create"],
         ],
       );
+    });
+
+    test("a redacted version shows no content hash, in structured content or text", async () => {
+      const draft = "pin 4921";
+      const id = (await callOk<Ack>(clients.alice!, "store_context", { thread_id: "pins", source: "agent", text: draft })).context_id;
+      await callOk(clients.alice!, "update_context", { context_id: id, text: "pin: ask alice", visibility: "tenant" });
+      const draftHash = createHash("sha256").update(draft).digest("hex");
+      const result = await callTool(clients.bob!, "get_context_history", { context_id: id });
+      assert.notEqual(result.isError, true, textOf(result));
+      const versions = (result.structuredContent as { versions: Record<string, unknown>[] }).versions;
+      assert.deepEqual(
+        versions.map((version) => [version.version, version.redacted, "content_hash" in version]),
+        [
+          [2, false, true],
+          [1, true, false],
+        ],
+      );
+      assert.ok(!shown(result).includes(draftHash), "the redacted version's hash is nowhere in the answer");
+      const owners = await callOk<{ versions: { content_hash?: string }[] }>(clients.alice!, "get_context_history", { context_id: id });
+      assert.equal(owners.versions[1]?.content_hash, draftHash, "positive control: the owner sees it");
     });
 
     test("a deleted entry's text is found by no tool the moment the delete returns", async () => {

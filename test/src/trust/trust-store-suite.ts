@@ -155,8 +155,14 @@ export function defineTrustStoreSuite(target: StoreTarget): void {
           "versions that were private are redacted for a reader who is not the owner",
         );
         assert.deepEqual([seen.versions[2]!.tags, seen.versions[2]!.summary, seen.versions[2]!.metadata], [[], "", {}]);
+        assert.deepEqual(
+          seen.versions.map((version) => version.contentHash),
+          [contentHash("salary bands: see HR"), "", ""],
+          "a redacted version carries no hash, which would confirm a guess of its text",
+        );
         const ownerView = await history(alice, entry.id);
         assert.equal(ownerView.versions[2]!.text, "draft: salary bands are 90k-120k", "the owner sees every version");
+        assert.equal(ownerView.versions[2]!.contentHash, contentHash("draft: salary bands are 90k-120k"), "the owner sees every hash");
         const tenantAdmin = principal(tenant, "root", { scopes: admin });
         assert.equal((await history(tenantAdmin, entry.id)).versions[2]!.redacted, false, "an admin sees every version of a live entry");
       });

@@ -172,9 +172,9 @@ export const unshareOutput = z.object({ revoked_count: z.number(), message: z.st
 const versionOutput = z.object({
   version: z.number(),
   current: z.boolean(),
-  redacted: z.boolean().describe("The version was private while it was current and you are not its owner: its content is left out."),
+  redacted: z.boolean().describe("The version was private while it was current and you are not its owner: its content (text, metadata, tags, summary, valid time and content_hash) is left out."),
   text: z.string(),
-  content_hash: z.string(),
+  content_hash: z.string().optional().describe("SHA-256 of the version's text; absent when the version is redacted."),
   summary: z.string(),
   metadata: z.record(z.string(), z.unknown()),
   tags: z.array(z.string()),

@@ -40,7 +40,8 @@ export function toVersionView(version: storeV1.EntryVersion) {
     current: version.current,
     redacted: version.redacted,
     text: version.text,
-    content_hash: version.contentHash,
+    // A redacted version's hash would confirm a guess of its text: it is left out with the text.
+    ...(version.redacted || version.contentHash === "" ? {} : { content_hash: version.contentHash }),
     summary: version.summary,
     metadata: version.metadata ?? {},
     tags: version.tags,
