@@ -339,7 +339,11 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     async nearestEntries(principal, query) {
       const space = spaces.get(spaceKey(query.model, query.vector.length));
       if (space === undefined || space.ids.size < settings.exactBelowChunks || (await preferExact(principal, query))) return fallback.nearestEntries(principal, query);
-      return (await searchGraph(space, principal, query)) ?? fallback.nearestEntries(principal, query);
+      const answer = await searchGraph(space, principal, query);
+      if (answer !== undefined) return answer;
+      // The graph gave up (most of what it offered failed the re-check); the exact scan answers. How much failed depends on
+      // entries the caller cannot see, so the strategy stays the plan's, chosen from what the caller sees (invariant I-2).
+      return { ...(await fallback.nearestEntries(principal, query)), strategy: "ann" };
     },
 
     async close() {

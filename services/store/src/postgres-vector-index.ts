@@ -44,7 +44,7 @@ const maxAnnChunks = 20_000;
 const maxEfSearch = 1_000;
 /** How often the store looks for embedding spaces that have no index yet. */
 const spaceWatchMs = 60_000;
-/** How long a tenant's chunk count is trusted when choosing between exact and approximate search. */
+/** How long a caller's candidate count is trusted when choosing between exact and approximate search. */
 const countTtlMs = 30_000;
 
 /** The pgvector type an HNSW index of a dimension casts to: `vector` up to 2,000 dimensions, `halfvec` up to 4,000, none beyond. */
@@ -108,29 +108,36 @@ async function countAtMost(db: SqlExecutor, sql: string, values: unknown[]): Pro
   return rows[0]?.count ?? 0;
 }
 
+/** Most plans one store remembers; past it the oldest is forgotten first. */
+const maxCachedPlans = 1_000;
+
 /**
  * Whether comparing every candidate beats an approximate index for a query:
- * the caller's tenant holds fewer than `exactBelowChunks` chunks of the model
- * (counted at most every `countTtlMs`), or a thread-scoped search's thread
- * fewer entries than that. Shared by every backend that keeps a graph.
+ * the caller's candidates — chunks of the model in entries the caller may
+ * see that pass the query's filters — number fewer than `exactBelowChunks`
+ * (a bounded count, remembered per caller and query for `countTtlMs`).
+ * Decided from what the caller can see alone, so the plan (and the
+ * `strategy` a search reports) is the same whatever the store holds beside
+ * it (invariant I-2): counting the tenant's or the thread's chunks would
+ * tell a caller how many entries it cannot see. Shared by every backend
+ * that keeps a graph.
  */
 export function createExactPreference(db: SqlExecutor, exactBelowChunks: number): (principal: Principal, query: VectorQuery) => Promise<boolean> {
-  const counts = new Map<string, { value: number; at: number }>();
+  const plans = new Map<string, { exact: boolean; at: number }>();
   return async (principal, query) => {
     const cap = exactBelowChunks;
-    const key = `${principal.tenant}\u0000${query.model}`;
-    const cached = counts.get(key);
-    let tenantChunks = cached !== undefined && Date.now() - cached.at < countTtlMs ? cached.value : undefined;
-    if (tenantChunks === undefined) {
-      tenantChunks = await countAtMost(db, "SELECT 1 FROM chunks c WHERE c.tenant = $1 AND c.embedding_model = $2 LIMIT $3", [principal.tenant, query.model, cap]);
-      counts.set(key, { value: tenantChunks, at: Date.now() });
-    }
-    if (tenantChunks < cap) return true;
-    if (query.filter.threadId !== undefined) {
-      const threadEntries = await countAtMost(db, "SELECT 1 FROM entries e WHERE e.tenant = $1 AND e.thread_id = $2 LIMIT $3", [principal.tenant, query.filter.threadId, cap]);
-      if (threadEntries < cap) return true;
-    }
-    return false;
+    if (cap <= 0) return false;
+    const key = JSON.stringify([principal.tenant, principal.subject, [...principal.groups].sort(), [...principal.scopes].sort(), query.model, query.filter]);
+    const cached = plans.get(key);
+    if (cached !== undefined && Date.now() - cached.at < countTtlMs) return cached.exact;
+    const params = createSqlParams();
+    const conditions = [`c.embedding_model = ${params.add(query.model)}`, accessPredicate(principal, "e", params), ...searchFilterConditions(query.filter, "e", params)];
+    const candidates = await countAtMost(db, `SELECT 1 FROM chunks c JOIN entries e ON e.id = c.entry_id WHERE ${conditions.join(" AND ")} LIMIT ${params.add(cap)}`, params.values);
+    const exact = candidates < cap;
+    plans.delete(key);
+    plans.set(key, { exact, at: Date.now() });
+    if (plans.size > maxCachedPlans) plans.delete(plans.keys().next().value as string);
+    return exact;
   };
 }
 
@@ -338,7 +345,7 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
       const dimension = query.vector.length;
       // The index is checked (and its build started) even when this search goes exact, so a space is indexed while it is small.
       const indexed = db.vectorType === "pgvector" && annTypeOf(dimension) !== undefined && (await annReady(query.model, dimension));
-      if (!indexed || (await preferExact(principal, query))) {
+      if ((await preferExact(principal, query)) || !indexed) {
         return { hits: await exact(principal, query), strategy: "exact", warnings: [] };
       }
       const iterative = await supportsIterativeScans();
@@ -359,10 +366,12 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
         });
         const hits = bestPerEntry(rows);
         if (hits.length >= query.limit) return { hits: hits.slice(0, query.limit), strategy: "ann", warnings: [] };
-        // Fewer chunks than asked for: the scan ran dry, so the visible, filtered set is small; compare it exactly.
+        // Fewer chunks than asked for: the scan ran dry (the visible, filtered set is small near the query), or walked past
+        // its ceiling; compare exactly. The strategy stays the plan's: whether the graph runs dry depends on entries the
+        // caller cannot see.
         const ranDry = rows.length < chunkLimit;
         const ceiling = iterative ? maxAnnChunks : maxEfSearch;
-        if (ranDry || chunkLimit >= ceiling) return { hits: await exact(principal, query), strategy: "exact", warnings: [] };
+        if (ranDry || chunkLimit >= ceiling) return { hits: await exact(principal, query), strategy: "ann", warnings: [] };
         chunkLimit = Math.min(chunkLimit * 4, ceiling);
       }
     },

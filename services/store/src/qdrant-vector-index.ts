@@ -232,7 +232,9 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
     async nearestEntries(principal, query) {
       try {
         const answer = await searchQdrant(principal, query);
-        if (answer === undefined) return await fallback.nearestEntries(principal, query);
+        // Qdrant's pages ran past the limit (most points failed the re-check): PostgreSQL answers. How many failed depends on
+        // entries the caller cannot see, so the strategy stays Qdrant's (invariant I-2).
+        if (answer === undefined) return { ...(await fallback.nearestEntries(principal, query)), strategy: "ann" };
         const pending = await pendingHits(principal, query);
         if (pending !== undefined) return { ...answer, hits: merge(answer.hits, pending, query.limit) };
         return {

@@ -72,8 +72,13 @@ export interface SearchRepository {
   grepCandidates(principal: Principal, filter: SearchFilter, literal: string | undefined, cursor: GrepCursor | undefined, limit: number): Promise<GrepCandidate[]>;
   /** A value of `search_settings`. */
   setting(key: string): Promise<string | undefined>;
-  /** Whether any chunk was ever embedded by this model at this dimension (spaces are not per tenant: they name models, not data). */
-  hasEmbeddingSpace(model: string, dimension: number): Promise<boolean>;
+  /**
+   * Whether the caller can see chunks embedded by other models (or at other
+   * dimensions) and none by this one: the store was embedded by another
+   * model than the query's. Judged over the entries the caller may see only,
+   * so it says nothing about anyone else's (invariant I-2).
+   */
+  embeddedByOtherModels(principal: Principal, model: string, dimension: number): Promise<boolean>;
   /** The text-search configurations the database ships (pg_catalog). */
   builtinLanguages(): Promise<string[]>;
 }
@@ -233,9 +238,17 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       return rows[0]?.value;
     },
 
-    async hasEmbeddingSpace(model, dimension) {
-      const { rows } = await db.query("SELECT 1 FROM embedding_spaces WHERE embedding_model = $1 AND dimension = $2", [model, dimension]);
-      return rows.length > 0;
+    async embeddedByOtherModels(principal, model, dimension) {
+      const params = createSqlParams();
+      const visible = accessPredicate(principal, "e", params);
+      const dimensionOf = db.vectorType === "pgvector" ? "vector_dims(c.embedding)" : "cardinality(c.embedding)";
+      const space = `c.embedding_model = ${params.add(model)} AND ${dimensionOf} = ${params.add(dimension)}::integer`;
+      const { rows } = await db.query<{ this_space: boolean; other_space: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM chunks c JOIN entries e ON e.id = c.entry_id WHERE ${visible} AND ${space}) AS this_space,
+                EXISTS (SELECT 1 FROM chunks c JOIN entries e ON e.id = c.entry_id WHERE ${visible} AND NOT (${space})) AS other_space`,
+        params.values,
+      );
+      return rows[0]?.this_space === false && rows[0]?.other_space === true;
     },
 
     async builtinLanguages() {

@@ -326,9 +326,9 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
         return [{ entry, score: similarity, rank: page.offset + index + 1, chunk: hit.chunk, highlights: [] }];
       });
       const warnings = [...found.warnings];
-      if (found.hits.length === 0 && !(await repository.hasEmbeddingSpace(request.model, request.vector.length))) {
+      if (found.hits.length === 0 && (await repository.embeddedByOtherModels(caller, request.model, request.vector.length))) {
         warnings.push(
-          `no stored vectors were made by ${request.model} (${request.vector.length} dimensions), so nothing can match; if the embedding model changed, an operator must re-embed the store`,
+          `no stored vectors you can search were made by ${request.model} (${request.vector.length} dimensions), so nothing can match; if the embedding model changed, an operator must re-embed the store`,
         );
       }
       return { hits, hasMore: found.hits.length > page.offset + page.limit, strategy: found.strategy, warnings };

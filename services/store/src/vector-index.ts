@@ -35,7 +35,13 @@ export type VectorStrategy = "ann" | "exact";
 export interface VectorSearchResult {
   /** Distinct entries, nearest first (ties by entry id). */
   hits: VectorHit[];
-  /** `ann`: the approximate index answered; `exact`: every candidate chunk was compared. */
+  /**
+   * The plan, chosen from what the caller can see (never from entries it
+   * cannot, invariant I-2): `exact` when the caller's candidates were few
+   * enough to compare every one (or no approximate index serves the space
+   * yet); `ann` when the approximate index was asked, even if an exact pass
+   * then completed its answer.
+   */
   strategy: VectorStrategy;
   warnings: string[];
 }

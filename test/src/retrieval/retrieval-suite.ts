@@ -204,7 +204,7 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
       test("vectors of another model or dimension are never compared", async () => {
         const otherModel = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: "other-model", vector: vectorToBytes(direction(0)) });
         assert.deepEqual(otherModel.hits, []);
-        assert.match(otherModel.warnings.join(" "), /no stored vectors were made by other-model \(8 dimensions\)/);
+        assert.match(otherModel.warnings.join(" "), /no stored vectors you can search were made by other-model \(8 dimensions\)/);
         assert.deepEqual((await semantic(a1, [1, 0, 0])).hits, [], "another dimension");
         await expectError(semantic(a1, [1, Number.NaN, 0, 0, 0, 0, 0, 0]), "INVALID_ARGUMENT", /finite/);
       });
@@ -277,6 +277,50 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
         assert.deepEqual(await ftsIds(a1, "ephemeral", FullTextMode.MATCH), []);
         assert.ok(!(await semantic(a1, query, { limit: 10 })).hits.some((hit) => hit.entry?.id === doomed));
         assert.equal((await h.searchClient.grep({ principal: a1, pattern: "ephemeral" })).entries.length, 0);
+      });
+    });
+
+    describe("the semantic plan and its warnings come from what the caller can see", () => {
+      const tenant = newTenant("plan");
+      const a1 = principal(tenant, "a1");
+      const a2 = principal(tenant, "a2");
+      const b1 = principal(newTenant("plan-other"), "a1");
+      const noFilter = { threadId: "", source: undefined, tagsAny: [], tagsAll: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "" };
+      before(async () => {
+        for (let index = 0; index < 10; index++) await commitWithVectors(h.client, a1, "p", `a1's launch note ${index}`, [direction(4, 5, 0.1 * (index + 1))]);
+        // 30 entries in the same thread that a1 cannot see, in its tenant and in another one under its very subject name.
+        for (let index = 0; index < 30; index++) {
+          await commitWithVectors(h.client, a2, "p", `a2's private launch note ${index}`, [direction(4, 5, 0.01 * (index + 1))]);
+          await commitWithVectors(h.client, b1, "p", `another tenant's launch note ${index}`, [direction(4, 5, 0.01 * (index + 1))]);
+        }
+      });
+
+      test("exact below the caller's own candidate count, whatever its tenant or thread holds beside them", async () => {
+        const search = await openSearch(h.db, { ...annFirstConfig, vectors: { ...annFirstConfig.vectors, exactBelowChunks: 20 } }, logger);
+        try {
+          if (h.db.vectorType === "pgvector") await search.vectors.buildIndex(testModel, dimension);
+          const ask = (caller: PrincipalInit, threadId = "") =>
+            search.service.semantic(asPrincipal(caller), { model: testModel, vector: direction(4), filter: { ...noFilter, threadId }, limit: 5, offset: 0 });
+          for (const threadId of ["", "p"]) {
+            const own = await ask(a1, threadId);
+            assert.equal(own.hits.length, 5);
+            assert.equal(own.strategy, "exact", `a1 sees 10 candidates (thread ${JSON.stringify(threadId)}); the 60 it cannot see must not move the plan`);
+            const owner = await ask(a2, threadId);
+            assert.equal(owner.strategy, h.db.vectorType === "pgvector" ? "ann" : "exact", "positive control: a2 sees 30 candidates, above the line");
+          }
+        } finally {
+          await search.close();
+        }
+      });
+
+      test("a caller who can see no vectors is not told whether anyone else stored some", async () => {
+        const stranger = principal(newTenant("plan-empty"), "a1");
+        for (const model of [testModel, "other-model"]) {
+          const reply = await h.searchClient.semanticSearch({ principal: stranger, embeddingModel: model, vector: vectorToBytes(direction(4)) });
+          assert.deepEqual([reply.hits, reply.warnings], [[], []], model);
+        }
+        const seen = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: "other-model", vector: vectorToBytes(direction(4)) });
+        assert.match(seen.warnings.join(" "), /no stored vectors you can search were made by other-model/, "positive control: a1's own entries were embedded by another model");
       });
     });
 
