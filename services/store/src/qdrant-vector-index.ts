@@ -135,35 +135,47 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
    * The visible, filtered entries among those the outbox has not delivered
    * yet (new chunks, and entries whose access or filter payload changed),
    * each with its nearest chunk, compared exactly; `undefined` when more
-   * rows wait than a search should compare.
+   * of them wait than a search should compare. Only pending rows the caller
+   * may see are counted, so whether the backlog warning shows never depends
+   * on other principals' writes (invariant I-2).
    */
   async function pendingHits(principal: Principal, query: VectorQuery): Promise<VectorHit[] | undefined> {
-    const { rows: backlog } = await db.query<{ count: number }>("SELECT count(*)::integer AS count FROM (SELECT 1 FROM vector_outbox LIMIT $1) b", [maxPendingMerge + 1]);
-    const waiting = backlog[0]?.count ?? 0;
+    // An empty outbox answers the same for every caller, so the cheap check comes first.
+    const { rows: anyWaiting } = await db.query<{ found: boolean }>("SELECT EXISTS (SELECT 1 FROM vector_outbox) AS found");
+    if (anyWaiting[0]?.found !== true) return [];
+    const params = createSqlParams();
+    const dimensionOf = db.vectorType === "pgvector" ? "vector_dims(c.embedding)" : "cardinality(c.embedding)";
+    const where = [
+      `c.embedding_model = ${params.add(query.model)}`,
+      `${dimensionOf} = ${params.add(query.vector.length)}`,
+      accessPredicate(principal, "e", params),
+      ...searchFilterConditions(query.filter, "e", params),
+    ].join(" AND ");
+    const pendingChunks = `WITH pending AS (
+         SELECT o.target AS chunk_id FROM vector_outbox o WHERE o.op = 'chunk_upsert'
+         UNION
+         SELECT c.id FROM vector_outbox o JOIN chunks c ON c.entry_id = o.target WHERE o.op = 'entry_refresh'
+       )`;
+    const { rows: visible } = await db.query<{ count: number }>(
+      `${pendingChunks}
+       SELECT count(*)::integer AS count FROM (
+         SELECT 1 FROM pending p JOIN chunks c ON c.id = p.chunk_id JOIN entries e ON e.id = c.entry_id WHERE ${where} LIMIT ${maxPendingMerge + 1}
+       ) v`,
+      [...params.values],
+    );
+    const waiting = visible[0]?.count ?? 0;
     if (waiting === 0) return [];
     if (waiting > maxPendingMerge) return undefined;
-    const params = createSqlParams();
     const vector = params.add(toVectorLiteral(db.vectorType, query.vector));
     const distance =
       db.vectorType === "pgvector"
         ? `c.embedding <=> ${vector}::vector`
         : `1 - (SELECT sum(t.a * t.b) / nullif(sqrt(sum(t.a * t.a) * sum(t.b * t.b)), 0) FROM unnest(c.embedding::float8[], ${vector}::float8[]) AS t (a, b))`;
-    const dimensionOf = db.vectorType === "pgvector" ? "vector_dims(c.embedding)" : "cardinality(c.embedding)";
-    const conditions = [
-      `c.embedding_model = ${params.add(query.model)}`,
-      `${dimensionOf} = ${params.add(query.vector.length)}`,
-      accessPredicate(principal, "e", params),
-      ...searchFilterConditions(query.filter, "e", params),
-    ];
     const { rows } = await db.query<{ entry_id: string; start_offset: number; end_offset: number; distance: number | null }>(
-      `WITH pending AS (
-         SELECT o.target AS chunk_id FROM vector_outbox o WHERE o.op = 'chunk_upsert'
-         UNION
-         SELECT c.id FROM vector_outbox o JOIN chunks c ON c.entry_id = o.target WHERE o.op = 'entry_refresh'
-       )
+      `${pendingChunks}
        SELECT DISTINCT ON (c.entry_id) c.entry_id, c.start_offset, c.end_offset, ${distance} AS distance
        FROM pending p JOIN chunks c ON c.id = p.chunk_id JOIN entries e ON e.id = c.entry_id
-       WHERE ${conditions.join(" AND ")}
+       WHERE ${where}
        ORDER BY c.entry_id, distance, c.ordinal`,
       params.values,
     );

@@ -66,6 +66,41 @@ test("what the outbox has not delivered yet is found the moment it commits, shar
   }
 });
 
+test("the far-behind warning counts only what the caller may see, so other tenants' writes cannot switch it on", async () => {
+  const h = await startQdrantHarness();
+  try {
+    const reader = principal(newTenant("reader"), "r1");
+    const other = principal(newTenant("writer"), "w1");
+    const mine = await commitWithVectors(h.client, reader, "n", "the reader's own note", [direction(4)]);
+    await h.settle();
+    await h.restartStore({ STORE_QDRANT_RELAY_IDLE_MS: "60000" });
+    const ask = () => h.searchClient.semanticSearch({ principal: reader, embeddingModel: vectorModel, vector: vectorToBytes(direction(4)), limit: 5 });
+    const idle = await ask();
+    // Another tenant's writes pile up in the outbox, far past what a search would compare exactly.
+    const hidden = await commitWithVectors(h.client, other, "n", "another tenant's note", [direction(4, 5, 0.1)]);
+    await h.db.query(
+      "INSERT INTO vector_outbox (op, target, embedding_model, dimension) SELECT 'chunk_upsert', c.id, c.embedding_model, $2 FROM chunks c, generate_series(1, 2500) WHERE c.entry_id = $1",
+      [hidden, direction(4).length],
+    );
+    const busy = await ask();
+    assert.deepEqual([busy.hits.map((hit) => hit.entry?.id), busy.warnings, busy.strategy], [[mine], [], idle.strategy], "the same answer as with an empty outbox");
+    // The caller's own backlog past the limit still warns: its results may miss its newest writes.
+    const text = "x".repeat(2_100);
+    await commitWithVectors(
+      h.client,
+      reader,
+      "n",
+      text,
+      Array.from({ length: 2_100 }, (_, i) => direction(4, 5, (i % 7) / 10)),
+    );
+    const behind = await ask();
+    assert.equal(behind.warnings.length, 1);
+    assert.match(behind.warnings[0] ?? "", /more than 2000 changes behind/);
+  } finally {
+    await h.close();
+  }
+});
+
 describe("the Qdrant backend's outbox", () => {
   let h: QdrantHarness;
   before(async () => {
