@@ -1,6 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ContextHubError, toDialAddress, type Logger, type RunningService } from "@context-hub/common";
+import { ContextHubError, isLoopbackHost, toDialAddress, type Logger, type RunningService } from "@context-hub/common";
 import { createApiKeyVerifier, createBearerAuthenticator, createLocalAuthenticator, type Authenticator, type CredentialVerifier } from "./auth/authenticate.js";
 import { cacheDirectory, chainDirectories, loadKeysFile, type KeyDirectory } from "./auth/key-directory.js";
 import { createOidcVerifier } from "./auth/oidc-verifier.js";
@@ -13,7 +13,7 @@ import { allTools } from "./mcp/tools/index.js";
 import { createLocalPrincipal } from "./principal.js";
 import type { GatewayConfig } from "./config.js";
 import { createRateLimiter } from "./rate-limit.js";
-import { createHttpApp, isLoopbackHost } from "./server.js";
+import { createHttpApp } from "./server.js";
 import { createWritePath } from "./write-path.js";
 import { startEmbeddingSpaceCheck, type EmbeddingSpaceCheck } from "./embedding-space-check.js";
 

@@ -1,6 +1,6 @@
 // The gateway's HTTP transport: /mcp (stateless Streamable HTTP), health, readiness and metrics.
 import express, { type NextFunction, type Request, type Response } from "express";
-import { metricsRegistry, newRequestId, requestIdHeader, runWithRequestContext, type Logger } from "@context-hub/common";
+import { isLoopbackHost, isLoopbackUrl, metricsRegistry, newRequestId, requestIdHeader, runWithRequestContext, type Logger } from "@context-hub/common";
 import type { Peers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
 import { toolsNeededFor } from "./mcp/called-tool.js";
@@ -41,15 +41,6 @@ function prefersJson(accept: string): boolean {
   const sse = accept.indexOf("text/event-stream");
   if (json < 0) return false;
   return sse < 0 || json < sse;
-}
-
-function isLoopbackOrigin(origin: string): boolean {
-  try {
-    const { hostname } = new URL(origin);
-    return hostname === "localhost" || hostname === "127.0.0.1" || hostname === "[::1]";
-  } catch {
-    return false;
-  }
 }
 
 /** The express application of the gateway. */
@@ -108,7 +99,7 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
   // Browsers may only reach /mcp from allowed origins (DNS-rebinding protection).
   app.use("/mcp", (request: Request, response: Response, next: NextFunction) => {
     const origin = request.header("origin");
-    if (origin === undefined || config.allowedOrigins.includes(origin) || (isLoopbackOrigin(origin) && isLoopbackHost(config.host))) {
+    if (origin === undefined || config.allowedOrigins.includes(origin) || (isLoopbackUrl(origin) && isLoopbackHost(config.host))) {
       next();
       return;
     }
@@ -190,8 +181,4 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
   });
 
   return app;
-}
-
-export function isLoopbackHost(host: string): boolean {
-  return host === "127.0.0.1" || host === "localhost" || host === "::1" || host.startsWith("127.");
 }
