@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadGatewayConfig } from "./config.js";
 
-const oidcEnv = { CONTEXT_HUB_AUTH: "oidc", OIDC_ISSUER: "https://login.example.com/realms/acme", CONTEXT_HUB_PUBLIC_URL: "https://context.example.com/mcp" };
+const oidcEnv = { CONTEXT_HUB_AUTH: "oidc", OIDC_ISSUER: "https://login.example.com/realms/acme", CONTEXT_HUB_PUBLIC_URL: "https://context.example.com/mcp", OIDC_TENANT_CLAIM: "org" };
 
 test("CONTEXT_HUB_AUTH takes none, api-key, oidc or both, in either order", () => {
   assert.deepEqual(loadGatewayConfig({}).auth.methods, []);
@@ -14,7 +14,7 @@ test("CONTEXT_HUB_AUTH takes none, api-key, oidc or both, in either order", () =
 test("oidc needs an issuer and the public resource URL, which is the default audience", () => {
   const config = loadGatewayConfig(oidcEnv);
   assert.deepEqual(config.auth.oidc?.audiences, ["https://context.example.com/mcp"]);
-  assert.deepEqual(config.auth.oidc?.tenant, { claim: "tenant" });
+  assert.deepEqual(config.auth.oidc?.tenant, { claim: "org" });
   assert.equal(config.auth.oidc?.jwksUrl, undefined, "discovered from the issuer");
   assert.deepEqual(loadGatewayConfig({ ...oidcEnv, OIDC_AUDIENCE: "context-hub, account" }).auth.oidc?.audiences, ["context-hub", "account"]);
   assert.throws(
@@ -28,7 +28,23 @@ test("OIDC settings are checked: https outside loopback, asymmetric algorithms o
   assert.equal(loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://127.0.0.1:9000/realms/x" }).auth.oidc?.issuer, "http://127.0.0.1:9000/realms/x");
   assert.throws(() => loadGatewayConfig({ ...oidcEnv, OIDC_ALGORITHMS: "RS256,HS256,none" }), /OIDC_ALGORITHMS: .*not allowed: HS256, none/);
   assert.throws(() => loadGatewayConfig({ ...oidcEnv, OIDC_TENANT: "acme", OIDC_TENANT_CLAIM: "org" }), /OIDC_TENANT: set either/);
-  assert.deepEqual(loadGatewayConfig({ ...oidcEnv, OIDC_TENANT: "acme" }).auth.oidc?.tenant, { fixed: "acme" });
+  assert.deepEqual(loadGatewayConfig({ ...oidcEnv, OIDC_TENANT_CLAIM: "", OIDC_TENANT: "acme" }).auth.oidc?.tenant, { fixed: "acme" });
+});
+
+test("with oidc on, the tenant's source must be named: no silent default claim", () => {
+  assert.throws(
+    () => loadGatewayConfig({ ...oidcEnv, OIDC_TENANT_CLAIM: "" }),
+    (error: Error) => /OIDC_TENANT_CLAIM: required when CONTEXT_HUB_AUTH includes oidc/.test(error.message) && /OIDC_TENANT to one fixed tenant/.test(error.message),
+  );
+  // Without oidc neither is needed.
+  assert.equal(loadGatewayConfig({ CONTEXT_HUB_AUTH: "api-key" }).auth.oidc, undefined);
+});
+
+test("http is accepted only for loopback literals, not for DNS names that start with 127.", () => {
+  assert.equal(loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://[::1]:9000/x" }).auth.oidc?.issuer, "http://[::1]:9000/x");
+  assert.equal(loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://localhost:9000/x" }).auth.oidc?.issuer, "http://localhost:9000/x");
+  assert.throws(() => loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://127.evil.example/realms/x" }), /OIDC_ISSUER: expected an https:\/\/ URL \(plain http only on loopback\)/);
+  assert.throws(() => loadGatewayConfig({ ...oidcEnv, OIDC_JWKS_URL: "http://127.0.0.1.nip.io/certs" }), /OIDC_JWKS_URL: expected an https:\/\/ URL/);
 });
 
 test("rate limits are off with auth off unless set, and on with auth on", () => {

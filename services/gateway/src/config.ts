@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envBoolean, envEnum, envInteger, envString, loadConfig } from "@context-hub/common";
+import { envBoolean, envEnum, envInteger, envString, isLoopbackHost, loadConfig } from "@context-hub/common";
 
 /** Ways a caller can prove who it is; none of them means auth off (one local principal). */
 export const authMethods = ["api-key", "oidc"] as const;
@@ -56,10 +56,6 @@ function envOptionalInteger(min: number, max: number) {
     });
 }
 
-function isLoopbackHostname(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || hostname === "::1" || /^127\./.test(hostname);
-}
-
 /** An absolute http(s) URL; plain http only for loopback hosts unless `allowHttp`. */
 function urlProblem(value: string, allowHttp: boolean): string | undefined {
   let url: URL;
@@ -69,7 +65,7 @@ function urlProblem(value: string, allowHttp: boolean): string | undefined {
     return `expected an absolute URL, got "${value}"`;
   }
   if (url.protocol === "https:") return undefined;
-  if (url.protocol === "http:" && (allowHttp || isLoopbackHostname(url.hostname))) return undefined;
+  if (url.protocol === "http:" && (allowHttp || isLoopbackHost(url.hostname))) return undefined;
   return `expected an https:// URL (plain http only on loopback), got "${value}"`;
 }
 
@@ -147,6 +143,13 @@ const schema = z
       );
     }
     if (env.OIDC_TENANT !== "" && env.OIDC_TENANT_CLAIM !== "") problem("OIDC_TENANT", "set either OIDC_TENANT (one fixed tenant) or OIDC_TENANT_CLAIM (the tenant comes from a claim), not both");
+    // No default claim: a token from an issuer that lets users set a claim of that name would choose its own tenant.
+    if (env.OIDC_TENANT === "" && env.OIDC_TENANT_CLAIM === "") {
+      problem(
+        "OIDC_TENANT_CLAIM",
+        "required when CONTEXT_HUB_AUTH includes oidc: set OIDC_TENANT_CLAIM to the claim naming the tenant (one only administrators can set), or OIDC_TENANT to one fixed tenant",
+      );
+    }
     const algorithms = splitList(env.OIDC_ALGORITHMS);
     const unsupported = algorithms.filter((algorithm) => !(jwtAlgorithms as readonly string[]).includes(algorithm));
     if (algorithms.length === 0 || unsupported.length > 0) {
@@ -238,7 +241,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
         issuer: raw.OIDC_ISSUER,
         audiences: raw.OIDC_AUDIENCE === "" ? [publicUrl!] : splitList(raw.OIDC_AUDIENCE),
         jwksUrl: raw.OIDC_JWKS_URL === "" ? undefined : raw.OIDC_JWKS_URL,
-        tenant: raw.OIDC_TENANT !== "" ? { fixed: raw.OIDC_TENANT } : { claim: raw.OIDC_TENANT_CLAIM === "" ? "tenant" : raw.OIDC_TENANT_CLAIM },
+        tenant: raw.OIDC_TENANT !== "" ? { fixed: raw.OIDC_TENANT } : { claim: raw.OIDC_TENANT_CLAIM },
         groupsClaim: raw.OIDC_GROUPS_CLAIM,
         scopesClaim: raw.OIDC_SCOPES_CLAIM === "" ? undefined : raw.OIDC_SCOPES_CLAIM,
         algorithms: splitList(raw.OIDC_ALGORITHMS) as JwtAlgorithm[],
