@@ -373,6 +373,9 @@ describe("configuration from values", () => {
     for (const path of rules[0]?.http.paths ?? []) assert.equal(path.backend.service.name, componentName("gateway"));
     const smoke = podSpecOf(mustFind(objects, "Pod", componentName("smoke-test")))?.containers[0];
     assert.deepEqual(smoke?.env?.[0]?.valueFrom?.secretKeyRef, { name: "context-hub-smoke", key: "api-key" });
+    // The key travels in the environment, never on the command line; plain http to the in-cluster Service is explicit.
+    assert.ok(!(smoke?.command ?? []).includes("--token"));
+    assert.ok((smoke?.command ?? []).includes("--insecure"));
   });
 
   test("the in-chart Postgres and Qdrant are wired to the store, with a generated password kept across upgrades", () => {
@@ -500,6 +503,7 @@ describe("configuration from values", () => {
       ["minimal", ["qdrant.enabled=true", "qdrant.url=http://q:6333"], /not both/],
       ["minimal", ["qdrant.collection=bad/name"], /collection/],
       ["oidc", ["auth.oidc.tenant=acme"], /auth\.oidc: set either tenant[^]*not both/],
+      ["oidc", ["auth.oidc.tenantClaim="], /auth\.mode includes oidc: set auth\.oidc\.tenantClaim \(OIDC_TENANT_CLAIM[^]*or auth\.oidc\.tenant \(OIDC_TENANT/],
       ["oidc", ["auth.oidc.algorithms={HS256}"], /algorithms/],
       ["minimal", ["embedder.provider.name=openia"], /embedder\.provider\.name/],
       ["minimal", ["embedder.provider.name=openai"], /embedder\.provider\.model \(EMBEDDER_MODEL\)[^]*embedder\.provider\.existingSecret to a Secret holding EMBEDDER_API_KEY/],
