@@ -17,3 +17,4 @@ export * from "./http-provider/index.js";
 export * from "./tracing.js";
 export * from "./vector-bytes.js";
 export * from "./loopback.js";
+export * from "./reserved-subjects.js";
