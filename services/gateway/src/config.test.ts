@@ -76,3 +76,7 @@ test("write deadlines: node summaries get only part of the summary's deadline; e
   // Without summaries the summary deadline only bounds rerank calls, and there are no node summaries to fit in it.
   assert.equal(loadGatewayConfig({ CONTEXT_HUB_SUMMARIES: "false", GATEWAY_SUMMARY_TIMEOUT_MS: "4000" }).timeouts.summaryMs, 4000);
 });
+
+test("the local principal cannot take the operator's name", () => {
+  assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_LOCAL_SUBJECT: "operator" }), /CONTEXT_HUB_LOCAL_SUBJECT: the subject "operator" is reserved/);
+});

@@ -54,3 +54,34 @@ test("when the table is full, refilled buckets make room before a limited princi
   assert.equal(limiter.take("c", "write").ok, true);
   assert.equal(limiter.take("mallory", "read").ok, false, "mallory's bucket survived; a's and b's were dropped");
 });
+
+test("takeAll takes from every budget or from none", () => {
+  const { limiter } = limiterAt({ read: { perMinute: 60, burst: 5 }, write: { perMinute: 60, burst: 2 } });
+  assert.equal(limiter.takeAll("alice", { read: 3, write: 2 }).ok, true);
+  const refused = limiter.takeAll("alice", { read: 1, write: 1 });
+  assert.equal(!refused.ok && refused.name, "write");
+  assert.equal(limiter.takeAll("alice", { read: 2 }).ok, true, "the refused request took no read token");
+  assert.equal(limiter.takeAll("alice", { read: 1 }).ok, false);
+});
+
+test("a cost above the burst is refused and says how many it wanted", () => {
+  const { limiter } = limiterAt({ read: { perMinute: 60, burst: 3 }, write: { perMinute: 60, burst: 3 } });
+  const refused = limiter.takeAll("alice", { read: 4 });
+  assert.equal(!refused.ok && refused.wanted, 4);
+  assert.equal(limiter.takeAll("alice", { read: 3 }).ok, true, "nothing was taken by the refusal");
+});
+
+test("refund gives back one token, never beyond the burst", () => {
+  const { limiter } = limiterAt({ read: { perMinute: 1, burst: 2 }, write: { perMinute: 1, burst: 1 } });
+  assert.equal(limiter.take("alice", "read").ok, true);
+  assert.equal(limiter.take("alice", "read").ok, true);
+  assert.equal(limiter.take("alice", "read").ok, false);
+  limiter.refund("alice", "read");
+  assert.equal(limiter.take("alice", "read").ok, true);
+  limiter.refund("alice", "read");
+  limiter.refund("alice", "read");
+  limiter.refund("alice", "read");
+  assert.equal(limiter.take("alice", "read").ok, true);
+  assert.equal(limiter.take("alice", "read").ok, true);
+  assert.equal(limiter.take("alice", "read").ok, false, "refunds stop at the burst");
+});
