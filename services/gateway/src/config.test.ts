@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadGatewayConfig } from "./config.js";
+import { largestCommitBytes, largestEntryBytes, writeBodyLimitBytes } from "./mcp/body-limits.js";
 
 const oidcEnv = { CONTEXT_HUB_AUTH: "oidc", OIDC_ISSUER: "https://login.example.com/realms/acme", CONTEXT_HUB_PUBLIC_URL: "https://context.example.com/mcp", OIDC_TENANT_CLAIM: "org" };
 
@@ -79,4 +80,30 @@ test("write deadlines: node summaries get only part of the summary's deadline; e
 
 test("the local principal cannot take the operator's name", () => {
   assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_LOCAL_SUBJECT: "operator" }), /CONTEXT_HUB_LOCAL_SUBJECT: the subject "operator" is reserved/);
+});
+
+test("body limits: the write limit defaults to the largest legal write and cannot exceed it; readers get less", () => {
+  const config = loadGatewayConfig({});
+  assert.equal(config.maxBodyBytes, writeBodyLimitBytes);
+  assert.equal(config.maxReadBodyBytes, 1024 * 1024);
+  // The largest legal write: ten 10 MiB images as base64 would not fit one commit, so the commit bounds it.
+  assert.equal(writeBodyLimitBytes, Math.min(largestEntryBytes(), largestCommitBytes()));
+  assert.ok(largestCommitBytes() < largestEntryBytes());
+  assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_MAX_BODY_BYTES: String(writeBodyLimitBytes + 1) }), /CONTEXT_HUB_MAX_BODY_BYTES: expected an integer from 1024 to 95888086/);
+  assert.equal(loadGatewayConfig({ CONTEXT_HUB_MAX_BODY_BYTES: "2048" }).maxReadBodyBytes, 2048, "an unset read limit follows a lower write limit");
+  assert.throws(
+    () => loadGatewayConfig({ CONTEXT_HUB_MAX_BODY_BYTES: "2048", CONTEXT_HUB_MAX_READ_BODY_BYTES: "4096" }),
+    /CONTEXT_HUB_MAX_READ_BODY_BYTES: must be at most CONTEXT_HUB_MAX_BODY_BYTES \(2048\), got 4096/,
+  );
+});
+
+test("failed-authentication throttle, trusted proxies and the keys file poll are configurable and checked", () => {
+  const config = loadGatewayConfig({});
+  assert.deepEqual(config.rateLimits.authFailures, { perMinute: 30, burst: 60 });
+  assert.deepEqual(config.trustedProxies, []);
+  assert.equal(config.auth.keysFilePollMs, 10_000);
+  assert.deepEqual(loadGatewayConfig({ CONTEXT_HUB_TRUSTED_PROXIES: "loopback, 10.0.0.0/8, fd00::/8, 192.0.2.1" }).trustedProxies, ["loopback", "10.0.0.0/8", "fd00::/8", "192.0.2.1"]);
+  assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_TRUSTED_PROXIES: "10.0.0.0/33, ingress.local" }), /CONTEXT_HUB_TRUSTED_PROXIES: .*not understood: 10\.0\.0\.0\/33, ingress\.local/);
+  assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_RATE_AUTH_FAILURES_BURST: "0" }), /CONTEXT_HUB_RATE_AUTH_FAILURES_BURST/);
+  assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_API_KEYS_FILE_POLL_MS: "10" }), /CONTEXT_HUB_API_KEYS_FILE_POLL_MS/);
 });
