@@ -1,7 +1,6 @@
 // The gateway's HTTP transport: /mcp (stateless Streamable HTTP), health, readiness and metrics.
 import express, { type NextFunction, type Request, type Response } from "express";
 import { ContextHubError, counter, isLoopbackHost, isLoopbackUrl, metricsRegistry, newRequestId, requestIdHeader, runWithRequestContext, toClientRequestId, type Logger } from "@context-hub/common";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Peers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
 import { calledTool, toolsNeededFor } from "./mcp/called-tool.js";
@@ -15,7 +14,7 @@ import { challengeFor, type AuthFailure, type Authenticator } from "./auth/authe
 import type { ProtectedResource } from "./auth/protected-resource.js";
 import { scopeRefusal } from "./auth/scope-check.js";
 import { createRateLimiter, type RateLimiter, type RateVerdict } from "./rate-limit.js";
-import { costOf, overBudget, rateKeyOf } from "./metering.js";
+import { costOf, isToolCallRequest, overBudget, rateKeyOf, throttleKeyOf } from "./metering.js";
 import type { Principal } from "./principal.js";
 import type { WritePath } from "./write-path.js";
 import type { EmbeddingSpaceCheckState } from "./embedding-space-check.js";
@@ -44,9 +43,6 @@ const maxThrottledAddresses = 100_000;
 
 const authThrottled = counter("contexthub_auth_throttled_total", "Requests refused before authentication because their client address failed too often.", []);
 const rateLimited = counter("contexthub_rate_limited_total", "POSTs to /mcp refused for the caller's rate budget, by budget.", ["budget"]);
-
-const isToolCallRequest = (message: JSONRPCMessage): message is JSONRPCMessage & { id: string | number; method: "tools/call" } =>
-  "id" in message && "method" in message && message.method === "tools/call";
 
 const jsonRpcError = (code: number, message: string, requestId: string) => ({ jsonrpc: "2.0", error: { code, message, data: { request_id: requestId } }, id: null });
 
@@ -137,7 +133,7 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
 
   // Authentication comes first: no tool runs, and no body is even parsed, for a request without a verified principal.
   const authenticate = async (request: Request, response: Response, next: NextFunction) => {
-    const address = request.ip ?? request.socket.remoteAddress ?? "unknown";
+    const address = throttleKeyOf(request.ip ?? request.socket.remoteAddress ?? "unknown");
     if (authOn) {
       // Taken up front and given back on success, so concurrent guesses cannot all slip past one check.
       const verdict = guesses.take(address, "failure");
@@ -175,7 +171,7 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
    * model can read and act on; anything else gets 429. Both carry
    * Retry-After.
    */
-  const refuseOverBudget = (request: Request, response: Response, messages: readonly JSONRPCMessage[], verdict: Extract<RateVerdict, { ok: false }>) => {
+  const refuseOverBudget = (request: Request, response: Response, messages: readonly unknown[], verdict: Extract<RateVerdict, { ok: false }>) => {
     rateLimited.inc({ budget: verdict.name });
     const { message, remedy } = overBudget(verdict);
     response.setHeader("retry-after", String(verdict.retryAfterSeconds));
@@ -194,6 +190,14 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
 
   app.post("/mcp", authenticate, parseBody, async (request: Request, response: Response) => {
     const principal = response.locals.principal as Principal;
+    // Metered as soon as the body is parsed, before it is checked or run: every message, of every method, counts,
+    // and so does a malformed one.
+    const messages: unknown[] = Array.isArray(request.body) ? (request.body as unknown[]) : [request.body];
+    const verdict = options.rateLimiter.takeAll(rateKeyOf(principal), costOf(messages, writeTools));
+    if (!verdict.ok) {
+      refuseOverBudget(request, response, messages, verdict);
+      return;
+    }
     const scopeFailure = scopeRefusal(request.body, principal, toolScopes);
     if (scopeFailure !== undefined) {
       refuse(response, scopeFailure);
@@ -203,12 +207,6 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     const post = readPost(request.body, typeof request.is("application/json") === "string", request.headers);
     if (!post.ok) {
       response.status(post.refusal.status).json(jsonRpcError(post.refusal.code, post.refusal.message, requestId));
-      return;
-    }
-    // Metered before any of the POST's messages runs: every message, of every method, counts.
-    const verdict = options.rateLimiter.takeAll(rateKeyOf(principal), costOf(post.messages, writeTools));
-    if (!verdict.ok) {
-      refuseOverBudget(request, response, post.messages, verdict);
       return;
     }
     const server = createMcpServer({
@@ -250,6 +248,16 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       return;
     }
     const requestId = String(response.locals.requestId);
+    // A body that could not be parsed still cost the caller one message; over budget, the answer is 429.
+    const caller = response.locals.principal as Principal | undefined;
+    if (caller !== undefined && (error.type === "entity.too.large" || error.type === "entity.parse.failed")) {
+      const verdict = options.rateLimiter.takeAll(rateKeyOf(caller), { read: 1 });
+      if (!verdict.ok) {
+        rateLimited.inc({ budget: verdict.name });
+        tooMany(response, verdict.retryAfterSeconds, `RATE_LIMITED: ${overBudget(verdict).message}`);
+        return;
+      }
+    }
     if (error.type === "entity.too.large") {
       const message =
         response.locals.writer === true

@@ -56,6 +56,7 @@ describe("metering before work", () => {
       { name: "reader", tenant: "acme", subject: "reader", groups: [], scopes: ["context:read"] },
       { name: "other", tenant: "acme", subject: "other-reader", groups: [], scopes: ["context:read"] },
       { name: "batcher", tenant: "acme", subject: "batcher", groups: [], scopes: ["context:read"] },
+      { name: "sloppy", tenant: "acme", subject: "sloppy", groups: [], scopes: ["context:read"] },
       { name: "writer", tenant: "acme", subject: "writer", groups: [], scopes: readWrite },
     ]);
     hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "none" });
@@ -100,6 +101,16 @@ describe("metering before work", () => {
     assert.equal(fits.status, 200, "the refused batch took nothing");
     assert.equal((fits.body as unknown[]).length, 4);
     assert.equal((await post(gateway.url, pings(1), batcher)).status, 429, "the four pings spent the burst");
+  });
+
+  test("malformed bodies and invalid messages cost a message each, before they are checked", async () => {
+    const sloppy = bearer(keys.principals.sloppy!.key);
+    assert.equal((await post(gateway.url, "{not json", sloppy)).status, 400);
+    assert.equal((await post(gateway.url, { jsonrpc: "1.0", id: 1, method: "ping" }, sloppy)).status, 400);
+    assert.equal((await post(gateway.url, [request(1, "ping"), { not: "a message" }], sloppy)).status, 400, "a batch with an invalid message costs every message");
+    const refused = await post(gateway.url, "{still not json", sloppy);
+    assert.equal(refused.status, 429);
+    assert.match(errorMessage(refused), /^RATE_LIMITED: Too many read calls/);
   });
 
   test("tool calls over the write budget are answered RATE_LIMITED per call, and none of them runs", async () => {
