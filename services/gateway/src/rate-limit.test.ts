@@ -85,3 +85,19 @@ test("refund gives back one token, never beyond the burst", () => {
   assert.equal(limiter.take("alice", "read").ok, true);
   assert.equal(limiter.take("alice", "read").ok, false, "refunds stop at the burst");
 });
+
+test("a flood of new keys costs the same per key however large the table is", () => {
+  const budgets = { read: { perMinute: 1, burst: 1 }, write: { perMinute: 1, burst: 1 } };
+  // Each key's bucket is left empty, so none can be dropped as refilled: past the bound, every new key needs room.
+  const flood = (maxBuckets: number) => {
+    const { limiter } = limiterAt(budgets, maxBuckets);
+    const started = performance.now();
+    for (let index = 0; index < 40_000; index++) limiter.take(`guess-${index}`, "read");
+    return performance.now() - started;
+  };
+  const best = (maxBuckets: number) => Math.min(flood(maxBuckets), flood(maxBuckets), flood(maxBuckets));
+  const small = best(1_000);
+  const large = best(10_000);
+  // Scanning the table for every new key would make the larger table about ten times slower.
+  assert.ok(large < small * 4, `a table 10x larger made the flood ${(large / small).toFixed(1)}x slower`);
+});

@@ -32,7 +32,7 @@ interface Bucket {
  *
  * Memory stays bounded: when `maxBuckets` is reached, buckets that have
  * refilled completely are dropped (a full bucket is the same as none), and
- * if that is not enough the least recently used are.
+ * if that is not enough the least recently used, down to 90% of the bound.
  */
 export function createRateLimiter<Name extends string = BudgetName>(budgets: Record<Name, RateBudget>, now: () => number = () => performance.now(), maxBuckets = 100_000): RateLimiter<Name> {
   const buckets = new Map<string, Bucket>();
@@ -44,9 +44,11 @@ export function createRateLimiter<Name extends string = BudgetName>(budgets: Rec
       const budget = budgets[id.slice(0, id.indexOf(":")) as Name];
       if (level(bucket, budget, at) >= budget.burst) buckets.delete(id);
     }
-    // Map iteration follows insertion order and every use re-inserts, so what remains is dropped least recently used first.
+    // Map iteration follows insertion order and every use re-inserts, so what remains is dropped least recently used
+    // first. A tenth is freed at once, so a flood of new keys pays for one scan per tenth of the table, not per key.
+    const target = Math.max(1, Math.floor(maxBuckets * 0.9));
     for (const id of buckets.keys()) {
-      if (buckets.size < maxBuckets) break;
+      if (buckets.size < target) break;
       buckets.delete(id);
     }
   }
