@@ -99,5 +99,5 @@ test("a flood of new keys costs the same per key however large the table is", ()
   const small = best(1_000);
   const large = best(10_000);
   // Scanning the table for every new key would make the larger table about ten times slower.
-  assert.ok(large < small * 4, `a table 10x larger made the flood ${(large / small).toFixed(1)}x slower`);
+  assert.ok(large < small * 5, `a table 10x larger made the flood ${(large / small).toFixed(1)}x slower`);
 });
