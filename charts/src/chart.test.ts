@@ -66,6 +66,11 @@ const serviceEnv: Record<string, readonly string[]> = {
     "CONTEXT_HUB_INSTRUCTIONS",
     "CONTEXT_HUB_ALLOWED_ORIGINS",
     "CONTEXT_HUB_MAX_BODY_BYTES",
+    "CONTEXT_HUB_MAX_READ_BODY_BYTES",
+    "CONTEXT_HUB_RATE_AUTH_FAILURES_PER_MIN",
+    "CONTEXT_HUB_RATE_AUTH_FAILURES_BURST",
+    "CONTEXT_HUB_TRUSTED_PROXIES",
+    "CONTEXT_HUB_API_KEYS_FILE_POLL_MS",
     "GATEWAY_STORE_TIMEOUT_MS",
     "GATEWAY_EMBED_TIMEOUT_MS",
     "GATEWAY_SUMMARY_TIMEOUT_MS",
@@ -437,6 +442,10 @@ describe("configuration from values", () => {
       CONTEXT_HUB_INSTRUCTIONS: "Acme's shared memory. Store decisions and findings with the project name as the thread id; search before asking a colleague.",
       CONTEXT_HUB_ALLOWED_ORIGINS: "https://chat.acme.example",
       CONTEXT_HUB_MAX_BODY_BYTES: "16777216",
+      CONTEXT_HUB_MAX_READ_BODY_BYTES: "262144",
+      CONTEXT_HUB_RATE_AUTH_FAILURES_PER_MIN: "20",
+      CONTEXT_HUB_RATE_AUTH_FAILURES_BURST: undefined,
+      CONTEXT_HUB_TRUSTED_PROXIES: "10.42.0.0/16",
       GATEWAY_STORE_TIMEOUT_MS: "15000",
       GATEWAY_EMBED_TIMEOUT_MS: "60000",
       GATEWAY_SUMMARY_TIMEOUT_MS: "90000",
@@ -446,7 +455,8 @@ describe("configuration from values", () => {
     for (const [name, value] of Object.entries(expected)) assert.equal(env.get(name), value, name);
     // Defaults render as plain integers, never in Go's float notation (6.7108864e+07).
     const defaults = envOf(mainContainer(objectsOf("minimal"), "gateway").container);
-    assert.equal(defaults.get("CONTEXT_HUB_MAX_BODY_BYTES"), "67108864");
+    assert.equal(defaults.has("CONTEXT_HUB_MAX_BODY_BYTES"), false, "left to the gateway, which computes it from the write limits");
+    assert.equal(defaults.get("CONTEXT_HUB_API_KEYS_FILE_POLL_MS"), "10000");
     assert.equal(defaults.get("CONTEXT_HUB_KEY_CACHE_MS"), "5000");
     for (const name of [
       "CONTEXT_HUB_RATE_READ_PER_MIN",
@@ -500,6 +510,7 @@ describe("configuration from values", () => {
       ["minimal", ["qdrant.enabled=true", "qdrant.url=http://q:6333"], /not both/],
       ["minimal", ["qdrant.collection=bad/name"], /collection/],
       ["oidc", ["auth.oidc.tenant=acme"], /auth\.oidc: set either tenant[^]*not both/],
+      ["oidc", ["auth.oidc.tenantClaim="], /auth\.mode includes oidc: set auth\.oidc\.tenantClaim \(OIDC_TENANT_CLAIM[^]*or auth\.oidc\.tenant \(OIDC_TENANT/],
       ["oidc", ["auth.oidc.algorithms={HS256}"], /algorithms/],
       ["minimal", ["embedder.provider.name=openia"], /embedder\.provider\.name/],
       ["minimal", ["embedder.provider.name=openai"], /embedder\.provider\.model \(EMBEDDER_MODEL\)[^]*embedder\.provider\.existingSecret to a Secret holding EMBEDDER_API_KEY/],
@@ -561,7 +572,8 @@ describe("hooks", () => {
       const pod = mustFind(objects, "Pod", componentName("smoke-test"));
       assert.equal(pod.metadata.annotations?.["helm.sh/hook"], "test");
       const container = podSpecOf(pod)?.containers[0];
-      assert.deepEqual(container?.command, ["node", "packages/cli/dist/main.js", "smoke", "--url", `http://${componentName("gateway")}:8080/mcp`]);
+      // Plain http to the in-cluster Service is explicit (--insecure); the key comes from the environment, never the command line.
+      assert.deepEqual(container?.command, ["node", "packages/cli/dist/main.js", "smoke", "--url", `http://${componentName("gateway")}:8080/mcp`, "--insecure"]);
       assert.equal((pod.spec as { restartPolicy: string }).restartPolicy, "Never");
     }
   });

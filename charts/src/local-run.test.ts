@@ -39,7 +39,7 @@ const overrides = [
 ];
 /** A key of the API-keys file the operator mounts (shape: chk_ + 256 random bits, base64url). */
 const apiKey = `chk_${randomBytes(32).toString("base64url")}`;
-const apiKeysFile = JSON.stringify({ keys: [{ key: apiKey, tenant: "chart-run", subject: "operator", scopes: ["context:read", "context:write"] }] });
+const apiKeysFile = JSON.stringify({ keys: [{ key: apiKey, tenant: "chart-run", subject: "chart-smoke", scopes: ["context:read", "context:write"] }] });
 
 const missingEntryPoints = services.map((name) => `services/${name}/dist/main.js`).filter((path) => !existsSync(join(repoRoot, path)));
 const smokeEntryPoint = "packages/cli/dist/main.js";

@@ -22,7 +22,9 @@ interface GatewaySettings {
     oidc?: { tenant: { claim: string } | { fixed: string }; algorithms: string[]; clockSkewSeconds: number; jwksCacheMs: number; jwksCooldownMs: number; httpTimeoutMs: number };
   };
   summariesEnabled: boolean;
-  rateLimits: { read: { perMinute: number; burst: number }; write: { perMinute: number; burst: number } };
+  rateLimits: { read: { perMinute: number; burst: number }; write: { perMinute: number; burst: number }; authFailures: { perMinute: number; burst: number } };
+  trustedProxies: string[];
+  maxReadBodyBytes: number;
   disabledTools: string[];
   instructions: string | undefined;
   allowedOrigins: string[];
@@ -116,11 +118,13 @@ describe("every scenario's rendered environment is accepted by the services' own
     assert.equal(tuned.auth.oidc?.jwksCooldownMs, 30_000);
     assert.equal(tuned.auth.oidc?.httpTimeoutMs, 5_000);
     // The write burst is left null in the scenario, so the gateway's default applies.
-    assert.deepEqual(tuned.rateLimits, { read: { perMinute: 1200, burst: 300 }, write: { perMinute: 240, burst: 60 } });
+    assert.deepEqual(tuned.rateLimits, { read: { perMinute: 1200, burst: 300 }, write: { perMinute: 240, burst: 60 }, authFailures: { perMinute: 20, burst: 60 } });
     assert.deepEqual(tuned.disabledTools, ["delete_context_batch", "get_audit_log"]);
     assert.match(tuned.instructions ?? "", /^Acme's shared memory\./);
     assert.deepEqual(tuned.allowedOrigins, ["https://chat.acme.example"]);
     assert.equal(tuned.maxBodyBytes, 16 * 1024 * 1024);
+    assert.equal(tuned.maxReadBodyBytes, 256 * 1024);
+    assert.deepEqual(tuned.trustedProxies, ["10.42.0.0/16"]);
     assert.deepEqual(tuned.timeouts, { storeMs: 15_000, embedMs: 60_000, summaryMs: 90_000, sectionSummaryMs: 10_000 });
     assert.equal(tuned.summariesEnabled, true);
 

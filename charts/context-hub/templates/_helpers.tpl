@@ -222,6 +222,9 @@ vector backend: pgvector, or Qdrant (in-chart or external) fed from the outbox.
 {{- if and .Values.auth.oidc.tenant .Values.auth.oidc.tenantClaim -}}
 {{- $errors = append $errors "auth.oidc: set either tenant (one fixed tenant) or tenantClaim (the tenant comes from a claim), not both" -}}
 {{- end -}}
+{{- if and (has "oidc" $modes) (not .Values.auth.oidc.tenant) (not .Values.auth.oidc.tenantClaim) -}}
+{{- $errors = append $errors "auth.mode includes oidc: set auth.oidc.tenantClaim (OIDC_TENANT_CLAIM, a claim only your administrators can set) or auth.oidc.tenant (OIDC_TENANT, one fixed tenant)" -}}
+{{- end -}}
 {{- /* With a provider Secret the model, address and key may come from it, so only a provider without one is checked. */ -}}
 {{- range $worker, $providers := dict "embedder" (dict "keyed" (list "openai" "voyage") "noDefaultUrl" (list)) "summarizer" (dict "keyed" (list "openai" "anthropic") "noDefaultUrl" (list)) "reranker" (dict "keyed" (list "cohere" "voyage") "noDefaultUrl" (list "tei")) -}}
 {{- $provider := (index $.Values $worker).provider -}}

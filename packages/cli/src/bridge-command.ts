@@ -3,14 +3,17 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { bearerRequestInit, remoteOptions, resolveRemoteEndpoint } from "./remote-endpoint.js";
 
-export const bridgeUsage = `Usage: context-hub bridge --url <mcp url> [--token <credential>]
+export const bridgeUsage = `Usage: context-hub bridge --url <mcp url> [--insecure]
 
 Serves MCP on stdin/stdout and forwards every message to a remote Context Hub
 over Streamable HTTP, for clients that only launch local servers (Claude
-Desktop). The credential (an API key, chk_…) may also come from
-CONTEXT_HUB_TOKEN; it is sent as Authorization: Bearer. Diagnostics go to
-stderr; stdout carries only MCP messages.
+Desktop). The credential (an API key, chk_…) comes from CONTEXT_HUB_TOKEN and
+is sent as Authorization: Bearer; --token <credential> works too but shows in
+the process list. Plain http:// is refused for a host other than loopback
+unless --insecure is given. Diagnostics go to stderr; stdout carries only MCP
+messages.
 `;
 
 /** The two transports a bridge joins. */
@@ -66,20 +69,17 @@ export async function runBridge({ local, remote }: BridgeEnds, log: (text: strin
 
 /** `context-hub bridge`; returns the exit code once stdin closes. */
 export async function runBridgeCommand(args: string[], env: NodeJS.ProcessEnv, err: (text: string) => void): Promise<number> {
-  const { values } = parseArgs({ args, options: { url: { type: "string" }, token: { type: "string" } }, strict: true });
+  const { values } = parseArgs({ args, options: remoteOptions, strict: true });
   if (values.url === undefined) {
     err(bridgeUsage);
     return 2;
   }
-  let url: URL;
-  try {
-    url = new URL(values.url);
-  } catch {
-    err(`--url "${values.url}" is not a URL\n`);
+  const endpoint = resolveRemoteEndpoint("bridge", { url: values.url, token: values.token, insecure: values.insecure }, env, err);
+  if (!endpoint.ok) {
+    err(`context-hub bridge: ${endpoint.message}\n`);
     return 2;
   }
-  const token = values.token ?? env.CONTEXT_HUB_TOKEN;
-  const remote = new StreamableHTTPClientTransport(url, token === undefined || token === "" ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const remote = new StreamableHTTPClientTransport(endpoint.url, bearerRequestInit(endpoint.token));
   const local = new StdioServerTransport();
   // The stdio transport does not notice the client going away; stdin ending is that signal.
   process.stdin.once("end", () => void local.close());

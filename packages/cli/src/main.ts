@@ -22,8 +22,8 @@ Commands:
   audit     Check the audit log's hash chains: audit verify [--tenant <t>] [--json]
   reembed   Re-embed stored chunks after an embedding model change (server stopped): [--batch-size <n>] [--dry-run]
   reindex   Rebuild the Qdrant collections from PostgreSQL's chunks: [--batch-size <n>] [--recreate] [--restart]
-  smoke     Check a running server end to end: --url <mcp url> [--token <api key>]
-  bridge    Serve MCP on stdio, forwarding to a remote server: --url <mcp url> [--token <api key>]
+  smoke     Check a running server end to end: --url <mcp url> [--insecure] (key in CONTEXT_HUB_TOKEN)
+  bridge    Serve MCP on stdio, forwarding to a remote server: --url <mcp url> [--insecure] (key in CONTEXT_HUB_TOKEN)
   help      Show this text
 
 ${keysUsage}`;
@@ -98,7 +98,12 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = await runBridgeCommand(rest, process.env, (text) => process.stderr.write(text));
       return;
     case "smoke":
-      process.exitCode = await runSmokeCommand(rest, process.env, (text) => process.stdout.write(text));
+      process.exitCode = await runSmokeCommand(
+        rest,
+        process.env,
+        (text) => process.stdout.write(text),
+        (text) => process.stderr.write(text),
+      );
       return;
     case "keys":
       process.exitCode = await runKeysCommand(rest, process.env, (text) => process.stdout.write(text));

@@ -3,12 +3,15 @@ import { randomUUID } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { bearerRequestInit, remoteOptions, resolveRemoteEndpoint } from "./remote-endpoint.js";
 
-export const smokeUsage = `Usage: context-hub smoke --url <mcp url> [--token <api key>]
+export const smokeUsage = `Usage: context-hub smoke --url <mcp url> [--insecure]
 
 Checks a running Context Hub end to end: the MCP handshake, tools/list, and one
-store → list → fetch round trip in a thread of its own. The token may also come
-from CONTEXT_HUB_TOKEN. Exits 0 when everything answered as expected.
+store → list → fetch round trip in a thread of its own. The API key comes from
+CONTEXT_HUB_TOKEN (--token <api key> works too but shows in the process list).
+Plain http:// is refused for a host other than loopback unless --insecure is
+given. Exits 0 when everything answered as expected.
 `;
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -21,15 +24,19 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 }
 
 /** `context-hub smoke`; returns the exit code. Used by the Helm chart's `helm test`. */
-export async function runSmokeCommand(args: string[], env: NodeJS.ProcessEnv, out: (text: string) => void): Promise<number> {
-  const { values } = parseArgs({ args, options: { url: { type: "string" }, token: { type: "string" } }, strict: true });
+export async function runSmokeCommand(args: string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void = out): Promise<number> {
+  const { values } = parseArgs({ args, options: remoteOptions, strict: true });
   if (values.url === undefined) {
     out(smokeUsage);
     return 2;
   }
-  const token = values.token ?? env.CONTEXT_HUB_TOKEN;
+  const endpoint = resolveRemoteEndpoint("smoke", { url: values.url, token: values.token, insecure: values.insecure }, env, err);
+  if (!endpoint.ok) {
+    err(`context-hub smoke: ${endpoint.message}\n`);
+    return 2;
+  }
   const client = new Client({ name: "context-hub-smoke", version: "1" });
-  const transport = new StreamableHTTPClientTransport(new URL(values.url), token === undefined || token === "" ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(endpoint.url, bearerRequestInit(endpoint.token));
   await client.connect(transport);
   try {
     const server = client.getServerVersion();

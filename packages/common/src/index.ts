@@ -16,3 +16,5 @@ export * from "./api-keys.js";
 export * from "./http-provider/index.js";
 export * from "./tracing.js";
 export * from "./vector-bytes.js";
+export * from "./loopback.js";
+export * from "./reserved-subjects.js";

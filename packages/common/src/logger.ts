@@ -14,7 +14,11 @@ export function createLogger(service: string, level = "info"): Logger {
     mixin() {
       const context = currentRequestContext();
       const ids = currentTraceIds();
-      return { ...(context === undefined ? {} : { requestId: context.requestId }), ...(ids === undefined ? {} : { traceId: ids.traceId, spanId: ids.spanId }) };
+      return {
+        ...(context === undefined ? {} : { requestId: context.requestId }),
+        ...(context?.clientRequestId === undefined ? {} : { clientRequestId: context.clientRequestId }),
+        ...(ids === undefined ? {} : { traceId: ids.traceId, spanId: ids.spanId }),
+      };
     },
   });
 }

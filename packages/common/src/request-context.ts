@@ -3,7 +3,10 @@ import { randomUUID } from "node:crypto";
 
 /** What travels with one request through every service it touches. */
 export interface RequestContext {
+  /** The id this deployment gave the request: generated at the gateway, never chosen by the caller. */
   requestId: string;
+  /** The id the caller sent with the request (its X-Request-Id), sanitised; kept beside `requestId` for correlation only. */
+  clientRequestId?: string | undefined;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -28,3 +31,21 @@ export function newRequestId(): string {
 
 /** gRPC metadata key and HTTP header carrying the request id. */
 export const requestIdHeader = "x-request-id";
+
+/** gRPC metadata key carrying the caller's own request id from the gateway to the services behind it. */
+export const clientRequestIdHeader = "x-client-request-id";
+
+/** The longest caller request id kept. */
+export const maxClientRequestIdLength = 128;
+
+/**
+ * A caller's request id as it may be logged and recorded: characters other
+ * than letters, digits and `._:/+=@-` become `_` (no control characters,
+ * quotes or spaces to forge log lines with), cut to 128 characters;
+ * undefined when nothing is left.
+ */
+export function toClientRequestId(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const cleaned = value.slice(0, maxClientRequestIdLength).replace(/[^\w.:/+=@-]/g, "_");
+  return cleaned.length === 0 ? undefined : cleaned;
+}

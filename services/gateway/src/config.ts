@@ -1,5 +1,7 @@
+import { isIP } from "node:net";
 import { z } from "zod";
-import { envBoolean, envEnum, envInteger, envString, loadConfig } from "@context-hub/common";
+import { envBoolean, envEnum, envInteger, envString, isLoopbackHost, isReservedSubject, loadConfig, reservedSubjectMessage } from "@context-hub/common";
+import { readBodyLimitBytes, writeBodyLimitBytes } from "./mcp/body-limits.js";
 
 /** Ways a caller can prove who it is; none of them means auth off (one local principal). */
 export const authMethods = ["api-key", "oidc"] as const;
@@ -56,8 +58,16 @@ function envOptionalInteger(min: number, max: number) {
     });
 }
 
-function isLoopbackHostname(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || hostname === "::1" || /^127\./.test(hostname);
+/** One entry of CONTEXT_HUB_TRUSTED_PROXIES: a named range express knows, an IP address, or a CIDR range. */
+function isProxySpec(item: string): boolean {
+  if (item === "loopback" || item === "linklocal" || item === "uniquelocal") return true;
+  const [address, prefix, extra] = item.split("/");
+  if (extra !== undefined || address === undefined) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d{1,3}$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
 }
 
 /** An absolute http(s) URL; plain http only for loopback hosts unless `allowHttp`. */
@@ -69,7 +79,7 @@ function urlProblem(value: string, allowHttp: boolean): string | undefined {
     return `expected an absolute URL, got "${value}"`;
   }
   if (url.protocol === "https:") return undefined;
-  if (url.protocol === "http:" && (allowHttp || isLoopbackHostname(url.hostname))) return undefined;
+  if (url.protocol === "http:" && (allowHttp || isLoopbackHost(url.hostname))) return undefined;
   return `expected an https:// URL (plain http only on loopback), got "${value}"`;
 }
 
@@ -86,6 +96,7 @@ const schema = z
     CONTEXT_HUB_PUBLIC_URL: envString(""),
     CONTEXT_HUB_API_KEYS_FILE: envString(""),
     CONTEXT_HUB_KEY_CACHE_MS: envInteger(5_000, 0, 300_000),
+    CONTEXT_HUB_API_KEYS_FILE_POLL_MS: envInteger(10_000, 100, 3_600_000),
     OIDC_ISSUER: envString(""),
     OIDC_AUDIENCE: envString(""),
     OIDC_JWKS_URL: envString(""),
@@ -102,7 +113,11 @@ const schema = z
     CONTEXT_HUB_LOCAL_TENANT: envString("local"),
     CONTEXT_HUB_LOCAL_SUBJECT: envString("local"),
     CONTEXT_HUB_ALLOWED_ORIGINS: envString(""),
-    CONTEXT_HUB_MAX_BODY_BYTES: envInteger(64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    CONTEXT_HUB_MAX_BODY_BYTES: envInteger(writeBodyLimitBytes, 1024, writeBodyLimitBytes),
+    CONTEXT_HUB_MAX_READ_BODY_BYTES: envOptionalInteger(1024, writeBodyLimitBytes),
+    CONTEXT_HUB_RATE_AUTH_FAILURES_PER_MIN: envInteger(30, 0, 1_000_000),
+    CONTEXT_HUB_RATE_AUTH_FAILURES_BURST: envInteger(60, 1, 1_000_000),
+    CONTEXT_HUB_TRUSTED_PROXIES: envString(""),
     CONTEXT_HUB_RATE_READ_PER_MIN: envOptionalInteger(0, 1_000_000),
     CONTEXT_HUB_RATE_WRITE_PER_MIN: envOptionalInteger(0, 1_000_000),
     CONTEXT_HUB_RATE_READ_BURST: envOptionalInteger(1, 1_000_000),
@@ -129,6 +144,14 @@ const schema = z
         `must be less than GATEWAY_SUMMARY_TIMEOUT_MS (${env.GATEWAY_SUMMARY_TIMEOUT_MS}): node summaries may use only part of the summary's deadline, got ${env.GATEWAY_SECTION_SUMMARY_TIMEOUT_MS}`,
       );
     }
+    if (env.CONTEXT_HUB_MAX_READ_BODY_BYTES !== undefined && env.CONTEXT_HUB_MAX_READ_BODY_BYTES > env.CONTEXT_HUB_MAX_BODY_BYTES) {
+      problem("CONTEXT_HUB_MAX_READ_BODY_BYTES", `must be at most CONTEXT_HUB_MAX_BODY_BYTES (${env.CONTEXT_HUB_MAX_BODY_BYTES}), got ${env.CONTEXT_HUB_MAX_READ_BODY_BYTES}`);
+    }
+    const badProxies = splitList(env.CONTEXT_HUB_TRUSTED_PROXIES).filter((item) => !isProxySpec(item));
+    if (badProxies.length > 0) {
+      problem("CONTEXT_HUB_TRUSTED_PROXIES", `expected IP addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated; not understood: ${badProxies.join(", ")}`);
+    }
+    if (isReservedSubject(env.CONTEXT_HUB_LOCAL_SUBJECT)) problem("CONTEXT_HUB_LOCAL_SUBJECT", reservedSubjectMessage("the subject", env.CONTEXT_HUB_LOCAL_SUBJECT));
     if (env.CONTEXT_HUB_INSTRUCTIONS.length > 16_384) problem("CONTEXT_HUB_INSTRUCTIONS", "must be at most 16384 characters");
     if (!env.CONTEXT_HUB_AUTH.includes("oidc")) return;
     if (env.OIDC_ISSUER === "") problem("OIDC_ISSUER", "required when CONTEXT_HUB_AUTH includes oidc (the issuer URL your tokens carry in iss)");
@@ -147,6 +170,13 @@ const schema = z
       );
     }
     if (env.OIDC_TENANT !== "" && env.OIDC_TENANT_CLAIM !== "") problem("OIDC_TENANT", "set either OIDC_TENANT (one fixed tenant) or OIDC_TENANT_CLAIM (the tenant comes from a claim), not both");
+    // No default claim: a token from an issuer that lets users set a claim of that name would choose its own tenant.
+    if (env.OIDC_TENANT === "" && env.OIDC_TENANT_CLAIM === "") {
+      problem(
+        "OIDC_TENANT_CLAIM",
+        "required when CONTEXT_HUB_AUTH includes oidc: set OIDC_TENANT_CLAIM to the claim naming the tenant (one only administrators can set), or OIDC_TENANT to one fixed tenant",
+      );
+    }
     const algorithms = splitList(env.OIDC_ALGORITHMS);
     const unsupported = algorithms.filter((algorithm) => !(jwtAlgorithms as readonly string[]).includes(algorithm));
     if (algorithms.length === 0 || unsupported.length > 0) {
@@ -195,21 +225,33 @@ export interface GatewayConfig {
     keysFile: string | undefined;
     /** How long a key lookup is cached; bounds how late a revocation takes effect. */
     keyCacheMs: number;
+    /** How often the keys file is read again even without a change event (it is also watched, and read on SIGHUP). */
+    keysFilePollMs: number;
     /** Present when `methods` includes oidc. */
     oidc: OidcConfig | undefined;
     /** Refuse to serve a non-loopback address without authentication unless this is set. */
     allowNonLoopback: boolean;
     localPrincipal: { tenant: string; subject: string };
   };
-  /** Per-principal tool-call budgets; read-only tools draw on `read`, every other tool on `write`. */
-  rateLimits: { read: RateBudget; write: RateBudget };
+  /**
+   * Per-principal budgets of JSON-RPC messages: a call of a tool that
+   * changes something draws on `write`, every other message (reads,
+   * initialize, tools/list, ping, notifications) on `read`. `authFailures`
+   * is per client address: each refused credential (or none) draws on it.
+   */
+  rateLimits: { read: RateBudget; write: RateBudget; authFailures: RateBudget };
+  /** Proxies whose X-Forwarded-For names the client address (express's trust proxy list); empty: the TCP peer is the client. */
+  trustedProxies: string[];
   /** Tools removed from this deployment (names checked against the tool list at start-up). */
   disabledTools: string[];
   /** MCP `instructions` sent at initialize; undefined means the built-in text. */
   instructions: string | undefined;
   /** Origins allowed to call /mcp from a browser; loopback origins are always allowed on a loopback bind. */
   allowedOrigins: string[];
+  /** The largest body accepted from a caller with `context:write` (at most the largest legal write). */
   maxBodyBytes: number;
+  /** The largest body accepted from a caller without `context:write`. */
+  maxReadBodyBytes: number;
   timeouts: { storeMs: number; embedMs: number; summaryMs: number; sectionSummaryMs: number };
   /** When a new entry's generation starts: beside its dedup pre-check (on), after it (off), or as the workers' providers suggest (auto). */
   earlyGeneration: EarlyGenerationSetting;
@@ -238,7 +280,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
         issuer: raw.OIDC_ISSUER,
         audiences: raw.OIDC_AUDIENCE === "" ? [publicUrl!] : splitList(raw.OIDC_AUDIENCE),
         jwksUrl: raw.OIDC_JWKS_URL === "" ? undefined : raw.OIDC_JWKS_URL,
-        tenant: raw.OIDC_TENANT !== "" ? { fixed: raw.OIDC_TENANT } : { claim: raw.OIDC_TENANT_CLAIM === "" ? "tenant" : raw.OIDC_TENANT_CLAIM },
+        tenant: raw.OIDC_TENANT !== "" ? { fixed: raw.OIDC_TENANT } : { claim: raw.OIDC_TENANT_CLAIM },
         groupsClaim: raw.OIDC_GROUPS_CLAIM,
         scopesClaim: raw.OIDC_SCOPES_CLAIM === "" ? undefined : raw.OIDC_SCOPES_CLAIM,
         algorithms: splitList(raw.OIDC_ALGORITHMS) as JwtAlgorithm[],
@@ -258,6 +300,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
       methods,
       keysFile: raw.CONTEXT_HUB_API_KEYS_FILE === "" ? undefined : raw.CONTEXT_HUB_API_KEYS_FILE,
       keyCacheMs: raw.CONTEXT_HUB_KEY_CACHE_MS,
+      keysFilePollMs: raw.CONTEXT_HUB_API_KEYS_FILE_POLL_MS,
       oidc,
       allowNonLoopback: raw.CONTEXT_HUB_ALLOW_NON_LOOPBACK,
       localPrincipal: { tenant: raw.CONTEXT_HUB_LOCAL_TENANT, subject: raw.CONTEXT_HUB_LOCAL_SUBJECT },
@@ -265,11 +308,15 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     rateLimits: {
       read: budget(raw.CONTEXT_HUB_RATE_READ_PER_MIN, raw.CONTEXT_HUB_RATE_READ_BURST, rateDefaults.read),
       write: budget(raw.CONTEXT_HUB_RATE_WRITE_PER_MIN, raw.CONTEXT_HUB_RATE_WRITE_BURST, rateDefaults.write),
+      authFailures: { perMinute: raw.CONTEXT_HUB_RATE_AUTH_FAILURES_PER_MIN, burst: raw.CONTEXT_HUB_RATE_AUTH_FAILURES_BURST },
     },
+    trustedProxies: splitList(raw.CONTEXT_HUB_TRUSTED_PROXIES),
     disabledTools: splitList(raw.CONTEXT_HUB_DISABLED_TOOLS),
     instructions: raw.CONTEXT_HUB_INSTRUCTIONS.trim() === "" ? undefined : raw.CONTEXT_HUB_INSTRUCTIONS,
     allowedOrigins: splitList(raw.CONTEXT_HUB_ALLOWED_ORIGINS),
     maxBodyBytes: raw.CONTEXT_HUB_MAX_BODY_BYTES,
+    // Unset: the read limit, or the write limit when an operator set that lower.
+    maxReadBodyBytes: raw.CONTEXT_HUB_MAX_READ_BODY_BYTES ?? Math.min(readBodyLimitBytes, raw.CONTEXT_HUB_MAX_BODY_BYTES),
     timeouts: {
       storeMs: raw.GATEWAY_STORE_TIMEOUT_MS,
       embedMs: raw.GATEWAY_EMBED_TIMEOUT_MS,

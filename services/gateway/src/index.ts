@@ -1,8 +1,8 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ContextHubError, toDialAddress, type Logger, type RunningService } from "@context-hub/common";
+import { ContextHubError, isLoopbackHost, toDialAddress, type Logger, type RunningService } from "@context-hub/common";
 import { createApiKeyVerifier, createBearerAuthenticator, createLocalAuthenticator, type Authenticator, type CredentialVerifier } from "./auth/authenticate.js";
-import { cacheDirectory, chainDirectories, loadKeysFile, type KeyDirectory } from "./auth/key-directory.js";
+import { cacheDirectory, layerDirectories, watchKeysFile, type WatchedKeysFile } from "./auth/key-directory.js";
 import { createOidcVerifier } from "./auth/oidc-verifier.js";
 import { describeProtectedResource } from "./auth/protected-resource.js";
 import { createPeers, type Peers } from "./clients/peers.js";
@@ -13,7 +13,7 @@ import { allTools } from "./mcp/tools/index.js";
 import { createLocalPrincipal } from "./principal.js";
 import type { GatewayConfig } from "./config.js";
 import { createRateLimiter } from "./rate-limit.js";
-import { createHttpApp, isLoopbackHost } from "./server.js";
+import { createHttpApp } from "./server.js";
 import { createWritePath } from "./write-path.js";
 import { startEmbeddingSpaceCheck, type EmbeddingSpaceCheck } from "./embedding-space-check.js";
 
@@ -43,14 +43,19 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   }
   const earlyGeneration = createEarlyGeneration({ setting: config.earlyGeneration, peers, logger, refreshMs: 60_000, retryMs: 2_000, callTimeoutMs: 5_000 });
   const writePath = createWritePath({ peers, sectionSummaryTimeoutMs: config.timeouts.sectionSummaryMs, earlyGeneration: earlyGeneration.enabled });
-  const authenticator = createAuthenticator(config, peers);
+  const { authenticator, keysFile } = createAuthenticator(config, peers, logger);
+  // SIGHUP reads the API keys file again at once (it is also watched and polled).
+  const onHangUp = () => {
+    if (keysFile !== undefined && !keysFile.reload()) logger.info("SIGHUP: the API keys file is unchanged (or invalid; see above)");
+  };
+  if (keysFile !== undefined) process.on("SIGHUP", onHangUp);
   const app = createHttpApp({
     config,
     peers,
     writePath,
     authenticator,
     tools,
-    rateLimiter: createRateLimiter(config.rateLimits),
+    rateLimiter: createRateLimiter({ read: config.rateLimits.read, write: config.rateLimits.write }),
     protectedResource: config.auth.oidc === undefined ? undefined : describeProtectedResource(config.publicUrl!, config.auth.oidc.issuer),
     logger,
     version: gatewayVersion,
@@ -72,6 +77,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       closing ??= new Promise<void>((resolve) => {
         spaceCheck.stop();
         earlyGeneration.stop();
+        keysFile?.close();
+        process.off("SIGHUP", onHangUp);
         server.close(() => {
           peers.close();
           logger.info("gateway stopped");
@@ -97,16 +104,18 @@ function enabledTools(disabled: readonly string[]): ToolDefinition[] {
 }
 
 /** One verifier per configured method, chained: a chk_ credential is an API key, a JWT-shaped one an OIDC access token. */
-function createAuthenticator(config: GatewayConfig, peers: Peers): Authenticator {
-  if (config.auth.methods.length === 0) return createLocalAuthenticator(createLocalPrincipal(config.auth.localPrincipal.tenant, config.auth.localPrincipal.subject));
+function createAuthenticator(config: GatewayConfig, peers: Peers, logger: Logger): { authenticator: Authenticator; keysFile: WatchedKeysFile | undefined } {
+  if (config.auth.methods.length === 0) {
+    return { authenticator: createLocalAuthenticator(createLocalPrincipal(config.auth.localPrincipal.tenant, config.auth.localPrincipal.subject)), keysFile: undefined };
+  }
   const verifiers: CredentialVerifier[] = [];
+  let keysFile: WatchedKeysFile | undefined;
   if (config.auth.methods.includes("api-key")) {
-    const directories: KeyDirectory[] = [];
-    // File keys are checked first: they are in memory and cannot be revoked through the store.
-    if (config.auth.keysFile !== undefined) directories.push(loadKeysFile(config.auth.keysFile));
-    directories.push(cacheDirectory(createStoreKeyDirectory(peers.store), config.auth.keyCacheMs));
-    verifiers.push(createApiKeyVerifier(chainDirectories(directories)));
+    if (config.auth.keysFile !== undefined) keysFile = watchKeysFile(config.auth.keysFile, { pollMs: config.auth.keysFilePollMs, log: logger });
+    // The store's answer (revocations included) is cached; the file's keys are in memory.
+    const store = cacheDirectory(createStoreKeyDirectory(peers.store), config.auth.keyCacheMs);
+    verifiers.push(createApiKeyVerifier(layerDirectories(keysFile, store)));
   }
   if (config.auth.oidc !== undefined) verifiers.push(createOidcVerifier(config.auth.oidc));
-  return createBearerAuthenticator(verifiers);
+  return { authenticator: createBearerAuthenticator(verifiers), keysFile };
 }

@@ -54,3 +54,50 @@ test("when the table is full, refilled buckets make room before a limited princi
   assert.equal(limiter.take("c", "write").ok, true);
   assert.equal(limiter.take("mallory", "read").ok, false, "mallory's bucket survived; a's and b's were dropped");
 });
+
+test("takeAll takes from every budget or from none", () => {
+  const { limiter } = limiterAt({ read: { perMinute: 60, burst: 5 }, write: { perMinute: 60, burst: 2 } });
+  assert.equal(limiter.takeAll("alice", { read: 3, write: 2 }).ok, true);
+  const refused = limiter.takeAll("alice", { read: 1, write: 1 });
+  assert.equal(!refused.ok && refused.name, "write");
+  assert.equal(limiter.takeAll("alice", { read: 2 }).ok, true, "the refused request took no read token");
+  assert.equal(limiter.takeAll("alice", { read: 1 }).ok, false);
+});
+
+test("a cost above the burst is refused and says how many it wanted", () => {
+  const { limiter } = limiterAt({ read: { perMinute: 60, burst: 3 }, write: { perMinute: 60, burst: 3 } });
+  const refused = limiter.takeAll("alice", { read: 4 });
+  assert.equal(!refused.ok && refused.wanted, 4);
+  assert.equal(limiter.takeAll("alice", { read: 3 }).ok, true, "nothing was taken by the refusal");
+});
+
+test("refund gives back one token, never beyond the burst", () => {
+  const { limiter } = limiterAt({ read: { perMinute: 1, burst: 2 }, write: { perMinute: 1, burst: 1 } });
+  assert.equal(limiter.take("alice", "read").ok, true);
+  assert.equal(limiter.take("alice", "read").ok, true);
+  assert.equal(limiter.take("alice", "read").ok, false);
+  limiter.refund("alice", "read");
+  assert.equal(limiter.take("alice", "read").ok, true);
+  limiter.refund("alice", "read");
+  limiter.refund("alice", "read");
+  limiter.refund("alice", "read");
+  assert.equal(limiter.take("alice", "read").ok, true);
+  assert.equal(limiter.take("alice", "read").ok, true);
+  assert.equal(limiter.take("alice", "read").ok, false, "refunds stop at the burst");
+});
+
+test("a flood of new keys costs the same per key however large the table is", () => {
+  const budgets = { read: { perMinute: 1, burst: 1 }, write: { perMinute: 1, burst: 1 } };
+  // Each key's bucket is left empty, so none can be dropped as refilled: past the bound, every new key needs room.
+  const flood = (maxBuckets: number) => {
+    const { limiter } = limiterAt(budgets, maxBuckets);
+    const started = performance.now();
+    for (let index = 0; index < 40_000; index++) limiter.take(`guess-${index}`, "read");
+    return performance.now() - started;
+  };
+  const best = (maxBuckets: number) => Math.min(flood(maxBuckets), flood(maxBuckets), flood(maxBuckets));
+  const small = best(1_000);
+  const large = best(10_000);
+  // Scanning the table for every new key would make the larger table about ten times slower.
+  assert.ok(large < small * 5, `a table 10x larger made the flood ${(large / small).toFixed(1)}x slower`);
+});

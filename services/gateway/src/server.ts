@@ -1,10 +1,11 @@
 // The gateway's HTTP transport: /mcp (stateless Streamable HTTP), health, readiness and metrics.
 import express, { type NextFunction, type Request, type Response } from "express";
-import { metricsRegistry, newRequestId, requestIdHeader, runWithRequestContext, type Logger } from "@context-hub/common";
+import { ContextHubError, counter, isLoopbackHost, isLoopbackUrl, metricsRegistry, newRequestId, requestIdHeader, runWithRequestContext, toClientRequestId, type Logger } from "@context-hub/common";
 import type { Peers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
-import { toolsNeededFor } from "./mcp/called-tool.js";
-import { createMcpServer } from "./mcp/create-mcp-server.js";
+import { calledTool, toolsNeededFor } from "./mcp/called-tool.js";
+import { countRateLimitedCall, createMcpServer } from "./mcp/create-mcp-server.js";
+import { toolFailure } from "./mcp/tool-result.js";
 import { refuseMalformedParams } from "./mcp/request-params.js";
 import { readPost, StatelessHttpTransport } from "./mcp/stateless-http-transport.js";
 import { installQuickSdkTypeGuards } from "./mcp/sdk-type-guards.js";
@@ -12,7 +13,8 @@ import type { ToolDefinition } from "./mcp/tool-definition.js";
 import { challengeFor, type AuthFailure, type Authenticator } from "./auth/authenticate.js";
 import type { ProtectedResource } from "./auth/protected-resource.js";
 import { scopeRefusal } from "./auth/scope-check.js";
-import type { RateLimiter } from "./rate-limit.js";
+import { createRateLimiter, type RateLimiter, type RateVerdict } from "./rate-limit.js";
+import { costOf, isToolCallRequest, overBudget, rateKeyOf, throttleKeyOf } from "./metering.js";
 import type { Principal } from "./principal.js";
 import type { WritePath } from "./write-path.js";
 import type { EmbeddingSpaceCheckState } from "./embedding-space-check.js";
@@ -33,6 +35,15 @@ export interface HttpAppOptions {
   embeddingSpaceCheck?: () => EmbeddingSpaceCheckState;
 }
 
+/** The header that echoes the caller's own request id (sanitised) beside the id this server gave the request. */
+const clientRequestIdResponseHeader = "x-client-request-id";
+
+/** How many client addresses the failed-authentication throttle remembers (least recently used are forgotten first). */
+const maxThrottledAddresses = 100_000;
+
+const authThrottled = counter("contexthub_auth_throttled_total", "Requests refused before authentication because their client address failed too often.", []);
+const rateLimited = counter("contexthub_rate_limited_total", "POSTs to /mcp refused for the caller's rate budget, by budget.", ["budget"]);
+
 const jsonRpcError = (code: number, message: string, requestId: string) => ({ jsonrpc: "2.0", error: { code, message, data: { request_id: requestId } }, id: null });
 
 /** Whether to answer with one JSON body instead of an SSE stream: JSON unless the client prefers event streams. */
@@ -43,28 +54,23 @@ function prefersJson(accept: string): boolean {
   return sse < 0 || json < sse;
 }
 
-function isLoopbackOrigin(origin: string): boolean {
-  try {
-    const { hostname } = new URL(origin);
-    return hostname === "localhost" || hostname === "127.0.0.1" || hostname === "[::1]";
-  } catch {
-    return false;
-  }
-}
-
 /** The express application of the gateway. */
 export function createHttpApp(options: HttpAppOptions): express.Express {
   const { config, peers, logger } = options;
   installQuickSdkTypeGuards();
   const app = express();
   app.disable("x-powered-by");
+  // Behind trusted proxies the client address comes from X-Forwarded-For; otherwise it is the TCP peer.
+  app.set("trust proxy", config.trustedProxies.length > 0 ? config.trustedProxies : false);
 
+  // The request id is always this server's: a caller's X-Request-Id is kept apart, labelled as the caller's, so it can correlate but never impersonate another request in logs or the audit chain.
   app.use((request: Request, response: Response, next: NextFunction) => {
-    const incoming = request.header(requestIdHeader);
-    const requestId = incoming !== undefined && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : newRequestId();
+    const requestId = newRequestId();
+    const clientRequestId = toClientRequestId(request.header(requestIdHeader));
     response.setHeader(requestIdHeader, requestId);
+    if (clientRequestId !== undefined) response.setHeader(clientRequestIdResponseHeader, clientRequestId);
     response.locals.requestId = requestId;
-    runWithRequestContext({ requestId }, next);
+    runWithRequestContext({ requestId, clientRequestId }, next);
   });
 
   app.get("/healthz", (_request, response) => {
@@ -108,16 +114,38 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
   // Browsers may only reach /mcp from allowed origins (DNS-rebinding protection).
   app.use("/mcp", (request: Request, response: Response, next: NextFunction) => {
     const origin = request.header("origin");
-    if (origin === undefined || config.allowedOrigins.includes(origin) || (isLoopbackOrigin(origin) && isLoopbackHost(config.host))) {
+    if (origin === undefined || config.allowedOrigins.includes(origin) || (isLoopbackUrl(origin) && isLoopbackHost(config.host))) {
       next();
       return;
     }
     response.status(403).json(jsonRpcError(-32000, `Origin ${origin} is not allowed; add it to CONTEXT_HUB_ALLOWED_ORIGINS`, String(response.locals.requestId)));
   });
 
+  const tooMany = (response: Response, retryAfterSeconds: number, message: string) => {
+    response.setHeader("retry-after", String(retryAfterSeconds));
+    response.status(429).json(jsonRpcError(-32000, message, String(response.locals.requestId)));
+  };
+
+  // Failed authentications are counted per client address, and an address over its budget is refused before its
+  // credential is looked at: guessing keys costs no store lookups, and a flood of bad tokens no signature checks.
+  const guesses = createRateLimiter({ failure: config.rateLimits.authFailures }, undefined, maxThrottledAddresses);
+  const authOn = config.auth.methods.length > 0;
+
   // Authentication comes first: no tool runs, and no body is even parsed, for a request without a verified principal.
   const authenticate = async (request: Request, response: Response, next: NextFunction) => {
+    const address = throttleKeyOf(request.ip ?? request.socket.remoteAddress ?? "unknown");
+    if (authOn) {
+      // Taken up front and given back on success, so concurrent guesses cannot all slip past one check.
+      const verdict = guesses.take(address, "failure");
+      if (!verdict.ok) {
+        authThrottled.inc();
+        tooMany(response, verdict.retryAfterSeconds, `Too many failed authentications from ${address}: retry in ${verdict.retryAfterSeconds} s`);
+        return;
+      }
+    }
     const outcome = await options.authenticator.authenticate({ authorization: request.header("authorization"), apiKey: request.header("x-api-key") });
+    // An identity provider that did not answer is not the caller's failure.
+    if (authOn && (outcome.ok || outcome.failure.status === 503)) guesses.refund(address, "failure");
     if (!outcome.ok) {
       refuse(response, outcome.failure);
       return;
@@ -126,8 +154,50 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     next();
   };
 
-  app.post("/mcp", authenticate, express.json({ limit: config.maxBodyBytes }), async (request: Request, response: Response) => {
+  // The body limit follows the caller's scopes: only a writer needs room for text and images.
+  const parseWriteBody = express.json({ limit: config.maxBodyBytes });
+  const parseReadBody = express.json({ limit: config.maxReadBodyBytes });
+  const parseBody = (request: Request, response: Response, next: NextFunction) => {
+    const writer = (response.locals.principal as Principal).scopes.includes("context:write");
+    response.locals.writer = writer;
+    (writer ? parseWriteBody : parseReadBody)(request, response, next);
+  };
+
+  const writeTools = new Set(options.tools.filter((tool) => !tool.annotations.readOnlyHint).map((tool) => tool.name));
+
+  /**
+   * Answers a POST over the caller's budget, having run none of it. A POST
+   * of tool calls only gets, for each call, the RATE_LIMITED tool result a
+   * model can read and act on; anything else gets 429. Both carry
+   * Retry-After.
+   */
+  const refuseOverBudget = (request: Request, response: Response, messages: readonly unknown[], verdict: Extract<RateVerdict, { ok: false }>) => {
+    rateLimited.inc({ budget: verdict.name });
+    const { message, remedy } = overBudget(verdict);
+    response.setHeader("retry-after", String(verdict.retryAfterSeconds));
+    const calls = messages.filter(isToolCallRequest);
+    if (calls.length === 0 || calls.length < messages.length) {
+      response.status(429).json(jsonRpcError(-32000, `RATE_LIMITED: ${message}`, String(response.locals.requestId)));
+      return;
+    }
+    const error = new ContextHubError("RATE_LIMITED", message, { remedy, details: { retry_after_seconds: verdict.retryAfterSeconds } });
+    const answers = calls.map((call) => {
+      countRateLimitedCall(calledTool(call) ?? "unknown");
+      return { jsonrpc: "2.0", id: call.id, result: toolFailure(error, logger) };
+    });
+    response.status(200).json(Array.isArray(request.body) ? answers : answers[0]);
+  };
+
+  app.post("/mcp", authenticate, parseBody, async (request: Request, response: Response) => {
     const principal = response.locals.principal as Principal;
+    // Metered as soon as the body is parsed, before it is checked or run: every message, of every method, counts,
+    // and so does a malformed one.
+    const messages: unknown[] = Array.isArray(request.body) ? (request.body as unknown[]) : [request.body];
+    const verdict = options.rateLimiter.takeAll(rateKeyOf(principal), costOf(messages, writeTools));
+    if (!verdict.ok) {
+      refuseOverBudget(request, response, messages, verdict);
+      return;
+    }
     const scopeFailure = scopeRefusal(request.body, principal, toolScopes);
     if (scopeFailure !== undefined) {
       refuse(response, scopeFailure);
@@ -144,7 +214,6 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       peers,
       writePath: options.writePath,
       tools: toolsNeededFor(request.body, options.tools),
-      rateLimiter: options.rateLimiter,
       logger,
       version: options.version,
       instructions: config.instructions,
@@ -179,8 +248,22 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       return;
     }
     const requestId = String(response.locals.requestId);
+    // A body that could not be parsed still cost the caller one message; over budget, the answer is 429.
+    const caller = response.locals.principal as Principal | undefined;
+    if (caller !== undefined && (error.type === "entity.too.large" || error.type === "entity.parse.failed")) {
+      const verdict = options.rateLimiter.takeAll(rateKeyOf(caller), { read: 1 });
+      if (!verdict.ok) {
+        rateLimited.inc({ budget: verdict.name });
+        tooMany(response, verdict.retryAfterSeconds, `RATE_LIMITED: ${overBudget(verdict).message}`);
+        return;
+      }
+    }
     if (error.type === "entity.too.large") {
-      response.status(413).json(jsonRpcError(-32600, `Request body exceeds ${config.maxBodyBytes} bytes`, requestId));
+      const message =
+        response.locals.writer === true
+          ? `Request body exceeds ${config.maxBodyBytes} bytes, the largest write this server accepts`
+          : `Request body exceeds ${config.maxReadBodyBytes} bytes, the limit for a credential without context:write`;
+      response.status(413).json(jsonRpcError(-32600, message, requestId));
     } else if (error.type === "entity.parse.failed") {
       response.status(400).json(jsonRpcError(-32700, "Parse error: the body is not valid JSON", requestId));
     } else {
@@ -190,8 +273,4 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
   });
 
   return app;
-}
-
-export function isLoopbackHost(host: string): boolean {
-  return host === "127.0.0.1" || host === "localhost" || host === "::1" || host.startsWith("127.");
 }

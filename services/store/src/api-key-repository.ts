@@ -73,8 +73,8 @@ export function createApiKeyRepository(db: SqlExecutor): ApiKeyRepository {
       return row === undefined ? undefined : toRecord(row);
     },
 
-    async findActiveByHash(keyHash) {
-      const { rows } = await db.query<ApiKeyRow>(`SELECT ${columns} FROM api_keys k WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, [keyHash]);
+    async findByHash(keyHash) {
+      const { rows } = await db.query<ApiKeyRow>(`SELECT ${columns} FROM api_keys k WHERE k.key_hash = $1`, [keyHash]);
       const row = rows[0];
       return row === undefined ? undefined : toRecord(row);
     },

@@ -27,3 +27,8 @@ test("every bad field is refused naming it", () => {
   rejects({ ...key, description: "d".repeat(1001) }, /key\.description is 1001 characters; the limit is 1000/);
   rejects({ ...key, expiresAt: new Date("2029-12-31T23:59:59Z") }, /key\.expires_at must be in the future/);
 });
+
+test("the audit log's operator name cannot be a key's subject", () => {
+  rejects({ ...key, subject: "operator" }, /key\.subject "operator" is reserved: the audit log records operator actions under that name/);
+  rejects({ ...key, subject: "Operator" }, /key\.subject "Operator" is reserved/);
+});

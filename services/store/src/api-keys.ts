@@ -5,7 +5,7 @@
  * principal, so the store's port must be reachable only by the gateway and
  * the CLI. No transport or SQL here.
  */
-import { ContextHubError, invalidArgument } from "@context-hub/common";
+import { ContextHubError, invalidArgument, isReservedSubject, reservedSubjectMessage } from "@context-hub/common";
 import { isUuid } from "./ids.js";
 import type { Scope } from "./principal.js";
 
@@ -49,7 +49,8 @@ export interface ApiKeyRepository {
   /** Marks the key revoked now, unless it already is; undefined when there is no such key. */
   revoke(id: string): Promise<ApiKeyRecord | undefined>;
   /** The key with this hash if it is not revoked. */
-  findActiveByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** The key with this hash, revoked or not. */
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
 }
 
 export interface ApiKeyService {
@@ -63,8 +64,12 @@ export interface ApiKeyService {
    * a hint matches several keys that are not revoked.
    */
   revoke(idOrHint: string): Promise<ApiKeyRecord>;
-  /** The key with this hash, if it exists and is not revoked (expiry is the caller's to check, from `expiresAt`). */
-  lookup(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * The key with this hash, if it exists and is not revoked (expiry is the
+   * caller's to check, from `expiresAt`), and whether the hash belongs to a
+   * revoked key (a revocation outranks any other source of the key).
+   */
+  lookup(keyHash: string): Promise<{ key: ApiKeyRecord | undefined; revoked: boolean }>;
 }
 
 export const apiKeyScopes: readonly Scope[] = ["context:read", "context:write", "context:review", "context:admin"];
@@ -92,6 +97,7 @@ function validateKeyHash(keyHash: string): string {
 export function validateApiKey(key: ApiKeyInput, now: Date = new Date()): ApiKeyWrite {
   const tenant = validateName(key.tenant, "key.tenant", apiKeyLimits.identifierLength);
   const subject = validateName(key.subject, "key.subject", apiKeyLimits.identifierLength);
+  if (isReservedSubject(subject)) throw invalidArgument(reservedSubjectMessage("key.subject", subject));
   if (key.groups.length > apiKeyLimits.groups) throw invalidArgument(`key.groups: at most ${apiKeyLimits.groups} (got ${key.groups.length})`);
   const groups = [...new Set(key.groups.map((group, index) => validateName(group, `key.groups[${index}]`, apiKeyLimits.identifierLength)))];
   if (key.scopes.length === 0) throw invalidArgument(`key.scopes must name at least one of ${apiKeyScopes.join(", ")}`);
@@ -152,7 +158,8 @@ export function createApiKeyService(repository: ApiKeyRepository): ApiKeyService
     },
 
     async lookup(keyHash) {
-      return repository.findActiveByHash(validateKeyHash(keyHash));
+      const found = await repository.findByHash(validateKeyHash(keyHash));
+      return found?.revokedAt === undefined ? { key: found, revoked: false } : { key: undefined, revoked: true };
     },
   };
 }

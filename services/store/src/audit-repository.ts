@@ -1,6 +1,6 @@
 import { lockClasses, lockInOrder, toAdvisoryKey } from "./db/advisory-locks.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor } from "./db/sql-database.js";
-import { auditHash, genesisHash, type AuditDetails, type AuditEvent, type AuditFilter, type AuditOutcome, type AuditRecord, type AuditRepository } from "./audit.js";
+import { auditHash, genesisHash, recordedDetails, type AuditDetails, type AuditEvent, type AuditFilter, type AuditOutcome, type AuditRecord, type AuditRepository } from "./audit.js";
 import { createUuidV7 } from "./ids.js";
 
 /**
@@ -93,7 +93,8 @@ function chainAfter(head: ChainHead, tenant: string, events: readonly AuditEvent
   const at = new Date();
   return events.map((event) => {
     seq += 1;
-    const unhashed = { ...event, tenant, seq, id: createUuidV7(), at, requestId, previousHash };
+    const details = recordedDetails(event.details);
+    const unhashed = { ...event, details, tenant, seq, id: createUuidV7(), at, requestId, previousHash };
     const hash = auditHash(unhashed);
     const params = [
       tenant,
@@ -107,7 +108,7 @@ function chainAfter(head: ChainHead, tenant: string, events: readonly AuditEvent
       event.beforeHashes,
       event.afterHashes,
       requestId,
-      JSON.stringify(event.details),
+      JSON.stringify(details),
       previousHash,
       hash,
     ];

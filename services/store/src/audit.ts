@@ -99,6 +99,19 @@ export function currentRequestId(): string {
   return currentRequestContext()?.requestId ?? "";
 }
 
+/** The detail key under which a record keeps the id the caller sent (its X-Request-Id), apart from the request id the gateway gave the call. */
+export const clientRequestIdDetail = "client_request_id";
+
+/**
+ * An event's details as recorded: with the caller's own request id, when
+ * the call carried one, under its own label. The record's `requestId` is
+ * always the id the gateway generated, so a caller cannot make its records
+ * share an id with someone else's.
+ */
+export function recordedDetails(details: AuditDetails, clientRequestId: string | undefined = currentRequestContext()?.clientRequestId): AuditDetails {
+  return clientRequestId === undefined ? details : { ...details, [clientRequestIdDetail]: clientRequestId };
+}
+
 /** How one tenant's chain stands. */
 export interface ChainReport {
   tenant: string;

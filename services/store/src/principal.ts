@@ -1,4 +1,4 @@
-import { ContextHubError } from "@context-hub/common";
+import { ContextHubError, isReservedSubject, reservedSubjectMessage } from "@context-hub/common";
 
 export type Scope = "context:read" | "context:write" | "context:review" | "context:admin";
 
@@ -28,6 +28,7 @@ export function requirePrincipal(principal: Principal | undefined, scope: Scope)
   if (principal === undefined) throw new ContextHubError("UNAUTHENTICATED", "the call carries no principal");
   if (!isWellFormedIdentifier(principal.tenant)) throw new ContextHubError("UNAUTHENTICATED", "the principal has no valid tenant");
   if (!isWellFormedIdentifier(principal.subject)) throw new ContextHubError("UNAUTHENTICATED", "the principal has no valid subject");
+  if (isReservedSubject(principal.subject)) throw new ContextHubError("UNAUTHENTICATED", reservedSubjectMessage("the principal's subject", principal.subject));
   if (principal.groups.length > maxGroups || !principal.groups.every(isWellFormedIdentifier)) {
     throw new ContextHubError("UNAUTHENTICATED", "the principal's groups are malformed");
   }

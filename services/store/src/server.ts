@@ -247,8 +247,8 @@ export function createStoreHandlers({ entries, sharing, apiKeys, history, review
     },
 
     async lookupApiKey(request) {
-      const key = await apiKeys.lookup(request.keyHash);
-      return key === undefined ? {} : { key: toApiKeyMessage(key) };
+      const { key, revoked } = await apiKeys.lookup(request.keyHash);
+      return key === undefined ? { revoked } : { key: toApiKeyMessage(key), revoked };
     },
 
     async getEntryHistory(request) {

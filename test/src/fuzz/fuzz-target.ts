@@ -77,6 +77,8 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
         CONTEXT_HUB_API_KEYS_FILE: keys.path,
         CONTEXT_HUB_RATE_READ_PER_MIN: "0",
         CONTEXT_HUB_RATE_WRITE_PER_MIN: "0",
+        // The fuzzer sends many refused credentials from one address; the throttle would end the run early.
+        CONTEXT_HUB_RATE_AUTH_FAILURES_PER_MIN: "0",
         CONTEXT_HUB_MAX_BODY_BYTES: String(maxBodyBytes),
       },
       port: 0,

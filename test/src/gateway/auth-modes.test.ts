@@ -59,7 +59,7 @@ describe("authentication modes end to end", () => {
     hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "none" });
     apiKey = await startGatewayOn(hub, { CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: keys.path });
     // oidc: the JWKS URL comes from discovery; no cooldown, so an unknown kid is refetched at once.
-    oidc = await startGatewayOn(hub, { CONTEXT_HUB_AUTH: "oidc", OIDC_ISSUER: issuer.issuer, CONTEXT_HUB_PUBLIC_URL: publicUrl, OIDC_JWKS_COOLDOWN_MS: "0" });
+    oidc = await startGatewayOn(hub, { CONTEXT_HUB_AUTH: "oidc", OIDC_ISSUER: issuer.issuer, OIDC_TENANT_CLAIM: "tenant", CONTEXT_HUB_PUBLIC_URL: publicUrl, OIDC_JWKS_COOLDOWN_MS: "0" });
     // api-key,oidc: Keycloak-style audience and tenant claim, an explicit JWKS URL and the default cooldown.
     both = await startGatewayOn(hub, {
       CONTEXT_HUB_AUTH: "api-key,oidc",
@@ -239,7 +239,13 @@ describe("authentication modes end to end", () => {
 
     test("an issuer that cannot be reached is a 503, not a 401 that would make clients drop a good token", async () => {
       const port = await findFreePort();
-      const unreachable = await startGatewayOn(hub, { CONTEXT_HUB_AUTH: "oidc", OIDC_ISSUER: `http://127.0.0.1:${port}/realms/test`, CONTEXT_HUB_PUBLIC_URL: publicUrl, OIDC_HTTP_TIMEOUT_MS: "1000" });
+      const unreachable = await startGatewayOn(hub, {
+        CONTEXT_HUB_AUTH: "oidc",
+        OIDC_ISSUER: `http://127.0.0.1:${port}/realms/test`,
+        OIDC_TENANT_CLAIM: "tenant",
+        CONTEXT_HUB_PUBLIC_URL: publicUrl,
+        OIDC_HTTP_TIMEOUT_MS: "1000",
+      });
       try {
         const answer = await postJsonRpc(unreachable.url, toolsList, bearer(await issuer.sign(rsa)));
         assert.equal(answer.status, 503);

@@ -151,6 +151,20 @@ describe("third-party clients against a running gateway", () => {
     await assert.rejects(connect(), /The API key is not valid/);
     await client.close();
     assert.doesNotMatch(stderr, /chk_n{43}/, "the bridge does not log the credential");
+    assert.match(stderr, /--token shows in the process list \(ps\)[^]*CONTEXT_HUB_TOKEN/, "a credential on the command line draws a warning");
+  });
+
+  test("bridge and smoke refuse plain http to a host that is not loopback unless --insecure, and take the key from CONTEXT_HUB_TOKEN silently", async () => {
+    for (const command of ["bridge", "smoke"]) {
+      const refused = await run(process.execPath, [bin, command, "--url", "http://127.attacker.example/mcp"], { env: { ...process.env, CONTEXT_HUB_TOKEN: "chk_x" } }).catch(
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal((refused as { code: number }).code, 2, command);
+      assert.match((refused as { stderr: string }).stderr, /plain http to a host that is not loopback[^]*--insecure/, command);
+    }
+    const smoke = await run(process.execPath, [bin, "smoke", "--url", secured.url], { env: { ...process.env, CONTEXT_HUB_TOKEN: keys.principals.alice!.key } });
+    assert.match(smoke.stdout, /round trip ok/);
+    assert.equal(smoke.stderr, "", "no warning when the key comes from the environment");
   });
 
   test("the bridge exits cleanly when its client closes stdin, and explains its usage", async () => {

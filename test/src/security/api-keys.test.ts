@@ -76,6 +76,7 @@ describe("API keys managed with the context-hub command", () => {
     await assert.rejects(keys("create", "--tenant", "acme"), /--subject is required/);
     await assert.rejects(keys("create", "--tenant", "acme", "--subject", "x", "--scopes", "context:everything"), /unknown scope "context:everything"/);
     await assert.rejects(keys("revoke", "00000000-0000-7000-8000-000000000000"), /no such API key|not found/i);
+    await assert.rejects(keys("create", "--tenant", "acme", "--subject", "operator"), /key\.subject "operator" is reserved: the audit log records operator actions under that name/);
   });
 });
 

@@ -53,7 +53,11 @@ export function defineApiKeyTests(context: StoreSuiteContext): void {
 
       const revoked = (await client.revokeApiKey({ id: created.id })).key!;
       assert.ok(revoked.revokedAt !== undefined);
-      assert.equal((await client.lookupApiKey({ keyHash: first.hash })).key, undefined, "a revoked key is absent");
+      const afterRevocation = await client.lookupApiKey({ keyHash: first.hash });
+      assert.equal(afterRevocation.key, undefined, "a revoked key is absent");
+      assert.equal(afterRevocation.revoked, true, "and said to be revoked, so no other source of the key can bring it back");
+      assert.equal((await client.lookupApiKey({ keyHash: second.hash })).revoked, false);
+      assert.equal((await client.lookupApiKey({ keyHash: hashApiKey(generateApiKey()) })).revoked, false, "an unknown key is not revoked");
       const again = (await client.revokeApiKey({ id: created.id.toUpperCase() })).key!;
       assert.deepEqual(timestampDate(again.revokedAt!), timestampDate(revoked.revokedAt!), "revoking twice keeps the first time");
       assert.deepEqual(
@@ -102,6 +106,12 @@ export function defineApiKeyTests(context: StoreSuiteContext): void {
       await expectError(client.revokeApiKey({ id: "0190c2a4-5b6c-7d8e-9f00-112233445566" }), "ENTRY_NOT_FOUND", /no such API key/);
       await expectError(client.revokeApiKey({ id: " " }), "INVALID_ARGUMENT", /id must name the key to revoke/);
       await expectError(client.lookupApiKey({ keyHash: "not-a-hash" }), "INVALID_ARGUMENT", /key_hash must be the lowercase hex SHA-256/);
+      const operator = keyFor(tenant, "operator");
+      await expectError(
+        client.createApiKey({ key: operator.key, keyHash: operator.hash }),
+        "INVALID_ARGUMENT",
+        /key\.subject "operator" is reserved: the audit log records operator actions under that name/,
+      );
       assert.equal(await countRows(db, "api_keys", "tenant = $1 AND revoked_at IS NULL", [tenant]), 2, "nothing was revoked");
     });
   });

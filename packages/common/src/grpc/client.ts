@@ -4,11 +4,11 @@ import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { healthV1 } from "@context-hub/proto";
 import { ContextHubError } from "../errors.js";
 import { histogram } from "../metrics.js";
-import { currentRequestContext, newRequestId, requestIdHeader } from "../request-context.js";
+import { clientRequestIdHeader, currentRequestContext, newRequestId, requestIdHeader } from "../request-context.js";
 import { fromGrpcError, type PeerName } from "./status.js";
 import { injectTraceContext, SpanKind, withSpan } from "../tracing.js";
 import { methodPath } from "./service-definition.js";
-import type { CallOptions, ServiceClient, ServiceDescriptor } from "./types.js";
+import { grpcMaxMessageBytes, type CallOptions, type ServiceClient, type ServiceDescriptor } from "./types.js";
 
 const clientDuration = histogram("grpc_client_handling_seconds", "Time a gRPC call took as the client saw it, by method and status code.", ["grpc_service", "grpc_method", "grpc_code"]);
 
@@ -50,7 +50,7 @@ export type GrpcClient<S extends ServiceDescriptor> = ServiceClient<S> & {
  */
 export function createGrpcClient<S extends ServiceDescriptor>(service: S, options: GrpcClientOptions): GrpcClient<S> {
   const client = new Client(options.address, credentials.createInsecure(), {
-    "grpc.max_receive_message_length": 64 * 1024 * 1024,
+    "grpc.max_receive_message_length": grpcMaxMessageBytes,
     "grpc.keepalive_time_ms": 30_000,
     "grpc.max_reconnect_backoff_ms": options.reconnectBackoffMaxMs ?? reconnectBackoffMaxMs,
     "grpc.initial_reconnect_backoff_ms": Math.min(1_000, options.reconnectBackoffMaxMs ?? reconnectBackoffMaxMs),
@@ -105,7 +105,9 @@ function callUnary(client: Client, method: DescMethod, message: unknown, deadlin
 function sendUnary(client: Client, method: DescMethod, message: unknown, deadline: number, signal: AbortSignal | undefined): Promise<unknown> {
   const metadata = new Metadata();
   injectTraceContext((key, value) => metadata.set(key, value));
-  metadata.set(requestIdHeader, currentRequestContext()?.requestId ?? newRequestId());
+  const context = currentRequestContext();
+  metadata.set(requestIdHeader, context?.requestId ?? newRequestId());
+  if (context?.clientRequestId !== undefined) metadata.set(clientRequestIdHeader, context.clientRequestId);
   const started = process.hrtime.bigint();
   const labels = { grpc_service: method.parent.typeName, grpc_method: method.name };
   return new Promise((resolve, reject) => {

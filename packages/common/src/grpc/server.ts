@@ -4,11 +4,11 @@ import { healthV1 } from "@context-hub/proto";
 import type { Logger } from "pino";
 import { ContextHubError, isContextHubError } from "../errors.js";
 import { histogram } from "../metrics.js";
-import { isRequestId, newRequestId, requestIdHeader, runWithRequestContext } from "../request-context.js";
+import { clientRequestIdHeader, isRequestId, newRequestId, requestIdHeader, runWithRequestContext, toClientRequestId } from "../request-context.js";
 import { toGrpcStatus } from "./status.js";
 import { toServiceDefinition } from "./service-definition.js";
 import { extractTraceContext, SpanKind, withSpan } from "../tracing.js";
-import type { CallContext, ServiceDescriptor, ServiceImplementation } from "./types.js";
+import { grpcMaxMessageBytes, type CallContext, type ServiceDescriptor, type ServiceImplementation } from "./types.js";
 
 const serverDuration = histogram("grpc_server_handling_seconds", "Time to handle a gRPC call, by method and status code.", ["grpc_service", "grpc_method", "grpc_code"]);
 
@@ -51,7 +51,7 @@ export interface GrpcServerBuilder {
 
 /** A gRPC server with grpc.health.v1, request ids, metrics and domain-error mapping on every call. */
 export function createGrpcServer(options: GrpcServerOptions): GrpcServerBuilder {
-  const server = new Server({ "grpc.max_receive_message_length": 64 * 1024 * 1024 });
+  const server = new Server({ "grpc.max_receive_message_length": grpcMaxMessageBytes });
   const serviceNames: string[] = [""];
   const health = createHealthState(options.isReady ?? (() => true));
   const { logger } = options;
@@ -131,7 +131,7 @@ function wrapUnary(serviceName: string, method: DescMethod, handler: (request: u
       return typeof value === "string" ? value : undefined;
     });
     const attributes = { "rpc.system": "grpc", "rpc.service": serviceName, "rpc.method": method.name, "contexthub.request_id": requestId };
-    runWithRequestContext({ requestId }, () => {
+    runWithRequestContext({ requestId, clientRequestId: toClientRequestId(call.metadata.get(clientRequestIdHeader)[0]) }, () => {
       withSpan(`${serviceName}/${method.name}`, attributes, () => handler(call.request, context), { kind: SpanKind.SERVER, parent }).then(
         (response) => {
           answered = true;

@@ -1,5 +1,8 @@
 import type { DescMessage, DescMethod, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 
+/** The largest gRPC message a service accepts: one store commit, images included, must fit in it. */
+export const grpcMaxMessageBytes = 64 * 1024 * 1024;
+
 /** A service descriptor as protoc-gen-es generates it: methods keyed by local name. */
 export interface ServiceDescriptor {
   readonly typeName: string;

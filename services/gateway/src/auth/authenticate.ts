@@ -1,6 +1,6 @@
-import { apiKeyPrefix, hashApiKey, isApiKeyShaped } from "@context-hub/common";
+import { apiKeyPrefix, hashApiKey, isApiKeyShaped, isReservedSubject, reservedSubjectMessage } from "@context-hub/common";
 import type { Principal } from "../principal.js";
-import type { KeyDirectory } from "./key-directory.js";
+import { revokedKey, type KeyDirectory } from "./key-directory.js";
 
 /**
  * Why a request was refused, in the terms of RFC 6750 §3. `missing` marks a
@@ -91,9 +91,13 @@ export function createApiKeyVerifier(directory: KeyDirectory, now: () => Date = 
       if (!isApiKeyShaped(credential))
         return { ok: false, failure: { status: 401, error: "invalid_token", description: `Malformed credential: an API key is ${apiKeyPrefix} followed by 43 base64url characters` } };
       const record = await directory.lookup(hashApiKey(credential));
-      if (record === undefined) return { ok: false, failure: { status: 401, error: "invalid_token", description: "The API key is not valid (unknown or revoked)" } };
+      if (record === undefined || record === revokedKey) return { ok: false, failure: { status: 401, error: "invalid_token", description: "The API key is not valid (unknown or revoked)" } };
       if (record.expiresAt !== undefined && record.expiresAt.getTime() <= now().getTime()) {
         return { ok: false, failure: { status: 401, error: "invalid_token", description: "The API key has expired" } };
+      }
+      // A key made before the name was reserved (or written straight into the store) still cannot act as the operator.
+      if (isReservedSubject(record.principal.subject)) {
+        return { ok: false, failure: { status: 401, error: "invalid_token", description: `The API key's ${reservedSubjectMessage("subject", record.principal.subject)}` } };
       }
       return { ok: true, principal: record.principal, credential: "api-key" };
     },

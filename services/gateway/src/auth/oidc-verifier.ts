@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTHeaderParameters, type FlattenedJWSInput, type JWTVerifyGetKey } from "jose";
+import { isLoopbackUrl } from "@context-hub/common";
 import type { OidcConfig } from "../config.js";
 import type { AuthOutcome, CredentialVerifier } from "./authenticate.js";
 import { principalFromClaims } from "./token-claims.js";
@@ -23,8 +24,6 @@ const tokenErrorCodes = new Set([
   joseErrors.JWTExpired.code,
   joseErrors.JWTClaimValidationFailed.code,
 ]);
-
-const isLoopbackUrl = (url: URL) => url.hostname === "localhost" || url.hostname === "[::1]" || /^127\./.test(url.hostname);
 
 async function fetchJson(url: string, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
   const response = await fetch(url, { headers: { accept: "application/json" }, redirect: "error", signal: AbortSignal.timeout(timeoutMs) });

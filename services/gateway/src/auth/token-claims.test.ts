@@ -43,3 +43,11 @@ test("a single group string is one group; too many groups refuse the token", () 
   const many = principalFromClaims({ org: "a", sub: "d", groups: Array.from({ length: 101 }, (_, i) => `g${i}`) }, mapping);
   assert.equal(many.ok, false);
 });
+
+test("a token whose subject is the audit log's operator name is refused", () => {
+  for (const sub of ["operator", "Operator", "operator\u200b"]) {
+    const outcome = principalFromClaims({ org: "acme", sub, scope: "context:read" }, mapping);
+    assert.equal(outcome.ok, false, JSON.stringify(sub));
+    assert.match(!outcome.ok ? outcome.description : "", /The access token.s "sub" claim "[Oo]perator.*" is reserved: the audit log records operator actions under that name/);
+  }
+});

@@ -1,3 +1,4 @@
+import { isReservedSubject, reservedSubjectMessage } from "@context-hub/common";
 import { scopes, type Principal, type Scope } from "../principal.js";
 
 /** Where each part of a principal comes from in a verified token's claims. */
@@ -57,6 +58,7 @@ export function principalFromClaims(claims: Record<string, unknown>, mapping: Cl
   }
   const subject = claims.sub;
   if (!isName(subject)) return { ok: false, description: `The access token has no usable "sub" claim (a non-empty string of at most ${maxName} characters)` };
+  if (isReservedSubject(subject)) return { ok: false, description: `The access token's ${reservedSubjectMessage('"sub" claim', subject)}` };
   const groups = [...new Set((readList(claims, mapping.groupsClaim, false) ?? []).filter(isName))];
   if (groups.length > maxGroups) return { ok: false, description: `The access token lists ${groups.length} groups in "${mapping.groupsClaim}"; at most ${maxGroups} are accepted` };
   const granted = mapping.scopesClaim !== undefined ? readList(claims, mapping.scopesClaim, true) : (readList(claims, "scope", true) ?? readList(claims, "scp", true));

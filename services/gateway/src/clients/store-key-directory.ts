@@ -1,6 +1,6 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { scopes, type Scope } from "../principal.js";
-import type { KeyDirectory } from "../auth/key-directory.js";
+import { revokedKey, type KeyDirectory } from "../auth/key-directory.js";
 import type { StoreClient } from "./peers.js";
 
 const isScope = (value: string): value is Scope => (scopes as readonly string[]).includes(value);
@@ -11,6 +11,7 @@ export function createStoreKeyDirectory(store: StoreClient): KeyDirectory {
     async lookup(keyHash) {
       const reply = await store.lookupApiKey({ keyHash });
       const key = reply.key;
+      if (reply.revoked) return revokedKey;
       if (key === undefined) return undefined;
       return {
         principal: { tenant: key.tenant, subject: key.subject, groups: [...key.groups], scopes: key.scopes.filter(isScope) },

@@ -1,15 +1,19 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { ContextHubError, counter, histogram, type Logger, withSpan } from "@context-hub/common";
+import { counter, histogram, type Logger, withSpan } from "@context-hub/common";
 import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
-import type { RateLimiter } from "../rate-limit.js";
 import { timeStage, type WritePath } from "../write-path.js";
 import type { ToolDefinition } from "./tool-definition.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 import { closeMarker, openMarker } from "./untrusted-text.js";
 
 const toolCalls = counter("contexthub_tool_calls_total", "MCP tool calls by tool and outcome.", ["tool", "outcome"]);
+
+/** Counts a tool call refused for the caller's rate budget before it reached a server. */
+export function countRateLimitedCall(tool: string): void {
+  toolCalls.inc({ tool, outcome: "rate_limited" });
+}
 const toolDuration = histogram("contexthub_tool_duration_seconds", "MCP tool call duration by tool, in seconds.", ["tool"]);
 
 export const defaultInstructions = [
@@ -27,7 +31,6 @@ export interface McpServerOptions {
   writePath: WritePath;
   /** The tools this deployment offers (all of them less CONTEXT_HUB_DISABLED_TOOLS); the caller's scopes narrow them further. */
   tools: readonly ToolDefinition[];
-  rateLimiter: RateLimiter;
   logger: Logger;
   version: string;
   /** MCP `instructions`; the built-in text when absent. */
@@ -42,14 +45,10 @@ export interface McpServerOptions {
  */
 const sharedSchemaValidator = new AjvJsonSchemaValidator();
 
-/** The key a principal's rate budgets are counted under: one per subject of a tenant, whatever credential it uses. */
-const rateKeyOf = (principal: Principal) => `${principal.tenant}\u0000${principal.subject}`;
-
 /**
  * An MCP server for one request, with the tools the caller's scopes allow,
- * every one bound to the caller's principal. Each call first draws on the
- * caller's rate budget — read-only tools on `read`, the rest on `write` —
- * and a call over budget is a RATE_LIMITED tool error saying when to retry.
+ * every one bound to the caller's principal. The request's messages have
+ * already been metered against the caller's rate budgets (see metering.ts).
  */
 export function createMcpServer(options: McpServerOptions): McpServer {
   const server = new McpServer(
@@ -61,29 +60,12 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     },
   );
   const context = { principal: options.principal, peers: options.peers, writePath: options.writePath };
-  const rateKey = rateKeyOf(options.principal);
   for (const tool of options.tools) {
     if (!options.principal.scopes.includes(tool.scope)) continue;
-    const budget = tool.annotations.readOnlyHint ? "read" : "write";
     server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.inputSchema as never, outputSchema: tool.outputSchema as never, annotations: { title: tool.title, ...tool.annotations } },
       (async (args: unknown) => {
-        const verdict = options.rateLimiter.take(rateKey, budget);
-        if (!verdict.ok) {
-          toolCalls.inc({ tool: tool.name, outcome: "rate_limited" });
-          return toolFailure(
-            new ContextHubError(
-              "RATE_LIMITED",
-              `Too many ${budget} calls: your budget is ${verdict.budget.perMinute} per minute with bursts of ${verdict.budget.burst}. Retry in ${verdict.retryAfterSeconds} s.`,
-              {
-                remedy: `wait ${verdict.retryAfterSeconds} s, then retry; nothing was done`,
-                details: { retry_after_seconds: verdict.retryAfterSeconds },
-              },
-            ),
-            options.logger,
-          );
-        }
         const stop = toolDuration.startTimer({ tool: tool.name });
         try {
           const run = () => tool.handler(args as never, context);
