@@ -7,7 +7,7 @@
 import { ContextHubError, invalidArgument, isContextHubError } from "@context-hub/common";
 import { ambiguousCandidatesShown, ambiguousPrefix, deleteEntry, resolveAll, updateEntry, type DeleteTarget, type ResolvedId } from "./entry-changes.js";
 import { toIdQuery, type IdQuery } from "./id-query.js";
-import { createIdempotentRunner, type IdempotencyInput, type IdempotencyRequest, type IdempotencyState, type Outcome } from "./idempotency.js";
+import { createIdempotentRunner, type IdempotencyExpiry, type IdempotencyInput, type IdempotencyRequest, type IdempotencyState, type Outcome } from "./idempotency.js";
 import { runItems, validateItems, type ItemError, type ItemResult } from "./items.js";
 import { requirePrincipal, type Principal } from "./principal.js";
 import { limits, validateEntryChange, validateGenerated, validateItemCount, validateNewEntry, validatePage, validateThreadId } from "./entry-validation.js";
@@ -485,15 +485,15 @@ async function recordingItemDenials<T>(
 /**
  * The entry service over a repository. Every mutation appends its audit
  * records in its own transaction; `denials` records the calls refused with
- * PERMISSION_DENIED.
+ * PERMISSION_DENIED; idempotency keys hold for `expiry` (24 hours by default).
  */
-export function createEntryService(repository: EntryRepository, denials: DenialRecorder): EntryService {
-  return withDenialsRecorded(createEntryOperations(repository), denials);
+export function createEntryService(repository: EntryRepository, denials: DenialRecorder, expiry?: IdempotencyExpiry): EntryService {
+  return withDenialsRecorded(createEntryOperations(repository, expiry), denials);
 }
 
 /** The entry service itself; refusals are recorded by the wrapper `withDenialsRecorded`. */
-function createEntryOperations(repository: EntryRepository): EntryService {
-  const idempotent = createIdempotentRunner(repository);
+function createEntryOperations(repository: EntryRepository, expiry: IdempotencyExpiry | undefined): EntryService {
+  const idempotent = createIdempotentRunner(repository, expiry);
   /** Runs `fn` in the call's transaction when it has one (an idempotency key), else in a new one. */
   const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => (scope === undefined ? repository.transaction(fn) : fn(scope));
   const transaction = <T>(fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => repository.transaction(fn);

@@ -157,8 +157,8 @@ export interface EntryRepository {
   findDuplicate(principal: Principal, key: DuplicateKey): Promise<string | undefined>;
   /** Runs `fn` in one transaction: everything it does through the scope commits together or not at all. */
   transaction<T>(fn: (scope: EntryWriteScope) => Promise<T>): Promise<T>;
-  /** What the first use of an idempotency key recorded, read outside any transaction. */
-  findCall(principal: Principal, key: string): Promise<RecordedCall | undefined>;
+  /** What the first use of an idempotency key recorded (unless before `notBefore`: expired), read outside any transaction. */
+  findCall(principal: Principal, key: string, notBefore: Date): Promise<RecordedCall | undefined>;
   /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
   resolveIds(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
   /**
@@ -841,7 +841,7 @@ export function createEntryRepository(db: SqlDatabase, options: EntryRepositoryO
       return result;
     },
 
-    findCall: (principal, key) => findRecordedCall(db, principal, key),
+    findCall: (principal, key, notBefore) => findRecordedCall(db, principal, key, notBefore),
 
     resolveIds: (principal, queries, maxMatches) => resolveIds(db, principal, queries, maxMatches),
 

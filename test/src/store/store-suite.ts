@@ -72,6 +72,9 @@ export function defineStoreSuite(target: StoreTarget): void {
       get db() {
         return db;
       },
+      get options() {
+        return database.options;
+      },
     };
 
     test("migrations apply once, are idempotent, and a newer schema is refused", async () => {

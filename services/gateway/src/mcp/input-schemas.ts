@@ -132,7 +132,9 @@ export const idempotencyKeySchema = z
   .min(1, "idempotency_key must not be empty")
   .max(200, "idempotency_key must be at most 200 characters")
   .refine(noNul, "idempotency_key must not contain NUL characters")
-  .describe("Makes the call exactly-once: a retry with the same key returns the first result and changes nothing. Use a fresh random value per intended change.");
+  .describe(
+    "Makes the call exactly-once: a retry with the same key returns the first result and changes nothing, for 24 hours by default (the store's idempotency window); after that the key is new again. Use a fresh random value per intended change.",
+  );
 
 const isoInstantPattern = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
 
