@@ -34,6 +34,7 @@ import { defineApiKeyTests } from "./store-api-keys-suite.js";
 import { defineBatchTests } from "./store-batches-suite.js";
 import { defineChangeTests } from "./store-changes-suite.js";
 import { defineIdempotencyTests } from "./store-idempotency-suite.js";
+import { defineReplyBudgetTests } from "./store-reply-budget-suite.js";
 import { defineIsolationTests } from "./store-isolation-suite.js";
 import { defineSharingTests } from "./store-sharing-suite.js";
 import { defineThreadTests } from "./store-threads-suite.js";
@@ -826,6 +827,7 @@ export function defineStoreSuite(target: StoreTarget): void {
     defineThreadTests(context);
     defineSharingTests(context);
     defineIdempotencyTests(context);
+    defineReplyBudgetTests(context);
     defineIsolationTests(context);
     defineApiKeyTests(context);
   });
