@@ -82,6 +82,7 @@ const serviceEnv: Record<string, readonly string[]> = {
     "STORE_PORT",
     "STORE_OPS_PORT",
     "STORE_MIGRATIONS",
+    "STORE_IDEMPOTENCY_TTL_SECONDS",
     "DATABASE_URL",
     "DATABASE_POOL_MAX",
     "STORE_PREPARED_STATEMENTS",

@@ -33,6 +33,7 @@ interface GatewaySettings {
 }
 interface StoreSettings {
   vectors: { kind: string; qdrant?: { url: string; apiKey: string; collection: string } };
+  idempotency: { ttlMs: number };
 }
 interface WorkerSettings {
   provider: string;
@@ -154,6 +155,13 @@ describe("every scenario's rendered environment is accepted by the services' own
       { url: inChart.qdrant?.url, apiKey: inChart.qdrant?.apiKey, collection: inChart.qdrant?.collection },
       { url: `http://${componentName("qdrant")}:6333`, apiKey: "", collection: "context_hub_chunks" },
     );
+  });
+
+  test("the store keeps idempotency keys for the window from values: a day by default", async () => {
+    const load = await loaderOf<StoreSettings>("store");
+    assert.equal(load(environmentOf("store", containerOf(objectsOf("minimal"), "store"))).idempotency.ttlMs, 86_400_000);
+    const tuned = render("minimal", { set: ["store.idempotencyTtlSeconds=3600"] });
+    assert.equal(load(environmentOf("store", containerOf(tuned, "store"))).idempotency.ttlMs, 3_600_000);
   });
 
   test("each worker runs the provider, model, address and dimension from values, with the key only from its Secret", async () => {

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 
@@ -15,8 +15,12 @@ export function runtimeFilePath(dataDir: string): string {
   return join(resolve(dataDir), fileName);
 }
 
+/** Publishes `info` in the data directory, readable and writable by this user only (0600), like the data beside it. */
 export function writeRuntimeFile(dataDir: string, info: RuntimeInfo): void {
-  writeFileSync(runtimeFilePath(dataDir), `${JSON.stringify(info, null, 2)}\n`);
+  const path = runtimeFilePath(dataDir);
+  writeFileSync(path, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  // The mode applies only when the file is created: one left by an earlier start keeps its own until told.
+  if (process.platform !== "win32") chmodSync(path, 0o600);
 }
 
 export function removeRuntimeFile(dataDir: string): void {

@@ -18,3 +18,4 @@ export * from "./tracing.js";
 export * from "./vector-bytes.js";
 export * from "./loopback.js";
 export * from "./reserved-subjects.js";
+export * from "./image-types.js";

@@ -4,9 +4,9 @@ import { currentTraceIds } from "./tracing.js";
 
 export type { Logger } from "pino";
 
-/** A JSON logger that stamps every line with the service name and the current request id. */
-export function createLogger(service: string, level = "info"): Logger {
-  return pino({
+/** A JSON logger that stamps every line with the service name and the current request id; to stdout unless given a `destination` (tests). */
+export function createLogger(service: string, level = "info", destination?: { write(line: string): void }): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -20,5 +20,6 @@ export function createLogger(service: string, level = "info"): Logger {
         ...(ids === undefined ? {} : { traceId: ids.traceId, spanId: ids.spanId }),
       };
     },
-  });
+  };
+  return destination === undefined ? pino(options) : pino(options, destination);
 }

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync, truncateSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, readFileSync, truncateSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readWinkWordVectors } from "./wink-json-reader.js";
@@ -81,6 +81,36 @@ test("a truncated or foreign cache file is rebuilt", async (t) => {
 
   writeFileSync(cacheFile, "not a cache");
   assert.equal((await openWordVectors({ cacheDir, sourcePath: source })).origin.builtCache, true);
+});
+
+const posixOnly = { skip: process.platform === "win32" ? "POSIX permission bits only" : false };
+
+test("the cache is private to its user: a 0700 directory and a 0600 file", posixOnly, async (t) => {
+  const directory = temporaryDirectory(t);
+  const source = join(directory, "vectors.json");
+  writeFileSync(source, fixture);
+  const cacheDir = join(directory, "context-hub");
+  await openWordVectors({ cacheDir, sourcePath: source });
+  assert.equal(statSync(cacheDir).mode & 0o777, 0o700);
+  assert.equal(statSync(toWordVectorCachePath(cacheDir)).mode & 0o777, 0o600);
+});
+
+test("a cache file other users may write is not trusted: it is rebuilt as a private file", posixOnly, async (t) => {
+  const directory = temporaryDirectory(t);
+  const source = join(directory, "vectors.json");
+  writeFileSync(source, fixture);
+  const cacheDir = join(directory, "cache");
+  await openWordVectors({ cacheDir, sourcePath: source });
+  const cacheFile = toWordVectorCachePath(cacheDir);
+  for (const mode of [0o666, 0o620, 0o602]) {
+    chmodSync(cacheFile, mode);
+    const reopened = await openWordVectors({ cacheDir, sourcePath: source });
+    assert.equal(reopened.origin.builtCache, true, `a ${mode.toString(8)} cache is rebuilt, not read`);
+    assert.equal(statSync(cacheFile).mode & 0o777, 0o600);
+  }
+  // Read-only for others is no risk to what this user computes: such a cache is used as it is.
+  chmodSync(cacheFile, 0o644);
+  assert.equal((await openWordVectors({ cacheDir, sourcePath: source })).origin.builtCache, false);
 });
 
 test("a malformed source fails with a clear error and writes no cache", async (t) => {

@@ -1,5 +1,5 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -72,9 +72,10 @@ export function writeWordVectorCache(path: string, tables: WordVectorTables): vo
   const trailer = Buffer.alloc(4 + layout.trailer - (layout.vocabulary + vocabulary.length));
   trailer.writeUInt32LE(trailerMagic, trailer.length - 4);
 
-  mkdirSync(resolve(path, ".."), { recursive: true });
+  // Private to this user: a cache another account could rewrite would change every embedding this one computes.
+  mkdirSync(resolve(path, ".."), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const fd = openSync(temporary, "wx", 0o644);
+  const fd = openSync(temporary, "wx", 0o600);
   try {
     for (const part of [header, tables.matrix, tables.mean, tables.commonDirection, tables.offsets, tables.slots, vocabulary, trailer]) {
       const bytes = Buffer.from(part.buffer, part.byteOffset, part.byteLength);
@@ -99,14 +100,33 @@ export function writeWordVectorCache(path: string, tables: WordVectorTables): vo
 }
 
 /**
+ * Whether a cache file may be trusted: on POSIX systems, owned by this user
+ * (or by root, who can change any file anyway) and writable by no other
+ * account: a file another account could rewrite would change every embedding
+ * computed from it. Judged on the opened file, so a file swapped in after the
+ * check is not the one read.
+ */
+function isTrustedCacheFile(stats: { mode: number; uid: number }): boolean {
+  if (process.platform === "win32" || process.getuid === undefined) return true;
+  return (stats.mode & 0o022) === 0 && (stats.uid === process.getuid() || stats.uid === 0);
+}
+
+/**
  * Reads a cache file written by `writeWordVectorCache` with one read and no
  * parsing: the arrays are views into the file's bytes. Resolves to undefined
- * when the file is missing, from another format version, or truncated.
+ * when the file is missing, from another format version, truncated, or not
+ * trusted (another user owns it or may write it), so the caller rebuilds it.
  */
 export async function readWordVectorCache(path: string): Promise<WordVectorTables | undefined> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    const handle = await open(path, "r");
+    try {
+      if (!isTrustedCacheFile(await handle.stat())) return undefined;
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;

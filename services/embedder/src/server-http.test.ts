@@ -72,7 +72,7 @@ test("a failing provider surfaces over gRPC as PROVIDER_ERROR naming provider, m
   await assert.rejects(client.embedDocuments({ texts: ["hello"] }), (error: unknown) => {
     assert.ok(isContextHubError(error));
     assert.equal(error.code, "PROVIDER_ERROR");
-    assert.equal(error.message, "openai embeddings (model text-embedding-3-small) failed: HTTP 500 after 2 attempts: The server had an error while processing your request.");
+    assert.equal(error.message, "openai embeddings (model text-embedding-3-small) failed: HTTP 500 (provider error) after 2 attempts");
     assert.equal(error.details.status, 500);
     assert.doesNotMatch(error.message, /sk-e2e-secret/);
     return true;
@@ -92,5 +92,8 @@ test("a provider that is down at start does not crash the service: not ready, an
   const { client, readyz } = await startForTest(t, () => ({ status: 503, body: "" }), { EMBEDDER_DIMENSION: "", EMBEDDER_MAX_RETRIES: "0" });
   assert.equal(await readyz(), 503, "the dimension is unknown until a probe succeeds");
   assert.equal((await client.describe({})).dimension, 0);
-  await assert.rejects(client.embedQueries({ texts: ["hello"] }), (error: unknown) => isContextHubError(error) && error.code === "PROVIDER_ERROR" && /HTTP 503 after 1 attempt$/.test(error.message));
+  await assert.rejects(
+    client.embedQueries({ texts: ["hello"] }),
+    (error: unknown) => isContextHubError(error) && error.code === "PROVIDER_ERROR" && /HTTP 503 \(provider unavailable\) after 1 attempt$/.test(error.message),
+  );
 });

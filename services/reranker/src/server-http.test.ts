@@ -65,7 +65,7 @@ test("a failing provider surfaces over gRPC as PROVIDER_ERROR naming provider, m
   await assert.rejects(client.rerank({ query: "postgres", passages }), (error: unknown) => {
     assert.ok(isContextHubError(error));
     assert.equal(error.code, "PROVIDER_ERROR");
-    assert.equal(error.message, "tei rerank (model BAAI/bge-reranker-base) failed: HTTP 503 after 2 attempts: Model is overloaded");
+    assert.equal(error.message, "tei rerank (model BAAI/bge-reranker-base) failed: HTTP 503 (provider unavailable) after 2 attempts");
     return true;
   });
   assert.equal(server.requests.length, 2);

@@ -12,6 +12,7 @@ test("defaults select PGlite in .context-hub/data on loopback", () => {
     socketPath: undefined,
     opsPort: 9091,
     database: { url: "", dataDir: ".context-hub/data", poolMax: 10, preparedStatements: true, migrations: "apply" },
+    idempotency: { ttlMs: 86_400_000 },
     vectors: { kind: "pgvector", qdrant: undefined },
     logLevel: "info",
   });
@@ -28,6 +29,7 @@ test("every setting is read, with real numbers", () => {
     DATABASE_POOL_MAX: "25",
     STORE_PREPARED_STATEMENTS: "false",
     STORE_MIGRATIONS: "verify",
+    STORE_IDEMPOTENCY_TTL_SECONDS: "3600",
     LOG_LEVEL: "debug",
   });
   const { search: _search, ...rest } = config;
@@ -37,6 +39,7 @@ test("every setting is read, with real numbers", () => {
     socketPath: "/run/context-hub/store.sock",
     opsPort: -1,
     database: { url: "postgres://u:p@db:5432/hub", dataDir: "memory://", poolMax: 25, preparedStatements: false, migrations: "verify" },
+    idempotency: { ttlMs: 3_600_000 },
     vectors: { kind: "pgvector", qdrant: undefined },
     logLevel: "debug",
   });
@@ -45,8 +48,8 @@ test("every setting is read, with real numbers", () => {
 
 test("bad settings are all reported at once", () => {
   assert.throws(
-    () => loadStoreConfig({ STORE_PORT: "x", STORE_SOCKET: "relative.sock", DATABASE_URL: "mysql://db", DATABASE_POOL_MAX: "0", STORE_MIGRATIONS: "later" }),
-    (error: Error) => ["STORE_PORT", "STORE_SOCKET", "DATABASE_URL", "DATABASE_POOL_MAX", "STORE_MIGRATIONS"].every((name) => error.message.includes(name)),
+    () => loadStoreConfig({ STORE_PORT: "x", STORE_SOCKET: "relative.sock", DATABASE_URL: "mysql://db", DATABASE_POOL_MAX: "0", STORE_MIGRATIONS: "later", STORE_IDEMPOTENCY_TTL_SECONDS: "59" }),
+    (error: Error) => ["STORE_PORT", "STORE_SOCKET", "DATABASE_URL", "DATABASE_POOL_MAX", "STORE_MIGRATIONS", "STORE_IDEMPOTENCY_TTL_SECONDS"].every((name) => error.message.includes(name)),
   );
 });
 

@@ -18,6 +18,8 @@ const schema = graphNeedsPglite(
       DATABASE_POOL_MAX: envInteger(10, 1, 1000),
       STORE_PREPARED_STATEMENTS: envBoolean(true),
       STORE_MIGRATIONS: envEnum(["apply", "verify"] as const, "apply"),
+      // A minute to a year; a day by default.
+      STORE_IDEMPOTENCY_TTL_SECONDS: envInteger(86_400, 60, 31_536_000),
       ...searchEnvSchema,
       ...vectorBackendEnvSchema,
       ...commonEnvSchema,
@@ -33,6 +35,8 @@ export interface StoreConfig {
   /** Port of /metrics, /healthz and /readyz; 0 picks a free one, -1 disables it. */
   opsPort: number;
   database: DatabaseOptions;
+  /** How long an idempotency key replays its first response; after that the key is new again and its record is deleted. */
+  idempotency: { ttlMs: number };
   search: SearchConfig;
   /** What answers semantic search: pgvector inside PostgreSQL, a graph in the store process, or Qdrant fed from the outbox. */
   vectors: VectorBackendConfig;
@@ -57,6 +61,7 @@ export function loadStoreConfig(env: NodeJS.ProcessEnv): StoreConfig {
       preparedStatements: raw.STORE_PREPARED_STATEMENTS,
       migrations: raw.STORE_MIGRATIONS,
     }),
+    idempotency: Object.freeze({ ttlMs: raw.STORE_IDEMPOTENCY_TTL_SECONDS * 1000 }),
     search: toSearchConfig(raw),
     vectors: Object.freeze(toVectorBackendConfig(raw)),
     logLevel: raw.LOG_LEVEL,

@@ -7,7 +7,7 @@
 import { ContextHubError, invalidArgument, isContextHubError } from "@context-hub/common";
 import { ambiguousCandidatesShown, ambiguousPrefix, deleteEntry, resolveAll, updateEntry, type DeleteTarget, type ResolvedId } from "./entry-changes.js";
 import { toIdQuery, type IdQuery } from "./id-query.js";
-import { createIdempotentRunner, type IdempotencyInput, type IdempotencyRequest, type IdempotencyState, type Outcome } from "./idempotency.js";
+import { createIdempotentRunner, type IdempotencyExpiry, type IdempotencyInput, type IdempotencyRequest, type IdempotencyState, type Outcome } from "./idempotency.js";
 import { runItems, validateItems, type ItemError, type ItemResult } from "./items.js";
 import { requirePrincipal, type Principal } from "./principal.js";
 import { limits, validateEntryChange, validateGenerated, validateItemCount, validateNewEntry, validatePage, validateThreadId } from "./entry-validation.js";
@@ -190,6 +190,8 @@ export interface GetEntriesResult {
   missing: string[];
   /** Entries the caller may see that were left out because of their trust state (without `includeQuarantined`). */
   withheld: { id: string; state: TrustState }[];
+  /** Entries the caller may see that were left out to keep the reply within its byte budget, in the order asked for. */
+  notReturned: { id: string; sizeBytes: number; reason: string }[];
 }
 
 export interface ListEntriesResult {
@@ -359,6 +361,49 @@ export interface EntryService {
 /** Most ids one GetEntries call may ask for. */
 export const maxIdsPerGet = 100;
 
+/**
+ * What one GetEntries reply may hold, in bytes of text, summaries, metadata
+ * and image data: entries are read in the order asked for while they fit,
+ * so a call for many large entries holds this much, not all of them, in the
+ * store's memory. The first entry is returned alone when it is bigger, up
+ * to `maxEntryReplyBytes`.
+ */
+export const replyBudgetBytes = 32 * 1024 * 1024;
+/** The most one entry can add to a reply: under the 64 MiB a gRPC message may carry, with room for its framing. */
+export const maxEntryReplyBytes = 60 * 1024 * 1024;
+
+const mib = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
+
+/**
+ * Which of the entries (in the order asked for, with their sizes) one reply
+ * returns: in order, until the next would take the reply past
+ * `replyBudgetBytes`; that one and every one after it are not returned (ask
+ * for them again). The first entry returned may alone be bigger than the
+ * budget, up to `maxEntryReplyBytes`; an entry bigger than that is never
+ * returned, with the reason, and does not stop the others.
+ */
+export function fitReplyBudget(sized: readonly { id: string; sizeBytes: number }[], includeImages: boolean): { returned: string[]; notReturned: { id: string; sizeBytes: number; reason: string }[] } {
+  const returned: string[] = [];
+  const notReturned: { id: string; sizeBytes: number; reason: string }[] = [];
+  let total = 0;
+  let full = false;
+  for (const { id, sizeBytes } of sized) {
+    if (sizeBytes > maxEntryReplyBytes) {
+      const remedy = includeImages ? "fetch it without include_images" : "read it in parts with read_range";
+      notReturned.push({ id, sizeBytes, reason: `the entry is ${mib(sizeBytes)}, more than one reply can carry (${mib(maxEntryReplyBytes)}); ${remedy}` });
+      continue;
+    }
+    full ||= returned.length > 0 && total + sizeBytes > replyBudgetBytes;
+    if (full) {
+      notReturned.push({ id, sizeBytes, reason: `the reply reached its ${mib(replyBudgetBytes)} budget; fetch it in another call` });
+      continue;
+    }
+    returned.push(id);
+    total += sizeBytes;
+  }
+  return { returned, notReturned };
+}
+
 /** Longest reason a delete may give. */
 export const maxDeleteReasonLength = 1000;
 
@@ -485,15 +530,15 @@ async function recordingItemDenials<T>(
 /**
  * The entry service over a repository. Every mutation appends its audit
  * records in its own transaction; `denials` records the calls refused with
- * PERMISSION_DENIED.
+ * PERMISSION_DENIED; idempotency keys hold for `expiry` (24 hours by default).
  */
-export function createEntryService(repository: EntryRepository, denials: DenialRecorder): EntryService {
-  return withDenialsRecorded(createEntryOperations(repository), denials);
+export function createEntryService(repository: EntryRepository, denials: DenialRecorder, expiry?: IdempotencyExpiry): EntryService {
+  return withDenialsRecorded(createEntryOperations(repository, expiry), denials);
 }
 
 /** The entry service itself; refusals are recorded by the wrapper `withDenialsRecorded`. */
-function createEntryOperations(repository: EntryRepository): EntryService {
-  const idempotent = createIdempotentRunner(repository);
+function createEntryOperations(repository: EntryRepository, expiry: IdempotencyExpiry | undefined): EntryService {
+  const idempotent = createIdempotentRunner(repository, expiry);
   /** Runs `fn` in the call's transaction when it has one (an idempotency key), else in a new one. */
   const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => (scope === undefined ? repository.transaction(fn) : fn(scope));
   const transaction = <T>(fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => repository.transaction(fn);
@@ -646,15 +691,24 @@ function createEntryOperations(repository: EntryRepository): EntryService {
       });
       const wanted = [...new Set(resolved.filter((id): id is string => id !== undefined))];
       const includeQuarantined = request.includeQuarantined ?? false;
-      const fetched = wanted.length === 0 ? [] : await repository.getByIds(caller, wanted, request.includeImages, includeQuarantined);
+      // Sizes first (no text or image read), so the reply holds what fits its budget and no more.
+      const sizes = wanted.length === 0 ? new Map<string, number>() : await repository.replySizes(caller, wanted, request.includeImages, includeQuarantined);
+      const { returned, notReturned } = fitReplyBudget(
+        wanted.flatMap((id) => (sizes.has(id) ? [{ id, sizeBytes: sizes.get(id)! }] : [])),
+        request.includeImages,
+      );
+      const fetched = returned.length === 0 ? [] : await repository.getByIds(caller, returned, request.includeImages, includeQuarantined);
       const byId = new Map(fetched.map((stored) => [stored.id, stored]));
-      const notFetched = wanted.filter((id) => !byId.has(id));
+      const left = new Set(notReturned.map((item) => item.id));
+      const notFetched = wanted.filter((id) => !byId.has(id) && !left.has(id));
       // Visible but left out by the trust filter: the caller learns the id and state, nothing more (it could fetch them with includeQuarantined).
       const withheld = includeQuarantined || notFetched.length === 0 ? [] : await repository.withheldStates(caller, notFetched);
       const withheldIds = new Set(withheld.map((item) => item.id));
       // An entry deleted between resolution and fetch simply does not exist for the caller.
-      const missing = queries.filter((_, position) => !byId.has(resolved[position] ?? "") && !withheldIds.has(resolved[position] ?? "")).map((query) => query.input);
-      return { entries: wanted.flatMap((id) => byId.get(id) ?? []), missing: [...new Set(missing)], withheld };
+      const missing = queries
+        .filter((_, position) => !byId.has(resolved[position] ?? "") && !withheldIds.has(resolved[position] ?? "") && !left.has(resolved[position] ?? ""))
+        .map((query) => query.input);
+      return { entries: wanted.flatMap((id) => byId.get(id) ?? []), missing: [...new Set(missing)], withheld, notReturned };
     },
 
     async listEntries(principal, request) {

@@ -157,8 +157,8 @@ export interface EntryRepository {
   findDuplicate(principal: Principal, key: DuplicateKey): Promise<string | undefined>;
   /** Runs `fn` in one transaction: everything it does through the scope commits together or not at all. */
   transaction<T>(fn: (scope: EntryWriteScope) => Promise<T>): Promise<T>;
-  /** What the first use of an idempotency key recorded, read outside any transaction. */
-  findCall(principal: Principal, key: string): Promise<RecordedCall | undefined>;
+  /** What the first use of an idempotency key recorded (unless before `notBefore`: expired), read outside any transaction. */
+  findCall(principal: Principal, key: string, notBefore: Date): Promise<RecordedCall | undefined>;
   /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
   resolveIds(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
   /**
@@ -167,6 +167,13 @@ export interface EntryRepository {
    * `includeQuarantined`. Any order.
    */
   getByIds(principal: Principal, ids: readonly string[], includeImages: boolean, includeQuarantined?: boolean): Promise<StoredEntry[]>;
+  /**
+   * How many bytes each of the visible entries among `ids` (trust-filtered as
+   * `getByIds` does) would add to a reply: text, summary, metadata, node
+   * summaries and, with `includeImages`, image data. Read without reading
+   * any text or image.
+   */
+  replySizes(principal: Principal, ids: readonly string[], includeImages: boolean, includeQuarantined?: boolean): Promise<Map<string, number>>;
   /** The visible entries among `ids` that the trust filter leaves out, with their states. */
   withheldStates(principal: Principal, ids: readonly string[]): Promise<{ id: string; state: TrustState }[]>;
   /** One page of the visible entries matching `filter`, newest first, without full text. */
@@ -841,9 +848,25 @@ export function createEntryRepository(db: SqlDatabase, options: EntryRepositoryO
       return result;
     },
 
-    findCall: (principal, key) => findRecordedCall(db, principal, key),
+    findCall: (principal, key, notBefore) => findRecordedCall(db, principal, key, notBefore),
 
     resolveIds: (principal, queries, maxMatches) => resolveIds(db, principal, queries, maxMatches),
+
+    async replySizes(principal, ids, includeImages, includeQuarantined = false) {
+      const params = createSqlParams();
+      const idList = params.add(ids);
+      // octet_length reads a stored value's size from its header: no text or image is detoasted for it.
+      const { rows } = await db.query<{ id: string; size: string | number }>(
+        `SELECT e.id,
+           octet_length(e.text) + octet_length(e.summary) + octet_length(e.metadata::text)
+           + coalesce((SELECT sum(octet_length(n.summary) + octet_length(n.heading) + octet_length(n.node_id)) FROM node_summaries n WHERE n.entry_id = e.id), 0)
+           + ${includeImages ? "coalesce((SELECT sum(i.byte_size) FROM entry_images i WHERE i.entry_id = e.id), 0)" : "0"} AS size
+         FROM entries e
+         WHERE e.id = ANY(${idList}::uuid[]) AND ${accessPredicate(principal, "e", params)} AND ${trustFilter("e", includeQuarantined)}`,
+        params.values,
+      );
+      return new Map(rows.map((row) => [row.id, Number(row.size)]));
+    },
 
     async getByIds(principal, ids, includeImages, includeQuarantined = false) {
       const read = async (executor: SqlExecutor) => {

@@ -6,18 +6,21 @@ import type { EntryUpdateInput, NewEntryInput } from "./entries.js";
 
 const entry: NewEntryInput = { threadId: "t", source: "user", text: "Some text", metadata: undefined, tags: [], images: [], visibility: undefined };
 
+const pngSignature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const bytesOf = (text: string) => new TextEncoder().encode(text);
+
 function rejects(fn: () => unknown, message: RegExp): void {
   assert.throws(fn, (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && message.test(error.message));
 }
 
 test("a valid entry is normalised: hash computed, tags trimmed, lowercased and de-duplicated, visibility left to the store", () => {
-  const write = validateNewEntry({ ...entry, tags: [" Ops ", "ops", "DB"], images: [{ mimeType: "Image/PNG", data: new Uint8Array([1]) }] });
+  const write = validateNewEntry({ ...entry, tags: [" Ops ", "ops", "DB"], images: [{ mimeType: "Image/PNG", data: new Uint8Array([...pngSignature, 1]) }] });
   assert.equal(write.contentHash, contentHash("Some text"));
   assert.deepEqual(write.tags, ["ops", "db"]);
   assert.equal(write.visibility, undefined, "unspecified: private, or shared in a thread the caller shared (decided in the transaction)");
   assert.equal(write.contentType, "multimodal");
   assert.equal(write.images[0]?.mimeType, "image/png");
-  assert.equal(write.images[0]?.sha256, "4bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a");
+  assert.equal(write.images[0]?.sha256, "275f1bcbbb585c71e3b2184304eccfa0e37de92022ca3b6f4e9c10df32318d85");
   assert.deepEqual(write.metadata, {});
 });
 
@@ -25,6 +28,66 @@ test("the text is stored as given: no trimming, so the hash matches what the cal
   const write = validateNewEntry({ ...entry, text: "  padded\n" });
   assert.equal(write.text, "  padded\n");
   assert.equal(write.contentHash, contentHash("  padded\n"));
+});
+
+test("an image's bytes must be of the type it declares: each stored type is recognised, anything else is refused by position", () => {
+  const images = {
+    "image/png": new Uint8Array([...pngSignature, 0, 0, 0, 13]),
+    "image/jpeg": new Uint8Array([0xff, 0xd8, 0xff, 0xdb, 0, 0x43]),
+    "image/gif": bytesOf("GIF89a\u0001\u0000"),
+    "image/webp": bytesOf("RIFF\u0024\u0000\u0000\u0000WEBPVP8 "),
+  };
+  for (const [mimeType, data] of Object.entries(images)) {
+    assert.equal(validateNewEntry({ ...entry, images: [{ mimeType, data }] }).images[0]?.mimeType, mimeType);
+    for (const [other, otherData] of Object.entries(images)) {
+      if (other === mimeType) continue;
+      rejects(() => validateNewEntry({ ...entry, images: [{ mimeType, data: otherData }] }), new RegExp(`^images\\[0\\] is declared ${mimeType} but its bytes are ${other}$`));
+    }
+  }
+  const hostile: [string, Uint8Array, RegExp][] = [
+    ["SVG", bytesOf('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), /its bytes are SVG \(image\/svg\+xml\)/],
+    ["SVG after a BOM, a prolog and a comment", bytesOf('\ufeff  <?xml version="1.0"?><!-- drawn by hand --><svg>'), /its bytes are SVG \(image\/svg\+xml\)/],
+    ["HTML", bytesOf("<!doctype html><title>x</title>"), /its bytes are HTML/],
+    ["PDF", bytesOf("%PDF-1.7\n"), /its bytes are PDF/],
+    ["text", bytesOf("just some words"), /its bytes are text/],
+    ["a truncated PNG signature", new Uint8Array(pngSignature.slice(0, 4)), /its bytes are unrecognised data \(first bytes 89 50 4e 47\)/],
+    ["RIFF that is not WebP", bytesOf("RIFF\u0024\u0000\u0000\u0000WAVEfmt "), /its bytes are unrecognised data/],
+  ];
+  for (const [, data, detected] of hostile) {
+    rejects(
+      () =>
+        validateNewEntry({
+          ...entry,
+          images: [
+            { mimeType: "image/png", data: images["image/png"] },
+            { mimeType: "image/png", data },
+          ],
+        }),
+      /^images\[1\] is declared image\/png but/,
+    );
+    rejects(() => validateNewEntry({ ...entry, images: [{ mimeType: "image/png", data }] }), detected);
+  }
+  rejects(
+    () => validateNewEntry({ ...entry, images: [{ mimeType: "image/svg+xml", data: hostile[0]![1] }] }),
+    /images\[0\]\.mime_type "image\/svg\+xml" is not a stored image type; use one of image\/png, image\/jpeg, image\/gif, image\/webp/,
+  );
+  rejects(
+    () =>
+      validateEntryChange(
+        {
+          id: "0190c2a4",
+          expectedVersion: undefined,
+          text: undefined,
+          metadata: undefined,
+          tags: undefined,
+          images: [{ mimeType: "image/jpeg", data: hostile[0]![1] }],
+          visibility: undefined,
+          generated: undefined,
+        },
+        "updates[3]",
+      ),
+    /^updates\[3\]\.images\[0\] is declared image\/jpeg but its bytes are SVG/,
+  );
 });
 
 test("tags over the limits are refused", () => {

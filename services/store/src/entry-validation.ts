@@ -1,4 +1,4 @@
-import { contentHash, invalidArgument } from "@context-hub/common";
+import { contentHash, imageMimeTypes, imageTypeMismatch, invalidArgument, isImageMimeType } from "@context-hub/common";
 import { createHash } from "node:crypto";
 import type {
   EntryChange,
@@ -44,8 +44,6 @@ export const limits = {
   listOffset: 10_000,
   itemsPerCall: 100,
 } as const;
-
-const imageMimePattern = /^image\/[a-z0-9][a-z0-9.+-]*$/;
 
 function hasNul(value: string): boolean {
   return value.includes("\u0000");
@@ -121,13 +119,16 @@ function validateImages(images: NewEntryInput["images"], field: string): ImageWr
   if (images.length > limits.images) throw invalidArgument(`${field}: at most ${limits.images} per entry (got ${images.length})`);
   return images.map((image, index) => {
     const mimeType = image.mimeType.trim().toLowerCase();
-    if (!imageMimePattern.test(mimeType)) {
-      throw invalidArgument(`${field}[${index}].mime_type ${JSON.stringify(image.mimeType.slice(0, 100))} is not an image/* type`);
+    if (!isImageMimeType(mimeType)) {
+      throw invalidArgument(`${field}[${index}].mime_type ${JSON.stringify(image.mimeType.slice(0, 100))} is not a stored image type; use one of ${imageMimeTypes.join(", ")}`);
     }
     if (image.data.byteLength === 0) throw invalidArgument(`${field}[${index}] has no data`);
     if (image.data.byteLength > limits.imageBytes) {
       throw invalidArgument(`${field}[${index}] is ${image.data.byteLength} bytes; the limit is ${limits.imageBytes} (10 MiB)`);
     }
+    // Readers serve an image under its stored type, so bytes of another kind (SVG with script, HTML) must not pass as one.
+    const mismatch = imageTypeMismatch(image.data, mimeType);
+    if (mismatch !== undefined) throw invalidArgument(`${field}[${index}] ${mismatch}`, "send the type the image really is (PNG, JPEG, GIF or WebP), or convert it to one of them");
     return { mimeType, data: image.data, byteSize: image.data.byteLength, sha256: createHash("sha256").update(image.data).digest("hex") };
   });
 }

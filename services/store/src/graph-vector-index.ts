@@ -216,15 +216,16 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     for (const space of spaces.values()) {
       if (!space.changed) continue;
       try {
-        mkdirSync(directory, { recursive: true });
+        // Private like the data directory around it; the native save honours the store's umask (077) for its own file.
+        mkdirSync(directory, { recursive: true, mode: 0o700 });
         const stem = join(directory, fileStem(space.model, space.dimension));
         const generation = randomUUID();
         const keys = BigUint64Array.from(space.ids.keys());
         space.graph.save(`${stem}.${generation}.usearch`);
-        writeFileSync(`${stem}.${generation}.keys`, new Uint8Array(keys.buffer));
+        writeFileSync(`${stem}.${generation}.keys`, new Uint8Array(keys.buffer), { mode: 0o600 });
         space.changed = false;
         const manifest: Manifest = { model: space.model, dimension: space.dimension, generation, points: keys.length, sha256: await sha256Of(`${stem}.${generation}.usearch`) };
-        writeFileSync(`${stem}.json.tmp`, JSON.stringify(manifest));
+        writeFileSync(`${stem}.json.tmp`, JSON.stringify(manifest), { mode: 0o600 });
         renameSync(`${stem}.json.tmp`, `${stem}.json`);
         const stemName = fileStem(space.model, space.dimension);
         for (const name of readdirSync(directory)) {

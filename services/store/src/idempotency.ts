@@ -2,9 +2,12 @@
  * Idempotency keys: a mutation carrying a key runs at most once per principal
  * and key. Its response is recorded with the key in the mutation's own
  * transaction; a retry with the same arguments replays that response and
- * writes nothing, and a reuse with other arguments is refused. No transport
- * or SQL here: the response arrives already serialised by the transport, and
- * persistence sits behind `IdempotencyStatements`.
+ * writes nothing, and a reuse with other arguments is refused. A record
+ * lasts for the expiry window (`STORE_IDEMPOTENCY_TTL_SECONDS`, 24 hours by
+ * default): after it the key is new again, and idempotency-expiry.ts deletes
+ * the record. No transport or SQL here: the response arrives already
+ * serialised by the transport, and persistence sits behind
+ * `IdempotencyStatements`.
  */
 import { type ContextHubError, invalidArgument } from "@context-hub/common";
 import type { Principal } from "./principal.js";
@@ -52,13 +55,16 @@ export interface IdempotencyRequest<T> extends IdempotencyInput {
 export interface IdempotencyStatements {
   /** Holds the key's lock until the transaction ends: concurrent first uses of one key queue here. */
   lock(principal: Principal, key: string): Promise<void>;
-  find(principal: Principal, key: string): Promise<RecordedCall | undefined>;
-  record(principal: Principal, key: IdempotencyKey, response: Uint8Array): Promise<void>;
+  /** The key's record, unless it was made before `notBefore` (expired: as good as none). */
+  find(principal: Principal, key: string, notBefore: Date): Promise<RecordedCall | undefined>;
+  /** Records the first use of `key` at `at`, replacing an expired record of it (made before `notBefore`). */
+  record(principal: Principal, key: IdempotencyKey, response: Uint8Array, at: Date, notBefore: Date): Promise<void>;
 }
 
 /** What the runner needs from a repository: a read outside transactions and a transaction whose scope holds the key statements. */
 export interface IdempotentRepository<S extends { idempotency: IdempotencyStatements }> {
-  findCall(principal: Principal, key: string): Promise<RecordedCall | undefined>;
+  /** The key's record, unless it was made before `notBefore`. */
+  findCall(principal: Principal, key: string, notBefore: Date): Promise<RecordedCall | undefined>;
   transaction<T>(fn: (scope: S) => Promise<T>): Promise<T>;
 }
 
@@ -70,6 +76,17 @@ export interface IdempotentRunner<S> {
 }
 
 export const keyLimits = { key: 200, fingerprint: 256 } as const;
+
+/** How long a key's record holds, and the clock it is measured by. */
+export interface IdempotencyExpiry {
+  /** How long after its first use a key replays; after that it is new again. */
+  ttlMs: number;
+  /** The current time; replaced in tests. */
+  now: () => Date;
+}
+
+/** 24 hours on the system clock: the default window (`STORE_IDEMPOTENCY_TTL_SECONDS`). */
+export const defaultIdempotencyExpiry: IdempotencyExpiry = { ttlMs: 24 * 60 * 60 * 1000, now: () => new Date() };
 
 function validateKeyShape(input: IdempotencyInput): IdempotencyInput {
   if (input.key.length < 1 || input.key.length > keyLimits.key) {
@@ -130,27 +147,37 @@ function replayOf(recorded: RecordedCall | undefined, key: IdempotencyKey): Outc
  *    `execute(validated, scope)` in that transaction and records the encoded
  *    result with the key before it commits. A failing call records nothing,
  *    so its retry runs afresh.
+ *
+ * A record older than `expiry.ttlMs` counts as none: the key runs as new and
+ * its record is replaced.
  */
-export function createIdempotentRunner<S extends { idempotency: IdempotencyStatements }>(repository: IdempotentRepository<S>): IdempotentRunner<S> {
+export function createIdempotentRunner<S extends { idempotency: IdempotencyStatements }>(
+  repository: IdempotentRepository<S>,
+  expiry: IdempotencyExpiry = defaultIdempotencyExpiry,
+): IdempotentRunner<S> {
+  const notBeforeOf = (now: Date) => new Date(now.getTime() - expiry.ttlMs);
   return {
     async check(caller, input) {
       if (input === undefined) throw invalidArgument("idempotency is required: give its key and fingerprint");
       const { key, fingerprint } = validateKeyShape(input);
-      return idempotencyStateOf(await repository.findCall(caller, key), fingerprint, undefined);
+      return idempotencyStateOf(await repository.findCall(caller, key, notBeforeOf(expiry.now())), fingerprint, undefined);
     },
 
     async run(caller, rpc, idempotency, validate, execute) {
       const key = validateIdempotency(idempotency, rpc);
       if (idempotency === undefined || key === undefined) return { replayed: false, result: await execute(validate(), undefined) };
-      const early = replayOf(await repository.findCall(caller, key.key), key);
+      const early = replayOf(await repository.findCall(caller, key.key, notBeforeOf(expiry.now())), key);
       if (early !== undefined) return early;
       const validated = validate();
       return repository.transaction(async (scope) => {
         await scope.idempotency.lock(caller, key.key);
-        const replay = replayOf(await scope.idempotency.find(caller, key.key), key);
+        // One instant for the look and the record: a record the look ignored as expired is the one the record replaces.
+        const now = expiry.now();
+        const notBefore = notBeforeOf(now);
+        const replay = replayOf(await scope.idempotency.find(caller, key.key, notBefore), key);
         if (replay !== undefined) return replay;
         const result = await execute(validated, scope);
-        await scope.idempotency.record(caller, key, idempotency.encode(result));
+        await scope.idempotency.record(caller, key, idempotency.encode(result), now, notBefore);
         return { replayed: false as const, result };
       });
     },

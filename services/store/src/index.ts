@@ -19,6 +19,8 @@ import { createHistoryRepository } from "./history-repository.js";
 import { createHistoryService } from "./history.js";
 import { createReviewRepository } from "./review-repository.js";
 import { createReviewService } from "./review.js";
+import { createIdempotencyExpirySweeper } from "./idempotency-expiry.js";
+import { deleteExpiredIdempotencyKeys } from "./idempotency-repository.js";
 
 export { loadStoreConfig, type StoreConfig } from "./config.js";
 export { openDatabase, type DatabaseOptions } from "./db/open-database.js";
@@ -47,6 +49,8 @@ export { reindexQdrant, type ReindexProgress, type ReindexResult } from "./qdran
 export { toQdrantFilter } from "./qdrant-vector-index.js";
 export type { VectorIndex, VectorQuery, VectorSearchResult } from "./vector-index.js";
 export { createUuidV7, isUuid } from "./ids.js";
+export { createIdempotencyExpirySweeper, expiryBatchSize, expiryBatchesPerSweep, type IdempotencyExpirySweeper } from "./idempotency-expiry.js";
+export { deleteExpiredIdempotencyKeys } from "./idempotency-repository.js";
 export type { Principal, Scope } from "./principal.js";
 
 /** What a store can be handed instead of opening its own. */
@@ -57,6 +61,8 @@ export interface StoreDependencies {
    * closes it on `close()`.
    */
   database?: SqlDatabase;
+  /** The clock idempotency keys expire by; the system clock unless given (tests). */
+  now?: () => Date;
 }
 
 /** How long /readyz waits for the database before calling it unreachable. */
@@ -94,15 +100,17 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
     const repository = createEntryRepository(database, { onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) });
     const auditRepository = createAuditRepository(database);
     const denials = createDenialRecorder(auditRepository);
+    const expiry = { ttlMs: config.idempotency.ttlMs, now: dependencies.now ?? (() => new Date()) };
     const services = {
-      entries: createEntryService(repository, denials),
-      sharing: createSharingService(repository, denials),
+      entries: createEntryService(repository, denials, expiry),
+      sharing: createSharingService(repository, denials, expiry),
       apiKeys: createApiKeyService(createApiKeyRepository(database)),
       history: createHistoryService(createHistoryRepository(database), denials),
       review: createReviewService(repository, createReviewRepository(database), denials),
       audit: createAuditService(auditRepository, denials),
       store: createDescribeService(database, () => search.vectors.kind),
     };
+    const sweeper = createIdempotencyExpirySweeper({ expiry, deleteExpired: (notBefore, limit) => deleteExpiredIdempotencyKeys(database, notBefore, limit), logger });
     return await startGrpcService({
       name: "store",
       host: config.host,
@@ -113,9 +121,13 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
       register: (builder) => builder.addService(storeV1.StoreService, createStoreHandlers(services)).addService(searchV1.SearchService, createSearchHandlers(search.service)),
       isReady: () => isReachable(database),
       onClose: async () => {
+        await sweeper.close();
         await search.close();
         if (ownsDatabase) await database.close();
       },
+    }).catch(async (error: unknown) => {
+      await sweeper.close();
+      throw error;
     });
   } catch (error) {
     if (ownsDatabase) await database.close();

@@ -29,7 +29,8 @@ export interface GrepCandidate {
   id: string;
   threadId: string;
   createdAt: Date;
-  text: string;
+  /** The length of the text in UTF-16 code units; the text itself is read separately (`grepTexts`), a bounded page at a time. */
+  textLength: number;
   /** The state of the text read (under `as_of`, that version's; see entrySource). */
   trustState: TrustState;
 }
@@ -70,6 +71,8 @@ export interface SearchRepository {
    * (the caller rechecks, so the test may be looser than the real match).
    */
   grepCandidates(principal: Principal, filter: SearchFilter, literal: string | undefined, cursor: GrepCursor | undefined, limit: number): Promise<GrepCandidate[]>;
+  /** The texts of `ids` (candidates `grepCandidates` returned) as the filter reads them, by id, under the same access predicate. */
+  grepTexts(principal: Principal, filter: SearchFilter, ids: readonly string[]): Promise<Map<string, string>>;
   /** A value of `search_settings`. */
   setting(key: string): Promise<string | undefined>;
   /**
@@ -223,14 +226,22 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
       if (literal !== undefined) conditions.push(`strpos(e.text, ${params.add(literal)}) > 0`);
       if (cursor !== undefined) conditions.push(`(e.created_at, e.id) < (${params.add(cursor.createdAt.toISOString())}::timestamptz, ${params.add(cursor.id)}::uuid)`);
-      const { rows } = await db.query<{ id: string; thread_id: string; created_at: Date; text: string; trust_state: TrustState }>(
-        `SELECT e.id, e.thread_id, e.created_at, e.text, e.trust_state FROM ${entrySource(principal, filter, params)} e
+      const { rows } = await db.query<{ id: string; thread_id: string; created_at: Date; text_length: number; trust_state: TrustState }>(
+        `SELECT e.id, e.thread_id, e.created_at, e.text_length, e.trust_state FROM ${entrySource(principal, filter, params)} e
          WHERE ${conditions.join(" AND ")}
          ORDER BY e.created_at DESC, e.id DESC
          LIMIT ${params.add(limit)}`,
         params.values,
       );
-      return rows.map((row) => ({ id: row.id, threadId: row.thread_id, createdAt: row.created_at, text: row.text, trustState: row.trust_state }));
+      return rows.map((row) => ({ id: row.id, threadId: row.thread_id, createdAt: row.created_at, textLength: Number(row.text_length), trustState: row.trust_state }));
+    },
+
+    async grepTexts(principal, filter, ids) {
+      if (ids.length === 0) return new Map();
+      const params = createSqlParams();
+      const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params), `e.id = ANY(${params.add(ids)}::uuid[])`];
+      const { rows } = await db.query<{ id: string; text: string }>(`SELECT e.id, e.text FROM ${entrySource(principal, filter, params)} e WHERE ${conditions.join(" AND ")}`, params.values);
+      return new Map(rows.map((row) => [row.id, row.text]));
     },
 
     async setting(key) {

@@ -46,6 +46,12 @@ export const searchLimits = {
     maxScanChars: 64_000_000,
     /** Entries fetched from the database per round. */
     pageEntries: 50,
+    /**
+     * Characters of text one round holds at most (one entry more when a single
+     * text is longer): what a grep call keeps in memory at once, also while it
+     * waits for a worker, whatever the entries' sizes.
+     */
+    pageChars: 4_000_000,
     /** Time the pattern may spend on one entry, and on the whole call. */
     perEntryMs: 250,
     totalMs: 3_000,
@@ -418,15 +424,25 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
         const page = await repository.grepCandidates(caller, filter, literal, cursor, Math.min(limits.pageEntries, room) + 1);
         const batch = page.slice(0, Math.min(limits.pageEntries, room));
         if (batch.length === 0) break;
+        // Sizes come first, texts after: a page reads only as much text as its budgets allow.
         const affordable: typeof batch = [];
+        let pageChars = 0;
         for (const candidate of batch) {
-          if (scannedChars + candidate.text.length > limits.maxScanChars && affordable.length + scanned > 0) break;
-          scannedChars += candidate.text.length;
+          if (scannedChars + candidate.textLength > limits.maxScanChars && affordable.length + scanned > 0) break;
+          if (pageChars + candidate.textLength > limits.pageChars && affordable.length > 0) break;
+          scannedChars += candidate.textLength;
+          pageChars += candidate.textLength;
           affordable.push(candidate);
         }
+        const texts = await repository.grepTexts(
+          caller,
+          filter,
+          affordable.map((candidate) => candidate.id),
+        );
         const run = await grep.run(
           pattern,
-          affordable.map((candidate) => candidate.text),
+          // An entry deleted since its size was read has no text left to match.
+          affordable.map((candidate) => texts.get(candidate.id) ?? ""),
           { mode: request.mode, contextLines: request.contextLines, maxMatches: maxPerEntry },
           { perTextMs: limits.perEntryMs, deadline, signal },
         );
@@ -460,11 +476,13 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
           timedOut = true;
           break;
         }
-        if (affordable.length < batch.length) {
+        if (affordable.length < batch.length && scannedChars + batch[affordable.length]!.textLength > limits.maxScanChars) {
           truncated = true;
           warnings.push(`stopped after reading ${scannedChars} characters of text; narrow the search with filters`);
           break;
         }
+        // A page cut short by its own budget continues with the next page, from the cursor.
+        if (affordable.length < batch.length) continue;
         if (page.length > batch.length) {
           if (scanned >= maxEntries) {
             truncated = true;

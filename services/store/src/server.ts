@@ -165,6 +165,7 @@ export function createStoreHandlers({ entries, sharing, apiKeys, history, review
         entries: result.entries.map(toEntryMessage),
         missing: result.missing,
         withheld: result.withheld.map((item) => ({ id: item.id, trustState: trustStateOf[item.state] })),
+        notReturned: result.notReturned.map((item) => ({ id: item.id, sizeBytes: BigInt(item.sizeBytes), reason: item.reason })),
       };
     },
 

@@ -10,7 +10,7 @@ import { lockVisible, requireOwner, resolveAll } from "./entry-changes.js";
 import { validateItemCount, validateThreadId } from "./entry-validation.js";
 import type { EntryRepository, EntryWriteScope, LockedEntry } from "./entry-repository.js";
 import { toIdQuery, type IdQuery } from "./id-query.js";
-import { createIdempotentRunner, type IdempotencyRequest, type Outcome } from "./idempotency.js";
+import { createIdempotentRunner, type IdempotencyExpiry, type IdempotencyRequest, type Outcome } from "./idempotency.js";
 import { requirePrincipal, type Principal } from "./principal.js";
 import type { AuditEvent, DenialRecorder } from "./audit.js";
 
@@ -156,8 +156,8 @@ function grantDetails(grantees: readonly Grantee[] | undefined, permissions: rea
  * entries they open). Each share and unshare is audited in its transaction;
  * refusals are recorded by `denials`.
  */
-export function createSharingService(repository: EntryRepository, denials: DenialRecorder): SharingService {
-  const service = createSharingOperations(repository);
+export function createSharingService(repository: EntryRepository, denials: DenialRecorder, expiry?: IdempotencyExpiry): SharingService {
+  const service = createSharingOperations(repository, expiry);
   const targets = (request: { entryIds: readonly string[]; threadId: string }) => (request.threadId === "" ? request.entryIds : [request.threadId]);
   return {
     share: (principal, request) => denials.guard(principal, request.threadId === "" ? "entry.share" : "thread.share", targets(request), () => service.share(principal, request)),
@@ -166,8 +166,8 @@ export function createSharingService(repository: EntryRepository, denials: Denia
 }
 
 /** Sharing itself; refusals are recorded by `createSharingService`. */
-function createSharingOperations(repository: EntryRepository): SharingService {
-  const idempotent = createIdempotentRunner(repository);
+function createSharingOperations(repository: EntryRepository, expiry: IdempotencyExpiry | undefined): SharingService {
+  const idempotent = createIdempotentRunner(repository, expiry);
   const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => (scope === undefined ? repository.transaction(fn) : fn(scope));
 
   return {

@@ -80,7 +80,7 @@ test("a failing provider surfaces over gRPC as PROVIDER_ERROR naming provider, m
   await assert.rejects(client.summarize({ inputs: [{ text: report, source: commonV1.Source.USER }] }), (error: unknown) => {
     assert.ok(isContextHubError(error));
     assert.equal(error.code, "PROVIDER_ERROR");
-    assert.equal(error.message, "anthropic messages (model claude-haiku-4-5) failed: HTTP 401 after 1 attempt: invalid x-api-key");
+    assert.equal(error.message, "anthropic messages (model claude-haiku-4-5) failed: HTTP 401 (authentication failed) after 1 attempt");
     assert.equal(error.remedy, "check SUMMARIZER_API_KEY");
     assert.doesNotMatch(error.message, /sk-ant-e2e-secret/);
     return true;

@@ -160,7 +160,7 @@ for (const backend of backends) {
 
     test("bad input gets a specific tool error and stores nothing", async () => {
       const before = await callOk<Listing>(client, "search_context", { limit: 100 });
-      const image = { data: Buffer.from("not really a png").toString("base64"), mime_type: "image/png" };
+      const image = { data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).toString("base64"), mime_type: "image/png" };
       const cases: [string, Record<string, unknown>, RegExp][] = [
         ["empty text", { thread_id: "bad", source: "user", text: "" }, /text must not be empty/],
         ["blank text", { thread_id: "bad", source: "user", text: "   \n " }, /text must not be empty/],
@@ -170,6 +170,11 @@ for (const backend of backends) {
         ["257-character thread id", { thread_id: "t".repeat(257), source: "user", text: "fine" }, /thread_id must be at most 256 characters/],
         ["bad source", { thread_id: "bad", source: "system", text: "fine" }, /source/],
         ["bad image type", { thread_id: "bad", source: "user", text: "fine", images: [{ data: "AAAA", mime_type: "text/html" }] }, /mime_type/],
+        [
+          "image bytes of another type",
+          { thread_id: "bad", source: "user", text: "fine", images: [{ data: Buffer.from("<svg/>").toString("base64"), mime_type: "image/png" }] },
+          /the bytes are SVG \(image\/svg\+xml\), not the declared image\/png at images\[0\]/,
+        ],
       ];
       for (const [name, args, expected] of cases) {
         const result = await callTool(client, "store_context", args);

@@ -10,7 +10,7 @@ import { commitText, countRows, expectError, generatedFor, insertGrant, newTenan
 /** An EntryUpdate's fields as plain data, without the id. */
 type EntryUpdateFields = Omit<Exclude<MessageInitShape<typeof storeV1.EntryUpdateSchema>, storeV1.EntryUpdate>, "id" | "$typeName">;
 
-const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
+const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
 
 export function defineChangeTests(context: StoreSuiteContext): void {
   describe("UpdateEntries", () => {

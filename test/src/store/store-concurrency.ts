@@ -109,7 +109,10 @@ export function defineConcurrencyTests(): void {
         const entry = (
           await client.commit({
             principal: caller,
-            entry: textEntry("t", text, { images: [{ mimeType: "image/png", data: new Uint8Array([1, 2, 3]) }], visibility: commonV1.Visibility.SHARED }),
+            entry: textEntry("t", text, {
+              images: [{ mimeType: "image/png", data: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]) }],
+              visibility: commonV1.Visibility.SHARED,
+            }),
             generated: markedGeneration(text, 1),
           })
         ).ack!;
@@ -119,7 +122,14 @@ export function defineConcurrencyTests(): void {
           client.updateEntries({
             principal: caller,
             atomic: true,
-            updates: [{ id: entry.id, text: newText, generated: markedGeneration(newText, 2), images: { images: [{ mimeType: "image/png", data: new Uint8Array([4, 5, 6]) }] } }],
+            updates: [
+              {
+                id: entry.id,
+                text: newText,
+                generated: markedGeneration(newText, 2),
+                images: { images: [{ mimeType: "image/png", data: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 4, 5, 6]) }] },
+              },
+            ],
           });
         const remove = () => client.deleteEntries({ principal: caller, ids: [entry.id], atomic: true });
         const [updated, deleted] = round % 2 === 0 ? await Promise.allSettled([update(), remove()]) : (await Promise.allSettled([remove(), update()])).reverse();

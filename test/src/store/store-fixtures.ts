@@ -122,8 +122,12 @@ export interface StartedStore {
   close(): Promise<void>;
 }
 
-/** Starts a store on free ports and a client for it; the store uses `database` if given, else opens `options` itself. */
-export async function startTestStore(options: DatabaseOptions, database?: SqlDatabase): Promise<StartedStore> {
+/**
+ * Starts a store on free ports and a client for it; the store uses
+ * `database` if given, else opens `options` itself. `extra.env` adds
+ * settings; `extra.now` replaces the clock idempotency keys expire by.
+ */
+export async function startTestStore(options: DatabaseOptions, database?: SqlDatabase, extra: { env?: Record<string, string>; now?: () => Date } = {}): Promise<StartedStore> {
   const config = loadStoreConfig({
     STORE_PORT: "0",
     STORE_OPS_PORT: "0",
@@ -131,8 +135,9 @@ export async function startTestStore(options: DatabaseOptions, database?: SqlDat
     STORE_DATA_DIR: options.dataDir,
     DATABASE_POOL_MAX: String(options.poolMax),
     LOG_LEVEL: "silent",
+    ...extra.env,
   });
-  const service = await startStore(config, logger, database === undefined ? {} : { database });
+  const service = await startStore(config, logger, { ...(database === undefined ? {} : { database }), ...(extra.now === undefined ? {} : { now: extra.now }) });
   const client = createGrpcClient(storeV1.StoreService, { address: `127.0.0.1:${service.port}`, peer: "store", deadlineMs: 60_000 });
   return {
     service,
@@ -278,6 +283,8 @@ export interface StoreSuiteContext {
   readonly target: StoreTarget;
   readonly client: StoreClient;
   readonly db: SqlDatabase;
+  /** How the suite's database was opened: for a second store on it (`startTestStore(options, db, …)`). */
+  readonly options: DatabaseOptions;
 }
 
 /** Ids of a response's entries, in order. */

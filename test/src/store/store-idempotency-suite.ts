@@ -3,7 +3,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { commonV1, storeV1 } from "@context-hub/proto";
-import { commitText, countRows, expectError, generatedFor, newTenant, principal, tenantFootprint, textEntry, type StoreSuiteContext } from "./store-fixtures.js";
+import { createIdempotencyExpirySweeper, deleteExpiredIdempotencyKeys, expiryBatchSize } from "@context-hub/store";
+import { commitText, countRows, expectError, generatedFor, newTenant, principal, startTestStore, tenantFootprint, textEntry, type StoreSuiteContext } from "./store-fixtures.js";
 
 const { NEW, REPLAY, CONFLICT } = storeV1.CheckIdempotencyResponse_State;
 
@@ -144,6 +145,130 @@ export function defineIdempotencyTests(context: StoreSuiteContext): void {
         "PERMISSION_DENIED",
         /context:write/,
       );
+    });
+    test("a key expires after its window: then it runs as new and its record is replaced, with no sleep (an injected clock)", async () => {
+      const { db } = context;
+      // Far from the real clock, so no other store's sweep touches these records.
+      let now = new Date("2200-01-01T00:00:00Z");
+      const hour = 3_600_000;
+      const store = await startTestStore(context.options, db, { env: { STORE_IDEMPOTENCY_TTL_SECONDS: "3600" }, now: () => now });
+      try {
+        const { client } = store;
+        const caller = principal(newTenant("idem-expiry"), "a1");
+        const key = { key: "nightly-report", fingerprint: "fp-monday" };
+        const check = async (fingerprint: string) => (await client.checkIdempotency({ principal: caller, idempotency: { key: key.key, fingerprint } })).state;
+        const first = await client.commit({ principal: caller, entry: textEntry("t", "Monday's report."), generated: generatedFor("Monday's report."), idempotency: key });
+
+        now = new Date(now.getTime() + hour - 1);
+        assert.deepEqual([await check("fp-monday"), await check("fp-tuesday")], [REPLAY, CONFLICT], "inside the window the key replays");
+        const replay = await client.commit({ principal: caller, idempotency: key });
+        assert.equal(replay.ack?.id, first.ack?.id);
+
+        now = new Date(now.getTime() + 2);
+        assert.deepEqual([await check("fp-monday"), await check("fp-tuesday")], [NEW, NEW], "past the window the key is new, whatever the arguments");
+        await expectError(client.commit({ principal: caller, idempotency: key }), "INVALID_ARGUMENT", /entry is required/);
+        const tuesday = { ...key, fingerprint: "fp-tuesday" };
+        const second = await client.commit({ principal: caller, entry: textEntry("t", "Tuesday's report."), generated: generatedFor("Tuesday's report."), idempotency: tuesday });
+        assert.notEqual(second.ack?.id, first.ack?.id, "the expired key ran the call afresh");
+        assert.equal(await countRows(db, "entries", "tenant = $1", [caller.tenant]), 2);
+        const { rows } = await db.query<{ fingerprint: string; created_at: Date }>("SELECT fingerprint, created_at FROM idempotency_keys WHERE tenant = $1 AND key = $2", [caller.tenant, key.key]);
+        assert.deepEqual(
+          rows.map((row) => [row.fingerprint, row.created_at.toISOString()]),
+          [["fp-tuesday", now.toISOString()]],
+          "one record, the new one, dated by the store's clock",
+        );
+        assert.equal(await check("fp-tuesday"), REPLAY, "the new use starts a new window");
+        assert.equal((await client.commit({ principal: caller, idempotency: tuesday })).ack?.id, second.ack?.id);
+
+        // Share goes through the same runner.
+        const shareKey = { key: "share-once", fingerprint: "fp-share" };
+        await client.share({
+          principal: caller,
+          entryIds: [second.ack!.id],
+          grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "b1" }],
+          permission: storeV1.Permission.READ,
+          idempotency: shareKey,
+        });
+        now = new Date(now.getTime() + hour + 1);
+        assert.equal((await client.checkIdempotency({ principal: caller, idempotency: { ...shareKey, fingerprint: "other" } })).state, NEW);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("expired records are deleted in bounded batches, oldest first, and records inside the window stay", async () => {
+      const { db } = context;
+      const tenant = newTenant("idem-sweep");
+      const now = new Date("2300-01-01T00:00:00Z");
+      const ttlMs = 3_600_000;
+      const plant = (count: number, createdAt: string, prefix: string) =>
+        db.query(
+          `INSERT INTO idempotency_keys (tenant, subject, key, rpc, fingerprint, response, created_at)
+           SELECT $1, 'a1', $2 || n, 'Commit', 'fp', '\\x00'::bytea, $3::timestamptz + n * interval '1 millisecond' FROM generate_series(1, $4::integer) AS n`,
+          [tenant, prefix, createdAt, count],
+        );
+      await plant(expiryBatchSize * 2 + 200, "2299-12-31T20:00:00Z", "old-");
+      await plant(30, "2299-12-31T23:30:00Z", "fresh-");
+      const expiredBefore = await countRows(db, "idempotency_keys", "created_at < $1::timestamptz", [new Date(now.getTime() - ttlMs).toISOString()]);
+      assert.ok(expiredBefore >= expiryBatchSize * 2 + 200);
+
+      const batches: number[] = [];
+      const sweeper = createIdempotencyExpirySweeper({
+        expiry: { ttlMs, now: () => now },
+        deleteExpired: async (notBefore, limit) => {
+          assert.equal(limit, expiryBatchSize);
+          const deleted = await deleteExpiredIdempotencyKeys(db, notBefore, limit);
+          batches.push(deleted);
+          return deleted;
+        },
+        logger: { warn: () => undefined, debug: () => undefined },
+        intervalMs: 0,
+      });
+      try {
+        const deleted = await sweeper.sweep();
+        assert.ok(
+          batches.every((count) => count <= expiryBatchSize),
+          `every batch is bounded: ${batches.join(", ")}`,
+        );
+        assert.ok(batches.length >= 3, `${expiredBefore} expired rows take at least three batches of ${expiryBatchSize} (took ${batches.length})`);
+        assert.equal(batches.at(-1)! < expiryBatchSize, true, "the sweep stops at the first short batch");
+        assert.equal(
+          deleted,
+          batches.reduce((sum, count) => sum + count, 0),
+        );
+        assert.equal(await countRows(db, "idempotency_keys", "tenant = $1 AND key LIKE 'old-%'", [tenant]), 0, "every expired record went");
+        assert.equal(await countRows(db, "idempotency_keys", "tenant = $1 AND key LIKE 'fresh-%'", [tenant]), 30, "records inside the window stay");
+        assert.equal(await sweeper.sweep(), 0, "nothing is left to delete");
+      } finally {
+        await sweeper.close();
+        await db.query("DELETE FROM idempotency_keys WHERE tenant = $1", [tenant]);
+      }
+    });
+
+    test("one delete takes at most its limit, the oldest first", async () => {
+      const { db } = context;
+      const tenant = newTenant("idem-oldest");
+      for (const [key, at] of [
+        ["third", "2400-01-01T00:00:03Z"],
+        ["first", "2400-01-01T00:00:01Z"],
+        ["second", "2400-01-01T00:00:02Z"],
+      ] as const) {
+        await db.query("INSERT INTO idempotency_keys (tenant, subject, key, rpc, fingerprint, response, created_at) VALUES ($1, 'a1', $2, 'Commit', 'fp', '\\x00'::bytea, $3::timestamptz)", [
+          tenant,
+          key,
+          at,
+        ]);
+      }
+      // Everything older than these (other tests' records) goes first; then these, oldest first.
+      const older = await countRows(db, "idempotency_keys", "created_at < '2400-01-01T00:00:00Z'::timestamptz", []);
+      if (older > 0) await deleteExpiredIdempotencyKeys(db, new Date("2400-01-01T00:00:00Z"), older);
+      assert.equal(await deleteExpiredIdempotencyKeys(db, new Date("2400-01-02T00:00:00Z"), 2), 2);
+      const { rows } = await db.query<{ key: string }>("SELECT key FROM idempotency_keys WHERE tenant = $1", [tenant]);
+      assert.deepEqual(
+        rows.map((row) => row.key),
+        ["third"],
+      );
+      await db.query("DELETE FROM idempotency_keys WHERE tenant = $1", [tenant]);
     });
   });
 }

@@ -8,6 +8,7 @@ import { defineStoreSuite } from "./store-suite.js";
 import { generatedFor, newTenant, principal, startTestStore, textEntry } from "./store-fixtures.js";
 
 const directories: string[] = [];
+const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);
 
 async function freshDirectory(): Promise<string> {
   const directory = await mkdtemp(join(tmpdir(), "context-hub-pglite-"));
@@ -37,9 +38,7 @@ describe("store on PGlite (data directory) across restarts", () => {
     const first = await startTestStore(options);
     let id: string;
     try {
-      const ack = (
-        await first.client.commit({ principal: caller, entry: textEntry("t", text, { images: [{ mimeType: "image/png", data: new Uint8Array([1, 2, 3]) }] }), generated: generatedFor(text) })
-      ).ack!;
+      const ack = (await first.client.commit({ principal: caller, entry: textEntry("t", text, { images: [{ mimeType: "image/png", data: png }] }), generated: generatedFor(text) })).ack!;
       id = ack.id;
       await assert.rejects(startTestStore(options), /in use by another store/);
     } finally {
@@ -54,7 +53,7 @@ describe("store on PGlite (data directory) across restarts", () => {
       assert.equal(entry.text, text);
       assert.equal(entry.contentHash, contentHash(text));
       assert.equal(entry.chunkCount, 2);
-      assert.deepEqual([...entry.images[0]!.data], [1, 2, 3]);
+      assert.deepEqual([...entry.images[0]!.data], [...png]);
     } finally {
       await second.close();
     }

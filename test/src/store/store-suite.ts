@@ -34,12 +34,15 @@ import { defineApiKeyTests } from "./store-api-keys-suite.js";
 import { defineBatchTests } from "./store-batches-suite.js";
 import { defineChangeTests } from "./store-changes-suite.js";
 import { defineIdempotencyTests } from "./store-idempotency-suite.js";
+import { defineReplyBudgetTests } from "./store-reply-budget-suite.js";
 import { defineIsolationTests } from "./store-isolation-suite.js";
 import { defineSharingTests } from "./store-sharing-suite.js";
 import { defineThreadTests } from "./store-threads-suite.js";
 
 const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
 const jpeg = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 9, 8, 7]);
+const svg = new TextEncoder().encode('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>');
+const html = new TextEncoder().encode("<!DOCTYPE html><html><body><script>alert(1)</script></body></html>");
 
 /** Registers the whole suite for one target. */
 export function defineStoreSuite(target: StoreTarget): void {
@@ -69,6 +72,9 @@ export function defineStoreSuite(target: StoreTarget): void {
       },
       get db() {
         return db;
+      },
+      get options() {
+        return database.options;
       },
     };
 
@@ -678,7 +684,33 @@ export function defineStoreSuite(target: StoreTarget): void {
           { principal: caller, entry: { ...base, images: [{ mimeType: "image/png", data: new Uint8Array(10 * 1024 * 1024 + 1) }] }, generated },
           /images\[0\] is 10485761 bytes; the limit is 10485760/,
         ],
-        ["not an image", { principal: caller, entry: { ...base, images: [{ mimeType: "text/plain", data: png }] }, generated }, /images\[0\]\.mime_type "text\/plain" is not an image\/\* type/],
+        ["not an image", { principal: caller, entry: { ...base, images: [{ mimeType: "text/plain", data: png }] }, generated }, /images\[0\]\.mime_type "text\/plain" is not a stored image type/],
+        [
+          "an SVG type",
+          { principal: caller, entry: { ...base, images: [{ mimeType: "image/svg+xml", data: svg }] }, generated },
+          /images\[0\]\.mime_type "image\/svg\+xml" is not a stored image type/,
+        ],
+        [
+          "SVG bytes labelled PNG",
+          {
+            principal: caller,
+            entry: {
+              ...base,
+              images: [
+                { mimeType: "image/png", data: png },
+                { mimeType: "image/png", data: svg },
+              ],
+            },
+            generated,
+          },
+          /images\[1\] is declared image\/png but its bytes are SVG \(image\/svg\+xml\)/,
+        ],
+        [
+          "PNG bytes labelled JPEG",
+          { principal: caller, entry: { ...base, images: [{ mimeType: "image/jpeg", data: png }] }, generated },
+          /images\[0\] is declared image\/jpeg but its bytes are image\/png/,
+        ],
+        ["HTML labelled GIF", { principal: caller, entry: { ...base, images: [{ mimeType: "image/gif", data: html }] }, generated }, /images\[0\] is declared image\/gif but its bytes are HTML/],
         ["empty image", { principal: caller, entry: { ...base, images: [{ mimeType: "image/png", data: new Uint8Array() }] }, generated }, /images\[0\] has no data/],
         ["51 tags", { principal: caller, entry: { ...base, tags: Array.from({ length: 51 }, (_, index) => `tag${index}`) }, generated }, /tags: at most 50 tags \(got 51\)/],
         ["long tag", { principal: caller, entry: { ...base, tags: ["ok", "t".repeat(101)] }, generated }, /tags\[1\] is 101 characters; the limit is 100/],
@@ -795,6 +827,7 @@ export function defineStoreSuite(target: StoreTarget): void {
     defineThreadTests(context);
     defineSharingTests(context);
     defineIdempotencyTests(context);
+    defineReplyBudgetTests(context);
     defineIsolationTests(context);
     defineApiKeyTests(context);
   });

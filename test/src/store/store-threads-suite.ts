@@ -5,7 +5,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { commonV1 } from "@context-hub/proto";
 import { commitText, expectError, generatedFor, insertGrant, newTenant, principal, textEntry, type StoreSuiteContext } from "./store-fixtures.js";
 
-const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 9]);
+const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 9]);
 
 export function defineThreadTests(context: StoreSuiteContext): void {
   describe("ListThreads and GetStatistics", () => {

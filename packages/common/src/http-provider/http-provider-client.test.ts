@@ -2,7 +2,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { isContextHubError, type ContextHubError } from "../errors.js";
-import { createHttpProviderClient, joinProviderUrl, toBodyExcerpt, type HttpProviderClientOptions } from "./http-provider-client.js";
+import { createLogger } from "../logger.js";
+import { runWithRequestContext } from "../request-context.js";
+import { createHttpProviderClient, joinProviderUrl, loggedBodyChars, networkCause, statusCause, toBodyExcerpt, type HttpProviderClientOptions } from "./http-provider-client.js";
 import { startRecordingHttpServer, type FakeAnswer } from "../testing/recording-http-server.js";
 
 const answerSchema = z.object({ value: z.number() });
@@ -45,9 +47,9 @@ test("a good answer is parsed and validated; the request carries JSON and the he
   assert.deepEqual(request!.body, { hello: "world" });
 });
 
-test("5xx is retried up to maxRetries, then fails naming provider, model, status, attempts and the body's message", async (t) => {
+test("5xx is retried up to maxRetries, then fails naming provider, model, status, a fixed cause and attempts", async (t) => {
   const { server, client } = await setup(t, () => ({ status: 503, json: { error: { message: "overloaded, key sk-test-secret" } } }));
-  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /^acme things \(model acme-1\) failed: HTTP 503 after 3 attempts: overloaded, key \[redacted\]$/));
+  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /^acme things \(model acme-1\) failed: HTTP 503 \(provider unavailable\) after 3 attempts$/));
   assert.equal(server.requests.length, 3);
 });
 
@@ -60,9 +62,9 @@ test("a 5xx followed by success returns the success", async (t) => {
 test("4xx other than 429 is not retried, and the remedy names the variable to check", async (t) => {
   const { server, client } = await setup(t, () => ({ status: 401, json: { error: "invalid api key" } }));
   await assert.rejects(client.postJson("/v1/things", {}, answerSchema), (error: ContextHubError) => {
-    isError("PROVIDER_ERROR", /HTTP 401 after 1 attempt: invalid api key$/)(error);
+    isError("PROVIDER_ERROR", /HTTP 401 \(authentication failed\) after 1 attempt$/)(error);
     assert.equal(error.remedy, "check EMBEDDER_API_KEY");
-    assert.deepEqual(error.details, { provider: "acme", model: "acme-1", attempts: 1, status: 401 });
+    assert.deepEqual(error.details, { provider: "acme", model: "acme-1", attempts: 1, status: 401, cause: "authentication failed" });
     return true;
   });
   assert.equal(server.requests.length, 1);
@@ -78,7 +80,10 @@ test("429 waits for Retry-After before the next attempt", async (t) => {
 test("a Retry-After longer than the time left fails at once instead of waiting", async (t) => {
   const { server, client } = await setup(t, () => ({ status: 429, headers: { "retry-after": "10" }, body: "" }), { timeoutMs: 1000, maxRetryAfterMs: 60_000 });
   const started = performance.now();
-  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /HTTP 429 after 1 attempt \(the 10000 ms Retry-After wait would pass the 1000 ms timeout\)/));
+  await assert.rejects(
+    client.postJson("/v1/things", {}, answerSchema),
+    isError("PROVIDER_ERROR", /HTTP 429 \(rate limited\) after 1 attempt; the 10000 ms Retry-After wait would pass the 1000 ms timeout$/),
+  );
   assert.ok(performance.now() - started < 500);
   assert.equal(server.requests.length, 1);
 });
@@ -88,9 +93,9 @@ test("a Retry-After longer than the client may wait fails at once, naming the wa
     const { server, client } = await setup(t, () => ({ status: 429, headers, json: { error: "quota exceeded" } }), { timeoutMs: 120_000 });
     const started = performance.now();
     await assert.rejects(client.postJson("/v1/things", {}, answerSchema), (error: ContextHubError) => {
-      isError("PROVIDER_ERROR", /HTTP 429 after 1 attempt \(the 60000 ms Retry-After wait is longer than the 30000 ms a retry may wait\): quota exceeded$/)(error);
+      isError("PROVIDER_ERROR", /HTTP 429 \(rate limited\) after 1 attempt; the 60000 ms Retry-After wait is longer than the 30000 ms a retry may wait$/)(error);
       assert.equal(error.remedy, "the provider asked to wait 60000 ms before trying again; retry after that");
-      assert.deepEqual(error.details, { provider: "acme", model: "acme-1", attempts: 1, status: 429, retry_after_ms: 60000 });
+      assert.deepEqual(error.details, { provider: "acme", model: "acme-1", attempts: 1, status: 429, cause: "rate limited", retry_after_ms: 60000 });
       return true;
     });
     assert.ok(performance.now() - started < 1000, "no wait at all");
@@ -102,7 +107,7 @@ test("maxRetryAfterMs bounds the Retry-After the client honours; a 503 with one 
   const { server, client } = await setup(t, () => ({ status: 503, headers: { "retry-after": "0.3" }, body: "" }), { maxRetryAfterMs: 100 });
   await assert.rejects(
     client.postJson("/v1/things", {}, answerSchema),
-    isError("PROVIDER_ERROR", /HTTP 503 after 1 attempt \(the 300 ms Retry-After wait is longer than the 100 ms a retry may wait\)$/),
+    isError("PROVIDER_ERROR", /HTTP 503 \(provider unavailable\) after 1 attempt; the 300 ms Retry-After wait is longer than the 100 ms a retry may wait$/),
   );
   assert.equal(server.requests.length, 1);
 });
@@ -116,7 +121,7 @@ test("the backoff waits what the injected random draws, within the exponential s
     return draw;
   };
   const { server, client } = await setup(t, () => ({ status: 503, body: "busy" }), { maxRetries: 3, backoffBaseMs: 200, backoffCapMs: 500, timeoutMs: 10_000, random });
-  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /HTTP 503 after 4 attempts: busy$/));
+  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /HTTP 503 \(provider unavailable\) after 4 attempts$/));
   assert.equal(asked.length, 3, "one draw per wait");
   const arrivals = server.requests.map((request) => request.receivedAt);
   const waits = arrivals.slice(1).map((arrival, index) => arrival - arrivals[index]!);
@@ -154,7 +159,7 @@ test("the caller's abort stops the request as DEADLINE_EXCEEDED", async (t) => {
   await assert.rejects(client.postJson("/v1/things", {}, answerSchema, controller.signal), isError("DEADLINE_EXCEEDED", /the caller's deadline passed or it cancelled/));
 });
 
-test("network errors are retried, then reported with their cause", async (t) => {
+test("network errors are retried, then reported with a fixed cause", async (t) => {
   const { server } = await setup(t, () => ({ json: {} }));
   await server.close();
   const client = createHttpProviderClient({
@@ -167,12 +172,12 @@ test("network errors are retried, then reported with their cause", async (t) => 
     settingsPrefix: "RERANKER",
     backoffBaseMs: 5,
   });
-  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /network error after 2 attempts: .*ECONNREFUSED/));
+  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /failed: network error \(connection refused\) after 2 attempts$/));
 });
 
 test("an answer that is not JSON or does not match the schema is PROVIDER_ERROR, not retried", async (t) => {
   for (const [answer, pattern] of [
-    [{ body: "<html>gateway</html>" }, /malformed response: HTTP 200 with a body that is not JSON: <html>gateway<\/html>/],
+    [{ body: "<html>gateway</html>" }, /malformed response: HTTP 200 with a body that is not JSON$/],
     [{ body: '{"value": NaN}' }, /malformed response: HTTP 200 with a body that is not JSON/],
     [{ json: { value: "7" } }, /malformed response: value: Invalid input: expected number, received string/],
     [{ json: [] }, /malformed response: \(body\): Invalid input: expected object, received array/],
@@ -193,5 +198,64 @@ test("joinProviderUrl keeps path prefixes and queries and does not double /v1", 
 test("body excerpts prefer the error message field and stay short", () => {
   assert.equal(toBodyExcerpt('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'), "Overloaded");
   assert.equal(toBodyExcerpt('{"detail":"bad model"}'), "bad model");
-  assert.equal(toBodyExcerpt("x".repeat(1000)).length, 301);
+  assert.equal(toBodyExcerpt("x".repeat(1000), 300).length, 301);
+  assert.equal(toBodyExcerpt("x".repeat(5000)).length, loggedBodyChars + 1);
+});
+
+test("what the provider said reaches the log, bounded and redacted, under the request id, and never the caller", async (t) => {
+  const lines: string[] = [];
+  const logger = createLogger("embedder", "info", { write: (line) => void lines.push(line) });
+  const leaked = "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c";
+  const body = { error: { message: `Incorrect API key provided: ${leaked}. Internal host 10.2.3.4 said: ${"y".repeat(5_000)}`, type: "invalid_request_error" } };
+  const { client } = await setup(t, () => ({ status: 401, json: body }), { logger });
+  const error = await runWithRequestContext({ requestId: "req-provider-1" }, () =>
+    client.postJson("/v1/things", {}, answerSchema).then(
+      () => assert.fail("the call should fail"),
+      (caught: unknown) => caught as ContextHubError,
+    ),
+  );
+  assert.equal(error.message, "acme things (model acme-1) failed: HTTP 401 (authentication failed) after 1 attempt");
+  assert.doesNotMatch(JSON.stringify({ message: error.message, remedy: error.remedy, details: error.details }), /sk-live|10\.2\.3\.4|Incorrect API key/);
+
+  const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.provider_said !== undefined);
+  assert.ok(logged, `a log line carries the provider's answer: ${lines.join("")}`);
+  assert.equal(logged.requestId, "req-provider-1");
+  assert.equal(logged.status, 401);
+  assert.equal(logged.msg, "acme things (model acme-1) failed: HTTP 401 (authentication failed) after 1 attempt");
+  const said = String(logged.provider_said);
+  assert.ok(said.startsWith(`Incorrect API key provided: ${leaked}. Internal host 10.2.3.4 said: yyy`), said.slice(0, 120));
+  assert.equal(said.length, loggedBodyChars + 1, "bounded");
+
+  // The client's own key is redacted even in the log.
+  lines.length = 0;
+  const echo = await setup(t, () => ({ status: 400, body: "bad request for Bearer sk-test-secret" }), { logger });
+  await assert.rejects(echo.client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /HTTP 400 \(request refused\) after 1 attempt$/));
+  assert.match(lines.join(""), /bad request for Bearer \[redacted\]/);
+  assert.doesNotMatch(lines.join(""), /sk-test-secret/);
+});
+
+test("every status and socket failure maps to a fixed phrase", () => {
+  assert.deepEqual([400, 401, 403, 404, 408, 413, 422, 429, 500, 502, 503, 504, 529, 418, 599, 302].map(statusCause), [
+    "request refused",
+    "authentication failed",
+    "permission denied",
+    "model or endpoint not found",
+    "request timed out",
+    "request too large",
+    "request refused",
+    "rate limited",
+    "provider error",
+    "provider unavailable",
+    "provider unavailable",
+    "provider unavailable",
+    "provider overloaded",
+    "request refused",
+    "provider error",
+    "unexpected answer",
+  ]);
+  const socket = (code: string) => Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error(`${code} 10.0.0.5:443`), { code }) });
+  assert.deepEqual(
+    ["ECONNREFUSED", "ENOTFOUND", "ECONNRESET", "UND_ERR_CONNECT_TIMEOUT", "CERT_HAS_EXPIRED", "ERR_TLS_CERT_ALTNAME_INVALID", "EWHATEVER"].map((code) => networkCause(socket(code))),
+    ["connection refused", "host not found", "connection reset", "connection timed out", "TLS error", "TLS error", "network error"],
+  );
 });

@@ -22,7 +22,7 @@ export interface HttpProviderClientOptions {
   baseUrl: string;
   /** Headers sent with every request (authentication, API version). */
   headers?: Record<string, string>;
-  /** Values never to print: every occurrence in an error message is replaced by "[redacted]". */
+  /** Values never to print: every occurrence in an error message or a log line is replaced by "[redacted]". */
   secrets?: readonly (string | undefined)[];
   /** Time budget of one `postJson` call: every attempt and every wait between attempts. */
   timeoutMs: number;
@@ -36,6 +36,7 @@ export interface HttpProviderClientOptions {
   backoffCapMs?: number;
   /** Longest wait a Retry-After header can impose; a provider asking for more fails the call at once. Default 30 s. */
   maxRetryAfterMs?: number;
+  /** Where failures are logged with what the provider said (its error body, bounded); callers are told only a fixed cause. */
   logger?: Pick<Logger, "warn">;
   /** Replaces the global fetch (tests). */
   fetch?: typeof fetch;
@@ -57,7 +58,10 @@ export interface HttpProviderClient {
    * @throws ContextHubError DEADLINE_EXCEEDED when the time budget runs out or
    * `signal` aborts; PROVIDER_ERROR for any other failure (HTTP status,
    * network error after the last attempt, an answer that is not JSON or does
-   * not match `schema`). Messages name provider, model and cause, never a secret.
+   * not match `schema`). Messages name provider, model, HTTP status and a
+   * cause from a fixed vocabulary (`statusCause`, `networkCause`), never the
+   * provider's own words: its error body can echo keys, prompts or internal
+   * hosts, so it goes to the log (bounded, with the request id) instead.
    */
   postJson<S extends z.ZodType>(path: string, body: unknown, schema: S, signal?: AbortSignal): Promise<z.output<S>>;
   /** A PROVIDER_ERROR for a well-formed answer that is still unusable (wrong count, wrong dimension…). */
@@ -73,10 +77,11 @@ export function joinProviderUrl(baseUrl: string, path: string): URL {
   return url;
 }
 
-const excerptLength = 300;
+/** Characters of a provider's error body that reach the log. */
+export const loggedBodyChars = 2_000;
 
-/** The most telling part of an error body: the message field of the usual JSON error shapes, else the body itself, cut short. */
-export function toBodyExcerpt(body: string): string {
+/** The most telling part of an error body, for the log: the message field of the usual JSON error shapes, else the body itself, cut to `maxChars`. */
+export function toBodyExcerpt(body: string, maxChars = loggedBodyChars): string {
   let text = body;
   try {
     const parsed: unknown = JSON.parse(body);
@@ -85,7 +90,62 @@ export function toBodyExcerpt(body: string): string {
     // Not JSON (an HTML error page from a proxy, plain text): show it as it is.
   }
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > excerptLength ? `${flat.slice(0, excerptLength)}…` : flat;
+  return flat.length > maxChars ? `${flat.slice(0, maxChars)}…` : flat;
+}
+
+/**
+ * What an HTTP status from a provider means, in a fixed phrase a caller may
+ * see: "authentication failed", "rate limited", "provider unavailable"….
+ */
+export function statusCause(status: number): string {
+  switch (status) {
+    case 401:
+      return "authentication failed";
+    case 403:
+      return "permission denied";
+    case 404:
+      return "model or endpoint not found";
+    case 408:
+      return "request timed out";
+    case 413:
+      return "request too large";
+    case 429:
+      return "rate limited";
+    case 502:
+    case 503:
+    case 504:
+      return "provider unavailable";
+    case 529:
+      return "provider overloaded";
+  }
+  if (status >= 400 && status < 500) return "request refused";
+  if (status >= 500) return "provider error";
+  return "unexpected answer";
+}
+
+/** What a failed connection means, in a fixed phrase a caller may see; the error itself (hosts, addresses) goes to the log. */
+export function networkCause(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  switch (code) {
+    case "ECONNREFUSED":
+      return "connection refused";
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "host not found";
+    case "ECONNRESET":
+    case "EPIPE":
+    case "UND_ERR_SOCKET":
+      return "connection reset";
+    case "ETIMEDOUT":
+    case "UND_ERR_CONNECT_TIMEOUT":
+      return "connection timed out";
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return "host unreachable";
+  }
+  if (typeof code === "string" && /^(?:ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED)/.test(code)) return "TLS error";
+  return "network error";
 }
 
 function findErrorMessage(value: unknown): string | undefined {
@@ -147,6 +207,9 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
     failure("DEADLINE_EXCEEDED", `stopped after ${attemptsText(attempts)}: the caller's deadline passed or it cancelled`, { attempts }, "retry with a longer deadline");
   const malformed = (reason: string) =>
     failure("PROVIDER_ERROR", `malformed response: ${reason}`, {}, `check that ${settingsPrefix}_PROVIDER and ${settingsPrefix}_BASE_URL point at a server speaking this API`);
+  /** Logs a failure the caller is told about in fixed words, with what the provider said, bounded and redacted (the logger adds the request id). */
+  const logFailure = (details: Record<string, unknown>, cause: string, said: string) =>
+    options.logger?.warn({ provider, model, operation, ...details, provider_said: redact(toBodyExcerpt(said)) || "(empty)" }, `${label} failed: ${cause}`);
 
   async function attempt(url: URL, payload: string, remainingMs: number, signal: AbortSignal | undefined): Promise<AttemptOutcome | "timeout" | "cancelled"> {
     const controller = new AbortController();
@@ -187,7 +250,8 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
           try {
             parsed = JSON.parse(outcome.text);
           } catch {
-            throw malformed(`HTTP ${outcome.status} with a body that is not JSON: ${toBodyExcerpt(outcome.text) || "(empty)"}`);
+            logFailure({ status: outcome.status, attempts }, `malformed response: HTTP ${outcome.status} with a body that is not JSON`, outcome.text);
+            throw malformed(`HTTP ${outcome.status} with a body that is not JSON`);
           }
           const result = schema.safeParse(parsed);
           if (!result.success) {
@@ -198,14 +262,19 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
         }
 
         const retryable = outcome.kind === "network" || isRetryableStatus(outcome.status);
-        const what = `${outcome.kind === "network" ? "network error" : `HTTP ${outcome.status}`} after ${attemptsText(attempts)}`;
-        const why = outcome.kind === "network" ? `: ${describeNetworkError(outcome.error)}` : outcome.text.trim() === "" ? "" : `: ${toBodyExcerpt(outcome.text)}`;
-        // Why no retry follows goes right after the status, before the provider's own message.
-        const cause = (note?: string) => `${what}${note === undefined ? "" : ` (${note})`}${why}`;
-        const details = outcome.kind === "network" ? { attempts } : { attempts, status: outcome.status };
+        // The caller learns the status and a fixed phrase; what the provider said (or the socket error, with hosts) is logged.
+        const fixedCause = outcome.kind === "network" ? networkCause(outcome.error) : statusCause(outcome.status);
+        const what = `${outcome.kind === "network" ? "network error" : `HTTP ${outcome.status}`} (${fixedCause}) after ${attemptsText(attempts)}`;
+        const cause = (note?: string) => `${what}${note === undefined ? "" : `; ${note}`}`;
+        const said = outcome.kind === "network" ? describeNetworkError(outcome.error) : outcome.text;
+        const details = outcome.kind === "network" ? { attempts, cause: fixedCause } : { attempts, status: outcome.status, cause: fixedCause };
         const remedy = outcome.kind === "network" ? `check ${settingsPrefix}_BASE_URL and that the provider is reachable` : remedyForStatus(outcome.status);
-        const error = outcome.kind === "network" ? outcome.error : undefined;
-        if (!retryable || attempts > maxRetries) throw failure("PROVIDER_ERROR", cause(), details, remedy, error);
+        // The network error stays in the log: its message names hosts and addresses the caller need not see.
+        const fail = (message: string, extra: Record<string, unknown>, failureRemedy: string) => {
+          logFailure({ ...details, ...extra }, message, said);
+          return failure("PROVIDER_ERROR", message, { ...details, ...extra }, failureRemedy);
+        };
+        if (!retryable || attempts > maxRetries) throw fail(cause(), {}, remedy);
 
         const askedMs = outcome.kind === "answer" ? parseRetryAfter(outcome.headers) : undefined;
         if (askedMs !== undefined) {
@@ -216,16 +285,19 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
             askedMs > maxRetryAfterMs ? `is longer than the ${maxRetryAfterMs} ms a retry may wait` : Date.now() + askedMs >= deadline ? `would pass the ${timeoutMs} ms timeout` : undefined;
           if (tooLong !== undefined) {
             const retryRemedy = `the provider asked to wait ${asked} ms before trying again; retry after that`;
-            throw failure("PROVIDER_ERROR", cause(`the ${asked} ms Retry-After wait ${tooLong}`), { ...details, retry_after_ms: asked }, retryRemedy);
+            throw fail(cause(`the ${asked} ms Retry-After wait ${tooLong}`), { retry_after_ms: asked }, retryRemedy);
           }
         }
         const delayMs = askedMs ?? fullJitterDelay(attempts - 1, backoffBaseMs, backoffCapMs, random);
         if (Date.now() + delayMs >= deadline) {
-          throw failure("PROVIDER_ERROR", cause(`the next retry (in ${delayMs} ms) would pass the ${timeoutMs} ms timeout`), details, remedy, error);
+          throw fail(cause(`the next retry (in ${delayMs} ms) would pass the ${timeoutMs} ms timeout`), {}, remedy);
         }
         const reason = outcome.kind === "network" ? "network" : outcome.status === 429 ? "rate_limited" : "server_error";
         providerRetries.inc({ provider, operation, reason });
-        options.logger?.warn({ provider, model, operation, attempt: attempts, ...(outcome.kind === "answer" ? { status: outcome.status } : {}), delayMs }, redact(`${label}: ${cause()}; retrying`));
+        options.logger?.warn(
+          { provider, model, operation, attempt: attempts, ...(outcome.kind === "answer" ? { status: outcome.status } : {}), delayMs, provider_said: redact(toBodyExcerpt(said)) },
+          `${label}: ${cause()}; retrying`,
+        );
         try {
           await sleep(delayMs, undefined, { signal });
         } catch {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { describeImageBytes, detectImageType, imageMimeTypes } from "@context-hub/common";
 import { jsonShapeProblem, maxJsonDepth } from "./json-shape.js";
 
 /** Limits every tool enforces before anything reaches a worker or the store. */
@@ -45,9 +46,31 @@ export const imageSchema = z
       .min(1, "image data must not be empty")
       .max(Math.ceil((limits.imageBytes * 4) / 3) + 4, `an image must be at most ${limits.imageBytes} bytes`)
       .refine((value) => base64Pattern.test(value), "image data must be base64"),
-    mime_type: z.enum(["image/png", "image/jpeg", "image/gif", "image/webp"], { error: "mime_type must be image/png, image/jpeg, image/gif or image/webp" }),
+    mime_type: z.enum(imageMimeTypes, { error: "mime_type must be image/png, image/jpeg, image/gif or image/webp" }),
   })
   .strict();
+
+/** The first bytes of base64 `data`: enough to read an image's signature without decoding the whole image. */
+const headOfBase64 = (data: string): Uint8Array => new Uint8Array(Buffer.from(data.slice(0, 1400).replace(/=+$/, ""), "base64"));
+
+/**
+ * A list of images whose bytes begin with the signature of their declared
+ * type: an SVG, an HTML page or anything else labelled image/png is refused
+ * here, naming the image's position and what its bytes are.
+ */
+export const imagesSchema = z
+  .array(imageSchema)
+  .max(limits.images, `at most ${limits.images} images per entry`)
+  .superRefine((images, context) => {
+    images.forEach((image, index) => {
+      if (!base64Pattern.test(image.data)) return;
+      // 1,400 base64 characters decode to the 1,024 bytes describeImageBytes looks at for a textual format.
+      const head = headOfBase64(image.data);
+      if (detectImageType(head) === image.mime_type) return;
+      // The path names the image ("at images[1]", or "at entries[2].images[1]" in a batch) after the message.
+      context.addIssue({ code: "custom", message: `the bytes are ${describeImageBytes(head)}, not the declared ${image.mime_type}`, path: [index] });
+    });
+  });
 
 /**
  * A JSON object: any object that is not an array. Not `z.record`, whose
@@ -109,7 +132,9 @@ export const idempotencyKeySchema = z
   .min(1, "idempotency_key must not be empty")
   .max(200, "idempotency_key must be at most 200 characters")
   .refine(noNul, "idempotency_key must not contain NUL characters")
-  .describe("Makes the call exactly-once: a retry with the same key returns the first result and changes nothing. Use a fresh random value per intended change.");
+  .describe(
+    "Makes the call exactly-once: a retry with the same key returns the first result and changes nothing, for 24 hours by default (the store's idempotency window); after that the key is new again. Use a fresh random value per intended change.",
+  );
 
 const isoInstantPattern = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
 
@@ -139,7 +164,7 @@ export const storeContextInput = z
     thread_id: threadIdSchema,
     source: sourceSchema,
     text: textSchema,
-    images: z.array(imageSchema).max(limits.images, `at most ${limits.images} images per entry`).optional().describe("Base64 images to keep with the entry."),
+    images: imagesSchema.optional().describe("Base64 images to keep with the entry."),
     metadata: metadataSchema.optional(),
     tags: tagsSchema.optional(),
     visibility: visibilitySchema.optional(),
@@ -179,7 +204,7 @@ const newEntrySchema = z
     thread_id: threadIdSchema,
     source: sourceSchema,
     text: textSchema,
-    images: z.array(imageSchema).max(limits.images, `at most ${limits.images} images per entry`).optional(),
+    images: imagesSchema.optional(),
     metadata: metadataSchema.optional(),
     tags: tagsSchema.optional(),
     visibility: visibilitySchema.optional(),
@@ -200,7 +225,7 @@ const changeFields = {
   text: textSchema.optional().describe("New text; vectors and summaries are regenerated before the change is committed."),
   metadata: metadataSchema.optional().describe("Replaces the metadata."),
   tags: tagsSchema.optional().describe("Replaces the tags."),
-  images: z.array(imageSchema).max(limits.images, `at most ${limits.images} images per entry`).optional().describe("Replaces the images."),
+  images: imagesSchema.optional().describe("Replaces the images."),
   visibility: visibilitySchema.optional().describe("Only the owner may change visibility."),
   valid_from: validityFields.valid_from.describe("Giving valid_from or valid_to replaces the whole valid-time interval: an end left out (or null) becomes open."),
   valid_to: validityFields.valid_to.describe("When the fact stops holding (exclusive); see valid_from."),

@@ -51,6 +51,9 @@ export const getContextByIdsOutput = z.object({
   entries: z.array(entryOutput),
   missing: z.array(z.string()),
   withheld: z.array(z.object({ id: z.string(), trust_state: trustState })).describe("Entries you may read that were left out for their trust state; fetch them with include_quarantined."),
+  not_returned: z
+    .array(z.object({ id: z.string(), size_bytes: z.number(), reason: z.string() }))
+    .describe("Entries you may read that were left out to keep the reply within its size budget (32 MiB); fetch them in another call."),
 });
 
 export const entryListingOutput = z.object({

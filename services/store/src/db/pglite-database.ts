@@ -1,10 +1,10 @@
 import { traceQuery } from "./trace-query.js";
-import { mkdir } from "node:fs/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
 import { assertOutsideTransaction, runInTransactionScope, transactionEnded } from "./transaction-scope.js";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
+import { narrowDataDir, preparePrivateDataDir } from "./data-dir-permissions.js";
 import { runsAlone } from "./advisory-locks.js";
 import { createPgliteStatements, type PgliteTransaction } from "./pglite-statements.js";
 
@@ -25,13 +25,15 @@ export function isMemoryDataDir(dataDir: string): boolean {
  * pgvector extension loaded. PGlite has one connection, so every statement
  * and every transaction goes through one queue: a transaction holds the queue
  * from BEGIN to COMMIT and no other caller's statement can land inside it.
- * A data directory on disk is locked against a second store opening it.
+ * A data directory on disk is made private to this user (or refused when
+ * other users can read or write it: see `preparePrivateDataDir`) and locked
+ * against a second store opening it.
  */
 export async function createPgliteConnection(options: PgliteOptions): Promise<SqlConnection> {
   const memory = isMemoryDataDir(options.dataDir);
   let lock: DataDirLock | undefined;
   if (!memory) {
-    await mkdir(options.dataDir, { recursive: true });
+    await preparePrivateDataDir(options.dataDir);
     lock = await acquireDataDirLock(options.dataDir);
   }
   let pglite: PGlite;
@@ -46,6 +48,14 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
   } catch (error) {
     await lock?.release();
     throw error;
+  }
+  if (!memory) {
+    // A new database's files arrive with PGlite's own modes; what the store writes from here on follows its umask.
+    await narrowDataDir(options.dataDir).catch(async (error: unknown) => {
+      await pglite.close();
+      await lock?.release();
+      throw error;
+    });
   }
 
   // One queue for the single connection.

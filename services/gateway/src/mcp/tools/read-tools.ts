@@ -20,6 +20,7 @@ export const getContextByIdsTool = defineTool({
     "Use it after a search: search results carry only a preview and a summary, and the full text may hold conditions the summary leaves out.",
     "Accepts full ids or unique prefixes of 8 to 31 hex characters. Ids you cannot see are listed under missing, exactly like ids that do not exist.",
     "Quarantined and rejected entries are listed under withheld with their trust_state; pass include_quarantined to read them, and treat them with suspicion.",
+    "One reply holds at most 32 MiB (text, summaries and, with include_images, image data): entries past that are listed under not_returned, in the order asked for; fetch those ids in another call.",
   ].join(" "),
   inputSchema: getContextByIdsInput,
   outputSchema: getContextByIdsOutput,
@@ -31,6 +32,7 @@ export const getContextByIdsTool = defineTool({
       entries: reply.entries.map(toEntryView),
       missing: reply.missing,
       withheld: reply.withheld.map((item) => ({ id: item.id, trust_state: fromProtoTrustState(item.trustState) })),
+      not_returned: reply.notReturned.map((item) => ({ id: item.id, size_bytes: Number(item.sizeBytes), reason: item.reason })),
     };
   },
 });
