@@ -13,6 +13,7 @@ test("defaults select PGlite in .context-hub/data on loopback", () => {
     opsPort: 9091,
     database: { url: "", dataDir: ".context-hub/data", poolMax: 10, preparedStatements: true, migrations: "apply" },
     vectors: { kind: "pgvector", qdrant: undefined },
+    text: { budgetMs: 1500, workers: 1 },
     logLevel: "info",
   });
 });
@@ -28,6 +29,8 @@ test("every setting is read, with real numbers", () => {
     DATABASE_POOL_MAX: "25",
     STORE_PREPARED_STATEMENTS: "false",
     STORE_MIGRATIONS: "verify",
+    STORE_TEXT_BUDGET_MS: "5000",
+    STORE_TEXT_WORKERS: "2",
     LOG_LEVEL: "debug",
   });
   const { search: _search, ...rest } = config;
@@ -38,6 +41,7 @@ test("every setting is read, with real numbers", () => {
     opsPort: -1,
     database: { url: "postgres://u:p@db:5432/hub", dataDir: "memory://", poolMax: 25, preparedStatements: false, migrations: "verify" },
     vectors: { kind: "pgvector", qdrant: undefined },
+    text: { budgetMs: 5000, workers: 2 },
     logLevel: "debug",
   });
   assert.ok(Object.isFrozen(config.database));
@@ -45,8 +49,18 @@ test("every setting is read, with real numbers", () => {
 
 test("bad settings are all reported at once", () => {
   assert.throws(
-    () => loadStoreConfig({ STORE_PORT: "x", STORE_SOCKET: "relative.sock", DATABASE_URL: "mysql://db", DATABASE_POOL_MAX: "0", STORE_MIGRATIONS: "later" }),
-    (error: Error) => ["STORE_PORT", "STORE_SOCKET", "DATABASE_URL", "DATABASE_POOL_MAX", "STORE_MIGRATIONS"].every((name) => error.message.includes(name)),
+    () =>
+      loadStoreConfig({
+        STORE_PORT: "x",
+        STORE_SOCKET: "relative.sock",
+        DATABASE_URL: "mysql://db",
+        DATABASE_POOL_MAX: "0",
+        STORE_MIGRATIONS: "later",
+        STORE_TEXT_BUDGET_MS: "5",
+        STORE_TEXT_WORKERS: "0",
+      }),
+    (error: Error) =>
+      ["STORE_PORT", "STORE_SOCKET", "DATABASE_URL", "DATABASE_POOL_MAX", "STORE_MIGRATIONS", "STORE_TEXT_BUDGET_MS", "STORE_TEXT_WORKERS"].every((name) => error.message.includes(name)),
   );
 });
 

@@ -18,6 +18,8 @@ const schema = graphNeedsPglite(
       DATABASE_POOL_MAX: envInteger(10, 1, 1000),
       STORE_PREPARED_STATEMENTS: envBoolean(true),
       STORE_MIGRATIONS: envEnum(["apply", "verify"] as const, "apply"),
+      STORE_TEXT_BUDGET_MS: envInteger(1500, 10, 600_000),
+      STORE_TEXT_WORKERS: envInteger(1, 1, 64),
       ...searchEnvSchema,
       ...vectorBackendEnvSchema,
       ...commonEnvSchema,
@@ -36,6 +38,8 @@ export interface StoreConfig {
   search: SearchConfig;
   /** What answers semantic search: pgvector inside PostgreSQL, a graph in the store process, or Qdrant fed from the outbox. */
   vectors: VectorBackendConfig;
+  /** The write-time screen of long texts, in worker threads. */
+  text: { budgetMs: number; workers: number };
   logLevel: string;
 }
 
@@ -59,6 +63,7 @@ export function loadStoreConfig(env: NodeJS.ProcessEnv): StoreConfig {
     }),
     search: toSearchConfig(raw),
     vectors: Object.freeze(toVectorBackendConfig(raw)),
+    text: Object.freeze({ budgetMs: raw.STORE_TEXT_BUDGET_MS, workers: raw.STORE_TEXT_WORKERS }),
     logLevel: raw.LOG_LEVEL,
   });
 }

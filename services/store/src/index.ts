@@ -7,6 +7,7 @@ import type { SqlDatabase } from "./db/sql-database.js";
 import { createApiKeyRepository } from "./api-key-repository.js";
 import { createApiKeyService } from "./api-keys.js";
 import { createEntryRepository } from "./entry-repository.js";
+import { createWriteScreen } from "./write-screen.js";
 import { createEntryService } from "./entries.js";
 import { createDescribeService } from "./describe.js";
 import { createStoreHandlers } from "./server.js";
@@ -89,13 +90,15 @@ function graphDirectoryOf(config: StoreConfig): string | undefined {
 export async function startStore(config: StoreConfig, logger: Logger, dependencies: StoreDependencies = {}): Promise<RunningService> {
   const ownsDatabase = dependencies.database === undefined;
   const database = dependencies.database ?? (await openDatabase(config.database, logger));
+  // No worker starts until a long entry needs screening.
+  const screen = createWriteScreen(config.text);
   try {
     const search = await openSearch(database, config.search, logger, config.database.migrations, config.vectors, ownsDatabase ? graphDirectoryOf(config) : undefined);
     const repository = createEntryRepository(database, { onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) });
     const auditRepository = createAuditRepository(database);
     const denials = createDenialRecorder(auditRepository);
     const services = {
-      entries: createEntryService(repository, denials),
+      entries: createEntryService(repository, denials, screen),
       sharing: createSharingService(repository, denials),
       apiKeys: createApiKeyService(createApiKeyRepository(database)),
       history: createHistoryService(createHistoryRepository(database), denials),
@@ -114,10 +117,12 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
       isReady: () => isReachable(database),
       onClose: async () => {
         await search.close();
+        await screen.close();
         if (ownsDatabase) await database.close();
       },
     });
   } catch (error) {
+    await screen.close();
     if (ownsDatabase) await database.close();
     throw error;
   }
