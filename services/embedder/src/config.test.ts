@@ -16,7 +16,7 @@ test("defaults match the documented table", () => {
       chunkSize: 1500,
       chunkOverlap: 200,
       maxTextChars: 1_000_000,
-      textBudgetMs: 1500,
+      textBudgetMs: 3000,
       textWorkers: 1,
       http: undefined,
       logLevel: "info",

@@ -25,7 +25,7 @@ const embedderEnvSchema = z
     EMBEDDER_CHUNK_SIZE: envInteger(1500, 100, 1_000_000),
     EMBEDDER_CHUNK_OVERLAP: envInteger(200, 0, 500_000),
     EMBEDDER_MAX_TEXT_CHARS: envInteger(1_000_000, 1, 100_000_000),
-    EMBEDDER_TEXT_BUDGET_MS: envInteger(1500, 10, 600_000),
+    EMBEDDER_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000),
     EMBEDDER_TEXT_WORKERS: envInteger(1, 1, 64),
     EMBEDDER_BASE_URL: envString(""),
     EMBEDDER_API_KEY: envString(""),

@@ -13,7 +13,7 @@ test("defaults select PGlite in .context-hub/data on loopback", () => {
     opsPort: 9091,
     database: { url: "", dataDir: ".context-hub/data", poolMax: 10, preparedStatements: true, migrations: "apply" },
     vectors: { kind: "pgvector", qdrant: undefined },
-    text: { budgetMs: 1500, workers: 1 },
+    text: { budgetMs: 3000, workers: 1 },
     logLevel: "info",
   });
 });

@@ -18,7 +18,7 @@ const schema = graphNeedsPglite(
       DATABASE_POOL_MAX: envInteger(10, 1, 1000),
       STORE_PREPARED_STATEMENTS: envBoolean(true),
       STORE_MIGRATIONS: envEnum(["apply", "verify"] as const, "apply"),
-      STORE_TEXT_BUDGET_MS: envInteger(1500, 10, 600_000),
+      STORE_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000),
       STORE_TEXT_WORKERS: envInteger(1, 1, 64),
       ...searchEnvSchema,
       ...vectorBackendEnvSchema,
