@@ -90,8 +90,8 @@ function graphDirectoryOf(config: StoreConfig): string | undefined {
 export async function startStore(config: StoreConfig, logger: Logger, dependencies: StoreDependencies = {}): Promise<RunningService> {
   const ownsDatabase = dependencies.database === undefined;
   const database = dependencies.database ?? (await openDatabase(config.database, logger));
-  // No worker starts until a long entry needs screening.
   const screen = createWriteScreen(config.text);
+  screen.warm().catch((error: unknown) => logger.error({ err: error }, "the screen's worker thread failed to start"));
   try {
     const search = await openSearch(database, config.search, logger, config.database.migrations, config.vectors, ownsDatabase ? graphDirectoryOf(config) : undefined);
     const repository = createEntryRepository(database, { onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) });

@@ -31,6 +31,8 @@ export function allFindings(screens: FieldScreens): ScreenFinding[] {
  */
 export interface WriteScreen {
   screen(input: ScreenInput): Promise<FieldScreens>;
+  /** Starts a worker ahead of the first long entry, so that entry does not wait for one to start. */
+  warm(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export function createWriteScreen(options: WriteScreenOptions): WriteScreen {
       if (isInlineText(strings)) return screenFields(input);
       return pool.run<FieldScreens>("screen", input, { stage: "screen", budgetMs: options.budgetMs, budgetSetting: "STORE_TEXT_BUDGET_MS" });
     },
+    warm: () => pool.warm(),
     close: () => pool.close(),
   };
 }
