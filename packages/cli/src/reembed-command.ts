@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { createLogger } from "@context-hub/common";
-import { createEmbeddingProvider, loadEmbedderConfig } from "@context-hub/embedder";
+import { createEmbedderTextWork, createEmbeddingProvider, loadEmbedderConfig } from "@context-hub/embedder";
 import { isMemoryDataDir, loadStoreConfig, openDatabase } from "@context-hub/store";
 import { planReembedding, reembedChunks, type EmbeddingSpace, type ReembedPlan } from "./chunk-reembedding.js";
 import { count, createProgressBar, type ProgressSink } from "./progress-bar.js";
@@ -69,7 +69,12 @@ export async function runReembedCommand(args: string[], env: NodeJS.ProcessEnv, 
     }
   }
 
-  const provider = createEmbeddingProvider(embedderConfig, logger);
+  const work = createEmbedderTextWork({
+    workers: embedderConfig.textWorkers,
+    budgetMs: embedderConfig.textBudgetMs,
+    cacheDir: embedderConfig.provider === "builtin" ? embedderConfig.cacheDir : undefined,
+  });
+  const provider = createEmbeddingProvider(embedderConfig, work, logger);
   try {
     await provider.warm();
     const { provider: providerName, model, dimension } = provider.describe();
@@ -117,5 +122,6 @@ export async function runReembedCommand(args: string[], env: NodeJS.ProcessEnv, 
     }
   } finally {
     await provider.close();
+    await work.close();
   }
 }

@@ -18,6 +18,7 @@ export const errorCodes = [
   "STORE_UNAVAILABLE",
   "PROVIDER_ERROR",
   "DEADLINE_EXCEEDED",
+  "TEXT_BUDGET_EXCEEDED",
   "EMBEDDING_SPACE_MISMATCH",
   "INTERNAL",
 ] as const;

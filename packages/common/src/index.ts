@@ -19,3 +19,4 @@ export * from "./vector-bytes.js";
 export * from "./loopback.js";
 export * from "./reserved-subjects.js";
 export * from "./image-types.js";
+export * from "./worker-pool.js";

@@ -1,6 +1,6 @@
-import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import { providerError } from "@context-hub/common";
+import { isInlineText, providerError, type ContextHubError } from "@context-hub/common";
 import { createWordVectorHandle, embedText, type WordVectors } from "@context-hub/text";
+import type { EmbedderTextWork } from "./embedder-text-work.js";
 import type { EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js";
 
 /**
@@ -10,32 +10,40 @@ import type { EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js"
  */
 export const builtinEmbeddingModel = "builtin-glove-100d-v1";
 
+const model: EmbeddingModel = { provider: "builtin", model: builtinEmbeddingModel, dimension: 100 };
+const source = { provider: model.provider, operation: "embeddings", model: model.model };
+const remedy = "check EMBEDDER_CACHE_DIR: a directory this process can read and write";
+
+/** The PROVIDER_ERROR of word vectors in `cacheDir` that could not be loaded, in this thread or a worker. */
+export function toWordVectorLoadError(cacheDir: string, error: unknown): ContextHubError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return providerError(source, `the word vectors in ${cacheDir} could not be loaded: ${reason}`, { cause: error, remedy });
+}
+
 export interface BuiltinEmbeddingProviderOptions {
   /** Where the word-vector cache lives. */
   cacheDir: string;
+  /** Where texts too long to embed on the calling thread are embedded (its workers read the same `cacheDir`). */
+  work: Pick<EmbedderTextWork, "embed" | "warm">;
   /** Told once the vectors are in memory (so the service can log load time and cache problems). */
   onLoaded?: (vectors: WordVectors) => void;
 }
 
-// About 15 ms of work between yields, so health checks and other calls stay answered during big batches.
-const textsPerSlice = 64;
-
 /**
  * The network-free provider: embeds each text with `embedText` over the
  * wink GloVe vectors. Deterministic; about 0.15 ms per 1 KB text on one core.
+ * A call whose texts are short (see `isInlineText`: search queries) is
+ * embedded at once on the calling thread; longer ones in `work`'s worker
+ * threads, under its time budget.
  */
 export function createBuiltinEmbeddingProvider(options: BuiltinEmbeddingProviderOptions): EmbeddingProvider {
-  const model: EmbeddingModel = { provider: "builtin", model: builtinEmbeddingModel, dimension: 100 };
-  const source = { provider: model.provider, operation: "embeddings", model: model.model };
-  const remedy = "check EMBEDDER_CACHE_DIR: a directory this process can read and write";
   const handle = createWordVectorHandle(options.cacheDir, options.onLoaded);
   const load = async (): Promise<WordVectors> => {
     let vectors: WordVectors;
     try {
       vectors = await handle.load();
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw providerError(source, `the word vectors in ${options.cacheDir} could not be loaded: ${reason}`, { cause: error, remedy });
+      throw toWordVectorLoadError(options.cacheDir, error);
     }
     if (vectors.dimension !== model.dimension) throw providerError(source, `the word vectors have ${vectors.dimension} dimensions, expected ${model.dimension}`, { remedy });
     return vectors;
@@ -45,18 +53,11 @@ export function createBuiltinEmbeddingProvider(options: BuiltinEmbeddingProvider
     describe: () => ({ ...model }),
     async embed({ texts }, signal) {
       const vectors = handle.loaded() ?? (await load());
-      const result: Float32Array[] = [];
-      for (let index = 0; index < texts.length; index++) {
-        if (index > 0 && index % textsPerSlice === 0) {
-          await yieldToEventLoop();
-          signal?.throwIfAborted();
-        }
-        result.push(embedText(texts[index] as string, vectors));
-      }
-      return result;
+      if (!isInlineText(texts)) return options.work.embed(texts, signal);
+      return texts.map((text) => embedText(text, vectors));
     },
     async warm() {
-      await load();
+      await Promise.all([load(), options.work.warm()]);
     },
     isReady: () => handle.loaded() !== undefined,
     // The vectors are shared per process (the reranker may hold them too), so there is nothing to release.

@@ -16,6 +16,8 @@ test("defaults match the documented table", () => {
       chunkSize: 1500,
       chunkOverlap: 200,
       maxTextChars: 1_000_000,
+      textBudgetMs: 3000,
+      textWorkers: 1,
       http: undefined,
       logLevel: "info",
     },
@@ -30,8 +32,11 @@ test("variables override defaults", () => {
     EMBEDDER_CACHE_DIR: "/var/cache/ch",
     EMBEDDER_CHUNK_SIZE: "800",
     EMBEDDER_CHUNK_OVERLAP: "100",
+    EMBEDDER_TEXT_BUDGET_MS: "3000",
+    EMBEDDER_TEXT_WORKERS: "2",
     XDG_CACHE_HOME: "/xdg",
   });
+  assert.deepEqual([config.textBudgetMs, config.textWorkers], [3000, 2]);
   assert.equal(config.port, 0);
   assert.equal(config.opsPort, -1);
   assert.equal(config.cacheDir, "/var/cache/ch");
@@ -41,8 +46,8 @@ test("variables override defaults", () => {
 
 test("every bad variable is reported at once", () => {
   assert.throws(
-    () => loadEmbedderConfig({ EMBEDDER_PORT: "http", EMBEDDER_PROVIDER: "cohere", EMBEDDER_MAX_TEXT_CHARS: "0" }),
-    (error: Error) => /EMBEDDER_PORT/.test(error.message) && /EMBEDDER_PROVIDER/.test(error.message) && /EMBEDDER_MAX_TEXT_CHARS/.test(error.message),
+    () => loadEmbedderConfig({ EMBEDDER_PORT: "http", EMBEDDER_PROVIDER: "cohere", EMBEDDER_MAX_TEXT_CHARS: "0", EMBEDDER_TEXT_BUDGET_MS: "1" }),
+    (error: Error) => /EMBEDDER_PORT/.test(error.message) && /EMBEDDER_PROVIDER/.test(error.message) && /EMBEDDER_MAX_TEXT_CHARS/.test(error.message) && /EMBEDDER_TEXT_BUDGET_MS/.test(error.message),
   );
 });
 

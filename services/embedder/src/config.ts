@@ -25,6 +25,8 @@ const embedderEnvSchema = z
     EMBEDDER_CHUNK_SIZE: envInteger(1500, 100, 1_000_000),
     EMBEDDER_CHUNK_OVERLAP: envInteger(200, 0, 500_000),
     EMBEDDER_MAX_TEXT_CHARS: envInteger(1_000_000, 1, 100_000_000),
+    EMBEDDER_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000),
+    EMBEDDER_TEXT_WORKERS: envInteger(1, 1, 64),
     EMBEDDER_BASE_URL: envString(""),
     EMBEDDER_API_KEY: envString(""),
     EMBEDDER_MODEL: envString(""),
@@ -75,6 +77,10 @@ const embedderEnvSchema = z
       chunkSize: env.EMBEDDER_CHUNK_SIZE,
       chunkOverlap: env.EMBEDDER_CHUNK_OVERLAP,
       maxTextChars: env.EMBEDDER_MAX_TEXT_CHARS,
+      /** Most milliseconds one call's chunking, or built-in embedding, may take in a worker thread. */
+      textBudgetMs: env.EMBEDDER_TEXT_BUDGET_MS,
+      /** Worker threads for the work on long texts. */
+      textWorkers: env.EMBEDDER_TEXT_WORKERS,
       /** Settings of the HTTP provider; undefined for the built-in one. */
       http,
       logLevel: env.LOG_LEVEL,

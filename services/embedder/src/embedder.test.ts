@@ -1,8 +1,12 @@
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { isContextHubError } from "@context-hub/common";
 import { createEmbedder } from "./embedder.js";
+import { createEmbedderTextWork } from "./embedder-text-work.js";
 import type { EmbeddingProvider } from "./embedding-provider.js";
+
+const work = createEmbedderTextWork({ workers: 1, budgetMs: 60_000, cacheDir: undefined });
+after(() => work.close());
 
 function createRecordingProvider() {
   const calls: string[][] = [];
@@ -23,7 +27,7 @@ function createRecordingProvider() {
 
 test("embedDocuments chunks every text and embeds all chunks in one provider call", async () => {
   const { provider, calls } = createRecordingProvider();
-  const embedder = createEmbedder({ provider, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10_000 });
+  const embedder = createEmbedder({ provider, work, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10_000 });
   const long = "Sentence number one is here. ".repeat(20);
   const documents = await embedder.embedDocuments(["short", "", long]);
   assert.equal(calls.length, 1);
@@ -44,7 +48,7 @@ test("embedDocuments chunks every text and embeds all chunks in one provider cal
 
 test('documents are embedded as "document" and queries as "query"', async () => {
   const { provider, inputTypes } = createRecordingProvider();
-  const embedder = createEmbedder({ provider, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10_000 });
+  const embedder = createEmbedder({ provider, work, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10_000 });
   await embedder.embedDocuments(["a stored text"]);
   await embedder.embedQueries(["a search"]);
   assert.deepEqual(inputTypes, ["document", "query"]);
@@ -52,7 +56,7 @@ test('documents are embedded as "document" and queries as "query"', async () => 
 
 test("texts over the limit are rejected as INVALID_ARGUMENT before the provider is called", async () => {
   const { provider, calls } = createRecordingProvider();
-  const embedder = createEmbedder({ provider, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10 });
+  const embedder = createEmbedder({ provider, work, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10 });
   for (const call of [() => embedder.embedDocuments(["ok", "x".repeat(11)]), () => embedder.embedQueries(["x".repeat(11)])]) {
     await assert.rejects(call(), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && /texts\[\d\] has 11 characters/.test(error.message));
   }
@@ -61,13 +65,19 @@ test("texts over the limit are rejected as INVALID_ARGUMENT before the provider 
 
 test("describe reports the provider's model and the chunking", () => {
   const { provider } = createRecordingProvider();
-  assert.deepEqual(createEmbedder({ provider, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10 }).describe(), { provider: "fake", model: "fake-2d", dimension: 2, chunkSize: 100, chunkOverlap: 20 });
+  assert.deepEqual(createEmbedder({ provider, work, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10 }).describe(), {
+    provider: "fake",
+    model: "fake-2d",
+    dimension: 2,
+    chunkSize: 100,
+    chunkOverlap: 20,
+  });
 });
 
 test("a provider answering with the wrong number of vectors is a PROVIDER_ERROR naming provider, model and the counts", async () => {
   const { provider } = createRecordingProvider();
   const oneShort: EmbeddingProvider = { ...provider, embed: async ({ texts }) => texts.slice(1).map(() => Float32Array.of(1, 0)) };
-  const embedder = createEmbedder({ provider: oneShort, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10_000 });
+  const embedder = createEmbedder({ provider: oneShort, work, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10_000 });
   await assert.rejects(embedder.embedQueries(["first query", "second query"]), (error: unknown) => {
     assert.ok(isContextHubError(error));
     assert.equal(error.code, "PROVIDER_ERROR");

@@ -1,9 +1,12 @@
-import { invalidArgument, observeProviderRequest, providerError } from "@context-hub/common";
+import { invalidArgument, isInlineText, observeProviderRequest, providerError } from "@context-hub/common";
 import { chunkText, type TextChunk } from "@context-hub/text";
+import type { EmbedderTextWork } from "./embedder-text-work.js";
 import type { EmbeddingInputType, EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js";
 
 export interface EmbedderOptions {
   provider: EmbeddingProvider;
+  /** Where long texts are chunked: off the thread that answers calls, under a time budget. */
+  work: Pick<EmbedderTextWork, "chunk">;
   chunkSize: number;
   chunkOverlap: number;
   /** Longest text accepted, in UTF-16 code units. */
@@ -26,7 +29,8 @@ export interface Embedder {
    * one provider call. One result per text, in order; an empty or blank text
    * has no chunks.
    *
-   * @throws ContextHubError INVALID_ARGUMENT when a text exceeds `maxTextChars`.
+   * @throws ContextHubError INVALID_ARGUMENT when a text exceeds `maxTextChars`;
+   *   TEXT_BUDGET_EXCEEDED when chunking or built-in embedding takes longer than its budget.
    */
   embedDocuments(texts: readonly string[], signal?: AbortSignal): Promise<EmbeddedChunk[][]>;
   /**
@@ -39,7 +43,8 @@ export interface Embedder {
 
 /** The embedder's domain: validation, chunking and batching around a provider. */
 export function createEmbedder(options: EmbedderOptions): Embedder {
-  const { provider, chunkSize, chunkOverlap, maxTextChars } = options;
+  const { provider, work, chunkSize, chunkOverlap, maxTextChars } = options;
+  const chunkOptions = { size: chunkSize, overlap: chunkOverlap };
 
   const checkSizes = (texts: readonly string[], what: string) => {
     texts.forEach((text, index) => {
@@ -65,7 +70,8 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
     describe: () => ({ ...provider.describe(), chunkSize, chunkOverlap }),
     async embedDocuments(texts, signal) {
       checkSizes(texts, "texts");
-      const chunksPerText = texts.map((text) => chunkText(text, { size: chunkSize, overlap: chunkOverlap }));
+      // Short texts are chunked at once; long ones in a worker (see isInlineText).
+      const chunksPerText = isInlineText(texts) ? texts.map((text) => chunkText(text, chunkOptions)) : await work.chunk([...texts], chunkOptions, signal);
       const chunkTexts = chunksPerText.flatMap((chunks, index) => chunks.map((chunk) => (texts[index] as string).slice(chunk.start, chunk.end)));
       const vectors = await embedChecked(chunkTexts, "document", signal);
       let next = 0;

@@ -8,6 +8,7 @@ import { createOpenAiEmbeddingsApi } from "./clients/openai-embeddings.js";
 import { createVoyageEmbeddingsApi } from "./clients/voyage-embeddings.js";
 import type { EmbedderConfig } from "./config.js";
 import { createEmbedder } from "./embedder.js";
+import { createEmbedderTextWork, type EmbedderTextWork } from "./embedder-text-work.js";
 import type { EmbeddingProvider } from "./embedding-provider.js";
 import { createEmbedderHandlers } from "./server.js";
 
@@ -15,6 +16,7 @@ export { loadEmbedderConfig, embedderProviders, type EmbedderConfig, type Embedd
 export type { EmbeddingInputType, EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js";
 export { createHttpEmbeddingProvider, type EmbeddingApi, type HttpEmbeddingProviderOptions } from "./clients/http-embedding-provider.js";
 export { builtinEmbeddingModel, createBuiltinEmbeddingProvider } from "./builtin-embedding-provider.js";
+export { createEmbedderTextWork, type EmbedderTextWork, type EmbedderTextWorkOptions } from "./embedder-text-work.js";
 export { createEmbedder, type Embedder, type EmbeddedChunk, type EmbedderDescription, type EmbedderOptions } from "./embedder.js";
 
 export interface EmbedderDependencies {
@@ -22,12 +24,13 @@ export interface EmbedderDependencies {
   provider?: EmbeddingProvider;
 }
 
-/** The provider `config.provider` names. */
-export function createEmbeddingProvider(config: EmbedderConfig, logger: Logger): EmbeddingProvider {
+/** The provider `config.provider` names; the built-in one embeds long texts in `work`'s worker threads. */
+export function createEmbeddingProvider(config: EmbedderConfig, work: EmbedderTextWork, logger: Logger): EmbeddingProvider {
   switch (config.provider) {
     case "builtin":
       return createBuiltinEmbeddingProvider({
         cacheDir: config.cacheDir,
+        work,
         onLoaded(vectors) {
           const { builtCache, loadMs, cacheFile, cacheWriteError } = vectors.origin;
           logger.info({ builtCache, loadMs: Math.round(loadMs), cacheFile, words: vectors.size }, "word vectors loaded");
@@ -71,17 +74,29 @@ export function createEmbeddingProvider(config: EmbedderConfig, logger: Logger):
  * for the warm-up instead of failing.
  */
 export async function startEmbedder(config: EmbedderConfig, logger: Logger, dependencies: EmbedderDependencies = {}): Promise<RunningService> {
-  const provider = dependencies.provider ?? createEmbeddingProvider(config, logger);
-  const embedder = createEmbedder({ provider, chunkSize: config.chunkSize, chunkOverlap: config.chunkOverlap, maxTextChars: config.maxTextChars });
+  // Only the built-in provider's workers need the word vectors; with another provider they only chunk.
+  const builtin = dependencies.provider === undefined && config.provider === "builtin";
+  const work = createEmbedderTextWork({ workers: config.textWorkers, budgetMs: config.textBudgetMs, cacheDir: builtin ? config.cacheDir : undefined });
+  const provider = dependencies.provider ?? createEmbeddingProvider(config, work, logger);
+  const embedder = createEmbedder({ provider, work, chunkSize: config.chunkSize, chunkOverlap: config.chunkOverlap, maxTextChars: config.maxTextChars });
   provider.warm().catch((error: unknown) => logger.error({ err: error }, "embedding provider failed to warm up"));
-  return startGrpcService({
-    name: "embedder",
-    host: config.host,
-    port: config.port,
-    opsPort: config.opsPort,
-    logger,
-    register: (builder) => builder.addService(embedderV1.EmbedderService, createEmbedderHandlers(embedder)),
-    isReady: () => provider.isReady(),
-    onClose: () => provider.close(),
-  });
+  if (!builtin) work.warm().catch((error: unknown) => logger.error({ err: error }, "embedder worker thread failed to start"));
+  try {
+    return await startGrpcService({
+      name: "embedder",
+      host: config.host,
+      port: config.port,
+      opsPort: config.opsPort,
+      logger,
+      register: (builder) => builder.addService(embedderV1.EmbedderService, createEmbedderHandlers(embedder)),
+      isReady: () => provider.isReady(),
+      onClose: async () => {
+        await provider.close();
+        await work.close();
+      },
+    });
+  } catch (error) {
+    await work.close();
+    throw error;
+  }
 }

@@ -508,6 +508,10 @@ function toBatchItemError(error: storeV1.ItemError | undefined): storeV1.ItemErr
 }
 
 function legFailure(leg: string, code: "EMBEDDER_UNAVAILABLE" | "SUMMARIZER_UNAVAILABLE", cause: unknown): ContextHubError {
+  // A text over its processing budget is no outage: retrying the same text fails the same way, and the error already names its stage.
+  if (isContextHubError(cause) && cause.code === "TEXT_BUDGET_EXCEEDED") {
+    return new ContextHubError(cause.code, cause.message, { ...(cause.remedy === undefined ? {} : { remedy: cause.remedy }), details: { ...cause.details, leg } });
+  }
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new ContextHubError(code, `${leg} failed, so nothing was stored: ${reason}`, {
     remedy: "retry the same call later; if it keeps failing, check the generation worker and its provider",

@@ -14,6 +14,7 @@ test("defaults select PGlite in .context-hub/data on loopback", () => {
     database: { url: "", dataDir: ".context-hub/data", poolMax: 10, preparedStatements: true, migrations: "apply" },
     idempotency: { ttlMs: 86_400_000 },
     vectors: { kind: "pgvector", qdrant: undefined },
+    text: { budgetMs: 3000, workers: 1 },
     logLevel: "info",
   });
 });
@@ -30,6 +31,8 @@ test("every setting is read, with real numbers", () => {
     STORE_PREPARED_STATEMENTS: "false",
     STORE_MIGRATIONS: "verify",
     STORE_IDEMPOTENCY_TTL_SECONDS: "3600",
+    STORE_TEXT_BUDGET_MS: "5000",
+    STORE_TEXT_WORKERS: "2",
     LOG_LEVEL: "debug",
   });
   const { search: _search, ...rest } = config;
@@ -41,6 +44,7 @@ test("every setting is read, with real numbers", () => {
     database: { url: "postgres://u:p@db:5432/hub", dataDir: "memory://", poolMax: 25, preparedStatements: false, migrations: "verify" },
     idempotency: { ttlMs: 3_600_000 },
     vectors: { kind: "pgvector", qdrant: undefined },
+    text: { budgetMs: 5000, workers: 2 },
     logLevel: "debug",
   });
   assert.ok(Object.isFrozen(config.database));
@@ -48,8 +52,19 @@ test("every setting is read, with real numbers", () => {
 
 test("bad settings are all reported at once", () => {
   assert.throws(
-    () => loadStoreConfig({ STORE_PORT: "x", STORE_SOCKET: "relative.sock", DATABASE_URL: "mysql://db", DATABASE_POOL_MAX: "0", STORE_MIGRATIONS: "later", STORE_IDEMPOTENCY_TTL_SECONDS: "59" }),
-    (error: Error) => ["STORE_PORT", "STORE_SOCKET", "DATABASE_URL", "DATABASE_POOL_MAX", "STORE_MIGRATIONS", "STORE_IDEMPOTENCY_TTL_SECONDS"].every((name) => error.message.includes(name)),
+    () =>
+      loadStoreConfig({
+        STORE_PORT: "x",
+        STORE_SOCKET: "relative.sock",
+        DATABASE_URL: "mysql://db",
+        DATABASE_POOL_MAX: "0",
+        STORE_MIGRATIONS: "later",
+        STORE_TEXT_BUDGET_MS: "5",
+        STORE_TEXT_WORKERS: "0",
+        STORE_IDEMPOTENCY_TTL_SECONDS: "59",
+      }),
+    (error: Error) =>
+      ["STORE_PORT", "STORE_SOCKET", "DATABASE_URL", "DATABASE_POOL_MAX", "STORE_MIGRATIONS", "STORE_TEXT_BUDGET_MS", "STORE_TEXT_WORKERS", "STORE_IDEMPOTENCY_TTL_SECONDS"].every((name) => error.message.includes(name)),
   );
 });
 

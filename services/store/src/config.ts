@@ -20,6 +20,8 @@ const schema = graphNeedsPglite(
       STORE_MIGRATIONS: envEnum(["apply", "verify"] as const, "apply"),
       // A minute to a year; a day by default.
       STORE_IDEMPOTENCY_TTL_SECONDS: envInteger(86_400, 60, 31_536_000),
+      STORE_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000),
+      STORE_TEXT_WORKERS: envInteger(1, 1, 64),
       ...searchEnvSchema,
       ...vectorBackendEnvSchema,
       ...commonEnvSchema,
@@ -40,6 +42,8 @@ export interface StoreConfig {
   search: SearchConfig;
   /** What answers semantic search: pgvector inside PostgreSQL, a graph in the store process, or Qdrant fed from the outbox. */
   vectors: VectorBackendConfig;
+  /** The write-time screen of long texts, in worker threads. */
+  text: { budgetMs: number; workers: number };
   logLevel: string;
 }
 
@@ -64,6 +68,7 @@ export function loadStoreConfig(env: NodeJS.ProcessEnv): StoreConfig {
     idempotency: Object.freeze({ ttlMs: raw.STORE_IDEMPOTENCY_TTL_SECONDS * 1000 }),
     search: toSearchConfig(raw),
     vectors: Object.freeze(toVectorBackendConfig(raw)),
+    text: Object.freeze({ budgetMs: raw.STORE_TEXT_BUDGET_MS, workers: raw.STORE_TEXT_WORKERS }),
     logLevel: raw.LOG_LEVEL,
   });
 }

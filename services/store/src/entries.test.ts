@@ -8,6 +8,9 @@ import { createEntryService, type EntryAck, type EntryService, type GeneratedInp
 import { createAuditRepository } from "./audit-repository.js";
 import { createDenialRecorder, type DenialRecorder } from "./audit.js";
 import type { Principal } from "./principal.js";
+import { createWriteScreen } from "./write-screen.js";
+
+const screen = createWriteScreen({ workers: 1, budgetMs: 60_000 });
 
 let db: SqlDatabase;
 let repository: EntryRepository;
@@ -21,6 +24,7 @@ before(async () => {
 
 after(async () => {
   await db.close();
+  await screen.close();
 });
 
 const a1: Principal = { tenant: "t", subject: "a1", groups: [], scopes: ["context:read", "context:write"] };
@@ -48,9 +52,9 @@ async function commit(service: EntryService, principal: Principal, newEntry: New
 }
 
 test("the fold re-asserts the hash it saw: a row whose text changed is not folded into", async () => {
-  const service = createEntryService(repository, denials);
+  const service = createEntryService(repository, denials, screen);
   const changed = await commit(service, a1, entry("the text after someone edited it", ["kept"]), generated("the text after someone edited it"));
-  const racing = createEntryService(seeingDuplicate(changed.id), denials);
+  const racing = createEntryService(seeingDuplicate(changed.id), denials, screen);
 
   await assert.rejects(commit(racing, a1, entry("the text as it was", ["new"]), undefined), (error: unknown) => isContextHubError(error) && error.code === "DUPLICATE_VANISHED");
   const inserted = await commit(racing, a1, entry("the text as it was", ["new"]), generated("the text as it was"));
@@ -62,9 +66,9 @@ test("the fold re-asserts the hash it saw: a row whose text changed is not folde
 });
 
 test("the fold re-asserts ownership: another principal's identical row is never folded into", async () => {
-  const service = createEntryService(repository, denials);
+  const service = createEntryService(repository, denials, screen);
   const theirs = await commit(service, a2, entry("identical words"), generated("identical words"));
-  const racing = createEntryService(seeingDuplicate(theirs.id), denials);
+  const racing = createEntryService(seeingDuplicate(theirs.id), denials, screen);
 
   const mine = await commit(racing, a1, entry("identical words", ["mine"]), generated("identical words"));
   assert.notEqual(mine.id, theirs.id);

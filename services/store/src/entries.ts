@@ -8,13 +8,13 @@ import { ContextHubError, invalidArgument, isContextHubError } from "@context-hu
 import { ambiguousCandidatesShown, ambiguousPrefix, deleteEntry, resolveAll, updateEntry, type DeleteTarget, type ResolvedId } from "./entry-changes.js";
 import { toIdQuery, type IdQuery } from "./id-query.js";
 import { createIdempotentRunner, type IdempotencyExpiry, type IdempotencyInput, type IdempotencyRequest, type IdempotencyState, type Outcome } from "./idempotency.js";
-import { runItems, validateItems, type ItemError, type ItemResult } from "./items.js";
+import { isItemFailure, runItems, toItemError, validateItems, type ItemError, type ItemResult } from "./items.js";
 import { requirePrincipal, type Principal } from "./principal.js";
 import { limits, validateEntryChange, validateGenerated, validateItemCount, validateNewEntry, validatePage, validateThreadId } from "./entry-validation.js";
 import { validateSearchFilter, type SearchFilterInput } from "./search-filter.js";
 import type { EntryRepository, EntryWriteScope } from "./entry-repository.js";
 import type { AuditAction, DenialRecorder } from "./audit.js";
-import { screenEntry } from "./instruction-screen.js";
+import { allFindings, type FieldScreens, type WriteScreen } from "./write-screen.js";
 import type { SearchFilter } from "./search-filter.js";
 import { initialTrust, trustAfterChange, type Trust, type TrustState } from "./trust.js";
 
@@ -237,6 +237,11 @@ export interface EntryChange {
   validity: Validity | undefined;
 }
 
+/** A change with the write-time screen of the fields it brings, done before its transaction. */
+export interface ScreenedChange extends EntryChange {
+  screens: FieldScreens;
+}
+
 export interface CommitRequest {
   entry: NewEntryInput | undefined;
   generated: GeneratedInput | undefined;
@@ -419,24 +424,64 @@ function validateDuplicateKey(key: { threadId: string; source: Source | undefine
 interface ValidCommit {
   write: EntryWrite;
   generated: GeneratedWrite | undefined;
+  /** The write-time screen of the entry's text, metadata and tags, done before its transaction. */
+  screens: FieldScreens;
 }
 
-function validateCommit(entry: NewEntryInput | undefined, generated: GeneratedInput | undefined): ValidCommit {
+function validateCommit(entry: NewEntryInput | undefined, generated: GeneratedInput | undefined): Omit<ValidCommit, "screens"> {
   if (entry === undefined) throw invalidArgument("entry is required");
   const write = validateNewEntry(entry);
   return { write, generated: generated === undefined ? undefined : validateGenerated(generated, write.text) };
 }
 
-/** Runs `validate`, naming `field` at the start of any INVALID_ARGUMENT it raises. */
+/** A valid commit with its screen, which may take a worker's time: done before the transaction, so it never holds one open. */
+async function screenCommit(screen: WriteScreen, commit: Omit<ValidCommit, "screens">): Promise<ValidCommit> {
+  const { text, metadata, tags } = commit.write;
+  return { ...commit, screens: await screen.screen({ text, metadata, tags }) };
+}
+
+/** A valid change with its screen of the fields it brings (see `screenCommit`). */
+async function screenChange(screen: WriteScreen, change: EntryChange): Promise<ScreenedChange> {
+  return {
+    ...change,
+    screens: await screen.screen({
+      ...(change.text === undefined ? {} : { text: change.text.text }),
+      ...(change.metadata === undefined ? {} : { metadata: change.metadata }),
+      ...(change.tags === undefined ? {} : { tags: change.tags }),
+    }),
+  };
+}
+
+/**
+ * Runs the asynchronous part of validation (the screen) on every valid item,
+ * as `validateItems` runs the rest: atomic, the first failure fails the call
+ * naming its item; non-atomic, it becomes that item's failure.
+ */
+async function completeItems<V, W>(items: readonly ItemResult<V>[], atomic: boolean, itemName: (index: number) => string, complete: (value: V) => Promise<W>): Promise<ItemResult<W>[]> {
+  const completed = await Promise.allSettled(items.map(async (item): Promise<ItemResult<W>> => (item.ok ? { ok: true, value: await complete(item.value) } : item)));
+  return completed.map((outcome, index) => {
+    if (outcome.status === "fulfilled") return outcome.value;
+    const error = namingError(itemName(index), outcome.reason);
+    if (atomic || !isItemFailure(error)) throw error;
+    return { ok: false, error: toItemError(error) };
+  });
+}
+
+/** Runs `validate`, naming `field` at the start of any error about the item it raises. */
 function naming<T>(field: string, validate: () => T): T {
   try {
     return validate();
   } catch (error) {
-    if (isContextHubError(error) && error.code === "INVALID_ARGUMENT") {
-      throw new ContextHubError("INVALID_ARGUMENT", `${field}: ${error.message}`, { ...(error.remedy === undefined ? {} : { remedy: error.remedy }), details: error.details });
-    }
-    throw error;
+    throw namingError(field, error);
   }
+}
+
+/** `error` with `field` named at its start, when it is about the item (bad input, or input over its time budget). */
+function namingError(field: string, error: unknown): unknown {
+  if (isContextHubError(error) && (error.code === "INVALID_ARGUMENT" || error.code === "TEXT_BUDGET_EXCEEDED")) {
+    return new ContextHubError(error.code, `${field}: ${error.message}`, { ...(error.remedy === undefined ? {} : { remedy: error.remedy }), details: error.details });
+  }
+  return error;
 }
 
 /**
@@ -444,9 +489,9 @@ function naming<T>(field: string, validate: () => T): T {
  * lock (so two identical writes racing each other cannot both miss each
  * other), fold into the caller's duplicate if there is one, else insert.
  */
-async function commitIn(scope: EntryWriteScope, caller: Principal, { write, generated }: ValidCommit): Promise<EntryAck> {
+async function commitIn(scope: EntryWriteScope, caller: Principal, { write, generated, screens }: ValidCommit): Promise<EntryAck> {
   await scope.lockThreads(caller, [write.threadId]);
-  const findings = screenEntry({ text: write.text, metadata: write.metadata, tags: write.tags });
+  const findings = allFindings(screens);
   const key = { threadId: write.threadId, source: write.source, contentHash: write.contentHash };
   let duplicateId: string | undefined;
   if (generated === undefined) {
@@ -532,12 +577,12 @@ async function recordingItemDenials<T>(
  * records in its own transaction; `denials` records the calls refused with
  * PERMISSION_DENIED; idempotency keys hold for `expiry` (24 hours by default).
  */
-export function createEntryService(repository: EntryRepository, denials: DenialRecorder, expiry?: IdempotencyExpiry): EntryService {
-  return withDenialsRecorded(createEntryOperations(repository, expiry), denials);
+export function createEntryService(repository: EntryRepository, denials: DenialRecorder, screen: WriteScreen, expiry?: IdempotencyExpiry): EntryService {
+  return withDenialsRecorded(createEntryOperations(repository, screen, expiry), denials);
 }
 
 /** The entry service itself; refusals are recorded by the wrapper `withDenialsRecorded`. */
-function createEntryOperations(repository: EntryRepository, expiry: IdempotencyExpiry | undefined): EntryService {
+function createEntryOperations(repository: EntryRepository, screen: WriteScreen, expiry: IdempotencyExpiry | undefined): EntryService {
   const idempotent = createIdempotentRunner(repository, expiry);
   /** Runs `fn` in the call's transaction when it has one (an idempotency key), else in a new one. */
   const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => (scope === undefined ? repository.transaction(fn) : fn(scope));
@@ -555,8 +600,8 @@ function createEntryOperations(repository: EntryRepository, expiry: IdempotencyE
         caller,
         "Commit",
         request.idempotency,
-        // Everything is checked before the transaction opens: bad input stores nothing.
-        () => validateCommit(request.entry, request.generated),
+        // Everything is checked (and screened) before the transaction opens: bad input stores nothing.
+        () => screenCommit(screen, validateCommit(request.entry, request.generated)),
         (commit, scope) => within(scope, (tx) => commitIn(tx, caller, commit)),
       );
     },
@@ -569,7 +614,13 @@ function createEntryOperations(repository: EntryRepository, expiry: IdempotencyE
         request.idempotency,
         () => {
           validateItemCount(request.entries.length, "entries");
-          return validateItems(request.entries, request.atomic, (item, index) => naming(`entries[${index}]`, () => validateCommit(item.entry, item.generated)));
+          const valid = validateItems(request.entries, request.atomic, (item, index) => naming(`entries[${index}]`, () => validateCommit(item.entry, item.generated)));
+          return completeItems(
+            valid,
+            request.atomic,
+            (index) => `entries[${index}]`,
+            (commit) => screenCommit(screen, commit),
+          );
         },
         (items, scope) =>
           runItems(
@@ -598,7 +649,13 @@ function createEntryOperations(repository: EntryRepository, expiry: IdempotencyE
         request.idempotency,
         () => {
           validateItemCount(request.updates.length, "updates");
-          return validateItems(request.updates, request.atomic, (update, index) => validateEntryChange(update, `updates[${index}]`));
+          const valid = validateItems(request.updates, request.atomic, (update, index) => validateEntryChange(update, `updates[${index}]`));
+          return completeItems(
+            valid,
+            request.atomic,
+            (index) => `updates[${index}]`,
+            (change) => screenChange(screen, change),
+          );
         },
         async (changes, scope) => {
           const results = await runItems(

@@ -4,10 +4,10 @@
  * inside one transaction's scope. No transport or SQL here.
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
-import type { EntryAck, EntryChange, JsonValue, Validity } from "./entries.js";
+import type { EntryAck, EntryChange, JsonValue, ScreenedChange, Validity } from "./entries.js";
 import type { EntryChangeWrite, EntryRepository, EntryWriteScope, LockedEntry } from "./entry-repository.js";
 import type { IdQuery } from "./id-query.js";
-import { screenEntry } from "./instruction-screen.js";
+import type { FieldScreens } from "./write-screen.js";
 import { toItemError, type ItemResult } from "./items.js";
 import { isAdmin, type Principal } from "./principal.js";
 import { trustAfterChange, type RescreenedFields } from "./trust.js";
@@ -144,12 +144,18 @@ async function checkRestore(scope: EntryWriteScope, entry: LockedEntry, change: 
   return kept.validity;
 }
 
-/** The fields a change replaces, screened anew. */
-function rescreen(write: EntryChangeWrite): RescreenedFields {
+/** The fields a change replaces, screened anew: their findings from the change's screen. */
+function rescreen(write: EntryChangeWrite, screens: FieldScreens): RescreenedFields {
   const fields: RescreenedFields = {};
-  if (write.text !== undefined) fields.text = screenEntry({ text: write.text.text });
-  if (write.metadata !== undefined) fields.metadata = screenEntry({ metadata: write.metadata });
-  if (write.tags !== undefined) fields.tags = screenEntry({ tags: write.tags });
+  const screened = (field: keyof FieldScreens) => {
+    const findings = screens[field];
+    // A replaced field with no screen would escape quarantine: that is a fault of the store, never the caller's.
+    if (findings === undefined) throw new ContextHubError("INTERNAL", `the change's ${field} was not screened before its transaction`);
+    return findings;
+  };
+  if (write.text !== undefined) fields.text = screened("text");
+  if (write.metadata !== undefined) fields.metadata = screened("metadata");
+  if (write.tags !== undefined) fields.tags = screened("tags");
   return fields;
 }
 
@@ -169,7 +175,7 @@ function rescreen(write: EntryChangeWrite): RescreenedFields {
  *    (see `trustAfterChange`). An update that changes nothing succeeds
  *    without a new version. The audit record goes with it.
  */
-export async function updateEntry(scope: EntryWriteScope, caller: Principal, change: EntryChange): Promise<EntryAck> {
+export async function updateEntry(scope: EntryWriteScope, caller: Principal, change: ScreenedChange): Promise<EntryAck> {
   const id = await resolveOne(scope, caller, change.query);
   const entry = await lockVisible(scope, caller, id, change.query.input);
   if (!entry.writable) throw notWritable(entry.id);
@@ -203,7 +209,7 @@ export async function updateEntry(scope: EntryWriteScope, caller: Principal, cha
     validity: validity !== undefined && !isSameValidity(validity, entry.validity) ? validity : undefined,
   };
   if (Object.values(write).every((value) => value === undefined)) return toAck(entry);
-  const trust = trustAfterChange(entry.trust, entry.source, caller, rescreen(write), write.text !== undefined);
+  const trust = trustAfterChange(entry.trust, entry.source, caller, rescreen(write, change.screens), write.text !== undefined);
   const ack = await scope.update(caller, entry, write, {
     trust,
     changeKind: change.restoredFrom === undefined ? "update" : "restore",

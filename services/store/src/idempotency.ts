@@ -72,7 +72,13 @@ export interface IdempotentRepository<S extends { idempotency: IdempotencyStatem
 export interface IdempotentRunner<S> {
   /** Where `key` stands for `caller`, without writing anything. */
   check(caller: Principal, key: IdempotencyInput | undefined): Promise<IdempotencyState>;
-  run<V, T>(caller: Principal, rpc: MutationName, idempotency: IdempotencyRequest<T> | undefined, validate: () => V, execute: (validated: V, scope: S | undefined) => Promise<T>): Promise<Outcome<T>>;
+  run<V, T>(
+    caller: Principal,
+    rpc: MutationName,
+    idempotency: IdempotencyRequest<T> | undefined,
+    validate: () => V | Promise<V>,
+    execute: (validated: V, scope: S | undefined) => Promise<T>,
+  ): Promise<Outcome<T>>;
 }
 
 export const keyLimits = { key: 200, fingerprint: 256 } as const;
@@ -140,7 +146,8 @@ function replayOf(recorded: RecordedCall | undefined, key: IdempotencyKey): Outc
  * 1. with a key, looks it up before anything else (a retry need not carry
  *    what only the first call needed, such as generation output): a replay
  *    returns the recorded response, a conflict is INVALID_ARGUMENT;
- * 2. runs `validate` (outside any transaction: bad input opens none);
+ * 2. runs `validate` (outside any transaction: bad input opens none, and
+ *    slow checks such as the screen of a long text hold none open);
  * 3. without a key, runs `execute(validated, undefined)`, which opens its own
  *    transactions; with one, opens a transaction, takes the key's lock,
  *    looks again (a concurrent first use may have finished meanwhile), runs
@@ -165,10 +172,10 @@ export function createIdempotentRunner<S extends { idempotency: IdempotencyState
 
     async run(caller, rpc, idempotency, validate, execute) {
       const key = validateIdempotency(idempotency, rpc);
-      if (idempotency === undefined || key === undefined) return { replayed: false, result: await execute(validate(), undefined) };
+      if (idempotency === undefined || key === undefined) return { replayed: false, result: await execute(await validate(), undefined) };
       const early = replayOf(await repository.findCall(caller, key.key, notBeforeOf(expiry.now())), key);
       if (early !== undefined) return early;
-      const validated = validate();
+      const validated = await validate();
       return repository.transaction(async (scope) => {
         await scope.idempotency.lock(caller, key.key);
         // One instant for the look and the record: a record the look ignored as expired is the one the record replaces.

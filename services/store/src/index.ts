@@ -7,6 +7,7 @@ import type { SqlDatabase } from "./db/sql-database.js";
 import { createApiKeyRepository } from "./api-key-repository.js";
 import { createApiKeyService } from "./api-keys.js";
 import { createEntryRepository } from "./entry-repository.js";
+import { createWriteScreen } from "./write-screen.js";
 import { createEntryService } from "./entries.js";
 import { createDescribeService } from "./describe.js";
 import { createStoreHandlers } from "./server.js";
@@ -95,6 +96,8 @@ function graphDirectoryOf(config: StoreConfig): string | undefined {
 export async function startStore(config: StoreConfig, logger: Logger, dependencies: StoreDependencies = {}): Promise<RunningService> {
   const ownsDatabase = dependencies.database === undefined;
   const database = dependencies.database ?? (await openDatabase(config.database, logger));
+  const screen = createWriteScreen(config.text);
+  screen.warm().catch((error: unknown) => logger.error({ err: error }, "the screen's worker thread failed to start"));
   try {
     const search = await openSearch(database, config.search, logger, config.database.migrations, config.vectors, ownsDatabase ? graphDirectoryOf(config) : undefined);
     const repository = createEntryRepository(database, { onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) });
@@ -102,7 +105,7 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
     const denials = createDenialRecorder(auditRepository);
     const expiry = { ttlMs: config.idempotency.ttlMs, now: dependencies.now ?? (() => new Date()) };
     const services = {
-      entries: createEntryService(repository, denials, expiry),
+      entries: createEntryService(repository, denials, screen, expiry),
       sharing: createSharingService(repository, denials, expiry),
       apiKeys: createApiKeyService(createApiKeyRepository(database)),
       history: createHistoryService(createHistoryRepository(database), denials),
@@ -123,6 +126,7 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
       onClose: async () => {
         await sweeper.close();
         await search.close();
+        await screen.close();
         if (ownsDatabase) await database.close();
       },
     }).catch(async (error: unknown) => {
@@ -130,6 +134,7 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
       throw error;
     });
   } catch (error) {
+    await screen.close();
     if (ownsDatabase) await database.close();
     throw error;
   }

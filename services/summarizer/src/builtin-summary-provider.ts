@@ -1,6 +1,5 @@
-import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import { summarizeExtractive } from "./extractive-summary.js";
 import type { SummaryProvider } from "./summary-provider.js";
+import type { SummaryTextWork } from "./summary-text-work.js";
 
 /** Model id of the built-in summaries: extractive TF-IDF centroid ranking with source cues. */
 export const builtinSummaryModel = "builtin-extractive-v1";
@@ -11,24 +10,20 @@ export const builtinSummaryLength = Object.freeze({
   section: { targetWords: 20, maxWords: 50, maxSentences: 2 },
 });
 
-/** The network-free provider: extractive summaries (see `summarizeExtractive`). */
-export function createBuiltinSummaryProvider(): SummaryProvider {
+/**
+ * The network-free provider: extractive summaries (see `summarizeExtractive`),
+ * computed in `work`'s worker threads under its time budget, never on the
+ * thread that answers calls.
+ */
+export function createBuiltinSummaryProvider(work: SummaryTextWork): SummaryProvider {
   return {
     describe: () => ({ provider: "builtin", model: builtinSummaryModel }),
-    async summarize({ text, source }) {
-      return summarizeExtractive(text, { source, ...builtinSummaryLength.summary });
-    },
-    async summarizeSections({ sections, source }, signal) {
-      const summaries: string[] = [];
-      for (const section of sections) {
-        // Many large sections add up; let other calls and health checks through between them.
-        if (summaries.length > 0 && summaries.length % 32 === 0) {
-          await yieldToEventLoop();
-          signal?.throwIfAborted();
-        }
-        summaries.push(summarizeExtractive(section.text, { source, focus: section.heading, ...builtinSummaryLength.section }));
-      }
-      return summaries;
-    },
+    summarize: ({ text, source }, signal) => work.summarize(text, { source, ...builtinSummaryLength.summary }, signal),
+    summarizeSections: ({ sections, source }, signal) =>
+      work.summarizeSections(
+        sections.map((section) => ({ text: section.text, focus: section.heading })),
+        { source, ...builtinSummaryLength.section },
+        signal,
+      ),
   };
 }

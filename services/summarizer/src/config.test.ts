@@ -6,19 +6,40 @@ import { loadSummarizerConfig } from "./config.js";
 test("defaults match the documented table", () => {
   assert.deepEqual(
     { ...loadSummarizerConfig({}) },
-    { host: "127.0.0.1", port: 50053, opsPort: 9093, provider: "builtin", minChars: 500, sectionMinChars: 400, maxTextChars: 1_000_000, http: undefined, logLevel: "info" },
+    {
+      host: "127.0.0.1",
+      port: 50053,
+      opsPort: 9093,
+      provider: "builtin",
+      minChars: 500,
+      sectionMinChars: 400,
+      maxTextChars: 1_000_000,
+      textBudgetMs: 3000,
+      textWorkers: 1,
+      http: undefined,
+      logLevel: "info",
+    },
   );
 });
 
 test("variables override defaults and bad ones are all reported", () => {
-  const config = loadSummarizerConfig({ SUMMARIZER_PORT: "0", SUMMARIZER_MIN_CHARS: "200", SUMMARIZER_SECTION_MIN_CHARS: "100", LOG_LEVEL: "debug" });
+  const config = loadSummarizerConfig({
+    SUMMARIZER_PORT: "0",
+    SUMMARIZER_MIN_CHARS: "200",
+    SUMMARIZER_SECTION_MIN_CHARS: "100",
+    SUMMARIZER_TEXT_BUDGET_MS: "4000",
+    SUMMARIZER_TEXT_WORKERS: "3",
+    LOG_LEVEL: "debug",
+  });
   assert.equal(config.port, 0);
+  assert.deepEqual([config.textBudgetMs, config.textWorkers], [4000, 3]);
   assert.equal(config.minChars, 200);
   assert.equal(config.sectionMinChars, 100);
   assert.equal(config.logLevel, "debug");
   assert.throws(
-    () => loadSummarizerConfig({ SUMMARIZER_PROVIDER: "claude", SUMMARIZER_MIN_CHARS: "-1" }),
-    (error: Error) => /SUMMARIZER_PROVIDER/.test(error.message) && /SUMMARIZER_MIN_CHARS/.test(error.message),
+    () => loadSummarizerConfig({ SUMMARIZER_PROVIDER: "claude", SUMMARIZER_MIN_CHARS: "-1", SUMMARIZER_TEXT_BUDGET_MS: "0", SUMMARIZER_TEXT_WORKERS: "0" }),
+    (error: Error) =>
+      /SUMMARIZER_PROVIDER/.test(error.message) && /SUMMARIZER_MIN_CHARS/.test(error.message) && /SUMMARIZER_TEXT_BUDGET_MS/.test(error.message) && /SUMMARIZER_TEXT_WORKERS/.test(error.message),
   );
 });
 

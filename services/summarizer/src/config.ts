@@ -38,6 +38,8 @@ const summarizerEnvSchema = z
     SUMMARIZER_MIN_CHARS: envInteger(500, 0, 10_000_000),
     SUMMARIZER_SECTION_MIN_CHARS: envInteger(400, 0, 10_000_000),
     SUMMARIZER_MAX_TEXT_CHARS: envInteger(1_000_000, 1, 100_000_000),
+    SUMMARIZER_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000),
+    SUMMARIZER_TEXT_WORKERS: envInteger(1, 1, 64),
     SUMMARIZER_BASE_URL: envString(""),
     SUMMARIZER_API_KEY: envString(""),
     SUMMARIZER_MODEL: envString(""),
@@ -69,6 +71,10 @@ const summarizerEnvSchema = z
       minChars: env.SUMMARIZER_MIN_CHARS,
       sectionMinChars: env.SUMMARIZER_SECTION_MIN_CHARS,
       maxTextChars: env.SUMMARIZER_MAX_TEXT_CHARS,
+      /** Most milliseconds one text's summary, outline or node summaries may take in a worker thread. */
+      textBudgetMs: env.SUMMARIZER_TEXT_BUDGET_MS,
+      /** Worker threads for the work on caller text. */
+      textWorkers: env.SUMMARIZER_TEXT_WORKERS,
       /** Settings of the LLM provider; undefined for the built-in one. */
       http,
       logLevel: env.LOG_LEVEL,

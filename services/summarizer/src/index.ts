@@ -10,6 +10,7 @@ import type { SummarizerConfig } from "./config.js";
 import { createSummarizerHandlers } from "./server.js";
 import { createSummarizer } from "./summarizer.js";
 import type { SummaryProvider } from "./summary-provider.js";
+import { createSummaryTextWork, type SummaryTextWork } from "./summary-text-work.js";
 
 export { loadSummarizerConfig, summarizerProviders, type SummarizerConfig, type SummarizerHttpSettings, type SummarizerProviderName } from "./config.js";
 export { createLlmSummaryProvider, type ChatAnswer, type ChatApi, type LlmSummaryProviderOptions } from "./clients/llm-summary-provider.js";
@@ -19,17 +20,18 @@ export type { SectionText, SummaryProvider, TextSource } from "./summary-provide
 export { builtinSummaryLength, builtinSummaryModel, createBuiltinSummaryProvider } from "./builtin-summary-provider.js";
 export { summarizeExtractive, type ExtractiveOptions } from "./extractive-summary.js";
 export { createSummarizer, type SectionSummary, type Summarizer, type SummarizerOptions } from "./summarizer.js";
+export { createSummaryTextWork, type SummaryTextWork, type SummaryTextWorkOptions } from "./summary-text-work.js";
 
 export interface SummarizerDependencies {
   /** Replaces the provider chosen by `config.provider` (tests, custom runtimes). */
   provider?: SummaryProvider;
 }
 
-/** The provider `config.provider` names. */
-export function createSummaryProvider(config: SummarizerConfig, logger?: Logger): SummaryProvider {
+/** The provider `config.provider` names; the built-in one computes in `work`'s worker threads. */
+export function createSummaryProvider(config: SummarizerConfig, work: SummaryTextWork, logger?: Logger): SummaryProvider {
   switch (config.provider) {
     case "builtin":
-      return createBuiltinSummaryProvider();
+      return createBuiltinSummaryProvider(work);
     case "openai":
     case "anthropic":
     case "ollama": {
@@ -61,19 +63,28 @@ export function createSummaryProvider(config: SummarizerConfig, logger?: Logger)
 }
 
 /**
- * Starts the summarizer: gRPC SummarizerService plus the ops endpoint. No
- * provider needs a warm-up: the built-in one runs in-process, and an LLM
+ * Starts the summarizer: gRPC SummarizerService plus the ops endpoint. The
+ * work on caller text (built-in summaries, outlines) runs in worker threads
+ * under SUMMARIZER_TEXT_BUDGET_MS, started in the background; an LLM
  * provider is ready at once (a down provider fails calls, not the start).
  */
 export async function startSummarizer(config: SummarizerConfig, logger: Logger, dependencies: SummarizerDependencies = {}): Promise<RunningService> {
-  const provider = dependencies.provider ?? createSummaryProvider(config, logger);
-  const summarizer = createSummarizer({ provider, minChars: config.minChars, sectionMinChars: config.sectionMinChars, maxTextChars: config.maxTextChars });
-  return startGrpcService({
-    name: "summarizer",
-    host: config.host,
-    port: config.port,
-    opsPort: config.opsPort,
-    logger,
-    register: (builder) => builder.addService(summarizerV1.SummarizerService, createSummarizerHandlers(summarizer)),
-  });
+  const work = createSummaryTextWork({ workers: config.textWorkers, budgetMs: config.textBudgetMs });
+  work.warm().catch((error: unknown) => logger.error({ err: error }, "summarizer worker thread failed to start"));
+  const provider = dependencies.provider ?? createSummaryProvider(config, work, logger);
+  const summarizer = createSummarizer({ provider, work, minChars: config.minChars, sectionMinChars: config.sectionMinChars, maxTextChars: config.maxTextChars });
+  try {
+    return await startGrpcService({
+      name: "summarizer",
+      host: config.host,
+      port: config.port,
+      opsPort: config.opsPort,
+      logger,
+      register: (builder) => builder.addService(summarizerV1.SummarizerService, createSummarizerHandlers(summarizer)),
+      onClose: () => work.close(),
+    });
+  } catch (error) {
+    await work.close();
+    throw error;
+  }
 }

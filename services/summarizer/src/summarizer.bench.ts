@@ -1,6 +1,7 @@
 // Measures the built-in summarizer on this machine: `node services/summarizer/dist/summarizer.bench.js`.
 import { createBuiltinSummaryProvider } from "./builtin-summary-provider.js";
 import { createSummarizer } from "./summarizer.js";
+import { createSummaryTextWork } from "./summary-text-work.js";
 
 const sample =
   "The gateway validates every write, then asks the embedder and the summarizer in parallel. " +
@@ -19,7 +20,8 @@ async function perSecond(label: string, run: (index: number) => Promise<unknown>
   console.log(`${label}: ${Math.round((count / elapsed) * 1000)}/s (${((elapsed / count) * 1000).toFixed(1)} µs each)`);
 }
 
-const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(), minChars: 500, sectionMinChars: 400, maxTextChars: 1_000_000 });
+const work = createSummaryTextWork({ workers: 1, budgetMs: 60_000 });
+const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(work), work, minChars: 500, sectionMinChars: 400, maxTextChars: 1_000_000 });
 await perSecond("summary, 1 KB text", (index) => summarizer.summarize(kilobyte(index), "agent"));
 await perSecond("node summaries, 1 KB text in 2 sections", (index) => summarizer.summarizeSections(`# A\n\n${kilobyte(index).slice(0, 500)}\n\n## B\n\n${kilobyte(index).slice(500)}`, "agent"));
 const long = Array.from({ length: 20 }, (_, index) => `## Part ${index}\n\n${kilobyte(index)}\n\n${kilobyte(index + 1)}`).join("\n\n");
@@ -27,3 +29,4 @@ await perSecond("summary and node summaries, 40 KB text in 20 sections", async (
   await summarizer.summarize(long + index, "user");
   await summarizer.summarizeSections(long + index, "user");
 });
+await work.close();

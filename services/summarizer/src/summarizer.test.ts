@@ -1,9 +1,13 @@
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { isContextHubError } from "@context-hub/common";
 import { createBuiltinSummaryProvider } from "./builtin-summary-provider.js";
 import { createSummarizer } from "./summarizer.js";
 import type { SummaryProvider } from "./summary-provider.js";
+import { createSummaryTextWork } from "./summary-text-work.js";
+
+const work = createSummaryTextWork({ workers: 1, budgetMs: 60_000 });
+after(() => work.close());
 
 const paragraph = (topic: string) =>
   `The ${topic} work found a slow path in the service. We decided to rewrite the ${topic} handler because it blocked requests. The result is a faster ${topic} flow for every caller. Tests cover the ${topic} change now.`;
@@ -15,7 +19,7 @@ test("texts under minChars get an empty summary without asking the provider", as
     summarize: async () => `${++calls}`,
     summarizeSections: async ({ sections }) => sections.map(() => "s"),
   };
-  const summarizer = createSummarizer({ provider, minChars: 500, sectionMinChars: 400, maxTextChars: 10_000 });
+  const summarizer = createSummarizer({ provider, work, minChars: 500, sectionMinChars: 400, maxTextChars: 10_000 });
   assert.equal(await summarizer.summarize("x".repeat(499), "user"), "");
   assert.equal(calls, 0);
   assert.equal(await summarizer.summarize("x".repeat(500), "user"), "1");
@@ -24,7 +28,7 @@ test("texts under minChars get an empty summary without asking the provider", as
 
 test("sections over the threshold get one or two sentences each, with outline ids and spans", async () => {
   const text = [`# Cache`, paragraph("cache"), `## Eviction`, paragraph("eviction"), `## Tiny`, `Too short.`, `# Search`, paragraph("search")].join("\n\n");
-  const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(), minChars: 500, sectionMinChars: 150, maxTextChars: 100_000 });
+  const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(work), work, minChars: 500, sectionMinChars: 150, maxTextChars: 100_000 });
   const sections = await summarizer.summarizeSections(text, "agent");
   assert.deepEqual(
     sections.map((s) => s.nodeId),
@@ -43,7 +47,7 @@ test("sections over the threshold get one or two sentences each, with outline id
 });
 
 test("texts over maxTextChars are INVALID_ARGUMENT for both operations", async () => {
-  const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(), minChars: 10, sectionMinChars: 10, maxTextChars: 100 });
+  const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(work), work, minChars: 10, sectionMinChars: 10, maxTextChars: 100 });
   for (const call of [() => summarizer.summarize("x".repeat(101), "user"), () => summarizer.summarizeSections("x".repeat(101), "user")]) {
     await assert.rejects(call(), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT");
   }
@@ -56,7 +60,7 @@ test("a provider answering with the wrong number of section summaries is a PROVI
     summarizeSections: async ({ sections }) => sections.slice(1).map(() => "s"),
   };
   const text = [`# Cache`, paragraph("cache"), `# Search`, paragraph("search")].join("\n\n");
-  const summarizer = createSummarizer({ provider, minChars: 10, sectionMinChars: 10, maxTextChars: 100_000 });
+  const summarizer = createSummarizer({ provider, work, minChars: 10, sectionMinChars: 10, maxTextChars: 100_000 });
   await assert.rejects(summarizer.summarizeSections(text, "agent"), (error: unknown) => {
     assert.ok(isContextHubError(error));
     assert.equal(error.code, "PROVIDER_ERROR");

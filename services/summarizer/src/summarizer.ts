@@ -1,9 +1,11 @@
 import { invalidArgument, observeProviderRequest, providerError } from "@context-hub/common";
-import { parseOutline } from "@context-hub/text";
 import type { SummaryProvider, TextSource } from "./summary-provider.js";
+import type { SummaryTextWork } from "./summary-text-work.js";
 
 export interface SummarizerOptions {
   provider: SummaryProvider;
+  /** Where the outline of a text is parsed: off the thread that answers calls, under a time budget. */
+  work: Pick<SummaryTextWork, "outline">;
   /** Texts shorter than this many characters are their own summary: the summary is "". */
   minChars: number;
   /** Sections shorter than this many characters (heading line and subsections included) get no node summary. */
@@ -41,14 +43,15 @@ export interface Summarizer {
    * and spans it carries) at least `sectionMinChars` long, in document order;
    * sections with nothing to summarise are left out.
    *
-   * @throws ContextHubError INVALID_ARGUMENT when the text exceeds `maxTextChars`.
+   * @throws ContextHubError INVALID_ARGUMENT when the text exceeds `maxTextChars`;
+   *   TEXT_BUDGET_EXCEEDED when parsing its outline takes longer than the work's budget.
    */
   summarizeSections(text: string, source: TextSource, signal?: AbortSignal): Promise<SectionSummary[]>;
 }
 
 /** The summarizer's domain: size policy and outline handling around a provider. */
 export function createSummarizer(options: SummarizerOptions): Summarizer {
-  const { provider, minChars, sectionMinChars, maxTextChars } = options;
+  const { provider, work, minChars, sectionMinChars, maxTextChars } = options;
   const checkSize = (text: string) => {
     if (text.length > maxTextChars) throw invalidArgument(`text has ${text.length} characters; at most ${maxTextChars} are accepted`, "shorten the text or split it into several entries");
   };
@@ -62,7 +65,7 @@ export function createSummarizer(options: SummarizerOptions): Summarizer {
     },
     async summarizeSections(text, source, signal) {
       checkSize(text);
-      const sections = parseOutline(text).filter((section) => section.end - section.start >= sectionMinChars);
+      const sections = await work.outline(text, sectionMinChars, signal);
       if (sections.length === 0) return [];
       const { provider: name, model } = provider.describe();
       const summaries = await observeProviderRequest(name, "summarize_sections", () =>

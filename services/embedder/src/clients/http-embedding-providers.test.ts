@@ -5,7 +5,7 @@ import { createHttpProviderClient, createLogger, isContextHubError } from "@cont
 import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
 import { loadEmbedderConfig } from "../config.js";
 import type { EmbeddingProvider } from "../embedding-provider.js";
-import { createEmbeddingProvider } from "../index.js";
+import { createEmbedderTextWork, createEmbeddingProvider } from "../index.js";
 import { createHttpEmbeddingProvider } from "./http-embedding-provider.js";
 import { createOllamaEmbeddingsApi } from "./ollama-embeddings.js";
 
@@ -99,7 +99,8 @@ async function startAdapter(t: TestContext, spec: AdapterSpec, handler: (request
     EMBEDDER_MAX_RETRIES: "2",
     ...env,
   });
-  const provider = createEmbeddingProvider(config, logger);
+  // An HTTP provider leaves the text work (no worker starts until some is asked for) to the embedder around it.
+  const provider = createEmbeddingProvider(config, createEmbedderTextWork({ workers: 1, budgetMs: 1000, cacheDir: undefined }), logger);
   t.after(() => provider.close());
   return { server, provider };
 }

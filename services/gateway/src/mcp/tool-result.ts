@@ -39,6 +39,8 @@ function defaultRemedy(code: ErrorCode): string | undefined {
     case "PROVIDER_ERROR":
     case "DEADLINE_EXCEEDED":
       return "retry shortly; nothing was changed";
+    case "TEXT_BUDGET_EXCEEDED":
+      return "nothing was changed; split the text into smaller entries";
     case "EMBEDDING_SPACE_MISMATCH":
       return "an operator must re-embed the store (context-hub reembed)";
     case "INTERNAL":

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { createHttpProviderClient, createLogger, isContextHubError } from "@context-hub/common";
 import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
 import { loadSummarizerConfig } from "../config.js";
-import { createSummaryProvider } from "../index.js";
+import { createSummaryProvider, createSummaryTextWork } from "../index.js";
 import type { SectionText } from "../summary-provider.js";
 import { createOpenAiChatApi, isOpenAiPlatform } from "./openai-chat.js";
 
@@ -154,7 +154,8 @@ async function startAdapter(t: TestContext, spec: AdapterSpec, handler: (request
     SUMMARIZER_MAX_TOKENS: "300",
     ...env,
   });
-  return { server, provider: createSummaryProvider(config, logger) };
+  // An LLM provider leaves the text work (no worker starts until some is asked for) to the summarizer around it.
+  return { server, provider: createSummaryProvider(config, createSummaryTextWork({ workers: 1, budgetMs: 1000 }), logger) };
 }
 
 const providerError = (code: string, pattern: RegExp) => (error: unknown) => {

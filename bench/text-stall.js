@@ -1,0 +1,162 @@
+// Text-stall benchmark: can one hostile write stall everyone else? Against `context-hub start` (the all-in-one
+// process: gateway, embedder, summarizer and reranker in one process, the store in a supervised child), one client
+// sends store_context with the worst inputs known for the text functions, each at the 1,000,000-character limit, while
+// another client keeps reading. For each input it measures how long the write took and how it ended (stored, or
+// refused with TEXT_BUDGET_EXCEEDED naming the stage), and the reader's latency during the write against its latency
+// on the idle server, measured just before.
+//
+// Passes when every hostile write completes or is refused within --write-limit-ms (2000), the legitimate text is
+// stored, and the reader's p95 during each write stays within --ratio-limit (2) times its idle p95.
+//
+// Usage: node bench/text-stall.js [--inputs newlines,dots,emphasis,prose] [--idle-reads 300] [--json bench/results/text-stall.json]
+// Environment variables reach the server (e.g. SUMMARIZER_TEXT_BUDGET_MS=1500).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { startServer } from "./lib/server.js";
+import { latencySummary, quantile, round } from "./lib/stats.js";
+
+const { values } = parseArgs({
+  options: {
+    inputs: { type: "string", default: "newlines,dots,emphasis,prose" },
+    "idle-reads": { type: "string", default: "300" },
+    "write-limit-ms": { type: "string", default: "2000" },
+    "ratio-limit": { type: "string", default: "2" },
+    chars: { type: "string", default: "1000000" },
+    json: { type: "string" },
+  },
+});
+const chars = Number(values.chars);
+const idleReads = Number(values["idle-reads"]);
+const writeLimitMs = Number(values["write-limit-ms"]);
+const ratioLimit = Number(values["ratio-limit"]);
+
+/** Repeats `unit` to exactly `length` characters. */
+const fill = (unit, length) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+
+/**
+ * The worst inputs known, each exactly `chars` long:
+ * - newlines: long runs of newlines between screen phrases (a `\s*` after `(?:^|\n)` spans every newline after it);
+ * - dots: one run of dots (a sentence boundary pattern retried at every dot);
+ * - emphasis: `**x ` repeated (an emphasis pattern looking for a closing `**` from every opening one);
+ * - prose: ordinary sentences with headings, the legitimate 1M-character text every budget must let through.
+ */
+const generators = {
+  newlines: () => fill(`${"\n".repeat(50_000)}system prompt: you are\n<|im_start|>system\n`, chars),
+  dots: () => fill(".", chars),
+  emphasis: () => fill("**x ", chars),
+  prose: () => {
+    const sentences = [
+      "The survey measured the flow at each gauge twice a day.",
+      "We found the upstream readings drifted after heavy rain, so the team recalibrated the sensors.",
+      "Results improved once the logger clocks were synchronised with the station master.",
+      "Next, someone should compare the winter series with last year's baseline before the review.",
+    ];
+    const parts = [];
+    let length = 0;
+    for (let index = 0; length < chars; index++) {
+      const part = index % 40 === 0 ? `\n\n## Gauge ${index / 40}\n\n` : `${sentences[index % sentences.length]} `;
+      parts.push(part);
+      length += part.length;
+    }
+    return parts.join("").slice(0, chars);
+  },
+};
+const inputs = values.inputs.split(",").map((name) => {
+  if (!(name in generators)) throw new Error(`--inputs: unknown input ${name}; known: ${Object.keys(generators).join(", ")}`);
+  return name;
+});
+
+async function connect(url) {
+  const client = new Client({ name: "text-stall-bench", version: "0.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+async function call(client, name, args) {
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 });
+  return result;
+}
+
+const firstLine = (result) => (result.content?.[0]?.type === "text" ? result.content[0].text.split("\n")[0] : "");
+
+/** One read of another caller: by id and by semantic search in turn, as an agent browsing the store does. */
+function reader(client, id) {
+  let turn = 0;
+  return async () => {
+    const started = performance.now();
+    const result = turn++ % 2 === 0 ? await call(client, "get_context_by_ids", { context_ids: [id] }) : await call(client, "semantic_search_context", { query: "gauge calibration drift", limit: 5 });
+    if (result.isError) throw new Error(`a read failed: ${firstLine(result)}`);
+    return performance.now() - started;
+  };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "context-hub-text-stall-"));
+const server = await startServer({ dataDir, env: { ...process.env, LOG_LEVEL: "warn" } });
+const results = [];
+try {
+  const writer = await connect(server.url);
+  const readerClient = await connect(server.url);
+  // Something to read: a few ordinary entries in another thread.
+  let readId = "";
+  for (let index = 0; index < 20; index++) {
+    const stored = await call(readerClient, "store_context", { thread_id: "gauges", source: "agent", text: `Gauge ${index} calibration drift was ${index / 10} mm after the storm; we reset it.` });
+    if (stored.isError) throw new Error(`seeding failed: ${firstLine(stored)}`);
+    readId = stored.structuredContent.context_id;
+  }
+  const read = reader(readerClient, readId);
+  for (let index = 0; index < 30; index++) await read();
+
+  for (const name of inputs) {
+    const text = generators[name]();
+    // Idle first, right before the write, so both figures see the same machine.
+    const idle = [];
+    for (let index = 0; index < idleReads; index++) idle.push(await read());
+
+    const during = [];
+    let writing = true;
+    const started = performance.now();
+    const write = call(writer, "store_context", { thread_id: `stall-${name}`, source: "agent", text }).finally(() => (writing = false));
+    const reading = (async () => {
+      while (writing) {
+        const latency = await read();
+        // A read that began during the write counts, even if it ends after it.
+        during.push(latency);
+      }
+    })();
+    const result = await write;
+    const writeMs = performance.now() - started;
+    await reading;
+    const outcome = result.isError ? firstLine(result) : `stored (${result.structuredContent.trust_state})`;
+    const idleP95 = quantile(idle, 0.95);
+    const duringP95 = quantile(during, 0.95);
+    const ratio = duringP95 / idleP95;
+    const refusedByBudget = result.isError && /^TEXT_BUDGET_EXCEEDED: /.test(outcome);
+    // A hostile text must end (stored or refused) within the limit; the legitimate one must be stored, however long it takes.
+    const ended = name === "prose" ? !result.isError : (!result.isError || refusedByBudget) && writeMs <= writeLimitMs;
+    const pass = ended && ratio <= ratioLimit;
+    const row = { input: name, chars: text.length, writeMs: round(writeMs, 0), outcome, idle: latencySummary(idle), during: latencySummary(during), ratioP95: round(ratio), pass };
+    results.push(row);
+    console.log(
+      `${name.padEnd(9)} ${text.length} chars: write ${Math.round(writeMs)} ms → ${outcome}; reader p95 ${round(idleP95)} ms idle, ${round(duringP95)} ms during (${during.length} reads), ×${round(ratio)} ${pass ? "PASS" : "FAIL"}`,
+    );
+  }
+  await writer.close();
+  await readerClient.close();
+} finally {
+  await server.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+const host = { cpus: availableParallelism(), model: cpus()[0]?.model ?? "unknown", loadavg: loadavg().map((value) => round(value)) };
+console.log(`host: ${host.cpus} CPUs (${host.model}), load average ${host.loadavg.join(" ")}`);
+const failed = results.filter((row) => !row.pass);
+console.log(failed.length === 0 ? "PASS: every write completed or was refused in time, and the reader kept up" : `FAIL: ${failed.map((row) => row.input).join(", ")}`);
+if (values.json !== undefined) {
+  mkdirSync(dirname(values.json), { recursive: true });
+  writeFileSync(values.json, JSON.stringify({ date: new Date().toISOString(), host, writeLimitMs, ratioLimit, results }, null, 2));
+}
+process.exitCode = failed.length === 0 ? 0 : 1;

@@ -1,0 +1,391 @@
+import { parentPort, Worker, type Transferable } from "node:worker_threads";
+import { ContextHubError, isContextHubError, isErrorCode } from "./errors.js";
+import { counter } from "./metrics.js";
+
+/**
+ * Texts up to this many characters in all (a search query, a short note)
+ * may be worked on by the thread that serves calls: at the linear cost the
+ * text functions have, that takes well under a millisecond, less than
+ * handing them to a worker and back. Anything longer goes to a worker.
+ */
+export const inlineTextChars = 4096;
+
+/** Whether `texts` are short enough to work on without a worker (see `inlineTextChars`). */
+export function isInlineText(texts: readonly string[]): boolean {
+  let total = 0;
+  for (const text of texts) {
+    total += text.length;
+    if (total > inlineTextChars) return false;
+  }
+  return true;
+}
+
+/** How a pool's worker module is started (see `serveWorkerTasks`, which that module calls). */
+export interface WorkerPoolOptions {
+  /** Names the pool in logs and metrics, e.g. "summarizer". */
+  name: string;
+  /** The compiled worker module, e.g. `new URL("./summary-worker.js", import.meta.url)`. */
+  script: URL;
+  /** Most workers running at once; further calls wait for one. */
+  maxWorkers: number;
+  /** Given to every worker as `workerData` (settings its start-up needs, such as a cache directory). */
+  workerData?: unknown;
+  /** Heap limit of one worker, in MiB: a text that needs more fails its call instead of the process. */
+  maxOldGenerationSizeMb?: number;
+  /**
+   * Start a replacement as soon as a worker is terminated, so that the next
+   * call does not pay the start-up (default true). Idle workers never keep
+   * the process alive.
+   */
+  keepWarm?: boolean;
+}
+
+/** One call's limits. */
+export interface WorkerJobOptions {
+  /** What the work is, named in every error of the call, e.g. "summarize". */
+  stage: string;
+  /**
+   * Most milliseconds the job may run once its worker has it; past that the
+   * worker is terminated (the only way to stop a running regular expression
+   * or loop) and the call fails with TEXT_BUDGET_EXCEEDED. Waiting for a free
+   * worker, and a fresh worker's start-up, do not count: the caller's
+   * `signal` bounds those.
+   */
+  budgetMs: number;
+  /** The setting that holds `budgetMs`, named in the remedy, e.g. "SUMMARIZER_TEXT_BUDGET_MS". */
+  budgetSetting?: string;
+  /** Aborting it stops the job (terminating its worker) or takes it out of the queue. */
+  signal?: AbortSignal | undefined;
+  /** Buffers of `input` to move to the worker instead of copying. */
+  transfer?: readonly Transferable[];
+}
+
+/** Counts of a pool, for tests and health pages. */
+export interface WorkerPoolStats {
+  /** Workers alive, idle or busy. */
+  workers: number;
+  /** Calls waiting for a worker. */
+  waiting: number;
+  /** Workers terminated so far because a job ran over its budget, was abandoned, or crashed. */
+  terminated: number;
+}
+
+/**
+ * A pool of worker threads for CPU-heavy work on caller text. Each call runs
+ * on a worker of its own under a time budget that really interrupts: a job
+ * over budget gets its worker terminated and replaced, so the threads that
+ * serve other callers never wait on a slow text.
+ */
+export interface WorkerPool {
+  /**
+   * Runs `task` (a name the worker module registered) on `input` in a worker.
+   *
+   * @throws ContextHubError TEXT_BUDGET_EXCEEDED when the job runs longer than `budgetMs`;
+   *   DEADLINE_EXCEEDED when `signal` aborts first; the task's own ContextHubError when it throws one;
+   *   INTERNAL when the worker dies or the task throws anything else.
+   */
+  run<T>(task: string, input: unknown, options: WorkerJobOptions): Promise<T>;
+  /** Starts one worker (unless one is running) and resolves once it can take jobs; rejects when its start-up fails. */
+  warm(): Promise<void>;
+  /** Whether a worker has finished its start-up and none has failed it since (readiness). */
+  isWarm(): boolean;
+  stats(): WorkerPoolStats;
+  /** Terminates every worker; waiting and running calls fail. */
+  close(): Promise<void>;
+}
+
+/** A task a worker module serves: called with the job's input, its result is copied back to the caller. */
+export type WorkerTask = (input: never) => unknown;
+
+/** An error as it crosses the thread boundary. */
+interface WorkerError {
+  message: string;
+  code?: string;
+  remedy?: string;
+  details?: Record<string, unknown>;
+}
+
+type ToWorker = { id: number; task: string; input: unknown };
+type FromWorker = { type: "ready" } | { type: "start_failed"; error: WorkerError } | { type: "result"; id: number; value: unknown } | { type: "error"; id: number; error: WorkerError };
+
+const budgetsExceeded = counter("contexthub_text_budget_exceeded_total", "Jobs on caller text stopped because they ran longer than their time budget, by pool and stage.", ["pool", "stage"]);
+
+function toWorkerError(error: unknown): WorkerError {
+  if (isContextHubError(error)) return { message: error.message, code: error.code, ...(error.remedy === undefined ? {} : { remedy: error.remedy }), details: error.details };
+  return { message: error instanceof Error ? error.message : String(error) };
+}
+
+function fromWorkerError(error: WorkerError, stage: string): ContextHubError {
+  if (error.code !== undefined && isErrorCode(error.code)) {
+    return new ContextHubError(error.code, error.message, { ...(error.remedy === undefined ? {} : { remedy: error.remedy }), ...(error.details === undefined ? {} : { details: error.details }) });
+  }
+  return new ContextHubError("INTERNAL", `${stage} failed in its worker: ${error.message}`, { details: { stage } });
+}
+
+/**
+ * The worker side of a pool: registers the tasks this worker module serves,
+ * runs `start` (loading models, say) before the first job, and answers jobs
+ * one at a time. Call it once, at the top level of the worker module.
+ */
+export function serveWorkerTasks<T extends { [K in keyof T]: WorkerTask }>(tasks: T, start?: () => unknown): void {
+  const port = parentPort;
+  if (port === null) throw new Error("serveWorkerTasks runs in a worker thread started by createWorkerPool");
+  port.on("message", (job: ToWorker) => {
+    const handler = (tasks as Record<string, WorkerTask | undefined>)[job.task];
+    Promise.resolve()
+      .then(() => {
+        if (handler === undefined) throw new Error(`this worker has no task "${job.task}"`);
+        return (handler as (input: unknown) => unknown)(job.input);
+      })
+      .then(
+        (value) => port.postMessage({ type: "result", id: job.id, value } satisfies FromWorker),
+        (error: unknown) => port.postMessage({ type: "error", id: job.id, error: toWorkerError(error) } satisfies FromWorker),
+      );
+  });
+  Promise.resolve()
+    .then(start)
+    .then(
+      () => port.postMessage({ type: "ready" } satisfies FromWorker),
+      (error: unknown) => port.postMessage({ type: "start_failed", error: toWorkerError(error) } satisfies FromWorker),
+    );
+}
+
+interface PooledWorker {
+  worker: Worker;
+  /** Settles once the worker can take jobs, or failed to start. */
+  ready: Promise<void>;
+  started: boolean;
+  /** The last uncaught error of the worker, for the message of a call it ends. */
+  lastError: Error | undefined;
+}
+
+interface Waiter {
+  take(pooled: PooledWorker): void;
+  fail(error: Error): void;
+}
+
+/**
+ * A worker-thread pool (see `WorkerPool`). Workers start on demand up to
+ * `maxWorkers`, are reused between calls, and are replaced when terminated.
+ */
+export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
+  const { name, maxWorkers } = options;
+  const keepWarm = options.keepWarm ?? true;
+  const idle: PooledWorker[] = [];
+  const all = new Set<PooledWorker>();
+  const waiting: Waiter[] = [];
+  let closed = false;
+  let terminated = 0;
+  let nextId = 1;
+
+  const forget = (pooled: PooledWorker) => {
+    all.delete(pooled);
+    const at = idle.indexOf(pooled);
+    if (at >= 0) idle.splice(at, 1);
+  };
+
+  const spawn = (): PooledWorker => {
+    const worker = new Worker(options.script, {
+      workerData: options.workerData,
+      ...(options.maxOldGenerationSizeMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } }),
+    });
+    const pooled: PooledWorker = { worker, ready: Promise.resolve(), started: false, lastError: undefined };
+    // An uncaught error ends the worker; without a listener it would end this process too.
+    worker.on("error", (error) => (pooled.lastError = error));
+    pooled.ready = new Promise<void>((resolve, reject) => {
+      const onMessage = (message: FromWorker) => {
+        if (message.type === "ready") {
+          done();
+          pooled.started = true;
+          resolve();
+        } else if (message.type === "start_failed") {
+          done();
+          reject(fromWorkerError(message.error, `starting a ${name} worker`));
+          void worker.terminate();
+        }
+      };
+      const onExit = (code: number) => {
+        done();
+        reject(new ContextHubError("INTERNAL", `a ${name} worker stopped (exit code ${code}) before it was ready${pooled.lastError === undefined ? "" : `: ${pooled.lastError.message}`}`));
+      };
+      const done = () => {
+        worker.off("message", onMessage);
+        worker.off("exit", onExit);
+      };
+      worker.on("message", onMessage);
+      worker.once("exit", onExit);
+    });
+    // Whoever takes the worker awaits `ready`; a worker started ahead of need may fail with nobody listening yet.
+    pooled.ready.catch(() => undefined);
+    worker.once("exit", () => forget(pooled));
+    all.add(pooled);
+    return pooled;
+  };
+
+  const park = (pooled: PooledWorker) => {
+    pooled.worker.unref();
+    idle.push(pooled);
+  };
+
+  /** Hands a worker to the next waiting call, or parks it. */
+  const release = (pooled: PooledWorker) => {
+    const next = waiting.shift();
+    if (next !== undefined) next.take(pooled);
+    else park(pooled);
+  };
+
+  /** Terminates a worker whose job must stop, and puts a fresh one in its place. */
+  const discard = (pooled: PooledWorker) => {
+    terminated++;
+    forget(pooled);
+    void pooled.worker.terminate();
+    if (closed) return;
+    if (waiting.length > 0) release(spawn());
+    else if (keepWarm && all.size < maxWorkers) park(spawn());
+  };
+
+  const abortError = (stage: string, signal: AbortSignal) =>
+    isContextHubError(signal.reason) ? signal.reason : new ContextHubError("DEADLINE_EXCEEDED", `${stage}: stopped because the caller's deadline passed or it cancelled`, { details: { stage } });
+
+  const closedError = () => new ContextHubError("INTERNAL", `the ${name} worker pool is closed`);
+
+  const acquire = (stage: string, signal: AbortSignal | undefined): Promise<PooledWorker> => {
+    const pooled = idle.pop() ?? (all.size < maxWorkers ? spawn() : undefined);
+    if (pooled !== undefined) {
+      pooled.worker.ref();
+      return Promise.resolve(pooled);
+    }
+    return new Promise<PooledWorker>((resolve, reject) => {
+      const onAbort = () => {
+        const at = waiting.indexOf(waiter);
+        if (at >= 0) waiting.splice(at, 1);
+        reject(abortError(stage, signal!));
+      };
+      const waiter: Waiter = {
+        take(taken) {
+          signal?.removeEventListener("abort", onAbort);
+          taken.worker.ref();
+          resolve(taken);
+        },
+        fail(error) {
+          signal?.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      };
+      waiting.push(waiter);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  };
+
+  /** Waits for a fresh worker's start-up, which only the caller's signal bounds. */
+  const whenReady = (pooled: PooledWorker, stage: string, signal: AbortSignal | undefined): Promise<void> => {
+    if (pooled.started) return Promise.resolve();
+    if (signal === undefined) return pooled.ready;
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(abortError(stage, signal));
+      signal.addEventListener("abort", onAbort, { once: true });
+      pooled.ready.then(
+        () => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        },
+        (error: unknown) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      );
+    });
+  };
+
+  const execute = <T>(pooled: PooledWorker, task: string, input: unknown, job: WorkerJobOptions): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const { worker } = pooled;
+      const { stage, signal } = job;
+      const id = nextId++;
+      const settle = (keep: boolean, outcome: () => void) => {
+        clearTimeout(timer);
+        worker.off("message", onMessage);
+        worker.off("exit", onExit);
+        signal?.removeEventListener("abort", onAbort);
+        if (keep) release(pooled);
+        else discard(pooled);
+        outcome();
+      };
+      const onMessage = (message: FromWorker) => {
+        if (message.type === "result" && message.id === id) settle(true, () => resolve(message.value as T));
+        else if (message.type === "error" && message.id === id) settle(true, () => reject(fromWorkerError(message.error, stage)));
+      };
+      const onExit = (code: number) => {
+        const cause = closed ? `the ${name} worker pool closed` : (pooled.lastError?.message ?? `exit code ${code}`);
+        settle(false, () => reject(new ContextHubError("INTERNAL", `${stage}: its worker stopped before it finished (${cause})`, { details: { stage } })));
+      };
+      const onAbort = () => settle(false, () => reject(abortError(stage, signal!)));
+      const onBudget = () => {
+        budgetsExceeded.inc({ pool: name, stage });
+        const setting = job.budgetSetting === undefined ? "" : ` (${job.budgetSetting})`;
+        settle(false, () =>
+          reject(
+            new ContextHubError("TEXT_BUDGET_EXCEEDED", `${stage}: the text took longer than its ${job.budgetMs} ms budget, so the work was stopped and nothing was changed`, {
+              remedy: `split the text into smaller entries, or ask an operator to raise the budget${setting}`,
+              details: { stage, budget_ms: job.budgetMs },
+            }),
+          ),
+        );
+      };
+      worker.on("message", onMessage);
+      worker.once("exit", onExit);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const timer = setTimeout(onBudget, job.budgetMs);
+      worker.postMessage({ id, task, input } satisfies ToWorker, job.transfer === undefined ? undefined : [...job.transfer]);
+    });
+
+  return {
+    async run<T>(task: string, input: unknown, job: WorkerJobOptions): Promise<T> {
+      if (closed) throw closedError();
+      const isAborted = () => job.signal?.aborted === true;
+      if (isAborted()) throw abortError(job.stage, job.signal!);
+      const pooled = await acquire(job.stage, job.signal);
+      try {
+        await whenReady(pooled, job.stage, job.signal);
+      } catch (error) {
+        discard(pooled);
+        throw closed ? closedError() : error;
+      }
+      // The call may have been given up while its worker started.
+      if (isAborted()) {
+        release(pooled);
+        throw abortError(job.stage, job.signal!);
+      }
+      return execute<T>(pooled, task, input, job);
+    },
+
+    async warm() {
+      if (closed) throw closedError();
+      let pooled = [...all].find((candidate) => candidate.started) ?? [...all][0];
+      if (pooled === undefined) {
+        pooled = spawn();
+        park(pooled);
+      }
+      // Someone waits for this worker: it keeps the process alive until it is ready, then idles as any other.
+      pooled.worker.ref();
+      try {
+        await pooled.ready;
+      } finally {
+        if (idle.includes(pooled)) pooled.worker.unref();
+      }
+    },
+
+    isWarm: () => [...all].some((pooled) => pooled.started),
+
+    stats: () => ({ workers: all.size, waiting: waiting.length, terminated }),
+
+    async close() {
+      closed = true;
+      for (const waiter of waiting.splice(0)) waiter.fail(closedError());
+      const workers = [...all];
+      all.clear();
+      idle.length = 0;
+      await Promise.all(workers.map((pooled) => pooled.worker.terminate()));
+    },
+  };
+}
