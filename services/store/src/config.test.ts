@@ -64,7 +64,9 @@ test("bad settings are all reported at once", () => {
         STORE_IDEMPOTENCY_TTL_SECONDS: "59",
       }),
     (error: Error) =>
-      ["STORE_PORT", "STORE_SOCKET", "DATABASE_URL", "DATABASE_POOL_MAX", "STORE_MIGRATIONS", "STORE_TEXT_BUDGET_MS", "STORE_TEXT_WORKERS", "STORE_IDEMPOTENCY_TTL_SECONDS"].every((name) => error.message.includes(name)),
+      ["STORE_PORT", "STORE_SOCKET", "DATABASE_URL", "DATABASE_POOL_MAX", "STORE_MIGRATIONS", "STORE_TEXT_BUDGET_MS", "STORE_TEXT_WORKERS", "STORE_IDEMPOTENCY_TTL_SECONDS"].every((name) =>
+        error.message.includes(name),
+      ),
   );
 });
 
