@@ -130,10 +130,14 @@ export function previewSourceColumn(filter: Pick<SearchFilter, "asOf">, alias: s
  * versions current at t (of live or deleted entries), each looked up by its
  * vector and then checked to be the one current at t. Without it, the
  * relation walks the caller's entries and finds each one's version at t by
- * the (entry_id, superseded_at) index: a scan, for listings and grep.
+ * the (entry_id, superseded_at) index: a scan, for listings and grep. Given
+ * `ids` (the SQL of a set of entry ids, such as a CTE's page), it walks only
+ * those entries.
  */
-export function entrySource(principal: Principal, filter: SearchFilter, params: SqlParams, matching?: string): string {
+export function entrySource(principal: Principal, filter: SearchFilter, params: SqlParams, narrow: { matching?: string; ids?: string } = {}): string {
   if (filter.asOf === undefined) return "entries";
+  const { matching, ids } = narrow;
+  const among = (column: string) => (ids === undefined ? "" : ` AND ${column} IN ${ids}`);
   const at = `${params.add(filter.asOf.toISOString())}::timestamptz`;
   const withheldNow = `NOT (${trustFilter("c", false)})`;
   /**
@@ -169,10 +173,10 @@ export function entrySource(principal: Principal, filter: SearchFilter, params: 
       coalesce(v.content_type, 'text') AS content_type, v.version, t.created_at, v.written_at AS updated_at, v.trust_state, '{}'::text[] AS trust_reasons,
       NULL::text AS reviewed_by, NULL::timestamptz AS reviewed_at, NULL::text AS review_note, v.written_by AS updated_by,
       v.valid_from, v.valid_to, v.search_vector`;
-  const liveThen = `${accessPredicate(principal, "c", params)} AND c.created_at <= ${at}`;
+  const liveThen = `${accessPredicate(principal, "c", params)} AND c.created_at <= ${at}${among("c.id")}`;
   // A version that was private while current stays its owner's (and admins').
   const keptReadable = `(v.visibility <> 'private' OR c.owner = ${params.add(principal.subject)} OR ${params.add(isAdmin(principal))}::boolean)`;
-  const deletedThen = `${deletedEntryPredicate(principal, "t", params)} AND t.created_at <= ${at}`;
+  const deletedThen = `${deletedEntryPredicate(principal, "t", params)} AND t.created_at <= ${at}${among("t.id")}`;
 
   if (matching === undefined) {
     const versionAt = (alias: string) => `(SELECT v.* FROM entry_versions v WHERE v.entry_id = ${alias}.id AND v.superseded_at > ${at} ORDER BY v.version LIMIT 1)`;

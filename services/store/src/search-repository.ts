@@ -146,8 +146,10 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       const params = createSqlParams();
       const tsquery = tsquerySql(query, params);
       const conditions = [`e.search_vector @@ ${tsquery}`, accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
-      // With as_of, the match is also pushed into the source, where the stored vectors' indexes serve it.
-      const source = entrySource(principal, filter, params, tsquery);
+      // With as_of, the match is also pushed into the source, where the stored vectors' indexes serve it; the
+      // listing reads only the page's entries (joined by id alone, it would build every matching row's columns).
+      const source = entrySource(principal, filter, params, { matching: tsquery });
+      const pageSource = entrySource(principal, filter, params, { ids: "(SELECT page.id FROM page)" });
       const headline = highlight
         ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), ${tsquery}, ${params.add(headlineOptions)})`
         : "NULL::text";
@@ -161,7 +163,7 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
            LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
          )
          SELECT ${listingColumns(filter)}, page.score, ${headline} AS headline
-         FROM page JOIN ${source} e ON e.id = page.id
+         FROM page JOIN ${pageSource} e ON e.id = page.id
          WHERE ${accessPredicate(principal, "e", params)}
          ORDER BY page.score DESC, e.id DESC`,
         params.values,
