@@ -13,7 +13,8 @@
 // most notes, so every match is ranked) and one rare word of one earlier text (an index lookup finds it at once).
 //
 // Usage: node bench/as-of-search.js [--entries 2000] [--chars 50000] [--queries 20] [--before-queries 5]
-//          [--json bench/results/as-of-search.json]
+//          [--json bench/results/as-of-search.json] [--explain]
+// --explain prints the plan (EXPLAIN ANALYZE) of the first "after" statement of each kind of query.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     queries: { type: "string", default: "20" },
     "before-queries": { type: "string", default: "5" },
     json: { type: "string" },
+    explain: { type: "boolean", default: false },
   },
 });
 const entryCount = Number(values.entries);
@@ -108,7 +110,7 @@ try {
   };
   // Before: kept versions had no vector, so the relation parsed each one's text when read.
   const before = (query) => ranking(query, (params) => entrySource(owner, filter, params).replaceAll("v.search_vector", "entry_search_vector(v.text)"));
-  const after = (query) => ranking(query, (params, tsquery) => entrySource(owner, filter, params, tsquery));
+  const after = (query) => ranking(query, (params, tsquery) => entrySource(owner, filter, params, { matching: tsquery }));
   const run = async (statement) => (await db.query(statement.sql, statement.params)).rows.map((row) => `${row.id}:${Number(row.score)}`);
   const time = async (fn) => {
     const t0 = performance.now();
@@ -131,6 +133,11 @@ try {
     const afterMs = [];
     const serviceMs = [];
     let identical = true;
+    if (values.explain) {
+      const statement = after(queries[0]);
+      const { rows } = await db.query(`EXPLAIN (ANALYZE, COSTS OFF) ${statement.sql}`, statement.params);
+      log(`plan for ${kind} (${queries[0]}):\n${rows.map((row) => row["QUERY PLAN"]).join("\n")}`);
+    }
     for (const [index, query] of queries.entries()) {
       const fresh = await time(() => run(after(query)));
       afterMs.push(fresh.ms);
