@@ -5,7 +5,7 @@ import { searchSchema } from "./0003-search.js";
 import { historyTrustAudit } from "./0004-history-trust-audit.js";
 import { validTime } from "./0005-valid-time.js";
 import { vectorOutbox } from "./0006-vector-outbox.js";
-import { keptVersionSearchVectors } from "./0007-kept-version-search-vectors.js";
+import { keptVersionSearchVectors } from "./0008-kept-version-search-vectors.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 

@@ -46,7 +46,7 @@ async function nextBatch(tx: SqlExecutor, after: BackfillKey): Promise<{ last: B
  * - A GIN index over it, built once the column is filled.
  */
 export const keptVersionSearchVectors: Migration = {
-  version: 7,
+  version: 8,
   name: "search vectors of kept versions",
   async up(tx, context) {
     await tx.query("ALTER TABLE entry_versions ADD COLUMN search_vector tsvector");
