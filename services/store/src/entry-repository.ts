@@ -422,15 +422,17 @@ const toTimestampParam = (date: Date | undefined): string | null => date?.toISOS
 
 /**
  * Keeps the current version of entry `id` (at `version`) in the history,
- * as replaced by `supersededBy` now. Runs just before the statement that
- * replaces or deletes it, in the same transaction.
+ * as replaced by `supersededBy` now, with the entry's full-text vector (the
+ * same text's, so `as_of` search finds the version by index without parsing
+ * it again). Runs just before the statement that replaces or deletes it, in
+ * the same transaction.
  */
 async function keepVersion(tx: SqlExecutor, id: string, version: number, supersededBy: string): Promise<void> {
   await tx.query(
     `INSERT INTO entry_versions (entry_id, version, tenant, thread_id, source, owner, visibility, text, content_hash, metadata, tags, summary, trust_state,
-       written_by, written_at, superseded_by, change_kind, restored_from, valid_from, valid_to, content_type)
+       written_by, written_at, superseded_by, change_kind, restored_from, valid_from, valid_to, content_type, search_vector)
      SELECT e.id, e.version, e.tenant, e.thread_id, e.source, e.owner, e.visibility, e.text, e.content_hash, e.metadata, e.tags, e.summary, e.trust_state,
-       coalesce(e.updated_by, e.owner), e.updated_at, $3, e.change_kind, e.restored_from, e.valid_from, e.valid_to, e.content_type
+       coalesce(e.updated_by, e.owner), e.updated_at, $3, e.change_kind, e.restored_from, e.valid_from, e.valid_to, e.content_type, e.search_vector
      FROM entries e WHERE e.id = $1 AND e.version = $2`,
     [id, version, supersededBy],
   );
@@ -452,12 +454,12 @@ async function deleteWithTombstones(tx: SqlExecutor, principal: Principal, ids: 
        DELETE FROM entries e WHERE e.id = ANY(${idList}::uuid[]) AND ${writable}
        RETURNING e.id, e.version, e.tenant, e.thread_id, e.source, e.owner, e.visibility, e.text, e.content_hash, e.metadata, e.tags, e.summary,
          e.trust_state, coalesce(e.updated_by, e.owner) AS written_by, e.updated_at, e.change_kind, e.restored_from, e.created_at,
-         e.valid_from, e.valid_to, e.content_type
+         e.valid_from, e.valid_to, e.content_type, e.search_vector
      ), kept AS (
        INSERT INTO entry_versions (entry_id, version, tenant, thread_id, source, owner, visibility, text, content_hash, metadata, tags, summary, trust_state,
-         written_by, written_at, superseded_by, change_kind, restored_from, valid_from, valid_to, content_type)
+         written_by, written_at, superseded_by, change_kind, restored_from, valid_from, valid_to, content_type, search_vector)
        SELECT g.id, g.version, g.tenant, g.thread_id, g.source, g.owner, g.visibility, g.text, g.content_hash, g.metadata, g.tags, g.summary, g.trust_state,
-         g.written_by, g.updated_at, ${deleter}, g.change_kind, g.restored_from, g.valid_from, g.valid_to, g.content_type
+         g.written_by, g.updated_at, ${deleter}, g.change_kind, g.restored_from, g.valid_from, g.valid_to, g.content_type, g.search_vector
        FROM gone g
      ), stones AS (
        INSERT INTO tombstones (id, tenant, thread_id, source, owner, visibility, content_hash, created_at, deleted_by, reason)

@@ -140,4 +140,5 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
   }
 }
 export { nastyQueries } from "./search-nasty-queries.js";
+export { entrySource, searchFilterConditions } from "./search-filter-sql.js";
 export { emptySearchFilter } from "./search-filter.js";

@@ -123,50 +123,87 @@ export function previewSourceColumn(filter: Pick<SearchFilter, "asOf">, alias: s
  * the entry is quarantined or rejected now, which wins: what a reviewer
  * withholds today stays withheld in the past too.
  *
- * Full-text vectors of earlier versions are not stored, so `search_vector`
- * is parsed from their text when read (the stored one serves unchanged
- * entries); nothing here is indexed, so as_of reads scan the caller's entries.
+ * `search_vector` is the version's stored one (kept versions store theirs
+ * beside their text). Given `matching` (the SQL of a tsquery), the relation
+ * holds only the rows whose vector matches it, and is built so that both GIN
+ * indexes find them: the live entries unchanged since t, and the kept
+ * versions current at t (of live or deleted entries), each looked up by its
+ * vector and then checked to be the one current at t. Without it, the
+ * relation walks the caller's entries and finds each one's version at t by
+ * the (entry_id, superseded_at) index: a scan, for listings and grep. Given
+ * `ids` (the SQL of a set of entry ids, such as a CTE's page), it walks only
+ * those entries.
  */
-export function entrySource(principal: Principal, filter: SearchFilter, params: SqlParams): string {
+export function entrySource(principal: Principal, filter: SearchFilter, params: SqlParams, narrow: { matching?: string; ids?: string } = {}): string {
   if (filter.asOf === undefined) return "entries";
+  const { matching, ids } = narrow;
+  const among = (column: string) => (ids === undefined ? "" : ` AND ${column} IN ${ids}`);
   const at = `${params.add(filter.asOf.toISOString())}::timestamptz`;
-  const versionAt = (alias: string) => `(SELECT v.* FROM entry_versions v WHERE v.entry_id = ${alias}.id AND v.superseded_at > ${at} ORDER BY v.version LIMIT 1)`;
   const withheldNow = `NOT (${trustFilter("c", false)})`;
-  const then = (current: string, kept: string) => `CASE WHEN v.entry_id IS NULL THEN ${current} ELSE ${kept} END`;
-  const live = `
-    SELECT c.id, c.tenant, c.thread_id, c.source, c.owner, c.visibility,
-      ${then("c.text", "v.text")} AS text,
-      ${then("c.preview", "NULL::text")} AS preview,
-      ${then("NULL::text", `left(v.text, ${previewSourceChars})`)} AS preview_source,
-      ${then("c.text_length", "length(v.text)")} AS text_length,
-      ${then("c.content_hash", "v.content_hash")} AS content_hash,
-      ${then("c.metadata", "v.metadata")} AS metadata,
-      ${then("c.tags", "v.tags")} AS tags,
-      ${then("c.summary", "v.summary")} AS summary,
-      ${then("c.content_type", "coalesce(v.content_type, c.content_type)")} AS content_type,
-      ${then("c.version", "v.version")} AS version,
+  /**
+   * The live entry `c` as it was at t, as read from the current row or from
+   * kept version `v`; `pick` chooses between the two expressions of a column.
+   */
+  const liveColumns = (pick: (current: string, kept: string) => string) => `
+    c.id, c.tenant, c.thread_id, c.source, c.owner, c.visibility,
+      ${pick("c.text", "v.text")} AS text,
+      ${pick("c.preview", "NULL::text")} AS preview,
+      ${pick("NULL::text", `left(v.text, ${previewSourceChars})`)} AS preview_source,
+      ${pick("c.text_length", "length(v.text)")} AS text_length,
+      ${pick("c.content_hash", "v.content_hash")} AS content_hash,
+      ${pick("c.metadata", "v.metadata")} AS metadata,
+      ${pick("c.tags", "v.tags")} AS tags,
+      ${pick("c.summary", "v.summary")} AS summary,
+      ${pick("c.content_type", "coalesce(v.content_type, c.content_type)")} AS content_type,
+      ${pick("c.version", "v.version")} AS version,
       c.created_at,
-      ${then("c.updated_at", "v.written_at")} AS updated_at,
-      CASE WHEN v.entry_id IS NULL OR ${withheldNow} THEN c.trust_state ELSE v.trust_state END AS trust_state,
-      CASE WHEN v.entry_id IS NULL OR ${withheldNow} THEN c.trust_reasons ELSE '{}'::text[] END AS trust_reasons,
-      ${then("c.reviewed_by", "NULL::text")} AS reviewed_by,
-      ${then("c.reviewed_at", "NULL::timestamptz")} AS reviewed_at,
-      ${then("c.review_note", "NULL::text")} AS review_note,
-      ${then("coalesce(c.updated_by, c.owner)", "v.written_by")} AS updated_by,
-      ${then("c.valid_from", "v.valid_from")} AS valid_from,
-      ${then("c.valid_to", "v.valid_to")} AS valid_to,
-      ${then("c.search_vector", "entry_search_vector(v.text)")} AS search_vector
-    FROM entries c LEFT JOIN LATERAL ${versionAt("c")} v ON true
-    WHERE ${accessPredicate(principal, "c", params)} AND c.created_at <= ${at}
-      AND (v.entry_id IS NULL OR v.visibility <> 'private' OR c.owner = ${params.add(principal.subject)} OR ${params.add(isAdmin(principal))}::boolean)`;
-  const deleted = `
-    SELECT t.id, t.tenant, t.thread_id, t.source, t.owner, v.visibility, v.text, NULL::text AS preview,
+      ${pick("c.updated_at", "v.written_at")} AS updated_at,
+      ${pick("c.trust_state", `CASE WHEN ${withheldNow} THEN c.trust_state ELSE v.trust_state END`)} AS trust_state,
+      ${pick("c.trust_reasons", `CASE WHEN ${withheldNow} THEN c.trust_reasons ELSE '{}'::text[] END`)} AS trust_reasons,
+      ${pick("c.reviewed_by", "NULL::text")} AS reviewed_by,
+      ${pick("c.reviewed_at", "NULL::timestamptz")} AS reviewed_at,
+      ${pick("c.review_note", "NULL::text")} AS review_note,
+      ${pick("coalesce(c.updated_by, c.owner)", "v.written_by")} AS updated_by,
+      ${pick("c.valid_from", "v.valid_from")} AS valid_from,
+      ${pick("c.valid_to", "v.valid_to")} AS valid_to,
+      ${pick("c.search_vector", "v.search_vector")} AS search_vector`;
+  const deletedColumns = `
+    t.id, t.tenant, t.thread_id, t.source, t.owner, v.visibility, v.text, NULL::text AS preview,
       left(v.text, ${previewSourceChars}) AS preview_source, length(v.text) AS text_length, v.content_hash, v.metadata, v.tags, v.summary,
       coalesce(v.content_type, 'text') AS content_type, v.version, t.created_at, v.written_at AS updated_at, v.trust_state, '{}'::text[] AS trust_reasons,
       NULL::text AS reviewed_by, NULL::timestamptz AS reviewed_at, NULL::text AS review_note, v.written_by AS updated_by,
-      v.valid_from, v.valid_to, entry_search_vector(v.text) AS search_vector
+      v.valid_from, v.valid_to, v.search_vector`;
+  const liveThen = `${accessPredicate(principal, "c", params)} AND c.created_at <= ${at}${among("c.id")}`;
+  // A version that was private while current stays its owner's (and admins').
+  const keptReadable = `(v.visibility <> 'private' OR c.owner = ${params.add(principal.subject)} OR ${params.add(isAdmin(principal))}::boolean)`;
+  const deletedThen = `${deletedEntryPredicate(principal, "t", params)} AND t.created_at <= ${at}${among("t.id")}`;
+
+  if (matching === undefined) {
+    const versionAt = (alias: string) => `(SELECT v.* FROM entry_versions v WHERE v.entry_id = ${alias}.id AND v.superseded_at > ${at} ORDER BY v.version LIMIT 1)`;
+    const then = (current: string, kept: string) => `CASE WHEN v.entry_id IS NULL THEN ${current} ELSE ${kept} END`;
+    return `(
+    SELECT ${liveColumns(then)}
+    FROM entries c LEFT JOIN LATERAL ${versionAt("c")} v ON true
+    WHERE ${liveThen} AND (v.entry_id IS NULL OR ${keptReadable})
+    UNION ALL
+    SELECT ${deletedColumns}
     FROM tombstones t JOIN LATERAL ${versionAt("t")} v ON true
-    WHERE ${deletedEntryPredicate(principal, "t", params)} AND t.created_at <= ${at}`;
-  return `(${live}
-    UNION ALL ${deleted})`;
+    WHERE ${deletedThen})`;
+  }
+
+  // The first kept version superseded after t, as a condition on `v` (the same row versionAt picks).
+  const currentAt = `v.superseded_at > ${at} AND NOT EXISTS (SELECT 1 FROM entry_versions w WHERE w.entry_id = v.entry_id AND w.superseded_at > ${at} AND w.version < v.version)`;
+  return `(
+    SELECT ${liveColumns((current) => current)}
+    FROM entries c
+    WHERE c.search_vector @@ ${matching} AND ${liveThen}
+      AND NOT EXISTS (SELECT 1 FROM entry_versions w WHERE w.entry_id = c.id AND w.superseded_at > ${at})
+    UNION ALL
+    SELECT ${liveColumns((_current, kept) => kept)}
+    FROM entry_versions v JOIN entries c ON c.id = v.entry_id
+    WHERE v.search_vector @@ ${matching} AND ${currentAt} AND ${liveThen} AND ${keptReadable}
+    UNION ALL
+    SELECT ${deletedColumns}
+    FROM entry_versions v JOIN tombstones t ON t.id = v.entry_id
+    WHERE v.search_vector @@ ${matching} AND ${currentAt} AND ${deletedThen})`;
 }

@@ -116,5 +116,13 @@ describe("search filter", () => {
     assert.match(past, /FROM entries c LEFT JOIN LATERAL/);
     assert.match(past, /FROM tombstones t JOIN LATERAL/);
     assert.ok(pastParams.values.includes(instant.toISOString()) && pastParams.values.includes("t") && pastParams.values.includes("s"));
+    assert.doesNotMatch(past, /entry_search_vector/, "kept versions' stored vectors are read, never their text parsed");
+
+    const matched = entrySource(principal, validateSearchFilter({ ...base, asOf: instant }), createSqlParams(), { matching: "$99::tsquery" });
+    assert.doesNotMatch(matched, /LATERAL|entry_search_vector/, "a matching source looks rows up by their vectors instead of walking entries");
+    assert.match(matched, /FROM entries c\s+WHERE c\.search_vector @@ \$99::tsquery/);
+    assert.equal(matched.match(/FROM entry_versions v JOIN (entries c|tombstones t) ON \S+ = v\.entry_id\s+WHERE v\.search_vector @@ \$99::tsquery/g)?.length, 2);
+    const page = entrySource(principal, validateSearchFilter({ ...base, asOf: instant }), createSqlParams(), { ids: "(SELECT id FROM page)" });
+    assert.match(page, /c\.id IN \(SELECT id FROM page\)[\s\S]*t\.id IN \(SELECT id FROM page\)/, "a page's listing walks only the page's entries");
   });
 });

@@ -49,12 +49,6 @@ export interface GrepCursor {
 export interface SearchRepository {
   /** One page of the visible, filtered entries matching the query, best ts_rank_cd first (ties: newer first). */
   fullText(principal: Principal, query: FullTextQuery, filter: SearchFilter, page: { limit: number; offset: number }, highlight: boolean): Promise<FullTextRow[]>;
-  /**
-   * When more than `cap` visible entries pass the filter, the creation time
-   * of the `cap`-th newest (so a scan can be bounded to those from it on);
-   * undefined otherwise. Bounds the unindexed scans of `as_of`.
-   */
-  scanCutoff(principal: Principal, filter: SearchFilter, cap: number): Promise<Date | undefined>;
   /** Whether the query reduces to nothing searchable (only stop words or punctuation). */
   isEmptyQuery(query: FullTextQuery): Promise<boolean>;
   /**
@@ -160,7 +154,10 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
       const params = createSqlParams();
       const tsquery = tsquerySql(query, params);
       const conditions = [`e.search_vector @@ ${tsquery}`, accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
-      const source = entrySource(principal, filter, params);
+      // With as_of, the match is also pushed into the source, where the stored vectors' indexes serve it; the
+      // listing reads only the page's entries (joined by id alone, it would build every matching row's columns).
+      const source = entrySource(principal, filter, params, { matching: tsquery });
+      const pageSource = entrySource(principal, filter, params, { ids: "(SELECT page.id FROM page)" });
       const headline = highlight
         ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), ${tsquery}, ${params.add(headlineOptions)})`
         : "NULL::text";
@@ -174,23 +171,12 @@ export function createSearchRepository(db: SqlDatabase): SearchRepository {
            LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
          )
          SELECT ${listingColumns(filter)}, page.score, ${headline} AS headline
-         FROM page JOIN ${source} e ON e.id = page.id
+         FROM page JOIN ${pageSource} e ON e.id = page.id
          WHERE ${accessPredicate(principal, "e", params)}
          ORDER BY page.score DESC, e.id DESC`,
         params.values,
       );
       return rows.map((row) => ({ entry: toListing(row), score: Number(row.score), headline: row.headline ?? undefined }));
-    },
-
-    async scanCutoff(principal, filter, cap) {
-      const params = createSqlParams();
-      const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
-      const { rows } = await db.query<{ created_at: Date }>(
-        `SELECT e.created_at FROM ${entrySource(principal, filter, params)} e WHERE ${conditions.join(" AND ")}
-         ORDER BY e.created_at DESC, e.id DESC OFFSET ${params.add(cap - 1)} LIMIT 2`,
-        params.values,
-      );
-      return rows.length > 1 ? rows[0]?.created_at : undefined;
     },
 
     async isEmptyQuery(query) {

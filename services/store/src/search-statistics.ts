@@ -27,8 +27,8 @@ import type { SqlDatabase } from "./db/sql-database.js";
  * statistics as soon as it ends.
  */
 
-/** The tables whose statistics every search plan depends on. */
-const tables = ["entries", "chunks", "grants", "node_summaries"] as const;
+/** The tables whose statistics every search plan depends on (kept versions and tombstones: those of `as_of`). */
+const tables = ["entries", "chunks", "grants", "node_summaries", "entry_versions", "tombstones"] as const;
 
 /** How far a table's size (in pages) may drift from the one recorded at its last ANALYZE before it is analysed again. */
 const driftRatio = 0.2;

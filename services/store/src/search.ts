@@ -56,12 +56,6 @@ export const searchLimits = {
     perEntryMs: 250,
     totalMs: 3_000,
   },
-  /**
-   * Most entries a full-text search with `as_of` considers: earlier versions
-   * have no stored index, so it scans; past this many visible, filtered
-   * entries it searches the newest and says so.
-   */
-  asOfScanEntries: 10_000,
 } as const;
 
 export interface SearchHitResult {
@@ -275,16 +269,7 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       const page = validateSearchPage(request.limit, request.offset);
       const query = { mode: request.mode, text, language };
       const warnings: string[] = [];
-      let scanned = filter;
-      const cutoff = filter.asOf === undefined ? undefined : await repository.scanCutoff(caller, filter, searchLimits.asOfScanEntries);
-      if (cutoff !== undefined) {
-        // Bound the unindexed scan to the newest entries that pass the filter, and say so.
-        scanned = { ...filter, createdFrom: filter.createdFrom !== undefined && filter.createdFrom > cutoff ? filter.createdFrom : cutoff };
-        warnings.push(
-          `as_of searched only the newest ${searchLimits.asOfScanEntries} entries that pass the filters (created from ${cutoff.toISOString()}); narrow the filters (thread, tags, dates) to search older ones`,
-        );
-      }
-      const rows = await repository.fullText(caller, query, scanned, { limit: page.limit + 1, offset: page.offset }, request.highlight);
+      const rows = await repository.fullText(caller, query, filter, { limit: page.limit + 1, offset: page.offset }, request.highlight);
       if (rows.length === 0 && (await repository.isEmptyQuery(query))) {
         warnings.push(`the query has no searchable words in ${language} (only stop words or punctuation), so nothing can match it`);
       }

@@ -8,11 +8,12 @@ const languageLockKey = "4858301372553183746";
 /**
  * Makes the stored full-text index use `language` (a text-search
  * configuration such as `english`, `german` or `simple`). The generated
- * `search_vector` column is computed by `entry_search_vector(text)`; when the
- * configured language differs from the one recorded in `search_settings`,
- * this replaces that function's configuration and recomputes every entry's
- * vector (and its GIN index) in one transaction under an advisory lock, then
- * records the new language. In `verify` mode (replicas that must not change
+ * `search_vector` column is computed by `entry_search_vector(text)`, and each
+ * kept version stores the vector its entry had; when the configured language
+ * differs from the one recorded in `search_settings`, this replaces that
+ * function's configuration and recomputes every entry's and every kept
+ * version's vector (and their GIN indexes) in one transaction under an
+ * advisory lock, then records the new language. In `verify` mode (replicas that must not change
  * the database) a mismatch is an error instead. Returns the language in use.
  */
 export async function applyTextSearchLanguage(db: SqlDatabase, language: string, mode: "apply" | "verify", logger: Logger): Promise<string> {
@@ -43,8 +44,13 @@ $fn$$ddl$, $1::text) AS sql`,
     await tx.query(ddl[0]?.sql ?? "");
     // Rewriting each row recomputes its stored generated column with the new configuration.
     const { rowCount } = await tx.query("UPDATE entries SET text = text");
+    // Kept versions store theirs, so an as_of search parses its query and its versions in the same language.
+    const versions = await tx.query("UPDATE entry_versions SET search_vector = entry_search_vector(text)");
     await tx.query("INSERT INTO search_settings (key, value) VALUES ('text_search_language', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()", [language]);
-    logger.info({ from: stored, to: language, entries: rowCount, ms: Math.round(performance.now() - started) }, "rebuilt the full-text index for a new text-search language");
+    logger.info(
+      { from: stored, to: language, entries: rowCount, versions: versions.rowCount, ms: Math.round(performance.now() - started) },
+      "rebuilt the full-text index for a new text-search language",
+    );
     return language;
   });
 }

@@ -12,6 +12,7 @@ import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/proto
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { commonV1, searchV1, storeV1 } from "@context-hub/proto";
 import { defaultSearchConfig, hnswIndexName, nastyQueries, openDatabase, openSearch, type Principal } from "@context-hub/store";
+import { defineAsOfIndexTests } from "./as-of-index-suite.js";
 import { defineTimelinesTests } from "./timelines-suite.js";
 import { annFirstConfig, commitWithVectors, dimension, direction, startRetrievalHarness, testModel, type RetrievalHarness, type RetrievalTarget } from "./retrieval-fixtures.js";
 import { commitText, expectError, expectIndistinguishable, logger, newTenant, principal, randomId, startTestStore as startTestStoreOn, type PrincipalInit } from "../store/store-fixtures.js";
@@ -400,6 +401,7 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
     });
 
     defineTimelinesTests(() => h);
+    defineAsOfIndexTests(target, () => h);
 
     describe("navigation, ranges and grep", () => {
       const tenant = newTenant("navigate");
