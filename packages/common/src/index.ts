@@ -1,4 +1,5 @@
 export * from "./errors.js";
+export * from "./entry-limits.js";
 export * from "./abort-signals.js";
 export * from "./config.js";
 export * from "./logger.js";

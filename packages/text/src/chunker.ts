@@ -53,12 +53,19 @@ function isSpace(code: number): boolean {
   return code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x2028 || code === 0x2029 || code === 0x3000;
 }
 
-/** The best end in [lowest, highest] for a chunk: just after a paragraph break, line break, sentence end or space. */
+/**
+ * The best end in [lowest, highest] for a chunk: just after a paragraph
+ * break, line break, sentence end or space. Looks only inside the window
+ * (`lastIndexOf` would search back to the start of the text whenever the
+ * window has no break, which makes chunking a long text quadratic).
+ */
 function findBreak(text: string, lowest: number, highest: number): number {
-  const paragraph = text.lastIndexOf("\n\n", highest - 2);
-  if (paragraph + 2 >= lowest) return paragraph + 2;
-  const line = text.lastIndexOf("\n", highest - 1);
-  if (line + 1 >= lowest) return line + 1;
+  for (let at = highest - 2; at >= lowest - 2; at--) {
+    if (text.charCodeAt(at) === 10 && text.charCodeAt(at + 1) === 10) return at + 2;
+  }
+  for (let at = highest - 1; at >= lowest - 1; at--) {
+    if (text.charCodeAt(at) === 10) return at + 1;
+  }
   for (let at = highest - 2; at >= lowest - 1; at--) {
     const code = text.charCodeAt(at);
     if ((code === 46 || code === 33 || code === 63) && isSpace(text.charCodeAt(at + 1))) return at + 2;

@@ -110,3 +110,26 @@ test("toProseBlocks yields paragraphs and list items without markup, code or tab
   assert.equal(blocks[0]!.start, text.indexOf("A paragraph"));
   assert.equal(blocks[0]!.end, text.indexOf("here.") + 5);
 });
+
+test("same-named siblings skip suffixes a heading already took, however many there are", () => {
+  const ids = parseOutline("# a\n# a-2\n# a\n# a\n# a-4\n# a\n").map((section) => section.nodeId);
+  assert.deepEqual(ids, ["a", "a-2", "a-3", "a-4", "a-4-2", "a-5"]);
+  const many = parseOutline("# x\n".repeat(20_000));
+  assert.equal(many.length, 20_000);
+  assert.equal(many[19_999]!.nodeId, "x-20000");
+});
+
+test("closing hashes go with the spaces before them, only after a space or alone", () => {
+  assert.deepEqual(
+    parseOutline(`# Title${" ".repeat(5_000)}###   \n## Tag#\n### ###\n#### a #b\n`).map((section) => section.heading),
+    ["Title", "Tag#", "", "a #b"],
+  );
+});
+
+test("links, comments and emphasis that never close are left as text", () => {
+  assert.equal(stripInlineMarkdown('see [the docs](https://x.test/a "t") and ![](a.png) now'), "see the docs and now");
+  assert.equal(stripInlineMarkdown("[a [b](u) [c][r] [d](u"), "a b [c [d](u");
+  assert.equal(stripInlineMarkdown("x <!-- a --> y <!-- never closed"), "x y <!-- never closed");
+  assert.equal(stripInlineMarkdown("**a **b** c** and ~~d"), "a **b c** and ~~d");
+  assert.equal(stripInlineMarkdown("<https://a.test <https://b.test> end"), "<https://a.test https://b.test end");
+});

@@ -47,7 +47,8 @@ const thematicBreakPattern = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const listItemPattern = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)(?:\[[ xX]\][ \t]+)?/;
 const blockquotePattern = /^[ \t]*(?:>[ \t]?)+/;
 const tableRowPattern = /^[ \t]*\|/;
-const tableSeparatorPattern = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*$/;
+// Each run of spaces has one way to match: `[ \t]*\|?[ \t]*` would try every split of a long run of spaces.
+const tableSeparatorPattern = /^[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*$/;
 
 /**
  * Walks the lines that are Markdown structure rather than code: skips YAML
@@ -91,6 +92,25 @@ function isParagraphLine(text: string): boolean {
   );
 }
 
+const isSpaceOrTab = (code: number) => code === 32 || code === 9;
+
+/**
+ * An ATX heading's content without its optional closing sequence: trailing
+ * `#`s that stand at the start or after a space or tab, with the spaces and
+ * tabs around them. Scans from the end once; a pattern such as
+ * `(?:^|[ \t]+)#+[ \t]*$` would rescan a long run of spaces from each of its
+ * characters.
+ */
+function withoutClosingSequence(content: string): string {
+  let end = content.length;
+  while (end > 0 && isSpaceOrTab(content.charCodeAt(end - 1))) end--;
+  let hashes = end;
+  while (hashes > 0 && content.charCodeAt(hashes - 1) === 35) hashes--;
+  if (hashes === end || (hashes > 0 && !isSpaceOrTab(content.charCodeAt(hashes - 1)))) return content;
+  while (hashes > 0 && isSpaceOrTab(content.charCodeAt(hashes - 1))) hashes--;
+  return content.slice(0, hashes);
+}
+
 interface Heading {
   level: number;
   heading: string;
@@ -107,7 +127,7 @@ function findHeadings(text: string): Heading[] {
     }
     const atx = atxPattern.exec(line.text);
     if (atx !== null) {
-      const content = (atx[2] as string).replace(/(?:^|[ \t]+)#+[ \t]*$/, "").trim();
+      const content = withoutClosingSequence(atx[2] as string).trim();
       headings.push({ level: (atx[1] as string).length, heading: stripInlineMarkdown(content), start: line.start });
       paragraph = undefined;
       return;
@@ -151,6 +171,8 @@ interface OpenSection {
   nodeId: string;
   path: string[];
   childIds: Set<string>;
+  /** Per base slug, the suffix to try first: every smaller one is taken, so many same-named siblings cost linear time. */
+  nextSuffix: Map<string, number>;
 }
 
 /**
@@ -164,14 +186,18 @@ interface OpenSection {
 export function parseOutline(text: string): OutlineSection[] {
   const headings = findHeadings(text);
   const sections: OutlineSection[] = [];
-  const root: OpenSection = { level: 0, nodeId: "", path: [], childIds: new Set() };
+  const root: OpenSection = { level: 0, nodeId: "", path: [], childIds: new Set(), nextSuffix: new Map() };
   const stack: OpenSection[] = [root];
   headings.forEach((heading, index) => {
     while ((stack[stack.length - 1] as OpenSection).level >= heading.level) stack.pop();
     const parent = stack[stack.length - 1] as OpenSection;
     const base = slugify(heading.heading) || "section";
     let segment = base;
-    for (let suffix = 2; parent.childIds.has(segment); suffix++) segment = `${base}-${suffix}`;
+    if (parent.childIds.has(segment)) {
+      let suffix = parent.nextSuffix.get(base) ?? 2;
+      for (segment = `${base}-${suffix}`; parent.childIds.has(segment); ) segment = `${base}-${++suffix}`;
+      parent.nextSuffix.set(base, suffix + 1);
+    }
     parent.childIds.add(segment);
     const nodeId = parent.nodeId === "" ? segment : `${parent.nodeId}/${segment}`;
     const path = [...parent.path, heading.heading];
@@ -183,9 +209,135 @@ export function parseOutline(text: string): OutlineSection[] {
       }
     }
     sections.push({ nodeId, heading: heading.heading, level: heading.level, start: heading.start, end, path });
-    stack.push({ level: heading.level, nodeId, path, childIds: new Set() });
+    stack.push({ level: heading.level, nodeId, path, childIds: new Set(), nextSuffix: new Map() });
   });
   return sections;
+}
+
+/**
+ * For nondecreasing `from`, the first index at or after `from` whose
+ * character passes `test` (-1 when none): every character is looked at once
+ * over all calls, however many openers share the same closer.
+ */
+function createForwardFinder(text: string, test: (char: string) => boolean): (from: number) => number {
+  let found = -2;
+  return (from) => {
+    if (found === -1 || found >= from) return found;
+    let at = from;
+    while (at < text.length && !test(text.charAt(at))) at++;
+    found = at < text.length ? at : -1;
+    return found;
+  };
+}
+
+const whitespace = /\s/;
+
+/**
+ * Replaces each match of a link-shaped construct, left to right without
+ * overlaps, as the global patterns `![alt](url)`, `[text](url)`,
+ * `[text][ref]` and `<https://…>` would (`\[([^\]]+)\]\([^)]*\)` and its
+ * kin), but finds each opener's closing bracket with a forward finder, so a
+ * run of openers sharing one far-away closer (`[[[[…`, `[x](` repeated) is
+ * not rescanned once per opener.
+ */
+function replaceLinks(text: string, kind: "image" | "inline" | "reference" | "autolink"): string {
+  const bracket = createForwardFinder(text, (char) => char === "]");
+  const second = createForwardFinder(text, (char) => (kind === "reference" ? char === "]" : char === ")"));
+  const autolinkEnd = createForwardFinder(text, (char) => char === ">" || whitespace.test(char));
+  const parts: string[] = [];
+  let kept = 0;
+  let at = 0;
+  while (at < text.length) {
+    let keep: [number, number] | undefined;
+    let end = -1;
+    if (kind === "autolink") {
+      const scheme = text.startsWith("<https://", at) ? 9 : text.startsWith("<http://", at) ? 8 : 0;
+      if (scheme > 0) {
+        const close = autolinkEnd(at + scheme);
+        if (close > at + scheme && text.charAt(close) === ">") [keep, end] = [[at + 1, close], close + 1];
+      }
+    } else if (kind === "image" ? text.startsWith("![", at) : text.charAt(at) === "[") {
+      const textStart = at + (kind === "image" ? 2 : 1);
+      const close = bracket(textStart);
+      if (close >= 0 && (kind === "image" || close > textStart) && text.charAt(close + 1) === (kind === "reference" ? "[" : "(")) {
+        const last = second(close + 2);
+        if (last >= 0) [keep, end] = [[textStart, close], last + 1];
+      }
+    }
+    if (keep === undefined) {
+      at++;
+      continue;
+    }
+    parts.push(text.slice(kept, at), text.slice(keep[0], keep[1]));
+    kept = end;
+    at = end;
+  }
+  parts.push(text.slice(kept));
+  return parts.join("");
+}
+
+const htmlTag = /<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?\/?>/g;
+const codeSpan = /`+([^`]*)`+/g;
+const starEmphasis = /(^|[^\p{L}\p{N}*])\*(?=\S)([^*]*?\S)\*(?![\p{L}\p{N}])/gu;
+const underscoreEmphasis = /(^|[^\p{L}\p{N}_])_(?=\S)([^_]*?\S)_(?![\p{L}\p{N}_])/gu;
+const escape = /\\([\\`*_{}[\]()#+\-.!>|])/g;
+
+/**
+ * `text` with every HTML comment replaced by a space. A comment runs from
+ * `<!--` to the first `-->` after it; once one is never closed, none after it
+ * can be, so the scan stops there (a lazy pattern would rescan to the end
+ * from every unclosed opener).
+ */
+function withoutHtmlComments(text: string): string {
+  let open = text.indexOf("<!--");
+  if (open < 0) return text;
+  const parts: string[] = [];
+  let kept = 0;
+  while (open >= 0) {
+    const close = text.indexOf("-->", open + 4);
+    if (close < 0) break;
+    parts.push(text.slice(kept, open), " ");
+    kept = close + 3;
+    open = text.indexOf("<!--", kept);
+  }
+  parts.push(text.slice(kept));
+  return parts.join("");
+}
+
+const isNonSpace = (char: string) => char !== "" && !/\s/.test(char);
+
+/**
+ * `text` with `**strong**`, `__strong__` and `~~struck~~` markers removed: an
+ * opening pair followed by a non-space pairs with the first same pair after
+ * it that follows a non-space. Once an opening pair finds no closing one,
+ * no later opening pair of that kind can, so it is not looked for again
+ * (the lazy pattern `(\*\*|__|~~)(?=\S)([\s\S]*?\S)\1` would rescan to
+ * the end from every opener of "**x " repeated).
+ */
+function withoutStrongAndStrike(text: string): string {
+  const parts: string[] = [];
+  let kept = 0;
+  const unclosed = new Set<string>();
+  for (let at = 0; at + 2 < text.length; ) {
+    const code = text.charCodeAt(at);
+    if ((code !== 42 && code !== 95 && code !== 126) || text.charCodeAt(at + 1) !== code || !isNonSpace(text.charAt(at + 2))) {
+      at++;
+      continue;
+    }
+    const pair = text.slice(at, at + 2);
+    let close = unclosed.has(pair) ? -1 : text.indexOf(pair, at + 3);
+    while (close >= 0 && !isNonSpace(text.charAt(close - 1))) close = text.indexOf(pair, close + 1);
+    if (close < 0) {
+      unclosed.add(pair);
+      at++;
+      continue;
+    }
+    parts.push(text.slice(kept, at), text.slice(at + 2, close));
+    kept = close + 2;
+    at = kept;
+  }
+  parts.push(text.slice(kept));
+  return parts.join("");
 }
 
 /**
@@ -193,21 +345,14 @@ export function parseOutline(text: string): OutlineSection[] {
  * links and images become their text, code spans lose their backticks,
  * emphasis and strike-through markers and HTML tags go, backslash escapes
  * resolve, and whitespace collapses. Underscores inside words (`snake_case`)
- * are kept.
+ * are kept. Takes time linear in the text's length, whatever markup it holds.
  */
 export function stripInlineMarkdown(text: string): string {
-  return text
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/\[([^\]]+)\]\([^)]*\)/g, "$1")
-    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1")
-    .replace(/<(https?:\/\/[^>\s]+)>/g, "$1")
-    .replace(/<!--[\s\S]*?-->/g, " ")
-    .replace(/<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?\/?>/g, " ")
-    .replace(/`+([^`]*)`+/g, "$1")
-    .replace(/(\*\*|__|~~)(?=\S)([\s\S]*?\S)\1/g, "$2")
-    .replace(/(^|[^\p{L}\p{N}*])\*(?=\S)([^*]*?\S)\*(?![\p{L}\p{N}])/gu, "$1$2")
-    .replace(/(^|[^\p{L}\p{N}_])_(?=\S)([^_]*?\S)_(?![\p{L}\p{N}_])/gu, "$1$2")
-    .replace(/\\([\\`*_{}[\]()#+\-.!>|])/g, "$1")
+  const linksResolved = replaceLinks(replaceLinks(replaceLinks(replaceLinks(text, "image"), "inline"), "reference"), "autolink");
+  return withoutStrongAndStrike(withoutHtmlComments(linksResolved).replace(htmlTag, " ").replace(codeSpan, "$1"))
+    .replace(starEmphasis, "$1$2")
+    .replace(underscoreEmphasis, "$1$2")
+    .replace(escape, "$1")
     .replace(/\s+/g, " ")
     .trim();
 }

@@ -30,3 +30,15 @@ test("splitSentences breaks at blank lines and keeps closing quotes", () => {
 test("splitSentences of blank text is empty", () => {
   assert.deepEqual(splitSentences("  \n\t "), []);
 });
+
+test("runs of terminal punctuation end a sentence only when whitespace follows them", () => {
+  assert.deepEqual(
+    splitSentences("Wait... What?! It broke…” Then x.y.z ran. Done").map((s) => s.text),
+    ["Wait...", "What?!", "It broke…”", "Then x.y.z ran.", "Done"],
+  );
+  assert.deepEqual(splitSentences(`a${".".repeat(100_000)}b`).length, 1);
+  assert.deepEqual(
+    splitSentences(`End.${".".repeat(10)} Next one.\n \nAfter a blank line`).map((s) => s.text),
+    [`End.${".".repeat(10)}`, "Next one.", "After a blank line"],
+  );
+});

@@ -40,24 +40,55 @@ const abbreviations = new Set([
   "viz",
 ]);
 
-const boundary = /[.!?…]+["'”’)\]]*(?=\s)|\n[ \t]*\n/g;
+const isTerminal = (char: string) => char === "." || char === "!" || char === "?" || char === "…";
+const isCloser = (char: string) => char === '"' || char === "'" || char === "”" || char === "’" || char === ")" || char === "]";
+const whitespace = /\s/;
+const isWhitespace = (char: string) => char !== "" && whitespace.test(char);
+
+/**
+ * The next candidate sentence boundary at or after `from`: a run of `.!?…`
+ * with any closing quotes or brackets, followed by whitespace (`isBlankLine`
+ * false), or a newline, spaces or tabs, and a newline (`isBlankLine` true).
+ * One forward pass: a run that is not followed by whitespace is skipped
+ * whole, so a long run of dots costs its length once, not its length squared.
+ */
+function nextBoundary(text: string, from: number): { start: number; end: number; isBlankLine: boolean } | undefined {
+  let at = from;
+  while (at < text.length) {
+    const char = text.charAt(at);
+    if (isTerminal(char)) {
+      let end = at + 1;
+      while (end < text.length && isTerminal(text.charAt(end))) end++;
+      while (end < text.length && isCloser(text.charAt(end))) end++;
+      if (isWhitespace(text.charAt(end))) return { start: at, end, isBlankLine: false };
+      at = end;
+    } else if (char === "\n") {
+      let end = at + 1;
+      while (end < text.length && (text.charAt(end) === " " || text.charAt(end) === "\t")) end++;
+      if (text.charAt(end) === "\n") return { start: at, end: end + 1, isBlankLine: true };
+      at = end;
+    } else {
+      at++;
+    }
+  }
+  return undefined;
+}
 
 /**
  * Splits plain text into sentences, in order, trimmed, with their offsets.
  * A sentence ends at `.`, `!`, `?` or `…` (plus closing quotes or brackets)
  * followed by whitespace, unless the next word starts lowercase or the word
  * before is a known abbreviation or a single-letter initial; a blank line
- * always ends one. Text without terminal punctuation is one sentence.
+ * always ends one. Text without terminal punctuation is one sentence. Takes
+ * time linear in the text's length.
  */
 export function splitSentences(text: string): TextSegment[] {
   const sentences: TextSegment[] = [];
   let sentenceStart = 0;
-  boundary.lastIndex = 0;
-  for (let match = boundary.exec(text); match !== null; match = boundary.exec(text)) {
-    const end = match.index + match[0].length;
-    if (match[0].charCodeAt(0) !== 10 && !isSentenceEnd(text, match.index, end)) continue;
-    pushTrimmed(sentences, text, sentenceStart, end);
-    sentenceStart = end;
+  for (let boundary = nextBoundary(text, 0); boundary !== undefined; boundary = nextBoundary(text, boundary.end)) {
+    if (!boundary.isBlankLine && !isSentenceEnd(text, boundary.start, boundary.end)) continue;
+    pushTrimmed(sentences, text, sentenceStart, boundary.end);
+    sentenceStart = boundary.end;
   }
   pushTrimmed(sentences, text, sentenceStart, text.length);
   return sentences;

@@ -38,10 +38,25 @@ function smallestCoveringWindow(positionsPerTerm: number[][]): number {
   return best;
 }
 
-function containsSequence(tokens: string[], sequence: string[]): boolean {
-  outer: for (let start = 0; start + sequence.length <= tokens.length; start++) {
-    for (let offset = 0; offset < sequence.length; offset++) if (tokens[start + offset] !== sequence[offset]) continue outer;
-    return true;
+/**
+ * Whether `sequence` occurs in `tokens` as consecutive items, in time linear
+ * in both lengths (Knuth–Morris–Pratt: a mismatch never moves back in
+ * `tokens`, so a long query that almost matches everywhere stays cheap).
+ */
+function containsSequence(tokens: readonly string[], sequence: readonly string[]): boolean {
+  if (sequence.length === 0) return true;
+  // fallback[i]: length of the longest proper prefix of sequence[0..i] that is also its suffix.
+  const fallback = new Array<number>(sequence.length).fill(0);
+  for (let index = 1, matched = 0; index < sequence.length; index++) {
+    while (matched > 0 && sequence[index] !== sequence[matched]) matched = fallback[matched - 1] as number;
+    if (sequence[index] === sequence[matched]) matched++;
+    fallback[index] = matched;
+  }
+  let matched = 0;
+  for (const token of tokens) {
+    while (matched > 0 && token !== sequence[matched]) matched = fallback[matched - 1] as number;
+    if (token === sequence[matched]) matched++;
+    if (matched === sequence.length) return true;
   }
   return false;
 }
@@ -70,32 +85,46 @@ export function scoreRelevance(query: string, passages: readonly string[], vecto
   const queryStems = queryTokens.map(toStem);
   let terms = [...new Set(queryTokens.filter((token) => !isStopword(token)).map(toStem))];
   if (terms.length === 0) terms = [...new Set(queryStems)];
+  const termIndex = new Map(terms.map((term, index) => [term, index]));
   const passageStems = passages.map((passage) => tokenize(passage).map(toStem));
 
+  // Every count below walks each passage's own stems once, never the query's terms per passage,
+  // so a long query and many long passages cost their total length.
   const count = passages.length;
-  const idf = terms.map((term) => {
-    const documentFrequency = passageStems.reduce((sum, stems) => sum + (stems.includes(term) ? 1 : 0), 0);
-    return Math.log(1 + (count - documentFrequency + 0.5) / (documentFrequency + 0.5));
-  });
+  const documentFrequency = new Array<number>(terms.length).fill(0);
+  for (const stems of passageStems) {
+    for (const stem of new Set(stems)) {
+      const index = termIndex.get(stem);
+      if (index !== undefined) documentFrequency[index]! += 1;
+    }
+  }
+  const idf = documentFrequency.map((frequency) => Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5)));
   const totalIdf = idf.reduce((sum, value) => sum + value, 0);
-  const queryBigrams = queryStems.slice(1).map((stem, index) => `${queryStems[index]} ${stem}`);
+  const queryBigramCounts = new Map<string, number>();
+  for (let index = 1; index < queryStems.length; index++) {
+    const bigram = `${queryStems[index - 1]} ${queryStems[index]}`;
+    queryBigramCounts.set(bigram, (queryBigramCounts.get(bigram) ?? 0) + 1);
+  }
+  const queryBigrams = queryStems.length - 1;
   const queryVector = embedText(query, vectors);
 
   return passageStems.map((stems, passageIndex): RelevanceBreakdown => {
     if (stems.length === 0 || terms.length === 0) return { coverage: 0, proximity: 0, phrase: 0, semantic: 0, score: 0 };
-    const termIndex = new Map(terms.map((term, index) => [term, index]));
-    const positions: number[][] = terms.map(() => []);
+    const positions = new Map<number, number[]>();
     stems.forEach((stem, position) => {
       const index = termIndex.get(stem);
-      if (index !== undefined) (positions[index] as number[]).push(position);
+      if (index === undefined) return;
+      const found = positions.get(index);
+      if (found === undefined) positions.set(index, [position]);
+      else found.push(position);
     });
-    const matched = positions.flatMap((found, index) => (found.length > 0 ? [index] : []));
+    const matched = [...positions.keys()].sort((left, right) => left - right);
     const coverage = totalIdf === 0 ? 0 : matched.reduce((sum, index) => sum + (idf[index] as number), 0) / totalIdf;
 
     let proximity = 0;
     if (terms.length === 1) proximity = matched.length;
     else if (matched.length >= 2) {
-      const window = smallestCoveringWindow(matched.map((index) => positions[index] as number[]));
+      const window = smallestCoveringWindow(matched.map((index) => positions.get(index) as number[]));
       proximity = (matched.length / terms.length) * ((matched.length - 1) / (window - 1));
     }
 
@@ -103,8 +132,16 @@ export function scoreRelevance(query: string, passages: readonly string[], vecto
     if (queryStems.length >= 2) {
       if (containsSequence(stems, queryStems)) phrase = 1;
       else {
-        const passageBigrams = new Set(stems.slice(1).map((stem, index) => `${stems[index]} ${stem}`));
-        phrase = (0.5 * queryBigrams.filter((bigram) => passageBigrams.has(bigram)).length) / queryBigrams.length;
+        // Each of the query's adjacent pairs (repeats counted) that the passage holds anywhere.
+        let shared = 0;
+        const seen = new Set<string>();
+        for (let index = 1; index < stems.length; index++) {
+          const bigram = `${stems[index - 1]} ${stems[index]}`;
+          if (seen.has(bigram)) continue;
+          seen.add(bigram);
+          shared += queryBigramCounts.get(bigram) ?? 0;
+        }
+        phrase = (0.5 * shared) / queryBigrams;
       }
     }
 

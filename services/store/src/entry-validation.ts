@@ -1,4 +1,4 @@
-import { contentHash, imageMimeTypes, imageTypeMismatch, invalidArgument, isImageMimeType } from "@context-hub/common";
+import { contentHash, headingCharLimit, imageMimeTypes, imageTypeMismatch, invalidArgument, isImageMimeType, summaryCharLimit } from "@context-hub/common";
 import { createHash } from "node:crypto";
 import type {
   EntryChange,
@@ -32,10 +32,10 @@ export const limits = {
   chunks: 10_000,
   embeddingDimension: 16_000,
   modelNameLength: 256,
-  summaryLength: 20_000,
+  summaryLength: summaryCharLimit,
   nodeSummaries: 10_000,
   nodeIdLength: 512,
-  headingLength: 1_000,
+  headingLength: headingCharLimit,
   metadataConditions: 20,
   metadataKeyLength: 256,
   listLimit: 100,

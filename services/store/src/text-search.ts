@@ -138,16 +138,25 @@ export interface Highlight {
 export function parseHeadline(headline: string): Highlight[] {
   const fragments: Highlight[] = [];
   for (const raw of headline.split(highlightMarks.fragment)) {
-    let text = "";
+    // The text between marks is copied in slices: appending it a character at a time grows worse than linearly on long texts.
+    const parts: string[] = [];
+    let length = 0;
+    let from = 0;
     const matches: Highlight["matches"] = [];
     let open: number | undefined;
-    for (const char of raw) {
-      if (char === highlightMarks.start) open = text.length;
+    for (let at = 0; at <= raw.length; at++) {
+      const char = raw.charAt(at);
+      if (at < raw.length && char !== highlightMarks.start && char !== highlightMarks.stop) continue;
+      parts.push(raw.slice(from, at));
+      length += at - from;
+      from = at + 1;
+      if (char === highlightMarks.start) open = length;
       else if (char === highlightMarks.stop) {
-        if (open !== undefined && text.length > open) matches.push({ start: open, end: text.length });
+        if (open !== undefined && length > open) matches.push({ start: open, end: length });
         open = undefined;
-      } else text += char;
+      }
     }
+    const text = parts.join("");
     const leading = text.length - text.trimStart().length;
     const trimmed = text.trim();
     if (trimmed === "") continue;

@@ -142,12 +142,15 @@ function toCandidates(text: string, source: TextSource, focus: string | undefine
     return { index, text: sentence.text, words: sentence.words, weights, norm: Math.sqrt(squares), score: 0 };
   });
   const centre: Candidate = { index: -1, text: "", words: 0, weights: centroid, norm: Math.sqrt([...centroid.values()].reduce((sum, weight) => sum + weight * weight, 0)), score: 0 };
-  const focusStems = focus === undefined ? [] : [...new Set(toContentStems(focus))];
+  const focusStems = new Set(focus === undefined ? [] : toContentStems(focus));
   for (const candidate of candidates) {
     const content = cosine(candidate, centre);
     const cue = toCueScore(sentences[candidate.index] as AnalysedSentence, source);
     const position = count <= 1 ? 1 : 1 - candidate.index / (count - 1);
-    const focused = focusStems.length === 0 ? 0 : focusStems.filter((stem) => candidate.weights.has(stem)).length / focusStems.length;
+    // Counted over the sentence's own stems: a heading can be as long as the text, and every sentence is scored against it.
+    let focusHits = 0;
+    if (focusStems.size > 0) for (const stem of candidate.weights.keys()) if (focusStems.has(stem)) focusHits++;
+    const focused = focusStems.size === 0 ? 0 : focusHits / focusStems.size;
     const lengthFactor = candidate.words < 4 ? 0.5 : candidate.words > 50 ? 0.85 : 1;
     candidate.score = (0.45 * content + 0.25 * cue + 0.15 * position + 0.15 * focused) * lengthFactor;
   }

@@ -1,6 +1,6 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { isContextHubError } from "@context-hub/common";
+import { headingCharLimit, isContextHubError, summaryCharLimit } from "@context-hub/common";
 import { createBuiltinSummaryProvider } from "./builtin-summary-provider.js";
 import { createSummarizer } from "./summarizer.js";
 import type { SummaryProvider } from "./summary-provider.js";
@@ -67,4 +67,23 @@ test("a provider answering with the wrong number of section summaries is a PROVI
     assert.equal(error.message, "fake section summaries (model fake-sum-1) failed: 1 summaries for 2 sections");
     return true;
   });
+});
+
+test("a provider's answers longer than the store's limits are cut at a word with an ellipsis: summary, node summaries and headings", async () => {
+  const rambling = "the model kept writing about the valve ".repeat(2_000);
+  const provider: SummaryProvider = {
+    describe: () => ({ provider: "rambling", model: "m" }),
+    summarize: async () => rambling,
+    summarizeSections: async ({ sections }) => sections.map(() => rambling),
+  };
+  const heading = "Valve ".repeat(500).trim();
+  const text = `# ${heading}\n\n${paragraph("valve").repeat(5)}`;
+  const summarizer = createSummarizer({ provider, work, minChars: 500, sectionMinChars: 150, maxTextChars: 100_000 });
+  const summary = await summarizer.summarize(text, "agent");
+  assert.ok(summary.length <= summaryCharLimit && summary.length > summaryCharLimit - 100, `${summary.length} characters`);
+  const kept = summary.slice(0, -1);
+  assert.ok(summary.endsWith("…") && rambling.startsWith(kept) && rambling.charAt(kept.length) === " ", "cut after a whole word");
+  const [section] = await summarizer.summarizeSections(text, "agent");
+  assert.ok(section!.summary.length <= summaryCharLimit && section!.summary.endsWith("…"));
+  assert.ok(section!.heading.length <= headingCharLimit && heading.startsWith(section!.heading.slice(0, -1)) && section!.heading.endsWith("Valve…"));
 });

@@ -1,4 +1,5 @@
-import { invalidArgument, observeProviderRequest, providerError } from "@context-hub/common";
+import { headingCharLimit, invalidArgument, observeProviderRequest, providerError, summaryCharLimit } from "@context-hub/common";
+import { fitSummary } from "./summary-cleanup.js";
 import type { SummaryProvider, TextSource } from "./summary-provider.js";
 import type { SummaryTextWork } from "./summary-text-work.js";
 
@@ -33,7 +34,9 @@ export interface Summarizer {
    */
   checkText(text: string): void;
   /**
-   * The summary of a text, or "" when it is shorter than `minChars`.
+   * The summary of a text, or "" when it is shorter than `minChars`; never
+   * longer than `summaryCharLimit`, whatever the provider answers (a longer
+   * answer is cut at a word, with "…").
    *
    * @throws ContextHubError INVALID_ARGUMENT when the text exceeds `maxTextChars`.
    */
@@ -41,7 +44,8 @@ export interface Summarizer {
   /**
    * One short summary per heading section (see `parseOutline`, whose node ids
    * and spans it carries) at least `sectionMinChars` long, in document order;
-   * sections with nothing to summarise are left out.
+   * sections with nothing to summarise are left out. Each summary is cut to
+   * `summaryCharLimit` like the text's, each heading to `headingCharLimit`.
    *
    * @throws ContextHubError INVALID_ARGUMENT when the text exceeds `maxTextChars`;
    *   TEXT_BUDGET_EXCEEDED when parsing its outline takes longer than the work's budget.
@@ -61,7 +65,8 @@ export function createSummarizer(options: SummarizerOptions): Summarizer {
     async summarize(text, source, signal) {
       checkSize(text);
       if (text.length < minChars) return "";
-      return observeProviderRequest(provider.describe().provider, "summarize", () => provider.summarize({ text, source }, signal));
+      const summary = await observeProviderRequest(provider.describe().provider, "summarize", () => provider.summarize({ text, source }, signal));
+      return fitSummary(summary, summaryCharLimit);
     },
     async summarizeSections(text, source, signal) {
       checkSize(text);
@@ -77,7 +82,14 @@ export function createSummarizer(options: SummarizerOptions): Summarizer {
         });
       }
       return sections
-        .map((section, index) => ({ nodeId: section.nodeId, heading: section.heading, level: section.level, start: section.start, end: section.end, summary: (summaries[index] as string).trim() }))
+        .map((section, index) => ({
+          nodeId: section.nodeId,
+          heading: fitSummary(section.heading, headingCharLimit),
+          level: section.level,
+          start: section.start,
+          end: section.end,
+          summary: fitSummary((summaries[index] as string).trim(), summaryCharLimit),
+        }))
         .filter((section) => section.summary !== "");
     },
   };

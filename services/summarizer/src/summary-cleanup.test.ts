@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cleanSummary, hasReasoning, stripPreamble, stripReasoning } from "./summary-cleanup.js";
+import { cleanSummary, fitSummary, hasReasoning, stripPreamble, stripReasoning } from "./summary-cleanup.js";
 
 test("think blocks are removed wherever they are, in every common spelling", () => {
   assert.equal(stripReasoning("<think>\nThe user wants X. Let me plan.\n</think>\n\nThe team moved to Postgres."), "The team moved to Postgres.");
@@ -55,4 +55,30 @@ test("a summary that merely starts with similar words keeps them", () => {
 
 test("the answer becomes one paragraph", () => {
   assert.equal(cleanSummary("First line of the summary.\n\nSecond line,\n  continued."), "First line of the summary. Second line, continued.");
+});
+
+test("a summary over the limit is cut at a word with an ellipsis, and never passes the limit", () => {
+  assert.equal(fitSummary("short enough", 20), "short enough");
+  assert.equal(fitSummary("The pump ran all night, and the valve stayed open.", 30), "The pump ran all night, and…");
+  const cut = fitSummary("word ".repeat(10_000), 20_000);
+  assert.equal(cut.length <= 20_000, true);
+  assert.match(cut, /^(?:word )*word…$/);
+  // Without whitespace in the back half there is no word to keep whole: the cut falls mid-word, never inside a surrogate pair.
+  assert.equal(fitSummary("x".repeat(50), 10), `${"x".repeat(9)}…`);
+  assert.equal(fitSummary("🙂".repeat(50), 10), `${"🙂".repeat(4)}…`);
+});
+
+test("reasoning markup that never closes, or closes another tag, is handled without rescanning", () => {
+  assert.equal(stripReasoning("<think>a</thought>Kept."), "Kept.");
+  assert.equal(stripReasoning("<thinking <think>x</think>Kept."), "<thinking Kept.");
+  assert.equal(stripReasoning("<think kept as text"), "<think kept as text");
+  assert.equal(stripReasoning("<thinking>a</thinking><think>b</think>Result. <thought>unfinished"), "Result.");
+  assert.equal(stripReasoning("plan</THINK>  \n Result."), "Result.");
+});
+
+test("preambles repeated many times are all removed, and whitespace runs without a newline stay one line", () => {
+  assert.equal(stripPreamble(`${"Summary: ".repeat(1000)}The valve stayed open.`), "The valve stayed open.");
+  assert.equal(stripPreamble(`#${" ".repeat(10_000)}\n Summary\n\nThe valve stayed open.`), "The valve stayed open.");
+  assert.equal(stripPreamble(`Summary${" ".repeat(10_000)}x`), `Summary${" ".repeat(10_000)}x`);
+  assert.equal(cleanSummary("One  line\t\tstays,   \n\n  then joins."), "One line stays, then joins.");
 });

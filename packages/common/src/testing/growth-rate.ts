@@ -1,0 +1,210 @@
+/**
+ * Growth-rate checks for code that reads caller text: time a function on
+ * inputs of 10k, 100k and 1M characters and fail when the time grows faster
+ * than linearly. Ratios of the fastest of a few runs are compared, never
+ * absolute times. Time is the process's CPU time, not the wall clock: on a
+ * busy machine a long run is preempted many times and a short one not at
+ * all, which inflates wall-clock ratios by the load, while CPU time grows
+ * with the work done. Garbage is collected before each run, so one run does
+ * not pay for another's. Set GROWTH_RATE_LOG=1 to print every measurement.
+ */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+/** A family of inputs: `generate(n)` is a text of exactly `n` UTF-16 code units. */
+export interface TextGenerator {
+  name: string;
+  generate(length: number): string;
+}
+
+export interface GrowthOptions {
+  /** Input lengths, smallest first; each step should multiply the length by 10. Default 10k, 100k, 1M. */
+  sizes?: readonly number[];
+  /** Runs per size; the fastest counts. Default 3. */
+  repetitions?: number;
+  /** Times below this many milliseconds count as this much, so sub-millisecond noise (and the clock's resolution) cannot fail a step. Default 2. */
+  floorMs?: number;
+  /**
+   * Largest accepted time ratio between consecutive sizes. Default 40: quadratic
+   * code gives ~100; linear code gives ~10 on small inputs, but up to ~35 from
+   * 100k to 1M characters on a loaded two-core machine, where a 1M-character
+   * input and its copies no longer fit in the processor's caches.
+   */
+  maxRatio?: number;
+}
+
+export interface GrowthMeasurement {
+  size: number;
+  /** Fastest run, in milliseconds of CPU time. */
+  ms: number;
+}
+
+export const defaultGrowthSizes: readonly number[] = Object.freeze([10_000, 100_000, 1_000_000]);
+
+/**
+ * `unit` repeated to exactly `length` code units. A final partial unit is cut
+ * so that it never ends in half a surrogate pair (the text is then one unit
+ * shorter).
+ */
+export function repeatTo(unit: string, length: number): string {
+  const text = unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+  const last = text.charCodeAt(text.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
+}
+
+/** `prefix`, then `unit` repeated, then `suffix`, together `length` code units long. */
+export function framedRun(prefix: string, unit: string, suffix: string, length: number): string {
+  return `${prefix}${repeatTo(unit, Math.max(0, length - prefix.length - suffix.length))}${suffix}`;
+}
+
+const run = (name: string, unit: string): TextGenerator => ({ name, generate: (length) => repeatTo(unit, length) });
+
+/**
+ * Inputs that make naive text code slow: long runs of each character that
+ * Markdown, sentence splitting, tokenizing or whitespace handling treats
+ * specially; markup that opens and never closes, or nests deeply;
+ * alternating separators; and one enormous word.
+ */
+export const pathologicalTexts: readonly TextGenerator[] = Object.freeze([
+  ...[".", "!", "?", "…", "*", "_", "#", "`", "~", "[", "]", "(", ")", "{", "<", ">", "|", "-", "=", "+", ":", ";", ",", "/", "\\", "&", "@", '"', "'", "”", "’"].map((char) =>
+    run(`a run of ${JSON.stringify(char)}`, char),
+  ),
+  run("a run of newlines", "\n"),
+  run("a run of CRLF", "\r\n"),
+  run("a run of spaces", " "),
+  run("a run of tabs", "\t"),
+  run("a run of no-break spaces", "\u00a0"),
+  run("a run of zero-width spaces", "\u200b"),
+  run("a run of line separators", "\u2028"),
+  run("a run of digits", "0123456789"),
+  run("a run of emoji (astral characters)", "🙂"),
+  run("a run of combining marks", "e\u0301"),
+  run("one word without a break", "a"),
+  run("one camelCase identifier", "aB"),
+  run("one identifier with inner separators", "a.b_c-d'"),
+  run("base64", "QUJDREVGR0g+/w=="),
+  run("minified JSON", '{"id":123,"tags":["a","b"],"nested":{"ok":true,"v":[1,2,3]}},'),
+  run("a log without periods", "2026-01-31T12:00:00Z INFO request handled id=4f2a status=200 took=12ms\n"),
+  run("spaces then a letter", `${" ".repeat(999)}x`),
+  run("tabs then a newline", "\t\t\t\t\t\t\t\n"),
+  run("blank lines with spaces", "\n   \n"),
+  run("repeated **x", "**x "),
+  run("repeated __x", "__x "),
+  run("repeated ~~x", "~~x "),
+  run("repeated *x", "*x "),
+  run("repeated _x", "_x "),
+  run("repeated `x", "`x "),
+  run("unclosed links [x](", "[x]("),
+  run("unclosed images ![x](", "![x]("),
+  run("unclosed reference links [x][", "[x]["),
+  run("unclosed images ![", "!["),
+  run("unclosed comments <!--", "<!--"),
+  run("unclosed tags <a", "<a "),
+  run("unclosed autolinks <https://", "<https://x"),
+  run("unclosed reasoning tags <think", "<think "),
+  run("opened reasoning blocks <think>", "<think>x"),
+  run("unclosed code fences", "```\nx\n"),
+  run("deep headings", "###### x\n"),
+  run("same-named headings", "# x\n"),
+  run("setext headings", "x\n===\n"),
+  run("deep lists", "- - - - - - x\n"),
+  run("deep quotes", "> > > > > > x\n"),
+  run("table rows", "| --- | --- |\n"),
+  run("alternating .\\n", ".\n"),
+  run("alternating '. '", ". "),
+  run("a.a.a.", "a."),
+  run("initials A. B.", "A. "),
+  run("abbreviations e.g.", "e.g. "),
+  run("sentences", "This is a sentence. "),
+  run("ellipses with quotes", '…" '),
+  run("blank-line paragraphs", "word\n\n"),
+  run("repeated preambles", "Summary: "),
+  { name: "a heading with a run of spaces before a #", generate: (length) => framedRun("# a", " ", "#x", length) },
+  { name: "a heading with a run of tabs", generate: (length) => framedRun("## ", "\t", "x", length) },
+  { name: "a run of dots before a letter", generate: (length) => framedRun("x", ".", "x", length) },
+  { name: "one sentence, then spaces", generate: (length) => framedRun("End.", " ", "", length) },
+]);
+
+/** A full garbage collection, when the engine lets a test ask for one. */
+const collectGarbage = ((): (() => void) => {
+  try {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as unknown;
+    if (typeof gc === "function") return gc as () => void;
+  } catch {
+    // Without it the check only gets noisier.
+  }
+  return () => undefined;
+})();
+
+/** Milliseconds of CPU time `fn(input)` takes. */
+function cpuTime(fn: (input: string) => unknown, input: string): number {
+  collectGarbage();
+  const started = process.cpuUsage();
+  fn(input);
+  const used = process.cpuUsage(started);
+  return (used.user + used.system) / 1000;
+}
+
+/** The fastest of up to `repetitions` runs; stops early once the answer cannot change the verdict. */
+function fastestRun(fn: (input: string) => unknown, input: string, repetitions: number, stop: { below: number; above: number }): number {
+  let fastest = Number.POSITIVE_INFINITY;
+  for (let attempt = 0; attempt < repetitions; attempt++) {
+    fastest = Math.min(fastest, cpuTime(fn, input));
+    if (fastest <= stop.below || fastest > stop.above) break;
+  }
+  return fastest;
+}
+
+/**
+ * Times `fn(generate(n))` at each size and throws an AssertionError-like
+ * Error when the fastest run at one size takes more than `maxRatio` times
+ * the fastest run at the previous size (both floored at `floorMs`). Sizes
+ * are measured smallest first and a failing step stops the measurement, so
+ * a quadratic function fails before it is handed the largest input.
+ *
+ * @returns the measurements, smallest size first.
+ */
+export function assertLinearGrowth(label: string, fn: (input: string) => unknown, generate: (length: number) => string, options: GrowthOptions = {}): GrowthMeasurement[] {
+  const sizes = options.sizes ?? defaultGrowthSizes;
+  const repetitions = options.repetitions ?? 3;
+  const floorMs = options.floorMs ?? 2;
+  const maxRatio = options.maxRatio ?? 40;
+  const measurements: GrowthMeasurement[] = [];
+  const first = generate(sizes[0] ?? 0);
+  fn(first); // warm-up: compile before anything is timed
+  for (const [index, size] of sizes.entries()) {
+    const input = index === 0 ? first : generate(size);
+    if (input.length > size || input.length < size - 1) throw new Error(`${label}: the generator made ${input.length} characters for size ${size}`);
+    const previous = measurements[measurements.length - 1];
+    const allowed = previous === undefined ? 0 : maxRatio * Math.max(previous.ms, floorMs);
+    const isLargest = index === sizes.length - 1;
+    // The largest size only has to pass; smaller ones are the next step's baseline, so they get every run.
+    // A run ten times over the allowance is no accident of load: stop there.
+    const stop = { below: isLargest ? allowed : 0, above: previous === undefined ? Number.POSITIVE_INFINITY : 10 * allowed };
+    const ms = fastestRun(fn, input, repetitions, stop);
+    measurements.push({ size, ms });
+    if (process.env.GROWTH_RATE_LOG === "1") process.stderr.write(`${label}: ${size} characters, ${ms.toFixed(2)} ms\n`);
+    if (previous !== undefined && ms > allowed) {
+      const figures = measurements.map((measurement) => `${measurement.size}: ${measurement.ms.toFixed(2)} ms`).join(", ");
+      throw new Error(`${label} grows faster than linearly: ${figures} (a step may take at most ${maxRatio}× the previous one, floored at ${floorMs} ms)`);
+    }
+  }
+  return measurements;
+}
+
+/**
+ * `assertLinearGrowth` for every generator, reporting every one that fails
+ * (not only the first) in one Error.
+ */
+export function assertLinearGrowthForAll(label: string, fn: (input: string) => unknown, generators: readonly TextGenerator[], options: GrowthOptions = {}): void {
+  const failures: string[] = [];
+  for (const generator of generators) {
+    try {
+      assertLinearGrowth(`${label} on ${generator.name}`, fn, generator.generate, options);
+    } catch (error) {
+      failures.push((error as Error).message);
+    }
+  }
+  if (failures.length > 0) throw new Error(`${failures.length} of ${generators.length} inputs:\n${failures.join("\n")}`);
+}

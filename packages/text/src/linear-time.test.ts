@@ -1,0 +1,48 @@
+// Every text function that reads caller text takes time linear in its length, on the inputs that make naive code quadratic.
+import { test } from "node:test";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { assertLinearGrowthForAll, pathologicalTexts } from "@context-hub/common/testing";
+import { chunkText } from "./chunker.js";
+import { embedText } from "./embedding.js";
+import { parseOutline, slugify, stripInlineMarkdown, toProseBlocks } from "./markdown.js";
+import { splitSentences } from "./sentences.js";
+import { splitIdentifier, tokenize, toStem } from "./tokenizer.js";
+import { loadWordVectors } from "./word-vector-cache.js";
+
+test("splitSentences is linear", () => {
+  assertLinearGrowthForAll("splitSentences", splitSentences, pathologicalTexts);
+});
+
+test("parseOutline is linear", () => {
+  assertLinearGrowthForAll("parseOutline", parseOutline, pathologicalTexts);
+});
+
+test("toProseBlocks is linear", () => {
+  assertLinearGrowthForAll("toProseBlocks", toProseBlocks, pathologicalTexts);
+});
+
+test("stripInlineMarkdown is linear", () => {
+  assertLinearGrowthForAll("stripInlineMarkdown", stripInlineMarkdown, pathologicalTexts);
+});
+
+test("slugify is linear", () => {
+  assertLinearGrowthForAll("slugify", slugify, pathologicalTexts);
+});
+
+test("chunkText is linear", () => {
+  assertLinearGrowthForAll("chunkText", (text) => chunkText(text), pathologicalTexts);
+});
+
+test("tokenize, splitIdentifier and toStem are linear", () => {
+  assertLinearGrowthForAll("tokenize", (text) => tokenize(text), pathologicalTexts);
+  assertLinearGrowthForAll("splitIdentifier", splitIdentifier, pathologicalTexts);
+  assertLinearGrowthForAll("toStem", toStem, pathologicalTexts);
+});
+
+test("embedText is linear", async () => {
+  const vectors = await loadWordVectors(process.env.CONTEXT_HUB_TEST_CACHE_DIR ?? join(tmpdir(), "context-hub-test-cache"));
+  // Unknown tokens' vectors are cached: a fresh prefix per run makes every run pay for its tokens, as a new text does.
+  let run = 0;
+  assertLinearGrowthForAll("embedText", (text) => embedText(`${run++}${text}`, vectors), pathologicalTexts);
+});

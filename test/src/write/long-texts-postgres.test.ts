@@ -1,0 +1,4 @@
+import { postgresBackend } from "../support/hub-backends.js";
+import { defineLongTextSuite } from "./long-texts-suite.js";
+
+defineLongTextSuite(postgresBackend);
