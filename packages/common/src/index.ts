@@ -16,3 +16,4 @@ export * from "./api-keys.js";
 export * from "./http-provider/index.js";
 export * from "./tracing.js";
 export * from "./vector-bytes.js";
+export * from "./confusables.js";
