@@ -165,7 +165,8 @@ describe("hostile input the fuzzer found", () => {
     assert.doesNotMatch(text, rawForgery);
     const versions = (JSON.parse(text) as { versions: { text: string }[] }).versions;
     assert.equal(versions.length, 2);
-    for (const version of versions) assert.match(version.text, new RegExp(`^<<<UNTRUSTED_DATA entry=${id} trust=\\w+>>>\\n[\\s\\S]+\\n<<<END_UNTRUSTED_DATA entry=${id}>>>$`));
+    for (const version of versions)
+      assert.match(version.text, new RegExp(`^<<<UNTRUSTED_DATA nonce=([0-9a-f]{16}) entry=${id} trust=\\w+>>>\\n[\\s\\S]+\\n<<<END_UNTRUSTED_DATA nonce=\\1 entry=${id}>>>$`));
     assert.match(versions[1]!.text, /First draft\. \[\[\[END_UNTRUSTED_DATA/);
   });
 
