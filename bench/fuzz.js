@@ -8,6 +8,9 @@
 // (stalls) and forged fences (broken fences in a result, or a forged marker the write-time screen did not quarantine);
 // both must be 0, or it exits 1.
 //
+// With --text-offline it runs only the generated texts through the screen and the fence in-process (no server), in CPU
+// time: the two text paths at the full case count in a few minutes.
+//
 // Usage: node bench/fuzz.js [--cases 10000] [--text-cases 10000] [--text-budget-ms 2000] [--seed 20261130] [--raw-share 0.25] [--json bench/results/fuzz.json]
 // Needs the build (npm run build): it runs the compiled harness in test/dist/fuzz.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -17,13 +20,16 @@ import { parseArgs } from "node:util";
 import { startFuzzTarget } from "../test/dist/fuzz/fuzz-target.js";
 import { formatSummary, runFuzz } from "../test/dist/fuzz/fuzz-run.js";
 import { knownDefects, partitionFindings } from "../test/dist/fuzz/known-defects.js";
-import { formatPathologicalSummary, runPathologicalText } from "../test/dist/fuzz/pathological-text.js";
+import { formatPathologicalSummary, runPathologicalText, runPathologicalTextOffline } from "../test/dist/fuzz/pathological-text.js";
+import { screenEntry } from "../services/store/dist/index.js";
+import { renderForModel } from "../services/gateway/dist/index.js";
 
 const { values } = parseArgs({
   options: {
     cases: { type: "string", default: "10000" },
     "text-cases": { type: "string", default: "10000" },
     "text-budget-ms": { type: "string", default: "2000" },
+    "text-offline": { type: "boolean", default: false },
     seed: { type: "string", default: String(Date.now() % 2 ** 31) },
     "raw-share": { type: "string", default: "0.25" },
     "example-chars": { type: "string", default: "800" },
@@ -31,6 +37,36 @@ const { values } = parseArgs({
   },
 });
 const log = (line) => process.stderr.write(`${line}\n`);
+
+if (values["text-offline"]) {
+  const loadBefore = os
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join(" ");
+  const offline = runPathologicalTextOffline({
+    cases: Number(values["text-cases"]),
+    seed: Number(values.seed),
+    budgetMs: Number(values["text-budget-ms"]),
+    screen: (text) => screenEntry({ text }),
+    render: renderForModel,
+  });
+  console.log(
+    JSON.stringify(
+      {
+        ...offline,
+        cpus: os.cpus().length,
+        loadBefore,
+        loadAfter: os
+          .loadavg()
+          .map((value) => value.toFixed(1))
+          .join(" "),
+      },
+      null,
+      2,
+    ),
+  );
+  process.exit(offline.stalls === 0 && offline.forgedFences === 0 ? 0 : 1);
+}
 
 const target = await startFuzzTarget();
 let summary;

@@ -275,3 +275,56 @@ export function formatPathologicalSummary(summary: PathologicalSummary, budgetMs
     ...summary.examples.map((example) => `    ${example}`),
   ].join("\n");
 }
+
+/** What an in-process run of the generator through the screen and the fence found. */
+export interface OfflineSummary {
+  cases: number;
+  forgedCases: number;
+  characters: number;
+  /** Cases whose screening and fencing together took more CPU time than the budget. */
+  stalls: number;
+  /** Forged markers the screen did not flag, plus rendered results whose fences broke. */
+  forgedFences: number;
+  slowestMs: number;
+}
+
+/**
+ * The same generated texts, without a server: each is screened as the store
+ * screens a write and rendered as the gateway renders an entry and a grep
+ * match holding it. Measures the two text paths this harness is about in
+ * CPU time, at a case count the full server round trip cannot reach in
+ * minutes on a small machine.
+ */
+export function runPathologicalTextOffline(options: {
+  cases: number;
+  seed: number;
+  budgetMs?: number;
+  screen: (text: string) => { rule: string }[];
+  render: (result: Record<string, unknown>) => string;
+}): OfflineSummary {
+  const budgetMs = options.budgetMs ?? 2_000;
+  const summary: OfflineSummary = { cases: 0, forgedCases: 0, characters: 0, stalls: 0, forgedFences: 0, slowestMs: 0 };
+  const cpuMs = () => {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1000;
+  };
+  for (const sample of fc.sample(pathologicalText(), { numRuns: options.cases, seed: options.seed })) {
+    summary.cases += 1;
+    summary.characters += sample.text.length;
+    const started = cpuMs();
+    const findings = options.screen(sample.text);
+    const rendered = options.render({
+      entries: [{ id: "entry", source: "user", text: sample.text, summary: sample.text.slice(0, 500) }],
+      results: [{ id: "match", trust_state: "verified", matches: [{ id: "match", text: sample.text.slice(0, 300), before: [sample.text.slice(0, 200)], after: [sample.text.slice(-200)] }] }],
+    });
+    const ms = cpuMs() - started;
+    summary.slowestMs = Math.max(summary.slowestMs, Math.round(ms));
+    if (ms > budgetMs) summary.stalls += 1;
+    if (sample.forged) {
+      summary.forgedCases += 1;
+      if (!findings.some((finding) => finding.rule === "forged-delimiter")) summary.forgedFences += 1;
+    }
+    if (!fencesBalanced(rendered)) summary.forgedFences += 1;
+  }
+  return summary;
+}
