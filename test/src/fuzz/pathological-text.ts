@@ -171,10 +171,16 @@ export interface PathologicalSummary {
   byReader: Record<string, number>;
 }
 
-const timed = async (client: Client, name: string, args: Record<string, unknown>) => {
+/** A call and its wall time; a call the client gave up on (its 120 s timeout, a dropped connection) is a failed result, not an exception. */
+const timed = async (client: Client, name: string, args: Record<string, unknown>): Promise<{ result: CallToolResult; ms: number }> => {
   const started = performance.now();
-  const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
-  return { result, ms: performance.now() - started };
+  try {
+    const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
+    return { result, ms: performance.now() - started };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { result: { isError: true, content: [{ type: "text", text: `CLIENT: ${message}` }] }, ms: performance.now() - started };
+  }
 };
 
 /**
@@ -252,8 +258,8 @@ export async function runPathologicalText(
         note(`${reader.name}: fences broken for ${JSON.stringify(sample.text.slice(0, 200))}`);
       }
     }
-    const removed = await client.callTool({ name: "delete_context", arguments: { context_ids: [ack.context_id], reason: "fuzz case done" } });
-    if ((removed as CallToolResult).isError === true) summary.failures += 1;
+    const removed = await timed(client, "delete_context", { context_ids: [ack.context_id], reason: "fuzz case done" });
+    if (removed.result.isError === true) summary.failures += 1;
     if (options.log !== undefined && summary.cases % 500 === 0)
       options.log(`${summary.cases} text cases, ${((performance.now() - began) / 1000).toFixed(0)} s, ${summary.stalls} stalls, ${summary.forgedFences} forged fences`);
   }
