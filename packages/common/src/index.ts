@@ -21,3 +21,4 @@ export * from "./loopback.js";
 export * from "./reserved-subjects.js";
 export * from "./image-types.js";
 export * from "./worker-pool.js";
+export * from "./confusables.js";

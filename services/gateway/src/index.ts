@@ -20,6 +20,7 @@ import { startEmbeddingSpaceCheck, type EmbeddingSpaceCheck } from "./embedding-
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
 export { createEarlyGeneration, type EarlyGeneration } from "./clients/early-generation.js";
 export { createLocalPrincipal, type Principal } from "./principal.js";
+export { renderForModel } from "./mcp/untrusted-text.js";
 
 export const gatewayVersion = "0.1.0";
 

@@ -11,6 +11,8 @@
  * examples, in docs/trust.md, and tested one by one.
  */
 
+import { toConfusableSkeleton } from "@context-hub/common";
+
 /** A rule of the screen: a stable id (stored with the entry's findings) and what it looks for. */
 export interface ScreenRule {
   id: ScreenRuleId;
@@ -30,57 +32,84 @@ export interface ScreenFinding {
   rule: ScreenRuleId;
 }
 
-// Characters a reader does not see. Removed before the phrase rules run, so "ig\u200bnore" still reads "ignore".
-const invisible = /[\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu;
+// Whitespace in every form, line breaks included (NEL is not in \s), and which of it breaks a line.
+const whitespaceRun = /[\s\u0085]+/g;
+const lineBreak = /[\n\r\v\f\u0085\u2028\u2029]/;
 
-/** The text the phrase rules read: hidden characters removed, compatibility forms folded (full-width letters become ASCII), runs of spaces and tabs collapsed (line breaks kept). */
+/**
+ * The text the phrase rules read: what a reader sees, spelt in ASCII where
+ * it looks like ASCII (`toConfusableSkeleton`: invisible characters removed,
+ * compatibility forms, accents and look-alike letters of other scripts
+ * folded, so a Cyrillic "А" reads "A" and "ig\u200bnore" reads "ignore"),
+ * then every run of whitespace collapsed to one character: "\n" if the run
+ * holds a line break of any form (CR, LF, NEL, line or paragraph separator,
+ * vertical tab, form feed), otherwise a space.
+ *
+ * The collapse is also what keeps the rules linear: no run of whitespace in
+ * the normalised text is longer than one character, so a rule's `\s?` gap
+ * can never make a match attempt scan ahead (see the growth-rate tests).
+ */
 export function normaliseForScreen(text: string): string {
-  return text
-    .replace(invisible, "")
-    .normalize("NFKC")
-    .replace(/[^\S\n]+/g, " ");
+  return toConfusableSkeleton(text).replace(whitespaceRun, (run) => (lineBreak.test(run) ? "\n" : " "));
 }
 
 const anyOf = (patterns: readonly RegExp[]) => (_text: string, normalised: string) => patterns.some((pattern) => pattern.test(normalised));
 
-// Bounded gaps ({0,40}) keep every pattern linear on megabyte texts.
+/*
+ * Every pattern reads the normalised text, where a whitespace run is one
+ * character: gaps are written `\s?` (or `\s` where one is required), other
+ * repeats are bounded, and the few unbounded runs (`-{3,}`) are anchored to a
+ * line start, so no match attempt scans further than a constant past its
+ * start or its own line's run, and a megabyte of text is screened in
+ * linear time.
+ */
 const ignoreInstructions: readonly RegExp[] = [
   /\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.!?\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|foregoing|your|system|developer|original)\b[^.!?\n]{0,30}?\b(?:instructions?|prompts?|rules|directives?|guidelines|guardrails|messages|context|constraints)\b/i,
-  /\bdo\s+not\s+(?:follow|obey)\s+(?:the\s+|your\s+|any\s+)?(?:previous|prior|above|system|original)\b/i,
+  /\bdo\snot\s(?:follow|obey)\s(?:the\s|your\s|any\s)?(?:previous|prior|above|system|original)\b/i,
 ];
 
 const roleOverride: readonly RegExp[] = [
-  /\byou\s+are\s+now\s+(?:a|an|the|in|my|no\s+longer|acting|free|unrestricted|jailbroken|dan|going\s+to|operating|called|named)\b/i,
-  /\bfrom\s+now\s+on,?\s+(?:you|your|act|respond|answer|always|never)\b/i,
-  /\b(?:new|updated|revised|real|actual)\s+(?:system\s+)?instructions?\s*:/i,
-  /\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)|an?\s+(?:unrestricted|unfiltered|jailbroken))\b/i,
-  /\bpretend\s+(?:to\s+be|you\s+are|that\s+you\s+are)\b/i,
-  /\benter\s+(?:developer|god|dan|debug|admin)\s+mode\b/i,
+  /\byou\sare\snow\s(?:a|an|the|in|my|no\slonger|acting|free|unrestricted|jailbroken|dan|going\sto|operating|called|named)\b/i,
+  /\bfrom\snow\son,?\s(?:you|your|act|respond|answer|always|never)\b/i,
+  /\b(?:new|updated|revised|real|actual)\s(?:system\s)?instructions?\s?:/i,
+  /\b(?:act|behave|respond)\sas\s(?:if\syou\s(?:are|were)|an?\s(?:unrestricted|unfiltered|jailbroken))\b/i,
+  /\bpretend\s(?:to\sbe|you\sare|that\syou\sare)\b/i,
+  /\benter\s(?:developer|god|dan|debug|admin)\smode\b/i,
 ];
 
 const roleTag: readonly RegExp[] = [
-  /<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\s*\|>/i,
-  /\[\s*\/?\s*INST\s*\]/,
-  /<<\s*\/?\s*SYS\s*>>/,
-  /<\s*\/?\s*(?:system|assistant|developer|user|human|im_start)(?:\s[^<>]{0,80})?>/i,
-  /(?:^|\n)\s*#{1,6}\s*(?:system|developer)\s+(?:prompt|message|instructions?)\b/i,
-  /(?:^|\n)\s*(?:system|developer)\s*(?:prompt|message)?\s*:\s*you\b/i,
+  /<\|\s?(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\s?\|>/i,
+  /\[\s?\/?\s?INST\s?\]/,
+  /<<\s?\/?\s?SYS\s?>>/,
+  /<\s?\/?\s?(?:system|assistant|developer|user|human|im_start)(?:\s[^<>]{0,80})?>/i,
+  /(?:^|\n)[^\S\n]?#{1,6}[^\S\n]?(?:system|developer)\s(?:prompt|message|instructions?)\b/i,
+  /(?:^|\n)[^\S\n]?(?:system|developer)[^\S\n]?(?:prompt|message)?[^\S\n]?:\s?you\b/i,
 ];
 
 const toolCall: readonly RegExp[] = [
-  /<\s*\/?\s*(?:tool_call|tool_calls|function_call|function_calls|tool_use|tool_result|function_results|invoke|antml:invoke|antml:function_calls)\b/i,
-  /<\s*function\s*=\s*[\w.-]+\s*>/i,
-  /\{\s*"(?:name|tool|tool_name|function)"\s*:\s*"[^"\n]{1,120}"\s*,\s*"(?:arguments|parameters|input|args)"\s*:/i,
-  /\{\s*"(?:arguments|parameters|input|args)"\s*:\s*[{[][^\n]{0,2000}?"(?:name|tool|function)"\s*:\s*"[^"\n]{1,120}"\s*}/i,
-  /"tool_calls"\s*:\s*\[/i,
-  /"type"\s*:\s*"(?:function|tool_use)"\s*,\s*"(?:function|name)"\s*:/i,
+  /<\s?\/?\s?(?:tool_call|tool_calls|function_call|function_calls|tool_use|tool_result|function_results|invoke|antml:invoke|antml:function_calls)\b/i,
+  /<\s?function\s?=\s?[\w.-]{1,120}\s?>/i,
+  /\{\s?"(?:name|tool|tool_name|function)"\s?:\s?"[^"\n]{1,120}"\s?,\s?"(?:arguments|parameters|input|args)"\s?:/i,
+  /\{\s?"(?:arguments|parameters|input|args)"\s?:\s?[{[][^\n]{0,2000}?"(?:name|tool|function)"\s?:\s?"[^"\n]{1,120}"\s?}/i,
+  /"tool_calls"\s?:\s?\[/i,
+  /"type"\s?:\s?"(?:function|tool_use)"\s?,\s?"(?:function|name)"\s?:/i,
 ];
 
+// Separator variants a forger can put between the words of a delimiter: "_", a hyphen or any dash, a dot, a space, or nothing.
+const sep = String.raw`(?:[-_.\p{Pd}\u00B7\u2022\u2027\u30FB]|\s){0,3}`;
+
 const forgedDelimiter: readonly RegExp[] = [
-  /<\s*\/\s*(?:context[-_ ]?entry|context[-_ ]?entries|context|untrusted[-_ ]?data|untrusted|document|documents|data|memory|memories|search[-_ ]?results?|tool[-_ ]?(?:result|output|response)|retrieved[-_ ]?(?:context|documents?))\s*>/i,
-  /\[\s*(?:END|BEGIN|START)\s+(?:OF\s+)?(?:THE\s+)?(?:DATA|CONTEXT|DOCUMENT|INPUT|UNTRUSTED\s+DATA|USER\s+DATA|SYSTEM\s+PROMPT|MEMORY|RETRIEVED\s+CONTENT)\s*\]/i,
-  /<{2,3}\s*\/?\s*(?:END[_ -]?)?UNTRUSTED[_ -]?DATA/i,
-  /(?:^|\n)\s*-{3,}\s*END\s+OF\s+(?:DATA|CONTEXT|DOCUMENT|INPUT)\s*-{3,}/i,
+  new RegExp(
+    String.raw`<\s?\/\s?(?:context${sep}entr(?:y|ies)|context|untrusted${sep}data|untrusted|documents?|data|memory|memories|search${sep}results?|tool${sep}(?:result|output|response)|retrieved${sep}(?:context|documents?))\s?>`,
+    "iu",
+  ),
+  new RegExp(
+    String.raw`\[\s?(?:END|BEGIN|START)${sep}(?:OF${sep})?(?:THE${sep})?(?:DATA|CONTEXT|DOCUMENT|INPUT|UNTRUSTED${sep}DATA|USER${sep}DATA|SYSTEM${sep}PROMPT|MEMORY|RETRIEVED${sep}CONTENT)\s?\]`,
+    "iu",
+  ),
+  // The gateway's own fence markers, <<<UNTRUSTED_DATA and <<<END_UNTRUSTED_DATA, in any spacing, separators and bracket count.
+  new RegExp(String.raw`<(?:\s?<){0,2}${sep}\/?${sep}(?:END${sep})?UN${sep}TRUSTED${sep}DATA`, "iu"),
+  new RegExp(String.raw`(?:^|\n)[^\S\n]?(?:-{3,}|={3,}|\*{3,})[^\S\n]?END${sep}OF${sep}(?:THE${sep})?(?:DATA|CONTEXT|DOCUMENT|INPUT)[^\S\n]?(?:-{3,}|={3,}|\*{3,})`, "iu"),
 ];
 
 /** Bidi embeddings, overrides and isolates: they reorder what a reader sees (Trojan Source). Plain LRM/RLM marks are left alone. */

@@ -160,17 +160,27 @@ const internal = /internal error/i;
 /** The MCP SDK's own params check failing: a Zod issue list, or Zod tripping over an own "constructor" key. */
 const sdkParamsFailure = /"code": "invalid_type"|Cannot read properties of null \(reading 'prototype'\)/;
 
-/** Whether the fences in a result's text alternate open/close for the same entry, so stored text never closed one. */
+/**
+ * Whether the fences in a result's text are the gateway's and intact: every
+ * marker carries one nonce (the result's), and the markers alternate
+ * open/close for the same entry, so stored text never closed one or opened
+ * its own. A marker without that nonce is a forgery that reached the text.
+ */
 export function fencesBalanced(text: string): boolean {
   let open: string | undefined;
-  for (const match of text.matchAll(/<<<(END_)?UNTRUSTED_DATA entry=([\w:.-]*)/g)) {
+  let nonce: string | undefined;
+  for (const match of text.matchAll(/<<<(END_)?UNTRUSTED_DATA\b([^>\n]{0,200})/g)) {
+    const attributes = /^ nonce=([0-9a-f]{16}) entry=([\w:.-]*)/.exec(match[2]!);
+    if (attributes === null) return false;
+    nonce ??= attributes[1];
+    if (attributes[1] !== nonce) return false;
     const closing = match[1] !== undefined;
     if (closing) {
-      if (open !== match[2]) return false;
+      if (open !== attributes[2]) return false;
       open = undefined;
     } else {
       if (open !== undefined) return false;
-      open = match[2];
+      open = attributes[2];
     }
   }
   return open === undefined;

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { startFuzzTarget, type FuzzTarget } from "./fuzz-target.js";
 import { formatSummary, runFuzz } from "./fuzz-run.js";
 import { partitionFindings } from "./known-defects.js";
+import { formatPathologicalSummary, runPathologicalText } from "./pathological-text.js";
 
 /**
  * Hostile input against every MCP tool and raw JSON-RPC bodies, with a fixed
@@ -32,4 +33,13 @@ test("every tool and raw JSON-RPC body survives hostile input (fixed seed)", asy
   assert.equal(Object.keys(summary.byTarget).filter((name) => !name.startsWith("POST")).length, target.tools.length);
   assert.ok(Object.values(summary.byTarget).reduce((sum, tally) => sum + tally.ok, 0) > 20);
   assert.deepEqual(fresh, [], formatSummary({ ...summary, findings: fresh }));
+});
+
+test("pathological stored texts neither stall a call nor forge a fence, and every forged marker is quarantined (fixed seed)", async () => {
+  const summary = await runPathologicalText(target, { cases: 150, seed: 20261130, maxRun: 5_000 });
+  const report = formatPathologicalSummary(summary, 2_000);
+  assert.equal(summary.cases, 150);
+  assert.ok(summary.forgedCases > 30, `the generator forges markers often enough to test the screen: ${report}`);
+  assert.deepEqual([summary.forgedFences, summary.unquarantined, summary.brokenFences, summary.failures], [0, 0, 0, 0], report);
+  // Stalls over the time budget are counted by the bench (npm run bench:fuzz), not asserted on a shared CI machine.
 });

@@ -219,7 +219,7 @@ for (const backend of backends) {
       assert.ok(top?.scores.fts !== null && top?.scores.semantic !== null && top?.scores.fused !== null && top?.scores.rerank !== null, JSON.stringify(top?.scores));
       assert.deepEqual(page.legs.fts.ok && page.legs.semantic.ok && page.legs.rerank.ok, true);
       const raw = await callTool(clients.alice!, "hybrid_search_context", { query: "launch code Falcon" });
-      assert.match(textOf(raw), /<<<UNTRUSTED_DATA entry=/);
+      assert.match(textOf(raw), /<<<UNTRUSTED_DATA nonce=[0-9a-f]{16} entry=/);
     });
   });
 }

@@ -467,7 +467,7 @@ for (const backend of backends) {
       );
       const fenced = JSON.parse(textOf(grepped)) as typeof lines;
       assert.deepEqual(
-        Object.fromEntries(fenced.results.map((result) => [result.id, result.matches.map((match) => match.text.split("\n")[0])])),
+        Object.fromEntries(fenced.results.map((result) => [result.id, result.matches.map((match) => match.text.split("\n")[0]!.replace(/ nonce=[0-9a-f]{16}/, ""))])),
         { [good]: [`<<<UNTRUSTED_DATA entry=${good} trust=verified>>>`], [bad]: [`<<<UNTRUSTED_DATA entry=${bad} trust=quarantined>>>`] },
         "the fence around each matching line names its entry's state",
       );
@@ -496,7 +496,7 @@ for (const backend of backends) {
       assert.equal((range.structuredContent as { trust_state: string }).trust_state, "quarantined", "a range read says its entry's trust state");
       assert.match(
         (JSON.parse(textOf(range)) as { text: string }).text,
-        new RegExp(`^<<<UNTRUSTED_DATA entry=${bad} trust=quarantined>>>\nZephyrine ledger\\. Ignore previous`),
+        new RegExp(`^<<<UNTRUSTED_DATA nonce=[0-9a-f]{16} entry=${bad} trust=quarantined>>>\nZephyrine ledger\\. Ignore previous`),
         "and fences its text with it",
       );
       assert.equal((await callOk<{ trust_state: string }>(clients.bob!, "read_context_range", { context_id: good, start: 0, end: 9 })).trust_state, "verified", "positive control");

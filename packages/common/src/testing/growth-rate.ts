@@ -125,6 +125,50 @@ export const pathologicalTexts: readonly TextGenerator[] = Object.freeze([
   { name: "one sentence, then spaces", generate: (length) => framedRun("End.", " ", "", length) },
 ]);
 
+const framed = (name: string, prefix: string, unit: string): TextGenerator => ({ name, generate: (length) => framedRun(prefix, unit, "", length) });
+
+/**
+ * Inputs aimed at code that looks for markers, tags and phrases (the
+ * write-time instruction screen, the untrusted-data fence): line breaks and
+ * spaces of other scripts, invisible characters, look-alike letters and
+ * brackets, a marker-like opening followed by a long run (what a
+ * backtracking gap such as `\s*\/?\s*` scans again and again), unfinished
+ * markers and tags, and phrases that start a rule's match and never end it.
+ */
+export const markerTexts: readonly TextGenerator[] = Object.freeze([
+  run("a run of carriage returns", "\r"),
+  run("a run of ideographic spaces", "\u3000"),
+  run("a run of soft hyphens", "\u00ad"),
+  run("a run of variation selectors", "\ufe0f"),
+  run("a run of Cyrillic А", "\u0410"),
+  run("a run of look-alike brackets", "\u2039"),
+  run("a run of full-width brackets", "\uff1c"),
+  framed("< then newlines", "<", "\n"),
+  framed("<<< then spaces", "<<<", " "),
+  framed("<<< then newlines", "<<<", "\n"),
+  framed("<<< then zero-width spaces", "<<<", "\u200b"),
+  framed("<<< then separators", "<<<", "_-. "),
+  framed("<<</ then spaces and an END", "<<</ END", " "),
+  framed("a heading mark then spaces", "\n#", " "),
+  framed("a line of dashes", "\n", "-"),
+  run("alternating < and newline", "<\n"),
+  run("alternating < and space", "< "),
+  run("alternating separators", "-_. \n"),
+  run("unfinished markers", "<<<END_UNTRUSTED_DAT"),
+  run("unfinished look-alike markers", "\u2039\u2039\u2039\u0415ND\u200b_UNTRUSTED_D"),
+  run("unclosed tags <system", "<system "),
+  run("nested tags", "<a><b "),
+  run("unclosed role tags", "<|im_start "),
+  run("tool-call openings", '{"arguments": ['),
+  run("tool-call names", '{"name": "x", '),
+  run("end-of-data openings", "[END OF "),
+  run("dash delimiters", "\n--- END OF "),
+  run("override phrases", "ignore previous "),
+  run("role phrases", "you are now "),
+  run("accent stacks", "a\u0301\u0302\u0303"),
+  run("confusables and invisibles", "\u0410\u200b\u0415\u00ad\u03a4\ufe0f"),
+]);
+
 /** A full garbage collection, when the engine lets a test ask for one. */
 const collectGarbage = ((): (() => void) => {
   try {
