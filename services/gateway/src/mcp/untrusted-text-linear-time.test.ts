@@ -10,9 +10,5 @@ test("marker neutralisation takes time linear in its text, on every pathological
 
 test("fencing a whole result takes time linear in the stored text", () => {
   const family = markerTexts.find((candidate) => candidate.name === "unfinished look-alike markers")!;
-  assertLinearGrowth(
-    "renderForModel",
-    (text) => renderForModel({ entries: [{ id, source: "user", text, summary: text.slice(0, 2000), tags: [text.slice(0, 100)] }] }),
-    family.generate,
-  );
+  assertLinearGrowth("renderForModel", (text) => renderForModel({ entries: [{ id, source: "user", text, summary: text.slice(0, 2000), tags: [text.slice(0, 100)] }] }), family.generate);
 });
