@@ -3,7 +3,7 @@
 # service — `node services/<name>/dist/main.js` (gateway, store, embedder,
 # summarizer, reranker) — and the Helm chart sets it; the store's migrations
 # run as `node services/store/dist/main.js migrate`, the smoke test as
-# `node packages/cli/dist/main.js smoke --url …`.
+# `node apps/cli/dist/main.js smoke --url …`.
 #
 #   docker build -t context-hub:dev .
 #
@@ -23,11 +23,11 @@ COPY . .
 RUN npm ci --ignore-scripts
 # The CLI references every service and shared package, so this compiles all
 # that ships (and none of the test or chart-test workspaces).
-RUN npx tsc -b packages/cli
+RUN npx tsc -b apps/cli
 
 # --- deps: production dependencies of what ships, nothing else --------------
 FROM build AS deps
-RUN rm -rf node_modules && npm ci --omit=dev --ignore-scripts --workspace packages/cli
+RUN rm -rf node_modules && npm ci --omit=dev --ignore-scripts --workspace apps/cli
 # Collect into /out exactly what the runtime needs: node_modules and, for every
 # workspace package node_modules links to, its package.json and dist/.
 RUN node --input-type=module <<'SCRIPT'

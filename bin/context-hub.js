@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// The context-hub command; the build (npm install runs it) puts the program in packages/cli/dist.
-import "../packages/cli/dist/main.js";
+// The context-hub command; the build (npm install runs it) puts the program in apps/cli/dist.
+import "../apps/cli/dist/main.js";

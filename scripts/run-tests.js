@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
-const roots = ["proto", "packages", "services", "test", "charts"];
+const roots = ["proto", "packages", "services", "apps", "test", "charts"];
 const filters = process.argv.slice(2);
 
 function collect(dir, out) {

@@ -574,7 +574,7 @@ describe("hooks", () => {
       assert.equal(pod.metadata.annotations?.["helm.sh/hook"], "test");
       const container = podSpecOf(pod)?.containers[0];
       // Plain http to the in-cluster Service is explicit (--insecure); the key comes from the environment, never the command line.
-      assert.deepEqual(container?.command, ["node", "packages/cli/dist/main.js", "smoke", "--url", `http://${componentName("gateway")}:8080/mcp`, "--insecure"]);
+      assert.deepEqual(container?.command, ["node", "apps/cli/dist/main.js", "smoke", "--url", `http://${componentName("gateway")}:8080/mcp`, "--insecure"]);
       assert.equal((pod.spec as { restartPolicy: string }).restartPolicy, "Never");
     }
   });

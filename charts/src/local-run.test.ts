@@ -42,7 +42,7 @@ const apiKey = `chk_${randomBytes(32).toString("base64url")}`;
 const apiKeysFile = JSON.stringify({ keys: [{ key: apiKey, tenant: "chart-run", subject: "chart-smoke", scopes: ["context:read", "context:write"] }] });
 
 const missingEntryPoints = services.map((name) => `services/${name}/dist/main.js`).filter((path) => !existsSync(join(repoRoot, path)));
-const smokeEntryPoint = "packages/cli/dist/main.js";
+const smokeEntryPoint = "apps/cli/dist/main.js";
 
 describe(`chart-driven local run of ci/${scenario}-values.yaml`, { skip: missingEntryPoints.length > 0 ? `not built yet: ${missingEntryPoints.join(", ")}` : false }, () => {
   let objects: KubeObject[];
