@@ -20,7 +20,8 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { contentHash, createLogger } from "@context-hub/common";
-import { accessPredicate, createSqlParams, createUuidV7, defaultSearchConfig, emptySearchFilter, entrySource, openDatabase, openSearch } from "@context-hub/store";
+import { openDatabase } from "@context-hub/store";
+import { accessPredicate, createSqlParams, createUuidV7, defaultSearchConfig, emptySearchFilter, entrySource, openSearch } from "@context-hub/store/testing";
 import { makeQueries, sizedNote } from "./retrieval-data.js";
 import { latencySummary } from "./lib/stats.js";
 

@@ -2,7 +2,7 @@
 // every visibility, loaded with batched SQL straight into the store's database, with chunk vectors from the built-in
 // embedder computed in-process (the same chunking and model the embedder service uses).
 import { contentHash } from "@context-hub/common";
-import { createUuidV7 } from "@context-hub/store";
+import { createUuidV7 } from "@context-hub/store/testing";
 import { chunkText, embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
 
 /** Model id the built-in embedder records (services/embedder/src/builtin-embedding-provider.ts). */

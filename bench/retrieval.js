@@ -21,7 +21,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createLogger, generateApiKey } from "@context-hub/common";
 import { startAllInOne } from "@context-hub/cli";
-import { accessPredicate, createSqlParams, defaultSearchConfig, hnswIndexName, openDatabase, openSearch } from "@context-hub/store";
+import { openDatabase } from "@context-hub/store";
+import { accessPredicate, createSqlParams, defaultSearchConfig, hnswIndexName, openSearch } from "@context-hub/store/testing";
 import { benchPrincipal, builtinDimension, builtinModel, loadCorpus, makeQueries } from "./retrieval-data.js";
 
 const { values } = parseArgs({

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { createLogger } from "@context-hub/common";
-import { createAuditRepository, createDenialRecorder, createEntryRepository, createEntryService, defaultSearchConfig, openDatabase, openSearch } from "@context-hub/store";
+import { openDatabase } from "@context-hub/store";
+import { createAuditRepository, createDenialRecorder, createEntryRepository, createEntryService, defaultSearchConfig, openSearch } from "@context-hub/store/testing";
 import { embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
 import { builtinDimension, builtinModel, sizedNote } from "./retrieval-data.js";
 

@@ -22,7 +22,8 @@ import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createLogger, contentHash } from "@context-hub/common";
-import { createUuidV7, defaultSearchConfig, openDatabase, openSearch } from "@context-hub/store";
+import { openDatabase } from "@context-hub/store";
+import { createUuidV7, defaultSearchConfig, openSearch } from "@context-hub/store/testing";
 import { embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
 import { builtinDimension, builtinModel, sizedNote } from "./retrieval-data.js";
 

@@ -1,8 +1,7 @@
 import { parseArgs } from "node:util";
 import { createLogger } from "@context-hub/common";
 import { createEmbedderTextWork, createEmbeddingProvider, loadEmbedderConfig } from "@context-hub/embedder";
-import { isMemoryDataDir, loadStoreConfig, openDatabase } from "@context-hub/store";
-import { planReembedding, reembedChunks, type EmbeddingSpace, type ReembedPlan } from "./chunk-reembedding.js";
+import { isMemoryDataDir, loadStoreConfig, openDatabase, planReembedding, reembedChunks, type EmbeddingSpace, type ReembedPlan } from "@context-hub/store";
 import { count, createProgressBar, type ProgressSink } from "./progress-bar.js";
 import { readLiveRuntime } from "./runtime-file.js";
 

@@ -10,9 +10,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createLogger, isContextHubError } from "@context-hub/common";
 import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
-import { openDatabase } from "@context-hub/store";
+import { openDatabase, reembedChunks } from "@context-hub/store";
 import { startAllInOne } from "./all-in-one.js";
-import { reembedChunks } from "./chunk-reembedding.js";
 
 const bin = fileURLToPath(new URL("../../../bin/context-hub.js", import.meta.url));
 const logger = createLogger("reembed-stop-test", "silent");

@@ -23,36 +23,16 @@ import { createReviewService } from "./review.js";
 import { createIdempotencyExpirySweeper } from "./idempotency-expiry.js";
 import { deleteExpiredIdempotencyKeys } from "./idempotency-repository.js";
 
+// The store's public face: starting it, and the offline operations the CLI
+// runs on its database (re-embedding, Qdrant rebuilds). Tests and benches
+// that need internals import them from "@context-hub/store/testing".
 export { loadStoreConfig, type StoreConfig } from "./config.js";
 export { openDatabase, type DatabaseOptions } from "./db/open-database.js";
-export { createPgliteConnection, isMemoryDataDir, type PgliteOptions } from "./db/pglite-database.js";
-export { createPostgresConnection, type PostgresOptions } from "./db/postgres-database.js";
-export { createPostgresStatements, isStaleStatement, type PostgresStatements } from "./db/postgres-statements.js";
-export { migrate, type MigrationResult } from "./db/migrate.js";
-export { latestSchemaVersion, migrations, type Migration } from "./migrations/index.js";
-export { createSqlParams, type DatabaseKind, type SqlConnection, type SqlDatabase, type SqlExecutor, type SqlParams, type SqlResult, type VectorType } from "./db/sql-database.js";
-export { accessPredicate, deletedEntryPredicate, type AccessMode } from "./access-predicate.js";
-export { trustFilter, defaultReadableTrustStates } from "./trust-filter.js";
-export { createEntryRepository, trustColumns, toEntryTrust, type TrustRow } from "./entry-repository.js";
-export { createEntryService, type EntryService } from "./entries.js";
-export { createAuditRepository } from "./audit-repository.js";
-export { screenEntry, screenRules, type ScreenFinding, type ScreenRuleId } from "./instruction-screen.js";
-export { auditHash, canonicalJson, createDenialRecorder, genesisHash, type AuditRecord } from "./audit.js";
-export type { TrustState } from "./trust.js";
-export { openSearch, type OpenSearch } from "./search-module.js";
-export { defaultSearchConfig, type SearchConfig } from "./search-config.js";
-export { hnswIndexName } from "./postgres-vector-index.js";
-export { graphKeyOf } from "./graph-vector-index.js";
-export { collectionName, createQdrantClient, createQdrantCollections, readChunkPoints, type ChunkPoint, type QdrantCollections } from "./qdrant-collections.js";
-export type { QdrantSettings, VectorBackendConfig, VectorBackendKind } from "./qdrant-config.js";
-export { createVectorOutboxRelay, deliverOutboxBatch, readOutboxStatus, setVectorOutbox, type OutboxStatus, type VectorOutboxRelay } from "./vector-outbox.js";
+export { isMemoryDataDir } from "./db/pglite-database.js";
+export type { SqlDatabase } from "./db/sql-database.js";
+export { planReembedding, reembedChunks, type EmbeddingSpace, type ReembedOptions, type ReembedPlan, type ReembedResult, type SpaceCount } from "./chunk-reembedding.js";
+export { createQdrantCollections, type QdrantCollections } from "./qdrant-collections.js";
 export { reindexQdrant, type ReindexProgress, type ReindexResult } from "./qdrant-reindex.js";
-export { toQdrantFilter } from "./qdrant-vector-index.js";
-export type { VectorIndex, VectorQuery, VectorSearchResult } from "./vector-index.js";
-export { createUuidV7, isUuid } from "./ids.js";
-export { createIdempotencyExpirySweeper, expiryBatchSize, expiryBatchesPerSweep, type IdempotencyExpirySweeper } from "./idempotency-expiry.js";
-export { deleteExpiredIdempotencyKeys } from "./idempotency-repository.js";
-export type { Principal, Scope } from "./principal.js";
 
 /** What a store can be handed instead of opening its own. */
 export interface StoreDependencies {
@@ -139,6 +119,3 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
     throw error;
   }
 }
-export { nastyQueries } from "./search-nasty-queries.js";
-export { entrySource, searchFilterConditions } from "./search-filter-sql.js";
-export { emptySearchFilter } from "./search-filter.js";

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { fromBinary } from "@bufbuild/protobuf";
 import { contentHash, createGrpcClient, vectorFromBytes } from "@context-hub/common";
 import { commonV1, embedderV1, storeV1, summarizerV1 } from "@context-hub/proto";
-import { graphKeyOf, type SqlDatabase } from "@context-hub/store";
+import type { SqlDatabase } from "@context-hub/store";
+import { graphKeyOf } from "@context-hub/store/testing";
 
 /**
  * What a database holds of a stream of planned writes, for the store crash

@@ -9,7 +9,8 @@ import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { commonV1, searchV1 } from "@context-hub/proto";
-import { defaultSearchConfig, migrate, migrations, openSearch, type Principal, type SqlDatabase } from "@context-hub/store";
+import type { SqlDatabase } from "@context-hub/store";
+import { defaultSearchConfig, migrate, migrations, openSearch, type Principal } from "@context-hub/store/testing";
 import { annFirstConfig, commitWithVectors, direction, type RetrievalHarness, type RetrievalTarget } from "./retrieval-fixtures.js";
 import { generatedFor, logger, newTenant, openConnection, openDatabase, principal, startTestStore, type PrincipalInit } from "../store/store-fixtures.js";
 

@@ -1,7 +1,8 @@
 /** Building blocks of the retrieval tests: a store with search in the same process, entries with chosen vectors, and clients. */
 import { contentHash, createGrpcClient, vectorToBytes, type GrpcClient } from "@context-hub/common";
 import { commonV1, searchV1 } from "@context-hub/proto";
-import { defaultSearchConfig, openDatabase, openSearch, type DatabaseOptions, type OpenSearch, type SearchConfig, type SqlDatabase } from "@context-hub/store";
+import { openDatabase, type DatabaseOptions, type SqlDatabase } from "@context-hub/store";
+import { defaultSearchConfig, openSearch, type OpenSearch, type SearchConfig } from "@context-hub/store/testing";
 import { logger, startTestStore, type NewEntryInit, type PrincipalInit, type StartedStore, type StoreClient } from "../store/store-fixtures.js";
 
 export type SearchClient = GrpcClient<typeof searchV1.SearchService>;

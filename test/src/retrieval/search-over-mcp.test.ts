@@ -4,7 +4,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { contentHash, createGrpcClient, vectorFromBytes, vectorToBytes } from "@context-hub/common";
 import { commonV1, embedderV1, storeV1 } from "@context-hub/proto";
 import { startAllInOne, type AllInOne } from "@context-hub/cli";
-import { nastyQueries } from "@context-hub/store";
+import { nastyQueries } from "@context-hub/store/testing";
 import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
 import { startTestPostgres } from "../support/postgres.js";
 import { readWrite, writeKeysFile, type TestPrincipal } from "../support/principals.js";

@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
 import { createLogger } from "@context-hub/common";
-import { createPostgresConnection, createPostgresStatements, isStaleStatement } from "@context-hub/store";
+import { createPostgresConnection, createPostgresStatements, isStaleStatement } from "@context-hub/store/testing";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
 
 describe("prepared statements on a PostgreSQL server", () => {

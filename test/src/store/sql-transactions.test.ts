@@ -4,7 +4,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createLogger } from "@context-hub/common";
-import { createPgliteConnection, createPostgresConnection, type SqlConnection, type SqlExecutor } from "@context-hub/store";
+import { createPgliteConnection, createPostgresConnection, type SqlConnection, type SqlExecutor } from "@context-hub/store/testing";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
 
 const drivers: { name: string; open(): Promise<{ db: SqlConnection; close(): Promise<void> }> }[] = [

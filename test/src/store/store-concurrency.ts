@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { toJsonString } from "@bufbuild/protobuf";
 import { isContextHubError, vectorFromBytes, vectorToBytes } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
-import type { SqlConnection } from "@context-hub/store";
+import type { SqlConnection } from "@context-hub/store/testing";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
 import { commitText, countRows, generatedFor, newTenant, openConnection, principal, startTestStore, textEntry, type GeneratedInit, type StartedStore, type StoreClient } from "./store-fixtures.js";
 

@@ -5,19 +5,8 @@ import { contentHash, createGrpcClient, createLogger, isContextHubError, type Er
 import { commonV1, storeV1 } from "@context-hub/proto";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import {
-  createPgliteConnection,
-  createPostgresConnection,
-  createUuidV7,
-  loadStoreConfig,
-  openDatabase,
-  startStore,
-  type DatabaseOptions,
-  type SqlConnection,
-  type SqlDatabase,
-  type SqlExecutor,
-  type VectorType,
-} from "@context-hub/store";
+import { loadStoreConfig, openDatabase, startStore, type DatabaseOptions, type SqlDatabase } from "@context-hub/store";
+import { createPgliteConnection, createPostgresConnection, createUuidV7, type SqlConnection, type SqlExecutor, type VectorType } from "@context-hub/store/testing";
 
 export const logger = createLogger("store-test", "silent");
 

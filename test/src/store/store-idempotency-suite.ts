@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { commonV1, storeV1 } from "@context-hub/proto";
-import { createIdempotencyExpirySweeper, deleteExpiredIdempotencyKeys, expiryBatchSize } from "@context-hub/store";
+import { createIdempotencyExpirySweeper, deleteExpiredIdempotencyKeys, expiryBatchSize } from "@context-hub/store/testing";
 import { commitText, countRows, expectError, generatedFor, newTenant, principal, startTestStore, tenantFootprint, textEntry, type StoreSuiteContext } from "./store-fixtures.js";
 
 const { NEW, REPLAY, CONFLICT } = storeV1.CheckIdempotencyResponse_State;

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
-import { migrate } from "@context-hub/store";
+import { migrate } from "@context-hub/store/testing";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
 import { defineConcurrencyTests } from "./store-concurrency.js";
 import { defineStoreSuite } from "./store-suite.js";

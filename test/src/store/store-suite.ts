@@ -11,7 +11,8 @@ import { fromJson, type JsonValue } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { contentHash, vectorToBytes } from "@context-hub/common";
 import { commonV1 } from "@context-hub/proto";
-import { accessPredicate, createSqlParams, createUuidV7, isUuid, latestSchemaVersion, migrate, migrations, type AccessMode, type Principal, type SqlDatabase } from "@context-hub/store";
+import type { SqlDatabase } from "@context-hub/store";
+import { accessPredicate, createSqlParams, createUuidV7, isUuid, latestSchemaVersion, migrate, migrations, type AccessMode, type Principal } from "@context-hub/store/testing";
 import {
   expectError,
   generatedFor,

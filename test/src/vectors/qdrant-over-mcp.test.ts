@@ -13,7 +13,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { AllInOne } from "@context-hub/cli";
 import { callOk, connectMcpClient } from "../support/mcp.js";
 import { startOutageProxy, startQdrantTarget, type OutageProxy, type QdrantTarget } from "../support/qdrant-server.js";
-import { createQdrantClient } from "@context-hub/store";
+import { createQdrantClient } from "@context-hub/store/testing";
 import { startMemoryHub } from "../support/memory-hub.js";
 
 interface SemanticPage {

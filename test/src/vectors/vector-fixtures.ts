@@ -7,7 +7,8 @@
 import { randomBytes } from "node:crypto";
 import { createGrpcClient, metricsRegistry, type GrpcClient, type RunningService } from "@context-hub/common";
 import { searchV1, storeV1 } from "@context-hub/proto";
-import { collectionName, createQdrantClient, loadStoreConfig, openDatabase, startStore, type SqlDatabase } from "@context-hub/store";
+import { loadStoreConfig, openDatabase, startStore, type SqlDatabase } from "@context-hub/store";
+import { collectionName, createQdrantClient } from "@context-hub/store/testing";
 import { dimension, testModel } from "../retrieval/retrieval-fixtures.js";
 import { logger, type StoreClient } from "../store/store-fixtures.js";
 import { startOutageProxy, startQdrantTarget, type OutageProxy, type QdrantTarget } from "../support/qdrant-server.js";

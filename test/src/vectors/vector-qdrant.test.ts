@@ -8,7 +8,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { contentHash, vectorToBytes } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
-import { collectionName, emptySearchFilter, toQdrantFilter, type Principal } from "@context-hub/store";
+import { collectionName, emptySearchFilter, toQdrantFilter, type Principal } from "@context-hub/store/testing";
 import { commitWithVectors } from "../retrieval/retrieval-fixtures.js";
 import { newTenant, principal } from "../store/store-fixtures.js";
 import { defineVectorContractSuite } from "./vector-contract-suite.js";

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { createGrpcClient, createLogger } from "@context-hub/common";
 import { storeV1 } from "@context-hub/proto";
 import { startAllInOne } from "@context-hub/cli";
-import { auditHash, createUuidV7, openDatabase } from "@context-hub/store";
+import { openDatabase } from "@context-hub/store";
+import { auditHash, createUuidV7 } from "@context-hub/store/testing";
 import { callOk, connectMcpClient } from "../support/mcp.js";
 import { startTestPostgres } from "../support/postgres.js";
 

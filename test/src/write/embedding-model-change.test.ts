@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import { createLogger } from "@context-hub/common";
 import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
 import { startAllInOne } from "@context-hub/cli";
-import { hnswIndexName, openDatabase, type SqlDatabase } from "@context-hub/store";
+import { openDatabase, type SqlDatabase } from "@context-hub/store";
+import { hnswIndexName } from "@context-hub/store/testing";
 import { callOk, connectMcpClient } from "../support/mcp.js";
 import { startTestPostgres } from "../support/postgres.js";
 

@@ -9,7 +9,8 @@
  * new one, and a rerun continues with the chunks still in an old space.
  */
 import { providerError } from "@context-hub/common";
-import { hnswIndexName, type SqlDatabase } from "@context-hub/store";
+import type { SqlDatabase } from "./db/sql-database.js";
+import { hnswIndexName } from "./postgres-vector-index.js";
 
 /** An (embedding model, dimension) pair. */
 export interface EmbeddingSpace {
