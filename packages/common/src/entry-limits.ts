@@ -1,4 +1,40 @@
 /**
+ * Limits on what a write may carry, enforced twice: by the gateway's tool
+ * input schemas (so a caller gets a clear error before any work starts) and
+ * by the store's validation (so a gRPC caller that skips the gateway meets
+ * the same bounds). Both read them from here, so the two cannot drift.
+ * Lengths are in UTF-16 code units, as JavaScript counts them.
+ */
+export const entryLimits = {
+  /** A thread id: 1 to this many characters. */
+  threadIdChars: 256,
+  /** An entry's text. */
+  textChars: 1_000_000,
+  /** Images per entry. */
+  images: 10,
+  /** Decoded bytes of one image (10 MiB). */
+  imageBytes: 10 * 1024 * 1024,
+  /** Tags per entry. */
+  tags: 50,
+  /** One tag, after trimming. */
+  tagChars: 100,
+  /** Metadata serialised as JSON, in UTF-8 bytes (64 KiB). */
+  metadataBytes: 64 * 1024,
+  /** A top-level metadata key (on an entry, and in a metadata filter): 1 to this many characters. */
+  metadataKeyChars: 128,
+  /** Levels of objects and arrays in metadata, the object itself being level 1. */
+  metadataDepth: 32,
+  /** Conditions in one metadata filter. */
+  metadataConditions: 20,
+  /** Entries, updates or ids in one call. */
+  itemsPerCall: 100,
+  /** Rows in one page of a listing. */
+  pageSize: 100,
+  /** The deepest offset a listing pages to. */
+  maxOffset: 10_000,
+} as const;
+
+/**
  * Longest summary, and longest node summary, an entry may carry, in UTF-16
  * code units. The store refuses anything longer; the summarizer cuts every
  * provider's answer to fit, so a write never fails on it.

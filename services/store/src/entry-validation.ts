@@ -1,4 +1,4 @@
-import { contentHash, headingCharLimit, imageMimeTypes, imageTypeMismatch, invalidArgument, isImageMimeType, summaryCharLimit } from "@context-hub/common";
+import { contentHash, entryLimits, headingCharLimit, imageMimeTypes, imageTypeMismatch, invalidArgument, isImageMimeType, summaryCharLimit } from "@context-hub/common";
 import { createHash } from "node:crypto";
 import type {
   EntryChange,
@@ -18,17 +18,17 @@ import type {
 import { toIdQuery } from "./id-query.js";
 import { toPreview } from "./preview.js";
 
-/** Limits every write is held to; documented in docs/store.md. */
+/** Limits every write is held to (the shared ones from @context-hub/common, which the gateway's schemas enforce too); documented in docs/store.md. */
 export const limits = {
-  threadIdLength: 256,
-  textLength: 1_000_000,
-  images: 10,
-  imageBytes: 10 * 1024 * 1024,
-  tags: 50,
-  tagLength: 100,
-  metadataBytes: 64 * 1024,
+  threadIdLength: entryLimits.threadIdChars,
+  textLength: entryLimits.textChars,
+  images: entryLimits.images,
+  imageBytes: entryLimits.imageBytes,
+  tags: entryLimits.tags,
+  tagLength: entryLimits.tagChars,
+  metadataBytes: entryLimits.metadataBytes,
   /** Levels of objects and arrays in metadata, the object itself being level 1. */
-  metadataDepth: 32,
+  metadataDepth: entryLimits.metadataDepth,
   chunks: 10_000,
   embeddingDimension: 16_000,
   modelNameLength: 256,
@@ -36,15 +36,14 @@ export const limits = {
   nodeSummaries: 10_000,
   nodeIdLength: 512,
   headingLength: headingCharLimit,
-  metadataConditions: 20,
-  metadataKeyLength: 256,
-  listLimit: 100,
+  metadataConditions: entryLimits.metadataConditions,
+  metadataKeyLength: entryLimits.metadataKeyChars,
+  listLimit: entryLimits.pageSize,
   defaultListLimit: 20,
   defaultThreadLimit: 50,
-  listOffset: 10_000,
-  itemsPerCall: 100,
+  listOffset: entryLimits.maxOffset,
+  itemsPerCall: entryLimits.itemsPerCall,
 } as const;
-
 function hasNul(value: string): boolean {
   return value.includes("\u0000");
 }
@@ -108,6 +107,8 @@ export function checkMetadataShape(metadata: JsonValue, field: string): void {
 
 function validateMetadata(metadata: JsonObject, field: string): JsonObject {
   checkMetadataShape(metadata, field);
+  const badKey = Object.keys(metadata).find((key) => key.length < 1 || key.length > limits.metadataKeyLength);
+  if (badKey !== undefined) throw invalidArgument(`${field} keys must be 1 to ${limits.metadataKeyLength} characters (got one of ${badKey.length})`);
   const bytes = Buffer.byteLength(JSON.stringify(metadata), "utf8");
   if (bytes > limits.metadataBytes) throw invalidArgument(`${field} is ${bytes} bytes as JSON; the limit is ${limits.metadataBytes} (64 KiB)`);
   // PostgreSQL's jsonb cannot hold U+0000.

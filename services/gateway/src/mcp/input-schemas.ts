@@ -1,23 +1,22 @@
 import { z } from "zod";
-import { describeImageBytes, detectImageType, imageMimeTypes } from "@context-hub/common";
+import { describeImageBytes, detectImageType, entryLimits, imageMimeTypes } from "@context-hub/common";
 import { jsonShapeProblem, maxJsonDepth } from "./json-shape.js";
 
-/** Limits every tool enforces before anything reaches a worker or the store. */
+/** Limits every tool enforces before anything reaches a worker or the store: the store's own, from @context-hub/common. */
 export const limits = {
-  threadIdChars: 256,
-  textChars: 1_000_000,
-  images: 10,
-  imageBytes: 10 * 1024 * 1024,
-  tags: 50,
-  tagChars: 100,
-  metadataBytes: 64 * 1024,
-  metadataKeyChars: 128,
-  idsPerFetch: 100,
-  pageSize: 100,
-  maxOffset: 10_000,
-  batchItems: 100,
+  threadIdChars: entryLimits.threadIdChars,
+  textChars: entryLimits.textChars,
+  images: entryLimits.images,
+  imageBytes: entryLimits.imageBytes,
+  tags: entryLimits.tags,
+  tagChars: entryLimits.tagChars,
+  metadataBytes: entryLimits.metadataBytes,
+  metadataKeyChars: entryLimits.metadataKeyChars,
+  idsPerFetch: entryLimits.itemsPerCall,
+  pageSize: entryLimits.pageSize,
+  maxOffset: entryLimits.maxOffset,
+  batchItems: entryLimits.itemsPerCall,
 } as const;
-
 const noNul = (value: string) => !value.includes("\u0000");
 
 export const threadIdSchema = z
@@ -39,13 +38,17 @@ export const textSchema = z
 
 const base64Pattern = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/** How many bytes base64 `data` decodes to, without decoding it (the store counts decoded bytes). */
+const decodedBytes = (data: string): number => Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
+
 export const imageSchema = z
   .object({
     data: z
       .string()
       .min(1, "image data must not be empty")
       .max(Math.ceil((limits.imageBytes * 4) / 3) + 4, `an image must be at most ${limits.imageBytes} bytes`)
-      .refine((value) => base64Pattern.test(value), "image data must be base64"),
+      .refine((value) => base64Pattern.test(value), "image data must be base64")
+      .refine((value) => decodedBytes(value) <= limits.imageBytes, `an image must be at most ${limits.imageBytes} bytes`),
     mime_type: z.enum(imageMimeTypes, { error: "mime_type must be image/png, image/jpeg, image/gif or image/webp" }),
   })
   .strict();

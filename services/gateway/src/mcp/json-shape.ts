@@ -6,8 +6,10 @@
  * decoder stops at 100 nested messages, PostgreSQL's jsonb) may recurse.
  */
 
+import { entryLimits } from "@context-hub/common";
+
 /** The deepest nesting of objects and arrays a metadata value may have; the value itself is level 1. */
-export const maxJsonDepth = 32;
+export const maxJsonDepth = entryLimits.metadataDepth;
 
 /**
  * Keys no caller-supplied object may have: in JavaScript they reach an

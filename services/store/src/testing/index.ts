@@ -35,3 +35,4 @@ export type { Principal, Scope } from "../principal.js";
 export { nastyQueries } from "../search-nasty-queries.js";
 export { entrySource, searchFilterConditions } from "../search-filter-sql.js";
 export { emptySearchFilter } from "../search-filter.js";
+export { limits as storeWriteLimits, validateNewEntry } from "../entry-validation.js";
