@@ -75,6 +75,7 @@ const serviceEnv: Record<string, readonly string[]> = {
     "GATEWAY_EMBED_TIMEOUT_MS",
     "GATEWAY_SUMMARY_TIMEOUT_MS",
     "GATEWAY_SECTION_SUMMARY_TIMEOUT_MS",
+    "GATEWAY_RERANK_TIMEOUT_MS",
     "GATEWAY_EARLY_GENERATION",
   ],
   store: [
@@ -451,6 +452,7 @@ describe("configuration from values", () => {
       GATEWAY_EMBED_TIMEOUT_MS: "60000",
       GATEWAY_SUMMARY_TIMEOUT_MS: "90000",
       GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "10000",
+      GATEWAY_RERANK_TIMEOUT_MS: "8000",
       GATEWAY_EARLY_GENERATION: "auto",
     };
     for (const [name, value] of Object.entries(expected)) assert.equal(env.get(name), value, name);

@@ -29,7 +29,7 @@ interface GatewaySettings {
   instructions: string | undefined;
   allowedOrigins: string[];
   maxBodyBytes: number;
-  timeouts: { storeMs: number; embedMs: number; summaryMs: number; sectionSummaryMs: number };
+  timeouts: { storeMs: number; embedMs: number; summaryMs: number; sectionSummaryMs: number; rerankMs: number };
 }
 interface StoreSettings {
   vectors: { kind: string; qdrant?: { url: string; apiKey: string; collection: string } };
@@ -126,7 +126,7 @@ describe("every scenario's rendered environment is accepted by the services' own
     assert.equal(tuned.maxBodyBytes, 16 * 1024 * 1024);
     assert.equal(tuned.maxReadBodyBytes, 256 * 1024);
     assert.deepEqual(tuned.trustedProxies, ["10.42.0.0/16"]);
-    assert.deepEqual(tuned.timeouts, { storeMs: 15_000, embedMs: 60_000, summaryMs: 90_000, sectionSummaryMs: 10_000 });
+    assert.deepEqual(tuned.timeouts, { storeMs: 15_000, embedMs: 60_000, summaryMs: 90_000, sectionSummaryMs: 10_000, rerankMs: 8_000 });
     assert.equal(tuned.summariesEnabled, true);
 
     const claimed = load(environmentOf("gateway", containerOf(objectsOf("oidc"), "gateway")));

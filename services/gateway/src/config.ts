@@ -128,6 +128,7 @@ const schema = z
     GATEWAY_EMBED_TIMEOUT_MS: envInteger(30_000, 100),
     GATEWAY_SUMMARY_TIMEOUT_MS: envInteger(30_000, 100),
     GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: envInteger(5_000, 100),
+    GATEWAY_RERANK_TIMEOUT_MS: envInteger(30_000, 100),
     GATEWAY_EARLY_GENERATION: envEnum(earlyGenerationSettings, "auto"),
     LOG_LEVEL: envEnum(["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const, "info"),
   })
@@ -252,7 +253,8 @@ export interface GatewayConfig {
   maxBodyBytes: number;
   /** The largest body accepted from a caller without `context:write`. */
   maxReadBodyBytes: number;
-  timeouts: { storeMs: number; embedMs: number; summaryMs: number; sectionSummaryMs: number };
+  /** Deadlines of calls to peers: the store, the embedder, a write's summary and its node summaries, and a search's rerank. */
+  timeouts: { storeMs: number; embedMs: number; summaryMs: number; sectionSummaryMs: number; rerankMs: number };
   /** When a new entry's generation starts: beside its dedup pre-check (on), after it (off), or as the workers' providers suggest (auto). */
   earlyGeneration: EarlyGenerationSetting;
   logLevel: string;
@@ -322,6 +324,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
       embedMs: raw.GATEWAY_EMBED_TIMEOUT_MS,
       summaryMs: raw.GATEWAY_SUMMARY_TIMEOUT_MS,
       sectionSummaryMs: raw.GATEWAY_SECTION_SUMMARY_TIMEOUT_MS,
+      rerankMs: raw.GATEWAY_RERANK_TIMEOUT_MS,
     },
     earlyGeneration: raw.GATEWAY_EARLY_GENERATION,
     logLevel: raw.LOG_LEVEL,

@@ -28,7 +28,7 @@ export function createPeers(config: GatewayConfig): Peers {
   const summarizer = config.summariesEnabled
     ? createGrpcClient(summarizerV1.SummarizerService, { address: config.peers.summarizer, peer: "summarizer", deadlineMs: config.timeouts.summaryMs })
     : undefined;
-  const reranker = createGrpcClient(rerankerV1.RerankerService, { address: config.peers.reranker, peer: "reranker", deadlineMs: config.timeouts.summaryMs });
+  const reranker = createGrpcClient(rerankerV1.RerankerService, { address: config.peers.reranker, peer: "reranker", deadlineMs: config.timeouts.rerankMs });
   return {
     store,
     search,
