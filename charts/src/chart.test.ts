@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, test } from "node:test";
 import {
   chartDir,
@@ -12,6 +13,7 @@ import {
   probePort,
   release,
   render,
+  repoRoot,
   runHelm,
   scenarioFile,
   scenarios,
@@ -98,6 +100,16 @@ const serviceEnv: Record<string, readonly string[]> = {
   reranker: ["RERANKER_HOST", "RERANKER_PORT", "RERANKER_OPS_PORT", "RERANKER_PROVIDER", "RERANKER_MODEL", "RERANKER_BASE_URL", "RERANKER_CACHE_DIR"],
 };
 const everyServiceEnv = ["LOG_LEVEL", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_SERVICE_NAME"];
+/** Variables the chart sets that no service reads: DATABASE_PASSWORD only feeds `$(DATABASE_PASSWORD)` in the bundled PostgreSQL's DATABASE_URL. */
+const chartOnlyEnv: Record<string, readonly string[]> = { store: ["DATABASE_PASSWORD"] };
+/** The configuration reference's section of each service (scripts/configuration-reference.js). */
+const schemaSection: Record<string, string> = { gateway: "Gateway", store: "Store", embedder: "Embedder", summarizer: "Summarizer", reranker: "Reranker" };
+
+/** Every variable each section of the config schemas defines, read from the built services by the reference's generator. */
+async function schemaVariables(): Promise<Map<string, string[]>> {
+  const generator = (await import(pathToFileURL(join(repoRoot, "scripts/configuration-reference.js")).href)) as { definedVariables(): Promise<Map<string, string[]>> };
+  return generator.definedVariables();
+}
 const defaultPorts: Record<string, { port: number; opsPort?: number }> = {
   gateway: { port: 8080 },
   store: { port: 50051, opsPort: 9091 },
@@ -284,6 +296,31 @@ describe("each service", () => {
       assert.deepEqual(migrate?.command, ["node", "services/store/dist/main.js", "migrate"]);
       images.add(migrate.image);
       assert.equal(images.size, 1, "one image for every service");
+    }
+  });
+
+  test("sets only variables the services' config schemas define (docs/configuration.md), and wires every one the chart must", async () => {
+    const defined = await schemaVariables();
+    const shared = defined.get("Every service") ?? assert.fail("no shared section in the config schemas");
+    // Every scenario, and one with the settings every scenario leaves null (burst sizes the gateway defaults) set.
+    const renders = [
+      ...all.map((scenario) => ({ name: `ci/${scenario}`, objects: objectsOf(scenario) })),
+      { name: "every null setting set", objects: render("single-tenant-self-hosted", { set: ["gateway.rateLimits.write.burst=60", "gateway.rateLimits.authFailures.burst=60"] }) },
+    ];
+    for (const service of services) {
+      const section = defined.get(schemaSection[service] ?? "") ?? assert.fail(`no config schema section for ${service}`);
+      const known = new Set([...shared, ...section, ...(chartOnlyEnv[service] ?? [])]);
+      const wired = new Set<string>();
+      for (const { name: scenario, objects } of renders) {
+        for (const name of envOf(mainContainer(objects, service).container).keys()) {
+          assert.ok(known.has(name), `${scenario}: the chart sets ${name} on the ${service}, but no config schema defines it (a misspelling, or a variable the service no longer reads)`);
+          wired.add(name);
+        }
+      }
+      for (const name of [...everyServiceEnv, ...(serviceEnv[service] ?? [])]) {
+        assert.ok(known.has(name), `${name} is on the chart's list for the ${service}, but no config schema defines it`);
+        assert.ok(wired.has(name), `the chart never wires ${name} into the ${service}, though it must`);
+      }
     }
   });
 

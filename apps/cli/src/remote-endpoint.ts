@@ -1,4 +1,5 @@
 import { isLoopbackUrl } from "@context-hub/common";
+import { loadCliConfig } from "./config.js";
 
 /** The `--url`, `--token` and `--insecure` options of a command that talks to a running server. */
 export interface RemoteOptions {
@@ -40,7 +41,7 @@ export function resolveRemoteEndpoint(command: string, options: RemoteOptions, e
   if (options.token !== undefined) {
     warn(`context-hub ${command}: --token shows in the process list (ps) to other users of this machine; set CONTEXT_HUB_TOKEN instead\n`);
   }
-  const token = options.token ?? env.CONTEXT_HUB_TOKEN;
+  const token = options.token ?? loadCliConfig(env).CONTEXT_HUB_TOKEN;
   return { ok: true, url, token: token === undefined || token === "" ? undefined : token };
 }
 

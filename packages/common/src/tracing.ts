@@ -2,6 +2,8 @@ import { context, INVALID_SPAN_CONTEXT, propagation, SpanKind, SpanStatusCode, t
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, NodeTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-node";
+import { z } from "zod";
+import { envOptionalString, envString, loadConfig } from "./config.js";
 
 /**
  * OpenTelemetry tracing, off unless configured: with OTEL_EXPORTER_OTLP_ENDPOINT
@@ -18,10 +20,28 @@ export interface Tracing {
 
 let active: { provider: NodeTracerProvider; users: number } | undefined;
 
+/**
+ * The OpenTelemetry variables every service reads. The OTLP exporter reads
+ * the endpoints (and the other standard OTEL_EXPORTER_OTLP_* settings, such
+ * as headers) itself; these are the ones that decide whether and as what
+ * a service traces.
+ */
+export const tracingEnvSchema = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: envOptionalString().describe(
+    "OTLP/HTTP collector base URL, e.g. http://otel-collector:4318; spans go to its /v1/traces. Unset (and no traces endpoint): tracing is off.",
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: envOptionalString().describe("Full OTLP/HTTP traces URL, used instead of OTEL_EXPORTER_OTLP_ENDPOINT for traces; setting either turns tracing on."),
+  OTEL_SERVICE_NAME: envOptionalString().describe("The service.name spans carry; unset: the service's own name (gateway, store, …)."),
+  OTEL_SDK_DISABLED: envString("false").describe("`true` (any case) turns tracing off even when an endpoint is set."),
+};
+
+const tracingEnv = z.object(tracingEnvSchema);
+
 /** Whether the environment asks for traces. */
 export function isTracingConfigured(env: NodeJS.ProcessEnv): boolean {
-  if ((env.OTEL_SDK_DISABLED ?? "").toLowerCase() === "true") return false;
-  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  const settings = loadConfig(tracingEnv, env);
+  if (settings.OTEL_SDK_DISABLED.toLowerCase() === "true") return false;
+  return settings.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined;
 }
 
 /**
@@ -33,7 +53,7 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv, proces
   if (processors === undefined && !isTracingConfigured(env)) return undefined;
   if (active === undefined) {
     const provider = new NodeTracerProvider({
-      resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME ?? serviceName }),
+      resource: resourceFromAttributes({ "service.name": loadConfig(tracingEnv, env).OTEL_SERVICE_NAME ?? serviceName }),
       spanProcessors: processors ?? [new BatchSpanProcessor(new OTLPTraceExporter())],
     });
     provider.register();

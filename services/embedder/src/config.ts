@@ -1,5 +1,16 @@
 import { z } from "zod";
-import { commonEnvSchema, envBoolean, envEnum, envInteger, envString, loadConfig, resolveHttpProviderSettings, type HttpProviderRequirements, type Secret } from "@context-hub/common";
+import {
+  commonEnvSchema,
+  envBoolean,
+  envEnum,
+  envInteger,
+  envOptionalString,
+  envString,
+  loadConfig,
+  resolveHttpProviderSettings,
+  type HttpProviderRequirements,
+  type Secret,
+} from "@context-hub/common";
 import { toDefaultCacheDir } from "@context-hub/text";
 
 /** Embedding providers this build knows. */
@@ -14,32 +25,42 @@ export const embedderProviderRequirements: Record<Exclude<EmbedderProviderName, 
   voyage: { defaultBaseUrl: "https://api.voyageai.com", apiKey: "with-default-base-url" },
 };
 
-const embedderEnvSchema = z
-  .object({
-    ...commonEnvSchema,
-    EMBEDDER_HOST: envString("127.0.0.1"),
-    EMBEDDER_PORT: envInteger(50052, 0, 65535),
-    EMBEDDER_OPS_PORT: envInteger(9092, -1, 65535),
-    EMBEDDER_PROVIDER: envEnum(embedderProviders, "builtin"),
-    EMBEDDER_CACHE_DIR: z.string().optional(),
-    EMBEDDER_CHUNK_SIZE: envInteger(1500, 100, 1_000_000),
-    EMBEDDER_CHUNK_OVERLAP: envInteger(200, 0, 500_000),
-    EMBEDDER_MAX_TEXT_CHARS: envInteger(1_000_000, 1, 100_000_000),
-    EMBEDDER_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000),
-    EMBEDDER_TEXT_WORKERS: envInteger(1, 1, 64),
-    EMBEDDER_BASE_URL: envString(""),
-    EMBEDDER_API_KEY: envString(""),
-    EMBEDDER_MODEL: envString(""),
-    // Unset (0) means "learn it from the provider at warm-up"; an explicit value must be positive.
-    EMBEDDER_DIMENSION: envInteger(0, 1, 65_536),
-    EMBEDDER_SEND_DIMENSION: envBoolean(false),
-    EMBEDDER_TIMEOUT_MS: envInteger(20_000, 100, 600_000),
-    EMBEDDER_MAX_RETRIES: envInteger(2, 0, 10),
-    EMBEDDER_BATCH_SIZE: envInteger(128, 1, 2048),
-    EMBEDDER_CONCURRENCY: envInteger(4, 1, 64),
-    XDG_CACHE_HOME: z.string().optional(),
-    HOME: z.string().optional(),
-  })
+/** Every variable the embedder reads: docs/configuration.md is generated from these. */
+export const embedderEnvVariables = z.object({
+  ...commonEnvSchema,
+  EMBEDDER_HOST: envString("127.0.0.1").describe("Address to bind (the Helm chart sets `0.0.0.0`)"),
+  EMBEDDER_PORT: envInteger(50052, 0, 65535).describe("gRPC port; 0 picks a free one"),
+  EMBEDDER_OPS_PORT: envInteger(9092, -1, 65535).describe("`/metrics`, `/healthz`, `/readyz`; 0 picks a free one, -1 disables"),
+  EMBEDDER_PROVIDER: envEnum(embedderProviders, "builtin").describe(
+    "`builtin` (no network), `openai` (OpenAI-compatible `/v1/embeddings`), `ollama` (`/api/embed`) or `voyage`; see [providers.md](providers.md)",
+  ),
+  EMBEDDER_CACHE_DIR: envOptionalString().describe("Where the word-vector cache file is written and read"),
+  EMBEDDER_CHUNK_SIZE: envInteger(1500, 100, 1_000_000).describe("Largest chunk, in characters (UTF-16 code units); 100 – 1 000 000"),
+  EMBEDDER_CHUNK_OVERLAP: envInteger(200, 0, 500_000).describe("How far a chunk reaches back into the previous one; at most half of the chunk size"),
+  EMBEDDER_MAX_TEXT_CHARS: envInteger(1_000_000, 1, 100_000_000).describe("Longest text accepted by `EmbedDocuments` and `EmbedQueries`"),
+  EMBEDDER_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000).describe(
+    "Most time one call's chunking, or its built-in embedding, may take in a worker thread (10–600000); past it the worker is terminated and the call fails with `TEXT_BUDGET_EXCEEDED` naming the stage (`chunk`, `embed`). Calls whose texts total at most 4096 characters (search queries) are worked on at once, without a worker. See [reliability.md](reliability.md#work-on-caller-text)",
+  ),
+  EMBEDDER_TEXT_WORKERS: envInteger(1, 1, 64).describe("Worker threads for that work (1–64); with the built-in provider each holds its own copy of the word vectors (about 145 MB)"),
+  EMBEDDER_BASE_URL: envString("").describe("HTTP providers only: where the API is (path prefix and query kept)"),
+  EMBEDDER_API_KEY: envString("").describe("HTTP providers only: sent as `Authorization: Bearer`; required for `openai` and `voyage` at their default base URL; never logged"),
+  EMBEDDER_MODEL: envString("").describe("Model id sent to the API and recorded with every vector"),
+  // Unset (0) means "learn it from the provider at warm-up"; an explicit value must be positive.
+  EMBEDDER_DIMENSION: envInteger(0, 1, 65_536).describe(
+    "The model's vector dimension. **Set:** the provider is ready at start and every vector is checked against it. **Unset:** the dimension is learned by one probe request (one short text) at warm-up; `/readyz` answers 503 and `Describe` reports dimension 0 until it succeeds. A failed probe does not stop the process: it is logged, tried again in the background (after 5 s, doubling to 1 min) and by the next call, which waits for it.",
+  ),
+  EMBEDDER_SEND_DIMENSION: envBoolean(false).describe(
+    "Also ask the API for `EMBEDDER_DIMENSION` (OpenAI `dimensions`, Voyage `output_dimension`, Ollama `dimensions`), for models that can shorten their vectors (text-embedding-3-*, voyage-3-large, voyage-3.5…). Needs `EMBEDDER_DIMENSION`. Leave off for models that refuse the field (text-embedding-ada-002, most self-hosted models).",
+  ),
+  EMBEDDER_TIMEOUT_MS: envInteger(20_000, 100, 600_000).describe("Time budget of one HTTP request, its retries and waits included"),
+  EMBEDDER_MAX_RETRIES: envInteger(2, 0, 10).describe("Extra attempts on 429, 5xx and network errors"),
+  EMBEDDER_BATCH_SIZE: envInteger(128, 1, 2048).describe("Most inputs per request; 1 – 2048 (OpenAI allows 2048, Voyage 1000; mind the per-request token limits of the model)"),
+  EMBEDDER_CONCURRENCY: envInteger(4, 1, 64).describe("Most requests in flight per `EmbedDocuments`/`EmbedQueries` call"),
+  XDG_CACHE_HOME: envOptionalString().describe("Base of the default cache directory: `$XDG_CACHE_HOME/context-hub`."),
+  HOME: envOptionalString().describe("Without XDG_CACHE_HOME the default cache directory is `$HOME/.cache/context-hub` (the OS home directory when unset)."),
+});
+
+const embedderEnvSchema = embedderEnvVariables
   .superRefine((env, context) => {
     if (env.EMBEDDER_CHUNK_OVERLAP > Math.floor(env.EMBEDDER_CHUNK_SIZE / 2)) {
       context.addIssue({ code: "custom", path: ["EMBEDDER_CHUNK_OVERLAP"], message: `must be at most half of EMBEDDER_CHUNK_SIZE (${Math.floor(env.EMBEDDER_CHUNK_SIZE / 2)})` });

@@ -1,6 +1,18 @@
 import { isIP } from "node:net";
 import { z } from "zod";
-import { envBoolean, envEnum, envInteger, envString, isLoopbackHost, isReservedSubject, loadConfig, reservedSubjectMessage } from "@context-hub/common";
+import {
+  commonEnvSchema,
+  envBoolean,
+  envEnum,
+  envInteger,
+  envOptionalInteger,
+  envString,
+  envVariable,
+  isLoopbackHost,
+  isReservedSubject,
+  loadConfig,
+  reservedSubjectMessage,
+} from "@context-hub/common";
 import { readBodyLimitBytes, writeBodyLimitBytes } from "./mcp/body-limits.js";
 
 /** Ways a caller can prove who it is; none of them means auth off (one local principal). */
@@ -18,20 +30,17 @@ const splitList = (raw: string) =>
     .filter((item) => item.length > 0);
 
 /** CONTEXT_HUB_AUTH: `none`, or a comma-separated set of `api-key` and `oidc`. */
-const authEnv = z
-  .string()
-  .optional()
-  .transform((raw, ctx): AuthMethod[] => {
-    const value = raw === undefined || raw.trim() === "" ? "none" : raw.trim();
-    if (value === "none") return [];
-    const methods = splitList(value);
-    const unknown = methods.filter((method) => !(authMethods as readonly string[]).includes(method));
-    if (unknown.length > 0 || methods.length === 0) {
-      ctx.addIssue({ code: "custom", message: `expected none, api-key, oidc or api-key,oidc, got "${raw}"` });
-      return z.NEVER;
-    }
-    return authMethods.filter((method) => methods.includes(method));
-  });
+const authEnv = envVariable({ envType: "none | api-key | oidc | api-key,oidc", envDefault: "none" }).transform((raw, ctx): AuthMethod[] => {
+  const value = raw === undefined || raw.trim() === "" ? "none" : raw.trim();
+  if (value === "none") return [];
+  const methods = splitList(value);
+  const unknown = methods.filter((method) => !(authMethods as readonly string[]).includes(method));
+  if (unknown.length > 0 || methods.length === 0) {
+    ctx.addIssue({ code: "custom", message: `expected none, api-key, oidc or api-key,oidc, got "${raw}"` });
+    return z.NEVER;
+  }
+  return authMethods.filter((method) => methods.includes(method));
+});
 
 /**
  * GATEWAY_EARLY_GENERATION: whether a new entry's generation starts beside
@@ -41,22 +50,6 @@ const authEnv = z
  */
 export const earlyGenerationSettings = ["auto", "on", "off"] as const;
 export type EarlyGenerationSetting = (typeof earlyGenerationSettings)[number];
-
-/** An optional integer: undefined when unset, so the default can depend on other settings. */
-function envOptionalInteger(min: number, max: number) {
-  return z
-    .string()
-    .optional()
-    .transform((raw, ctx) => {
-      if (raw === undefined || raw.trim() === "") return undefined;
-      const value = Number(raw);
-      if (!Number.isInteger(value) || value < min || value > max) {
-        ctx.addIssue({ code: "custom", message: `expected an integer from ${min} to ${max}, got "${raw}"` });
-        return z.NEVER;
-      }
-      return value;
-    });
-}
 
 /** One entry of CONTEXT_HUB_TRUSTED_PROXIES: a named range express knows, an IP address, or a CIDR range. */
 function isProxySpec(item: string): boolean {
@@ -83,107 +76,116 @@ function urlProblem(value: string, allowHttp: boolean): string | undefined {
   return `expected an https:// URL (plain http only on loopback), got "${value}"`;
 }
 
-const schema = z
-  .object({
-    GATEWAY_HOST: envString("127.0.0.1"),
-    GATEWAY_PORT: envInteger(8080, 0, 65535),
-    STORE_ADDRESS: envString("127.0.0.1:50051"),
-    EMBEDDER_ADDRESS: envString("127.0.0.1:50052"),
-    SUMMARIZER_ADDRESS: envString("127.0.0.1:50053"),
-    RERANKER_ADDRESS: envString("127.0.0.1:50054"),
-    CONTEXT_HUB_SUMMARIES: envBoolean(true),
-    CONTEXT_HUB_AUTH: authEnv,
-    CONTEXT_HUB_PUBLIC_URL: envString(""),
-    CONTEXT_HUB_API_KEYS_FILE: envString(""),
-    CONTEXT_HUB_KEY_CACHE_MS: envInteger(5_000, 0, 300_000),
-    CONTEXT_HUB_API_KEYS_FILE_POLL_MS: envInteger(10_000, 100, 3_600_000),
-    OIDC_ISSUER: envString(""),
-    OIDC_AUDIENCE: envString(""),
-    OIDC_JWKS_URL: envString(""),
-    OIDC_TENANT_CLAIM: envString(""),
-    OIDC_TENANT: envString(""),
-    OIDC_GROUPS_CLAIM: envString("groups"),
-    OIDC_SCOPES_CLAIM: envString(""),
-    OIDC_ALGORITHMS: envString(jwtAlgorithms.join(",")),
-    OIDC_CLOCK_SKEW_SECONDS: envInteger(30, 0, 300),
-    OIDC_JWKS_CACHE_MS: envInteger(600_000, 1_000, 86_400_000),
-    OIDC_JWKS_COOLDOWN_MS: envInteger(30_000, 0, 3_600_000),
-    OIDC_HTTP_TIMEOUT_MS: envInteger(5_000, 100, 60_000),
-    CONTEXT_HUB_ALLOW_NON_LOOPBACK: envBoolean(false),
-    CONTEXT_HUB_LOCAL_TENANT: envString("local"),
-    CONTEXT_HUB_LOCAL_SUBJECT: envString("local"),
-    CONTEXT_HUB_ALLOWED_ORIGINS: envString(""),
-    CONTEXT_HUB_MAX_BODY_BYTES: envInteger(writeBodyLimitBytes, 1024, writeBodyLimitBytes),
-    CONTEXT_HUB_MAX_READ_BODY_BYTES: envOptionalInteger(1024, writeBodyLimitBytes),
-    CONTEXT_HUB_RATE_AUTH_FAILURES_PER_MIN: envInteger(30, 0, 1_000_000),
-    CONTEXT_HUB_RATE_AUTH_FAILURES_BURST: envInteger(60, 1, 1_000_000),
-    CONTEXT_HUB_TRUSTED_PROXIES: envString(""),
-    CONTEXT_HUB_RATE_READ_PER_MIN: envOptionalInteger(0, 1_000_000),
-    CONTEXT_HUB_RATE_WRITE_PER_MIN: envOptionalInteger(0, 1_000_000),
-    CONTEXT_HUB_RATE_READ_BURST: envOptionalInteger(1, 1_000_000),
-    CONTEXT_HUB_RATE_WRITE_BURST: envOptionalInteger(1, 1_000_000),
-    CONTEXT_HUB_DISABLED_TOOLS: envString(""),
-    CONTEXT_HUB_INSTRUCTIONS: envString(""),
-    GATEWAY_STORE_TIMEOUT_MS: envInteger(15_000, 100),
-    GATEWAY_EMBED_TIMEOUT_MS: envInteger(30_000, 100),
-    GATEWAY_SUMMARY_TIMEOUT_MS: envInteger(30_000, 100),
-    GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: envInteger(5_000, 100),
-    GATEWAY_RERANK_TIMEOUT_MS: envInteger(30_000, 100),
-    GATEWAY_EARLY_GENERATION: envEnum(earlyGenerationSettings, "auto"),
-    LOG_LEVEL: envEnum(["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const, "info"),
-  })
-  .superRefine((env, ctx) => {
-    const problem = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
-    if (env.CONTEXT_HUB_PUBLIC_URL !== "") {
-      const bad = urlProblem(env.CONTEXT_HUB_PUBLIC_URL, true);
-      if (bad !== undefined) problem("CONTEXT_HUB_PUBLIC_URL", bad);
-    }
-    if (env.CONTEXT_HUB_SUMMARIES && env.GATEWAY_SECTION_SUMMARY_TIMEOUT_MS >= env.GATEWAY_SUMMARY_TIMEOUT_MS) {
-      // The summarizer answers a text's summary and its node summaries together, so a section budget as long as the summary's deadline would fail the mandatory leg.
-      problem(
-        "GATEWAY_SECTION_SUMMARY_TIMEOUT_MS",
-        `must be less than GATEWAY_SUMMARY_TIMEOUT_MS (${env.GATEWAY_SUMMARY_TIMEOUT_MS}): node summaries may use only part of the summary's deadline, got ${env.GATEWAY_SECTION_SUMMARY_TIMEOUT_MS}`,
-      );
-    }
-    if (env.CONTEXT_HUB_MAX_READ_BODY_BYTES !== undefined && env.CONTEXT_HUB_MAX_READ_BODY_BYTES > env.CONTEXT_HUB_MAX_BODY_BYTES) {
-      problem("CONTEXT_HUB_MAX_READ_BODY_BYTES", `must be at most CONTEXT_HUB_MAX_BODY_BYTES (${env.CONTEXT_HUB_MAX_BODY_BYTES}), got ${env.CONTEXT_HUB_MAX_READ_BODY_BYTES}`);
-    }
-    const badProxies = splitList(env.CONTEXT_HUB_TRUSTED_PROXIES).filter((item) => !isProxySpec(item));
-    if (badProxies.length > 0) {
-      problem("CONTEXT_HUB_TRUSTED_PROXIES", `expected IP addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated; not understood: ${badProxies.join(", ")}`);
-    }
-    if (isReservedSubject(env.CONTEXT_HUB_LOCAL_SUBJECT)) problem("CONTEXT_HUB_LOCAL_SUBJECT", reservedSubjectMessage("the subject", env.CONTEXT_HUB_LOCAL_SUBJECT));
-    if (env.CONTEXT_HUB_INSTRUCTIONS.length > 16_384) problem("CONTEXT_HUB_INSTRUCTIONS", "must be at most 16384 characters");
-    if (!env.CONTEXT_HUB_AUTH.includes("oidc")) return;
-    if (env.OIDC_ISSUER === "") problem("OIDC_ISSUER", "required when CONTEXT_HUB_AUTH includes oidc (the issuer URL your tokens carry in iss)");
-    else {
-      const bad = urlProblem(env.OIDC_ISSUER, false);
-      if (bad !== undefined) problem("OIDC_ISSUER", bad);
-    }
-    if (env.OIDC_JWKS_URL !== "") {
-      const bad = urlProblem(env.OIDC_JWKS_URL, false);
-      if (bad !== undefined) problem("OIDC_JWKS_URL", bad);
-    }
-    if (env.CONTEXT_HUB_PUBLIC_URL === "") {
-      problem(
-        "CONTEXT_HUB_PUBLIC_URL",
-        "required when CONTEXT_HUB_AUTH includes oidc: the MCP URL clients use, e.g. https://context.example.com/mcp (it is the protected resource and the default audience)",
-      );
-    }
-    if (env.OIDC_TENANT !== "" && env.OIDC_TENANT_CLAIM !== "") problem("OIDC_TENANT", "set either OIDC_TENANT (one fixed tenant) or OIDC_TENANT_CLAIM (the tenant comes from a claim), not both");
-    // No default claim: a token from an issuer that lets users set a claim of that name would choose its own tenant.
-    if (env.OIDC_TENANT === "" && env.OIDC_TENANT_CLAIM === "") {
-      problem(
-        "OIDC_TENANT_CLAIM",
-        "required when CONTEXT_HUB_AUTH includes oidc: set OIDC_TENANT_CLAIM to the claim naming the tenant (one only administrators can set), or OIDC_TENANT to one fixed tenant",
-      );
-    }
-    const algorithms = splitList(env.OIDC_ALGORITHMS);
-    const unsupported = algorithms.filter((algorithm) => !(jwtAlgorithms as readonly string[]).includes(algorithm));
-    if (algorithms.length === 0 || unsupported.length > 0) {
-      problem("OIDC_ALGORITHMS", `expected a comma-separated subset of ${jwtAlgorithms.join(", ")}${unsupported.length > 0 ? `; not allowed: ${unsupported.join(", ")}` : ""}`);
-    }
-  });
+/** Every variable the gateway reads: docs/configuration.md is generated from these. */
+export const gatewayEnvVariables = z.object({
+  GATEWAY_HOST: envString("127.0.0.1").describe("Address to bind."),
+  GATEWAY_PORT: envInteger(8080, 0, 65535).describe("HTTP port (`0` picks a free one)."),
+  STORE_ADDRESS: envString("127.0.0.1:50051").describe("Store gRPC address."),
+  EMBEDDER_ADDRESS: envString("127.0.0.1:50052").describe("Embedder gRPC address."),
+  SUMMARIZER_ADDRESS: envString("127.0.0.1:50053").describe("Summarizer gRPC address."),
+  RERANKER_ADDRESS: envString("127.0.0.1:50054").describe("Reranker gRPC address."),
+  CONTEXT_HUB_SUMMARIES: envBoolean(true).describe("Generate summaries on write (then the summary leg is mandatory)."),
+  CONTEXT_HUB_AUTH: authEnv.describe("`none`, `api-key`, `oidc` or `api-key,oidc` (see [gateway.md](gateway.md#authentication)). `none` serves one local principal and refuses non-loopback binds."),
+  CONTEXT_HUB_PUBLIC_URL: envString("").describe("The MCP URL clients use, e.g. `https://context.example.com/mcp`: the OAuth protected resource and the default token audience. Required with `oidc`."),
+  CONTEXT_HUB_API_KEYS_FILE: envString("").describe("JSON file of provisioned API keys (e.g. a mounted Secret); see docs/security.md."),
+  CONTEXT_HUB_KEY_CACHE_MS: envInteger(5_000, 0, 300_000).describe(
+    "How long an API-key lookup (revocations included) is cached; bounds how late a revocation takes effect. At most 10,000 lookups are kept, least recently used evicted first.",
+  ),
+  CONTEXT_HUB_API_KEYS_FILE_POLL_MS: envInteger(10_000, 100, 3_600_000).describe("How often the API keys file is read again (100–3600000); it is also watched, and read on `SIGHUP`."),
+  OIDC_ISSUER: envString("").describe("The issuer URL tokens carry in `iss`, exactly (Auth0's ends in `/`). Required with `oidc`; https unless loopback."),
+  OIDC_AUDIENCE: envString("").describe("Accepted `aud` values, comma-separated (e.g. Keycloak's client or Auth0's API identifier)."),
+  OIDC_JWKS_URL: envString("").describe("The issuer's JWKS; empty reads `jwks_uri` from the discovery document."),
+  OIDC_TENANT_CLAIM: envString("").describe("The claim naming the caller's tenant (exact name, else dotted path). With `oidc`, set this or `OIDC_TENANT`."),
+  OIDC_TENANT: envString("").describe("One fixed tenant for every token instead of a claim (not both; one of the two is required with `oidc`)."),
+  OIDC_GROUPS_CLAIM: envString("groups").describe("The claim listing the caller's groups."),
+  OIDC_SCOPES_CLAIM: envString("").describe("The claim listing the caller's scopes (e.g. Auth0's `permissions`)."),
+  OIDC_ALGORITHMS: envString(jwtAlgorithms.join(",")).describe("Accepted JWS algorithms, comma-separated; only asymmetric ones are allowed."),
+  OIDC_CLOCK_SKEW_SECONDS: envInteger(30, 0, 300).describe("Tolerance for `exp` and `nbf` (0–300)."),
+  OIDC_JWKS_CACHE_MS: envInteger(600_000, 1_000, 86_400_000).describe("How long fetched signing keys are used before they are fetched again."),
+  OIDC_JWKS_COOLDOWN_MS: envInteger(30_000, 0, 3_600_000).describe("Least time between refetches caused by unknown key ids."),
+  OIDC_HTTP_TIMEOUT_MS: envInteger(5_000, 100, 60_000).describe("Deadline of discovery and JWKS requests."),
+  CONTEXT_HUB_ALLOW_NON_LOOPBACK: envBoolean(false).describe("Allow a non-loopback bind without authentication (only behind an authenticating proxy)."),
+  CONTEXT_HUB_LOCAL_TENANT: envString("local").describe("Tenant of the local principal in `none` mode."),
+  CONTEXT_HUB_LOCAL_SUBJECT: envString("local").describe("Subject of the local principal in `none` mode (not `operator`, which the audit log reserves)."),
+  CONTEXT_HUB_ALLOWED_ORIGINS: envString("").describe("Comma-separated browser origins allowed to call `/mcp`."),
+  CONTEXT_HUB_MAX_BODY_BYTES: envInteger(writeBodyLimitBytes, 1024, writeBodyLimitBytes).describe("Largest body accepted from a caller with `context:write` (1024 up to the default)."),
+  CONTEXT_HUB_MAX_READ_BODY_BYTES: envOptionalInteger(1024, writeBodyLimitBytes).describe("Largest body accepted from a caller without `context:write`; at most `CONTEXT_HUB_MAX_BODY_BYTES`."),
+  CONTEXT_HUB_RATE_AUTH_FAILURES_PER_MIN: envInteger(30, 0, 1_000_000).describe("Failed or missing credentials per client address per minute before 429; `0` is unlimited."),
+  CONTEXT_HUB_RATE_AUTH_FAILURES_BURST: envInteger(60, 1, 1_000_000).describe("Failed authentications an address may make at once."),
+  CONTEXT_HUB_TRUSTED_PROXIES: envString("").describe(
+    "Comma-separated proxies whose `X-Forwarded-For` names the client address: IP addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`. Empty: the TCP peer is the client.",
+  ),
+  CONTEXT_HUB_RATE_READ_PER_MIN: envOptionalInteger(0, 1_000_000).describe(
+    "Read messages (read-only tool calls and every message that is not a tool call) per principal per minute; `0` is unlimited.",
+  ),
+  CONTEXT_HUB_RATE_WRITE_PER_MIN: envOptionalInteger(0, 1_000_000).describe("Calls of every other tool per principal per minute; `0` is unlimited."),
+  CONTEXT_HUB_RATE_READ_BURST: envOptionalInteger(1, 1_000_000).describe("Read messages a principal may send at once."),
+  CONTEXT_HUB_RATE_WRITE_BURST: envOptionalInteger(1, 1_000_000).describe("Write calls a principal may make at once."),
+  CONTEXT_HUB_DISABLED_TOOLS: envString("").describe("Comma-separated tools to remove from this deployment; a name that is no tool stops the start."),
+  CONTEXT_HUB_INSTRUCTIONS: envString("").describe("Replaces the MCP instructions sent at `initialize` (≤ 16,384 characters)."),
+  GATEWAY_STORE_TIMEOUT_MS: envInteger(15_000, 100).describe("Deadline of store calls."),
+  GATEWAY_EMBED_TIMEOUT_MS: envInteger(30_000, 100).describe("Deadline of embedding calls."),
+  GATEWAY_SUMMARY_TIMEOUT_MS: envInteger(30_000, 100).describe("Deadline of a write's summary call."),
+  GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: envInteger(5_000, 100).describe("How long a write waits for node summaries before storing without them; must be less than `GATEWAY_SUMMARY_TIMEOUT_MS`."),
+  GATEWAY_RERANK_TIMEOUT_MS: envInteger(30_000, 100).describe("Deadline of a search's rerank call; when it passes, the search answers in fused order with a warning."),
+  GATEWAY_EARLY_GENERATION: envEnum(earlyGenerationSettings, "auto").describe(
+    "`on`: a new entry's generation starts beside its dedup pre-check; `off`: after it, so a retransmit costs no provider request; `auto`: `on` while both generation workers run the built-in providers (see [gateway.md](gateway.md#the-write-path)).",
+  ),
+  ...commonEnvSchema,
+});
+
+const schema = gatewayEnvVariables.superRefine((env, ctx) => {
+  const problem = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+  if (env.CONTEXT_HUB_PUBLIC_URL !== "") {
+    const bad = urlProblem(env.CONTEXT_HUB_PUBLIC_URL, true);
+    if (bad !== undefined) problem("CONTEXT_HUB_PUBLIC_URL", bad);
+  }
+  if (env.CONTEXT_HUB_SUMMARIES && env.GATEWAY_SECTION_SUMMARY_TIMEOUT_MS >= env.GATEWAY_SUMMARY_TIMEOUT_MS) {
+    // The summarizer answers a text's summary and its node summaries together, so a section budget as long as the summary's deadline would fail the mandatory leg.
+    problem(
+      "GATEWAY_SECTION_SUMMARY_TIMEOUT_MS",
+      `must be less than GATEWAY_SUMMARY_TIMEOUT_MS (${env.GATEWAY_SUMMARY_TIMEOUT_MS}): node summaries may use only part of the summary's deadline, got ${env.GATEWAY_SECTION_SUMMARY_TIMEOUT_MS}`,
+    );
+  }
+  if (env.CONTEXT_HUB_MAX_READ_BODY_BYTES !== undefined && env.CONTEXT_HUB_MAX_READ_BODY_BYTES > env.CONTEXT_HUB_MAX_BODY_BYTES) {
+    problem("CONTEXT_HUB_MAX_READ_BODY_BYTES", `must be at most CONTEXT_HUB_MAX_BODY_BYTES (${env.CONTEXT_HUB_MAX_BODY_BYTES}), got ${env.CONTEXT_HUB_MAX_READ_BODY_BYTES}`);
+  }
+  const badProxies = splitList(env.CONTEXT_HUB_TRUSTED_PROXIES).filter((item) => !isProxySpec(item));
+  if (badProxies.length > 0) {
+    problem("CONTEXT_HUB_TRUSTED_PROXIES", `expected IP addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated; not understood: ${badProxies.join(", ")}`);
+  }
+  if (isReservedSubject(env.CONTEXT_HUB_LOCAL_SUBJECT)) problem("CONTEXT_HUB_LOCAL_SUBJECT", reservedSubjectMessage("the subject", env.CONTEXT_HUB_LOCAL_SUBJECT));
+  if (env.CONTEXT_HUB_INSTRUCTIONS.length > 16_384) problem("CONTEXT_HUB_INSTRUCTIONS", "must be at most 16384 characters");
+  if (!env.CONTEXT_HUB_AUTH.includes("oidc")) return;
+  if (env.OIDC_ISSUER === "") problem("OIDC_ISSUER", "required when CONTEXT_HUB_AUTH includes oidc (the issuer URL your tokens carry in iss)");
+  else {
+    const bad = urlProblem(env.OIDC_ISSUER, false);
+    if (bad !== undefined) problem("OIDC_ISSUER", bad);
+  }
+  if (env.OIDC_JWKS_URL !== "") {
+    const bad = urlProblem(env.OIDC_JWKS_URL, false);
+    if (bad !== undefined) problem("OIDC_JWKS_URL", bad);
+  }
+  if (env.CONTEXT_HUB_PUBLIC_URL === "") {
+    problem(
+      "CONTEXT_HUB_PUBLIC_URL",
+      "required when CONTEXT_HUB_AUTH includes oidc: the MCP URL clients use, e.g. https://context.example.com/mcp (it is the protected resource and the default audience)",
+    );
+  }
+  if (env.OIDC_TENANT !== "" && env.OIDC_TENANT_CLAIM !== "") problem("OIDC_TENANT", "set either OIDC_TENANT (one fixed tenant) or OIDC_TENANT_CLAIM (the tenant comes from a claim), not both");
+  // No default claim: a token from an issuer that lets users set a claim of that name would choose its own tenant.
+  if (env.OIDC_TENANT === "" && env.OIDC_TENANT_CLAIM === "") {
+    problem(
+      "OIDC_TENANT_CLAIM",
+      "required when CONTEXT_HUB_AUTH includes oidc: set OIDC_TENANT_CLAIM to the claim naming the tenant (one only administrators can set), or OIDC_TENANT to one fixed tenant",
+    );
+  }
+  const algorithms = splitList(env.OIDC_ALGORITHMS);
+  const unsupported = algorithms.filter((algorithm) => !(jwtAlgorithms as readonly string[]).includes(algorithm));
+  if (algorithms.length === 0 || unsupported.length > 0) {
+    problem("OIDC_ALGORITHMS", `expected a comma-separated subset of ${jwtAlgorithms.join(", ")}${unsupported.length > 0 ? `; not allowed: ${unsupported.join(", ")}` : ""}`);
+  }
+});
 
 /** One token bucket: `perMinute` tokens refill per minute up to `burst`; `perMinute` 0 turns the budget off. */
 export interface RateBudget {

@@ -4,30 +4,67 @@ import type { DatabaseOptions } from "./db/open-database.js";
 import { graphNeedsPglite, qdrantUrlRequired, toVectorBackendConfig, vectorBackendEnvSchema, type VectorBackendConfig } from "./qdrant-config.js";
 import { searchEnvSchema, toSearchConfig, type SearchConfig } from "./search-config.js";
 
-const schema = graphNeedsPglite(
-  qdrantUrlRequired(
-    z.object({
-      STORE_HOST: envString("127.0.0.1"),
-      STORE_PORT: envInteger(50051, 0, 65535),
-      STORE_SOCKET: envString("").refine((path) => path === "" || path.startsWith("/"), { message: "expected an absolute path, or empty to listen on STORE_HOST:STORE_PORT" }),
-      STORE_OPS_PORT: envInteger(9091, -1, 65535),
-      DATABASE_URL: envString("").refine((url) => url === "" || /^postgres(ql)?:\/\//.test(url), {
-        message: "expected a postgres:// or postgresql:// connection string, or empty for PGlite",
-      }),
-      STORE_DATA_DIR: envString(".context-hub/data"),
-      DATABASE_POOL_MAX: envInteger(10, 1, 1000),
-      STORE_PREPARED_STATEMENTS: envBoolean(true),
-      STORE_MIGRATIONS: envEnum(["apply", "verify"] as const, "apply"),
-      // A minute to a year; a day by default.
-      STORE_IDEMPOTENCY_TTL_SECONDS: envInteger(86_400, 60, 31_536_000),
-      STORE_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000),
-      STORE_TEXT_WORKERS: envInteger(1, 1, 64),
-      ...searchEnvSchema,
-      ...vectorBackendEnvSchema,
-      ...commonEnvSchema,
-    }),
+/**
+ * Descriptions of the search variables, which search-config.ts defines: the
+ * configuration reference reads them from here.
+ */
+const searchVariableDescriptions: Record<keyof typeof searchEnvSchema, string> = {
+  STORE_SEARCH_LANGUAGE: "Text-search configuration of the full-text index; changing it rebuilds the index (entries and kept versions) at start-up.",
+  STORE_SEARCH_QUERY_LANGUAGES: "Comma-separated configurations a query may name in `language`; empty: every built-in configuration of the database.",
+  STORE_VECTOR_EXACT_BELOW:
+    "Compare exactly when the caller's candidates (chunks of the model in entries it may see that pass the filters) are fewer than this; also the store-wide chunk count from which HNSW indexes are built.",
+  STORE_HNSW_EF_SEARCH: "`hnsw.ef_search` of approximate searches.",
+  STORE_HNSW_M: "HNSW `m` of new indexes (what each insert into the graph costs grows with it).",
+  STORE_HNSW_EF_CONSTRUCTION: "HNSW `ef_construction` of new indexes (recall grows with it; builds take longer).",
+  STORE_HNSW_BUILD_MEMORY_MB: "`maintenance_work_mem` for an index build on PGlite.",
+  STORE_HNSW_BUILD:
+    "Build missing HNSW indexes at start-up and on first sight of a space, once the store holds `STORE_VECTOR_EXACT_BELOW` chunks (`false`: exact search until an operator builds them).",
+  STORE_GREP_WORKERS: "Grep worker threads running at once.",
+};
+
+const describedSearchEnvSchema = Object.fromEntries(
+  Object.entries(searchEnvSchema).map(([name, schema]) => [name, schema.describe(searchVariableDescriptions[name as keyof typeof searchEnvSchema])]),
+) as typeof searchEnvSchema;
+
+/** Every variable the store reads: docs/configuration.md is generated from these. */
+export const storeEnvVariables = z.object({
+  STORE_HOST: envString("127.0.0.1").describe("Address to bind (the Helm chart sets `0.0.0.0`)."),
+  STORE_PORT: envInteger(50051, 0, 65535).describe("gRPC port (`0` picks a free one)."),
+  STORE_SOCKET: envString("")
+    .refine((path) => path === "" || path.startsWith("/"), { message: "expected an absolute path, or empty to listen on STORE_HOST:STORE_PORT" })
+    .describe(
+      "An absolute path: serve gRPC on this Unix socket instead of `STORE_HOST`:`STORE_PORT` (clients dial `unix:<path>`). `context-hub start` runs its store this way, in a directory only its user may enter.",
+    ),
+  STORE_OPS_PORT: envInteger(9091, -1, 65535).describe("Port of `/metrics`, `/healthz`, `/readyz` (`0` picks a free one, `-1` disables it)."),
+  DATABASE_URL: envString("")
+    .refine((url) => url === "" || /^postgres(ql)?:\/\//.test(url), {
+      message: "expected a postgres:// or postgresql:// connection string, or empty for PGlite",
+    })
+    .describe("`postgres://` connection string of a PostgreSQL server; empty selects PGlite in `STORE_DATA_DIR`."),
+  STORE_DATA_DIR: envString(".context-hub/data").describe(
+    "PGlite's data directory (created 0700 if missing; refused when other users can read or write it, see [store.md](store.md#operations)); `memory://` keeps everything in memory and loses it on exit.",
   ),
-);
+  DATABASE_POOL_MAX: envInteger(10, 1, 1000).describe("Most connections to a PostgreSQL server (1–1000)."),
+  STORE_PREPARED_STATEMENTS: envBoolean(true).describe(
+    "Prepare row statements once per connection on a PostgreSQL server; `false` behind a pooler that cannot keep them (PgBouncer older than 1.21, or without `max_prepared_statements`). PGlite always prepares.",
+  ),
+  STORE_MIGRATIONS: envEnum(["apply", "verify"] as const, "apply").describe(
+    "`apply`: bring the schema up to date at start-up. `verify`: change nothing and refuse to start unless the schema is exactly the one this store knows (for replicas when a migrations Job, `node services/store/dist/main.js migrate`, runs first).",
+  ),
+  // A minute to a year; a day by default.
+  STORE_IDEMPOTENCY_TTL_SECONDS: envInteger(86_400, 60, 31_536_000).describe(
+    "How long an idempotency key replays its first response (60 to 31,536,000 s); after it the key is new again and its record is deleted (see [Idempotency keys](store.md#idempotency-keys)).",
+  ),
+  STORE_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000).describe(
+    "Most time the write-time screen of one entry may take in a worker thread (10–600000); past it the worker is terminated and the write fails with `TEXT_BUDGET_EXCEEDED` (stage `screen`) before its transaction opens, so nothing is stored. Entries whose text, metadata and tags total at most 4096 characters are screened at once, without a worker. See [reliability.md](reliability.md#work-on-caller-text).",
+  ),
+  STORE_TEXT_WORKERS: envInteger(1, 1, 64).describe("Worker threads for the screen of long entries (1–64)."),
+  ...describedSearchEnvSchema,
+  ...vectorBackendEnvSchema,
+  ...commonEnvSchema,
+});
+
+const schema = graphNeedsPglite(qdrantUrlRequired(storeEnvVariables));
 
 export interface StoreConfig {
   host: string;
