@@ -12,6 +12,9 @@ import {
   podSpecOf,
   probePort,
   release,
+  kubeVersion,
+  oldestHelmBinary,
+  oldestHelmVersion,
   render,
   repoRoot,
   runHelm,
@@ -144,6 +147,28 @@ describe("helm lint --strict", () => {
       const result = runHelm(["lint", "--strict", chartDir, "-f", scenarioFile(scenario)]);
       assert.equal(result.status, 0, result.stdout + result.stderr);
       assert.doesNotMatch(result.stdout, /\[(WARNING|ERROR)\]/);
+    });
+  }
+});
+
+/** Rendered manifests with each Secret's data cut off: a generated password differs from one render to the next. */
+function withoutSecretData(manifests: string): string {
+  return manifests
+    .split("\n---\n")
+    .map((document) => (/^kind: Secret$/m.test(document) ? document.replace(/^(data|stringData):[\s\S]*$/m, "$1: (generated)") : document))
+    .join("\n---\n");
+}
+
+describe(`the oldest supported Helm (${oldestHelmVersion})`, () => {
+  for (const scenario of all) {
+    test(`lints ci/${scenario}-values.yaml strictly and renders it as the pinned Helm does`, () => {
+      const lint = runHelm(["lint", "--strict", chartDir, "-f", scenarioFile(scenario)], oldestHelmBinary);
+      assert.equal(lint.status, 0, lint.stdout + lint.stderr);
+      assert.doesNotMatch(lint.stdout, /\[(WARNING|ERROR)\]/);
+      const args = ["template", release.name, chartDir, "--namespace", release.namespace, "--kube-version", kubeVersion, "-f", scenarioFile(scenario), "--api-versions", "monitoring.coreos.com/v1"];
+      const old = runHelm(args, oldestHelmBinary);
+      assert.equal(old.status, 0, old.stderr);
+      assert.equal(withoutSecretData(old.stdout), withoutSecretData(runHelm(args).stdout), `Helm ${oldestHelmVersion} renders ci/${scenario}-values.yaml differently`);
     });
   }
 });

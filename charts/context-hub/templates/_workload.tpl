@@ -108,10 +108,12 @@ spec:
             {{- with $values.extraEnv }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
-          {{- if and (hasKey $values "provider") $values.provider.existingSecret }}
+          {{- /* Only the workers have a provider map; Helm before 3.10 evaluates every argument of `and`, so no field of a missing map is read. */}}
+          {{- $provider := $values.provider | default dict }}
+          {{- if $provider.existingSecret }}
           envFrom:
             - secretRef:
-                name: {{ $values.provider.existingSecret }}
+                name: {{ $provider.existingSecret }}
           {{- end }}
           {{- if $isGateway }}
           startupProbe:
