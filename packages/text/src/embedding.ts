@@ -71,13 +71,14 @@ const termCacheLimit = 50_000;
 const termCaches = new WeakMap<WordVectors, Map<string, Float32Array>>();
 
 /**
- * How much a term's exact form counts beside its meaning: each term adds its
- * hashed n-gram vector of its stem (`lex:` + `toStem(term)`), at this many
- * times a typical word's length, to its GloVe vector. It lets a text sharing
- * a query's rare words rank above one that is only about the same subject,
- * which word-vector averages alone blur. Chosen on Cranfield (semantic
- * nDCG@10 0.203 without it, 0.220 at 0.75, 0.226 at 1, 0.232 at 1.25, 0.234
- * at 1.5, 0.232 at 2); docs/embedder.md has the figures on both collections.
+ * How much a term's exact form counts beside its meaning: each term adds the
+ * hashed n-gram vector of its stem (`toStem(term)`, hashed with
+ * `lexicalSeed`), at this many times a typical word's length, to its GloVe
+ * vector. It lets a text sharing a query's rare words rank above one that is
+ * only about the same subject, which word-vector averages alone blur. Chosen
+ * on Cranfield (semantic nDCG@10 0.201 without it, 0.221 at 0.75, 0.232 at 1,
+ * 0.242 at 1.5, 0.235 at 2, 0.237 at 3); docs/embedder.md has the figures on
+ * both collections.
  */
 const lexicalShare = 1.5;
 // FNV-1a's offset basis with the low byte changed: the stems' n-grams hash independently of the spelling vectors'.
