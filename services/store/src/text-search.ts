@@ -12,7 +12,9 @@ export const fullTextModes = ["match", "prefix", "phrase", "boolean", "any"] as 
  * - `prefix`: every word as a prefix, built from sanitised words (`config` finds `configuration`);
  * - `phrase`: the words adjacent and in order (phraseto_tsquery);
  * - `boolean`: web-search syntax, `"phrases"`, `OR`, `-excluded` (websearch_to_tsquery);
- * - `any`: at least one word, ranked by coverage (an OR of sanitised words).
+ * - `any`: at least one word (an OR of sanitised words).
+ *
+ * Every mode is ranked by BM25 (docs/retrieval.md).
  */
 export type FullTextMode = (typeof fullTextModes)[number];
 
