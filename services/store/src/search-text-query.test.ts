@@ -11,13 +11,13 @@ describe("full-text query words", () => {
     assert.deepEqual(toQueryWords("café e\u0301clair"), ["café", "éclair"]);
   });
 
-  test("are capped at 32 distinct words of 64 characters, repeats of kept words still counting", () => {
-    const words = toQueryWords(Array.from({ length: 50 }, (_, index) => `w${index}`).join(" "));
+  test("are capped at 100 distinct words of 64 characters, repeats of kept words still counting", () => {
+    const words = toQueryWords(Array.from({ length: 150 }, (_, index) => `w${index}`).join(" "));
     assert.deepEqual(
       words,
-      Array.from({ length: 32 }, (_, index) => `w${index}`),
+      Array.from({ length: 100 }, (_, index) => `w${index}`),
     );
-    assert.deepEqual(toQueryWords(`${words.join(" ")} w40 W0 w41 w31`).slice(32), ["W0", "w31"]);
+    assert.deepEqual(toQueryWords(`${words.join(" ")} w140 W0 w141 w99`).slice(100), ["W0", "w99"]);
     assert.equal(toQueryWords("y".repeat(500))[0]?.length, 64);
   });
 

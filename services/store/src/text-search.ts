@@ -59,7 +59,7 @@ export const languageNamePattern = /^[a-z_]{1,63}$/;
 export const maxQueryLength = 1_000;
 
 /** Most distinct words a prefix or any-word query keeps (further new words are dropped; repeats of kept ones are not). */
-export const maxQueryWords = 32;
+export const maxQueryWords = 100;
 
 /** Longest word a prefix or any-word query keeps, in characters (longer words are cut). */
 const maxWordLength = 64;
@@ -69,8 +69,8 @@ const wordPattern = /[\p{L}\p{N}\p{M}]+/gu;
 /**
  * The words of a query stripped of everything that is not a letter, digit or
  * combining mark, in order and with their repeats (a word the query repeats
- * weighs more in the ranking), at most 64 characters each, of at most 32
- * distinct words (case-insensitively); words beyond those 32 are dropped.
+ * weighs more in the ranking), at most 64 characters each, of at most 100
+ * distinct words (case-insensitively); words beyond those 100 are dropped.
  * What remains cannot carry tsquery syntax.
  */
 export function toQueryWords(query: string): string[] {
