@@ -71,6 +71,19 @@ export function envInteger(defaultValue: number, min = 0, max = Number.MAX_SAFE_
   });
 }
 
+/** An environment decimal within [min, max], written as digits with an optional fraction (`0.75`, not `.75` or `1e1`). */
+export function envDecimal(defaultValue: number, min: number, max: number) {
+  return envVariable({ envType: `decimal ${min}–${max}`, envDefault: String(defaultValue) }).transform((raw, ctx) => {
+    if (raw === undefined || raw.trim() === "") return defaultValue;
+    const value = Number(raw.trim());
+    if (!/^[0-9]+(\.[0-9]+)?$/.test(raw.trim()) || value < min || value > max) {
+      ctx.addIssue({ code: "custom", message: `expected a number from ${min} to ${max}, got "${raw}"` });
+      return z.NEVER;
+    }
+    return value;
+  });
+}
+
 /** An environment string with a default. */
 export function envString(defaultValue: string) {
   return envVariable({ envType: "string", envDefault: defaultValue }).transform((raw) => (raw === undefined || raw === "" ? defaultValue : raw));

@@ -137,3 +137,16 @@ test("bad vector-backend settings are clear start-up errors naming the variable"
   assert.match(missingUrlAndMore, /STORE_PORT: expected an integer/);
   assert.match(missingUrlAndMore, /STORE_QDRANT_URL: is required/, "reported together with the other bad variable");
 });
+
+test("BM25's parameters: defaults, decimals read exactly, and bad values named", () => {
+  assert.deepEqual(loadStoreConfig({}).search.bm25, { k1: 1.2, b: 0.75 });
+  assert.equal(loadStoreConfig({}).search.bm25StatisticsTtlMs, 10_000);
+  const set = loadStoreConfig({ STORE_BM25_K1: "0.9", STORE_BM25_B: "1", STORE_BM25_STATISTICS_SECONDS: "0" }).search;
+  assert.deepEqual(set.bm25, { k1: 0.9, b: 1 });
+  assert.equal(set.bm25StatisticsTtlMs, 0);
+  assert.throws(
+    () => loadStoreConfig({ STORE_BM25_K1: "-1", STORE_BM25_B: "1.5", STORE_BM25_STATISTICS_SECONDS: "soon" }),
+    (error: Error) => /STORE_BM25_K1/.test(error.message) && /STORE_BM25_B/.test(error.message) && /STORE_BM25_STATISTICS_SECONDS/.test(error.message) && /from 0 to 1/.test(error.message),
+  );
+  assert.throws(() => loadStoreConfig({ STORE_BM25_K1: "1e1" }), /STORE_BM25_K1/);
+});

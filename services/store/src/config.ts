@@ -20,6 +20,10 @@ const searchVariableDescriptions: Record<keyof typeof searchEnvSchema, string> =
   STORE_HNSW_BUILD:
     "Build missing HNSW indexes at start-up and on first sight of a space, once the store holds `STORE_VECTOR_EXACT_BELOW` chunks (`false`: exact search until an operator builds them).",
   STORE_GREP_WORKERS: "Grep worker threads running at once.",
+  STORE_BM25_K1: "BM25's term-frequency saturation `k1` of full-text ranking.",
+  STORE_BM25_B: "BM25's length normalisation `b` (0: none, 1: full).",
+  STORE_BM25_STATISTICS_SECONDS:
+    "How long a tenant's entry count and average length are reused by full-text ranking (0 counts them for every query). Document frequencies are counted for every query.",
 };
 
 const describedSearchEnvSchema = Object.fromEntries(
