@@ -7,7 +7,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { defaultSearchConfig, migrate, migrations, openSearch, type OpenSearch, type Principal } from "@context-hub/store";
+import { defaultSearchConfig, migrate, migrations, openSearch, type OpenSearch, type Principal } from "@context-hub/store/testing";
 import { startRetrievalHarness, type RetrievalHarness, type RetrievalTarget } from "./retrieval-fixtures.js";
 import { commitText, logger, newTenant, openConnection, principal, type PrincipalInit } from "../store/store-fixtures.js";
 
