@@ -8,6 +8,8 @@
 // Usage: node bench/quality.js [--data ../shared/data] [--collections cranfield,cisi] [--json out.json] [--variants]
 //   --variants also scores hybrid settings (fusion method, rrf k, leg weights, full-text mode, rerank depth) so a
 //   change to the defaults can be justified; defaults are chosen on Cranfield and checked on CISI.
+//   --candidates-out writes each query's unreranked hybrid ranking (doc ids), which bench/rerank-weights.js reranks
+//   offline to choose the built-in reranker's weights.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +26,7 @@ const { values } = parseArgs({
     data: { type: "string", default: resolve(here, "../../shared/data") },
     collections: { type: "string", default: "cranfield,cisi" },
     json: { type: "string" },
+    "candidates-out": { type: "string" },
     variants: { type: "boolean", default: false },
   },
 });
@@ -42,18 +45,14 @@ function variantModes() {
   const variants = {};
   const hybrid = (extra) => (query) => ["hybrid_search_context", { query, limit: 100, rerank: false, ...extra }];
   for (const method of ["rrf", "minmax", "zscore"]) variants[`hybrid ${method}`] = hybrid({ fusion_method: method });
-  for (const k of [10, 30, 120]) variants[`hybrid rrf k=${k}`] = hybrid({ fusion_method: "rrf", rrf_k: k });
-  for (const method of ["minmax", "zscore"])
-    for (const [fts, semantic] of [
-      [1, 0.5],
-      [1, 0.75],
-      [0.75, 1],
-      [0.5, 1],
-    ])
-      variants[`hybrid ${method} fts=${fts} semantic=${semantic}`] = hybrid({ fusion_method: method, fts_weight: fts, semantic_weight: semantic });
-  variants["hybrid (fts match)"] = hybrid({ fts_mode: "match" });
-  for (const method of ["rrf", "minmax", "zscore"]) variants[`hybrid ${method} + rerank`] = (query) => ["hybrid_search_context", { query, limit: 100, fusion_method: method }];
-  for (const depth of [10, 20, 100]) variants[`hybrid + rerank depth ${depth}`] = (query) => ["hybrid_search_context", { query, limit: 100, rerank_depth: depth }];
+  for (const [fts, semantic] of [
+    [1, 0.5],
+    [0.5, 1],
+  ])
+    variants[`hybrid minmax fts=${fts} semantic=${semantic}`] = hybrid({ fusion_method: "minmax", fts_weight: fts, semantic_weight: semantic });
+  variants["hybrid rrf k=20"] = hybrid({ fusion_method: "rrf", rrf_k: 20 });
+  for (const method of ["rrf", "zscore"]) variants[`hybrid ${method} + rerank`] = (query) => ["hybrid_search_context", { query, limit: 100, fusion_method: method }];
+  variants["hybrid + rerank depth 20"] = (query) => ["hybrid_search_context", { query, limit: 100, rerank_depth: 20 }];
   return variants;
 }
 
@@ -99,14 +98,17 @@ async function measureCollection(collection) {
     results["BM25 reference"] = await scoreRankings(collection, (query) => reference.search(query.text, 100));
     log(`${collection.label}: ${"BM25 reference".padEnd(40)} nDCG@10 ${results["BM25 reference"].ndcg10.toFixed(4)}`);
     const runs = { ...modes, ...(values.variants ? variantModes() : {}) };
+    const candidates = {};
     for (const [name, request] of Object.entries(runs)) {
       results[name] = await scoreRankings(collection, async (query) => {
         const page = await call(...request(query.text));
-        return page.results.map((hit) => docIdOf.get(hit.id));
+        const ranked = page.results.map((hit) => docIdOf.get(hit.id));
+        if (name === "hybrid, no rerank") candidates[query.id] = ranked;
+        return ranked;
       });
       log(`${collection.label}: ${name.padEnd(40)} nDCG@10 ${results[name].ndcg10.toFixed(4)}  recall@100 ${results[name].recall100.toFixed(4)}  (${results[name].meanMs} ms/query)`);
     }
-    return { documents: docIdOf.size, queries: collection.queries.length, results };
+    return { documents: docIdOf.size, queries: collection.queries.length, results, candidates };
   } finally {
     await client.close();
     await hub.close();
@@ -131,11 +133,15 @@ function targetsOf(name, results) {
 }
 
 const report = { node: process.version, collections: {} };
+const candidatesOut = {};
 for (const name of values.collections.split(",").map((item) => item.trim())) {
   const collection = loadCollection(name, resolve(values.data, name));
   const measured = await measureCollection(collection);
-  report.collections[name] = { ...measured, targets: targetsOf(name, measured.results) };
+  const { candidates, ...figures } = measured;
+  report.collections[name] = { ...figures, targets: targetsOf(name, measured.results) };
+  if (values["candidates-out"]) candidatesOut[name] = candidates;
 }
+if (values["candidates-out"]) writeFileSync(values["candidates-out"], `${JSON.stringify(candidatesOut)}\n`);
 
 for (const [name, figures] of Object.entries(report.collections)) {
   const label = loadCollection(name, resolve(values.data, name)).label;
