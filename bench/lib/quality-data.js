@@ -16,7 +16,7 @@ export const collections = {
  * Semantic-leg nDCG@10 with the built-in embeddings before they were improved (main at the start of this work), the
  * baseline the semantic target is measured against.
  */
-export const semanticBaseline = { cranfield: 0.166, cisi: 0.0 };
+export const semanticBaseline = { cranfield: 0.166, cisi: 0.26 };
 
 const readJsonl = (path) =>
   readFileSync(path, "utf8")
