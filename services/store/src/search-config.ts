@@ -12,6 +12,32 @@ export interface SearchConfig {
   vectors: PostgresVectorIndexSettings;
   /** Most grep worker threads running at once. */
   grepWorkers: number;
+  /** BM25's parameters for full-text ranking. */
+  bm25: Bm25Parameters;
+  /** How long a tenant's entry count and average length are reused by full-text ranking (0: counted for every query). */
+  bm25StatisticsTtlMs: number;
+}
+
+/** BM25's term-frequency saturation `k1` and length normalisation `b` (0 = none, 1 = full). */
+export interface Bm25Parameters {
+  k1: number;
+  b: number;
+}
+
+/** A decimal number within [min, max] from the environment. */
+function envDecimal(defaultValue: number, min: number, max: number) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === "") return defaultValue;
+      const value = Number(raw.trim());
+      if (!/^[0-9]+(\.[0-9]+)?$/.test(raw.trim()) || value < min || value > max) {
+        ctx.addIssue({ code: "custom", message: `expected a number from ${min} to ${max}, got "${raw}"` });
+        return z.NEVER;
+      }
+      return value;
+    });
 }
 
 const languageList = envString("").refine((value) => value.split(",").every((name) => name.trim() === "" || languageNamePattern.test(name.trim())), {
@@ -29,6 +55,9 @@ export const searchEnvSchema = {
   STORE_HNSW_BUILD_MEMORY_MB: envInteger(defaultVectorIndexSettings.buildMemoryMb, 16, 4_096),
   STORE_HNSW_BUILD: envBoolean(defaultVectorIndexSettings.buildIndexes),
   STORE_GREP_WORKERS: envInteger(2, 1, 64),
+  STORE_BM25_K1: envDecimal(1.2, 0, 10),
+  STORE_BM25_B: envDecimal(0.75, 0, 1),
+  STORE_BM25_STATISTICS_SECONDS: envInteger(10, 0, 3_600),
 };
 
 type SearchEnv = { [K in keyof typeof searchEnvSchema]: z.infer<(typeof searchEnvSchema)[K]> };
@@ -49,6 +78,8 @@ export function toSearchConfig(env: SearchEnv): SearchConfig {
       buildIndexes: env.STORE_HNSW_BUILD,
     },
     grepWorkers: env.STORE_GREP_WORKERS,
+    bm25: { k1: env.STORE_BM25_K1, b: env.STORE_BM25_B },
+    bm25StatisticsTtlMs: env.STORE_BM25_STATISTICS_SECONDS * 1000,
   };
 }
 

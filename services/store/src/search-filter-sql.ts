@@ -123,7 +123,7 @@ export function previewSourceColumn(filter: Pick<SearchFilter, "asOf">, alias: s
  * the entry is quarantined or rejected now, which wins: what a reviewer
  * withholds today stays withheld in the past too.
  *
- * `search_vector` is the version's stored one (kept versions store theirs
+ * `search_vector` and `search_length` are the version's stored ones (kept versions store theirs
  * beside their text). Given `matching` (the SQL of a tsquery), the relation
  * holds only the rows whose vector matches it, and is built so that both GIN
  * indexes find them: the live entries unchanged since t, and the kept
@@ -166,13 +166,14 @@ export function entrySource(principal: Principal, filter: SearchFilter, params: 
       ${pick("coalesce(c.updated_by, c.owner)", "v.written_by")} AS updated_by,
       ${pick("c.valid_from", "v.valid_from")} AS valid_from,
       ${pick("c.valid_to", "v.valid_to")} AS valid_to,
-      ${pick("c.search_vector", "v.search_vector")} AS search_vector`;
+      ${pick("c.search_vector", "v.search_vector")} AS search_vector,
+      ${pick("c.search_length", "v.search_length")} AS search_length`;
   const deletedColumns = `
     t.id, t.tenant, t.thread_id, t.source, t.owner, v.visibility, v.text, NULL::text AS preview,
       left(v.text, ${previewSourceChars}) AS preview_source, length(v.text) AS text_length, v.content_hash, v.metadata, v.tags, v.summary,
       coalesce(v.content_type, 'text') AS content_type, v.version, t.created_at, v.written_at AS updated_at, v.trust_state, '{}'::text[] AS trust_reasons,
       NULL::text AS reviewed_by, NULL::timestamptz AS reviewed_at, NULL::text AS review_note, v.written_by AS updated_by,
-      v.valid_from, v.valid_to, v.search_vector`;
+      v.valid_from, v.valid_to, v.search_vector, v.search_length`;
   const liveThen = `${accessPredicate(principal, "c", params)} AND c.created_at <= ${at}${among("c.id")}`;
   // A version that was private while current stays its owner's (and admins').
   const keptReadable = `(v.visibility <> 'private' OR c.owner = ${params.add(principal.subject)} OR ${params.add(isAdmin(principal))}::boolean)`;

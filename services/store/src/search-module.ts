@@ -46,7 +46,7 @@ export async function openSearch(
   graphDirectory: string | undefined = undefined,
 ): Promise<OpenSearch> {
   const language = await applyTextSearchLanguage(db, config.language, migrations, logger);
-  const repository = createSearchRepository(db);
+  const repository = createSearchRepository(db, { bm25: config.bm25, statisticsTtlMs: config.bm25StatisticsTtlMs });
   const builtin = await repository.builtinLanguages();
   const offered = config.queryLanguages.length === 0 ? builtin : config.queryLanguages.filter((name) => builtin.includes(name));
   const allowed = [...new Set([language, ...offered])].sort();

@@ -1,9 +1,11 @@
 import { accessPredicate } from "./access-predicate.js";
+import { createCollectionStatisticsCache, type CollectionStatistics } from "./bm25-statistics.js";
 import { createSqlParams, type SqlDatabase, type SqlParams } from "./db/sql-database.js";
 import type { StoredEntry } from "./entries.js";
 import { toEntryTrust, trustColumns, type EntryRow } from "./entry-repository.js";
 import { toPreview } from "./preview.js";
 import type { Principal } from "./principal.js";
+import { defaultSearchConfig, type Bm25Parameters } from "./search-config.js";
 import type { SearchFilter } from "./search-filter.js";
 import { entrySource, previewSourceColumn, searchFilterConditions } from "./search-filter-sql.js";
 import { trustFilter } from "./trust-filter.js";
@@ -47,7 +49,7 @@ export interface GrepCursor {
  * reads what the store held at `filter.asOf` when it is set.
  */
 export interface SearchRepository {
-  /** One page of the visible, filtered entries matching the query, best ts_rank_cd first (ties: newer first). */
+  /** One page of the visible, filtered entries matching the query, best BM25 first (ties: newer first, then the greater id). */
   fullText(principal: Principal, query: FullTextQuery, filter: SearchFilter, page: { limit: number; offset: number }, highlight: boolean): Promise<FullTextRow[]>;
   /** Whether the query reduces to nothing searchable (only stop words or punctuation). */
   isEmptyQuery(query: FullTextQuery): Promise<boolean>;
@@ -144,38 +146,173 @@ function tsquerySql(query: FullTextQuery, params: SqlParams): string {
   }
 }
 
-/** ts_rank_cd normalisation: 0 ranks by cover density alone; see docs/retrieval.md for why. */
-export const rankNormalization = 0;
+/**
+ * What a tsquery's text form quotes as a lexeme: `'…'` with `'` (and `\`)
+ * doubled inside, possibly followed by `:*` (a prefix) or weights.
+ */
+const quotedLexemePattern = "'((?:[^']|'')*)'";
 
-/** The search repository over a migrated database. */
-export function createSearchRepository(db: SqlDatabase): SearchRepository {
+/**
+ * What tenant `tenant` held at instant `at` (both SQL), whoever may see it,
+ * for as_of ranking statistics: the full-text vector, length and trust state
+ * of each entry's version current then (live entries unchanged since, and
+ * the kept versions current then of live or deleted entries), as entrySource
+ * picks them, minus the access predicate. A version's trust state is the
+ * entry's own when the entry is withheld now. With `matching`, only rows
+ * whose vector matches it, so the GIN indexes serve it.
+ */
+function tenantAt(tenant: string, at: string, matching: string | undefined): string {
+  const match = (alias: string) => (matching === undefined ? "" : ` AND ${alias}.search_vector @@ ${matching}`);
+  return `(
+    SELECT c.id, c.search_vector, c.search_length, c.trust_state
+    FROM entries c
+    WHERE c.tenant = ${tenant} AND c.created_at <= ${at}${match("c")}
+      AND NOT EXISTS (SELECT 1 FROM entry_versions w WHERE w.entry_id = c.id AND w.superseded_at > ${at})
+    UNION ALL
+    SELECT v.entry_id AS id, v.search_vector, v.search_length,
+      CASE WHEN c.trust_state IS NOT NULL AND NOT (${trustFilter("c", false)}) THEN c.trust_state ELSE v.trust_state END AS trust_state
+    FROM entry_versions v LEFT JOIN entries c ON c.id = v.entry_id
+    WHERE v.tenant = ${tenant} AND v.superseded_at > ${at} AND v.written_at <= ${at}${match("v")}
+      AND NOT EXISTS (SELECT 1 FROM entry_versions w WHERE w.entry_id = v.entry_id AND w.superseded_at > ${at} AND w.version < v.version))`;
+}
+
+/**
+ * The full-text statement: the page of matching, visible, filtered entries
+ * ranked by BM25 with statistics over the caller's tenant only (invariant
+ * I-7), then their listing columns.
+ *
+ * - `search_query`: the tsquery, parsed once for the statement (every use
+ *   below reads it through a scalar subquery, never re-parsing it per row).
+ * - `terms`: the lexemes of the query's positive part (`querytree` drops
+ *   negated words), sorted, each with how often the query repeats it, and a
+ *   tsquery matching any of them.
+ * - `frequencies`: each term's document frequency over the tenant's
+ *   searchable entries (see countCollection), counted in one pass over the
+ *   GIN index's matches of any term (for a prefix, the entries holding any
+ *   lexeme it starts).
+ * - `weights`: each term's idf times its repeats. N and the average length
+ *   are parameters (see countCollection); as of an instant, `collection`
+ *   counts them, and `frequencies` counts, over what the tenant held then.
+ * - `page`: each candidate's BM25, summing over the terms its vector holds
+ *   (for a prefix, every lexeme it starts counts towards its frequency), cut
+ *   to the page before any listing column is read.
+ */
+function fullTextStatement(
+  principal: Principal,
+  query: FullTextQuery,
+  filter: SearchFilter,
+  page: { limit: number; offset: number },
+  highlight: boolean,
+  bm25: Bm25Parameters,
+  collection: CollectionStatistics | undefined,
+  params: SqlParams,
+): string {
+  const parsed = tsquerySql(query, params);
+  const tsquery = "(SELECT sq.tsquery FROM search_query sq)";
+  const lexemes = "(SELECT t.lexemes FROM terms t)";
+  const tenant = params.add(principal.tenant);
+  const k1 = `${params.add(bm25.k1)}::float8`;
+  const b = `${params.add(bm25.b)}::float8`;
+  const at = filter.asOf === undefined ? undefined : `${params.add(filter.asOf.toISOString())}::timestamptz`;
+  // Now: N and the average length from the caller (cached per tenant); as of an instant: counted here over what the tenant held then.
+  const documents = at === undefined ? `${params.add(collection?.documents ?? 0)}::float8` : "(SELECT c.documents FROM collection c)";
+  const averageLength = at === undefined ? `${params.add(Math.max(collection?.averageLength ?? 0, 1))}::float8` : "(SELECT c.average_length FROM collection c)";
+  const prefix = query.mode === "prefix";
+  const anyTerm = "(SELECT t.any_term FROM terms t)";
+  const searchableSource = at === undefined ? "entries s" : `${tenantAt(tenant, at, anyTerm)} s`;
+  const searchable = `${at === undefined ? `s.tenant = ${tenant} AND ` : ""}${trustFilter("s", false)} AND s.search_vector @@ ${anyTerm}`;
+  const collectionThen =
+    at === undefined
+      ? ""
+      : `, collection AS MATERIALIZED (
+       SELECT count(*)::float8 AS documents, greatest(coalesce(avg(s.search_length), 0), 1)::float8 AS average_length
+       FROM ${tenantAt(tenant, at, undefined)} s WHERE ${trustFilter("s", false)}
+     )`;
+  // Quoted for tsquery input: a quote doubled, a backslash escaped.
+  const quoted = `'''' || replace(replace(m.lexeme, chr(92), chr(92) || chr(92)), '''', '''''') || '''' || ${prefix ? "':*'" : "''"}`;
+  const saturated = (tf: string) => `${tf} * (${k1} + 1) / (${tf} + ${k1} * (1 - ${b} + ${b} * e.search_length / ${averageLength}))`;
+  // A term's frequency in a document: the positions of the lexeme (or of every lexeme a prefix starts; a
+  // stripped lexeme, which has none, counts once). For whole lexemes, setweight marks the query's lexemes
+  // (a binary search each) and ts_filter keeps only them, so SQL never walks the document's other lexemes;
+  // stored vectors carry weight D only (to_tsvector's), so nothing else is kept.
+  const termsIn = (vector: string) =>
+    prefix
+      ? `SELECT i AS term, sum(coalesce(cardinality(u.positions), 1))::float8 AS tf
+         FROM unnest(${vector}) u CROSS JOIN generate_subscripts(${lexemes}, 1) AS i
+         WHERE starts_with(u.lexeme, (${lexemes})[i]) GROUP BY i`
+      : `SELECT array_position(${lexemes}, u.lexeme) AS term, cardinality(u.positions)::float8 AS tf
+         FROM unnest(ts_filter(setweight(${vector}, 'A', ${lexemes}), '{a}')) u`;
+  const score = `coalesce((SELECT sum(w.weights[f.term] * ${saturated("f.tf")}) FROM (${termsIn("e.search_vector")}) f), 0)`;
+  const conditions = [`e.search_vector @@ ${tsquery}`, accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
+  // With as_of, the match is also pushed into the source, where the stored vectors' indexes serve it; the
+  // listing reads only the page's entries (joined by id alone, it would build every matching row's columns).
+  const source = entrySource(principal, filter, params, { matching: tsquery });
+  const pageSource = entrySource(principal, filter, params, { ids: "(SELECT page.id FROM page)" });
+  const headline = highlight
+    ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), ${tsquery}, ${params.add(headlineOptions)})`
+    : "NULL::text";
+  return `WITH search_query AS MATERIALIZED (
+       SELECT ${parsed} AS tsquery
+     ), terms AS MATERIALIZED (
+       SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.repeats ORDER BY m.lexeme) AS repeats,
+         coalesce(array_to_string(array_agg(${quoted}), ' | '), '')::tsquery AS any_term
+       FROM (
+         SELECT l.lexeme, count(*)::float8 AS repeats
+         FROM search_query sq
+         CROSS JOIN LATERAL regexp_matches(querytree(sq.tsquery)::text, ${params.add(quotedLexemePattern)}, 'g') AS x
+         CROSS JOIN LATERAL (SELECT replace(replace(x[1], '''''', ''''), chr(92) || chr(92), chr(92)) AS lexeme) l
+         GROUP BY l.lexeme
+       ) m
+     )${collectionThen}, frequencies AS MATERIALIZED (
+       SELECT f.term, ${prefix ? "count(DISTINCT s.id)" : "count(*)"}::float8 AS frequency
+       FROM ${searchableSource} CROSS JOIN LATERAL (${termsIn("s.search_vector")}) f
+       WHERE ${searchable}
+       GROUP BY f.term
+     ), weights AS MATERIALIZED (
+       SELECT array_agg(t.repeats[i] * ln(1 + (${documents} - coalesce(f.frequency, 0) + 0.5) / (coalesce(f.frequency, 0) + 0.5)) ORDER BY i) AS weights
+       FROM terms t CROSS JOIN generate_subscripts(t.lexemes, 1) AS i LEFT JOIN frequencies f ON f.term = i
+     ), page AS (
+       SELECT e.id, e.created_at, ${score} AS score
+       FROM ${source} e CROSS JOIN weights w
+       WHERE ${conditions.join(" AND ")}
+       ORDER BY score DESC, e.created_at DESC, e.id DESC
+       LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
+     )
+     SELECT ${listingColumns(filter)}, page.score, ${headline} AS headline
+     FROM page JOIN ${pageSource} e ON e.id = page.id
+     WHERE ${accessPredicate(principal, "e", params)}
+     ORDER BY page.score DESC, page.created_at DESC, e.id DESC`;
+}
+
+/**
+ * N and the average length over a tenant's searchable entries: those a
+ * default search may return to someone (current, neither quarantined nor
+ * rejected), whoever may see them.
+ */
+async function countCollection(db: SqlDatabase, tenant: string): Promise<CollectionStatistics> {
+  const { rows } = await db.query<{ documents: string; average_length: number | null }>(
+    `SELECT count(*) AS documents, avg(s.search_length)::float8 AS average_length FROM entries s WHERE s.tenant = $1 AND ${trustFilter("s", false)}`,
+    [tenant],
+  );
+  return { documents: Number(rows[0]?.documents ?? 0), averageLength: Number(rows[0]?.average_length ?? 0) };
+}
+
+/** How the repository ranks full text. */
+export interface FullTextRanking {
+  bm25: Bm25Parameters;
+  /** How long a tenant's N and average length are reused before they are counted again; 0 counts them for every query. */
+  statisticsTtlMs: number;
+}
+
+/** The search repository over a migrated database; full text ranks by BM25 as `ranking` says. */
+export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking = { bm25: defaultSearchConfig.bm25, statisticsTtlMs: defaultSearchConfig.bm25StatisticsTtlMs }): SearchRepository {
+  const statistics = createCollectionStatisticsCache(ranking.statisticsTtlMs);
   return {
     async fullText(principal, query, filter, page, highlight) {
+      const collection = filter.asOf === undefined ? await statistics.get(principal.tenant, () => countCollection(db, principal.tenant)) : undefined;
       const params = createSqlParams();
-      const tsquery = tsquerySql(query, params);
-      const conditions = [`e.search_vector @@ ${tsquery}`, accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
-      // With as_of, the match is also pushed into the source, where the stored vectors' indexes serve it; the
-      // listing reads only the page's entries (joined by id alone, it would build every matching row's columns).
-      const source = entrySource(principal, filter, params, { matching: tsquery });
-      const pageSource = entrySource(principal, filter, params, { ids: "(SELECT page.id FROM page)" });
-      const headline = highlight
-        ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), ${tsquery}, ${params.add(headlineOptions)})`
-        : "NULL::text";
-      // Rank and cut in the inner query; the outer one reads listing columns and highlights for the page only.
-      const { rows } = await db.query<ListingRow & { score: number; headline: string | null }>(
-        `WITH page AS (
-           SELECT e.id, ts_rank_cd(e.search_vector, ${tsquery}, ${rankNormalization}) AS score
-           FROM ${source} e
-           WHERE ${conditions.join(" AND ")}
-           ORDER BY score DESC, e.id DESC
-           LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
-         )
-         SELECT ${listingColumns(filter)}, page.score, ${headline} AS headline
-         FROM page JOIN ${pageSource} e ON e.id = page.id
-         WHERE ${accessPredicate(principal, "e", params)}
-         ORDER BY page.score DESC, e.id DESC`,
-        params.values,
-      );
+      const statement = fullTextStatement(principal, query, filter, page, highlight, ranking.bm25, collection, params);
+      const { rows } = await db.query<ListingRow & { score: number; headline: string | null }>(statement, params.values);
       return rows.map((row) => ({ entry: toListing(row), score: Number(row.score), headline: row.headline ?? undefined }));
     },
 

@@ -5,15 +5,19 @@ import { nastyQueries } from "./search-nasty-queries.js";
 import { chooseQueryLanguage, highlightMarks, parseHeadline, toLexemeQuery, toQueryWords, validateFullTextQuery } from "./text-search.js";
 
 describe("full-text query words", () => {
-  test("keep letters, digits and combining marks only, de-duplicated case-insensitively", () => {
-    assert.deepEqual(toQueryWords("Config config CONFIGS, state-of-the-art!"), ["Config", "CONFIGS", "state", "of", "the", "art"]);
+  test("keep letters, digits and combining marks only, in order and with their repeats", () => {
+    assert.deepEqual(toQueryWords("Config config CONFIGS, state-of-the-art!"), ["Config", "config", "CONFIGS", "state", "of", "the", "art"]);
     assert.deepEqual(toQueryWords("'\";!&|()<->:*\\"), []);
     assert.deepEqual(toQueryWords("café e\u0301clair"), ["café", "éclair"]);
   });
 
-  test("are capped at 32 words of 64 characters", () => {
+  test("are capped at 32 distinct words of 64 characters, repeats of kept words still counting", () => {
     const words = toQueryWords(Array.from({ length: 50 }, (_, index) => `w${index}`).join(" "));
-    assert.equal(words.length, 32);
+    assert.deepEqual(
+      words,
+      Array.from({ length: 32 }, (_, index) => `w${index}`),
+    );
+    assert.deepEqual(toQueryWords(`${words.join(" ")} w40 W0 w41 w31`).slice(32), ["W0", "w31"]);
     assert.equal(toQueryWords("y".repeat(500))[0]?.length, 64);
   });
 
@@ -28,6 +32,7 @@ describe("full-text query words", () => {
     }
     assert.equal(toLexemeQuery("config serv", "prefix"), "'config':* & 'serv':*");
     assert.equal(toLexemeQuery("wing lift", "any"), "'wing' | 'lift'");
+    assert.equal(toLexemeQuery("lift wing lift", "any"), "'lift' | 'wing' | 'lift'", "a repeated word stays, so it weighs more");
   });
 });
 

@@ -56,7 +56,7 @@ export const languageNamePattern = /^[a-z_]{1,63}$/;
 /** Longest full-text query accepted, in characters. */
 export const maxQueryLength = 1_000;
 
-/** Most words a prefix or any-word query keeps (the rest are dropped). */
+/** Most distinct words a prefix or any-word query keeps (further new words are dropped; repeats of kept ones are not). */
 export const maxQueryWords = 32;
 
 /** Longest word a prefix or any-word query keeps, in characters (longer words are cut). */
@@ -66,19 +66,22 @@ const wordPattern = /[\p{L}\p{N}\p{M}]+/gu;
 
 /**
  * The words of a query stripped of everything that is not a letter, digit or
- * combining mark, de-duplicated (case-insensitively), at most 32 of at most
- * 64 characters each. What remains cannot carry tsquery syntax.
+ * combining mark, in order and with their repeats (a word the query repeats
+ * weighs more in the ranking), at most 64 characters each, of at most 32
+ * distinct words (case-insensitively); words beyond those 32 are dropped.
+ * What remains cannot carry tsquery syntax.
  */
 export function toQueryWords(query: string): string[] {
-  const seen = new Set<string>();
+  const kept = new Set<string>();
   const words: string[] = [];
   for (const match of query.normalize("NFC").matchAll(wordPattern)) {
     const word = Array.from(match[0]).slice(0, maxWordLength).join("");
     const key = word.toLowerCase();
-    if (seen.has(key)) continue;
-    seen.add(key);
+    if (!kept.has(key)) {
+      if (kept.size === maxQueryWords) continue;
+      kept.add(key);
+    }
     words.push(word);
-    if (words.length === maxQueryWords) break;
   }
   return words;
 }

@@ -210,7 +210,7 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
             [[ids[7], 1]],
             "positive control: the kept version is found",
           );
-          const ranking = recorded.statements.find((statement) => statement.sql.includes("ts_rank_cd"));
+          const ranking = recorded.statements.find((statement) => statement.sql.includes("search_query AS"));
           assert.ok(ranking !== undefined, "the full-text statement ran");
           const plan = await db.transaction(async (tx) => {
             // Tables this small are cheaper to read whole (and the planner does not price detoasting a vector), so it
@@ -300,7 +300,8 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
                repeat('0', 64), '{}', '{}', '', 'verified', 'a1', now(), 'a1', 'update'
              FROM generate_series(1, 1201) AS n`,
           );
-          assert.deepEqual((await migrate(connection, logger)).applied, [8]);
+          const throughVersion8 = migrations.filter((migration) => migration.version <= 8);
+          assert.deepEqual((await migrate(connection, logger, throughVersion8)).applied, [8]);
           const { rows } = await connection.query<{ versions: number; stale: number; needle: number }>(
             `SELECT count(*)::integer AS versions,
                count(*) FILTER (WHERE search_vector IS DISTINCT FROM entry_search_vector(text))::integer AS stale,

@@ -7,11 +7,12 @@ import { validTime } from "./0005-valid-time.js";
 import { vectorOutbox } from "./0006-vector-outbox.js";
 import { idempotencyExpiry } from "./0007-idempotency-expiry.js";
 import { keptVersionSearchVectors } from "./0008-kept-version-search-vectors.js";
+import { searchLengths } from "./0009-search-lengths.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
 /** Every migration this store knows, in version order. Append only. */
-export const migrations: readonly Migration[] = [initialSchema, idempotencyAndApiKeys, searchSchema, historyTrustAudit, validTime, vectorOutbox, idempotencyExpiry, keptVersionSearchVectors];
+export const migrations: readonly Migration[] = [initialSchema, idempotencyAndApiKeys, searchSchema, historyTrustAudit, validTime, vectorOutbox, idempotencyExpiry, keptVersionSearchVectors, searchLengths];
 
 /** The schema version this build of the store expects. */
 export const latestSchemaVersion: number = migrations.reduce((latest, migration) => Math.max(latest, migration.version), 0);

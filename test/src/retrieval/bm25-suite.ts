@@ -1,0 +1,252 @@
+/**
+ * BM25 full-text ranking, run unchanged against PGlite and a real PostgreSQL
+ * server: the store's scores and order against BM25 computed here in
+ * TypeScript over a small corpus whose words the English configuration
+ * keeps as they are (no stop words, nothing to stem), per-tenant statistics
+ * (invariant I-7), and repeated words counting again.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { defaultSearchConfig, migrate, migrations, openSearch, type OpenSearch, type Principal } from "@context-hub/store";
+import { startRetrievalHarness, type RetrievalHarness, type RetrievalTarget } from "./retrieval-fixtures.js";
+import { commitText, logger, newTenant, openConnection, principal, type PrincipalInit } from "../store/store-fixtures.js";
+
+type Mode = "match" | "any" | "phrase" | "prefix" | "boolean";
+
+const k1 = 1.2;
+const b = 0.75;
+
+const asPrincipal = (init: PrincipalInit): Principal => ({ tenant: init.tenant ?? "", subject: init.subject ?? "", groups: init.groups ?? [], scopes: init.scopes ?? [] });
+
+/** A query term: a word, or a prefix standing for every word it starts. */
+interface Term {
+  text: string;
+  prefix: boolean;
+}
+
+/**
+ * BM25 of each document for `terms` (repeats count again), with N, the
+ * average length and document frequencies over `collection`: the textbook
+ * formula, written independently of the store's SQL.
+ */
+function expectedScores(collection: readonly string[][], documents: readonly string[][], terms: readonly Term[]): number[] {
+  const matches = (word: string, term: Term) => (term.prefix ? word.startsWith(term.text) : word === term.text);
+  const n = collection.length;
+  const averageLength = collection.reduce((sum, words) => sum + words.length, 0) / n;
+  return documents.map((words) =>
+    terms.reduce((score, term) => {
+      const tf = words.filter((word) => matches(word, term)).length;
+      if (tf === 0) return score;
+      const df = collection.filter((other) => other.some((word) => matches(word, term))).length;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      return score + (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * words.length) / averageLength));
+    }, 0),
+  );
+}
+
+const words = (text: string) => text.split(" ");
+
+export function defineBm25Suite(target: RetrievalTarget): void {
+  describe(`BM25 full-text ranking on ${target.name}`, () => {
+    let h: RetrievalHarness;
+    let search: OpenSearch;
+    before(async () => {
+      h = await startRetrievalHarness(target);
+      // Statistics counted for every query, so a test sees each write at once.
+      search = await openSearch(h.db, { ...defaultSearchConfig, bm25: { k1, b }, bm25StatisticsTtlMs: 0 }, logger);
+    });
+    after(async () => {
+      await search?.close();
+      await h?.close();
+    });
+
+    const ranked = async (caller: PrincipalInit, query: string, mode: Mode, limit = 50) =>
+      (await search.service.fullText(asPrincipal(caller), { query, mode, language: "", filter: undefined, limit, offset: 0, highlight: false })).hits.map((hit) => ({
+        id: hit.entry.id,
+        score: hit.score,
+      }));
+
+    describe("scores", () => {
+      const tenant = newTenant("bm25");
+      const owner = principal(tenant, "owner");
+      const other = principal(tenant, "other");
+      // The owner's entries, then one only `other` may see: it counts in the tenant's statistics all the same.
+      const texts = [
+        "wing lift drag wing",
+        "rotor blade thrust",
+        "wing flap flap flap spar span",
+        "lift lift lift gust gust vortex hull keel mast stall",
+        "spar span spar blade wing lift",
+        "drag drag",
+      ];
+      const hiddenText = "wing vortex gust hull";
+      const ids: string[] = [];
+      before(async () => {
+        for (const text of texts) ids.push((await commitText(h.client, owner, "corpus", text)).id);
+        await commitText(h.client, other, "corpus", hiddenText);
+        // Quarantined and rejected entries are left out of the statistics, as from default searches.
+        for (const [state, text] of [
+          ["quarantined", "wing wing wing wing lift"],
+          ["rejected", "rotor rotor span"],
+        ] as const) {
+          const { id } = await commitText(h.client, owner, "corpus", text);
+          await h.db.query("UPDATE entries SET trust_state = $2 WHERE id = $1", [id, state]);
+        }
+      });
+
+      const collection = () => [...texts, hiddenText].map(words);
+      const cases: { mode: Mode; query: string; terms: Term[]; matching: (text: string) => boolean }[] = [
+        { mode: "any", query: "wing lift vortex", terms: ["wing", "lift", "vortex"].map((text) => ({ text, prefix: false })), matching: (text) => /\b(wing|lift|vortex)\b/.test(text) },
+        { mode: "any", query: "lift lift wing", terms: ["lift", "lift", "wing"].map((text) => ({ text, prefix: false })), matching: (text) => /\b(wing|lift)\b/.test(text) },
+        { mode: "match", query: "wing lift", terms: ["wing", "lift"].map((text) => ({ text, prefix: false })), matching: (text) => /\bwing\b/.test(text) && /\blift\b/.test(text) },
+        { mode: "phrase", query: "spar span", terms: ["spar", "span"].map((text) => ({ text, prefix: false })), matching: (text) => text.includes("spar span") },
+        { mode: "prefix", query: "spa", terms: [{ text: "spa", prefix: true }], matching: (text) => /\bspa/.test(text) },
+        { mode: "boolean", query: "wing -flap", terms: [{ text: "wing", prefix: false }], matching: (text) => /\bwing\b/.test(text) && !/\bflap\b/.test(text) },
+        {
+          mode: "boolean",
+          query: '"spar span" OR drag',
+          terms: ["spar", "span", "drag"].map((text) => ({ text, prefix: false })),
+          matching: (text) => text.includes("spar span") || /\bdrag\b/.test(text),
+        },
+      ];
+
+      for (const { mode, query, terms, matching } of cases) {
+        test(`${mode} ${JSON.stringify(query)}: BM25 of the tenant's statistics, best first, within 1 %`, async () => {
+          const expected = expectedScores(collection(), texts.map(words), terms)
+            .map((score, index) => ({ id: ids[index] ?? "", score, text: texts[index] ?? "" }))
+            .filter((row) => matching(row.text))
+            .sort((x, y) => y.score - x.score);
+          const actual = await ranked(owner, query, mode);
+          assert.deepEqual(
+            actual.map((row) => row.id),
+            expected.map((row) => row.id),
+            `order: ${JSON.stringify({ actual, expected })}`,
+          );
+          for (const [index, row] of expected.entries()) {
+            const score = actual[index]?.score ?? 0;
+            assert.ok(row.score > 0 && Math.abs(score - row.score) <= 0.01 * row.score, `${mode} ${query} #${index}: store ${score}, BM25 ${row.score}`);
+          }
+        });
+      }
+
+      test("a query whose words are all stop words answers with nothing and says why", async () => {
+        const reply = await search.service.fullText(asPrincipal(owner), { query: "the of and", mode: "any", language: "", filter: undefined, limit: 10, offset: 0, highlight: false });
+        assert.deepEqual(reply.hits, []);
+        assert.match(reply.warnings.join(" "), /no searchable words/);
+      });
+    });
+
+    describe("repeated words", () => {
+      const tenant = newTenant("bm25-repeat");
+      const owner = principal(tenant, "owner");
+      const ids: Record<string, string> = {};
+      before(async () => {
+        ids.once = (await commitText(h.client, owner, "repeat", "wing rotor gust keel")).id;
+        ids.twice = (await commitText(h.client, owner, "repeat", "wing wing gust keel")).id;
+        ids.wing = (await commitText(h.client, owner, "repeat", "wing drag mast hull")).id;
+        ids.lift = (await commitText(h.client, owner, "repeat", "lift drag mast hull")).id;
+      });
+
+      test("a document repeating a query word ranks above one holding it once", async () => {
+        const hits = await ranked(owner, "wing", "any");
+        assert.equal(hits[0]?.id, ids.twice, JSON.stringify(hits));
+        assert.ok((hits[0]?.score ?? 0) > (hits.find((hit) => hit.id === ids.once)?.score ?? Infinity), JSON.stringify(hits));
+      });
+
+      test("a query repeating a word weighs it more", async () => {
+        const score = (hits: { id: string; score: number }[], id: string | undefined) => hits.find((hit) => hit.id === id)?.score ?? 0;
+        const even = await ranked(owner, "wing lift", "any");
+        const wingFourTimes = await ranked(owner, "wing wing wing wing lift", "any");
+        // lift (one entry) is rarer than wing (three), so it leads with each word once; repeating wing turns the order.
+        assert.ok(score(even, ids.lift) > score(even, ids.wing), JSON.stringify(even));
+        assert.ok(score(wingFourTimes, ids.wing) > score(wingFourTimes, ids.lift), JSON.stringify(wingFourTimes));
+        assert.ok(Math.abs(score(wingFourTimes, ids.wing) - 4 * score(even, ids.wing)) < 1e-9, "a word's weight is its repeats times its BM25");
+        assert.equal(score(wingFourTimes, ids.lift), score(even, ids.lift));
+      });
+
+      test("ties go to the newer entry", async () => {
+        const hits = await ranked(owner, "drag", "any");
+        assert.deepEqual(
+          hits.map((hit) => hit.id),
+          [ids.lift, ids.wing],
+          "equal length and frequency: equal scores, newer first",
+        );
+        assert.equal(hits[0]?.score, hits[1]?.score);
+      });
+    });
+
+    describe("statistics never cross a tenant (I-7)", () => {
+      const tenantA = newTenant("bm25-a");
+      const tenantB = newTenant("bm25-b");
+      const a = principal(tenantA, "a");
+      const bee = principal(tenantB, "b");
+      before(async () => {
+        for (const text of ["wing lift drag", "wing rotor", "lift gust gust", "keel hull mast wing", "stall vortex"]) await commitText(h.client, a, "mine", text);
+      });
+
+      test("another tenant's many entries sharing the query's words change neither the scores nor the order", async () => {
+        const queries: [string, Mode][] = [
+          ["wing lift gust", "any"],
+          ["wing", "match"],
+          ["wi", "prefix"],
+          ["wing -drag", "boolean"],
+        ];
+        const before = await Promise.all(queries.map(([query, mode]) => ranked(a, query, mode)));
+        for (const [, hits] of before.entries()) assert.ok(hits.length > 0);
+        // Many entries, long and short, holding the words, so every statistic would move if it were shared.
+        for (let index = 0; index < 40; index += 1) {
+          await commitText(h.client, bee, "theirs", index % 2 === 0 ? "wing wing lift" : "wing gust lift drag rotor keel hull mast stall vortex spar span blade thrust flap");
+        }
+        const afterwards = await Promise.all(queries.map(([query, mode]) => ranked(a, query, mode)));
+        assert.deepEqual(afterwards, before);
+        // Positive control: the same writes in tenant A do move A's scores.
+        await commitText(h.client, a, "mine", "wing wing lift");
+        const moved = await ranked(a, "wing lift gust", "any");
+        assert.notDeepEqual(moved, before[0]);
+      });
+    });
+
+    test("the migration fills the length of stored entries and kept versions, and every write keeps it", async () => {
+      const database = await target.createDatabase();
+      try {
+        const connection = await openConnection(database.options);
+        try {
+          await migrate(
+            connection,
+            logger,
+            migrations.filter((migration) => migration.version < 9),
+          );
+          const id = "01900000-0000-7000-8000-000000000001";
+          // Stop words are not counted; a repeated word counts each time.
+          await connection.query(
+            `INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash)
+             VALUES ($1, 't', 'x', 'user', 'a1', 'private', 'the wing and the wing lift', 26, 'p', repeat('0', 64))`,
+            [id],
+          );
+          await connection.query(
+            `INSERT INTO entry_versions (entry_id, version, tenant, thread_id, source, owner, visibility, text, content_hash, metadata, tags, summary, trust_state,
+               written_by, written_at, superseded_by, change_kind, search_vector)
+             VALUES ($1, 1, 't', 'x', 'user', 'a1', 'private', 'lift drag drag gust of wind', repeat('0', 64), '{}', '{}', '', 'verified', 'a1', now(), 'a1', 'update',
+               to_tsvector('english', 'lift drag drag gust of wind'))`,
+            [id],
+          );
+          assert.deepEqual((await migrate(connection, logger)).applied, [9]);
+          const length = async () =>
+            (
+              await connection.query<{ entry: number; version: number }>(
+                "SELECT e.search_length AS entry, v.search_length AS version FROM entries e JOIN entry_versions v ON v.entry_id = e.id WHERE e.id = $1",
+                [id],
+              )
+            ).rows[0];
+          assert.deepEqual(await length(), { entry: 3, version: 5 });
+          await connection.query("UPDATE entries SET text = 'wing wing wing wing' WHERE id = $1", [id]);
+          assert.deepEqual(await length(), { entry: 4, version: 5 }, "an update (or a restore, which writes the text the same way) recomputes it");
+        } finally {
+          await connection.close();
+        }
+      } finally {
+        await database.dispose();
+      }
+    });
+  });
+}
