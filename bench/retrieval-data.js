@@ -6,7 +6,7 @@ import { createUuidV7 } from "@context-hub/store";
 import { chunkText, embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
 
 /** Model id the built-in embedder records (services/embedder/src/builtin-embedding-provider.ts). */
-export const builtinModel = "builtin-glove-100d-v1";
+export const builtinModel = "builtin-glove-100d-v2";
 export const builtinDimension = 100;
 
 const topics = [

@@ -17,7 +17,7 @@ import { reembedChunks } from "./chunk-reembedding.js";
 const bin = fileURLToPath(new URL("../../../bin/context-hub.js", import.meta.url));
 const logger = createLogger("reembed-stop-test", "silent");
 const target = { model: "fake-embed", dimension: 8 };
-const builtinModel = "builtin-glove-100d-v1";
+const builtinModel = "builtin-glove-100d-v2";
 
 /** A unit vector per text, different for different texts. */
 function vectorOf(text: string): number[] {

@@ -2,7 +2,7 @@ export { tokenize, splitIdentifier, isStopword, toStem, type TokenizeOptions } f
 export { splitSentences, type TextSegment } from "./sentences.js";
 export { parseOutline, slugify, stripInlineMarkdown, toProseBlocks, type OutlineSection } from "./markdown.js";
 export { chunkText, defaultChunkOptions, type ChunkOptions, type TextChunk } from "./chunker.js";
-export { sifSmoothing, toSifWeight, toWordProbability } from "./word-weights.js";
+export { embeddingSifSmoothing, sifSmoothing, toSifWeight, toWordProbability } from "./word-weights.js";
 export type { WordVectors, WordVectorOrigin } from "./word-vectors.js";
 export {
   createWordVectorHandle,

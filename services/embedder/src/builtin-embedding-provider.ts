@@ -8,7 +8,7 @@ import type { EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js"
  * @context-hub/text `embedText`). Change it whenever `embedText` or the word
  * vectors change, since stored vectors are only comparable within one id.
  */
-export const builtinEmbeddingModel = "builtin-glove-100d-v1";
+export const builtinEmbeddingModel = "builtin-glove-100d-v2";
 
 const model: EmbeddingModel = { provider: "builtin", model: builtinEmbeddingModel, dimension: 100 };
 const source = { provider: model.provider, operation: "embeddings", model: model.model };
@@ -31,7 +31,7 @@ export interface BuiltinEmbeddingProviderOptions {
 
 /**
  * The network-free provider: embeds each text with `embedText` over the
- * wink GloVe vectors. Deterministic; about 0.15 ms per 1 KB text on one core.
+ * wink GloVe vectors. Deterministic; about 0.25 ms per 1 KB text on one core.
  * A call whose texts are short (see `isInlineText`: search queries) is
  * embedded at once on the calling thread; longer ones in `work`'s worker
  * threads, under its time budget.

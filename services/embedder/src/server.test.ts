@@ -31,7 +31,7 @@ test("Describe names the built-in model, its dimension and the chunking", async 
   const reply = await client.describe({});
   assert.deepEqual(
     { provider: reply.provider, model: reply.model, dimension: reply.dimension, chunkSize: reply.chunkSize, chunkOverlap: reply.chunkOverlap },
-    { provider: "builtin", model: "builtin-glove-100d-v1", dimension: 100, chunkSize: 1000, chunkOverlap: 100 },
+    { provider: "builtin", model: "builtin-glove-100d-v2", dimension: 100, chunkSize: 1000, chunkOverlap: 100 },
   );
 });
 
@@ -41,7 +41,7 @@ test("EmbedDocuments returns covering chunks with unit vectors, and EmbedQueries
   const databases = "The Postgres migration added an index to the table, and the slow query now uses the index scan. ".repeat(3);
   const text = `${cooking}\n\n${databases}`;
   const reply = await client.embedDocuments({ texts: [text, ""] });
-  assert.equal(reply.model, "builtin-glove-100d-v1");
+  assert.equal(reply.model, "builtin-glove-100d-v2");
   assert.equal(reply.dimension, 100);
   assert.equal(reply.documents.length, 2);
   assert.deepEqual(reply.documents[1]!.chunks, []);

@@ -23,7 +23,7 @@ const bin = fileURLToPath(new URL("../../../bin/context-hub.js", import.meta.url
 const logger = createLogger("model-change-test", "silent");
 const newModel = "fake-embed";
 const newDimension = 8;
-const builtinSpace = { model: "builtin-glove-100d-v1", dimension: 100 };
+const builtinSpace = { model: "builtin-glove-100d-v2", dimension: 100 };
 
 /** A deterministic vector per text: equal texts embed equally, different ones differently. */
 function fakeVector(text: string): number[] {
@@ -177,7 +177,7 @@ for (const backendKind of backends) {
       const { EMBEDDER_DIMENSION: _configured, ...probing } = fakeEnv();
       await assert.rejects(
         startAllInOne({ env: hubEnv(probing), port: 0, ...dataDir() }),
-        /holds \d+ chunks embedded with "builtin-glove-100d-v1" \(100 dimensions\), but the embedder is configured for "fake-embed" \(8 dimensions\)/,
+        /holds \d+ chunks embedded with "builtin-glove-100d-v2" \(100 dimensions\), but the embedder is configured for "fake-embed" \(8 dimensions\)/,
       );
       // The matching configuration still starts.
       const hub = await startAllInOne({ env: hubEnv({ EMBEDDER_PROVIDER: "builtin" }), port: 0, ...dataDir() });
