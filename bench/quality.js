@@ -8,7 +8,7 @@
 // Usage: node bench/quality.js [--data ../shared/data] [--collections cranfield,cisi] [--json out.json] [--variants]
 //   --variants also scores hybrid settings (fusion method, rrf k, leg weights, full-text mode, rerank depth) so a
 //   change to the defaults can be justified; defaults are chosen on Cranfield and checked on CISI.
-//   --candidates-out writes each query's unreranked hybrid ranking (doc ids), which bench/rerank-weights.js reranks
+//   --candidates-out writes each query's unreranked hybrid ranking ([doc id, fused score]), which bench/rerank-weights.js reranks
 //   offline to choose the built-in reranker's weights.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -45,14 +45,13 @@ function variantModes() {
   const variants = {};
   const hybrid = (extra) => (query) => ["hybrid_search_context", { query, limit: 100, rerank: false, ...extra }];
   for (const method of ["rrf", "minmax", "zscore"]) variants[`hybrid ${method}`] = hybrid({ fusion_method: method });
+  variants["hybrid rrf k=20"] = hybrid({ fusion_method: "rrf", rrf_k: 20 });
   for (const [fts, semantic] of [
     [1, 0.5],
     [0.5, 1],
   ])
-    variants[`hybrid minmax fts=${fts} semantic=${semantic}`] = hybrid({ fusion_method: "minmax", fts_weight: fts, semantic_weight: semantic });
-  variants["hybrid rrf k=20"] = hybrid({ fusion_method: "rrf", rrf_k: 20 });
-  for (const method of ["rrf", "zscore"]) variants[`hybrid ${method} + rerank`] = (query) => ["hybrid_search_context", { query, limit: 100, fusion_method: method }];
-  variants["hybrid + rerank depth 20"] = (query) => ["hybrid_search_context", { query, limit: 100, rerank_depth: 20 }];
+    variants[`hybrid zscore fts=${fts} semantic=${semantic}`] = hybrid({ fusion_method: "zscore", fts_weight: fts, semantic_weight: semantic });
+  for (const weight of [0.25, 1]) variants[`hybrid + rerank_weight ${weight}`] = (query) => ["hybrid_search_context", { query, limit: 100, rerank_weight: weight }];
   return variants;
 }
 
@@ -103,7 +102,7 @@ async function measureCollection(collection) {
       results[name] = await scoreRankings(collection, async (query) => {
         const page = await call(...request(query.text));
         const ranked = page.results.map((hit) => docIdOf.get(hit.id));
-        if (name === "hybrid, no rerank") candidates[query.id] = ranked;
+        if (name === "hybrid, no rerank") candidates[query.id] = page.results.map((hit) => [docIdOf.get(hit.id), hit.scores.fused]);
         return ranked;
       });
       log(`${collection.label}: ${name.padEnd(40)} nDCG@10 ${results[name].ndcg10.toFixed(4)}  recall@100 ${results[name].recall100.toFixed(4)}  (${results[name].meanMs} ms/query)`);

@@ -1,8 +1,9 @@
 // Chooses the built-in reranker's signal weights by measurement: reads each query's unreranked hybrid ranking (written
 // by `node bench/quality.js --candidates-out <file>`), builds each head candidate's passage the way the store does
 // (the window where the query's words are densest, 1,200 characters), scores the signals once with the reranker's
-// scoreRelevance, and prints nDCG@10 for a grid of weights on every collection in the file. Choose on Cranfield,
-// check on CISI.
+// scoreRelevance, and prints nDCG@10 for a grid of weights, and for blends of the rerank score with the fused score
+// rescaled over the head (the gateway's rerank_weight), on every collection in the file. Choose on Cranfield, check
+// on CISI.
 //
 // Usage: node bench/rerank-weights.js --candidates <file> [--data ../shared/data] [--depth 50] [--old <relevance.js>]
 //   --old scores the same candidates with another build of relevance.js (the reranker before a change) for comparison.
@@ -51,13 +52,20 @@ for (const [name, rankings] of Object.entries(all)) {
   const collection = loadCollection(name, resolve(values.data, name));
   const textOf = new Map(collection.docs.map((doc) => [doc.id, doc.text]));
   const perQuery = collection.queries.map((query) => {
-    const ranked = rankings[query.id] ?? [];
+    const listed = rankings[query.id] ?? [];
+    const ranked = listed.map((item) => (Array.isArray(item) ? item[0] : item));
+    const fused = listed.map((item) => (Array.isArray(item) ? item[1] : undefined));
     const head = ranked.slice(0, depth);
+    const headFused = fused.slice(0, depth);
+    const low = Math.min(...headFused);
+    const high = Math.max(...headFused);
+    const rescaledFused = headFused.map((score) => (high > low ? (score - low) / (high - low) : 1));
     const passages = head.map((docId) => findPassage(textOf.get(docId) ?? "", query.text, passageChars).text);
     return {
       gains: collection.judgments.get(query.id),
       ranked,
       head,
+      rescaledFused,
       breakdown: scoreRelevance(query.text, passages, vectors),
       old: old?.scoreRelevance(query.text, passages, vectors).map((result) => result.score),
     };
@@ -72,6 +80,15 @@ for (const [name, rankings] of Object.entries(all)) {
   if (old !== undefined) results["previous reranker"] = meanNdcg((query, index) => query.old[index]);
   for (const signal of signals) results[`${signal} alone`] = meanNdcg((query, index) => query.breakdown[index][signal]);
   results[`default ${JSON.stringify(relevanceWeights)}`] = meanNdcg((query, index) => query.breakdown[index].score);
+  const hasScores = perQuery.every((query) => query.rescaledFused.every(Number.isFinite));
+  if (hasScores)
+    for (const blend of [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]) {
+      results[`rerank_weight ${blend} (default signal weights)`] = meanNdcg((query, index) => blend * query.breakdown[index].score + (1 - blend) * query.rescaledFused[index]);
+      for (const weights of grid) {
+        const key = `${JSON.stringify(weights)} rerank_weight ${blend}`;
+        results[key] = meanNdcg((query, index) => blend * signals.reduce((sum, signal) => sum + weights[signal] * query.breakdown[index][signal], 0) + (1 - blend) * query.rescaledFused[index]);
+      }
+    }
   for (const weights of grid) {
     const key = JSON.stringify(weights);
     results[key] = meanNdcg((query, index) => signals.reduce((sum, signal) => sum + weights[signal] * query.breakdown[index][signal], 0));

@@ -71,13 +71,14 @@ describe("explain_query and min_score over MCP", () => {
 
   test("hybrid explains each result's legs, their share of the fused score, the rerank score, and times every stage", async () => {
     const page = await search("hybrid_search_context", { explain_query: true, limit: 5 });
-    assert.deepEqual([page.explain?.ranked_by, page.explain?.fusion_method, page.explain?.fts_mode, page.explain?.rrf_k], ["rerank", "minmax", "any", null]);
+    assert.deepEqual([page.explain?.ranked_by, page.explain?.fusion_method, page.explain?.fts_mode, page.explain?.rrf_k], ["rerank", "zscore", "any", null]);
     const stages = page.explain?.stages_ms ?? {};
     assert.deepEqual(Object.keys(stages).sort(), ["embed", "fts", "fusion", "passages", "rerank", "semantic", "total"]);
     for (const [stage, ms] of Object.entries(stages)) assert.ok(Number.isFinite(ms) && ms >= 0 && ms <= stages.total! + 0.1, `${stage}: ${ms} ms`);
     for (const hit of page.results) {
       const explain = hit.explain!;
-      assert.ok(explain.rerank !== null && explain.rerank.score === hit.score, "the result's score is its rerank score");
+      assert.ok(explain.rerank !== null && explain.rerank.score >= 0 && explain.rerank.score <= 1, "the built-in reranker scores in [0, 1]");
+      assert.ok(hit.score >= 0 && hit.score <= 1, "so does the blend of rerank and fused scores");
       const shares = (explain.fts?.contribution ?? 0) + (explain.semantic?.contribution ?? 0);
       assert.ok(Math.abs(shares - (explain.fused ?? -1)) < 1e-9, `the legs' shares add up to the fused score (${shares} vs ${explain.fused})`);
       assert.deepEqual(explain.fts === null ? null : { rank: explain.fts.rank, score: explain.fts.score }, hit.scores.fts);

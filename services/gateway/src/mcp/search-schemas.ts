@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defaultFusionMethod, fusionMethods } from "../search/hybrid-search.js";
+import { defaultFusionMethod, defaultRerankWeight, fusionMethods } from "../search/hybrid-search.js";
 import { trustStates } from "../trust/trust-state.js";
 import { entryListingOutput } from "./output-schemas.js";
 import { maxJsonDepth } from "./json-shape.js";
@@ -183,6 +183,14 @@ export const hybridSearchInput = z
     fts_weight: z.number().min(0).max(10).optional().describe("Weight of the full-text leg in the fusion (default 1)."),
     semantic_weight: z.number().min(0).max(10).optional().describe("Weight of the semantic leg in the fusion (default 1)."),
     rerank: z.boolean().optional().describe("Reorder the best fused results with the reranker over a passage of each (default true)."),
+    rerank_weight: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe(
+        `A reranked result's score is rerank_weight × the reranker's score + (1 − rerank_weight) × its fused score rescaled to 0..1 over the reranked results (default ${defaultRerankWeight}; 1: the reranker alone).`,
+      ),
     candidates: z
       .number()
       .int()
@@ -198,7 +206,7 @@ export const hybridSearchInput = z
       .optional()
       .describe(`How many of the best fused results the reranker reorders (default ${searchToolLimits.defaultRerankDepth}); later results keep their fused order.`),
     ...rankingFields(
-      "It is compared with the score results are ranked by: the rerank score when reranking ran (built-in reranker 0..1; results beyond rerank_depth, which it did not score, are left out too), else the fused score (minmax and zscore 0..1, 1: best in both legs; rrf at most (fts_weight + semantic_weight) / (rrf_k + 1)).",
+      "It is compared with the score results are ranked by: the reranked score when reranking ran (see rerank_weight; 0..1 with the built-in reranker; results beyond rerank_depth, which it did not score, are left out too), else the fused score (minmax and zscore 0..1, 1: best in both legs; rrf at most (fts_weight + semantic_weight) / (rrf_k + 1)).",
     ),
     ...searchFilterFields,
     ...pageFields,

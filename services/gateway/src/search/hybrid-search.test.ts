@@ -123,7 +123,7 @@ describe("hybrid search", () => {
 
   test("the reranker reorders the head over passages (best chunk when known); the tail keeps fused order", async () => {
     const { peers, calls } = fakePeers({ fts: { ANY: ["a", "b", "c", "e"] }, semantic: ["c"], rerank: ["b", "a", "c"] });
-    const result = await runHybridSearch(peers, principal, request({ limit: 4, rerank: true, rerankDepth: 3 }));
+    const result = await runHybridSearch(peers, principal, request({ limit: 4, rerank: true, rerankWeight: 1, rerankDepth: 3 }));
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
       ["b", "a", "c", "e"],
@@ -226,7 +226,7 @@ describe("hybrid search", () => {
 
   test("with reranking, min_score is on the rerank score, and results the reranker did not score are left out", async () => {
     const { peers } = fakePeers({ fts: { ANY: ["a", "b", "c", "d", "e"] }, rerank: ["c", "a", "b"] });
-    const result = await runHybridSearch(peers, principal, request({ rerank: true, rerankDepth: 3, limit: 10, minScore: 0.85 }));
+    const result = await runHybridSearch(peers, principal, request({ rerank: true, rerankWeight: 1, rerankDepth: 3, limit: 10, minScore: 0.85 }));
     // Rerank scores: c 1, a 0.9, b 0.8; d and e were not reranked.
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
@@ -243,5 +243,30 @@ describe("hybrid search", () => {
     for (const ms of Object.values(result.times)) assert.ok(Number.isFinite(ms) && ms >= 0);
     const unreranked = await runHybridSearch(fakePeers({ fts: { ANY: ["a"] } }).peers, principal, request({ rerank: false }));
     assert.ok(!("rerank" in unreranked.times) && !("passages" in unreranked.times));
+  });
+
+  test("a reranked result's score blends the rerank score with its fused score rescaled over the head", async () => {
+    // Fused (rrf) head a > b > c; the reranker prefers c (1), then b (0.9), then a (0.8).
+    const options = { fts: { ANY: ["a", "b", "c"] }, rerank: ["c", "b", "a"] };
+    const half = await runHybridSearch(fakePeers(options).peers, principal, request({ rerank: true, rerankWeight: 0.5 }));
+    // a: 0.5·0.8 + 0.5·1 = 0.9; b: 0.5·0.9 + 0.5·r_b; c: 0.5·1 + 0.5·0 = 0.5.
+    const fusedOf = (id: string) => half.hits.find((hit) => hit.entry.id === id)!.scores.fused!;
+    const rB = (fusedOf("b") - fusedOf("c")) / (fusedOf("a") - fusedOf("c"));
+    assert.deepEqual(
+      half.hits.map((hit) => hit.entry.id),
+      ["a", "b", "c"],
+    );
+    assert.ok(Math.abs(half.hits[0]!.score - 0.9) < 1e-9 && Math.abs(half.hits[1]!.score - (0.45 + 0.5 * rB)) < 1e-9 && Math.abs(half.hits[2]!.score - 0.5) < 1e-9);
+    assert.deepEqual(half.hits[2]?.scores.rerank, { rank: 1, score: 1 }, "the reranker's own rank and score stay visible");
+    const alone = await runHybridSearch(fakePeers(options).peers, principal, request({ rerank: true, rerankWeight: 1 }));
+    assert.deepEqual(
+      alone.hits.map((hit) => hit.entry.id),
+      ["c", "b", "a"],
+    );
+    const fusedOnly = await runHybridSearch(fakePeers(options).peers, principal, request({ rerank: true, rerankWeight: 0 }));
+    assert.deepEqual(
+      fusedOnly.hits.map((hit) => hit.entry.id),
+      ["a", "b", "c"],
+    );
   });
 });

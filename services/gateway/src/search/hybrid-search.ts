@@ -23,11 +23,11 @@ export const fusionMethods = ["rrf", "minmax", "zscore"] as const;
 export type FusionMethod = (typeof fusionMethods)[number];
 
 /**
- * The fusion a hybrid search uses unless told otherwise: min–max rescaled
+ * The fusion a hybrid search uses unless told otherwise: z-score rescaled
  * scores, chosen on Cranfield and checked on CISI (docs/retrieval.md has the
  * figures); never tuned per collection.
  */
-export const defaultFusionMethod: FusionMethod = "minmax";
+export const defaultFusionMethod: FusionMethod = "zscore";
 
 /** Milliseconds spent in each stage of one search (embed, fts, semantic, fusion, passages, rerank), for explain_query. */
 export type StageTimes = Record<string, number>;
@@ -42,6 +42,13 @@ export const searchDeadlines = { embedMs: 5_000, rerankMs: 5_000 } as const;
  */
 export const asOfSemanticWarning =
   "as_of: vectors are kept for the current version of each entry only, so this search answered from full text over the versions current then (any of the query's words), without the semantic leg or reranking";
+
+/**
+ * How much the reranker's score counts in a reranked result's score; the
+ * rest is its fused score rescaled over the reranked head. Chosen on
+ * Cranfield and checked on CISI (docs/retrieval.md).
+ */
+export const defaultRerankWeight = 0.5;
 
 /** Passage length handed to the reranker, in characters (about a chunk). */
 export const rerankPassageChars = 1_200;
@@ -64,6 +71,12 @@ export interface HybridSearchRequest {
    */
   minScore?: number | undefined;
   rerank: boolean;
+  /**
+   * A reranked result scores `rerankWeight · rerank score + (1 − rerankWeight)
+   * · fused score rescaled to [0, 1] over the reranked head` (default
+   * defaultRerankWeight; 1: the reranker alone decides).
+   */
+  rerankWeight?: number | undefined;
   /** Results each leg contributes (raised to offset + limit when that is more). */
   candidates: number;
   /** How many of the best fused results the reranker reorders; the rest follow in fused order. */
@@ -189,7 +202,7 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
   times.fusion = roundMs(performance.now() - fusionStarted);
 
   // Rerank the head of the fused ranking; the tail keeps its fused order behind it.
-  let order = fused.map((item) => ({ item, rerank: undefined as { rank: number; score: number } | undefined }));
+  let order = fused.map((item) => ({ item, rerank: undefined as { rank: number; score: number } | undefined, blended: undefined as number | undefined }));
   let reranked = 0;
   let rerankOk = !request.rerank || historical;
   if (request.rerank && !historical && fused.length > 0) {
@@ -219,10 +232,23 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
       );
       const rerankOf = new Map(reply.results.map((result, index) => [result.id, { rank: index + 1, score: result.score }]));
       const headIds = new Set(head.map((item) => item.id));
+      // The reranker judges a passage; the fused score judges the whole entry from both legs. Blend the two, the
+      // fused score rescaled over the head so that every fusion method contributes on the reranker's scale.
+      const weight = request.rerankWeight ?? defaultRerankWeight;
+      let low = Number.POSITIVE_INFINITY;
+      let high = Number.NEGATIVE_INFINITY;
+      for (const item of head) {
+        low = Math.min(low, item.score);
+        high = Math.max(high, item.score);
+      }
+      const rescaledFused = (score: number) => (high > low ? (score - low) / (high - low) : 1);
       const reordered = head
-        .map((item, fusedIndex) => ({ item, rerank: rerankOf.get(item.id), fusedIndex }))
-        .sort((a, b) => (a.rerank?.rank ?? Number.MAX_SAFE_INTEGER) - (b.rerank?.rank ?? Number.MAX_SAFE_INTEGER) || a.fusedIndex - b.fusedIndex)
-        .map(({ item, rerank }) => ({ item, rerank }));
+        .map((item, fusedIndex) => {
+          const rerank = rerankOf.get(item.id);
+          return { item, rerank, fusedIndex, blended: rerank === undefined ? undefined : weight * rerank.score + (1 - weight) * rescaledFused(item.score) };
+        })
+        .sort((a, b) => (b.blended ?? Number.NEGATIVE_INFINITY) - (a.blended ?? Number.NEGATIVE_INFINITY) || a.fusedIndex - b.fusedIndex)
+        .map(({ item, rerank, blended }) => ({ item, rerank, blended }));
       order = [...reordered, ...order.filter((entry) => !headIds.has(entry.item.id))];
       reranked = rerankOf.size;
       rerankOk = true;
@@ -231,18 +257,18 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
     }
   }
 
-  // The floor is on the score the results are ranked by: the rerank score where the reranker ran (it ranks the head,
+  // The floor is on the score the results are ranked by: the reranked score where the reranker ran (it ranks the head,
   // and results it did not score have no comparable score), else the fused score. Either way it keeps a prefix.
   const floorOn = reranked > 0 ? ("rerank" as const) : ("fused" as const);
   let droppedBelowMinScore = 0;
   if (request.minScore !== undefined) {
     const floor = request.minScore;
-    const kept = order.filter(({ item, rerank }) => (floorOn === "rerank" ? rerank !== undefined && rerank.score >= floor : item.score >= floor));
+    const kept = order.filter(({ item, blended }) => (floorOn === "rerank" ? blended !== undefined && blended >= floor : item.score >= floor));
     droppedBelowMinScore = order.length - kept.length;
     order = kept;
   }
 
-  const hits = order.slice(request.offset, depth).flatMap(({ item, rerank }, index): HybridHit[] => {
+  const hits = order.slice(request.offset, depth).flatMap(({ item, rerank, blended }, index): HybridHit[] => {
     const entry = entries.get(item.id);
     if (entry === undefined) return [];
     const ftsRank = item.ranks.fts;
@@ -251,7 +277,7 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
       {
         entry,
         rank: request.offset + index + 1,
-        score: rerank?.score ?? item.score,
+        score: blended ?? item.score,
         scores: {
           fts: ftsRank === undefined ? null : { rank: ftsRank, score: ftsScore.get(item.id) ?? 0 },
           semantic: semanticRank === undefined ? null : { rank: semanticRank, score: semanticScore.get(item.id) ?? 0 },

@@ -220,6 +220,7 @@ export const hybridSearchContextTool = defineTool({
         weights,
         minScore: args.min_score,
         rerank: args.rerank ?? true,
+        rerankWeight: args.rerank_weight,
         candidates: args.candidates ?? searchToolLimits.defaultCandidates,
         rerankDepth: args.rerank_depth ?? searchToolLimits.defaultRerankDepth,
         maxDepth: searchToolLimits.maxRankingDepth,
