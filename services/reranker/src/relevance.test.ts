@@ -26,7 +26,7 @@ test("an obviously relevant passage outranks irrelevant ones, and scores stay in
 test("semantic similarity ranks a passage with no shared words above unrelated ones", () => {
   const [bread, postgres, football] = scoreRelevance("make sql lookups faster", passages.slice(0, 3), vectors);
   assert.equal(postgres!.bm25, 0, "no query word occurs in the passage");
-  assert.ok(postgres!.score > football!.score && postgres!.score > bread!.score);
+  assert.ok(postgres!.semantic > football!.semantic && postgres!.semantic > bread!.semantic);
 });
 
 test("bm25 weighs rare terms more, within the candidate set", () => {

@@ -1,7 +1,7 @@
 import { cosineSimilarity, embedText, isStopword, tokenize, toStem, type WordVectors } from "@context-hub/text";
 
 /** How much each signal counts; they sum to 1, so scores lie in [0, 1]. Chosen on Cranfield, checked on CISI (docs/reranker.md). */
-export const relevanceWeights: RelevanceWeights = Object.freeze({ bm25: 0.7, proximity: 0.15, phrase: 0.05, semantic: 0.1 });
+export const relevanceWeights: RelevanceWeights = Object.freeze({ bm25: 0.65, proximity: 0.3, phrase: 0.05, semantic: 0 });
 
 /** BM25's term-frequency saturation and length normalisation, the usual values. */
 export const passageBm25 = Object.freeze({ k1: 1.2, b: 0.75 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defaultFusionMethod, defaultRerankWeight, fusionMethods } from "../search/hybrid-search.js";
+import { defaultFusionMethod, defaultLegWeights, defaultRerankWeight, fusionMethods } from "../search/hybrid-search.js";
 import { trustStates } from "../trust/trust-state.js";
 import { entryListingOutput } from "./output-schemas.js";
 import { maxJsonDepth } from "./json-shape.js";
@@ -180,8 +180,8 @@ export const hybridSearchInput = z
         `How the two legs' rankings are combined (default ${defaultFusionMethod}): minmax rescales each leg's scores to 0..1 over its candidates and takes their weighted mean; zscore does the same after standardising each leg's scores; rrf sums weight / (rrf_k + rank) over the legs.`,
       ),
     rrf_k: z.number().int().min(1).max(1_000).optional().describe("Reciprocal rank fusion constant k (default 60, rrf only): larger flattens the difference between ranks."),
-    fts_weight: z.number().min(0).max(10).optional().describe("Weight of the full-text leg in the fusion (default 1)."),
-    semantic_weight: z.number().min(0).max(10).optional().describe("Weight of the semantic leg in the fusion (default 1)."),
+    fts_weight: z.number().min(0).max(10).optional().describe(`Weight of the full-text leg in the fusion (default ${defaultLegWeights.fts}).`),
+    semantic_weight: z.number().min(0).max(10).optional().describe(`Weight of the semantic leg in the fusion (default ${defaultLegWeights.semantic}).`),
     rerank: z.boolean().optional().describe("Reorder the best fused results with the reranker over a passage of each (default true)."),
     rerank_weight: z
       .number()

@@ -29,6 +29,13 @@ export type FusionMethod = (typeof fusionMethods)[number];
  */
 export const defaultFusionMethod: FusionMethod = "zscore";
 
+/**
+ * How much each leg counts in the fusion unless told otherwise: the semantic
+ * leg half as much as full text, which ranks better on its own (chosen on
+ * Cranfield, checked on CISI; docs/retrieval.md).
+ */
+export const defaultLegWeights = Object.freeze({ fts: 1, semantic: 0.5 });
+
 /** Milliseconds spent in each stage of one search (embed, fts, semantic, fusion, passages, rerank), for explain_query. */
 export type StageTimes = Record<string, number>;
 
@@ -48,7 +55,7 @@ export const asOfSemanticWarning =
  * rest is its fused score rescaled over the reranked head. Chosen on
  * Cranfield and checked on CISI (docs/retrieval.md).
  */
-export const defaultRerankWeight = 0.5;
+export const defaultRerankWeight = 0.6;
 
 /** Passage length handed to the reranker, in characters (about a chunk). */
 export const rerankPassageChars = 1_200;

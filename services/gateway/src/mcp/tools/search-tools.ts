@@ -1,7 +1,7 @@
 import { ContextHubError, isContextHubError } from "@context-hub/common";
 import { defaultRrfK } from "../../search/rrf.js";
 import { searchV1 } from "@context-hub/proto";
-import { asOfSemanticWarning, defaultFusionMethod, roundMs, runHybridSearch, semanticRanking, timed, toProtoFullTextMode, type StageTimes } from "../../search/hybrid-search.js";
+import { asOfSemanticWarning, defaultFusionMethod, defaultLegWeights, roundMs, runHybridSearch, semanticRanking, timed, toProtoFullTextMode, type StageTimes } from "../../search/hybrid-search.js";
 import { toEntryFilter } from "../../search/search-filter.js";
 import { applyScoreFloor, noScores, toSearchResult, type HitExplain, type SearchExplain } from "../../search/search-views.js";
 import { ftsSearchInput, ftsSearchOutput, hybridSearchInput, hybridSearchOutput, searchToolLimits, semanticSearchInput, semanticSearchOutput } from "../search-schemas.js";
@@ -207,7 +207,7 @@ export const hybridSearchContextTool = defineTool({
     const ftsMode = args.fts_mode === undefined || args.fts_mode === "auto" ? "any" : args.fts_mode;
     const fusion = args.fusion_method ?? defaultFusionMethod;
     const rrfK = args.rrf_k ?? defaultRrfK;
-    const weights = { fts: args.fts_weight ?? 1, semantic: args.semantic_weight ?? 1 };
+    const weights = { fts: args.fts_weight ?? defaultLegWeights.fts, semantic: args.semantic_weight ?? defaultLegWeights.semantic };
     const result = await timed("hybrid", "total", () =>
       runHybridSearch(peers, principal, {
         query: args.query,
