@@ -3,8 +3,8 @@ import { createWordVectorHandle, type WordVectors } from "@context-hub/text";
 import { scoreRelevance } from "./relevance.js";
 import type { RerankProvider } from "./rerank-provider.js";
 
-/** Model id of the built-in reranker: lexical coverage, proximity and phrase signals plus GloVe similarity. */
-export const builtinRerankModel = "builtin-lexical-glove-v1";
+/** Model id of the built-in reranker: BM25 over the call's passages, proximity and phrase signals, plus GloVe similarity. */
+export const builtinRerankModel = "builtin-bm25-glove-v2";
 
 export interface BuiltinRerankProviderOptions {
   /** Where the word-vector cache lives. */

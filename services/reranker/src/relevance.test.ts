@@ -25,13 +25,42 @@ test("an obviously relevant passage outranks irrelevant ones, and scores stay in
 
 test("semantic similarity ranks a passage with no shared words above unrelated ones", () => {
   const [bread, postgres, football] = scoreRelevance("make sql lookups faster", passages.slice(0, 3), vectors);
-  assert.equal(postgres!.coverage, 0, "no query word occurs in the passage");
-  assert.ok(postgres!.score > football!.score && postgres!.score > bread!.score);
+  assert.equal(postgres!.bm25, 0, "no query word occurs in the passage");
+  assert.ok(postgres!.semantic > football!.semantic && postgres!.semantic > bread!.semantic);
 });
 
-test("coverage weighs rare terms more, within the candidate set", () => {
-  const scores = scoreRelevance("team index", ["the team met", "the team met again", "an index helps"], vectors);
-  assert.ok(scores[2]!.coverage > scores[0]!.coverage, "index appears in fewer passages than team");
+test("bm25 weighs rare terms more, within the candidate set", () => {
+  const scores = scoreRelevance("team index", ["the team met", "the team met there", "an index helps"], vectors);
+  assert.ok(scores[2]!.bm25 > scores[0]!.bm25, "index appears in fewer passages than team");
+});
+
+test("bm25's statistics come from the passages of the call alone", () => {
+  const indexOnly = "an index helps here";
+  const queryOnly = "the query helps here";
+  const [indexAmongIndexes, queryAmongIndexes] = scoreRelevance("index query", [indexOnly, queryOnly, "an index on a column", "the index was rebuilt"], vectors);
+  assert.ok(queryAmongIndexes!.bm25 > indexAmongIndexes!.bm25, "index is common in this call, so query weighs more");
+  const [indexAmongQueries, queryAmongQueries] = scoreRelevance("index query", [indexOnly, queryOnly, "a query on a column", "the query was rewritten"], vectors);
+  assert.ok(indexAmongQueries!.bm25 > queryAmongQueries!.bm25, "and the other way round when query is the common word");
+});
+
+test("bm25 saturates term frequency and normalises by length, and stays below 1", () => {
+  const [once, twice, thrice, diluted] = scoreRelevance(
+    "turbulence",
+    ["turbulence in the boundary layer", "turbulence and turbulence in the layer", "turbulence turbulence turbulence in a layer", `turbulence ${"in a long boundary layer over the wing ".repeat(8)}`],
+    vectors,
+  );
+  assert.ok(twice!.bm25 > once!.bm25 && thrice!.bm25 > twice!.bm25);
+  assert.ok(thrice!.bm25 - twice!.bm25 < twice!.bm25 - once!.bm25, "each further occurrence adds less");
+  assert.ok(diluted!.bm25 < once!.bm25, "one occurrence in a long passage counts less than in a short one");
+  for (const breakdown of [once, twice, thrice, diluted]) assert.ok(breakdown!.bm25 < 1);
+});
+
+test("a query word repeated counts again", () => {
+  const passages = ["shock waves at the leading edge", "heat transfer at the leading edge"];
+  const plain = scoreRelevance("shock heat", passages, vectors);
+  const repeated = scoreRelevance("shock shock heat", passages, vectors);
+  assert.ok(Math.abs(plain[0]!.bm25 - plain[1]!.bm25) < 1e-12);
+  assert.ok(repeated[0]!.bm25 > repeated[1]!.bm25);
 });
 
 test("proximity and exact phrases reward terms that appear together", () => {
@@ -40,7 +69,7 @@ test("proximity and exact phrases reward terms that appear together", () => {
     ["Raise the connection pool size when requests queue.", "The connection was fine. Later we looked at the pool. The size of the log grew."],
     vectors,
   );
-  assert.equal(together!.coverage, apart!.coverage);
+  assert.ok(Math.abs(together!.bm25 - apart!.bm25) < together!.bm25, "both hold every word");
   assert.equal(together!.phrase, 1);
   assert.ok(together!.proximity === 1 && apart!.proximity < 0.5);
   assert.ok(together!.score > apart!.score);

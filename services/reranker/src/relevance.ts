@@ -1,11 +1,21 @@
 import { cosineSimilarity, embedText, isStopword, tokenize, toStem, type WordVectors } from "@context-hub/text";
 
-/** How much each signal counts; they sum to 1, so scores lie in [0, 1]. */
-export const relevanceWeights = Object.freeze({ coverage: 0.4, proximity: 0.15, phrase: 0.15, semantic: 0.3 });
+/** How much each signal counts; they sum to 1, so scores lie in [0, 1]. Chosen on Cranfield, checked on CISI (docs/reranker.md). */
+export const relevanceWeights: RelevanceWeights = Object.freeze({ bm25: 0.65, proximity: 0.3, phrase: 0.05, semantic: 0 });
+
+/** BM25's term-frequency saturation and length normalisation, the usual values. */
+export const passageBm25 = Object.freeze({ k1: 1.2, b: 0.75 });
+
+export interface RelevanceWeights {
+  bm25: number;
+  proximity: number;
+  phrase: number;
+  semantic: number;
+}
 
 /** The parts of one passage's score, each in [0, 1]. */
 export interface RelevanceBreakdown {
-  coverage: number;
+  bm25: number;
   proximity: number;
   phrase: number;
   semantic: number;
@@ -64,11 +74,13 @@ function containsSequence(tokens: readonly string[], sequence: readonly string[]
 /**
  * Scores passages against a query, deterministically, with four signals:
  *
- * - coverage = Σ idf(t) over query terms t found in the passage / Σ idf(t)
- *   over all query terms. Terms are the query's light-stemmed tokens minus
- *   stopwords (all tokens if only stopwords remain); idf is computed within
- *   the candidate set, idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)), so a
- *   term every passage has counts for little and a rare one for a lot.
+ * - bm25: Okapi BM25 of the passage over the query's terms (its light-stemmed
+ *   tokens minus stopwords, all tokens if only stopwords remain; a repeated
+ *   term counts again), with k1 = 1.2 and b = 0.75. Document frequencies and
+ *   the average length come from the passages of this call only, never from
+ *   stored data: idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)). Divided by
+ *   Σ qtf(t)·idf(t)·(k1 + 1), its value as every term's frequency grows
+ *   without bound, so it lies in [0, 1).
  * - proximity = (m / |terms|) · (m − 1) / (w − 1), where m ≥ 2 matched terms
  *   fit in a smallest window of w tokens: 1 when all terms sit side by side.
  *   With a one-term query it is 1 when the term occurs; otherwise 0.
@@ -77,29 +89,38 @@ function containsSequence(tokens: readonly string[], sequence: readonly string[]
  *   token pairs that occur; 0 for one-token queries.
  * - semantic = max(0, cosine(embedText(query), embedText(passage))).
  *
- * score = 0.4·coverage + 0.15·proximity + 0.15·phrase + 0.3·semantic, in [0, 1].
- * A passage without words scores 0.
+ * score = Σ weight · signal with `weights` (default relevanceWeights), in
+ * [0, 1] when the weights sum to 1. A passage without words scores 0. Time
+ * is linear in the total length of the query and the passages.
  */
-export function scoreRelevance(query: string, passages: readonly string[], vectors: WordVectors): RelevanceBreakdown[] {
+export function scoreRelevance(query: string, passages: readonly string[], vectors: WordVectors, weights: RelevanceWeights = relevanceWeights): RelevanceBreakdown[] {
   const queryTokens = tokenize(query);
   const queryStems = queryTokens.map(toStem);
-  let terms = [...new Set(queryTokens.filter((token) => !isStopword(token)).map(toStem))];
-  if (terms.length === 0) terms = [...new Set(queryStems)];
+  let queryTerms = queryTokens.filter((token) => !isStopword(token)).map(toStem);
+  if (queryTerms.length === 0) queryTerms = queryStems;
+  const terms = [...new Set(queryTerms)];
   const termIndex = new Map(terms.map((term, index) => [term, index]));
+  // A query that names a term twice asks for it twice, as in BM25 over the whole query.
+  const queryFrequency = new Array<number>(terms.length).fill(0);
+  for (const term of queryTerms) queryFrequency[termIndex.get(term) as number]! += 1;
   const passageStems = passages.map((passage) => tokenize(passage).map(toStem));
 
   // Every count below walks each passage's own stems once, never the query's terms per passage,
   // so a long query and many long passages cost their total length.
   const count = passages.length;
   const documentFrequency = new Array<number>(terms.length).fill(0);
+  let totalLength = 0;
   for (const stems of passageStems) {
+    totalLength += stems.length;
     for (const stem of new Set(stems)) {
       const index = termIndex.get(stem);
       if (index !== undefined) documentFrequency[index]! += 1;
     }
   }
+  const averageLength = count === 0 ? 0 : totalLength / count;
   const idf = documentFrequency.map((frequency) => Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5)));
-  const totalIdf = idf.reduce((sum, value) => sum + value, 0);
+  const { k1, b } = passageBm25;
+  const bm25Ceiling = idf.reduce((sum, value, index) => sum + (queryFrequency[index] as number) * value * (k1 + 1), 0);
   const queryBigramCounts = new Map<string, number>();
   for (let index = 1; index < queryStems.length; index++) {
     const bigram = `${queryStems[index - 1]} ${queryStems[index]}`;
@@ -109,7 +130,7 @@ export function scoreRelevance(query: string, passages: readonly string[], vecto
   const queryVector = embedText(query, vectors);
 
   return passageStems.map((stems, passageIndex): RelevanceBreakdown => {
-    if (stems.length === 0 || terms.length === 0) return { coverage: 0, proximity: 0, phrase: 0, semantic: 0, score: 0 };
+    if (stems.length === 0 || terms.length === 0) return { bm25: 0, proximity: 0, phrase: 0, semantic: 0, score: 0 };
     const positions = new Map<number, number[]>();
     stems.forEach((stem, position) => {
       const index = termIndex.get(stem);
@@ -119,7 +140,13 @@ export function scoreRelevance(query: string, passages: readonly string[], vecto
       else found.push(position);
     });
     const matched = [...positions.keys()].sort((left, right) => left - right);
-    const coverage = totalIdf === 0 ? 0 : matched.reduce((sum, index) => sum + (idf[index] as number), 0) / totalIdf;
+    const lengthNorm = k1 * (1 - b + (b * stems.length) / averageLength);
+    let bm25 = 0;
+    for (const index of matched) {
+      const frequency = (positions.get(index) as number[]).length;
+      bm25 += ((queryFrequency[index] as number) * (idf[index] as number) * frequency * (k1 + 1)) / (frequency + lengthNorm);
+    }
+    if (bm25Ceiling > 0) bm25 /= bm25Ceiling;
 
     let proximity = 0;
     if (terms.length === 1) proximity = matched.length;
@@ -146,7 +173,7 @@ export function scoreRelevance(query: string, passages: readonly string[], vecto
     }
 
     const semantic = Math.max(0, cosineSimilarity(queryVector, embedText(passages[passageIndex] as string, vectors)));
-    const score = relevanceWeights.coverage * coverage + relevanceWeights.proximity * proximity + relevanceWeights.phrase * phrase + relevanceWeights.semantic * semantic;
-    return { coverage, proximity, phrase, semantic, score };
+    const score = weights.bm25 * bm25 + weights.proximity * proximity + weights.phrase * phrase + weights.semantic * semantic;
+    return { bm25, proximity, phrase, semantic, score };
   });
 }

@@ -30,7 +30,7 @@ const passages = [
 test("Describe names the built-in model", async (t) => {
   const { client } = await startForTest(t);
   const reply = await client.describe({});
-  assert.deepEqual({ provider: reply.provider, model: reply.model }, { provider: "builtin", model: "builtin-lexical-glove-v1" });
+  assert.deepEqual({ provider: reply.provider, model: reply.model }, { provider: "builtin", model: "builtin-bm25-glove-v2" });
 });
 
 test("Rerank puts the relevant passage first, sorted by score, and honours top_n", async (t) => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { defaultFusionMethod, defaultLegWeights, defaultRerankWeight, fusionMethods } from "../search/hybrid-search.js";
 import { trustStates } from "../trust/trust-state.js";
 import { entryListingOutput } from "./output-schemas.js";
 import { maxJsonDepth } from "./json-shape.js";
@@ -116,6 +117,17 @@ const pageFields = {
 const withinDepth = (value: { limit?: number | undefined; offset?: number | undefined }) => (value.offset ?? 0) + (value.limit ?? searchToolLimits.defaultPageSize) <= searchToolLimits.maxRankingDepth;
 const depthMessage = `offset + limit may not exceed ${searchToolLimits.maxRankingDepth}; narrow the search with filters instead of paging deeper`;
 
+/** explain_query and min_score, which every ranked search tool takes; `scale` says what min_score is compared with. */
+const rankingFields = (scale: string) => ({
+  explain_query: z
+    .boolean()
+    .optional()
+    .describe(
+      "Add an explain object to every result (each leg's rank, score and share of the fused score, the fused and rerank scores) and to the reply (the method used and each stage's time in ms). Default false.",
+    ),
+  min_score: z.number().finite().optional().describe(`Leave out results scoring below this, before the page is cut; dropped_below_min_score says how many were left out. ${scale}`),
+});
+
 export const fullTextModeNames = ["match", "prefix", "phrase", "boolean", "any"] as const;
 
 const fullTextMode = z
@@ -135,6 +147,7 @@ export const ftsSearchInput = z
       .optional()
       .describe("Parse the query in this language instead of the store's (e.g. simple: no stemming); the store lists the allowed ones if you pick another."),
     highlight: z.boolean().optional().describe("Add up to three fragments per result with the matching words marked."),
+    ...rankingFields("The score is the store's full-text rank (0 or more; higher is better, unbounded, comparable within one query)."),
     ...searchFilterFields,
     ...pageFields,
   })
@@ -144,6 +157,7 @@ export const ftsSearchInput = z
 export const semanticSearchInput = z
   .object({
     query: queryInput.describe("What you are looking for, in your own words; matched by meaning, not by exact words."),
+    ...rankingFields("The score is the cosine similarity of the best chunk, from -1 to 1 (1: the same meaning)."),
     ...searchFilterFields,
     ...pageFields,
   })
@@ -156,11 +170,27 @@ export const hybridSearchInput = z
     fts_mode: z
       .enum(["auto", ...fullTextModeNames])
       .optional()
-      .describe("How the full-text leg reads the query: auto (default) asks for every word, and for any word when that finds too few; or one of the fts_search_context modes."),
-    rrf_k: z.number().int().min(1).max(1_000).optional().describe("Reciprocal rank fusion constant k (default 60): larger flattens the difference between ranks."),
-    fts_weight: z.number().min(0).max(10).optional().describe("Weight of the full-text leg in the fusion (default 1)."),
-    semantic_weight: z.number().min(0).max(10).optional().describe("Weight of the semantic leg in the fusion (default 1)."),
+      .describe(
+        "How the full-text leg reads the query; it runs once. auto (default) is any: every entry holding at least one of the words, best-ranked first; or one of the fts_search_context modes (match: every word).",
+      ),
+    fusion_method: z
+      .enum(fusionMethods)
+      .optional()
+      .describe(
+        `How the two legs' rankings are combined (default ${defaultFusionMethod}): minmax rescales each leg's scores to 0..1 over its candidates and takes their weighted mean; zscore does the same after standardising each leg's scores; rrf sums weight / (rrf_k + rank) over the legs.`,
+      ),
+    rrf_k: z.number().int().min(1).max(1_000).optional().describe("Reciprocal rank fusion constant k (default 60, rrf only): larger flattens the difference between ranks."),
+    fts_weight: z.number().min(0).max(10).optional().describe(`Weight of the full-text leg in the fusion (default ${defaultLegWeights.fts}).`),
+    semantic_weight: z.number().min(0).max(10).optional().describe(`Weight of the semantic leg in the fusion (default ${defaultLegWeights.semantic}).`),
     rerank: z.boolean().optional().describe("Reorder the best fused results with the reranker over a passage of each (default true)."),
+    rerank_weight: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe(
+        `A reranked result's score is rerank_weight × the reranker's score + (1 − rerank_weight) × its fused score rescaled to 0..1 over the reranked results (default ${defaultRerankWeight}; 1: the reranker alone).`,
+      ),
     candidates: z
       .number()
       .int()
@@ -175,6 +205,9 @@ export const hybridSearchInput = z
       .max(searchToolLimits.maxRerankDepth)
       .optional()
       .describe(`How many of the best fused results the reranker reorders (default ${searchToolLimits.defaultRerankDepth}); later results keep their fused order.`),
+    ...rankingFields(
+      "It is compared with the score results are ranked by: the reranked score when reranking ran (see rerank_weight; 0..1 with the built-in reranker; results beyond rerank_depth, which it did not score, are left out too), else the fused score (minmax and zscore 0..1, 1: best in both legs; rrf at most (fts_weight + semantic_weight) / (rrf_k + 1)).",
+    ),
     ...searchFilterFields,
     ...pageFields,
   })
@@ -246,13 +279,31 @@ export const grepInput = z
 const legScore = z.object({ rank: z.number(), score: z.number() }).nullable();
 const span = z.object({ start: z.number(), end: z.number() });
 
+const explainedLeg = z.object({ rank: z.number(), score: z.number(), contribution: z.number().nullable().describe("What this leg added to the fused score (hybrid only).") }).nullable();
+
 export const searchHitOutput = entryListingOutput.extend({
   rank: z.number(),
   score: z.number(),
   scores: z.object({ fts: legScore, semantic: legScore, fused: z.number().nullable(), rerank: legScore }),
   best_chunk: span.nullable(),
   highlights: z.array(z.object({ text: z.string(), matches: z.array(span) })).optional(),
+  explain: z
+    .object({ fts: explainedLeg, semantic: explainedLeg, fused: z.number().nullable(), rerank: legScore })
+    .optional()
+    .describe("With explain_query: each leg's rank, score and contribution, the fused score and the rerank score."),
 });
+
+const searchExplain = z
+  .object({
+    ranked_by: z.string().describe("The score results are ranked by and min_score is compared with."),
+    fusion_method: z.string().nullable(),
+    rrf_k: z.number().nullable(),
+    weights: z.object({ fts: z.number(), semantic: z.number() }).nullable(),
+    fts_mode: z.string().nullable(),
+    stages_ms: z.record(z.string(), z.number()).describe("Milliseconds in each stage that ran: embed, fts, semantic, fusion, passages, rerank, and total."),
+  })
+  .optional()
+  .describe("With explain_query: how the call ranked and where its time went.");
 
 const searchPage = {
   results: z.array(searchHitOutput),
@@ -262,6 +313,8 @@ const searchPage = {
   has_more: z.boolean(),
   max_depth: z.number(),
   warnings: z.array(z.string()),
+  dropped_below_min_score: z.number().describe("Results left out for scoring below min_score (0 without one)."),
+  explain: searchExplain,
 };
 
 export const ftsSearchOutput = z.object({ ...searchPage, mode: z.string(), language: z.string() });

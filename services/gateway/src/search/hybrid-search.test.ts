@@ -9,8 +9,8 @@ import { runHybridSearch, type HybridSearchRequest } from "./hybrid-search.js";
 
 const principal: Principal = { tenant: "t", subject: "s", groups: [], scopes: ["context:read"] };
 const entry = (id: string) => create(storeV1.EntrySchema, { id, preview: `entry ${id}` });
-const hits = (ids: string[], chunk = false) =>
-  ids.map((id, index) => create(searchV1.SearchHitSchema, { entry: entry(id), score: 1 - index / 10, rank: index + 1, ...(chunk ? { chunk: { start: 0, end: 5 } } : {}) }));
+const hits = (ids: string[], chunk = false, scores?: number[]) =>
+  ids.map((id, index) => create(searchV1.SearchHitSchema, { entry: entry(id), score: scores?.[index] ?? 1 - index / 10, rank: index + 1, ...(chunk ? { chunk: { start: 0, end: 5 } } : {}) }));
 
 interface FakeOptions {
   /** Full-text results per mode name. */
@@ -18,6 +18,8 @@ interface FakeOptions {
   semantic?: string[] | Error;
   /** Reranker order (ids, best first) or a failure. */
   rerank?: string[] | Error;
+  /** Each leg's scores, best first (default 1, 0.9, 0.8, …). */
+  scores?: { fts?: number[]; semantic?: number[] };
 }
 
 /** Peers answering from fixed rankings, recording what was asked. */
@@ -29,11 +31,11 @@ function fakePeers(options: FakeOptions) {
         calls.fts.push(request.mode);
         if (options.fts instanceof Error) throw options.fts;
         const ids = options.fts?.[request.mode === searchV1.FullTextMode.ANY ? "ANY" : "MATCH"] ?? [];
-        return create(searchV1.FullTextSearchResponseSchema, { hits: hits(ids), language: "english" });
+        return create(searchV1.FullTextSearchResponseSchema, { hits: hits(ids, false, options.scores?.fts), language: "english" });
       },
       async semanticSearch() {
         if (options.semantic instanceof Error) throw options.semantic;
-        return create(searchV1.SemanticSearchResponseSchema, { hits: hits(options.semantic ?? [], true), strategy: "ann" });
+        return create(searchV1.SemanticSearchResponseSchema, { hits: hits(options.semantic ?? [], true, options.scores?.semantic), strategy: "ann" });
       },
       async getPassages(request: { items: { entryId: string; span?: { start: number; end: number } }[] }) {
         calls.passages.push(request.items);
@@ -51,7 +53,7 @@ function fakePeers(options: FakeOptions) {
         calls.rerank++;
         if (options.rerank instanceof Error) throw options.rerank;
         const order = options.rerank ?? request.passages.map((passage) => passage.id);
-        return create(rerankerV1.RerankResponseSchema, { results: order.map((id, index) => ({ id, index, score: 10 - index })) });
+        return create(rerankerV1.RerankResponseSchema, { results: order.map((id, index) => ({ id, index, score: 1 - index / 10 })) });
       },
     },
   };
@@ -63,7 +65,8 @@ const request = (overrides: Partial<HybridSearchRequest> = {}): HybridSearchRequ
   filter: {},
   limit: 3,
   offset: 0,
-  ftsMode: "auto",
+  ftsMode: searchV1.FullTextMode.ANY,
+  fusion: "rrf",
   rrfK: 60,
   weights: { fts: 1, semantic: 1 },
   rerank: false,
@@ -75,7 +78,7 @@ const request = (overrides: Partial<HybridSearchRequest> = {}): HybridSearchRequ
 
 describe("hybrid search", () => {
   test("as of an earlier instant only the full-text leg answers, unreranked, and a warning says so", async () => {
-    const { peers, calls } = fakePeers({ fts: { MATCH: ["a", "b", "c"] }, semantic: new Error("the semantic leg must not be asked") });
+    const { peers, calls } = fakePeers({ fts: { ANY: ["a", "b", "c"] }, semantic: new Error("the semantic leg must not be asked") });
     const result = await runHybridSearch(peers, principal, request({ filter: { asOf: { seconds: 1_700_000_000n, nanos: 0 } }, rerank: true }));
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
@@ -88,7 +91,7 @@ describe("hybrid search", () => {
   });
 
   test("fuses both legs by reciprocal rank and reports every leg's rank", async () => {
-    const { peers } = fakePeers({ fts: { MATCH: ["a", "b", "c"] }, semantic: ["c", "a", "d"] });
+    const { peers } = fakePeers({ fts: { ANY: ["a", "b", "c"] }, semantic: ["c", "a", "d"] });
     const result = await runHybridSearch(peers, principal, request({ limit: 4 }));
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
@@ -101,22 +104,26 @@ describe("hybrid search", () => {
     assert.equal(result.hasMore, false);
   });
 
-  test("auto mode widens to any word only when every word finds too few", async () => {
-    const enough = fakePeers({ fts: { MATCH: ["a", "b", "c"], ANY: ["x"] } });
-    await runHybridSearch(enough.peers, principal, request());
-    assert.deepEqual(enough.calls.fts, [searchV1.FullTextMode.MATCH]);
+  test("the full-text leg runs once, in the mode asked for, with no second pass", async () => {
     const few = fakePeers({ fts: { MATCH: ["a"], ANY: ["a", "x", "y"] } });
     const result = await runHybridSearch(few.peers, principal, request());
-    assert.deepEqual(few.calls.fts, [searchV1.FullTextMode.MATCH, searchV1.FullTextMode.ANY]);
+    assert.deepEqual(few.calls.fts, [searchV1.FullTextMode.ANY]);
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
       ["a", "x", "y"],
     );
+    const match = fakePeers({ fts: { MATCH: ["a"], ANY: ["a", "x", "y"] } });
+    const precise = await runHybridSearch(match.peers, principal, request({ ftsMode: searchV1.FullTextMode.MATCH }));
+    assert.deepEqual(match.calls.fts, [searchV1.FullTextMode.MATCH], "too few every-word hits do not widen the search");
+    assert.deepEqual(
+      precise.hits.map((hit) => hit.entry.id),
+      ["a"],
+    );
   });
 
   test("the reranker reorders the head over passages (best chunk when known); the tail keeps fused order", async () => {
-    const { peers, calls } = fakePeers({ fts: { MATCH: ["a", "b", "c", "e"] }, semantic: ["c"], rerank: ["b", "a", "c"] });
-    const result = await runHybridSearch(peers, principal, request({ limit: 4, rerank: true, rerankDepth: 3 }));
+    const { peers, calls } = fakePeers({ fts: { ANY: ["a", "b", "c", "e"] }, semantic: ["c"], rerank: ["b", "a", "c"] });
+    const result = await runHybridSearch(peers, principal, request({ limit: 4, rerank: true, rerankWeight: 1, rerankDepth: 3 }));
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
       ["b", "a", "c", "e"],
@@ -129,14 +136,14 @@ describe("hybrid search", () => {
         ["b", null],
       ],
     );
-    assert.deepEqual(result.hits[0]?.scores.rerank, { rank: 1, score: 10 });
+    assert.deepEqual(result.hits[0]?.scores.rerank, { rank: 1, score: 1 });
     assert.equal(result.hits[3]?.scores.rerank, null);
     assert.deepEqual(result.legs.rerank, { ok: true, reranked: 3 });
   });
 
   test("pages are cut from one ranking", async () => {
     const ids = ["a", "b", "c", "d", "e", "f"];
-    const { peers } = fakePeers({ fts: { MATCH: ids }, semantic: ids });
+    const { peers } = fakePeers({ fts: { ANY: ids }, semantic: ids });
     const first = await runHybridSearch(peers, principal, request({ limit: 3, rerank: true }));
     const second = await runHybridSearch(peers, principal, request({ limit: 3, offset: 3, rerank: true }));
     assert.deepEqual(
@@ -152,7 +159,7 @@ describe("hybrid search", () => {
   });
 
   test("a failed leg degrades with a warning naming it; both failing fails the search", async () => {
-    const embedderDown = fakePeers({ fts: { MATCH: ["a", "b", "c"] }, semantic: new ContextHubError("EMBEDDER_UNAVAILABLE", "embedder is unavailable") });
+    const embedderDown = fakePeers({ fts: { ANY: ["a", "b", "c"] }, semantic: new ContextHubError("EMBEDDER_UNAVAILABLE", "embedder is unavailable") });
     const withoutSemantic = await runHybridSearch(embedderDown.peers, principal, request());
     assert.deepEqual(
       withoutSemantic.hits.map((hit) => hit.entry.id),
@@ -161,7 +168,7 @@ describe("hybrid search", () => {
     assert.deepEqual([withoutSemantic.legs.fts.ok, withoutSemantic.legs.semantic.ok], [true, false]);
     assert.match(withoutSemantic.warnings.join(" "), /semantic leg failed.* \(EMBEDDER_UNAVAILABLE: embedder is unavailable\)/);
 
-    const rerankerDown = fakePeers({ fts: { MATCH: ["a", "b", "c"] }, rerank: new ContextHubError("RERANKER_UNAVAILABLE", "reranker is unavailable") });
+    const rerankerDown = fakePeers({ fts: { ANY: ["a", "b", "c"] }, rerank: new ContextHubError("RERANKER_UNAVAILABLE", "reranker is unavailable") });
     const fusedOnly = await runHybridSearch(rerankerDown.peers, principal, request({ rerank: true }));
     assert.deepEqual(
       fusedOnly.hits.map((hit) => hit.entry.id),
@@ -176,5 +183,90 @@ describe("hybrid search", () => {
 
     const bothDown = fakePeers({ fts: new ContextHubError("STORE_UNAVAILABLE", "store is unavailable"), semantic: new ContextHubError("EMBEDDER_UNAVAILABLE", "embedder is unavailable") });
     await assert.rejects(runHybridSearch(bothDown.peers, principal, request()), (error: unknown) => error instanceof ContextHubError && error.code === "STORE_UNAVAILABLE");
+  });
+
+  test("min-max fusion keeps how far ahead a leg's best hit is, where reciprocal rank calls it a tie", async () => {
+    const options = { fts: { ANY: ["b", "a", "c"] }, semantic: ["a", "b", "c"], scores: { fts: [10, 1, 0], semantic: [0.9, 0.89, 0.1] } };
+    const byRank = await runHybridSearch(fakePeers(options).peers, principal, request({ fusion: "rrf" }));
+    assert.deepEqual(
+      byRank.hits.map((hit) => hit.entry.id),
+      ["a", "b", "c"],
+      "equal rank sums tie, and the smaller id wins",
+    );
+    const byScore = await runHybridSearch(fakePeers(options).peers, principal, request({ fusion: "minmax" }));
+    assert.deepEqual(
+      byScore.hits.map((hit) => hit.entry.id),
+      ["b", "a", "c"],
+    );
+    const [b, a] = byScore.hits;
+    // b: full text 10 → 1, semantic 0.89 → 0.9875; a: full text 1 → 0.1, semantic 0.9 → 1; each weighted 1/2.
+    assert.ok(Math.abs((b?.scores.fused ?? 0) - (1 + 0.9875) / 2) < 1e-9, String(b?.scores.fused));
+    assert.ok(Math.abs((b?.contributions.fts ?? 0) - 0.5) < 1e-9 && Math.abs((b?.contributions.semantic ?? 0) - 0.9875 / 2) < 1e-9);
+    assert.ok(Math.abs((a?.contributions.fts ?? 0) - 0.05) < 1e-9);
+    assert.ok(Math.abs((byRank.hits[0]?.contributions.fts ?? 0) - 1 / 62) < 1e-12, "under rrf a leg contributes weight / (k + rank)");
+  });
+
+  test("min_score leaves out fused results below it before the page is cut, and counts them", async () => {
+    const options = { fts: { ANY: ["a", "b", "c", "d"] }, semantic: ["a", "b", "c", "d"], scores: { fts: [4, 3, 2, 1], semantic: [0.9, 0.6, 0.3, 0] } };
+    const all = await runHybridSearch(fakePeers(options).peers, principal, request({ fusion: "minmax", limit: 10 }));
+    assert.deepEqual(
+      all.hits.map((hit) => Number(hit.score.toFixed(4))),
+      [1, 0.6667, 0.3333, 0],
+    );
+    assert.equal(all.droppedBelowMinScore, 0);
+    const floored = await runHybridSearch(fakePeers(options).peers, principal, request({ fusion: "minmax", limit: 1, offset: 1, minScore: 0.5 }));
+    assert.deepEqual(
+      floored.hits.map((hit) => [hit.entry.id, hit.rank]),
+      [["b", 2]],
+    );
+    assert.equal(floored.droppedBelowMinScore, 2);
+    assert.equal(floored.hasMore, false, "nothing above the floor is left after this page");
+    assert.equal(floored.floorOn, "fused");
+  });
+
+  test("with reranking, min_score is on the rerank score, and results the reranker did not score are left out", async () => {
+    const { peers } = fakePeers({ fts: { ANY: ["a", "b", "c", "d", "e"] }, rerank: ["c", "a", "b"] });
+    const result = await runHybridSearch(peers, principal, request({ rerank: true, rerankWeight: 1, rerankDepth: 3, limit: 10, minScore: 0.85 }));
+    // Rerank scores: c 1, a 0.9, b 0.8; d and e were not reranked.
+    assert.deepEqual(
+      result.hits.map((hit) => hit.entry.id),
+      ["c", "a"],
+    );
+    assert.equal(result.droppedBelowMinScore, 3);
+    assert.equal(result.floorOn, "rerank");
+  });
+
+  test("every stage that ran is timed for explain_query", async () => {
+    const { peers } = fakePeers({ fts: { ANY: ["a", "b"] }, semantic: ["b"] });
+    const result = await runHybridSearch(peers, principal, request({ rerank: true }));
+    assert.deepEqual(Object.keys(result.times).sort(), ["embed", "fts", "fusion", "passages", "rerank", "semantic"]);
+    for (const ms of Object.values(result.times)) assert.ok(Number.isFinite(ms) && ms >= 0);
+    const unreranked = await runHybridSearch(fakePeers({ fts: { ANY: ["a"] } }).peers, principal, request({ rerank: false }));
+    assert.ok(!("rerank" in unreranked.times) && !("passages" in unreranked.times));
+  });
+
+  test("a reranked result's score blends the rerank score with its fused score rescaled over the head", async () => {
+    // Fused (rrf) head a > b > c; the reranker prefers c (1), then b (0.9), then a (0.8).
+    const options = { fts: { ANY: ["a", "b", "c"] }, rerank: ["c", "b", "a"] };
+    const half = await runHybridSearch(fakePeers(options).peers, principal, request({ rerank: true, rerankWeight: 0.5 }));
+    // a: 0.5·0.8 + 0.5·1 = 0.9; b: 0.5·0.9 + 0.5·r_b; c: 0.5·1 + 0.5·0 = 0.5.
+    const fusedOf = (id: string) => half.hits.find((hit) => hit.entry.id === id)!.scores.fused!;
+    const rB = (fusedOf("b") - fusedOf("c")) / (fusedOf("a") - fusedOf("c"));
+    assert.deepEqual(
+      half.hits.map((hit) => hit.entry.id),
+      ["a", "b", "c"],
+    );
+    assert.ok(Math.abs(half.hits[0]!.score - 0.9) < 1e-9 && Math.abs(half.hits[1]!.score - (0.45 + 0.5 * rB)) < 1e-9 && Math.abs(half.hits[2]!.score - 0.5) < 1e-9);
+    assert.deepEqual(half.hits[2]?.scores.rerank, { rank: 1, score: 1 }, "the reranker's own rank and score stay visible");
+    const alone = await runHybridSearch(fakePeers(options).peers, principal, request({ rerank: true, rerankWeight: 1 }));
+    assert.deepEqual(
+      alone.hits.map((hit) => hit.entry.id),
+      ["c", "b", "a"],
+    );
+    const fusedOnly = await runHybridSearch(fakePeers(options).peers, principal, request({ rerank: true, rerankWeight: 0 }));
+    assert.deepEqual(
+      fusedOnly.hits.map((hit) => hit.entry.id),
+      ["a", "b", "c"],
+    );
   });
 });

@@ -1,10 +1,10 @@
 /**
  * Hybrid search: the full-text and semantic legs run in parallel with the
- * same filters, each over-fetched; their rankings are fused by reciprocal
- * rank; the best fused results are reranked over a passage of each (the
- * entry's best chunk, or a window around the query's words). A leg that
- * fails (the embedder down, the reranker down) degrades the result with a
- * warning instead of failing it; only when both retrieval legs fail does
+ * same filters, each over-fetched; their rankings are fused (reciprocal rank
+ * or rescaled scores); the best fused results are reranked over a passage of
+ * each (the entry's best chunk, or a window around the query's words). A leg
+ * that fails (the embedder down, the reranker down) degrades the result with
+ * a warning instead of failing it; only when both retrieval legs fail does
  * the search fail.
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -12,10 +12,32 @@ import { histogram, isContextHubError } from "@context-hub/common";
 import { searchV1, type storeV1 } from "@context-hub/proto";
 import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
-import { fuseByReciprocalRank } from "./rrf.js";
+import { fuseByReciprocalRank, type FusedItem } from "./rrf.js";
+import { fuseByNormalisedScore } from "./score-fusion.js";
 import type { ResultScores } from "./search-views.js";
 
 export const searchSeconds = histogram("contexthub_search_seconds", "Search latency by mode (filter, fts, semantic, hybrid) and leg, in seconds.", ["mode", "leg"]);
+
+/** How a hybrid search fuses its legs: reciprocal rank, or each leg's scores rescaled (min–max or z-score) and summed. */
+export const fusionMethods = ["rrf", "minmax", "zscore"] as const;
+export type FusionMethod = (typeof fusionMethods)[number];
+
+/**
+ * The fusion a hybrid search uses unless told otherwise: z-score rescaled
+ * scores, chosen on Cranfield and checked on CISI (docs/retrieval.md has the
+ * figures); never tuned per collection.
+ */
+export const defaultFusionMethod: FusionMethod = "zscore";
+
+/**
+ * How much each leg counts in the fusion unless told otherwise: the semantic
+ * leg half as much as full text, which ranks better on its own (chosen on
+ * Cranfield, checked on CISI; docs/retrieval.md).
+ */
+export const defaultLegWeights = Object.freeze({ fts: 1, semantic: 0.5 });
+
+/** Milliseconds spent in each stage of one search (embed, fts, semantic, fusion, passages, rerank), for explain_query. */
+export type StageTimes = Record<string, number>;
 
 /** How long a search waits for a query embedding and for the reranker before going on without them. */
 export const searchDeadlines = { embedMs: 5_000, rerankMs: 5_000 } as const;
@@ -28,6 +50,13 @@ export const searchDeadlines = { embedMs: 5_000, rerankMs: 5_000 } as const;
 export const asOfSemanticWarning =
   "as_of: vectors are kept for the current version of each entry only, so this search answered from full text over the versions current then (any of the query's words), without the semantic leg or reranking";
 
+/**
+ * How much the reranker's score counts in a reranked result's score; the
+ * rest is its fused score rescaled over the reranked head. Chosen on
+ * Cranfield and checked on CISI (docs/retrieval.md).
+ */
+export const defaultRerankWeight = 0.6;
+
 /** Passage length handed to the reranker, in characters (about a chunk). */
 export const rerankPassageChars = 1_200;
 
@@ -36,11 +65,25 @@ export interface HybridSearchRequest {
   filter: MessageInitShape<typeof storeV1.EntryFilterSchema>;
   limit: number;
   offset: number;
-  /** `auto`: every word first, widened to any word when that finds fewer than offset + limit. */
-  ftsMode: searchV1.FullTextMode | "auto";
+  /** How the full-text leg reads the query; it runs once, in this mode. */
+  ftsMode: searchV1.FullTextMode;
+  /** How the legs are fused (default `defaultFusionMethod`). */
+  fusion?: FusionMethod | undefined;
+  /** Reciprocal rank fusion's constant (used by `rrf` only). */
   rrfK: number;
   weights: { fts: number; semantic: number };
+  /**
+   * Leave out results scoring below this: the rerank score when reranking
+   * ran (results it did not score are left out too), else the fused score.
+   */
+  minScore?: number | undefined;
   rerank: boolean;
+  /**
+   * A reranked result scores `rerankWeight · rerank score + (1 − rerankWeight)
+   * · fused score rescaled to [0, 1] over the reranked head` (default
+   * defaultRerankWeight; 1: the reranker alone decides).
+   */
+  rerankWeight?: number | undefined;
   /** Results each leg contributes (raised to offset + limit when that is more). */
   candidates: number;
   /** How many of the best fused results the reranker reorders; the rest follow in fused order. */
@@ -54,25 +97,37 @@ export interface HybridHit {
   rank: number;
   score: number;
   scores: ResultScores;
+  /** What each leg added to the fused score. */
+  contributions: { fts: number | null; semantic: number | null };
   chunk: { start: number; end: number } | undefined;
 }
 
 export interface HybridSearchResult {
   hits: HybridHit[];
   hasMore: boolean;
+  /** Results left out for scoring below `minScore`. */
+  droppedBelowMinScore: number;
+  /** Whether `minScore` applied to rerank scores (else to fused scores). */
+  floorOn: "rerank" | "fused";
+  times: StageTimes;
   warnings: string[];
   legs: { fts: { ok: boolean; candidates: number }; semantic: { ok: boolean; candidates: number }; rerank: { ok: boolean; reranked: number } };
 }
 
-/** Times a leg into the search histogram, whatever its outcome. */
-export async function timed<T>(mode: string, leg: string, work: () => Promise<T>): Promise<T> {
+/** Times a leg into the search histogram, whatever its outcome, and into `times[leg]` (ms) when given. */
+export async function timed<T>(mode: string, leg: string, work: () => Promise<T>, times?: StageTimes): Promise<T> {
   const stop = searchSeconds.startTimer({ mode, leg });
+  const started = performance.now();
   try {
     return await work();
   } finally {
     stop();
+    if (times !== undefined) times[leg] = roundMs(performance.now() - started);
   }
 }
+
+/** Milliseconds to a tenth, as explain_query shows them. */
+export const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 
 /** What a failed leg tells the caller: its code and message, never a stack. */
 function describeFailure(error: unknown): string {
@@ -87,47 +142,40 @@ const settle = <T>(promise: Promise<T>): Promise<Settled<T>> =>
   );
 
 /** The query embedding and the semantic ranking under the same filters; fails if either step does. */
-export async function semanticRanking(peers: Peers, principal: Principal, query: string, filter: HybridSearchRequest["filter"], page: { limit: number; offset: number }, mode: string) {
-  const embedded = await timed(mode, "embed", () => peers.embedder.embedQueries({ texts: [query] }, { deadlineMs: searchDeadlines.embedMs }));
+export async function semanticRanking(
+  peers: Peers,
+  principal: Principal,
+  query: string,
+  filter: HybridSearchRequest["filter"],
+  page: { limit: number; offset: number },
+  mode: string,
+  times?: StageTimes,
+) {
+  const embedded = await timed(mode, "embed", () => peers.embedder.embedQueries({ texts: [query] }, { deadlineMs: searchDeadlines.embedMs }), times);
   const vector = embedded.vectors[0]?.float32Le ?? new Uint8Array();
-  const reply = await timed(mode, "semantic", () => peers.search.semanticSearch({ principal, embeddingModel: embedded.model, vector, filter, limit: page.limit, offset: page.offset }));
+  const reply = await timed(mode, "semantic", () => peers.search.semanticSearch({ principal, embeddingModel: embedded.model, vector, filter, limit: page.limit, offset: page.offset }), times);
   return { model: embedded.model, reply };
-}
-
-/**
- * The full-text leg. In `auto` mode it asks for every word first, which is
- * cheap and precise for a few keywords, and widens to any word only when
- * that finds fewer results than the page needs (a long question rarely has
- * every word in one entry).
- */
-async function fullTextRanking(peers: Peers, principal: Principal, request: HybridSearchRequest, legDepth: number): Promise<searchV1.FullTextSearchResponse> {
-  const ask = (mode: searchV1.FullTextMode) => timed("hybrid", "fts", () => peers.search.fullTextSearch({ principal, query: request.query, mode, filter: request.filter, limit: legDepth, offset: 0 }));
-  if (request.ftsMode !== "auto") return ask(request.ftsMode);
-  const every = await ask(searchV1.FullTextMode.MATCH);
-  if (every.hits.length >= request.offset + request.limit) return every;
-  // Widening keeps the precise matches first; any-word hits fill in after them.
-  const any = await ask(searchV1.FullTextMode.ANY);
-  const precise = new Set(every.hits.map((hit) => hit.entry?.id));
-  const hits = [...every.hits, ...any.hits.filter((hit) => !precise.has(hit.entry?.id))].map((hit, index) => ({ ...hit, rank: index + 1 }));
-  return { ...any, hits };
 }
 
 /**
  * Runs a hybrid search for `principal`. Each leg fetches `max(candidates,
  * offset + limit)` results (at most the ranking depth), so pages within the
  * first `candidates` results are cut from one fused ranking; the reranker
- * reorders the first `rerankDepth` of it whatever the page.
+ * reorders the first `rerankDepth` of it whatever the page. The full-text leg
+ * runs once, in `ftsMode`. A `minScore` floor is applied to the whole ranking
+ * before the page is cut.
  */
 export async function runHybridSearch(peers: Peers, principal: Principal, request: HybridSearchRequest): Promise<HybridSearchResult> {
   const depth = request.offset + request.limit;
   const legDepth = Math.min(request.maxDepth, Math.max(request.candidates, depth));
   const warnings: string[] = [];
+  const times: StageTimes = {};
   // As of an earlier instant only the full-text leg can answer (see asOfSemanticWarning); reranking would read today's text.
   const historical = request.filter.asOf !== undefined;
   if (historical) warnings.push(asOfSemanticWarning);
   const [fts, semantic] = await Promise.all([
-    settle(fullTextRanking(peers, principal, request, legDepth)),
-    historical ? undefined : settle(semanticRanking(peers, principal, request.query, request.filter, { limit: legDepth, offset: 0 }, "hybrid")),
+    settle(timed("hybrid", "fts", () => peers.search.fullTextSearch({ principal, query: request.query, mode: request.ftsMode, filter: request.filter, limit: legDepth, offset: 0 }), times)),
+    historical ? undefined : settle(semanticRanking(peers, principal, request.query, request.filter, { limit: legDepth, offset: 0 }, "hybrid", times)),
   ]);
   if (!fts.ok && semantic?.ok !== true) throw fts.error;
   if (!fts.ok) warnings.push(`the full-text leg failed, so results come from the semantic leg alone (${describeFailure(fts.error)})`);
@@ -137,53 +185,77 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
   if (fts.ok) warnings.push(...fts.value.warnings);
   if (semantic?.ok === true) warnings.push(...semantic.value.reply.warnings);
 
+  const fusionStarted = performance.now();
   const entries = new Map<string, storeV1.Entry>();
   const ftsScore = new Map<string, number>();
   const semanticScore = new Map<string, number>();
   const chunks = new Map<string, { start: number; end: number }>();
+  const ftsList: { id: string; score: number }[] = [];
+  const semanticList: { id: string; score: number }[] = [];
   for (const hit of ftsHits) {
     if (hit.entry === undefined) continue;
     entries.set(hit.entry.id, hit.entry);
     ftsScore.set(hit.entry.id, hit.score);
+    ftsList.push({ id: hit.entry.id, score: hit.score });
   }
   for (const hit of semanticHits) {
     if (hit.entry === undefined) continue;
     if (!entries.has(hit.entry.id)) entries.set(hit.entry.id, hit.entry);
     semanticScore.set(hit.entry.id, hit.score);
+    semanticList.push({ id: hit.entry.id, score: hit.score });
     if (hit.chunk !== undefined) chunks.set(hit.entry.id, { start: hit.chunk.start, end: hit.chunk.end });
   }
-  const fused = fuseByReciprocalRank(
-    [
-      { leg: "fts", ids: ftsHits.flatMap((hit) => (hit.entry === undefined ? [] : [hit.entry.id])), weight: request.weights.fts },
-      { leg: "semantic", ids: semanticHits.flatMap((hit) => (hit.entry === undefined ? [] : [hit.entry.id])), weight: request.weights.semantic },
-    ],
-    request.rrfK,
-  );
+  const { fused, contributionOf } = fuse(request, ftsList, semanticList);
+  times.fusion = roundMs(performance.now() - fusionStarted);
 
   // Rerank the head of the fused ranking; the tail keeps its fused order behind it.
-  let order = fused.map((item) => ({ item, rerank: undefined as { rank: number; score: number } | undefined }));
+  let order = fused.map((item) => ({ item, rerank: undefined as { rank: number; score: number } | undefined, blended: undefined as number | undefined }));
   let reranked = 0;
   let rerankOk = !request.rerank || historical;
   if (request.rerank && !historical && fused.length > 0) {
     const head = fused.slice(0, Math.min(fused.length, request.rerankDepth));
     try {
-      const passages = await timed("hybrid", "passages", () =>
-        peers.search.getPassages({
-          principal,
-          query: request.query,
-          items: head.map((item) => ({ entryId: item.id, ...(chunks.has(item.id) ? { span: chunks.get(item.id) } : {}) })),
-          maxChars: rerankPassageChars,
-        }),
+      const passages = await timed(
+        "hybrid",
+        "passages",
+        () =>
+          peers.search.getPassages({
+            principal,
+            query: request.query,
+            items: head.map((item) => ({ entryId: item.id, ...(chunks.has(item.id) ? { span: chunks.get(item.id) } : {}) })),
+            maxChars: rerankPassageChars,
+          }),
+        times,
       );
-      const reply = await timed("hybrid", "rerank", () =>
-        peers.reranker.rerank({ query: request.query, passages: passages.passages.map((passage) => ({ id: passage.entryId, text: passage.text })), topN: 0 }, { deadlineMs: searchDeadlines.rerankMs }),
+      const reply = await timed(
+        "hybrid",
+        "rerank",
+        () =>
+          peers.reranker.rerank(
+            { query: request.query, passages: passages.passages.map((passage) => ({ id: passage.entryId, text: passage.text })), topN: 0 },
+            { deadlineMs: searchDeadlines.rerankMs },
+          ),
+        times,
       );
       const rerankOf = new Map(reply.results.map((result, index) => [result.id, { rank: index + 1, score: result.score }]));
       const headIds = new Set(head.map((item) => item.id));
+      // The reranker judges a passage; the fused score judges the whole entry from both legs. Blend the two, the
+      // fused score rescaled over the head so that every fusion method contributes on the reranker's scale.
+      const weight = request.rerankWeight ?? defaultRerankWeight;
+      let low = Number.POSITIVE_INFINITY;
+      let high = Number.NEGATIVE_INFINITY;
+      for (const item of head) {
+        low = Math.min(low, item.score);
+        high = Math.max(high, item.score);
+      }
+      const rescaledFused = (score: number) => (high > low ? (score - low) / (high - low) : 1);
       const reordered = head
-        .map((item, fusedIndex) => ({ item, rerank: rerankOf.get(item.id), fusedIndex }))
-        .sort((a, b) => (a.rerank?.rank ?? Number.MAX_SAFE_INTEGER) - (b.rerank?.rank ?? Number.MAX_SAFE_INTEGER) || a.fusedIndex - b.fusedIndex)
-        .map(({ item, rerank }) => ({ item, rerank }));
+        .map((item, fusedIndex) => {
+          const rerank = rerankOf.get(item.id);
+          return { item, rerank, fusedIndex, blended: rerank === undefined ? undefined : weight * rerank.score + (1 - weight) * rescaledFused(item.score) };
+        })
+        .sort((a, b) => (b.blended ?? Number.NEGATIVE_INFINITY) - (a.blended ?? Number.NEGATIVE_INFINITY) || a.fusedIndex - b.fusedIndex)
+        .map(({ item, rerank, blended }) => ({ item, rerank, blended }));
       order = [...reordered, ...order.filter((entry) => !headIds.has(entry.item.id))];
       reranked = rerankOf.size;
       rerankOk = true;
@@ -192,7 +264,18 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
     }
   }
 
-  const hits = order.slice(request.offset, depth).flatMap(({ item, rerank }, index): HybridHit[] => {
+  // The floor is on the score the results are ranked by: the reranked score where the reranker ran (it ranks the head,
+  // and results it did not score have no comparable score), else the fused score. Either way it keeps a prefix.
+  const floorOn = reranked > 0 ? ("rerank" as const) : ("fused" as const);
+  let droppedBelowMinScore = 0;
+  if (request.minScore !== undefined) {
+    const floor = request.minScore;
+    const kept = order.filter(({ item, blended }) => (floorOn === "rerank" ? blended !== undefined && blended >= floor : item.score >= floor));
+    droppedBelowMinScore = order.length - kept.length;
+    order = kept;
+  }
+
+  const hits = order.slice(request.offset, depth).flatMap(({ item, rerank, blended }, index): HybridHit[] => {
     const entry = entries.get(item.id);
     if (entry === undefined) return [];
     const ftsRank = item.ranks.fts;
@@ -201,13 +284,14 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
       {
         entry,
         rank: request.offset + index + 1,
-        score: rerank?.score ?? item.score,
+        score: blended ?? item.score,
         scores: {
           fts: ftsRank === undefined ? null : { rank: ftsRank, score: ftsScore.get(item.id) ?? 0 },
           semantic: semanticRank === undefined ? null : { rank: semanticRank, score: semanticScore.get(item.id) ?? 0 },
           fused: item.score,
           rerank: rerank ?? null,
         },
+        contributions: { fts: contributionOf(item, "fts"), semantic: contributionOf(item, "semantic") },
         chunk: chunks.get(item.id),
       },
     ];
@@ -215,6 +299,9 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
   return {
     hits,
     hasMore: order.length > depth,
+    droppedBelowMinScore,
+    floorOn,
+    times,
     warnings,
     legs: {
       fts: { ok: fts.ok, candidates: ftsHits.length },
@@ -222,6 +309,39 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
       rerank: { ok: rerankOk, reranked },
     },
   };
+}
+
+/** The fused ranking of both legs by the request's method, and what each leg added to an item's fused score. */
+function fuse(request: HybridSearchRequest, ftsList: { id: string; score: number }[], semanticList: { id: string; score: number }[]) {
+  const method = request.fusion ?? defaultFusionMethod;
+  if (method === "rrf") {
+    const fused = fuseByReciprocalRank(
+      [
+        { leg: "fts", ids: ftsList.map((item) => item.id), weight: request.weights.fts },
+        { leg: "semantic", ids: semanticList.map((item) => item.id), weight: request.weights.semantic },
+      ],
+      request.rrfK,
+    );
+    const contributionOf = (item: FusedItem, leg: "fts" | "semantic") => {
+      const rank = item.ranks[leg];
+      return rank === undefined ? null : request.weights[leg] / (request.rrfK + rank);
+    };
+    return { fused, contributionOf };
+  }
+  const fused = fuseByNormalisedScore(
+    [
+      { leg: "fts", items: ftsList, weight: request.weights.fts },
+      { leg: "semantic", items: semanticList, weight: request.weights.semantic },
+    ],
+    method,
+  );
+  const totalWeight = Math.max(0, request.weights.fts) + Math.max(0, request.weights.semantic);
+  const normalisedOf = new Map(fused.map((item) => [item.id, item.normalised]));
+  const contributionOf = (item: FusedItem, leg: "fts" | "semantic") => {
+    const rescaled = normalisedOf.get(item.id)?.[leg];
+    return rescaled === undefined ? null : totalWeight > 0 ? (Math.max(0, request.weights[leg]) * rescaled) / totalWeight : 0;
+  };
+  return { fused: fused as FusedItem[], contributionOf };
 }
 
 /** The store's full-text mode for a tool's mode name. */

@@ -10,7 +10,7 @@ export interface LegScore {
 export interface ResultScores {
   fts: LegScore | null;
   semantic: LegScore | null;
-  /** The reciprocal-rank-fusion score (hybrid only). */
+  /** The fused score (hybrid only). */
   fused: number | null;
   rerank: LegScore | null;
 }
@@ -20,7 +20,7 @@ export function toSearchResult(
   entry: storeV1.Entry,
   placing: { rank: number; score: number },
   scores: ResultScores,
-  extras: { chunk?: { start: number; end: number } | undefined; highlights?: searchV1.Highlight[] | undefined } = {},
+  extras: { chunk?: { start: number; end: number } | undefined; highlights?: searchV1.Highlight[] | undefined; explain?: HitExplain | undefined } = {},
 ) {
   return {
     ...toEntryListing(entry),
@@ -31,7 +31,44 @@ export function toSearchResult(
     ...(extras.highlights === undefined
       ? {}
       : { highlights: extras.highlights.map((highlight) => ({ text: highlight.text, matches: highlight.matches.map((match) => ({ start: match.start, end: match.end })) })) }),
+    ...(extras.explain === undefined ? {} : { explain: extras.explain }),
   };
 }
 
 export const noScores: ResultScores = Object.freeze({ fts: null, semantic: null, fused: null, rerank: null });
+
+/** A leg's rank and score as explain_query shows them, with what it added to the fused score (null outside hybrid). */
+export interface ExplainedLeg extends LegScore {
+  contribution: number | null;
+}
+
+/** What explain_query adds to one result. */
+export interface HitExplain {
+  fts: ExplainedLeg | null;
+  semantic: ExplainedLeg | null;
+  fused: number | null;
+  rerank: LegScore | null;
+}
+
+/** What explain_query adds to the reply: what the results are ranked by, the fusion used, and each stage's time. */
+export interface SearchExplain {
+  ranked_by: string;
+  fusion_method: string | null;
+  rrf_k: number | null;
+  weights: { fts: number; semantic: number } | null;
+  fts_mode: string | null;
+  stages_ms: Record<string, number>;
+}
+
+/**
+ * A single-leg page with a `min_score` floor applied: the store ranks by the
+ * score the floor is on, so the hits below it are the page's tail, and every
+ * hit after them (later pages included) is below it too. Without a floor the
+ * page is returned as it is.
+ */
+export function applyScoreFloor<T extends { score: number }>(hits: readonly T[], hasMore: boolean, minScore: number | undefined): { hits: T[]; hasMore: boolean; dropped: number } {
+  if (minScore === undefined) return { hits: [...hits], hasMore, dropped: 0 };
+  const kept = hits.filter((hit) => hit.score >= minScore);
+  const dropped = hits.length - kept.length;
+  return { hits: kept, hasMore: hasMore && dropped === 0, dropped };
+}

@@ -1,9 +1,9 @@
 import { ContextHubError, isContextHubError } from "@context-hub/common";
 import { defaultRrfK } from "../../search/rrf.js";
 import { searchV1 } from "@context-hub/proto";
-import { asOfSemanticWarning, runHybridSearch, semanticRanking, timed, toProtoFullTextMode } from "../../search/hybrid-search.js";
+import { asOfSemanticWarning, defaultFusionMethod, defaultLegWeights, roundMs, runHybridSearch, semanticRanking, timed, toProtoFullTextMode, type StageTimes } from "../../search/hybrid-search.js";
 import { toEntryFilter } from "../../search/search-filter.js";
-import { noScores, toSearchResult } from "../../search/search-views.js";
+import { applyScoreFloor, noScores, toSearchResult, type HitExplain, type SearchExplain } from "../../search/search-views.js";
 import { ftsSearchInput, ftsSearchOutput, hybridSearchInput, hybridSearchOutput, searchToolLimits, semanticSearchInput, semanticSearchOutput } from "../search-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
@@ -11,16 +11,30 @@ import { defineTool, readOnlyTool } from "../tool-definition.js";
 const sharedFilterNote =
   "Quarantined and rejected entries are left out unless include_quarantined is set (each result carries its trust_state); valid_at keeps entries whose stated validity holds at an instant; as_of searches what the store held at an instant.";
 
+/** explain_query's reply-level object for a single-leg search. */
+const singleLegExplain = (rankedBy: string, ftsMode: string | null, times: StageTimes, started: number): SearchExplain => ({
+  ranked_by: rankedBy,
+  fusion_method: null,
+  rrf_k: null,
+  weights: null,
+  fts_mode: ftsMode,
+  stages_ms: { ...times, total: roundMs(performance.now() - started) },
+});
+
+const ftsExplain = (hit: { rank: number; score: number }): HitExplain => ({ fts: { rank: hit.rank, score: hit.score, contribution: null }, semantic: null, fused: null, rerank: null });
+const semanticExplain = (hit: { rank: number; score: number }): HitExplain => ({ fts: null, semantic: { rank: hit.rank, score: hit.score, contribution: null }, fused: null, rerank: null });
+
 const page = (args: { limit?: number | undefined; offset?: number | undefined }) => ({ limit: args.limit ?? searchToolLimits.defaultPageSize, offset: args.offset ?? 0 });
 
 export const ftsSearchContextTool = defineTool({
   name: "fts_search_context",
   title: "Full-text search",
   description: [
-    "Find entries containing words, ranked by how closely together the words occur (PostgreSQL full text, stemmed: 'indexing' finds 'indexed').",
+    "Find entries containing words, ranked by the store's full-text rank (PostgreSQL full text, stemmed: 'indexing' finds 'indexed').",
     "Use it for exact terms, names, identifiers and phrases; use semantic_search_context for meaning, hybrid_search_context when unsure.",
     'Modes: match (every word, default), prefix, phrase, boolean ("quoted", OR, -word), any (at least one word).',
     "Results carry a preview, the summary, scores and trust_state; read the full text with get_context_by_ids or read_context_range.",
+    "min_score leaves out weak results; explain_query shows how each was ranked and where the time went.",
     sharedFilterNote,
   ].join(" "),
   inputSchema: ftsSearchInput,
@@ -30,24 +44,51 @@ export const ftsSearchContextTool = defineTool({
   async handler(args, { principal, peers }) {
     const { limit, offset } = page(args);
     const mode = args.mode ?? "match";
-    const reply = await timed("fts", "store", () =>
-      peers.search.fullTextSearch({
-        principal,
-        query: args.query,
-        mode: toProtoFullTextMode(mode),
-        language: args.language ?? "",
-        filter: toEntryFilter(args),
-        limit,
-        offset,
-        highlight: args.highlight ?? false,
-      }),
+    const started = performance.now();
+    const times: StageTimes = {};
+    // The histogram keeps its "store" leg for this tool; explain_query calls the stage fts, as hybrid does.
+    const reply = await timed(
+      "fts",
+      "store",
+      () =>
+        peers.search.fullTextSearch({
+          principal,
+          query: args.query,
+          mode: toProtoFullTextMode(mode),
+          language: args.language ?? "",
+          filter: toEntryFilter(args),
+          limit,
+          offset,
+          highlight: args.highlight ?? false,
+        }),
+      times,
     );
-    const results = reply.hits.flatMap((hit) =>
+    const floored = applyScoreFloor(reply.hits, reply.hasMore, args.min_score);
+    const results = floored.hits.flatMap((hit) =>
       hit.entry === undefined
         ? []
-        : [toSearchResult(hit.entry, { rank: hit.rank, score: hit.score }, { ...noScores, fts: { rank: hit.rank, score: hit.score } }, args.highlight === true ? { highlights: hit.highlights } : {})],
+        : [
+            toSearchResult(
+              hit.entry,
+              { rank: hit.rank, score: hit.score },
+              { ...noScores, fts: { rank: hit.rank, score: hit.score } },
+              { ...(args.highlight === true ? { highlights: hit.highlights } : {}), ...(args.explain_query === true ? { explain: ftsExplain(hit) } : {}) },
+            ),
+          ],
     );
-    return { results, count: results.length, limit, offset, has_more: reply.hasMore, max_depth: searchToolLimits.maxRankingDepth, warnings: reply.warnings, mode, language: reply.language };
+    return {
+      results,
+      count: results.length,
+      limit,
+      offset,
+      has_more: floored.hasMore,
+      max_depth: searchToolLimits.maxRankingDepth,
+      warnings: reply.warnings,
+      dropped_below_min_score: floored.dropped,
+      ...(args.explain_query === true ? { explain: singleLegExplain("fts", mode, { fts: times.store ?? 0 }, started) } : {}),
+      mode,
+      language: reply.language,
+    };
   },
 });
 
@@ -56,7 +97,7 @@ export const semanticSearchContextTool = defineTool({
   title: "Semantic search",
   description: [
     "Find entries by meaning: the query is embedded and compared with every chunk of the entries you can see; each entry is ranked by its best chunk (best_chunk gives its offsets).",
-    "Use it when the words may differ from what was stored. Scores are cosine similarities (1 is identical).",
+    "Use it when the words may differ from what was stored. Scores are cosine similarities (1 is identical); min_score leaves out weaker ones.",
     "Read the matching part with read_context_range (start/end = best_chunk).",
     sharedFilterNote,
     "With as_of it answers from full text (vectors of earlier versions are not kept) and warns.",
@@ -67,27 +108,46 @@ export const semanticSearchContextTool = defineTool({
   scope: "context:read",
   async handler(args, { principal, peers }) {
     const { limit, offset } = page(args);
+    const started = performance.now();
+    const times: StageTimes = {};
     if (args.as_of !== undefined) {
       // Vectors of earlier versions are not kept: full text over the versions current then answers instead, and says so.
-      const reply = await timed("semantic", "fts", () => peers.search.fullTextSearch({ principal, query: args.query, mode: searchV1.FullTextMode.ANY, filter: toEntryFilter(args), limit, offset }));
-      const results = reply.hits.flatMap((hit) =>
-        hit.entry === undefined ? [] : [toSearchResult(hit.entry, { rank: hit.rank, score: hit.score }, { ...noScores, fts: { rank: hit.rank, score: hit.score } })],
+      const reply = await timed(
+        "semantic",
+        "fts",
+        () => peers.search.fullTextSearch({ principal, query: args.query, mode: searchV1.FullTextMode.ANY, filter: toEntryFilter(args), limit, offset }),
+        times,
+      );
+      const floored = applyScoreFloor(reply.hits, reply.hasMore, args.min_score);
+      const results = floored.hits.flatMap((hit) =>
+        hit.entry === undefined
+          ? []
+          : [
+              toSearchResult(
+                hit.entry,
+                { rank: hit.rank, score: hit.score },
+                { ...noScores, fts: { rank: hit.rank, score: hit.score } },
+                args.explain_query === true ? { explain: ftsExplain(hit) } : {},
+              ),
+            ],
       );
       return {
         results,
         count: results.length,
         limit,
         offset,
-        has_more: reply.hasMore,
+        has_more: floored.hasMore,
         max_depth: searchToolLimits.maxRankingDepth,
         warnings: [asOfSemanticWarning, ...reply.warnings],
+        dropped_below_min_score: floored.dropped,
+        ...(args.explain_query === true ? { explain: singleLegExplain("fts", "any", times, started) } : {}),
         embedding_model: "",
         strategy: "full_text",
       };
     }
     let ranking: Awaited<ReturnType<typeof semanticRanking>>;
     try {
-      ranking = await semanticRanking(peers, principal, args.query, toEntryFilter(args), { limit, offset }, "semantic");
+      ranking = await semanticRanking(peers, principal, args.query, toEntryFilter(args), { limit, offset }, "semantic", times);
     } catch (error) {
       if (isContextHubError(error) && error.code === "EMBEDDER_UNAVAILABLE") {
         throw new ContextHubError("EMBEDDER_UNAVAILABLE", `semantic search needs the embedder, which is unavailable: ${error.message}`, {
@@ -97,17 +157,29 @@ export const semanticSearchContextTool = defineTool({
       throw error;
     }
     const { reply, model } = ranking;
-    const results = reply.hits.flatMap((hit) =>
-      hit.entry === undefined ? [] : [toSearchResult(hit.entry, { rank: hit.rank, score: hit.score }, { ...noScores, semantic: { rank: hit.rank, score: hit.score } }, { chunk: hit.chunk })],
+    const floored = applyScoreFloor(reply.hits, reply.hasMore, args.min_score);
+    const results = floored.hits.flatMap((hit) =>
+      hit.entry === undefined
+        ? []
+        : [
+            toSearchResult(
+              hit.entry,
+              { rank: hit.rank, score: hit.score },
+              { ...noScores, semantic: { rank: hit.rank, score: hit.score } },
+              { chunk: hit.chunk, ...(args.explain_query === true ? { explain: semanticExplain(hit) } : {}) },
+            ),
+          ],
     );
     return {
       results,
       count: results.length,
       limit,
       offset,
-      has_more: reply.hasMore,
+      has_more: floored.hasMore,
       max_depth: searchToolLimits.maxRankingDepth,
       warnings: reply.warnings,
+      dropped_below_min_score: floored.dropped,
+      ...(args.explain_query === true ? { explain: singleLegExplain("semantic", null, times, started) } : {}),
       embedding_model: model,
       strategy: reply.strategy,
     };
@@ -118,9 +190,9 @@ export const hybridSearchContextTool = defineTool({
   name: "hybrid_search_context",
   title: "Hybrid search",
   description: [
-    "The best general search: full-text and semantic search run together, their rankings are fused (reciprocal rank fusion), and the best results are reranked over the passage that matched.",
+    "The best general search: full-text (any of the words) and semantic search run together, their scores are fused, and the best results are reranked over the passage that matched.",
     "Use it to find what is already known across threads before starting work. If one leg is unavailable the other answers and warnings say so.",
-    "Each result shows every leg's rank and score. Read full text with get_context_by_ids or read_context_range.",
+    "Each result shows every leg's rank and score; explain_query adds each leg's share of the fused score and each stage's time, and min_score leaves out weak results. Read full text with get_context_by_ids or read_context_range.",
     sharedFilterNote,
     "With as_of only the full-text leg answers (no reranking) and a warning says so.",
   ].join(" "),
@@ -130,22 +202,68 @@ export const hybridSearchContextTool = defineTool({
   scope: "context:read",
   async handler(args, { principal, peers }) {
     const { limit, offset } = page(args);
+    const started = performance.now();
+    // auto keeps its name for callers that send it; the leg runs once, over any of the words.
+    const ftsMode = args.fts_mode === undefined || args.fts_mode === "auto" ? "any" : args.fts_mode;
+    const fusion = args.fusion_method ?? defaultFusionMethod;
+    const rrfK = args.rrf_k ?? defaultRrfK;
+    const weights = { fts: args.fts_weight ?? defaultLegWeights.fts, semantic: args.semantic_weight ?? defaultLegWeights.semantic };
     const result = await timed("hybrid", "total", () =>
       runHybridSearch(peers, principal, {
         query: args.query,
         filter: toEntryFilter(args),
         limit,
         offset,
-        ftsMode: args.fts_mode === undefined || args.fts_mode === "auto" ? "auto" : toProtoFullTextMode(args.fts_mode),
-        rrfK: args.rrf_k ?? defaultRrfK,
-        weights: { fts: args.fts_weight ?? 1, semantic: args.semantic_weight ?? 1 },
+        ftsMode: toProtoFullTextMode(ftsMode),
+        fusion,
+        rrfK,
+        weights,
+        minScore: args.min_score,
         rerank: args.rerank ?? true,
+        rerankWeight: args.rerank_weight,
         candidates: args.candidates ?? searchToolLimits.defaultCandidates,
         rerankDepth: args.rerank_depth ?? searchToolLimits.defaultRerankDepth,
         maxDepth: searchToolLimits.maxRankingDepth,
       }),
     );
-    const results = result.hits.map((hit) => toSearchResult(hit.entry, { rank: hit.rank, score: hit.score }, hit.scores, { chunk: hit.chunk }));
-    return { results, count: results.length, limit, offset, has_more: result.hasMore, max_depth: searchToolLimits.maxRankingDepth, warnings: result.warnings, legs: result.legs };
+    const explain = args.explain_query === true;
+    const results = result.hits.map((hit) =>
+      toSearchResult(hit.entry, { rank: hit.rank, score: hit.score }, hit.scores, {
+        chunk: hit.chunk,
+        ...(explain
+          ? {
+              explain: {
+                fts: hit.scores.fts === null ? null : { ...hit.scores.fts, contribution: hit.contributions.fts },
+                semantic: hit.scores.semantic === null ? null : { ...hit.scores.semantic, contribution: hit.contributions.semantic },
+                fused: hit.scores.fused,
+                rerank: hit.scores.rerank,
+              },
+            }
+          : {}),
+      }),
+    );
+    return {
+      results,
+      count: results.length,
+      limit,
+      offset,
+      has_more: result.hasMore,
+      max_depth: searchToolLimits.maxRankingDepth,
+      warnings: result.warnings,
+      dropped_below_min_score: result.droppedBelowMinScore,
+      ...(explain
+        ? {
+            explain: {
+              ranked_by: result.floorOn,
+              fusion_method: fusion,
+              rrf_k: fusion === "rrf" ? rrfK : null,
+              weights,
+              fts_mode: ftsMode,
+              stages_ms: { ...result.times, total: roundMs(performance.now() - started) },
+            },
+          }
+        : {}),
+      legs: result.legs,
+    };
   },
 });
