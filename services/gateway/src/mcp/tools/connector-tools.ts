@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ContextHubError } from "@context-hub/common";
 import { entryTitle, entryUri, toEntryView } from "../../entry-views.js";
-import { runHybridSearch, toProtoFullTextMode } from "../../search/hybrid-search.js";
+import { defaultLegWeights, runHybridSearch, toProtoFullTextMode } from "../../search/hybrid-search.js";
 import { defaultRrfK } from "../../search/rrf.js";
 import { fromProtoTrustState, trustStates } from "../../trust/trust-state.js";
 import { queryInput, searchToolLimits } from "../search-schemas.js";
@@ -75,7 +75,7 @@ export const searchTool = defineTool({
       offset: 0,
       ftsMode: toProtoFullTextMode("any"),
       rrfK: defaultRrfK,
-      weights: { fts: 1, semantic: 1 },
+      weights: { ...defaultLegWeights },
       rerank: true,
       candidates: searchToolLimits.defaultCandidates,
       rerankDepth: searchToolLimits.defaultRerankDepth,
