@@ -12,7 +12,17 @@ import { searchLengths } from "./0009-search-lengths.js";
 export type { Migration, MigrationContext } from "./migration.js";
 
 /** Every migration this store knows, in version order. Append only. */
-export const migrations: readonly Migration[] = [initialSchema, idempotencyAndApiKeys, searchSchema, historyTrustAudit, validTime, vectorOutbox, idempotencyExpiry, keptVersionSearchVectors, searchLengths];
+export const migrations: readonly Migration[] = [
+  initialSchema,
+  idempotencyAndApiKeys,
+  searchSchema,
+  historyTrustAudit,
+  validTime,
+  vectorOutbox,
+  idempotencyExpiry,
+  keptVersionSearchVectors,
+  searchLengths,
+];
 
 /** The schema version this build of the store expects. */
 export const latestSchemaVersion: number = migrations.reduce((latest, migration) => Math.max(latest, migration.version), 0);
