@@ -153,46 +153,24 @@ function tsquerySql(query: FullTextQuery, params: SqlParams): string {
 const quotedLexemePattern = "'((?:[^']|'')*)'";
 
 /**
- * What tenant `tenant` held at instant `at` (both SQL), whoever may see it,
- * for as_of ranking statistics: the full-text vector, length and trust state
- * of each entry's version current then (live entries unchanged since, and
- * the kept versions current then of live or deleted entries), as entrySource
- * picks them, minus the access predicate. A version's trust state is the
- * entry's own when the entry is withheld now. With `matching`, only rows
- * whose vector matches it, so the GIN indexes serve it.
- */
-function tenantAt(tenant: string, at: string, matching: string | undefined): string {
-  const match = (alias: string) => (matching === undefined ? "" : ` AND ${alias}.search_vector @@ ${matching}`);
-  return `(
-    SELECT c.id, c.search_vector, c.search_length, c.trust_state
-    FROM entries c
-    WHERE c.tenant = ${tenant} AND c.created_at <= ${at}${match("c")}
-      AND NOT EXISTS (SELECT 1 FROM entry_versions w WHERE w.entry_id = c.id AND w.superseded_at > ${at})
-    UNION ALL
-    SELECT v.entry_id AS id, v.search_vector, v.search_length,
-      CASE WHEN c.trust_state IS NOT NULL AND NOT (${trustFilter("c", false)}) THEN c.trust_state ELSE v.trust_state END AS trust_state
-    FROM entry_versions v LEFT JOIN entries c ON c.id = v.entry_id
-    WHERE v.tenant = ${tenant} AND v.superseded_at > ${at} AND v.written_at <= ${at}${match("v")}
-      AND NOT EXISTS (SELECT 1 FROM entry_versions w WHERE w.entry_id = v.entry_id AND w.superseded_at > ${at} AND w.version < v.version))`;
-}
-
-/**
  * The full-text statement: the page of matching, visible, filtered entries
- * ranked by BM25 with statistics over the caller's tenant only (invariant
- * I-7), then their listing columns.
+ * ranked by BM25 with statistics over the entries the caller may see (so
+ * neither another tenant's entries, invariant I-7, nor hidden entries of its
+ * own tenant move a score), then their listing columns.
  *
  * - `search_query`: the tsquery, parsed once for the statement (every use
  *   below reads it through a scalar subquery, never re-parsing it per row).
  * - `terms`: the lexemes of the query's positive part (`querytree` drops
  *   negated words), sorted, each with how often the query repeats it, and a
  *   tsquery matching any of them.
- * - `frequencies`: each term's document frequency over the tenant's
- *   searchable entries (see countCollection), counted in one pass over the
+ * - `frequencies`: each term's document frequency over the searchable
+ *   entries the caller may see (see countCollection), counted in one pass over the
  *   GIN index's matches of any term (for a prefix, the entries holding any
  *   lexeme it starts).
  * - `weights`: each term's idf times its repeats. N and the average length
  *   are parameters (see countCollection); as of an instant, `collection`
- *   counts them, and `frequencies` counts, over what the tenant held then.
+ *   counts them, and `frequencies` counts, over what the caller may see as
+ *   it was then.
  * - `page`: each candidate's BM25, summing over the terms its vector holds
  *   (for a prefix, every lexeme it starts counts towards its frequency), cut
  *   to the page before any listing column is read.
@@ -210,23 +188,21 @@ function fullTextStatement(
   const parsed = tsquerySql(query, params);
   const tsquery = "(SELECT sq.tsquery FROM search_query sq)";
   const lexemes = "(SELECT t.lexemes FROM terms t)";
-  const tenant = params.add(principal.tenant);
   const k1 = `${params.add(bm25.k1)}::float8`;
   const b = `${params.add(bm25.b)}::float8`;
-  const at = filter.asOf === undefined ? undefined : `${params.add(filter.asOf.toISOString())}::timestamptz`;
-  // Now: N and the average length from the caller (cached per tenant); as of an instant: counted here over what the tenant held then.
-  const documents = at === undefined ? `${params.add(collection?.documents ?? 0)}::float8` : "(SELECT c.documents FROM collection c)";
-  const averageLength = at === undefined ? `${params.add(Math.max(collection?.averageLength ?? 0, 1))}::float8` : "(SELECT c.average_length FROM collection c)";
+  const historical = filter.asOf !== undefined;
+  // Now: N and the average length from the caller (cached per caller view); as of an instant: counted here over what the caller could see then.
+  const documents = !historical ? `${params.add(collection?.documents ?? 0)}::float8` : "(SELECT c.documents FROM collection c)";
+  const averageLength = !historical ? `${params.add(Math.max(collection?.averageLength ?? 0, 1))}::float8` : "(SELECT c.average_length FROM collection c)";
   const prefix = query.mode === "prefix";
   const anyTerm = "(SELECT t.any_term FROM terms t)";
-  const searchableSource = at === undefined ? "entries s" : `${tenantAt(tenant, at, anyTerm)} s`;
-  const searchable = `${at === undefined ? `s.tenant = ${tenant} AND ` : ""}${trustFilter("s", false)} AND s.search_vector @@ ${anyTerm}`;
-  const collectionThen =
-    at === undefined
-      ? ""
-      : `, collection AS MATERIALIZED (
+  const searchableSource = `${entrySource(principal, filter, params, { matching: anyTerm })} s`;
+  const searchable = `${accessPredicate(principal, "s", params)} AND ${trustFilter("s", false)} AND s.search_vector @@ ${anyTerm}`;
+  const collectionThen = !historical
+    ? ""
+    : `, collection AS MATERIALIZED (
        SELECT count(*)::float8 AS documents, greatest(coalesce(avg(s.search_length), 0), 1)::float8 AS average_length
-       FROM ${tenantAt(tenant, at, undefined)} s WHERE ${trustFilter("s", false)}
+       FROM ${entrySource(principal, filter, params)} s WHERE ${accessPredicate(principal, "s", params)} AND ${trustFilter("s", false)}
      )`;
   // Quoted for tsquery input: a quote doubled, a backslash escaped.
   const quoted = `'''' || replace(replace(m.lexeme, chr(92), chr(92) || chr(92)), '''', '''''') || '''' || ${prefix ? "':*'" : "''"}`;
@@ -285,22 +261,29 @@ function fullTextStatement(
 }
 
 /**
- * N and the average length over a tenant's searchable entries: those a
- * default search may return to someone (current, neither quarantined nor
- * rejected), whoever may see them.
+ * N and the average length over the searchable entries `principal` may see:
+ * those a default search may return to it (current, neither quarantined nor
+ * rejected). Entries it may not see count nowhere, so they cannot move its
+ * scores.
  */
-async function countCollection(db: SqlDatabase, tenant: string): Promise<CollectionStatistics> {
+async function countCollection(db: SqlDatabase, principal: Principal): Promise<CollectionStatistics> {
+  const params = createSqlParams();
   const { rows } = await db.query<{ documents: string; average_length: number | null }>(
-    `SELECT count(*) AS documents, avg(s.search_length)::float8 AS average_length FROM entries s WHERE s.tenant = $1 AND ${trustFilter("s", false)}`,
-    [tenant],
+    `SELECT count(*) AS documents, avg(s.search_length)::float8 AS average_length FROM entries s WHERE ${accessPredicate(principal, "s", params)} AND ${trustFilter("s", false)}`,
+    params.values,
   );
   return { documents: Number(rows[0]?.documents ?? 0), averageLength: Number(rows[0]?.average_length ?? 0) };
+}
+
+/** What decides which entries a principal sees: its statistics are kept under this key, never shared with another view. */
+function visibilityKey(principal: Principal): string {
+  return JSON.stringify([principal.tenant, principal.subject, [...principal.groups].sort(), [...principal.scopes].sort()]);
 }
 
 /** How the repository ranks full text. */
 export interface FullTextRanking {
   bm25: Bm25Parameters;
-  /** How long a tenant's N and average length are reused before they are counted again; 0 counts them for every query. */
+  /** How long a caller's N and average length are reused before they are counted again; 0 counts them for every query. */
   statisticsTtlMs: number;
 }
 
@@ -309,7 +292,7 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
   const statistics = createCollectionStatisticsCache(ranking.statisticsTtlMs);
   return {
     async fullText(principal, query, filter, page, highlight) {
-      const collection = filter.asOf === undefined ? await statistics.get(principal.tenant, () => countCollection(db, principal.tenant)) : undefined;
+      const collection = filter.asOf === undefined ? await statistics.get(visibilityKey(principal), () => countCollection(db, principal)) : undefined;
       const params = createSqlParams();
       const statement = fullTextStatement(principal, query, filter, page, highlight, ranking.bm25, collection, params);
       const { rows } = await db.query<ListingRow & { score: number; headline: string | null }>(statement, params.values);
