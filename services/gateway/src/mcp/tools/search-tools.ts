@@ -26,6 +26,28 @@ const semanticExplain = (hit: { rank: number; score: number }): HitExplain => ({
 
 const page = (args: { limit?: number | undefined; offset?: number | undefined }) => ({ limit: args.limit ?? searchToolLimits.defaultPageSize, offset: args.offset ?? 0 });
 
+/**
+ * A full-text reply's hits as tool results, cut by `min_score`, each scored
+ * by its full-text leg, with its highlights when `highlight` and its explain
+ * when asked.
+ */
+function fullTextResults(reply: searchV1.FullTextSearchResponse, args: { min_score?: number | undefined; explain_query?: boolean | undefined }, highlight: boolean) {
+  const floored = applyScoreFloor(reply.hits, reply.hasMore, args.min_score);
+  const results = floored.hits.flatMap((hit) =>
+    hit.entry === undefined
+      ? []
+      : [
+          toSearchResult(
+            hit.entry,
+            { rank: hit.rank, score: hit.score },
+            { ...noScores, fts: { rank: hit.rank, score: hit.score } },
+            { ...(highlight ? { highlights: hit.highlights } : {}), ...(args.explain_query === true ? { explain: ftsExplain(hit) } : {}) },
+          ),
+        ],
+  );
+  return { results, floored };
+}
+
 export const ftsSearchContextTool = defineTool({
   name: "fts_search_context",
   title: "Full-text search",
@@ -63,19 +85,7 @@ export const ftsSearchContextTool = defineTool({
         }),
       times,
     );
-    const floored = applyScoreFloor(reply.hits, reply.hasMore, args.min_score);
-    const results = floored.hits.flatMap((hit) =>
-      hit.entry === undefined
-        ? []
-        : [
-            toSearchResult(
-              hit.entry,
-              { rank: hit.rank, score: hit.score },
-              { ...noScores, fts: { rank: hit.rank, score: hit.score } },
-              { ...(args.highlight === true ? { highlights: hit.highlights } : {}), ...(args.explain_query === true ? { explain: ftsExplain(hit) } : {}) },
-            ),
-          ],
-    );
+    const { results, floored } = fullTextResults(reply, args, args.highlight === true);
     return {
       results,
       count: results.length,
@@ -118,19 +128,7 @@ export const semanticSearchContextTool = defineTool({
         () => peers.search.fullTextSearch({ principal, query: args.query, mode: searchV1.FullTextMode.ANY, filter: toEntryFilter(args), limit, offset }),
         times,
       );
-      const floored = applyScoreFloor(reply.hits, reply.hasMore, args.min_score);
-      const results = floored.hits.flatMap((hit) =>
-        hit.entry === undefined
-          ? []
-          : [
-              toSearchResult(
-                hit.entry,
-                { rank: hit.rank, score: hit.score },
-                { ...noScores, fts: { rank: hit.rank, score: hit.score } },
-                args.explain_query === true ? { explain: ftsExplain(hit) } : {},
-              ),
-            ],
-      );
+      const { results, floored } = fullTextResults(reply, args, false);
       return {
         results,
         count: results.length,
