@@ -4,7 +4,7 @@
  * version, the database kind and every embedding space that holds vectors.
  */
 import type { DatabaseKind, SqlDatabase } from "./db/sql-database.js";
-import { latestSchemaVersion } from "./migrations/index.js";
+import { latestSchemaVersion } from "./db/migrations/index.js";
 
 export interface EmbeddingSpaceInfo {
   embeddingModel: string;

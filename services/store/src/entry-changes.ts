@@ -4,8 +4,9 @@
  * inside one transaction's scope. No transport or SQL here.
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
-import type { EntryAck, EntryChange, JsonValue, ScreenedChange, Validity } from "./entries.js";
-import type { EntryChangeWrite, EntryRepository, EntryWriteScope, LockedEntry } from "./entry-repository.js";
+import type { EntryAck, EntryChange, JsonValue, ScreenedChange, Validity } from "./entry-model.js";
+import type { EntryChangeWrite, EntryRepository, EntryWriteScope } from "./entry-ports.js";
+import type { LockedEntry } from "./entry-model.js";
 import type { IdQuery } from "./id-query.js";
 import type { FieldScreens } from "./write-screen.js";
 import { toItemError, type ItemResult } from "./items.js";

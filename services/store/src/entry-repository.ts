@@ -1,188 +1,23 @@
-import { accessPredicate, type AccessMode } from "./access-predicate.js";
+import { accessPredicate } from "./access-predicate.js";
 import { currentRequestId } from "./audit.js";
-import { createAuditStatements, type AuditStatements } from "./audit-repository.js";
+import { createAuditStatements } from "./audit-repository.js";
 import { lockClasses, lockInOrder, toAdvisoryKey } from "./db/advisory-locks.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "./db/sql-database.js";
-import type {
-  ContentType,
-  DuplicateKey,
-  EntryAck,
-  EntryFilter,
-  EntryTrust,
-  EntryStatistics,
-  EntryWrite,
-  GeneratedWrite,
-  ImageWrite,
-  JsonObject,
-  ListEntriesResult,
-  NodeSummary,
-  Source,
-  StoredEntry,
-  StoredImage,
-  TextWrite,
-  ThreadPage,
-  Validity,
-  Visibility,
-} from "./entries.js";
+import type { DuplicateKey, EntryAck, EntryWrite, GeneratedWrite, ImageWrite, JsonObject, Source, Visibility } from "./entry-model.js";
+import type { EntryRepository, EntryWriteScope } from "./entry-ports.js";
+import { entryColumns, resolveIds, toStoredEntry, type EntryRow } from "./entry-rows.js";
 import { createGrantStatements } from "./grant-repository.js";
-import type { IdQuery } from "./id-query.js";
-import type { IdempotencyStatements, RecordedCall } from "./idempotency.js";
+
 import { createIdempotencyStatements, findRecordedCall } from "./idempotency-repository.js";
 import { createUuidV7 } from "./ids.js";
-import type { SavepointScope } from "./items.js";
-import { toPreview } from "./preview.js";
+
 import type { Principal } from "./principal.js";
 import { entrySource, previewSourceColumn, searchFilterConditions } from "./search-filter-sql.js";
-import type { GrantStatements } from "./sharing.js";
 import { createReviewStatements } from "./review-repository.js";
-import type { ReviewStatements } from "./review.js";
 import { trustFilter } from "./trust-filter.js";
 import type { Trust, TrustState } from "./trust.js";
 import type { CommittedChunk } from "./vector-index.js";
 import { toVectorLiteral } from "./vector-literal.js";
-
-/** A row locked for the rest of the transaction, as the caller may see it. */
-export interface LockedEntry {
-  id: string;
-  threadId: string;
-  owner: string;
-  visibility: Visibility;
-  version: number;
-  contentHash: string;
-  tags: string[];
-  metadata: JsonObject;
-  /** `mime_type sha256` of each image, in order: tells a resent image from a new one without reading it. */
-  imageKeys: string[];
-  createdAt: Date;
-  updatedAt: Date;
-  /** Whether the caller may change it: the write predicate, evaluated on the locked row. */
-  writable: boolean;
-  source: Source;
-  trust: Trust;
-  /** Who wrote the current version. */
-  updatedBy: string;
-  validity: Validity;
-}
-
-/** How a new version came to be, recorded with it. */
-export interface VersionMeta {
-  trust: Trust;
-  changeKind: "update" | "restore";
-  /** The version a restore restored. */
-  restoredFrom: number | undefined;
-}
-
-/** What a fold did: its acknowledgement, and whether it made a new version (tags, metadata or images changed). */
-export interface FoldResult {
-  ack: EntryAck;
-  versionChanged: boolean;
-}
-
-/** What an update writes: only the fields that differ from the stored row. */
-export interface EntryChangeWrite {
-  /** A new text with the generation output made for it (chunks, vectors, summary and node summaries are replaced). */
-  text: (TextWrite & { generated: GeneratedWrite }) | undefined;
-  metadata: JsonObject | undefined;
-  tags: string[] | undefined;
-  images: ImageWrite[] | undefined;
-  visibility: Visibility | undefined;
-  /** A new valid-time interval (replacing both ends). */
-  validity: Validity | undefined;
-}
-
-/** The statements a write runs inside its one transaction. Each read composes the access predicate. */
-export interface EntryWriteScope extends SavepointScope {
-  idempotency: IdempotencyStatements;
-  grants: GrantStatements;
-  /** Audit records of this transaction; appended when it commits (and dropped with it, or with a savepoint that rolls back). */
-  audit: AuditStatements;
-  review: ReviewStatements;
-  /** Holds the write locks of the threads (in the caller's tenant) until the transaction ends, taken in one global order. */
-  lockThreads(principal: Principal, threadIds: readonly string[]): Promise<void>;
-  findDuplicate(principal: Principal, key: DuplicateKey): Promise<string | undefined>;
-  /**
-   * Folds a retransmit into entry `id`: new tags, metadata and images, a
-   * fresh updated_at, the trust `decideTrust` gives from the stored one, and
-   * version + 1 only if anything changed (the replaced version is kept in
-   * the history). Matches only while the row still has the write's content
-   * hash and the caller's ownership; undefined when it no longer does.
-   */
-  fold(principal: Principal, id: string, write: EntryWrite, decideTrust: (current: Trust) => Trust): Promise<FoldResult | undefined>;
-  /**
-   * Inserts the entry with its trust, chunks with vectors and node summaries
-   * in one statement, then its images. An unspecified visibility becomes
-   * `shared` when the caller has shared the thread (a thread grant of theirs
-   * exists), else `private`. The acknowledgement's `previouslyDeleted` says
-   * whether a deleted entry of the thread had this content hash and the
-   * caller could see it (the access predicate over the tombstone: owner,
-   * tenant visibility, a thread grant, admin) or deleted it.
-   */
-  insert(principal: Principal, write: EntryWrite, generated: GeneratedWrite, trust: Trust): Promise<EntryAck>;
-  /**
-   * `findDuplicate` and `insert` in one statement: inserts as `insert` does
-   * unless the caller has a duplicate of the write (the rule of
-   * `findDuplicate`, on the same snapshot), in which case it writes nothing
-   * and names the duplicate.
-   */
-  insertUnlessDuplicate(principal: Principal, write: EntryWrite, generated: GeneratedWrite, trust: Trust): Promise<{ inserted: EntryAck } | { duplicateOf: string }>;
-  /** The content hash and valid-time interval of kept version `version` of entry `id` (which the caller has locked), if it is kept. */
-  keptVersion(id: string, version: number): Promise<{ contentHash: string; validity: Validity } | undefined>;
-  /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
-  resolveIds(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
-  /** Locks the visible entries among `ids` in id order (so concurrent multi-entry changes queue instead of deadlocking). */
-  lockEntries(principal: Principal, ids: readonly string[]): Promise<void>;
-  /** Locks entry `id` if the caller may see it, and reads it as it is once locked; undefined if it is gone or invisible. */
-  lockEntry(principal: Principal, id: string): Promise<LockedEntry | undefined>;
-  /**
-   * Writes `change` to the locked entry with version + 1, as a compare-and-set
-   * on its locked version that re-checks the write predicate; keeps the
-   * replaced version in `entry_versions`; replaces chunks, vectors, summary
-   * and node summaries with a new text, and images when given; records
-   * `meta` (trust, how the version came to be). Undefined when the row no
-   * longer matches.
-   */
-  update(principal: Principal, entry: LockedEntry, change: EntryChangeWrite, meta: VersionMeta): Promise<EntryAck | undefined>;
-  /**
-   * Deletes entry `id` (with its images, chunks, node summaries and grants)
-   * if the caller may change it, in one statement that also keeps its last
-   * version in the history and leaves its tombstone with `reason`.
-   */
-  delete(principal: Principal, id: string, reason: string): Promise<boolean>;
-  /** Deletes every entry of the thread the caller may change, as `delete` does; returns their ids (in id order) and content hashes. */
-  deleteThread(principal: Principal, threadId: string, reason: string): Promise<{ id: string; contentHash: string }[]>;
-}
-
-/** Every SQL statement on entries and what hangs off them. Each read composes the access predicate. */
-export interface EntryRepository {
-  findDuplicate(principal: Principal, key: DuplicateKey): Promise<string | undefined>;
-  /** Runs `fn` in one transaction: everything it does through the scope commits together or not at all. */
-  transaction<T>(fn: (scope: EntryWriteScope) => Promise<T>): Promise<T>;
-  /** What the first use of an idempotency key recorded (unless before `notBefore`: expired), read outside any transaction. */
-  findCall(principal: Principal, key: string, notBefore: Date): Promise<RecordedCall | undefined>;
-  /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
-  resolveIds(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
-  /**
-   * The visible entries among `ids`, complete (text, images, node summaries,
-   * chunk count), leaving out quarantined and rejected ones unless
-   * `includeQuarantined`. Any order.
-   */
-  getByIds(principal: Principal, ids: readonly string[], includeImages: boolean, includeQuarantined?: boolean): Promise<StoredEntry[]>;
-  /**
-   * How many bytes each of the visible entries among `ids` (trust-filtered as
-   * `getByIds` does) would add to a reply: text, summary, metadata, node
-   * summaries and, with `includeImages`, image data. Read without reading
-   * any text or image.
-   */
-  replySizes(principal: Principal, ids: readonly string[], includeImages: boolean, includeQuarantined?: boolean): Promise<Map<string, number>>;
-  /** The visible entries among `ids` that the trust filter leaves out, with their states. */
-  withheldStates(principal: Principal, ids: readonly string[]): Promise<{ id: string; state: TrustState }[]>;
-  /** One page of the visible entries matching `filter`, newest first, without full text. */
-  list(principal: Principal, filter: EntryFilter, page: { limit: number; offset: number }): Promise<ListEntriesResult>;
-  /** One page of the threads holding visible entries, most recently active first, counting visible entries only. */
-  listThreads(principal: Principal, page: { limit: number; offset: number }): Promise<ThreadPage>;
-  /** Counts over the visible entries, of one thread or all. */
-  statistics(principal: Principal, threadId: string | undefined): Promise<EntryStatistics>;
-}
 
 const opposite: Record<Source, Source> = { user: "agent", agent: "user" };
 
@@ -198,70 +33,6 @@ interface AckRow {
 
 const ackColumns = "e.id, e.version, e.content_hash, e.created_at, e.updated_at, e.trust_state, e.trust_reasons";
 
-/** The trust columns of an entry row aliased `e`, for any listing of entries (search included): select them and map the row with `toEntryTrust`. */
-export const trustColumns = "e.trust_state, e.trust_reasons, e.reviewed_by, e.reviewed_at, e.review_note, coalesce(e.updated_by, e.owner) AS updated_by";
-
-/** The columns `trustColumns` selects. */
-export interface TrustRow {
-  trust_state: TrustState;
-  trust_reasons: string[];
-  reviewed_by: string | null;
-  reviewed_at: Date | null;
-  review_note: string | null;
-  updated_by: string;
-}
-
-/** An entry's trust and current writer from the columns `trustColumns` selects. */
-export function toEntryTrust(row: TrustRow): { trust: EntryTrust; updatedBy: string } {
-  return {
-    trust: {
-      state: row.trust_state,
-      reasons: row.trust_reasons,
-      reviewedBy: row.reviewed_by ?? undefined,
-      reviewedAt: row.reviewed_at ?? undefined,
-      reviewNote: row.review_note ?? undefined,
-    },
-    updatedBy: row.updated_by,
-  };
-}
-
-/** An entry row as `entryColumns` selects it (a by-id fetch adds the text and what hangs off it). */
-export interface EntryRow extends TrustRow {
-  id: string;
-  thread_id: string;
-  source: Source;
-  owner: string;
-  visibility: Visibility;
-  /** Selected only by a by-id fetch. */
-  text?: string;
-  preview: string;
-  text_length: number;
-  content_hash: string;
-  metadata: JsonObject;
-  tags: string[];
-  summary: string;
-  content_type: ContentType;
-  version: number;
-  created_at: Date;
-  updated_at: Date;
-  valid_from: Date | null;
-  valid_to: Date | null;
-  images: { ordinal: number; mimeType: string; byteSize: number }[];
-  /** Set (and `preview` NULL) on a row of an earlier version: see previewSourceColumn. */
-  preview_source?: string | null;
-  /** Selected only by a by-id fetch (null when the entry has none). */
-  node_summaries?: { nodeId: string; heading: string; level: number; start: number; end: number; summary: string }[] | null;
-  chunk_count?: number;
-  embedding_model?: string | null;
-}
-
-const imagesJson = `coalesce((SELECT json_agg(json_build_object('ordinal', i.ordinal, 'mimeType', i.mime_type, 'byteSize', i.byte_size) ORDER BY i.ordinal)
-    FROM entry_images i WHERE i.entry_id = e.id), '[]'::json) AS images`;
-
-/** The columns of an entry listing (everything but the text and what a by-id fetch adds). */
-export const entryColumns = `e.id, e.thread_id, e.source, e.owner, e.visibility, e.preview, e.text_length, e.content_hash, e.metadata, e.tags,
-  e.summary, e.content_type, e.version, e.created_at, e.updated_at, e.valid_from, e.valid_to, ${imagesJson}, ${trustColumns}`;
-
 function toAck(row: AckRow, deduplicated: boolean): EntryAck {
   return {
     id: row.id,
@@ -276,46 +47,6 @@ function toAck(row: AckRow, deduplicated: boolean): EntryAck {
 }
 
 /** An entry row (selected with `entryColumns`, and on a by-id fetch its text and what hangs off it) as a reader sees it. */
-export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> | undefined): StoredEntry {
-  const images: StoredImage[] = row.images.map((image) => ({
-    ordinal: image.ordinal,
-    mimeType: image.mimeType,
-    byteSize: image.byteSize,
-    data: imageData?.get(`${row.id}/${image.ordinal}`),
-  }));
-  const nodeSummaries: NodeSummary[] = (row.node_summaries ?? []).map((node) => ({
-    nodeId: node.nodeId,
-    heading: node.heading,
-    level: node.level,
-    span: { start: node.start, end: node.end },
-    summary: node.summary,
-  }));
-  return {
-    id: row.id,
-    threadId: row.thread_id,
-    source: row.source,
-    owner: row.owner,
-    visibility: row.visibility,
-    text: row.text ?? "",
-    preview: row.preview ?? toPreview(row.preview_source ?? ""),
-    textLength: row.text_length,
-    contentHash: row.content_hash,
-    metadata: row.metadata,
-    tags: row.tags,
-    summary: row.summary,
-    version: row.version,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    images,
-    contentType: row.content_type,
-    nodeSummaries,
-    embeddingModel: row.embedding_model ?? "",
-    chunkCount: row.chunk_count ?? 0,
-    validFrom: row.valid_from ?? undefined,
-    validTo: row.valid_to ?? undefined,
-    ...toEntryTrust(row),
-  };
-}
 
 /**
  * The duplicate rule as one statement: the caller's latest entry in the
@@ -366,34 +97,6 @@ async function insertImages(tx: SqlExecutor, entryId: string, images: readonly I
       image.data,
     ]);
   }
-}
-
-/**
- * The id ranges of `queries` resolved among the entries `principal` may see:
- * a range scan on the primary key per query, the predicate applied before
- * the limit, so a hidden entry never makes a prefix ambiguous.
- */
-export async function resolveIds(executor: SqlExecutor, principal: Principal, queries: readonly IdQuery[], maxMatches: number, mode: AccessMode = "read"): Promise<string[][]> {
-  if (queries.length === 0) return [];
-  const params = createSqlParams();
-  const lower = params.add(queries.map((query) => query.lower));
-  const upper = params.add(queries.map((query) => query.upper));
-  const limit = params.add(maxMatches);
-  const { rows } = await executor.query<{ position: number; id: string }>(
-    `SELECT q.position::integer AS position, m.id
-     FROM unnest(${lower}::uuid[], ${upper}::uuid[]) WITH ORDINALITY AS q (lower_id, upper_id, position)
-     CROSS JOIN LATERAL (
-       SELECT e.id FROM entries e
-       WHERE e.id BETWEEN q.lower_id AND q.upper_id AND ${accessPredicate(principal, "e", params, mode)}
-       ORDER BY e.id
-       LIMIT ${limit}
-     ) m
-     ORDER BY q.position, m.id`,
-    params.values,
-  );
-  const matches: string[][] = queries.map(() => []);
-  for (const row of rows) matches[row.position - 1]?.push(row.id);
-  return matches;
 }
 
 interface LockedRow {

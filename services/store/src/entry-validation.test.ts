@@ -1,8 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { contentHash, isContextHubError } from "@context-hub/common";
-import { normaliseTags, validateEntryChange, validateGenerated, validateNewEntry, validatePage } from "./entry-validation.js";
-import type { EntryUpdateInput, NewEntryInput } from "./entries.js";
+import { validateEntryChange, validateGenerated, validateNewEntry, validatePage } from "./entry-validation.js";
+import { normaliseTags } from "./field-validation.js";
+import type { EntryUpdateInput, NewEntryInput } from "./entry-model.js";
 
 const entry: NewEntryInput = { threadId: "t", source: "user", text: "Some text", metadata: undefined, tags: [], images: [], visibility: undefined };
 

@@ -1,7 +1,7 @@
 import { createSqlParams, type SqlExecutor, type SqlParams } from "./db/sql-database.js";
 import { createUuidV7 } from "./ids.js";
 import type { Principal } from "./principal.js";
-import type { Grantee, GranteeKind, GrantRecord, GrantStatements, Permission } from "./sharing.js";
+import type { Grantee, GranteeKind, GrantRecord, GrantStatements, Permission } from "./sharing-model.js";
 
 interface GrantRow {
   id: string;

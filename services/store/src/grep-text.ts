@@ -3,7 +3,7 @@
  * with it. Pure and free of heavy imports, because the grep worker thread
  * loads it (see grep-worker.ts).
  */
-import type { TextSpan } from "./entries.js";
+import type { TextSpan } from "./entry-model.js";
 
 export type GrepOutputMode = "content" | "files_with_matches" | "count";
 

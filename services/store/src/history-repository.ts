@@ -2,7 +2,7 @@ import { accessPredicate, deletedEntryPredicate } from "./access-predicate.js";
 import { createAuditStatements } from "./audit-repository.js";
 import { currentRequestId } from "./audit.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor } from "./db/sql-database.js";
-import type { JsonObject, Visibility } from "./entries.js";
+import type { JsonObject, Visibility } from "./entry-model.js";
 import type { ChangeKind, EntryHistory, EntryVersionRecord, HistoryRepository, TombstoneRecord } from "./history.js";
 import { isAdmin, type Principal } from "./principal.js";
 import type { TrustState } from "./trust.js";

@@ -9,7 +9,7 @@
 import { invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "./audit.js";
 import { ambiguousCandidatesShown, ambiguousPrefix, entryNotFound } from "./entry-changes.js";
-import type { JsonObject, Visibility } from "./entries.js";
+import type { JsonObject, Visibility } from "./entry-model.js";
 import { validatePage } from "./entry-validation.js";
 import { toIdQuery, type IdQuery } from "./id-query.js";
 import { requirePrincipal, type Principal } from "./principal.js";

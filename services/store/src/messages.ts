@@ -12,11 +12,13 @@ import type { ApiKeyInput, ApiKeyRecord } from "./api-keys.js";
 import type { AuditFilter, AuditRecord, ChainReport } from "./audit.js";
 import type { EntryHistory, EntryVersionRecord, TombstoneRecord } from "./history.js";
 import type { ReviewDecision, TrustState } from "./trust.js";
-import type { EntryAck, EntryUpdateInput, GeneratedInput, ItemError, ItemResult, JsonValue, NewEntryInput, NodeSummary, Source, StoredEntry, Visibility } from "./entries.js";
+import type { ItemError, ItemResult } from "./entries.js";
+import type { EntryAck, EntryUpdateInput, GeneratedInput, JsonValue, NewEntryInput, NodeSummary, Source, StoredEntry, Visibility } from "./entry-model.js";
 import type { IdempotencyState } from "./idempotency.js";
 import type { Principal } from "./principal.js";
 import type { MetadataOperator } from "./search-filter.js";
-import type { GranteeInput, GranteeKind, GrantRecord, Permission } from "./sharing.js";
+import type { GranteeInput } from "./sharing.js";
+import type { GranteeKind, GrantRecord, Permission } from "./sharing-model.js";
 
 export function toPrincipal(principal: commonV1.Principal | undefined): Principal | undefined {
   if (principal === undefined) return undefined;

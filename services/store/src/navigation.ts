@@ -6,7 +6,7 @@
  */
 import { invalidArgument } from "@context-hub/common";
 import { parseOutline } from "@context-hub/text";
-import type { NodeSummary, TextSpan } from "./entries.js";
+import type { NodeSummary, TextSpan } from "./entry-model.js";
 
 export interface OutlineNodeView {
   nodeId: string;

@@ -5,7 +5,7 @@
  * words, and its edges are moved to word boundaries.
  */
 import { isStopword, toStem } from "@context-hub/text";
-import type { TextSpan } from "./entries.js";
+import type { TextSpan } from "./entry-model.js";
 
 export interface PassageWindow extends TextSpan {
   text: string;

@@ -1,7 +1,7 @@
 import { accessPredicate } from "./access-predicate.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor } from "./db/sql-database.js";
-import { entryColumns, resolveIds, toStoredEntry } from "./entry-repository.js";
-import type { ReviewRepository, ReviewStatements } from "./review.js";
+import { entryColumns, resolveIds, toStoredEntry } from "./entry-rows.js";
+import type { ReviewRepository, ReviewStatements } from "./review-ports.js";
 import type { TrustState } from "./trust.js";
 
 /** The review statements of one transaction; every read composes the access predicate in review mode. */

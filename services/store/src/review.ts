@@ -11,37 +11,13 @@
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "./audit.js";
 import { ambiguousCandidatesShown, ambiguousPrefix, entryNotFound } from "./entry-changes.js";
-import type { EntryRepository, EntryWriteScope } from "./entry-repository.js";
-import { validateThreadId } from "./entry-validation.js";
-import type { StoredEntry } from "./entries.js";
+import type { EntryRepository, EntryWriteScope } from "./entry-ports.js";
+import { validateThreadId } from "./field-validation.js";
+import type { ReviewRepository } from "./review-ports.js";
+import type { StoredEntry } from "./entry-model.js";
 import { toIdQuery } from "./id-query.js";
 import { requirePrincipal, type Principal } from "./principal.js";
 import { reviewedState, type ReviewDecision, type TrustState } from "./trust.js";
-
-/** An entry as a review locks it. */
-export interface ReviewTarget {
-  id: string;
-  owner: string;
-  updatedBy: string;
-  version: number;
-  state: TrustState;
-  contentHash: string;
-}
-
-/** The statements of a review, inside its transaction. Each composes the access predicate in review mode. */
-export interface ReviewStatements {
-  /** Up to `maxMatches` ids in the query's range among the entries the reviewer may review. */
-  resolve(principal: Principal, query: ReturnType<typeof toIdQuery>, maxMatches: number): Promise<string[]>;
-  /** Locks entry `id` if the reviewer may review it. */
-  lock(principal: Principal, id: string): Promise<ReviewTarget | undefined>;
-  /** Sets the locked entry's state and records the review (who, when, note); returns when it was recorded. */
-  apply(principal: Principal, id: string, version: number, state: TrustState, note: string): Promise<Date | undefined>;
-}
-
-export interface ReviewRepository {
-  /** One page of the tenant's entries in `states` (quarantined first, then newest first), with full text. */
-  listQueue(principal: Principal, request: { states: readonly TrustState[]; threadId: string | undefined; limit: number; offset: number }): Promise<{ entries: StoredEntry[]; hasMore: boolean }>;
-}
 
 export interface ReviewOutcome {
   id: string;

@@ -7,8 +7,8 @@
  * make it one. No SQL here (see search-filter-sql.ts).
  */
 import { invalidArgument } from "@context-hub/common";
-import type { ContentType, JsonValue, Source } from "./entries.js";
-import { checkMetadataShape, limits as entryLimits, normaliseTags, validateThreadId } from "./entry-validation.js";
+import type { ContentType, JsonValue, Source } from "./entry-values.js";
+import { checkMetadataShape, limits as entryLimits, normaliseTags, validateThreadId } from "./field-validation.js";
 
 export const metadataOperators = ["eq", "ne", "gt", "gte", "lt", "lte", "in", "not_in", "exists", "contains", "starts_with"] as const;
 

@@ -1,8 +1,8 @@
 import { accessPredicate } from "./access-predicate.js";
 import { createCollectionStatisticsCache, type CollectionStatistics } from "./bm25-statistics.js";
 import { createSqlParams, type SqlDatabase, type SqlParams } from "./db/sql-database.js";
-import type { StoredEntry } from "./entries.js";
-import { toEntryTrust, trustColumns, type EntryRow } from "./entry-repository.js";
+import type { StoredEntry } from "./entry-model.js";
+import { toEntryTrust, trustColumns, type EntryRow } from "./entry-rows.js";
 import { toPreview } from "./preview.js";
 import type { Principal } from "./principal.js";
 import { defaultSearchConfig, type Bm25Parameters } from "./search-config.js";

@@ -6,9 +6,9 @@
  * SQL. Documented in docs/retrieval.md.
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
-import type { StoredEntry, TextSpan } from "./entries.js";
+import type { StoredEntry, TextSpan } from "./entry-model.js";
 import { entryNotFound, resolveOne } from "./entry-changes.js";
-import type { EntryRepository } from "./entry-repository.js";
+import type { EntryRepository } from "./entry-ports.js";
 import { compilePattern, grepLimits, type GrepLineMatch, type GrepOutputMode } from "./grep.js";
 import type { GrepRunner } from "./grep-runner.js";
 import { toIdQuery } from "./id-query.js";

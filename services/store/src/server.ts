@@ -8,7 +8,8 @@ import type { AuditService } from "./audit.js";
 import type { DescribeService } from "./describe.js";
 import type { HistoryService } from "./history.js";
 import type { ReviewService } from "./review.js";
-import type { CommitItemResult, DeleteEntriesResult, EntryAck, EntryService, UpdateItemResult } from "./entries.js";
+import type { EntryService } from "./entries.js";
+import type { CommitItemResult, DeleteEntriesResult, EntryAck, UpdateItemResult } from "./entry-model.js";
 import type { Outcome } from "./idempotency.js";
 import { isItemFailure, toItemError } from "./items.js";
 import {

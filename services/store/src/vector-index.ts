@@ -8,7 +8,7 @@
  * result never holds an entry the caller may not see and a filter never
  * starves the top k.
  */
-import type { TextSpan } from "./entries.js";
+import type { TextSpan } from "./entry-model.js";
 import type { Principal } from "./principal.js";
 import type { SearchFilter } from "./search-filter.js";
 

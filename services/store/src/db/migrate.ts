@@ -1,5 +1,5 @@
 import type { Logger } from "@context-hub/common";
-import { migrations as knownMigrations, type Migration } from "../migrations/index.js";
+import { migrations as knownMigrations, type Migration } from "./migrations/index.js";
 import type { SqlConnection, VectorType } from "./sql-database.js";
 
 /**

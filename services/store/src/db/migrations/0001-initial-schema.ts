@@ -1,4 +1,4 @@
-import type { SqlExecutor } from "../db/sql-database.js";
+import type { SqlExecutor } from "../sql-database.js";
 import type { Migration, MigrationContext } from "./migration.js";
 
 /**

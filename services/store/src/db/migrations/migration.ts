@@ -1,5 +1,5 @@
 import type { Logger } from "@context-hub/common";
-import type { DatabaseKind, SqlExecutor } from "../db/sql-database.js";
+import type { DatabaseKind, SqlExecutor } from "../sql-database.js";
 
 export interface MigrationContext {
   kind: DatabaseKind;
