@@ -19,7 +19,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { componentName, mustFind, podSpecOf, release, render, repoRoot, services, type KubeObject } from "./chart.js";
 import { LocalCluster, probeOnce, waitForProbe, type RunningContainer } from "./local-cluster.js";
 import { declaredFamilies, dashboardExpressions, externalMetrics, isExposed, metricNamesIn, ruleExpressions } from "./metric-names.js";
-import { startRunPostgres, type RunPostgres } from "./postgres.js";
+import { startTestPostgres, type TestPostgres } from "@context-hub/test/postgres";
 
 /**
  * The scenario run here, as an operator installs it (API-key authentication),
@@ -46,7 +46,7 @@ const smokeEntryPoint = "apps/cli/dist/main.js";
 
 describe(`chart-driven local run of ci/${scenario}-values.yaml`, { skip: missingEntryPoints.length > 0 ? `not built yet: ${missingEntryPoints.join(", ")}` : false }, () => {
   let objects: KubeObject[];
-  let postgres: RunPostgres | undefined;
+  let postgres: TestPostgres | undefined;
   let cluster: LocalCluster;
   let workDir: string;
   let migration: number | string;
@@ -55,7 +55,7 @@ describe(`chart-driven local run of ci/${scenario}-values.yaml`, { skip: missing
 
   before(async () => {
     objects = render(scenario, { set: overrides });
-    postgres = await startRunPostgres();
+    postgres = await startTestPostgres();
     workDir = mkdtempSync(join(tmpdir(), "context-hub-chart-run-"));
     const deployments = services.map((name) => mustFind(objects, "Deployment", componentName(name)));
     cluster = await LocalCluster.create(objects, deployments, {
