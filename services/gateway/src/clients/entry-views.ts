@@ -1,23 +1,8 @@
-import { commonV1, type storeV1 } from "@context-hub/proto";
+import type { storeV1 } from "@context-hub/proto";
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { toTrustFields } from "./trust/trust-state.js";
+import { fromProtoSource, fromProtoVisibility, toTrustFields } from "./proto-enums.js";
 
 /** How entries are shown to MCP callers: snake_case JSON, ISO timestamps, plain strings for enums. */
-
-export function fromProtoSource(source: commonV1.Source): "user" | "agent" {
-  return source === commonV1.Source.USER ? "user" : "agent";
-}
-
-export function fromProtoVisibility(visibility: commonV1.Visibility): "private" | "shared" | "tenant" {
-  switch (visibility) {
-    case commonV1.Visibility.TENANT:
-      return "tenant";
-    case commonV1.Visibility.SHARED:
-      return "shared";
-    default:
-      return "private";
-  }
-}
 
 const iso = (timestamp: Timestamp | undefined) => (timestamp === undefined ? null : timestampDate(timestamp).toISOString());
 
@@ -82,24 +67,4 @@ export function toEntryListing(entry: storeV1.Entry) {
     valid_from: iso(entry.validFrom),
     valid_to: iso(entry.validTo),
   };
-}
-
-/** The URI that names an entry in connector results (there is no web page per entry; fetch it by id). */
-export function entryUri(id: string): string {
-  return `context-hub://entries/${id}`;
-}
-
-/**
- * A short title for an entry: its first non-empty line with Markdown
- * heading, list and quote marks removed, at most 80 characters; the thread
- * id when the text has no such line.
- */
-export function entryTitle(entry: Pick<storeV1.Entry, "text" | "preview" | "threadId">): string {
-  const source = entry.text !== "" ? entry.text : entry.preview;
-  const line = source
-    .split("\n")
-    .map((candidate) => candidate.replace(/^\s*(?:#{1,6}\s+|[-*+>]\s+)?/, "").trim())
-    .find((candidate) => candidate.length > 0);
-  if (line === undefined) return entry.threadId;
-  return line.length <= 80 ? line : `${line.slice(0, 79).trimEnd()}…`;
 }
