@@ -1,5 +1,6 @@
 /** The domain clients tools call: every proto message a tool needs is built and read behind them. */
 import { createEntriesClient } from "./entries-client.js";
+import { describeFeatures } from "./features-client.js";
 import { createHistoryClient } from "./history-client.js";
 import { createNavigationClient } from "./navigation-client.js";
 import type { Peers } from "./peers.js";
@@ -13,6 +14,8 @@ export interface GatewayClients {
   review: ReturnType<typeof createReviewClient>;
   history: ReturnType<typeof createHistoryClient>;
   navigation: ReturnType<typeof createNavigationClient>;
+  /** What this deployment has on (whoami). */
+  features: { describe: () => ReturnType<typeof describeFeatures> };
 }
 
 const built = new WeakMap<Peers, GatewayClients>();
@@ -27,6 +30,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       review: createReviewClient(peers.store),
       history: createHistoryClient(peers.store),
       navigation: createNavigationClient(peers.search),
+      features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);
   }
