@@ -1,12 +1,32 @@
 // Lint rules the house style relies on; `npm run lint` runs them with Prettier's check.
 import tseslint from "typescript-eslint";
 
-export default tseslint.config({ ignores: ["**/dist/**", "**/node_modules/**", "proto/src/gen/**", "bench/**", "scripts/**", "bin/**", "**/*.js", "**/*.mjs"] }, ...tseslint.configs.recommended, {
-  files: ["**/*.ts"],
-  languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
-  rules: {
-    "@typescript-eslint/no-floating-promises": ["error", { allowForKnownSafeCalls: [{ from: "package", package: "node:test", name: ["test", "describe", "it", "suite", "before", "after"] }] }],
-    "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
-    "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+export default tseslint.config(
+  { ignores: ["**/dist/**", "**/node_modules/**", "proto/src/gen/**", "bench/**", "scripts/**", "bin/**", "**/*.js", "**/*.mjs"] },
+  ...tseslint.configs.recommended,
+  {
+    files: ["**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": ["error", { allowForKnownSafeCalls: [{ from: "package", package: "node:test", name: ["test", "describe", "it", "suite", "before", "after"] }] }],
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+    },
   },
-});
+  {
+    // Gateway layers: MCP tools → domain clients (clients/) → proto. Tools speak the domain; proto stays behind the clients.
+    files: ["services/gateway/src/mcp/**/*.ts"],
+    // Temporary exception: the search tools and their schemas still build search requests themselves, until they call a search client.
+    ignores: ["services/gateway/src/mcp/tools/search-tools.ts", "services/gateway/src/mcp/search-schemas.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { paths: [{ name: "@context-hub/proto", message: "MCP code does not use proto: call a domain client in services/gateway/src/clients/." }] }],
+    },
+  },
+  {
+    // Authentication decides before any MCP processing and must not depend on it.
+    files: ["services/gateway/src/auth/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ group: ["**/mcp/*", "**/mcp/**"], message: "auth/ does not import from mcp/: move what both need to a neutral module." }] }],
+    },
+  },
+);

@@ -22,3 +22,4 @@ export * from "./reserved-subjects.js";
 export * from "./image-types.js";
 export * from "./worker-pool.js";
 export * from "./confusables.js";
+export * from "./proto-enums.js";

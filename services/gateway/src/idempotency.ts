@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { ContextHubError } from "@context-hub/common";
-import { storeV1 } from "@context-hub/proto";
+import { checkIdempotency } from "./clients/idempotency-client.js";
 import type { Peers } from "./clients/peers.js";
 import type { Principal } from "./principal.js";
 
@@ -39,11 +39,11 @@ export async function resolveIdempotency(peers: Peers, principal: Principal, too
   const key = args.idempotency_key;
   if (typeof key !== "string") return undefined;
   const idempotency = { key, fingerprint: fingerprintOf(tool, args) };
-  const { state } = await peers.store.checkIdempotency({ principal, idempotency });
-  if (state === storeV1.CheckIdempotencyResponse_State.CONFLICT) {
+  const state = await checkIdempotency(peers.store, principal, idempotency);
+  if (state === "conflict") {
     throw new ContextHubError("INVALID_ARGUMENT", `idempotency_key "${key}" was already used with different arguments`, {
       remedy: "use a new idempotency_key for a different request, or resend exactly the original arguments",
     });
   }
-  return { ...idempotency, replay: state === storeV1.CheckIdempotencyResponse_State.REPLAY };
+  return { ...idempotency, replay: state === "replay" };
 }

@@ -6,7 +6,7 @@
  * tools/list, ping, notifications, unknown methods and unknown tools.
  */
 import { isIPv4, isIPv6 } from "node:net";
-import { calledTool } from "./mcp/called-tool.js";
+import { calledTool } from "./json-rpc-messages.js";
 import type { Principal } from "./principal.js";
 import type { BudgetName, RateVerdict } from "./rate-limit.js";
 

@@ -3,7 +3,8 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { ContextHubError, counter, isLoopbackHost, isLoopbackUrl, metricsRegistry, newRequestId, requestIdHeader, runWithRequestContext, toClientRequestId, type Logger } from "@context-hub/common";
 import type { Peers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
-import { calledTool, toolsNeededFor } from "./mcp/called-tool.js";
+import { calledTool } from "./json-rpc-messages.js";
+import { toolsNeededFor } from "./mcp/called-tool.js";
 import { countRateLimitedCall, createMcpServer } from "./mcp/create-mcp-server.js";
 import { toolFailure } from "./mcp/tool-result.js";
 import { refuseMalformedParams } from "./mcp/request-params.js";

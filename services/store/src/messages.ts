@@ -6,91 +6,37 @@
 import type { SearchFilterInput } from "./search-filter.js";
 import { create, toBinary, toJson, type DescMessage, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema, type Timestamp, type Value } from "@bufbuild/protobuf/wkt";
-import { invalidArgument, vectorFromBytes } from "@context-hub/common";
-import { commonV1, storeV1 } from "@context-hub/proto";
+import {
+  granteeKindFromProto,
+  granteeKindToProto,
+  invalidArgument,
+  permissionToProto,
+  sourceFromProto,
+  sourceToProto,
+  trustStateToProto,
+  vectorFromBytes,
+  visibilityFromProto,
+  visibilityToProto,
+} from "@context-hub/common";
+import { type commonV1, storeV1 } from "@context-hub/proto";
 import type { ApiKeyInput, ApiKeyRecord } from "./api-keys.js";
 import type { AuditFilter, AuditRecord, ChainReport } from "./audit.js";
 import type { EntryHistory, EntryVersionRecord, TombstoneRecord } from "./history.js";
-import type { ReviewDecision, TrustState } from "./trust.js";
 import type { ItemError, ItemResult } from "./entries.js";
-import type { EntryAck, EntryUpdateInput, GeneratedInput, JsonValue, NewEntryInput, NodeSummary, Source, StoredEntry, Visibility } from "./entry-model.js";
+import type { EntryAck, EntryUpdateInput, GeneratedInput, JsonValue, NewEntryInput, NodeSummary, StoredEntry } from "./entry-model.js";
 import type { IdempotencyState } from "./idempotency.js";
 import type { Principal } from "./principal.js";
 import type { MetadataOperator } from "./search-filter.js";
 import type { GranteeInput } from "./sharing.js";
-import type { GranteeKind, GrantRecord, Permission } from "./sharing-model.js";
+import type { GrantRecord } from "./sharing-model.js";
 
 export function toPrincipal(principal: commonV1.Principal | undefined): Principal | undefined {
   if (principal === undefined) return undefined;
   return { tenant: principal.tenant, subject: principal.subject, groups: [...principal.groups], scopes: [...principal.scopes] };
 }
 
-export function toSource(source: commonV1.Source, field: string): Source | undefined {
-  switch (source) {
-    case commonV1.Source.USER:
-      return "user";
-    case commonV1.Source.AGENT:
-      return "agent";
-    case commonV1.Source.UNSPECIFIED:
-      return undefined;
-    default:
-      throw invalidArgument(`${field} ${String(source)} is not a known source`);
-  }
-}
-
-function fromSource(source: Source): commonV1.Source {
-  return source === "user" ? commonV1.Source.USER : commonV1.Source.AGENT;
-}
-
-export function toVisibility(visibility: commonV1.Visibility, field: string): Visibility | undefined {
-  switch (visibility) {
-    case commonV1.Visibility.PRIVATE:
-      return "private";
-    case commonV1.Visibility.SHARED:
-      return "shared";
-    case commonV1.Visibility.TENANT:
-      return "tenant";
-    case commonV1.Visibility.UNSPECIFIED:
-      return undefined;
-    default:
-      throw invalidArgument(`${field} ${String(visibility)} is not a known visibility`);
-  }
-}
-
-const visibilityOf: Record<Visibility, commonV1.Visibility> = {
-  private: commonV1.Visibility.PRIVATE,
-  shared: commonV1.Visibility.SHARED,
-  tenant: commonV1.Visibility.TENANT,
-};
-
-export function toPermission(permission: storeV1.Permission, field: string): Permission | undefined {
-  switch (permission) {
-    case storeV1.Permission.READ:
-      return "read";
-    case storeV1.Permission.WRITE:
-      return "write";
-    case storeV1.Permission.UNSPECIFIED:
-      return undefined;
-    default:
-      throw invalidArgument(`${field} ${String(permission)} is not a known permission`);
-  }
-}
-
-function toGranteeKind(kind: storeV1.GranteeKind, field: string): GranteeKind | undefined {
-  switch (kind) {
-    case storeV1.GranteeKind.SUBJECT:
-      return "subject";
-    case storeV1.GranteeKind.GROUP:
-      return "group";
-    case storeV1.GranteeKind.UNSPECIFIED:
-      return undefined;
-    default:
-      throw invalidArgument(`${field} ${String(kind)} is not a known grantee kind`);
-  }
-}
-
 export function toGrantees(grantees: readonly storeV1.Grantee[]): GranteeInput[] {
-  return grantees.map((grantee, index) => ({ kind: toGranteeKind(grantee.kind, `grantees[${index}].kind`), name: grantee.name }));
+  return grantees.map((grantee, index) => ({ kind: granteeKindFromProto(grantee.kind, `grantees[${index}].kind`), name: grantee.name }));
 }
 
 export function toDate(timestamp: Timestamp | undefined): Date | undefined {
@@ -138,7 +84,7 @@ export function toEntryFilter(filter: storeV1.EntryFilter | undefined): SearchFi
   if (filter === undefined) return undefined;
   return {
     threadId: filter.threadId,
-    source: toSource(filter.source, "filter.source"),
+    source: sourceFromProto(filter.source, "filter.source"),
     tagsAny: filter.tagsAny,
     tagsAll: filter.tagsAll,
     metadata: filter.metadata.map((condition, index) => ({
@@ -163,12 +109,12 @@ export function toNewEntry(entry: storeV1.NewEntry | undefined, field: string): 
   if (entry === undefined) return undefined;
   return {
     threadId: entry.threadId,
-    source: toSource(entry.source, `${field}.source`),
+    source: sourceFromProto(entry.source, `${field}.source`),
     text: entry.text,
     metadata: entry.metadata,
     tags: entry.tags,
     images: toImages(entry.images),
-    visibility: toVisibility(entry.visibility, `${field}.visibility`),
+    visibility: visibilityFromProto(entry.visibility, `${field}.visibility`),
     validFrom: toDate(entry.validFrom),
     validTo: toDate(entry.validTo),
   };
@@ -194,48 +140,11 @@ export function toEntryUpdate(update: storeV1.EntryUpdate, index: number): Entry
     metadata: update.metadata,
     tags: update.tags?.tags,
     images: update.images === undefined ? undefined : toImages(update.images.images),
-    visibility: toVisibility(update.visibility, `updates[${index}].visibility`),
+    visibility: visibilityFromProto(update.visibility, `updates[${index}].visibility`),
     generated: toGenerated(update.generated),
     restoredFromVersion: update.restoredFromVersion,
     validity: update.validity === undefined ? undefined : { validFrom: toDate(update.validity.validFrom), validTo: toDate(update.validity.validTo) },
   };
-}
-
-export const trustStateOf: Record<TrustState, storeV1.TrustState> = {
-  unverified: storeV1.TrustState.UNVERIFIED,
-  verified: storeV1.TrustState.VERIFIED,
-  quarantined: storeV1.TrustState.QUARANTINED,
-  rejected: storeV1.TrustState.REJECTED,
-};
-
-export function toTrustState(state: storeV1.TrustState, field: string): TrustState | undefined {
-  switch (state) {
-    case storeV1.TrustState.UNVERIFIED:
-      return "unverified";
-    case storeV1.TrustState.VERIFIED:
-      return "verified";
-    case storeV1.TrustState.QUARANTINED:
-      return "quarantined";
-    case storeV1.TrustState.REJECTED:
-      return "rejected";
-    case storeV1.TrustState.UNSPECIFIED:
-      return undefined;
-    default:
-      throw invalidArgument(`${field} ${String(state)} is not a known trust state`);
-  }
-}
-
-export function toReviewDecision(decision: storeV1.ReviewDecision): ReviewDecision | undefined {
-  switch (decision) {
-    case storeV1.ReviewDecision.APPROVE:
-      return "approve";
-    case storeV1.ReviewDecision.REJECT:
-      return "reject";
-    case storeV1.ReviewDecision.UNSPECIFIED:
-      return undefined;
-    default:
-      throw invalidArgument(`decision ${String(decision)} is not a known review decision`);
-  }
 }
 
 export function toAckMessage(ack: EntryAck): MessageInitShape<typeof storeV1.EntryAckSchema> {
@@ -247,7 +156,7 @@ export function toAckMessage(ack: EntryAck): MessageInitShape<typeof storeV1.Ent
     createdAt: timestampFromDate(ack.createdAt),
     updatedAt: timestampFromDate(ack.updatedAt),
     previouslyDeleted: ack.previouslyDeleted,
-    trustState: trustStateOf[ack.trust.state],
+    trustState: trustStateToProto(ack.trust.state),
     trustReasons: ack.trust.reasons,
   };
 }
@@ -269,9 +178,9 @@ export function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof stor
   return {
     id: entry.id,
     threadId: entry.threadId,
-    source: fromSource(entry.source),
+    source: sourceToProto(entry.source),
     owner: entry.owner,
-    visibility: visibilityOf[entry.visibility],
+    visibility: visibilityToProto(entry.visibility),
     text: entry.text,
     preview: entry.preview,
     textLength: entry.textLength,
@@ -295,7 +204,7 @@ export function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof stor
     ...(entry.trust === undefined
       ? {}
       : {
-          trustState: trustStateOf[entry.trust.state],
+          trustState: trustStateToProto(entry.trust.state),
           trustReasons: entry.trust.reasons,
           reviewedBy: entry.trust.reviewedBy ?? "",
           reviewedAt: fromDate(entry.trust.reviewedAt),
@@ -317,8 +226,8 @@ function toVersionMessage(version: EntryVersionRecord): MessageInitShape<typeof 
     metadata: version.metadata,
     tags: version.tags,
     summary: version.summary,
-    visibility: visibilityOf[version.visibility],
-    trustState: trustStateOf[version.trustState],
+    visibility: visibilityToProto(version.visibility),
+    trustState: trustStateToProto(version.trustState),
     writtenBy: version.writtenBy,
     writtenAt: timestampFromDate(version.writtenAt),
     supersededBy: version.supersededBy ?? "",
@@ -398,16 +307,13 @@ export function toChainReportMessage(report: ChainReport): MessageInitShape<type
   };
 }
 
-const permissionOf: Record<Permission, storeV1.Permission> = { read: storeV1.Permission.READ, write: storeV1.Permission.WRITE };
-const granteeKindOf: Record<GranteeKind, storeV1.GranteeKind> = { subject: storeV1.GranteeKind.SUBJECT, group: storeV1.GranteeKind.GROUP };
-
 export function toGrantMessage(grant: GrantRecord): MessageInitShape<typeof storeV1.GrantInfoSchema> {
   return {
     id: grant.id,
     entryId: grant.entryId ?? "",
     threadId: grant.threadId ?? "",
-    grantee: { kind: granteeKindOf[grant.grantee.kind], name: grant.grantee.name },
-    permission: permissionOf[grant.permission],
+    grantee: { kind: granteeKindToProto(grant.grantee.kind), name: grant.grantee.name },
+    permission: permissionToProto(grant.permission),
     grantor: grant.grantor,
     createdAt: timestampFromDate(grant.createdAt),
   };

@@ -4,10 +4,10 @@
  * are INVALID_ARGUMENT naming the field.
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { invalidArgument } from "@context-hub/common";
+import { invalidArgument, trustStateToProto } from "@context-hub/common";
 import { searchV1, storeV1 } from "@context-hub/proto";
 import type { GrepOutputMode } from "./grep.js";
-import { toEntryMessage, trustStateOf } from "./messages.js";
+import { toEntryMessage } from "./messages.js";
 import type { RangeRequest } from "./navigation.js";
 import type { GrepResult, ReadRangeResult, SearchHitResult } from "./search.js";
 import type { FullTextMode } from "./text-search.js";
@@ -66,7 +66,7 @@ export function toSearchHitMessage(hit: SearchHitResult): MessageInitShape<typeo
 }
 
 export function toReadRangeResponse(result: ReadRangeResult): MessageInitShape<typeof searchV1.ReadRangeResponseSchema> {
-  return { ...result, trustState: result.trustState === undefined ? storeV1.TrustState.UNSPECIFIED : trustStateOf[result.trustState] };
+  return { ...result, trustState: result.trustState === undefined ? storeV1.TrustState.UNSPECIFIED : trustStateToProto(result.trustState) };
 }
 
 export function toGrepResponse(result: GrepResult): MessageInitShape<typeof searchV1.GrepResponseSchema> {
@@ -76,7 +76,7 @@ export function toGrepResponse(result: GrepResult): MessageInitShape<typeof sear
       threadId: entry.threadId,
       matchCount: entry.matchCount,
       timedOut: entry.timedOut,
-      trustState: trustStateOf[entry.trustState],
+      trustState: trustStateToProto(entry.trustState),
       matches: entry.matches.map((match) => ({ line: match.line, span: match.span, lineText: match.lineText, before: match.before, after: match.after })),
     })),
     entriesScanned: result.entriesScanned,

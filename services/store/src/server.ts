@@ -1,7 +1,17 @@
 // The store's gRPC transport: StoreService handlers translating proto messages to domain calls and back.
 import { fromBinary, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { ContextHubError, isRequestId, runWithRequestContext, type ServiceImplementation } from "@context-hub/common";
+import {
+  ContextHubError,
+  isRequestId,
+  permissionFromProto,
+  reviewDecisionFromProto,
+  runWithRequestContext,
+  sourceFromProto,
+  trustStateFromProto,
+  trustStateToProto,
+  type ServiceImplementation,
+} from "@context-hub/common";
 import { storeV1 } from "@context-hub/proto";
 import type { ApiKeyService } from "./api-keys.js";
 import type { AuditService } from "./audit.js";
@@ -22,9 +32,6 @@ import {
   toAuditRecordMessage,
   toChainReportMessage,
   toHistoryMessage,
-  toReviewDecision,
-  toTrustState,
-  trustStateOf,
   toEntryFilter,
   toEntryMessage,
   toEntryUpdate,
@@ -34,9 +41,7 @@ import {
   toItemErrorMessage,
   toItemOutcome,
   toNewEntry,
-  toPermission,
   toPrincipal,
-  toSource,
 } from "./messages.js";
 import type { SharingService, ShareResult, UnshareResult } from "./sharing.js";
 
@@ -94,7 +99,7 @@ const maxDuplicateChecks = 1000;
 export function createStoreHandlers({ entries, sharing, apiKeys, history, review, audit, store }: StoreServices): ServiceImplementation<typeof storeV1.StoreService> {
   /** One dedup pre-check, scoped by its own caller. */
   const findDuplicate = (check: storeV1.FindDuplicateRequest | storeV1.DuplicateCheck) =>
-    entries.findDuplicate(toPrincipal(check.principal), { threadId: check.threadId, source: toSource(check.source, "source"), contentHash: check.contentHash });
+    entries.findDuplicate(toPrincipal(check.principal), { threadId: check.threadId, source: sourceFromProto(check.source, "source"), contentHash: check.contentHash });
 
   return {
     async findDuplicate(request) {
@@ -165,7 +170,7 @@ export function createStoreHandlers({ entries, sharing, apiKeys, history, review
       return {
         entries: result.entries.map(toEntryMessage),
         missing: result.missing,
-        withheld: result.withheld.map((item) => ({ id: item.id, trustState: trustStateOf[item.state] })),
+        withheld: result.withheld.map((item) => ({ id: item.id, trustState: trustStateToProto(item.state) })),
         notReturned: result.notReturned.map((item) => ({ id: item.id, sizeBytes: BigInt(item.sizeBytes), reason: item.reason })),
       };
     },
@@ -213,7 +218,7 @@ export function createStoreHandlers({ entries, sharing, apiKeys, history, review
         entryIds: request.entryIds,
         threadId: request.threadId,
         grantees: toGrantees(request.grantees),
-        permission: toPermission(request.permission, "permission"),
+        permission: permissionFromProto(request.permission, "permission"),
         idempotency: shareResponse.key(request.idempotency),
       });
       return shareResponse.respond(outcome);
@@ -224,7 +229,7 @@ export function createStoreHandlers({ entries, sharing, apiKeys, history, review
         entryIds: request.entryIds,
         threadId: request.threadId,
         grantees: toGrantees(request.grantees),
-        permission: toPermission(request.permission, "permission"),
+        permission: permissionFromProto(request.permission, "permission"),
         idempotency: unshareResponse.key(request.idempotency),
       });
       return unshareResponse.respond(outcome);
@@ -260,7 +265,7 @@ export function createStoreHandlers({ entries, sharing, apiKeys, history, review
 
     async listReviewQueue(request) {
       const result = await review.listQueue(toPrincipal(request.principal), {
-        states: request.states.map((state, index) => toTrustState(state, `states[${index}]`)),
+        states: request.states.map((state, index) => trustStateFromProto(state, `states[${index}]`)),
         threadId: request.threadId,
         limit: request.limit,
         offset: request.offset,
@@ -271,15 +276,15 @@ export function createStoreHandlers({ entries, sharing, apiKeys, history, review
     async reviewEntry(request) {
       const outcome = await review.review(toPrincipal(request.principal), {
         id: request.id,
-        decision: toReviewDecision(request.decision),
+        decision: reviewDecisionFromProto(request.decision, "decision"),
         note: request.note,
         expectedVersion: request.expectedVersion,
       });
       return {
         id: outcome.id,
         version: outcome.version,
-        previousState: trustStateOf[outcome.previousState],
-        trustState: trustStateOf[outcome.state],
+        previousState: trustStateToProto(outcome.previousState),
+        trustState: trustStateToProto(outcome.state),
         reviewedBy: outcome.reviewedBy,
         reviewedAt: timestampFromDate(outcome.reviewedAt),
       };

@@ -72,7 +72,7 @@ test("a section budget of 0 asks for no node summaries", async (t) => {
 test("an unknown source, a text over the limit or too many texts is INVALID_ARGUMENT naming the input", async (t) => {
   const { client } = await startForTest(t);
   const cases: [() => Promise<unknown>, RegExp][] = [
-    [() => client.summarize({ inputs: [input(report), input(report, 99 as commonV1.Source)], sectionBudgetMs: 100 }), /^inputs\[1\]: source 99 is not a known Source/],
+    [() => client.summarize({ inputs: [input(report), input(report, 99 as commonV1.Source)], sectionBudgetMs: 100 }), /^inputs\[1\]: source 99 is not a known source/],
     [() => client.summarize({ inputs: [input("x".repeat(20_001), commonV1.Source.USER)], sectionBudgetMs: 100 }), /^inputs\[0\]: text has 20001 characters/],
     [() => client.summarize({ inputs: Array.from({ length: 101 }, () => input("a note")), sectionBudgetMs: 0 }), /at most 100 texts per call \(got 101\)/],
   ];

@@ -1,23 +1,9 @@
 // The summarizer's gRPC transport: translates SummarizerService messages to and from the domain.
 import { setMaxListeners } from "node:events";
-import { createChildAbortController, invalidArgument, isContextHubError, type ServiceImplementation } from "@context-hub/common";
-import { commonV1, type summarizerV1 } from "@context-hub/proto";
+import { createChildAbortController, invalidArgument, isContextHubError, sourceFromProto, type ServiceImplementation } from "@context-hub/common";
+import type { summarizerV1 } from "@context-hub/proto";
 import type { SectionSummary, Summarizer } from "./summarizer.js";
 import type { TextSource } from "./summary-provider.js";
-
-/** The domain source of a proto Source; unknown values are the caller's mistake. */
-export function fromProtoSource(source: commonV1.Source): TextSource {
-  switch (source) {
-    case commonV1.Source.USER:
-      return "user";
-    case commonV1.Source.AGENT:
-      return "agent";
-    case commonV1.Source.UNSPECIFIED:
-      return "unspecified";
-    default:
-      throw invalidArgument(`source ${String(source)} is not a known Source`, "send SOURCE_USER, SOURCE_AGENT or SOURCE_UNSPECIFIED");
-  }
-}
 
 /** The most texts one Summarize call takes: a batch store's limit. */
 export const maxSummarizeInputs = 100;
@@ -36,7 +22,8 @@ export function createSummarizerHandlers(summarizer: Summarizer): ServiceImpleme
       const inputs = request.inputs.map((input, index) => {
         try {
           summarizer.checkText(input.text);
-          return { text: input.text, source: fromProtoSource(input.source) };
+          const source: TextSource = sourceFromProto(input.source, "source") ?? "unspecified";
+          return { text: input.text, source };
         } catch (error) {
           throw isContextHubError(error) ? invalidArgument(`inputs[${index}]: ${error.message}`, error.remedy) : error;
         }

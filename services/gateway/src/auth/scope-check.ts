@@ -1,5 +1,5 @@
 import type { Principal, Scope } from "../principal.js";
-import { calledTool } from "../mcp/called-tool.js";
+import { calledTool } from "../json-rpc-messages.js";
 import type { AuthFailure } from "./authenticate.js";
 
 const describeGranted = (principal: Principal) => (principal.scopes.length === 0 ? "none" : principal.scopes.join(" "));

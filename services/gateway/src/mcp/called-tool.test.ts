@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { calledTool, toolsNeededFor } from "./called-tool.js";
+import { calledTool } from "../json-rpc-messages.js";
+import { toolsNeededFor } from "./called-tool.js";
 import type { ToolDefinition } from "./tool-definition.js";
 
 const tools = ["store_context", "search_context", "whoami"].map((name) => ({ name }) as ToolDefinition);

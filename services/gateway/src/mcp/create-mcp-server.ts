@@ -1,6 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { counter, histogram, type Logger, withSpan } from "@context-hub/common";
+import { gatewayClientsFor } from "../clients/gateway-clients.js";
 import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
 import { timeStage, type WritePath } from "../write-path.js";
@@ -60,7 +61,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       jsonSchemaValidator: sharedSchemaValidator,
     },
   );
-  const context = { principal: options.principal, peers: options.peers, writePath: options.writePath };
+  const context = { principal: options.principal, clients: gatewayClientsFor(options.peers), peers: options.peers, writePath: options.writePath };
   for (const tool of options.tools) {
     if (!options.principal.scopes.includes(tool.scope)) continue;
     server.registerTool(

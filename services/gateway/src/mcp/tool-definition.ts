@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { GatewayClients } from "../clients/gateway-clients.js";
 import type { Peers } from "../clients/peers.js";
 import type { Principal, Scope } from "../principal.js";
 import type { WritePath } from "../write-path.js";
@@ -7,6 +8,9 @@ import type { WritePath } from "../write-path.js";
 /** What a tool handler can use: the verified caller and the gateway's collaborators. */
 export interface ToolContext {
   principal: Principal;
+  /** The domain clients tools call. */
+  clients: GatewayClients;
+  /** The raw connections, for the search tools until they call a search client, and for describing the peers. */
   peers: Peers;
   writePath: WritePath;
 }

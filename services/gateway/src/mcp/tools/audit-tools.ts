@@ -1,5 +1,3 @@
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { toAuditRecordView } from "../../trust/trust-views.js";
 import { getAuditLogInput } from "../input-schemas.js";
 import { auditLogOutput } from "../output-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
@@ -16,21 +14,17 @@ export const getAuditLogTool = defineTool({
   outputSchema: auditLogOutput,
   annotations: readOnlyTool,
   scope: "context:admin",
-  async handler(args, { principal, peers }) {
-    const reply = await peers.store.getAuditLog({
-      principal,
-      filter: {
-        action: args.action ?? "",
-        actor: args.actor ?? "",
-        targetId: args.target_id ?? "",
-        outcome: args.outcome ?? "",
-        ...(args.start_date === undefined ? {} : { from: timestampFromDate(new Date(args.start_date)) }),
-        ...(args.end_date === undefined ? {} : { to: timestampFromDate(new Date(args.end_date)) }),
-      },
+  async handler(args, { principal, clients }) {
+    const { records, hasMore, nextBeforeSeq } = await clients.history.auditLog(principal, {
+      action: args.action,
+      actor: args.actor,
+      targetId: args.target_id,
+      outcome: args.outcome,
+      from: args.start_date === undefined ? undefined : new Date(args.start_date),
+      to: args.end_date === undefined ? undefined : new Date(args.end_date),
       limit: args.limit ?? 50,
-      beforeSeq: BigInt(args.before_seq ?? 0),
+      beforeSeq: args.before_seq ?? 0,
     });
-    const records = reply.records.map(toAuditRecordView);
-    return { records, count: records.length, has_more: reply.hasMore, next_before_seq: reply.hasMore ? Number(reply.nextBeforeSeq) : null };
+    return { records, count: records.length, has_more: hasMore, next_before_seq: hasMore ? nextBeforeSeq : null };
   },
 });

@@ -1,6 +1,5 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { ContextHubError, isErrorCode } from "@context-hub/common";
-import type { storeV1 } from "@context-hub/proto";
 import { resolveIdempotency } from "../../idempotency.js";
 import type { EntryChange, ItemOutcome, Visibility, WriteAck } from "../../write-path.js";
 import { deleteContextBatchInput, deleteContextInput, updateContextBatchInput, updateContextInput } from "../input-schemas.js";
@@ -98,17 +97,6 @@ export const updateContextBatchTool = defineTool({
   },
 });
 
-function toDeleteOutput(reply: storeV1.DeleteEntriesResponse) {
-  const deleted = reply.results.filter((result) => result.error === undefined || result.error.code === "");
-  return {
-    deleted_count: deleted.length,
-    deleted_ids: deleted.map((result) => result.id),
-    failed: reply.results
-      .filter((result) => result.error !== undefined && result.error.code !== "")
-      .map((result) => ({ context_id: result.requestedId, code: result.error!.code, message: result.error!.message })),
-  };
-}
-
 export const deleteContextTool = defineTool({
   name: "delete_context",
   title: "Delete context",
@@ -120,17 +108,9 @@ export const deleteContextTool = defineTool({
   outputSchema: deleteOutput,
   annotations: destructiveTool,
   scope: "context:write",
-  async handler(args, { principal, peers }) {
+  async handler(args, { principal, peers, clients }) {
     const idempotency = await resolveIdempotency(peers, principal, "delete_context", args);
-    const reply = await peers.store.deleteEntries({
-      principal,
-      ids: args.context_ids ?? [],
-      threadId: args.thread_id ?? "",
-      atomic: false,
-      reason: args.reason ?? "",
-      ...(idempotency === undefined ? {} : { idempotency }),
-    });
-    return toDeleteOutput(reply);
+    return clients.entries.delete(principal, { ids: args.context_ids ?? [], threadId: args.thread_id, atomic: false, reason: args.reason, idempotency });
   },
 });
 
@@ -142,16 +122,8 @@ export const deleteContextBatchTool = defineTool({
   outputSchema: deleteOutput,
   annotations: destructiveTool,
   scope: "context:write",
-  async handler(args, { principal, peers }) {
+  async handler(args, { principal, peers, clients }) {
     const idempotency = await resolveIdempotency(peers, principal, "delete_context_batch", args);
-    const reply = await peers.store.deleteEntries({
-      principal,
-      ids: args.context_ids,
-      threadId: "",
-      atomic: args.atomic ?? false,
-      reason: args.reason ?? "",
-      ...(idempotency === undefined ? {} : { idempotency }),
-    });
-    return toDeleteOutput(reply);
+    return clients.entries.delete(principal, { ids: args.context_ids, threadId: undefined, atomic: args.atomic ?? false, reason: args.reason, idempotency });
   },
 });

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { ContextHubError } from "@context-hub/common";
-import { entryTitle, entryUri, toEntryView } from "../../entry-views.js";
+import { entryTitle, entryUri } from "../../entry-titles.js";
 import { defaultLegWeights, runHybridSearch, toProtoFullTextMode } from "../../search/hybrid-search.js";
 import { defaultRrfK } from "../../search/rrf.js";
-import { fromProtoTrustState, trustStates } from "../../trust/trust-state.js";
+import { trustStates } from "../../trust/trust-state.js";
 import { queryInput, searchToolLimits } from "../search-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
@@ -93,21 +93,21 @@ export const fetchTool = defineTool({
   outputSchema: fetchOutput,
   annotations: readOnlyTool,
   scope: "context:read",
-  async handler(args, { principal, peers }) {
-    const reply = await peers.store.getEntries({ principal, ids: [args.id], includeImages: false, includeQuarantined: args.include_quarantined ?? false });
+  async handler(args, { principal, clients }) {
+    const reply = await clients.entries.get(principal, { ids: [args.id], includeImages: false, includeQuarantined: args.include_quarantined ?? false });
     const withheld = reply.withheld[0];
     if (withheld !== undefined) {
-      throw new ContextHubError("PERMISSION_DENIED", `Entry ${withheld.id} is withheld: its trust state is ${fromProtoTrustState(withheld.trustState)}`, {
+      throw new ContextHubError("PERMISSION_DENIED", `Entry ${withheld.id} is withheld: its trust state is ${withheld.trust_state}`, {
         remedy: "a reviewer can approve it with review_context; until then fetch with include_quarantined reads it, to be treated with suspicion",
       });
     }
-    const entry = reply.entries[0];
+    const view = reply.entries[0];
     // Unknown and invisible ids arrive the same way (as missing), so they read the same here.
-    if (entry === undefined) throw new ContextHubError("ENTRY_NOT_FOUND", `No entry ${args.id}`, { remedy: "use an id from search results; search lists only entries you can see" });
-    const view = toEntryView(entry);
+    if (view === undefined) throw new ContextHubError("ENTRY_NOT_FOUND", `No entry ${args.id}`, { remedy: "use an id from search results; search lists only entries you can see" });
     return {
       id: view.id,
-      title: entryTitle(entry),
+      // A fetched entry carries its whole text, so its title needs no preview.
+      title: entryTitle({ text: view.text, preview: "", threadId: view.thread_id }),
       text: view.text,
       url: entryUri(view.id),
       metadata: {

@@ -1,7 +1,6 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { ContextHubError } from "@context-hub/common";
 import { resolveIdempotency } from "../../idempotency.js";
-import { toTombstoneView, toVersionView } from "../../trust/trust-views.js";
 import { getContextHistoryInput, restoreContextVersionInput } from "../input-schemas.js";
 import { historyOutput, restoreOutput } from "../output-schemas.js";
 import { defineTool, destructiveTool, readOnlyTool } from "../tool-definition.js";
@@ -21,18 +20,18 @@ export const getContextHistoryTool = defineTool({
   outputSchema: historyOutput,
   annotations: readOnlyTool,
   scope: "context:read",
-  async handler(args, { principal, peers }) {
+  async handler(args, { principal, clients }) {
     const limit = args.limit ?? 20;
     const offset = args.offset ?? 0;
-    const reply = await peers.store.getEntryHistory({ principal, id: args.context_id, version: args.version ?? 0, limit, offset });
+    const reply = await clients.history.history(principal, { id: args.context_id, version: args.version, limit, offset });
     return {
       context_id: reply.id,
       thread_id: reply.threadId,
       owner: reply.owner,
       latest_version: reply.latestVersion,
-      deleted: reply.tombstone !== undefined,
-      tombstone: reply.tombstone === undefined ? null : toTombstoneView(reply.tombstone),
-      versions: reply.versions.map(toVersionView),
+      deleted: reply.tombstone !== null,
+      tombstone: reply.tombstone,
+      versions: reply.versions,
       count: reply.versions.length,
       limit,
       offset,
@@ -54,7 +53,7 @@ export const restoreContextVersionTool = defineTool({
   annotations: destructiveTool,
   scope: "context:write",
   write: true,
-  async handler(args, { principal, peers, writePath }) {
+  async handler(args, { principal, peers, clients, writePath }) {
     const idempotency = await resolveIdempotency(peers, principal, "restore_context_version", args);
     if (idempotency?.replay === true) {
       // The store answers a replay with the first call's result; the change itself is not looked at again.
@@ -75,8 +74,8 @@ export const restoreContextVersionTool = defineTool({
         message: `Restored version ${args.version} of ${ack.id} as version ${ack.version}.`,
       };
     }
-    const history = await peers.store.getEntryHistory({ principal, id: args.context_id, version: args.version, limit: 1, offset: 0 });
-    if (history.tombstone !== undefined) {
+    const history = await clients.history.history(principal, { id: args.context_id, version: args.version, limit: 1, offset: 0 });
+    if (history.tombstone !== null) {
       throw new ContextHubError("INVALID_ARGUMENT", `entry ${history.id} is deleted, so it cannot be restored`, {
         remedy: "read the version with get_context_history and store its text again with store_context",
       });
@@ -96,7 +95,7 @@ export const restoreContextVersionTool = defineTool({
           id: history.id,
           expectedVersion,
           text: version.text,
-          metadata: (version.metadata ?? {}) as JsonObject,
+          metadata: version.metadata as JsonObject,
           tags: version.tags,
           images: undefined,
           visibility: undefined,

@@ -1,7 +1,4 @@
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import { searchV1, storeV1 } from "@context-hub/proto";
-import { fromProtoTrustState } from "../../trust/trust-state.js";
-import { toEntryFilter } from "../../search/search-filter.js";
+import type { RangeSelector } from "../../clients/navigation-client.js";
 import { grepInput, grepOutput, navigateInput, navigateOutput, readRangeInput, readRangeOutput } from "../search-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
@@ -17,41 +14,15 @@ export const navigateContextTool = defineTool({
   outputSchema: navigateOutput,
   annotations: readOnlyTool,
   scope: "context:read",
-  async handler(args, { principal, peers }) {
-    const reply = await peers.search.navigateEntry({ principal, id: args.context_id, maxDepth: args.max_depth ?? 0, includeQuarantined: args.include_quarantined ?? false });
-    return {
-      id: reply.entry?.id ?? "",
-      thread_id: reply.entry?.threadId ?? "",
-      trust_state: fromProtoTrustState(reply.entry?.trustState ?? storeV1.TrustState.UNSPECIFIED),
-      summary: reply.entry?.summary ?? "",
-      text_length: reply.entry?.textLength ?? 0,
-      line_count: reply.lineCount,
-      nodes: reply.nodes.map((node) => ({
-        node_id: node.nodeId,
-        heading: node.heading,
-        level: node.level,
-        start: node.span?.start ?? 0,
-        end: node.span?.end ?? 0,
-        start_line: node.startLine,
-        end_line: node.endLine,
-        path: node.path,
-        summary: node.summary,
-        child_count: node.childCount,
-      })),
-    };
+  async handler(args, { principal, clients }) {
+    return clients.navigation.navigate(principal, { id: args.context_id, maxDepth: args.max_depth ?? 0, includeQuarantined: args.include_quarantined ?? false });
   },
 });
 
-function toRange(args: {
-  start?: number | undefined;
-  end?: number | undefined;
-  start_line?: number | undefined;
-  end_line?: number | undefined;
-  node_id?: string | undefined;
-}): MessageInitShape<typeof searchV1.ReadRangeRequestSchema>["range"] {
-  if (args.node_id !== undefined) return { case: "nodeId", value: args.node_id };
-  if (args.start_line !== undefined && args.end_line !== undefined) return { case: "lines", value: { start: args.start_line, end: args.end_line } };
-  return { case: "chars", value: { start: args.start ?? 0, end: args.end ?? 0 } };
+function toRange(args: { start?: number | undefined; end?: number | undefined; start_line?: number | undefined; end_line?: number | undefined; node_id?: string | undefined }): RangeSelector {
+  if (args.node_id !== undefined) return { nodeId: args.node_id };
+  if (args.start_line !== undefined && args.end_line !== undefined) return { lines: { start: args.start_line, end: args.end_line } };
+  return { chars: { start: args.start ?? 0, end: args.end ?? 0 } };
 }
 
 export const readContextRangeTool = defineTool({
@@ -66,30 +37,10 @@ export const readContextRangeTool = defineTool({
   outputSchema: readRangeOutput,
   annotations: readOnlyTool,
   scope: "context:read",
-  async handler(args, { principal, peers }) {
-    const reply = await peers.search.readRange({ principal, id: args.context_id, range: toRange(args), maxChars: args.max_chars ?? 0, includeQuarantined: args.include_quarantined ?? false });
-    return {
-      id: reply.entryId,
-      trust_state: fromProtoTrustState(reply.trustState),
-      text: reply.text,
-      start: reply.span?.start ?? 0,
-      end: reply.span?.end ?? 0,
-      start_line: reply.startLine,
-      end_line: reply.endLine,
-      truncated: reply.truncated,
-      next_start: reply.truncated ? (reply.span?.end ?? null) : null,
-      text_length: reply.textLength,
-      line_count: reply.lineCount,
-      heading: reply.heading === "" ? null : reply.heading,
-    };
+  async handler(args, { principal, clients }) {
+    return clients.navigation.readRange(principal, { id: args.context_id, range: toRange(args), maxChars: args.max_chars ?? 0, includeQuarantined: args.include_quarantined ?? false });
   },
 });
-
-const grepOutputOf = {
-  content: searchV1.GrepOutput.CONTENT,
-  files_with_matches: searchV1.GrepOutput.FILES_WITH_MATCHES,
-  count: searchV1.GrepOutput.COUNT,
-} as const;
 
 export const grepContextTool = defineTool({
   name: "grep_context",
@@ -104,45 +55,17 @@ export const grepContextTool = defineTool({
   outputSchema: grepOutput,
   annotations: readOnlyTool,
   scope: "context:read",
-  async handler(args, { principal, peers }) {
-    const reply = await peers.search.grep({
-      principal,
+  async handler(args, { principal, clients }) {
+    return clients.navigation.grep(principal, {
       pattern: args.pattern,
       regex: args.regex ?? false,
       caseInsensitive: args.case_insensitive ?? false,
-      filter: toEntryFilter(args),
-      output: grepOutputOf[args.output_mode ?? "content"],
+      filter: args,
+      output: args.output_mode ?? "content",
       contextLines: args.context_lines ?? 0,
       maxMatches: args.max_matches ?? 0,
       maxMatchesPerEntry: args.max_matches_per_entry ?? 0,
       maxEntries: args.max_entries ?? 0,
     });
-    return {
-      results: reply.entries.map((entry) => {
-        const trustState = fromProtoTrustState(entry.trustState);
-        return {
-          id: entry.entryId,
-          thread_id: entry.threadId,
-          trust_state: trustState,
-          match_count: entry.matchCount,
-          timed_out: entry.timedOut,
-          matches: entry.matches.map((match) => ({
-            id: entry.entryId,
-            trust_state: trustState,
-            line: match.line,
-            start: match.span?.start ?? 0,
-            end: match.span?.end ?? 0,
-            text: match.lineText,
-            before: match.before,
-            after: match.after,
-          })),
-        };
-      }),
-      entries_scanned: reply.entriesScanned,
-      total_matches: reply.totalMatches,
-      truncated: reply.truncated,
-      timed_out: reply.timedOut,
-      warnings: reply.warnings,
-    };
   },
 });

@@ -1,16 +1,10 @@
 import { histogram } from "@context-hub/common";
-import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { toEntryListing, toEntryView } from "../../entry-views.js";
-import { toEntryFilter } from "../../search/search-filter.js";
-import { fromProtoTrustState } from "../../trust/trust-state.js";
 import { getContextByIdsInput, getStatisticsInput, listThreadsInput } from "../input-schemas.js";
 import { searchContextInput } from "../search-schemas.js";
 import { getContextByIdsOutput, listThreadsOutput, searchContextOutput, statisticsOutput } from "../output-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
 const searchSeconds = histogram("contexthub_search_seconds", "Search latency by mode (filter, fts, semantic, hybrid) and leg, in seconds.", ["mode", "leg"]);
-
-const iso = (timestamp: Timestamp | undefined) => (timestamp === undefined ? null : timestampDate(timestamp).toISOString());
 
 export const getContextByIdsTool = defineTool({
   name: "get_context_by_ids",
@@ -26,14 +20,8 @@ export const getContextByIdsTool = defineTool({
   outputSchema: getContextByIdsOutput,
   annotations: readOnlyTool,
   scope: "context:read",
-  async handler(args, { principal, peers }) {
-    const reply = await peers.store.getEntries({ principal, ids: args.context_ids, includeImages: args.include_images ?? false, includeQuarantined: args.include_quarantined ?? false });
-    return {
-      entries: reply.entries.map(toEntryView),
-      missing: reply.missing,
-      withheld: reply.withheld.map((item) => ({ id: item.id, trust_state: fromProtoTrustState(item.trustState) })),
-      not_returned: reply.notReturned.map((item) => ({ id: item.id, size_bytes: Number(item.sizeBytes), reason: item.reason })),
-    };
+  async handler(args, { principal, clients }) {
+    return clients.entries.get(principal, { ids: args.context_ids, includeImages: args.include_images ?? false, includeQuarantined: args.include_quarantined ?? false });
   },
 });
 
@@ -51,20 +39,12 @@ export const searchContextTool = defineTool({
   outputSchema: searchContextOutput,
   annotations: readOnlyTool,
   scope: "context:read",
-  async handler(args, { principal, peers }) {
+  async handler(args, { principal, clients }) {
     const limit = args.limit ?? 30;
     const offset = args.offset ?? 0;
     const stopTimer = searchSeconds.startTimer({ mode: "filter", leg: "store" });
-    const reply = await peers.store
-      .listEntries({
-        principal,
-        filter: toEntryFilter(args),
-        limit,
-        offset,
-      })
-      .finally(stopTimer);
-    const results = reply.entries.map(toEntryListing);
-    return { results, count: results.length, limit, offset, has_more: reply.hasMore };
+    const { results, hasMore } = await clients.entries.list(principal, args, { limit, offset }).finally(stopTimer);
+    return { results, count: results.length, limit, offset, has_more: hasMore };
   },
 });
 
@@ -79,24 +59,11 @@ export const listThreadsTool = defineTool({
   outputSchema: listThreadsOutput,
   annotations: readOnlyTool,
   scope: "context:read",
-  async handler(args, { principal, peers }) {
+  async handler(args, { principal, clients }) {
     const limit = args.limit ?? 50;
     const offset = args.offset ?? 0;
-    const reply = await peers.store.listThreads({ principal, limit, offset });
-    return {
-      threads: reply.threads.map((thread) => ({
-        thread_id: thread.threadId,
-        entry_count: thread.entryCount,
-        user_entries: thread.userEntries,
-        agent_entries: thread.agentEntries,
-        first_at: iso(thread.firstAt),
-        last_at: iso(thread.lastAt),
-      })),
-      total: reply.total,
-      limit,
-      offset,
-      has_more: reply.hasMore,
-    };
+    const { threads, total, hasMore } = await clients.entries.listThreads(principal, { limit, offset });
+    return { threads, total, limit, offset, has_more: hasMore };
   },
 });
 
@@ -108,21 +75,7 @@ export const getStatisticsTool = defineTool({
   outputSchema: statisticsOutput,
   annotations: readOnlyTool,
   scope: "context:read",
-  async handler(args, { principal, peers }) {
-    const reply = await peers.store.getStatistics({ principal, threadId: args.thread_id ?? "" });
-    return {
-      thread_id: args.thread_id ?? null,
-      entries: Number(reply.entries),
-      threads: Number(reply.threads),
-      user_entries: Number(reply.userEntries),
-      agent_entries: Number(reply.agentEntries),
-      multimodal_entries: Number(reply.multimodalEntries),
-      images: Number(reply.images),
-      chunks: Number(reply.chunks),
-      text_bytes: Number(reply.textBytes),
-      owned_entries: Number(reply.ownedEntries),
-      oldest_at: iso(reply.oldestAt),
-      newest_at: iso(reply.newestAt),
-    };
+  async handler(args, { principal, clients }) {
+    return { thread_id: args.thread_id ?? null, ...(await clients.entries.statistics(principal, args.thread_id)) };
   },
 });

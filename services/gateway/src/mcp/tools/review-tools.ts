@@ -1,7 +1,3 @@
-import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { storeV1 } from "@context-hub/proto";
-import { fromProtoTrustState, toProtoTrustState } from "../../trust/trust-state.js";
-import { toReviewItemView } from "../../trust/trust-views.js";
 import { listReviewQueueInput, reviewContextInput } from "../input-schemas.js";
 import { reviewOutput, reviewQueueOutput } from "../output-schemas.js";
 import { defineTool, readOnlyTool, type ToolAnnotationSet } from "../tool-definition.js";
@@ -21,12 +17,11 @@ export const listReviewQueueTool = defineTool({
   outputSchema: reviewQueueOutput,
   annotations: readOnlyTool,
   scope: "context:review",
-  async handler(args, { principal, peers }) {
+  async handler(args, { principal, clients }) {
     const limit = args.limit ?? 20;
     const offset = args.offset ?? 0;
-    const reply = await peers.store.listReviewQueue({ principal, states: (args.states ?? []).map(toProtoTrustState), threadId: args.thread_id ?? "", limit, offset });
-    const entries = reply.entries.map(toReviewItemView);
-    return { entries, count: entries.length, limit, offset, has_more: reply.hasMore };
+    const { entries, hasMore } = await clients.review.listQueue(principal, { states: args.states ?? [], threadId: args.thread_id, limit, offset });
+    return { entries, count: entries.length, limit, offset, has_more: hasMore };
   },
 });
 
@@ -41,24 +36,17 @@ export const reviewContextTool = defineTool({
   outputSchema: reviewOutput,
   annotations: reviewTool,
   scope: "context:review",
-  async handler(args, { principal, peers }) {
-    const reply = await peers.store.reviewEntry({
-      principal,
-      id: args.context_id,
-      decision: args.decision === "approve" ? storeV1.ReviewDecision.APPROVE : storeV1.ReviewDecision.REJECT,
-      note: args.note ?? "",
-      expectedVersion: args.expected_version,
-    });
-    const state = fromProtoTrustState(reply.trustState);
+  async handler(args, { principal, clients }) {
+    const reply = await clients.review.review(principal, { id: args.context_id, decision: args.decision, note: args.note, expectedVersion: args.expected_version });
     return {
       success: true,
       context_id: reply.id,
       version: reply.version,
-      previous_state: fromProtoTrustState(reply.previousState),
-      trust_state: state,
+      previous_state: reply.previousState,
+      trust_state: reply.trustState,
       reviewed_by: reply.reviewedBy,
-      reviewed_at: reply.reviewedAt === undefined ? null : timestampDate(reply.reviewedAt).toISOString(),
-      message: `Entry ${reply.id} (version ${reply.version}) is now ${state}.`,
+      reviewed_at: reply.reviewedAt,
+      message: `Entry ${reply.id} (version ${reply.version}) is now ${reply.trustState}.`,
     };
   },
 });

@@ -1,14 +1,27 @@
-import { storeV1 } from "@context-hub/proto";
 import { resolveIdempotency } from "../../idempotency.js";
 import { shareContextInput, unshareContextInput } from "../input-schemas.js";
 import { shareOutput, unshareOutput } from "../output-schemas.js";
 import { additiveTool, defineTool, destructiveTool } from "../tool-definition.js";
+import type { ShareRequest } from "../../clients/sharing-client.js";
+import type { Idempotency } from "../../idempotency.js";
 
-const toPermission = (permission: "read" | "write" | undefined) =>
-  permission === "read" ? storeV1.Permission.READ : permission === "write" ? storeV1.Permission.WRITE : storeV1.Permission.UNSPECIFIED;
+interface ShareArgs {
+  context_ids?: string[] | undefined;
+  thread_id?: string | undefined;
+  subjects?: string[] | undefined;
+  groups?: string[] | undefined;
+  permission?: "read" | "write" | undefined;
+}
 
-function toGrantees(args: { subjects?: string[] | undefined; groups?: string[] | undefined }) {
-  return [...(args.subjects ?? []).map((name) => ({ kind: storeV1.GranteeKind.SUBJECT, name })), ...(args.groups ?? []).map((name) => ({ kind: storeV1.GranteeKind.GROUP, name }))];
+function toShareRequest(args: ShareArgs, idempotency: Idempotency | undefined): ShareRequest {
+  return {
+    entryIds: args.context_ids ?? [],
+    threadId: args.thread_id,
+    subjects: args.subjects ?? [],
+    groups: args.groups ?? [],
+    permission: args.permission,
+    idempotency,
+  };
 }
 
 export const shareContextTool = defineTool({
@@ -22,27 +35,14 @@ export const shareContextTool = defineTool({
   outputSchema: shareOutput,
   annotations: additiveTool,
   scope: "context:write",
-  async handler(args, { principal, peers }) {
+  async handler(args, { principal, peers, clients }) {
     const idempotency = await resolveIdempotency(peers, principal, "share_context", args);
-    const reply = await peers.store.share({
-      principal,
-      entryIds: args.context_ids ?? [],
-      threadId: args.thread_id ?? "",
-      grantees: toGrantees(args),
-      permission: toPermission(args.permission),
-      ...(idempotency === undefined ? {} : { idempotency }),
-    });
+    const request = toShareRequest(args, idempotency);
+    const { grants, nowSharedIds } = await clients.sharing.share(principal, request);
     return {
-      grants: reply.grants.map((grant) => ({
-        grant_id: grant.id,
-        context_id: grant.entryId === "" ? null : grant.entryId,
-        thread_id: grant.threadId === "" ? null : grant.threadId,
-        grantee_kind: grant.grantee?.kind === storeV1.GranteeKind.GROUP ? "group" : "subject",
-        grantee: grant.grantee?.name ?? "",
-        permission: grant.permission === storeV1.Permission.WRITE ? "write" : "read",
-      })),
-      now_shared_ids: reply.nowSharedIds,
-      message: `Granted ${args.permission} access to ${toGrantees(args).length} grantee(s).`,
+      grants,
+      now_shared_ids: nowSharedIds,
+      message: `Granted ${args.permission} access to ${request.subjects.length + request.groups.length} grantee(s).`,
     };
   },
 });
@@ -55,16 +55,9 @@ export const unshareContextTool = defineTool({
   outputSchema: unshareOutput,
   annotations: destructiveTool,
   scope: "context:write",
-  async handler(args, { principal, peers }) {
+  async handler(args, { principal, peers, clients }) {
     const idempotency = await resolveIdempotency(peers, principal, "unshare_context", args);
-    const reply = await peers.store.unshare({
-      principal,
-      entryIds: args.context_ids ?? [],
-      threadId: args.thread_id ?? "",
-      grantees: toGrantees(args),
-      permission: toPermission(args.permission),
-      ...(idempotency === undefined ? {} : { idempotency }),
-    });
-    return { revoked_count: reply.revokedCount, message: `Revoked ${reply.revokedCount} grant(s).` };
+    const revokedCount = await clients.sharing.unshare(principal, toShareRequest(args, idempotency));
+    return { revoked_count: revokedCount, message: `Revoked ${revokedCount} grant(s).` };
   },
 });

@@ -5,8 +5,7 @@
  */
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { storeV1 } from "@context-hub/proto";
-import { fromProtoSource, fromProtoVisibility } from "../entry-views.js";
-import { fromProtoTrustState, toTrustFields } from "./trust-state.js";
+import { fromProtoSource, fromProtoTrustState, fromProtoVisibility, toTrustFields } from "./proto-enums.js";
 
 const iso = (timestamp: Timestamp | undefined) => (timestamp === undefined ? null : timestampDate(timestamp).toISOString());
 

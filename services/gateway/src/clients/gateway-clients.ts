@@ -1,0 +1,38 @@
+/** The domain clients tools call: every proto message a tool needs is built and read behind them. */
+import { createEntriesClient } from "./entries-client.js";
+import { describeFeatures } from "./features-client.js";
+import { createHistoryClient } from "./history-client.js";
+import { createNavigationClient } from "./navigation-client.js";
+import type { Peers } from "./peers.js";
+import { createReviewClient } from "./review-client.js";
+import { createSharingClient } from "./sharing-client.js";
+
+/** Domain clients over one set of peer connections. */
+export interface GatewayClients {
+  entries: ReturnType<typeof createEntriesClient>;
+  sharing: ReturnType<typeof createSharingClient>;
+  review: ReturnType<typeof createReviewClient>;
+  history: ReturnType<typeof createHistoryClient>;
+  navigation: ReturnType<typeof createNavigationClient>;
+  /** What this deployment has on (whoami). */
+  features: { describe: () => ReturnType<typeof describeFeatures> };
+}
+
+const built = new WeakMap<Peers, GatewayClients>();
+
+/** The domain clients over `peers`, built once per set of connections (servers are made per request). */
+export function gatewayClientsFor(peers: Peers): GatewayClients {
+  let clients = built.get(peers);
+  if (clients === undefined) {
+    clients = {
+      entries: createEntriesClient(peers.store),
+      sharing: createSharingClient(peers.store),
+      review: createReviewClient(peers.store),
+      history: createHistoryClient(peers.store),
+      navigation: createNavigationClient(peers.search),
+      features: { describe: () => describeFeatures(peers) },
+    };
+    built.set(peers, clients);
+  }
+  return clients;
+}

@@ -1,0 +1,57 @@
+/** History and audit as the tools ask for them, over StoreService, proto built and read here. */
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { Principal } from "../principal.js";
+import type { StoreClient } from "./peers.js";
+import { toAuditRecordView, toTombstoneView, toVersionView } from "./trust-views.js";
+
+/** Which audit records to read; undefined fields do not filter. */
+export interface AuditQuery {
+  action: string | undefined;
+  actor: string | undefined;
+  targetId: string | undefined;
+  outcome: string | undefined;
+  from: Date | undefined;
+  to: Date | undefined;
+  limit: number;
+  /** Records older than this sequence number; 0 for the newest. */
+  beforeSeq: number;
+}
+
+/** The history client over a StoreService connection. */
+export function createHistoryClient(store: StoreClient) {
+  return {
+    /** One page of an entry's versions, newest first (or only `version`, when given), with its tombstone if it is deleted. */
+    async history(principal: Principal, request: { id: string; version: number | undefined; limit: number; offset: number }) {
+      const reply = await store.getEntryHistory({ principal, id: request.id, version: request.version ?? 0, limit: request.limit, offset: request.offset });
+      return {
+        id: reply.id,
+        threadId: reply.threadId,
+        owner: reply.owner,
+        latestVersion: reply.latestVersion,
+        tombstone: reply.tombstone === undefined ? null : toTombstoneView(reply.tombstone),
+        versions: reply.versions.map(toVersionView),
+        hasMore: reply.hasMore,
+      };
+    },
+
+    /** One page of the tenant's audit log, newest first. */
+    async auditLog(principal: Principal, query: AuditQuery) {
+      const reply = await store.getAuditLog({
+        principal,
+        filter: {
+          action: query.action ?? "",
+          actor: query.actor ?? "",
+          targetId: query.targetId ?? "",
+          outcome: query.outcome ?? "",
+          ...(query.from === undefined ? {} : { from: timestampFromDate(query.from) }),
+          ...(query.to === undefined ? {} : { to: timestampFromDate(query.to) }),
+        },
+        limit: query.limit,
+        beforeSeq: BigInt(query.beforeSeq),
+      });
+      return { records: reply.records.map(toAuditRecordView), hasMore: reply.hasMore, nextBeforeSeq: Number(reply.nextBeforeSeq) };
+    },
+  };
+}
+
+export type HistoryClient = ReturnType<typeof createHistoryClient>;

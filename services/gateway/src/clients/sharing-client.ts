@@ -1,0 +1,57 @@
+/** Sharing as the tools ask for it: grants and revocations over StoreService, proto built and read here. */
+import { granteeKindFromProto, granteeKindToProto, permissionFromProto, permissionToProto, type PermissionName } from "@context-hub/common";
+import type { Principal } from "../principal.js";
+import type { Idempotency } from "../idempotency.js";
+import type { StoreClient } from "./peers.js";
+
+/** What to share or unshare: entries or a thread, with the subjects and groups concerned. */
+export interface ShareRequest {
+  entryIds: string[];
+  threadId: string | undefined;
+  subjects: string[];
+  groups: string[];
+  /** Undefined on unshare: every permission. */
+  permission: PermissionName | undefined;
+  idempotency: Idempotency | undefined;
+}
+
+function toProtoRequest(principal: Principal, request: ShareRequest) {
+  return {
+    principal,
+    entryIds: request.entryIds,
+    threadId: request.threadId ?? "",
+    grantees: [...request.subjects.map((name) => ({ kind: granteeKindToProto("subject"), name })), ...request.groups.map((name) => ({ kind: granteeKindToProto("group"), name }))],
+    permission: permissionToProto(request.permission),
+    ...(request.idempotency === undefined ? {} : { idempotency: request.idempotency }),
+  };
+}
+
+/** The sharing client over a StoreService connection. */
+export function createSharingClient(store: StoreClient) {
+  return {
+    /** Grants access; returns the grants made and the entries that became shared. */
+    async share(principal: Principal, request: ShareRequest) {
+      const reply = await store.share(toProtoRequest(principal, request));
+      return {
+        grants: reply.grants.map((grant) => ({
+          grant_id: grant.id,
+          context_id: grant.entryId === "" ? null : grant.entryId,
+          thread_id: grant.threadId === "" ? null : grant.threadId,
+          // A grant always names its grantee's kind and permission; the store sends no other.
+          grantee_kind: granteeKindFromProto(grant.grantee?.kind ?? 0, "grantee.kind") === "group" ? ("group" as const) : ("subject" as const),
+          grantee: grant.grantee?.name ?? "",
+          permission: permissionFromProto(grant.permission, "permission") === "write" ? ("write" as const) : ("read" as const),
+        })),
+        nowSharedIds: reply.nowSharedIds,
+      };
+    },
+
+    /** Revokes grants; returns how many were revoked. */
+    async unshare(principal: Principal, request: ShareRequest): Promise<number> {
+      const reply = await store.unshare(toProtoRequest(principal, request));
+      return reply.revokedCount;
+    },
+  };
+}
+
+export type SharingClient = ReturnType<typeof createSharingClient>;

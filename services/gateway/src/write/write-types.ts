@@ -1,0 +1,68 @@
+/** The write path's domain types: what tools hand it and what it answers, free of any wire format. */
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { TrustStateName } from "@context-hub/common";
+import type { Idempotency } from "../idempotency.js";
+
+export type Source = "user" | "agent";
+export type Visibility = "private" | "shared" | "tenant";
+
+export interface NewEntryInput {
+  threadId: string;
+  source: Source;
+  text: string;
+  metadata: JsonObject | undefined;
+  tags: string[];
+  images: { mimeType: string; data: Uint8Array }[];
+  /** Undefined lets the store choose: private, or shared in a thread the caller has shared. */
+  visibility: Visibility | undefined;
+  /** When the stated fact holds (valid_from ≤ t < valid_to); undefined ends are open. */
+  validFrom?: Date | undefined;
+  validTo?: Date | undefined;
+}
+
+export interface EntryChange {
+  /** Full id or unique prefix. */
+  id: string;
+  expectedVersion: number | undefined;
+  text: string | undefined;
+  metadata: JsonObject | undefined;
+  tags: string[] | undefined;
+  images: { mimeType: string; data: Uint8Array }[] | undefined;
+  visibility: Visibility | undefined;
+  /** Set when the change restores this earlier version (the store checks the content is that version's). */
+  restoredFromVersion?: number | undefined;
+  /** Replaces the valid-time interval (an undefined end becomes open). */
+  validity?: { validFrom: Date | undefined; validTo: Date | undefined } | undefined;
+}
+
+/** The read-back acknowledgement a caller gets once the write is durable. */
+export interface WriteAck {
+  id: string;
+  threadId: string | undefined;
+  version: number;
+  contentHash: string;
+  deduplicated: boolean;
+  createdAt: string;
+  updatedAt: string;
+  /** A new entry whose text was deleted from its thread before. */
+  previouslyDeleted: boolean;
+  trustState: TrustStateName;
+  /** What the write-time screen found, as `<field>:<rule>`. */
+  trustReasons: string[];
+}
+
+export interface ItemFailure {
+  code: string;
+  message: string;
+}
+
+export type ItemOutcome<T> = { ok: true; value: T } | { ok: false; error: ItemFailure };
+
+/** An idempotency key as the tools resolved it: `replay` when the store already holds its first result. */
+export type ResolvedIdempotency = Idempotency & { replay: boolean };
+
+/** What generation needs of a text. */
+export interface GenerationInput {
+  text: string;
+  source: Source;
+}
