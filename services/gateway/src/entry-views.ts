@@ -14,6 +14,9 @@ export function fromProtoVisibility(visibility: commonV1.Visibility): "private" 
       return "tenant";
     case commonV1.Visibility.SHARED:
       return "shared";
+    case commonV1.Visibility.PRIVATE:
+    case commonV1.Visibility.UNSPECIFIED:
+    // A value newer than this gateway knows shows as the narrowest visibility.
     default:
       return "private";
   }

@@ -17,6 +17,9 @@ export function fromProtoTrustState(state: storeV1.TrustState): TrustStateName {
       return "quarantined";
     case storeV1.TrustState.REJECTED:
       return "rejected";
+    case storeV1.TrustState.UNVERIFIED:
+    case storeV1.TrustState.UNSPECIFIED:
+    // A state newer than this gateway knows promises nothing either.
     default:
       return "unverified";
   }
