@@ -3,8 +3,9 @@ import { logs } from "@opentelemetry/api-logs";
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { NodeSDK } from "@opentelemetry/sdk-node";
 import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-node";
+import { createRequire } from "node:module";
+import type { NodeSDK } from "@opentelemetry/sdk-node";
 import { z } from "zod";
 import { envOptionalString, envString, loadConfig } from "./config.js";
 
@@ -22,6 +23,16 @@ export interface Tracing {
 }
 
 let active: { sdk: NodeSDK; processors: SpanProcessor[]; users: number } | undefined;
+
+/**
+ * The SDK, loaded when tracing starts: it pulls in every exporter it can
+ * build (about half a second of imports), which a process tracing nothing
+ * should not pay at startup.
+ */
+function loadNodeSdk(): typeof NodeSDK {
+  const require = createRequire(import.meta.url);
+  return (require("@opentelemetry/sdk-node") as { NodeSDK: typeof NodeSDK }).NodeSDK;
+}
 
 /**
  * The OpenTelemetry variables every service reads. The OTLP exporter reads
@@ -56,7 +67,8 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv, proces
   if (processors === undefined && !isTracingConfigured(env)) return undefined;
   if (active === undefined) {
     const spanProcessors = processors ?? [new BatchSpanProcessor(new OTLPTraceExporter())];
-    const sdk = new NodeSDK({
+    const Sdk = loadNodeSdk();
+    const sdk = new Sdk({
       // Only the resource named here: the SDK's host and process detectors would add attributes this service never sent.
       resource: resourceFromAttributes({ "service.name": loadConfig(tracingEnv, env).OTEL_SERVICE_NAME ?? serviceName }),
       autoDetectResources: false,
