@@ -1,8 +1,10 @@
 // Lint rules the house style relies on; `npm run lint` runs them with Prettier's check.
+import js from "@eslint/js";
+import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/node_modules/**", "proto/src/gen/**", "bench/**", "scripts/**", "bin/**", "**/*.js", "**/*.mjs"] },
+  { ignores: ["**/dist/**", "**/node_modules/**", "proto/src/gen/**", "bin/**", "**/*.js", "**/*.mjs", "!bench/**/*.js", "!scripts/**/*.js"] },
   ...tseslint.configs.recommended,
   {
     files: ["**/*.ts"],
@@ -11,6 +13,7 @@ export default tseslint.config(
       "@typescript-eslint/no-floating-promises": ["error", { allowForKnownSafeCalls: [{ from: "package", package: "node:test", name: ["test", "describe", "it", "suite", "before", "after"] }] }],
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/switch-exhaustiveness-check": "error",
     },
   },
   {
@@ -27,6 +30,17 @@ export default tseslint.config(
     files: ["services/gateway/src/auth/**/*.ts"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [{ group: ["**/mcp/*", "**/mcp/**"], message: "auth/ does not import from mcp/: move what both need to a neutral module." }] }],
+    },
+  },
+  {
+    // Benchmarks and build scripts are plain ES modules run by Node: its globals, and the core rules that catch undefined names.
+    files: ["bench/**/*.js", "scripts/**/*.js"],
+    ...js.configs.recommended,
+    languageOptions: { ecmaVersion: 2023, sourceType: "module", globals: { ...globals.node } },
+    rules: {
+      ...js.configs.recommended.rules,
+      "no-unused-vars": "off",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", caughtErrors: "none" }],
     },
   },
 );

@@ -294,8 +294,6 @@ const scenarios = {
   },
 };
 
-/** The tools that need no embedder, summarizer or reranker: none of them may fail while a worker is down. */
-const toolsWithoutWorkers = ["get_context_by_ids", "search_context", "fts_search_context", "grep_context", "read_context_range", "navigate_context", "get_context_history", "fetch", "list_threads"];
 const writeTools = ["store_context", "update_context"];
 
 /**

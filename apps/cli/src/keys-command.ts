@@ -103,8 +103,12 @@ export async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv, out
       out(`Revoked ${reply.key === undefined ? positionals[0] : describeKey(reply.key)}\n`);
       return 0;
     }
+    case undefined:
+    case "help":
+      out(keysUsage);
+      return 0;
     default:
       out(keysUsage);
-      return action === undefined || action === "help" ? 0 : 2;
+      return 2;
   }
 }

@@ -1,7 +1,11 @@
 import { context, INVALID_SPAN_CONTEXT, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
+import { logs } from "@opentelemetry/api-logs";
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, NodeTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-node";
+import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-node";
+import { createRequire } from "node:module";
+import type { NodeSDK } from "@opentelemetry/sdk-node";
 import { z } from "zod";
 import { envOptionalString, envString, loadConfig } from "./config.js";
 
@@ -18,7 +22,17 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-let active: { provider: NodeTracerProvider; users: number } | undefined;
+let active: { sdk: NodeSDK; processors: SpanProcessor[]; users: number } | undefined;
+
+/**
+ * The SDK, loaded when tracing starts: it pulls in every exporter it can
+ * build (about half a second of imports), which a process tracing nothing
+ * should not pay at startup.
+ */
+function loadNodeSdk(): typeof NodeSDK {
+  const require = createRequire(import.meta.url);
+  return (require("@opentelemetry/sdk-node") as { NodeSDK: typeof NodeSDK }).NodeSDK;
+}
 
 /**
  * The OpenTelemetry variables every service reads. The OTLP exporter reads
@@ -52,12 +66,21 @@ export function isTracingConfigured(env: NodeJS.ProcessEnv): boolean {
 export function startTracing(serviceName: string, env: NodeJS.ProcessEnv, processors?: SpanProcessor[]): Tracing | undefined {
   if (processors === undefined && !isTracingConfigured(env)) return undefined;
   if (active === undefined) {
-    const provider = new NodeTracerProvider({
+    const spanProcessors = processors ?? [new BatchSpanProcessor(new OTLPTraceExporter())];
+    const Sdk = loadNodeSdk();
+    const sdk = new Sdk({
+      // Only the resource named here: the SDK's host and process detectors would add attributes this service never sent.
       resource: resourceFromAttributes({ "service.name": loadConfig(tracingEnv, env).OTEL_SERVICE_NAME ?? serviceName }),
-      spanProcessors: processors ?? [new BatchSpanProcessor(new OTLPTraceExporter())],
+      autoDetectResources: false,
+      spanProcessors,
+      // W3C trace context and baggage, whatever OTEL_PROPAGATORS says: gRPC metadata carries exactly these headers.
+      textMapPropagator: new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+      // Traces only: with no readers or processors of their own the SDK would start OTLP metric and log exporters too.
+      metricReaders: [],
+      logRecordProcessors: [],
     });
-    provider.register();
-    active = { provider, users: 0 };
+    sdk.start();
+    active = { sdk, processors: spanProcessors, users: 0 };
   }
   const state = active;
   state.users++;
@@ -68,13 +91,14 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv, proces
       stopped = true;
       state.users--;
       if (state.users > 0) {
-        await state.provider.forceFlush();
+        await Promise.all(state.processors.map((processor) => processor.forceFlush()));
         return;
       }
-      await state.provider.shutdown();
+      await state.sdk.shutdown();
       trace.disable();
       propagation.disable();
       context.disable();
+      logs.disable();
       if (active === state) active = undefined;
     },
   };

@@ -11,6 +11,7 @@
 import { providerError } from "@context-hub/common";
 import type { SqlDatabase } from "./db/sql-database.js";
 import { hnswIndexName } from "./postgres-vector-index.js";
+import { toVectorLiteral } from "./vector-literal.js";
 
 /** An (embedding model, dimension) pair. */
 export interface EmbeddingSpace {
@@ -96,7 +97,6 @@ export async function reembedChunks(db: SqlDatabase, options: ReembedOptions): P
   const { target, batchSize } = options;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batch size must be a positive whole number (got ${batchSize})`);
   const vectorCast = db.vectorType === "pgvector" ? "vector" : "real[]";
-  const toLiteral = db.vectorType === "pgvector" ? (vector: Float32Array) => `[${vector.join(",")}]` : (vector: Float32Array) => `{${vector.join(",")}}`;
   let after = firstId;
   let reembedded = 0;
   let batches = 0;
@@ -134,7 +134,7 @@ export async function reembedChunks(db: SqlDatabase, options: ReembedOptions): P
         `UPDATE chunks c SET embedding_model = $1, embedding = u.embedding::${vectorCast}
          FROM unnest($2::uuid[], $3::text[], $4::text[]) AS u (id, embedding, old_model)
          WHERE c.id = u.id AND c.embedding_model = u.old_model`,
-        [target.model, live.map((chunk) => chunk.id), vectors.map(toLiteral), live.map((chunk) => chunk.embedding_model)],
+        [target.model, live.map((chunk) => chunk.id), vectors.map((vector) => toVectorLiteral(db.vectorType, vector)), live.map((chunk) => chunk.embedding_model)],
       );
       return result.rowCount;
     });

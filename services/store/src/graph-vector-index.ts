@@ -32,7 +32,7 @@ import { bestPerEntry, createExactPreference, dimensionLiteral, hnswIndexName, t
 import type { Principal } from "./principal.js";
 import { searchFilterConditions } from "./search-filter-sql.js";
 import type { CommittedChunk, VectorIndex, VectorQuery, VectorSearchResult } from "./vector-index.js";
-import { toVectorLiteral } from "./vector-literal.js";
+import { fromVectorColumn, toVectorLiteral } from "./vector-literal.js";
 
 const graphPoints = gauge("contexthub_vector_graph_points", "Chunks in the store's in-process vector graph, by embedding model.", ["model"]);
 
@@ -180,11 +180,11 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     }
     const missing = [...stored.entries()].filter(([key]) => !space.ids.has(key)).map(([, id]) => id);
     for (let start = 0; start < missing.length; start += catchUpBatch) {
-      const { rows: vectors } = await db.query<{ id: string; embedding: string }>(
-        `SELECT id::text AS id, embedding::text AS embedding FROM chunks WHERE id = ANY($1::uuid[]) AND embedding_model = $2 AND vector_dims(embedding) = ${dimensionLiteral(space.dimension)}`,
+      const { rows: vectors } = await db.query<{ id: string; embedding: string | number[] }>(
+        `SELECT id::text AS id, embedding FROM chunks WHERE id = ANY($1::uuid[]) AND embedding_model = $2 AND vector_dims(embedding) = ${dimensionLiteral(space.dimension)}`,
         [missing.slice(start, start + catchUpBatch), space.model],
       );
-      for (const row of vectors) addPoint(space, row.id, parseVector(row.embedding));
+      for (const row of vectors) addPoint(space, row.id, fromVectorColumn(row.embedding));
     }
     graphPoints.set({ model: space.model }, space.ids.size);
     logger.info(
@@ -353,10 +353,4 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
       await fallback.close();
     },
   };
-}
-
-/** pgvector's text form, `[0.1,0.2,…]`, as the graph's input. */
-function parseVector(text: string): Float32Array {
-  const body = text.slice(1, -1);
-  return body === "" ? new Float32Array(0) : Float32Array.from(body.split(","), Number);
 }

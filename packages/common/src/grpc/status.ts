@@ -63,6 +63,21 @@ export function fromGrpcError(error: ServiceError, peer: PeerName): ContextHubEr
       return new ContextHubError(unavailableCodeOf[peer], `the ${peer} service is unavailable, so the call could not be completed; retry shortly`, { details: { peer }, cause: error });
     case status.CANCELLED:
       return new ContextHubError("INTERNAL", `call to ${peer} was cancelled`, { details: { peer } });
+    // A peer answers its own domain errors with a ContextHubError code (above); any other status is its internal failure.
+    case status.OK:
+    case status.UNKNOWN:
+    case status.INVALID_ARGUMENT:
+    case status.NOT_FOUND:
+    case status.ALREADY_EXISTS:
+    case status.PERMISSION_DENIED:
+    case status.RESOURCE_EXHAUSTED:
+    case status.FAILED_PRECONDITION:
+    case status.ABORTED:
+    case status.OUT_OF_RANGE:
+    case status.UNIMPLEMENTED:
+    case status.INTERNAL:
+    case status.DATA_LOSS:
+    case status.UNAUTHENTICATED:
     default:
       return new ContextHubError("INTERNAL", `${peer} failed: ${error.details || status[error.code]}`, { details: { peer }, cause: error });
   }

@@ -30,6 +30,7 @@ export async function openDatabase(options: DatabaseOptions, logger: Logger): Pr
       : await createPostgresConnection({ url: options.url, poolMax: options.poolMax, preparedStatements: options.preparedStatements ?? true, logger });
   try {
     const { applied, schemaVersion, vectorType } = await migrate(connection, logger, undefined, options.migrations ?? "apply");
+    if (vectorType === "pgvector") await connection.registerVectorTypes?.();
     logger.info({ database: connection.kind, schemaVersion, applied, vectorType }, "database ready");
     return {
       kind: connection.kind,

@@ -1,5 +1,6 @@
 import { traceQuery } from "./trace-query.js";
 import pg from "pg";
+import { registerTypes } from "pgvector/pg";
 import { ContextHubError, type Logger } from "@context-hub/common";
 import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
 import { createPostgresStatements, isStaleStatement } from "./postgres-statements.js";
@@ -43,7 +44,10 @@ function unavailable(cause: unknown): ContextHubError {
  * after 30 s so a stuck query cannot pin a connection.
  */
 export async function createPostgresConnection(options: PostgresOptions): Promise<SqlConnection> {
+  // One set of type parsers for every pooled client, so types registered after the pool opened reach connections already open.
+  const types = new pg.TypeOverrides();
   const pool = new pg.Pool({
+    types,
     connectionString: options.url,
     max: options.poolMax,
     connectionTimeoutMillis: 5_000,
@@ -147,6 +151,10 @@ export async function createPostgresConnection(options: PostgresOptions): Promis
       if (closed) return;
       closed = true;
       await pool.end();
+    },
+    async registerVectorTypes() {
+      // pgvector looks the type's oid up once and installs its parser on what it is handed: here the pool's shared parsers.
+      await registerTypes({ query: (text: string, params: unknown[]) => connection.query(text, params), setTypeParser: types.setTypeParser.bind(types) });
     },
   };
   return connection;

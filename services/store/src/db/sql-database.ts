@@ -33,6 +33,12 @@ export interface SqlConnection extends SqlExecutor {
   ping(): Promise<boolean>;
   /** Waits for running work, then releases the connection; PGlite flushes its data directory. */
   close(): Promise<void>;
+  /**
+   * Reads pgvector's `vector` columns as arrays of numbers from now on, once
+   * the schema has the type; a connection without it (PGlite) reads them as
+   * their text form.
+   */
+  registerVectorTypes?(): Promise<void>;
 }
 
 /** How chunk vectors are stored: the pgvector `vector` type, or a plain `real[]` when the server lacks pgvector. */
