@@ -13,6 +13,7 @@ export { createSqlParams, type DatabaseKind, type SqlConnection, type SqlExecuto
 export { accessPredicate, deletedEntryPredicate, type AccessMode } from "../access-predicate.js";
 export { trustFilter, defaultReadableTrustStates } from "../trust-filter.js";
 export { createEntryRepository, trustColumns, toEntryTrust, type TrustRow } from "../entry-repository.js";
+export { createDatabaseSearchVectors, createWorkerSearchVectors, type SearchVectors } from "../search-vectors.js";
 export { createEntryService, type EntryService } from "../entries.js";
 export { createAuditRepository } from "../audit-repository.js";
 export { screenEntry, screenRules, type ScreenFinding, type ScreenRuleId } from "../instruction-screen.js";
