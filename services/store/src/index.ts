@@ -98,7 +98,7 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
       store: createDescribeService(database, () => search.vectors.kind),
     };
     const sweeper = createIdempotencyExpirySweeper({ expiry, deleteExpired: (notBefore, limit) => deleteExpiredIdempotencyKeys(database, notBefore, limit), logger });
-    return await startGrpcService({
+    const running = await startGrpcService({
       name: "store",
       host: config.host,
       port: config.port,
@@ -118,6 +118,9 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
       await sweeper.close();
       throw error;
     });
+    // Its worker starts a database of its own: not while the store's is starting.
+    searchVectors.warm();
+    return running;
   } catch (error) {
     await screen.close();
     await searchVectors?.close();

@@ -23,6 +23,8 @@ export interface SearchVectors {
    * @throws ContextHubError TEXT_BUDGET_EXCEEDED (stage "full-text index") when a worker's parse runs over the budget.
    */
   vectorOf(text: string): Promise<string>;
+  /** Starts a worker ahead of the first long text (called once the store serves, off its start-up's path). */
+  warm(): void;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ export function createDatabaseSearchVectors(db: SqlDatabase): SearchVectors {
       const { rows } = await db.query<{ vector: string }>("SELECT entry_search_vector($1::text)::text AS vector", [text]);
       return rows[0]?.vector ?? "";
     },
+    warm: () => undefined,
     close: async () => undefined,
   };
 }
@@ -59,8 +62,13 @@ export async function createWorkerSearchVectors(db: SqlDatabase, options: Search
   const workerData: SearchVectorWorkerData = { functionDefinition: rows[0]?.definition ?? "" };
   const pool = createWorkerPool({ name: "store-search-vector", script: new URL("./search-vector-worker.js", import.meta.url), maxWorkers: options.workers, workerData });
   const inDatabase = createDatabaseSearchVectors(db);
-  pool.warm().catch((error: unknown) => logger.warn({ err: error }, "the full-text worker failed to start; long texts are parsed by the store's database"));
+  let closed = false;
   return {
+    warm() {
+      pool.warm().catch((error: unknown) => {
+        if (!closed) logger.warn({ err: error }, "the full-text worker failed to start; long texts are parsed by the store's database");
+      });
+    },
     async vectorOf(text) {
       try {
         return await pool.run<string>("vector", { text }, { stage: "full-text index", budgetMs: options.budgetMs, budgetSetting: "STORE_TEXT_BUDGET_MS" });
@@ -70,6 +78,9 @@ export async function createWorkerSearchVectors(db: SqlDatabase, options: Search
         return inDatabase.vectorOf(text);
       }
     },
-    close: () => pool.close(),
+    close: () => {
+      closed = true;
+      return pool.close();
+    },
   };
 }
