@@ -21,7 +21,7 @@ import { startFuzzTarget } from "../test/dist/fuzz/fuzz-target.js";
 import { formatSummary, runFuzz } from "../test/dist/fuzz/fuzz-run.js";
 import { knownDefects, partitionFindings } from "../test/dist/fuzz/known-defects.js";
 import { formatPathologicalSummary, runPathologicalText, runPathologicalTextOffline } from "../test/dist/fuzz/pathological-text.js";
-import { screenEntry } from "../services/store/dist/index.js";
+import { screenEntry } from "../services/store/dist/testing/index.js";
 import { renderForModel } from "../services/gateway/dist/index.js";
 
 const { values } = parseArgs({

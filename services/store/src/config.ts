@@ -60,9 +60,9 @@ export const storeEnvVariables = z.object({
     "How long an idempotency key replays its first response (60 to 31,536,000 s); after it the key is new again and its record is deleted (see [Idempotency keys](store.md#idempotency-keys)).",
   ),
   STORE_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000).describe(
-    "Most time the write-time screen of one entry may take in a worker thread (10–600000); past it the worker is terminated and the write fails with `TEXT_BUDGET_EXCEEDED` (stage `screen`) before its transaction opens, so nothing is stored. Entries whose text, metadata and tags total at most 4096 characters are screened at once, without a worker. See [reliability.md](reliability.md#work-on-caller-text).",
+    "Most time the store's work on one long text may take in a worker thread (10–600000): the write-time screen (stage `screen`), on PGlite the full-text vector of a text of 16384 characters or more (stage `full-text index`), both before the write's transaction opens, and at read time the outline of a stored text (`navigate_context`, stage `outline`; a node range, stage `range`). Past it the worker is terminated and the call fails with `TEXT_BUDGET_EXCEEDED` naming the stage; a write so stopped stores nothing. Texts of at most 4096 characters are worked on at once, without a worker. See [reliability.md](reliability.md#work-on-caller-text).",
   ),
-  STORE_TEXT_WORKERS: envInteger(1, 1, 64).describe("Worker threads for the screen of long entries (1–64)."),
+  STORE_TEXT_WORKERS: envInteger(1, 1, 64).describe("Worker threads of each of the store's text pools: the screen, outlines and (on PGlite) full-text vectors of long texts (1–64)."),
   ...describedSearchEnvSchema,
   ...vectorBackendEnvSchema,
   ...commonEnvSchema,

@@ -31,6 +31,7 @@ import type {
   ListEntriesResult,
   NewEntryInput,
   ScreenedChange,
+  TextWrite,
   Source,
   ThreadPage,
   UpdateEntriesRequest,
@@ -148,22 +149,43 @@ function validateCommit(entry: NewEntryInput | undefined, generated: GeneratedIn
   return { write, generated: generated === undefined ? undefined : validateGenerated(generated, write.text) };
 }
 
+/**
+ * Texts at least this long have their full-text vector computed before the
+ * write's transaction (see `EntryRepository.searchVectorOf`); a shorter one
+ * is parsed in the write's statement, which costs less than a round trip.
+ */
+const vectorBeforeTransactionChars = 16_384;
+
+/** What a write needs before its transaction: the screen, and where a long text's full-text vector is computed. */
+interface BeforeTransaction {
+  screen: WriteScreen;
+  searchVectorOf(text: string): Promise<string>;
+}
+
+/** `write` with its full-text vector when the text is long enough to be worth computing before the transaction. */
+async function withSearchVector<W extends TextWrite>(before: BeforeTransaction, write: W): Promise<W> {
+  if (write.text.length < vectorBeforeTransactionChars) return write;
+  return { ...write, searchVector: await before.searchVectorOf(write.text) };
+}
+
 /** A valid commit with its screen, which may take a worker's time: done before the transaction, so it never holds one open. */
-async function screenCommit(screen: WriteScreen, commit: Omit<ValidCommit, "screens">): Promise<ValidCommit> {
+async function screenCommit(before: BeforeTransaction, commit: Omit<ValidCommit, "screens">): Promise<ValidCommit> {
   const { text, metadata, tags } = commit.write;
-  return { ...commit, screens: await screen.screen({ text, metadata, tags }) };
+  const [screens, write] = await Promise.all([before.screen.screen({ text, metadata, tags }), withSearchVector(before, commit.write)]);
+  return { ...commit, write, screens };
 }
 
 /** A valid change with its screen of the fields it brings (see `screenCommit`). */
-async function screenChange(screen: WriteScreen, change: EntryChange): Promise<ScreenedChange> {
-  return {
-    ...change,
-    screens: await screen.screen({
+async function screenChange(before: BeforeTransaction, change: EntryChange): Promise<ScreenedChange> {
+  const [screens, text] = await Promise.all([
+    before.screen.screen({
       ...(change.text === undefined ? {} : { text: change.text.text }),
       ...(change.metadata === undefined ? {} : { metadata: change.metadata }),
       ...(change.tags === undefined ? {} : { tags: change.tags }),
     }),
-  };
+    change.text === undefined ? undefined : withSearchVector(before, change.text),
+  ]);
+  return { ...change, text, screens };
 }
 
 /**
@@ -301,6 +323,7 @@ function createEntryOperations(repository: EntryRepository, screen: WriteScreen,
   /** Runs `fn` in the call's transaction when it has one (an idempotency key), else in a new one. */
   const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => (scope === undefined ? repository.transaction(fn) : fn(scope));
   const transaction = <T>(fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => repository.transaction(fn);
+  const before: BeforeTransaction = { screen, searchVectorOf: (text) => repository.searchVectorOf(text) };
 
   return {
     async findDuplicate(principal, key) {
@@ -315,7 +338,7 @@ function createEntryOperations(repository: EntryRepository, screen: WriteScreen,
         "Commit",
         request.idempotency,
         // Everything is checked (and screened) before the transaction opens: bad input stores nothing.
-        () => screenCommit(screen, validateCommit(request.entry, request.generated)),
+        () => screenCommit(before, validateCommit(request.entry, request.generated)),
         (commit, scope) => within(scope, (tx) => commitIn(tx, caller, commit)),
       );
     },
@@ -333,7 +356,7 @@ function createEntryOperations(repository: EntryRepository, screen: WriteScreen,
             valid,
             request.atomic,
             (index) => `entries[${index}]`,
-            (commit) => screenCommit(screen, commit),
+            (commit) => screenCommit(before, commit),
           );
         },
         (items, scope) =>
@@ -368,7 +391,7 @@ function createEntryOperations(repository: EntryRepository, screen: WriteScreen,
             valid,
             request.atomic,
             (index) => `updates[${index}]`,
-            (change) => screenChange(screen, change),
+            (change) => screenChange(before, change),
           );
         },
         async (changes, scope) => {

@@ -72,6 +72,12 @@ export interface TextWrite {
   textLength: number;
   preview: string;
   contentHash: string;
+  /**
+   * `entry_search_vector(text)` in tsvector's text form, computed before the
+   * write's transaction for a long text; absent, the database computes it in
+   * the write's own statement (see migration 10).
+   */
+  searchVector?: string | undefined;
 }
 
 /** A validated, normalised entry ready to store. */

@@ -124,6 +124,13 @@ export interface EntryRepository {
   transaction<T>(fn: (scope: EntryWriteScope) => Promise<T>): Promise<T>;
   /** What the first use of an idempotency key recorded (unless before `notBefore`: expired), read outside any transaction. */
   findCall(principal: Principal, key: string, notBefore: Date): Promise<RecordedCall | undefined>;
+  /**
+   * `entry_search_vector(text)` in tsvector's text form, outside any
+   * transaction (see `SearchVectors`): a long text's vector is parsed before
+   * its write's transaction opens, since on PGlite a transaction holds the one
+   * session from BEGIN to COMMIT and every other caller waits for it.
+   */
+  searchVectorOf(text: string): Promise<string>;
   /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
   resolveIds(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
   /**

@@ -3,7 +3,7 @@ import { currentRequestId } from "./audit.js";
 import { createAuditStatements } from "./audit-repository.js";
 import { lockClasses, lockInOrder, toAdvisoryKey } from "./db/advisory-locks.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "./db/sql-database.js";
-import type { DuplicateKey, EntryAck, EntryWrite, GeneratedWrite, ImageWrite, JsonObject, Source, Visibility } from "./entry-model.js";
+import type { DuplicateKey, EntryAck, EntryWrite, GeneratedWrite, ImageWrite, JsonObject, Source, TextWrite, Visibility } from "./entry-model.js";
 import type { EntryRepository, EntryWriteScope } from "./entry-ports.js";
 import { entryColumns, resolveIds, toStoredEntry, type EntryRow } from "./entry-rows.js";
 import { createGrantStatements } from "./grant-repository.js";
@@ -14,6 +14,7 @@ import { createUuidV7 } from "./ids.js";
 import type { Principal } from "./principal.js";
 import { entrySource, previewSourceColumn, searchFilterConditions } from "./search-filter-sql.js";
 import { createReviewStatements } from "./review-repository.js";
+import { createDatabaseSearchVectors, type SearchVectors } from "./search-vectors.js";
 import { trustFilter } from "./trust-filter.js";
 import type { Trust, TrustState } from "./trust.js";
 import type { CommittedChunk } from "./vector-index.js";
@@ -244,14 +245,15 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor, inserted: CommittedC
     // INSERT … SELECT, so that a duplicate can stop it; the columns do not type the parameters there, so each is cast.
     parts.push(`e AS (
          INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, metadata, tags, summary, content_type,
-           trust_state, trust_reasons, updated_by, valid_from, valid_to)
+           trust_state, trust_reasons, updated_by, valid_from, valid_to, search_vector)
          SELECT ${params.add(id)}::uuid, ${tenant}, ${threadId}, ${params.add(write.source)}::text, ${owner},
            coalesce(${params.add(write.visibility ?? null)}::text,
              CASE WHEN EXISTS (SELECT 1 FROM grants g WHERE g.tenant = ${tenant} AND g.thread_id = ${threadId} AND g.grantor = ${owner}) THEN 'shared' ELSE 'private' END),
            ${params.add(write.text)}::text, ${params.add(write.textLength)}::integer, ${params.add(write.preview)}::text, ${contentHash},
            ${params.add(JSON.stringify(write.metadata))}::jsonb, ${params.add(write.tags)}::text[], ${params.add(generated.summary)}::text,
            ${params.add(write.contentType)}::text, ${params.add(trust.state)}::text, ${params.add(trust.reasons)}::text[], ${owner},
-           ${params.add(toTimestampParam(write.validity.validFrom))}::timestamptz, ${params.add(toTimestampParam(write.validity.validTo))}::timestamptz
+           ${params.add(toTimestampParam(write.validity.validFrom))}::timestamptz, ${params.add(toTimestampParam(write.validity.validTo))}::timestamptz,
+           ${searchVectorOf(params, write)}
          ${guarded ? "WHERE NOT EXISTS (SELECT 1 FROM d)" : ""}
          RETURNING id, version, content_hash, created_at, updated_at, trust_state, trust_reasons
        )`);
@@ -445,6 +447,8 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor, inserted: CommittedC
           `content_hash = ${params.add(text.contentHash)}`,
           `summary = ${params.add(text.generated.summary)}`,
         );
+        // Without one computed before the transaction, the trigger parses the new text (the vector is left as it was here).
+        if (text.searchVector !== undefined) sets.push(`search_vector = ${searchVectorOf(params, text)}`);
       }
       if (change.metadata !== undefined) sets.push(`metadata = ${params.add(JSON.stringify(change.metadata))}::jsonb`);
       if (change.tags !== undefined) sets.push(`tags = ${params.add(change.tags)}::text[]`);
@@ -531,10 +535,22 @@ interface StatisticsRow {
 export interface EntryRepositoryOptions {
   /** Told of the chunks a write transaction inserted, once it has committed (see VectorIndex.chunksCommitted). */
   onChunksCommitted?: ((chunks: readonly CommittedChunk[]) => void) | undefined;
+  /** Where long texts' full-text vectors are computed before their transactions; by default a statement of their own on `db`. */
+  searchVectors?: SearchVectors | undefined;
+}
+
+/**
+ * The SQL for a written text's full-text vector: the one computed before the
+ * transaction when there is one, else NULL, which the table's trigger fills
+ * with `entry_search_vector` of the text (migration 10), parsing it once.
+ */
+function searchVectorOf(params: SqlParams, write: TextWrite): string {
+  return `${write.searchVector === undefined ? "NULL" : params.add(write.searchVector)}::tsvector`;
 }
 
 /** The entry repository over a migrated database. */
 export function createEntryRepository(db: SqlDatabase, options: EntryRepositoryOptions = {}): EntryRepository {
+  const searchVectors = options.searchVectors ?? createDatabaseSearchVectors(db);
   return {
     findDuplicate: (principal, key) => findDuplicate(db, principal, key),
 
@@ -554,6 +570,8 @@ export function createEntryRepository(db: SqlDatabase, options: EntryRepositoryO
     },
 
     findCall: (principal, key, notBefore) => findRecordedCall(db, principal, key, notBefore),
+
+    searchVectorOf: (text) => searchVectors.vectorOf(text),
 
     resolveIds: (principal, queries, maxMatches) => resolveIds(db, principal, queries, maxMatches),
 

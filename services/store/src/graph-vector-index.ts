@@ -42,6 +42,12 @@ const firstPage = 64;
 const maxGraphPoints = 10_000;
 /** Chunks read back from PostgreSQL per statement while a graph catches up. */
 const catchUpBatch = 500;
+/**
+ * Most milliseconds of graph inserts in one turn of the event loop. A
+ * megabyte's ~670 chunks take 0.3–0.5 s to insert; in slices this long, the
+ * statements and calls of other callers run between them.
+ */
+const insertSliceMs = 8;
 /** How often a changed graph is saved to disk (and always when the store stops). */
 const saveEveryMs = 5 * 60_000;
 
@@ -74,6 +80,8 @@ interface Space {
   ids: Map<bigint, string>;
   /** Whether the graph changed since it was last saved. */
   changed: boolean;
+  /** Committed chunks not in the graph yet: inserted a slice at a time (see `insertSliceMs`). */
+  pending: CommittedChunk[];
 }
 
 /** What a saved graph's manifest records; the graph and its key list are files named by `generation`. */
@@ -198,7 +206,7 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     const known = spaces.get(key);
     if (known !== undefined) return known;
     const saved = await loadSaved(model, dimension);
-    const space: Space = { model, dimension, graph: saved?.graph ?? newGraph(dimension), ids: new Map(), changed: saved === undefined };
+    const space: Space = { model, dimension, graph: saved?.graph ?? newGraph(dimension), ids: new Map(), changed: saved === undefined, pending: [] };
     spaces.set(key, space);
     await catchUp(space, saved?.keys ?? []);
     return space;
@@ -238,6 +246,41 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     }
   }
 
+  /** Inserts a space's pending chunks, at most `untilMs` (performance.now()) or all of them; says whether any are left. */
+  function insertPending(space: Space, untilMs: number): boolean {
+    let done = 0;
+    while (done < space.pending.length && performance.now() < untilMs) {
+      const chunk = space.pending[done++] as CommittedChunk;
+      try {
+        addPoint(space, chunk.id, Float32Array.from(chunk.vector));
+      } catch (error) {
+        logger.warn({ err: error, chunk: chunk.id }, "adding a chunk to the vector graph failed; exact searches still find it, and the next start adds it");
+      }
+    }
+    space.pending.splice(0, done);
+    graphPoints.set({ model: space.model }, space.ids.size);
+    return space.pending.length > 0;
+  }
+
+  /**
+   * Inserts pending chunks a slice per turn of the event loop until none are
+   * left. setImmediate runs after the I/O callbacks of the turn, so calls and
+   * statements that arrived meanwhile are served between two slices.
+   */
+  let draining = false;
+  function drainPending(): void {
+    if (draining) return;
+    draining = true;
+    const slice = () => {
+      const until = performance.now() + insertSliceMs;
+      let left = false;
+      for (const space of spaces.values()) if (space.pending.length > 0) left = insertPending(space, until) || left;
+      if (left) setImmediate(slice);
+      else draining = false;
+    };
+    setImmediate(slice);
+  }
+
   /** Saves one after another: a periodic save still hashing when the store stops is followed, not overlapped, by the last one. */
   let saving: Promise<void> = Promise.resolve();
   const saveChanged = (): Promise<void> => (saving = saving.then(saveChangedNow));
@@ -265,6 +308,10 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     const target = Float32Array.from(query.vector);
     const checked = new Set<bigint>();
     const passed: ChunkRow[] = [];
+    // Chunks committed but not yet inserted into the graph compete too, each with its exact distance, so a search
+    // during an insert finds what a search after it would.
+    const pending = space.pending.map((chunk) => chunk.id);
+    for (const row of await recheck(principal, query, pending)) if (row.visible) passed.push(row);
     let page = Math.max(firstPage, query.limit * 4);
     for (;;) {
       const found = space.graph.search(target, page, 1);
@@ -328,18 +375,17 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
           );
           continue;
         }
-        try {
-          addPoint(space, chunk.id, Float32Array.from(chunk.vector));
-        } catch (error) {
-          logger.warn({ err: error, chunk: chunk.id }, "adding a chunk to the vector graph failed; exact searches still find it, and the next start adds it");
-        }
+        space.pending.push(chunk);
       }
-      for (const space of spaces.values()) graphPoints.set({ model: space.model }, space.ids.size);
+      drainPending();
     },
 
     async nearestEntries(principal, query) {
       const space = spaces.get(spaceKey(query.model, query.vector.length));
       if (space === undefined || space.ids.size < settings.exactBelowChunks || (await preferExact(principal, query))) return fallback.nearestEntries(principal, query);
+      // More chunks waiting for the graph than one search re-checks: the exact scan finds them. Whether any are pending
+      // depends on other callers' writes, so the strategy stays the plan's (invariant I-2).
+      if (space.pending.length > maxGraphPoints) return { ...(await fallback.nearestEntries(principal, query)), strategy: "ann" };
       const answer = await searchGraph(space, principal, query);
       if (answer !== undefined) return answer;
       // The graph gave up (most of what it offered failed the re-check); the exact scan answers. How much failed depends on
@@ -349,6 +395,8 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
 
     async close() {
       clearInterval(saveTimer);
+      // What is still pending goes in before the last save (a crash instead leaves it to the next start's catch-up).
+      for (const space of spaces.values()) insertPending(space, Number.POSITIVE_INFINITY);
       await saveChanged();
       await fallback.close();
     },

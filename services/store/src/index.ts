@@ -7,6 +7,7 @@ import type { SqlDatabase } from "./db/sql-database.js";
 import { createApiKeyRepository } from "./api-key-repository.js";
 import { createApiKeyService } from "./api-keys.js";
 import { createEntryRepository } from "./entry-repository.js";
+import { createDatabaseSearchVectors, createWorkerSearchVectors, type SearchVectors } from "./search-vectors.js";
 import { createWriteScreen } from "./write-screen.js";
 import { createEntryService } from "./entries.js";
 import { createDescribeService } from "./describe.js";
@@ -78,9 +79,12 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
   const database = dependencies.database ?? (await openDatabase(config.database, logger));
   const screen = createWriteScreen(config.text);
   screen.warm().catch((error: unknown) => logger.error({ err: error }, "the screen's worker thread failed to start"));
+  let searchVectors: SearchVectors | undefined;
   try {
-    const search = await openSearch(database, config.search, logger, config.database.migrations, config.vectors, ownsDatabase ? graphDirectoryOf(config) : undefined);
-    const repository = createEntryRepository(database, { onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) });
+    const search = await openSearch(database, config.search, logger, config.database.migrations, config.vectors, ownsDatabase ? graphDirectoryOf(config) : undefined, config.text);
+    // Read after openSearch, which sets the text-search language the workers' copy of entry_search_vector must use.
+    searchVectors = database.kind === "pglite" ? await createWorkerSearchVectors(database, config.text, logger) : createDatabaseSearchVectors(database);
+    const repository = createEntryRepository(database, { onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors), searchVectors });
     const auditRepository = createAuditRepository(database);
     const denials = createDenialRecorder(auditRepository);
     const expiry = { ttlMs: config.idempotency.ttlMs, now: dependencies.now ?? (() => new Date()) };
@@ -94,7 +98,7 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
       store: createDescribeService(database, () => search.vectors.kind),
     };
     const sweeper = createIdempotencyExpirySweeper({ expiry, deleteExpired: (notBefore, limit) => deleteExpiredIdempotencyKeys(database, notBefore, limit), logger });
-    return await startGrpcService({
+    const running = await startGrpcService({
       name: "store",
       host: config.host,
       port: config.port,
@@ -107,14 +111,19 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
         await sweeper.close();
         await search.close();
         await screen.close();
+        await searchVectors?.close();
         if (ownsDatabase) await database.close();
       },
     }).catch(async (error: unknown) => {
       await sweeper.close();
       throw error;
     });
+    // Its worker starts a database of its own: not while the store's is starting.
+    searchVectors.warm();
+    return running;
   } catch (error) {
     await screen.close();
+    await searchVectors?.close();
     if (ownsDatabase) await database.close();
     throw error;
   }

@@ -11,6 +11,7 @@ import { createSearchService, type SearchService } from "./search.js";
 import type { SearchConfig } from "./search-config.js";
 import { createSearchRepository } from "./search-repository.js";
 import { createStatisticsMaintenance } from "./search-statistics.js";
+import { createOutlineWork, inlineOutlineWork, type OutlineWorkOptions } from "./outline-work.js";
 import { applyTextSearchLanguage } from "./text-search-language.js";
 import type { VectorIndex } from "./vector-index.js";
 import { createVectorOutboxRelay, setVectorOutbox, type VectorOutboxRelay } from "./vector-outbox.js";
@@ -36,6 +37,8 @@ export interface OpenSearch {
  * memory only) and catches them up with the stored chunks. With the Qdrant
  * backend it also readies the collections and starts the outbox relay; with
  * pgvector it makes sure the outbox is off (no triggers, nothing queued).
+ * With `textWork`, outlines of long texts are parsed in worker threads under
+ * its budget (see `OutlineWork`).
  */
 export async function openSearch(
   db: SqlDatabase,
@@ -44,6 +47,7 @@ export async function openSearch(
   migrations: "apply" | "verify" = "apply",
   backend: VectorBackendConfig = { kind: "pgvector", qdrant: undefined },
   graphDirectory: string | undefined = undefined,
+  textWork: OutlineWorkOptions | undefined = undefined,
 ): Promise<OpenSearch> {
   const language = await applyTextSearchLanguage(db, config.language, migrations, logger);
   const repository = createSearchRepository(db, { bm25: config.bm25, statisticsTtlMs: config.bm25StatisticsTtlMs });
@@ -69,7 +73,9 @@ export async function openSearch(
   await vectors.prepare();
   await relay?.start();
   const grep = createGrepRunner({ maxWorkers: config.grepWorkers });
-  const service = createSearchService({ repository, entries: createEntryRepository(db), vectors, grep, languages: { configured: language, allowed } });
+  // Outlines of long texts are parsed in worker threads under the store's text budget (the calling thread without one: tests).
+  const outlines = textWork === undefined ? inlineOutlineWork : createOutlineWork(textWork);
+  const service = createSearchService({ repository, entries: createEntryRepository(db), vectors, grep, languages: { configured: language, allowed }, outlines });
   return {
     service,
     vectors,
@@ -79,6 +85,7 @@ export async function openSearch(
       await relay?.stop();
       await statistics.close();
       await grep.close();
+      await outlines.close();
       await vectors.close();
     },
   };

@@ -13,7 +13,8 @@ import { compilePattern, grepLimits, type GrepLineMatch, type GrepOutputMode } f
 import type { GrepRunner } from "./grep-runner.js";
 import { toIdQuery } from "./id-query.js";
 import { isUuid } from "./ids.js";
-import { buildOutline, rangeLimits, resolveRange, toLineStarts, type OutlineNodeView, type RangeRequest } from "./navigation.js";
+import { rangeLimits, toLineStarts, type OutlineNodeView, type RangeRequest } from "./navigation.js";
+import { inlineOutlineWork, type OutlineWork } from "./outline-work.js";
 import { findPassage, passageScanLimit } from "./passages.js";
 import { requirePrincipal, type Principal } from "./principal.js";
 import { validateSearchFilter, type SearchFilterInput } from "./search-filter.js";
@@ -199,6 +200,8 @@ export interface SearchServiceDependencies {
   grep: GrepRunner;
   /** The language the stored index uses, and those a query may choose instead. */
   languages: { configured: string; allowed: readonly string[] };
+  /** Where outlines and node ranges of long texts are worked out (off the serving thread); on the calling thread if absent. */
+  outlines?: OutlineWork | undefined;
 }
 
 /**
@@ -237,6 +240,7 @@ function toListing(entry: StoredEntry): StoredEntry {
 /** The search service over its repositories. */
 export function createSearchService(dependencies: SearchServiceDependencies): SearchService {
   const { repository, entries, vectors, grep, languages } = dependencies;
+  const outlines = dependencies.outlines ?? inlineOutlineWork;
 
   /**
    * The one entry an id names among those the caller may see, with text and
@@ -357,7 +361,7 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
     async navigate(principal, request) {
       const caller = requirePrincipal(principal, "context:read");
       const entry = await readEntry(caller, request.id, request.includeQuarantined ?? false);
-      const outline = buildOutline(entry.text, entry.nodeSummaries, request.maxDepth);
+      const outline = await outlines.outline(entry.text, entry.nodeSummaries, request.maxDepth);
       return { entry: toListing(entry), nodes: outline.nodes, lineCount: outline.lineCount };
     },
 
@@ -366,7 +370,7 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       if (request.range === undefined) throw invalidArgument("give the range to read: chars (start, end), lines (start, end) or node_id");
       const maxChars = boundedCount(request.maxChars, rangeLimits.defaultMaxChars, rangeLimits.maxChars, "max_chars");
       const entry = await readEntry(caller, request.id, request.includeQuarantined ?? false);
-      const range = resolveRange(entry.text, request.range, maxChars);
+      const range = await outlines.range(entry.text, request.range, maxChars);
       const lineCount = entry.text.length === 0 ? 0 : toLineStarts(entry.text).length;
       return {
         entryId: entry.id,

@@ -7,8 +7,8 @@ const languageLockKey = "4858301372553183746";
 
 /**
  * Makes the stored full-text index use `language` (a text-search
- * configuration such as `english`, `german` or `simple`). The generated
- * `search_vector` column is computed by `entry_search_vector(text)`, and each
+ * configuration such as `english`, `german` or `simple`). The stored
+ * `search_vector` column holds `entry_search_vector(text)`, and each
  * kept version stores the vector its entry had; when the configured language
  * differs from the one recorded in `search_settings`, this replaces that
  * function's configuration and recomputes every entry's and every kept
@@ -42,8 +42,8 @@ $fn$$ddl$, $1::text) AS sql`,
       [language],
     );
     await tx.query(ddl[0]?.sql ?? "");
-    // Rewriting each row recomputes its stored generated column with the new configuration.
-    const { rowCount } = await tx.query("UPDATE entries SET text = text");
+    // The stored vectors are recomputed with the new configuration; search_length follows them (a generated column).
+    const { rowCount } = await tx.query("UPDATE entries SET search_vector = entry_search_vector(text)");
     // Kept versions store theirs, so an as_of search parses its query and its versions in the same language.
     const versions = await tx.query("UPDATE entry_versions SET search_vector = entry_search_vector(text)");
     await tx.query("INSERT INTO search_settings (key, value) VALUES ('text_search_language', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()", [language]);

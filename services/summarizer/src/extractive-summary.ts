@@ -161,14 +161,21 @@ function withFullStop(sentence: string): string {
   return /[.!?…:;]["'”’)\]]*$/.test(sentence) ? sentence : `${sentence}.`;
 }
 
+/**
+ * `text` without the punctuation that ends it. A scan back from the end: the
+ * pattern `/[,;:.!?]+$/` would try every punctuation mark of a long run in
+ * the middle of the text as a start and scan the rest of that run from each
+ * (quadratic: a first word of 76,000 dots took over 30 s).
+ */
+function trimTrailingPunctuation(text: string): string {
+  let end = text.length;
+  while (end > 0 && ",;:.!?".includes(text.charAt(end - 1))) end--;
+  return text.slice(0, end);
+}
+
 function truncateWords(sentence: string, maxWords: number): string {
   const words = sentence.split(/\s+/).filter((word) => word !== "");
-  return words.length <= maxWords
-    ? sentence
-    : `${words
-        .slice(0, maxWords)
-        .join(" ")
-        .replace(/[,;:.!?]+$/, "")}…`;
+  return words.length <= maxWords ? sentence : `${trimTrailingPunctuation(words.slice(0, maxWords).join(" "))}…`;
 }
 
 // Above this TF-IDF cosine a sentence mostly repeats one already chosen.

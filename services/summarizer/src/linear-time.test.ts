@@ -32,7 +32,12 @@ test("summarizeExtractive is linear for summaries and for section summaries focu
   // The analysis of texts up to 64 KiB is remembered: a fresh first word per run makes every run analyse its text, as a new text does.
   let run = 0;
   const fresh = (text: string) => `${run++} ${text}`;
-  assertLinearGrowthForAll("summarizeExtractive", (text) => summarizeExtractive(fresh(text), { source: "unspecified", ...builtinSummaryLength.summary }), pathologicalTexts);
+  // A first sentence longer than the word limit is cut at a word; a run of punctuation inside it once made that cut quadratic.
+  const cutSentences: readonly TextGenerator[] = [".", "!", ",", "?"].map((mark) => ({
+    name: `a run of ${mark} inside a sentence longer than the word limit`,
+    generate: (length) => framedRun("Notes ", mark, ` x${mark}`.repeat(300), length),
+  }));
+  assertLinearGrowthForAll("summarizeExtractive", (text) => summarizeExtractive(fresh(text), { source: "unspecified", ...builtinSummaryLength.summary }), [...pathologicalTexts, ...cutSentences]);
   assertLinearGrowthForAll("summarizeExtractive with focus", (text) => summarizeExtractive(fresh(text), { source: "user", focus: text.slice(0, text.length / 2), ...builtinSummaryLength.section }), [
     pathologicalTexts.find((generator) => generator.name === "sentences") as TextGenerator,
     { name: "sentences of distinct words", generate: distinctWords },

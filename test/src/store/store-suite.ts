@@ -36,6 +36,7 @@ import { defineBatchTests } from "./store-batches-suite.js";
 import { defineChangeTests } from "./store-changes-suite.js";
 import { defineIdempotencyTests } from "./store-idempotency-suite.js";
 import { defineReplyBudgetTests } from "./store-reply-budget-suite.js";
+import { defineSearchVectorTests } from "./store-search-vector-suite.js";
 import { defineIsolationTests } from "./store-isolation-suite.js";
 import { defineSharingTests } from "./store-sharing-suite.js";
 import { defineThreadTests } from "./store-threads-suite.js";
@@ -829,6 +830,7 @@ export function defineStoreSuite(target: StoreTarget): void {
     defineSharingTests(context);
     defineIdempotencyTests(context);
     defineReplyBudgetTests(context);
+    defineSearchVectorTests(context);
     defineIsolationTests(context);
     defineApiKeyTests(context);
   });

@@ -14,6 +14,7 @@ export { accessPredicate, deletedEntryPredicate, type AccessMode } from "../acce
 export { trustFilter, defaultReadableTrustStates } from "../trust-filter.js";
 export { createEntryRepository } from "../entry-repository.js";
 export { trustColumns, toEntryTrust, type TrustRow } from "../entry-rows.js";
+export { createDatabaseSearchVectors, createWorkerSearchVectors, type SearchVectors } from "../search-vectors.js";
 export { createEntryService, type EntryService } from "../entries.js";
 export { createAuditRepository } from "../audit-repository.js";
 export { screenEntry, screenRules, type ScreenFinding, type ScreenRuleId } from "../instruction-screen.js";

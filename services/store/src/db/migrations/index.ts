@@ -8,6 +8,7 @@ import { vectorOutbox } from "./0006-vector-outbox.js";
 import { idempotencyExpiry } from "./0007-idempotency-expiry.js";
 import { keptVersionSearchVectors } from "./0008-kept-version-search-vectors.js";
 import { searchLengths } from "./0009-search-lengths.js";
+import { searchVectorFilledOnce } from "./0010-search-vector-filled-once.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -22,6 +23,7 @@ export const migrations: readonly Migration[] = [
   idempotencyExpiry,
   keptVersionSearchVectors,
   searchLengths,
+  searchVectorFilledOnce,
 ];
 
 /** The schema version this build of the store expects. */
