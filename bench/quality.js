@@ -5,10 +5,10 @@
 // and hybrid as called by default, beside a plain BM25 computed in the same run (bench/lib/bm25-reference.js). A
 // target table follows.
 //
-// Usage: node bench/quality.js [--data ../shared/data] [--collections cranfield,cisi] [--json out.json] [--variants] [--only a,b]
+// Usage: node bench/quality.js [--data ../shared/data] [--collections cranfield,cisi] [--json out.json] [--variants] [--only "a|b"]
 //   --variants also scores hybrid settings (fusion method, rrf k, leg weights, full-text mode, rerank depth) so a
 //   change to the defaults can be justified; defaults are chosen on Cranfield and checked on CISI.
-//   --only scores just the modes whose names contain one of the comma-separated parts (the targets need them all).
+//   --only scores just the modes whose names contain one of its "|"-separated parts (mode names hold commas; the targets need them all).
 //   --candidates-out writes each query's unreranked hybrid ranking ([doc id, fused score]), which bench/rerank-weights.js reranks
 //   offline to choose the built-in reranker's weights.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -111,7 +111,7 @@ async function measureCollection(collection) {
     results["BM25 reference"] = await scoreRankings(collection, (query) => reference.search(query.text, 100));
     log(`${collection.label}: ${"BM25 reference".padEnd(40)} nDCG@10 ${results["BM25 reference"].ndcg10.toFixed(4)}`);
     const runs = Object.fromEntries(
-      Object.entries({ ...modes, ...(values.variants ? variantModes() : {}) }).filter(([name]) => values.only === undefined || values.only.split(",").some((part) => name.includes(part))),
+      Object.entries({ ...modes, ...(values.variants ? variantModes() : {}) }).filter(([name]) => values.only === undefined || values.only.split("|").some((part) => name.includes(part))),
     );
     const candidates = {};
     for (const [name, request] of Object.entries(runs)) {
