@@ -68,14 +68,23 @@ export async function scoreRankings(collection, rankingOf) {
   let ndcg = 0;
   let recall = 0;
   let ms = 0;
+  const times = [];
   for (const query of collection.queries) {
     const started = performance.now();
     const ranked = await rankingOf(query);
-    ms += performance.now() - started;
+    times.push(performance.now() - started);
+    ms += times.at(-1);
     const gains = collection.judgments.get(query.id);
     ndcg += ndcgAt10(ranked, gains);
     recall += recallAt100(ranked, gains);
   }
   const count = collection.queries.length;
-  return { ndcg10: Number((ndcg / count).toFixed(4)), recall100: Number((recall / count).toFixed(4)), meanMs: Number((ms / count).toFixed(1)) };
+  const sorted = times.sort((a, b) => a - b);
+  const medianMs = sorted.length === 0 ? 0 : (sorted[Math.floor((sorted.length - 1) / 2)] + sorted[Math.ceil((sorted.length - 1) / 2)]) / 2;
+  return {
+    ndcg10: Number((ndcg / count).toFixed(4)),
+    recall100: Number((recall / count).toFixed(4)),
+    meanMs: Number((ms / count).toFixed(1)),
+    medianMs: Number(medianMs.toFixed(1)),
+  };
 }

@@ -9,22 +9,24 @@ import { defaultSearchConfig, type Bm25Parameters } from "./search-config.js";
 import type { SearchFilter } from "./search-filter.js";
 import { entrySource, previewSourceColumn, searchFilterConditions } from "./search-filter-sql.js";
 import { trustFilter } from "./trust-filter.js";
+import { feedbackShares, feedbackStatement, selectExpansionTerms, type FeedbackOptions, type WeightedLexeme } from "./bm25-feedback.js";
+import { collectionThenCte, frequenciesCte, idfSql, quotedLexemePattern, quotedLexemeSql, termsInSql, tsquerySql, type FullTextQuery } from "./bm25-sql.js";
 import type { TrustState } from "./trust.js";
-import { headlineOptions, highlightTextLimit, toLexemeQuery, type FullTextMode } from "./text-search.js";
+import { headlineOptions, highlightTextLimit } from "./text-search.js";
 
-/** A full-text query as the repository runs it. */
-export interface FullTextQuery {
-  mode: FullTextMode;
-  text: string;
-  /** A text-search configuration name already checked against the allow-list. */
-  language: string;
-}
+export type { FullTextQuery } from "./bm25-sql.js";
 
 export interface FullTextRow {
   entry: StoredEntry;
   score: number;
   /** ts_headline output when highlighting was asked for. */
   headline: string | undefined;
+}
+
+/** What a feedback search used: how many entries it took as relevant and the expansion terms it added, heaviest first. */
+export interface FeedbackUsed {
+  documents: number;
+  terms: WeightedLexeme[];
 }
 
 export interface GrepCandidate {
@@ -51,6 +53,19 @@ export interface GrepCursor {
 export interface SearchRepository {
   /** One page of the visible, filtered entries matching the query, best BM25 first (ties: newer first, then the greater id). */
   fullText(principal: Principal, query: FullTextQuery, filter: SearchFilter, page: { limit: number; offset: number }, highlight: boolean): Promise<FullTextRow[]>;
+  /**
+   * The same page ranked with pseudo-relevance feedback (bm25-feedback.ts):
+   * a first pass finds the best `feedback.documents` entries, their words
+   * expand the query, a second pass ranks by it. Not for prefix queries.
+   */
+  fullTextWithFeedback(
+    principal: Principal,
+    query: FullTextQuery,
+    filter: SearchFilter,
+    page: { limit: number; offset: number },
+    highlight: boolean,
+    feedback: FeedbackOptions,
+  ): Promise<{ rows: FullTextRow[]; feedback: FeedbackUsed }>;
   /** Whether the query reduces to nothing searchable (only stop words or punctuation). */
   isEmptyQuery(query: FullTextQuery): Promise<boolean>;
   /**
@@ -126,31 +141,26 @@ function toListing(row: ListingRow): StoredEntry {
   };
 }
 
-/**
- * The tsquery of a query as SQL over parameters. The parser functions never
- * raise on any input; the prefix and any-word modes pass `to_tsquery` only
- * words stripped of every syntax character (see `toLexemeQuery`).
- */
-function tsquerySql(query: FullTextQuery, params: SqlParams): string {
-  const language = `${params.add(query.language)}::regconfig`;
-  switch (query.mode) {
-    case "match":
-      return `plainto_tsquery(${language}, ${params.add(query.text)})`;
-    case "phrase":
-      return `phraseto_tsquery(${language}, ${params.add(query.text)})`;
-    case "boolean":
-      return `websearch_to_tsquery(${language}, ${params.add(query.text)})`;
-    case "prefix":
-    case "any":
-      return `to_tsquery(${language}, ${params.add(toLexemeQuery(query.text, query.mode))})`;
-  }
+/** The query's own terms replaced by weighted whole lexemes (pseudo-relevance feedback's second pass; see bm25-feedback.ts). */
+export interface WeightedTerms {
+  lexemes: readonly string[];
+  /** Each lexeme's weight in the query (what a repeat counts for a parsed query), > 0. */
+  weights: readonly number[];
+  /** Also match entries holding only some of `lexemes` (any-word mode), not just those matching the query. */
+  widen: boolean;
 }
 
-/**
- * What a tsquery's text form quotes as a lexeme: `'…'` with `'` (and `\`)
- * doubled inside, possibly followed by `:*` (a prefix) or weights.
- */
-const quotedLexemePattern = "'((?:[^']|'')*)'";
+/** How a full-text statement is built beyond the query, the filter and the page. */
+export interface FullTextStatementOptions {
+  highlight: boolean;
+  bm25: Bm25Parameters;
+  /** N and the average length now; undefined as of an instant (counted in the statement). */
+  collection: CollectionStatistics | undefined;
+  /** Rank by these terms instead of the query's own. */
+  weighted?: WeightedTerms | undefined;
+  /** Return only each hit's id and score, no listing columns. */
+  rankOnly?: boolean;
+}
 
 /**
  * The full-text statement: the page of matching, visible, filtered entries
@@ -162,11 +172,10 @@ const quotedLexemePattern = "'((?:[^']|'')*)'";
  *   below reads it through a scalar subquery, never re-parsing it per row).
  * - `terms`: the lexemes of the query's positive part (`querytree` drops
  *   negated words), sorted, each with how often the query repeats it, and a
- *   tsquery matching any of them.
+ *   tsquery matching any of them; or, with `weighted`, the given lexemes
+ *   with their weights in place of repeats.
  * - `frequencies`: each term's document frequency over the searchable
- *   entries the caller may see (see countCollection), counted in one pass over the
- *   GIN index's matches of any term (for a prefix, the entries holding any
- *   lexeme it starts).
+ *   entries the caller may see (see frequenciesCte).
  * - `weights`: each term's idf times its repeats. N and the average length
  *   are parameters (see countCollection); as of an instant, `collection`
  *   counts them, and `frequencies` counts, over what the caller may see as
@@ -175,16 +184,15 @@ const quotedLexemePattern = "'((?:[^']|'')*)'";
  *   (for a prefix, every lexeme it starts counts towards its frequency), cut
  *   to the page before any listing column is read.
  */
-function fullTextStatement(
+export function fullTextStatement(
   principal: Principal,
   query: FullTextQuery,
   filter: SearchFilter,
   page: { limit: number; offset: number },
-  highlight: boolean,
-  bm25: Bm25Parameters,
-  collection: CollectionStatistics | undefined,
+  options: FullTextStatementOptions,
   params: SqlParams,
 ): string {
+  const { bm25, collection, weighted } = options;
   const parsed = tsquerySql(query, params);
   const tsquery = "(SELECT sq.tsquery FROM search_query sq)";
   const lexemes = "(SELECT t.lexemes FROM terms t)";
@@ -194,58 +202,36 @@ function fullTextStatement(
   // Now: N and the average length from the caller (cached per caller view); as of an instant: counted here over what the caller could see then.
   const documents = !historical ? `${params.add(collection?.documents ?? 0)}::float8` : "(SELECT c.documents FROM collection c)";
   const averageLength = !historical ? `${params.add(Math.max(collection?.averageLength ?? 0, 1))}::float8` : "(SELECT c.average_length FROM collection c)";
-  const prefix = query.mode === "prefix";
+  const prefix = query.mode === "prefix" && weighted === undefined;
   const anyTerm = "(SELECT t.any_term FROM terms t)";
-  const searchableSource = `${entrySource(principal, filter, params, { matching: anyTerm })} s`;
-  const searchable = `${accessPredicate(principal, "s", params)} AND ${trustFilter("s", false)} AND s.search_vector @@ ${anyTerm}`;
-  const collectionThen = !historical
-    ? ""
-    : `, collection AS MATERIALIZED (
-       SELECT count(*)::float8 AS documents, greatest(coalesce(avg(s.search_length), 0), 1)::float8 AS average_length
-       FROM ${entrySource(principal, filter, params)} s WHERE ${accessPredicate(principal, "s", params)} AND ${trustFilter("s", false)}
-     )`;
-  // Quoted for tsquery input: a quote doubled, a backslash escaped.
-  const quoted = `'''' || replace(replace(m.lexeme, chr(92), chr(92) || chr(92)), '''', '''''') || '''' || ${prefix ? "':*'" : "''"}`;
   const saturated = (tf: string) => `${tf} * (${k1} + 1) / (${tf} + ${k1} * (1 - ${b} + ${b} * e.search_length / ${averageLength}))`;
-  // A term's frequency in a document: the positions of the lexeme (or of every lexeme a prefix starts; a
-  // stripped lexeme, which has none, counts once). For whole lexemes, setweight marks the query's lexemes
-  // (a binary search each) and ts_filter keeps only them, so SQL never walks the document's other lexemes;
-  // stored vectors carry weight D only (to_tsvector's), so nothing else is kept.
-  const termsIn = (vector: string) =>
-    prefix
-      ? `SELECT i AS term, sum(coalesce(cardinality(u.positions), 1))::float8 AS tf
-         FROM unnest(${vector}) u CROSS JOIN generate_subscripts(${lexemes}, 1) AS i
-         WHERE starts_with(u.lexeme, (${lexemes})[i]) GROUP BY i`
-      : `SELECT array_position(${lexemes}, u.lexeme) AS term, cardinality(u.positions)::float8 AS tf
-         FROM unnest(ts_filter(setweight(${vector}, 'A', ${lexemes}), '{a}')) u`;
-  const score = `coalesce((SELECT sum(w.weights[f.term] * ${saturated("f.tf")}) FROM (${termsIn("e.search_vector")}) f), 0)`;
-  const conditions = [`e.search_vector @@ ${tsquery}`, accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
+  const score = `coalesce((SELECT sum(w.weights[f.term] * ${saturated("f.tf")}) FROM (${termsInSql("e.search_vector", lexemes, prefix)}) f), 0)`;
+  // With weighted terms in any-word mode, an entry holding only an expansion term matches too.
+  const matching = weighted?.widen === true ? `(${tsquery} || ${anyTerm})` : tsquery;
+  const conditions = [`e.search_vector @@ ${matching}`, accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
   // With as_of, the match is also pushed into the source, where the stored vectors' indexes serve it; the
   // listing reads only the page's entries (joined by id alone, it would build every matching row's columns).
-  const source = entrySource(principal, filter, params, { matching: tsquery });
-  const pageSource = entrySource(principal, filter, params, { ids: "(SELECT page.id FROM page)" });
-  const headline = highlight
-    ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), ${tsquery}, ${params.add(headlineOptions)})`
-    : "NULL::text";
-  return `WITH search_query AS MATERIALIZED (
-       SELECT ${parsed} AS tsquery
-     ), terms AS MATERIALIZED (
-       SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.repeats ORDER BY m.lexeme) AS repeats,
-         coalesce(array_to_string(array_agg(${quoted}), ' | '), '')::tsquery AS any_term
+  const source = entrySource(principal, filter, params, { matching });
+  const terms =
+    weighted === undefined
+      ? `SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.repeats ORDER BY m.lexeme) AS repeats,
+         coalesce(array_to_string(array_agg(${quotedLexemeSql("m.lexeme", prefix)}), ' | '), '')::tsquery AS any_term
        FROM (
          SELECT l.lexeme, count(*)::float8 AS repeats
          FROM search_query sq
          CROSS JOIN LATERAL regexp_matches(querytree(sq.tsquery)::text, ${params.add(quotedLexemePattern)}, 'g') AS x
          CROSS JOIN LATERAL (SELECT replace(replace(x[1], '''''', ''''), chr(92) || chr(92), chr(92)) AS lexeme) l
          GROUP BY l.lexeme
-       ) m
-     )${collectionThen}, frequencies AS MATERIALIZED (
-       SELECT f.term, ${prefix ? "count(DISTINCT s.id)" : "count(*)"}::float8 AS frequency
-       FROM ${searchableSource} CROSS JOIN LATERAL (${termsIn("s.search_vector")}) f
-       WHERE ${searchable}
-       GROUP BY f.term
-     ), weights AS MATERIALIZED (
-       SELECT array_agg(t.repeats[i] * ln(1 + (${documents} - coalesce(f.frequency, 0) + 0.5) / (coalesce(f.frequency, 0) + 0.5)) ORDER BY i) AS weights
+       ) m`
+      : `SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.weight ORDER BY m.lexeme) AS repeats,
+         coalesce(array_to_string(array_agg(${quotedLexemeSql("m.lexeme", false)}), ' | '), '')::tsquery AS any_term
+       FROM unnest(${params.add([...weighted.lexemes])}::text[], ${params.add([...weighted.weights])}::float8[]) AS m (lexeme, weight)`;
+  const ranked = `WITH search_query AS MATERIALIZED (
+       SELECT ${parsed} AS tsquery
+     ), terms AS MATERIALIZED (
+       ${terms}
+     )${historical ? `, ${collectionThenCte(principal, filter, params)}` : ""}, ${frequenciesCte(principal, filter, params, { lexemes, anyTerm, prefix })}, weights AS MATERIALIZED (
+       SELECT array_agg(t.repeats[i] * ${idfSql(documents, "coalesce(f.frequency, 0)")} ORDER BY i) AS weights
        FROM terms t CROSS JOIN generate_subscripts(t.lexemes, 1) AS i LEFT JOIN frequencies f ON f.term = i
      ), page AS (
        SELECT e.id, e.created_at, ${score} AS score
@@ -253,7 +239,14 @@ function fullTextStatement(
        WHERE ${conditions.join(" AND ")}
        ORDER BY score DESC, e.created_at DESC, e.id DESC
        LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
-     )
+     )`;
+  if (options.rankOnly === true) return `${ranked} SELECT page.id, page.score FROM page ORDER BY page.score DESC, page.created_at DESC, page.id DESC`;
+  // Built only now: every parameter added must be used by the statement (an unused one has no type).
+  const pageSource = entrySource(principal, filter, params, { ids: "(SELECT page.id FROM page)" });
+  const headline = options.highlight
+    ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), ${tsquery}, ${params.add(headlineOptions)})`
+    : "NULL::text";
+  return `${ranked}
      SELECT ${listingColumns(filter)}, page.score, ${headline} AS headline
      FROM page JOIN ${pageSource} e ON e.id = page.id
      WHERE ${accessPredicate(principal, "e", params)}
@@ -290,13 +283,52 @@ export interface FullTextRanking {
 /** The search repository over a migrated database; full text ranks by BM25 as `ranking` says. */
 export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking = { bm25: defaultSearchConfig.bm25, statisticsTtlMs: defaultSearchConfig.bm25StatisticsTtlMs }): SearchRepository {
   const statistics = createCollectionStatisticsCache(ranking.statisticsTtlMs);
+  const collectionOf = async (principal: Principal, filter: SearchFilter) =>
+    filter.asOf === undefined ? await statistics.get(visibilityKey(principal), () => countCollection(db, principal)) : undefined;
+  const listed = async (statement: string, params: SqlParams): Promise<FullTextRow[]> => {
+    const { rows } = await db.query<ListingRow & { score: number; headline: string | null }>(statement, params.values);
+    return rows.map((row) => ({ entry: toListing(row), score: Number(row.score), headline: row.headline ?? undefined }));
+  };
   return {
     async fullText(principal, query, filter, page, highlight) {
-      const collection = filter.asOf === undefined ? await statistics.get(visibilityKey(principal), () => countCollection(db, principal)) : undefined;
+      const collection = await collectionOf(principal, filter);
       const params = createSqlParams();
-      const statement = fullTextStatement(principal, query, filter, page, highlight, ranking.bm25, collection, params);
-      const { rows } = await db.query<ListingRow & { score: number; headline: string | null }>(statement, params.values);
-      return rows.map((row) => ({ entry: toListing(row), score: Number(row.score), headline: row.headline ?? undefined }));
+      return listed(fullTextStatement(principal, query, filter, page, { highlight, bm25: ranking.bm25, collection }, params), params);
+    },
+
+    async fullTextWithFeedback(principal, query, filter, page, highlight, feedback) {
+      const collection = await collectionOf(principal, filter);
+      const options = { highlight, bm25: ranking.bm25, collection };
+      // First pass: the best entries by the query alone, ids and scores only.
+      const firstParams = createSqlParams();
+      const first = await db.query<{ id: string; score: number }>(
+        fullTextStatement(principal, query, filter, { limit: feedback.documents, offset: 0 }, { ...options, rankOnly: true }, firstParams),
+        firstParams.values,
+      );
+      const plain = async () => {
+        const params = createSqlParams();
+        return { rows: await listed(fullTextStatement(principal, query, filter, page, options, params), params), feedback: { documents: 0, terms: [] } };
+      };
+      if (first.rows.length === 0) return { rows: [], feedback: { documents: 0, terms: [] } };
+      const statsParams = createSqlParams();
+      const feedbackIds = first.rows.map((row) => row.id);
+      const shares = feedbackShares(first.rows.map((row) => Number(row.score)));
+      const { rows: terms } = await db.query<{ lexeme: string; feedback_weight: number; repeats: number; frequency: number; documents: number }>(
+        feedbackStatement(principal, query, filter, { ids: feedbackIds, shares }, collection?.documents, statsParams),
+        statsParams.values,
+      );
+      const documents = Number(terms[0]?.documents ?? 0);
+      const expanded = selectExpansionTerms(
+        terms.map((term) => ({ lexeme: term.lexeme, feedbackWeight: Number(term.feedback_weight), repeats: Number(term.repeats), frequency: Number(term.frequency) })),
+        documents,
+        feedback,
+      );
+      if (expanded.expansion.length === 0 || expanded.query.length === 0) return plain();
+      // Second pass: the page ranked by the interpolated query; in any-word mode an entry holding only an expansion term matches too.
+      const params = createSqlParams();
+      const weighted = { lexemes: expanded.query.map((term) => term.lexeme), weights: expanded.query.map((term) => term.weight), widen: query.mode === "any" };
+      const rows = await listed(fullTextStatement(principal, query, filter, page, { ...options, weighted }, params), params);
+      return { rows, feedback: { documents: first.rows.length, terms: expanded.expansion } };
     },
 
     async isEmptyQuery(query) {

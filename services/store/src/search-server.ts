@@ -18,8 +18,16 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
         limit: request.limit,
         offset: request.offset,
         highlight: request.highlight,
+        feedback: request.feedback === undefined ? undefined : { documents: request.feedback.documents, terms: request.feedback.terms, queryWeight: request.feedback.queryWeight },
       });
-      return { hits: result.hits.map(toSearchHitMessage), hasMore: result.hasMore, language: result.language, warnings: result.warnings };
+      return {
+        hits: result.hits.map(toSearchHitMessage),
+        hasMore: result.hasMore,
+        language: result.language,
+        warnings: result.warnings,
+        expansionTerms: (result.feedback?.terms ?? []).map((term) => ({ term: term.lexeme, weight: term.weight })),
+        feedbackDocuments: result.feedback?.documents ?? 0,
+      };
     },
 
     async semanticSearch(request) {

@@ -18,7 +18,8 @@ import { inlineOutlineWork, type OutlineWork } from "./outline-work.js";
 import { findPassage, passageScanLimit } from "./passages.js";
 import { requirePrincipal, type Principal } from "./principal.js";
 import { validateSearchFilter, type SearchFilterInput } from "./search-filter.js";
-import type { GrepCursor, SearchRepository } from "./search-repository.js";
+import type { FeedbackUsed, FullTextRow, GrepCursor, SearchRepository } from "./search-repository.js";
+import { feedbackLimits, type FeedbackOptions } from "./bm25-feedback.js";
 import { chooseQueryLanguage, parseHeadline, validateFullTextQuery, type FullTextMode, type Highlight } from "./text-search.js";
 import type { TrustState } from "./trust.js";
 import type { VectorIndex, VectorStrategy } from "./vector-index.js";
@@ -79,6 +80,15 @@ export interface FullTextRequest {
   limit: number;
   offset: number;
   highlight: boolean;
+  /** Rank with pseudo-relevance feedback (bm25-feedback.ts); each knob 0 (or undefined) for its default. */
+  feedback?: FeedbackRequest | undefined;
+}
+
+/** Pseudo-relevance feedback as asked for: 0 (or undefined) takes a knob's default. */
+export interface FeedbackRequest {
+  documents: number;
+  terms: number;
+  queryWeight: number | undefined;
 }
 
 export interface FullTextResult {
@@ -86,6 +96,8 @@ export interface FullTextResult {
   hasMore: boolean;
   language: string;
   warnings: string[];
+  /** With feedback: the entries it took as relevant and the expansion terms it added. */
+  feedback?: FeedbackUsed | undefined;
 }
 
 export interface SemanticRequest {
@@ -226,6 +238,20 @@ function validateVector(model: string, vector: readonly number[]): void {
   if (!vector.every(Number.isFinite)) throw invalidArgument("vector must hold only finite numbers");
 }
 
+/**
+ * Feedback knobs checked and defaulted. Prefix queries are refused: their
+ * terms stand for every word they start, which a weighted query of whole
+ * words cannot express.
+ */
+export function validateFeedback(request: FeedbackRequest, mode: FullTextMode): FeedbackOptions {
+  if (mode === "prefix") throw invalidArgument("feedback is not available in prefix mode", "use mode any or match with feedback, or prefix without it");
+  const documents = boundedCount(request.documents, feedbackLimits.defaultDocuments, feedbackLimits.maxDocuments, "feedback documents");
+  const terms = boundedCount(request.terms, feedbackLimits.defaultTerms, feedbackLimits.maxTerms, "feedback terms");
+  const queryWeight = request.queryWeight ?? feedbackLimits.defaultQueryWeight;
+  if (!(queryWeight >= 0 && queryWeight <= 1)) throw invalidArgument(`feedback query weight must be 0 to 1 (got ${queryWeight})`);
+  return { documents, terms, queryWeight };
+}
+
 function boundedCount(value: number, fallback: number, max: number, field: string): number {
   if (value === 0) return fallback;
   if (value > max) throw invalidArgument(`${field} must be 1 to ${max} (got ${value})`);
@@ -273,7 +299,12 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       const page = validateSearchPage(request.limit, request.offset);
       const query = { mode: request.mode, text, language };
       const warnings: string[] = [];
-      const rows = await repository.fullText(caller, query, filter, { limit: page.limit + 1, offset: page.offset }, request.highlight);
+      const feedback = request.feedback === undefined ? undefined : validateFeedback(request.feedback, request.mode);
+      const window = { limit: page.limit + 1, offset: page.offset };
+      let rows: FullTextRow[];
+      let used: FeedbackUsed | undefined;
+      if (feedback === undefined) rows = await repository.fullText(caller, query, filter, window, request.highlight);
+      else ({ rows, feedback: used } = await repository.fullTextWithFeedback(caller, query, filter, window, request.highlight, feedback));
       if (rows.length === 0 && (await repository.isEmptyQuery(query))) {
         warnings.push(`the query has no searchable words in ${language} (only stop words or punctuation), so nothing can match it`);
       }
@@ -288,6 +319,7 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
         hasMore: rows.length > page.limit,
         language,
         warnings,
+        ...(used === undefined ? {} : { feedback: used }),
       };
     },
 

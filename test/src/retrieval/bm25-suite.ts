@@ -3,7 +3,8 @@
  * server: the store's scores and order against BM25 computed here in
  * TypeScript over a small corpus whose words the English configuration
  * keeps as they are (no stop words, nothing to stem), statistics over what
- * the caller may see (so neither another tenant, I-7, nor a hidden entry moves a score), and repeated words counting again.
+ * the caller may see (so neither another tenant, I-7, nor a hidden entry moves a score), and repeated words counting again;
+ * pseudo-relevance feedback's expansion under the same boundary.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -203,6 +204,107 @@ export function defineBm25Suite(target: RetrievalTarget): void {
         await commitText(h.client, a, "mine", "wing wing lift");
         const moved = await ranked(a, "wing lift gust", "any");
         assert.notDeepEqual(moved, before[0]);
+      });
+    });
+
+    describe("pseudo-relevance feedback", () => {
+      const tenant = newTenant("bm25-prf");
+      const foreign = newTenant("bm25-prf-other");
+      const owner = principal(tenant, "owner");
+      const colleague = principal(tenant, "colleague");
+      const outsider = principal(foreign, "outsider");
+      const ids: Record<string, string> = {};
+      before(async () => {
+        for (const [name, text] of [
+          ["wingLift", "wing lift camber"],
+          ["wingCamber", "wing camber lift spar"],
+          ["liftOnly", "camber lift aerofoil"],
+          ["rotor", "rotor blade thrust"],
+          ["hull", "hull keel mast"],
+        ] as const) {
+          ids[name] = (await commitText(h.client, owner, "prf", text)).id;
+        }
+      });
+
+      const withFeedback = async (caller: PrincipalInit, query: string, mode: Mode, feedback = { documents: 2, terms: 5, queryWeight: 0.5 as number | undefined }, asOf?: Date) => {
+        const filter =
+          asOf === undefined ? undefined : { threadId: "", source: undefined, tagsAny: [], tagsAll: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "", asOf };
+        const reply = await search.service.fullText(asPrincipal(caller), { query, mode, language: "", filter, limit: 50, offset: 0, highlight: false, feedback });
+        return { hits: reply.hits.map((hit) => ({ id: hit.entry.id, score: hit.score })), feedback: reply.feedback };
+      };
+
+      test("the feedback entries' shared words expand the query, and an entry holding only them is found in any-word mode", async () => {
+        const plain = await ranked(owner, "wing", "any");
+        assert.deepEqual(new Set(plain.map((hit) => hit.id)), new Set([ids.wingLift, ids.wingCamber]));
+        const expanded = await withFeedback(owner, "wing", "any");
+        assert.equal(expanded.feedback?.documents, 2);
+        const terms = expanded.feedback?.terms.map((term) => term.lexeme) ?? [];
+        assert.ok(terms.includes("lift") && terms.includes("camber"), JSON.stringify(expanded.feedback));
+        assert.ok(!terms.includes("rotor") && !terms.includes("hull"), "only the feedback entries' words are candidates");
+        assert.deepEqual(
+          expanded.hits
+            .slice(0, 2)
+            .map((hit) => hit.id)
+            .sort(),
+          [ids.wingLift, ids.wingCamber].sort(),
+        );
+        assert.equal(expanded.hits[2]?.id, ids.liftOnly, `an entry without the query's word but with the expansion's: ${JSON.stringify(expanded.hits)}`);
+        // match mode keeps its meaning: only entries holding every query word, ranked by the expanded query.
+        const matched = await withFeedback(owner, "wing", "match");
+        assert.deepEqual(new Set(matched.hits.map((hit) => hit.id)), new Set([ids.wingLift, ids.wingCamber]));
+      });
+
+      test("with query weight 1 the scores are plain BM25's", async () => {
+        const plain = await ranked(owner, "wing lift", "match");
+        const unchanged = await withFeedback(owner, "wing lift", "match", { documents: 2, terms: 5, queryWeight: 1 });
+        assert.deepEqual(
+          unchanged.hits.map((hit) => hit.id),
+          plain.map((hit) => hit.id),
+        );
+        for (const [index, hit] of plain.entries()) assert.ok(Math.abs((unchanged.hits[index]?.score ?? 0) - hit.score) < 1e-9);
+      });
+
+      test("as of an instant it expands from what the caller could see then, as now when nothing changed since", async () => {
+        const now = await withFeedback(owner, "wing", "any");
+        const then = await withFeedback(owner, "wing", "any", undefined, new Date());
+        assert.deepEqual(then.feedback, now.feedback);
+        assert.deepEqual(
+          then.hits.map((hit) => hit.id),
+          now.hits.map((hit) => hit.id),
+        );
+        for (const [index, hit] of now.hits.entries()) assert.ok(Math.abs((then.hits[index]?.score ?? 0) - hit.score) <= 1e-6 * hit.score);
+      });
+
+      test("hidden entries of the caller's tenant and another tenant's entries change neither the expansion terms nor the scores", async () => {
+        const queries: [string, Mode][] = [
+          ["wing", "any"],
+          ["wing lift", "match"],
+          ["camber -rotor", "boolean"],
+        ];
+        const before = await Promise.all(queries.map(([query, mode]) => withFeedback(owner, query, mode)));
+        for (const result of before) assert.ok(result.hits.length > 0 && (result.feedback?.terms.length ?? 0) > 0, JSON.stringify(result));
+        // Entries only a colleague may see, and another tenant's, holding the query's and the expansion's words: each would move a statistic or a feedback word if it counted.
+        for (let index = 0; index < 12; index += 1) {
+          const text = index % 2 === 0 ? "wing wing lift vortex gust" : "camber camber wing flap flap stall";
+          await commitText(h.client, colleague, "prf-hidden", text);
+          await commitText(h.client, outsider, "prf", text);
+        }
+        const afterwards = await Promise.all(queries.map(([query, mode]) => withFeedback(owner, query, mode)));
+        assert.deepEqual(afterwards, before);
+        // Positive control: the same words written where the owner sees them move both.
+        await commitText(h.client, owner, "prf", "wing wing lift vortex gust");
+        const moved = await withFeedback(owner, "wing", "any");
+        assert.notDeepEqual(moved.hits, before[0]?.hits);
+        assert.notDeepEqual(moved.feedback, before[0]?.feedback);
+      });
+
+      test("feedback refuses prefix queries and knobs out of range, clearly", async () => {
+        const call = (mode: Mode, feedback: { documents: number; terms: number; queryWeight: number | undefined }) =>
+          search.service.fullText(asPrincipal(owner), { query: "wing", mode, language: "", filter: undefined, limit: 10, offset: 0, highlight: false, feedback });
+        await assert.rejects(call("prefix", { documents: 0, terms: 0, queryWeight: undefined }), /feedback is not available in prefix mode/);
+        await assert.rejects(call("any", { documents: 51, terms: 0, queryWeight: undefined }), /feedback documents must be 1 to 50/);
+        await assert.rejects(call("any", { documents: 0, terms: 101, queryWeight: undefined }), /feedback terms must be 1 to 100/);
+        await assert.rejects(call("any", { documents: 0, terms: 0, queryWeight: 1.5 }), /feedback query weight must be 0 to 1/);
       });
     });
 

@@ -25,7 +25,15 @@ interface Page {
   count: number;
   has_more: boolean;
   dropped_below_min_score: number;
-  explain?: { ranked_by: string; fusion_method: string | null; rrf_k: number | null; weights: { fts: number; semantic: number } | null; fts_mode: string | null; stages_ms: Record<string, number> };
+  explain?: {
+    ranked_by: string;
+    fusion_method: string | null;
+    rrf_k: number | null;
+    weights: { fts: number; semantic: number } | null;
+    fts_mode: string | null;
+    fts_feedback?: { documents: number; terms: { term: string; weight: number }[] } | null;
+    stages_ms: Record<string, number>;
+  };
 }
 
 const texts = [
@@ -97,6 +105,37 @@ describe("explain_query and min_score over MCP", () => {
     const semantic = await search("semantic_search_context", { explain_query: true });
     assert.deepEqual([semantic.explain?.ranked_by, Object.keys(semantic.explain?.stages_ms ?? {}).sort()], ["semantic", ["embed", "semantic", "total"]]);
     assert.equal(semantic.results[0]?.explain?.semantic?.score, semantic.results[0]?.score);
+  });
+
+  test("feedback shows the words it added to the query, bounded by feedback_terms, on full text and on hybrid's full-text leg", async () => {
+    const fts = await search("fts_search_context", { mode: "any", feedback: true, feedback_documents: 3, feedback_terms: 4, explain_query: true });
+    const feedback = fts.explain?.fts_feedback;
+    assert.equal(feedback?.documents, 3);
+    assert.ok(feedback !== undefined && feedback !== null && feedback.terms.length > 0 && feedback.terms.length <= 4, JSON.stringify(feedback));
+    assert.ok(Math.abs(feedback.terms.reduce((sum, term) => sum + term.weight, 0) - 1) < 1e-9, "the expansion's weights sum to 1");
+    assert.ok(
+      feedback.terms.every((term, index) => index === 0 || term.weight <= feedback.terms[index - 1]!.weight),
+      "heaviest first",
+    );
+    const plain = await search("fts_search_context", { mode: "any", explain_query: true });
+    assert.equal(plain.explain?.fts_feedback, null, "no feedback asked, none shown");
+    const hybrid = await search("hybrid_search_context", { fts_feedback: true, explain_query: true, limit: 5 });
+    assert.ok((hybrid.explain?.fts_feedback?.terms.length ?? 0) > 0, JSON.stringify(hybrid.explain));
+    const without = await search("hybrid_search_context", { fts_feedback: false, explain_query: true, limit: 5 });
+    assert.equal(without.explain?.fts_feedback, null);
+  });
+
+  test("feedback is refused with prefix mode and its knobs without it, naming the argument", async () => {
+    for (const [tool, args, message] of [
+      ["fts_search_context", { mode: "prefix", feedback: true }, /feedback is not available with mode prefix/],
+      ["fts_search_context", { mode: "any", feedback_terms: 5 }, /apply only with feedback: true/],
+      ["fts_search_context", { mode: "any", feedback: true, feedback_documents: 51 }, /feedback_documents/],
+      ["hybrid_search_context", { fts_mode: "prefix", fts_feedback: true }, /fts_feedback is not available with fts_mode prefix/],
+    ] as const) {
+      const result = await callTool(client, tool, { query, ...args });
+      assert.equal(result.isError, true, `${tool} ${JSON.stringify(args)}`);
+      assert.match(failureLine(result), message);
+    }
   });
 
   for (const [tool, extra] of [

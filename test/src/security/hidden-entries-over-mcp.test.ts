@@ -182,6 +182,8 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ["alice", alice, "fts_search_context", { query: "telemetry nominal", mode: "any", thread_id: "falcon" }],
       ["alice", alice, "fts_search_context", { query: "laun", mode: "prefix", include_quarantined: true }],
       ["alice", alice, "fts_search_context", { query: '"launch window" OR codes', mode: "boolean" }],
+      ["alice", alice, "fts_search_context", { query: "falcon launch telemetry", mode: "any", feedback: true, feedback_documents: 3 }],
+      ["alice", alice, "fts_search_context", { query: "falcon launch", feedback: true }],
       ["alice", alice, "semantic_search_context", { query: "when does the falcon launch window open" }],
       ["alice", alice, "semantic_search_context", { query: "telemetry", thread_id: "falcon", limit: 2 }],
       ["alice", alice, "semantic_search_context", { query: "launch codes", include_quarantined: true }],

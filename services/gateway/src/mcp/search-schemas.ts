@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defaultFusionMethod, defaultLegWeights, defaultRerankWeight, fusionMethods } from "../search/hybrid-search.js";
+import { defaultFtsFeedback, defaultFusionMethod, defaultLegWeights, defaultRerankWeight, fusionMethods } from "../search/hybrid-search.js";
 import { trustStates } from "../trust/trust-state.js";
 import { entryListingOutput } from "./output-schemas.js";
 import { maxJsonDepth } from "./json-shape.js";
@@ -136,6 +136,21 @@ const fullTextMode = z
     'match: every word (default); prefix: every word as a prefix (config finds configuration); phrase: the words adjacent, in order; boolean: web-search syntax ("quoted phrase", OR, -excluded); any: at least one word, best coverage first.',
   );
 
+/** Pseudo-relevance feedback on a full-text ranking; the store checks the same bounds. */
+export const feedbackLimits = Object.freeze({ maxDocuments: 50, maxTerms: 100 });
+
+const feedbackFields = {
+  feedback: z
+    .boolean()
+    .optional()
+    .describe(
+      "Pseudo-relevance feedback (default false): the best entries of a first pass are taken as relevant, the words they share most expand the query, and a second pass ranks by the expanded query. Finds entries that use other words for the same thing; costs about two to three times a plain search. Not with mode prefix. explain_query lists the words added.",
+    ),
+  feedback_documents: z.number().int().min(1).max(feedbackLimits.maxDocuments).optional().describe("With feedback: how many of the first pass's best entries are taken as relevant (default 10)."),
+  feedback_terms: z.number().int().min(1).max(feedbackLimits.maxTerms).optional().describe("With feedback: how many words are added to the query at most (default 20)."),
+  feedback_query_weight: z.number().min(0).max(1).optional().describe("With feedback: the original query's share of the expanded query (default 0.5; 1: the added words count for nothing)."),
+};
+
 export const ftsSearchInput = z
   .object({
     query: queryInput.describe("Words to find. Punctuation and operators never cause an error; in boolean mode they have web-search meaning."),
@@ -147,12 +162,18 @@ export const ftsSearchInput = z
       .optional()
       .describe("Parse the query in this language instead of the store's (e.g. simple: no stemming); the store lists the allowed ones if you pick another."),
     highlight: z.boolean().optional().describe("Add up to three fragments per result with the matching words marked."),
+    ...feedbackFields,
     ...rankingFields("The score is the store's full-text rank (0 or more; higher is better, unbounded, comparable within one query)."),
     ...searchFilterFields,
     ...pageFields,
   })
   .strict()
-  .refine(withinDepth, depthMessage);
+  .refine(withinDepth, depthMessage)
+  .refine(
+    (value) => value.feedback === true || (value.feedback_documents === undefined && value.feedback_terms === undefined && value.feedback_query_weight === undefined),
+    "feedback_documents, feedback_terms and feedback_query_weight apply only with feedback: true",
+  )
+  .refine((value) => !(value.feedback === true && value.mode === "prefix"), "feedback is not available with mode prefix: use mode any or match with it");
 
 export const semanticSearchInput = z
   .object({
@@ -172,6 +193,12 @@ export const hybridSearchInput = z
       .optional()
       .describe(
         "How the full-text leg reads the query; it runs once. auto (default) is any: every entry holding at least one of the words, best-ranked first; or one of the fts_search_context modes (match: every word).",
+      ),
+    fts_feedback: z
+      .boolean()
+      .optional()
+      .describe(
+        `Pseudo-relevance feedback on the full-text leg (default ${defaultFtsFeedback}): its first pass's best entries expand the query before it ranks again (see fts_search_context's feedback). Not with fts_mode prefix.`,
       ),
     fusion_method: z
       .enum(fusionMethods)
@@ -212,7 +239,8 @@ export const hybridSearchInput = z
     ...pageFields,
   })
   .strict()
-  .refine(withinDepth, depthMessage);
+  .refine(withinDepth, depthMessage)
+  .refine((value) => !(value.fts_feedback === true && value.fts_mode === "prefix"), "fts_feedback is not available with fts_mode prefix: use any or match with it");
 
 const entryIdInput = z
   .string()
@@ -300,6 +328,16 @@ const searchExplain = z
     rrf_k: z.number().nullable(),
     weights: z.object({ fts: z.number(), semantic: z.number() }).nullable(),
     fts_mode: z.string().nullable(),
+    fts_feedback: z
+      .object({
+        documents: z.number().describe("Entries of the first pass taken as relevant (0: it found none, so the query was not expanded)."),
+        terms: z
+          .array(z.object({ term: z.string(), weight: z.number() }))
+          .describe("The words added to the query as the text-search configuration stems them, heaviest first, with their share of the expansion."),
+      })
+      .nullable()
+      .optional()
+      .describe("With feedback on the full-text leg: what it added to the query."),
     stages_ms: z.record(z.string(), z.number()).describe("Milliseconds in each stage that ran: embed, fts, semantic, fusion, passages, rerank, and total."),
   })
   .optional()

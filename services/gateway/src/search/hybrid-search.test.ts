@@ -24,14 +24,25 @@ interface FakeOptions {
 
 /** Peers answering from fixed rankings, recording what was asked. */
 function fakePeers(options: FakeOptions) {
-  const calls = { fts: [] as searchV1.FullTextMode[], passages: [] as { entryId: string; span?: { start: number; end: number } | undefined }[][], rerank: 0 };
+  const calls = { fts: [] as searchV1.FullTextMode[], feedback: [] as boolean[], passages: [] as { entryId: string; span?: { start: number; end: number } | undefined }[][], rerank: 0 };
   const peers = {
     search: {
-      async fullTextSearch(request: { mode: searchV1.FullTextMode }) {
+      async fullTextSearch(request: { mode: searchV1.FullTextMode; feedback?: object }) {
         calls.fts.push(request.mode);
+        calls.feedback.push(request.feedback !== undefined);
         if (options.fts instanceof Error) throw options.fts;
         const ids = options.fts?.[request.mode === searchV1.FullTextMode.ANY ? "ANY" : "MATCH"] ?? [];
-        return create(searchV1.FullTextSearchResponseSchema, { hits: hits(ids, false, options.scores?.fts), language: "english" });
+        const feedback =
+          request.feedback === undefined
+            ? {}
+            : {
+                feedbackDocuments: 2,
+                expansionTerms: [
+                  { term: "lift", weight: 0.7 },
+                  { term: "camber", weight: 0.3 },
+                ],
+              };
+        return create(searchV1.FullTextSearchResponseSchema, { hits: hits(ids, false, options.scores?.fts), language: "english", ...feedback });
       },
       async semanticSearch() {
         if (options.semantic instanceof Error) throw options.semantic;
@@ -88,6 +99,22 @@ describe("hybrid search", () => {
     assert.deepEqual(result.legs.semantic, { ok: false, candidates: 0 });
     assert.match(result.warnings.join(" "), /vectors are kept for the current version of each entry only/);
     assert.ok(!result.warnings.some((warning) => warning.includes("semantic leg failed")), "skipping is not a failure");
+  });
+
+  test("with ftsFeedback the full-text leg asks the store for feedback, once, and reports the words it added", async () => {
+    const { peers, calls } = fakePeers({ fts: { ANY: ["a", "b"] }, semantic: ["b"] });
+    const result = await runHybridSearch(peers, principal, request({ ftsFeedback: true }));
+    assert.deepEqual([calls.fts, calls.feedback], [[searchV1.FullTextMode.ANY], [true]]);
+    assert.deepEqual(result.ftsFeedback, {
+      documents: 2,
+      terms: [
+        { term: "lift", weight: 0.7 },
+        { term: "camber", weight: 0.3 },
+      ],
+    });
+    const plain = fakePeers({ fts: { ANY: ["a"] } });
+    assert.equal((await runHybridSearch(plain.peers, principal, request({ ftsFeedback: false }))).ftsFeedback, null);
+    assert.deepEqual(plain.calls.feedback, [false]);
   });
 
   test("fuses both legs by reciprocal rank and reports every leg's rank", async () => {

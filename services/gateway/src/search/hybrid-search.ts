@@ -36,6 +36,12 @@ export const defaultFusionMethod: FusionMethod = "zscore";
  */
 export const defaultLegWeights = Object.freeze({ fts: 1, semantic: 0.5 });
 
+/**
+ * Whether the full-text leg ranks with pseudo-relevance feedback unless told
+ * otherwise (chosen on Cranfield, checked on CISI; docs/retrieval.md).
+ */
+export const defaultFtsFeedback = true;
+
 /** Milliseconds spent in each stage of one search (embed, fts, semantic, fusion, passages, rerank), for explain_query. */
 export type StageTimes = Record<string, number>;
 
@@ -67,6 +73,8 @@ export interface HybridSearchRequest {
   offset: number;
   /** How the full-text leg reads the query; it runs once, in this mode. */
   ftsMode: searchV1.FullTextMode;
+  /** Rank the full-text leg with pseudo-relevance feedback (default knobs). */
+  ftsFeedback?: boolean | undefined;
   /** How the legs are fused (default `defaultFusionMethod`). */
   fusion?: FusionMethod | undefined;
   /** Reciprocal rank fusion's constant (used by `rrf` only). */
@@ -111,6 +119,8 @@ export interface HybridSearchResult {
   floorOn: "rerank" | "fused";
   times: StageTimes;
   warnings: string[];
+  /** With feedback on the full-text leg (and the leg answering): what it added to the query. */
+  ftsFeedback: { documents: number; terms: { term: string; weight: number }[] } | null;
   legs: { fts: { ok: boolean; candidates: number }; semantic: { ok: boolean; candidates: number }; rerank: { ok: boolean; reranked: number } };
 }
 
@@ -174,7 +184,23 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
   const historical = request.filter.asOf !== undefined;
   if (historical) warnings.push(asOfSemanticWarning);
   const [fts, semantic] = await Promise.all([
-    settle(timed("hybrid", "fts", () => peers.search.fullTextSearch({ principal, query: request.query, mode: request.ftsMode, filter: request.filter, limit: legDepth, offset: 0 }), times)),
+    settle(
+      timed(
+        "hybrid",
+        "fts",
+        () =>
+          peers.search.fullTextSearch({
+            principal,
+            query: request.query,
+            mode: request.ftsMode,
+            filter: request.filter,
+            limit: legDepth,
+            offset: 0,
+            ...(request.ftsFeedback === true ? { feedback: {} } : {}),
+          }),
+        times,
+      ),
+    ),
     historical ? undefined : settle(semanticRanking(peers, principal, request.query, request.filter, { limit: legDepth, offset: 0 }, "hybrid", times)),
   ]);
   if (!fts.ok && semantic?.ok !== true) throw fts.error;
@@ -303,6 +329,7 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
     floorOn,
     times,
     warnings,
+    ftsFeedback: request.ftsFeedback === true && fts.ok ? { documents: fts.value.feedbackDocuments, terms: fts.value.expansionTerms.map((term) => ({ term: term.term, weight: term.weight })) } : null,
     legs: {
       fts: { ok: fts.ok, candidates: ftsHits.length },
       semantic: { ok: semantic?.ok === true, candidates: semanticHits.length },

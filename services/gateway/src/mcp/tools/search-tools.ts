@@ -1,7 +1,18 @@
 import { ContextHubError, isContextHubError } from "@context-hub/common";
 import { defaultRrfK } from "../../search/rrf.js";
 import { searchV1 } from "@context-hub/proto";
-import { asOfSemanticWarning, defaultFusionMethod, defaultLegWeights, roundMs, runHybridSearch, semanticRanking, timed, toProtoFullTextMode, type StageTimes } from "../../search/hybrid-search.js";
+import {
+  asOfSemanticWarning,
+  defaultFtsFeedback,
+  defaultFusionMethod,
+  defaultLegWeights,
+  roundMs,
+  runHybridSearch,
+  semanticRanking,
+  timed,
+  toProtoFullTextMode,
+  type StageTimes,
+} from "../../search/hybrid-search.js";
 import { toEntryFilter } from "../../search/search-filter.js";
 import { applyScoreFloor, noScores, toSearchResult, type HitExplain, type SearchExplain } from "../../search/search-views.js";
 import { ftsSearchInput, ftsSearchOutput, hybridSearchInput, hybridSearchOutput, searchToolLimits, semanticSearchInput, semanticSearchOutput } from "../search-schemas.js";
@@ -19,6 +30,12 @@ const singleLegExplain = (rankedBy: string, ftsMode: string | null, times: Stage
   weights: null,
   fts_mode: ftsMode,
   stages_ms: { ...times, total: roundMs(performance.now() - started) },
+});
+
+/** What feedback added to a full-text query, as explain_query shows it. */
+const feedbackExplain = (reply: searchV1.FullTextSearchResponse) => ({
+  documents: reply.feedbackDocuments,
+  terms: reply.expansionTerms.map((term) => ({ term: term.term, weight: term.weight })),
 });
 
 const ftsExplain = (hit: { rank: number; score: number }): HitExplain => ({ fts: { rank: hit.rank, score: hit.score, contribution: null }, semantic: null, fused: null, rerank: null });
@@ -82,6 +99,15 @@ export const ftsSearchContextTool = defineTool({
           limit,
           offset,
           highlight: args.highlight ?? false,
+          ...(args.feedback === true
+            ? {
+                feedback: {
+                  documents: args.feedback_documents ?? 0,
+                  terms: args.feedback_terms ?? 0,
+                  ...(args.feedback_query_weight === undefined ? {} : { queryWeight: args.feedback_query_weight }),
+                },
+              }
+            : {}),
         }),
       times,
     );
@@ -95,7 +121,9 @@ export const ftsSearchContextTool = defineTool({
       max_depth: searchToolLimits.maxRankingDepth,
       warnings: reply.warnings,
       dropped_below_min_score: floored.dropped,
-      ...(args.explain_query === true ? { explain: singleLegExplain("fts", mode, { fts: times.store ?? 0 }, started) } : {}),
+      ...(args.explain_query === true
+        ? { explain: { ...singleLegExplain("fts", mode, { fts: times.store ?? 0 }, started), fts_feedback: args.feedback === true ? feedbackExplain(reply) : null } }
+        : {}),
       mode,
       language: reply.language,
     };
@@ -206,6 +234,8 @@ export const hybridSearchContextTool = defineTool({
     const fusion = args.fusion_method ?? defaultFusionMethod;
     const rrfK = args.rrf_k ?? defaultRrfK;
     const weights = { fts: args.fts_weight ?? defaultLegWeights.fts, semantic: args.semantic_weight ?? defaultLegWeights.semantic };
+    // Feedback cannot expand a prefix query (its terms stand for every word they start): the default leaves it off there.
+    const ftsFeedback = args.fts_feedback ?? (defaultFtsFeedback && ftsMode !== "prefix");
     const result = await timed("hybrid", "total", () =>
       runHybridSearch(peers, principal, {
         query: args.query,
@@ -213,6 +243,7 @@ export const hybridSearchContextTool = defineTool({
         limit,
         offset,
         ftsMode: toProtoFullTextMode(ftsMode),
+        ftsFeedback,
         fusion,
         rrfK,
         weights,
@@ -257,6 +288,7 @@ export const hybridSearchContextTool = defineTool({
               rrf_k: fusion === "rrf" ? rrfK : null,
               weights,
               fts_mode: ftsMode,
+              fts_feedback: result.ftsFeedback,
               stages_ms: { ...result.times, total: roundMs(performance.now() - started) },
             },
           }

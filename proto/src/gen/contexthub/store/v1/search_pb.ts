@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file contexthub/store/v1/search.proto.
  */
 export const file_contexthub_store_v1_search: GenFile = /*@__PURE__*/
-  fileDesc("CiBjb250ZXh0aHViL3N0b3JlL3YxL3NlYXJjaC5wcm90bxITY29udGV4dGh1Yi5zdG9yZS52MSKBAgoVRnVsbFRleHRTZWFyY2hSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBINCgVxdWVyeRgCIAEoCRIvCgRtb2RlGAMgASgOMiEuY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dE1vZGUSEAoIbGFuZ3VhZ2UYBCABKAkSMAoGZmlsdGVyGAUgASgLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeUZpbHRlchINCgVsaW1pdBgGIAEoDRIOCgZvZmZzZXQYByABKA0SEQoJaGlnaGxpZ2h0GAggASgIIkoKCUhpZ2hsaWdodBIMCgR0ZXh0GAEgASgJEi8KB21hdGNoZXMYAiADKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbiK2AQoJU2VhcmNoSGl0EikKBWVudHJ5GAEgASgLMhouY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeRINCgVzY29yZRgCIAEoARIMCgRyYW5rGAMgASgNEi0KBWNodW5rGAQgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4SMgoKaGlnaGxpZ2h0cxgFIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuSGlnaGxpZ2h0InwKFkZ1bGxUZXh0U2VhcmNoUmVzcG9uc2USLAoEaGl0cxgBIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuU2VhcmNoSGl0EhAKCGhhc19tb3JlGAIgASgIEhAKCGxhbmd1YWdlGAMgASgJEhAKCHdhcm5pbmdzGAQgAygJIsUBChVTZW1hbnRpY1NlYXJjaFJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEhcKD2VtYmVkZGluZ19tb2RlbBgCIAEoCRIOCgZ2ZWN0b3IYAyABKAwSMAoGZmlsdGVyGAQgASgLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeUZpbHRlchINCgVsaW1pdBgFIAEoDRIOCgZvZmZzZXQYBiABKA0ifAoWU2VtYW50aWNTZWFyY2hSZXNwb25zZRIsCgRoaXRzGAEgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5TZWFyY2hIaXQSEAoIaGFzX21vcmUYAiABKAgSEAoIc3RyYXRlZ3kYAyABKAkSEAoId2FybmluZ3MYBCADKAkiTQoLUGFzc2FnZUl0ZW0SEAoIZW50cnlfaWQYASABKAkSLAoEc3BhbhgCIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuIpsBChJHZXRQYXNzYWdlc1JlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEg0KBXF1ZXJ5GAIgASgJEi8KBWl0ZW1zGAMgAygLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5QYXNzYWdlSXRlbRIRCgltYXhfY2hhcnMYBCABKA0iVwoHUGFzc2FnZRIQCghlbnRyeV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKBHNwYW4YAyABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbiJFChNHZXRQYXNzYWdlc1Jlc3BvbnNlEi4KCHBhc3NhZ2VzGAEgAygLMhwuY29udGV4dGh1Yi5zdG9yZS52MS5QYXNzYWdlIoYBChROYXZpZ2F0ZUVudHJ5UmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSCgoCaWQYAiABKAkSEQoJbWF4X2RlcHRoGAMgASgNEhsKE2luY2x1ZGVfcXVhcmFudGluZWQYBCABKAgixgEKC091dGxpbmVOb2RlEg8KB25vZGVfaWQYASABKAkSDwoHaGVhZGluZxgCIAEoCRINCgVsZXZlbBgDIAEoDRIsCgRzcGFuGAQgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4SEgoKc3RhcnRfbGluZRgFIAEoDRIQCghlbmRfbGluZRgGIAEoDRIMCgRwYXRoGAcgAygJEg8KB3N1bW1hcnkYCCABKAkSEwoLY2hpbGRfY291bnQYCSABKA0ihwEKFU5hdmlnYXRlRW50cnlSZXNwb25zZRIpCgVlbnRyeRgBIAEoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnkSLwoFbm9kZXMYAiADKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLk91dGxpbmVOb2RlEhIKCmxpbmVfY291bnQYAyABKA0iJwoJTGluZVJhbmdlEg0KBXN0YXJ0GAEgASgNEgsKA2VuZBgCIAEoDSKAAgoQUmVhZFJhbmdlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSCgoCaWQYAiABKAkSLwoFY2hhcnMYAyABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbkgAEi8KBWxpbmVzGAQgASgLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5MaW5lUmFuZ2VIABIRCgdub2RlX2lkGAUgASgJSAASEQoJbWF4X2NoYXJzGAYgASgNEhsKE2luY2x1ZGVfcXVhcmFudGluZWQYByABKAhCBwoFcmFuZ2UiigIKEVJlYWRSYW5nZVJlc3BvbnNlEhAKCGVudHJ5X2lkGAEgASgJEgwKBHRleHQYAiABKAkSLAoEc3BhbhgDIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuEhIKCnN0YXJ0X2xpbmUYBCABKA0SEAoIZW5kX2xpbmUYBSABKA0SEQoJdHJ1bmNhdGVkGAYgASgIEhMKC3RleHRfbGVuZ3RoGAcgASgNEhIKCmxpbmVfY291bnQYCCABKA0SDwoHaGVhZGluZxgJIAEoCRI0Cgt0cnVzdF9zdGF0ZRgKIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuVHJ1c3RTdGF0ZSK+AgoLR3JlcFJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEg8KB3BhdHRlcm4YAiABKAkSDQoFcmVnZXgYAyABKAgSGAoQY2FzZV9pbnNlbnNpdGl2ZRgEIAEoCBIwCgZmaWx0ZXIYBSABKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5RmlsdGVyEi8KBm91dHB1dBgGIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuR3JlcE91dHB1dBIVCg1jb250ZXh0X2xpbmVzGAcgASgNEhMKC21heF9tYXRjaGVzGAggASgNEh0KFW1heF9tYXRjaGVzX3Blcl9lbnRyeRgJIAEoDRITCgttYXhfZW50cmllcxgKIAEoDSJ5CglHcmVwTWF0Y2gSDAoEbGluZRgBIAEoDRIsCgRzcGFuGAIgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4SEQoJbGluZV90ZXh0GAMgASgJEg4KBmJlZm9yZRgEIAMoCRINCgVhZnRlchgFIAMoCSLFAQoPR3JlcEVudHJ5UmVzdWx0EhAKCGVudHJ5X2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRITCgttYXRjaF9jb3VudBgDIAEoDRIvCgdtYXRjaGVzGAQgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwTWF0Y2gSEQoJdGltZWRfb3V0GAUgASgIEjQKC3RydXN0X3N0YXRlGAYgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlIq0BCgxHcmVwUmVzcG9uc2USNQoHZW50cmllcxgBIAMoCzIkLmNvbnRleHRodWIuc3RvcmUudjEuR3JlcEVudHJ5UmVzdWx0EhcKD2VudHJpZXNfc2Nhbm5lZBgCIAEoDRIVCg10b3RhbF9tYXRjaGVzGAMgASgNEhEKCXRydW5jYXRlZBgEIAEoCBIRCgl0aW1lZF9vdXQYBSABKAgSEAoId2FybmluZ3MYBiADKAkqsgEKDEZ1bGxUZXh0TW9kZRIeChpGVUxMX1RFWFRfTU9ERV9VTlNQRUNJRklFRBAAEhgKFEZVTExfVEVYVF9NT0RFX01BVENIEAESGQoVRlVMTF9URVhUX01PREVfUFJFRklYEAISGQoVRlVMTF9URVhUX01PREVfUEhSQVNFEAMSGgoWRlVMTF9URVhUX01PREVfQk9PTEVBThAEEhYKEkZVTExfVEVYVF9NT0RFX0FOWRAFKn0KCkdyZXBPdXRwdXQSGwoXR1JFUF9PVVRQVVRfVU5TUEVDSUZJRUQQABIXChNHUkVQX09VVFBVVF9DT05URU5UEAESIgoeR1JFUF9PVVRQVVRfRklMRVNfV0lUSF9NQVRDSEVTEAISFQoRR1JFUF9PVVRQVVRfQ09VTlQQAzL2BAoNU2VhcmNoU2VydmljZRJuCg5GdWxsVGV4dFNlYXJjaBIqLmNvbnRleHRodWIuc3RvcmUudjEuRnVsbFRleHRTZWFyY2hSZXF1ZXN0GisuY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dFNlYXJjaFJlc3BvbnNlIgOQAgESbgoOU2VtYW50aWNTZWFyY2gSKi5jb250ZXh0aHViLnN0b3JlLnYxLlNlbWFudGljU2VhcmNoUmVxdWVzdBorLmNvbnRleHRodWIuc3RvcmUudjEuU2VtYW50aWNTZWFyY2hSZXNwb25zZSIDkAIBEmUKC0dldFBhc3NhZ2VzEicuY29udGV4dGh1Yi5zdG9yZS52MS5HZXRQYXNzYWdlc1JlcXVlc3QaKC5jb250ZXh0aHViLnN0b3JlLnYxLkdldFBhc3NhZ2VzUmVzcG9uc2UiA5ACARJrCg1OYXZpZ2F0ZUVudHJ5EikuY29udGV4dGh1Yi5zdG9yZS52MS5OYXZpZ2F0ZUVudHJ5UmVxdWVzdBoqLmNvbnRleHRodWIuc3RvcmUudjEuTmF2aWdhdGVFbnRyeVJlc3BvbnNlIgOQAgESXwoJUmVhZFJhbmdlEiUuY29udGV4dGh1Yi5zdG9yZS52MS5SZWFkUmFuZ2VSZXF1ZXN0GiYuY29udGV4dGh1Yi5zdG9yZS52MS5SZWFkUmFuZ2VSZXNwb25zZSIDkAIBElAKBEdyZXASIC5jb250ZXh0aHViLnN0b3JlLnYxLkdyZXBSZXF1ZXN0GiEuY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store]);
+  fileDesc("CiBjb250ZXh0aHViL3N0b3JlL3YxL3NlYXJjaC5wcm90bxITY29udGV4dGh1Yi5zdG9yZS52MSK6AgoVRnVsbFRleHRTZWFyY2hSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBINCgVxdWVyeRgCIAEoCRIvCgRtb2RlGAMgASgOMiEuY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dE1vZGUSEAoIbGFuZ3VhZ2UYBCABKAkSMAoGZmlsdGVyGAUgASgLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeUZpbHRlchINCgVsaW1pdBgGIAEoDRIOCgZvZmZzZXQYByABKA0SEQoJaGlnaGxpZ2h0GAggASgIEjcKCGZlZWRiYWNrGAkgASgLMiUuY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dEZlZWRiYWNrImAKEEZ1bGxUZXh0RmVlZGJhY2sSEQoJZG9jdW1lbnRzGAEgASgNEg0KBXRlcm1zGAIgASgNEhkKDHF1ZXJ5X3dlaWdodBgDIAEoAUgAiAEBQg8KDV9xdWVyeV93ZWlnaHQiLQoNRXhwYW5zaW9uVGVybRIMCgR0ZXJtGAEgASgJEg4KBndlaWdodBgCIAEoASJKCglIaWdobGlnaHQSDAoEdGV4dBgBIAEoCRIvCgdtYXRjaGVzGAIgAygLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4itgEKCVNlYXJjaEhpdBIpCgVlbnRyeRgBIAEoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnkSDQoFc2NvcmUYAiABKAESDAoEcmFuaxgDIAEoDRItCgVjaHVuaxgEIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuEjIKCmhpZ2hsaWdodHMYBSADKAsyHi5jb250ZXh0aHViLnN0b3JlLnYxLkhpZ2hsaWdodCLVAQoWRnVsbFRleHRTZWFyY2hSZXNwb25zZRIsCgRoaXRzGAEgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5TZWFyY2hIaXQSEAoIaGFzX21vcmUYAiABKAgSEAoIbGFuZ3VhZ2UYAyABKAkSEAoId2FybmluZ3MYBCADKAkSOwoPZXhwYW5zaW9uX3Rlcm1zGAUgAygLMiIuY29udGV4dGh1Yi5zdG9yZS52MS5FeHBhbnNpb25UZXJtEhoKEmZlZWRiYWNrX2RvY3VtZW50cxgGIAEoDSLFAQoVU2VtYW50aWNTZWFyY2hSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIXCg9lbWJlZGRpbmdfbW9kZWwYAiABKAkSDgoGdmVjdG9yGAMgASgMEjAKBmZpbHRlchgEIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnlGaWx0ZXISDQoFbGltaXQYBSABKA0SDgoGb2Zmc2V0GAYgASgNInwKFlNlbWFudGljU2VhcmNoUmVzcG9uc2USLAoEaGl0cxgBIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuU2VhcmNoSGl0EhAKCGhhc19tb3JlGAIgASgIEhAKCHN0cmF0ZWd5GAMgASgJEhAKCHdhcm5pbmdzGAQgAygJIk0KC1Bhc3NhZ2VJdGVtEhAKCGVudHJ5X2lkGAEgASgJEiwKBHNwYW4YAiABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbiKbAQoSR2V0UGFzc2FnZXNSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBINCgVxdWVyeRgCIAEoCRIvCgVpdGVtcxgDIAMoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuUGFzc2FnZUl0ZW0SEQoJbWF4X2NoYXJzGAQgASgNIlcKB1Bhc3NhZ2USEAoIZW50cnlfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIsCgRzcGFuGAMgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4iRQoTR2V0UGFzc2FnZXNSZXNwb25zZRIuCghwYXNzYWdlcxgBIAMoCzIcLmNvbnRleHRodWIuc3RvcmUudjEuUGFzc2FnZSKGAQoUTmF2aWdhdGVFbnRyeVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEgoKAmlkGAIgASgJEhEKCW1heF9kZXB0aBgDIAEoDRIbChNpbmNsdWRlX3F1YXJhbnRpbmVkGAQgASgIIsYBCgtPdXRsaW5lTm9kZRIPCgdub2RlX2lkGAEgASgJEg8KB2hlYWRpbmcYAiABKAkSDQoFbGV2ZWwYAyABKA0SLAoEc3BhbhgEIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuEhIKCnN0YXJ0X2xpbmUYBSABKA0SEAoIZW5kX2xpbmUYBiABKA0SDAoEcGF0aBgHIAMoCRIPCgdzdW1tYXJ5GAggASgJEhMKC2NoaWxkX2NvdW50GAkgASgNIocBChVOYXZpZ2F0ZUVudHJ5UmVzcG9uc2USKQoFZW50cnkYASABKAsyGi5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5Ei8KBW5vZGVzGAIgAygLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5PdXRsaW5lTm9kZRISCgpsaW5lX2NvdW50GAMgASgNIicKCUxpbmVSYW5nZRINCgVzdGFydBgBIAEoDRILCgNlbmQYAiABKA0igAIKEFJlYWRSYW5nZVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEgoKAmlkGAIgASgJEi8KBWNoYXJzGAMgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW5IABIvCgVsaW5lcxgEIAEoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuTGluZVJhbmdlSAASEQoHbm9kZV9pZBgFIAEoCUgAEhEKCW1heF9jaGFycxgGIAEoDRIbChNpbmNsdWRlX3F1YXJhbnRpbmVkGAcgASgIQgcKBXJhbmdlIooCChFSZWFkUmFuZ2VSZXNwb25zZRIQCghlbnRyeV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKBHNwYW4YAyABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbhISCgpzdGFydF9saW5lGAQgASgNEhAKCGVuZF9saW5lGAUgASgNEhEKCXRydW5jYXRlZBgGIAEoCBITCgt0ZXh0X2xlbmd0aBgHIAEoDRISCgpsaW5lX2NvdW50GAggASgNEg8KB2hlYWRpbmcYCSABKAkSNAoLdHJ1c3Rfc3RhdGUYCiABKA4yHy5jb250ZXh0aHViLnN0b3JlLnYxLlRydXN0U3RhdGUivgIKC0dyZXBSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIPCgdwYXR0ZXJuGAIgASgJEg0KBXJlZ2V4GAMgASgIEhgKEGNhc2VfaW5zZW5zaXRpdmUYBCABKAgSMAoGZmlsdGVyGAUgASgLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeUZpbHRlchIvCgZvdXRwdXQYBiABKA4yHy5jb250ZXh0aHViLnN0b3JlLnYxLkdyZXBPdXRwdXQSFQoNY29udGV4dF9saW5lcxgHIAEoDRITCgttYXhfbWF0Y2hlcxgIIAEoDRIdChVtYXhfbWF0Y2hlc19wZXJfZW50cnkYCSABKA0SEwoLbWF4X2VudHJpZXMYCiABKA0ieQoJR3JlcE1hdGNoEgwKBGxpbmUYASABKA0SLAoEc3BhbhgCIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuEhEKCWxpbmVfdGV4dBgDIAEoCRIOCgZiZWZvcmUYBCADKAkSDQoFYWZ0ZXIYBSADKAkixQEKD0dyZXBFbnRyeVJlc3VsdBIQCghlbnRyeV9pZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSEwoLbWF0Y2hfY291bnQYAyABKA0SLwoHbWF0Y2hlcxgEIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuR3JlcE1hdGNoEhEKCXRpbWVkX291dBgFIAEoCBI0Cgt0cnVzdF9zdGF0ZRgGIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuVHJ1c3RTdGF0ZSKtAQoMR3JlcFJlc3BvbnNlEjUKB2VudHJpZXMYASADKAsyJC5jb250ZXh0aHViLnN0b3JlLnYxLkdyZXBFbnRyeVJlc3VsdBIXCg9lbnRyaWVzX3NjYW5uZWQYAiABKA0SFQoNdG90YWxfbWF0Y2hlcxgDIAEoDRIRCgl0cnVuY2F0ZWQYBCABKAgSEQoJdGltZWRfb3V0GAUgASgIEhAKCHdhcm5pbmdzGAYgAygJKrIBCgxGdWxsVGV4dE1vZGUSHgoaRlVMTF9URVhUX01PREVfVU5TUEVDSUZJRUQQABIYChRGVUxMX1RFWFRfTU9ERV9NQVRDSBABEhkKFUZVTExfVEVYVF9NT0RFX1BSRUZJWBACEhkKFUZVTExfVEVYVF9NT0RFX1BIUkFTRRADEhoKFkZVTExfVEVYVF9NT0RFX0JPT0xFQU4QBBIWChJGVUxMX1RFWFRfTU9ERV9BTlkQBSp9CgpHcmVwT3V0cHV0EhsKF0dSRVBfT1VUUFVUX1VOU1BFQ0lGSUVEEAASFwoTR1JFUF9PVVRQVVRfQ09OVEVOVBABEiIKHkdSRVBfT1VUUFVUX0ZJTEVTX1dJVEhfTUFUQ0hFUxACEhUKEUdSRVBfT1VUUFVUX0NPVU5UEAMy9gQKDVNlYXJjaFNlcnZpY2USbgoORnVsbFRleHRTZWFyY2gSKi5jb250ZXh0aHViLnN0b3JlLnYxLkZ1bGxUZXh0U2VhcmNoUmVxdWVzdBorLmNvbnRleHRodWIuc3RvcmUudjEuRnVsbFRleHRTZWFyY2hSZXNwb25zZSIDkAIBEm4KDlNlbWFudGljU2VhcmNoEiouY29udGV4dGh1Yi5zdG9yZS52MS5TZW1hbnRpY1NlYXJjaFJlcXVlc3QaKy5jb250ZXh0aHViLnN0b3JlLnYxLlNlbWFudGljU2VhcmNoUmVzcG9uc2UiA5ACARJlCgtHZXRQYXNzYWdlcxInLmNvbnRleHRodWIuc3RvcmUudjEuR2V0UGFzc2FnZXNSZXF1ZXN0GiguY29udGV4dGh1Yi5zdG9yZS52MS5HZXRQYXNzYWdlc1Jlc3BvbnNlIgOQAgESawoNTmF2aWdhdGVFbnRyeRIpLmNvbnRleHRodWIuc3RvcmUudjEuTmF2aWdhdGVFbnRyeVJlcXVlc3QaKi5jb250ZXh0aHViLnN0b3JlLnYxLk5hdmlnYXRlRW50cnlSZXNwb25zZSIDkAIBEl8KCVJlYWRSYW5nZRIlLmNvbnRleHRodWIuc3RvcmUudjEuUmVhZFJhbmdlUmVxdWVzdBomLmNvbnRleHRodWIuc3RvcmUudjEuUmVhZFJhbmdlUmVzcG9uc2UiA5ACARJQCgRHcmVwEiAuY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwUmVxdWVzdBohLmNvbnRleHRodWIuc3RvcmUudjEuR3JlcFJlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store]);
 
 /**
  * @generated from message contexthub.store.v1.FullTextSearchRequest
@@ -68,6 +68,13 @@ export type FullTextSearchRequest = Message<"contexthub.store.v1.FullTextSearchR
    * @generated from field: bool highlight = 8;
    */
   highlight: boolean;
+
+  /**
+   * Rank with pseudo-relevance feedback when set: the best entries of a first pass expand the query.
+   *
+   * @generated from field: contexthub.store.v1.FullTextFeedback feedback = 9;
+   */
+  feedback?: FullTextFeedback | undefined;
 };
 
 /**
@@ -76,6 +83,65 @@ export type FullTextSearchRequest = Message<"contexthub.store.v1.FullTextSearchR
  */
 export const FullTextSearchRequestSchema: GenMessage<FullTextSearchRequest> = /*@__PURE__*/
   messageDesc(file_contexthub_store_v1_search, 0);
+
+/**
+ * Pseudo-relevance feedback knobs; 0 (or unset) takes each one's default.
+ *
+ * @generated from message contexthub.store.v1.FullTextFeedback
+ */
+export type FullTextFeedback = Message<"contexthub.store.v1.FullTextFeedback"> & {
+  /**
+   * How many of the first pass's best entries are taken as relevant (1-50).
+   *
+   * @generated from field: uint32 documents = 1;
+   */
+  documents: number;
+
+  /**
+   * How many expansion terms are added at most (1-100).
+   *
+   * @generated from field: uint32 terms = 2;
+   */
+  terms: number;
+
+  /**
+   * The original query's share of the expanded query (0-1).
+   *
+   * @generated from field: optional double query_weight = 3;
+   */
+  queryWeight?: number | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.FullTextFeedback.
+ * Use `create(FullTextFeedbackSchema)` to create a new message.
+ */
+export const FullTextFeedbackSchema: GenMessage<FullTextFeedback> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_search, 1);
+
+/**
+ * A word a feedback search added to the query (as the text-search configuration stems it), with its weight in the expansion.
+ *
+ * @generated from message contexthub.store.v1.ExpansionTerm
+ */
+export type ExpansionTerm = Message<"contexthub.store.v1.ExpansionTerm"> & {
+  /**
+   * @generated from field: string term = 1;
+   */
+  term: string;
+
+  /**
+   * @generated from field: double weight = 2;
+   */
+  weight: number;
+};
+
+/**
+ * Describes the message contexthub.store.v1.ExpansionTerm.
+ * Use `create(ExpansionTermSchema)` to create a new message.
+ */
+export const ExpansionTermSchema: GenMessage<ExpansionTerm> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_search, 2);
 
 /**
  * A fragment of an entry's text with the query's matches marked.
@@ -101,7 +167,7 @@ export type Highlight = Message<"contexthub.store.v1.Highlight"> & {
  * Use `create(HighlightSchema)` to create a new message.
  */
 export const HighlightSchema: GenMessage<Highlight> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 1);
+  messageDesc(file_contexthub_store_v1_search, 3);
 
 /**
  * @generated from message contexthub.store.v1.SearchHit
@@ -146,7 +212,7 @@ export type SearchHit = Message<"contexthub.store.v1.SearchHit"> & {
  * Use `create(SearchHitSchema)` to create a new message.
  */
 export const SearchHitSchema: GenMessage<SearchHit> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 2);
+  messageDesc(file_contexthub_store_v1_search, 4);
 
 /**
  * @generated from message contexthub.store.v1.FullTextSearchResponse
@@ -177,6 +243,20 @@ export type FullTextSearchResponse = Message<"contexthub.store.v1.FullTextSearch
    * @generated from field: repeated string warnings = 4;
    */
   warnings: string[];
+
+  /**
+   * With feedback: the words added to the query, heaviest first.
+   *
+   * @generated from field: repeated contexthub.store.v1.ExpansionTerm expansion_terms = 5;
+   */
+  expansionTerms: ExpansionTerm[];
+
+  /**
+   * With feedback: how many entries were taken as relevant (0: the first pass found none).
+   *
+   * @generated from field: uint32 feedback_documents = 6;
+   */
+  feedbackDocuments: number;
 };
 
 /**
@@ -184,7 +264,7 @@ export type FullTextSearchResponse = Message<"contexthub.store.v1.FullTextSearch
  * Use `create(FullTextSearchResponseSchema)` to create a new message.
  */
 export const FullTextSearchResponseSchema: GenMessage<FullTextSearchResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 3);
+  messageDesc(file_contexthub_store_v1_search, 5);
 
 /**
  * @generated from message contexthub.store.v1.SemanticSearchRequest
@@ -232,7 +312,7 @@ export type SemanticSearchRequest = Message<"contexthub.store.v1.SemanticSearchR
  * Use `create(SemanticSearchRequestSchema)` to create a new message.
  */
 export const SemanticSearchRequestSchema: GenMessage<SemanticSearchRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 4);
+  messageDesc(file_contexthub_store_v1_search, 6);
 
 /**
  * @generated from message contexthub.store.v1.SemanticSearchResponse
@@ -266,7 +346,7 @@ export type SemanticSearchResponse = Message<"contexthub.store.v1.SemanticSearch
  * Use `create(SemanticSearchResponseSchema)` to create a new message.
  */
 export const SemanticSearchResponseSchema: GenMessage<SemanticSearchResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 5);
+  messageDesc(file_contexthub_store_v1_search, 7);
 
 /**
  * @generated from message contexthub.store.v1.PassageItem
@@ -291,7 +371,7 @@ export type PassageItem = Message<"contexthub.store.v1.PassageItem"> & {
  * Use `create(PassageItemSchema)` to create a new message.
  */
 export const PassageItemSchema: GenMessage<PassageItem> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 6);
+  messageDesc(file_contexthub_store_v1_search, 8);
 
 /**
  * @generated from message contexthub.store.v1.GetPassagesRequest
@@ -327,7 +407,7 @@ export type GetPassagesRequest = Message<"contexthub.store.v1.GetPassagesRequest
  * Use `create(GetPassagesRequestSchema)` to create a new message.
  */
 export const GetPassagesRequestSchema: GenMessage<GetPassagesRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 7);
+  messageDesc(file_contexthub_store_v1_search, 9);
 
 /**
  * @generated from message contexthub.store.v1.Passage
@@ -354,7 +434,7 @@ export type Passage = Message<"contexthub.store.v1.Passage"> & {
  * Use `create(PassageSchema)` to create a new message.
  */
 export const PassageSchema: GenMessage<Passage> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 8);
+  messageDesc(file_contexthub_store_v1_search, 10);
 
 /**
  * @generated from message contexthub.store.v1.GetPassagesResponse
@@ -373,7 +453,7 @@ export type GetPassagesResponse = Message<"contexthub.store.v1.GetPassagesRespon
  * Use `create(GetPassagesResponseSchema)` to create a new message.
  */
 export const GetPassagesResponseSchema: GenMessage<GetPassagesResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 9);
+  messageDesc(file_contexthub_store_v1_search, 11);
 
 /**
  * @generated from message contexthub.store.v1.NavigateEntryRequest
@@ -411,7 +491,7 @@ export type NavigateEntryRequest = Message<"contexthub.store.v1.NavigateEntryReq
  * Use `create(NavigateEntryRequestSchema)` to create a new message.
  */
 export const NavigateEntryRequestSchema: GenMessage<NavigateEntryRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 10);
+  messageDesc(file_contexthub_store_v1_search, 12);
 
 /**
  * @generated from message contexthub.store.v1.OutlineNode
@@ -476,7 +556,7 @@ export type OutlineNode = Message<"contexthub.store.v1.OutlineNode"> & {
  * Use `create(OutlineNodeSchema)` to create a new message.
  */
 export const OutlineNodeSchema: GenMessage<OutlineNode> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 11);
+  messageDesc(file_contexthub_store_v1_search, 13);
 
 /**
  * @generated from message contexthub.store.v1.NavigateEntryResponse
@@ -503,7 +583,7 @@ export type NavigateEntryResponse = Message<"contexthub.store.v1.NavigateEntryRe
  * Use `create(NavigateEntryResponseSchema)` to create a new message.
  */
 export const NavigateEntryResponseSchema: GenMessage<NavigateEntryResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 12);
+  messageDesc(file_contexthub_store_v1_search, 14);
 
 /**
  * 1-based, inclusive line numbers.
@@ -527,7 +607,7 @@ export type LineRange = Message<"contexthub.store.v1.LineRange"> & {
  * Use `create(LineRangeSchema)` to create a new message.
  */
 export const LineRangeSchema: GenMessage<LineRange> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 13);
+  messageDesc(file_contexthub_store_v1_search, 15);
 
 /**
  * @generated from message contexthub.store.v1.ReadRangeRequest
@@ -586,7 +666,7 @@ export type ReadRangeRequest = Message<"contexthub.store.v1.ReadRangeRequest"> &
  * Use `create(ReadRangeRequestSchema)` to create a new message.
  */
 export const ReadRangeRequestSchema: GenMessage<ReadRangeRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 14);
+  messageDesc(file_contexthub_store_v1_search, 16);
 
 /**
  * @generated from message contexthub.store.v1.ReadRangeResponse
@@ -656,7 +736,7 @@ export type ReadRangeResponse = Message<"contexthub.store.v1.ReadRangeResponse">
  * Use `create(ReadRangeResponseSchema)` to create a new message.
  */
 export const ReadRangeResponseSchema: GenMessage<ReadRangeResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 15);
+  messageDesc(file_contexthub_store_v1_search, 17);
 
 /**
  * @generated from message contexthub.store.v1.GrepRequest
@@ -730,7 +810,7 @@ export type GrepRequest = Message<"contexthub.store.v1.GrepRequest"> & {
  * Use `create(GrepRequestSchema)` to create a new message.
  */
 export const GrepRequestSchema: GenMessage<GrepRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 16);
+  messageDesc(file_contexthub_store_v1_search, 18);
 
 /**
  * @generated from message contexthub.store.v1.GrepMatch
@@ -773,7 +853,7 @@ export type GrepMatch = Message<"contexthub.store.v1.GrepMatch"> & {
  * Use `create(GrepMatchSchema)` to create a new message.
  */
 export const GrepMatchSchema: GenMessage<GrepMatch> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 17);
+  messageDesc(file_contexthub_store_v1_search, 19);
 
 /**
  * @generated from message contexthub.store.v1.GrepEntryResult
@@ -821,7 +901,7 @@ export type GrepEntryResult = Message<"contexthub.store.v1.GrepEntryResult"> & {
  * Use `create(GrepEntryResultSchema)` to create a new message.
  */
 export const GrepEntryResultSchema: GenMessage<GrepEntryResult> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 18);
+  messageDesc(file_contexthub_store_v1_search, 20);
 
 /**
  * @generated from message contexthub.store.v1.GrepResponse
@@ -867,7 +947,7 @@ export type GrepResponse = Message<"contexthub.store.v1.GrepResponse"> & {
  * Use `create(GrepResponseSchema)` to create a new message.
  */
 export const GrepResponseSchema: GenMessage<GrepResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 19);
+  messageDesc(file_contexthub_store_v1_search, 21);
 
 /**
  * @generated from enum contexthub.store.v1.FullTextMode
