@@ -7,7 +7,7 @@ import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { storeV1 } from "@context-hub/proto";
 import type { Principal } from "../principal.js";
 import type { Idempotency } from "../idempotency.js";
-import { toEntryFilter, type SearchFilterArgs } from "../search/search-filter.js";
+import { toEntryFilter, type SearchFilterArgs } from "./search-filter.js";
 import { toEntryListing, toEntryView } from "./entry-views.js";
 import type { StoreClient } from "./peers.js";
 import { fromProtoTrustState } from "./proto-enums.js";

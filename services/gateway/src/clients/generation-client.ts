@@ -6,7 +6,7 @@
  */
 import { contentHash } from "@context-hub/common";
 import type { commonV1, embedderV1, storeV1 } from "@context-hub/proto";
-import type { GenerationInput } from "../write/write-types.js";
+import type { GenerationInput } from "../write-types.js";
 import { joinCalls } from "./joined-calls.js";
 import type { Peers } from "./peers.js";
 import { toProtoSource } from "./proto-enums.js";

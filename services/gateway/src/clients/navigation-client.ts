@@ -2,7 +2,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { searchV1, storeV1 } from "@context-hub/proto";
 import type { Principal } from "../principal.js";
-import { toEntryFilter, type SearchFilterArgs } from "../search/search-filter.js";
+import { toEntryFilter, type SearchFilterArgs } from "./search-filter.js";
 import type { SearchClient } from "./peers.js";
 import { fromProtoTrustState } from "./proto-enums.js";
 

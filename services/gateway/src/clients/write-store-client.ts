@@ -9,7 +9,7 @@ import { ContextHubError, contentHash, currentRequestContext } from "@context-hu
 import type { storeV1 } from "@context-hub/proto";
 import type { Idempotency } from "../idempotency.js";
 import type { Principal } from "../principal.js";
-import type { EntryChange, ItemOutcome, NewEntryInput, Source, WriteAck } from "../write/write-types.js";
+import type { EntryChange, ItemOutcome, NewEntryInput, Source, WriteAck } from "../write-types.js";
 import { createDuplicateChecks } from "./duplicate-checks.js";
 import type { Generated } from "./generation-client.js";
 import type { StoreClient } from "./peers.js";

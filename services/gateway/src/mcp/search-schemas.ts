@@ -54,7 +54,7 @@ const metadataFilter = z
 
 /**
  * The filters every search, grep and search_context share (one definition,
- * one conversion in search/search-filter.ts): thread, source, tags,
+ * one conversion in clients/search-filter.ts): thread, source, tags,
  * metadata with operators, dates, content type, trust and both timelines.
  */
 export const searchFilterFields = {

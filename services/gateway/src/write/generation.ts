@@ -8,7 +8,7 @@
 import { ContextHubError, createChildAbortController, isContextHubError } from "@context-hub/common";
 import { noSummary, toGenerated, type EmbeddedText, type Generated, type GenerationClient, type SummarizedText } from "../clients/generation-client.js";
 import { timeStage, type WriteStage } from "./stage-timing.js";
-import type { GenerationInput } from "./write-types.js";
+import type { GenerationInput } from "../write-types.js";
 
 /** Generates for texts; aborting `signal` cancels the worker calls still running (their results are no longer wanted). */
 export type Generate = (inputs: readonly GenerationInput[], signal?: AbortSignal) => Promise<Generated[]>;

@@ -5,7 +5,7 @@ import type { Principal } from "../principal.js";
 import { timeStage } from "./stage-timing.js";
 import { findDuplicates, generateFor, isDuplicateVanished, type WriteDeps } from "./write-steps.js";
 import type { WritePlan } from "./write-decisions.js";
-import type { ItemOutcome, NewEntryInput, ResolvedIdempotency, WriteAck } from "./write-types.js";
+import type { ItemOutcome, NewEntryInput, ResolvedIdempotency, WriteAck } from "../write-types.js";
 
 /** One CommitBatch call, timed as the commit stage; `generated[i]` undefined commits entry i without generation (a fold, or a replay). */
 function commitBatch(

@@ -2,7 +2,7 @@
 import type { Principal } from "../principal.js";
 import { commit, commitWithoutGeneration, foldIntoDuplicate, type WriteDeps } from "./write-steps.js";
 import type { WritePlan } from "./write-decisions.js";
-import type { NewEntryInput, ResolvedIdempotency, WriteAck } from "./write-types.js";
+import type { NewEntryInput, ResolvedIdempotency, WriteAck } from "../write-types.js";
 
 /**
  * A new entry's generation started beside its pre-check, so it does not

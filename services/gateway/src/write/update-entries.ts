@@ -5,7 +5,7 @@ import type { Principal } from "../principal.js";
 import { timeStage } from "./stage-timing.js";
 import type { WriteDeps } from "./write-steps.js";
 import type { WritePlan } from "./write-decisions.js";
-import type { EntryChange, ItemOutcome, ResolvedIdempotency, WriteAck } from "./write-types.js";
+import type { EntryChange, ItemOutcome, ResolvedIdempotency, WriteAck } from "../write-types.js";
 
 /** The current entry a change names by full id or unique prefix, among those read. */
 function resolver(current: readonly CurrentText[]): (id: string) => CurrentText | undefined {

@@ -9,7 +9,7 @@ import { storeEntry } from "./store-entry.js";
 import { updateEntries } from "./update-entries.js";
 import { decideWrite, rulesFor, writeRules, type WriteOperation, type WriteSituation } from "./write-decisions.js";
 import type { WriteDeps } from "./write-steps.js";
-import type { EntryChange, ItemOutcome, NewEntryInput, ResolvedIdempotency, WriteAck } from "./write-types.js";
+import type { EntryChange, ItemOutcome, NewEntryInput, ResolvedIdempotency, WriteAck } from "../write-types.js";
 
 const principal: Principal = { tenant: "acme", subject: "a1", groups: [], scopes: ["context:write"] };
 const booleans = [false, true] as const;

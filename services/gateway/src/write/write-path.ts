@@ -16,7 +16,7 @@ import { storeEntry } from "./store-entry.js";
 import { updateEntries } from "./update-entries.js";
 import { decideWrite, type WriteOperation } from "./write-decisions.js";
 import type { WriteDeps } from "./write-steps.js";
-import type { EntryChange, ItemOutcome, NewEntryInput, ResolvedIdempotency, WriteAck } from "./write-types.js";
+import type { EntryChange, ItemOutcome, NewEntryInput, ResolvedIdempotency, WriteAck } from "../write-types.js";
 
 export interface WritePathOptions {
   peers: Peers;

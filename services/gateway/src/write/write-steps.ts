@@ -6,7 +6,7 @@ import type { Idempotency } from "../idempotency.js";
 import type { Principal } from "../principal.js";
 import type { Generate } from "./generation.js";
 import { timeStage } from "./stage-timing.js";
-import type { NewEntryInput, WriteAck } from "./write-types.js";
+import type { NewEntryInput, WriteAck } from "../write-types.js";
 
 /** What every write operation works with. */
 export interface WriteDeps {

@@ -13,7 +13,7 @@ import {
   toProtoFullTextMode,
   type StageTimes,
 } from "../../search/hybrid-search.js";
-import { toEntryFilter } from "../../search/search-filter.js";
+import { toEntryFilter } from "../../clients/search-filter.js";
 import { applyScoreFloor, noScores, toSearchResult, type HitExplain, type SearchExplain } from "../../search/search-views.js";
 import { ftsSearchInput, ftsSearchOutput, hybridSearchInput, hybridSearchOutput, searchToolLimits, semanticSearchInput, semanticSearchOutput } from "../search-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";

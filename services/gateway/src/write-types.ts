@@ -1,7 +1,7 @@
 /** The write path's domain types: what tools hand it and what it answers, free of any wire format. */
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { TrustStateName } from "@context-hub/common";
-import type { Idempotency } from "../idempotency.js";
+import type { Idempotency } from "./idempotency.js";
 
 export type Source = "user" | "agent";
 export type Visibility = "private" | "shared" | "tenant";
