@@ -8,6 +8,11 @@
 // Passes when every hostile write completes or is refused within --write-limit-ms (2000), the legitimate text is
 // stored, and the reader's p95 during each write stays within --ratio-limit (2) times its idle p95.
 //
+// Where each write's time went comes from the gateway's own write-stage histogram (`contexthub_write_stage_seconds` on
+// /metrics), read before and after the write: validate, dedup_check, embed, summarize (the two generation legs run in
+// parallel), commit (the store's call: its screen and full-text vector, then the transaction) and total. The reader's
+// calls are not writes, so they do not count there.
+//
 // Usage: node bench/text-stall.js [--inputs newlines,dots,emphasis,prose] [--idle-reads 300] [--json bench/results/text-stall.json]
 // Environment variables reach the server (e.g. SUMMARIZER_TEXT_BUDGET_MS=1500).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -81,6 +86,29 @@ async function call(client, name, args) {
   return result;
 }
 
+/** Seconds spent so far in each write stage, over every outcome, from the gateway's /metrics. */
+async function stageSeconds(metricsUrl) {
+  const text = await (await fetch(metricsUrl)).text();
+  const seconds = {};
+  for (const line of text.split("\n")) {
+    const match = /^contexthub_write_stage_seconds_sum\{([^}]*)\} ([\d.e+-]+)$/.exec(line);
+    const stage = match === null ? undefined : /stage="(\w+)"/.exec(match[1])?.[1];
+    if (stage !== undefined) seconds[stage] = (seconds[stage] ?? 0) + Number(match[2]);
+  }
+  return seconds;
+}
+
+/** Milliseconds per stage between two readings of `stageSeconds`, in the write path's order. */
+function stageMs(after, before) {
+  const order = ["validate", "dedup_check", "embed", "summarize", "commit", "total"];
+  const stages = {};
+  for (const stage of [...order, ...Object.keys(after).filter((name) => !order.includes(name))]) {
+    const spent = (after[stage] ?? 0) - (before[stage] ?? 0);
+    if (spent > 0) stages[stage] = round(spent * 1000, 0);
+  }
+  return stages;
+}
+
 const firstLine = (result) => (result.content?.[0]?.type === "text" ? result.content[0].text.split("\n")[0] : "");
 
 /** One read of another caller: by id and by semantic search in turn, as an agent browsing the store does. */
@@ -96,6 +124,7 @@ function reader(client, id) {
 
 const dataDir = mkdtempSync(join(tmpdir(), "context-hub-text-stall-"));
 const server = await startServer({ dataDir, env: { ...process.env, LOG_LEVEL: "warn" } });
+const metricsUrl = server.url.replace(/\/mcp$/, "/metrics");
 const results = [];
 try {
   const writer = await connect(server.url);
@@ -117,6 +146,7 @@ try {
     for (let index = 0; index < idleReads; index++) idle.push(await read());
 
     const during = [];
+    const stagesBefore = await stageSeconds(metricsUrl);
     let writing = true;
     const started = performance.now();
     const write = call(writer, "store_context", { thread_id: `stall-${name}`, source: "agent", text }).finally(() => (writing = false));
@@ -130,6 +160,7 @@ try {
     const result = await write;
     const writeMs = performance.now() - started;
     await reading;
+    const stages = stageMs(await stageSeconds(metricsUrl), stagesBefore);
     const outcome = result.isError ? firstLine(result) : `stored (${result.structuredContent.trust_state})`;
     const idleP95 = quantile(idle, 0.95);
     const duringP95 = quantile(during, 0.95);
@@ -138,10 +169,15 @@ try {
     // A hostile text must end (stored or refused) within the limit; the legitimate one must be stored, however long it takes.
     const ended = name === "prose" ? !result.isError : (!result.isError || refusedByBudget) && writeMs <= writeLimitMs;
     const pass = ended && ratio <= ratioLimit;
-    const row = { input: name, chars: text.length, writeMs: round(writeMs, 0), outcome, idle: latencySummary(idle), during: latencySummary(during), ratioP95: round(ratio), pass };
+    const row = { input: name, chars: text.length, writeMs: round(writeMs, 0), outcome, idle: latencySummary(idle), during: latencySummary(during), ratioP95: round(ratio), stages, pass };
     results.push(row);
     console.log(
       `${name.padEnd(9)} ${text.length} chars: write ${Math.round(writeMs)} ms → ${outcome}; reader p95 ${round(idleP95)} ms idle, ${round(duringP95)} ms during (${during.length} reads), ×${round(ratio)} ${pass ? "PASS" : "FAIL"}`,
+    );
+    console.log(
+      `${"".padEnd(9)} stages (ms): ${Object.entries(stages)
+        .map(([stage, ms]) => `${stage} ${ms}`)
+        .join(", ")}`,
     );
   }
   await writer.close();
