@@ -55,6 +55,18 @@ test("a row statement is prepared once and then runs by name, with parameters se
   assert.equal(read.rowCount, 2);
 });
 
+test("parameters of every UTF-8 width, empty, NULL and a megabyte long reach PostgreSQL byte for byte", async () => {
+  const values = ["plain", "é and ß", "€ 中文", "🚀 and 𝄞", "", null, `${"ab€🚀".repeat(200_000)}.`];
+  const query = "SELECT $1::text AS value, octet_length($1::text) AS bytes, $1::text IS NULL AS missing";
+  for (const value of values) {
+    const { rows } = await statements.run<{ value: string | null; bytes: number | null; missing: boolean }>(undefined, query, [value]);
+    assert.deepEqual(rows, [{ value, bytes: value === null ? null : Buffer.byteLength(value, "utf8"), missing: value === null }]);
+  }
+  // Several parameters in one statement keep their order and their own lengths.
+  const { rows } = await statements.run<{ joined: string }>(undefined, "SELECT concat_ws('|', $1::text, $2::text, $3::text, $4::text) AS joined", ["a", null, "€", "🚀"]);
+  assert.deepEqual(rows, [{ joined: "a|€|🚀" }]);
+});
+
 test("a failing statement reports PostgreSQL's error and leaves the session usable", async () => {
   await assert.rejects(statements.run(undefined, "INSERT INTO notes (id, body) VALUES ($1, $2)", [1, "duplicate"]), (error: Error & { code?: string }) => error.code === "23505");
   await assert.rejects(statements.run(undefined, "SELECT nonsense FROM notes", []), /column "nonsense" does not exist/);

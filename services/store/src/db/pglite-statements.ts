@@ -1,4 +1,5 @@
 import { parse, protocol, type PGlite } from "@electric-sql/pglite";
+import { encodeExecution } from "./bind-message.js";
 import type { SqlResult } from "./sql-database.js";
 import { preparable, staleRowType } from "./statement-rules.js";
 import { rolledBackAtCommit } from "./transaction-scope.js";
@@ -127,10 +128,7 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
   async function execute<R>(text: string, params: readonly unknown[] | undefined, transaction: PgliteTransaction | undefined): Promise<SqlResult<R>> {
     const statement = await prepare(text, transaction);
     const values = (params ?? []).map((value, index) => serialize(value, statement.parameterTypes[index]));
-    const messages = await exchange(
-      concat([protocol.serialize.bind({ statement: statement.name, values }), protocol.serialize.describe({ type: "P" }), protocol.serialize.execute({}), protocol.serialize.sync()]),
-      transaction,
-    );
+    const messages = await exchange(encodeExecution(statement.name, values), transaction);
     const result = parse.parseResults(messages, pglite.parsers)[0];
     const rows = (result?.rows ?? []) as R[];
     // PGlite reports affectedRows only for writes; a SELECT counts its rows, as pg does.
