@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { commonEnvSchema, envBoolean, envEnum, envInteger, envString, loadConfig } from "@context-hub/common";
 import type { DatabaseOptions } from "./db/open-database.js";
-import { graphNeedsPglite, qdrantUrlRequired, toVectorBackendConfig, vectorBackendEnvSchema, type VectorBackendConfig } from "./qdrant-config.js";
-import { searchEnvSchema, toSearchConfig, type SearchConfig } from "./search-config.js";
+import { graphNeedsPglite, qdrantUrlRequired, toVectorBackendConfig, vectorBackendEnvSchema, type VectorBackendConfig } from "./vectors/qdrant-config.js";
+import { searchEnvSchema, toSearchConfig, type SearchConfig } from "./search/search-config.js";
 
 /**
  * Descriptions of the search variables, which search-config.ts defines: the

@@ -4,25 +4,25 @@ import { searchV1, storeV1 } from "@context-hub/proto";
 import type { StoreConfig } from "./config.js";
 import { openDatabase } from "./db/open-database.js";
 import type { SqlDatabase } from "./db/sql-database.js";
-import { createApiKeyRepository } from "./api-key-repository.js";
-import { createApiKeyService } from "./api-keys.js";
-import { createEntryRepository } from "./entry-repository.js";
-import { createDatabaseSearchVectors, createWorkerSearchVectors, type SearchVectors } from "./search-vectors.js";
-import { createWriteScreen } from "./write-screen.js";
-import { createEntryService } from "./entries.js";
+import { createApiKeyRepository } from "./keys/api-key-repository.js";
+import { createApiKeyService } from "./keys/api-keys.js";
+import { createEntryRepository } from "./entries/entry-repository.js";
+import { createDatabaseSearchVectors, createWorkerSearchVectors, type SearchVectors } from "./entries/search-vectors.js";
+import { createWriteScreen } from "./screen/write-screen.js";
+import { createEntryService } from "./entries/entries.js";
 import { createDescribeService } from "./describe.js";
 import { createStoreHandlers } from "./server.js";
-import { openSearch } from "./search-module.js";
+import { openSearch } from "./search/search-module.js";
 import { createSearchHandlers } from "./search-server.js";
-import { createSharingService } from "./sharing.js";
-import { createAuditRepository } from "./audit-repository.js";
-import { createAuditService, createDenialRecorder } from "./audit.js";
-import { createHistoryRepository } from "./history-repository.js";
-import { createHistoryService } from "./history.js";
-import { createReviewRepository } from "./review-repository.js";
-import { createReviewService } from "./review.js";
-import { createIdempotencyExpirySweeper } from "./idempotency-expiry.js";
-import { deleteExpiredIdempotencyKeys } from "./idempotency-repository.js";
+import { createSharingService } from "./sharing/sharing.js";
+import { createAuditRepository } from "./audit/audit-repository.js";
+import { createAuditService, createDenialRecorder } from "./audit/audit.js";
+import { createHistoryRepository } from "./history/history-repository.js";
+import { createHistoryService } from "./history/history.js";
+import { createReviewRepository } from "./entries/review-repository.js";
+import { createReviewService } from "./review/review.js";
+import { createIdempotencyExpirySweeper } from "./idempotency/idempotency-expiry.js";
+import { deleteExpiredIdempotencyKeys } from "./idempotency/idempotency-repository.js";
 
 // The store's public face: starting it, and the offline operations the CLI
 // runs on its database (re-embedding, Qdrant rebuilds). Tests and benches
@@ -31,9 +31,9 @@ export { loadStoreConfig, type StoreConfig } from "./config.js";
 export { openDatabase, type DatabaseOptions } from "./db/open-database.js";
 export { isMemoryDataDir } from "./db/pglite-database.js";
 export type { SqlDatabase } from "./db/sql-database.js";
-export { planReembedding, reembedChunks, type EmbeddingSpace, type ReembedOptions, type ReembedPlan, type ReembedResult, type SpaceCount } from "./chunk-reembedding.js";
-export { createQdrantCollections, type QdrantCollections } from "./qdrant-collections.js";
-export { reindexQdrant, type ReindexProgress, type ReindexResult } from "./qdrant-reindex.js";
+export { planReembedding, reembedChunks, type EmbeddingSpace, type ReembedOptions, type ReembedPlan, type ReembedResult, type SpaceCount } from "./vectors/chunk-reembedding.js";
+export { createQdrantCollections, type QdrantCollections } from "./vectors/qdrant-collections.js";
+export { reindexQdrant, type ReindexProgress, type ReindexResult } from "./vectors/qdrant-reindex.js";
 
 /** What a store can be handed instead of opening its own. */
 export interface StoreDependencies {

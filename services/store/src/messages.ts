@@ -3,7 +3,7 @@
  * types, for the transport (server.ts). Enum values a peer sends that this
  * build does not know are INVALID_ARGUMENT naming the field.
  */
-import type { SearchFilterInput } from "./search-filter.js";
+import type { SearchFilterInput } from "./model/search-filter.js";
 import { create, toBinary, toJson, type DescMessage, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema, type Timestamp, type Value } from "@bufbuild/protobuf/wkt";
 import {
@@ -19,16 +19,16 @@ import {
   visibilityToProto,
 } from "@context-hub/common";
 import { type commonV1, storeV1 } from "@context-hub/proto";
-import type { ApiKeyInput, ApiKeyRecord } from "./api-keys.js";
-import type { AuditFilter, AuditRecord, ChainReport } from "./audit.js";
-import type { EntryHistory, EntryVersionRecord, TombstoneRecord } from "./history.js";
-import type { ItemError, ItemResult } from "./entries.js";
-import type { EntryAck, EntryUpdateInput, GeneratedInput, JsonValue, NewEntryInput, NodeSummary, StoredEntry } from "./entry-model.js";
-import type { IdempotencyState } from "./idempotency.js";
-import type { Principal } from "./principal.js";
-import type { MetadataOperator } from "./search-filter.js";
-import type { GranteeInput } from "./sharing.js";
-import type { GrantRecord } from "./sharing-model.js";
+import type { ApiKeyInput, ApiKeyRecord } from "./keys/api-keys.js";
+import type { AuditFilter, AuditRecord, ChainReport } from "./audit/audit.js";
+import type { EntryHistory, EntryVersionRecord, TombstoneRecord } from "./history/history.js";
+import type { ItemError, ItemResult } from "./entries/entries.js";
+import type { EntryAck, EntryUpdateInput, GeneratedInput, JsonValue, NewEntryInput, NodeSummary, StoredEntry } from "./model/entry-model.js";
+import type { IdempotencyState } from "./idempotency/idempotency.js";
+import type { Principal } from "./model/principal.js";
+import type { MetadataOperator } from "./model/search-filter.js";
+import type { GranteeInput } from "./sharing/sharing.js";
+import type { GrantRecord } from "./model/sharing-model.js";
 
 export function toPrincipal(principal: commonV1.Principal | undefined): Principal | undefined {
   if (principal === undefined) return undefined;

@@ -6,11 +6,11 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { invalidArgument, trustStateToProto } from "@context-hub/common";
 import { searchV1, storeV1 } from "@context-hub/proto";
-import type { GrepOutputMode } from "./grep.js";
+import type { GrepOutputMode } from "./search/grep.js";
 import { toEntryMessage } from "./messages.js";
-import type { RangeRequest } from "./navigation.js";
-import type { GrepResult, ReadRangeResult, SearchHitResult } from "./search.js";
-import type { FullTextMode } from "./text-search.js";
+import type { RangeRequest } from "./search/navigation.js";
+import type { GrepResult, ReadRangeResult, SearchHitResult } from "./search/search.js";
+import type { FullTextMode } from "./search/text-search.js";
 
 const modeOf: Record<number, FullTextMode> = {
   [searchV1.FullTextMode.UNSPECIFIED]: "match",

@@ -2,7 +2,7 @@
 import { vectorFromBytes, type ServiceImplementation } from "@context-hub/common";
 import type { searchV1 } from "@context-hub/proto";
 import { toEntryMessage, toPrincipal } from "./messages.js";
-import type { SearchService } from "./search.js";
+import type { SearchService } from "./search/search.js";
 import { toFullTextMode, toGrepOutput, toGrepResponse, toRangeRequest, toReadRangeResponse, toSearchHitMessage } from "./search-messages.js";
 import { toEntryFilter } from "./messages.js";
 

@@ -13,15 +13,15 @@ import {
   type ServiceImplementation,
 } from "@context-hub/common";
 import { storeV1 } from "@context-hub/proto";
-import type { ApiKeyService } from "./api-keys.js";
-import type { AuditService } from "./audit.js";
+import type { ApiKeyService } from "./keys/api-keys.js";
+import type { AuditService } from "./audit/audit.js";
 import type { DescribeService } from "./describe.js";
-import type { HistoryService } from "./history.js";
-import type { ReviewService } from "./review.js";
-import type { EntryService } from "./entries.js";
-import type { CommitItemResult, DeleteEntriesResult, EntryAck, UpdateItemResult } from "./entry-model.js";
-import type { Outcome } from "./idempotency.js";
-import { isItemFailure, toItemError } from "./items.js";
+import type { HistoryService } from "./history/history.js";
+import type { ReviewService } from "./review/review.js";
+import type { EntryService } from "./entries/entries.js";
+import type { CommitItemResult, DeleteEntriesResult, EntryAck, UpdateItemResult } from "./model/entry-model.js";
+import type { Outcome } from "./idempotency/idempotency.js";
+import { isItemFailure, toItemError } from "./model/items.js";
 import {
   encoderOf,
   idempotencyStateOf,
@@ -43,7 +43,7 @@ import {
   toNewEntry,
   toPrincipal,
 } from "./messages.js";
-import type { SharingService, ShareResult, UnshareResult } from "./sharing.js";
+import type { SharingService, ShareResult, UnshareResult } from "./sharing/sharing.js";
 
 /** The domain services the transport serves. */
 export interface StoreServices {

@@ -1,0 +1,136 @@
+import { createSqlParams, type SqlExecutor, type SqlParams } from "../db/sql-database.js";
+import { createUuidV7 } from "../model/ids.js";
+import type { Principal } from "../model/principal.js";
+import type { Grantee, GranteeKind, GrantRecord, GrantStatements, Permission } from "../model/sharing-model.js";
+
+interface GrantRow {
+  id: string;
+  entry_id: string | null;
+  thread_id: string | null;
+  grantee_kind: GranteeKind;
+  grantee: string;
+  permission: Permission;
+  grantor: string;
+  created_at: Date;
+}
+
+const grantColumns = "g.id, g.entry_id, g.thread_id, g.grantee_kind, g.grantee, g.permission, g.grantor, g.created_at";
+
+function toGrantRecord(row: GrantRow): GrantRecord {
+  return {
+    id: row.id,
+    entryId: row.entry_id ?? undefined,
+    threadId: row.thread_id ?? undefined,
+    grantee: { kind: row.grantee_kind, name: row.grantee },
+    permission: row.permission,
+    grantor: row.grantor,
+    createdAt: row.created_at,
+  };
+}
+
+/** `AND (kind, name) matches one of the grantees`, or nothing when every grantee is meant. */
+function granteeCondition(grantees: readonly Grantee[] | undefined, params: SqlParams): string {
+  if (grantees === undefined) return "";
+  const kinds = params.add(grantees.map((grantee) => grantee.kind));
+  const names = params.add(grantees.map((grantee) => grantee.name));
+  return ` AND (g.grantee_kind, g.grantee) IN (SELECT w.kind, w.name FROM unnest(${kinds}::text[], ${names}::text[]) AS w (kind, name))`;
+}
+
+/**
+ * The grant statements of one transaction. Grants are recorded in the
+ * caller's tenant only, so they never open anything across tenants; the
+ * callers of these statements have already checked ownership on the locked
+ * entry rows.
+ */
+export function createGrantStatements(tx: SqlExecutor): GrantStatements {
+  /** Entry ids in id order, locked: multi-row changes take their row locks in one global order so they cannot deadlock with each other. */
+  const lockOwnPrivateInThread = async (principal: Principal, threadId: string) => {
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT e.id FROM entries e
+       WHERE e.tenant = $1 AND e.thread_id = $2 AND e.owner = $3 AND e.visibility = 'private'
+       ORDER BY e.id FOR UPDATE`,
+      [principal.tenant, threadId, principal.subject],
+    );
+    return rows.map((row) => row.id);
+  };
+
+  const statements: GrantStatements = {
+    async makeShared(principal, ids) {
+      if (ids.length === 0) return [];
+      const { rows } = await tx.query<{ id: string }>("UPDATE entries e SET visibility = 'shared' WHERE e.id = ANY($1::uuid[]) AND e.tenant = $2 AND e.visibility = 'private' RETURNING e.id", [
+        ids,
+        principal.tenant,
+      ]);
+      return rows.map((row) => row.id).sort();
+    },
+
+    async makeThreadShared(principal, threadId) {
+      const ids = await lockOwnPrivateInThread(principal, threadId);
+      return statements.makeShared(principal, ids);
+    },
+
+    async grantOnEntries(principal, entries, grantees, permission) {
+      const pairs = entries.flatMap((entry) => grantees.map((grantee) => ({ entry, grantee })));
+      const entryIds = pairs.map((pair) => pair.entry.id);
+      const kinds = pairs.map((pair) => pair.grantee.kind);
+      const names = pairs.map((pair) => pair.grantee.name);
+      await tx.query(
+        `INSERT INTO grants (id, tenant, grantor, entry_id, grantee_kind, grantee, permission)
+         SELECT w.id, $1, w.grantor, w.entry_id, w.kind, w.name, $2
+         FROM unnest($3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[]) AS w (id, grantor, entry_id, kind, name)
+         ON CONFLICT (entry_id, grantee_kind, grantee, permission) WHERE entry_id IS NOT NULL DO NOTHING`,
+        [principal.tenant, permission, pairs.map(() => createUuidV7()), pairs.map((pair) => pair.entry.owner), entryIds, kinds, names],
+      );
+      const { rows } = await tx.query<GrantRow>(
+        `SELECT ${grantColumns} FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS w (entry_id, kind, name, position)
+         JOIN grants g ON g.entry_id = w.entry_id AND g.grantee_kind = w.kind AND g.grantee = w.name AND g.permission = $4 AND g.tenant = $5
+         ORDER BY w.position`,
+        [entryIds, kinds, names, permission, principal.tenant],
+      );
+      return rows.map(toGrantRecord);
+    },
+
+    async grantOnThread(principal, threadId, grantees, permission) {
+      const kinds = grantees.map((grantee) => grantee.kind);
+      const names = grantees.map((grantee) => grantee.name);
+      await tx.query(
+        `INSERT INTO grants (id, tenant, grantor, thread_id, grantee_kind, grantee, permission)
+         SELECT w.id, $1, $2, $3, w.kind, w.name, $4
+         FROM unnest($5::uuid[], $6::text[], $7::text[]) AS w (id, kind, name)
+         ON CONFLICT (tenant, thread_id, grantor, grantee_kind, grantee, permission) WHERE thread_id IS NOT NULL DO NOTHING`,
+        [principal.tenant, principal.subject, threadId, permission, grantees.map(() => createUuidV7()), kinds, names],
+      );
+      const { rows } = await tx.query<GrantRow>(
+        `SELECT ${grantColumns} FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS w (kind, name, position)
+         JOIN grants g ON g.tenant = $3 AND g.thread_id = $4 AND g.grantor = $5 AND g.grantee_kind = w.kind AND g.grantee = w.name AND g.permission = $6
+         ORDER BY w.position`,
+        [kinds, names, principal.tenant, threadId, principal.subject, permission],
+      );
+      return rows.map(toGrantRecord);
+    },
+
+    async revokeOnEntries(principal, entryIds, grantees, permissions) {
+      if (entryIds.length === 0) return 0;
+      const params = createSqlParams();
+      const { rowCount } = await tx.query(
+        `DELETE FROM grants g
+         WHERE g.tenant = ${params.add(principal.tenant)} AND g.entry_id = ANY(${params.add(entryIds)}::uuid[])
+           AND g.permission = ANY(${params.add(permissions)}::text[])${granteeCondition(grantees, params)}`,
+        params.values,
+      );
+      return rowCount;
+    },
+
+    async revokeOnThread(principal, threadId, grantees, permissions) {
+      const params = createSqlParams();
+      const { rowCount } = await tx.query(
+        `DELETE FROM grants g
+         WHERE g.tenant = ${params.add(principal.tenant)} AND g.thread_id = ${params.add(threadId)} AND g.grantor = ${params.add(principal.subject)}
+           AND g.permission = ANY(${params.add(permissions)}::text[])${granteeCondition(grantees, params)}`,
+        params.values,
+      );
+      return rowCount;
+    },
+  };
+  return statements;
+}

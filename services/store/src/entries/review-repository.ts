@@ -1,0 +1,57 @@
+import { accessPredicate } from "../filters/access-predicate.js";
+import { createSqlParams, type SqlDatabase, type SqlExecutor } from "../db/sql-database.js";
+import { entryColumns, resolveIds, toStoredEntry } from "./entry-rows.js";
+import type { ReviewRepository, ReviewStatements } from "../model/review-ports.js";
+import type { TrustState } from "../model/trust.js";
+
+/** The review statements of one transaction; every read composes the access predicate in review mode. */
+export function createReviewStatements(tx: SqlExecutor): ReviewStatements {
+  return {
+    async resolve(principal, query, maxMatches) {
+      const [matches = []] = await resolveIds(tx, principal, [query], maxMatches, "review");
+      return matches;
+    },
+
+    async lock(principal, id) {
+      const params = createSqlParams();
+      const { rows } = await tx.query<{ id: string; owner: string; updated_by: string; version: number; trust_state: TrustState; content_hash: string }>(
+        `SELECT e.id, e.owner, coalesce(e.updated_by, e.owner) AS updated_by, e.version, e.trust_state, e.content_hash
+         FROM entries e WHERE e.id = ${params.add(id)} AND ${accessPredicate(principal, "e", params, "review")}
+         FOR UPDATE`,
+        params.values,
+      );
+      const row = rows[0];
+      return row === undefined ? undefined : { id: row.id, owner: row.owner, updatedBy: row.updated_by, version: row.version, state: row.trust_state, contentHash: row.content_hash };
+    },
+
+    async apply(principal, id, version, state, note) {
+      const params = createSqlParams();
+      const { rows } = await tx.query<{ reviewed_at: Date }>(
+        `UPDATE entries e SET trust_state = ${params.add(state)}, reviewed_by = ${params.add(principal.subject)}, reviewed_at = now(), review_note = ${params.add(note)}
+         WHERE e.id = ${params.add(id)} AND e.version = ${params.add(version)} AND ${accessPredicate(principal, "e", params, "review")}
+         RETURNING e.reviewed_at`,
+        params.values,
+      );
+      return rows[0]?.reviewed_at;
+    },
+  };
+}
+
+/** The review queue over a migrated database. */
+export function createReviewRepository(db: SqlDatabase): ReviewRepository {
+  return {
+    async listQueue(principal, request) {
+      const params = createSqlParams();
+      const conditions = [accessPredicate(principal, "e", params, "review"), `e.trust_state = ANY(${params.add([...request.states])}::text[])`];
+      if (request.threadId !== undefined) conditions.push(`e.thread_id = ${params.add(request.threadId)}`);
+      const { rows } = await db.query<Parameters<typeof toStoredEntry>[0]>(
+        `SELECT ${entryColumns}, e.text FROM entries e
+         WHERE ${conditions.join(" AND ")}
+         ORDER BY (e.trust_state = 'quarantined') DESC, e.created_at DESC, e.id DESC
+         LIMIT ${params.add(request.limit + 1)} OFFSET ${params.add(request.offset)}`,
+        params.values,
+      );
+      return { entries: rows.slice(0, request.limit).map((row) => toStoredEntry(row, undefined)), hasMore: rows.length > request.limit };
+    },
+  };
+}

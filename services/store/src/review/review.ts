@@ -1,0 +1,111 @@
+/**
+ * Human review: reviewers (scope `context:review`) see the entries of their
+ * tenant that wait for a person — quarantined ones and those a reviewer
+ * rejected, whoever wrote them, and the unverified ones they may read — and
+ * approve (verified) or reject (rejected) them with a note. Any other entry
+ * is, to review, exactly a missing id (the access predicate's review mode).
+ * A review judges one version: it is refused when the entry changed since
+ * the reviewer read it, and nobody approves what they wrote. No transport or
+ * SQL here.
+ */
+import { ContextHubError, invalidArgument } from "@context-hub/common";
+import type { DenialRecorder } from "../audit/audit.js";
+import { ambiguousCandidatesShown, ambiguousPrefix, entryNotFound } from "../entries/entry-changes.js";
+import type { EntryRepository, EntryWriteScope } from "../entries/entry-ports.js";
+import { validateThreadId } from "../model/field-validation.js";
+import type { ReviewRepository } from "../model/review-ports.js";
+import type { StoredEntry } from "../model/entry-model.js";
+import { toIdQuery } from "../model/id-query.js";
+import { requirePrincipal, type Principal } from "../model/principal.js";
+import { reviewedState, type ReviewDecision, type TrustState } from "../model/trust.js";
+
+export interface ReviewOutcome {
+  id: string;
+  version: number;
+  previousState: TrustState;
+  state: TrustState;
+  reviewedBy: string;
+  reviewedAt: Date;
+}
+
+export interface ReviewService {
+  /** The review queue of the reviewer's tenant (context:review). */
+  listQueue(
+    principal: Principal | undefined,
+    request: { states: readonly (TrustState | undefined)[]; threadId: string; limit: number; offset: number },
+  ): Promise<{ entries: StoredEntry[]; hasMore: boolean }>;
+  /** Approves or rejects one entry of the reviewer's tenant (context:review), audited with the note. */
+  review(principal: Principal | undefined, request: { id: string; decision: ReviewDecision | undefined; note: string; expectedVersion: number }): Promise<ReviewOutcome>;
+}
+
+export const reviewLimits = { noteLength: 2000, defaultPage: 20, maxPage: 50, maxOffset: 10_000 } as const;
+
+const queueStates: readonly TrustState[] = ["quarantined", "unverified"];
+
+/**
+ * What a queue may list. Verified entries are not waiting for anyone, and
+ * listing them would let the review scope read every entry of the tenant.
+ */
+const reviewableStates: readonly TrustState[] = ["quarantined", "unverified", "rejected"];
+
+/** The review service over the entry repository (whose transactions carry the review statements and the audit log) and the queue listing. */
+export function createReviewService(entries: EntryRepository, queue: ReviewRepository, denials: DenialRecorder): ReviewService {
+  return {
+    async listQueue(principal, request) {
+      const caller = await denials.guard(principal, "review.read", [], async () => requirePrincipal(principal, "context:review"));
+      const states = request.states.map((state, index) => {
+        if (state === undefined || !reviewableStates.includes(state)) throw invalidArgument(`states[${index}] must be quarantined, unverified or rejected`);
+        return state;
+      });
+      if (request.limit > reviewLimits.maxPage) throw invalidArgument(`limit must be at most ${reviewLimits.maxPage} (got ${request.limit})`);
+      if (request.offset > reviewLimits.maxOffset) throw invalidArgument(`offset must be at most ${reviewLimits.maxOffset} (got ${request.offset})`);
+      return queue.listQueue(caller, {
+        states: states.length === 0 ? queueStates : [...new Set(states)],
+        threadId: request.threadId === "" ? undefined : validateThreadId(request.threadId, "thread_id"),
+        limit: request.limit === 0 ? reviewLimits.defaultPage : request.limit,
+        offset: request.offset,
+      });
+    },
+
+    async review(principal, request) {
+      return denials.guard(principal, "entry.review", [request.id], async () => {
+        const caller = requirePrincipal(principal, "context:review");
+        const query = toIdQuery(request.id, "id");
+        const { decision } = request;
+        if (decision === undefined) throw invalidArgument("decision must be approve or reject");
+        if (request.note.length > reviewLimits.noteLength || request.note.includes("\u0000")) {
+          throw invalidArgument(`note must be at most ${reviewLimits.noteLength} characters without NUL (got ${request.note.length})`);
+        }
+        if (request.expectedVersion < 1) throw invalidArgument("expected_version is required: the version you reviewed (versions start at 1)");
+        return entries.transaction((tx: EntryWriteScope) => reviewIn(tx, caller, query, decision, request.note, request.expectedVersion));
+      });
+    },
+  };
+}
+
+async function reviewIn(tx: EntryWriteScope, caller: Principal, query: ReturnType<typeof toIdQuery>, decision: ReviewDecision, note: string, expectedVersion: number): Promise<ReviewOutcome> {
+  const matches = await tx.review.resolve(caller, query, ambiguousCandidatesShown);
+  if (matches.length > 1) throw ambiguousPrefix(query, matches);
+  const target = matches[0] === undefined ? undefined : await tx.review.lock(caller, matches[0]);
+  if (target === undefined) throw entryNotFound(query.input);
+  if (target.version !== expectedVersion) {
+    // Named as the reviewer wrote it: a prefix is not widened into a full id.
+    throw new ContextHubError("VERSION_CONFLICT", `entry ${query.input} is at version ${target.version}, not the expected ${expectedVersion}`, {
+      remedy: `read version ${target.version} and review it (expected_version ${target.version})`,
+      details: { id: query.input, current_version: target.version },
+    });
+  }
+  const state = reviewedState(target, decision, caller);
+  const reviewedAt = await tx.review.apply(caller, target.id, target.version, state, note);
+  if (reviewedAt === undefined) throw new ContextHubError("INTERNAL", "a locked entry did not match its own version");
+  tx.audit.record(caller.tenant, {
+    actor: caller.subject,
+    action: "entry.review",
+    outcome: "ok",
+    targetIds: [target.id],
+    beforeHashes: [target.contentHash],
+    afterHashes: [target.contentHash],
+    details: { decision, previous_state: target.state, trust_state: state, version: target.version, note },
+  });
+  return { id: target.id, version: target.version, previousState: target.state, state, reviewedBy: caller.subject, reviewedAt };
+}

@@ -1,0 +1,106 @@
+/**
+ * The SQL pieces BM25 ranking and pseudo-relevance feedback share: a query's
+ * tsquery, a term's frequency in a stored vector, the collection statistics
+ * of an earlier instant and the document frequencies of a set of terms, each
+ * counted over exactly the searchable entries the caller may see (so neither
+ * another tenant, invariant I-7, nor a hidden entry of its own tenant moves
+ * a statistic).
+ */
+import { accessPredicate } from "../filters/access-predicate.js";
+import type { SqlParams } from "../db/sql-database.js";
+import type { Principal } from "../model/principal.js";
+import type { SearchFilter } from "../model/search-filter.js";
+import { entrySource } from "../filters/search-filter-sql.js";
+import { trustFilter } from "../filters/trust-filter.js";
+import { toLexemeQuery, type FullTextMode } from "./text-search.js";
+
+/** A full-text query as the repository runs it. */
+export interface FullTextQuery {
+  mode: FullTextMode;
+  text: string;
+  /** A text-search configuration name already checked against the allow-list. */
+  language: string;
+}
+
+/**
+ * The tsquery of a query as SQL over parameters. The parser functions never
+ * raise on any input; the prefix and any-word modes pass `to_tsquery` only
+ * words stripped of every syntax character (see `toLexemeQuery`).
+ */
+export function tsquerySql(query: FullTextQuery, params: SqlParams): string {
+  const language = `${params.add(query.language)}::regconfig`;
+  switch (query.mode) {
+    case "match":
+      return `plainto_tsquery(${language}, ${params.add(query.text)})`;
+    case "phrase":
+      return `phraseto_tsquery(${language}, ${params.add(query.text)})`;
+    case "boolean":
+      return `websearch_to_tsquery(${language}, ${params.add(query.text)})`;
+    case "prefix":
+    case "any":
+      return `to_tsquery(${language}, ${params.add(toLexemeQuery(query.text, query.mode))})`;
+  }
+}
+
+/**
+ * What a tsquery's text form quotes as a lexeme: `'…'` with `'` (and `\`)
+ * doubled inside, possibly followed by `:*` (a prefix) or weights.
+ */
+export const quotedLexemePattern = "'((?:[^']|'')*)'";
+
+/** The lexeme column `column` quoted for tsquery input (a quote doubled, a backslash escaped), as a prefix when `prefix`. */
+export const quotedLexemeSql = (column: string, prefix: boolean) => `'''' || replace(replace(${column}, chr(92), chr(92) || chr(92)), '''', '''''') || '''' || ${prefix ? "':*'" : "''"}`;
+
+/**
+ * The terms of `lexemes` (a SQL text[]) a stored vector holds, as rows (term:
+ * the 1-based index into `lexemes`, tf: how often the vector holds it). For
+ * a prefix, the positions of every lexeme it starts count (a stripped
+ * lexeme, which has none, counts once). For whole lexemes, setweight marks
+ * the query's lexemes (a binary search each) and ts_filter keeps only them,
+ * so SQL never walks the document's other lexemes; stored vectors carry
+ * weight D only (to_tsvector's), so nothing else is kept.
+ */
+export function termsInSql(vector: string, lexemes: string, prefix: boolean): string {
+  return prefix
+    ? `SELECT i AS term, sum(coalesce(cardinality(u.positions), 1))::float8 AS tf
+         FROM unnest(${vector}) u CROSS JOIN generate_subscripts(${lexemes}, 1) AS i
+         WHERE starts_with(u.lexeme, (${lexemes})[i]) GROUP BY i`
+    : `SELECT array_position(${lexemes}, u.lexeme) AS term, cardinality(u.positions)::float8 AS tf
+         FROM unnest(ts_filter(setweight(${vector}, 'A', ${lexemes}), '{a}')) u`;
+}
+
+/**
+ * The `collection` CTE (documents, average_length) as of `filter.asOf`: N
+ * and the average length over what the caller could see then. Now, the
+ * repository passes them as parameters instead (cached per caller view).
+ */
+export function collectionThenCte(principal: Principal, filter: SearchFilter, params: SqlParams): string {
+  return `collection AS MATERIALIZED (
+       SELECT count(*)::float8 AS documents, greatest(coalesce(avg(s.search_length), 0), 1)::float8 AS average_length
+       FROM ${entrySource(principal, filter, params)} s WHERE ${accessPredicate(principal, "s", params)} AND ${trustFilter("s", false)}
+     )`;
+}
+
+/**
+ * The `frequencies` CTE (term, frequency): each term of `lexemes`' document
+ * frequency over the searchable entries the caller may see (current,
+ * neither quarantined nor rejected; as they were at `filter.asOf` when set),
+ * counted in one pass over the GIN index's matches of `anyTerm` (for a
+ * prefix, the entries holding any lexeme it starts).
+ */
+export function frequenciesCte(principal: Principal, filter: SearchFilter, params: SqlParams, terms: { lexemes: string; anyTerm: string; prefix: boolean }): string {
+  const source = `${entrySource(principal, filter, params, { matching: terms.anyTerm })} s`;
+  const searchable = `${accessPredicate(principal, "s", params)} AND ${trustFilter("s", false)} AND s.search_vector @@ ${terms.anyTerm}`;
+  return `frequencies AS MATERIALIZED (
+       SELECT f.term, ${terms.prefix ? "count(DISTINCT s.id)" : "count(*)"}::float8 AS frequency
+       FROM ${source} CROSS JOIN LATERAL (${termsInSql("s.search_vector", terms.lexemes, terms.prefix)}) f
+       WHERE ${searchable}
+       GROUP BY f.term
+     )`;
+}
+
+/** BM25's idf of a term found in `frequency` of `documents` entries, as SQL. */
+export const idfSql = (documents: string, frequency: string) => `ln(1 + (${documents} - ${frequency} + 0.5) / (${frequency} + 0.5))`;
+
+/** The same idf in TypeScript, for terms whose frequencies were counted by `frequenciesCte`. */
+export const idf = (documents: number, frequency: number) => Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));

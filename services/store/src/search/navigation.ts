@@ -1,0 +1,153 @@
+/**
+ * Navigating one entry's text: its Markdown heading outline (node ids from
+ * `parseOutline`, stable across edits of a section's body) joined with the
+ * node summaries generated at write time, line numbers, and the bounded
+ * ranges a reader may ask for. Offsets are UTF-16 code units, lines 1-based.
+ */
+import { invalidArgument } from "@context-hub/common";
+import { parseOutline } from "@context-hub/text";
+import type { NodeSummary, TextSpan } from "../model/entry-model.js";
+
+export interface OutlineNodeView {
+  nodeId: string;
+  heading: string;
+  level: number;
+  span: TextSpan;
+  startLine: number;
+  endLine: number;
+  path: string[];
+  /** Generated at write time; empty when the section got none (too short, or summaries off). */
+  summary: string;
+  childCount: number;
+}
+
+export interface Outline {
+  nodes: OutlineNodeView[];
+  lineCount: number;
+}
+
+/** A range of an entry's text as a reader asks for it. */
+export type RangeRequest =
+  | { kind: "chars"; start: number; end: number }
+  /** 1-based, inclusive. */
+  | { kind: "lines"; start: number; end: number }
+  | { kind: "node"; nodeId: string };
+
+export interface ResolvedRange {
+  span: TextSpan;
+  startLine: number;
+  endLine: number;
+  /** The range was longer than allowed and was cut; continue at `span.end`. */
+  truncated: boolean;
+  /** The heading of the node read, for a node range. */
+  heading: string;
+}
+
+export const rangeLimits = { defaultMaxChars: 10_000, maxChars: 100_000 } as const;
+
+/** Offsets at which the text's lines start: 0, then every offset after a `\n` that is not the end. */
+export function toLineStarts(text: string): number[] {
+  const starts = [0];
+  for (let at = text.indexOf("\n"); at >= 0 && at + 1 < text.length; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+  return starts;
+}
+
+/** The 1-based line holding `offset`. */
+export function lineOf(starts: readonly number[], offset: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if ((starts[middle] as number) <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return low + 1;
+}
+
+/** The last line a span touches (its end is exclusive). */
+function lastLineOf(starts: readonly number[], span: TextSpan): number {
+  return lineOf(starts, Math.max(span.start, span.end - 1));
+}
+
+function parentOf(nodeId: string): string {
+  const slash = nodeId.lastIndexOf("/");
+  return slash < 0 ? "" : nodeId.slice(0, slash);
+}
+
+/**
+ * The outline of `text`: every heading section in document order with its
+ * span, lines, path and child count, and the stored summary of the node with
+ * the same id. `maxDepth` > 0 keeps only sections nested at most that deep.
+ */
+export function buildOutline(text: string, summaries: readonly NodeSummary[], maxDepth = 0): Outline {
+  const starts = toLineStarts(text);
+  const summaryOf = new Map(summaries.map((node) => [node.nodeId, node.summary]));
+  const sections = parseOutline(text);
+  const children = new Map<string, number>();
+  for (const section of sections) {
+    const parent = parentOf(section.nodeId);
+    if (parent !== "") children.set(parent, (children.get(parent) ?? 0) + 1);
+  }
+  const nodes = sections
+    .filter((section) => maxDepth === 0 || section.path.length <= maxDepth)
+    .map((section) => {
+      const span = { start: section.start, end: section.end };
+      return {
+        nodeId: section.nodeId,
+        heading: section.heading,
+        level: section.level,
+        span,
+        startLine: lineOf(starts, span.start),
+        endLine: lastLineOf(starts, span),
+        path: section.path,
+        summary: summaryOf.get(section.nodeId) ?? "",
+        childCount: children.get(section.nodeId) ?? 0,
+      };
+    });
+  return { nodes, lineCount: text.length === 0 ? 0 : starts.length };
+}
+
+/** An end that does not split a surrogate pair. */
+function safeEnd(text: string, end: number, start: number): number {
+  const code = text.charCodeAt(end - 1);
+  return end - 1 > start && code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
+}
+
+/**
+ * The span of `text` a range names, cut to `maxChars`: characters `[start,
+ * end)` (an end past the text is clamped), lines `start..end` (inclusive; an
+ * end past the last line is clamped), or an outline node's section. A range
+ * that starts past the text, is empty, or names a node the text does not
+ * have is INVALID_ARGUMENT saying what exists.
+ */
+export function resolveRange(text: string, range: RangeRequest, maxChars: number): ResolvedRange {
+  const starts = toLineStarts(text);
+  const lineCount = starts.length;
+  let span: TextSpan;
+  let heading = "";
+  switch (range.kind) {
+    case "chars": {
+      if (range.end <= range.start) throw invalidArgument(`the character range must have end > start (got ${range.start}..${range.end})`);
+      if (range.start >= text.length) throw invalidArgument(`the range starts at ${range.start}, past the end of the text (${text.length} characters)`);
+      span = { start: range.start, end: Math.min(range.end, text.length) };
+      break;
+    }
+    case "lines": {
+      if (range.start < 1 || range.end < range.start) throw invalidArgument(`the line range must have 1 <= start <= end (got ${range.start}..${range.end})`);
+      if (range.start > lineCount) throw invalidArgument(`the range starts at line ${range.start}, but the text has ${lineCount} lines`);
+      const lastLine = Math.min(range.end, lineCount);
+      span = { start: starts[range.start - 1] as number, end: lastLine < lineCount ? (starts[lastLine] as number) : text.length };
+      break;
+    }
+    case "node": {
+      const section = parseOutline(text).find((candidate) => candidate.nodeId === range.nodeId);
+      if (section === undefined) throw invalidArgument(`the entry has no outline node ${JSON.stringify(range.nodeId.slice(0, 200))}`, "list the entry's node ids with navigate_context");
+      span = { start: section.start, end: section.end };
+      heading = section.heading;
+      break;
+    }
+  }
+  const truncated = span.end - span.start > maxChars;
+  if (truncated) span = { start: span.start, end: safeEnd(text, span.start + maxChars, span.start) };
+  return { span, startLine: lineOf(starts, span.start), endLine: lastLineOf(starts, span), truncated, heading };
+}

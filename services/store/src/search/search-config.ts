@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { envBoolean, envDecimal, envInteger, envString } from "@context-hub/common";
+import { defaultVectorIndexSettings, type PostgresVectorIndexSettings } from "../vectors/postgres-vector-index.js";
+import { languageNamePattern } from "./text-search.js";
+
+/** The store's search settings (environment variables in docs/retrieval.md). */
+export interface SearchConfig {
+  /** The text-search configuration the full-text index is built with (changing it rebuilds the index at start-up). */
+  language: string;
+  /** Configurations a query may ask for instead; empty means every built-in configuration of the database. */
+  queryLanguages: string[];
+  vectors: PostgresVectorIndexSettings;
+  /** Most grep worker threads running at once. */
+  grepWorkers: number;
+  /** BM25's parameters for full-text ranking. */
+  bm25: Bm25Parameters;
+  /** How long a tenant's entry count and average length are reused by full-text ranking (0: counted for every query). */
+  bm25StatisticsTtlMs: number;
+}
+
+/** BM25's term-frequency saturation `k1` and length normalisation `b` (0 = none, 1 = full). */
+export interface Bm25Parameters {
+  k1: number;
+  b: number;
+}
+
+const languageList = envString("").refine((value) => value.split(",").every((name) => name.trim() === "" || languageNamePattern.test(name.trim())), {
+  message: "expected a comma-separated list of text-search configuration names, e.g. english,simple,german",
+});
+
+/** The search variables of the store's environment, merged into its config schema. */
+export const searchEnvSchema = {
+  STORE_SEARCH_LANGUAGE: envString("english").refine((value) => languageNamePattern.test(value), { message: "expected a text-search configuration name, e.g. english" }),
+  STORE_SEARCH_QUERY_LANGUAGES: languageList,
+  STORE_VECTOR_EXACT_BELOW: envInteger(defaultVectorIndexSettings.exactBelowChunks, 0, 10_000_000),
+  STORE_HNSW_EF_SEARCH: envInteger(defaultVectorIndexSettings.efSearch, 1, 1_000),
+  STORE_HNSW_M: envInteger(defaultVectorIndexSettings.hnswM, 2, 100),
+  STORE_HNSW_EF_CONSTRUCTION: envInteger(defaultVectorIndexSettings.hnswEfConstruction, 4, 1_000),
+  STORE_HNSW_BUILD_MEMORY_MB: envInteger(defaultVectorIndexSettings.buildMemoryMb, 16, 4_096),
+  STORE_HNSW_BUILD: envBoolean(defaultVectorIndexSettings.buildIndexes),
+  STORE_GREP_WORKERS: envInteger(2, 1, 64),
+  STORE_BM25_K1: envDecimal(1.2, 0, 10),
+  STORE_BM25_B: envDecimal(0.75, 0, 1),
+  STORE_BM25_STATISTICS_SECONDS: envInteger(10, 0, 3_600),
+};
+
+type SearchEnv = { [K in keyof typeof searchEnvSchema]: z.infer<(typeof searchEnvSchema)[K]> };
+
+/** The search settings from parsed environment variables. */
+export function toSearchConfig(env: SearchEnv): SearchConfig {
+  return {
+    language: env.STORE_SEARCH_LANGUAGE,
+    queryLanguages: env.STORE_SEARCH_QUERY_LANGUAGES.split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== ""),
+    vectors: {
+      exactBelowChunks: env.STORE_VECTOR_EXACT_BELOW,
+      efSearch: env.STORE_HNSW_EF_SEARCH,
+      hnswM: env.STORE_HNSW_M,
+      hnswEfConstruction: env.STORE_HNSW_EF_CONSTRUCTION,
+      buildMemoryMb: env.STORE_HNSW_BUILD_MEMORY_MB,
+      buildIndexes: env.STORE_HNSW_BUILD,
+    },
+    grepWorkers: env.STORE_GREP_WORKERS,
+    bm25: { k1: env.STORE_BM25_K1, b: env.STORE_BM25_B },
+    bm25StatisticsTtlMs: env.STORE_BM25_STATISTICS_SECONDS * 1000,
+  };
+}
+
+/** The settings a store has when its environment sets none of the search variables. */
+export const defaultSearchConfig: SearchConfig = toSearchConfig(z.object(searchEnvSchema).parse({}));

@@ -1,0 +1,408 @@
+import { accessPredicate } from "../filters/access-predicate.js";
+import { createCollectionStatisticsCache, type CollectionStatistics } from "./bm25-statistics.js";
+import { createSqlParams, type SqlDatabase, type SqlParams } from "../db/sql-database.js";
+import type { StoredEntry } from "../model/entry-model.js";
+import { toEntryTrust, trustColumns, type EntryRow } from "../entries/entry-rows.js";
+import { toPreview } from "../model/preview.js";
+import type { Principal } from "../model/principal.js";
+import { defaultSearchConfig, type Bm25Parameters } from "./search-config.js";
+import type { SearchFilter } from "../model/search-filter.js";
+import { entrySource, previewSourceColumn, searchFilterConditions } from "../filters/search-filter-sql.js";
+import { trustFilter } from "../filters/trust-filter.js";
+import { feedbackShares, feedbackStatement, selectExpansionTerms, type FeedbackOptions, type WeightedLexeme } from "./bm25-feedback.js";
+import { collectionThenCte, frequenciesCte, idfSql, quotedLexemePattern, quotedLexemeSql, termsInSql, tsquerySql, type FullTextQuery } from "./bm25-sql.js";
+import type { TrustState } from "../model/trust.js";
+import { headlineOptions, highlightTextLimit } from "./text-search.js";
+
+export type { FullTextQuery } from "./bm25-sql.js";
+
+export interface FullTextRow {
+  entry: StoredEntry;
+  score: number;
+  /** ts_headline output when highlighting was asked for. */
+  headline: string | undefined;
+}
+
+/** What a feedback search used: how many entries it took as relevant and the expansion terms it added, heaviest first. */
+export interface FeedbackUsed {
+  documents: number;
+  terms: WeightedLexeme[];
+}
+
+export interface GrepCandidate {
+  id: string;
+  threadId: string;
+  createdAt: Date;
+  /** The length of the text in UTF-16 code units; the text itself is read separately (`grepTexts`), a bounded page at a time. */
+  textLength: number;
+  /** The state of the text read (under `as_of`, that version's; see entrySource). */
+  trustState: TrustState;
+}
+
+/** Where a keyset page of grep candidates continues: after this entry in newest-first order. */
+export interface GrepCursor {
+  createdAt: Date;
+  id: string;
+}
+
+/**
+ * Every SQL statement of search. Each composes the access predicate and the
+ * filters (the trust filter and valid time among them) before its limit, and
+ * reads what the store held at `filter.asOf` when it is set.
+ */
+export interface SearchRepository {
+  /** One page of the visible, filtered entries matching the query, best BM25 first (ties: newer first, then the greater id). */
+  fullText(principal: Principal, query: FullTextQuery, filter: SearchFilter, page: { limit: number; offset: number }, highlight: boolean): Promise<FullTextRow[]>;
+  /**
+   * The same page ranked with pseudo-relevance feedback (bm25-feedback.ts):
+   * a first pass finds the best `feedback.documents` entries, their words
+   * expand the query, a second pass ranks by it. Not for prefix queries.
+   */
+  fullTextWithFeedback(
+    principal: Principal,
+    query: FullTextQuery,
+    filter: SearchFilter,
+    page: { limit: number; offset: number },
+    highlight: boolean,
+    feedback: FeedbackOptions,
+  ): Promise<{ rows: FullTextRow[]; feedback: FeedbackUsed }>;
+  /** Whether the query reduces to nothing searchable (only stop words or punctuation). */
+  isEmptyQuery(query: FullTextQuery): Promise<boolean>;
+  /**
+   * The visible entries among `ids` that pass `filter` (the trust filter and
+   * valid time included; `asOf` is not read here), as listings (preview, no
+   * text). Any order. Re-checks a vector index's candidates in the database.
+   */
+  listings(principal: Principal, ids: readonly string[], filter: SearchFilter): Promise<StoredEntry[]>;
+  /** The first `chars` characters of each visible entry's text, by id; quarantined and rejected entries' texts are never handed out here. */
+  texts(principal: Principal, items: readonly { id: string; chars: number }[]): Promise<Map<string, string>>;
+  /**
+   * The next `limit` visible, filtered entries after `cursor`, newest first,
+   * with their texts; with `literal`, only those whose text contains it
+   * (the caller rechecks, so the test may be looser than the real match).
+   */
+  grepCandidates(principal: Principal, filter: SearchFilter, literal: string | undefined, cursor: GrepCursor | undefined, limit: number): Promise<GrepCandidate[]>;
+  /** The texts of `ids` (candidates `grepCandidates` returned) as the filter reads them, by id, under the same access predicate. */
+  grepTexts(principal: Principal, filter: SearchFilter, ids: readonly string[]): Promise<Map<string, string>>;
+  /** A value of `search_settings`. */
+  setting(key: string): Promise<string | undefined>;
+  /**
+   * Whether the caller can see chunks embedded by other models (or at other
+   * dimensions) and none by this one: the store was embedded by another
+   * model than the query's. Judged over the entries the caller may see only,
+   * so it says nothing about anyone else's (invariant I-2).
+   */
+  embeddedByOtherModels(principal: Principal, model: string, dimension: number): Promise<boolean>;
+  /** The text-search configurations the database ships (pg_catalog). */
+  builtinLanguages(): Promise<string[]>;
+}
+
+/** An entry row as a listing selects it: no text or by-id extras, and always the preview source column. */
+type ListingRow = Omit<EntryRow, "text" | "node_summaries" | "chunk_count" | "embedding_model" | "preview_source"> & {
+  /** An earlier version's head of text, when `preview` is NULL (see previewSourceColumn). */
+  preview_source: string | null;
+};
+
+/** The listing columns of the row aliased `e` (a live entry, or one of `entrySource`'s rows under the same filter). */
+function listingColumns(filter: Pick<SearchFilter, "asOf">): string {
+  return `e.id, e.thread_id, e.source, e.owner, e.visibility, e.preview, e.text_length, e.content_hash, e.metadata, e.tags,
+  e.summary, e.content_type, e.version, e.created_at, e.updated_at, e.valid_from, e.valid_to, ${trustColumns}, ${previewSourceColumn(filter, "e")},
+  coalesce((SELECT json_agg(json_build_object('ordinal', i.ordinal, 'mimeType', i.mime_type, 'byteSize', i.byte_size) ORDER BY i.ordinal)
+    FROM entry_images i WHERE i.entry_id = e.id), '[]'::json) AS images`;
+}
+
+const live: Pick<SearchFilter, "asOf"> = { asOf: undefined };
+
+function toListing(row: ListingRow): StoredEntry {
+  return {
+    id: row.id,
+    threadId: row.thread_id,
+    source: row.source,
+    owner: row.owner,
+    visibility: row.visibility,
+    text: "",
+    preview: row.preview ?? toPreview(row.preview_source ?? ""),
+    textLength: row.text_length,
+    contentHash: row.content_hash,
+    metadata: row.metadata,
+    tags: row.tags,
+    summary: row.summary,
+    version: row.version,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    images: row.images.map((image) => ({ ordinal: image.ordinal, mimeType: image.mimeType, byteSize: image.byteSize, data: undefined })),
+    contentType: row.content_type,
+    nodeSummaries: [],
+    embeddingModel: "",
+    chunkCount: 0,
+    validFrom: row.valid_from ?? undefined,
+    validTo: row.valid_to ?? undefined,
+    ...toEntryTrust(row),
+  };
+}
+
+/** The query's own terms replaced by weighted whole lexemes (pseudo-relevance feedback's second pass; see bm25-feedback.ts). */
+export interface WeightedTerms {
+  lexemes: readonly string[];
+  /** Each lexeme's weight in the query (what a repeat counts for a parsed query), > 0. */
+  weights: readonly number[];
+  /** Also match entries holding only some of `lexemes` (any-word mode), not just those matching the query. */
+  widen: boolean;
+}
+
+/** How a full-text statement is built beyond the query, the filter and the page. */
+export interface FullTextStatementOptions {
+  highlight: boolean;
+  bm25: Bm25Parameters;
+  /** N and the average length now; undefined as of an instant (counted in the statement). */
+  collection: CollectionStatistics | undefined;
+  /** Rank by these terms instead of the query's own. */
+  weighted?: WeightedTerms | undefined;
+  /** Return only each hit's id and score, no listing columns. */
+  rankOnly?: boolean;
+}
+
+/**
+ * The full-text statement: the page of matching, visible, filtered entries
+ * ranked by BM25 with statistics over the entries the caller may see (so
+ * neither another tenant's entries, invariant I-7, nor hidden entries of its
+ * own tenant move a score), then their listing columns.
+ *
+ * - `search_query`: the tsquery, parsed once for the statement (every use
+ *   below reads it through a scalar subquery, never re-parsing it per row).
+ * - `terms`: the lexemes of the query's positive part (`querytree` drops
+ *   negated words), sorted, each with how often the query repeats it, and a
+ *   tsquery matching any of them; or, with `weighted`, the given lexemes
+ *   with their weights in place of repeats.
+ * - `frequencies`: each term's document frequency over the searchable
+ *   entries the caller may see (see frequenciesCte).
+ * - `weights`: each term's idf times its repeats. N and the average length
+ *   are parameters (see countCollection); as of an instant, `collection`
+ *   counts them, and `frequencies` counts, over what the caller may see as
+ *   it was then.
+ * - `page`: each candidate's BM25, summing over the terms its vector holds
+ *   (for a prefix, every lexeme it starts counts towards its frequency), cut
+ *   to the page before any listing column is read.
+ */
+export function fullTextStatement(
+  principal: Principal,
+  query: FullTextQuery,
+  filter: SearchFilter,
+  page: { limit: number; offset: number },
+  options: FullTextStatementOptions,
+  params: SqlParams,
+): string {
+  const { bm25, collection, weighted } = options;
+  const parsed = tsquerySql(query, params);
+  const tsquery = "(SELECT sq.tsquery FROM search_query sq)";
+  const lexemes = "(SELECT t.lexemes FROM terms t)";
+  const k1 = `${params.add(bm25.k1)}::float8`;
+  const b = `${params.add(bm25.b)}::float8`;
+  const historical = filter.asOf !== undefined;
+  // Now: N and the average length from the caller (cached per caller view); as of an instant: counted here over what the caller could see then.
+  const documents = !historical ? `${params.add(collection?.documents ?? 0)}::float8` : "(SELECT c.documents FROM collection c)";
+  const averageLength = !historical ? `${params.add(Math.max(collection?.averageLength ?? 0, 1))}::float8` : "(SELECT c.average_length FROM collection c)";
+  const prefix = query.mode === "prefix" && weighted === undefined;
+  const anyTerm = "(SELECT t.any_term FROM terms t)";
+  const saturated = (tf: string) => `${tf} * (${k1} + 1) / (${tf} + ${k1} * (1 - ${b} + ${b} * e.search_length / ${averageLength}))`;
+  const score = `coalesce((SELECT sum(w.weights[f.term] * ${saturated("f.tf")}) FROM (${termsInSql("e.search_vector", lexemes, prefix)}) f), 0)`;
+  // With weighted terms in any-word mode, an entry holding only an expansion term matches too.
+  const matching = weighted?.widen === true ? `(${tsquery} || ${anyTerm})` : tsquery;
+  const conditions = [`e.search_vector @@ ${matching}`, accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
+  // With as_of, the match is also pushed into the source, where the stored vectors' indexes serve it; the
+  // listing reads only the page's entries (joined by id alone, it would build every matching row's columns).
+  const source = entrySource(principal, filter, params, { matching });
+  const terms =
+    weighted === undefined
+      ? `SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.repeats ORDER BY m.lexeme) AS repeats,
+         coalesce(array_to_string(array_agg(${quotedLexemeSql("m.lexeme", prefix)}), ' | '), '')::tsquery AS any_term
+       FROM (
+         SELECT l.lexeme, count(*)::float8 AS repeats
+         FROM search_query sq
+         CROSS JOIN LATERAL regexp_matches(querytree(sq.tsquery)::text, ${params.add(quotedLexemePattern)}, 'g') AS x
+         CROSS JOIN LATERAL (SELECT replace(replace(x[1], '''''', ''''), chr(92) || chr(92), chr(92)) AS lexeme) l
+         GROUP BY l.lexeme
+       ) m`
+      : `SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.weight ORDER BY m.lexeme) AS repeats,
+         coalesce(array_to_string(array_agg(${quotedLexemeSql("m.lexeme", false)}), ' | '), '')::tsquery AS any_term
+       FROM unnest(${params.add([...weighted.lexemes])}::text[], ${params.add([...weighted.weights])}::float8[]) AS m (lexeme, weight)`;
+  const ranked = `WITH search_query AS MATERIALIZED (
+       SELECT ${parsed} AS tsquery
+     ), terms AS MATERIALIZED (
+       ${terms}
+     )${historical ? `, ${collectionThenCte(principal, filter, params)}` : ""}, ${frequenciesCte(principal, filter, params, { lexemes, anyTerm, prefix })}, weights AS MATERIALIZED (
+       SELECT array_agg(t.repeats[i] * ${idfSql(documents, "coalesce(f.frequency, 0)")} ORDER BY i) AS weights
+       FROM terms t CROSS JOIN generate_subscripts(t.lexemes, 1) AS i LEFT JOIN frequencies f ON f.term = i
+     ), page AS (
+       SELECT e.id, e.created_at, ${score} AS score
+       FROM ${source} e CROSS JOIN weights w
+       WHERE ${conditions.join(" AND ")}
+       ORDER BY score DESC, e.created_at DESC, e.id DESC
+       LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
+     )`;
+  if (options.rankOnly === true) return `${ranked} SELECT page.id, page.score FROM page ORDER BY page.score DESC, page.created_at DESC, page.id DESC`;
+  // Built only now: every parameter added must be used by the statement (an unused one has no type).
+  const pageSource = entrySource(principal, filter, params, { ids: "(SELECT page.id FROM page)" });
+  const headline = options.highlight
+    ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), ${tsquery}, ${params.add(headlineOptions)})`
+    : "NULL::text";
+  return `${ranked}
+     SELECT ${listingColumns(filter)}, page.score, ${headline} AS headline
+     FROM page JOIN ${pageSource} e ON e.id = page.id
+     WHERE ${accessPredicate(principal, "e", params)}
+     ORDER BY page.score DESC, page.created_at DESC, e.id DESC`;
+}
+
+/**
+ * N and the average length over the searchable entries `principal` may see:
+ * those a default search may return to it (current, neither quarantined nor
+ * rejected). Entries it may not see count nowhere, so they cannot move its
+ * scores.
+ */
+async function countCollection(db: SqlDatabase, principal: Principal): Promise<CollectionStatistics> {
+  const params = createSqlParams();
+  const { rows } = await db.query<{ documents: string; average_length: number | null }>(
+    `SELECT count(*) AS documents, avg(s.search_length)::float8 AS average_length FROM entries s WHERE ${accessPredicate(principal, "s", params)} AND ${trustFilter("s", false)}`,
+    params.values,
+  );
+  return { documents: Number(rows[0]?.documents ?? 0), averageLength: Number(rows[0]?.average_length ?? 0) };
+}
+
+/** What decides which entries a principal sees: its statistics are kept under this key, never shared with another view. */
+function visibilityKey(principal: Principal): string {
+  return JSON.stringify([principal.tenant, principal.subject, [...principal.groups].sort(), [...principal.scopes].sort()]);
+}
+
+/** How the repository ranks full text. */
+export interface FullTextRanking {
+  bm25: Bm25Parameters;
+  /** How long a caller's N and average length are reused before they are counted again; 0 counts them for every query. */
+  statisticsTtlMs: number;
+}
+
+/** The search repository over a migrated database; full text ranks by BM25 as `ranking` says. */
+export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking = { bm25: defaultSearchConfig.bm25, statisticsTtlMs: defaultSearchConfig.bm25StatisticsTtlMs }): SearchRepository {
+  const statistics = createCollectionStatisticsCache(ranking.statisticsTtlMs);
+  const collectionOf = async (principal: Principal, filter: SearchFilter) =>
+    filter.asOf === undefined ? await statistics.get(visibilityKey(principal), () => countCollection(db, principal)) : undefined;
+  const listed = async (statement: string, params: SqlParams): Promise<FullTextRow[]> => {
+    const { rows } = await db.query<ListingRow & { score: number; headline: string | null }>(statement, params.values);
+    return rows.map((row) => ({ entry: toListing(row), score: Number(row.score), headline: row.headline ?? undefined }));
+  };
+  return {
+    async fullText(principal, query, filter, page, highlight) {
+      const collection = await collectionOf(principal, filter);
+      const params = createSqlParams();
+      return listed(fullTextStatement(principal, query, filter, page, { highlight, bm25: ranking.bm25, collection }, params), params);
+    },
+
+    async fullTextWithFeedback(principal, query, filter, page, highlight, feedback) {
+      const collection = await collectionOf(principal, filter);
+      const options = { highlight, bm25: ranking.bm25, collection };
+      // First pass: the best entries by the query alone, ids and scores only.
+      const firstParams = createSqlParams();
+      const first = await db.query<{ id: string; score: number }>(
+        fullTextStatement(principal, query, filter, { limit: feedback.documents, offset: 0 }, { ...options, rankOnly: true }, firstParams),
+        firstParams.values,
+      );
+      const plain = async () => {
+        const params = createSqlParams();
+        return { rows: await listed(fullTextStatement(principal, query, filter, page, options, params), params), feedback: { documents: 0, terms: [] } };
+      };
+      if (first.rows.length === 0) return { rows: [], feedback: { documents: 0, terms: [] } };
+      const statsParams = createSqlParams();
+      const feedbackIds = first.rows.map((row) => row.id);
+      const shares = feedbackShares(first.rows.map((row) => Number(row.score)));
+      const { rows: terms } = await db.query<{ lexeme: string; feedback_weight: number; repeats: number; frequency: number; documents: number }>(
+        feedbackStatement(principal, query, filter, { ids: feedbackIds, shares }, collection?.documents, statsParams),
+        statsParams.values,
+      );
+      const documents = Number(terms[0]?.documents ?? 0);
+      const expanded = selectExpansionTerms(
+        terms.map((term) => ({ lexeme: term.lexeme, feedbackWeight: Number(term.feedback_weight), repeats: Number(term.repeats), frequency: Number(term.frequency) })),
+        documents,
+        feedback,
+      );
+      if (expanded.expansion.length === 0 || expanded.query.length === 0) return plain();
+      // Second pass: the page ranked by the interpolated query; in any-word mode an entry holding only an expansion term matches too.
+      const params = createSqlParams();
+      const weighted = { lexemes: expanded.query.map((term) => term.lexeme), weights: expanded.query.map((term) => term.weight), widen: query.mode === "any" };
+      const rows = await listed(fullTextStatement(principal, query, filter, page, { ...options, weighted }, params), params);
+      return { rows, feedback: { documents: first.rows.length, terms: expanded.expansion } };
+    },
+
+    async isEmptyQuery(query) {
+      const params = createSqlParams();
+      const { rows } = await db.query<{ nodes: number }>(`SELECT numnode(${tsquerySql(query, params)}) AS nodes`, params.values);
+      return (rows[0]?.nodes ?? 0) === 0;
+    },
+
+    async listings(principal, ids, filter) {
+      if (ids.length === 0) return [];
+      const params = createSqlParams();
+      const conditions = [`e.id = ANY(${params.add(ids)}::uuid[])`, accessPredicate(principal, "e", params), ...searchFilterConditions({ ...filter, asOf: undefined }, "e", params)];
+      const { rows } = await db.query<ListingRow>(`SELECT ${listingColumns(live)} FROM entries e WHERE ${conditions.join(" AND ")}`, params.values);
+      return rows.map(toListing);
+    },
+
+    async texts(principal, items) {
+      if (items.length === 0) return new Map();
+      const params = createSqlParams();
+      // left() counts code points, which are never fewer than the UTF-16 units asked for, so the slice covers them.
+      const { rows } = await db.query<{ id: string; text: string }>(
+        `SELECT e.id, left(e.text, w.chars) AS text
+         FROM unnest(${params.add(items.map((item) => item.id))}::uuid[], ${params.add(items.map((item) => item.chars))}::integer[]) AS w (id, chars)
+         JOIN entries e ON e.id = w.id
+         WHERE ${accessPredicate(principal, "e", params)} AND ${trustFilter("e", false)}`,
+        params.values,
+      );
+      return new Map(rows.map((row) => [row.id, row.text]));
+    },
+
+    async grepCandidates(principal, filter, literal, cursor, limit) {
+      const params = createSqlParams();
+      const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
+      if (literal !== undefined) conditions.push(`strpos(e.text, ${params.add(literal)}) > 0`);
+      if (cursor !== undefined) conditions.push(`(e.created_at, e.id) < (${params.add(cursor.createdAt.toISOString())}::timestamptz, ${params.add(cursor.id)}::uuid)`);
+      const { rows } = await db.query<{ id: string; thread_id: string; created_at: Date; text_length: number; trust_state: TrustState }>(
+        `SELECT e.id, e.thread_id, e.created_at, e.text_length, e.trust_state FROM ${entrySource(principal, filter, params)} e
+         WHERE ${conditions.join(" AND ")}
+         ORDER BY e.created_at DESC, e.id DESC
+         LIMIT ${params.add(limit)}`,
+        params.values,
+      );
+      return rows.map((row) => ({ id: row.id, threadId: row.thread_id, createdAt: row.created_at, textLength: Number(row.text_length), trustState: row.trust_state }));
+    },
+
+    async grepTexts(principal, filter, ids) {
+      if (ids.length === 0) return new Map();
+      const params = createSqlParams();
+      const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params), `e.id = ANY(${params.add(ids)}::uuid[])`];
+      const { rows } = await db.query<{ id: string; text: string }>(`SELECT e.id, e.text FROM ${entrySource(principal, filter, params)} e WHERE ${conditions.join(" AND ")}`, params.values);
+      return new Map(rows.map((row) => [row.id, row.text]));
+    },
+
+    async setting(key) {
+      const { rows } = await db.query<{ value: string }>("SELECT value FROM search_settings WHERE key = $1", [key]);
+      return rows[0]?.value;
+    },
+
+    async embeddedByOtherModels(principal, model, dimension) {
+      const params = createSqlParams();
+      const visible = accessPredicate(principal, "e", params);
+      const dimensionOf = db.vectorType === "pgvector" ? "vector_dims(c.embedding)" : "cardinality(c.embedding)";
+      const space = `c.embedding_model = ${params.add(model)} AND ${dimensionOf} = ${params.add(dimension)}::integer`;
+      const { rows } = await db.query<{ this_space: boolean; other_space: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM chunks c JOIN entries e ON e.id = c.entry_id WHERE ${visible} AND ${space}) AS this_space,
+                EXISTS (SELECT 1 FROM chunks c JOIN entries e ON e.id = c.entry_id WHERE ${visible} AND NOT (${space})) AS other_space`,
+        params.values,
+      );
+      return rows[0]?.this_space === false && rows[0]?.other_space === true;
+    },
+
+    async builtinLanguages() {
+      const { rows } = await db.query<{ name: string }>("SELECT cfgname AS name FROM pg_ts_config WHERE cfgnamespace = 'pg_catalog'::regnamespace ORDER BY cfgname");
+      return rows.map((row) => row.name);
+    },
+  };
+}

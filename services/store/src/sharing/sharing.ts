@@ -1,0 +1,241 @@
+/**
+ * Sharing: grants of read or write on a caller's entries, one by one or on
+ * a whole thread, and their revocation. Only an entry's owner (or a tenant
+ * admin) may share it; ids resolve among entries the caller may see, so an
+ * entry the caller cannot see is reported exactly as one that does not
+ * exist. No transport or SQL here.
+ */
+import { invalidArgument } from "@context-hub/common";
+import { lockVisible, requireOwner, resolveAll } from "../entries/entry-changes.js";
+import { validateItemCount } from "../entries/entry-validation.js";
+import { validateThreadId } from "../model/field-validation.js";
+import type { Grantee, GranteeKind, GrantRecord, Permission } from "../model/sharing-model.js";
+import type { EntryRepository, EntryWriteScope } from "../entries/entry-ports.js";
+import type { LockedEntry } from "../model/entry-model.js";
+import { toIdQuery, type IdQuery } from "../model/id-query.js";
+import { createIdempotentRunner, type IdempotencyExpiry, type IdempotencyRequest, type Outcome } from "../idempotency/idempotency.js";
+import { requirePrincipal, type Principal } from "../model/principal.js";
+import type { AuditEvent, DenialRecorder } from "../audit/audit.js";
+
+export interface GranteeInput {
+  kind: GranteeKind | undefined;
+  name: string;
+}
+
+export interface ShareRequest {
+  entryIds: readonly string[];
+  /** Empty unless sharing a thread (exclusive with `entryIds`). */
+  threadId: string;
+  grantees: readonly GranteeInput[];
+  permission: Permission | undefined;
+  idempotency?: IdempotencyRequest<ShareResult> | undefined;
+}
+
+export interface ShareResult {
+  grants: GrantRecord[];
+  /** Entries whose visibility changed from private to shared. */
+  nowSharedIds: string[];
+}
+
+export interface UnshareRequest {
+  entryIds: readonly string[];
+  threadId: string;
+  /** Empty: every grantee. */
+  grantees: readonly GranteeInput[];
+  /** Undefined: both permissions. */
+  permission: Permission | undefined;
+  idempotency?: IdempotencyRequest<UnshareResult> | undefined;
+}
+
+export interface UnshareResult {
+  revokedCount: number;
+}
+
+export interface SharingService {
+  /**
+   * Grants `permission` to the grantees. On entries: each must be the
+   * caller's (or the caller an admin); a private one becomes shared. On a
+   * thread: the caller's entries in it, now and later; the caller's private
+   * entries there become shared, and the caller's new entries there default
+   * to shared. One transaction: all or nothing.
+   */
+  share(principal: Principal | undefined, request: ShareRequest): Promise<Outcome<ShareResult>>;
+  /** Revokes matching grants; visibility stays as it is. One transaction. */
+  unshare(principal: Principal | undefined, request: UnshareRequest): Promise<Outcome<UnshareResult>>;
+}
+
+export const sharingLimits = { grantees: 50, granteeNameLength: 256 } as const;
+
+type SharingTarget = { kind: "entries"; queries: IdQuery[] } | { kind: "thread"; threadId: string };
+
+function validateTarget(entryIds: readonly string[], threadId: string): SharingTarget {
+  if (threadId !== "" && entryIds.length > 0) throw invalidArgument("give either entry_ids or thread_id, not both");
+  if (threadId !== "") return { kind: "thread", threadId: validateThreadId(threadId, "thread_id") };
+  if (entryIds.length === 0) throw invalidArgument("give entry_ids, or a thread_id");
+  validateItemCount(entryIds.length, "entry_ids");
+  return { kind: "entries", queries: entryIds.map((id, index) => toIdQuery(id, `entry_ids[${index}]`)) };
+}
+
+function validateGrantees(grantees: readonly GranteeInput[], required: boolean): Grantee[] {
+  if (required && grantees.length === 0) throw invalidArgument("grantees must name at least one subject or group");
+  if (grantees.length > sharingLimits.grantees) throw invalidArgument(`grantees: at most ${sharingLimits.grantees} (got ${grantees.length})`);
+  const unique = new Map<string, Grantee>();
+  grantees.forEach((grantee, index) => {
+    if (grantee.kind === undefined) throw invalidArgument(`grantees[${index}].kind must be subject or group`);
+    const { name } = grantee;
+    if (name.length < 1 || name.length > sharingLimits.granteeNameLength) {
+      throw invalidArgument(`grantees[${index}].name must be 1 to ${sharingLimits.granteeNameLength} characters (got ${name.length})`);
+    }
+    if (name.includes("\u0000")) throw invalidArgument(`grantees[${index}].name must not contain NUL characters`);
+    unique.set(JSON.stringify([grantee.kind, name]), { kind: grantee.kind, name });
+  });
+  return [...unique.values()];
+}
+
+/**
+ * Resolves and locks the entries of a sharing call in id order, and
+ * requires that the caller owns each (or is an admin). Ids resolve among
+ * entries the caller may see: invisible ones are ENTRY_NOT_FOUND.
+ */
+async function lockOwnedEntries(scope: EntryWriteScope, caller: Principal, queries: readonly IdQuery[], what: string): Promise<LockedEntry[]> {
+  const resolved = (await resolveAll(scope, caller, queries, true)).flatMap((item) => (item.ok ? [item.value] : []));
+  await scope.lockEntries(
+    caller,
+    resolved.map((item) => item.id),
+  );
+  const entries = new Map<string, LockedEntry>();
+  for (const item of resolved) {
+    if (entries.has(item.id)) continue;
+    const entry = await lockVisible(scope, caller, item.id, item.input);
+    requireOwner(caller, entry, what);
+    entries.set(entry.id, entry);
+  }
+  return [...entries.values()];
+}
+
+function grantDetails(grantees: readonly Grantee[] | undefined, permissions: readonly Permission[]): AuditEvent["details"] {
+  return { grantees: grantees === undefined ? ["*"] : grantees.map((grantee) => `${grantee.kind}:${grantee.name}`), permissions: [...permissions] };
+}
+
+/**
+ * The sharing service over the entry repository (grants live beside the
+ * entries they open). Each share and unshare is audited in its transaction;
+ * refusals are recorded by `denials`.
+ */
+export function createSharingService(repository: EntryRepository, denials: DenialRecorder, expiry?: IdempotencyExpiry): SharingService {
+  const service = createSharingOperations(repository, expiry);
+  const targets = (request: { entryIds: readonly string[]; threadId: string }) => (request.threadId === "" ? request.entryIds : [request.threadId]);
+  return {
+    share: (principal, request) => denials.guard(principal, request.threadId === "" ? "entry.share" : "thread.share", targets(request), () => service.share(principal, request)),
+    unshare: (principal, request) => denials.guard(principal, request.threadId === "" ? "entry.unshare" : "thread.unshare", targets(request), () => service.unshare(principal, request)),
+  };
+}
+
+/** Sharing itself; refusals are recorded by `createSharingService`. */
+function createSharingOperations(repository: EntryRepository, expiry: IdempotencyExpiry | undefined): SharingService {
+  const idempotent = createIdempotentRunner(repository, expiry);
+  const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => (scope === undefined ? repository.transaction(fn) : fn(scope));
+
+  return {
+    async share(principal, request) {
+      const caller = requirePrincipal(principal, "context:write");
+      return idempotent.run(
+        caller,
+        "Share",
+        request.idempotency,
+        () => {
+          const target = validateTarget(request.entryIds, request.threadId);
+          const grantees = validateGrantees(request.grantees, true);
+          if (request.permission === undefined) throw invalidArgument("permission must be read or write");
+          return { target, grantees, permission: request.permission };
+        },
+        ({ target, grantees, permission }, scope) =>
+          within(scope, async (tx): Promise<ShareResult> => {
+            if (target.kind === "thread") {
+              // Under the thread's lock, so no commit in the thread can slip between the grant and the flip and stay private.
+              await tx.lockThreads(caller, [target.threadId]);
+              const grants = await tx.grants.grantOnThread(caller, target.threadId, grantees, permission);
+              const nowSharedIds = await tx.grants.makeThreadShared(caller, target.threadId);
+              tx.audit.record(caller.tenant, {
+                actor: caller.subject,
+                action: "thread.share",
+                outcome: "ok",
+                targetIds: [target.threadId],
+                beforeHashes: [],
+                afterHashes: [],
+                details: { ...grantDetails(grantees, [permission]), now_shared: nowSharedIds },
+              });
+              return { grants, nowSharedIds };
+            }
+            const entries = await lockOwnedEntries(tx, caller, target.queries, "share it");
+            const nowSharedIds = await tx.grants.makeShared(
+              caller,
+              entries.filter((entry) => entry.visibility === "private").map((entry) => entry.id),
+            );
+            const grants = await tx.grants.grantOnEntries(caller, entries, grantees, permission);
+            tx.audit.record(caller.tenant, {
+              actor: caller.subject,
+              action: "entry.share",
+              outcome: "ok",
+              targetIds: entries.map((entry) => entry.id),
+              beforeHashes: entries.map((entry) => entry.contentHash),
+              afterHashes: entries.map((entry) => entry.contentHash),
+              details: { ...grantDetails(grantees, [permission]), now_shared: nowSharedIds },
+            });
+            return { grants, nowSharedIds };
+          }),
+      );
+    },
+
+    async unshare(principal, request) {
+      const caller = requirePrincipal(principal, "context:write");
+      return idempotent.run(
+        caller,
+        "Unshare",
+        request.idempotency,
+        () => {
+          const target = validateTarget(request.entryIds, request.threadId);
+          const grantees = validateGrantees(request.grantees, false);
+          return {
+            target,
+            grantees: grantees.length === 0 ? undefined : grantees,
+            permissions: request.permission === undefined ? (["read", "write"] as const) : [request.permission],
+          };
+        },
+        ({ target, grantees, permissions }, scope) =>
+          within(scope, async (tx): Promise<UnshareResult> => {
+            if (target.kind === "thread") {
+              const revokedCount = await tx.grants.revokeOnThread(caller, target.threadId, grantees, permissions);
+              tx.audit.record(caller.tenant, {
+                actor: caller.subject,
+                action: "thread.unshare",
+                outcome: "ok",
+                targetIds: [target.threadId],
+                beforeHashes: [],
+                afterHashes: [],
+                details: { ...grantDetails(grantees, permissions), revoked: revokedCount },
+              });
+              return { revokedCount };
+            }
+            const entries = await lockOwnedEntries(tx, caller, target.queries, "change its sharing");
+            const revokedCount = await tx.grants.revokeOnEntries(
+              caller,
+              entries.map((entry) => entry.id),
+              grantees,
+              permissions,
+            );
+            tx.audit.record(caller.tenant, {
+              actor: caller.subject,
+              action: "entry.unshare",
+              outcome: "ok",
+              targetIds: entries.map((entry) => entry.id),
+              beforeHashes: [],
+              afterHashes: [],
+              details: { ...grantDetails(grantees, permissions), revoked: revokedCount },
+            });
+            return { revokedCount };
+          }),
+      );
+    },
+  };
+}
