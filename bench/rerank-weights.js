@@ -25,7 +25,7 @@ const { values } = parseArgs({
 });
 if (values.candidates === undefined) throw new Error("--candidates <file> is required (written by bench/quality.js --candidates-out)");
 const { scoreRelevance, relevanceWeights } = await import(pathToFileURL(resolve(here, "../services/reranker/dist/relevance.js")).href);
-const { findPassage } = await import(pathToFileURL(resolve(here, "../services/store/dist/passages.js")).href);
+const { findPassage } = await import(pathToFileURL(resolve(here, "../services/store/dist/search/passages.js")).href);
 const old = values.old === undefined ? undefined : await import(pathToFileURL(resolve(values.old)).href);
 const vectors = await loadWordVectors(toDefaultCacheDir(process.env));
 const depth = Number(values.depth);

@@ -5,7 +5,7 @@ import { callOk, connectMcpClient } from "./mcp.js";
 import { startMemoryHub } from "./memory-hub.js";
 import { startTestPostgres } from "./postgres.js";
 
-/** Every table a write puts rows in (see services/store/src/migrations). */
+/** Every table a write puts rows in (see services/store/src/db/migrations). */
 export const writeTables = ["entries", "chunks", "node_summaries", "entry_images", "entry_versions", "audit_log", "idempotency_keys", "vector_outbox", "tombstones"] as const;
 export type WriteTable = (typeof writeTables)[number];
 

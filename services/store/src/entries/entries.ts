@@ -7,7 +7,8 @@
 import { ContextHubError, invalidArgument, isContextHubError } from "@context-hub/common";
 import { ambiguousCandidatesShown, ambiguousPrefix, deleteEntry, resolveAll, updateEntry, type DeleteTarget, type ResolvedId } from "./entry-changes.js";
 import { toIdQuery } from "../model/id-query.js";
-import { createIdempotentRunner, type IdempotencyExpiry, type IdempotencyInput, type IdempotencyState, type Outcome } from "../idempotency/idempotency.js";
+import { createIdempotentRunner, type IdempotencyExpiry, type IdempotencyState, type Outcome } from "../idempotency/idempotency.js";
+import type { IdempotencyInput } from "../model/idempotency-request.js";
 import { isItemFailure, runItems, toItemError, validateItems, type ItemError, type ItemResult } from "../model/items.js";
 import { requirePrincipal, type Principal } from "../model/principal.js";
 import { validateEntryChange, validateGenerated, validateItemCount, validateNewEntry, validatePage } from "./entry-validation.js";

@@ -75,6 +75,7 @@ const imagesJson = `coalesce((SELECT json_agg(json_build_object('ordinal', i.ord
 export const entryColumns = `e.id, e.thread_id, e.source, e.owner, e.visibility, e.preview, e.text_length, e.content_hash, e.metadata, e.tags,
   e.summary, e.content_type, e.version, e.created_at, e.updated_at, e.valid_from, e.valid_to, ${imagesJson}, ${trustColumns}`;
 
+/** A row as `entryColumns` selects it, as a StoredEntry; a listing passes no `imageData` and its rows hold no text, node summaries or chunk figures. */
 export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> | undefined): StoredEntry {
   const images: StoredImage[] = row.images.map((image) => ({
     ordinal: image.ordinal,

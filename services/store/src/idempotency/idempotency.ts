@@ -10,17 +10,11 @@
  * `IdempotencyStatements`.
  */
 import { type ContextHubError, invalidArgument } from "@context-hub/common";
+import type { IdempotencyInput, IdempotencyRequest } from "../model/idempotency-request.js";
 import type { Principal } from "../model/principal.js";
 
 /** The mutations that accept an idempotency key; recorded with the key, so a key cannot be replayed into another RPC. */
 export type MutationName = "Commit" | "CommitBatch" | "UpdateEntries" | "DeleteEntries" | "Share" | "Unshare";
-
-/** An idempotency key as a caller sends it. */
-export interface IdempotencyInput {
-  key: string;
-  /** A hash of the call's canonical arguments, computed by the caller. */
-  fingerprint: string;
-}
 
 /** A validated key, bound to the mutation it was sent with. */
 export interface IdempotencyKey {
@@ -42,14 +36,6 @@ export type IdempotencyState = "new" | "replay" | "conflict";
 
 /** A mutation's result, or (for a retry) the response the first call recorded. */
 export type Outcome<T> = { replayed: false; result: T } | { replayed: true; response: Uint8Array };
-
-/** Serialises a mutation's result as the response the transport will send, to be recorded with the key. */
-export type ResponseEncoder<T> = (result: T) => Uint8Array;
-
-/** An idempotency key with the transport's serialiser for the response recorded with it. */
-export interface IdempotencyRequest<T> extends IdempotencyInput {
-  encode: ResponseEncoder<T>;
-}
 
 /** The statements behind idempotency keys, all inside the mutation's transaction. */
 export interface IdempotencyStatements {

@@ -4,7 +4,7 @@
  * listings, statistics). Types only; the operations are in entries.ts.
  */
 import type { IdQuery } from "./id-query.js";
-import type { IdempotencyRequest } from "../idempotency/idempotency.js";
+import type { IdempotencyRequest } from "./idempotency-request.js";
 import type { ItemResult } from "./items.js";
 import type { SearchFilter } from "./search-filter.js";
 import type { Trust, TrustState } from "./trust.js";

@@ -2,8 +2,7 @@ import { accessPredicate } from "../filters/access-predicate.js";
 import { createCollectionStatisticsCache, type CollectionStatistics } from "./bm25-statistics.js";
 import { createSqlParams, type SqlDatabase, type SqlParams } from "../db/sql-database.js";
 import type { StoredEntry } from "../model/entry-model.js";
-import { toEntryTrust, trustColumns, type EntryRow } from "../entries/entry-rows.js";
-import { toPreview } from "../model/preview.js";
+import { entryColumns, toStoredEntry, type EntryRow } from "../entries/entry-rows.js";
 import type { Principal } from "../model/principal.js";
 import { defaultSearchConfig, type Bm25Parameters } from "./search-config.js";
 import type { SearchFilter } from "../model/search-filter.js";
@@ -105,40 +104,14 @@ type ListingRow = Omit<EntryRow, "text" | "node_summaries" | "chunk_count" | "em
 
 /** The listing columns of the row aliased `e` (a live entry, or one of `entrySource`'s rows under the same filter). */
 function listingColumns(filter: Pick<SearchFilter, "asOf">): string {
-  return `e.id, e.thread_id, e.source, e.owner, e.visibility, e.preview, e.text_length, e.content_hash, e.metadata, e.tags,
-  e.summary, e.content_type, e.version, e.created_at, e.updated_at, e.valid_from, e.valid_to, ${trustColumns}, ${previewSourceColumn(filter, "e")},
-  coalesce((SELECT json_agg(json_build_object('ordinal', i.ordinal, 'mimeType', i.mime_type, 'byteSize', i.byte_size) ORDER BY i.ordinal)
-    FROM entry_images i WHERE i.entry_id = e.id), '[]'::json) AS images`;
+  return `${entryColumns}, ${previewSourceColumn(filter, "e")}`;
 }
 
 const live: Pick<SearchFilter, "asOf"> = { asOf: undefined };
 
+/** A listed entry: the shared row mapping, with no text, image bytes or node summaries. */
 function toListing(row: ListingRow): StoredEntry {
-  return {
-    id: row.id,
-    threadId: row.thread_id,
-    source: row.source,
-    owner: row.owner,
-    visibility: row.visibility,
-    text: "",
-    preview: row.preview ?? toPreview(row.preview_source ?? ""),
-    textLength: row.text_length,
-    contentHash: row.content_hash,
-    metadata: row.metadata,
-    tags: row.tags,
-    summary: row.summary,
-    version: row.version,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    images: row.images.map((image) => ({ ordinal: image.ordinal, mimeType: image.mimeType, byteSize: image.byteSize, data: undefined })),
-    contentType: row.content_type,
-    nodeSummaries: [],
-    embeddingModel: "",
-    chunkCount: 0,
-    validFrom: row.valid_from ?? undefined,
-    validTo: row.valid_to ?? undefined,
-    ...toEntryTrust(row),
-  };
+  return toStoredEntry(row, undefined);
 }
 
 /** The query's own terms replaced by weighted whole lexemes (pseudo-relevance feedback's second pass; see bm25-feedback.ts). */

@@ -13,7 +13,8 @@ import type { Grantee, GranteeKind, GrantRecord, Permission } from "../model/sha
 import type { EntryRepository, EntryWriteScope } from "../entries/entry-ports.js";
 import type { LockedEntry } from "../model/entry-model.js";
 import { toIdQuery, type IdQuery } from "../model/id-query.js";
-import { createIdempotentRunner, type IdempotencyExpiry, type IdempotencyRequest, type Outcome } from "../idempotency/idempotency.js";
+import { createIdempotentRunner, type IdempotencyExpiry, type Outcome } from "../idempotency/idempotency.js";
+import type { IdempotencyRequest } from "../model/idempotency-request.js";
 import { requirePrincipal, type Principal } from "../model/principal.js";
 import type { AuditEvent, DenialRecorder } from "../audit/audit.js";
 
