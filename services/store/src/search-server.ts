@@ -51,8 +51,14 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
     },
 
     async navigateEntry(request) {
-      const result = await search.navigate(toPrincipal(request.principal), { id: request.id, maxDepth: request.maxDepth, includeQuarantined: request.includeQuarantined });
-      return { entry: toEntryMessage(result.entry), nodes: result.nodes, lineCount: result.lineCount };
+      const result = await search.navigate(toPrincipal(request.principal), {
+        id: request.id,
+        maxDepth: request.maxDepth,
+        includeQuarantined: request.includeQuarantined,
+        offset: request.offset,
+        maxNodes: request.maxNodes,
+      });
+      return { entry: toEntryMessage(result.entry), nodes: result.nodes, lineCount: result.lineCount, totalNodes: result.totalNodes, nextOffset: result.nextOffset };
     },
 
     async readRange(request) {

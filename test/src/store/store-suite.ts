@@ -37,6 +37,7 @@ import { defineChangeTests } from "./store-changes-suite.js";
 import { defineIdempotencyTests } from "./store-idempotency-suite.js";
 import { defineReplyBudgetTests } from "./store-reply-budget-suite.js";
 import { defineSearchVectorTests } from "./store-search-vector-suite.js";
+import { defineEmbeddingTests } from "./store-embeddings-suite.js";
 import { defineIsolationTests } from "./store-isolation-suite.js";
 import { defineSharingTests } from "./store-sharing-suite.js";
 import { defineThreadTests } from "./store-threads-suite.js";
@@ -831,6 +832,7 @@ export function defineStoreSuite(target: StoreTarget): void {
     defineIdempotencyTests(context);
     defineReplyBudgetTests(context);
     defineSearchVectorTests(context);
+    defineEmbeddingTests(context);
     defineIsolationTests(context);
     defineApiKeyTests(context);
   });

@@ -68,9 +68,19 @@ function toGrepView(reply: searchV1.GrepResponse) {
 /** The navigation client over a SearchService connection. */
 export function createNavigationClient(search: SearchClient) {
   return {
-    /** An entry's heading outline, to `maxDepth` levels (0: all). */
-    async navigate(principal: Principal, request: { id: string; maxDepth: number; includeQuarantined: boolean }) {
-      const reply = await search.navigateEntry({ principal, id: request.id, maxDepth: request.maxDepth, includeQuarantined: request.includeQuarantined });
+    /**
+     * One page of an entry's heading outline, to `maxDepth` levels (0: all), from node `offset`, at most `maxNodes`
+     * nodes (0: the store's default); `next_offset` is where the next page starts, null after the last.
+     */
+    async navigate(principal: Principal, request: { id: string; maxDepth: number; includeQuarantined: boolean; offset: number; maxNodes: number }) {
+      const reply = await search.navigateEntry({
+        principal,
+        id: request.id,
+        maxDepth: request.maxDepth,
+        includeQuarantined: request.includeQuarantined,
+        offset: request.offset,
+        maxNodes: request.maxNodes,
+      });
       return {
         id: reply.entry?.id ?? "",
         thread_id: reply.entry?.threadId ?? "",
@@ -90,6 +100,9 @@ export function createNavigationClient(search: SearchClient) {
           summary: node.summary,
           child_count: node.childCount,
         })),
+        total_nodes: reply.totalNodes,
+        offset: request.offset,
+        next_offset: reply.nextOffset === 0 ? null : reply.nextOffset,
       };
     },
 

@@ -257,6 +257,8 @@ export const navigateInput = z
   .object({
     context_id: entryIdInput,
     max_depth: z.number().int().min(1).max(6).optional().describe("List sections nested at most this deep (1 = top-level only); all by default."),
+    offset: z.number().int().min(0).max(0xffffffff).optional().describe("Index of the first node to return (0 by default): pass the previous reply's next_offset to get the next page."),
+    max_nodes: z.number().int().min(1).max(1000).optional().describe("Most nodes in one reply (default 200); a reply also stops at about 256 KiB of node text."),
     include_quarantined: includeQuarantinedEntry,
   })
   .strict();
@@ -392,6 +394,9 @@ export const navigateOutput = z.object({
       child_count: z.number(),
     }),
   ),
+  total_nodes: z.number().describe("Nodes in the whole outline (to max_depth), across every page."),
+  offset: z.number().describe("Index of this page's first node."),
+  next_offset: z.number().nullable().describe("Pass as offset for the next page; null when this page is the last."),
 });
 
 export const readRangeOutput = z.object({

@@ -23,16 +23,68 @@ const tail = Buffer.from(
 );
 
 /**
- * Bind (to the unnamed portal; every parameter and result in text format),
- * Describe, Execute and Sync for the prepared statement `statement` with
- * `values` (null is SQL NULL).
+ * A parameter sent in PostgreSQL's binary format instead of text, so the
+ * server copies its bytes instead of parsing them. `toPostgres` is its text
+ * form, which node-postgres sends (it calls `toPostgres` on any object that
+ * has one) and PGlite's own `query` is given.
  */
-export function encodeExecution(statement: string, values: readonly (string | null)[]): Uint8Array {
+export interface BinaryParam {
+  /** The value in the binary format of the type the statement gives its parameter. */
+  toPostgresBinary(): Uint8Array;
+  /** The same value as PostgreSQL's text input of that type reads it. */
+  toPostgres(): string;
+}
+
+/** Whether `value` asks to be sent in binary. */
+export function isBinaryParam(value: unknown): value is BinaryParam {
+  return typeof value === "object" && value !== null && typeof (value as Partial<BinaryParam>).toPostgresBinary === "function";
+}
+
+/** `float4`'s type oid, which a `real[]`'s binary form names as its element type. */
+const float4Oid = 700;
+
+/**
+ * `values` as a one-dimensional `real[]` in PostgreSQL's binary array format
+ * (`array_recv`): dimensions, no nulls, element type `float4`, then each
+ * element as its length (4) and a big-endian 32-bit float. A number that is
+ * not a 32-bit float is rounded to the nearest one, as PostgreSQL's text
+ * input would round it.
+ */
+export function encodeFloat4Array(values: ArrayLike<number>): Uint8Array {
+  const count = values.length;
+  if (count === 0) {
+    // No dimensions, no nulls, element type: PostgreSQL's empty array.
+    const empty = Buffer.alloc(12);
+    empty.writeInt32BE(float4Oid, 8);
+    return empty;
+  }
+  const bytes = Buffer.allocUnsafe(20 + 8 * count);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  view.setInt32(0, 1); // one dimension
+  view.setInt32(4, 0); // no nulls
+  view.setInt32(8, float4Oid);
+  view.setInt32(12, count); // its length
+  view.setInt32(16, 1); // its lower bound
+  for (let index = 0, offset = 20; index < count; index++, offset += 8) {
+    view.setInt32(offset, 4);
+    view.setFloat32(offset + 4, values[index]!);
+  }
+  return bytes;
+}
+
+/**
+ * Bind (to the unnamed portal; parameters in text format, except those given
+ * as bytes, which go in binary; every result in text format), Describe,
+ * Execute and Sync for the prepared statement `statement` with `values`
+ * (null is SQL NULL).
+ */
+export function encodeExecution(statement: string, values: readonly (string | Uint8Array | null)[]): Uint8Array {
   if (values.length > 0xffff) throw new Error(`a statement takes at most 65535 parameters; this one has ${values.length}`);
-  const lengths = values.map((value) => (value === null ? -1 : Buffer.byteLength(value, "utf8")));
+  const lengths = values.map((value) => (value === null ? -1 : typeof value === "string" ? Buffer.byteLength(value, "utf8") : value.byteLength));
+  const anyBinary = values.some((value) => value instanceof Uint8Array);
   const statementBytes = Buffer.byteLength(statement, "utf8");
-  // Length field, portal "" (1), statement name and its NUL, no format codes (2), parameter count (2), no result formats (2).
-  let bindLength = 4 + 1 + statementBytes + 1 + 2 + 2 + 2;
+  // Length field, portal "" (1), statement name and its NUL, format codes (count and one per parameter when any is binary), parameter count (2), no result formats (2).
+  let bindLength = 4 + 1 + statementBytes + 1 + 2 + (anyBinary ? 2 * values.length : 0) + 2 + 2;
   for (const length of lengths) bindLength += 4 + Math.max(0, length);
   const message = Buffer.allocUnsafe(1 + bindLength + tail.length);
   let offset = message.writeUInt8(0x42, 0); // Bind 'B'
@@ -40,12 +92,21 @@ export function encodeExecution(statement: string, values: readonly (string | nu
   offset = message.writeUInt8(0, offset); // portal ""
   offset += message.write(statement, offset, "utf8");
   offset = message.writeUInt8(0, offset);
-  offset = message.writeInt16BE(0, offset); // no format codes: every parameter is text
+  if (anyBinary) {
+    offset = message.writeInt16BE(values.length, offset);
+    for (const value of values) offset = message.writeInt16BE(value instanceof Uint8Array ? 1 : 0, offset);
+  } else {
+    offset = message.writeInt16BE(0, offset); // no format codes: every parameter is text
+  }
   offset = message.writeInt16BE(values.length, offset);
   values.forEach((value, index) => {
     const length = lengths[index]!;
     offset = message.writeInt32BE(length, offset);
-    if (value !== null) offset += message.write(value, offset, "utf8");
+    if (typeof value === "string") offset += message.write(value, offset, "utf8");
+    else if (value !== null) {
+      message.set(value, offset);
+      offset += value.byteLength;
+    }
   });
   offset = message.writeInt16BE(0, offset); // no result format codes: every column is text
   tail.copy(message, offset);

@@ -2,6 +2,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { PGlite } from "@electric-sql/pglite";
 import { createPgliteStatements, type PgliteStatements, type PgliteTransaction } from "./pglite-statements.js";
+import { encodeFloat4Array } from "./bind-message.js";
 
 let pglite: PGlite;
 let statements: PgliteStatements;
@@ -164,4 +165,26 @@ test("a COMMIT that PostgreSQL turns into a ROLLBACK, after a failed statement w
   assert.equal(rows.length, 0);
   const after = await statements.run<{ n: number }>(undefined, "SELECT count(*)::integer AS n FROM notes", []);
   assert.ok(after.rows[0]!.n > 0, "the session is usable afterwards");
+});
+
+test("a binary parameter reaches PostgreSQL as its bytes, beside text parameters and nulls, and in PGlite's own query", async () => {
+  const floats = Float32Array.from([0.1, -2.5, 1e-7, 3.4028234663852886e38, 1.401298464324817e-45, -7.5]);
+  const param = { toPostgresBinary: () => encodeFloat4Array(floats), toPostgres: () => `{${Array.from(floats).join(",")}}` };
+  const { rows } = await statements.run<{ numbers: string; kind: string; missing: string | null; n: number }>(
+    undefined,
+    "SELECT ($1::real[])::text AS numbers, $2::text AS kind, $3::text AS missing, cardinality($1::real[]) AS n",
+    [param, "floats", null],
+  );
+  assert.equal(rows[0]?.kind, "floats");
+  assert.equal(rows[0]?.missing, null);
+  assert.equal(rows[0]?.n, floats.length);
+  const readBack = rows[0]!.numbers.slice(1, -1).split(",").map(Number);
+  assert.deepEqual(Float32Array.from(readBack), floats);
+  // An empty array, prepared and not.
+  const empty = { toPostgresBinary: () => encodeFloat4Array([]), toPostgres: () => "{}" };
+  const prepared = await statements.run<{ n: number }>(undefined, "SELECT coalesce(cardinality($1::real[]), -1) AS n", [empty]);
+  assert.equal(prepared.rows[0]?.n, 0);
+  // VALUES is not prepared: PGlite's own query takes the text form.
+  const viaQuery = await statements.run<{ column1: number }>(undefined, "VALUES (cardinality($1::real[]))", [param]);
+  assert.equal(viaQuery.rows[0]?.column1, floats.length);
 });

@@ -1,5 +1,5 @@
 import { parse, protocol, type PGlite } from "@electric-sql/pglite";
-import { encodeExecution } from "./bind-message.js";
+import { encodeExecution, isBinaryParam } from "./bind-message.js";
 import type { SqlResult } from "./sql-database.js";
 import { preparable, staleRowType } from "./statement-rules.js";
 import { rolledBackAtCommit } from "./transaction-scope.js";
@@ -118,9 +118,13 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
     return statement;
   }
 
-  /** A parameter as PGlite's own `query` would send it: through the serializer of the type PostgreSQL inferred. */
-  const serialize = (value: unknown, type: number | undefined): string | null => {
+  /**
+   * A parameter as PGlite's own `query` would send it: through the serializer of the type PostgreSQL inferred; one that
+   * asks for binary, as its bytes.
+   */
+  const serialize = (value: unknown, type: number | undefined): string | Uint8Array | null => {
     if (value === null || value === undefined) return null;
+    if (isBinaryParam(value)) return value.toPostgresBinary();
     const serializer = type === undefined ? undefined : pglite.serializers[type];
     return serializer === undefined ? String(value) : (serializer(value) as string);
   };
@@ -144,7 +148,10 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
           await pglite.execProtocol(begin, { syncToFs: false });
         }
         // PGlite's own query takes any statement, with its own parameter handling; inside a transaction it runs in it.
-        const result = await pglite.query<R>(text, params === undefined ? undefined : [...params]);
+        const result = await pglite.query<R>(
+          text,
+          params?.map((value) => (isBinaryParam(value) ? value.toPostgres() : value)),
+        );
         return { rows: result.rows, rowCount: Math.max(result.affectedRows ?? 0, result.rows.length) };
       }
       try {

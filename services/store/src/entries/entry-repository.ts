@@ -18,7 +18,7 @@ import { createDatabaseSearchVectors, type SearchVectors } from "./search-vector
 import { trustFilter } from "../filters/trust-filter.js";
 import type { Trust, TrustState } from "../model/trust.js";
 import type { CommittedChunk } from "../vectors/vector-index.js";
-import { toVectorLiteral } from "../vectors/vector-literal.js";
+import { toVectorsParam } from "../vectors/vector-literal.js";
 
 const opposite: Record<Source, Source> = { user: "agent", agent: "user" };
 
@@ -199,15 +199,23 @@ function createWriteScope(db: SqlDatabase, tx: SqlExecutor, inserted: CommittedC
     }
   };
 
-  /** `INSERT INTO chunks … SELECT …` for the rows `chunkRows` names `c`; the caller adds the FROM clause. */
-  const chunkInsert = (params: SqlParams, entryId: string, tenant: string, generated: GeneratedWrite) =>
-    `INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding)
-     SELECT c.id, ${entryId}, ${tenant}, c.ordinal, c.start_offset, c.end_offset, ${params.add(generated.embeddingModel)}, c.embedding::${vectorCast}`;
+  /**
+   * `INSERT INTO chunks … SELECT …` for the rows `chunkRows` names `c`; the caller adds the FROM clause. The embeddings
+   * travel as one flat `real[]` (`toVectorsParam`: binary on PGlite), and row `c.k` takes its slice of it.
+   */
+  const chunkInsert = (params: SqlParams, entryId: string, tenant: string, generated: GeneratedWrite) => {
+    const vectors = toVectorsParam(generated.chunks.map((chunk) => chunk.vector));
+    const dimensions = `${params.add(vectors.dimensions)}::integer`;
+    const embedding = `(${params.add(vectors.value)}::real[])[(c.k::integer - 1) * ${dimensions} + 1 : c.k::integer * ${dimensions}]`;
+    return `INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding)
+     SELECT c.id, ${entryId}, ${tenant}, c.ordinal, c.start_offset, c.end_offset, ${params.add(generated.embeddingModel)}, ${embedding}::${vectorCast}`;
+  };
+  /** The chunks' rows, numbered from 1 in `c.k`, their order in `generated.chunks`. */
   const chunkRows = (params: SqlParams, generated: GeneratedWrite, ids: readonly string[]) => {
     const { chunks } = generated;
     return `unnest(${params.add(ids)}::uuid[], ${params.add(chunks.map((chunk) => chunk.ordinal))}::integer[],
-      ${params.add(chunks.map((chunk) => chunk.start))}::integer[], ${params.add(chunks.map((chunk) => chunk.end))}::integer[],
-      ${params.add(chunks.map((chunk) => toVectorLiteral(db.vectorType, chunk.vector)))}::text[]) AS c (id, ordinal, start_offset, end_offset, embedding)`;
+      ${params.add(chunks.map((chunk) => chunk.start))}::integer[], ${params.add(chunks.map((chunk) => chunk.end))}::integer[])
+      WITH ORDINALITY AS c (id, ordinal, start_offset, end_offset, k)`;
   };
 
   const recordChunks = (generated: GeneratedWrite, ids: readonly string[]) => {

@@ -21,10 +21,35 @@ export interface OutlineNodeView {
   childCount: number;
 }
 
+/** One page of an outline: the nodes from `offset`, and where the next page starts. */
 export interface Outline {
   nodes: OutlineNodeView[];
   lineCount: number;
+  /** Nodes in the whole outline (to `maxDepth`), across every page. */
+  totalNodes: number;
+  /** The offset of the first node this page does not hold; 0 when it is the last page. */
+  nextOffset: number;
 }
+
+/** Which nodes of an outline one reply holds: from `offset`, at most `maxNodes` of them and about `maxBytes` of their text. */
+export interface OutlinePage {
+  offset: number;
+  maxNodes: number;
+  maxBytes: number;
+}
+
+/**
+ * How much of an outline one reply holds. A text of a million characters can
+ * have tens of thousands of headings, and a reply with all of them (each with
+ * its path and summary) took seconds to build, fence and send: a caller pages
+ * through with `offset` instead. `maxBytes` bounds the characters of the
+ * nodes' ids, headings, paths and summaries, since a page of long summaries
+ * is large even at few nodes; a page always holds at least one node.
+ */
+export const outlinePageLimits = { defaultNodes: 200, maxNodes: 1_000, maxBytes: 256 * 1024 } as const;
+
+/** The whole outline in one page (tests and callers that bound it otherwise). */
+const wholeOutline: OutlinePage = { offset: 0, maxNodes: Number.POSITIVE_INFINITY, maxBytes: Number.POSITIVE_INFINITY };
 
 /** A range of an entry's text as a reader asks for it. */
 export type RangeRequest =
@@ -75,11 +100,13 @@ function parentOf(nodeId: string): string {
 }
 
 /**
- * The outline of `text`: every heading section in document order with its
- * span, lines, path and child count, and the stored summary of the node with
- * the same id. `maxDepth` > 0 keeps only sections nested at most that deep.
+ * A page of the outline of `text`: heading sections in document order from
+ * `page.offset`, each with its span, lines, path and child count, and the
+ * stored summary of the node with the same id. `maxDepth` > 0 keeps only
+ * sections nested at most that deep (offsets count those kept). An offset
+ * past the last node is INVALID_ARGUMENT naming how many there are.
  */
-export function buildOutline(text: string, summaries: readonly NodeSummary[], maxDepth = 0): Outline {
+export function buildOutline(text: string, summaries: readonly NodeSummary[], maxDepth = 0, page: OutlinePage = wholeOutline): Outline {
   const starts = toLineStarts(text);
   const summaryOf = new Map(summaries.map((node) => [node.nodeId, node.summary]));
   const sections = parseOutline(text);
@@ -88,23 +115,32 @@ export function buildOutline(text: string, summaries: readonly NodeSummary[], ma
     const parent = parentOf(section.nodeId);
     if (parent !== "") children.set(parent, (children.get(parent) ?? 0) + 1);
   }
-  const nodes = sections
-    .filter((section) => maxDepth === 0 || section.path.length <= maxDepth)
-    .map((section) => {
-      const span = { start: section.start, end: section.end };
-      return {
-        nodeId: section.nodeId,
-        heading: section.heading,
-        level: section.level,
-        span,
-        startLine: lineOf(starts, span.start),
-        endLine: lastLineOf(starts, span),
-        path: section.path,
-        summary: summaryOf.get(section.nodeId) ?? "",
-        childCount: children.get(section.nodeId) ?? 0,
-      };
+  const kept = maxDepth === 0 ? sections : sections.filter((section) => section.path.length <= maxDepth);
+  if (page.offset > kept.length) {
+    throw invalidArgument(`offset ${page.offset} is past the outline's last node: it has ${kept.length}`, "start at 0, or at a previous reply's next_offset");
+  }
+  const nodes: OutlineNodeView[] = [];
+  let bytes = 0;
+  let index = page.offset;
+  for (; index < kept.length && nodes.length < page.maxNodes; index++) {
+    const section = kept[index]!;
+    const summary = summaryOf.get(section.nodeId) ?? "";
+    bytes += section.nodeId.length + section.heading.length + summary.length + section.path.reduce((length, part) => length + part.length, 0);
+    if (bytes > page.maxBytes && nodes.length > 0) break;
+    const span = { start: section.start, end: section.end };
+    nodes.push({
+      nodeId: section.nodeId,
+      heading: section.heading,
+      level: section.level,
+      span,
+      startLine: lineOf(starts, span.start),
+      endLine: lastLineOf(starts, span),
+      path: section.path,
+      summary,
+      childCount: children.get(section.nodeId) ?? 0,
     });
-  return { nodes, lineCount: text.length === 0 ? 0 : starts.length };
+  }
+  return { nodes, lineCount: text.length === 0 ? 0 : starts.length, totalNodes: kept.length, nextOffset: index < kept.length ? index : 0 };
 }
 
 /** An end that does not split a surrogate pair. */

@@ -1,16 +1,16 @@
 import { createWorkerPool, isInlineText } from "@context-hub/common";
 import type { NodeSummary } from "../model/entry-model.js";
-import { buildOutline, resolveRange, type Outline, type RangeRequest, type ResolvedRange } from "./navigation.js";
+import { buildOutline, resolveRange, type Outline, type OutlinePage, type RangeRequest, type ResolvedRange } from "./navigation.js";
 
 /** What the outline worker module does, by task name; inputs and results cross the thread boundary by copy. */
 export interface OutlineTasks {
-  outline(input: { text: string; summaries: NodeSummary[]; maxDepth: number }): Outline;
+  outline(input: { text: string; summaries: NodeSummary[]; maxDepth: number; page: OutlinePage }): Outline;
   range(input: { text: string; range: RangeRequest; maxChars: number }): ResolvedRange;
 }
 
 /** The tasks themselves: what a worker runs, and what the calling thread runs for short texts. */
 export const outlineTasks: OutlineTasks = {
-  outline: ({ text, summaries, maxDepth }) => buildOutline(text, summaries, maxDepth),
+  outline: ({ text, summaries, maxDepth, page }) => buildOutline(text, summaries, maxDepth, page),
   range: ({ text, range, maxChars }) => resolveRange(text, range, maxChars),
 };
 
@@ -23,8 +23,8 @@ export const outlineTasks: OutlineTasks = {
  * "outline" or "range", past it); short texts are worked on at once.
  */
 export interface OutlineWork {
-  /** `buildOutline` of the text. */
-  outline(text: string, summaries: readonly NodeSummary[], maxDepth: number): Promise<Outline>;
+  /** `buildOutline` of the text: one page of it, so only that page crosses back from the worker. */
+  outline(text: string, summaries: readonly NodeSummary[], maxDepth: number, page: OutlinePage): Promise<Outline>;
   /** `resolveRange` of the text; its INVALID_ARGUMENT errors come back as they are. */
   range(text: string, range: RangeRequest, maxChars: number): Promise<ResolvedRange>;
   close(): Promise<void>;
@@ -42,8 +42,8 @@ export function createOutlineWork(options: OutlineWorkOptions): OutlineWork {
   const pool = createWorkerPool({ name: "store-outline", script: new URL("./outline-worker.js", import.meta.url), maxWorkers: options.workers, maxOldGenerationSizeMb: 512 });
   const job = (stage: string) => ({ stage, budgetMs: options.budgetMs, budgetSetting: "STORE_TEXT_BUDGET_MS" });
   return {
-    outline: async (text, summaries, maxDepth) =>
-      isInlineText([text]) ? outlineTasks.outline({ text, summaries: [...summaries], maxDepth }) : pool.run<Outline>("outline", { text, summaries, maxDepth }, job("outline")),
+    outline: async (text, summaries, maxDepth, page) =>
+      isInlineText([text]) ? outlineTasks.outline({ text, summaries: [...summaries], maxDepth, page }) : pool.run<Outline>("outline", { text, summaries, maxDepth, page }, job("outline")),
     range: async (text, range, maxChars) =>
       // Character and line ranges need no outline: only a node range parses one.
       isInlineText([text]) || range.kind !== "node" ? outlineTasks.range({ text, range, maxChars }) : pool.run<ResolvedRange>("range", { text, range, maxChars }, job("range")),
@@ -53,7 +53,7 @@ export function createOutlineWork(options: OutlineWorkOptions): OutlineWork {
 
 /** The same work on the calling thread (tests and tools that run no workers). */
 export const inlineOutlineWork: OutlineWork = {
-  outline: async (text, summaries, maxDepth) => outlineTasks.outline({ text, summaries: [...summaries], maxDepth }),
+  outline: async (text, summaries, maxDepth, page) => outlineTasks.outline({ text, summaries: [...summaries], maxDepth, page }),
   range: async (text, range, maxChars) => outlineTasks.range({ text, range, maxChars }),
   close: async () => undefined,
 };

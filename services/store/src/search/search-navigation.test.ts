@@ -69,3 +69,35 @@ describe("ranges", () => {
     assert.throws(() => resolveRange(doc, { kind: "node", nodeId: "nope" }, 10), /no outline node "nope"/);
   });
 });
+
+describe("outline pages", () => {
+  const doc = Array.from({ length: 7 }, (_, index) => `# Part ${index}\n\nBody ${index}.\n`).join("\n");
+  const summaries = [{ nodeId: "part-3", heading: "Part 3", level: 1, span: { start: 0, end: 1 }, summary: "x".repeat(500) }];
+
+  test("pages from an offset hold at most maxNodes, say where the next starts, and chain to every node once", () => {
+    const whole = buildOutline(doc, summaries).nodes.map((node) => node.nodeId);
+    assert.equal(whole.length, 7);
+    const seen: string[] = [];
+    for (let offset = 0, pages = 0; pages < 10; pages++) {
+      const page = buildOutline(doc, summaries, 0, { offset, maxNodes: 3, maxBytes: 1_000_000 });
+      assert.ok(page.nodes.length <= 3);
+      assert.equal(page.totalNodes, 7);
+      seen.push(...page.nodes.map((node) => node.nodeId));
+      if (page.nextOffset === 0) break;
+      offset = page.nextOffset;
+    }
+    assert.deepEqual(seen, whole);
+  });
+
+  test("a page stops before the node that passes maxBytes, but always holds one node", () => {
+    const page = buildOutline(doc, summaries, 0, { offset: 0, maxNodes: 100, maxBytes: 100 });
+    assert.deepEqual([page.nodes.length, page.nextOffset], [3, 3], "the long summary of the fourth node passes the bound");
+    const alone = buildOutline(doc, summaries, 0, { offset: 3, maxNodes: 100, maxBytes: 100 });
+    assert.deepEqual([alone.nodes.map((node) => node.summary.length), alone.nextOffset], [[500], 4], "a node larger than the bound comes alone");
+  });
+
+  test("an offset at the end is an empty last page; past it is INVALID_ARGUMENT naming the count", () => {
+    assert.deepEqual(buildOutline(doc, [], 1, { offset: 7, maxNodes: 5, maxBytes: 1_000 }).nodes, []);
+    assert.throws(() => buildOutline(doc, [], 1, { offset: 8, maxNodes: 5, maxBytes: 1_000 }), /offset 8 is past the outline's last node: it has 7/);
+  });
+});

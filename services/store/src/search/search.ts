@@ -13,7 +13,7 @@ import { compilePattern, grepLimits, type GrepLineMatch, type GrepOutputMode } f
 import type { GrepRunner } from "./grep-runner.js";
 import { toIdQuery } from "../model/id-query.js";
 import { isUuid } from "../model/ids.js";
-import { rangeLimits, toLineStarts, type OutlineNodeView, type RangeRequest } from "./navigation.js";
+import { outlinePageLimits, rangeLimits, toLineStarts, type OutlineNodeView, type RangeRequest } from "./navigation.js";
 import { inlineOutlineWork, type OutlineWork } from "./outline-work.js";
 import { findPassage, passageScanLimit } from "./passages.js";
 import { requirePrincipal, type Principal } from "../model/principal.js";
@@ -131,8 +131,12 @@ export interface PassageResult {
 export interface NavigateResult {
   /** A listing of the entry (no full text). */
   entry: StoredEntry;
+  /** One page of the outline, from the request's offset. */
   nodes: OutlineNodeView[];
   lineCount: number;
+  totalNodes: number;
+  /** Where the next page starts; 0 when this is the last. */
+  nextOffset: number;
 }
 
 export interface ReadRangeRequest {
@@ -198,7 +202,10 @@ export interface SearchService {
   /** A passage of each visible entry to rerank; items naming entries the caller cannot see are left out. */
   passages(principal: Principal | undefined, request: PassagesRequest): Promise<PassageResult[]>;
   /** The heading outline of one visible entry. */
-  navigate(principal: Principal | undefined, request: { id: string; maxDepth: number; includeQuarantined?: boolean | undefined }): Promise<NavigateResult>;
+  navigate(
+    principal: Principal | undefined,
+    request: { id: string; maxDepth: number; includeQuarantined?: boolean | undefined; offset?: number | undefined; maxNodes?: number | undefined },
+  ): Promise<NavigateResult>;
   /** A bounded range of one visible entry's text. */
   readRange(principal: Principal | undefined, request: ReadRangeRequest): Promise<ReadRangeResult>;
   /** A pattern over the texts of visible, filtered entries, newest first, under a time budget. */
@@ -393,8 +400,10 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
     async navigate(principal, request) {
       const caller = requirePrincipal(principal, "context:read");
       const entry = await readEntry(caller, request.id, request.includeQuarantined ?? false);
-      const outline = await outlines.outline(entry.text, entry.nodeSummaries, request.maxDepth);
-      return { entry: toListing(entry), nodes: outline.nodes, lineCount: outline.lineCount };
+      const maxNodes = boundedCount(request.maxNodes ?? 0, outlinePageLimits.defaultNodes, outlinePageLimits.maxNodes, "max_nodes");
+      const page = { offset: request.offset ?? 0, maxNodes, maxBytes: outlinePageLimits.maxBytes };
+      const outline = await outlines.outline(entry.text, entry.nodeSummaries, request.maxDepth, page);
+      return { entry: toListing(entry), nodes: outline.nodes, lineCount: outline.lineCount, totalNodes: outline.totalNodes, nextOffset: outline.nextOffset };
     },
 
     async readRange(principal, request) {

@@ -1,5 +1,6 @@
 import { fromSql, toSql } from "pgvector";
 import type { VectorType } from "../db/sql-database.js";
+import { encodeFloat4Array, type BinaryParam } from "../db/bind-message.js";
 
 /**
  * A vector as a text literal of its column type, written by pgvector's
@@ -22,6 +23,49 @@ export function toVectorLiteral(type: VectorType, vector: ArrayLike<number>): st
   }
   const literal = toSql(values) as string;
   return type === "pgvector" ? literal : `{${literal.slice(1, -1)}}`;
+}
+
+/** Vectors of one dimension, laid end to end as one `real[]` parameter. */
+export interface VectorsParam {
+  /** Every vector's numbers in order: PGlite receives them in binary, node-postgres sends their text. */
+  value: BinaryParam;
+  /** Each vector's length; vector `k` (from 1) is the slice `[(k - 1) * dimensions + 1 : k * dimensions]`. */
+  dimensions: number;
+}
+
+/**
+ * `vectors` as one flat `real[]` parameter. PGlite is sent the numbers as
+ * 32-bit floats in PostgreSQL's binary array format, so its one thread copies
+ * them instead of parsing text: for a megabyte write's 670 vectors of 384
+ * dimensions, text took PGlite about half a second to parse. node-postgres
+ * sends the text form (`{…}`, each number to nine significant digits, as
+ * `toVectorLiteral`), which a server parses on its own connection's process.
+ * Both store the same 32-bit floats. Throws on vectors of different lengths
+ * and on a value that is not a finite number.
+ */
+export function toVectorsParam(vectors: readonly ArrayLike<number>[]): VectorsParam {
+  const dimensions = vectors[0]?.length ?? 0;
+  const flat = new Float32Array(vectors.length * dimensions);
+  vectors.forEach((vector, row) => {
+    if (vector.length !== dimensions) throw new Error(`vector ${row} has ${vector.length} dimensions; vector 0 has ${dimensions}`);
+    for (let index = 0; index < dimensions; index++) {
+      const value = vector[index]!;
+      flat[row * dimensions + index] = value;
+      // A finite double beyond a 32-bit float's range becomes infinite here, as PostgreSQL would refuse it.
+      if (!Number.isFinite(flat[row * dimensions + index])) throw new Error(`vector ${row} value ${index} is ${value}, not a finite 32-bit float`);
+    }
+  });
+  return {
+    dimensions,
+    value: {
+      toPostgresBinary: () => encodeFloat4Array(flat),
+      toPostgres: () => {
+        const numbers = new Array<number>(flat.length);
+        for (let index = 0; index < flat.length; index++) numbers[index] = Number(flat[index]!.toPrecision(9));
+        return `{${numbers.join(",")}}`;
+      },
+    },
+  };
 }
 
 /**

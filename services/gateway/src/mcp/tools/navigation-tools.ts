@@ -8,6 +8,7 @@ export const navigateContextTool = defineTool({
   description: [
     "Show the heading outline of one entry: every Markdown section with a stable node_id, its character span and line range, and the summary generated for it.",
     "Use it on a long entry before reading: then read just the sections you need with read_context_range (node_id).",
+    "A long outline comes in pages (max_nodes nodes, default 200, and at most about 256 KiB each): while next_offset is not null, call again with offset = next_offset for the next page; total_nodes counts every page.",
     "A quarantined or rejected entry is refused (naming its trust state) unless include_quarantined is set.",
   ].join(" "),
   inputSchema: navigateInput,
@@ -15,7 +16,13 @@ export const navigateContextTool = defineTool({
   annotations: readOnlyTool,
   scope: "context:read",
   async handler(args, { principal, clients }) {
-    return clients.navigation.navigate(principal, { id: args.context_id, maxDepth: args.max_depth ?? 0, includeQuarantined: args.include_quarantined ?? false });
+    return clients.navigation.navigate(principal, {
+      id: args.context_id,
+      maxDepth: args.max_depth ?? 0,
+      includeQuarantined: args.include_quarantined ?? false,
+      offset: args.offset ?? 0,
+      maxNodes: args.max_nodes ?? 0,
+    });
   },
 });
 
