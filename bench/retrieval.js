@@ -6,14 +6,19 @@
 //   - p50/p95 of every search mode end to end over MCP (fts_search_context, semantic_search_context,
 //     hybrid_search_context with and without reranking), the same searches in the store without transport, and beside
 //     each the raw floor: the bare SQL of that leg run straight against PGlite;
+//   - over MCP in the same run, the legs as hybrid runs them (full text in any-word mode, with and without feedback;
+//     semantic) beside hybrid with and without reranking, and where hybrid's time goes (each stage's p50/p95 from
+//     explain_query); hybrid's p50 is reported as a multiple of its slower leg's;
 //   - semantic recall@10 of the approximate (HNSW) search against exact search, both under the access predicate;
 //   - load time, HNSW build time, index and table sizes, and process memory.
 //
 // Usage: node bench/retrieval.js [--sizes 10000,100000] [--queries 200] [--json bench/results/retrieval.json]
 //          [--ef-search N] [--hnsw-m N] [--ef-construction N] [--build-memory-mb N] [--data-dir DIR] [--backend graph|pgvector]
+//          [--mcp-only]
+// --mcp-only measures over MCP alone (no in-store, raw-SQL or recall figures): the quick run while changing the gateway.
 // --data-dir keeps the corpus (one size only): it is loaded into DIR when DIR is empty and reused when DIR already
 // holds it, so a large corpus is loaded once and measured with several index settings.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
@@ -36,6 +41,7 @@ const { values } = parseArgs({
     "data-dir": { type: "string" },
     backend: { type: "string", default: "graph" },
     json: { type: "string" },
+    "mcp-only": { type: "boolean", default: false },
   },
 });
 const sizes = values.sizes.split(",").map(Number);
@@ -78,6 +84,28 @@ async function timeAll(queries, fn) {
     samples.push(performance.now() - started);
   }
   return summary(samples);
+}
+
+/**
+ * Runs every search of `searches` for each query in turn, after a warm-up of ten queries, and returns each one's
+ * latencies in ms; `stages` holds the p50/p95 of each stage the searches' replies report in explain.stages_ms.
+ */
+async function timeInterleaved(queries, searches) {
+  for (const query of queries.slice(0, 10)) for (const search of Object.values(searches)) await search(query);
+  const samples = Object.fromEntries(Object.keys(searches).map((name) => [name, []]));
+  const stages = new Map();
+  for (const query of queries) {
+    for (const [name, search] of Object.entries(searches)) {
+      const started = performance.now();
+      const reply = await search(query);
+      samples[name].push(performance.now() - started);
+      for (const [stage, ms] of Object.entries(reply?.explain?.stages_ms ?? {})) stages.set(stage, [...(stages.get(stage) ?? []), ms]);
+    }
+  }
+  return {
+    ...Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, summary(values)])),
+    stages: Object.fromEntries([...stages].map(([stage, values]) => [stage, summary(values)])),
+  };
 }
 
 const vectorLiteral = (vector) => `[${Array.from(vector, (x) => x.toFixed(6)).join(",")}]`;
@@ -227,14 +255,21 @@ async function measureOverMcp(dataDir, queries) {
     return result.structuredContent;
   };
   try {
-    return {
+    // Every query goes through each search in turn, so a change in the machine's load falls on all of them alike and
+    // the ratios between them hold within the run.
+    const { stages, ...latencies } = await timeInterleaved(queries, {
       // The gateway's fixed cost: a search whose SQL finds nothing (MCP over HTTP, auth, validation, gRPC, rendering).
-      noop: await timeAll(queries, () => call("fts_search_context", { query: "zzzqqqxxx" })),
-      fts_search_context: await timeAll(queries, (query) => call("fts_search_context", { query })),
-      semantic_search_context: await timeAll(queries, (query) => call("semantic_search_context", { query })),
-      hybrid_search_context: await timeAll(queries, (query) => call("hybrid_search_context", { query })),
-      hybrid_without_rerank: await timeAll(queries, (query) => call("hybrid_search_context", { query, rerank: false })),
-    };
+      noop: () => call("fts_search_context", { query: "zzzqqqxxx" }),
+      fts_search_context: (query) => call("fts_search_context", { query }),
+      // The legs as hybrid runs them, one tool each: full text over any word (with feedback, hybrid's default), and semantic.
+      fts_any: (query) => call("fts_search_context", { query, mode: "any" }),
+      fts_any_feedback: (query) => call("fts_search_context", { query, mode: "any", feedback: true }),
+      semantic_search_context: (query) => call("semantic_search_context", { query }),
+      hybrid_without_rerank: (query) => call("hybrid_search_context", { query, rerank: false }),
+      // Hybrid as a caller gets it by default; explain_query adds each stage's time to the reply (and nothing to the work).
+      hybrid_search_context: (query) => call("hybrid_search_context", { query, explain_query: true }),
+    });
+    return { ...latencies, hybrid_stages: stages };
   } finally {
     await client.close();
     await hub.close();
@@ -268,10 +303,10 @@ for (const size of sizes) {
     const load = await prepareCorpus(dataDir, size);
     log(`${size} entries: ${load.reused ? "reused" : `loaded in ${(load.ms / 1000).toFixed(1)} s (embedding ${(load.embedMs / 1000).toFixed(1)} s)`}; measuring the store…`);
     const queries = makeQueries(queryCount, 11);
-    const inProcess = await measureInProcess(dataDir, queries);
+    const inProcess = values["mcp-only"] ? undefined : await measureInProcess(dataDir, queries);
     log(`${size} entries: measuring over MCP…`);
     const mcp = await measureOverMcp(dataDir, queries);
-    results[size] = { load, ...inProcess, mcp };
+    results[size] = { load, ...inProcess, mcp, uptime: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ") };
     log(JSON.stringify(results[size], null, 2));
   } finally {
     if (kept === undefined) rmSync(root, { recursive: true, force: true });
@@ -282,15 +317,27 @@ const line = (label, value, floor) =>
   `${label.padEnd(34)} p50 ${String(value.p50).padStart(8)} ms  p95 ${String(value.p95).padStart(8)} ms${floor ? `   (raw SQL floor p50 ${floor.p50} / p95 ${floor.p95} ms)` : ""}`;
 for (const [size, result] of Object.entries(results)) {
   const queries = queryCount;
-  console.log(`\n== ${size} entries (${result.storage.chunks} chunks, ${result.load.threads} threads, 2 tenants) ==`);
-  console.log(line("MCP no-op search (matches nothing)", result.mcp.noop));
-  console.log(line("MCP fts_search_context", result.mcp.fts_search_context, result.floor.fts_match));
-  console.log(line("MCP semantic_search_context", result.mcp.semantic_search_context, result.floor.semantic_ann));
-  console.log(line("MCP hybrid_search_context (rerank)", result.mcp.hybrid_search_context));
-  console.log(line("MCP hybrid_search_context (no rerank)", result.mcp.hybrid_without_rerank));
-  console.log(line("store full text (match)", result.store.fts_match, result.floor.fts_match));
+  const { mcp, floor = {} } = result;
+  console.log(`\n== ${size} entries (${result.storage?.chunks ?? "?"} chunks, ${result.load.threads} threads, 2 tenants; load average ${result.uptime}) ==`);
+  console.log(line("MCP no-op search (matches nothing)", mcp.noop));
+  console.log(line("MCP fts_search_context", mcp.fts_search_context, floor.fts_match));
+  console.log(line("MCP fts_search_context (any)", mcp.fts_any));
+  console.log(line("MCP fts_search_context (any, feedback)", mcp.fts_any_feedback));
+  console.log(line("MCP semantic_search_context", mcp.semantic_search_context, floor.semantic_ann));
+  console.log(line("MCP hybrid_search_context (rerank)", mcp.hybrid_search_context));
+  console.log(line("MCP hybrid_search_context (no rerank)", mcp.hybrid_without_rerank));
+  // Hybrid's full-text leg ranks with feedback by default, so the slower leg is the slower of that and semantic.
+  const slower = Math.max(mcp.fts_any_feedback.p50, mcp.semantic_search_context.p50);
+  console.log(`hybrid p50 / slower leg's p50 (${slower} ms): rerank ×${(mcp.hybrid_search_context.p50 / slower).toFixed(2)}, no rerank ×${(mcp.hybrid_without_rerank.p50 / slower).toFixed(2)}`);
+  console.log(
+    `hybrid (rerank) stages from explain_query, p50 / p95 ms: ${Object.entries(mcp.hybrid_stages)
+      .map(([stage, value]) => `${stage} ${value.p50} / ${value.p95}`)
+      .join(", ")}`,
+  );
+  if (result.store === undefined) continue;
+  console.log(line("store full text (match)", result.store.fts_match, floor.fts_match));
   console.log(line("store full text (any)", result.store.fts_any));
-  console.log(line(`store semantic (${backend === "graph" ? "graph" : "HNSW"})`, result.store.semantic_ann, result.floor.semantic_ann));
+  console.log(line(`store semantic (${backend === "graph" ? "graph" : "HNSW"})`, result.store.semantic_ann, floor.semantic_ann));
   console.log(line("store semantic (exact)", result.store.semantic_exact));
   console.log(
     `${backend === "graph" ? "graph in the store process" : "pgvector HNSW"} m=${result.index.m}, ef_construction=${result.index.efConstruction}; the store's ef_search is ${result.index.efSearch}`,

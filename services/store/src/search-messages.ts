@@ -57,7 +57,8 @@ export function toRangeRequest(range: searchV1.ReadRangeRequest["range"]): Range
 
 export function toSearchHitMessage(hit: SearchHitResult): MessageInitShape<typeof searchV1.SearchHitSchema> {
   return {
-    entry: toEntryMessage(hit.entry),
+    ...(hit.entry === undefined ? {} : { entry: toEntryMessage(hit.entry) }),
+    entryId: hit.entryId,
     score: hit.score,
     rank: hit.rank,
     ...(hit.chunk === undefined ? {} : { chunk: hit.chunk }),

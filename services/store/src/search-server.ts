@@ -19,6 +19,7 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
         offset: request.offset,
         highlight: request.highlight,
         feedback: request.feedback === undefined ? undefined : { documents: request.feedback.documents, terms: request.feedback.terms, queryWeight: request.feedback.queryWeight },
+        idsOnly: request.idsOnly,
       });
       return {
         hits: result.hits.map(toSearchHitMessage),
@@ -37,8 +38,14 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
         filter: toEntryFilter(request.filter),
         limit: request.limit,
         offset: request.offset,
+        idsOnly: request.idsOnly,
       });
       return { hits: result.hits.map(toSearchHitMessage), hasMore: result.hasMore, strategy: result.strategy, warnings: result.warnings };
+    },
+
+    async getListings(request) {
+      const entries = await search.listings(toPrincipal(request.principal), { ids: request.ids, filter: toEntryFilter(request.filter) });
+      return { entries: entries.map(toEntryMessage) };
     },
 
     async getPassages(request) {

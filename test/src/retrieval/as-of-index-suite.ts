@@ -207,7 +207,7 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
           const filter = { threadId: "", source: undefined, tagsAny: [], tagsAll: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "", asOf: instant };
           const result = await search.service.fullText(asPrincipal(owner), { query: "lot7v0", mode: "match", language: "", filter, limit: 10, offset: 0, highlight: false });
           assert.deepEqual(
-            result.hits.map((hit) => [hit.entry.id, hit.entry.version]),
+            result.hits.map((hit) => [hit.entryId, hit.entry?.version]),
             [[ids[7], 1]],
             "positive control: the kept version is found",
           );
@@ -266,7 +266,7 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
         try {
           const hits = (await german.service.fullText(asPrincipal(owner), query(instant))).hits;
           assert.deepEqual(
-            hits.map((hit) => hit.entry.version),
+            hits.map((hit) => hit.entry?.version),
             [1],
             "German does, in the kept version, once its vector is rebuilt",
           );

@@ -63,7 +63,7 @@ export function defineBm25Suite(target: RetrievalTarget): void {
 
     const ranked = async (caller: PrincipalInit, query: string, mode: Mode, limit = 50) =>
       (await search.service.fullText(asPrincipal(caller), { query, mode, language: "", filter: undefined, limit, offset: 0, highlight: false })).hits.map((hit) => ({
-        id: hit.entry.id,
+        id: hit.entryId,
         score: hit.score,
       }));
 
@@ -230,7 +230,7 @@ export function defineBm25Suite(target: RetrievalTarget): void {
         const filter =
           asOf === undefined ? undefined : { threadId: "", source: undefined, tagsAny: [], tagsAll: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "", asOf };
         const reply = await search.service.fullText(asPrincipal(caller), { query, mode, language: "", filter, limit: 50, offset: 0, highlight: false, feedback });
-        return { hits: reply.hits.map((hit) => ({ id: hit.entry.id, score: hit.score })), feedback: reply.feedback };
+        return { hits: reply.hits.map((hit) => ({ id: hit.entryId, score: hit.score })), feedback: reply.feedback };
       };
 
       test("the feedback entries' shared words expand the query, and an entry holding only them is found in any-word mode", async () => {

@@ -85,6 +85,31 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
         assert.equal((await fts(a1, "turbine", FullTextMode.MATCH)).hits[0]?.highlights.length, 0, "none unless asked");
       });
 
+      test("a ranking of ids only, called past the point where a prepared statement goes generic, leaves the listed ranking as it was", async () => {
+        const ranking = (reply: searchV1.FullTextSearchResponse) => reply.hits.map((hit) => [hit.entryId, hit.score, hit.rank]);
+        const listed = await fts(a1, "turbine blade bearing", FullTextMode.ANY, { limit: 10 });
+        assert.ok(listed.hits.length >= 2, "positive control: the query matches");
+        assert.ok(listed.hits.every((hit) => hit.entry?.id === hit.entryId));
+        // Hybrid's call pattern: a deeper page of ids, with and without feedback, more than five times (PostgreSQL's generic-plan threshold).
+        for (let round = 0; round < 8; round++) {
+          const idsOnly = await h.searchClient.fullTextSearch({
+            principal: a1,
+            query: "turbine blade bearing",
+            mode: FullTextMode.ANY,
+            limit: 101,
+            idsOnly: true,
+            ...(round % 2 === 1 ? { feedback: {} } : {}),
+          });
+          assert.ok(
+            idsOnly.hits.every((hit) => hit.entry === undefined && hit.entryId !== ""),
+            "ids and scores only",
+          );
+          if (round % 2 === 0) assert.deepEqual(ranking(idsOnly), ranking(listed), "the same ranking, without listings");
+        }
+        assert.deepEqual(ranking(await fts(a1, "turbine blade bearing", FullTextMode.ANY, { limit: 10 })), ranking(listed), "the listed ranking is unchanged after hybrid's calls");
+        await expectError(h.searchClient.fullTextSearch({ principal: a1, query: "blade", mode: FullTextMode.MATCH, highlight: true, idsOnly: true }), "INVALID_ARGUMENT", /highlight/);
+      });
+
       test("hostile and degenerate input never fails, in any mode", async () => {
         for (const query of nastyQueries) {
           for (const mode of [FullTextMode.MATCH, FullTextMode.PREFIX, FullTextMode.PHRASE, FullTextMode.BOOLEAN, FullTextMode.ANY]) {
@@ -244,10 +269,41 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
         assert.deepEqual(sorted(viaGrpc.hits.map((hit) => hit.entry?.id ?? "")), sorted(visible));
         if (h.db.vectorType === "pgvector") await h.search.vectors.buildIndex(testModel, dimension);
         const inProcess = await h.search.service.semantic(asPrincipal(a1), { model: testModel, vector: query, filter: undefined, limit: 5, offset: 0 });
-        assert.deepEqual(sorted(inProcess.hits.map((hit) => hit.entry.id)), sorted(visible));
+        assert.deepEqual(sorted(inProcess.hits.map((hit) => hit.entryId)), sorted(visible));
         const owner = await h.search.service.semantic(asPrincipal(a2), { model: testModel, vector: query, filter: undefined, limit: 5, offset: 0 });
         assert.equal(owner.hits.length, 5, "positive control");
         if (h.db.vectorType === "pgvector") assert.equal(owner.strategy, "ann", "the HNSW index answered the owner");
+      });
+
+      test("ids-only legs and the page's listings: exactly the visible entries, in the order asked", async () => {
+        const ftsIdsOnly = await h.searchClient.fullTextSearch({ principal: a1, query: "falcon launch", mode: FullTextMode.ANY, limit: 5, idsOnly: true, feedback: {} });
+        assert.deepEqual(sorted(ftsIdsOnly.hits.map((hit) => hit.entryId)), sorted(visible));
+        assert.ok(ftsIdsOnly.hits.every((hit) => hit.entry === undefined));
+        const semanticIdsOnly = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: testModel, vector: vectorToBytes(query), limit: 5, idsOnly: true });
+        assert.deepEqual(sorted(semanticIdsOnly.hits.map((hit) => hit.entryId)), sorted(visible));
+        assert.ok(semanticIdsOnly.hits.every((hit) => hit.entry === undefined && hit.chunk !== undefined));
+        const foreign = (await fts(a2, "falcon", FullTextMode.MATCH, { limit: 1 })).hits[0]?.entryId ?? "";
+        const other = (await fts(b1, "falcon", FullTextMode.MATCH, { limit: 1 })).hits[0]?.entryId ?? "";
+        const ghost = randomId();
+        const ids = [foreign, visible[1] ?? "", other, ghost, visible[0] ?? ""];
+        const listed = await h.searchClient.getListings({ principal: a1, ids });
+        assert.deepEqual(
+          listed.entries.map((entry) => entry.id),
+          [visible[1], visible[0]],
+          "hidden, foreign and missing ids are left out alike; the rest keep their order",
+        );
+        assert.ok(
+          listed.entries.every((entry) => entry.preview !== "" && entry.text === ""),
+          "listings: a preview, no text",
+        );
+        assert.deepEqual(
+          (await h.searchClient.getListings({ principal: a2, ids })).entries.map((entry) => entry.id),
+          [foreign],
+          "positive control: the owner sees its own",
+        );
+        assert.deepEqual((await h.searchClient.getListings({ principal: a1, ids, filter: { threadId: "elsewhere" } })).entries, [], "the filter applies again");
+        await expectError(h.searchClient.getListings({ principal: a1, ids: ["not-an-id"] }), "INVALID_ARGUMENT", /ids\[0\]/);
+        await expectError(h.searchClient.getListings({ principal: a1, ids, filter: { asOf: timestampFromDate(new Date()) } }), "INVALID_ARGUMENT", /as_of/);
       });
 
       test("passages, outline, ranges and grep refuse what the caller cannot see", async () => {
@@ -346,7 +402,7 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
           offset: 0,
         });
         assert.deepEqual(
-          result.hits.map((hit) => hit.entry.id),
+          result.hits.map((hit) => hit.entryId),
           tagged.slice(0, 10),
         );
         if (h.db.vectorType === "pgvector") assert.equal(result.strategy, "ann", "iterative scans served it from the index");

@@ -9,8 +9,17 @@ import { runHybridSearch, type HybridSearchRequest } from "./hybrid-search.js";
 
 const principal: Principal = { tenant: "t", subject: "s", groups: [], scopes: ["context:read"] };
 const entry = (id: string) => create(storeV1.EntrySchema, { id, preview: `entry ${id}` });
-const hits = (ids: string[], chunk = false, scores?: number[]) =>
-  ids.map((id, index) => create(searchV1.SearchHitSchema, { entry: entry(id), score: scores?.[index] ?? 1 - index / 10, rank: index + 1, ...(chunk ? { chunk: { start: 0, end: 5 } } : {}) }));
+/** A leg's hits as the store returns them: with listings, or ids and scores only when the request said `idsOnly`. */
+const hits = (ids: string[], chunk = false, scores?: number[], idsOnly = false) =>
+  ids.map((id, index) =>
+    create(searchV1.SearchHitSchema, {
+      entryId: id,
+      ...(idsOnly ? {} : { entry: entry(id) }),
+      score: scores?.[index] ?? 1 - index / 10,
+      rank: index + 1,
+      ...(chunk ? { chunk: { start: 0, end: 5 } } : {}),
+    }),
+  );
 
 interface FakeOptions {
   /** Full-text results per mode name. */
@@ -24,10 +33,16 @@ interface FakeOptions {
 
 /** Peers answering from fixed rankings, recording what was asked. */
 function fakePeers(options: FakeOptions) {
-  const calls = { fts: [] as searchV1.FullTextMode[], feedback: [] as boolean[], passages: [] as { entryId: string; span?: { start: number; end: number } | undefined }[][], rerank: 0 };
+  const calls = {
+    fts: [] as searchV1.FullTextMode[],
+    feedback: [] as boolean[],
+    listings: [] as string[][],
+    passages: [] as { entryId: string; span?: { start: number; end: number } | undefined }[][],
+    rerank: 0,
+  };
   const peers = {
     search: {
-      async fullTextSearch(request: { mode: searchV1.FullTextMode; feedback?: object }) {
+      async fullTextSearch(request: { mode: searchV1.FullTextMode; feedback?: object; idsOnly?: boolean }) {
         calls.fts.push(request.mode);
         calls.feedback.push(request.feedback !== undefined);
         if (options.fts instanceof Error) throw options.fts;
@@ -42,11 +57,16 @@ function fakePeers(options: FakeOptions) {
                   { term: "camber", weight: 0.3 },
                 ],
               };
-        return create(searchV1.FullTextSearchResponseSchema, { hits: hits(ids, false, options.scores?.fts), language: "english", ...feedback });
+        return create(searchV1.FullTextSearchResponseSchema, { hits: hits(ids, false, options.scores?.fts, request.idsOnly === true), language: "english", ...feedback });
       },
-      async semanticSearch() {
+      async semanticSearch(request: { idsOnly?: boolean }) {
         if (options.semantic instanceof Error) throw options.semantic;
-        return create(searchV1.SemanticSearchResponseSchema, { hits: hits(options.semantic ?? [], true, options.scores?.semantic), strategy: "ann" });
+        return create(searchV1.SemanticSearchResponseSchema, { hits: hits(options.semantic ?? [], true, options.scores?.semantic, request.idsOnly === true), strategy: "ann" });
+      },
+      async getListings(request: { ids: string[] }) {
+        calls.listings.push(request.ids);
+        // The store leaves out what the caller may no longer see; "gone" stands for such an entry.
+        return create(searchV1.GetListingsResponseSchema, { entries: request.ids.filter((id) => id !== "gone").map(entry) });
       },
       async getPassages(request: { items: { entryId: string; span?: { start: number; end: number } }[] }) {
         calls.passages.push(request.items);
@@ -99,6 +119,28 @@ describe("hybrid search", () => {
     assert.deepEqual(result.legs.semantic, { ok: false, candidates: 0 });
     assert.match(result.warnings.join(" "), /vectors are kept for the current version of each entry only/);
     assert.ok(!result.warnings.some((warning) => warning.includes("semantic leg failed")), "skipping is not a failure");
+  });
+
+  test("the legs rank ids; the listings of the shown page alone are read, once, and an entry gone since is left out", async () => {
+    const { peers, calls } = fakePeers({ fts: { ANY: ["a", "gone", "b", "c", "d"] }, semantic: ["gone", "b"] });
+    const result = await runHybridSearch(peers, principal, request({ limit: 3 }));
+    assert.equal(calls.listings.length, 1, "one listing read");
+    assert.equal(calls.listings[0]?.length, 3, "for the page only");
+    assert.ok(calls.listings[0]?.includes("gone"));
+    assert.ok(!result.hits.some((hit) => hit.entry.id === "gone"));
+    assert.equal(result.hits.length, 2);
+    assert.ok(result.hits.every((hit) => hit.entry.preview === `entry ${hit.entry.id}`));
+    assert.ok(result.times.listings !== undefined, "the listing read is a stage of its own");
+  });
+
+  test("as of an earlier instant the full-text leg lists the versions current then, and no listing of today is read", async () => {
+    const { peers, calls } = fakePeers({ fts: { ANY: ["a", "b"] } });
+    const result = await runHybridSearch(peers, principal, request({ filter: { asOf: { seconds: 1_700_000_000n, nanos: 0 } } }));
+    assert.deepEqual(
+      result.hits.map((hit) => hit.entry.id),
+      ["a", "b"],
+    );
+    assert.equal(calls.listings.length, 0);
   });
 
   test("with ftsFeedback the full-text leg asks the store for feedback, once, and reports the words it added", async () => {
@@ -266,7 +308,7 @@ describe("hybrid search", () => {
   test("every stage that ran is timed for explain_query", async () => {
     const { peers } = fakePeers({ fts: { ANY: ["a", "b"] }, semantic: ["b"] });
     const result = await runHybridSearch(peers, principal, request({ rerank: true }));
-    assert.deepEqual(Object.keys(result.times).sort(), ["embed", "fts", "fusion", "passages", "rerank", "semantic"]);
+    assert.deepEqual(Object.keys(result.times).sort(), ["embed", "fts", "fusion", "listings", "passages", "rerank", "semantic"]);
     for (const ms of Object.values(result.times)) assert.ok(Number.isFinite(ms) && ms >= 0);
     const unreranked = await runHybridSearch(fakePeers({ fts: { ANY: ["a"] } }).peers, principal, request({ rerank: false }));
     assert.ok(!("rerank" in unreranked.times) && !("passages" in unreranked.times));

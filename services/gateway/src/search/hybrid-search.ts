@@ -157,13 +157,18 @@ export async function semanticRanking(
   principal: Principal,
   query: string,
   filter: HybridSearchRequest["filter"],
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number; idsOnly?: boolean },
   mode: string,
   times?: StageTimes,
 ) {
   const embedded = await timed(mode, "embed", () => peers.embedder.embedQueries({ texts: [query] }, { deadlineMs: searchDeadlines.embedMs }), times);
   const vector = embedded.vectors[0]?.float32Le ?? new Uint8Array();
-  const reply = await timed(mode, "semantic", () => peers.search.semanticSearch({ principal, embeddingModel: embedded.model, vector, filter, limit: page.limit, offset: page.offset }), times);
+  const reply = await timed(
+    mode,
+    "semantic",
+    () => peers.search.semanticSearch({ principal, embeddingModel: embedded.model, vector, filter, limit: page.limit, offset: page.offset, idsOnly: page.idsOnly === true }),
+    times,
+  );
   return { model: embedded.model, reply };
 }
 
@@ -183,6 +188,9 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
   // As of an earlier instant only the full-text leg can answer (see asOfSemanticWarning); reranking would read today's text.
   const historical = request.filter.asOf !== undefined;
   if (historical) warnings.push(asOfSemanticWarning);
+  // The legs rank ids; only the shown page's listings are read, afterwards. As of an instant the full-text leg lists
+  // the versions current then, which a listing of today's entries would not show, so it reads them itself.
+  const idsOnly = !historical;
   const [fts, semantic] = await Promise.all([
     settle(
       timed(
@@ -196,12 +204,13 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
             filter: request.filter,
             limit: legDepth,
             offset: 0,
+            idsOnly,
             ...(request.ftsFeedback === true ? { feedback: {} } : {}),
           }),
         times,
       ),
     ),
-    historical ? undefined : settle(semanticRanking(peers, principal, request.query, request.filter, { limit: legDepth, offset: 0 }, "hybrid", times)),
+    historical ? undefined : settle(semanticRanking(peers, principal, request.query, request.filter, { limit: legDepth, offset: 0, idsOnly }, "hybrid", times)),
   ]);
   if (!fts.ok && semantic?.ok !== true) throw fts.error;
   if (!fts.ok) warnings.push(`the full-text leg failed, so results come from the semantic leg alone (${describeFailure(fts.error)})`);
@@ -219,17 +228,15 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
   const ftsList: { id: string; score: number }[] = [];
   const semanticList: { id: string; score: number }[] = [];
   for (const hit of ftsHits) {
-    if (hit.entry === undefined) continue;
-    entries.set(hit.entry.id, hit.entry);
-    ftsScore.set(hit.entry.id, hit.score);
-    ftsList.push({ id: hit.entry.id, score: hit.score });
+    if (hit.entry !== undefined) entries.set(hit.entryId, hit.entry);
+    ftsScore.set(hit.entryId, hit.score);
+    ftsList.push({ id: hit.entryId, score: hit.score });
   }
   for (const hit of semanticHits) {
-    if (hit.entry === undefined) continue;
-    if (!entries.has(hit.entry.id)) entries.set(hit.entry.id, hit.entry);
-    semanticScore.set(hit.entry.id, hit.score);
-    semanticList.push({ id: hit.entry.id, score: hit.score });
-    if (hit.chunk !== undefined) chunks.set(hit.entry.id, { start: hit.chunk.start, end: hit.chunk.end });
+    if (hit.entry !== undefined && !entries.has(hit.entryId)) entries.set(hit.entryId, hit.entry);
+    semanticScore.set(hit.entryId, hit.score);
+    semanticList.push({ id: hit.entryId, score: hit.score });
+    if (hit.chunk !== undefined) chunks.set(hit.entryId, { start: hit.chunk.start, end: hit.chunk.end });
   }
   const { fused, contributionOf } = fuse(request, ftsList, semanticList);
   times.fusion = roundMs(performance.now() - fusionStarted);
@@ -301,7 +308,13 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
     order = kept;
   }
 
-  const hits = order.slice(request.offset, depth).flatMap(({ item, rerank, blended }, index): HybridHit[] => {
+  const shown = order.slice(request.offset, depth);
+  if (idsOnly && shown.length > 0) {
+    // One read for the page, under the access predicate and the filters again: an entry hidden or deleted since it was ranked is left out.
+    const listed = await timed("hybrid", "listings", () => peers.search.getListings({ principal, ids: shown.map(({ item }) => item.id), filter: request.filter }), times);
+    for (const entry of listed.entries) entries.set(entry.id, entry);
+  }
+  const hits = shown.flatMap(({ item, rerank, blended }, index): HybridHit[] => {
     const entry = entries.get(item.id);
     if (entry === undefined) return [];
     const ftsRank = item.ranks.fts;

@@ -16,7 +16,9 @@ import { headlineOptions, highlightTextLimit } from "./text-search.js";
 export type { FullTextQuery } from "./bm25-sql.js";
 
 export interface FullTextRow {
-  entry: StoredEntry;
+  id: string;
+  /** The listing; undefined when only ids and scores were asked for. */
+  entry: StoredEntry | undefined;
   score: number;
   /** ts_headline output when highlighting was asked for. */
   headline: string | undefined;
@@ -50,8 +52,12 @@ export interface GrepCursor {
  * reads what the store held at `filter.asOf` when it is set.
  */
 export interface SearchRepository {
-  /** One page of the visible, filtered entries matching the query, best BM25 first (ties: newer first, then the greater id). */
-  fullText(principal: Principal, query: FullTextQuery, filter: SearchFilter, page: { limit: number; offset: number }, highlight: boolean): Promise<FullTextRow[]>;
+  /**
+   * One page of the visible, filtered entries matching the query, best BM25
+   * first (ties: newer first, then the greater id); with `idsOnly`, each
+   * hit's id and score without its listing (highlight is then ignored).
+   */
+  fullText(principal: Principal, query: FullTextQuery, filter: SearchFilter, page: { limit: number; offset: number }, highlight: boolean, idsOnly?: boolean): Promise<FullTextRow[]>;
   /**
    * The same page ranked with pseudo-relevance feedback (bm25-feedback.ts):
    * a first pass finds the best `feedback.documents` entries, their words
@@ -64,6 +70,7 @@ export interface SearchRepository {
     page: { limit: number; offset: number },
     highlight: boolean,
     feedback: FeedbackOptions,
+    idsOnly?: boolean,
   ): Promise<{ rows: FullTextRow[]; feedback: FeedbackUsed }>;
   /** Whether the query reduces to nothing searchable (only stop words or punctuation). */
   isEmptyQuery(query: FullTextQuery): Promise<boolean>;
@@ -73,6 +80,8 @@ export interface SearchRepository {
    * text). Any order. Re-checks a vector index's candidates in the database.
    */
   listings(principal: Principal, ids: readonly string[], filter: SearchFilter): Promise<StoredEntry[]>;
+  /** The ids among `ids` that `listings` would return, without reading their listings. */
+  visibleIds(principal: Principal, ids: readonly string[], filter: SearchFilter): Promise<Set<string>>;
   /** The first `chars` characters of each visible entry's text, by id; quarantined and rejected entries' texts are never handed out here. */
   texts(principal: Principal, items: readonly { id: string; chars: number }[]): Promise<Map<string, string>>;
   /**
@@ -260,27 +269,35 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
     filter.asOf === undefined ? await statistics.get(visibilityKey(principal), () => countCollection(db, principal)) : undefined;
   const listed = async (statement: string, params: SqlParams): Promise<FullTextRow[]> => {
     const { rows } = await db.query<ListingRow & { score: number; headline: string | null }>(statement, params.values);
-    return rows.map((row) => ({ entry: toListing(row), score: Number(row.score), headline: row.headline ?? undefined }));
+    return rows.map((row) => ({ id: row.id, entry: toListing(row), score: Number(row.score), headline: row.headline ?? undefined }));
   };
+  // Ids and scores only: the page is cut inside the statement under the access predicate, and no listing column is read.
+  const ranked = async (statement: string, params: SqlParams): Promise<FullTextRow[]> => {
+    const { rows } = await db.query<{ id: string; score: number }>(statement, params.values);
+    return rows.map((row) => ({ id: row.id, entry: undefined, score: Number(row.score), headline: undefined }));
+  };
+  const run = (idsOnly: boolean) => (idsOnly ? ranked : listed);
+  const visibleConditions = (principal: Principal, ids: readonly string[], filter: SearchFilter, params: SqlParams) =>
+    [`e.id = ANY(${params.add(ids)}::uuid[])`, accessPredicate(principal, "e", params), ...searchFilterConditions({ ...filter, asOf: undefined }, "e", params)].join(" AND ");
   return {
-    async fullText(principal, query, filter, page, highlight) {
+    async fullText(principal, query, filter, page, highlight, idsOnly = false) {
       const collection = await collectionOf(principal, filter);
       const params = createSqlParams();
-      return listed(fullTextStatement(principal, query, filter, page, { highlight, bm25: ranking.bm25, collection }, params), params);
+      return run(idsOnly)(fullTextStatement(principal, query, filter, page, { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly }, params), params);
     },
 
-    async fullTextWithFeedback(principal, query, filter, page, highlight, feedback) {
+    async fullTextWithFeedback(principal, query, filter, page, highlight, feedback, idsOnly = false) {
       const collection = await collectionOf(principal, filter);
-      const options = { highlight, bm25: ranking.bm25, collection };
+      const options = { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly };
       // First pass: the best entries by the query alone, ids and scores only.
       const firstParams = createSqlParams();
       const first = await db.query<{ id: string; score: number }>(
-        fullTextStatement(principal, query, filter, { limit: feedback.documents, offset: 0 }, { ...options, rankOnly: true }, firstParams),
+        fullTextStatement(principal, query, filter, { limit: feedback.documents, offset: 0 }, { ...options, highlight: false, rankOnly: true }, firstParams),
         firstParams.values,
       );
       const plain = async () => {
         const params = createSqlParams();
-        return { rows: await listed(fullTextStatement(principal, query, filter, page, options, params), params), feedback: { documents: 0, terms: [] } };
+        return { rows: await run(idsOnly)(fullTextStatement(principal, query, filter, page, options, params), params), feedback: { documents: 0, terms: [] } };
       };
       if (first.rows.length === 0) return { rows: [], feedback: { documents: 0, terms: [] } };
       const statsParams = createSqlParams();
@@ -300,7 +317,7 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
       // Second pass: the page ranked by the interpolated query; in any-word mode an entry holding only an expansion term matches too.
       const params = createSqlParams();
       const weighted = { lexemes: expanded.query.map((term) => term.lexeme), weights: expanded.query.map((term) => term.weight), widen: query.mode === "any" };
-      const rows = await listed(fullTextStatement(principal, query, filter, page, { ...options, weighted }, params), params);
+      const rows = await run(idsOnly)(fullTextStatement(principal, query, filter, page, { ...options, weighted }, params), params);
       return { rows, feedback: { documents: first.rows.length, terms: expanded.expansion } };
     },
 
@@ -313,9 +330,15 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
     async listings(principal, ids, filter) {
       if (ids.length === 0) return [];
       const params = createSqlParams();
-      const conditions = [`e.id = ANY(${params.add(ids)}::uuid[])`, accessPredicate(principal, "e", params), ...searchFilterConditions({ ...filter, asOf: undefined }, "e", params)];
-      const { rows } = await db.query<ListingRow>(`SELECT ${listingColumns(live)} FROM entries e WHERE ${conditions.join(" AND ")}`, params.values);
+      const { rows } = await db.query<ListingRow>(`SELECT ${listingColumns(live)} FROM entries e WHERE ${visibleConditions(principal, ids, filter, params)}`, params.values);
       return rows.map(toListing);
+    },
+
+    async visibleIds(principal, ids, filter) {
+      if (ids.length === 0) return new Set();
+      const params = createSqlParams();
+      const { rows } = await db.query<{ id: string }>(`SELECT e.id FROM entries e WHERE ${visibleConditions(principal, ids, filter, params)}`, params.values);
+      return new Set(rows.map((row) => row.id));
     },
 
     async texts(principal, items) {

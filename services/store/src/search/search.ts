@@ -61,8 +61,9 @@ export const searchLimits = {
 } as const;
 
 export interface SearchHitResult {
-  /** A listing: preview and summary, no full text. */
-  entry: StoredEntry;
+  entryId: string;
+  /** A listing: preview and summary, no full text; undefined when only ids and scores were asked for. */
+  entry: StoredEntry | undefined;
   score: number;
   /** 1-based position in the ranking, offset included. */
   rank: number;
@@ -82,6 +83,8 @@ export interface FullTextRequest {
   highlight: boolean;
   /** Rank with pseudo-relevance feedback (bm25-feedback.ts); each knob 0 (or undefined) for its default. */
   feedback?: FeedbackRequest | undefined;
+  /** Return ids and scores only, no listings (see `listings`); not with highlight. */
+  idsOnly?: boolean | undefined;
 }
 
 /** Pseudo-relevance feedback as asked for: 0 (or undefined) takes a knob's default. */
@@ -106,6 +109,8 @@ export interface SemanticRequest {
   filter: SearchFilterInput | undefined;
   limit: number;
   offset: number;
+  /** Return ids, scores and chunks only, no listings (see `listings`). */
+  idsOnly?: boolean | undefined;
 }
 
 export interface SemanticResult {
@@ -199,6 +204,8 @@ export interface SearchService {
   fullText(principal: Principal | undefined, request: FullTextRequest): Promise<FullTextResult>;
   /** The visible, filtered entries whose best chunk is nearest to a query vector. */
   semantic(principal: Principal | undefined, request: SemanticRequest): Promise<SemanticResult>;
+  /** The listings of the visible entries among `ids` that pass `filter`, in the order of `ids`: the page a ranking of ids shows. */
+  listings(principal: Principal | undefined, request: { ids: readonly string[]; filter: SearchFilterInput | undefined }): Promise<StoredEntry[]>;
   /** A passage of each visible entry to rerank; items naming entries the caller cannot see are left out. */
   passages(principal: Principal | undefined, request: PassagesRequest): Promise<PassageResult[]>;
   /** The heading outline of one visible entry. */
@@ -307,16 +314,19 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       const query = { mode: request.mode, text, language };
       const warnings: string[] = [];
       const feedback = request.feedback === undefined ? undefined : validateFeedback(request.feedback, request.mode);
+      const idsOnly = request.idsOnly === true;
+      if (idsOnly && request.highlight) throw invalidArgument("highlight needs the listings: ask for ids_only or highlight, not both");
       const window = { limit: page.limit + 1, offset: page.offset };
       let rows: FullTextRow[];
       let used: FeedbackUsed | undefined;
-      if (feedback === undefined) rows = await repository.fullText(caller, query, filter, window, request.highlight);
-      else ({ rows, feedback: used } = await repository.fullTextWithFeedback(caller, query, filter, window, request.highlight, feedback));
+      if (feedback === undefined) rows = await repository.fullText(caller, query, filter, window, request.highlight, idsOnly);
+      else ({ rows, feedback: used } = await repository.fullTextWithFeedback(caller, query, filter, window, request.highlight, feedback, idsOnly));
       if (rows.length === 0 && (await repository.isEmptyQuery(query))) {
         warnings.push(`the query has no searchable words in ${language} (only stop words or punctuation), so nothing can match it`);
       }
       return {
         hits: rows.slice(0, page.limit).map((row, index) => ({
+          entryId: row.id,
           entry: row.entry,
           score: row.score,
           rank: page.offset + index + 1,
@@ -344,20 +354,16 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       const found = await vectors.nearestEntries(caller, { model: request.model, vector: request.vector, filter, limit: page.offset + page.limit + 1 });
       const window = found.hits.slice(page.offset, page.offset + page.limit);
       // The listing read applies the predicate and the filter again (a vector index's payload filter is re-checked here); an entry deleted since the scan drops out.
-      const listed = new Map(
-        (
-          await repository.listings(
-            caller,
-            window.map((hit) => hit.entryId),
-            filter,
-          )
-        ).map((entry) => [entry.id, entry]),
-      );
+      // With ids only, the same check runs without reading the listings.
+      const ids = window.map((hit) => hit.entryId);
+      const listed =
+        request.idsOnly === true
+          ? new Map([...(await repository.visibleIds(caller, ids, filter))].map((id) => [id, undefined]))
+          : new Map((await repository.listings(caller, ids, filter)).map((entry) => [entry.id, entry as StoredEntry | undefined]));
       const hits = window.flatMap((hit, index) => {
-        const entry = listed.get(hit.entryId);
-        if (entry === undefined) return [];
+        if (!listed.has(hit.entryId)) return [];
         const similarity = Number.isNaN(hit.distance) ? 0 : 1 - hit.distance;
-        return [{ entry, score: similarity, rank: page.offset + index + 1, chunk: hit.chunk, highlights: [] }];
+        return [{ entryId: hit.entryId, entry: listed.get(hit.entryId), score: similarity, rank: page.offset + index + 1, chunk: hit.chunk, highlights: [] }];
       });
       const warnings = [...found.warnings];
       if (found.hits.length === 0 && (await repository.embeddedByOtherModels(caller, request.model, request.vector.length))) {
@@ -366,6 +372,19 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
         );
       }
       return { hits, hasMore: found.hits.length > page.offset + page.limit, strategy: found.strategy, warnings };
+    },
+
+    async listings(principal, request) {
+      const caller = requirePrincipal(principal, "context:read");
+      if (request.ids.length > searchLimits.maxRankingDepth) throw invalidArgument(`ids must list at most ${searchLimits.maxRankingDepth} entries (got ${request.ids.length})`);
+      request.ids.forEach((id, index) => {
+        if (!isUuid(id)) throw invalidArgument(`ids[${index}] must be a full entry id`);
+      });
+      const filter = validateSearchFilter(request.filter);
+      if (filter.asOf !== undefined)
+        throw invalidArgument("filter.as_of is not available to listings: they show current versions", "read an earlier version's listing with a full-text search as of then");
+      const byId = new Map((await repository.listings(caller, request.ids, filter)).map((entry) => [entry.id, entry]));
+      return request.ids.flatMap((id) => byId.get(id) ?? []);
     },
 
     async passages(principal, request) {

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file contexthub/store/v1/search.proto.
  */
 export const file_contexthub_store_v1_search: GenFile = /*@__PURE__*/
-  fileDesc("CiBjb250ZXh0aHViL3N0b3JlL3YxL3NlYXJjaC5wcm90bxITY29udGV4dGh1Yi5zdG9yZS52MSK6AgoVRnVsbFRleHRTZWFyY2hSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBINCgVxdWVyeRgCIAEoCRIvCgRtb2RlGAMgASgOMiEuY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dE1vZGUSEAoIbGFuZ3VhZ2UYBCABKAkSMAoGZmlsdGVyGAUgASgLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeUZpbHRlchINCgVsaW1pdBgGIAEoDRIOCgZvZmZzZXQYByABKA0SEQoJaGlnaGxpZ2h0GAggASgIEjcKCGZlZWRiYWNrGAkgASgLMiUuY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dEZlZWRiYWNrImAKEEZ1bGxUZXh0RmVlZGJhY2sSEQoJZG9jdW1lbnRzGAEgASgNEg0KBXRlcm1zGAIgASgNEhkKDHF1ZXJ5X3dlaWdodBgDIAEoAUgAiAEBQg8KDV9xdWVyeV93ZWlnaHQiLQoNRXhwYW5zaW9uVGVybRIMCgR0ZXJtGAEgASgJEg4KBndlaWdodBgCIAEoASJKCglIaWdobGlnaHQSDAoEdGV4dBgBIAEoCRIvCgdtYXRjaGVzGAIgAygLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4itgEKCVNlYXJjaEhpdBIpCgVlbnRyeRgBIAEoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnkSDQoFc2NvcmUYAiABKAESDAoEcmFuaxgDIAEoDRItCgVjaHVuaxgEIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuEjIKCmhpZ2hsaWdodHMYBSADKAsyHi5jb250ZXh0aHViLnN0b3JlLnYxLkhpZ2hsaWdodCLVAQoWRnVsbFRleHRTZWFyY2hSZXNwb25zZRIsCgRoaXRzGAEgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5TZWFyY2hIaXQSEAoIaGFzX21vcmUYAiABKAgSEAoIbGFuZ3VhZ2UYAyABKAkSEAoId2FybmluZ3MYBCADKAkSOwoPZXhwYW5zaW9uX3Rlcm1zGAUgAygLMiIuY29udGV4dGh1Yi5zdG9yZS52MS5FeHBhbnNpb25UZXJtEhoKEmZlZWRiYWNrX2RvY3VtZW50cxgGIAEoDSLFAQoVU2VtYW50aWNTZWFyY2hSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIXCg9lbWJlZGRpbmdfbW9kZWwYAiABKAkSDgoGdmVjdG9yGAMgASgMEjAKBmZpbHRlchgEIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnlGaWx0ZXISDQoFbGltaXQYBSABKA0SDgoGb2Zmc2V0GAYgASgNInwKFlNlbWFudGljU2VhcmNoUmVzcG9uc2USLAoEaGl0cxgBIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuU2VhcmNoSGl0EhAKCGhhc19tb3JlGAIgASgIEhAKCHN0cmF0ZWd5GAMgASgJEhAKCHdhcm5pbmdzGAQgAygJIk0KC1Bhc3NhZ2VJdGVtEhAKCGVudHJ5X2lkGAEgASgJEiwKBHNwYW4YAiABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbiKbAQoSR2V0UGFzc2FnZXNSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBINCgVxdWVyeRgCIAEoCRIvCgVpdGVtcxgDIAMoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuUGFzc2FnZUl0ZW0SEQoJbWF4X2NoYXJzGAQgASgNIlcKB1Bhc3NhZ2USEAoIZW50cnlfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIsCgRzcGFuGAMgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4iRQoTR2V0UGFzc2FnZXNSZXNwb25zZRIuCghwYXNzYWdlcxgBIAMoCzIcLmNvbnRleHRodWIuc3RvcmUudjEuUGFzc2FnZSKpAQoUTmF2aWdhdGVFbnRyeVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEgoKAmlkGAIgASgJEhEKCW1heF9kZXB0aBgDIAEoDRIbChNpbmNsdWRlX3F1YXJhbnRpbmVkGAQgASgIEg4KBm9mZnNldBgFIAEoDRIRCgltYXhfbm9kZXMYBiABKA0ixgEKC091dGxpbmVOb2RlEg8KB25vZGVfaWQYASABKAkSDwoHaGVhZGluZxgCIAEoCRINCgVsZXZlbBgDIAEoDRIsCgRzcGFuGAQgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4SEgoKc3RhcnRfbGluZRgFIAEoDRIQCghlbmRfbGluZRgGIAEoDRIMCgRwYXRoGAcgAygJEg8KB3N1bW1hcnkYCCABKAkSEwoLY2hpbGRfY291bnQYCSABKA0isQEKFU5hdmlnYXRlRW50cnlSZXNwb25zZRIpCgVlbnRyeRgBIAEoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnkSLwoFbm9kZXMYAiADKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLk91dGxpbmVOb2RlEhIKCmxpbmVfY291bnQYAyABKA0SEwoLdG90YWxfbm9kZXMYBCABKA0SEwoLbmV4dF9vZmZzZXQYBSABKA0iJwoJTGluZVJhbmdlEg0KBXN0YXJ0GAEgASgNEgsKA2VuZBgCIAEoDSKAAgoQUmVhZFJhbmdlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSCgoCaWQYAiABKAkSLwoFY2hhcnMYAyABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbkgAEi8KBWxpbmVzGAQgASgLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5MaW5lUmFuZ2VIABIRCgdub2RlX2lkGAUgASgJSAASEQoJbWF4X2NoYXJzGAYgASgNEhsKE2luY2x1ZGVfcXVhcmFudGluZWQYByABKAhCBwoFcmFuZ2UiigIKEVJlYWRSYW5nZVJlc3BvbnNlEhAKCGVudHJ5X2lkGAEgASgJEgwKBHRleHQYAiABKAkSLAoEc3BhbhgDIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuEhIKCnN0YXJ0X2xpbmUYBCABKA0SEAoIZW5kX2xpbmUYBSABKA0SEQoJdHJ1bmNhdGVkGAYgASgIEhMKC3RleHRfbGVuZ3RoGAcgASgNEhIKCmxpbmVfY291bnQYCCABKA0SDwoHaGVhZGluZxgJIAEoCRI0Cgt0cnVzdF9zdGF0ZRgKIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuVHJ1c3RTdGF0ZSK+AgoLR3JlcFJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEg8KB3BhdHRlcm4YAiABKAkSDQoFcmVnZXgYAyABKAgSGAoQY2FzZV9pbnNlbnNpdGl2ZRgEIAEoCBIwCgZmaWx0ZXIYBSABKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5RmlsdGVyEi8KBm91dHB1dBgGIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuR3JlcE91dHB1dBIVCg1jb250ZXh0X2xpbmVzGAcgASgNEhMKC21heF9tYXRjaGVzGAggASgNEh0KFW1heF9tYXRjaGVzX3Blcl9lbnRyeRgJIAEoDRITCgttYXhfZW50cmllcxgKIAEoDSJ5CglHcmVwTWF0Y2gSDAoEbGluZRgBIAEoDRIsCgRzcGFuGAIgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4SEQoJbGluZV90ZXh0GAMgASgJEg4KBmJlZm9yZRgEIAMoCRINCgVhZnRlchgFIAMoCSLFAQoPR3JlcEVudHJ5UmVzdWx0EhAKCGVudHJ5X2lkGAEgASgJEhEKCXRocmVhZF9pZBgCIAEoCRITCgttYXRjaF9jb3VudBgDIAEoDRIvCgdtYXRjaGVzGAQgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwTWF0Y2gSEQoJdGltZWRfb3V0GAUgASgIEjQKC3RydXN0X3N0YXRlGAYgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlIq0BCgxHcmVwUmVzcG9uc2USNQoHZW50cmllcxgBIAMoCzIkLmNvbnRleHRodWIuc3RvcmUudjEuR3JlcEVudHJ5UmVzdWx0EhcKD2VudHJpZXNfc2Nhbm5lZBgCIAEoDRIVCg10b3RhbF9tYXRjaGVzGAMgASgNEhEKCXRydW5jYXRlZBgEIAEoCBIRCgl0aW1lZF9vdXQYBSABKAgSEAoId2FybmluZ3MYBiADKAkqsgEKDEZ1bGxUZXh0TW9kZRIeChpGVUxMX1RFWFRfTU9ERV9VTlNQRUNJRklFRBAAEhgKFEZVTExfVEVYVF9NT0RFX01BVENIEAESGQoVRlVMTF9URVhUX01PREVfUFJFRklYEAISGQoVRlVMTF9URVhUX01PREVfUEhSQVNFEAMSGgoWRlVMTF9URVhUX01PREVfQk9PTEVBThAEEhYKEkZVTExfVEVYVF9NT0RFX0FOWRAFKn0KCkdyZXBPdXRwdXQSGwoXR1JFUF9PVVRQVVRfVU5TUEVDSUZJRUQQABIXChNHUkVQX09VVFBVVF9DT05URU5UEAESIgoeR1JFUF9PVVRQVVRfRklMRVNfV0lUSF9NQVRDSEVTEAISFQoRR1JFUF9PVVRQVVRfQ09VTlQQAzL2BAoNU2VhcmNoU2VydmljZRJuCg5GdWxsVGV4dFNlYXJjaBIqLmNvbnRleHRodWIuc3RvcmUudjEuRnVsbFRleHRTZWFyY2hSZXF1ZXN0GisuY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dFNlYXJjaFJlc3BvbnNlIgOQAgESbgoOU2VtYW50aWNTZWFyY2gSKi5jb250ZXh0aHViLnN0b3JlLnYxLlNlbWFudGljU2VhcmNoUmVxdWVzdBorLmNvbnRleHRodWIuc3RvcmUudjEuU2VtYW50aWNTZWFyY2hSZXNwb25zZSIDkAIBEmUKC0dldFBhc3NhZ2VzEicuY29udGV4dGh1Yi5zdG9yZS52MS5HZXRQYXNzYWdlc1JlcXVlc3QaKC5jb250ZXh0aHViLnN0b3JlLnYxLkdldFBhc3NhZ2VzUmVzcG9uc2UiA5ACARJrCg1OYXZpZ2F0ZUVudHJ5EikuY29udGV4dGh1Yi5zdG9yZS52MS5OYXZpZ2F0ZUVudHJ5UmVxdWVzdBoqLmNvbnRleHRodWIuc3RvcmUudjEuTmF2aWdhdGVFbnRyeVJlc3BvbnNlIgOQAgESXwoJUmVhZFJhbmdlEiUuY29udGV4dGh1Yi5zdG9yZS52MS5SZWFkUmFuZ2VSZXF1ZXN0GiYuY29udGV4dGh1Yi5zdG9yZS52MS5SZWFkUmFuZ2VSZXNwb25zZSIDkAIBElAKBEdyZXASIC5jb250ZXh0aHViLnN0b3JlLnYxLkdyZXBSZXF1ZXN0GiEuY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store]);
+  fileDesc("CiBjb250ZXh0aHViL3N0b3JlL3YxL3NlYXJjaC5wcm90bxITY29udGV4dGh1Yi5zdG9yZS52MSLMAgoVRnVsbFRleHRTZWFyY2hSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBINCgVxdWVyeRgCIAEoCRIvCgRtb2RlGAMgASgOMiEuY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dE1vZGUSEAoIbGFuZ3VhZ2UYBCABKAkSMAoGZmlsdGVyGAUgASgLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeUZpbHRlchINCgVsaW1pdBgGIAEoDRIOCgZvZmZzZXQYByABKA0SEQoJaGlnaGxpZ2h0GAggASgIEjcKCGZlZWRiYWNrGAkgASgLMiUuY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dEZlZWRiYWNrEhAKCGlkc19vbmx5GAogASgIImAKEEZ1bGxUZXh0RmVlZGJhY2sSEQoJZG9jdW1lbnRzGAEgASgNEg0KBXRlcm1zGAIgASgNEhkKDHF1ZXJ5X3dlaWdodBgDIAEoAUgAiAEBQg8KDV9xdWVyeV93ZWlnaHQiLQoNRXhwYW5zaW9uVGVybRIMCgR0ZXJtGAEgASgJEg4KBndlaWdodBgCIAEoASJKCglIaWdobGlnaHQSDAoEdGV4dBgBIAEoCRIvCgdtYXRjaGVzGAIgAygLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4iyAEKCVNlYXJjaEhpdBIpCgVlbnRyeRgBIAEoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnkSDQoFc2NvcmUYAiABKAESDAoEcmFuaxgDIAEoDRItCgVjaHVuaxgEIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuEjIKCmhpZ2hsaWdodHMYBSADKAsyHi5jb250ZXh0aHViLnN0b3JlLnYxLkhpZ2hsaWdodBIQCghlbnRyeV9pZBgGIAEoCSLVAQoWRnVsbFRleHRTZWFyY2hSZXNwb25zZRIsCgRoaXRzGAEgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5TZWFyY2hIaXQSEAoIaGFzX21vcmUYAiABKAgSEAoIbGFuZ3VhZ2UYAyABKAkSEAoId2FybmluZ3MYBCADKAkSOwoPZXhwYW5zaW9uX3Rlcm1zGAUgAygLMiIuY29udGV4dGh1Yi5zdG9yZS52MS5FeHBhbnNpb25UZXJtEhoKEmZlZWRiYWNrX2RvY3VtZW50cxgGIAEoDSLXAQoVU2VtYW50aWNTZWFyY2hSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIXCg9lbWJlZGRpbmdfbW9kZWwYAiABKAkSDgoGdmVjdG9yGAMgASgMEjAKBmZpbHRlchgEIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnlGaWx0ZXISDQoFbGltaXQYBSABKA0SDgoGb2Zmc2V0GAYgASgNEhAKCGlkc19vbmx5GAcgASgIInwKFlNlbWFudGljU2VhcmNoUmVzcG9uc2USLAoEaGl0cxgBIAMoCzIeLmNvbnRleHRodWIuc3RvcmUudjEuU2VhcmNoSGl0EhAKCGhhc19tb3JlGAIgASgIEhAKCHN0cmF0ZWd5GAMgASgJEhAKCHdhcm5pbmdzGAQgAygJIocBChJHZXRMaXN0aW5nc1JlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEgsKA2lkcxgCIAMoCRIwCgZmaWx0ZXIYAyABKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5RmlsdGVyIkIKE0dldExpc3RpbmdzUmVzcG9uc2USKwoHZW50cmllcxgBIAMoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnkiTQoLUGFzc2FnZUl0ZW0SEAoIZW50cnlfaWQYASABKAkSLAoEc3BhbhgCIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuIpsBChJHZXRQYXNzYWdlc1JlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEg0KBXF1ZXJ5GAIgASgJEi8KBWl0ZW1zGAMgAygLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5QYXNzYWdlSXRlbRIRCgltYXhfY2hhcnMYBCABKA0iVwoHUGFzc2FnZRIQCghlbnRyeV9pZBgBIAEoCRIMCgR0ZXh0GAIgASgJEiwKBHNwYW4YAyABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbiJFChNHZXRQYXNzYWdlc1Jlc3BvbnNlEi4KCHBhc3NhZ2VzGAEgAygLMhwuY29udGV4dGh1Yi5zdG9yZS52MS5QYXNzYWdlIqkBChROYXZpZ2F0ZUVudHJ5UmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSCgoCaWQYAiABKAkSEQoJbWF4X2RlcHRoGAMgASgNEhsKE2luY2x1ZGVfcXVhcmFudGluZWQYBCABKAgSDgoGb2Zmc2V0GAUgASgNEhEKCW1heF9ub2RlcxgGIAEoDSLGAQoLT3V0bGluZU5vZGUSDwoHbm9kZV9pZBgBIAEoCRIPCgdoZWFkaW5nGAIgASgJEg0KBWxldmVsGAMgASgNEiwKBHNwYW4YBCABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbhISCgpzdGFydF9saW5lGAUgASgNEhAKCGVuZF9saW5lGAYgASgNEgwKBHBhdGgYByADKAkSDwoHc3VtbWFyeRgIIAEoCRITCgtjaGlsZF9jb3VudBgJIAEoDSKxAQoVTmF2aWdhdGVFbnRyeVJlc3BvbnNlEikKBWVudHJ5GAEgASgLMhouY29udGV4dGh1Yi5zdG9yZS52MS5FbnRyeRIvCgVub2RlcxgCIAMoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuT3V0bGluZU5vZGUSEgoKbGluZV9jb3VudBgDIAEoDRITCgt0b3RhbF9ub2RlcxgEIAEoDRITCgtuZXh0X29mZnNldBgFIAEoDSInCglMaW5lUmFuZ2USDQoFc3RhcnQYASABKA0SCwoDZW5kGAIgASgNIoACChBSZWFkUmFuZ2VSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIKCgJpZBgCIAEoCRIvCgVjaGFycxgDIAEoCzIeLmNvbnRleHRodWIuY29tbW9uLnYxLlRleHRTcGFuSAASLwoFbGluZXMYBCABKAsyHi5jb250ZXh0aHViLnN0b3JlLnYxLkxpbmVSYW5nZUgAEhEKB25vZGVfaWQYBSABKAlIABIRCgltYXhfY2hhcnMYBiABKA0SGwoTaW5jbHVkZV9xdWFyYW50aW5lZBgHIAEoCEIHCgVyYW5nZSKKAgoRUmVhZFJhbmdlUmVzcG9uc2USEAoIZW50cnlfaWQYASABKAkSDAoEdGV4dBgCIAEoCRIsCgRzcGFuGAMgASgLMh4uY29udGV4dGh1Yi5jb21tb24udjEuVGV4dFNwYW4SEgoKc3RhcnRfbGluZRgEIAEoDRIQCghlbmRfbGluZRgFIAEoDRIRCgl0cnVuY2F0ZWQYBiABKAgSEwoLdGV4dF9sZW5ndGgYByABKA0SEgoKbGluZV9jb3VudBgIIAEoDRIPCgdoZWFkaW5nGAkgASgJEjQKC3RydXN0X3N0YXRlGAogASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlIr4CCgtHcmVwUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSDwoHcGF0dGVybhgCIAEoCRINCgVyZWdleBgDIAEoCBIYChBjYXNlX2luc2Vuc2l0aXZlGAQgASgIEjAKBmZpbHRlchgFIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnlGaWx0ZXISLwoGb3V0cHV0GAYgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwT3V0cHV0EhUKDWNvbnRleHRfbGluZXMYByABKA0SEwoLbWF4X21hdGNoZXMYCCABKA0SHQoVbWF4X21hdGNoZXNfcGVyX2VudHJ5GAkgASgNEhMKC21heF9lbnRyaWVzGAogASgNInkKCUdyZXBNYXRjaBIMCgRsaW5lGAEgASgNEiwKBHNwYW4YAiABKAsyHi5jb250ZXh0aHViLmNvbW1vbi52MS5UZXh0U3BhbhIRCglsaW5lX3RleHQYAyABKAkSDgoGYmVmb3JlGAQgAygJEg0KBWFmdGVyGAUgAygJIsUBCg9HcmVwRW50cnlSZXN1bHQSEAoIZW50cnlfaWQYASABKAkSEQoJdGhyZWFkX2lkGAIgASgJEhMKC21hdGNoX2NvdW50GAMgASgNEi8KB21hdGNoZXMYBCADKAsyHi5jb250ZXh0aHViLnN0b3JlLnYxLkdyZXBNYXRjaBIRCgl0aW1lZF9vdXQYBSABKAgSNAoLdHJ1c3Rfc3RhdGUYBiABKA4yHy5jb250ZXh0aHViLnN0b3JlLnYxLlRydXN0U3RhdGUirQEKDEdyZXBSZXNwb25zZRI1CgdlbnRyaWVzGAEgAygLMiQuY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwRW50cnlSZXN1bHQSFwoPZW50cmllc19zY2FubmVkGAIgASgNEhUKDXRvdGFsX21hdGNoZXMYAyABKA0SEQoJdHJ1bmNhdGVkGAQgASgIEhEKCXRpbWVkX291dBgFIAEoCBIQCgh3YXJuaW5ncxgGIAMoCSqyAQoMRnVsbFRleHRNb2RlEh4KGkZVTExfVEVYVF9NT0RFX1VOU1BFQ0lGSUVEEAASGAoURlVMTF9URVhUX01PREVfTUFUQ0gQARIZChVGVUxMX1RFWFRfTU9ERV9QUkVGSVgQAhIZChVGVUxMX1RFWFRfTU9ERV9QSFJBU0UQAxIaChZGVUxMX1RFWFRfTU9ERV9CT09MRUFOEAQSFgoSRlVMTF9URVhUX01PREVfQU5ZEAUqfQoKR3JlcE91dHB1dBIbChdHUkVQX09VVFBVVF9VTlNQRUNJRklFRBAAEhcKE0dSRVBfT1VUUFVUX0NPTlRFTlQQARIiCh5HUkVQX09VVFBVVF9GSUxFU19XSVRIX01BVENIRVMQAhIVChFHUkVQX09VVFBVVF9DT1VOVBADMt0FCg1TZWFyY2hTZXJ2aWNlEm4KDkZ1bGxUZXh0U2VhcmNoEiouY29udGV4dGh1Yi5zdG9yZS52MS5GdWxsVGV4dFNlYXJjaFJlcXVlc3QaKy5jb250ZXh0aHViLnN0b3JlLnYxLkZ1bGxUZXh0U2VhcmNoUmVzcG9uc2UiA5ACARJuCg5TZW1hbnRpY1NlYXJjaBIqLmNvbnRleHRodWIuc3RvcmUudjEuU2VtYW50aWNTZWFyY2hSZXF1ZXN0GisuY29udGV4dGh1Yi5zdG9yZS52MS5TZW1hbnRpY1NlYXJjaFJlc3BvbnNlIgOQAgESZQoLR2V0TGlzdGluZ3MSJy5jb250ZXh0aHViLnN0b3JlLnYxLkdldExpc3RpbmdzUmVxdWVzdBooLmNvbnRleHRodWIuc3RvcmUudjEuR2V0TGlzdGluZ3NSZXNwb25zZSIDkAIBEmUKC0dldFBhc3NhZ2VzEicuY29udGV4dGh1Yi5zdG9yZS52MS5HZXRQYXNzYWdlc1JlcXVlc3QaKC5jb250ZXh0aHViLnN0b3JlLnYxLkdldFBhc3NhZ2VzUmVzcG9uc2UiA5ACARJrCg1OYXZpZ2F0ZUVudHJ5EikuY29udGV4dGh1Yi5zdG9yZS52MS5OYXZpZ2F0ZUVudHJ5UmVxdWVzdBoqLmNvbnRleHRodWIuc3RvcmUudjEuTmF2aWdhdGVFbnRyeVJlc3BvbnNlIgOQAgESXwoJUmVhZFJhbmdlEiUuY29udGV4dGh1Yi5zdG9yZS52MS5SZWFkUmFuZ2VSZXF1ZXN0GiYuY29udGV4dGh1Yi5zdG9yZS52MS5SZWFkUmFuZ2VSZXNwb25zZSIDkAIBElAKBEdyZXASIC5jb250ZXh0aHViLnN0b3JlLnYxLkdyZXBSZXF1ZXN0GiEuY29udGV4dGh1Yi5zdG9yZS52MS5HcmVwUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store]);
 
 /**
  * @generated from message contexthub.store.v1.FullTextSearchRequest
@@ -75,6 +75,14 @@ export type FullTextSearchRequest = Message<"contexthub.store.v1.FullTextSearchR
    * @generated from field: contexthub.store.v1.FullTextFeedback feedback = 9;
    */
   feedback?: FullTextFeedback | undefined;
+
+  /**
+   * Return each hit's entry_id and score only, no listing (entry unset): for a caller that fuses rankings and reads
+   * the listings of the page it shows with GetListings. Not with highlight.
+   *
+   * @generated from field: bool ids_only = 10;
+   */
+  idsOnly: boolean;
 };
 
 /**
@@ -205,6 +213,13 @@ export type SearchHit = Message<"contexthub.store.v1.SearchHit"> & {
    * @generated from field: repeated contexthub.store.v1.Highlight highlights = 5;
    */
   highlights: Highlight[];
+
+  /**
+   * The entry's id (also with ids_only, when entry is unset).
+   *
+   * @generated from field: string entry_id = 6;
+   */
+  entryId: string;
 };
 
 /**
@@ -305,6 +320,13 @@ export type SemanticSearchRequest = Message<"contexthub.store.v1.SemanticSearchR
    * @generated from field: uint32 offset = 6;
    */
   offset: number;
+
+  /**
+   * Return each hit's entry_id, score and chunk only, no listing (entry unset); see FullTextSearchRequest.ids_only.
+   *
+   * @generated from field: bool ids_only = 7;
+   */
+  idsOnly: boolean;
 };
 
 /**
@@ -349,6 +371,56 @@ export const SemanticSearchResponseSchema: GenMessage<SemanticSearchResponse> = 
   messageDesc(file_contexthub_store_v1_search, 7);
 
 /**
+ * @generated from message contexthub.store.v1.GetListingsRequest
+ */
+export type GetListingsRequest = Message<"contexthub.store.v1.GetListingsRequest"> & {
+  /**
+   * @generated from field: contexthub.common.v1.Principal principal = 1;
+   */
+  principal?: Principal | undefined;
+
+  /**
+   * Full entry ids, at most 500.
+   *
+   * @generated from field: repeated string ids = 2;
+   */
+  ids: string[];
+
+  /**
+   * Applied again (as_of excepted: listings are of current versions), with the access predicate.
+   *
+   * @generated from field: contexthub.store.v1.EntryFilter filter = 3;
+   */
+  filter?: EntryFilter | undefined;
+};
+
+/**
+ * Describes the message contexthub.store.v1.GetListingsRequest.
+ * Use `create(GetListingsRequestSchema)` to create a new message.
+ */
+export const GetListingsRequestSchema: GenMessage<GetListingsRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_search, 8);
+
+/**
+ * @generated from message contexthub.store.v1.GetListingsResponse
+ */
+export type GetListingsResponse = Message<"contexthub.store.v1.GetListingsResponse"> & {
+  /**
+   * One per id whose entry the caller may see and the filter passes, in the order of ids; others are left out.
+   *
+   * @generated from field: repeated contexthub.store.v1.Entry entries = 1;
+   */
+  entries: Entry[];
+};
+
+/**
+ * Describes the message contexthub.store.v1.GetListingsResponse.
+ * Use `create(GetListingsResponseSchema)` to create a new message.
+ */
+export const GetListingsResponseSchema: GenMessage<GetListingsResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_search, 9);
+
+/**
  * @generated from message contexthub.store.v1.PassageItem
  */
 export type PassageItem = Message<"contexthub.store.v1.PassageItem"> & {
@@ -371,7 +443,7 @@ export type PassageItem = Message<"contexthub.store.v1.PassageItem"> & {
  * Use `create(PassageItemSchema)` to create a new message.
  */
 export const PassageItemSchema: GenMessage<PassageItem> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 8);
+  messageDesc(file_contexthub_store_v1_search, 10);
 
 /**
  * @generated from message contexthub.store.v1.GetPassagesRequest
@@ -407,7 +479,7 @@ export type GetPassagesRequest = Message<"contexthub.store.v1.GetPassagesRequest
  * Use `create(GetPassagesRequestSchema)` to create a new message.
  */
 export const GetPassagesRequestSchema: GenMessage<GetPassagesRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 9);
+  messageDesc(file_contexthub_store_v1_search, 11);
 
 /**
  * @generated from message contexthub.store.v1.Passage
@@ -434,7 +506,7 @@ export type Passage = Message<"contexthub.store.v1.Passage"> & {
  * Use `create(PassageSchema)` to create a new message.
  */
 export const PassageSchema: GenMessage<Passage> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 10);
+  messageDesc(file_contexthub_store_v1_search, 12);
 
 /**
  * @generated from message contexthub.store.v1.GetPassagesResponse
@@ -453,7 +525,7 @@ export type GetPassagesResponse = Message<"contexthub.store.v1.GetPassagesRespon
  * Use `create(GetPassagesResponseSchema)` to create a new message.
  */
 export const GetPassagesResponseSchema: GenMessage<GetPassagesResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 11);
+  messageDesc(file_contexthub_store_v1_search, 13);
 
 /**
  * @generated from message contexthub.store.v1.NavigateEntryRequest
@@ -507,7 +579,7 @@ export type NavigateEntryRequest = Message<"contexthub.store.v1.NavigateEntryReq
  * Use `create(NavigateEntryRequestSchema)` to create a new message.
  */
 export const NavigateEntryRequestSchema: GenMessage<NavigateEntryRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 12);
+  messageDesc(file_contexthub_store_v1_search, 14);
 
 /**
  * @generated from message contexthub.store.v1.OutlineNode
@@ -572,7 +644,7 @@ export type OutlineNode = Message<"contexthub.store.v1.OutlineNode"> & {
  * Use `create(OutlineNodeSchema)` to create a new message.
  */
 export const OutlineNodeSchema: GenMessage<OutlineNode> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 13);
+  messageDesc(file_contexthub_store_v1_search, 15);
 
 /**
  * @generated from message contexthub.store.v1.NavigateEntryResponse
@@ -615,7 +687,7 @@ export type NavigateEntryResponse = Message<"contexthub.store.v1.NavigateEntryRe
  * Use `create(NavigateEntryResponseSchema)` to create a new message.
  */
 export const NavigateEntryResponseSchema: GenMessage<NavigateEntryResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 14);
+  messageDesc(file_contexthub_store_v1_search, 16);
 
 /**
  * 1-based, inclusive line numbers.
@@ -639,7 +711,7 @@ export type LineRange = Message<"contexthub.store.v1.LineRange"> & {
  * Use `create(LineRangeSchema)` to create a new message.
  */
 export const LineRangeSchema: GenMessage<LineRange> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 15);
+  messageDesc(file_contexthub_store_v1_search, 17);
 
 /**
  * @generated from message contexthub.store.v1.ReadRangeRequest
@@ -698,7 +770,7 @@ export type ReadRangeRequest = Message<"contexthub.store.v1.ReadRangeRequest"> &
  * Use `create(ReadRangeRequestSchema)` to create a new message.
  */
 export const ReadRangeRequestSchema: GenMessage<ReadRangeRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 16);
+  messageDesc(file_contexthub_store_v1_search, 18);
 
 /**
  * @generated from message contexthub.store.v1.ReadRangeResponse
@@ -768,7 +840,7 @@ export type ReadRangeResponse = Message<"contexthub.store.v1.ReadRangeResponse">
  * Use `create(ReadRangeResponseSchema)` to create a new message.
  */
 export const ReadRangeResponseSchema: GenMessage<ReadRangeResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 17);
+  messageDesc(file_contexthub_store_v1_search, 19);
 
 /**
  * @generated from message contexthub.store.v1.GrepRequest
@@ -842,7 +914,7 @@ export type GrepRequest = Message<"contexthub.store.v1.GrepRequest"> & {
  * Use `create(GrepRequestSchema)` to create a new message.
  */
 export const GrepRequestSchema: GenMessage<GrepRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 18);
+  messageDesc(file_contexthub_store_v1_search, 20);
 
 /**
  * @generated from message contexthub.store.v1.GrepMatch
@@ -885,7 +957,7 @@ export type GrepMatch = Message<"contexthub.store.v1.GrepMatch"> & {
  * Use `create(GrepMatchSchema)` to create a new message.
  */
 export const GrepMatchSchema: GenMessage<GrepMatch> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 19);
+  messageDesc(file_contexthub_store_v1_search, 21);
 
 /**
  * @generated from message contexthub.store.v1.GrepEntryResult
@@ -933,7 +1005,7 @@ export type GrepEntryResult = Message<"contexthub.store.v1.GrepEntryResult"> & {
  * Use `create(GrepEntryResultSchema)` to create a new message.
  */
 export const GrepEntryResultSchema: GenMessage<GrepEntryResult> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 20);
+  messageDesc(file_contexthub_store_v1_search, 22);
 
 /**
  * @generated from message contexthub.store.v1.GrepResponse
@@ -979,7 +1051,7 @@ export type GrepResponse = Message<"contexthub.store.v1.GrepResponse"> & {
  * Use `create(GrepResponseSchema)` to create a new message.
  */
 export const GrepResponseSchema: GenMessage<GrepResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_search, 21);
+  messageDesc(file_contexthub_store_v1_search, 23);
 
 /**
  * @generated from enum contexthub.store.v1.FullTextMode
@@ -1101,6 +1173,16 @@ export const SearchService: GenService<{
     methodKind: "unary";
     input: typeof SemanticSearchRequestSchema;
     output: typeof SemanticSearchResponseSchema;
+  },
+  /**
+   * The listings of the visible entries among given ids that pass a filter: the page a ranking of ids shows.
+   *
+   * @generated from rpc contexthub.store.v1.SearchService.GetListings
+   */
+  getListings: {
+    methodKind: "unary";
+    input: typeof GetListingsRequestSchema;
+    output: typeof GetListingsResponseSchema;
   },
   /**
    * Passages of visible entries to rerank: a given span, or a window around the query's words.
