@@ -11,6 +11,8 @@
 //   --only scores just the modes whose names contain one of its "|"-separated parts (mode names hold commas; the targets need them all).
 //   --candidates-out writes each query's unreranked hybrid ranking ([doc id, fused score]), which bench/rerank-weights.js reranks
 //   offline to choose the built-in reranker's weights.
+//   --legs-out writes each query's full-text (any, with feedback: the hybrid leg) and semantic rankings ([doc id, score]),
+//   which bench/fusion-weights.js fuses offline to choose the fusion defaults.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +30,7 @@ const { values } = parseArgs({
     collections: { type: "string", default: "cranfield,cisi" },
     json: { type: "string" },
     "candidates-out": { type: "string" },
+    "legs-out": { type: "string" },
     variants: { type: "boolean", default: false },
     only: { type: "string" },
   },
@@ -114,18 +117,21 @@ async function measureCollection(collection) {
       Object.entries({ ...modes, ...(values.variants ? variantModes() : {}) }).filter(([name]) => values.only === undefined || values.only.split("|").some((part) => name.includes(part))),
     );
     const candidates = {};
+    const legs = {};
+    const legOf = { "full text (any) + feedback": "fts", semantic: "semantic" };
     for (const [name, request] of Object.entries(runs)) {
       results[name] = await scoreRankings(collection, async (query) => {
         const page = await call(...request(query.text));
         const ranked = page.results.map((hit) => docIdOf.get(hit.id));
         if (name === "hybrid, no rerank") candidates[query.id] = page.results.map((hit) => [docIdOf.get(hit.id), hit.scores.fused]);
+        if (legOf[name] !== undefined) (legs[query.id] ??= {})[legOf[name]] = page.results.map((hit) => [docIdOf.get(hit.id), hit.score]);
         return ranked;
       });
       log(
         `${collection.label}: ${name.padEnd(40)} nDCG@10 ${results[name].ndcg10.toFixed(4)}  recall@100 ${results[name].recall100.toFixed(4)}  (${results[name].meanMs} ms/query, median ${results[name].medianMs})`,
       );
     }
-    return { documents: docIdOf.size, queries: collection.queries.length, results, candidates };
+    return { documents: docIdOf.size, queries: collection.queries.length, results, candidates, legs };
   } finally {
     await client.close();
     await hub.close();
@@ -152,14 +158,17 @@ function targetsOf(name, results) {
 
 const report = { node: process.version, collections: {} };
 const candidatesOut = {};
+const legsOut = {};
 for (const name of values.collections.split(",").map((item) => item.trim())) {
   const collection = loadCollection(name, resolve(values.data, name));
   const measured = await measureCollection(collection);
-  const { candidates, ...figures } = measured;
+  const { candidates, legs, ...figures } = measured;
   report.collections[name] = { ...figures, targets: values.only === undefined ? targetsOf(name, measured.results) : [] };
   if (values["candidates-out"]) candidatesOut[name] = candidates;
+  if (values["legs-out"]) legsOut[name] = legs;
 }
 if (values["candidates-out"]) writeFileSync(values["candidates-out"], `${JSON.stringify(candidatesOut)}\n`);
+if (values["legs-out"]) writeFileSync(values["legs-out"], `${JSON.stringify(legsOut)}\n`);
 
 for (const [name, figures] of Object.entries(report.collections)) {
   const label = loadCollection(name, resolve(values.data, name)).label;

@@ -16,7 +16,7 @@ import { startAllInOne } from "./all-in-one.js";
 const bin = fileURLToPath(new URL("../../../bin/context-hub.js", import.meta.url));
 const logger = createLogger("reembed-stop-test", "silent");
 const target = { model: "fake-embed", dimension: 8 };
-const builtinModel = "builtin-glove-100d-v2";
+const builtinModel = "builtin-glove-256d-v3";
 
 /** A unit vector per text, different for different texts. */
 function vectorOf(text: string): number[] {

@@ -125,3 +125,21 @@ test("the exact-form vectors are independent of the spelling vectors of the same
   assert.ok(Math.abs(cosineSimilarity(toHashedWordVector(word, 100), toHashedWordVector(word, 100, 0x811c9d5c))) < 0.3);
   assert.deepEqual(toHashedWordVector(word, 100, 7), toHashedWordVector(word, 100, 7));
 });
+
+test("lexicalDimensions appends exact-form dimensions: longer unit vectors, the same meaning part's direction, and shared stems counted there alone", () => {
+  const text = "Laminar boundary layers separate ahead of the flap.";
+  const mixed = embedText(text, vectors);
+  const apart = embedText(text, vectors, { lexicalDimensions: 156 });
+  assert.equal(mixed.length, 100);
+  assert.equal(apart.length, 256);
+  assert.ok(Math.abs(Math.hypot(...apart) - 1) < 1e-5);
+  assert.deepEqual(embedText(text, vectors, { lexicalDimensions: 156 }), apart, "deterministic");
+  assert.deepEqual(embedText(text, vectors, { lexicalDimensions: 0 }), mixed, "0 is the mixed layout");
+  // A text with no word in common with another shares nothing in the exact-form dimensions.
+  const other = embedText("Sourdough bread rises overnight.", vectors, { lexicalDimensions: 156 });
+  const lexicalCosine = cosineSimilarity(apart.subarray(100), other.subarray(100));
+  const sameStems = cosineSimilarity(apart.subarray(100), embedText("the boundary layer separates at the flaps", vectors, { lexicalDimensions: 156 }).subarray(100));
+  assert.ok(sameStems > lexicalCosine + 0.3, `${sameStems} vs ${lexicalCosine}`);
+  assert.throws(() => embedText(text, vectors, { lexicalDimensions: -1 }), /lexicalDimensions must be a non-negative integer, got -1/);
+  assert.throws(() => embedText(text, vectors, { lexicalDimensions: 1.5 }), /got 1\.5/);
+});

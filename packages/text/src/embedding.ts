@@ -68,7 +68,36 @@ function normalised(vector: ArrayLike<number>): Float32Array | undefined {
 }
 
 const termCacheLimit = 50_000;
-const termCaches = new WeakMap<WordVectors, Map<string, Float32Array>>();
+// Per word vectors, then per number of lexical dimensions (each layout weighs the same term differently).
+const termCaches = new WeakMap<WordVectors, Map<number, Map<string, Float32Array>>>();
+
+/** How `embedText` lays out a text's vector. */
+export interface EmbedTextOptions {
+  /**
+   * Dimensions appended after the word vectors' own that hold each term's
+   * exact form (the hashed n-gram vector of its stem) apart from its
+   * meaning. 0 (the default, `builtin-glove-100d-v2`) adds the exact form
+   * into the word-vector dimensions instead, where unrelated words' hashed
+   * vectors blur into the meaning; kept apart, two texts share lexical
+   * weight only through shared stems. Output length: the word vectors'
+   * dimension plus this.
+   */
+  lexicalDimensions?: number;
+}
+
+function termCacheOf(vectors: WordVectors, lexicalDimensions: number): Map<string, Float32Array> {
+  let byLayout = termCaches.get(vectors);
+  if (byLayout === undefined) {
+    byLayout = new Map();
+    termCaches.set(vectors, byLayout);
+  }
+  let cache = byLayout.get(lexicalDimensions);
+  if (cache === undefined) {
+    cache = new Map();
+    byLayout.set(lexicalDimensions, cache);
+  }
+  return cache;
+}
 
 /**
  * How much a term's exact form counts beside its meaning: each term adds the
@@ -77,46 +106,47 @@ const termCaches = new WeakMap<WordVectors, Map<string, Float32Array>>();
  * vector. It lets a text sharing a query's rare words rank above one that is
  * only about the same subject, which word-vector averages alone blur. Chosen
  * on Cranfield (semantic nDCG@10 0.201 without it, 0.221 at 0.75, 0.232 at 1,
- * 0.242 at 1.5, 0.235 at 2, 0.237 at 3); docs/embedder.md has the figures on
- * both collections.
+ * 0.242 at 1.5, 0.235 at 2, 0.237 at 3) and again for v3's 156 lexical
+ * dimensions (0.273 at 1, 0.287 at 1.5, 0.286 at 2, 0.283 at 3);
+ * docs/embedder.md has the figures on both collections.
  */
 const lexicalShare = 1.5;
 // FNV-1a's offset basis with the low byte changed: the stems' n-grams hash independently of the spelling vectors'.
 const lexicalSeed = 0x811c9d5c;
 
 /**
- * The weighted vector one term adds to a text's sum, cached per vectors.
+ * The weighted vector one term adds to a text's sum, cached per vectors and layout.
  *
  * A vocabulary word of rank r: w(r) · (v − mean + lexicalShare · |v| · h),
  * with w the SIF weight at `embeddingSifSmoothing`, |v| the typical centred
  * word length and h the unit hashed n-gram vector of its stem. Any other
  * term (not in the vocabulary: a name, an identifier, a number) weighs 1, as
  * the rarest words do: |v| · (s + lexicalShare · h), with s its own hashed
- * n-gram vector, so spelling variants land close.
+ * n-gram vector, so spelling variants land close. With `lexicalDimensions`
+ * > 0, h has that many dimensions and fills the ones after v's instead of
+ * being added to v.
  */
-function toTermVector(term: string, vectors: WordVectors): Float32Array {
-  let cache = termCaches.get(vectors);
-  if (cache === undefined) {
-    cache = new Map();
-    termCaches.set(vectors, cache);
-  }
+function toTermVector(term: string, vectors: WordVectors, lexicalDimensions: number): Float32Array {
+  const cache = termCacheOf(vectors, lexicalDimensions);
   const cached = cache.get(term);
   if (cached !== undefined) return cached;
 
   const { dimension, matrix, mean, typicalNorm, size } = vectors;
-  const lexical = toHashedWordVector(toStem(term), dimension, lexicalSeed);
-  const result = new Float32Array(dimension);
+  const lexical = toHashedWordVector(toStem(term), lexicalDimensions > 0 ? lexicalDimensions : dimension, lexicalSeed);
+  const result = new Float32Array(dimension + lexicalDimensions);
   const row = vectors.indexOf(term);
+  // Where the exact form shares the word-vector dimensions (v2) it is added inside the same expression, so v2's vectors stay bit for bit.
+  const shared = lexicalDimensions === 0 ? lexicalShare * typicalNorm : 0;
+  let weight = 1;
   if (row >= 0) {
-    const weight = toSifWeight(toWordProbability(row, size), embeddingSifSmoothing);
+    weight = toSifWeight(toWordProbability(row, size), embeddingSifSmoothing);
     const offset = row * dimension;
-    for (let d = 0; d < dimension; d++) {
-      result[d] = weight * ((matrix[offset + d] as number) - (mean[d] as number) + lexicalShare * typicalNorm * (lexical[d] as number));
-    }
+    for (let d = 0; d < dimension; d++) result[d] = weight * ((matrix[offset + d] as number) - (mean[d] as number) + shared * (lexical[d] as number));
   } else {
     const spelling = toHashedWordVector(term, dimension);
-    for (let d = 0; d < dimension; d++) result[d] = typicalNorm * ((spelling[d] as number) + lexicalShare * (lexical[d] as number));
+    for (let d = 0; d < dimension; d++) result[d] = typicalNorm * ((spelling[d] as number) + (lexicalDimensions === 0 ? lexicalShare * (lexical[d] as number) : 0));
   }
+  for (let d = 0; d < lexicalDimensions; d++) result[dimension + d] = weight * lexicalShare * typicalNorm * (lexical[d] as number);
   if (cache.size >= termCacheLimit) cache.clear();
   cache.set(term, result);
   return result;
@@ -146,10 +176,11 @@ function visitTerms(token: string, vectors: WordVectors, visit: (term: string, m
 }
 
 /**
- * Embeds a text as one unit vector in the word-vector space
- * (`builtin-glove-100d-v2`): SIF (Arora, Liang & Ma, "A Simple but
+ * Embeds a text as one unit vector: SIF (Arora, Liang & Ma, "A Simple but
  * Tough-to-Beat Baseline for Sentence Embeddings") over GloVe 100-d, with
- * each term's exact form mixed in.
+ * each term's exact form mixed in (`builtin-glove-100d-v2`) or, with
+ * `options.lexicalDimensions`, in dimensions of its own after the word
+ * vectors' (`builtin-glove-256d-v3`).
  *
  * Method: tokenize and split tokens outside the vocabulary into their
  * identifier parts (see `visitTerms`); sum the vectors of the terms that
@@ -160,19 +191,22 @@ function visitTerms(token: string, vectors: WordVectors, visit: (term: string, m
  * and normalise. A text made only of minor terms (`the of and`, `404`) is
  * embedded from those, so it still has its own direction.
  *
- * Contract: deterministic (same text and vectors → same vector), length
- * `vectors.dimension`, unit norm, never NaN, linear in the text's length.
+ * Contract: deterministic (same text, vectors and options → same vector),
+ * length `vectors.dimension + lexicalDimensions`, unit norm, never NaN, linear in the text's length.
  * Queries and documents use this same function. A text with no word tokens
  * gets one fixed unit vector.
  */
-export function embedText(text: string, vectors: WordVectors): Float32Array {
-  const { dimension, commonDirection } = vectors;
+export function embedText(text: string, vectors: WordVectors, options: EmbedTextOptions = {}): Float32Array {
+  const lexicalDimensions = options.lexicalDimensions ?? 0;
+  if (!Number.isInteger(lexicalDimensions) || lexicalDimensions < 0) throw new RangeError(`lexicalDimensions must be a non-negative integer, got ${lexicalDimensions}`);
+  const { dimension: wordDimension, commonDirection } = vectors;
+  const dimension = wordDimension + lexicalDimensions;
   const content = new Float64Array(dimension);
   const minor = new Float64Array(dimension);
   let contentTerms = 0;
   let minorTerms = 0;
   const add = (term: string, isMinor: boolean) => {
-    const vector = toTermVector(term, vectors);
+    const vector = toTermVector(term, vectors, lexicalDimensions);
     const sum = isMinor ? minor : content;
     for (let d = 0; d < dimension; d++) sum[d] = (sum[d] as number) + (vector[d] as number);
     if (isMinor) minorTerms++;
@@ -181,8 +215,9 @@ export function embedText(text: string, vectors: WordVectors): Float32Array {
   for (const token of tokenize(text, { preserveCase: true })) visitTerms(token, vectors, add);
   if (contentTerms === 0 && minorTerms === 0) return emptyTextVector(dimension);
   const sum = contentTerms > 0 ? content : minor;
+  // The common direction lives in the word-vector dimensions; the lexical ones have none.
   let projection = 0;
-  for (let d = 0; d < dimension; d++) projection += (sum[d] as number) * (commonDirection[d] as number);
-  for (let d = 0; d < dimension; d++) sum[d] = (sum[d] as number) - projection * (commonDirection[d] as number);
+  for (let d = 0; d < wordDimension; d++) projection += (sum[d] as number) * (commonDirection[d] as number);
+  for (let d = 0; d < wordDimension; d++) sum[d] = (sum[d] as number) - projection * (commonDirection[d] as number);
   return normalised(sum) ?? emptyTextVector(dimension);
 }

@@ -14,6 +14,6 @@ export {
   type OpenWordVectorsOptions,
   type WordVectorHandle,
 } from "./word-vector-cache.js";
-export { cosineSimilarity, embedText, toHashedWordVector } from "./embedding.js";
+export { cosineSimilarity, embedText, toHashedWordVector, type EmbedTextOptions } from "./embedding.js";
 export { toDefaultCacheDir } from "./cache-dir.js";
 export { fnv1a } from "./hashing.js";

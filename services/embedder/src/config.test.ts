@@ -12,6 +12,7 @@ test("defaults match the documented table", () => {
       port: 50052,
       opsPort: 9092,
       provider: "builtin",
+      builtinModel: "builtin-glove-256d-v3",
       cacheDir: "/home/u/.cache/context-hub",
       chunkSize: 1500,
       chunkOverlap: 200,
@@ -23,6 +24,14 @@ test("defaults match the documented table", () => {
     },
   );
   assert.ok(Object.isFrozen(config));
+});
+
+test("EMBEDDER_BUILTIN_MODEL selects the previous built-in model and refuses an unknown one, listing the choices", () => {
+  assert.equal(loadEmbedderConfig({ EMBEDDER_BUILTIN_MODEL: "builtin-glove-100d-v2" }).builtinModel, "builtin-glove-100d-v2");
+  assert.throws(
+    () => loadEmbedderConfig({ EMBEDDER_BUILTIN_MODEL: "builtin-glove-100d-v1" }),
+    /EMBEDDER_BUILTIN_MODEL.*expected one of builtin-glove-100d-v2, builtin-glove-256d-v3, got "builtin-glove-100d-v1"/,
+  );
 });
 
 test("variables override defaults", () => {

@@ -12,6 +12,7 @@ import {
   type Secret,
 } from "@context-hub/common";
 import { toDefaultCacheDir } from "@context-hub/text";
+import { builtinEmbeddingModel, builtinEmbeddingModelIds } from "./builtin-embedding-provider.js";
 
 /** Embedding providers this build knows. */
 export const embedderProviders = ["builtin", "openai", "ollama", "voyage"] as const;
@@ -33,6 +34,9 @@ export const embedderEnvVariables = z.object({
   EMBEDDER_OPS_PORT: envInteger(9092, -1, 65535).describe("`/metrics`, `/healthz`, `/readyz`; 0 picks a free one, -1 disables"),
   EMBEDDER_PROVIDER: envEnum(embedderProviders, "builtin").describe(
     "`builtin` (no network), `openai` (OpenAI-compatible `/v1/embeddings`), `ollama` (`/api/embed`) or `voyage`; see [providers.md](providers.md)",
+  ),
+  EMBEDDER_BUILTIN_MODEL: envEnum(builtinEmbeddingModelIds, builtinEmbeddingModel).describe(
+    "`builtin` only: which built-in model embeds. `builtin-glove-256d-v3` (default) keeps each word's exact form in dimensions of its own; `builtin-glove-100d-v2` is the previous model, for a store whose vectors have not been moved with `context-hub reembed` yet. See [embedder.md](embedder.md)",
   ),
   EMBEDDER_CACHE_DIR: envOptionalString().describe("Where the word-vector cache file is written and read"),
   EMBEDDER_CHUNK_SIZE: envInteger(1500, 100, 1_000_000).describe("Largest chunk, in characters (UTF-16 code units); 100 – 1 000 000"),
@@ -94,6 +98,8 @@ const embedderEnvSchema = embedderEnvVariables
       port: env.EMBEDDER_PORT,
       opsPort: env.EMBEDDER_OPS_PORT,
       provider,
+      /** The built-in model (`EMBEDDER_BUILTIN_MODEL`); used only with the built-in provider. */
+      builtinModel: env.EMBEDDER_BUILTIN_MODEL,
       cacheDir: env.EMBEDDER_CACHE_DIR || toDefaultCacheDir({ XDG_CACHE_HOME: env.XDG_CACHE_HOME, HOME: env.HOME }),
       chunkSize: env.EMBEDDER_CHUNK_SIZE,
       chunkOverlap: env.EMBEDDER_CHUNK_OVERLAP,

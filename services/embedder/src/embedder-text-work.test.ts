@@ -2,7 +2,7 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { isContextHubError } from "@context-hub/common";
 import { chunkText, embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
-import { createBuiltinEmbeddingProvider } from "./builtin-embedding-provider.js";
+import { builtinEmbeddingModel, builtinEmbeddingModels, createBuiltinEmbeddingProvider } from "./builtin-embedding-provider.js";
 import { createEmbedder } from "./embedder.js";
 import { createEmbedderTextWork } from "./embedder-text-work.js";
 
@@ -24,7 +24,8 @@ test("a long text is chunked and embedded in a worker, with the results of the c
     expected.map(({ ordinal, start, end }) => ({ ordinal, start, end })),
   );
   const vectors = await loadWordVectors(cacheDir);
-  chunks!.forEach((chunk) => assert.deepEqual(chunk.vector, embedText(text.slice(chunk.start, chunk.end), vectors)));
+  const layout = { lexicalDimensions: builtinEmbeddingModels[builtinEmbeddingModel].lexicalDimensions };
+  chunks!.forEach((chunk) => assert.deepEqual(chunk.vector, embedText(text.slice(chunk.start, chunk.end), vectors, layout)));
 });
 
 test("chunking that outlives its budget fails with TEXT_BUDGET_EXCEEDED naming the chunk stage", async () => {
@@ -48,5 +49,5 @@ test("built-in embedding that outlives its budget fails naming the embed stage; 
     (error: unknown) => isContextHubError(error) && error.code === "TEXT_BUDGET_EXCEEDED" && /^embed: the text took longer than its 10 ms budget/.test(error.message),
   );
   const [query] = await provider.embed({ texts: ["gauge drift after rain"], inputType: "query" });
-  assert.deepEqual(query, embedText("gauge drift after rain", await loadWordVectors(cacheDir)));
+  assert.deepEqual(query, embedText("gauge drift after rain", await loadWordVectors(cacheDir), { lexicalDimensions: builtinEmbeddingModels[builtinEmbeddingModel].lexicalDimensions }));
 });

@@ -1,10 +1,10 @@
 import { createWorkerPool } from "@context-hub/common";
-import type { TextChunk } from "@context-hub/text";
+import type { EmbedTextOptions, TextChunk } from "@context-hub/text";
 
 /** What the embedder's worker module does, by task name; inputs and results cross the thread boundary by copy. */
 export interface EmbedderTextTasks {
   chunk(input: { texts: string[]; size: number; overlap: number }): TextChunk[][];
-  embed(input: { texts: string[] }): Float32Array[];
+  embed(input: { texts: string[]; layout: EmbedTextOptions }): Float32Array[];
 }
 
 /** What every embedder worker starts with. */
@@ -22,8 +22,8 @@ export interface EmbedderWorkerData {
 export interface EmbedderTextWork {
   /** `chunkText` of every text (stage "chunk"). */
   chunk(texts: string[], options: { size: number; overlap: number }, signal?: AbortSignal): Promise<TextChunk[][]>;
-  /** `embedText` of every text over the built-in word vectors (stage "embed"); only with a `cacheDir`. */
-  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** `embedText` of every text over the built-in word vectors in the model's `layout` (stage "embed"); only with a `cacheDir`. */
+  embed(texts: string[], layout: EmbedTextOptions, signal?: AbortSignal): Promise<Float32Array[]>;
   /** Starts a worker (loading the word vectors, with a `cacheDir`) and resolves once it can take calls. */
   warm(): Promise<void>;
   close(): Promise<void>;
@@ -48,7 +48,7 @@ export function createEmbedderTextWork(options: EmbedderTextWorkOptions): Embedd
   const job = (stage: string, signal: AbortSignal | undefined) => ({ stage, budgetMs: options.budgetMs, budgetSetting: "EMBEDDER_TEXT_BUDGET_MS", signal });
   return {
     chunk: (texts, { size, overlap }, signal) => pool.run("chunk", { texts, size, overlap }, job("chunk", signal)),
-    embed: (texts, signal) => pool.run("embed", { texts }, job("embed", signal)),
+    embed: (texts, layout, signal) => pool.run("embed", { texts, layout }, job("embed", signal)),
     warm: () => pool.warm(),
     close: () => pool.close(),
   };

@@ -15,7 +15,14 @@ import { createEmbedderHandlers } from "./server.js";
 export { loadEmbedderConfig, embedderProviders, type EmbedderConfig, type EmbedderHttpSettings, type EmbedderProviderName } from "./config.js";
 export type { EmbeddingInputType, EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js";
 export { createHttpEmbeddingProvider, type EmbeddingApi, type HttpEmbeddingProviderOptions } from "./clients/http-embedding-provider.js";
-export { builtinEmbeddingModel, createBuiltinEmbeddingProvider } from "./builtin-embedding-provider.js";
+export {
+  builtinEmbeddingModel,
+  builtinEmbeddingModelIds,
+  builtinEmbeddingModels,
+  createBuiltinEmbeddingProvider,
+  type BuiltinEmbeddingLayout,
+  type BuiltinEmbeddingModelId,
+} from "./builtin-embedding-provider.js";
 export { createEmbedderTextWork, type EmbedderTextWork, type EmbedderTextWorkOptions } from "./embedder-text-work.js";
 export { createEmbedder, type Embedder, type EmbeddedChunk, type EmbedderDescription, type EmbedderOptions } from "./embedder.js";
 
@@ -30,6 +37,7 @@ export function createEmbeddingProvider(config: EmbedderConfig, work: EmbedderTe
     case "builtin":
       return createBuiltinEmbeddingProvider({
         cacheDir: config.cacheDir,
+        model: config.builtinModel,
         work,
         onLoaded(vectors) {
           const { builtCache, loadMs, cacheFile, cacheWriteError } = vectors.origin;

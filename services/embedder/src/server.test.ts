@@ -31,7 +31,7 @@ test("Describe names the built-in model, its dimension and the chunking", async 
   const reply = await client.describe({});
   assert.deepEqual(
     { provider: reply.provider, model: reply.model, dimension: reply.dimension, chunkSize: reply.chunkSize, chunkOverlap: reply.chunkOverlap },
-    { provider: "builtin", model: "builtin-glove-100d-v2", dimension: 100, chunkSize: 1000, chunkOverlap: 100 },
+    { provider: "builtin", model: "builtin-glove-256d-v3", dimension: 256, chunkSize: 1000, chunkOverlap: 100 },
   );
 });
 
@@ -41,8 +41,8 @@ test("EmbedDocuments returns covering chunks with unit vectors, and EmbedQueries
   const databases = "The Postgres migration added an index to the table, and the slow query now uses the index scan. ".repeat(3);
   const text = `${cooking}\n\n${databases}`;
   const reply = await client.embedDocuments({ texts: [text, ""] });
-  assert.equal(reply.model, "builtin-glove-100d-v2");
-  assert.equal(reply.dimension, 100);
+  assert.equal(reply.model, "builtin-glove-256d-v3");
+  assert.equal(reply.dimension, 256);
   assert.equal(reply.documents.length, 2);
   assert.deepEqual(reply.documents[1]!.chunks, []);
   const chunks = reply.documents[0]!.chunks;
@@ -50,7 +50,7 @@ test("EmbedDocuments returns covering chunks with unit vectors, and EmbedQueries
   assert.equal(chunks[0]!.start, 0);
   assert.equal(chunks.at(-1)!.end, text.length);
   for (const chunk of chunks) {
-    assert.equal(componentsOf(chunk.vector).length, 100);
+    assert.equal(componentsOf(chunk.vector).length, 256);
     assert.ok(Math.abs(norm(componentsOf(chunk.vector)) - 1) < 1e-4);
   }
 

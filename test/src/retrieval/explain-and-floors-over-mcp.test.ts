@@ -79,7 +79,7 @@ describe("explain_query and min_score over MCP", () => {
 
   test("hybrid explains each result's legs, their share of the fused score, the rerank score, and times every stage", async () => {
     const page = await search("hybrid_search_context", { explain_query: true, limit: 5 });
-    assert.deepEqual([page.explain?.ranked_by, page.explain?.fusion_method, page.explain?.fts_mode, page.explain?.rrf_k], ["rerank", "zscore", "any", null]);
+    assert.deepEqual([page.explain?.ranked_by, page.explain?.fusion_method, page.explain?.fts_mode, page.explain?.rrf_k], ["rerank", "minmax", "any", null]);
     const stages = page.explain?.stages_ms ?? {};
     assert.deepEqual(Object.keys(stages).sort(), ["embed", "fts", "fusion", "listings", "passages", "rerank", "semantic", "total"]);
     for (const [stage, ms] of Object.entries(stages)) assert.ok(Number.isFinite(ms) && ms >= 0 && ms <= stages.total! + 0.1, `${stage}: ${ms} ms`);

@@ -1,6 +1,7 @@
 // Retrieval quality cannot silently regress: the Cranfield collection (1,398 non-empty aeronautics abstracts, 225
-// queries with graded judgments) is stored through MCP on the embedded store, and nDCG@10 of full text (any word)
-// and of hybrid search as called by default must stay above floors a little below what they measure today.
+// queries with graded judgments) is stored through MCP on the embedded store, and nDCG@10 of full text (any word),
+// of the semantic leg (built-in embeddings) and of hybrid search as called by default must stay above floors a little
+// below what they measure today.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -15,7 +16,7 @@ import { startMemoryHub } from "../support/memory-hub.js";
  * nDCG@10 floors on Cranfield, each a little below the figure measured when it was set (bench/quality.js prints the
  * same figures). Raise them when quality improves, so the gain is kept; never lower one to make a change pass.
  */
-export const cranfieldQualityFloors = Object.freeze({ fullTextAny: 0.36, hybridDefault: 0.375 });
+export const cranfieldQualityFloors = Object.freeze({ fullTextAny: 0.36, semantic: 0.28, hybridDefault: 0.395 });
 
 /** The normalised collection, beside the repository (../shared/data/cranfield) unless CONTEXT_HUB_CRANFIELD_DIR names it. */
 const dataDir = process.env.CONTEXT_HUB_CRANFIELD_DIR ?? resolve(fileURLToPath(new URL("../../../", import.meta.url)), "../shared/data/cranfield");
@@ -107,6 +108,12 @@ describe("retrieval quality on Cranfield over MCP (embedded store, built-in mode
     const ndcg = await meanNdcg("fts_search_context", { mode: "any" });
     t.diagnostic(`full text (any) nDCG@10 ${ndcg.toFixed(4)}`);
     assert.ok(ndcg >= cranfieldQualityFloors.fullTextAny, `full text (any) nDCG@10 ${ndcg.toFixed(4)} fell below its floor ${cranfieldQualityFloors.fullTextAny}`);
+  });
+
+  test(`the semantic leg keeps nDCG@10 ≥ ${cranfieldQualityFloors.semantic}`, async (t) => {
+    const ndcg = await meanNdcg("semantic_search_context", {});
+    t.diagnostic(`semantic nDCG@10 ${ndcg.toFixed(4)}`);
+    assert.ok(ndcg >= cranfieldQualityFloors.semantic, `semantic nDCG@10 ${ndcg.toFixed(4)} fell below its floor ${cranfieldQualityFloors.semantic}`);
   });
 
   test(`hybrid search as called by default keeps nDCG@10 ≥ ${cranfieldQualityFloors.hybridDefault}`, async (t) => {

@@ -21,7 +21,7 @@ import { startTestPostgres } from "../support/postgres.js";
 
 const bin = fileURLToPath(new URL("../../../bin/context-hub.js", import.meta.url));
 const previousModel = "builtin-glove-100d-v1";
-const currentModel = "builtin-glove-100d-v2";
+const currentModel = "builtin-glove-256d-v3";
 
 /** 100 numbers per text that carry no meaning: only the label of the space matters before the upgrade. */
 function standInVector(text: string): number[] {
@@ -96,7 +96,7 @@ for (const backendKind of backends) {
         await hub.close();
       }
       await assert.rejects(start({ EMBEDDER_PROVIDER: "builtin" }), (error: Error) => {
-        assert.match(error.message, /holds 3 chunks embedded with "builtin-glove-100d-v1" \(100 dimensions\), but the embedder is configured for "builtin-glove-100d-v2" \(100 dimensions\)/);
+        assert.match(error.message, /holds 3 chunks embedded with "builtin-glove-100d-v1" \(100 dimensions\), but the embedder is configured for "builtin-glove-256d-v3" \(256 dimensions\)/);
         assert.match(error.message, /run `context-hub reembed`/);
         return true;
       });
@@ -105,7 +105,7 @@ for (const backendKind of backends) {
     test("reembed with the built-in provider moves every chunk, and search then finds them by meaning", async () => {
       const run = await runReembed({ ...backend.env, EMBEDDER_PROVIDER: "builtin" });
       assert.equal(run.code, 0, run.stderr);
-      assert.match(run.stdout, /Re-embedded 3 chunk\(s\) into builtin-glove-100d-v2 \(100 dimensions\)/);
+      assert.match(run.stdout, /Re-embedded 3 chunk\(s\) into builtin-glove-256d-v3 \(256 dimensions\)/);
       const hub = await start({ EMBEDDER_PROVIDER: "builtin" });
       try {
         const client = await connectMcpClient(hub.url);

@@ -24,7 +24,7 @@ const bin = fileURLToPath(new URL("../../../bin/context-hub.js", import.meta.url
 const logger = createLogger("model-change-test", "silent");
 const newModel = "fake-embed";
 const newDimension = 8;
-const builtinSpace = { model: "builtin-glove-100d-v2", dimension: 100 };
+const builtinSpace = { model: "builtin-glove-256d-v3", dimension: 256 };
 
 /** A deterministic vector per text: equal texts embed equally, different ones differently. */
 function fakeVector(text: string): number[] {
@@ -168,7 +168,7 @@ for (const backendKind of backends) {
     test("a gateway whose embedder is in another space refuses to start, naming both spaces and what to do", async () => {
       const chunks = stored.chunks[`${builtinSpace.model}/${builtinSpace.dimension}`]!;
       await assert.rejects(startAllInOne({ env: hubEnv(fakeEnv()), port: 0, ...dataDir() }), (error: Error) => {
-        assert.match(error.message, new RegExp(`holds ${chunks} chunks embedded with "${builtinSpace.model}" \\(100 dimensions\\)`));
+        assert.match(error.message, new RegExp(`holds ${chunks} chunks embedded with "${builtinSpace.model}" \\(${builtinSpace.dimension} dimensions\\)`));
         assert.match(error.message, /the embedder is configured for "fake-embed" \(8 dimensions\)/);
         assert.match(error.message, /stop the server, then run `context-hub reembed`/);
         assert.match(error.message, /configure the previous model back/);
@@ -178,7 +178,7 @@ for (const backendKind of backends) {
       const { EMBEDDER_DIMENSION: _configured, ...probing } = fakeEnv();
       await assert.rejects(
         startAllInOne({ env: hubEnv(probing), port: 0, ...dataDir() }),
-        /holds \d+ chunks embedded with "builtin-glove-100d-v2" \(100 dimensions\), but the embedder is configured for "fake-embed" \(8 dimensions\)/,
+        /holds \d+ chunks embedded with "builtin-glove-256d-v3" \(256 dimensions\), but the embedder is configured for "fake-embed" \(8 dimensions\)/,
       );
       // The matching configuration still starts.
       const hub = await startAllInOne({ env: hubEnv({ EMBEDDER_PROVIDER: "builtin" }), port: 0, ...dataDir() });
@@ -190,7 +190,10 @@ for (const backendKind of backends) {
       const run = await runReembed({ ...backend.env, ...fakeEnv() }, ["--dry-run"]);
       assert.equal(run.code, 0, run.stderr);
       const pending = stored.chunks[`${builtinSpace.model}/${builtinSpace.dimension}`]!;
-      assert.match(run.stdout, new RegExp(`^${pending} chunk\\(s\\) to re-embed into fake-embed \\(8 dimensions\\):\\n  ${pending} chunk\\(s\\) in ${builtinSpace.model} \\(100 dimensions\\)`));
+      assert.match(
+        run.stdout,
+        new RegExp(`^${pending} chunk\\(s\\) to re-embed into fake-embed \\(8 dimensions\\):\\n  ${pending} chunk\\(s\\) in ${builtinSpace.model} \\(${builtinSpace.dimension} dimensions\\)`),
+      );
       assert.match(run.stdout, /Nothing was changed \(--dry-run\)/);
       const after = await spacesIn(backend);
       assert.deepEqual({ chunks: after.chunks, registered: after.registered }, { chunks: stored.chunks, registered: stored.registered });
@@ -215,7 +218,7 @@ for (const backendKind of backends) {
       assert.match(
         rerun.stdout,
         new RegExp(
-          `Re-embedded ${total - 4} chunk\\(s\\) into fake-embed \\(8 dimensions\\) in ${Math.ceil((total - 4) / 3)} batch\\(es\\)\\. Removed the emptied space\\(s\\) ${builtinSpace.model} \\(100 dimensions\\)`,
+          `Re-embedded ${total - 4} chunk\\(s\\) into fake-embed \\(8 dimensions\\) in ${Math.ceil((total - 4) / 3)} batch\\(es\\)\\. Removed the emptied space\\(s\\) ${builtinSpace.model} \\(${builtinSpace.dimension} dimensions\\)`,
         ),
       );
       // Not a terminal: plain progress lines on stderr, the last one complete.

@@ -23,18 +23,18 @@ export const fusionMethods = ["rrf", "minmax", "zscore"] as const;
 export type FusionMethod = (typeof fusionMethods)[number];
 
 /**
- * The fusion a hybrid search uses unless told otherwise: z-score rescaled
+ * The fusion a hybrid search uses unless told otherwise: min–max rescaled
  * scores, chosen on Cranfield and checked on CISI (docs/retrieval.md has the
  * figures); never tuned per collection.
  */
-export const defaultFusionMethod: FusionMethod = "zscore";
+export const defaultFusionMethod: FusionMethod = "minmax";
 
 /**
  * How much each leg counts in the fusion unless told otherwise: the semantic
- * leg half as much as full text, which ranks better on its own (chosen on
+ * leg 0.3 of full text, which ranks better on its own (chosen on
  * Cranfield, checked on CISI; docs/retrieval.md).
  */
-export const defaultLegWeights = Object.freeze({ fts: 1, semantic: 0.5 });
+export const defaultLegWeights = Object.freeze({ fts: 1, semantic: 0.3 });
 
 /**
  * Whether the full-text leg ranks with pseudo-relevance feedback unless told
@@ -61,7 +61,7 @@ export const asOfSemanticWarning =
  * rest is its fused score rescaled over the reranked head. Chosen on
  * Cranfield and checked on CISI (docs/retrieval.md).
  */
-export const defaultRerankWeight = 0.6;
+export const defaultRerankWeight = 0.3;
 
 /** Passage length handed to the reranker, in characters (about a chunk). */
 export const rerankPassageChars = 1_200;
