@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ContextHubError, createLogger, type Logger, type RunningService } from "@context-hub/common";
 import { loadEmbedderConfig, startEmbedder } from "@context-hub/embedder";
-import { loadGatewayConfig, startGateway } from "@context-hub/gateway";
+import { loadGatewayConfig, openLocalMcp, startGateway, type LocalMcp } from "@context-hub/gateway";
 import { loadRerankerConfig, startReranker } from "@context-hub/reranker";
 import { loadStoreConfig, startStore } from "@context-hub/store";
 import { loadSummarizerConfig, startSummarizer } from "@context-hub/summarizer";
@@ -46,6 +46,93 @@ export interface AllInOne {
  */
 export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllInOne> {
   const env = options.env ?? process.env;
+  const backends = await startBackends(options);
+  const { store, embedder, summarizer, reranker } = backends.services;
+  try {
+    const gatewayConfig = loadGatewayConfig({
+      ...env,
+      GATEWAY_HOST: options.host ?? env.GATEWAY_HOST ?? "127.0.0.1",
+      GATEWAY_PORT: String(options.port ?? env.GATEWAY_PORT ?? 8080),
+      ...backends.addresses,
+    });
+    const gateway = await startGateway(gatewayConfig, backends.logger("gateway"));
+    const shownHost = gatewayConfig.host === "0.0.0.0" || gatewayConfig.host === "::" ? "127.0.0.1" : gatewayConfig.host;
+    try {
+      await waitUntilReady(`http://127.0.0.1:${gateway.port}/readyz`, options.readyTimeoutMs ?? 120_000);
+    } catch (error) {
+      await gateway.close();
+      throw error;
+    }
+    const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${gateway.port}/mcp`;
+    backends.publish(url);
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      services: { store, embedder, summarizer, reranker, gateway },
+      close() {
+        closing ??= (async () => {
+          await gateway.close();
+          await backends.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await backends.close();
+    throw error;
+  }
+}
+
+/** Context Hub for one local user, with MCP served over a transport the caller connects (stdio) instead of HTTP. */
+export interface LocalHub {
+  mcp: LocalMcp;
+  /** Stops the MCP server, then the workers and the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Runs the store and the model workers as `startAllInOne` does, and the
+ * gateway's MCP server without an HTTP listener, for `context-hub stdio`.
+ * No MCP port is opened; the services still talk gRPC to each other on
+ * loopback.
+ */
+export async function startLocalHub(options: Omit<AllInOneOptions, "host" | "port" | "readyTimeoutMs"> = {}): Promise<LocalHub> {
+  const env = options.env ?? process.env;
+  const backends = await startBackends(options);
+  try {
+    const mcp = await openLocalMcp(loadGatewayConfig({ ...env, GATEWAY_HOST: "127.0.0.1", GATEWAY_PORT: "0", ...backends.addresses }), backends.logger("gateway"));
+    let closing: Promise<void> | undefined;
+    return {
+      mcp,
+      close() {
+        closing ??= (async () => {
+          await mcp.close();
+          await backends.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await backends.close();
+    throw error;
+  }
+}
+
+/** The store and the three model workers, started together, with what the gateway needs to reach them. */
+interface Backends {
+  services: Record<"store" | "embedder" | "summarizer" | "reranker", RunningService>;
+  /** STORE_ADDRESS, EMBEDDER_ADDRESS, … for the gateway's configuration. */
+  addresses: Record<string, string>;
+  /** A logger for one service, under its own name. */
+  logger(service: string): Logger;
+  /** Writes the runtime file that tells `context-hub keys` where the running store and gateway are. */
+  publish(url: string): void;
+  /** Stops the workers, then the store, and removes the runtime file. */
+  close(): Promise<void>;
+}
+
+async function startBackends(options: AllInOneOptions): Promise<Backends> {
+  const env = options.env ?? process.env;
   const logLevel = env.LOG_LEVEL ?? "info";
   const internal = {
     ...env,
@@ -84,28 +171,20 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
       track(startSummarizer(loadSummarizerConfig({ ...internal, SUMMARIZER_PORT: "0", SUMMARIZER_OPS_PORT: "-1" }), child("summarizer"))),
       track(startReranker(loadRerankerConfig({ ...internal, RERANKER_PORT: "0", RERANKER_OPS_PORT: "-1" }), child("reranker"))),
     ]);
-    const gatewayConfig = loadGatewayConfig({
-      ...env,
-      GATEWAY_HOST: options.host ?? env.GATEWAY_HOST ?? "127.0.0.1",
-      GATEWAY_PORT: String(options.port ?? env.GATEWAY_PORT ?? 8080),
-      STORE_ADDRESS: store.address,
-      EMBEDDER_ADDRESS: embedder.address,
-      SUMMARIZER_ADDRESS: summarizer.address,
-      RERANKER_ADDRESS: reranker.address,
-    });
-    const gateway = await track(startGateway(gatewayConfig, child("gateway")));
-    const shownHost = gatewayConfig.host === "0.0.0.0" || gatewayConfig.host === "::" ? "127.0.0.1" : gatewayConfig.host;
-    await waitUntilReady(`http://127.0.0.1:${gateway.port}/readyz`, options.readyTimeoutMs ?? 120_000);
-    const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${gateway.port}/mcp`;
-    if (publishRuntime) writeRuntimeFile(dataDir, { pid: process.pid, storeAddress: store.address, url });
+    let published = false;
     let closing: Promise<void> | undefined;
     return {
-      url,
-      services: { store, embedder, summarizer, reranker, gateway },
+      services: { store, embedder, summarizer, reranker },
+      addresses: { STORE_ADDRESS: store.address, EMBEDDER_ADDRESS: embedder.address, SUMMARIZER_ADDRESS: summarizer.address, RERANKER_ADDRESS: reranker.address },
+      logger: child,
+      publish(url) {
+        if (!publishRuntime) return;
+        writeRuntimeFile(dataDir, { pid: process.pid, storeAddress: store.address, url });
+        published = true;
+      },
       close() {
         closing ??= (async () => {
-          if (publishRuntime) removeRuntimeFile(dataDir);
-          await gateway.close();
+          if (published) removeRuntimeFile(dataDir);
           await Promise.all([embedder.close(), summarizer.close(), reranker.close()]);
           await store.close();
         })();

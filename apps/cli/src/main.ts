@@ -9,6 +9,7 @@ import { runAuditCommand } from "./audit-command.js";
 import { runSmokeCommand } from "./smoke-command.js";
 import { runReembedCommand } from "./reembed-command.js";
 import { runReindexCommand } from "./reindex-command.js";
+import { runStdioCommand } from "./stdio-command.js";
 
 const usage = `Usage: context-hub <command> [options]
 
@@ -17,6 +18,8 @@ Commands:
             --port <n>        gateway port (default 8080, or GATEWAY_PORT)
             --host <addr>     gateway address (default 127.0.0.1)
             --data-dir <dir>  PGlite data directory (default .context-hub/data, or STORE_DATA_DIR)
+  stdio     Run everything in this process and serve MCP on stdin/stdout, for clients that
+            launch local servers: [--data-dir <dir>] (one local user, no MCP port)
   keys      Create, list and revoke API keys (see \`context-hub keys help\`)
   purge     Erase the kept versions of entries deleted long ago: --older-than <days> [--dry-run]
   audit     Check the audit log's hash chains: audit verify [--tenant <t>] [--json]
@@ -93,6 +96,9 @@ async function main(argv: string[]): Promise<void> {
   switch (command) {
     case "start":
       await start(rest);
+      return;
+    case "stdio":
+      process.exitCode = await runStdioCommand(rest, process.env, (text) => process.stderr.write(text));
       return;
     case "bridge":
       process.exitCode = await runBridgeCommand(rest, process.env, (text) => process.stderr.write(text));

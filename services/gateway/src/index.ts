@@ -8,21 +8,22 @@ import { describeProtectedResource } from "./auth/protected-resource.js";
 import { createPeers, type Peers } from "./clients/peers.js";
 import { createEarlyGeneration } from "./clients/early-generation.js";
 import { createStoreKeyDirectory } from "./clients/store-key-directory.js";
-import type { ToolDefinition } from "./mcp/tool-definition.js";
-import { allTools } from "./mcp/tools/index.js";
+import { enabledTools } from "./mcp/tools/index.js";
 import { createLocalPrincipal } from "./principal.js";
 import type { GatewayConfig } from "./config.js";
 import { createRateLimiter } from "./rate-limit.js";
 import { createHttpApp } from "./server.js";
 import { createWritePath } from "./write-path.js";
+import { gatewayVersion } from "./gateway-version.js";
 import { startEmbeddingSpaceCheck, type EmbeddingSpaceCheck } from "./embedding-space-check.js";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
 export { createEarlyGeneration, type EarlyGeneration } from "./clients/early-generation.js";
 export { createLocalPrincipal, type Principal } from "./principal.js";
 export { renderForModel } from "./mcp/untrusted-text.js";
+export { openLocalMcp, type LocalMcp } from "./local-mcp.js";
 
-export const gatewayVersion = "0.1.0";
+export { gatewayVersion } from "./gateway-version.js";
 
 /** Starts the MCP gateway; it serves once its HTTP listener is bound (readiness follows its peers). */
 export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningService> {
@@ -92,16 +93,6 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       return closing;
     },
   };
-}
-
-/** Every tool less the disabled ones; a name that is no tool is a configuration error, not a silent no-op. */
-function enabledTools(disabled: readonly string[]): ToolDefinition[] {
-  const known = new Set(allTools.map((tool) => tool.name));
-  const unknown = disabled.filter((name) => !known.has(name));
-  if (unknown.length > 0) {
-    throw new ContextHubError("INVALID_ARGUMENT", `CONTEXT_HUB_DISABLED_TOOLS names no tool: ${unknown.join(", ")} (tools: ${[...known].join(", ")})`);
-  }
-  return allTools.filter((tool) => !disabled.includes(tool.name));
 }
 
 /** One verifier per configured method, chained: a chk_ credential is an API key, a JWT-shaped one an OIDC access token. */

@@ -102,6 +102,10 @@ describe("authentication modes end to end", () => {
       const viaHeader = await connectMcpClient(apiKey.url, { "x-api-key": keys.principals.alice!.key });
       assert.equal((await callOk<Whoami>(viaHeader, "whoami", {})).subject, "alice");
       await viaHeader.close();
+      // The API-Key scheme is a synonym of Bearer for an API key.
+      const viaScheme = await connectMcpClient(apiKey.url, { authorization: `API-Key ${keys.principals.alice!.key}` });
+      assert.equal((await callOk<Whoami>(viaScheme, "whoami", {})).subject, "alice");
+      await viaScheme.close();
     });
 
     test("missing, malformed, unknown and other-scheme credentials and JWTs are refused with a Bearer challenge and a reason", async () => {

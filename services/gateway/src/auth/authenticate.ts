@@ -50,11 +50,15 @@ export function createLocalAuthenticator(principal: Principal): Authenticator {
   return { authenticate: async () => ({ ok: true, principal, credential: "local" }) };
 }
 
-/** Reads the presented credential: `Authorization: Bearer …` or `X-API-Key: …`; "" for an Authorization header of another scheme. */
+/**
+ * Reads the presented credential: `Authorization: Bearer …`, its synonym
+ * `Authorization: API-Key …` (the scheme some MCP clients send keys with),
+ * or `X-API-Key: …`; "" for an Authorization header of another scheme.
+ */
 export function presentedCredential(request: CredentialCarrier): string | undefined {
   const authorization = request.authorization?.trim();
   if (authorization !== undefined && authorization.length > 0) {
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+    const match = /^(?:Bearer|API-Key)\s+(\S+)$/i.exec(authorization);
     return match?.[1] ?? "";
   }
   const apiKey = request.apiKey?.trim();

@@ -1,3 +1,4 @@
+import { ContextHubError } from "@context-hub/common";
 import type { ToolDefinition } from "../tool-definition.js";
 import { deleteContextBatchTool, deleteContextTool, updateContextBatchTool, updateContextTool } from "./change-tools.js";
 import { fetchTool, searchTool } from "./connector-tools.js";
@@ -40,3 +41,13 @@ export const allTools: readonly ToolDefinition[] = [
   searchTool,
   fetchTool,
 ];
+
+/** Every tool less the disabled ones; a name that is no tool is a configuration error, not a silent no-op. */
+export function enabledTools(disabled: readonly string[]): ToolDefinition[] {
+  const known = new Set(allTools.map((tool) => tool.name));
+  const unknown = disabled.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new ContextHubError("INVALID_ARGUMENT", `CONTEXT_HUB_DISABLED_TOOLS names no tool: ${unknown.join(", ")} (tools: ${[...known].join(", ")})`);
+  }
+  return allTools.filter((tool) => !disabled.includes(tool.name));
+}

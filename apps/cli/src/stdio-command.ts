@@ -1,0 +1,42 @@
+import { parseArgs } from "node:util";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createLogger } from "@context-hub/common";
+import { startLocalHub } from "./all-in-one.js";
+
+export const stdioUsage = `Usage: context-hub stdio [--data-dir <dir>]
+
+Runs Context Hub in this process and serves MCP on stdin/stdout, for clients
+that launch local servers (Claude Desktop, Cursor, Claude Code with a stdio
+entry). One local user, no MCP port: the data lives in --data-dir (default
+.context-hub/data under the working directory, or STORE_DATA_DIR), the same
+directory \`context-hub start\` uses, and only one process may open it at a
+time. Logs go to stderr; stdout carries only MCP messages.
+`;
+
+/**
+ * `context-hub stdio`: starts the hub, serves MCP over stdio until stdin
+ * closes (the client quit) or a signal arrives, then stops everything and
+ * returns the exit code. Start-up failures (a data directory another
+ * process holds, a model mismatch) are printed to stderr with their reason.
+ */
+export async function runStdioCommand(args: string[], env: NodeJS.ProcessEnv, err: (text: string) => void): Promise<number> {
+  const { values } = parseArgs({ args, options: { "data-dir": { type: "string" }, help: { type: "boolean", short: "h" } }, strict: true });
+  if (values.help === true) {
+    err(stdioUsage);
+    return 0;
+  }
+  // Every log line goes to stderr: a single stray byte on stdout would corrupt the client's message stream.
+  const logger = createLogger("context-hub", env.LOG_LEVEL ?? "warn", process.stderr);
+  const hub = await startLocalHub({ env, logger, ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }) });
+  const transport = new StdioServerTransport();
+  const finished = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once("end", () => resolve());
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+  await hub.mcp.connect(transport);
+  await finished;
+  await hub.close();
+  return 0;
+}

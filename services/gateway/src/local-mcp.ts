@@ -1,0 +1,56 @@
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Logger } from "@context-hub/common";
+import { createEarlyGeneration } from "./clients/early-generation.js";
+import { createPeers } from "./clients/peers.js";
+import type { GatewayConfig } from "./config.js";
+import { startEmbeddingSpaceCheck } from "./embedding-space-check.js";
+import { gatewayVersion } from "./gateway-version.js";
+import { createMcpServer } from "./mcp/create-mcp-server.js";
+import { enabledTools } from "./mcp/tools/index.js";
+import { createLocalPrincipal } from "./principal.js";
+import { createWritePath } from "./write-path.js";
+
+/** An MCP server for the one local user, served over a transport the caller provides. */
+export interface LocalMcp {
+  /** Serves MCP over `transport` until it closes; resolves once the transport has started. */
+  connect(transport: Transport): Promise<void>;
+  /** Stops the server and closes its connections to the other services. */
+  close(): Promise<void>;
+}
+
+/**
+ * The gateway without its HTTP listener, for `context-hub stdio`: one
+ * long-lived MCP server bound to the local principal (the process's user is
+ * the only caller, as with auth off on loopback), with the same tools, write
+ * path and embedding space check as the HTTP gateway. Rate budgets do not
+ * apply: there is no one else to protect from the caller.
+ */
+export async function openLocalMcp(config: GatewayConfig, logger: Logger): Promise<LocalMcp> {
+  const tools = enabledTools(config.disabledTools);
+  const peers = createPeers(config);
+  let spaceCheck: Awaited<ReturnType<typeof startEmbeddingSpaceCheck>>;
+  try {
+    // A mismatch between the embedder's model and the stored vectors refuses to start, as the HTTP gateway does.
+    spaceCheck = await startEmbeddingSpaceCheck({ peers, logger, callTimeoutMs: Math.min(config.timeouts.storeMs, 5_000), retryMs: 2_000 });
+  } catch (error) {
+    peers.close();
+    throw error;
+  }
+  const earlyGeneration = createEarlyGeneration({ setting: config.earlyGeneration, peers, logger, refreshMs: 60_000, retryMs: 2_000, callTimeoutMs: 5_000 });
+  const writePath = createWritePath({ peers, sectionSummaryTimeoutMs: config.timeouts.sectionSummaryMs, earlyGeneration: earlyGeneration.enabled });
+  const principal = createLocalPrincipal(config.auth.localPrincipal.tenant, config.auth.localPrincipal.subject);
+  const server = createMcpServer({ principal, peers, writePath, tools, logger, version: gatewayVersion, instructions: config.instructions });
+  let closing: Promise<void> | undefined;
+  return {
+    connect: (transport) => server.connect(transport),
+    close() {
+      closing ??= (async () => {
+        spaceCheck.stop();
+        earlyGeneration.stop();
+        await server.close();
+        peers.close();
+      })();
+      return closing;
+    },
+  };
+}
