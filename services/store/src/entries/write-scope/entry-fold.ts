@@ -1,0 +1,79 @@
+/**
+ * Folding a retransmit into the entry it duplicates: the stored row takes
+ * the write's tags, metadata, images and valid time, and a new version only
+ * when any of them changed.
+ */
+import { createSqlParams } from "../../db/sql-database.js";
+import type { EntryWrite } from "../../model/entry-model.js";
+import type { Principal } from "../../model/principal.js";
+import type { Trust, TrustState } from "../../model/trust.js";
+import type { FoldResult } from "../entry-ports.js";
+import { replaceImages, storedImageKeys, toImageKeys } from "./entry-images.js";
+import { keepVersion } from "./versions-and-tombstones.js";
+import { ackColumns, toAck, toTimestampParam, type AckRow, type WriteContext } from "./write-context.js";
+
+/** The fold's target as locked, with what the write would change in it. */
+interface FoldTarget {
+  id: string;
+  version: number;
+  trust_state: TrustState;
+  trust_reasons: string[];
+  content_changed: boolean;
+  images_changed: boolean;
+}
+
+/** Locks entry `id` while it still has the write's content hash and the caller's ownership, and compares it with the write. */
+async function lockFoldTarget(context: WriteContext, principal: Principal, id: string, write: EntryWrite): Promise<FoldTarget | undefined> {
+  const params = createSqlParams();
+  const tags = params.add(write.tags);
+  const metadata = params.add(JSON.stringify(write.metadata));
+  const keys = params.add(toImageKeys(write.images));
+  const validFrom = `${params.add(toTimestampParam(write.validity.validFrom))}::timestamptz`;
+  const validTo = `${params.add(toTimestampParam(write.validity.validTo))}::timestamptz`;
+  const { rows } = await context.tx.query<FoldTarget>(
+    `SELECT e.id, e.version, e.trust_state, e.trust_reasons,
+           (e.tags IS DISTINCT FROM ${tags}::text[] OR e.metadata IS DISTINCT FROM ${metadata}::jsonb OR ${storedImageKeys} IS DISTINCT FROM ${keys}::text[]
+             OR e.valid_from IS DISTINCT FROM ${validFrom} OR e.valid_to IS DISTINCT FROM ${validTo}) AS content_changed,
+           ${storedImageKeys} IS DISTINCT FROM ${keys}::text[] AS images_changed
+         FROM entries e
+         WHERE e.id = ${params.add(id)} AND e.content_hash = ${params.add(write.contentHash)} AND e.owner = ${params.add(principal.subject)}
+           AND e.tenant = ${params.add(principal.tenant)}
+         FOR UPDATE`,
+    params.values,
+  );
+  return rows[0];
+}
+
+/**
+ * Folds a retransmit into entry `id` (see `EntryWriteScope.fold`): undefined
+ * when the entry no longer has the write's content hash or owner.
+ */
+export async function foldEntry(context: WriteContext, principal: Principal, id: string, write: EntryWrite, decideTrust: (current: Trust) => Trust): Promise<FoldResult | undefined> {
+  const { tx } = context;
+  // Lock the row first: the replaced version is kept before the update, and nothing may change it in between.
+  const current = await lockFoldTarget(context, principal, id, write);
+  if (current === undefined) return undefined;
+  const trust = decideTrust({ state: current.trust_state, reasons: current.trust_reasons });
+  if (current.content_changed) await keepVersion(tx, current.id, current.version, principal.subject);
+  const update = createSqlParams();
+  const versionSets = current.content_changed ? `, version = e.version + 1, updated_by = ${update.add(principal.subject)}, change_kind = 'fold', restored_from = NULL` : "";
+  const reviewReset = trust.state === current.trust_state ? "" : ", reviewed_by = NULL, reviewed_at = NULL, review_note = NULL";
+  const { rows } = await tx.query<AckRow>(
+    `UPDATE entries e SET
+           tags = ${update.add(write.tags)}::text[],
+           metadata = ${update.add(JSON.stringify(write.metadata))}::jsonb,
+           content_type = ${update.add(write.contentType)},
+           valid_from = ${update.add(toTimestampParam(write.validity.validFrom))}::timestamptz,
+           valid_to = ${update.add(toTimestampParam(write.validity.validTo))}::timestamptz,
+           trust_state = ${update.add(trust.state)},
+           trust_reasons = ${update.add(trust.reasons)}::text[],
+           updated_at = now()${versionSets}${reviewReset}
+         WHERE e.id = ${update.add(current.id)} AND e.version = ${update.add(current.version)}
+         RETURNING ${ackColumns}`,
+    update.values,
+  );
+  const row = rows[0];
+  if (row === undefined) throw new Error("a locked row did not match its own version");
+  if (current.images_changed) await replaceImages(tx, row.id, write.images);
+  return { ack: toAck(row, true), versionChanged: current.content_changed };
+}

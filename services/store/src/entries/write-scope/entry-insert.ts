@@ -1,0 +1,97 @@
+/**
+ * A new entry in one statement: the row, its chunks and node summaries as
+ * data-modifying CTEs (optionally behind the duplicate rule), then its images.
+ */
+import { createSqlParams, type SqlParams } from "../../db/sql-database.js";
+import { accessPredicate } from "../../filters/access-predicate.js";
+import type { EntryAck, EntryWrite, GeneratedWrite } from "../../model/entry-model.js";
+import { createUuidV7 } from "../../model/ids.js";
+import type { Principal } from "../../model/principal.js";
+import type { Trust } from "../../model/trust.js";
+import { duplicateQuery } from "./duplicate-query.js";
+import { insertImages } from "./entry-images.js";
+import { chunkInsert, chunkRows, nodeSummaryInsert, nodeSummaryRows, recordChunks } from "./generated-rows.js";
+import { ackColumns, searchVectorOf, toAck, toTimestampParam, type AckRow, type WriteContext } from "./write-context.js";
+
+/** The parameters the entry's CTE and the final SELECT both name, bound once (cast: INSERT … SELECT does not type them). */
+interface EntryKeys {
+  id: string;
+  tenant: string;
+  threadId: string;
+  owner: string;
+  contentHash: string;
+}
+
+/**
+ * The CTE `e` inserting the entry row and returning its acknowledgement
+ * columns; with `guarded`, only when CTE `d` (the duplicate) is empty. An
+ * unspecified visibility becomes `shared` when the caller has a grant on the
+ * thread, else `private`.
+ */
+function entryInsert(params: SqlParams, keys: EntryKeys, write: EntryWrite, generated: GeneratedWrite, trust: Trust, guarded: boolean): string {
+  const { tenant, threadId, owner } = keys;
+  // INSERT … SELECT, so that a duplicate can stop it; the columns do not type the parameters there, so each is cast.
+  return `e AS (
+         INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, metadata, tags, summary, content_type,
+           trust_state, trust_reasons, updated_by, valid_from, valid_to, search_vector)
+         SELECT ${keys.id}::uuid, ${tenant}, ${threadId}, ${params.add(write.source)}::text, ${owner},
+           coalesce(${params.add(write.visibility ?? null)}::text,
+             CASE WHEN EXISTS (SELECT 1 FROM grants g WHERE g.tenant = ${tenant} AND g.thread_id = ${threadId} AND g.grantor = ${owner}) THEN 'shared' ELSE 'private' END),
+           ${params.add(write.text)}::text, ${params.add(write.textLength)}::integer, ${params.add(write.preview)}::text, ${keys.contentHash},
+           ${params.add(JSON.stringify(write.metadata))}::jsonb, ${params.add(write.tags)}::text[], ${params.add(generated.summary)}::text,
+           ${params.add(write.contentType)}::text, ${params.add(trust.state)}::text, ${params.add(trust.reasons)}::text[], ${owner},
+           ${params.add(toTimestampParam(write.validity.validFrom))}::timestamptz, ${params.add(toTimestampParam(write.validity.validTo))}::timestamptz,
+           ${searchVectorOf(params, write)}
+         ${guarded ? "WHERE NOT EXISTS (SELECT 1 FROM d)" : ""}
+         RETURNING id, version, content_hash, created_at, updated_at, trust_state, trust_reasons
+       )`;
+}
+
+/**
+ * The entry with its chunks and node summaries in one statement (data-modifying CTEs), then its images; with
+ * `guarded`, the same statement first looks for the caller's duplicate and then inserts nothing. Every part runs
+ * exactly once whether the final SELECT reads it or not, all on one snapshot (so the duplicate lookup does not see
+ * the new row); the foreign keys to the new entry are checked at the end of the statement, and the statement-level
+ * triggers on chunks (embedding spaces, the vector outbox) fire once for the chunks it inserted, as for a plain INSERT.
+ */
+export async function insertEntry(
+  context: WriteContext,
+  principal: Principal,
+  write: EntryWrite,
+  generated: GeneratedWrite,
+  trust: Trust,
+  guarded: boolean,
+): Promise<{ inserted: EntryAck } | { duplicateOf: string }> {
+  const id = createUuidV7();
+  const params = createSqlParams();
+  const parts: string[] = [];
+  if (guarded) parts.push(`d AS (${duplicateQuery(params, principal, { threadId: write.threadId, source: write.source, contentHash: write.contentHash })})`);
+  const keys: EntryKeys = {
+    id: params.add(id),
+    tenant: `${params.add(principal.tenant)}::text`,
+    threadId: `${params.add(write.threadId)}::text`,
+    owner: `${params.add(principal.subject)}::text`,
+    contentHash: `${params.add(write.contentHash)}::text`,
+  };
+  parts.push(entryInsert(params, keys, write, generated, trust, guarded));
+  const chunkIds = generated.chunks.map(() => createUuidV7());
+  if (generated.chunks.length > 0) parts.push(`c AS (${chunkInsert(context, params, "e.id", keys.tenant, generated)} FROM e, ${chunkRows(params, generated, chunkIds)})`);
+  if (generated.nodeSummaries.length > 0) parts.push(`n AS (${nodeSummaryInsert("e.id")} FROM e, ${nodeSummaryRows(params, generated)})`);
+  const { rows } = await context.tx.query<{ [K in keyof AckRow]: AckRow[K] | null } & { duplicate_of: string | null; previously_deleted: boolean }>(
+    `WITH ${parts.join(", ")}
+       SELECT ${guarded ? "(SELECT d.id FROM d)" : "NULL::uuid"} AS duplicate_of, ${ackColumns},
+         EXISTS (
+           SELECT 1 FROM tombstones t
+           WHERE t.tenant = ${keys.tenant} AND t.thread_id = ${keys.threadId} AND t.content_hash = ${keys.contentHash}
+             AND (t.deleted_by = ${keys.owner} OR ${accessPredicate(principal, "t", params)})
+         ) AS previously_deleted
+       FROM (SELECT 1) AS one LEFT JOIN e ON true`,
+    params.values,
+  );
+  const row = rows[0];
+  if (row?.duplicate_of != null) return { duplicateOf: row.duplicate_of };
+  if (row?.id == null) throw new Error("INSERT … RETURNING returned no row");
+  recordChunks(context, generated, chunkIds);
+  await insertImages(context.tx, id, write.images);
+  return { inserted: { ...toAck(row as AckRow, false), previouslyDeleted: row.previously_deleted } };
+}
