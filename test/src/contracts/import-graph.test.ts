@@ -4,7 +4,9 @@
  * through any chain (type-only imports included), no folder of a package
  * does either, and workspaces import only downwards (the shared kit never
  * imports a service, services never import each other, nothing but tests
- * imports an application).
+ * imports an application); inside the store, folders import only down the
+ * order of docs/architecture.md's table; and the gateway's MCP code does not
+ * import proto.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -157,6 +159,98 @@ test("workspaces import only downwards: kit below services, services apart, appl
   assert.deepEqual(wrong, []);
 });
 
+/**
+ * The store's folders in the order of docs/architecture.md ("The store"), one rank per row: a folder imports only
+ * folders of later rows, never one above it or beside it. The wiring at `src/` and `testing/` (internals re-exported
+ * for tests) sit on the first row, so no folder imports them and they do not import each other.
+ */
+const storeFolderOrder: readonly (readonly string[])[] = [
+  ["(wiring)", "testing"],
+  ["search", "sharing", "review", "history"],
+  ["entries"],
+  ["vectors"],
+  ["audit", "keys", "idempotency", "filters"],
+  ["model"],
+  ["screen", "db"],
+];
+
+/** The store folder a file belongs to: the first folder under `src/` (a subfolder is its folder's inside), or the wiring at `src/` itself. */
+function storeFolderOf(file: string): string {
+  const path = relative(join(root, "services/store/src"), file).split("/");
+  return path.length === 1 ? "(wiring)" : path[0]!;
+}
+
+const storeRank = new Map(storeFolderOrder.flatMap((row, index) => row.map((folder) => [folder, index] as const)));
+
+/** Why store file `file` may not import store file `target` (a folder above or beside its own, or one the order does not place), or undefined. */
+function storeImportProblem(file: string, target: string): string | undefined {
+  const from = storeFolderOf(file);
+  const to = storeFolderOf(target);
+  if (from === to) return undefined;
+  const fromRank = storeRank.get(from);
+  const toRank = storeRank.get(to);
+  if (fromRank === undefined || toRank === undefined) return `the store's folder order does not place ${fromRank === undefined ? from : to}/ (add it here and to docs/architecture.md)`;
+  if (toRank < fromRank) return `${to}/ is above ${from}/`;
+  if (toRank === fromRank) return `${to}/ is beside ${from}/`;
+  return undefined;
+}
+
+/** The imports among `files` (store sources) that break the store's folder order. */
+function storeOrderViolations(files: readonly string[]): string[] {
+  const wrong: string[] = [];
+  for (const file of files)
+    for (const specifier of importsOf(file)) {
+      if (!specifier.startsWith(".")) continue;
+      const target = resolveRelative(file, specifier);
+      const problem = target === undefined ? undefined : storeImportProblem(file, target);
+      if (problem !== undefined) wrong.push(`${relative(root, file)} imports ${specifier}: ${problem}`);
+    }
+  return wrong;
+}
+
+test("store folders import only down the folder order of docs/architecture.md", () => {
+  const store = [...files].find(([workspace]) => workspace.dir === "services/store")![1];
+  assert.ok(
+    store.some((file) => file.includes("/entries/")),
+    "the store's sources were read",
+  );
+  assert.deepEqual(storeOrderViolations(store), []);
+});
+
+/** Specifiers of proto: the generated contracts and the protobuf runtime whose types they speak. */
+const protoPattern = /^(?:@context-hub\/proto|@bufbuild\/protobuf)(?:\/|$)/;
+
+/**
+ * MCP files that still import proto, with what they import. Each is a step left to take (a domain client or domain
+ * type in `clients/`); the test fails when one is taken and its line is still here, so the list only shrinks.
+ */
+const mcpProtoExceptions: ReadonlyMap<string, readonly string[]> = new Map([
+  // The search tool builds its search requests itself until search has a client of its own.
+  ["services/gateway/src/mcp/tools/search-tools.ts", ["@context-hub/proto"]],
+  // Metadata is typed as protobuf's JSON object; a domain JSON type in clients/ would replace it.
+  ["services/gateway/src/mcp/tools/store-tools.ts", ["@bufbuild/protobuf"]],
+  ["services/gateway/src/mcp/tools/change-tools.ts", ["@bufbuild/protobuf"]],
+  ["services/gateway/src/mcp/tools/history-tools.ts", ["@bufbuild/protobuf"]],
+]);
+
+test("the gateway's MCP tools and schemas do not import proto, but for the listed exceptions", () => {
+  const gateway = [...files].find(([workspace]) => workspace.dir === "services/gateway")![1];
+  const mcp = gateway.filter((file) => relative(root, file).startsWith("services/gateway/src/mcp/"));
+  assert.ok(
+    mcp.some((file) => file.includes("/mcp/tools/")),
+    "the MCP sources were read",
+  );
+  const found = new Map<string, string[]>();
+  for (const file of mcp) {
+    const proto = importsOf(file).filter((specifier) => protoPattern.test(specifier));
+    if (proto.length > 0) found.set(relative(root, file), [...new Set(proto)].sort());
+  }
+  const unexpected = [...found].filter(([file, specifiers]) => specifiers.some((specifier) => !(mcpProtoExceptions.get(file) ?? []).includes(specifier)));
+  assert.deepEqual(unexpected, [], "MCP code calls a domain client in services/gateway/src/clients/ instead of speaking proto");
+  const stale = [...mcpProtoExceptions].filter(([file, specifiers]) => specifiers.some((specifier) => !(found.get(file) ?? []).includes(specifier)));
+  assert.deepEqual(stale, [], "an exception no longer needed is taken off the list");
+});
+
 test("the checker sees a cycle when there is one", () => {
   const graph = new Map<string, Set<string>>();
   addEdge(graph, "a", "b");
@@ -165,4 +259,17 @@ test("the checker sees a cycle when there is one", () => {
   addEdge(graph, "c", "d");
   assert.deepEqual(cycles(graph), [["a", "b", "c"]]);
   assert.deepEqual(importsOf(fileURLToPath(import.meta.url)).includes("node:test"), true);
+});
+
+test("the store's folder check sees imports up, beside and outside the order", () => {
+  const store = (path: string) => join(root, "services/store/src", path);
+  assert.equal(storeImportProblem(store("entries/write-scope/entry-insert.ts"), store("model/ids.ts")), undefined);
+  assert.equal(storeImportProblem(store("entries/write-scope/entry-insert.ts"), store("entries/entry-ports.ts")), undefined);
+  assert.equal(storeImportProblem(store("index.ts"), store("search/search.ts")), undefined);
+  assert.equal(storeImportProblem(store("model/ids.ts"), store("search/search.ts")), "search/ is above model/");
+  assert.equal(storeImportProblem(store("db/migrations/index.ts"), store("entries/entry-ports.ts")), "entries/ is above db/");
+  assert.equal(storeImportProblem(store("audit/audit.ts"), store("keys/api-keys.ts")), "keys/ is beside audit/");
+  assert.equal(storeImportProblem(store("search/search.ts"), store("config.ts")), "(wiring)/ is above search/");
+  assert.match(storeImportProblem(store("workflows/flow.ts"), store("model/ids.ts")) ?? "", /does not place workflows\//);
+  assert.ok(protoPattern.test("@context-hub/proto") && protoPattern.test("@bufbuild/protobuf/wkt") && !protoPattern.test("@context-hub/protocol"));
 });
