@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fitReplyBudget, maxEntryReplyBytes, replyBudgetBytes } from "./entries.js";
+import { fitReplyBudget, maxEntryReplyBytes, replyBudgetBytes } from "./entry-fetch.js";
 
 const mib = 1024 * 1024;
 const sized = (...sizes: number[]) => sizes.map((sizeBytes, index) => ({ id: `e${index}`, sizeBytes }));
