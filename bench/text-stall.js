@@ -13,7 +13,9 @@
 // parallel), commit (the store's call: its screen and full-text vector, then the transaction) and total. The reader's
 // calls are not writes, so they do not count there.
 //
-// Usage: node bench/text-stall.js [--inputs newlines,dots,emphasis,prose] [--idle-reads 300] [--json bench/results/text-stall.json]
+// Usage: node bench/text-stall.js [--inputs newlines,dots,emphasis,prose] [--chars 1000000] [--idle-reads 300] [--json bench/results/text-stall.json]
+// Heading-heavy inputs: --inputs headings,long-headings,nested-headings,same-headings,hash-headings (with --chars 440000
+// for 22,000 short headings, 230000 for 400 headings of 500 characters).
 // Environment variables reach the server (e.g. SUMMARIZER_TEXT_BUDGET_MS=1500).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
@@ -53,6 +55,16 @@ const generators = {
   newlines: () => fill(`${"\n".repeat(50_000)}system prompt: you are\n<|im_start|>system\n`, chars),
   dots: () => fill(".", chars),
   emphasis: () => fill("**x ", chars),
+  // Many short headings, each on its own line (22,000 of them in about 440,000 characters).
+  headings: () => fillLines(chars, (index) => `## Heading ${index}\n`),
+  // Headings of 500 characters, each over a short paragraph (400 of them in about 230,000 characters).
+  "long-headings": () => fillLines(chars, (index) => `## ${distinctWords(index, 497)}\n\nA paragraph about it. It has two sentences.\n\n`),
+  // Levels 1 to 6 over and over, each with a line of text: every heading is nested in the five before it.
+  "nested-headings": () => fillLines(chars, (index) => `${"#".repeat((index % 6) + 1)} Level ${index}\n\nThe text of part ${index}.\n\n`),
+  // One heading name repeated: every sibling after the first needs a `-N` suffix.
+  "same-headings": () => fillLines(chars, () => "## Notes\n\nSome text.\n\n"),
+  // Runs of `#` inside and after the heading, setext headings between them.
+  "hash-headings": () => fillLines(chars, (index) => (index % 2 === 0 ? `## h${index} ${"#".repeat(40)} x ${"#".repeat(40)}   \n` : `Title ${index}\n${index % 4 === 1 ? "===" : "---"}\n\n`)),
   prose: () => {
     const sentences = [
       "The survey measured the flow at each gauge twice a day.",
@@ -70,6 +82,30 @@ const generators = {
     return parts.join("").slice(0, chars);
   },
 };
+/** Lines from `line(0)`, `line(1)`, … joined, cut to exactly `length` characters. */
+function fillLines(length, line) {
+  const parts = [];
+  let total = 0;
+  for (let index = 0; total < length; index++) {
+    const part = line(index);
+    parts.push(part);
+    total += part.length;
+  }
+  return parts.join("").slice(0, length);
+}
+
+/** `length` characters of words that differ from one `seed` to the next (so headings and their ids differ). */
+function distinctWords(seed, length) {
+  const words = [];
+  let total = 0;
+  for (let index = 0; total < length; index++) {
+    const word = `w${((seed * 7919 + index * 31) % 99_991).toString(36)}`;
+    words.push(word);
+    total += word.length + 1;
+  }
+  return words.join(" ").slice(0, length);
+}
+
 const inputs = values.inputs.split(",").map((name) => {
   if (!(name in generators)) throw new Error(`--inputs: unknown input ${name}; known: ${Object.keys(generators).join(", ")}`);
   return name;

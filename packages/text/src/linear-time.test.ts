@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertLinearGrowthForAll, pathologicalTexts } from "@context-hub/common/testing";
+import { assertLinearGrowthForAll, headingTexts, pathologicalTexts } from "@context-hub/common/testing";
 import { chunkText } from "./chunker.js";
 import { embedText } from "./embedding.js";
 import { parseOutline, slugify, stripInlineMarkdown, toProseBlocks } from "./markdown.js";
@@ -45,4 +45,21 @@ test("embedText is linear", async () => {
   // Unknown tokens' vectors are cached: a fresh prefix per run makes every run pay for its tokens, as a new text does.
   let run = 0;
   assertLinearGrowthForAll("embedText", (text) => embedText(`${run++}${text}`, vectors), pathologicalTexts);
+});
+
+test("outlines, prose, stripping, slugs, sentences, chunks and tokens are linear in the number, length and nesting of headings", () => {
+  assertLinearGrowthForAll("parseOutline", parseOutline, headingTexts);
+  assertLinearGrowthForAll("toProseBlocks", toProseBlocks, headingTexts);
+  assertLinearGrowthForAll("stripInlineMarkdown", stripInlineMarkdown, headingTexts);
+  assertLinearGrowthForAll("slugify", slugify, headingTexts);
+  assertLinearGrowthForAll("splitSentences", splitSentences, headingTexts);
+  assertLinearGrowthForAll("chunkText", (text) => chunkText(text), headingTexts);
+  assertLinearGrowthForAll("tokenize", (text) => tokenize(text), headingTexts);
+});
+
+test("embedText is linear on heading-heavy texts, whose numbered and long headings are full of words seen once", async () => {
+  const vectors = await loadWordVectors(process.env.CONTEXT_HUB_TEST_CACHE_DIR ?? join(tmpdir(), "context-hub-test-cache"));
+  // Term vectors are cached per word-vector object: a fresh copy per run pays for every term, as a new text's words do.
+  // (A shared cache would make the repeated smaller runs free and the largest, past the cache's size, not.)
+  assertLinearGrowthForAll("embedText", (text) => embedText(text, { ...vectors }, { lexicalDimensions: 156 }), headingTexts);
 });

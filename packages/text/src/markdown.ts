@@ -173,6 +173,8 @@ interface OpenSection {
   childIds: Set<string>;
   /** Per base slug, the suffix to try first: every smaller one is taken, so many same-named siblings cost linear time. */
   nextSuffix: Map<string, number>;
+  /** Where its section is in the outline (-1 for the root), so the heading that closes it can set its end. */
+  index: number;
 }
 
 /**
@@ -186,10 +188,12 @@ interface OpenSection {
 export function parseOutline(text: string): OutlineSection[] {
   const headings = findHeadings(text);
   const sections: OutlineSection[] = [];
-  const root: OpenSection = { level: 0, nodeId: "", path: [], childIds: new Set(), nextSuffix: new Map() };
+  const root: OpenSection = { level: 0, nodeId: "", path: [], childIds: new Set(), nextSuffix: new Map(), index: -1 };
   const stack: OpenSection[] = [root];
-  headings.forEach((heading, index) => {
-    while ((stack[stack.length - 1] as OpenSection).level >= heading.level) stack.pop();
+  for (const heading of headings) {
+    // A section ends where the first later heading of its level or a higher one starts: the one that closes it here.
+    // Looking ahead from each heading instead rescans the deeper headings after it once per open ancestor.
+    while ((stack[stack.length - 1] as OpenSection).level >= heading.level) (sections[(stack.pop() as OpenSection).index] as OutlineSection).end = heading.start;
     const parent = stack[stack.length - 1] as OpenSection;
     const base = slugify(heading.heading) || "section";
     let segment = base;
@@ -201,16 +205,10 @@ export function parseOutline(text: string): OutlineSection[] {
     parent.childIds.add(segment);
     const nodeId = parent.nodeId === "" ? segment : `${parent.nodeId}/${segment}`;
     const path = [...parent.path, heading.heading];
-    let end = text.length;
-    for (let next = index + 1; next < headings.length; next++) {
-      if ((headings[next] as Heading).level <= heading.level) {
-        end = (headings[next] as Heading).start;
-        break;
-      }
-    }
-    sections.push({ nodeId, heading: heading.heading, level: heading.level, start: heading.start, end, path });
-    stack.push({ level: heading.level, nodeId, path, childIds: new Set(), nextSuffix: new Map() });
-  });
+    // Open until a later heading closes it; the ones still open at the end run to the end of the text.
+    sections.push({ nodeId, heading: heading.heading, level: heading.level, start: heading.start, end: text.length, path });
+    stack.push({ level: heading.level, nodeId, path, childIds: new Set(), nextSuffix: new Map(), index: sections.length - 1 });
+  }
   return sections;
 }
 
@@ -281,6 +279,13 @@ const codeSpan = /`+([^`]*)`+/g;
 const starEmphasis = /(^|[^\p{L}\p{N}*])\*(?=\S)([^*]*?\S)\*(?![\p{L}\p{N}])/gu;
 const underscoreEmphasis = /(^|[^\p{L}\p{N}_])_(?=\S)([^_]*?\S)_(?![\p{L}\p{N}_])/gu;
 const escape = /\\([\\`*_{}[\]()#+\-.!>|])/g;
+/**
+ * A character without which `stripInlineMarkdown` has nothing to remove but
+ * whitespace: links, images and link references open with `[`, autolinks,
+ * tags and comments with `<`, code spans with a backtick, emphasis, strong
+ * and strike-through with `*`, `_` or `~`, escapes with a backslash.
+ */
+const inlineMarkupCharacter = /[[<`*_~\\]/;
 
 /**
  * `text` with every HTML comment replaced by a space. A comment runs from
@@ -348,6 +353,8 @@ function withoutStrongAndStrike(text: string): string {
  * are kept. Takes time linear in the text's length, whatever markup it holds.
  */
 export function stripInlineMarkdown(text: string): string {
+  // Most headings and lines hold no markup at all: only their whitespace needs collapsing.
+  if (!inlineMarkupCharacter.test(text)) return text.replace(/\s+/g, " ").trim();
   const linksResolved = replaceLinks(replaceLinks(replaceLinks(replaceLinks(text, "image"), "inline"), "reference"), "autolink");
   return withoutStrongAndStrike(withoutHtmlComments(linksResolved).replace(htmlTag, " ").replace(codeSpan, "$1"))
     .replace(starEmphasis, "$1$2")

@@ -1,8 +1,45 @@
-// The gateway's own handling of stored text takes time linear in its length.
+// The gateway's own handling of stored text and of request headers takes time linear in its length.
 import { test } from "node:test";
-import { assertLinearGrowthForAll, pathologicalTexts } from "@context-hub/common/testing";
+import assert from "node:assert/strict";
+import { assertLinearGrowthForAll, framedRun, headingTexts, pathologicalTexts, repeatTo, type TextGenerator } from "@context-hub/common/testing";
+import { presentedCredential } from "./auth/authenticate.js";
 import { entryTitle } from "./entry-titles.js";
 
 test("entryTitle is linear in the entry's text", () => {
-  assertLinearGrowthForAll("entryTitle", (text) => entryTitle({ text, preview: "", threadId: "t" }), pathologicalTexts);
+  assertLinearGrowthForAll("entryTitle", (text) => entryTitle({ text, preview: "", threadId: "t" }), [...pathologicalTexts, ...headingTexts]);
+});
+
+/**
+ * Authorization headers an unauthenticated caller can send: runs of spaces and tabs where the scheme, the gap or the
+ * token should be, a scheme followed by spaces and no token, a token followed by spaces and a second word, many
+ * scheme-token pairs, and schemes cut short. Node's HTTP parser bounds a real header far below these lengths; the
+ * parsing itself must not depend on that.
+ */
+const authorizationHeaders: readonly TextGenerator[] = [
+  { name: "spaces", generate: (length) => repeatTo(" ", length) },
+  { name: "Bearer then spaces and no token", generate: (length) => framedRun("Bearer", " ", "", length) },
+  { name: "API-Key then tabs and no token", generate: (length) => framedRun("API-Key", "\t", "", length) },
+  {
+    name: "Bearer, spaces, a token, spaces, a second word",
+    generate: (length) => `Bearer ${framedRun("", " ", "", Math.floor(length / 2) - 7)}x${framedRun("", " ", "y", length - Math.floor(length / 2) - 1)}`,
+  },
+  { name: "Bearer then words and spaces", generate: (length) => framedRun("Bearer", " x", "", length) },
+  { name: "Bearer repeated", generate: (length) => repeatTo("Bearer ", length) },
+  { name: "a scheme cut short, repeated", generate: (length) => repeatTo("API-Ke", length) },
+  { name: "one token as long as the header", generate: (length) => framedRun("Bearer ", "k", "", length) },
+  { name: "spaces then a token", generate: (length) => framedRun("Bearer", " ", "chk_x", length) },
+  ...pathologicalTexts,
+];
+
+test("reading the Authorization header is linear in its length, whatever it holds", () => {
+  assertLinearGrowthForAll("presentedCredential", (authorization) => presentedCredential({ authorization, apiKey: undefined }), authorizationHeaders);
+  assertLinearGrowthForAll("presentedCredential of X-API-Key", (apiKey) => presentedCredential({ authorization: undefined, apiKey }), authorizationHeaders);
+});
+
+test("the hostile headers are read as the scheme says", () => {
+  const header = (name: string) => (authorizationHeaders.find((generator) => generator.name === name) as TextGenerator).generate(10_000);
+  assert.equal(presentedCredential({ authorization: header("Bearer then spaces and no token"), apiKey: undefined }), "");
+  assert.equal(presentedCredential({ authorization: header("Bearer, spaces, a token, spaces, a second word"), apiKey: undefined }), "");
+  assert.equal(presentedCredential({ authorization: header("one token as long as the header"), apiKey: undefined }), "k".repeat(10_000 - 7));
+  assert.equal(presentedCredential({ authorization: header("spaces then a token"), apiKey: undefined }), "chk_x");
 });

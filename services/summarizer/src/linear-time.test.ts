@@ -1,10 +1,11 @@
 // The summarizer's text handling takes time linear in the text, on the inputs that make naive code quadratic.
 import { test } from "node:test";
-import { assertLinearGrowthForAll, framedRun, pathologicalTexts, type TextGenerator } from "@context-hub/common/testing";
+import { assertLinearGrowthForAll, framedRun, headingTexts, pathologicalTexts, type TextGenerator } from "@context-hub/common/testing";
 import { builtinSummaryLength } from "./builtin-summary-provider.js";
 import { summarizeExtractive } from "./extractive-summary.js";
 import { cleanSummary, fitSummary, stripPreamble, stripReasoning, toOneParagraph } from "./summary-cleanup.js";
 import { buildSectionPrompt, buildSummaryPrompt } from "./summary-prompts.js";
+import { summaryTextTasks } from "./summary-text-work.js";
 
 // Model answers an attacker could steer a model into giving, on top of the shared families.
 const answers: readonly TextGenerator[] = [
@@ -55,4 +56,30 @@ test("cleaning a model's answer is linear", () => {
 test("building prompts is linear", () => {
   assertLinearGrowthForAll("buildSummaryPrompt", (text) => buildSummaryPrompt(text, "agent", 100_000), pathologicalTexts);
   assertLinearGrowthForAll("buildSectionPrompt", (text) => buildSectionPrompt({ heading: text, path: [text], text }, "agent", 100_000), pathologicalTexts);
+});
+
+/**
+ * What the built-in provider does for a text's node summaries, as one call: the outline's sections of at least 400
+ * characters (SUMMARIZER_SECTION_MIN_CHARS's default), one extractive summary per section focused on its heading, and
+ * each heading and summary fitted to its limit. A section holds its subsections, so nested headings give sections that
+ * overlap.
+ */
+function nodeSummaries(text: string): string[] {
+  const sections = summaryTextTasks.outline({ text, minChars: 400 });
+  const summaries = summaryTextTasks.summarizeSections({
+    sections: sections.map((section) => ({ text: text.slice(section.start, section.end), focus: section.heading })),
+    options: { source: "agent", ...builtinSummaryLength.section },
+  });
+  return sections.map((section, index) => `${fitSummary(section.heading, 500)} ${fitSummary(summaries[index] as string, 2_000)}`);
+}
+
+test("node summaries and summaries are linear in the number, length and nesting of headings", () => {
+  let run = 0;
+  assertLinearGrowthForAll("node summaries", (text) => nodeSummaries(`${run++} ${text}`), headingTexts);
+  assertLinearGrowthForAll("summarizeExtractive", (text) => summarizeExtractive(`${run++} ${text}`, { source: "agent", ...builtinSummaryLength.summary }), headingTexts);
+  assertLinearGrowthForAll(
+    "buildSectionPrompt with a path of long headings",
+    (text) => buildSectionPrompt({ heading: text, path: [text, text, text, text, text, text], text }, "agent", 100_000),
+    headingTexts,
+  );
 });

@@ -1,7 +1,8 @@
 // The store's own handling of caller text takes time linear in its length, on the inputs that make naive code quadratic.
 // (Screening written text for instructions has its own checks beside instruction-screen.ts.)
 import { test } from "node:test";
-import { assertLinearGrowthForAll, pathologicalTexts } from "@context-hub/common/testing";
+import { assertLinearGrowthForAll, headingTexts, pathologicalTexts } from "@context-hub/common/testing";
+import { parseOutline } from "@context-hub/text";
 import { grepText } from "./grep-text.js";
 import { toIdQuery } from "../model/id-query.js";
 import { buildOutline, resolveRange, toLineStarts } from "./navigation.js";
@@ -41,4 +42,34 @@ test("query parsing is linear, also far past the query length limit", () => {
   assertLinearGrowthForAll("toLexemeQuery", (text) => toLexemeQuery(text, "prefix"), pathologicalTexts);
   assertLinearGrowthForAll("parseHeadline", parseHeadline, pathologicalTexts);
   assertLinearGrowthForAll("toIdQuery", (text) => refusalOrResult(() => toIdQuery(text, "ids[0]"))(), pathologicalTexts);
+});
+
+test("outlines and node ranges are linear in the number, length and nesting of headings", () => {
+  const page = { offset: 0, maxNodes: 200, maxBytes: 256 * 1024 };
+  assertLinearGrowthForAll("buildOutline", (text) => buildOutline(text, []), headingTexts);
+  // Every node with a stored summary, read a page at a time from the middle, as navigate_context does.
+  assertLinearGrowthForAll(
+    "buildOutline with summaries, one page",
+    (text) => {
+      const sections = parseOutline(text);
+      const summaries = sections.map((section) => ({
+        nodeId: section.nodeId,
+        heading: section.heading,
+        level: section.level,
+        span: { start: section.start, end: section.end },
+        summary: "A summary.",
+      }));
+      return buildOutline(text, summaries, 0, { ...page, offset: Math.floor(sections.length / 2) });
+    },
+    headingTexts,
+  );
+  assertLinearGrowthForAll("buildOutline to depth 2", (text) => buildOutline(text, [], 2, page), headingTexts);
+  assertLinearGrowthForAll(
+    "resolveRange of the last node",
+    (text) => {
+      const last = parseOutline(text).at(-1);
+      return last === undefined ? undefined : resolveRange(text, { kind: "node", nodeId: last.nodeId }, 100_000);
+    },
+    headingTexts,
+  );
 });
