@@ -3,11 +3,15 @@
 // embedder computed in-process (the same chunking and model the embedder service uses).
 import { contentHash } from "@context-hub/common";
 import { createUuidV7 } from "@context-hub/store/testing";
+import { builtinEmbeddingModel, builtinEmbeddingModels } from "@context-hub/embedder";
 import { chunkText, embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
 
-/** Model id the built-in embedder records (services/embedder/src/builtin-embedding-provider.ts). */
-export const builtinModel = "builtin-glove-100d-v2";
-export const builtinDimension = 100;
+/** The built-in embedder's default model, so the corpus's vectors are those `context-hub start` would write. */
+export const builtinModel = builtinEmbeddingModel;
+const builtinLayout = builtinEmbeddingModels[builtinModel];
+/** Options of `embedText` for the default model (its word-form dimensions). */
+export const builtinEmbedOptions = { lexicalDimensions: builtinLayout.lexicalDimensions };
+export const builtinDimension = builtinLayout.dimension;
 
 const topics = [
   ["turbine maintenance", "turbine blade rotor bearing vibration crack fatigue inspection torque gearbox nacelle lubrication borescope shaft coupling"],
@@ -146,7 +150,7 @@ export async function loadCorpus(db, size, { seed = 7, log = () => {} } = {}) {
       rows.push({ id, thread, text, createdAt, topic });
       const embedStart = performance.now();
       for (const [ordinal, chunk] of chunkText(text).entries())
-        chunks.push({ entryId: id, tenant: thread.tenant, ordinal, start: chunk.start, end: chunk.end, vector: vectorLiteral(embedText(text.slice(chunk.start, chunk.end), vectors)) });
+        chunks.push({ entryId: id, tenant: thread.tenant, ordinal, start: chunk.start, end: chunk.end, vector: vectorLiteral(embedText(text.slice(chunk.start, chunk.end), vectors, builtinEmbedOptions)) });
       embedMs += performance.now() - embedStart;
     }
     await db.transaction(async (tx) => {

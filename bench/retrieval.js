@@ -28,7 +28,7 @@ import { createLogger, generateApiKey } from "@context-hub/common";
 import { startAllInOne } from "@context-hub/cli";
 import { openDatabase } from "@context-hub/store";
 import { accessPredicate, createSqlParams, defaultSearchConfig, hnswIndexName, openSearch } from "@context-hub/store/testing";
-import { benchPrincipal, builtinDimension, builtinModel, loadCorpus, makeQueries } from "./retrieval-data.js";
+import { benchPrincipal, builtinDimension, builtinEmbedOptions, builtinModel, loadCorpus, makeQueries } from "./retrieval-data.js";
 
 const { values } = parseArgs({
   options: {
@@ -163,7 +163,7 @@ async function measureInProcess(dataDir, queries) {
 
     const { loadWordVectors, embedText, toDefaultCacheDir } = await import("@context-hub/text");
     const vectors = await loadWordVectors(toDefaultCacheDir(process.env));
-    const queryVectors = new Map(queries.map((query) => [query, Array.from(embedText(query, vectors))]));
+    const queryVectors = new Map(queries.map((query) => [query, Array.from(embedText(query, vectors, builtinEmbedOptions))]));
     const raw = rawLegs(db);
     const search = { fts: (service, text, mode = "match") => service.fullText(benchPrincipal, { query: text, mode, language: "", filter: undefined, limit: 10, offset: 0, highlight: false }) };
     const semantic = (service, text) => service.semantic(benchPrincipal, { model: builtinModel, vector: queryVectors.get(text), filter: undefined, limit: 10, offset: 0 });

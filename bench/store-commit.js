@@ -13,7 +13,7 @@ import { createLogger } from "@context-hub/common";
 import { openDatabase } from "@context-hub/store";
 import { createAuditRepository, createDenialRecorder, createEntryRepository, createEntryService, defaultSearchConfig, openSearch } from "@context-hub/store/testing";
 import { embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
-import { builtinDimension, builtinModel, sizedNote } from "./retrieval-data.js";
+import { builtinDimension, builtinEmbedOptions, builtinModel, sizedNote } from "./retrieval-data.js";
 
 const { values } = parseArgs({
   options: {
@@ -49,7 +49,7 @@ async function commitNotes(from, count) {
           entry: { threadId: `bench-${index % 50}`, source: index % 2 ? "agent" : "user", text, tags: [], metadata: {}, images: [] },
           generated: {
             textHash: "",
-            chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: embedText(text, wordVectors) }],
+            chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: embedText(text, wordVectors, builtinEmbedOptions) }],
             embeddingModel: builtinModel,
             embeddingDimension: builtinDimension,
             summary: text.slice(0, 200),

@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
-import { builtinDimension, sizedNote } from "./retrieval-data.js";
+import { builtinDimension, builtinEmbedOptions, sizedNote } from "./retrieval-data.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
@@ -57,7 +57,7 @@ function textsOf(source) {
 }
 
 const wordVectors = await loadWordVectors(toDefaultCacheDir(process.env));
-const literal = (text) => `[${Array.from(embedText(text, wordVectors), (x) => x.toFixed(6)).join(",")}]`;
+const literal = (text) => `[${Array.from(embedText(text, wordVectors, builtinEmbedOptions), (x) => x.toFixed(6)).join(",")}]`;
 
 async function measure(source, size, withIndex) {
   const texts = textsOf(source);

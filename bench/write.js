@@ -25,7 +25,7 @@ import { createLogger, contentHash } from "@context-hub/common";
 import { openDatabase } from "@context-hub/store";
 import { createUuidV7, defaultSearchConfig, openSearch } from "@context-hub/store/testing";
 import { embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
-import { builtinDimension, builtinModel, sizedNote } from "./retrieval-data.js";
+import { builtinDimension, builtinEmbedOptions, builtinModel, sizedNote } from "./retrieval-data.js";
 
 const { values } = parseArgs({
   options: {
@@ -230,7 +230,7 @@ async function rawFloor(rows, withIndex) {
   const database = await openDatabase({ url: process.env.DATABASE_URL ?? "", dataDir, poolMax: 1 }, logger);
   // The built-in model's vector of the row's text, as the server stores (an HNSW insert's cost depends on its neighbours).
   const wordVectors = await loadWordVectors(toDefaultCacheDir(process.env));
-  const components = (body) => Array.from(embedText(body, wordVectors), (x) => x.toFixed(6)).join(",");
+  const components = (body) => Array.from(embedText(body, wordVectors, builtinEmbedOptions), (x) => x.toFixed(6)).join(",");
   // pgvector's literal, or a real[] one on a server without pgvector.
   const vectorOf = (body) => (database.vectorType === "pgvector" ? `[${components(body)}]` : `{${components(body)}}`);
   const latencies = [];
@@ -245,7 +245,7 @@ async function rawFloor(rows, withIndex) {
     for (let index = 0; index < rows; index++) {
       const body = text(1_000_000 + index);
       const vector = vectorOf(body);
-      const embedding = graph === undefined ? undefined : Array.from(embedText(body, wordVectors));
+      const embedding = graph === undefined ? undefined : Array.from(embedText(body, wordVectors, builtinEmbedOptions));
       const id = createUuidV7();
       const chunkId = createUuidV7();
       const started = performance.now();

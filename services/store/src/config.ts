@@ -23,7 +23,7 @@ const searchVariableDescriptions: Record<keyof typeof searchEnvSchema, string> =
   STORE_BM25_K1: "BM25's term-frequency saturation `k1` of full-text ranking.",
   STORE_BM25_B: "BM25's length normalisation `b` (0: none, 1: full).",
   STORE_BM25_STATISTICS_SECONDS:
-    "How long a tenant's entry count and average length are reused by full-text ranking (0 counts them for every query). Document frequencies are counted for every query.",
+    "How long a caller view's entry count, average length and document frequencies are reused by full-text ranking (0 counts them for every query; as of an instant they are always counted).",
 };
 
 const describedSearchEnvSchema = Object.fromEntries(

@@ -226,10 +226,10 @@ export function defineBm25Suite(target: RetrievalTarget): void {
         }
       });
 
-      const withFeedback = async (caller: PrincipalInit, query: string, mode: Mode, feedback = { documents: 2, terms: 5, queryWeight: 0.5 as number | undefined }, asOf?: Date) => {
+      const withFeedback = async (caller: PrincipalInit, query: string, mode: Mode, feedback = { documents: 2, terms: 5, queryWeight: 0.5 as number | undefined }, asOf?: Date, limit = 50) => {
         const filter =
           asOf === undefined ? undefined : { threadId: "", source: undefined, tagsAny: [], tagsAll: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "", asOf };
-        const reply = await search.service.fullText(asPrincipal(caller), { query, mode, language: "", filter, limit: 50, offset: 0, highlight: false, feedback });
+        const reply = await search.service.fullText(asPrincipal(caller), { query, mode, language: "", filter, limit, offset: 0, highlight: false, feedback });
         return { hits: reply.hits.map((hit) => ({ id: hit.entryId, score: hit.score })), feedback: reply.feedback };
       };
 
@@ -273,6 +273,27 @@ export function defineBm25Suite(target: RetrievalTarget): void {
           now.hits.map((hit) => hit.id),
         );
         for (const [index, hit] of now.hits.entries()) assert.ok(Math.abs((then.hits[index]?.score ?? 0) - hit.score) <= 1e-6 * hit.score);
+      });
+
+      test("a short page is the one matching every expansion word would give, though the lightest words no longer widen the match", async () => {
+        // As of an instant every statistic is counted inside the statements and every expansion word widens the match;
+        // now, kept and bounded counts and the narrower match must give the same page.
+        for (const [query, limit] of [
+          ["wing", 1],
+          ["wing", 2],
+          ["camber lift", 1],
+          ["lift spar", 2],
+        ] as const) {
+          const now = await withFeedback(owner, query, "any", undefined, undefined, limit);
+          const then = await withFeedback(owner, query, "any", undefined, new Date(), limit);
+          assert.equal(now.hits.length, limit);
+          assert.deepEqual(now.feedback, then.feedback);
+          assert.deepEqual(
+            now.hits.map((hit) => hit.id),
+            then.hits.map((hit) => hit.id),
+            `${query} limit ${limit}`,
+          );
+        }
       });
 
       test("hidden entries of the caller's tenant and another tenant's entries change neither the expansion terms nor the scores", async () => {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { feedbackShares, selectExpansionTerms, type FeedbackTerm } from "./bm25-feedback.js";
+import { candidatesToCount, feedbackShares, selectExpansionTerms, wideningLexemes, type FeedbackTerm } from "./bm25-feedback.js";
 import { idf } from "./bm25-sql.js";
 
 const term = (lexeme: string, feedbackWeight: number, frequency: number, repeats = 0): FeedbackTerm => ({ lexeme, feedbackWeight, repeats, frequency });
@@ -75,4 +75,57 @@ test("feedback entries weigh by their share of the first pass's score", () => {
   assert.deepEqual(feedbackShares([2, 0, -1]), [1, 0, 0]);
   assert.deepEqual(feedbackShares([0, 0]), [0.5, 0.5]);
   assert.deepEqual(feedbackShares([]), []);
+});
+
+test("counting only the candidates candidatesToCount names chooses exactly the expansion that knowing every frequency would", () => {
+  // A seeded generator, so a failure repeats.
+  let seed = 7;
+  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  const documents = 5_000;
+  const options = { documents: 10, terms: 5, queryWeight: 0.5 };
+  let skipped = 0;
+  for (let round = 0; round < 200; round++) {
+    const candidates = Array.from({ length: 40 }, (_, index) => {
+      const holders = 1 + Math.floor(random() * 10);
+      // Common words: heavy in the feedback entries and in most entries; rare ones light and in few.
+      const frequency = random() < 0.3 ? holders + Math.floor(random() * 4_000) : holders + Math.floor(random() * 30);
+      return { lexeme: `w${index}`, feedbackWeight: random() * 0.1, holders, frequency };
+    });
+    const all = new Map(candidates.map((candidate) => [candidate.lexeme, candidate.frequency]));
+    // Some frequencies are already kept: the query's words and words a recent search counted.
+    const kept = new Map(candidates.filter(() => random() < 0.5).map((candidate) => [candidate.lexeme, candidate.frequency]));
+    const counted = new Map(kept);
+    for (const lexeme of candidatesToCount(candidates, kept, documents, options)) counted.set(lexeme, all.get(lexeme) ?? 0);
+    const asTerms = (known: ReadonlyMap<string, number>) =>
+      candidates.filter((candidate) => known.has(candidate.lexeme)).map((candidate) => term(candidate.lexeme, candidate.feedbackWeight, known.get(candidate.lexeme) ?? 0));
+    assert.deepEqual(selectExpansionTerms(asTerms(counted), documents, options), selectExpansionTerms(asTerms(all), documents, options), `round ${round}`);
+    assert.deepEqual(candidatesToCount(candidates, counted, documents, options), [], "after one count nothing more is needed");
+    skipped += candidates.length - counted.size;
+  }
+  assert.ok(skipped > 0, "some candidates were never counted");
+});
+
+test("with nothing known every candidate is counted", () => {
+  const candidates = [
+    { lexeme: "wing", feedbackWeight: 0.2, holders: 3 },
+    { lexeme: "flow", feedbackWeight: 0.1, holders: 10 },
+    { lexeme: "nothing", feedbackWeight: 0, holders: 1 },
+  ];
+  assert.deepEqual(candidatesToCount(candidates, new Map(), 100, { documents: 10, terms: 20, queryWeight: 0.5 }), ["wing", "flow"], "a word of weight 0 can never be chosen");
+});
+
+test("only the lightest added words, whose bounds sum below the threshold, are left out of the match; the query's own words never", () => {
+  const query = [
+    { lexeme: "wing", weight: 2 },
+    { lexeme: "vortex", weight: 0.5 },
+    { lexeme: "flow", weight: 0.2 },
+    { lexeme: "panel", weight: 0.1 },
+    { lexeme: "lift", weight: 0.05 },
+  ];
+  const bound = (term: { weight: number }) => term.weight;
+  const original = new Set(["wing", "lift"]);
+  assert.deepEqual(wideningLexemes(query, original, bound, 0), ["panel", "flow", "vortex"], "no threshold: every added word widens");
+  assert.deepEqual(wideningLexemes(query, original, bound, 0.31), ["vortex"], "panel + flow = 0.3 < 0.31 cannot reach the page");
+  assert.deepEqual(wideningLexemes(query, original, bound, 0.3), ["flow", "vortex"], "a sum equal to the threshold could tie: kept");
+  assert.deepEqual(wideningLexemes(query, original, bound, 100), [], "all of them together fall short");
 });

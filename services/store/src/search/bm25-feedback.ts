@@ -173,3 +173,80 @@ export function feedbackStatement(
      LEFT JOIN candidates c ON c.lexeme = w.lexeme
      LEFT JOIN original o ON o.lexeme = w.lexeme`;
 }
+
+/** A word of the feedback entries: its feedback weight (as FeedbackTerm's) and how many of the feedback entries hold it. */
+export interface FeedbackCandidate {
+  lexeme: string;
+  feedbackWeight: number;
+  holders: number;
+}
+
+/**
+ * The statement reading the `candidateTerms` heaviest words of the
+ * feedback entries `ids` (re-read now under the access predicate), each
+ * weighted as feedbackStatement weighs it by `shares`, with how many of
+ * them hold it. Rows: lexeme, feedback_weight, holders.
+ */
+export function feedbackCandidatesStatement(principal: Principal, feedback: { ids: readonly string[]; shares: readonly number[] }, params: SqlParams): string {
+  return `SELECT u.lexeme, sum(f.share * coalesce(cardinality(u.positions), 1) / greatest(e.search_length, 1))::float8 AS feedback_weight, count(*)::float8 AS holders
+     FROM unnest(${params.add([...feedback.ids])}::uuid[], ${params.add([...feedback.shares])}::float8[]) AS f (id, share)
+     JOIN entries e ON e.id = f.id CROSS JOIN LATERAL unnest(e.search_vector) u
+     WHERE ${accessPredicate(principal, "e", params)}
+     GROUP BY u.lexeme
+     ORDER BY feedback_weight DESC, u.lexeme
+     LIMIT ${params.add(feedbackLimits.candidateTerms)}`;
+}
+
+/**
+ * The candidates whose document frequencies must still be counted for
+ * selectExpansionTerms to choose exactly what it would with every
+ * candidate's frequency known; empty when `known` decides the choice.
+ *
+ * A candidate's expansion score, weight × idf(df), can be no higher than
+ * weight × idf(holders): the feedback entries holding it are among the
+ * entries its df counts, and idf falls as df grows. So once `options.terms`
+ * candidates of known frequency score at least some s, a candidate whose
+ * bound is below s cannot be chosen, and its frequency is never counted.
+ * Common words, whose counts read the most entries, are the ones this
+ * leaves out when their weight alone cannot lift them into the expansion.
+ */
+export function candidatesToCount(candidates: readonly FeedbackCandidate[], known: ReadonlyMap<string, number>, documents: number, options: FeedbackOptions): string[] {
+  const scores = candidates
+    .filter((candidate) => candidate.feedbackWeight > 0 && known.has(candidate.lexeme))
+    .map((candidate) => candidate.feedbackWeight * idf(documents, known.get(candidate.lexeme) ?? 0))
+    .filter((score) => score > 0)
+    .sort((a, b) => b - a);
+  const threshold = scores.length >= options.terms ? (scores[options.terms - 1] ?? 0) : 0;
+  return candidates
+    .filter((candidate) => candidate.feedbackWeight > 0 && !known.has(candidate.lexeme))
+    .filter((candidate) => candidate.feedbackWeight * idf(documents, Math.max(candidate.holders, 1)) >= threshold)
+    .map((candidate) => candidate.lexeme);
+}
+
+/**
+ * The words of the expanded query `query` whose matches must widen a
+ * second any-word pass; the others are left out of its match (never of
+ * its scores). An added word's BM25 in any entry is at most its weight ×
+ * idf × (k1 + 1) (`bound`), so an entry holding only added words from a set
+ * whose bounds sum below `threshold` scores below it. With `threshold` at
+ * most the score of the page's last hit (see the repository's use: every
+ * first-pass hit scores at least queryWeight × its first-pass score in the
+ * second pass), such an entry can never reach the page, and the lightest
+ * added words, common ones above all, whose matches are most of the
+ * entries, need not be matched.
+ */
+export function wideningLexemes(query: readonly WeightedLexeme[], original: ReadonlySet<string>, bound: (term: WeightedLexeme) => number, threshold: number): string[] {
+  const added = query
+    .filter((term) => !original.has(term.lexeme))
+    .map((term) => ({ lexeme: term.lexeme, bound: bound(term) }))
+    .sort((a, b) => a.bound - b.bound || (a.lexeme < b.lexeme ? -1 : a.lexeme > b.lexeme ? 1 : 0));
+  let total = 0;
+  let left = 0;
+  // The margin keeps float rounding between TypeScript and SQL on the safe side.
+  for (const term of added) {
+    if (total + term.bound >= threshold * (1 - 1e-9)) break;
+    total += term.bound;
+    left++;
+  }
+  return added.slice(left).map((term) => term.lexeme);
+}

@@ -99,6 +99,55 @@ export function frequenciesCte(principal: Principal, filter: SearchFilter, param
      )`;
 }
 
+/**
+ * The lexemes of the positive part of the tsquery `tsquery` (SQL; `querytree`
+ * drops negated words) with how often the query repeats each, as rows
+ * (lexeme, repeats).
+ */
+export function queryLexemesSql(tsquery: string, params: SqlParams): string {
+  return `SELECT l.lexeme, count(*)::float8 AS repeats
+       FROM regexp_matches(querytree(${tsquery})::text, ${params.add(quotedLexemePattern)}, 'g') AS x
+       CROSS JOIN LATERAL (SELECT replace(replace(x[1], '''''', ''''), chr(92) || chr(92), chr(92)) AS lexeme) l
+       GROUP BY l.lexeme`;
+}
+
+/** The statement reading a query's own lexemes and their repeats (rows lexeme, repeats), parsed as the full-text statement parses it. */
+export function queryTermsStatement(query: FullTextQuery, params: SqlParams): string {
+  return `WITH search_query AS MATERIALIZED (SELECT ${tsquerySql(query, params)} AS tsquery)
+     ${queryLexemesSql("(SELECT sq.tsquery FROM search_query sq)", params)}`;
+}
+
+/**
+ * The statement counting each of `lexemes`' document frequency now over the
+ * searchable entries `principal` may see (current, neither quarantined nor
+ * rejected), in one pass over the GIN index's matches of any of them, as
+ * frequenciesCte counts them. Rows (lexeme, frequency) for the lexemes some
+ * entry holds; a lexeme without a row has frequency 0.
+ */
+export function countFrequenciesStatement(principal: Principal, lexemes: readonly string[], params: SqlParams): string {
+  const array = `${params.add([...lexemes])}::text[]`;
+  return `WITH terms AS MATERIALIZED (
+       SELECT coalesce(array_to_string(array_agg(${quotedLexemeSql("w.lexeme", false)}), ' | '), '')::tsquery AS any_term
+       FROM unnest(${array}) AS w (lexeme)
+     )
+     SELECT u.lexeme, count(*)::float8 AS frequency
+     FROM entries s CROSS JOIN LATERAL unnest(ts_filter(setweight(s.search_vector, 'A', ${array}), '{a}')) u
+     WHERE ${accessPredicate(principal, "s", params)} AND ${trustFilter("s", false)} AND s.search_vector @@ (SELECT t.any_term FROM terms t)
+     GROUP BY u.lexeme`;
+}
+
+/**
+ * The `frequencies` CTE (term, frequency) from frequencies already known
+ * (counted by countFrequenciesStatement, or kept from such a count): each
+ * given lexeme's index into `lexemes` (SQL) beside its frequency.
+ */
+export function knownFrequenciesCte(known: ReadonlyMap<string, number>, lexemes: string, params: SqlParams): string {
+  return `frequencies AS MATERIALIZED (
+       SELECT array_position(${lexemes}, k.lexeme) AS term, k.frequency
+       FROM unnest(${params.add([...known.keys()])}::text[], ${params.add([...known.values()])}::float8[]) AS k (lexeme, frequency)
+     )`;
+}
+
 /** BM25's idf of a term found in `frequency` of `documents` entries, as SQL. */
 export const idfSql = (documents: string, frequency: string) => `ln(1 + (${documents} - ${frequency} + 0.5) / (${frequency} + 0.5))`;
 

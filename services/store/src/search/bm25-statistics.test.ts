@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createCollectionStatisticsCache } from "./bm25-statistics.js";
+import { createCollectionStatisticsCache, createDocumentFrequencyCache } from "./bm25-statistics.js";
 
 test("a tenant's statistics are reused for the lifetime, then counted again, and never serve another tenant", async () => {
   let clock = 0;
@@ -32,4 +32,32 @@ test("a lifetime of 0 counts for every query, and a failed count is not kept", a
     /database gone/,
   );
   assert.equal((await cache.get("a", count)).documents, 3, "the next query counts again");
+});
+
+test("document frequencies are kept per view and lexeme for the lifetime, never serve another view, and the least recently read go first", () => {
+  let clock = 0;
+  const cache = createDocumentFrequencyCache(10_000, () => clock);
+  cache.keep(
+    "a",
+    new Map([
+      ["wing", 3],
+      ["lift", 0],
+    ]),
+  );
+  assert.deepEqual(
+    [...cache.known("a", ["wing", "lift", "drag"])],
+    [
+      ["wing", 3],
+      ["lift", 0],
+    ],
+    "a count of 0 is kept too; an uncounted word is absent",
+  );
+  assert.equal(cache.known("b", ["wing"]).size, 0, "another view never reads them");
+  clock = 9_999;
+  assert.equal(cache.known("a", ["wing"]).get("wing"), 3, "within the lifetime: reused");
+  clock = 10_000;
+  assert.equal(cache.known("a", ["wing"]).size, 0, "after it: gone");
+  const uncached = createDocumentFrequencyCache(0, () => 0);
+  uncached.keep("a", new Map([["wing", 3]]));
+  assert.equal(uncached.known("a", ["wing"]).size, 0, "a lifetime of 0 keeps nothing");
 });

@@ -14,7 +14,7 @@ export interface SearchConfig {
   grepWorkers: number;
   /** BM25's parameters for full-text ranking. */
   bm25: Bm25Parameters;
-  /** How long a tenant's entry count and average length are reused by full-text ranking (0: counted for every query). */
+  /** How long a caller view's entry count, average length and document frequencies are reused by full-text ranking (0: counted for every query). */
   bm25StatisticsTtlMs: number;
 }
 

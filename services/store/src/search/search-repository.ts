@@ -1,19 +1,30 @@
 import { accessPredicate } from "../filters/access-predicate.js";
-import { createCollectionStatisticsCache, type CollectionStatistics } from "./bm25-statistics.js";
+import { createCollectionStatisticsCache, createDocumentFrequencyCache, type CollectionStatistics } from "./bm25-statistics.js";
+import { createFrequencySource } from "./bm25-frequencies.js";
 import { createSqlParams, type SqlDatabase, type SqlParams } from "../db/sql-database.js";
 import type { StoredEntry } from "../model/entry-model.js";
-import { entryColumns, toStoredEntry, type EntryRow } from "../entries/entry-rows.js";
+import { toStoredEntry, type EntryRow } from "../entries/entry-rows.js";
 import type { Principal } from "../model/principal.js";
 import { defaultSearchConfig, type Bm25Parameters } from "./search-config.js";
 import type { SearchFilter } from "../model/search-filter.js";
-import { entrySource, previewSourceColumn, searchFilterConditions } from "../filters/search-filter-sql.js";
+import { entrySource, searchFilterConditions } from "../filters/search-filter-sql.js";
 import { trustFilter } from "../filters/trust-filter.js";
-import { feedbackShares, feedbackStatement, selectExpansionTerms, type FeedbackOptions, type WeightedLexeme } from "./bm25-feedback.js";
-import { collectionThenCte, frequenciesCte, idfSql, quotedLexemePattern, quotedLexemeSql, termsInSql, tsquerySql, type FullTextQuery } from "./bm25-sql.js";
+import {
+  candidatesToCount,
+  feedbackCandidatesStatement,
+  feedbackShares,
+  feedbackStatement,
+  selectExpansionTerms,
+  wideningLexemes,
+  type FeedbackOptions,
+  type WeightedLexeme,
+} from "./bm25-feedback.js";
+import { idf, tsquerySql, type FullTextQuery } from "./bm25-sql.js";
+import { fullTextStatement, listingColumns } from "./full-text-statement.js";
 import type { TrustState } from "../model/trust.js";
-import { headlineOptions, highlightTextLimit } from "./text-search.js";
 
 export type { FullTextQuery } from "./bm25-sql.js";
+export { fullTextStatement, type FullTextStatementOptions, type WeightedTerms } from "./full-text-statement.js";
 
 export interface FullTextRow {
   id: string;
@@ -111,128 +122,11 @@ type ListingRow = Omit<EntryRow, "text" | "node_summaries" | "chunk_count" | "em
   preview_source: string | null;
 };
 
-/** The listing columns of the row aliased `e` (a live entry, or one of `entrySource`'s rows under the same filter). */
-function listingColumns(filter: Pick<SearchFilter, "asOf">): string {
-  return `${entryColumns}, ${previewSourceColumn(filter, "e")}`;
-}
-
 const live: Pick<SearchFilter, "asOf"> = { asOf: undefined };
 
 /** A listed entry: the shared row mapping, with no text, image bytes or node summaries. */
 function toListing(row: ListingRow): StoredEntry {
   return toStoredEntry(row, undefined);
-}
-
-/** The query's own terms replaced by weighted whole lexemes (pseudo-relevance feedback's second pass; see bm25-feedback.ts). */
-export interface WeightedTerms {
-  lexemes: readonly string[];
-  /** Each lexeme's weight in the query (what a repeat counts for a parsed query), > 0. */
-  weights: readonly number[];
-  /** Also match entries holding only some of `lexemes` (any-word mode), not just those matching the query. */
-  widen: boolean;
-}
-
-/** How a full-text statement is built beyond the query, the filter and the page. */
-export interface FullTextStatementOptions {
-  highlight: boolean;
-  bm25: Bm25Parameters;
-  /** N and the average length now; undefined as of an instant (counted in the statement). */
-  collection: CollectionStatistics | undefined;
-  /** Rank by these terms instead of the query's own. */
-  weighted?: WeightedTerms | undefined;
-  /** Return only each hit's id and score, no listing columns. */
-  rankOnly?: boolean;
-}
-
-/**
- * The full-text statement: the page of matching, visible, filtered entries
- * ranked by BM25 with statistics over the entries the caller may see (so
- * neither another tenant's entries, invariant I-7, nor hidden entries of its
- * own tenant move a score), then their listing columns.
- *
- * - `search_query`: the tsquery, parsed once for the statement (every use
- *   below reads it through a scalar subquery, never re-parsing it per row).
- * - `terms`: the lexemes of the query's positive part (`querytree` drops
- *   negated words), sorted, each with how often the query repeats it, and a
- *   tsquery matching any of them; or, with `weighted`, the given lexemes
- *   with their weights in place of repeats.
- * - `frequencies`: each term's document frequency over the searchable
- *   entries the caller may see (see frequenciesCte).
- * - `weights`: each term's idf times its repeats. N and the average length
- *   are parameters (see countCollection); as of an instant, `collection`
- *   counts them, and `frequencies` counts, over what the caller may see as
- *   it was then.
- * - `page`: each candidate's BM25, summing over the terms its vector holds
- *   (for a prefix, every lexeme it starts counts towards its frequency), cut
- *   to the page before any listing column is read.
- */
-export function fullTextStatement(
-  principal: Principal,
-  query: FullTextQuery,
-  filter: SearchFilter,
-  page: { limit: number; offset: number },
-  options: FullTextStatementOptions,
-  params: SqlParams,
-): string {
-  const { bm25, collection, weighted } = options;
-  const parsed = tsquerySql(query, params);
-  const tsquery = "(SELECT sq.tsquery FROM search_query sq)";
-  const lexemes = "(SELECT t.lexemes FROM terms t)";
-  const k1 = `${params.add(bm25.k1)}::float8`;
-  const b = `${params.add(bm25.b)}::float8`;
-  const historical = filter.asOf !== undefined;
-  // Now: N and the average length from the caller (cached per caller view); as of an instant: counted here over what the caller could see then.
-  const documents = !historical ? `${params.add(collection?.documents ?? 0)}::float8` : "(SELECT c.documents FROM collection c)";
-  const averageLength = !historical ? `${params.add(Math.max(collection?.averageLength ?? 0, 1))}::float8` : "(SELECT c.average_length FROM collection c)";
-  const prefix = query.mode === "prefix" && weighted === undefined;
-  const anyTerm = "(SELECT t.any_term FROM terms t)";
-  const saturated = (tf: string) => `${tf} * (${k1} + 1) / (${tf} + ${k1} * (1 - ${b} + ${b} * e.search_length / ${averageLength}))`;
-  const score = `coalesce((SELECT sum(w.weights[f.term] * ${saturated("f.tf")}) FROM (${termsInSql("e.search_vector", lexemes, prefix)}) f), 0)`;
-  // With weighted terms in any-word mode, an entry holding only an expansion term matches too.
-  const matching = weighted?.widen === true ? `(${tsquery} || ${anyTerm})` : tsquery;
-  const conditions = [`e.search_vector @@ ${matching}`, accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
-  // With as_of, the match is also pushed into the source, where the stored vectors' indexes serve it; the
-  // listing reads only the page's entries (joined by id alone, it would build every matching row's columns).
-  const source = entrySource(principal, filter, params, { matching });
-  const terms =
-    weighted === undefined
-      ? `SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.repeats ORDER BY m.lexeme) AS repeats,
-         coalesce(array_to_string(array_agg(${quotedLexemeSql("m.lexeme", prefix)}), ' | '), '')::tsquery AS any_term
-       FROM (
-         SELECT l.lexeme, count(*)::float8 AS repeats
-         FROM search_query sq
-         CROSS JOIN LATERAL regexp_matches(querytree(sq.tsquery)::text, ${params.add(quotedLexemePattern)}, 'g') AS x
-         CROSS JOIN LATERAL (SELECT replace(replace(x[1], '''''', ''''), chr(92) || chr(92), chr(92)) AS lexeme) l
-         GROUP BY l.lexeme
-       ) m`
-      : `SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.weight ORDER BY m.lexeme) AS repeats,
-         coalesce(array_to_string(array_agg(${quotedLexemeSql("m.lexeme", false)}), ' | '), '')::tsquery AS any_term
-       FROM unnest(${params.add([...weighted.lexemes])}::text[], ${params.add([...weighted.weights])}::float8[]) AS m (lexeme, weight)`;
-  const ranked = `WITH search_query AS MATERIALIZED (
-       SELECT ${parsed} AS tsquery
-     ), terms AS MATERIALIZED (
-       ${terms}
-     )${historical ? `, ${collectionThenCte(principal, filter, params)}` : ""}, ${frequenciesCte(principal, filter, params, { lexemes, anyTerm, prefix })}, weights AS MATERIALIZED (
-       SELECT array_agg(t.repeats[i] * ${idfSql(documents, "coalesce(f.frequency, 0)")} ORDER BY i) AS weights
-       FROM terms t CROSS JOIN generate_subscripts(t.lexemes, 1) AS i LEFT JOIN frequencies f ON f.term = i
-     ), page AS (
-       SELECT e.id, e.created_at, ${score} AS score
-       FROM ${source} e CROSS JOIN weights w
-       WHERE ${conditions.join(" AND ")}
-       ORDER BY score DESC, e.created_at DESC, e.id DESC
-       LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
-     )`;
-  if (options.rankOnly === true) return `${ranked} SELECT page.id, page.score FROM page ORDER BY page.score DESC, page.created_at DESC, page.id DESC`;
-  // Built only now: every parameter added must be used by the statement (an unused one has no type).
-  const pageSource = entrySource(principal, filter, params, { ids: "(SELECT page.id FROM page)" });
-  const headline = options.highlight
-    ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), ${tsquery}, ${params.add(headlineOptions)})`
-    : "NULL::text";
-  return `${ranked}
-     SELECT ${listingColumns(filter)}, page.score, ${headline} AS headline
-     FROM page JOIN ${pageSource} e ON e.id = page.id
-     WHERE ${accessPredicate(principal, "e", params)}
-     ORDER BY page.score DESC, page.created_at DESC, e.id DESC`;
 }
 
 /**
@@ -255,10 +149,66 @@ function visibilityKey(principal: Principal): string {
   return JSON.stringify([principal.tenant, principal.subject, [...principal.groups].sort(), [...principal.scopes].sort()]);
 }
 
+/** Runs a ranking statement: the listed rows, or ids and scores only. */
+type RunStatement = (idsOnly: boolean) => (statement: string, params: SqlParams) => Promise<FullTextRow[]>;
+
+/** A feedback search's arguments (SearchRepository.fullTextWithFeedback). */
+interface FeedbackSearch {
+  principal: Principal;
+  query: FullTextQuery;
+  filter: SearchFilter;
+  page: { limit: number; offset: number };
+  highlight: boolean;
+  feedback: FeedbackOptions;
+  idsOnly: boolean;
+}
+
+/**
+ * Pseudo-relevance feedback with every document frequency counted inside
+ * the statements (feedbackStatement, then the second pass): as of an
+ * instant, where each statistic is as of then and nothing is kept.
+ */
+async function feedbackCountedInStatements(
+  db: SqlDatabase,
+  run: RunStatement,
+  options: { bm25: Bm25Parameters; collection: CollectionStatistics | undefined },
+  search: FeedbackSearch,
+): Promise<{ rows: FullTextRow[]; feedback: FeedbackUsed }> {
+  const { principal, query, filter, page, feedback, idsOnly } = search;
+  const statementOptions = { highlight: search.highlight, bm25: options.bm25, collection: options.collection, rankOnly: idsOnly };
+  const firstParams = createSqlParams();
+  const first = await db.query<{ id: string; score: number }>(
+    fullTextStatement(principal, query, filter, { limit: feedback.documents, offset: 0 }, { ...statementOptions, highlight: false, rankOnly: true }, firstParams),
+    firstParams.values,
+  );
+  if (first.rows.length === 0) return { rows: [], feedback: { documents: 0, terms: [] } };
+  const statsParams = createSqlParams();
+  const shares = feedbackShares(first.rows.map((row) => Number(row.score)));
+  const { rows: terms } = await db.query<{ lexeme: string; feedback_weight: number; repeats: number; frequency: number; documents: number }>(
+    feedbackStatement(principal, query, filter, { ids: first.rows.map((row) => row.id), shares }, options.collection?.documents, statsParams),
+    statsParams.values,
+  );
+  const expanded = selectExpansionTerms(
+    terms.map((term) => ({ lexeme: term.lexeme, feedbackWeight: Number(term.feedback_weight), repeats: Number(term.repeats), frequency: Number(term.frequency) })),
+    Number(terms[0]?.documents ?? 0),
+    feedback,
+  );
+  const params = createSqlParams();
+  if (expanded.expansion.length === 0 || expanded.query.length === 0) {
+    return { rows: await run(idsOnly)(fullTextStatement(principal, query, filter, page, statementOptions, params), params), feedback: { documents: 0, terms: [] } };
+  }
+  const weighted = { lexemes: expanded.query.map((term) => term.lexeme), weights: expanded.query.map((term) => term.weight), widen: query.mode === "any" };
+  const rows = await run(idsOnly)(fullTextStatement(principal, query, filter, page, { ...statementOptions, weighted }, params), params);
+  return { rows, feedback: { documents: first.rows.length, terms: expanded.expansion } };
+}
+
+/** The deepest page (offset + limit) a feedback search's first pass reads as far as, to bound its second pass. */
+const maxBoundingDepth = 1_000;
+
 /** How the repository ranks full text. */
 export interface FullTextRanking {
   bm25: Bm25Parameters;
-  /** How long a caller's N and average length are reused before they are counted again; 0 counts them for every query. */
+  /** How long a caller's N, average length and document frequencies are reused before they are counted again; 0 counts them for every query. */
   statisticsTtlMs: number;
 }
 
@@ -277,47 +227,96 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
     return rows.map((row) => ({ id: row.id, entry: undefined, score: Number(row.score), headline: undefined }));
   };
   const run = (idsOnly: boolean) => (idsOnly ? ranked : listed);
+  const frequencyCache = createDocumentFrequencyCache(ranking.statisticsTtlMs);
+  const frequencySource = createFrequencySource(db, frequencyCache);
+  // Now and over whole lexemes, document frequencies are read beside the ranking statement (kept per caller view);
+  // as of an instant, or for a prefix, the ranking statement counts them itself.
+  const countsAside = (query: FullTextQuery, filter: SearchFilter) => filter.asOf === undefined && query.mode !== "prefix";
+  // A kept frequency can be a little newer than the kept N: capped at N, an idf stays positive.
+  const capped = (frequencies: ReadonlyMap<string, number>, collection: CollectionStatistics | undefined) =>
+    new Map([...frequencies].map(([lexeme, frequency]) => [lexeme, Math.min(frequency, collection?.documents ?? frequency)]));
+  const queryFrequencies = async (principal: Principal, query: FullTextQuery, collection: CollectionStatistics | undefined) => {
+    const terms = await frequencySource.queryTerms(query);
+    return { terms, frequencies: capped(await frequencySource.frequencies(principal, visibilityKey(principal), terms.keys()), collection) };
+  };
+
   const visibleConditions = (principal: Principal, ids: readonly string[], filter: SearchFilter, params: SqlParams) =>
     [`e.id = ANY(${params.add(ids)}::uuid[])`, accessPredicate(principal, "e", params), ...searchFilterConditions({ ...filter, asOf: undefined }, "e", params)].join(" AND ");
   return {
     async fullText(principal, query, filter, page, highlight, idsOnly = false) {
       const collection = await collectionOf(principal, filter);
+      const frequencies = countsAside(query, filter) ? (await queryFrequencies(principal, query, collection)).frequencies : undefined;
       const params = createSqlParams();
-      return run(idsOnly)(fullTextStatement(principal, query, filter, page, { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly }, params), params);
+      return run(idsOnly)(fullTextStatement(principal, query, filter, page, { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly, frequencies }, params), params);
     },
 
     async fullTextWithFeedback(principal, query, filter, page, highlight, feedback, idsOnly = false) {
       const collection = await collectionOf(principal, filter);
-      const options = { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly };
-      // First pass: the best entries by the query alone, ids and scores only.
+      if (!countsAside(query, filter)) return feedbackCountedInStatements(db, run, { bm25: ranking.bm25, collection }, { principal, query, filter, page, highlight, feedback, idsOnly });
+      const view = visibilityKey(principal);
+      const original = await queryFrequencies(principal, query, collection);
+      const options = { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly, frequencies: original.frequencies };
+      // First pass: the best entries by the query alone, ids and scores only; as deep as the page when it can be, so
+      // that its last score bounds the second pass's page (below).
+      const depth = page.offset + page.limit;
       const firstParams = createSqlParams();
-      const first = await db.query<{ id: string; score: number }>(
-        fullTextStatement(principal, query, filter, { limit: feedback.documents, offset: 0 }, { ...options, highlight: false, rankOnly: true }, firstParams),
+      const firstLimit = depth <= maxBoundingDepth ? Math.max(feedback.documents, depth) : feedback.documents;
+      const { rows: firstRows } = await db.query<{ id: string; score: number }>(
+        fullTextStatement(principal, query, filter, { limit: firstLimit, offset: 0 }, { ...options, highlight: false, rankOnly: true }, firstParams),
         firstParams.values,
       );
+      const first = { rows: firstRows.slice(0, feedback.documents) };
+      if (first.rows.length === 0) return { rows: [], feedback: { documents: 0, terms: [] } };
       const plain = async () => {
         const params = createSqlParams();
         return { rows: await run(idsOnly)(fullTextStatement(principal, query, filter, page, options, params), params), feedback: { documents: 0, terms: [] } };
       };
-      if (first.rows.length === 0) return { rows: [], feedback: { documents: 0, terms: [] } };
-      const statsParams = createSqlParams();
-      const feedbackIds = first.rows.map((row) => row.id);
+      const candidateParams = createSqlParams();
       const shares = feedbackShares(first.rows.map((row) => Number(row.score)));
-      const { rows: terms } = await db.query<{ lexeme: string; feedback_weight: number; repeats: number; frequency: number; documents: number }>(
-        feedbackStatement(principal, query, filter, { ids: feedbackIds, shares }, collection?.documents, statsParams),
-        statsParams.values,
+      const { rows: candidateRows } = await db.query<{ lexeme: string; feedback_weight: number; holders: number }>(
+        feedbackCandidatesStatement(principal, { ids: first.rows.map((row) => row.id), shares }, candidateParams),
+        candidateParams.values,
       );
-      const documents = Number(terms[0]?.documents ?? 0);
-      const expanded = selectExpansionTerms(
-        terms.map((term) => ({ lexeme: term.lexeme, feedbackWeight: Number(term.feedback_weight), repeats: Number(term.repeats), frequency: Number(term.frequency) })),
-        documents,
-        feedback,
+      const candidates = candidateRows.map((row) => ({ lexeme: row.lexeme, feedbackWeight: Number(row.feedback_weight), holders: Number(row.holders) }));
+      // Only the candidates that could still enter the expansion are counted (candidatesToCount), in one statement.
+      const documents = collection?.documents ?? 0;
+      const kept = capped(
+        new Map([
+          ...original.frequencies,
+          ...frequencyCache.known(
+            view,
+            candidates.map((candidate) => candidate.lexeme),
+          ),
+        ]),
+        collection,
       );
+      const toCount = candidatesToCount(candidates, kept, documents, feedback);
+      const frequencies = capped(await frequencySource.frequencies(principal, view, [...kept.keys(), ...toCount], kept), collection);
+      const byLexeme = new Map(candidates.map((candidate) => [candidate.lexeme, candidate]));
+      const lexemes = new Set([...original.terms.keys(), ...candidates.filter((candidate) => frequencies.has(candidate.lexeme)).map((candidate) => candidate.lexeme)]);
+      const terms = [...lexemes].map((lexeme) => ({
+        lexeme,
+        feedbackWeight: byLexeme.get(lexeme)?.feedbackWeight ?? 0,
+        repeats: original.terms.get(lexeme) ?? 0,
+        frequency: frequencies.get(lexeme) ?? 0,
+      }));
+      const expanded = selectExpansionTerms(terms, documents, feedback);
       if (expanded.expansion.length === 0 || expanded.query.length === 0) return plain();
-      // Second pass: the page ranked by the interpolated query; in any-word mode an entry holding only an expansion term matches too.
+      // Second pass: the page ranked by the interpolated query, every word's frequency already known; in any-word mode
+      // an entry holding only an expansion term matches too.
       const params = createSqlParams();
-      const weighted = { lexemes: expanded.query.map((term) => term.lexeme), weights: expanded.query.map((term) => term.weight), widen: query.mode === "any" };
-      const rows = await run(idsOnly)(fullTextStatement(principal, query, filter, page, { ...options, weighted }, params), params);
+      // An entry the first pass ranked scores at least queryWeight × its first score in the second pass (every original
+      // word keeps at least that share of its weight, with the same df), so the first pass's score at the page's depth
+      // times queryWeight is at most the second page's last score; expansion words whose bounds sum below it need not widen the match.
+      const floor = firstRows.length >= depth && depth <= maxBoundingDepth ? feedback.queryWeight * Number(firstRows[depth - 1]?.score ?? 0) : 0;
+      const bound = (term: WeightedLexeme) => term.weight * idf(documents, frequencies.get(term.lexeme) ?? 0) * (ranking.bm25.k1 + 1);
+      const weighted = {
+        lexemes: expanded.query.map((term) => term.lexeme),
+        weights: expanded.query.map((term) => term.weight),
+        widen: query.mode === "any",
+        widenBy: wideningLexemes(expanded.query, new Set(original.terms.keys()), bound, floor),
+      };
+      const rows = await run(idsOnly)(fullTextStatement(principal, query, filter, page, { ...options, weighted, frequencies }, params), params);
       return { rows, feedback: { documents: first.rows.length, terms: expanded.expansion } };
     },
 

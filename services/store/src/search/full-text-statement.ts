@@ -1,0 +1,152 @@
+/**
+ * The full-text ranking statement: BM25 over the matching, visible,
+ * filtered entries, cut to the page before any listing column is read.
+ */
+import { accessPredicate } from "../filters/access-predicate.js";
+import type { SqlParams } from "../db/sql-database.js";
+import type { Principal } from "../model/principal.js";
+import type { SearchFilter } from "../model/search-filter.js";
+import { entrySource, previewSourceColumn, searchFilterConditions } from "../filters/search-filter-sql.js";
+import type { CollectionStatistics } from "./bm25-statistics.js";
+import type { Bm25Parameters } from "./search-config.js";
+import { collectionThenCte, frequenciesCte, idfSql, knownFrequenciesCte, quotedLexemePattern, quotedLexemeSql, termsInSql, tsquerySql, type FullTextQuery } from "./bm25-sql.js";
+import { headlineOptions, highlightTextLimit } from "./text-search.js";
+import { entryColumns } from "../entries/entry-rows.js";
+
+/** The listing columns of the row aliased `e` (a live entry, or one of `entrySource`'s rows under the same filter). */
+export function listingColumns(filter: Pick<SearchFilter, "asOf">): string {
+  return `${entryColumns}, ${previewSourceColumn(filter, "e")}`;
+}
+
+/** The query's own terms replaced by weighted whole lexemes (pseudo-relevance feedback's second pass; see bm25-feedback.ts). */
+export interface WeightedTerms {
+  lexemes: readonly string[];
+  /** Each lexeme's weight in the query (what a repeat counts for a parsed query), > 0. */
+  weights: readonly number[];
+  /** Also match entries holding only some of `lexemes` (any-word mode), not just those matching the query. */
+  widen: boolean;
+  /**
+   * With `widen`, only these of `lexemes` widen the match (default: all):
+   * the words left out must be ones whose scores together cannot reach the
+   * page (see bm25-feedback.ts, wideningLexemes).
+   */
+  widenBy?: readonly string[] | undefined;
+}
+
+/** How a full-text statement is built beyond the query, the filter and the page. */
+export interface FullTextStatementOptions {
+  highlight: boolean;
+  bm25: Bm25Parameters;
+  /** N and the average length now; undefined as of an instant (counted in the statement). */
+  collection: CollectionStatistics | undefined;
+  /** Rank by these terms instead of the query's own. */
+  weighted?: WeightedTerms | undefined;
+  /** Return only each hit's id and score, no listing columns. */
+  rankOnly?: boolean;
+  /**
+   * Document frequencies already counted now (countFrequenciesStatement) for
+   * every whole lexeme the statement ranks by: used instead of counting them
+   * here. Not for a prefix query or as of an instant.
+   */
+  frequencies?: ReadonlyMap<string, number> | undefined;
+}
+
+/**
+ * The full-text statement: the page of matching, visible, filtered entries
+ * ranked by BM25 with statistics over the entries the caller may see (so
+ * neither another tenant's entries, invariant I-7, nor hidden entries of its
+ * own tenant move a score), then their listing columns.
+ *
+ * - `search_query`: the tsquery, parsed once for the statement (every use
+ *   below reads it through a scalar subquery, never re-parsing it per row).
+ * - `terms`: the lexemes of the query's positive part (`querytree` drops
+ *   negated words), sorted, each with how often the query repeats it, and a
+ *   tsquery matching any of them; or, with `weighted`, the given lexemes
+ *   with their weights in place of repeats.
+ * - `frequencies`: each term's document frequency over the searchable
+ *   entries the caller may see (see frequenciesCte).
+ * - `weights`: each term's idf times its repeats. N and the average length
+ *   are parameters (see countCollection); as of an instant, `collection`
+ *   counts them, and `frequencies` counts, over what the caller may see as
+ *   it was then.
+ * - `page`: each candidate's BM25, summing over the terms its vector holds
+ *   (for a prefix, every lexeme it starts counts towards its frequency), cut
+ *   to the page before any listing column is read.
+ */
+export function fullTextStatement(
+  principal: Principal,
+  query: FullTextQuery,
+  filter: SearchFilter,
+  page: { limit: number; offset: number },
+  options: FullTextStatementOptions,
+  params: SqlParams,
+): string {
+  const { bm25, collection, weighted } = options;
+  const parsed = tsquerySql(query, params);
+  const tsquery = "(SELECT sq.tsquery FROM search_query sq)";
+  const lexemes = "(SELECT t.lexemes FROM terms t)";
+  const k1 = `${params.add(bm25.k1)}::float8`;
+  const b = `${params.add(bm25.b)}::float8`;
+  const historical = filter.asOf !== undefined;
+  // Now: N and the average length from the caller (cached per caller view); as of an instant: counted here over what the caller could see then.
+  const documents = !historical ? `${params.add(collection?.documents ?? 0)}::float8` : "(SELECT c.documents FROM collection c)";
+  const averageLength = !historical ? `${params.add(Math.max(collection?.averageLength ?? 0, 1))}::float8` : "(SELECT c.average_length FROM collection c)";
+  const prefix = query.mode === "prefix" && weighted === undefined;
+  const anyTerm = "(SELECT t.any_term FROM terms t)";
+  const saturated = (tf: string) => `${tf} * (${k1} + 1) / (${tf} + ${k1} * (1 - ${b} + ${b} * e.search_length / ${averageLength}))`;
+  const score = `coalesce((SELECT sum(w.weights[f.term] * ${saturated("f.tf")}) FROM (${termsInSql("e.search_vector", lexemes, prefix)}) f), 0)`;
+  // With weighted terms in any-word mode, an entry holding only an expansion term matches too.
+  const widenTerm = weighted?.widenBy === undefined ? anyTerm : "(SELECT t.widen_term FROM terms t)";
+  const matching = weighted?.widen === true ? `(${tsquery} || ${widenTerm})` : tsquery;
+  const conditions = [`e.search_vector @@ ${matching}`, accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
+  // With as_of, the match is also pushed into the source, where the stored vectors' indexes serve it; the
+  // listing reads only the page's entries (joined by id alone, it would build every matching row's columns).
+  const source = entrySource(principal, filter, params, { matching });
+  const terms =
+    weighted === undefined
+      ? `SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.repeats ORDER BY m.lexeme) AS repeats,
+         coalesce(array_to_string(array_agg(${quotedLexemeSql("m.lexeme", prefix)}), ' | '), '')::tsquery AS any_term
+       FROM (
+         SELECT l.lexeme, count(*)::float8 AS repeats
+         FROM search_query sq
+         CROSS JOIN LATERAL regexp_matches(querytree(sq.tsquery)::text, ${params.add(quotedLexemePattern)}, 'g') AS x
+         CROSS JOIN LATERAL (SELECT replace(replace(x[1], '''''', ''''), chr(92) || chr(92), chr(92)) AS lexeme) l
+         GROUP BY l.lexeme
+       ) m`
+      : `SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.weight ORDER BY m.lexeme) AS repeats,
+         coalesce(array_to_string(array_agg(${quotedLexemeSql("m.lexeme", false)}), ' | '), '')::tsquery AS any_term
+       ${
+         weighted.widenBy === undefined
+           ? ""
+           : `, (SELECT coalesce(array_to_string(array_agg(${quotedLexemeSql("w.lexeme", false)}), ' | '), '')::tsquery
+                FROM unnest(${params.add([...weighted.widenBy])}::text[]) AS w (lexeme)) AS widen_term`
+       }
+       FROM unnest(${params.add([...weighted.lexemes])}::text[], ${params.add([...weighted.weights])}::float8[]) AS m (lexeme, weight)`;
+  const known = options.frequencies !== undefined && !historical && !prefix ? options.frequencies : undefined;
+  const frequencies = known === undefined ? frequenciesCte(principal, filter, params, { lexemes, anyTerm, prefix }) : knownFrequenciesCte(known, lexemes, params);
+  const ranked = `WITH search_query AS MATERIALIZED (
+       SELECT ${parsed} AS tsquery
+     ), terms AS MATERIALIZED (
+       ${terms}
+     )${historical ? `, ${collectionThenCte(principal, filter, params)}` : ""}, ${frequencies}, weights AS MATERIALIZED (
+       SELECT array_agg(t.repeats[i] * ${idfSql(documents, "coalesce(f.frequency, 0)")} ORDER BY i) AS weights
+       FROM terms t CROSS JOIN generate_subscripts(t.lexemes, 1) AS i LEFT JOIN frequencies f ON f.term = i
+     ), page AS (
+       SELECT e.id, e.created_at, ${score} AS score
+       FROM ${source} e CROSS JOIN weights w
+       WHERE ${conditions.join(" AND ")}
+       ORDER BY score DESC, e.created_at DESC, e.id DESC
+       LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
+     )`;
+  if (options.rankOnly === true) return `${ranked} SELECT page.id, page.score FROM page ORDER BY page.score DESC, page.created_at DESC, page.id DESC`;
+  // Built only now: every parameter added must be used by the statement (an unused one has no type).
+  const pageSource = entrySource(principal, filter, params, { ids: "(SELECT page.id FROM page)" });
+  const headline = options.highlight
+    ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), ${tsquery}, ${params.add(headlineOptions)})`
+    : "NULL::text";
+  return `${ranked}
+     SELECT ${listingColumns(filter)}, page.score, ${headline} AS headline
+     FROM page JOIN ${pageSource} e ON e.id = page.id
+     WHERE ${accessPredicate(principal, "e", params)}
+     ORDER BY page.score DESC, page.created_at DESC, e.id DESC`;
+}
