@@ -1,0 +1,163 @@
+// An agent session written for a peer memory server with the same tool names, replayed over real MCP with the SDK
+// client: the peer's argument names (start_char/end_char, is_regex, case_sensitive, max_entries_scanned,
+// include_node_summaries, include_images, explain_query, fusion_method, search_modes) and its metadata operators
+// (dotted paths, exists without a value, the operator left out) each do what the peer documents; arguments that
+// would mean something else here are refused saying what to use, and changing nothing.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { AllInOne } from "@context-hub/cli";
+import { callOk, callTool, connectMcpClient, failureLine, textOf } from "../support/mcp.js";
+import { startMemoryHub } from "../support/memory-hub.js";
+
+interface Listing {
+  results: { id: string; metadata: Record<string, unknown> }[];
+  count: number;
+}
+
+const report = [
+  "# Auth rollout",
+  "",
+  "The login service now issues short-lived tokens.",
+  "",
+  "## Risks",
+  "",
+  "Token refresh fails when the clock drifts; ERROR rates rose on Tuesday.",
+  "",
+  "## Next steps",
+  "",
+  "Pin the clock source and retry the refresh once.",
+].join("\n");
+
+describe("a peer-style agent session over MCP", () => {
+  let hub: AllInOne;
+  let client: Client;
+  const ids: Record<string, string> = {};
+  const thread = "project-alpha";
+
+  before(async () => {
+    // Every section gets a node summary, so include_node_summaries has something to leave out.
+    hub = await startMemoryHub({ SUMMARIZER_SECTION_MIN_CHARS: "0" });
+    client = await connectMcpClient(hub.url);
+    const store = async (name: string, text: string, metadata: Record<string, unknown>, source = "agent") => {
+      ids[name] = (await callOk<{ context_id: string }>(client, "store_context", { thread_id: thread, source, text, metadata, tags: ["auth"] })).context_id;
+    };
+    await store("report", report, { status: "completed", agent_name: "executor-1", priority: 8, technologies: ["python", "fastapi"], references: { context_ids: [100, 200] }, reviewer: null });
+    await store("plan", "Plan: rotate the signing keys after the auth rollout.", { status: "active", agent_name: "planner", priority: 3, technologies: ["go"], file: "plan.MD" });
+    await store("prompt", "Please check why token refresh fails on the auth service.", { status: "active" }, "user");
+  });
+
+  after(async () => {
+    await client?.close();
+    await hub?.close();
+  });
+
+  const found = (page: Listing) =>
+    Object.keys(ids)
+      .filter((name) => page.results.some((hit) => hit.id === ids[name]))
+      .sort();
+  const list = async (args: Record<string, unknown>) => found(await callOk<Listing>(client, "search_context", { thread_id: thread, ...args }));
+
+  test("search_context with the peer's metadata filters, include_images and explain_query left false", async () => {
+    assert.deepEqual(await list({ metadata: { status: "active" }, include_images: false, explain_query: false }), ["plan", "prompt"]);
+    const filters = (metadata_filters: unknown[]) => list({ metadata_filters });
+    assert.deepEqual(await filters([{ key: "priority", operator: "gte", value: 5 }]), ["report"]);
+    assert.deepEqual(await filters([{ key: "agent_name", operator: "exists" }]), ["plan", "report"]);
+    assert.deepEqual(await filters([{ key: "agent_name", operator: "not_exists" }]), ["prompt"]);
+    assert.deepEqual(await filters([{ key: "agent_name", operator: "starts_with", value: "executor" }]), ["report"]);
+    assert.deepEqual(await filters([{ key: "file", operator: "ends_with", value: ".md", case_sensitive: false }]), ["plan"]);
+    assert.deepEqual(await filters([{ key: "file", operator: "ends_with", value: ".md" }]), []);
+    assert.deepEqual(await filters([{ key: "technologies", operator: "array_contains", value: "python" }]), ["report"]);
+    assert.deepEqual(await filters([{ key: "technologies", operator: "array_contains", value: "PYTHON", case_sensitive: false }]), ["report"]);
+    assert.deepEqual(await filters([{ key: "references.context_ids", operator: "array_contains", value: 200 }]), ["report"]);
+    assert.deepEqual(await filters([{ key: "reviewer", operator: "is_null" }]), ["report"]);
+    assert.deepEqual(await filters([{ key: "priority", operator: "is_not_null" }]), ["plan", "report"]);
+    assert.deepEqual(await filters([{ key: "status", value: "completed" }]), ["report"], "the operator left out means eq");
+    assert.deepEqual(
+      await filters([
+        { key: "status", operator: "in", value: ["active", "pending"] },
+        { key: "agent_name", operator: "exists" },
+      ]),
+      ["plan"],
+    );
+  });
+
+  test("the ranked searches take the peer's include_images (false), explain_query, fusion_method and search_modes", async () => {
+    const fts = await callOk<Listing & { explain?: unknown }>(client, "fts_search_context", {
+      query: "token refresh",
+      mode: "match",
+      thread_id: thread,
+      include_images: false,
+      explain_query: true,
+      metadata_filters: [{ key: "status", operator: "ne", value: "archived" }],
+    });
+    assert.deepEqual(found(fts), ["prompt", "report"]);
+    assert.ok(fts.explain !== undefined, "explain_query explains the ranking");
+    const hybrid = await callOk<Listing & { explain?: { fusion_method: string | null } }>(client, "hybrid_search_context", {
+      query: "token refresh fails",
+      thread_id: thread,
+      fusion_method: "rrf",
+      rrf_k: 60,
+      search_modes: ["fts", "semantic"],
+      include_images: false,
+      explain_query: true,
+      metadata_filters: [{ key: "agent_name", operator: "exists" }],
+    });
+    assert.ok(found(hybrid).includes("report") && !found(hybrid).includes("prompt"), `hybrid found ${found(hybrid).join(", ")}`);
+    assert.equal(hybrid.explain?.fusion_method, "rrf");
+    const semantic = await callOk<Listing>(client, "semantic_search_context", { query: "signing key rotation", thread_id: thread, include_images: false, limit: 5 });
+    assert.ok(found(semantic).includes("plan"));
+  });
+
+  test("navigate_context, read_context_range and grep_context with the peer's argument names", async () => {
+    const outline = await callOk<{ nodes: { node_id: string; start: number; end: number; summary: string }[] }>(client, "navigate_context", { context_id: ids.report });
+    assert.ok(outline.nodes.length >= 3);
+    assert.ok(
+      outline.nodes.some((node) => node.summary !== ""),
+      "positive control: the outline carries summaries by default",
+    );
+    const bare = await callOk<{ nodes: { summary: string }[] }>(client, "navigate_context", { context_id: ids.report, include_node_summaries: false });
+    assert.equal(bare.nodes.length, outline.nodes.length);
+    assert.ok(bare.nodes.every((node) => node.summary === ""));
+
+    const risks = outline.nodes.find((node) => node.node_id.endsWith("risks"))!;
+    const range = await callOk<{ text: string; start: number; end: number }>(client, "read_context_range", { context_id: ids.report, start_char: risks.start, end_char: risks.end });
+    assert.equal(range.text, report.slice(risks.start, risks.end));
+    const same = await callOk<{ text: string }>(client, "read_context_range", { context_id: ids.report, start: risks.start, end_char: risks.end });
+    assert.equal(same.text, range.text, "our name and the peer's mix");
+
+    type Grep = { results: { id: string; match_count: number }[]; entries_scanned: number };
+    const grep = (args: Record<string, unknown>) => callOk<Grep>(client, "grep_context", { thread_id: thread, output_mode: "count", ...args });
+    const exact = await grep({ pattern: "ERROR", case_sensitive: true });
+    assert.deepEqual(
+      exact.results.map((entry) => entry.id),
+      [ids.report],
+    );
+    const folded = await grep({ pattern: "error rates|token refresh", is_regex: true, case_sensitive: false });
+    assert.deepEqual(folded.results.map((entry) => entry.id).sort(), [ids.report, ids.prompt].sort());
+    const literal = await grep({ pattern: "error rates|token refresh", is_regex: false });
+    assert.deepEqual(literal.results, [], "is_regex false reads the pattern literally");
+    const capped = await grep({ pattern: "the", max_entries_scanned: 1 });
+    assert.equal(capped.entries_scanned, 1);
+  });
+
+  test("where a peer argument would mean something else here, the call is refused saying what to use", async () => {
+    const refusals: [string, Record<string, unknown>, RegExp][] = [
+      ["search_context", { thread_id: thread, include_images: true }, /get_context_by_ids \(include_images: true\)/],
+      ["search_context", { thread_id: thread, explain_query: true }, /ranked searches .* take explain_query/],
+      ["hybrid_search_context", { query: "token", search_modes: ["fts"] }, /for one leg use fts_search_context or semantic_search_context/],
+      ["read_context_range", { context_id: ids.report, start: 0, start_char: 5, end: 10 }, /start_char and start name the same setting and disagree/],
+      ["grep_context", { pattern: "x", regex: true, is_regex: false }, /is_regex and regex name the same setting/],
+      ["grep_context", { pattern: "x", case_insensitive: true, case_sensitive: true }, /case_sensitive and case_insensitive name the same setting/],
+      ["search_context", { metadata_filters: [{ key: "priority", operator: "gt", value: 1, case_sensitive: true }] }, /case_sensitive applies only to .* not to gt/],
+      ["search_context", { metadata_filters: [{ key: "reviewer", operator: "is_null", value: "x" }] }, /leave value out for is_null/],
+      ["search_context", { metadata_filters: [{ key: "status" }] }, /eq needs a value/],
+    ];
+    for (const [tool, args, message] of refusals) {
+      const result = await callTool(client, tool, args);
+      assert.equal(result.isError, true, `${tool} ${JSON.stringify(args)} should fail`);
+      assert.match(textOf(result), message, `${tool} ${JSON.stringify(args)}: ${failureLine(result)}`);
+    }
+    assert.deepEqual(await list({}), ["plan", "prompt", "report"], "nothing changed");
+  });
+});
