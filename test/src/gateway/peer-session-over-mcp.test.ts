@@ -2,7 +2,8 @@
 // client: the peer's argument names (start_char/end_char, is_regex, case_sensitive, max_entries_scanned,
 // include_node_summaries, include_images, explain_query, fusion_method, search_modes) and its metadata operators
 // (dotted paths, exists without a value, the operator left out) each do what the peer documents; arguments that
-// would mean something else here are refused saying what to use, and changing nothing.
+// would mean something else here are refused saying what to use, and changing nothing. metadata_patch merges under
+// compare-and-set.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -139,6 +140,32 @@ describe("a peer-style agent session over MCP", () => {
     assert.deepEqual(literal.results, [], "is_regex false reads the pattern literally");
     const capped = await grep({ pattern: "the", max_entries_scanned: 1 });
     assert.equal(capped.entries_scanned, 1);
+  });
+
+  test("update_context(metadata_patch) merges onto the current metadata, and concurrent patches lose nothing", async () => {
+    const stored = await callOk<{ context_id: string }>(client, "store_context", {
+      thread_id: "patches",
+      source: "agent",
+      text: "Patch target.",
+      metadata: { status: "pending", priority: 5, assignee: "alice", config: { retries: 3, timeout: 30 } },
+    });
+    const id = stored.context_id;
+    const metadataOf = async () => (await callOk<{ entries: { metadata: Record<string, unknown>; version: number }[] }>(client, "get_context_by_ids", { context_ids: [id] })).entries[0]!;
+    const first = await callOk<{ version: number }>(client, "update_context", { context_id: id, metadata_patch: { status: "completed", assignee: null, config: { timeout: 60 }, reviewer: "bob" } });
+    assert.deepEqual((await metadataOf()).metadata, { status: "completed", priority: 5, config: { retries: 3, timeout: 60 }, reviewer: "bob" });
+
+    const stale = await callTool(client, "update_context", { context_id: id, metadata_patch: { status: "archived" }, expected_version: first.version - 1 });
+    assert.match(failureLine(stale), /VERSION_CONFLICT/);
+    assert.equal((await metadataOf()).metadata.status, "completed", "a pinned stale version changes nothing");
+
+    const keys = Array.from({ length: 6 }, (_, index) => `k${index}`);
+    await Promise.all(keys.map((key) => callOk(client, "update_context", { context_id: id, metadata_patch: { [key]: true } })));
+    const after = await metadataOf();
+    for (const key of keys) assert.equal(after.metadata[key], true, `${key} survived the concurrent patches`);
+    assert.equal(after.version, first.version + keys.length);
+
+    const both = await callTool(client, "update_context", { context_id: id, metadata: {}, metadata_patch: { a: 1 } });
+    assert.match(textOf(both), /give metadata .* or metadata_patch .* not both/);
   });
 
   test("where a peer argument would mean something else here, the call is refused saying what to use", async () => {

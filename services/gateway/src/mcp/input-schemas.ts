@@ -239,9 +239,19 @@ const hasChange = (change: Record<string, unknown>) => ["text", "metadata", "tag
 const changeRequired = "give at least one of text, metadata, tags, images, visibility, valid_from or valid_to to change";
 
 export const updateContextInput = z
-  .object({ context_id: entryIdSchema, ...changeFields, idempotency_key: idempotencyKeySchema.optional() })
+  .object({
+    context_id: entryIdSchema,
+    ...changeFields,
+    metadata_patch: boundedJson("metadata_patch", jsonObject())
+      .optional()
+      .describe(
+        "Change some metadata keys and keep the rest (RFC 7396 merge patch): a key with a value sets it (objects merge key by key, arrays are replaced), a key with null removes it. Merged onto the current metadata under compare-and-set; not with metadata.",
+      ),
+    idempotency_key: idempotencyKeySchema.optional(),
+  })
   .strict()
-  .refine(hasChange, changeRequired)
+  .refine((value) => hasChange(value) || value.metadata_patch !== undefined, `${changeRequired} (or metadata_patch)`)
+  .refine((value) => value.metadata === undefined || value.metadata_patch === undefined, "give metadata (replaces it all) or metadata_patch (changes some keys), not both")
   .refine(isForwardValidity, backwardValidity);
 
 export const updateContextBatchInput = z

@@ -5,6 +5,7 @@ import type { EntryChange, ItemOutcome, Visibility, WriteAck } from "../../write
 import { deleteContextBatchInput, deleteContextInput, updateContextBatchInput, updateContextInput } from "../input-schemas.js";
 import { deleteOutput, updateAckOutput, updateBatchOutput } from "../output-schemas.js";
 import { defineTool, destructiveTool } from "../tool-definition.js";
+import { applyMetadataPatch } from "../metadata-patch.js";
 import { toImages, toInstant } from "./store-tools.js";
 
 interface ChangeArgs {
@@ -45,7 +46,7 @@ export const updateContextTool = defineTool({
   name: "update_context",
   title: "Update context",
   description: [
-    "Change an entry you own or may write: its text, metadata, tags, images, valid-time interval (valid_from/valid_to: giving either replaces both, a missing end is open) or (owner only) visibility.",
+    "Change an entry you own or may write: its text, metadata (whole, or some keys with metadata_patch), tags, images, valid-time interval (valid_from/valid_to: giving either replaces both, a missing end is open) or (owner only) visibility.",
     "A new text is re-embedded and re-summarised before the change is stored. Pass expected_version to make sure you are changing what you last read; on a conflict, fetch the entry again and retry with its current version.",
     "Returns the new version and content hash.",
   ].join(" "),
@@ -54,10 +55,27 @@ export const updateContextTool = defineTool({
   annotations: destructiveTool,
   scope: "context:write",
   write: true,
-  async handler(args, { principal, peers, writePath }) {
+  async handler(args, { principal, peers, clients, writePath }) {
     const idempotency = await resolveIdempotency(peers, principal, "update_context", args);
-    const [outcome] = await writePath.update(principal, [toChange(args)], true, idempotency);
-    const ack = unwrapSingle(outcome);
+    const update = async (change: EntryChange) => unwrapSingle((await writePath.update(principal, [change], true, idempotency))[0]);
+    const { metadata_patch: patch } = args;
+    const ack =
+      patch === undefined
+        ? await update(toChange(args))
+        : await applyMetadataPatch(
+            {
+              async read() {
+                const { entries } = await clients.entries.get(principal, { ids: [args.context_id], includeImages: false, includeQuarantined: true });
+                const entry = entries[0];
+                // Not visible and not existing read the same, as an update of it would (I-2).
+                if (entry === undefined) throw new ContextHubError("ENTRY_NOT_FOUND", `no entry matches id ${JSON.stringify(args.context_id)}`, { details: { id: args.context_id } });
+                return { metadata: entry.metadata as JsonObject, version: entry.version };
+              },
+              write: (metadata, version) => update({ ...toChange(args), id: args.context_id, metadata, expectedVersion: version }),
+            },
+            patch as JsonObject,
+            args.expected_version,
+          );
     return {
       success: true,
       context_id: ack.id,
