@@ -168,6 +168,42 @@ describe("a peer-style agent session over MCP", () => {
     assert.match(textOf(both), /give metadata .* or metadata_patch .* not both/);
   });
 
+  test("delete_context_batch by thread_ids, source and older_than_days, with a dry-run count", async () => {
+    type Deleted = { deleted_count: number; deleted_ids: string[]; matched_count?: number; matched_count_exact?: boolean; dry_run?: boolean; has_more?: boolean };
+    const made: Record<string, string[]> = {};
+    for (const [thread, source, count] of [
+      ["sweep-a", "agent", 3],
+      ["sweep-a", "user", 2],
+      ["sweep-b", "agent", 2],
+      ["sweep-c", "agent", 2],
+    ] as const) {
+      const { results } = await callOk<{ results: { context_id: string }[] }>(client, "store_context_batch", {
+        entries: Array.from({ length: count }, (_, index) => ({ thread_id: thread, source, text: `Sweep note ${thread} ${source} ${index}.` })),
+      });
+      made[`${thread}/${source}`] = results.map((result) => result.context_id);
+    }
+    const criteria = { thread_ids: ["sweep-a", "sweep-b"], source: "agent" };
+    const dry = await callOk<Deleted>(client, "delete_context_batch", { ...criteria, dry_run: true });
+    assert.deepEqual([dry.matched_count, dry.matched_count_exact, dry.dry_run, dry.deleted_count], [5, true, true, 0]);
+    const none = await callOk<Deleted>(client, "delete_context_batch", { ...criteria, older_than_days: 1, dry_run: true });
+    assert.equal(none.matched_count, 0, "entries made today are not older than a day");
+
+    const done = await callOk<Deleted>(client, "delete_context_batch", { ...criteria, reason: "sweep" });
+    const expected = [...made["sweep-a/agent"]!, ...made["sweep-b/agent"]!].sort();
+    assert.deepEqual([...done.deleted_ids].sort(), expected);
+    assert.equal(done.has_more, false);
+    const { missing, entries } = await callOk<{ missing: string[]; entries: { id: string }[] }>(client, "get_context_by_ids", {
+      context_ids: [...expected, ...made["sweep-a/user"]!, ...made["sweep-c/agent"]!],
+    });
+    assert.deepEqual([...missing].sort(), expected);
+    assert.deepEqual(entries.map((entry) => entry.id).sort(), [...made["sweep-a/user"]!, ...made["sweep-c/agent"]!].sort(), "other sources and threads stay");
+    const again = await callOk<Deleted>(client, "delete_context_batch", { ...criteria, dry_run: true });
+    assert.equal(again.matched_count, 0);
+
+    const mixed = await callTool(client, "delete_context_batch", { context_ids: [made["sweep-c/agent"]![0]], source: "agent" });
+    assert.match(textOf(mixed), /give either context_ids or criteria/);
+  });
+
   test("where a peer argument would mean something else here, the call is refused saying what to use", async () => {
     const refusals: [string, Record<string, unknown>, RegExp][] = [
       ["search_context", { thread_id: thread, include_images: true }, /get_context_by_ids \(include_images: true\)/],

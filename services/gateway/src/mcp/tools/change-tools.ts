@@ -3,10 +3,14 @@ import { ContextHubError, isErrorCode } from "@context-hub/common";
 import { resolveIdempotency } from "../../idempotency.js";
 import type { EntryChange, ItemOutcome, Visibility, WriteAck } from "../../write-path.js";
 import { deleteContextBatchInput, deleteContextInput, updateContextBatchInput, updateContextInput } from "../input-schemas.js";
-import { deleteOutput, updateAckOutput, updateBatchOutput } from "../output-schemas.js";
+import { deleteBatchOutput, deleteOutput, updateAckOutput, updateBatchOutput } from "../output-schemas.js";
 import { defineTool, destructiveTool } from "../tool-definition.js";
+import { findMatching } from "../delete-by-criteria.js";
 import { applyMetadataPatch } from "../metadata-patch.js";
 import { toImages, toInstant } from "./store-tools.js";
+
+/** Entries one delete_context_batch call deletes by criteria at most (the batch limit). */
+const batchSize = 100;
 
 interface ChangeArgs {
   context_id: string;
@@ -135,13 +139,28 @@ export const deleteContextTool = defineTool({
 export const deleteContextBatchTool = defineTool({
   name: "delete_context_batch",
   title: "Delete context in a batch",
-  description: "Delete up to 100 entries by id. Not atomic by default (each id is deleted or reported on its own); set atomic to true to delete all of them or none.",
+  description: [
+    "Delete up to 100 entries by id, or by criteria: thread_ids, source and/or older_than_days (all given must hold).",
+    "By criteria, dry_run: true only counts the matches (matched_count); otherwise up to 100 matching entries are deleted per call, newest first, and has_more says to call again.",
+    "Not atomic by default (each entry is deleted or reported on its own); set atomic to true to delete all of this call's entries or none. Deleted entries keep a tombstone, as with delete_context.",
+  ].join(" "),
   inputSchema: deleteContextBatchInput,
-  outputSchema: deleteOutput,
+  outputSchema: deleteBatchOutput,
   annotations: destructiveTool,
   scope: "context:write",
   async handler(args, { principal, peers, clients }) {
+    const atomic = args.atomic ?? false;
+    if (args.context_ids !== undefined) {
+      const idempotency = await resolveIdempotency(peers, principal, "delete_context_batch", args);
+      return clients.entries.delete(principal, { ids: args.context_ids, threadId: undefined, atomic, reason: args.reason, idempotency });
+    }
+    const dryRun = args.dry_run ?? false;
+    const matched = await findMatching(clients.entries, principal, args, batchSize, dryRun);
+    const counts = { matched_count: matched.total, matched_count_exact: matched.exact };
+    if (dryRun) return { deleted_count: 0, deleted_ids: [], failed: [], ...counts, dry_run: true, has_more: false };
+    if (matched.ids.length === 0) return { deleted_count: 0, deleted_ids: [], failed: [], ...counts, dry_run: false, has_more: false };
     const idempotency = await resolveIdempotency(peers, principal, "delete_context_batch", args);
-    return clients.entries.delete(principal, { ids: args.context_ids, threadId: undefined, atomic: args.atomic ?? false, reason: args.reason, idempotency });
+    const deleted = await clients.entries.delete(principal, { ids: matched.ids, threadId: undefined, atomic, reason: args.reason, idempotency });
+    return { ...deleted, ...counts, dry_run: false, has_more: matched.total > matched.ids.length };
   },
 });
