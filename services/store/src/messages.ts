@@ -60,6 +60,11 @@ const operatorOf: Record<number, MetadataOperator> = {
   [storeV1.MetadataOperator.EXISTS]: "exists",
   [storeV1.MetadataOperator.CONTAINS]: "contains",
   [storeV1.MetadataOperator.STARTS_WITH]: "starts_with",
+  [storeV1.MetadataOperator.NOT_EXISTS]: "not_exists",
+  [storeV1.MetadataOperator.ENDS_WITH]: "ends_with",
+  [storeV1.MetadataOperator.IS_NULL]: "is_null",
+  [storeV1.MetadataOperator.IS_NOT_NULL]: "is_not_null",
+  [storeV1.MetadataOperator.ARRAY_CONTAINS]: "array_contains",
 };
 
 /** A metadata operator (unspecified compares for equality); INVALID_ARGUMENT for a value this build does not know. */
@@ -69,7 +74,7 @@ export function toMetadataOperator(operator: storeV1.MetadataOperator, field: st
   return found;
 }
 
-/** A metadata condition's JSON value; undefined when absent (the validation says it is required). */
+/** A metadata condition's JSON value; undefined when absent (the validation says whether the operator needs one). */
 export function toMetadataValue(condition: { value?: Value | undefined }, index: number): JsonValue | undefined {
   if (condition.value === undefined) return undefined;
   try {
@@ -91,6 +96,7 @@ export function toEntryFilter(filter: storeV1.EntryFilter | undefined): SearchFi
       key: condition.key,
       operator: toMetadataOperator(condition.operator, `filter.metadata[${index}].operator`),
       value: toMetadataValue(condition, index),
+      caseSensitive: condition.caseSensitive,
     })),
     createdFrom: toDate(filter.createdFrom),
     createdTo: toDate(filter.createdTo),

@@ -28,11 +28,11 @@ type JsonSchema = {
 
 /**
  * Where an input schema leaves a string or array unbounded, or an object open.
- * Metadata values are exempt: a metadata object is bounded as a whole
- * (64 KiB of JSON) by a check JSON Schema cannot express.
+ * Metadata values are exempt: a metadata object (and a metadata_patch) is
+ * bounded as a whole (64 KiB of JSON) by a check JSON Schema cannot express.
  */
 function unboundedParts(schema: JsonSchema, path: string): string[] {
-  if (path.endsWith(".metadata")) return [];
+  if (path.endsWith(".metadata") || path.endsWith(".metadata_patch")) return [];
   const found: string[] = [];
   if (schema.type === "string" && schema.maxLength === undefined && schema.enum === undefined) found.push(`${path}: string without maxLength`);
   if (schema.type === "array" && schema.maxItems === undefined) found.push(`${path}: array without maxItems`);

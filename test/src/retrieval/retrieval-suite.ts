@@ -14,6 +14,7 @@ import { commonV1, searchV1, storeV1 } from "@context-hub/proto";
 import { openDatabase } from "@context-hub/store";
 import { defaultSearchConfig, hnswIndexName, nastyQueries, openSearch, type Principal } from "@context-hub/store/testing";
 import { defineAsOfIndexTests } from "./as-of-index-suite.js";
+import { defineMetadataOperatorTests } from "./metadata-operators-suite.js";
 import { defineTimelinesTests } from "./timelines-suite.js";
 import { annFirstConfig, commitWithVectors, dimension, direction, startRetrievalHarness, testModel, type RetrievalHarness, type RetrievalTarget } from "./retrieval-fixtures.js";
 import { commitText, expectError, expectIndistinguishable, logger, newTenant, principal, randomId, startTestStore as startTestStoreOn, type PrincipalInit } from "../store/store-fixtures.js";
@@ -459,6 +460,7 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
 
     defineTimelinesTests(() => h);
     defineAsOfIndexTests(target, () => h);
+    defineMetadataOperatorTests(() => h);
 
     describe("navigation, ranges and grep", () => {
       const tenant = newTenant("navigate");

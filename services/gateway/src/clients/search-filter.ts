@@ -1,6 +1,7 @@
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { commonV1, storeV1 } from "@context-hub/proto";
+import type { metadataOperatorNames } from "../mcp/search-schemas.js";
 import { toProtoSource } from "../write-path.js";
 
 /** The filter arguments every search tool, grep_context and search_context share (see searchFilterFields). */
@@ -10,7 +11,7 @@ export interface SearchFilterArgs {
   tags?: string[] | undefined;
   tags_all?: string[] | undefined;
   metadata?: Record<string, string | number | boolean | null> | undefined;
-  metadata_filters?: { key: string; operator: OperatorName; value?: unknown }[] | undefined;
+  metadata_filters?: { key: string; operator?: OperatorName | undefined; value?: unknown; case_sensitive?: boolean | undefined }[] | undefined;
   start_date?: string | undefined;
   end_date?: string | undefined;
   content_type?: "text" | "multimodal" | undefined;
@@ -19,7 +20,7 @@ export interface SearchFilterArgs {
   as_of?: string | undefined;
 }
 
-type OperatorName = "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "not_in" | "exists" | "contains" | "starts_with";
+type OperatorName = (typeof metadataOperatorNames)[number];
 
 const operatorOf: Record<OperatorName, storeV1.MetadataOperator> = {
   eq: storeV1.MetadataOperator.EQ,
@@ -33,22 +34,38 @@ const operatorOf: Record<OperatorName, storeV1.MetadataOperator> = {
   exists: storeV1.MetadataOperator.EXISTS,
   contains: storeV1.MetadataOperator.CONTAINS,
   starts_with: storeV1.MetadataOperator.STARTS_WITH,
+  not_exists: storeV1.MetadataOperator.NOT_EXISTS,
+  ends_with: storeV1.MetadataOperator.ENDS_WITH,
+  is_null: storeV1.MetadataOperator.IS_NULL,
+  is_not_null: storeV1.MetadataOperator.IS_NOT_NULL,
+  array_contains: storeV1.MetadataOperator.ARRAY_CONTAINS,
 };
 
-/** The metadata conditions of the filter arguments: `metadata` equalities first, then `metadata_filters`. */
-function toMetadataConditions(args: SearchFilterArgs) {
-  const conditions = [
-    ...Object.entries(args.metadata ?? {}).map(([key, value]) => ({ key, operator: storeV1.MetadataOperator.EQ, value: value as JsonValue })),
-    ...(args.metadata_filters ?? []).map((condition) => ({ key: condition.key, operator: operatorOf[condition.operator], value: (condition.value ?? null) as JsonValue })),
-  ];
-  return conditions.map((condition) => ({ key: condition.key, operator: condition.operator, value: fromJson(ValueSchema, condition.value) }));
+/**
+ * The metadata conditions of the filter arguments: `metadata` equalities
+ * first, then `metadata_filters` (operator left out: eq). A value left out
+ * (or null for an operator that takes none) is not sent, so the store tells
+ * "no value" from a JSON null.
+ */
+function toMetadataConditions(args: SearchFilterArgs): MessageInitShape<typeof storeV1.MetadataConditionSchema>[] {
+  const equalities = Object.entries(args.metadata ?? {}).map(([key, value]) => ({ key, operator: storeV1.MetadataOperator.EQ, value: fromJson(ValueSchema, value) }));
+  const conditions = (args.metadata_filters ?? []).map((condition) => {
+    const operator = condition.operator ?? "eq";
+    const valueless = condition.value === undefined || (condition.value === null && ["exists", "not_exists", "is_null", "is_not_null"].includes(operator));
+    return {
+      key: condition.key,
+      operator: operatorOf[operator],
+      ...(valueless ? {} : { value: fromJson(ValueSchema, condition.value as JsonValue) }),
+      ...(condition.case_sensitive === undefined ? {} : { caseSensitive: condition.case_sensitive }),
+    };
+  });
+  return [...equalities, ...conditions];
 }
 
 /**
  * The store's filter for a tool's filter arguments, the one filter message
  * every listing and search takes: `metadata` equalities become `eq`
- * conditions beside `metadata_filters`; an absent value (JSON has no
- * undefined) is sent as null.
+ * conditions beside `metadata_filters`.
  */
 export function toEntryFilter(args: SearchFilterArgs): MessageInitShape<typeof storeV1.EntryFilterSchema> {
   return {

@@ -239,9 +239,28 @@ const hasChange = (change: Record<string, unknown>) => ["text", "metadata", "tag
 const changeRequired = "give at least one of text, metadata, tags, images, visibility, valid_from or valid_to to change";
 
 export const updateContextInput = z
-  .object({ context_id: entryIdSchema, ...changeFields, idempotency_key: idempotencyKeySchema.optional() })
+  .object({
+    context_id: entryIdSchema,
+    ...changeFields,
+    metadata_patch: boundedJson(
+      "metadata_patch",
+      z
+        .object({})
+        .catchall(metadataValue)
+        .superRefine((patch, context) => {
+          const problem = metadataSizeProblem(patch);
+          if (problem !== undefined) context.addIssue({ code: "custom", message: problem.replace(/^metadata/, "metadata_patch") });
+        }),
+    )
+      .optional()
+      .describe(
+        "Change some metadata keys and keep the rest (RFC 7396 merge patch): a key with a value sets it (objects merge key by key, arrays are replaced), a key with null removes it. Merged onto the current metadata under compare-and-set; not with metadata.",
+      ),
+    idempotency_key: idempotencyKeySchema.optional(),
+  })
   .strict()
-  .refine(hasChange, changeRequired)
+  .refine((value) => hasChange(value) || value.metadata_patch !== undefined, `${changeRequired} (or metadata_patch)`)
+  .refine((value) => value.metadata === undefined || value.metadata_patch === undefined, "give metadata (replaces it all) or metadata_patch (changes some keys), not both")
   .refine(isForwardValidity, backwardValidity);
 
 export const updateContextBatchInput = z
@@ -277,14 +296,28 @@ export const deleteContextInput = z
   .strict()
   .refine((value) => (value.context_ids === undefined) !== (value.thread_id === undefined), "give either context_ids or thread_id, not both");
 
+const hasCriteria = (value: { thread_ids?: unknown; source?: unknown; older_than_days?: unknown }) =>
+  value.thread_ids !== undefined || value.source !== undefined || value.older_than_days !== undefined;
+
 export const deleteContextBatchInput = z
   .object({
-    context_ids: z.array(entryIdSchema).min(1, "give at least one id").max(limits.batchItems, `at most ${limits.batchItems} ids per call`),
-    atomic: z.boolean().optional().describe("false (default): each id is deleted or reported on its own. true: all are deleted or none."),
+    context_ids: z.array(entryIdSchema).min(1, "give at least one id").max(limits.batchItems, `at most ${limits.batchItems} ids per call`).optional(),
+    thread_ids: z
+      .array(threadIdSchema)
+      .min(1, "give at least one thread id")
+      .max(limits.batchItems, `at most ${limits.batchItems} thread ids per call`)
+      .optional()
+      .describe("Instead of context_ids: entries of any of these threads (with source and older_than_days, all must hold)."),
+    source: z.enum(["user", "agent"]).optional().describe("Instead of context_ids: entries from this source."),
+    older_than_days: z.number().int().min(1).max(36_500).optional().describe("Instead of context_ids: entries created more than this many days ago."),
+    dry_run: z.boolean().optional().describe("With thread_ids, source or older_than_days: only count what would be deleted (default false)."),
+    atomic: z.boolean().optional().describe("false (default): each entry is deleted or reported on its own. true: all of this call's are deleted or none."),
     reason: deleteReasonSchema.optional(),
     idempotency_key: idempotencyKeySchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine((value) => (value.context_ids === undefined) !== !hasCriteria(value), "give either context_ids or criteria (thread_ids, source, older_than_days), not both")
+  .refine((value) => value.dry_run === undefined || hasCriteria(value), "dry_run applies to criteria (thread_ids, source, older_than_days), not to context_ids");
 
 export const listThreadsInput = z
   .object({

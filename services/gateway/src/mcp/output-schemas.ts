@@ -123,6 +123,13 @@ export const deleteOutput = z.object({
   failed: z.array(z.object({ context_id: z.string(), code: z.string(), message: z.string() })),
 });
 
+export const deleteBatchOutput = deleteOutput.extend({
+  matched_count: z.number().optional().describe("With criteria: the entries you can see that match them (at least this many when matched_count_exact is false)."),
+  matched_count_exact: z.boolean().optional(),
+  dry_run: z.boolean().optional().describe("With criteria: true when nothing was deleted, only counted."),
+  has_more: z.boolean().optional().describe("With criteria: more entries match than this call deleted (at most 100 per call); call again to continue."),
+});
+
 export const listThreadsOutput = z.object({
   threads: z.array(
     z.object({

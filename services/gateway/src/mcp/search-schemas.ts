@@ -4,6 +4,7 @@ import { trustStates } from "../trust/trust-state.js";
 import { entryListingOutput } from "./output-schemas.js";
 import { maxJsonDepth } from "./json-shape.js";
 import { boundedJson, isoInstant, limits as inputLimits, sourceSchema, tagsSchema, threadIdSchema } from "./input-schemas.js";
+import { charRange, checkGrepSynonyms, checkRangeSynonyms, peerGrepFields, peerHybridFields, peerListingFields, peerNavigateFields, peerRangeFields, peerSearchFields } from "./peer-arguments.js";
 
 /** Limits of the search and navigation tools; the store enforces the same (docs/retrieval.md). */
 export const searchToolLimits = {
@@ -38,19 +39,69 @@ const isoDate = (name: string) =>
     .refine((value) => !Number.isNaN(Date.parse(value)), `${name} must be an ISO 8601 date or date-time`)
     .describe(`${name} as ISO 8601, e.g. 2026-01-31 or 2026-01-31T12:00:00Z.`);
 
-export const metadataOperatorNames = ["eq", "ne", "gt", "gte", "lt", "lte", "in", "not_in", "exists", "contains", "starts_with"] as const;
+export const metadataOperatorNames = [
+  "eq",
+  "ne",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "in",
+  "not_in",
+  "exists",
+  "not_exists",
+  "contains",
+  "starts_with",
+  "ends_with",
+  "is_null",
+  "is_not_null",
+  "array_contains",
+] as const;
+
+type MetadataOperatorName = (typeof metadataOperatorNames)[number];
+
+/** The operators that compare strings, and so take case_sensitive (the store checks the same). */
+const caseOperators: readonly MetadataOperatorName[] = ["eq", "ne", "in", "not_in", "contains", "starts_with", "ends_with", "array_contains"];
+/** The operators that take no value; exists takes one optionally. */
+const valuelessOperators: readonly MetadataOperatorName[] = ["not_exists", "is_null", "is_not_null"];
 
 const metadataFilter = z
   .object({
-    key: z.string().min(1).max(256).refine(noNul, "key must not contain NUL characters").describe("A top-level metadata key."),
+    key: z
+      .string()
+      .min(1)
+      .max(256)
+      .refine(noNul, "key must not contain NUL characters")
+      .describe("A top-level metadata key, or a dotted path into nested objects (user.prefs.theme); a top-level key spelled with the dots wins over the path."),
     operator: z
       .enum(metadataOperatorNames)
+      .optional()
       .describe(
-        "eq/ne: equal or not (ne also matches entries without the key); gt/gte/lt/lte: numbers with numbers, strings with strings (ISO dates compare by time); in/not_in: one of a list (not_in also matches entries without the key); exists: true (key present) or false (absent); contains: a string value contains the text (case-insensitive), or a list value holds the element; starts_with: a string value starts with the text.",
+        "Default eq. eq/ne: equal or not (ne also matches entries without the key); gt/gte/lt/lte: numbers with numbers, strings with strings (ISO dates compare by time); in/not_in: one of a list (not_in also matches entries without the key); exists: without a value, present and not null; with true/false, present or absent; not_exists: absent or null; is_null/is_not_null: present and null / not null; contains: a string value contains the text (case-insensitive by default), or a list value holds the element; starts_with/ends_with: a string value starts/ends with the text; array_contains: a list value holds the element.",
       ),
-    value: boundedJson("value", z.unknown()).describe(`The value to compare with: a list for in/not_in, a boolean for exists. At most ${maxJsonDepth} levels deep.`),
+    value: boundedJson("value", z.unknown())
+      .optional()
+      .describe(`The value to compare with: a list for in/not_in; none for exists, not_exists, is_null, is_not_null. At most ${maxJsonDepth} levels deep.`),
+    case_sensitive: z
+      .boolean()
+      .optional()
+      .describe(
+        "For eq, ne, in, not_in, contains, starts_with, ends_with and array_contains: false compares strings ignoring case, true exactly. Default: contains ignores case, the others are exact.",
+      ),
   })
-  .strict();
+  .strict()
+  .superRefine((condition, context) => {
+    const operator = condition.operator ?? "eq";
+    if (valuelessOperators.includes(operator) && condition.value !== undefined && condition.value !== null) {
+      context.addIssue({ code: "custom", path: ["value"], message: `leave value out for ${operator}, which takes none` });
+    }
+    if (!valuelessOperators.includes(operator) && operator !== "exists" && condition.value === undefined) {
+      context.addIssue({ code: "custom", path: ["value"], message: `${operator} needs a value` });
+    }
+    if (condition.case_sensitive !== undefined && !caseOperators.includes(operator)) {
+      context.addIssue({ code: "custom", path: ["case_sensitive"], message: `case_sensitive applies only to ${caseOperators.join(", ")}, not to ${operator}` });
+    }
+  });
 
 /**
  * The filters every search, grep and search_context share (one definition,
@@ -100,6 +151,7 @@ export const searchContextInput = z
     ...searchFilterFields,
     limit: z.number().int().min(1).max(inputLimits.pageSize, `limit must be at most ${inputLimits.pageSize}`).optional().describe("Page size, default 30."),
     offset: z.number().int().min(0).max(inputLimits.maxOffset, `offset must be at most ${inputLimits.maxOffset}`).optional(),
+    ...peerListingFields,
   })
   .strict();
 
@@ -166,6 +218,7 @@ export const ftsSearchInput = z
     ...rankingFields("The score is the store's full-text rank (0 or more; higher is better, unbounded, comparable within one query)."),
     ...searchFilterFields,
     ...pageFields,
+    ...peerSearchFields,
   })
   .strict()
   .refine(withinDepth, depthMessage)
@@ -181,6 +234,7 @@ export const semanticSearchInput = z
     ...rankingFields("The score is the cosine similarity of the best chunk, from -1 to 1 (1: the same meaning)."),
     ...searchFilterFields,
     ...pageFields,
+    ...peerSearchFields,
   })
   .strict()
   .refine(withinDepth, depthMessage);
@@ -237,6 +291,7 @@ export const hybridSearchInput = z
     ),
     ...searchFilterFields,
     ...pageFields,
+    ...peerHybridFields,
   })
   .strict()
   .refine(withinDepth, depthMessage)
@@ -260,6 +315,7 @@ export const navigateInput = z
     offset: z.number().int().min(0).max(0xffffffff).optional().describe("Index of the first node to return (0 by default): pass the previous reply's next_offset to get the next page."),
     max_nodes: z.number().int().min(1).max(1000).optional().describe("Most nodes in one reply (default 200); a reply also stops at about 256 KiB of node text."),
     include_quarantined: includeQuarantinedEntry,
+    ...peerNavigateFields,
   })
   .strict();
 
@@ -273,15 +329,18 @@ export const readRangeInput = z
     node_id: z.string().min(1).max(512).optional().describe("An outline node id from navigate_context: reads that section."),
     max_chars: z.number().int().min(1).max(searchToolLimits.maxRangeChars).optional().describe("Most characters returned (default 10000); a longer range is cut and says where to continue."),
     include_quarantined: includeQuarantinedEntry,
+    ...peerRangeFields,
   })
   .strict()
+  .superRefine(checkRangeSynonyms)
   .refine((value) => {
-    const chars = value.start !== undefined || value.end !== undefined;
+    const { start, end } = charRange(value);
+    const chars = start !== undefined || end !== undefined;
     const lines = value.start_line !== undefined || value.end_line !== undefined;
     const node = value.node_id !== undefined;
     return [chars, lines, node].filter(Boolean).length === 1;
   }, "give exactly one range: start and end, start_line and end_line, or node_id")
-  .refine((value) => (value.start === undefined) === (value.end === undefined), "give start and end together")
+  .refine((value) => (charRange(value).start === undefined) === (charRange(value).end === undefined), "give start and end together")
   .refine((value) => (value.start_line === undefined) === (value.end_line === undefined), "give start_line and end_line together");
 
 export const grepInput = z
@@ -303,8 +362,10 @@ export const grepInput = z
     max_matches_per_entry: z.number().int().min(1).max(1_000).optional().describe("Most matches shown per entry, default 20."),
     max_entries: z.number().int().min(1).max(10_000).optional().describe("Most entries read, newest first, default 1000."),
     ...searchFilterFields,
+    ...peerGrepFields,
   })
-  .strict();
+  .strict()
+  .superRefine(checkGrepSynonyms);
 
 const legScore = z.object({ rank: z.number(), score: z.number() }).nullable();
 const span = z.object({ start: z.number(), end: z.number() });

@@ -1,25 +1,17 @@
 /**
  * The filter set every search and listing shares (full text, semantic,
  * hybrid legs, grep and search_context's listing): thread, source, tags (any
- * of / all of), metadata conditions with operators, a creation-time range,
+ * of / all of), metadata conditions with operators (metadata-condition.ts), a creation-time range,
  * the content type, the trust states to include, valid time (`valid_at`) and
  * transaction time (`as_of`). What a valid filter is, and the checks that
  * make it one. No SQL here (see search-filter-sql.ts).
  */
 import { invalidArgument } from "@context-hub/common";
-import type { ContentType, JsonValue, Source } from "./entry-values.js";
-import { checkMetadataShape, limits as entryLimits, normaliseTags, validateThreadId } from "./field-validation.js";
+import type { ContentType, Source } from "./entry-values.js";
+import { limits as entryLimits, normaliseTags, validateThreadId } from "./field-validation.js";
+import { validateMetadataCondition, type MetadataCondition, type MetadataConditionInput } from "./metadata-condition.js";
 
-export const metadataOperators = ["eq", "ne", "gt", "gte", "lt", "lte", "in", "not_in", "exists", "contains", "starts_with"] as const;
-
-/** How a metadata condition compares an entry's top-level value with the given one. */
-export type MetadataOperator = (typeof metadataOperators)[number];
-
-export interface MetadataCondition {
-  key: string;
-  operator: MetadataOperator;
-  value: JsonValue;
-}
+export { maxListValues, metadataOperators, type MetadataCondition, type MetadataOperator } from "./metadata-condition.js";
 
 /** A validated search filter; absent fields do not filter. */
 export interface SearchFilter {
@@ -48,7 +40,7 @@ export interface SearchFilterInput {
   source: Source | undefined;
   tagsAny: readonly string[];
   tagsAll: readonly string[];
-  metadata: readonly { key: string; operator: MetadataOperator; value: JsonValue | undefined }[];
+  metadata: readonly MetadataConditionInput[];
   createdFrom: Date | undefined;
   createdTo: Date | undefined;
   contentType: string;
@@ -56,9 +48,6 @@ export interface SearchFilterInput {
   validAt?: Date | undefined;
   asOf?: Date | undefined;
 }
-
-/** Most elements an `in` / `not_in` list may hold. */
-export const maxListValues = 100;
 
 /** The filter that filters nothing. */
 export const emptySearchFilter: SearchFilter = Object.freeze({
@@ -75,45 +64,6 @@ export const emptySearchFilter: SearchFilter = Object.freeze({
   asOf: undefined,
 }) as SearchFilter;
 
-function hasNul(value: JsonValue): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (value !== null && typeof value === "object") return Object.entries(value).some(([key, inner]) => key.includes("\u0000") || hasNul(inner));
-  return false;
-}
-
-const isScalar = (value: JsonValue): boolean => value === null || typeof value !== "object";
-
-/** Checks that `value` suits `operator`; INVALID_ARGUMENT naming `field` otherwise. */
-function validateOperand(operator: MetadataOperator, value: JsonValue, field: string): JsonValue {
-  switch (operator) {
-    case "eq":
-    case "ne":
-      return value;
-    case "gt":
-    case "gte":
-    case "lt":
-    case "lte":
-      if (typeof value !== "number" && typeof value !== "string") throw invalidArgument(`${field}.value must be a number or a string for ${operator}`);
-      return value;
-    case "in":
-    case "not_in":
-      if (!Array.isArray(value) || value.length === 0 || value.length > maxListValues) {
-        throw invalidArgument(`${field}.value must be a list of 1 to ${maxListValues} values for ${operator}`);
-      }
-      return value;
-    case "exists":
-      if (typeof value !== "boolean") throw invalidArgument(`${field}.value must be true (the key is present) or false (absent) for exists`);
-      return value;
-    case "contains":
-      if (!isScalar(value) || value === "") throw invalidArgument(`${field}.value must be a non-empty string, a number, a boolean or null for contains`);
-      return value;
-    case "starts_with":
-      if (typeof value !== "string" || value === "") throw invalidArgument(`${field}.value must be a non-empty string for starts_with`);
-      return value;
-  }
-}
-
 function toContentType(value: string): ContentType | undefined {
   if (value === "") return undefined;
   if (value === "text" || value === "multimodal") return value;
@@ -122,9 +72,9 @@ function toContentType(value: string): ContentType | undefined {
 
 /**
  * Checks and normalises a search filter: tags are normalised as on write so
- * they match, each metadata condition's value must suit its operator (a
- * number or string for ordering, a list for `in`, a boolean for `exists`, …),
- * at most 20 conditions, and the time range must not be empty.
+ * they match, each metadata condition's value must suit its operator (see
+ * validateMetadataCondition), at most 20 conditions, and the time range must
+ * not be empty.
  */
 export function validateSearchFilter(filter: SearchFilterInput | undefined): SearchFilter {
   if (filter === undefined) return emptySearchFilter;
@@ -134,17 +84,7 @@ export function validateSearchFilter(filter: SearchFilterInput | undefined): Sea
   if (filter.metadata.length > entryLimits.metadataConditions) {
     throw invalidArgument(`filter.metadata: at most ${entryLimits.metadataConditions} conditions (got ${filter.metadata.length})`);
   }
-  const metadata = filter.metadata.map((condition, index): MetadataCondition => {
-    const field = `filter.metadata[${index}]`;
-    if (condition.key.length === 0 || condition.key.length > entryLimits.metadataKeyLength) {
-      throw invalidArgument(`${field}.key must be 1 to ${entryLimits.metadataKeyLength} characters`);
-    }
-    if (condition.key.includes("\u0000")) throw invalidArgument(`${field}.key must not contain NUL characters`);
-    if (condition.value === undefined) throw invalidArgument(`${field}.value is required`);
-    checkMetadataShape(condition.value, `${field}.value`);
-    if (hasNul(condition.value)) throw invalidArgument(`${field}.value must not contain NUL characters`);
-    return { key: condition.key, operator: condition.operator, value: validateOperand(condition.operator, condition.value, field) };
-  });
+  const metadata = filter.metadata.map((condition, index): MetadataCondition => validateMetadataCondition(condition, `filter.metadata[${index}]`));
   for (const [name, date] of [
     ["created_from", filter.createdFrom],
     ["created_to", filter.createdTo],

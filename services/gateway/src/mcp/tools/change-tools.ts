@@ -3,9 +3,14 @@ import { ContextHubError, isErrorCode } from "@context-hub/common";
 import { resolveIdempotency } from "../../idempotency.js";
 import type { EntryChange, ItemOutcome, Visibility, WriteAck } from "../../write-path.js";
 import { deleteContextBatchInput, deleteContextInput, updateContextBatchInput, updateContextInput } from "../input-schemas.js";
-import { deleteOutput, updateAckOutput, updateBatchOutput } from "../output-schemas.js";
+import { deleteBatchOutput, deleteOutput, updateAckOutput, updateBatchOutput } from "../output-schemas.js";
 import { defineTool, destructiveTool } from "../tool-definition.js";
+import { findMatching } from "../delete-by-criteria.js";
+import { applyMetadataPatch } from "../metadata-patch.js";
 import { toImages, toInstant } from "./store-tools.js";
+
+/** Entries one delete_context_batch call deletes by criteria at most (the batch limit). */
+const batchSize = 100;
 
 interface ChangeArgs {
   context_id: string;
@@ -45,7 +50,7 @@ export const updateContextTool = defineTool({
   name: "update_context",
   title: "Update context",
   description: [
-    "Change an entry you own or may write: its text, metadata, tags, images, valid-time interval (valid_from/valid_to: giving either replaces both, a missing end is open) or (owner only) visibility.",
+    "Change an entry you own or may write: its text, metadata (whole, or some keys with metadata_patch), tags, images, valid-time interval (valid_from/valid_to: giving either replaces both, a missing end is open) or (owner only) visibility.",
     "A new text is re-embedded and re-summarised before the change is stored. Pass expected_version to make sure you are changing what you last read; on a conflict, fetch the entry again and retry with its current version.",
     "Returns the new version and content hash.",
   ].join(" "),
@@ -54,10 +59,27 @@ export const updateContextTool = defineTool({
   annotations: destructiveTool,
   scope: "context:write",
   write: true,
-  async handler(args, { principal, peers, writePath }) {
+  async handler(args, { principal, peers, clients, writePath }) {
     const idempotency = await resolveIdempotency(peers, principal, "update_context", args);
-    const [outcome] = await writePath.update(principal, [toChange(args)], true, idempotency);
-    const ack = unwrapSingle(outcome);
+    const update = async (change: EntryChange) => unwrapSingle((await writePath.update(principal, [change], true, idempotency))[0]);
+    const { metadata_patch: patch } = args;
+    const ack =
+      patch === undefined
+        ? await update(toChange(args))
+        : await applyMetadataPatch(
+            {
+              async read() {
+                const { entries } = await clients.entries.get(principal, { ids: [args.context_id], includeImages: false, includeQuarantined: true });
+                const entry = entries[0];
+                // Not visible and not existing read the same, as an update of it would (I-2).
+                if (entry === undefined) throw new ContextHubError("ENTRY_NOT_FOUND", `no entry matches id ${JSON.stringify(args.context_id)}`, { details: { id: args.context_id } });
+                return { metadata: entry.metadata as JsonObject, version: entry.version };
+              },
+              write: (metadata, version) => update({ ...toChange(args), id: args.context_id, metadata, expectedVersion: version }),
+            },
+            patch as JsonObject,
+            args.expected_version,
+          );
     return {
       success: true,
       context_id: ack.id,
@@ -117,13 +139,28 @@ export const deleteContextTool = defineTool({
 export const deleteContextBatchTool = defineTool({
   name: "delete_context_batch",
   title: "Delete context in a batch",
-  description: "Delete up to 100 entries by id. Not atomic by default (each id is deleted or reported on its own); set atomic to true to delete all of them or none.",
+  description: [
+    "Delete up to 100 entries by id, or by criteria: thread_ids, source and/or older_than_days (all given must hold).",
+    "By criteria, dry_run: true only counts the matches (matched_count); otherwise up to 100 matching entries are deleted per call, newest first, and has_more says to call again.",
+    "Not atomic by default (each entry is deleted or reported on its own); set atomic to true to delete all of this call's entries or none. Deleted entries keep a tombstone, as with delete_context.",
+  ].join(" "),
   inputSchema: deleteContextBatchInput,
-  outputSchema: deleteOutput,
+  outputSchema: deleteBatchOutput,
   annotations: destructiveTool,
   scope: "context:write",
   async handler(args, { principal, peers, clients }) {
+    const atomic = args.atomic ?? false;
+    if (args.context_ids !== undefined) {
+      const idempotency = await resolveIdempotency(peers, principal, "delete_context_batch", args);
+      return clients.entries.delete(principal, { ids: args.context_ids, threadId: undefined, atomic, reason: args.reason, idempotency });
+    }
+    const dryRun = args.dry_run ?? false;
+    const matched = await findMatching(clients.entries, principal, args, batchSize, dryRun);
+    const counts = { matched_count: matched.total, matched_count_exact: matched.exact };
+    if (dryRun) return { deleted_count: 0, deleted_ids: [], failed: [], ...counts, dry_run: true, has_more: false };
+    if (matched.ids.length === 0) return { deleted_count: 0, deleted_ids: [], failed: [], ...counts, dry_run: false, has_more: false };
     const idempotency = await resolveIdempotency(peers, principal, "delete_context_batch", args);
-    return clients.entries.delete(principal, { ids: args.context_ids, threadId: undefined, atomic: args.atomic ?? false, reason: args.reason, idempotency });
+    const deleted = await clients.entries.delete(principal, { ids: matched.ids, threadId: undefined, atomic, reason: args.reason, idempotency });
+    return { ...deleted, ...counts, dry_run: false, has_more: matched.total > matched.ids.length };
   },
 });

@@ -1,4 +1,5 @@
 import type { RangeSelector } from "../../clients/navigation-client.js";
+import { charRange, grepSettings } from "../peer-arguments.js";
 import { grepInput, grepOutput, navigateInput, navigateOutput, readRangeInput, readRangeOutput } from "../search-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
@@ -16,20 +17,23 @@ export const navigateContextTool = defineTool({
   annotations: readOnlyTool,
   scope: "context:read",
   async handler(args, { principal, clients }) {
-    return clients.navigation.navigate(principal, {
+    const outline = await clients.navigation.navigate(principal, {
       id: args.context_id,
       maxDepth: args.max_depth ?? 0,
       includeQuarantined: args.include_quarantined ?? false,
       offset: args.offset ?? 0,
       maxNodes: args.max_nodes ?? 0,
     });
+    if (args.include_node_summaries !== false) return outline;
+    return { ...outline, nodes: outline.nodes.map((node) => ({ ...node, summary: "" })) };
   },
 });
 
-function toRange(args: { start?: number | undefined; end?: number | undefined; start_line?: number | undefined; end_line?: number | undefined; node_id?: string | undefined }): RangeSelector {
+function toRange(args: { start_line?: number | undefined; end_line?: number | undefined; node_id?: string | undefined } & Parameters<typeof charRange>[0]): RangeSelector {
   if (args.node_id !== undefined) return { nodeId: args.node_id };
   if (args.start_line !== undefined && args.end_line !== undefined) return { lines: { start: args.start_line, end: args.end_line } };
-  return { chars: { start: args.start ?? 0, end: args.end ?? 0 } };
+  const { start, end } = charRange(args);
+  return { chars: { start: start ?? 0, end: end ?? 0 } };
 }
 
 export const readContextRangeTool = defineTool({
@@ -63,16 +67,17 @@ export const grepContextTool = defineTool({
   annotations: readOnlyTool,
   scope: "context:read",
   async handler(args, { principal, clients }) {
+    const { regex, caseInsensitive, maxEntries } = grepSettings(args);
     return clients.navigation.grep(principal, {
       pattern: args.pattern,
-      regex: args.regex ?? false,
-      caseInsensitive: args.case_insensitive ?? false,
+      regex,
+      caseInsensitive,
       filter: args,
       output: args.output_mode ?? "content",
       contextLines: args.context_lines ?? 0,
       maxMatches: args.max_matches ?? 0,
       maxMatchesPerEntry: args.max_matches_per_entry ?? 0,
-      maxEntries: args.max_entries ?? 0,
+      maxEntries,
     });
   },
 });
