@@ -11,8 +11,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { apiKeyHint, generateApiKey, hashApiKey } from "@context-hub/common";
-import { commonV1, storeV1 } from "@context-hub/proto";
+import { apiKeyHint, createGrpcClient, generateApiKey, hashApiKey, vectorToBytes } from "@context-hub/common";
+import { commonV1, searchV1, storeV1 } from "@context-hub/proto";
 import { exportStore, importStore, openDatabase, TransferFileError, type DatabaseOptions, type SqlDatabase, type TransferCounts } from "@context-hub/store";
 import { latestSchemaVersion, type SqlExecutor } from "@context-hub/store/testing";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
@@ -86,7 +86,7 @@ const fileSource = (path: string) =>
     yield* createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY });
   };
 
-async function exportTo(db: SqlDatabase, path: string, options: { tenant?: string } = {}): Promise<TransferCounts> {
+async function exportTo(db: SqlDatabase, path: string, options: { tenant?: string; since?: Date } = {}): Promise<TransferCounts> {
   const chunks: string[] = [];
   const counts = await exportStore(db, options, { write: async (line) => void chunks.push(line) });
   await writeFile(path, chunks.join(""));
@@ -152,6 +152,32 @@ describe("export and import", () => {
     const again = await importStore(roundTrip, fileSource(second));
     assert.deepEqual([totalOf(again.inserted), totalOf(again.skipped)], [0, totalOf(counts)]);
     assert.deepEqual(await dumpAll(roundTrip), sourceRows, "importing twice changes nothing");
+  });
+
+  test("every entry imported is found by full-text and semantic search as in the store it came from", async () => {
+    const searches = async (db: SqlDatabase, dataDir: string) => {
+      const store = await startTestStore(options(dataDir), db);
+      const search = createGrpcClient(searchV1.SearchService, { address: `127.0.0.1:${store.service.port}`, peer: "store", deadlineMs: 60_000 });
+      try {
+        const answers: string[][] = [];
+        for (const tenant of tenants) {
+          const alice = principal(tenant, "alice", { groups: ["eng"] });
+          for (const query of ["gateway", "node summaries"]) answers.push((await search.fullTextSearch({ principal: alice, query, limit: 20 })).hits.map((hit) => hit.entry!.id));
+          const semantic = await search.semanticSearch({ principal: alice, embeddingModel: "test-model", vector: vectorToBytes([0.5, -0.25, 1, 0]), limit: 20 });
+          answers.push(semantic.hits.map((hit) => hit.entry!.id));
+        }
+        return answers;
+      } finally {
+        search.close();
+        await store.close();
+      }
+    };
+    const expected = await searches(source, join(directory, "source"));
+    assert.ok(
+      expected.every((ids) => ids.length > 0),
+      "every search finds entries",
+    );
+    assert.deepEqual(await searches(roundTrip, join(directory, "round-trip")), expected);
   });
 
   test("--tenant exports one tenant's rows only, and they import alone", async () => {
@@ -243,5 +269,31 @@ describe("export and import", () => {
     } finally {
       await target.close();
     }
+  });
+
+  // Last: it writes to the source store.
+  test("--since exports what changed after an instant; it imports onto the copy it continues, and not into an empty store", async () => {
+    const since = new Date();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const store = await startTestStore(options(join(directory, "source")), source);
+    try {
+      await store.client.commit({ principal: principal("acme", "alice"), entry: textEntry("later", "written after the instant"), generated: generatedFor("written after the instant") });
+    } finally {
+      await store.close();
+    }
+    const path = join(directory, "since.jsonl");
+    const counts = await exportTo(source, path, { since });
+    assert.deepEqual(
+      Object.entries(counts).filter(([, count]) => count > 0),
+      [
+        ["entry", 1],
+        ["chunk", 2],
+        ["audit_record", 1],
+      ],
+    );
+    const imported = await importStore(roundTrip, fileSource(path));
+    assert.deepEqual([totalOf(imported.inserted), totalOf(imported.skipped)], [4, 0]);
+    assert.deepEqual(await dumpAll(roundTrip), await dumpAll(source), "the copy caught up");
+    await expectRefused(path, /line \d+: the audit chain of tenant acme starts at record \d+, but this store has no record \d+ to continue from/);
   });
 });
