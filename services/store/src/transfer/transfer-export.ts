@@ -32,6 +32,9 @@ const pageRows = 500;
 /** Most bytes of the dominant column (text, image data) per page; a single larger row still makes a page. */
 const pageBytes = 8 * 1024 * 1024;
 
+/** Floats (vector components) written in their shortest exact form, whatever the server's setting: a vector round-trips bit for bit. */
+export const exactFloats = "SET LOCAL extra_float_digits = 3";
+
 /** The store's migration level: the columns its rows carry. */
 export async function readSchemaVersion(db: SqlExecutor): Promise<number> {
   const { rows } = await db.query<{ version: number | null }>("SELECT max(version) AS version FROM schema_migrations");
@@ -102,6 +105,7 @@ export async function exportStore(db: SqlDatabase, options: ExportOptions, sink:
   return db.transaction(async (tx) => {
     // The first statement of the transaction, as SET TRANSACTION must be.
     await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    await tx.query(exactFloats);
     const codecs: TableCodec[] = [];
     for (const table of transferTables) codecs.push(await loadTableCodec(tx, table, db.vectorType));
     const expected: TransferCounts = {};

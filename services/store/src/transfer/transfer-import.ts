@@ -11,6 +11,7 @@
 import { canonicalJson } from "../audit/audit.js";
 import type { SqlDatabase, SqlExecutor } from "../db/sql-database.js";
 import { parseBodyLine, TransferFileError, type TransferCounts, type TransferHeader } from "./transfer-format.js";
+import { exactFloats } from "./transfer-export.js";
 import { loadTableCodec, transferTables, type TableCodec } from "./transfer-tables.js";
 import { verifyExportFile, type LineSource } from "./transfer-verify.js";
 
@@ -111,6 +112,8 @@ export async function importStore(db: SqlDatabase, source: LineSource, options: 
   const inserted: TransferCounts = Object.fromEntries(transferTables.map((table) => [table.kind, 0]));
   const skipped: TransferCounts = { ...inserted };
   await db.transaction(async (tx) => {
+    // Stored rows are compared with the file's as the export would have written them.
+    await tx.query(exactFloats);
     const codecs = new Map<string, TableCodec>();
     for (const table of transferTables) codecs.set(table.kind, await loadTableCodec(tx, table, db.vectorType));
     let done = 0;
