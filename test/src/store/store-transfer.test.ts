@@ -247,6 +247,26 @@ describe("export and import", () => {
     await expectRefused(cut, /ends without its trailer/);
   });
 
+  test("a file that changes between the check and the write is refused, and nothing is written", async () => {
+    const path = join(directory, "changing.jsonl");
+    await exportTo(source, path, { tenant: "acme" });
+    const lines = await linesOf(path);
+    let reads = 0;
+    const changing = async function* () {
+      reads += 1;
+      for (const [index, line] of lines.entries()) yield reads > 1 && index === 1 ? line.replace('"thread_id": "plan"', '"thread_id": "elsewhere"') : line;
+    };
+    const target = await openDatabase(options("memory://"), logger);
+    try {
+      const before = await dumpAll(target);
+      await assert.rejects(importStore(target, changing), /the file changed after it was checked; nothing was imported/);
+      assert.equal(reads, 2);
+      assert.deepEqual(await dumpAll(target), before);
+    } finally {
+      await target.close();
+    }
+  });
+
   test("a row stored with the same id but other content is a conflict, and nothing of the file is imported", async () => {
     const acme = join(directory, "acme-only.jsonl");
     await exportTo(source, acme, { tenant: "acme" });

@@ -2,12 +2,14 @@
  * Restoring an export file into a store, empty or not, keeping every id.
  * Two passes over the file: the first checks all of it and writes nothing
  * (transfer-verify.ts); the second writes it in one transaction, so an
- * import lands completely or not at all. Rows go in batches: a batch
+ * import lands completely or not at all, and only if the second pass read
+ * the very lines the first checked (their SHA-256 must match). Rows go in batches: a batch
  * first reads the rows already stored under its keys, skips those equal to
  * the file's (so a second import of the same file changes nothing) and
  * fails on any that differ (a conflict, naming the line), then inserts the
  * rest with one statement that rebuilds them from JSON in SQL.
  */
+import { createHash } from "node:crypto";
 import { canonicalJson } from "../audit/audit.js";
 import type { SqlDatabase, SqlExecutor } from "../db/sql-database.js";
 import { parseBodyLine, TransferFileError, type TransferCounts, type TransferHeader } from "./transfer-format.js";
@@ -128,11 +130,13 @@ export async function importStore(db: SqlDatabase, source: LineSource, options: 
       options.onProgress?.({ phase: "importing", done, total });
     };
     let line = 0;
+    const digest = createHash("sha256");
     for await (const text of source()) {
       line += 1;
+      digest.update(text).update("\n");
       if (line === 1) continue;
       const parsed = parseBodyLine(text, line);
-      if (parsed.kind === "end") break;
+      if (parsed.kind === "end") continue;
       const { kind, row } = parsed as { kind: string; row: Record<string, unknown> };
       if (batch !== undefined && (batch.kind !== kind || batch.rows.length >= batchRows || batch.bytes >= batchBytes)) await flush();
       batch ??= { kind, rows: [], lines: [], bytes: 0 };
@@ -141,6 +145,8 @@ export async function importStore(db: SqlDatabase, source: LineSource, options: 
       batch.bytes += text.length;
     }
     await flush();
+    // Throwing here rolls the transaction back: what was written came from a file other than the one checked.
+    if (digest.digest("hex") !== verified.digest) throw new Error("the file changed after it was checked; nothing was imported");
   });
   return { header: verified.header, inserted, skipped };
 }

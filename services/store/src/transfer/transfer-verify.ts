@@ -97,6 +97,8 @@ export interface VerifiedFile {
   header: TransferHeader;
   counts: TransferCounts;
   lines: number;
+  /** SHA-256 over every line read, so the writing pass can tell the file did not change after it was checked. */
+  digest: string;
 }
 
 /**
@@ -113,8 +115,10 @@ export async function verifyExportFile(db: SqlExecutor, source: LineSource, onLi
   let trailer: TransferCounts | undefined;
   let lastKind = 0;
   let line = 0;
+  const digest = createHash("sha256");
   for await (const text of source()) {
     line += 1;
+    digest.update(text).update("\n");
     if (line === 1) {
       header = parseHeader(text);
       if (header.schema_version > latestSchemaVersion) {
@@ -146,5 +150,5 @@ export async function verifyExportFile(db: SqlExecutor, source: LineSource, onLi
     if ((trailer[kind] ?? 0) !== (counts[kind] ?? 0)) throw new TransferFileError(line, `the trailer counts ${trailer[kind] ?? 0} ${kind} row(s), the file holds ${counts[kind] ?? 0}`);
   }
   await checkChainJoins(db, chains.starts);
-  return { header, counts, lines: line };
+  return { header, counts, lines: line, digest: digest.digest("hex") };
 }
