@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { createReadStream } from "node:fs";
+import { createReadStream, existsSync } from "node:fs";
 import { access } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
@@ -52,10 +52,12 @@ const listCounts = (counts: TransferCounts) =>
  * directory only when no hub runs on it (the data-directory lock refuses
  * it too, but this names the running hub and what to do).
  */
-async function openStoreDatabase(env: NodeJS.ProcessEnv, dataDir: string | undefined, command: string): Promise<SqlDatabase> {
+async function openStoreDatabase(env: NodeJS.ProcessEnv, dataDir: string | undefined, command: "export" | "import"): Promise<SqlDatabase> {
   const config = loadStoreConfig({ ...env, ...(dataDir === undefined ? {} : { STORE_DATA_DIR: dataDir }), STORE_HOST: "127.0.0.1", STORE_PORT: "0", STORE_OPS_PORT: "-1" });
   const { url, dataDir: directory } = config.database;
   if (url === "" && isMemoryDataDir(directory)) throw new Error("STORE_DATA_DIR is memory://: there is no stored data to work on");
+  // An import may create a new store; an export of a directory that does not exist is a mistyped path, not an empty store.
+  if (url === "" && command === "export" && !existsSync(directory)) throw new Error(`there is no store in ${directory}: check --data-dir or STORE_DATA_DIR`);
   if (url === "") {
     const live = readLiveRuntime(directory);
     if (live !== undefined) {

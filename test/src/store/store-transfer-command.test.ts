@@ -61,6 +61,10 @@ test("export writes the file and progress; import restores it once, a second tim
       runImportCommand([join(directory, "missing.jsonl"), "--data-dir", to], {}, () => undefined),
       /cannot read .*missing\.jsonl/,
     );
+    await assert.rejects(
+      runExportCommand(["--data-dir", join(directory, "typo")], {}, createWriteStream(join(directory, "never.jsonl")), { progress: capture().sink }),
+      /there is no store in .*typo: check --data-dir/,
+    );
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
