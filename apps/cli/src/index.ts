@@ -3,3 +3,4 @@ export { findFreePort, startStoreProcess, storeMainPath, type StoreProcess } fro
 export { runReembedCommand } from "./reembed-command.js";
 export { runReindexCommand } from "./reindex-command.js";
 export { removeStaleStoreSocket, writeRuntimeFile, type RuntimeInfo } from "./runtime-file.js";
+export { runExportCommand, runImportCommand } from "./transfer-command.js";

@@ -10,6 +10,7 @@ import { runSmokeCommand } from "./smoke-command.js";
 import { runReembedCommand } from "./reembed-command.js";
 import { runReindexCommand } from "./reindex-command.js";
 import { runStdioCommand } from "./stdio-command.js";
+import { runExportCommand, runImportCommand } from "./transfer-command.js";
 
 const usage = `Usage: context-hub <command> [options]
 
@@ -25,6 +26,8 @@ Commands:
   audit     Check the audit log's hash chains: audit verify [--tenant <t>] [--json]
   reembed   Re-embed stored chunks after an embedding model change (server stopped): [--batch-size <n>] [--dry-run]
   reindex   Rebuild the Qdrant collections from PostgreSQL's chunks: [--batch-size <n>] [--recreate] [--restart]
+  export    Write the store as JSON Lines on stdout: [--tenant <t>] [--since <ISO time>] [--data-dir <dir>] > file
+  import    Restore an export file, keeping ids (importing twice changes nothing): <file> [--data-dir <dir>]
   smoke     Check a running server end to end: --url <mcp url> [--insecure] (key in CONTEXT_HUB_TOKEN)
   bridge    Serve MCP on stdio, forwarding to a remote server: --url <mcp url> [--insecure] (key in CONTEXT_HUB_TOKEN)
   help      Show this text
@@ -122,6 +125,12 @@ async function main(argv: string[]): Promise<void> {
       return;
     case "reindex":
       process.exitCode = await runReindexCommand(rest, process.env, (text) => process.stdout.write(text));
+      return;
+    case "export":
+      process.exitCode = await runExportCommand(rest, process.env, process.stdout);
+      return;
+    case "import":
+      process.exitCode = await runImportCommand(rest, process.env, (text) => process.stdout.write(text));
       return;
     case "reembed": {
       // Ctrl-C (or SIGTERM) stops after the batch in flight commits; a second one stops at once.

@@ -36,8 +36,8 @@ function duration(seconds: number): string {
   return `${Math.floor(whole / 3600)}h${String(Math.floor((whole % 3600) / 60)).padStart(2, "0")}m`;
 }
 
-/** A progress bar whose plain lines start with `label` (e.g. "reindexed"). */
-export function createProgressBar(sink: ProgressSink, label: string, lineMs: number): ProgressBar {
+/** A progress bar whose plain lines start with `label` (e.g. "reindexed"), counting `unit` (chunks unless named). */
+export function createProgressBar(sink: ProgressSink, label: string, lineMs: number, unit = "chunks"): ProgressBar {
   const began = performance.now();
   let state: ProgressState = { done: 0, total: 0, written: 0 };
   let lastDrawn = Number.NEGATIVE_INFINITY;
@@ -51,7 +51,7 @@ export function createProgressBar(sink: ProgressSink, label: string, lineMs: num
     const left = state.total - done;
     const eta = left === 0 ? 0 : rate > 0 ? left / rate : Number.POSITIVE_INFINITY;
     const percent = state.total === 0 ? 100 : Math.floor((done / state.total) * 100);
-    const text = `${count(done)}/${count(state.total)} chunks (${percent}%)  ${rate.toFixed(1)} chunks/s  ETA ${duration(eta)}`;
+    const text = `${count(done)}/${count(state.total)} ${unit} (${percent}%)  ${rate.toFixed(1)} ${unit}/s  ETA ${duration(eta)}`;
     if (sink.isTTY) {
       const width = 30;
       const filled = Math.round((percent / 100) * width);

@@ -25,7 +25,7 @@ import { createIdempotencyExpirySweeper } from "./idempotency/idempotency-expiry
 import { deleteExpiredIdempotencyKeys } from "./idempotency/idempotency-repository.js";
 
 // The store's public face: starting it, and the offline operations the CLI
-// runs on its database (re-embedding, Qdrant rebuilds). Tests and benches
+// runs on its database (re-embedding, Qdrant rebuilds, export and import). Tests and benches
 // that need internals import them from "@context-hub/store/testing".
 export { loadStoreConfig, type StoreConfig } from "./config.js";
 export { openDatabase, type DatabaseOptions } from "./db/open-database.js";
@@ -34,6 +34,10 @@ export type { SqlDatabase } from "./db/sql-database.js";
 export { planReembedding, reembedChunks, type EmbeddingSpace, type ReembedOptions, type ReembedPlan, type ReembedResult, type SpaceCount } from "./vectors/chunk-reembedding.js";
 export { createQdrantCollections, type QdrantCollections } from "./vectors/qdrant-collections.js";
 export { reindexQdrant, type ReindexProgress, type ReindexResult } from "./vectors/qdrant-reindex.js";
+export { exportStore, type ExportOptions, type ExportSink } from "./transfer/transfer-export.js";
+export { importStore, type ImportOptions, type ImportProgress, type ImportResult } from "./transfer/transfer-import.js";
+export type { LineSource } from "./transfer/transfer-verify.js";
+export { TransferFileError, type TransferCounts, type TransferHeader } from "./transfer/transfer-format.js";
 
 /** What a store can be handed instead of opening its own. */
 export interface StoreDependencies {
