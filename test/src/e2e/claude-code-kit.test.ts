@@ -251,11 +251,16 @@ test("the hooks store what Claude Code's events carry in the session's thread, a
   assert.equal(agentEntry.metadata.agent_type, "Explore");
   assert.match(agentEntry.preview, /Subagent Explore finished[\s\S]*Scanned 41 workflow files[\s\S]*Only nightly\.yml sets NODE_OPTIONS/);
 
-  // The next session is told where the last one left off.
+  // A later turn stores a newer summary; the next session is told where the last one left off, once.
+  writeTranscript(transcript, ["Opened the upstream issue; nothing else is left."]);
+  assert.equal((await runHook(dir, "stop.mjs", { ...common(dir, "session-a", "Stop"), stop_hook_active: false })).code, 0);
+  const newest = (await listThread("session-a")).find((entry) => entry.tags.includes("session-summary"))!;
+  assert.notEqual(newest.id, summaryListing.id);
   const next = await runHook(dir, "session-start.mjs", { ...common(dir, "session-b", "SessionStart"), source: "startup" });
   assert.equal(next.code, 0, next.stderr);
   const context = (JSON.parse(next.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
-  assert.match(context, new RegExp(`- ${summaryListing.id} \\(${thread("session-a")}, `));
+  assert.match(context, new RegExp(`\n- ${newest.id} \\(${thread("session-a")}, [^)]*\\): Claude Code session session-a in ${basename(dir)}: where it left off Opened the upstream issue`));
+  assert.equal(context.split(thread("session-a")).length, 2, "one line per earlier session");
   // A compaction continues the session: no second start entry.
   assert.equal((await runHook(dir, "session-start.mjs", { ...common(dir, "session-b", "SessionStart"), source: "compact" })).code, 0);
   assert.equal((await listThread("session-b")).length, 1);

@@ -25,8 +25,10 @@ runHook(async () => {
           metadata: { project, session_id: event.session_id, event: "SessionStart", start_source: event.source ?? "startup" },
         });
       }
-      const listed = await callTool(settings, "search_context", { tags_all: ["claude-code", "session-summary"], metadata: { project }, limit: earlierSessions + 5 });
-      earlier = (listed.results ?? []).filter((entry) => entry.thread_id !== threadId).slice(0, earlierSessions);
+      // Every turn stores a summary: keep the newest of each earlier session.
+      const listed = await callTool(settings, "search_context", { tags_all: ["claude-code", "session-summary"], metadata: { project }, limit: 30 });
+      const seen = new Set([threadId]);
+      earlier = (listed.results ?? []).filter((entry) => !seen.has(entry.thread_id) && seen.add(entry.thread_id)).slice(0, earlierSessions);
     } catch (error) {
       warn(error instanceof Error ? error.message : String(error));
     }
