@@ -11,6 +11,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { findFreePort } from "@context-hub/cli";
 import { callOk, connectMcpClient } from "../support/mcp.js";
 import { startMemoryHub } from "../support/memory-hub.js";
+import { readWrite, writeKeysFile } from "../support/principals.js";
+import { startGatewayOn } from "../gateway/gateways.js";
 
 const bin = resolve(fileURLToPath(import.meta.url), "../../../../bin/context-hub.js");
 const hooks = ".claude/hooks/context-hub";
@@ -298,4 +300,35 @@ test("with the hub down or hanging, every hook warns on stderr and exits 0 withi
   assert.equal(hung.code, 0);
   assert.match(hung.stderr, /unreachable \(no answer in 500 ms\)/);
   assert.ok(hung.ms < 4000, `the hook took ${hung.ms} ms`);
+});
+
+test("behind API keys the hooks send the key from the named variable, and a wrong key only warns", async (t) => {
+  const keys = writeKeysFile([{ name: "alice", tenant: "acme", subject: "alice", groups: ["eng"], scopes: readWrite }]);
+  t.after(() => keys.dispose());
+  const hub = await startMemoryHub();
+  t.after(() => hub.close());
+  const secured = await startGatewayOn(hub, { CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: keys.path });
+  t.after(() => secured.close());
+  const key = keys.principals.alice!.key;
+  const dir = project(t);
+  assert.equal(init(["claude-code", "--dir", dir, "--url", secured.url, "--token-env", "KIT_KEY", "--save-prompts"], { KIT_KEY: key }).code, 0);
+  assert.deepEqual((readJson(join(dir, ".mcp.json")) as { mcpServers: Record<string, { headers: unknown }> }).mcpServers["context-hub"]!.headers, { Authorization: "Bearer ${KIT_KEY:-}" });
+  for (const content of Object.values(snapshot(dir))) assert.ok(!content.includes(key), "the key is never written");
+
+  const event = { ...common(dir, "keyed", "UserPromptSubmit"), prompt: "Stored as alice." };
+  const stored = await runHook(dir, "user-prompt-submit.mjs", event, { KIT_KEY: key });
+  assert.equal(stored.code, 0, stored.stderr);
+  assert.equal(stored.stderr, "");
+  const alice = await connectMcpClient(secured.url, { Authorization: `Bearer ${key}` });
+  t.after(() => alice.close());
+  const listed = await callOk<Listed>(alice, "search_context", { thread_id: `claude-code/${basename(dir)}/keyed` });
+  assert.deepEqual(
+    listed.results.map((entry) => entry.preview),
+    ["Stored as alice."],
+  );
+
+  const refused = await runHook(dir, "user-prompt-submit.mjs", { ...event, prompt: "Never stored." }, { KIT_KEY: "chk_wrong" });
+  assert.equal(refused.code, 0);
+  assert.match(refused.stderr, /^context-hub: Context Hub at \S+ answered HTTP 401/);
+  assert.equal((await callOk<Listed>(alice, "search_context", { thread_id: `claude-code/${basename(dir)}/keyed` })).results.length, 1);
 });
