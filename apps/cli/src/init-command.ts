@@ -38,7 +38,7 @@ interface Write {
  * otherwise writes every file. Returns the exit code.
  */
 export function runInitCommand(args: string[], out: (text: string) => void, err: (text: string) => void, cwd = process.cwd()): number {
-  const parsed = parseInitArgs(args, err);
+  const parsed = parseInitArgs(args, out, err);
   if (typeof parsed === "number") return parsed;
   const { root, options, force } = parsed;
   if (!existsSync(root) || !statSync(root).isDirectory()) {
@@ -72,7 +72,7 @@ export function runInitCommand(args: string[], out: (text: string) => void, err:
   return 0;
 }
 
-function parseInitArgs(args: string[], err: (text: string) => void): { root: string; options: KitOptions; force: boolean } | number {
+function parseInitArgs(args: string[], out: (text: string) => void, err: (text: string) => void): { root: string; options: KitOptions; force: boolean } | number {
   let parsed;
   try {
     parsed = parseArgs({
@@ -95,7 +95,7 @@ function parseInitArgs(args: string[], err: (text: string) => void): { root: str
   }
   const { values, positionals } = parsed;
   if (values.help === true) {
-    err(initUsage);
+    out(initUsage);
     return 0;
   }
   const fail = (message: string) => {

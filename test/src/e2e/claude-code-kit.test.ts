@@ -43,7 +43,7 @@ interface HookRun {
 }
 
 /** Runs one installed hook the way Claude Code does: the event as JSON on stdin, CLAUDE_PROJECT_DIR set. */
-function runHook(dir: string, script: string, event: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<HookRun> {
+function runHook(dir: string, script: string, event: Record<string, unknown> | string, env: NodeJS.ProcessEnv = {}): Promise<HookRun> {
   return new Promise((resolveRun, reject) => {
     const began = performance.now();
     const child = spawn(process.execPath, [join(dir, hooks, script)], { cwd: dir, env: { ...process.env, CLAUDE_PROJECT_DIR: dir, ...env }, stdio: ["pipe", "pipe", "pipe"] });
@@ -53,7 +53,7 @@ function runHook(dir: string, script: string, event: Record<string, unknown>, en
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.once("error", reject);
     child.once("exit", (code) => resolveRun({ code, stdout, stderr, ms: performance.now() - began }));
-    child.stdin.end(JSON.stringify(event));
+    child.stdin.end(typeof event === "string" ? event : JSON.stringify(event));
   });
 }
 
@@ -284,6 +284,10 @@ test("with the hub down or hanging, every hook warns on stderr and exits 0 withi
     assert.match(run.stderr, /^context-hub: Context Hub at http:\/\/127\.0\.0\.1:\d+\/mcp is unreachable \(ECONNREFUSED\); continuing without it\n$/);
     assert.ok(run.ms < 5000, `${script} took ${run.ms} ms`);
   }
+  // An event that is not what Claude Code sends is reported the same way.
+  const garbled = await runHook(dir, "stop.mjs", "not json");
+  assert.equal(garbled.code, 0);
+  assert.match(garbled.stderr, /^context-hub: the hook event on stdin is not JSON/);
   // The start hook still names the thread, which needs no hub.
   const start = await runHook(dir, "session-start.mjs", events[0]![1]);
   assert.match(start.stdout, /Context Hub thread for this session: claude-code\//);

@@ -56,8 +56,12 @@ export async function readEvent(stream = process.stdin) {
     if (size > maxEventBytes) throw new Error(`the hook event is larger than ${maxEventBytes} bytes`);
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString("utf8");
-  const event = JSON.parse(text);
+  let event;
+  try {
+    event = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch (error) {
+    throw new Error(`the hook event on stdin is not JSON (${error instanceof Error ? error.message : String(error)})`);
+  }
   if (typeof event !== "object" || event === null || typeof event.session_id !== "string" || event.session_id === "") throw new Error("the hook event has no session_id");
   return event;
 }
@@ -97,6 +101,7 @@ export async function callTool(settings, name, args) {
   const message = (response.headers.get("content-type") ?? "").includes("text/event-stream") ? lastEventData(body) : JSON.parse(body);
   if (message.error) throw new Error(`${name} failed: ${message.error.message}`);
   const result = message.result;
+  if (typeof result !== "object" || result === null) throw new Error(`${name}: the hub's answer carried no result`);
   if (result.isError)
     throw new Error(
       `${name} failed: ${(result.content ?? [])
