@@ -11,6 +11,7 @@ import { runReembedCommand } from "./reembed-command.js";
 import { runReindexCommand } from "./reindex-command.js";
 import { runStdioCommand } from "./stdio-command.js";
 import { runExportCommand, runImportCommand } from "./transfer-command.js";
+import { runInitCommand } from "./init-command.js";
 
 const usage = `Usage: context-hub <command> [options]
 
@@ -21,6 +22,8 @@ Commands:
             --data-dir <dir>  PGlite data directory (default .context-hub/data, or STORE_DATA_DIR)
   stdio     Run everything in this process and serve MCP on stdin/stdout, for clients that
             launch local servers: [--data-dir <dir>] (one local user, no MCP port)
+  init      Set a project up for a client: init claude-code [--url <mcp url> | --stdio] [--save-prompts]
+            (.mcp.json, session hooks and a skill; see \`context-hub init --help\`)
   keys      Create, list and revoke API keys (see \`context-hub keys help\`)
   purge     Erase the kept versions of entries deleted long ago: --older-than <days> [--dry-run]
   audit     Check the audit log's hash chains: audit verify [--tenant <t>] [--json]
@@ -102,6 +105,13 @@ async function main(argv: string[]): Promise<void> {
       return;
     case "stdio":
       process.exitCode = await runStdioCommand(rest, process.env, (text) => process.stderr.write(text));
+      return;
+    case "init":
+      process.exitCode = runInitCommand(
+        rest,
+        (text) => process.stdout.write(text),
+        (text) => process.stderr.write(text),
+      );
       return;
     case "bridge":
       process.exitCode = await runBridgeCommand(rest, process.env, (text) => process.stderr.write(text));
