@@ -150,7 +150,14 @@ export async function loadCorpus(db, size, { seed = 7, log = () => {} } = {}) {
       rows.push({ id, thread, text, createdAt, topic });
       const embedStart = performance.now();
       for (const [ordinal, chunk] of chunkText(text).entries())
-        chunks.push({ entryId: id, tenant: thread.tenant, ordinal, start: chunk.start, end: chunk.end, vector: vectorLiteral(embedText(text.slice(chunk.start, chunk.end), vectors, builtinEmbedOptions)) });
+        chunks.push({
+          entryId: id,
+          tenant: thread.tenant,
+          ordinal,
+          start: chunk.start,
+          end: chunk.end,
+          vector: vectorLiteral(embedText(text.slice(chunk.start, chunk.end), vectors, builtinEmbedOptions)),
+        });
       embedMs += performance.now() - embedStart;
     }
     await db.transaction(async (tx) => {
