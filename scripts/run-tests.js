@@ -1,7 +1,7 @@
 // Runs every compiled test file (dist/**/*.test.js) of every workspace with node's test runner.
 // Pass workspace folders or file filters to narrow it: `node scripts/run-tests.js services/store`.
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const roots = ["proto", "packages", "services", "apps", "test", "charts"];
@@ -28,6 +28,13 @@ const selected = files
   .map((file) => relative(process.cwd(), file))
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
   .sort();
+
+// A compiled test whose source was moved or deleted would still run from dist/ and test code that no longer exists.
+const orphans = selected.filter((file) => !existsSync(file.replace("/dist/", "/src/").replace(/\.js$/, ".ts")));
+if (orphans.length > 0) {
+  console.error(`Compiled tests without a source file (delete the workspace's dist/ and run \`tsc -b\`):\n  ${orphans.join("\n  ")}`);
+  process.exit(1);
+}
 
 if (selected.length === 0) {
   console.error("No test files found. Did `tsc -b` run?");
