@@ -201,20 +201,26 @@ export function embedText(text: string, vectors: WordVectors, options: EmbedText
   if (!Number.isInteger(lexicalDimensions) || lexicalDimensions < 0) throw new RangeError(`lexicalDimensions must be a non-negative integer, got ${lexicalDimensions}`);
   const { dimension: wordDimension, commonDirection } = vectors;
   const dimension = wordDimension + lexicalDimensions;
-  const content = new Float64Array(dimension);
-  const minor = new Float64Array(dimension);
-  let contentTerms = 0;
-  let minorTerms = 0;
-  const add = (term: string, isMinor: boolean) => {
+  const sum = new Float64Array(dimension);
+  const addTerm = (term: string) => {
     const vector = toTermVector(term, vectors, lexicalDimensions);
-    const sum = isMinor ? minor : content;
     for (let d = 0; d < dimension; d++) sum[d] = (sum[d] as number) + (vector[d] as number);
-    if (isMinor) minorTerms++;
-    else contentTerms++;
   };
-  for (const token of tokenize(text, { preserveCase: true })) visitTerms(token, vectors, add);
-  if (contentTerms === 0 && minorTerms === 0) return emptyTextVector(dimension);
-  const sum = contentTerms > 0 ? content : minor;
+  // Minor terms count only in a text that has nothing else, so they are kept aside and embedded only then:
+  // a text of numbered headings (`## Heading 12345`) does not pay for a hashed vector per distinct number.
+  let contentTerms = 0;
+  const minorTerms: string[] = [];
+  const visit = (term: string, isMinor: boolean) => {
+    if (!isMinor) {
+      contentTerms++;
+      addTerm(term);
+    } else if (contentTerms === 0) minorTerms.push(term);
+  };
+  for (const token of tokenize(text, { preserveCase: true })) visitTerms(token, vectors, visit);
+  if (contentTerms === 0) {
+    if (minorTerms.length === 0) return emptyTextVector(dimension);
+    for (const term of minorTerms) addTerm(term);
+  }
   // The common direction lives in the word-vector dimensions; the lexical ones have none.
   let projection = 0;
   for (let d = 0; d < wordDimension; d++) projection += (sum[d] as number) * (commonDirection[d] as number);
