@@ -30,8 +30,9 @@ test("a long text is chunked and embedded in a worker, with the results of the c
 
 test("chunking that outlives its budget fails with TEXT_BUDGET_EXCEEDED naming the chunk stage", async () => {
   const provider = createBuiltinEmbeddingProvider({ cacheDir, work: tight });
-  const embedder = createEmbedder({ provider, work: tight, chunkSize: 1500, chunkOverlap: 200, maxTextChars: 1_000_000 });
-  await assert.rejects(embedder.embedDocuments([report(1_000_000)]), (error: unknown) => {
+  // Chunking 1M characters takes about 10 ms on a quick host, so the text is 20M: about 0.5 s of chunking, far past the budget.
+  const embedder = createEmbedder({ provider, work: tight, chunkSize: 1500, chunkOverlap: 200, maxTextChars: 20_000_000 });
+  await assert.rejects(embedder.embedDocuments([report(20_000_000)]), (error: unknown) => {
     assert.ok(isContextHubError(error));
     assert.equal(error.code, "TEXT_BUDGET_EXCEEDED");
     assert.match(error.message, /^chunk: the text took longer than its 10 ms budget/);
