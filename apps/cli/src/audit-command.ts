@@ -16,7 +16,7 @@ export async function runAuditCommand(args: string[], env: NodeJS.ProcessEnv, ou
     return action === undefined || action === "help" ? 0 : 2;
   }
   const { values } = parseArgs({ args: rest, options: { tenant: { type: "string" }, json: { type: "boolean" } }, strict: true });
-  const reply = await withStore(env, (store) => store.verifyAuditLog({ tenant: values.tenant ?? "" }));
+  const reply = await withStore(env, (store) => store.audit.verifyAuditLog({ tenant: values.tenant ?? "" }));
   const broken = reply.tenants.filter((report) => !report.intact);
   if (values.json) {
     out(

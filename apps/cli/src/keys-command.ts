@@ -52,7 +52,7 @@ export async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv, out
       if (problems.length > 0) throw new Error(problems.join("\n"));
       const key = generateApiKey();
       const reply = await withStore(env, (store) =>
-        store.createApiKey({
+        store.apiKeys.createApiKey({
           keyHash: hashApiKey(key),
           key: {
             hint: apiKeyHint(key),
@@ -71,7 +71,7 @@ export async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv, out
     }
     case "list": {
       const { values } = parseArgs({ args: rest, options: { tenant: { type: "string" }, "include-revoked": { type: "boolean" }, json: { type: "boolean" } }, strict: true });
-      const reply = await withStore(env, (store) => store.listApiKeys({ tenant: values.tenant ?? "", includeRevoked: values["include-revoked"] ?? false }));
+      const reply = await withStore(env, (store) => store.apiKeys.listApiKeys({ tenant: values.tenant ?? "", includeRevoked: values["include-revoked"] ?? false }));
       if (values.json) {
         out(
           `${JSON.stringify(
@@ -99,7 +99,7 @@ export async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv, out
     case "revoke": {
       const { positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true });
       if (positionals.length !== 1) throw new Error("give exactly one key id or hint to revoke");
-      const reply = await withStore(env, (store) => store.revokeApiKey({ id: positionals[0]! }));
+      const reply = await withStore(env, (store) => store.apiKeys.revokeApiKey({ id: positionals[0]! }));
       out(`Revoked ${reply.key === undefined ? positionals[0] : describeKey(reply.key)}\n`);
       return 0;
     }

@@ -21,7 +21,7 @@ export async function runPurgeCommand(args: string[], env: NodeJS.ProcessEnv, ou
   if (raw === undefined) throw new Error(`--older-than <days> is required\n\n${purgeUsage}`);
   if (!/^\d{1,5}$/.test(raw)) throw new Error(`--older-than must be a whole number of days (got "${raw}")`);
   const dryRun = values["dry-run"] ?? false;
-  const reply = await withStore(env, (store) => store.purgeHistory({ olderThanDays: Number(raw), dryRun }));
+  const reply = await withStore(env, (store) => store.history.purgeHistory({ olderThanDays: Number(raw), dryRun }));
   const cutoff = reply.cutoff === undefined ? "?" : timestampDate(reply.cutoff).toISOString();
   out(
     dryRun

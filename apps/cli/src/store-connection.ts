@@ -3,7 +3,27 @@ import { storeV1 } from "@context-hub/proto";
 import { loadStoreConfig, startStore } from "@context-hub/store";
 import { readLiveRuntime } from "./runtime-file.js";
 
-export type StoreClient = GrpcClient<typeof storeV1.StoreService>;
+/** The store services the CLI's operator commands call, all at one store's address. */
+export interface StoreClients {
+  apiKeys: GrpcClient<typeof storeV1.ApiKeysService>;
+  history: GrpcClient<typeof storeV1.HistoryService>;
+  audit: GrpcClient<typeof storeV1.AuditService>;
+}
+
+/** Runs `work` with clients of the store at `address`, closed when it ends. */
+async function withClients<T>(address: string, work: (store: StoreClients) => Promise<T>): Promise<T> {
+  const options = { address, peer: "store" as const, deadlineMs: 10_000 };
+  const clients = {
+    apiKeys: createGrpcClient(storeV1.ApiKeysService, options),
+    history: createGrpcClient(storeV1.HistoryService, options),
+    audit: createGrpcClient(storeV1.AuditService, options),
+  };
+  try {
+    return await work(clients);
+  } finally {
+    for (const client of Object.values(clients)) client.close();
+  }
+}
 
 /**
  * Runs `work` against the store that owns the configured database: the live
@@ -12,23 +32,14 @@ export type StoreClient = GrpcClient<typeof storeV1.StoreService>;
  * process for the duration of the command. Works whether or not the server
  * is running.
  */
-export async function withStore<T>(env: NodeJS.ProcessEnv, work: (store: StoreClient) => Promise<T>): Promise<T> {
+export async function withStore<T>(env: NodeJS.ProcessEnv, work: (store: StoreClients) => Promise<T>): Promise<T> {
   const config = loadStoreConfig({ ...env, STORE_HOST: "127.0.0.1", STORE_PORT: "0", STORE_SOCKET: "", STORE_OPS_PORT: "-1" });
   const live = config.database.url === "" ? readLiveRuntime(config.database.dataDir) : undefined;
-  if (live !== undefined) {
-    const client = createGrpcClient(storeV1.StoreService, { address: live.storeAddress, peer: "store", deadlineMs: 10_000 });
-    try {
-      return await work(client);
-    } finally {
-      client.close();
-    }
-  }
+  if (live !== undefined) return withClients(live.storeAddress, work);
   const store = await startStore(config, createLogger("store", env.LOG_LEVEL ?? "warn"));
-  const client = createGrpcClient(storeV1.StoreService, { address: store.address, peer: "store", deadlineMs: 10_000 });
   try {
-    return await work(client);
+    return await withClients(store.address, work);
   } finally {
-    client.close();
     await store.close();
   }
 }

@@ -39,7 +39,7 @@ export async function resolveIdempotency(peers: Peers, principal: Principal, too
   const key = args.idempotency_key;
   if (typeof key !== "string") return undefined;
   const idempotency = { key, fingerprint: fingerprintOf(tool, args) };
-  const state = await checkIdempotency(peers.store, principal, idempotency);
+  const state = await checkIdempotency(peers.idempotency, principal, idempotency);
   if (state === "conflict") {
     throw new ContextHubError("INVALID_ARGUMENT", `idempotency_key "${key}" was already used with different arguments`, {
       remedy: "use a new idempotency_key for a different request, or resend exactly the original arguments",

@@ -105,7 +105,7 @@ function createAuthenticator(config: GatewayConfig, peers: Peers, logger: Logger
   if (config.auth.methods.includes("api-key")) {
     if (config.auth.keysFile !== undefined) keysFile = watchKeysFile(config.auth.keysFile, { pollMs: config.auth.keysFilePollMs, log: logger });
     // The store's answer (revocations included) is cached; the file's keys are in memory.
-    const store = cacheDirectory(createStoreKeyDirectory(peers.store), config.auth.keyCacheMs);
+    const store = cacheDirectory(createStoreKeyDirectory(peers.apiKeys), config.auth.keyCacheMs);
     verifiers.push(createApiKeyVerifier(layerDirectories(keysFile, store)));
   }
   if (config.auth.oidc !== undefined) verifiers.push(createOidcVerifier(config.auth.oidc));

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { startGrpcService, type Logger, type RunningService } from "@context-hub/common";
-import { searchV1, storeV1 } from "@context-hub/proto";
+import { searchV1 } from "@context-hub/proto";
 import type { StoreConfig } from "./config.js";
 import { openDatabase } from "./db/open-database.js";
 import type { SqlDatabase } from "./db/sql-database.js";
@@ -11,7 +11,7 @@ import { createDatabaseSearchVectors, createWorkerSearchVectors, type SearchVect
 import { createWriteScreen } from "./screen/write-screen.js";
 import { createEntryService } from "./entries/entries.js";
 import { createDescribeService } from "./describe.js";
-import { createStoreHandlers } from "./server.js";
+import { registerStoreServices } from "./server.js";
 import { openSearch } from "./search/search-module.js";
 import { createSearchHandlers } from "./search-server.js";
 import { createSharingService } from "./sharing/sharing.js";
@@ -74,7 +74,7 @@ function graphDirectoryOf(config: StoreConfig): string | undefined {
 
 /**
  * Starts the store: opens and migrates the database (refusing a schema newer
- * than it knows), then serves StoreService over gRPC with /readyz reporting
+ * than it knows), then serves its gRPC services (one per domain, and search) with /readyz reporting
  * whether the database answers. `close()` drains calls, then closes the
  * database it opened (PGlite flushes to disk, so acknowledged writes survive).
  */
@@ -109,7 +109,7 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
       socketPath: config.socketPath,
       opsPort: config.opsPort,
       logger,
-      register: (builder) => builder.addService(storeV1.StoreService, createStoreHandlers(services)).addService(searchV1.SearchService, createSearchHandlers(search.service)),
+      register: (builder) => registerStoreServices(builder, services).addService(searchV1.SearchService, createSearchHandlers(search.service)),
       isReady: () => isReachable(database),
       onClose: async () => {
         await sweeper.close();

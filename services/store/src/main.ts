@@ -1,4 +1,4 @@
-// Entry point of the store service: `main.js` serves StoreService until SIGTERM/SIGINT;
+// Entry point of the store service: `main.js` serves the store's gRPC services until SIGTERM/SIGINT;
 // `main.js migrate` applies pending database migrations and exits (the chart's migrations Job).
 import { createLogger, runMain } from "@context-hub/common";
 import { loadStoreConfig, openDatabase, startStore } from "./index.js";

@@ -1,49 +1,30 @@
 /**
- * Conversions between StoreService protobuf messages and the store's domain
- * types, for the transport (server.ts). Enum values a peer sends that this
- * build does not know are INVALID_ARGUMENT naming the field.
+ * Conversions between the protobuf messages every store service shares
+ * (callers, entries, filters, per-item errors, idempotent responses) and the
+ * store's domain types. Each service's own messages are mapped in its
+ * `*-server.ts`. Enum values a peer sends that this build does not know are
+ * INVALID_ARGUMENT naming the field.
  */
-import type { SearchFilterInput } from "./model/search-filter.js";
-import { create, toBinary, toJson, type DescMessage, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary, toJson, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema, type Timestamp, type Value } from "@bufbuild/protobuf/wkt";
-import {
-  granteeKindFromProto,
-  granteeKindToProto,
-  invalidArgument,
-  permissionToProto,
-  sourceFromProto,
-  sourceToProto,
-  trustStateToProto,
-  vectorFromBytes,
-  visibilityFromProto,
-  visibilityToProto,
-} from "@context-hub/common";
+import { invalidArgument, sourceFromProto, sourceToProto, trustStateToProto, visibilityToProto } from "@context-hub/common";
 import { type commonV1, storeV1 } from "@context-hub/proto";
-import type { ApiKeyInput, ApiKeyRecord } from "./keys/api-keys.js";
-import type { AuditFilter, AuditRecord, ChainReport } from "./audit/audit.js";
-import type { EntryHistory, EntryVersionRecord, TombstoneRecord } from "./history/history.js";
-import type { ItemError, ItemResult } from "./entries/entries.js";
-import type { EntryAck, EntryUpdateInput, GeneratedInput, JsonValue, NewEntryInput, NodeSummary, StoredEntry } from "./model/entry-model.js";
-import type { IdempotencyState } from "./idempotency/idempotency.js";
+import type { ItemError } from "./model/items.js";
+import type { Outcome } from "./idempotency/idempotency.js";
+import type { JsonValue, NodeSummary, StoredEntry } from "./model/entry-model.js";
 import type { Principal } from "./model/principal.js";
-import type { MetadataOperator } from "./model/search-filter.js";
-import type { GranteeInput } from "./sharing/sharing.js";
-import type { GrantRecord } from "./model/sharing-model.js";
+import type { MetadataOperator, SearchFilterInput } from "./model/search-filter.js";
 
 export function toPrincipal(principal: commonV1.Principal | undefined): Principal | undefined {
   if (principal === undefined) return undefined;
   return { tenant: principal.tenant, subject: principal.subject, groups: [...principal.groups], scopes: [...principal.scopes] };
 }
 
-export function toGrantees(grantees: readonly storeV1.Grantee[]): GranteeInput[] {
-  return grantees.map((grantee, index) => ({ kind: granteeKindFromProto(grantee.kind, `grantees[${index}].kind`), name: grantee.name }));
-}
-
 export function toDate(timestamp: Timestamp | undefined): Date | undefined {
   return timestamp === undefined ? undefined : timestampDate(timestamp);
 }
 
-function fromDate(date: Date | undefined): Timestamp | undefined {
+export function fromDate(date: Date | undefined): Timestamp | undefined {
   return date === undefined ? undefined : timestampFromDate(date);
 }
 
@@ -107,73 +88,8 @@ export function toEntryFilter(filter: storeV1.EntryFilter | undefined): SearchFi
   };
 }
 
-function toImages(images: readonly storeV1.Image[]): { mimeType: string; data: Uint8Array }[] {
-  return images.map((image) => ({ mimeType: image.mimeType, data: image.data }));
-}
-
-export function toNewEntry(entry: storeV1.NewEntry | undefined, field: string): NewEntryInput | undefined {
-  if (entry === undefined) return undefined;
-  return {
-    threadId: entry.threadId,
-    source: sourceFromProto(entry.source, `${field}.source`),
-    text: entry.text,
-    metadata: entry.metadata,
-    tags: entry.tags,
-    images: toImages(entry.images),
-    visibility: visibilityFromProto(entry.visibility, `${field}.visibility`),
-    validFrom: toDate(entry.validFrom),
-    validTo: toDate(entry.validTo),
-  };
-}
-
-export function toGenerated(generated: storeV1.Generated | undefined): GeneratedInput | undefined {
-  if (generated === undefined) return undefined;
-  return {
-    embeddingModel: generated.embeddingModel,
-    embeddingDimension: generated.embeddingDimension,
-    chunks: generated.chunks.map((chunk, index) => ({ ordinal: chunk.ordinal, span: chunk.span, vector: vectorFromBytes(chunk.vector, `generated.chunks[${index}].vector`) })),
-    summary: generated.summary,
-    nodeSummaries: generated.nodeSummaries.map((node) => ({ nodeId: node.nodeId, heading: node.heading, level: node.level, span: node.span, summary: node.summary })),
-    textHash: generated.textHash,
-  };
-}
-
-export function toEntryUpdate(update: storeV1.EntryUpdate, index: number): EntryUpdateInput {
-  return {
-    id: update.id,
-    expectedVersion: update.expectedVersion,
-    text: update.text,
-    metadata: update.metadata,
-    tags: update.tags?.tags,
-    images: update.images === undefined ? undefined : toImages(update.images.images),
-    visibility: visibilityFromProto(update.visibility, `updates[${index}].visibility`),
-    generated: toGenerated(update.generated),
-    restoredFromVersion: update.restoredFromVersion,
-    validity: update.validity === undefined ? undefined : { validFrom: toDate(update.validity.validFrom), validTo: toDate(update.validity.validTo) },
-  };
-}
-
-export function toAckMessage(ack: EntryAck): MessageInitShape<typeof storeV1.EntryAckSchema> {
-  return {
-    id: ack.id,
-    version: ack.version,
-    contentHash: ack.contentHash,
-    deduplicated: ack.deduplicated,
-    createdAt: timestampFromDate(ack.createdAt),
-    updatedAt: timestampFromDate(ack.updatedAt),
-    previouslyDeleted: ack.previouslyDeleted,
-    trustState: trustStateToProto(ack.trust.state),
-    trustReasons: ack.trust.reasons,
-  };
-}
-
 export function toItemErrorMessage(error: ItemError): MessageInitShape<typeof storeV1.ItemErrorSchema> {
   return { code: error.code, message: error.message };
-}
-
-/** `{ ack }` or `{ error }` for one item. */
-export function toItemOutcome(result: ItemResult<EntryAck>): { ack?: MessageInitShape<typeof storeV1.EntryAckSchema>; error?: MessageInitShape<typeof storeV1.ItemErrorSchema> } {
-  return result.ok ? { ack: toAckMessage(result.value) } : { error: toItemErrorMessage(result.error) };
 }
 
 function toNodeSummaryMessage(node: NodeSummary): MessageInitShape<typeof commonV1.NodeSummarySchema> {
@@ -222,144 +138,6 @@ export function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof stor
   };
 }
 
-function toVersionMessage(version: EntryVersionRecord): MessageInitShape<typeof storeV1.EntryVersionSchema> {
-  return {
-    version: version.version,
-    current: version.current,
-    redacted: version.redacted,
-    text: version.text,
-    contentHash: version.contentHash,
-    metadata: version.metadata,
-    tags: version.tags,
-    summary: version.summary,
-    visibility: visibilityToProto(version.visibility),
-    trustState: trustStateToProto(version.trustState),
-    writtenBy: version.writtenBy,
-    writtenAt: timestampFromDate(version.writtenAt),
-    supersededBy: version.supersededBy ?? "",
-    supersededAt: fromDate(version.supersededAt),
-    change: version.change,
-    restoredFrom: version.restoredFrom ?? 0,
-    validFrom: fromDate(version.validFrom),
-    validTo: fromDate(version.validTo),
-  };
-}
-
-function toTombstoneMessage(tombstone: TombstoneRecord): MessageInitShape<typeof storeV1.TombstoneSchema> {
-  return {
-    id: tombstone.id,
-    threadId: tombstone.threadId,
-    contentHash: tombstone.contentHash,
-    owner: tombstone.owner,
-    deletedBy: tombstone.deletedBy,
-    deletedAt: timestampFromDate(tombstone.deletedAt),
-    reason: tombstone.reason,
-    historyPurgedAt: fromDate(tombstone.historyPurgedAt),
-  };
-}
-
-export function toHistoryMessage(history: EntryHistory): MessageInitShape<typeof storeV1.GetEntryHistoryResponseSchema> {
-  return {
-    id: history.id,
-    threadId: history.threadId,
-    owner: history.owner,
-    latestVersion: history.latestVersion,
-    versions: history.versions.map(toVersionMessage),
-    hasMore: history.hasMore,
-    ...(history.tombstone === undefined ? {} : { tombstone: toTombstoneMessage(history.tombstone) }),
-  };
-}
-
-export function toAuditFilter(filter: storeV1.AuditFilter | undefined): AuditFilter {
-  const outcome = filter?.outcome ?? "";
-  if (outcome !== "" && outcome !== "ok" && outcome !== "denied") throw invalidArgument('filter.outcome must be "ok", "denied" or empty');
-  return {
-    action: filter?.action,
-    actor: filter?.actor,
-    targetId: filter?.targetId,
-    from: toDate(filter?.from),
-    to: toDate(filter?.to),
-    outcome: outcome === "" ? undefined : outcome,
-  };
-}
-
-export function toAuditRecordMessage(record: AuditRecord): MessageInitShape<typeof storeV1.AuditRecordSchema> {
-  return {
-    seq: BigInt(record.seq),
-    id: record.id,
-    at: timestampFromDate(record.at),
-    actor: record.actor,
-    action: record.action,
-    outcome: record.outcome,
-    targetIds: record.targetIds,
-    beforeHashes: record.beforeHashes,
-    afterHashes: record.afterHashes,
-    requestId: record.requestId,
-    details: record.details as JsonObject,
-    previousHash: record.previousHash,
-    hash: record.hash,
-    tenant: record.tenant,
-  };
-}
-
-export function toChainReportMessage(report: ChainReport): MessageInitShape<typeof storeV1.AuditChainReportSchema> {
-  return {
-    tenant: report.tenant,
-    records: BigInt(report.records),
-    intact: report.intact,
-    brokenSeq: BigInt(report.broken?.seq ?? 0),
-    brokenId: report.broken?.id ?? "",
-    problem: report.broken?.problem ?? "",
-  };
-}
-
-export function toGrantMessage(grant: GrantRecord): MessageInitShape<typeof storeV1.GrantInfoSchema> {
-  return {
-    id: grant.id,
-    entryId: grant.entryId ?? "",
-    threadId: grant.threadId ?? "",
-    grantee: { kind: granteeKindToProto(grant.grantee.kind), name: grant.grantee.name },
-    permission: permissionToProto(grant.permission),
-    grantor: grant.grantor,
-    createdAt: timestampFromDate(grant.createdAt),
-  };
-}
-
-export const idempotencyStateOf: Record<IdempotencyState, storeV1.CheckIdempotencyResponse_State> = {
-  new: storeV1.CheckIdempotencyResponse_State.NEW,
-  replay: storeV1.CheckIdempotencyResponse_State.REPLAY,
-  conflict: storeV1.CheckIdempotencyResponse_State.CONFLICT,
-};
-
-export function toApiKeyInput(key: storeV1.ApiKey | undefined): ApiKeyInput | undefined {
-  if (key === undefined) return undefined;
-  // id, created_at and revoked_at are the store's to set; whatever the request holds there is ignored.
-  return {
-    hint: key.hint,
-    tenant: key.tenant,
-    subject: key.subject,
-    groups: key.groups,
-    scopes: key.scopes,
-    description: key.description,
-    expiresAt: toDate(key.expiresAt),
-  };
-}
-
-export function toApiKeyMessage(key: ApiKeyRecord): MessageInitShape<typeof storeV1.ApiKeySchema> {
-  return {
-    id: key.id,
-    hint: key.hint,
-    tenant: key.tenant,
-    subject: key.subject,
-    groups: key.groups,
-    scopes: key.scopes,
-    description: key.description,
-    expiresAt: fromDate(key.expiresAt),
-    createdAt: timestampFromDate(key.createdAt),
-    revokedAt: fromDate(key.revokedAt),
-  };
-}
-
 /**
  * How a mutation's response is recorded with its idempotency key: the
  * response message's protobuf bytes, so a replay returns exactly what the
@@ -367,4 +145,18 @@ export function toApiKeyMessage(key: ApiKeyRecord): MessageInitShape<typeof stor
  */
 export function encoderOf<S extends DescMessage, T>(schema: S, toResponse: (result: T) => MessageInitShape<S>): (result: T) => Uint8Array {
   return (result) => toBinary(schema, create(schema, toResponse(result)));
+}
+
+/**
+ * One idempotent mutation's response mapping: `key` hands the domain the
+ * caller's idempotency key with an encoder for the response recorded with
+ * it; `respond` answers with the fresh result, or with exactly the bytes
+ * recorded by the first call when this one is a replay.
+ */
+export function idempotentResponse<S extends DescMessage, T>(schema: S, toResponse: (result: T) => MessageInitShape<S>) {
+  const encode = encoderOf(schema, toResponse);
+  return {
+    key: (idempotency: storeV1.Idempotency | undefined) => (idempotency === undefined ? undefined : { key: idempotency.key, fingerprint: idempotency.fingerprint, encode }),
+    respond: (outcome: Outcome<T>): MessageInitShape<S> | MessageShape<S> => (outcome.replayed ? fromBinary(schema, outcome.response) : toResponse(outcome.result)),
+  };
 }

@@ -32,7 +32,7 @@ describe("the API keys file is reloaded, and a store revocation wins over it", (
   let hub: AllInOne;
   let keys: ReturnType<typeof writeKeysFile>;
   let gateway: TestGateway;
-  let store: ReturnType<typeof createGrpcClient<typeof storeV1.StoreService>>;
+  let store: ReturnType<typeof createGrpcClient<typeof storeV1.ApiKeysService>>;
 
   before(async () => {
     keys = writeKeysFile([{ name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: ["context:read"] }]);
@@ -43,7 +43,7 @@ describe("the API keys file is reloaded, and a store revocation wins over it", (
       CONTEXT_HUB_KEY_CACHE_MS: "100",
       CONTEXT_HUB_API_KEYS_FILE_POLL_MS: "3600000",
     });
-    store = createGrpcClient(storeV1.StoreService, { address: hub.services.store.address, peer: "store", deadlineMs: 10_000 });
+    store = createGrpcClient(storeV1.ApiKeysService, { address: hub.services.store.address, peer: "store", deadlineMs: 10_000 });
   });
   after(async () => {
     store?.close();

@@ -112,7 +112,7 @@ function createSignal() {
 type SpanProcessor = NonNullable<Parameters<typeof startTracing>[2]>[number];
 
 /** The span of the gateway's Commit call to the store: it starts as the call goes out and ends when the reply (or the failure) comes back. */
-const commitSpanName = "contexthub.store.v1.StoreService/Commit";
+const commitSpanName = "contexthub.store.v1.EntriesService/Commit";
 
 /**
  * The gateway's Commit calls, seen through its trace spans (the gateway runs

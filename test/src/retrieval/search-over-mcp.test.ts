@@ -93,7 +93,7 @@ for (const backend of backends) {
 
       // A foreign entry whose only chunk sits on the query's own embedding (plus noise), committed straight to the store.
       const embedder = createGrpcClient(embedderV1.EmbedderService, { address: `127.0.0.1:${hub.services.embedder.port}`, peer: "embedder", deadlineMs: 30_000 });
-      const store = createGrpcClient(storeV1.StoreService, { address: hub.services.store.address, peer: "store", deadlineMs: 30_000 });
+      const store = createGrpcClient(storeV1.EntriesService, { address: hub.services.store.address, peer: "store", deadlineMs: 30_000 });
       try {
         const embedded = await embedder.embedQueries({ texts: [vectorQuery] });
         const query = vectorFromBytes(embedded.vectors[0]?.float32Le ?? new Uint8Array(), "vector");

@@ -75,7 +75,7 @@ export function defineRequestIdTests(backend: HubBackend): void {
       const plain = await callOk<{ context_id: string }>(hub.client, "store_context", { thread_id: "request-ids", source: "agent", text: "A note sent without any request id." });
       const record = await auditRecordOf(plain.context_id);
       assert.equal(Object.hasOwn(record.details, "client_request_id"), false);
-      const store = createGrpcClient(storeV1.StoreService, { address: hub.hub.services.store.address, peer: "store", deadlineMs: 10_000 });
+      const store = createGrpcClient(storeV1.AuditService, { address: hub.hub.services.store.address, peer: "store", deadlineMs: 10_000 });
       try {
         const { tenants } = await store.verifyAuditLog({ tenant: "" });
         assert.ok(tenants.length > 0);

@@ -1,16 +1,18 @@
 /** Building blocks of the store's integration tests: principals, entries, a started store and direct SQL. */
 import { randomBytes } from "node:crypto";
 import assert from "node:assert/strict";
-import { contentHash, createGrpcClient, createLogger, isContextHubError, type ErrorCode, type GrpcClient, type RunningService, vectorToBytes } from "@context-hub/common";
-import { commonV1, storeV1 } from "@context-hub/proto";
+import { contentHash, createLogger, isContextHubError, type ErrorCode, type RunningService, vectorToBytes } from "@context-hub/common";
+import { commonV1, type storeV1 } from "@context-hub/proto";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { loadStoreConfig, openDatabase, startStore, type DatabaseOptions, type SqlDatabase } from "@context-hub/store";
+import { createStoreClient, type StoreClient } from "../support/store-client.js";
 import { createPgliteConnection, createPostgresConnection, createUuidV7, type SqlConnection, type SqlExecutor, type VectorType } from "@context-hub/store/testing";
 
 export const logger = createLogger("store-test", "silent");
 
-export type StoreClient = GrpcClient<typeof storeV1.StoreService>;
+export type { StoreClient };
+
 export type PrincipalInit = MessageInitShape<typeof commonV1.PrincipalSchema>;
 
 /** A NewEntry as plain data (assignable to the message's init shape, and spreadable). */
@@ -127,7 +129,7 @@ export async function startTestStore(options: DatabaseOptions, database?: SqlDat
     ...extra.env,
   });
   const service = await startStore(config, logger, { ...(database === undefined ? {} : { database }), ...(extra.now === undefined ? {} : { now: extra.now }) });
-  const client = createGrpcClient(storeV1.StoreService, { address: `127.0.0.1:${service.port}`, peer: "store", deadlineMs: 60_000 });
+  const client = createStoreClient({ address: `127.0.0.1:${service.port}`, peer: "store", deadlineMs: 60_000 });
   return {
     service,
     client,
@@ -221,7 +223,7 @@ export function randomId(): string {
 }
 
 /** Commits `text` as `caller` and returns the acknowledgement. */
-export async function commitText(client: StoreClient, caller: PrincipalInit, threadId: string, text: string, overrides: Partial<NewEntryInit> = {}) {
+export async function commitText(client: StoreClient, caller: PrincipalInit, threadId: string, text: string, overrides: Partial<NewEntryInit> = {}): Promise<storeV1.EntryAck> {
   const reply = await client.commit({ principal: caller, entry: textEntry(threadId, text, overrides), generated: generatedFor(text) });
   assert.ok(reply.ack !== undefined);
   return reply.ack;

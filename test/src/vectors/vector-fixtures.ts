@@ -1,16 +1,17 @@
 /**
- * Building blocks of the vector-index contract suite: a store (StoreService
- * and SearchService over gRPC) on a fresh PGlite database, answering
+ * Building blocks of the vector-index contract suite: a store (its services,
+ * SearchService among them, over gRPC) on a fresh PGlite database, answering
  * semantic search with pgvector, with the graph in the store process, or with Qdrant (the stand-in, or the real
  * Qdrant at QDRANT_URL) behind a proxy that can cut the link.
  */
 import { randomBytes } from "node:crypto";
 import { createGrpcClient, metricsRegistry, type GrpcClient, type RunningService } from "@context-hub/common";
-import { searchV1, storeV1 } from "@context-hub/proto";
+import { searchV1 } from "@context-hub/proto";
 import { loadStoreConfig, openDatabase, startStore, type SqlDatabase } from "@context-hub/store";
 import { collectionName, createQdrantClient } from "@context-hub/store/testing";
 import { dimension, testModel } from "../retrieval/retrieval-fixtures.js";
 import { logger, type StoreClient } from "../store/store-fixtures.js";
+import { createStoreClient } from "../support/store-client.js";
 import { startOutageProxy, startQdrantTarget, type OutageProxy, type QdrantTarget } from "../support/qdrant-server.js";
 
 export type SearchClient = GrpcClient<typeof searchV1.SearchService>;
@@ -52,7 +53,7 @@ async function startService(env: Record<string, string>, db: SqlDatabase): Promi
   const config = loadStoreConfig({ STORE_PORT: "0", STORE_OPS_PORT: "-1", STORE_DATA_DIR: "memory://", LOG_LEVEL: "silent", ...env });
   const service = await startStore(config, logger, { database: db });
   const address = `127.0.0.1:${service.port}`;
-  const client = createGrpcClient(storeV1.StoreService, { address, peer: "store", deadlineMs: 60_000 });
+  const client = createStoreClient({ address, peer: "store", deadlineMs: 60_000 });
   const searchClient = createGrpcClient(searchV1.SearchService, { address, peer: "store", deadlineMs: 60_000 });
   return {
     service,

@@ -4,10 +4,11 @@ import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contentHash, createGrpcClient, vectorToBytes } from "@context-hub/common";
-import { commonV1, searchV1, storeV1 } from "@context-hub/proto";
+import { commonV1, searchV1 } from "@context-hub/proto";
 import { loadStoreConfig, startStore } from "@context-hub/store";
 import { commitWithVectors } from "../retrieval/retrieval-fixtures.js";
 import { logger, newTenant, principal, type PrincipalInit } from "../store/store-fixtures.js";
+import { createStoreClient } from "../support/store-client.js";
 import { defineVectorContractSuite } from "./vector-contract-suite.js";
 import { direction, gaugeValue, startGraphHarness, vectorDimension, vectorModel } from "./vector-fixtures.js";
 
@@ -109,7 +110,7 @@ async function startDiskStore(dataDir: string): Promise<DiskStore> {
   const config = loadStoreConfig({ STORE_PORT: "0", STORE_OPS_PORT: "-1", STORE_DATA_DIR: dataDir, LOG_LEVEL: "silent", STORE_VECTOR_BACKEND: "graph", STORE_VECTOR_EXACT_BELOW: "0" });
   const service = await startStore(config, logger);
   const address = `127.0.0.1:${service.port}`;
-  const client = createGrpcClient(storeV1.StoreService, { address, peer: "store", deadlineMs: 60_000 });
+  const client = createStoreClient({ address, peer: "store", deadlineMs: 60_000 });
   const searchClient = createGrpcClient(searchV1.SearchService, { address, peer: "store", deadlineMs: 60_000 });
   return {
     async search(caller, vector, limit = 10) {

@@ -21,7 +21,7 @@ test("appends after another store's records keep the tenant's chain whole (Postg
   t.after(() => hub.close());
   const client = await connectMcpClient(hub.url);
   t.after(() => client.close());
-  const store = createGrpcClient(storeV1.StoreService, { address: hub.services.store.address, peer: "store", deadlineMs: 10_000 });
+  const store = createGrpcClient(storeV1.AuditService, { address: hub.services.store.address, peer: "store", deadlineMs: 10_000 });
   t.after(() => store.close());
   const db = await openDatabase({ url: postgres.url, dataDir: "", poolMax: 1 }, createLogger("test", "silent"));
   t.after(() => db.close());

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { ContextHubError, createGrpcClient, createGrpcServer, createLogger, type CallContext, type RunningGrpcServer } from "@context-hub/common";
 import { commonV1, storeV1 } from "@context-hub/proto";
 import { batchRetryMs, createDuplicateChecks, type DuplicateCheck } from "./duplicate-checks.js";
-import type { StoreClient } from "./peers.js";
+import type { EntriesServiceClient } from "./peers.js";
 
 /**
  * The gateway's joined pre-checks against real gRPC stores: one that has
@@ -19,7 +19,7 @@ interface Seen {
 }
 
 /** A store answering only the pre-checks: each caller's duplicate is `dup-<subject>`; a caller without context:write is refused. */
-async function startStore(withBatch: boolean, seen: Seen): Promise<{ server: RunningGrpcServer; client: StoreClient }> {
+async function startStore(withBatch: boolean, seen: Seen): Promise<{ server: RunningGrpcServer; client: EntriesServiceClient }> {
   const answer = (check: { principal?: commonV1.Principal | undefined }) => {
     if (!check.principal?.scopes.includes("context:write")) throw new ContextHubError("PERMISSION_DENIED", "this call needs the context:write scope");
     return `dup-${check.principal.subject}`;
@@ -43,7 +43,7 @@ async function startStore(withBatch: boolean, seen: Seen): Promise<{ server: Run
     },
   };
   // The older store's contract simply lacks the method, so gRPC itself answers UNIMPLEMENTED.
-  const service = withBatch ? storeV1.StoreService : { ...storeV1.StoreService, methods: storeV1.StoreService.methods.filter((method) => method.name !== "FindDuplicates") };
+  const service = withBatch ? storeV1.EntriesService : { ...storeV1.EntriesService, methods: storeV1.EntriesService.methods.filter((method) => method.name !== "FindDuplicates") };
   const implementation = new Proxy(handlers, {
     get: (target, name: string) =>
       target[name] ??
@@ -52,9 +52,9 @@ async function startStore(withBatch: boolean, seen: Seen): Promise<{ server: Run
       }),
   });
   const server = await createGrpcServer({ logger })
-    .addService(service as typeof storeV1.StoreService, implementation as never)
+    .addService(service as typeof storeV1.EntriesService, implementation as never)
     .listen({ host: "127.0.0.1", port: 0 });
-  const client = createGrpcClient(storeV1.StoreService, { address: `127.0.0.1:${server.port}`, peer: "store", deadlineMs: 5_000 });
+  const client = createGrpcClient(storeV1.EntriesService, { address: `127.0.0.1:${server.port}`, peer: "store", deadlineMs: 5_000 });
   return { server, client };
 }
 

@@ -2,7 +2,7 @@ import { ContextHubError, isContextHubError, isErrorCode, isUnimplementedCall, r
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { storeV1 } from "@context-hub/proto";
 import { joinCalls } from "./joined-calls.js";
-import type { StoreClient } from "./peers.js";
+import type { EntriesServiceClient } from "./peers.js";
 
 export type DuplicateCheck = MessageInitShape<typeof storeV1.DuplicateCheckSchema>;
 
@@ -30,7 +30,7 @@ export const batchRetryMs = 60_000;
  * FindDuplicate call each, under their own request ids, and the batch is
  * tried again after `batchRetryMs`.
  */
-export function createDuplicateChecks(store: StoreClient, now: () => number = () => performance.now()): (check: DuplicateCheck) => Promise<string> {
+export function createDuplicateChecks(store: EntriesServiceClient, now: () => number = () => performance.now()): (check: DuplicateCheck) => Promise<string> {
   let batchRefusedAt = Number.NEGATIVE_INFINITY;
 
   const checkAlone = (check: DuplicateCheck): Promise<DuplicateCheckResult> => {

@@ -6,7 +6,7 @@ import { storeV1 } from "@context-hub/proto";
 import { getContextByIdsOutput } from "../mcp/output-schemas.js";
 import { createEntriesClient } from "./entries-client.js";
 import type { Principal } from "../principal.js";
-import type { StoreClient } from "./peers.js";
+import type { EntriesServiceClient } from "./peers.js";
 
 const principal: Principal = { tenant: "acme", subject: "a1", groups: [], scopes: ["context:read"] };
 
@@ -18,7 +18,7 @@ function storeAnswering(reply: storeV1.GetEntriesResponse) {
       asked.push(request);
       return reply;
     },
-  } as unknown as StoreClient;
+  } as unknown as EntriesServiceClient;
   return { store, asked };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Entries as the tools ask for them: reads, listings, threads, statistics
- * and deletes over StoreService, with every proto message built and read
+ * and deletes over EntriesService, with every proto message built and read
  * here. Replies come back as the views MCP callers read.
  */
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
@@ -9,7 +9,7 @@ import type { Principal } from "../principal.js";
 import type { Idempotency } from "../idempotency.js";
 import { toEntryFilter, type SearchFilterArgs } from "./search-filter.js";
 import { toEntryListing, toEntryView } from "./entry-views.js";
-import type { StoreClient } from "./peers.js";
+import type { EntriesServiceClient } from "./peers.js";
 import { fromProtoTrustState } from "./proto-enums.js";
 
 const iso = (timestamp: Timestamp | undefined) => (timestamp === undefined ? null : timestampDate(timestamp).toISOString());
@@ -50,8 +50,8 @@ function toStatisticsView(reply: storeV1.GetStatisticsResponse) {
   };
 }
 
-/** The entries client over a StoreService connection. */
-export function createEntriesClient(store: StoreClient) {
+/** The entries client over an EntriesService connection. */
+export function createEntriesClient(store: EntriesServiceClient) {
   return {
     /** Entries by full id or unique prefix, with what was missing, withheld for its trust state, or left out for the reply budget. */
     async get(principal: Principal, request: { ids: string[]; includeImages: boolean; includeQuarantined: boolean }) {

@@ -25,10 +25,10 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
   let clients = built.get(peers);
   if (clients === undefined) {
     clients = {
-      entries: createEntriesClient(peers.store),
-      sharing: createSharingClient(peers.store),
-      review: createReviewClient(peers.store),
-      history: createHistoryClient(peers.store),
+      entries: createEntriesClient(peers.entries),
+      sharing: createSharingClient(peers.sharing),
+      review: createReviewClient(peers.review),
+      history: createHistoryClient(peers),
       navigation: createNavigationClient(peers.search),
       features: { describe: () => describeFeatures(peers) },
     };

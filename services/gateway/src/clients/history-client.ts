@@ -1,7 +1,7 @@
-/** History and audit as the tools ask for them, over StoreService, proto built and read here. */
+/** History and audit as the tools ask for them, over HistoryService and AuditService, proto built and read here. */
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { Principal } from "../principal.js";
-import type { StoreClient } from "./peers.js";
+import type { AuditServiceClient, HistoryServiceClient } from "./peers.js";
 import { toAuditRecordView, toTombstoneView, toVersionView } from "./trust-views.js";
 
 /** Which audit records to read; undefined fields do not filter. */
@@ -17,12 +17,12 @@ export interface AuditQuery {
   beforeSeq: number;
 }
 
-/** The history client over a StoreService connection. */
-export function createHistoryClient(store: StoreClient) {
+/** The history client over HistoryService and AuditService connections. */
+export function createHistoryClient({ history, audit }: { history: HistoryServiceClient; audit: AuditServiceClient }) {
   return {
     /** One page of an entry's versions, newest first (or only `version`, when given), with its tombstone if it is deleted. */
     async history(principal: Principal, request: { id: string; version: number | undefined; limit: number; offset: number }) {
-      const reply = await store.getEntryHistory({ principal, id: request.id, version: request.version ?? 0, limit: request.limit, offset: request.offset });
+      const reply = await history.getEntryHistory({ principal, id: request.id, version: request.version ?? 0, limit: request.limit, offset: request.offset });
       return {
         id: reply.id,
         threadId: reply.threadId,
@@ -36,7 +36,7 @@ export function createHistoryClient(store: StoreClient) {
 
     /** One page of the tenant's audit log, newest first. */
     async auditLog(principal: Principal, query: AuditQuery) {
-      const reply = await store.getAuditLog({
+      const reply = await audit.getAuditLog({
         principal,
         filter: {
           action: query.action ?? "",

@@ -1,17 +1,32 @@
-import { createGrpcClient, type GrpcClient } from "@context-hub/common";
+import { createGrpcClient, type GrpcClient, type ServiceDescriptor } from "@context-hub/common";
 import { embedderV1, rerankerV1, searchV1, storeV1, summarizerV1 } from "@context-hub/proto";
 import type { GatewayConfig } from "../config.js";
 
+/** StoreService: what the store process runs on (Describe); the store's domains each have a service of their own, below. */
 export type StoreClient = GrpcClient<typeof storeV1.StoreService>;
+export type EntriesServiceClient = GrpcClient<typeof storeV1.EntriesService>;
+export type SharingServiceClient = GrpcClient<typeof storeV1.SharingService>;
+export type IdempotencyServiceClient = GrpcClient<typeof storeV1.IdempotencyService>;
+export type ApiKeysServiceClient = GrpcClient<typeof storeV1.ApiKeysService>;
+export type HistoryServiceClient = GrpcClient<typeof storeV1.HistoryService>;
+export type ReviewServiceClient = GrpcClient<typeof storeV1.ReviewService>;
+export type AuditServiceClient = GrpcClient<typeof storeV1.AuditService>;
 /** SearchService, served by the store process at the store's address. */
 export type SearchClient = GrpcClient<typeof searchV1.SearchService>;
 export type EmbedderClient = GrpcClient<typeof embedderV1.EmbedderService>;
 export type SummarizerClient = GrpcClient<typeof summarizerV1.SummarizerService>;
 export type RerankerClient = GrpcClient<typeof rerankerV1.RerankerService>;
 
-/** The gateway's connections to the services it orchestrates. */
+/** The gateway's connections to the services it orchestrates. Every store service is served at the store's address. */
 export interface Peers {
   store: StoreClient;
+  entries: EntriesServiceClient;
+  sharing: SharingServiceClient;
+  idempotency: IdempotencyServiceClient;
+  apiKeys: ApiKeysServiceClient;
+  history: HistoryServiceClient;
+  review: ReviewServiceClient;
+  audit: AuditServiceClient;
   search: SearchClient;
   embedder: EmbedderClient;
   /** Absent when summaries are turned off. */
@@ -22,22 +37,31 @@ export interface Peers {
 
 /** Opens gRPC channels to every peer, each with the deadline its work allows. */
 export function createPeers(config: GatewayConfig): Peers {
-  const store = createGrpcClient(storeV1.StoreService, { address: config.peers.store, peer: "store", deadlineMs: config.timeouts.storeMs });
-  const search = createGrpcClient(searchV1.SearchService, { address: config.peers.store, peer: "store", deadlineMs: config.timeouts.storeMs });
+  // One client per store service, all at the store's address under its deadline (grpc-js shares the connection among them).
+  const atStore = <S extends ServiceDescriptor>(service: S) => createGrpcClient(service, { address: config.peers.store, peer: "store", deadlineMs: config.timeouts.storeMs });
+  const storeClients = {
+    store: atStore(storeV1.StoreService),
+    entries: atStore(storeV1.EntriesService),
+    sharing: atStore(storeV1.SharingService),
+    idempotency: atStore(storeV1.IdempotencyService),
+    apiKeys: atStore(storeV1.ApiKeysService),
+    history: atStore(storeV1.HistoryService),
+    review: atStore(storeV1.ReviewService),
+    audit: atStore(storeV1.AuditService),
+    search: atStore(searchV1.SearchService),
+  };
   const embedder = createGrpcClient(embedderV1.EmbedderService, { address: config.peers.embedder, peer: "embedder", deadlineMs: config.timeouts.embedMs });
   const summarizer = config.summariesEnabled
     ? createGrpcClient(summarizerV1.SummarizerService, { address: config.peers.summarizer, peer: "summarizer", deadlineMs: config.timeouts.summaryMs })
     : undefined;
   const reranker = createGrpcClient(rerankerV1.RerankerService, { address: config.peers.reranker, peer: "reranker", deadlineMs: config.timeouts.rerankMs });
   return {
-    store,
-    search,
+    ...storeClients,
     embedder,
     summarizer,
     reranker,
     close() {
-      store.close();
-      search.close();
+      for (const client of Object.values(storeClients)) client.close();
       embedder.close();
       summarizer?.close();
       reranker.close();

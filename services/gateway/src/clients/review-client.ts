@@ -1,13 +1,13 @@
-/** Review as the tools ask for it: the queue and decisions over StoreService, proto built and read here. */
+/** Review as the tools ask for it: the queue and decisions over ReviewService, proto built and read here. */
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { reviewDecisionToProto, trustStateToProto, type ReviewDecisionName, type TrustStateName } from "@context-hub/common";
 import type { Principal } from "../principal.js";
-import type { StoreClient } from "./peers.js";
+import type { ReviewServiceClient } from "./peers.js";
 import { fromProtoTrustState } from "./proto-enums.js";
 import { toReviewItemView } from "./trust-views.js";
 
-/** The review client over a StoreService connection. */
-export function createReviewClient(store: StoreClient) {
+/** The review client over a ReviewService connection. */
+export function createReviewClient(store: ReviewServiceClient) {
   return {
     /** One page of the entries waiting for a reviewer in the given states (all waiting states when none are given). */
     async listQueue(principal: Principal, request: { states: TrustStateName[]; threadId: string | undefined; limit: number; offset: number }) {

@@ -1,8 +1,8 @@
-/** Sharing as the tools ask for it: grants and revocations over StoreService, proto built and read here. */
+/** Sharing as the tools ask for it: grants and revocations over SharingService, proto built and read here. */
 import { granteeKindFromProto, granteeKindToProto, permissionFromProto, permissionToProto, type PermissionName } from "@context-hub/common";
 import type { Principal } from "../principal.js";
 import type { Idempotency } from "../idempotency.js";
-import type { StoreClient } from "./peers.js";
+import type { SharingServiceClient } from "./peers.js";
 
 /** What to share or unshare: entries or a thread, with the subjects and groups concerned. */
 export interface ShareRequest {
@@ -26,8 +26,8 @@ function toProtoRequest(principal: Principal, request: ShareRequest) {
   };
 }
 
-/** The sharing client over a StoreService connection. */
-export function createSharingClient(store: StoreClient) {
+/** The sharing client over a SharingService connection. */
+export function createSharingClient(store: SharingServiceClient) {
   return {
     /** Grants access; returns the grants made and the entries that became shared. */
     async share(principal: Principal, request: ShareRequest) {

@@ -1,6 +1,6 @@
 /**
  * The store side of the write path: dedup pre-checks, commits and updates
- * over StoreService, with the write path's domain types mapped to and from
+ * over EntriesService, with the write path's domain types mapped to and from
  * proto here.
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -12,7 +12,7 @@ import type { Principal } from "../principal.js";
 import type { EntryChange, ItemOutcome, NewEntryInput, Source, WriteAck } from "../write-types.js";
 import { createDuplicateChecks } from "./duplicate-checks.js";
 import type { Generated } from "./generation-client.js";
-import type { StoreClient } from "./peers.js";
+import type { EntriesServiceClient } from "./peers.js";
 import { fromProtoSource, fromProtoTrustState, toProtoSource, toProtoVisibility } from "./proto-enums.js";
 
 /** An entry as an update needs to see it before generating: whether its text changed, and whose words it holds. */
@@ -97,8 +97,8 @@ function toBatchItemError(error: storeV1.ItemError | undefined): storeV1.ItemErr
 
 const withIdempotency = (idempotency: Idempotency | undefined) => (idempotency === undefined ? {} : { idempotency });
 
-/** The write path's store client over a StoreService connection. */
-export function createWriteStoreClient(store: StoreClient) {
+/** The write path's store client over an EntriesService connection. */
+export function createWriteStoreClient(store: EntriesServiceClient) {
   // The dedup pre-checks of writes arriving together travel in one store call, each scoped by its own caller.
   const checkDuplicate = createDuplicateChecks(store);
   return {

@@ -29,7 +29,7 @@ export interface WritePathOptions {
 /** The write path over the gateway's peers. */
 export function createWritePath(options: WritePathOptions) {
   const deps: WriteDeps = {
-    store: createWriteStoreClient(options.peers.store),
+    store: createWriteStoreClient(options.peers.entries),
     // Writes that arrive together share their worker calls (see joinCalls); a batch store's texts travel together anyway.
     generate: createGenerate(createGenerationClient(options.peers, { sectionSummaryTimeoutMs: options.sectionSummaryTimeoutMs })),
   };
