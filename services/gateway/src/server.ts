@@ -212,7 +212,7 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     const isJson = typeof request.is("application/json") === "string";
     if (isJson && (await modern.accepts(request))) {
       try {
-        await modern.serve(request, response, { principal, tools: toolsNeededFor(request.body, options.tools) });
+        await modern.serve(request, response, { principal, tools: toolsNeededFor(request.body, options.tools) }, requestId);
       } catch (error) {
         logger.error({ err: error }, "MCP request failed");
         if (!response.headersSent) response.status(500).json(jsonRpcError(-32603, "Internal error", requestId));

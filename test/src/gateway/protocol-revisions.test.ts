@@ -251,6 +251,30 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
     assert.match(JSON.stringify(unsupported.body.error), /2026-07-28/, "the error names the revisions this server speaks");
   });
 
+  test("malformed 2026-07-28 requests get a specific error and run nothing", async () => {
+    const runsBefore = await toolRuns(gateways[0]!.base, "store_context");
+    const callHeaders = { "mcp-protocol-version": modern, "mcp-method": "tools/call", "mcp-name": "store_context" };
+    const notObject = await postModern(balancer.url, alice, { method: "tools/call", params: { name: "store_context", arguments: "text" } }, callHeaders);
+    assert.equal(notObject.body.error?.code, -32602);
+    assert.equal(notObject.body.error?.message, "Invalid params: params.arguments must be a JSON object (got a string)");
+    const wrongTypes = await postModern(balancer.url, alice, { method: "tools/call", params: { name: "store_context", arguments: { thread_id: 5, source: "agent", text: "x" } } }, callHeaders);
+    const result = wrongTypes.body.result as { isError?: boolean; content: { text: string }[] };
+    assert.equal(result.isError, true);
+    assert.match(result.content[0]!.text, /thread_id: Invalid input: expected string/);
+    const noCapabilities = await postModern(
+      balancer.url,
+      alice,
+      { method: "tools/list" },
+      { "mcp-protocol-version": modern, "mcp-method": "tools/list" },
+      { "io.modelcontextprotocol/protocolVersion": modern },
+    );
+    assert.equal(noCapabilities.status, 400);
+    assert.match(noCapabilities.body.error?.message ?? "", /clientCapabilities: missing/);
+    const handshake = await postModern(balancer.url, alice, { method: "initialize" }, { "mcp-protocol-version": modern, "mcp-method": "initialize" });
+    assert.deepEqual([handshake.status, handshake.body.error?.code], [404, -32601], "2026-07-28 has no initialize");
+    assert.equal(await toolRuns(gateways[0]!.base, "store_context"), runsBefore);
+  });
+
   test("access control is the same on both generations: scopes narrow the tools, credentials are required, tenants are apart", async () => {
     const readerV2 = await connectModern(balancer.url, reader);
     const readerV1 = await connectMcpClient(balancer.url, { authorization: `Bearer ${reader}` });

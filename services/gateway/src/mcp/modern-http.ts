@@ -8,6 +8,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js"
 import type { Logger } from "@context-hub/common";
 import type { McpServerOptions } from "./create-mcp-server.js";
 import { createModernMcpServer } from "./modern-mcp-server.js";
+import { paramsProblem } from "./request-params.js";
 
 /** The `_meta` key by which a 2026-07-28 request claims its revision (there is no handshake to remember it by). */
 const protocolVersionKey = "io.modelcontextprotocol/protocolVersion";
@@ -38,8 +39,12 @@ export interface ModernEndpoint {
    * such a header (every 2025 client's) goes to the 2025 server at once.
    */
   accepts(request: Request): Promise<boolean>;
-  /** Answers a 2026-07-28 POST for an authenticated caller with a fresh server (no state is kept between requests). */
-  serve(request: Request, response: Response, perRequest: PerRequestServerOptions): Promise<void>;
+  /**
+   * Answers a 2026-07-28 POST for an authenticated caller with a fresh server
+   * (no state is kept between requests). `requestId` is the gateway's id for
+   * the HTTP request, carried by the errors the gateway itself answers.
+   */
+  serve(request: Request, response: Response, perRequest: PerRequestServerOptions, requestId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -54,7 +59,7 @@ function toWebRequest(request: Request, signal?: AbortSignal): globalThis.Reques
 }
 
 /** Writes the SDK's web response on Node's: one JSON body, or an event stream relayed as it is produced. */
-async function sendWebResponse(answer: globalThis.Response, response: Response): Promise<void> {
+export async function sendWebResponse(answer: globalThis.Response, response: Response): Promise<void> {
   response.status(answer.status);
   answer.headers.forEach((value, name) => response.setHeader(name, value));
   if (answer.body === null) {
@@ -100,7 +105,16 @@ export function createModernEndpoint(shared: Omit<McpServerOptions, keyof PerReq
       if ((header === undefined || legacyVersions.has(header)) && !messages.some(claimsEnvelope)) return false;
       return !(await isLegacyRequest(toWebRequest(request), body));
     },
-    async serve(request, response, perRequest) {
+    async serve(request, response, perRequest, requestId) {
+      // Malformed tools/call params get the same plain -32602 as on the 2025 side, not the SDK's raw Zod issue list.
+      const body: unknown = request.body;
+      if (isObject(body) && body.method === "tools/call") {
+        const problem = paramsProblem({ method: "tools/call", params: body.params as never });
+        if (problem !== undefined) {
+          response.status(200).json({ jsonrpc: "2.0", id: body.id ?? null, error: { code: -32602, message: `Invalid params: ${problem}`, data: { request_id: requestId } } });
+          return;
+        }
+      }
       // A client that goes away cancels its request (the revision's cancellation on Streamable HTTP).
       const gone = new AbortController();
       response.on("close", () => {
