@@ -32,11 +32,10 @@ export type PerRequestServerOptions = Pick<McpServerOptions, "principal" | "tool
 export interface ModernEndpoint {
   /**
    * Whether a POST (its body already parsed as JSON) is for the 2026-07-28
-   * revision: it carries the `_meta` envelope claim or names a revision in
-   * `MCP-Protocol-Version` that no 2025 client sends. The SDK's own
-   * classification decides every POST that is not plainly a 2025 one, so
-   * the routing never disagrees with the SDK; a POST with neither claim nor
-   * such a header (every 2025 client's) goes to the 2025 server at once.
+   * revision, as the SDK v2 classifies it (`isLegacyRequest`): a POST whose
+   * messages carry the `_meta` envelope claim always is; one without the
+   * claim whose `MCP-Protocol-Version` no 2025 client sends is left to the
+   * SDK's classification; anything else (every 2025 client's POST) is not.
    */
   accepts(request: Request): Promise<boolean>;
   /**
@@ -102,8 +101,11 @@ export function createModernEndpoint(shared: Omit<McpServerOptions, keyof PerReq
       const header = request.header("mcp-protocol-version");
       const body: unknown = request.body;
       const messages: unknown[] = Array.isArray(body) ? body : [body];
-      if ((header === undefined || legacyVersions.has(header)) && !messages.some(claimsEnvelope)) return false;
-      return !(await isLegacyRequest(toWebRequest(request), body));
+      const claimed = messages.some(claimsEnvelope);
+      if (!claimed) return header !== undefined && !legacyVersions.has(header) && !(await isLegacyRequest(toWebRequest(request), body));
+      // The SDK sends every POST with the claim to its modern path (which answers even an unsupported revision there):
+      // no need to build a web request to be told so.
+      return true;
     },
     async serve(request, response, perRequest, requestId) {
       // Malformed tools/call params get the same plain -32602 as on the 2025 side, not the SDK's raw Zod issue list.
