@@ -195,7 +195,7 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
     assert.equal(discover.status, 200);
     const found = discover.body.result as { supportedVersions: string[]; capabilities: { tools?: unknown }; resultType: string; ttlMs: number; cacheScope: string };
     assert.deepEqual(found.supportedVersions, [modern]);
-    assert.ok(found.capabilities.tools !== undefined);
+    assert.deepEqual(found.capabilities.tools, { listChanged: false }, "tools, which never change while a gateway runs");
     assert.deepEqual([found.resultType, found.ttlMs, found.cacheScope], ["complete", 300_000, "private"]);
     const listed = await postModern(balancer.url, alice, { method: "tools/list" }, { "mcp-protocol-version": modern, "mcp-method": "tools/list" });
     const list = listed.body.result as { tools: unknown[]; ttlMs: number; cacheScope: string; resultType: string };

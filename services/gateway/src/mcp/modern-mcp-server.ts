@@ -3,9 +3,6 @@ import type { z } from "zod";
 import { McpServer, type CallToolResult, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { boundTools, defaultInstructions, type McpServerOptions } from "./create-mcp-server.js";
 
-/** The revision this server speaks without a handshake. */
-export const modernProtocolVersion = "2026-07-28";
-
 /**
  * How long a client may reuse `tools/list` and `server/discover` results
  * (the revision's `ttlMs`). The list depends only on the deployment's
