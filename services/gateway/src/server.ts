@@ -6,6 +6,7 @@ import type { GatewayConfig } from "./config.js";
 import { calledTool } from "./json-rpc-messages.js";
 import { toolsNeededFor } from "./mcp/called-tool.js";
 import { countRateLimitedCall, createMcpServer } from "./mcp/create-mcp-server.js";
+import { createModernEndpoint } from "./mcp/modern-http.js";
 import { toolFailure } from "./mcp/tool-result.js";
 import { refuseMalformedParams } from "./mcp/request-params.js";
 import { readPost, StatelessHttpTransport } from "./mcp/stateless-http-transport.js";
@@ -189,6 +190,9 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     response.status(200).json(Array.isArray(request.body) ? answers : answers[0]);
   };
 
+  // Revision 2026-07-28 (no handshake) is answered on the same /mcp by the SDK v2; everything else by the 2025 server below.
+  const modern = createModernEndpoint({ peers, writePath: options.writePath, logger, version: options.version, instructions: config.instructions }, logger);
+
   app.post("/mcp", authenticate, parseBody, async (request: Request, response: Response) => {
     const principal = response.locals.principal as Principal;
     // Metered as soon as the body is parsed, before it is checked or run: every message, of every method, counts,
@@ -205,7 +209,18 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       return;
     }
     const requestId = String(response.locals.requestId);
-    const post = readPost(request.body, typeof request.is("application/json") === "string", request.headers);
+    const isJson = typeof request.is("application/json") === "string";
+    if (isJson && (await modern.accepts(request))) {
+      try {
+        await modern.serve(request, response, { principal, tools: toolsNeededFor(request.body, options.tools) }, requestId);
+      } catch (error) {
+        logger.error({ err: error }, "MCP request failed");
+        if (!response.headersSent) response.status(500).json(jsonRpcError(-32603, "Internal error", requestId));
+        else if (!response.writableEnded) response.end();
+      }
+      return;
+    }
+    const post = readPost(request.body, isJson, request.headers);
     if (!post.ok) {
       response.status(post.refusal.status).json(jsonRpcError(post.refusal.code, post.refusal.message, requestId));
       return;

@@ -1,4 +1,6 @@
+import type { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { counter, histogram, type Logger, withSpan } from "@context-hub/common";
 import { gatewayClientsFor } from "../clients/gateway-clients.js";
@@ -47,32 +49,39 @@ export interface McpServerOptions {
  */
 const sharedSchemaValidator = new AjvJsonSchemaValidator();
 
+/** A tool's registration, the same for both protocol generations: what `tools/list` shows of it and the handler bound to the caller. */
+export interface BoundTool {
+  name: string;
+  config: {
+    title: string;
+    description: string;
+    inputSchema: z.ZodType;
+    outputSchema: z.ZodObject;
+    annotations: ToolAnnotations;
+  };
+  run(args: unknown): Promise<CallToolResult>;
+}
+
 /**
- * An MCP server for one request, with the tools the caller's scopes allow,
- * every one bound to the caller's principal. The request's messages have
- * already been metered against the caller's rate budgets (see metering.ts).
+ * The tools the caller's scopes allow, every one bound to the caller's
+ * principal: counted, timed and traced, with domain errors turned into tool
+ * results. Both the 2025 server (createMcpServer) and the 2026-07-28 one
+ * (modern-mcp-server.ts) register exactly these, so access control and
+ * results cannot differ between the generations.
  */
-export function createMcpServer(options: McpServerOptions): McpServer {
-  const server = new McpServer(
-    { name: "context-hub", title: "Context Hub", version: options.version },
-    {
-      instructions: options.instructions ?? defaultInstructions,
-      capabilities: { tools: {} },
-      jsonSchemaValidator: sharedSchemaValidator,
-    },
-  );
+export function boundTools(options: McpServerOptions): BoundTool[] {
   const context = { principal: options.principal, clients: gatewayClientsFor(options.peers), peers: options.peers, writePath: options.writePath };
-  for (const tool of options.tools) {
-    if (!options.principal.scopes.includes(tool.scope)) continue;
-    server.registerTool(
-      tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.inputSchema as never, outputSchema: tool.outputSchema as never, annotations: { title: tool.title, ...tool.annotations } },
-      (async (args: unknown) => {
+  return options.tools
+    .filter((tool) => options.principal.scopes.includes(tool.scope))
+    .map((tool) => ({
+      name: tool.name,
+      config: { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: { title: tool.title, ...tool.annotations } },
+      async run(args: unknown) {
         const stop = toolDuration.startTimer({ tool: tool.name });
         try {
-          const run = () => tool.handler(args as never, context);
+          const call = () => tool.handler(args as never, context);
           const structured = await withSpan(`tool ${tool.name}`, { "contexthub.tool": tool.name, "contexthub.tenant": options.principal.tenant }, () =>
-            tool.write === true ? timeStage("total", run) : run(),
+            tool.write === true ? timeStage("total", call) : call(),
           );
           const result = toolSuccess(structured);
           toolCalls.inc({ tool: tool.name, outcome: "ok" });
@@ -83,8 +92,27 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         } finally {
           stop();
         }
-      }) as never,
-    );
+      },
+    }));
+}
+
+/**
+ * An MCP server for one request of a 2025 revision (2024-11-05 to
+ * 2025-11-25), with the tools the caller's scopes allow. The request's
+ * messages have already been metered against the caller's rate budgets (see
+ * metering.ts).
+ */
+export function createMcpServer(options: McpServerOptions): McpServer {
+  const server = new McpServer(
+    { name: "context-hub", title: "Context Hub", version: options.version },
+    {
+      instructions: options.instructions ?? defaultInstructions,
+      capabilities: { tools: {} },
+      jsonSchemaValidator: sharedSchemaValidator,
+    },
+  );
+  for (const tool of boundTools(options)) {
+    server.registerTool(tool.name, { ...tool.config, inputSchema: tool.config.inputSchema as never, outputSchema: tool.config.outputSchema as never }, ((args: unknown) => tool.run(args)) as never);
   }
   return server;
 }

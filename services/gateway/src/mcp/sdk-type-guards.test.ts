@@ -8,9 +8,16 @@ import {
   isJSONRPCErrorResponse,
   isJSONRPCResultResponse,
 } from "@modelcontextprotocol/sdk/types.js";
+import { isJSONRPCErrorResponse as isModernErrorResponse, isJSONRPCResultResponse as isModernResultResponse, specTypeSchemas } from "@modelcontextprotocol/server";
 import { installQuickSdkTypeGuards } from "./sdk-type-guards.js";
 
-const schemas = { InitializeRequestSchema, JSONRPCResultResponseSchema, JSONRPCErrorResponseSchema };
+const schemas = {
+  InitializeRequestSchema,
+  JSONRPCResultResponseSchema,
+  JSONRPCErrorResponseSchema,
+  ModernJSONRPCResultResponse: specTypeSchemas.JSONRPCResultResponse as unknown as typeof JSONRPCResultResponseSchema,
+  ModernJSONRPCErrorResponse: specTypeSchemas.JSONRPCErrorResponse as unknown as typeof JSONRPCErrorResponseSchema,
+};
 // Taken before installing: the schemas' own answers.
 const fullParses = Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, schema.safeParse.bind(schema)]));
 
@@ -50,6 +57,8 @@ test("with quick rejects the SDK's message schemas give exactly their own answer
   assert.equal(isInitializeRequest(messages[0]), true);
   assert.equal(isJSONRPCResultResponse(messages[4]), true);
   assert.equal(isJSONRPCErrorResponse(messages[7]), true);
+  assert.equal(isModernResultResponse(messages[4]), true);
+  assert.equal(isModernErrorResponse(messages[7]), true);
 });
 
 test("the SDK's type guards take the quick path for a tools/call: its fields are never parsed", () => {
@@ -67,6 +76,8 @@ test("the SDK's type guards take the quick path for a tools/call: its fields are
   assert.equal(isInitializeRequest(call), false);
   assert.equal(isJSONRPCResultResponse(call), false);
   assert.equal(isJSONRPCErrorResponse(call), false);
+  assert.equal(isModernResultResponse(call), false);
+  assert.equal(isModernErrorResponse(call), false);
   assert.equal(reads, 0);
   // The full parse does read the field: the count above would catch a guard that skipped the quick path.
   fullParses.InitializeRequestSchema!(call);

@@ -1,4 +1,5 @@
 import { InitializeRequestSchema, JSONRPCErrorResponseSchema, JSONRPCResultResponseSchema } from "@modelcontextprotocol/sdk/types.js";
+import { specTypeSchemas } from "@modelcontextprotocol/server";
 
 interface SafeParsing {
   safeParse(value: unknown, params?: unknown): { success: boolean };
@@ -15,12 +16,17 @@ const quickRejects: readonly [SafeParsing, (value: unknown) => boolean][] = [
   [InitializeRequestSchema, (value) => isObject(value) && value.method === "initialize"],
   [JSONRPCResultResponseSchema, (value) => isObject(value) && isObject(value.result)],
   [JSONRPCErrorResponseSchema, (value) => isObject(value) && isObject(value.error)],
+  // The SDK v2 (revision 2026-07-28) runs the same two response guards on every message it handles; its spec-type
+  // table holds the very schema objects its guards use.
+  [specTypeSchemas.JSONRPCResultResponse as unknown as SafeParsing, (value) => isObject(value) && isObject(value.result)],
+  [specTypeSchemas.JSONRPCErrorResponse as unknown as SafeParsing, (value) => isObject(value) && isObject(value.error)],
 ];
 
 const installed = new WeakSet<SafeParsing>();
 
 /**
- * Makes the MCP SDK's message type guards cheap when they fail.
+ * Makes the MCP SDKs' message type guards cheap when they fail (SDK 1.x's
+ * three, and the SDK v2's two response guards).
  *
  * The SDK classifies every message it receives or sends with zod:
  * `isInitializeRequest`, `isJSONRPCResultResponse` and

@@ -1,0 +1,134 @@
+// /mcp for protocol revision 2026-07-28: which POSTs belong to it, and serving them through the SDK v2's HTTP handler.
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import type { Request, Response } from "express";
+import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from "@modelcontextprotocol/server";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "@context-hub/common";
+import type { McpServerOptions } from "./create-mcp-server.js";
+import { createModernMcpServer } from "./modern-mcp-server.js";
+import { paramsProblem } from "./request-params.js";
+
+/** The `_meta` key by which a 2026-07-28 request claims its revision (there is no handshake to remember it by). */
+const protocolVersionKey = "io.modelcontextprotocol/protocolVersion";
+
+/** Headers that describe one HTTP hop or the raw body, which the web request handed to the SDK does not carry. */
+const hopHeaders = new Set(["connection", "content-length", "transfer-encoding", "keep-alive", "upgrade", "expect"]);
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+
+/** Whether a JSON-RPC message carries the per-request envelope claim of a revision without handshake. */
+function claimsEnvelope(message: unknown): boolean {
+  if (!isObject(message) || !isObject(message.params)) return false;
+  const meta = message.params._meta;
+  return isObject(meta) && protocolVersionKey in meta;
+}
+
+/** The parts of the per-request server's options that come with each request; the rest are the gateway's. */
+export type PerRequestServerOptions = Pick<McpServerOptions, "principal" | "tools">;
+
+/** The 2026-07-28 side of /mcp. */
+export interface ModernEndpoint {
+  /**
+   * Whether a POST (its body already parsed as JSON) is for the 2026-07-28
+   * revision, as the SDK v2 classifies it (`isLegacyRequest`): a POST whose
+   * messages carry the `_meta` envelope claim always is; one without the
+   * claim whose `MCP-Protocol-Version` no 2025 client sends is left to the
+   * SDK's classification; anything else (every 2025 client's POST) is not.
+   */
+  accepts(request: Request): Promise<boolean>;
+  /**
+   * Answers a 2026-07-28 POST for an authenticated caller with a fresh server
+   * (no state is kept between requests). `requestId` is the gateway's id for
+   * the HTTP request, carried by the errors the gateway itself answers.
+   */
+  serve(request: Request, response: Response, perRequest: PerRequestServerOptions, requestId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The web request the SDK's handler reads: the POST's headers, its body given separately as already parsed. */
+function toWebRequest(request: Request, signal?: AbortSignal): globalThis.Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || hopHeaders.has(name)) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return new globalThis.Request(new URL(request.originalUrl, "http://context-hub.invalid"), { method: "POST", headers, ...(signal === undefined ? {} : { signal }) });
+}
+
+/** Writes the SDK's web response on Node's: one JSON body, or an event stream relayed as it is produced. */
+export async function sendWebResponse(answer: globalThis.Response, response: Response): Promise<void> {
+  response.status(answer.status);
+  answer.headers.forEach((value, name) => response.setHeader(name, value));
+  if (answer.body === null) {
+    response.end();
+    return;
+  }
+  if ((answer.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+    response.setHeader("x-accel-buffering", "no");
+    response.flushHeaders();
+    await pipeline(Readable.fromWeb(answer.body as NodeReadableStream<Uint8Array>), response);
+    return;
+  }
+  const body = Buffer.from(await answer.arrayBuffer());
+  response.setHeader("content-length", body.length);
+  response.end(body);
+}
+
+/**
+ * The 2026-07-28 side of /mcp, served by the SDK v2 (`createMcpHandler`,
+ * strict: it answers only that revision, 2025 traffic staying with the
+ * gateway's own transport). It validates the `MCP-Protocol-Version`,
+ * `Mcp-Method` and `Mcp-Name` headers against the body (400, -32020
+ * HeaderMismatch), answers `server/discover`, and marks results with
+ * `resultType` and lists with `ttlMs`/`cacheScope`. Authentication, the
+ * Origin check, rate budgets and the scope check have all run before it, as
+ * for 2025 requests.
+ */
+export function createModernEndpoint(shared: Omit<McpServerOptions, keyof PerRequestServerOptions>, logger: Logger): ModernEndpoint {
+  const handler: McpHttpHandler = createMcpHandler(
+    (context) => {
+      const perRequest = context.authInfo?.extra?.contextHub as PerRequestServerOptions | undefined;
+      if (perRequest === undefined) throw new Error("a 2026-07-28 request reached the MCP handler without an authenticated caller");
+      return createModernMcpServer({ ...shared, ...perRequest });
+    },
+    { legacy: "reject", onerror: (error) => logger.debug({ err: error }, "2026-07-28 request refused or failed") },
+  );
+  const legacyVersions = new Set(SUPPORTED_PROTOCOL_VERSIONS);
+  return {
+    async accepts(request) {
+      const header = request.header("mcp-protocol-version");
+      const body: unknown = request.body;
+      const messages: unknown[] = Array.isArray(body) ? body : [body];
+      const claimed = messages.some(claimsEnvelope);
+      if (!claimed) return header !== undefined && !legacyVersions.has(header) && !(await isLegacyRequest(toWebRequest(request), body));
+      // The SDK sends every POST with the claim to its modern path (which answers even an unsupported revision there):
+      // no need to build a web request to be told so.
+      return true;
+    },
+    async serve(request, response, perRequest, requestId) {
+      // Malformed tools/call params get the same plain -32602 as on the 2025 side, not the SDK's raw Zod issue list.
+      const body: unknown = request.body;
+      if (isObject(body) && body.method === "tools/call") {
+        const problem = paramsProblem({ method: "tools/call", params: body.params as never });
+        if (problem !== undefined) {
+          response.status(200).json({ jsonrpc: "2.0", id: body.id ?? null, error: { code: -32602, message: `Invalid params: ${problem}`, data: { request_id: requestId } } });
+          return;
+        }
+      }
+      // A client that goes away cancels its request (the revision's cancellation on Streamable HTTP).
+      const gone = new AbortController();
+      response.on("close", () => {
+        if (!response.writableFinished) gone.abort();
+      });
+      const principal = perRequest.principal;
+      const answer = await handler.fetch(toWebRequest(request, gone.signal), {
+        parsedBody: request.body,
+        authInfo: { token: "", clientId: principal.subject, scopes: [...principal.scopes], extra: { contextHub: perRequest } },
+      });
+      await sendWebResponse(answer, response);
+    },
+    close: () => handler.close(),
+  };
+}

@@ -1,0 +1,78 @@
+// The per-request MCP server for protocol revision 2026-07-28, built with the official SDK v2 from the same tools as the 2025 one.
+import type { z } from "zod";
+import { McpServer, type CallToolResult, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
+import { boundTools, defaultInstructions, type McpServerOptions } from "./create-mcp-server.js";
+
+/**
+ * How long a client may reuse `tools/list` and `server/discover` results
+ * (the revision's `ttlMs`). The list depends only on the deployment's
+ * enabled tools and the caller's scopes, and changes only when the gateway is
+ * redeployed; five minutes bounds how long a client keeps a list after a
+ * rolling upgrade.
+ */
+export const listTtlMs = 300_000;
+
+/**
+ * An MCP server for one 2026-07-28 request, with the tools the caller's
+ * scopes allow bound to the caller's principal (boundTools, shared with the
+ * 2025 server). Lists are cacheable per caller only (`cacheScope: private`):
+ * two callers with different scopes see different tools.
+ */
+export function createModernMcpServer(options: McpServerOptions): McpServer {
+  const cacheHint = { ttlMs: listTtlMs, cacheScope: "private" as const };
+  const server = new McpServer(
+    { name: "context-hub", title: "Context Hub", version: options.version },
+    {
+      instructions: options.instructions ?? defaultInstructions,
+      // Tools never change while a gateway runs, so nothing is announced on a subscriptions/listen stream.
+      capabilities: { tools: { listChanged: false } },
+      cacheHints: { "tools/list": cacheHint, "server/discover": cacheHint },
+    },
+  );
+  for (const tool of boundTools(options)) {
+    const config = { ...tool.config, inputSchema: withCachedJsonSchema(tool.config.inputSchema), outputSchema: withCachedJsonSchema(tool.config.outputSchema) };
+    server.registerTool(tool.name, config, (async (args: unknown) => (await tool.run(args)) as CallToolResult) as never);
+  }
+  return server;
+}
+
+type JsonSchemaOptions = Parameters<StandardSchemaWithJSON["~standard"]["jsonSchema"]["input"]>[0];
+
+const cachedSchemas = new WeakMap<z.ZodType, StandardSchemaWithJSON>();
+
+/**
+ * A tool schema as the SDK v2 takes it (a Standard Schema with a JSON Schema
+ * face; zod 4 schemas are both), with the JSON Schema conversions done once
+ * per process instead of once per request: the SDK converts a tool's output
+ * schema on every `tools/call` and both schemas on every `tools/list`, for a
+ * server built anew for each POST. Validation is zod's own.
+ */
+function withCachedJsonSchema(schema: z.ZodType): StandardSchemaWithJSON {
+  const known = cachedSchemas.get(schema);
+  if (known !== undefined) return known;
+  const standard = (schema as unknown as StandardSchemaWithJSON)["~standard"];
+  const memo = (io: "input" | "output") => {
+    const byOptions = new Map<string, Record<string, unknown>>();
+    return (options: JsonSchemaOptions) => {
+      const key = JSON.stringify(options);
+      let converted = byOptions.get(key);
+      if (converted === undefined) {
+        // Frozen: the one conversion is shared by every request's server, so none may change it.
+        converted = deepFreeze(standard.jsonSchema[io](options));
+        byOptions.set(key, converted);
+      }
+      return converted;
+    };
+  };
+  const wrapped = { "~standard": { ...standard, validate: standard.validate.bind(standard), jsonSchema: { input: memo("input"), output: memo("output") } } } as StandardSchemaWithJSON;
+  cachedSchemas.set(schema, wrapped);
+  return wrapped;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
