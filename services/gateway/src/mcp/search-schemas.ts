@@ -401,7 +401,11 @@ const searchExplain = z
       .nullable()
       .optional()
       .describe("With feedback on the full-text leg: what it added to the query."),
-    stages_ms: z.record(z.string(), z.number()).describe("Milliseconds in each stage that ran: embed, fts, semantic, fusion, passages, rerank, listings (reading the shown page), and total."),
+    stages_ms: z
+      .record(z.string(), z.number())
+      .describe(
+        "Milliseconds in each stage that ran: embed, fts, semantic, fusion (both fusions, with feedback), feedback (re-scoring the candidates by the expanded query), passages, rerank, listings (reading the shown page), and total.",
+      ),
   })
   .optional()
   .describe("With explain_query: how the call ranked and where its time went.");

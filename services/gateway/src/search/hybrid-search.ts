@@ -42,7 +42,7 @@ export const defaultLegWeights = Object.freeze({ fts: 1, semantic: 0.3 });
  */
 export const defaultFtsFeedback = true;
 
-/** Milliseconds spent in each stage of one search (embed, fts, semantic, fusion, passages, rerank), for explain_query. */
+/** Milliseconds spent in each stage of one search (embed, fts, semantic, fusion, feedback, passages, rerank, listings), for explain_query. */
 export type StageTimes = Record<string, number>;
 
 /** How long a search waits for a query embedding and for the reranker before going on without them. */
