@@ -1,6 +1,6 @@
 // Chooses the hybrid fusion defaults by measurement, offline: reads each query's two leg rankings with their scores
-// (written by `node bench/quality.js --legs-out <file>`: the full-text leg with feedback, as hybrid runs it, and the
-// semantic leg), fuses them with the gateway's own fusion functions for a grid of methods and leg weights, and reranks
+// (written by `node bench/quality.js --legs-out <file>`: the full-text leg with fts_search_context's feedback, a full
+// second pass that hybrid's re-scoring of both legs' candidates approximates, and the semantic leg), fuses them with the gateway's own fusion functions for a grid of methods and leg weights, and reranks
 // the head of the best settings with the built-in reranker over passages cut the way the store cuts them (the window
 // where the query's words are densest, 1,200 characters), blending as the gateway does (rerank_weight × rerank score +
 // the rest × the fused score rescaled over the head). Prints nDCG@10 per collection in the file; choose on the first

@@ -11,8 +11,9 @@
 //   --only scores just the modes whose names contain one of its "|"-separated parts (mode names hold commas; the targets need them all).
 //   --candidates-out writes each query's unreranked hybrid ranking ([doc id, fused score]), which bench/rerank-weights.js reranks
 //   offline to choose the built-in reranker's weights.
-//   --legs-out writes each query's full-text (any, with feedback: the hybrid leg) and semantic rankings ([doc id, score]),
-//   which bench/fusion-weights.js fuses offline to choose the fusion defaults.
+//   --legs-out writes each query's full-text (any, with fts_search_context's feedback: a full second pass, which hybrid's
+//   re-scoring of the legs' candidates approximates) and semantic rankings ([doc id, score]), which
+//   bench/fusion-weights.js fuses offline to compare fusion settings.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,7 +65,7 @@ function variantModes() {
   for (const documents of [5, 20]) variants[`fts feedback documents=${documents}`] = feedback({ feedback_documents: documents });
   for (const terms of [10, 40]) variants[`fts feedback terms=${terms}`] = feedback({ feedback_terms: terms });
   for (const weight of [0.3, 0.7]) variants[`fts feedback query_weight=${weight}`] = feedback({ feedback_query_weight: weight });
-  for (const semantic of [0.1, 0.25]) {
+  for (const semantic of [0.1, 0.2, 0.4, 0.5]) {
     variants[`hybrid feedback semantic=${semantic}, no rerank`] = hybrid({ fts_feedback: true, semantic_weight: semantic });
     variants[`hybrid feedback semantic=${semantic}`] = (query) => ["hybrid_search_context", { query, limit: 100, fts_feedback: true, semantic_weight: semantic }];
   }

@@ -18,8 +18,18 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
         limit: request.limit,
         offset: request.offset,
         highlight: request.highlight,
-        feedback: request.feedback === undefined ? undefined : { documents: request.feedback.documents, terms: request.feedback.terms, queryWeight: request.feedback.queryWeight },
+        feedback:
+          request.feedback === undefined
+            ? undefined
+            : {
+                documents: request.feedback.documents,
+                terms: request.feedback.terms,
+                queryWeight: request.feedback.queryWeight,
+                relevantIds: request.feedback.relevantIds,
+                relevantWeights: request.feedback.relevantWeights,
+              },
         idsOnly: request.idsOnly,
+        withinIds: request.withinIds,
       });
       return {
         hits: result.hits.map(toSearchHitMessage),

@@ -296,6 +296,83 @@ export function defineBm25Suite(target: RetrievalTarget): void {
         }
       });
 
+      const chosen = async (caller: PrincipalInit, query: string, relevant: { ids: string[]; weights: number[] }, within: string[]) => {
+        const feedback = { documents: 2, terms: 5, queryWeight: 0.5, relevantIds: relevant.ids, relevantWeights: relevant.weights };
+        const reply = await search.service.fullText(asPrincipal(caller), { query, mode: "any", language: "", filter: undefined, limit: 50, offset: 0, highlight: false, feedback, withinIds: within });
+        return { hits: reply.hits.map((hit) => ({ id: hit.entryId, score: hit.score })), feedback: reply.feedback };
+      };
+
+      test("given the first pass's entries and a candidate set, it expands as a first pass would and scores only the candidates", async () => {
+        const first = await ranked(owner, "wing", "any", 2);
+        const full = await withFeedback(owner, "wing", "any");
+        const candidates = [ids.wingLift!, ids.wingCamber!, ids.liftOnly!, ids.rotor!];
+        const rescored = await chosen(owner, "wing", { ids: first.map((hit) => hit.id), weights: first.map((hit) => hit.score) }, candidates);
+        assert.deepEqual(rescored.feedback, full.feedback);
+        // rotor holds no word of the expanded query, so it does not match; the others score as the full second pass scores them.
+        const expected = full.hits.filter((hit) => candidates.includes(hit.id));
+        assert.deepEqual(
+          rescored.hits.map((hit) => hit.id),
+          expected.map((hit) => hit.id),
+        );
+        for (const [index, hit] of expected.entries()) assert.ok(Math.abs((rescored.hits[index]?.score ?? 0) - hit.score) <= 1e-9 * hit.score, JSON.stringify({ hit, rescored }));
+        // An entry the expansion would match is left out when it is not a candidate.
+        const narrower = await chosen(owner, "wing", { ids: first.map((hit) => hit.id), weights: first.map((hit) => hit.score) }, [ids.wingLift!, ids.wingCamber!]);
+        assert.ok(!narrower.hits.some((hit) => hit.id === ids.liftOnly), JSON.stringify(narrower.hits));
+        assert.equal(narrower.hits.length, 2);
+      });
+
+      test("chosen relevant entries the caller may not see count for nothing", async () => {
+        const hidden = (await commitText(h.client, colleague, "prf-chosen", "wing rotor blade zebra zebra")).id;
+        const foreignId = (await commitText(h.client, outsider, "prf-chosen", "wing hull keel okapi okapi")).id;
+        const candidates = Object.values(ids);
+        const visibleOnly = await chosen(owner, "wing", { ids: [ids.wingLift!, ids.wingCamber!], weights: [] }, candidates);
+        const withHidden = await chosen(owner, "wing", { ids: [hidden, foreignId, ids.wingLift!, ids.wingCamber!], weights: [] }, [...candidates, hidden, foreignId]);
+        assert.equal(visibleOnly.feedback?.documents, 2);
+        // At most `documents` ids are read: the two hidden ones, so none is left and the plain ranking answers.
+        assert.equal(withHidden.feedback?.documents, 0);
+        const laterHidden = await chosen(owner, "wing", { ids: [ids.wingLift!, hidden, foreignId, ids.wingCamber!].slice(0, 2), weights: [] }, [...candidates, hidden, foreignId]);
+        assert.equal(laterHidden.feedback?.documents, 1);
+        for (const result of [withHidden, laterHidden]) {
+          const words = result.feedback?.terms.map((term) => term.lexeme) ?? [];
+          assert.ok(!words.includes("zebra") && !words.includes("okapi"), JSON.stringify(result.feedback));
+          assert.ok(!result.hits.some((hit) => hit.id === hidden || hit.id === foreignId), JSON.stringify(result.hits));
+        }
+      });
+
+      test("chosen relevant entries and candidate sets are checked, and refused as of an instant", async () => {
+        const call = (feedback: { relevantIds?: string[]; relevantWeights?: number[] } | undefined, withinIds: string[] | undefined, asOf?: Date) =>
+          search.service.fullText(asPrincipal(owner), {
+            query: "wing",
+            mode: "any",
+            language: "",
+            filter: asOf === undefined ? undefined : { threadId: "", source: undefined, tagsAny: [], tagsAll: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "", asOf },
+            limit: 10,
+            offset: 0,
+            highlight: false,
+            feedback: feedback === undefined ? undefined : { documents: 0, terms: 0, queryWeight: undefined, ...feedback },
+            withinIds,
+          });
+        await assert.rejects(call({ relevantIds: ["not-an-id"] }, undefined), /feedback relevant_ids\[0\] must be a full entry id/);
+        await assert.rejects(call({ relevantIds: [ids.wingLift!], relevantWeights: [1, 2] }, undefined), /one weight per relevant id/);
+        await assert.rejects(call({ relevantIds: [ids.wingLift!], relevantWeights: [0] }, undefined), /finite and greater than 0/);
+        await assert.rejects(call(undefined, ["nope"]), /within_ids\[0\] must be a full entry id/);
+        await assert.rejects(
+          call(
+            undefined,
+            Array.from({ length: 501 }, () => ids.wingLift!),
+          ),
+          /within_ids may hold at most 500 ids/,
+        );
+        await assert.rejects(call(undefined, [ids.wingLift!], new Date()), /not available with as_of/);
+        await assert.rejects(call({ relevantIds: [ids.wingLift!] }, undefined, new Date()), /not available with as_of/);
+        // Without feedback, a candidate set ranks those entries alone by the query.
+        const plain = await call(undefined, [ids.wingCamber!, ids.rotor!]);
+        assert.deepEqual(
+          plain.hits.map((hit) => hit.entryId),
+          [ids.wingCamber],
+        );
+      });
+
       test("hidden entries of the caller's tenant and another tenant's entries change neither the expansion terms nor the scores", async () => {
         const queries: [string, Mode][] = [
           ["wing", "any"],

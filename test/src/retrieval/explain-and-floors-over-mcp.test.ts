@@ -81,7 +81,8 @@ describe("explain_query and min_score over MCP", () => {
     const page = await search("hybrid_search_context", { explain_query: true, limit: 5 });
     assert.deepEqual([page.explain?.ranked_by, page.explain?.fusion_method, page.explain?.fts_mode, page.explain?.rrf_k], ["rerank", "minmax", "any", null]);
     const stages = page.explain?.stages_ms ?? {};
-    assert.deepEqual(Object.keys(stages).sort(), ["embed", "fts", "fusion", "listings", "passages", "rerank", "semantic", "total"]);
+    // Hybrid ranks with feedback by default: the expanded query re-scoring the candidates is a stage of its own.
+    assert.deepEqual(Object.keys(stages).sort(), ["embed", "feedback", "fts", "fusion", "listings", "passages", "rerank", "semantic", "total"]);
     for (const [stage, ms] of Object.entries(stages)) assert.ok(Number.isFinite(ms) && ms >= 0 && ms <= stages.total! + 0.1, `${stage}: ${ms} ms`);
     for (const hit of page.results) {
       const explain = hit.explain!;

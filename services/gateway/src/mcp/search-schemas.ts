@@ -252,7 +252,7 @@ export const hybridSearchInput = z
       .boolean()
       .optional()
       .describe(
-        `Pseudo-relevance feedback on the full-text leg (default ${defaultFtsFeedback}): its first pass's best entries expand the query before it ranks again (see fts_search_context's feedback). Not with fts_mode prefix.`,
+        `Pseudo-relevance feedback on the full-text leg (default ${defaultFtsFeedback}): the leg's best entries expand the query (as fts_search_context's feedback does), and the expanded query re-scores the candidates both legs found before they are fused. Not with fts_mode prefix.`,
       ),
     fusion_method: z
       .enum(fusionMethods)
@@ -393,7 +393,7 @@ const searchExplain = z
     fts_mode: z.string().nullable(),
     fts_feedback: z
       .object({
-        documents: z.number().describe("Entries of the first pass taken as relevant (0: it found none, so the query was not expanded)."),
+        documents: z.number().describe("Entries of the first pass (in hybrid: the full-text leg's ranking) taken as relevant (0: it found none, so the query was not expanded)."),
         terms: z
           .array(z.object({ term: z.string(), weight: z.number() }))
           .describe("The words added to the query as the text-search configuration stems them, heaviest first, with their share of the expansion."),
@@ -401,7 +401,11 @@ const searchExplain = z
       .nullable()
       .optional()
       .describe("With feedback on the full-text leg: what it added to the query."),
-    stages_ms: z.record(z.string(), z.number()).describe("Milliseconds in each stage that ran: embed, fts, semantic, fusion, passages, rerank, listings (reading the shown page), and total."),
+    stages_ms: z
+      .record(z.string(), z.number())
+      .describe(
+        "Milliseconds in each stage that ran: embed, fts, semantic, fusion (both fusions, with feedback), feedback (re-scoring the candidates by the expanded query), passages, rerank, listings (reading the shown page), and total.",
+      ),
   })
   .optional()
   .describe("With explain_query: how the call ranked and where its time went.");

@@ -29,6 +29,8 @@ interface FakeOptions {
   rerank?: string[] | Error;
   /** Each leg's scores, best first (default 1, 0.9, 0.8, …). */
   scores?: { fts?: number[]; semantic?: number[] };
+  /** The order a feedback re-scoring returns its candidates in (default: as given). */
+  rescored?: string[];
 }
 
 /** Peers answering from fixed rankings, recording what was asked. */
@@ -36,17 +38,22 @@ function fakePeers(options: FakeOptions) {
   const calls = {
     fts: [] as searchV1.FullTextMode[],
     feedback: [] as boolean[],
+    rescoring: [] as { relevantIds: string[]; relevantWeights: number[]; withinIds: string[] }[],
     listings: [] as string[][],
     passages: [] as { entryId: string; span?: { start: number; end: number } | undefined }[][],
     rerank: 0,
   };
   const peers = {
     search: {
-      async fullTextSearch(request: { mode: searchV1.FullTextMode; feedback?: object; idsOnly?: boolean }) {
+      async fullTextSearch(request: { mode: searchV1.FullTextMode; feedback?: { relevantIds?: string[]; relevantWeights?: number[] }; idsOnly?: boolean; withinIds?: string[] }) {
         calls.fts.push(request.mode);
         calls.feedback.push(request.feedback !== undefined);
         if (options.fts instanceof Error) throw options.fts;
-        const ids = options.fts?.[request.mode === searchV1.FullTextMode.ANY ? "ANY" : "MATCH"] ?? [];
+        const within = request.withinIds ?? [];
+        if (within.length > 0) {
+          calls.rescoring.push({ relevantIds: request.feedback?.relevantIds ?? [], relevantWeights: request.feedback?.relevantWeights ?? [], withinIds: within });
+        }
+        const ids = within.length > 0 ? (options.rescored ?? within) : (options.fts?.[request.mode === searchV1.FullTextMode.ANY ? "ANY" : "MATCH"] ?? []);
         const feedback =
           request.feedback === undefined
             ? {}
@@ -143,10 +150,25 @@ describe("hybrid search", () => {
     assert.equal(calls.listings.length, 0);
   });
 
-  test("with ftsFeedback the full-text leg asks the store for feedback, once, and reports the words it added", async () => {
-    const { peers, calls } = fakePeers({ fts: { ANY: ["a", "b"] }, semantic: ["b"] });
-    const result = await runHybridSearch(peers, principal, request({ ftsFeedback: true }));
-    assert.deepEqual([calls.fts, calls.feedback], [[searchV1.FullTextMode.ANY], [true]]);
+  test("with ftsFeedback the leg's best entries expand the query, which re-scores both legs' candidates, and the words it added are reported", async () => {
+    const { peers, calls } = fakePeers({ fts: { ANY: ["a", "b"] }, semantic: ["c", "b"], scores: { fts: [3, 2] }, rescored: ["c", "b", "a"] });
+    const result = await runHybridSearch(peers, principal, request({ ftsFeedback: true, weights: { fts: 1, semantic: 0 } }));
+    // The leg runs once by the query alone; then one re-scoring call with feedback.
+    assert.deepEqual(
+      [calls.fts, calls.feedback],
+      [
+        [searchV1.FullTextMode.ANY, searchV1.FullTextMode.ANY],
+        [false, true],
+      ],
+    );
+    assert.deepEqual(calls.rescoring, [{ relevantIds: ["a", "b"], relevantWeights: [3, 2], withinIds: ["a", "b", "c"] }]);
+    // The re-scored ranking is the full-text leg's now: with the semantic leg weighing nothing, its order is the result's.
+    assert.deepEqual(
+      result.hits.map((hit) => hit.entry.id),
+      ["c", "b", "a"],
+    );
+    assert.equal(result.hits[0]?.scores.fts?.rank, 1);
+    assert.ok(result.times.feedback !== undefined, "feedback is a stage of its own");
     assert.deepEqual(result.ftsFeedback, {
       documents: 2,
       terms: [
@@ -157,6 +179,27 @@ describe("hybrid search", () => {
     const plain = fakePeers({ fts: { ANY: ["a"] } });
     assert.equal((await runHybridSearch(plain.peers, principal, request({ ftsFeedback: false }))).ftsFeedback, null);
     assert.deepEqual(plain.calls.feedback, [false]);
+  });
+
+  test("a failed feedback call leaves the legs fused without it, with a warning", async () => {
+    const { peers } = fakePeers({ fts: { ANY: ["a", "b"] }, semantic: ["b"] });
+    const failing = {
+      ...peers,
+      search: {
+        ...peers.search,
+        async fullTextSearch(request: Parameters<Peers["search"]["fullTextSearch"]>[0]) {
+          if (request.feedback !== undefined) throw new ContextHubError("STORE_UNAVAILABLE", "store down");
+          return peers.search.fullTextSearch(request);
+        },
+      },
+    } as unknown as Peers;
+    const result = await runHybridSearch(failing, principal, request({ ftsFeedback: true }));
+    assert.deepEqual(
+      result.hits.map((hit) => hit.entry.id),
+      ["b", "a"],
+    );
+    assert.equal(result.ftsFeedback, null);
+    assert.match(result.warnings.join(" "), /feedback on the full-text leg failed, so the legs are fused without it \(STORE_UNAVAILABLE: store down\)/);
   });
 
   test("fuses both legs by reciprocal rank and reports every leg's rank", async () => {

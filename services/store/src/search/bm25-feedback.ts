@@ -15,7 +15,7 @@ import { collectionThenCte, idf, quotedLexemePattern, quotedLexemeSql, tsquerySq
 import type { SqlParams } from "../db/sql-database.js";
 import type { Principal } from "../model/principal.js";
 import type { SearchFilter } from "../model/search-filter.js";
-import { entrySource } from "../filters/search-filter-sql.js";
+import { entrySource, searchFilterConditions } from "../filters/search-filter-sql.js";
 import { trustFilter } from "../filters/trust-filter.js";
 
 /** How a feedback search expands its query. */
@@ -26,6 +26,13 @@ export interface FeedbackOptions {
   terms: number;
   /** The original query's share of the interpolated query, 0..1 (1: feedback changes nothing). */
   queryWeight: number;
+  /**
+   * The entries to take as relevant, best first, each with its weight (> 0),
+   * instead of a first pass's best: a caller that fused several rankings
+   * chooses them. Read under the access predicate and the filter like the
+   * results, so an entry the caller may not see counts for nothing.
+   */
+  relevant?: { ids: readonly string[]; weights: readonly number[] } | undefined;
 }
 
 /** Bounds and defaults of the feedback knobs (the defaults chosen on Cranfield, checked on CISI; docs/retrieval.md). */
@@ -183,15 +190,17 @@ export interface FeedbackCandidate {
 
 /**
  * The statement reading the `candidateTerms` heaviest words of the
- * feedback entries `ids` (re-read now under the access predicate), each
- * weighted as feedbackStatement weighs it by `shares`, with how many of
- * them hold it. Rows: lexeme, feedback_weight, holders.
+ * feedback entries `ids` (re-read now under the access predicate and
+ * `filter`, so an id a caller chose counts only if the search could have
+ * returned it), each weighted as feedbackStatement weighs it by `shares`,
+ * with how many of them hold it. Rows: lexeme, feedback_weight, holders.
  */
-export function feedbackCandidatesStatement(principal: Principal, feedback: { ids: readonly string[]; shares: readonly number[] }, params: SqlParams): string {
+export function feedbackCandidatesStatement(principal: Principal, filter: SearchFilter, feedback: { ids: readonly string[]; shares: readonly number[] }, params: SqlParams): string {
+  const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions({ ...filter, asOf: undefined }, "e", params)];
   return `SELECT u.lexeme, sum(f.share * coalesce(cardinality(u.positions), 1) / greatest(e.search_length, 1))::float8 AS feedback_weight, count(*)::float8 AS holders
      FROM unnest(${params.add([...feedback.ids])}::uuid[], ${params.add([...feedback.shares])}::float8[]) AS f (id, share)
      JOIN entries e ON e.id = f.id CROSS JOIN LATERAL unnest(e.search_vector) u
-     WHERE ${accessPredicate(principal, "e", params)}
+     WHERE ${conditions.join(" AND ")}
      GROUP BY u.lexeme
      ORDER BY feedback_weight DESC, u.lexeme
      LIMIT ${params.add(feedbackLimits.candidateTerms)}`;

@@ -49,6 +49,8 @@ export interface FullTextStatementOptions {
    * here. Not for a prefix query or as of an instant.
    */
   frequencies?: ReadonlyMap<string, number> | undefined;
+  /** Rank only these entries (re-scoring a fused ranking's candidates); undefined: every entry. */
+  within?: readonly string[] | undefined;
 }
 
 /**
@@ -99,6 +101,7 @@ export function fullTextStatement(
   const widenTerm = weighted?.widenBy === undefined ? anyTerm : "(SELECT t.widen_term FROM terms t)";
   const matching = weighted?.widen === true ? `(${tsquery} || ${widenTerm})` : tsquery;
   const conditions = [`e.search_vector @@ ${matching}`, accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
+  if (options.within !== undefined) conditions.unshift(`e.id = ANY(${params.add([...options.within])}::uuid[])`);
   // With as_of, the match is also pushed into the source, where the stored vectors' indexes serve it; the
   // listing reads only the page's entries (joined by id alone, it would build every matching row's columns).
   const source = entrySource(principal, filter, params, { matching });

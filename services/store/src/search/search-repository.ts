@@ -20,7 +20,7 @@ import {
   type WeightedLexeme,
 } from "./bm25-feedback.js";
 import { idf, tsquerySql, type FullTextQuery } from "./bm25-sql.js";
-import { fullTextStatement, listingColumns } from "./full-text-statement.js";
+import { fullTextStatement, listingColumns, type FullTextStatementOptions } from "./full-text-statement.js";
 import type { TrustState } from "../model/trust.js";
 
 export type { FullTextQuery } from "./bm25-sql.js";
@@ -68,11 +68,22 @@ export interface SearchRepository {
    * first (ties: newer first, then the greater id); with `idsOnly`, each
    * hit's id and score without its listing (highlight is then ignored).
    */
-  fullText(principal: Principal, query: FullTextQuery, filter: SearchFilter, page: { limit: number; offset: number }, highlight: boolean, idsOnly?: boolean): Promise<FullTextRow[]>;
+  fullText(
+    principal: Principal,
+    query: FullTextQuery,
+    filter: SearchFilter,
+    page: { limit: number; offset: number },
+    highlight: boolean,
+    idsOnly?: boolean,
+    within?: readonly string[],
+  ): Promise<FullTextRow[]>;
   /**
    * The same page ranked with pseudo-relevance feedback (bm25-feedback.ts):
    * a first pass finds the best `feedback.documents` entries, their words
-   * expand the query, a second pass ranks by it. Not for prefix queries.
+   * expand the query, a second pass ranks by it. With `feedback.relevant`
+   * (now only), those entries are taken as relevant instead and no first
+   * pass runs; with `within` (now only), only those entries are ranked, and
+   * in any-word mode every expansion word matches them. Not for prefix queries.
    */
   fullTextWithFeedback(
     principal: Principal,
@@ -82,6 +93,7 @@ export interface SearchRepository {
     highlight: boolean,
     feedback: FeedbackOptions,
     idsOnly?: boolean,
+    within?: readonly string[],
   ): Promise<{ rows: FullTextRow[]; feedback: FeedbackUsed }>;
   /** Whether the query reduces to nothing searchable (only stop words or punctuation). */
   isEmptyQuery(query: FullTextQuery): Promise<boolean>;
@@ -242,39 +254,54 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
 
   const visibleConditions = (principal: Principal, ids: readonly string[], filter: SearchFilter, params: SqlParams) =>
     [`e.id = ANY(${params.add(ids)}::uuid[])`, accessPredicate(principal, "e", params), ...searchFilterConditions({ ...filter, asOf: undefined }, "e", params)].join(" AND ");
+  const visible = async (principal: Principal, ids: readonly string[], filter: SearchFilter) => {
+    if (ids.length === 0) return new Set<string>();
+    const params = createSqlParams();
+    const { rows } = await db.query<{ id: string }>(`SELECT e.id FROM entries e WHERE ${visibleConditions(principal, ids, filter, params)}`, params.values);
+    return new Set(rows.map((row) => row.id));
+  };
+  /** The caller's chosen relevant entries that it may see and the filter passes, in its order, with their shares of the feedback. */
+  const relevantEntries = async (principal: Principal, filter: SearchFilter, relevant: NonNullable<FeedbackOptions["relevant"]>) => {
+    const seen = await visible(principal, relevant.ids, filter);
+    const kept = relevant.ids.map((id, index) => ({ id, weight: relevant.weights[index] ?? 1 })).filter((item, index) => seen.has(item.id) && relevant.ids.indexOf(item.id) === index);
+    return { ids: kept.map((item) => item.id), shares: feedbackShares(kept.map((item) => item.weight)) };
+  };
+  const firstPass = async (principal: Principal, query: FullTextQuery, filter: SearchFilter, limit: number, options: FullTextStatementOptions) => {
+    const params = createSqlParams();
+    const { rows } = await db.query<{ id: string; score: number }>(
+      fullTextStatement(principal, query, filter, { limit, offset: 0 }, { ...options, within: undefined, highlight: false, rankOnly: true }, params),
+      params.values,
+    );
+    return rows;
+  };
   return {
-    async fullText(principal, query, filter, page, highlight, idsOnly = false) {
+    async fullText(principal, query, filter, page, highlight, idsOnly = false, within = undefined) {
       const collection = await collectionOf(principal, filter);
       const frequencies = countsAside(query, filter) ? (await queryFrequencies(principal, query, collection)).frequencies : undefined;
       const params = createSqlParams();
-      return run(idsOnly)(fullTextStatement(principal, query, filter, page, { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly, frequencies }, params), params);
+      return run(idsOnly)(fullTextStatement(principal, query, filter, page, { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly, frequencies, within }, params), params);
     },
 
-    async fullTextWithFeedback(principal, query, filter, page, highlight, feedback, idsOnly = false) {
+    async fullTextWithFeedback(principal, query, filter, page, highlight, feedback, idsOnly = false, within = undefined) {
       const collection = await collectionOf(principal, filter);
       if (!countsAside(query, filter)) return feedbackCountedInStatements(db, run, { bm25: ranking.bm25, collection }, { principal, query, filter, page, highlight, feedback, idsOnly });
       const view = visibilityKey(principal);
       const original = await queryFrequencies(principal, query, collection);
-      const options = { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly, frequencies: original.frequencies };
-      // First pass: the best entries by the query alone, ids and scores only; as deep as the page when it can be, so
-      // that its last score bounds the second pass's page (below).
+      const options = { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly, frequencies: original.frequencies, within };
       const depth = page.offset + page.limit;
-      const firstParams = createSqlParams();
-      const firstLimit = depth <= maxBoundingDepth ? Math.max(feedback.documents, depth) : feedback.documents;
-      const { rows: firstRows } = await db.query<{ id: string; score: number }>(
-        fullTextStatement(principal, query, filter, { limit: firstLimit, offset: 0 }, { ...options, highlight: false, rankOnly: true }, firstParams),
-        firstParams.values,
-      );
-      const first = { rows: firstRows.slice(0, feedback.documents) };
-      if (first.rows.length === 0) return { rows: [], feedback: { documents: 0, terms: [] } };
+      const chosen = feedback.relevant === undefined ? undefined : await relevantEntries(principal, filter, feedback.relevant);
+      // First pass (unless the caller chose the entries): the best entries by the query alone, ids and scores only; as
+      // deep as the page when it can be, so that its last score bounds the second pass's page (below).
+      const firstRows = chosen === undefined ? await firstPass(principal, query, filter, depth <= maxBoundingDepth ? Math.max(feedback.documents, depth) : feedback.documents, options) : [];
+      const first = chosen ?? { ids: firstRows.slice(0, feedback.documents).map((row) => row.id), shares: feedbackShares(firstRows.slice(0, feedback.documents).map((row) => Number(row.score))) };
       const plain = async () => {
         const params = createSqlParams();
         return { rows: await run(idsOnly)(fullTextStatement(principal, query, filter, page, options, params), params), feedback: { documents: 0, terms: [] } };
       };
+      if (first.ids.length === 0) return chosen === undefined ? { rows: [], feedback: { documents: 0, terms: [] } } : plain();
       const candidateParams = createSqlParams();
-      const shares = feedbackShares(first.rows.map((row) => Number(row.score)));
       const { rows: candidateRows } = await db.query<{ lexeme: string; feedback_weight: number; holders: number }>(
-        feedbackCandidatesStatement(principal, { ids: first.rows.map((row) => row.id), shares }, candidateParams),
+        feedbackCandidatesStatement(principal, filter, first, candidateParams),
         candidateParams.values,
       );
       const candidates = candidateRows.map((row) => ({ lexeme: row.lexeme, feedbackWeight: Number(row.feedback_weight), holders: Number(row.holders) }));
@@ -308,16 +335,17 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
       // An entry the first pass ranked scores at least queryWeight × its first score in the second pass (every original
       // word keeps at least that share of its weight, with the same df), so the first pass's score at the page's depth
       // times queryWeight is at most the second page's last score; expansion words whose bounds sum below it need not widen the match.
-      const floor = firstRows.length >= depth && depth <= maxBoundingDepth ? feedback.queryWeight * Number(firstRows[depth - 1]?.score ?? 0) : 0;
+      // Ranking only given entries, every expansion word widens the match: there are few of them to score.
+      const floor = chosen === undefined && within === undefined && firstRows.length >= depth && depth <= maxBoundingDepth ? feedback.queryWeight * Number(firstRows[depth - 1]?.score ?? 0) : 0;
       const bound = (term: WeightedLexeme) => term.weight * idf(documents, frequencies.get(term.lexeme) ?? 0) * (ranking.bm25.k1 + 1);
       const weighted = {
         lexemes: expanded.query.map((term) => term.lexeme),
         weights: expanded.query.map((term) => term.weight),
         widen: query.mode === "any",
-        widenBy: wideningLexemes(expanded.query, new Set(original.terms.keys()), bound, floor),
+        widenBy: floor > 0 ? wideningLexemes(expanded.query, new Set(original.terms.keys()), bound, floor) : undefined,
       };
       const rows = await run(idsOnly)(fullTextStatement(principal, query, filter, page, { ...options, weighted, frequencies }, params), params);
-      return { rows, feedback: { documents: first.rows.length, terms: expanded.expansion } };
+      return { rows, feedback: { documents: first.ids.length, terms: expanded.expansion } };
     },
 
     async isEmptyQuery(query) {
@@ -334,10 +362,7 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
     },
 
     async visibleIds(principal, ids, filter) {
-      if (ids.length === 0) return new Set();
-      const params = createSqlParams();
-      const { rows } = await db.query<{ id: string }>(`SELECT e.id FROM entries e WHERE ${visibleConditions(principal, ids, filter, params)}`, params.values);
-      return new Set(rows.map((row) => row.id));
+      return visible(principal, ids, filter);
     },
 
     async texts(principal, items) {

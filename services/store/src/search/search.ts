@@ -85,6 +85,8 @@ export interface FullTextRequest {
   feedback?: FeedbackRequest | undefined;
   /** Return ids and scores only, no listings (see `listings`); not with highlight. */
   idsOnly?: boolean | undefined;
+  /** Rank only these entries (a fused ranking's candidates); empty or undefined: every entry. Not with as_of. */
+  withinIds?: readonly string[] | undefined;
 }
 
 /** Pseudo-relevance feedback as asked for: 0 (or undefined) takes a knob's default. */
@@ -92,6 +94,10 @@ export interface FeedbackRequest {
   documents: number;
   terms: number;
   queryWeight: number | undefined;
+  /** The entries to take as relevant, best first, instead of a first pass's best; empty or undefined: a first pass. Not with as_of. */
+  relevantIds?: readonly string[] | undefined;
+  /** One weight (> 0) per relevant id; empty or undefined: each weighs the same. */
+  relevantWeights?: readonly number[] | undefined;
 }
 
 export interface FullTextResult {
@@ -263,7 +269,28 @@ export function validateFeedback(request: FeedbackRequest, mode: FullTextMode): 
   const terms = boundedCount(request.terms, feedbackLimits.defaultTerms, feedbackLimits.maxTerms, "feedback terms");
   const queryWeight = request.queryWeight ?? feedbackLimits.defaultQueryWeight;
   if (!(queryWeight >= 0 && queryWeight <= 1)) throw invalidArgument(`feedback query weight must be 0 to 1 (got ${queryWeight})`);
-  return { documents, terms, queryWeight };
+  const relevantIds = request.relevantIds ?? [];
+  if (relevantIds.length === 0) return { documents, terms, queryWeight };
+  relevantIds.forEach((id, index) => {
+    if (!isUuid(id)) throw invalidArgument(`feedback relevant_ids[${index}] must be a full entry id`);
+  });
+  const given = request.relevantWeights ?? [];
+  if (given.length > 0 && given.length !== relevantIds.length) throw invalidArgument(`feedback relevant_weights must give one weight per relevant id (got ${given.length} for ${relevantIds.length})`);
+  if (!given.every((weight) => Number.isFinite(weight) && weight > 0)) throw invalidArgument("feedback relevant_weights must be finite and greater than 0");
+  // At most `documents` of them are read, as a first pass would keep its best `documents`.
+  const ids = relevantIds.slice(0, documents);
+  const weights = given.length > 0 ? given.slice(0, documents) : ids.map(() => 1);
+  return { documents, terms, queryWeight, relevant: { ids, weights } };
+}
+
+/** The ids a full-text search ranks within, checked; undefined when it ranks every entry. */
+export function validateWithinIds(ids: readonly string[] | undefined): readonly string[] | undefined {
+  if (ids === undefined || ids.length === 0) return undefined;
+  if (ids.length > searchLimits.maxRankingDepth) throw invalidArgument(`within_ids may hold at most ${searchLimits.maxRankingDepth} ids (got ${ids.length})`);
+  ids.forEach((id, index) => {
+    if (!isUuid(id)) throw invalidArgument(`within_ids[${index}] must be a full entry id`);
+  });
+  return ids;
 }
 
 function boundedCount(value: number, fallback: number, max: number, field: string): number {
@@ -316,11 +343,15 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       const feedback = request.feedback === undefined ? undefined : validateFeedback(request.feedback, request.mode);
       const idsOnly = request.idsOnly === true;
       if (idsOnly && request.highlight) throw invalidArgument("highlight needs the listings: ask for ids_only or highlight, not both");
+      const within = validateWithinIds(request.withinIds);
+      if (filter.asOf !== undefined && (within !== undefined || feedback?.relevant !== undefined)) {
+        throw invalidArgument("within_ids and feedback relevant_ids rank today's entries and are not available with as_of", "leave them out to search as of an instant");
+      }
       const window = { limit: page.limit + 1, offset: page.offset };
       let rows: FullTextRow[];
       let used: FeedbackUsed | undefined;
-      if (feedback === undefined) rows = await repository.fullText(caller, query, filter, window, request.highlight, idsOnly);
-      else ({ rows, feedback: used } = await repository.fullTextWithFeedback(caller, query, filter, window, request.highlight, feedback, idsOnly));
+      if (feedback === undefined) rows = await repository.fullText(caller, query, filter, window, request.highlight, idsOnly, within);
+      else ({ rows, feedback: used } = await repository.fullTextWithFeedback(caller, query, filter, window, request.highlight, feedback, idsOnly, within));
       if (rows.length === 0 && (await repository.isEmptyQuery(query))) {
         warnings.push(`the query has no searchable words in ${language} (only stop words or punctuation), so nothing can match it`);
       }
