@@ -122,7 +122,7 @@ export const gatewayEnvVariables = z.object({
   CONTEXT_HUB_RATE_READ_BURST: envOptionalInteger(1, 1_000_000).describe("Read messages a principal may send at once."),
   CONTEXT_HUB_RATE_WRITE_BURST: envOptionalInteger(1, 1_000_000).describe("Write calls a principal may make at once."),
   CONTEXT_HUB_DISABLED_TOOLS: envString("").describe("Comma-separated tools to remove from this deployment; a name that is no tool stops the start."),
-  CONTEXT_HUB_INSTRUCTIONS: envString("").describe("Replaces the MCP instructions sent at `initialize` (≤ 16,384 characters)."),
+  CONTEXT_HUB_INSTRUCTIONS: envString("").describe("Replaces the MCP instructions sent at `initialize` (2025 revisions) and `server/discover` (2026-07-28), ≤ 16,384 characters."),
   GATEWAY_STORE_TIMEOUT_MS: envInteger(15_000, 100).describe("Deadline of store calls."),
   GATEWAY_EMBED_TIMEOUT_MS: envInteger(30_000, 100).describe("Deadline of embedding calls."),
   GATEWAY_SUMMARY_TIMEOUT_MS: envInteger(30_000, 100).describe("Deadline of a write's summary call."),

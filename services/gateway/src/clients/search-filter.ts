@@ -1,7 +1,6 @@
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { commonV1, storeV1 } from "@context-hub/proto";
-import type { metadataOperatorNames } from "../mcp/search-schemas.js";
 import { toProtoSource } from "../write-path.js";
 
 /** The filter arguments every search tool, grep_context and search_context share (see searchFilterFields). */
@@ -19,6 +18,26 @@ export interface SearchFilterArgs {
   valid_at?: string | undefined;
   as_of?: string | undefined;
 }
+
+/** The metadata filter operators a search accepts, as the tools name them. */
+export const metadataOperatorNames = [
+  "eq",
+  "ne",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "in",
+  "not_in",
+  "exists",
+  "not_exists",
+  "contains",
+  "starts_with",
+  "ends_with",
+  "is_null",
+  "is_not_null",
+  "array_contains",
+] as const;
 
 type OperatorName = (typeof metadataOperatorNames)[number];
 

@@ -6,7 +6,13 @@
  * so no concurrent change is lost.
  */
 import { ContextHubError } from "@context-hub/common";
-import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
+
+/** A JSON value as metadata holds it. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+/** A JSON object as metadata holds it. */
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
 
 /** Attempts before a patch gives up on an entry that keeps changing. */
 export const maxPatchAttempts = 8;

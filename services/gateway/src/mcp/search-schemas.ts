@@ -5,6 +5,7 @@ import { entryListingOutput } from "./output-schemas.js";
 import { maxJsonDepth } from "./json-shape.js";
 import { boundedJson, isoInstant, limits as inputLimits, sourceSchema, tagsSchema, threadIdSchema } from "./input-schemas.js";
 import { charRange, checkGrepSynonyms, checkRangeSynonyms, peerGrepFields, peerHybridFields, peerListingFields, peerNavigateFields, peerRangeFields, peerSearchFields } from "./peer-arguments.js";
+import { metadataOperatorNames } from "../clients/search-filter.js";
 
 /** Limits of the search and navigation tools; the store enforces the same (docs/retrieval.md). */
 export const searchToolLimits = {
@@ -38,25 +39,6 @@ const isoDate = (name: string) =>
     .max(40, `${name} must be at most 40 characters`)
     .refine((value) => !Number.isNaN(Date.parse(value)), `${name} must be an ISO 8601 date or date-time`)
     .describe(`${name} as ISO 8601, e.g. 2026-01-31 or 2026-01-31T12:00:00Z.`);
-
-export const metadataOperatorNames = [
-  "eq",
-  "ne",
-  "gt",
-  "gte",
-  "lt",
-  "lte",
-  "in",
-  "not_in",
-  "exists",
-  "not_exists",
-  "contains",
-  "starts_with",
-  "ends_with",
-  "is_null",
-  "is_not_null",
-  "array_contains",
-] as const;
 
 type MetadataOperatorName = (typeof metadataOperatorNames)[number];
 
