@@ -227,10 +227,6 @@ const protoPattern = /^(?:@context-hub\/proto|@bufbuild\/protobuf)(?:\/|$)/;
 const mcpProtoExceptions: ReadonlyMap<string, readonly string[]> = new Map([
   // The search tool builds its search requests itself until search has a client of its own.
   ["services/gateway/src/mcp/tools/search-tools.ts", ["@context-hub/proto"]],
-  // Metadata is typed as protobuf's JSON object; a domain JSON type in clients/ would replace it.
-  ["services/gateway/src/mcp/tools/store-tools.ts", ["@bufbuild/protobuf"]],
-  ["services/gateway/src/mcp/tools/change-tools.ts", ["@bufbuild/protobuf"]],
-  ["services/gateway/src/mcp/tools/history-tools.ts", ["@bufbuild/protobuf"]],
 ]);
 
 test("the gateway's MCP tools and schemas do not import proto, but for the listed exceptions", () => {

@@ -6,13 +6,7 @@
  * so no concurrent change is lost.
  */
 import { ContextHubError } from "@context-hub/common";
-
-/** A JSON value as metadata holds it. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
-/** A JSON object as metadata holds it. */
-export interface JsonObject {
-  [key: string]: JsonValue;
-}
+import type { JsonObject, JsonValue } from "../clients/json-value.js";
 
 /** Attempts before a patch gives up on an entry that keeps changing. */
 export const maxPatchAttempts = 8;

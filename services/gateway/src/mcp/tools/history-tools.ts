@@ -1,4 +1,4 @@
-import type { JsonObject } from "@bufbuild/protobuf";
+import type { JsonObject } from "../../clients/json-value.js";
 import { ContextHubError } from "@context-hub/common";
 import { resolveIdempotency } from "../../idempotency.js";
 import { getContextHistoryInput, restoreContextVersionInput } from "../input-schemas.js";

@@ -1,4 +1,4 @@
-import type { JsonObject } from "@bufbuild/protobuf";
+import type { JsonObject } from "../../clients/json-value.js";
 import { resolveIdempotency } from "../../idempotency.js";
 import { timeStage, type NewEntryInput, type Source, type Visibility, type WriteAck } from "../../write-path.js";
 import { storeContextBatchInput, storeContextInput } from "../input-schemas.js";
