@@ -1,3 +1,4 @@
+import type { MetadataOperator } from "@context-hub/common";
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { commonV1, storeV1 } from "@context-hub/proto";
@@ -19,27 +20,7 @@ export interface SearchFilterArgs {
   as_of?: string | undefined;
 }
 
-/** The metadata filter operators a search accepts, as the tools name them. */
-export const metadataOperatorNames = [
-  "eq",
-  "ne",
-  "gt",
-  "gte",
-  "lt",
-  "lte",
-  "in",
-  "not_in",
-  "exists",
-  "not_exists",
-  "contains",
-  "starts_with",
-  "ends_with",
-  "is_null",
-  "is_not_null",
-  "array_contains",
-] as const;
-
-type OperatorName = (typeof metadataOperatorNames)[number];
+type OperatorName = MetadataOperator;
 
 const operatorOf: Record<OperatorName, storeV1.MetadataOperator> = {
   eq: storeV1.MetadataOperator.EQ,

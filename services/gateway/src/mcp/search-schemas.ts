@@ -5,7 +5,7 @@ import { entryListingOutput } from "./output-schemas.js";
 import { maxJsonDepth } from "./json-shape.js";
 import { boundedJson, isoInstant, limits as inputLimits, sourceSchema, tagsSchema, threadIdSchema } from "./input-schemas.js";
 import { charRange, checkGrepSynonyms, checkRangeSynonyms, peerGrepFields, peerHybridFields, peerListingFields, peerNavigateFields, peerRangeFields, peerSearchFields } from "./peer-arguments.js";
-import { metadataOperatorNames } from "../clients/search-filter.js";
+import { metadataOperators } from "@context-hub/common";
 
 /** Limits of the search and navigation tools; the store enforces the same (docs/retrieval.md). */
 export const searchToolLimits = {
@@ -40,7 +40,7 @@ const isoDate = (name: string) =>
     .refine((value) => !Number.isNaN(Date.parse(value)), `${name} must be an ISO 8601 date or date-time`)
     .describe(`${name} as ISO 8601, e.g. 2026-01-31 or 2026-01-31T12:00:00Z.`);
 
-type MetadataOperatorName = (typeof metadataOperatorNames)[number];
+type MetadataOperatorName = (typeof metadataOperators)[number];
 
 /** The operators that compare strings, and so take case_sensitive (the store checks the same). */
 const caseOperators: readonly MetadataOperatorName[] = ["eq", "ne", "in", "not_in", "contains", "starts_with", "ends_with", "array_contains"];
@@ -56,7 +56,7 @@ const metadataFilter = z
       .refine(noNul, "key must not contain NUL characters")
       .describe("A top-level metadata key, or a dotted path into nested objects (user.prefs.theme); a top-level key spelled with the dots wins over the path."),
     operator: z
-      .enum(metadataOperatorNames)
+      .enum(metadataOperators)
       .optional()
       .describe(
         "Default eq. eq/ne: equal or not (ne also matches entries without the key); gt/gte/lt/lte: numbers with numbers, strings with strings (ISO dates compare by time); in/not_in: one of a list (not_in also matches entries without the key); exists: without a value, present and not null; with true/false, present or absent; not_exists: absent or null; is_null/is_not_null: present and null / not null; contains: a string value contains the text (case-insensitive by default), or a list value holds the element; starts_with/ends_with: a string value starts/ends with the text; array_contains: a list value holds the element.",

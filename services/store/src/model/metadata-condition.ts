@@ -4,31 +4,11 @@
  * (the operand suits the operator, `case_sensitive` only where strings are
  * compared). No SQL here (see filters/metadata-condition-sql.ts).
  */
-import { invalidArgument } from "@context-hub/common";
+import { invalidArgument, metadataOperators, type MetadataOperator } from "@context-hub/common";
 import type { JsonValue } from "./entry-values.js";
 import { checkMetadataShape, limits as entryLimits } from "./field-validation.js";
 
-export const metadataOperators = [
-  "eq",
-  "ne",
-  "gt",
-  "gte",
-  "lt",
-  "lte",
-  "in",
-  "not_in",
-  "exists",
-  "not_exists",
-  "contains",
-  "starts_with",
-  "ends_with",
-  "is_null",
-  "is_not_null",
-  "array_contains",
-] as const;
-
-/** How a metadata condition compares an entry's value at a key (or dotted path) with the given one. */
-export type MetadataOperator = (typeof metadataOperators)[number];
+export { metadataOperators, type MetadataOperator };
 
 /** The operators that compare strings, and so take `case_sensitive`. */
 export const caseOperators: readonly MetadataOperator[] = ["eq", "ne", "in", "not_in", "contains", "starts_with", "ends_with", "array_contains"];
