@@ -10,6 +10,7 @@ import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { distinctWords, fillLines } from "@context-hub/common/testing";
 
 const here = fileURLToPath(import.meta.url);
 const { values } = parseArgs({
@@ -31,23 +32,6 @@ const sentences = [
   "Results improved once the logger clocks were synchronised with the station master.",
   "Next, someone should compare the winter series with last year's baseline before the review.",
 ];
-
-/** Lines from `line(0)`, `line(1)`, … joined, cut to exactly `length` characters. */
-function fillLines(length, line) {
-  const parts = [];
-  let total = 0;
-  for (let index = 0; total < length; index++) {
-    const part = line(index);
-    parts.push(part);
-    total += part.length;
-  }
-  return parts.join("").slice(0, length);
-}
-
-/** `length` characters of words that differ from one `seed` to the next. */
-function distinctWords(seed, length) {
-  return fillLines(length, (index) => `w${((seed * 7919 + index * 31) % 99_991).toString(36)} `);
-}
 
 const generators = {
   // Numbered headings: every number is a term seen once.

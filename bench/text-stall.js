@@ -23,6 +23,7 @@ import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { distinctWords, fillLines } from "@context-hub/common/testing";
 import { startServer } from "./lib/server.js";
 import { latencySummary, quantile, round } from "./lib/stats.js";
 
@@ -82,29 +83,6 @@ const generators = {
     return parts.join("").slice(0, chars);
   },
 };
-/** Lines from `line(0)`, `line(1)`, … joined, cut to exactly `length` characters. */
-function fillLines(length, line) {
-  const parts = [];
-  let total = 0;
-  for (let index = 0; total < length; index++) {
-    const part = line(index);
-    parts.push(part);
-    total += part.length;
-  }
-  return parts.join("").slice(0, length);
-}
-
-/** `length` characters of words that differ from one `seed` to the next (so headings and their ids differ). */
-function distinctWords(seed, length) {
-  const words = [];
-  let total = 0;
-  for (let index = 0; total < length; index++) {
-    const word = `w${((seed * 7919 + index * 31) % 99_991).toString(36)}`;
-    words.push(word);
-    total += word.length + 1;
-  }
-  return words.join(" ").slice(0, length);
-}
 
 const inputs = values.inputs.split(",").map((name) => {
   if (!(name in generators)) throw new Error(`--inputs: unknown input ${name}; known: ${Object.keys(generators).join(", ")}`);

@@ -8,7 +8,7 @@
 import type { TextGenerator } from "./growth-rate.js";
 
 /** `line(0)`, `line(1)`, … joined and cut to exactly `length` code units. */
-function lines(length: number, line: (index: number) => string): string {
+export function fillLines(length: number, line: (index: number) => string): string {
   const parts: string[] = [];
   let total = 0;
   for (let index = 0; total < length; index++) {
@@ -31,7 +31,7 @@ export function distinctWords(seed: number, length: number): string {
   return words.join(" ").slice(0, length);
 }
 
-const family = (name: string, line: (index: number) => string): TextGenerator => ({ name, generate: (length) => lines(length, line) });
+const family = (name: string, line: (index: number) => string): TextGenerator => ({ name, generate: (length) => fillLines(length, line) });
 
 /**
  * Texts of many or long headings: many short ones (with and without a body),
@@ -48,7 +48,7 @@ export const headingTexts: readonly TextGenerator[] = Object.freeze([
   family("levels 1 to 6 repeated", (index) => `${"#".repeat((index % 6) + 1)} Level ${index}\n\nThe text of part ${index}, long enough to count.\n\n`),
   {
     name: "one top heading over many",
-    generate: (length) => `# Top\n\n${lines(Math.max(0, length - 7), (index) => `## Part ${index}\n\nSome text about part ${index}. It has a second sentence.\n\n`)}`,
+    generate: (length) => `# Top\n\n${fillLines(Math.max(0, length - 7), (index) => `## Part ${index}\n\nSome text about part ${index}. It has a second sentence.\n\n`)}`,
   },
   family("same-named siblings", () => "## Notes\n\nSome text.\n\n"),
   family("same-named headings at every level", (index) => `${"#".repeat((index % 6) + 1)} Notes\n`),
