@@ -92,6 +92,28 @@ export function defineMemoryTests(context: StoreSuiteContext): void {
       assert.equal((await put(client, a1, "ns", "fresh", "v", { expectedVersion: 0 })).created, true);
     });
 
+    test("concurrent puts of one key: each gets its own version and revision; of compare-and-set puts on one version, exactly one wins", async () => {
+      const { client, db } = context;
+      const tenant = newTenant("memories-race");
+      const a1 = principal(tenant, "a1");
+      const writers = 16;
+      const first = await Promise.all(Array.from({ length: writers }, (_, index) => put(client, a1, "ns", "race", `writer ${index}`)));
+      assert.equal(first.filter((reply) => reply.created).length, 1, "one put created the memory");
+      assert.deepEqual(
+        first.map((reply) => reply.memory!.version).sort((a, b) => a - b),
+        Array.from({ length: writers }, (_, index) => index + 1),
+      );
+      assert.equal(new Set(first.map((reply) => reply.memory!.id)).size, 1);
+      const { rows } = await db.query<{ revisions: number }>("SELECT count(*)::integer AS revisions FROM memory_versions v JOIN memories m ON m.id = v.memory_id WHERE m.tenant = $1", [tenant]);
+      assert.equal(rows[0]?.revisions, writers);
+
+      const settled = await Promise.allSettled(Array.from({ length: 8 }, (_, index) => put(client, a1, "ns", "race", `cas ${index}`, { expectedVersion: writers })));
+      const won = settled.filter((outcome) => outcome.status === "fulfilled");
+      assert.equal(won.length, 1, "exactly one compare-and-set put wins");
+      for (const outcome of settled) if (outcome.status === "rejected") assert.match(String(outcome.reason), /is at version 17, not at the expected version 16/);
+      assert.equal((await client.getMemory({ principal: a1, namespace: "ns", key: "race" })).memory!.version, writers + 1);
+    });
+
     test("bad input gets a clear error and changes nothing", async () => {
       const { client, db } = context;
       const tenant = newTenant("memories-bad");
