@@ -41,6 +41,7 @@ function toRevisionMessage(revision: MemoryRevision): MessageInitShape<typeof st
     writtenBy: revision.writtenBy,
     writtenAt: timestampFromDate(revision.writtenAt),
     reason: revision.reason,
+    redacted: revision.redacted,
   };
 }
 

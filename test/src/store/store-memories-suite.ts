@@ -274,6 +274,20 @@ export function defineMemoryTests(context: StoreSuiteContext): void {
       assert.equal((await client.getMemory({ principal: a3, namespace: "open", key: "motd" })).memory!.value, "hello all", "tenant visibility reaches the tenant");
       await expectError(client.getMemory({ principal: b1, namespace: "open", key: "motd", owner: "a1" }), "ENTRY_NOT_FOUND");
 
+      // A memory made shared later keeps what it held while private to its owner.
+      await put(client, a1, "team", "draft", "private thoughts", { visibility: commonV1.Visibility.PRIVATE });
+      await put(client, a1, "team", "draft", "ready to share", { visibility: commonV1.Visibility.SHARED });
+      const draftHistory = await client.getMemoryHistory({ principal: a2, namespace: "team", key: "draft" });
+      assert.deepEqual(
+        draftHistory.revisions.map((revision) => [revision.version, revision.value, revision.redacted, revision.contentHash === ""]),
+        [
+          [2, "ready to share", false, false],
+          [1, "", true, true],
+        ],
+      );
+      await expectError(client.getMemory({ principal: a2, namespace: "team", key: "draft", version: 1 }), "ENTRY_NOT_FOUND", /has no version 1/);
+      assert.equal((await client.getMemoryHistory({ principal: a1, namespace: "team", key: "draft" })).revisions[1]!.value, "private thoughts", "the owner sees it all");
+
       await client.share({ principal: a1, threadId: "team", grantees: [subject("a2")], permission: storeV1.Permission.WRITE });
       const written = await put(client, a2, "team", "status", "amber", { owner: "a1", expectedVersion: 1 });
       assert.deepEqual([written.memory!.owner, written.memory!.updatedBy, written.memory!.version, written.created], ["a1", "a2", 2, false]);

@@ -77,6 +77,7 @@ function toRevisionView(id: string, revision: storeV1.MemoryRevision) {
     written_by: revision.writtenBy,
     written_at: iso(revision.writtenAt),
     reason: revision.reason,
+    redacted: revision.redacted,
   };
 }
 

@@ -152,6 +152,7 @@ const revisionOutput = z.object({
   written_by: z.string(),
   written_at: z.string().nullable(),
   reason: z.string(),
+  redacted: z.boolean().describe("The revision was private to its owner while it was current: its value, hash, kind and tags are left out."),
 });
 
 export const memoryHistoryOutput = z.object({

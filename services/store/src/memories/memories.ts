@@ -11,7 +11,7 @@
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "../audit/audit.js";
 import { createIdempotentRunner, type IdempotencyExpiry, type Outcome } from "../idempotency/idempotency.js";
-import { requirePrincipal, type Principal } from "../model/principal.js";
+import { isAdmin, requirePrincipal, type Principal } from "../model/principal.js";
 import type { MemoryRepository, MemoryWrite, MemoryWriteScope, StoredMemory } from "./memory-repository.js";
 import {
   describeName,
@@ -20,6 +20,7 @@ import {
   memoryNotFound,
   memoryVersionConflict,
   namespaceOf,
+  revisionFor,
   validateMemoryPage,
   validateName,
   validatePut,
@@ -180,8 +181,10 @@ export function createMemoryService(repository: MemoryRepository, denials: Denia
         if (memory.deletedAt !== undefined) throw memoryNotFound(name, caller.subject);
         return memory;
       }
-      const revision = await repository.revision(memory.id, request.asOf === undefined ? { version: request.version } : { asOf: request.asOf });
-      if (revision === undefined || revision.change === "delete") {
+      const found = await repository.revision(memory.id, request.asOf === undefined ? { version: request.version } : { asOf: request.asOf });
+      const revision = found === undefined ? undefined : revisionFor(found, memory.owner, caller.subject, isAdmin(caller));
+      // A redacted revision has no value to give: it answers as one that does not exist.
+      if (revision === undefined || revision.change === "delete" || revision.redacted) {
         const when = request.asOf === undefined ? `version ${request.version}` : `a value at ${request.asOf.toISOString()}`;
         throw new ContextHubError("ENTRY_NOT_FOUND", `memory ${describeName(name, caller.subject)} has no ${when}`, { remedy: "get_memory_history lists its versions" });
       }
@@ -240,7 +243,7 @@ export function createMemoryService(repository: MemoryRepository, denials: Denia
         key: memory.key,
         owner: memory.owner,
         latestVersion: memory.version,
-        revisions: revisions.slice(0, limit),
+        revisions: revisions.slice(0, limit).map((revision) => revisionFor(revision, memory.owner, caller.subject, isAdmin(caller))),
         hasMore: revisions.length > limit,
         tombstone: memory.deletedAt === undefined ? undefined : { deletedBy: memory.updatedBy, deletedAt: memory.deletedAt, reason: memory.deleteReason },
       };

@@ -63,6 +63,8 @@ export interface MemoryRevision {
   writtenBy: string;
   writtenAt: Date;
   reason: string;
+  /** Private while it was current, and the caller is not the owner: value, hash, kind and tags are empty. */
+  redacted: boolean;
 }
 
 /** What is left of a deleted memory, shown to its owner. */
@@ -164,6 +166,16 @@ export interface DeleteMemoryResult {
   owner: string;
   /** The version the delete was recorded as. */
   version: number;
+}
+
+/**
+ * A revision as `caller` may see it: one that was private while it was
+ * current is the owner's alone (and an admin's), so anyone a later share let
+ * in sees that it exists but not what it held, as with entries' versions.
+ */
+export function revisionFor(revision: MemoryRevision, owner: string, subject: string, admin: boolean): MemoryRevision {
+  if (revision.visibility !== "private" || owner === subject || admin) return revision;
+  return { ...revision, value: "", contentHash: "", kind: "", tags: [], redacted: true };
 }
 
 /** SHA-256 of a value, hex: what audit records and revisions name it by. */

@@ -181,6 +181,7 @@ function toRevision(row: RevisionRow): MemoryRevision {
     writtenBy: row.written_by,
     writtenAt: row.written_at,
     reason: row.reason,
+    redacted: false,
   };
 }
 
