@@ -21,6 +21,8 @@ import { createHistoryRepository } from "./history/history-repository.js";
 import { createHistoryService } from "./history/history.js";
 import { createReviewRepository } from "./entries/review-repository.js";
 import { createReviewService } from "./review/review.js";
+import { createMemoryRepository } from "./memories/memory-repository.js";
+import { createMemoryService } from "./memories/memories.js";
 import { createIdempotencyExpirySweeper } from "./idempotency/idempotency-expiry.js";
 import { deleteExpiredIdempotencyKeys } from "./idempotency/idempotency-repository.js";
 
@@ -99,6 +101,7 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
       history: createHistoryService(createHistoryRepository(database), denials),
       review: createReviewService(repository, createReviewRepository(database), denials),
       audit: createAuditService(auditRepository, denials),
+      memories: createMemoryService(createMemoryRepository(database), denials, expiry),
       store: createDescribeService(database, () => search.vectors.kind),
     };
     const sweeper = createIdempotencyExpirySweeper({ expiry, deleteExpired: (notBefore, limit) => deleteExpiredIdempotencyKeys(database, notBefore, limit), logger });

@@ -12,6 +12,8 @@ import type { HistoryService } from "./history/history.js";
 import { createHistoryHandlers } from "./history-server.js";
 import { createIdempotencyHandlers } from "./idempotency-server.js";
 import type { ApiKeyService } from "./keys/api-keys.js";
+import type { MemoryService } from "./memories/memories.js";
+import { createMemoriesHandlers } from "./memories-server.js";
 import type { ReviewService } from "./review/review.js";
 import { createReviewHandlers } from "./review-server.js";
 import type { SharingService } from "./sharing/sharing.js";
@@ -25,10 +27,11 @@ export interface StoreServices {
   history: HistoryService;
   review: ReviewService;
   audit: AuditService;
+  memories: MemoryService;
   store: DescribeService;
 }
 
-/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review and audit services. */
+/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit and memories services. */
 export function registerStoreServices(builder: GrpcServerBuilder, services: StoreServices): GrpcServerBuilder {
   return builder
     .addService(storeV1.StoreService, createDescribeHandlers(services.store))
@@ -38,5 +41,6 @@ export function registerStoreServices(builder: GrpcServerBuilder, services: Stor
     .addService(storeV1.ApiKeysService, createApiKeysHandlers(services.apiKeys))
     .addService(storeV1.HistoryService, createHistoryHandlers(services.history))
     .addService(storeV1.ReviewService, createReviewHandlers(services.review))
-    .addService(storeV1.AuditService, createAuditHandlers(services.audit));
+    .addService(storeV1.AuditService, createAuditHandlers(services.audit))
+    .addService(storeV1.MemoriesService, createMemoriesHandlers(services.memories));
 }

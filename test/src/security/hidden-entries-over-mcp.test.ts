@@ -134,6 +134,12 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ] as const) {
         for (let start = 0; start < entries.length; start += 50) await callOk(client, "store_context_batch", { entries: entries.slice(start, start + 50) });
       }
+      // Memories under alice's very names: bob's private ones in her tenant, globex's tenant-wide ones.
+      for (const index of range.slice(0, 5)) {
+        const key = index === 0 ? "plan" : `plan-${round}-${index}`;
+        await callOk(bob, "put_memory", { namespace: "falcon", key, value: `Bob's plan ${round} ${index}.`, kind: "plan", visibility: "private" });
+        await callOk(globexAlice, "put_memory", { namespace: "falcon", key, value: `Globex plan ${round} ${index}.`, kind: "plan", visibility: "tenant" });
+      }
     };
 
     // Hidden entries on both sides of the visible ones, so neither "newest first" nor an id range puts them all at one end.
@@ -154,6 +160,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
     await callOk(bob, "share_context", { context_ids: [draft], subjects: ["alice"], permission: "read" });
     await callOk(bob, "update_context", { context_id: briefing, text: "Falcon launch weather briefing: clear skies, light wind." });
     await store("initech", root, { thread_id: "falcon", source: "user", text: "Initech's falcon launch memo.", tags: ["falcon"] });
+    await callOk(alice, "put_memory", { namespace: "falcon", key: "plan", value: "Launch window at dawn.", kind: "plan" });
     await plant(Math.floor(hidden / 2), "late");
     assert.equal((await callOk<{ entries: Ack[] }>(alice, "get_context_by_ids", { context_ids: [own], include_quarantined: true })).entries[0]?.trust_state, "quarantined");
 
@@ -202,6 +209,10 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ["alice", alice, "fetch", { id: plan }],
       ["alice", alice, "fetch", { id: own }],
       ["alice", alice, "fetch", { id: ghost }],
+      ["alice", alice, "list_memories", {}],
+      ["alice", alice, "get_memory", { namespace: "falcon", key: "plan" }],
+      ["alice", alice, "get_memory", { namespace: "falcon", key: "ghost" }],
+      ["alice", alice, "get_memory_history", { namespace: "falcon", key: "plan" }],
       // A reviewer of acme: the queue and every reader's tool.
       ["rev", rev, "list_review_queue", { thread_id: "falcon" }],
       ["rev", rev, "list_review_queue", { thread_id: "falcon", states: ["quarantined", "unverified", "rejected"], limit: 1 }],

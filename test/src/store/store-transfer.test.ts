@@ -21,7 +21,7 @@ import { generatedFor, logger, principal, startTestStore, textEntry, type StoreC
 const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
 const admin = ["context:read", "context:write", "context:review", "context:admin"];
 
-/** Writes one tenant's worth of everything the store keeps: versions, a tombstone, grants, an image, node summaries, a review, an API key, an idempotency key, audit records. */
+/** Writes one tenant's worth of everything the store keeps: versions, a tombstone, grants, an image, node summaries, a review, an API key, an idempotency key, memories and their revisions, audit records. */
 async function populate(client: StoreClient, tenant: string): Promise<void> {
   const alice = principal(tenant, "alice", { groups: ["eng"] });
   const root = principal(tenant, "root", { scopes: admin });
@@ -46,6 +46,10 @@ async function populate(client: StoreClient, tenant: string): Promise<void> {
   const secret = generateApiKey();
   await client.createApiKey({ key: { hint: apiKeyHint(secret), tenant, subject: "ci", groups: [], scopes: ["context:read"], description: "ci key" }, keyHash: hashApiKey(secret) });
   await client.commit({ principal: principal(tenant, "bob"), entry: textEntry("plan", "bob's own words"), generated: generatedFor("bob's own words") });
+  await client.putMemory({ principal: alice, namespace: "plan", key: "status", value: '{"phase": 1}', valueType: "json", tags: ["plan"] });
+  await client.putMemory({ principal: alice, namespace: "plan", key: "status", value: "phase two", expectedVersion: 1 });
+  await client.putMemory({ principal: alice, namespace: "plan", key: "scratch", value: "deleted below" });
+  await client.deleteMemory({ principal: alice, namespace: "plan", key: "scratch", reason: "done" });
 }
 
 interface Dump {
@@ -126,7 +130,7 @@ describe("export and import", () => {
   test("PGlite → PostgreSQL server → PGlite keeps every row of every table; a second import changes nothing", async () => {
     const first = join(directory, "from-pglite.jsonl");
     const counts = await exportTo(source, first);
-    for (const kind of ["entry", "entry_image", "node_summary", "chunk", "entry_version", "tombstone", "grant", "api_key", "idempotency_key", "audit_record"]) {
+    for (const kind of ["entry", "entry_image", "node_summary", "chunk", "entry_version", "tombstone", "memory", "memory_version", "grant", "api_key", "idempotency_key", "audit_record"]) {
       assert.ok((counts[kind] ?? 0) > 0, `the fixture exports some ${kind} rows`);
     }
     const lines = await linesOf(first);

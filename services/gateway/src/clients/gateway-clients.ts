@@ -2,6 +2,7 @@
 import { createEntriesClient } from "./entries-client.js";
 import { describeFeatures } from "./features-client.js";
 import { createHistoryClient } from "./history-client.js";
+import { createMemoriesClient } from "./memories-client.js";
 import { createNavigationClient } from "./navigation-client.js";
 import type { Peers } from "./peers.js";
 import { createReviewClient } from "./review-client.js";
@@ -14,6 +15,7 @@ export interface GatewayClients {
   review: ReturnType<typeof createReviewClient>;
   history: ReturnType<typeof createHistoryClient>;
   navigation: ReturnType<typeof createNavigationClient>;
+  memories: ReturnType<typeof createMemoriesClient>;
   /** What this deployment has on (whoami). */
   features: { describe: () => ReturnType<typeof describeFeatures> };
 }
@@ -30,6 +32,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       review: createReviewClient(peers.review),
       history: createHistoryClient(peers),
       navigation: createNavigationClient(peers.search),
+      memories: createMemoriesClient(peers.memories),
       features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);

@@ -11,6 +11,7 @@ export type ApiKeysServiceClient = GrpcClient<typeof storeV1.ApiKeysService>;
 export type HistoryServiceClient = GrpcClient<typeof storeV1.HistoryService>;
 export type ReviewServiceClient = GrpcClient<typeof storeV1.ReviewService>;
 export type AuditServiceClient = GrpcClient<typeof storeV1.AuditService>;
+export type MemoriesServiceClient = GrpcClient<typeof storeV1.MemoriesService>;
 /** SearchService, served by the store process at the store's address. */
 export type SearchClient = GrpcClient<typeof searchV1.SearchService>;
 export type EmbedderClient = GrpcClient<typeof embedderV1.EmbedderService>;
@@ -27,6 +28,7 @@ export interface Peers {
   history: HistoryServiceClient;
   review: ReviewServiceClient;
   audit: AuditServiceClient;
+  memories: MemoriesServiceClient;
   search: SearchClient;
   embedder: EmbedderClient;
   /** Absent when summaries are turned off. */
@@ -48,6 +50,7 @@ export function createPeers(config: GatewayConfig): Peers {
     history: atStore(storeV1.HistoryService),
     review: atStore(storeV1.ReviewService),
     audit: atStore(storeV1.AuditService),
+    memories: atStore(storeV1.MemoriesService),
     search: atStore(searchV1.SearchService),
   };
   const embedder = createGrpcClient(embedderV1.EmbedderService, { address: config.peers.embedder, peer: "embedder", deadlineMs: config.timeouts.embedMs });

@@ -29,7 +29,9 @@ export type AuditAction =
   | "entry.read"
   | "review.read"
   | "audit.read"
-  | "history.purge";
+  | "history.purge"
+  | "memory.put"
+  | "memory.delete";
 
 export type AuditOutcome = "ok" | "denied";
 

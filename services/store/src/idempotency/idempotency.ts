@@ -14,7 +14,7 @@ import type { IdempotencyInput, IdempotencyRequest } from "../model/idempotency-
 import type { Principal } from "../model/principal.js";
 
 /** The mutations that accept an idempotency key; recorded with the key, so a key cannot be replayed into another RPC. */
-export type MutationName = "Commit" | "CommitBatch" | "UpdateEntries" | "DeleteEntries" | "Share" | "Unshare";
+export type MutationName = "Commit" | "CommitBatch" | "UpdateEntries" | "DeleteEntries" | "Share" | "Unshare" | "PutMemory" | "DeleteMemory";
 
 /** A validated key, bound to the mutation it was sent with. */
 export interface IdempotencyKey {

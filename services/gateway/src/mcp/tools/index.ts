@@ -11,6 +11,7 @@ import { storeContextBatchTool, storeContextTool } from "./store-tools.js";
 import { getContextHistoryTool, restoreContextVersionTool } from "./history-tools.js";
 import { listReviewQueueTool, reviewContextTool } from "./review-tools.js";
 import { getAuditLogTool } from "./audit-tools.js";
+import { memoryTools } from "./memory-tools.js";
 
 /** Every tool the gateway offers, in the order tools/list shows them. */
 export const allTools: readonly ToolDefinition[] = [
@@ -37,6 +38,7 @@ export const allTools: readonly ToolDefinition[] = [
   listReviewQueueTool,
   reviewContextTool,
   getAuditLogTool,
+  ...memoryTools,
   whoamiTool,
   searchTool,
   fetchTool,

@@ -9,6 +9,7 @@ import { idempotencyExpiry } from "./0007-idempotency-expiry.js";
 import { keptVersionSearchVectors } from "./0008-kept-version-search-vectors.js";
 import { searchLengths } from "./0009-search-lengths.js";
 import { searchVectorFilledOnce } from "./0010-search-vector-filled-once.js";
+import { memories } from "./0011-memories.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -24,6 +25,7 @@ export const migrations: readonly Migration[] = [
   keptVersionSearchVectors,
   searchLengths,
   searchVectorFilledOnce,
+  memories,
 ];
 
 /** The schema version this build of the store expects. */

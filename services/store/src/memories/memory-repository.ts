@@ -1,0 +1,278 @@
+/**
+ * Named memories in SQL. Every statement that reads a memory composes the
+ * access predicate over the `memories` row, with the namespace standing in
+ * for the thread, so thread grants reach memories as they reach entries.
+ */
+import { currentRequestId } from "../audit/audit.js";
+import { createAuditStatements, type AuditStatements } from "../audit/audit-repository.js";
+import { createSqlParams, type SqlDatabase, type SqlExecutor } from "../db/sql-database.js";
+import { accessPredicate } from "../filters/access-predicate.js";
+import { createIdempotencyStatements, findRecordedCall } from "../idempotency/idempotency-repository.js";
+import type { IdempotencyStatements, RecordedCall } from "../idempotency/idempotency.js";
+import type { Visibility } from "../model/entry-values.js";
+import { createUuidV7 } from "../model/ids.js";
+import type { Principal } from "../model/principal.js";
+import { memoryLimits, type MemoryName, type MemoryRecord, type MemoryRevision, type MemorySummary, type MemoryValueType } from "./memory-model.js";
+
+/** The `memories` rows as the access predicate judges them: the namespace is the thread its grants name. */
+const memoryRows = "(SELECT memories.*, memories.namespace AS thread_id FROM memories)";
+
+interface MemoryRow {
+  id: string;
+  namespace: string;
+  key: string;
+  owner: string;
+  visibility: Visibility;
+  kind: string;
+  tags: string[];
+  value_type: MemoryValueType;
+  value: string;
+  content_hash: string;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+  updated_by: string;
+  deleted_at: Date | null;
+  delete_reason: string;
+}
+
+/** A memory row with what the caller may do with it. */
+export interface StoredMemory extends MemoryRecord {
+  deletedAt: Date | undefined;
+  deleteReason: string;
+  writable: boolean;
+}
+
+const columns =
+  "m.id, m.namespace, m.key, m.owner, m.visibility, m.kind, m.tags, m.value_type, m.value, m.content_hash, m.version, m.created_at, m.updated_at, m.updated_by, m.deleted_at, m.delete_reason";
+
+function toRecord(row: MemoryRow): MemoryRecord {
+  return {
+    id: row.id,
+    namespace: row.namespace,
+    key: row.key,
+    owner: row.owner,
+    visibility: row.visibility,
+    kind: row.kind,
+    tags: row.tags,
+    valueType: row.value_type,
+    value: row.value,
+    contentHash: row.content_hash,
+    version: row.version,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    updatedBy: row.updated_by,
+  };
+}
+
+function toStored(row: MemoryRow & { writable: boolean }): StoredMemory {
+  return { ...toRecord(row), deletedAt: row.deleted_at ?? undefined, deleteReason: row.delete_reason, writable: row.writable };
+}
+
+/** What a write leaves as the memory's new revision. */
+export interface MemoryWrite {
+  visibility: Visibility;
+  kind: string;
+  tags: string[];
+  valueType: MemoryValueType;
+  value: string;
+  contentHash: string;
+}
+
+/** The statements of one memory write transaction. */
+export interface MemoryWriteScope {
+  idempotency: IdempotencyStatements;
+  audit: AuditStatements;
+  /** The named memory, locked until the transaction ends, if the caller may read it (its owner sees it deleted too). */
+  lockNamed(principal: Principal, name: MemoryName): Promise<StoredMemory | undefined>;
+  /** Inserts the caller's new memory at version 1, unless a concurrent put made it first (then undefined). */
+  insert(principal: Principal, name: MemoryName, write: MemoryWrite): Promise<MemoryRecord | undefined>;
+  /** Writes the next version of a locked memory (a revived tombstone included). */
+  update(principal: Principal, id: string, write: MemoryWrite): Promise<MemoryRecord>;
+  /** Turns a locked memory into its tombstone at the next version. */
+  markDeleted(principal: Principal, id: string, reason: string): Promise<MemoryRecord>;
+  /** Keeps a revision. */
+  keepRevision(memory: MemoryRecord, change: "put" | "delete", reason: string): Promise<void>;
+}
+
+function createWriteScope(tx: SqlExecutor): MemoryWriteScope {
+  return {
+    idempotency: createIdempotencyStatements(tx),
+    audit: createAuditStatements(tx),
+
+    async lockNamed(principal, name) {
+      const params = createSqlParams();
+      const readable = accessPredicate(principal, "m", params, "read");
+      const writable = accessPredicate(principal, "m", params, "write");
+      const { rows } = await tx.query<MemoryRow & { writable: boolean }>(
+        `SELECT ${columns}, ${writable} AS writable FROM ${memoryRows} m
+         WHERE m.tenant = ${params.add(principal.tenant)} AND m.namespace = ${params.add(name.namespace)} AND m.key = ${params.add(name.key)} AND m.owner = ${params.add(name.owner)}
+           AND ${readable} AND (m.deleted_at IS NULL OR m.owner = ${params.add(principal.subject)})
+         FOR UPDATE`,
+        params.values,
+      );
+      return rows[0] === undefined ? undefined : toStored(rows[0]);
+    },
+
+    async insert(principal, name, write) {
+      const { rows } = await tx.query<MemoryRow>(
+        `INSERT INTO memories AS m (id, tenant, namespace, key, owner, visibility, kind, tags, value_type, value, content_hash, version, created_at, updated_at, updated_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, now(), now(), $5)
+         ON CONFLICT ON CONSTRAINT memories_name_key DO NOTHING
+         RETURNING ${columns}`,
+        [createUuidV7(), principal.tenant, name.namespace, name.key, name.owner, write.visibility, write.kind, write.tags, write.valueType, write.value, write.contentHash],
+      );
+      return rows[0] === undefined ? undefined : toRecord(rows[0]);
+    },
+
+    async update(principal, id, write) {
+      const { rows } = await tx.query<MemoryRow>(
+        `UPDATE memories AS m SET visibility = $2, kind = $3, tags = $4, value_type = $5, value = $6, content_hash = $7, version = m.version + 1,
+           updated_at = now(), updated_by = $8, deleted_at = NULL, delete_reason = ''
+         WHERE m.id = $1 RETURNING ${columns}`,
+        [id, write.visibility, write.kind, write.tags, write.valueType, write.value, write.contentHash, principal.subject],
+      );
+      return toRecord(rows[0]!);
+    },
+
+    async markDeleted(principal, id, reason) {
+      const { rows } = await tx.query<MemoryRow>(
+        `UPDATE memories AS m SET value = '', content_hash = '', version = m.version + 1, updated_at = now(), updated_by = $2, deleted_at = now(), delete_reason = $3
+         WHERE m.id = $1 RETURNING ${columns}`,
+        [id, principal.subject, reason],
+      );
+      return toRecord(rows[0]!);
+    },
+
+    async keepRevision(memory, change, reason) {
+      await tx.query(
+        `INSERT INTO memory_versions (memory_id, version, tenant, change, visibility, kind, tags, value_type, value, content_hash, written_by, written_at, reason)
+         SELECT m.id, m.version, m.tenant, $2, m.visibility, m.kind, m.tags, m.value_type, m.value, m.content_hash, m.updated_by, m.updated_at, $3 FROM memories m WHERE m.id = $1`,
+        [memory.id, change, reason],
+      );
+    },
+  };
+}
+
+interface RevisionRow {
+  version: number;
+  change: "put" | "delete";
+  visibility: Visibility;
+  kind: string;
+  tags: string[];
+  value_type: MemoryValueType;
+  value: string;
+  content_hash: string;
+  written_by: string;
+  written_at: Date;
+  reason: string;
+}
+
+function toRevision(row: RevisionRow): MemoryRevision {
+  return {
+    version: row.version,
+    change: row.change,
+    visibility: row.visibility,
+    kind: row.kind,
+    tags: row.tags,
+    valueType: row.value_type,
+    value: row.value,
+    contentHash: row.content_hash,
+    writtenBy: row.written_by,
+    writtenAt: row.written_at,
+    reason: row.reason,
+    redacted: false,
+  };
+}
+
+const revisionColumns = "v.version, v.change, v.visibility, v.kind, v.tags, v.value_type, v.value, v.content_hash, v.written_by, v.written_at, v.reason";
+
+/** Which memories a listing shows; empty strings do not filter. */
+export interface MemoryListFilter {
+  namespace: string;
+  keyPrefix: string;
+  kind: string;
+  tag: string;
+  owner: string;
+  /** Rows after this (namespace, key, owner), in that order. */
+  after: [string, string, string] | undefined;
+}
+
+/** The memory repository over a migrated database. */
+export function createMemoryRepository(db: SqlDatabase) {
+  return {
+    findCall: (principal: Principal, key: string, notBefore: Date): Promise<RecordedCall | undefined> => findRecordedCall(db, principal, key, notBefore),
+
+    transaction<T>(fn: (scope: MemoryWriteScope) => Promise<T>): Promise<T> {
+      return db.transaction(async (tx) => {
+        const scope = createWriteScope(tx);
+        const value = await fn(scope);
+        // Last, so the tenant's chain lock is held only for the append and the commit.
+        await scope.audit.flush(currentRequestId());
+        return value;
+      });
+    },
+
+    /**
+     * The memories named (namespace, key) the caller can see, its own first,
+     * then by owner; at most `limit`. Deleted ones are shown to their owner
+     * alone. With `owner`, only that owner's.
+     */
+    async findNamed(principal: Principal, namespace: string, key: string, owner: string | undefined, limit: number): Promise<StoredMemory[]> {
+      const params = createSqlParams();
+      const readable = accessPredicate(principal, "m", params, "read");
+      const subject = params.add(principal.subject);
+      const ownerCondition = owner === undefined ? "" : ` AND m.owner = ${params.add(owner)}`;
+      const { rows } = await db.query<MemoryRow & { writable: boolean }>(
+        `SELECT ${columns}, false AS writable FROM ${memoryRows} m
+         WHERE m.tenant = ${params.add(principal.tenant)} AND m.namespace = ${params.add(namespace)} AND m.key = ${params.add(key)}${ownerCondition}
+           AND ${readable} AND (m.deleted_at IS NULL OR m.owner = ${subject})
+         ORDER BY (m.owner = ${subject}) DESC, m.owner LIMIT ${params.add(limit)}`,
+        params.values,
+      );
+      return rows.map(toStored);
+    },
+
+    /** The revision of a memory the caller already may read: by number, or the one current at `asOf`. */
+    async revision(memoryId: string, at: { version: number } | { asOf: Date }): Promise<MemoryRevision | undefined> {
+      const { rows } =
+        "version" in at
+          ? await db.query<RevisionRow>(`SELECT ${revisionColumns} FROM memory_versions v WHERE v.memory_id = $1 AND v.version = $2`, [memoryId, at.version])
+          : await db.query<RevisionRow>(`SELECT ${revisionColumns} FROM memory_versions v WHERE v.memory_id = $1 AND v.written_at <= $2::timestamptz ORDER BY v.version DESC LIMIT 1`, [
+              memoryId,
+              at.asOf.toISOString(),
+            ]);
+      return rows[0] === undefined ? undefined : toRevision(rows[0]);
+    },
+
+    /** A page of a memory's revisions, newest first, one more than `limit` to tell whether more follow. */
+    async revisions(memoryId: string, limit: number, offset: number): Promise<MemoryRevision[]> {
+      const { rows } = await db.query<RevisionRow>(`SELECT ${revisionColumns} FROM memory_versions v WHERE v.memory_id = $1 ORDER BY v.version DESC LIMIT $2 OFFSET $3`, [memoryId, limit + 1, offset]);
+      return rows.map(toRevision);
+    },
+
+    /** One page of the live memories the caller can see, in (namespace, key, owner) order; one more than `limit`. */
+    async list(principal: Principal, filter: MemoryListFilter, limit: number): Promise<MemorySummary[]> {
+      const params = createSqlParams();
+      const conditions = [`m.tenant = ${params.add(principal.tenant)}`, accessPredicate(principal, "m", params, "read"), "m.deleted_at IS NULL"];
+      if (filter.namespace !== "") conditions.push(`m.namespace = ${params.add(filter.namespace)}`);
+      if (filter.keyPrefix !== "") conditions.push(`starts_with(m.key, ${params.add(filter.keyPrefix)})`);
+      if (filter.kind !== "") conditions.push(`m.kind = ${params.add(filter.kind)}`);
+      if (filter.tag !== "") conditions.push(`m.tags @> ARRAY[${params.add(filter.tag)}]::text[]`);
+      if (filter.owner !== "") conditions.push(`m.owner = ${params.add(filter.owner)}`);
+      if (filter.after !== undefined) {
+        conditions.push(`(m.namespace, m.key, m.owner) > (${params.add(filter.after[0])}::text, ${params.add(filter.after[1])}::text, ${params.add(filter.after[2])}::text)`);
+      }
+      const preview = params.add(memoryLimits.previewChars);
+      const { rows } = await db.query<MemoryRow & { value_chars: number }>(
+        `SELECT ${columns.replace("m.value,", `left(m.value, ${preview}) AS value,`)}, char_length(m.value) AS value_chars
+         FROM ${memoryRows} m WHERE ${conditions.join(" AND ")}
+         ORDER BY m.namespace, m.key, m.owner LIMIT ${params.add(limit + 1)}`,
+        params.values,
+      );
+      return rows.map((row) => ({ ...toRecord(row), valueChars: row.value_chars, truncated: row.value_chars > row.value.length }));
+    },
+  };
+}
+
+export type MemoryRepository = ReturnType<typeof createMemoryRepository>;
