@@ -4,15 +4,36 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/node_modules/**", "proto/src/gen/**", "bin/**", "**/*.js", "**/*.mjs", "!bench/**/*.js", "!scripts/**/*.js"] },
+  {
+    ignores: [
+      "**/dist/**",
+      "**/node_modules/**",
+      "proto/src/gen/**",
+      "bin/**",
+      "**/*.js",
+      "**/*.mjs",
+      "!bench/**/*.js",
+      "!scripts/**/*.js",
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     files: ["**/*.ts"],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
-      "@typescript-eslint/no-floating-promises": ["error", { allowForKnownSafeCalls: [{ from: "package", package: "node:test", name: ["test", "describe", "it", "suite", "before", "after"] }] }],
+      "@typescript-eslint/no-floating-promises": [
+        "error",
+        {
+          allowForKnownSafeCalls: [
+            { from: "package", package: "node:test", name: ["test", "describe", "it", "suite", "before", "after"] },
+          ],
+        },
+      ],
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
+      ],
       "@typescript-eslint/switch-exhaustiveness-check": "error",
     },
   },
@@ -22,14 +43,34 @@ export default tseslint.config(
     // Temporary exception: the search tools and their schemas still build search requests themselves, until they call a search client.
     ignores: ["services/gateway/src/mcp/tools/search-tools.ts", "services/gateway/src/mcp/search-schemas.ts"],
     rules: {
-      "no-restricted-imports": ["error", { paths: [{ name: "@context-hub/proto", message: "MCP code does not use proto: call a domain client in services/gateway/src/clients/." }] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "@context-hub/proto",
+              message: "MCP code does not use proto: call a domain client in services/gateway/src/clients/.",
+            },
+          ],
+        },
+      ],
     },
   },
   {
     // Authentication decides before any MCP processing and must not depend on it.
     files: ["services/gateway/src/auth/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: [{ group: ["**/mcp/*", "**/mcp/**"], message: "auth/ does not import from mcp/: move what both need to a neutral module." }] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/mcp/*", "**/mcp/**"],
+              message: "auth/ does not import from mcp/: move what both need to a neutral module.",
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -40,7 +81,15 @@ export default tseslint.config(
     rules: {
       ...js.configs.recommended.rules,
       "no-unused-vars": "off",
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        {
+          argsIgnorePattern: "^_",
+          varsIgnorePattern: "^_",
+          destructuredArrayIgnorePattern: "^_",
+          caughtErrors: "none",
+        },
+      ],
     },
   },
 );

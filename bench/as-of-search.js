@@ -21,7 +21,15 @@ import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { contentHash, createLogger } from "@context-hub/common";
 import { openDatabase } from "@context-hub/store";
-import { accessPredicate, createSqlParams, createUuidV7, defaultSearchConfig, emptySearchFilter, entrySource, openSearch } from "@context-hub/store/testing";
+import {
+  accessPredicate,
+  createSqlParams,
+  createUuidV7,
+  defaultSearchConfig,
+  emptySearchFilter,
+  entrySource,
+  openSearch,
+} from "@context-hub/store/testing";
 import { makeQueries, sizedNote } from "./retrieval-data.js";
 import { latencySummary } from "./lib/stats.js";
 
@@ -63,7 +71,13 @@ try {
       `INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, summary)
        SELECT r.id, $1, 'notes', 'agent', $2, 'private', r.text, char_length(r.text), left(r.text, 300), r.hash, ''
        FROM unnest($3::uuid[], $4::text[], $5::text[]) AS r (id, text, hash)`,
-      [owner.tenant, owner.subject, rows.map((row) => row.id), rows.map((row) => row.text), rows.map((row) => contentHash(row.text))],
+      [
+        owner.tenant,
+        owner.subject,
+        rows.map((row) => row.id),
+        rows.map((row) => row.text),
+        rows.map((row) => contentHash(row.text)),
+      ],
     );
   }
   const loadMs = performance.now() - started;
@@ -98,7 +112,17 @@ try {
   log(`loaded in ${Math.round(loadMs)} ms, changed in ${Math.round(changeMs)} ms`);
 
   const filter = { ...emptySearchFilter, asOf };
-  const filterInput = { threadId: "", source: undefined, tagsAny: [], tagsAll: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "", asOf };
+  const filterInput = {
+    threadId: "",
+    source: undefined,
+    tagsAny: [],
+    tagsAll: [],
+    metadata: [],
+    createdFrom: undefined,
+    createdTo: undefined,
+    contentType: "",
+    asOf,
+  };
   /** The ranking statement over a relation: the store's full-text page, without the listing columns. */
   const ranking = (query, source) => {
     const params = createSqlParams();
@@ -110,9 +134,14 @@ try {
     return { sql, params: params.values };
   };
   // Before: kept versions had no vector, so the relation parsed each one's text when read.
-  const before = (query) => ranking(query, (params) => entrySource(owner, filter, params).replaceAll("v.search_vector", "entry_search_vector(v.text)"));
-  const after = (query) => ranking(query, (params, tsquery) => entrySource(owner, filter, params, { matching: tsquery }));
-  const run = async (statement) => (await db.query(statement.sql, statement.params)).rows.map((row) => `${row.id}:${Number(row.score)}`);
+  const before = (query) =>
+    ranking(query, (params) =>
+      entrySource(owner, filter, params).replaceAll("v.search_vector", "entry_search_vector(v.text)"),
+    );
+  const after = (query) =>
+    ranking(query, (params, tsquery) => entrySource(owner, filter, params, { matching: tsquery }));
+  const run = async (statement) =>
+    (await db.query(statement.sql, statement.params)).rows.map((row) => `${row.id}:${Number(row.score)}`);
   const time = async (fn) => {
     const t0 = performance.now();
     const result = await fn();
@@ -142,7 +171,17 @@ try {
     for (const [index, query] of queries.entries()) {
       const fresh = await time(() => run(after(query)));
       afterMs.push(fresh.ms);
-      const service = await time(() => search.service.fullText(owner, { query, mode: "match", language: "", filter: filterInput, limit: 10, offset: 0, highlight: false }));
+      const service = await time(() =>
+        search.service.fullText(owner, {
+          query,
+          mode: "match",
+          language: "",
+          filter: filterInput,
+          limit: 10,
+          offset: 0,
+          highlight: false,
+        }),
+      );
       serviceMs.push(service.ms);
       const serviceIds = service.result.hits.map((hit) => `${hit.entry.id}:${hit.score}`);
       if (serviceIds.join() !== fresh.result.slice(0, 10).join()) identical = false;
@@ -152,7 +191,12 @@ try {
         if (old.result.join() !== fresh.result.join()) identical = false;
       }
     }
-    results[kind] = { before: latencySummary(beforeMs), afterSql: latencySummary(afterMs), afterService: latencySummary(serviceMs), identical };
+    results[kind] = {
+      before: latencySummary(beforeMs),
+      afterSql: latencySummary(afterMs),
+      afterService: latencySummary(serviceMs),
+      identical,
+    };
     log(
       `${kind}: before p50 ${results[kind].before.p50} ms (${beforeMs.length} queries); after p50 ${results[kind].afterSql.p50} ms (SQL), ${results[kind].afterService.p50} ms (service); same ranking: ${identical}`,
     );

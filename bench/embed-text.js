@@ -36,11 +36,16 @@ const sentences = [
 const generators = {
   // Numbered headings: every number is a term seen once.
   headings: () => fillLines(chars, (index) => `## Heading ${index}\n`),
-  "long-headings": () => fillLines(chars, (index) => `## ${distinctWords(index, 497)}\n\nA paragraph about it. It has two sentences.\n\n`),
-  "nested-headings": () => fillLines(chars, (index) => `${"#".repeat((index % 6) + 1)} Level ${index}\n\nThe text of part ${index}.\n\n`),
+  "long-headings": () =>
+    fillLines(chars, (index) => `## ${distinctWords(index, 497)}\n\nA paragraph about it. It has two sentences.\n\n`),
+  "nested-headings": () =>
+    fillLines(chars, (index) => `${"#".repeat((index % 6) + 1)} Level ${index}\n\nThe text of part ${index}.\n\n`),
   // Words outside the vocabulary, none repeated: the most work per character the built-in embedding knows.
   "distinct-words": () => fillLines(chars, (index) => `q${((index * 2_654_435_761) % 4_294_967_291).toString(36)} `),
-  prose: () => fillLines(chars, (index) => (index % 40 === 0 ? `\n\n## Gauge ${index / 40}\n\n` : `${sentences[index % sentences.length]} `)),
+  prose: () =>
+    fillLines(chars, (index) =>
+      index % 40 === 0 ? `\n\n## Gauge ${index / 40}\n\n` : `${sentences[index % sentences.length]} `,
+    ),
 };
 
 async function embedOnce(build, name) {
@@ -49,7 +54,9 @@ async function embedOnce(build, name) {
   const input = generators[name]();
   const began = performance.now();
   const chunks = text.chunkText(input, { size: 1500, overlap: 200 });
-  const embedded = chunks.map((chunk) => text.embedText(input.slice(chunk.start, chunk.end), vectors, { lexicalDimensions: 156 }));
+  const embedded = chunks.map((chunk) =>
+    text.embedText(input.slice(chunk.start, chunk.end), vectors, { lexicalDimensions: 156 }),
+  );
   const ms = performance.now() - began;
   let hash = 0x811c9dc5;
   for (const vector of embedded) {
@@ -60,7 +67,9 @@ async function embedOnce(build, name) {
 }
 
 function runChild(build, name) {
-  const result = spawnSync(process.execPath, [here, "--child", name, "--build", build, "--chars", String(chars)], { encoding: "utf8" });
+  const result = spawnSync(process.execPath, [here, "--child", name, "--build", build, "--chars", String(chars)], {
+    encoding: "utf8",
+  });
   if (result.status !== 0) throw new Error(`embedding ${name} with ${build} failed: ${result.stderr}`);
   return JSON.parse(result.stdout);
 }
@@ -70,10 +79,16 @@ const median = (samples) => [...samples].sort((a, b) => a - b)[Math.floor(sample
 if (values.child !== undefined) {
   await embedOnce(values.build, values.child);
 } else {
-  const builds = { current: resolve(here, "../../packages/text/dist"), ...(values.baseline === undefined ? {} : { baseline: resolve(values.baseline) }) };
-  console.log(`chars ${chars}, runs ${values.runs}, chunks of 1500 with 200 overlap, builtin-glove-256d-v3 layout; load ${loadavg()[0].toFixed(1)}`);
+  const builds = {
+    current: resolve(here, "../../packages/text/dist"),
+    ...(values.baseline === undefined ? {} : { baseline: resolve(values.baseline) }),
+  };
+  console.log(
+    `chars ${chars}, runs ${values.runs}, chunks of 1500 with 200 overlap, builtin-glove-256d-v3 layout; load ${loadavg()[0].toFixed(1)}`,
+  );
   for (const name of values.inputs.split(",")) {
-    if (!(name in generators)) throw new Error(`--inputs: unknown input ${name}; known: ${Object.keys(generators).join(", ")}`);
+    if (!(name in generators))
+      throw new Error(`--inputs: unknown input ${name}; known: ${Object.keys(generators).join(", ")}`);
     const samples = Object.fromEntries(Object.keys(builds).map((key) => [key, []]));
     const hashes = new Set();
     let chunks = 0;
@@ -89,7 +104,11 @@ if (values.child !== undefined) {
     const line = [`${name}: ${chunks} chunks, current ${current.toFixed(0)} ms`];
     if (samples.baseline !== undefined) {
       const baseline = median(samples.baseline);
-      line.push(`baseline ${baseline.toFixed(0)} ms`, `baseline ÷ current ${(baseline / current).toFixed(2)}`, hashes.size === 1 ? "vectors identical" : "VECTORS DIFFER");
+      line.push(
+        `baseline ${baseline.toFixed(0)} ms`,
+        `baseline ÷ current ${(baseline / current).toFixed(2)}`,
+        hashes.size === 1 ? "vectors identical" : "VECTORS DIFFER",
+      );
     }
     console.log(line.join(", "));
   }

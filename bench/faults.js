@@ -68,7 +68,8 @@ const topologies = {
   "all-in-one": "store-kill,gateway-kill,db-pause,embedder-fail,qdrant-outage",
   processes: "embedder-kill,summarizer-kill,reranker-kill,gateway-process-kill",
 };
-if (topologies[values.topology] === undefined) throw new Error(`unknown topology ${values.topology}; known: ${Object.keys(topologies).join(", ")}`);
+if (topologies[values.topology] === undefined)
+  throw new Error(`unknown topology ${values.topology}; known: ${Object.keys(topologies).join(", ")}`);
 const scenarioList = values.scenarios ?? topologies[values.topology];
 const agents = Number(values.agents);
 const beforeS = Number(values.before);
@@ -165,7 +166,13 @@ function qdrantCheck(fake, ledger) {
   const withPoints = new Set(points.map((point) => String(point.payload.entry_id)));
   const missing = [...ledger.entries.keys()].filter((id) => !withPoints.has(id));
   const stray = [...withPoints].filter((id) => !ledger.entries.has(id));
-  return { points: points.length, entries_with_points: withPoints.size, acknowledged_without_points: missing.length, points_of_unacknowledged_entries: stray.length, examples: missing.slice(0, 5) };
+  return {
+    points: points.length,
+    entries_with_points: withPoints.size,
+    acknowledged_without_points: missing.length,
+    points_of_unacknowledged_entries: stray.length,
+    examples: missing.slice(0, 5),
+  };
 }
 
 const scenarios = {
@@ -185,7 +192,14 @@ const scenarios = {
         }
         await sleep(50);
       }
-      return { faultAt, liftedAt: faultAt, notes: { killed_pid: victim, new_store_process_after_s: restarted === undefined ? null : Number((restarted - faultAt).toFixed(2)) } };
+      return {
+        faultAt,
+        liftedAt: faultAt,
+        notes: {
+          killed_pid: victim,
+          new_store_process_after_s: restarted === undefined ? null : Number((restarted - faultAt).toFixed(2)),
+        },
+      };
     },
   },
   "gateway-kill": {
@@ -196,7 +210,11 @@ const scenarios = {
       await sleep(downS * 1000);
       const liftedAt = recorder.now();
       await restart();
-      return { faultAt, liftedAt, notes: { down_s: downS, restart_took_s: Number((recorder.now() - liftedAt).toFixed(2)) } };
+      return {
+        faultAt,
+        liftedAt,
+        notes: { down_s: downS, restart_took_s: Number((recorder.now() - liftedAt).toFixed(2)) },
+      };
     },
   },
   "db-pause": {
@@ -211,7 +229,11 @@ const scenarios = {
       const liftedAt = recorder.now();
       paused = false;
       const samples = await readiness;
-      return { faultAt, liftedAt, notes: { outage_s: outageS, processes_paused: processes, readyz_during_outage: summariseReadiness(samples) } };
+      return {
+        faultAt,
+        liftedAt,
+        notes: { outage_s: outageS, processes_paused: processes, readyz_during_outage: summariseReadiness(samples) },
+      };
     },
   },
   "qdrant-outage": {
@@ -257,7 +279,13 @@ const scenarios = {
         const inputs = request.body.input;
         return {
           json: {
-            data: inputs.map((text, index) => ({ index, embedding: Array.from({ length: dimension }, (_, i) => Math.cos(text.length * (i + 1)) + (i === index % dimension ? 1 : 0)) })),
+            data: inputs.map((text, index) => ({
+              index,
+              embedding: Array.from(
+                { length: dimension },
+                (_, i) => Math.cos(text.length * (i + 1)) + (i === index % dimension ? 1 : 0),
+              ),
+            })),
             model: "fake-embed",
           },
         };
@@ -289,7 +317,11 @@ const scenarios = {
       await sleep(outageS * 1000);
       backend.setMode("ok");
       const liftedAt = recorder.now();
-      return { faultAt, liftedAt, notes: { failing_s: outageS, hanging_s: outageS, hang_began_s: Number((hangAt - faultAt).toFixed(2)) } };
+      return {
+        faultAt,
+        liftedAt,
+        notes: { failing_s: outageS, hanging_s: outageS, hang_began_s: Number((hangAt - faultAt).toFixed(2)) },
+      };
     },
   },
 };
@@ -321,7 +353,11 @@ function killProcess(name, expect) {
       // Keep polling until /readyz says ready again (or 60 s), so the time to readiness is measured, not assumed.
       let readyAgain;
       for (const limit = recorder.now() + 60; readyAgain === undefined && recorder.now() < limit; ) {
-        const status = (await fetch(server().url.replace(/\/mcp$/, "/readyz"), { signal: AbortSignal.timeout(5000) }).catch(() => undefined))?.status;
+        const status = (
+          await fetch(server().url.replace(/\/mcp$/, "/readyz"), { signal: AbortSignal.timeout(5000) }).catch(
+            () => undefined,
+          )
+        )?.status;
         if (status === 200) readyAgain = recorder.now();
         else await sleep(100);
       }
@@ -358,50 +394,75 @@ const errorList = (errors) =>
 function onlyFailing(observed, failing, pattern) {
   const problems = [];
   for (const error of errorList(observed.errors)) {
-    if (!failing.includes(error.tool)) problems.push(`${error.tool} failed ×${error.count} (only ${failing.join(", ")} may): ${error.message}`);
-    else if (!pattern.test(error.message)) problems.push(`${error.tool} failed ×${error.count} without naming the worker: ${error.message}`);
+    if (!failing.includes(error.tool))
+      problems.push(`${error.tool} failed ×${error.count} (only ${failing.join(", ")} may): ${error.message}`);
+    else if (!pattern.test(error.message))
+      problems.push(`${error.tool} failed ×${error.count} without naming the worker: ${error.message}`);
   }
-  if (observed.fault.other_processes_restarted.length > 0) problems.push(`other processes were restarted: ${observed.fault.other_processes_restarted.join(", ")}`);
-  if (observed.fault.ready_again_after_restart_s === null) problems.push("/readyz did not answer 200 again within 60 s of the restart");
+  if (observed.fault.other_processes_restarted.length > 0)
+    problems.push(`other processes were restarted: ${observed.fault.other_processes_restarted.join(", ")}`);
+  if (observed.fault.ready_again_after_restart_s === null)
+    problems.push("/readyz did not answer 200 again within 60 s of the restart");
   // The gateway stayed up, so every write it did not acknowledge failed before the commit: no row beyond the ledger.
-  if (observed.unacknowledgedRows > 0) problems.push(`${observed.unacknowledgedRows} row(s) of writes that were not acknowledged`);
+  if (observed.unacknowledgedRows > 0)
+    problems.push(`${observed.unacknowledgedRows} row(s) of writes that were not acknowledged`);
   return problems;
 }
 
-const warningsOf = (observed, tool, pattern) => observed.warnings.filter((warning) => warning.tool === tool && pattern.test(warning.text));
+const warningsOf = (observed, tool, pattern) =>
+  observed.warnings.filter((warning) => warning.tool === tool && pattern.test(warning.text));
 
 /** A degradation must end with the outage: `pattern` warnings later than 5 s after /readyz said ready again (the reconnect backoff is at most 2 s). */
 function degradedAfterRecovery(observed, tool, pattern) {
   const readyAt = observed.liftedAt + (observed.fault.ready_again_after_restart_s ?? 0);
   const late = warningsOf(observed, tool, pattern).filter((warning) => warning.t > readyAt + 5);
-  return late.length === 0 ? [] : [`${tool} still degraded ${late.length} time(s) after readiness returned (last ${(late.at(-1).t - readyAt).toFixed(1)} s after)`];
+  return late.length === 0
+    ? []
+    : [
+        `${tool} still degraded ${late.length} time(s) after readiness returned (last ${(late.at(-1).t - readyAt).toFixed(1)} s after)`,
+      ];
 }
 
 Object.assign(scenarios, {
   "embedder-kill": killProcess("embedder", (observed) => {
-    const problems = onlyFailing(observed, [...writeTools, "semantic_search_context", "hybrid_search_context", "search"], /^EMBEDDER_UNAVAILABLE: .*embedder|^DEADLINE_EXCEEDED: embedder/);
-    if (!errorList(observed.errors).some((error) => writeTools.includes(error.tool))) problems.push("no write failed while the embedder was down");
-    if (warningsOf(observed, "hybrid_search_context", /semantic leg failed.*embedder/).length === 0) problems.push('no hybrid search degraded with a "semantic leg failed" warning');
+    const problems = onlyFailing(
+      observed,
+      [...writeTools, "semantic_search_context", "hybrid_search_context", "search"],
+      /^EMBEDDER_UNAVAILABLE: .*embedder|^DEADLINE_EXCEEDED: embedder/,
+    );
+    if (!errorList(observed.errors).some((error) => writeTools.includes(error.tool)))
+      problems.push("no write failed while the embedder was down");
+    if (warningsOf(observed, "hybrid_search_context", /semantic leg failed.*embedder/).length === 0)
+      problems.push('no hybrid search degraded with a "semantic leg failed" warning');
     problems.push(...degradedAfterRecovery(observed, "hybrid_search_context", /semantic leg failed/));
     const statuses = observed.fault.readyz_while_down.by_status;
-    if ((statuses[503] ?? 0) === 0) problems.push(`/readyz never answered 503 while the embedder was down: ${JSON.stringify(statuses)}`);
+    if ((statuses[503] ?? 0) === 0)
+      problems.push(`/readyz never answered 503 while the embedder was down: ${JSON.stringify(statuses)}`);
     return problems;
   }),
   "summarizer-kill": killProcess("summarizer", (observed) => {
-    const problems = onlyFailing(observed, writeTools, /^SUMMARIZER_UNAVAILABLE: .*summarizer|^DEADLINE_EXCEEDED: summarizer/);
-    if (!errorList(observed.errors).some((error) => writeTools.includes(error.tool))) problems.push("no write failed while the summarizer was down");
+    const problems = onlyFailing(
+      observed,
+      writeTools,
+      /^SUMMARIZER_UNAVAILABLE: .*summarizer|^DEADLINE_EXCEEDED: summarizer/,
+    );
+    if (!errorList(observed.errors).some((error) => writeTools.includes(error.tool)))
+      problems.push("no write failed while the summarizer was down");
     return problems;
   }),
   "reranker-kill": killProcess("reranker", (observed) => {
     const problems = onlyFailing(observed, [], /$^/);
-    if (warningsOf(observed, "hybrid_search_context", /reranking failed.*reranker/).length === 0) problems.push('no hybrid search degraded with a "reranking failed" warning');
+    if (warningsOf(observed, "hybrid_search_context", /reranking failed.*reranker/).length === 0)
+      problems.push('no hybrid search degraded with a "reranking failed" warning');
     problems.push(...degradedAfterRecovery(observed, "hybrid_search_context", /reranking failed/));
     return problems;
   }),
   "gateway-process-kill": killProcess("gateway", (observed) => {
     const problems = [];
-    if (observed.fault.other_processes_restarted.length > 0) problems.push(`other processes were restarted: ${observed.fault.other_processes_restarted.join(", ")}`);
-    if (observed.fault.ready_again_after_restart_s === null) problems.push("/readyz did not answer 200 again within 60 s of the restart");
+    if (observed.fault.other_processes_restarted.length > 0)
+      problems.push(`other processes were restarted: ${observed.fault.other_processes_restarted.join(", ")}`);
+    if (observed.fault.ready_again_after_restart_s === null)
+      problems.push("/readyz did not answer 200 again within 60 s of the restart");
     return problems;
   }),
 });
@@ -419,7 +480,8 @@ function summariseReadiness(samples) {
 
 async function runScenario(name) {
   const definition = scenarios[name];
-  if (definition === undefined) throw new Error(`unknown scenario ${name}; known: ${Object.keys(scenarios).join(", ")}`);
+  if (definition === undefined)
+    throw new Error(`unknown scenario ${name}; known: ${Object.keys(scenarios).join(", ")}`);
   const keys = createPrincipals(2, 2);
   const backend = await definition.backend(benchEnv(keys.path));
   let current = await backend.start();
@@ -433,11 +495,32 @@ async function runScenario(name) {
   // Warnings of successful answers (degraded searches), with when they came and from which tool.
   const warnings = [];
   const onResult = (tool, result) => {
-    for (const text of result.structuredContent?.warnings ?? []) warnings.push({ t: recorder.now(), tool, text: String(text) });
+    for (const text of result.structuredContent?.warnings ?? [])
+      warnings.push({ t: recorder.now(), tool, text: String(text) });
   };
   const load = Promise.all([
-    runAgents({ url, principals: keys.principals, agents, recorder, sweep, ledger, shouldStop: () => stopping, thinkMs: 20, callTimeoutMs: 30_000, onResult }),
-    runProbes({ url, principals: keys.principals, recorder: probeRecorder, sweep, ledger, shouldStop: () => stopping, pauseMs: 200, onResult }),
+    runAgents({
+      url,
+      principals: keys.principals,
+      agents,
+      recorder,
+      sweep,
+      ledger,
+      shouldStop: () => stopping,
+      thinkMs: 20,
+      callTimeoutMs: 30_000,
+      onResult,
+    }),
+    runProbes({
+      url,
+      principals: keys.principals,
+      recorder: probeRecorder,
+      sweep,
+      ledger,
+      shouldStop: () => stopping,
+      pauseMs: 200,
+      onResult,
+    }),
   ]);
   let fault;
   let verification;
@@ -473,7 +556,8 @@ async function runScenario(name) {
   // The probes' calls count too when checking which tools failed and how (their latencies stay out of the recovery),
   // except ENTRY_NOT_FOUND: the answer they are meant to get for another principal's entry.
   const allErrors = new Map(recorder.errors);
-  for (const [kind, count] of probeRecorder.errors) if (!/^[a-z_]+: ENTRY_NOT_FOUND: /.test(kind)) allErrors.set(kind, (allErrors.get(kind) ?? 0) + count);
+  for (const [kind, count] of probeRecorder.errors)
+    if (!/^[a-z_]+: ENTRY_NOT_FOUND: /.test(kind)) allErrors.set(kind, (allErrors.get(kind) ?? 0) + count);
   const faultWarnings = warnings.filter((warning) => warning.t >= fault.faultAt);
   const warningKinds = {};
   for (const warning of faultWarnings) {
@@ -481,15 +565,26 @@ async function runScenario(name) {
     warningKinds[kind] = (warningKinds[kind] ?? 0) + 1;
   }
   const expectationProblems =
-    definition.expect?.({ errors: allErrors, warnings: faultWarnings, fault: fault.notes, liftedAt: fault.liftedAt, unacknowledgedRows: verification.rows - verification.acknowledged }) ?? [];
+    definition.expect?.({
+      errors: allErrors,
+      warnings: faultWarnings,
+      fault: fault.notes,
+      liftedAt: fault.liftedAt,
+      unacknowledgedRows: verification.rows - verification.acknowledged,
+    }) ?? [];
   const unclear = duringFault.filter(({ kind }) => /internal error/i.test(kind));
   const failures = [];
-  if (!verification.ok) failures.push(`store check failed: ${JSON.stringify({ counts: verification.counts, orphans: verification.orphans })}`);
+  if (!verification.ok)
+    failures.push(
+      `store check failed: ${JSON.stringify({ counts: verification.counts, orphans: verification.orphans })}`,
+    );
   if (sweep.violations.length > 0) failures.push(`${sweep.violations.length} cross-principal violation(s)`);
   if (!recovered.recovered) failures.push("the error rate did not come back to zero");
-  else if (recovered.recovered_after_s > recoveryMaxS) failures.push(`recovered only after ${recovered.recovered_after_s} s (> ${recoveryMaxS} s)`);
+  else if (recovered.recovered_after_s > recoveryMaxS)
+    failures.push(`recovered only after ${recovered.recovered_after_s} s (> ${recoveryMaxS} s)`);
   if (unclear.length > 0) failures.push(`${unclear.length} kind(s) of "Internal error" answer`);
-  if (extra !== undefined && extra.acknowledged_without_points > 0) failures.push(`${extra.acknowledged_without_points} acknowledged entries have no vector in Qdrant`);
+  if (extra !== undefined && extra.acknowledged_without_points > 0)
+    failures.push(`${extra.acknowledged_without_points} acknowledged entries have no vector in Qdrant`);
   failures.push(...expectationProblems);
   return {
     scenario: name,
@@ -498,7 +593,12 @@ async function runScenario(name) {
     fault: { at_s: Number(fault.faultAt.toFixed(2)), lifted_s: Number(fault.liftedAt.toFixed(2)), ...fault.notes },
     recovery: recovered,
     errors: duringFault,
-    ...(definition.expect === undefined ? {} : { probe_errors: [...probeRecorder.errors.entries()].map(([kind, count]) => ({ kind, count })), warnings_after_fault: warningKinds }),
+    ...(definition.expect === undefined
+      ? {}
+      : {
+          probe_errors: [...probeRecorder.errors.entries()].map(([kind, count]) => ({ kind, count })),
+          warnings_after_fault: warningKinds,
+        }),
     sweep: { results_inspected: sweep.inspected, violations: sweep.violations },
     store_check: verification,
     ...(extra === undefined ? {} : { vector_index_check: extra }),
@@ -516,8 +616,12 @@ for (const name of scenarioList.split(",")) {
     `${result.passed ? "PASS" : "FAIL"} ${result.scenario}: ${result.calls} calls, ${result.acknowledged_writes} acknowledged writes; ${r.failed_calls} failed calls after the fault, error rate zero again ${r.recovered_after_s} s after it ended; store check: ${result.store_check.rows} rows, ${JSON.stringify(result.store_check.counts)}, orphans ${JSON.stringify(result.store_check.orphans)}; ${result.sweep.violations.length} violations${result.failures.length > 0 ? `\n  ${result.failures.join("\n  ")}` : ""}`,
   );
   for (const { kind, count } of result.errors.slice(0, 8)) console.log(`    error ×${count}: ${kind}`);
-  for (const { kind, count } of (result.probe_errors ?? []).filter(({ kind }) => !/: ENTRY_NOT_FOUND: /.test(kind)).slice(0, 8)) console.log(`    probe error ×${count}: ${kind}`);
-  for (const [kind, count] of Object.entries(result.warnings_after_fault ?? {}).slice(0, 6)) console.log(`    warning ×${count}: ${kind}`);
+  for (const { kind, count } of (result.probe_errors ?? [])
+    .filter(({ kind }) => !/: ENTRY_NOT_FOUND: /.test(kind))
+    .slice(0, 8))
+    console.log(`    probe error ×${count}: ${kind}`);
+  for (const [kind, count] of Object.entries(result.warnings_after_fault ?? {}).slice(0, 6))
+    console.log(`    warning ×${count}: ${kind}`);
   console.log(`    fault: ${JSON.stringify(result.fault)}`);
 }
 mkdirSync(dirname(values.json), { recursive: true });
@@ -526,8 +630,21 @@ writeFileSync(
   JSON.stringify(
     {
       date: new Date().toISOString(),
-      machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gb: Number((totalmem() / 2 ** 30).toFixed(1)), node: process.version },
-      settings: { topology: values.topology, agents, before_s: beforeS, after_s: afterS, outage_s: outageS, down_s: downS, recovery_max_s: recoveryMaxS },
+      machine: {
+        cpus: cpus().length,
+        cpu: cpus()[0]?.model,
+        memory_gb: Number((totalmem() / 2 ** 30).toFixed(1)),
+        node: process.version,
+      },
+      settings: {
+        topology: values.topology,
+        agents,
+        before_s: beforeS,
+        after_s: afterS,
+        outage_s: outageS,
+        down_s: downS,
+        recovery_max_s: recoveryMaxS,
+      },
       results,
     },
     null,

@@ -35,9 +35,12 @@ const passageChars = 1_200;
 
 /** Fusion settings to try: each method with the semantic leg at several weights against full text's 1. */
 const settings = [];
-for (const method of ["minmax", "zscore", "rrf"]) for (const semantic of [0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1]) settings.push({ method, fts: 1, semantic, ...(method === "rrf" ? { k: 60 } : {}) });
+for (const method of ["minmax", "zscore", "rrf"])
+  for (const semantic of [0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1])
+    settings.push({ method, fts: 1, semantic, ...(method === "rrf" ? { k: 60 } : {}) });
 const rerankWeights = [0, 0.2, 0.3, 0.4, 0.5, 0.6];
-const label = (setting) => `${setting.method}${setting.k ? ` k=${setting.k}` : ""} fts ${setting.fts} / semantic ${setting.semantic}`;
+const label = (setting) =>
+  `${setting.method}${setting.k ? ` k=${setting.k}` : ""} fts ${setting.fts} / semantic ${setting.semantic}`;
 
 function fuse(legs, setting) {
   const lists = [
@@ -61,12 +64,30 @@ function rerankedNdcg(collection, textOf, legsOf, setting) {
     const high = Math.max(...head.map((item) => item.score));
     const passages = head.map((item) => findPassage(textOf.get(item.id) ?? "", query.text, passageChars).text);
     const rerank = scoreRelevance(query.text, passages, vectors).map((result) => result.score);
-    return { query, fused, head, rerank, rescaled: head.map((item) => (high > low ? (item.score - low) / (high - low) : 1)) };
+    return {
+      query,
+      fused,
+      head,
+      rerank,
+      rescaled: head.map((item) => (high > low ? (item.score - low) / (high - low) : 1)),
+    };
   });
   return rerankWeights.map((weight) => {
     const sum = perQuery.reduce((total, { query, fused, head, rerank, rescaled }) => {
-      const order = head.map((item, index) => ({ id: item.id, index, blended: weight * rerank[index] + (1 - weight) * rescaled[index] })).sort((a, b) => b.blended - a.blended || a.index - b.index);
-      return total + ndcgAt10([...order.map((item) => item.id), ...fused.slice(depth).map((item) => item.id)], collection.judgments.get(query.id));
+      const order = head
+        .map((item, index) => ({
+          id: item.id,
+          index,
+          blended: weight * rerank[index] + (1 - weight) * rescaled[index],
+        }))
+        .sort((a, b) => b.blended - a.blended || a.index - b.index);
+      return (
+        total +
+        ndcgAt10(
+          [...order.map((item) => item.id), ...fused.slice(depth).map((item) => item.id)],
+          collection.judgments.get(query.id),
+        )
+      );
     }, 0);
     return sum / perQuery.length;
   });
@@ -93,15 +114,24 @@ for (const name of names) {
   fusedTable.set(name, row);
 }
 console.log(`fused, no rerank: nDCG@10 (${names.join(" / ")}); chosen on ${names[0]}`);
-const order = settings.map((_, index) => index).sort((a, b) => fusedTable.get(names[0])[b] - fusedTable.get(names[0])[a]);
-for (const index of order) console.log(`${label(settings[index]).padEnd(40)} ${names.map((name) => fusedTable.get(name)[index].toFixed(4)).join("  ")}`);
+const order = settings
+  .map((_, index) => index)
+  .sort((a, b) => fusedTable.get(names[0])[b] - fusedTable.get(names[0])[a]);
+for (const index of order)
+  console.log(
+    `${label(settings[index]).padEnd(40)} ${names.map((name) => fusedTable.get(name)[index].toFixed(4)).join("  ")}`,
+  );
 
-console.log(`\nreranked head (depth ${depth}) of the best ${values.top} settings on ${names[0]}, by rerank_weight ${rerankWeights.join(" / ")}:`);
+console.log(
+  `\nreranked head (depth ${depth}) of the best ${values.top} settings on ${names[0]}, by rerank_weight ${rerankWeights.join(" / ")}:`,
+);
 for (const index of order.slice(0, Number(values.top))) {
   for (const name of names) {
     const collection = collections.get(name);
     const textOf = new Map(collection.docs.map((doc) => [doc.id, doc.text]));
     const row = rerankedNdcg(collection, textOf, all[name], settings[index]);
-    console.log(`${label(settings[index]).padEnd(40)} ${name.padEnd(10)} ${row.map((value) => value.toFixed(4)).join("  ")}`);
+    console.log(
+      `${label(settings[index]).padEnd(40)} ${name.padEnd(10)} ${row.map((value) => value.toFixed(4)).join("  ")}`,
+    );
   }
 }

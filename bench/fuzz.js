@@ -20,7 +20,11 @@ import { parseArgs } from "node:util";
 import { startFuzzTarget } from "../test/dist/fuzz/fuzz-target.js";
 import { formatSummary, runFuzz } from "../test/dist/fuzz/fuzz-run.js";
 import { knownDefects, partitionFindings } from "../test/dist/fuzz/known-defects.js";
-import { formatPathologicalSummary, runPathologicalText, runPathologicalTextOffline } from "../test/dist/fuzz/pathological-text.js";
+import {
+  formatPathologicalSummary,
+  runPathologicalText,
+  runPathologicalTextOffline,
+} from "../test/dist/fuzz/pathological-text.js";
 import { screenEntry } from "../services/store/dist/testing/index.js";
 import { renderForModel } from "../services/gateway/dist/index.js";
 
@@ -78,22 +82,41 @@ const load = () =>
     .map((value) => value.toFixed(1))
     .join(" ");
 try {
-  log(`fuzzing ${target.tools.length} tools and raw JSON-RPC bodies at ${target.url}: ${values.cases} cases, seed ${values.seed}`);
-  summary = await runFuzz(target, { cases: Number(values.cases), seed: Number(values.seed), rawShare: Number(values["raw-share"]), exampleChars: Number(values["example-chars"]), log });
+  log(
+    `fuzzing ${target.tools.length} tools and raw JSON-RPC bodies at ${target.url}: ${values.cases} cases, seed ${values.seed}`,
+  );
+  summary = await runFuzz(target, {
+    cases: Number(values.cases),
+    seed: Number(values.seed),
+    rawShare: Number(values["raw-share"]),
+    exampleChars: Number(values["example-chars"]),
+    log,
+  });
   log(`pathological texts: ${values["text-cases"]} cases, budget ${textBudgetMs} ms, host load ${load()}`);
-  texts = await runPathologicalText(target, { cases: Number(values["text-cases"]), seed: Number(values.seed), budgetMs: textBudgetMs, log: (line) => log(`${line} (load ${load()})`) });
+  texts = await runPathologicalText(target, {
+    cases: Number(values["text-cases"]),
+    seed: Number(values.seed),
+    budgetMs: textBudgetMs,
+    log: (line) => log(`${line} (load ${load()})`),
+  });
 } finally {
   await target.close();
 }
 const { known, fresh } = partitionFindings(summary.findings);
 console.log(formatSummary(summary));
-console.log(`\n${known.length} kind(s) already known (fix pending outside the tests, see test/src/fuzz/known-defects.ts), ${fresh.length} new:`);
+console.log(
+  `\n${known.length} kind(s) already known (fix pending outside the tests, see test/src/fuzz/known-defects.ts), ${fresh.length} new:`,
+);
 for (const defect of knownDefects) {
-  const count = known.filter((finding) => defect.target.test(finding.target) && defect.category.test(finding.category)).reduce((sum, finding) => sum + finding.count, 0);
+  const count = known
+    .filter((finding) => defect.target.test(finding.target) && defect.category.test(finding.category))
+    .reduce((sum, finding) => sum + finding.count, 0);
   console.log(`  known ×${count}: ${defect.where}`);
 }
 for (const finding of fresh) console.log(`  NEW: ${finding.target}: ${finding.category} (${finding.count}×)`);
-console.log(`\n${formatPathologicalSummary(texts, textBudgetMs)}\nhost: ${os.cpus().length} CPUs, load average now ${load()}`);
+console.log(
+  `\n${formatPathologicalSummary(texts, textBudgetMs)}\nhost: ${os.cpus().length} CPUs, load average now ${load()}`,
+);
 const textsClean = texts.stalls === 0 && texts.forgedFences === 0 && texts.failures === 0;
 if (values.json) {
   mkdirSync(dirname(values.json), { recursive: true });

@@ -57,13 +57,19 @@ const log = (line) => process.stderr.write(`${line}\n`);
 const keys = createPrincipals(Number(values.tenants), Number(values["per-tenant"]));
 const dataDir = mkdtempSync(join(tmpdir(), "context-hub-load-"));
 const server = await startServer({ dataDir, env: benchEnv(keys.path) });
-log(`server ${server.url} (pid ${server.pid}, store pid ${server.storePid()}); ${agents} agents, ${keys.principals.length} principals in ${values.tenants} tenants, ≤ ${maxOps} ops, ≤ ${seconds} s`);
+log(
+  `server ${server.url} (pid ${server.pid}, store pid ${server.storePid()}); ${agents} agents, ${keys.principals.length} principals in ${values.tenants} tenants, ≤ ${maxOps} ops, ≤ ${seconds} s`,
+);
 
 const recorder = createRecorder();
 const probeRecorder = createRecorder();
 const sweep = createSweep(keys.principals);
 const ledger = createLedger();
-const memory = sampleMemory(recorder, () => ({ server: server.pid, store: server.storePid(), loadgen: process.pid }), rssMb);
+const memory = sampleMemory(
+  recorder,
+  () => ({ server: server.pid, store: server.storePid(), loadgen: process.pid }),
+  rssMb,
+);
 const deadline = performance.now() + seconds * 1000;
 let agentsDone = false;
 const shouldStop = () => performance.now() > deadline;
@@ -79,8 +85,27 @@ let opsDone = 0;
 let probeOutcome = { probes: 0, controlFailures: 0 };
 try {
   [opsDone, probeOutcome] = await Promise.all([
-    runAgents({ url: server.url, principals: keys.principals, agents, recorder, sweep, ledger, shouldStop, maxOps, thinkMs, entriesPerPrincipal }).finally(() => (agentsDone = true)),
-    runProbes({ url: server.url, principals: keys.principals, recorder: probeRecorder, sweep, ledger, shouldStop: () => agentsDone || shouldStop(), pauseMs: soak ? 200 : 20 }),
+    runAgents({
+      url: server.url,
+      principals: keys.principals,
+      agents,
+      recorder,
+      sweep,
+      ledger,
+      shouldStop,
+      maxOps,
+      thinkMs,
+      entriesPerPrincipal,
+    }).finally(() => (agentsDone = true)),
+    runProbes({
+      url: server.url,
+      principals: keys.principals,
+      recorder: probeRecorder,
+      sweep,
+      ledger,
+      shouldStop: () => agentsDone || shouldStop(),
+      pauseMs: soak ? 200 : 20,
+    }),
   ]);
 } finally {
   clearInterval(progress);
@@ -96,7 +121,13 @@ const tools = [...new Set(recorder.samples.map((s) => s.tool))].sort();
 const perTool = tools.map((tool) => {
   const ok = recorder.samples.filter((s) => s.tool === tool && s.ok).map((s) => s.ms);
   const all = recorder.samples.filter((s) => s.tool === tool);
-  return { tool, calls: all.length, errors: all.length - ok.length, per_s: round(all.length / elapsed, 1), ...latencySummary(ok) };
+  return {
+    tool,
+    calls: all.length,
+    errors: all.length - ok.length,
+    per_s: round(all.length / elapsed, 1),
+    ...latencySummary(ok),
+  };
 });
 const totalErrors = recorder.samples.filter((s) => !s.ok).length;
 // Probes by id answer "not found" for a foreign entry by design; anything else is counted.
@@ -106,7 +137,11 @@ const memoryPeak = (name) => round(Math.max(...memory.series.map((p) => p[name] 
 // Drift: least-squares slopes per minute over windows after the warm-up.
 const windows = new Map();
 for (const sample of recorder.samples)
-  if (sample.t >= warmupS && sample.ok) (windows.get(Math.floor(sample.t / windowS)) ?? windows.set(Math.floor(sample.t / windowS), []).get(Math.floor(sample.t / windowS))).push(sample.ms);
+  if (sample.t >= warmupS && sample.ok)
+    (
+      windows.get(Math.floor(sample.t / windowS)) ??
+      windows.set(Math.floor(sample.t / windowS), []).get(Math.floor(sample.t / windowS))
+    ).push(sample.ms);
 const p95Points = [...windows.entries()].map(([w, ms]) => [((w + 0.5) * windowS) / 60, quantile(ms, 0.95)]);
 // Memory per window is its lowest sample (the floor after garbage collection), so GC sawtooth does not read as drift.
 const memoryWindows = new Map();
@@ -127,23 +162,45 @@ const drift = {
       0.5,
     ),
   ),
-  thresholds: { memory_mb_per_min: Number(values["memory-slope-max"]), p95_fraction_per_min: Number(values["p95-slope-max"]) },
+  thresholds: {
+    memory_mb_per_min: Number(values["memory-slope-max"]),
+    p95_fraction_per_min: Number(values["p95-slope-max"]),
+  },
 };
 const memoryDrifts = drift.memory_mb_per_min > drift.thresholds.memory_mb_per_min;
-const latencyDrifts = drift.p95_ms_per_min > Math.max(1, drift.thresholds.p95_fraction_per_min * drift.median_window_p95_ms);
+const latencyDrifts =
+  drift.p95_ms_per_min > Math.max(1, drift.thresholds.p95_fraction_per_min * drift.median_window_p95_ms);
 const failures = [];
 if (sweep.violations.length > 0) failures.push(`${sweep.violations.length} cross-principal violation(s)`);
-if (probeOutcome.controlFailures > 0) failures.push(`${probeOutcome.controlFailures} positive-control failure(s): an owner did not see its own marker`);
+if (probeOutcome.controlFailures > 0)
+  failures.push(`${probeOutcome.controlFailures} positive-control failure(s): an owner did not see its own marker`);
 if (totalErrors > 0) failures.push(`${totalErrors} failed call(s)`);
 if (probeErrors.length > 0) failures.push(`${probeErrors.length} kind(s) of unexpected probe error`);
-if (soak && memoryDrifts) failures.push(`memory drifts up ${drift.memory_mb_per_min} MB/min (> ${drift.thresholds.memory_mb_per_min})`);
-if (soak && latencyDrifts) failures.push(`p95 drifts up ${drift.p95_ms_per_min} ms/min (> ${drift.thresholds.p95_fraction_per_min} × ${drift.median_window_p95_ms} ms per min)`);
+if (soak && memoryDrifts)
+  failures.push(`memory drifts up ${drift.memory_mb_per_min} MB/min (> ${drift.thresholds.memory_mb_per_min})`);
+if (soak && latencyDrifts)
+  failures.push(
+    `p95 drifts up ${drift.p95_ms_per_min} ms/min (> ${drift.thresholds.p95_fraction_per_min} × ${drift.median_window_p95_ms} ms per min)`,
+  );
 
 const results = {
   kind: soak ? "soak" : "load",
   date: new Date().toISOString(),
-  machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memory_gb: round(totalmem() / 2 ** 30, 1), node: process.version },
-  settings: { agents, principals: keys.principals.length, tenants: Number(values.tenants), max_ops: maxOps, seconds, think_ms: thinkMs, entries_per_principal: entriesPerPrincipal },
+  machine: {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    memory_gb: round(totalmem() / 2 ** 30, 1),
+    node: process.version,
+  },
+  settings: {
+    agents,
+    principals: keys.principals.length,
+    tenants: Number(values.tenants),
+    max_ops: maxOps,
+    seconds,
+    think_ms: thinkMs,
+    entries_per_principal: entriesPerPrincipal,
+  },
   elapsed_s: round(elapsed, 1),
   calls: recorder.samples.length,
   ops_started: opsDone,
@@ -167,14 +224,20 @@ const results = {
 };
 
 // Console.
-console.log(`${results.kind}: ${results.calls} calls in ${results.elapsed_s} s = ${results.throughput_per_s} calls/s; ${results.writes_acknowledged} entries acknowledged; ${totalErrors} errors`);
+console.log(
+  `${results.kind}: ${results.calls} calls in ${results.elapsed_s} s = ${results.throughput_per_s} calls/s; ${results.writes_acknowledged} entries acknowledged; ${totalErrors} errors`,
+);
 for (const row of perTool)
-  console.log(`  ${row.tool.padEnd(24)} ${String(row.calls).padStart(6)} calls ${String(row.per_s).padStart(6)}/s  p50 ${row.p50} ms  p95 ${row.p95} ms  p99 ${row.p99} ms  errors ${row.errors}`);
+  console.log(
+    `  ${row.tool.padEnd(24)} ${String(row.calls).padStart(6)} calls ${String(row.per_s).padStart(6)}/s  p50 ${row.p50} ms  p95 ${row.p95} ms  p99 ${row.p99} ms  errors ${row.errors}`,
+  );
 for (const [kind, count] of recorder.errors) console.log(`  error ×${count}: ${kind}`);
 console.log(
   `sweep: ${sweep.inspected} results inspected, ${probeOutcome.probes} probe rounds (${probeRecorder.samples.length} calls), ${sweep.violations.length} violations, ${probeOutcome.controlFailures} control failures`,
 );
-console.log(`memory peak: server ${results.memory_peak_mb.server} MB, store ${results.memory_peak_mb.store} MB, load generator ${results.memory_peak_mb.loadgen} MB`);
+console.log(
+  `memory peak: server ${results.memory_peak_mb.server} MB, store ${results.memory_peak_mb.store} MB, load generator ${results.memory_peak_mb.loadgen} MB`,
+);
 console.log(
   `drift after ${warmupS} s warm-up (windows of ${windowS} s): memory ${drift.memory_mb_per_min} MB/min, p95 ${drift.p95_ms_per_min} ms/min (median window p95 ${drift.median_window_p95_ms} ms)`,
 );
@@ -191,52 +254,59 @@ const errorRate = windowedSeries(
   windowS,
   (group) => group.filter((s) => !s.ok).length / windowS,
 );
-const html = page(`Context Hub ${results.kind} run, ${results.date}`, { ok: results.passed, text: results.passed ? "PASS" : `FAIL: ${failures.join("; ")}` }, [
+const html = page(
+  `Context Hub ${results.kind} run, ${results.date}`,
+  { ok: results.passed, text: results.passed ? "PASS" : `FAIL: ${failures.join("; ")}` },
   [
-    "Summary",
-    table([
-      {
-        calls: results.calls,
-        seconds: results.elapsed_s,
-        "calls/s": results.throughput_per_s,
-        acknowledged: results.writes_acknowledged,
-        errors: totalErrors,
-        violations: sweep.violations.length,
-        "probe rounds": probeOutcome.probes,
-        agents,
-        principals: keys.principals.length,
-      },
-    ]),
-  ],
-  ["Latency per tool (ms, successful calls)", table(perTool)],
-  [
-    "p95 latency per tool over time",
-    lineChart(
-      windowedSeries(
-        recorder.samples.filter((s) => s.ok),
-        windowS,
-        (group) =>
-          quantile(
-            group.map((s) => s.ms),
-            0.95,
-          ),
+    [
+      "Summary",
+      table([
+        {
+          calls: results.calls,
+          seconds: results.elapsed_s,
+          "calls/s": results.throughput_per_s,
+          acknowledged: results.writes_acknowledged,
+          errors: totalErrors,
+          violations: sweep.violations.length,
+          "probe rounds": probeOutcome.probes,
+          agents,
+          principals: keys.principals.length,
+        },
+      ]),
+    ],
+    ["Latency per tool (ms, successful calls)", table(perTool)],
+    [
+      "p95 latency per tool over time",
+      lineChart(
+        windowedSeries(
+          recorder.samples.filter((s) => s.ok),
+          windowS,
+          (group) =>
+            quantile(
+              group.map((s) => s.ms),
+              0.95,
+            ),
+        ),
+        { title: `p95 per ${windowS} s window`, yLabel: "ms" },
       ),
-      { title: `p95 per ${windowS} s window`, yLabel: "ms" },
-    ),
+    ],
+    [
+      "Throughput and errors",
+      lineChart([...throughput, ...errorRate], { title: "calls per second", yLabel: "calls/s" }),
+    ],
+    [
+      "Memory (RSS)",
+      lineChart(
+        ["server", "store", "loadgen"].map((name) => ({ name, points: memory.series.map((p) => [p.t, p[name]]) })),
+        { title: "resident memory", yLabel: "MB" },
+      ),
+    ],
+    ["Drift", `<pre>${JSON.stringify(drift, null, 2)}</pre>`],
+    ["Errors", table([...recorder.errors.entries()].map(([kind, count]) => ({ kind, count })))],
+    ["Cross-principal sweep", `<pre>${JSON.stringify(results.sweep, null, 2).slice(0, 20_000)}</pre>`],
+    ["Machine", `<pre>${JSON.stringify({ ...results.machine, settings: results.settings }, null, 2)}</pre>`],
   ],
-  ["Throughput and errors", lineChart([...throughput, ...errorRate], { title: "calls per second", yLabel: "calls/s" })],
-  [
-    "Memory (RSS)",
-    lineChart(
-      ["server", "store", "loadgen"].map((name) => ({ name, points: memory.series.map((p) => [p.t, p[name]]) })),
-      { title: "resident memory", yLabel: "MB" },
-    ),
-  ],
-  ["Drift", `<pre>${JSON.stringify(drift, null, 2)}</pre>`],
-  ["Errors", table([...recorder.errors.entries()].map(([kind, count]) => ({ kind, count })))],
-  ["Cross-principal sweep", `<pre>${JSON.stringify(results.sweep, null, 2).slice(0, 20_000)}</pre>`],
-  ["Machine", `<pre>${JSON.stringify({ ...results.machine, settings: results.settings }, null, 2)}</pre>`],
-]);
+);
 mkdirSync(dirname(htmlPath), { recursive: true });
 writeFileSync(htmlPath, html);
 mkdirSync(dirname(jsonPath), { recursive: true });

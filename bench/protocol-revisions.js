@@ -15,7 +15,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { startServer } from "./lib/server.js";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "3" }, calls: { type: "string", default: "1000" } } });
+const { values } = parseArgs({
+  options: { rounds: { type: "string", default: "3" }, calls: { type: "string", default: "1000" } },
+});
 const rounds = Number(values.rounds);
 const calls = Number(values.calls);
 
@@ -45,21 +47,33 @@ const server = await startServer({ dataDir, env: { CONTEXT_HUB_AUTH: "none" } })
 try {
   const legacy = new Client({ name: "bench-2025", version: "0" });
   await legacy.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-  const modern = new ModernClient({ name: "bench-2026", version: "0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  const modern = new ModernClient(
+    { name: "bench-2026", version: "0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
   await modern.connect(new ModernTransport(new URL(server.url)));
   const clients = { "2025-11-25": legacy, "2026-07-28": modern };
   // Warm both paths (JIT, schema caches) before anything is counted.
-  for (const client of Object.values(clients)) for (let index = 0; index < 200; index += 1) await client.callTool({ name: "whoami", arguments: {} });
+  for (const client of Object.values(clients))
+    for (let index = 0; index < 200; index += 1) await client.callTool({ name: "whoami", arguments: {} });
   const results = { "2025-11-25": [], "2026-07-28": [] };
   for (let index = 0; index < rounds; index += 1) {
     for (const [revision, client] of Object.entries(clients)) {
       const measured = await round(client, server.pid);
       results[revision].push(measured);
-      console.log(`round ${index + 1} ${revision}: ${measured.cpu.toFixed(0)} µs server CPU per call, median latency ${measured.latency.toFixed(2)} ms`);
+      console.log(
+        `round ${index + 1} ${revision}: ${measured.cpu.toFixed(0)} µs server CPU per call, median latency ${measured.latency.toFixed(2)} ms`,
+      );
     }
   }
-  const summary = Object.fromEntries(Object.entries(results).map(([revision, list]) => [revision, { cpu: median(list.map((one) => one.cpu)), latency: median(list.map((one) => one.latency)) }]));
-  for (const [revision, { cpu, latency }] of Object.entries(summary)) console.log(`median ${revision}: ${cpu.toFixed(0)} µs server CPU per call, ${latency.toFixed(2)} ms latency`);
+  const summary = Object.fromEntries(
+    Object.entries(results).map(([revision, list]) => [
+      revision,
+      { cpu: median(list.map((one) => one.cpu)), latency: median(list.map((one) => one.latency)) },
+    ]),
+  );
+  for (const [revision, { cpu, latency }] of Object.entries(summary))
+    console.log(`median ${revision}: ${cpu.toFixed(0)} µs server CPU per call, ${latency.toFixed(2)} ms latency`);
   console.log(
     `2026-07-28 / 2025-11-25: CPU ×${(summary["2026-07-28"].cpu / summary["2025-11-25"].cpu).toFixed(2)}, latency ×${(summary["2026-07-28"].latency / summary["2025-11-25"].latency).toFixed(2)}`,
   );

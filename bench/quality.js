@@ -58,18 +58,41 @@ function variantModes() {
     [1, 0.5],
     [0.5, 1],
   ])
-    variants[`hybrid zscore fts=${fts} semantic=${semantic}`] = hybrid({ fusion_method: "zscore", fts_weight: fts, semantic_weight: semantic });
-  for (const weight of [0.25, 1]) variants[`hybrid + rerank_weight ${weight}`] = (query) => ["hybrid_search_context", { query, limit: 100, rerank_weight: weight }];
+    variants[`hybrid zscore fts=${fts} semantic=${semantic}`] = hybrid({
+      fusion_method: "zscore",
+      fts_weight: fts,
+      semantic_weight: semantic,
+    });
+  for (const weight of [0.25, 1])
+    variants[`hybrid + rerank_weight ${weight}`] = (query) => [
+      "hybrid_search_context",
+      { query, limit: 100, rerank_weight: weight },
+    ];
   // Feedback on the full-text leg: its knobs alone, then the hybrid weights with it on.
-  const feedback = (extra) => (query) => ["fts_search_context", { query, mode: "any", limit: 100, feedback: true, ...extra }];
-  for (const documents of [5, 20]) variants[`fts feedback documents=${documents}`] = feedback({ feedback_documents: documents });
+  const feedback = (extra) => (query) => [
+    "fts_search_context",
+    { query, mode: "any", limit: 100, feedback: true, ...extra },
+  ];
+  for (const documents of [5, 20])
+    variants[`fts feedback documents=${documents}`] = feedback({ feedback_documents: documents });
   for (const terms of [10, 40]) variants[`fts feedback terms=${terms}`] = feedback({ feedback_terms: terms });
-  for (const weight of [0.3, 0.7]) variants[`fts feedback query_weight=${weight}`] = feedback({ feedback_query_weight: weight });
+  for (const weight of [0.3, 0.7])
+    variants[`fts feedback query_weight=${weight}`] = feedback({ feedback_query_weight: weight });
   for (const semantic of [0.1, 0.2, 0.4, 0.5]) {
-    variants[`hybrid feedback semantic=${semantic}, no rerank`] = hybrid({ fts_feedback: true, semantic_weight: semantic });
-    variants[`hybrid feedback semantic=${semantic}`] = (query) => ["hybrid_search_context", { query, limit: 100, fts_feedback: true, semantic_weight: semantic }];
+    variants[`hybrid feedback semantic=${semantic}, no rerank`] = hybrid({
+      fts_feedback: true,
+      semantic_weight: semantic,
+    });
+    variants[`hybrid feedback semantic=${semantic}`] = (query) => [
+      "hybrid_search_context",
+      { query, limit: 100, fts_feedback: true, semantic_weight: semantic },
+    ];
   }
-  for (const weight of [0.3, 0.45]) variants[`hybrid feedback rerank_weight=${weight}`] = (query) => ["hybrid_search_context", { query, limit: 100, fts_feedback: true, rerank_weight: weight }];
+  for (const weight of [0.3, 0.45])
+    variants[`hybrid feedback rerank_weight=${weight}`] = (query) => [
+      "hybrid_search_context",
+      { query, limit: 100, fts_feedback: true, rerank_weight: weight },
+    ];
   return variants;
 }
 
@@ -97,15 +120,23 @@ async function measureCollection(collection) {
   };
   try {
     const storable = collection.docs.filter((doc) => doc.text.trim() !== "");
-    log(`${collection.label}: storing ${storable.length} documents (${collection.docs.length - storable.length} empty ones cannot be stored)…`);
+    log(
+      `${collection.label}: storing ${storable.length} documents (${collection.docs.length - storable.length} empty ones cannot be stored)…`,
+    );
     const docIdOf = new Map();
     for (let from = 0; from < storable.length; from += 100) {
       const batch = storable.slice(from, from + 100);
       const reply = await call("store_context_batch", {
-        entries: batch.map((doc) => ({ thread_id: collection.name, source: "user", text: doc.text, metadata: { doc_id: doc.id } })),
+        entries: batch.map((doc) => ({
+          thread_id: collection.name,
+          source: "user",
+          text: doc.text,
+          metadata: { doc_id: doc.id },
+        })),
       });
       reply.results.forEach((result, index) => {
-        if (!result.success) throw new Error(`${collection.label} document ${batch[index].id} was not stored: ${result.error?.message}`);
+        if (!result.success)
+          throw new Error(`${collection.label} document ${batch[index].id} was not stored: ${result.error?.message}`);
         docIdOf.set(result.context_id, batch[index].id);
       });
     }
@@ -115,7 +146,9 @@ async function measureCollection(collection) {
     results["BM25 reference"] = await scoreRankings(collection, (query) => reference.search(query.text, 100));
     log(`${collection.label}: ${"BM25 reference".padEnd(40)} nDCG@10 ${results["BM25 reference"].ndcg10.toFixed(4)}`);
     const runs = Object.fromEntries(
-      Object.entries({ ...modes, ...(values.variants ? variantModes() : {}) }).filter(([name]) => values.only === undefined || values.only.split("|").some((part) => name.includes(part))),
+      Object.entries({ ...modes, ...(values.variants ? variantModes() : {}) }).filter(
+        ([name]) => values.only === undefined || values.only.split("|").some((part) => name.includes(part)),
+      ),
     );
     const candidates = {};
     const legs = {};
@@ -124,8 +157,10 @@ async function measureCollection(collection) {
       results[name] = await scoreRankings(collection, async (query) => {
         const page = await call(...request(query.text));
         const ranked = page.results.map((hit) => docIdOf.get(hit.id));
-        if (name === "hybrid, no rerank") candidates[query.id] = page.results.map((hit) => [docIdOf.get(hit.id), hit.scores.fused]);
-        if (legOf[name] !== undefined) (legs[query.id] ??= {})[legOf[name]] = page.results.map((hit) => [docIdOf.get(hit.id), hit.score]);
+        if (name === "hybrid, no rerank")
+          candidates[query.id] = page.results.map((hit) => [docIdOf.get(hit.id), hit.scores.fused]);
+        if (legOf[name] !== undefined)
+          (legs[query.id] ??= {})[legOf[name]] = page.results.map((hit) => [docIdOf.get(hit.id), hit.score]);
         return ranked;
       });
       log(
@@ -146,7 +181,12 @@ function targetsOf(name, results) {
   const semantic = results.semantic.ndcg10;
   const hybrid = results["hybrid (default)"].ndcg10;
   // Feedback ranks the full-text leg alone too, so it counts as a single leg.
-  const bestLeg = Math.max(results["full text (match)"].ndcg10, any, results["full text (any) + feedback"]?.ndcg10 ?? 0, semantic);
+  const bestLeg = Math.max(
+    results["full text (match)"].ndcg10,
+    any,
+    results["full text (any) + feedback"]?.ndcg10 ?? 0,
+    semantic,
+  );
   const baseline = semanticBaseline[name];
   const rows = [
     ["full text (any) ≥ reference", any, reference],
@@ -154,7 +194,12 @@ function targetsOf(name, results) {
     ["hybrid (default) ≥ best single leg + 0.01", hybrid, bestLeg + 0.01],
   ];
   if (baseline > 0) rows.push([`semantic ≥ 1.25 × baseline ${baseline}`, semantic, 1.25 * baseline]);
-  return rows.map(([description, measured, bar]) => ({ description, measured, bar: Number(bar.toFixed(4)), met: measured >= bar }));
+  return rows.map(([description, measured, bar]) => ({
+    description,
+    measured,
+    bar: Number(bar.toFixed(4)),
+    met: measured >= bar,
+  }));
 }
 
 const report = { node: process.version, collections: {} };
@@ -164,7 +209,10 @@ for (const name of values.collections.split(",").map((item) => item.trim())) {
   const collection = loadCollection(name, resolve(values.data, name));
   const measured = await measureCollection(collection);
   const { candidates, legs, ...figures } = measured;
-  report.collections[name] = { ...figures, targets: values.only === undefined ? targetsOf(name, measured.results) : [] };
+  report.collections[name] = {
+    ...figures,
+    targets: values.only === undefined ? targetsOf(name, measured.results) : [],
+  };
   if (values["candidates-out"]) candidatesOut[name] = candidates;
   if (values["legs-out"]) legsOut[name] = legs;
 }
@@ -176,12 +224,20 @@ for (const [name, figures] of Object.entries(report.collections)) {
   console.log(`\n${label} (${figures.documents} documents, ${figures.queries} judged queries)`);
   console.log(`${"".padEnd(40)} nDCG@10  recall@100  ms/query (mean, median)`);
   for (const [mode, result] of Object.entries(figures.results)) {
-    console.log(`${mode.padEnd(40)} ${result.ndcg10.toFixed(4)}   ${result.recall100.toFixed(4)}      ${result.meanMs}, ${result.medianMs}`);
+    console.log(
+      `${mode.padEnd(40)} ${result.ndcg10.toFixed(4)}   ${result.recall100.toFixed(4)}      ${result.meanMs}, ${result.medianMs}`,
+    );
   }
   console.log(`targets (${label})`);
-  for (const target of figures.targets) console.log(`  ${target.met ? "met    " : "NOT MET"} ${target.description.padEnd(44)} ${target.measured.toFixed(4)} vs ${target.bar.toFixed(4)}`);
+  for (const target of figures.targets)
+    console.log(
+      `  ${target.met ? "met    " : "NOT MET"} ${target.description.padEnd(44)} ${target.measured.toFixed(4)} vs ${target.bar.toFixed(4)}`,
+    );
   const baseline = semanticBaseline[name];
-  if (figures.results.semantic !== undefined) console.log(`  semantic ${figures.results.semantic.ndcg10.toFixed(4)} against the recorded baseline ${baseline > 0 ? baseline : "(none recorded)"}`);
+  if (figures.results.semantic !== undefined)
+    console.log(
+      `  semantic ${figures.results.semantic.ndcg10.toFixed(4)} against the recorded baseline ${baseline > 0 ? baseline : "(none recorded)"}`,
+    );
 }
 if (values.json) {
   mkdirSync(dirname(values.json), { recursive: true });

@@ -23,8 +23,11 @@ const { values } = parseArgs({
     old: { type: "string" },
   },
 });
-if (values.candidates === undefined) throw new Error("--candidates <file> is required (written by bench/quality.js --candidates-out)");
-const { scoreRelevance, relevanceWeights } = await import(pathToFileURL(resolve(here, "../services/reranker/dist/relevance.js")).href);
+if (values.candidates === undefined)
+  throw new Error("--candidates <file> is required (written by bench/quality.js --candidates-out)");
+const { scoreRelevance, relevanceWeights } = await import(
+  pathToFileURL(resolve(here, "../services/reranker/dist/relevance.js")).href
+);
 const { findPassage } = await import(pathToFileURL(resolve(here, "../services/store/dist/search/passages.js")).href);
 const old = values.old === undefined ? undefined : await import(pathToFileURL(resolve(values.old)).href);
 const vectors = await loadWordVectors(toDefaultCacheDir(process.env));
@@ -42,7 +45,9 @@ function weightGrid() {
         if (semantic < -1e-9) continue;
         grid.push({ bm25, proximity, phrase, semantic: Math.max(0, semantic) });
       }
-  return grid.map((weights) => Object.fromEntries(Object.entries(weights).map(([key, value]) => [key, Number(value.toFixed(2))])));
+  return grid.map((weights) =>
+    Object.fromEntries(Object.entries(weights).map(([key, value]) => [key, Number(value.toFixed(2))])),
+  );
 }
 
 const all = JSON.parse(readFileSync(values.candidates, "utf8"));
@@ -73,7 +78,9 @@ for (const [name, rankings] of Object.entries(all)) {
   const meanNdcg = (scoreOf) =>
     perQuery.reduce((sum, query) => {
       const scores = query.head.map((_, index) => scoreOf(query, index));
-      const order = query.head.map((docId, index) => ({ docId, index, score: scores[index] })).sort((a, b) => b.score - a.score || a.index - b.index);
+      const order = query.head
+        .map((docId, index) => ({ docId, index, score: scores[index] }))
+        .sort((a, b) => b.score - a.score || a.index - b.index);
       return sum + ndcgAt10([...order.map((item) => item.docId), ...query.ranked.slice(depth)], query.gains);
     }, 0) / perQuery.length;
   const results = { "fused order (no rerank)": meanNdcg((_, index) => -index) };
@@ -83,15 +90,23 @@ for (const [name, rankings] of Object.entries(all)) {
   const hasScores = perQuery.every((query) => query.rescaledFused.every(Number.isFinite));
   if (hasScores)
     for (const blend of [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]) {
-      results[`rerank_weight ${blend} (default signal weights)`] = meanNdcg((query, index) => blend * query.breakdown[index].score + (1 - blend) * query.rescaledFused[index]);
+      results[`rerank_weight ${blend} (default signal weights)`] = meanNdcg(
+        (query, index) => blend * query.breakdown[index].score + (1 - blend) * query.rescaledFused[index],
+      );
       for (const weights of grid) {
         const key = `${JSON.stringify(weights)} rerank_weight ${blend}`;
-        results[key] = meanNdcg((query, index) => blend * signals.reduce((sum, signal) => sum + weights[signal] * query.breakdown[index][signal], 0) + (1 - blend) * query.rescaledFused[index]);
+        results[key] = meanNdcg(
+          (query, index) =>
+            blend * signals.reduce((sum, signal) => sum + weights[signal] * query.breakdown[index][signal], 0) +
+            (1 - blend) * query.rescaledFused[index],
+        );
       }
     }
   for (const weights of grid) {
     const key = JSON.stringify(weights);
-    results[key] = meanNdcg((query, index) => signals.reduce((sum, signal) => sum + weights[signal] * query.breakdown[index][signal], 0));
+    results[key] = meanNdcg((query, index) =>
+      signals.reduce((sum, signal) => sum + weights[signal] * query.breakdown[index][signal], 0),
+    );
   }
   table.set(name, results);
 }
@@ -100,9 +115,11 @@ const names = [...table.keys()];
 const first = table.get(names[0]);
 console.log(`rerank depth ${depth}; nDCG@10 per collection (chosen on ${names[0]})`);
 const fixedRows = Object.keys(first).filter((key) => !key.startsWith("{"));
-for (const key of fixedRows) console.log(`${key.padEnd(80)} ${names.map((name) => table.get(name)[key].toFixed(4)).join("  ")}`);
+for (const key of fixedRows)
+  console.log(`${key.padEnd(80)} ${names.map((name) => table.get(name)[key].toFixed(4)).join("  ")}`);
 console.log(`best ten weightings on ${names[0]}:`);
 const ranked = Object.keys(first)
   .filter((key) => key.startsWith("{"))
   .sort((a, b) => first[b] - first[a]);
-for (const key of ranked.slice(0, 10)) console.log(`${key.padEnd(80)} ${names.map((name) => table.get(name)[key].toFixed(4)).join("  ")}`);
+for (const key of ranked.slice(0, 10))
+  console.log(`${key.padEnd(80)} ${names.map((name) => table.get(name)[key].toFixed(4)).join("  ")}`);

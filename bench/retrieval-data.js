@@ -14,36 +14,126 @@ export const builtinEmbedOptions = { lexicalDimensions: builtinLayout.lexicalDim
 export const builtinDimension = builtinLayout.dimension;
 
 const topics = [
-  ["turbine maintenance", "turbine blade rotor bearing vibration crack fatigue inspection torque gearbox nacelle lubrication borescope shaft coupling"],
-  ["billing", "invoice refund chargeback subscription payment card dispute credit ledger proration tax receipt renewal discount overdue"],
-  ["kubernetes", "pod deployment node cluster helm ingress replica rollout namespace container image kubelet scheduler autoscaler probe"],
-  ["database tuning", "index query planner vacuum replication latency lock transaction partition cache buffer checkpoint deadlock schema migration"],
-  ["customer onboarding", "signup welcome tutorial account activation trial checklist walkthrough training kickoff adoption champion milestone handoff portal"],
-  ["security incident", "breach phishing credential token rotation firewall malware forensic audit alert intrusion patch vulnerability exposure containment"],
-  ["hiring", "candidate interview offer recruiter resume onsite referral salary headcount pipeline screening hiring manager rubric"],
-  ["marketing campaign", "campaign audience newsletter webinar conversion funnel landing brand launch social email budget impressions attribution segment"],
-  ["supply chain", "supplier shipment warehouse inventory freight customs container pallet procurement backorder forecast lead logistics carrier stock"],
-  ["mobile app", "android ios release crash screen login notification gesture offline store review build simulator permission battery"],
-  ["legal contracts", "contract clause liability indemnity termination renewal signature counsel amendment jurisdiction warranty compliance confidentiality negotiation vendor"],
-  ["data pipeline", "ingestion batch stream schema kafka spark warehouse partition backfill lineage transformation airflow connector quality freshness"],
-  ["office facilities", "office desk badge parking cafeteria cleaning lease meeting room heating elevator lighting furniture visitor reception"],
-  ["machine learning", "model training dataset feature label accuracy validation gradient embedding inference drift overfitting hyperparameter evaluation checkpoint"],
-  ["network outage", "router switch packet loss dns bgp latency outage bandwidth failover link vpn gateway firmware uplink"],
-  ["product roadmap", "roadmap feature priority quarter release milestone stakeholder requirement backlog epic estimate dependency launch beta feedback"],
-  ["finance close", "accrual journal reconciliation budget forecast variance revenue expense audit balance statement depreciation payroll quarter closing"],
-  ["customer support", "ticket escalation response agent satisfaction refund complaint queue macro sla chat callback resolution knowledge survey"],
-  ["frontend performance", "render bundle javascript css layout paint hydration lighthouse cache image lazy font component webpack latency"],
-  ["energy grid", "substation transformer voltage load outage generator solar battery frequency transmission meter demand capacity dispatch"],
-  ["clinical trial", "patient dosage protocol enrollment placebo adverse endpoint consent cohort investigator randomization biomarker efficacy safety site"],
-  ["aviation operations", "flight crew aircraft runway delay maintenance airport fuel gate pilot schedule turnaround cargo weather clearance"],
-  ["retail store", "store shelf cashier inventory promotion footfall checkout display shrinkage merchandising planogram loyalty manager receipt season"],
-  ["research paper", "hypothesis experiment citation reviewer manuscript dataset method result figure appendix journal abstract baseline ablation replication"],
-  ["construction project", "concrete permit inspection contractor foundation crane scaffold blueprint schedule site safety steel excavation drywall subcontractor"],
-  ["accessibility", "screen reader contrast keyboard focus caption alt text aria label navigation heading wcag audit color zoom"],
-  ["localization", "translation locale string plural currency date format glossary vendor rtl encoding language release review terminology"],
-  ["observability", "metrics tracing logs dashboard alert span latency histogram exporter sampling cardinality retention prometheus grafana slo"],
-  ["travel policy", "travel expense flight hotel per diem booking reimbursement receipt approval mileage visa itinerary policy conference lodging"],
-  ["game design", "level player quest balance reward enemy boss difficulty playtest map economy loot tutorial animation multiplayer"],
+  [
+    "turbine maintenance",
+    "turbine blade rotor bearing vibration crack fatigue inspection torque gearbox nacelle lubrication borescope shaft coupling",
+  ],
+  [
+    "billing",
+    "invoice refund chargeback subscription payment card dispute credit ledger proration tax receipt renewal discount overdue",
+  ],
+  [
+    "kubernetes",
+    "pod deployment node cluster helm ingress replica rollout namespace container image kubelet scheduler autoscaler probe",
+  ],
+  [
+    "database tuning",
+    "index query planner vacuum replication latency lock transaction partition cache buffer checkpoint deadlock schema migration",
+  ],
+  [
+    "customer onboarding",
+    "signup welcome tutorial account activation trial checklist walkthrough training kickoff adoption champion milestone handoff portal",
+  ],
+  [
+    "security incident",
+    "breach phishing credential token rotation firewall malware forensic audit alert intrusion patch vulnerability exposure containment",
+  ],
+  [
+    "hiring",
+    "candidate interview offer recruiter resume onsite referral salary headcount pipeline screening hiring manager rubric",
+  ],
+  [
+    "marketing campaign",
+    "campaign audience newsletter webinar conversion funnel landing brand launch social email budget impressions attribution segment",
+  ],
+  [
+    "supply chain",
+    "supplier shipment warehouse inventory freight customs container pallet procurement backorder forecast lead logistics carrier stock",
+  ],
+  [
+    "mobile app",
+    "android ios release crash screen login notification gesture offline store review build simulator permission battery",
+  ],
+  [
+    "legal contracts",
+    "contract clause liability indemnity termination renewal signature counsel amendment jurisdiction warranty compliance confidentiality negotiation vendor",
+  ],
+  [
+    "data pipeline",
+    "ingestion batch stream schema kafka spark warehouse partition backfill lineage transformation airflow connector quality freshness",
+  ],
+  [
+    "office facilities",
+    "office desk badge parking cafeteria cleaning lease meeting room heating elevator lighting furniture visitor reception",
+  ],
+  [
+    "machine learning",
+    "model training dataset feature label accuracy validation gradient embedding inference drift overfitting hyperparameter evaluation checkpoint",
+  ],
+  [
+    "network outage",
+    "router switch packet loss dns bgp latency outage bandwidth failover link vpn gateway firmware uplink",
+  ],
+  [
+    "product roadmap",
+    "roadmap feature priority quarter release milestone stakeholder requirement backlog epic estimate dependency launch beta feedback",
+  ],
+  [
+    "finance close",
+    "accrual journal reconciliation budget forecast variance revenue expense audit balance statement depreciation payroll quarter closing",
+  ],
+  [
+    "customer support",
+    "ticket escalation response agent satisfaction refund complaint queue macro sla chat callback resolution knowledge survey",
+  ],
+  [
+    "frontend performance",
+    "render bundle javascript css layout paint hydration lighthouse cache image lazy font component webpack latency",
+  ],
+  [
+    "energy grid",
+    "substation transformer voltage load outage generator solar battery frequency transmission meter demand capacity dispatch",
+  ],
+  [
+    "clinical trial",
+    "patient dosage protocol enrollment placebo adverse endpoint consent cohort investigator randomization biomarker efficacy safety site",
+  ],
+  [
+    "aviation operations",
+    "flight crew aircraft runway delay maintenance airport fuel gate pilot schedule turnaround cargo weather clearance",
+  ],
+  [
+    "retail store",
+    "store shelf cashier inventory promotion footfall checkout display shrinkage merchandising planogram loyalty manager receipt season",
+  ],
+  [
+    "research paper",
+    "hypothesis experiment citation reviewer manuscript dataset method result figure appendix journal abstract baseline ablation replication",
+  ],
+  [
+    "construction project",
+    "concrete permit inspection contractor foundation crane scaffold blueprint schedule site safety steel excavation drywall subcontractor",
+  ],
+  [
+    "accessibility",
+    "screen reader contrast keyboard focus caption alt text aria label navigation heading wcag audit color zoom",
+  ],
+  [
+    "localization",
+    "translation locale string plural currency date format glossary vendor rtl encoding language release review terminology",
+  ],
+  [
+    "observability",
+    "metrics tracing logs dashboard alert span latency histogram exporter sampling cardinality retention prometheus grafana slo",
+  ],
+  [
+    "travel policy",
+    "travel expense flight hotel per diem booking reimbursement receipt approval mileage visa itinerary policy conference lodging",
+  ],
+  [
+    "game design",
+    "level player quest balance reward enemy boss difficulty playtest map economy loot tutorial animation multiplayer",
+  ],
 ].map(([name, words]) => ({ name, words: words.split(" ") }));
 
 const common = (
@@ -79,7 +169,9 @@ function noteText(random, topic, index, minChars = 0) {
     const length = 9 + Math.floor(random() * 8);
     for (let word = 0; word < length; word++) {
       const roll = random();
-      words.push(roll < 0.45 ? pick(random, topic.words) : roll < 0.92 ? pick(random, common) : pick(random, other.words));
+      words.push(
+        roll < 0.45 ? pick(random, topic.words) : roll < 0.92 ? pick(random, common) : pick(random, other.words),
+      );
     }
     if (random() < 0.2) words.push(`ref-${Math.floor(random() * 100000)}`);
     text += `${words.join(" ")}. `;
@@ -127,13 +219,22 @@ function preview(text) {
 export async function loadCorpus(db, size, { seed = 7, log = () => {} } = {}) {
   const random = createRandom(seed);
   const vectors = await loadWordVectors(toDefaultCacheDir(process.env));
-  const vectorLiteral = db.vectorType === "pgvector" ? (v) => `[${Array.from(v, (x) => x.toFixed(6)).join(",")}]` : (v) => `{${Array.from(v, (x) => x.toFixed(6)).join(",")}}`;
+  const vectorLiteral =
+    db.vectorType === "pgvector"
+      ? (v) => `[${Array.from(v, (x) => x.toFixed(6)).join(",")}]`
+      : (v) => `{${Array.from(v, (x) => x.toFixed(6)).join(",")}}`;
   const threads = Math.max(1, Math.round(size / 25));
   const threadInfo = Array.from({ length: threads }, (_, index) => {
     const tenant = index % 10 === 9 ? "globex" : "acme";
     const owner = tenant === "acme" ? `u${Math.floor(random() * 20)}` : `g${Math.floor(random() * 5)}`;
     const roll = random();
-    return { id: `thread-${index}`, tenant, owner, visibility: roll < 0.5 ? "private" : roll < 0.85 ? "tenant" : "shared", topic: pick(random, topics) };
+    return {
+      id: `thread-${index}`,
+      tenant,
+      owner,
+      visibility: roll < 0.5 ? "private" : roll < 0.85 ? "tenant" : "shared",
+      topic: pick(random, topics),
+    };
   });
   const started = performance.now();
   let embedMs = 0;
@@ -175,7 +276,12 @@ export async function loadCorpus(db, size, { seed = 7, log = () => {} } = {}) {
           rows.map((row) => row.text),
           rows.map((row) => preview(row.text)),
           rows.map((row) => contentHash(row.text)),
-          rows.map((row) => JSON.stringify({ priority: 1 + (row.text.length % 5), status: row.text.length % 3 === 0 ? "open" : "closed" })),
+          rows.map((row) =>
+            JSON.stringify({
+              priority: 1 + (row.text.length % 5),
+              status: row.text.length % 3 === 0 ? "open" : "closed",
+            }),
+          ),
           rows.map((row) => row.topic.name.replace(/ /g, "-")),
           rows.map((row) => row.text.split(". ")[0].slice(0, 200)),
           rows.map((row) => new Date(row.createdAt).toISOString()),

@@ -27,8 +27,21 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { createLogger, generateApiKey } from "@context-hub/common";
 import { startAllInOne } from "@context-hub/cli";
 import { openDatabase } from "@context-hub/store";
-import { accessPredicate, createSqlParams, defaultSearchConfig, hnswIndexName, openSearch } from "@context-hub/store/testing";
-import { benchPrincipal, builtinDimension, builtinEmbedOptions, builtinModel, loadCorpus, makeQueries } from "./retrieval-data.js";
+import {
+  accessPredicate,
+  createSqlParams,
+  defaultSearchConfig,
+  hnswIndexName,
+  openSearch,
+} from "@context-hub/store/testing";
+import {
+  benchPrincipal,
+  builtinDimension,
+  builtinEmbedOptions,
+  builtinModel,
+  loadCorpus,
+  makeQueries,
+} from "./retrieval-data.js";
 
 const { values } = parseArgs({
   options: {
@@ -47,7 +60,8 @@ const { values } = parseArgs({
 const sizes = values.sizes.split(",").map(Number);
 const queryCount = Number(values.queries);
 const logger = createLogger("bench", "warn");
-if (values["data-dir"] !== undefined && sizes.length !== 1) throw new Error("--data-dir keeps one corpus: give exactly one size");
+if (values["data-dir"] !== undefined && sizes.length !== 1)
+  throw new Error("--data-dir keeps one corpus: give exactly one size");
 /** A vector-index setting from the command line, or the store's default. */
 const setting = (name, fallback) => (values[name] === undefined ? fallback : Number(values[name]));
 /** The store's search settings for this run: its defaults, or the index settings given on the command line. */
@@ -64,14 +78,19 @@ const searchConfig = {
 const log = (message) => process.stderr.write(`${message}\n`);
 /** What answers semantic search: the store's in-process graph (the embedded default) or pgvector's HNSW index. */
 const backend = values.backend;
-if (backend !== "graph" && backend !== "pgvector") throw new Error(`--backend must be graph or pgvector, not ${backend}`);
+if (backend !== "graph" && backend !== "pgvector")
+  throw new Error(`--backend must be graph or pgvector, not ${backend}`);
 
 const quantile = (samples, q) => {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 };
 const round = (value) => Number(value.toFixed(2));
-const summary = (samples) => ({ p50: round(quantile(samples, 0.5)), p95: round(quantile(samples, 0.95)), mean: round(samples.reduce((a, b) => a + b, 0) / samples.length) });
+const summary = (samples) => ({
+  p50: round(quantile(samples, 0.5)),
+  p95: round(quantile(samples, 0.95)),
+  mean: round(samples.reduce((a, b) => a + b, 0) / samples.length),
+});
 const mb = (bytes) => round(Number(bytes) / 1024 / 1024);
 
 /** Runs `fn` for every query after a warm-up of ten, and returns its latencies in ms. */
@@ -99,7 +118,8 @@ async function timeInterleaved(queries, searches) {
       const started = performance.now();
       const reply = await search(query);
       samples[name].push(performance.now() - started);
-      for (const [stage, ms] of Object.entries(reply?.explain?.stages_ms ?? {})) stages.set(stage, [...(stages.get(stage) ?? []), ms]);
+      for (const [stage, ms] of Object.entries(reply?.explain?.stages_ms ?? {}))
+        stages.set(stage, [...(stages.get(stage) ?? []), ms]);
     }
   }
   return {
@@ -125,7 +145,10 @@ function rawLegs(db) {
     },
     async ann(vector) {
       await db.transaction(async (tx) => {
-        await tx.query("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)", [String(searchConfig.vectors.efSearch)]);
+        await tx.query(
+          "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)",
+          [String(searchConfig.vectors.efSearch)],
+        );
         const params = createSqlParams();
         const distance = `(c.embedding::vector(${builtinDimension})) <=> ${params.add(vectorLiteral(vector))}::vector(${builtinDimension})`;
         await tx.query(
@@ -143,14 +166,29 @@ function rawLegs(db) {
 async function measureInProcess(dataDir, queries) {
   const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
   try {
-    const exact = await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, exactBelowChunks: 100_000_000, buildIndexes: false } }, logger);
+    const exact = await openSearch(
+      db,
+      { ...searchConfig, vectors: { ...searchConfig.vectors, exactBelowChunks: 100_000_000, buildIndexes: false } },
+      logger,
+    );
     const rssBefore = process.memoryUsage().rss;
     const buildStarted = performance.now();
     // The graph is built from the stored chunks as the store opens it, and saved beside PGlite's files for the server to load.
     const ann =
       backend === "graph"
-        ? await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, exactBelowChunks: 0 } }, logger, "apply", { kind: "graph", qdrant: undefined }, join(dataDir, "vector-graphs"))
-        : await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, exactBelowChunks: 0, buildIndexes: false } }, logger);
+        ? await openSearch(
+            db,
+            { ...searchConfig, vectors: { ...searchConfig.vectors, exactBelowChunks: 0 } },
+            logger,
+            "apply",
+            { kind: "graph", qdrant: undefined },
+            join(dataDir, "vector-graphs"),
+          )
+        : await openSearch(
+            db,
+            { ...searchConfig, vectors: { ...searchConfig.vectors, exactBelowChunks: 0, buildIndexes: false } },
+            logger,
+          );
     await ann.vectors.buildIndex(builtinModel, builtinDimension);
     const buildMs = performance.now() - buildStarted;
     const rssAfter = process.memoryUsage().rss;
@@ -163,14 +201,44 @@ async function measureInProcess(dataDir, queries) {
 
     const { loadWordVectors, embedText, toDefaultCacheDir } = await import("@context-hub/text");
     const vectors = await loadWordVectors(toDefaultCacheDir(process.env));
-    const queryVectors = new Map(queries.map((query) => [query, Array.from(embedText(query, vectors, builtinEmbedOptions))]));
+    const queryVectors = new Map(
+      queries.map((query) => [query, Array.from(embedText(query, vectors, builtinEmbedOptions))]),
+    );
     const raw = rawLegs(db);
-    const search = { fts: (service, text, mode = "match") => service.fullText(benchPrincipal, { query: text, mode, language: "", filter: undefined, limit: 10, offset: 0, highlight: false }) };
-    const semantic = (service, text) => service.semantic(benchPrincipal, { model: builtinModel, vector: queryVectors.get(text), filter: undefined, limit: 10, offset: 0 });
+    const search = {
+      fts: (service, text, mode = "match") =>
+        service.fullText(benchPrincipal, {
+          query: text,
+          mode,
+          language: "",
+          filter: undefined,
+          limit: 10,
+          offset: 0,
+          highlight: false,
+        }),
+    };
+    const semantic = (service, text) =>
+      service.semantic(benchPrincipal, {
+        model: builtinModel,
+        vector: queryVectors.get(text),
+        filter: undefined,
+        limit: 10,
+        offset: 0,
+      });
 
     const result = {
-      hnsw: { buildMs: round(buildMs), indexMb: mb(sizes.hnsw), rssGrowthMb: mb(rssAfter - rssBefore), rssMb: mb(rssAfter) },
-      storage: { entriesMb: mb(sizes.entries), chunksMb: mb(sizes.chunks), ginMb: mb(sizes.gin), chunks: Number(sizes.chunk_count) },
+      hnsw: {
+        buildMs: round(buildMs),
+        indexMb: mb(sizes.hnsw),
+        rssGrowthMb: mb(rssAfter - rssBefore),
+        rssMb: mb(rssAfter),
+      },
+      storage: {
+        entriesMb: mb(sizes.entries),
+        chunksMb: mb(sizes.chunks),
+        ginMb: mb(sizes.gin),
+        chunks: Number(sizes.chunk_count),
+      },
       store: {
         fts_match: await timeAll(queries, (text) => search.fts(ann.service, text)),
         fts_any: await timeAll(queries, (text) => search.fts(ann.service, text, "any")),
@@ -179,7 +247,8 @@ async function measureInProcess(dataDir, queries) {
       floor: {
         fts_match: await timeAll(queries, (text) => raw.fts(text)),
         // pgvector's bare index scan; the graph has no SQL of its own to time.
-        semantic_ann: backend === "graph" ? undefined : await timeAll(queries, (text) => raw.ann(queryVectors.get(text))),
+        semantic_ann:
+          backend === "graph" ? undefined : await timeAll(queries, (text) => raw.ann(queryVectors.get(text))),
       },
     };
     // Recall@10 of the approximate search against the exact one, both under the access predicate, for several ef_search values.
@@ -199,7 +268,17 @@ async function measureInProcess(dataDir, queries) {
     result.recall = [];
     // A graph's search expansion is set when it is built, so the graph is measured at the store's setting only.
     for (const efSearch of backend === "graph" ? [searchConfig.vectors.efSearch] : [100, 200, 400, 1000]) {
-      const tuned = backend === "graph" ? ann : await openSearch(db, { ...searchConfig, vectors: { ...searchConfig.vectors, efSearch, exactBelowChunks: 0, buildIndexes: false } }, logger);
+      const tuned =
+        backend === "graph"
+          ? ann
+          : await openSearch(
+              db,
+              {
+                ...searchConfig,
+                vectors: { ...searchConfig.vectors, efSearch, exactBelowChunks: 0, buildIndexes: false },
+              },
+              logger,
+            );
       let found = 0;
       let expected = 0;
       let served = 0;
@@ -210,10 +289,20 @@ async function measureInProcess(dataDir, queries) {
         expected += truth.get(query).length;
         found += truth.get(query).filter((id) => got.has(id)).length;
       }
-      result.recall.push({ efSearch, at10: round(found / expected), servedByIndex: served, latency: await timeAll(queries, (text) => semantic(tuned.service, text)) });
+      result.recall.push({
+        efSearch,
+        at10: round(found / expected),
+        servedByIndex: served,
+        latency: await timeAll(queries, (text) => semantic(tuned.service, text)),
+      });
       if (tuned !== ann) await tuned.close();
     }
-    result.index = { backend, m: searchConfig.vectors.hnswM, efConstruction: searchConfig.vectors.hnswEfConstruction, efSearch: searchConfig.vectors.efSearch };
+    result.index = {
+      backend,
+      m: searchConfig.vectors.hnswM,
+      efConstruction: searchConfig.vectors.hnswEfConstruction,
+      efSearch: searchConfig.vectors.efSearch,
+    };
     await ann.close();
     await exact.close();
     return result;
@@ -248,7 +337,11 @@ async function measureOverMcp(dataDir, queries) {
     storeProcess: true,
   });
   const client = new Client({ name: "bench", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(hub.url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(hub.url), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
   const call = async (name, args) => {
     const result = await client.callTool({ name, arguments: args });
     if (result.isError) throw new Error(`${name} failed: ${result.content[0]?.text}`);
@@ -287,7 +380,9 @@ async function prepareCorpus(dataDir, size) {
       writeFileSync(join(dataDir, "entries-loaded"), `${size}\n`);
       return { ms: round(load.loadMs), embedMs: round(load.embedMs), threads: load.threads, reused: false };
     }
-    const { rows } = await db.query("SELECT count(*)::int AS entries, count(DISTINCT thread_id)::int AS threads FROM entries");
+    const { rows } = await db.query(
+      "SELECT count(*)::int AS entries, count(DISTINCT thread_id)::int AS threads FROM entries",
+    );
     if (rows[0].entries !== size) throw new Error(`${dataDir} holds ${rows[0].entries} entries, not ${size}`);
     return { ms: 0, embedMs: 0, threads: rows[0].threads, reused: true };
   } finally {
@@ -301,14 +396,23 @@ for (const size of sizes) {
   const root = kept ?? mkdtempSync(join(tmpdir(), "context-hub-bench-retrieval-"));
   const dataDir = kept ?? join(root, "data");
   try {
-    log(`${size} entries: ${kept !== undefined && existsSync(join(dataDir, "entries-loaded")) ? "reusing the corpus in" : "loading into"} ${dataDir}…`);
+    log(
+      `${size} entries: ${kept !== undefined && existsSync(join(dataDir, "entries-loaded")) ? "reusing the corpus in" : "loading into"} ${dataDir}…`,
+    );
     const load = await prepareCorpus(dataDir, size);
-    log(`${size} entries: ${load.reused ? "reused" : `loaded in ${(load.ms / 1000).toFixed(1)} s (embedding ${(load.embedMs / 1000).toFixed(1)} s)`}; measuring the store…`);
+    log(
+      `${size} entries: ${load.reused ? "reused" : `loaded in ${(load.ms / 1000).toFixed(1)} s (embedding ${(load.embedMs / 1000).toFixed(1)} s)`}; measuring the store…`,
+    );
     const queries = makeQueries(queryCount, 11);
     const inProcess = values["mcp-only"] ? undefined : await measureInProcess(dataDir, queries);
     log(`${size} entries: measuring over MCP…`);
     const mcp = await measureOverMcp(dataDir, queries);
-    results[size] = { load, ...inProcess, mcp, uptime: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ") };
+    results[size] = {
+      load,
+      ...inProcess,
+      mcp,
+      uptime: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "),
+    };
     log(JSON.stringify(results[size], null, 2));
   } finally {
     if (kept === undefined) rmSync(root, { recursive: true, force: true });
@@ -320,7 +424,9 @@ const line = (label, value, floor) =>
 for (const [size, result] of Object.entries(results)) {
   const queries = queryCount;
   const { mcp, floor = {} } = result;
-  console.log(`\n== ${size} entries (${result.storage?.chunks ?? "?"} chunks, ${result.load.threads} threads, 2 tenants; load average ${result.uptime}) ==`);
+  console.log(
+    `\n== ${size} entries (${result.storage?.chunks ?? "?"} chunks, ${result.load.threads} threads, 2 tenants; load average ${result.uptime}) ==`,
+  );
   console.log(line("MCP no-op search (matches nothing)", mcp.noop));
   console.log(line("MCP fts_search_context", mcp.fts_search_context, floor.fts_match));
   console.log(line("MCP fts_search_context (any)", mcp.fts_any));
@@ -331,7 +437,9 @@ for (const [size, result] of Object.entries(results)) {
   console.log(line("MCP hybrid_search_context (no feedback)", mcp.hybrid_without_feedback));
   // Hybrid's legs are plain any-word full text and semantic; its feedback re-scores their candidates afterwards.
   const slower = Math.max(mcp.fts_any.p50, mcp.semantic_search_context.p50);
-  console.log(`hybrid p50 / slower leg's p50 (${slower} ms): rerank ×${(mcp.hybrid_search_context.p50 / slower).toFixed(2)}, no rerank ×${(mcp.hybrid_without_rerank.p50 / slower).toFixed(2)}`);
+  console.log(
+    `hybrid p50 / slower leg's p50 (${slower} ms): rerank ×${(mcp.hybrid_search_context.p50 / slower).toFixed(2)}, no rerank ×${(mcp.hybrid_without_rerank.p50 / slower).toFixed(2)}`,
+  );
   console.log(
     `hybrid (rerank) stages from explain_query, p50 / p95 ms: ${Object.entries(mcp.hybrid_stages)
       .map(([stage, value]) => `${stage} ${value.p50} / ${value.p95}`)
@@ -340,7 +448,9 @@ for (const [size, result] of Object.entries(results)) {
   if (result.store === undefined) continue;
   console.log(line("store full text (match)", result.store.fts_match, floor.fts_match));
   console.log(line("store full text (any)", result.store.fts_any));
-  console.log(line(`store semantic (${backend === "graph" ? "graph" : "HNSW"})`, result.store.semantic_ann, floor.semantic_ann));
+  console.log(
+    line(`store semantic (${backend === "graph" ? "graph" : "HNSW"})`, result.store.semantic_ann, floor.semantic_ann),
+  );
   console.log(line("store semantic (exact)", result.store.semantic_exact));
   console.log(
     `${backend === "graph" ? "graph in the store process" : "pgvector HNSW"} m=${result.index.m}, ef_construction=${result.index.efConstruction}; the store's ef_search is ${result.index.efSearch}`,
@@ -355,5 +465,8 @@ for (const [size, result] of Object.entries(results)) {
 }
 if (values.json) {
   mkdirSync(dirname(values.json), { recursive: true });
-  writeFileSync(values.json, `${JSON.stringify({ node: process.version, sizes, queries: queryCount, results }, null, 2)}\n`);
+  writeFileSync(
+    values.json,
+    `${JSON.stringify({ node: process.version, sizes, queries: queryCount, results }, null, 2)}\n`,
+  );
 }

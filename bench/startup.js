@@ -13,7 +13,10 @@ const runs = Number(process.argv[2] ?? 5);
 function startOnce(dataDir) {
   return new Promise((resolve, reject) => {
     const began = performance.now();
-    const child = spawn(process.execPath, [bin, "start", "--port", "0", "--data-dir", dataDir], { env: { ...process.env, LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [bin, "start", "--port", "0", "--data-dir", dataDir], {
+      env: { ...process.env, LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let output = "";
     child.stdout.on("data", (chunk) => {
       output += chunk;

@@ -11,7 +11,14 @@ import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { createLogger } from "@context-hub/common";
 import { openDatabase } from "@context-hub/store";
-import { createAuditRepository, createDenialRecorder, createEntryRepository, createEntryService, defaultSearchConfig, openSearch } from "@context-hub/store/testing";
+import {
+  createAuditRepository,
+  createDenialRecorder,
+  createEntryRepository,
+  createEntryService,
+  defaultSearchConfig,
+  openSearch,
+} from "@context-hub/store/testing";
 import { embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
 import { builtinDimension, builtinEmbedOptions, builtinModel, sizedNote } from "./retrieval-data.js";
 
@@ -24,7 +31,9 @@ const { values } = parseArgs({
     json: { type: "string" },
   },
 });
-const statisticsOf = { none: [], chunks: ["chunks"], all: ["entries", "chunks", "grants", "node_summaries"] }[values.statistics];
+const statisticsOf = { none: [], chunks: ["chunks"], all: ["entries", "chunks", "grants", "node_summaries"] }[
+  values.statistics
+];
 if (statisticsOf === undefined) throw new Error(`--statistics takes none, chunks or all, not ${values.statistics}`);
 const before = Number(values.before);
 const commits = Number(values.commits);
@@ -34,7 +43,10 @@ const logger = createLogger("store-commit", "silent");
 const wordVectors = await loadWordVectors(toDefaultCacheDir(process.env));
 const dataDir = mkdtempSync(join(tmpdir(), "context-hub-store-commit-"));
 const database = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
-const entries = createEntryService(createEntryRepository(database), createDenialRecorder(createAuditRepository(database)));
+const entries = createEntryService(
+  createEntryRepository(database),
+  createDenialRecorder(createAuditRepository(database)),
+);
 const principal = { tenant: "local", subject: "local", groups: [], scopes: ["context:read", "context:write"] };
 
 /** Commits notes `from` … `from + count - 1`, 16 at a time, as the gateway would after generation. */
@@ -46,10 +58,23 @@ async function commitNotes(from, count) {
         const index = next++;
         const text = sizedNote(index, 1024);
         await entries.commit(principal, {
-          entry: { threadId: `bench-${index % 50}`, source: index % 2 ? "agent" : "user", text, tags: [], metadata: {}, images: [] },
+          entry: {
+            threadId: `bench-${index % 50}`,
+            source: index % 2 ? "agent" : "user",
+            text,
+            tags: [],
+            metadata: {},
+            images: [],
+          },
           generated: {
             textHash: "",
-            chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: embedText(text, wordVectors, builtinEmbedOptions) }],
+            chunks: [
+              {
+                ordinal: 0,
+                span: { start: 0, end: text.length },
+                vector: embedText(text, wordVectors, builtinEmbedOptions),
+              },
+            ],
             embeddingModel: builtinModel,
             embeddingDimension: builtinDimension,
             summary: text.slice(0, 200),
@@ -65,7 +90,11 @@ try {
   await commitNotes(0, before);
   if (values.index) {
     // As in the store: the build ends with the planner statistics refreshed (search-statistics.ts).
-    const search = await openSearch(database, { ...defaultSearchConfig, vectors: { ...defaultSearchConfig.vectors, buildIndexes: false } }, logger);
+    const search = await openSearch(
+      database,
+      { ...defaultSearchConfig, vectors: { ...defaultSearchConfig.vectors, buildIndexes: false } },
+      logger,
+    );
     await search.vectors.buildIndex(builtinModel, builtinDimension);
     await search.close();
   }

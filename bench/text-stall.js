@@ -59,13 +59,20 @@ const generators = {
   // Many short headings, each on its own line (22,000 of them in about 440,000 characters).
   headings: () => fillLines(chars, (index) => `## Heading ${index}\n`),
   // Headings of 500 characters, each over a short paragraph (400 of them in about 230,000 characters).
-  "long-headings": () => fillLines(chars, (index) => `## ${distinctWords(index, 497)}\n\nA paragraph about it. It has two sentences.\n\n`),
+  "long-headings": () =>
+    fillLines(chars, (index) => `## ${distinctWords(index, 497)}\n\nA paragraph about it. It has two sentences.\n\n`),
   // Levels 1 to 6 over and over, each with a line of text: every heading is nested in the five before it.
-  "nested-headings": () => fillLines(chars, (index) => `${"#".repeat((index % 6) + 1)} Level ${index}\n\nThe text of part ${index}.\n\n`),
+  "nested-headings": () =>
+    fillLines(chars, (index) => `${"#".repeat((index % 6) + 1)} Level ${index}\n\nThe text of part ${index}.\n\n`),
   // One heading name repeated: every sibling after the first needs a `-N` suffix.
   "same-headings": () => fillLines(chars, () => "## Notes\n\nSome text.\n\n"),
   // Runs of `#` inside and after the heading, setext headings between them.
-  "hash-headings": () => fillLines(chars, (index) => (index % 2 === 0 ? `## h${index} ${"#".repeat(40)} x ${"#".repeat(40)}   \n` : `Title ${index}\n${index % 4 === 1 ? "===" : "---"}\n\n`)),
+  "hash-headings": () =>
+    fillLines(chars, (index) =>
+      index % 2 === 0
+        ? `## h${index} ${"#".repeat(40)} x ${"#".repeat(40)}   \n`
+        : `Title ${index}\n${index % 4 === 1 ? "===" : "---"}\n\n`,
+    ),
   prose: () => {
     const sentences = [
       "The survey measured the flow at each gauge twice a day.",
@@ -85,7 +92,8 @@ const generators = {
 };
 
 const inputs = values.inputs.split(",").map((name) => {
-  if (!(name in generators)) throw new Error(`--inputs: unknown input ${name}; known: ${Object.keys(generators).join(", ")}`);
+  if (!(name in generators))
+    throw new Error(`--inputs: unknown input ${name}; known: ${Object.keys(generators).join(", ")}`);
   return name;
 });
 
@@ -130,7 +138,10 @@ function reader(client, id) {
   let turn = 0;
   return async () => {
     const started = performance.now();
-    const result = turn++ % 2 === 0 ? await call(client, "get_context_by_ids", { context_ids: [id] }) : await call(client, "semantic_search_context", { query: "gauge calibration drift", limit: 5 });
+    const result =
+      turn++ % 2 === 0
+        ? await call(client, "get_context_by_ids", { context_ids: [id] })
+        : await call(client, "semantic_search_context", { query: "gauge calibration drift", limit: 5 });
     if (result.isError) throw new Error(`a read failed: ${firstLine(result)}`);
     return performance.now() - started;
   };
@@ -146,7 +157,11 @@ try {
   // Something to read: a few ordinary entries in another thread.
   let readId = "";
   for (let index = 0; index < 20; index++) {
-    const stored = await call(readerClient, "store_context", { thread_id: "gauges", source: "agent", text: `Gauge ${index} calibration drift was ${index / 10} mm after the storm; we reset it.` });
+    const stored = await call(readerClient, "store_context", {
+      thread_id: "gauges",
+      source: "agent",
+      text: `Gauge ${index} calibration drift was ${index / 10} mm after the storm; we reset it.`,
+    });
     if (stored.isError) throw new Error(`seeding failed: ${firstLine(stored)}`);
     readId = stored.structuredContent.context_id;
   }
@@ -163,7 +178,9 @@ try {
     const stagesBefore = await stageSeconds(metricsUrl);
     let writing = true;
     const started = performance.now();
-    const write = call(writer, "store_context", { thread_id: `stall-${name}`, source: "agent", text }).finally(() => (writing = false));
+    const write = call(writer, "store_context", { thread_id: `stall-${name}`, source: "agent", text }).finally(
+      () => (writing = false),
+    );
     const reading = (async () => {
       while (writing) {
         const latency = await read();
@@ -183,7 +200,17 @@ try {
     // A hostile text must end (stored or refused) within the limit; the legitimate one must be stored, however long it takes.
     const ended = name === "prose" ? !result.isError : (!result.isError || refusedByBudget) && writeMs <= writeLimitMs;
     const pass = ended && ratio <= ratioLimit;
-    const row = { input: name, chars: text.length, writeMs: round(writeMs, 0), outcome, idle: latencySummary(idle), during: latencySummary(during), ratioP95: round(ratio), stages, pass };
+    const row = {
+      input: name,
+      chars: text.length,
+      writeMs: round(writeMs, 0),
+      outcome,
+      idle: latencySummary(idle),
+      during: latencySummary(during),
+      ratioP95: round(ratio),
+      stages,
+      pass,
+    };
     results.push(row);
     console.log(
       `${name.padEnd(9)} ${text.length} chars: write ${Math.round(writeMs)} ms → ${outcome}; reader p95 ${round(idleP95)} ms idle, ${round(duringP95)} ms during (${during.length} reads), ×${round(ratio)} ${pass ? "PASS" : "FAIL"}`,
@@ -201,12 +228,23 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-const host = { cpus: availableParallelism(), model: cpus()[0]?.model ?? "unknown", loadavg: loadavg().map((value) => round(value)) };
+const host = {
+  cpus: availableParallelism(),
+  model: cpus()[0]?.model ?? "unknown",
+  loadavg: loadavg().map((value) => round(value)),
+};
 console.log(`host: ${host.cpus} CPUs (${host.model}), load average ${host.loadavg.join(" ")}`);
 const failed = results.filter((row) => !row.pass);
-console.log(failed.length === 0 ? "PASS: every write completed or was refused in time, and the reader kept up" : `FAIL: ${failed.map((row) => row.input).join(", ")}`);
+console.log(
+  failed.length === 0
+    ? "PASS: every write completed or was refused in time, and the reader kept up"
+    : `FAIL: ${failed.map((row) => row.input).join(", ")}`,
+);
 if (values.json !== undefined) {
   mkdirSync(dirname(values.json), { recursive: true });
-  writeFileSync(values.json, JSON.stringify({ date: new Date().toISOString(), host, writeLimitMs, ratioLimit, results }, null, 2));
+  writeFileSync(
+    values.json,
+    JSON.stringify({ date: new Date().toISOString(), host, writeLimitMs, ratioLimit, results }, null, 2),
+  );
 }
 process.exitCode = failed.length === 0 ? 0 : 1;

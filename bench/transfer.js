@@ -30,7 +30,8 @@ const mb = (bytes) => Math.round(bytes / 1024 / 1024);
 
 const directory = mkdtempSync(join(tmpdir(), "context-hub-transfer-bench-"));
 const file = join(directory, "export.jsonl");
-const lines = () => createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY });
+const lines = () =>
+  createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY });
 const total = (counts) => Object.values(counts).reduce((sum, count) => sum + count, 0);
 
 async function timed(label, fn) {
@@ -53,7 +54,11 @@ async function importInto(options, label) {
   }
 }
 
-const report = { entries: entryCount, cpus: cpus().length, loadAverage: loadavg().map((value) => Number(value.toFixed(2))) };
+const report = {
+  entries: entryCount,
+  cpus: cpus().length,
+  loadAverage: loadavg().map((value) => Number(value.toFixed(2))),
+};
 try {
   const source = await openDatabase({ url: "", dataDir: join(directory, "source"), poolMax: 1 }, logger);
   try {
@@ -77,7 +82,11 @@ try {
     report.rows = total(exported.result);
     report.counts = exported.result;
     report.fileMb = mb(statSync(file).size);
-    report.export = { seconds: Number(exported.seconds.toFixed(1)), rowsPerSecond: Math.round(report.rows / exported.seconds), peakRssMb: exported.peakRssMb };
+    report.export = {
+      seconds: Number(exported.seconds.toFixed(1)),
+      rowsPerSecond: Math.round(report.rows / exported.seconds),
+      peakRssMb: exported.peakRssMb,
+    };
   } finally {
     await source.close();
   }
@@ -87,8 +96,13 @@ try {
     peakRssMb: first.peakRssMb,
     againSeconds: Number(again.seconds.toFixed(1)),
   });
-  report.importPglite = summarise(await importInto({ url: "", dataDir: join(directory, "target"), poolMax: 1 }, "PGlite"));
-  if (process.env.DATABASE_URL) report.importPostgres = summarise(await importInto({ url: process.env.DATABASE_URL, dataDir: "", poolMax: 4 }, "PostgreSQL"));
+  report.importPglite = summarise(
+    await importInto({ url: "", dataDir: join(directory, "target"), poolMax: 1 }, "PGlite"),
+  );
+  if (process.env.DATABASE_URL)
+    report.importPostgres = summarise(
+      await importInto({ url: process.env.DATABASE_URL, dataDir: "", poolMax: 4 }, "PostgreSQL"),
+    );
   report.loadAverageAfter = loadavg().map((value) => Number(value.toFixed(2)));
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   if (values.json) {

@@ -32,7 +32,9 @@ const warmUp = 100;
 const log = (message) => process.stderr.write(`${message}\n`);
 
 const narrowWords =
-  "turbine blade fatigue crack root section inspection torque schedule bearing vibration spectrum maintenance window operator report anomaly threshold sensor calibration drift rotor".split(" ");
+  "turbine blade fatigue crack root section inspection torque schedule bearing vibration spectrum maintenance window operator report anomaly threshold sensor calibration drift rotor".split(
+    " ",
+  );
 /** A 1 KB note whose sentences rotate through 20 words: every note is nearly every other one. */
 function narrowNote(index) {
   let body = `# Inspection note ${index}\n\n`;
@@ -57,7 +59,8 @@ function textsOf(source) {
 }
 
 const wordVectors = await loadWordVectors(toDefaultCacheDir(process.env));
-const literal = (text) => `[${Array.from(embedText(text, wordVectors, builtinEmbedOptions), (x) => x.toFixed(6)).join(",")}]`;
+const literal = (text) =>
+  `[${Array.from(embedText(text, wordVectors, builtinEmbedOptions), (x) => x.toFixed(6)).join(",")}]`;
 
 async function measure(source, size, withIndex) {
   const texts = textsOf(source);
@@ -65,10 +68,13 @@ async function measure(source, size, withIndex) {
   const dataDir = mkdtempSync(join(tmpdir(), "context-hub-vector-insert-"));
   const db = await PGlite.create({ dataDir, extensions: { vector } });
   try {
-    await db.exec(`CREATE EXTENSION vector; CREATE TABLE chunks (id bigserial PRIMARY KEY, embedding vector(${builtinDimension}))`);
+    await db.exec(
+      `CREATE EXTENSION vector; CREATE TABLE chunks (id bigserial PRIMARY KEY, embedding vector(${builtinDimension}))`,
+    );
     for (let from = 0; from < size; from += 1000) {
       const rows = [];
-      for (let index = from; index < Math.min(size, from + 1000); index++) rows.push(`('${literal(texts.text(index))}')`);
+      for (let index = from; index < Math.min(size, from + 1000); index++)
+        rows.push(`('${literal(texts.text(index))}')`);
       await db.exec(`INSERT INTO chunks (embedding) VALUES ${rows.join(",")}`);
     }
     let buildSeconds;
@@ -106,7 +112,13 @@ for (const size of values.sizes.split(",").map(Number)) {
       continue;
     }
     const indexed = await measure(source, size, true);
-    const row = { source, size, without_index: bare, with_index: indexed, graph_insert_cpu_ms: Number((indexed.cpu_ms - bare.cpu_ms).toFixed(3)) };
+    const row = {
+      source,
+      size,
+      without_index: bare,
+      with_index: indexed,
+      graph_insert_cpu_ms: Number((indexed.cpu_ms - bare.cpu_ms).toFixed(3)),
+    };
     results.rows.push(row);
     log(
       `${source.padEnd(9)} ${String(size).padStart(6)} rows: CPU per insert ${bare.cpu_ms} ms without the index, ${indexed.cpu_ms} ms with it (graph ${row.graph_insert_cpu_ms} ms; built in ${indexed.build_s} s)`,

@@ -39,7 +39,8 @@ const { values } = parseArgs({
 const writesPerRun = Number(values.writes);
 const clientCounts = values.clients.split(",").map(Number);
 const clientsNice = Number(values["clients-nice"]);
-if (!Number.isInteger(clientsNice) || clientsNice < 0 || clientsNice > 19) throw new Error(`--clients-nice takes a niceness from 0 to 19, not ${values["clients-nice"]}`);
+if (!Number.isInteger(clientsNice) || clientsNice < 0 || clientsNice > 19)
+  throw new Error(`--clients-nice takes a niceness from 0 to 19, not ${values["clients-nice"]}`);
 const bin = fileURLToPath(new URL("../bin/context-hub.js", import.meta.url));
 
 /**
@@ -101,7 +102,8 @@ function storePid(parent) {
       if (!/^\d+$/.test(name)) continue;
       try {
         const stat = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1].split(" ");
-        if (stat[1] === String(parent) && readFileSync(`/proc/${name}/cmdline`, "utf8").includes("store")) return Number(name);
+        if (stat[1] === String(parent) && readFileSync(`/proc/${name}/cmdline`, "utf8").includes("store"))
+          return Number(name);
       } catch {
         // The process ended while we looked.
       }
@@ -117,7 +119,10 @@ const ms = (value) => Number(value.toFixed(2));
 
 function startServer(dataDir, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "start", "--port", "0", "--data-dir", dataDir], { env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [bin, "start", "--port", "0", "--data-dir", dataDir], {
+      env: { ...process.env, LOG_LEVEL: "warn", ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let output = "";
     child.stdout.on("data", (chunk) => {
       output += chunk;
@@ -145,8 +150,12 @@ async function stageHistograms(metricsUrl) {
     const sum = /^contexthub_write_stage_seconds_sum\{stage="(\w+)",outcome="ok"\} ([\d.e+-]+)/.exec(line);
     const count = /^contexthub_write_stage_seconds_count\{stage="(\w+)",outcome="ok"\} (\d+)/.exec(line);
     if (bucket) {
-      const [le, stage] = bucket[1].includes(".") || bucket[1] === "+Inf" ? [bucket[1], bucket[2]] : [bucket[2], bucket[1]];
-      (stages[stage] ??= { buckets: new Map(), sum: 0, count: 0 }).buckets.set(le === "+Inf" ? Infinity : Number(le), Number(bucket[3]));
+      const [le, stage] =
+        bucket[1].includes(".") || bucket[1] === "+Inf" ? [bucket[1], bucket[2]] : [bucket[2], bucket[1]];
+      (stages[stage] ??= { buckets: new Map(), sum: 0, count: 0 }).buckets.set(
+        le === "+Inf" ? Infinity : Number(le),
+        Number(bucket[3]),
+      );
     }
     if (sum) (stages[sum[1]] ??= { buckets: new Map(), sum: 0, count: 0 }).sum = Number(sum[2]);
     if (count) (stages[count[1]] ??= { buckets: new Map(), sum: 0, count: 0 }).count = Number(count[2]);
@@ -164,9 +173,14 @@ function stageFigures(after, before) {
     const half = count / 2;
     let previous = [0, 0];
     let median = NaN;
-    for (const [le, cumulative] of [...late.buckets].map(([bound, total]) => [bound, total - (early.buckets.get(bound) ?? 0)]).sort((a, b) => a[0] - b[0])) {
+    for (const [le, cumulative] of [...late.buckets]
+      .map(([bound, total]) => [bound, total - (early.buckets.get(bound) ?? 0)])
+      .sort((a, b) => a[0] - b[0])) {
       if (cumulative >= half) {
-        median = le === Infinity ? previous[0] : previous[0] + ((half - previous[1]) / Math.max(1, cumulative - previous[1])) * (le - previous[0]);
+        median =
+          le === Infinity
+            ? previous[0]
+            : previous[0] + ((half - previous[1]) / Math.max(1, cumulative - previous[1])) * (le - previous[0]);
         break;
       }
       previous = [le, cumulative];
@@ -181,7 +195,10 @@ async function awaitVectorIndex(url) {
   const client = await connect(url);
   try {
     for (let attempt = 0; attempt < 600; attempt++) {
-      const result = await client.callTool({ name: "semantic_search_context", arguments: { query: "turbine blade inspection" } });
+      const result = await client.callTool({
+        name: "semantic_search_context",
+        arguments: { query: "turbine blade inspection" },
+      });
       if (result.structuredContent?.strategy === "ann") return;
       await new Promise((wait) => setTimeout(wait, 100));
     }
@@ -201,7 +218,10 @@ async function runLoad(url, clients, writes, offset) {
       while (next < writes) {
         const index = offset + next++;
         const started = performance.now();
-        const result = await client.callTool({ name: "store_context", arguments: { thread_id: `bench-${index % 50}`, source: index % 2 ? "agent" : "user", text: text(index) } });
+        const result = await client.callTool({
+          name: "store_context",
+          arguments: { thread_id: `bench-${index % 50}`, source: index % 2 ? "agent" : "user", text: text(index) },
+        });
         if (result.isError) throw new Error(`store_context failed: ${JSON.stringify(result.content)}`);
         latencies.push(performance.now() - started);
       }
@@ -230,15 +250,23 @@ async function rawFloor(rows, withIndex) {
   const database = await openDatabase({ url: process.env.DATABASE_URL ?? "", dataDir, poolMax: 1 }, logger);
   // The built-in model's vector of the row's text, as the server stores (an HNSW insert's cost depends on its neighbours).
   const wordVectors = await loadWordVectors(toDefaultCacheDir(process.env));
-  const components = (body) => Array.from(embedText(body, wordVectors, builtinEmbedOptions), (x) => x.toFixed(6)).join(",");
+  const components = (body) =>
+    Array.from(embedText(body, wordVectors, builtinEmbedOptions), (x) => x.toFixed(6)).join(",");
   // pgvector's literal, or a real[] one on a server without pgvector.
   const vectorOf = (body) => (database.vectorType === "pgvector" ? `[${components(body)}]` : `{${components(body)}}`);
   const latencies = [];
   try {
     // With the in-process graph, the floor's commit is followed by the same graph insert the store makes after its own.
-    const graph = withIndex && vectorBackend === "graph" ? await openSearch(database, defaultSearchConfig, logger, "apply", { kind: "graph", qdrant: undefined }) : undefined;
+    const graph =
+      withIndex && vectorBackend === "graph"
+        ? await openSearch(database, defaultSearchConfig, logger, "apply", { kind: "graph", qdrant: undefined })
+        : undefined;
     if (withIndex && graph === undefined) {
-      const search = await openSearch(database, { ...defaultSearchConfig, vectors: { ...defaultSearchConfig.vectors, buildIndexes: false } }, logger);
+      const search = await openSearch(
+        database,
+        { ...defaultSearchConfig, vectors: { ...defaultSearchConfig.vectors, buildIndexes: false } },
+        logger,
+      );
       await search.vectors.buildIndex(builtinModel, builtinDimension);
       await search.close();
     }
@@ -255,13 +283,10 @@ async function rawFloor(rows, withIndex) {
           [id, `floor-${index % 50}`, body, body.length, body.slice(0, 300), contentHash(body)],
         );
         // The embedder's own model, so a PostgreSQL run leaves no second embedding space behind in the shared database.
-        await tx.query("INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding) VALUES ($1, $2, 'local', 0, 0, $3, $4, $5)", [
-          chunkId,
-          id,
-          body.length,
-          builtinModel,
-          vector,
-        ]);
+        await tx.query(
+          "INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding) VALUES ($1, $2, 'local', 0, 0, $3, $4, $5)",
+          [chunkId, id, body.length, builtinModel, vector],
+        );
       });
       if (graph !== undefined && index === 0) await graph.vectors.buildIndex(builtinModel, builtinDimension);
       else graph?.vectors.chunksCommitted?.([{ id: chunkId, model: builtinModel, vector: embedding }]);
@@ -327,16 +352,31 @@ try {
     const ticksAfter = machineTicks();
     const databaseCpuAfter = process.env.DATABASE_URL ? postgresCpuSeconds() : undefined;
     const cpuAfter = [cpuSeconds(server.child.pid), store === undefined ? undefined : cpuSeconds(store)];
-    const perStore = (index) => (cpuBefore[index] === undefined || cpuAfter[index] === undefined ? undefined : ms(((cpuAfter[index] - cpuBefore[index]) / writesPerRun) * 1000));
-    run.cpu_ms_per_store = { store_process: perStore(1), gateway_and_workers: perStore(0), mcp_clients: ms((clientCpu.user + clientCpu.system) / 1000 / writesPerRun) };
-    if (databaseCpuBefore !== undefined && databaseCpuAfter !== undefined) run.cpu_ms_per_store.postgres_server = ms(((databaseCpuAfter - databaseCpuBefore) / writesPerRun) * 1000);
+    const perStore = (index) =>
+      cpuBefore[index] === undefined || cpuAfter[index] === undefined
+        ? undefined
+        : ms(((cpuAfter[index] - cpuBefore[index]) / writesPerRun) * 1000);
+    run.cpu_ms_per_store = {
+      store_process: perStore(1),
+      gateway_and_workers: perStore(0),
+      mcp_clients: ms((clientCpu.user + clientCpu.system) / 1000 / writesPerRun),
+    };
+    if (databaseCpuBefore !== undefined && databaseCpuAfter !== undefined)
+      run.cpu_ms_per_store.postgres_server = ms(((databaseCpuAfter - databaseCpuBefore) / writesPerRun) * 1000);
     // Derived, not measured: what the server's own CPU per store would allow on two cores that ran nothing else.
-    const serverParts = [run.cpu_ms_per_store.store_process, run.cpu_ms_per_store.gateway_and_workers, run.cpu_ms_per_store.postgres_server ?? 0];
+    const serverParts = [
+      run.cpu_ms_per_store.store_process,
+      run.cpu_ms_per_store.gateway_and_workers,
+      run.cpu_ms_per_store.postgres_server ?? 0,
+    ];
     if (serverParts.every((part) => part !== undefined)) {
       run.server_cpu_ms_per_store = ms(serverParts.reduce((sum, part) => sum + part, 0));
       run.server_alone_two_cores_per_s = ms(2000 / run.server_cpu_ms_per_store);
     }
-    if (ticksBefore !== undefined && ticksAfter !== undefined) run.machine_busy_percent = ms((100 * (ticksAfter.busy - ticksBefore.busy)) / (ticksAfter.total - ticksBefore.total));
+    if (ticksBefore !== undefined && ticksAfter !== undefined)
+      run.machine_busy_percent = ms(
+        (100 * (ticksAfter.busy - ticksBefore.busy)) / (ticksAfter.total - ticksBefore.total),
+      );
     offset += writesPerRun;
     // This run's writes only: the warm-up and earlier runs are subtracted.
     run.stages = stageFigures(await stageHistograms(server.url.replace(/\/mcp$/, "/metrics")), before);
@@ -363,13 +403,16 @@ results.target = {
   generation_p50_ms: generation,
   floor_p50_ms: results.floor.p50_ms,
   single_client_p50_ms: singleClient?.p50_ms,
-  ratio_to_floor_plus_generation: singleClient === undefined ? undefined : ms(singleClient.p50_ms / (results.floor.p50_ms + generation)),
+  ratio_to_floor_plus_generation:
+    singleClient === undefined ? undefined : ms(singleClient.p50_ms / (results.floor.p50_ms + generation)),
 };
 console.log(
   `raw floor (INSERT entry + chunk, COMMIT, ${process.env.DATABASE_URL ? "PostgreSQL" : "PGlite"}${values["with-index"] ? (vectorBackend === "graph" ? ", then the chunk into the store's in-process graph" : ", HNSW index on the chunks") : ""}): p50 ${results.floor.p50_ms} ms, p95 ${results.floor.p95_ms} ms`,
 );
 console.log(
-  `stages of the ${(singleClient ?? results.runs[0])?.clients ?? 1}-client run (approx p50 / mean, ms): ${Object.entries(stages)
+  `stages of the ${(singleClient ?? results.runs[0])?.clients ?? 1}-client run (approx p50 / mean, ms): ${Object.entries(
+    stages,
+  )
     .map(([stage, f]) => `${stage} ${f.p50_ms_approx}/${f.mean_ms}`)
     .join(", ")}`,
 );

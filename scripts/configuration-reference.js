@@ -10,13 +10,53 @@ export const fixCommand = "npm run docs:config";
 
 /** Where each section's variables are defined: a built module and the name of its exported env object (a z.object or its shape). */
 export const sections = [
-  { title: "Every service", module: "packages/common/dist/index.js", exports: ["commonEnvSchema", "tracingEnvSchema"], source: "packages/common/src/config.ts, packages/common/src/tracing.ts" },
-  { title: "Gateway", module: "services/gateway/dist/config.js", exports: ["gatewayEnvVariables"], source: "services/gateway/src/config.ts", page: "gateway.md" },
-  { title: "Store", module: "services/store/dist/config.js", exports: ["storeEnvVariables"], source: "services/store/src/config.ts", page: "store.md" },
-  { title: "Embedder", module: "services/embedder/dist/config.js", exports: ["embedderEnvVariables"], source: "services/embedder/src/config.ts", page: "embedder.md" },
-  { title: "Summarizer", module: "services/summarizer/dist/config.js", exports: ["summarizerEnvVariables"], source: "services/summarizer/src/config.ts", page: "summarizer.md" },
-  { title: "Reranker", module: "services/reranker/dist/config.js", exports: ["rerankerEnvVariables"], source: "services/reranker/src/config.ts", page: "reranker.md" },
-  { title: "The context-hub command", module: "apps/cli/dist/config.js", exports: ["cliEnvVariables"], source: "apps/cli/src/config.ts" },
+  {
+    title: "Every service",
+    module: "packages/common/dist/index.js",
+    exports: ["commonEnvSchema", "tracingEnvSchema"],
+    source: "packages/common/src/config.ts, packages/common/src/tracing.ts",
+  },
+  {
+    title: "Gateway",
+    module: "services/gateway/dist/config.js",
+    exports: ["gatewayEnvVariables"],
+    source: "services/gateway/src/config.ts",
+    page: "gateway.md",
+  },
+  {
+    title: "Store",
+    module: "services/store/dist/config.js",
+    exports: ["storeEnvVariables"],
+    source: "services/store/src/config.ts",
+    page: "store.md",
+  },
+  {
+    title: "Embedder",
+    module: "services/embedder/dist/config.js",
+    exports: ["embedderEnvVariables"],
+    source: "services/embedder/src/config.ts",
+    page: "embedder.md",
+  },
+  {
+    title: "Summarizer",
+    module: "services/summarizer/dist/config.js",
+    exports: ["summarizerEnvVariables"],
+    source: "services/summarizer/src/config.ts",
+    page: "summarizer.md",
+  },
+  {
+    title: "Reranker",
+    module: "services/reranker/dist/config.js",
+    exports: ["rerankerEnvVariables"],
+    source: "services/reranker/src/config.ts",
+    page: "reranker.md",
+  },
+  {
+    title: "The context-hub command",
+    module: "apps/cli/dist/config.js",
+    exports: ["cliEnvVariables"],
+    source: "apps/cli/src/config.ts",
+  },
 ];
 
 const allInOneNote = `\`context-hub start\` runs all five services in one process and passes them
@@ -74,7 +114,10 @@ export async function renderConfigurationReference() {
     const seeAlso = section.page === undefined ? "" : ` More on each in [${section.page}](${section.page}).`;
     lines.push(`Defined in \`${section.source}\`.${seeAlso}`, "");
     lines.push("| variable | type | default | description |", "| --- | --- | --- | --- |");
-    for (const row of section.rows) lines.push(`| \`${row.name}\` | ${cell(row.type)} | ${defaultCell(row.default)} | ${cell(sentence(row.description))} |`);
+    for (const row of section.rows)
+      lines.push(
+        `| \`${row.name}\` | ${cell(row.type)} | ${defaultCell(row.default)} | ${cell(sentence(row.description))} |`,
+      );
     lines.push("");
     if (section.title === "The context-hub command") lines.push(allInOneNote, "");
   }
@@ -102,7 +145,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
       // A missing file differs.
     }
     if (current !== text) {
-      console.error(`docs/configuration.md differs from the config schemas; run \`${fixCommand}\` and commit the result.`);
+      console.error(
+        `docs/configuration.md differs from the config schemas; run \`${fixCommand}\` and commit the result.`,
+      );
       process.exit(1);
     }
   } else {

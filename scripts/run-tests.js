@@ -32,7 +32,9 @@ const selected = files
 // A compiled test whose source was moved or deleted would still run from dist/ and test code that no longer exists.
 const orphans = selected.filter((file) => !existsSync(file.replace("/dist/", "/src/").replace(/\.js$/, ".ts")));
 if (orphans.length > 0) {
-  console.error(`Compiled tests without a source file (delete the workspace's dist/ and run \`tsc -b\`):\n  ${orphans.join("\n  ")}`);
+  console.error(
+    `Compiled tests without a source file (delete the workspace's dist/ and run \`tsc -b\`):\n  ${orphans.join("\n  ")}`,
+  );
   process.exit(1);
 }
 

@@ -22,7 +22,9 @@ export function stripSuffix(token) {
 
 /** The terms of a text: lower-cased runs of letters and digits, stop words dropped, suffixes stripped. */
 export function referenceTerms(text) {
-  return (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((token) => !referenceStopwords.has(token)).map(stripSuffix);
+  return (text.toLowerCase().match(/[a-z0-9]+/g) ?? [])
+    .filter((token) => !referenceStopwords.has(token))
+    .map(stripSuffix);
 }
 
 /**

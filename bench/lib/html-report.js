@@ -1,8 +1,23 @@
 // A self-contained HTML report: tables and inline SVG line charts, no scripts, no external assets.
 
-const palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939"];
-const escape = (text) => String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
-const nice = (value) => (Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(2));
+const palette = [
+  "#1f77b4",
+  "#d62728",
+  "#2ca02c",
+  "#ff7f0e",
+  "#9467bd",
+  "#8c564b",
+  "#e377c2",
+  "#7f7f7f",
+  "#bcbd22",
+  "#17becf",
+  "#393b79",
+  "#637939",
+];
+const escape = (text) =>
+  String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+const nice = (value) =>
+  Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(2);
 
 /** A line chart of `series` ([{ name, points: [[x, y]] }]) as an SVG element. */
 export function lineChart(series, { title, xLabel = "s", yLabel = "", width = 900, height = 280, marks = [] }) {
@@ -16,11 +31,15 @@ export function lineChart(series, { title, xLabel = "s", yLabel = "", width = 90
   const yMax = Math.max(...all.map(([, y]) => y), 1e-9) * 1.08;
   const sx = (x) => left + (x / xMax) * (width - left - right);
   const sy = (y) => height - bottom - (y / yMax) * (height - top - bottom);
-  const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`];
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
+  ];
   parts.push(`<text x="${left}" y="16" font-size="13" font-weight="bold">${escape(title)}</text>`);
   for (let i = 0; i <= 4; i++) {
     const y = (yMax * i) / 4;
-    parts.push(`<line x1="${left}" x2="${width - right}" y1="${sy(y)}" y2="${sy(y)}" stroke="#ddd"/><text x="${left - 6}" y="${sy(y) + 4}" text-anchor="end">${nice(y)}</text>`);
+    parts.push(
+      `<line x1="${left}" x2="${width - right}" y1="${sy(y)}" y2="${sy(y)}" stroke="#ddd"/><text x="${left - 6}" y="${sy(y) + 4}" text-anchor="end">${nice(y)}</text>`,
+    );
     const x = (xMax * i) / 4;
     parts.push(`<text x="${sx(x)}" y="${height - bottom + 16}" text-anchor="middle">${nice(x)}</text>`);
   }
@@ -34,7 +53,10 @@ export function lineChart(series, { title, xLabel = "s", yLabel = "", width = 90
   series.forEach((line, index) => {
     const color = palette[index % palette.length];
     const points = line.points.filter(([, y]) => y !== null && Number.isFinite(y));
-    if (points.length > 0) parts.push(`<polyline fill="none" stroke="${color}" stroke-width="1.5" points="${points.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(" ")}"/>`);
+    if (points.length > 0)
+      parts.push(
+        `<polyline fill="none" stroke="${color}" stroke-width="1.5" points="${points.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(" ")}"/>`,
+      );
     parts.push(
       `<rect x="${width - right + 10}" y="${top + index * 16}" width="10" height="10" fill="${color}"/><text x="${width - right + 24}" y="${top + index * 16 + 9}">${escape(line.name)}</text>`,
     );
@@ -71,5 +93,10 @@ export function windowedSeries(samples, windowS, valueOf) {
   }
   return [...byTool.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, windows]) => ({ name, points: [...windows.entries()].sort(([a], [b]) => a - b).map(([window, group]) => [(window + 0.5) * windowS, valueOf(group)]) }));
+    .map(([name, windows]) => ({
+      name,
+      points: [...windows.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([window, group]) => [(window + 0.5) * windowS, valueOf(group)]),
+    }));
 }

@@ -15,16 +15,34 @@ export function createPrincipals(tenants, perTenant) {
         .toString(36)
         .replace(/[^a-z]/g, "")
         .slice(0, 8)}x`;
-      principals.push({ name, tenant: `tenant${t}`, subject: `agent${p}`, groups: ["eng"], scopes: ["context:read", "context:write"], key: generateApiKey(), marker });
+      principals.push({
+        name,
+        tenant: `tenant${t}`,
+        subject: `agent${p}`,
+        groups: ["eng"],
+        scopes: ["context:read", "context:write"],
+        key: generateApiKey(),
+        marker,
+      });
     }
   }
   const dir = mkdtempSync(join(tmpdir(), "context-hub-bench-keys-"));
   const path = join(dir, "keys.json");
-  writeFileSync(path, JSON.stringify({ keys: principals.map(({ key, tenant, subject, groups, scopes }) => ({ key, tenant, subject, groups, scopes })) }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      keys: principals.map(({ key, tenant, subject, groups, scopes }) => ({ key, tenant, subject, groups, scopes })),
+    }),
+  );
   return { principals, path, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** The environment that turns API-key authentication on and rate limits off, for load runs. */
 export function benchEnv(keysPath) {
-  return { CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: keysPath, CONTEXT_HUB_RATE_READ_PER_MIN: "0", CONTEXT_HUB_RATE_WRITE_PER_MIN: "0" };
+  return {
+    CONTEXT_HUB_AUTH: "api-key",
+    CONTEXT_HUB_API_KEYS_FILE: keysPath,
+    CONTEXT_HUB_RATE_READ_PER_MIN: "0",
+    CONTEXT_HUB_RATE_WRITE_PER_MIN: "0",
+  };
 }

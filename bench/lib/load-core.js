@@ -27,7 +27,9 @@ export function noteText(principal, index, revision = 0) {
 
 export async function connect(url, key) {
   const client = new Client({ name: "context-hub-load", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
   return client;
 }
 
@@ -94,7 +96,15 @@ export function createLedger() {
     acknowledge(id, owner, version, text) {
       const known = entries.get(id);
       if (known !== undefined && known.version >= version) return;
-      entries.set(id, { id, owner: owner.name, tenant: owner.tenant, subject: owner.subject, version, hash: contentHash(text), text });
+      entries.set(id, {
+        id,
+        owner: owner.name,
+        tenant: owner.tenant,
+        subject: owner.subject,
+        version,
+        hash: contentHash(text),
+        text,
+      });
     },
     ownedBy(principal) {
       return [...entries.values()].filter((entry) => entry.owner === principal.name);
@@ -131,13 +141,25 @@ function chooseOperation(mix) {
 async function timedCall(context, principal, client, tool, args) {
   const started = performance.now();
   try {
-    const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: context.callTimeoutMs });
-    context.recorder.record(tool, performance.now() - started, result.isError !== true, result.isError ? (result.content?.[0]?.text ?? "error") : undefined);
+    const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+      timeout: context.callTimeoutMs,
+    });
+    context.recorder.record(
+      tool,
+      performance.now() - started,
+      result.isError !== true,
+      result.isError ? (result.content?.[0]?.text ?? "error") : undefined,
+    );
     context.sweep.inspect(principal, tool, result);
     if (result.isError !== true) context.onResult?.(tool, result);
     return result.isError ? undefined : result;
   } catch (error) {
-    context.recorder.record(tool, performance.now() - started, false, error instanceof Error ? error.message : String(error));
+    context.recorder.record(
+      tool,
+      performance.now() - started,
+      false,
+      error instanceof Error ? error.message : String(error),
+    );
     return undefined;
   }
 }
@@ -148,7 +170,15 @@ function operationArgs(operation, principal, own, counter) {
   switch (operation) {
     case "store_context": {
       const text = noteText(principal, counter);
-      return { args: { thread_id: `load-${principal.name}-${counter % 5}`, source: counter % 3 === 0 ? "user" : "agent", text, tags: [pick(counter)] }, text };
+      return {
+        args: {
+          thread_id: `load-${principal.name}-${counter % 5}`,
+          source: counter % 3 === 0 ? "user" : "agent",
+          text,
+          tags: [pick(counter)],
+        },
+        text,
+      };
     }
     case "update_context": {
       if (own.length === 0) return undefined;
@@ -158,7 +188,9 @@ function operationArgs(operation, principal, own, counter) {
     }
     case "get_context_by_ids":
       if (own.length === 0) return undefined;
-      return { args: { context_ids: Array.from({ length: Math.min(3, own.length) }, () => own[randomInt(own.length)].id) } };
+      return {
+        args: { context_ids: Array.from({ length: Math.min(3, own.length) }, () => own[randomInt(own.length)].id) },
+      };
     case "search_context":
       return { args: { thread_id: `load-${principal.name}-${counter % 5}`, limit: 10 } };
     case "fts_search_context":
@@ -198,7 +230,11 @@ export async function runAgents({
   let started = 0;
   const clients = [];
   try {
-    for (let index = 0; index < agents; index++) clients.push({ principal: principals[index % principals.length], client: await connect(url, principals[index % principals.length].key) });
+    for (let index = 0; index < agents; index++)
+      clients.push({
+        principal: principals[index % principals.length],
+        client: await connect(url, principals[index % principals.length].key),
+      });
     await Promise.all(
       clients.map(async ({ principal, client }) => {
         while (!shouldStop() && started < maxOps) {
@@ -211,16 +247,35 @@ export async function runAgents({
           if (planned === undefined) {
             started--;
             const text = noteText(principal, counter);
-            const result = await timedCall(context, principal, client, "store_context", { thread_id: `load-${principal.name}-0`, source: "agent", text });
-            if (result !== undefined) ledger.acknowledge(result.structuredContent.context_id, principal, result.structuredContent.version, text);
+            const result = await timedCall(context, principal, client, "store_context", {
+              thread_id: `load-${principal.name}-0`,
+              source: "agent",
+              text,
+            });
+            if (result !== undefined)
+              ledger.acknowledge(
+                result.structuredContent.context_id,
+                principal,
+                result.structuredContent.version,
+                text,
+              );
             else if (errorPauseMs > 0) await new Promise((wait) => setTimeout(wait, errorPauseMs));
             continue;
           }
           const result = await timedCall(context, principal, client, operation, planned.args);
           // A failing server is not hammered in a tight loop: the agent waits a little, as a real client would.
           if (result === undefined && errorPauseMs > 0) await new Promise((wait) => setTimeout(wait, errorPauseMs));
-          if (result !== undefined && (operation === "store_context" || operation === "update_context") && result.structuredContent?.deduplicated !== true) {
-            ledger.acknowledge(result.structuredContent.context_id, principal, result.structuredContent.version, planned.text);
+          if (
+            result !== undefined &&
+            (operation === "store_context" || operation === "update_context") &&
+            result.structuredContent?.deduplicated !== true
+          ) {
+            ledger.acknowledge(
+              result.structuredContent.context_id,
+              principal,
+              result.structuredContent.version,
+              planned.text,
+            );
           }
           if (thinkMs > 0) await new Promise((wait) => setTimeout(wait, thinkMs));
         }
@@ -275,8 +330,11 @@ export async function runProbes({ url, principals, recorder, sweep, ledger, shou
       const owner = principals.find((principal) => principal.name === target.owner);
       const client = clients.get(observer.name);
       for (const [tool, args] of idProbes) await timedCall(context, observer, client, tool, args(target.id));
-      for (const [tool, args] of markerProbes) await timedCall(context, observer, client, tool, args(owner.marker.slice(0, owner.marker.length - 5)));
-      const own = await timedCall(context, owner, clients.get(owner.name), "get_context_by_ids", { context_ids: [target.id] });
+      for (const [tool, args] of markerProbes)
+        await timedCall(context, observer, client, tool, args(owner.marker.slice(0, owner.marker.length - 5)));
+      const own = await timedCall(context, owner, clients.get(owner.name), "get_context_by_ids", {
+        context_ids: [target.id],
+      });
       if (own !== undefined && !JSON.stringify(own.structuredContent).includes(owner.marker)) controlFailures++;
       probes++;
       if (pauseMs > 0) await new Promise((wait) => setTimeout(wait, pauseMs));

@@ -47,7 +47,9 @@ export function loadCollection(name, dir) {
 
 /** nDCG@10 with linear gains and log2 discounts; the ideal ranking sorts every judged document by gain. */
 export function ndcgAt10(ranked, gains) {
-  const dcg = ranked.slice(0, 10).reduce((sum, docId, index) => sum + (gains.get(docId) ?? 0) / Math.log2(index + 2), 0);
+  const dcg = ranked
+    .slice(0, 10)
+    .reduce((sum, docId, index) => sum + (gains.get(docId) ?? 0) / Math.log2(index + 2), 0);
   const ideal = [...gains.values()]
     .sort((a, b) => b - a)
     .slice(0, 10)
@@ -80,7 +82,10 @@ export async function scoreRankings(collection, rankingOf) {
   }
   const count = collection.queries.length;
   const sorted = times.sort((a, b) => a - b);
-  const medianMs = sorted.length === 0 ? 0 : (sorted[Math.floor((sorted.length - 1) / 2)] + sorted[Math.ceil((sorted.length - 1) / 2)]) / 2;
+  const medianMs =
+    sorted.length === 0
+      ? 0
+      : (sorted[Math.floor((sorted.length - 1) / 2)] + sorted[Math.ceil((sorted.length - 1) / 2)]) / 2;
   return {
     ndcg10: Number((ndcg / count).toFixed(4)),
     recall100: Number((recall / count).toFixed(4)),

@@ -65,7 +65,9 @@ export function startServer({ dataDir, env = {}, port = 0, readyTimeoutMs = 120_
       reject(new Error(`the server exited (${code ?? signal}) before it was ready:\n${output}`));
     });
     function handle(process, url) {
-      const exited = new Promise((done) => (process.exitCode !== null || process.signalCode !== null ? done() : process.once("exit", () => done())));
+      const exited = new Promise((done) =>
+        process.exitCode !== null || process.signalCode !== null ? done() : process.once("exit", () => done()),
+      );
       return {
         url,
         pid: process.pid,
@@ -87,7 +89,8 @@ export function startServer({ dataDir, env = {}, port = 0, readyTimeoutMs = 120_
             } catch {
               // Already gone.
             }
-            for (let waited = 0; rssMb(store) !== undefined && waited < 10_000; waited += 50) await new Promise((wait) => setTimeout(wait, 50));
+            for (let waited = 0; rssMb(store) !== undefined && waited < 10_000; waited += 50)
+              await new Promise((wait) => setTimeout(wait, 50));
           }
         },
       };

@@ -17,16 +17,27 @@ export async function verifyStore(query, ledger, { tenantPrefix = "tenant", expe
     [like],
   );
   const byId = new Map(rows.map((row) => [row.id, row]));
-  const problems = { missing: [], older_than_acknowledged: [], hash_mismatch: [], text_corrupt: [], without_chunks: [], without_summary: [], wrong_owner: [], not_private: [] };
+  const problems = {
+    missing: [],
+    older_than_acknowledged: [],
+    hash_mismatch: [],
+    text_corrupt: [],
+    without_chunks: [],
+    without_summary: [],
+    wrong_owner: [],
+    not_private: [],
+  };
   for (const entry of ledger.entries.values()) {
     const row = byId.get(entry.id);
     if (row === undefined) {
       problems.missing.push(entry.id);
       continue;
     }
-    if (row.version < entry.version) problems.older_than_acknowledged.push(`${entry.id} v${row.version} < v${entry.version}`);
+    if (row.version < entry.version)
+      problems.older_than_acknowledged.push(`${entry.id} v${row.version} < v${entry.version}`);
     if (row.version === entry.version && row.content_hash !== entry.hash) problems.hash_mismatch.push(entry.id);
-    if (row.tenant !== entry.tenant || row.owner !== entry.subject) problems.wrong_owner.push(`${entry.id} ${row.tenant}/${row.owner}`);
+    if (row.tenant !== entry.tenant || row.owner !== entry.subject)
+      problems.wrong_owner.push(`${entry.id} ${row.tenant}/${row.owner}`);
     if (row.visibility !== "private") problems.not_private.push(entry.id);
   }
   for (const row of rows) {
@@ -72,7 +83,9 @@ export function recovery(samples, faultAt, liftedAt, settleS = 5) {
   const end = after.reduce((latest, sample) => Math.max(latest, sample.t), faultAt);
   const successesAfter = after.filter((sample) => sample.ok && sample.t > lastFailure).length;
   // Calls that waited the fault out instead of failing show as slow ones.
-  const slowest = after.filter((sample) => sample.t <= liftedAt + 30).reduce((max, sample) => Math.max(max, sample.ms), 0);
+  const slowest = after
+    .filter((sample) => sample.t <= liftedAt + 30)
+    .reduce((max, sample) => Math.max(max, sample.ms), 0);
   return {
     failed_calls: failures.length,
     calls: after.length,

@@ -98,19 +98,51 @@ const serviceEnv: Record<string, readonly string[]> = {
     "STORE_QDRANT_API_KEY",
     "STORE_QDRANT_COLLECTION",
   ],
-  embedder: ["EMBEDDER_HOST", "EMBEDDER_PORT", "EMBEDDER_OPS_PORT", "EMBEDDER_PROVIDER", "EMBEDDER_MODEL", "EMBEDDER_BASE_URL", "EMBEDDER_DIMENSION", "EMBEDDER_CACHE_DIR"],
-  summarizer: ["SUMMARIZER_HOST", "SUMMARIZER_PORT", "SUMMARIZER_OPS_PORT", "SUMMARIZER_PROVIDER", "SUMMARIZER_MODEL", "SUMMARIZER_BASE_URL"],
-  reranker: ["RERANKER_HOST", "RERANKER_PORT", "RERANKER_OPS_PORT", "RERANKER_PROVIDER", "RERANKER_MODEL", "RERANKER_BASE_URL", "RERANKER_CACHE_DIR"],
+  embedder: [
+    "EMBEDDER_HOST",
+    "EMBEDDER_PORT",
+    "EMBEDDER_OPS_PORT",
+    "EMBEDDER_PROVIDER",
+    "EMBEDDER_MODEL",
+    "EMBEDDER_BASE_URL",
+    "EMBEDDER_DIMENSION",
+    "EMBEDDER_CACHE_DIR",
+  ],
+  summarizer: [
+    "SUMMARIZER_HOST",
+    "SUMMARIZER_PORT",
+    "SUMMARIZER_OPS_PORT",
+    "SUMMARIZER_PROVIDER",
+    "SUMMARIZER_MODEL",
+    "SUMMARIZER_BASE_URL",
+  ],
+  reranker: [
+    "RERANKER_HOST",
+    "RERANKER_PORT",
+    "RERANKER_OPS_PORT",
+    "RERANKER_PROVIDER",
+    "RERANKER_MODEL",
+    "RERANKER_BASE_URL",
+    "RERANKER_CACHE_DIR",
+  ],
 };
 const everyServiceEnv = ["LOG_LEVEL", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_SERVICE_NAME"];
 /** Variables the chart sets that no service reads: DATABASE_PASSWORD only feeds `$(DATABASE_PASSWORD)` in the bundled PostgreSQL's DATABASE_URL. */
 const chartOnlyEnv: Record<string, readonly string[]> = { store: ["DATABASE_PASSWORD"] };
 /** The configuration reference's section of each service (scripts/configuration-reference.js). */
-const schemaSection: Record<string, string> = { gateway: "Gateway", store: "Store", embedder: "Embedder", summarizer: "Summarizer", reranker: "Reranker" };
+const schemaSection: Record<string, string> = {
+  gateway: "Gateway",
+  store: "Store",
+  embedder: "Embedder",
+  summarizer: "Summarizer",
+  reranker: "Reranker",
+};
 
 /** Every variable each section of the config schemas defines, read from the built services by the reference's generator. */
 async function schemaVariables(): Promise<Map<string, string[]>> {
-  const generator = (await import(pathToFileURL(join(repoRoot, "scripts/configuration-reference.js")).href)) as { definedVariables(): Promise<Map<string, string[]>> };
+  const generator = (await import(pathToFileURL(join(repoRoot, "scripts/configuration-reference.js")).href)) as {
+    definedVariables(): Promise<Map<string, string[]>>;
+  };
   return generator.definedVariables();
 }
 const defaultPorts: Record<string, { port: number; opsPort?: number }> = {
@@ -155,7 +187,9 @@ describe("helm lint --strict", () => {
 function withoutSecretData(manifests: string): string {
   return manifests
     .split("\n---\n")
-    .map((document) => (/^kind: Secret$/m.test(document) ? document.replace(/^(data|stringData):[\s\S]*$/m, "$1: (generated)") : document))
+    .map((document) =>
+      /^kind: Secret$/m.test(document) ? document.replace(/^(data|stringData):[\s\S]*$/m, "$1: (generated)") : document,
+    )
     .join("\n---\n");
 }
 
@@ -165,17 +199,34 @@ describe(`the oldest supported Helm (${oldestHelmVersion})`, () => {
       const lint = runHelm(["lint", "--strict", chartDir, "-f", scenarioFile(scenario)], oldestHelmBinary);
       assert.equal(lint.status, 0, lint.stdout + lint.stderr);
       assert.doesNotMatch(lint.stdout, /\[(WARNING|ERROR)\]/);
-      const args = ["template", release.name, chartDir, "--namespace", release.namespace, "--kube-version", kubeVersion, "-f", scenarioFile(scenario), "--api-versions", "monitoring.coreos.com/v1"];
+      const args = [
+        "template",
+        release.name,
+        chartDir,
+        "--namespace",
+        release.namespace,
+        "--kube-version",
+        kubeVersion,
+        "-f",
+        scenarioFile(scenario),
+        "--api-versions",
+        "monitoring.coreos.com/v1",
+      ];
       const old = runHelm(args, oldestHelmBinary);
       assert.equal(old.status, 0, old.stderr);
-      assert.equal(withoutSecretData(old.stdout), withoutSecretData(runHelm(args).stdout), `Helm ${oldestHelmVersion} renders ci/${scenario}-values.yaml differently`);
+      assert.equal(
+        withoutSecretData(old.stdout),
+        withoutSecretData(runHelm(args).stdout),
+        `Helm ${oldestHelmVersion} renders ci/${scenario}-values.yaml differently`,
+      );
     });
   }
 });
 
 describe("every rendered object is valid", () => {
   test("the scenarios the docs describe exist: minimal, external-postgres-qdrant, oidc, ha, single-tenant-self-hosted", () => {
-    for (const scenario of ["minimal", "external-postgres-qdrant", "oidc", "ha", "single-tenant-self-hosted"]) assert.ok(all.includes(scenario), `ci/${scenario}-values.yaml exists`);
+    for (const scenario of ["minimal", "external-postgres-qdrant", "oidc", "ha", "single-tenant-self-hosted"])
+      assert.ok(all.includes(scenario), `ci/${scenario}-values.yaml exists`);
   });
   for (const scenario of all) {
     test(`against the Kubernetes and Prometheus Operator schemas: ${scenario}`, () => {
@@ -194,7 +245,12 @@ describe("every rendered object is valid", () => {
     for (const scenario of all) {
       for (const object of objectsOf(scenario)) {
         if (object.kind === "ConfigMap" && scenario === "ha") assert.equal(object.metadata.namespace, "monitoring");
-        else assert.equal(object.metadata.namespace, release.namespace, `${scenario}: ${object.kind}/${object.metadata.name}`);
+        else
+          assert.equal(
+            object.metadata.namespace,
+            release.namespace,
+            `${scenario}: ${object.kind}/${object.metadata.name}`,
+          );
       }
     }
   });
@@ -220,7 +276,9 @@ describe("pods are locked down", () => {
           assert.equal(context.runAsNonRoot, true, `${where} ${container.name}`);
           assert.deepEqual(context.capabilities?.drop, ["ALL"], `${where} ${container.name}`);
           assert.ok(
-            container.volumeMounts?.some((mount) => mount.mountPath === "/tmp" || mount.mountPath === "/var/cache/context-hub"),
+            container.volumeMounts?.some(
+              (mount) => mount.mountPath === "/tmp" || mount.mountPath === "/var/cache/context-hub",
+            ),
             `${where} ${container.name} has a writable emptyDir`,
           );
         }
@@ -241,17 +299,25 @@ describe("each service", () => {
         const { pod } = mainContainer(objects, service);
 
         const svc = mustFind(objects, "Service", name);
-        const svcSpec = svc.spec as { selector: Record<string, string>; ports: Array<{ name: string; port: number; targetPort: string }> };
+        const svcSpec = svc.spec as {
+          selector: Record<string, string>;
+          ports: Array<{ name: string; port: number; targetPort: string }>;
+        };
         assert.ok(selects(svcSpec.selector, labels), `${name} Service selects its pods`);
-        const containerPorts = new Set(pod.containers.flatMap((container) => container.ports ?? []).map((port) => port.name));
-        for (const port of svcSpec.ports) assert.ok(containerPorts.has(port.targetPort), `${name} Service targets container port ${port.targetPort}`);
+        const containerPorts = new Set(
+          pod.containers.flatMap((container) => container.ports ?? []).map((port) => port.name),
+        );
+        for (const port of svcSpec.ports)
+          assert.ok(containerPorts.has(port.targetPort), `${name} Service targets container port ${port.targetPort}`);
 
         const account = mustFind(objects, "ServiceAccount", name);
         assert.equal(account.automountServiceAccountToken, false);
         assert.equal(pod.serviceAccountName, name);
 
         const pdb = mustFind(objects, "PodDisruptionBudget", name);
-        assert.ok(selects((pdb.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels, labels));
+        assert.ok(
+          selects((pdb.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels, labels),
+        );
 
         const hpa = find(objects, "HorizontalPodAutoscaler", name);
         const replicas = (deployment.spec as { replicas?: number }).replicas;
@@ -259,7 +325,11 @@ describe("each service", () => {
           assert.equal(typeof replicas, "number", `${name} without an HPA sets replicas`);
         } else {
           assert.equal(replicas, undefined, `${name} leaves replicas to its HPA`);
-          assert.deepEqual((hpa.spec as { scaleTargetRef: unknown }).scaleTargetRef, { apiVersion: "apps/v1", kind: "Deployment", name });
+          assert.deepEqual((hpa.spec as { scaleTargetRef: unknown }).scaleTargetRef, {
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            name,
+          });
         }
         assert.ok((pod.topologySpreadConstraints ?? []).length > 0, `${name} spreads its pods`);
       }
@@ -272,7 +342,10 @@ describe("each service", () => {
       const { container } = mainContainer(objects, service);
       const ports = defaultPorts[service];
       assert.ok(ports);
-      assert.ok(container.startupProbe && container.livenessProbe && container.readinessProbe, `${service} has all three probes`);
+      assert.ok(
+        container.startupProbe && container.livenessProbe && container.readinessProbe,
+        `${service} has all three probes`,
+      );
       if (service === "gateway") {
         for (const [probe, path] of [
           [container.startupProbe, "/healthz"],
@@ -298,7 +371,10 @@ describe("each service", () => {
         const command = container.lifecycle?.preStop?.exec?.command ?? [];
         assert.equal(command[0], "/bin/sleep");
         const sleep = Number(command[1]);
-        assert.ok(sleep > 0 && (pod.terminationGracePeriodSeconds ?? 30) >= sleep + 10, `${scenario} ${service}: grace covers the sleep and a 10 s drain`);
+        assert.ok(
+          sleep > 0 && (pod.terminationGracePeriodSeconds ?? 30) >= sleep + 10,
+          `${scenario} ${service}: grace covers the sleep and a 10 s drain`,
+        );
       }
     }
   });
@@ -313,7 +389,8 @@ describe("each service", () => {
         images.add(container.image);
         assert.equal(pod.enableServiceLinks, false, "no injected *_PORT variables next to the service's own");
         const allowed = new Set([...everyServiceEnv, ...(serviceEnv[service] ?? [])]);
-        for (const name of envOf(container).keys()) assert.ok(allowed.has(name), `${scenario} ${service}: unexpected variable ${name}`);
+        for (const name of envOf(container).keys())
+          assert.ok(allowed.has(name), `${scenario} ${service}: unexpected variable ${name}`);
         const host = `${service.toUpperCase()}_HOST`;
         assert.equal(envOf(container).get(host), "0.0.0.0");
       }
@@ -330,20 +407,32 @@ describe("each service", () => {
     // Every scenario, and one with the settings every scenario leaves null (burst sizes the gateway defaults) set.
     const renders = [
       ...all.map((scenario) => ({ name: `ci/${scenario}`, objects: objectsOf(scenario) })),
-      { name: "every null setting set", objects: render("single-tenant-self-hosted", { set: ["gateway.rateLimits.write.burst=60", "gateway.rateLimits.authFailures.burst=60"] }) },
+      {
+        name: "every null setting set",
+        objects: render("single-tenant-self-hosted", {
+          set: ["gateway.rateLimits.write.burst=60", "gateway.rateLimits.authFailures.burst=60"],
+        }),
+      },
     ];
     for (const service of services) {
-      const section = defined.get(schemaSection[service] ?? "") ?? assert.fail(`no config schema section for ${service}`);
+      const section =
+        defined.get(schemaSection[service] ?? "") ?? assert.fail(`no config schema section for ${service}`);
       const known = new Set([...shared, ...section, ...(chartOnlyEnv[service] ?? [])]);
       const wired = new Set<string>();
       for (const { name: scenario, objects } of renders) {
         for (const name of envOf(mainContainer(objects, service).container).keys()) {
-          assert.ok(known.has(name), `${scenario}: the chart sets ${name} on the ${service}, but no config schema defines it (a misspelling, or a variable the service no longer reads)`);
+          assert.ok(
+            known.has(name),
+            `${scenario}: the chart sets ${name} on the ${service}, but no config schema defines it (a misspelling, or a variable the service no longer reads)`,
+          );
           wired.add(name);
         }
       }
       for (const name of [...everyServiceEnv, ...(serviceEnv[service] ?? [])]) {
-        assert.ok(known.has(name), `${name} is on the chart's list for the ${service}, but no config schema defines it`);
+        assert.ok(
+          known.has(name),
+          `${name} is on the chart's list for the ${service}, but no config schema defines it`,
+        );
         assert.ok(wired.has(name), `the chart never wires ${name} into the ${service}, though it must`);
       }
     }
@@ -360,7 +449,9 @@ describe("each service", () => {
       assert.equal(env.get(`${prefix}_PORT`), String(ports?.port));
       assert.equal(env.get(`${prefix}_OPS_PORT`), String(ports?.opsPort));
       const svc = mustFind(objects, "Service", componentName(service));
-      const grpcPort = (svc.spec as { ports: Array<{ name: string; port: number }> }).ports.find((port) => port.name === "grpc")?.port;
+      const grpcPort = (svc.spec as { ports: Array<{ name: string; port: number }> }).ports.find(
+        (port) => port.name === "grpc",
+      )?.port;
       assert.equal(gateway.get(`${prefix}_ADDRESS`), `${componentName(service)}:${grpcPort}`);
     }
   });
@@ -388,15 +479,27 @@ describe("configuration from values", () => {
     assert.equal(envOf(store).get("STORE_VECTOR_BACKEND"), "qdrant");
     assert.equal(envOf(store).get("STORE_QDRANT_URL"), "http://qdrant.vector.svc.cluster.local:6333");
     assert.equal(envOf(store).get("STORE_QDRANT_COLLECTION"), "acme_context_chunks");
-    assert.deepEqual(store.env?.find((variable) => variable.name === "STORE_QDRANT_API_KEY")?.valueFrom?.secretKeyRef, { name: "context-hub-qdrant", key: "api-key" });
-    assert.equal(store.env?.find((variable) => variable.name === "STORE_QDRANT_API_KEY")?.value, undefined, "the Qdrant key never appears as a plain value");
+    assert.deepEqual(store.env?.find((variable) => variable.name === "STORE_QDRANT_API_KEY")?.valueFrom?.secretKeyRef, {
+      name: "context-hub-qdrant",
+      key: "api-key",
+    });
+    assert.equal(
+      store.env?.find((variable) => variable.name === "STORE_QDRANT_API_KEY")?.value,
+      undefined,
+      "the Qdrant key never appears as a plain value",
+    );
     const migrate = podSpecOf(mustFind(objects, "Job", componentName("migrations")))?.containers[0];
     assert.deepEqual(
       migrate?.env?.filter((variable) => variable.name.startsWith("STORE_")),
-      store.env?.filter((variable) => variable.name.startsWith("STORE_VECTOR") || variable.name.startsWith("STORE_QDRANT")),
+      store.env?.filter(
+        (variable) => variable.name.startsWith("STORE_VECTOR") || variable.name.startsWith("STORE_QDRANT"),
+      ),
       "the migrations Job sees the same vector backend as the store",
     );
-    assert.deepEqual(store.env?.find((variable) => variable.name === "DATABASE_URL")?.valueFrom?.secretKeyRef, { name: "context-hub-database", key: "DATABASE_URL" });
+    assert.deepEqual(store.env?.find((variable) => variable.name === "DATABASE_URL")?.valueFrom?.secretKeyRef, {
+      name: "context-hub-database",
+      key: "DATABASE_URL",
+    });
     assert.equal(envOf(store).get("DATABASE_POOL_MAX"), "20");
     assert.equal(envOf(store).get("STORE_PREPARED_STATEMENTS"), "true");
     for (const [service, provider, model, baseUrl] of [
@@ -409,13 +512,20 @@ describe("configuration from values", () => {
       const prefix = service.toUpperCase();
       assert.equal(env.get(`${prefix}_PROVIDER`), provider);
       assert.equal(env.get(`${prefix}_MODEL`), model);
-      assert.equal(env.get(`${prefix}_BASE_URL`), baseUrl, `${service}: an empty baseUrl is not rendered, so the provider's default (or the Secret's value) applies`);
+      assert.equal(
+        env.get(`${prefix}_BASE_URL`),
+        baseUrl,
+        `${service}: an empty baseUrl is not rendered, so the provider's default (or the Secret's value) applies`,
+      );
       assert.equal(env.has(`${prefix}_API_KEY`), false, `${service}: the API key comes only from the provider Secret`);
       assert.deepEqual(container.envFrom, [{ secretRef: { name: `context-hub-${service}-provider` } }]);
     }
     assert.equal(envOf(mainContainer(objects, "embedder").container).get("EMBEDDER_DIMENSION"), "1536");
     for (const service of services) {
-      assert.equal(envOf(mainContainer(objects, service).container).get("OTEL_EXPORTER_OTLP_ENDPOINT"), "http://otel-collector.observability.svc.cluster.local:4318");
+      assert.equal(
+        envOf(mainContainer(objects, service).container).get("OTEL_EXPORTER_OTLP_ENDPOINT"),
+        "http://otel-collector.observability.svc.cluster.local:4318",
+      );
     }
     assert.equal(find(objects, "StatefulSet", componentName("postgresql")), undefined);
     assert.equal(find(objects, "StatefulSet", componentName("qdrant")), undefined);
@@ -433,7 +543,14 @@ describe("configuration from values", () => {
     assert.equal(env.get("OIDC_GROUPS_CLAIM"), "groups");
     assert.equal(env.get("OIDC_SCOPES_CLAIM"), "scope");
     const ingress = mustFind(objects, "Ingress", componentName("gateway"));
-    const rules = (ingress.spec as { rules: Array<{ host: string; http: { paths: Array<{ path: string; backend: { service: { name: string } } }> } }> }).rules;
+    const rules = (
+      ingress.spec as {
+        rules: Array<{
+          host: string;
+          http: { paths: Array<{ path: string; backend: { service: { name: string } } }> };
+        }>;
+      }
+    ).rules;
     assert.equal(rules[0]?.host, "context.example.com");
     assert.deepEqual(
       rules[0]?.http.paths.map((path) => path.path),
@@ -448,9 +565,15 @@ describe("configuration from values", () => {
     const objects = objectsOf("in-cluster-databases");
     const store = mainContainer(objects, "store").container;
     const env = envOf(store);
-    assert.equal(env.get("DATABASE_URL"), `postgres://contexthub:$(DATABASE_PASSWORD)@${componentName("postgresql")}:5432/contexthub`);
+    assert.equal(
+      env.get("DATABASE_URL"),
+      `postgres://contexthub:$(DATABASE_PASSWORD)@${componentName("postgresql")}:5432/contexthub`,
+    );
     const names = (store.env ?? []).map((variable) => variable.name);
-    assert.ok(names.indexOf("DATABASE_PASSWORD") < names.indexOf("DATABASE_URL"), "Kubernetes expands $(DATABASE_PASSWORD) only when it is defined first");
+    assert.ok(
+      names.indexOf("DATABASE_PASSWORD") < names.indexOf("DATABASE_URL"),
+      "Kubernetes expands $(DATABASE_PASSWORD) only when it is defined first",
+    );
     assert.equal(env.get("STORE_VECTOR_BACKEND"), "qdrant");
     assert.equal(env.get("STORE_QDRANT_URL"), `http://${componentName("qdrant")}:6333`);
     assert.equal(env.get("STORE_QDRANT_COLLECTION"), "context_hub_chunks");
@@ -470,7 +593,10 @@ describe("configuration from values", () => {
   test("pgvector is the vector backend unless Qdrant is configured, and then no Qdrant variable is rendered", () => {
     for (const scenario of ["minimal", "oidc", "ha", "single-tenant-self-hosted"]) {
       const objects = objectsOf(scenario);
-      const stores = [mainContainer(objects, "store").container, podSpecOf(mustFind(objects, "Job", componentName("migrations")))?.containers[0]];
+      const stores = [
+        mainContainer(objects, "store").container,
+        podSpecOf(mustFind(objects, "Job", componentName("migrations")))?.containers[0],
+      ];
       for (const container of stores) {
         assert.ok(container);
         const env = envOf(container);
@@ -503,7 +629,8 @@ describe("configuration from values", () => {
       // Left null in the scenario: the gateway's default applies.
       CONTEXT_HUB_RATE_WRITE_BURST: undefined,
       CONTEXT_HUB_DISABLED_TOOLS: "delete_context_batch,get_audit_log",
-      CONTEXT_HUB_INSTRUCTIONS: "Acme's shared memory. Store decisions and findings with the project name as the thread id; search before asking a colleague.",
+      CONTEXT_HUB_INSTRUCTIONS:
+        "Acme's shared memory. Store decisions and findings with the project name as the thread id; search before asking a colleague.",
       CONTEXT_HUB_ALLOWED_ORIGINS: "https://chat.acme.example",
       CONTEXT_HUB_MAX_BODY_BYTES: "16777216",
       CONTEXT_HUB_MAX_READ_BODY_BYTES: "262144",
@@ -520,7 +647,11 @@ describe("configuration from values", () => {
     for (const [name, value] of Object.entries(expected)) assert.equal(env.get(name), value, name);
     // Defaults render as plain integers, never in Go's float notation (6.7108864e+07).
     const defaults = envOf(mainContainer(objectsOf("minimal"), "gateway").container);
-    assert.equal(defaults.has("CONTEXT_HUB_MAX_BODY_BYTES"), false, "left to the gateway, which computes it from the write limits");
+    assert.equal(
+      defaults.has("CONTEXT_HUB_MAX_BODY_BYTES"),
+      false,
+      "left to the gateway, which computes it from the write limits",
+    );
     assert.equal(defaults.get("CONTEXT_HUB_API_KEYS_FILE_POLL_MS"), "10000");
     assert.equal(defaults.get("CONTEXT_HUB_KEY_CACHE_MS"), "5000");
     for (const name of [
@@ -534,16 +665,31 @@ describe("configuration from values", () => {
       assert.equal(defaults.has(name), false, `${name} is left to the gateway by default`);
     }
     // 0 is a setting (no limit), not an absent value.
-    const unlimited = envOf(mainContainer(render("minimal", { set: ["gateway.rateLimits.write.perMinute=0"] }), "gateway").container);
+    const unlimited = envOf(
+      mainContainer(render("minimal", { set: ["gateway.rateLimits.write.perMinute=0"] }), "gateway").container,
+    );
     assert.equal(unlimited.get("CONTEXT_HUB_RATE_WRITE_PER_MIN"), "0");
   });
 
   test("self-hosted providers take their kind, model, address and dimension from values, with no Secret", () => {
     const objects = objectsOf("single-tenant-self-hosted");
     const expected = {
-      embedder: { EMBEDDER_PROVIDER: "ollama", EMBEDDER_MODEL: "nomic-embed-text", EMBEDDER_BASE_URL: "http://ollama.ai.svc.cluster.local:11434", EMBEDDER_DIMENSION: "768" },
-      summarizer: { SUMMARIZER_PROVIDER: "ollama", SUMMARIZER_MODEL: "qwen2.5:7b-instruct", SUMMARIZER_BASE_URL: "http://ollama.ai.svc.cluster.local:11434" },
-      reranker: { RERANKER_PROVIDER: "tei", RERANKER_MODEL: "BAAI/bge-reranker-v2-m3", RERANKER_BASE_URL: "http://tei-rerank.ai.svc.cluster.local:8080" },
+      embedder: {
+        EMBEDDER_PROVIDER: "ollama",
+        EMBEDDER_MODEL: "nomic-embed-text",
+        EMBEDDER_BASE_URL: "http://ollama.ai.svc.cluster.local:11434",
+        EMBEDDER_DIMENSION: "768",
+      },
+      summarizer: {
+        SUMMARIZER_PROVIDER: "ollama",
+        SUMMARIZER_MODEL: "qwen2.5:7b-instruct",
+        SUMMARIZER_BASE_URL: "http://ollama.ai.svc.cluster.local:11434",
+      },
+      reranker: {
+        RERANKER_PROVIDER: "tei",
+        RERANKER_MODEL: "BAAI/bge-reranker-v2-m3",
+        RERANKER_BASE_URL: "http://tei-rerank.ai.svc.cluster.local:8080",
+      },
     };
     for (const [service, variables] of Object.entries(expected)) {
       const { container } = mainContainer(objects, service);
@@ -556,7 +702,9 @@ describe("configuration from values", () => {
       const env = envOf(mainContainer(objectsOf("minimal"), service).container);
       const prefix = service.toUpperCase();
       assert.deepEqual(
-        [`${prefix}_PROVIDER`, `${prefix}_MODEL`, `${prefix}_BASE_URL`, `${prefix}_DIMENSION`].filter((name) => env.has(name)),
+        [`${prefix}_PROVIDER`, `${prefix}_MODEL`, `${prefix}_BASE_URL`, `${prefix}_DIMENSION`].filter((name) =>
+          env.has(name),
+        ),
         [],
         service,
       );
@@ -575,18 +723,38 @@ describe("configuration from values", () => {
       ["minimal", ["qdrant.enabled=true", "qdrant.url=http://q:6333"], /not both/],
       ["minimal", ["qdrant.collection=bad/name"], /collection/],
       ["oidc", ["auth.oidc.tenant=acme"], /auth\.oidc: set either tenant[^]*not both/],
-      ["oidc", ["auth.oidc.tenantClaim="], /auth\.mode includes oidc: set auth\.oidc\.tenantClaim \(OIDC_TENANT_CLAIM[^]*or auth\.oidc\.tenant \(OIDC_TENANT/],
+      [
+        "oidc",
+        ["auth.oidc.tenantClaim="],
+        /auth\.mode includes oidc: set auth\.oidc\.tenantClaim \(OIDC_TENANT_CLAIM[^]*or auth\.oidc\.tenant \(OIDC_TENANT/,
+      ],
       ["oidc", ["auth.oidc.algorithms={HS256}"], /algorithms/],
       ["minimal", ["embedder.provider.name=openia"], /embedder\.provider\.name/],
-      ["minimal", ["embedder.provider.name=openai"], /embedder\.provider\.model \(EMBEDDER_MODEL\)[^]*embedder\.provider\.existingSecret to a Secret holding EMBEDDER_API_KEY/],
-      ["minimal", ["reranker.provider.name=tei", "reranker.provider.model=m"], /reranker\.provider\.baseUrl \(RERANKER_BASE_URL\)/],
-      ["minimal", ["reranker.provider.name=voyage", "reranker.provider.model=rerank-2.5"], /reranker\.provider\.name is voyage at its default address, which needs an API key/],
+      [
+        "minimal",
+        ["embedder.provider.name=openai"],
+        /embedder\.provider\.model \(EMBEDDER_MODEL\)[^]*embedder\.provider\.existingSecret to a Secret holding EMBEDDER_API_KEY/,
+      ],
+      [
+        "minimal",
+        ["reranker.provider.name=tei", "reranker.provider.model=m"],
+        /reranker\.provider\.baseUrl \(RERANKER_BASE_URL\)/,
+      ],
+      [
+        "minimal",
+        ["reranker.provider.name=voyage", "reranker.provider.model=rerank-2.5"],
+        /reranker\.provider\.name is voyage at its default address, which needs an API key/,
+      ],
       ["minimal", ["summarizer.provider.baseUrl=ftp://x"], /summarizer\.provider\.baseUrl|baseUrl/],
       ["minimal", ["gateway.disabledTools={Delete Context}"], /disabledTools/],
       ["minimal", ["gateway.rateLimits.read.burst=0"], /burst/],
       ["minimal", ["gateway.maxBodyBytes=10"], /maxBodyBytes/],
       ["minimal", ["gateway.autoscaling.minReplicas=20"], /minReplicas is above maxReplicas/],
-      ["minimal", ["gateway.timeouts.summaryMs=5000"], /gateway\.timeouts\.sectionSummaryMs \(5000\) must be less than gateway\.timeouts\.summaryMs \(5000\)/],
+      [
+        "minimal",
+        ["gateway.timeouts.summaryMs=5000"],
+        /gateway\.timeouts\.sectionSummaryMs \(5000\) must be less than gateway\.timeouts\.summaryMs \(5000\)/,
+      ],
       ["minimal", ["gateway.port=not-a-port"], /gateway\.port|port/],
       ["minimal", ["gateway.unknownKey=1"], /unknownKey|additional/i],
     ];
@@ -601,7 +769,10 @@ describe("configuration from values", () => {
     const objects = objectsOf("ha");
     for (const service of services) {
       const { pod } = mainContainer(objects, service);
-      const constraints = (pod.topologySpreadConstraints ?? []) as Array<{ topologyKey: string; whenUnsatisfiable: string }>;
+      const constraints = (pod.topologySpreadConstraints ?? []) as Array<{
+        topologyKey: string;
+        whenUnsatisfiable: string;
+      }>;
       assert.deepEqual(constraints.map((constraint) => [constraint.topologyKey, constraint.whenUnsatisfiable]).sort(), [
         ["kubernetes.io/hostname", "DoNotSchedule"],
         ["topology.kubernetes.io/zone", "DoNotSchedule"],
@@ -621,8 +792,15 @@ describe("hooks", () => {
       const inChart = /postgresql:\s*\n\s*enabled: true|qdrant:\s*\n\s*enabled: true/.test(scenarioValues(scenario));
       const expected = inChart ? "post-install,pre-upgrade" : "pre-install,pre-upgrade";
       assert.equal(job.metadata.annotations?.["helm.sh/hook"], expected, scenario);
-      assert.equal(account.metadata.annotations?.["helm.sh/hook"], expected, "its ServiceAccount exists when the Job starts");
-      assert.ok(Number(account.metadata.annotations?.["helm.sh/hook-weight"]) < Number(job.metadata.annotations?.["helm.sh/hook-weight"]));
+      assert.equal(
+        account.metadata.annotations?.["helm.sh/hook"],
+        expected,
+        "its ServiceAccount exists when the Job starts",
+      );
+      assert.ok(
+        Number(account.metadata.annotations?.["helm.sh/hook-weight"]) <
+          Number(job.metadata.annotations?.["helm.sh/hook-weight"]),
+      );
       assert.match(job.metadata.annotations?.["helm.sh/hook-delete-policy"] ?? "", /before-hook-creation/);
       const pod = podSpecOf(job);
       assert.equal(pod?.serviceAccountName, componentName("migrations"));
@@ -638,7 +816,14 @@ describe("hooks", () => {
       assert.equal(pod.metadata.annotations?.["helm.sh/hook"], "test");
       const container = podSpecOf(pod)?.containers[0];
       // Plain http to the in-cluster Service is explicit (--insecure); the key comes from the environment, never the command line.
-      assert.deepEqual(container?.command, ["node", "apps/cli/dist/main.js", "smoke", "--url", `http://${componentName("gateway")}:8080/mcp`, "--insecure"]);
+      assert.deepEqual(container?.command, [
+        "node",
+        "apps/cli/dist/main.js",
+        "smoke",
+        "--url",
+        `http://${componentName("gateway")}:8080/mcp`,
+        "--insecure",
+      ]);
       assert.equal((pod.spec as { restartPolicy: string }).restartPolicy, "Never");
     }
   });
@@ -649,24 +834,34 @@ describe("network policies", () => {
     return mustFind(objects, "NetworkPolicy", componentName(component)).spec as {
       podSelector: { matchLabels: Record<string, string> };
       policyTypes: string[];
-      ingress: Array<{ from?: Array<{ podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: unknown }>; ports?: Array<{ port: number }> }>;
-      egress?: Array<{ to?: Array<{ podSelector?: { matchLabels: Record<string, string> } }>; ports?: Array<{ port: number }> }>;
+      ingress: Array<{
+        from?: Array<{ podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: unknown }>;
+        ports?: Array<{ port: number }>;
+      }>;
+      egress?: Array<{
+        to?: Array<{ podSelector?: { matchLabels: Record<string, string> } }>;
+        ports?: Array<{ port: number }>;
+      }>;
     };
   }
-  const componentOf = (peer: { podSelector?: { matchLabels: Record<string, string> } }) => peer.podSelector?.matchLabels["app.kubernetes.io/component"];
+  const componentOf = (peer: { podSelector?: { matchLabels: Record<string, string> } }) =>
+    peer.podSelector?.matchLabels["app.kubernetes.io/component"];
 
   for (const scenario of all) {
     test(`only the gateway reaches the store and workers on their gRPC ports: ${scenario}`, () => {
       const objects = objectsOf(scenario);
       for (const service of services.filter((name) => name !== "gateway")) {
         const spec = policy(objects, service);
-        assert.ok(selects(spec.podSelector.matchLabels, podLabels(mustFind(objects, "Deployment", componentName(service)))));
+        assert.ok(
+          selects(spec.podSelector.matchLabels, podLabels(mustFind(objects, "Deployment", componentName(service)))),
+        );
         const grpcPort = defaultPorts[service]?.port;
         const grpcRules = spec.ingress.filter((rule) => rule.ports?.some((port) => port.port === grpcPort));
         assert.equal(grpcRules.length, 1);
         assert.deepEqual(grpcRules[0]?.from?.map(componentOf), ["gateway"]);
         for (const rule of spec.ingress) {
-          for (const port of rule.ports ?? []) assert.ok([grpcPort, defaultPorts[service]?.opsPort].includes(port.port));
+          for (const port of rule.ports ?? [])
+            assert.ok([grpcPort, defaultPorts[service]?.opsPort].includes(port.port));
         }
       }
     });
@@ -686,11 +881,17 @@ describe("network policies", () => {
     for (const component of ["gateway", "store", "embedder", "summarizer", "reranker", "migrations", "test"]) {
       assert.ok(policy(objects, component).policyTypes.includes("Egress"), `${component} has an egress policy`);
     }
-    const databasePorts = (component: string) => (policy(objects, component).egress ?? []).filter((rule) => rule.ports?.some((port) => port.port === 5432 || port.port === 6333));
+    const databasePorts = (component: string) =>
+      (policy(objects, component).egress ?? []).filter((rule) =>
+        rule.ports?.some((port) => port.port === 5432 || port.port === 6333),
+      );
     assert.equal(databasePorts("store").length, 2);
     assert.equal(databasePorts("migrations").length, 2);
-    for (const component of ["gateway", "embedder", "summarizer", "reranker", "test"]) assert.equal(databasePorts(component).length, 0, component);
-    const gatewayPeers = (policy(objects, "gateway").egress ?? []).flatMap((rule) => (rule.to ?? []).map(componentOf)).filter((peer) => peer !== undefined);
+    for (const component of ["gateway", "embedder", "summarizer", "reranker", "test"])
+      assert.equal(databasePorts(component).length, 0, component);
+    const gatewayPeers = (policy(objects, "gateway").egress ?? [])
+      .flatMap((rule) => (rule.to ?? []).map(componentOf))
+      .filter((peer) => peer !== undefined);
     assert.deepEqual(gatewayPeers.sort(), ["embedder", "reranker", "store", "summarizer"]);
   });
 
@@ -698,7 +899,11 @@ describe("network policies", () => {
     const spec = policy(objectsOf("ha"), "gateway");
     const from = spec.ingress.flatMap((rule) => rule.from ?? []);
     assert.ok(from.some((peer) => componentOf(peer) === "test"));
-    assert.equal(from.filter((peer) => peer.namespaceSelector !== undefined).length, 2, "ingress-nginx and monitoring namespaces");
+    assert.equal(
+      from.filter((peer) => peer.namespaceSelector !== undefined).length,
+      2,
+      "ingress-nginx and monitoring namespaces",
+    );
   });
 });
 
@@ -716,35 +921,59 @@ describe("monitoring", () => {
     );
     mustFind(withOperator, "PrometheusRule", `${release.name}-context-hub`);
     const without = render("minimal", { prometheusOperator: false });
-    assert.equal(without.filter((object) => object.kind === "ServiceMonitor" || object.kind === "PrometheusRule").length, 0);
-    const disabled = render("minimal", { set: ["metrics.serviceMonitor.enabled=false", "metrics.prometheusRule.enabled=false"] });
-    assert.equal(disabled.filter((object) => object.kind === "ServiceMonitor" || object.kind === "PrometheusRule").length, 0);
+    assert.equal(
+      without.filter((object) => object.kind === "ServiceMonitor" || object.kind === "PrometheusRule").length,
+      0,
+    );
+    const disabled = render("minimal", {
+      set: ["metrics.serviceMonitor.enabled=false", "metrics.prometheusRule.enabled=false"],
+    });
+    assert.equal(
+      disabled.filter((object) => object.kind === "ServiceMonitor" || object.kind === "PrometheusRule").length,
+      0,
+    );
   });
 
   test("the alerts cover write p95, tool errors, provider failures and unready pods, with the thresholds from values", () => {
     const rules = ruleExpressions(objectsOf("ha"));
-    assert.deepEqual(rules.map((rule) => rule.alert).sort(), ["ContextHubPodNotReady", "ContextHubProviderFailures", "ContextHubToolErrorRatioHigh", "ContextHubWriteLatencyHigh"]);
+    assert.deepEqual(rules.map((rule) => rule.alert).sort(), [
+      "ContextHubPodNotReady",
+      "ContextHubProviderFailures",
+      "ContextHubToolErrorRatioHigh",
+      "ContextHubWriteLatencyHigh",
+    ]);
     const write = rules.find((rule) => rule.alert === "ContextHubWriteLatencyHigh");
-    assert.match(write?.expr ?? "", /histogram_quantile\(0\.95, .*contexthub_write_stage_seconds_bucket\{.*stage="total".*> 1\.5$/s);
-    for (const rule of rules) assert.match(rule.expr, new RegExp(`namespace="${release.namespace}"`), `${rule.alert} is scoped to the release`);
+    assert.match(
+      write?.expr ?? "",
+      /histogram_quantile\(0\.95, .*contexthub_write_stage_seconds_bucket\{.*stage="total".*> 1\.5$/s,
+    );
+    for (const rule of rules)
+      assert.match(rule.expr, new RegExp(`namespace="${release.namespace}"`), `${rule.alert} is scoped to the release`);
   });
 
   test("the outbox-lag alert exists only with Qdrant as the vector backend, with its threshold and hold time from values", () => {
     const alertOf = (objects: readonly KubeObject[]) =>
       objects
         .filter((object) => object.kind === "PrometheusRule")
-        .flatMap((object) => (object.spec as { groups: Array<{ rules: Array<{ alert?: string; expr: string; for?: string }> }> }).groups)
+        .flatMap(
+          (object) =>
+            (object.spec as { groups: Array<{ rules: Array<{ alert?: string; expr: string; for?: string }> }> }).groups,
+        )
         .flatMap((group) => group.rules)
         .find((rule) => rule.alert === "ContextHubVectorOutboxLagging");
     const external = alertOf(objectsOf("external-postgres-qdrant"));
     assert.ok(external, "external Qdrant");
-    assert.match(external.expr, /^max\(contexthub_vector_outbox_lag_seconds\{namespace="context-hub", job=~"[^"]+"\}\) > 120$/);
+    assert.match(
+      external.expr,
+      /^max\(contexthub_vector_outbox_lag_seconds\{namespace="context-hub", job=~"[^"]+"\}\) > 120$/,
+    );
     assert.equal(external.for, "5m");
     const inChart = alertOf(objectsOf("in-cluster-databases"));
     assert.ok(inChart, "in-chart Qdrant");
     assert.match(inChart.expr, /> 300$/);
     assert.equal(inChart.for, "10m");
-    for (const scenario of ["minimal", "oidc", "ha", "single-tenant-self-hosted"]) assert.equal(alertOf(objectsOf(scenario)), undefined, `${scenario} uses pgvector`);
+    for (const scenario of ["minimal", "oidc", "ha", "single-tenant-self-hosted"])
+      assert.equal(alertOf(objectsOf(scenario)), undefined, `${scenario} uses pgvector`);
   });
 
   test("the dashboard ConfigMap carries the Grafana sidecar label and the dashboard file unchanged", () => {
@@ -753,7 +982,10 @@ describe("monitoring", () => {
     assert.equal(configMap.metadata.labels?.grafana_dashboard, "1");
     assert.equal(configMap.metadata.annotations?.grafana_folder, "Context Hub");
     const data = (configMap.data as Record<string, string>)["context-hub.json"];
-    assert.deepEqual(JSON.parse(data ?? ""), JSON.parse(readFileSync(join(chartDir, "dashboards", "context-hub.json"), "utf8")));
+    assert.deepEqual(
+      JSON.parse(data ?? ""),
+      JSON.parse(readFileSync(join(chartDir, "dashboards", "context-hub.json"), "utf8")),
+    );
   });
 
   test("the dashboard and the alerts read only the metric names the services promise to export", () => {
@@ -777,7 +1009,10 @@ describe("monitoring", () => {
       "contexthub_vector_outbox_lag_seconds",
     ]);
     const used = new Set<string>();
-    for (const expression of [...dashboardExpressions(), ...ruleExpressions(objectsOf("external-postgres-qdrant")).map((rule) => rule.expr)]) {
+    for (const expression of [
+      ...dashboardExpressions(),
+      ...ruleExpressions(objectsOf("external-postgres-qdrant")).map((rule) => rule.expr),
+    ]) {
       for (const name of metricNamesIn(expression)) used.add(name);
     }
     const unknown = [...used].filter((name) => !promised.has(name) && !externalMetrics.has(name));
@@ -797,7 +1032,11 @@ describe("monitoring", () => {
 
   test("metric name extraction ignores labels, functions, ranges and variables", () => {
     assert.deepEqual(
-      [...metricNamesIn('histogram_quantile(0.95, sum by (le, stage) (rate(a_bucket{job=~"$job", stage!="total"}[$__rate_interval]))) / on (x) group_left (y) b_total > 2 and max(c)')].sort(),
+      [
+        ...metricNamesIn(
+          'histogram_quantile(0.95, sum by (le, stage) (rate(a_bucket{job=~"$job", stage!="total"}[$__rate_interval]))) / on (x) group_left (y) b_total > 2 and max(c)',
+        ),
+      ].sort(),
       ["a_bucket", "b_total", "c"],
     );
   });

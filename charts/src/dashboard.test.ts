@@ -33,8 +33,16 @@ test("the dashboard has a stable uid and the datasource, namespace and job varia
 
 test("the dashboard shows what operators watch: write latency by stage, throughput, tool errors, search by mode, providers, outbox lag, memory", () => {
   const byMetric = (metric: string, ...fragments: string[]) =>
-    graphs.some((panel) => (panel.targets ?? []).some((target) => target.expr.includes(metric) && fragments.every((fragment) => target.expr.includes(fragment))));
-  for (const quantile of ["0.5", "0.95", "0.99"]) assert.ok(byMetric("contexthub_write_stage_seconds_bucket", `histogram_quantile(${quantile}`, 'stage="total"'), `write p${quantile}`);
+    graphs.some((panel) =>
+      (panel.targets ?? []).some(
+        (target) => target.expr.includes(metric) && fragments.every((fragment) => target.expr.includes(fragment)),
+      ),
+    );
+  for (const quantile of ["0.5", "0.95", "0.99"])
+    assert.ok(
+      byMetric("contexthub_write_stage_seconds_bucket", `histogram_quantile(${quantile}`, 'stage="total"'),
+      `write p${quantile}`,
+    );
   assert.ok(byMetric("contexthub_write_stage_seconds_bucket", "by (le, stage)"), "write latency by stage");
   assert.ok(byMetric("contexthub_write_stage_seconds_count", "rate("), "write throughput");
   assert.ok(byMetric("contexthub_tool_calls_total", 'outcome="error"', "by (tool)"), "errors by tool");
@@ -56,8 +64,13 @@ test("every panel query is scoped to the selected namespace and services, has a 
       assert.ok(metricNamesIn(target.expr).size > 0, `${panel.title}: ${target.expr}`);
       const selectors = target.expr.match(/\{[^}]*\}/g) ?? [];
       assert.ok(selectors.length > 0);
-      for (const selector of selectors) assert.match(selector, /namespace="\$namespace", job=~"\$job"/, `${panel.title} is scoped`);
-      assert.equal((target.expr.match(/\(/g) ?? []).length, (target.expr.match(/\)/g) ?? []).length, `${panel.title}: balanced parentheses`);
+      for (const selector of selectors)
+        assert.match(selector, /namespace="\$namespace", job=~"\$job"/, `${panel.title} is scoped`);
+      assert.equal(
+        (target.expr.match(/\(/g) ?? []).length,
+        (target.expr.match(/\)/g) ?? []).length,
+        `${panel.title}: balanced parentheses`,
+      );
     }
   }
   const cells = new Set<string>();

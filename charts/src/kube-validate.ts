@@ -8,7 +8,8 @@ const require = createRequire(import.meta.url);
 
 /** The npm module holding the models of an apiVersion. */
 function modelModule(apiVersion: string): string {
-  if (apiVersion === "monitoring.coreos.com/v1") return "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
+  if (apiVersion === "monitoring.coreos.com/v1")
+    return "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
   return `kubernetes-models/${apiVersion}`;
 }
 
@@ -73,9 +74,13 @@ export function checkUnknownFields(objects: readonly KubeObject[]): string[] {
   host.readFile = (path) => (path === fileName ? source : readFile(path));
   host.fileExists = (path) => path === fileName || ts.sys.fileExists(path);
   host.getSourceFile = (path, languageVersion, onError, shouldCreate) =>
-    path === fileName ? ts.createSourceFile(path, source, languageVersion, true) : getSourceFile(path, languageVersion, onError, shouldCreate);
+    path === fileName
+      ? ts.createSourceFile(path, source, languageVersion, true)
+      : getSourceFile(path, languageVersion, onError, shouldCreate);
   const program = ts.createProgram([fileName], options, host);
-  const diagnostics = ts.getPreEmitDiagnostics(program).filter((diagnostic) => diagnostic.file?.fileName === fileName || diagnostic.file === undefined);
+  const diagnostics = ts
+    .getPreEmitDiagnostics(program)
+    .filter((diagnostic) => diagnostic.file?.fileName === fileName || diagnostic.file === undefined);
   return diagnostics.map((diagnostic) => {
     const position = diagnostic.start ?? 0;
     let index = 0;

@@ -10,7 +10,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import { podSpecOf, repoRoot, type Container, type EnvVar, type KubeObject, type PodSpec, type Probe } from "./chart.js";
+import {
+  podSpecOf,
+  repoRoot,
+  type Container,
+  type EnvVar,
+  type KubeObject,
+  type PodSpec,
+  type Probe,
+} from "./chart.js";
 
 /** A free TCP port on 127.0.0.1 (released before it is returned; good enough for tests). */
 export async function freePort(): Promise<number> {
@@ -19,7 +27,9 @@ export async function freePort(): Promise<number> {
     probe.once("error", reject);
     probe.listen(0, "127.0.0.1", () => {
       const address = probe.address();
-      probe.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+      probe.close(() =>
+        typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -30,7 +40,10 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function within<T, U>(promise: Promise<T>, ms: number, onTimeout: U): Promise<T | U> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([promise, new Promise<U>((resolve) => (timer = setTimeout(() => resolve(onTimeout), ms)))]);
+    return await Promise.race([
+      promise,
+      new Promise<U>((resolve) => (timer = setTimeout(() => resolve(onTimeout), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -79,33 +92,57 @@ export class LocalCluster {
   ) {}
 
   /** Allocates local ports for every container port of the given workloads and routes their Services there. */
-  static async create(objects: readonly KubeObject[], workloads: readonly KubeObject[], options: LocalClusterOptions): Promise<LocalCluster> {
+  static async create(
+    objects: readonly KubeObject[],
+    workloads: readonly KubeObject[],
+    options: LocalClusterOptions,
+  ): Promise<LocalCluster> {
     const cluster = new LocalCluster(objects, options);
     for (const [name, data] of Object.entries(options.secrets)) cluster.secrets.set(name, data);
     for (const secret of objects.filter((object) => object.kind === "Secret")) {
-      const data = Object.fromEntries(Object.entries((secret.data as Record<string, string> | undefined) ?? {}).map(([key, value]) => [key, Buffer.from(value, "base64").toString("utf8")]));
-      cluster.secrets.set(secret.metadata.name, { ...data, ...((secret.stringData as Record<string, string> | undefined) ?? {}) });
+      const data = Object.fromEntries(
+        Object.entries((secret.data as Record<string, string> | undefined) ?? {}).map(([key, value]) => [
+          key,
+          Buffer.from(value, "base64").toString("utf8"),
+        ]),
+      );
+      cluster.secrets.set(secret.metadata.name, {
+        ...data,
+        ...((secret.stringData as Record<string, string> | undefined) ?? {}),
+      });
     }
     for (const workload of workloads) {
       const pod = podSpecOf(workload);
       if (pod === undefined) continue;
       for (const container of pod.containers) {
         const entries: PortEntry[] = [];
-        for (const port of container.ports ?? []) entries.push({ containerPort: port.containerPort, name: port.name, local: await freePort() });
+        for (const port of container.ports ?? [])
+          entries.push({ containerPort: port.containerPort, name: port.name, local: await freePort() });
         cluster.ports.set(`${workload.metadata.name}/${container.name}`, entries);
       }
     }
     for (const service of objects.filter((object) => object.kind === "Service")) {
-      const spec = service.spec as { selector?: Record<string, string>; ports: Array<{ port: number; targetPort?: number | string }> };
+      const spec = service.spec as {
+        selector?: Record<string, string>;
+        ports: Array<{ port: number; targetPort?: number | string }>;
+      };
       const target = workloads.find((workload) => {
-        const labels = (workload.spec as { template?: { metadata?: { labels?: Record<string, string> } } }).template?.metadata?.labels ?? workload.metadata.labels ?? {};
-        return spec.selector !== undefined && Object.entries(spec.selector).every(([key, value]) => labels[key] === value);
+        const labels =
+          (workload.spec as { template?: { metadata?: { labels?: Record<string, string> } } }).template?.metadata
+            ?.labels ??
+          workload.metadata.labels ??
+          {};
+        return (
+          spec.selector !== undefined && Object.entries(spec.selector).every(([key, value]) => labels[key] === value)
+        );
       });
       if (target === undefined) continue;
       for (const port of spec.ports) {
         const targetPort = port.targetPort ?? port.port;
         for (const container of podSpecOf(target)?.containers ?? []) {
-          const entry = cluster.ports.get(`${target.metadata.name}/${container.name}`)?.find((candidate) => candidate.name === targetPort || candidate.containerPort === targetPort);
+          const entry = cluster.ports
+            .get(`${target.metadata.name}/${container.name}`)
+            ?.find((candidate) => candidate.name === targetPort || candidate.containerPort === targetPort);
           if (entry !== undefined) cluster.serviceRoutes.set(`${service.metadata.name}:${port.port}`, entry.local);
         }
       }
@@ -123,15 +160,19 @@ export class LocalCluster {
   /** Rewrites every "<service>[.<namespace>[.svc[.cluster.local]]]:<port>" in a value to its local address. */
   rewriteHosts(value: string): string {
     const namespace = this.options.namespace.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    return value.replace(new RegExp(`([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\\.${namespace}(\\.svc(\\.cluster\\.local)?)?)?:(\\d+)`, "g"), (match, host: string, _a, _b, _c, _d, port: string) => {
-      const local = this.serviceRoutes.get(`${host}:${port}`);
-      return local === undefined ? match : `127.0.0.1:${local}`;
-    });
+    return value.replace(
+      new RegExp(`([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\\.${namespace}(\\.svc(\\.cluster\\.local)?)?)?:(\\d+)`, "g"),
+      (match, host: string, _a, _b, _c, _d, port: string) => {
+        const local = this.serviceRoutes.get(`${host}:${port}`);
+        return local === undefined ? match : `127.0.0.1:${local}`;
+      },
+    );
   }
 
   private secretValue(name: string, key: string, where: string): string {
     const value = this.secrets.get(name)?.[key];
-    if (value === undefined) throw new Error(`${where}: Secret ${name} has no key ${key} (create it before installing)`);
+    if (value === undefined)
+      throw new Error(`${where}: Secret ${name} has no key ${key} (create it before installing)`);
     return value;
   }
 
@@ -159,7 +200,12 @@ export class LocalCluster {
    * references resolved; then cluster addresses, container ports and mount
    * paths mapped to this machine.
    */
-  private resolveEnv(owner: string, container: Container, ports: readonly PortEntry[], mounts: ReadonlyMap<string, string>): Record<string, string> {
+  private resolveEnv(
+    owner: string,
+    container: Container,
+    ports: readonly PortEntry[],
+    mounts: ReadonlyMap<string, string>,
+  ): Record<string, string> {
     const where = `${owner}/${container.name}`;
     const env: Record<string, string> = {};
     for (const source of container.envFrom ?? []) {
@@ -175,7 +221,9 @@ export class LocalCluster {
 
   private valueOf(variable: EnvVar, earlier: Record<string, string>, where: string): string {
     if (variable.value !== undefined) {
-      return variable.value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (match, name: string | undefined) => (name === undefined ? "$" : (earlier[name] ?? match)));
+      return variable.value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (match, name: string | undefined) =>
+        name === undefined ? "$" : (earlier[name] ?? match),
+      );
     }
     const secret = variable.valueFrom?.secretKeyRef;
     if (secret !== undefined) return this.secretValue(secret.name, secret.key, where);
@@ -197,19 +245,32 @@ export class LocalCluster {
     const ports = this.ports.get(`${owner}/${container.name}`) ?? [];
     const mounts = this.mountsOf(owner, pod, container);
     const env = this.resolveEnv(owner, container, ports, mounts);
-    const argv = [...(container.command ?? []), ...(container.args ?? [])].map((arg) => this.localise(arg, ports, mounts));
+    const argv = [...(container.command ?? []), ...(container.args ?? [])].map((arg) =>
+      this.localise(arg, ports, mounts),
+    );
     const [command, ...args] = argv;
-    if (command === undefined) throw new Error(`${owner}/${container.name} has no command; the image's default is not used by this chart`);
+    if (command === undefined)
+      throw new Error(`${owner}/${container.name} has no command; the image's default is not used by this chart`);
     // The image's own ENV (Dockerfile) plus exactly what the chart sets.
-    const imageEnv = { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", NODE_ENV: "production", HOME: join(this.options.workDir, owner) };
-    const child = spawn(command === "node" ? process.execPath : command, args, { cwd: repoRoot, env: { ...imageEnv, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const imageEnv = {
+      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      NODE_ENV: "production",
+      HOME: join(this.options.workDir, owner),
+    };
+    const child = spawn(command === "node" ? process.execPath : command, args, {
+      cwd: repoRoot,
+      env: { ...imageEnv, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     const keep = (chunk: Buffer) => {
       output = (output + chunk.toString("utf8")).slice(-20_000);
     };
     child.stdout?.on("data", keep);
     child.stderr?.on("data", keep);
-    const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")));
+    const exited = new Promise<number | string>((resolve) =>
+      child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
+    );
     const running: RunningContainer = {
       name: `${owner}/${container.name}`,
       container,
@@ -276,14 +337,19 @@ export async function probeOnce(running: RunningContainer, probe: Probe): Promis
   if (probe.httpGet !== undefined) {
     const port = running.localPort(probe.httpGet.port);
     try {
-      const response = await fetch(`http://127.0.0.1:${port}${probe.httpGet.path}`, { signal: AbortSignal.timeout(3000) });
+      const response = await fetch(`http://127.0.0.1:${port}${probe.httpGet.path}`, {
+        signal: AbortSignal.timeout(3000),
+      });
       await response.arrayBuffer();
-      return response.status >= 200 && response.status < 400 ? undefined : `GET ${probe.httpGet.path} answered ${response.status}`;
+      return response.status >= 200 && response.status < 400
+        ? undefined
+        : `GET ${probe.httpGet.path} answered ${response.status}`;
     } catch (error) {
       return `GET ${probe.httpGet.path}: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
-  if (probe.grpc !== undefined) return grpcHealthCheck(`127.0.0.1:${running.localPort(probe.grpc.port)}`, probe.grpc.service ?? "");
+  if (probe.grpc !== undefined)
+    return grpcHealthCheck(`127.0.0.1:${running.localPort(probe.grpc.port)}`, probe.grpc.service ?? "");
   return "this stand-in runs only httpGet and grpc probes";
 }
 
@@ -292,7 +358,8 @@ export async function waitForProbe(running: RunningContainer, probe: Probe): Pro
   const deadline = Date.now() + (probe.failureThreshold ?? 3) * (probe.periodSeconds ?? 10) * 1000;
   let last: string | undefined = "not probed";
   while (Date.now() < deadline) {
-    if (running.process.exitCode !== null) throw new Error(`${running.name} exited with ${running.process.exitCode}:\n${running.output()}`);
+    if (running.process.exitCode !== null)
+      throw new Error(`${running.name} exited with ${running.process.exitCode}:\n${running.output()}`);
     last = await probeOnce(running, probe);
     if (last === undefined) return;
     await delay(250);

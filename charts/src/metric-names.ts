@@ -3,7 +3,21 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chartDir, type KubeObject } from "./chart.js";
 
-const keywords = new Set(["by", "without", "on", "ignoring", "group_left", "group_right", "bool", "and", "or", "unless", "offset", "inf", "nan"]);
+const keywords = new Set([
+  "by",
+  "without",
+  "on",
+  "ignoring",
+  "group_left",
+  "group_right",
+  "bool",
+  "and",
+  "or",
+  "unless",
+  "offset",
+  "inf",
+  "nan",
+]);
 
 /**
  * The metric names referenced by a PromQL expression (Grafana variables such
@@ -32,7 +46,10 @@ export function dashboardExpressions(): string[] {
   };
   const expressions = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
   for (const variable of dashboard.templating.list) {
-    const query = typeof variable.query === "object" && variable.query !== null ? (variable.query as { query?: string }).query : undefined;
+    const query =
+      typeof variable.query === "object" && variable.query !== null
+        ? (variable.query as { query?: string }).query
+        : undefined;
     const inner = query?.match(/^label_values\((.*),\s*\w+\)$/)?.[1];
     if (inner !== undefined) expressions.push(inner);
   }
@@ -43,8 +60,13 @@ export function dashboardExpressions(): string[] {
 export function ruleExpressions(objects: readonly KubeObject[]): Array<{ alert: string; expr: string }> {
   return objects
     .filter((object) => object.kind === "PrometheusRule")
-    .flatMap((object) => (object.spec as { groups: Array<{ rules: Array<{ alert?: string; record?: string; expr: string }> }> }).groups)
-    .flatMap((group) => group.rules.map((rule) => ({ alert: rule.alert ?? rule.record ?? "?", expr: String(rule.expr) })));
+    .flatMap(
+      (object) =>
+        (object.spec as { groups: Array<{ rules: Array<{ alert?: string; record?: string; expr: string }> }> }).groups,
+    )
+    .flatMap((group) =>
+      group.rules.map((rule) => ({ alert: rule.alert ?? rule.record ?? "?", expr: String(rule.expr) })),
+    );
 }
 
 /**

@@ -7,7 +7,13 @@ import { loadGatewayConfig, openLocalMcp, startGateway, type LocalMcp } from "@c
 import { loadRerankerConfig, startReranker } from "@context-hub/reranker";
 import { loadStoreConfig, startStore } from "@context-hub/store";
 import { loadSummarizerConfig, startSummarizer } from "@context-hub/summarizer";
-import { removeRuntimeFile, removeStaleStoreSocket, storeSocketDirPrefix, storeSocketName, writeRuntimeFile } from "./runtime-file.js";
+import {
+  removeRuntimeFile,
+  removeStaleStoreSocket,
+  storeSocketDirPrefix,
+  storeSocketName,
+  writeRuntimeFile,
+} from "./runtime-file.js";
 import { findFreePort, startStoreProcess, type StoreListen, type StoreProcess } from "./service-process.js";
 
 export interface AllInOneOptions {
@@ -56,7 +62,8 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
       ...backends.addresses,
     });
     const gateway = await startGateway(gatewayConfig, backends.logger("gateway"));
-    const shownHost = gatewayConfig.host === "0.0.0.0" || gatewayConfig.host === "::" ? "127.0.0.1" : gatewayConfig.host;
+    const shownHost =
+      gatewayConfig.host === "0.0.0.0" || gatewayConfig.host === "::" ? "127.0.0.1" : gatewayConfig.host;
     try {
       await waitUntilReady(`http://127.0.0.1:${gateway.port}/readyz`, options.readyTimeoutMs ?? 120_000);
     } catch (error) {
@@ -96,11 +103,16 @@ export interface LocalHub {
  * No MCP port is opened; the services still talk gRPC to each other on
  * loopback.
  */
-export async function startLocalHub(options: Omit<AllInOneOptions, "host" | "port" | "readyTimeoutMs"> = {}): Promise<LocalHub> {
+export async function startLocalHub(
+  options: Omit<AllInOneOptions, "host" | "port" | "readyTimeoutMs"> = {},
+): Promise<LocalHub> {
   const env = options.env ?? process.env;
   const backends = await startBackends(options);
   try {
-    const mcp = await openLocalMcp(loadGatewayConfig({ ...env, GATEWAY_HOST: "127.0.0.1", GATEWAY_PORT: "0", ...backends.addresses }), backends.logger("gateway"));
+    const mcp = await openLocalMcp(
+      loadGatewayConfig({ ...env, GATEWAY_HOST: "127.0.0.1", GATEWAY_PORT: "0", ...backends.addresses }),
+      backends.logger("gateway"),
+    );
     let closing: Promise<void> | undefined;
     return {
       mcp,
@@ -153,29 +165,58 @@ async function startBackends(options: AllInOneOptions): Promise<Backends> {
     return running;
   };
   try {
-    const storeConfig = loadStoreConfig({ ...internal, STORE_PORT: "0", STORE_OPS_PORT: "-1", ...(options.dataDir === undefined ? {} : { STORE_DATA_DIR: options.dataDir }) });
+    const storeConfig = loadStoreConfig({
+      ...internal,
+      STORE_PORT: "0",
+      STORE_OPS_PORT: "-1",
+      ...(options.dataDir === undefined ? {} : { STORE_DATA_DIR: options.dataDir }),
+    });
     // PGlite serves one process per directory: the runtime file tells `context-hub keys` where the running store is.
     const { dataDir } = storeConfig.database;
     const publishRuntime = storeConfig.database.url === "" && !dataDir.startsWith("memory://");
     if (publishRuntime && options.storeProcess === true) {
       const removed = removeStaleStoreSocket(dataDir);
-      if (removed !== undefined) child("store").info({ directory: removed }, "removed the store socket a killed context-hub start left behind");
+      if (removed !== undefined)
+        child("store").info({ directory: removed }, "removed the store socket a killed context-hub start left behind");
     }
     const [store, embedder, summarizer, reranker] = await Promise.all([
       track(
         options.storeProcess === true
-          ? startSupervisedStore({ ...internal, STORE_OPS_PORT: "-1", STORE_DATA_DIR: storeConfig.database.dataDir }, child("store"))
+          ? startSupervisedStore(
+              { ...internal, STORE_OPS_PORT: "-1", STORE_DATA_DIR: storeConfig.database.dataDir },
+              child("store"),
+            )
           : startStore(storeConfig, child("store")),
       ),
-      track(startEmbedder(loadEmbedderConfig({ ...internal, EMBEDDER_PORT: "0", EMBEDDER_OPS_PORT: "-1" }), child("embedder"))),
-      track(startSummarizer(loadSummarizerConfig({ ...internal, SUMMARIZER_PORT: "0", SUMMARIZER_OPS_PORT: "-1" }), child("summarizer"))),
-      track(startReranker(loadRerankerConfig({ ...internal, RERANKER_PORT: "0", RERANKER_OPS_PORT: "-1" }), child("reranker"))),
+      track(
+        startEmbedder(
+          loadEmbedderConfig({ ...internal, EMBEDDER_PORT: "0", EMBEDDER_OPS_PORT: "-1" }),
+          child("embedder"),
+        ),
+      ),
+      track(
+        startSummarizer(
+          loadSummarizerConfig({ ...internal, SUMMARIZER_PORT: "0", SUMMARIZER_OPS_PORT: "-1" }),
+          child("summarizer"),
+        ),
+      ),
+      track(
+        startReranker(
+          loadRerankerConfig({ ...internal, RERANKER_PORT: "0", RERANKER_OPS_PORT: "-1" }),
+          child("reranker"),
+        ),
+      ),
     ]);
     let published = false;
     let closing: Promise<void> | undefined;
     return {
       services: { store, embedder, summarizer, reranker },
-      addresses: { STORE_ADDRESS: store.address, EMBEDDER_ADDRESS: embedder.address, SUMMARIZER_ADDRESS: summarizer.address, RERANKER_ADDRESS: reranker.address },
+      addresses: {
+        STORE_ADDRESS: store.address,
+        EMBEDDER_ADDRESS: embedder.address,
+        SUMMARIZER_ADDRESS: summarizer.address,
+        RERANKER_ADDRESS: reranker.address,
+      },
       logger: child,
       publish(url) {
         if (!publishRuntime) return;
@@ -210,8 +251,12 @@ async function waitUntilReady(readyUrl: string, timeoutMs: number): Promise<void
     try {
       const response = await fetch(readyUrl);
       if (response.ok) return;
-      const body = (await response.json().catch(() => ({}))) as { embedding_space?: string; embedding_space_reason?: string };
-      if (body.embedding_space === "refused") refusal = body.embedding_space_reason ?? "the embedder's model does not match the stored vectors";
+      const body = (await response.json().catch(() => ({}))) as {
+        embedding_space?: string;
+        embedding_space_reason?: string;
+      };
+      if (body.embedding_space === "refused")
+        refusal = body.embedding_space_reason ?? "the embedder's model does not match the stored vectors";
     } catch {
       // The listener is up, so a failure here is transient; keep polling until the deadline.
     }
@@ -233,7 +278,8 @@ async function toStoreListen(): Promise<{ listen: StoreListen; release(): void }
     const directory = mkdtempSync(join(tmpdir(), storeSocketDirPrefix));
     const socketPath = join(directory, storeSocketName);
     // sun_path holds 104 bytes on macOS, 108 on Linux.
-    if (Buffer.byteLength(socketPath) < 100) return { listen: { socketPath }, release: () => rmSync(directory, { recursive: true, force: true }) };
+    if (Buffer.byteLength(socketPath) < 100)
+      return { listen: { socketPath }, release: () => rmSync(directory, { recursive: true, force: true }) };
     rmSync(directory, { recursive: true, force: true });
   }
   return { listen: { port: await findFreePort() }, release: () => undefined };

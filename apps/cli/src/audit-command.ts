@@ -9,13 +9,21 @@ export const auditUsage = `Usage: context-hub audit verify [--tenant <t>] [--jso
 `;
 
 /** `context-hub audit …`; returns the process exit code (1 when a chain is broken). */
-export async function runAuditCommand(args: string[], env: NodeJS.ProcessEnv, out: (text: string) => void): Promise<number> {
+export async function runAuditCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: (text: string) => void,
+): Promise<number> {
   const [action, ...rest] = args;
   if (action !== "verify") {
     out(auditUsage);
     return action === undefined || action === "help" ? 0 : 2;
   }
-  const { values } = parseArgs({ args: rest, options: { tenant: { type: "string" }, json: { type: "boolean" } }, strict: true });
+  const { values } = parseArgs({
+    args: rest,
+    options: { tenant: { type: "string" }, json: { type: "boolean" } },
+    strict: true,
+  });
   const reply = await withStore(env, (store) => store.audit.verifyAuditLog({ tenant: values.tenant ?? "" }));
   const broken = reply.tenants.filter((report) => !report.intact);
   if (values.json) {
@@ -25,7 +33,9 @@ export async function runAuditCommand(args: string[], env: NodeJS.ProcessEnv, ou
           tenant: report.tenant,
           records: Number(report.records),
           intact: report.intact,
-          ...(report.intact ? {} : { broken_seq: Number(report.brokenSeq), broken_id: report.brokenId, problem: report.problem }),
+          ...(report.intact
+            ? {}
+            : { broken_seq: Number(report.brokenSeq), broken_id: report.brokenId, problem: report.problem }),
         })),
         null,
         2,

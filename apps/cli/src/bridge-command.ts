@@ -57,7 +57,16 @@ export async function runBridge({ local, remote }: BridgeEnds, log: (text: strin
         return;
       }
       initializeIds.delete(message.id);
-      local.send({ jsonrpc: "2.0", id: message.id, error: { code: -32000, message: `context-hub bridge: the remote server refused or did not answer: ${reason}` } }).catch(() => undefined);
+      local
+        .send({
+          jsonrpc: "2.0",
+          id: message.id,
+          error: {
+            code: -32000,
+            message: `context-hub bridge: the remote server refused or did not answer: ${reason}`,
+          },
+        })
+        .catch(() => undefined);
     });
   };
 
@@ -68,13 +77,22 @@ export async function runBridge({ local, remote }: BridgeEnds, log: (text: strin
 }
 
 /** `context-hub bridge`; returns the exit code once stdin closes. */
-export async function runBridgeCommand(args: string[], env: NodeJS.ProcessEnv, err: (text: string) => void): Promise<number> {
+export async function runBridgeCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  err: (text: string) => void,
+): Promise<number> {
   const { values } = parseArgs({ args, options: remoteOptions, strict: true });
   if (values.url === undefined) {
     err(bridgeUsage);
     return 2;
   }
-  const endpoint = resolveRemoteEndpoint("bridge", { url: values.url, token: values.token, insecure: values.insecure }, env, err);
+  const endpoint = resolveRemoteEndpoint(
+    "bridge",
+    { url: values.url, token: values.token, insecure: values.insecure },
+    env,
+    err,
+  );
   if (!endpoint.ok) {
     err(`context-hub bridge: ${endpoint.message}\n`);
     return 2;

@@ -36,8 +36,16 @@ export interface KitFile {
 
 /** The files the kit owns outright, with their content. */
 export function kitFiles(options: KitOptions): KitFile[] {
-  const files: KitFile[] = hookScripts.map((script) => ({ path: `${hookDir}/${script}`, content: readFileSync(`${hookSourceDir}${script}`, "utf8") }));
-  const config = { transport: options.stdio ? "stdio" : "http", url: options.url ?? null, tokenEnv: options.tokenEnv, timeoutMs: 3000 };
+  const files: KitFile[] = hookScripts.map((script) => ({
+    path: `${hookDir}/${script}`,
+    content: readFileSync(`${hookSourceDir}${script}`, "utf8"),
+  }));
+  const config = {
+    transport: options.stdio ? "stdio" : "http",
+    url: options.url ?? null,
+    tokenEnv: options.tokenEnv,
+    timeoutMs: 3000,
+  };
   files.push({ path: `${hookDir}/config.json`, content: `${JSON.stringify(config, null, 2)}\n` });
   files.push({ path: ".claude/skills/context-hub/SKILL.md", content: claudeCodeSkill(options.stdio) });
   return files;
@@ -66,13 +74,24 @@ function wantedHooks(options: KitOptions): { event: HookEvent; script: string; w
 
 /** The hook group the kit installs for one script. */
 function hookGroup(script: string): Record<string, unknown> {
-  return { hooks: [{ type: "command", command: `node "$CLAUDE_PROJECT_DIR/${hookDir}/${script}"`, timeout: hookTimeoutSeconds }] };
+  return {
+    hooks: [
+      { type: "command", command: `node "$CLAUDE_PROJECT_DIR/${hookDir}/${script}"`, timeout: hookTimeoutSeconds },
+    ],
+  };
 }
 
 /** True when a settings hook group is one of the kit's (it runs a script from the kit's directory). */
 function isKitGroup(group: unknown): boolean {
   const hooks = (group as { hooks?: unknown } | null)?.hooks;
-  return Array.isArray(hooks) && hooks.some((hook) => typeof (hook as { command?: unknown } | null)?.command === "string" && (hook as { command: string }).command.includes(`/${hookDir}/`));
+  return (
+    Array.isArray(hooks) &&
+    hooks.some(
+      (hook) =>
+        typeof (hook as { command?: unknown } | null)?.command === "string" &&
+        (hook as { command: string }).command.includes(`/${hookDir}/`),
+    )
+  );
 }
 
 /** A merge's outcome: the new document, and what it would overwrite (empty when nothing differs or forced). */
@@ -82,7 +101,8 @@ export interface Merge {
   changed: boolean;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * Merges the kit's hooks into a project's .claude/settings.json: every other
@@ -93,7 +113,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 export function mergeSettings(existing: Record<string, unknown>, options: KitOptions, force: boolean): Merge {
   const document = structuredClone(existing);
   const conflicts: string[] = [];
-  if (document.hooks !== undefined && !isObject(document.hooks)) return { document, conflicts: [".claude/settings.json: hooks is not an object"], changed: false };
+  if (document.hooks !== undefined && !isObject(document.hooks))
+    return { document, conflicts: [".claude/settings.json: hooks is not an object"], changed: false };
   const hooks = (document.hooks ?? {}) as Record<string, unknown>;
   for (const { event, script, wanted } of wantedHooks(options)) {
     const groups = hooks[event] ?? [];
@@ -109,7 +130,9 @@ export function mergeSettings(existing: Record<string, unknown>, options: KitOpt
     }
     if (wanted && isDeepStrictEqual(groups[ours], desired)) continue;
     if (!force) {
-      conflicts.push(`.claude/settings.json: the ${event} hook differs from the kit's (${wanted ? "another command" : "this installation does not use it"})`);
+      conflicts.push(
+        `.claude/settings.json: the ${event} hook differs from the kit's (${wanted ? "another command" : "this installation does not use it"})`,
+      );
       continue;
     }
     const kept = groups.filter((_, index) => index !== ours);
@@ -124,12 +147,17 @@ export function mergeSettings(existing: Record<string, unknown>, options: KitOpt
 /** Merges the hub's server entry into a project's .mcp.json, keeping every other server. */
 export function mergeMcpConfig(existing: Record<string, unknown>, options: KitOptions, force: boolean): Merge {
   const document = structuredClone(existing);
-  if (document.mcpServers !== undefined && !isObject(document.mcpServers)) return { document, conflicts: [".mcp.json: mcpServers is not an object"], changed: false };
+  if (document.mcpServers !== undefined && !isObject(document.mcpServers))
+    return { document, conflicts: [".mcp.json: mcpServers is not an object"], changed: false };
   const servers = (document.mcpServers ?? {}) as Record<string, unknown>;
   const desired = mcpServerEntry(options);
   const current = servers[serverName];
   if (current !== undefined && !isDeepStrictEqual(current, desired) && !force) {
-    return { document, conflicts: [`.mcp.json: the "${serverName}" server is configured differently (${JSON.stringify(current)})`], changed: false };
+    return {
+      document,
+      conflicts: [`.mcp.json: the "${serverName}" server is configured differently (${JSON.stringify(current)})`],
+      changed: false,
+    };
   }
   servers[serverName] = desired;
   document.mcpServers = servers;

@@ -37,7 +37,12 @@ interface Write {
  * or kit file without --force, or a settings file that is not valid JSON);
  * otherwise writes every file. Returns the exit code.
  */
-export function runInitCommand(args: string[], out: (text: string) => void, err: (text: string) => void, cwd = process.cwd()): number {
+export function runInitCommand(
+  args: string[],
+  out: (text: string) => void,
+  err: (text: string) => void,
+  cwd = process.cwd(),
+): number {
   const parsed = parseInitArgs(args, out, err);
   if (typeof parsed === "number") return parsed;
   const { root, options, force } = parsed;
@@ -49,7 +54,8 @@ export function runInitCommand(args: string[], out: (text: string) => void, err:
   const problems: string[] = [];
   for (const file of kitFiles(options)) {
     const current = readIfExists(join(root, file.path));
-    if (current !== undefined && current !== file.content && !force) problems.push(`${file.path} differs from the kit's`);
+    if (current !== undefined && current !== file.content && !force)
+      problems.push(`${file.path} differs from the kit's`);
     writes.push({ ...file, changed: current !== file.content });
   }
   for (const [path, merge] of [
@@ -64,15 +70,22 @@ export function runInitCommand(args: string[], out: (text: string) => void, err:
     }
   }
   if (problems.length > 0) {
-    err(`context-hub init: nothing was written:\n${problems.map((problem) => `  - ${problem}`).join("\n")}\nRun again with --force to replace them.\n`);
+    err(
+      `context-hub init: nothing was written:\n${problems.map((problem) => `  - ${problem}`).join("\n")}\nRun again with --force to replace them.\n`,
+    );
     return 1;
   }
-  for (const write of writes.filter((candidate) => candidate.changed)) writeAtomically(join(root, write.path), write.content);
+  for (const write of writes.filter((candidate) => candidate.changed))
+    writeAtomically(join(root, write.path), write.content);
   out(report(root, writes, options, cwd));
   return 0;
 }
 
-function parseInitArgs(args: string[], out: (text: string) => void, err: (text: string) => void): { root: string; options: KitOptions; force: boolean } | number {
+function parseInitArgs(
+  args: string[],
+  out: (text: string) => void,
+  err: (text: string) => void,
+): { root: string; options: KitOptions; force: boolean } | number {
   let parsed;
   try {
     parsed = parseArgs({
@@ -103,8 +116,13 @@ function parseInitArgs(args: string[], out: (text: string) => void, err: (text: 
     return 2;
   };
   if (positionals.length !== 1 || positionals[0] !== "claude-code")
-    return fail(positionals.length === 0 ? "name the client to set up: claude-code" : `unknown client "${positionals.join(" ")}"; supported: claude-code`);
-  if (values.stdio === true && values.url !== undefined) return fail("--url and --stdio exclude each other: the stdio server runs the hub itself");
+    return fail(
+      positionals.length === 0
+        ? "name the client to set up: claude-code"
+        : `unknown client "${positionals.join(" ")}"; supported: claude-code`,
+    );
+  if (values.stdio === true && values.url !== undefined)
+    return fail("--url and --stdio exclude each other: the stdio server runs the hub itself");
   const url = values.stdio === true ? undefined : (values.url ?? defaultUrl);
   if (url !== undefined) {
     let protocol;
@@ -113,10 +131,12 @@ function parseInitArgs(args: string[], out: (text: string) => void, err: (text: 
     } catch {
       return fail(`--url "${url}" is not a URL`);
     }
-    if (protocol !== "http:" && protocol !== "https:") return fail(`--url must be http:// or https://, not ${protocol}`);
+    if (protocol !== "http:" && protocol !== "https:")
+      return fail(`--url must be http:// or https://, not ${protocol}`);
   }
   const tokenEnv = values["token-env"] ?? "CONTEXT_HUB_TOKEN";
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) return fail(`--token-env "${tokenEnv}" is not an environment variable name`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
+    return fail(`--token-env "${tokenEnv}" is not an environment variable name`);
   return {
     root: resolve(values.dir ?? "."),
     options: { url, stdio: values.stdio === true, savePrompts: values["save-prompts"] === true, tokenEnv },
@@ -129,7 +149,11 @@ function readIfExists(path: string): string | undefined {
 }
 
 /** Reads a JSON settings file (absent: empty) and merges into it; a string says why it cannot be merged. */
-function mergeJsonFile(path: string, name: string, merge: (existing: Record<string, unknown>) => Merge): Merge | string {
+function mergeJsonFile(
+  path: string,
+  name: string,
+  merge: (existing: Record<string, unknown>) => Merge,
+): Merge | string {
   const text = readIfExists(path);
   let existing: unknown = {};
   if (text !== undefined && text.trim() !== "") {
@@ -139,7 +163,8 @@ function mergeJsonFile(path: string, name: string, merge: (existing: Record<stri
       return `${name} is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix it first`;
     }
   }
-  if (typeof existing !== "object" || existing === null || Array.isArray(existing)) return `${name} does not hold a JSON object`;
+  if (typeof existing !== "object" || existing === null || Array.isArray(existing))
+    return `${name} does not hold a JSON object`;
   return merge(existing as Record<string, unknown>);
 }
 
@@ -157,12 +182,20 @@ function report(root: string, writes: Write[], options: KitOptions, cwd: string)
   for (const write of writes) lines.push(`  ${write.changed ? "wrote    " : "unchanged"} ${write.path}`);
   lines.push("");
   if (options.stdio) {
-    lines.push("Claude Code starts the hub itself (context-hub stdio); its data lives in .context-hub/data under the directory Claude Code runs in.");
+    lines.push(
+      "Claude Code starts the hub itself (context-hub stdio); its data lives in .context-hub/data under the directory Claude Code runs in.",
+    );
     lines.push("Only the start hook is installed: the agent stores its own summaries (the skill says when).");
   } else {
-    lines.push(`Hooks and the MCP server reach the hub at ${options.url}; start it with \`context-hub start\` if it runs on this machine.`);
-    lines.push(`A key, if the hub needs one, is read from $${options.tokenEnv} when Claude Code starts; it is never written to these files.`);
+    lines.push(
+      `Hooks and the MCP server reach the hub at ${options.url}; start it with \`context-hub start\` if it runs on this machine.`,
+    );
+    lines.push(
+      `A key, if the hub needs one, is read from $${options.tokenEnv} when Claude Code starts; it is never written to these files.`,
+    );
   }
-  lines.push("Claude Code asks to approve the project's MCP server on first use; run `claude` in the project and check with /mcp.");
+  lines.push(
+    "Claude Code asks to approve the project's MCP server on first use; run `claude` in the project and check with /mcp.",
+  );
   return `${lines.join("\n")}\n`;
 }

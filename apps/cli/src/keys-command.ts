@@ -32,22 +32,35 @@ function describeKey(key: storeV1.ApiKey): string {
 }
 
 /** `context-hub keys …`; returns the process exit code. */
-export async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv, out: (text: string) => void): Promise<number> {
+export async function runKeysCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: (text: string) => void,
+): Promise<number> {
   const [action, ...rest] = args;
   switch (action) {
     case "create": {
       const { values } = parseArgs({
         args: rest,
-        options: { tenant: { type: "string" }, subject: { type: "string" }, groups: { type: "string" }, scopes: { type: "string" }, expires: { type: "string" }, description: { type: "string" } },
+        options: {
+          tenant: { type: "string" },
+          subject: { type: "string" },
+          groups: { type: "string" },
+          scopes: { type: "string" },
+          expires: { type: "string" },
+          description: { type: "string" },
+        },
         strict: true,
       });
       const problems: string[] = [];
       if (!values.tenant) problems.push("--tenant is required");
       if (!values.subject) problems.push("--subject is required");
       const scopes = values.scopes === undefined ? ["context:read", "context:write"] : splitList(values.scopes);
-      for (const scope of scopes) if (!knownScopes.includes(scope)) problems.push(`unknown scope "${scope}" (known: ${knownScopes.join(", ")})`);
+      for (const scope of scopes)
+        if (!knownScopes.includes(scope)) problems.push(`unknown scope "${scope}" (known: ${knownScopes.join(", ")})`);
       const expires = values.expires === undefined ? undefined : new Date(values.expires);
-      if (expires !== undefined && Number.isNaN(expires.getTime())) problems.push(`--expires "${values.expires}" is not a date`);
+      if (expires !== undefined && Number.isNaN(expires.getTime()))
+        problems.push(`--expires "${values.expires}" is not a date`);
       if (expires !== undefined && expires.getTime() <= Date.now()) problems.push("--expires must be in the future");
       if (problems.length > 0) throw new Error(problems.join("\n"));
       const key = generateApiKey();
@@ -66,12 +79,20 @@ export async function runKeysCommand(args: string[], env: NodeJS.ProcessEnv, out
         }),
       );
       out(`${key}\n`);
-      process.stderr.write(`Created ${reply.key === undefined ? "" : describeKey(reply.key)}\nThis is the only time the key is shown; store it in a secret manager.\n`);
+      process.stderr.write(
+        `Created ${reply.key === undefined ? "" : describeKey(reply.key)}\nThis is the only time the key is shown; store it in a secret manager.\n`,
+      );
       return 0;
     }
     case "list": {
-      const { values } = parseArgs({ args: rest, options: { tenant: { type: "string" }, "include-revoked": { type: "boolean" }, json: { type: "boolean" } }, strict: true });
-      const reply = await withStore(env, (store) => store.apiKeys.listApiKeys({ tenant: values.tenant ?? "", includeRevoked: values["include-revoked"] ?? false }));
+      const { values } = parseArgs({
+        args: rest,
+        options: { tenant: { type: "string" }, "include-revoked": { type: "boolean" }, json: { type: "boolean" } },
+        strict: true,
+      });
+      const reply = await withStore(env, (store) =>
+        store.apiKeys.listApiKeys({ tenant: values.tenant ?? "", includeRevoked: values["include-revoked"] ?? false }),
+      );
       if (values.json) {
         out(
           `${JSON.stringify(

@@ -38,7 +38,11 @@ Commands:
 ${keysUsage}`;
 
 async function start(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { port: { type: "string" }, host: { type: "string" }, "data-dir": { type: "string" } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { port: { type: "string" }, host: { type: "string" }, "data-dir": { type: "string" } },
+    strict: true,
+  });
   // Signals are handled from the first moment: a Ctrl-C during start-up stops whatever has started.
   const running: { hub?: AllInOne } = {};
   // Traces are exported only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
@@ -152,7 +156,9 @@ async function main(argv: string[]): Promise<void> {
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
-      process.exitCode = await runReembedCommand(rest, process.env, (text) => process.stdout.write(text), { signal: stop.signal });
+      process.exitCode = await runReembedCommand(rest, process.env, (text) => process.stdout.write(text), {
+        signal: stop.signal,
+      });
       return;
     }
     case undefined:

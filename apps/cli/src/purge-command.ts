@@ -11,8 +11,16 @@ export const purgeUsage = `Usage: context-hub purge --older-than <days> [--dry-r
 `;
 
 /** `context-hub purge …`; returns the process exit code. */
-export async function runPurgeCommand(args: string[], env: NodeJS.ProcessEnv, out: (text: string) => void): Promise<number> {
-  const { values } = parseArgs({ args, options: { "older-than": { type: "string" }, "dry-run": { type: "boolean" }, help: { type: "boolean" } }, strict: true });
+export async function runPurgeCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: (text: string) => void,
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { "older-than": { type: "string" }, "dry-run": { type: "boolean" }, help: { type: "boolean" } },
+    strict: true,
+  });
   if (values.help) {
     out(purgeUsage);
     return 0;

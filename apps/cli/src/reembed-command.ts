@@ -1,7 +1,15 @@
 import { parseArgs } from "node:util";
 import { createLogger } from "@context-hub/common";
 import { createEmbedderTextWork, createEmbeddingProvider, loadEmbedderConfig } from "@context-hub/embedder";
-import { isMemoryDataDir, loadStoreConfig, openDatabase, planReembedding, reembedChunks, type EmbeddingSpace, type ReembedPlan } from "@context-hub/store";
+import {
+  isMemoryDataDir,
+  loadStoreConfig,
+  openDatabase,
+  planReembedding,
+  reembedChunks,
+  type EmbeddingSpace,
+  type ReembedPlan,
+} from "@context-hub/store";
 import { count, createProgressBar, type ProgressSink } from "./progress-bar.js";
 import { readLiveRuntime } from "./runtime-file.js";
 
@@ -32,14 +40,24 @@ export interface ReembedCommandOptions {
 const spaceName = (space: EmbeddingSpace) => `${space.model} (${space.dimension} dimensions)`;
 
 function describePlan(plan: ReembedPlan): string {
-  if (plan.pending === 0) return `Every stored chunk (${count(plan.done)}) is already in ${spaceName(plan.target)}; nothing to re-embed.\n`;
+  if (plan.pending === 0)
+    return `Every stored chunk (${count(plan.done)}) is already in ${spaceName(plan.target)}; nothing to re-embed.\n`;
   const from = plan.from.map((space) => `  ${count(space.chunks)} chunk(s) in ${spaceName(space)}`).join("\n");
   return `${count(plan.pending)} chunk(s) to re-embed into ${spaceName(plan.target)}${plan.done > 0 ? ` (${count(plan.done)} already there)` : ""}:\n${from}\n`;
 }
 
 /** `context-hub reembed …`; returns the process exit code. */
-export async function runReembedCommand(args: string[], env: NodeJS.ProcessEnv, out: (text: string) => void, options: ReembedCommandOptions = {}): Promise<number> {
-  const { values } = parseArgs({ args, options: { "batch-size": { type: "string" }, "dry-run": { type: "boolean" }, help: { type: "boolean" } }, strict: true });
+export async function runReembedCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: (text: string) => void,
+  options: ReembedCommandOptions = {},
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { "batch-size": { type: "string" }, "dry-run": { type: "boolean" }, help: { type: "boolean" } },
+    strict: true,
+  });
   if (values.help) {
     out(reembedUsage);
     return 0;
@@ -50,14 +68,18 @@ export async function runReembedCommand(args: string[], env: NodeJS.ProcessEnv, 
   }
   const batchSize = rawBatch === undefined ? defaultBatchSize : Number(rawBatch);
   const dryRun = values["dry-run"] ?? false;
-  const progressSink = options.progress ?? { write: (text: string) => process.stderr.write(text), isTTY: process.stderr.isTTY === true };
+  const progressSink = options.progress ?? {
+    write: (text: string) => process.stderr.write(text),
+    isTTY: process.stderr.isTTY === true,
+  };
   const logger = createLogger("reembed", env.LOG_LEVEL ?? "warn");
 
   // Both configurations are read before anything is opened, so a bad setting changes nothing.
   const storeConfig = loadStoreConfig({ ...env, STORE_HOST: "127.0.0.1", STORE_PORT: "0", STORE_OPS_PORT: "-1" });
   const embedderConfig = loadEmbedderConfig({ ...env, EMBEDDER_PORT: "0", EMBEDDER_OPS_PORT: "-1" });
   const { url, dataDir } = storeConfig.database;
-  if (url === "" && isMemoryDataDir(dataDir)) throw new Error("STORE_DATA_DIR is memory://: there is nothing stored to re-embed");
+  if (url === "" && isMemoryDataDir(dataDir))
+    throw new Error("STORE_DATA_DIR is memory://: there is nothing stored to re-embed");
   if (url === "") {
     const live = readLiveRuntime(dataDir);
     if (live !== undefined) {
@@ -87,7 +109,10 @@ export async function runReembedCommand(args: string[], env: NodeJS.ProcessEnv, 
         if (plan.pending > 0) out("Nothing was changed (--dry-run).\n");
         return 0;
       }
-      if (url !== "") progressSink.write("Make sure no gateway writes to this database while this runs; chunks written meanwhile with the old model are left for the next run.\n");
+      if (url !== "")
+        progressSink.write(
+          "Make sure no gateway writes to this database while this runs; chunks written meanwhile with the old model are left for the next run.\n",
+        );
       const progress = createProgressBar(progressSink, "re-embedded", options.progressLineMs ?? 5_000);
       let moved = 0;
       const result = await reembedChunks(db, {
@@ -103,7 +128,9 @@ export async function runReembedCommand(args: string[], env: NodeJS.ProcessEnv, 
       });
       progress.finish();
       if (result.interrupted) {
-        out(`Stopped after re-embedding ${count(result.reembedded)} chunk(s); run \`context-hub reembed\` again to continue.\n`);
+        out(
+          `Stopped after re-embedding ${count(result.reembedded)} chunk(s); run \`context-hub reembed\` again to continue.\n`,
+        );
         return 130;
       }
       const removed = result.removedSpaces.map(spaceName).join(", ");
@@ -112,7 +139,9 @@ export async function runReembedCommand(args: string[], env: NodeJS.ProcessEnv, 
       );
       const left = await planReembedding(db, target);
       if (left.pending > 0) {
-        out(`${count(left.pending)} chunk(s) were written or changed meanwhile and are still in another space; run \`context-hub reembed\` again.\n`);
+        out(
+          `${count(left.pending)} chunk(s) were written or changed meanwhile and are still in another space; run \`context-hub reembed\` again.\n`,
+        );
         return 1;
       }
       return 0;

@@ -9,7 +9,12 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createLogger, isContextHubError } from "@context-hub/common";
-import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
+import {
+  startRecordingHttpServer,
+  type FakeAnswer,
+  type RecordedRequest,
+  type RecordingHttpServer,
+} from "@context-hub/common/testing";
 import { openDatabase, reembedChunks } from "@context-hub/store";
 import { startAllInOne } from "./all-in-one.js";
 
@@ -20,13 +25,24 @@ const builtinModel = "builtin-glove-256d-v3";
 
 /** A unit vector per text, different for different texts. */
 function vectorOf(text: string): number[] {
-  const raw = Array.from({ length: target.dimension }, (_, axis) => 1 + ((text.length * (axis + 3) + (text.charCodeAt(axis % text.length) || 0)) % 17));
+  const raw = Array.from(
+    { length: target.dimension },
+    (_, axis) => 1 + ((text.length * (axis + 3) + (text.charCodeAt(axis % text.length) || 0)) % 17),
+  );
   const norm = Math.hypot(...raw);
   return raw.map((value) => value / norm);
 }
 
 const answerEmbeddings = (request: RecordedRequest): FakeAnswer => ({
-  json: { object: "list", data: (request.body as { input: string[] }).input.map((text, index) => ({ object: "embedding", index, embedding: vectorOf(text) })), model: target.model },
+  json: {
+    object: "list",
+    data: (request.body as { input: string[] }).input.map((text, index) => ({
+      object: "embedding",
+      index,
+      embedding: vectorOf(text),
+    })),
+    model: target.model,
+  },
 });
 
 interface Finished {
@@ -37,7 +53,10 @@ interface Finished {
 
 /** `context-hub reembed` in its own process; `stderrShows` resolves once its stderr matches. */
 function startReembed(env: Record<string, string>, args: string[]) {
-  const child = spawn(process.execPath, [bin, "reembed", ...args], { env: { ...process.env, LOG_LEVEL: "silent", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [bin, "reembed", ...args], {
+    env: { ...process.env, LOG_LEVEL: "silent", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   const watchers: { pattern: RegExp; seen: () => void }[] = [];
@@ -54,7 +73,8 @@ function startReembed(env: Record<string, string>, args: string[]) {
     child.once("error", reject);
     child.once("close", (code) => resolve({ code, stdout, stderr }));
   });
-  const stderrShows = (pattern: RegExp) => new Promise<void>((seen) => (pattern.test(stderr) ? seen() : watchers.push({ pattern, seen })));
+  const stderrShows = (pattern: RegExp) =>
+    new Promise<void>((seen) => (pattern.test(stderr) ? seen() : watchers.push({ pattern, seen })));
   return { child, finished, stderrShows };
 }
 
@@ -77,7 +97,9 @@ describe("context-hub reembed on a store the built-in model filled", () => {
   async function chunksByModel(): Promise<Record<string, number>> {
     const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
     try {
-      const { rows } = await db.query<{ model: string; chunks: number }>("SELECT embedding_model AS model, count(*)::integer AS chunks FROM chunks GROUP BY 1");
+      const { rows } = await db.query<{ model: string; chunks: number }>(
+        "SELECT embedding_model AS model, count(*)::integer AS chunks FROM chunks GROUP BY 1",
+      );
       return Object.fromEntries(rows.map((row) => [row.model, row.chunks]));
     } finally {
       await db.close();
@@ -94,7 +116,14 @@ describe("context-hub reembed on a store the built-in model filled", () => {
       return answerEmbeddings(request);
     });
     const hub = await startAllInOne({
-      env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: "", EMBEDDER_PROVIDER: "builtin", EMBEDDER_CHUNK_SIZE: "200", EMBEDDER_CHUNK_OVERLAP: "20" },
+      env: {
+        ...process.env,
+        LOG_LEVEL: "silent",
+        DATABASE_URL: "",
+        EMBEDDER_PROVIDER: "builtin",
+        EMBEDDER_CHUNK_SIZE: "200",
+        EMBEDDER_CHUNK_OVERLAP: "20",
+      },
       port: 0,
       dataDir,
     });
@@ -102,8 +131,15 @@ describe("context-hub reembed on a store the built-in model filled", () => {
       const client = new Client({ name: "reembed-stop-test", version: "0.0.0" });
       await client.connect(new StreamableHTTPClientTransport(new URL(hub.url)));
       for (let note = 0; note < 4; note++) {
-        const text = Array.from({ length: 6 }, (_, line) => `Kiln ${note} log ${line}: the glaze crazed after firing at ${1200 + line * 10} degrees with a fast cool-down.`).join(" ");
-        const result = await client.callTool({ name: "store_context", arguments: { thread_id: "kiln", source: "agent", text } });
+        const text = Array.from(
+          { length: 6 },
+          (_, line) =>
+            `Kiln ${note} log ${line}: the glaze crazed after firing at ${1200 + line * 10} degrees with a fast cool-down.`,
+        ).join(" ");
+        const result = await client.callTool({
+          name: "store_context",
+          arguments: { thread_id: "kiln", source: "agent", text },
+        });
         assert.notEqual(result.isError, true, JSON.stringify(result.content));
       }
       await client.close();
@@ -121,16 +157,25 @@ describe("context-hub reembed on a store the built-in model filled", () => {
     const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
     try {
       const cases: [(texts: string[]) => Float32Array[], string][] = [
-        [(texts) => texts.slice(1).map(() => new Float32Array(target.dimension)), "acme embeddings (model fake-embed) failed: 1 vectors for 2 texts"],
-        [(texts) => texts.map(() => new Float32Array(3)), "acme embeddings (model fake-embed) failed: vector 0 of the batch has 3 dimensions, expected 8"],
+        [
+          (texts) => texts.slice(1).map(() => new Float32Array(target.dimension)),
+          "acme embeddings (model fake-embed) failed: 1 vectors for 2 texts",
+        ],
+        [
+          (texts) => texts.map(() => new Float32Array(3)),
+          "acme embeddings (model fake-embed) failed: vector 0 of the batch has 3 dimensions, expected 8",
+        ],
       ];
       for (const [embed, message] of cases) {
-        await assert.rejects(reembedChunks(db, { target, provider: "acme", batchSize: 2, embed: async (texts) => embed(texts) }), (error: unknown) => {
-          assert.ok(isContextHubError(error));
-          assert.equal(error.code, "PROVIDER_ERROR");
-          assert.equal(error.message, message);
-          return true;
-        });
+        await assert.rejects(
+          reembedChunks(db, { target, provider: "acme", batchSize: 2, embed: async (texts) => embed(texts) }),
+          (error: unknown) => {
+            assert.ok(isContextHubError(error));
+            assert.equal(error.code, "PROVIDER_ERROR");
+            assert.equal(error.message, message);
+            return true;
+          },
+        );
       }
     } finally {
       await db.close();
@@ -155,15 +200,30 @@ describe("context-hub reembed on a store the built-in model filled", () => {
     const stopped = await run.finished;
     held = undefined;
     assert.equal(stopped.code, 130, stopped.stderr);
-    assert.match(stopped.stdout, /Stopped after re-embedding 4 chunk\(s\); run `context-hub reembed` again to continue\.\n$/);
+    assert.match(
+      stopped.stdout,
+      /Stopped after re-embedding 4 chunk\(s\); run `context-hub reembed` again to continue\.\n$/,
+    );
     assert.equal(embeddings.requests.length - first, 2, "no batch starts after Ctrl-C");
-    assert.deepEqual(await chunksByModel(), { [builtinModel]: total - 4, [target.model]: 4 }, "the batch in flight was committed whole");
+    assert.deepEqual(
+      await chunksByModel(),
+      { [builtinModel]: total - 4, [target.model]: 4 },
+      "the batch in flight was committed whole",
+    );
 
     const rerun = startReembed(reembedEnv(), ["--batch-size", "2"]);
     const done = await rerun.finished;
     assert.equal(done.code, 0, done.stderr);
-    assert.match(done.stdout, new RegExp(`^${total - 4} chunk\\(s\\) to re-embed into fake-embed \\(8 dimensions\\) \\(4 already there\\)`));
-    assert.match(done.stdout, new RegExp(`Re-embedded ${total - 4} chunk\\(s\\) into fake-embed \\(8 dimensions\\) in ${Math.ceil((total - 4) / 2)} batch\\(es\\)\\.`));
+    assert.match(
+      done.stdout,
+      new RegExp(`^${total - 4} chunk\\(s\\) to re-embed into fake-embed \\(8 dimensions\\) \\(4 already there\\)`),
+    );
+    assert.match(
+      done.stdout,
+      new RegExp(
+        `Re-embedded ${total - 4} chunk\\(s\\) into fake-embed \\(8 dimensions\\) in ${Math.ceil((total - 4) / 2)} batch\\(es\\)\\.`,
+      ),
+    );
     assert.deepEqual(await chunksByModel(), { [target.model]: total });
   });
 });

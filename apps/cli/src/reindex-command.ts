@@ -1,6 +1,13 @@
 import { parseArgs } from "node:util";
 import { createLogger } from "@context-hub/common";
-import { createQdrantCollections, isMemoryDataDir, loadStoreConfig, openDatabase, reindexQdrant, type ReindexProgress } from "@context-hub/store";
+import {
+  createQdrantCollections,
+  isMemoryDataDir,
+  loadStoreConfig,
+  openDatabase,
+  reindexQdrant,
+  type ReindexProgress,
+} from "@context-hub/store";
 import { count, createProgressBar, type ProgressSink } from "./progress-bar.js";
 import { readLiveRuntime } from "./runtime-file.js";
 
@@ -31,10 +38,20 @@ export interface ReindexCommandOptions {
 }
 
 /** `context-hub reindex …`; returns the process exit code. */
-export async function runReindexCommand(args: string[], env: NodeJS.ProcessEnv, out: (text: string) => void, options: ReindexCommandOptions = {}): Promise<number> {
+export async function runReindexCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: (text: string) => void,
+  options: ReindexCommandOptions = {},
+): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { "batch-size": { type: "string" }, recreate: { type: "boolean" }, restart: { type: "boolean" }, help: { type: "boolean" } },
+    options: {
+      "batch-size": { type: "string" },
+      recreate: { type: "boolean" },
+      restart: { type: "boolean" },
+      help: { type: "boolean" },
+    },
     strict: true,
   });
   if (values.help) {
@@ -46,21 +63,29 @@ export async function runReindexCommand(args: string[], env: NodeJS.ProcessEnv, 
     throw new Error(`--batch-size must be a whole number from 1 to 10000 (got "${rawBatch}")`);
   }
   const batch = rawBatch === undefined ? defaultBatchSize : Number(rawBatch);
-  const sink = options.progress ?? { write: (text: string) => process.stderr.write(text), isTTY: process.stderr.isTTY === true };
+  const sink = options.progress ?? {
+    write: (text: string) => process.stderr.write(text),
+    isTTY: process.stderr.isTTY === true,
+  };
   const logger = createLogger("reindex", env.LOG_LEVEL ?? "warn");
 
   // Every setting is checked before anything is opened, so a bad one changes nothing.
   const config = loadStoreConfig({ ...env, STORE_HOST: "127.0.0.1", STORE_PORT: "0", STORE_OPS_PORT: "-1" });
   const qdrant = config.vectors.qdrant;
   if (qdrant === undefined) {
-    throw new Error("reindex rebuilds the Qdrant collections: set STORE_VECTOR_BACKEND=qdrant and STORE_QDRANT_URL (a pgvector store has nothing to rebuild)");
+    throw new Error(
+      "reindex rebuilds the Qdrant collections: set STORE_VECTOR_BACKEND=qdrant and STORE_QDRANT_URL (a pgvector store has nothing to rebuild)",
+    );
   }
   const { url, dataDir } = config.database;
-  if (url === "" && isMemoryDataDir(dataDir)) throw new Error("STORE_DATA_DIR is memory://: there is nothing stored to reindex");
+  if (url === "" && isMemoryDataDir(dataDir))
+    throw new Error("STORE_DATA_DIR is memory://: there is nothing stored to reindex");
   if (url === "") {
     const live = readLiveRuntime(dataDir);
     if (live !== undefined) {
-      throw new Error(`Context Hub is running on ${dataDir} (pid ${live.pid}, ${live.url}), and PGlite serves one process: stop it first, then run \`context-hub reindex\` again.`);
+      throw new Error(
+        `Context Hub is running on ${dataDir} (pid ${live.pid}, ${live.url}), and PGlite serves one process: stop it first, then run \`context-hub reindex\` again.`,
+      );
     }
   }
 
@@ -81,9 +106,12 @@ export async function runReindexCommand(args: string[], env: NodeJS.ProcessEnv, 
     }).catch((error: unknown) => {
       if (reached !== undefined) progress.finish();
       const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`reindexing stopped: ${reason} (Qdrant at ${qdrant.url}). ${count(reached?.done ?? 0)} chunk(s) are written; run \`context-hub reindex\` again to continue where it stopped.`, {
-        cause: error,
-      });
+      throw new Error(
+        `reindexing stopped: ${reason} (Qdrant at ${qdrant.url}). ${count(reached?.done ?? 0)} chunk(s) are written; run \`context-hub reindex\` again to continue where it stopped.`,
+        {
+          cause: error,
+        },
+      );
     });
     progress.finish();
     const seconds = ((performance.now() - started) / 1000).toFixed(1);

@@ -11,7 +11,11 @@ export interface RemoteOptions {
 export type RemoteEndpoint = { ok: true; url: URL; token: string | undefined } | { ok: false; message: string };
 
 /** The parseArgs options every command that reaches a server over HTTP accepts. */
-export const remoteOptions = { url: { type: "string" }, token: { type: "string" }, insecure: { type: "boolean" } } as const;
+export const remoteOptions = {
+  url: { type: "string" },
+  token: { type: "string" },
+  insecure: { type: "boolean" },
+} as const;
 
 /**
  * Where a command sends its requests, and with which credential. The
@@ -21,14 +25,20 @@ export const remoteOptions = { url: { type: "string" }, token: { type: "string" 
  * unless `--insecure` says the network is trusted: the credential and every
  * entry would cross it in clear.
  */
-export function resolveRemoteEndpoint(command: string, options: RemoteOptions, env: NodeJS.ProcessEnv, warn: (text: string) => void): RemoteEndpoint {
+export function resolveRemoteEndpoint(
+  command: string,
+  options: RemoteOptions,
+  env: NodeJS.ProcessEnv,
+  warn: (text: string) => void,
+): RemoteEndpoint {
   let url: URL;
   try {
     url = new URL(options.url);
   } catch {
     return { ok: false, message: `--url "${options.url}" is not a URL` };
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return { ok: false, message: `--url must be an http:// or https:// URL, got "${options.url}"` };
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    return { ok: false, message: `--url must be an http:// or https:// URL, got "${options.url}"` };
   if (url.protocol === "http:" && !isLoopbackUrl(url)) {
     if (options.insecure !== true) {
       return {
@@ -39,7 +49,9 @@ export function resolveRemoteEndpoint(command: string, options: RemoteOptions, e
     warn(`context-hub ${command}: --insecure: sending the credential over plain http to ${url.host}\n`);
   }
   if (options.token !== undefined) {
-    warn(`context-hub ${command}: --token shows in the process list (ps) to other users of this machine; set CONTEXT_HUB_TOKEN instead\n`);
+    warn(
+      `context-hub ${command}: --token shows in the process list (ps) to other users of this machine; set CONTEXT_HUB_TOKEN instead\n`,
+    );
   }
   const token = options.token ?? loadCliConfig(env).CONTEXT_HUB_TOKEN;
   return { ok: true, url, token: token === undefined || token === "" ? undefined : token };

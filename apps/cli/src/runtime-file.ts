@@ -69,7 +69,12 @@ export function removeStaleStoreSocket(dataDir: string): string | undefined {
   if (typeof info.storeAddress !== "string" || !info.storeAddress.startsWith("unix:")) return undefined;
   const socketPath = info.storeAddress.slice("unix:".length);
   const directory = dirname(socketPath);
-  if (basename(socketPath) !== storeSocketName || dirname(directory) !== resolve(tmpdir()) || !basename(directory).startsWith(storeSocketDirPrefix)) return undefined;
+  if (
+    basename(socketPath) !== storeSocketName ||
+    dirname(directory) !== resolve(tmpdir()) ||
+    !basename(directory).startsWith(storeSocketDirPrefix)
+  )
+    return undefined;
   try {
     if (readdirSync(directory).some((name) => name !== storeSocketName)) return undefined;
     rmSync(directory, { recursive: true, force: true });

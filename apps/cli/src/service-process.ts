@@ -20,7 +20,9 @@ export function findFreePort(): Promise<number> {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address !== null ? resolvePort(address.port) : reject(new Error("no free port"))));
+      server.close(() =>
+        typeof address === "object" && address !== null ? resolvePort(address.port) : reject(new Error("no free port")),
+      );
     });
   });
 }
@@ -47,13 +49,19 @@ export interface StoreProcess {
  * vouches that no live store listens at that path: a file left there by a
  * store that died is removed first, so the new one can bind it.
  */
-export async function startStoreProcess(listen: StoreListen, env: NodeJS.ProcessEnv, readyTimeoutMs = 60_000): Promise<StoreProcess> {
+export async function startStoreProcess(
+  listen: StoreListen,
+  env: NodeJS.ProcessEnv,
+  readyTimeoutMs = 60_000,
+): Promise<StoreProcess> {
   if ("socketPath" in listen) rmSync(listen.socketPath, { force: true });
   const child = spawn(process.execPath, [storeMainPath], {
     env: {
       ...env,
       STORE_HOST: "127.0.0.1",
-      ...("socketPath" in listen ? { STORE_SOCKET: listen.socketPath } : { STORE_PORT: String(listen.port), STORE_SOCKET: "" }),
+      ...("socketPath" in listen
+        ? { STORE_SOCKET: listen.socketPath }
+        : { STORE_PORT: String(listen.port), STORE_SOCKET: "" }),
       STORE_OPS_PORT: "-1",
     },
     // The IPC channel ties the child's life to ours: it shuts down when we go away.

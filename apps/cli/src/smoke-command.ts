@@ -24,13 +24,23 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 }
 
 /** `context-hub smoke`; returns the exit code. Used by the Helm chart's `helm test`. */
-export async function runSmokeCommand(args: string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void = out): Promise<number> {
+export async function runSmokeCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: (text: string) => void,
+  err: (text: string) => void = out,
+): Promise<number> {
   const { values } = parseArgs({ args, options: remoteOptions, strict: true });
   if (values.url === undefined) {
     out(smokeUsage);
     return 2;
   }
-  const endpoint = resolveRemoteEndpoint("smoke", { url: values.url, token: values.token, insecure: values.insecure }, env, err);
+  const endpoint = resolveRemoteEndpoint(
+    "smoke",
+    { url: values.url, token: values.token, insecure: values.insecure },
+    env,
+    err,
+  );
   if (!endpoint.ok) {
     err(`context-hub smoke: ${endpoint.message}\n`);
     return 2;
@@ -48,11 +58,19 @@ export async function runSmokeCommand(args: string[], env: NodeJS.ProcessEnv, ou
     out(`tools/list ok: ${tools.length} tools\n`);
     const thread = `smoke-${randomUUID()}`;
     const text = `Smoke test entry ${thread}: the write path, the store and the listing answer.`;
-    const stored = await call(client, "store_context", { thread_id: thread, source: "agent", text, tags: ["smoke-test"] });
+    const stored = await call(client, "store_context", {
+      thread_id: thread,
+      source: "agent",
+      text,
+      tags: ["smoke-test"],
+    });
     const id = String(stored.context_id);
     const listed = (await call(client, "search_context", { thread_id: thread })) as { results?: { id: string }[] };
-    if (!listed.results?.some((entry) => entry.id === id)) throw new Error("the stored entry is missing from search_context");
-    const fetched = (await call(client, "get_context_by_ids", { context_ids: [id] })) as { entries?: { text: string }[] };
+    if (!listed.results?.some((entry) => entry.id === id))
+      throw new Error("the stored entry is missing from search_context");
+    const fetched = (await call(client, "get_context_by_ids", { context_ids: [id] })) as {
+      entries?: { text: string }[];
+    };
     if (fetched.entries?.[0]?.text !== text) throw new Error("get_context_by_ids returned different text");
     out(`round trip ok: stored, listed and fetched ${id}\n`);
     return 0;

@@ -19,15 +19,27 @@ time. Logs go to stderr; stdout carries only MCP messages.
  * returns the exit code. Start-up failures (a data directory another
  * process holds, a model mismatch) are printed to stderr with their reason.
  */
-export async function runStdioCommand(args: string[], env: NodeJS.ProcessEnv, err: (text: string) => void): Promise<number> {
-  const { values } = parseArgs({ args, options: { "data-dir": { type: "string" }, help: { type: "boolean", short: "h" } }, strict: true });
+export async function runStdioCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  err: (text: string) => void,
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { "data-dir": { type: "string" }, help: { type: "boolean", short: "h" } },
+    strict: true,
+  });
   if (values.help === true) {
     err(stdioUsage);
     return 0;
   }
   // Every log line goes to stderr: a single stray byte on stdout would corrupt the client's message stream.
   const logger = createLogger("context-hub", env.LOG_LEVEL ?? "warn", process.stderr);
-  const hub = await startLocalHub({ env, logger, ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }) });
+  const hub = await startLocalHub({
+    env,
+    logger,
+    ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }),
+  });
   const transport = new StdioServerTransport();
   const finished = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();

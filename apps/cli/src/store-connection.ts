@@ -33,7 +33,13 @@ async function withClients<T>(address: string, work: (store: StoreClients) => Pr
  * is running.
  */
 export async function withStore<T>(env: NodeJS.ProcessEnv, work: (store: StoreClients) => Promise<T>): Promise<T> {
-  const config = loadStoreConfig({ ...env, STORE_HOST: "127.0.0.1", STORE_PORT: "0", STORE_SOCKET: "", STORE_OPS_PORT: "-1" });
+  const config = loadStoreConfig({
+    ...env,
+    STORE_HOST: "127.0.0.1",
+    STORE_PORT: "0",
+    STORE_SOCKET: "",
+    STORE_OPS_PORT: "-1",
+  });
   const live = config.database.url === "" ? readLiveRuntime(config.database.dataDir) : undefined;
   if (live !== undefined) return withClients(live.storeAddress, work);
   const store = await startStore(config, createLogger("store", env.LOG_LEVEL ?? "warn"));

@@ -4,7 +4,15 @@ import { access } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { createLogger } from "@context-hub/common";
-import { exportStore, importStore, isMemoryDataDir, loadStoreConfig, openDatabase, type SqlDatabase, type TransferCounts } from "@context-hub/store";
+import {
+  exportStore,
+  importStore,
+  isMemoryDataDir,
+  loadStoreConfig,
+  openDatabase,
+  type SqlDatabase,
+  type TransferCounts,
+} from "@context-hub/store";
 import { count, createProgressBar, type ProgressBar, type ProgressSink } from "./progress-bar.js";
 import { readLiveRuntime } from "./runtime-file.js";
 
@@ -38,7 +46,10 @@ export interface TransferCommandOptions {
   progressLineMs?: number;
 }
 
-const stderrSink = (): ProgressSink => ({ write: (text: string) => process.stderr.write(text), isTTY: process.stderr.isTTY === true });
+const stderrSink = (): ProgressSink => ({
+  write: (text: string) => process.stderr.write(text),
+  isTTY: process.stderr.isTTY === true,
+});
 
 const total = (counts: TransferCounts) => Object.values(counts).reduce((sum, value) => sum + value, 0);
 const listCounts = (counts: TransferCounts) =>
@@ -52,33 +63,64 @@ const listCounts = (counts: TransferCounts) =>
  * directory only when no hub runs on it (the data-directory lock refuses
  * it too, but this names the running hub and what to do).
  */
-async function openStoreDatabase(env: NodeJS.ProcessEnv, dataDir: string | undefined, command: "export" | "import"): Promise<SqlDatabase> {
-  const config = loadStoreConfig({ ...env, ...(dataDir === undefined ? {} : { STORE_DATA_DIR: dataDir }), STORE_HOST: "127.0.0.1", STORE_PORT: "0", STORE_OPS_PORT: "-1" });
+async function openStoreDatabase(
+  env: NodeJS.ProcessEnv,
+  dataDir: string | undefined,
+  command: "export" | "import",
+): Promise<SqlDatabase> {
+  const config = loadStoreConfig({
+    ...env,
+    ...(dataDir === undefined ? {} : { STORE_DATA_DIR: dataDir }),
+    STORE_HOST: "127.0.0.1",
+    STORE_PORT: "0",
+    STORE_OPS_PORT: "-1",
+  });
   const { url, dataDir: directory } = config.database;
-  if (url === "" && isMemoryDataDir(directory)) throw new Error("STORE_DATA_DIR is memory://: there is no stored data to work on");
+  if (url === "" && isMemoryDataDir(directory))
+    throw new Error("STORE_DATA_DIR is memory://: there is no stored data to work on");
   // An import may create a new store; an export of a directory that does not exist is a mistyped path, not an empty store.
-  if (url === "" && command === "export" && !existsSync(directory)) throw new Error(`there is no store in ${directory}: check --data-dir or STORE_DATA_DIR`);
+  if (url === "" && command === "export" && !existsSync(directory))
+    throw new Error(`there is no store in ${directory}: check --data-dir or STORE_DATA_DIR`);
   if (url === "") {
     const live = readLiveRuntime(directory);
     if (live !== undefined) {
-      throw new Error(`Context Hub is running on ${directory} (pid ${live.pid}, ${live.url}). Stop it first (Ctrl-C where it runs), then run \`context-hub ${command}\` again.`);
+      throw new Error(
+        `Context Hub is running on ${directory} (pid ${live.pid}, ${live.url}). Stop it first (Ctrl-C where it runs), then run \`context-hub ${command}\` again.`,
+      );
     }
   }
   // Logs go to stderr: stdout carries the export itself.
-  const logger = createLogger(command, env.LOG_LEVEL ?? "warn", { write: (line: string) => process.stderr.write(line) });
+  const logger = createLogger(command, env.LOG_LEVEL ?? "warn", {
+    write: (line: string) => process.stderr.write(line),
+  });
   return openDatabase(config.database, logger);
 }
 
 function parseSince(raw: string | undefined): Date | undefined {
   if (raw === undefined) return undefined;
   const since = new Date(raw);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(since.getTime())) throw new Error(`--since must be an ISO 8601 time such as 2026-01-31 or 2026-01-31T12:00:00Z (got "${raw}")`);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(since.getTime()))
+    throw new Error(`--since must be an ISO 8601 time such as 2026-01-31 or 2026-01-31T12:00:00Z (got "${raw}")`);
   return since;
 }
 
 /** `context-hub export …`: writes the file to `output` (stdout); returns the process exit code. */
-export async function runExportCommand(args: string[], env: NodeJS.ProcessEnv, output: NodeJS.WritableStream, options: TransferCommandOptions = {}): Promise<number> {
-  const { values } = parseArgs({ args, options: { tenant: { type: "string" }, since: { type: "string" }, "data-dir": { type: "string" }, help: { type: "boolean", short: "h" } }, strict: true });
+export async function runExportCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  output: NodeJS.WritableStream,
+  options: TransferCommandOptions = {},
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      tenant: { type: "string" },
+      since: { type: "string" },
+      "data-dir": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
   const sink = options.progress ?? stderrSink();
   if (values.help) {
     sink.write(exportUsage);
@@ -119,14 +161,27 @@ export async function runExportCommand(args: string[], env: NodeJS.ProcessEnv, o
 
 function lineSource(path: string) {
   return async function* lines(): AsyncIterable<string> {
-    const reader = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Number.POSITIVE_INFINITY });
+    const reader = createInterface({
+      input: createReadStream(path, { encoding: "utf8" }),
+      crlfDelay: Number.POSITIVE_INFINITY,
+    });
     yield* reader;
   };
 }
 
 /** `context-hub import <file> …`; returns the process exit code. */
-export async function runImportCommand(args: string[], env: NodeJS.ProcessEnv, out: (text: string) => void, options: TransferCommandOptions = {}): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { "data-dir": { type: "string" }, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+export async function runImportCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  out: (text: string) => void,
+  options: TransferCommandOptions = {},
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { "data-dir": { type: "string" }, help: { type: "boolean", short: "h" } },
+    allowPositionals: true,
+    strict: true,
+  });
   if (values.help) {
     out(importUsage);
     return 0;
@@ -146,7 +201,12 @@ export async function runImportCommand(args: string[], env: NodeJS.ProcessEnv, o
           bars.checking.finish();
           delete bars.checking;
         }
-        const bar = (bars[phase] ??= createProgressBar(sink, phase === "checking" ? "checked" : "imported", options.progressLineMs ?? 5_000, "rows"));
+        const bar = (bars[phase] ??= createProgressBar(
+          sink,
+          phase === "checking" ? "checked" : "imported",
+          options.progressLineMs ?? 5_000,
+          "rows",
+        ));
         bar.update({ done, total: rows, written: done });
       },
     });
@@ -154,7 +214,9 @@ export async function runImportCommand(args: string[], env: NodeJS.ProcessEnv, o
     bars.importing?.finish();
     const inserted = total(result.inserted);
     const skipped = total(result.skipped);
-    out(`Imported ${count(inserted)} row(s)${inserted > 0 ? `: ${listCounts(result.inserted)}` : ""}; ${count(skipped)} already stored as they are were skipped.\n`);
+    out(
+      `Imported ${count(inserted)} row(s)${inserted > 0 ? `: ${listCounts(result.inserted)}` : ""}; ${count(skipped)} already stored as they are were skipped.\n`,
+    );
     return 0;
   } finally {
     await db.close();

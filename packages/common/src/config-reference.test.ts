@@ -1,7 +1,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { describeEnvironment, envBoolean, envEnum, envInteger, envOptionalInteger, envOptionalString, envString, loadConfig } from "./config.js";
+import {
+  describeEnvironment,
+  envBoolean,
+  envEnum,
+  envInteger,
+  envOptionalInteger,
+  envOptionalString,
+  envString,
+  loadConfig,
+} from "./config.js";
 
 test("the env helpers record type and default, and keep them through .refine() and .describe()", () => {
   const rows = describeEnvironment({
@@ -28,13 +37,25 @@ test("the env helpers record type and default, and keep them through .refine() a
 
 test("a variable without a description, or not built with an env helper, is refused by name", () => {
   assert.throws(
-    () => describeEnvironment({ A: envInteger(5), B: z.string().optional().describe("raw"), C: envString("x").describe("fine") }),
-    (error: Error) => /A: no \.describe\(\) text/.test(error.message) && /B: not built with an env helper/.test(error.message) && !/C:/.test(error.message),
+    () =>
+      describeEnvironment({
+        A: envInteger(5),
+        B: z.string().optional().describe("raw"),
+        C: envString("x").describe("fine"),
+      }),
+    (error: Error) =>
+      /A: no \.describe\(\) text/.test(error.message) &&
+      /B: not built with an env helper/.test(error.message) &&
+      !/C:/.test(error.message),
   );
 });
 
 test("recording type and default changes nothing the helpers parse", () => {
-  const schema = z.object({ N: envOptionalInteger(1, 9), S: envOptionalString(), P: envString("").refine((value) => value !== "bad", { message: "bad value" }) });
+  const schema = z.object({
+    N: envOptionalInteger(1, 9),
+    S: envOptionalString(),
+    P: envString("").refine((value) => value !== "bad", { message: "bad value" }),
+  });
   assert.deepEqual(loadConfig(schema, { N: "3", S: "" }), { N: 3, S: undefined, P: "" });
   assert.throws(
     () => loadConfig(schema, { N: "10", P: "bad" }),

@@ -3,7 +3,11 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { envBoolean, envEnum, envInteger, loadConfig } from "./config.js";
 
-const schema = z.object({ PORT: envInteger(8080, 0, 65535), DEBUG: envBoolean(false), MODE: envEnum(["a", "b"] as const, "a") });
+const schema = z.object({
+  PORT: envInteger(8080, 0, 65535),
+  DEBUG: envBoolean(false),
+  MODE: envEnum(["a", "b"] as const, "a"),
+});
 
 test("loadConfig applies defaults and real types", () => {
   const config = loadConfig(schema, {});

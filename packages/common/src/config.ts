@@ -86,7 +86,9 @@ export function envDecimal(defaultValue: number, min: number, max: number) {
 
 /** An environment string with a default. */
 export function envString(defaultValue: string) {
-  return envVariable({ envType: "string", envDefault: defaultValue }).transform((raw) => (raw === undefined || raw === "" ? defaultValue : raw));
+  return envVariable({ envType: "string", envDefault: defaultValue }).transform((raw) =>
+    raw === undefined || raw === "" ? defaultValue : raw,
+  );
 }
 
 /** One of a fixed set of strings. */
@@ -123,7 +125,9 @@ function integerType(min: number, max: number): string {
 
 /** Settings every service shares: how it logs. */
 export const commonEnvSchema = {
-  LOG_LEVEL: envEnum(["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const, "info").describe("Least severe level of the JSON log lines written to stdout."),
+  LOG_LEVEL: envEnum(["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const, "info").describe(
+    "Least severe level of the JSON log lines written to stdout.",
+  ),
 };
 
 /** One row of the configuration reference. */
@@ -153,8 +157,12 @@ export function describeEnvironment(shape: Readonly<Record<string, z.core.$ZodTy
   const problems: string[] = [];
   const rows = Object.entries(shape).map(([name, schema]) => {
     const meta = metaOf(schema);
-    const description = (z.globalRegistry.get(schema as z.ZodType) as { description?: string } | undefined)?.description;
-    if (meta === undefined) problems.push(`${name}: not built with an env helper (envString, envInteger, …), so its type and default are unknown`);
+    const description = (z.globalRegistry.get(schema as z.ZodType) as { description?: string } | undefined)
+      ?.description;
+    if (meta === undefined)
+      problems.push(
+        `${name}: not built with an env helper (envString, envInteger, …), so its type and default are unknown`,
+      );
     if (description === undefined || description.trim() === "") problems.push(`${name}: no .describe() text`);
     return { name, type: meta?.envType ?? "", default: meta?.envDefault, description: description ?? "" };
   });

@@ -89,7 +89,9 @@ const lookAlikeGroups: readonly (readonly [string, string])[] = [
   ["/", "\u2044\u2215\u29F8"],
 ];
 
-const lookAlikes: ReadonlyMap<string, string> = new Map(lookAlikeGroups.flatMap(([latin, characters]) => [...characters].map((character) => [character, latin] as const)));
+const lookAlikes: ReadonlyMap<string, string> = new Map(
+  lookAlikeGroups.flatMap(([latin, characters]) => [...characters].map((character) => [character, latin] as const)),
+);
 
 /** Every look-alike in the table, as one character class: for a quick test whether a text needs folding at all. */
 const lookAlikeCharacter = new RegExp(`[${[...lookAlikes.keys()].join("")}]`, "gu");
@@ -143,7 +145,8 @@ const foldCache = new Map<string, string>();
  * match back to positions in the original text.
  */
 export function foldCodePoint(codePoint: string): string {
-  if (codePoint.length === 1 && codePoint.charCodeAt(0) < 0x80) return /[\t\n\v\f\r\x20-\x7E]/.test(codePoint) ? codePoint : "";
+  if (codePoint.length === 1 && codePoint.charCodeAt(0) < 0x80)
+    return /[\t\n\v\f\r\x20-\x7E]/.test(codePoint) ? codePoint : "";
   let folded = foldCache.get(codePoint);
   if (folded === undefined) {
     folded = toConfusableSkeleton(codePoint);

@@ -69,13 +69,21 @@ export interface ProviderSource {
  * text-embedding-3-small) failed: <cause>", with provider and model in the
  * details as well.
  */
-export function providerError(source: ProviderSource, cause: string, options: ContextHubErrorOptions = {}): ContextHubError {
+export function providerError(
+  source: ProviderSource,
+  cause: string,
+  options: ContextHubErrorOptions = {},
+): ContextHubError {
   const { provider, model } = source;
-  return new ContextHubError("PROVIDER_ERROR", `${providerLabel(source)} failed: ${cause}`, { ...options, details: { provider, model, ...options.details } });
+  return new ContextHubError("PROVIDER_ERROR", `${providerLabel(source)} failed: ${cause}`, {
+    ...options,
+    details: { provider, model, ...options.details },
+  });
 }
 
 /** How errors and logs name a provider source: "openai embeddings (model text-embedding-3-small)". */
-export const providerLabel = ({ provider, operation, model }: ProviderSource): string => `${provider} ${operation} (model ${model})`;
+export const providerLabel = ({ provider, operation, model }: ProviderSource): string =>
+  `${provider} ${operation} (model ${model})`;
 
 /** Shorthand for the most common error: bad input, with what was wrong in the message. */
 export function invalidArgument(message: string, remedy?: string): ContextHubError {

@@ -8,7 +8,8 @@ export function isImageMimeType(value: string): value is ImageMimeType {
   return (imageMimeTypes as readonly string[]).includes(value);
 }
 
-const startsWith = (bytes: Uint8Array, signature: readonly number[], at = 0) => bytes.length >= at + signature.length && signature.every((byte, index) => bytes[at + index] === byte);
+const startsWith = (bytes: Uint8Array, signature: readonly number[], at = 0) =>
+  bytes.length >= at + signature.length && signature.every((byte, index) => bytes[at + index] === byte);
 const ascii = (text: string) => [...text].map((character) => character.charCodeAt(0));
 
 const pngSignature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -39,7 +40,10 @@ const otherFormats: readonly { name: string; matches: (bytes: Uint8Array, head: 
   { name: "XML", matches: (_, head) => head.startsWith("<?xml") },
   { name: "PDF", matches: (bytes) => startsWith(bytes, ascii("%PDF-")) },
   { name: "BMP", matches: (bytes) => startsWith(bytes, ascii("BM")) && bytes.length >= 14 },
-  { name: "TIFF", matches: (bytes) => startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a]) },
+  {
+    name: "TIFF",
+    matches: (bytes) => startsWith(bytes, [0x49, 0x49, 0x2a, 0x00]) || startsWith(bytes, [0x4d, 0x4d, 0x00, 0x2a]),
+  },
   { name: "ICO", matches: (bytes) => startsWith(bytes, [0x00, 0x00, 0x01, 0x00]) },
   { name: "AVIF/HEIF", matches: (bytes) => startsWith(bytes, ascii("ftyp"), 4) },
   { name: "ZIP", matches: (bytes) => startsWith(bytes, [0x50, 0x4b, 0x03, 0x04]) },

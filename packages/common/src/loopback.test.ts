@@ -3,7 +3,17 @@ import assert from "node:assert/strict";
 import { isLoopbackHost, isLoopbackUrl } from "./loopback.js";
 
 test("loopback literals are loopback", () => {
-  for (const host of ["localhost", "LOCALHOST", "127.0.0.1", "127.255.3.4", "::1", "[::1]", "0:0:0:0:0:0:0:1", "[::ffff:127.0.0.1]", "::ffff:7f00:1"]) {
+  for (const host of [
+    "localhost",
+    "LOCALHOST",
+    "127.0.0.1",
+    "127.255.3.4",
+    "::1",
+    "[::1]",
+    "0:0:0:0:0:0:0:1",
+    "[::ffff:127.0.0.1]",
+    "::ffff:7f00:1",
+  ]) {
     assert.equal(isLoopbackHost(host), true, host);
   }
 });

@@ -16,15 +16,25 @@ export const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
  * the embedded default: with only 1, 2.5 and 5 ms between them, a stage's
  * median could not be told to within a millisecond.
  */
-export const fineLatencyBuckets = [0.0005, 0.001, 0.0015, 0.002, 0.0025, 0.003, 0.004, 0.005, 0.0065, 0.008, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+export const fineLatencyBuckets = [
+  0.0005, 0.001, 0.0015, 0.002, 0.0025, 0.003, 0.004, 0.005, 0.0065, 0.008, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+  2.5, 5, 10, 30, 60,
+];
 
 function existing<T>(name: string): T | undefined {
   return metricsRegistry.getSingleMetric(name) as T | undefined;
 }
 
 /** Gets or creates a histogram, so modules loaded twice in one process share it. */
-export function histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets = latencyBuckets): Histogram<L> {
-  return existing<Histogram<L>>(name) ?? new Histogram({ name, help, labelNames, buckets, registers: [metricsRegistry] });
+export function histogram<L extends string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  buckets = latencyBuckets,
+): Histogram<L> {
+  return (
+    existing<Histogram<L>>(name) ?? new Histogram({ name, help, labelNames, buckets, registers: [metricsRegistry] })
+  );
 }
 
 export function counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
@@ -35,15 +45,21 @@ export function gauge<L extends string>(name: string, help: string, labelNames: 
   return existing<Gauge<L>>(name) ?? new Gauge({ name, help, labelNames, registers: [metricsRegistry] });
 }
 
-const providerSeconds = histogram("contexthub_provider_request_seconds", "Model provider requests (embed, summarize, rerank) by provider, operation and outcome, in seconds.", [
-  "provider",
-  "operation",
-  "outcome",
-]);
+const providerSeconds = histogram(
+  "contexthub_provider_request_seconds",
+  "Model provider requests (embed, summarize, rerank) by provider, operation and outcome, in seconds.",
+  ["provider", "operation", "outcome"],
+);
 
 /** Times one request to a model provider and records its outcome. */
-export async function observeProviderRequest<T>(provider: string, operation: string, request: () => Promise<T>): Promise<T> {
-  return withSpan(`provider ${operation}`, { "contexthub.provider": provider, "contexthub.operation": operation }, () => timeProviderRequest(provider, operation, request));
+export async function observeProviderRequest<T>(
+  provider: string,
+  operation: string,
+  request: () => Promise<T>,
+): Promise<T> {
+  return withSpan(`provider ${operation}`, { "contexthub.provider": provider, "contexthub.operation": operation }, () =>
+    timeProviderRequest(provider, operation, request),
+  );
 }
 
 async function timeProviderRequest<T>(provider: string, operation: string, request: () => Promise<T>): Promise<T> {

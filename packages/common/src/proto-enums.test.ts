@@ -20,11 +20,41 @@ import {
 /** Every converter pair with the names it knows and the generated enum it mirrors. */
 const pairs = [
   { kind: "source", names: ["user", "agent"], from: sourceFromProto, to: sourceToProto, generated: commonV1.Source },
-  { kind: "visibility", names: ["private", "shared", "tenant"], from: visibilityFromProto, to: visibilityToProto, generated: commonV1.Visibility },
-  { kind: "trust state", names: ["unverified", "verified", "quarantined", "rejected"], from: trustStateFromProto, to: trustStateToProto, generated: storeV1.TrustState },
-  { kind: "permission", names: ["read", "write"], from: permissionFromProto, to: permissionToProto, generated: storeV1.Permission },
-  { kind: "grantee kind", names: ["subject", "group"], from: granteeKindFromProto, to: granteeKindToProto, generated: storeV1.GranteeKind },
-  { kind: "review decision", names: ["approve", "reject"], from: reviewDecisionFromProto, to: reviewDecisionToProto, generated: storeV1.ReviewDecision },
+  {
+    kind: "visibility",
+    names: ["private", "shared", "tenant"],
+    from: visibilityFromProto,
+    to: visibilityToProto,
+    generated: commonV1.Visibility,
+  },
+  {
+    kind: "trust state",
+    names: ["unverified", "verified", "quarantined", "rejected"],
+    from: trustStateFromProto,
+    to: trustStateToProto,
+    generated: storeV1.TrustState,
+  },
+  {
+    kind: "permission",
+    names: ["read", "write"],
+    from: permissionFromProto,
+    to: permissionToProto,
+    generated: storeV1.Permission,
+  },
+  {
+    kind: "grantee kind",
+    names: ["subject", "group"],
+    from: granteeKindFromProto,
+    to: granteeKindToProto,
+    generated: storeV1.GranteeKind,
+  },
+  {
+    kind: "review decision",
+    names: ["approve", "reject"],
+    from: reviewDecisionFromProto,
+    to: reviewDecisionToProto,
+    generated: storeV1.ReviewDecision,
+  },
 ] as const;
 
 for (const pair of pairs) {
@@ -37,7 +67,9 @@ for (const pair of pairs) {
       pair.names.map((name) => from(to(name), "field")),
       pair.names,
     );
-    const defined = Object.values(pair.generated).filter((value): value is number => typeof value === "number" && value !== 0);
+    const defined = Object.values(pair.generated).filter(
+      (value): value is number => typeof value === "number" && value !== 0,
+    );
     assert.deepEqual([...values].sort(), [...defined].sort(), "a value added to the contract needs a name here");
   });
 
@@ -49,7 +81,10 @@ for (const pair of pairs) {
   test(`an unknown ${pair.kind} value is INVALID_ARGUMENT naming the field and the value`, () => {
     assert.throws(
       () => from(99, "items[2].field"),
-      (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && error.message === `items[2].field 99 is not a known ${pair.kind}`,
+      (error: unknown) =>
+        isContextHubError(error) &&
+        error.code === "INVALID_ARGUMENT" &&
+        error.message === `items[2].field 99 is not a known ${pair.kind}`,
     );
   });
 }

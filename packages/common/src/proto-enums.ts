@@ -32,9 +32,18 @@ const trustStateValues: Record<TrustStateName, storeV1.TrustState> = {
   quarantined: storeV1.TrustState.QUARANTINED,
   rejected: storeV1.TrustState.REJECTED,
 };
-const permissionValues: Record<PermissionName, storeV1.Permission> = { read: storeV1.Permission.READ, write: storeV1.Permission.WRITE };
-const granteeKindValues: Record<GranteeKindName, storeV1.GranteeKind> = { subject: storeV1.GranteeKind.SUBJECT, group: storeV1.GranteeKind.GROUP };
-const reviewDecisionValues: Record<ReviewDecisionName, storeV1.ReviewDecision> = { approve: storeV1.ReviewDecision.APPROVE, reject: storeV1.ReviewDecision.REJECT };
+const permissionValues: Record<PermissionName, storeV1.Permission> = {
+  read: storeV1.Permission.READ,
+  write: storeV1.Permission.WRITE,
+};
+const granteeKindValues: Record<GranteeKindName, storeV1.GranteeKind> = {
+  subject: storeV1.GranteeKind.SUBJECT,
+  group: storeV1.GranteeKind.GROUP,
+};
+const reviewDecisionValues: Record<ReviewDecisionName, storeV1.ReviewDecision> = {
+  approve: storeV1.ReviewDecision.APPROVE,
+  reject: storeV1.ReviewDecision.REJECT,
+};
 
 /** The reverse of a name → value table, built once. */
 function invert<N extends string, V extends number>(values: Record<N, V>): ReadonlyMap<number, N> {
@@ -42,12 +51,19 @@ function invert<N extends string, V extends number>(values: Record<N, V>): Reado
 }
 
 /** A reader for one enum: 0 is "not said" (undefined); an unknown value is refused, naming the field. */
-function reader<N extends string, V extends number>(values: Record<N, V>, kind: string): (value: V, field: string) => N | undefined {
+function reader<N extends string, V extends number>(
+  values: Record<N, V>,
+  kind: string,
+): (value: V, field: string) => N | undefined {
   const names = invert(values);
   return (value, field) => {
     if (value === 0) return undefined;
     const name = names.get(value);
-    if (name === undefined) throw invalidArgument(`${field} ${String(value)} is not a known ${kind}`, `send one of ${Object.keys(values).join(", ")} (or leave it unspecified)`);
+    if (name === undefined)
+      throw invalidArgument(
+        `${field} ${String(value)} is not a known ${kind}`,
+        `send one of ${Object.keys(values).join(", ")} (or leave it unspecified)`,
+      );
     return name;
   };
 }
@@ -63,17 +79,26 @@ export const permissionFromProto = reader<PermissionName, storeV1.Permission>(pe
 /** A grantee kind's name; undefined when unspecified; an unknown value is INVALID_ARGUMENT naming `field`. */
 export const granteeKindFromProto = reader<GranteeKindName, storeV1.GranteeKind>(granteeKindValues, "grantee kind");
 /** A review decision's name; undefined when unspecified; an unknown value is INVALID_ARGUMENT naming `field`. */
-export const reviewDecisionFromProto = reader<ReviewDecisionName, storeV1.ReviewDecision>(reviewDecisionValues, "review decision");
+export const reviewDecisionFromProto = reader<ReviewDecisionName, storeV1.ReviewDecision>(
+  reviewDecisionValues,
+  "review decision",
+);
 
 /** The proto value of a source; undefined (let the receiver choose) is UNSPECIFIED. */
-export const sourceToProto = (name: SourceName | undefined): commonV1.Source => (name === undefined ? commonV1.Source.UNSPECIFIED : sourceValues[name]);
+export const sourceToProto = (name: SourceName | undefined): commonV1.Source =>
+  name === undefined ? commonV1.Source.UNSPECIFIED : sourceValues[name];
 /** The proto value of a visibility; undefined (let the receiver choose) is UNSPECIFIED. */
-export const visibilityToProto = (name: VisibilityName | undefined): commonV1.Visibility => (name === undefined ? commonV1.Visibility.UNSPECIFIED : visibilityValues[name]);
+export const visibilityToProto = (name: VisibilityName | undefined): commonV1.Visibility =>
+  name === undefined ? commonV1.Visibility.UNSPECIFIED : visibilityValues[name];
 /** The proto value of a trust state; undefined is UNSPECIFIED. */
-export const trustStateToProto = (name: TrustStateName | undefined): storeV1.TrustState => (name === undefined ? storeV1.TrustState.UNSPECIFIED : trustStateValues[name]);
+export const trustStateToProto = (name: TrustStateName | undefined): storeV1.TrustState =>
+  name === undefined ? storeV1.TrustState.UNSPECIFIED : trustStateValues[name];
 /** The proto value of a permission; undefined is UNSPECIFIED. */
-export const permissionToProto = (name: PermissionName | undefined): storeV1.Permission => (name === undefined ? storeV1.Permission.UNSPECIFIED : permissionValues[name]);
+export const permissionToProto = (name: PermissionName | undefined): storeV1.Permission =>
+  name === undefined ? storeV1.Permission.UNSPECIFIED : permissionValues[name];
 /** The proto value of a grantee kind; undefined is UNSPECIFIED. */
-export const granteeKindToProto = (name: GranteeKindName | undefined): storeV1.GranteeKind => (name === undefined ? storeV1.GranteeKind.UNSPECIFIED : granteeKindValues[name]);
+export const granteeKindToProto = (name: GranteeKindName | undefined): storeV1.GranteeKind =>
+  name === undefined ? storeV1.GranteeKind.UNSPECIFIED : granteeKindValues[name];
 /** The proto value of a review decision; undefined is UNSPECIFIED. */
-export const reviewDecisionToProto = (name: ReviewDecisionName | undefined): storeV1.ReviewDecision => (name === undefined ? storeV1.ReviewDecision.UNSPECIFIED : reviewDecisionValues[name]);
+export const reviewDecisionToProto = (name: ReviewDecisionName | undefined): storeV1.ReviewDecision =>
+  name === undefined ? storeV1.ReviewDecision.UNSPECIFIED : reviewDecisionValues[name];

@@ -39,8 +39,18 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
     ...(options.isReady === undefined ? {} : { isReady: options.isReady }),
   });
   options.register(builder);
-  const grpc = await builder.listen(options.socketPath === undefined ? { host: options.host, port: options.port } : { socketPath: options.socketPath });
-  const ops = options.opsPort < 0 ? undefined : await startOpsServer({ host: options.host, port: options.opsPort, logger: options.logger, isReady: options.isReady ?? (() => true) });
+  const grpc = await builder.listen(
+    options.socketPath === undefined ? { host: options.host, port: options.port } : { socketPath: options.socketPath },
+  );
+  const ops =
+    options.opsPort < 0
+      ? undefined
+      : await startOpsServer({
+          host: options.host,
+          port: options.opsPort,
+          logger: options.logger,
+          isReady: options.isReady ?? (() => true),
+        });
   options.logger.info({ address: grpc.address, opsPort: ops?.port }, `${options.name} listening`);
   let closing: Promise<void> | undefined;
   return {
@@ -64,7 +74,11 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
  * Runs a service from a main.ts: starts it, and on SIGTERM or SIGINT closes
  * it and exits. A failure to start prints the reason and exits non-zero.
  */
-export function runMain(start: () => Promise<RunningService>, logger: Pick<Logger, "error" | "info">, serviceName?: string): void {
+export function runMain(
+  start: () => Promise<RunningService>,
+  logger: Pick<Logger, "error" | "info">,
+  serviceName?: string,
+): void {
   // Traces are exported only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
   const tracing = serviceName === undefined ? undefined : startTracing(serviceName, process.env);
   start().then(

@@ -27,7 +27,9 @@ test("one trace spans the caller, the gRPC client and server, and a provider cal
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       assert.equal(request.url, "/v1/traces");
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] };
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[];
+      };
       for (const resource of body.resourceSpans) for (const scope of resource.scopeSpans) received.push(...scope.spans);
       response.writeHead(200, { "content-type": "application/json" });
       response.end("{}");
@@ -49,10 +51,17 @@ test("one trace spans the caller, the gRPC client and server, and a provider cal
     register: (builder) =>
       builder.addService(rerankerV1.RerankerService, {
         describe: async () => ({ provider: "test", model: "m" }),
-        rerank: async (request) => observeProviderRequest("test", "rerank", async () => ({ results: request.passages.map((passage, index) => ({ id: passage.id, index, score: 1 })) })),
+        rerank: async (request) =>
+          observeProviderRequest("test", "rerank", async () => ({
+            results: request.passages.map((passage, index) => ({ id: passage.id, index, score: 1 })),
+          })),
       }),
   });
-  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 2000 });
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: `127.0.0.1:${service.port}`,
+    peer: "reranker",
+    deadlineMs: 2000,
+  });
   try {
     await withSpan("tool search", {}, () => client.rerank({ query: "q", passages: [{ id: "a", text: "x" }] }));
   } finally {
@@ -64,13 +73,22 @@ test("one trace spans the caller, the gRPC client and server, and a provider cal
   const byName = (name: string) => received.find((span) => span.name === name);
   const root = byName("tool search");
   // OTLP numbers span kinds SERVER = 2 and CLIENT = 3.
-  const rpc = (kind: number) => received.find((span) => span.name === "contexthub.reranker.v1.RerankerService/Rerank" && span.kind === kind);
+  const rpc = (kind: number) =>
+    received.find((span) => span.name === "contexthub.reranker.v1.RerankerService/Rerank" && span.kind === kind);
   const clientSpan = rpc(3);
   const serverSpan = rpc(2);
   const provider = byName("provider rerank");
-  assert.ok(root && clientSpan && serverSpan && provider, `spans received: ${received.map((span) => span.name).join(", ")}`);
-  for (const span of [clientSpan, serverSpan, provider]) assert.equal(span.traceId, root.traceId, `${span.name} is in the same trace`);
+  assert.ok(
+    root && clientSpan && serverSpan && provider,
+    `spans received: ${received.map((span) => span.name).join(", ")}`,
+  );
+  for (const span of [clientSpan, serverSpan, provider])
+    assert.equal(span.traceId, root.traceId, `${span.name} is in the same trace`);
   assert.equal(clientSpan.parentSpanId, root.spanId, "the client span is the tool span's child");
-  assert.equal(serverSpan.parentSpanId, clientSpan.spanId, "the server span continues the trace carried in gRPC metadata");
+  assert.equal(
+    serverSpan.parentSpanId,
+    clientSpan.spanId,
+    "the server span continues the trace carried in gRPC metadata",
+  );
   assert.equal(provider.parentSpanId, serverSpan.spanId, "the provider call is the server span's child");
 });

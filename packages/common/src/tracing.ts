@@ -1,4 +1,14 @@
-import { context, INVALID_SPAN_CONTEXT, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
+import {
+  context,
+  INVALID_SPAN_CONTEXT,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from "@opentelemetry/api";
 import { logs } from "@opentelemetry/api-logs";
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
@@ -44,8 +54,12 @@ export const tracingEnvSchema = {
   OTEL_EXPORTER_OTLP_ENDPOINT: envOptionalString().describe(
     "OTLP/HTTP collector base URL, e.g. http://otel-collector:4318; spans go to its /v1/traces. Unset (and no traces endpoint): tracing is off.",
   ),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: envOptionalString().describe("Full OTLP/HTTP traces URL, used instead of OTEL_EXPORTER_OTLP_ENDPOINT for traces; setting either turns tracing on."),
-  OTEL_SERVICE_NAME: envOptionalString().describe("The service.name spans carry; unset: the service's own name (gateway, store, …)."),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: envOptionalString().describe(
+    "Full OTLP/HTTP traces URL, used instead of OTEL_EXPORTER_OTLP_ENDPOINT for traces; setting either turns tracing on.",
+  ),
+  OTEL_SERVICE_NAME: envOptionalString().describe(
+    "The service.name spans carry; unset: the service's own name (gateway, store, …).",
+  ),
   OTEL_SDK_DISABLED: envString("false").describe("`true` (any case) turns tracing off even when an endpoint is set."),
 };
 
@@ -55,7 +69,9 @@ const tracingEnv = z.object(tracingEnvSchema);
 export function isTracingConfigured(env: NodeJS.ProcessEnv): boolean {
   const settings = loadConfig(tracingEnv, env);
   if (settings.OTEL_SDK_DISABLED.toLowerCase() === "true") return false;
-  return settings.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined;
+  return (
+    settings.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined
+  );
 }
 
 /**
@@ -63,18 +79,26 @@ export function isTracingConfigured(env: NodeJS.ProcessEnv): boolean {
  * (one provider per process, shared by every service in it). `processors`
  * replaces the OTLP exporter (tests).
  */
-export function startTracing(serviceName: string, env: NodeJS.ProcessEnv, processors?: SpanProcessor[]): Tracing | undefined {
+export function startTracing(
+  serviceName: string,
+  env: NodeJS.ProcessEnv,
+  processors?: SpanProcessor[],
+): Tracing | undefined {
   if (processors === undefined && !isTracingConfigured(env)) return undefined;
   if (active === undefined) {
     const spanProcessors = processors ?? [new BatchSpanProcessor(new OTLPTraceExporter())];
     const Sdk = loadNodeSdk();
     const sdk = new Sdk({
       // Only the resource named here: the SDK's host and process detectors would add attributes this service never sent.
-      resource: resourceFromAttributes({ "service.name": loadConfig(tracingEnv, env).OTEL_SERVICE_NAME ?? serviceName }),
+      resource: resourceFromAttributes({
+        "service.name": loadConfig(tracingEnv, env).OTEL_SERVICE_NAME ?? serviceName,
+      }),
       autoDetectResources: false,
       spanProcessors,
       // W3C trace context and baggage, whatever OTEL_PROPAGATORS says: gRPC metadata carries exactly these headers.
-      textMapPropagator: new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+      textMapPropagator: new CompositePropagator({
+        propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+      }),
       // Traces only: with no readers or processors of their own the SDK would start OTLP metric and log exporters too.
       metricReaders: [],
       logRecordProcessors: [],
@@ -115,19 +139,29 @@ export function isTracing(): boolean {
 const idleSpan = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
 /** Runs `work` in a span that records failures; a no-op span, and no context switch, when tracing is off. */
-export async function withSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>, options: { kind?: SpanKind; parent?: Context } = {}): Promise<T> {
+export async function withSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: (span: Span) => Promise<T>,
+  options: { kind?: SpanKind; parent?: Context } = {},
+): Promise<T> {
   if (active === undefined) return work(idleSpan);
-  return tracer().startActiveSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, options.parent ?? context.active(), async (span) => {
-    try {
-      return await work(span);
-    } catch (error) {
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer().startActiveSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes },
+    options.parent ?? context.active(),
+    async (span) => {
+      try {
+        return await work(span);
+      } catch (error) {
+        span.recordException(error instanceof Error ? error : String(error));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 /** Writes the current trace context into carrier headers (gRPC metadata, HTTP headers). */
@@ -137,7 +171,11 @@ export function injectTraceContext(set: (key: string, value: string) => void): v
 
 /** Reads a trace context from carrier headers. */
 export function extractTraceContext(get: (key: string) => string | undefined): Context {
-  return propagation.extract(context.active(), {}, { get: (_carrier, key) => get(key), keys: () => ["traceparent", "tracestate"] });
+  return propagation.extract(
+    context.active(),
+    {},
+    { get: (_carrier, key) => get(key), keys: () => ["traceparent", "tracestate"] },
+  );
 }
 
 /** The active span's ids, for log lines. */

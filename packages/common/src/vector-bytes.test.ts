@@ -18,7 +18,10 @@ test("the bytes are little-endian float32, the same bytes a packed repeated floa
   const packed = new Uint8Array([0x0a, 0x08, 0x00, 0x00, 0x80, 0x3f, 0x00, 0x00, 0x00, 0xc0]);
   const vector = fromBinary(embedderV1.VectorSchema, packed);
   assert.deepEqual(vectorFromBytes(vector.float32Le, "v"), [1, -2]);
-  assert.deepEqual(toBinary(embedderV1.VectorSchema, create(embedderV1.VectorSchema, { float32Le: vectorToBytes([1, -2]) })), packed);
+  assert.deepEqual(
+    toBinary(embedderV1.VectorSchema, create(embedderV1.VectorSchema, { float32Le: vectorToBytes([1, -2]) })),
+    packed,
+  );
 });
 
 test("a Float32Array is shared, not copied, and a view at an odd offset still reads right", () => {
@@ -33,7 +36,10 @@ test("a Float32Array is shared, not copied, and a view at an odd offset still re
 test("bytes that are not whole float32 components are refused, naming the field", () => {
   assert.throws(
     () => vectorFromBytes(new Uint8Array(6), "chunks[2].vector"),
-    (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && /chunks\[2\]\.vector is 6 bytes, not a whole number of float32 components/.test(error.message),
+    (error: unknown) =>
+      isContextHubError(error) &&
+      error.code === "INVALID_ARGUMENT" &&
+      /chunks\[2\]\.vector is 6 bytes, not a whole number of float32 components/.test(error.message),
   );
   assert.deepEqual(vectorFromBytes(new Uint8Array(), "v"), []);
 });

@@ -22,7 +22,9 @@ export function vectorToBytes(vector: ArrayLike<number>): Uint8Array {
 /** The components of a vector's wire bytes; `field` names it in the error when the bytes are not whole float32 values. */
 export function vectorFromBytes(bytes: Uint8Array, field: string): number[] {
   if (bytes.byteLength % 4 !== 0) {
-    throw invalidArgument(`${field} is ${bytes.byteLength} bytes, not a whole number of float32 components (4 bytes each, little-endian)`);
+    throw invalidArgument(
+      `${field} is ${bytes.byteLength} bytes, not a whole number of float32 components (4 bytes each, little-endian)`,
+    );
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const components = new Array<number>(bytes.byteLength / 4);

@@ -21,8 +21,15 @@ async function until(condition: () => boolean): Promise<void> {
 
 test("a job runs in a worker and the worker is reused for the next one", async (t) => {
   const pool = openPool(t);
-  const first = await pool.run<{ input: unknown; threadId: number }>("echo", { text: "héllo" }, { stage: "echo", budgetMs: generous });
-  const second = await pool.run<{ input: unknown; threadId: number }>("echo", 42, { stage: "echo", budgetMs: generous });
+  const first = await pool.run<{ input: unknown; threadId: number }>(
+    "echo",
+    { text: "héllo" },
+    { stage: "echo", budgetMs: generous },
+  );
+  const second = await pool.run<{ input: unknown; threadId: number }>("echo", 42, {
+    stage: "echo",
+    budgetMs: generous,
+  });
   assert.deepEqual(first.input, { text: "héllo" });
   assert.equal(second.input, 42);
   assert.notEqual(first.threadId, 0, "the job ran off the main thread");
@@ -35,7 +42,9 @@ test("a job over its budget is stopped by terminating its worker, fails naming i
   const before = await pool.run<{ threadId: number }>("echo", null, { stage: "echo", budgetMs: generous });
   let timerFired = false;
   let settled = false;
-  const spinning = pool.run("spin", null, { stage: "summarize", budgetMs: 400, budgetSetting: "SUMMARIZER_TEXT_BUDGET_MS" }).finally(() => (settled = true));
+  const spinning = pool
+    .run("spin", null, { stage: "summarize", budgetMs: 400, budgetSetting: "SUMMARIZER_TEXT_BUDGET_MS" })
+    .finally(() => (settled = true));
   // The main thread stays free while the job spins: a short timer fires before the budget ends the job.
   setTimeout(() => (timerFired = !settled), 10);
   await assert.rejects(spinning, (error: unknown) => {
@@ -75,7 +84,11 @@ test("a task's own error reaches the caller unchanged and keeps its worker", asy
   const before = await pool.run<{ threadId: number }>("echo", null, { stage: "echo", budgetMs: generous });
   await assert.rejects(
     pool.run("refuse", null, { stage: "screen", budgetMs: generous }),
-    (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && error.message === "the input is not acceptable" && error.remedy === "send another",
+    (error: unknown) =>
+      isContextHubError(error) &&
+      error.code === "INVALID_ARGUMENT" &&
+      error.message === "the input is not acceptable" &&
+      error.remedy === "send another",
   );
   const after = await pool.run<{ threadId: number }>("echo", null, { stage: "echo", budgetMs: generous });
   assert.equal(after.threadId, before.threadId);
@@ -103,7 +116,11 @@ test("aborting a running job terminates its worker; aborting a waiting call take
   const waiting = pool.run("echo", null, { stage: "embed", budgetMs: generous, signal: queued.signal });
   await until(() => pool.stats().waiting === 1);
   queued.abort();
-  await assert.rejects(waiting, (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED" && /^embed: stopped because/.test(error.message));
+  await assert.rejects(
+    waiting,
+    (error: unknown) =>
+      isContextHubError(error) && error.code === "DEADLINE_EXCEEDED" && /^embed: stopped because/.test(error.message),
+  );
   assert.equal(pool.stats().waiting, 0);
   running.abort();
   await assert.rejects(spinning, (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED");
@@ -114,9 +131,16 @@ test("aborting a running job terminates its worker; aborting a waiting call take
 
 test("a worker whose start-up fails fails the call with the start-up's error", async (t) => {
   const pool = openPool(t, { maxWorkers: 1, workerData: { failStart: true }, keepWarm: false });
-  await assert.rejects(pool.warm(), (error: unknown) => isContextHubError(error) && error.code === "PROVIDER_ERROR" && error.message === "the model could not be loaded");
+  await assert.rejects(
+    pool.warm(),
+    (error: unknown) =>
+      isContextHubError(error) && error.code === "PROVIDER_ERROR" && error.message === "the model could not be loaded",
+  );
   assert.equal(pool.isWarm(), false);
-  await assert.rejects(pool.run("echo", null, { stage: "embed", budgetMs: generous }), (error: unknown) => isContextHubError(error) && error.code === "PROVIDER_ERROR");
+  await assert.rejects(
+    pool.run("echo", null, { stage: "embed", budgetMs: generous }),
+    (error: unknown) => isContextHubError(error) && error.code === "PROVIDER_ERROR",
+  );
 });
 
 test("warm starts a worker ahead of the first call", async (t) => {
@@ -136,12 +160,18 @@ test("close fails running and waiting calls and refuses new ones", async (t) => 
   const failures = Promise.all([
     assert.rejects(
       spinning,
-      (error: unknown) => isContextHubError(error) && error.code === "INTERNAL" && error.message === "summarize: its worker stopped before it finished (the test worker pool closed)",
+      (error: unknown) =>
+        isContextHubError(error) &&
+        error.code === "INTERNAL" &&
+        error.message === "summarize: its worker stopped before it finished (the test worker pool closed)",
     ),
     assert.rejects(waiting, /the test worker pool is closed/),
   ]);
   await pool.close();
   await failures;
-  await assert.rejects(pool.run("echo", null, { stage: "summarize", budgetMs: generous }), /the test worker pool is closed/);
+  await assert.rejects(
+    pool.run("echo", null, { stage: "summarize", budgetMs: generous }),
+    /the test worker pool is closed/,
+  );
   assert.equal(pool.stats().workers, 0);
 });

@@ -106,18 +106,35 @@ interface WorkerError {
 }
 
 type ToWorker = { id: number; task: string; input: unknown };
-type FromWorker = { type: "ready" } | { type: "start_failed"; error: WorkerError } | { type: "result"; id: number; value: unknown } | { type: "error"; id: number; error: WorkerError };
+type FromWorker =
+  | { type: "ready" }
+  | { type: "start_failed"; error: WorkerError }
+  | { type: "result"; id: number; value: unknown }
+  | { type: "error"; id: number; error: WorkerError };
 
-const budgetsExceeded = counter("contexthub_text_budget_exceeded_total", "Jobs on caller text stopped because they ran longer than their time budget, by pool and stage.", ["pool", "stage"]);
+const budgetsExceeded = counter(
+  "contexthub_text_budget_exceeded_total",
+  "Jobs on caller text stopped because they ran longer than their time budget, by pool and stage.",
+  ["pool", "stage"],
+);
 
 function toWorkerError(error: unknown): WorkerError {
-  if (isContextHubError(error)) return { message: error.message, code: error.code, ...(error.remedy === undefined ? {} : { remedy: error.remedy }), details: error.details };
+  if (isContextHubError(error))
+    return {
+      message: error.message,
+      code: error.code,
+      ...(error.remedy === undefined ? {} : { remedy: error.remedy }),
+      details: error.details,
+    };
   return { message: error instanceof Error ? error.message : String(error) };
 }
 
 function fromWorkerError(error: WorkerError, stage: string): ContextHubError {
   if (error.code !== undefined && isErrorCode(error.code)) {
-    return new ContextHubError(error.code, error.message, { ...(error.remedy === undefined ? {} : { remedy: error.remedy }), ...(error.details === undefined ? {} : { details: error.details }) });
+    return new ContextHubError(error.code, error.message, {
+      ...(error.remedy === undefined ? {} : { remedy: error.remedy }),
+      ...(error.details === undefined ? {} : { details: error.details }),
+    });
   }
   return new ContextHubError("INTERNAL", `${stage} failed in its worker: ${error.message}`, { details: { stage } });
 }
@@ -139,7 +156,8 @@ export function serveWorkerTasks<T extends { [K in keyof T]: WorkerTask }>(tasks
       })
       .then(
         (value) => port.postMessage({ type: "result", id: job.id, value } satisfies FromWorker),
-        (error: unknown) => port.postMessage({ type: "error", id: job.id, error: toWorkerError(error) } satisfies FromWorker),
+        (error: unknown) =>
+          port.postMessage({ type: "error", id: job.id, error: toWorkerError(error) } satisfies FromWorker),
       );
   });
   Promise.resolve()
@@ -187,7 +205,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const spawn = (): PooledWorker => {
     const worker = new Worker(options.script, {
       workerData: options.workerData,
-      ...(options.maxOldGenerationSizeMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } }),
+      ...(options.maxOldGenerationSizeMb === undefined
+        ? {}
+        : { resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } }),
     });
     const pooled: PooledWorker = { worker, ready: Promise.resolve(), started: false, lastError: undefined };
     // An uncaught error ends the worker; without a listener it would end this process too.
@@ -206,7 +226,12 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       };
       const onExit = (code: number) => {
         done();
-        reject(new ContextHubError("INTERNAL", `a ${name} worker stopped (exit code ${code}) before it was ready${pooled.lastError === undefined ? "" : `: ${pooled.lastError.message}`}`));
+        reject(
+          new ContextHubError(
+            "INTERNAL",
+            `a ${name} worker stopped (exit code ${code}) before it was ready${pooled.lastError === undefined ? "" : `: ${pooled.lastError.message}`}`,
+          ),
+        );
       };
       const done = () => {
         worker.off("message", onMessage);
@@ -245,7 +270,13 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   };
 
   const abortError = (stage: string, signal: AbortSignal) =>
-    isContextHubError(signal.reason) ? signal.reason : new ContextHubError("DEADLINE_EXCEEDED", `${stage}: stopped because the caller's deadline passed or it cancelled`, { details: { stage } });
+    isContextHubError(signal.reason)
+      ? signal.reason
+      : new ContextHubError(
+          "DEADLINE_EXCEEDED",
+          `${stage}: stopped because the caller's deadline passed or it cancelled`,
+          { details: { stage } },
+        );
 
   const closedError = () => new ContextHubError("INTERNAL", `the ${name} worker pool is closed`);
 
@@ -313,11 +344,18 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       };
       const onMessage = (message: FromWorker) => {
         if (message.type === "result" && message.id === id) settle(true, () => resolve(message.value as T));
-        else if (message.type === "error" && message.id === id) settle(true, () => reject(fromWorkerError(message.error, stage)));
+        else if (message.type === "error" && message.id === id)
+          settle(true, () => reject(fromWorkerError(message.error, stage)));
       };
       const onExit = (code: number) => {
         const cause = closed ? `the ${name} worker pool closed` : (pooled.lastError?.message ?? `exit code ${code}`);
-        settle(false, () => reject(new ContextHubError("INTERNAL", `${stage}: its worker stopped before it finished (${cause})`, { details: { stage } })));
+        settle(false, () =>
+          reject(
+            new ContextHubError("INTERNAL", `${stage}: its worker stopped before it finished (${cause})`, {
+              details: { stage },
+            }),
+          ),
+        );
       };
       const onAbort = () => settle(false, () => reject(abortError(stage, signal!)));
       const onBudget = () => {
@@ -325,10 +363,14 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         const setting = job.budgetSetting === undefined ? "" : ` (${job.budgetSetting})`;
         settle(false, () =>
           reject(
-            new ContextHubError("TEXT_BUDGET_EXCEEDED", `${stage}: the text took longer than its ${job.budgetMs} ms budget, so the work was stopped and nothing was changed`, {
-              remedy: `split the text into smaller entries, or ask an operator to raise the budget${setting}`,
-              details: { stage, budget_ms: job.budgetMs },
-            }),
+            new ContextHubError(
+              "TEXT_BUDGET_EXCEEDED",
+              `${stage}: the text took longer than its ${job.budgetMs} ms budget, so the work was stopped and nothing was changed`,
+              {
+                remedy: `split the text into smaller entries, or ask an operator to raise the budget${setting}`,
+                details: { stage, budget_ms: job.budgetMs },
+              },
+            ),
           ),
         );
       };
@@ -336,7 +378,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       worker.once("exit", onExit);
       signal?.addEventListener("abort", onAbort, { once: true });
       const timer = setTimeout(onBudget, job.budgetMs);
-      worker.postMessage({ id, task, input } satisfies ToWorker, job.transfer === undefined ? undefined : [...job.transfer]);
+      worker.postMessage(
+        { id, task, input } satisfies ToWorker,
+        job.transfer === undefined ? undefined : [...job.transfer],
+      );
     });
 
   return {

@@ -36,7 +36,8 @@ test("chunks cover the text, respect size and overlap, and start at word starts"
   assertWellFormed(text, chunks, 1500, 200);
   assert.ok(chunks.length >= 5);
   for (const chunk of chunks.slice(1)) assert.match(text.slice(chunk.start - 1, chunk.start + 1), /^\s\S/);
-  for (const chunk of chunks.slice(0, -1)) assert.match(text.slice(chunk.start, chunk.end), /\.\s$/, "ends after a sentence");
+  for (const chunk of chunks.slice(0, -1))
+    assert.match(text.slice(chunk.start, chunk.end), /\.\s$/, "ends after a sentence");
   assert.ok(
     chunks.slice(1).every((chunk, index) => chunks[index]!.end - chunk.start > 0),
     "consecutive chunks overlap",
@@ -48,7 +49,8 @@ test("chunks prefer paragraph breaks over sentence ends", () => {
   const text = [paragraph, paragraph, paragraph, paragraph].join("\n\n");
   const chunks = chunkText(text, { size: 1500, overlap: 200 });
   assertWellFormed(text, chunks, 1500, 200);
-  for (const chunk of chunks.slice(0, -1)) assert.ok(text.slice(0, chunk.end).endsWith("\n\n"), `chunk ${chunk.ordinal} ends at a paragraph break`);
+  for (const chunk of chunks.slice(0, -1))
+    assert.ok(text.slice(0, chunk.end).endsWith("\n\n"), `chunk ${chunk.ordinal} ends at a paragraph break`);
 });
 
 test("a text without spaces is cut hard but never inside a surrogate pair", () => {

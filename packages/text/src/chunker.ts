@@ -30,7 +30,8 @@ export const defaultChunkOptions: Readonly<ChunkOptions> = Object.freeze({ size:
  */
 export function chunkText(text: string, options: ChunkOptions = defaultChunkOptions): TextChunk[] {
   const { size, overlap } = options;
-  if (!Number.isInteger(size) || size < 2) throw new RangeError(`chunk size must be an integer of at least 2, got ${size}`);
+  if (!Number.isInteger(size) || size < 2)
+    throw new RangeError(`chunk size must be an integer of at least 2, got ${size}`);
   if (!Number.isInteger(overlap) || overlap < 0 || overlap > Math.floor(size / 2)) {
     throw new RangeError(`chunk overlap must be an integer from 0 to ${Math.floor(size / 2)}, got ${overlap}`);
   }
@@ -50,7 +51,9 @@ export function chunkText(text: string, options: ChunkOptions = defaultChunkOpti
 }
 
 function isSpace(code: number): boolean {
-  return code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x2028 || code === 0x2029 || code === 0x3000;
+  return (
+    code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x2028 || code === 0x2029 || code === 0x3000
+  );
 }
 
 /**

@@ -141,12 +141,16 @@ function toTermVector(term: string, vectors: WordVectors, lexicalDimensions: num
   if (row >= 0) {
     weight = toSifWeight(toWordProbability(row, size), embeddingSifSmoothing);
     const offset = row * dimension;
-    for (let d = 0; d < dimension; d++) result[d] = weight * ((matrix[offset + d] as number) - (mean[d] as number) + shared * (lexical[d] as number));
+    for (let d = 0; d < dimension; d++)
+      result[d] = weight * ((matrix[offset + d] as number) - (mean[d] as number) + shared * (lexical[d] as number));
   } else {
     const spelling = toHashedWordVector(term, dimension);
-    for (let d = 0; d < dimension; d++) result[d] = typicalNorm * ((spelling[d] as number) + (lexicalDimensions === 0 ? lexicalShare * (lexical[d] as number) : 0));
+    for (let d = 0; d < dimension; d++)
+      result[d] =
+        typicalNorm * ((spelling[d] as number) + (lexicalDimensions === 0 ? lexicalShare * (lexical[d] as number) : 0));
   }
-  for (let d = 0; d < lexicalDimensions; d++) result[dimension + d] = weight * lexicalShare * typicalNorm * (lexical[d] as number);
+  for (let d = 0; d < lexicalDimensions; d++)
+    result[dimension + d] = weight * lexicalShare * typicalNorm * (lexical[d] as number);
   if (cache.size >= termCacheLimit) cache.clear();
   cache.set(term, result);
   return result;
@@ -198,7 +202,8 @@ function visitTerms(token: string, vectors: WordVectors, visit: (term: string, m
  */
 export function embedText(text: string, vectors: WordVectors, options: EmbedTextOptions = {}): Float32Array {
   const lexicalDimensions = options.lexicalDimensions ?? 0;
-  if (!Number.isInteger(lexicalDimensions) || lexicalDimensions < 0) throw new RangeError(`lexicalDimensions must be a non-negative integer, got ${lexicalDimensions}`);
+  if (!Number.isInteger(lexicalDimensions) || lexicalDimensions < 0)
+    throw new RangeError(`lexicalDimensions must be a non-negative integer, got ${lexicalDimensions}`);
   const { dimension: wordDimension, commonDirection } = vectors;
   const dimension = wordDimension + lexicalDimensions;
   const sum = new Float64Array(dimension);

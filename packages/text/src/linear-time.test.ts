@@ -41,7 +41,9 @@ test("tokenize, splitIdentifier and toStem are linear", () => {
 });
 
 test("embedText is linear", async () => {
-  const vectors = await loadWordVectors(process.env.CONTEXT_HUB_TEST_CACHE_DIR ?? join(tmpdir(), "context-hub-test-cache"));
+  const vectors = await loadWordVectors(
+    process.env.CONTEXT_HUB_TEST_CACHE_DIR ?? join(tmpdir(), "context-hub-test-cache"),
+  );
   // Unknown tokens' vectors are cached: a fresh prefix per run makes every run pay for its tokens, as a new text does.
   let run = 0;
   assertLinearGrowthForAll("embedText", (text) => embedText(`${run++}${text}`, vectors), pathologicalTexts);
@@ -58,8 +60,14 @@ test("outlines, prose, stripping, slugs, sentences, chunks and tokens are linear
 });
 
 test("embedText is linear on heading-heavy texts, whose numbered and long headings are full of words seen once", async () => {
-  const vectors = await loadWordVectors(process.env.CONTEXT_HUB_TEST_CACHE_DIR ?? join(tmpdir(), "context-hub-test-cache"));
+  const vectors = await loadWordVectors(
+    process.env.CONTEXT_HUB_TEST_CACHE_DIR ?? join(tmpdir(), "context-hub-test-cache"),
+  );
   // Term vectors are cached per word-vector object: a fresh copy per run pays for every term, as a new text's words do.
   // (A shared cache would make the repeated smaller runs free and the largest, past the cache's size, not.)
-  assertLinearGrowthForAll("embedText", (text) => embedText(text, { ...vectors }, { lexicalDimensions: 156 }), headingTexts);
+  assertLinearGrowthForAll(
+    "embedText",
+    (text) => embedText(text, { ...vectors }, { lexicalDimensions: 156 }),
+    headingTexts,
+  );
 });

@@ -73,7 +73,8 @@ test("parseOutline numbers duplicate siblings and keeps ids stable when bodies c
 });
 
 test("parseOutline reads setext headings, closing hashes and ignores front matter and hashtags", () => {
-  const text = "---\ntitle: x\n---\nTitle\n=====\n\nSub *part*\n---\n#hashtag is text\n## Closed ##\n    # indented code";
+  const text =
+    "---\ntitle: x\n---\nTitle\n=====\n\nSub *part*\n---\n#hashtag is text\n## Closed ##\n    # indented code";
   const outline = parseOutline(text);
   assert.deepEqual(
     outline.map((s) => [s.nodeId, s.heading, s.level]),
@@ -97,11 +98,15 @@ test("slugify is lowercase, accent-free, dash-joined and keeps other scripts", (
 });
 
 test("stripInlineMarkdown keeps words and removes syntax", () => {
-  assert.equal(stripInlineMarkdown("See **the** [docs](http://x.y) and `code_path`, _emphasis_ with snake_case <b>tag</b>"), "See the docs and code_path, emphasis with snake_case tag");
+  assert.equal(
+    stripInlineMarkdown("See **the** [docs](http://x.y) and `code_path`, _emphasis_ with snake_case <b>tag</b>"),
+    "See the docs and code_path, emphasis with snake_case tag",
+  );
 });
 
 test("toProseBlocks yields paragraphs and list items without markup, code or tables", () => {
-  const text = "# Title\n\nA paragraph\ncontinues here.\n\n- first *item*\n- second item\n\n```\ncode();\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted text\n\n---\n1. numbered";
+  const text =
+    "# Title\n\nA paragraph\ncontinues here.\n\n- first *item*\n- second item\n\n```\ncode();\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> quoted text\n\n---\n1. numbered";
   const blocks = toProseBlocks(text);
   assert.deepEqual(
     blocks.map((b) => b.text),

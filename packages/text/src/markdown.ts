@@ -67,7 +67,8 @@ function forEachStructuralLine(lines: Line[], visit: (line: Line, isFence: boole
     const line = lines[index] as Line;
     const fenceMatch = fencePattern.exec(line.text);
     if (fence !== undefined) {
-      if (fenceMatch !== null && fenceMatch[1]!.startsWith(fence) && line.text.trim() === fenceMatch[1]) fence = undefined;
+      if (fenceMatch !== null && fenceMatch[1]!.startsWith(fence) && line.text.trim() === fenceMatch[1])
+        fence = undefined;
       visit(line, true);
       continue;
     }
@@ -134,7 +135,11 @@ function findHeadings(text: string): Heading[] {
     }
     const setext = setextPattern.exec(line.text);
     if (setext !== null && paragraph !== undefined) {
-      headings.push({ level: setext[1]!.startsWith("=") ? 1 : 2, heading: stripInlineMarkdown(paragraph.texts.join(" ")), start: paragraph.start });
+      headings.push({
+        level: setext[1]!.startsWith("=") ? 1 : 2,
+        heading: stripInlineMarkdown(paragraph.texts.join(" ")),
+        start: paragraph.start,
+      });
       paragraph = undefined;
       return;
     }
@@ -193,7 +198,8 @@ export function parseOutline(text: string): OutlineSection[] {
   for (const heading of headings) {
     // A section ends where the first later heading of its level or a higher one starts: the one that closes it here.
     // Looking ahead from each heading instead rescans the deeper headings after it once per open ancestor.
-    while ((stack[stack.length - 1] as OpenSection).level >= heading.level) (sections[(stack.pop() as OpenSection).index] as OutlineSection).end = heading.start;
+    while ((stack[stack.length - 1] as OpenSection).level >= heading.level)
+      (sections[(stack.pop() as OpenSection).index] as OutlineSection).end = heading.start;
     const parent = stack[stack.length - 1] as OpenSection;
     const base = slugify(heading.heading) || "section";
     let segment = base;
@@ -206,8 +212,22 @@ export function parseOutline(text: string): OutlineSection[] {
     const nodeId = parent.nodeId === "" ? segment : `${parent.nodeId}/${segment}`;
     const path = [...parent.path, heading.heading];
     // Open until a later heading closes it; the ones still open at the end run to the end of the text.
-    sections.push({ nodeId, heading: heading.heading, level: heading.level, start: heading.start, end: text.length, path });
-    stack.push({ level: heading.level, nodeId, path, childIds: new Set(), nextSuffix: new Map(), index: sections.length - 1 });
+    sections.push({
+      nodeId,
+      heading: heading.heading,
+      level: heading.level,
+      start: heading.start,
+      end: text.length,
+      path,
+    });
+    stack.push({
+      level: heading.level,
+      nodeId,
+      path,
+      childIds: new Set(),
+      nextSuffix: new Map(),
+      index: sections.length - 1,
+    });
   }
   return sections;
 }
@@ -257,7 +277,11 @@ function replaceLinks(text: string, kind: "image" | "inline" | "reference" | "au
     } else if (kind === "image" ? text.startsWith("![", at) : text.charAt(at) === "[") {
       const textStart = at + (kind === "image" ? 2 : 1);
       const close = bracket(textStart);
-      if (close >= 0 && (kind === "image" || close > textStart) && text.charAt(close + 1) === (kind === "reference" ? "[" : "(")) {
+      if (
+        close >= 0 &&
+        (kind === "image" || close > textStart) &&
+        text.charAt(close + 1) === (kind === "reference" ? "[" : "(")
+      ) {
         const last = second(close + 2);
         if (last >= 0) [keep, end] = [[textStart, close], last + 1];
       }
@@ -325,7 +349,11 @@ function withoutStrongAndStrike(text: string): string {
   const unclosed = new Set<string>();
   for (let at = 0; at + 2 < text.length; ) {
     const code = text.charCodeAt(at);
-    if ((code !== 42 && code !== 95 && code !== 126) || text.charCodeAt(at + 1) !== code || !isNonSpace(text.charAt(at + 2))) {
+    if (
+      (code !== 42 && code !== 95 && code !== 126) ||
+      text.charCodeAt(at + 1) !== code ||
+      !isNonSpace(text.charAt(at + 2))
+    ) {
       at++;
       continue;
     }
@@ -355,7 +383,10 @@ function withoutStrongAndStrike(text: string): string {
 export function stripInlineMarkdown(text: string): string {
   // Most headings and lines hold no markup at all: only their whitespace needs collapsing.
   if (!inlineMarkupCharacter.test(text)) return text.replace(/\s+/g, " ").trim();
-  const linksResolved = replaceLinks(replaceLinks(replaceLinks(replaceLinks(text, "image"), "inline"), "reference"), "autolink");
+  const linksResolved = replaceLinks(
+    replaceLinks(replaceLinks(replaceLinks(text, "image"), "inline"), "reference"),
+    "autolink",
+  );
   return withoutStrongAndStrike(withoutHtmlComments(linksResolved).replace(htmlTag, " ").replace(codeSpan, "$1"))
     .replace(starEmphasis, "$1$2")
     .replace(underscoreEmphasis, "$1$2")
@@ -406,7 +437,8 @@ export function toProseBlocks(text: string): TextSegment[] {
       flush();
       content = content.slice(item[0].length);
     }
-    if (open === undefined) open = { start: line.start, end: line.end, parts: [], isParagraph: item === null && quote === null };
+    if (open === undefined)
+      open = { start: line.start, end: line.end, parts: [], isParagraph: item === null && quote === null };
     open.parts.push(content.trim());
     open.end = line.end;
   });

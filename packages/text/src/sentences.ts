@@ -41,7 +41,8 @@ const abbreviations = new Set([
 ]);
 
 const isTerminal = (char: string) => char === "." || char === "!" || char === "?" || char === "…";
-const isCloser = (char: string) => char === '"' || char === "'" || char === "”" || char === "’" || char === ")" || char === "]";
+const isCloser = (char: string) =>
+  char === '"' || char === "'" || char === "”" || char === "’" || char === ")" || char === "]";
 const whitespace = /\s/;
 const isWhitespace = (char: string) => char !== "" && whitespace.test(char);
 

@@ -31,13 +31,20 @@ const cacheDir = mkdtempSync(join(tmpdir(), "context-hub-bench-"));
 try {
   const rssBefore = process.memoryUsage().rss;
   const built = await openWordVectors({ cacheDir });
-  console.log(`word vectors, first load (parse JSON, write cache): ${built.origin.loadMs.toFixed(0)} ms; RSS +${((process.memoryUsage().rss - rssBefore) / 1e6).toFixed(0)} MB`);
+  console.log(
+    `word vectors, first load (parse JSON, write cache): ${built.origin.loadMs.toFixed(0)} ms; RSS +${((process.memoryUsage().rss - rssBefore) / 1e6).toFixed(0)} MB`,
+  );
   const cached = await openWordVectors({ cacheDir, sourcePath: join(cacheDir, "absent.json") });
-  console.log(`word vectors, cached load: ${cached.origin.loadMs.toFixed(0)} ms (${cached.size} words × ${cached.dimension})`);
+  console.log(
+    `word vectors, cached load: ${cached.origin.loadMs.toFixed(0)} ms (${cached.size} words × ${cached.dimension})`,
+  );
   perSecond("embedText, 1 KB text", (index) => embedText(toKilobyteText(index), cached));
   const long = Array.from({ length: 100 }, (_, index) => toKilobyteText(index)).join("\n\n");
   perSecond("chunkText, 100 KB text (1500/200)", () => chunkText(long, { size: 1500, overlap: 200 }));
-  const markdown = Array.from({ length: 50 }, (_, index) => `## Section ${index}\n\n${toKilobyteText(index)}\n\n\`\`\`\n# code\n\`\`\``).join("\n\n");
+  const markdown = Array.from(
+    { length: 50 },
+    (_, index) => `## Section ${index}\n\n${toKilobyteText(index)}\n\n\`\`\`\n# code\n\`\`\``,
+  ).join("\n\n");
   perSecond("parseOutline, 50 sections / 55 KB", () => parseOutline(markdown));
 } finally {
   rmSync(cacheDir, { recursive: true, force: true });

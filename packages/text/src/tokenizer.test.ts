@@ -7,11 +7,26 @@ test("tokenize lowercases words and drops punctuation", () => {
 });
 
 test("tokenize keeps identifiers, versions and contractions whole", () => {
-  assert.deepEqual(tokenize("Call snake_case_name on v1.2.3; don't use state-of-the-art."), ["call", "snake_case_name", "on", "v1.2.3", "don't", "use", "state-of-the-art"]);
+  assert.deepEqual(tokenize("Call snake_case_name on v1.2.3; don't use state-of-the-art."), [
+    "call",
+    "snake_case_name",
+    "on",
+    "v1.2.3",
+    "don't",
+    "use",
+    "state-of-the-art",
+  ]);
 });
 
 test("tokenize is Unicode-aware", () => {
-  assert.deepEqual(tokenize("Übergröße café naïve Москва 東京 ٣٤"), ["übergröße", "café", "naïve", "москва", "東京", "٣٤"]);
+  assert.deepEqual(tokenize("Übergröße café naïve Москва 東京 ٣٤"), [
+    "übergröße",
+    "café",
+    "naïve",
+    "москва",
+    "東京",
+    "٣٤",
+  ]);
 });
 
 test("tokenize can preserve case", () => {

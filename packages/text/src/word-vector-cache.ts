@@ -77,7 +77,16 @@ export function writeWordVectorCache(path: string, tables: WordVectorTables): vo
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   const fd = openSync(temporary, "wx", 0o600);
   try {
-    for (const part of [header, tables.matrix, tables.mean, tables.commonDirection, tables.offsets, tables.slots, vocabulary, trailer]) {
+    for (const part of [
+      header,
+      tables.matrix,
+      tables.mean,
+      tables.commonDirection,
+      tables.offsets,
+      tables.slots,
+      vocabulary,
+      trailer,
+    ]) {
       const bytes = Buffer.from(part.buffer, part.byteOffset, part.byteLength);
       for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written);
     }
@@ -132,7 +141,12 @@ export async function readWordVectorCache(path: string): Promise<WordVectorTable
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw error;
   }
-  if (bytes.length < headerBytes + 4 || bytes.readUInt32LE(0) !== headerMagic || bytes.readUInt32LE(4) !== formatVersion) return undefined;
+  if (
+    bytes.length < headerBytes + 4 ||
+    bytes.readUInt32LE(0) !== headerMagic ||
+    bytes.readUInt32LE(4) !== formatVersion
+  )
+    return undefined;
   const dimension = bytes.readUInt32LE(8);
   const size = bytes.readUInt32LE(12);
   const slotCount = bytes.readUInt32LE(16);
@@ -141,7 +155,11 @@ export async function readWordVectorCache(path: string): Promise<WordVectorTable
   if (bytes.length !== layout.total || bytes.readUInt32LE(layout.trailer) !== trailerMagic) return undefined;
   // Typed-array views need 4-byte alignment; a large file read always starts its own allocation, but be sure.
   const aligned = bytes.byteOffset % 4 === 0 ? bytes : Buffer.from(new Uint8Array(bytes));
-  const view = <T>(Type: new (buffer: ArrayBufferLike, offset: number, length: number) => T, offset: number, length: number) => new Type(aligned.buffer, aligned.byteOffset + offset, length);
+  const view = <T>(
+    Type: new (buffer: ArrayBufferLike, offset: number, length: number) => T,
+    offset: number,
+    length: number,
+  ) => new Type(aligned.buffer, aligned.byteOffset + offset, length);
   return {
     dimension,
     matrix: view(Float32Array, layout.matrix, size * dimension),
@@ -175,7 +193,12 @@ export async function openWordVectors(options: OpenWordVectorsOptions): Promise<
   const started = performance.now();
   const cacheFile = toWordVectorCachePath(options.cacheDir);
   let tables = await readWordVectorCache(cacheFile);
-  if (tables !== undefined) return createWordVectors(wordVectorModel, tables, { cacheFile, builtCache: false, loadMs: performance.now() - started });
+  if (tables !== undefined)
+    return createWordVectors(wordVectorModel, tables, {
+      cacheFile,
+      builtCache: false,
+      loadMs: performance.now() - started,
+    });
   tables = toWordVectorTables(await readWinkWordVectors(options.sourcePath ?? defaultWordVectorSource()));
   let cacheWriteError: string | undefined;
   try {
@@ -183,7 +206,12 @@ export async function openWordVectors(options: OpenWordVectorsOptions): Promise<
   } catch (error) {
     cacheWriteError = error instanceof Error ? error.message : String(error);
   }
-  return createWordVectors(wordVectorModel, tables, { cacheFile, builtCache: true, loadMs: performance.now() - started, ...(cacheWriteError === undefined ? {} : { cacheWriteError }) });
+  return createWordVectors(wordVectorModel, tables, {
+    cacheFile,
+    builtCache: true,
+    loadMs: performance.now() - started,
+    ...(cacheWriteError === undefined ? {} : { cacheWriteError }),
+  });
 }
 
 const loads = new Map<string, Promise<WordVectors>>();

@@ -133,7 +133,8 @@ export function toWordVectorTables(raw: RawWordVectors): WordVectorTables {
   for (let row = 0; row < rows; row++) {
     const weight = weights[row] as number;
     totalWeight += weight;
-    for (let d = 0; d < dimension; d++) mean[d] = (mean[d] as number) + weight * (matrix[row * dimension + d] as number);
+    for (let d = 0; d < dimension; d++)
+      mean[d] = (mean[d] as number) + weight * (matrix[row * dimension + d] as number);
   }
   for (let d = 0; d < dimension; d++) mean[d] = (mean[d] as number) / totalWeight;
 
@@ -164,5 +165,14 @@ export function toWordVectorTables(raw: RawWordVectors): WordVectorTables {
   norms.sort((left, right) => left - right);
   const typicalNorm = norms[Math.floor(norms.length / 2)] ?? 1;
 
-  return { dimension, matrix, mean: Float32Array.from(mean), commonDirection: Float32Array.from(direction), typicalNorm, vocabulary, offsets, slots };
+  return {
+    dimension,
+    matrix,
+    mean: Float32Array.from(mean),
+    commonDirection: Float32Array.from(direction),
+    typicalNorm,
+    vocabulary,
+    offsets,
+    slots,
+  };
 }

@@ -4,7 +4,13 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isContextHubError } from "@context-hub/common";
-import { cosineSimilarity, embedText, loadWordVectors, toDefaultCacheDir, toWordVectorCachePath } from "@context-hub/text";
+import {
+  cosineSimilarity,
+  embedText,
+  loadWordVectors,
+  toDefaultCacheDir,
+  toWordVectorCachePath,
+} from "@context-hub/text";
 import { builtinEmbeddingModel, createBuiltinEmbeddingProvider } from "./builtin-embedding-provider.js";
 import { createEmbedderTextWork } from "./embedder-text-work.js";
 
@@ -19,7 +25,13 @@ test("word vectors that cannot be loaded are a PROVIDER_ERROR naming the provide
   await assert.rejects(provider.embed({ texts: ["a query"], inputType: "query" }), (error: unknown) => {
     assert.ok(isContextHubError(error));
     assert.equal(error.code, "PROVIDER_ERROR");
-    assert.equal(error.message.startsWith(`builtin embeddings (model ${builtinEmbeddingModel}) failed: the word vectors in ${cacheDir} could not be loaded: EISDIR`), true, error.message);
+    assert.equal(
+      error.message.startsWith(
+        `builtin embeddings (model ${builtinEmbeddingModel}) failed: the word vectors in ${cacheDir} could not be loaded: EISDIR`,
+      ),
+      true,
+      error.message,
+    );
     assert.equal(error.remedy, "check EMBEDDER_CACHE_DIR: a directory this process can read and write");
     return true;
   });
@@ -28,7 +40,10 @@ test("word vectors that cannot be loaded are a PROVIDER_ERROR naming the provide
 
 test("the previous built-in model stays selectable: v2 answers in its own 100 dimensions, v3 in 256, and v3 keeps v2's meaning in its first 100", async () => {
   const cacheDir = toDefaultCacheDir(process.env);
-  const work = { embed: () => Promise.reject(new Error("short texts are embedded on the calling thread")), warm: async () => {} };
+  const work = {
+    embed: () => Promise.reject(new Error("short texts are embedded on the calling thread")),
+    warm: async () => {},
+  };
   const previous = createBuiltinEmbeddingProvider({ cacheDir, work, model: "builtin-glove-100d-v2" });
   const current = createBuiltinEmbeddingProvider({ cacheDir, work });
   assert.deepEqual(previous.describe(), { provider: "builtin", model: "builtin-glove-100d-v2", dimension: 100 });
@@ -41,7 +56,10 @@ test("the previous built-in model stays selectable: v2 answers in its own 100 di
   assert.equal(wing3!.length, 256);
   assert.ok(Math.abs(Math.hypot(...wing3!) - 1) < 1e-5);
   // The same texts keep apart in both spaces; v3 keeps unrelated texts further apart, with no shared stems to match.
-  assert.ok(cosineSimilarity(wing3!, bread3!) < cosineSimilarity(wing!, bread!), `${cosineSimilarity(wing3!, bread3!)} vs ${cosineSimilarity(wing!, bread!)}`);
+  assert.ok(
+    cosineSimilarity(wing3!, bread3!) < cosineSimilarity(wing!, bread!),
+    `${cosineSimilarity(wing3!, bread3!)} vs ${cosineSimilarity(wing!, bread!)}`,
+  );
   const [query3] = await current.embed({ texts: ["swept wing boundary layer"], inputType: "query" });
   assert.ok(cosineSimilarity(query3!, wing3!) > cosineSimilarity(query3!, bread3!) + 0.3);
 });

@@ -37,10 +37,17 @@ const wordDimension = 100;
 const remedy = "check EMBEDDER_CACHE_DIR: a directory this process can read and write";
 
 /** The PROVIDER_ERROR of word vectors in `cacheDir` that could not be loaded, in this thread or a worker. */
-export function toWordVectorLoadError(cacheDir: string, error: unknown, modelId: string = builtinEmbeddingModel): ContextHubError {
+export function toWordVectorLoadError(
+  cacheDir: string,
+  error: unknown,
+  modelId: string = builtinEmbeddingModel,
+): ContextHubError {
   const source = { provider: "builtin", operation: "embeddings", model: modelId };
   const reason = error instanceof Error ? error.message : String(error);
-  return providerError(source, `the word vectors in ${cacheDir} could not be loaded: ${reason}`, { cause: error, remedy });
+  return providerError(source, `the word vectors in ${cacheDir} could not be loaded: ${reason}`, {
+    cause: error,
+    remedy,
+  });
 }
 
 export interface BuiltinEmbeddingProviderOptions {
@@ -75,7 +82,10 @@ export function createBuiltinEmbeddingProvider(options: BuiltinEmbeddingProvider
     } catch (error) {
       throw toWordVectorLoadError(options.cacheDir, error, modelId);
     }
-    if (vectors.dimension !== wordDimension) throw providerError(source, `the word vectors have ${vectors.dimension} dimensions, expected ${wordDimension}`, { remedy });
+    if (vectors.dimension !== wordDimension)
+      throw providerError(source, `the word vectors have ${vectors.dimension} dimensions, expected ${wordDimension}`, {
+        remedy,
+      });
     return vectors;
   };
 

@@ -45,7 +45,12 @@ export function createEmbedderTextWork(options: EmbedderTextWorkOptions): Embedd
     workerData: { cacheDir: options.cacheDir } satisfies EmbedderWorkerData,
     maxOldGenerationSizeMb: 512,
   });
-  const job = (stage: string, signal: AbortSignal | undefined) => ({ stage, budgetMs: options.budgetMs, budgetSetting: "EMBEDDER_TEXT_BUDGET_MS", signal });
+  const job = (stage: string, signal: AbortSignal | undefined) => ({
+    stage,
+    budgetMs: options.budgetMs,
+    budgetSetting: "EMBEDDER_TEXT_BUDGET_MS",
+    signal,
+  });
   return {
     chunk: (texts, { size, overlap }, signal) => pool.run("chunk", { texts, size, overlap }, job("chunk", signal)),
     embed: (texts, layout, signal) => pool.run("embed", { texts, layout }, job("embed", signal)),

@@ -12,7 +12,8 @@ let vectors: WordVectors | undefined;
 const tasks: EmbedderTextTasks = {
   chunk: ({ texts, size, overlap }) => texts.map((text) => chunkText(text, { size, overlap })),
   embed: ({ texts, layout }) => {
-    if (vectors === undefined) throw new Error("this embedder worker has no word vectors: the built-in provider is not configured");
+    if (vectors === undefined)
+      throw new Error("this embedder worker has no word vectors: the built-in provider is not configured");
     const loaded = vectors;
     return texts.map((text) => embedText(text, loaded, layout));
   },

@@ -11,9 +11,19 @@ const sample =
   "Latency dropped from four seconds to 180 ms at the 99th percentile. Users must keep the write path under 50 ms. ";
 const kilobyte = (index: number) => `${sample.repeat(3).slice(0, 1000)} entry-${index}`;
 
-const config = loadEmbedderConfig({ ...process.env, EMBEDDER_PORT: "0", EMBEDDER_OPS_PORT: "-1", EMBEDDER_CACHE_DIR: process.argv[2] ?? toDefaultCacheDir(process.env), LOG_LEVEL: "silent" });
+const config = loadEmbedderConfig({
+  ...process.env,
+  EMBEDDER_PORT: "0",
+  EMBEDDER_OPS_PORT: "-1",
+  EMBEDDER_CACHE_DIR: process.argv[2] ?? toDefaultCacheDir(process.env),
+  LOG_LEVEL: "silent",
+});
 const service = await startEmbedder(config, createLogger("embedder-bench", "silent"));
-const client = createGrpcClient(embedderV1.EmbedderService, { address: `127.0.0.1:${service.port}`, peer: "embedder", deadlineMs: 60_000 });
+const client = createGrpcClient(embedderV1.EmbedderService, {
+  address: `127.0.0.1:${service.port}`,
+  peer: "embedder",
+  deadlineMs: 60_000,
+});
 try {
   await client.embedQueries({ texts: ["warm up"] });
   for (const concurrency of [1, 8, 32]) {
@@ -24,7 +34,9 @@ try {
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
     const elapsed = performance.now() - started;
-    console.log(`EmbedDocuments, one 1 KB text per call, ${concurrency} in flight: ${Math.round((next / elapsed) * 1000)} calls/s`);
+    console.log(
+      `EmbedDocuments, one 1 KB text per call, ${concurrency} in flight: ${Math.round((next / elapsed) * 1000)} calls/s`,
+    );
   }
   const batch = Array.from({ length: 100 }, (_, index) => kilobyte(index));
   const started = performance.now();
@@ -33,7 +45,9 @@ try {
     await client.embedDocuments({ texts: batch });
     calls++;
   }
-  console.log(`EmbedDocuments, 100 × 1 KB texts per call: ${Math.round(((calls * 100) / (performance.now() - started)) * 1000)} texts/s`);
+  console.log(
+    `EmbedDocuments, 100 × 1 KB texts per call: ${Math.round(((calls * 100) / (performance.now() - started)) * 1000)} texts/s`,
+  );
 } finally {
   client.close();
   await service.close();

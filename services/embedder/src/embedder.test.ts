@@ -57,8 +57,17 @@ test('documents are embedded as "document" and queries as "query"', async () => 
 test("texts over the limit are rejected as INVALID_ARGUMENT before the provider is called", async () => {
   const { provider, calls } = createRecordingProvider();
   const embedder = createEmbedder({ provider, work, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10 });
-  for (const call of [() => embedder.embedDocuments(["ok", "x".repeat(11)]), () => embedder.embedQueries(["x".repeat(11)])]) {
-    await assert.rejects(call(), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && /texts\[\d\] has 11 characters/.test(error.message));
+  for (const call of [
+    () => embedder.embedDocuments(["ok", "x".repeat(11)]),
+    () => embedder.embedQueries(["x".repeat(11)]),
+  ]) {
+    await assert.rejects(
+      call(),
+      (error: unknown) =>
+        isContextHubError(error) &&
+        error.code === "INVALID_ARGUMENT" &&
+        /texts\[\d\] has 11 characters/.test(error.message),
+    );
   }
   assert.equal(calls.length, 0);
 });
@@ -76,7 +85,10 @@ test("describe reports the provider's model and the chunking", () => {
 
 test("a provider answering with the wrong number of vectors is a PROVIDER_ERROR naming provider, model and the counts", async () => {
   const { provider } = createRecordingProvider();
-  const oneShort: EmbeddingProvider = { ...provider, embed: async ({ texts }) => texts.slice(1).map(() => Float32Array.of(1, 0)) };
+  const oneShort: EmbeddingProvider = {
+    ...provider,
+    embed: async ({ texts }) => texts.slice(1).map(() => Float32Array.of(1, 0)),
+  };
   const embedder = createEmbedder({ provider: oneShort, work, chunkSize: 100, chunkOverlap: 20, maxTextChars: 10_000 });
   await assert.rejects(embedder.embedQueries(["first query", "second query"]), (error: unknown) => {
     assert.ok(isContextHubError(error));

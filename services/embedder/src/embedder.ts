@@ -49,19 +49,30 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
   const checkSizes = (texts: readonly string[], what: string) => {
     texts.forEach((text, index) => {
       if (text.length > maxTextChars) {
-        throw invalidArgument(`${what}[${index}] has ${text.length} characters; at most ${maxTextChars} are accepted`, "shorten the text or split it into several entries");
+        throw invalidArgument(
+          `${what}[${index}] has ${text.length} characters; at most ${maxTextChars} are accepted`,
+          "shorten the text or split it into several entries",
+        );
       }
     });
   };
 
-  const embedChecked = async (texts: string[], inputType: EmbeddingInputType, signal: AbortSignal | undefined): Promise<Float32Array[]> => {
+  const embedChecked = async (
+    texts: string[],
+    inputType: EmbeddingInputType,
+    signal: AbortSignal | undefined,
+  ): Promise<Float32Array[]> => {
     if (texts.length === 0) return [];
     const { provider: name, model } = provider.describe();
     const vectors = await observeProviderRequest(name, "embed", () => provider.embed({ texts, inputType }, signal));
     if (vectors.length !== texts.length) {
-      throw providerError({ provider: name, operation: "embeddings", model }, `${vectors.length} vectors for ${texts.length} texts`, {
-        remedy: "check that EMBEDDER_PROVIDER and EMBEDDER_BASE_URL point at a server speaking this API",
-      });
+      throw providerError(
+        { provider: name, operation: "embeddings", model },
+        `${vectors.length} vectors for ${texts.length} texts`,
+        {
+          remedy: "check that EMBEDDER_PROVIDER and EMBEDDER_BASE_URL point at a server speaking this API",
+        },
+      );
     }
     return vectors;
   };
@@ -71,11 +82,17 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
     async embedDocuments(texts, signal) {
       checkSizes(texts, "texts");
       // Short texts are chunked at once; long ones in a worker (see isInlineText).
-      const chunksPerText = isInlineText(texts) ? texts.map((text) => chunkText(text, chunkOptions)) : await work.chunk([...texts], chunkOptions, signal);
-      const chunkTexts = chunksPerText.flatMap((chunks, index) => chunks.map((chunk) => (texts[index] as string).slice(chunk.start, chunk.end)));
+      const chunksPerText = isInlineText(texts)
+        ? texts.map((text) => chunkText(text, chunkOptions))
+        : await work.chunk([...texts], chunkOptions, signal);
+      const chunkTexts = chunksPerText.flatMap((chunks, index) =>
+        chunks.map((chunk) => (texts[index] as string).slice(chunk.start, chunk.end)),
+      );
       const vectors = await embedChecked(chunkTexts, "document", signal);
       let next = 0;
-      return chunksPerText.map((chunks) => chunks.map((chunk) => ({ ...chunk, vector: vectors[next++] as Float32Array })));
+      return chunksPerText.map((chunks) =>
+        chunks.map((chunk) => ({ ...chunk, vector: vectors[next++] as Float32Array })),
+      );
     },
     async embedQueries(texts, signal) {
       checkSizes(texts, "texts");

@@ -12,9 +12,19 @@ import { createEmbedderTextWork, type EmbedderTextWork } from "./embedder-text-w
 import type { EmbeddingProvider } from "./embedding-provider.js";
 import { createEmbedderHandlers } from "./server.js";
 
-export { loadEmbedderConfig, embedderProviders, type EmbedderConfig, type EmbedderHttpSettings, type EmbedderProviderName } from "./config.js";
+export {
+  loadEmbedderConfig,
+  embedderProviders,
+  type EmbedderConfig,
+  type EmbedderHttpSettings,
+  type EmbedderProviderName,
+} from "./config.js";
 export type { EmbeddingInputType, EmbeddingModel, EmbeddingProvider } from "./embedding-provider.js";
-export { createHttpEmbeddingProvider, type EmbeddingApi, type HttpEmbeddingProviderOptions } from "./clients/http-embedding-provider.js";
+export {
+  createHttpEmbeddingProvider,
+  type EmbeddingApi,
+  type HttpEmbeddingProviderOptions,
+} from "./clients/http-embedding-provider.js";
 export {
   builtinEmbeddingModel,
   builtinEmbeddingModelIds,
@@ -24,7 +34,13 @@ export {
   type BuiltinEmbeddingModelId,
 } from "./builtin-embedding-provider.js";
 export { createEmbedderTextWork, type EmbedderTextWork, type EmbedderTextWorkOptions } from "./embedder-text-work.js";
-export { createEmbedder, type Embedder, type EmbeddedChunk, type EmbedderDescription, type EmbedderOptions } from "./embedder.js";
+export {
+  createEmbedder,
+  type Embedder,
+  type EmbeddedChunk,
+  type EmbedderDescription,
+  type EmbedderOptions,
+} from "./embedder.js";
 
 export interface EmbedderDependencies {
   /** Replaces the provider chosen by `config.provider` (tests, custom runtimes). */
@@ -32,7 +48,11 @@ export interface EmbedderDependencies {
 }
 
 /** The provider `config.provider` names; the built-in one embeds long texts in `work`'s worker threads. */
-export function createEmbeddingProvider(config: EmbedderConfig, work: EmbedderTextWork, logger: Logger): EmbeddingProvider {
+export function createEmbeddingProvider(
+  config: EmbedderConfig,
+  work: EmbedderTextWork,
+  logger: Logger,
+): EmbeddingProvider {
   switch (config.provider) {
     case "builtin":
       return createBuiltinEmbeddingProvider({
@@ -41,15 +61,25 @@ export function createEmbeddingProvider(config: EmbedderConfig, work: EmbedderTe
         work,
         onLoaded(vectors) {
           const { builtCache, loadMs, cacheFile, cacheWriteError } = vectors.origin;
-          logger.info({ builtCache, loadMs: Math.round(loadMs), cacheFile, words: vectors.size }, "word vectors loaded");
-          if (cacheWriteError !== undefined) logger.warn({ cacheFile, error: cacheWriteError }, "word vector cache could not be written; the next start will rebuild it");
+          logger.info(
+            { builtCache, loadMs: Math.round(loadMs), cacheFile, words: vectors.size },
+            "word vectors loaded",
+          );
+          if (cacheWriteError !== undefined)
+            logger.warn(
+              { cacheFile, error: cacheWriteError },
+              "word vector cache could not be written; the next start will rebuild it",
+            );
         },
       });
     case "openai":
     case "ollama":
     case "voyage": {
       const http = config.http;
-      if (http === undefined) throw new Error(`EMBEDDER_PROVIDER ${config.provider} has no HTTP settings; build the config with loadEmbedderConfig`);
+      if (http === undefined)
+        throw new Error(
+          `EMBEDDER_PROVIDER ${config.provider} has no HTTP settings; build the config with loadEmbedderConfig`,
+        );
       const apiKey = http.apiKey?.reveal();
       const client = createHttpProviderClient({
         provider: config.provider,
@@ -70,7 +100,15 @@ export function createEmbeddingProvider(config: EmbedderConfig, work: EmbedderTe
           : config.provider === "voyage"
             ? createVoyageEmbeddingsApi(client, apiOptions)
             : createOllamaEmbeddingsApi(client, apiOptions);
-      return createHttpEmbeddingProvider({ provider: config.provider, model: http.model, api, dimension: http.dimension, batchSize: http.batchSize, concurrency: http.concurrency, logger });
+      return createHttpEmbeddingProvider({
+        provider: config.provider,
+        model: http.model,
+        api,
+        dimension: http.dimension,
+        batchSize: http.batchSize,
+        concurrency: http.concurrency,
+        logger,
+      });
     }
   }
 }
@@ -81,14 +119,29 @@ export function createEmbeddingProvider(config: EmbedderConfig, work: EmbedderTe
  * answers 503 until the provider is ready, and calls arriving earlier wait
  * for the warm-up instead of failing.
  */
-export async function startEmbedder(config: EmbedderConfig, logger: Logger, dependencies: EmbedderDependencies = {}): Promise<RunningService> {
+export async function startEmbedder(
+  config: EmbedderConfig,
+  logger: Logger,
+  dependencies: EmbedderDependencies = {},
+): Promise<RunningService> {
   // Only the built-in provider's workers need the word vectors; with another provider they only chunk.
   const builtin = dependencies.provider === undefined && config.provider === "builtin";
-  const work = createEmbedderTextWork({ workers: config.textWorkers, budgetMs: config.textBudgetMs, cacheDir: builtin ? config.cacheDir : undefined });
+  const work = createEmbedderTextWork({
+    workers: config.textWorkers,
+    budgetMs: config.textBudgetMs,
+    cacheDir: builtin ? config.cacheDir : undefined,
+  });
   const provider = dependencies.provider ?? createEmbeddingProvider(config, work, logger);
-  const embedder = createEmbedder({ provider, work, chunkSize: config.chunkSize, chunkOverlap: config.chunkOverlap, maxTextChars: config.maxTextChars });
+  const embedder = createEmbedder({
+    provider,
+    work,
+    chunkSize: config.chunkSize,
+    chunkOverlap: config.chunkOverlap,
+    maxTextChars: config.maxTextChars,
+  });
   provider.warm().catch((error: unknown) => logger.error({ err: error }, "embedding provider failed to warm up"));
-  if (!builtin) work.warm().catch((error: unknown) => logger.error({ err: error }, "embedder worker thread failed to start"));
+  if (!builtin)
+    work.warm().catch((error: unknown) => logger.error({ err: error }, "embedder worker thread failed to start"));
   try {
     return await startGrpcService({
       name: "embedder",

@@ -11,10 +11,20 @@ const logger = createLogger("embedder-test", "silent");
 
 const openAiAnswer = (request: RecordedRequest): FakeAnswer => {
   const input = (request.body as { input: string[] }).input;
-  return { json: { object: "list", model: "text-embedding-3-small", data: input.map((text, index) => ({ object: "embedding", index, embedding: [text.length, 1, 0] })) } };
+  return {
+    json: {
+      object: "list",
+      model: "text-embedding-3-small",
+      data: input.map((text, index) => ({ object: "embedding", index, embedding: [text.length, 1, 0] })),
+    },
+  };
 };
 
-async function startForTest(t: { after(fn: () => Promise<void> | void): void }, handler: (request: RecordedRequest, index: number) => FakeAnswer, env: NodeJS.ProcessEnv = {}) {
+async function startForTest(
+  t: { after(fn: () => Promise<void> | void): void },
+  handler: (request: RecordedRequest, index: number) => FakeAnswer,
+  env: NodeJS.ProcessEnv = {},
+) {
   const server = await startRecordingHttpServer(handler);
   t.after(() => server.close());
   const config = loadEmbedderConfig({
@@ -34,7 +44,12 @@ async function startForTest(t: { after(fn: () => Promise<void> | void): void }, 
   const service = await startEmbedder(config, logger);
   t.after(() => service.close());
   // No gRPC-level retries, so the fake server sees exactly the provider's own attempts.
-  const client = createGrpcClient(embedderV1.EmbedderService, { address: `127.0.0.1:${service.port}`, peer: "embedder", deadlineMs: 10_000, retries: 0 });
+  const client = createGrpcClient(embedderV1.EmbedderService, {
+    address: `127.0.0.1:${service.port}`,
+    peer: "embedder",
+    deadlineMs: 10_000,
+    retries: 0,
+  });
   t.after(() => client.close());
   const readyz = async () => (await fetch(`http://127.0.0.1:${service.opsPort}/readyz`)).status;
   return { server, client, readyz };
@@ -44,7 +59,10 @@ test("EmbedDocuments and EmbedQueries go to the OpenAI-compatible server and com
   const { server, client, readyz } = await startForTest(t, openAiAnswer);
   assert.equal(await readyz(), 200, "a configured dimension makes the provider ready at start");
   const described = await client.describe({});
-  assert.deepEqual({ provider: described.provider, model: described.model, dimension: described.dimension }, { provider: "openai", model: "text-embedding-3-small", dimension: 3 });
+  assert.deepEqual(
+    { provider: described.provider, model: described.model, dimension: described.dimension },
+    { provider: "openai", model: "text-embedding-3-small", dimension: 3 },
+  );
 
   const long = "The first paragraph is about chunking. ".repeat(5);
   const reply = await client.embedDocuments({ texts: ["short text", long] });
@@ -54,7 +72,9 @@ test("EmbedDocuments and EmbedQueries go to the OpenAI-compatible server and com
   assert.ok(reply.documents[1]!.chunks.length >= 2);
   const [chunk] = reply.documents[0]!.chunks;
   const expected = [10, 1, 0].map((value) => value / Math.hypot(10, 1, 0));
-  vectorFromBytes(chunk!.vector!.float32Le, "vector").forEach((value, index) => assert.ok(Math.abs(value - expected[index]!) < 1e-6));
+  vectorFromBytes(chunk!.vector!.float32Le, "vector").forEach((value, index) =>
+    assert.ok(Math.abs(value - expected[index]!) < 1e-6),
+  );
 
   assert.equal(server.requests.length, 1, "all chunks of all texts in one request (batch size 128)");
   const [request] = server.requests;
@@ -68,11 +88,17 @@ test("EmbedDocuments and EmbedQueries go to the OpenAI-compatible server and com
 });
 
 test("a failing provider surfaces over gRPC as PROVIDER_ERROR naming provider, model and cause", async (t) => {
-  const { server, client } = await startForTest(t, () => ({ status: 500, json: { error: { message: "The server had an error while processing your request." } } }));
+  const { server, client } = await startForTest(t, () => ({
+    status: 500,
+    json: { error: { message: "The server had an error while processing your request." } },
+  }));
   await assert.rejects(client.embedDocuments({ texts: ["hello"] }), (error: unknown) => {
     assert.ok(isContextHubError(error));
     assert.equal(error.code, "PROVIDER_ERROR");
-    assert.equal(error.message, "openai embeddings (model text-embedding-3-small) failed: HTTP 500 (provider error) after 2 attempts");
+    assert.equal(
+      error.message,
+      "openai embeddings (model text-embedding-3-small) failed: HTTP 500 (provider error) after 2 attempts",
+    );
     assert.equal(error.details.status, 500);
     assert.doesNotMatch(error.message, /sk-e2e-secret/);
     return true;
@@ -84,16 +110,25 @@ test("a provider that never answers surfaces over gRPC as DEADLINE_EXCEEDED", as
   const { client } = await startForTest(t, () => "hang", { EMBEDDER_TIMEOUT_MS: "200" });
   await assert.rejects(
     client.embedQueries({ texts: ["hello"] }),
-    (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED" && /openai embeddings \(model text-embedding-3-small\) failed: no answer within 200 ms/.test(error.message),
+    (error: unknown) =>
+      isContextHubError(error) &&
+      error.code === "DEADLINE_EXCEEDED" &&
+      /openai embeddings \(model text-embedding-3-small\) failed: no answer within 200 ms/.test(error.message),
   );
 });
 
 test("a provider that is down at start does not crash the service: not ready, and calls fail with the cause", async (t) => {
-  const { client, readyz } = await startForTest(t, () => ({ status: 503, body: "" }), { EMBEDDER_DIMENSION: "", EMBEDDER_MAX_RETRIES: "0" });
+  const { client, readyz } = await startForTest(t, () => ({ status: 503, body: "" }), {
+    EMBEDDER_DIMENSION: "",
+    EMBEDDER_MAX_RETRIES: "0",
+  });
   assert.equal(await readyz(), 503, "the dimension is unknown until a probe succeeds");
   assert.equal((await client.describe({})).dimension, 0);
   await assert.rejects(
     client.embedQueries({ texts: ["hello"] }),
-    (error: unknown) => isContextHubError(error) && error.code === "PROVIDER_ERROR" && /HTTP 503 \(provider unavailable\) after 1 attempt$/.test(error.message),
+    (error: unknown) =>
+      isContextHubError(error) &&
+      error.code === "PROVIDER_ERROR" &&
+      /HTTP 503 \(provider unavailable\) after 1 attempt$/.test(error.message),
   );
 });

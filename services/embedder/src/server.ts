@@ -24,7 +24,12 @@ export function createEmbedderHandlers(embedder: Embedder): ServiceImplementatio
         model,
         dimension,
         documents: documents.map((chunks) => ({
-          chunks: chunks.map((chunk) => ({ ordinal: chunk.ordinal, start: chunk.start, end: chunk.end, vector: { float32Le: vectorToBytes(chunk.vector) } })),
+          chunks: chunks.map((chunk) => ({
+            ordinal: chunk.ordinal,
+            start: chunk.start,
+            end: chunk.end,
+            vector: { float32Le: vectorToBytes(chunk.vector) },
+          })),
         })),
       };
     },

@@ -3,13 +3,24 @@ import assert from "node:assert/strict";
 import { loadGatewayConfig } from "./config.js";
 import { largestCommitBytes, largestEntryBytes, writeBodyLimitBytes } from "./mcp/body-limits.js";
 
-const oidcEnv = { CONTEXT_HUB_AUTH: "oidc", OIDC_ISSUER: "https://login.example.com/realms/acme", CONTEXT_HUB_PUBLIC_URL: "https://context.example.com/mcp", OIDC_TENANT_CLAIM: "org" };
+const oidcEnv = {
+  CONTEXT_HUB_AUTH: "oidc",
+  OIDC_ISSUER: "https://login.example.com/realms/acme",
+  CONTEXT_HUB_PUBLIC_URL: "https://context.example.com/mcp",
+  OIDC_TENANT_CLAIM: "org",
+};
 
 test("CONTEXT_HUB_AUTH takes none, api-key, oidc or both, in either order", () => {
   assert.deepEqual(loadGatewayConfig({}).auth.methods, []);
   assert.deepEqual(loadGatewayConfig({ CONTEXT_HUB_AUTH: "api-key" }).auth.methods, ["api-key"]);
-  assert.deepEqual(loadGatewayConfig({ ...oidcEnv, CONTEXT_HUB_AUTH: "oidc, api-key" }).auth.methods, ["api-key", "oidc"]);
-  assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_AUTH: "api-key,ldap" }), /CONTEXT_HUB_AUTH: expected none, api-key, oidc or api-key,oidc/);
+  assert.deepEqual(loadGatewayConfig({ ...oidcEnv, CONTEXT_HUB_AUTH: "oidc, api-key" }).auth.methods, [
+    "api-key",
+    "oidc",
+  ]);
+  assert.throws(
+    () => loadGatewayConfig({ CONTEXT_HUB_AUTH: "api-key,ldap" }),
+    /CONTEXT_HUB_AUTH: expected none, api-key, oidc or api-key,oidc/,
+  );
 });
 
 test("oidc needs an issuer and the public resource URL, which is the default audience", () => {
@@ -17,35 +28,67 @@ test("oidc needs an issuer and the public resource URL, which is the default aud
   assert.deepEqual(config.auth.oidc?.audiences, ["https://context.example.com/mcp"]);
   assert.deepEqual(config.auth.oidc?.tenant, { claim: "org" });
   assert.equal(config.auth.oidc?.jwksUrl, undefined, "discovered from the issuer");
-  assert.deepEqual(loadGatewayConfig({ ...oidcEnv, OIDC_AUDIENCE: "context-hub, account" }).auth.oidc?.audiences, ["context-hub", "account"]);
+  assert.deepEqual(loadGatewayConfig({ ...oidcEnv, OIDC_AUDIENCE: "context-hub, account" }).auth.oidc?.audiences, [
+    "context-hub",
+    "account",
+  ]);
   assert.throws(
     () => loadGatewayConfig({ CONTEXT_HUB_AUTH: "oidc" }),
-    (error: Error) => /OIDC_ISSUER: required/.test(error.message) && /CONTEXT_HUB_PUBLIC_URL: required/.test(error.message),
+    (error: Error) =>
+      /OIDC_ISSUER: required/.test(error.message) && /CONTEXT_HUB_PUBLIC_URL: required/.test(error.message),
   );
 });
 
 test("OIDC settings are checked: https outside loopback, asymmetric algorithms only, one source of tenant", () => {
-  assert.throws(() => loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://login.example.com" }), /OIDC_ISSUER: expected an https:\/\/ URL/);
-  assert.equal(loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://127.0.0.1:9000/realms/x" }).auth.oidc?.issuer, "http://127.0.0.1:9000/realms/x");
-  assert.throws(() => loadGatewayConfig({ ...oidcEnv, OIDC_ALGORITHMS: "RS256,HS256,none" }), /OIDC_ALGORITHMS: .*not allowed: HS256, none/);
-  assert.throws(() => loadGatewayConfig({ ...oidcEnv, OIDC_TENANT: "acme", OIDC_TENANT_CLAIM: "org" }), /OIDC_TENANT: set either/);
-  assert.deepEqual(loadGatewayConfig({ ...oidcEnv, OIDC_TENANT_CLAIM: "", OIDC_TENANT: "acme" }).auth.oidc?.tenant, { fixed: "acme" });
+  assert.throws(
+    () => loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://login.example.com" }),
+    /OIDC_ISSUER: expected an https:\/\/ URL/,
+  );
+  assert.equal(
+    loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://127.0.0.1:9000/realms/x" }).auth.oidc?.issuer,
+    "http://127.0.0.1:9000/realms/x",
+  );
+  assert.throws(
+    () => loadGatewayConfig({ ...oidcEnv, OIDC_ALGORITHMS: "RS256,HS256,none" }),
+    /OIDC_ALGORITHMS: .*not allowed: HS256, none/,
+  );
+  assert.throws(
+    () => loadGatewayConfig({ ...oidcEnv, OIDC_TENANT: "acme", OIDC_TENANT_CLAIM: "org" }),
+    /OIDC_TENANT: set either/,
+  );
+  assert.deepEqual(loadGatewayConfig({ ...oidcEnv, OIDC_TENANT_CLAIM: "", OIDC_TENANT: "acme" }).auth.oidc?.tenant, {
+    fixed: "acme",
+  });
 });
 
 test("with oidc on, the tenant's source must be named: no silent default claim", () => {
   assert.throws(
     () => loadGatewayConfig({ ...oidcEnv, OIDC_TENANT_CLAIM: "" }),
-    (error: Error) => /OIDC_TENANT_CLAIM: required when CONTEXT_HUB_AUTH includes oidc/.test(error.message) && /OIDC_TENANT to one fixed tenant/.test(error.message),
+    (error: Error) =>
+      /OIDC_TENANT_CLAIM: required when CONTEXT_HUB_AUTH includes oidc/.test(error.message) &&
+      /OIDC_TENANT to one fixed tenant/.test(error.message),
   );
   // Without oidc neither is needed.
   assert.equal(loadGatewayConfig({ CONTEXT_HUB_AUTH: "api-key" }).auth.oidc, undefined);
 });
 
 test("http is accepted only for loopback literals, not for DNS names that start with 127.", () => {
-  assert.equal(loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://[::1]:9000/x" }).auth.oidc?.issuer, "http://[::1]:9000/x");
-  assert.equal(loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://localhost:9000/x" }).auth.oidc?.issuer, "http://localhost:9000/x");
-  assert.throws(() => loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://127.evil.example/realms/x" }), /OIDC_ISSUER: expected an https:\/\/ URL \(plain http only on loopback\)/);
-  assert.throws(() => loadGatewayConfig({ ...oidcEnv, OIDC_JWKS_URL: "http://127.0.0.1.nip.io/certs" }), /OIDC_JWKS_URL: expected an https:\/\/ URL/);
+  assert.equal(
+    loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://[::1]:9000/x" }).auth.oidc?.issuer,
+    "http://[::1]:9000/x",
+  );
+  assert.equal(
+    loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://localhost:9000/x" }).auth.oidc?.issuer,
+    "http://localhost:9000/x",
+  );
+  assert.throws(
+    () => loadGatewayConfig({ ...oidcEnv, OIDC_ISSUER: "http://127.evil.example/realms/x" }),
+    /OIDC_ISSUER: expected an https:\/\/ URL \(plain http only on loopback\)/,
+  );
+  assert.throws(
+    () => loadGatewayConfig({ ...oidcEnv, OIDC_JWKS_URL: "http://127.0.0.1.nip.io/certs" }),
+    /OIDC_JWKS_URL: expected an https:\/\/ URL/,
+  );
 });
 
 test("rate limits are off with auth off unless set, and on with auth on", () => {
@@ -57,7 +100,10 @@ test("rate limits are off with auth off unless set, and on with auth on", () => 
 });
 
 test("disabled tools and instructions", () => {
-  const config = loadGatewayConfig({ CONTEXT_HUB_DISABLED_TOOLS: " delete_context, delete_context_batch ", CONTEXT_HUB_INSTRUCTIONS: "Use thread ids of the form PROJ-123." });
+  const config = loadGatewayConfig({
+    CONTEXT_HUB_DISABLED_TOOLS: " delete_context, delete_context_batch ",
+    CONTEXT_HUB_INSTRUCTIONS: "Use thread ids of the form PROJ-123.",
+  });
   assert.deepEqual(config.disabledTools, ["delete_context", "delete_context_batch"]);
   assert.equal(config.instructions, "Use thread ids of the form PROJ-123.");
   assert.equal(loadGatewayConfig({}).instructions, undefined);
@@ -73,13 +119,23 @@ test("write deadlines: node summaries get only part of the summary's deadline; e
     () => loadGatewayConfig({ GATEWAY_SUMMARY_TIMEOUT_MS: "4000", GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "4000" }),
     /GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: must be less than GATEWAY_SUMMARY_TIMEOUT_MS \(4000\)/,
   );
-  assert.equal(loadGatewayConfig({ GATEWAY_SUMMARY_TIMEOUT_MS: "4000", GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "3000" }).timeouts.sectionSummaryMs, 3000);
+  assert.equal(
+    loadGatewayConfig({ GATEWAY_SUMMARY_TIMEOUT_MS: "4000", GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "3000" }).timeouts
+      .sectionSummaryMs,
+    3000,
+  );
   // Without summaries the summary deadline only bounds rerank calls, and there are no node summaries to fit in it.
-  assert.equal(loadGatewayConfig({ CONTEXT_HUB_SUMMARIES: "false", GATEWAY_SUMMARY_TIMEOUT_MS: "4000" }).timeouts.summaryMs, 4000);
+  assert.equal(
+    loadGatewayConfig({ CONTEXT_HUB_SUMMARIES: "false", GATEWAY_SUMMARY_TIMEOUT_MS: "4000" }).timeouts.summaryMs,
+    4000,
+  );
 });
 
 test("the local principal cannot take the operator's name", () => {
-  assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_LOCAL_SUBJECT: "operator" }), /CONTEXT_HUB_LOCAL_SUBJECT: the subject "operator" is reserved/);
+  assert.throws(
+    () => loadGatewayConfig({ CONTEXT_HUB_LOCAL_SUBJECT: "operator" }),
+    /CONTEXT_HUB_LOCAL_SUBJECT: the subject "operator" is reserved/,
+  );
 });
 
 test("body limits: the write limit defaults to the largest legal write and cannot exceed it; readers get less", () => {
@@ -89,8 +145,15 @@ test("body limits: the write limit defaults to the largest legal write and canno
   // The largest legal write: ten 10 MiB images as base64 would not fit one commit, so the commit bounds it.
   assert.equal(writeBodyLimitBytes, Math.min(largestEntryBytes(), largestCommitBytes()));
   assert.ok(largestCommitBytes() < largestEntryBytes());
-  assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_MAX_BODY_BYTES: String(writeBodyLimitBytes + 1) }), /CONTEXT_HUB_MAX_BODY_BYTES: expected an integer from 1024 to 95888086/);
-  assert.equal(loadGatewayConfig({ CONTEXT_HUB_MAX_BODY_BYTES: "2048" }).maxReadBodyBytes, 2048, "an unset read limit follows a lower write limit");
+  assert.throws(
+    () => loadGatewayConfig({ CONTEXT_HUB_MAX_BODY_BYTES: String(writeBodyLimitBytes + 1) }),
+    /CONTEXT_HUB_MAX_BODY_BYTES: expected an integer from 1024 to 95888086/,
+  );
+  assert.equal(
+    loadGatewayConfig({ CONTEXT_HUB_MAX_BODY_BYTES: "2048" }).maxReadBodyBytes,
+    2048,
+    "an unset read limit follows a lower write limit",
+  );
   assert.throws(
     () => loadGatewayConfig({ CONTEXT_HUB_MAX_BODY_BYTES: "2048", CONTEXT_HUB_MAX_READ_BODY_BYTES: "4096" }),
     /CONTEXT_HUB_MAX_READ_BODY_BYTES: must be at most CONTEXT_HUB_MAX_BODY_BYTES \(2048\), got 4096/,
@@ -102,8 +165,20 @@ test("failed-authentication throttle, trusted proxies and the keys file poll are
   assert.deepEqual(config.rateLimits.authFailures, { perMinute: 30, burst: 60 });
   assert.deepEqual(config.trustedProxies, []);
   assert.equal(config.auth.keysFilePollMs, 10_000);
-  assert.deepEqual(loadGatewayConfig({ CONTEXT_HUB_TRUSTED_PROXIES: "loopback, 10.0.0.0/8, fd00::/8, 192.0.2.1" }).trustedProxies, ["loopback", "10.0.0.0/8", "fd00::/8", "192.0.2.1"]);
-  assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_TRUSTED_PROXIES: "10.0.0.0/33, ingress.local" }), /CONTEXT_HUB_TRUSTED_PROXIES: .*not understood: 10\.0\.0\.0\/33, ingress\.local/);
-  assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_RATE_AUTH_FAILURES_BURST: "0" }), /CONTEXT_HUB_RATE_AUTH_FAILURES_BURST/);
-  assert.throws(() => loadGatewayConfig({ CONTEXT_HUB_API_KEYS_FILE_POLL_MS: "10" }), /CONTEXT_HUB_API_KEYS_FILE_POLL_MS/);
+  assert.deepEqual(
+    loadGatewayConfig({ CONTEXT_HUB_TRUSTED_PROXIES: "loopback, 10.0.0.0/8, fd00::/8, 192.0.2.1" }).trustedProxies,
+    ["loopback", "10.0.0.0/8", "fd00::/8", "192.0.2.1"],
+  );
+  assert.throws(
+    () => loadGatewayConfig({ CONTEXT_HUB_TRUSTED_PROXIES: "10.0.0.0/33, ingress.local" }),
+    /CONTEXT_HUB_TRUSTED_PROXIES: .*not understood: 10\.0\.0\.0\/33, ingress\.local/,
+  );
+  assert.throws(
+    () => loadGatewayConfig({ CONTEXT_HUB_RATE_AUTH_FAILURES_BURST: "0" }),
+    /CONTEXT_HUB_RATE_AUTH_FAILURES_BURST/,
+  );
+  assert.throws(
+    () => loadGatewayConfig({ CONTEXT_HUB_API_KEYS_FILE_POLL_MS: "10" }),
+    /CONTEXT_HUB_API_KEYS_FILE_POLL_MS/,
+  );
 });

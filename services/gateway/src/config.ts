@@ -20,7 +20,18 @@ export const authMethods = ["api-key", "oidc"] as const;
 export type AuthMethod = (typeof authMethods)[number];
 
 /** Asymmetric JWS algorithms only: the keys come from a public JWKS, so HMAC and `none` never apply. */
-export const jwtAlgorithms = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"] as const;
+export const jwtAlgorithms = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+] as const;
 export type JwtAlgorithm = (typeof jwtAlgorithms)[number];
 
 const splitList = (raw: string) =>
@@ -30,17 +41,19 @@ const splitList = (raw: string) =>
     .filter((item) => item.length > 0);
 
 /** CONTEXT_HUB_AUTH: `none`, or a comma-separated set of `api-key` and `oidc`. */
-const authEnv = envVariable({ envType: "none | api-key | oidc | api-key,oidc", envDefault: "none" }).transform((raw, ctx): AuthMethod[] => {
-  const value = raw === undefined || raw.trim() === "" ? "none" : raw.trim();
-  if (value === "none") return [];
-  const methods = splitList(value);
-  const unknown = methods.filter((method) => !(authMethods as readonly string[]).includes(method));
-  if (unknown.length > 0 || methods.length === 0) {
-    ctx.addIssue({ code: "custom", message: `expected none, api-key, oidc or api-key,oidc, got "${raw}"` });
-    return z.NEVER;
-  }
-  return authMethods.filter((method) => methods.includes(method));
-});
+const authEnv = envVariable({ envType: "none | api-key | oidc | api-key,oidc", envDefault: "none" }).transform(
+  (raw, ctx): AuthMethod[] => {
+    const value = raw === undefined || raw.trim() === "" ? "none" : raw.trim();
+    if (value === "none") return [];
+    const methods = splitList(value);
+    const unknown = methods.filter((method) => !(authMethods as readonly string[]).includes(method));
+    if (unknown.length > 0 || methods.length === 0) {
+      ctx.addIssue({ code: "custom", message: `expected none, api-key, oidc or api-key,oidc, got "${raw}"` });
+      return z.NEVER;
+    }
+    return authMethods.filter((method) => methods.includes(method));
+  },
+);
 
 /**
  * GATEWAY_EARLY_GENERATION: whether a new entry's generation starts beside
@@ -85,49 +98,93 @@ export const gatewayEnvVariables = z.object({
   SUMMARIZER_ADDRESS: envString("127.0.0.1:50053").describe("Summarizer gRPC address."),
   RERANKER_ADDRESS: envString("127.0.0.1:50054").describe("Reranker gRPC address."),
   CONTEXT_HUB_SUMMARIES: envBoolean(true).describe("Generate summaries on write (then the summary leg is mandatory)."),
-  CONTEXT_HUB_AUTH: authEnv.describe("`none`, `api-key`, `oidc` or `api-key,oidc` (see [gateway.md](gateway.md#authentication)). `none` serves one local principal and refuses non-loopback binds."),
-  CONTEXT_HUB_PUBLIC_URL: envString("").describe("The MCP URL clients use, e.g. `https://context.example.com/mcp`: the OAuth protected resource and the default token audience. Required with `oidc`."),
-  CONTEXT_HUB_API_KEYS_FILE: envString("").describe("JSON file of provisioned API keys (e.g. a mounted Secret); see docs/security.md."),
+  CONTEXT_HUB_AUTH: authEnv.describe(
+    "`none`, `api-key`, `oidc` or `api-key,oidc` (see [gateway.md](gateway.md#authentication)). `none` serves one local principal and refuses non-loopback binds.",
+  ),
+  CONTEXT_HUB_PUBLIC_URL: envString("").describe(
+    "The MCP URL clients use, e.g. `https://context.example.com/mcp`: the OAuth protected resource and the default token audience. Required with `oidc`.",
+  ),
+  CONTEXT_HUB_API_KEYS_FILE: envString("").describe(
+    "JSON file of provisioned API keys (e.g. a mounted Secret); see docs/security.md.",
+  ),
   CONTEXT_HUB_KEY_CACHE_MS: envInteger(5_000, 0, 300_000).describe(
     "How long an API-key lookup (revocations included) is cached; bounds how late a revocation takes effect. At most 10,000 lookups are kept, least recently used evicted first.",
   ),
-  CONTEXT_HUB_API_KEYS_FILE_POLL_MS: envInteger(10_000, 100, 3_600_000).describe("How often the API keys file is read again (100–3600000); it is also watched, and read on `SIGHUP`."),
-  OIDC_ISSUER: envString("").describe("The issuer URL tokens carry in `iss`, exactly (Auth0's ends in `/`). Required with `oidc`; https unless loopback."),
-  OIDC_AUDIENCE: envString("").describe("Accepted `aud` values, comma-separated (e.g. Keycloak's client or Auth0's API identifier)."),
+  CONTEXT_HUB_API_KEYS_FILE_POLL_MS: envInteger(10_000, 100, 3_600_000).describe(
+    "How often the API keys file is read again (100–3600000); it is also watched, and read on `SIGHUP`.",
+  ),
+  OIDC_ISSUER: envString("").describe(
+    "The issuer URL tokens carry in `iss`, exactly (Auth0's ends in `/`). Required with `oidc`; https unless loopback.",
+  ),
+  OIDC_AUDIENCE: envString("").describe(
+    "Accepted `aud` values, comma-separated (e.g. Keycloak's client or Auth0's API identifier).",
+  ),
   OIDC_JWKS_URL: envString("").describe("The issuer's JWKS; empty reads `jwks_uri` from the discovery document."),
-  OIDC_TENANT_CLAIM: envString("").describe("The claim naming the caller's tenant (exact name, else dotted path). With `oidc`, set this or `OIDC_TENANT`."),
-  OIDC_TENANT: envString("").describe("One fixed tenant for every token instead of a claim (not both; one of the two is required with `oidc`)."),
+  OIDC_TENANT_CLAIM: envString("").describe(
+    "The claim naming the caller's tenant (exact name, else dotted path). With `oidc`, set this or `OIDC_TENANT`.",
+  ),
+  OIDC_TENANT: envString("").describe(
+    "One fixed tenant for every token instead of a claim (not both; one of the two is required with `oidc`).",
+  ),
   OIDC_GROUPS_CLAIM: envString("groups").describe("The claim listing the caller's groups."),
   OIDC_SCOPES_CLAIM: envString("").describe("The claim listing the caller's scopes (e.g. Auth0's `permissions`)."),
-  OIDC_ALGORITHMS: envString(jwtAlgorithms.join(",")).describe("Accepted JWS algorithms, comma-separated; only asymmetric ones are allowed."),
+  OIDC_ALGORITHMS: envString(jwtAlgorithms.join(",")).describe(
+    "Accepted JWS algorithms, comma-separated; only asymmetric ones are allowed.",
+  ),
   OIDC_CLOCK_SKEW_SECONDS: envInteger(30, 0, 300).describe("Tolerance for `exp` and `nbf` (0–300)."),
-  OIDC_JWKS_CACHE_MS: envInteger(600_000, 1_000, 86_400_000).describe("How long fetched signing keys are used before they are fetched again."),
-  OIDC_JWKS_COOLDOWN_MS: envInteger(30_000, 0, 3_600_000).describe("Least time between refetches caused by unknown key ids."),
+  OIDC_JWKS_CACHE_MS: envInteger(600_000, 1_000, 86_400_000).describe(
+    "How long fetched signing keys are used before they are fetched again.",
+  ),
+  OIDC_JWKS_COOLDOWN_MS: envInteger(30_000, 0, 3_600_000).describe(
+    "Least time between refetches caused by unknown key ids.",
+  ),
   OIDC_HTTP_TIMEOUT_MS: envInteger(5_000, 100, 60_000).describe("Deadline of discovery and JWKS requests."),
-  CONTEXT_HUB_ALLOW_NON_LOOPBACK: envBoolean(false).describe("Allow a non-loopback bind without authentication (only behind an authenticating proxy)."),
+  CONTEXT_HUB_ALLOW_NON_LOOPBACK: envBoolean(false).describe(
+    "Allow a non-loopback bind without authentication (only behind an authenticating proxy).",
+  ),
   CONTEXT_HUB_LOCAL_TENANT: envString("local").describe("Tenant of the local principal in `none` mode."),
-  CONTEXT_HUB_LOCAL_SUBJECT: envString("local").describe("Subject of the local principal in `none` mode (not `operator`, which the audit log reserves)."),
+  CONTEXT_HUB_LOCAL_SUBJECT: envString("local").describe(
+    "Subject of the local principal in `none` mode (not `operator`, which the audit log reserves).",
+  ),
   CONTEXT_HUB_ALLOWED_ORIGINS: envString("").describe("Comma-separated browser origins allowed to call `/mcp`."),
-  CONTEXT_HUB_MAX_BODY_BYTES: envInteger(writeBodyLimitBytes, 1024, writeBodyLimitBytes).describe("Largest body accepted from a caller with `context:write` (1024 up to the default)."),
-  CONTEXT_HUB_MAX_READ_BODY_BYTES: envOptionalInteger(1024, writeBodyLimitBytes).describe("Largest body accepted from a caller without `context:write`; at most `CONTEXT_HUB_MAX_BODY_BYTES`."),
-  CONTEXT_HUB_RATE_AUTH_FAILURES_PER_MIN: envInteger(30, 0, 1_000_000).describe("Failed or missing credentials per client address per minute before 429; `0` is unlimited."),
-  CONTEXT_HUB_RATE_AUTH_FAILURES_BURST: envInteger(60, 1, 1_000_000).describe("Failed authentications an address may make at once."),
+  CONTEXT_HUB_MAX_BODY_BYTES: envInteger(writeBodyLimitBytes, 1024, writeBodyLimitBytes).describe(
+    "Largest body accepted from a caller with `context:write` (1024 up to the default).",
+  ),
+  CONTEXT_HUB_MAX_READ_BODY_BYTES: envOptionalInteger(1024, writeBodyLimitBytes).describe(
+    "Largest body accepted from a caller without `context:write`; at most `CONTEXT_HUB_MAX_BODY_BYTES`.",
+  ),
+  CONTEXT_HUB_RATE_AUTH_FAILURES_PER_MIN: envInteger(30, 0, 1_000_000).describe(
+    "Failed or missing credentials per client address per minute before 429; `0` is unlimited.",
+  ),
+  CONTEXT_HUB_RATE_AUTH_FAILURES_BURST: envInteger(60, 1, 1_000_000).describe(
+    "Failed authentications an address may make at once.",
+  ),
   CONTEXT_HUB_TRUSTED_PROXIES: envString("").describe(
     "Comma-separated proxies whose `X-Forwarded-For` names the client address: IP addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`. Empty: the TCP peer is the client.",
   ),
   CONTEXT_HUB_RATE_READ_PER_MIN: envOptionalInteger(0, 1_000_000).describe(
     "Read messages (read-only tool calls and every message that is not a tool call) per principal per minute; `0` is unlimited.",
   ),
-  CONTEXT_HUB_RATE_WRITE_PER_MIN: envOptionalInteger(0, 1_000_000).describe("Calls of every other tool per principal per minute; `0` is unlimited."),
+  CONTEXT_HUB_RATE_WRITE_PER_MIN: envOptionalInteger(0, 1_000_000).describe(
+    "Calls of every other tool per principal per minute; `0` is unlimited.",
+  ),
   CONTEXT_HUB_RATE_READ_BURST: envOptionalInteger(1, 1_000_000).describe("Read messages a principal may send at once."),
   CONTEXT_HUB_RATE_WRITE_BURST: envOptionalInteger(1, 1_000_000).describe("Write calls a principal may make at once."),
-  CONTEXT_HUB_DISABLED_TOOLS: envString("").describe("Comma-separated tools to remove from this deployment; a name that is no tool stops the start."),
-  CONTEXT_HUB_INSTRUCTIONS: envString("").describe("Replaces the MCP instructions sent at `initialize` (2025 revisions) and `server/discover` (2026-07-28), ≤ 16,384 characters."),
+  CONTEXT_HUB_DISABLED_TOOLS: envString("").describe(
+    "Comma-separated tools to remove from this deployment; a name that is no tool stops the start.",
+  ),
+  CONTEXT_HUB_INSTRUCTIONS: envString("").describe(
+    "Replaces the MCP instructions sent at `initialize` (2025 revisions) and `server/discover` (2026-07-28), ≤ 16,384 characters.",
+  ),
   GATEWAY_STORE_TIMEOUT_MS: envInteger(15_000, 100).describe("Deadline of store calls."),
   GATEWAY_EMBED_TIMEOUT_MS: envInteger(30_000, 100).describe("Deadline of embedding calls."),
   GATEWAY_SUMMARY_TIMEOUT_MS: envInteger(30_000, 100).describe("Deadline of a write's summary call."),
-  GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: envInteger(5_000, 100).describe("How long a write waits for node summaries before storing without them; must be less than `GATEWAY_SUMMARY_TIMEOUT_MS`."),
-  GATEWAY_RERANK_TIMEOUT_MS: envInteger(30_000, 100).describe("Deadline of a search's rerank call; when it passes, the search answers in fused order with a warning."),
+  GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: envInteger(5_000, 100).describe(
+    "How long a write waits for node summaries before storing without them; must be less than `GATEWAY_SUMMARY_TIMEOUT_MS`.",
+  ),
+  GATEWAY_RERANK_TIMEOUT_MS: envInteger(30_000, 100).describe(
+    "Deadline of a search's rerank call; when it passes, the search answers in fused order with a warning.",
+  ),
   GATEWAY_EARLY_GENERATION: envEnum(earlyGenerationSettings, "auto").describe(
     "`on`: a new entry's generation starts beside its dedup pre-check; `off`: after it, so a retransmit costs no provider request; `auto`: `on` while both generation workers run the built-in providers (see [gateway.md](gateway.md#the-write-path)).",
   ),
@@ -147,17 +204,29 @@ const schema = gatewayEnvVariables.superRefine((env, ctx) => {
       `must be less than GATEWAY_SUMMARY_TIMEOUT_MS (${env.GATEWAY_SUMMARY_TIMEOUT_MS}): node summaries may use only part of the summary's deadline, got ${env.GATEWAY_SECTION_SUMMARY_TIMEOUT_MS}`,
     );
   }
-  if (env.CONTEXT_HUB_MAX_READ_BODY_BYTES !== undefined && env.CONTEXT_HUB_MAX_READ_BODY_BYTES > env.CONTEXT_HUB_MAX_BODY_BYTES) {
-    problem("CONTEXT_HUB_MAX_READ_BODY_BYTES", `must be at most CONTEXT_HUB_MAX_BODY_BYTES (${env.CONTEXT_HUB_MAX_BODY_BYTES}), got ${env.CONTEXT_HUB_MAX_READ_BODY_BYTES}`);
+  if (
+    env.CONTEXT_HUB_MAX_READ_BODY_BYTES !== undefined &&
+    env.CONTEXT_HUB_MAX_READ_BODY_BYTES > env.CONTEXT_HUB_MAX_BODY_BYTES
+  ) {
+    problem(
+      "CONTEXT_HUB_MAX_READ_BODY_BYTES",
+      `must be at most CONTEXT_HUB_MAX_BODY_BYTES (${env.CONTEXT_HUB_MAX_BODY_BYTES}), got ${env.CONTEXT_HUB_MAX_READ_BODY_BYTES}`,
+    );
   }
   const badProxies = splitList(env.CONTEXT_HUB_TRUSTED_PROXIES).filter((item) => !isProxySpec(item));
   if (badProxies.length > 0) {
-    problem("CONTEXT_HUB_TRUSTED_PROXIES", `expected IP addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated; not understood: ${badProxies.join(", ")}`);
+    problem(
+      "CONTEXT_HUB_TRUSTED_PROXIES",
+      `expected IP addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated; not understood: ${badProxies.join(", ")}`,
+    );
   }
-  if (isReservedSubject(env.CONTEXT_HUB_LOCAL_SUBJECT)) problem("CONTEXT_HUB_LOCAL_SUBJECT", reservedSubjectMessage("the subject", env.CONTEXT_HUB_LOCAL_SUBJECT));
-  if (env.CONTEXT_HUB_INSTRUCTIONS.length > 16_384) problem("CONTEXT_HUB_INSTRUCTIONS", "must be at most 16384 characters");
+  if (isReservedSubject(env.CONTEXT_HUB_LOCAL_SUBJECT))
+    problem("CONTEXT_HUB_LOCAL_SUBJECT", reservedSubjectMessage("the subject", env.CONTEXT_HUB_LOCAL_SUBJECT));
+  if (env.CONTEXT_HUB_INSTRUCTIONS.length > 16_384)
+    problem("CONTEXT_HUB_INSTRUCTIONS", "must be at most 16384 characters");
   if (!env.CONTEXT_HUB_AUTH.includes("oidc")) return;
-  if (env.OIDC_ISSUER === "") problem("OIDC_ISSUER", "required when CONTEXT_HUB_AUTH includes oidc (the issuer URL your tokens carry in iss)");
+  if (env.OIDC_ISSUER === "")
+    problem("OIDC_ISSUER", "required when CONTEXT_HUB_AUTH includes oidc (the issuer URL your tokens carry in iss)");
   else {
     const bad = urlProblem(env.OIDC_ISSUER, false);
     if (bad !== undefined) problem("OIDC_ISSUER", bad);
@@ -172,7 +241,11 @@ const schema = gatewayEnvVariables.superRefine((env, ctx) => {
       "required when CONTEXT_HUB_AUTH includes oidc: the MCP URL clients use, e.g. https://context.example.com/mcp (it is the protected resource and the default audience)",
     );
   }
-  if (env.OIDC_TENANT !== "" && env.OIDC_TENANT_CLAIM !== "") problem("OIDC_TENANT", "set either OIDC_TENANT (one fixed tenant) or OIDC_TENANT_CLAIM (the tenant comes from a claim), not both");
+  if (env.OIDC_TENANT !== "" && env.OIDC_TENANT_CLAIM !== "")
+    problem(
+      "OIDC_TENANT",
+      "set either OIDC_TENANT (one fixed tenant) or OIDC_TENANT_CLAIM (the tenant comes from a claim), not both",
+    );
   // No default claim: a token from an issuer that lets users set a claim of that name would choose its own tenant.
   if (env.OIDC_TENANT === "" && env.OIDC_TENANT_CLAIM === "") {
     problem(
@@ -183,7 +256,10 @@ const schema = gatewayEnvVariables.superRefine((env, ctx) => {
   const algorithms = splitList(env.OIDC_ALGORITHMS);
   const unsupported = algorithms.filter((algorithm) => !(jwtAlgorithms as readonly string[]).includes(algorithm));
   if (algorithms.length === 0 || unsupported.length > 0) {
-    problem("OIDC_ALGORITHMS", `expected a comma-separated subset of ${jwtAlgorithms.join(", ")}${unsupported.length > 0 ? `; not allowed: ${unsupported.join(", ")}` : ""}`);
+    problem(
+      "OIDC_ALGORITHMS",
+      `expected a comma-separated subset of ${jwtAlgorithms.join(", ")}${unsupported.length > 0 ? `; not allowed: ${unsupported.join(", ")}` : ""}`,
+    );
   }
 });
 
@@ -297,7 +373,12 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
   return Object.freeze({
     host: raw.GATEWAY_HOST,
     port: raw.GATEWAY_PORT,
-    peers: { store: raw.STORE_ADDRESS, embedder: raw.EMBEDDER_ADDRESS, summarizer: raw.SUMMARIZER_ADDRESS, reranker: raw.RERANKER_ADDRESS },
+    peers: {
+      store: raw.STORE_ADDRESS,
+      embedder: raw.EMBEDDER_ADDRESS,
+      summarizer: raw.SUMMARIZER_ADDRESS,
+      reranker: raw.RERANKER_ADDRESS,
+    },
     summariesEnabled: raw.CONTEXT_HUB_SUMMARIES,
     publicUrl,
     auth: {
@@ -312,7 +393,10 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     rateLimits: {
       read: budget(raw.CONTEXT_HUB_RATE_READ_PER_MIN, raw.CONTEXT_HUB_RATE_READ_BURST, rateDefaults.read),
       write: budget(raw.CONTEXT_HUB_RATE_WRITE_PER_MIN, raw.CONTEXT_HUB_RATE_WRITE_BURST, rateDefaults.write),
-      authFailures: { perMinute: raw.CONTEXT_HUB_RATE_AUTH_FAILURES_PER_MIN, burst: raw.CONTEXT_HUB_RATE_AUTH_FAILURES_BURST },
+      authFailures: {
+        perMinute: raw.CONTEXT_HUB_RATE_AUTH_FAILURES_PER_MIN,
+        burst: raw.CONTEXT_HUB_RATE_AUTH_FAILURES_BURST,
+      },
     },
     trustedProxies: splitList(raw.CONTEXT_HUB_TRUSTED_PROXIES),
     disabledTools: splitList(raw.CONTEXT_HUB_DISABLED_TOOLS),
@@ -320,7 +404,8 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     allowedOrigins: splitList(raw.CONTEXT_HUB_ALLOWED_ORIGINS),
     maxBodyBytes: raw.CONTEXT_HUB_MAX_BODY_BYTES,
     // Unset: the read limit, or the write limit when an operator set that lower.
-    maxReadBodyBytes: raw.CONTEXT_HUB_MAX_READ_BODY_BYTES ?? Math.min(readBodyLimitBytes, raw.CONTEXT_HUB_MAX_BODY_BYTES),
+    maxReadBodyBytes:
+      raw.CONTEXT_HUB_MAX_READ_BODY_BYTES ?? Math.min(readBodyLimitBytes, raw.CONTEXT_HUB_MAX_BODY_BYTES),
     timeouts: {
       storeMs: raw.GATEWAY_STORE_TIMEOUT_MS,
       embedMs: raw.GATEWAY_EMBED_TIMEOUT_MS,

@@ -1,7 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ContextHubError, createLogger } from "@context-hub/common";
-import { embeddingSpaceMismatch, startEmbeddingSpaceCheck, type EmbeddingSpaceCheckOptions } from "./embedding-space-check.js";
+import {
+  embeddingSpaceMismatch,
+  startEmbeddingSpaceCheck,
+  type EmbeddingSpaceCheckOptions,
+} from "./embedding-space-check.js";
 
 const logger = createLogger("test", "silent");
 const builtin = { model: "builtin-glove-100d-v1", dimension: 100 };
@@ -20,22 +24,32 @@ test("an empty store, or one wholly in the embedder's space, accepts the embedde
 });
 
 test("chunks in another model or another dimension of the same model are a mismatch naming both spaces, the counts and the remedies", () => {
-  const message = embeddingSpaceMismatch({ model: "text-embedding-3-small", dimension: 1536 }, [{ ...builtin, chunkCount: 12_345 }]);
+  const message = embeddingSpaceMismatch({ model: "text-embedding-3-small", dimension: 1536 }, [
+    { ...builtin, chunkCount: 12_345 },
+  ]);
   assert.match(
     message ?? "",
     /^The store holds 12,345 chunks embedded with "builtin-glove-100d-v1" \(100 dimensions\), but the embedder is configured for "text-embedding-3-small" \(1536 dimensions\)\./,
   );
   assert.match(message ?? "", /run `context-hub reembed`/);
-  assert.match(message ?? "", /configure the previous model back \(the embedder settings that produce "builtin-glove-100d-v1" \(100 dimensions\)\)/);
+  assert.match(
+    message ?? "",
+    /configure the previous model back \(the embedder settings that produce "builtin-glove-100d-v1" \(100 dimensions\)\)/,
+  );
 
   const partly = embeddingSpaceMismatch({ model: "m", dimension: 256 }, [
     { model: "m", dimension: 1024, chunkCount: 1 },
     { model: "m", dimension: 256, chunkCount: 9 },
   ]);
-  assert.match(partly ?? "", /holds 1 chunk embedded with "m" \(1024 dimensions\), but the embedder is configured for "m" \(256 dimensions\), which holds 9 chunks\./);
+  assert.match(
+    partly ?? "",
+    /holds 1 chunk embedded with "m" \(1024 dimensions\), but the embedder is configured for "m" \(256 dimensions\), which holds 9 chunks\./,
+  );
 });
 
-type Answer = { spaces: { embeddingModel: string; dimension: number; chunkCount: bigint }[]; model: string; dimension: number } | "down";
+type Answer =
+  | { spaces: { embeddingModel: string; dimension: number; chunkCount: bigint }[]; model: string; dimension: number }
+  | "down";
 
 function fakePeers(answers: Answer[]): EmbeddingSpaceCheckOptions["peers"] {
   let call = 0;
@@ -64,8 +78,16 @@ const stored = [{ embeddingModel: builtin.model, dimension: 100, chunkCount: 3n 
 
 test("a mismatch found at start-up rejects, so the gateway does not start", async () => {
   await assert.rejects(
-    startEmbeddingSpaceCheck({ peers: fakePeers([{ spaces: stored, model: "other", dimension: 8 }]), logger, callTimeoutMs: 100, retryMs: 5 }),
-    (error: unknown) => error instanceof ContextHubError && error.code === "EMBEDDING_SPACE_MISMATCH" && /"other" \(8 dimensions\)/.test(error.message),
+    startEmbeddingSpaceCheck({
+      peers: fakePeers([{ spaces: stored, model: "other", dimension: 8 }]),
+      logger,
+      callTimeoutMs: 100,
+      retryMs: 5,
+    }),
+    (error: unknown) =>
+      error instanceof ContextHubError &&
+      error.code === "EMBEDDING_SPACE_MISMATCH" &&
+      /"other" \(8 dimensions\)/.test(error.message),
   );
 });
 
@@ -83,7 +105,12 @@ test("peers that cannot answer yet leave the check pending, and it concludes onc
   } finally {
     check.stop();
   }
-  const late = await startEmbeddingSpaceCheck({ peers: fakePeers(["down", { spaces: stored, model: "other", dimension: 8 }]), logger, callTimeoutMs: 100, retryMs: 5 });
+  const late = await startEmbeddingSpaceCheck({
+    peers: fakePeers(["down", { spaces: stored, model: "other", dimension: 8 }]),
+    logger,
+    callTimeoutMs: 100,
+    retryMs: 5,
+  });
   try {
     while (late.current().state === "pending") await new Promise((resolve) => setTimeout(resolve, 5));
     const state = late.current();

@@ -31,10 +31,15 @@ const chunks = (count: number) => `${count.toLocaleString("en-US")} chunk${count
  * accepts any model). The message names both spaces with their chunk counts
  * and the two ways out.
  */
-export function embeddingSpaceMismatch(embedder: EmbeddingSpace, stored: readonly StoredEmbeddingSpace[]): string | undefined {
+export function embeddingSpaceMismatch(
+  embedder: EmbeddingSpace,
+  stored: readonly StoredEmbeddingSpace[],
+): string | undefined {
   const others = stored.filter((space) => space.chunkCount > 0 && !sameSpace(space, embedder));
   if (others.length === 0) return undefined;
-  const inEmbedderSpace = stored.filter((space) => sameSpace(space, embedder)).reduce((sum, space) => sum + space.chunkCount, 0);
+  const inEmbedderSpace = stored
+    .filter((space) => sameSpace(space, embedder))
+    .reduce((sum, space) => sum + space.chunkCount, 0);
   const held = others.map((space) => `${chunks(space.chunkCount)} embedded with ${spaceName(space)}`).join(", ");
   return [
     `The store holds ${held}, but the embedder is configured for ${spaceName(embedder)}${inEmbedderSpace > 0 ? `, which holds ${chunks(inEmbedderSpace)}` : ""}.`,
@@ -45,7 +50,10 @@ export function embeddingSpaceMismatch(embedder: EmbeddingSpace, stored: readonl
 }
 
 /** What the check concluded: `passed`, `refused` (with the reason), or `pending` while a peer has not answered yet. */
-export type EmbeddingSpaceCheckState = { state: "passed" } | { state: "pending"; reason: string } | { state: "refused"; reason: string };
+export type EmbeddingSpaceCheckState =
+  | { state: "passed" }
+  | { state: "pending"; reason: string }
+  | { state: "refused"; reason: string };
 
 export interface EmbeddingSpaceCheck {
   current(): EmbeddingSpaceCheckState;
@@ -64,16 +72,30 @@ export interface EmbeddingSpaceCheckOptions {
 /** One attempt: the verdict, or `pending` when a peer is unreachable or the embedder has not learned its dimension yet. */
 async function checkOnce(options: EmbeddingSpaceCheckOptions): Promise<EmbeddingSpaceCheckState> {
   const { peers, callTimeoutMs } = options;
-  let description: [Awaited<ReturnType<Peers["store"]["describe"]>>, Awaited<ReturnType<Peers["embedder"]["describe"]>>];
+  let description: [
+    Awaited<ReturnType<Peers["store"]["describe"]>>,
+    Awaited<ReturnType<Peers["embedder"]["describe"]>>,
+  ];
   try {
-    description = await Promise.all([peers.store.describe({}, { deadlineMs: callTimeoutMs }), peers.embedder.describe({}, { deadlineMs: callTimeoutMs })]);
+    description = await Promise.all([
+      peers.store.describe({}, { deadlineMs: callTimeoutMs }),
+      peers.embedder.describe({}, { deadlineMs: callTimeoutMs }),
+    ]);
   } catch (error) {
-    return { state: "pending", reason: `the embedding space check could not reach its peers yet: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      state: "pending",
+      reason: `the embedding space check could not reach its peers yet: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   const [store, embedder] = description;
   // An HTTP provider without a configured dimension learns it from its first answer.
-  if (embedder.dimension === 0) return { state: "pending", reason: `the embedder has not learned the dimension of "${embedder.model}" yet` };
-  const stored = store.embeddingSpaces.map((space) => ({ model: space.embeddingModel, dimension: space.dimension, chunkCount: Number(space.chunkCount) }));
+  if (embedder.dimension === 0)
+    return { state: "pending", reason: `the embedder has not learned the dimension of "${embedder.model}" yet` };
+  const stored = store.embeddingSpaces.map((space) => ({
+    model: space.embeddingModel,
+    dimension: space.dimension,
+    chunkCount: Number(space.chunkCount),
+  }));
   const mismatch = embeddingSpaceMismatch({ model: embedder.model, dimension: embedder.dimension }, stored);
   return mismatch === undefined ? { state: "passed" } : { state: "refused", reason: mismatch };
 }
@@ -97,14 +119,21 @@ export async function startEmbeddingSpaceCheck(options: EmbeddingSpaceCheckOptio
         if (stopped) return;
         state = next;
         if (next.state === "pending") retry();
-        else if (next.state === "refused") options.logger.error({ reason: next.reason }, "the embedder's model does not match the stored vectors; the gateway stays not ready");
+        else if (next.state === "refused")
+          options.logger.error(
+            { reason: next.reason },
+            "the embedder's model does not match the stored vectors; the gateway stays not ready",
+          );
         else options.logger.info("embedding space check passed");
       });
     }, options.retryMs);
     timer.unref();
   };
   if (state.state === "pending") {
-    options.logger.warn({ reason: state.reason }, "embedding space check pending; the gateway is not ready until it passes");
+    options.logger.warn(
+      { reason: state.reason },
+      "embedding space check pending; the gateway is not ready until it passes",
+    );
     retry();
   }
   return {

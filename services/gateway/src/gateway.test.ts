@@ -12,14 +12,20 @@ test("without authentication the gateway refuses a non-loopback address", async 
 });
 
 test("an explicit opt-in allows a non-loopback bind", async () => {
-  const config = loadGatewayConfig({ GATEWAY_HOST: "0.0.0.0", GATEWAY_PORT: "0", CONTEXT_HUB_ALLOW_NON_LOOPBACK: "true" });
+  const config = loadGatewayConfig({
+    GATEWAY_HOST: "0.0.0.0",
+    GATEWAY_PORT: "0",
+    CONTEXT_HUB_ALLOW_NON_LOOPBACK: "true",
+  });
   const gateway = await startGateway(config, logger);
   await gateway.close();
 });
 
 test("every domain error becomes a tool error with its code and a request id", () => {
   for (const code of errorCodes) {
-    const result = runWithRequestContext({ requestId: "rid-1" }, () => toolFailure(new ContextHubError(code, "something specific"), logger));
+    const result = runWithRequestContext({ requestId: "rid-1" }, () =>
+      toolFailure(new ContextHubError(code, "something specific"), logger),
+    );
     assert.equal(result.isError, true);
     const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
     assert.match(text, /rid-1/);
@@ -29,7 +35,9 @@ test("every domain error becomes a tool error with its code and a request id", (
 });
 
 test("an unexpected exception is shown only as a request id", () => {
-  const result = runWithRequestContext({ requestId: "rid-2" }, () => toolFailure(new Error('relation "entries" does not exist'), logger));
+  const result = runWithRequestContext({ requestId: "rid-2" }, () =>
+    toolFailure(new Error('relation "entries" does not exist'), logger),
+  );
   const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
   assert.doesNotMatch(text, /relation/);
   assert.match(text, /rid-2/);

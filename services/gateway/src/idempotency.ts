@@ -35,15 +35,24 @@ export function fingerprintOf(tool: string, args: Record<string, unknown>): stri
  * the store return the first result; a key reused with other arguments is
  * refused here with a clear error.
  */
-export async function resolveIdempotency(peers: Peers, principal: Principal, tool: string, args: Record<string, unknown>): Promise<(Idempotency & { replay: boolean }) | undefined> {
+export async function resolveIdempotency(
+  peers: Peers,
+  principal: Principal,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<(Idempotency & { replay: boolean }) | undefined> {
   const key = args.idempotency_key;
   if (typeof key !== "string") return undefined;
   const idempotency = { key, fingerprint: fingerprintOf(tool, args) };
   const state = await checkIdempotency(peers.idempotency, principal, idempotency);
   if (state === "conflict") {
-    throw new ContextHubError("INVALID_ARGUMENT", `idempotency_key "${key}" was already used with different arguments`, {
-      remedy: "use a new idempotency_key for a different request, or resend exactly the original arguments",
-    });
+    throw new ContextHubError(
+      "INVALID_ARGUMENT",
+      `idempotency_key "${key}" was already used with different arguments`,
+      {
+        remedy: "use a new idempotency_key for a different request, or resend exactly the original arguments",
+      },
+    );
   }
   return { ...idempotency, replay: state === "replay" };
 }

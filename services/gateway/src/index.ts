@@ -1,7 +1,13 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ContextHubError, isLoopbackHost, toDialAddress, type Logger, type RunningService } from "@context-hub/common";
-import { createApiKeyVerifier, createBearerAuthenticator, createLocalAuthenticator, type Authenticator, type CredentialVerifier } from "./auth/authenticate.js";
+import {
+  createApiKeyVerifier,
+  createBearerAuthenticator,
+  createLocalAuthenticator,
+  type Authenticator,
+  type CredentialVerifier,
+} from "./auth/authenticate.js";
 import { cacheDirectory, layerDirectories, watchKeysFile, type WatchedKeysFile } from "./auth/key-directory.js";
 import { createOidcVerifier } from "./auth/oidc-verifier.js";
 import { describeProtectedResource } from "./auth/protected-resource.js";
@@ -38,17 +44,34 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
   let spaceCheck: EmbeddingSpaceCheck;
   try {
     // Before listening: a gateway whose embedder cannot serve the stored vectors must not start.
-    spaceCheck = await startEmbeddingSpaceCheck({ peers, logger, callTimeoutMs: Math.min(config.timeouts.storeMs, 5_000), retryMs: 2_000 });
+    spaceCheck = await startEmbeddingSpaceCheck({
+      peers,
+      logger,
+      callTimeoutMs: Math.min(config.timeouts.storeMs, 5_000),
+      retryMs: 2_000,
+    });
   } catch (error) {
     peers.close();
     throw error;
   }
-  const earlyGeneration = createEarlyGeneration({ setting: config.earlyGeneration, peers, logger, refreshMs: 60_000, retryMs: 2_000, callTimeoutMs: 5_000 });
-  const writePath = createWritePath({ peers, sectionSummaryTimeoutMs: config.timeouts.sectionSummaryMs, earlyGeneration: earlyGeneration.enabled });
+  const earlyGeneration = createEarlyGeneration({
+    setting: config.earlyGeneration,
+    peers,
+    logger,
+    refreshMs: 60_000,
+    retryMs: 2_000,
+    callTimeoutMs: 5_000,
+  });
+  const writePath = createWritePath({
+    peers,
+    sectionSummaryTimeoutMs: config.timeouts.sectionSummaryMs,
+    earlyGeneration: earlyGeneration.enabled,
+  });
   const { authenticator, keysFile } = createAuthenticator(config, peers, logger);
   // SIGHUP reads the API keys file again at once (it is also watched and polled).
   const onHangUp = () => {
-    if (keysFile !== undefined && !keysFile.reload()) logger.info("SIGHUP: the API keys file is unchanged (or invalid; see above)");
+    if (keysFile !== undefined && !keysFile.reload())
+      logger.info("SIGHUP: the API keys file is unchanged (or invalid; see above)");
   };
   if (keysFile !== undefined) process.on("SIGHUP", onHangUp);
   const app = createHttpApp({
@@ -58,7 +81,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     authenticator,
     tools,
     rateLimiter: createRateLimiter({ read: config.rateLimits.read, write: config.rateLimits.write }),
-    protectedResource: config.auth.oidc === undefined ? undefined : describeProtectedResource(config.publicUrl!, config.auth.oidc.issuer),
+    protectedResource:
+      config.auth.oidc === undefined
+        ? undefined
+        : describeProtectedResource(config.publicUrl!, config.auth.oidc.issuer),
     logger,
     version: gatewayVersion,
     embeddingSpaceCheck: spaceCheck.current,
@@ -96,14 +122,24 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
 }
 
 /** One verifier per configured method, chained: a chk_ credential is an API key, a JWT-shaped one an OIDC access token. */
-function createAuthenticator(config: GatewayConfig, peers: Peers, logger: Logger): { authenticator: Authenticator; keysFile: WatchedKeysFile | undefined } {
+function createAuthenticator(
+  config: GatewayConfig,
+  peers: Peers,
+  logger: Logger,
+): { authenticator: Authenticator; keysFile: WatchedKeysFile | undefined } {
   if (config.auth.methods.length === 0) {
-    return { authenticator: createLocalAuthenticator(createLocalPrincipal(config.auth.localPrincipal.tenant, config.auth.localPrincipal.subject)), keysFile: undefined };
+    return {
+      authenticator: createLocalAuthenticator(
+        createLocalPrincipal(config.auth.localPrincipal.tenant, config.auth.localPrincipal.subject),
+      ),
+      keysFile: undefined,
+    };
   }
   const verifiers: CredentialVerifier[] = [];
   let keysFile: WatchedKeysFile | undefined;
   if (config.auth.methods.includes("api-key")) {
-    if (config.auth.keysFile !== undefined) keysFile = watchKeysFile(config.auth.keysFile, { pollMs: config.auth.keysFilePollMs, log: logger });
+    if (config.auth.keysFile !== undefined)
+      keysFile = watchKeysFile(config.auth.keysFile, { pollMs: config.auth.keysFilePollMs, log: logger });
     // The store's answer (revocations included) is cached; the file's keys are in memory.
     const store = cacheDirectory(createStoreKeyDirectory(peers.apiKeys), config.auth.keyCacheMs);
     verifiers.push(createApiKeyVerifier(layerDirectories(keysFile, store)));

@@ -1,12 +1,22 @@
 // The gateway's own handling of stored text and of request headers takes time linear in its length.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { assertLinearGrowthForAll, framedRun, headingTexts, pathologicalTexts, repeatTo, type TextGenerator } from "@context-hub/common/testing";
+import {
+  assertLinearGrowthForAll,
+  framedRun,
+  headingTexts,
+  pathologicalTexts,
+  repeatTo,
+  type TextGenerator,
+} from "@context-hub/common/testing";
 import { presentedCredential } from "./auth/authenticate.js";
 import { entryTitle } from "./entry-titles.js";
 
 test("entryTitle is linear in the entry's text", () => {
-  assertLinearGrowthForAll("entryTitle", (text) => entryTitle({ text, preview: "", threadId: "t" }), [...pathologicalTexts, ...headingTexts]);
+  assertLinearGrowthForAll("entryTitle", (text) => entryTitle({ text, preview: "", threadId: "t" }), [
+    ...pathologicalTexts,
+    ...headingTexts,
+  ]);
 });
 
 /**
@@ -21,7 +31,8 @@ const authorizationHeaders: readonly TextGenerator[] = [
   { name: "API-Key then tabs and no token", generate: (length) => framedRun("API-Key", "\t", "", length) },
   {
     name: "Bearer, spaces, a token, spaces, a second word",
-    generate: (length) => `Bearer ${framedRun("", " ", "", Math.floor(length / 2) - 7)}x${framedRun("", " ", "y", length - Math.floor(length / 2) - 1)}`,
+    generate: (length) =>
+      `Bearer ${framedRun("", " ", "", Math.floor(length / 2) - 7)}x${framedRun("", " ", "y", length - Math.floor(length / 2) - 1)}`,
   },
   { name: "Bearer then words and spaces", generate: (length) => framedRun("Bearer", " x", "", length) },
   { name: "Bearer repeated", generate: (length) => repeatTo("Bearer ", length) },
@@ -32,14 +43,32 @@ const authorizationHeaders: readonly TextGenerator[] = [
 ];
 
 test("reading the Authorization header is linear in its length, whatever it holds", () => {
-  assertLinearGrowthForAll("presentedCredential", (authorization) => presentedCredential({ authorization, apiKey: undefined }), authorizationHeaders);
-  assertLinearGrowthForAll("presentedCredential of X-API-Key", (apiKey) => presentedCredential({ authorization: undefined, apiKey }), authorizationHeaders);
+  assertLinearGrowthForAll(
+    "presentedCredential",
+    (authorization) => presentedCredential({ authorization, apiKey: undefined }),
+    authorizationHeaders,
+  );
+  assertLinearGrowthForAll(
+    "presentedCredential of X-API-Key",
+    (apiKey) => presentedCredential({ authorization: undefined, apiKey }),
+    authorizationHeaders,
+  );
 });
 
 test("the hostile headers are read as the scheme says", () => {
-  const header = (name: string) => (authorizationHeaders.find((generator) => generator.name === name) as TextGenerator).generate(10_000);
-  assert.equal(presentedCredential({ authorization: header("Bearer then spaces and no token"), apiKey: undefined }), "");
-  assert.equal(presentedCredential({ authorization: header("Bearer, spaces, a token, spaces, a second word"), apiKey: undefined }), "");
-  assert.equal(presentedCredential({ authorization: header("one token as long as the header"), apiKey: undefined }), "k".repeat(10_000 - 7));
+  const header = (name: string) =>
+    (authorizationHeaders.find((generator) => generator.name === name) as TextGenerator).generate(10_000);
+  assert.equal(
+    presentedCredential({ authorization: header("Bearer then spaces and no token"), apiKey: undefined }),
+    "",
+  );
+  assert.equal(
+    presentedCredential({ authorization: header("Bearer, spaces, a token, spaces, a second word"), apiKey: undefined }),
+    "",
+  );
+  assert.equal(
+    presentedCredential({ authorization: header("one token as long as the header"), apiKey: undefined }),
+    "k".repeat(10_000 - 7),
+  );
   assert.equal(presentedCredential({ authorization: header("spaces then a token"), apiKey: undefined }), "chk_x");
 });

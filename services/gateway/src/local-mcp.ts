@@ -31,15 +31,39 @@ export async function openLocalMcp(config: GatewayConfig, logger: Logger): Promi
   let spaceCheck: Awaited<ReturnType<typeof startEmbeddingSpaceCheck>>;
   try {
     // A mismatch between the embedder's model and the stored vectors refuses to start, as the HTTP gateway does.
-    spaceCheck = await startEmbeddingSpaceCheck({ peers, logger, callTimeoutMs: Math.min(config.timeouts.storeMs, 5_000), retryMs: 2_000 });
+    spaceCheck = await startEmbeddingSpaceCheck({
+      peers,
+      logger,
+      callTimeoutMs: Math.min(config.timeouts.storeMs, 5_000),
+      retryMs: 2_000,
+    });
   } catch (error) {
     peers.close();
     throw error;
   }
-  const earlyGeneration = createEarlyGeneration({ setting: config.earlyGeneration, peers, logger, refreshMs: 60_000, retryMs: 2_000, callTimeoutMs: 5_000 });
-  const writePath = createWritePath({ peers, sectionSummaryTimeoutMs: config.timeouts.sectionSummaryMs, earlyGeneration: earlyGeneration.enabled });
+  const earlyGeneration = createEarlyGeneration({
+    setting: config.earlyGeneration,
+    peers,
+    logger,
+    refreshMs: 60_000,
+    retryMs: 2_000,
+    callTimeoutMs: 5_000,
+  });
+  const writePath = createWritePath({
+    peers,
+    sectionSummaryTimeoutMs: config.timeouts.sectionSummaryMs,
+    earlyGeneration: earlyGeneration.enabled,
+  });
   const principal = createLocalPrincipal(config.auth.localPrincipal.tenant, config.auth.localPrincipal.subject);
-  const server = createMcpServer({ principal, peers, writePath, tools, logger, version: gatewayVersion, instructions: config.instructions });
+  const server = createMcpServer({
+    principal,
+    peers,
+    writePath,
+    tools,
+    logger,
+    version: gatewayVersion,
+    instructions: config.instructions,
+  });
   let closing: Promise<void> | undefined;
   return {
     connect: (transport) => server.connect(transport),

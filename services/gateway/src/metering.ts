@@ -58,7 +58,9 @@ export function throttleKeyOf(address: string): string {
   const [head = "", tail = ""] = address.toLowerCase().split("::");
   const front = head === "" ? [] : head.split(":");
   const back = tail === "" ? [] : tail.split(":");
-  const groups = address.includes("::") ? [...front, ...Array<string>(8 - front.length - back.length).fill("0"), ...back] : front;
+  const groups = address.includes("::")
+    ? [...front, ...Array<string>(8 - front.length - back.length).fill("0"), ...back]
+    : front;
   return `${groups
     .slice(0, 4)
     .map((group) => group.replace(/^0+(?=.)/, ""))

@@ -2,7 +2,9 @@ import type { RateBudget } from "./config.js";
 
 export type BudgetName = "read" | "write";
 
-export type RateVerdict<Name extends string = BudgetName> = { ok: true } | { ok: false; retryAfterSeconds: number; budget: RateBudget; name: Name; wanted: number };
+export type RateVerdict<Name extends string = BudgetName> =
+  | { ok: true }
+  | { ok: false; retryAfterSeconds: number; budget: RateBudget; name: Name; wanted: number };
 
 /** Per-key token buckets, one per budget. */
 export interface RateLimiter<Name extends string = BudgetName> {
@@ -34,9 +36,14 @@ interface Bucket {
  * refilled completely are dropped (a full bucket is the same as none), and
  * if that is not enough the least recently used, down to 90% of the bound.
  */
-export function createRateLimiter<Name extends string = BudgetName>(budgets: Record<Name, RateBudget>, now: () => number = () => performance.now(), maxBuckets = 100_000): RateLimiter<Name> {
+export function createRateLimiter<Name extends string = BudgetName>(
+  budgets: Record<Name, RateBudget>,
+  now: () => number = () => performance.now(),
+  maxBuckets = 100_000,
+): RateLimiter<Name> {
   const buckets = new Map<string, Bucket>();
-  const level = (bucket: Bucket, budget: RateBudget, at: number) => Math.min(budget.burst, bucket.tokens + ((at - bucket.at) * budget.perMinute) / 60_000);
+  const level = (bucket: Bucket, budget: RateBudget, at: number) =>
+    Math.min(budget.burst, bucket.tokens + ((at - bucket.at) * budget.perMinute) / 60_000);
   const idOf = (name: Name, key: string) => `${name}:${key}`;
 
   function makeRoom(at: number) {
@@ -70,13 +77,21 @@ export function createRateLimiter<Name extends string = BudgetName>(budgets: Rec
 
     takeAll(key, costs) {
       const at = now();
-      const wanted = (Object.entries(costs) as [Name, number][]).filter(([name, cost]) => cost > 0 && budgets[name].perMinute > 0);
+      const wanted = (Object.entries(costs) as [Name, number][]).filter(
+        ([name, cost]) => cost > 0 && budgets[name].perMinute > 0,
+      );
       for (const [name, cost] of wanted) {
         const budget = budgets[name];
         const tokens = tokensOf(name, key, at);
         if (tokens < cost) {
           const short = Math.min(cost, budget.burst) - tokens;
-          return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((short * 60) / budget.perMinute)), budget, name, wanted: cost };
+          return {
+            ok: false,
+            retryAfterSeconds: Math.max(1, Math.ceil((short * 60) / budget.perMinute)),
+            budget,
+            name,
+            wanted: cost,
+          };
         }
       }
       for (const [name, cost] of wanted) store(name, key, tokensOf(name, key, at) - cost, at);

@@ -1,6 +1,17 @@
 // The gateway's HTTP transport: /mcp (stateless Streamable HTTP), health, readiness and metrics.
 import express, { type NextFunction, type Request, type Response } from "express";
-import { ContextHubError, counter, isLoopbackHost, isLoopbackUrl, metricsRegistry, newRequestId, requestIdHeader, runWithRequestContext, toClientRequestId, type Logger } from "@context-hub/common";
+import {
+  ContextHubError,
+  counter,
+  isLoopbackHost,
+  isLoopbackUrl,
+  metricsRegistry,
+  newRequestId,
+  requestIdHeader,
+  runWithRequestContext,
+  toClientRequestId,
+  type Logger,
+} from "@context-hub/common";
 import type { Peers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
 import { calledTool } from "./json-rpc-messages.js";
@@ -43,10 +54,22 @@ const clientRequestIdResponseHeader = "x-client-request-id";
 /** How many client addresses the failed-authentication throttle remembers (least recently used are forgotten first). */
 const maxThrottledAddresses = 100_000;
 
-const authThrottled = counter("contexthub_auth_throttled_total", "Requests refused before authentication because their client address failed too often.", []);
-const rateLimited = counter("contexthub_rate_limited_total", "POSTs to /mcp refused for the caller's rate budget, by budget.", ["budget"]);
+const authThrottled = counter(
+  "contexthub_auth_throttled_total",
+  "Requests refused before authentication because their client address failed too often.",
+  [],
+);
+const rateLimited = counter(
+  "contexthub_rate_limited_total",
+  "POSTs to /mcp refused for the caller's rate budget, by budget.",
+  ["budget"],
+);
 
-const jsonRpcError = (code: number, message: string, requestId: string) => ({ jsonrpc: "2.0", error: { code, message, data: { request_id: requestId } }, id: null });
+const jsonRpcError = (code: number, message: string, requestId: string) => ({
+  jsonrpc: "2.0",
+  error: { code, message, data: { request_id: requestId } },
+  id: null,
+});
 
 /** Whether to answer with one JSON body instead of an SSE stream: JSON unless the client prefers event streams. */
 function prefersJson(accept: string): boolean {
@@ -109,18 +132,35 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
 
   const toolScopes = new Map(options.tools.map((tool) => [tool.name, tool.scope]));
   const refuse = (response: Response, failure: AuthFailure) => {
-    if (failure.status !== 503) response.setHeader("www-authenticate", challengeFor(failure, protectedResource?.metadataUrl));
-    response.status(failure.status).json(jsonRpcError(failure.status === 503 ? -32603 : -32001, failure.description, String(response.locals.requestId)));
+    if (failure.status !== 503)
+      response.setHeader("www-authenticate", challengeFor(failure, protectedResource?.metadataUrl));
+    response
+      .status(failure.status)
+      .json(
+        jsonRpcError(failure.status === 503 ? -32603 : -32001, failure.description, String(response.locals.requestId)),
+      );
   };
 
   // Browsers may only reach /mcp from allowed origins (DNS-rebinding protection).
   app.use("/mcp", (request: Request, response: Response, next: NextFunction) => {
     const origin = request.header("origin");
-    if (origin === undefined || config.allowedOrigins.includes(origin) || (isLoopbackUrl(origin) && isLoopbackHost(config.host))) {
+    if (
+      origin === undefined ||
+      config.allowedOrigins.includes(origin) ||
+      (isLoopbackUrl(origin) && isLoopbackHost(config.host))
+    ) {
       next();
       return;
     }
-    response.status(403).json(jsonRpcError(-32000, `Origin ${origin} is not allowed; add it to CONTEXT_HUB_ALLOWED_ORIGINS`, String(response.locals.requestId)));
+    response
+      .status(403)
+      .json(
+        jsonRpcError(
+          -32000,
+          `Origin ${origin} is not allowed; add it to CONTEXT_HUB_ALLOWED_ORIGINS`,
+          String(response.locals.requestId),
+        ),
+      );
   });
 
   const tooMany = (response: Response, retryAfterSeconds: number, message: string) => {
@@ -141,11 +181,18 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       const verdict = guesses.take(address, "failure");
       if (!verdict.ok) {
         authThrottled.inc();
-        tooMany(response, verdict.retryAfterSeconds, `Too many failed authentications from ${address}: retry in ${verdict.retryAfterSeconds} s`);
+        tooMany(
+          response,
+          verdict.retryAfterSeconds,
+          `Too many failed authentications from ${address}: retry in ${verdict.retryAfterSeconds} s`,
+        );
         return;
       }
     }
-    const outcome = await options.authenticator.authenticate({ authorization: request.header("authorization"), apiKey: request.header("x-api-key") });
+    const outcome = await options.authenticator.authenticate({
+      authorization: request.header("authorization"),
+      apiKey: request.header("x-api-key"),
+    });
     // An identity provider that did not answer is not the caller's failure.
     if (authOn && (outcome.ok || outcome.failure.status === 503)) guesses.refund(address, "failure");
     if (!outcome.ok) {
@@ -173,7 +220,12 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
    * model can read and act on; anything else gets 429. Both carry
    * Retry-After.
    */
-  const refuseOverBudget = (request: Request, response: Response, messages: readonly unknown[], verdict: Extract<RateVerdict, { ok: false }>) => {
+  const refuseOverBudget = (
+    request: Request,
+    response: Response,
+    messages: readonly unknown[],
+    verdict: Extract<RateVerdict, { ok: false }>,
+  ) => {
     rateLimited.inc({ budget: verdict.name });
     const { message, remedy } = overBudget(verdict);
     response.setHeader("retry-after", String(verdict.retryAfterSeconds));
@@ -182,7 +234,10 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       response.status(429).json(jsonRpcError(-32000, `RATE_LIMITED: ${message}`, String(response.locals.requestId)));
       return;
     }
-    const error = new ContextHubError("RATE_LIMITED", message, { remedy, details: { retry_after_seconds: verdict.retryAfterSeconds } });
+    const error = new ContextHubError("RATE_LIMITED", message, {
+      remedy,
+      details: { retry_after_seconds: verdict.retryAfterSeconds },
+    });
     const answers = calls.map((call) => {
       countRateLimitedCall(calledTool(call) ?? "unknown");
       return { jsonrpc: "2.0", id: call.id, result: toolFailure(error, logger) };
@@ -191,7 +246,10 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
   };
 
   // Revision 2026-07-28 (no handshake) is answered on the same /mcp by the SDK v2; everything else by the 2025 server below.
-  const modern = createModernEndpoint({ peers, writePath: options.writePath, logger, version: options.version, instructions: config.instructions }, logger);
+  const modern = createModernEndpoint(
+    { peers, writePath: options.writePath, logger, version: options.version, instructions: config.instructions },
+    logger,
+  );
 
   app.post("/mcp", authenticate, parseBody, async (request: Request, response: Response) => {
     const principal = response.locals.principal as Principal;
@@ -212,7 +270,12 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     const isJson = typeof request.is("application/json") === "string";
     if (isJson && (await modern.accepts(request))) {
       try {
-        await modern.serve(request, response, { principal, tools: toolsNeededFor(request.body, options.tools) }, requestId);
+        await modern.serve(
+          request,
+          response,
+          { principal, tools: toolsNeededFor(request.body, options.tools) },
+          requestId,
+        );
       } catch (error) {
         logger.error({ err: error }, "MCP request failed");
         if (!response.headersSent) response.status(500).json(jsonRpcError(-32603, "Internal error", requestId));
@@ -241,7 +304,9 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     });
     try {
       await server.connect(transport);
-      refuseMalformedParams(transport, requestId, (error) => logger.warn({ err: error }, "could not answer a request with malformed params"));
+      refuseMalformedParams(transport, requestId, (error) =>
+        logger.warn({ err: error }, "could not answer a request with malformed params"),
+      );
       transport.deliver(post.messages, request.headers);
     } catch (error) {
       logger.error({ err: error }, "MCP request failed");
@@ -252,41 +317,51 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
 
   const methodNotAllowed = (_request: Request, response: Response) => {
     response.setHeader("allow", "POST");
-    response.status(405).json(jsonRpcError(-32000, "Method not allowed: this server is stateless; send JSON-RPC requests with POST", String(response.locals.requestId)));
+    response
+      .status(405)
+      .json(
+        jsonRpcError(
+          -32000,
+          "Method not allowed: this server is stateless; send JSON-RPC requests with POST",
+          String(response.locals.requestId),
+        ),
+      );
   };
   app.get("/mcp", methodNotAllowed);
   app.delete("/mcp", methodNotAllowed);
 
   // Body parser failures: a clear JSON-RPC error instead of an HTML page.
-  app.use((error: { type?: string; status?: number } & Error, _request: Request, response: Response, next: NextFunction) => {
-    if (response.headersSent) {
-      next(error);
-      return;
-    }
-    const requestId = String(response.locals.requestId);
-    // A body that could not be parsed still cost the caller one message; over budget, the answer is 429.
-    const caller = response.locals.principal as Principal | undefined;
-    if (caller !== undefined && (error.type === "entity.too.large" || error.type === "entity.parse.failed")) {
-      const verdict = options.rateLimiter.takeAll(rateKeyOf(caller), { read: 1 });
-      if (!verdict.ok) {
-        rateLimited.inc({ budget: verdict.name });
-        tooMany(response, verdict.retryAfterSeconds, `RATE_LIMITED: ${overBudget(verdict).message}`);
+  app.use(
+    (error: { type?: string; status?: number } & Error, _request: Request, response: Response, next: NextFunction) => {
+      if (response.headersSent) {
+        next(error);
         return;
       }
-    }
-    if (error.type === "entity.too.large") {
-      const message =
-        response.locals.writer === true
-          ? `Request body exceeds ${config.maxBodyBytes} bytes, the largest write this server accepts`
-          : `Request body exceeds ${config.maxReadBodyBytes} bytes, the limit for a credential without context:write`;
-      response.status(413).json(jsonRpcError(-32600, message, requestId));
-    } else if (error.type === "entity.parse.failed") {
-      response.status(400).json(jsonRpcError(-32700, "Parse error: the body is not valid JSON", requestId));
-    } else {
-      logger.error({ err: error }, "request failed");
-      response.status(error.status ?? 500).json(jsonRpcError(-32603, "Internal error", requestId));
-    }
-  });
+      const requestId = String(response.locals.requestId);
+      // A body that could not be parsed still cost the caller one message; over budget, the answer is 429.
+      const caller = response.locals.principal as Principal | undefined;
+      if (caller !== undefined && (error.type === "entity.too.large" || error.type === "entity.parse.failed")) {
+        const verdict = options.rateLimiter.takeAll(rateKeyOf(caller), { read: 1 });
+        if (!verdict.ok) {
+          rateLimited.inc({ budget: verdict.name });
+          tooMany(response, verdict.retryAfterSeconds, `RATE_LIMITED: ${overBudget(verdict).message}`);
+          return;
+        }
+      }
+      if (error.type === "entity.too.large") {
+        const message =
+          response.locals.writer === true
+            ? `Request body exceeds ${config.maxBodyBytes} bytes, the largest write this server accepts`
+            : `Request body exceeds ${config.maxReadBodyBytes} bytes, the limit for a credential without context:write`;
+        response.status(413).json(jsonRpcError(-32600, message, requestId));
+      } else if (error.type === "entity.parse.failed") {
+        response.status(400).json(jsonRpcError(-32700, "Parse error: the body is not valid JSON", requestId));
+      } else {
+        logger.error({ err: error }, "request failed");
+        response.status(error.status ?? 500).json(jsonRpcError(-32603, "Internal error", requestId));
+      }
+    },
+  );
 
   return app;
 }

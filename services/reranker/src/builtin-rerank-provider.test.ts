@@ -14,7 +14,9 @@ test("word vectors that cannot be loaded fail warm-up naming the provider, the m
   await assert.rejects(provider.warm(), {
     name: "ContextHubError",
     code: "PROVIDER_ERROR",
-    message: new RegExp(`^builtin rerank \\(model ${builtinRerankModel}\\) failed: the word vectors in ${cacheDir.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} could not be loaded: EISDIR`),
+    message: new RegExp(
+      `^builtin rerank \\(model ${builtinRerankModel}\\) failed: the word vectors in ${cacheDir.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")} could not be loaded: EISDIR`,
+    ),
     remedy: "check RERANKER_CACHE_DIR: a directory this process can read and write",
   });
 });

@@ -21,10 +21,14 @@ export function createBuiltinRerankProvider(options: BuiltinRerankProviderOption
       return await handle.load();
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw providerError({ provider: "builtin", operation: "rerank", model: builtinRerankModel }, `the word vectors in ${options.cacheDir} could not be loaded: ${reason}`, {
-        cause: error,
-        remedy: "check RERANKER_CACHE_DIR: a directory this process can read and write",
-      });
+      throw providerError(
+        { provider: "builtin", operation: "rerank", model: builtinRerankModel },
+        `the word vectors in ${options.cacheDir} could not be loaded: ${reason}`,
+        {
+          cause: error,
+          remedy: "check RERANKER_CACHE_DIR: a directory this process can read and write",
+        },
+      );
     }
   };
   return {

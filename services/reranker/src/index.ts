@@ -11,8 +11,18 @@ import type { RerankProvider } from "./rerank-provider.js";
 import { createReranker } from "./reranker.js";
 import { createRerankerHandlers } from "./server.js";
 
-export { loadRerankerConfig, rerankerProviders, type RerankerConfig, type RerankerHttpSettings, type RerankerProviderName } from "./config.js";
-export { createHttpRerankProvider, type HttpRerankProviderOptions, type RerankApi } from "./clients/http-rerank-provider.js";
+export {
+  loadRerankerConfig,
+  rerankerProviders,
+  type RerankerConfig,
+  type RerankerHttpSettings,
+  type RerankerProviderName,
+} from "./config.js";
+export {
+  createHttpRerankProvider,
+  type HttpRerankProviderOptions,
+  type RerankApi,
+} from "./clients/http-rerank-provider.js";
 export type { RerankProvider } from "./rerank-provider.js";
 export { builtinRerankModel, createBuiltinRerankProvider } from "./builtin-rerank-provider.js";
 export { relevanceWeights, scoreRelevance, type RelevanceBreakdown } from "./relevance.js";
@@ -31,15 +41,25 @@ export function createRerankProvider(config: RerankerConfig, logger: Logger): Re
         cacheDir: config.cacheDir,
         onLoaded(vectors) {
           const { builtCache, loadMs, cacheFile, cacheWriteError } = vectors.origin;
-          logger.info({ builtCache, loadMs: Math.round(loadMs), cacheFile, words: vectors.size }, "word vectors loaded");
-          if (cacheWriteError !== undefined) logger.warn({ cacheFile, error: cacheWriteError }, "word vector cache could not be written; the next start will rebuild it");
+          logger.info(
+            { builtCache, loadMs: Math.round(loadMs), cacheFile, words: vectors.size },
+            "word vectors loaded",
+          );
+          if (cacheWriteError !== undefined)
+            logger.warn(
+              { cacheFile, error: cacheWriteError },
+              "word vector cache could not be written; the next start will rebuild it",
+            );
         },
       });
     case "cohere":
     case "voyage":
     case "tei": {
       const http = config.http;
-      if (http === undefined) throw new Error(`RERANKER_PROVIDER ${config.provider} has no HTTP settings; build the config with loadRerankerConfig`);
+      if (http === undefined)
+        throw new Error(
+          `RERANKER_PROVIDER ${config.provider} has no HTTP settings; build the config with loadRerankerConfig`,
+        );
       const apiKey = http.apiKey?.reveal();
       const client = createHttpProviderClient({
         provider: config.provider,
@@ -59,7 +79,13 @@ export function createRerankProvider(config: RerankerConfig, logger: Logger): Re
           : config.provider === "voyage"
             ? createVoyageRerankApi(client, { model: http.model })
             : createTeiRerankApi(client);
-      return createHttpRerankProvider({ provider: config.provider, model: http.model, api, batchSize: http.batchSize, concurrency: http.concurrency });
+      return createHttpRerankProvider({
+        provider: config.provider,
+        model: http.model,
+        api,
+        batchSize: http.batchSize,
+        concurrency: http.concurrency,
+      });
     }
   }
 }
@@ -70,7 +96,11 @@ export function createRerankProvider(config: RerankerConfig, logger: Logger): Re
  * answers 503 until the provider is ready, and calls arriving earlier wait
  * for the warm-up instead of failing.
  */
-export async function startReranker(config: RerankerConfig, logger: Logger, dependencies: RerankerDependencies = {}): Promise<RunningService> {
+export async function startReranker(
+  config: RerankerConfig,
+  logger: Logger,
+  dependencies: RerankerDependencies = {},
+): Promise<RunningService> {
   const provider = dependencies.provider ?? createRerankProvider(config, logger);
   const reranker = createReranker({ provider, maxPassages: config.maxPassages, maxTextChars: config.maxTextChars });
   provider.warm().catch((error: unknown) => logger.error({ err: error }, "rerank provider failed to warm up"));

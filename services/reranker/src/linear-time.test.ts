@@ -6,14 +6,20 @@ import { assertLinearGrowthForAll, pathologicalTexts, repeatTo } from "@context-
 import { loadWordVectors } from "@context-hub/text";
 import { scoreRelevance } from "./relevance.js";
 
-const vectors = await loadWordVectors(process.env.CONTEXT_HUB_TEST_CACHE_DIR ?? join(tmpdir(), "context-hub-test-cache"));
+const vectors = await loadWordVectors(
+  process.env.CONTEXT_HUB_TEST_CACHE_DIR ?? join(tmpdir(), "context-hub-test-cache"),
+);
 
 // Unknown tokens' vectors are cached: a fresh first token per run makes every run pay for its tokens, as a new passage does.
 let run = 0;
 const fresh = (text: string) => `${run++}${text}`;
 
 test("scoreRelevance is linear in the passages' length", () => {
-  assertLinearGrowthForAll("scoreRelevance over one long passage", (text) => scoreRelevance("slow query index", [fresh(text)], vectors), pathologicalTexts);
+  assertLinearGrowthForAll(
+    "scoreRelevance over one long passage",
+    (text) => scoreRelevance("slow query index", [fresh(text)], vectors),
+    pathologicalTexts,
+  );
   assertLinearGrowthForAll(
     "scoreRelevance over ten passages",
     (text) =>
@@ -27,8 +33,14 @@ test("scoreRelevance is linear in the passages' length", () => {
 });
 
 test("scoreRelevance is linear in the query's length, also when the query almost matches everywhere", () => {
-  assertLinearGrowthForAll("scoreRelevance of a long query", (text) => scoreRelevance(fresh(text), ["slow queries need an index", "a a a a b"], vectors), pathologicalTexts);
-  assertLinearGrowthForAll("scoreRelevance of a near-repeat query", (text) => scoreRelevance(`${text} c`, [`${text} b`], vectors), [
-    { name: "repeated word", generate: (length) => repeatTo("a ", length) },
-  ]);
+  assertLinearGrowthForAll(
+    "scoreRelevance of a long query",
+    (text) => scoreRelevance(fresh(text), ["slow queries need an index", "a a a a b"], vectors),
+    pathologicalTexts,
+  );
+  assertLinearGrowthForAll(
+    "scoreRelevance of a near-repeat query",
+    (text) => scoreRelevance(`${text} c`, [`${text} b`], vectors),
+    [{ name: "repeated word", generate: (length) => repeatTo("a ", length) }],
+  );
 });

@@ -6,7 +6,9 @@ import { loadWordVectors } from "@context-hub/text";
 import { scoreRelevance } from "./relevance.js";
 
 // Shared across test runs so only the first run pays for building the word-vector cache.
-const vectors = await loadWordVectors(process.env.CONTEXT_HUB_TEST_CACHE_DIR ?? join(tmpdir(), "context-hub-test-cache"));
+const vectors = await loadWordVectors(
+  process.env.CONTEXT_HUB_TEST_CACHE_DIR ?? join(tmpdir(), "context-hub-test-cache"),
+);
 
 const passages = [
   "Bake the bread at 220 degrees until the crust is golden.",
@@ -37,16 +39,29 @@ test("bm25 weighs rare terms more, within the candidate set", () => {
 test("bm25's statistics come from the passages of the call alone", () => {
   const indexOnly = "an index helps here";
   const queryOnly = "the query helps here";
-  const [indexAmongIndexes, queryAmongIndexes] = scoreRelevance("index query", [indexOnly, queryOnly, "an index on a column", "the index was rebuilt"], vectors);
+  const [indexAmongIndexes, queryAmongIndexes] = scoreRelevance(
+    "index query",
+    [indexOnly, queryOnly, "an index on a column", "the index was rebuilt"],
+    vectors,
+  );
   assert.ok(queryAmongIndexes!.bm25 > indexAmongIndexes!.bm25, "index is common in this call, so query weighs more");
-  const [indexAmongQueries, queryAmongQueries] = scoreRelevance("index query", [indexOnly, queryOnly, "a query on a column", "the query was rewritten"], vectors);
+  const [indexAmongQueries, queryAmongQueries] = scoreRelevance(
+    "index query",
+    [indexOnly, queryOnly, "a query on a column", "the query was rewritten"],
+    vectors,
+  );
   assert.ok(indexAmongQueries!.bm25 > queryAmongQueries!.bm25, "and the other way round when query is the common word");
 });
 
 test("bm25 saturates term frequency and normalises by length, and stays below 1", () => {
   const [once, twice, thrice, diluted] = scoreRelevance(
     "turbulence",
-    ["turbulence in the boundary layer", "turbulence and turbulence in the layer", "turbulence turbulence turbulence in a layer", `turbulence ${"in a long boundary layer over the wing ".repeat(8)}`],
+    [
+      "turbulence in the boundary layer",
+      "turbulence and turbulence in the layer",
+      "turbulence turbulence turbulence in a layer",
+      `turbulence ${"in a long boundary layer over the wing ".repeat(8)}`,
+    ],
     vectors,
   );
   assert.ok(twice!.bm25 > once!.bm25 && thrice!.bm25 > twice!.bm25);
@@ -66,7 +81,10 @@ test("a query word repeated counts again", () => {
 test("proximity and exact phrases reward terms that appear together", () => {
   const [together, apart] = scoreRelevance(
     "connection pool size",
-    ["Raise the connection pool size when requests queue.", "The connection was fine. Later we looked at the pool. The size of the log grew."],
+    [
+      "Raise the connection pool size when requests queue.",
+      "The connection was fine. Later we looked at the pool. The size of the log grew.",
+    ],
     vectors,
   );
   assert.ok(Math.abs(together!.bm25 - apart!.bm25) < together!.bm25, "both hold every word");

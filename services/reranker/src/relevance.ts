@@ -1,7 +1,12 @@
 import { cosineSimilarity, embedText, isStopword, tokenize, toStem, type WordVectors } from "@context-hub/text";
 
 /** How much each signal counts; they sum to 1, so scores lie in [0, 1]. Chosen on Cranfield, checked on CISI (docs/reranker.md). */
-export const relevanceWeights: RelevanceWeights = Object.freeze({ bm25: 0.65, proximity: 0.3, phrase: 0.05, semantic: 0 });
+export const relevanceWeights: RelevanceWeights = Object.freeze({
+  bm25: 0.65,
+  proximity: 0.3,
+  phrase: 0.05,
+  semantic: 0,
+});
 
 /** BM25's term-frequency saturation and length normalisation, the usual values. */
 export const passageBm25 = Object.freeze({ k1: 1.2, b: 0.75 });
@@ -93,7 +98,12 @@ function containsSequence(tokens: readonly string[], sequence: readonly string[]
  * [0, 1] when the weights sum to 1. A passage without words scores 0. Time
  * is linear in the total length of the query and the passages.
  */
-export function scoreRelevance(query: string, passages: readonly string[], vectors: WordVectors, weights: RelevanceWeights = relevanceWeights): RelevanceBreakdown[] {
+export function scoreRelevance(
+  query: string,
+  passages: readonly string[],
+  vectors: WordVectors,
+  weights: RelevanceWeights = relevanceWeights,
+): RelevanceBreakdown[] {
   const queryTokens = tokenize(query);
   const queryStems = queryTokens.map(toStem);
   let queryTerms = queryTokens.filter((token) => !isStopword(token)).map(toStem);
@@ -144,7 +154,8 @@ export function scoreRelevance(query: string, passages: readonly string[], vecto
     let bm25 = 0;
     for (const index of matched) {
       const frequency = (positions.get(index) as number[]).length;
-      bm25 += ((queryFrequency[index] as number) * (idf[index] as number) * frequency * (k1 + 1)) / (frequency + lengthNorm);
+      bm25 +=
+        ((queryFrequency[index] as number) * (idf[index] as number) * frequency * (k1 + 1)) / (frequency + lengthNorm);
     }
     if (bm25Ceiling > 0) bm25 /= bm25Ceiling;
 
@@ -173,7 +184,8 @@ export function scoreRelevance(query: string, passages: readonly string[], vecto
     }
 
     const semantic = Math.max(0, cosineSimilarity(queryVector, embedText(passages[passageIndex] as string, vectors)));
-    const score = weights.bm25 * bm25 + weights.proximity * proximity + weights.phrase * phrase + weights.semantic * semantic;
+    const score =
+      weights.bm25 * bm25 + weights.proximity * proximity + weights.phrase * phrase + weights.semantic * semantic;
     return { bm25, proximity, phrase, semantic, score };
   });
 }

@@ -12,10 +12,16 @@ for (const [count, length] of [
   [50, 1000],
   [200, 1000],
 ] as const) {
-  const passages = Array.from({ length: count }, (_, index) => `${sample.repeat(4).slice(index % 50, (index % 50) + length)} passage-${index}`);
+  const passages = Array.from(
+    { length: count },
+    (_, index) => `${sample.repeat(4).slice(index % 50, (index % 50) + length)} passage-${index}`,
+  );
   for (let index = 0; index < 20; index++) scoreRelevance(`why was the vector scan slow ${index}`, passages, vectors);
   const started = performance.now();
   let calls = 0;
-  while (performance.now() - started < 1000) scoreRelevance(`why was the vector scan slow ${calls++}`, passages, vectors);
-  console.log(`Rerank ${count} passages of ${length} chars: ${((performance.now() - started) / calls).toFixed(2)} ms per call`);
+  while (performance.now() - started < 1000)
+    scoreRelevance(`why was the vector scan slow ${calls++}`, passages, vectors);
+  console.log(
+    `Rerank ${count} passages of ${length} chars: ${((performance.now() - started) / calls).toFixed(2)} ms per call`,
+  );
 }

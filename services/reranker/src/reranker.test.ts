@@ -17,7 +17,11 @@ function createFixedProvider(scores: number[]): RerankProvider {
 const passages = ["a", "b", "c", "d"].map((id) => ({ id, text: `text ${id}` }));
 
 test("results are sorted best first with ties in request order, and top_n truncates", async () => {
-  const reranker = createReranker({ provider: createFixedProvider([0.2, 0.9, 0.2, 0.5]), maxPassages: 10, maxTextChars: 100 });
+  const reranker = createReranker({
+    provider: createFixedProvider([0.2, 0.9, 0.2, 0.5]),
+    maxPassages: 10,
+    maxTextChars: 100,
+  });
   assert.deepEqual(
     (await reranker.rerank("q", passages, 0)).map((r) => [r.id, r.index, r.score]),
     [
@@ -47,6 +51,9 @@ test("bad requests are INVALID_ARGUMENT", async () => {
 test("a provider returning the wrong number of scores is an internal error, not a silent misranking", async () => {
   const reranker = createReranker({ provider: createFixedProvider([1]), maxPassages: 10, maxTextChars: 100 });
   const broken: RerankProvider = { ...createFixedProvider([]), score: async () => [1, Number.NaN] };
-  await assert.rejects(createReranker({ provider: broken, maxPassages: 10, maxTextChars: 100 }).rerank("q", passages.slice(0, 2), 0), /finite: false/);
+  await assert.rejects(
+    createReranker({ provider: broken, maxPassages: 10, maxTextChars: 100 }).rerank("q", passages.slice(0, 2), 0),
+    /finite: false/,
+  );
   assert.equal((await reranker.rerank("q", passages.slice(0, 1), 0)).length, 1);
 });

@@ -25,7 +25,12 @@ export interface Reranker {
    * @throws ContextHubError INVALID_ARGUMENT when the query has no words, or
    * there are more than `maxPassages` passages, or a text exceeds `maxTextChars`.
    */
-  rerank(query: string, passages: readonly { id: string; text: string }[], topN: number, signal?: AbortSignal): Promise<RankedPassage[]>;
+  rerank(
+    query: string,
+    passages: readonly { id: string; text: string }[],
+    topN: number,
+    signal?: AbortSignal,
+  ): Promise<RankedPassage[]>;
 }
 
 /** The reranker's domain: validation, ordering and truncation around a provider. */
@@ -34,13 +39,24 @@ export function createReranker(options: RerankerOptions): Reranker {
   return {
     describe: () => provider.describe(),
     async rerank(query, passages, topN, signal) {
-      if (!/[\p{L}\p{N}]/u.test(query)) throw invalidArgument("query has no words to rank by", "send the search text as the query");
-      if (query.length > maxTextChars) throw invalidArgument(`query has ${query.length} characters; at most ${maxTextChars} are accepted`, "shorten the query");
+      if (!/[\p{L}\p{N}]/u.test(query))
+        throw invalidArgument("query has no words to rank by", "send the search text as the query");
+      if (query.length > maxTextChars)
+        throw invalidArgument(
+          `query has ${query.length} characters; at most ${maxTextChars} are accepted`,
+          "shorten the query",
+        );
       if (passages.length > maxPassages)
-        throw invalidArgument(`${passages.length} passages sent; at most ${maxPassages} are accepted per call`, "rerank fewer candidates or split them into several calls");
+        throw invalidArgument(
+          `${passages.length} passages sent; at most ${maxPassages} are accepted per call`,
+          "rerank fewer candidates or split them into several calls",
+        );
       passages.forEach((passage, index) => {
         if (passage.text.length > maxTextChars)
-          throw invalidArgument(`passages[${index}] has ${passage.text.length} characters; at most ${maxTextChars} are accepted`, "send a preview or the best chunk instead of the whole text");
+          throw invalidArgument(
+            `passages[${index}] has ${passage.text.length} characters; at most ${maxTextChars} are accepted`,
+            "send a preview or the best chunk instead of the whole text",
+          );
       });
       if (passages.length === 0) return [];
       const scores = await observeProviderRequest(provider.describe().provider, "rerank", () =>
@@ -51,7 +67,9 @@ export function createReranker(options: RerankerOptions): Reranker {
         ),
       );
       if (scores.length !== passages.length || !scores.every(Number.isFinite))
-        throw new Error(`rerank provider returned ${scores.length} scores (finite: ${scores.every(Number.isFinite)}) for ${passages.length} passages`);
+        throw new Error(
+          `rerank provider returned ${scores.length} scores (finite: ${scores.every(Number.isFinite)}) for ${passages.length} passages`,
+        );
       const ranked = passages.map((passage, index) => ({ id: passage.id, index, score: scores[index] as number }));
       ranked.sort((left, right) => right.score - left.score || left.index - right.index);
       return topN > 0 ? ranked.slice(0, topN) : ranked;

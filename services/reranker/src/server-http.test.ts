@@ -9,7 +9,11 @@ import { startReranker } from "./index.js";
 
 const logger = createLogger("reranker-test", "silent");
 
-async function startForTest(t: { after(fn: () => Promise<void> | void): void }, handler: (request: RecordedRequest, index: number) => FakeAnswer, env: NodeJS.ProcessEnv = {}) {
+async function startForTest(
+  t: { after(fn: () => Promise<void> | void): void },
+  handler: (request: RecordedRequest, index: number) => FakeAnswer,
+  env: NodeJS.ProcessEnv = {},
+) {
   const server = await startRecordingHttpServer(handler);
   t.after(() => server.close());
   const config = loadRerankerConfig({
@@ -24,7 +28,12 @@ async function startForTest(t: { after(fn: () => Promise<void> | void): void }, 
   });
   const service = await startReranker(config, logger);
   t.after(() => service.close());
-  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 10_000, retries: 0 });
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: `127.0.0.1:${service.port}`,
+    peer: "reranker",
+    deadlineMs: 10_000,
+    retries: 0,
+  });
   t.after(() => client.close());
   return { server, service, client };
 }
@@ -38,11 +47,25 @@ const passages = [
 test("Rerank sends every passage to TEI and orders the passages by its scores", async (t) => {
   const { server, service, client } = await startForTest(t, (request) => {
     const texts = (request.body as { texts: string[] }).texts;
-    return { json: texts.map((text, index) => ({ index, score: text.includes("Postgres") ? 0.97 : text.includes("bread") ? 0.2 : 0.01 })).sort((a, b) => b.score - a.score) };
+    return {
+      json: texts
+        .map((text, index) => ({
+          index,
+          score: text.includes("Postgres") ? 0.97 : text.includes("bread") ? 0.2 : 0.01,
+        }))
+        .sort((a, b) => b.score - a.score),
+    };
   });
-  assert.equal((await fetch(`http://127.0.0.1:${service.opsPort}/readyz`)).status, 200, "an HTTP provider is ready at start");
+  assert.equal(
+    (await fetch(`http://127.0.0.1:${service.opsPort}/readyz`)).status,
+    200,
+    "an HTTP provider is ready at start",
+  );
   const described = await client.describe({});
-  assert.deepEqual({ provider: described.provider, model: described.model }, { provider: "tei", model: "BAAI/bge-reranker-base" });
+  assert.deepEqual(
+    { provider: described.provider, model: described.model },
+    { provider: "tei", model: "BAAI/bge-reranker-base" },
+  );
   const reply = await client.rerank({ query: "why are my postgres queries slow", passages, topN: 2 });
   assert.deepEqual(
     reply.results.map((result) => [result.id, result.index]),
@@ -61,11 +84,17 @@ test("Rerank sends every passage to TEI and orders the passages by its scores", 
 });
 
 test("a failing provider surfaces over gRPC as PROVIDER_ERROR naming provider, model and cause", async (t) => {
-  const { server, client } = await startForTest(t, () => ({ status: 503, json: { error: "Model is overloaded", error_type: "overloaded" } }));
+  const { server, client } = await startForTest(t, () => ({
+    status: 503,
+    json: { error: "Model is overloaded", error_type: "overloaded" },
+  }));
   await assert.rejects(client.rerank({ query: "postgres", passages }), (error: unknown) => {
     assert.ok(isContextHubError(error));
     assert.equal(error.code, "PROVIDER_ERROR");
-    assert.equal(error.message, "tei rerank (model BAAI/bge-reranker-base) failed: HTTP 503 (provider unavailable) after 2 attempts");
+    assert.equal(
+      error.message,
+      "tei rerank (model BAAI/bge-reranker-base) failed: HTTP 503 (provider unavailable) after 2 attempts",
+    );
     return true;
   });
   assert.equal(server.requests.length, 2);
@@ -75,6 +104,9 @@ test("a provider that never answers surfaces over gRPC as DEADLINE_EXCEEDED", as
   const { client } = await startForTest(t, () => "hang", { RERANKER_TIMEOUT_MS: "200" });
   await assert.rejects(
     client.rerank({ query: "postgres", passages }),
-    (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED" && /^tei rerank \(model BAAI\/bge-reranker-base\) failed: no answer within 200 ms/.test(error.message),
+    (error: unknown) =>
+      isContextHubError(error) &&
+      error.code === "DEADLINE_EXCEEDED" &&
+      /^tei rerank \(model BAAI\/bge-reranker-base\) failed: no answer within 200 ms/.test(error.message),
   );
 });

@@ -13,24 +13,39 @@ const logger = createLogger("reranker-test", "silent");
 const cacheDir = process.env.CONTEXT_HUB_TEST_CACHE_DIR ?? join(tmpdir(), "context-hub-test-cache");
 
 async function startForTest(t: { after(fn: () => Promise<void> | void): void }, provider?: RerankProvider) {
-  const config = loadRerankerConfig({ RERANKER_PORT: "0", RERANKER_OPS_PORT: "0", RERANKER_CACHE_DIR: cacheDir, RERANKER_MAX_PASSAGES: "5" });
+  const config = loadRerankerConfig({
+    RERANKER_PORT: "0",
+    RERANKER_OPS_PORT: "0",
+    RERANKER_CACHE_DIR: cacheDir,
+    RERANKER_MAX_PASSAGES: "5",
+  });
   const service = await startReranker(config, logger, provider === undefined ? {} : { provider });
   t.after(() => service.close());
-  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 30_000 });
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: `127.0.0.1:${service.port}`,
+    peer: "reranker",
+    deadlineMs: 30_000,
+  });
   t.after(() => client.close());
   return { service, client };
 }
 
 const passages = [
   { id: "bread", text: "Bake the bread at 220 degrees until the crust is golden." },
-  { id: "postgres", text: "To speed up slow Postgres queries, add an index on the filtered column and check the plan." },
+  {
+    id: "postgres",
+    text: "To speed up slow Postgres queries, add an index on the filtered column and check the plan.",
+  },
   { id: "football", text: "The football team won the championship after a late goal." },
 ];
 
 test("Describe names the built-in model", async (t) => {
   const { client } = await startForTest(t);
   const reply = await client.describe({});
-  assert.deepEqual({ provider: reply.provider, model: reply.model }, { provider: "builtin", model: "builtin-bm25-glove-v2" });
+  assert.deepEqual(
+    { provider: reply.provider, model: reply.model },
+    { provider: "builtin", model: "builtin-bm25-glove-v2" },
+  );
 });
 
 test("Rerank puts the relevant passage first, sorted by score, and honours top_n", async (t) => {

@@ -8,7 +8,8 @@ import { toDate, toPrincipal } from "./messages.js";
 
 export function toAuditFilter(filter: storeV1.AuditFilter | undefined): AuditFilter {
   const outcome = filter?.outcome ?? "";
-  if (outcome !== "" && outcome !== "ok" && outcome !== "denied") throw invalidArgument('filter.outcome must be "ok", "denied" or empty');
+  if (outcome !== "" && outcome !== "ok" && outcome !== "denied")
+    throw invalidArgument('filter.outcome must be "ok", "denied" or empty');
   return {
     action: filter?.action,
     actor: filter?.actor,
@@ -53,8 +54,16 @@ export function toChainReportMessage(report: ChainReport): MessageInitShape<type
 export function createAuditHandlers(audit: AuditService): ServiceImplementation<typeof storeV1.AuditService> {
   return {
     async getAuditLog(request) {
-      const page = await audit.getLog(toPrincipal(request.principal), { filter: toAuditFilter(request.filter), limit: request.limit, beforeSeq: Number(request.beforeSeq) });
-      return { records: page.records.map(toAuditRecordMessage), hasMore: page.hasMore, nextBeforeSeq: BigInt(page.nextBeforeSeq) };
+      const page = await audit.getLog(toPrincipal(request.principal), {
+        filter: toAuditFilter(request.filter),
+        limit: request.limit,
+        beforeSeq: Number(request.beforeSeq),
+      });
+      return {
+        records: page.records.map(toAuditRecordMessage),
+        hasMore: page.hasMore,
+        nextBeforeSeq: BigInt(page.nextBeforeSeq),
+      };
     },
 
     async verifyAuditLog(request) {

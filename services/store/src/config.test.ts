@@ -41,7 +41,13 @@ test("every setting is read, with real numbers", () => {
     port: 0,
     socketPath: "/run/context-hub/store.sock",
     opsPort: -1,
-    database: { url: "postgres://u:p@db:5432/hub", dataDir: "memory://", poolMax: 25, preparedStatements: false, migrations: "verify" },
+    database: {
+      url: "postgres://u:p@db:5432/hub",
+      dataDir: "memory://",
+      poolMax: 25,
+      preparedStatements: false,
+      migrations: "verify",
+    },
     idempotency: { ttlMs: 3_600_000 },
     vectors: { kind: "pgvector", qdrant: undefined },
     text: { budgetMs: 5000, workers: 2 },
@@ -64,27 +70,37 @@ test("bad settings are all reported at once", () => {
         STORE_IDEMPOTENCY_TTL_SECONDS: "59",
       }),
     (error: Error) =>
-      ["STORE_PORT", "STORE_SOCKET", "DATABASE_URL", "DATABASE_POOL_MAX", "STORE_MIGRATIONS", "STORE_TEXT_BUDGET_MS", "STORE_TEXT_WORKERS", "STORE_IDEMPOTENCY_TTL_SECONDS"].every((name) =>
-        error.message.includes(name),
-      ),
+      [
+        "STORE_PORT",
+        "STORE_SOCKET",
+        "DATABASE_URL",
+        "DATABASE_POOL_MAX",
+        "STORE_MIGRATIONS",
+        "STORE_TEXT_BUDGET_MS",
+        "STORE_TEXT_WORKERS",
+        "STORE_IDEMPOTENCY_TTL_SECONDS",
+      ].every((name) => error.message.includes(name)),
   );
 });
 
 test("the Qdrant backend: its settings with their defaults, and every one read", () => {
-  assert.deepEqual(loadStoreConfig({ STORE_VECTOR_BACKEND: "qdrant", STORE_QDRANT_URL: "http://qdrant:6333" }).vectors, {
-    kind: "qdrant",
-    qdrant: {
-      url: "http://qdrant:6333",
-      apiKey: "",
-      collection: "context_hub_chunks",
-      timeoutMs: 5_000,
-      relayBatch: 256,
-      relayIdleMs: 200,
-      relayMaxBackoffMs: 30_000,
-      searchPage: 64,
-      searchMaxPoints: 10_000,
+  assert.deepEqual(
+    loadStoreConfig({ STORE_VECTOR_BACKEND: "qdrant", STORE_QDRANT_URL: "http://qdrant:6333" }).vectors,
+    {
+      kind: "qdrant",
+      qdrant: {
+        url: "http://qdrant:6333",
+        apiKey: "",
+        collection: "context_hub_chunks",
+        timeoutMs: 5_000,
+        relayBatch: 256,
+        relayIdleMs: 200,
+        relayMaxBackoffMs: 30_000,
+        searchPage: 64,
+        searchMaxPoints: 10_000,
+      },
     },
-  });
+  );
   const config = loadStoreConfig({
     STORE_VECTOR_BACKEND: "qdrant",
     STORE_QDRANT_URL: "https://qdrant.example.com",
@@ -110,7 +126,10 @@ test("the Qdrant backend: its settings with their defaults, and every one read",
   });
   assert.ok(Object.isFrozen(config.vectors));
   // The Qdrant settings are read only when Qdrant is the backend.
-  assert.deepEqual(loadStoreConfig({ STORE_QDRANT_URL: "http://qdrant:6333" }).vectors, { kind: "pgvector", qdrant: undefined });
+  assert.deepEqual(loadStoreConfig({ STORE_QDRANT_URL: "http://qdrant:6333" }).vectors, {
+    kind: "pgvector",
+    qdrant: undefined,
+  });
 });
 
 test("bad vector-backend settings are clear start-up errors naming the variable", () => {
@@ -122,17 +141,35 @@ test("bad vector-backend settings are clear start-up errors naming the variable"
     }
     return "";
   };
-  assert.match(problems({ STORE_VECTOR_BACKEND: "milvus" }), /STORE_VECTOR_BACKEND: expected one of pgvector, qdrant, graph, got "milvus"/);
+  assert.match(
+    problems({ STORE_VECTOR_BACKEND: "milvus" }),
+    /STORE_VECTOR_BACKEND: expected one of pgvector, qdrant, graph, got "milvus"/,
+  );
   assert.match(
     problems({ STORE_VECTOR_BACKEND: "graph", DATABASE_URL: "postgres://db/context" }),
     /STORE_VECTOR_BACKEND: graph keeps the vector graph inside one store process and needs PGlite \(an empty DATABASE_URL\)/,
   );
   assert.equal(problems({ STORE_VECTOR_BACKEND: "graph" }), "", "positive control: graph on PGlite");
-  assert.match(problems({ STORE_VECTOR_BACKEND: "qdrant" }), /STORE_QDRANT_URL: is required when STORE_VECTOR_BACKEND=qdrant/);
-  assert.match(problems({ STORE_VECTOR_BACKEND: "qdrant", STORE_QDRANT_URL: "qdrant:6333" }), /STORE_QDRANT_URL: expected an http:\/\/ or https:\/\/ URL/);
-  assert.match(problems({ STORE_QDRANT_COLLECTION: "chunks/../x" }), /STORE_QDRANT_COLLECTION: expected 1 to 100 letters, digits, '_' or '-'/);
-  const several = problems({ STORE_VECTOR_BACKEND: "qdrant", STORE_QDRANT_URL: "ftp://x", STORE_QDRANT_TIMEOUT_MS: "0", STORE_QDRANT_RELAY_BATCH: "many" });
-  for (const name of ["STORE_QDRANT_URL", "STORE_QDRANT_TIMEOUT_MS", "STORE_QDRANT_RELAY_BATCH"]) assert.ok(several.includes(name), `${name} in: ${several}`);
+  assert.match(
+    problems({ STORE_VECTOR_BACKEND: "qdrant" }),
+    /STORE_QDRANT_URL: is required when STORE_VECTOR_BACKEND=qdrant/,
+  );
+  assert.match(
+    problems({ STORE_VECTOR_BACKEND: "qdrant", STORE_QDRANT_URL: "qdrant:6333" }),
+    /STORE_QDRANT_URL: expected an http:\/\/ or https:\/\/ URL/,
+  );
+  assert.match(
+    problems({ STORE_QDRANT_COLLECTION: "chunks/../x" }),
+    /STORE_QDRANT_COLLECTION: expected 1 to 100 letters, digits, '_' or '-'/,
+  );
+  const several = problems({
+    STORE_VECTOR_BACKEND: "qdrant",
+    STORE_QDRANT_URL: "ftp://x",
+    STORE_QDRANT_TIMEOUT_MS: "0",
+    STORE_QDRANT_RELAY_BATCH: "many",
+  });
+  for (const name of ["STORE_QDRANT_URL", "STORE_QDRANT_TIMEOUT_MS", "STORE_QDRANT_RELAY_BATCH"])
+    assert.ok(several.includes(name), `${name} in: ${several}`);
   const missingUrlAndMore = problems({ STORE_VECTOR_BACKEND: "qdrant", STORE_PORT: "x" });
   assert.match(missingUrlAndMore, /STORE_PORT: expected an integer/);
   assert.match(missingUrlAndMore, /STORE_QDRANT_URL: is required/, "reported together with the other bad variable");
@@ -146,7 +183,11 @@ test("BM25's parameters: defaults, decimals read exactly, and bad values named",
   assert.equal(set.bm25StatisticsTtlMs, 0);
   assert.throws(
     () => loadStoreConfig({ STORE_BM25_K1: "-1", STORE_BM25_B: "1.5", STORE_BM25_STATISTICS_SECONDS: "soon" }),
-    (error: Error) => /STORE_BM25_K1/.test(error.message) && /STORE_BM25_B/.test(error.message) && /STORE_BM25_STATISTICS_SECONDS/.test(error.message) && /from 0 to 1/.test(error.message),
+    (error: Error) =>
+      /STORE_BM25_K1/.test(error.message) &&
+      /STORE_BM25_B/.test(error.message) &&
+      /STORE_BM25_STATISTICS_SECONDS/.test(error.message) &&
+      /from 0 to 1/.test(error.message),
   );
   assert.throws(() => loadStoreConfig({ STORE_BM25_K1: "1e1" }), /STORE_BM25_K1/);
 });

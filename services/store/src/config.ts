@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { commonEnvSchema, envBoolean, envEnum, envInteger, envString, loadConfig } from "@context-hub/common";
 import type { DatabaseOptions } from "./db/open-database.js";
-import { graphNeedsPglite, qdrantUrlRequired, toVectorBackendConfig, vectorBackendEnvSchema, type VectorBackendConfig } from "./vectors/qdrant-config.js";
+import {
+  graphNeedsPglite,
+  qdrantUrlRequired,
+  toVectorBackendConfig,
+  vectorBackendEnvSchema,
+  type VectorBackendConfig,
+} from "./vectors/qdrant-config.js";
 import { searchEnvSchema, toSearchConfig, type SearchConfig } from "./search/search-config.js";
 
 /**
@@ -9,8 +15,10 @@ import { searchEnvSchema, toSearchConfig, type SearchConfig } from "./search/sea
  * configuration reference reads them from here.
  */
 const searchVariableDescriptions: Record<keyof typeof searchEnvSchema, string> = {
-  STORE_SEARCH_LANGUAGE: "Text-search configuration of the full-text index; changing it rebuilds the index (entries and kept versions) at start-up.",
-  STORE_SEARCH_QUERY_LANGUAGES: "Comma-separated configurations a query may name in `language`; empty: every built-in configuration of the database.",
+  STORE_SEARCH_LANGUAGE:
+    "Text-search configuration of the full-text index; changing it rebuilds the index (entries and kept versions) at start-up.",
+  STORE_SEARCH_QUERY_LANGUAGES:
+    "Comma-separated configurations a query may name in `language`; empty: every built-in configuration of the database.",
   STORE_VECTOR_EXACT_BELOW:
     "Compare exactly when the caller's candidates (chunks of the model in entries it may see that pass the filters) are fewer than this; also the store-wide chunk count from which HNSW indexes are built.",
   STORE_HNSW_EF_SEARCH: "`hnsw.ef_search` of approximate searches.",
@@ -27,7 +35,10 @@ const searchVariableDescriptions: Record<keyof typeof searchEnvSchema, string> =
 };
 
 const describedSearchEnvSchema = Object.fromEntries(
-  Object.entries(searchEnvSchema).map(([name, schema]) => [name, schema.describe(searchVariableDescriptions[name as keyof typeof searchEnvSchema])]),
+  Object.entries(searchEnvSchema).map(([name, schema]) => [
+    name,
+    schema.describe(searchVariableDescriptions[name as keyof typeof searchEnvSchema]),
+  ]),
 ) as typeof searchEnvSchema;
 
 /** Every variable the store reads: docs/configuration.md is generated from these. */
@@ -35,11 +46,15 @@ export const storeEnvVariables = z.object({
   STORE_HOST: envString("127.0.0.1").describe("Address to bind (the Helm chart sets `0.0.0.0`)."),
   STORE_PORT: envInteger(50051, 0, 65535).describe("gRPC port (`0` picks a free one)."),
   STORE_SOCKET: envString("")
-    .refine((path) => path === "" || path.startsWith("/"), { message: "expected an absolute path, or empty to listen on STORE_HOST:STORE_PORT" })
+    .refine((path) => path === "" || path.startsWith("/"), {
+      message: "expected an absolute path, or empty to listen on STORE_HOST:STORE_PORT",
+    })
     .describe(
       "An absolute path: serve gRPC on this Unix socket instead of `STORE_HOST`:`STORE_PORT` (clients dial `unix:<path>`). `context-hub start` runs its store this way, in a directory only its user may enter.",
     ),
-  STORE_OPS_PORT: envInteger(9091, -1, 65535).describe("Port of `/metrics`, `/healthz`, `/readyz` (`0` picks a free one, `-1` disables it)."),
+  STORE_OPS_PORT: envInteger(9091, -1, 65535).describe(
+    "Port of `/metrics`, `/healthz`, `/readyz` (`0` picks a free one, `-1` disables it).",
+  ),
   DATABASE_URL: envString("")
     .refine((url) => url === "" || /^postgres(ql)?:\/\//.test(url), {
       message: "expected a postgres:// or postgresql:// connection string, or empty for PGlite",
@@ -62,7 +77,9 @@ export const storeEnvVariables = z.object({
   STORE_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000).describe(
     "Most time the store's work on one long text may take in a worker thread (10–600000): the write-time screen (stage `screen`), on PGlite the full-text vector of a text of 16384 characters or more (stage `full-text index`), both before the write's transaction opens, and at read time the outline of a stored text (`navigate_context`, stage `outline`; a node range, stage `range`). Past it the worker is terminated and the call fails with `TEXT_BUDGET_EXCEEDED` naming the stage; a write so stopped stores nothing. Texts of at most 4096 characters are worked on at once, without a worker. See [reliability.md](reliability.md#work-on-caller-text).",
   ),
-  STORE_TEXT_WORKERS: envInteger(1, 1, 64).describe("Worker threads of each of the store's text pools: the screen, outlines and (on PGlite) full-text vectors of long texts (1–64)."),
+  STORE_TEXT_WORKERS: envInteger(1, 1, 64).describe(
+    "Worker threads of each of the store's text pools: the screen, outlines and (on PGlite) full-text vectors of long texts (1–64).",
+  ),
   ...describedSearchEnvSchema,
   ...vectorBackendEnvSchema,
   ...commonEnvSchema,

@@ -12,7 +12,11 @@ export function createDescribeHandlers(store: DescribeService): ServiceImplement
         vectorBackend: description.vectorBackend,
         schemaVersion: description.schemaVersion,
         database: description.database,
-        embeddingSpaces: description.embeddingSpaces.map((space) => ({ embeddingModel: space.embeddingModel, dimension: space.dimension, chunkCount: BigInt(space.chunkCount) })),
+        embeddingSpaces: description.embeddingSpaces.map((space) => ({
+          embeddingModel: space.embeddingModel,
+          dimension: space.dimension,
+          chunkCount: BigInt(space.chunkCount),
+        })),
       };
     },
   };

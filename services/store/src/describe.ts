@@ -36,7 +36,11 @@ export function createDescribeService(db: SqlDatabase, vectorBackend: () => stri
         vectorBackend: vectorBackend(),
         schemaVersion: latestSchemaVersion,
         database: db.kind,
-        embeddingSpaces: rows.map((row) => ({ embeddingModel: row.embedding_model, dimension: Number(row.dimension), chunkCount: Number(row.chunk_count) })),
+        embeddingSpaces: rows.map((row) => ({
+          embeddingModel: row.embedding_model,
+          dimension: Number(row.dimension),
+          chunkCount: Number(row.chunk_count),
+        })),
       };
     },
   };

@@ -8,7 +8,14 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { sourceFromProto, trustStateToProto, vectorFromBytes, visibilityFromProto } from "@context-hub/common";
 import type { storeV1 } from "@context-hub/proto";
 import type { ItemResult } from "./model/items.js";
-import type { EntryAck, EntryStatistics, EntryUpdateInput, GeneratedInput, NewEntryInput, ThreadPage } from "./model/entry-model.js";
+import type {
+  EntryAck,
+  EntryStatistics,
+  EntryUpdateInput,
+  GeneratedInput,
+  NewEntryInput,
+  ThreadPage,
+} from "./model/entry-model.js";
 import { toDate, toItemErrorMessage } from "./messages.js";
 
 function toImages(images: readonly storeV1.Image[]): { mimeType: string; data: Uint8Array }[] {
@@ -35,9 +42,19 @@ export function toGenerated(generated: storeV1.Generated | undefined): Generated
   return {
     embeddingModel: generated.embeddingModel,
     embeddingDimension: generated.embeddingDimension,
-    chunks: generated.chunks.map((chunk, index) => ({ ordinal: chunk.ordinal, span: chunk.span, vector: vectorFromBytes(chunk.vector, `generated.chunks[${index}].vector`) })),
+    chunks: generated.chunks.map((chunk, index) => ({
+      ordinal: chunk.ordinal,
+      span: chunk.span,
+      vector: vectorFromBytes(chunk.vector, `generated.chunks[${index}].vector`),
+    })),
     summary: generated.summary,
-    nodeSummaries: generated.nodeSummaries.map((node) => ({ nodeId: node.nodeId, heading: node.heading, level: node.level, span: node.span, summary: node.summary })),
+    nodeSummaries: generated.nodeSummaries.map((node) => ({
+      nodeId: node.nodeId,
+      heading: node.heading,
+      level: node.level,
+      span: node.span,
+      summary: node.summary,
+    })),
     textHash: generated.textHash,
   };
 }
@@ -53,7 +70,10 @@ export function toEntryUpdate(update: storeV1.EntryUpdate, index: number): Entry
     visibility: visibilityFromProto(update.visibility, `updates[${index}].visibility`),
     generated: toGenerated(update.generated),
     restoredFromVersion: update.restoredFromVersion,
-    validity: update.validity === undefined ? undefined : { validFrom: toDate(update.validity.validFrom), validTo: toDate(update.validity.validTo) },
+    validity:
+      update.validity === undefined
+        ? undefined
+        : { validFrom: toDate(update.validity.validFrom), validTo: toDate(update.validity.validTo) },
   };
 }
 
@@ -72,7 +92,10 @@ export function toAckMessage(ack: EntryAck): MessageInitShape<typeof storeV1.Ent
 }
 
 /** `{ ack }` or `{ error }` for one item. */
-export function toItemOutcome(result: ItemResult<EntryAck>): { ack?: MessageInitShape<typeof storeV1.EntryAckSchema>; error?: MessageInitShape<typeof storeV1.ItemErrorSchema> } {
+export function toItemOutcome(result: ItemResult<EntryAck>): {
+  ack?: MessageInitShape<typeof storeV1.EntryAckSchema>;
+  error?: MessageInitShape<typeof storeV1.ItemErrorSchema>;
+} {
   return result.ok ? { ack: toAckMessage(result.value) } : { error: toItemErrorMessage(result.error) };
 }
 
@@ -93,7 +116,9 @@ export function toThreadsResponse(page: ThreadPage): MessageInitShape<typeof sto
 }
 
 /** Counts as GetStatistics answers them; the oldest and newest times are left out when there is no entry. */
-export function toStatisticsResponse(statistics: EntryStatistics): MessageInitShape<typeof storeV1.GetStatisticsResponseSchema> {
+export function toStatisticsResponse(
+  statistics: EntryStatistics,
+): MessageInitShape<typeof storeV1.GetStatisticsResponseSchema> {
   return {
     entries: BigInt(statistics.entries),
     threads: BigInt(statistics.threads),

@@ -1,13 +1,30 @@
 // The store's gRPC transport for entries: EntriesService handlers translating proto messages to entries domain calls and back.
-import { ContextHubError, isRequestId, runWithRequestContext, sourceFromProto, trustStateToProto, type ServiceImplementation } from "@context-hub/common";
+import {
+  ContextHubError,
+  isRequestId,
+  runWithRequestContext,
+  sourceFromProto,
+  trustStateToProto,
+  type ServiceImplementation,
+} from "@context-hub/common";
 import { storeV1 } from "@context-hub/proto";
 import type { EntryService } from "./entries/entries.js";
-import { toAckMessage, toEntryUpdate, toGenerated, toItemOutcome, toNewEntry, toStatisticsResponse, toThreadsResponse } from "./entries-messages.js";
+import {
+  toAckMessage,
+  toEntryUpdate,
+  toGenerated,
+  toItemOutcome,
+  toNewEntry,
+  toStatisticsResponse,
+  toThreadsResponse,
+} from "./entries-messages.js";
 import { idempotentResponse, toEntryFilter, toEntryMessage, toItemErrorMessage, toPrincipal } from "./messages.js";
 import type { CommitItemResult, DeleteEntriesResult, EntryAck, UpdateItemResult } from "./model/entry-model.js";
 import { isItemFailure, toItemError } from "./model/items.js";
 
-const commitResponse = idempotentResponse(storeV1.CommitResponseSchema, (ack: EntryAck) => ({ ack: toAckMessage(ack) }));
+const commitResponse = idempotentResponse(storeV1.CommitResponseSchema, (ack: EntryAck) => ({
+  ack: toAckMessage(ack),
+}));
 
 const commitBatchResponse = idempotentResponse(storeV1.CommitBatchResponseSchema, (results: CommitItemResult[]) => ({
   results: results.map(toItemOutcome),
@@ -17,10 +34,15 @@ const updateResponse = idempotentResponse(storeV1.UpdateEntriesResponseSchema, (
   results: results.map(({ requestedId, result }) => ({ requestedId, ...toItemOutcome(result) })),
 }));
 
-const deleteResponse = idempotentResponse(storeV1.DeleteEntriesResponseSchema, ({ results, deletedCount }: DeleteEntriesResult) => ({
-  results: results.map(({ requestedId, result }) => (result.ok ? { requestedId, id: result.value } : { requestedId, error: toItemErrorMessage(result.error) })),
-  deletedCount,
-}));
+const deleteResponse = idempotentResponse(
+  storeV1.DeleteEntriesResponseSchema,
+  ({ results, deletedCount }: DeleteEntriesResult) => ({
+    results: results.map(({ requestedId, result }) =>
+      result.ok ? { requestedId, id: result.value } : { requestedId, error: toItemErrorMessage(result.error) },
+    ),
+    deletedCount,
+  }),
+);
 
 /** Most checks one FindDuplicates call takes (the gateway joins far fewer). */
 const maxDuplicateChecks = 1000;
@@ -29,7 +51,11 @@ const maxDuplicateChecks = 1000;
 export function createEntriesHandlers(entries: EntryService): ServiceImplementation<typeof storeV1.EntriesService> {
   /** One dedup pre-check, scoped by its own caller. */
   const findDuplicate = (check: storeV1.FindDuplicateRequest | storeV1.DuplicateCheck) =>
-    entries.findDuplicate(toPrincipal(check.principal), { threadId: check.threadId, source: sourceFromProto(check.source, "source"), contentHash: check.contentHash });
+    entries.findDuplicate(toPrincipal(check.principal), {
+      threadId: check.threadId,
+      source: sourceFromProto(check.source, "source"),
+      contentHash: check.contentHash,
+    });
 
   return {
     async findDuplicate(request) {
@@ -38,7 +64,10 @@ export function createEntriesHandlers(entries: EntryService): ServiceImplementat
 
     async findDuplicates(request) {
       if (request.checks.length > maxDuplicateChecks) {
-        throw new ContextHubError("INVALID_ARGUMENT", `checks holds ${request.checks.length} checks; one call takes at most ${maxDuplicateChecks}`);
+        throw new ContextHubError(
+          "INVALID_ARGUMENT",
+          `checks holds ${request.checks.length} checks; one call takes at most ${maxDuplicateChecks}`,
+        );
       }
       const results = await Promise.all(
         request.checks.map(async (check) => {
@@ -68,7 +97,10 @@ export function createEntriesHandlers(entries: EntryService): ServiceImplementat
 
     async commitBatch(request) {
       const outcome = await entries.commitBatch(toPrincipal(request.principal), {
-        entries: request.entries.map((item, index) => ({ entry: toNewEntry(item.entry, `entries[${index}].entry`), generated: toGenerated(item.generated) })),
+        entries: request.entries.map((item, index) => ({
+          entry: toNewEntry(item.entry, `entries[${index}].entry`),
+          generated: toGenerated(item.generated),
+        })),
         atomic: request.atomic,
         idempotency: commitBatchResponse.key(request.idempotency),
       });
@@ -96,26 +128,42 @@ export function createEntriesHandlers(entries: EntryService): ServiceImplementat
     },
 
     async getEntries(request) {
-      const result = await entries.getEntries(toPrincipal(request.principal), { ids: request.ids, includeImages: request.includeImages, includeQuarantined: request.includeQuarantined });
+      const result = await entries.getEntries(toPrincipal(request.principal), {
+        ids: request.ids,
+        includeImages: request.includeImages,
+        includeQuarantined: request.includeQuarantined,
+      });
       return {
         entries: result.entries.map(toEntryMessage),
         missing: result.missing,
         withheld: result.withheld.map((item) => ({ id: item.id, trustState: trustStateToProto(item.state) })),
-        notReturned: result.notReturned.map((item) => ({ id: item.id, sizeBytes: BigInt(item.sizeBytes), reason: item.reason })),
+        notReturned: result.notReturned.map((item) => ({
+          id: item.id,
+          sizeBytes: BigInt(item.sizeBytes),
+          reason: item.reason,
+        })),
       };
     },
 
     async listEntries(request) {
-      const result = await entries.listEntries(toPrincipal(request.principal), { filter: toEntryFilter(request.filter), limit: request.limit, offset: request.offset });
+      const result = await entries.listEntries(toPrincipal(request.principal), {
+        filter: toEntryFilter(request.filter),
+        limit: request.limit,
+        offset: request.offset,
+      });
       return { entries: result.entries.map(toEntryMessage), hasMore: result.hasMore };
     },
 
     async listThreads(request) {
-      return toThreadsResponse(await entries.listThreads(toPrincipal(request.principal), { limit: request.limit, offset: request.offset }));
+      return toThreadsResponse(
+        await entries.listThreads(toPrincipal(request.principal), { limit: request.limit, offset: request.offset }),
+      );
     },
 
     async getStatistics(request) {
-      return toStatisticsResponse(await entries.getStatistics(toPrincipal(request.principal), { threadId: request.threadId }));
+      return toStatisticsResponse(
+        await entries.getStatistics(toPrincipal(request.principal), { threadId: request.threadId }),
+      );
     },
   };
 }

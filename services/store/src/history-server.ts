@@ -42,7 +42,9 @@ function toTombstoneMessage(tombstone: TombstoneRecord): MessageInitShape<typeof
   };
 }
 
-export function toHistoryMessage(history: EntryHistory): MessageInitShape<typeof storeV1.GetEntryHistoryResponseSchema> {
+export function toHistoryMessage(
+  history: EntryHistory,
+): MessageInitShape<typeof storeV1.GetEntryHistoryResponseSchema> {
   return {
     id: history.id,
     threadId: history.threadId,
@@ -58,13 +60,23 @@ export function toHistoryMessage(history: EntryHistory): MessageInitShape<typeof
 export function createHistoryHandlers(history: HistoryService): ServiceImplementation<typeof storeV1.HistoryService> {
   return {
     async getEntryHistory(request) {
-      const result = await history.getHistory(toPrincipal(request.principal), { id: request.id, version: request.version, limit: request.limit, offset: request.offset });
+      const result = await history.getHistory(toPrincipal(request.principal), {
+        id: request.id,
+        version: request.version,
+        limit: request.limit,
+        offset: request.offset,
+      });
       return toHistoryMessage(result);
     },
 
     async purgeHistory(request) {
       const result = await history.purge({ olderThanDays: request.olderThanDays, dryRun: request.dryRun });
-      return { entries: BigInt(result.entries), versions: BigInt(result.versions), dryRun: result.dryRun, cutoff: timestampFromDate(result.cutoff) };
+      return {
+        entries: BigInt(result.entries),
+        versions: BigInt(result.versions),
+        dryRun: result.dryRun,
+        cutoff: timestampFromDate(result.cutoff),
+      };
     },
   };
 }

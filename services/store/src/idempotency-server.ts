@@ -16,7 +16,9 @@ const idempotencyStateOf: Record<IdempotencyState, storeV1.CheckIdempotencyRespo
  * entries domain, which checks the caller may write and audits a refusal as
  * an entry write would be.
  */
-export function createIdempotencyHandlers(entries: Pick<EntryService, "checkIdempotency">): ServiceImplementation<typeof storeV1.IdempotencyService> {
+export function createIdempotencyHandlers(
+  entries: Pick<EntryService, "checkIdempotency">,
+): ServiceImplementation<typeof storeV1.IdempotencyService> {
   return {
     async checkIdempotency(request) {
       const state = await entries.checkIdempotency(toPrincipal(request.principal), request.idempotency);

@@ -7,7 +7,11 @@ import type { SqlDatabase } from "./db/sql-database.js";
 import { createApiKeyRepository } from "./keys/api-key-repository.js";
 import { createApiKeyService } from "./keys/api-keys.js";
 import { createEntryRepository } from "./entries/entry-repository.js";
-import { createDatabaseSearchVectors, createWorkerSearchVectors, type SearchVectors } from "./entries/search-vectors.js";
+import {
+  createDatabaseSearchVectors,
+  createWorkerSearchVectors,
+  type SearchVectors,
+} from "./entries/search-vectors.js";
 import { createWriteScreen } from "./screen/write-screen.js";
 import { createEntryService } from "./entries/entries.js";
 import { createDescribeService } from "./describe.js";
@@ -33,7 +37,15 @@ export { loadStoreConfig, type StoreConfig } from "./config.js";
 export { openDatabase, type DatabaseOptions } from "./db/open-database.js";
 export { isMemoryDataDir } from "./db/pglite-database.js";
 export type { SqlDatabase } from "./db/sql-database.js";
-export { planReembedding, reembedChunks, type EmbeddingSpace, type ReembedOptions, type ReembedPlan, type ReembedResult, type SpaceCount } from "./vectors/chunk-reembedding.js";
+export {
+  planReembedding,
+  reembedChunks,
+  type EmbeddingSpace,
+  type ReembedOptions,
+  type ReembedPlan,
+  type ReembedResult,
+  type SpaceCount,
+} from "./vectors/chunk-reembedding.js";
 export { createQdrantCollections, type QdrantCollections } from "./vectors/qdrant-collections.js";
 export { reindexQdrant, type ReindexProgress, type ReindexResult } from "./vectors/qdrant-reindex.js";
 export { exportStore, type ExportOptions, type ExportSink } from "./transfer/transfer-export.js";
@@ -80,17 +92,35 @@ function graphDirectoryOf(config: StoreConfig): string | undefined {
  * whether the database answers. `close()` drains calls, then closes the
  * database it opened (PGlite flushes to disk, so acknowledged writes survive).
  */
-export async function startStore(config: StoreConfig, logger: Logger, dependencies: StoreDependencies = {}): Promise<RunningService> {
+export async function startStore(
+  config: StoreConfig,
+  logger: Logger,
+  dependencies: StoreDependencies = {},
+): Promise<RunningService> {
   const ownsDatabase = dependencies.database === undefined;
   const database = dependencies.database ?? (await openDatabase(config.database, logger));
   const screen = createWriteScreen(config.text);
   screen.warm().catch((error: unknown) => logger.error({ err: error }, "the screen's worker thread failed to start"));
   let searchVectors: SearchVectors | undefined;
   try {
-    const search = await openSearch(database, config.search, logger, config.database.migrations, config.vectors, ownsDatabase ? graphDirectoryOf(config) : undefined, config.text);
+    const search = await openSearch(
+      database,
+      config.search,
+      logger,
+      config.database.migrations,
+      config.vectors,
+      ownsDatabase ? graphDirectoryOf(config) : undefined,
+      config.text,
+    );
     // Read after openSearch, which sets the text-search language the workers' copy of entry_search_vector must use.
-    searchVectors = database.kind === "pglite" ? await createWorkerSearchVectors(database, config.text, logger) : createDatabaseSearchVectors(database);
-    const repository = createEntryRepository(database, { onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors), searchVectors });
+    searchVectors =
+      database.kind === "pglite"
+        ? await createWorkerSearchVectors(database, config.text, logger)
+        : createDatabaseSearchVectors(database);
+    const repository = createEntryRepository(database, {
+      onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors),
+      searchVectors,
+    });
     const auditRepository = createAuditRepository(database);
     const denials = createDenialRecorder(auditRepository);
     const expiry = { ttlMs: config.idempotency.ttlMs, now: dependencies.now ?? (() => new Date()) };
@@ -104,7 +134,11 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
       memories: createMemoryService(createMemoryRepository(database), denials, expiry),
       store: createDescribeService(database, () => search.vectors.kind),
     };
-    const sweeper = createIdempotencyExpirySweeper({ expiry, deleteExpired: (notBefore, limit) => deleteExpiredIdempotencyKeys(database, notBefore, limit), logger });
+    const sweeper = createIdempotencyExpirySweeper({
+      expiry,
+      deleteExpired: (notBefore, limit) => deleteExpiredIdempotencyKeys(database, notBefore, limit),
+      logger,
+    });
     const running = await startGrpcService({
       name: "store",
       host: config.host,
@@ -112,7 +146,11 @@ export async function startStore(config: StoreConfig, logger: Logger, dependenci
       socketPath: config.socketPath,
       opsPort: config.opsPort,
       logger,
-      register: (builder) => registerStoreServices(builder, services).addService(searchV1.SearchService, createSearchHandlers(search.service)),
+      register: (builder) =>
+        registerStoreServices(builder, services).addService(
+          searchV1.SearchService,
+          createSearchHandlers(search.service),
+        ),
       isReady: () => isReachable(database),
       onClose: async () => {
         await sweeper.close();

@@ -19,7 +19,9 @@ if (process.argv[2] === "migrate") {
     },
   );
 } else if (process.argv[2] !== undefined) {
-  process.stderr.write(`Unknown store command "${process.argv[2]}". Usage: node services/store/dist/main.js [migrate]\n`);
+  process.stderr.write(
+    `Unknown store command "${process.argv[2]}". Usage: node services/store/dist/main.js [migrate]\n`,
+  );
   process.exit(2);
 } else {
   runMain(() => startStore(config, logger), logger, "store");

@@ -1,10 +1,22 @@
 // The store's gRPC transport for named memories: MemoriesService handlers translating proto messages to memory domain calls and back.
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { invalidArgument, visibilityFromProto, visibilityToProto, type ServiceImplementation } from "@context-hub/common";
+import {
+  invalidArgument,
+  visibilityFromProto,
+  visibilityToProto,
+  type ServiceImplementation,
+} from "@context-hub/common";
 import { storeV1 } from "@context-hub/proto";
 import type { MemoryService } from "./memories/memories.js";
-import type { DeleteMemoryResult, MemoryRecord, MemoryRevision, MemorySummary, MemoryValueType, PutMemoryResult } from "./memories/memory-model.js";
+import type {
+  DeleteMemoryResult,
+  MemoryRecord,
+  MemoryRevision,
+  MemorySummary,
+  MemoryValueType,
+  PutMemoryResult,
+} from "./memories/memory-model.js";
 import { idempotentResponse, toDate, toPrincipal } from "./messages.js";
 
 function toMemoryMessage(memory: MemoryRecord | MemorySummary): MessageInitShape<typeof storeV1.MemorySchema> {
@@ -51,8 +63,13 @@ function toValueType(value: string): MemoryValueType {
   throw invalidArgument(`value_type must be "text" or "json" (got ${JSON.stringify(value)})`);
 }
 
-const putResponse = idempotentResponse(storeV1.PutMemoryResponseSchema, (result: PutMemoryResult) => ({ memory: toMemoryMessage(result.memory), created: result.created }));
-const deleteResponse = idempotentResponse(storeV1.DeleteMemoryResponseSchema, (result: DeleteMemoryResult) => ({ ...result }));
+const putResponse = idempotentResponse(storeV1.PutMemoryResponseSchema, (result: PutMemoryResult) => ({
+  memory: toMemoryMessage(result.memory),
+  created: result.created,
+}));
+const deleteResponse = idempotentResponse(storeV1.DeleteMemoryResponseSchema, (result: DeleteMemoryResult) => ({
+  ...result,
+}));
 
 /** The MemoriesService implementation over the memory domain. */
 export function createMemoriesHandlers(memories: MemoryService): ServiceImplementation<typeof storeV1.MemoriesService> {
@@ -98,7 +115,13 @@ export function createMemoriesHandlers(memories: MemoryService): ServiceImplemen
     },
 
     async getMemoryHistory(request) {
-      const history = await memories.history(toPrincipal(request.principal), { namespace: request.namespace, key: request.key, owner: request.owner, limit: request.limit, offset: request.offset });
+      const history = await memories.history(toPrincipal(request.principal), {
+        namespace: request.namespace,
+        key: request.key,
+        owner: request.owner,
+        limit: request.limit,
+        offset: request.offset,
+      });
       return {
         id: history.id,
         namespace: history.namespace,
@@ -109,7 +132,13 @@ export function createMemoriesHandlers(memories: MemoryService): ServiceImplemen
         hasMore: history.hasMore,
         ...(history.tombstone === undefined
           ? {}
-          : { tombstone: { deletedBy: history.tombstone.deletedBy, deletedAt: timestampFromDate(history.tombstone.deletedAt), reason: history.tombstone.reason } }),
+          : {
+              tombstone: {
+                deletedBy: history.tombstone.deletedBy,
+                deletedAt: timestampFromDate(history.tombstone.deletedAt),
+                reason: history.tombstone.reason,
+              },
+            }),
       };
     },
 

@@ -5,9 +5,23 @@
  * `*-server.ts`. Enum values a peer sends that this build does not know are
  * INVALID_ARGUMENT naming the field.
  */
-import { create, fromBinary, toBinary, toJson, type DescMessage, type MessageInitShape, type MessageShape } from "@bufbuild/protobuf";
+import {
+  create,
+  fromBinary,
+  toBinary,
+  toJson,
+  type DescMessage,
+  type MessageInitShape,
+  type MessageShape,
+} from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema, type Timestamp, type Value } from "@bufbuild/protobuf/wkt";
-import { invalidArgument, sourceFromProto, sourceToProto, trustStateToProto, visibilityToProto } from "@context-hub/common";
+import {
+  invalidArgument,
+  sourceFromProto,
+  sourceToProto,
+  trustStateToProto,
+  visibilityToProto,
+} from "@context-hub/common";
 import { type commonV1, storeV1 } from "@context-hub/proto";
 import type { ItemError } from "./model/items.js";
 import type { Outcome } from "./idempotency/idempotency.js";
@@ -17,7 +31,12 @@ import type { MetadataOperator, SearchFilterInput } from "./model/search-filter.
 
 export function toPrincipal(principal: commonV1.Principal | undefined): Principal | undefined {
   if (principal === undefined) return undefined;
-  return { tenant: principal.tenant, subject: principal.subject, groups: [...principal.groups], scopes: [...principal.scopes] };
+  return {
+    tenant: principal.tenant,
+    subject: principal.subject,
+    groups: [...principal.groups],
+    scopes: [...principal.scopes],
+  };
 }
 
 export function toDate(timestamp: Timestamp | undefined): Date | undefined {
@@ -93,7 +112,13 @@ export function toItemErrorMessage(error: ItemError): MessageInitShape<typeof st
 }
 
 function toNodeSummaryMessage(node: NodeSummary): MessageInitShape<typeof commonV1.NodeSummarySchema> {
-  return { nodeId: node.nodeId, heading: node.heading, level: node.level, span: { start: node.span.start, end: node.span.end }, summary: node.summary };
+  return {
+    nodeId: node.nodeId,
+    heading: node.heading,
+    level: node.level,
+    span: { start: node.span.start, end: node.span.end },
+    summary: node.summary,
+  };
 }
 
 export function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof storeV1.EntrySchema> {
@@ -143,7 +168,10 @@ export function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof stor
  * response message's protobuf bytes, so a replay returns exactly what the
  * first call returned.
  */
-export function encoderOf<S extends DescMessage, T>(schema: S, toResponse: (result: T) => MessageInitShape<S>): (result: T) => Uint8Array {
+export function encoderOf<S extends DescMessage, T>(
+  schema: S,
+  toResponse: (result: T) => MessageInitShape<S>,
+): (result: T) => Uint8Array {
   return (result) => toBinary(schema, create(schema, toResponse(result)));
 }
 
@@ -153,10 +181,15 @@ export function encoderOf<S extends DescMessage, T>(schema: S, toResponse: (resu
  * it; `respond` answers with the fresh result, or with exactly the bytes
  * recorded by the first call when this one is a replay.
  */
-export function idempotentResponse<S extends DescMessage, T>(schema: S, toResponse: (result: T) => MessageInitShape<S>) {
+export function idempotentResponse<S extends DescMessage, T>(
+  schema: S,
+  toResponse: (result: T) => MessageInitShape<S>,
+) {
   const encode = encoderOf(schema, toResponse);
   return {
-    key: (idempotency: storeV1.Idempotency | undefined) => (idempotency === undefined ? undefined : { key: idempotency.key, fingerprint: idempotency.fingerprint, encode }),
-    respond: (outcome: Outcome<T>): MessageInitShape<S> | MessageShape<S> => (outcome.replayed ? fromBinary(schema, outcome.response) : toResponse(outcome.result)),
+    key: (idempotency: storeV1.Idempotency | undefined) =>
+      idempotency === undefined ? undefined : { key: idempotency.key, fingerprint: idempotency.fingerprint, encode },
+    respond: (outcome: Outcome<T>): MessageInitShape<S> | MessageShape<S> =>
+      outcome.replayed ? fromBinary(schema, outcome.response) : toResponse(outcome.result),
   };
 }

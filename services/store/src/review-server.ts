@@ -1,6 +1,11 @@
 // The store's gRPC transport for review: ReviewService handlers translating proto messages to review domain calls and back.
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { reviewDecisionFromProto, trustStateFromProto, trustStateToProto, type ServiceImplementation } from "@context-hub/common";
+import {
+  reviewDecisionFromProto,
+  trustStateFromProto,
+  trustStateToProto,
+  type ServiceImplementation,
+} from "@context-hub/common";
 import type { storeV1 } from "@context-hub/proto";
 import { toEntryMessage, toPrincipal } from "./messages.js";
 import type { ReviewService } from "./review/review.js";

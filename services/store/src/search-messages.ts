@@ -66,8 +66,13 @@ export function toSearchHitMessage(hit: SearchHitResult): MessageInitShape<typeo
   };
 }
 
-export function toReadRangeResponse(result: ReadRangeResult): MessageInitShape<typeof searchV1.ReadRangeResponseSchema> {
-  return { ...result, trustState: result.trustState === undefined ? storeV1.TrustState.UNSPECIFIED : trustStateToProto(result.trustState) };
+export function toReadRangeResponse(
+  result: ReadRangeResult,
+): MessageInitShape<typeof searchV1.ReadRangeResponseSchema> {
+  return {
+    ...result,
+    trustState: result.trustState === undefined ? storeV1.TrustState.UNSPECIFIED : trustStateToProto(result.trustState),
+  };
 }
 
 export function toGrepResponse(result: GrepResult): MessageInitShape<typeof searchV1.GrepResponseSchema> {
@@ -78,7 +83,13 @@ export function toGrepResponse(result: GrepResult): MessageInitShape<typeof sear
       matchCount: entry.matchCount,
       timedOut: entry.timedOut,
       trustState: trustStateToProto(entry.trustState),
-      matches: entry.matches.map((match) => ({ line: match.line, span: match.span, lineText: match.lineText, before: match.before, after: match.after })),
+      matches: entry.matches.map((match) => ({
+        line: match.line,
+        span: match.span,
+        lineText: match.lineText,
+        before: match.before,
+        after: match.after,
+      })),
     })),
     entriesScanned: result.entriesScanned,
     totalMatches: result.totalMatches,

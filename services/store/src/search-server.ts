@@ -3,7 +3,14 @@ import { vectorFromBytes, type ServiceImplementation } from "@context-hub/common
 import type { searchV1 } from "@context-hub/proto";
 import { toEntryMessage, toPrincipal } from "./messages.js";
 import type { SearchService } from "./search/search.js";
-import { toFullTextMode, toGrepOutput, toGrepResponse, toRangeRequest, toReadRangeResponse, toSearchHitMessage } from "./search-messages.js";
+import {
+  toFullTextMode,
+  toGrepOutput,
+  toGrepResponse,
+  toRangeRequest,
+  toReadRangeResponse,
+  toSearchHitMessage,
+} from "./search-messages.js";
 import { toEntryFilter } from "./messages.js";
 
 /** The SearchService implementation over the search domain. */
@@ -50,18 +57,29 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
         offset: request.offset,
         idsOnly: request.idsOnly,
       });
-      return { hits: result.hits.map(toSearchHitMessage), hasMore: result.hasMore, strategy: result.strategy, warnings: result.warnings };
+      return {
+        hits: result.hits.map(toSearchHitMessage),
+        hasMore: result.hasMore,
+        strategy: result.strategy,
+        warnings: result.warnings,
+      };
     },
 
     async getListings(request) {
-      const entries = await search.listings(toPrincipal(request.principal), { ids: request.ids, filter: toEntryFilter(request.filter) });
+      const entries = await search.listings(toPrincipal(request.principal), {
+        ids: request.ids,
+        filter: toEntryFilter(request.filter),
+      });
       return { entries: entries.map(toEntryMessage) };
     },
 
     async getPassages(request) {
       const passages = await search.passages(toPrincipal(request.principal), {
         query: request.query,
-        items: request.items.map((item) => ({ entryId: item.entryId, span: item.span === undefined ? undefined : { start: item.span.start, end: item.span.end } })),
+        items: request.items.map((item) => ({
+          entryId: item.entryId,
+          span: item.span === undefined ? undefined : { start: item.span.start, end: item.span.end },
+        })),
         maxChars: request.maxChars,
       });
       return { passages };
@@ -75,7 +93,13 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
         offset: request.offset,
         maxNodes: request.maxNodes,
       });
-      return { entry: toEntryMessage(result.entry), nodes: result.nodes, lineCount: result.lineCount, totalNodes: result.totalNodes, nextOffset: result.nextOffset };
+      return {
+        entry: toEntryMessage(result.entry),
+        nodes: result.nodes,
+        lineCount: result.lineCount,
+        totalNodes: result.totalNodes,
+        nextOffset: result.nextOffset,
+      };
     },
 
     async readRange(request) {

@@ -1,14 +1,23 @@
 // The store's gRPC transport for grants: SharingService handlers translating proto messages to sharing domain calls and back.
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { granteeKindFromProto, granteeKindToProto, permissionFromProto, permissionToProto, type ServiceImplementation } from "@context-hub/common";
+import {
+  granteeKindFromProto,
+  granteeKindToProto,
+  permissionFromProto,
+  permissionToProto,
+  type ServiceImplementation,
+} from "@context-hub/common";
 import { storeV1 } from "@context-hub/proto";
 import { idempotentResponse, toPrincipal } from "./messages.js";
 import type { GrantRecord } from "./model/sharing-model.js";
 import type { GranteeInput, SharingService, ShareResult, UnshareResult } from "./sharing/sharing.js";
 
 export function toGrantees(grantees: readonly storeV1.Grantee[]): GranteeInput[] {
-  return grantees.map((grantee, index) => ({ kind: granteeKindFromProto(grantee.kind, `grantees[${index}].kind`), name: grantee.name }));
+  return grantees.map((grantee, index) => ({
+    kind: granteeKindFromProto(grantee.kind, `grantees[${index}].kind`),
+    name: grantee.name,
+  }));
 }
 
 export function toGrantMessage(grant: GrantRecord): MessageInitShape<typeof storeV1.GrantInfoSchema> {
@@ -28,7 +37,9 @@ const shareResponse = idempotentResponse(storeV1.ShareResponseSchema, (result: S
   nowSharedIds: result.nowSharedIds,
 }));
 
-const unshareResponse = idempotentResponse(storeV1.UnshareResponseSchema, (result: UnshareResult) => ({ revokedCount: result.revokedCount }));
+const unshareResponse = idempotentResponse(storeV1.UnshareResponseSchema, (result: UnshareResult) => ({
+  revokedCount: result.revokedCount,
+}));
 
 /** The SharingService implementation over the sharing domain. */
 export function createSharingHandlers(sharing: SharingService): ServiceImplementation<typeof storeV1.SharingService> {

@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { commonEnvSchema, envEnum, envInteger, envString, loadConfig, resolveHttpProviderSettings, type HttpProviderRequirements, type Secret } from "@context-hub/common";
+import {
+  commonEnvSchema,
+  envEnum,
+  envInteger,
+  envString,
+  loadConfig,
+  resolveHttpProviderSettings,
+  type HttpProviderRequirements,
+  type Secret,
+} from "@context-hub/common";
 
 /** Summary providers this build knows. */
 export const summarizerProviders = ["builtin", "openai", "anthropic", "ollama"] as const;
@@ -7,7 +16,10 @@ export const summarizerProviders = ["builtin", "openai", "anthropic", "ollama"] 
 export type SummarizerProviderName = (typeof summarizerProviders)[number];
 
 /** Default base URL and key policy of each HTTP provider (see docs/providers.md). */
-export const summarizerProviderRequirements: Record<Exclude<SummarizerProviderName, "builtin">, HttpProviderRequirements> = {
+export const summarizerProviderRequirements: Record<
+  Exclude<SummarizerProviderName, "builtin">,
+  HttpProviderRequirements
+> = {
   openai: { defaultBaseUrl: "https://api.openai.com", apiKey: "with-default-base-url" },
   anthropic: { defaultBaseUrl: "https://api.anthropic.com", apiKey: "with-default-base-url" },
   ollama: { defaultBaseUrl: "http://127.0.0.1:11434", apiKey: "never" },
@@ -33,12 +45,18 @@ export const summarizerEnvVariables = z.object({
   ...commonEnvSchema,
   SUMMARIZER_HOST: envString("127.0.0.1").describe("Address to bind (the Helm chart sets `0.0.0.0`)"),
   SUMMARIZER_PORT: envInteger(50053, 0, 65535).describe("gRPC port; 0 picks a free one"),
-  SUMMARIZER_OPS_PORT: envInteger(9093, -1, 65535).describe("`/metrics`, `/healthz`, `/readyz`; 0 picks a free one, -1 disables"),
+  SUMMARIZER_OPS_PORT: envInteger(9093, -1, 65535).describe(
+    "`/metrics`, `/healthz`, `/readyz`; 0 picks a free one, -1 disables",
+  ),
   SUMMARIZER_PROVIDER: envEnum(summarizerProviders, "builtin").describe(
     "`builtin` (extractive, no network), `openai` (OpenAI-compatible chat completions), `anthropic` (Messages API) or `ollama` (`/api/chat`); see [providers.md](providers.md)",
   ),
-  SUMMARIZER_MIN_CHARS: envInteger(500, 0, 10_000_000).describe("Texts shorter than this (in characters) get an empty summary"),
-  SUMMARIZER_SECTION_MIN_CHARS: envInteger(400, 0, 10_000_000).describe("Sections shorter than this get no node summary"),
+  SUMMARIZER_MIN_CHARS: envInteger(500, 0, 10_000_000).describe(
+    "Texts shorter than this (in characters) get an empty summary",
+  ),
+  SUMMARIZER_SECTION_MIN_CHARS: envInteger(400, 0, 10_000_000).describe(
+    "Sections shorter than this get no node summary",
+  ),
   SUMMARIZER_MAX_TEXT_CHARS: envInteger(1_000_000, 1, 100_000_000).describe("Longest text accepted"),
   SUMMARIZER_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000).describe(
     "Most time one text's built-in summary, outline or built-in node summaries may take in a worker thread (10–600000); past it the worker is terminated and the call fails with `TEXT_BUDGET_EXCEEDED` naming the stage (`summarize`, `outline`, `node summaries`). See [reliability.md](reliability.md#work-on-caller-text)",
@@ -51,9 +69,13 @@ export const summarizerEnvVariables = z.object({
     "LLM providers only: `Authorization: Bearer` (`x-api-key` for `anthropic`); required for `openai` and `anthropic` at their default base URL; never logged",
   ),
   SUMMARIZER_MODEL: envString("").describe("Model id sent to the API and reported by `Describe`"),
-  SUMMARIZER_TIMEOUT_MS: envInteger(25_000, 100, 600_000).describe("Time budget of one HTTP request, its retries and waits included (below the gateway's 30 s summary deadline)"),
+  SUMMARIZER_TIMEOUT_MS: envInteger(25_000, 100, 600_000).describe(
+    "Time budget of one HTTP request, its retries and waits included (below the gateway's 30 s summary deadline)",
+  ),
   SUMMARIZER_MAX_RETRIES: envInteger(2, 0, 10).describe("Extra attempts on 429, 5xx and network errors"),
-  SUMMARIZER_MAX_TOKENS: envInteger(1024, 16, 200_000).describe("Most tokens the model may generate per answer, reasoning included (raise it for reasoning models)"),
+  SUMMARIZER_MAX_TOKENS: envInteger(1024, 16, 200_000).describe(
+    "Most tokens the model may generate per answer, reasoning included (raise it for reasoning models)",
+  ),
   SUMMARIZER_CONCURRENCY: envInteger(16, 1, 256).describe(
     "Most provider requests in flight in one summarizer process (1–256), summaries and section summaries together, however many texts and calls arrive at once; a waiting summary is sent before any waiting section, and sections hold at most half the places (replicas multiply it)",
   ),
@@ -69,12 +91,23 @@ const summarizerEnvSchema = summarizerEnvVariables.transform((env, context) => {
     const shared = resolveHttpProviderSettings(
       "SUMMARIZER",
       provider,
-      { baseUrl: env.SUMMARIZER_BASE_URL, apiKey: env.SUMMARIZER_API_KEY, model: env.SUMMARIZER_MODEL, timeoutMs: env.SUMMARIZER_TIMEOUT_MS, maxRetries: env.SUMMARIZER_MAX_RETRIES },
+      {
+        baseUrl: env.SUMMARIZER_BASE_URL,
+        apiKey: env.SUMMARIZER_API_KEY,
+        model: env.SUMMARIZER_MODEL,
+        timeoutMs: env.SUMMARIZER_TIMEOUT_MS,
+        maxRetries: env.SUMMARIZER_MAX_RETRIES,
+      },
       summarizerProviderRequirements[provider],
       (variable, message) => context.addIssue({ code: "custom", path: [variable], message }),
     );
     if (shared === undefined) return z.NEVER;
-    http = { ...shared, maxTokens: env.SUMMARIZER_MAX_TOKENS, concurrency: env.SUMMARIZER_CONCURRENCY, maxInputChars: env.SUMMARIZER_MAX_INPUT_CHARS };
+    http = {
+      ...shared,
+      maxTokens: env.SUMMARIZER_MAX_TOKENS,
+      concurrency: env.SUMMARIZER_CONCURRENCY,
+      maxInputChars: env.SUMMARIZER_MAX_INPUT_CHARS,
+    };
   }
   return {
     host: env.SUMMARIZER_HOST,

@@ -21,7 +21,8 @@ test("a long text gets a summary of about 100 and never more than 250 words, in 
     [...numbers].sort((left, right) => left - right),
     "sentences keep their order",
   );
-  for (const sentence of summary.split(/(?<=\.) /)) assert.ok(longReport.includes(sentence), `"${sentence}" is a whole sentence of the text`);
+  for (const sentence of summary.split(/(?<=\.) /))
+    assert.ok(longReport.includes(sentence), `"${sentence}" is a whole sentence of the text`);
 });
 
 test("chosen sentences come back in text order even when a later one scores higher", () => {
@@ -32,9 +33,13 @@ test("chosen sentences come back in text order even when a later one scores high
 });
 
 test("a short text's summary takes about half its words", () => {
-  const text = "The cache layer was rewritten. It now evicts entries by age. Reads got faster by half. Writes did not change. The team is happy with it. Memory use went down too.";
+  const text =
+    "The cache layer was rewritten. It now evicts entries by age. Reads got faster by half. Writes did not change. The team is happy with it. Memory use went down too.";
   const summary = summarizeExtractive(text, { source: "agent", ...summaryLength });
-  assert.ok(words(summary) >= words(text) / 2 - 1 && words(summary) < words(text), `${words(summary)} of ${words(text)} words`);
+  assert.ok(
+    words(summary) >= words(text) / 2 - 1 && words(summary) < words(text),
+    `${words(summary)} of ${words(text)} words`,
+  );
 });
 
 test("Markdown syntax and code never reach the summary", () => {
@@ -83,7 +88,10 @@ test("a single sentence over the limit is cut at a word with an ellipsis; a text
 });
 
 test("summaries are deterministic and focus terms pull in matching sentences", () => {
-  assert.equal(summarizeExtractive(longReport, { source: "user", ...summaryLength }), summarizeExtractive(longReport, { source: "user", ...summaryLength }));
+  assert.equal(
+    summarizeExtractive(longReport, { source: "user", ...summaryLength }),
+    summarizeExtractive(longReport, { source: "user", ...summaryLength }),
+  );
   const text = "Alpha teams ship the product. Backups run every night on the replica. Alpha teams review the product.";
   const options = { source: "unspecified", targetWords: 3, maxWords: 50, maxSentences: 1 } as const;
   assert.match(summarizeExtractive(text, options), /Alpha teams ship/);

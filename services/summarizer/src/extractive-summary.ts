@@ -125,7 +125,8 @@ function cosine(left: Candidate, right: Candidate): number {
 function toCandidates(text: string, source: TextSource, focus: string | undefined): Candidate[] {
   const sentences = analyseRemembered(text);
   const documentFrequency = new Map<string, number>();
-  for (const sentence of sentences) for (const stem of new Set(sentence.stems)) documentFrequency.set(stem, (documentFrequency.get(stem) ?? 0) + 1);
+  for (const sentence of sentences)
+    for (const stem of new Set(sentence.stems)) documentFrequency.set(stem, (documentFrequency.get(stem) ?? 0) + 1);
   const count = sentences.length;
   const centroid = new Map<string, number>();
   const candidates = sentences.map((sentence, index): Candidate => {
@@ -141,7 +142,14 @@ function toCandidates(text: string, source: TextSource, focus: string | undefine
     }
     return { index, text: sentence.text, words: sentence.words, weights, norm: Math.sqrt(squares), score: 0 };
   });
-  const centre: Candidate = { index: -1, text: "", words: 0, weights: centroid, norm: Math.sqrt([...centroid.values()].reduce((sum, weight) => sum + weight * weight, 0)), score: 0 };
+  const centre: Candidate = {
+    index: -1,
+    text: "",
+    words: 0,
+    weights: centroid,
+    norm: Math.sqrt([...centroid.values()].reduce((sum, weight) => sum + weight * weight, 0)),
+    score: 0,
+  };
   const focusStems = new Set(focus === undefined ? [] : toContentStems(focus));
   for (const candidate of candidates) {
     const content = cosine(candidate, centre);

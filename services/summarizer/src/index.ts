@@ -12,8 +12,19 @@ import { createSummarizer } from "./summarizer.js";
 import type { SummaryProvider } from "./summary-provider.js";
 import { createSummaryTextWork, type SummaryTextWork } from "./summary-text-work.js";
 
-export { loadSummarizerConfig, summarizerProviders, type SummarizerConfig, type SummarizerHttpSettings, type SummarizerProviderName } from "./config.js";
-export { createLlmSummaryProvider, type ChatAnswer, type ChatApi, type LlmSummaryProviderOptions } from "./clients/llm-summary-provider.js";
+export {
+  loadSummarizerConfig,
+  summarizerProviders,
+  type SummarizerConfig,
+  type SummarizerHttpSettings,
+  type SummarizerProviderName,
+} from "./config.js";
+export {
+  createLlmSummaryProvider,
+  type ChatAnswer,
+  type ChatApi,
+  type LlmSummaryProviderOptions,
+} from "./clients/llm-summary-provider.js";
 export { cleanSummary, stripPreamble, stripReasoning } from "./summary-cleanup.js";
 export { buildSectionPrompt, buildSummaryPrompt, type ChatPrompt } from "./summary-prompts.js";
 export type { SectionText, SummaryProvider, TextSource } from "./summary-provider.js";
@@ -28,7 +39,11 @@ export interface SummarizerDependencies {
 }
 
 /** The provider `config.provider` names; the built-in one computes in `work`'s worker threads. */
-export function createSummaryProvider(config: SummarizerConfig, work: SummaryTextWork, logger?: Logger): SummaryProvider {
+export function createSummaryProvider(
+  config: SummarizerConfig,
+  work: SummaryTextWork,
+  logger?: Logger,
+): SummaryProvider {
   switch (config.provider) {
     case "builtin":
       return createBuiltinSummaryProvider(work);
@@ -36,12 +51,21 @@ export function createSummaryProvider(config: SummarizerConfig, work: SummaryTex
     case "anthropic":
     case "ollama": {
       const http = config.http;
-      if (http === undefined) throw new Error(`SUMMARIZER_PROVIDER ${config.provider} has no HTTP settings; build the config with loadSummarizerConfig`);
+      if (http === undefined)
+        throw new Error(
+          `SUMMARIZER_PROVIDER ${config.provider} has no HTTP settings; build the config with loadSummarizerConfig`,
+        );
       const apiKey = http.apiKey?.reveal();
-      const auth: Record<string, string> = apiKey === undefined ? {} : config.provider === "anthropic" ? { "x-api-key": apiKey } : { authorization: `Bearer ${apiKey}` };
+      const auth: Record<string, string> =
+        apiKey === undefined
+          ? {}
+          : config.provider === "anthropic"
+            ? { "x-api-key": apiKey }
+            : { authorization: `Bearer ${apiKey}` };
       const client = createHttpProviderClient({
         provider: config.provider,
-        operation: config.provider === "openai" ? "chat completions" : config.provider === "anthropic" ? "messages" : "chat",
+        operation:
+          config.provider === "openai" ? "chat completions" : config.provider === "anthropic" ? "messages" : "chat",
         model: http.model,
         baseUrl: http.baseUrl,
         headers: config.provider === "anthropic" ? { ...auth, "anthropic-version": anthropicVersion } : auth,
@@ -53,11 +77,21 @@ export function createSummaryProvider(config: SummarizerConfig, work: SummaryTex
       });
       const api: ChatApi =
         config.provider === "openai"
-          ? createOpenAiChatApi(client, { model: http.model, maxTokens: http.maxTokens, useMaxCompletionTokens: isOpenAiPlatform(http.baseUrl) })
+          ? createOpenAiChatApi(client, {
+              model: http.model,
+              maxTokens: http.maxTokens,
+              useMaxCompletionTokens: isOpenAiPlatform(http.baseUrl),
+            })
           : config.provider === "anthropic"
             ? createAnthropicMessagesApi(client, { model: http.model, maxTokens: http.maxTokens })
             : createOllamaChatApi(client, { model: http.model, maxTokens: http.maxTokens });
-      return createLlmSummaryProvider({ provider: config.provider, model: http.model, api, concurrency: http.concurrency, maxInputChars: http.maxInputChars });
+      return createLlmSummaryProvider({
+        provider: config.provider,
+        model: http.model,
+        api,
+        concurrency: http.concurrency,
+        maxInputChars: http.maxInputChars,
+      });
     }
   }
 }
@@ -68,11 +102,21 @@ export function createSummaryProvider(config: SummarizerConfig, work: SummaryTex
  * under SUMMARIZER_TEXT_BUDGET_MS, started in the background; an LLM
  * provider is ready at once (a down provider fails calls, not the start).
  */
-export async function startSummarizer(config: SummarizerConfig, logger: Logger, dependencies: SummarizerDependencies = {}): Promise<RunningService> {
+export async function startSummarizer(
+  config: SummarizerConfig,
+  logger: Logger,
+  dependencies: SummarizerDependencies = {},
+): Promise<RunningService> {
   const work = createSummaryTextWork({ workers: config.textWorkers, budgetMs: config.textBudgetMs });
   work.warm().catch((error: unknown) => logger.error({ err: error }, "summarizer worker thread failed to start"));
   const provider = dependencies.provider ?? createSummaryProvider(config, work, logger);
-  const summarizer = createSummarizer({ provider, work, minChars: config.minChars, sectionMinChars: config.sectionMinChars, maxTextChars: config.maxTextChars });
+  const summarizer = createSummarizer({
+    provider,
+    work,
+    minChars: config.minChars,
+    sectionMinChars: config.sectionMinChars,
+    maxTextChars: config.maxTextChars,
+  });
   try {
     return await startGrpcService({
       name: "summarizer",

@@ -1,6 +1,12 @@
 // The summarizer's text handling takes time linear in the text, on the inputs that make naive code quadratic.
 import { test } from "node:test";
-import { assertLinearGrowthForAll, framedRun, headingTexts, pathologicalTexts, type TextGenerator } from "@context-hub/common/testing";
+import {
+  assertLinearGrowthForAll,
+  framedRun,
+  headingTexts,
+  pathologicalTexts,
+  type TextGenerator,
+} from "@context-hub/common/testing";
 import { builtinSummaryLength } from "./builtin-summary-provider.js";
 import { summarizeExtractive } from "./extractive-summary.js";
 import { cleanSummary, fitSummary, stripPreamble, stripReasoning, toOneParagraph } from "./summary-cleanup.js";
@@ -11,8 +17,14 @@ import { summaryTextTasks } from "./summary-text-work.js";
 const answers: readonly TextGenerator[] = [
   ...pathologicalTexts,
   { name: "preamble with spaces before a missing colon", generate: (length) => framedRun("## ", " ", "x", length) },
-  { name: "unclosed reasoning after a closed one", generate: (length) => framedRun("<think>a</think>", "<thinking ", "", length) },
-  { name: "reasoning blocks closed by another tag", generate: (length) => framedRun("", "<think>x</thought>", "", length) },
+  {
+    name: "unclosed reasoning after a closed one",
+    generate: (length) => framedRun("<think>a</think>", "<thinking ", "", length),
+  },
+  {
+    name: "reasoning blocks closed by another tag",
+    generate: (length) => framedRun("", "<think>x</thought>", "", length),
+  },
   { name: "closing tags with spaces", generate: (length) => framedRun("", "</think   ", "", length) },
   { name: "quoted answer", generate: (length) => framedRun('"', "a ", '"', length) },
 ];
@@ -38,11 +50,24 @@ test("summarizeExtractive is linear for summaries and for section summaries focu
     name: `a run of ${mark} inside a sentence longer than the word limit`,
     generate: (length) => framedRun("Notes ", mark, ` x${mark}`.repeat(300), length),
   }));
-  assertLinearGrowthForAll("summarizeExtractive", (text) => summarizeExtractive(fresh(text), { source: "unspecified", ...builtinSummaryLength.summary }), [...pathologicalTexts, ...cutSentences]);
-  assertLinearGrowthForAll("summarizeExtractive with focus", (text) => summarizeExtractive(fresh(text), { source: "user", focus: text.slice(0, text.length / 2), ...builtinSummaryLength.section }), [
-    pathologicalTexts.find((generator) => generator.name === "sentences") as TextGenerator,
-    { name: "sentences of distinct words", generate: distinctWords },
-  ]);
+  assertLinearGrowthForAll(
+    "summarizeExtractive",
+    (text) => summarizeExtractive(fresh(text), { source: "unspecified", ...builtinSummaryLength.summary }),
+    [...pathologicalTexts, ...cutSentences],
+  );
+  assertLinearGrowthForAll(
+    "summarizeExtractive with focus",
+    (text) =>
+      summarizeExtractive(fresh(text), {
+        source: "user",
+        focus: text.slice(0, text.length / 2),
+        ...builtinSummaryLength.section,
+      }),
+    [
+      pathologicalTexts.find((generator) => generator.name === "sentences") as TextGenerator,
+      { name: "sentences of distinct words", generate: distinctWords },
+    ],
+  );
 });
 
 test("cleaning a model's answer is linear", () => {
@@ -54,8 +79,16 @@ test("cleaning a model's answer is linear", () => {
 });
 
 test("building prompts is linear", () => {
-  assertLinearGrowthForAll("buildSummaryPrompt", (text) => buildSummaryPrompt(text, "agent", 100_000), pathologicalTexts);
-  assertLinearGrowthForAll("buildSectionPrompt", (text) => buildSectionPrompt({ heading: text, path: [text], text }, "agent", 100_000), pathologicalTexts);
+  assertLinearGrowthForAll(
+    "buildSummaryPrompt",
+    (text) => buildSummaryPrompt(text, "agent", 100_000),
+    pathologicalTexts,
+  );
+  assertLinearGrowthForAll(
+    "buildSectionPrompt",
+    (text) => buildSectionPrompt({ heading: text, path: [text], text }, "agent", 100_000),
+    pathologicalTexts,
+  );
 });
 
 /**
@@ -70,13 +103,19 @@ function nodeSummaries(text: string): string[] {
     sections: sections.map((section) => ({ text: text.slice(section.start, section.end), focus: section.heading })),
     options: { source: "agent", ...builtinSummaryLength.section },
   });
-  return sections.map((section, index) => `${fitSummary(section.heading, 500)} ${fitSummary(summaries[index] as string, 2_000)}`);
+  return sections.map(
+    (section, index) => `${fitSummary(section.heading, 500)} ${fitSummary(summaries[index] as string, 2_000)}`,
+  );
 }
 
 test("node summaries and summaries are linear in the number, length and nesting of headings", () => {
   let run = 0;
   assertLinearGrowthForAll("node summaries", (text) => nodeSummaries(`${run++} ${text}`), headingTexts);
-  assertLinearGrowthForAll("summarizeExtractive", (text) => summarizeExtractive(`${run++} ${text}`, { source: "agent", ...builtinSummaryLength.summary }), headingTexts);
+  assertLinearGrowthForAll(
+    "summarizeExtractive",
+    (text) => summarizeExtractive(`${run++} ${text}`, { source: "agent", ...builtinSummaryLength.summary }),
+    headingTexts,
+  );
   assertLinearGrowthForAll(
     "buildSectionPrompt with a path of long headings",
     (text) => buildSectionPrompt({ heading: text, path: [text, text, text, text, text, text], text }, "agent", 100_000),

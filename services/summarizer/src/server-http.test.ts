@@ -9,9 +9,15 @@ import { startSummarizer } from "./index.js";
 
 const logger = createLogger("summarizer-test", "silent");
 
-const messagesAnswer = (text: string): FakeAnswer => ({ json: { id: "msg_1", type: "message", role: "assistant", content: [{ type: "text", text }], stop_reason: "end_turn" } });
+const messagesAnswer = (text: string): FakeAnswer => ({
+  json: { id: "msg_1", type: "message", role: "assistant", content: [{ type: "text", text }], stop_reason: "end_turn" },
+});
 
-async function startForTest(t: { after(fn: () => Promise<void> | void): void }, handler: (request: RecordedRequest, index: number) => FakeAnswer | Promise<FakeAnswer>, env: NodeJS.ProcessEnv = {}) {
+async function startForTest(
+  t: { after(fn: () => Promise<void> | void): void },
+  handler: (request: RecordedRequest, index: number) => FakeAnswer | Promise<FakeAnswer>,
+  env: NodeJS.ProcessEnv = {},
+) {
   const server = await startRecordingHttpServer(handler);
   t.after(() => server.close());
   const config = loadSummarizerConfig({
@@ -29,7 +35,12 @@ async function startForTest(t: { after(fn: () => Promise<void> | void): void }, 
   });
   const service = await startSummarizer(config, logger);
   t.after(() => service.close());
-  const client = createGrpcClient(summarizerV1.SummarizerService, { address: `127.0.0.1:${service.port}`, peer: "summarizer", deadlineMs: 10_000, retries: 0 });
+  const client = createGrpcClient(summarizerV1.SummarizerService, {
+    address: `127.0.0.1:${service.port}`,
+    peer: "summarizer",
+    deadlineMs: 10_000,
+    retries: 0,
+  });
   t.after(() => client.close());
   return { server, service, client };
 }
@@ -48,15 +59,31 @@ test("Summarize goes to the Anthropic-compatible server, for the summary and eac
   const { server, service, client } = await startForTest(t, (request) => {
     const user = (request.body as { messages: { content: string }[] }).messages[0]!.content;
     const section = /^Section: (.+)$/m.exec(user)?.[1];
-    return messagesAnswer(section === undefined ? "<think>plan</think>Summary: The agent enabled iterative scans." : `Here is a summary of the section:\n${section} is covered.`);
+    return messagesAnswer(
+      section === undefined
+        ? "<think>plan</think>Summary: The agent enabled iterative scans."
+        : `Here is a summary of the section:\n${section} is covered.`,
+    );
   });
-  assert.equal((await fetch(`http://127.0.0.1:${service.opsPort}/readyz`)).status, 200, "an LLM provider is ready at start");
+  assert.equal(
+    (await fetch(`http://127.0.0.1:${service.opsPort}/readyz`)).status,
+    200,
+    "an LLM provider is ready at start",
+  );
   const described = await client.describe({});
-  assert.deepEqual({ provider: described.provider, model: described.model }, { provider: "anthropic", model: "claude-haiku-4-5" });
+  assert.deepEqual(
+    { provider: described.provider, model: described.model },
+    { provider: "anthropic", model: "claude-haiku-4-5" },
+  );
 
-  const summaryOf = async (text: string, source: commonV1.Source, sectionBudgetMs = 0) => (await client.summarize({ inputs: [{ text, source }], sectionBudgetMs })).summaries[0]!;
+  const summaryOf = async (text: string, source: commonV1.Source, sectionBudgetMs = 0) =>
+    (await client.summarize({ inputs: [{ text, source }], sectionBudgetMs })).summaries[0]!;
   assert.equal((await summaryOf(report, commonV1.Source.AGENT)).summary, "The agent enabled iterative scans.");
-  assert.equal((await summaryOf("Too short.", commonV1.Source.AGENT)).summary, "", "under SUMMARIZER_MIN_CHARS no request is made");
+  assert.equal(
+    (await summaryOf("Too short.", commonV1.Source.AGENT)).summary,
+    "",
+    "under SUMMARIZER_MIN_CHARS no request is made",
+  );
   assert.equal(server.requests.length, 1);
   const [request] = server.requests;
   assert.equal(request!.path, "/v1/messages");
@@ -76,20 +103,30 @@ test("Summarize goes to the Anthropic-compatible server, for the summary and eac
 });
 
 test("a failing provider surfaces over gRPC as PROVIDER_ERROR naming provider, model and cause", async (t) => {
-  const { server, client } = await startForTest(t, () => ({ status: 401, json: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }));
-  await assert.rejects(client.summarize({ inputs: [{ text: report, source: commonV1.Source.USER }] }), (error: unknown) => {
-    assert.ok(isContextHubError(error));
-    assert.equal(error.code, "PROVIDER_ERROR");
-    assert.equal(error.message, "anthropic messages (model claude-haiku-4-5) failed: HTTP 401 (authentication failed) after 1 attempt");
-    assert.equal(error.remedy, "check SUMMARIZER_API_KEY");
-    assert.doesNotMatch(error.message, /sk-ant-e2e-secret/);
-    return true;
-  });
+  const { server, client } = await startForTest(t, () => ({
+    status: 401,
+    json: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } },
+  }));
+  await assert.rejects(
+    client.summarize({ inputs: [{ text: report, source: commonV1.Source.USER }] }),
+    (error: unknown) => {
+      assert.ok(isContextHubError(error));
+      assert.equal(error.code, "PROVIDER_ERROR");
+      assert.equal(
+        error.message,
+        "anthropic messages (model claude-haiku-4-5) failed: HTTP 401 (authentication failed) after 1 attempt",
+      );
+      assert.equal(error.remedy, "check SUMMARIZER_API_KEY");
+      assert.doesNotMatch(error.message, /sk-ant-e2e-secret/);
+      return true;
+    },
+  );
   assert.equal(server.requests.length, 1);
 });
 
 /** The heading path of a section request, or undefined for a summary request. */
-const sectionOf = (request: RecordedRequest) => /^Section: (.+)$/m.exec((request.body as { messages: { content: string }[] }).messages[0]!.content)?.[1];
+const sectionOf = (request: RecordedRequest) =>
+  /^Section: (.+)$/m.exec((request.body as { messages: { content: string }[] }).messages[0]!.content)?.[1];
 
 test("however many texts one call carries, the worker never has more than SUMMARIZER_CONCURRENCY provider requests in flight", async (t) => {
   let inFlight = 0;
@@ -108,7 +145,10 @@ test("however many texts one call carries, the worker never has more than SUMMAR
     { SUMMARIZER_CONCURRENCY: "3" },
   );
   const inputs = Array.from({ length: 12 }, () => ({ text: report, source: commonV1.Source.AGENT }));
-  const [first, second] = await Promise.all([client.summarize({ inputs, sectionBudgetMs: 20_000 }), client.summarize({ inputs: inputs.slice(0, 4), sectionBudgetMs: 20_000 })]);
+  const [first, second] = await Promise.all([
+    client.summarize({ inputs, sectionBudgetMs: 20_000 }),
+    client.summarize({ inputs: inputs.slice(0, 4), sectionBudgetMs: 20_000 }),
+  ]);
   for (const { summary, sections } of [...first.summaries, ...second.summaries]) {
     assert.equal(summary, "The agent enabled iterative scans.");
     assert.equal(sections.length, 2, "every node summary made it within the budget");
@@ -118,7 +158,11 @@ test("however many texts one call carries, the worker never has more than SUMMAR
 });
 
 test("waiting summaries go to the provider before waiting node summaries", async (t) => {
-  const { server, client } = await startForTest(t, (request) => messagesAnswer(sectionOf(request) === undefined ? "A summary." : "A section."), { SUMMARIZER_CONCURRENCY: "1" });
+  const { server, client } = await startForTest(
+    t,
+    (request) => messagesAnswer(sectionOf(request) === undefined ? "A summary." : "A section."),
+    { SUMMARIZER_CONCURRENCY: "1" },
+  );
   const inputs = Array.from({ length: 3 }, () => ({ text: report, source: commonV1.Source.USER }));
   await client.summarize({ inputs, sectionBudgetMs: 20_000 });
   assert.deepEqual(
@@ -140,12 +184,18 @@ test("a node summary that hangs holds its place only until its budget, so the ne
     { SUMMARIZER_CONCURRENCY: "1", SUMMARIZER_TIMEOUT_MS: "20000" },
   );
   const started = performance.now();
-  const withSections = client.summarize({ inputs: [{ text: report, source: commonV1.Source.AGENT }], sectionBudgetMs: 300 });
+  const withSections = client.summarize({
+    inputs: [{ text: report, source: commonV1.Source.AGENT }],
+    sectionBudgetMs: 300,
+  });
   await sectionInFlight;
   const next = await client.summarize({ inputs: [{ text: report, source: commonV1.Source.USER }], sectionBudgetMs: 0 });
   const waited = performance.now() - started;
   assert.equal(next.summaries[0]!.summary, "A summary.");
-  assert.ok(waited >= 290 && waited < 5_000, `the next summary came after ${Math.round(waited)} ms, not after the 20 s provider timeout`);
+  assert.ok(
+    waited >= 290 && waited < 5_000,
+    `the next summary came after ${Math.round(waited)} ms, not after the 20 s provider timeout`,
+  );
   const first = await withSections;
   assert.deepEqual(
     first.summaries.map((summary) => [summary.summary, summary.sections.length]),
@@ -154,11 +204,15 @@ test("a node summary that hangs holds its place only until its budget, so the ne
 });
 
 test("a call that failed gives up its texts' places: requests still waiting are not sent", async (t) => {
-  const textOf = (request: RecordedRequest) => (request.body as { messages: { content: string }[] }).messages[0]!.content;
+  const textOf = (request: RecordedRequest) =>
+    (request.body as { messages: { content: string }[] }).messages[0]!.content;
   const { server, client } = await startForTest(
     t,
     // The first text's summary is refused; any other text's hangs (until the provider timeout, 20 s here).
-    (request) => (textOf(request).includes("refused text") ? { status: 400, json: { type: "error", error: { type: "invalid_request_error", message: "refused" } } } : "hang"),
+    (request) =>
+      textOf(request).includes("refused text")
+        ? { status: 400, json: { type: "error", error: { type: "invalid_request_error", message: "refused" } } }
+        : "hang",
     { SUMMARIZER_CONCURRENCY: "1", SUMMARIZER_TIMEOUT_MS: "20000" },
   );
   const padded = (words: string) => `${words} `.repeat(20);

@@ -13,10 +13,20 @@ import type { Summarizer } from "./summarizer.js";
 const logger = createLogger("summarizer-test", "silent");
 
 async function startForTest(t: { after(fn: () => Promise<void> | void): void }) {
-  const config = loadSummarizerConfig({ SUMMARIZER_PORT: "0", SUMMARIZER_OPS_PORT: "0", SUMMARIZER_MIN_CHARS: "300", SUMMARIZER_SECTION_MIN_CHARS: "200", SUMMARIZER_MAX_TEXT_CHARS: "20000" });
+  const config = loadSummarizerConfig({
+    SUMMARIZER_PORT: "0",
+    SUMMARIZER_OPS_PORT: "0",
+    SUMMARIZER_MIN_CHARS: "300",
+    SUMMARIZER_SECTION_MIN_CHARS: "200",
+    SUMMARIZER_MAX_TEXT_CHARS: "20000",
+  });
   const service = await startSummarizer(config, logger);
   t.after(() => service.close());
-  const client = createGrpcClient(summarizerV1.SummarizerService, { address: `127.0.0.1:${service.port}`, peer: "summarizer", deadlineMs: 5000 });
+  const client = createGrpcClient(summarizerV1.SummarizerService, {
+    address: `127.0.0.1:${service.port}`,
+    peer: "summarizer",
+    deadlineMs: 5000,
+  });
   t.after(() => client.close());
   return { service, client };
 }
@@ -34,7 +44,10 @@ const report = [
 test("Describe reports the built-in extractive model and the threshold", async (t) => {
   const { client, service } = await startForTest(t);
   const reply = await client.describe({});
-  assert.deepEqual({ provider: reply.provider, model: reply.model, minChars: reply.minChars }, { provider: "builtin", model: "builtin-extractive-v1", minChars: 300 });
+  assert.deepEqual(
+    { provider: reply.provider, model: reply.model, minChars: reply.minChars },
+    { provider: "builtin", model: "builtin-extractive-v1", minChars: 300 },
+  );
   assert.equal((await fetch(`http://127.0.0.1:${service.opsPort}/readyz`)).status, 200);
 });
 
@@ -42,7 +55,10 @@ const input = (text: string, source = commonV1.Source.AGENT) => ({ text, source 
 
 test("Summarize returns each text's summary and node summaries, in order, and nothing for a short text", async (t) => {
   const { client } = await startForTest(t);
-  const { summaries } = await client.summarize({ inputs: [input(report), input("Short note.", commonV1.Source.USER)], sectionBudgetMs: 5000 });
+  const { summaries } = await client.summarize({
+    inputs: [input(report), input("Short note.", commonV1.Source.USER)],
+    sectionBudgetMs: 5000,
+  });
   assert.equal(summaries.length, 2);
   const [long, short] = summaries;
   assert.match(long!.summary, /found that iterative scans were disabled|latency dropped/);
@@ -72,17 +88,34 @@ test("a section budget of 0 asks for no node summaries", async (t) => {
 test("an unknown source, a text over the limit or too many texts is INVALID_ARGUMENT naming the input", async (t) => {
   const { client } = await startForTest(t);
   const cases: [() => Promise<unknown>, RegExp][] = [
-    [() => client.summarize({ inputs: [input(report), input(report, 99 as commonV1.Source)], sectionBudgetMs: 100 }), /^inputs\[1\]: source 99 is not a known source/],
-    [() => client.summarize({ inputs: [input("x".repeat(20_001), commonV1.Source.USER)], sectionBudgetMs: 100 }), /^inputs\[0\]: text has 20001 characters/],
-    [() => client.summarize({ inputs: Array.from({ length: 101 }, () => input("a note")), sectionBudgetMs: 0 }), /at most 100 texts per call \(got 101\)/],
+    [
+      () => client.summarize({ inputs: [input(report), input(report, 99 as commonV1.Source)], sectionBudgetMs: 100 }),
+      /^inputs\[1\]: source 99 is not a known source/,
+    ],
+    [
+      () => client.summarize({ inputs: [input("x".repeat(20_001), commonV1.Source.USER)], sectionBudgetMs: 100 }),
+      /^inputs\[0\]: text has 20001 characters/,
+    ],
+    [
+      () => client.summarize({ inputs: Array.from({ length: 101 }, () => input("a note")), sectionBudgetMs: 0 }),
+      /at most 100 texts per call \(got 101\)/,
+    ],
   ];
   for (const [call, message] of cases) {
-    await assert.rejects(call(), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && message.test(error.message));
+    await assert.rejects(
+      call(),
+      (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && message.test(error.message),
+    );
   }
 });
 
 /** A summarizer whose node summaries take `sectionsMs` (or fail) and whose summary takes `summaryMs` (or fails). */
-function timedSummarizer(behaviour: { summaryMs: number; sectionsMs: number; sections?: "fail" | "ok"; summary?: "fail" | "ok" }): Summarizer {
+function timedSummarizer(behaviour: {
+  summaryMs: number;
+  sectionsMs: number;
+  sections?: "fail" | "ok";
+  summary?: "fail" | "ok";
+}): Summarizer {
   const after = <T>(ms: number, value: () => T, signal?: AbortSignal) =>
     new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -120,7 +153,8 @@ function timedSummarizer(behaviour: { summaryMs: number; sectionsMs: number; sec
 
 describe("node summaries are best effort within the section budget", () => {
   const context = () => ({ requestId: "r", deadline: undefined, signal: new AbortController().signal });
-  const request = (budgetMs: number) => create(summarizerV1.SummarizeRequestSchema, { inputs: [input("some text")], sectionBudgetMs: budgetMs });
+  const request = (budgetMs: number) =>
+    create(summarizerV1.SummarizeRequestSchema, { inputs: [input("some text")], sectionBudgetMs: budgetMs });
 
   test("done within the budget, they come back with the summary", async () => {
     const handlers = createSummarizerHandlers(timedSummarizer({ summaryMs: 5, sectionsMs: 20 }));
@@ -179,14 +213,21 @@ describe("node summaries are best effort within the section budget", () => {
     const counting: Summarizer = {
       ...summarizer,
       checkText: (text) => {
-        if (text.length > 10) throw new ContextHubError("INVALID_ARGUMENT", `text has ${text.length} characters; at most 10 are accepted`);
+        if (text.length > 10)
+          throw new ContextHubError("INVALID_ARGUMENT", `text has ${text.length} characters; at most 10 are accepted`);
       },
       summarize: (...args) => {
         asked++;
         return summarizer.summarize(...args);
       },
     };
-    const call = createSummarizerHandlers(counting).summarize(create(summarizerV1.SummarizeRequestSchema, { inputs: [input("short"), input("far too long a text")], sectionBudgetMs: 100 }), context());
+    const call = createSummarizerHandlers(counting).summarize(
+      create(summarizerV1.SummarizeRequestSchema, {
+        inputs: [input("short"), input("far too long a text")],
+        sectionBudgetMs: 100,
+      }),
+      context(),
+    );
     await assert.rejects(call, /^ContextHubError: inputs\[1\]: text has 19 characters/);
     assert.equal(asked, 0);
   });

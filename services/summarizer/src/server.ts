@@ -1,6 +1,12 @@
 // The summarizer's gRPC transport: translates SummarizerService messages to and from the domain.
 import { setMaxListeners } from "node:events";
-import { createChildAbortController, invalidArgument, isContextHubError, sourceFromProto, type ServiceImplementation } from "@context-hub/common";
+import {
+  createChildAbortController,
+  invalidArgument,
+  isContextHubError,
+  sourceFromProto,
+  type ServiceImplementation,
+} from "@context-hub/common";
 import type { summarizerV1 } from "@context-hub/proto";
 import type { SectionSummary, Summarizer } from "./summarizer.js";
 import type { TextSource } from "./summary-provider.js";
@@ -9,14 +15,19 @@ import type { TextSource } from "./summary-provider.js";
 export const maxSummarizeInputs = 100;
 
 /** The SummarizerService handlers over a summarizer. */
-export function createSummarizerHandlers(summarizer: Summarizer): ServiceImplementation<typeof summarizerV1.SummarizerService> {
+export function createSummarizerHandlers(
+  summarizer: Summarizer,
+): ServiceImplementation<typeof summarizerV1.SummarizerService> {
   return {
     async describe() {
       return summarizer.describe();
     },
     async summarize(request, context) {
       if (request.inputs.length > maxSummarizeInputs) {
-        throw invalidArgument(`inputs: at most ${maxSummarizeInputs} texts per call (got ${request.inputs.length})`, "split the texts over several calls");
+        throw invalidArgument(
+          `inputs: at most ${maxSummarizeInputs} texts per call (got ${request.inputs.length})`,
+          "split the texts over several calls",
+        );
       }
       // Every input is checked before any provider is asked: a bad one fails the call having cost nothing.
       const inputs = request.inputs.map((input, index) => {
@@ -36,7 +47,10 @@ export function createSummarizerHandlers(summarizer: Summarizer): ServiceImpleme
       try {
         const summaries = await Promise.all(
           inputs.map(async ({ text, source }) => {
-            const [summary, sections] = await Promise.all([summarizer.summarize(text, source, call.signal), sectionsWithin(summarizer, text, source, request.sectionBudgetMs, call.signal)]);
+            const [summary, sections] = await Promise.all([
+              summarizer.summarize(text, source, call.signal),
+              sectionsWithin(summarizer, text, source, request.sectionBudgetMs, call.signal),
+            ]);
             return { summary, sections: sections.map(toNodeSummary) };
           }),
         );
@@ -54,13 +68,24 @@ export function createSummarizerHandlers(summarizer: Summarizer): ServiceImpleme
  * `budgetMs` (0: none asked for). Best effort by design: an entry is whole
  * without them, so they never fail or hold up the call beyond the budget.
  */
-async function sectionsWithin(summarizer: Summarizer, text: string, source: TextSource, budgetMs: number, signal: AbortSignal): Promise<SectionSummary[]> {
+async function sectionsWithin(
+  summarizer: Summarizer,
+  text: string,
+  source: TextSource,
+  budgetMs: number,
+  signal: AbortSignal,
+): Promise<SectionSummary[]> {
   if (budgetMs === 0) return [];
   // A timer of our own, not AbortSignal.timeout: a timeout signal that only AbortSignal.any refers to can be garbage
   // collected before it fires (Node 20), and the sections would then wait for the caller's whole deadline.
   const budget = createChildAbortController(signal);
-  const timer = setTimeout(() => budget.abort(new DOMException(`node summaries took longer than ${budgetMs} ms`, "TimeoutError")), budgetMs);
-  const expired = new Promise<SectionSummary[]>((resolve) => budget.signal.addEventListener("abort", () => resolve([]), { once: true }));
+  const timer = setTimeout(
+    () => budget.abort(new DOMException(`node summaries took longer than ${budgetMs} ms`, "TimeoutError")),
+    budgetMs,
+  );
+  const expired = new Promise<SectionSummary[]>((resolve) =>
+    budget.signal.addEventListener("abort", () => resolve([]), { once: true }),
+  );
   try {
     return await Promise.race([summarizer.summarizeSections(text, source, budget.signal).catch(() => []), expired]);
   } finally {

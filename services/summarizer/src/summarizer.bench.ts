@@ -21,10 +21,24 @@ async function perSecond(label: string, run: (index: number) => Promise<unknown>
 }
 
 const work = createSummaryTextWork({ workers: 1, budgetMs: 60_000 });
-const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(work), work, minChars: 500, sectionMinChars: 400, maxTextChars: 1_000_000 });
+const summarizer = createSummarizer({
+  provider: createBuiltinSummaryProvider(work),
+  work,
+  minChars: 500,
+  sectionMinChars: 400,
+  maxTextChars: 1_000_000,
+});
 await perSecond("summary, 1 KB text", (index) => summarizer.summarize(kilobyte(index), "agent"));
-await perSecond("node summaries, 1 KB text in 2 sections", (index) => summarizer.summarizeSections(`# A\n\n${kilobyte(index).slice(0, 500)}\n\n## B\n\n${kilobyte(index).slice(500)}`, "agent"));
-const long = Array.from({ length: 20 }, (_, index) => `## Part ${index}\n\n${kilobyte(index)}\n\n${kilobyte(index + 1)}`).join("\n\n");
+await perSecond("node summaries, 1 KB text in 2 sections", (index) =>
+  summarizer.summarizeSections(
+    `# A\n\n${kilobyte(index).slice(0, 500)}\n\n## B\n\n${kilobyte(index).slice(500)}`,
+    "agent",
+  ),
+);
+const long = Array.from(
+  { length: 20 },
+  (_, index) => `## Part ${index}\n\n${kilobyte(index)}\n\n${kilobyte(index + 1)}`,
+).join("\n\n");
 await perSecond("summary and node summaries, 40 KB text in 20 sections", async (index) => {
   await summarizer.summarize(long + index, "user");
   await summarizer.summarizeSections(long + index, "user");

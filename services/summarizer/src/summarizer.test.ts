@@ -27,8 +27,23 @@ test("texts under minChars get an empty summary without asking the provider", as
 });
 
 test("sections over the threshold get one or two sentences each, with outline ids and spans", async () => {
-  const text = [`# Cache`, paragraph("cache"), `## Eviction`, paragraph("eviction"), `## Tiny`, `Too short.`, `# Search`, paragraph("search")].join("\n\n");
-  const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(work), work, minChars: 500, sectionMinChars: 150, maxTextChars: 100_000 });
+  const text = [
+    `# Cache`,
+    paragraph("cache"),
+    `## Eviction`,
+    paragraph("eviction"),
+    `## Tiny`,
+    `Too short.`,
+    `# Search`,
+    paragraph("search"),
+  ].join("\n\n");
+  const summarizer = createSummarizer({
+    provider: createBuiltinSummaryProvider(work),
+    work,
+    minChars: 500,
+    sectionMinChars: 150,
+    maxTextChars: 100_000,
+  });
   const sections = await summarizer.summarizeSections(text, "agent");
   assert.deepEqual(
     sections.map((s) => s.nodeId),
@@ -47,8 +62,17 @@ test("sections over the threshold get one or two sentences each, with outline id
 });
 
 test("texts over maxTextChars are INVALID_ARGUMENT for both operations", async () => {
-  const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(work), work, minChars: 10, sectionMinChars: 10, maxTextChars: 100 });
-  for (const call of [() => summarizer.summarize("x".repeat(101), "user"), () => summarizer.summarizeSections("x".repeat(101), "user")]) {
+  const summarizer = createSummarizer({
+    provider: createBuiltinSummaryProvider(work),
+    work,
+    minChars: 10,
+    sectionMinChars: 10,
+    maxTextChars: 100,
+  });
+  for (const call of [
+    () => summarizer.summarize("x".repeat(101), "user"),
+    () => summarizer.summarizeSections("x".repeat(101), "user"),
+  ]) {
     await assert.rejects(call(), (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT");
   }
 });
@@ -80,10 +104,20 @@ test("a provider's answers longer than the store's limits are cut at a word with
   const text = `# ${heading}\n\n${paragraph("valve").repeat(5)}`;
   const summarizer = createSummarizer({ provider, work, minChars: 500, sectionMinChars: 150, maxTextChars: 100_000 });
   const summary = await summarizer.summarize(text, "agent");
-  assert.ok(summary.length <= summaryCharLimit && summary.length > summaryCharLimit - 100, `${summary.length} characters`);
+  assert.ok(
+    summary.length <= summaryCharLimit && summary.length > summaryCharLimit - 100,
+    `${summary.length} characters`,
+  );
   const kept = summary.slice(0, -1);
-  assert.ok(summary.endsWith("…") && rambling.startsWith(kept) && rambling.charAt(kept.length) === " ", "cut after a whole word");
+  assert.ok(
+    summary.endsWith("…") && rambling.startsWith(kept) && rambling.charAt(kept.length) === " ",
+    "cut after a whole word",
+  );
   const [section] = await summarizer.summarizeSections(text, "agent");
   assert.ok(section!.summary.length <= summaryCharLimit && section!.summary.endsWith("…"));
-  assert.ok(section!.heading.length <= headingCharLimit && heading.startsWith(section!.heading.slice(0, -1)) && section!.heading.endsWith("Valve…"));
+  assert.ok(
+    section!.heading.length <= headingCharLimit &&
+      heading.startsWith(section!.heading.slice(0, -1)) &&
+      section!.heading.endsWith("Valve…"),
+  );
 });

@@ -1,4 +1,10 @@
-import { headingCharLimit, invalidArgument, observeProviderRequest, providerError, summaryCharLimit } from "@context-hub/common";
+import {
+  headingCharLimit,
+  invalidArgument,
+  observeProviderRequest,
+  providerError,
+  summaryCharLimit,
+} from "@context-hub/common";
 import { fitSummary } from "./summary-cleanup.js";
 import type { SummaryProvider, TextSource } from "./summary-provider.js";
 import type { SummaryTextWork } from "./summary-text-work.js";
@@ -57,7 +63,11 @@ export interface Summarizer {
 export function createSummarizer(options: SummarizerOptions): Summarizer {
   const { provider, work, minChars, sectionMinChars, maxTextChars } = options;
   const checkSize = (text: string) => {
-    if (text.length > maxTextChars) throw invalidArgument(`text has ${text.length} characters; at most ${maxTextChars} are accepted`, "shorten the text or split it into several entries");
+    if (text.length > maxTextChars)
+      throw invalidArgument(
+        `text has ${text.length} characters; at most ${maxTextChars} are accepted`,
+        "shorten the text or split it into several entries",
+      );
   };
   return {
     describe: () => ({ ...provider.describe(), minChars }),
@@ -65,7 +75,9 @@ export function createSummarizer(options: SummarizerOptions): Summarizer {
     async summarize(text, source, signal) {
       checkSize(text);
       if (text.length < minChars) return "";
-      const summary = await observeProviderRequest(provider.describe().provider, "summarize", () => provider.summarize({ text, source }, signal));
+      const summary = await observeProviderRequest(provider.describe().provider, "summarize", () =>
+        provider.summarize({ text, source }, signal),
+      );
       return fitSummary(summary, summaryCharLimit);
     },
     async summarizeSections(text, source, signal) {
@@ -74,12 +86,26 @@ export function createSummarizer(options: SummarizerOptions): Summarizer {
       if (sections.length === 0) return [];
       const { provider: name, model } = provider.describe();
       const summaries = await observeProviderRequest(name, "summarize_sections", () =>
-        provider.summarizeSections({ sections: sections.map((section) => ({ heading: section.heading, path: section.path, text: text.slice(section.start, section.end) })), source }, signal),
+        provider.summarizeSections(
+          {
+            sections: sections.map((section) => ({
+              heading: section.heading,
+              path: section.path,
+              text: text.slice(section.start, section.end),
+            })),
+            source,
+          },
+          signal,
+        ),
       );
       if (summaries.length !== sections.length) {
-        throw providerError({ provider: name, operation: "section summaries", model }, `${summaries.length} summaries for ${sections.length} sections`, {
-          remedy: "check that SUMMARIZER_PROVIDER and SUMMARIZER_BASE_URL point at a server speaking this API",
-        });
+        throw providerError(
+          { provider: name, operation: "section summaries", model },
+          `${summaries.length} summaries for ${sections.length} sections`,
+          {
+            remedy: "check that SUMMARIZER_PROVIDER and SUMMARIZER_BASE_URL point at a server speaking this API",
+          },
+        );
       }
       return sections
         .map((section, index) => ({

@@ -3,14 +3,25 @@ import assert from "node:assert/strict";
 import { cleanSummary, fitSummary, hasReasoning, stripPreamble, stripReasoning } from "./summary-cleanup.js";
 
 test("think blocks are removed wherever they are, in every common spelling", () => {
-  assert.equal(stripReasoning("<think>\nThe user wants X. Let me plan.\n</think>\n\nThe team moved to Postgres."), "The team moved to Postgres.");
-  assert.equal(stripReasoning('<thinking>a</thinking>Result one. <reasoning type="x">b</reasoning>Result two.'), "Result one. Result two.");
+  assert.equal(
+    stripReasoning("<think>\nThe user wants X. Let me plan.\n</think>\n\nThe team moved to Postgres."),
+    "The team moved to Postgres.",
+  );
+  assert.equal(
+    stripReasoning('<thinking>a</thinking>Result one. <reasoning type="x">b</reasoning>Result two.'),
+    "Result one. Result two.",
+  );
   assert.equal(stripReasoning("<THINK>shouting</THINK>Done."), "Done.");
   assert.equal(stripReasoning("<think>first</think><think>second</think>Kept."), "Kept.");
 });
 
 test("an orphan closing tag drops everything before it; an unterminated opening tag drops everything after it", () => {
-  assert.equal(stripReasoning("Okay, the prompt says to summarise... so I will say this.\n</think>\nThe migration failed on a missing index."), "The migration failed on a missing index.");
+  assert.equal(
+    stripReasoning(
+      "Okay, the prompt says to summarise... so I will say this.\n</think>\nThe migration failed on a missing index.",
+    ),
+    "The migration failed on a missing index.",
+  );
   assert.equal(stripReasoning("<think>I ran out of tokens while still thinking about"), "");
   assert.equal(stripReasoning("  <think>\nstill going"), "");
 });
@@ -54,7 +65,10 @@ test("a summary that merely starts with similar words keeps them", () => {
 });
 
 test("the answer becomes one paragraph", () => {
-  assert.equal(cleanSummary("First line of the summary.\n\nSecond line,\n  continued."), "First line of the summary. Second line, continued.");
+  assert.equal(
+    cleanSummary("First line of the summary.\n\nSecond line,\n  continued."),
+    "First line of the summary. Second line, continued.",
+  );
 });
 
 test("a summary over the limit is cut at a word with an ellipsis, and never passes the limit", () => {

@@ -58,11 +58,13 @@ export function stripReasoning(text: string): string {
   let result = withoutReasoningBlocks(text);
   let lastClosingEnd = -1;
   reasoningClosing.lastIndex = 0;
-  for (let closing = reasoningClosing.exec(result); closing !== null; closing = reasoningClosing.exec(result)) lastClosingEnd = closing.index + closing[0].length;
+  for (let closing = reasoningClosing.exec(result); closing !== null; closing = reasoningClosing.exec(result))
+    lastClosingEnd = closing.index + closing[0].length;
   if (lastClosingEnd >= 0) result = result.slice(lastClosingEnd);
   reasoningOpening.lastIndex = 0;
   const opening = reasoningOpening.exec(result);
-  if (opening !== null && result.includes(">", opening.index + opening[0].length)) result = result.slice(0, opening.index);
+  if (opening !== null && result.includes(">", opening.index + opening[0].length))
+    result = result.slice(0, opening.index);
   return result.trim();
 }
 
@@ -74,9 +76,15 @@ const preambles: RegExp[] = [
   // "Here is a concise summary of the report:" / "Here's the one-paragraph summary you asked for:"
   new RegExp(String.raw`here(?:'s|’s|\s+is|\s+are)\b[^\n:]{0,120}?\b${summaryWord}\b[^\n:]{0,80}:\s*`, "iy"),
   // "Here is a summary of the text." on a line of its own.
-  new RegExp(String.raw`here(?:'s|’s|\s+is|\s+are)\b[^\n]{0,120}?\b${summaryWord}\b[^\n]{0,80}?[.!]?[^\S\n]*\n\s*`, "iy"),
+  new RegExp(
+    String.raw`here(?:'s|’s|\s+is|\s+are)\b[^\n]{0,120}?\b${summaryWord}\b[^\n]{0,80}?[.!]?[^\S\n]*\n\s*`,
+    "iy",
+  ),
   // "Summary:", "**Summary:**", "## Summary:", "TL;DR - …", "Concise summary — …" (a hyphen only with a space before it, so "Summary-based" stays).
-  new RegExp(String.raw`(?:#{1,6}\s*)?(?:(?:\*\*|__)\s*)?(?:(?:a|the)\s+)?(?:(?:concise|short|brief|one-paragraph|final)\s+)?${summaryWord}(?:\*\*|__)?(?:\s*[:–—]|\s+-)\s*(?:\*\*|__)?\s*`, "iy"),
+  new RegExp(
+    String.raw`(?:#{1,6}\s*)?(?:(?:\*\*|__)\s*)?(?:(?:a|the)\s+)?(?:(?:concise|short|brief|one-paragraph|final)\s+)?${summaryWord}(?:\*\*|__)?(?:\s*[:–—]|\s+-)\s*(?:\*\*|__)?\s*`,
+    "iy",
+  ),
   // "## Summary" or "**Summary**" as a heading line.
   new RegExp(String.raw`(?:#{1,6}\s*|\*\*|__)${summaryWord}(?:\*\*|__)?[^\S\n]*\n\s*`, "iy"),
 ];

@@ -12,8 +12,10 @@ export interface ChatPrompt {
 
 const focusOfSummary: Record<TextSource, string> = {
   user: "The text was written by a person for AI agents. Say what the person wants (the intent) and every constraint, requirement or preference they state, including what must not be done.",
-  agent: "The text was written by an AI agent (a report, plan or notes). Say what the agent found and what it decided, with the reasons and results that matter, and what remains open.",
-  unspecified: "Say what the text is for: the intent and constraints it states, and the findings and decisions it records.",
+  agent:
+    "The text was written by an AI agent (a report, plan or notes). Say what the agent found and what it decided, with the reasons and results that matter, and what remains open.",
+  unspecified:
+    "Say what the text is for: the intent and constraints it states, and the findings and decisions it records.",
 };
 
 const focusOfSection: Record<TextSource, string> = {

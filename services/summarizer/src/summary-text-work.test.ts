@@ -37,7 +37,13 @@ test("the worker computes what the functions compute on the calling thread", asy
 });
 
 test("a text whose summary outlives the budget fails with TEXT_BUDGET_EXCEEDED naming the summarize stage", async () => {
-  const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(tight), work: tight, minChars: 500, sectionMinChars: 400, maxTextChars: 1_000_000 });
+  const summarizer = createSummarizer({
+    provider: createBuiltinSummaryProvider(tight),
+    work: tight,
+    minChars: 500,
+    sectionMinChars: 400,
+    maxTextChars: 1_000_000,
+  });
   await assert.rejects(summarizer.summarize(report(300_000), "agent"), (error: unknown) => {
     assert.ok(isContextHubError(error));
     assert.equal(error.code, "TEXT_BUDGET_EXCEEDED");
@@ -48,9 +54,18 @@ test("a text whose summary outlives the budget fails with TEXT_BUDGET_EXCEEDED n
 });
 
 test("node summaries over the budget fail naming their stage: the outline, or the node summaries", async () => {
-  const summarizer = createSummarizer({ provider: createBuiltinSummaryProvider(tight), work: tight, minChars: 500, sectionMinChars: 400, maxTextChars: 1_000_000 });
+  const summarizer = createSummarizer({
+    provider: createBuiltinSummaryProvider(tight),
+    work: tight,
+    minChars: 500,
+    sectionMinChars: 400,
+    maxTextChars: 1_000_000,
+  });
   await assert.rejects(
     summarizer.summarizeSections(report(300_000), "agent"),
-    (error: unknown) => isContextHubError(error) && error.code === "TEXT_BUDGET_EXCEEDED" && /^(outline|node summaries): the text took longer than its 10 ms budget/.test(error.message),
+    (error: unknown) =>
+      isContextHubError(error) &&
+      error.code === "TEXT_BUDGET_EXCEEDED" &&
+      /^(outline|node summaries): the text took longer than its 10 ms budget/.test(error.message),
   );
 });

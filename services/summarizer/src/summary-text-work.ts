@@ -5,7 +5,10 @@ import { summarizeExtractive, type ExtractiveOptions } from "./extractive-summar
 /** What the summarizer's worker module does, by task name; inputs and results cross the thread boundary by copy. */
 export interface SummaryTextTasks {
   summarize(input: { text: string; options: ExtractiveOptions }): string;
-  summarizeSections(input: { sections: { text: string; focus: string }[]; options: Omit<ExtractiveOptions, "focus"> }): string[];
+  summarizeSections(input: {
+    sections: { text: string; focus: string }[];
+    options: Omit<ExtractiveOptions, "focus">;
+  }): string[];
   outline(input: { text: string; minChars: number }): OutlineSection[];
 }
 
@@ -19,7 +22,11 @@ export interface SummaryTextWork {
   /** The extractive summary of `text` (stage "summarize"). */
   summarize(text: string, options: ExtractiveOptions, signal?: AbortSignal): Promise<string>;
   /** One extractive summary per section, focused on its heading (stage "node summaries"). */
-  summarizeSections(sections: { text: string; focus: string }[], options: Omit<ExtractiveOptions, "focus">, signal?: AbortSignal): Promise<string[]>;
+  summarizeSections(
+    sections: { text: string; focus: string }[],
+    options: Omit<ExtractiveOptions, "focus">,
+    signal?: AbortSignal,
+  ): Promise<string[]>;
   /** The heading sections of `text` (see `parseOutline`) spanning at least `minChars` (stage "outline"). */
   outline(text: string, minChars: number, signal?: AbortSignal): Promise<OutlineSection[]>;
   /** Readiness: a worker has started. */
@@ -40,19 +47,40 @@ const budgetSetting = "SUMMARIZER_TEXT_BUDGET_MS";
 /** The tasks themselves: what a worker runs, and what the calling thread runs for short texts. */
 export const summaryTextTasks: SummaryTextTasks = {
   summarize: ({ text, options }) => summarizeExtractive(text, options),
-  summarizeSections: ({ sections, options }) => sections.map((section) => summarizeExtractive(section.text, { ...options, focus: section.focus })),
+  summarizeSections: ({ sections, options }) =>
+    sections.map((section) => summarizeExtractive(section.text, { ...options, focus: section.focus })),
   outline: ({ text, minChars }) => parseOutline(text).filter((section) => section.end - section.start >= minChars),
 };
 
 /** Summarizer text work on a pool of worker threads running summary-worker.js. */
 export function createSummaryTextWork(options: SummaryTextWorkOptions): SummaryTextWork {
-  const pool: WorkerPool = createWorkerPool({ name: "summarizer", script: new URL("./summary-worker.js", import.meta.url), maxWorkers: options.workers, maxOldGenerationSizeMb: 512 });
-  const run = async <K extends keyof SummaryTextTasks>(task: K, stage: string, input: Parameters<SummaryTextTasks[K]>[0], texts: string[], signal: AbortSignal | undefined) => {
-    if (isInlineText(texts)) return (summaryTextTasks[task] as (input: Parameters<SummaryTextTasks[K]>[0]) => ReturnType<SummaryTextTasks[K]>)(input);
-    return pool.run<ReturnType<SummaryTextTasks[K]>>(task, input, { stage, budgetMs: options.budgetMs, budgetSetting, signal });
+  const pool: WorkerPool = createWorkerPool({
+    name: "summarizer",
+    script: new URL("./summary-worker.js", import.meta.url),
+    maxWorkers: options.workers,
+    maxOldGenerationSizeMb: 512,
+  });
+  const run = async <K extends keyof SummaryTextTasks>(
+    task: K,
+    stage: string,
+    input: Parameters<SummaryTextTasks[K]>[0],
+    texts: string[],
+    signal: AbortSignal | undefined,
+  ) => {
+    if (isInlineText(texts))
+      return (summaryTextTasks[task] as (input: Parameters<SummaryTextTasks[K]>[0]) => ReturnType<SummaryTextTasks[K]>)(
+        input,
+      );
+    return pool.run<ReturnType<SummaryTextTasks[K]>>(task, input, {
+      stage,
+      budgetMs: options.budgetMs,
+      budgetSetting,
+      signal,
+    });
   };
   return {
-    summarize: (text, extractive, signal) => run("summarize", "summarize", { text, options: extractive }, [text], signal),
+    summarize: (text, extractive, signal) =>
+      run("summarize", "summarize", { text, options: extractive }, [text], signal),
     summarizeSections: (sections, extractive, signal) =>
       run(
         "summarizeSections",

@@ -19,7 +19,10 @@ const generator = (await import(pathToFileURL(join(root, "scripts/configuration-
 test("docs/configuration.md is what the config schemas generate", async () => {
   const expected = await generator.renderConfigurationReference();
   const actual = readFileSync(generator.referencePath, "utf8");
-  assert.ok(actual === expected, `docs/configuration.md differs from the config schemas: run \`${generator.fixCommand}\` and commit the result`);
+  assert.ok(
+    actual === expected,
+    `docs/configuration.md differs from the config schemas: run \`${generator.fixCommand}\` and commit the result`,
+  );
 });
 
 test("the generator is deterministic", async () => {
@@ -28,12 +31,23 @@ test("the generator is deterministic", async () => {
 
 test("the reference lists every service and the variables each reads, tracing's included", async () => {
   const defined = await generator.definedVariables();
-  assert.deepEqual([...defined.keys()], ["Every service", "Gateway", "Store", "Embedder", "Summarizer", "Reranker", "The context-hub command"]);
+  assert.deepEqual(
+    [...defined.keys()],
+    ["Every service", "Gateway", "Store", "Embedder", "Summarizer", "Reranker", "The context-hub command"],
+  );
   const every = defined.get("Every service") ?? [];
-  for (const name of ["LOG_LEVEL", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SERVICE_NAME", "OTEL_SDK_DISABLED"]) assert.ok(every.includes(name), name);
+  for (const name of [
+    "LOG_LEVEL",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_SERVICE_NAME",
+    "OTEL_SDK_DISABLED",
+  ])
+    assert.ok(every.includes(name), name);
   assert.ok(defined.get("Gateway")?.includes("GATEWAY_RERANK_TIMEOUT_MS"));
   assert.ok(defined.get("Store")?.includes("STORE_SEARCH_LANGUAGE"), "the search variables are part of the store's");
   assert.ok(defined.get("The context-hub command")?.includes("CONTEXT_HUB_TOKEN"));
   // A variable is listed once: the shared ones only under "Every service".
-  for (const [title, names] of defined) if (title !== "Every service") assert.equal(names.includes("LOG_LEVEL"), false, title);
+  for (const [title, names] of defined)
+    if (title !== "Every service") assert.equal(names.includes("LOG_LEVEL"), false, title);
 });

@@ -30,12 +30,24 @@ test("the .proto files are lint-clean", () => {
 test("committed generated code matches the .proto files", (t) => {
   const out = mkdtempSync(join(tmpdir(), "context-hub-gen-"));
   t.after(() => rmSync(out, { recursive: true, force: true }));
-  execFileSync(join(bin, "buf"), ["generate", "--output", out], { cwd: protoDir, stdio: "pipe", env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` } });
+  execFileSync(join(bin, "buf"), ["generate", "--output", out], {
+    cwd: protoDir,
+    stdio: "pipe",
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` },
+  });
   const fresh = join(out, "src", "gen");
   execFileSync(process.execPath, [join(root, "scripts", "mark-generated.js"), fresh]);
   const committed = join(protoDir, "src", "gen");
-  assert.deepEqual(listFiles(fresh), listFiles(committed), "the set of generated files differs: run `npm run generate`");
+  assert.deepEqual(
+    listFiles(fresh),
+    listFiles(committed),
+    "the set of generated files differs: run `npm run generate`",
+  );
   for (const file of listFiles(committed)) {
-    assert.equal(readFileSync(join(fresh, file), "utf8"), readFileSync(join(committed, file), "utf8"), `${file} drifted from its .proto: run \`npm run generate\``);
+    assert.equal(
+      readFileSync(join(fresh, file), "utf8"),
+      readFileSync(join(committed, file), "utf8"),
+      `${file} drifted from its .proto: run \`npm run generate\``,
+    );
   }
 });

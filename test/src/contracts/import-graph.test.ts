@@ -19,7 +19,11 @@ const root = resolve(fileURLToPath(import.meta.url), "../../../..");
 /** Workspaces by layer: a workspace may import its own layer's shared kit and every lower layer. */
 const layers: readonly { layer: number; dirs: readonly string[]; peersMayImportEachOther: boolean }[] = [
   { layer: 0, dirs: ["proto", "packages/common", "packages/text"], peersMayImportEachOther: true },
-  { layer: 1, dirs: ["services/embedder", "services/summarizer", "services/reranker", "services/store", "services/gateway"], peersMayImportEachOther: false },
+  {
+    layer: 1,
+    dirs: ["services/embedder", "services/summarizer", "services/reranker", "services/store", "services/gateway"],
+    peersMayImportEachOther: false,
+  },
   { layer: 2, dirs: ["apps/cli"], peersMayImportEachOther: false },
 ];
 
@@ -55,7 +59,8 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
-const specifierPattern = /(?:^|[\s;])(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']|(?:^|[\s;])import\s*\(?\s*["']([^"']+)["']/g;
+const specifierPattern =
+  /(?:^|[\s;])(?:import|export)\s[^;]*?\sfrom\s*["']([^"']+)["']|(?:^|[\s;])import\s*\(?\s*["']([^"']+)["']/g;
 
 /** The module specifiers a file names in its import and re-export statements (type-only ones included). */
 function importsOf(file: string): string[] {
@@ -67,7 +72,8 @@ function importsOf(file: string): string[] {
 
 function resolveRelative(from: string, specifier: string): string | undefined {
   const base = resolve(dirname(from), specifier);
-  for (const candidate of [base.replace(/\.js$/, ".ts"), `${base}.ts`, join(base, "index.ts")]) if (existsSync(candidate)) return candidate;
+  for (const candidate of [base.replace(/\.js$/, ".ts"), `${base}.ts`, join(base, "index.ts")])
+    if (existsSync(candidate)) return candidate;
   return undefined;
 }
 
@@ -153,7 +159,8 @@ test("workspaces import only downwards: kit below services, services apart, appl
         const name = specifier.split("/").slice(0, 2).join("/");
         const target = byName.get(name);
         if (target === undefined || target === workspace) continue;
-        const allowed = target.layer < workspace.layer || (target.layer === workspace.layer && workspace.peersMayImportEachOther);
+        const allowed =
+          target.layer < workspace.layer || (target.layer === workspace.layer && workspace.peersMayImportEachOther);
         if (!allowed) wrong.push(`${relative(root, file)} imports ${specifier}`);
       }
   assert.deepEqual(wrong, []);
@@ -189,7 +196,8 @@ function storeImportProblem(file: string, target: string): string | undefined {
   if (from === to) return undefined;
   const fromRank = storeRank.get(from);
   const toRank = storeRank.get(to);
-  if (fromRank === undefined || toRank === undefined) return `the store's folder order does not place ${fromRank === undefined ? from : to}/ (add it here and to docs/architecture.md)`;
+  if (fromRank === undefined || toRank === undefined)
+    return `the store's folder order does not place ${fromRank === undefined ? from : to}/ (add it here and to docs/architecture.md)`;
   if (toRank < fromRank) return `${to}/ is above ${from}/`;
   if (toRank === fromRank) return `${to}/ is beside ${from}/`;
   return undefined;
@@ -241,9 +249,17 @@ test("the gateway's MCP tools and schemas do not import proto, but for the liste
     const proto = importsOf(file).filter((specifier) => protoPattern.test(specifier));
     if (proto.length > 0) found.set(relative(root, file), [...new Set(proto)].sort());
   }
-  const unexpected = [...found].filter(([file, specifiers]) => specifiers.some((specifier) => !(mcpProtoExceptions.get(file) ?? []).includes(specifier)));
-  assert.deepEqual(unexpected, [], "MCP code calls a domain client in services/gateway/src/clients/ instead of speaking proto");
-  const stale = [...mcpProtoExceptions].filter(([file, specifiers]) => specifiers.some((specifier) => !(found.get(file) ?? []).includes(specifier)));
+  const unexpected = [...found].filter(([file, specifiers]) =>
+    specifiers.some((specifier) => !(mcpProtoExceptions.get(file) ?? []).includes(specifier)),
+  );
+  assert.deepEqual(
+    unexpected,
+    [],
+    "MCP code calls a domain client in services/gateway/src/clients/ instead of speaking proto",
+  );
+  const stale = [...mcpProtoExceptions].filter(([file, specifiers]) =>
+    specifiers.some((specifier) => !(found.get(file) ?? []).includes(specifier)),
+  );
   assert.deepEqual(stale, [], "an exception no longer needed is taken off the list");
 });
 
@@ -260,12 +276,25 @@ test("the checker sees a cycle when there is one", () => {
 test("the store's folder check sees imports up, beside and outside the order", () => {
   const store = (path: string) => join(root, "services/store/src", path);
   assert.equal(storeImportProblem(store("entries/write-scope/entry-insert.ts"), store("model/ids.ts")), undefined);
-  assert.equal(storeImportProblem(store("entries/write-scope/entry-insert.ts"), store("entries/entry-ports.ts")), undefined);
+  assert.equal(
+    storeImportProblem(store("entries/write-scope/entry-insert.ts"), store("entries/entry-ports.ts")),
+    undefined,
+  );
   assert.equal(storeImportProblem(store("index.ts"), store("search/search.ts")), undefined);
   assert.equal(storeImportProblem(store("model/ids.ts"), store("search/search.ts")), "search/ is above model/");
-  assert.equal(storeImportProblem(store("db/migrations/index.ts"), store("entries/entry-ports.ts")), "entries/ is above db/");
+  assert.equal(
+    storeImportProblem(store("db/migrations/index.ts"), store("entries/entry-ports.ts")),
+    "entries/ is above db/",
+  );
   assert.equal(storeImportProblem(store("audit/audit.ts"), store("keys/api-keys.ts")), "keys/ is beside audit/");
   assert.equal(storeImportProblem(store("search/search.ts"), store("config.ts")), "(wiring)/ is above search/");
-  assert.match(storeImportProblem(store("workflows/flow.ts"), store("model/ids.ts")) ?? "", /does not place workflows\//);
-  assert.ok(protoPattern.test("@context-hub/proto") && protoPattern.test("@bufbuild/protobuf/wkt") && !protoPattern.test("@context-hub/protocol"));
+  assert.match(
+    storeImportProblem(store("workflows/flow.ts"), store("model/ids.ts")) ?? "",
+    /does not place workflows\//,
+  );
+  assert.ok(
+    protoPattern.test("@context-hub/proto") &&
+      protoPattern.test("@bufbuild/protobuf/wkt") &&
+      !protoPattern.test("@context-hub/protocol"),
+  );
 });

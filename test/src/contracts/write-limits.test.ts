@@ -76,16 +76,36 @@ interface Boundary {
 }
 
 const boundaries: Boundary[] = [
-  { name: "thread id length", at: { ...plain, threadId: "t".repeat(entryLimits.threadIdChars) }, past: { ...plain, threadId: "t".repeat(entryLimits.threadIdChars + 1) } },
-  { name: "text length", at: { ...plain, text: "x".repeat(entryLimits.textChars) }, past: { ...plain, text: "x".repeat(entryLimits.textChars + 1) } },
+  {
+    name: "thread id length",
+    at: { ...plain, threadId: "t".repeat(entryLimits.threadIdChars) },
+    past: { ...plain, threadId: "t".repeat(entryLimits.threadIdChars + 1) },
+  },
+  {
+    name: "text length",
+    at: { ...plain, text: "x".repeat(entryLimits.textChars) },
+    past: { ...plain, text: "x".repeat(entryLimits.textChars + 1) },
+  },
   {
     name: "tags per entry",
     at: { ...plain, tags: Array.from({ length: entryLimits.tags }, (_, index) => `tag${index}`) },
     past: { ...plain, tags: Array.from({ length: entryLimits.tags + 1 }, (_, index) => `tag${index}`) },
   },
-  { name: "tag length", at: { ...plain, tags: ["g".repeat(entryLimits.tagChars)] }, past: { ...plain, tags: ["g".repeat(entryLimits.tagChars + 1)] } },
-  { name: "metadata size", at: { ...plain, metadata: metadataOfBytes(entryLimits.metadataBytes) }, past: { ...plain, metadata: metadataOfBytes(entryLimits.metadataBytes + 1) } },
-  { name: "metadata depth", at: { ...plain, metadata: metadataOfDepth(entryLimits.metadataDepth) }, past: { ...plain, metadata: metadataOfDepth(entryLimits.metadataDepth + 1) } },
+  {
+    name: "tag length",
+    at: { ...plain, tags: ["g".repeat(entryLimits.tagChars)] },
+    past: { ...plain, tags: ["g".repeat(entryLimits.tagChars + 1)] },
+  },
+  {
+    name: "metadata size",
+    at: { ...plain, metadata: metadataOfBytes(entryLimits.metadataBytes) },
+    past: { ...plain, metadata: metadataOfBytes(entryLimits.metadataBytes + 1) },
+  },
+  {
+    name: "metadata depth",
+    at: { ...plain, metadata: metadataOfDepth(entryLimits.metadataDepth) },
+    past: { ...plain, metadata: metadataOfDepth(entryLimits.metadataDepth + 1) },
+  },
   {
     name: "metadata key length",
     at: { ...plain, metadata: { ["k".repeat(entryLimits.metadataKeyChars)]: 1 } },
@@ -96,7 +116,11 @@ const boundaries: Boundary[] = [
     at: { ...plain, images: Array.from({ length: entryLimits.images }, () => png(64)) },
     past: { ...plain, images: Array.from({ length: entryLimits.images + 1 }, () => png(64)) },
   },
-  { name: "image size", at: { ...plain, images: [png(entryLimits.imageBytes)] }, past: { ...plain, images: [png(entryLimits.imageBytes + 1)] } },
+  {
+    name: "image size",
+    at: { ...plain, images: [png(entryLimits.imageBytes)] },
+    past: { ...plain, images: [png(entryLimits.imageBytes + 1)] },
+  },
 ];
 
 describe("write limits: gateway and store agree", () => {
@@ -116,8 +140,16 @@ describe("write limits: gateway and store agree", () => {
     test(`${boundary.name}: at the limit passes both, one past it fails both`, () => {
       assert.equal(gatewayProblem(boundary.at), undefined, `the gateway refuses the ${boundary.name} at the limit`);
       assert.equal(storeProblem(boundary.at), undefined, `the store refuses the ${boundary.name} at the limit`);
-      assert.notEqual(gatewayProblem(boundary.past), undefined, `the gateway accepts the ${boundary.name} one past the limit`);
-      assert.notEqual(storeProblem(boundary.past), undefined, `the store accepts the ${boundary.name} one past the limit`);
+      assert.notEqual(
+        gatewayProblem(boundary.past),
+        undefined,
+        `the gateway accepts the ${boundary.name} one past the limit`,
+      );
+      assert.notEqual(
+        storeProblem(boundary.past),
+        undefined,
+        `the store accepts the ${boundary.name} one past the limit`,
+      );
     });
   }
 
@@ -128,6 +160,9 @@ describe("write limits: gateway and store agree", () => {
   });
 
   test("the store names the limit a too-long metadata key breaks", () => {
-    assert.equal(storeProblem({ ...plain, metadata: { ["k".repeat(129)]: 1 } }), "metadata keys must be 1 to 128 characters (got one of 129)");
+    assert.equal(
+      storeProblem({ ...plain, metadata: { ["k".repeat(129)]: 1 } }),
+      "metadata keys must be 1 to 128 characters (got one of 129)",
+    );
   });
 });

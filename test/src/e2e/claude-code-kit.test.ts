@@ -24,15 +24,27 @@ function project(t: { after: (fn: () => void) => void }): string {
 }
 
 function init(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [bin, "init", ...args], { env: { ...process.env, ...env }, encoding: "utf8" });
+  const run = spawnSync(process.execPath, [bin, "init", ...args], {
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-const readJson = (path: string): Record<string, unknown> => JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+const readJson = (path: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
 /** Every file under .claude and .mcp.json, by path, to show that a refused run changed nothing. */
 function snapshot(dir: string): Record<string, string> {
-  const paths = [".mcp.json", ".claude/settings.json", `${hooks}/config.json`, `${hooks}/stop.mjs`, ".claude/skills/context-hub/SKILL.md"];
-  return Object.fromEntries(paths.filter((path) => existsSync(join(dir, path))).map((path) => [path, readFileSync(join(dir, path), "utf8")]));
+  const paths = [
+    ".mcp.json",
+    ".claude/settings.json",
+    `${hooks}/config.json`,
+    `${hooks}/stop.mjs`,
+    ".claude/skills/context-hub/SKILL.md",
+  ];
+  return Object.fromEntries(
+    paths.filter((path) => existsSync(join(dir, path))).map((path) => [path, readFileSync(join(dir, path), "utf8")]),
+  );
 }
 
 interface HookRun {
@@ -43,10 +55,19 @@ interface HookRun {
 }
 
 /** Runs one installed hook the way Claude Code does: the event as JSON on stdin, CLAUDE_PROJECT_DIR set. */
-function runHook(dir: string, script: string, event: Record<string, unknown> | string, env: NodeJS.ProcessEnv = {}): Promise<HookRun> {
+function runHook(
+  dir: string,
+  script: string,
+  event: Record<string, unknown> | string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<HookRun> {
   return new Promise((resolveRun, reject) => {
     const began = performance.now();
-    const child = spawn(process.execPath, [join(dir, hooks, script)], { cwd: dir, env: { ...process.env, CLAUDE_PROJECT_DIR: dir, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [join(dir, hooks, script)], {
+      cwd: dir,
+      env: { ...process.env, CLAUDE_PROJECT_DIR: dir, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -68,10 +89,26 @@ const common = (dir: string, sessionId: string, eventName: string, transcript = 
 
 /** A transcript in Claude Code's JSON Lines format: user turns, assistant text and tool calls, tool results. */
 function writeTranscript(path: string, assistantTexts: string[]): void {
-  const lines: unknown[] = [{ type: "user", message: { role: "user", content: "Find out why the nightly build fails." }, uuid: "u1", sessionId: "s" }];
+  const lines: unknown[] = [
+    {
+      type: "user",
+      message: { role: "user", content: "Find out why the nightly build fails." },
+      uuid: "u1",
+      sessionId: "s",
+    },
+  ];
   assistantTexts.forEach((text, index) => {
-    lines.push({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: `t${index}`, name: "Bash", input: { command: "npm test" } }] } });
-    lines.push({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: `t${index}`, content: "ok" }] } });
+    lines.push({
+      type: "assistant",
+      message: {
+        role: "assistant",
+        content: [{ type: "tool_use", id: `t${index}`, name: "Bash", input: { command: "npm test" } }],
+      },
+    });
+    lines.push({
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: `t${index}`, content: "ok" }] },
+    });
     lines.push({
       type: "assistant",
       message: {
@@ -91,14 +128,23 @@ test("init claude-code writes the kit, merges into existing settings and servers
   const dir = project(t);
   mkdirSync(join(dir, ".claude"));
   const otherStop = { hooks: [{ type: "command", command: "echo done" }] };
-  writeFileSync(join(dir, ".claude/settings.json"), JSON.stringify({ permissions: { allow: ["Bash(ls)"] }, hooks: { Stop: [otherStop] }, model: "opus" }));
+  writeFileSync(
+    join(dir, ".claude/settings.json"),
+    JSON.stringify({ permissions: { allow: ["Bash(ls)"] }, hooks: { Stop: [otherStop] }, model: "opus" }),
+  );
   writeFileSync(join(dir, ".mcp.json"), JSON.stringify({ mcpServers: { other: { command: "other-server" } } }));
 
-  const first = init(["claude-code", "--dir", dir, "--url", "https://hub.example.com/mcp", "--save-prompts"], { CONTEXT_HUB_TOKEN: "chk_secret_never_written" });
+  const first = init(["claude-code", "--dir", dir, "--url", "https://hub.example.com/mcp", "--save-prompts"], {
+    CONTEXT_HUB_TOKEN: "chk_secret_never_written",
+  });
   assert.equal(first.code, 0, first.stderr);
   assert.match(first.stdout, /wrote {5}\.claude\/settings\.json/);
 
-  const settings = readJson(join(dir, ".claude/settings.json")) as { permissions: unknown; model: string; hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]> };
+  const settings = readJson(join(dir, ".claude/settings.json")) as {
+    permissions: unknown;
+    model: string;
+    hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]>;
+  };
   assert.deepEqual(settings.permissions, { allow: ["Bash(ls)"] });
   assert.equal(settings.model, "opus");
   assert.deepEqual(settings.hooks.Stop?.[0], otherStop, "the project's own Stop hook is kept, first");
@@ -110,7 +156,11 @@ test("init claude-code writes the kit, merges into existing settings and servers
 
   const servers = (readJson(join(dir, ".mcp.json")) as { mcpServers: Record<string, unknown> }).mcpServers;
   assert.deepEqual(servers.other, { command: "other-server" });
-  assert.deepEqual(servers["context-hub"], { type: "http", url: "https://hub.example.com/mcp", headers: { Authorization: "Bearer ${CONTEXT_HUB_TOKEN:-}" } });
+  assert.deepEqual(servers["context-hub"], {
+    type: "http",
+    url: "https://hub.example.com/mcp",
+    headers: { Authorization: "Bearer ${CONTEXT_HUB_TOKEN:-}" },
+  });
   for (const content of Object.values(snapshot(dir))) assert.doesNotMatch(content, /chk_secret_never_written/);
   const skill = readFileSync(join(dir, ".claude/skills/context-hub/SKILL.md"), "utf8");
   assert.match(skill, /^---\nname: context-hub\ndescription: .+\n---\n/);
@@ -131,7 +181,11 @@ test("init claude-code writes the kit, merges into existing settings and servers
   const forced = init(["claude-code", "--dir", dir, "--url", "http://127.0.0.1:9000/mcp", "--force"]);
   assert.equal(forced.code, 0, forced.stderr);
   const forcedSettings = readJson(join(dir, ".claude/settings.json")) as { hooks: Record<string, unknown[]> };
-  assert.equal(forcedSettings.hooks.UserPromptSubmit, undefined, "--force removes the prompt hook this run does not want");
+  assert.equal(
+    forcedSettings.hooks.UserPromptSubmit,
+    undefined,
+    "--force removes the prompt hook this run does not want",
+  );
   assert.deepEqual(forcedSettings.hooks.Stop?.[0], otherStop);
   assert.equal((readJson(join(dir, `${hooks}/config.json`)) as { url: string }).url, "http://127.0.0.1:9000/mcp");
 });
@@ -139,9 +193,15 @@ test("init claude-code writes the kit, merges into existing settings and servers
 test("init claude-code refuses bad input and a settings file it cannot read, writing nothing", (t) => {
   const dir = project(t);
   assert.equal(init(["claude-code", "--dir", dir, "--url", "http://x/mcp", "--stdio"]).code, 2);
-  assert.match(init(["claude-code", "--dir", dir, "--url", "ftp://x/mcp"]).stderr, /--url must be http:\/\/ or https:\/\//);
+  assert.match(
+    init(["claude-code", "--dir", dir, "--url", "ftp://x/mcp"]).stderr,
+    /--url must be http:\/\/ or https:\/\//,
+  );
   assert.match(init(["cursor", "--dir", dir]).stderr, /unknown client "cursor"/);
-  assert.match(init(["claude-code", "--dir", dir, "--token-env", "NOT-A-NAME"]).stderr, /not an environment variable name/);
+  assert.match(
+    init(["claude-code", "--dir", dir, "--token-env", "NOT-A-NAME"]).stderr,
+    /not an environment variable name/,
+  );
   assert.match(init(["claude-code", "--dir", join(dir, "missing")]).stderr, /is not a directory/);
   mkdirSync(join(dir, ".claude"));
   writeFileSync(join(dir, ".claude/settings.json"), "{ not json");
@@ -157,9 +217,15 @@ test("init claude-code --stdio writes a server entry that starts a working hub a
   const dir = project(t);
   const run = init(["claude-code", "--dir", dir, "--stdio"]);
   assert.equal(run.code, 0, run.stderr);
-  const entry = (readJson(join(dir, ".mcp.json")) as { mcpServers: Record<string, { type: string; command: string; args: string[] }> }).mcpServers["context-hub"]!;
+  const entry = (
+    readJson(join(dir, ".mcp.json")) as {
+      mcpServers: Record<string, { type: string; command: string; args: string[] }>;
+    }
+  ).mcpServers["context-hub"]!;
   assert.equal(entry.type, "stdio");
-  assert.deepEqual(Object.keys((readJson(join(dir, ".claude/settings.json")) as { hooks: object }).hooks), ["SessionStart"]);
+  assert.deepEqual(Object.keys((readJson(join(dir, ".claude/settings.json")) as { hooks: object }).hooks), [
+    "SessionStart",
+  ]);
 
   // Launched as Claude Code would launch it, in the project directory.
   const transport = new StdioClientTransport({
@@ -172,12 +238,19 @@ test("init claude-code --stdio writes a server entry that starts a working hub a
   const client = new Client({ name: "kit-test", version: "1" });
   await client.connect(transport);
   try {
-    const ack = await callOk<{ context_id: string }>(client, "store_context", { thread_id: "kit", source: "agent", text: "Stored through the kit's stdio entry." });
+    const ack = await callOk<{ context_id: string }>(client, "store_context", {
+      thread_id: "kit",
+      source: "agent",
+      text: "Stored through the kit's stdio entry.",
+    });
     assert.equal(typeof ack.context_id, "string");
   } finally {
     await client.close();
   }
-  const start = await runHook(dir, "session-start.mjs", { ...common(dir, "stdio-session", "SessionStart"), source: "startup" });
+  const start = await runHook(dir, "session-start.mjs", {
+    ...common(dir, "stdio-session", "SessionStart"),
+    source: "startup",
+  });
   assert.equal(start.code, 0);
   assert.equal(start.stderr, "", "with stdio the start hook does not try to reach a hub");
   const output = JSON.parse(start.stdout) as { hookSpecificOutput: { additionalContext: string } };
@@ -185,7 +258,14 @@ test("init claude-code --stdio writes a server entry that starts a working hub a
 });
 
 interface Listed {
-  results: { id: string; thread_id: string; source: string; tags: string[]; metadata: Record<string, unknown>; preview: string }[];
+  results: {
+    id: string;
+    thread_id: string;
+    source: string;
+    tags: string[];
+    metadata: Record<string, unknown>;
+    preview: string;
+  }[];
 }
 
 test("the hooks store what Claude Code's events carry in the session's thread, and the start hook hands earlier summaries on", async (t) => {
@@ -196,20 +276,33 @@ test("the hooks store what Claude Code's events carry in the session's thread, a
   const dir = project(t);
   assert.equal(init(["claude-code", "--dir", dir, "--url", hub.url, "--save-prompts"]).code, 0);
   const thread = (session: string) => `claude-code/${basename(dir)}/${session}`;
-  const listThread = async (session: string) => (await callOk<Listed>(client, "search_context", { thread_id: thread(session), limit: 50 })).results;
+  const listThread = async (session: string) =>
+    (await callOk<Listed>(client, "search_context", { thread_id: thread(session), limit: 50 })).results;
 
-  const start = await runHook(dir, "session-start.mjs", { ...common(dir, "session-a", "SessionStart"), source: "startup", model: "claude-sonnet-4-5" });
+  const start = await runHook(dir, "session-start.mjs", {
+    ...common(dir, "session-a", "SessionStart"),
+    source: "startup",
+    model: "claude-sonnet-4-5",
+  });
   assert.equal(start.code, 0, start.stderr);
   assert.equal(start.stderr, "");
-  const started = JSON.parse(start.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+  const started = JSON.parse(start.stdout) as {
+    hookSpecificOutput: { hookEventName: string; additionalContext: string };
+  };
   assert.equal(started.hookSpecificOutput.hookEventName, "SessionStart");
-  assert.match(started.hookSpecificOutput.additionalContext, new RegExp(`Context Hub thread for this session: ${thread("session-a")}\n`));
+  assert.match(
+    started.hookSpecificOutput.additionalContext,
+    new RegExp(`Context Hub thread for this session: ${thread("session-a")}\n`),
+  );
   assert.deepEqual(
     (await listThread("session-a")).map((entry) => entry.tags),
     [["claude-code", "session-start"]],
   );
 
-  const prompt = await runHook(dir, "user-prompt-submit.mjs", { ...common(dir, "session-a", "UserPromptSubmit"), prompt: "Find out why the nightly build fails." });
+  const prompt = await runHook(dir, "user-prompt-submit.mjs", {
+    ...common(dir, "session-a", "UserPromptSubmit"),
+    prompt: "Find out why the nightly build fails.",
+  });
   assert.equal(prompt.code, 0, prompt.stderr);
   assert.equal(prompt.stdout, "", "anything printed would be added to the prompt");
   const stored = (await listThread("session-a")).find((entry) => entry.tags.includes("prompt"));
@@ -229,7 +322,9 @@ test("the hooks store what Claude Code's events carry in the session's thread, a
   assert.equal(stop.stdout, "");
   const summaryListing = (await listThread("session-a")).find((entry) => entry.tags.includes("session-summary"))!;
   assert.equal(summaryListing.metadata.event, "Stop");
-  const summary = await callOk<{ entries: { text: string }[] }>(client, "get_context_by_ids", { context_ids: [summaryListing.id] });
+  const summary = await callOk<{ entries: { text: string }[] }>(client, "get_context_by_ids", {
+    context_ids: [summaryListing.id],
+  });
   const text = summary.entries[0]!.text;
   assert.ok(text.length <= 4000, `summary is ${text.length} characters`);
   assert.doesNotMatch(text, /First look/, "only the last three messages");
@@ -251,20 +346,38 @@ test("the hooks store what Claude Code's events carry in the session's thread, a
   assert.equal(subagent.code, 0, subagent.stderr);
   const agentEntry = (await listThread("session-a")).find((entry) => entry.tags.includes("subagent-summary"))!;
   assert.equal(agentEntry.metadata.agent_type, "Explore");
-  assert.match(agentEntry.preview, /Subagent Explore finished[\s\S]*Scanned 41 workflow files[\s\S]*Only nightly\.yml sets NODE_OPTIONS/);
+  assert.match(
+    agentEntry.preview,
+    /Subagent Explore finished[\s\S]*Scanned 41 workflow files[\s\S]*Only nightly\.yml sets NODE_OPTIONS/,
+  );
 
   // A later turn stores a newer summary; the next session is told where the last one left off, once.
   writeTranscript(transcript, ["Opened the upstream issue; nothing else is left."]);
-  assert.equal((await runHook(dir, "stop.mjs", { ...common(dir, "session-a", "Stop"), stop_hook_active: false })).code, 0);
+  assert.equal(
+    (await runHook(dir, "stop.mjs", { ...common(dir, "session-a", "Stop"), stop_hook_active: false })).code,
+    0,
+  );
   const newest = (await listThread("session-a")).find((entry) => entry.tags.includes("session-summary"))!;
   assert.notEqual(newest.id, summaryListing.id);
-  const next = await runHook(dir, "session-start.mjs", { ...common(dir, "session-b", "SessionStart"), source: "startup" });
+  const next = await runHook(dir, "session-start.mjs", {
+    ...common(dir, "session-b", "SessionStart"),
+    source: "startup",
+  });
   assert.equal(next.code, 0, next.stderr);
-  const context = (JSON.parse(next.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
-  assert.match(context, new RegExp(`\n- ${newest.id} \\(${thread("session-a")}, [^)]*\\): Claude Code session session-a in ${basename(dir)}: where it left off Opened the upstream issue`));
+  const context = (JSON.parse(next.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput
+    .additionalContext;
+  assert.match(
+    context,
+    new RegExp(
+      `\n- ${newest.id} \\(${thread("session-a")}, [^)]*\\): Claude Code session session-a in ${basename(dir)}: where it left off Opened the upstream issue`,
+    ),
+  );
   assert.equal(context.split(thread("session-a")).length, 2, "one line per earlier session");
   // A compaction continues the session: no second start entry.
-  assert.equal((await runHook(dir, "session-start.mjs", { ...common(dir, "session-b", "SessionStart"), source: "compact" })).code, 0);
+  assert.equal(
+    (await runHook(dir, "session-start.mjs", { ...common(dir, "session-b", "SessionStart"), source: "compact" })).code,
+    0,
+  );
   assert.equal((await listThread("session-b")).length, 1);
 });
 
@@ -281,7 +394,10 @@ test("with the hub down or hanging, every hook warns on stderr and exits 0 withi
   for (const [script, event] of events) {
     const run = await runHook(dir, script, event);
     assert.equal(run.code, 0, `${script}: ${run.stderr}`);
-    assert.match(run.stderr, /^context-hub: Context Hub at http:\/\/127\.0\.0\.1:\d+\/mcp is unreachable \(ECONNREFUSED\); continuing without it\n$/);
+    assert.match(
+      run.stderr,
+      /^context-hub: Context Hub at http:\/\/127\.0\.0\.1:\d+\/mcp is unreachable \(ECONNREFUSED\); continuing without it\n$/,
+    );
     assert.ok(run.ms < 5000, `${script} took ${run.ms} ms`);
   }
   // An event that is not what Claude Code sends is reported the same way.
@@ -315,8 +431,18 @@ test("behind API keys the hooks send the key from the named variable, and a wron
   t.after(() => secured.close());
   const key = keys.principals.alice!.key;
   const dir = project(t);
-  assert.equal(init(["claude-code", "--dir", dir, "--url", secured.url, "--token-env", "KIT_KEY", "--save-prompts"], { KIT_KEY: key }).code, 0);
-  assert.deepEqual((readJson(join(dir, ".mcp.json")) as { mcpServers: Record<string, { headers: unknown }> }).mcpServers["context-hub"]!.headers, { Authorization: "Bearer ${KIT_KEY:-}" });
+  assert.equal(
+    init(["claude-code", "--dir", dir, "--url", secured.url, "--token-env", "KIT_KEY", "--save-prompts"], {
+      KIT_KEY: key,
+    }).code,
+    0,
+  );
+  assert.deepEqual(
+    (readJson(join(dir, ".mcp.json")) as { mcpServers: Record<string, { headers: unknown }> }).mcpServers[
+      "context-hub"
+    ]!.headers,
+    { Authorization: "Bearer ${KIT_KEY:-}" },
+  );
   for (const content of Object.values(snapshot(dir))) assert.ok(!content.includes(key), "the key is never written");
 
   const event = { ...common(dir, "keyed", "UserPromptSubmit"), prompt: "Stored as alice." };
@@ -331,8 +457,16 @@ test("behind API keys the hooks send the key from the named variable, and a wron
     ["Stored as alice."],
   );
 
-  const refused = await runHook(dir, "user-prompt-submit.mjs", { ...event, prompt: "Never stored." }, { KIT_KEY: "chk_wrong" });
+  const refused = await runHook(
+    dir,
+    "user-prompt-submit.mjs",
+    { ...event, prompt: "Never stored." },
+    { KIT_KEY: "chk_wrong" },
+  );
   assert.equal(refused.code, 0);
   assert.match(refused.stderr, /^context-hub: Context Hub at \S+ answered HTTP 401/);
-  assert.equal((await callOk<Listed>(alice, "search_context", { thread_id: `claude-code/${basename(dir)}/keyed` })).results.length, 1);
+  assert.equal(
+    (await callOk<Listed>(alice, "search_context", { thread_id: `claude-code/${basename(dir)}/keyed` })).results.length,
+    1,
+  );
 });

@@ -12,7 +12,10 @@ const bin = resolve(fileURLToPath(import.meta.url), "../../../../bin/context-hub
 /** Starts `context-hub start` and resolves with its MCP URL once it prints that it is ready. */
 function start(dataDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   return new Promise((resolveStart, reject) => {
-    const child = spawn(process.execPath, [bin, "start", "--port", "0", "--data-dir", dataDir], { env: { ...process.env, LOG_LEVEL: "warn", DATABASE_URL: "" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, "start", "--port", "0", "--data-dir", dataDir], {
+      env: { ...process.env, LOG_LEVEL: "warn", DATABASE_URL: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout!.on("data", (chunk: Buffer) => {
       output += chunk.toString();
@@ -20,7 +23,9 @@ function start(dataDir: string): Promise<{ child: ChildProcess; url: string; out
       if (match?.[1] !== undefined) resolveStart({ child, url: match[1], output: () => output });
     });
     child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.once("exit", (code) => reject(new Error(`context-hub start exited with ${code} before it was ready:\n${output}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`context-hub start exited with ${code} before it was ready:\n${output}`)),
+    );
   });
 }
 
@@ -40,14 +45,20 @@ test("context-hub start prints a ready client config, stops cleanly on Ctrl-C an
   assert.match(first.output(), /claude mcp add --transport http context-hub http:\/\/127\.0\.0\.1:\d+\/mcp/);
   assert.match(first.output(), /"mcpServers"/);
   const client = await connectMcpClient(first.url);
-  const ack = await callOk<{ context_id: string }>(client, "store_context", { thread_id: "durability", source: "user", text: "Survives a restart." });
+  const ack = await callOk<{ context_id: string }>(client, "store_context", {
+    thread_id: "durability",
+    source: "user",
+    text: "Survives a restart.",
+  });
   await client.close();
   assert.equal(await stop(first.child), 0, "a clean exit on SIGINT");
 
   const second = await start(dataDir);
   t.after(() => second.child.kill("SIGKILL"));
   const again = await connectMcpClient(second.url);
-  const fetched = await callOk<{ entries: { text: string }[] }>(again, "get_context_by_ids", { context_ids: [ack.context_id] });
+  const fetched = await callOk<{ entries: { text: string }[] }>(again, "get_context_by_ids", {
+    context_ids: [ack.context_id],
+  });
   assert.equal(fetched.entries[0]?.text, "Survives a restart.");
   await again.close();
   assert.equal(await stop(second.child), 0);

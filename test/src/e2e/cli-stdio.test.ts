@@ -12,7 +12,9 @@ import { callOk } from "../support/mcp.js";
 const bin = resolve(fileURLToPath(import.meta.url), "../../../../bin/context-hub.js");
 
 /** `context-hub stdio` launched the way a desktop client launches it, with the SDK's own stdio client. */
-async function launch(dataDir: string): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
+async function launch(
+  dataDir: string,
+): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin, "stdio", "--data-dir", dataDir],
@@ -61,8 +63,15 @@ test("context-hub stdio serves MCP on stdin/stdout, keeps the data, and refuses 
   const first = await launch(dataDir);
   const tools = await first.client.listTools();
   assert.ok(tools.tools.some((tool) => tool.name === "hybrid_search_context"));
-  const ack = await callOk<{ context_id: string }>(first.client, "store_context", { thread_id: "desk", source: "user", text: "The stdio hub keeps notes about turbine blade cooling." });
-  const found = await callOk<{ results: { id: string }[] }>(first.client, "fts_search_context", { thread_id: "desk", query: "turbine cooling" });
+  const ack = await callOk<{ context_id: string }>(first.client, "store_context", {
+    thread_id: "desk",
+    source: "user",
+    text: "The stdio hub keeps notes about turbine blade cooling.",
+  });
+  const found = await callOk<{ results: { id: string }[] }>(first.client, "fts_search_context", {
+    thread_id: "desk",
+    query: "turbine cooling",
+  });
   assert.deepEqual(
     found.results.map((hit) => hit.id),
     [ack.context_id],
@@ -73,7 +82,10 @@ test("context-hub stdio serves MCP on stdin/stdout, keeps the data, and refuses 
   assert.equal(statSync(dataDir).mode & 0o077, 0);
 
   // A second process on the same directory stops at start with the reason, and the first keeps serving.
-  const second = spawn(process.execPath, [bin, "stdio", "--data-dir", dataDir], { env: { ...process.env, DATABASE_URL: "" }, stdio: ["pipe", "pipe", "pipe"] });
+  const second = spawn(process.execPath, [bin, "stdio", "--data-dir", dataDir], {
+    env: { ...process.env, DATABASE_URL: "" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let secondErr = "";
   let secondOut = "";
   second.stderr.on("data", (chunk: Buffer) => (secondErr += chunk.toString()));
@@ -82,7 +94,11 @@ test("context-hub stdio serves MCP on stdin/stdout, keeps the data, and refuses 
   assert.notEqual(code, 0);
   assert.match(secondErr, /is in use by another store/);
   assert.equal(secondOut, "", "a refused start prints nothing on stdout");
-  assert.equal((await callOk<{ results: unknown[] }>(first.client, "fts_search_context", { thread_id: "desk", query: "turbine" })).results.length, 1);
+  assert.equal(
+    (await callOk<{ results: unknown[] }>(first.client, "fts_search_context", { thread_id: "desk", query: "turbine" }))
+      .results.length,
+    1,
+  );
 
   // Closing stdin ends the session: the process stops by itself.
   first.stderr();
@@ -91,7 +107,9 @@ test("context-hub stdio serves MCP on stdin/stdout, keeps the data, and refuses 
   await exited(pid);
 
   const again = await launch(dataDir);
-  const fetched = await callOk<{ entries: { text: string }[] }>(again.client, "get_context_by_ids", { context_ids: [ack.context_id] });
+  const fetched = await callOk<{ entries: { text: string }[] }>(again.client, "get_context_by_ids", {
+    context_ids: [ack.context_id],
+  });
   assert.equal(fetched.entries[0]?.text, "The stdio hub keeps notes about turbine blade cooling.");
   again.stderr();
   const againPid = again.transport.pid!;

@@ -20,8 +20,14 @@ interface Listing {
 // Both sections of the report below (331 and 93 characters) are long enough for a node summary.
 const quietEnv = { ...process.env, LOG_LEVEL: "silent", SUMMARIZER_SECTION_MIN_CHARS: "80" };
 
-const backends: { name: string; start: () => Promise<{ env: NodeJS.ProcessEnv; dataDir?: string; close: () => Promise<void> }> }[] = [
-  { name: "PGlite", start: async () => ({ env: { ...quietEnv, DATABASE_URL: "" }, dataDir: "memory://", close: async () => {} }) },
+const backends: {
+  name: string;
+  start: () => Promise<{ env: NodeJS.ProcessEnv; dataDir?: string; close: () => Promise<void> }>;
+}[] = [
+  {
+    name: "PGlite",
+    start: async () => ({ env: { ...quietEnv, DATABASE_URL: "" }, dataDir: "memory://", close: async () => {} }),
+  },
   {
     name: "PostgreSQL server",
     start: async () => {
@@ -51,7 +57,11 @@ for (const backend of backends) {
     before(async () => {
       const started = await backend.start();
       closeBackend = started.close;
-      hub = await startAllInOne({ env: started.env, port: 0, ...(started.dataDir === undefined ? {} : { dataDir: started.dataDir }) });
+      hub = await startAllInOne({
+        env: started.env,
+        port: 0,
+        ...(started.dataDir === undefined ? {} : { dataDir: started.dataDir }),
+      });
       client = await connectMcpClient(hub.url);
     });
 
@@ -64,7 +74,8 @@ for (const backend of backends) {
     test("lists the first-slice tools with schemas and all four annotations", async () => {
       const { tools } = await client.listTools();
       const names = tools.map((tool) => tool.name);
-      for (const name of ["store_context", "get_context_by_ids", "search_context"]) assert.ok(names.includes(name), `${name} missing from ${names.join(", ")}`);
+      for (const name of ["store_context", "get_context_by_ids", "search_context"])
+        assert.ok(names.includes(name), `${name} missing from ${names.join(", ")}`);
       for (const tool of tools) {
         assert.ok(tool.description && tool.description.length > 40, `${tool.name} needs a real description`);
         assert.ok(tool.outputSchema, `${tool.name} has no output schema`);
@@ -87,7 +98,11 @@ for (const backend of backends) {
       assert.match(ack.content_hash, /^[0-9a-f]{64}$/);
       assert.equal(ack.deduplicated, false);
 
-      const fetched = await callOk<{ entries: Record<string, unknown>[]; missing: string[] }>(client, "get_context_by_ids", { context_ids: [ack.context_id] });
+      const fetched = await callOk<{ entries: Record<string, unknown>[]; missing: string[] }>(
+        client,
+        "get_context_by_ids",
+        { context_ids: [ack.context_id] },
+      );
       assert.deepEqual(fetched.missing, []);
       const entry = fetched.entries[0]!;
       assert.equal(entry.text, report);
@@ -95,7 +110,14 @@ for (const backend of backends) {
       assert.deepEqual(entry.metadata, { status: "done", run: 14 });
       assert.ok((entry.chunk_count as number) >= 1, "the text was embedded before commit");
       assert.ok(String(entry.embedding_model).length > 0);
-      const nodes = entry.node_summaries as { node_id: string; heading: string; level: number; start: number; end: number; summary: string }[];
+      const nodes = entry.node_summaries as {
+        node_id: string;
+        heading: string;
+        level: number;
+        start: number;
+        end: number;
+        summary: string;
+      }[];
       assert.deepEqual(
         nodes.map((node) => [node.node_id, node.heading, node.level, node.start, node.end]),
         [
@@ -107,17 +129,31 @@ for (const backend of backends) {
       for (const node of nodes) {
         // The built-in summaries are extractive: sentences of the section itself.
         const sentences = node.summary.split(/(?<=\.)\s+/);
-        assert.ok(node.summary !== "" && sentences.every((sentence) => report.slice(node.start, node.end).includes(sentence)), `${node.node_id}: "${node.summary}"`);
+        assert.ok(
+          node.summary !== "" && sentences.every((sentence) => report.slice(node.start, node.end).includes(sentence)),
+          `${node.node_id}: "${node.summary}"`,
+        );
       }
 
-      const byPrefix = await callOk<{ entries: { id: string }[] }>(client, "get_context_by_ids", { context_ids: [ack.context_id.replaceAll("-", "").slice(0, 12)] });
+      const byPrefix = await callOk<{ entries: { id: string }[] }>(client, "get_context_by_ids", {
+        context_ids: [ack.context_id.replaceAll("-", "").slice(0, 12)],
+      });
       assert.deepEqual(
         byPrefix.entries.map((e) => e.id),
         [ack.context_id],
       );
 
-      const second = await callOk<StoredAck>(client, "store_context", { thread_id: "wind-tunnel", source: "user", text: "Please keep the runs under two hours each.", tags: ["constraints"] });
-      await callOk(client, "store_context", { thread_id: "other-thread", source: "user", text: "Unrelated note about lunch." });
+      const second = await callOk<StoredAck>(client, "store_context", {
+        thread_id: "wind-tunnel",
+        source: "user",
+        text: "Please keep the runs under two hours each.",
+        tags: ["constraints"],
+      });
+      await callOk(client, "store_context", {
+        thread_id: "other-thread",
+        source: "user",
+        text: "Unrelated note about lunch.",
+      });
 
       const thread = await callOk<Listing>(client, "search_context", { thread_id: "wind-tunnel" });
       assert.deepEqual(
@@ -142,7 +178,9 @@ for (const backend of backends) {
         byMetadata.results.map((r) => r.id),
         [ack.context_id],
       );
-      const future = await callOk<Listing>(client, "search_context", { start_date: new Date(Date.now() + 3_600_000).toISOString() });
+      const future = await callOk<Listing>(client, "search_context", {
+        start_date: new Date(Date.now() + 3_600_000).toISOString(),
+      });
       assert.equal(future.count, 0);
       const paged = await callOk<Listing>(client, "search_context", { limit: 1, offset: 1 });
       assert.equal(paged.count, 1);
@@ -150,8 +188,16 @@ for (const backend of backends) {
     });
 
     test("a retransmit folds into the existing entry instead of a second row", async () => {
-      const first = await callOk<StoredAck>(client, "store_context", { thread_id: "dedup", source: "agent", text: "Build passed on commit 4f2a." });
-      const again = await callOk<StoredAck>(client, "store_context", { thread_id: "dedup", source: "agent", text: "Build passed on commit 4f2a." });
+      const first = await callOk<StoredAck>(client, "store_context", {
+        thread_id: "dedup",
+        source: "agent",
+        text: "Build passed on commit 4f2a.",
+      });
+      const again = await callOk<StoredAck>(client, "store_context", {
+        thread_id: "dedup",
+        source: "agent",
+        text: "Build passed on commit 4f2a.",
+      });
       assert.equal(again.context_id, first.context_id);
       assert.equal(again.deduplicated, true);
       const listing = await callOk<Listing>(client, "search_context", { thread_id: "dedup" });
@@ -160,19 +206,39 @@ for (const backend of backends) {
 
     test("bad input gets a specific tool error and stores nothing", async () => {
       const before = await callOk<Listing>(client, "search_context", { limit: 100 });
-      const image = { data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).toString("base64"), mime_type: "image/png" };
+      const image = {
+        data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]).toString("base64"),
+        mime_type: "image/png",
+      };
       const cases: [string, Record<string, unknown>, RegExp][] = [
         ["empty text", { thread_id: "bad", source: "user", text: "" }, /text must not be empty/],
         ["blank text", { thread_id: "bad", source: "user", text: "   \n " }, /text must not be empty/],
         ["NUL in text", { thread_id: "bad", source: "user", text: "a\u0000b" }, /NUL/],
         ["unknown argument", { thread_id: "bad", source: "user", text: "fine", owner: "someone-else" }, /owner/],
-        ["11 images", { thread_id: "bad", source: "user", text: "fine", images: Array.from({ length: 11 }, () => image) }, /at most 10 images/],
-        ["257-character thread id", { thread_id: "t".repeat(257), source: "user", text: "fine" }, /thread_id must be at most 256 characters/],
+        [
+          "11 images",
+          { thread_id: "bad", source: "user", text: "fine", images: Array.from({ length: 11 }, () => image) },
+          /at most 10 images/,
+        ],
+        [
+          "257-character thread id",
+          { thread_id: "t".repeat(257), source: "user", text: "fine" },
+          /thread_id must be at most 256 characters/,
+        ],
         ["bad source", { thread_id: "bad", source: "system", text: "fine" }, /source/],
-        ["bad image type", { thread_id: "bad", source: "user", text: "fine", images: [{ data: "AAAA", mime_type: "text/html" }] }, /mime_type/],
+        [
+          "bad image type",
+          { thread_id: "bad", source: "user", text: "fine", images: [{ data: "AAAA", mime_type: "text/html" }] },
+          /mime_type/,
+        ],
         [
           "image bytes of another type",
-          { thread_id: "bad", source: "user", text: "fine", images: [{ data: Buffer.from("<svg/>").toString("base64"), mime_type: "image/png" }] },
+          {
+            thread_id: "bad",
+            source: "user",
+            text: "fine",
+            images: [{ data: Buffer.from("<svg/>").toString("base64"), mime_type: "image/png" }],
+          },
           /the bytes are SVG \(image\/svg\+xml\), not the declared image\/png at images\[0\]/,
         ],
       ];
@@ -191,7 +257,9 @@ for (const backend of backends) {
     });
 
     test("fetching an unknown id reports it missing", async () => {
-      const fetched = await callOk<{ entries: unknown[]; missing: string[] }>(client, "get_context_by_ids", { context_ids: ["01890000-0000-7000-8000-000000000000"] });
+      const fetched = await callOk<{ entries: unknown[]; missing: string[] }>(client, "get_context_by_ids", {
+        context_ids: ["01890000-0000-7000-8000-000000000000"],
+      });
       assert.deepEqual(fetched.entries, []);
       assert.deepEqual(fetched.missing, ["01890000-0000-7000-8000-000000000000"]);
     });

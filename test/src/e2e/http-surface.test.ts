@@ -13,7 +13,12 @@ describe("the gateway's HTTP surface", () => {
   });
   after(() => hub?.close());
 
-  const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } } };
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+  };
 
   test("GET and DELETE on /mcp answer 405", async () => {
     for (const method of ["GET", "DELETE"]) {
@@ -24,19 +29,34 @@ describe("the gateway's HTTP surface", () => {
   });
 
   test("JSON or SSE by the Accept header", async () => {
-    const json = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(initialize) });
+    const json = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(initialize),
+    });
     assert.equal(json.status, 200);
     assert.match(json.headers.get("content-type") ?? "", /application\/json/);
-    assert.equal(((await json.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name, "context-hub");
+    assert.equal(
+      ((await json.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name,
+      "context-hub",
+    );
 
-    const sse = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream, application/json" }, body: JSON.stringify(initialize) });
+    const sse = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream, application/json" },
+      body: JSON.stringify(initialize),
+    });
     assert.equal(sse.status, 200);
     assert.match(sse.headers.get("content-type") ?? "", /text\/event-stream/);
     assert.match(await sse.text(), /context-hub/);
   });
 
   const post = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(body) });
+    fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify(body),
+    });
   const ping = (id: number | string) => ({ jsonrpc: "2.0", id, method: "ping" });
 
   test("a batch is answered in its requests' order, as one JSON array or as one event per answer", async () => {
@@ -75,7 +95,16 @@ describe("the gateway's HTTP surface", () => {
 
   test("what the transport cannot take is refused with the status and code the specification gives", async () => {
     const cases: [string, Response, number, number][] = [
-      ["not JSON", await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "text/plain", accept: "application/json" }, body: JSON.stringify(ping(1)) }), 415, -32000],
+      [
+        "not JSON",
+        await fetch(`${base}/mcp`, {
+          method: "POST",
+          headers: { "content-type": "text/plain", accept: "application/json" },
+          body: JSON.stringify(ping(1)),
+        }),
+        415,
+        -32000,
+      ],
       ["not JSON-RPC", await post({ jsonrpc: "1.0", id: 1, method: "ping" }), 400, -32700],
       ["a batch over 100", await post(Array.from({ length: 101 }, (_, index) => ping(index))), 400, -32600],
       ["two initializations", await post([initialize, { ...initialize, id: 2 }]), 400, -32600],
@@ -83,7 +112,9 @@ describe("the gateway's HTTP surface", () => {
     ];
     for (const [what, response, status, code] of cases) {
       assert.equal(response.status, status, what);
-      const body = (await response.json()) as { error: { code: number; message: string; data: { request_id: string } } };
+      const body = (await response.json()) as {
+        error: { code: number; message: string; data: { request_id: string } };
+      };
       assert.equal(body.error.code, code, what);
       assert.ok(body.error.data.request_id, what);
     }
@@ -105,7 +136,11 @@ describe("the gateway's HTTP surface", () => {
   });
 
   test("malformed JSON gets a JSON-RPC parse error with a request id", async () => {
-    const response = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: "{not json" });
+    const response = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: "{not json",
+    });
     assert.equal(response.status, 400);
     const body = (await response.json()) as { error: { code: number; data: { request_id: string } } };
     assert.equal(body.error.code, -32700);

@@ -19,10 +19,17 @@ test("a store process whose TCP port another gRPC server holds fails to start in
     port: 0,
     opsPort: -1,
     logger: createLogger("squatter", "silent"),
-    register: (builder) => builder.addService(rerankerV1.RerankerService, { describe: async () => ({ provider: "p", model: "m" }), rerank: async () => ({ results: [] }) }),
+    register: (builder) =>
+      builder.addService(rerankerV1.RerankerService, {
+        describe: async () => ({ provider: "p", model: "m" }),
+        rerank: async () => ({ results: [] }),
+      }),
   });
   t.after(() => squatter.close());
-  await assert.rejects(startStoreProcess({ port: squatter.port }, { ...quiet, STORE_DATA_DIR: "memory://" }, 30_000), /the store exited with 1 before it was ready/);
+  await assert.rejects(
+    startStoreProcess({ port: squatter.port }, { ...quiet, STORE_DATA_DIR: "memory://" }, 30_000),
+    /the store exited with 1 before it was ready/,
+  );
 });
 
 test("context-hub start serves its store on a Unix socket only its user can reach, and removes it on close", async (t) => {
@@ -41,8 +48,14 @@ test("context-hub start serves its store on a Unix socket only its user can reac
   assert.equal(statSync(dirname(socketPath)).mode & 0o777, 0o700, "the socket's directory is private to this user");
 
   const client = await connectMcpClient(hub.url);
-  const ack = await callOk<{ context_id: string }>(client, "store_context", { thread_id: "socket", source: "user", text: "Stored through the store's socket." });
-  const fetched = await callOk<{ entries: { text: string }[] }>(client, "get_context_by_ids", { context_ids: [ack.context_id] });
+  const ack = await callOk<{ context_id: string }>(client, "store_context", {
+    thread_id: "socket",
+    source: "user",
+    text: "Stored through the store's socket.",
+  });
+  const fetched = await callOk<{ entries: { text: string }[] }>(client, "get_context_by_ids", {
+    context_ids: [ack.context_id],
+  });
   assert.equal(fetched.entries[0]?.text, "Stored through the store's socket.");
   await client.close();
 
@@ -70,14 +83,22 @@ test("context-hub start removes the socket directory a killed hub on its data di
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const stale = leftSocketDir();
   t.after(() => rmSync(stale, { recursive: true, force: true }));
-  writeRuntimeFile(dataDir, { pid: await deadPid(), storeAddress: `unix:${join(stale, "store.sock")}`, url: "http://127.0.0.1:1/mcp" });
+  writeRuntimeFile(dataDir, {
+    pid: await deadPid(),
+    storeAddress: `unix:${join(stale, "store.sock")}`,
+    url: "http://127.0.0.1:1/mcp",
+  });
 
   const hub = await startAllInOne({ env: quiet, port: 0, dataDir, storeProcess: true });
   t.after(() => hub.close());
   assert.equal(existsSync(stale), false, "the dead hub's socket directory is gone");
   assert.notEqual(hub.services.store.address, `unix:${join(stale, "store.sock")}`);
   const client = await connectMcpClient(hub.url);
-  await callOk(client, "store_context", { thread_id: "stale", source: "user", text: "Stored after the stale socket was cleared." });
+  await callOk(client, "store_context", {
+    thread_id: "stale",
+    source: "user",
+    text: "Stored after the stale socket was cleared.",
+  });
   await client.close();
 });
 

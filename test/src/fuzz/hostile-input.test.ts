@@ -26,7 +26,10 @@ after(async () => {
 test("every tool and raw JSON-RPC body survives hostile input (fixed seed)", async () => {
   const summary = await runFuzz(target, { cases: 500, seed: 20261130, rawShare: 0.25 });
   const { known, fresh } = partitionFindings(summary.findings);
-  if (known.length > 0) console.log(`known defects (fix pending elsewhere): ${known.map((finding) => `${finding.target}: ${finding.category} ×${finding.count}`).join("; ")}`);
+  if (known.length > 0)
+    console.log(
+      `known defects (fix pending elsewhere): ${known.map((finding) => `${finding.target}: ${finding.category} ×${finding.count}`).join("; ")}`,
+    );
   assert.equal(summary.cases, 500);
   assert.ok(summary.serverAlive, "the server stopped answering");
   // Every tool got cases, and some were accepted: the fuzzer is not just bouncing off validation.
@@ -40,6 +43,10 @@ test("pathological stored texts neither stall a call nor forge a fence, and ever
   const report = formatPathologicalSummary(summary, 2_000);
   assert.equal(summary.cases, 150);
   assert.ok(summary.forgedCases > 30, `the generator forges markers often enough to test the screen: ${report}`);
-  assert.deepEqual([summary.forgedFences, summary.unquarantined, summary.brokenFences, summary.failures], [0, 0, 0, 0], report);
+  assert.deepEqual(
+    [summary.forgedFences, summary.unquarantined, summary.brokenFences, summary.failures],
+    [0, 0, 0, 0],
+    report,
+  );
   // Stalls over the time budget are counted by the bench (npm run bench:fuzz), not asserted on a shared CI machine.
 });

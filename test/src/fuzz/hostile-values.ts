@@ -125,7 +125,26 @@ export function nested(depth: number, kind: "array" | "object"): unknown {
 export const hugeStrings = fc.constantFrom(257, 1001, 10_001, 1_000_001).map((length) => "x".repeat(length));
 
 /** A value of the wrong type for nearly any field. */
-export const wrongTypes = fc.constantFrom<unknown>(null, true, false, 0, -1, 1.5, -0.0001, 1e308, -1e308, 2 ** 53 + 1, "", [], {}, [null], { "": null }, "0", "true", "null");
+export const wrongTypes = fc.constantFrom<unknown>(
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  -0.0001,
+  1e308,
+  -1e308,
+  2 ** 53 + 1,
+  "",
+  [],
+  {},
+  [null],
+  { "": null },
+  "0",
+  "true",
+  "null",
+);
 
 /** Any hostile value, for any field. */
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -136,7 +155,12 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { arbitrary: regexBombs, weight: 1 },
   { arbitrary: forgedFences, weight: 2 },
   { arbitrary: hugeStrings, weight: 1 },
-  { arbitrary: fc.constantFrom(10, 200, 2_000).chain((depth) => fc.constantFrom(nested(depth, "array"), nested(depth, "object"))), weight: 1 },
+  {
+    arbitrary: fc
+      .constantFrom(10, 200, 2_000)
+      .chain((depth) => fc.constantFrom(nested(depth, "array"), nested(depth, "object"))),
+    weight: 1,
+  },
   { arbitrary: fc.array(fc.string(), { minLength: 101, maxLength: 150 }), weight: 1 },
   { arbitrary: fc.jsonValue({ maxDepth: 4 }), weight: 2 },
 );
@@ -147,7 +171,11 @@ export const hostileText: fc.Arbitrary<string> = fc.oneof(
   tsquerySyntax,
   injection,
   forgedFences,
-  fc.constantFrom("turbine blade fatigue", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!", "# Heading\n\nbody text\n\n## Sub\n\nmore"),
+  fc.constantFrom(
+    "turbine blade fatigue",
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!",
+    "# Heading\n\nbody text\n\n## Sub\n\nmore",
+  ),
   fc.string({ maxLength: 40 }),
   fc.string({ unit: "grapheme", maxLength: 20 }),
   fc.string({ unit: "binary", maxLength: 20 }),

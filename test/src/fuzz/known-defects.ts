@@ -14,6 +14,7 @@ export const knownDefects: { target: RegExp; category: RegExp; where: string }[]
 
 /** Splits findings into those already known (reported, fix pending elsewhere) and new ones. */
 export function partitionFindings(findings: readonly Finding[]): { known: Finding[]; fresh: Finding[] } {
-  const isKnown = (finding: Finding) => knownDefects.some((defect) => defect.target.test(finding.target) && defect.category.test(finding.category));
+  const isKnown = (finding: Finding) =>
+    knownDefects.some((defect) => defect.target.test(finding.target) && defect.category.test(finding.category));
   return { known: findings.filter(isKnown), fresh: findings.filter((finding) => !isKnown(finding)) };
 }

@@ -69,7 +69,8 @@ function byName(name: string, known: KnownValues): fc.Arbitrary<unknown> | undef
  */
 export function schemaArbitrary(schema: JsonSchema, known: KnownValues, name = "", depth = 0): fc.Arbitrary<unknown> {
   const named = byName(name, known);
-  if (named !== undefined && depth > 0) return fc.oneof({ arbitrary: named, weight: 3 }, { arbitrary: plainArbitrary(schema, known, depth), weight: 1 });
+  if (named !== undefined && depth > 0)
+    return fc.oneof({ arbitrary: named, weight: 3 }, { arbitrary: plainArbitrary(schema, known, depth), weight: 1 });
   return plainArbitrary(schema, known, depth);
 }
 
@@ -77,13 +78,17 @@ function plainArbitrary(schema: JsonSchema, known: KnownValues, depth: number): 
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum !== undefined && schema.enum.length > 0) return fc.constantFrom(...schema.enum);
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives !== undefined && alternatives.length > 0) return fc.oneof(...alternatives.map((alternative) => schemaArbitrary(alternative, known, "", depth + 1)));
+  if (alternatives !== undefined && alternatives.length > 0)
+    return fc.oneof(...alternatives.map((alternative) => schemaArbitrary(alternative, known, "", depth + 1)));
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
     case "string": {
       const minLength = schema.minLength ?? 0;
       const maxLength = Math.max(minLength, cap(schema.maxLength, 40, 60));
-      if (schema.format === "date-time") return fc.date({ min: new Date("1970-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }).map((date) => date.toISOString());
+      if (schema.format === "date-time")
+        return fc
+          .date({ min: new Date("1970-01-01"), max: new Date("2100-01-01"), noInvalidDate: true })
+          .map((date) => date.toISOString());
       return fc.oneof(
         fc.string({ minLength, maxLength }),
         hostileText.filter((text) => text.length >= minLength && text.length <= (schema.maxLength ?? Infinity)),
@@ -103,7 +108,12 @@ function plainArbitrary(schema: JsonSchema, known: KnownValues, depth: number): 
     case "array": {
       const minLength = schema.minItems ?? 0;
       const maxLength = Math.max(minLength, cap(schema.maxItems, 4, 4));
-      return fc.array(schema.items === undefined ? fc.jsonValue({ maxDepth: 2 }) : schemaArbitrary(schema.items, known, "", depth + 1), { minLength, maxLength });
+      return fc.array(
+        schema.items === undefined
+          ? fc.jsonValue({ maxDepth: 2 })
+          : schemaArbitrary(schema.items, known, "", depth + 1),
+        { minLength, maxLength },
+      );
     }
     case "object":
     case undefined: {
@@ -118,7 +128,8 @@ function plainArbitrary(schema: JsonSchema, known: KnownValues, depth: number): 
       const optional = Object.keys(properties).filter((key) => !required.includes(key));
       return fc.subarray(optional, { maxLength: Math.min(2, optional.length) }).chain((chosen) => {
         const record: Record<string, fc.Arbitrary<unknown>> = {};
-        for (const key of [...required, ...chosen]) record[key] = schemaArbitrary(properties[key]!, known, key, depth + 1);
+        for (const key of [...required, ...chosen])
+          record[key] = schemaArbitrary(properties[key]!, known, key, depth + 1);
         return fc.record(record);
       });
     }
@@ -140,20 +151,33 @@ type Mutation =
  * (replaced by a hostile value, dropped, or joined by an unknown field),
  * sometimes a wholly wrong argument value, sometimes left well-formed.
  */
-export function hostileArguments(schema: JsonSchema, known: KnownValues): fc.Arbitrary<{ args: unknown; mutation: Mutation["kind"] }> {
+export function hostileArguments(
+  schema: JsonSchema,
+  known: KnownValues,
+): fc.Arbitrary<{ args: unknown; mutation: Mutation["kind"] }> {
   const keys = Object.keys(schema.properties ?? {});
   const base = schemaArbitrary(schema, known) as fc.Arbitrary<Record<string, unknown>>;
   const mutations: fc.Arbitrary<Mutation>[] = [
     fc.constant({ kind: "none" as const }),
-    fc.record({ kind: fc.constant("extra" as const), key: fc.constantFrom("__proto__", "constructor", "tenant", "owner", "principal", "x".repeat(300)), value: hostileValue }),
+    fc.record({
+      kind: fc.constant("extra" as const),
+      key: fc.constantFrom("__proto__", "constructor", "tenant", "owner", "principal", "x".repeat(300)),
+      value: hostileValue,
+    }),
     fc.record({ kind: fc.constant("whole" as const), value: hostileValue }),
   ];
   if (keys.length > 0) {
-    mutations.push(fc.record({ kind: fc.constant("replace" as const), key: fc.constantFrom(...keys), value: hostileValue }));
-    mutations.push(fc.record({ kind: fc.constant("replace" as const), key: fc.constantFrom(...keys), value: hostileValue }));
+    mutations.push(
+      fc.record({ kind: fc.constant("replace" as const), key: fc.constantFrom(...keys), value: hostileValue }),
+    );
+    mutations.push(
+      fc.record({ kind: fc.constant("replace" as const), key: fc.constantFrom(...keys), value: hostileValue }),
+    );
     mutations.push(fc.record({ kind: fc.constant("drop" as const), key: fc.constantFrom(...keys) }));
   }
-  return fc.tuple(base, fc.oneof(...mutations)).map(([args, mutation]) => ({ args: applyMutation(args, mutation), mutation: mutation.kind }));
+  return fc
+    .tuple(base, fc.oneof(...mutations))
+    .map(([args, mutation]) => ({ args: applyMutation(args, mutation), mutation: mutation.kind }));
 }
 
 function applyMutation(args: Record<string, unknown>, mutation: Mutation): unknown {
@@ -170,6 +194,11 @@ function applyMutation(args: Record<string, unknown>, mutation: Mutation): unkno
     case "replace":
     case "extra":
       // defineProperty, so "__proto__" becomes an own key that JSON.stringify sends.
-      return Object.defineProperty({ ...args }, mutation.key, { value: mutation.value, enumerable: true, configurable: true, writable: true });
+      return Object.defineProperty({ ...args }, mutation.key, {
+        value: mutation.value,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
   }
 }

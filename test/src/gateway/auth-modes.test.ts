@@ -25,7 +25,10 @@ interface Whoami {
 const publicUrl = "https://context.example.test/mcp";
 const metadataUrl = "https://context.example.test/.well-known/oauth-protected-resource/mcp";
 const toolsList = { method: "tools/list" };
-const storeCall = (thread: string) => ({ method: "tools/call", params: { name: "store_context", arguments: { thread_id: thread, source: "user", text: "must not be stored" } } });
+const storeCall = (thread: string) => ({
+  method: "tools/call",
+  params: { name: "store_context", arguments: { thread_id: thread, source: "user", text: "must not be stored" } },
+});
 const bearer = (token: string) => `Bearer ${token}`;
 /** The SDK client's error for an HTTP status. */
 const httpStatus = (status: number) => (error: Error & { code?: unknown }) => error.code === status;
@@ -59,7 +62,13 @@ describe("authentication modes end to end", () => {
     hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "none" });
     apiKey = await startGatewayOn(hub, { CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: keys.path });
     // oidc: the JWKS URL comes from discovery; no cooldown, so an unknown kid is refetched at once.
-    oidc = await startGatewayOn(hub, { CONTEXT_HUB_AUTH: "oidc", OIDC_ISSUER: issuer.issuer, OIDC_TENANT_CLAIM: "tenant", CONTEXT_HUB_PUBLIC_URL: publicUrl, OIDC_JWKS_COOLDOWN_MS: "0" });
+    oidc = await startGatewayOn(hub, {
+      CONTEXT_HUB_AUTH: "oidc",
+      OIDC_ISSUER: issuer.issuer,
+      OIDC_TENANT_CLAIM: "tenant",
+      CONTEXT_HUB_PUBLIC_URL: publicUrl,
+      OIDC_JWKS_COOLDOWN_MS: "0",
+    });
     // api-key,oidc: Keycloak-style audience and tenant claim, an explicit JWKS URL and the default cooldown.
     both = await startGatewayOn(hub, {
       CONTEXT_HUB_AUTH: "api-key,oidc",
@@ -98,7 +107,10 @@ describe("authentication modes end to end", () => {
   describe("api-key", () => {
     test("a key is its principal", async () => {
       const me = await whoami(apiKey.url, bearer(keys.principals.alice!.key));
-      assert.deepEqual([me.tenant, me.subject, me.groups, me.scopes], ["acme", "alice", ["eng"], ["context:read", "context:write"]]);
+      assert.deepEqual(
+        [me.tenant, me.subject, me.groups, me.scopes],
+        ["acme", "alice", ["eng"], ["context:read", "context:write"]],
+      );
       const viaHeader = await connectMcpClient(apiKey.url, { "x-api-key": keys.principals.alice!.key });
       assert.equal((await callOk<Whoami>(viaHeader, "whoami", {})).subject, "alice");
       await viaHeader.close();
@@ -134,8 +146,15 @@ describe("authentication modes end to end", () => {
   describe("oidc", () => {
     test("valid RS256 and ES256 access tokens authenticate; the claims are the principal", async () => {
       for (const kid of [rsa, ec]) {
-        const me = await whoami(oidc.url, bearer(await issuer.sign(kid, { scp: ["context:read"], scope: undefined, groups: ["eng", "ops"] })));
-        assert.deepEqual([me.tenant, me.subject, me.groups, me.scopes], ["acme", "dora", ["eng", "ops"], ["context:read"]], kid);
+        const me = await whoami(
+          oidc.url,
+          bearer(await issuer.sign(kid, { scp: ["context:read"], scope: undefined, groups: ["eng", "ops"] })),
+        );
+        assert.deepEqual(
+          [me.tenant, me.subject, me.groups, me.scopes],
+          ["acme", "dora", ["eng", "ops"], ["context:read"]],
+          kid,
+        );
       }
     });
 
@@ -156,8 +175,16 @@ describe("authentication modes end to end", () => {
       const cases: [string, string, RegExp][] = [
         ["expired", await issuer.sign(rsa, { exp: now - 120, iat: now - 600, nbf: now - 600 }), /has expired/],
         ["not yet valid", await issuer.sign(rsa, { nbf: now + 120 }), /not valid yet/],
-        ["wrong audience", await issuer.sign(rsa, { aud: "https://other.example.test/mcp" }), /for another audience; this server accepts https:\/\/context\.example\.test\/mcp/],
-        ["wrong issuer", await issuer.sign(rsa, { iss: "https://evil.example.test/realms/test" }), /issued by another issuer/],
+        [
+          "wrong audience",
+          await issuer.sign(rsa, { aud: "https://other.example.test/mcp" }),
+          /for another audience; this server accepts https:\/\/context\.example\.test\/mcp/,
+        ],
+        [
+          "wrong issuer",
+          await issuer.sign(rsa, { iss: "https://evil.example.test/realms/test" }),
+          /issued by another issuer/,
+        ],
         ["unsigned (alg none)", `${b64({ alg: "none", typ: "JWT" })}.${payload}.`, /algorithm none is not allowed/],
         [
           "HS256 keyed with the public key (algorithm confusion)",
@@ -166,26 +193,48 @@ describe("authentication modes end to end", () => {
             .sign(new TextEncoder().encode(JSON.stringify(issuer.publicJwk(rsa)))),
           /algorithm HS256 is not allowed/,
         ],
-        ["tampered payload", `${header}.${b64({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), scope: "context:admin" })}.${signature}`, /signature does not verify/],
-        ["unknown kid", await issuer.sign(unpublished), new RegExp(`a key the issuer does not publish \\(kid ${unpublished}\\)`)],
+        [
+          "tampered payload",
+          `${header}.${b64({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), scope: "context:admin" })}.${signature}`,
+          /signature does not verify/,
+        ],
+        [
+          "unknown kid",
+          await issuer.sign(unpublished),
+          new RegExp(`a key the issuer does not publish \\(kid ${unpublished}\\)`),
+        ],
         ["no expiry", await issuer.sign(rsa, { exp: undefined }), /"exp" claim/],
         ["an ID token", await issuer.sign(rsa, { typ: "ID" }), /not an access token/],
         ["no tenant claim", await issuer.sign(rsa, { tenant: undefined }), /no usable "tenant" claim/],
-        ["an API key where only OIDC is accepted", keys.principals.alice!.key, /Malformed credential: expected an OIDC access token \(JWT\)/],
+        [
+          "an API key where only OIDC is accepted",
+          keys.principals.alice!.key,
+          /Malformed credential: expected an OIDC access token \(JWT\)/,
+        ],
       ];
       for (const [name, token, reason] of cases) {
         const answer = await postJsonRpc(oidc.url, toolsList, bearer(token));
         assert.equal(answer.status, 401, name);
         assert.equal(param(answer.challenge, "error"), "invalid_token", name);
         assert.match(answer.body?.error?.message ?? "", reason, name);
-        assert.ok((param(answer.challenge, "error_description") ?? "").length > 0, `${name}: the challenge carries the reason too`);
+        assert.ok(
+          (param(answer.challenge, "error_description") ?? "").length > 0,
+          `${name}: the challenge carries the reason too`,
+        );
         assert.equal(param(answer.challenge, "resource_metadata"), metadataUrl, name);
       }
       const missing = await postJsonRpc(oidc.url, toolsList);
       assert.equal(missing.status, 401);
       assert.equal(param(missing.challenge, "error"), undefined);
-      assert.equal(param(missing.challenge, "resource_metadata"), metadataUrl, "an OAuth client finds the issuer from the first 401");
-      await assert.rejects(connectMcpClient(oidc.url, { authorization: bearer(await issuer.sign(rsa, { aud: "elsewhere" })) }), httpStatus(401));
+      assert.equal(
+        param(missing.challenge, "resource_metadata"),
+        metadataUrl,
+        "an OAuth client finds the issuer from the first 401",
+      );
+      await assert.rejects(
+        connectMcpClient(oidc.url, { authorization: bearer(await issuer.sign(rsa, { aud: "elsewhere" })) }),
+        httpStatus(401),
+      );
     });
 
     test("a token signed with a new key is refused until the issuer publishes the key, then accepted after a refetch", async () => {
@@ -200,7 +249,11 @@ describe("authentication modes end to end", () => {
     });
 
     test("a token without a Context Hub scope is refused with 403 insufficient_scope", async () => {
-      const answer = await postJsonRpc(oidc.url, toolsList, bearer(await issuer.sign(rsa, { scope: "openid profile email" })));
+      const answer = await postJsonRpc(
+        oidc.url,
+        toolsList,
+        bearer(await issuer.sign(rsa, { scope: "openid profile email" })),
+      );
       assert.equal(answer.status, 403);
       assert.equal(param(answer.challenge, "error"), "insufficient_scope");
       assert.equal(param(answer.challenge, "scope"), "context:read");
@@ -219,9 +272,16 @@ describe("authentication modes end to end", () => {
       assert.equal(answer.status, 403);
       assert.equal(param(answer.challenge, "error"), "insufficient_scope");
       assert.equal(param(answer.challenge, "scope"), "context:write");
-      assert.match(answer.body?.error?.message ?? "", /store_context needs scope context:write; this credential grants context:read/);
+      assert.match(
+        answer.body?.error?.message ?? "",
+        /store_context needs scope context:write; this credential grants context:read/,
+      );
       assert.equal(await toolRuns(oidc.base, "store_context"), runs);
-      const unknown = await postJsonRpc(oidc.url, { method: "tools/call", params: { name: "no_such_tool", arguments: {} } }, readOnly);
+      const unknown = await postJsonRpc(
+        oidc.url,
+        { method: "tools/call", params: { name: "no_such_tool", arguments: {} } },
+        readOnly,
+      );
       assert.equal(unknown.status, 200, "a tool this server does not have is still MCP's 'not found'");
     });
 
@@ -238,7 +298,11 @@ describe("authentication modes end to end", () => {
           resource_name: "Context Hub",
         });
       }
-      assert.equal((await fetch(`${apiKey.base}/.well-known/oauth-protected-resource`)).status, 404, "not published without oidc");
+      assert.equal(
+        (await fetch(`${apiKey.base}/.well-known/oauth-protected-resource`)).status,
+        404,
+        "not published without oidc",
+      );
     });
 
     test("an issuer that cannot be reached is a 503, not a 401 that would make clients drop a good token", async () => {
@@ -264,7 +328,10 @@ describe("authentication modes end to end", () => {
   describe("api-key,oidc", () => {
     test("a chk_ bearer is an API key and a JWT is an access token, each its own principal", async () => {
       assert.equal((await whoami(both.url, bearer(keys.principals.alice!.key))).subject, "alice");
-      const me = await whoami(both.url, bearer(await issuer.sign(ec, { aud: "context-hub", org: "globex", tenant: undefined })));
+      const me = await whoami(
+        both.url,
+        bearer(await issuer.sign(ec, { aud: "context-hub", org: "globex", tenant: undefined })),
+      );
       assert.deepEqual([me.tenant, me.subject], ["globex", "dora"]);
     });
 
@@ -277,14 +344,31 @@ describe("authentication modes end to end", () => {
     });
 
     test("with the default cooldown, a flood of unknown key ids does not hammer the issuer", async () => {
-      assert.equal((await postJsonRpc(both.url, toolsList, bearer(await issuer.sign(rsa, { aud: "context-hub", org: "acme" })))).status, 200);
+      assert.equal(
+        (await postJsonRpc(both.url, toolsList, bearer(await issuer.sign(rsa, { aud: "context-hub", org: "acme" }))))
+          .status,
+        200,
+      );
       const fetched = issuer.fetches("/realms/test/jwks?client=both");
       assert.ok(fetched >= 1);
       for (let attempt = 0; attempt < 5; attempt++) {
         const stranger = await issuer.createKey("RS256");
-        assert.equal((await postJsonRpc(both.url, toolsList, bearer(await issuer.sign(stranger, { aud: "context-hub", org: "acme" })))).status, 401);
+        assert.equal(
+          (
+            await postJsonRpc(
+              both.url,
+              toolsList,
+              bearer(await issuer.sign(stranger, { aud: "context-hub", org: "acme" })),
+            )
+          ).status,
+          401,
+        );
       }
-      assert.equal(issuer.fetches("/realms/test/jwks?client=both"), fetched, "refetching waits for OIDC_JWKS_COOLDOWN_MS");
+      assert.equal(
+        issuer.fetches("/realms/test/jwks?client=both"),
+        fetched,
+        "refetching waits for OIDC_JWKS_COOLDOWN_MS",
+      );
     });
 
     test("an API key lacking a tool's scope gets the same 403 insufficient_scope as a token", async () => {

@@ -42,7 +42,8 @@ function readResults(dir: string): Map<string, Check[]> {
   const results = new Map<string, Check[]>();
   for (const name of readdirSync(dir)) {
     const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(name)?.[1];
-    if (scenario !== undefined) results.set(scenario, JSON.parse(readFileSync(join(dir, name, "checks.json"), "utf8")) as Check[]);
+    if (scenario !== undefined)
+      results.set(scenario, JSON.parse(readFileSync(join(dir, name, "checks.json"), "utf8")) as Check[]);
   }
   return results;
 }
@@ -68,7 +69,8 @@ describe("third-party clients against a running gateway", () => {
 
   test("MCP conformance 0.1.13: only the baseline's scenarios fail, each for its stated reason", async () => {
     const baseline = (JSON.parse(readFileSync(baselinePath, "utf8")) as { server: Record<string, string> }).server;
-    for (const [scenario, reason] of Object.entries(baseline)) assert.ok(reason.trim().length >= 20, `${scenario} says why it is expected to fail`);
+    for (const [scenario, reason] of Object.entries(baseline))
+      assert.ok(reason.trim().length >= 20, `${scenario} says why it is expected to fail`);
     const yamlPath = join(work, "expected-failures.yml");
     writeFileSync(
       yamlPath,
@@ -77,14 +79,20 @@ describe("third-party clients against a running gateway", () => {
         .join("")}`,
     );
     const output = join(work, "conformance");
-    const outcome = await run(process.execPath, [conformanceCli, "server", "--url", hub.url, "--expected-failures", yamlPath, "-o", output], { cwd: work, timeout: 120_000 }).then(
+    const outcome = await run(
+      process.execPath,
+      [conformanceCli, "server", "--url", hub.url, "--expected-failures", yamlPath, "-o", output],
+      { cwd: work, timeout: 120_000 },
+    ).then(
       ({ stdout }) => ({ code: 0, stdout }),
       (error: { code?: number; stdout?: string }) => ({ code: error.code ?? -1, stdout: error.stdout ?? "" }),
     );
     const results = readResults(output);
     assert.ok(results.size >= 20, `the suite ran (${results.size} scenarios)`);
     // As the suite counts it, a scenario fails on any FAILURE or WARNING check.
-    const failed = [...results].filter(([, checks]) => checks.some((check) => check.status === "FAILURE" || check.status === "WARNING")).map(([scenario]) => scenario);
+    const failed = [...results]
+      .filter(([, checks]) => checks.some((check) => check.status === "FAILURE" || check.status === "WARNING"))
+      .map(([scenario]) => scenario);
     const unexpected = failed.filter((scenario) => !(scenario in baseline));
     const stale = Object.keys(baseline).filter((scenario) => results.has(scenario) && !failed.includes(scenario));
     const detail = unexpected.map(
@@ -97,31 +105,55 @@ describe("third-party clients against a running gateway", () => {
     );
     assert.deepEqual(unexpected, [], `new conformance failures:\n${detail.join("\n")}`);
     assert.deepEqual(stale, [], "these scenarios pass now: remove them from test/conformance/expected-failures.json");
-    for (const scenario of ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"]) assert.ok(results.has(scenario) && !failed.includes(scenario), `${scenario} passes`);
+    for (const scenario of ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"])
+      assert.ok(results.has(scenario) && !failed.includes(scenario), `${scenario} passes`);
     assert.equal(outcome.code, 0, outcome.stdout.slice(-2_000));
   });
 
   test("the MCP Inspector CLI lists the tools and calls one, with an API key", async () => {
     // The inspector reads its own package.json relative to its working directory, so it runs from its build folder.
     const inspect = (...args: string[]) =>
-      run(process.execPath, [inspectorCli, secured.url, "--transport", "http", "--header", `Authorization: Bearer ${keys.principals.alice!.key}`, ...args], {
-        cwd: dirname(inspectorCli),
-        timeout: 60_000,
-      });
+      run(
+        process.execPath,
+        [
+          inspectorCli,
+          secured.url,
+          "--transport",
+          "http",
+          "--header",
+          `Authorization: Bearer ${keys.principals.alice!.key}`,
+          ...args,
+        ],
+        {
+          cwd: dirname(inspectorCli),
+          timeout: 60_000,
+        },
+      );
     const listed = JSON.parse((await inspect("--method", "tools/list")).stdout) as { tools: { name: string }[] };
-    assert.ok(listed.tools.some((tool) => tool.name === "store_context") && listed.tools.some((tool) => tool.name === "whoami"));
-    const called = JSON.parse((await inspect("--method", "tools/call", "--tool-name", "whoami")).stdout) as CallToolResult;
+    assert.ok(
+      listed.tools.some((tool) => tool.name === "store_context") && listed.tools.some((tool) => tool.name === "whoami"),
+    );
+    const called = JSON.parse(
+      (await inspect("--method", "tools/call", "--tool-name", "whoami")).stdout,
+    ) as CallToolResult;
     assert.equal(called.isError, undefined);
     const caller = called.structuredContent as { tenant: string; subject: string };
     assert.deepEqual([caller.tenant, caller.subject], ["acme", "alice"]);
     await assert.rejects(
-      run(process.execPath, [inspectorCli, secured.url, "--transport", "http", "--method", "tools/list"], { cwd: dirname(inspectorCli), timeout: 60_000 }),
+      run(process.execPath, [inspectorCli, secured.url, "--transport", "http", "--method", "tools/list"], {
+        cwd: dirname(inspectorCli),
+        timeout: 60_000,
+      }),
       "without the key the inspector is refused",
     );
   });
 
   const bridgeClient = async (token: string) => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, "bridge", "--url", secured.url, "--token", token], stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, "bridge", "--url", secured.url, "--token", token],
+      stderr: "pipe",
+    });
     const client = new Client({ name: "bridge-test", version: "0" });
     return { client, transport, connect: () => client.connect(transport) };
   };
@@ -134,11 +166,21 @@ describe("third-party clients against a running gateway", () => {
       assert.match(client.getInstructions() ?? "", /shared memory/);
       const { tools } = await client.listTools();
       assert.ok(tools.some((tool) => tool.name === "store_context"));
-      const stored = (await client.callTool({ name: "store_context", arguments: { thread_id: "bridge", source: "user", text: "Sent through the stdio bridge." } })) as CallToolResult;
+      const stored = (await client.callTool({
+        name: "store_context",
+        arguments: { thread_id: "bridge", source: "user", text: "Sent through the stdio bridge." },
+      })) as CallToolResult;
       const id = (stored.structuredContent as { context_id: string }).context_id;
       const fetched = (await client.callTool({ name: "fetch", arguments: { id } })) as CallToolResult;
-      assert.equal((fetched.structuredContent as { text: string; metadata: { owner: string } }).text, "Sent through the stdio bridge.");
-      assert.equal((fetched.structuredContent as { metadata: { owner: string } }).metadata.owner, "alice", "the remote server saw the bridge's credential");
+      assert.equal(
+        (fetched.structuredContent as { text: string; metadata: { owner: string } }).text,
+        "Sent through the stdio bridge.",
+      );
+      assert.equal(
+        (fetched.structuredContent as { metadata: { owner: string } }).metadata.owner,
+        "alice",
+        "the remote server saw the bridge's credential",
+      );
     } finally {
       await client.close();
     }
@@ -151,28 +193,44 @@ describe("third-party clients against a running gateway", () => {
     await assert.rejects(connect(), /The API key is not valid/);
     await client.close();
     assert.doesNotMatch(stderr, /chk_n{43}/, "the bridge does not log the credential");
-    assert.match(stderr, /--token shows in the process list \(ps\)[^]*CONTEXT_HUB_TOKEN/, "a credential on the command line draws a warning");
+    assert.match(
+      stderr,
+      /--token shows in the process list \(ps\)[^]*CONTEXT_HUB_TOKEN/,
+      "a credential on the command line draws a warning",
+    );
   });
 
   test("bridge and smoke refuse plain http to a host that is not loopback unless --insecure, and take the key from CONTEXT_HUB_TOKEN silently", async () => {
     for (const command of ["bridge", "smoke"]) {
-      const refused = await run(process.execPath, [bin, command, "--url", "http://127.attacker.example/mcp"], { env: { ...process.env, CONTEXT_HUB_TOKEN: "chk_x" } }).catch(
-        (error: { code: number; stderr: string }) => error,
-      );
+      const refused = await run(process.execPath, [bin, command, "--url", "http://127.attacker.example/mcp"], {
+        env: { ...process.env, CONTEXT_HUB_TOKEN: "chk_x" },
+      }).catch((error: { code: number; stderr: string }) => error);
       assert.equal((refused as { code: number }).code, 2, command);
-      assert.match((refused as { stderr: string }).stderr, /plain http to a host that is not loopback[^]*--insecure/, command);
+      assert.match(
+        (refused as { stderr: string }).stderr,
+        /plain http to a host that is not loopback[^]*--insecure/,
+        command,
+      );
     }
-    const smoke = await run(process.execPath, [bin, "smoke", "--url", secured.url], { env: { ...process.env, CONTEXT_HUB_TOKEN: keys.principals.alice!.key } });
+    const smoke = await run(process.execPath, [bin, "smoke", "--url", secured.url], {
+      env: { ...process.env, CONTEXT_HUB_TOKEN: keys.principals.alice!.key },
+    });
     assert.match(smoke.stdout, /round trip ok/);
     assert.equal(smoke.stderr, "", "no warning when the key comes from the environment");
   });
 
   test("the bridge exits cleanly when its client closes stdin, and explains its usage", async () => {
-    const child = spawn(process.execPath, [bin, "bridge", "--url", secured.url, "--token", keys.principals.alice!.key], { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [bin, "bridge", "--url", secured.url, "--token", keys.principals.alice!.key],
+      { stdio: ["pipe", "pipe", "pipe"] },
+    );
     child.stdin.end();
     const [code] = (await once(child, "exit")) as [number | null];
     assert.equal(code, 0);
-    const usage = await run(process.execPath, [bin, "bridge"]).catch((error: { code: number; stderr: string }) => error);
+    const usage = await run(process.execPath, [bin, "bridge"]).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
     assert.equal((usage as { code: number }).code, 2);
     assert.match((usage as { stderr: string }).stderr, /Usage: context-hub bridge --url <mcp url>/);
   });

@@ -39,14 +39,26 @@ export interface RawAnswer {
 }
 
 /** POSTs one JSON-RPC message to an MCP URL, optionally with an Authorization header. */
-export async function postJsonRpc(url: string, message: Record<string, unknown>, authorization?: string): Promise<RawAnswer> {
+export async function postJsonRpc(
+  url: string,
+  message: Record<string, unknown>,
+  authorization?: string,
+): Promise<RawAnswer> {
   const response = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json", ...(authorization === undefined ? {} : { authorization }) },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json",
+      ...(authorization === undefined ? {} : { authorization }),
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...message }),
   });
   const text = await response.text();
-  return { status: response.status, challenge: response.headers.get("www-authenticate"), body: text === "" ? undefined : (JSON.parse(text) as RawAnswer["body"]) };
+  return {
+    status: response.status,
+    challenge: response.headers.get("www-authenticate"),
+    body: text === "" ? undefined : (JSON.parse(text) as RawAnswer["body"]),
+  };
 }
 
 /** How many times a tool has run, across every gateway in this process (the tool-call counter in /metrics). */

@@ -15,7 +15,13 @@ import { postJsonRpc, startGatewayOn, type TestGateway } from "./gateways.js";
  */
 
 const ping = { method: "ping" };
-const entry = (key: string, subject: string) => ({ key, tenant: "acme", subject, groups: [], scopes: ["context:read"] });
+const entry = (key: string, subject: string) => ({
+  key,
+  tenant: "acme",
+  subject,
+  groups: [],
+  scopes: ["context:read"],
+});
 
 /** Polls until `key` gets `status`, for at most `ms`; returns the last status. */
 async function statusWithin(url: string, key: string, status: number, ms: number): Promise<number> {
@@ -43,7 +49,11 @@ describe("the API keys file is reloaded, and a store revocation wins over it", (
       CONTEXT_HUB_KEY_CACHE_MS: "100",
       CONTEXT_HUB_API_KEYS_FILE_POLL_MS: "3600000",
     });
-    store = createGrpcClient(storeV1.ApiKeysService, { address: hub.services.store.address, peer: "store", deadlineMs: 10_000 });
+    store = createGrpcClient(storeV1.ApiKeysService, {
+      address: hub.services.store.address,
+      peer: "store",
+      deadlineMs: 10_000,
+    });
   });
   after(async () => {
     store?.close();
@@ -67,7 +77,11 @@ describe("the API keys file is reloaded, and a store revocation wins over it", (
     const carol = generateApiKey();
     writeFileSync(keys.path, JSON.stringify({ keys: [entry(carol, "carol")] }));
     process.emit("SIGHUP", "SIGHUP");
-    assert.equal((await postJsonRpc(gateway.url, ping, `Bearer ${carol}`)).status, 200, "no wait for the watch or the poll");
+    assert.equal(
+      (await postJsonRpc(gateway.url, ping, `Bearer ${carol}`)).status,
+      200,
+      "no wait for the watch or the poll",
+    );
   });
 
   test("an invalid rewrite keeps the keys in force", async () => {
@@ -84,11 +98,23 @@ describe("the API keys file is reloaded, and a store revocation wins over it", (
     const erin = generateApiKey();
     const created = (
       await store.createApiKey({
-        key: { hint: apiKeyHint(erin), tenant: "acme", subject: "erin", groups: [], scopes: ["context:read"], description: "also in the file" },
+        key: {
+          hint: apiKeyHint(erin),
+          tenant: "acme",
+          subject: "erin",
+          groups: [],
+          scopes: ["context:read"],
+          description: "also in the file",
+        },
         keyHash: hashApiKey(erin),
       })
     ).key!;
-    writeFileSync(keys.path, JSON.stringify({ keys: [{ key_sha256: hashApiKey(erin), tenant: "acme", subject: "erin", scopes: ["context:read"] }] }));
+    writeFileSync(
+      keys.path,
+      JSON.stringify({
+        keys: [{ key_sha256: hashApiKey(erin), tenant: "acme", subject: "erin", scopes: ["context:read"] }],
+      }),
+    );
     process.emit("SIGHUP", "SIGHUP");
     assert.equal((await postJsonRpc(gateway.url, ping, `Bearer ${erin}`)).status, 200);
     await store.revokeApiKey({ id: created.id });

@@ -32,7 +32,11 @@ interface KeyEntry {
   publicJwk: JWK;
 }
 
-export async function startLocalIssuer(defaults: { audience: string; tenantClaim?: string; tenant?: string }): Promise<LocalIssuer> {
+export async function startLocalIssuer(defaults: {
+  audience: string;
+  tenantClaim?: string;
+  tenant?: string;
+}): Promise<LocalIssuer> {
   const keys = new Map<string, KeyEntry>();
   const published = new Set<string>();
   const counts = new Map<string, number>();
@@ -74,7 +78,11 @@ export async function startLocalIssuer(defaults: { audience: string; tenantClaim
     async createKey(alg) {
       const pair = await generateKeyPair(alg, { extractable: true });
       const kid = `${alg.toLowerCase()}-${keys.size + 1}`;
-      keys.set(kid, { alg, privateKey: pair.privateKey, publicJwk: { ...(await exportJWK(pair.publicKey)), kid, alg, use: "sig" } });
+      keys.set(kid, {
+        alg,
+        privateKey: pair.privateKey,
+        publicJwk: { ...(await exportJWK(pair.publicKey)), kid, alg, use: "sig" },
+      });
       return kid;
     },
     publish: (kid) => void published.add(kid),

@@ -27,14 +27,30 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, retryAfter: response.headers.get("retry-after"), body: text === "" ? undefined : JSON.parse(text) };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get("retry-after"),
+    body: text === "" ? undefined : JSON.parse(text),
+  };
 }
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-const request = (id: number, method: string, params: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id, method, params });
-const initialize = (id: number) => request(id, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "metering-test", version: "0" } });
-const storeCall = (id: number, text: string) => request(id, "tools/call", { name: "store_context", arguments: { thread_id: "metering", source: "agent", text } });
-const errorMessage = (answer: Answer) => (answer.body as { error?: { message?: string } } | undefined)?.error?.message ?? "";
+const request = (id: number, method: string, params: Record<string, unknown> = {}) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  params,
+});
+const initialize = (id: number) =>
+  request(id, "initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "metering-test", version: "0" },
+  });
+const storeCall = (id: number, text: string) =>
+  request(id, "tools/call", { name: "store_context", arguments: { thread_id: "metering", source: "agent", text } });
+const errorMessage = (answer: Answer) =>
+  (answer.body as { error?: { message?: string } } | undefined)?.error?.message ?? "";
 
 /** How many times the gateways in this process asked the store for an API key. */
 async function keyLookups(base: string): Promise<number> {
@@ -79,16 +95,30 @@ describe("metering before work", () => {
   test("initialize, notifications, tools/list and ping each draw on the read budget; over it, 429 with Retry-After", async () => {
     const reader = bearer(keys.principals.reader!.key);
     assert.equal((await post(gateway.url, initialize(1), reader)).status, 200);
-    assert.equal((await post(gateway.url, { jsonrpc: "2.0", method: "notifications/initialized" }, reader)).status, 202);
+    assert.equal(
+      (await post(gateway.url, { jsonrpc: "2.0", method: "notifications/initialized" }, reader)).status,
+      202,
+    );
     assert.equal((await post(gateway.url, request(2, "tools/list"), reader)).status, 200);
     assert.equal((await post(gateway.url, request(3, "ping"), reader)).status, 200);
     const refused = await post(gateway.url, request(4, "ping"), reader);
     assert.equal(refused.status, 429);
-    assert.match(errorMessage(refused), /^RATE_LIMITED: Too many read calls: your budget is 1 per minute with bursts of 4\. Retry in (\d+) s\.$/);
+    assert.match(
+      errorMessage(refused),
+      /^RATE_LIMITED: Too many read calls: your budget is 1 per minute with bursts of 4\. Retry in (\d+) s\.$/,
+    );
     const seconds = Number(refused.retryAfter);
     assert.ok(seconds >= 1 && seconds <= 60, `Retry-After ${refused.retryAfter}`);
-    assert.equal((await post(gateway.url, { jsonrpc: "2.0", method: "notifications/initialized" }, reader)).status, 429, "notifications count too");
-    assert.equal((await post(gateway.url, request(5, "ping"), bearer(keys.principals.other!.key))).status, 200, "another principal has a budget of its own");
+    assert.equal(
+      (await post(gateway.url, { jsonrpc: "2.0", method: "notifications/initialized" }, reader)).status,
+      429,
+      "notifications count too",
+    );
+    assert.equal(
+      (await post(gateway.url, request(5, "ping"), bearer(keys.principals.other!.key))).status,
+      200,
+      "another principal has a budget of its own",
+    );
   });
 
   test("a batch draws one token per message, all or none; a batch larger than the burst is refused as such", async () => {
@@ -96,7 +126,10 @@ describe("metering before work", () => {
     const pings = (count: number) => Array.from({ length: count }, (_, index) => request(index + 1, "ping"));
     const tooBig = await post(gateway.url, pings(5), batcher);
     assert.equal(tooBig.status, 429);
-    assert.match(errorMessage(tooBig), /This request holds 5 read messages, more than your burst of 4: it can never fit your budget of 1 per minute/);
+    assert.match(
+      errorMessage(tooBig),
+      /This request holds 5 read messages, more than your burst of 4: it can never fit your budget of 1 per minute/,
+    );
     const fits = await post(gateway.url, pings(4), batcher);
     assert.equal(fits.status, 200, "the refused batch took nothing");
     assert.equal((fits.body as unknown[]).length, 4);
@@ -107,7 +140,11 @@ describe("metering before work", () => {
     const sloppy = bearer(keys.principals.sloppy!.key);
     assert.equal((await post(gateway.url, "{not json", sloppy)).status, 400);
     assert.equal((await post(gateway.url, { jsonrpc: "1.0", id: 1, method: "ping" }, sloppy)).status, 400);
-    assert.equal((await post(gateway.url, [request(1, "ping"), { not: "a message" }], sloppy)).status, 400, "a batch with an invalid message costs every message");
+    assert.equal(
+      (await post(gateway.url, [request(1, "ping"), { not: "a message" }], sloppy)).status,
+      400,
+      "a batch with an invalid message costs every message",
+    );
     const refused = await post(gateway.url, "{still not json", sloppy);
     assert.equal(refused.status, 429);
     assert.match(errorMessage(refused), /^RATE_LIMITED: Too many read calls/);
@@ -117,7 +154,11 @@ describe("metering before work", () => {
     const writer = bearer(keys.principals.writer!.key);
     const before = await toolRuns(gateway.base, "store_context");
     assert.equal((await post(gateway.url, storeCall(1, "The first metered write."), writer)).status, 200);
-    const refused = await post(gateway.url, [storeCall(2, "Refused write one."), storeCall(3, "Refused write two.")], writer);
+    const refused = await post(
+      gateway.url,
+      [storeCall(2, "Refused write one."), storeCall(3, "Refused write two.")],
+      writer,
+    );
     assert.equal(refused.status, 200, "tool calls get tool results a model can read");
     assert.ok(Number(refused.retryAfter) >= 1);
     const results = refused.body as { id: number; result: { isError: boolean; content: { text: string }[] } }[];
@@ -127,21 +168,36 @@ describe("metering before work", () => {
     );
     for (const item of results) {
       assert.equal(item.result.isError, true);
-      assert.match(item.result.content[0]!.text, /^RATE_LIMITED: Too many write calls: your budget is 1 per minute with bursts of 2\. Retry in \d+ s\./);
+      assert.match(
+        item.result.content[0]!.text,
+        /^RATE_LIMITED: Too many write calls: your budget is 1 per minute with bursts of 2\. Retry in \d+ s\./,
+      );
       assert.match(item.result.content[0]!.text, /Remedy: wait \d+ s, then retry; nothing was done/);
     }
     // Only the first write ran; the refused ones are counted as rate limited, not run.
     assert.equal((await toolRuns(gateway.base, "store_context")) - before, 1 + 2);
-    const listed = await post(gateway.url, request(9, "tools/call", { name: "search_context", arguments: { thread_id: "metering" } }), writer);
-    assert.equal((listed.body as { result: { structuredContent: { count: number } } }).result.structuredContent.count, 1, "nothing of the refused batch was stored");
+    const listed = await post(
+      gateway.url,
+      request(9, "tools/call", { name: "search_context", arguments: { thread_id: "metering" } }),
+      writer,
+    );
+    assert.equal(
+      (listed.body as { result: { structuredContent: { count: number } } }).result.structuredContent.count,
+      1,
+      "nothing of the refused batch was stored",
+    );
   });
 
   test("a credential without context:write cannot make the gateway parse a large body; a writer can", async () => {
-    const padded = (bytes: number) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: { pad: "a".repeat(bytes) } } });
+    const padded = (bytes: number) =>
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: { pad: "a".repeat(bytes) } } });
     const big = padded(256 * 1024);
     const reader = await post(gateway.url, big, bearer(keys.principals.other!.key));
     assert.equal(reader.status, 413);
-    assert.match(errorMessage(reader), /^Request body exceeds 65536 bytes, the limit for a credential without context:write$/);
+    assert.match(
+      errorMessage(reader),
+      /^Request body exceeds 65536 bytes, the limit for a credential without context:write$/,
+    );
     const writer = await post(gateway.url, big, bearer(keys.principals.writer!.key));
     assert.notEqual(writer.status, 413, "a writer's limit is the largest legal write");
     const anonymous = await post(gateway.url, big);
@@ -172,24 +228,41 @@ describe("failed authentications are throttled per client address", () => {
     keys?.dispose();
   });
 
-  const from = (address: string, credential?: string) => ({ "x-forwarded-for": address, ...(credential === undefined ? {} : bearer(credential)) });
+  const from = (address: string, credential?: string) => ({
+    "x-forwarded-for": address,
+    ...(credential === undefined ? {} : bearer(credential)),
+  });
 
   test("guesses past the budget get 429 with Retry-After before any key lookup", async () => {
     const guesser = "203.0.113.7";
-    assert.equal((await post(gateway.url, request(1, "ping"), from(guesser))).status, 401, "a missing credential counts");
-    for (let guess = 0; guess < 2; guess++) assert.equal((await post(gateway.url, request(1, "ping"), from(guesser, generateApiKey()))).status, 401);
+    assert.equal(
+      (await post(gateway.url, request(1, "ping"), from(guesser))).status,
+      401,
+      "a missing credential counts",
+    );
+    for (let guess = 0; guess < 2; guess++)
+      assert.equal((await post(gateway.url, request(1, "ping"), from(guesser, generateApiKey()))).status, 401);
     const lookups = await keyLookups(gateway.base);
     const throttled = await post(gateway.url, request(1, "ping"), from(guesser, generateApiKey()));
     assert.equal(throttled.status, 429);
     assert.match(errorMessage(throttled), /^Too many failed authentications from 203\.0\.113\.7: retry in (\d+) s$/);
     assert.ok(Number(throttled.retryAfter) >= 1);
-    for (let guess = 0; guess < 20; guess++) assert.equal((await post(gateway.url, request(1, "ping"), from(guesser, generateApiKey()))).status, 429);
+    for (let guess = 0; guess < 20; guess++)
+      assert.equal((await post(gateway.url, request(1, "ping"), from(guesser, generateApiKey()))).status, 429);
     assert.equal(await keyLookups(gateway.base), lookups, "no throttled guess reached the store");
-    assert.equal((await post(gateway.url, request(1, "ping"), from(guesser, keys.principals.alice!.key))).status, 429, "an address over its budget waits, whatever it sends");
+    assert.equal(
+      (await post(gateway.url, request(1, "ping"), from(guesser, keys.principals.alice!.key))).status,
+      429,
+      "an address over its budget waits, whatever it sends",
+    );
   });
 
   test("other addresses are unaffected, and successful authentications never count", async () => {
     assert.equal((await post(gateway.url, request(1, "ping"), from("198.51.100.9", generateApiKey()))).status, 401);
-    for (let call = 0; call < 10; call++) assert.equal((await post(gateway.url, request(1, "ping"), from("198.51.100.10", keys.principals.alice!.key))).status, 200);
+    for (let call = 0; call < 10; call++)
+      assert.equal(
+        (await post(gateway.url, request(1, "ping"), from("198.51.100.10", keys.principals.alice!.key))).status,
+        200,
+      );
   });
 });

@@ -41,10 +41,31 @@ describe("a peer-style agent session over MCP", () => {
     hub = await startMemoryHub({ SUMMARIZER_SECTION_MIN_CHARS: "0" });
     client = await connectMcpClient(hub.url);
     const store = async (name: string, text: string, metadata: Record<string, unknown>, source = "agent") => {
-      ids[name] = (await callOk<{ context_id: string }>(client, "store_context", { thread_id: thread, source, text, metadata, tags: ["auth"] })).context_id;
+      ids[name] = (
+        await callOk<{ context_id: string }>(client, "store_context", {
+          thread_id: thread,
+          source,
+          text,
+          metadata,
+          tags: ["auth"],
+        })
+      ).context_id;
     };
-    await store("report", report, { status: "completed", agent_name: "executor-1", priority: 8, technologies: ["python", "fastapi"], references: { context_ids: [100, 200] }, reviewer: null });
-    await store("plan", "Plan: rotate the signing keys after the auth rollout.", { status: "active", agent_name: "planner", priority: 3, technologies: ["go"], file: "plan.MD" });
+    await store("report", report, {
+      status: "completed",
+      agent_name: "executor-1",
+      priority: 8,
+      technologies: ["python", "fastapi"],
+      references: { context_ids: [100, 200] },
+      reviewer: null,
+    });
+    await store("plan", "Plan: rotate the signing keys after the auth rollout.", {
+      status: "active",
+      agent_name: "planner",
+      priority: 3,
+      technologies: ["go"],
+      file: "plan.MD",
+    });
     await store("prompt", "Please check why token refresh fails on the auth service.", { status: "active" }, "user");
   });
 
@@ -57,23 +78,38 @@ describe("a peer-style agent session over MCP", () => {
     Object.keys(ids)
       .filter((name) => page.results.some((hit) => hit.id === ids[name]))
       .sort();
-  const list = async (args: Record<string, unknown>) => found(await callOk<Listing>(client, "search_context", { thread_id: thread, ...args }));
+  const list = async (args: Record<string, unknown>) =>
+    found(await callOk<Listing>(client, "search_context", { thread_id: thread, ...args }));
 
   test("search_context with the peer's metadata filters, include_images and explain_query left false", async () => {
-    assert.deepEqual(await list({ metadata: { status: "active" }, include_images: false, explain_query: false }), ["plan", "prompt"]);
+    assert.deepEqual(await list({ metadata: { status: "active" }, include_images: false, explain_query: false }), [
+      "plan",
+      "prompt",
+    ]);
     const filters = (metadata_filters: unknown[]) => list({ metadata_filters });
     assert.deepEqual(await filters([{ key: "priority", operator: "gte", value: 5 }]), ["report"]);
     assert.deepEqual(await filters([{ key: "agent_name", operator: "exists" }]), ["plan", "report"]);
     assert.deepEqual(await filters([{ key: "agent_name", operator: "not_exists" }]), ["prompt"]);
     assert.deepEqual(await filters([{ key: "agent_name", operator: "starts_with", value: "executor" }]), ["report"]);
-    assert.deepEqual(await filters([{ key: "file", operator: "ends_with", value: ".md", case_sensitive: false }]), ["plan"]);
+    assert.deepEqual(await filters([{ key: "file", operator: "ends_with", value: ".md", case_sensitive: false }]), [
+      "plan",
+    ]);
     assert.deepEqual(await filters([{ key: "file", operator: "ends_with", value: ".md" }]), []);
     assert.deepEqual(await filters([{ key: "technologies", operator: "array_contains", value: "python" }]), ["report"]);
-    assert.deepEqual(await filters([{ key: "technologies", operator: "array_contains", value: "PYTHON", case_sensitive: false }]), ["report"]);
-    assert.deepEqual(await filters([{ key: "references.context_ids", operator: "array_contains", value: 200 }]), ["report"]);
+    assert.deepEqual(
+      await filters([{ key: "technologies", operator: "array_contains", value: "PYTHON", case_sensitive: false }]),
+      ["report"],
+    );
+    assert.deepEqual(await filters([{ key: "references.context_ids", operator: "array_contains", value: 200 }]), [
+      "report",
+    ]);
     assert.deepEqual(await filters([{ key: "reviewer", operator: "is_null" }]), ["report"]);
     assert.deepEqual(await filters([{ key: "priority", operator: "is_not_null" }]), ["plan", "report"]);
-    assert.deepEqual(await filters([{ key: "status", value: "completed" }]), ["report"], "the operator left out means eq");
+    assert.deepEqual(
+      await filters([{ key: "status", value: "completed" }]),
+      ["report"],
+      "the operator left out means eq",
+    );
     assert.deepEqual(
       await filters([
         { key: "status", operator: "in", value: ["active", "pending"] },
@@ -94,41 +130,69 @@ describe("a peer-style agent session over MCP", () => {
     });
     assert.deepEqual(found(fts), ["prompt", "report"]);
     assert.ok(fts.explain !== undefined, "explain_query explains the ranking");
-    const hybrid = await callOk<Listing & { explain?: { fusion_method: string | null } }>(client, "hybrid_search_context", {
-      query: "token refresh fails",
-      thread_id: thread,
-      fusion_method: "rrf",
-      rrf_k: 60,
-      search_modes: ["fts", "semantic"],
-      include_images: false,
-      explain_query: true,
-      metadata_filters: [{ key: "agent_name", operator: "exists" }],
-    });
-    assert.ok(found(hybrid).includes("report") && !found(hybrid).includes("prompt"), `hybrid found ${found(hybrid).join(", ")}`);
+    const hybrid = await callOk<Listing & { explain?: { fusion_method: string | null } }>(
+      client,
+      "hybrid_search_context",
+      {
+        query: "token refresh fails",
+        thread_id: thread,
+        fusion_method: "rrf",
+        rrf_k: 60,
+        search_modes: ["fts", "semantic"],
+        include_images: false,
+        explain_query: true,
+        metadata_filters: [{ key: "agent_name", operator: "exists" }],
+      },
+    );
+    assert.ok(
+      found(hybrid).includes("report") && !found(hybrid).includes("prompt"),
+      `hybrid found ${found(hybrid).join(", ")}`,
+    );
     assert.equal(hybrid.explain?.fusion_method, "rrf");
-    const semantic = await callOk<Listing>(client, "semantic_search_context", { query: "signing key rotation", thread_id: thread, include_images: false, limit: 5 });
+    const semantic = await callOk<Listing>(client, "semantic_search_context", {
+      query: "signing key rotation",
+      thread_id: thread,
+      include_images: false,
+      limit: 5,
+    });
     assert.ok(found(semantic).includes("plan"));
   });
 
   test("navigate_context, read_context_range and grep_context with the peer's argument names", async () => {
-    const outline = await callOk<{ nodes: { node_id: string; start: number; end: number; summary: string }[] }>(client, "navigate_context", { context_id: ids.report });
+    const outline = await callOk<{ nodes: { node_id: string; start: number; end: number; summary: string }[] }>(
+      client,
+      "navigate_context",
+      { context_id: ids.report },
+    );
     assert.ok(outline.nodes.length >= 3);
     assert.ok(
       outline.nodes.some((node) => node.summary !== ""),
       "positive control: the outline carries summaries by default",
     );
-    const bare = await callOk<{ nodes: { summary: string }[] }>(client, "navigate_context", { context_id: ids.report, include_node_summaries: false });
+    const bare = await callOk<{ nodes: { summary: string }[] }>(client, "navigate_context", {
+      context_id: ids.report,
+      include_node_summaries: false,
+    });
     assert.equal(bare.nodes.length, outline.nodes.length);
     assert.ok(bare.nodes.every((node) => node.summary === ""));
 
     const risks = outline.nodes.find((node) => node.node_id.endsWith("risks"))!;
-    const range = await callOk<{ text: string; start: number; end: number }>(client, "read_context_range", { context_id: ids.report, start_char: risks.start, end_char: risks.end });
+    const range = await callOk<{ text: string; start: number; end: number }>(client, "read_context_range", {
+      context_id: ids.report,
+      start_char: risks.start,
+      end_char: risks.end,
+    });
     assert.equal(range.text, report.slice(risks.start, risks.end));
-    const same = await callOk<{ text: string }>(client, "read_context_range", { context_id: ids.report, start: risks.start, end_char: risks.end });
+    const same = await callOk<{ text: string }>(client, "read_context_range", {
+      context_id: ids.report,
+      start: risks.start,
+      end_char: risks.end,
+    });
     assert.equal(same.text, range.text, "our name and the peer's mix");
 
     type Grep = { results: { id: string; match_count: number }[]; entries_scanned: number };
-    const grep = (args: Record<string, unknown>) => callOk<Grep>(client, "grep_context", { thread_id: thread, output_mode: "count", ...args });
+    const grep = (args: Record<string, unknown>) =>
+      callOk<Grep>(client, "grep_context", { thread_id: thread, output_mode: "count", ...args });
     const exact = await grep({ pattern: "ERROR", case_sensitive: true });
     assert.deepEqual(
       exact.results.map((entry) => entry.id),
@@ -150,16 +214,37 @@ describe("a peer-style agent session over MCP", () => {
       metadata: { status: "pending", priority: 5, assignee: "alice", config: { retries: 3, timeout: 30 } },
     });
     const id = stored.context_id;
-    const metadataOf = async () => (await callOk<{ entries: { metadata: Record<string, unknown>; version: number }[] }>(client, "get_context_by_ids", { context_ids: [id] })).entries[0]!;
-    const first = await callOk<{ version: number }>(client, "update_context", { context_id: id, metadata_patch: { status: "completed", assignee: null, config: { timeout: 60 }, reviewer: "bob" } });
-    assert.deepEqual((await metadataOf()).metadata, { status: "completed", priority: 5, config: { retries: 3, timeout: 60 }, reviewer: "bob" });
+    const metadataOf = async () =>
+      (
+        await callOk<{ entries: { metadata: Record<string, unknown>; version: number }[] }>(
+          client,
+          "get_context_by_ids",
+          { context_ids: [id] },
+        )
+      ).entries[0]!;
+    const first = await callOk<{ version: number }>(client, "update_context", {
+      context_id: id,
+      metadata_patch: { status: "completed", assignee: null, config: { timeout: 60 }, reviewer: "bob" },
+    });
+    assert.deepEqual((await metadataOf()).metadata, {
+      status: "completed",
+      priority: 5,
+      config: { retries: 3, timeout: 60 },
+      reviewer: "bob",
+    });
 
-    const stale = await callTool(client, "update_context", { context_id: id, metadata_patch: { status: "archived" }, expected_version: first.version - 1 });
+    const stale = await callTool(client, "update_context", {
+      context_id: id,
+      metadata_patch: { status: "archived" },
+      expected_version: first.version - 1,
+    });
     assert.match(failureLine(stale), /VERSION_CONFLICT/);
     assert.equal((await metadataOf()).metadata.status, "completed", "a pinned stale version changes nothing");
 
     const keys = Array.from({ length: 6 }, (_, index) => `k${index}`);
-    await Promise.all(keys.map((key) => callOk(client, "update_context", { context_id: id, metadata_patch: { [key]: true } })));
+    await Promise.all(
+      keys.map((key) => callOk(client, "update_context", { context_id: id, metadata_patch: { [key]: true } })),
+    );
     const after = await metadataOf();
     for (const key of keys) assert.equal(after.metadata[key], true, `${key} survived the concurrent patches`);
     assert.equal(after.version, first.version + keys.length);
@@ -169,7 +254,14 @@ describe("a peer-style agent session over MCP", () => {
   });
 
   test("delete_context_batch by thread_ids, source and older_than_days, with a dry-run count", async () => {
-    type Deleted = { deleted_count: number; deleted_ids: string[]; matched_count?: number; matched_count_exact?: boolean; dry_run?: boolean; has_more?: boolean };
+    type Deleted = {
+      deleted_count: number;
+      deleted_ids: string[];
+      matched_count?: number;
+      matched_count_exact?: boolean;
+      dry_run?: boolean;
+      has_more?: boolean;
+    };
     const made: Record<string, string[]> = {};
     for (const [thread, source, count] of [
       ["sweep-a", "agent", 3],
@@ -178,29 +270,48 @@ describe("a peer-style agent session over MCP", () => {
       ["sweep-c", "agent", 2],
     ] as const) {
       const { results } = await callOk<{ results: { context_id: string }[] }>(client, "store_context_batch", {
-        entries: Array.from({ length: count }, (_, index) => ({ thread_id: thread, source, text: `Sweep note ${thread} ${source} ${index}.` })),
+        entries: Array.from({ length: count }, (_, index) => ({
+          thread_id: thread,
+          source,
+          text: `Sweep note ${thread} ${source} ${index}.`,
+        })),
       });
       made[`${thread}/${source}`] = results.map((result) => result.context_id);
     }
     const criteria = { thread_ids: ["sweep-a", "sweep-b"], source: "agent" };
     const dry = await callOk<Deleted>(client, "delete_context_batch", { ...criteria, dry_run: true });
     assert.deepEqual([dry.matched_count, dry.matched_count_exact, dry.dry_run, dry.deleted_count], [5, true, true, 0]);
-    const none = await callOk<Deleted>(client, "delete_context_batch", { ...criteria, older_than_days: 1, dry_run: true });
+    const none = await callOk<Deleted>(client, "delete_context_batch", {
+      ...criteria,
+      older_than_days: 1,
+      dry_run: true,
+    });
     assert.equal(none.matched_count, 0, "entries made today are not older than a day");
 
     const done = await callOk<Deleted>(client, "delete_context_batch", { ...criteria, reason: "sweep" });
     const expected = [...made["sweep-a/agent"]!, ...made["sweep-b/agent"]!].sort();
     assert.deepEqual([...done.deleted_ids].sort(), expected);
     assert.equal(done.has_more, false);
-    const { missing, entries } = await callOk<{ missing: string[]; entries: { id: string }[] }>(client, "get_context_by_ids", {
-      context_ids: [...expected, ...made["sweep-a/user"]!, ...made["sweep-c/agent"]!],
-    });
+    const { missing, entries } = await callOk<{ missing: string[]; entries: { id: string }[] }>(
+      client,
+      "get_context_by_ids",
+      {
+        context_ids: [...expected, ...made["sweep-a/user"]!, ...made["sweep-c/agent"]!],
+      },
+    );
     assert.deepEqual([...missing].sort(), expected);
-    assert.deepEqual(entries.map((entry) => entry.id).sort(), [...made["sweep-a/user"]!, ...made["sweep-c/agent"]!].sort(), "other sources and threads stay");
+    assert.deepEqual(
+      entries.map((entry) => entry.id).sort(),
+      [...made["sweep-a/user"]!, ...made["sweep-c/agent"]!].sort(),
+      "other sources and threads stay",
+    );
     const again = await callOk<Deleted>(client, "delete_context_batch", { ...criteria, dry_run: true });
     assert.equal(again.matched_count, 0);
 
-    const mixed = await callTool(client, "delete_context_batch", { context_ids: [made["sweep-c/agent"]![0]], source: "agent" });
+    const mixed = await callTool(client, "delete_context_batch", {
+      context_ids: [made["sweep-c/agent"]![0]],
+      source: "agent",
+    });
     assert.match(textOf(mixed), /give either context_ids or criteria/);
   });
 
@@ -208,12 +319,32 @@ describe("a peer-style agent session over MCP", () => {
     const refusals: [string, Record<string, unknown>, RegExp][] = [
       ["search_context", { thread_id: thread, include_images: true }, /get_context_by_ids \(include_images: true\)/],
       ["search_context", { thread_id: thread, explain_query: true }, /ranked searches .* take explain_query/],
-      ["hybrid_search_context", { query: "token", search_modes: ["fts"] }, /for one leg use fts_search_context or semantic_search_context/],
-      ["read_context_range", { context_id: ids.report, start: 0, start_char: 5, end: 10 }, /start_char and start name the same setting and disagree/],
+      [
+        "hybrid_search_context",
+        { query: "token", search_modes: ["fts"] },
+        /for one leg use fts_search_context or semantic_search_context/,
+      ],
+      [
+        "read_context_range",
+        { context_id: ids.report, start: 0, start_char: 5, end: 10 },
+        /start_char and start name the same setting and disagree/,
+      ],
       ["grep_context", { pattern: "x", regex: true, is_regex: false }, /is_regex and regex name the same setting/],
-      ["grep_context", { pattern: "x", case_insensitive: true, case_sensitive: true }, /case_sensitive and case_insensitive name the same setting/],
-      ["search_context", { metadata_filters: [{ key: "priority", operator: "gt", value: 1, case_sensitive: true }] }, /case_sensitive applies only to .* not to gt/],
-      ["search_context", { metadata_filters: [{ key: "reviewer", operator: "is_null", value: "x" }] }, /leave value out for is_null/],
+      [
+        "grep_context",
+        { pattern: "x", case_insensitive: true, case_sensitive: true },
+        /case_sensitive and case_insensitive name the same setting/,
+      ],
+      [
+        "search_context",
+        { metadata_filters: [{ key: "priority", operator: "gt", value: 1, case_sensitive: true }] },
+        /case_sensitive applies only to .* not to gt/,
+      ],
+      [
+        "search_context",
+        { metadata_filters: [{ key: "reviewer", operator: "is_null", value: "x" }] },
+        /leave value out for is_null/,
+      ],
       ["search_context", { metadata_filters: [{ key: "status" }] }, /eq needs a value/],
     ];
     for (const [tool, args, message] of refusals) {

@@ -26,7 +26,9 @@ interface Forwarded {
 }
 
 /** A round-robin HTTP balancer in front of the gateways, recording every POST it forwards. */
-async function startBalancer(upstreams: readonly TestGateway[]): Promise<{ url: string; seen: Forwarded[]; close(): Promise<void> }> {
+async function startBalancer(
+  upstreams: readonly TestGateway[],
+): Promise<{ url: string; seen: Forwarded[]; close(): Promise<void> }> {
   const seen: Forwarded[] = [];
   let next = 0;
   const server: Server = createServer((incoming, outgoing) => {
@@ -41,23 +43,41 @@ async function startBalancer(upstreams: readonly TestGateway[]): Promise<{ url: 
         seen.push({ upstream, headers: incoming.headers, method: parsed.method });
       }
       const target = new URL(upstreams[upstream]!.url);
-      const forward = httpRequest({ host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers }, (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      });
+      const forward = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: incoming.url,
+          method: incoming.method,
+          headers: incoming.headers,
+        },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
       forward.on("error", () => outgoing.writeHead(502).end());
       forward.end(body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/mcp`, seen, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    seen,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** A v2 SDK client pinned to 2026-07-28: it probes with server/discover and never sends `initialize`. */
 async function connectModern(url: string, key: string): Promise<ModernClient> {
-  const client = new ModernClient({ name: "context-hub-tests-v2", version: "0.0.0" }, { versionNegotiation: { mode: { pin: modern } } });
-  await client.connect(new ModernTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+  const client = new ModernClient(
+    { name: "context-hub-tests-v2", version: "0.0.0" },
+    { versionNegotiation: { mode: { pin: modern } } },
+  );
+  await client.connect(
+    new ModernTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+  );
   return client;
 }
 
@@ -67,12 +87,26 @@ interface RawAnswer {
 }
 
 /** POSTs one 2026-07-28 request by hand, with the headers given (the envelope claim is added unless `meta` replaces it). */
-async function postModern(url: string, key: string, message: Record<string, unknown>, headers: Record<string, string>, meta?: Record<string, unknown>): Promise<RawAnswer> {
+async function postModern(
+  url: string,
+  key: string,
+  message: Record<string, unknown>,
+  headers: Record<string, string>,
+  meta?: Record<string, unknown>,
+): Promise<RawAnswer> {
   const params = (message.params ?? {}) as Record<string, unknown>;
-  const envelope = meta ?? { "io.modelcontextprotocol/protocolVersion": modern, "io.modelcontextprotocol/clientCapabilities": {} };
+  const envelope = meta ?? {
+    "io.modelcontextprotocol/protocolVersion": modern,
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
   const response = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${key}`, ...headers },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${key}`,
+      ...headers,
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 7, ...message, params: { ...params, _meta: envelope } }),
   });
   return { status: response.status, body: (await response.json()) as RawAnswer["body"] };
@@ -116,13 +150,22 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
       assert.match(client.getInstructions() ?? "", /shared memory/);
       const { tools } = await client.listTools();
       assert.ok(tools.some((tool) => tool.name === "store_context") && tools.some((tool) => tool.name === "whoami"));
-      const stored = await client.callTool({ name: "store_context", arguments: { thread_id: "modern", source: "agent", text: "Written over revision 2026-07-28." } });
+      const stored = await client.callTool({
+        name: "store_context",
+        arguments: { thread_id: "modern", source: "agent", text: "Written over revision 2026-07-28." },
+      });
       assert.equal(stored.isError, undefined, JSON.stringify(stored.content));
       const id = (stored.structuredContent as { context_id: string }).context_id;
       const fetched = await client.callTool({ name: "fetch", arguments: { id } });
       assert.equal((fetched.structuredContent as { text: string }).text, "Written over revision 2026-07-28.");
       const whoami = await client.callTool({ name: "whoami", arguments: {} });
-      assert.deepEqual([(whoami.structuredContent as { tenant: string }).tenant, (whoami.structuredContent as { subject: string }).subject], ["acme", "alice"]);
+      assert.deepEqual(
+        [
+          (whoami.structuredContent as { tenant: string }).tenant,
+          (whoami.structuredContent as { subject: string }).subject,
+        ],
+        ["acme", "alice"],
+      );
     } finally {
       await client.close();
     }
@@ -132,7 +175,12 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
       ["server/discover", "tools/list", "tools/call", "tools/call", "tools/call"],
       "no initialize, no notifications: every request stands alone",
     );
-    for (let index = 1; index < posts.length; index += 1) assert.notEqual(posts[index]!.upstream, posts[index - 1]!.upstream, "consecutive requests went to different gateways");
+    for (let index = 1; index < posts.length; index += 1)
+      assert.notEqual(
+        posts[index]!.upstream,
+        posts[index - 1]!.upstream,
+        "consecutive requests went to different gateways",
+      );
     for (const post of posts) {
       assert.equal(post.headers["mcp-protocol-version"], modern);
       assert.equal(post.headers["mcp-method"], post.method);
@@ -144,22 +192,34 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
     const v2 = await connectModern(balancer.url, alice);
     const v1 = await connectMcpClient(balancer.url, { authorization: `Bearer ${alice}` });
     try {
-      const stored = await v2.callTool({ name: "store_context", arguments: { thread_id: "both", source: "user", text: "Stored by the v2 client." } });
+      const stored = await v2.callTool({
+        name: "store_context",
+        arguments: { thread_id: "both", source: "user", text: "Stored by the v2 client." },
+      });
       const id = (stored.structuredContent as { context_id: string }).context_id;
       const read = await callOk<{ text: string; metadata: { owner: string } }>(v1, "fetch", { id });
       assert.deepEqual([read.text, read.metadata.owner], ["Stored by the v2 client.", "alice"]);
-      const back = await callOk<{ context_id: string }>(v1, "store_context", { thread_id: "both", source: "agent", text: "Stored by the v1 client." });
+      const back = await callOk<{ context_id: string }>(v1, "store_context", {
+        thread_id: "both",
+        source: "agent",
+        text: "Stored by the v1 client.",
+      });
       const seen = await v2.callTool({ name: "fetch", arguments: { id: back.context_id } });
       assert.equal((seen.structuredContent as { text: string }).text, "Stored by the v1 client.");
 
       // One tool list, two encodings of the same schemas.
-      const strip = (schema: unknown) => JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === "$schema" ? undefined : value))) as unknown;
+      const strip = (schema: unknown) =>
+        JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === "$schema" ? undefined : value))) as unknown;
       const oldTools = new Map((await v1.listTools()).tools.map((tool) => [tool.name, tool]));
       const newTools = (await v2.listTools()).tools;
       assert.deepEqual(newTools.map((tool) => tool.name).sort(), [...oldTools.keys()].sort());
       for (const tool of newTools) {
         const old = oldTools.get(tool.name)!;
-        assert.deepEqual(strip(tool.inputSchema), strip(old.inputSchema), `${tool.name}: the same input schema on both revisions`);
+        assert.deepEqual(
+          strip(tool.inputSchema),
+          strip(old.inputSchema),
+          `${tool.name}: the same input schema on both revisions`,
+        );
         assert.deepEqual(tool.annotations, old.annotations, `${tool.name}: the same annotations`);
         assert.equal(tool.description, old.description);
       }
@@ -172,12 +232,20 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
   test("a v2 client negotiating on its own picks 2026-07-28; told to stay on 2025 it gets the handshake path", async () => {
     const negotiate = async (mode: "auto" | "legacy") => {
       const start = balancer.seen.length;
-      const client = new ModernClient({ name: "context-hub-tests-v2", version: "0.0.0" }, { versionNegotiation: { mode } });
-      await client.connect(new ModernTransport(new URL(balancer.url), { requestInit: { headers: { authorization: `Bearer ${alice}` } } }));
+      const client = new ModernClient(
+        { name: "context-hub-tests-v2", version: "0.0.0" },
+        { versionNegotiation: { mode } },
+      );
+      await client.connect(
+        new ModernTransport(new URL(balancer.url), { requestInit: { headers: { authorization: `Bearer ${alice}` } } }),
+      );
       try {
         const { tools } = await client.listTools();
         assert.ok(tools.some((tool) => tool.name === "search_context"));
-        return { version: client.getNegotiatedProtocolVersion(), methods: balancer.seen.slice(start).map((post) => post.method) };
+        return {
+          version: client.getNegotiatedProtocolVersion(),
+          methods: balancer.seen.slice(start).map((post) => post.method),
+        };
       } finally {
         await client.close();
       }
@@ -191,13 +259,33 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
   });
 
   test("server/discover and tools/list answer with resultType and a private cache lifetime; the v2 client reuses the list", async () => {
-    const discover = await postModern(balancer.url, alice, { method: "server/discover" }, { "mcp-protocol-version": modern, "mcp-method": "server/discover" });
+    const discover = await postModern(
+      balancer.url,
+      alice,
+      { method: "server/discover" },
+      { "mcp-protocol-version": modern, "mcp-method": "server/discover" },
+    );
     assert.equal(discover.status, 200);
-    const found = discover.body.result as { supportedVersions: string[]; capabilities: { tools?: unknown }; resultType: string; ttlMs: number; cacheScope: string };
+    const found = discover.body.result as {
+      supportedVersions: string[];
+      capabilities: { tools?: unknown };
+      resultType: string;
+      ttlMs: number;
+      cacheScope: string;
+    };
     assert.deepEqual(found.supportedVersions, [modern]);
-    assert.deepEqual(found.capabilities.tools, { listChanged: false }, "tools, which never change while a gateway runs");
+    assert.deepEqual(
+      found.capabilities.tools,
+      { listChanged: false },
+      "tools, which never change while a gateway runs",
+    );
     assert.deepEqual([found.resultType, found.ttlMs, found.cacheScope], ["complete", 300_000, "private"]);
-    const listed = await postModern(balancer.url, alice, { method: "tools/list" }, { "mcp-protocol-version": modern, "mcp-method": "tools/list" });
+    const listed = await postModern(
+      balancer.url,
+      alice,
+      { method: "tools/list" },
+      { "mcp-protocol-version": modern, "mcp-method": "tools/list" },
+    );
     const list = listed.body.result as { tools: unknown[]; ttlMs: number; cacheScope: string; resultType: string };
     assert.deepEqual([list.ttlMs, list.cacheScope, list.resultType], [300_000, "private", "complete"]);
 
@@ -207,14 +295,24 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
       const first = await client.listTools();
       const second = await client.listTools();
       assert.deepEqual(second.tools, first.tools);
-      assert.equal(balancer.seen.slice(start).filter((post) => post.method === "tools/list").length, 1, "the second list came from the client's cache");
+      assert.equal(
+        balancer.seen.slice(start).filter((post) => post.method === "tools/list").length,
+        1,
+        "the second list came from the client's cache",
+      );
     } finally {
       await client.close();
     }
   });
 
   test("routing headers that disagree with the body, or are missing, are refused with HeaderMismatch and run nothing", async () => {
-    const call = { method: "tools/call", params: { name: "store_context", arguments: { thread_id: "mismatch", source: "agent", text: "must not be stored" } } };
+    const call = {
+      method: "tools/call",
+      params: {
+        name: "store_context",
+        arguments: { thread_id: "mismatch", source: "agent", text: "must not be stored" },
+      },
+    };
     const headers = { "mcp-protocol-version": modern, "mcp-method": "tools/call", "mcp-name": "store_context" };
     const runsBefore = await toolRuns(gateways[0]!.base, "store_context");
     const cases: [string, Record<string, string>, Record<string, unknown> | undefined][] = [
@@ -228,12 +326,24 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
       const answer = await postModern(balancer.url, alice, call, sent, meta);
       assert.equal(answer.status, 400, `${what}: status`);
       assert.equal(answer.body.error?.code, -32020, `${what}: ${JSON.stringify(answer.body)}`);
-      assert.match(answer.body.error?.message ?? "", /Mcp-Name|Mcp-Method|MCP-Protocol-Version|protocol version/i, `${what}: the message names what is wrong`);
+      assert.match(
+        answer.body.error?.message ?? "",
+        /Mcp-Name|Mcp-Method|MCP-Protocol-Version|protocol version/i,
+        `${what}: the message names what is wrong`,
+      );
     }
     // The metrics registry is process-wide: both gateways report the same total.
     assert.equal(await toolRuns(gateways[0]!.base, "store_context"), runsBefore, "none of the refused calls ran");
     // The same call with matching headers is the control: it runs.
-    const ok = await postModern(balancer.url, alice, { ...call, params: { ...call.params, arguments: { ...call.params.arguments, text: "stored with matching headers" } } }, headers);
+    const ok = await postModern(
+      balancer.url,
+      alice,
+      {
+        ...call,
+        params: { ...call.params, arguments: { ...call.params.arguments, text: "stored with matching headers" } },
+      },
+      headers,
+    );
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.equal(await toolRuns(gateways[0]!.base, "store_context"), runsBefore + 1);
 
@@ -248,16 +358,36 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
       },
     );
     assert.equal(unsupported.status, 400);
-    assert.match(JSON.stringify(unsupported.body.error), /2026-07-28/, "the error names the revisions this server speaks");
+    assert.match(
+      JSON.stringify(unsupported.body.error),
+      /2026-07-28/,
+      "the error names the revisions this server speaks",
+    );
   });
 
   test("malformed 2026-07-28 requests get a specific error and run nothing", async () => {
     const runsBefore = await toolRuns(gateways[0]!.base, "store_context");
     const callHeaders = { "mcp-protocol-version": modern, "mcp-method": "tools/call", "mcp-name": "store_context" };
-    const notObject = await postModern(balancer.url, alice, { method: "tools/call", params: { name: "store_context", arguments: "text" } }, callHeaders);
+    const notObject = await postModern(
+      balancer.url,
+      alice,
+      { method: "tools/call", params: { name: "store_context", arguments: "text" } },
+      callHeaders,
+    );
     assert.equal(notObject.body.error?.code, -32602);
-    assert.equal(notObject.body.error?.message, "Invalid params: params.arguments must be a JSON object (got a string)");
-    const wrongTypes = await postModern(balancer.url, alice, { method: "tools/call", params: { name: "store_context", arguments: { thread_id: 5, source: "agent", text: "x" } } }, callHeaders);
+    assert.equal(
+      notObject.body.error?.message,
+      "Invalid params: params.arguments must be a JSON object (got a string)",
+    );
+    const wrongTypes = await postModern(
+      balancer.url,
+      alice,
+      {
+        method: "tools/call",
+        params: { name: "store_context", arguments: { thread_id: 5, source: "agent", text: "x" } },
+      },
+      callHeaders,
+    );
     const result = wrongTypes.body.result as { isError?: boolean; content: { text: string }[] };
     assert.equal(result.isError, true);
     assert.match(result.content[0]!.text, /thread_id: Invalid input: expected string/);
@@ -270,7 +400,12 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
     );
     assert.equal(noCapabilities.status, 400);
     assert.match(noCapabilities.body.error?.message ?? "", /clientCapabilities: missing/);
-    const handshake = await postModern(balancer.url, alice, { method: "initialize" }, { "mcp-protocol-version": modern, "mcp-method": "initialize" });
+    const handshake = await postModern(
+      balancer.url,
+      alice,
+      { method: "initialize" },
+      { "mcp-protocol-version": modern, "mcp-method": "initialize" },
+    );
     assert.deepEqual([handshake.status, handshake.body.error?.code], [404, -32601], "2026-07-28 has no initialize");
     assert.equal(await toolRuns(gateways[0]!.base, "store_context"), runsBefore);
   });
@@ -279,7 +414,8 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
     const readerV2 = await connectModern(balancer.url, reader);
     const readerV1 = await connectMcpClient(balancer.url, { authorization: `Bearer ${reader}` });
     try {
-      const names = async (list: Promise<{ tools: { name: string }[] }>) => (await list).tools.map((tool) => tool.name).sort();
+      const names = async (list: Promise<{ tools: { name: string }[] }>) =>
+        (await list).tools.map((tool) => tool.name).sort();
       const v2Names = await names(readerV2.listTools());
       assert.deepEqual(v2Names, await names(readerV1.listTools()));
       assert.ok(!v2Names.includes("store_context") && v2Names.includes("fetch"));
@@ -287,23 +423,41 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
       await readerV2.close();
       await readerV1.close();
     }
-    const write = { method: "tools/call", params: { name: "store_context", arguments: { thread_id: "t", source: "agent", text: "no scope" } } };
-    const refused = await postModern(balancer.url, reader, write, { "mcp-protocol-version": modern, "mcp-method": "tools/call", "mcp-name": "store_context" });
+    const write = {
+      method: "tools/call",
+      params: { name: "store_context", arguments: { thread_id: "t", source: "agent", text: "no scope" } },
+    };
+    const refused = await postModern(balancer.url, reader, write, {
+      "mcp-protocol-version": modern,
+      "mcp-method": "tools/call",
+      "mcp-name": "store_context",
+    });
     const legacy = await fetch(balancer.url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${reader}`, "mcp-protocol-version": "2025-11-25" },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${reader}`,
+        "mcp-protocol-version": "2025-11-25",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 7, ...write }),
     });
     assert.equal(refused.status, 403);
     assert.equal(refused.status, legacy.status, "the 2025 path refuses the same call the same way");
     assert.equal(refused.body.error?.message, ((await legacy.json()) as RawAnswer["body"]).error?.message);
 
-    await assert.rejects(connectModern(balancer.url, "chk_" + "n".repeat(43)), "a bad key is refused before any MCP processing");
+    await assert.rejects(
+      connectModern(balancer.url, "chk_" + "n".repeat(43)),
+      "a bad key is refused before any MCP processing",
+    );
 
     const v2Alice = await connectModern(balancer.url, alice);
     const v2Bob = await connectModern(balancer.url, bob);
     try {
-      const stored = await v2Alice.callTool({ name: "store_context", arguments: { thread_id: "private", source: "agent", text: "acme only" } });
+      const stored = await v2Alice.callTool({
+        name: "store_context",
+        arguments: { thread_id: "private", source: "agent", text: "acme only" },
+      });
       const id = (stored.structuredContent as { context_id: string }).context_id;
       const other = await v2Bob.callTool({ name: "fetch", arguments: { id } });
       assert.equal(other.isError, true, "another tenant cannot read it");

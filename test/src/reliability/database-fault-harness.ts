@@ -42,9 +42,18 @@ export interface FaultRun {
 const storeTimeoutMs = 1_500;
 
 /** An all-in-one server over the database at `databaseUrl`, without rate limits, and three MCP clients of it. */
-export async function startHubWithClients(databaseUrl: string): Promise<{ hub: AllInOne; clients: Client[]; close(): Promise<void> }> {
+export async function startHubWithClients(
+  databaseUrl: string,
+): Promise<{ hub: AllInOne; clients: Client[]; close(): Promise<void> }> {
   const hub = await startAllInOne({
-    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", GATEWAY_STORE_TIMEOUT_MS: String(storeTimeoutMs), CONTEXT_HUB_RATE_READ_PER_MIN: "0", CONTEXT_HUB_RATE_WRITE_PER_MIN: "0" },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: "silent",
+      GATEWAY_STORE_TIMEOUT_MS: String(storeTimeoutMs),
+      CONTEXT_HUB_RATE_READ_PER_MIN: "0",
+      CONTEXT_HUB_RATE_WRITE_PER_MIN: "0",
+    },
     port: 0,
   });
   const clients: Client[] = [];
@@ -69,7 +78,8 @@ const note = (writer: number, index: number) =>
   `# Pump log ${writer}-${index}\n\n` +
   Array.from(
     { length: 6 },
-    (_, line) => `Pressure at station ${(index + line) % 7} held steady during shift ${line}; the seal on pump ${writer} was inspected and the bearing temperature logged.`,
+    (_, line) =>
+      `Pressure at station ${(index + line) % 7} held steady during shift ${line}; the seal on pump ${writer} was inspected and the bearing temperature logged.`,
   ).join(" ") +
   `\n\n## Follow-up\n\nReplace the gasket at the next maintenance window ${index}.`;
 
@@ -80,7 +90,11 @@ const sleep = (ms: number) => new Promise((wait) => setTimeout(wait, ms));
  * against `hub`: 1.5 s of load, then the fault, then load until calls have
  * all succeeded for 2 s at least 3 s after the fault ended (or 20 s pass).
  */
-export async function runThroughFault(hub: AllInOne, clients: readonly Client[], fault: DatabaseFault): Promise<FaultRun> {
+export async function runThroughFault(
+  hub: AllInOne,
+  clients: readonly Client[],
+  fault: DatabaseFault,
+): Promise<FaultRun> {
   const began = performance.now();
   const now = () => performance.now() - began;
   const calls: Call[] = [];
@@ -91,7 +105,9 @@ export async function runThroughFault(hub: AllInOne, clients: readonly Client[],
     let result: CallToolResult | undefined;
     let message = "";
     try {
-      result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 30_000 })) as CallToolResult;
+      result = (await client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: 30_000,
+      })) as CallToolResult;
       if (result.isError) message = textOf(result);
     } catch (error) {
       message = error instanceof Error ? error.message : String(error);
@@ -104,13 +120,15 @@ export async function runThroughFault(hub: AllInOne, clients: readonly Client[],
     for (let index = 0; running; index++) {
       const text = note(id, index);
       const result = await call(client, "store_context", { thread_id: `pumps-${id}`, source: "agent", text });
-      if (result !== undefined) acknowledged.set((result.structuredContent as { context_id: string }).context_id, contentHash(text));
+      if (result !== undefined)
+        acknowledged.set((result.structuredContent as { context_id: string }).context_id, contentHash(text));
       else await sleep(100);
     }
   };
   const reader = async (client: Client) => {
     while (running) {
-      if ((await call(client, "fts_search_context", { query: "gasket bearing", limit: 5 })) === undefined) await sleep(100);
+      if ((await call(client, "fts_search_context", { query: "gasket bearing", limit: 5 })) === undefined)
+        await sleep(100);
     }
   };
   const load = Promise.all([writer(clients[0]!, 0), writer(clients[1]!, 1), reader(clients[2]!)]);
@@ -124,7 +142,8 @@ export async function runThroughFault(hub: AllInOne, clients: readonly Client[],
     await fault.begin();
     try {
       await sleep(1_000);
-      readiness = (await fetch(hub.url.replace(/\/mcp$/, "/readyz"), { signal: AbortSignal.timeout(fault.holdMs) })).status;
+      readiness = (await fetch(hub.url.replace(/\/mcp$/, "/readyz"), { signal: AbortSignal.timeout(fault.holdMs) }))
+        .status;
       await sleep(Math.max(0, fault.holdMs - (now() - beganAt)));
     } finally {
       await fault.end();
@@ -152,11 +171,18 @@ export function assertFailedCleanlyAndRecovered(run: FaultRun): void {
   const failed = run.calls.filter((c) => !c.ok);
   assert.ok(failed.length > 0, "calls during the fault failed (the fault took effect)");
   for (const failure of failed) {
-    assert.match(failure.message, /^(STORE_UNAVAILABLE|DEADLINE_EXCEEDED): /, `a clear error naming the store: ${failure.message}`);
+    assert.match(
+      failure.message,
+      /^(STORE_UNAVAILABLE|DEADLINE_EXCEEDED): /,
+      `a clear error naming the store: ${failure.message}`,
+    );
     assert.ok(failure.at >= run.beganAt, "nothing failed before the fault");
   }
   const lastFailure = Math.max(...failed.map((c) => c.at));
-  assert.ok(lastFailure - run.endedAt < 10_000, `calls succeed again within 10 s of the database coming back (last failure ${Math.round(lastFailure - run.endedAt)} ms after)`);
+  assert.ok(
+    lastFailure - run.endedAt < 10_000,
+    `calls succeed again within 10 s of the database coming back (last failure ${Math.round(lastFailure - run.endedAt)} ms after)`,
+  );
   assert.ok(
     run.calls.some((c) => c.ok && c.tool === "store_context" && c.at > lastFailure),
     "writes succeed after the fault",
@@ -164,12 +190,21 @@ export function assertFailedCleanlyAndRecovered(run: FaultRun): void {
 }
 
 /** Every acknowledged write is stored with its text, and every stored entry (acknowledged or not) is whole, with nothing orphaned. */
-export async function assertEveryWriteWhole(databaseUrl: string, acknowledged: ReadonlyMap<string, string>): Promise<void> {
+export async function assertEveryWriteWhole(
+  databaseUrl: string,
+  acknowledged: ReadonlyMap<string, string>,
+): Promise<void> {
   assert.ok(acknowledged.size > 0);
   const database = new pg.Client({ connectionString: databaseUrl });
   await database.connect();
   try {
-    const { rows } = await database.query<{ id: string; content_hash: string; text: string; summary: string; chunks: number }>(
+    const { rows } = await database.query<{
+      id: string;
+      content_hash: string;
+      text: string;
+      summary: string;
+      chunks: number;
+    }>(
       "SELECT e.id::text AS id, e.content_hash, e.text, e.summary, (SELECT count(*) FROM chunks c WHERE c.entry_id = e.id)::int AS chunks FROM entries e",
     );
     const byId = new Map(rows.map((row) => [row.id, row]));

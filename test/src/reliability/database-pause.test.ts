@@ -2,7 +2,12 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
 import { signalPostgres } from "../support/process-tree.js";
-import { assertEveryWriteWhole, assertFailedCleanlyAndRecovered, runThroughFault, startHubWithClients } from "./database-fault-harness.js";
+import {
+  assertEveryWriteWhole,
+  assertFailedCleanlyAndRecovered,
+  runThroughFault,
+  startHubWithClients,
+} from "./database-fault-harness.js";
 
 /**
  * The database frozen (SIGSTOP of the whole PostgreSQL server) for a few

@@ -1,7 +1,12 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { startRestartablePostgres, type RestartablePostgres } from "../support/postgres.js";
-import { assertEveryWriteWhole, assertFailedCleanlyAndRecovered, runThroughFault, startHubWithClients } from "./database-fault-harness.js";
+import {
+  assertEveryWriteWhole,
+  assertFailedCleanlyAndRecovered,
+  runThroughFault,
+  startHubWithClients,
+} from "./database-fault-harness.js";
 
 /**
  * The database restarted for real while writers and a reader keep calling:
@@ -30,7 +35,11 @@ after(async () => {
 });
 
 test("a restarted database: clear errors, readiness drops, the store reconnects, every acknowledged write whole", async () => {
-  const run = await runThroughFault(served.hub, served.clients, { begin: () => postgres.shutDown(), holdMs: downMs, end: () => postgres.startUp() });
+  const run = await runThroughFault(served.hub, served.clients, {
+    begin: () => postgres.shutDown(),
+    holdMs: downMs,
+    end: () => postgres.startUp(),
+  });
   assert.equal(run.readiness, 503, "the gateway reports not ready while the database is down");
   assertFailedCleanlyAndRecovered(run);
   await assertEveryWriteWhole(postgres.url, run.acknowledged);

@@ -47,7 +47,12 @@ function failureSuite(title: string, env: Record<string, string>, cases: Failure
         test(`${scenario.name}: the error names the leg and the store is unchanged; the same key then lands once`, async () => {
           const { fakes, hub: h } = context;
           // A distinct text per case: an identical one would fold into the earlier entry.
-          const args = { thread_id: "wind-tunnel", source: "agent", text: `Run ${14 + index} stalled early at 12 degrees; we will add trip strips and rerun.`, idempotency_key: `key-${index}` };
+          const args = {
+            thread_id: "wind-tunnel",
+            source: "agent",
+            text: `Run ${14 + index} stalled early at 12 degrees; we will add trip strips and rerun.`,
+            idempotency_key: `key-${index}`,
+          };
           const before = await snapshotStore(h);
 
           Object.assign(fakes.modes, scenario.modes);
@@ -57,7 +62,10 @@ function failureSuite(title: string, env: Record<string, string>, cases: Failure
           assert.match(failureLine(failed), scenario.expected);
           if (scenario.within !== undefined) {
             const [earliest, latest] = scenario.within;
-            assert.ok(elapsed >= earliest && elapsed < latest, `failed after ${Math.round(elapsed)} ms, expected from ${earliest} to ${latest} ms`);
+            assert.ok(
+              elapsed >= earliest && elapsed < latest,
+              `failed after ${Math.round(elapsed)} ms, expected from ${earliest} to ${latest} ms`,
+            );
           }
           // A late answer must not bring anything in after the failure either.
           await fakes.slowAnswersSent();
@@ -66,9 +74,17 @@ function failureSuite(title: string, env: Record<string, string>, cases: Failure
           fakes.reset();
           const landed = await callOk<Ack>(h.client, "store_context", args);
           const replayed = await callOk<Ack>(h.client, "store_context", args);
-          assert.deepEqual([replayed.context_id, replayed.version, replayed.content_hash], [landed.context_id, landed.version, landed.content_hash], "a replay returns the first result");
+          assert.deepEqual(
+            [replayed.context_id, replayed.version, replayed.content_hash],
+            [landed.context_id, landed.version, landed.content_hash],
+            "a replay returns the first result",
+          );
           const afterwards = await snapshotStore(h);
-          assert.equal(afterwards.statistics.entries, (before.statistics.entries as number) + 1, "exactly one new entry");
+          assert.equal(
+            afterwards.statistics.entries,
+            (before.statistics.entries as number) + 1,
+            "exactly one new entry",
+          );
           const entry = await fetchEntry(h.client, landed.context_id);
           assert.equal(entry.embedding_model, "fake-embed");
           assert.equal(entry.summary, fakeSummaryOf(args.text), "the provider's summary, its reasoning block stripped");
@@ -76,7 +92,11 @@ function failureSuite(title: string, env: Record<string, string>, cases: Failure
           if (before.rows !== undefined) {
             const grown = { entries: 1, chunks: entry.chunk_count, idempotency_keys: 1 };
             for (const [table, added] of Object.entries(grown)) {
-              assert.equal(afterwards.rows?.[table as keyof typeof grown], before.rows[table as keyof typeof grown] + added, `${table}: the retry's rows, once`);
+              assert.equal(
+                afterwards.rows?.[table as keyof typeof grown],
+                before.rows[table as keyof typeof grown] + added,
+                `${table}: the retry's rows, once`,
+              );
             }
           }
         });
@@ -98,33 +118,49 @@ failureSuite(
     GATEWAY_SECTION_SUMMARY_TIMEOUT_MS: "300",
   },
   [
-    { name: "embedding provider fails", modes: { embed: "fail" }, expected: new RegExp(`${embedLeg}openai embeddings \\(model fake-embed\\) failed: HTTP 500 \\(provider error\\) after 2 attempts$`) },
+    {
+      name: "embedding provider fails",
+      modes: { embed: "fail" },
+      expected: new RegExp(
+        `${embedLeg}openai embeddings \\(model fake-embed\\) failed: HTTP 500 \\(provider error\\) after 2 attempts$`,
+      ),
+    },
     {
       name: "embedding provider hangs past the embedder's provider timeout",
       modes: { embed: "hang" },
-      expected: new RegExp(`${embedLeg}openai embeddings \\(model fake-embed\\) failed: no answer within ${providerTimeoutMs} ms \\(1 attempt\\)$`),
+      expected: new RegExp(
+        `${embedLeg}openai embeddings \\(model fake-embed\\) failed: no answer within ${providerTimeoutMs} ms \\(1 attempt\\)$`,
+      ),
       within: [providerTimeoutMs, 5_000],
     },
     {
       name: "embedding provider answers vectors of the wrong dimension",
       modes: { embed: "garbage" },
-      expected: new RegExp(`${embedLeg}openai embeddings \\(model fake-embed\\) failed: malformed response: .*dimension`),
+      expected: new RegExp(
+        `${embedLeg}openai embeddings \\(model fake-embed\\) failed: malformed response: .*dimension`,
+      ),
     },
     {
       name: "summary provider fails",
       modes: { summary: "fail" },
-      expected: new RegExp(`${summaryLeg}openai chat completions \\(model fake-chat\\) failed: HTTP 503 \\(provider unavailable\\) after 2 attempts$`),
+      expected: new RegExp(
+        `${summaryLeg}openai chat completions \\(model fake-chat\\) failed: HTTP 503 \\(provider unavailable\\) after 2 attempts$`,
+      ),
     },
     {
       name: "summary provider hangs past the summarizer's provider timeout",
       modes: { summary: "hang" },
-      expected: new RegExp(`${summaryLeg}openai chat completions \\(model fake-chat\\) failed: no answer within ${providerTimeoutMs} ms \\(1 attempt\\)$`),
+      expected: new RegExp(
+        `${summaryLeg}openai chat completions \\(model fake-chat\\) failed: no answer within ${providerTimeoutMs} ms \\(1 attempt\\)$`,
+      ),
       within: [providerTimeoutMs, 5_000],
     },
     {
       name: "summary provider answers no choices",
       modes: { summary: "garbage" },
-      expected: new RegExp(`${summaryLeg}openai chat completions \\(model fake-chat\\) failed: malformed response: .*choices`),
+      expected: new RegExp(
+        `${summaryLeg}openai chat completions \\(model fake-chat\\) failed: malformed response: .*choices`,
+      ),
     },
   ],
 );

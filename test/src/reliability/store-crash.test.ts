@@ -14,7 +14,15 @@ import { loadSummarizerConfig, startSummarizer } from "@context-hub/summarizer";
 import { startStoreProcess, type StoreProcess } from "@context-hub/cli";
 import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
 import { startTestPostgres } from "../support/postgres.js";
-import { generationOf, judgeStream, planWrite, snapshotDatabase, type Acknowledgement, type DatabaseSnapshot, type PlannedWrite } from "./stored-writes.js";
+import {
+  generationOf,
+  judgeStream,
+  planWrite,
+  snapshotDatabase,
+  type Acknowledgement,
+  type DatabaseSnapshot,
+  type PlannedWrite,
+} from "./stored-writes.js";
 
 /**
  * I-5 under SIGKILL. Four MCP clients write a stream of entries, each with
@@ -156,7 +164,11 @@ function createCommitWatch() {
 const sleep = (ms: number) => new Promise<void>((wake) => setTimeout(wake, ms));
 
 /** Waits until `condition` holds, looking again whenever `signal` fires; fails after `progressTimeoutMs`. */
-async function waitUntil(condition: () => boolean, signal: ReturnType<typeof createSignal>, what: string): Promise<void> {
+async function waitUntil(
+  condition: () => boolean,
+  signal: ReturnType<typeof createSignal>,
+  what: string,
+): Promise<void> {
   const deadline = performance.now() + progressTimeoutMs;
   while (!condition()) {
     const left = deadline - performance.now();
@@ -173,7 +185,10 @@ async function untilStoreReachable(client: Client): Promise<void> {
   for (;;) {
     const result = await callTool(client, "search_context", { limit: 1 }).catch(() => undefined);
     if (result !== undefined && !result.isError) return;
-    if (performance.now() > deadline) throw new Error(`the gateway did not reach the restarted store: ${result === undefined ? "no answer" : textOf(result)}`);
+    if (performance.now() > deadline)
+      throw new Error(
+        `the gateway did not reach the restarted store: ${result === undefined ? "no answer" : textOf(result)}`,
+      );
     await sleep(50);
   }
 }
@@ -183,7 +198,12 @@ const acknowledgementOf = (result: CallToolResult): Acknowledgement => {
   return { id: ack.context_id, version: ack.version, contentHash: ack.content_hash };
 };
 
-const argumentsOf = (write: PlannedWrite) => ({ thread_id: write.threadId, source: "agent", text: write.text, idempotency_key: write.idempotencyKey });
+const argumentsOf = (write: PlannedWrite) => ({
+  thread_id: write.threadId,
+  source: "agent",
+  text: write.text,
+  idempotency_key: write.idempotencyKey,
+});
 
 /** One store_context call of the stream. */
 interface WriteCall {
@@ -207,7 +227,12 @@ interface Kill {
 interface Backend {
   name: string;
   /** The store's database: its environment, a way to open it in this process, and where its vector graph is saved (if it keeps one). */
-  open(): Promise<{ env: Record<string, string>; database(): Promise<SqlDatabase>; graphDirectory: string | undefined; close(): Promise<void> }>;
+  open(): Promise<{
+    env: Record<string, string>;
+    database(): Promise<SqlDatabase>;
+    graphDirectory: string | undefined;
+    close(): Promise<void>;
+  }>;
 }
 
 const backends: Backend[] = [
@@ -217,7 +242,12 @@ const backends: Backend[] = [
       const dataDir = mkdtempSync(join(tmpdir(), "context-hub-crash-"));
       return {
         // As the all-in-one runs PGlite: vectors in the store's own graph; searched through it at any size.
-        env: { DATABASE_URL: "", STORE_DATA_DIR: dataDir, STORE_VECTOR_BACKEND: "graph", STORE_VECTOR_EXACT_BELOW: "0" },
+        env: {
+          DATABASE_URL: "",
+          STORE_DATA_DIR: dataDir,
+          STORE_VECTOR_BACKEND: "graph",
+          STORE_VECTOR_EXACT_BELOW: "0",
+        },
         database: () => openDatabase({ url: "", dataDir, poolMax: 1, migrations: "verify" }, logger),
         graphDirectory: join(dataDir, "vector-graphs"),
         close: async () => rmSync(dataDir, { recursive: true, force: true }),
@@ -310,24 +340,43 @@ for (const backend of backends) {
 
       const kills: Kill[] = [];
       let restartedAt = 0;
-      const acknowledgedSinceRestart = () => calls.filter((call) => call.acknowledged !== undefined && call.startedAt >= restartedAt).length;
+      const acknowledgedSinceRestart = () =>
+        calls.filter((call) => call.acknowledged !== undefined && call.startedAt >= restartedAt).length;
       try {
         for (let kill = 0; kill < killsPerBackend; kill++) {
-          await waitUntil(() => acknowledgedSinceRestart() >= acksBetweenKills, writeAcknowledged, `${acksBetweenKills} writes were acknowledged after restart ${kill}`);
+          await waitUntil(
+            () => acknowledgedSinceRestart() >= acksBetweenKills,
+            writeAcknowledged,
+            `${acksBetweenKills} writes were acknowledged after restart ${kill}`,
+          );
           // Alternately a random moment of a write, whatever stage it is in, and a random moment of a Commit call.
           const from = kill % 2 === 0 ? "write" : "commit";
-          const typicalMs = from === "write" ? median(calls.filter((call) => call.acknowledged !== undefined).map((call) => call.endedAt! - call.startedAt)) : commits.typicalMs();
+          const typicalMs =
+            from === "write"
+              ? median(
+                  calls.filter((call) => call.acknowledged !== undefined).map((call) => call.endedAt! - call.startedAt),
+                )
+              : commits.typicalMs();
           await (from === "write" ? writeStarted.next() : commits.nextStart());
           const delayMs = random() * typicalMs;
           await sleep(delayMs);
           serving = new Promise((resolve) => (reopen = resolve));
-          kills.push({ from, delayMs, inFlight: calls.filter((call) => call.endedAt === undefined), commits: commits.underWay() });
+          kills.push({
+            from,
+            delayMs,
+            inFlight: calls.filter((call) => call.endedAt === undefined),
+            commits: commits.underWay(),
+          });
           await store!.kill();
           await restart();
           restartedAt = now();
           reopen();
         }
-        await waitUntil(() => acknowledgedSinceRestart() >= acksBetweenKills, writeAcknowledged, "writes were acknowledged after the last restart");
+        await waitUntil(
+          () => acknowledgedSinceRestart() >= acksBetweenKills,
+          writeAcknowledged,
+          "writes were acknowledged after the last restart",
+        );
       } finally {
         running = false;
         reopen();
@@ -349,7 +398,10 @@ for (const backend of backends) {
       );
       // Calls refused while the store was down do not count: writers wait for it to come back before they call again. A kill
       // may still fail none, when every write under way had its reply from the store and was on its way back to the client.
-      assert.ok(interrupted.filter((count) => count > 0).length > killsPerBackend / 2, `most kills failed writes whose calls had started before them (seed ${seed})`);
+      assert.ok(
+        interrupted.filter((count) => count > 0).length > killsPerBackend / 2,
+        `most kills failed writes whose calls had started before them (seed ${seed})`,
+      );
       assert.ok(
         commitsCutShort.some((count) => count > 0),
         `a kill cut short Commit calls the store had under way (seed ${seed})`,
@@ -360,12 +412,20 @@ for (const backend of backends) {
       const notFound: number[] = [];
       for (const call of acknowledged) {
         // The text's first 1,000 characters (a query's most) lie nearest its own first chunk, far nearer than any other entry's.
-        const found = await callOk<{ results: { id: string }[]; strategy: string }>(probe, "semantic_search_context", { query: call.write.text.slice(0, 1_000), limit: 3 });
+        const found = await callOk<{ results: { id: string }[]; strategy: string }>(probe, "semantic_search_context", {
+          query: call.write.text.slice(0, 1_000),
+          limit: 3,
+        });
         strategies.add(found.strategy);
         if (found.results[0]?.id !== call.acknowledged!.id) notFound.push(call.write.index);
       }
-      assert.deepEqual(notFound, [], "semantic search ranks every acknowledged write first for its own text after the restarts");
-      if (target.graphDirectory !== undefined) assert.deepEqual([...strategies], ["ann"], "the vector graph answered the searches");
+      assert.deepEqual(
+        notFound,
+        [],
+        "semantic search ranks every acknowledged write first for its own text after the restarts",
+      );
+      if (target.graphDirectory !== undefined)
+        assert.deepEqual([...strategies], ["ann"], "the vector graph answered the searches");
 
       // Before any retry: what did the kills leave in the database?
       const generations = await generationOf(
@@ -379,7 +439,11 @@ for (const backend of backends) {
       t.diagnostic(
         `unacknowledged writes after the kills: ${absent} absent, ${whole} whole (committed, acknowledgement lost); ${first.abortedWriteTransactions} write transaction(s) recorded as aborted`,
       );
-      assert.deepEqual(problems, [], `every acknowledged write is whole, every other absent or whole, nothing else stored (seed ${seed})`);
+      assert.deepEqual(
+        problems,
+        [],
+        `every acknowledged write is whole, every other absent or whole, nothing else stored (seed ${seed})`,
+      );
 
       // Now the retries: each returns the entry that committed, or stores the write once.
       await restart();
@@ -388,11 +452,20 @@ for (const backend of backends) {
         assert.ok(!result.isError, `retry of write ${call.write.index}: ${textOf(result)}`);
         call.acknowledged = acknowledgementOf(result);
         const verdict = verdicts[call.write.index];
-        if (verdict?.state === "whole") assert.equal(call.acknowledged.id, verdict.entry.id, `the retry of write ${call.write.index} returns the entry that committed`);
+        if (verdict?.state === "whole")
+          assert.equal(
+            call.acknowledged.id,
+            verdict.entry.id,
+            `the retry of write ${call.write.index} returns the entry that committed`,
+          );
       }
       const last = await inspect();
       assert.equal(last.entries.length, calls.length, "one entry per write: nothing lost, nothing doubled");
-      assert.deepEqual(judgeStream(last, calls, generations).problems, [], `after the retries every write is stored once, whole, as acknowledged (seed ${seed})`);
+      assert.deepEqual(
+        judgeStream(last, calls, generations).problems,
+        [],
+        `after the retries every write is stored once, whole, as acknowledged (seed ${seed})`,
+      );
     });
   });
 }

@@ -59,10 +59,15 @@ function prose(chars: number): string {
   return parts.join("").slice(0, chars);
 }
 
-const quantile = (samples: number[], q: number) => [...samples].sort((a, b) => a - b)[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
+const quantile = (samples: number[], q: number) =>
+  [...samples].sort((a, b) => a - b)[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
 
 test("while a 1M-character text is being processed, another caller's reads are answered throughout", async (t) => {
-  const stored = await callOk<{ context_id: string }>(reader, "store_context", { thread_id: "gauges", source: "agent", text: "Gauge 4 drifted 2 mm after the storm; we reset it." });
+  const stored = await callOk<{ context_id: string }>(reader, "store_context", {
+    thread_id: "gauges",
+    source: "agent",
+    text: "Gauge 4 drifted 2 mm after the storm; we reset it.",
+  });
   const read = async () => {
     const started = performance.now();
     await callOk(reader, "get_context_by_ids", { context_ids: [stored.context_id] });
@@ -75,7 +80,9 @@ test("while a 1M-character text is being processed, another caller's reads are a
   const during: number[] = [];
   let writing = true;
   const started = performance.now();
-  const write = callTool(writer, "store_context", { thread_id: "stall", source: "agent", text }).finally(() => (writing = false));
+  const write = callTool(writer, "store_context", { thread_id: "stall", source: "agent", text }).finally(
+    () => (writing = false),
+  );
   const reading = (async () => {
     while (writing) during.push(await read());
   })();
@@ -89,5 +96,9 @@ test("while a 1M-character text is being processed, another caller's reads are a
   // Text work on the serving thread would hold reads for most of the write (a second or more of summarising alone).
   assert.ok(during.length >= 5, `reads kept being answered during the write: ${summary}`);
   assert.ok(duringP95 <= writeMs / 8, `no read waited for a large part of the write: ${summary}`);
-  assert.match(failureLine(result), /^TEXT_BUDGET_EXCEEDED: screen: /, "the write went through every generation stage and was refused at the store's screen");
+  assert.match(
+    failureLine(result),
+    /^TEXT_BUDGET_EXCEEDED: screen: /,
+    "the write went through every generation stage and was refused at the store's screen",
+  );
 });

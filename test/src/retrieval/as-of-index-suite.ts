@@ -11,19 +11,52 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { commonV1, searchV1 } from "@context-hub/proto";
 import type { SqlDatabase } from "@context-hub/store";
 import { defaultSearchConfig, migrate, migrations, openSearch, type Principal } from "@context-hub/store/testing";
-import { annFirstConfig, commitWithVectors, direction, type RetrievalHarness, type RetrievalTarget } from "./retrieval-fixtures.js";
-import { generatedFor, logger, newTenant, openConnection, openDatabase, principal, startTestStore, type PrincipalInit } from "../store/store-fixtures.js";
+import {
+  annFirstConfig,
+  commitWithVectors,
+  direction,
+  type RetrievalHarness,
+  type RetrievalTarget,
+} from "./retrieval-fixtures.js";
+import {
+  generatedFor,
+  logger,
+  newTenant,
+  openConnection,
+  openDatabase,
+  principal,
+  startTestStore,
+  type PrincipalInit,
+} from "../store/store-fixtures.js";
 
 const { FullTextMode } = searchV1;
 
-const asPrincipal = (init: PrincipalInit): Principal => ({ tenant: init.tenant ?? "", subject: init.subject ?? "", groups: init.groups ?? [], scopes: init.scopes ?? [] });
+const asPrincipal = (init: PrincipalInit): Principal => ({
+  tenant: init.tenant ?? "",
+  subject: init.subject ?? "",
+  groups: init.groups ?? [],
+  scopes: init.scopes ?? [],
+});
 
 /** Waits until the clock has moved past `instant` by a few milliseconds: stored times have millisecond precision. */
 const clockPast = async (instant: Date) => {
   while (Date.now() <= instant.getTime() + 2) await new Promise((resolve) => setTimeout(resolve, 2));
 };
 
-const vocabulary = ["harbor", "crane", "storm", "schedule", "cargo", "tide", "pilot", "berth", "manifest", "ledger", "anchor", "dredge"];
+const vocabulary = [
+  "harbor",
+  "crane",
+  "storm",
+  "schedule",
+  "cargo",
+  "tide",
+  "pilot",
+  "berth",
+  "manifest",
+  "ledger",
+  "anchor",
+  "dredge",
+];
 
 /**
  * Text `variant` of entry `index`: sentences of vocabulary words whose mix,
@@ -39,7 +72,10 @@ function textOf(index: number, variant: number): string {
   const sentences: string[] = [];
   const count = 2 + Math.floor(next() * 4);
   for (let sentence = 0; sentence < count; sentence++) {
-    const words = Array.from({ length: 4 + Math.floor(next() * 6) }, () => vocabulary[Math.floor(next() * vocabulary.length)]);
+    const words = Array.from(
+      { length: 4 + Math.floor(next() * 6) },
+      () => vocabulary[Math.floor(next() * vocabulary.length)],
+    );
     sentences.push(`${words.join(" ")}.`);
   }
   return `Lot${index}v${variant} log. ${sentences.join(" ")}`;
@@ -70,27 +106,43 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
     const twin = principal(newTenant("asof-twin"), "alice");
     const entries = 12;
     /** How each entry changes around the instant, by index modulo 6. */
-    const kinds = ["unchanged", "updated after", "updated twice after", "updated before and after", "deleted after", "updated before, deleted after"] as const;
+    const kinds = [
+      "unchanged",
+      "updated after",
+      "updated twice after",
+      "updated before and after",
+      "deleted after",
+      "updated before, deleted after",
+    ] as const;
     const kindOf = (index: number) => kinds[index % kinds.length]!;
-    const changedBefore = (index: number) => kindOf(index) === "updated before and after" || kindOf(index) === "updated before, deleted after";
+    const changedBefore = (index: number) =>
+      kindOf(index) === "updated before and after" || kindOf(index) === "updated before, deleted after";
     /** What `kept` held at the instant: (text, version) by entry id; and the twin's text by id. */
     const heldThen = new Map<string, { text: string; version: number }>();
     const twinText = new Map<string, string>();
     let instant: Date;
 
     const update = async (id: string, text: string) => {
-      const reply = await h().client.updateEntries({ principal: kept, updates: [{ id, text, generated: generatedFor(text) }], atomic: true });
+      const reply = await h().client.updateEntries({
+        principal: kept,
+        updates: [{ id, text, generated: generatedFor(text) }],
+        atomic: true,
+      });
       assert.ok(reply.results[0]?.ack !== undefined, `update of ${id} acknowledged`);
     };
 
     before(async () => {
       const ids: string[] = [];
-      for (let index = 0; index < entries; index++) ids.push(await commitWithVectors(h().client, kept, "kept", textOf(index, 0), [direction(index % 8)]));
+      for (let index = 0; index < entries; index++)
+        ids.push(await commitWithVectors(h().client, kept, "kept", textOf(index, 0), [direction(index % 8)]));
       for (const [index, id] of ids.entries()) if (changedBefore(index)) await update(id, textOf(index, 1));
       for (const [index, id] of ids.entries()) {
         const variant = changedBefore(index) ? 1 : 0;
         heldThen.set(id, { text: textOf(index, variant), version: variant + 1 });
-        twinText.set(await commitWithVectors(h().client, twin, "twin", textOf(index, variant), [direction(index % 8)]), textOf(index, variant));
+        twinText.set(
+          await commitWithVectors(h().client, twin, "twin", textOf(index, variant), [direction(index % 8)]),
+          textOf(index, variant),
+        );
       }
       // Stored times have millisecond precision: leave a few between the last write before the instant and the first after.
       await clockPast(new Date());
@@ -129,10 +181,24 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
 
     test("each version held then ranks exactly as the same text ranks live, with the same scores and highlights, in every mode", async () => {
       for (const [mode, query] of queries) {
-        const past = await h().searchClient.fullTextSearch({ principal: kept, query, mode, filter: { asOf: timestampFromDate(instant) }, limit: 50, highlight: true });
-        const live = await h().searchClient.fullTextSearch({ principal: twin, query, mode, limit: 50, highlight: true });
+        const past = await h().searchClient.fullTextSearch({
+          principal: kept,
+          query,
+          mode,
+          filter: { asOf: timestampFromDate(instant) },
+          limit: 50,
+          highlight: true,
+        });
+        const live = await h().searchClient.fullTextSearch({
+          principal: twin,
+          query,
+          mode,
+          limit: 50,
+          highlight: true,
+        });
         assert.ok(live.hits.length >= 2, `positive control: "${query}" matches several texts (mode ${mode})`);
-        const key = (text: string | undefined, hit: searchV1.SearchHit) => `${hit.score}|${text}|${JSON.stringify(hit.highlights)}`;
+        const key = (text: string | undefined, hit: searchV1.SearchHit) =>
+          `${hit.score}|${text}|${JSON.stringify(hit.highlights)}`;
         const pastKeys = past.hits.map((hit) => {
           const held = heldThen.get(hit.entry?.id ?? "");
           assert.ok(held !== undefined, `as_of found only entries that existed then (mode ${mode})`);
@@ -145,7 +211,11 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
           live.hits.map((hit) => hit.score),
           `the same scores in the same order (mode ${mode}, "${query}")`,
         );
-        assert.deepEqual([...pastKeys].sort(), [...liveKeys].sort(), `the same texts with the same scores and highlights (mode ${mode}, "${query}")`);
+        assert.deepEqual(
+          [...pastKeys].sort(),
+          [...liveKeys].sort(),
+          `the same texts with the same scores and highlights (mode ${mode}, "${query}")`,
+        );
         assert.deepEqual(past.warnings, live.warnings);
       }
     });
@@ -154,7 +224,9 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
       // Entry 1 was updated after the instant, entry 4 deleted after it, entry 3 updated both before and after.
       const asOf = timestampFromDate(instant);
       const ids = async (query: string, filter = {}) =>
-        (await h().searchClient.fullTextSearch({ principal: kept, query, mode: FullTextMode.MATCH, filter, limit: 10 })).hits.map((hit) => hit.entry?.version);
+        (
+          await h().searchClient.fullTextSearch({ principal: kept, query, mode: FullTextMode.MATCH, filter, limit: 10 })
+        ).hits.map((hit) => hit.entry?.version);
       assert.deepEqual(await ids("lot1v0", { asOf }), [1], "an updated entry's first version");
       assert.deepEqual(await ids("lot1v0"), [], "positive control: not its text now");
       assert.deepEqual(await ids("lot4v0", { asOf }), [1], "a deleted entry's last version, for its owner");
@@ -181,7 +253,10 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
             const reply = await store.client.commitBatch({
               principal: owner,
               atomic: true,
-              entries: texts.map((text) => ({ entry: { threadId: "index", source: commonV1.Source.USER, text }, generated: generatedFor(text) })),
+              entries: texts.map((text) => ({
+                entry: { threadId: "index", source: commonV1.Source.USER, text },
+                generated: generatedFor(text),
+              })),
             });
             ids.push(...reply.results.map((result) => result.ack!.id));
           }
@@ -204,8 +279,26 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
         const search = await openSearch(recorded.db, annFirstConfig, logger);
         try {
           recorded.statements.length = 0;
-          const filter = { threadId: "", source: undefined, tagsAny: [], tagsAll: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "", asOf: instant };
-          const result = await search.service.fullText(asPrincipal(owner), { query: "lot7v0", mode: "match", language: "", filter, limit: 10, offset: 0, highlight: false });
+          const filter = {
+            threadId: "",
+            source: undefined,
+            tagsAny: [],
+            tagsAll: [],
+            metadata: [],
+            createdFrom: undefined,
+            createdTo: undefined,
+            contentType: "",
+            asOf: instant,
+          };
+          const result = await search.service.fullText(asPrincipal(owner), {
+            query: "lot7v0",
+            mode: "match",
+            language: "",
+            filter,
+            limit: 10,
+            offset: 0,
+            highlight: false,
+          });
           assert.deepEqual(
             result.hits.map((hit) => [hit.entryId, hit.entry?.version]),
             [[ids[7], 1]],
@@ -241,12 +334,20 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
         let instant: Date;
         try {
           const first = "Die Häuser wurden im Frühjahr gebaut.";
-          const reply = await store.client.commit({ principal: owner, entry: { threadId: "t", source: commonV1.Source.USER, text: first }, generated: generatedFor(first) });
+          const reply = await store.client.commit({
+            principal: owner,
+            entry: { threadId: "t", source: commonV1.Source.USER, text: first },
+            generated: generatedFor(first),
+          });
           const id = reply.ack!.id;
           instant = new Date();
           await clockPast(instant);
           const second = "Die Brücke wurde im Herbst erneuert.";
-          await store.client.updateEntries({ principal: owner, updates: [{ id, text: second, generated: generatedFor(second) }], atomic: true });
+          await store.client.updateEntries({
+            principal: owner,
+            updates: [{ id, text: second, generated: generatedFor(second) }],
+            atomic: true,
+          });
         } finally {
           await store.close();
         }
@@ -254,13 +355,27 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
           query: "Haus",
           mode: "match" as const,
           language: "",
-          filter: { threadId: "", source: undefined, tagsAny: [], tagsAll: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "", asOf },
+          filter: {
+            threadId: "",
+            source: undefined,
+            tagsAny: [],
+            tagsAll: [],
+            metadata: [],
+            createdFrom: undefined,
+            createdTo: undefined,
+            contentType: "",
+            asOf,
+          },
           limit: 10,
           offset: 0,
           highlight: false,
         });
         const english = await openSearch(db, defaultSearchConfig, logger);
-        assert.equal((await english.service.fullText(asPrincipal(owner), query(instant))).hits.length, 0, "English does not stem Häuser to haus");
+        assert.equal(
+          (await english.service.fullText(asPrincipal(owner), query(instant))).hits.length,
+          0,
+          "English does not stem Häuser to haus",
+        );
         await english.close();
         const german = await openSearch(db, { ...annFirstConfig, language: "german" }, logger);
         try {
@@ -270,11 +385,17 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
             [1],
             "German does, in the kept version, once its vector is rebuilt",
           );
-          assert.equal((await german.service.fullText(asPrincipal(owner), query(undefined))).hits.length, 0, "and the current text has no houses");
+          assert.equal(
+            (await german.service.fullText(asPrincipal(owner), query(undefined))).hits.length,
+            0,
+            "and the current text has no houses",
+          );
         } finally {
           await german.close();
         }
-        const { rows } = await db.query<{ stale: number }>("SELECT count(*)::integer AS stale FROM entry_versions WHERE search_vector IS DISTINCT FROM to_tsvector('german', text)");
+        const { rows } = await db.query<{ stale: number }>(
+          "SELECT count(*)::integer AS stale FROM entry_versions WHERE search_vector IS DISTINCT FROM to_tsvector('german', text)",
+        );
         assert.equal(rows[0]?.stale, 0);
       } finally {
         await db.close();
@@ -313,8 +434,14 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
           const { rows: columns } = await connection.query<{ not_null: boolean }>(
             "SELECT attnotnull AS not_null FROM pg_attribute WHERE attrelid = 'entry_versions'::regclass AND attname = 'search_vector'",
           );
-          assert.deepEqual(columns, [{ not_null: true }], "every version has one, and a version without one is refused");
-          const { rows: indexes } = await connection.query<{ definition: string }>("SELECT indexdef AS definition FROM pg_indexes WHERE indexname = 'entry_versions_search_idx'");
+          assert.deepEqual(
+            columns,
+            [{ not_null: true }],
+            "every version has one, and a version without one is refused",
+          );
+          const { rows: indexes } = await connection.query<{ definition: string }>(
+            "SELECT indexdef AS definition FROM pg_indexes WHERE indexname = 'entry_versions_search_idx'",
+          );
           assert.match(indexes[0]?.definition ?? "", /USING gin \(search_vector\)/);
         } finally {
           await connection.close();

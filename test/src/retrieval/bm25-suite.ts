@@ -8,16 +8,35 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { defaultSearchConfig, migrate, migrations, openSearch, type OpenSearch, type Principal } from "@context-hub/store/testing";
+import {
+  defaultSearchConfig,
+  migrate,
+  migrations,
+  openSearch,
+  type OpenSearch,
+  type Principal,
+} from "@context-hub/store/testing";
 import { startRetrievalHarness, type RetrievalHarness, type RetrievalTarget } from "./retrieval-fixtures.js";
-import { commitText, logger, newTenant, openConnection, principal, type PrincipalInit } from "../store/store-fixtures.js";
+import {
+  commitText,
+  logger,
+  newTenant,
+  openConnection,
+  principal,
+  type PrincipalInit,
+} from "../store/store-fixtures.js";
 
 type Mode = "match" | "any" | "phrase" | "prefix" | "boolean";
 
 const k1 = 1.2;
 const b = 0.75;
 
-const asPrincipal = (init: PrincipalInit): Principal => ({ tenant: init.tenant ?? "", subject: init.subject ?? "", groups: init.groups ?? [], scopes: init.scopes ?? [] });
+const asPrincipal = (init: PrincipalInit): Principal => ({
+  tenant: init.tenant ?? "",
+  subject: init.subject ?? "",
+  groups: init.groups ?? [],
+  scopes: init.scopes ?? [],
+});
 
 /** A query term: a word, or a prefix standing for every word it starts. */
 interface Term {
@@ -30,7 +49,11 @@ interface Term {
  * average length and document frequencies over `collection`: the textbook
  * formula, written independently of the store's SQL.
  */
-function expectedScores(collection: readonly string[][], documents: readonly string[][], terms: readonly Term[]): number[] {
+function expectedScores(
+  collection: readonly string[][],
+  documents: readonly string[][],
+  terms: readonly Term[],
+): number[] {
   const matches = (word: string, term: Term) => (term.prefix ? word.startsWith(term.text) : word === term.text);
   const n = collection.length;
   const averageLength = collection.reduce((sum, words) => sum + words.length, 0) / n;
@@ -62,7 +85,17 @@ export function defineBm25Suite(target: RetrievalTarget): void {
     });
 
     const ranked = async (caller: PrincipalInit, query: string, mode: Mode, limit = 50) =>
-      (await search.service.fullText(asPrincipal(caller), { query, mode, language: "", filter: undefined, limit, offset: 0, highlight: false })).hits.map((hit) => ({
+      (
+        await search.service.fullText(asPrincipal(caller), {
+          query,
+          mode,
+          language: "",
+          filter: undefined,
+          limit,
+          offset: 0,
+          highlight: false,
+        })
+      ).hits.map((hit) => ({
         id: hit.entryId,
         score: hit.score,
       }));
@@ -97,12 +130,42 @@ export function defineBm25Suite(target: RetrievalTarget): void {
 
       const collection = () => texts.map(words);
       const cases: { mode: Mode; query: string; terms: Term[]; matching: (text: string) => boolean }[] = [
-        { mode: "any", query: "wing lift vortex", terms: ["wing", "lift", "vortex"].map((text) => ({ text, prefix: false })), matching: (text) => /\b(wing|lift|vortex)\b/.test(text) },
-        { mode: "any", query: "lift lift wing", terms: ["lift", "lift", "wing"].map((text) => ({ text, prefix: false })), matching: (text) => /\b(wing|lift)\b/.test(text) },
-        { mode: "match", query: "wing lift", terms: ["wing", "lift"].map((text) => ({ text, prefix: false })), matching: (text) => /\bwing\b/.test(text) && /\blift\b/.test(text) },
-        { mode: "phrase", query: "spar span", terms: ["spar", "span"].map((text) => ({ text, prefix: false })), matching: (text) => text.includes("spar span") },
-        { mode: "prefix", query: "spa", terms: [{ text: "spa", prefix: true }], matching: (text) => /\bspa/.test(text) },
-        { mode: "boolean", query: "wing -flap", terms: [{ text: "wing", prefix: false }], matching: (text) => /\bwing\b/.test(text) && !/\bflap\b/.test(text) },
+        {
+          mode: "any",
+          query: "wing lift vortex",
+          terms: ["wing", "lift", "vortex"].map((text) => ({ text, prefix: false })),
+          matching: (text) => /\b(wing|lift|vortex)\b/.test(text),
+        },
+        {
+          mode: "any",
+          query: "lift lift wing",
+          terms: ["lift", "lift", "wing"].map((text) => ({ text, prefix: false })),
+          matching: (text) => /\b(wing|lift)\b/.test(text),
+        },
+        {
+          mode: "match",
+          query: "wing lift",
+          terms: ["wing", "lift"].map((text) => ({ text, prefix: false })),
+          matching: (text) => /\bwing\b/.test(text) && /\blift\b/.test(text),
+        },
+        {
+          mode: "phrase",
+          query: "spar span",
+          terms: ["spar", "span"].map((text) => ({ text, prefix: false })),
+          matching: (text) => text.includes("spar span"),
+        },
+        {
+          mode: "prefix",
+          query: "spa",
+          terms: [{ text: "spa", prefix: true }],
+          matching: (text) => /\bspa/.test(text),
+        },
+        {
+          mode: "boolean",
+          query: "wing -flap",
+          terms: [{ text: "wing", prefix: false }],
+          matching: (text) => /\bwing\b/.test(text) && !/\bflap\b/.test(text),
+        },
         {
           mode: "boolean",
           query: '"spar span" OR drag',
@@ -125,13 +188,24 @@ export function defineBm25Suite(target: RetrievalTarget): void {
           );
           for (const [index, row] of expected.entries()) {
             const score = actual[index]?.score ?? 0;
-            assert.ok(row.score > 0 && Math.abs(score - row.score) <= 0.01 * row.score, `${mode} ${query} #${index}: store ${score}, BM25 ${row.score}`);
+            assert.ok(
+              row.score > 0 && Math.abs(score - row.score) <= 0.01 * row.score,
+              `${mode} ${query} #${index}: store ${score}, BM25 ${row.score}`,
+            );
           }
         });
       }
 
       test("a query whose words are all stop words answers with nothing and says why", async () => {
-        const reply = await search.service.fullText(asPrincipal(owner), { query: "the of and", mode: "any", language: "", filter: undefined, limit: 10, offset: 0, highlight: false });
+        const reply = await search.service.fullText(asPrincipal(owner), {
+          query: "the of and",
+          mode: "any",
+          language: "",
+          filter: undefined,
+          limit: 10,
+          offset: 0,
+          highlight: false,
+        });
         assert.deepEqual(reply.hits, []);
         assert.match(reply.warnings.join(" "), /no searchable words/);
       });
@@ -151,17 +225,24 @@ export function defineBm25Suite(target: RetrievalTarget): void {
       test("a document repeating a query word ranks above one holding it once", async () => {
         const hits = await ranked(owner, "wing", "any");
         assert.equal(hits[0]?.id, ids.twice, JSON.stringify(hits));
-        assert.ok((hits[0]?.score ?? 0) > (hits.find((hit) => hit.id === ids.once)?.score ?? Infinity), JSON.stringify(hits));
+        assert.ok(
+          (hits[0]?.score ?? 0) > (hits.find((hit) => hit.id === ids.once)?.score ?? Infinity),
+          JSON.stringify(hits),
+        );
       });
 
       test("a query repeating a word weighs it more", async () => {
-        const score = (hits: { id: string; score: number }[], id: string | undefined) => hits.find((hit) => hit.id === id)?.score ?? 0;
+        const score = (hits: { id: string; score: number }[], id: string | undefined) =>
+          hits.find((hit) => hit.id === id)?.score ?? 0;
         const even = await ranked(owner, "wing lift", "any");
         const wingFourTimes = await ranked(owner, "wing wing wing wing lift", "any");
         // lift (one entry) is rarer than wing (three), so it leads with each word once; repeating wing turns the order.
         assert.ok(score(even, ids.lift) > score(even, ids.wing), JSON.stringify(even));
         assert.ok(score(wingFourTimes, ids.wing) > score(wingFourTimes, ids.lift), JSON.stringify(wingFourTimes));
-        assert.ok(Math.abs(score(wingFourTimes, ids.wing) - 4 * score(even, ids.wing)) < 1e-9, "a word's weight is its repeats times its BM25");
+        assert.ok(
+          Math.abs(score(wingFourTimes, ids.wing) - 4 * score(even, ids.wing)) < 1e-9,
+          "a word's weight is its repeats times its BM25",
+        );
         assert.equal(score(wingFourTimes, ids.lift), score(even, ids.lift));
       });
 
@@ -182,7 +263,8 @@ export function defineBm25Suite(target: RetrievalTarget): void {
       const a = principal(tenantA, "a");
       const bee = principal(tenantB, "b");
       before(async () => {
-        for (const text of ["wing lift drag", "wing rotor", "lift gust gust", "keel hull mast wing", "stall vortex"]) await commitText(h.client, a, "mine", text);
+        for (const text of ["wing lift drag", "wing rotor", "lift gust gust", "keel hull mast wing", "stall vortex"])
+          await commitText(h.client, a, "mine", text);
       });
 
       test("another tenant's many entries sharing the query's words change neither the scores nor the order", async () => {
@@ -196,7 +278,14 @@ export function defineBm25Suite(target: RetrievalTarget): void {
         for (const [, hits] of before.entries()) assert.ok(hits.length > 0);
         // Many entries, long and short, holding the words, so every statistic would move if it were shared.
         for (let index = 0; index < 40; index += 1) {
-          await commitText(h.client, bee, "theirs", index % 2 === 0 ? "wing wing lift" : "wing gust lift drag rotor keel hull mast stall vortex spar span blade thrust flap");
+          await commitText(
+            h.client,
+            bee,
+            "theirs",
+            index % 2 === 0
+              ? "wing wing lift"
+              : "wing gust lift drag rotor keel hull mast stall vortex spar span blade thrust flap",
+          );
         }
         const afterwards = await Promise.all(queries.map(([query, mode]) => ranked(a, query, mode)));
         assert.deepEqual(afterwards, before);
@@ -226,10 +315,38 @@ export function defineBm25Suite(target: RetrievalTarget): void {
         }
       });
 
-      const withFeedback = async (caller: PrincipalInit, query: string, mode: Mode, feedback = { documents: 2, terms: 5, queryWeight: 0.5 as number | undefined }, asOf?: Date, limit = 50) => {
+      const withFeedback = async (
+        caller: PrincipalInit,
+        query: string,
+        mode: Mode,
+        feedback = { documents: 2, terms: 5, queryWeight: 0.5 as number | undefined },
+        asOf?: Date,
+        limit = 50,
+      ) => {
         const filter =
-          asOf === undefined ? undefined : { threadId: "", source: undefined, tagsAny: [], tagsAll: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "", asOf };
-        const reply = await search.service.fullText(asPrincipal(caller), { query, mode, language: "", filter, limit, offset: 0, highlight: false, feedback });
+          asOf === undefined
+            ? undefined
+            : {
+                threadId: "",
+                source: undefined,
+                tagsAny: [],
+                tagsAll: [],
+                metadata: [],
+                createdFrom: undefined,
+                createdTo: undefined,
+                contentType: "",
+                asOf,
+              };
+        const reply = await search.service.fullText(asPrincipal(caller), {
+          query,
+          mode,
+          language: "",
+          filter,
+          limit,
+          offset: 0,
+          highlight: false,
+          feedback,
+        });
         return { hits: reply.hits.map((hit) => ({ id: hit.entryId, score: hit.score })), feedback: reply.feedback };
       };
 
@@ -240,7 +357,10 @@ export function defineBm25Suite(target: RetrievalTarget): void {
         assert.equal(expanded.feedback?.documents, 2);
         const terms = expanded.feedback?.terms.map((term) => term.lexeme) ?? [];
         assert.ok(terms.includes("lift") && terms.includes("camber"), JSON.stringify(expanded.feedback));
-        assert.ok(!terms.includes("rotor") && !terms.includes("hull"), "only the feedback entries' words are candidates");
+        assert.ok(
+          !terms.includes("rotor") && !terms.includes("hull"),
+          "only the feedback entries' words are candidates",
+        );
         assert.deepEqual(
           expanded.hits
             .slice(0, 2)
@@ -248,7 +368,11 @@ export function defineBm25Suite(target: RetrievalTarget): void {
             .sort(),
           [ids.wingLift, ids.wingCamber].sort(),
         );
-        assert.equal(expanded.hits[2]?.id, ids.liftOnly, `an entry without the query's word but with the expansion's: ${JSON.stringify(expanded.hits)}`);
+        assert.equal(
+          expanded.hits[2]?.id,
+          ids.liftOnly,
+          `an entry without the query's word but with the expansion's: ${JSON.stringify(expanded.hits)}`,
+        );
         // match mode keeps its meaning: only entries holding every query word, ranked by the expanded query.
         const matched = await withFeedback(owner, "wing", "match");
         assert.deepEqual(new Set(matched.hits.map((hit) => hit.id)), new Set([ids.wingLift, ids.wingCamber]));
@@ -261,7 +385,8 @@ export function defineBm25Suite(target: RetrievalTarget): void {
           unchanged.hits.map((hit) => hit.id),
           plain.map((hit) => hit.id),
         );
-        for (const [index, hit] of plain.entries()) assert.ok(Math.abs((unchanged.hits[index]?.score ?? 0) - hit.score) < 1e-9);
+        for (const [index, hit] of plain.entries())
+          assert.ok(Math.abs((unchanged.hits[index]?.score ?? 0) - hit.score) < 1e-9);
       });
 
       test("as of an instant it expands from what the caller could see then, as now when nothing changed since", async () => {
@@ -272,7 +397,8 @@ export function defineBm25Suite(target: RetrievalTarget): void {
           then.hits.map((hit) => hit.id),
           now.hits.map((hit) => hit.id),
         );
-        for (const [index, hit] of now.hits.entries()) assert.ok(Math.abs((then.hits[index]?.score ?? 0) - hit.score) <= 1e-6 * hit.score);
+        for (const [index, hit] of now.hits.entries())
+          assert.ok(Math.abs((then.hits[index]?.score ?? 0) - hit.score) <= 1e-6 * hit.score);
       });
 
       test("a short page is the one matching every expansion word would give, though the lightest words no longer widen the match", async () => {
@@ -296,9 +422,30 @@ export function defineBm25Suite(target: RetrievalTarget): void {
         }
       });
 
-      const chosen = async (caller: PrincipalInit, query: string, relevant: { ids: string[]; weights: number[] }, within: string[]) => {
-        const feedback = { documents: 2, terms: 5, queryWeight: 0.5, relevantIds: relevant.ids, relevantWeights: relevant.weights };
-        const reply = await search.service.fullText(asPrincipal(caller), { query, mode: "any", language: "", filter: undefined, limit: 50, offset: 0, highlight: false, feedback, withinIds: within });
+      const chosen = async (
+        caller: PrincipalInit,
+        query: string,
+        relevant: { ids: string[]; weights: number[] },
+        within: string[],
+      ) => {
+        const feedback = {
+          documents: 2,
+          terms: 5,
+          queryWeight: 0.5,
+          relevantIds: relevant.ids,
+          relevantWeights: relevant.weights,
+        };
+        const reply = await search.service.fullText(asPrincipal(caller), {
+          query,
+          mode: "any",
+          language: "",
+          filter: undefined,
+          limit: 50,
+          offset: 0,
+          highlight: false,
+          feedback,
+          withinIds: within,
+        });
         return { hits: reply.hits.map((hit) => ({ id: hit.entryId, score: hit.score })), feedback: reply.feedback };
       };
 
@@ -306,7 +453,12 @@ export function defineBm25Suite(target: RetrievalTarget): void {
         const first = await ranked(owner, "wing", "any", 2);
         const full = await withFeedback(owner, "wing", "any");
         const candidates = [ids.wingLift!, ids.wingCamber!, ids.liftOnly!, ids.rotor!];
-        const rescored = await chosen(owner, "wing", { ids: first.map((hit) => hit.id), weights: first.map((hit) => hit.score) }, candidates);
+        const rescored = await chosen(
+          owner,
+          "wing",
+          { ids: first.map((hit) => hit.id), weights: first.map((hit) => hit.score) },
+          candidates,
+        );
         assert.deepEqual(rescored.feedback, full.feedback);
         // rotor holds no word of the expanded query, so it does not match; the others score as the full second pass scores them.
         const expected = full.hits.filter((hit) => candidates.includes(hit.id));
@@ -314,9 +466,18 @@ export function defineBm25Suite(target: RetrievalTarget): void {
           rescored.hits.map((hit) => hit.id),
           expected.map((hit) => hit.id),
         );
-        for (const [index, hit] of expected.entries()) assert.ok(Math.abs((rescored.hits[index]?.score ?? 0) - hit.score) <= 1e-9 * hit.score, JSON.stringify({ hit, rescored }));
+        for (const [index, hit] of expected.entries())
+          assert.ok(
+            Math.abs((rescored.hits[index]?.score ?? 0) - hit.score) <= 1e-9 * hit.score,
+            JSON.stringify({ hit, rescored }),
+          );
         // An entry the expansion would match is left out when it is not a candidate.
-        const narrower = await chosen(owner, "wing", { ids: first.map((hit) => hit.id), weights: first.map((hit) => hit.score) }, [ids.wingLift!, ids.wingCamber!]);
+        const narrower = await chosen(
+          owner,
+          "wing",
+          { ids: first.map((hit) => hit.id), weights: first.map((hit) => hit.score) },
+          [ids.wingLift!, ids.wingCamber!],
+        );
         assert.ok(!narrower.hits.some((hit) => hit.id === ids.liftOnly), JSON.stringify(narrower.hits));
         assert.equal(narrower.hits.length, 2);
       });
@@ -325,12 +486,27 @@ export function defineBm25Suite(target: RetrievalTarget): void {
         const hidden = (await commitText(h.client, colleague, "prf-chosen", "wing rotor blade zebra zebra")).id;
         const foreignId = (await commitText(h.client, outsider, "prf-chosen", "wing hull keel okapi okapi")).id;
         const candidates = Object.values(ids);
-        const visibleOnly = await chosen(owner, "wing", { ids: [ids.wingLift!, ids.wingCamber!], weights: [] }, candidates);
-        const withHidden = await chosen(owner, "wing", { ids: [hidden, foreignId, ids.wingLift!, ids.wingCamber!], weights: [] }, [...candidates, hidden, foreignId]);
+        const visibleOnly = await chosen(
+          owner,
+          "wing",
+          { ids: [ids.wingLift!, ids.wingCamber!], weights: [] },
+          candidates,
+        );
+        const withHidden = await chosen(
+          owner,
+          "wing",
+          { ids: [hidden, foreignId, ids.wingLift!, ids.wingCamber!], weights: [] },
+          [...candidates, hidden, foreignId],
+        );
         assert.equal(visibleOnly.feedback?.documents, 2);
         // At most `documents` ids are read: the two hidden ones, so none is left and the plain ranking answers.
         assert.equal(withHidden.feedback?.documents, 0);
-        const laterHidden = await chosen(owner, "wing", { ids: [ids.wingLift!, hidden, foreignId, ids.wingCamber!].slice(0, 2), weights: [] }, [...candidates, hidden, foreignId]);
+        const laterHidden = await chosen(
+          owner,
+          "wing",
+          { ids: [ids.wingLift!, hidden, foreignId, ids.wingCamber!].slice(0, 2), weights: [] },
+          [...candidates, hidden, foreignId],
+        );
         assert.equal(laterHidden.feedback?.documents, 1);
         for (const result of [withHidden, laterHidden]) {
           const words = result.feedback?.terms.map((term) => term.lexeme) ?? [];
@@ -340,21 +516,48 @@ export function defineBm25Suite(target: RetrievalTarget): void {
       });
 
       test("chosen relevant entries and candidate sets are checked, and refused as of an instant", async () => {
-        const call = (feedback: { relevantIds?: string[]; relevantWeights?: number[] } | undefined, withinIds: string[] | undefined, asOf?: Date) =>
+        const call = (
+          feedback: { relevantIds?: string[]; relevantWeights?: number[] } | undefined,
+          withinIds: string[] | undefined,
+          asOf?: Date,
+        ) =>
           search.service.fullText(asPrincipal(owner), {
             query: "wing",
             mode: "any",
             language: "",
-            filter: asOf === undefined ? undefined : { threadId: "", source: undefined, tagsAny: [], tagsAll: [], metadata: [], createdFrom: undefined, createdTo: undefined, contentType: "", asOf },
+            filter:
+              asOf === undefined
+                ? undefined
+                : {
+                    threadId: "",
+                    source: undefined,
+                    tagsAny: [],
+                    tagsAll: [],
+                    metadata: [],
+                    createdFrom: undefined,
+                    createdTo: undefined,
+                    contentType: "",
+                    asOf,
+                  },
             limit: 10,
             offset: 0,
             highlight: false,
-            feedback: feedback === undefined ? undefined : { documents: 0, terms: 0, queryWeight: undefined, ...feedback },
+            feedback:
+              feedback === undefined ? undefined : { documents: 0, terms: 0, queryWeight: undefined, ...feedback },
             withinIds,
           });
-        await assert.rejects(call({ relevantIds: ["not-an-id"] }, undefined), /feedback relevant_ids\[0\] must be a full entry id/);
-        await assert.rejects(call({ relevantIds: [ids.wingLift!], relevantWeights: [1, 2] }, undefined), /one weight per relevant id/);
-        await assert.rejects(call({ relevantIds: [ids.wingLift!], relevantWeights: [0] }, undefined), /finite and greater than 0/);
+        await assert.rejects(
+          call({ relevantIds: ["not-an-id"] }, undefined),
+          /feedback relevant_ids\[0\] must be a full entry id/,
+        );
+        await assert.rejects(
+          call({ relevantIds: [ids.wingLift!], relevantWeights: [1, 2] }, undefined),
+          /one weight per relevant id/,
+        );
+        await assert.rejects(
+          call({ relevantIds: [ids.wingLift!], relevantWeights: [0] }, undefined),
+          /finite and greater than 0/,
+        );
         await assert.rejects(call(undefined, ["nope"]), /within_ids\[0\] must be a full entry id/);
         await assert.rejects(
           call(
@@ -380,7 +583,8 @@ export function defineBm25Suite(target: RetrievalTarget): void {
           ["camber -rotor", "boolean"],
         ];
         const before = await Promise.all(queries.map(([query, mode]) => withFeedback(owner, query, mode)));
-        for (const result of before) assert.ok(result.hits.length > 0 && (result.feedback?.terms.length ?? 0) > 0, JSON.stringify(result));
+        for (const result of before)
+          assert.ok(result.hits.length > 0 && (result.feedback?.terms.length ?? 0) > 0, JSON.stringify(result));
         // Entries only a colleague may see, and another tenant's, holding the query's and the expansion's words: each would move a statistic or a feedback word if it counted.
         for (let index = 0; index < 12; index += 1) {
           const text = index % 2 === 0 ? "wing wing lift vortex gust" : "camber camber wing flap flap stall";
@@ -398,11 +602,32 @@ export function defineBm25Suite(target: RetrievalTarget): void {
 
       test("feedback refuses prefix queries and knobs out of range, clearly", async () => {
         const call = (mode: Mode, feedback: { documents: number; terms: number; queryWeight: number | undefined }) =>
-          search.service.fullText(asPrincipal(owner), { query: "wing", mode, language: "", filter: undefined, limit: 10, offset: 0, highlight: false, feedback });
-        await assert.rejects(call("prefix", { documents: 0, terms: 0, queryWeight: undefined }), /feedback is not available in prefix mode/);
-        await assert.rejects(call("any", { documents: 51, terms: 0, queryWeight: undefined }), /feedback documents must be 1 to 50/);
-        await assert.rejects(call("any", { documents: 0, terms: 101, queryWeight: undefined }), /feedback terms must be 1 to 100/);
-        await assert.rejects(call("any", { documents: 0, terms: 0, queryWeight: 1.5 }), /feedback query weight must be 0 to 1/);
+          search.service.fullText(asPrincipal(owner), {
+            query: "wing",
+            mode,
+            language: "",
+            filter: undefined,
+            limit: 10,
+            offset: 0,
+            highlight: false,
+            feedback,
+          });
+        await assert.rejects(
+          call("prefix", { documents: 0, terms: 0, queryWeight: undefined }),
+          /feedback is not available in prefix mode/,
+        );
+        await assert.rejects(
+          call("any", { documents: 51, terms: 0, queryWeight: undefined }),
+          /feedback documents must be 1 to 50/,
+        );
+        await assert.rejects(
+          call("any", { documents: 0, terms: 101, queryWeight: undefined }),
+          /feedback terms must be 1 to 100/,
+        );
+        await assert.rejects(
+          call("any", { documents: 0, terms: 0, queryWeight: 1.5 }),
+          /feedback query weight must be 0 to 1/,
+        );
       });
     });
 
@@ -441,7 +666,11 @@ export function defineBm25Suite(target: RetrievalTarget): void {
             ).rows[0];
           assert.deepEqual(await length(), { entry: 3, version: 5 });
           await connection.query("UPDATE entries SET text = 'wing wing wing wing' WHERE id = $1", [id]);
-          assert.deepEqual(await length(), { entry: 4, version: 5 }, "an update (or a restore, which writes the text the same way) recomputes it");
+          assert.deepEqual(
+            await length(),
+            { entry: 4, version: 5 },
+            "an update (or a restore, which writes the text the same way) recomputes it",
+          );
         } finally {
           await connection.close();
         }

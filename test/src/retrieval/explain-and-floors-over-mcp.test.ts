@@ -17,8 +17,18 @@ interface Hit {
   id: string;
   rank: number;
   score: number;
-  scores: { fts: { rank: number; score: number } | null; semantic: { rank: number; score: number } | null; fused: number | null; rerank: { rank: number; score: number } | null };
-  explain?: { fts: ExplainedLeg | null; semantic: ExplainedLeg | null; fused: number | null; rerank: { rank: number; score: number } | null };
+  scores: {
+    fts: { rank: number; score: number } | null;
+    semantic: { rank: number; score: number } | null;
+    fused: number | null;
+    rerank: { rank: number; score: number } | null;
+  };
+  explain?: {
+    fts: ExplainedLeg | null;
+    semantic: ExplainedLeg | null;
+    fused: number | null;
+    rerank: { rank: number; score: number } | null;
+  };
 }
 interface Page {
   results: Hit[];
@@ -51,12 +61,15 @@ const query = "boundary layer transition on heated wings";
 describe("explain_query and min_score over MCP", () => {
   let hub: AllInOne;
   let client: Client;
-  const search = (tool: string, args: Record<string, unknown>) => callOk<Page>(client, tool, { query, thread_id: "aero", ...args });
+  const search = (tool: string, args: Record<string, unknown>) =>
+    callOk<Page>(client, tool, { query, thread_id: "aero", ...args });
 
   before(async () => {
     hub = await startMemoryHub({ CONTEXT_HUB_SUMMARIES: "false" });
     client = await connectMcpClient(hub.url);
-    await callOk(client, "store_context_batch", { entries: texts.map((text) => ({ thread_id: "aero", source: "user", text })) });
+    await callOk(client, "store_context_batch", {
+      entries: texts.map((text) => ({ thread_id: "aero", source: "user", text })),
+    });
   });
 
   after(async () => {
@@ -79,41 +92,97 @@ describe("explain_query and min_score over MCP", () => {
 
   test("hybrid explains each result's legs, their share of the fused score, the rerank score, and times every stage", async () => {
     const page = await search("hybrid_search_context", { explain_query: true, limit: 5 });
-    assert.deepEqual([page.explain?.ranked_by, page.explain?.fusion_method, page.explain?.fts_mode, page.explain?.rrf_k], ["rerank", "minmax", "any", null]);
+    assert.deepEqual(
+      [page.explain?.ranked_by, page.explain?.fusion_method, page.explain?.fts_mode, page.explain?.rrf_k],
+      ["rerank", "minmax", "any", null],
+    );
     const stages = page.explain?.stages_ms ?? {};
     // Hybrid ranks with feedback by default: the expanded query re-scoring the candidates is a stage of its own.
-    assert.deepEqual(Object.keys(stages).sort(), ["embed", "feedback", "fts", "fusion", "listings", "passages", "rerank", "semantic", "total"]);
-    for (const [stage, ms] of Object.entries(stages)) assert.ok(Number.isFinite(ms) && ms >= 0 && ms <= stages.total! + 0.1, `${stage}: ${ms} ms`);
+    assert.deepEqual(Object.keys(stages).sort(), [
+      "embed",
+      "feedback",
+      "fts",
+      "fusion",
+      "listings",
+      "passages",
+      "rerank",
+      "semantic",
+      "total",
+    ]);
+    for (const [stage, ms] of Object.entries(stages))
+      assert.ok(Number.isFinite(ms) && ms >= 0 && ms <= stages.total! + 0.1, `${stage}: ${ms} ms`);
     for (const hit of page.results) {
       const explain = hit.explain!;
-      assert.ok(explain.rerank !== null && explain.rerank.score >= 0 && explain.rerank.score <= 1, "the built-in reranker scores in [0, 1]");
+      assert.ok(
+        explain.rerank !== null && explain.rerank.score >= 0 && explain.rerank.score <= 1,
+        "the built-in reranker scores in [0, 1]",
+      );
       assert.ok(hit.score >= 0 && hit.score <= 1, "so does the blend of rerank and fused scores");
       const shares = (explain.fts?.contribution ?? 0) + (explain.semantic?.contribution ?? 0);
-      assert.ok(Math.abs(shares - (explain.fused ?? -1)) < 1e-9, `the legs' shares add up to the fused score (${shares} vs ${explain.fused})`);
-      assert.deepEqual(explain.fts === null ? null : { rank: explain.fts.rank, score: explain.fts.score }, hit.scores.fts);
+      assert.ok(
+        Math.abs(shares - (explain.fused ?? -1)) < 1e-9,
+        `the legs' shares add up to the fused score (${shares} vs ${explain.fused})`,
+      );
+      assert.deepEqual(
+        explain.fts === null ? null : { rank: explain.fts.rank, score: explain.fts.score },
+        hit.scores.fts,
+      );
     }
-    const rrf = await search("hybrid_search_context", { explain_query: true, fusion_method: "rrf", rrf_k: 20, rerank: false, limit: 3 });
+    const rrf = await search("hybrid_search_context", {
+      explain_query: true,
+      fusion_method: "rrf",
+      rrf_k: 20,
+      rerank: false,
+      limit: 3,
+    });
     assert.deepEqual([rrf.explain?.ranked_by, rrf.explain?.fusion_method, rrf.explain?.rrf_k], ["fused", "rrf", 20]);
     assert.ok(!("rerank" in (rrf.explain?.stages_ms ?? {})));
     const top = rrf.results[0]!;
-    assert.ok(Math.abs((top.explain?.fts?.contribution ?? 0) - (top.explain?.fts === null ? 0 : 1 / (20 + top.explain!.fts.rank))) < 1e-12);
+    assert.ok(
+      Math.abs(
+        (top.explain?.fts?.contribution ?? 0) - (top.explain?.fts === null ? 0 : 1 / (20 + top.explain!.fts.rank)),
+      ) < 1e-12,
+    );
   });
 
   test("single-leg tools explain their leg and time it", async () => {
     const fts = await search("fts_search_context", { mode: "any", explain_query: true });
-    assert.deepEqual([fts.explain?.ranked_by, fts.explain?.fts_mode, Object.keys(fts.explain?.stages_ms ?? {}).sort()], ["fts", "any", ["fts", "total"]]);
-    assert.deepEqual(fts.results[0]?.explain, { fts: { rank: 1, score: fts.results[0]!.score, contribution: null }, semantic: null, fused: null, rerank: null });
+    assert.deepEqual(
+      [fts.explain?.ranked_by, fts.explain?.fts_mode, Object.keys(fts.explain?.stages_ms ?? {}).sort()],
+      ["fts", "any", ["fts", "total"]],
+    );
+    assert.deepEqual(fts.results[0]?.explain, {
+      fts: { rank: 1, score: fts.results[0]!.score, contribution: null },
+      semantic: null,
+      fused: null,
+      rerank: null,
+    });
     const semantic = await search("semantic_search_context", { explain_query: true });
-    assert.deepEqual([semantic.explain?.ranked_by, Object.keys(semantic.explain?.stages_ms ?? {}).sort()], ["semantic", ["embed", "semantic", "total"]]);
+    assert.deepEqual(
+      [semantic.explain?.ranked_by, Object.keys(semantic.explain?.stages_ms ?? {}).sort()],
+      ["semantic", ["embed", "semantic", "total"]],
+    );
     assert.equal(semantic.results[0]?.explain?.semantic?.score, semantic.results[0]?.score);
   });
 
   test("feedback shows the words it added to the query, bounded by feedback_terms, on full text and on hybrid's full-text leg", async () => {
-    const fts = await search("fts_search_context", { mode: "any", feedback: true, feedback_documents: 3, feedback_terms: 4, explain_query: true });
+    const fts = await search("fts_search_context", {
+      mode: "any",
+      feedback: true,
+      feedback_documents: 3,
+      feedback_terms: 4,
+      explain_query: true,
+    });
     const feedback = fts.explain?.fts_feedback;
     assert.equal(feedback?.documents, 3);
-    assert.ok(feedback !== undefined && feedback !== null && feedback.terms.length > 0 && feedback.terms.length <= 4, JSON.stringify(feedback));
-    assert.ok(Math.abs(feedback.terms.reduce((sum, term) => sum + term.weight, 0) - 1) < 1e-9, "the expansion's weights sum to 1");
+    assert.ok(
+      feedback !== undefined && feedback !== null && feedback.terms.length > 0 && feedback.terms.length <= 4,
+      JSON.stringify(feedback),
+    );
+    assert.ok(
+      Math.abs(feedback.terms.reduce((sum, term) => sum + term.weight, 0) - 1) < 1e-9,
+      "the expansion's weights sum to 1",
+    );
     assert.ok(
       feedback.terms.every((term, index) => index === 0 || term.weight <= feedback.terms[index - 1]!.weight),
       "heaviest first",
@@ -131,7 +200,11 @@ describe("explain_query and min_score over MCP", () => {
       ["fts_search_context", { mode: "prefix", feedback: true }, /feedback is not available with mode prefix/],
       ["fts_search_context", { mode: "any", feedback_terms: 5 }, /apply only with feedback: true/],
       ["fts_search_context", { mode: "any", feedback: true, feedback_documents: 51 }, /feedback_documents/],
-      ["hybrid_search_context", { fts_mode: "prefix", fts_feedback: true }, /fts_feedback is not available with fts_mode prefix/],
+      [
+        "hybrid_search_context",
+        { fts_mode: "prefix", fts_feedback: true },
+        /fts_feedback is not available with fts_mode prefix/,
+      ],
     ] as const) {
       const result = await callTool(client, tool, { query, ...args });
       assert.equal(result.isError, true, `${tool} ${JSON.stringify(args)}`);
@@ -149,7 +222,10 @@ describe("explain_query and min_score over MCP", () => {
       const all = await search(tool, { ...extra, limit: 20 });
       assert.ok(all.count >= 4, `${tool} finds enough to cut (${all.count})`);
       // Cut after the first result (from the second on) whose score is above the next one's: ties stay together.
-      const cut = all.results.findIndex((hit, index) => index >= 1 && index + 1 < all.results.length && hit.score > all.results[index + 1]!.score) + 1;
+      const cut =
+        all.results.findIndex(
+          (hit, index) => index >= 1 && index + 1 < all.results.length && hit.score > all.results[index + 1]!.score,
+        ) + 1;
       assert.ok(cut >= 2, `${tool} has two distinct scores to cut between`);
       const floor = (all.results[cut - 1]!.score + all.results[cut]!.score) / 2;
       const floored = await search(tool, { ...extra, limit: 20, min_score: floor });

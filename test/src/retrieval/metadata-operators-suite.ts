@@ -19,7 +19,12 @@ const { FullTextMode, GrepOutput } = searchV1;
 const { MetadataOperator: Op } = storeV1;
 
 /** A condition as the gateway sends it: no value for the operators that take none. */
-const condition = (key: string, operator: storeV1.MetadataOperator, value?: JsonValue, caseSensitive?: boolean): Condition => ({
+const condition = (
+  key: string,
+  operator: storeV1.MetadataOperator,
+  value?: JsonValue,
+  caseSensitive?: boolean,
+): Condition => ({
   key,
   operator,
   ...(value === undefined ? {} : { value: fromJson(ValueSchema, value) }),
@@ -34,13 +39,32 @@ export function defineMetadataOperatorTests(harness: () => RetrievalHarness): vo
     const ids: Record<string, string> = {};
     before(async () => {
       const fixtures: [string, { [key: string]: JsonValue }][] = [
-        ["alpha", { status: "Open", file: "notes.md", deleted_at: null, labels: ["Urgent", "ops"], user: { prefs: { theme: "dark" }, id: 7 } }],
-        ["beta", { status: "open", file: "Readme.MD", labels: ["ops"], assignee: "bob", user: { prefs: { theme: "light" } } }],
+        [
+          "alpha",
+          {
+            status: "Open",
+            file: "notes.md",
+            deleted_at: null,
+            labels: ["Urgent", "ops"],
+            user: { prefs: { theme: "dark" }, id: 7 },
+          },
+        ],
+        [
+          "beta",
+          { status: "open", file: "Readme.MD", labels: ["ops"], assignee: "bob", user: { prefs: { theme: "light" } } },
+        ],
         ["gamma", { status: "closed", "user.id": 7, ids: [3, 5], assignee: null, user: { id: 1 } }],
         ["delta", { priority: 2 }],
       ];
       for (const [name, metadata] of fixtures) {
-        ids[name] = await commitWithVectors(harness().client, caller, "ops", `operator fixture ${name} with a few words`, [direction(0, 1, 0.1)], { metadata });
+        ids[name] = await commitWithVectors(
+          harness().client,
+          caller,
+          "ops",
+          `operator fixture ${name} with a few words`,
+          [direction(0, 1, 0.1)],
+          { metadata },
+        );
       }
     });
 
@@ -54,12 +78,41 @@ export function defineMetadataOperatorTests(harness: () => RetrievalHarness): vo
     const everyWay = async (...conditions: Condition[]): Promise<string[]> => {
       const filter: Filter = { metadata: conditions };
       const h = harness();
-      const byText = names((await h.searchClient.fullTextSearch({ principal: caller, query: "operator fixture", mode: FullTextMode.MATCH, filter, limit: 50 })).hits.map((hit) => hit.entry?.id ?? ""));
-      const byVector = names(
-        (await h.searchClient.semanticSearch({ principal: caller, embeddingModel: testModel, vector: vectorToBytes(direction(0)), filter, limit: 50 })).hits.map((hit) => hit.entry?.id ?? ""),
+      const byText = names(
+        (
+          await h.searchClient.fullTextSearch({
+            principal: caller,
+            query: "operator fixture",
+            mode: FullTextMode.MATCH,
+            filter,
+            limit: 50,
+          })
+        ).hits.map((hit) => hit.entry?.id ?? ""),
       );
-      const listed = names((await h.client.listEntries({ principal: caller, filter, limit: 100 })).entries.map((entry) => entry.id));
-      const grepped = names((await h.searchClient.grep({ principal: caller, pattern: "operator fixture", output: GrepOutput.FILES_WITH_MATCHES, filter })).entries.map((entry) => entry.entryId));
+      const byVector = names(
+        (
+          await h.searchClient.semanticSearch({
+            principal: caller,
+            embeddingModel: testModel,
+            vector: vectorToBytes(direction(0)),
+            filter,
+            limit: 50,
+          })
+        ).hits.map((hit) => hit.entry?.id ?? ""),
+      );
+      const listed = names(
+        (await h.client.listEntries({ principal: caller, filter, limit: 100 })).entries.map((entry) => entry.id),
+      );
+      const grepped = names(
+        (
+          await h.searchClient.grep({
+            principal: caller,
+            pattern: "operator fixture",
+            output: GrepOutput.FILES_WITH_MATCHES,
+            filter,
+          })
+        ).entries.map((entry) => entry.entryId),
+      );
       assert.deepEqual(byVector, byText, "the semantic leg applies the same filter");
       assert.deepEqual(listed, byText, "the listing applies the same filter");
       assert.deepEqual(grepped, byText, "grep applies the same filter");
@@ -97,7 +150,11 @@ export function defineMetadataOperatorTests(harness: () => RetrievalHarness): vo
         [condition("priority", Op.GTE, 2), ["delta"]],
       ];
       for (const [given, expected] of cases) {
-        assert.deepEqual(await everyWay(given), expected, `${Op[given.operator ?? 0]} ${given.key} ${JSON.stringify(given.value)} case_sensitive=${String(given.caseSensitive)}`);
+        assert.deepEqual(
+          await everyWay(given),
+          expected,
+          `${Op[given.operator ?? 0]} ${given.key} ${JSON.stringify(given.value)} case_sensitive=${String(given.caseSensitive)}`,
+        );
       }
     });
 
@@ -106,19 +163,56 @@ export function defineMetadataOperatorTests(harness: () => RetrievalHarness): vo
       assert.deepEqual(await everyWay(condition("user.prefs.theme", Op.EQ, "DARK", false)), ["alpha"]);
       assert.deepEqual(await everyWay(condition("user.prefs.theme", Op.EXISTS)), ["alpha", "beta"]);
       assert.deepEqual(await everyWay(condition("user.prefs", Op.NOT_EXISTS)), ["delta", "gamma"]);
-      assert.deepEqual(await everyWay(condition("user.id", Op.EQ, 7)), ["alpha", "gamma"], "gamma by its top-level key user.id, not its user.id of 1");
-      assert.deepEqual(await everyWay(condition("user.id", Op.LT, 5)), [], "gamma's nested user.id (1) is shadowed by its top-level key");
+      assert.deepEqual(
+        await everyWay(condition("user.id", Op.EQ, 7)),
+        ["alpha", "gamma"],
+        "gamma by its top-level key user.id, not its user.id of 1",
+      );
+      assert.deepEqual(
+        await everyWay(condition("user.id", Op.LT, 5)),
+        [],
+        "gamma's nested user.id (1) is shadowed by its top-level key",
+      );
       assert.deepEqual(await everyWay(condition("user.prefs.theme", Op.ENDS_WITH, "ght")), ["beta"]);
-      assert.deepEqual(await everyWay(condition("user.prefs.theme", Op.IN, ["dark", "light"]), condition("status", Op.EQ, "open", false)), ["alpha", "beta"], "conditions combine with AND");
+      assert.deepEqual(
+        await everyWay(
+          condition("user.prefs.theme", Op.IN, ["dark", "light"]),
+          condition("status", Op.EQ, "open", false),
+        ),
+        ["alpha", "beta"],
+        "conditions combine with AND",
+      );
     });
 
     test("bad combinations are refused naming the condition", async () => {
       const h = harness();
-      const search = (...conditions: Condition[]) => h.searchClient.fullTextSearch({ principal: caller, query: "operator", mode: FullTextMode.MATCH, filter: { metadata: conditions } });
-      await expectError(search(condition("status", Op.EQ, "x"), condition("priority", Op.GT, 1, true)), "INVALID_ARGUMENT", /filter\.metadata\[1\]\.case_sensitive applies only/);
-      await expectError(search(condition("deleted_at", Op.IS_NULL, "x")), "INVALID_ARGUMENT", /filter\.metadata\[0\]\.value must be left out for is_null/);
-      await expectError(search(condition("labels", Op.ARRAY_CONTAINS)), "INVALID_ARGUMENT", /filter\.metadata\[0\]\.value is required for array_contains/);
-      await expectError(h.client.listEntries({ principal: caller, filter: { metadata: [condition("a..b", Op.EQ, 1)] } }), "INVALID_ARGUMENT", /filter\.metadata\[0\]\.key .*dotted path/);
+      const search = (...conditions: Condition[]) =>
+        h.searchClient.fullTextSearch({
+          principal: caller,
+          query: "operator",
+          mode: FullTextMode.MATCH,
+          filter: { metadata: conditions },
+        });
+      await expectError(
+        search(condition("status", Op.EQ, "x"), condition("priority", Op.GT, 1, true)),
+        "INVALID_ARGUMENT",
+        /filter\.metadata\[1\]\.case_sensitive applies only/,
+      );
+      await expectError(
+        search(condition("deleted_at", Op.IS_NULL, "x")),
+        "INVALID_ARGUMENT",
+        /filter\.metadata\[0\]\.value must be left out for is_null/,
+      );
+      await expectError(
+        search(condition("labels", Op.ARRAY_CONTAINS)),
+        "INVALID_ARGUMENT",
+        /filter\.metadata\[0\]\.value is required for array_contains/,
+      );
+      await expectError(
+        h.client.listEntries({ principal: caller, filter: { metadata: [condition("a..b", Op.EQ, 1)] } }),
+        "INVALID_ARGUMENT",
+        /filter\.metadata\[0\]\.key .*dotted path/,
+      );
     });
   });
 }

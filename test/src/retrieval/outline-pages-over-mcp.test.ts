@@ -38,7 +38,12 @@ describe("navigate_context in pages over MCP", () => {
 
   before(async () => {
     // Storing 5,000 sections can take the built-in summary past its default budget on a loaded host; this test is about reading.
-    hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "none", SUMMARIZER_TEXT_BUDGET_MS: "60000", STORE_TEXT_BUDGET_MS: "60000", EMBEDDER_TEXT_BUDGET_MS: "60000" });
+    hub = await startMemoryHub({
+      CONTEXT_HUB_AUTH: "none",
+      SUMMARIZER_TEXT_BUDGET_MS: "60000",
+      STORE_TEXT_BUDGET_MS: "60000",
+      EMBEDDER_TEXT_BUDGET_MS: "60000",
+    });
     client = await connectMcpClient(hub.url);
   });
   after(async () => {
@@ -51,7 +56,11 @@ describe("navigate_context in pages over MCP", () => {
     const pages: (OutlinePage & { bytes: number })[] = [];
     let offset: number | null = 0;
     while (offset !== null) {
-      const result = await callTool(client, "navigate_context", { context_id: id, offset, ...(maxNodes === undefined ? {} : { max_nodes: maxNodes }) });
+      const result = await callTool(client, "navigate_context", {
+        context_id: id,
+        offset,
+        ...(maxNodes === undefined ? {} : { max_nodes: maxNodes }),
+      });
       assert.ok(!result.isError, textOf(result));
       const page = result.structuredContent as unknown as OutlinePage;
       assert.equal(page.offset, offset);
@@ -65,9 +74,15 @@ describe("navigate_context in pages over MCP", () => {
   }
 
   test("5,000 headings: bounded pages whose next_offset chain returns every node once, in order", async () => {
-    const { text, headings } = outlinedText(250, 19, (part, section) => (section < 0 ? `Station ${part}` : `Station ${part} reading ${section}`));
+    const { text, headings } = outlinedText(250, 19, (part, section) =>
+      section < 0 ? `Station ${part}` : `Station ${part} reading ${section}`,
+    );
     assert.equal(headings.length, 5_000);
-    const ack = await callOk<{ context_id: string }>(client, "store_context", { thread_id: "gauges", source: "agent", text });
+    const ack = await callOk<{ context_id: string }>(client, "store_context", {
+      thread_id: "gauges",
+      source: "agent",
+      text,
+    });
 
     const first = await callOk<OutlinePage>(client, "navigate_context", { context_id: ack.context_id });
     assert.equal(first.nodes.length, 200, "the default page");
@@ -95,15 +110,28 @@ describe("navigate_context in pages over MCP", () => {
       nodes.map((node) => node.node_id),
       "pages of another size chain to the same nodes",
     );
-    const shallow = await callOk<OutlinePage>(client, "navigate_context", { context_id: ack.context_id, max_depth: 1, offset: 240, max_nodes: 50 });
-    assert.deepEqual([shallow.total_nodes, shallow.nodes.map((node) => node.heading), shallow.next_offset], [250, Array.from({ length: 10 }, (_, index) => `Station ${240 + index}`), null]);
+    const shallow = await callOk<OutlinePage>(client, "navigate_context", {
+      context_id: ack.context_id,
+      max_depth: 1,
+      offset: 240,
+      max_nodes: 50,
+    });
+    assert.deepEqual(
+      [shallow.total_nodes, shallow.nodes.map((node) => node.heading), shallow.next_offset],
+      [250, Array.from({ length: 10 }, (_, index) => `Station ${240 + index}`), null],
+    );
   });
 
   test("long headings: a page stops at its byte bound before max_nodes, and the chain still returns every node once", async () => {
     // About 1.5 KB of node text each (heading, node id, path): 180 nodes pass the 256 KiB bound.
-    const long = (part: number, section: number) => `${section < 0 ? "Basin" : "Gauge"} ${part}.${section} ${"flow ".repeat(100)}`.trim();
+    const long = (part: number, section: number) =>
+      `${section < 0 ? "Basin" : "Gauge"} ${part}.${section} ${"flow ".repeat(100)}`.trim();
     const { text, headings } = outlinedText(45, 3, long);
-    const ack = await callOk<{ context_id: string }>(client, "store_context", { thread_id: "basins", source: "agent", text });
+    const ack = await callOk<{ context_id: string }>(client, "store_context", {
+      thread_id: "basins",
+      source: "agent",
+      text,
+    });
     const pages = await allPages(ack.context_id, 1_000);
     assert.ok(pages.length >= 2, `${pages.length} pages: the byte bound cut the first before its 1,000 nodes`);
     assert.ok(pages[0]!.nodes.length < 180);
@@ -119,9 +147,17 @@ describe("navigate_context in pages over MCP", () => {
   });
 
   test("an offset past the last node is refused, naming how many there are; max_nodes is bounded in the schema", async () => {
-    const ack = await callOk<{ context_id: string }>(client, "store_context", { thread_id: "small", source: "agent", text: "# One\n\nA.\n\n# Two\n\nB.\n" });
+    const ack = await callOk<{ context_id: string }>(client, "store_context", {
+      thread_id: "small",
+      source: "agent",
+      text: "# One\n\nA.\n\n# Two\n\nB.\n",
+    });
     const end = await callOk<OutlinePage>(client, "navigate_context", { context_id: ack.context_id, offset: 2 });
-    assert.deepEqual([end.nodes, end.total_nodes, end.next_offset], [[], 2, null], "the offset just past the last node is an empty last page");
+    assert.deepEqual(
+      [end.nodes, end.total_nodes, end.next_offset],
+      [[], 2, null],
+      "the offset just past the last node is an empty last page",
+    );
     const past = await callTool(client, "navigate_context", { context_id: ack.context_id, offset: 3 });
     assert.equal(past.isError, true);
     assert.match(textOf(past), /^INVALID_ARGUMENT: offset 3 is past the outline's last node: it has 2/);

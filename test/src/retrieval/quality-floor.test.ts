@@ -19,7 +19,9 @@ import { startMemoryHub } from "../support/memory-hub.js";
 export const cranfieldQualityFloors = Object.freeze({ fullTextAny: 0.36, semantic: 0.28, hybridDefault: 0.395 });
 
 /** The normalised collection, beside the repository (../shared/data/cranfield) unless CONTEXT_HUB_CRANFIELD_DIR names it. */
-const dataDir = process.env.CONTEXT_HUB_CRANFIELD_DIR ?? resolve(fileURLToPath(new URL("../../../", import.meta.url)), "../shared/data/cranfield");
+const dataDir =
+  process.env.CONTEXT_HUB_CRANFIELD_DIR ??
+  resolve(fileURLToPath(new URL("../../../", import.meta.url)), "../shared/data/cranfield");
 
 interface Page {
   results: { id: string }[];
@@ -35,7 +37,9 @@ const readJsonl = <T>(path: string): T[] =>
 const gainOf: Record<string, number> = { "1": 4, "2": 3, "3": 2, "4": 1, "-1": 0 };
 
 function ndcgAt10(ranked: readonly string[], gains: ReadonlyMap<string, number>): number {
-  const dcg = ranked.slice(0, 10).reduce((sum, docId, index) => sum + (gains.get(docId) ?? 0) / Math.log2(index + 2), 0);
+  const dcg = ranked
+    .slice(0, 10)
+    .reduce((sum, docId, index) => sum + (gains.get(docId) ?? 0) / Math.log2(index + 2), 0);
   const ideal = [...gains.values()]
     .sort((a, b) => b - a)
     .slice(0, 10)
@@ -51,7 +55,10 @@ describe("retrieval quality on Cranfield over MCP (embedded store, built-in mode
   const judgments = new Map<string, Map<string, number>>();
 
   before(async () => {
-    assert.ok(existsSync(resolve(dataDir, "docs.jsonl")), `the Cranfield collection is not at ${dataDir}; set CONTEXT_HUB_CRANFIELD_DIR to its directory`);
+    assert.ok(
+      existsSync(resolve(dataDir, "docs.jsonl")),
+      `the Cranfield collection is not at ${dataDir}; set CONTEXT_HUB_CRANFIELD_DIR to its directory`,
+    );
     for (const line of readFileSync(resolve(dataDir, "qrels.tsv"), "utf8").split("\n").slice(1)) {
       const [queryId, docId, grade] = line.trim().split("\t");
       if (queryId === undefined || docId === undefined || grade === undefined) continue;
@@ -68,12 +75,18 @@ describe("retrieval quality on Cranfield over MCP (embedded store, built-in mode
       CONTEXT_HUB_RATE_WRITE_BURST: "1000000",
     });
     client = await connectMcpClient(hub.url);
-    const docs = readJsonl<{ id: string; text: string }>(resolve(dataDir, "docs.jsonl")).filter((doc) => doc.text.trim() !== "");
+    const docs = readJsonl<{ id: string; text: string }>(resolve(dataDir, "docs.jsonl")).filter(
+      (doc) => doc.text.trim() !== "",
+    );
     for (let from = 0; from < docs.length; from += 100) {
       const batch = docs.slice(from, from + 100);
-      const reply = await callOk<{ results: { success: boolean; context_id?: string }[] }>(client, "store_context_batch", {
-        entries: batch.map((doc) => ({ thread_id: "cranfield", source: "user", text: doc.text })),
-      });
+      const reply = await callOk<{ results: { success: boolean; context_id?: string }[] }>(
+        client,
+        "store_context_batch",
+        {
+          entries: batch.map((doc) => ({ thread_id: "cranfield", source: "user", text: doc.text })),
+        },
+      );
       reply.results.forEach((result, index) => {
         assert.ok(result.success && result.context_id !== undefined, `document ${batch[index]?.id} was stored`);
         docIdOf.set(result.context_id, batch[index]!.id);
@@ -107,18 +120,27 @@ describe("retrieval quality on Cranfield over MCP (embedded store, built-in mode
   test(`full text over any word keeps nDCG@10 ≥ ${cranfieldQualityFloors.fullTextAny}`, async (t) => {
     const ndcg = await meanNdcg("fts_search_context", { mode: "any" });
     t.diagnostic(`full text (any) nDCG@10 ${ndcg.toFixed(4)}`);
-    assert.ok(ndcg >= cranfieldQualityFloors.fullTextAny, `full text (any) nDCG@10 ${ndcg.toFixed(4)} fell below its floor ${cranfieldQualityFloors.fullTextAny}`);
+    assert.ok(
+      ndcg >= cranfieldQualityFloors.fullTextAny,
+      `full text (any) nDCG@10 ${ndcg.toFixed(4)} fell below its floor ${cranfieldQualityFloors.fullTextAny}`,
+    );
   });
 
   test(`the semantic leg keeps nDCG@10 ≥ ${cranfieldQualityFloors.semantic}`, async (t) => {
     const ndcg = await meanNdcg("semantic_search_context", {});
     t.diagnostic(`semantic nDCG@10 ${ndcg.toFixed(4)}`);
-    assert.ok(ndcg >= cranfieldQualityFloors.semantic, `semantic nDCG@10 ${ndcg.toFixed(4)} fell below its floor ${cranfieldQualityFloors.semantic}`);
+    assert.ok(
+      ndcg >= cranfieldQualityFloors.semantic,
+      `semantic nDCG@10 ${ndcg.toFixed(4)} fell below its floor ${cranfieldQualityFloors.semantic}`,
+    );
   });
 
   test(`hybrid search as called by default keeps nDCG@10 ≥ ${cranfieldQualityFloors.hybridDefault}`, async (t) => {
     const ndcg = await meanNdcg("hybrid_search_context", {});
     t.diagnostic(`hybrid (default) nDCG@10 ${ndcg.toFixed(4)}`);
-    assert.ok(ndcg >= cranfieldQualityFloors.hybridDefault, `hybrid (default) nDCG@10 ${ndcg.toFixed(4)} fell below its floor ${cranfieldQualityFloors.hybridDefault}`);
+    assert.ok(
+      ndcg >= cranfieldQualityFloors.hybridDefault,
+      `hybrid (default) nDCG@10 ${ndcg.toFixed(4)} fell below its floor ${cranfieldQualityFloors.hybridDefault}`,
+    );
   });
 });

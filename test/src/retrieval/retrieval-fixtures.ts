@@ -3,7 +3,14 @@ import { contentHash, createGrpcClient, vectorToBytes, type GrpcClient } from "@
 import { commonV1, searchV1 } from "@context-hub/proto";
 import { openDatabase, type DatabaseOptions, type SqlDatabase } from "@context-hub/store";
 import { defaultSearchConfig, openSearch, type OpenSearch, type SearchConfig } from "@context-hub/store/testing";
-import { logger, startTestStore, type NewEntryInit, type PrincipalInit, type StartedStore, type StoreClient } from "../store/store-fixtures.js";
+import {
+  logger,
+  startTestStore,
+  type NewEntryInit,
+  type PrincipalInit,
+  type StartedStore,
+  type StoreClient,
+} from "../store/store-fixtures.js";
 
 export type SearchClient = GrpcClient<typeof searchV1.SearchService>;
 
@@ -25,13 +32,20 @@ export interface RetrievalHarness {
 }
 
 /** Search settings that send every semantic search to the HNSW index once it is built. */
-export const annFirstConfig: SearchConfig = { ...defaultSearchConfig, vectors: { ...defaultSearchConfig.vectors, exactBelowChunks: 0, buildIndexes: false } };
+export const annFirstConfig: SearchConfig = {
+  ...defaultSearchConfig,
+  vectors: { ...defaultSearchConfig.vectors, exactBelowChunks: 0, buildIndexes: false },
+};
 
 export async function startRetrievalHarness(target: RetrievalTarget): Promise<RetrievalHarness> {
   const database = await target.createDatabase();
   const db = await openDatabase(database.options, logger);
   const store = await startTestStore(database.options, db);
-  const searchClient = createGrpcClient(searchV1.SearchService, { address: `127.0.0.1:${store.service.port}`, peer: "store", deadlineMs: 60_000 });
+  const searchClient = createGrpcClient(searchV1.SearchService, {
+    address: `127.0.0.1:${store.service.port}`,
+    peer: "store",
+    deadlineMs: 60_000,
+  });
   const search = await openSearch(db, annFirstConfig, logger);
   return {
     db,
@@ -64,7 +78,14 @@ export function direction(axis: number, towards = (axis + 1) % dimension, tilt =
  * Commits `text` with one chunk per vector (the text cut into equal spans),
  * so a test chooses exactly where each chunk sits in vector space.
  */
-export async function commitWithVectors(client: StoreClient, caller: PrincipalInit, threadId: string, text: string, vectors: number[][], overrides: Partial<NewEntryInit> = {}): Promise<string> {
+export async function commitWithVectors(
+  client: StoreClient,
+  caller: PrincipalInit,
+  threadId: string,
+  text: string,
+  vectors: number[][],
+  overrides: Partial<NewEntryInit> = {},
+): Promise<string> {
   const step = Math.floor(text.length / vectors.length);
   const chunks = vectors.map((vector, ordinal) => ({
     ordinal,
@@ -74,7 +95,14 @@ export async function commitWithVectors(client: StoreClient, caller: PrincipalIn
   const reply = await client.commit({
     principal: caller,
     entry: { threadId, source: commonV1.Source.USER, text, ...overrides },
-    generated: { embeddingModel: testModel, embeddingDimension: vectors[0]?.length ?? dimension, chunks, summary: "", nodeSummaries: [], textHash: contentHash(text) },
+    generated: {
+      embeddingModel: testModel,
+      embeddingDimension: vectors[0]?.length ?? dimension,
+      chunks,
+      summary: "",
+      nodeSummaries: [],
+      textHash: contentHash(text),
+    },
   });
   if (reply.ack === undefined) throw new Error("commit returned no acknowledgement");
   return reply.ack.id;

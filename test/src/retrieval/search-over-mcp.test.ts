@@ -32,7 +32,11 @@ interface Page {
   warnings: string[];
 }
 interface HybridPage extends Page {
-  legs: { fts: { ok: boolean; candidates: number }; semantic: { ok: boolean; candidates: number }; rerank: { ok: boolean; reranked: number } };
+  legs: {
+    fts: { ok: boolean; candidates: number };
+    semantic: { ok: boolean; candidates: number };
+    rerank: { ok: boolean; reranked: number };
+  };
 }
 interface GrepPage {
   results: { id: string; match_count: number; matches: { id: string; text: string }[] }[];
@@ -40,7 +44,14 @@ interface GrepPage {
 }
 
 const backends = [
-  { name: "PGlite", start: async () => ({ env: { DATABASE_URL: "" } as NodeJS.ProcessEnv, dataDir: "memory://" as string | undefined, close: async () => {} }) },
+  {
+    name: "PGlite",
+    start: async () => ({
+      env: { DATABASE_URL: "" } as NodeJS.ProcessEnv,
+      dataDir: "memory://" as string | undefined,
+      close: async () => {},
+    }),
+  },
   {
     name: "PostgreSQL server",
     start: async () => {
@@ -53,7 +64,8 @@ const backends = [
 const secret = "The launch code for project Falcon is 7-alpha-9; keep it inside the core team.";
 const vectorQuery = "quarterly hydraulic pressure anomalies";
 const searchTools = ["fts_search_context", "semantic_search_context", "hybrid_search_context"] as const;
-const withoutIds = (text: string) => text.replace(/[0-9a-f]{8}-?[0-9a-f-]{0,27}/g, "<id>").replace(/Request id: .*/g, "");
+const withoutIds = (text: string) =>
+  text.replace(/[0-9a-f]{8}-?[0-9a-f-]{0,27}/g, "<id>").replace(/Request id: .*/g, "");
 
 for (const backend of backends) {
   describe(`retrieval tools over MCP with API keys (${backend.name})`, () => {
@@ -66,7 +78,8 @@ for (const backend of backends) {
     let vectorPlanted: string;
     const ghost = "01900000-0000-7000-8000-00000000abcd";
 
-    const search = <T = Page>(name: string, tool: string, args: Record<string, unknown>) => callOk<T>(clients[name]!, tool, args);
+    const search = <T = Page>(name: string, tool: string, args: Record<string, unknown>) =>
+      callOk<T>(clients[name]!, tool, args);
     const idsOf = (page: Page) => page.results.map((hit) => hit.id);
 
     before(async () => {
@@ -81,19 +94,41 @@ for (const backend of backends) {
       const started = await backend.start();
       closeBackend = started.close;
       hub = await startAllInOne({
-        env: { ...process.env, ...started.env, LOG_LEVEL: "silent", CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: keys.path },
+        env: {
+          ...process.env,
+          ...started.env,
+          LOG_LEVEL: "silent",
+          CONTEXT_HUB_AUTH: "api-key",
+          CONTEXT_HUB_API_KEYS_FILE: keys.path,
+        },
         port: 0,
         ...(started.dataDir === undefined ? {} : { dataDir: started.dataDir }),
       });
-      for (const [name, principal] of Object.entries(principals)) clients[name] = await connectMcpClient(hub.url, { authorization: `Bearer ${principal.key}` });
+      for (const [name, principal] of Object.entries(principals))
+        clients[name] = await connectMcpClient(hub.url, { authorization: `Bearer ${principal.key}` });
 
       // The victim's private entry, then identical text in every other scope.
-      planted = (await search<{ context_id: string }>("alice", "store_context", { thread_id: "planning", source: "agent", text: secret })).context_id;
-      for (const name of ["bob", "globexBob"]) await search(name, "store_context", { thread_id: "planning", source: "agent", text: secret });
+      planted = (
+        await search<{ context_id: string }>("alice", "store_context", {
+          thread_id: "planning",
+          source: "agent",
+          text: secret,
+        })
+      ).context_id;
+      for (const name of ["bob", "globexBob"])
+        await search(name, "store_context", { thread_id: "planning", source: "agent", text: secret });
 
       // A foreign entry whose only chunk sits on the query's own embedding (plus noise), committed straight to the store.
-      const embedder = createGrpcClient(embedderV1.EmbedderService, { address: `127.0.0.1:${hub.services.embedder.port}`, peer: "embedder", deadlineMs: 30_000 });
-      const store = createGrpcClient(storeV1.EntriesService, { address: hub.services.store.address, peer: "store", deadlineMs: 30_000 });
+      const embedder = createGrpcClient(embedderV1.EmbedderService, {
+        address: `127.0.0.1:${hub.services.embedder.port}`,
+        peer: "embedder",
+        deadlineMs: 30_000,
+      });
+      const store = createGrpcClient(storeV1.EntriesService, {
+        address: hub.services.store.address,
+        peer: "store",
+        deadlineMs: 30_000,
+      });
       try {
         const embedded = await embedder.embedQueries({ texts: [vectorQuery] });
         const query = vectorFromBytes(embedded.vectors[0]?.float32Le ?? new Uint8Array(), "vector");
@@ -129,7 +164,8 @@ for (const backend of backends) {
 
     test("every retrieval tool is listed for a reader", async () => {
       const names = (await clients.alice!.listTools()).tools.map((tool) => tool.name);
-      for (const tool of [...searchTools, "navigate_context", "read_context_range", "grep_context"]) assert.ok(names.includes(tool), tool);
+      for (const tool of [...searchTools, "navigate_context", "read_context_range", "grep_context"])
+        assert.ok(names.includes(tool), tool);
     });
 
     test("identical text in other scopes: each search finds only the caller's own", async () => {
@@ -150,34 +186,64 @@ for (const backend of backends) {
     test("a foreign vector next to the query's own never surfaces; its owner gets it first", async () => {
       for (const tool of ["semantic_search_context", "hybrid_search_context"]) {
         for (const name of ["alice", "carol", "dave", "globexBob"]) {
-          assert.ok(!idsOf(await search(name, tool, { query: vectorQuery, limit: 50 })).includes(vectorPlanted), `${tool} for ${name}`);
+          assert.ok(
+            !idsOf(await search(name, tool, { query: vectorQuery, limit: 50 })).includes(vectorPlanted),
+            `${tool} for ${name}`,
+          );
         }
-        const owner = await search("bob", tool, { query: vectorQuery, limit: 5, ...(tool === "hybrid_search_context" ? { rerank: false } : {}) });
+        const owner = await search("bob", tool, {
+          query: vectorQuery,
+          limit: 5,
+          ...(tool === "hybrid_search_context" ? { rerank: false } : {}),
+        });
         assert.equal(owner.results[0]?.id, vectorPlanted, `${tool}: positive control`);
       }
       const semantic = await search("bob", "semantic_search_context", { query: vectorQuery, limit: 1 });
-      assert.ok((semantic.results[0] as unknown as { score: number }).score > 0.99, "the planted vector is next to the query");
+      assert.ok(
+        (semantic.results[0] as unknown as { score: number }).score > 0.99,
+        "the planted vector is next to the query",
+      );
     });
 
     test("2 visible matches and 50 better invisible ones, limit 5: exactly 2, from every tool", async () => {
       const mine: string[] = [];
       for (const text of ["zephyr protocol handshake notes", "zephyr protocol retry policy"])
-        mine.push((await search<{ context_id: string }>("dave", "store_context", { thread_id: "zephyr", source: "agent", text })).context_id);
-      const better = Array.from({ length: 25 }, (_, index) => ({ thread_id: "zephyr", source: "agent", text: `zephyr protocol zephyr protocol handshake retry ${index}` }));
+        mine.push(
+          (
+            await search<{ context_id: string }>("dave", "store_context", {
+              thread_id: "zephyr",
+              source: "agent",
+              text,
+            })
+          ).context_id,
+        );
+      const better = Array.from({ length: 25 }, (_, index) => ({
+        thread_id: "zephyr",
+        source: "agent",
+        text: `zephyr protocol zephyr protocol handshake retry ${index}`,
+      }));
       await search("bob", "store_context_batch", { entries: better });
       await search("globexBob", "store_context_batch", { entries: better });
       for (const tool of searchTools) {
         const page = await search("dave", tool, { query: "zephyr protocol", limit: 5 });
         assert.deepEqual(idsOf(page).sort(), [...mine].sort(), tool);
         assert.equal(page.has_more, false, tool);
-        assert.equal((await search("bob", tool, { query: "zephyr protocol", limit: 5 })).count, 5, `${tool}: positive control`);
+        assert.equal(
+          (await search("bob", tool, { query: "zephyr protocol", limit: 5 })).count,
+          5,
+          `${tool}: positive control`,
+        );
       }
     });
 
     test("navigation, ranges and grep: a foreign entry fails exactly like a nonexistent one", async () => {
       const own = await search<{ id: string; nodes: unknown[] }>("alice", "navigate_context", { context_id: planted });
       assert.equal(own.id, planted, "positive control");
-      assert.equal((await search<{ text: string }>("alice", "read_context_range", { context_id: planted, start: 0, end: 10 })).text, secret.slice(0, 10));
+      assert.equal(
+        (await search<{ text: string }>("alice", "read_context_range", { context_id: planted, start: 0, end: 10 }))
+          .text,
+        secret.slice(0, 10),
+      );
       for (const name of ["bob", "carol", "globexBob"]) {
         for (const [tool, args] of [
           ["navigate_context", {}],
@@ -196,7 +262,11 @@ for (const backend of backends) {
         assert.ok(grep.results.every((result) => result.matches.every((match) => match.id === result.id)));
       }
       const aliceGrep = await search<GrepPage>("alice", "grep_context", { pattern: "7-alpha-9", output_mode: "count" });
-      assert.deepEqual([aliceGrep.results.map((result) => result.id), aliceGrep.total_matches], [[planted], 1], "positive control");
+      assert.deepEqual(
+        [aliceGrep.results.map((result) => result.id), aliceGrep.total_matches],
+        [[planted], 1],
+        "positive control",
+      );
     });
 
     test("hostile queries never fail a search tool", async () => {
@@ -216,7 +286,13 @@ for (const backend of backends) {
     test("hybrid results carry every leg's rank and score; stored text is fenced for the model", async () => {
       const page = await search<HybridPage>("alice", "hybrid_search_context", { query: "launch code Falcon" });
       const [top] = page.results;
-      assert.ok(top?.scores.fts !== null && top?.scores.semantic !== null && top?.scores.fused !== null && top?.scores.rerank !== null, JSON.stringify(top?.scores));
+      assert.ok(
+        top?.scores.fts !== null &&
+          top?.scores.semantic !== null &&
+          top?.scores.fused !== null &&
+          top?.scores.rerank !== null,
+        JSON.stringify(top?.scores),
+      );
       assert.deepEqual(page.legs.fts.ok && page.legs.semantic.ok && page.legs.rerank.ok, true);
       const raw = await callTool(clients.alice!, "hybrid_search_context", { query: "launch code Falcon" });
       assert.match(textOf(raw), /<<<UNTRUSTED_DATA nonce=[0-9a-f]{16} entry=/);
@@ -232,7 +308,13 @@ describe("hybrid search degrades when a leg is down (PGlite)", () => {
   before(async () => {
     hub = await startMemoryHub();
     client = await connectMcpClient(hub.url);
-    stored = (await callOk<{ context_id: string }>(client, "store_context", { thread_id: "ops", source: "agent", text: "The compressor surge margin dropped below limits." })).context_id;
+    stored = (
+      await callOk<{ context_id: string }>(client, "store_context", {
+        thread_id: "ops",
+        source: "agent",
+        text: "The compressor surge margin dropped below limits.",
+      })
+    ).context_id;
   });
 
   after(async () => {
@@ -256,7 +338,10 @@ describe("hybrid search degrades when a leg is down (PGlite)", () => {
       [stored],
     );
     assert.deepEqual([page.legs.fts.ok, page.legs.semantic.ok], [true, false]);
-    assert.match(page.warnings.join(" "), /semantic leg failed, so results come from the full-text leg alone \(EMBEDDER_UNAVAILABLE/);
+    assert.match(
+      page.warnings.join(" "),
+      /semantic leg failed, so results come from the full-text leg alone \(EMBEDDER_UNAVAILABLE/,
+    );
     const semantic = await callTool(client, "semantic_search_context", { query: "compressor surge" });
     assert.equal(semantic.isError, true);
     assert.match(textOf(semantic), /^EMBEDDER_UNAVAILABLE: semantic search needs the embedder/);

@@ -21,14 +21,22 @@ describe("API keys managed with the context-hub command", () => {
 
   before(() => {
     dataDir = mkdtempSync(join(tmpdir(), "context-hub-keys-"));
-    env = { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: "", STORE_DATA_DIR: dataDir, CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_KEY_CACHE_MS: "100" };
+    env = {
+      ...process.env,
+      LOG_LEVEL: "silent",
+      DATABASE_URL: "",
+      STORE_DATA_DIR: dataDir,
+      CONTEXT_HUB_AUTH: "api-key",
+      CONTEXT_HUB_KEY_CACHE_MS: "100",
+    };
   });
   after(async () => {
     await hub?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const keys = async (...args: string[]) => (await run(process.execPath, [bin, "keys", ...args], { env })).stdout.trim();
+  const keys = async (...args: string[]) =>
+    (await run(process.execPath, [bin, "keys", ...args], { env })).stdout.trim();
   const status = async (key: string) =>
     (
       await fetch(hub!.url, {
@@ -39,9 +47,24 @@ describe("API keys managed with the context-hub command", () => {
     ).status;
 
   test("a key created while the server is down works once it starts, and is stored only as a hash", async () => {
-    const key = await keys("create", "--tenant", "acme", "--subject", "dora", "--groups", "eng", "--scopes", "context:read,context:write");
+    const key = await keys(
+      "create",
+      "--tenant",
+      "acme",
+      "--subject",
+      "dora",
+      "--groups",
+      "eng",
+      "--scopes",
+      "context:read,context:write",
+    );
     assert.match(key, /^chk_[A-Za-z0-9_-]{43}$/);
-    const listing = JSON.parse(await keys("list", "--json")) as { hint: string; subject: string; tenant: string; groups: string[] }[];
+    const listing = JSON.parse(await keys("list", "--json")) as {
+      hint: string;
+      subject: string;
+      tenant: string;
+      groups: string[];
+    }[];
     assert.equal(listing.length, 1);
     assert.equal(listing[0]!.subject, "dora");
     assert.ok(key.startsWith(listing[0]!.hint));
@@ -49,8 +72,14 @@ describe("API keys managed with the context-hub command", () => {
 
     hub = await startAllInOne({ env, port: 0, dataDir });
     const client = await connectMcpClient(hub.url, { authorization: `Bearer ${key}` });
-    const ack = await callOk<{ context_id: string }>(client, "store_context", { thread_id: "t", source: "user", text: "dora's note" });
-    const whoOwns = await callOk<{ entries: { owner: string }[] }>(client, "get_context_by_ids", { context_ids: [ack.context_id] });
+    const ack = await callOk<{ context_id: string }>(client, "store_context", {
+      thread_id: "t",
+      source: "user",
+      text: "dora's note",
+    });
+    const whoOwns = await callOk<{ entries: { owner: string }[] }>(client, "get_context_by_ids", {
+      context_ids: [ack.context_id],
+    });
     assert.equal(whoOwns.entries[0]?.owner, "dora", "the principal comes from the key");
     await client.close();
   });
@@ -59,7 +88,9 @@ describe("API keys managed with the context-hub command", () => {
     assert.ok(hub, "the server from the previous test is running");
     const key = await keys("create", "--tenant", "acme", "--subject", "erin");
     assert.equal(await status(key), 200);
-    const [entry] = (JSON.parse(await keys("list", "--json")) as { id: string; subject: string }[]).filter((item) => item.subject === "erin");
+    const [entry] = (JSON.parse(await keys("list", "--json")) as { id: string; subject: string }[]).filter(
+      (item) => item.subject === "erin",
+    );
     await keys("revoke", entry!.id);
     const deadline = Date.now() + 5_000;
     let code = await status(key);
@@ -68,15 +99,24 @@ describe("API keys managed with the context-hub command", () => {
       code = await status(key);
     }
     assert.equal(code, 401, "revoked within the 5 s bound");
-    const revoked = JSON.parse(await keys("list", "--json", "--include-revoked")) as { subject: string; revoked_at: string | null }[];
+    const revoked = JSON.parse(await keys("list", "--json", "--include-revoked")) as {
+      subject: string;
+      revoked_at: string | null;
+    }[];
     assert.ok(revoked.find((item) => item.subject === "erin")?.revoked_at);
   });
 
   test("bad key requests are refused with specific messages", async () => {
     await assert.rejects(keys("create", "--tenant", "acme"), /--subject is required/);
-    await assert.rejects(keys("create", "--tenant", "acme", "--subject", "x", "--scopes", "context:everything"), /unknown scope "context:everything"/);
+    await assert.rejects(
+      keys("create", "--tenant", "acme", "--subject", "x", "--scopes", "context:everything"),
+      /unknown scope "context:everything"/,
+    );
     await assert.rejects(keys("revoke", "00000000-0000-7000-8000-000000000000"), /no such API key|not found/i);
-    await assert.rejects(keys("create", "--tenant", "acme", "--subject", "operator"), /key\.subject "operator" is reserved: the audit log records operator actions under that name/);
+    await assert.rejects(
+      keys("create", "--tenant", "acme", "--subject", "operator"),
+      /key\.subject "operator" is reserved: the audit log records operator actions under that name/,
+    );
   });
 });
 
@@ -92,7 +132,13 @@ describe("API keys provisioned from a file", () => {
       JSON.stringify({
         keys: [
           { key: live, tenant: "acme", subject: "frank", scopes: ["context:read"] },
-          { key: expired, tenant: "acme", subject: "gina", scopes: ["context:read"], expires_at: "2020-01-01T00:00:00Z" },
+          {
+            key: expired,
+            tenant: "acme",
+            subject: "gina",
+            scopes: ["context:read"],
+            expires_at: "2020-01-01T00:00:00Z",
+          },
         ],
       }),
     );

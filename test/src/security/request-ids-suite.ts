@@ -30,10 +30,19 @@ export function defineRequestIdTests(backend: HubBackend): void {
       const response = await fetch(hub.hub.url, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json", "x-request-id": requestId },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "store_context", arguments: { thread_id: "request-ids", source: "agent", text } } }),
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "store_context", arguments: { thread_id: "request-ids", source: "agent", text } },
+        }),
       });
       const body = (await response.json()) as { result: { structuredContent: { context_id: string } } };
-      return { serverId: response.headers.get("x-request-id"), echoed: response.headers.get("x-client-request-id"), entryId: body.result.structuredContent.context_id };
+      return {
+        serverId: response.headers.get("x-request-id"),
+        echoed: response.headers.get("x-client-request-id"),
+        entryId: body.result.structuredContent.context_id,
+      };
     };
 
     const auditRecordOf = async (entryId: string) => {
@@ -72,10 +81,18 @@ export function defineRequestIdTests(backend: HubBackend): void {
     });
 
     test("without a caller id nothing extra is recorded, and the chain with caller ids verifies", async () => {
-      const plain = await callOk<{ context_id: string }>(hub.client, "store_context", { thread_id: "request-ids", source: "agent", text: "A note sent without any request id." });
+      const plain = await callOk<{ context_id: string }>(hub.client, "store_context", {
+        thread_id: "request-ids",
+        source: "agent",
+        text: "A note sent without any request id.",
+      });
       const record = await auditRecordOf(plain.context_id);
       assert.equal(Object.hasOwn(record.details, "client_request_id"), false);
-      const store = createGrpcClient(storeV1.AuditService, { address: hub.hub.services.store.address, peer: "store", deadlineMs: 10_000 });
+      const store = createGrpcClient(storeV1.AuditService, {
+        address: hub.hub.services.store.address,
+        peer: "store",
+        deadlineMs: 10_000,
+      });
       try {
         const { tenants } = await store.verifyAuditLog({ tenant: "" });
         assert.ok(tenants.length > 0);

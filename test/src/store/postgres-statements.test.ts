@@ -31,7 +31,10 @@ describe("prepared statements on a PostgreSQL server", () => {
     return own;
   };
 
-  const preparedOnConnection = async (on: pg.ClientBase) => (await on.query<{ name: string }>("SELECT name FROM pg_prepared_statements ORDER BY name")).rows.map((row) => row.name);
+  const preparedOnConnection = async (on: pg.ClientBase) =>
+    (await on.query<{ name: string }>("SELECT name FROM pg_prepared_statements ORDER BY name")).rows.map(
+      (row) => row.name,
+    );
 
   test("a row statement is prepared once per connection and runs from then on by name", async (t) => {
     const client = await fresh(t);
@@ -68,10 +71,17 @@ describe("prepared statements on a PostgreSQL server", () => {
   test("a statement PostgreSQL rejects before preparing it is not counted as prepared", async (t) => {
     const client = await fresh(t);
     const statements = createPostgresStatements(2);
-    await assert.rejects(statements.query(client, "SELECT body FROM no_such_table WHERE id = $1", [1]), /no_such_table/);
+    await assert.rejects(
+      statements.query(client, "SELECT body FROM no_such_table WHERE id = $1", [1]),
+      /no_such_table/,
+    );
     await statements.query(client, "SELECT body FROM notes WHERE id = $1", [1]);
     await statements.query(client, "SELECT body FROM notes WHERE id = $1 + 0", [1]);
-    assert.equal((await preparedOnConnection(client)).length, 2, "the failed statement took no slot, so nothing was evicted for it");
+    assert.equal(
+      (await preparedOnConnection(client)).length,
+      2,
+      "the failed statement took no slot, so nothing was evicted for it",
+    );
   });
 
   test("a prepared statement whose result row type changed is refused as stale; the store's connection retries on a fresh one", async () => {
@@ -86,11 +96,22 @@ describe("prepared statements on a PostgreSQL server", () => {
     );
     assert.ok(isStaleStatement(refused), `refused as stale: ${String(refused)}`);
 
-    const connection = await createPostgresConnection({ url: database.url, poolMax: 1, preparedStatements: true, logger: createLogger("statements-test", "silent") });
+    const connection = await createPostgresConnection({
+      url: database.url,
+      poolMax: 1,
+      preparedStatements: true,
+      logger: createLogger("statements-test", "silent"),
+    });
     try {
-      assert.deepEqual((await connection.query("SELECT * FROM drafts WHERE id = $1", [1])).rows, [{ id: 1, title: null }]);
+      assert.deepEqual((await connection.query("SELECT * FROM drafts WHERE id = $1", [1])).rows, [
+        { id: 1, title: null },
+      ]);
       await client.query("ALTER TABLE drafts ADD COLUMN due date");
-      assert.deepEqual((await connection.query("SELECT * FROM drafts WHERE id = $1", [1])).rows, [{ id: 1, title: null, due: null }], "answered from a fresh connection");
+      assert.deepEqual(
+        (await connection.query("SELECT * FROM drafts WHERE id = $1", [1])).rows,
+        [{ id: 1, title: null, due: null }],
+        "answered from a fresh connection",
+      );
     } finally {
       await connection.close();
     }

@@ -4,7 +4,12 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createLogger } from "@context-hub/common";
-import { createPgliteConnection, createPostgresConnection, type SqlConnection, type SqlExecutor } from "@context-hub/store/testing";
+import {
+  createPgliteConnection,
+  createPostgresConnection,
+  type SqlConnection,
+  type SqlExecutor,
+} from "@context-hub/store/testing";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
 
 const drivers: { name: string; open(): Promise<{ db: SqlConnection; close(): Promise<void> }> }[] = [
@@ -19,7 +24,12 @@ const drivers: { name: string; open(): Promise<{ db: SqlConnection; close(): Pro
     name: "PostgreSQL",
     async open() {
       const server: TestPostgres = await startTestPostgres();
-      const db = await createPostgresConnection({ url: server.url, poolMax: 2, preparedStatements: true, logger: createLogger("sql-transactions-test", "silent") });
+      const db = await createPostgresConnection({
+        url: server.url,
+        poolMax: 2,
+        preparedStatements: true,
+        logger: createLogger("sql-transactions-test", "silent"),
+      });
       return {
         db,
         async close() {
@@ -34,7 +44,8 @@ const drivers: { name: string; open(): Promise<{ db: SqlConnection; close(): Pro
 for (const driver of drivers) {
   describe(`transactions on ${driver.name}`, () => {
     let opened: Awaited<ReturnType<(typeof drivers)[number]["open"]>>;
-    const count = async (n: number) => (await opened.db.query<{ n: number }>("SELECT count(*)::integer AS n FROM items WHERE n = $1", [n])).rows[0]?.n;
+    const count = async (n: number) =>
+      (await opened.db.query<{ n: number }>("SELECT count(*)::integer AS n FROM items WHERE n = $1", [n])).rows[0]?.n;
 
     before(async () => {
       opened = await driver.open();

@@ -3,7 +3,17 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { contentHash } from "@context-hub/common";
 import { commonV1 } from "@context-hub/proto";
-import { commitText, countRows, expectError, generatedFor, newTenant, principal, tenantFootprint, textEntry, type StoreSuiteContext } from "./store-fixtures.js";
+import {
+  commitText,
+  countRows,
+  expectError,
+  generatedFor,
+  newTenant,
+  principal,
+  tenantFootprint,
+  textEntry,
+  type StoreSuiteContext,
+} from "./store-fixtures.js";
 
 export function defineBatchTests(context: StoreSuiteContext): void {
   describe("CommitBatch", () => {
@@ -66,14 +76,35 @@ export function defineBatchTests(context: StoreSuiteContext): void {
           /^entries\[1\]: thread_id must be 1 to 256 characters \(got 0\)$/,
           /^entries\[1\]: thread_id must be 1 to 256 characters \(got 0\)$/,
         ],
-        ["no entry", { generated: generatedFor("x") }, "INVALID_ARGUMENT", /^entries\[1\]: entry is required$/, /^entries\[1\]: entry is required$/],
+        [
+          "no entry",
+          { generated: generatedFor("x") },
+          "INVALID_ARGUMENT",
+          /^entries\[1\]: entry is required$/,
+          /^entries\[1\]: entry is required$/,
+        ],
       ] as const;
       for (const [label, item, code, atomicMessage, itemMessage] of failing) {
         const footprint = await tenantFootprint(db, caller.tenant!);
-        await expectError(client.commitBatch({ principal: caller, atomic: true, entries: [good(`before ${label}`), item, good(`after ${label}`)] }), code, atomicMessage);
-        assert.deepEqual(await tenantFootprint(db, caller.tenant!), footprint, `${label}: the atomic batch stored nothing`);
+        await expectError(
+          client.commitBatch({
+            principal: caller,
+            atomic: true,
+            entries: [good(`before ${label}`), item, good(`after ${label}`)],
+          }),
+          code,
+          atomicMessage,
+        );
+        assert.deepEqual(
+          await tenantFootprint(db, caller.tenant!),
+          footprint,
+          `${label}: the atomic batch stored nothing`,
+        );
 
-        const reply = await client.commitBatch({ principal: caller, entries: [good(`before ${label}`), item, good(`after ${label}`)] });
+        const reply = await client.commitBatch({
+          principal: caller,
+          entries: [good(`before ${label}`), item, good(`after ${label}`)],
+        });
         assert.deepEqual(
           reply.results.map((result) => [result.ack !== undefined, result.error?.code ?? null]),
           [
@@ -91,10 +122,24 @@ export function defineBatchTests(context: StoreSuiteContext): void {
     test("a batch holds 1 to 100 entries and needs the write scope", async () => {
       const { client, db } = context;
       const caller = principal(newTenant("batch-limits"), "a1");
-      await expectError(client.commitBatch({ principal: caller, entries: [] }), "INVALID_ARGUMENT", /entries must list 1 to 100 items \(got 0\)/);
-      const many = Array.from({ length: 101 }, (_, index) => ({ entry: textEntry("t", `entry ${index}`), generated: generatedFor(`entry ${index}`) }));
+      await expectError(
+        client.commitBatch({ principal: caller, entries: [] }),
+        "INVALID_ARGUMENT",
+        /entries must list 1 to 100 items \(got 0\)/,
+      );
+      const many = Array.from({ length: 101 }, (_, index) => ({
+        entry: textEntry("t", `entry ${index}`),
+        generated: generatedFor(`entry ${index}`),
+      }));
       await expectError(client.commitBatch({ principal: caller, entries: many }), "INVALID_ARGUMENT", /\(got 101\)/);
-      await expectError(client.commitBatch({ principal: principal(caller.tenant!, "a1", { scopes: ["context:read"] }), entries: many.slice(0, 1) }), "PERMISSION_DENIED", /context:write/);
+      await expectError(
+        client.commitBatch({
+          principal: principal(caller.tenant!, "a1", { scopes: ["context:read"] }),
+          entries: many.slice(0, 1),
+        }),
+        "PERMISSION_DENIED",
+        /context:write/,
+      );
       const hundred = await client.commitBatch({ principal: caller, atomic: true, entries: many.slice(0, 100) });
       assert.equal(hundred.results.length, 100);
       assert.equal(await countRows(db, "entries", "tenant = $1", [caller.tenant]), 100);

@@ -10,7 +10,19 @@ import { isContextHubError, vectorFromBytes, vectorToBytes } from "@context-hub/
 import { commonV1, storeV1 } from "@context-hub/proto";
 import type { SqlConnection } from "@context-hub/store/testing";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
-import { commitText, countRows, generatedFor, newTenant, openConnection, principal, startTestStore, textEntry, type GeneratedInit, type StartedStore, type StoreClient } from "./store-fixtures.js";
+import {
+  commitText,
+  countRows,
+  generatedFor,
+  newTenant,
+  openConnection,
+  principal,
+  startTestStore,
+  textEntry,
+  type GeneratedInit,
+  type StartedStore,
+  type StoreClient,
+} from "./store-fixtures.js";
 
 /** Connections the store under test may open: enough that racing calls really run at once. */
 const poolMax = 20;
@@ -30,7 +42,15 @@ function markedGeneration(text: string, marker: number): GeneratedInit {
       { ordinal: 1, span: { start: third, end: 2 * third }, vector: vectorToBytes([marker, 1, 0, 1]) },
       { ordinal: 2, span: { start: 2 * third, end: text.length }, vector: vectorToBytes([marker, 2, 0, 1]) },
     ],
-    nodeSummaries: [{ nodeId: `n${marker}`, heading: `H${marker}`, level: 1, span: { start: 0, end: text.length }, summary: `summary ${marker}` }],
+    nodeSummaries: [
+      {
+        nodeId: `n${marker}`,
+        heading: `H${marker}`,
+        level: 1,
+        span: { start: 0, end: text.length },
+        summary: `summary ${marker}`,
+      },
+    ],
   });
 }
 
@@ -38,7 +58,10 @@ function markedGeneration(text: string, marker: number): GeneratedInit {
  * Polls `count` until `work` settles, recording every value seen while it
  * ran (and one after). No sleeps: each poll starts when the previous answered.
  */
-async function observeWhile<T>(work: Promise<T>, count: () => Promise<number>): Promise<{ result: PromiseSettledResult<T>; seen: number[]; final: number }> {
+async function observeWhile<T>(
+  work: Promise<T>,
+  count: () => Promise<number>,
+): Promise<{ result: PromiseSettledResult<T>; seen: number[]; final: number }> {
   let settled = false;
   const done = work.then(
     (value) => ({ status: "fulfilled" as const, value }),
@@ -80,19 +103,40 @@ export function defineConcurrencyTests(): void {
           return { text, generated: markedGeneration(text, index + 1) };
         });
         const results = await Promise.allSettled(
-          racers.map((racer) => client.updateEntries({ principal: caller, atomic: true, updates: [{ id: entry.id, expectedVersion: 1, text: racer.text, generated: racer.generated }] })),
+          racers.map((racer) =>
+            client.updateEntries({
+              principal: caller,
+              atomic: true,
+              updates: [{ id: entry.id, expectedVersion: 1, text: racer.text, generated: racer.generated }],
+            }),
+          ),
         );
         const outcomes = results.map(outcomeOf);
-        assert.equal(outcomes.filter((outcome) => outcome === "ok").length, 1, `round ${round}: ${outcomes.join(", ")}`);
-        assert.equal(outcomes.filter((outcome) => outcome === "VERSION_CONFLICT").length, 9, `round ${round}: ${outcomes.join(", ")}`);
+        assert.equal(
+          outcomes.filter((outcome) => outcome === "ok").length,
+          1,
+          `round ${round}: ${outcomes.join(", ")}`,
+        );
+        assert.equal(
+          outcomes.filter((outcome) => outcome === "VERSION_CONFLICT").length,
+          9,
+          `round ${round}: ${outcomes.join(", ")}`,
+        );
         const winner = racers[outcomes.indexOf("ok")]!;
         const stored = (await client.getEntries({ principal: caller, ids: [entry.id] })).entries[0]!;
-        assert.deepEqual([stored.version, stored.text, stored.chunkCount], [2, winner.text, 3], "the version moved once, to the winner's text");
+        assert.deepEqual(
+          [stored.version, stored.text, stored.chunkCount],
+          [2, winner.text, 3],
+          "the version moved once, to the winner's text",
+        );
         assert.deepEqual(
           stored.nodeSummaries.map((node) => node.summary),
           [winner.generated.nodeSummaries[0]!.summary],
         );
-        const chunks = await sql.query<{ end_offset: number; embedding: string }>("SELECT end_offset, embedding::text AS embedding FROM chunks WHERE entry_id = $1 ORDER BY ordinal", [entry.id]);
+        const chunks = await sql.query<{ end_offset: number; embedding: string }>(
+          "SELECT end_offset, embedding::text AS embedding FROM chunks WHERE entry_id = $1 ORDER BY ordinal",
+          [entry.id],
+        );
         const marker = vectorFromBytes(winner.generated.chunks[0]!.vector, "vector")[0];
         assert.deepEqual(
           chunks.rows.map((row) => [row.end_offset, Number(row.embedding.slice(1).split(",")[0])]),
@@ -110,13 +154,23 @@ export function defineConcurrencyTests(): void {
           await client.commit({
             principal: caller,
             entry: textEntry("t", text, {
-              images: [{ mimeType: "image/png", data: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]) }],
+              images: [
+                {
+                  mimeType: "image/png",
+                  data: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]),
+                },
+              ],
               visibility: commonV1.Visibility.SHARED,
             }),
             generated: markedGeneration(text, 1),
           })
         ).ack!;
-        await client.share({ principal: caller, entryIds: [entry.id], grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "a2" }], permission: storeV1.Permission.WRITE });
+        await client.share({
+          principal: caller,
+          entryIds: [entry.id],
+          grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "a2" }],
+          permission: storeV1.Permission.WRITE,
+        });
         const newText = `Rewritten in round ${round}, with new chunks, summaries and images.`;
         const update = () =>
           client.updateEntries({
@@ -127,14 +181,27 @@ export function defineConcurrencyTests(): void {
                 id: entry.id,
                 text: newText,
                 generated: markedGeneration(newText, 2),
-                images: { images: [{ mimeType: "image/png", data: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 4, 5, 6]) }] },
+                images: {
+                  images: [
+                    {
+                      mimeType: "image/png",
+                      data: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 4, 5, 6]),
+                    },
+                  ],
+                },
               },
             ],
           });
         const remove = () => client.deleteEntries({ principal: caller, ids: [entry.id], atomic: true });
-        const [updated, deleted] = round % 2 === 0 ? await Promise.allSettled([update(), remove()]) : (await Promise.allSettled([remove(), update()])).reverse();
+        const [updated, deleted] =
+          round % 2 === 0
+            ? await Promise.allSettled([update(), remove()])
+            : (await Promise.allSettled([remove(), update()])).reverse();
         assert.equal(outcomeOf(deleted!), "ok", `round ${round}: the delete always succeeds`);
-        assert.ok(["ok", "ENTRY_NOT_FOUND"].includes(outcomeOf(updated!)), `round ${round}: the update either ran first or found nothing (${outcomeOf(updated!)})`);
+        assert.ok(
+          ["ok", "ENTRY_NOT_FOUND"].includes(outcomeOf(updated!)),
+          `round ${round}: the update either ran first or found nothing (${outcomeOf(updated!)})`,
+        );
         const left = await Promise.all([
           countRows(sql, "entries", "id = $1", [entry.id]),
           countRows(sql, "chunks", "entry_id = $1", [entry.id]),
@@ -149,10 +216,19 @@ export function defineConcurrencyTests(): void {
     test("20 parallel stores by each of two principals into one thread name: 40 rows, each its writer's, none visible to the other", async () => {
       const tenant = newTenant("race-owners");
       const [a1, a2] = [principal(tenant, "a1"), principal(tenant, "a2")];
-      const writes = [a1, a2].flatMap((caller) => Array.from({ length: 20 }, (_, index) => ({ caller, text: `${caller.subject} writes note ${index}` })));
-      const acks = await Promise.all(writes.map(({ caller, text }) => client.commit({ principal: caller, entry: textEntry("shared-name", text), generated: generatedFor(text) })));
+      const writes = [a1, a2].flatMap((caller) =>
+        Array.from({ length: 20 }, (_, index) => ({ caller, text: `${caller.subject} writes note ${index}` })),
+      );
+      const acks = await Promise.all(
+        writes.map(({ caller, text }) =>
+          client.commit({ principal: caller, entry: textEntry("shared-name", text), generated: generatedFor(text) }),
+        ),
+      );
       assert.equal(new Set(acks.map((reply) => reply.ack!.id)).size, 40);
-      const owners = await sql.query<{ owner: string; count: number }>("SELECT owner, count(*)::integer AS count FROM entries WHERE tenant = $1 GROUP BY owner ORDER BY owner", [tenant]);
+      const owners = await sql.query<{ owner: string; count: number }>(
+        "SELECT owner, count(*)::integer AS count FROM entries WHERE tenant = $1 GROUP BY owner ORDER BY owner",
+        [tenant],
+      );
       assert.deepEqual(owners.rows, [
         { owner: "a1", count: 20 },
         { owner: "a2", count: 20 },
@@ -164,7 +240,9 @@ export function defineConcurrencyTests(): void {
         const listed = await client.listEntries({ principal: caller, filter: { threadId: "shared-name" }, limit: 100 });
         assert.equal(listed.entries.length, 20);
         assert.ok(listed.entries.every((entry) => entry.owner === caller.subject));
-        const theirIds = acks.filter((_, index) => writes[index]!.caller.subject === other).map((reply) => reply.ack!.id);
+        const theirIds = acks
+          .filter((_, index) => writes[index]!.caller.subject === other)
+          .map((reply) => reply.ack!.id);
         assert.equal((await client.getEntries({ principal: caller, ids: theirIds })).entries.length, 0);
       }
     });
@@ -172,7 +250,11 @@ export function defineConcurrencyTests(): void {
     test("20 parallel identical stores by one principal: one row", async () => {
       const caller = principal(newTenant("race-identical"), "a1");
       const text = "the same words, sent twenty times at once ".repeat(500);
-      const acks = await Promise.all(Array.from({ length: 20 }, () => client.commit({ principal: caller, entry: textEntry("t", text), generated: generatedFor(text) })));
+      const acks = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          client.commit({ principal: caller, entry: textEntry("t", text), generated: generatedFor(text) }),
+        ),
+      );
       assert.equal(new Set(acks.map((reply) => reply.ack!.id)).size, 1);
       assert.equal(acks.filter((reply) => !reply.ack!.deduplicated).length, 1);
       assert.equal(await countRows(sql, "entries", "tenant = $1", [caller.tenant]), 1);
@@ -188,7 +270,10 @@ export function defineConcurrencyTests(): void {
       const counter = (tenant: string) => () => countRows(sql, "entries", "tenant = $1", [tenant]);
 
       const control = principal(newTenant("batch-control"), "a1");
-      const piecemeal = await observeWhile(client.commitBatch({ principal: control, entries: entriesOf("piecemeal") }), counter(control.tenant!));
+      const piecemeal = await observeWhile(
+        client.commitBatch({ principal: control, entries: entriesOf("piecemeal") }),
+        counter(control.tenant!),
+      );
       assert.equal(piecemeal.final, 50);
       assert.ok(
         piecemeal.seen.some((count) => count > 0 && count < 50),
@@ -196,7 +281,10 @@ export function defineConcurrencyTests(): void {
       );
 
       const caller = principal(newTenant("batch-atomic"), "a1");
-      const atomic = await observeWhile(client.commitBatch({ principal: caller, atomic: true, entries: entriesOf("atomic") }), counter(caller.tenant!));
+      const atomic = await observeWhile(
+        client.commitBatch({ principal: caller, atomic: true, entries: entriesOf("atomic") }),
+        counter(caller.tenant!),
+      );
       assert.equal(atomic.result.status, "fulfilled");
       assert.ok(atomic.seen.length > 1, "the reader polled while the batch ran");
       assert.deepEqual(
@@ -207,8 +295,14 @@ export function defineConcurrencyTests(): void {
       assert.equal(atomic.final, 50);
 
       const failing = principal(newTenant("batch-failing"), "a1");
-      const items = [...entriesOf("failing").slice(0, 49), { entry: textEntry("batch", "no generation output and nothing to fold into") }];
-      const failed = await observeWhile(client.commitBatch({ principal: failing, atomic: true, entries: items }), counter(failing.tenant!));
+      const items = [
+        ...entriesOf("failing").slice(0, 49),
+        { entry: textEntry("batch", "no generation output and nothing to fold into") },
+      ];
+      const failed = await observeWhile(
+        client.commitBatch({ principal: failing, atomic: true, entries: items }),
+        counter(failing.tenant!),
+      );
       assert.equal(outcomeOf(failed.result), "DUPLICATE_VANISHED");
       assert.deepEqual([...new Set(failed.seen)], [0], "never a partial batch");
       assert.equal(failed.final, 0);
@@ -221,21 +315,38 @@ export function defineConcurrencyTests(): void {
       const commits = await Promise.all(
         Array.from({ length: 10 }, (_, index) => {
           const text = `attempt ${index}`;
-          return client.commit({ principal: caller, entry: textEntry("t", text), generated: generatedFor(text), idempotency: { key: "once", fingerprint: "fp" } });
+          return client.commit({
+            principal: caller,
+            entry: textEntry("t", text),
+            generated: generatedFor(text),
+            idempotency: { key: "once", fingerprint: "fp" },
+          });
         }),
       );
-      assert.equal(new Set(commits.map((reply) => toJsonString(storeV1.CommitResponseSchema, reply))).size, 1, "every caller got the first call's acknowledgement");
+      assert.equal(
+        new Set(commits.map((reply) => toJsonString(storeV1.CommitResponseSchema, reply))).size,
+        1,
+        "every caller got the first call's acknowledgement",
+      );
       assert.equal(await countRows(sql, "entries", "tenant = $1", [caller.tenant]), 1);
       assert.equal(await countRows(sql, "idempotency_keys", "tenant = $1", [caller.tenant]), 1);
 
       const entry = commits[0]!.ack!;
       const updates = await Promise.all(
         Array.from({ length: 10 }, (_, index) =>
-          client.updateEntries({ principal: caller, updates: [{ id: entry.id, tags: { tags: [`tag-${index}`] } }], idempotency: { key: "update-once", fingerprint: "fp" } }),
+          client.updateEntries({
+            principal: caller,
+            updates: [{ id: entry.id, tags: { tags: [`tag-${index}`] } }],
+            idempotency: { key: "update-once", fingerprint: "fp" },
+          }),
         ),
       );
       assert.equal(new Set(updates.map((reply) => toJsonString(storeV1.UpdateEntriesResponseSchema, reply))).size, 1);
-      assert.equal((await client.getEntries({ principal: caller, ids: [entry.id] })).entries[0]!.version, 2, "one update applied");
+      assert.equal(
+        (await client.getEntries({ principal: caller, ids: [entry.id] })).entries[0]!.version,
+        2,
+        "one update applied",
+      );
     });
 
     test("atomic updates of the same entries in opposite orders queue instead of deadlocking", async () => {
@@ -246,7 +357,10 @@ export function defineConcurrencyTests(): void {
         client.updateEntries({
           principal: caller,
           atomic: true,
-          updates: (index % 2 === 0 ? [x, y] : [y, x]).map((entry) => ({ id: entry.id, tags: { tags: [`round-${index}`] } })),
+          updates: (index % 2 === 0 ? [x, y] : [y, x]).map((entry) => ({
+            id: entry.id,
+            tags: { tags: [`round-${index}`] },
+          })),
         }),
       );
       const outcomes = (await Promise.allSettled(calls)).map(outcomeOf);
@@ -262,10 +376,20 @@ export function defineConcurrencyTests(): void {
     test("sharing a thread while entries are written into it leaves none of the caller's entries there private", async () => {
       for (let round = 0; round < 3; round++) {
         const caller = principal(newTenant("race-share-thread"), "a1");
-        const writes = Array.from({ length: 20 }, (_, index) => commitText(client, caller, "project", `note ${index} of round ${round}`));
-        const share = client.share({ principal: caller, threadId: "project", grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "a2" }], permission: storeV1.Permission.READ });
+        const writes = Array.from({ length: 20 }, (_, index) =>
+          commitText(client, caller, "project", `note ${index} of round ${round}`),
+        );
+        const share = client.share({
+          principal: caller,
+          threadId: "project",
+          grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "a2" }],
+          permission: storeV1.Permission.READ,
+        });
         await Promise.all([...writes, share]);
-        const visibility = await sql.query<{ visibility: string; count: number }>("SELECT visibility, count(*)::integer AS count FROM entries WHERE tenant = $1 GROUP BY visibility", [caller.tenant]);
+        const visibility = await sql.query<{ visibility: string; count: number }>(
+          "SELECT visibility, count(*)::integer AS count FROM entries WHERE tenant = $1 GROUP BY visibility",
+          [caller.tenant],
+        );
         assert.deepEqual(visibility.rows, [{ visibility: "shared", count: 20 }], `round ${round}`);
       }
     });

@@ -29,7 +29,11 @@ function awkwardVectors(count: number, seed: number): Float32Array[] {
 /** `text` cut into `count` chunks of equal length, chunk `k` carrying `vectors[k]`. */
 function chunked(text: string, vectors: readonly Float32Array[]) {
   const size = text.length / vectors.length;
-  const chunks = vectors.map((vector, ordinal) => ({ ordinal, span: { start: ordinal * size, end: (ordinal + 1) * size }, vector: vectorToBytes(vector) }));
+  const chunks = vectors.map((vector, ordinal) => ({
+    ordinal,
+    span: { start: ordinal * size, end: (ordinal + 1) * size },
+    vector: vectorToBytes(vector),
+  }));
   return generatedFor(text, { chunks });
 }
 
@@ -37,7 +41,12 @@ export function defineEmbeddingTests(context: StoreSuiteContext): void {
   describe("stored embeddings", () => {
     /** Each chunk of `entryId` in ordinal order: its span and its embedding's floats as PostgreSQL prints them. */
     async function storedChunks(entryId: string) {
-      const { rows } = await context.db.query<{ ordinal: number; start_offset: number; end_offset: number; floats: string }>(
+      const { rows } = await context.db.query<{
+        ordinal: number;
+        start_offset: number;
+        end_offset: number;
+        floats: string;
+      }>(
         "SELECT ordinal, start_offset, end_offset, embedding::real[]::text AS floats FROM chunks WHERE entry_id = $1 ORDER BY ordinal",
         [entryId],
       );
@@ -57,7 +66,13 @@ export function defineEmbeddingTests(context: StoreSuiteContext): void {
       const caller = principal(newTenant("embeddings"), "a1");
       const first = "Gauges drift after rain. ".repeat(240);
       const firstVectors = awkwardVectors(60, 0x2545f491);
-      const ack = (await context.client.commit({ principal: caller, entry: textEntry("t", first), generated: chunked(first, firstVectors) })).ack!;
+      const ack = (
+        await context.client.commit({
+          principal: caller,
+          entry: textEntry("t", first),
+          generated: chunked(first, firstVectors),
+        })
+      ).ack!;
       assert.deepEqual(await storedChunks(ack.id), expected(first, firstVectors), "committed");
 
       // A changed text replaces the chunks through the update's own statement.

@@ -1,13 +1,27 @@
 /** Building blocks of the store's integration tests: principals, entries, a started store and direct SQL. */
 import { randomBytes } from "node:crypto";
 import assert from "node:assert/strict";
-import { contentHash, createLogger, isContextHubError, type ErrorCode, type RunningService, vectorToBytes } from "@context-hub/common";
+import {
+  contentHash,
+  createLogger,
+  isContextHubError,
+  type ErrorCode,
+  type RunningService,
+  vectorToBytes,
+} from "@context-hub/common";
 import { commonV1, type storeV1 } from "@context-hub/proto";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { loadStoreConfig, openDatabase, startStore, type DatabaseOptions, type SqlDatabase } from "@context-hub/store";
 import { createStoreClient, type StoreClient } from "../support/store-client.js";
-import { createPgliteConnection, createPostgresConnection, createUuidV7, type SqlConnection, type SqlExecutor, type VectorType } from "@context-hub/store/testing";
+import {
+  createPgliteConnection,
+  createPostgresConnection,
+  createUuidV7,
+  type SqlConnection,
+  type SqlExecutor,
+  type VectorType,
+} from "@context-hub/store/testing";
 
 export const logger = createLogger("store-test", "silent");
 
@@ -62,7 +76,11 @@ export function newTenant(label: string): string {
 
 export const readWrite = ["context:read", "context:write"];
 
-export function principal(tenant: string, subject: string, options: { groups?: string[]; scopes?: string[] } = {}): PrincipalInit {
+export function principal(
+  tenant: string,
+  subject: string,
+  options: { groups?: string[]; scopes?: string[] } = {},
+): PrincipalInit {
   return { tenant, subject, groups: options.groups ?? [], scopes: options.scopes ?? readWrite };
 }
 
@@ -78,7 +96,15 @@ export function generatedFor(text: string, overrides: Partial<GeneratedInit> = {
           { ordinal: 0, span: { start: 0, end: middle }, vector: vectorToBytes([0.5, -0.25, 1, 0]) },
           { ordinal: 1, span: { start: middle, end: text.length }, vector: vectorToBytes([0.125, 2, -1.5, 0.75]) },
         ];
-  return { embeddingModel: "test-model", embeddingDimension: dimension, chunks, summary: "", nodeSummaries: [], textHash: contentHash(text), ...overrides };
+  return {
+    embeddingModel: "test-model",
+    embeddingDimension: dimension,
+    chunks,
+    summary: "",
+    nodeSummaries: [],
+    textHash: contentHash(text),
+    ...overrides,
+  };
 }
 
 export function textEntry(threadId: string, text: string, overrides: Partial<NewEntryInit> = {}): NewEntryInit {
@@ -104,7 +130,12 @@ export async function expectError(call: Promise<unknown>, code: ErrorCode, messa
 export function openConnection(options: DatabaseOptions): Promise<SqlConnection> {
   return options.url === ""
     ? createPgliteConnection({ dataDir: options.dataDir })
-    : createPostgresConnection({ url: options.url, poolMax: options.poolMax, preparedStatements: options.preparedStatements ?? true, logger });
+    : createPostgresConnection({
+        url: options.url,
+        poolMax: options.poolMax,
+        preparedStatements: options.preparedStatements ?? true,
+        logger,
+      });
 }
 
 export interface StartedStore {
@@ -118,7 +149,11 @@ export interface StartedStore {
  * `database` if given, else opens `options` itself. `extra.env` adds
  * settings; `extra.now` replaces the clock idempotency keys expire by.
  */
-export async function startTestStore(options: DatabaseOptions, database?: SqlDatabase, extra: { env?: Record<string, string>; now?: () => Date } = {}): Promise<StartedStore> {
+export async function startTestStore(
+  options: DatabaseOptions,
+  database?: SqlDatabase,
+  extra: { env?: Record<string, string>; now?: () => Date } = {},
+): Promise<StartedStore> {
   const config = loadStoreConfig({
     STORE_PORT: "0",
     STORE_OPS_PORT: "0",
@@ -128,7 +163,10 @@ export async function startTestStore(options: DatabaseOptions, database?: SqlDat
     LOG_LEVEL: "silent",
     ...extra.env,
   });
-  const service = await startStore(config, logger, { ...(database === undefined ? {} : { database }), ...(extra.now === undefined ? {} : { now: extra.now }) });
+  const service = await startStore(config, logger, {
+    ...(database === undefined ? {} : { database }),
+    ...(extra.now === undefined ? {} : { now: extra.now }),
+  });
   const client = createStoreClient({ address: `127.0.0.1:${service.port}`, peer: "store", deadlineMs: 60_000 });
   return {
     service,
@@ -145,24 +183,42 @@ export { openDatabase };
 /** Inserts a grant row directly: for grants Share would refuse to make (another grantor, another tenant, a private entry) and for tests below the RPCs. */
 export async function insertGrant(
   db: SqlExecutor,
-  grant: { tenant: string; grantor: string; entryId?: string; threadId?: string; granteeKind: "subject" | "group"; grantee: string; permission?: "read" | "write" },
+  grant: {
+    tenant: string;
+    grantor: string;
+    entryId?: string;
+    threadId?: string;
+    granteeKind: "subject" | "group";
+    grantee: string;
+    permission?: "read" | "write";
+  },
 ): Promise<void> {
-  await db.query("INSERT INTO grants (id, tenant, grantor, entry_id, thread_id, grantee_kind, grantee, permission) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", [
-    createUuidV7(),
-    grant.tenant,
-    grant.grantor,
-    grant.entryId ?? null,
-    grant.threadId ?? null,
-    grant.granteeKind,
-    grant.grantee,
-    grant.permission ?? "read",
-  ]);
+  await db.query(
+    "INSERT INTO grants (id, tenant, grantor, entry_id, thread_id, grantee_kind, grantee, permission) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    [
+      createUuidV7(),
+      grant.tenant,
+      grant.grantor,
+      grant.entryId ?? null,
+      grant.threadId ?? null,
+      grant.granteeKind,
+      grant.grantee,
+      grant.permission ?? "read",
+    ],
+  );
 }
 
 /** Inserts an entry row directly, for ids and times a commit cannot choose. */
 export async function insertEntryRow(
   db: SqlExecutor,
-  row: { id: string; tenant: string; owner: string; threadId?: string; visibility?: "private" | "shared" | "tenant"; text?: string },
+  row: {
+    id: string;
+    tenant: string;
+    owner: string;
+    threadId?: string;
+    visibility?: "private" | "shared" | "tenant";
+    text?: string;
+  },
 ): Promise<void> {
   const text = row.text ?? `row ${row.id}`;
   await db.query(
@@ -193,7 +249,13 @@ export function withoutId(text: string, id: string): string {
  * names: same code, same message, remedy and details. Used to show that an
  * entry the caller may not see fails exactly like one that does not exist.
  */
-export async function expectIndistinguishable(probe: Promise<unknown>, probeId: string, control: Promise<unknown>, controlId: string, label = ""): Promise<CaughtError> {
+export async function expectIndistinguishable(
+  probe: Promise<unknown>,
+  probeId: string,
+  control: Promise<unknown>,
+  controlId: string,
+  label = "",
+): Promise<CaughtError> {
   const [hidden, missing] = await Promise.all([caught(probe), caught(control)]);
   const shape = (error: CaughtError, id: string) => ({
     code: error.code,
@@ -201,7 +263,11 @@ export async function expectIndistinguishable(probe: Promise<unknown>, probeId: 
     remedy: error.remedy === undefined ? undefined : withoutId(error.remedy, id),
     details: withoutId(JSON.stringify(error.details), id),
   });
-  assert.deepEqual(shape(hidden, probeId), shape(missing, controlId), `${label}: an invisible entry fails exactly like a missing one`);
+  assert.deepEqual(
+    shape(hidden, probeId),
+    shape(missing, controlId),
+    `${label}: an invisible entry fails exactly like a missing one`,
+  );
   return hidden;
 }
 
@@ -214,7 +280,11 @@ export function assertSameItemError(
   label = "",
 ): void {
   assert.ok(probe !== undefined && control !== undefined, `${label}: both items failed`);
-  assert.deepEqual({ code: probe.code, message: withoutId(probe.message, probeId) }, { code: control.code, message: withoutId(control.message, controlId) }, label);
+  assert.deepEqual(
+    { code: probe.code, message: withoutId(probe.message, probeId) },
+    { code: control.code, message: withoutId(control.message, controlId) },
+    label,
+  );
 }
 
 /** A random full id and one of its prefixes, for ids that exist nowhere. */
@@ -223,8 +293,18 @@ export function randomId(): string {
 }
 
 /** Commits `text` as `caller` and returns the acknowledgement. */
-export async function commitText(client: StoreClient, caller: PrincipalInit, threadId: string, text: string, overrides: Partial<NewEntryInit> = {}): Promise<storeV1.EntryAck> {
-  const reply = await client.commit({ principal: caller, entry: textEntry(threadId, text, overrides), generated: generatedFor(text) });
+export async function commitText(
+  client: StoreClient,
+  caller: PrincipalInit,
+  threadId: string,
+  text: string,
+  overrides: Partial<NewEntryInit> = {},
+): Promise<storeV1.EntryAck> {
+  const reply = await client.commit({
+    principal: caller,
+    entry: textEntry(threadId, text, overrides),
+    generated: generatedFor(text),
+  });
   assert.ok(reply.ack !== undefined);
   return reply.ack;
 }
@@ -236,7 +316,10 @@ export async function countRows(
   where: string,
   params: unknown[],
 ): Promise<number> {
-  const { rows } = await db.query<{ count: number }>(`SELECT count(*)::integer AS count FROM ${table} WHERE ${where}`, params);
+  const { rows } = await db.query<{ count: number }>(
+    `SELECT count(*)::integer AS count FROM ${table} WHERE ${where}`,
+    params,
+  );
   return rows[0]?.count ?? 0;
 }
 

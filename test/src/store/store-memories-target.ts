@@ -1,7 +1,14 @@
 /** Runs the memory tests alone against one database target: a store of their own, without the rest of the store suite. */
 import { after, before, describe } from "node:test";
 import type { SqlDatabase } from "@context-hub/store";
-import { logger, openDatabase, startTestStore, type StartedStore, type StoreSuiteContext, type StoreTarget } from "./store-fixtures.js";
+import {
+  logger,
+  openDatabase,
+  startTestStore,
+  type StartedStore,
+  type StoreSuiteContext,
+  type StoreTarget,
+} from "./store-fixtures.js";
 import { defineMemoryTests } from "./store-memories-suite.js";
 
 export function defineMemorySuite(target: StoreTarget): void {

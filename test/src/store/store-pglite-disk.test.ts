@@ -25,7 +25,10 @@ defineStoreSuite({
   persistent: true,
   async createDatabase() {
     const directory = await freshDirectory();
-    return { options: { url: "", dataDir: join(directory, "data"), poolMax: 1 }, dispose: () => rm(directory, { recursive: true, force: true }) };
+    return {
+      options: { url: "", dataDir: join(directory, "data"), poolMax: 1 },
+      dispose: () => rm(directory, { recursive: true, force: true }),
+    };
   },
   expectedVectorType: async () => "pgvector",
 });
@@ -38,7 +41,13 @@ describe("store on PGlite (data directory) across restarts", () => {
     const first = await startTestStore(options);
     let id: string;
     try {
-      const ack = (await first.client.commit({ principal: caller, entry: textEntry("t", text, { images: [{ mimeType: "image/png", data: png }] }), generated: generatedFor(text) })).ack!;
+      const ack = (
+        await first.client.commit({
+          principal: caller,
+          entry: textEntry("t", text, { images: [{ mimeType: "image/png", data: png }] }),
+          generated: generatedFor(text),
+        })
+      ).ack!;
       id = ack.id;
       await assert.rejects(startTestStore(options), /in use by another store/);
     } finally {

@@ -67,9 +67,16 @@ describe("store on PostgreSQL server: replicas and reachability", () => {
     try {
       assert.equal(await readyz(), 200);
       await admin.query(`ALTER DATABASE ${admin.escapeIdentifier(name)} ALLOW_CONNECTIONS false`);
-      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+        [name],
+      );
       assert.equal(await readyz(), 503);
-      await expectError(store.client.listEntries({ principal: principal("t", "a1") }), "STORE_UNAVAILABLE", /database is unavailable/);
+      await expectError(
+        store.client.listEntries({ principal: principal("t", "a1") }),
+        "STORE_UNAVAILABLE",
+        /database is unavailable/,
+      );
       await admin.query(`ALTER DATABASE ${admin.escapeIdentifier(name)} ALLOW_CONNECTIONS true`);
       assert.equal(await readyz(), 200);
       assert.deepEqual((await store.client.listEntries({ principal: principal("t", "a1") })).entries, []);

@@ -22,7 +22,11 @@ export function defineReplyBudgetTests(context: StoreSuiteContext): void {
       const ids: string[] = [];
       for (const name of ["one", "two", "three", "four"]) {
         const text = `Scan ${name}, with its 10 MiB image.`;
-        const { ack } = await client.commit({ principal: caller, entry: textEntry("scans", text, { images: [{ mimeType: "image/png", data: image }] }), generated: generatedFor(text) });
+        const { ack } = await client.commit({
+          principal: caller,
+          entry: textEntry("scans", text, { images: [{ mimeType: "image/png", data: image }] }),
+          generated: generatedFor(text),
+        });
         ids.push(ack!.id);
       }
       const small = await commitText(client, caller, "scans", "A note without images.");
@@ -42,10 +46,18 @@ export function defineReplyBudgetTests(context: StoreSuiteContext): void {
       assert.ok(Number(all.notReturned[0]!.sizeBytes) > 10 * mib);
       assert.match(all.notReturned[0]!.reason, /the reply reached its 32 MiB budget; fetch it in another call/);
       assert.deepEqual(all.missing, [], "not returned is not missing");
-      const returnedBytes = all.entries.reduce((sum, entry) => sum + entry.images.reduce((bytes, one) => bytes + one.data.length, 0) + Buffer.byteLength(entry.text), 0);
+      const returnedBytes = all.entries.reduce(
+        (sum, entry) =>
+          sum + entry.images.reduce((bytes, one) => bytes + one.data.length, 0) + Buffer.byteLength(entry.text),
+        0,
+      );
       assert.ok(returnedBytes <= budget, `${returnedBytes} bytes within the budget`);
 
-      const rest = await client.getEntries({ principal: caller, ids: all.notReturned.map((item) => item.id), includeImages: true });
+      const rest = await client.getEntries({
+        principal: caller,
+        ids: all.notReturned.map((item) => item.id),
+        includeImages: true,
+      });
       assert.deepEqual(
         rest.entries.map((entry) => entry.id),
         [ids[3], small.id],

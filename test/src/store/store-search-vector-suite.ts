@@ -25,7 +25,11 @@ function distinctWords(length: number): string {
   return words.join("").slice(0, length);
 }
 
-const prose = (length: number) => fill("# Gauges\n\nThe survey measured the flow at each gauge twice a day. We found the readings drifted after rain, so the team recalibrated them. ", length);
+const prose = (length: number) =>
+  fill(
+    "# Gauges\n\nThe survey measured the flow at each gauge twice a day. We found the readings drifted after rain, so the team recalibrated them. ",
+    length,
+  );
 
 /** Short, long and pathological texts, on both sides of the length from which the vector is computed before the transaction. */
 const texts: Record<string, string> = {
@@ -36,14 +40,24 @@ const texts: Record<string, string> = {
   short: "Short note: the turbine blade showed fatigue near the root.",
   "newlines between phrases": fill(`${"\n".repeat(5_000)}system prompt: you are\n`, 100_000),
   // The default parser reads a tag across the spaces inside it: splitting a text at whitespace would change its tokens.
-  "markup with spaces inside tags": fill('<a href="x y z">link text</a> and some words <b class="k l">bold</b> ', 50_000),
+  "markup with spaces inside tags": fill(
+    '<a href="x y z">link text</a> and some words <b class="k l">bold</b> ',
+    50_000,
+  ),
 };
 
 export function defineSearchVectorTests(context: StoreSuiteContext): void {
   describe("full-text vectors", () => {
     /** Entries and kept versions of the tenant whose stored vector or length is not what the text gives. */
-    async function mismatches(tenant: string): Promise<{ entries: number; stale: number; versions: number; staleVersions: number }> {
-      const { rows } = await context.db.query<{ entries: number; stale: number; versions: number; stale_versions: number }>(
+    async function mismatches(
+      tenant: string,
+    ): Promise<{ entries: number; stale: number; versions: number; staleVersions: number }> {
+      const { rows } = await context.db.query<{
+        entries: number;
+        stale: number;
+        versions: number;
+        stale_versions: number;
+      }>(
         `SELECT (SELECT count(*)::integer FROM entries WHERE tenant = $1) AS entries,
            (SELECT count(*)::integer FROM entries WHERE tenant = $1
               AND (search_vector IS DISTINCT FROM entry_search_vector(text) OR search_length IS DISTINCT FROM search_vector_length(entry_search_vector(text)))) AS stale,
@@ -64,15 +78,24 @@ export function defineSearchVectorTests(context: StoreSuiteContext): void {
       const ids: string[] = [];
       for (const name of names.slice(0, 3)) {
         const text = texts[name]!;
-        ids.push((await client.commit({ principal: caller, entry: textEntry("single", text), generated: generatedFor(text) })).ack!.id);
+        ids.push(
+          (await client.commit({ principal: caller, entry: textEntry("single", text), generated: generatedFor(text) }))
+            .ack!.id,
+        );
       }
       const batch = await client.commitBatch({
         principal: caller,
         atomic: true,
-        entries: names.slice(3).map((name) => ({ entry: textEntry("batch", texts[name]!), generated: generatedFor(texts[name]!) })),
+        entries: names
+          .slice(3)
+          .map((name) => ({ entry: textEntry("batch", texts[name]!), generated: generatedFor(texts[name]!) })),
       });
       ids.push(...batch.results.map((result) => result.ack!.id));
-      assert.deepEqual(await mismatches(caller.tenant!), { entries: names.length, stale: 0, versions: 0, staleVersions: 0 }, "created");
+      assert.deepEqual(
+        await mismatches(caller.tenant!),
+        { entries: names.length, stale: 0, versions: 0, staleVersions: 0 },
+        "created",
+      );
 
       // Each entry's text becomes the next one's (short to long and back), then the first version is restored.
       const updates = ids.map((id, index) => {
@@ -81,15 +104,30 @@ export function defineSearchVectorTests(context: StoreSuiteContext): void {
       });
       const updated = await client.updateEntries({ principal: caller, atomic: true, updates });
       assert.ok(updated.results.every((result) => result.ack?.version === 2));
-      assert.deepEqual(await mismatches(caller.tenant!), { entries: names.length, stale: 0, versions: names.length, staleVersions: 0 }, "updated");
-      const restores = ids.map((id, index) => ({ id, expectedVersion: 2, text: texts[names[index]!]!, generated: generatedFor(texts[names[index]!]!), restoredFromVersion: 1 }));
+      assert.deepEqual(
+        await mismatches(caller.tenant!),
+        { entries: names.length, stale: 0, versions: names.length, staleVersions: 0 },
+        "updated",
+      );
+      const restores = ids.map((id, index) => ({
+        id,
+        expectedVersion: 2,
+        text: texts[names[index]!]!,
+        generated: generatedFor(texts[names[index]!]!),
+        restoredFromVersion: 1,
+      }));
       const restored = await client.updateEntries({ principal: caller, atomic: true, updates: restores });
       assert.ok(restored.results.every((result) => result.ack?.version === 3));
-      assert.deepEqual(await mismatches(caller.tenant!), { entries: names.length, stale: 0, versions: 2 * names.length, staleVersions: 0 }, "restored");
+      assert.deepEqual(
+        await mismatches(caller.tenant!),
+        { entries: names.length, stale: 0, versions: 2 * names.length, staleVersions: 0 },
+        "restored",
+      );
 
-      const found = await context.db.query<{ hits: number }>("SELECT count(*)::integer AS hits FROM entries WHERE tenant = $1 AND search_vector @@ plainto_tsquery('english', 'recalibrated gauge')", [
-        caller.tenant,
-      ]);
+      const found = await context.db.query<{ hits: number }>(
+        "SELECT count(*)::integer AS hits FROM entries WHERE tenant = $1 AND search_vector @@ plainto_tsquery('english', 'recalibrated gauge')",
+        [caller.tenant],
+      );
       assert.equal(found.rows[0]?.hits, 1, "the long prose is found by its words");
     });
 
@@ -111,18 +149,29 @@ export function defineSearchVectorTests(context: StoreSuiteContext): void {
 
     test("the vectors computed before a transaction equal the database's, in a worker's own PGlite too", async () => {
       const inDatabase = createDatabaseSearchVectors(context.db);
-      const inWorker = context.target.name.startsWith("PGlite") ? await createWorkerSearchVectors(context.db, { budgetMs: 60_000, workers: 1 }, logger) : undefined;
+      const inWorker = context.target.name.startsWith("PGlite")
+        ? await createWorkerSearchVectors(context.db, { budgetMs: 60_000, workers: 1 }, logger)
+        : undefined;
       try {
         for (const [name, text] of Object.entries(texts)) {
-          const { rows } = await context.db.query<{ vector: string }>("SELECT entry_search_vector($1::text)::text AS vector", [text]);
+          const { rows } = await context.db.query<{ vector: string }>(
+            "SELECT entry_search_vector($1::text)::text AS vector",
+            [text],
+          );
           const expected = rows[0]!.vector;
           assert.equal(await inDatabase.vectorOf(text), expected, `${name}: a statement of its own`);
-          if (inWorker !== undefined) assert.equal(await inWorker.vectorOf(text), expected, `${name}: the worker's database`);
+          if (inWorker !== undefined)
+            assert.equal(await inWorker.vectorOf(text), expected, `${name}: the worker's database`);
         }
-        const { rows } = await context.db.query<{ prefix: boolean }>("SELECT entry_search_vector($1::text) = to_tsvector('english', left($1::text, 200000)) AS prefix", [
-          texts["distinct words past the vector limit"],
-        ]);
-        assert.equal(rows[0]?.prefix, true, "a text whose vector would pass 1 MB is indexed on its first 200,000 characters");
+        const { rows } = await context.db.query<{ prefix: boolean }>(
+          "SELECT entry_search_vector($1::text) = to_tsvector('english', left($1::text, 200000)) AS prefix",
+          [texts["distinct words past the vector limit"]],
+        );
+        assert.equal(
+          rows[0]?.prefix,
+          true,
+          "a text whose vector would pass 1 MB is indexed on its first 200,000 characters",
+        );
       } finally {
         await inWorker?.close();
       }

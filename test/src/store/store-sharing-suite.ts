@@ -2,16 +2,31 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { commonV1, storeV1 } from "@context-hub/proto";
-import { commitText, countRows, expectError, idsOf, newTenant, principal, randomId, tenantFootprint, type PrincipalInit, type StoreSuiteContext } from "./store-fixtures.js";
+import {
+  commitText,
+  countRows,
+  expectError,
+  idsOf,
+  newTenant,
+  principal,
+  randomId,
+  tenantFootprint,
+  type PrincipalInit,
+  type StoreSuiteContext,
+} from "./store-fixtures.js";
 
 const subject = (name: string) => ({ kind: storeV1.GranteeKind.SUBJECT, name });
 const group = (name: string) => ({ kind: storeV1.GranteeKind.GROUP, name });
 
 export function defineSharingTests(context: StoreSuiteContext): void {
   describe("Share and Unshare", () => {
-    const visibleTo = async (caller: PrincipalInit, ids: string[]) => idsOf((await context.client.getEntries({ principal: caller, ids })).entries);
+    const visibleTo = async (caller: PrincipalInit, ids: string[]) =>
+      idsOf((await context.client.getEntries({ principal: caller, ids })).entries);
     const canWrite = async (caller: PrincipalInit, id: string) => {
-      const reply = await context.client.updateEntries({ principal: caller, updates: [{ id, tags: { tags: [`by-${caller.subject}-${Math.random()}`] } }] });
+      const reply = await context.client.updateEntries({
+        principal: caller,
+        updates: [{ id, tags: { tags: [`by-${caller.subject}-${Math.random()}`] } }],
+      });
       return reply.results[0]?.ack !== undefined ? "write" : (reply.results[0]?.error?.code ?? "");
     };
 
@@ -23,12 +38,26 @@ export function defineSharingTests(context: StoreSuiteContext): void {
       const a3 = principal(tenant, "a3", { groups: ["ops"] });
       const a4 = principal(tenant, "a4");
       const note = await commitText(client, a1, "t", "private note");
-      const open = await commitText(client, a1, "t", "already tenant-visible", { visibility: commonV1.Visibility.TENANT });
+      const open = await commitText(client, a1, "t", "already tenant-visible", {
+        visibility: commonV1.Visibility.TENANT,
+      });
 
-      const shared = await client.share({ principal: a1, entryIds: [note.id.slice(0, 23), open.id], grantees: [subject("a2"), group("ops"), subject("a2")], permission: storeV1.Permission.READ });
+      const shared = await client.share({
+        principal: a1,
+        entryIds: [note.id.slice(0, 23), open.id],
+        grantees: [subject("a2"), group("ops"), subject("a2")],
+        permission: storeV1.Permission.READ,
+      });
       assert.deepEqual(shared.nowSharedIds, [note.id], "only the private entry changes visibility");
       assert.deepEqual(
-        shared.grants.map((grant) => [grant.entryId, grant.threadId, grant.grantee?.kind, grant.grantee?.name, grant.permission, grant.grantor]),
+        shared.grants.map((grant) => [
+          grant.entryId,
+          grant.threadId,
+          grant.grantee?.kind,
+          grant.grantee?.name,
+          grant.permission,
+          grant.grantor,
+        ]),
         [
           [note.id, "", storeV1.GranteeKind.SUBJECT, "a2", storeV1.Permission.READ, "a1"],
           [note.id, "", storeV1.GranteeKind.GROUP, "ops", storeV1.Permission.READ, "a1"],
@@ -42,15 +71,34 @@ export function defineSharingTests(context: StoreSuiteContext): void {
       assert.deepEqual(await visibleTo(a4, [note.id]), [], "and nobody else");
       assert.equal(await canWrite(a2, note.id), "PERMISSION_DENIED", "a read grant is not a write grant");
 
-      const again = await client.share({ principal: a1, entryIds: [note.id], grantees: [subject("a2")], permission: storeV1.Permission.READ });
-      assert.deepEqual([again.nowSharedIds, again.grants.map((grant) => grant.id)], [[], [shared.grants[0]!.id]], "re-sharing returns the existing grant");
+      const again = await client.share({
+        principal: a1,
+        entryIds: [note.id],
+        grantees: [subject("a2")],
+        permission: storeV1.Permission.READ,
+      });
+      assert.deepEqual(
+        [again.nowSharedIds, again.grants.map((grant) => grant.id)],
+        [[], [shared.grants[0]!.id]],
+        "re-sharing returns the existing grant",
+      );
       assert.equal(await countRows(db, "grants", "entry_id = $1", [note.id]), 2);
 
-      await client.share({ principal: a1, entryIds: [note.id], grantees: [subject("a2")], permission: storeV1.Permission.WRITE });
+      await client.share({
+        principal: a1,
+        entryIds: [note.id],
+        grantees: [subject("a2")],
+        permission: storeV1.Permission.WRITE,
+      });
       assert.equal(await canWrite(a2, note.id), "write");
       assert.equal(await canWrite(a3, note.id), "PERMISSION_DENIED", "the write grant went to a2 only");
 
-      const revokedWrite = await client.unshare({ principal: a1, entryIds: [note.id], grantees: [subject("a2")], permission: storeV1.Permission.WRITE });
+      const revokedWrite = await client.unshare({
+        principal: a1,
+        entryIds: [note.id],
+        grantees: [subject("a2")],
+        permission: storeV1.Permission.WRITE,
+      });
       assert.equal(revokedWrite.revokedCount, 1);
       assert.equal(await canWrite(a2, note.id), "PERMISSION_DENIED");
       assert.deepEqual(await visibleTo(a2, [note.id]), [note.id], "the read grant remains");
@@ -71,9 +119,16 @@ export function defineSharingTests(context: StoreSuiteContext): void {
       const a3 = principal(tenant, "a3");
       const before = await commitText(client, a1, "project", "written before sharing");
       const elsewhere = await commitText(client, a1, "other", "a1 in another thread");
-      const othersEntry = await commitText(client, a3, "project", "a3's entry in the same thread", { visibility: commonV1.Visibility.SHARED });
+      const othersEntry = await commitText(client, a3, "project", "a3's entry in the same thread", {
+        visibility: commonV1.Visibility.SHARED,
+      });
 
-      const shared = await client.share({ principal: a1, threadId: "project", grantees: [subject("a2")], permission: storeV1.Permission.READ });
+      const shared = await client.share({
+        principal: a1,
+        threadId: "project",
+        grantees: [subject("a2")],
+        permission: storeV1.Permission.READ,
+      });
       assert.deepEqual(shared.nowSharedIds, [before.id]);
       assert.deepEqual(
         shared.grants.map((grant) => [grant.entryId, grant.threadId, grant.grantor, grant.grantee?.name]),
@@ -81,7 +136,9 @@ export function defineSharingTests(context: StoreSuiteContext): void {
       );
 
       const later = await commitText(client, a1, "project", "written after sharing");
-      const explicitlyPrivate = await commitText(client, a1, "project", "explicitly private", { visibility: commonV1.Visibility.PRIVATE });
+      const explicitlyPrivate = await commitText(client, a1, "project", "explicitly private", {
+        visibility: commonV1.Visibility.PRIVATE,
+      });
       const a3Later = await commitText(client, a3, "project", "a3 writes in the thread too");
       const stored = (await client.getEntries({ principal: a1, ids: [later.id, explicitlyPrivate.id] })).entries;
       assert.deepEqual(
@@ -99,17 +156,30 @@ export function defineSharingTests(context: StoreSuiteContext): void {
 
       assert.equal(await canWrite(a2, explicitlyPrivate.id), "ENTRY_NOT_FOUND");
       // Sharing the thread again shares every private entry of the caller's there, as the first share did.
-      const writeShare = await client.share({ principal: a1, threadId: "project", grantees: [subject("a2")], permission: storeV1.Permission.WRITE });
+      const writeShare = await client.share({
+        principal: a1,
+        threadId: "project",
+        grantees: [subject("a2")],
+        permission: storeV1.Permission.WRITE,
+      });
       assert.deepEqual(writeShare.nowSharedIds, [explicitlyPrivate.id]);
       assert.equal(await canWrite(a2, later.id), "write");
       assert.equal(await canWrite(a2, explicitlyPrivate.id), "write");
-      assert.equal(await canWrite(a2, othersEntry.id), "ENTRY_NOT_FOUND", "a3's entry in the thread is not a1's to share");
+      assert.equal(
+        await canWrite(a2, othersEntry.id),
+        "ENTRY_NOT_FOUND",
+        "a3's entry in the thread is not a1's to share",
+      );
 
       const revoked = await client.unshare({ principal: a1, threadId: "project" });
       assert.equal(revoked.revokedCount, 2);
       assert.deepEqual(await visibleTo(a2, all), []);
       const afterRevoke = await commitText(client, a1, "project", "written after unsharing");
-      assert.equal((await client.getEntries({ principal: a1, ids: [afterRevoke.id] })).entries[0]!.visibility, commonV1.Visibility.PRIVATE, "without a thread grant the default is private again");
+      assert.equal(
+        (await client.getEntries({ principal: a1, ids: [afterRevoke.id] })).entries[0]!.visibility,
+        commonV1.Visibility.PRIVATE,
+        "without a thread grant the default is private again",
+      );
       const a3Thread = await client.unshare({ principal: a3, threadId: "project" });
       assert.equal(a3Thread.revokedCount, 0, "a thread grant is the grantor's own: another principal cannot revoke it");
     });
@@ -130,33 +200,101 @@ export function defineSharingTests(context: StoreSuiteContext): void {
         "PERMISSION_DENIED",
         new RegExp(`only the owner of entry ${open.id} or a tenant admin may share it`),
       );
-      await expectError(client.unshare({ principal: a2, entryIds: [open.id] }), "PERMISSION_DENIED", new RegExp(`only the owner of entry ${open.id} or a tenant admin may change its sharing`));
-      await expectError(client.share({ principal: a2, entryIds: [hidden.id], grantees: [subject("a2")], permission: read }), "ENTRY_NOT_FOUND", new RegExp(`no entry matches id "${hidden.id}"`));
-      await expectError(client.share({ principal: a1, entryIds: [hidden.id, randomId()], grantees: [subject("a2")], permission: read }), "ENTRY_NOT_FOUND");
+      await expectError(
+        client.unshare({ principal: a2, entryIds: [open.id] }),
+        "PERMISSION_DENIED",
+        new RegExp(`only the owner of entry ${open.id} or a tenant admin may change its sharing`),
+      );
+      await expectError(
+        client.share({ principal: a2, entryIds: [hidden.id], grantees: [subject("a2")], permission: read }),
+        "ENTRY_NOT_FOUND",
+        new RegExp(`no entry matches id "${hidden.id}"`),
+      );
+      await expectError(
+        client.share({ principal: a1, entryIds: [hidden.id, randomId()], grantees: [subject("a2")], permission: read }),
+        "ENTRY_NOT_FOUND",
+      );
       const cases: [string, Parameters<typeof client.share>[0], RegExp][] = [
         ["no target", { principal: a1, grantees: [subject("a2")], permission: read }, /give entry_ids, or a thread_id/],
-        ["both targets", { principal: a1, entryIds: [hidden.id], threadId: "t", grantees: [subject("a2")], permission: read }, /give either entry_ids or thread_id, not both/],
-        ["no grantees", { principal: a1, entryIds: [hidden.id], permission: read }, /grantees must name at least one subject or group/],
-        ["51 grantees", { principal: a1, entryIds: [hidden.id], grantees: Array.from({ length: 51 }, (_, index) => subject(`s${index}`)), permission: read }, /grantees: at most 50 \(got 51\)/],
-        ["no kind", { principal: a1, entryIds: [hidden.id], grantees: [{ name: "a2" }], permission: read }, /grantees\[0\]\.kind must be subject or group/],
-        ["empty name", { principal: a1, entryIds: [hidden.id], grantees: [subject("")], permission: read }, /grantees\[0\]\.name must be 1 to 256 characters \(got 0\)/],
-        ["long name", { principal: a1, entryIds: [hidden.id], grantees: [group("g".repeat(257))], permission: read }, /grantees\[0\]\.name must be 1 to 256 characters \(got 257\)/],
-        ["no permission", { principal: a1, entryIds: [hidden.id], grantees: [subject("a2")] }, /permission must be read or write/],
-        ["bad id", { principal: a1, entryIds: ["x"], grantees: [subject("a2")], permission: read }, /entry_ids\[0\] "x" is not an entry id/],
-        ["bad thread", { principal: a1, threadId: "t".repeat(257), grantees: [subject("a2")], permission: read }, /thread_id must be 1 to 256 characters/],
+        [
+          "both targets",
+          { principal: a1, entryIds: [hidden.id], threadId: "t", grantees: [subject("a2")], permission: read },
+          /give either entry_ids or thread_id, not both/,
+        ],
+        [
+          "no grantees",
+          { principal: a1, entryIds: [hidden.id], permission: read },
+          /grantees must name at least one subject or group/,
+        ],
+        [
+          "51 grantees",
+          {
+            principal: a1,
+            entryIds: [hidden.id],
+            grantees: Array.from({ length: 51 }, (_, index) => subject(`s${index}`)),
+            permission: read,
+          },
+          /grantees: at most 50 \(got 51\)/,
+        ],
+        [
+          "no kind",
+          { principal: a1, entryIds: [hidden.id], grantees: [{ name: "a2" }], permission: read },
+          /grantees\[0\]\.kind must be subject or group/,
+        ],
+        [
+          "empty name",
+          { principal: a1, entryIds: [hidden.id], grantees: [subject("")], permission: read },
+          /grantees\[0\]\.name must be 1 to 256 characters \(got 0\)/,
+        ],
+        [
+          "long name",
+          { principal: a1, entryIds: [hidden.id], grantees: [group("g".repeat(257))], permission: read },
+          /grantees\[0\]\.name must be 1 to 256 characters \(got 257\)/,
+        ],
+        [
+          "no permission",
+          { principal: a1, entryIds: [hidden.id], grantees: [subject("a2")] },
+          /permission must be read or write/,
+        ],
+        [
+          "bad id",
+          { principal: a1, entryIds: ["x"], grantees: [subject("a2")], permission: read },
+          /entry_ids\[0\] "x" is not an entry id/,
+        ],
+        [
+          "bad thread",
+          { principal: a1, threadId: "t".repeat(257), grantees: [subject("a2")], permission: read },
+          /thread_id must be 1 to 256 characters/,
+        ],
       ];
       for (const [label, request, message] of cases) {
-        await expectError(client.share(request), "INVALID_ARGUMENT", message).catch((error: Error) => assert.fail(`${label}: ${error.message}`));
+        await expectError(client.share(request), "INVALID_ARGUMENT", message).catch((error: Error) =>
+          assert.fail(`${label}: ${error.message}`),
+        );
       }
       await expectError(
-        client.share({ principal: principal(tenant, "a1", { scopes: ["context:read"] }), entryIds: [hidden.id], grantees: [subject("a2")], permission: read }),
+        client.share({
+          principal: principal(tenant, "a1", { scopes: ["context:read"] }),
+          entryIds: [hidden.id],
+          grantees: [subject("a2")],
+          permission: read,
+        }),
         "PERMISSION_DENIED",
         /context:write/,
       );
       assert.deepEqual(await tenantFootprint(db, tenant), footprint, "no refused call wrote anything");
 
-      const byAdmin = await client.share({ principal: admin, entryIds: [hidden.id], grantees: [subject("a2")], permission: read });
-      assert.deepEqual([byAdmin.nowSharedIds, byAdmin.grants[0]?.grantor], [[hidden.id], "a1"], "an admin shares on the owner's behalf: the owner is the grantor, so the grant counts");
+      const byAdmin = await client.share({
+        principal: admin,
+        entryIds: [hidden.id],
+        grantees: [subject("a2")],
+        permission: read,
+      });
+      assert.deepEqual(
+        [byAdmin.nowSharedIds, byAdmin.grants[0]?.grantor],
+        [[hidden.id], "a1"],
+        "an admin shares on the owner's behalf: the owner is the grantor, so the grant counts",
+      );
       assert.deepEqual(await visibleTo(a2, [hidden.id]), [hidden.id]);
       assert.equal((await client.unshare({ principal: admin, entryIds: [hidden.id] })).revokedCount, 1);
     });

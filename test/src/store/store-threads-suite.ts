@@ -3,7 +3,16 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { commonV1 } from "@context-hub/proto";
-import { commitText, expectError, generatedFor, insertGrant, newTenant, principal, textEntry, type StoreSuiteContext } from "./store-fixtures.js";
+import {
+  commitText,
+  expectError,
+  generatedFor,
+  insertGrant,
+  newTenant,
+  principal,
+  textEntry,
+  type StoreSuiteContext,
+} from "./store-fixtures.js";
 
 const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 9]);
 
@@ -24,7 +33,10 @@ export function defineThreadTests(context: StoreSuiteContext): void {
         ["retro", "2024-02-01", "2024-02-01"],
       ];
       for (const [thread, created, updated] of times) {
-        await db.query("UPDATE entries SET created_at = $3::timestamptz, updated_at = $4::timestamptz WHERE tenant = $1 AND thread_id = $2", [tenant, thread, created, updated]);
+        await db.query(
+          "UPDATE entries SET created_at = $3::timestamptz, updated_at = $4::timestamptz WHERE tenant = $1 AND thread_id = $2",
+          [tenant, thread, created, updated],
+        );
       }
 
       const all = await client.listThreads({ principal: a1 });
@@ -37,16 +49,29 @@ export function defineThreadTests(context: StoreSuiteContext): void {
         "a2's private entries count nowhere, and a2's private thread is not listed",
       );
       assert.deepEqual([all.total, all.hasMore], [2, false]);
-      assert.deepEqual([timestampDate(all.threads[1]!.firstAt!).toISOString(), timestampDate(all.threads[1]!.lastAt!).toISOString()], ["2024-01-01T00:00:00.000Z", "2024-01-02T00:00:00.000Z"]);
+      assert.deepEqual(
+        [timestampDate(all.threads[1]!.firstAt!).toISOString(), timestampDate(all.threads[1]!.lastAt!).toISOString()],
+        ["2024-01-01T00:00:00.000Z", "2024-01-02T00:00:00.000Z"],
+      );
 
       // Changing an entry is activity: the thread moves to the top.
       await client.updateEntries({ principal: a1, updates: [{ id: planning.id, tags: { tags: ["touched"] } }] });
       const first = await client.listThreads({ principal: a1, limit: 1 });
-      assert.deepEqual([first.threads.map((thread) => thread.threadId), first.hasMore, first.total], [["planning"], true, 2]);
+      assert.deepEqual(
+        [first.threads.map((thread) => thread.threadId), first.hasMore, first.total],
+        [["planning"], true, 2],
+      );
       const second = await client.listThreads({ principal: a1, limit: 1, offset: 1 });
-      assert.deepEqual([second.threads.map((thread) => thread.threadId), second.hasMore, second.total], [["retro"], false, 2]);
+      assert.deepEqual(
+        [second.threads.map((thread) => thread.threadId), second.hasMore, second.total],
+        [["retro"], false, 2],
+      );
       const past = await client.listThreads({ principal: a1, limit: 10, offset: 5 });
-      assert.deepEqual([past.threads, past.hasMore, past.total], [[], false, 2], "the total is known past the last page");
+      assert.deepEqual(
+        [past.threads, past.hasMore, past.total],
+        [[], false, 2],
+        "the total is known past the last page",
+      );
 
       const a2View = await client.listThreads({ principal: a2 });
       assert.deepEqual(a2View.threads.map((thread) => [thread.threadId, thread.entryCount]).sort(), [
@@ -56,15 +81,30 @@ export function defineThreadTests(context: StoreSuiteContext): void {
       const stranger = await client.listThreads({ principal: principal(tenant, "a3") });
       assert.deepEqual([stranger.threads, stranger.total], [[], 0]);
 
-      await expectError(client.listThreads({ principal: a1, limit: 101 }), "INVALID_ARGUMENT", /limit must be 1 to 100 \(got 101\)/);
-      await expectError(client.listThreads({ principal: a1, offset: 10_001 }), "INVALID_ARGUMENT", /offset must be at most 10000/);
-      await expectError(client.listThreads({ principal: principal(tenant, "a1", { scopes: ["context:write"] }) }), "PERMISSION_DENIED", /context:read/);
+      await expectError(
+        client.listThreads({ principal: a1, limit: 101 }),
+        "INVALID_ARGUMENT",
+        /limit must be 1 to 100 \(got 101\)/,
+      );
+      await expectError(
+        client.listThreads({ principal: a1, offset: 10_001 }),
+        "INVALID_ARGUMENT",
+        /offset must be at most 10000/,
+      );
+      await expectError(
+        client.listThreads({ principal: principal(tenant, "a1", { scopes: ["context:write"] }) }),
+        "PERMISSION_DENIED",
+        /context:read/,
+      );
     });
 
     test("the default page holds 50 threads", async () => {
       const { client } = context;
       const caller = principal(newTenant("threads-page"), "a1");
-      const entries = Array.from({ length: 51 }, (_, index) => ({ entry: textEntry(`thread-${index}`, `entry ${index}`), generated: generatedFor(`entry ${index}`) }));
+      const entries = Array.from({ length: 51 }, (_, index) => ({
+        entry: textEntry(`thread-${index}`, `entry ${index}`),
+        generated: generatedFor(`entry ${index}`),
+      }));
       await client.commitBatch({ principal: caller, atomic: true, entries });
       const page = await client.listThreads({ principal: caller });
       assert.deepEqual([page.threads.length, page.hasMore, page.total], [50, true, 51]);
@@ -117,17 +157,32 @@ export function defineThreadTests(context: StoreSuiteContext): void {
           ownedEntries: 2n,
         },
       );
-      assert.ok(stats.oldestAt !== undefined && stats.newestAt !== undefined && timestampDate(stats.oldestAt) <= timestampDate(stats.newestAt));
+      assert.ok(
+        stats.oldestAt !== undefined &&
+          stats.newestAt !== undefined &&
+          timestampDate(stats.oldestAt) <= timestampDate(stats.newestAt),
+      );
 
       const t1 = await client.getStatistics({ principal: a1, threadId: "t1" });
       assert.deepEqual([t1.entries, t1.threads, t1.ownedEntries, t1.images], [2n, 1n, 1n, 2n]);
       const hidden = await client.getStatistics({ principal: a1, threadId: "t3" });
       const nowhere = await client.getStatistics({ principal: a1, threadId: "no-such-thread" });
       assert.deepEqual(hidden, nowhere, "a thread the caller cannot see reads exactly like one that does not exist");
-      assert.deepEqual([hidden.entries, hidden.threads, hidden.oldestAt, hidden.newestAt], [0n, 0n, undefined, undefined]);
+      assert.deepEqual(
+        [hidden.entries, hidden.threads, hidden.oldestAt, hidden.newestAt],
+        [0n, 0n, undefined, undefined],
+      );
 
-      await expectError(client.getStatistics({ principal: a1, threadId: "t".repeat(257) }), "INVALID_ARGUMENT", /thread_id must be 1 to 256 characters/);
-      await expectError(client.getStatistics({ principal: principal(tenant, "a1", { scopes: ["context:write"] }) }), "PERMISSION_DENIED", /context:read/);
+      await expectError(
+        client.getStatistics({ principal: a1, threadId: "t".repeat(257) }),
+        "INVALID_ARGUMENT",
+        /thread_id must be 1 to 256 characters/,
+      );
+      await expectError(
+        client.getStatistics({ principal: principal(tenant, "a1", { scopes: ["context:write"] }) }),
+        "PERMISSION_DENIED",
+        /context:read/,
+      );
     });
   });
 }

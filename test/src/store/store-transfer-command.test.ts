@@ -15,7 +15,11 @@ import { generatedFor, principal, startTestStore, textEntry } from "./store-fixt
 
 function capture() {
   const text: string[] = [];
-  return { text, sink: { write: (line: string) => void text.push(line), isTTY: false }, out: (line: string) => void text.push(line) };
+  return {
+    text,
+    sink: { write: (line: string) => void text.push(line), isTTY: false },
+    out: (line: string) => void text.push(line),
+  };
 }
 
 test("export writes the file and progress; import restores it once, a second time skips every row; a directory a store holds is refused", async () => {
@@ -27,16 +31,31 @@ test("export writes the file and progress; import restores it once, a second tim
     const store = await startTestStore({ url: "", dataDir: from, poolMax: 1 });
     try {
       for (const text of ["first note", "second note", "third note"]) {
-        await store.client.commit({ principal: principal("acme", "alice"), entry: textEntry("t", text), generated: generatedFor(text) });
+        await store.client.commit({
+          principal: principal("acme", "alice"),
+          entry: textEntry("t", text),
+          generated: generatedFor(text),
+        });
       }
-      await assert.rejects(runExportCommand(["--data-dir", from], {}, createWriteStream(join(directory, "never.jsonl")), { progress: capture().sink }), /is in use by another store/);
+      await assert.rejects(
+        runExportCommand(["--data-dir", from], {}, createWriteStream(join(directory, "never.jsonl")), {
+          progress: capture().sink,
+        }),
+        /is in use by another store/,
+      );
     } finally {
       await store.close();
     }
 
     const progress = capture();
     const output = createWriteStream(file);
-    assert.equal(await runExportCommand(["--data-dir", from, "--tenant", "acme"], {}, output, { progress: progress.sink, progressLineMs: 0 }), 0);
+    assert.equal(
+      await runExportCommand(["--data-dir", from, "--tenant", "acme"], {}, output, {
+        progress: progress.sink,
+        progressLineMs: 0,
+      }),
+      0,
+    );
     output.end();
     await finished(output);
     const lines = (await readFile(file, "utf8")).trimEnd().split("\n");
@@ -47,10 +66,18 @@ test("export writes the file and progress; import restores it once, a second tim
 
     const first = capture();
     assert.equal(await runImportCommand([file, "--data-dir", to], {}, first.out, { progress: capture().sink }), 0);
-    assert.match(first.text.join(""), new RegExp(`^Imported ${rows} row\\(s\\): 3 entry, 6 chunk, 3 audit_record; 0 already stored as they are were skipped\\.`));
+    assert.match(
+      first.text.join(""),
+      new RegExp(
+        `^Imported ${rows} row\\(s\\): 3 entry, 6 chunk, 3 audit_record; 0 already stored as they are were skipped\\.`,
+      ),
+    );
     const second = capture();
     assert.equal(await runImportCommand([file, "--data-dir", to], {}, second.out, { progress: capture().sink }), 0);
-    assert.match(second.text.join(""), new RegExp(`^Imported 0 row\\(s\\); ${rows} already stored as they are were skipped\\.`));
+    assert.match(
+      second.text.join(""),
+      new RegExp(`^Imported 0 row\\(s\\); ${rows} already stored as they are were skipped\\.`),
+    );
 
     writeRuntimeFile(to, { pid: process.pid, storeAddress: "127.0.0.1:1", url: "http://127.0.0.1:1/mcp" });
     await assert.rejects(
@@ -62,7 +89,9 @@ test("export writes the file and progress; import restores it once, a second tim
       /cannot read .*missing\.jsonl/,
     );
     await assert.rejects(
-      runExportCommand(["--data-dir", join(directory, "typo")], {}, createWriteStream(join(directory, "never.jsonl")), { progress: capture().sink }),
+      runExportCommand(["--data-dir", join(directory, "typo")], {}, createWriteStream(join(directory, "never.jsonl")), {
+        progress: capture().sink,
+      }),
       /there is no store in .*typo: check --data-dir/,
     );
   } finally {

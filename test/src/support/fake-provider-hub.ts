@@ -1,6 +1,11 @@
 import { after, before } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
+import {
+  startRecordingHttpServer,
+  type FakeAnswer,
+  type RecordedRequest,
+  type RecordingHttpServer,
+} from "@context-hub/common/testing";
 import type { AllInOne } from "@context-hub/cli";
 import { memoryBackend, type BackendHub, type HubBackend } from "./hub-backends.js";
 import { openAiFakeProviders, startFakeOpenAi, type FakeOpenAi } from "./openai-fakes.js";
@@ -16,10 +21,17 @@ export interface FakeProviderHub {
  * fake providers (see startFakeOpenAi), and a hub on `backend` pointed at
  * them with `env` on top. Read the fields inside tests, not before.
  */
-export function useFakeProviderHub(backend: HubBackend, env: Record<string, string>, fakeOptions: { dimension?: number; slowMs?: number } = {}): FakeProviderHub {
+export function useFakeProviderHub(
+  backend: HubBackend,
+  env: Record<string, string>,
+  fakeOptions: { dimension?: number; slowMs?: number } = {},
+): FakeProviderHub {
   const context = {} as FakeProviderHub;
   before(async () => {
-    context.fakes = await startFakeOpenAi({ dimension: fakeOptions.dimension ?? 8, ...(fakeOptions.slowMs === undefined ? {} : { slowMs: fakeOptions.slowMs }) });
+    context.fakes = await startFakeOpenAi({
+      dimension: fakeOptions.dimension ?? 8,
+      ...(fakeOptions.slowMs === undefined ? {} : { slowMs: fakeOptions.slowMs }),
+    });
     context.hub = await backend.start({ ...context.fakes.env, ...env });
   });
   after(async () => {
@@ -47,10 +59,17 @@ export interface CustomFakeProviderHub {
  * then the hub pointed at them (`dimension`-sized vectors, `env` on top),
  * then a client. `close` stops them in the reverse order.
  */
-export async function startCustomFakeProviderHub(handlers: { embeddings: Handler; chat: Handler }, dimension: number, env: Record<string, string> = {}): Promise<CustomFakeProviderHub> {
+export async function startCustomFakeProviderHub(
+  handlers: { embeddings: Handler; chat: Handler },
+  dimension: number,
+  env: Record<string, string> = {},
+): Promise<CustomFakeProviderHub> {
   const embeddings = await startRecordingHttpServer(handlers.embeddings);
   const chat = await startRecordingHttpServer(handlers.chat);
-  const { hub, client, close } = await memoryBackend.start({ ...openAiFakeProviders(embeddings.url, chat.url, dimension), ...env });
+  const { hub, client, close } = await memoryBackend.start({
+    ...openAiFakeProviders(embeddings.url, chat.url, dimension),
+    ...env,
+  });
   return {
     hub,
     client,

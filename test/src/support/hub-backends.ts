@@ -6,7 +6,17 @@ import { startMemoryHub } from "./memory-hub.js";
 import { startTestPostgres } from "./postgres.js";
 
 /** Every table a write puts rows in (see services/store/src/db/migrations). */
-export const writeTables = ["entries", "chunks", "node_summaries", "entry_images", "entry_versions", "audit_log", "idempotency_keys", "vector_outbox", "tombstones"] as const;
+export const writeTables = [
+  "entries",
+  "chunks",
+  "node_summaries",
+  "entry_images",
+  "entry_versions",
+  "audit_log",
+  "idempotency_keys",
+  "vector_outbox",
+  "tombstones",
+] as const;
 export type WriteTable = (typeof writeTables)[number];
 
 /** The store's database, read directly with SQL. */
@@ -31,7 +41,11 @@ export interface HubBackend {
   start(env: NodeJS.ProcessEnv): Promise<BackendHub>;
 }
 
-async function connect(hub: AllInOne, database: HubDatabase | undefined, release: () => Promise<void>): Promise<BackendHub> {
+async function connect(
+  hub: AllInOne,
+  database: HubDatabase | undefined,
+  release: () => Promise<void>,
+): Promise<BackendHub> {
   let client: Client;
   try {
     client = await connectMcpClient(hub.url);
@@ -54,12 +68,15 @@ async function connect(hub: AllInOne, database: HubDatabase | undefined, release
 
 function openDatabase(url: string): { database: HubDatabase; close(): Promise<void> } {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
-  const query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => (await pool.query<R>(sql, params)).rows;
+  const query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
+    (await pool.query<R>(sql, params)).rows;
   return {
     database: {
       query,
       async rowCounts() {
-        const [row] = await query<Record<WriteTable, number>>(`SELECT ${writeTables.map((table) => `(SELECT count(*)::integer FROM ${table}) AS ${table}`).join(", ")}`);
+        const [row] = await query<Record<WriteTable, number>>(
+          `SELECT ${writeTables.map((table) => `(SELECT count(*)::integer FROM ${table}) AS ${table}`).join(", ")}`,
+        );
         return row!;
       },
     },
@@ -107,9 +124,21 @@ export async function snapshotStore(hub: BackendHub): Promise<StoreSnapshot> {
 
 /** One entry as its rows stand in the database: the row, its chunks (vectors as text), node summaries and past versions. */
 export async function entryRows(database: HubDatabase, id: string) {
-  const [entry] = await database.query("SELECT version, text, summary, content_hash, metadata, tags, updated_at FROM entries WHERE id = $1", [id]);
-  const chunks = await database.query("SELECT ordinal, start_offset, end_offset, embedding_model, embedding::text AS embedding FROM chunks WHERE entry_id = $1 ORDER BY ordinal", [id]);
-  const nodeSummaries = await database.query("SELECT node_id, heading, level, start_offset, end_offset, summary FROM node_summaries WHERE entry_id = $1 ORDER BY ordinal", [id]);
-  const versions = await database.query("SELECT version, content_hash, summary FROM entry_versions WHERE entry_id = $1 ORDER BY version", [id]);
+  const [entry] = await database.query(
+    "SELECT version, text, summary, content_hash, metadata, tags, updated_at FROM entries WHERE id = $1",
+    [id],
+  );
+  const chunks = await database.query(
+    "SELECT ordinal, start_offset, end_offset, embedding_model, embedding::text AS embedding FROM chunks WHERE entry_id = $1 ORDER BY ordinal",
+    [id],
+  );
+  const nodeSummaries = await database.query(
+    "SELECT node_id, heading, level, start_offset, end_offset, summary FROM node_summaries WHERE entry_id = $1 ORDER BY ordinal",
+    [id],
+  );
+  const versions = await database.query(
+    "SELECT version, content_hash, summary FROM entry_versions WHERE entry_id = $1 ORDER BY version",
+    [id],
+  );
   return { entry, chunks, nodeSummaries, versions };
 }

@@ -16,7 +16,9 @@ const slug = (heading: string) => heading.toLowerCase().replace(/[^a-z0-9]+/g, "
 function paragraph(subject: string, topic: string, minChars: number): string {
   const sentences: string[] = [];
   for (let index = 1; sentences.join(" ").length < minChars; index++) {
-    sentences.push(`Observation ${index} on ${subject.toLowerCase()}: the ${topic} readings stayed within the expected band and the crew logged them by hand.`);
+    sentences.push(
+      `Observation ${index} on ${subject.toLowerCase()}: the ${topic} readings stayed within the expected band and the crew logged them by hand.`,
+    );
   }
   return sentences.join(" ");
 }
@@ -28,7 +30,12 @@ function paragraph(subject: string, topic: string, minChars: number): string {
  * SUMMARIZER_SECTION_MIN_CHARS is at most `sectionChars`. Returns the text and
  * its outline, title first.
  */
-export function outlinedReport(title: string, headings: readonly string[], topic: string, sectionChars = 450): { text: string; outline: OutlineSection[] } {
+export function outlinedReport(
+  title: string,
+  headings: readonly string[],
+  topic: string,
+  sectionChars = 450,
+): { text: string; outline: OutlineSection[] } {
   let text = `# ${title}\n\n${paragraph(title, topic, sectionChars)}\n`;
   const starts: number[] = [];
   for (const heading of headings) {
@@ -36,9 +43,18 @@ export function outlinedReport(title: string, headings: readonly string[], topic
     text += `\n## ${heading}\n\n${paragraph(heading, topic, sectionChars)}\n`;
   }
   const root = slug(title);
-  const outline: OutlineSection[] = [{ nodeId: root, heading: title, level: 1, path: [title], start: 0, end: text.length }];
+  const outline: OutlineSection[] = [
+    { nodeId: root, heading: title, level: 1, path: [title], start: 0, end: text.length },
+  ];
   headings.forEach((heading, index) => {
-    outline.push({ nodeId: `${root}/${slug(heading)}`, heading, level: 2, path: [title, heading], start: starts[index]!, end: starts[index + 1] ?? text.length });
+    outline.push({
+      nodeId: `${root}/${slug(heading)}`,
+      heading,
+      level: 2,
+      path: [title, heading],
+      start: starts[index]!,
+      end: starts[index + 1] ?? text.length,
+    });
   });
   return { text, outline };
 }

@@ -15,7 +15,11 @@ export async function callTool(client: Client, name: string, args: Record<string
 }
 
 /** Calls a tool that must succeed and returns its structured content. */
-export async function callOk<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
+export async function callOk<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<T> {
   const result = await callTool(client, name, args);
   if (result.isError) throw new Error(`${name} failed: ${textOf(result)}`);
   return result.structuredContent as T;
@@ -27,7 +31,8 @@ export function textOf(result: CallToolResult): string {
 
 /** The first line of a failed call's text, "<CODE>: <message>"; throws if the call did not fail. */
 export function failureLine(result: CallToolResult): string {
-  if (result.isError !== true) throw new Error(`expected the call to fail, but it returned ${JSON.stringify(result.structuredContent)}`);
+  if (result.isError !== true)
+    throw new Error(`expected the call to fail, but it returned ${JSON.stringify(result.structuredContent)}`);
   return textOf(result).split("\n")[0] ?? "";
 }
 

@@ -1,5 +1,10 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
+import {
+  startRecordingHttpServer,
+  type FakeAnswer,
+  type RecordedRequest,
+  type RecordingHttpServer,
+} from "@context-hub/common/testing";
 import { buildSectionPrompt, buildSummaryPrompt, type TextSource } from "@context-hub/summarizer";
 
 /**
@@ -43,7 +48,9 @@ export const fakeTopics = ["tunnel", "kiln", "reef", "orbit", "glacier", "harbou
 /** The vector the fake embeddings server answers for `text` (not unit length: the embedder normalises it). */
 export function fakeEmbedding(text: string, dimension: number): number[] {
   const lower = text.toLowerCase();
-  const vector = Array.from({ length: dimension }, (_, axis) => (axis < fakeTopics.length && lower.includes(fakeTopics[axis]!) ? 1 : 0));
+  const vector = Array.from({ length: dimension }, (_, axis) =>
+    axis < fakeTopics.length && lower.includes(fakeTopics[axis]!) ? 1 : 0,
+  );
   if (!vector.includes(1)) vector[dimension - 1] = 1;
   return vector;
 }
@@ -55,7 +62,9 @@ export const fakeSummaryOf = (text: string): string => `Digest of ${JSON.stringi
 export const fakeSectionSummaryOf = (path: readonly string[]): string => `Section note for ${path.join(" > ")}.`;
 
 const sources: TextSource[] = ["user", "agent", "unspecified"];
-const sectionSystemPrompts = new Set(sources.map((source) => buildSectionPrompt({ heading: "", path: [], text: "" }, source, 1000).system));
+const sectionSystemPrompts = new Set(
+  sources.map((source) => buildSectionPrompt({ heading: "", path: [], text: "" }, source, 1000).system),
+);
 const summarySystemPrompts = new Set(sources.map((source) => buildSummaryPrompt("", source, 1000).system));
 
 interface ChatMessage {
@@ -67,7 +76,11 @@ interface ChatMessage {
 export const embeddingInputs = (request: RecordedRequest): string[] => (request.body as { input: string[] }).input;
 
 /** What a chat-completions request asks for: a whole text's summary or one section's, with the text it carries. */
-export function chatPromptOf(request: RecordedRequest): { kind: "summary" | "section" | "other"; text: string; path: string[] } {
+export function chatPromptOf(request: RecordedRequest): {
+  kind: "summary" | "section" | "other";
+  text: string;
+  path: string[];
+} {
   const messages = (request.body as { messages?: ChatMessage[] }).messages ?? [];
   const system = messages.find((message) => message.role === "system")?.content ?? "";
   const user = messages.find((message) => message.role === "user")?.content ?? "";
@@ -77,7 +90,9 @@ export function chatPromptOf(request: RecordedRequest): { kind: "summary" | "sec
   return { kind, text, path };
 }
 
-const chatReply = (content: string): FakeAnswer => ({ json: { id: "fake", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] } });
+const chatReply = (content: string): FakeAnswer => ({
+  json: { id: "fake", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }] },
+});
 
 /** Local OpenAI-format embeddings and chat servers whose answers a test switches between modes. */
 export interface FakeOpenAi {
@@ -106,7 +121,12 @@ export async function startFakeOpenAi(options: { dimension: number; slowMs?: num
   const modes: FakeModes = { embed: "ok", summary: "ok", sections: "ok" };
   const slow = new Set<Promise<unknown>>();
 
-  const answer = async (mode: FakeMode, ok: () => FakeAnswer, garbage: FakeAnswer, failure: FakeAnswer): Promise<FakeAnswer> => {
+  const answer = async (
+    mode: FakeMode,
+    ok: () => FakeAnswer,
+    garbage: FakeAnswer,
+    failure: FakeAnswer,
+  ): Promise<FakeAnswer> => {
     switch (mode) {
       case "ok":
         return ok();
@@ -128,16 +148,32 @@ export async function startFakeOpenAi(options: { dimension: number; slowMs?: num
     const inputs = embeddingInputs(request);
     return answer(
       modes.embed,
-      () => ({ json: { data: inputs.map((text, index) => ({ index, embedding: fakeEmbedding(text, dimension) })), model: "fake-embed" } }),
+      () => ({
+        json: {
+          data: inputs.map((text, index) => ({ index, embedding: fakeEmbedding(text, dimension) })),
+          model: "fake-embed",
+        },
+      }),
       { json: { data: inputs.map((_, index) => ({ index, embedding: [1, 2, 3] })), model: "fake-embed" } },
       { status: 500, json: { error: { message: "the GPU caught fire" } } },
     );
   });
   const chat = await startRecordingHttpServer((request) => {
     const prompt = chatPromptOf(request);
-    if (prompt.kind === "other") return { status: 400, json: { error: { message: "the fake does not know this prompt" } } };
-    const ok = () => chatReply(prompt.kind === "summary" ? `<think>weighing it</think>${fakeSummaryOf(prompt.text)}` : fakeSectionSummaryOf(prompt.path));
-    return answer(prompt.kind === "summary" ? modes.summary : modes.sections, ok, { json: { choices: [] } }, { status: 503, json: { error: { message: "overloaded" } } });
+    if (prompt.kind === "other")
+      return { status: 400, json: { error: { message: "the fake does not know this prompt" } } };
+    const ok = () =>
+      chatReply(
+        prompt.kind === "summary"
+          ? `<think>weighing it</think>${fakeSummaryOf(prompt.text)}`
+          : fakeSectionSummaryOf(prompt.path),
+      );
+    return answer(
+      prompt.kind === "summary" ? modes.summary : modes.sections,
+      ok,
+      { json: { choices: [] } },
+      { status: 503, json: { error: { message: "overloaded" } } },
+    );
   });
 
   return {

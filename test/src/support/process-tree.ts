@@ -5,7 +5,8 @@ export function childPids(pid: number): number[] {
   const pids = new Set<number>();
   try {
     for (const task of readdirSync(`/proc/${pid}/task`)) {
-      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/)) if (child !== "") pids.add(Number(child));
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").trim().split(/\s+/))
+        if (child !== "") pids.add(Number(child));
     }
   } catch {
     // The process is gone: no children.

@@ -50,7 +50,8 @@ function normalise(vector: readonly number[]): number[] {
   return norm === 0 ? vector.map(() => 0) : vector.map((value) => value / norm);
 }
 
-const dot = (a: readonly number[], b: readonly number[]) => a.reduce((sum, value, index) => sum + value * (b[index] ?? 0), 0);
+const dot = (a: readonly number[], b: readonly number[]) =>
+  a.reduce((sum, value, index) => sum + value * (b[index] ?? 0), 0);
 
 /** Payload values at a key: an array's elements, or the value itself. */
 function valuesAt(payload: Payload, key: string): unknown[] {
@@ -78,7 +79,8 @@ function matchesCondition(point: StoredPoint, condition: Record<string, unknown>
     const match = condition.match as Record<string, unknown>;
     if ("value" in match) return values.some((value) => value === match.value);
     if ("any" in match) return values.some((value) => (match.any as unknown[]).includes(value));
-    if ("except" in match) return values.length > 0 && values.every((value) => !(match.except as unknown[]).includes(value));
+    if ("except" in match)
+      return values.length > 0 && values.every((value) => !(match.except as unknown[]).includes(value));
     throw new HttpError(400, "Format error in JSON body: unsupported match");
   }
   if ("range" in condition) {
@@ -92,7 +94,8 @@ function matchesCondition(point: StoredPoint, condition: Record<string, unknown>
       return true;
     });
   }
-  if ("is_empty" in condition) return valuesAt(point.payload, String((condition.is_empty as { key: string }).key)).length === 0;
+  if ("is_empty" in condition)
+    return valuesAt(point.payload, String((condition.is_empty as { key: string }).key)).length === 0;
   throw new HttpError(400, "Format error in JSON body: unsupported condition");
 }
 
@@ -109,9 +112,13 @@ function matchesFilter(point: StoredPoint, filter: Record<string, unknown> | nul
 function selectPayload(payload: Payload, selector: unknown): Payload | undefined {
   if (selector === false || selector === undefined || selector === null) return undefined;
   if (selector === true) return { ...payload };
-  if (Array.isArray(selector)) return Object.fromEntries(selector.filter((key: string) => key in payload).map((key: string) => [key, payload[key]]));
+  if (Array.isArray(selector))
+    return Object.fromEntries(
+      selector.filter((key: string) => key in payload).map((key: string) => [key, payload[key]]),
+    );
   const include = (selector as { include?: string[] }).include;
-  if (include !== undefined) return Object.fromEntries(include.filter((key) => key in payload).map((key) => [key, payload[key]]));
+  if (include !== undefined)
+    return Object.fromEntries(include.filter((key) => key in payload).map((key) => [key, payload[key]]));
   return { ...payload };
 }
 
@@ -141,9 +148,15 @@ export async function startFakeQdrant(): Promise<FakeQdrant> {
 
   function search(collection: Collection, body: Record<string, unknown>, vectorField: "query" | "vector") {
     let raw = body[vectorField];
-    if (raw !== null && typeof raw === "object" && !Array.isArray(raw) && "nearest" in raw) raw = (raw as { nearest: unknown }).nearest;
-    if (!Array.isArray(raw)) throw new HttpError(400, "Format error in JSON body: this stand-in supports only a dense vector query");
-    if (raw.length !== collection.size) throw new HttpError(400, `Wrong input: Vector dimension error: expected dim: ${collection.size}, got ${raw.length}`);
+    if (raw !== null && typeof raw === "object" && !Array.isArray(raw) && "nearest" in raw)
+      raw = (raw as { nearest: unknown }).nearest;
+    if (!Array.isArray(raw))
+      throw new HttpError(400, "Format error in JSON body: this stand-in supports only a dense vector query");
+    if (raw.length !== collection.size)
+      throw new HttpError(
+        400,
+        `Wrong input: Vector dimension error: expected dim: ${collection.size}, got ${raw.length}`,
+      );
     const query = normalise(raw as number[]);
     const limit = Number(body.limit ?? 10);
     const offset = Number(body.offset ?? 0);
@@ -156,18 +169,26 @@ export async function startFakeQdrant(): Promise<FakeQdrant> {
       .slice(offset, offset + limit);
     return scored.map(({ point, score }) => {
       const payload = selectPayload(point.payload, body.with_payload ?? (vectorField === "query" ? true : false));
-      return { id: point.id, version: 0, score, ...(payload === undefined ? {} : { payload }), ...(body.with_vector === true ? { vector: point.vector } : {}) };
+      return {
+        id: point.id,
+        version: 0,
+        score,
+        ...(payload === undefined ? {} : { payload }),
+        ...(body.with_vector === true ? { vector: point.vector } : {}),
+      };
     });
   }
 
   function route(method: string, path: string, body: Record<string, unknown>): unknown {
-    if (method === "GET" && path === "/") return { title: "qdrant - vector search engine (test stand-in)", version: "1.17.0" };
+    if (method === "GET" && path === "/")
+      return { title: "qdrant - vector search engine (test stand-in)", version: "1.17.0" };
     const parts = path
       .split("/")
       .filter((part) => part !== "")
       .map(decodeURIComponent);
     if (parts[0] !== "collections") throw new HttpError(404, `Not found: ${path}`);
-    if (parts.length === 1 && method === "GET") return { collections: [...collections.keys()].map((name) => ({ name })) };
+    if (parts.length === 1 && method === "GET")
+      return { collections: [...collections.keys()].map((name) => ({ name })) };
     const name = parts[1] ?? "";
     const rest = parts.slice(2).join("/");
     const ack = () => ({ operation_id: (operation += 1), status: "completed" });
@@ -177,7 +198,8 @@ export async function startFakeQdrant(): Promise<FakeQdrant> {
       case "PUT ": {
         if (collections.has(name)) throw new HttpError(409, `Wrong input: Collection \`${name}\` already exists!`);
         const vectors = body.vectors as { size?: number; distance?: string } | undefined;
-        if (vectors === undefined || typeof vectors.size !== "number" || vectors.size < 1) throw new HttpError(400, "Format error in JSON body: vectors.size is required");
+        if (vectors === undefined || typeof vectors.size !== "number" || vectors.size < 1)
+          throw new HttpError(400, "Format error in JSON body: vectors.size is required");
         if (vectors.distance !== "Cosine") throw new HttpError(400, "this stand-in supports only Cosine distance");
         collections.set(name, { size: vectors.size, distance: vectors.distance, points: new Map(), payloadSchema: {} });
         return true;
@@ -198,9 +220,11 @@ export async function startFakeQdrant(): Promise<FakeQdrant> {
         return collections.delete(name);
       case "PUT index": {
         const collection = collectionOf(name);
-        if (typeof body.field_name !== "string") throw new HttpError(400, "Format error in JSON body: field_name is required");
+        if (typeof body.field_name !== "string")
+          throw new HttpError(400, "Format error in JSON body: field_name is required");
         collection.payloadSchema[body.field_name] = {
-          data_type: typeof body.field_schema === "string" ? body.field_schema : (body.field_schema as { type: string }).type,
+          data_type:
+            typeof body.field_schema === "string" ? body.field_schema : (body.field_schema as { type: string }).type,
           points: collection.points.size,
         };
         return ack();
@@ -208,13 +232,23 @@ export async function startFakeQdrant(): Promise<FakeQdrant> {
       case "PUT points": {
         const collection = collectionOf(name);
         const points = body.points as { id: string | number; vector: number[]; payload?: Payload }[] | undefined;
-        if (!Array.isArray(points)) throw new HttpError(400, "Format error in JSON body: this stand-in supports the points list form");
+        if (!Array.isArray(points))
+          throw new HttpError(400, "Format error in JSON body: this stand-in supports the points list form");
         for (const point of points) {
           if (!Array.isArray(point.vector) || point.vector.length !== collection.size) {
-            throw new HttpError(400, `Wrong input: Vector dimension error: expected dim: ${collection.size}, got ${Array.isArray(point.vector) ? point.vector.length : 0}`);
+            throw new HttpError(
+              400,
+              `Wrong input: Vector dimension error: expected dim: ${collection.size}, got ${Array.isArray(point.vector) ? point.vector.length : 0}`,
+            );
           }
         }
-        for (const point of points) collection.points.set(pointKey(point.id), { id: point.id, vector: point.vector, unit: normalise(point.vector), payload: point.payload ?? {} });
+        for (const point of points)
+          collection.points.set(pointKey(point.id), {
+            id: point.id,
+            vector: point.vector,
+            unit: normalise(point.vector),
+            payload: point.payload ?? {},
+          });
         return ack();
       }
       case "POST points": {
@@ -224,7 +258,13 @@ export async function startFakeQdrant(): Promise<FakeQdrant> {
           const point = collection.points.get(pointKey(id));
           if (point === undefined) return [];
           const payload = selectPayload(point.payload, body.with_payload ?? true);
-          return [{ id: point.id, ...(payload === undefined ? {} : { payload }), ...(body.with_vector === true ? { vector: point.vector } : {}) }];
+          return [
+            {
+              id: point.id,
+              ...(payload === undefined ? {} : { payload }),
+              ...(body.with_vector === true ? { vector: point.vector } : {}),
+            },
+          ];
         });
       }
       case "POST points/delete": {
@@ -232,7 +272,8 @@ export async function startFakeQdrant(): Promise<FakeQdrant> {
         if (Array.isArray(body.points)) {
           for (const id of body.points) collection.points.delete(pointKey(id));
         } else if (body.filter !== undefined) {
-          for (const [key, point] of collection.points) if (matchesFilter(point, body.filter as Record<string, unknown>)) collection.points.delete(key);
+          for (const [key, point] of collection.points)
+            if (matchesFilter(point, body.filter as Record<string, unknown>)) collection.points.delete(key);
         } else {
           throw new HttpError(400, "Format error in JSON body: points or filter is required");
         }
@@ -242,7 +283,10 @@ export async function startFakeQdrant(): Promise<FakeQdrant> {
         const collection = collectionOf(name);
         const limit = Number(body.limit ?? 10);
         const sorted = [...collection.points.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        const from = body.offset === undefined || body.offset === null ? 0 : sorted.findIndex(([key]) => key >= pointKey(body.offset));
+        const from =
+          body.offset === undefined || body.offset === null
+            ? 0
+            : sorted.findIndex(([key]) => key >= pointKey(body.offset));
         const page = sorted
           .slice(from < 0 ? sorted.length : from)
           .filter(([, point]) => matchesFilter(point, body.filter as Record<string, unknown> | undefined))
@@ -250,14 +294,22 @@ export async function startFakeQdrant(): Promise<FakeQdrant> {
         return {
           points: page.slice(0, limit).map(([, point]) => {
             const payload = selectPayload(point.payload, body.with_payload ?? true);
-            return { id: point.id, ...(payload === undefined ? {} : { payload }), ...(body.with_vector === true ? { vector: point.vector } : {}) };
+            return {
+              id: point.id,
+              ...(payload === undefined ? {} : { payload }),
+              ...(body.with_vector === true ? { vector: point.vector } : {}),
+            };
           }),
           next_page_offset: page[limit]?.[1].id ?? null,
         };
       }
       case "POST points/count": {
         const collection = collectionOf(name);
-        return { count: [...collection.points.values()].filter((point) => matchesFilter(point, body.filter as Record<string, unknown> | undefined)).length };
+        return {
+          count: [...collection.points.values()].filter((point) =>
+            matchesFilter(point, body.filter as Record<string, unknown> | undefined),
+          ).length,
+        };
       }
       case "POST points/query":
         return { points: search(collectionOf(name), body, "query") };
@@ -280,11 +332,18 @@ export async function startFakeQdrant(): Promise<FakeQdrant> {
       try {
         const text = Buffer.concat(chunks).toString("utf8");
         const body = text === "" ? {} : (JSON.parse(text) as Record<string, unknown>);
-        reply = { result: route(request.method ?? "GET", path, body), status: "ok", time: (performance.now() - started) / 1000 };
+        reply = {
+          result: route(request.method ?? "GET", path, body),
+          status: "ok",
+          time: (performance.now() - started) / 1000,
+        };
         if (path === "/") reply = (reply as { result: unknown }).result;
       } catch (error) {
         status = error instanceof HttpError ? error.status : error instanceof SyntaxError ? 400 : 500;
-        reply = { status: { error: error instanceof Error ? error.message : String(error) }, time: (performance.now() - started) / 1000 };
+        reply = {
+          status: { error: error instanceof Error ? error.message : String(error) },
+          time: (performance.now() - started) / 1000,
+        };
       }
       response.writeHead(status, { "content-type": "application/json" });
       response.end(JSON.stringify(reply));
@@ -296,7 +355,11 @@ export async function startFakeQdrant(): Promise<FakeQdrant> {
     url: `http://127.0.0.1:${port}`,
     requests,
     points(collection) {
-      return [...(collections.get(collection)?.points.values() ?? [])].map((point) => ({ id: String(point.id), vector: point.vector, payload: point.payload }));
+      return [...(collections.get(collection)?.points.values() ?? [])].map((point) => ({
+        id: String(point.id),
+        vector: point.vector,
+        payload: point.payload,
+      }));
     },
     collections: () => [...collections.keys()],
     close: () =>
@@ -370,7 +433,13 @@ export interface QdrantTarget {
 export async function startQdrantTarget(): Promise<QdrantTarget> {
   const real = process.env.QDRANT_URL;
   if (real !== undefined && real !== "") {
-    return { url: real, apiKey: process.env.QDRANT_API_KEY ?? "", kind: "real", fake: undefined, close: async () => undefined };
+    return {
+      url: real,
+      apiKey: process.env.QDRANT_API_KEY ?? "",
+      kind: "real",
+      fake: undefined,
+      close: async () => undefined,
+    };
   }
   const fake = await startFakeQdrant();
   return { url: fake.url, apiKey: "", kind: "stand-in", fake, close: () => fake.close() };

@@ -15,10 +15,16 @@ export type ServiceName = "store" | "embedder" | "summarizer" | "reranker" | "ga
 export const serviceNames: readonly ServiceName[] = ["store", "embedder", "summarizer", "reranker", "gateway"];
 type GrpcService = Exclude<ServiceName, "gateway">;
 
-const descriptors = { store: storeV1.StoreService, embedder: embedderV1.EmbedderService, summarizer: summarizerV1.SummarizerService, reranker: rerankerV1.RerankerService };
+const descriptors = {
+  store: storeV1.StoreService,
+  embedder: embedderV1.EmbedderService,
+  summarizer: summarizerV1.SummarizerService,
+  reranker: rerankerV1.RerankerService,
+};
 
 /** The entry point of a service, from the compiled tree. */
-export const serviceMainPath = (name: ServiceName) => fileURLToPath(new URL(`../../../services/${name}/dist/main.js`, import.meta.url));
+export const serviceMainPath = (name: ServiceName) =>
+  fileURLToPath(new URL(`../../../services/${name}/dist/main.js`, import.meta.url));
 
 export interface ServiceProcessesOptions {
   /** PGlite data directory of the store (ignored when env.DATABASE_URL is set). */
@@ -57,13 +63,27 @@ const sleep = (ms: number) => new Promise((wait) => setTimeout(wait, ms));
 /** Starts the store, then the three workers, then the gateway; resolves when the gateway's /readyz says ready. */
 export async function startServiceProcesses(options: ServiceProcessesOptions): Promise<ServiceProcesses> {
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
-  const ports = Object.fromEntries(await Promise.all(serviceNames.map(async (name) => [name, await findFreePort()] as const))) as Record<ServiceName, number>;
+  const ports = Object.fromEntries(
+    await Promise.all(serviceNames.map(async (name) => [name, await findFreePort()] as const)),
+  ) as Record<ServiceName, number>;
   const address = (name: ServiceName) => `127.0.0.1:${ports[name]}`;
   const base: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "warn", ...options.env };
   const envOf: Record<ServiceName, NodeJS.ProcessEnv> = {
-    store: { ...base, STORE_HOST: "127.0.0.1", STORE_PORT: String(ports.store), STORE_OPS_PORT: "-1", STORE_DATA_DIR: options.dataDir, DATABASE_URL: base.DATABASE_URL ?? "" },
+    store: {
+      ...base,
+      STORE_HOST: "127.0.0.1",
+      STORE_PORT: String(ports.store),
+      STORE_OPS_PORT: "-1",
+      STORE_DATA_DIR: options.dataDir,
+      DATABASE_URL: base.DATABASE_URL ?? "",
+    },
     embedder: { ...base, EMBEDDER_HOST: "127.0.0.1", EMBEDDER_PORT: String(ports.embedder), EMBEDDER_OPS_PORT: "-1" },
-    summarizer: { ...base, SUMMARIZER_HOST: "127.0.0.1", SUMMARIZER_PORT: String(ports.summarizer), SUMMARIZER_OPS_PORT: "-1" },
+    summarizer: {
+      ...base,
+      SUMMARIZER_HOST: "127.0.0.1",
+      SUMMARIZER_PORT: String(ports.summarizer),
+      SUMMARIZER_OPS_PORT: "-1",
+    },
     reranker: { ...base, RERANKER_HOST: "127.0.0.1", RERANKER_PORT: String(ports.reranker), RERANKER_OPS_PORT: "-1" },
     gateway: {
       ...base,
@@ -84,9 +104,15 @@ export async function startServiceProcesses(options: ServiceProcessesOptions): P
     const failed = () => child.exitCode !== null || child.signalCode !== null;
     const check =
       name === "gateway"
-        ? async () => (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined))?.status === 200
+        ? async () =>
+            (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined))
+              ?.status === 200
         : (() => {
-            const client = createGrpcClient(descriptors[name as GrpcService], { address: address(name), peer: name as GrpcService, deadlineMs: 1000 });
+            const client = createGrpcClient(descriptors[name as GrpcService], {
+              address: address(name),
+              peer: name as GrpcService,
+              deadlineMs: 1000,
+            });
             // The service itself, not just any server: another process may have been given the port meanwhile.
             const probe = () => client.isServing(500, descriptors[name as GrpcService].typeName);
             probe.close = () => client.close();
@@ -94,8 +120,12 @@ export async function startServiceProcesses(options: ServiceProcessesOptions): P
           })();
     try {
       while (!(await check())) {
-        if (failed()) throw new Error(`the ${name} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${outputs.get(name)}`);
-        if (Date.now() > deadline) throw new Error(`the ${name} was not ready after ${readyTimeoutMs} ms:\n${outputs.get(name)}`);
+        if (failed())
+          throw new Error(
+            `the ${name} exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${outputs.get(name)}`,
+          );
+        if (Date.now() > deadline)
+          throw new Error(`the ${name} was not ready after ${readyTimeoutMs} ms:\n${outputs.get(name)}`);
         await sleep(25);
       }
     } finally {
@@ -156,7 +186,8 @@ export async function startServiceProcesses(options: ServiceProcessesOptions): P
     // Ready means the gateway reached its peers and passed the embedding space check.
     const deadline = Date.now() + readyTimeoutMs;
     while ((await fetch(`${baseUrl}/readyz`).catch(() => undefined))?.status !== 200) {
-      if (Date.now() > deadline) throw new Error(`the gateway was not ready after ${readyTimeoutMs} ms:\n${outputs.get("gateway")}`);
+      if (Date.now() > deadline)
+        throw new Error(`the gateway was not ready after ${readyTimeoutMs} ms:\n${outputs.get("gateway")}`);
       await sleep(50);
     }
   } catch (error) {

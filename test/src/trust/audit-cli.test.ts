@@ -39,8 +39,13 @@ async function makeHistory(url: string): Promise<void> {
   const client = await connectMcpClient(url);
   try {
     for (let index = 0; index < 3; index += 1) {
-      const ack = await callOk<{ context_id: string }>(client, "store_context", { thread_id: "ops", source: "user", text: `operations note ${index}` });
-      if (index === 1) await callOk(client, "update_context", { context_id: ack.context_id, text: "operations note 1, revised" });
+      const ack = await callOk<{ context_id: string }>(client, "store_context", {
+        thread_id: "ops",
+        source: "user",
+        text: `operations note ${index}`,
+      });
+      if (index === 1)
+        await callOk(client, "update_context", { context_id: ack.context_id, text: "operations note 1, revised" });
       if (index === 2) await callOk(client, "delete_context", { context_ids: [ack.context_id], reason: "obsolete" });
     }
   } finally {
@@ -54,7 +59,9 @@ async function tamper(options: DatabaseOptions, seq: number): Promise<void> {
   try {
     await db.transaction(async (tx) => {
       await tx.query("ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_change");
-      const changed = await tx.query("UPDATE audit_log SET actor = 'mallory' WHERE tenant = 'local' AND seq = $1", [seq]);
+      const changed = await tx.query("UPDATE audit_log SET actor = 'mallory' WHERE tenant = 'local' AND seq = $1", [
+        seq,
+      ]);
       assert.equal(changed.rowCount, 1);
       await tx.query("ALTER TABLE audit_log ENABLE TRIGGER audit_log_no_change");
     });
@@ -72,7 +79,13 @@ describe("context-hub audit verify and purge", () => {
   test("PGlite data directory: an intact chain verifies; a tampered record is reported by number; purge erases deleted history", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "context-hub-audit-"));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
-    const env = { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: "", STORE_DATA_DIR: dataDir, CONTEXT_HUB_AUTH: "none" };
+    const env = {
+      ...process.env,
+      LOG_LEVEL: "silent",
+      DATABASE_URL: "",
+      STORE_DATA_DIR: dataDir,
+      CONTEXT_HUB_AUTH: "none",
+    };
     const hub = await startAllInOne({ env, port: 0, dataDir });
     try {
       await makeHistory(hub.url);
@@ -91,8 +104,15 @@ describe("context-hub audit verify and purge", () => {
     await tamper({ url: "", dataDir, poolMax: 1 }, 3);
     const broken = await cli(env, "audit", "verify", "--tenant", "local");
     assert.equal(broken.code, 1);
-    assert.match(broken.stdout, /^local: BROKEN at record 3 \(id [0-9a-f-]{36}\): its content does not match its hash: the record was changed; 2 record\(s\) before it verified/);
-    const json = JSON.parse((await cli(env, "audit", "verify", "--json")).stdout) as { tenant: string; intact: boolean; broken_seq: number }[];
+    assert.match(
+      broken.stdout,
+      /^local: BROKEN at record 3 \(id [0-9a-f-]{36}\): its content does not match its hash: the record was changed; 2 record\(s\) before it verified/,
+    );
+    const json = JSON.parse((await cli(env, "audit", "verify", "--json")).stdout) as {
+      tenant: string;
+      intact: boolean;
+      broken_seq: number;
+    }[];
     assert.deepEqual(
       json.map((report) => [report.tenant, report.intact, report.broken_seq]),
       [["local", false, 3]],

@@ -57,7 +57,8 @@ describe("Context Hub over MCP with the Qdrant vector backend", () => {
         searchPage: 8,
         searchMaxPoints: 100,
       });
-      for (const { name } of (await direct.getCollections()).collections) if (name.startsWith(prefix)) await direct.deleteCollection(name);
+      for (const { name } of (await direct.getCollections()).collections)
+        if (name.startsWith(prefix)) await direct.deleteCollection(name);
     }
     await proxy?.close();
     await qdrant?.close();
@@ -69,19 +70,32 @@ describe("Context Hub over MCP with the Qdrant vector backend", () => {
   });
 
   test("a store is found by meaning through Qdrant; with Qdrant cut off, stores succeed and search answers from PostgreSQL with a warning", async () => {
-    const stored = await callOk<{ context_id: string }>(client, "store_context", { thread_id: "ops", source: "user", text: "The turbine blade cracked near the root during the inspection." });
+    const stored = await callOk<{ context_id: string }>(client, "store_context", {
+      thread_id: "ops",
+      source: "user",
+      text: "The turbine blade cracked near the root during the inspection.",
+    });
     const search = (query: string) => callOk<SemanticPage>(client, "semantic_search_context", { query, limit: 5 });
     // The relay delivers within milliseconds; until it has, the entry is not in Qdrant yet, so ask until it is.
     let found: SemanticPage | undefined;
-    for (let attempt = 0; attempt < 200 && !(found?.results.some((result) => result.id === stored.context_id) ?? false); attempt++) {
+    for (
+      let attempt = 0;
+      attempt < 200 && !(found?.results.some((result) => result.id === stored.context_id) ?? false);
+      attempt++
+    ) {
       found = await search("turbine blade crack");
-      if (!found.results.some((result) => result.id === stored.context_id)) await new Promise((resolve) => setTimeout(resolve, 25));
+      if (!found.results.some((result) => result.id === stored.context_id))
+        await new Promise((resolve) => setTimeout(resolve, 25));
     }
     assert.deepEqual([found?.results[0]?.id, found?.warnings], [stored.context_id, []]);
 
     proxy.cut();
     try {
-      const during = await callOk<{ context_id: string }>(client, "store_context", { thread_id: "ops", source: "user", text: "Bearing vibration rose sharply on the turbine during the outage." });
+      const during = await callOk<{ context_id: string }>(client, "store_context", {
+        thread_id: "ops",
+        source: "user",
+        text: "Bearing vibration rose sharply on the turbine during the outage.",
+      });
       const fallback = await search("turbine bearing vibration");
       assert.ok(
         fallback.results.some((result) => result.id === during.context_id),

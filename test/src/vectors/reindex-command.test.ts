@@ -45,13 +45,27 @@ test("reindex writes every chunk with its payload, changes nothing when run agai
     const ids: string[] = [];
     for (let index = 0; index < 30; index++) {
       const vectors = index < 25 ? [direction(index % 8), direction((index + 1) % 8)] : [direction(index % 8)];
-      ids.push(await commitWithVectors(store.client, a1, "r", `reindexed entry number ${index} with some text`, vectors));
+      ids.push(
+        await commitWithVectors(store.client, a1, "r", `reindexed entry number ${index} with some text`, vectors),
+      );
     }
-    await store.client.share({ principal: a1, entryIds: [ids[0] ?? ""], grantees: [{ kind: storeV1.GranteeKind.GROUP, name: "ops" }], permission: storeV1.Permission.READ });
+    await store.client.share({
+      principal: a1,
+      entryIds: [ids[0] ?? ""],
+      grantees: [{ kind: storeV1.GranteeKind.GROUP, name: "ops" }],
+      permission: storeV1.Permission.READ,
+    });
     await store.close();
     await db.close();
 
-    const env = { STORE_DATA_DIR: dataDir, STORE_VECTOR_BACKEND: "qdrant", STORE_QDRANT_URL: proxy.url, STORE_QDRANT_API_KEY: qdrant.apiKey, STORE_QDRANT_COLLECTION: prefix, LOG_LEVEL: "silent" };
+    const env = {
+      STORE_DATA_DIR: dataDir,
+      STORE_VECTOR_BACKEND: "qdrant",
+      STORE_QDRANT_URL: proxy.url,
+      STORE_QDRANT_API_KEY: qdrant.apiKey,
+      STORE_QDRANT_COLLECTION: prefix,
+      LOG_LEVEL: "silent",
+    };
     const lines: string[] = [];
     const out: string[] = [];
     // Qdrant goes away after the second batch: the run fails and says how to continue.
@@ -64,7 +78,10 @@ test("reindex writes every chunk with its payload, changes nothing when run agai
       },
     };
     await assert.rejects(
-      runReindexCommand(["--batch-size", "10"], env, (text) => out.push(text), { progress: failing, progressLineMs: 0 }),
+      runReindexCommand(["--batch-size", "10"], env, (text) => out.push(text), {
+        progress: failing,
+        progressLineMs: 0,
+      }),
       /reindexing stopped: .*20 chunk\(s\) are written; run `context-hub reindex` again to continue where it stopped/,
     );
     assert.equal((await direct.count(collection, { exact: true })).count, 20);
@@ -72,20 +89,44 @@ test("reindex writes every chunk with its payload, changes nothing when run agai
 
     proxy.restore();
     lines.length = 0;
-    assert.equal(await runReindexCommand(["--batch-size", "10"], env, (text) => out.push(text), { progress: { isTTY: false, write: (text) => void lines.push(text) }, progressLineMs: 0 }), 0);
-    assert.match(out.at(-1) ?? "", /^Wrote 35 chunk\(s\) to Qdrant .* continuing an interrupted run \(20 were already written\)\.\n$/);
+    assert.equal(
+      await runReindexCommand(["--batch-size", "10"], env, (text) => out.push(text), {
+        progress: { isTTY: false, write: (text) => void lines.push(text) },
+        progressLineMs: 0,
+      }),
+      0,
+    );
+    assert.match(
+      out.at(-1) ?? "",
+      /^Wrote 35 chunk\(s\) to Qdrant .* continuing an interrupted run \(20 were already written\)\.\n$/,
+    );
     assert.match(lines[0] ?? "", /^reindexed 20\/55 chunks \(36%\)/, "it starts where the failed run stopped");
     assert.match(lines.at(-1) ?? "", /^reindexed 55\/55 chunks \(100%\) {2}[\d.]+ chunks\/s {2}ETA 0s\n$/);
     assert.equal((await direct.count(collection, { exact: true })).count, 55);
-    const [first] = (await direct.scroll(collection, { filter: { must: [{ key: "entry_id", match: { value: ids[0] ?? "" } }] }, with_payload: true, limit: 5 })).points;
-    assert.deepEqual([first?.payload?.tenant, first?.payload?.visibility, first?.payload?.readers], [tenant, "shared", ["group:ops"]]);
+    const [first] = (
+      await direct.scroll(collection, {
+        filter: { must: [{ key: "entry_id", match: { value: ids[0] ?? "" } }] },
+        with_payload: true,
+        limit: 5,
+      })
+    ).points;
+    assert.deepEqual(
+      [first?.payload?.tenant, first?.payload?.visibility, first?.payload?.readers],
+      [tenant, "shared", ["group:ops"]],
+    );
 
     // Again, from the start: the same points, rewritten.
-    assert.equal(await runReindexCommand([], env, (text) => out.push(text), { progress: { isTTY: false, write: () => undefined } }), 0);
+    assert.equal(
+      await runReindexCommand([], env, (text) => out.push(text), {
+        progress: { isTTY: false, write: () => undefined },
+      }),
+      0,
+    );
     assert.match(out.at(-1) ?? "", /^Wrote 55 chunk\(s\) to Qdrant/);
     assert.equal((await direct.count(collection, { exact: true })).count, 55);
   } finally {
-    for (const { name } of (await direct.getCollections()).collections) if (name.startsWith(prefix)) await direct.deleteCollection(name);
+    for (const { name } of (await direct.getCollections()).collections)
+      if (name.startsWith(prefix)) await direct.deleteCollection(name);
     await proxy.close();
     await qdrant.close();
     await rm(dataDir, { recursive: true, force: true });
@@ -106,7 +147,11 @@ test("reindex refuses a pgvector store and bad arguments before opening anything
     /STORE_QDRANT_URL: is required when STORE_VECTOR_BACKEND=qdrant/,
   );
   await assert.rejects(
-    runReindexCommand([], { STORE_VECTOR_BACKEND: "qdrant", STORE_QDRANT_URL: "http://127.0.0.1:1", STORE_DATA_DIR: "memory://" }, () => undefined),
+    runReindexCommand(
+      [],
+      { STORE_VECTOR_BACKEND: "qdrant", STORE_QDRANT_URL: "http://127.0.0.1:1", STORE_DATA_DIR: "memory://" },
+      () => undefined,
+    ),
     /STORE_DATA_DIR is memory:\/\/: there is nothing stored to reindex/,
   );
 });

@@ -50,7 +50,13 @@ interface StartedService {
 }
 
 async function startService(env: Record<string, string>, db: SqlDatabase): Promise<StartedService> {
-  const config = loadStoreConfig({ STORE_PORT: "0", STORE_OPS_PORT: "-1", STORE_DATA_DIR: "memory://", LOG_LEVEL: "silent", ...env });
+  const config = loadStoreConfig({
+    STORE_PORT: "0",
+    STORE_OPS_PORT: "-1",
+    STORE_DATA_DIR: "memory://",
+    LOG_LEVEL: "silent",
+    ...env,
+  });
   const service = await startStore(config, logger, { database: db });
   const address = `127.0.0.1:${service.port}`;
   const client = createStoreClient({ address, peer: "store", deadlineMs: 60_000 });
@@ -91,7 +97,8 @@ export const startPgvectorHarness = () => startPgliteHarness("pgvector", {});
  * A store on the graph backend. `STORE_VECTOR_EXACT_BELOW=0`, so the graph answers every search however few chunks
  * there are (a real store compares exactly below 2,000 chunks).
  */
-export const startGraphHarness = (overrides: Record<string, string> = {}) => startPgliteHarness("graph", { STORE_VECTOR_BACKEND: "graph", STORE_VECTOR_EXACT_BELOW: "0", ...overrides });
+export const startGraphHarness = (overrides: Record<string, string> = {}) =>
+  startPgliteHarness("graph", { STORE_VECTOR_BACKEND: "graph", STORE_VECTOR_EXACT_BELOW: "0", ...overrides });
 
 /** Polls a condition (of the database or the metrics: no event announces it) until it holds. */
 export async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
@@ -156,7 +163,8 @@ export async function startQdrantHarness(overrides: Record<string, string> = {})
     async close() {
       await started.close();
       await db.close();
-      for (const { name } of (await direct.getCollections()).collections) if (name.startsWith(prefix)) await direct.deleteCollection(name);
+      for (const { name } of (await direct.getCollections()).collections)
+        if (name.startsWith(prefix)) await direct.deleteCollection(name);
       await proxy.close();
       await qdrant.close();
     },

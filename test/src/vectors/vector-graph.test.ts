@@ -31,31 +31,48 @@ test("the graph backend describes itself, builds no pgvector index, and answers 
   try {
     const a1 = principal(newTenant("graph-exact"), "a1");
     const count = 600;
-    for (let index = 0; index < count; index++) await commitWithVectors(h.client, a1, "many", `entry ${index}`, [randomDirection(index)]);
+    for (let index = 0; index < count; index++)
+      await commitWithVectors(h.client, a1, "many", `entry ${index}`, [randomDirection(index)]);
     assert.equal((await h.client.describe({})).vectorBackend, "graph");
-    const { rows: indexes } = await h.db.query<{ count: number }>("SELECT count(*)::integer AS count FROM pg_indexes WHERE indexname LIKE 'chunks_hnsw_%'");
+    const { rows: indexes } = await h.db.query<{ count: number }>(
+      "SELECT count(*)::integer AS count FROM pg_indexes WHERE indexname LIKE 'chunks_hnsw_%'",
+    );
     assert.equal(indexes[0]?.count, 0, "commits insert into no pgvector graph");
     assert.equal(await gaugeValue("contexthub_vector_graph_points"), count, "every committed chunk is in the graph");
 
     // The same queries against a store that compares exactly (the graph backend below its threshold).
-    const { rows: entries } = await h.db.query<{ id: string; embedding: string }>("SELECT e.id::text AS id, c.embedding::text AS embedding FROM entries e JOIN chunks c ON c.entry_id = e.id");
+    const { rows: entries } = await h.db.query<{ id: string; embedding: string }>(
+      "SELECT e.id::text AS id, c.embedding::text AS embedding FROM entries e JOIN chunks c ON c.entry_id = e.id",
+    );
     const stored = entries.map((row) => ({ id: row.id, vector: JSON.parse(row.embedding) as number[] }));
     let agreeing = 0;
     const queries = 20;
     for (let q = 0; q < queries; q++) {
       const query = randomDirection(100_000 + q);
-      const reply = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: vectorModel, vector: vectorToBytes(query), limit: 10 });
+      const reply = await h.searchClient.semanticSearch({
+        principal: a1,
+        embeddingModel: vectorModel,
+        vector: vectorToBytes(query),
+        limit: 10,
+      });
       assert.equal(reply.strategy, "ann", "the graph answered");
-      const cosine = (v: number[]) => v.reduce((sum, x, i) => sum + x * (query[i] ?? 0), 0) / (Math.hypot(...v) * Math.hypot(...query));
+      const cosine = (v: number[]) =>
+        v.reduce((sum, x, i) => sum + x * (query[i] ?? 0), 0) / (Math.hypot(...v) * Math.hypot(...query));
       const exact = [...stored].sort((a, b) => cosine(b.vector) - cosine(a.vector)).slice(0, 10);
       const got = reply.hits.map((hit) => hit.entry?.id);
       if (JSON.stringify(got) === JSON.stringify(exact.map((row) => row.id))) agreeing += 1;
       for (const hit of reply.hits) {
         const row = stored.find((candidate) => candidate.id === hit.entry?.id);
-        assert.ok(row !== undefined && Math.abs(hit.score - cosine(row.vector)) < 1e-5, "scores are the exact cosine similarity");
+        assert.ok(
+          row !== undefined && Math.abs(hit.score - cosine(row.vector)) < 1e-5,
+          "scores are the exact cosine similarity",
+        );
       }
     }
-    assert.ok(agreeing >= queries - 1, `the graph's top 10 equals the exact top 10 for ${agreeing} of ${queries} queries`);
+    assert.ok(
+      agreeing >= queries - 1,
+      `the graph's top 10 equals the exact top 10 for ${agreeing} of ${queries} queries`,
+    );
   } finally {
     await h.close();
   }
@@ -81,18 +98,35 @@ test("a transaction that fails after inserting chunks leaves nothing in the grap
     };
     // The second item has nothing generated and nothing to fold into: the store finds that inside the transaction, after the first item's chunks went in.
     await assert.rejects(
-      h.client.commitBatch({ principal: a1, atomic: true, entries: [good, { entry: { threadId: "t", source: commonV1.Source.USER, text: "never generated" } }] }),
+      h.client.commitBatch({
+        principal: a1,
+        atomic: true,
+        entries: [good, { entry: { threadId: "t", source: commonV1.Source.USER, text: "never generated" } }],
+      }),
       /nothing was stored/,
     );
-    assert.equal(await gaugeValue("contexthub_vector_graph_points"), before, "the rolled-back chunk is not in the graph");
-    const reply = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: vectorModel, vector: vectorToBytes(direction(2)), limit: 5 });
+    assert.equal(
+      await gaugeValue("contexthub_vector_graph_points"),
+      before,
+      "the rolled-back chunk is not in the graph",
+    );
+    const reply = await h.searchClient.semanticSearch({
+      principal: a1,
+      embeddingModel: vectorModel,
+      vector: vectorToBytes(direction(2)),
+      limit: 5,
+    });
     assert.deepEqual(
       reply.hits.map((hit) => hit.entry?.id),
       [first],
       "only the committed entry answers",
     );
     await h.client.commitBatch({ principal: a1, atomic: true, entries: [good] });
-    assert.equal(await gaugeValue("contexthub_vector_graph_points"), before + 1, "positive control: the same item alone commits and is added");
+    assert.equal(
+      await gaugeValue("contexthub_vector_graph_points"),
+      before + 1,
+      "positive control: the same item alone commits and is added",
+    );
   } finally {
     await h.close();
   }
@@ -107,14 +141,26 @@ interface DiskStore {
 
 /** A store that owns a PGlite database on disk, as `context-hub start` runs it. */
 async function startDiskStore(dataDir: string): Promise<DiskStore> {
-  const config = loadStoreConfig({ STORE_PORT: "0", STORE_OPS_PORT: "-1", STORE_DATA_DIR: dataDir, LOG_LEVEL: "silent", STORE_VECTOR_BACKEND: "graph", STORE_VECTOR_EXACT_BELOW: "0" });
+  const config = loadStoreConfig({
+    STORE_PORT: "0",
+    STORE_OPS_PORT: "-1",
+    STORE_DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    STORE_VECTOR_BACKEND: "graph",
+    STORE_VECTOR_EXACT_BELOW: "0",
+  });
   const service = await startStore(config, logger);
   const address = `127.0.0.1:${service.port}`;
   const client = createStoreClient({ address, peer: "store", deadlineMs: 60_000 });
   const searchClient = createGrpcClient(searchV1.SearchService, { address, peer: "store", deadlineMs: 60_000 });
   return {
     async search(caller, vector, limit = 10) {
-      const reply = await searchClient.semanticSearch({ principal: caller, embeddingModel: vectorModel, vector: vectorToBytes(vector), limit });
+      const reply = await searchClient.semanticSearch({
+        principal: caller,
+        embeddingModel: vectorModel,
+        vector: vectorToBytes(vector),
+        limit,
+      });
       assert.equal(reply.strategy, "ann");
       return reply.hits.map((hit) => hit.entry?.id ?? "");
     },
@@ -138,7 +184,8 @@ test("the graph is saved in the data directory and caught up with the stored chu
     const a1 = principal(newTenant("graph-disk"), "a1");
     let store = await startDiskStore(dataDir);
     const early = [];
-    for (let index = 0; index < 30; index++) early.push(await store.commit(a1, `early ${index}`, randomDirection(index)));
+    for (let index = 0; index < 30; index++)
+      early.push(await store.commit(a1, `early ${index}`, randomDirection(index)));
     await store.close();
     assert.ok(
       readdirSync(graphs).some((name) => name.endsWith(".json")),
@@ -149,21 +196,28 @@ test("the graph is saved in the data directory and caught up with the stored chu
     // Writes and a delete after that save; then the graph files are put back as they were, as after a crash before the next save.
     store = await startDiskStore(dataDir);
     const late = [];
-    for (let index = 30; index < 45; index++) late.push(await store.commit(a1, `late ${index}`, randomDirection(index)));
+    for (let index = 30; index < 45; index++)
+      late.push(await store.commit(a1, `late ${index}`, randomDirection(index)));
     await store.remove(a1, early[0]!);
     await store.close();
     rmSync(graphs, { recursive: true });
     cpSync(snapshot, graphs, { recursive: true });
 
     store = await startDiskStore(dataDir);
-    assert.equal(await gaugeValue("contexthub_vector_graph_points"), 44, "the late chunks were added and the deleted one removed");
-    for (const [index, id] of late.entries()) assert.equal((await store.search(a1, randomDirection(30 + index), 1))[0], id, `late entry ${index} is found`);
+    assert.equal(
+      await gaugeValue("contexthub_vector_graph_points"),
+      44,
+      "the late chunks were added and the deleted one removed",
+    );
+    for (const [index, id] of late.entries())
+      assert.equal((await store.search(a1, randomDirection(30 + index), 1))[0], id, `late entry ${index} is found`);
     assert.ok(!(await store.search(a1, randomDirection(0), 45)).includes(early[0]!), "the deleted entry is not");
     assert.equal((await store.search(a1, randomDirection(5), 1))[0], early[5], "an early entry is found");
     await store.close();
 
     // A graph file that cannot be read is rebuilt from the chunks, not trusted.
-    for (const name of readdirSync(graphs)) if (name.endsWith(".usearch")) writeFileSync(join(graphs, name), "not a graph");
+    for (const name of readdirSync(graphs))
+      if (name.endsWith(".usearch")) writeFileSync(join(graphs, name), "not a graph");
     store = await startDiskStore(dataDir);
     assert.equal(await gaugeValue("contexthub_vector_graph_points"), 44);
     assert.equal((await store.search(a1, randomDirection(40), 1))[0], late[10]);

@@ -12,14 +12,35 @@ import { collectionName, emptySearchFilter, toQdrantFilter, type Principal } fro
 import { commitWithVectors } from "../retrieval/retrieval-fixtures.js";
 import { newTenant, principal } from "../store/store-fixtures.js";
 import { defineVectorContractSuite } from "./vector-contract-suite.js";
-import { direction, gaugeValue, startQdrantHarness, waitFor, vectorModel, type QdrantHarness } from "./vector-fixtures.js";
+import {
+  direction,
+  gaugeValue,
+  startQdrantHarness,
+  waitFor,
+  vectorModel,
+  type QdrantHarness,
+} from "./vector-fixtures.js";
 
-const asPrincipal = (init: ReturnType<typeof principal>): Principal => ({ tenant: init.tenant ?? "", subject: init.subject ?? "", groups: init.groups ?? [], scopes: init.scopes ?? [] });
+const asPrincipal = (init: ReturnType<typeof principal>): Principal => ({
+  tenant: init.tenant ?? "",
+  subject: init.subject ?? "",
+  groups: init.groups ?? [],
+  scopes: init.scopes ?? [],
+});
 
-defineVectorContractSuite({ name: `Qdrant (${process.env.QDRANT_URL ? "real server at QDRANT_URL" : "test stand-in"})`, start: () => startQdrantHarness() });
+defineVectorContractSuite({
+  name: `Qdrant (${process.env.QDRANT_URL ? "real server at QDRANT_URL" : "test stand-in"})`,
+  start: () => startQdrantHarness(),
+});
 
 const pointsOf = async (h: QdrantHarness, entryId: string) =>
-  (await h.direct.scroll(h.collection, { filter: { must: [{ key: "entry_id", match: { value: entryId } }] }, with_payload: true, limit: 100 })).points;
+  (
+    await h.direct.scroll(h.collection, {
+      filter: { must: [{ key: "entry_id", match: { value: entryId } }] },
+      with_payload: true,
+      limit: 100,
+    })
+  ).points;
 
 test("what the outbox has not delivered yet is found the moment it commits, sharing included", async () => {
   const h = await startQdrantHarness();
@@ -33,12 +54,30 @@ test("what the outbox has not delivered yet is found the moment it commits, shar
     await h.restartStore({ STORE_QDRANT_RELAY_IDLE_MS: "60000" });
     const first = await commitWithVectors(h.client, a1, "n", "written just now", [direction(4)]);
     const second = await commitWithVectors(h.client, a1, "n", "written just now too", [direction(4, 5, 0.2)]);
-    await h.client.share({ principal: a1, entryIds: [delivered], grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "a2" }], permission: storeV1.Permission.READ });
+    await h.client.share({
+      principal: a1,
+      entryIds: [delivered],
+      grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "a2" }],
+      permission: storeV1.Permission.READ,
+    });
     const { rows } = await h.db.query<{ count: number }>("SELECT count(*)::integer AS count FROM vector_outbox");
     assert.ok((rows[0]?.count ?? 0) >= 3, "nothing has been delivered yet");
-    assert.deepEqual((await pointsOf(h, first)).length + (await pointsOf(h, second)).length, 0, "Qdrant has not seen the new entries");
-    const mine = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: vectorModel, vector: vectorToBytes(direction(4)), limit: 5 });
-    assert.deepEqual([mine.hits.map((hit) => hit.entry?.id), mine.warnings], [[first, second, delivered], []], "Qdrant's answer and the pending entries, merged in order");
+    assert.deepEqual(
+      (await pointsOf(h, first)).length + (await pointsOf(h, second)).length,
+      0,
+      "Qdrant has not seen the new entries",
+    );
+    const mine = await h.searchClient.semanticSearch({
+      principal: a1,
+      embeddingModel: vectorModel,
+      vector: vectorToBytes(direction(4)),
+      limit: 5,
+    });
+    assert.deepEqual(
+      [mine.hits.map((hit) => hit.entry?.id), mine.warnings],
+      [[first, second, delivered], []],
+      "Qdrant's answer and the pending entries, merged in order",
+    );
     // A model Qdrant has never seen has no collection yet: PostgreSQL's answer is the whole answer, so no warning.
     const text = "embedded by a model Qdrant has not seen";
     const newModel = await h.client.commit({
@@ -53,11 +92,23 @@ test("what the outbox has not delivered yet is found the moment it commits, shar
         textHash: contentHash(text),
       },
     });
-    const unseen = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: "brand-new-model", vector: vectorToBytes([1, 0.1, 0]), limit: 5 });
+    const unseen = await h.searchClient.semanticSearch({
+      principal: a1,
+      embeddingModel: "brand-new-model",
+      vector: vectorToBytes([1, 0.1, 0]),
+      limit: 5,
+    });
     assert.deepEqual([unseen.hits.map((hit) => hit.entry?.id), unseen.warnings], [[newModel.ack?.id], []]);
     const own = await commitWithVectors(h.client, a2, "n", "a2's own note", [direction(4, 5, 0.1)]);
     assert.deepEqual(
-      (await h.searchClient.semanticSearch({ principal: a2, embeddingModel: vectorModel, vector: vectorToBytes(direction(4)), limit: 5 })).hits.map((hit) => hit.entry?.id),
+      (
+        await h.searchClient.semanticSearch({
+          principal: a2,
+          embeddingModel: vectorModel,
+          vector: vectorToBytes(direction(4)),
+          limit: 5,
+        })
+      ).hits.map((hit) => hit.entry?.id),
       [own, delivered],
       "a2 finds its own new note and the one just shared with it (whose payload in Qdrant still says private), and not a1's private ones",
     );
@@ -74,7 +125,13 @@ test("the far-behind warning counts only what the caller may see, so other tenan
     const mine = await commitWithVectors(h.client, reader, "n", "the reader's own note", [direction(4)]);
     await h.settle();
     await h.restartStore({ STORE_QDRANT_RELAY_IDLE_MS: "60000" });
-    const ask = () => h.searchClient.semanticSearch({ principal: reader, embeddingModel: vectorModel, vector: vectorToBytes(direction(4)), limit: 5 });
+    const ask = () =>
+      h.searchClient.semanticSearch({
+        principal: reader,
+        embeddingModel: vectorModel,
+        vector: vectorToBytes(direction(4)),
+        limit: 5,
+      });
     const idle = await ask();
     // Another tenant's writes pile up in the outbox, far past what a search would compare exactly.
     const hidden = await commitWithVectors(h.client, other, "n", "another tenant's note", [direction(4, 5, 0.1)]);
@@ -83,7 +140,11 @@ test("the far-behind warning counts only what the caller may see, so other tenan
       [hidden, direction(4).length],
     );
     const busy = await ask();
-    assert.deepEqual([busy.hits.map((hit) => hit.entry?.id), busy.warnings, busy.strategy], [[mine], [], idle.strategy], "the same answer as with an empty outbox");
+    assert.deepEqual(
+      [busy.hits.map((hit) => hit.entry?.id), busy.warnings, busy.strategy],
+      [[mine], [], idle.strategy],
+      "the same answer as with an empty outbox",
+    );
     // The caller's own backlog past the limit still warns: its results may miss its newest writes.
     const text = "x".repeat(2_100);
     await commitWithVectors(
@@ -110,16 +171,35 @@ describe("the Qdrant backend's outbox", () => {
     await h?.close();
   });
 
-  const pointsOf = async (entryId: string) => (await h.direct.scroll(h.collection, { filter: { must: [{ key: "entry_id", match: { value: entryId } }] }, with_payload: true, limit: 100 })).points;
+  const pointsOf = async (entryId: string) =>
+    (
+      await h.direct.scroll(h.collection, {
+        filter: { must: [{ key: "entry_id", match: { value: entryId } }] },
+        with_payload: true,
+        limit: 100,
+      })
+    ).points;
   const pointCount = async () => (await h.direct.count(h.collection, { exact: true })).count;
   const search = (caller: ReturnType<typeof principal>, vector: number[]) =>
-    h.searchClient.semanticSearch({ principal: caller, embeddingModel: vectorModel, vector: vectorToBytes(vector), limit: 10 });
+    h.searchClient.semanticSearch({
+      principal: caller,
+      embeddingModel: vectorModel,
+      vector: vectorToBytes(vector),
+      limit: 10,
+    });
 
   test("it describes itself as qdrant, and a point carries its entry's access and filter payload, kept current by grants", async () => {
     assert.equal((await h.client.describe({})).vectorBackend, "qdrant");
     const tenant = newTenant("payload");
     const a1 = principal(tenant, "a1");
-    const id = await commitWithVectors(h.client, a1, "thread-p", "a note with two chunks of payload", [direction(0), direction(1)], { tags: ["alpha"] });
+    const id = await commitWithVectors(
+      h.client,
+      a1,
+      "thread-p",
+      "a note with two chunks of payload",
+      [direction(0), direction(1)],
+      { tags: ["alpha"] },
+    );
     await h.settle();
     const points = await pointsOf(id);
     assert.equal(points.length, 2);
@@ -145,13 +225,25 @@ describe("the Qdrant backend's outbox", () => {
         end: 0,
       },
     );
-    await h.client.share({ principal: a1, entryIds: [id], grantees: [{ kind: storeV1.GranteeKind.GROUP, name: "ops" }], permission: storeV1.Permission.READ });
-    await h.client.share({ principal: a1, threadId: "thread-p", grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "a2" }], permission: storeV1.Permission.READ });
+    await h.client.share({
+      principal: a1,
+      entryIds: [id],
+      grantees: [{ kind: storeV1.GranteeKind.GROUP, name: "ops" }],
+      permission: storeV1.Permission.READ,
+    });
+    await h.client.share({
+      principal: a1,
+      threadId: "thread-p",
+      grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "a2" }],
+      permission: storeV1.Permission.READ,
+    });
     await h.settle();
-    for (const point of await pointsOf(id)) assert.deepEqual([point.payload?.visibility, point.payload?.readers], ["shared", ["group:ops", "subject:a2"]]);
+    for (const point of await pointsOf(id))
+      assert.deepEqual([point.payload?.visibility, point.payload?.readers], ["shared", ["group:ops", "subject:a2"]]);
     await h.client.unshare({ principal: a1, entryIds: [id] });
     await h.settle();
-    for (const point of await pointsOf(id)) assert.deepEqual(point.payload?.readers, ["subject:a2"], "the thread grant remains");
+    for (const point of await pointsOf(id))
+      assert.deepEqual(point.payload?.readers, ["subject:a2"], "the thread grant remains");
     await h.client.deleteEntries({ principal: a1, ids: [id] });
     await h.settle();
     assert.deepEqual(await pointsOf(id), [], "a deleted entry's points are removed");
@@ -164,28 +256,59 @@ describe("the Qdrant backend's outbox", () => {
     const query = direction(3);
     const own = await commitWithVectors(h.client, a1, "f", "own", [direction(3, 4, 0.3)], { tags: ["x"] });
     const hidden = await commitWithVectors(h.client, a2, "f", "private to a2", [query], { tags: ["x"] });
-    const grantedToGroup = await commitWithVectors(h.client, a2, "f", "shared with eng", [direction(3, 4, 0.1)], { tags: ["x"] });
-    const grantedToOther = await commitWithVectors(h.client, a2, "f", "shared with ops only", [direction(3, 4, 0.05)], { tags: ["x"] });
+    const grantedToGroup = await commitWithVectors(h.client, a2, "f", "shared with eng", [direction(3, 4, 0.1)], {
+      tags: ["x"],
+    });
+    const grantedToOther = await commitWithVectors(h.client, a2, "f", "shared with ops only", [direction(3, 4, 0.05)], {
+      tags: ["x"],
+    });
     const untagged = await commitWithVectors(h.client, a1, "f", "own, untagged", [direction(3, 4, 0.2)]);
-    const elsewhere = await commitWithVectors(h.client, principal(newTenant("payload-filter-other"), "a1"), "f", "other tenant", [query], { tags: ["x"] });
-    await h.client.share({ principal: a2, entryIds: [grantedToGroup], grantees: [{ kind: storeV1.GranteeKind.GROUP, name: "eng" }], permission: storeV1.Permission.READ });
-    await h.client.share({ principal: a2, entryIds: [grantedToOther], grantees: [{ kind: storeV1.GranteeKind.GROUP, name: "ops" }], permission: storeV1.Permission.READ });
+    const elsewhere = await commitWithVectors(
+      h.client,
+      principal(newTenant("payload-filter-other"), "a1"),
+      "f",
+      "other tenant",
+      [query],
+      { tags: ["x"] },
+    );
+    await h.client.share({
+      principal: a2,
+      entryIds: [grantedToGroup],
+      grantees: [{ kind: storeV1.GranteeKind.GROUP, name: "eng" }],
+      permission: storeV1.Permission.READ,
+    });
+    await h.client.share({
+      principal: a2,
+      entryIds: [grantedToOther],
+      grantees: [{ kind: storeV1.GranteeKind.GROUP, name: "ops" }],
+      permission: storeV1.Permission.READ,
+    });
     await h.settle();
     const entriesFor = async (caller: ReturnType<typeof principal>, tagsAny: string[]) => {
-      const filter = toQdrantFilter(asPrincipal(caller), { model: vectorModel, vector: query, limit: 10, filter: { ...emptySearchFilter, tagsAny } });
+      const filter = toQdrantFilter(asPrincipal(caller), {
+        model: vectorModel,
+        vector: query,
+        limit: 10,
+        filter: { ...emptySearchFilter, tagsAny },
+      });
       const { points } = await h.direct.query(h.collection, { query, filter, limit: 50, with_payload: true });
       return points.map((point) => point.payload?.entry_id);
     };
     assert.deepEqual(await entriesFor(a1, []), [grantedToGroup, untagged, own]);
     assert.deepEqual(await entriesFor(a1, ["x"]), [grantedToGroup, own]);
-    assert.deepEqual(await entriesFor(a2, ["x"]), [hidden, grantedToOther, grantedToGroup], "positive control: the owner");
+    assert.deepEqual(
+      await entriesFor(a2, ["x"]),
+      [hidden, grantedToOther, grantedToGroup],
+      "positive control: the owner",
+    );
     assert.ok(!(await entriesFor(a1, [])).includes(elsewhere));
   });
 
   test("delivery is idempotent: every row delivered again, and stale deletes replayed, change nothing", async () => {
     const a1 = principal(newTenant("redeliver"), "a1");
     const ids = [];
-    for (let index = 0; index < 6; index++) ids.push(await commitWithVectors(h.client, a1, "r", `redelivered note ${index}`, [direction(2, 3, 0.1 * index)]));
+    for (let index = 0; index < 6; index++)
+      ids.push(await commitWithVectors(h.client, a1, "r", `redelivered note ${index}`, [direction(2, 3, 0.1 * index)]));
     await h.client.deleteEntries({ principal: a1, ids: [ids[5] ?? ""] });
     await h.settle();
     const before = await search(a1, direction(2));
@@ -215,7 +338,10 @@ describe("the Qdrant backend's outbox", () => {
     const id = await commitWithVectors(h.client, a1, "m", "a note whose model changes", [direction(1)]);
     await h.settle();
     assert.equal((await pointsOf(id)).length, 1);
-    await h.db.query("UPDATE chunks SET embedding_model = 'replacement-model', embedding = embedding WHERE entry_id = $1", [id]);
+    await h.db.query(
+      "UPDATE chunks SET embedding_model = 'replacement-model', embedding = embedding WHERE entry_id = $1",
+      [id],
+    );
     await h.settle();
     assert.deepEqual(await pointsOf(id), [], "gone from the old model's collection");
     const moved = collectionName(h.collection.slice(0, h.collection.lastIndexOf("_8d_")), "replacement-model", 8);
@@ -224,7 +350,12 @@ describe("the Qdrant backend's outbox", () => {
       points.map((point) => [point.payload?.entry_id, point.payload?.embedding_model]),
       [[id, "replacement-model"]],
     );
-    const found = await h.searchClient.semanticSearch({ principal: a1, embeddingModel: "replacement-model", vector: vectorToBytes(direction(1)), limit: 5 });
+    const found = await h.searchClient.semanticSearch({
+      principal: a1,
+      embeddingModel: "replacement-model",
+      vector: vectorToBytes(direction(1)),
+      limit: 5,
+    });
     assert.deepEqual([found.hits.map((hit) => hit.entry?.id), found.warnings], [[id], []]);
   });
 
@@ -235,12 +366,20 @@ describe("the Qdrant backend's outbox", () => {
     const standing = await commitWithVectors(h.client, a1, "o", "written before the outage", [direction(7, 0, 0.3)]);
     const doomed = await commitWithVectors(h.client, a1, "o", "deleted during the outage", [direction(7, 0, 0.2)]);
     await h.settle();
-    await waitFor("the lag gauge reading 0", async () => (await gaugeValue("contexthub_vector_outbox_lag_seconds")) === 0);
+    await waitFor(
+      "the lag gauge reading 0",
+      async () => (await gaugeValue("contexthub_vector_outbox_lag_seconds")) === 0,
+    );
 
     h.proxy.cut();
     const during = await commitWithVectors(h.client, a1, "o", "written during the outage", [direction(7, 0, 0.1)]);
     await h.client.deleteEntries({ principal: a1, ids: [doomed] });
-    await h.client.share({ principal: a1, entryIds: [standing], grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "a2" }], permission: storeV1.Permission.READ });
+    await h.client.share({
+      principal: a1,
+      entryIds: [standing],
+      grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "a2" }],
+      permission: storeV1.Permission.READ,
+    });
     const { rows } = await h.db.query<{ count: number }>("SELECT count(*)::integer AS count FROM vector_outbox");
     assert.ok((rows[0]?.count ?? 0) >= 3, "the changes wait in the outbox");
 
@@ -249,7 +388,10 @@ describe("the Qdrant backend's outbox", () => {
       fallback.hits.map((hit) => hit.entry?.id),
       [during, standing],
     );
-    assert.match(fallback.warnings.join("\n"), /the Qdrant vector index is unavailable .*these results come from the vectors kept in PostgreSQL/);
+    assert.match(
+      fallback.warnings.join("\n"),
+      /the Qdrant vector index is unavailable .*these results come from the vectors kept in PostgreSQL/,
+    );
     assert.deepEqual(
       (await search(a2, direction(7))).hits.map((hit) => hit.entry?.id),
       [standing],
@@ -258,12 +400,18 @@ describe("the Qdrant backend's outbox", () => {
 
     // The relay keeps failing while the link is down; its gauges say how far behind it is.
     await h.restartStore();
-    await waitFor("the pending gauge reporting the backlog", async () => (await gaugeValue("contexthub_vector_outbox_pending")) >= 3);
+    await waitFor(
+      "the pending gauge reporting the backlog",
+      async () => (await gaugeValue("contexthub_vector_outbox_pending")) >= 3,
+    );
     assert.ok((await gaugeValue("contexthub_vector_outbox_lag_seconds")) > 0);
 
     h.proxy.restore();
     await h.settle();
-    await waitFor("the lag gauge returning to 0", async () => (await gaugeValue("contexthub_vector_outbox_lag_seconds")) === 0);
+    await waitFor(
+      "the lag gauge returning to 0",
+      async () => (await gaugeValue("contexthub_vector_outbox_lag_seconds")) === 0,
+    );
     assert.equal(await gaugeValue("contexthub_vector_outbox_pending"), 0);
     const recovered = await search(a1, direction(7));
     assert.deepEqual(recovered.warnings, []);

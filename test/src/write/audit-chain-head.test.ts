@@ -17,19 +17,33 @@ import { startTestPostgres } from "../support/postgres.js";
 test("appends after another store's records keep the tenant's chain whole (PostgreSQL)", async (t) => {
   const postgres = await startTestPostgres();
   t.after(() => postgres.close());
-  const hub = await startAllInOne({ env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: postgres.url }, port: 0 });
+  const hub = await startAllInOne({
+    env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: postgres.url },
+    port: 0,
+  });
   t.after(() => hub.close());
   const client = await connectMcpClient(hub.url);
   t.after(() => client.close());
-  const store = createGrpcClient(storeV1.AuditService, { address: hub.services.store.address, peer: "store", deadlineMs: 10_000 });
+  const store = createGrpcClient(storeV1.AuditService, {
+    address: hub.services.store.address,
+    peer: "store",
+    deadlineMs: 10_000,
+  });
   t.after(() => store.close());
   const db = await openDatabase({ url: postgres.url, dataDir: "", poolMax: 1 }, createLogger("test", "silent"));
   t.after(() => db.close());
 
-  const write = (index: number) => callOk(client, "store_context", { thread_id: "chain", source: "agent", text: `Chain note ${index}: the head moved.` });
+  const write = (index: number) =>
+    callOk(client, "store_context", {
+      thread_id: "chain",
+      source: "agent",
+      text: `Chain note ${index}: the head moved.`,
+    });
   await write(1);
   await write(2);
-  const { rows } = await db.query<{ tenant: string; seq: string; hash: string }>("SELECT tenant, seq::text AS seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1");
+  const { rows } = await db.query<{ tenant: string; seq: string; hash: string }>(
+    "SELECT tenant, seq::text AS seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1",
+  );
   const head = rows[0]!;
   // Another store of the same deployment appends a record the first one has not seen.
   const record = {
@@ -72,8 +86,15 @@ test("appends after another store's records keep the tenant's chain whole (Postg
 
   const { tenants } = await store.verifyAuditLog({ tenant: head.tenant });
   assert.equal(tenants[0]?.intact, true, `broken at ${tenants[0]?.brokenId}`);
-  assert.equal(Number(tenants[0]?.records), Number(head.seq) + 3, "both appends after the foreign record are in the chain");
-  const { rows: actors } = await db.query<{ actor: string }>("SELECT actor FROM audit_log WHERE tenant = $1 ORDER BY seq DESC LIMIT 3", [head.tenant]);
+  assert.equal(
+    Number(tenants[0]?.records),
+    Number(head.seq) + 3,
+    "both appends after the foreign record are in the chain",
+  );
+  const { rows: actors } = await db.query<{ actor: string }>(
+    "SELECT actor FROM audit_log WHERE tenant = $1 ORDER BY seq DESC LIMIT 3",
+    [head.tenant],
+  );
   assert.deepEqual(
     actors.map((row) => row.actor),
     [actors[0]!.actor, actors[0]!.actor, "other-replica"],

@@ -56,9 +56,16 @@ for (const backend of hubBackends) {
     test("N small entries whose chunks fit EMBEDDER_BATCH_SIZE: one embeddings request carrying every chunk of every entry", async () => {
       const entries = entriesOf("fits", 6);
       const { requests, chunkCounts, totalChunks } = await storeBatch(entries);
-      assert.ok(chunkCounts.every((count) => count >= 2) && totalChunks <= batchSize, `the case needs several chunks per entry, ${batchSize} at most in all: ${chunkCounts.join(", ")}`);
+      assert.ok(
+        chunkCounts.every((count) => count >= 2) && totalChunks <= batchSize,
+        `the case needs several chunks per entry, ${batchSize} at most in all: ${chunkCounts.join(", ")}`,
+      );
 
-      assert.equal(requests.length, 1, `one request, not one per entry or chunk: ${requests.map((inputs) => inputs.length).join(", ")}`);
+      assert.equal(
+        requests.length,
+        1,
+        `one request, not one per entry or chunk: ${requests.map((inputs) => inputs.length).join(", ")}`,
+      );
       const inputs = requests[0]!;
       assert.equal(inputs.length, totalChunks, "every stored chunk was in it");
       // Each entry's chunks, in entry order: who owns each input.
@@ -81,8 +88,18 @@ for (const backend of hubBackends) {
     });
 
     const failures: { leg: string; modes: Partial<FakeModes>; expected: RegExp }[] = [
-      { leg: "embedding", modes: { embed: "fail" }, expected: /^EMBEDDER_UNAVAILABLE: embedding failed, so nothing was stored: openai embeddings \(model fake-embed\) failed: HTTP 500/ },
-      { leg: "summary", modes: { summary: "fail" }, expected: /^SUMMARIZER_UNAVAILABLE: summary failed, so nothing was stored: openai chat completions \(model fake-chat\) failed: HTTP 503/ },
+      {
+        leg: "embedding",
+        modes: { embed: "fail" },
+        expected:
+          /^EMBEDDER_UNAVAILABLE: embedding failed, so nothing was stored: openai embeddings \(model fake-embed\) failed: HTTP 500/,
+      },
+      {
+        leg: "summary",
+        modes: { summary: "fail" },
+        expected:
+          /^SUMMARIZER_UNAVAILABLE: summary failed, so nothing was stored: openai chat completions \(model fake-chat\) failed: HTTP 503/,
+      },
     ];
     for (const failure of failures) {
       for (const atomic of [true, false]) {
@@ -102,7 +119,8 @@ for (const backend of hubBackends) {
           assert.deepEqual(replayed, landed, "a replay returns the first result");
           const afterwards = await snapshotStore(context.hub);
           assert.equal(afterwards.statistics.entries, (before.statistics.entries as number) + 4, "each entry once");
-          if (before.rows !== undefined) assert.equal(afterwards.rows?.idempotency_keys, before.rows.idempotency_keys + 1);
+          if (before.rows !== undefined)
+            assert.equal(afterwards.rows?.idempotency_keys, before.rows.idempotency_keys + 1);
         });
       }
     }

@@ -5,7 +5,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
+import {
+  startRecordingHttpServer,
+  type FakeAnswer,
+  type RecordedRequest,
+  type RecordingHttpServer,
+} from "@context-hub/common/testing";
 import { startAllInOne } from "@context-hub/cli";
 import { callOk, connectMcpClient } from "../support/mcp.js";
 import { startTestPostgres } from "../support/postgres.js";
@@ -31,7 +36,10 @@ function standInVector(text: string): number[] {
 }
 
 const answer = (request: RecordedRequest): FakeAnswer => ({
-  json: { data: (request.body as { input: string[] }).input.map((text, index) => ({ index, embedding: standInVector(text) })), model: previousModel },
+  json: {
+    data: (request.body as { input: string[] }).input.map((text, index) => ({ index, embedding: standInVector(text) })),
+    model: previousModel,
+  },
 });
 
 const notes = [
@@ -42,7 +50,10 @@ const notes = [
 
 function runReembed(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "reembed"], { env: { ...process.env, LOG_LEVEL: "silent", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, "reembed"], {
+      env: { ...process.env, LOG_LEVEL: "silent", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -52,12 +63,19 @@ function runReembed(env: Record<string, string>): Promise<{ code: number | null;
   });
 }
 
-const backends: { name: string; start(): Promise<{ env: Record<string, string>; dataDir?: string; close(): Promise<void> }> }[] = [
+const backends: {
+  name: string;
+  start(): Promise<{ env: Record<string, string>; dataDir?: string; close(): Promise<void> }>;
+}[] = [
   {
     name: "PGlite on disk",
     async start() {
       const dataDir = mkdtempSync(join(tmpdir(), "context-hub-upgrade-"));
-      return { env: { DATABASE_URL: "", STORE_DATA_DIR: dataDir }, dataDir, close: async () => rmSync(dataDir, { recursive: true, force: true }) };
+      return {
+        env: { DATABASE_URL: "", STORE_DATA_DIR: dataDir },
+        dataDir,
+        close: async () => rmSync(dataDir, { recursive: true, force: true }),
+      };
     },
   },
   {
@@ -74,8 +92,18 @@ for (const backendKind of backends) {
     let backend: Awaited<ReturnType<(typeof backends)[number]["start"]>>;
     let standIn: RecordingHttpServer;
     const ids: string[] = [];
-    const hubEnv = (embedder: Record<string, string>) => ({ ...process.env, LOG_LEVEL: "silent", ...backend.env, ...embedder });
-    const start = (embedder: Record<string, string>) => startAllInOne({ env: hubEnv(embedder), port: 0, ...(backend.dataDir === undefined ? {} : { dataDir: backend.dataDir }) });
+    const hubEnv = (embedder: Record<string, string>) => ({
+      ...process.env,
+      LOG_LEVEL: "silent",
+      ...backend.env,
+      ...embedder,
+    });
+    const start = (embedder: Record<string, string>) =>
+      startAllInOne({
+        env: hubEnv(embedder),
+        port: 0,
+        ...(backend.dataDir === undefined ? {} : { dataDir: backend.dataDir }),
+      });
 
     before(async () => {
       backend = await backendKind.start();
@@ -87,16 +115,34 @@ for (const backendKind of backends) {
     });
 
     test("entries stored in the v1 space make the current built-in embedder's gateway refuse to start", async () => {
-      const hub = await start({ EMBEDDER_PROVIDER: "openai", EMBEDDER_BASE_URL: standIn.url, EMBEDDER_MODEL: previousModel, EMBEDDER_DIMENSION: "100", EMBEDDER_MAX_RETRIES: "0" });
+      const hub = await start({
+        EMBEDDER_PROVIDER: "openai",
+        EMBEDDER_BASE_URL: standIn.url,
+        EMBEDDER_MODEL: previousModel,
+        EMBEDDER_DIMENSION: "100",
+        EMBEDDER_MAX_RETRIES: "0",
+      });
       try {
         const client = await connectMcpClient(hub.url);
-        for (const text of notes) ids.push((await callOk<{ context_id: string }>(client, "store_context", { thread_id: "upgrade", source: "agent", text })).context_id);
+        for (const text of notes)
+          ids.push(
+            (
+              await callOk<{ context_id: string }>(client, "store_context", {
+                thread_id: "upgrade",
+                source: "agent",
+                text,
+              })
+            ).context_id,
+          );
         await client.close();
       } finally {
         await hub.close();
       }
       await assert.rejects(start({ EMBEDDER_PROVIDER: "builtin" }), (error: Error) => {
-        assert.match(error.message, /holds 3 chunks embedded with "builtin-glove-100d-v1" \(100 dimensions\), but the embedder is configured for "builtin-glove-256d-v3" \(256 dimensions\)/);
+        assert.match(
+          error.message,
+          /holds 3 chunks embedded with "builtin-glove-100d-v1" \(100 dimensions\), but the embedder is configured for "builtin-glove-256d-v3" \(256 dimensions\)/,
+        );
         assert.match(error.message, /run `context-hub reembed`/);
         return true;
       });
@@ -109,14 +155,25 @@ for (const backendKind of backends) {
       const hub = await start({ EMBEDDER_PROVIDER: "builtin" });
       try {
         const client = await connectMcpClient(hub.url);
-        const fetched = await callOk<{ entries: { id: string; embedding_model: string }[] }>(client, "get_context_by_ids", { context_ids: ids });
+        const fetched = await callOk<{ entries: { id: string; embedding_model: string }[] }>(
+          client,
+          "get_context_by_ids",
+          { context_ids: ids },
+        );
         assert.deepEqual(
           fetched.entries.map((entry) => entry.embedding_model),
           ids.map(() => currentModel),
         );
-        const queries = ["flow separation over a wing flap at high incidence", "baking bread with a starter", "hiring freeze in the budget"];
+        const queries = [
+          "flow separation over a wing flap at high incidence",
+          "baking bread with a starter",
+          "hiring freeze in the budget",
+        ];
         for (const [index, query] of queries.entries()) {
-          const found = await callOk<{ results: { id: string }[] }>(client, "semantic_search_context", { query, limit: 3 });
+          const found = await callOk<{ results: { id: string }[] }>(client, "semantic_search_context", {
+            query,
+            limit: 3,
+          });
           assert.equal(found.results[0]?.id, ids[index], query);
         }
         await client.close();

@@ -6,7 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger } from "@context-hub/common";
-import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
+import {
+  startRecordingHttpServer,
+  type FakeAnswer,
+  type RecordedRequest,
+  type RecordingHttpServer,
+} from "@context-hub/common/testing";
 import { startAllInOne } from "@context-hub/cli";
 import { openDatabase, type SqlDatabase } from "@context-hub/store";
 import { hnswIndexName } from "@context-hub/store/testing";
@@ -34,13 +39,21 @@ function fakeVector(text: string): number[] {
 }
 
 const embeddingsAnswer = (request: RecordedRequest): FakeAnswer => ({
-  json: { data: (request.body as { input: string[] }).input.map((text, index) => ({ index, embedding: fakeVector(text) })), model: newModel },
+  json: {
+    data: (request.body as { input: string[] }).input.map((text, index) => ({ index, embedding: fakeVector(text) })),
+    model: newModel,
+  },
 });
 
 const notes = Array.from(
   { length: 5 },
   (_, index) =>
-    `# Tunnel run ${index}\n\n` + Array.from({ length: 8 }, (_, sentence) => `Run ${index} sentence ${sentence}: the blade stalled at ${10 + sentence} degrees and the rig vibrated.`).join(" "),
+    `# Tunnel run ${index}\n\n` +
+    Array.from(
+      { length: 8 },
+      (_, sentence) =>
+        `Run ${index} sentence ${sentence}: the blade stalled at ${10 + sentence} degrees and the rig vibrated.`,
+    ).join(" "),
 );
 const shortNote = "Anemometer calibration drifted by two percent during the night shift.";
 
@@ -69,20 +82,37 @@ const backends: { name: string; start(): Promise<Backend> }[] = [
     name: "PostgreSQL server",
     async start() {
       const postgres = await startTestPostgres();
-      return { name: "PostgreSQL", env: { DATABASE_URL: postgres.url }, open: () => openDatabase({ url: postgres.url, dataDir: "", poolMax: 2 }, logger), close: postgres.close };
+      return {
+        name: "PostgreSQL",
+        env: { DATABASE_URL: postgres.url },
+        open: () => openDatabase({ url: postgres.url, dataDir: "", poolMax: 2 }, logger),
+        close: postgres.close,
+      };
     },
   },
 ];
 
 /** Chunks per (model, dimension), straight from the database. */
-async function spacesIn(backend: Backend): Promise<{ chunks: Record<string, number>; registered: string[]; indexes: string[] }> {
+async function spacesIn(
+  backend: Backend,
+): Promise<{ chunks: Record<string, number>; registered: string[]; indexes: string[] }> {
   const db = await backend.open();
   try {
     const dims = db.vectorType === "pgvector" ? "vector_dims(embedding)" : "cardinality(embedding)";
-    const { rows } = await db.query<{ space: string; chunks: number }>(`SELECT embedding_model || '/' || ${dims} AS space, count(*)::integer AS chunks FROM chunks GROUP BY 1`);
-    const { rows: registered } = await db.query<{ space: string }>("SELECT embedding_model || '/' || dimension AS space FROM embedding_spaces ORDER BY 1");
-    const { rows: indexes } = await db.query<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'chunks' AND indexname LIKE 'chunks_hnsw_%' ORDER BY 1");
-    return { chunks: Object.fromEntries(rows.map((row) => [row.space, row.chunks])), registered: registered.map((row) => row.space), indexes: indexes.map((row) => row.name) };
+    const { rows } = await db.query<{ space: string; chunks: number }>(
+      `SELECT embedding_model || '/' || ${dims} AS space, count(*)::integer AS chunks FROM chunks GROUP BY 1`,
+    );
+    const { rows: registered } = await db.query<{ space: string }>(
+      "SELECT embedding_model || '/' || dimension AS space FROM embedding_spaces ORDER BY 1",
+    );
+    const { rows: indexes } = await db.query<{ name: string }>(
+      "SELECT indexname AS name FROM pg_indexes WHERE tablename = 'chunks' AND indexname LIKE 'chunks_hnsw_%' ORDER BY 1",
+    );
+    return {
+      chunks: Object.fromEntries(rows.map((row) => [row.space, row.chunks])),
+      registered: registered.map((row) => row.space),
+      indexes: indexes.map((row) => row.name),
+    };
   } finally {
     await db.close();
   }
@@ -98,7 +128,10 @@ interface CliRun {
 /** Runs `context-hub reembed` as its own process; `killWhen` resolving kills it with SIGKILL. */
 function runReembed(env: Record<string, string>, args: string[], killWhen?: Promise<unknown>): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "reembed", ...args], { env: { ...process.env, LOG_LEVEL: "silent", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, "reembed", ...args], {
+      env: { ...process.env, LOG_LEVEL: "silent", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -124,7 +157,14 @@ for (const backendKind of backends) {
       EMBEDDER_TIMEOUT_MS: "60000",
       EMBEDDER_MAX_RETRIES: "0",
     });
-    const hubEnv = (embedder: Record<string, string>) => ({ ...process.env, LOG_LEVEL: "silent", EMBEDDER_CHUNK_SIZE: "200", EMBEDDER_CHUNK_OVERLAP: "20", ...backend.env, ...embedder });
+    const hubEnv = (embedder: Record<string, string>) => ({
+      ...process.env,
+      LOG_LEVEL: "silent",
+      EMBEDDER_CHUNK_SIZE: "200",
+      EMBEDDER_CHUNK_OVERLAP: "20",
+      ...backend.env,
+      ...embedder,
+    });
     const dataDir = () => (backend.env.STORE_DATA_DIR === undefined ? {} : { dataDir: backend.env.STORE_DATA_DIR });
     const ids: string[] = [];
     let shortId = "";
@@ -150,25 +190,45 @@ for (const backendKind of backends) {
       const hub = await startAllInOne({ env: hubEnv({ EMBEDDER_PROVIDER: "builtin" }), port: 0, ...dataDir() });
       try {
         const client = await connectMcpClient(hub.url);
-        for (const text of [...notes, shortNote]) ids.push((await callOk<{ context_id: string }>(client, "store_context", { thread_id: "tunnel", source: "agent", text })).context_id);
+        for (const text of [...notes, shortNote])
+          ids.push(
+            (
+              await callOk<{ context_id: string }>(client, "store_context", {
+                thread_id: "tunnel",
+                source: "agent",
+                text,
+              })
+            ).context_id,
+          );
         shortId = ids.pop()!;
         await client.close();
         if (backend.name === "PGlite") {
           const refused = await runReembed({ ...backend.env, ...fakeEnv() }, []);
           assert.equal(refused.code, 1);
-          assert.match(refused.stderr, /Context Hub is running on .* \(pid \d+, http:\/\/127\.0\.0\.1:\d+\/mcp\)\. Stop it first/);
+          assert.match(
+            refused.stderr,
+            /Context Hub is running on .* \(pid \d+, http:\/\/127\.0\.0\.1:\d+\/mcp\)\. Stop it first/,
+          );
         }
       } finally {
         await hub.close();
       }
       stored = await spacesIn(backend);
-      assert.ok((stored.chunks[`${builtinSpace.model}/${builtinSpace.dimension}`] ?? 0) > notes.length, "several chunks per note");
+      assert.ok(
+        (stored.chunks[`${builtinSpace.model}/${builtinSpace.dimension}`] ?? 0) > notes.length,
+        "several chunks per note",
+      );
     });
 
     test("a gateway whose embedder is in another space refuses to start, naming both spaces and what to do", async () => {
       const chunks = stored.chunks[`${builtinSpace.model}/${builtinSpace.dimension}`]!;
       await assert.rejects(startAllInOne({ env: hubEnv(fakeEnv()), port: 0, ...dataDir() }), (error: Error) => {
-        assert.match(error.message, new RegExp(`holds ${chunks} chunks embedded with "${builtinSpace.model}" \\(${builtinSpace.dimension} dimensions\\)`));
+        assert.match(
+          error.message,
+          new RegExp(
+            `holds ${chunks} chunks embedded with "${builtinSpace.model}" \\(${builtinSpace.dimension} dimensions\\)`,
+          ),
+        );
         assert.match(error.message, /the embedder is configured for "fake-embed" \(8 dimensions\)/);
         assert.match(error.message, /stop the server, then run `context-hub reembed`/);
         assert.match(error.message, /configure the previous model back/);
@@ -192,11 +252,16 @@ for (const backendKind of backends) {
       const pending = stored.chunks[`${builtinSpace.model}/${builtinSpace.dimension}`]!;
       assert.match(
         run.stdout,
-        new RegExp(`^${pending} chunk\\(s\\) to re-embed into fake-embed \\(8 dimensions\\):\\n  ${pending} chunk\\(s\\) in ${builtinSpace.model} \\(${builtinSpace.dimension} dimensions\\)`),
+        new RegExp(
+          `^${pending} chunk\\(s\\) to re-embed into fake-embed \\(8 dimensions\\):\\n  ${pending} chunk\\(s\\) in ${builtinSpace.model} \\(${builtinSpace.dimension} dimensions\\)`,
+        ),
       );
       assert.match(run.stdout, /Nothing was changed \(--dry-run\)/);
       const after = await spacesIn(backend);
-      assert.deepEqual({ chunks: after.chunks, registered: after.registered }, { chunks: stored.chunks, registered: stored.registered });
+      assert.deepEqual(
+        { chunks: after.chunks, registered: after.registered },
+        { chunks: stored.chunks, registered: stored.registered },
+      );
       assert.equal(embeddings.requests.length, requests, "no text was embedded");
     });
 
@@ -209,12 +274,18 @@ for (const backendKind of backends) {
       assert.equal(killed.signal, "SIGKILL");
       hangAt = -1;
       const half = await spacesIn(backend);
-      assert.deepEqual(half.chunks, { [`${builtinSpace.model}/${builtinSpace.dimension}`]: total - 4, [`${newModel}/${newDimension}`]: 4 });
+      assert.deepEqual(half.chunks, {
+        [`${builtinSpace.model}/${builtinSpace.dimension}`]: total - 4,
+        [`${newModel}/${newDimension}`]: 4,
+      });
 
       const before = embeddings.requests.length;
       const rerun = await runReembed({ ...backend.env, ...fakeEnv() }, ["--batch-size", "3"]);
       assert.equal(rerun.code, 0, rerun.stderr);
-      assert.match(rerun.stdout, new RegExp(`^${total - 4} chunk\\(s\\) to re-embed into fake-embed \\(8 dimensions\\) \\(4 already there\\)`));
+      assert.match(
+        rerun.stdout,
+        new RegExp(`^${total - 4} chunk\\(s\\) to re-embed into fake-embed \\(8 dimensions\\) \\(4 already there\\)`),
+      );
       assert.match(
         rerun.stdout,
         new RegExp(
@@ -222,28 +293,46 @@ for (const backendKind of backends) {
         ),
       );
       // Not a terminal: plain progress lines on stderr, the last one complete.
-      assert.match(rerun.stderr, new RegExp(`re-embedded ${total - 4}/${total - 4} chunks \\(100%\\)  [\\d.]+ chunks/s  ETA 0s\\n$`));
+      assert.match(
+        rerun.stderr,
+        new RegExp(`re-embedded ${total - 4}/${total - 4} chunks \\(100%\\)  [\\d.]+ chunks/s  ETA 0s\\n$`),
+      );
       const texts = embeddings.requests.slice(before).flatMap((request) => (request.body as { input: string[] }).input);
       assert.equal(texts.length, total - 4, "only the chunks left over were embedded again");
 
       const done = await spacesIn(backend);
       assert.deepEqual(done.chunks, { [`${newModel}/${newDimension}`]: total });
       assert.deepEqual(done.registered, [`${newModel}/${newDimension}`]);
-      assert.ok(!done.indexes.includes(hnswIndexName(builtinSpace.model, builtinSpace.dimension)), "the old space's HNSW index is gone");
+      assert.ok(
+        !done.indexes.includes(hnswIndexName(builtinSpace.model, builtinSpace.dimension)),
+        "the old space's HNSW index is gone",
+      );
 
       const again = await runReembed({ ...backend.env, ...fakeEnv() }, []);
       assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stdout, new RegExp(`Every stored chunk \\(${total}\\) is already in fake-embed \\(8 dimensions\\); nothing to re-embed`));
+      assert.match(
+        again.stdout,
+        new RegExp(
+          `Every stored chunk \\(${total}\\) is already in fake-embed \\(8 dimensions\\); nothing to re-embed`,
+        ),
+      );
     });
 
     test("afterwards the new model's gateway starts and finds the old entries by meaning, with their spans unchanged", async () => {
       const hub = await startAllInOne({ env: hubEnv(fakeEnv()), port: 0, ...dataDir() });
       try {
         const client = await connectMcpClient(hub.url);
-        const found = await callOk<{ results: { id: string; score: number }[] }>(client, "semantic_search_context", { query: shortNote, limit: 3 });
+        const found = await callOk<{ results: { id: string; score: number }[] }>(client, "semantic_search_context", {
+          query: shortNote,
+          limit: 3,
+        });
         assert.equal(found.results[0]?.id, shortId);
         assert.ok(found.results[0]!.score > 0.99, "the re-embedded span is the query's text");
-        const fetched = await callOk<{ entries: { id: string; embedding_model: string; chunk_count: number }[] }>(client, "get_context_by_ids", { context_ids: ids });
+        const fetched = await callOk<{ entries: { id: string; embedding_model: string; chunk_count: number }[] }>(
+          client,
+          "get_context_by_ids",
+          { context_ids: ids },
+        );
         assert.deepEqual(
           fetched.entries.map((entry) => entry.embedding_model),
           ids.map(() => newModel),
@@ -260,7 +349,15 @@ test("an empty store accepts any embedding model", async () => {
   const embeddings = await startRecordingHttpServer(embeddingsAnswer);
   try {
     const hub = await startAllInOne({
-      env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: "", EMBEDDER_PROVIDER: "openai", EMBEDDER_BASE_URL: embeddings.url, EMBEDDER_MODEL: "another-model", EMBEDDER_DIMENSION: "12" },
+      env: {
+        ...process.env,
+        LOG_LEVEL: "silent",
+        DATABASE_URL: "",
+        EMBEDDER_PROVIDER: "openai",
+        EMBEDDER_BASE_URL: embeddings.url,
+        EMBEDDER_MODEL: "another-model",
+        EMBEDDER_DIMENSION: "12",
+      },
       port: 0,
       dataDir: "memory://",
     });

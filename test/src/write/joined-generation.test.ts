@@ -1,7 +1,12 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest, type RecordingHttpServer } from "@context-hub/common/testing";
+import {
+  startRecordingHttpServer,
+  type FakeAnswer,
+  type RecordedRequest,
+  type RecordingHttpServer,
+} from "@context-hub/common/testing";
 import type { AllInOne } from "@context-hub/cli";
 import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
 import { openAiFakeProviders } from "../support/openai-fakes.js";
@@ -18,7 +23,8 @@ import { startMemoryHub } from "../support/memory-hub.js";
 const dimension = 16;
 const itemOf = (text: string) => Number(/item-(\d+)/.exec(text)?.[1] ?? "-1");
 /** A unit vector on the axis of the text's item number: each item's chunk and query point the same way, and no other does. */
-const axisOf = (text: string) => Array.from({ length: dimension }, (_, axis) => (axis === itemOf(text) % dimension ? 1 : 0));
+const axisOf = (text: string) =>
+  Array.from({ length: dimension }, (_, axis) => (axis === itemOf(text) % dimension ? 1 : 0));
 
 function embeddingsAnswer(request: RecordedRequest): FakeAnswer {
   const inputs = (request.body as { input: string[] }).input;
@@ -29,7 +35,14 @@ function chatAnswer(request: RecordedRequest, refused: number): FakeAnswer {
   const prompt = JSON.stringify((request.body as { messages: unknown }).messages);
   const item = itemOf(prompt);
   if (item === refused) return { status: 400, json: { error: { message: "this text breaks the content policy" } } };
-  return { json: { id: "x", choices: [{ index: 0, message: { role: "assistant", content: `Summary of item-${item}.` }, finish_reason: "stop" }] } };
+  return {
+    json: {
+      id: "x",
+      choices: [
+        { index: 0, message: { role: "assistant", content: `Summary of item-${item}.` }, finish_reason: "stop" },
+      ],
+    },
+  };
 }
 
 describe("writes arriving together share their generation calls", () => {
@@ -63,22 +76,40 @@ describe("writes arriving together share their generation calls", () => {
     const joined = () => embeddings.requests.some((request) => (request.body as { input: string[] }).input.length > 1);
     for (let round = 0; round < 5 && !joined(); round++) {
       const thread = `burst-${round}`;
-      const texts = Array.from({ length: burst }, (_, item) => `Round ${round}: the wind tunnel run item-${item} stalled at ${10 + item} degrees.`);
-      const outcomes = await Promise.all(texts.map((text) => callTool(client, "store_context", { thread_id: thread, source: "agent", text })));
+      const texts = Array.from(
+        { length: burst },
+        (_, item) => `Round ${round}: the wind tunnel run item-${item} stalled at ${10 + item} degrees.`,
+      );
+      const outcomes = await Promise.all(
+        texts.map((text) => callTool(client, "store_context", { thread_id: thread, source: "agent", text })),
+      );
 
       for (const [item, outcome] of outcomes.entries()) {
         if (item === refused) {
           assert.equal(outcome.isError, true, "the refused text's write fails");
           // The caller learns the provider's status and a fixed cause; what the provider said stays in the worker's log.
-          assert.match(textOf(outcome), /^SUMMARIZER_UNAVAILABLE: summary failed, so nothing was stored: .*HTTP 400 \(request refused\)/s);
+          assert.match(
+            textOf(outcome),
+            /^SUMMARIZER_UNAVAILABLE: summary failed, so nothing was stored: .*HTTP 400 \(request refused\)/s,
+          );
           assert.doesNotMatch(textOf(outcome), /content policy/);
           continue;
         }
-        assert.notEqual(outcome.isError, true, `item ${item} is stored whatever its neighbours did: ${textOf(outcome)}`);
+        assert.notEqual(
+          outcome.isError,
+          true,
+          `item ${item} is stored whatever its neighbours did: ${textOf(outcome)}`,
+        );
         const { context_id } = outcome.structuredContent as { context_id: string };
-        const [entry] = (await callOk<{ entries: { summary: string }[] }>(client, "get_context_by_ids", { context_ids: [context_id] })).entries;
+        const [entry] = (
+          await callOk<{ entries: { summary: string }[] }>(client, "get_context_by_ids", { context_ids: [context_id] })
+        ).entries;
         assert.equal(entry?.summary, `Summary of item-${item}.`, "its own summary");
-        const found = await callOk<{ results: { id: string; score: number }[] }>(client, "semantic_search_context", { query: `item-${item}`, thread_id: thread, limit: 1 });
+        const found = await callOk<{ results: { id: string; score: number }[] }>(client, "semantic_search_context", {
+          query: `item-${item}`,
+          thread_id: thread,
+          limit: 1,
+        });
         assert.equal(found.results[0]?.id, context_id, `item ${item}'s own vector is the one nearest its query`);
         assert.ok(Math.abs((found.results[0]?.score ?? 0) - 1) < 1e-6, "and it is exactly its axis");
       }

@@ -53,7 +53,8 @@ describe("dedup pre-checks of writes arriving together", () => {
   });
 
   test("share one store call, and each folds only into its own caller's entry", async () => {
-    const store = (client: Client, thread: string, text: string) => callOk<StoreAck>(client, "store_context", { thread_id: thread, source: "agent", text, visibility: "tenant" });
+    const store = (client: Client, thread: string, text: string) =>
+      callOk<StoreAck>(client, "store_context", { thread_id: thread, source: "agent", text, visibility: "tenant" });
     // Requests sent at once usually reach the gateway in one turn of its event loop, but nothing guarantees it;
     // bursts are sent until one was joined (fewer FindDuplicates calls than writes).
     let joined = false;
@@ -80,8 +81,10 @@ describe("dedup pre-checks of writes arriving together", () => {
       joined = calls < burst.length;
 
       const [aliceAgain, bobAgain, aliceNew, bobNew, aliceThird, bobThird] = burst;
-      for (const retransmit of [aliceAgain, aliceThird]) assert.deepEqual(retransmit, { ...retransmit, context_id: alicesFirst.context_id, deduplicated: true });
-      for (const retransmit of [bobAgain, bobThird]) assert.deepEqual(retransmit, { ...retransmit, context_id: bobsFirst.context_id, deduplicated: true });
+      for (const retransmit of [aliceAgain, aliceThird])
+        assert.deepEqual(retransmit, { ...retransmit, context_id: alicesFirst.context_id, deduplicated: true });
+      for (const retransmit of [bobAgain, bobThird])
+        assert.deepEqual(retransmit, { ...retransmit, context_id: bobsFirst.context_id, deduplicated: true });
       assert.equal(aliceNew!.deduplicated, false);
       assert.equal(bobNew!.deduplicated, false);
       assert.notEqual(aliceNew!.context_id, bobNew!.context_id);

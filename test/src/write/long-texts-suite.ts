@@ -16,13 +16,27 @@ import { callOk, fetchEntry } from "../support/mcp.js";
 const sizes = [20_000, 200_000, 1_000_000] as const;
 
 const kinds: { name: string; make(length: number): string }[] = [
-  { name: "one long line of minified JSON", make: (length) => repeatTo('{"id":4711,"tags":["alpha","beta"],"nested":{"ok":true,"values":[1,2,3]},"name":"sensor-17"},', length) },
-  { name: "one long line of data without spaces", make: (length) => repeatTo("QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3ODk=+/", length) },
+  {
+    name: "one long line of minified JSON",
+    make: (length) =>
+      repeatTo('{"id":4711,"tags":["alpha","beta"],"nested":{"ok":true,"values":[1,2,3]},"name":"sensor-17"},', length),
+  },
+  {
+    name: "one long line of data without spaces",
+    make: (length) => repeatTo("QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3ODk=+/", length),
+  },
   {
     name: "a log without periods",
-    make: (length) => repeatTo("2026-01-31T12:00:00Z;level=INFO;service=ingest;request=handled;id=4f2a9c;status=200;duration_ms=12;bytes=5120;route=/v1/items\n", length),
+    make: (length) =>
+      repeatTo(
+        "2026-01-31T12:00:00Z;level=INFO;service=ingest;request=handled;id=4f2a9c;status=200;duration_ms=12;bytes=5120;route=/v1/items\n",
+        length,
+      ),
   },
-  { name: "prose without punctuation", make: (length) => repeatTo("the pump ran all night and the valve stayed open while the tank filled ", length) },
+  {
+    name: "prose without punctuation",
+    make: (length) => repeatTo("the pump ran all night and the valve stayed open while the tank filled ", length),
+  },
 ];
 
 function assertFits(summary: string, what: string, limit: number): void {
@@ -45,12 +59,17 @@ export function defineLongTextSuite(backend: HubBackend): void {
       for (const size of sizes) {
         test(`${kind.name}, ${size.toLocaleString("en")} characters`, async () => {
           const text = kind.make(size);
-          const ack = await callOk<{ context_id: string }>(hub.client, "store_context", { thread_id: "long-texts", source: "agent", text });
+          const ack = await callOk<{ context_id: string }>(hub.client, "store_context", {
+            thread_id: "long-texts",
+            source: "agent",
+            text,
+          });
           const entry = await fetchEntry(hub.client, ack.context_id);
           assert.equal(entry.text, text, "the text is stored exactly");
           assertFits(entry.summary, "the summary", summaryCharLimit);
           assert.ok(entry.chunk_count >= 1);
-          if (entry.summary.length === summaryCharLimit) assert.ok(entry.summary.endsWith("…"), "a summary cut to the limit ends in an ellipsis");
+          if (entry.summary.length === summaryCharLimit)
+            assert.ok(entry.summary.endsWith("…"), "a summary cut to the limit ends in an ellipsis");
         });
       }
     }
@@ -58,13 +77,20 @@ export function defineLongTextSuite(backend: HubBackend): void {
     test("a heading longer than the heading limit over an unbroken section keeps its node summary, both cut to fit", async () => {
       const heading = repeatTo("Sensor-17 calibration window opened-closed-reopened ", 3_000).trim();
       const text = `# ${heading}\n\n${repeatTo('{"reading":12.5,"unit":"kPa","sensor":"s17"},', 200_000)}`;
-      const ack = await callOk<{ context_id: string }>(hub.client, "store_context", { thread_id: "long-texts", source: "agent", text });
+      const ack = await callOk<{ context_id: string }>(hub.client, "store_context", {
+        thread_id: "long-texts",
+        source: "agent",
+        text,
+      });
       const entry = await fetchEntry(hub.client, ack.context_id);
       assertFits(entry.summary, "the summary", summaryCharLimit);
       assert.equal(entry.node_summaries.length, 1);
       const [node] = entry.node_summaries;
       assertFits(node!.heading, "the node's heading", headingCharLimit);
-      assert.ok(node!.heading.endsWith("…") && heading.startsWith(node!.heading.slice(0, -1)), "the heading is cut at its end, with an ellipsis");
+      assert.ok(
+        node!.heading.endsWith("…") && heading.startsWith(node!.heading.slice(0, -1)),
+        "the heading is cut at its end, with an ellipsis",
+      );
       assertFits(node!.summary, "the node summary", summaryCharLimit);
     });
   });

@@ -18,11 +18,26 @@ const sectionBudgetMs = 600;
 
 interface Outline {
   summary: string;
-  nodes: { node_id: string; heading: string; level: number; start: number; end: number; path: string[]; summary: string }[];
+  nodes: {
+    node_id: string;
+    heading: string;
+    level: number;
+    start: number;
+    end: number;
+    path: string[];
+    summary: string;
+  }[];
 }
 
 const expectedNodes = (outline: OutlineSection[], summaryOf: (section: OutlineSection) => string) =>
-  outline.map((section) => ({ node_id: section.nodeId, heading: section.heading, level: section.level, start: section.start, end: section.end, summary: summaryOf(section) }));
+  outline.map((section) => ({
+    node_id: section.nodeId,
+    heading: section.heading,
+    level: section.level,
+    start: section.start,
+    end: section.end,
+    summary: summaryOf(section),
+  }));
 
 describe("node summaries never block a write", () => {
   const context = useFakeProviderHub(memoryBackend, {
@@ -45,7 +60,11 @@ describe("node summaries never block a write", () => {
     context.fakes.modes.sections = "hang";
 
     const started = performance.now();
-    const ack = await callOk<{ context_id: string }>(context.hub.client, "store_context", { thread_id: "kiln", source: "agent", text });
+    const ack = await callOk<{ context_id: string }>(context.hub.client, "store_context", {
+      thread_id: "kiln",
+      source: "agent",
+      text,
+    });
     const elapsed = performance.now() - started;
 
     assert.deepEqual(
@@ -53,7 +72,10 @@ describe("node summaries never block a write", () => {
       outline.map((section) => section.path),
       "every section was asked for, and none answered",
     );
-    assert.ok(elapsed >= sectionBudgetMs - 50 && elapsed < sectionBudgetMs + 2_500, `stored after ${Math.round(elapsed)} ms; the section budget is ${sectionBudgetMs} ms`);
+    assert.ok(
+      elapsed >= sectionBudgetMs - 50 && elapsed < sectionBudgetMs + 2_500,
+      `stored after ${Math.round(elapsed)} ms; the section budget is ${sectionBudgetMs} ms`,
+    );
     const entry = await fetchEntry(context.hub.client, ack.context_id);
     assert.equal(entry.summary, fakeSummaryOf(text));
     assert.ok(entry.chunk_count >= 1);
@@ -69,7 +91,11 @@ describe("node summaries never block a write", () => {
   test("sections that answer: their node summaries are stored and shown by get_context_by_ids and navigate_context", async () => {
     context.fakes.reset();
     const { text, outline } = outlinedReport("Reef survey", ["Transect north", "Transect south", "Bleaching"], "reef");
-    const ack = await callOk<{ context_id: string }>(context.hub.client, "store_context", { thread_id: "reef", source: "agent", text });
+    const ack = await callOk<{ context_id: string }>(context.hub.client, "store_context", {
+      thread_id: "reef",
+      source: "agent",
+      text,
+    });
 
     const entry = await fetchEntry(context.hub.client, ack.context_id);
     assert.equal(entry.summary, fakeSummaryOf(text));
@@ -80,7 +106,11 @@ describe("node summaries never block a write", () => {
     const navigated = await callOk<Outline>(context.hub.client, "navigate_context", { context_id: ack.context_id });
     assert.deepEqual(
       navigated.nodes.map((node) => ({ node_id: node.node_id, path: node.path, summary: node.summary })),
-      outline.map((section) => ({ node_id: section.nodeId, path: section.path, summary: fakeSectionSummaryOf(section.path) })),
+      outline.map((section) => ({
+        node_id: section.nodeId,
+        path: section.path,
+        summary: fakeSectionSummaryOf(section.path),
+      })),
     );
   });
 });

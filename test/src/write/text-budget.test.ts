@@ -43,18 +43,35 @@ function budgetSuite(stage: "summarize" | "screen", env: Record<string, string>,
     describe(`the ${stage} stage over its budget (${backend.name})`, () => {
       let hub: BackendHub;
       before(async () => {
-        hub = await backend.start({ ...env, GATEWAY_SUMMARY_TIMEOUT_MS: generous, GATEWAY_EMBED_TIMEOUT_MS: generous, GATEWAY_STORE_TIMEOUT_MS: generous });
+        hub = await backend.start({
+          ...env,
+          GATEWAY_SUMMARY_TIMEOUT_MS: generous,
+          GATEWAY_EMBED_TIMEOUT_MS: generous,
+          GATEWAY_STORE_TIMEOUT_MS: generous,
+        });
       });
       after(() => hub.close());
 
       test(`store_context fails with TEXT_BUDGET_EXCEEDED naming the ${stage} stage, and nothing is stored`, async () => {
         const text = longReport(300_000, "river");
         const before = await snapshotStore(hub);
-        const failed = await callTool(hub.client, "store_context", { thread_id: "gauges", source: "agent", text, idempotency_key: `${stage}-budget` });
-        assert.match(failureLine(failed), new RegExp(`^TEXT_BUDGET_EXCEEDED: ${stage}: the text took longer than its ${tight} ms budget, so the work was stopped and nothing was changed$`));
+        const failed = await callTool(hub.client, "store_context", {
+          thread_id: "gauges",
+          source: "agent",
+          text,
+          idempotency_key: `${stage}-budget`,
+        });
+        assert.match(
+          failureLine(failed),
+          new RegExp(
+            `^TEXT_BUDGET_EXCEEDED: ${stage}: the text took longer than its ${tight} ms budget, so the work was stopped and nothing was changed$`,
+          ),
+        );
         assert.match(
           failed.content.map((part) => (part.type === "text" ? part.text : "")).join("\n"),
-          new RegExp(`Remedy: split the text into smaller entries, or ask an operator to raise the budget \\(${budgetSetting}\\)`),
+          new RegExp(
+            `Remedy: split the text into smaller entries, or ask an operator to raise the budget \\(${budgetSetting}\\)`,
+          ),
         );
         assert.deepEqual(await snapshotStore(hub), before, "no new row, chunk, vector, summary or audit record");
       });
@@ -68,16 +85,33 @@ function budgetSuite(stage: "summarize" | "screen", env: Record<string, string>,
             { thread_id: "gauges", source: "agent", text: longReport(300_000, "lake") },
           ],
         });
-        assert.match(failureLine(failed), new RegExp(`^TEXT_BUDGET_EXCEEDED: (entries\\[1\\]: )?${stage}: the text took longer than its ${tight} ms budget`));
+        assert.match(
+          failureLine(failed),
+          new RegExp(
+            `^TEXT_BUDGET_EXCEEDED: (entries\\[1\\]: )?${stage}: the text took longer than its ${tight} ms budget`,
+          ),
+        );
         assert.deepEqual(await snapshotStore(hub), before, "no new row, chunk, vector, summary or audit record");
       });
 
       test(`update_context with such a text fails naming the stage and leaves the entry as it was`, async () => {
-        const stored = await callOk<Ack>(hub.client, "store_context", { thread_id: "gauges", source: "agent", text: `Gauge 7 reads ${stage} fine today.` });
+        const stored = await callOk<Ack>(hub.client, "store_context", {
+          thread_id: "gauges",
+          source: "agent",
+          text: `Gauge 7 reads ${stage} fine today.`,
+        });
         const entryBefore = await fetchEntry(hub.client, stored.context_id);
         const before = await snapshotStore(hub);
-        const failed = await callTool(hub.client, "update_context", { context_id: stored.context_id, text: longReport(300_000, "delta") });
-        assert.match(failureLine(failed), new RegExp(`^TEXT_BUDGET_EXCEEDED: (updates\\[0\\]: )?${stage}: the text took longer than its ${tight} ms budget`));
+        const failed = await callTool(hub.client, "update_context", {
+          context_id: stored.context_id,
+          text: longReport(300_000, "delta"),
+        });
+        assert.match(
+          failureLine(failed),
+          new RegExp(
+            `^TEXT_BUDGET_EXCEEDED: (updates\\[0\\]: )?${stage}: the text took longer than its ${tight} ms budget`,
+          ),
+        );
         assert.deepEqual(await snapshotStore(hub), before, "no new version, chunk, summary or audit record");
         assert.deepEqual(await fetchEntry(hub.client, stored.context_id), entryBefore);
       });
@@ -85,5 +119,13 @@ function budgetSuite(stage: "summarize" | "screen", env: Record<string, string>,
   }
 }
 
-budgetSuite("summarize", { SUMMARIZER_TEXT_BUDGET_MS: tight, EMBEDDER_TEXT_BUDGET_MS: generous, STORE_TEXT_BUDGET_MS: generous }, "SUMMARIZER_TEXT_BUDGET_MS");
-budgetSuite("screen", { SUMMARIZER_TEXT_BUDGET_MS: generous, EMBEDDER_TEXT_BUDGET_MS: generous, STORE_TEXT_BUDGET_MS: tight }, "STORE_TEXT_BUDGET_MS");
+budgetSuite(
+  "summarize",
+  { SUMMARIZER_TEXT_BUDGET_MS: tight, EMBEDDER_TEXT_BUDGET_MS: generous, STORE_TEXT_BUDGET_MS: generous },
+  "SUMMARIZER_TEXT_BUDGET_MS",
+);
+budgetSuite(
+  "screen",
+  { SUMMARIZER_TEXT_BUDGET_MS: generous, EMBEDDER_TEXT_BUDGET_MS: generous, STORE_TEXT_BUDGET_MS: tight },
+  "STORE_TEXT_BUDGET_MS",
+);

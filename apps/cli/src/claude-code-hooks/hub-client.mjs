@@ -18,7 +18,8 @@ export function loadSettings(env = process.env) {
   const file = JSON.parse(readFileSync(join(here, "config.json"), "utf8"));
   const url = env.CONTEXT_HUB_URL || file.url;
   const token = env[file.tokenEnv || "CONTEXT_HUB_TOKEN"] || "";
-  const timeoutMs = Number(env.CONTEXT_HUB_HOOK_TIMEOUT_MS) > 0 ? Number(env.CONTEXT_HUB_HOOK_TIMEOUT_MS) : file.timeoutMs || 3000;
+  const timeoutMs =
+    Number(env.CONTEXT_HUB_HOOK_TIMEOUT_MS) > 0 ? Number(env.CONTEXT_HUB_HOOK_TIMEOUT_MS) : file.timeoutMs || 3000;
   return { url, token, timeoutMs, transport: file.transport || "http" };
 }
 
@@ -62,7 +63,8 @@ export async function readEvent(stream = process.stdin) {
   } catch (error) {
     throw new Error(`the hook event on stdin is not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  if (typeof event !== "object" || event === null || typeof event.session_id !== "string" || event.session_id === "") throw new Error("the hook event has no session_id");
+  if (typeof event !== "object" || event === null || typeof event.session_id !== "string" || event.session_id === "")
+    throw new Error("the hook event has no session_id");
   return event;
 }
 
@@ -82,7 +84,11 @@ export function sessionThreadId(event, env = process.env) {
  * as JSON or as an event stream; both are read.
  */
 export async function callTool(settings, name, args) {
-  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2025-06-18",
+  };
   if (settings.token !== "") headers.authorization = `Bearer ${settings.token}`;
   let response;
   try {
@@ -93,12 +99,18 @@ export async function callTool(settings, name, args) {
       signal: AbortSignal.timeout(settings.timeoutMs),
     });
   } catch (error) {
-    const reason = error?.name === "TimeoutError" ? `no answer in ${settings.timeoutMs} ms` : (error?.cause?.code ?? error?.message ?? String(error));
+    const reason =
+      error?.name === "TimeoutError"
+        ? `no answer in ${settings.timeoutMs} ms`
+        : (error?.cause?.code ?? error?.message ?? String(error));
     throw new Error(`Context Hub at ${settings.url} is unreachable (${reason}); continuing without it`);
   }
   const body = await response.text();
-  if (!response.ok) throw new Error(`Context Hub at ${settings.url} answered HTTP ${response.status}: ${body.slice(0, 200)}`);
-  const message = (response.headers.get("content-type") ?? "").includes("text/event-stream") ? lastEventData(body) : JSON.parse(body);
+  if (!response.ok)
+    throw new Error(`Context Hub at ${settings.url} answered HTTP ${response.status}: ${body.slice(0, 200)}`);
+  const message = (response.headers.get("content-type") ?? "").includes("text/event-stream")
+    ? lastEventData(body)
+    : JSON.parse(body);
   if (message.error) throw new Error(`${name} failed: ${message.error.message}`);
   const result = message.result;
   if (typeof result !== "object" || result === null) throw new Error(`${name}: the hub's answer carried no result`);
@@ -129,7 +141,9 @@ function lastEventData(stream) {
 
 /** Cuts text to at most `limit` characters, saying so, so the hub never gets an unbounded entry. */
 export function bounded(text, limit) {
-  return text.length <= limit ? text : `${text.slice(0, limit - 40)}\n[… cut: ${text.length - limit + 40} characters more]`;
+  return text.length <= limit
+    ? text
+    : `${text.slice(0, limit - 40)}\n[… cut: ${text.length - limit + 40} characters more]`;
 }
 
 /**

@@ -10,7 +10,11 @@ import { injectTraceContext, SpanKind, withSpan } from "../tracing.js";
 import { methodPath } from "./service-definition.js";
 import { grpcMaxMessageBytes, type CallOptions, type ServiceClient, type ServiceDescriptor } from "./types.js";
 
-const clientDuration = histogram("grpc_client_handling_seconds", "Time a gRPC call took as the client saw it, by method and status code.", ["grpc_service", "grpc_method", "grpc_code"]);
+const clientDuration = histogram(
+  "grpc_client_handling_seconds",
+  "Time a gRPC call took as the client saw it, by method and status code.",
+  ["grpc_service", "grpc_method", "grpc_code"],
+);
 
 export interface GrpcClientOptions {
   /** host:port of the peer. */
@@ -72,7 +76,8 @@ export function createGrpcClient<S extends ServiceDescriptor>(service: S, option
           // Only a transport failure is retried: a peer that answered with a domain error (its provider
           // failing, say) has already made its own bounded retries, and retrying here would multiply them.
           const answeredByPeer = serviceError.metadata?.get("ch-error-code").length > 0;
-          const canRetry = retryable && serviceError.code === status.UNAVAILABLE && !answeredByPeer && attempt < retries;
+          const canRetry =
+            retryable && serviceError.code === status.UNAVAILABLE && !answeredByPeer && attempt < retries;
           const backoff = Math.min(1000, 50 * 2 ** attempt) * (0.5 + Math.random());
           if (!canRetry || Date.now() + backoff >= deadline || callOptions.signal?.aborted) {
             throw fromGrpcError(serviceError, options.peer);
@@ -87,7 +92,13 @@ export function createGrpcClient<S extends ServiceDescriptor>(service: S, option
   return Object.assign(methods as ServiceClient<S>, {
     async isServing(deadlineMs = 2000, serviceName = "") {
       try {
-        const reply = await callUnary(client, healthCheck, create(healthCheck.input, { service: serviceName }), Date.now() + deadlineMs, undefined);
+        const reply = await callUnary(
+          client,
+          healthCheck,
+          create(healthCheck.input, { service: serviceName }),
+          Date.now() + deadlineMs,
+          undefined,
+        );
         return (reply as healthV1.HealthCheckResponse).status === healthV1.HealthCheckResponse_ServingStatus.SERVING;
       } catch {
         return false;
@@ -97,12 +108,29 @@ export function createGrpcClient<S extends ServiceDescriptor>(service: S, option
   });
 }
 
-function callUnary(client: Client, method: DescMethod, message: unknown, deadline: number, signal: AbortSignal | undefined): Promise<unknown> {
+function callUnary(
+  client: Client,
+  method: DescMethod,
+  message: unknown,
+  deadline: number,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
   const attributes = { "rpc.system": "grpc", "rpc.service": method.parent.typeName, "rpc.method": method.name };
-  return withSpan(`${method.parent.typeName}/${method.name}`, attributes, () => sendUnary(client, method, message, deadline, signal), { kind: SpanKind.CLIENT });
+  return withSpan(
+    `${method.parent.typeName}/${method.name}`,
+    attributes,
+    () => sendUnary(client, method, message, deadline, signal),
+    { kind: SpanKind.CLIENT },
+  );
 }
 
-function sendUnary(client: Client, method: DescMethod, message: unknown, deadline: number, signal: AbortSignal | undefined): Promise<unknown> {
+function sendUnary(
+  client: Client,
+  method: DescMethod,
+  message: unknown,
+  deadline: number,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
   const metadata = new Metadata();
   injectTraceContext((key, value) => metadata.set(key, value));
   const context = currentRequestContext();
@@ -112,7 +140,13 @@ function sendUnary(client: Client, method: DescMethod, message: unknown, deadlin
   const labels = { grpc_service: method.parent.typeName, grpc_method: method.name };
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(Object.assign(new Error("cancelled"), { code: status.CANCELLED, details: "cancelled", metadata: new Metadata() }));
+      reject(
+        Object.assign(new Error("cancelled"), {
+          code: status.CANCELLED,
+          details: "cancelled",
+          metadata: new Metadata(),
+        }),
+      );
       return;
     }
     const call = client.makeUnaryRequest(
@@ -124,7 +158,10 @@ function sendUnary(client: Client, method: DescMethod, message: unknown, deadlin
       { deadline },
       (error, response) => {
         signal?.removeEventListener("abort", onAbort);
-        clientDuration.observe({ ...labels, grpc_code: status[error?.code ?? status.OK] }, Number(process.hrtime.bigint() - started) / 1e9);
+        clientDuration.observe(
+          { ...labels, grpc_code: status[error?.code ?? status.OK] },
+          Number(process.hrtime.bigint() - started) / 1e9,
+        );
         if (error) reject(error);
         else resolve(response);
       },

@@ -13,10 +13,19 @@ import { createGrpcClient } from "./client.js";
 const logger = createLogger("test", "silent");
 
 async function startReranker(implementation: Parameters<typeof rerankerFor>[0], port = 0) {
-  return startGrpcService({ name: "test", host: "127.0.0.1", port, opsPort: -1, logger, register: (builder) => builder.addService(rerankerV1.RerankerService, rerankerFor(implementation)) });
+  return startGrpcService({
+    name: "test",
+    host: "127.0.0.1",
+    port,
+    opsPort: -1,
+    logger,
+    register: (builder) => builder.addService(rerankerV1.RerankerService, rerankerFor(implementation)),
+  });
 }
 
-function rerankerFor(rerank: (request: rerankerV1.RerankRequest) => Promise<{ results: { id: string; index: number; score: number }[] }>) {
+function rerankerFor(
+  rerank: (request: rerankerV1.RerankRequest) => Promise<{ results: { id: string; index: number; score: number }[] }>,
+) {
   return { describe: async () => ({ provider: "test", model: "m" }), rerank };
 }
 
@@ -24,13 +33,21 @@ test("a unary call round-trips protobuf messages and the request id", async (t) 
   let seenRequestId: string | undefined;
   const service = await startReranker(async (request) => {
     seenRequestId = currentRequestContext()?.requestId;
-    return { results: request.passages.map((passage, index) => ({ id: passage.id, index, score: passage.text.length })) };
+    return {
+      results: request.passages.map((passage, index) => ({ id: passage.id, index, score: passage.text.length })),
+    };
   });
   t.after(() => service.close());
-  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 2000 });
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: `127.0.0.1:${service.port}`,
+    peer: "reranker",
+    deadlineMs: 2000,
+  });
   t.after(() => client.close());
 
-  const reply = await runWithRequestContext({ requestId: "req-123" }, () => client.rerank({ query: "q", passages: [{ id: "a", text: "four" }] }));
+  const reply = await runWithRequestContext({ requestId: "req-123" }, () =>
+    client.rerank({ query: "q", passages: [{ id: "a", text: "four" }] }),
+  );
   assert.deepEqual(
     reply.results.map((r) => [r.id, r.score]),
     [["a", 4]],
@@ -41,10 +58,17 @@ test("a unary call round-trips protobuf messages and the request id", async (t) 
 
 test("a domain error crosses the wire with its code, remedy and details", async (t) => {
   const service = await startReranker(async () => {
-    throw new ContextHubError("VERSION_CONFLICT", "entry changed", { remedy: "retry with expected_version 4", details: { current_version: 4 } });
+    throw new ContextHubError("VERSION_CONFLICT", "entry changed", {
+      remedy: "retry with expected_version 4",
+      details: { current_version: 4 },
+    });
   });
   t.after(() => service.close());
-  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 2000 });
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: `127.0.0.1:${service.port}`,
+    peer: "reranker",
+    deadlineMs: 2000,
+  });
   t.after(() => client.close());
 
   await assert.rejects(client.rerank({ query: "q" }), (error: unknown) => {
@@ -61,7 +85,11 @@ test("an unexpected error shows only a request id, never its message", async (t)
     throw new Error("SELECT secret FROM somewhere");
   });
   t.after(() => service.close());
-  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 2000 });
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: `127.0.0.1:${service.port}`,
+    peer: "reranker",
+    deadlineMs: 2000,
+  });
   t.after(() => client.close());
 
   await assert.rejects(client.rerank({ query: "q" }), (error: unknown) => {
@@ -76,18 +104,34 @@ test("an unexpected error shows only a request id, never its message", async (t)
 test("a call past its deadline fails with DEADLINE_EXCEEDED naming the peer", async (t) => {
   const service = await startReranker(() => new Promise((resolve) => setTimeout(() => resolve({ results: [] }), 500)));
   t.after(() => service.close());
-  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 50 });
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: `127.0.0.1:${service.port}`,
+    peer: "reranker",
+    deadlineMs: 50,
+  });
   t.after(() => client.close());
-  await assert.rejects(client.rerank({ query: "q" }), (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED" && /reranker/.test(error.message));
+  await assert.rejects(
+    client.rerank({ query: "q" }),
+    (error: unknown) =>
+      isContextHubError(error) && error.code === "DEADLINE_EXCEEDED" && /reranker/.test(error.message),
+  );
 });
 
 test("an unreachable peer is reported as unavailable after bounded retries", async (t) => {
-  const client = createGrpcClient(rerankerV1.RerankerService, { address: "127.0.0.1:1", peer: "reranker", deadlineMs: 1500, retries: 2 });
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: "127.0.0.1:1",
+    peer: "reranker",
+    deadlineMs: 1500,
+    retries: 2,
+  });
   t.after(() => client.close());
   await assert.rejects(client.describe({}), (error: unknown) => {
     assert.ok(isContextHubError(error) && error.code === "RERANKER_UNAVAILABLE");
     // The caller is told plainly which service; gRPC's own wording stays in the cause, for the logs.
-    assert.equal(error.message, "the reranker service is unavailable, so the call could not be completed; retry shortly");
+    assert.equal(
+      error.message,
+      "the reranker service is unavailable, so the call could not be completed; retry shortly",
+    );
     assert.match(String((error.cause as { details?: string } | undefined)?.details), /\S/);
     return true;
   });
@@ -110,7 +154,11 @@ test("health checks follow the service's readiness", async (t) => {
       ),
   });
   t.after(() => service.close());
-  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 2000 });
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: `127.0.0.1:${service.port}`,
+    peer: "reranker",
+    deadlineMs: 2000,
+  });
   t.after(() => client.close());
   assert.equal(await client.isServing(), false);
   ready = true;
@@ -124,9 +172,17 @@ test("a domain error from the peer is not retried, even when it maps to UNAVAILA
     throw new ContextHubError("PROVIDER_ERROR", "cohere rerank (model m) failed: HTTP 503 after 3 attempts");
   });
   t.after(() => service.close());
-  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${service.port}`, peer: "reranker", deadlineMs: 2000, retries: 2 });
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: `127.0.0.1:${service.port}`,
+    peer: "reranker",
+    deadlineMs: 2000,
+    retries: 2,
+  });
   t.after(() => client.close());
-  await assert.rejects(client.rerank({ query: "q" }), (error: unknown) => isContextHubError(error) && error.code === "PROVIDER_ERROR" && /HTTP 503/.test(error.message));
+  await assert.rejects(
+    client.rerank({ query: "q" }),
+    (error: unknown) => isContextHubError(error) && error.code === "PROVIDER_ERROR" && /HTTP 503/.test(error.message),
+  );
   assert.equal(calls, 1);
 });
 
@@ -136,14 +192,22 @@ test("a peer that went away is reached again soon after it comes back, however l
   const port = service.port;
   t.after(() => service.close());
   // A short cap keeps the test quick; without it gRPC's backoff would have grown to 2.6 s and then 4.1 s by now.
-  const client = createGrpcClient(rerankerV1.RerankerService, { address: `127.0.0.1:${port}`, peer: "reranker", deadlineMs: 500, reconnectBackoffMaxMs: 250 });
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: `127.0.0.1:${port}`,
+    peer: "reranker",
+    deadlineMs: 500,
+    reconnectBackoffMaxMs: 250,
+  });
   t.after(() => client.close());
   assert.ok((await client.rerank({ query: "q" })).results);
 
   await service.close();
   const outageEnds = Date.now() + 3_000;
   while (Date.now() < outageEnds) {
-    await assert.rejects(client.rerank({ query: "q" }), (error: unknown) => isContextHubError(error) && error.code === "RERANKER_UNAVAILABLE");
+    await assert.rejects(
+      client.rerank({ query: "q" }),
+      (error: unknown) => isContextHubError(error) && error.code === "RERANKER_UNAVAILABLE",
+    );
     await new Promise((wait) => setTimeout(wait, 100));
   }
   service = await serve(port);
@@ -174,7 +238,11 @@ test("a service on a Unix socket answers at its unix: address, and health names 
   t.after(() => service.close());
   assert.equal(service.address, `unix:${socketPath}`);
   assert.equal(service.port, 0);
-  const client = createGrpcClient(rerankerV1.RerankerService, { address: service.address, peer: "reranker", deadlineMs: 2000 });
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: service.address,
+    peer: "reranker",
+    deadlineMs: 2000,
+  });
   t.after(() => client.close());
   assert.deepEqual(
     (await client.rerank({ query: "q", passages: [{ id: "a", text: "x" }] })).results.map((result) => result.id),

@@ -1,16 +1,36 @@
-import { Server, ServerCredentials, status, type Metadata, type ServerUnaryCall, type ServerWritableStream, type sendUnaryData, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import {
+  Server,
+  ServerCredentials,
+  status,
+  type Metadata,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type sendUnaryData,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
 import { create, type DescMethod, type DescMessage } from "@bufbuild/protobuf";
 import { healthV1 } from "@context-hub/proto";
 import type { Logger } from "pino";
 import { ContextHubError, isContextHubError } from "../errors.js";
 import { histogram } from "../metrics.js";
-import { clientRequestIdHeader, isRequestId, newRequestId, requestIdHeader, runWithRequestContext, toClientRequestId } from "../request-context.js";
+import {
+  clientRequestIdHeader,
+  isRequestId,
+  newRequestId,
+  requestIdHeader,
+  runWithRequestContext,
+  toClientRequestId,
+} from "../request-context.js";
 import { toGrpcStatus } from "./status.js";
 import { toServiceDefinition } from "./service-definition.js";
 import { extractTraceContext, SpanKind, withSpan } from "../tracing.js";
 import { grpcMaxMessageBytes, type CallContext, type ServiceDescriptor, type ServiceImplementation } from "./types.js";
 
-const serverDuration = histogram("grpc_server_handling_seconds", "Time to handle a gRPC call, by method and status code.", ["grpc_service", "grpc_method", "grpc_code"]);
+const serverDuration = histogram(
+  "grpc_server_handling_seconds",
+  "Time to handle a gRPC call, by method and status code.",
+  ["grpc_service", "grpc_method", "grpc_code"],
+);
 
 export interface GrpcServerOptions {
   logger: Logger;
@@ -61,7 +81,9 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServerBuilder 
       const handlers: UntypedServiceImplementation = {};
       for (const method of service.methods) {
         if (method.methodKind !== "unary") continue;
-        const handler = (implementation as Record<string, (request: unknown, context: CallContext) => Promise<unknown>>)[method.localName];
+        const handler = (
+          implementation as Record<string, (request: unknown, context: CallContext) => Promise<unknown>>
+        )[method.localName];
         if (handler === undefined) throw new Error(`${service.typeName}.${method.name} has no implementation`);
         handlers[method.localName] = wrapUnary(service.typeName, method, handler, logger);
       }
@@ -72,7 +94,9 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServerBuilder 
     async listen(target) {
       server.addService(toServiceDefinition(healthV1.Health as never), health.handlers);
       const boundPort = await new Promise<number>((resolve, reject) => {
-        server.bindAsync(toDialAddress(target), ServerCredentials.createInsecure(), (error, actualPort) => (error ? reject(error) : resolve(actualPort)));
+        server.bindAsync(toDialAddress(target), ServerCredentials.createInsecure(), (error, actualPort) =>
+          error ? reject(error) : resolve(actualPort),
+        );
       });
       for (const name of serviceNames) health.set(name, true);
       const bound: ListenTarget = "socketPath" in target ? target : { host: target.host, port: boundPort };
@@ -107,7 +131,12 @@ function requestIdOf(metadata: Metadata): string {
   return isRequestId(value) ? value : newRequestId();
 }
 
-function wrapUnary(serviceName: string, method: DescMethod, handler: (request: unknown, context: CallContext) => Promise<unknown>, logger: Logger) {
+function wrapUnary(
+  serviceName: string,
+  method: DescMethod,
+  handler: (request: unknown, context: CallContext) => Promise<unknown>,
+  logger: Logger,
+) {
   const output: DescMessage = method.output;
   return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
     const started = process.hrtime.bigint();
@@ -116,7 +145,8 @@ function wrapUnary(serviceName: string, method: DescMethod, handler: (request: u
     let answered = false;
     // grpc-js also reports "cancelled" when the stream closes after a sent reply: only a call still running is cancelled.
     call.on("cancelled", () => {
-      if (!answered) controller.abort(new ContextHubError("DEADLINE_EXCEEDED", "the caller cancelled or its deadline passed"));
+      if (!answered)
+        controller.abort(new ContextHubError("DEADLINE_EXCEEDED", "the caller cancelled or its deadline passed"));
     });
     const deadline = call.getDeadline();
     const context: CallContext = {
@@ -124,36 +154,53 @@ function wrapUnary(serviceName: string, method: DescMethod, handler: (request: u
       deadline: deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline) : undefined,
       signal: controller.signal,
     };
-    const observe = (code: status) => serverDuration.observe({ grpc_service: serviceName, grpc_method: method.name, grpc_code: status[code] }, Number(process.hrtime.bigint() - started) / 1e9);
+    const observe = (code: status) =>
+      serverDuration.observe(
+        { grpc_service: serviceName, grpc_method: method.name, grpc_code: status[code] },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
 
     const parent = extractTraceContext((key) => {
       const value = call.metadata.get(key)[0];
       return typeof value === "string" ? value : undefined;
     });
-    const attributes = { "rpc.system": "grpc", "rpc.service": serviceName, "rpc.method": method.name, "contexthub.request_id": requestId };
-    runWithRequestContext({ requestId, clientRequestId: toClientRequestId(call.metadata.get(clientRequestIdHeader)[0]) }, () => {
-      withSpan(`${serviceName}/${method.name}`, attributes, () => handler(call.request, context), { kind: SpanKind.SERVER, parent }).then(
-        (response) => {
-          answered = true;
-          observe(status.OK);
-          callback(null, create(output, response as never) as never);
-        },
-        (error: unknown) => {
-          answered = true;
-          if (isContextHubError(error) && error.code !== "INTERNAL") {
-            const grpcStatus = toGrpcStatus(error);
-            observe(grpcStatus.code ?? status.UNKNOWN);
-            logger.debug({ method: method.name, code: error.code }, error.message);
-            callback(grpcStatus as never);
-            return;
-          }
-          logger.error({ err: error, method: method.name }, "unexpected error");
-          const internal = new ContextHubError("INTERNAL", `internal error (request id ${requestId})`, { details: { request_id: requestId } });
-          observe(status.INTERNAL);
-          callback(toGrpcStatus(internal) as never);
-        },
-      );
-    });
+    const attributes = {
+      "rpc.system": "grpc",
+      "rpc.service": serviceName,
+      "rpc.method": method.name,
+      "contexthub.request_id": requestId,
+    };
+    runWithRequestContext(
+      { requestId, clientRequestId: toClientRequestId(call.metadata.get(clientRequestIdHeader)[0]) },
+      () => {
+        withSpan(`${serviceName}/${method.name}`, attributes, () => handler(call.request, context), {
+          kind: SpanKind.SERVER,
+          parent,
+        }).then(
+          (response) => {
+            answered = true;
+            observe(status.OK);
+            callback(null, create(output, response as never) as never);
+          },
+          (error: unknown) => {
+            answered = true;
+            if (isContextHubError(error) && error.code !== "INTERNAL") {
+              const grpcStatus = toGrpcStatus(error);
+              observe(grpcStatus.code ?? status.UNKNOWN);
+              logger.debug({ method: method.name, code: error.code }, error.message);
+              callback(grpcStatus as never);
+              return;
+            }
+            logger.error({ err: error, method: method.name }, "unexpected error");
+            const internal = new ContextHubError("INTERNAL", `internal error (request id ${requestId})`, {
+              details: { request_id: requestId },
+            });
+            observe(status.INTERNAL);
+            callback(toGrpcStatus(internal) as never);
+          },
+        );
+      },
+    );
   };
 }
 
@@ -161,12 +208,19 @@ type ServingStatus = healthV1.HealthCheckResponse_ServingStatus;
 
 function createHealthState(isReady: () => boolean | Promise<boolean>) {
   const statuses = new Map<string, ServingStatus>();
-  const watchers = new Set<{ service: string; stream: ServerWritableStream<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse> }>();
-  const statusOf = (service: string): ServingStatus => statuses.get(service) ?? healthV1.HealthCheckResponse_ServingStatus.SERVICE_UNKNOWN;
+  const watchers = new Set<{
+    service: string;
+    stream: ServerWritableStream<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse>;
+  }>();
+  const statusOf = (service: string): ServingStatus =>
+    statuses.get(service) ?? healthV1.HealthCheckResponse_ServingStatus.SERVICE_UNKNOWN;
   const reply = (service: string) => create(healthV1.HealthCheckResponseSchema, { status: statusOf(service) });
 
   const handlers: UntypedServiceImplementation = {
-    check(call: ServerUnaryCall<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse>, callback: sendUnaryData<healthV1.HealthCheckResponse>) {
+    check(
+      call: ServerUnaryCall<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse>,
+      callback: sendUnaryData<healthV1.HealthCheckResponse>,
+    ) {
       const service = call.request.service;
       if (!statuses.has(service)) {
         callback({ code: status.NOT_FOUND, details: `unknown service "${service}"` });
@@ -180,8 +234,22 @@ function createHealthState(isReady: () => boolean | Promise<boolean>) {
       Promise.resolve()
         .then(isReady)
         .then(
-          (ready) => callback(null, ready ? reply(service) : create(healthV1.HealthCheckResponseSchema, { status: healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING })),
-          () => callback(null, create(healthV1.HealthCheckResponseSchema, { status: healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING })),
+          (ready) =>
+            callback(
+              null,
+              ready
+                ? reply(service)
+                : create(healthV1.HealthCheckResponseSchema, {
+                    status: healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING,
+                  }),
+            ),
+          () =>
+            callback(
+              null,
+              create(healthV1.HealthCheckResponseSchema, {
+                status: healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING,
+              }),
+            ),
         );
     },
     watch(stream: ServerWritableStream<healthV1.HealthCheckRequest, healthV1.HealthCheckResponse>) {
@@ -195,7 +263,9 @@ function createHealthState(isReady: () => boolean | Promise<boolean>) {
   return {
     handlers,
     set(service: string, serving: boolean) {
-      const next = serving ? healthV1.HealthCheckResponse_ServingStatus.SERVING : healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING;
+      const next = serving
+        ? healthV1.HealthCheckResponse_ServingStatus.SERVING
+        : healthV1.HealthCheckResponse_ServingStatus.NOT_SERVING;
       if (statuses.get(service) === next) return;
       statuses.set(service, next);
       for (const watcher of watchers) if (watcher.service === service) watcher.stream.write(reply(service));

@@ -30,7 +30,8 @@ export function toGrpcStatus(error: ContextHubError): Partial<StatusObject> {
   const metadata = new Metadata();
   metadata.set(errorCodeKey, error.code);
   if (error.remedy !== undefined) metadata.set(remedyKey, encodeURIComponent(error.remedy));
-  if (Object.keys(error.details).length > 0) metadata.set(detailsKey, encodeURIComponent(JSON.stringify(error.details)));
+  if (Object.keys(error.details).length > 0)
+    metadata.set(detailsKey, encodeURIComponent(JSON.stringify(error.details)));
   return { code: statusOfCode[error.code], details: error.message, metadata };
 }
 
@@ -52,15 +53,24 @@ export function fromGrpcError(error: ServiceError, peer: PeerName): ContextHubEr
     const details = error.metadata.get(detailsKey)[0];
     return new ContextHubError(code, error.details, {
       ...(typeof remedy === "string" ? { remedy: decodeURIComponent(remedy) } : {}),
-      ...(typeof details === "string" ? { details: JSON.parse(decodeURIComponent(details)) as Record<string, unknown> } : {}),
+      ...(typeof details === "string"
+        ? { details: JSON.parse(decodeURIComponent(details)) as Record<string, unknown> }
+        : {}),
     });
   }
   switch (error.code) {
     case status.DEADLINE_EXCEEDED:
-      return new ContextHubError("DEADLINE_EXCEEDED", `${peer} did not answer before the deadline`, { details: { peer }, cause: error });
+      return new ContextHubError("DEADLINE_EXCEEDED", `${peer} did not answer before the deadline`, {
+        details: { peer },
+        cause: error,
+      });
     case status.UNAVAILABLE:
       // gRPC's own wording ("No connection established. Last error: …") helps an operator, not a caller: it rides as the cause, for the logs.
-      return new ContextHubError(unavailableCodeOf[peer], `the ${peer} service is unavailable, so the call could not be completed; retry shortly`, { details: { peer }, cause: error });
+      return new ContextHubError(
+        unavailableCodeOf[peer],
+        `the ${peer} service is unavailable, so the call could not be completed; retry shortly`,
+        { details: { peer }, cause: error },
+      );
     case status.CANCELLED:
       return new ContextHubError("INTERNAL", `call to ${peer} was cancelled`, { details: { peer } });
     // A peer answers its own domain errors with a ContextHubError code (above); any other status is its internal failure.
@@ -79,7 +89,10 @@ export function fromGrpcError(error: ServiceError, peer: PeerName): ContextHubEr
     case status.DATA_LOSS:
     case status.UNAUTHENTICATED:
     default:
-      return new ContextHubError("INTERNAL", `${peer} failed: ${error.details || status[error.code]}`, { details: { peer }, cause: error });
+      return new ContextHubError("INTERNAL", `${peer} failed: ${error.details || status[error.code]}`, {
+        details: { peer },
+        cause: error,
+      });
   }
 }
 
@@ -89,5 +102,7 @@ export function fromGrpcError(error: ServiceError, peer: PeerName): ContextHubEr
  * upgrade, which the caller may answer by falling back to an older call.
  */
 export function isUnimplementedCall(error: unknown): boolean {
-  return error instanceof ContextHubError && (error.cause as { code?: unknown } | undefined)?.code === status.UNIMPLEMENTED;
+  return (
+    error instanceof ContextHubError && (error.cause as { code?: unknown } | undefined)?.code === status.UNIMPLEMENTED
+  );
 }

@@ -28,7 +28,10 @@ export interface CallContext {
 /** What a server implements: one async function per unary method. */
 export type ServiceImplementation<S extends ServiceDescriptor> = {
   [K in keyof UnaryMethods<S>]: UnaryMethods<S>[K] extends UnaryMethod
-    ? (request: MessageShape<UnaryMethods<S>[K]["input"]>, context: CallContext) => Promise<MessageInitShape<UnaryMethods<S>[K]["output"]>>
+    ? (
+        request: MessageShape<UnaryMethods<S>[K]["input"]>,
+        context: CallContext,
+      ) => Promise<MessageInitShape<UnaryMethods<S>[K]["output"]>>
     : never;
 };
 
@@ -41,6 +44,9 @@ export interface CallOptions {
 /** What a client offers: one promise-returning function per unary method. */
 export type ServiceClient<S extends ServiceDescriptor> = {
   [K in keyof UnaryMethods<S>]: UnaryMethods<S>[K] extends UnaryMethod
-    ? (request: MessageInitShape<UnaryMethods<S>[K]["input"]>, options?: CallOptions) => Promise<MessageShape<UnaryMethods<S>[K]["output"]>>
+    ? (
+        request: MessageInitShape<UnaryMethods<S>[K]["input"]>,
+        options?: CallOptions,
+      ) => Promise<MessageShape<UnaryMethods<S>[K]["output"]>>
     : never;
 };

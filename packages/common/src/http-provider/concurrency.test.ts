@@ -75,7 +75,11 @@ test("a shared limiter never runs more than its limit and starts waiting high-pr
   }
   gates.get("section-2")!.open();
   assert.deepEqual(await Promise.all(runs), ["first", "second", "section-1", "summary-1", "section-2", "summary-2"]);
-  assert.deepEqual(started, ["first", "second", "summary-1", "summary-2", "section-1", "section-2"], "waiting summaries start before waiting sections");
+  assert.deepEqual(
+    started,
+    ["first", "second", "summary-1", "summary-2", "section-1", "section-2"],
+    "waiting summaries start before waiting sections",
+  );
   assert.deepEqual([limiter.active, limiter.waiting], [0, 0]);
 });
 
@@ -87,7 +91,13 @@ test("an abort while waiting rejects as DEADLINE_EXCEEDED without running the wo
   const controller = new AbortController();
   const waiting = limiter.run(async () => started.push("never"), { signal: controller.signal, priority: "low" });
   controller.abort();
-  await assert.rejects(waiting, (error: unknown) => isContextHubError(error) && error.code === "DEADLINE_EXCEEDED" && /waiting for a free provider request \(at most 1 at once\)/.test(error.message));
+  await assert.rejects(
+    waiting,
+    (error: unknown) =>
+      isContextHubError(error) &&
+      error.code === "DEADLINE_EXCEEDED" &&
+      /waiting for a free provider request \(at most 1 at once\)/.test(error.message),
+  );
   assert.equal(limiter.waiting, 0);
   holder.open();
   await running;
@@ -108,10 +118,17 @@ test("an abort while waiting rejects as DEADLINE_EXCEEDED without running the wo
 test("low-priority work holds at most its own limit of places, so high-priority work always finds one", async () => {
   const limiter = createConcurrencyLimiter(4, { lowLimit: 2 });
   const started: string[] = [];
-  const sections = ["section-1", "section-2", "section-3", "section-4"].map((name) => ({ name, ...gated(started, name) }));
+  const sections = ["section-1", "section-2", "section-3", "section-4"].map((name) => ({
+    name,
+    ...gated(started, name),
+  }));
   const sectionRuns = sections.map((section) => limiter.run(section.work, { priority: "low" }));
   await Promise.resolve();
-  assert.deepEqual(started, ["section-1", "section-2"], "two sections run; the other two wait although places are free");
+  assert.deepEqual(
+    started,
+    ["section-1", "section-2"],
+    "two sections run; the other two wait although places are free",
+  );
   assert.deepEqual([limiter.active, limiter.waiting], [2, 2]);
 
   const summary = gated(started, "summary");

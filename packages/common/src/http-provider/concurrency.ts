@@ -16,8 +16,14 @@ export function splitIntoBatches<T>(items: readonly T[], size: number): T[][] {
  * stop), and the promise rejects with that first error. An abort of `signal`
  * stops the run the same way.
  */
-export async function mapWithConcurrency<T, R>(items: readonly T[], limit: number, work: (item: T, index: number, signal: AbortSignal) => Promise<R>, signal?: AbortSignal): Promise<R[]> {
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency must be a positive integer, got ${limit}`);
+export async function mapWithConcurrency<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number, signal: AbortSignal) => Promise<R>,
+  signal?: AbortSignal,
+): Promise<R[]> {
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`concurrency must be a positive integer, got ${limit}`);
   const controller = createChildAbortController(signal);
   const results = new Array<R>(items.length);
   let next = 0;
@@ -53,7 +59,10 @@ export interface ConcurrencyLimiter {
    * of `signal` while waiting rejects with DEADLINE_EXCEEDED and frees the
    * place in the queue; once started, `work` watches its own signal.
    */
-  run<T>(work: () => Promise<T>, options?: { priority?: LimiterPriority; signal?: AbortSignal | undefined }): Promise<T>;
+  run<T>(
+    work: () => Promise<T>,
+    options?: { priority?: LimiterPriority; signal?: AbortSignal | undefined },
+  ): Promise<T>;
   /** Runs active now. */
   readonly active: number;
   /** Runs waiting for a place. */
@@ -67,9 +76,11 @@ export interface ConcurrencyLimiter {
  * the whole limit), so that they always leave places for "high" ones.
  */
 export function createConcurrencyLimiter(limit: number, options: { lowLimit?: number } = {}): ConcurrencyLimiter {
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`concurrency must be a positive integer, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`concurrency must be a positive integer, got ${limit}`);
   const lowLimit = options.lowLimit ?? limit;
-  if (!Number.isInteger(lowLimit) || lowLimit < 1 || lowLimit > limit) throw new RangeError(`the low-priority limit must be an integer from 1 to ${limit}, got ${lowLimit}`);
+  if (!Number.isInteger(lowLimit) || lowLimit < 1 || lowLimit > limit)
+    throw new RangeError(`the low-priority limit must be an integer from 1 to ${limit}, got ${lowLimit}`);
   let active = 0;
   let activeLow = 0;
   const queues: Record<LimiterPriority, (() => void)[]> = { high: [], low: [] };
@@ -90,9 +101,13 @@ export function createConcurrencyLimiter(limit: number, options: { lowLimit?: nu
     run(work, options = {}) {
       const { priority = "high", signal } = options;
       const cancelled = () =>
-        new ContextHubError("DEADLINE_EXCEEDED", `stopped while waiting for a free provider request (at most ${limit} at once): the caller's deadline passed or it cancelled`, {
-          remedy: "retry with a longer deadline",
-        });
+        new ContextHubError(
+          "DEADLINE_EXCEEDED",
+          `stopped while waiting for a free provider request (at most ${limit} at once): the caller's deadline passed or it cancelled`,
+          {
+            remedy: "retry with a longer deadline",
+          },
+        );
       return new Promise((resolve, reject) => {
         if (signal?.aborted === true) {
           reject(cancelled());

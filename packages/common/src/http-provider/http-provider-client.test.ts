@@ -4,12 +4,24 @@ import { z } from "zod";
 import { isContextHubError, type ContextHubError } from "../errors.js";
 import { createLogger } from "../logger.js";
 import { runWithRequestContext } from "../request-context.js";
-import { createHttpProviderClient, joinProviderUrl, loggedBodyChars, networkCause, statusCause, toBodyExcerpt, type HttpProviderClientOptions } from "./http-provider-client.js";
+import {
+  createHttpProviderClient,
+  joinProviderUrl,
+  loggedBodyChars,
+  networkCause,
+  statusCause,
+  toBodyExcerpt,
+  type HttpProviderClientOptions,
+} from "./http-provider-client.js";
 import { startRecordingHttpServer, type FakeAnswer } from "../testing/recording-http-server.js";
 
 const answerSchema = z.object({ value: z.number() });
 
-async function setup(t: { after(fn: () => Promise<void>): void }, answers: (index: number) => FakeAnswer, options: Partial<HttpProviderClientOptions> = {}) {
+async function setup(
+  t: { after(fn: () => Promise<void>): void },
+  answers: (index: number) => FakeAnswer,
+  options: Partial<HttpProviderClientOptions> = {},
+) {
   const server = await startRecordingHttpServer((_request, index) => answers(index));
   t.after(() => server.close());
   const client = createHttpProviderClient({
@@ -48,13 +60,24 @@ test("a good answer is parsed and validated; the request carries JSON and the he
 });
 
 test("5xx is retried up to maxRetries, then fails naming provider, model, status, a fixed cause and attempts", async (t) => {
-  const { server, client } = await setup(t, () => ({ status: 503, json: { error: { message: "overloaded, key sk-test-secret" } } }));
-  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /^acme things \(model acme-1\) failed: HTTP 503 \(provider unavailable\) after 3 attempts$/));
+  const { server, client } = await setup(t, () => ({
+    status: 503,
+    json: { error: { message: "overloaded, key sk-test-secret" } },
+  }));
+  await assert.rejects(
+    client.postJson("/v1/things", {}, answerSchema),
+    isError(
+      "PROVIDER_ERROR",
+      /^acme things \(model acme-1\) failed: HTTP 503 \(provider unavailable\) after 3 attempts$/,
+    ),
+  );
   assert.equal(server.requests.length, 3);
 });
 
 test("a 5xx followed by success returns the success", async (t) => {
-  const { server, client } = await setup(t, (index) => (index === 0 ? { status: 500, body: "oops" } : { json: { value: 1 } }));
+  const { server, client } = await setup(t, (index) =>
+    index === 0 ? { status: 500, body: "oops" } : { json: { value: 1 } },
+  );
   assert.deepEqual(await client.postJson("/v1/things", {}, answerSchema), { value: 1 });
   assert.equal(server.requests.length, 2);
 });
@@ -64,25 +87,44 @@ test("4xx other than 429 is not retried, and the remedy names the variable to ch
   await assert.rejects(client.postJson("/v1/things", {}, answerSchema), (error: ContextHubError) => {
     isError("PROVIDER_ERROR", /HTTP 401 \(authentication failed\) after 1 attempt$/)(error);
     assert.equal(error.remedy, "check EMBEDDER_API_KEY");
-    assert.deepEqual(error.details, { provider: "acme", model: "acme-1", attempts: 1, status: 401, cause: "authentication failed" });
+    assert.deepEqual(error.details, {
+      provider: "acme",
+      model: "acme-1",
+      attempts: 1,
+      status: 401,
+      cause: "authentication failed",
+    });
     return true;
   });
   assert.equal(server.requests.length, 1);
 });
 
 test("429 waits for Retry-After before the next attempt", async (t) => {
-  const { server, client } = await setup(t, (index) => (index === 0 ? { status: 429, headers: { "retry-after": "0.2" }, json: { error: "slow down" } } : { json: { value: 7 } }));
+  const { server, client } = await setup(t, (index) =>
+    index === 0
+      ? { status: 429, headers: { "retry-after": "0.2" }, json: { error: "slow down" } }
+      : { json: { value: 7 } },
+  );
   assert.deepEqual(await client.postJson("/v1/things", {}, answerSchema), { value: 7 });
   assert.equal(server.requests.length, 2);
-  assert.ok(server.requests[1]!.receivedAt - server.requests[0]!.receivedAt >= 195, `waited ${server.requests[1]!.receivedAt - server.requests[0]!.receivedAt} ms`);
+  assert.ok(
+    server.requests[1]!.receivedAt - server.requests[0]!.receivedAt >= 195,
+    `waited ${server.requests[1]!.receivedAt - server.requests[0]!.receivedAt} ms`,
+  );
 });
 
 test("a Retry-After longer than the time left fails at once instead of waiting", async (t) => {
-  const { server, client } = await setup(t, () => ({ status: 429, headers: { "retry-after": "10" }, body: "" }), { timeoutMs: 1000, maxRetryAfterMs: 60_000 });
+  const { server, client } = await setup(t, () => ({ status: 429, headers: { "retry-after": "10" }, body: "" }), {
+    timeoutMs: 1000,
+    maxRetryAfterMs: 60_000,
+  });
   const started = performance.now();
   await assert.rejects(
     client.postJson("/v1/things", {}, answerSchema),
-    isError("PROVIDER_ERROR", /HTTP 429 \(rate limited\) after 1 attempt; the 10000 ms Retry-After wait would pass the 1000 ms timeout$/),
+    isError(
+      "PROVIDER_ERROR",
+      /HTTP 429 \(rate limited\) after 1 attempt; the 10000 ms Retry-After wait would pass the 1000 ms timeout$/,
+    ),
   );
   assert.ok(performance.now() - started < 500);
   assert.equal(server.requests.length, 1);
@@ -90,12 +132,24 @@ test("a Retry-After longer than the time left fails at once instead of waiting",
 
 test("a Retry-After longer than the client may wait fails at once, naming the wait asked for, instead of retrying early", async (t) => {
   for (const headers of [{ "retry-after": "60" }, { "retry-after-ms": "60000" }] as Record<string, string>[]) {
-    const { server, client } = await setup(t, () => ({ status: 429, headers, json: { error: "quota exceeded" } }), { timeoutMs: 120_000 });
+    const { server, client } = await setup(t, () => ({ status: 429, headers, json: { error: "quota exceeded" } }), {
+      timeoutMs: 120_000,
+    });
     const started = performance.now();
     await assert.rejects(client.postJson("/v1/things", {}, answerSchema), (error: ContextHubError) => {
-      isError("PROVIDER_ERROR", /HTTP 429 \(rate limited\) after 1 attempt; the 60000 ms Retry-After wait is longer than the 30000 ms a retry may wait$/)(error);
+      isError(
+        "PROVIDER_ERROR",
+        /HTTP 429 \(rate limited\) after 1 attempt; the 60000 ms Retry-After wait is longer than the 30000 ms a retry may wait$/,
+      )(error);
       assert.equal(error.remedy, "the provider asked to wait 60000 ms before trying again; retry after that");
-      assert.deepEqual(error.details, { provider: "acme", model: "acme-1", attempts: 1, status: 429, cause: "rate limited", retry_after_ms: 60000 });
+      assert.deepEqual(error.details, {
+        provider: "acme",
+        model: "acme-1",
+        attempts: 1,
+        status: 429,
+        cause: "rate limited",
+        retry_after_ms: 60000,
+      });
       return true;
     });
     assert.ok(performance.now() - started < 1000, "no wait at all");
@@ -104,10 +158,15 @@ test("a Retry-After longer than the client may wait fails at once, naming the wa
 });
 
 test("maxRetryAfterMs bounds the Retry-After the client honours; a 503 with one is treated alike", async (t) => {
-  const { server, client } = await setup(t, () => ({ status: 503, headers: { "retry-after": "0.3" }, body: "" }), { maxRetryAfterMs: 100 });
+  const { server, client } = await setup(t, () => ({ status: 503, headers: { "retry-after": "0.3" }, body: "" }), {
+    maxRetryAfterMs: 100,
+  });
   await assert.rejects(
     client.postJson("/v1/things", {}, answerSchema),
-    isError("PROVIDER_ERROR", /HTTP 503 \(provider unavailable\) after 1 attempt; the 300 ms Retry-After wait is longer than the 100 ms a retry may wait$/),
+    isError(
+      "PROVIDER_ERROR",
+      /HTTP 503 \(provider unavailable\) after 1 attempt; the 300 ms Retry-After wait is longer than the 100 ms a retry may wait$/,
+    ),
   );
   assert.equal(server.requests.length, 1);
 });
@@ -120,8 +179,17 @@ test("the backoff waits what the injected random draws, within the exponential s
     asked.push(draw);
     return draw;
   };
-  const { server, client } = await setup(t, () => ({ status: 503, body: "busy" }), { maxRetries: 3, backoffBaseMs: 200, backoffCapMs: 500, timeoutMs: 10_000, random });
-  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /HTTP 503 \(provider unavailable\) after 4 attempts$/));
+  const { server, client } = await setup(t, () => ({ status: 503, body: "busy" }), {
+    maxRetries: 3,
+    backoffBaseMs: 200,
+    backoffCapMs: 500,
+    timeoutMs: 10_000,
+    random,
+  });
+  await assert.rejects(
+    client.postJson("/v1/things", {}, answerSchema),
+    isError("PROVIDER_ERROR", /HTTP 503 \(provider unavailable\) after 4 attempts$/),
+  );
   assert.equal(asked.length, 3, "one draw per wait");
   const arrivals = server.requests.map((request) => request.receivedAt);
   const waits = arrivals.slice(1).map((arrival, index) => arrival - arrivals[index]!);
@@ -131,14 +199,24 @@ test("the backoff waits what the injected random draws, within the exponential s
     const wanted = expected[index]!;
     // Timers never fire early by more than a millisecond; the upper bound leaves room for a busy machine but stays
     // below the 799 ms an uncapped third step would wait.
-    assert.ok(waited >= wanted - 2 && waited < wanted + 250, `wait ${index + 1}: ${waited.toFixed(1)} ms, expected ${wanted} ms`);
+    assert.ok(
+      waited >= wanted - 2 && waited < wanted + 250,
+      `wait ${index + 1}: ${waited.toFixed(1)} ms, expected ${wanted} ms`,
+    );
   });
 });
 
 test("a server that sends headers and then stalls the body is DEADLINE_EXCEEDED within the timeout", async (t) => {
-  const { server, client } = await setup(t, () => ({ body: '{"value":', headers: { "content-type": "application/json" }, stall: true }), { timeoutMs: 200 });
+  const { server, client } = await setup(
+    t,
+    () => ({ body: '{"value":', headers: { "content-type": "application/json" }, stall: true }),
+    { timeoutMs: 200 },
+  );
   const started = performance.now();
-  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("DEADLINE_EXCEEDED", /acme things \(model acme-1\) failed: no answer within 200 ms \(1 attempt\)/));
+  await assert.rejects(
+    client.postJson("/v1/things", {}, answerSchema),
+    isError("DEADLINE_EXCEEDED", /acme things \(model acme-1\) failed: no answer within 200 ms \(1 attempt\)/),
+  );
   const elapsed = performance.now() - started;
   assert.ok(elapsed >= 190 && elapsed < 1000, `took ${elapsed} ms`);
   assert.equal(server.requests.length, 1, "the budget is spent, so there is no retry");
@@ -147,7 +225,10 @@ test("a server that sends headers and then stalls the body is DEADLINE_EXCEEDED 
 test("a server that never answers is DEADLINE_EXCEEDED within the timeout", async (t) => {
   const { client } = await setup(t, () => "hang", { timeoutMs: 150 });
   const started = performance.now();
-  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("DEADLINE_EXCEEDED", /acme things \(model acme-1\) failed: no answer within 150 ms \(1 attempt\)/));
+  await assert.rejects(
+    client.postJson("/v1/things", {}, answerSchema),
+    isError("DEADLINE_EXCEEDED", /acme things \(model acme-1\) failed: no answer within 150 ms \(1 attempt\)/),
+  );
   const elapsed = performance.now() - started;
   assert.ok(elapsed >= 140 && elapsed < 1000, `took ${elapsed} ms`);
 });
@@ -156,7 +237,10 @@ test("the caller's abort stops the request as DEADLINE_EXCEEDED", async (t) => {
   const { client } = await setup(t, () => "hang");
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 50);
-  await assert.rejects(client.postJson("/v1/things", {}, answerSchema, controller.signal), isError("DEADLINE_EXCEEDED", /the caller's deadline passed or it cancelled/));
+  await assert.rejects(
+    client.postJson("/v1/things", {}, answerSchema, controller.signal),
+    isError("DEADLINE_EXCEEDED", /the caller's deadline passed or it cancelled/),
+  );
 });
 
 test("network errors are retried, then reported with a fixed cause", async (t) => {
@@ -172,7 +256,10 @@ test("network errors are retried, then reported with a fixed cause", async (t) =
     settingsPrefix: "RERANKER",
     backoffBaseMs: 5,
   });
-  await assert.rejects(client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /failed: network error \(connection refused\) after 2 attempts$/));
+  await assert.rejects(
+    client.postJson("/v1/things", {}, answerSchema),
+    isError("PROVIDER_ERROR", /failed: network error \(connection refused\) after 2 attempts$/),
+  );
 });
 
 test("an answer that is not JSON or does not match the schema is PROVIDER_ERROR, not retried", async (t) => {
@@ -189,14 +276,26 @@ test("an answer that is not JSON or does not match the schema is PROVIDER_ERROR,
 });
 
 test("joinProviderUrl keeps path prefixes and queries and does not double /v1", () => {
-  assert.equal(joinProviderUrl("https://api.openai.com", "/v1/embeddings").href, "https://api.openai.com/v1/embeddings");
-  assert.equal(joinProviderUrl("https://api.openai.com/v1/", "/v1/embeddings").href, "https://api.openai.com/v1/embeddings");
-  assert.equal(joinProviderUrl("https://gw.example/openai?api-version=2024", "/v1/embeddings").href, "https://gw.example/openai/v1/embeddings?api-version=2024");
+  assert.equal(
+    joinProviderUrl("https://api.openai.com", "/v1/embeddings").href,
+    "https://api.openai.com/v1/embeddings",
+  );
+  assert.equal(
+    joinProviderUrl("https://api.openai.com/v1/", "/v1/embeddings").href,
+    "https://api.openai.com/v1/embeddings",
+  );
+  assert.equal(
+    joinProviderUrl("https://gw.example/openai?api-version=2024", "/v1/embeddings").href,
+    "https://gw.example/openai/v1/embeddings?api-version=2024",
+  );
   assert.equal(joinProviderUrl("http://tei:8080/", "/rerank").href, "http://tei:8080/rerank");
 });
 
 test("body excerpts prefer the error message field and stay short", () => {
-  assert.equal(toBodyExcerpt('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'), "Overloaded");
+  assert.equal(
+    toBodyExcerpt('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'),
+    "Overloaded",
+  );
   assert.equal(toBodyExcerpt('{"detail":"bad model"}'), "bad model");
   assert.equal(toBodyExcerpt("x".repeat(1000), 300).length, 301);
   assert.equal(toBodyExcerpt("x".repeat(5000)).length, loggedBodyChars + 1);
@@ -206,7 +305,12 @@ test("what the provider said reaches the log, bounded and redacted, under the re
   const lines: string[] = [];
   const logger = createLogger("embedder", "info", { write: (line) => void lines.push(line) });
   const leaked = "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c";
-  const body = { error: { message: `Incorrect API key provided: ${leaked}. Internal host 10.2.3.4 said: ${"y".repeat(5_000)}`, type: "invalid_request_error" } };
+  const body = {
+    error: {
+      message: `Incorrect API key provided: ${leaked}. Internal host 10.2.3.4 said: ${"y".repeat(5_000)}`,
+      type: "invalid_request_error",
+    },
+  };
   const { client } = await setup(t, () => ({ status: 401, json: body }), { logger });
   const error = await runWithRequestContext({ requestId: "req-provider-1" }, () =>
     client.postJson("/v1/things", {}, answerSchema).then(
@@ -215,21 +319,32 @@ test("what the provider said reaches the log, bounded and redacted, under the re
     ),
   );
   assert.equal(error.message, "acme things (model acme-1) failed: HTTP 401 (authentication failed) after 1 attempt");
-  assert.doesNotMatch(JSON.stringify({ message: error.message, remedy: error.remedy, details: error.details }), /sk-live|10\.2\.3\.4|Incorrect API key/);
+  assert.doesNotMatch(
+    JSON.stringify({ message: error.message, remedy: error.remedy, details: error.details }),
+    /sk-live|10\.2\.3\.4|Incorrect API key/,
+  );
 
-  const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.provider_said !== undefined);
+  const logged = lines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .find((line) => line.provider_said !== undefined);
   assert.ok(logged, `a log line carries the provider's answer: ${lines.join("")}`);
   assert.equal(logged.requestId, "req-provider-1");
   assert.equal(logged.status, 401);
   assert.equal(logged.msg, "acme things (model acme-1) failed: HTTP 401 (authentication failed) after 1 attempt");
   const said = String(logged.provider_said);
-  assert.ok(said.startsWith(`Incorrect API key provided: ${leaked}. Internal host 10.2.3.4 said: yyy`), said.slice(0, 120));
+  assert.ok(
+    said.startsWith(`Incorrect API key provided: ${leaked}. Internal host 10.2.3.4 said: yyy`),
+    said.slice(0, 120),
+  );
   assert.equal(said.length, loggedBodyChars + 1, "bounded");
 
   // The client's own key is redacted even in the log.
   lines.length = 0;
   const echo = await setup(t, () => ({ status: 400, body: "bad request for Bearer sk-test-secret" }), { logger });
-  await assert.rejects(echo.client.postJson("/v1/things", {}, answerSchema), isError("PROVIDER_ERROR", /HTTP 400 \(request refused\) after 1 attempt$/));
+  await assert.rejects(
+    echo.client.postJson("/v1/things", {}, answerSchema),
+    isError("PROVIDER_ERROR", /HTTP 400 \(request refused\) after 1 attempt$/),
+  );
   assert.match(lines.join(""), /bad request for Bearer \[redacted\]/);
   assert.doesNotMatch(lines.join(""), /sk-test-secret/);
 });
@@ -253,9 +368,26 @@ test("every status and socket failure maps to a fixed phrase", () => {
     "provider error",
     "unexpected answer",
   ]);
-  const socket = (code: string) => Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error(`${code} 10.0.0.5:443`), { code }) });
+  const socket = (code: string) =>
+    Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error(`${code} 10.0.0.5:443`), { code }) });
   assert.deepEqual(
-    ["ECONNREFUSED", "ENOTFOUND", "ECONNRESET", "UND_ERR_CONNECT_TIMEOUT", "CERT_HAS_EXPIRED", "ERR_TLS_CERT_ALTNAME_INVALID", "EWHATEVER"].map((code) => networkCause(socket(code))),
-    ["connection refused", "host not found", "connection reset", "connection timed out", "TLS error", "TLS error", "network error"],
+    [
+      "ECONNREFUSED",
+      "ENOTFOUND",
+      "ECONNRESET",
+      "UND_ERR_CONNECT_TIMEOUT",
+      "CERT_HAS_EXPIRED",
+      "ERR_TLS_CERT_ALTNAME_INVALID",
+      "EWHATEVER",
+    ].map((code) => networkCause(socket(code))),
+    [
+      "connection refused",
+      "host not found",
+      "connection reset",
+      "connection timed out",
+      "TLS error",
+      "TLS error",
+      "network error",
+    ],
   );
 });

@@ -5,11 +5,11 @@ import type { Logger } from "../logger.js";
 import { counter } from "../metrics.js";
 import { fullJitterDelay, isRetryableStatus, parseRetryAfter } from "./retry-policy.js";
 
-const providerRetries = counter("contexthub_provider_retries_total", "Provider HTTP requests tried again, by provider, operation and reason (rate_limited, server_error, network).", [
-  "provider",
-  "operation",
-  "reason",
-]);
+const providerRetries = counter(
+  "contexthub_provider_retries_total",
+  "Provider HTTP requests tried again, by provider, operation and reason (rate_limited, server_error, network).",
+  ["provider", "operation", "reason"],
+);
 
 export interface HttpProviderClientOptions {
   /** Provider name as configured, e.g. "openai"; names the provider in errors, logs and metrics. */
@@ -144,7 +144,8 @@ export function networkCause(error: unknown): string {
     case "ENETUNREACH":
       return "host unreachable";
   }
-  if (typeof code === "string" && /^(?:ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED)/.test(code)) return "TLS error";
+  if (typeof code === "string" && /^(?:ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED)/.test(code))
+    return "TLS error";
   return "network error";
 }
 
@@ -154,7 +155,8 @@ function findErrorMessage(value: unknown): string | undefined {
   // OpenAI and Anthropic: {error: {message}}; Ollama and TEI: {error: "…"}; Cohere: {message}; Voyage and FastAPI servers: {detail}.
   const error = record.error;
   if (typeof error === "string") return error;
-  if (typeof error === "object" && error !== null && typeof (error as Record<string, unknown>).message === "string") return (error as Record<string, string>).message;
+  if (typeof error === "object" && error !== null && typeof (error as Record<string, unknown>).message === "string")
+    return (error as Record<string, string>).message;
   if (typeof record.message === "string") return record.message;
   if (typeof record.detail === "string") return record.detail;
   return undefined;
@@ -173,7 +175,9 @@ function describeNetworkError(error: unknown): string {
 
 const attemptsText = (attempts: number) => `${attempts} attempt${attempts === 1 ? "" : "s"}`;
 
-type AttemptOutcome = { kind: "answer"; status: number; headers: Headers; text: string } | { kind: "network"; error: unknown };
+type AttemptOutcome =
+  | { kind: "answer"; status: number; headers: Headers; text: string }
+  | { kind: "network"; error: unknown };
 
 /** A JSON-over-HTTP client for one provider endpoint family, with one policy for timeouts, retries and errors. */
 export function createHttpProviderClient(options: HttpProviderClientOptions): HttpProviderClient {
@@ -184,16 +188,29 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
   const backoffBaseMs = options.backoffBaseMs ?? 250;
   const backoffCapMs = options.backoffCapMs ?? 8000;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
-  const secrets = (options.secrets ?? []).filter((secret): secret is string => secret !== undefined && secret.length >= 4);
+  const secrets = (options.secrets ?? []).filter(
+    (secret): secret is string => secret !== undefined && secret.length >= 4,
+  );
   const headers = { "content-type": "application/json", accept: "application/json", ...options.headers };
 
   const redact = (text: string) => secrets.reduce((result, secret) => result.split(secret).join("[redacted]"), text);
-  const failure = (code: "PROVIDER_ERROR" | "DEADLINE_EXCEEDED", cause: string, details: Record<string, unknown>, remedy: string, error?: unknown) =>
-    new ContextHubError(code, redact(`${label} failed: ${cause}`), { remedy, details: { provider, model, ...details }, ...(error === undefined ? {} : { cause: error }) });
+  const failure = (
+    code: "PROVIDER_ERROR" | "DEADLINE_EXCEEDED",
+    cause: string,
+    details: Record<string, unknown>,
+    remedy: string,
+    error?: unknown,
+  ) =>
+    new ContextHubError(code, redact(`${label} failed: ${cause}`), {
+      remedy,
+      details: { provider, model, ...details },
+      ...(error === undefined ? {} : { cause: error }),
+    });
   const remedyForStatus = (status: number) => {
     if (status === 401 || status === 403) return `check ${settingsPrefix}_API_KEY`;
     if (status === 404) return `check ${settingsPrefix}_BASE_URL and ${settingsPrefix}_MODEL`;
-    if (status === 400 || status === 413 || status === 422) return "the provider refused the request; check the model's limits (input length, batch size) and the settings of this provider";
+    if (status === 400 || status === 413 || status === 422)
+      return "the provider refused the request; check the model's limits (input length, batch size) and the settings of this provider";
     return `retry later; if it persists, check the provider or raise ${settingsPrefix}_MAX_RETRIES`;
   };
   const timedOut = (attempts: number) =>
@@ -204,14 +221,32 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
       `raise ${settingsPrefix}_TIMEOUT_MS or check that the provider is up`,
     );
   const cancelled = (attempts: number) =>
-    failure("DEADLINE_EXCEEDED", `stopped after ${attemptsText(attempts)}: the caller's deadline passed or it cancelled`, { attempts }, "retry with a longer deadline");
+    failure(
+      "DEADLINE_EXCEEDED",
+      `stopped after ${attemptsText(attempts)}: the caller's deadline passed or it cancelled`,
+      { attempts },
+      "retry with a longer deadline",
+    );
   const malformed = (reason: string) =>
-    failure("PROVIDER_ERROR", `malformed response: ${reason}`, {}, `check that ${settingsPrefix}_PROVIDER and ${settingsPrefix}_BASE_URL point at a server speaking this API`);
+    failure(
+      "PROVIDER_ERROR",
+      `malformed response: ${reason}`,
+      {},
+      `check that ${settingsPrefix}_PROVIDER and ${settingsPrefix}_BASE_URL point at a server speaking this API`,
+    );
   /** Logs a failure the caller is told about in fixed words, with what the provider said, bounded and redacted (the logger adds the request id). */
   const logFailure = (details: Record<string, unknown>, cause: string, said: string) =>
-    options.logger?.warn({ provider, model, operation, ...details, provider_said: redact(toBodyExcerpt(said)) || "(empty)" }, `${label} failed: ${cause}`);
+    options.logger?.warn(
+      { provider, model, operation, ...details, provider_said: redact(toBodyExcerpt(said)) || "(empty)" },
+      `${label} failed: ${cause}`,
+    );
 
-  async function attempt(url: URL, payload: string, remainingMs: number, signal: AbortSignal | undefined): Promise<AttemptOutcome | "timeout" | "cancelled"> {
+  async function attempt(
+    url: URL,
+    payload: string,
+    remainingMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<AttemptOutcome | "timeout" | "cancelled"> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort("timeout"), remainingMs);
     const onAbort = () => controller.abort("cancelled");
@@ -250,12 +285,18 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
           try {
             parsed = JSON.parse(outcome.text);
           } catch {
-            logFailure({ status: outcome.status, attempts }, `malformed response: HTTP ${outcome.status} with a body that is not JSON`, outcome.text);
+            logFailure(
+              { status: outcome.status, attempts },
+              `malformed response: HTTP ${outcome.status} with a body that is not JSON`,
+              outcome.text,
+            );
             throw malformed(`HTTP ${outcome.status} with a body that is not JSON`);
           }
           const result = schema.safeParse(parsed);
           if (!result.success) {
-            const issues = result.error.issues.slice(0, 3).map((issue) => `${issue.path.length === 0 ? "(body)" : issue.path.join(".")}: ${issue.message}`);
+            const issues = result.error.issues
+              .slice(0, 3)
+              .map((issue) => `${issue.path.length === 0 ? "(body)" : issue.path.join(".")}: ${issue.message}`);
             throw malformed(issues.join("; "));
           }
           return result.data;
@@ -267,8 +308,14 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
         const what = `${outcome.kind === "network" ? "network error" : `HTTP ${outcome.status}`} (${fixedCause}) after ${attemptsText(attempts)}`;
         const cause = (note?: string) => `${what}${note === undefined ? "" : `; ${note}`}`;
         const said = outcome.kind === "network" ? describeNetworkError(outcome.error) : outcome.text;
-        const details = outcome.kind === "network" ? { attempts, cause: fixedCause } : { attempts, status: outcome.status, cause: fixedCause };
-        const remedy = outcome.kind === "network" ? `check ${settingsPrefix}_BASE_URL and that the provider is reachable` : remedyForStatus(outcome.status);
+        const details =
+          outcome.kind === "network"
+            ? { attempts, cause: fixedCause }
+            : { attempts, status: outcome.status, cause: fixedCause };
+        const remedy =
+          outcome.kind === "network"
+            ? `check ${settingsPrefix}_BASE_URL and that the provider is reachable`
+            : remedyForStatus(outcome.status);
         // The network error stays in the log: its message names hosts and addresses the caller need not see.
         const fail = (message: string, extra: Record<string, unknown>, failureRemedy: string) => {
           logFailure({ ...details, ...extra }, message, said);
@@ -282,7 +329,11 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
           // the client cannot afford ends the call now, saying how long the provider wants.
           const asked = Math.round(askedMs);
           const tooLong =
-            askedMs > maxRetryAfterMs ? `is longer than the ${maxRetryAfterMs} ms a retry may wait` : Date.now() + askedMs >= deadline ? `would pass the ${timeoutMs} ms timeout` : undefined;
+            askedMs > maxRetryAfterMs
+              ? `is longer than the ${maxRetryAfterMs} ms a retry may wait`
+              : Date.now() + askedMs >= deadline
+                ? `would pass the ${timeoutMs} ms timeout`
+                : undefined;
           if (tooLong !== undefined) {
             const retryRemedy = `the provider asked to wait ${asked} ms before trying again; retry after that`;
             throw fail(cause(`the ${asked} ms Retry-After wait ${tooLong}`), { retry_after_ms: asked }, retryRemedy);
@@ -292,10 +343,19 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
         if (Date.now() + delayMs >= deadline) {
           throw fail(cause(`the next retry (in ${delayMs} ms) would pass the ${timeoutMs} ms timeout`), {}, remedy);
         }
-        const reason = outcome.kind === "network" ? "network" : outcome.status === 429 ? "rate_limited" : "server_error";
+        const reason =
+          outcome.kind === "network" ? "network" : outcome.status === 429 ? "rate_limited" : "server_error";
         providerRetries.inc({ provider, operation, reason });
         options.logger?.warn(
-          { provider, model, operation, attempt: attempts, ...(outcome.kind === "answer" ? { status: outcome.status } : {}), delayMs, provider_said: redact(toBodyExcerpt(said)) },
+          {
+            provider,
+            model,
+            operation,
+            attempt: attempts,
+            ...(outcome.kind === "answer" ? { status: outcome.status } : {}),
+            delayMs,
+            provider_said: redact(toBodyExcerpt(said)),
+          },
           `${label}: ${cause()}; retrying`,
         );
         try {

@@ -83,11 +83,21 @@ export function resolveHttpProviderSettings(
     problem(`${prefix}_BASE_URL`, "expected an http:// or https:// URL");
   }
   const apiKey = raw.apiKey.trim();
-  if (apiKey === "" && requirements.apiKey === "with-default-base-url" && isSameOrigin(baseUrl, requirements.defaultBaseUrl)) {
+  if (
+    apiKey === "" &&
+    requirements.apiKey === "with-default-base-url" &&
+    isSameOrigin(baseUrl, requirements.defaultBaseUrl)
+  ) {
     problem(`${prefix}_API_KEY`, `required when ${prefix}_PROVIDER is ${provider} at ${requirements.defaultBaseUrl}`);
   }
   if (!ok || baseUrl === undefined) return undefined;
-  return { baseUrl, apiKey: apiKey === "" ? undefined : toSecret(apiKey), model, timeoutMs: raw.timeoutMs, maxRetries: raw.maxRetries };
+  return {
+    baseUrl,
+    apiKey: apiKey === "" ? undefined : toSecret(apiKey),
+    model,
+    timeoutMs: raw.timeoutMs,
+    maxRetries: raw.maxRetries,
+  };
 }
 
 /** Whether both URLs name the same scheme, host and port, whatever their paths ("https://api.openai.com/v1" is still OpenAI's API). */

@@ -33,6 +33,11 @@ export function parseRetryAfter(headers: Headers, now: number = Date.now()): num
  * wait in [0, min(capMs, baseMs · 2^retry)), so many clients that failed
  * together do not retry together. `retry` counts from 0.
  */
-export function fullJitterDelay(retry: number, baseMs: number, capMs: number, random: () => number = Math.random): number {
+export function fullJitterDelay(
+  retry: number,
+  baseMs: number,
+  capMs: number,
+  random: () => number = Math.random,
+): number {
   return Math.floor(random() * Math.min(capMs, baseMs * 2 ** retry));
 }

@@ -66,9 +66,39 @@ const run = (name: string, unit: string): TextGenerator => ({ name, generate: (l
  * alternating separators; and one enormous word.
  */
 export const pathologicalTexts: readonly TextGenerator[] = Object.freeze([
-  ...[".", "!", "?", "…", "*", "_", "#", "`", "~", "[", "]", "(", ")", "{", "<", ">", "|", "-", "=", "+", ":", ";", ",", "/", "\\", "&", "@", '"', "'", "”", "’"].map((char) =>
-    run(`a run of ${JSON.stringify(char)}`, char),
-  ),
+  ...[
+    ".",
+    "!",
+    "?",
+    "…",
+    "*",
+    "_",
+    "#",
+    "`",
+    "~",
+    "[",
+    "]",
+    "(",
+    ")",
+    "{",
+    "<",
+    ">",
+    "|",
+    "-",
+    "=",
+    "+",
+    ":",
+    ";",
+    ",",
+    "/",
+    "\\",
+    "&",
+    "@",
+    '"',
+    "'",
+    "”",
+    "’",
+  ].map((char) => run(`a run of ${JSON.stringify(char)}`, char)),
   run("a run of newlines", "\n"),
   run("a run of CRLF", "\r\n"),
   run("a run of spaces", " "),
@@ -125,7 +155,10 @@ export const pathologicalTexts: readonly TextGenerator[] = Object.freeze([
   { name: "one sentence, then spaces", generate: (length) => framedRun("End.", " ", "", length) },
 ]);
 
-const framed = (name: string, prefix: string, unit: string): TextGenerator => ({ name, generate: (length) => framedRun(prefix, unit, "", length) });
+const framed = (name: string, prefix: string, unit: string): TextGenerator => ({
+  name,
+  generate: (length) => framedRun(prefix, unit, "", length),
+});
 
 /**
  * Inputs aimed at code that looks for markers, tags and phrases (the
@@ -191,7 +224,12 @@ function cpuTime(fn: (input: string) => unknown, input: string): number {
 }
 
 /** The fastest of up to `repetitions` runs; stops early once the answer cannot change the verdict. */
-function fastestRun(fn: (input: string) => unknown, input: string, repetitions: number, stop: { below: number; above: number }): number {
+function fastestRun(
+  fn: (input: string) => unknown,
+  input: string,
+  repetitions: number,
+  stop: { below: number; above: number },
+): number {
   let fastest = Number.POSITIVE_INFINITY;
   for (let attempt = 0; attempt < repetitions; attempt++) {
     fastest = Math.min(fastest, cpuTime(fn, input));
@@ -209,7 +247,12 @@ function fastestRun(fn: (input: string) => unknown, input: string, repetitions: 
  *
  * @returns the measurements, smallest size first.
  */
-export function assertLinearGrowth(label: string, fn: (input: string) => unknown, generate: (length: number) => string, options: GrowthOptions = {}): GrowthMeasurement[] {
+export function assertLinearGrowth(
+  label: string,
+  fn: (input: string) => unknown,
+  generate: (length: number) => string,
+  options: GrowthOptions = {},
+): GrowthMeasurement[] {
   const sizes = options.sizes ?? defaultGrowthSizes;
   const repetitions = options.repetitions ?? 3;
   const floorMs = options.floorMs ?? 2;
@@ -219,19 +262,28 @@ export function assertLinearGrowth(label: string, fn: (input: string) => unknown
   fn(first); // warm-up: compile before anything is timed
   for (const [index, size] of sizes.entries()) {
     const input = index === 0 ? first : generate(size);
-    if (input.length > size || input.length < size - 1) throw new Error(`${label}: the generator made ${input.length} characters for size ${size}`);
+    if (input.length > size || input.length < size - 1)
+      throw new Error(`${label}: the generator made ${input.length} characters for size ${size}`);
     const previous = measurements[measurements.length - 1];
     const allowed = previous === undefined ? 0 : maxRatio * Math.max(previous.ms, floorMs);
     const isLargest = index === sizes.length - 1;
     // The largest size only has to pass; smaller ones are the next step's baseline, so they get every run.
     // A run ten times over the allowance is no accident of load: stop there.
-    const stop = { below: isLargest ? allowed : 0, above: previous === undefined ? Number.POSITIVE_INFINITY : 10 * allowed };
+    const stop = {
+      below: isLargest ? allowed : 0,
+      above: previous === undefined ? Number.POSITIVE_INFINITY : 10 * allowed,
+    };
     const ms = fastestRun(fn, input, repetitions, stop);
     measurements.push({ size, ms });
-    if (process.env.GROWTH_RATE_LOG === "1") process.stderr.write(`${label}: ${size} characters, ${ms.toFixed(2)} ms\n`);
+    if (process.env.GROWTH_RATE_LOG === "1")
+      process.stderr.write(`${label}: ${size} characters, ${ms.toFixed(2)} ms\n`);
     if (previous !== undefined && ms > allowed) {
-      const figures = measurements.map((measurement) => `${measurement.size}: ${measurement.ms.toFixed(2)} ms`).join(", ");
-      throw new Error(`${label} grows faster than linearly: ${figures} (a step may take at most ${maxRatio}× the previous one, floored at ${floorMs} ms)`);
+      const figures = measurements
+        .map((measurement) => `${measurement.size}: ${measurement.ms.toFixed(2)} ms`)
+        .join(", ");
+      throw new Error(
+        `${label} grows faster than linearly: ${figures} (a step may take at most ${maxRatio}× the previous one, floored at ${floorMs} ms)`,
+      );
     }
   }
   return measurements;
@@ -241,7 +293,12 @@ export function assertLinearGrowth(label: string, fn: (input: string) => unknown
  * `assertLinearGrowth` for every generator, reporting every one that fails
  * (not only the first) in one Error.
  */
-export function assertLinearGrowthForAll(label: string, fn: (input: string) => unknown, generators: readonly TextGenerator[], options: GrowthOptions = {}): void {
+export function assertLinearGrowthForAll(
+  label: string,
+  fn: (input: string) => unknown,
+  generators: readonly TextGenerator[],
+  options: GrowthOptions = {},
+): void {
   const failures: string[] = [];
   for (const generator of generators) {
     try {
@@ -250,5 +307,6 @@ export function assertLinearGrowthForAll(label: string, fn: (input: string) => u
       failures.push((error as Error).message);
     }
   }
-  if (failures.length > 0) throw new Error(`${failures.length} of ${generators.length} inputs:\n${failures.join("\n")}`);
+  if (failures.length > 0)
+    throw new Error(`${failures.length} of ${generators.length} inputs:\n${failures.join("\n")}`);
 }

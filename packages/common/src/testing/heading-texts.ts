@@ -31,7 +31,10 @@ export function distinctWords(seed: number, length: number): string {
   return words.join(" ").slice(0, length);
 }
 
-const family = (name: string, line: (index: number) => string): TextGenerator => ({ name, generate: (length) => fillLines(length, line) });
+const family = (name: string, line: (index: number) => string): TextGenerator => ({
+  name,
+  generate: (length) => fillLines(length, line),
+});
 
 /**
  * Texts of many or long headings: many short ones (with and without a body),
@@ -43,12 +46,22 @@ const family = (name: string, line: (index: number) => string): TextGenerator =>
  */
 export const headingTexts: readonly TextGenerator[] = Object.freeze([
   family("short headings", (index) => `## Heading ${index}\n`),
-  family("short headings with bodies", (index) => `## Heading ${index}\n\nSome text about item ${index}. And more.\n\n`),
-  family("headings of 500 characters", (index) => `## ${distinctWords(index, 497)}\n\nA paragraph about it. It has two sentences.\n\n`),
-  family("levels 1 to 6 repeated", (index) => `${"#".repeat((index % 6) + 1)} Level ${index}\n\nThe text of part ${index}, long enough to count.\n\n`),
+  family(
+    "short headings with bodies",
+    (index) => `## Heading ${index}\n\nSome text about item ${index}. And more.\n\n`,
+  ),
+  family(
+    "headings of 500 characters",
+    (index) => `## ${distinctWords(index, 497)}\n\nA paragraph about it. It has two sentences.\n\n`,
+  ),
+  family(
+    "levels 1 to 6 repeated",
+    (index) => `${"#".repeat((index % 6) + 1)} Level ${index}\n\nThe text of part ${index}, long enough to count.\n\n`,
+  ),
   {
     name: "one top heading over many",
-    generate: (length) => `# Top\n\n${fillLines(Math.max(0, length - 7), (index) => `## Part ${index}\n\nSome text about part ${index}. It has a second sentence.\n\n`)}`,
+    generate: (length) =>
+      `# Top\n\n${fillLines(Math.max(0, length - 7), (index) => `## Part ${index}\n\nSome text about part ${index}. It has a second sentence.\n\n`)}`,
   },
   family("same-named siblings", () => "## Notes\n\nSome text.\n\n"),
   family("same-named headings at every level", (index) => `${"#".repeat((index % 6) + 1)} Notes\n`),
@@ -57,6 +70,9 @@ export const headingTexts: readonly TextGenerator[] = Object.freeze([
   family("closing #s", (index) => `## h${index} ${"#".repeat(60)}   \n`),
   family("spaced closing #s", (index) => `## h${index} ${"# ".repeat(60)}\n`),
   family("setext headings", (index) => `Title ${index}\n${index % 2 === 0 ? "===" : "---"}\n\n`),
-  family("setext headings of two long lines", (index) => `${distinctWords(index, 200)}\n${distinctWords(index + 1, 200)}\n===\n\n`),
+  family(
+    "setext headings of two long lines",
+    (index) => `${distinctWords(index, 200)}\n${distinctWords(index + 1, 200)}\n===\n\n`,
+  ),
   { name: "one heading as long as the text", generate: (length) => `# ${distinctWords(1, Math.max(0, length - 2))}` },
 ]);

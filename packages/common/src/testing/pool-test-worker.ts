@@ -32,6 +32,9 @@ serveWorkerTasks(
     },
   },
   () => {
-    if (settings.failStart === true) throw new ContextHubError("PROVIDER_ERROR", "the model could not be loaded", { remedy: "check the cache directory" });
+    if (settings.failStart === true)
+      throw new ContextHubError("PROVIDER_ERROR", "the model could not be loaded", {
+        remedy: "check the cache directory",
+      });
   },
 );

@@ -19,7 +19,9 @@ export interface RecordedRequest {
  * close()). With `stall`, the status, headers and the body given so far are
  * sent and the response is never finished.
  */
-export type FakeAnswer = { status?: number; headers?: Record<string, string>; json?: unknown; body?: string; stall?: boolean } | "hang";
+export type FakeAnswer =
+  | { status?: number; headers?: Record<string, string>; json?: unknown; body?: string; stall?: boolean }
+  | "hang";
 
 export interface RecordingHttpServer {
   /** http://127.0.0.1:<port> */
@@ -35,7 +37,9 @@ export interface RecordingHttpServer {
  * and answers with `handler(request, index)`; tests use it to speak a
  * provider's API and to assert what the client sent.
  */
-export async function startRecordingHttpServer(handler: (request: RecordedRequest, index: number) => FakeAnswer | Promise<FakeAnswer>): Promise<RecordingHttpServer> {
+export async function startRecordingHttpServer(
+  handler: (request: RecordedRequest, index: number) => FakeAnswer | Promise<FakeAnswer>,
+): Promise<RecordingHttpServer> {
   const requests: RecordedRequest[] = [];
   const server = createServer((incoming, response) => {
     const chunks: Buffer[] = [];
@@ -48,7 +52,13 @@ export async function startRecordingHttpServer(handler: (request: RecordedReques
       } catch {
         // Recorded as text.
       }
-      const request: RecordedRequest = { method: incoming.method ?? "", path: incoming.url ?? "", headers: incoming.headers, body, receivedAt: performance.now() };
+      const request: RecordedRequest = {
+        method: incoming.method ?? "",
+        path: incoming.url ?? "",
+        headers: incoming.headers,
+        body,
+        receivedAt: performance.now(),
+      };
       const index = requests.push(request) - 1;
       Promise.resolve()
         .then(() => handler(request, index))

@@ -29,11 +29,16 @@ const maxReprobeDelayMs = 60_000;
  * Orders `{index, embedding}` items by index and checks that they are
  * exactly one per input (no gap, duplicate or stray index).
  */
-export function orderByIndex(items: readonly { index: number; embedding: number[] }[], expected: number, client: HttpProviderClient): number[][] {
+export function orderByIndex(
+  items: readonly { index: number; embedding: number[] }[],
+  expected: number,
+  client: HttpProviderClient,
+): number[][] {
   if (items.length !== expected) throw client.malformed(`${items.length} embeddings for ${expected} inputs`);
   const ordered = new Array<number[] | undefined>(expected);
   for (const item of items) {
-    if (item.index >= expected) throw client.malformed(`embedding index ${item.index} is out of range for ${expected} inputs`);
+    if (item.index >= expected)
+      throw client.malformed(`embedding index ${item.index} is out of range for ${expected} inputs`);
     if (ordered[item.index] !== undefined) throw client.malformed(`embedding index ${item.index} appears twice`);
     ordered[item.index] = item.embedding;
   }
@@ -44,8 +49,14 @@ export function orderByIndex(items: readonly { index: number; embedding: number[
  * The vector as float32, checked (dimension, finite values, non-zero) and
  * scaled to unit length, as the store's cosine search expects.
  */
-function toUnitVector(values: readonly number[], position: number, dimension: number, client: HttpProviderClient): Float32Array {
-  if (values.length !== dimension) throw client.malformed(`embedding ${position} has ${values.length} dimensions, expected ${dimension}`);
+function toUnitVector(
+  values: readonly number[],
+  position: number,
+  dimension: number,
+  client: HttpProviderClient,
+): Float32Array {
+  if (values.length !== dimension)
+    throw client.malformed(`embedding ${position} has ${values.length} dimensions, expected ${dimension}`);
   const vector = Float32Array.from(values);
   let sumOfSquares = 0;
   for (let index = 0; index < vector.length; index++) {
@@ -54,7 +65,8 @@ function toUnitVector(values: readonly number[], position: number, dimension: nu
     if (!Number.isFinite(value)) throw client.malformed(`embedding ${position} has a non-finite value at ${index}`);
     sumOfSquares += value * value;
   }
-  if (sumOfSquares === 0 || !Number.isFinite(sumOfSquares)) throw client.malformed(`embedding ${position} has no direction (length ${Math.sqrt(sumOfSquares)})`);
+  if (sumOfSquares === 0 || !Number.isFinite(sumOfSquares))
+    throw client.malformed(`embedding ${position} has no direction (length ${Math.sqrt(sumOfSquares)})`);
   const length = Math.sqrt(sumOfSquares);
   for (let index = 0; index < vector.length; index++) vector[index] = (vector[index] as number) / length;
   return vector;
@@ -95,7 +107,10 @@ export function createHttpEmbeddingProvider(options: HttpEmbeddingProviderOption
       reprobeTimer = undefined;
       if (closed || dimension !== undefined) return;
       probe().catch((error: unknown) => {
-        logger?.warn({ err: error, provider, model, retryInMs: reprobeDelayMs }, "embedding dimension probe failed; trying again later");
+        logger?.warn(
+          { err: error, provider, model, retryInMs: reprobeDelayMs },
+          "embedding dimension probe failed; trying again later",
+        );
         reprobeDelayMs = Math.min(maxReprobeDelayMs, reprobeDelayMs * 2);
         scheduleReprobe();
       });
@@ -122,11 +137,17 @@ export function createHttpEmbeddingProvider(options: HttpEmbeddingProviderOption
     async embed({ texts, inputType }, signal) {
       const expected = await knownDimension(signal);
       const batches = splitIntoBatches(texts, batchSize);
-      const answers = await mapWithConcurrency(batches, concurrency, (batch, _index, batchSignal) => api.embedBatch(batch, inputType, batchSignal), signal);
+      const answers = await mapWithConcurrency(
+        batches,
+        concurrency,
+        (batch, _index, batchSignal) => api.embedBatch(batch, inputType, batchSignal),
+        signal,
+      );
       const vectors: Float32Array[] = [];
       answers.forEach((answer, batchIndex) => {
         const batch = batches[batchIndex] as string[];
-        if (answer.length !== batch.length) throw client.malformed(`${answer.length} embeddings for ${batch.length} inputs`);
+        if (answer.length !== batch.length)
+          throw client.malformed(`${answer.length} embeddings for ${batch.length} inputs`);
         for (const values of answer) vectors.push(toUnitVector(values, vectors.length, expected, client));
       });
       return vectors;

@@ -18,9 +18,14 @@ export function createOllamaEmbeddingsApi(client: HttpProviderClient, options: O
   return {
     client,
     async embedBatch(texts, _inputType, signal) {
-      const body = { model: options.model, input: texts, ...(options.requestDimension === undefined ? {} : { dimensions: options.requestDimension }) };
+      const body = {
+        model: options.model,
+        input: texts,
+        ...(options.requestDimension === undefined ? {} : { dimensions: options.requestDimension }),
+      };
       const answer = await client.postJson("/api/embed", body, ollamaEmbedAnswer, signal);
-      if (answer.embeddings.length !== texts.length) throw client.malformed(`${answer.embeddings.length} embeddings for ${texts.length} inputs`);
+      if (answer.embeddings.length !== texts.length)
+        throw client.malformed(`${answer.embeddings.length} embeddings for ${texts.length} inputs`);
       return answer.embeddings;
     },
   };

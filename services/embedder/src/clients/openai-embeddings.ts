@@ -22,7 +22,12 @@ export function createOpenAiEmbeddingsApi(client: HttpProviderClient, options: O
   return {
     client,
     async embedBatch(texts, _inputType, signal) {
-      const body = { model: options.model, input: texts, encoding_format: "float", ...(options.requestDimension === undefined ? {} : { dimensions: options.requestDimension }) };
+      const body = {
+        model: options.model,
+        input: texts,
+        encoding_format: "float",
+        ...(options.requestDimension === undefined ? {} : { dimensions: options.requestDimension }),
+      };
       const answer = await client.postJson("/v1/embeddings", body, openAiEmbeddingsAnswer, signal);
       return orderByIndex(answer.data, texts.length, client);
     },

@@ -21,7 +21,12 @@ export function createVoyageEmbeddingsApi(client: HttpProviderClient, options: V
   return {
     client,
     async embedBatch(texts, inputType, signal) {
-      const body = { model: options.model, input: texts, input_type: inputType, ...(options.requestDimension === undefined ? {} : { output_dimension: options.requestDimension }) };
+      const body = {
+        model: options.model,
+        input: texts,
+        input_type: inputType,
+        ...(options.requestDimension === undefined ? {} : { output_dimension: options.requestDimension }),
+      };
       const answer = await client.postJson("/v1/embeddings", body, voyageEmbeddingsAnswer, signal);
       return orderByIndex(answer.data, texts.length, client);
     },

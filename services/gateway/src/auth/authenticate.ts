@@ -1,4 +1,10 @@
-import { apiKeyPrefix, hashApiKey, isApiKeyShaped, isReservedSubject, reservedSubjectMessage } from "@context-hub/common";
+import {
+  apiKeyPrefix,
+  hashApiKey,
+  isApiKeyShaped,
+  isReservedSubject,
+  reservedSubjectMessage,
+} from "@context-hub/common";
 import type { Principal } from "../principal.js";
 import { revokedKey, type KeyDirectory } from "./key-directory.js";
 
@@ -20,7 +26,9 @@ export interface AuthFailure {
 /** How a principal was established. */
 export type CredentialKind = "local" | "api-key" | "oidc";
 
-export type AuthOutcome = { ok: true; principal: Principal; credential: CredentialKind } | { ok: false; failure: AuthFailure };
+export type AuthOutcome =
+  | { ok: true; principal: Principal; credential: CredentialKind }
+  | { ok: false; failure: AuthFailure };
 
 /** The parts of an HTTP request authentication looks at. */
 export interface CredentialCarrier {
@@ -77,10 +85,30 @@ export function createBearerAuthenticator(verifiers: CredentialVerifier[]): Auth
     async authenticate(request) {
       const credential = presentedCredential(request);
       if (credential === undefined)
-        return { ok: false, failure: { status: 401, error: "invalid_request", description: `Authentication required: send Authorization: Bearer <${accepted}>`, missing: true } };
-      if (credential === "") return { ok: false, failure: { status: 401, error: "invalid_request", description: `Unsupported Authorization scheme: send Authorization: Bearer <${accepted}>` } };
+        return {
+          ok: false,
+          failure: {
+            status: 401,
+            error: "invalid_request",
+            description: `Authentication required: send Authorization: Bearer <${accepted}>`,
+            missing: true,
+          },
+        };
+      if (credential === "")
+        return {
+          ok: false,
+          failure: {
+            status: 401,
+            error: "invalid_request",
+            description: `Unsupported Authorization scheme: send Authorization: Bearer <${accepted}>`,
+          },
+        };
       const verifier = verifiers.find((candidate) => candidate.handles(credential));
-      if (verifier === undefined) return { ok: false, failure: { status: 401, error: "invalid_token", description: `Malformed credential: expected ${accepted}` } };
+      if (verifier === undefined)
+        return {
+          ok: false,
+          failure: { status: 401, error: "invalid_token", description: `Malformed credential: expected ${accepted}` },
+        };
       return verifier.verify(credential);
     },
   };
@@ -93,15 +121,37 @@ export function createApiKeyVerifier(directory: KeyDirectory, now: () => Date = 
     handles: (credential) => credential.startsWith(apiKeyPrefix),
     async verify(credential) {
       if (!isApiKeyShaped(credential))
-        return { ok: false, failure: { status: 401, error: "invalid_token", description: `Malformed credential: an API key is ${apiKeyPrefix} followed by 43 base64url characters` } };
+        return {
+          ok: false,
+          failure: {
+            status: 401,
+            error: "invalid_token",
+            description: `Malformed credential: an API key is ${apiKeyPrefix} followed by 43 base64url characters`,
+          },
+        };
       const record = await directory.lookup(hashApiKey(credential));
-      if (record === undefined || record === revokedKey) return { ok: false, failure: { status: 401, error: "invalid_token", description: "The API key is not valid (unknown or revoked)" } };
+      if (record === undefined || record === revokedKey)
+        return {
+          ok: false,
+          failure: {
+            status: 401,
+            error: "invalid_token",
+            description: "The API key is not valid (unknown or revoked)",
+          },
+        };
       if (record.expiresAt !== undefined && record.expiresAt.getTime() <= now().getTime()) {
         return { ok: false, failure: { status: 401, error: "invalid_token", description: "The API key has expired" } };
       }
       // A key made before the name was reserved (or written straight into the store) still cannot act as the operator.
       if (isReservedSubject(record.principal.subject)) {
-        return { ok: false, failure: { status: 401, error: "invalid_token", description: `The API key's ${reservedSubjectMessage("subject", record.principal.subject)}` } };
+        return {
+          ok: false,
+          failure: {
+            status: 401,
+            error: "invalid_token",
+            description: `The API key's ${reservedSubjectMessage("subject", record.principal.subject)}`,
+          },
+        };
       }
       return { ok: true, principal: record.principal, credential: "api-key" };
     },
@@ -122,7 +172,8 @@ const quoted = (value: string) =>
  */
 export function challengeFor(failure: AuthFailure, resourceMetadataUrl: string | undefined): string {
   const parts = [`Bearer realm="context-hub"`];
-  if (failure.missing !== true) parts.push(`error="${failure.error}"`, `error_description=${quoted(failure.description)}`);
+  if (failure.missing !== true)
+    parts.push(`error="${failure.error}"`, `error_description=${quoted(failure.description)}`);
   if (failure.scope !== undefined) parts.push(`scope=${quoted(failure.scope)}`);
   if (resourceMetadataUrl !== undefined) parts.push(`resource_metadata=${quoted(resourceMetadataUrl)}`);
   return parts.join(", ");

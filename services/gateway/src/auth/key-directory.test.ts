@@ -5,9 +5,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateApiKey, hashApiKey } from "@context-hub/common";
 import { createApiKeyVerifier } from "./authenticate.js";
-import { cacheDirectory, layerDirectories, readKeysFile, revokedKey, watchKeysFile, type ApiKeyRecord, type KeyDirectory, type KeyLookup } from "./key-directory.js";
+import {
+  cacheDirectory,
+  layerDirectories,
+  readKeysFile,
+  revokedKey,
+  watchKeysFile,
+  type ApiKeyRecord,
+  type KeyDirectory,
+  type KeyLookup,
+} from "./key-directory.js";
 
-const record = (subject: string): ApiKeyRecord => ({ principal: { tenant: "acme", subject, groups: [], scopes: ["context:read"] }, expiresAt: undefined });
+const record = (subject: string): ApiKeyRecord => ({
+  principal: { tenant: "acme", subject, groups: [], scopes: ["context:read"] },
+  expiresAt: undefined,
+});
 
 /** A directory that answers from a map and counts its lookups. */
 function countingDirectory(answers: Map<string, KeyLookup>): KeyDirectory & { lookups: string[] } {
@@ -52,7 +64,11 @@ test("the key cache evicts the least recently used entry instead of forgetting e
     await lru.lookup("a");
     await lru.lookup(`made-up-${index}`);
   }
-  assert.equal(busy.lookups.filter((hash) => hash === "a").length, 1, "a key in use stays cached through 100 made-up ones");
+  assert.equal(
+    busy.lookups.filter((hash) => hash === "a").length,
+    1,
+    "a key in use stays cached through 100 made-up ones",
+  );
 });
 
 test("cached entries expire after the time to live, revocations included", async () => {
@@ -104,10 +120,16 @@ test("a revoked key is refused by the verifier with the same words as an unknown
 test("a key whose subject is the operator's name is refused at authentication, and a keys file naming it does not load", async () => {
   const verifier = createApiKeyVerifier({ lookup: async () => record("operator") });
   const outcome = await verifier.verify(generateApiKey());
-  assert.match(!outcome.ok ? outcome.failure.description : "", /The API key's subject "operator" is reserved: the audit log records operator actions under that name/);
+  assert.match(
+    !outcome.ok ? outcome.failure.description : "",
+    /The API key's subject "operator" is reserved: the audit log records operator actions under that name/,
+  );
   const file = keysFileAt([{ key: generateApiKey(), tenant: "acme", subject: "Operator", scopes: ["context:read"] }]);
   try {
-    assert.throws(() => readKeysFile(file.path), /keys\.0\.subject: subject is reserved: the audit log records operator actions under that name/);
+    assert.throws(
+      () => readKeysFile(file.path),
+      /keys\.0\.subject: subject is reserved: the audit log records operator actions under that name/,
+    );
   } finally {
     file.dispose();
   }
@@ -130,7 +152,11 @@ test("a watched keys file takes a valid change, keeps its keys through an invali
     assert.notEqual(await watched.lookup(hashApiKey(second)), undefined, "a key added works");
     writeFileSync(file.path, '{"keys": [ {"key": "half-writ');
     assert.equal(watched.reload(), false);
-    assert.notEqual(await watched.lookup(hashApiKey(second)), undefined, "an invalid file leaves the loaded keys in force");
+    assert.notEqual(
+      await watched.lookup(hashApiKey(second)),
+      undefined,
+      "an invalid file leaves the loaded keys in force",
+    );
     assert.ok(
       log.lines.some((line) => /^error the API keys file changed but is invalid/.test(line)),
       log.lines.join("\n"),
@@ -149,8 +175,13 @@ test("a watched keys file notices a change without being asked", async () => {
   try {
     file.write([{ key: second, tenant: "acme", subject: "second", scopes: ["context:read"] }]);
     const deadline = Date.now() + 10_000;
-    while ((await watched.lookup(hashApiKey(second))) === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-    assert.notEqual(await watched.lookup(hashApiKey(second)), undefined, "picked up by the directory watch or the poll");
+    while ((await watched.lookup(hashApiKey(second))) === undefined && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    assert.notEqual(
+      await watched.lookup(hashApiKey(second)),
+      undefined,
+      "picked up by the directory watch or the poll",
+    );
   } finally {
     watched.close();
     file.dispose();

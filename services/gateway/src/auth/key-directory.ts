@@ -31,19 +31,31 @@ const nameSchema = z
 
 const keysFileEntry = z
   .object({
-    key: z.string().refine(isApiKeyShaped, "key must look like chk_ followed by 43 base64url characters (create one with `context-hub keys create`)").optional(),
+    key: z
+      .string()
+      .refine(
+        isApiKeyShaped,
+        "key must look like chk_ followed by 43 base64url characters (create one with `context-hub keys create`)",
+      )
+      .optional(),
     key_sha256: z
       .string()
       .regex(/^[0-9a-f]{64}$/, "key_sha256 must be 64 lowercase hex characters")
       .optional(),
     tenant: nameSchema,
-    subject: nameSchema.refine((subject) => !isReservedSubject(subject), "subject is reserved: the audit log records operator actions under that name; choose another subject"),
+    subject: nameSchema.refine(
+      (subject) => !isReservedSubject(subject),
+      "subject is reserved: the audit log records operator actions under that name; choose another subject",
+    ),
     groups: z.array(nameSchema).max(100).default([]),
     scopes: z.array(z.enum(scopes)).min(1, "give at least one scope"),
     expires_at: z.iso.datetime({ offset: true }).optional(),
   })
   .strict()
-  .refine((entry) => (entry.key === undefined) !== (entry.key_sha256 === undefined), "give exactly one of key and key_sha256");
+  .refine(
+    (entry) => (entry.key === undefined) !== (entry.key_sha256 === undefined),
+    "give exactly one of key and key_sha256",
+  );
 
 const keysFile = z.object({ keys: z.array(keysFileEntry) }).strict();
 
@@ -129,7 +141,10 @@ export function watchKeysFile(path: string, options: { pollMs: number; log: Keys
       return true;
     } catch (error) {
       rejected = current;
-      options.log.error({ err: error, path }, "the API keys file changed but is invalid; the keys loaded before stay in force");
+      options.log.error(
+        { err: error, path },
+        "the API keys file changed but is invalid; the keys loaded before stay in force",
+      );
       return false;
     }
   };
@@ -194,7 +209,12 @@ export function layerDirectories(file: KeyDirectory | undefined, store: KeyDirec
  * every replica within that time. At `maxEntries` the least recently used
  * entry makes room, so a flood of made-up keys cannot flush the keys in use.
  */
-export function cacheDirectory(directory: KeyDirectory, ttlMs: number, maxEntries = 10_000, now: () => number = Date.now): KeyDirectory {
+export function cacheDirectory(
+  directory: KeyDirectory,
+  ttlMs: number,
+  maxEntries = 10_000,
+  now: () => number = Date.now,
+): KeyDirectory {
   const cache = new Map<string, { record: KeyLookup; until: number }>();
   return {
     async lookup(keyHash) {

@@ -35,7 +35,10 @@ test("a discovery document for another issuer, or with a plain-http JWKS off loo
     "/c/.well-known/openid-configuration": { issuer: `${origin}/c` },
   }));
   t.after(idp.close);
-  await assert.rejects(discoverJwksUrl(`${idp.origin}/a`, 2_000), /names issuer "https:\/\/evil\.example\.com\/a", not/);
+  await assert.rejects(
+    discoverJwksUrl(`${idp.origin}/a`, 2_000),
+    /names issuer "https:\/\/evil\.example\.com\/a", not/,
+  );
   await assert.rejects(discoverJwksUrl(`${idp.origin}/b`, 2_000), /jwks_uri that is not https/);
   await assert.rejects(discoverJwksUrl(`${idp.origin}/c`, 2_000), /has no jwks_uri; set OIDC_JWKS_URL/);
 });

@@ -17,15 +17,29 @@ const describeGranted = (principal: Principal) => (principal.scopes.length === 0
  * Tools outside the caller's scopes are also left out of `tools/list`;
  * unknown and disabled tools fall through to MCP's "not found".
  */
-export function scopeRefusal(body: unknown, principal: Principal, toolScopes: ReadonlyMap<string, Scope>): AuthFailure | undefined {
+export function scopeRefusal(
+  body: unknown,
+  principal: Principal,
+  toolScopes: ReadonlyMap<string, Scope>,
+): AuthFailure | undefined {
   if (principal.scopes.length === 0) {
-    return { status: 403, error: "insufficient_scope", scope: "context:read", description: `The credential grants none of the Context Hub scopes; it needs at least context:read` };
+    return {
+      status: 403,
+      error: "insufficient_scope",
+      scope: "context:read",
+      description: `The credential grants none of the Context Hub scopes; it needs at least context:read`,
+    };
   }
   for (const message of Array.isArray(body) ? body : [body]) {
     const tool = calledTool(message);
     const needed = tool === undefined ? undefined : toolScopes.get(tool);
     if (needed !== undefined && !principal.scopes.includes(needed)) {
-      return { status: 403, error: "insufficient_scope", scope: needed, description: `${tool} needs scope ${needed}; this credential grants ${describeGranted(principal)}` };
+      return {
+        status: 403,
+        error: "insufficient_scope",
+        scope: needed,
+        description: `${tool} needs scope ${needed}; this credential grants ${describeGranted(principal)}`,
+      };
     }
   }
   return undefined;

@@ -5,14 +5,23 @@ import { principalFromClaims, readClaim, type ClaimMapping } from "./token-claim
 const mapping: ClaimMapping = { tenant: { claim: "org" }, groupsClaim: "groups", scopesClaim: undefined };
 
 test("tenant, subject, groups and Context Hub scopes come from the claims; other scopes are ignored", () => {
-  const outcome = principalFromClaims({ org: "acme", sub: "dora", groups: ["eng", "eng", "ops"], scope: "openid profile context:read context:write" }, mapping);
-  assert.deepEqual(outcome, { ok: true, principal: { tenant: "acme", subject: "dora", groups: ["eng", "ops"], scopes: ["context:read", "context:write"] } });
+  const outcome = principalFromClaims(
+    { org: "acme", sub: "dora", groups: ["eng", "eng", "ops"], scope: "openid profile context:read context:write" },
+    mapping,
+  );
+  assert.deepEqual(outcome, {
+    ok: true,
+    principal: { tenant: "acme", subject: "dora", groups: ["eng", "ops"], scopes: ["context:read", "context:write"] },
+  });
 });
 
 test("scp as an array is read when there is no scope claim; a configured claim replaces both", () => {
   const fromScp = principalFromClaims({ org: "acme", sub: "d", scp: ["context:read"] }, mapping);
   assert.deepEqual(fromScp.ok && fromScp.principal.scopes, ["context:read"]);
-  const custom = principalFromClaims({ org: "acme", sub: "d", scope: "context:admin", permissions: ["context:write"] }, { ...mapping, scopesClaim: "permissions" });
+  const custom = principalFromClaims(
+    { org: "acme", sub: "d", scope: "context:admin", permissions: ["context:write"] },
+    { ...mapping, scopesClaim: "permissions" },
+  );
   assert.deepEqual(custom.ok && custom.principal.scopes, ["context:write"]);
 });
 
@@ -33,14 +42,20 @@ test("claims are found by exact name first (Auth0 namespaced claims), then by do
   assert.equal(readClaim(claims, "https://example.com/tenant"), "acme");
   assert.deepEqual(readClaim(claims, "realm_access.roles"), ["eng"]);
   assert.equal(readClaim(claims, "realm_access.missing"), undefined);
-  const outcome = principalFromClaims({ ...claims, sub: "d" }, { tenant: { claim: "https://example.com/tenant" }, groupsClaim: "realm_access.roles", scopesClaim: undefined });
+  const outcome = principalFromClaims(
+    { ...claims, sub: "d" },
+    { tenant: { claim: "https://example.com/tenant" }, groupsClaim: "realm_access.roles", scopesClaim: undefined },
+  );
   assert.deepEqual(outcome.ok && [outcome.principal.tenant, outcome.principal.groups], ["acme", ["eng"]]);
 });
 
 test("a single group string is one group; too many groups refuse the token", () => {
   const one = principalFromClaims({ org: "a", sub: "d", groups: "eng team" }, mapping);
   assert.deepEqual(one.ok && one.principal.groups, ["eng team"]);
-  const many = principalFromClaims({ org: "a", sub: "d", groups: Array.from({ length: 101 }, (_, i) => `g${i}`) }, mapping);
+  const many = principalFromClaims(
+    { org: "a", sub: "d", groups: Array.from({ length: 101 }, (_, i) => `g${i}`) },
+    mapping,
+  );
   assert.equal(many.ok, false);
 });
 
@@ -48,6 +63,9 @@ test("a token whose subject is the audit log's operator name is refused", () => 
   for (const sub of ["operator", "Operator", "operator\u200b"]) {
     const outcome = principalFromClaims({ org: "acme", sub, scope: "context:read" }, mapping);
     assert.equal(outcome.ok, false, JSON.stringify(sub));
-    assert.match(!outcome.ok ? outcome.description : "", /The access token.s "sub" claim "[Oo]perator.*" is reserved: the audit log records operator actions under that name/);
+    assert.match(
+      !outcome.ok ? outcome.description : "",
+      /The access token.s "sub" claim "[Oo]perator.*" is reserved: the audit log records operator actions under that name/,
+    );
   }
 });

@@ -15,7 +15,8 @@ export type ClaimsOutcome = { ok: true; principal: Principal } | { ok: false; de
 const maxName = 256;
 const maxGroups = 100;
 
-const isName = (value: unknown): value is string => typeof value === "string" && value.length > 0 && value.length <= maxName && !value.includes("\u0000");
+const isName = (value: unknown): value is string =>
+  typeof value === "string" && value.length > 0 && value.length <= maxName && !value.includes("\u0000");
 const isScope = (value: string): value is Scope => (scopes as readonly string[]).includes(value);
 
 /**
@@ -27,7 +28,8 @@ export function readClaim(claims: Record<string, unknown>, name: string): unknow
   if (Object.hasOwn(claims, name)) return claims[name];
   let current: unknown = claims;
   for (const part of name.split(".")) {
-    if (current === null || typeof current !== "object" || Array.isArray(current) || !Object.hasOwn(current, part)) return undefined;
+    if (current === null || typeof current !== "object" || Array.isArray(current) || !Object.hasOwn(current, part))
+      return undefined;
     current = (current as Record<string, unknown>)[part];
   }
   return current;
@@ -53,14 +55,38 @@ export function principalFromClaims(claims: Record<string, unknown>, mapping: Cl
   if ("fixed" in mapping.tenant) tenant = mapping.tenant.fixed;
   else {
     const value = readClaim(claims, mapping.tenant.claim);
-    if (!isName(value)) return { ok: false, description: `The access token has no usable "${mapping.tenant.claim}" claim naming the tenant (a non-empty string of at most ${maxName} characters)` };
+    if (!isName(value))
+      return {
+        ok: false,
+        description: `The access token has no usable "${mapping.tenant.claim}" claim naming the tenant (a non-empty string of at most ${maxName} characters)`,
+      };
     tenant = value;
   }
   const subject = claims.sub;
-  if (!isName(subject)) return { ok: false, description: `The access token has no usable "sub" claim (a non-empty string of at most ${maxName} characters)` };
-  if (isReservedSubject(subject)) return { ok: false, description: `The access token's ${reservedSubjectMessage('"sub" claim', subject)}` };
+  if (!isName(subject))
+    return {
+      ok: false,
+      description: `The access token has no usable "sub" claim (a non-empty string of at most ${maxName} characters)`,
+    };
+  if (isReservedSubject(subject))
+    return { ok: false, description: `The access token's ${reservedSubjectMessage('"sub" claim', subject)}` };
   const groups = [...new Set((readList(claims, mapping.groupsClaim, false) ?? []).filter(isName))];
-  if (groups.length > maxGroups) return { ok: false, description: `The access token lists ${groups.length} groups in "${mapping.groupsClaim}"; at most ${maxGroups} are accepted` };
-  const granted = mapping.scopesClaim !== undefined ? readList(claims, mapping.scopesClaim, true) : (readList(claims, "scope", true) ?? readList(claims, "scp", true));
-  return { ok: true, principal: { tenant, subject, groups, scopes: scopes.filter((scope) => (granted ?? []).filter(isScope).includes(scope)) } };
+  if (groups.length > maxGroups)
+    return {
+      ok: false,
+      description: `The access token lists ${groups.length} groups in "${mapping.groupsClaim}"; at most ${maxGroups} are accepted`,
+    };
+  const granted =
+    mapping.scopesClaim !== undefined
+      ? readList(claims, mapping.scopesClaim, true)
+      : (readList(claims, "scope", true) ?? readList(claims, "scp", true));
+  return {
+    ok: true,
+    principal: {
+      tenant,
+      subject,
+      groups,
+      scopes: scopes.filter((scope) => (granted ?? []).filter(isScope).includes(scope)),
+    },
+  };
 }

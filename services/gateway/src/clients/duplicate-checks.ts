@@ -1,4 +1,10 @@
-import { ContextHubError, isContextHubError, isErrorCode, isUnimplementedCall, runWithRequestContext } from "@context-hub/common";
+import {
+  ContextHubError,
+  isContextHubError,
+  isErrorCode,
+  isUnimplementedCall,
+  runWithRequestContext,
+} from "@context-hub/common";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { storeV1 } from "@context-hub/proto";
 import { joinCalls } from "./joined-calls.js";
@@ -30,13 +36,21 @@ export const batchRetryMs = 60_000;
  * FindDuplicate call each, under their own request ids, and the batch is
  * tried again after `batchRetryMs`.
  */
-export function createDuplicateChecks(store: EntriesServiceClient, now: () => number = () => performance.now()): (check: DuplicateCheck) => Promise<string> {
+export function createDuplicateChecks(
+  store: EntriesServiceClient,
+  now: () => number = () => performance.now(),
+): (check: DuplicateCheck) => Promise<string> {
   let batchRefusedAt = Number.NEGATIVE_INFINITY;
 
   const checkAlone = (check: DuplicateCheck): Promise<DuplicateCheckResult> => {
     const ask = async () => {
       try {
-        const reply = await store.findDuplicate({ principal: check.principal, threadId: check.threadId, source: check.source, contentHash: check.contentHash });
+        const reply = await store.findDuplicate({
+          principal: check.principal,
+          threadId: check.threadId,
+          source: check.source,
+          contentHash: check.contentHash,
+        });
         return { entryId: reply.entryId };
       } catch (error) {
         // As FindDuplicates reports a refused check: in its result, failing its own write only.
@@ -53,7 +67,8 @@ export function createDuplicateChecks(store: EntriesServiceClient, now: () => nu
       if (now() - batchRefusedAt >= batchRetryMs) {
         try {
           const reply = await store.findDuplicates({ checks });
-          if (reply.results.length !== checks.length) throw new Error(`the store returned ${reply.results.length} results for ${checks.length} duplicate checks`);
+          if (reply.results.length !== checks.length)
+            throw new Error(`the store returned ${reply.results.length} results for ${checks.length} duplicate checks`);
           return reply.results;
         } catch (error) {
           if (!isUnimplementedCall(error)) throw error;
@@ -69,7 +84,8 @@ export function createDuplicateChecks(store: EntriesServiceClient, now: () => nu
   return async (check) => {
     const [result] = await joined([check]);
     const error = result?.error;
-    if (error !== undefined && error.code !== "") throw new ContextHubError(isErrorCode(error.code) ? error.code : "INTERNAL", error.message);
+    if (error !== undefined && error.code !== "")
+      throw new ContextHubError(isErrorCode(error.code) ? error.code : "INTERNAL", error.message);
     return result?.entryId ?? "";
   };
 }

@@ -56,20 +56,34 @@ export function createEarlyGeneration(options: EarlyGenerationOptions): EarlyGen
   const ask = async (): Promise<boolean> => {
     try {
       const deadline = { deadlineMs: options.callTimeoutMs };
-      const [embedder, summarizer] = await Promise.all([peers.embedder.describe({}, deadline), peers.summarizer?.describe({}, deadline)]);
+      const [embedder, summarizer] = await Promise.all([
+        peers.embedder.describe({}, deadline),
+        peers.summarizer?.describe({}, deadline),
+      ]);
       if (stopped) return true;
-      const free = embedder.provider === freeProvider && (summarizer === undefined || summarizer.provider === freeProvider);
+      const free =
+        embedder.provider === freeProvider && (summarizer === undefined || summarizer.provider === freeProvider);
       if (free !== enabled || !decidedOnce) {
         const providers = `embedder ${embedder.provider}${summarizer === undefined ? "" : `, summarizer ${summarizer.provider}`}`;
-        logger.info({ providers }, free ? "generation starts beside the dedup pre-check: the providers are built in" : "generation waits for the dedup pre-check: a provider is hosted");
+        logger.info(
+          { providers },
+          free
+            ? "generation starts beside the dedup pre-check: the providers are built in"
+            : "generation waits for the dedup pre-check: a provider is hosted",
+        );
       }
       enabled = free;
       decidedOnce = true;
       return true;
     } catch (error) {
       if (!stopped) {
-        const keeping = decidedOnce ? "keeping the last answer" : "generation waits for the dedup pre-check until they answer";
-        logger.warn({ error: error instanceof Error ? error.message : String(error) }, `could not ask the generation workers for their providers; ${keeping}`);
+        const keeping = decidedOnce
+          ? "keeping the last answer"
+          : "generation waits for the dedup pre-check until they answer";
+        logger.warn(
+          { error: error instanceof Error ? error.message : String(error) },
+          `could not ask the generation workers for their providers; ${keeping}`,
+        );
       }
       return false;
     }

@@ -26,20 +26,49 @@ test("get passes on the entries the store left out for its reply budget, with si
   const { store, asked } = storeAnswering(
     create(storeV1.GetEntriesResponseSchema, {
       missing: ["0190c2a4"],
-      notReturned: [{ id: "0190c2a4-0000-7000-8000-000000000004", sizeBytes: 10_485_900n, reason: "the reply reached its 32 MiB budget; fetch it in another call" }],
+      notReturned: [
+        {
+          id: "0190c2a4-0000-7000-8000-000000000004",
+          sizeBytes: 10_485_900n,
+          reason: "the reply reached its 32 MiB budget; fetch it in another call",
+        },
+      ],
     }),
   );
-  const output = await createEntriesClient(store).get(principal, { ids: ["0190c2a4", "0190c2a4-0000-7000-8000-000000000004"], includeImages: true, includeQuarantined: false });
-  assert.deepEqual(output.not_returned, [{ id: "0190c2a4-0000-7000-8000-000000000004", size_bytes: 10_485_900, reason: "the reply reached its 32 MiB budget; fetch it in another call" }]);
+  const output = await createEntriesClient(store).get(principal, {
+    ids: ["0190c2a4", "0190c2a4-0000-7000-8000-000000000004"],
+    includeImages: true,
+    includeQuarantined: false,
+  });
+  assert.deepEqual(output.not_returned, [
+    {
+      id: "0190c2a4-0000-7000-8000-000000000004",
+      size_bytes: 10_485_900,
+      reason: "the reply reached its 32 MiB budget; fetch it in another call",
+    },
+  ]);
   assert.deepEqual(output.missing, ["0190c2a4"]);
   assert.equal(getContextByIdsOutput.safeParse(output).success, true, "the output matches the tool's declared schema");
   assert.equal((asked[0] as { includeImages: boolean }).includeImages, true);
 });
 
 test("get names a withheld entry's trust state, and refuses a trust state this build does not know instead of guessing one", async () => {
-  const known = storeAnswering(create(storeV1.GetEntriesResponseSchema, { withheld: [{ id: "e1", trustState: storeV1.TrustState.QUARANTINED }] }));
-  assert.deepEqual((await createEntriesClient(known.store).get(principal, { ids: ["e1"], includeImages: false, includeQuarantined: false })).withheld, [{ id: "e1", trust_state: "quarantined" }]);
-  const unknown = storeAnswering(create(storeV1.GetEntriesResponseSchema, { withheld: [{ id: "e1", trustState: 42 as storeV1.TrustState }] }));
+  const known = storeAnswering(
+    create(storeV1.GetEntriesResponseSchema, { withheld: [{ id: "e1", trustState: storeV1.TrustState.QUARANTINED }] }),
+  );
+  assert.deepEqual(
+    (
+      await createEntriesClient(known.store).get(principal, {
+        ids: ["e1"],
+        includeImages: false,
+        includeQuarantined: false,
+      })
+    ).withheld,
+    [{ id: "e1", trust_state: "quarantined" }],
+  );
+  const unknown = storeAnswering(
+    create(storeV1.GetEntriesResponseSchema, { withheld: [{ id: "e1", trustState: 42 as storeV1.TrustState }] }),
+  );
   await assert.rejects(
     createEntriesClient(unknown.store).get(principal, { ids: ["e1"], includeImages: false, includeQuarantined: false }),
     (error: unknown) => isContextHubError(error) && /trust_state 42 is not a known trust state/.test(error.message),

@@ -12,7 +12,8 @@ import { toEntryListing, toEntryView } from "./entry-views.js";
 import type { EntriesServiceClient } from "./peers.js";
 import { fromProtoTrustState } from "./proto-enums.js";
 
-const iso = (timestamp: Timestamp | undefined) => (timestamp === undefined ? null : timestampDate(timestamp).toISOString());
+const iso = (timestamp: Timestamp | undefined) =>
+  timestamp === undefined ? null : timestampDate(timestamp).toISOString();
 
 /** Which entries to delete: ids (full or prefixes) or every entry of a thread the caller may change. */
 export interface DeleteRequest {
@@ -55,18 +56,32 @@ export function createEntriesClient(store: EntriesServiceClient) {
   return {
     /** Entries by full id or unique prefix, with what was missing, withheld for its trust state, or left out for the reply budget. */
     async get(principal: Principal, request: { ids: string[]; includeImages: boolean; includeQuarantined: boolean }) {
-      const reply = await store.getEntries({ principal, ids: request.ids, includeImages: request.includeImages, includeQuarantined: request.includeQuarantined });
+      const reply = await store.getEntries({
+        principal,
+        ids: request.ids,
+        includeImages: request.includeImages,
+        includeQuarantined: request.includeQuarantined,
+      });
       return {
         entries: reply.entries.map(toEntryView),
         missing: reply.missing,
         withheld: reply.withheld.map((item) => ({ id: item.id, trust_state: fromProtoTrustState(item.trustState) })),
-        not_returned: reply.notReturned.map((item) => ({ id: item.id, size_bytes: Number(item.sizeBytes), reason: item.reason })),
+        not_returned: reply.notReturned.map((item) => ({
+          id: item.id,
+          size_bytes: Number(item.sizeBytes),
+          reason: item.reason,
+        })),
       };
     },
 
     /** One page of the entries matching the search filter arguments, newest first. */
     async list(principal: Principal, filter: SearchFilterArgs, page: { limit: number; offset: number }) {
-      const reply = await store.listEntries({ principal, filter: toEntryFilter(filter), limit: page.limit, offset: page.offset });
+      const reply = await store.listEntries({
+        principal,
+        filter: toEntryFilter(filter),
+        limit: page.limit,
+        offset: page.offset,
+      });
       return { results: reply.entries.map(toEntryListing), hasMore: reply.hasMore };
     },
 

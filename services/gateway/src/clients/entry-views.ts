@@ -4,7 +4,8 @@ import { fromProtoSource, fromProtoVisibility, toTrustFields } from "./proto-enu
 
 /** How entries are shown to MCP callers: snake_case JSON, ISO timestamps, plain strings for enums. */
 
-const iso = (timestamp: Timestamp | undefined) => (timestamp === undefined ? null : timestampDate(timestamp).toISOString());
+const iso = (timestamp: Timestamp | undefined) =>
+  timestamp === undefined ? null : timestampDate(timestamp).toISOString();
 
 /** The full view of an entry, as get_context_by_ids returns it. */
 export function toEntryView(entry: storeV1.Entry) {

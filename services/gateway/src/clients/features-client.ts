@@ -37,7 +37,9 @@ function vectorBackendOf(peers: Peers, deadlineMs: number): Promise<string> {
 type Described = { status: "on" | "off" | "unavailable"; provider: string | null; model: string | null };
 
 /** Asks a worker to describe itself; a worker that does not answer in time is reported, not fatal. */
-async function describe<R extends { provider: string; model: string }>(ask: (() => Promise<R>) | undefined): Promise<Described & { reply?: R }> {
+async function describe<R extends { provider: string; model: string }>(
+  ask: (() => Promise<R>) | undefined,
+): Promise<Described & { reply?: R }> {
   if (ask === undefined) return { status: "off", provider: null, model: null };
   try {
     const reply = await ask();

@@ -39,12 +39,16 @@ const joinLimits = { maxItems: 100, maxWeight: 64 * 1024 };
 export const noSummary = (): SummarizedText => ({ summary: "", sections: [] });
 
 /** The generation clients over the embedder and, when summaries are on, the summarizer. */
-export function createGenerationClient(peers: Pick<Peers, "embedder" | "summarizer">, options: { sectionSummaryTimeoutMs: number }) {
+export function createGenerationClient(
+  peers: Pick<Peers, "embedder" | "summarizer">,
+  options: { sectionSummaryTimeoutMs: number },
+) {
   const { embedder, summarizer } = peers;
   const embed = joinCalls<string, EmbeddedText>(
     async (texts, signal) => {
       const reply = await embedder.embedDocuments({ texts }, signal === undefined ? {} : { signal });
-      if (reply.documents.length !== texts.length) throw new Error(`the embedder returned ${reply.documents.length} documents for ${texts.length} texts`);
+      if (reply.documents.length !== texts.length)
+        throw new Error(`the embedder returned ${reply.documents.length} documents for ${texts.length} texts`);
       return reply.documents.map((document) => ({ model: reply.model, dimension: reply.dimension, document }));
     },
     joinLimits,
@@ -56,10 +60,14 @@ export function createGenerationClient(peers: Pick<Peers, "embedder" | "summariz
       : joinCalls<GenerationInput, SummarizedText>(
           async (inputs, signal) => {
             const reply = await summarizer.summarize(
-              { inputs: inputs.map((input) => ({ text: input.text, source: toProtoSource(input.source) })), sectionBudgetMs: options.sectionSummaryTimeoutMs },
+              {
+                inputs: inputs.map((input) => ({ text: input.text, source: toProtoSource(input.source) })),
+                sectionBudgetMs: options.sectionSummaryTimeoutMs,
+              },
               signal === undefined ? {} : { signal },
             );
-            if (reply.summaries.length !== inputs.length) throw new Error(`the summarizer returned ${reply.summaries.length} summaries for ${inputs.length} texts`);
+            if (reply.summaries.length !== inputs.length)
+              throw new Error(`the summarizer returned ${reply.summaries.length} summaries for ${inputs.length} texts`);
             return reply.summaries;
           },
           joinLimits,

@@ -21,8 +21,17 @@ export interface AuditQuery {
 export function createHistoryClient({ history, audit }: { history: HistoryServiceClient; audit: AuditServiceClient }) {
   return {
     /** One page of an entry's versions, newest first (or only `version`, when given), with its tombstone if it is deleted. */
-    async history(principal: Principal, request: { id: string; version: number | undefined; limit: number; offset: number }) {
-      const reply = await history.getEntryHistory({ principal, id: request.id, version: request.version ?? 0, limit: request.limit, offset: request.offset });
+    async history(
+      principal: Principal,
+      request: { id: string; version: number | undefined; limit: number; offset: number },
+    ) {
+      const reply = await history.getEntryHistory({
+        principal,
+        id: request.id,
+        version: request.version ?? 0,
+        limit: request.limit,
+        offset: request.offset,
+      });
       return {
         id: reply.id,
         threadId: reply.threadId,
@@ -49,7 +58,11 @@ export function createHistoryClient({ history, audit }: { history: HistoryServic
         limit: query.limit,
         beforeSeq: BigInt(query.beforeSeq),
       });
-      return { records: reply.records.map(toAuditRecordView), hasMore: reply.hasMore, nextBeforeSeq: Number(reply.nextBeforeSeq) };
+      return {
+        records: reply.records.map(toAuditRecordView),
+        hasMore: reply.hasMore,
+        nextBeforeSeq: Number(reply.nextBeforeSeq),
+      };
     },
   };
 }

@@ -7,7 +7,11 @@ import type { IdempotencyServiceClient } from "./peers.js";
 export type IdempotencyState = "new" | "replay" | "conflict";
 
 /** Looks up `key` with the fingerprint of the arguments it was sent with. */
-export async function checkIdempotency(store: IdempotencyServiceClient, principal: Principal, idempotency: { key: string; fingerprint: string }): Promise<IdempotencyState> {
+export async function checkIdempotency(
+  store: IdempotencyServiceClient,
+  principal: Principal,
+  idempotency: { key: string; fingerprint: string },
+): Promise<IdempotencyState> {
   const { state } = await store.checkIdempotency({ principal, idempotency });
   if (state === storeV1.CheckIdempotencyResponse_State.CONFLICT) return "conflict";
   return state === storeV1.CheckIdempotencyResponse_State.REPLAY ? "replay" : "new";

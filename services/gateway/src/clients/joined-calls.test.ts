@@ -41,7 +41,17 @@ test("calls made in different turns are not held back for each other", async () 
 test("a joined call stays within the item and weight limits, and a caller is never split", async () => {
   const { calls, send } = recordingCall();
   const call = joinCalls(send, { maxItems: 3, maxWeight: 10 }, (item) => item);
-  const answers = await Promise.all([call([1]), call([1]), call([1]), call([1]), call([4]), call([4]), call([4]), call([20]), call([1, 1, 1, 1, 1])]);
+  const answers = await Promise.all([
+    call([1]),
+    call([1]),
+    call([1]),
+    call([1]),
+    call([4]),
+    call([4]),
+    call([4]),
+    call([20]),
+    call([1, 1, 1, 1, 1]),
+  ]);
   assert.deepEqual(answers, [[2], [2], [2], [2], [8], [8], [8], [40], [2, 2, 2, 2, 2]]);
   assert.deepEqual(
     calls.map((sent) => sent.items),
@@ -67,7 +77,11 @@ test("an item's failure is sent again caller by caller, so only its own caller f
     assert.deepEqual(first, { status: "fulfilled", value: [2] });
     assert.equal(second.status, "rejected");
     assert.equal((second as PromiseRejectedResult).reason.code, code);
-    assert.match((second as PromiseRejectedResult).reason.message, /items\[1\] is unlucky/, "the error names the item within the caller's own call");
+    assert.match(
+      (second as PromiseRejectedResult).reason.message,
+      /items\[1\] is unlucky/,
+      "the error names the item within the caller's own call",
+    );
     assert.deepEqual(third, { status: "fulfilled", value: [14] });
     assert.deepEqual(
       calls.map((sent) => sent.items),
@@ -80,9 +94,15 @@ test("a failure of the call itself is every caller's, without sending again", as
   const callFailures = [
     new ContextHubError("EMBEDDER_UNAVAILABLE", "the embedder service is unavailable"),
     // The provider rate-limits and asked for a wait: sending each caller's texts again at once would only add load.
-    new ContextHubError("PROVIDER_ERROR", "openai embeddings failed: HTTP 429", { details: { status: 429, retry_after_ms: 60_000 } }),
-    new ContextHubError("PROVIDER_ERROR", "openai embeddings failed: HTTP 503 after 3 attempts", { details: { status: 503 } }),
-    new ContextHubError("PROVIDER_ERROR", "openai embeddings failed: malformed response: 1 vectors for 2 texts", { details: {} }),
+    new ContextHubError("PROVIDER_ERROR", "openai embeddings failed: HTTP 429", {
+      details: { status: 429, retry_after_ms: 60_000 },
+    }),
+    new ContextHubError("PROVIDER_ERROR", "openai embeddings failed: HTTP 503 after 3 attempts", {
+      details: { status: 503 },
+    }),
+    new ContextHubError("PROVIDER_ERROR", "openai embeddings failed: malformed response: 1 vectors for 2 texts", {
+      details: {},
+    }),
   ];
   for (const failure of callFailures) {
     const { calls, send } = recordingCall(async () => {

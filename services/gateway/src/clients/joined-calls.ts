@@ -59,7 +59,11 @@ function mayBelongToOneItem(error: unknown): boolean {
  * The joined call runs in the first caller's request context, so its request
  * id and trace are that caller's.
  */
-export function joinCalls<Item, Result>(send: BatchCall<Item, Result>, limits: JoinLimits, weigh: (item: Item) => number): JoinedCall<Item, Result> {
+export function joinCalls<Item, Result>(
+  send: BatchCall<Item, Result>,
+  limits: JoinLimits,
+  weigh: (item: Item) => number,
+): JoinedCall<Item, Result> {
   let waiting: Caller<Item, Result>[] = [];
 
   const settle = (caller: Caller<Item, Result>, outcome: { results: Result[] } | { error: unknown }) => {
@@ -83,7 +87,11 @@ export function joinCalls<Item, Result>(send: BatchCall<Item, Result>, limits: J
     if (watched) for (const caller of live) caller.signal!.addEventListener("abort", onAbort);
     try {
       const results = await send(items, watched ? everyoneGone.signal : undefined);
-      if (results.length !== items.length) throw new ContextHubError("INTERNAL", `a joined call returned ${results.length} results for ${items.length} items`);
+      if (results.length !== items.length)
+        throw new ContextHubError(
+          "INTERNAL",
+          `a joined call returned ${results.length} results for ${items.length} items`,
+        );
       let next = 0;
       for (const caller of live) {
         settle(caller, { results: results.slice(next, next + caller.items.length) });
@@ -109,7 +117,10 @@ export function joinCalls<Item, Result>(send: BatchCall<Item, Result>, limits: J
     let weight = 0;
     for (const caller of callers) {
       const callerWeight = caller.items.reduce((sum, item) => sum + weigh(item), 0);
-      if (group.length > 0 && (count + caller.items.length > limits.maxItems || weight + callerWeight > limits.maxWeight)) {
+      if (
+        group.length > 0 &&
+        (count + caller.items.length > limits.maxItems || weight + callerWeight > limits.maxWeight)
+      ) {
         void sendFor(group);
         group = [];
         count = 0;
@@ -127,7 +138,14 @@ export function joinCalls<Item, Result>(send: BatchCall<Item, Result>, limits: J
     if (signal?.aborted) return Promise.reject(cancelled(signal));
     return new Promise<Result[]>((resolve, reject) => {
       const onAbort = () => settle(caller, { error: cancelled(signal!) });
-      const caller: Caller<Item, Result> = { items, signal, settled: false, resolve, reject, forget: () => signal?.removeEventListener("abort", onAbort) };
+      const caller: Caller<Item, Result> = {
+        items,
+        signal,
+        settled: false,
+        resolve,
+        reject,
+        forget: () => signal?.removeEventListener("abort", onAbort),
+      };
       signal?.addEventListener("abort", onAbort, { once: true });
       if (waiting.length === 0) setImmediate(flush);
       waiting.push(caller);

@@ -6,7 +6,8 @@ import type { Idempotency } from "../idempotency.js";
 import type { Principal } from "../principal.js";
 import type { MemoriesServiceClient } from "./peers.js";
 
-const iso = (timestamp: Timestamp | undefined) => (timestamp === undefined ? null : timestampDate(timestamp).toISOString());
+const iso = (timestamp: Timestamp | undefined) =>
+  timestamp === undefined ? null : timestampDate(timestamp).toISOString();
 
 /** Which memory a call names; empty strings take the defaults (the caller's namespace, the caller's own memory). */
 export interface MemoryNameInput {
@@ -104,7 +105,12 @@ export function createMemoriesClient(store: MemoriesServiceClient) {
 
     /** The current value, or that of `version` or of the instant `asOf`. */
     async get(principal: Principal, name: MemoryNameInput, at: { version: number; asOf: Date | undefined }) {
-      const reply = await store.getMemory({ principal, ...name, version: at.version, ...(at.asOf === undefined ? {} : { asOf: timestampFromDate(at.asOf) }) });
+      const reply = await store.getMemory({
+        principal,
+        ...name,
+        version: at.version,
+        ...(at.asOf === undefined ? {} : { asOf: timestampFromDate(at.asOf) }),
+      });
       return toMemoryView(reply.memory!);
     },
 
@@ -125,12 +131,23 @@ export function createMemoriesClient(store: MemoriesServiceClient) {
         latestVersion: reply.latestVersion,
         revisions: reply.revisions.map((revision) => toRevisionView(reply.id, revision)),
         hasMore: reply.hasMore,
-        tombstone: reply.tombstone === undefined ? null : { deleted_by: reply.tombstone.deletedBy, deleted_at: iso(reply.tombstone.deletedAt), reason: reply.tombstone.reason },
+        tombstone:
+          reply.tombstone === undefined
+            ? null
+            : {
+                deleted_by: reply.tombstone.deletedBy,
+                deleted_at: iso(reply.tombstone.deletedAt),
+                reason: reply.tombstone.reason,
+              },
       };
     },
 
     /** Deletes a memory to a tombstone; returns the version the delete was recorded as. */
-    async delete(principal: Principal, name: MemoryNameInput, input: { reason: string; expectedVersion: number | undefined; idempotency: Idempotency | undefined }) {
+    async delete(
+      principal: Principal,
+      name: MemoryNameInput,
+      input: { reason: string; expectedVersion: number | undefined; idempotency: Idempotency | undefined },
+    ) {
       const reply = await store.deleteMemory({
         principal,
         ...name,

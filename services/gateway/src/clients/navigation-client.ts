@@ -7,7 +7,10 @@ import type { SearchClient } from "./peers.js";
 import { fromProtoTrustState } from "./proto-enums.js";
 
 /** Which part of an entry to read: an outline node, a line range (inclusive), or a character range. */
-export type RangeSelector = { nodeId: string } | { lines: { start: number; end: number } } | { chars: { start: number; end: number } };
+export type RangeSelector =
+  | { nodeId: string }
+  | { lines: { start: number; end: number } }
+  | { chars: { start: number; end: number } };
 
 export type GrepOutputMode = "content" | "files_with_matches" | "count";
 
@@ -72,7 +75,10 @@ export function createNavigationClient(search: SearchClient) {
      * One page of an entry's heading outline, to `maxDepth` levels (0: all), from node `offset`, at most `maxNodes`
      * nodes (0: the store's default); `next_offset` is where the next page starts, null after the last.
      */
-    async navigate(principal: Principal, request: { id: string; maxDepth: number; includeQuarantined: boolean; offset: number; maxNodes: number }) {
+    async navigate(
+      principal: Principal,
+      request: { id: string; maxDepth: number; includeQuarantined: boolean; offset: number; maxNodes: number },
+    ) {
       const reply = await search.navigateEntry({
         principal,
         id: request.id,
@@ -107,8 +113,17 @@ export function createNavigationClient(search: SearchClient) {
     },
 
     /** Part of an entry's text, at most `maxChars` (0: the service's default). */
-    async readRange(principal: Principal, request: { id: string; range: RangeSelector; maxChars: number; includeQuarantined: boolean }) {
-      const reply = await search.readRange({ principal, id: request.id, range: toProtoRange(request.range), maxChars: request.maxChars, includeQuarantined: request.includeQuarantined });
+    async readRange(
+      principal: Principal,
+      request: { id: string; range: RangeSelector; maxChars: number; includeQuarantined: boolean },
+    ) {
+      const reply = await search.readRange({
+        principal,
+        id: request.id,
+        range: toProtoRange(request.range),
+        maxChars: request.maxChars,
+        includeQuarantined: request.includeQuarantined,
+      });
       return {
         id: reply.entryId,
         trust_state: fromProtoTrustState(reply.trustState),

@@ -40,7 +40,8 @@ export interface Peers {
 /** Opens gRPC channels to every peer, each with the deadline its work allows. */
 export function createPeers(config: GatewayConfig): Peers {
   // One client per store service, all at the store's address under its deadline (grpc-js shares the connection among them).
-  const atStore = <S extends ServiceDescriptor>(service: S) => createGrpcClient(service, { address: config.peers.store, peer: "store", deadlineMs: config.timeouts.storeMs });
+  const atStore = <S extends ServiceDescriptor>(service: S) =>
+    createGrpcClient(service, { address: config.peers.store, peer: "store", deadlineMs: config.timeouts.storeMs });
   const storeClients = {
     store: atStore(storeV1.StoreService),
     entries: atStore(storeV1.EntriesService),
@@ -53,11 +54,23 @@ export function createPeers(config: GatewayConfig): Peers {
     memories: atStore(storeV1.MemoriesService),
     search: atStore(searchV1.SearchService),
   };
-  const embedder = createGrpcClient(embedderV1.EmbedderService, { address: config.peers.embedder, peer: "embedder", deadlineMs: config.timeouts.embedMs });
+  const embedder = createGrpcClient(embedderV1.EmbedderService, {
+    address: config.peers.embedder,
+    peer: "embedder",
+    deadlineMs: config.timeouts.embedMs,
+  });
   const summarizer = config.summariesEnabled
-    ? createGrpcClient(summarizerV1.SummarizerService, { address: config.peers.summarizer, peer: "summarizer", deadlineMs: config.timeouts.summaryMs })
+    ? createGrpcClient(summarizerV1.SummarizerService, {
+        address: config.peers.summarizer,
+        peer: "summarizer",
+        deadlineMs: config.timeouts.summaryMs,
+      })
     : undefined;
-  const reranker = createGrpcClient(rerankerV1.RerankerService, { address: config.peers.reranker, peer: "reranker", deadlineMs: config.timeouts.rerankMs });
+  const reranker = createGrpcClient(rerankerV1.RerankerService, {
+    address: config.peers.reranker,
+    peer: "reranker",
+    deadlineMs: config.timeouts.rerankMs,
+  });
   return {
     ...storeClients,
     embedder,

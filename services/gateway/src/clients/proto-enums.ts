@@ -20,19 +20,22 @@ import {
 export const fromProtoSource = (source: commonV1.Source): Source => sourceFromProto(source, "source") ?? "agent";
 
 /** A visibility as callers read it; unspecified reads as private, the state that shows nothing to others. */
-export const fromProtoVisibility = (visibility: commonV1.Visibility): Visibility => visibilityFromProto(visibility, "visibility") ?? "private";
+export const fromProtoVisibility = (visibility: commonV1.Visibility): Visibility =>
+  visibilityFromProto(visibility, "visibility") ?? "private";
 
 /**
  * A trust state as callers read it. An entry read through a path that does
  * not report its state yet shows `unverified`, the state that promises
  * nothing.
  */
-export const fromProtoTrustState = (state: storeV1.TrustState): TrustStateName => trustStateFromProto(state, "trust_state") ?? "unverified";
+export const fromProtoTrustState = (state: storeV1.TrustState): TrustStateName =>
+  trustStateFromProto(state, "trust_state") ?? "unverified";
 
 export const toProtoSource = (source: Source): commonV1.Source => sourceToProto(source);
 
 /** Undefined lets the store choose (UNSPECIFIED). */
-export const toProtoVisibility = (visibility: Visibility | undefined): commonV1.Visibility => visibilityToProto(visibility);
+export const toProtoVisibility = (visibility: Visibility | undefined): commonV1.Visibility =>
+  visibilityToProto(visibility);
 
 /** The trust fields every entry view carries. */
 export function toTrustFields(entry: Pick<storeV1.Entry, "trustState" | "trustReasons">) {

@@ -1,6 +1,11 @@
 /** Review as the tools ask for it: the queue and decisions over ReviewService, proto built and read here. */
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { reviewDecisionToProto, trustStateToProto, type ReviewDecisionName, type TrustStateName } from "@context-hub/common";
+import {
+  reviewDecisionToProto,
+  trustStateToProto,
+  type ReviewDecisionName,
+  type TrustStateName,
+} from "@context-hub/common";
 import type { Principal } from "../principal.js";
 import type { ReviewServiceClient } from "./peers.js";
 import { fromProtoTrustState } from "./proto-enums.js";
@@ -10,7 +15,10 @@ import { toReviewItemView } from "./trust-views.js";
 export function createReviewClient(store: ReviewServiceClient) {
   return {
     /** One page of the entries waiting for a reviewer in the given states (all waiting states when none are given). */
-    async listQueue(principal: Principal, request: { states: TrustStateName[]; threadId: string | undefined; limit: number; offset: number }) {
+    async listQueue(
+      principal: Principal,
+      request: { states: TrustStateName[]; threadId: string | undefined; limit: number; offset: number },
+    ) {
       const reply = await store.listReviewQueue({
         principal,
         states: request.states.map(trustStateToProto),
@@ -22,7 +30,10 @@ export function createReviewClient(store: ReviewServiceClient) {
     },
 
     /** Approves or rejects the entry at the version the reviewer read. */
-    async review(principal: Principal, request: { id: string; decision: ReviewDecisionName; note: string | undefined; expectedVersion: number }) {
+    async review(
+      principal: Principal,
+      request: { id: string; decision: ReviewDecisionName; note: string | undefined; expectedVersion: number },
+    ) {
       const reply = await store.reviewEntry({
         principal,
         id: request.id,

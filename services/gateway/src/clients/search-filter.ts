@@ -11,7 +11,9 @@ export interface SearchFilterArgs {
   tags?: string[] | undefined;
   tags_all?: string[] | undefined;
   metadata?: Record<string, string | number | boolean | null> | undefined;
-  metadata_filters?: { key: string; operator?: OperatorName | undefined; value?: unknown; case_sensitive?: boolean | undefined }[] | undefined;
+  metadata_filters?:
+    | { key: string; operator?: OperatorName | undefined; value?: unknown; case_sensitive?: boolean | undefined }[]
+    | undefined;
   start_date?: string | undefined;
   end_date?: string | undefined;
   content_type?: "text" | "multimodal" | undefined;
@@ -48,10 +50,16 @@ const operatorOf: Record<OperatorName, storeV1.MetadataOperator> = {
  * "no value" from a JSON null.
  */
 function toMetadataConditions(args: SearchFilterArgs): MessageInitShape<typeof storeV1.MetadataConditionSchema>[] {
-  const equalities = Object.entries(args.metadata ?? {}).map(([key, value]) => ({ key, operator: storeV1.MetadataOperator.EQ, value: fromJson(ValueSchema, value) }));
+  const equalities = Object.entries(args.metadata ?? {}).map(([key, value]) => ({
+    key,
+    operator: storeV1.MetadataOperator.EQ,
+    value: fromJson(ValueSchema, value),
+  }));
   const conditions = (args.metadata_filters ?? []).map((condition) => {
     const operator = condition.operator ?? "eq";
-    const valueless = condition.value === undefined || (condition.value === null && ["exists", "not_exists", "is_null", "is_not_null"].includes(operator));
+    const valueless =
+      condition.value === undefined ||
+      (condition.value === null && ["exists", "not_exists", "is_null", "is_not_null"].includes(operator));
     return {
       key: condition.key,
       operator: operatorOf[operator],

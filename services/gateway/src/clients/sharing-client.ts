@@ -1,5 +1,11 @@
 /** Sharing as the tools ask for it: grants and revocations over SharingService, proto built and read here. */
-import { granteeKindFromProto, granteeKindToProto, permissionFromProto, permissionToProto, type PermissionName } from "@context-hub/common";
+import {
+  granteeKindFromProto,
+  granteeKindToProto,
+  permissionFromProto,
+  permissionToProto,
+  type PermissionName,
+} from "@context-hub/common";
 import type { Principal } from "../principal.js";
 import type { Idempotency } from "../idempotency.js";
 import type { SharingServiceClient } from "./peers.js";
@@ -20,7 +26,10 @@ function toProtoRequest(principal: Principal, request: ShareRequest) {
     principal,
     entryIds: request.entryIds,
     threadId: request.threadId ?? "",
-    grantees: [...request.subjects.map((name) => ({ kind: granteeKindToProto("subject"), name })), ...request.groups.map((name) => ({ kind: granteeKindToProto("group"), name }))],
+    grantees: [
+      ...request.subjects.map((name) => ({ kind: granteeKindToProto("subject"), name })),
+      ...request.groups.map((name) => ({ kind: granteeKindToProto("group"), name })),
+    ],
     permission: permissionToProto(request.permission),
     ...(request.idempotency === undefined ? {} : { idempotency: request.idempotency }),
   };
@@ -38,9 +47,13 @@ export function createSharingClient(store: SharingServiceClient) {
           context_id: grant.entryId === "" ? null : grant.entryId,
           thread_id: grant.threadId === "" ? null : grant.threadId,
           // A grant always names its grantee's kind and permission; the store sends no other.
-          grantee_kind: granteeKindFromProto(grant.grantee?.kind ?? 0, "grantee.kind") === "group" ? ("group" as const) : ("subject" as const),
+          grantee_kind:
+            granteeKindFromProto(grant.grantee?.kind ?? 0, "grantee.kind") === "group"
+              ? ("group" as const)
+              : ("subject" as const),
           grantee: grant.grantee?.name ?? "",
-          permission: permissionFromProto(grant.permission, "permission") === "write" ? ("write" as const) : ("read" as const),
+          permission:
+            permissionFromProto(grant.permission, "permission") === "write" ? ("write" as const) : ("read" as const),
         })),
         nowSharedIds: reply.nowSharedIds,
       };

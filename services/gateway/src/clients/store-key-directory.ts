@@ -14,7 +14,12 @@ export function createStoreKeyDirectory(store: ApiKeysServiceClient): KeyDirecto
       if (reply.revoked) return revokedKey;
       if (key === undefined) return undefined;
       return {
-        principal: { tenant: key.tenant, subject: key.subject, groups: [...key.groups], scopes: key.scopes.filter(isScope) },
+        principal: {
+          tenant: key.tenant,
+          subject: key.subject,
+          groups: [...key.groups],
+          scopes: key.scopes.filter(isScope),
+        },
         expiresAt: key.expiresAt === undefined ? undefined : timestampDate(key.expiresAt),
       };
     },

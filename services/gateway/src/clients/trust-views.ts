@@ -7,7 +7,8 @@ import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { storeV1 } from "@context-hub/proto";
 import { fromProtoSource, fromProtoTrustState, fromProtoVisibility, toTrustFields } from "./proto-enums.js";
 
-const iso = (timestamp: Timestamp | undefined) => (timestamp === undefined ? null : timestampDate(timestamp).toISOString());
+const iso = (timestamp: Timestamp | undefined) =>
+  timestamp === undefined ? null : timestampDate(timestamp).toISOString();
 
 /** A review queue item: the full entry a reviewer judges, with who wrote it and its last review. */
 export function toReviewItemView(entry: storeV1.Entry) {

@@ -60,14 +60,21 @@ function toProtoEntry(entry: NewEntryInput): MessageInitShape<typeof storeV1.New
   };
 }
 
-function toProtoValidity(validity: { validFrom: Date | undefined; validTo: Date | undefined }): MessageInitShape<typeof storeV1.ValiditySchema> {
+function toProtoValidity(validity: {
+  validFrom: Date | undefined;
+  validTo: Date | undefined;
+}): MessageInitShape<typeof storeV1.ValiditySchema> {
   return {
     ...(validity.validFrom === undefined ? {} : { validFrom: timestampFromDate(validity.validFrom) }),
     ...(validity.validTo === undefined ? {} : { validTo: timestampFromDate(validity.validTo) }),
   };
 }
 
-function toProtoUpdate({ change, sendText, generated }: PlannedChange): MessageInitShape<typeof storeV1.EntryUpdateSchema> {
+function toProtoUpdate({
+  change,
+  sendText,
+  generated,
+}: PlannedChange): MessageInitShape<typeof storeV1.EntryUpdateSchema> {
   return {
     id: change.id,
     ...(change.expectedVersion === undefined ? {} : { expectedVersion: change.expectedVersion }),
@@ -83,7 +90,9 @@ function toProtoUpdate({ change, sendText, generated }: PlannedChange): MessageI
 }
 
 function toItemOutcome<T>(error: storeV1.ItemError | undefined, value: () => T): ItemOutcome<T> {
-  return error !== undefined && error.code !== "" ? { ok: false, error: { code: error.code, message: error.message } } : { ok: true, value: value() };
+  return error !== undefined && error.code !== ""
+    ? { ok: false, error: { code: error.code, message: error.message } }
+    : { ok: true, value: value() };
 }
 
 /** A batch item's error for the caller: a vanished fold target is told as what the caller can do about it. */
@@ -91,7 +100,8 @@ function toBatchItemError(error: storeV1.ItemError | undefined): storeV1.ItemErr
   if (error?.code !== "DUPLICATE_VANISHED") return error;
   return {
     ...error,
-    message: "the entry this item was identical to was deleted or changed while the batch was stored, so nothing was stored for this item; store it again (with a new idempotency_key if you used one)",
+    message:
+      "the entry this item was identical to was deleted or changed while the batch was stored, so nothing was stored for this item; store it again (with a new idempotency_key if you used one)",
   };
 }
 
@@ -104,12 +114,28 @@ export function createWriteStoreClient(store: EntriesServiceClient) {
   return {
     /** The caller's likely retransmit of `entry` (see the store's FindDuplicate): its id, or "" when there is none. */
     findDuplicate(principal: Principal, entry: NewEntryInput): Promise<string> {
-      return checkDuplicate({ principal, threadId: entry.threadId, source: toProtoSource(entry.source), contentHash: contentHash(entry.text), requestId: currentRequestContext()?.requestId ?? "" });
+      return checkDuplicate({
+        principal,
+        threadId: entry.threadId,
+        source: toProtoSource(entry.source),
+        contentHash: contentHash(entry.text),
+        requestId: currentRequestContext()?.requestId ?? "",
+      });
     },
 
     /** One Commit; without `generated` the store folds the entry into its duplicate or answers a replay, or refuses with DUPLICATE_VANISHED. */
-    async commit(principal: Principal, entry: NewEntryInput, generated: Generated | undefined, idempotency: Idempotency | undefined): Promise<WriteAck> {
-      const reply = await store.commit({ principal, entry: toProtoEntry(entry), ...(generated === undefined ? {} : { generated }), ...withIdempotency(idempotency) });
+    async commit(
+      principal: Principal,
+      entry: NewEntryInput,
+      generated: Generated | undefined,
+      idempotency: Idempotency | undefined,
+    ): Promise<WriteAck> {
+      const reply = await store.commit({
+        principal,
+        entry: toProtoEntry(entry),
+        ...(generated === undefined ? {} : { generated }),
+        ...withIdempotency(idempotency),
+      });
       return toWriteAck(reply.ack, entry.threadId);
     },
 
@@ -124,21 +150,40 @@ export function createWriteStoreClient(store: EntriesServiceClient) {
       const reply = await store.commitBatch({
         principal,
         atomic,
-        entries: entries.map((entry, index) => ({ entry: toProtoEntry(entry), ...(generated[index] === undefined ? {} : { generated: generated[index] }) })),
+        entries: entries.map((entry, index) => ({
+          entry: toProtoEntry(entry),
+          ...(generated[index] === undefined ? {} : { generated: generated[index] }),
+        })),
         ...withIdempotency(idempotency),
       });
-      return reply.results.map((result, index) => toItemOutcome(toBatchItemError(result.error), () => toWriteAck(result.ack, entries[index]?.threadId)));
+      return reply.results.map((result, index) =>
+        toItemOutcome(toBatchItemError(result.error), () => toWriteAck(result.ack, entries[index]?.threadId)),
+      );
     },
 
     /** The entries `ids` name, as the caller may read them (quarantined ones included: an update of one must still see it). */
     async currentTexts(principal: Principal, ids: string[]): Promise<CurrentText[]> {
       const reply = await store.getEntries({ principal, ids, includeQuarantined: true });
-      return reply.entries.map((entry) => ({ id: entry.id, contentHash: entry.contentHash, source: fromProtoSource(entry.source) }));
+      return reply.entries.map((entry) => ({
+        id: entry.id,
+        contentHash: entry.contentHash,
+        source: fromProtoSource(entry.source),
+      }));
     },
 
     /** One UpdateEntries call, compare-and-set per change. */
-    async update(principal: Principal, changes: PlannedChange[], atomic: boolean, idempotency: Idempotency | undefined): Promise<ItemOutcome<WriteAck>[]> {
-      const reply = await store.updateEntries({ principal, atomic, updates: changes.map(toProtoUpdate), ...withIdempotency(idempotency) });
+    async update(
+      principal: Principal,
+      changes: PlannedChange[],
+      atomic: boolean,
+      idempotency: Idempotency | undefined,
+    ): Promise<ItemOutcome<WriteAck>[]> {
+      const reply = await store.updateEntries({
+        principal,
+        atomic,
+        updates: changes.map(toProtoUpdate),
+        ...withIdempotency(idempotency),
+      });
       return reply.results.map((result) => toItemOutcome(result.error, () => toWriteAck(result.ack, undefined)));
     },
   };

@@ -24,7 +24,11 @@ export function largestEntryBytes(): number {
  * cannot be a write that could be stored, whatever the per-field limits.
  */
 export function largestCommitBytes(): number {
-  return Math.ceil((grpcMaxMessageBytes * 4) / 3) + escapedCharBytes * (limits.textChars + limits.metadataBytes) + envelopeBytes;
+  return (
+    Math.ceil((grpcMaxMessageBytes * 4) / 3) +
+    escapedCharBytes * (limits.textChars + limits.metadataBytes) +
+    envelopeBytes
+  );
 }
 
 /**

@@ -14,7 +14,11 @@ test("a lone tools/call needs only the tool it names", () => {
 });
 
 test("every tool is registered for anything else, so the SDK answers as it always does", () => {
-  assert.deepEqual(names(toolsNeededFor(call("no_such_tool"), tools)), names(tools), "an unknown tool gets the SDK's own not-found answer");
+  assert.deepEqual(
+    names(toolsNeededFor(call("no_such_tool"), tools)),
+    names(tools),
+    "an unknown tool gets the SDK's own not-found answer",
+  );
   assert.deepEqual(names(toolsNeededFor(call(42), tools)), names(tools), "a malformed name");
   assert.deepEqual(names(toolsNeededFor({ jsonrpc: "2.0", id: 1, method: "tools/list" }, tools)), names(tools));
   assert.deepEqual(names(toolsNeededFor([call("whoami"), call("store_context")], tools)), names(tools), "a batch");

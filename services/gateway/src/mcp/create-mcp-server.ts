@@ -17,7 +17,9 @@ const toolCalls = counter("contexthub_tool_calls_total", "MCP tool calls by tool
 export function countRateLimitedCall(tool: string): void {
   toolCalls.inc({ tool, outcome: "rate_limited" });
 }
-const toolDuration = histogram("contexthub_tool_duration_seconds", "MCP tool call duration by tool, in seconds.", ["tool"]);
+const toolDuration = histogram("contexthub_tool_duration_seconds", "MCP tool call duration by tool, in seconds.", [
+  "tool",
+]);
 
 export const defaultInstructions = [
   "Context Hub is your organisation's shared memory. Entries are stored under a thread_id and are private to you unless you share them.",
@@ -70,18 +72,31 @@ export interface BoundTool {
  * results cannot differ between the generations.
  */
 export function boundTools(options: McpServerOptions): BoundTool[] {
-  const context = { principal: options.principal, clients: gatewayClientsFor(options.peers), peers: options.peers, writePath: options.writePath };
+  const context = {
+    principal: options.principal,
+    clients: gatewayClientsFor(options.peers),
+    peers: options.peers,
+    writePath: options.writePath,
+  };
   return options.tools
     .filter((tool) => options.principal.scopes.includes(tool.scope))
     .map((tool) => ({
       name: tool.name,
-      config: { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: { title: tool.title, ...tool.annotations } },
+      config: {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: { title: tool.title, ...tool.annotations },
+      },
       async run(args: unknown) {
         const stop = toolDuration.startTimer({ tool: tool.name });
         try {
           const call = () => tool.handler(args as never, context);
-          const structured = await withSpan(`tool ${tool.name}`, { "contexthub.tool": tool.name, "contexthub.tenant": options.principal.tenant }, () =>
-            tool.write === true ? timeStage("total", call) : call(),
+          const structured = await withSpan(
+            `tool ${tool.name}`,
+            { "contexthub.tool": tool.name, "contexthub.tenant": options.principal.tenant },
+            () => (tool.write === true ? timeStage("total", call) : call()),
           );
           const result = toolSuccess(structured);
           toolCalls.inc({ tool: tool.name, outcome: "ok" });
@@ -112,7 +127,15 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     },
   );
   for (const tool of boundTools(options)) {
-    server.registerTool(tool.name, { ...tool.config, inputSchema: tool.config.inputSchema as never, outputSchema: tool.config.outputSchema as never }, ((args: unknown) => tool.run(args)) as never);
+    server.registerTool(
+      tool.name,
+      {
+        ...tool.config,
+        inputSchema: tool.config.inputSchema as never,
+        outputSchema: tool.config.outputSchema as never,
+      },
+      ((args: unknown) => tool.run(args)) as never,
+    );
   }
   return server;
 }

@@ -16,7 +16,11 @@ export interface DeleteCriteria {
 }
 
 interface Lister {
-  list(principal: Principal, filter: SearchFilterArgs, page: { limit: number; offset: number }): Promise<{ results: { id: string }[]; hasMore: boolean }>;
+  list(
+    principal: Principal,
+    filter: SearchFilterArgs,
+    page: { limit: number; offset: number },
+  ): Promise<{ results: { id: string }[]; hasMore: boolean }>;
 }
 
 /** The deepest a listing pages (its maximum offset); a dry run counts at most this many per thread. */
@@ -26,9 +30,14 @@ const dayMs = 86_400_000;
 
 /** The listing filters the criteria mean: one per thread (or one without a thread), all entries, quarantined included. */
 function filtersFor(criteria: DeleteCriteria, now: Date): SearchFilterArgs[] {
-  const endDate = criteria.older_than_days === undefined ? undefined : new Date(now.getTime() - criteria.older_than_days * dayMs).toISOString();
+  const endDate =
+    criteria.older_than_days === undefined
+      ? undefined
+      : new Date(now.getTime() - criteria.older_than_days * dayMs).toISOString();
   const base: SearchFilterArgs = { source: criteria.source, end_date: endDate, include_quarantined: true };
-  return criteria.thread_ids === undefined ? [base] : [...new Set(criteria.thread_ids)].map((thread) => ({ ...base, thread_id: thread }));
+  return criteria.thread_ids === undefined
+    ? [base]
+    : [...new Set(criteria.thread_ids)].map((thread) => ({ ...base, thread_id: thread }));
 }
 
 /**
@@ -36,7 +45,14 @@ function filtersFor(criteria: DeleteCriteria, now: Date): SearchFilterArgs[] {
  * (counted to `countCeiling` per thread when `countAll`, else only to one
  * past `want`); `exact` is false when a count reached its ceiling.
  */
-export async function findMatching(lister: Lister, principal: Principal, criteria: DeleteCriteria, want: number, countAll: boolean, now = new Date()) {
+export async function findMatching(
+  lister: Lister,
+  principal: Principal,
+  criteria: DeleteCriteria,
+  want: number,
+  countAll: boolean,
+  now = new Date(),
+) {
   const ids: string[] = [];
   let total = 0;
   let exact = true;

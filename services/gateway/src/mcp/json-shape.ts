@@ -22,7 +22,11 @@ const isContainer = (value: unknown): value is object => value !== null && typeo
 
 /** A path for messages: `metadata.a.b[2]`. */
 const pathOf = (parent: string, key: string | number) =>
-  typeof key === "number" ? `${parent}[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key.slice(0, 40))}]`;
+  typeof key === "number"
+    ? `${parent}[${key}]`
+    : /^[A-Za-z_$][\w$]*$/.test(key)
+      ? `${parent}.${key}`
+      : `${parent}[${JSON.stringify(key.slice(0, 40))}]`;
 
 const shorten = (path: string) => (path.length > 80 ? `${path.slice(0, 80)}…` : path);
 
@@ -37,7 +41,8 @@ export function jsonShapeProblem(value: unknown, name: string, maxDepth: number 
   while (pending.length > 0) {
     const { item, depth, path } = pending.pop()!;
     if (!isContainer(item)) continue;
-    if (depth > maxDepth) return `${name} nests objects and arrays deeper than ${maxDepth} levels (at ${shorten(path)}); flatten it`;
+    if (depth > maxDepth)
+      return `${name} nests objects and arrays deeper than ${maxDepth} levels (at ${shorten(path)}); flatten it`;
     if (Array.isArray(item)) {
       item.forEach((inner, index) => pending.push({ item: inner, depth: depth + 1, path: pathOf(path, index) }));
       continue;

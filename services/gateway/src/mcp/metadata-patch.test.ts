@@ -25,7 +25,8 @@ describe("metadata_patch", () => {
       [[1, 2], { a: "b", c: null }, { a: "b" }],
       [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }],
     ];
-    for (const [target, patch, expected] of cases) assert.deepEqual(mergePatch(target, patch), expected, `${JSON.stringify(target)} + ${JSON.stringify(patch)}`);
+    for (const [target, patch, expected] of cases)
+      assert.deepEqual(mergePatch(target, patch), expected, `${JSON.stringify(target)} + ${JSON.stringify(patch)}`);
   });
 
   test("a __proto__ key in a patch stays an own key and reaches no prototype", () => {
@@ -47,7 +48,8 @@ describe("metadata_patch", () => {
           state.metadata = { ...state.metadata, other: state.version };
           state.version++;
         }
-        if (version !== state.version) throw new ContextHubError("VERSION_CONFLICT", `at ${state.version}, not ${version}`);
+        if (version !== state.version)
+          throw new ContextHubError("VERSION_CONFLICT", `at ${state.version}, not ${version}`);
         state.metadata = metadata;
         state.version++;
         state.writes++;
@@ -63,9 +65,15 @@ describe("metadata_patch", () => {
   });
 
   test("an entry that keeps changing gives up after the last attempt, and a pinned version is not retried", async () => {
-    await assert.rejects(applyMetadataPatch(entry(maxPatchAttempts), { b: 2 }, undefined), /VERSION_CONFLICT|at \d+, not/);
+    await assert.rejects(
+      applyMetadataPatch(entry(maxPatchAttempts), { b: 2 }, undefined),
+      /VERSION_CONFLICT|at \d+, not/,
+    );
     const pinned = entry(1);
-    await assert.rejects(applyMetadataPatch(pinned, { b: 2 }, 1), (error: unknown) => error instanceof ContextHubError && error.code === "VERSION_CONFLICT");
+    await assert.rejects(
+      applyMetadataPatch(pinned, { b: 2 }, 1),
+      (error: unknown) => error instanceof ContextHubError && error.code === "VERSION_CONFLICT",
+    );
     assert.equal(pinned.state.writes, 0);
     await assert.rejects(applyMetadataPatch(entry(0), { b: 2 }, 7), /at version 1, not the expected 7/);
   });

@@ -11,7 +11,8 @@ import type { JsonObject, JsonValue } from "../clients/json-value.js";
 /** Attempts before a patch gives up on an entry that keeps changing. */
 export const maxPatchAttempts = 8;
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /**
  * RFC 7396: a patch that is not an object replaces the target; an object
@@ -45,13 +46,22 @@ const isConflict = (error: unknown) => error instanceof ContextHubError && error
  * entry between the read and the write; the patch is merged again onto what
  * that writer left, at most `maxPatchAttempts` times.
  */
-export async function applyMetadataPatch<T>(target: PatchTarget<T>, patch: JsonObject, expectedVersion: number | undefined): Promise<T> {
+export async function applyMetadataPatch<T>(
+  target: PatchTarget<T>,
+  patch: JsonObject,
+  expectedVersion: number | undefined,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const current = await target.read();
     if (expectedVersion !== undefined && current.version !== expectedVersion) {
-      throw new ContextHubError("VERSION_CONFLICT", `the entry is at version ${current.version}, not the expected ${expectedVersion}`, {
-        remedy: "fetch the entry again, then retry with its current version (or leave expected_version out to merge onto whatever is current)",
-      });
+      throw new ContextHubError(
+        "VERSION_CONFLICT",
+        `the entry is at version ${current.version}, not the expected ${expectedVersion}`,
+        {
+          remedy:
+            "fetch the entry again, then retry with its current version (or leave expected_version out to merge onto whatever is current)",
+        },
+      );
     }
     try {
       return await target.write(mergePatch(current.metadata, patch) as { [key: string]: JsonValue }, current.version);

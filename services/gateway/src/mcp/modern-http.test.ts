@@ -22,7 +22,9 @@ async function relay(make: () => Response): Promise<globalThis.Response> {
 
 test("a JSON answer keeps its status and headers and gets its length", async () => {
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code: -32020, message: "Header mismatch" } });
-  const answer = await relay(() => new Response(body, { status: 400, headers: { "content-type": "application/json", "x-extra": "kept" } }));
+  const answer = await relay(
+    () => new Response(body, { status: 400, headers: { "content-type": "application/json", "x-extra": "kept" } }),
+  );
   assert.equal(answer.status, 400);
   assert.equal(answer.headers.get("x-extra"), "kept");
   assert.equal(answer.headers.get("content-length"), String(Buffer.byteLength(body)));
@@ -30,7 +32,10 @@ test("a JSON answer keeps its status and headers and gets its length", async () 
 });
 
 test("an event stream is relayed event by event, unbuffered by proxies", async () => {
-  const events = ['event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n', 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n'];
+  const events = [
+    'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n',
+    'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n',
+  ];
   const answer = await relay(() => {
     const stream = new ReadableStream<Uint8Array>({
       async start(controller) {

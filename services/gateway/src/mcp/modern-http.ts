@@ -54,7 +54,11 @@ function toWebRequest(request: Request, signal?: AbortSignal): globalThis.Reques
     if (value === undefined || hopHeaders.has(name)) continue;
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
-  return new globalThis.Request(new URL(request.originalUrl, "http://context-hub.invalid"), { method: "POST", headers, ...(signal === undefined ? {} : { signal }) });
+  return new globalThis.Request(new URL(request.originalUrl, "http://context-hub.invalid"), {
+    method: "POST",
+    headers,
+    ...(signal === undefined ? {} : { signal }),
+  });
 }
 
 /** Writes the SDK's web response on Node's: one JSON body, or an event stream relayed as it is produced. */
@@ -86,11 +90,15 @@ export async function sendWebResponse(answer: globalThis.Response, response: Res
  * Origin check, rate budgets and the scope check have all run before it, as
  * for 2025 requests.
  */
-export function createModernEndpoint(shared: Omit<McpServerOptions, keyof PerRequestServerOptions>, logger: Logger): ModernEndpoint {
+export function createModernEndpoint(
+  shared: Omit<McpServerOptions, keyof PerRequestServerOptions>,
+  logger: Logger,
+): ModernEndpoint {
   const handler: McpHttpHandler = createMcpHandler(
     (context) => {
       const perRequest = context.authInfo?.extra?.contextHub as PerRequestServerOptions | undefined;
-      if (perRequest === undefined) throw new Error("a 2026-07-28 request reached the MCP handler without an authenticated caller");
+      if (perRequest === undefined)
+        throw new Error("a 2026-07-28 request reached the MCP handler without an authenticated caller");
       return createModernMcpServer({ ...shared, ...perRequest });
     },
     { legacy: "reject", onerror: (error) => logger.debug({ err: error }, "2026-07-28 request refused or failed") },
@@ -102,7 +110,10 @@ export function createModernEndpoint(shared: Omit<McpServerOptions, keyof PerReq
       const body: unknown = request.body;
       const messages: unknown[] = Array.isArray(body) ? body : [body];
       const claimed = messages.some(claimsEnvelope);
-      if (!claimed) return header !== undefined && !legacyVersions.has(header) && !(await isLegacyRequest(toWebRequest(request), body));
+      if (!claimed)
+        return (
+          header !== undefined && !legacyVersions.has(header) && !(await isLegacyRequest(toWebRequest(request), body))
+        );
       // The SDK sends every POST with the claim to its modern path (which answers even an unsupported revision there):
       // no need to build a web request to be told so.
       return true;
@@ -113,7 +124,11 @@ export function createModernEndpoint(shared: Omit<McpServerOptions, keyof PerReq
       if (isObject(body) && body.method === "tools/call") {
         const problem = paramsProblem({ method: "tools/call", params: body.params as never });
         if (problem !== undefined) {
-          response.status(200).json({ jsonrpc: "2.0", id: body.id ?? null, error: { code: -32602, message: `Invalid params: ${problem}`, data: { request_id: requestId } } });
+          response.status(200).json({
+            jsonrpc: "2.0",
+            id: body.id ?? null,
+            error: { code: -32602, message: `Invalid params: ${problem}`, data: { request_id: requestId } },
+          });
           return;
         }
       }
@@ -125,7 +140,12 @@ export function createModernEndpoint(shared: Omit<McpServerOptions, keyof PerReq
       const principal = perRequest.principal;
       const answer = await handler.fetch(toWebRequest(request, gone.signal), {
         parsedBody: request.body,
-        authInfo: { token: "", clientId: principal.subject, scopes: [...principal.scopes], extra: { contextHub: perRequest } },
+        authInfo: {
+          token: "",
+          clientId: principal.subject,
+          scopes: [...principal.scopes],
+          extra: { contextHub: perRequest },
+        },
       });
       await sendWebResponse(answer, response);
     },

@@ -30,8 +30,16 @@ export function createModernMcpServer(options: McpServerOptions): McpServer {
     },
   );
   for (const tool of boundTools(options)) {
-    const config = { ...tool.config, inputSchema: withCachedJsonSchema(tool.config.inputSchema), outputSchema: withCachedJsonSchema(tool.config.outputSchema) };
-    server.registerTool(tool.name, config, (async (args: unknown) => (await tool.run(args)) as CallToolResult) as never);
+    const config = {
+      ...tool.config,
+      inputSchema: withCachedJsonSchema(tool.config.inputSchema),
+      outputSchema: withCachedJsonSchema(tool.config.outputSchema),
+    };
+    server.registerTool(
+      tool.name,
+      config,
+      (async (args: unknown) => (await tool.run(args)) as CallToolResult) as never,
+    );
   }
   return server;
 }
@@ -64,7 +72,13 @@ function withCachedJsonSchema(schema: z.ZodType): StandardSchemaWithJSON {
       return converted;
     };
   };
-  const wrapped = { "~standard": { ...standard, validate: standard.validate.bind(standard), jsonSchema: { input: memo("input"), output: memo("output") } } } as StandardSchemaWithJSON;
+  const wrapped = {
+    "~standard": {
+      ...standard,
+      validate: standard.validate.bind(standard),
+      jsonSchema: { input: memo("input"), output: memo("output") },
+    },
+  } as StandardSchemaWithJSON;
   cachedSchemas.set(schema, wrapped);
   return wrapped;
 }

@@ -1,7 +1,11 @@
 import { z } from "zod";
 import { trustStates } from "../trust/trust-state.js";
 
-const trustState = z.enum(trustStates).describe("unverified, verified, quarantined (the screen found instruction-shaped content) or rejected (by a reviewer).");
+const trustState = z
+  .enum(trustStates)
+  .describe(
+    "unverified, verified, quarantined (the screen found instruction-shaped content) or rejected (by a reviewer).",
+  );
 
 const entryCommon = {
   id: z.string(),
@@ -33,7 +37,9 @@ export const writeAckOutput = z.object({
   updated_at: z.string(),
   trust_state: trustState,
   trust_reasons: z.array(z.string()),
-  previously_deleted: z.boolean().describe("The same text was deleted from this thread before; it was stored again anyway."),
+  previously_deleted: z
+    .boolean()
+    .describe("The same text was deleted from this thread before; it was stored again anyway."),
   message: z.string(),
 });
 
@@ -41,8 +47,19 @@ export const entryOutput = z.object({
   ...entryCommon,
   text: z.string(),
   content_hash: z.string(),
-  images: z.array(z.object({ ordinal: z.number(), mime_type: z.string(), byte_size: z.number(), data: z.string().optional() })),
-  node_summaries: z.array(z.object({ node_id: z.string(), heading: z.string(), level: z.number(), start: z.number(), end: z.number(), summary: z.string() })),
+  images: z.array(
+    z.object({ ordinal: z.number(), mime_type: z.string(), byte_size: z.number(), data: z.string().optional() }),
+  ),
+  node_summaries: z.array(
+    z.object({
+      node_id: z.string(),
+      heading: z.string(),
+      level: z.number(),
+      start: z.number(),
+      end: z.number(),
+      summary: z.string(),
+    }),
+  ),
   chunk_count: z.number(),
   embedding_model: z.string(),
 });
@@ -50,10 +67,14 @@ export const entryOutput = z.object({
 export const getContextByIdsOutput = z.object({
   entries: z.array(entryOutput),
   missing: z.array(z.string()),
-  withheld: z.array(z.object({ id: z.string(), trust_state: trustState })).describe("Entries you may read that were left out for their trust state; fetch them with include_quarantined."),
+  withheld: z
+    .array(z.object({ id: z.string(), trust_state: trustState }))
+    .describe("Entries you may read that were left out for their trust state; fetch them with include_quarantined."),
   not_returned: z
     .array(z.object({ id: z.string(), size_bytes: z.number(), reason: z.string() }))
-    .describe("Entries you may read that were left out to keep the reply within its size budget (32 MiB); fetch them in another call."),
+    .describe(
+      "Entries you may read that were left out to keep the reply within its size budget (32 MiB); fetch them in another call.",
+    ),
 });
 
 export const entryListingOutput = z.object({
@@ -124,10 +145,20 @@ export const deleteOutput = z.object({
 });
 
 export const deleteBatchOutput = deleteOutput.extend({
-  matched_count: z.number().optional().describe("With criteria: the entries you can see that match them (at least this many when matched_count_exact is false)."),
+  matched_count: z
+    .number()
+    .optional()
+    .describe(
+      "With criteria: the entries you can see that match them (at least this many when matched_count_exact is false).",
+    ),
   matched_count_exact: z.boolean().optional(),
   dry_run: z.boolean().optional().describe("With criteria: true when nothing was deleted, only counted."),
-  has_more: z.boolean().optional().describe("With criteria: more entries match than this call deleted (at most 100 per call); call again to continue."),
+  has_more: z
+    .boolean()
+    .optional()
+    .describe(
+      "With criteria: more entries match than this call deleted (at most 100 per call); call again to continue.",
+    ),
 });
 
 export const listThreadsOutput = z.object({
@@ -182,7 +213,11 @@ export const unshareOutput = z.object({ revoked_count: z.number(), message: z.st
 const versionOutput = z.object({
   version: z.number(),
   current: z.boolean(),
-  redacted: z.boolean().describe("The version was private while it was current and you are not its owner: its content (text, metadata, tags, summary, valid time and content_hash) is left out."),
+  redacted: z
+    .boolean()
+    .describe(
+      "The version was private while it was current and you are not its owner: its content (text, metadata, tags, summary, valid time and content_hash) is left out.",
+    ),
   text: z.string(),
   content_hash: z.string().optional().describe("SHA-256 of the version's text; absent when the version is redacted."),
   summary: z.string(),
@@ -206,7 +241,15 @@ export const historyOutput = z.object({
   owner: z.string(),
   latest_version: z.number(),
   deleted: z.boolean(),
-  tombstone: z.object({ content_hash: z.string(), deleted_by: z.string(), deleted_at: z.string().nullable(), reason: z.string(), history_purged_at: z.string().nullable() }).nullable(),
+  tombstone: z
+    .object({
+      content_hash: z.string(),
+      deleted_by: z.string(),
+      deleted_at: z.string().nullable(),
+      reason: z.string(),
+      history_purged_at: z.string().nullable(),
+    })
+    .nullable(),
   versions: z.array(versionOutput),
   count: z.number(),
   limit: z.number(),

@@ -8,13 +8,18 @@
 import { z } from "zod";
 
 /** A peer argument's schema, described as the synonym it is. */
-const synonymOf = <T extends z.ZodType>(schema: T, ours: string, extra = "") => schema.optional().describe(`Same as ${ours} (the name another memory server uses)${extra}; give one of the two.`);
+const synonymOf = <T extends z.ZodType>(schema: T, ours: string, extra = "") =>
+  schema.optional().describe(`Same as ${ours} (the name another memory server uses)${extra}; give one of the two.`);
 
 /**
  * Reports, on `context`, a peer argument given beside ours with a different
  * meaning: both name one setting, so they must agree.
  */
-export function checkSynonym(context: z.RefinementCtx, ours: { name: string; value: unknown }, theirs: { name: string; value: unknown }): void {
+export function checkSynonym(
+  context: z.RefinementCtx,
+  ours: { name: string; value: unknown },
+  theirs: { name: string; value: unknown },
+): void {
   if (ours.value === undefined || theirs.value === undefined || ours.value === theirs.value) return;
   context.addIssue({
     code: "custom",
@@ -30,11 +35,24 @@ export const peerRangeFields = {
 };
 
 /** The character range of a read_context_range call, whichever names it used. */
-export function charRange(args: { start?: number | undefined; end?: number | undefined; start_char?: number | undefined; end_char?: number | undefined }) {
+export function charRange(args: {
+  start?: number | undefined;
+  end?: number | undefined;
+  start_char?: number | undefined;
+  end_char?: number | undefined;
+}) {
   return { start: args.start ?? args.start_char, end: args.end ?? args.end_char };
 }
 
-export function checkRangeSynonyms(value: { start?: number | undefined; end?: number | undefined; start_char?: number | undefined; end_char?: number | undefined }, context: z.RefinementCtx): void {
+export function checkRangeSynonyms(
+  value: {
+    start?: number | undefined;
+    end?: number | undefined;
+    start_char?: number | undefined;
+    end_char?: number | undefined;
+  },
+  context: z.RefinementCtx,
+): void {
   checkSynonym(context, { name: "start", value: value.start }, { name: "start_char", value: value.start_char });
   checkSynonym(context, { name: "end", value: value.end }, { name: "end_char", value: value.end_char });
 }
@@ -42,8 +60,17 @@ export function checkRangeSynonyms(value: { start?: number | undefined; end?: nu
 /** grep_context: is_regex, case_sensitive (the inverse of case_insensitive) and max_entries_scanned. */
 export const peerGrepFields = {
   is_regex: synonymOf(z.boolean(), "regex"),
-  case_sensitive: z.boolean().optional().describe("The inverse of case_insensitive (the name another memory server uses): true matches case exactly (the default); give one of the two."),
-  max_entries_scanned: synonymOf(z.number().int().min(1).max(10_000), "max_entries", " (most entries read, newest first)"),
+  case_sensitive: z
+    .boolean()
+    .optional()
+    .describe(
+      "The inverse of case_insensitive (the name another memory server uses): true matches case exactly (the default); give one of the two.",
+    ),
+  max_entries_scanned: synonymOf(
+    z.number().int().min(1).max(10_000),
+    "max_entries",
+    " (most entries read, newest first)",
+  ),
 };
 
 interface GrepArgs {
@@ -66,13 +93,26 @@ export function grepSettings(args: GrepArgs) {
 
 export function checkGrepSynonyms(value: GrepArgs, context: z.RefinementCtx): void {
   checkSynonym(context, { name: "regex", value: value.regex }, { name: "is_regex", value: value.is_regex });
-  checkSynonym(context, { name: "case_insensitive", value: value.case_insensitive }, { name: "case_sensitive", value: value.case_sensitive === undefined ? undefined : !value.case_sensitive });
-  checkSynonym(context, { name: "max_entries", value: value.max_entries }, { name: "max_entries_scanned", value: value.max_entries_scanned });
+  checkSynonym(
+    context,
+    { name: "case_insensitive", value: value.case_insensitive },
+    { name: "case_sensitive", value: value.case_sensitive === undefined ? undefined : !value.case_sensitive },
+  );
+  checkSynonym(
+    context,
+    { name: "max_entries", value: value.max_entries },
+    { name: "max_entries_scanned", value: value.max_entries_scanned },
+  );
 }
 
 /** navigate_context: include_node_summaries (default true); false leaves every node's summary empty. */
 export const peerNavigateFields = {
-  include_node_summaries: z.boolean().optional().describe("Include each section's generated summary (default true); false returns them empty, for a smaller outline."),
+  include_node_summaries: z
+    .boolean()
+    .optional()
+    .describe(
+      "Include each section's generated summary (default true); false returns them empty, for a smaller outline.",
+    ),
 };
 
 /**
@@ -82,16 +122,24 @@ export const peerNavigateFields = {
  */
 export const peerSearchFields = {
   include_images: z
-    .literal(false, { error: "search results carry no image data; fetch the entries you need with get_context_by_ids (include_images: true)" })
+    .literal(false, {
+      error:
+        "search results carry no image data; fetch the entries you need with get_context_by_ids (include_images: true)",
+    })
     .optional()
-    .describe("Accepted as false only: search results carry no image data; get_context_by_ids with include_images returns it."),
+    .describe(
+      "Accepted as false only: search results carry no image data; get_context_by_ids with include_images returns it.",
+    ),
 };
 
 /** search_context: explain_query, which only the ranked searches answer. */
 export const peerListingFields = {
   ...peerSearchFields,
   explain_query: z
-    .literal(false, { error: "search_context returns no query statistics; the ranked searches (fts_search_context, semantic_search_context, hybrid_search_context) take explain_query" })
+    .literal(false, {
+      error:
+        "search_context returns no query statistics; the ranked searches (fts_search_context, semantic_search_context, hybrid_search_context) take explain_query",
+    })
     .optional()
     .describe("Accepted as false only: the ranked searches take explain_query."),
 };
@@ -111,5 +159,7 @@ export const peerHybridFields = {
       (modes) => modes === undefined || (modes.includes("fts") && modes.includes("semantic")),
       'hybrid_search_context always runs both legs: give search_modes ["fts", "semantic"] or leave it out; for one leg use fts_search_context or semantic_search_context',
     )
-    .describe('Accepted as ["fts", "semantic"] only (both legs, the default); one leg alone is fts_search_context or semantic_search_context.'),
+    .describe(
+      'Accepted as ["fts", "semantic"] only (both legs, the default); one leg alone is fts_search_context or semantic_search_context.',
+    ),
 };

@@ -17,15 +17,29 @@ test("a tools/call whose params or arguments are not plain JSON objects gets a p
   ] as const) {
     assert.equal(call({ name: "whoami", arguments: args }), `params.arguments must be a JSON object (got ${kind})`);
   }
-  assert.equal(call({ name: "whoami", arguments: JSON.parse('{"constructor":null}') }), 'params.arguments must not have a "constructor" key');
-  assert.equal(call({ name: "whoami", arguments: JSON.parse('{"__proto__":{"a":1}}') }), 'params.arguments must not have a "__proto__" key');
+  assert.equal(
+    call({ name: "whoami", arguments: JSON.parse('{"constructor":null}') }),
+    'params.arguments must not have a "constructor" key',
+  );
+  assert.equal(
+    call({ name: "whoami", arguments: JSON.parse('{"__proto__":{"a":1}}') }),
+    'params.arguments must not have a "__proto__" key',
+  );
 });
 
 test("well-formed params pass; other malformed params are described by path, never as a Zod dump", () => {
   assert.equal(call({ name: "whoami" }), undefined);
-  assert.equal(call({ name: "store_context", arguments: { metadata: { constructor: null } } }), undefined, "the tool's own schema judges what is inside arguments");
+  assert.equal(
+    call({ name: "store_context", arguments: { metadata: { constructor: null } } }),
+    undefined,
+    "the tool's own schema judges what is inside arguments",
+  );
   assert.equal(paramsProblem({ method: "tools/list", params: {} }), undefined);
-  assert.equal(paramsProblem({ method: "no/such/method", params: 5 as never }), undefined, "unknown methods are left to the SDK's Method not found");
+  assert.equal(
+    paramsProblem({ method: "no/such/method", params: 5 as never }),
+    undefined,
+    "unknown methods are left to the SDK's Method not found",
+  );
   const cursor = paramsProblem({ method: "tools/list", params: { cursor: 5 } as never }) ?? "";
   assert.match(cursor, /^params\.cursor: /);
   assert.doesNotMatch(cursor, /"code"|\[\s*\{/);

@@ -21,7 +21,11 @@ import { reservedKeys } from "./json-shape.js";
  */
 
 interface RequestSchema {
-  safeParse(value: unknown): { success: true } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+  safeParse(
+    value: unknown,
+  ):
+    | { success: true }
+    | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
 }
 
 /** The methods this server answers, with the SDK's own schema for each (the checks its handlers would make). */
@@ -32,7 +36,8 @@ const requestSchemas = new Map<string, RequestSchema>([
   ["tools/call", CallToolRequestSchema],
 ]);
 
-const isJsonObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
 
 function kindOf(value: unknown): string {
   if (value === null) return "null";
@@ -43,7 +48,8 @@ function kindOf(value: unknown): string {
 /** What is wrong with a tools/call's params, in words a caller can act on; undefined when they have the right shape. */
 function toolCallProblem(params: unknown): string | undefined {
   if (params === undefined) return "tools/call needs params: a JSON object with the tool's name and its arguments";
-  if (!isJsonObject(params)) return `params must be a JSON object with the tool's name and its arguments (got ${kindOf(params)})`;
+  if (!isJsonObject(params))
+    return `params must be a JSON object with the tool's name and its arguments (got ${kindOf(params)})`;
   if (typeof params.name !== "string") return "params.name must be a string naming the tool; tools/list lists them";
   const args = params.arguments;
   if (args === undefined) return undefined;
@@ -78,7 +84,9 @@ export function paramsProblem(request: Pick<JSONRPCRequest, "method" | "params">
   }
   if (verdict.success) return undefined;
   const issue = verdict.error.issues[0];
-  return issue === undefined ? `the params of ${request.method} are not valid` : `${pathText(issue.path) || "the request"}: ${issue.message}`;
+  return issue === undefined
+    ? `the params of ${request.method} are not valid`
+    : `${pathText(issue.path) || "the request"}: ${issue.message}`;
 }
 
 /**
@@ -87,13 +95,25 @@ export function paramsProblem(request: Pick<JSONRPCRequest, "method" | "params">
  * batch too), carrying the HTTP request id; everything else goes on to the
  * server. Call after the server is connected.
  */
-export function refuseMalformedParams(transport: Transport, requestId: string, onSendError: (error: unknown) => void): void {
+export function refuseMalformedParams(
+  transport: Transport,
+  requestId: string,
+  onSendError: (error: unknown) => void,
+): void {
   const deliver = transport.onmessage;
   transport.onmessage = (message, extra) => {
     if (isJSONRPCRequest(message)) {
       const problem = paramsProblem(message);
       if (problem !== undefined) {
-        const answer = { jsonrpc: "2.0", id: message.id, error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}`, data: { request_id: requestId } } } as JSONRPCMessage;
+        const answer = {
+          jsonrpc: "2.0",
+          id: message.id,
+          error: {
+            code: ErrorCode.InvalidParams,
+            message: `Invalid params: ${problem}`,
+            data: { request_id: requestId },
+          },
+        } as JSONRPCMessage;
         transport.send(answer).catch(onSendError);
         return;
       }

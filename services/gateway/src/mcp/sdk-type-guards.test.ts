@@ -8,7 +8,11 @@ import {
   isJSONRPCErrorResponse,
   isJSONRPCResultResponse,
 } from "@modelcontextprotocol/sdk/types.js";
-import { isJSONRPCErrorResponse as isModernErrorResponse, isJSONRPCResultResponse as isModernResultResponse, specTypeSchemas } from "@modelcontextprotocol/server";
+import {
+  isJSONRPCErrorResponse as isModernErrorResponse,
+  isJSONRPCResultResponse as isModernResultResponse,
+  specTypeSchemas,
+} from "@modelcontextprotocol/server";
 import { installQuickSdkTypeGuards } from "./sdk-type-guards.js";
 
 const schemas = {
@@ -19,10 +23,17 @@ const schemas = {
   ModernJSONRPCErrorResponse: specTypeSchemas.JSONRPCErrorResponse as unknown as typeof JSONRPCErrorResponseSchema,
 };
 // Taken before installing: the schemas' own answers.
-const fullParses = Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, schema.safeParse.bind(schema)]));
+const fullParses = Object.fromEntries(
+  Object.entries(schemas).map(([name, schema]) => [name, schema.safeParse.bind(schema)]),
+);
 
 const messages: unknown[] = [
-  { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } } },
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+  },
   { jsonrpc: "2.0", id: 1, method: "initialize", params: {} },
   { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "whoami", arguments: {} } },
   { jsonrpc: "2.0", method: "notifications/initialized" },
@@ -51,7 +62,11 @@ test("with quick rejects the SDK's message schemas give exactly their own answer
       const actual = schema.safeParse(message);
       const label = `${name} on ${JSON.stringify(message)}`;
       assert.equal(actual.success, expected.success, label);
-      assert.deepEqual(actual.success ? actual.data : actual.error?.issues, expected.success ? expected.data : expected.error?.issues, label);
+      assert.deepEqual(
+        actual.success ? actual.data : actual.error?.issues,
+        expected.success ? expected.data : expected.error?.issues,
+        label,
+      );
     }
   }
   assert.equal(isInitializeRequest(messages[0]), true);

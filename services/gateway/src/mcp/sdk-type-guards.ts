@@ -1,4 +1,8 @@
-import { InitializeRequestSchema, JSONRPCErrorResponseSchema, JSONRPCResultResponseSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  InitializeRequestSchema,
+  JSONRPCErrorResponseSchema,
+  JSONRPCResultResponseSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { specTypeSchemas } from "@modelcontextprotocol/server";
 
 interface SafeParsing {
@@ -18,7 +22,10 @@ const quickRejects: readonly [SafeParsing, (value: unknown) => boolean][] = [
   [JSONRPCErrorResponseSchema, (value) => isObject(value) && isObject(value.error)],
   // The SDK v2 (revision 2026-07-28) runs the same two response guards on every message it handles; its spec-type
   // table holds the very schema objects its guards use.
-  [specTypeSchemas.JSONRPCResultResponse as unknown as SafeParsing, (value) => isObject(value) && isObject(value.result)],
+  [
+    specTypeSchemas.JSONRPCResultResponse as unknown as SafeParsing,
+    (value) => isObject(value) && isObject(value.result),
+  ],
   [specTypeSchemas.JSONRPCErrorResponse as unknown as SafeParsing, (value) => isObject(value) && isObject(value.error)],
 ];
 

@@ -1,10 +1,33 @@
 import { z } from "zod";
-import { defaultFtsFeedback, defaultFusionMethod, defaultLegWeights, defaultRerankWeight, fusionMethods } from "../search/hybrid-search.js";
+import {
+  defaultFtsFeedback,
+  defaultFusionMethod,
+  defaultLegWeights,
+  defaultRerankWeight,
+  fusionMethods,
+} from "../search/hybrid-search.js";
 import { trustStates } from "../trust/trust-state.js";
 import { entryListingOutput } from "./output-schemas.js";
 import { maxJsonDepth } from "./json-shape.js";
-import { boundedJson, isoInstant, limits as inputLimits, sourceSchema, tagsSchema, threadIdSchema } from "./input-schemas.js";
-import { charRange, checkGrepSynonyms, checkRangeSynonyms, peerGrepFields, peerHybridFields, peerListingFields, peerNavigateFields, peerRangeFields, peerSearchFields } from "./peer-arguments.js";
+import {
+  boundedJson,
+  isoInstant,
+  limits as inputLimits,
+  sourceSchema,
+  tagsSchema,
+  threadIdSchema,
+} from "./input-schemas.js";
+import {
+  charRange,
+  checkGrepSynonyms,
+  checkRangeSynonyms,
+  peerGrepFields,
+  peerHybridFields,
+  peerListingFields,
+  peerNavigateFields,
+  peerRangeFields,
+  peerSearchFields,
+} from "./peer-arguments.js";
 import { metadataOperators } from "@context-hub/common";
 
 /** Limits of the search and navigation tools; the store enforces the same (docs/retrieval.md). */
@@ -43,7 +66,16 @@ const isoDate = (name: string) =>
 type MetadataOperatorName = (typeof metadataOperators)[number];
 
 /** The operators that compare strings, and so take case_sensitive (the store checks the same). */
-const caseOperators: readonly MetadataOperatorName[] = ["eq", "ne", "in", "not_in", "contains", "starts_with", "ends_with", "array_contains"];
+const caseOperators: readonly MetadataOperatorName[] = [
+  "eq",
+  "ne",
+  "in",
+  "not_in",
+  "contains",
+  "starts_with",
+  "ends_with",
+  "array_contains",
+];
 /** The operators that take no value; exists takes one optionally. */
 const valuelessOperators: readonly MetadataOperatorName[] = ["not_exists", "is_null", "is_not_null"];
 
@@ -54,7 +86,9 @@ const metadataFilter = z
       .min(1)
       .max(256)
       .refine(noNul, "key must not contain NUL characters")
-      .describe("A top-level metadata key, or a dotted path into nested objects (user.prefs.theme); a top-level key spelled with the dots wins over the path."),
+      .describe(
+        "A top-level metadata key, or a dotted path into nested objects (user.prefs.theme); a top-level key spelled with the dots wins over the path.",
+      ),
     operator: z
       .enum(metadataOperators)
       .optional()
@@ -63,7 +97,9 @@ const metadataFilter = z
       ),
     value: boundedJson("value", z.unknown())
       .optional()
-      .describe(`The value to compare with: a list for in/not_in; none for exists, not_exists, is_null, is_not_null. At most ${maxJsonDepth} levels deep.`),
+      .describe(
+        `The value to compare with: a list for in/not_in; none for exists, not_exists, is_null, is_not_null. At most ${maxJsonDepth} levels deep.`,
+      ),
     case_sensitive: z
       .boolean()
       .optional()
@@ -75,13 +111,21 @@ const metadataFilter = z
   .superRefine((condition, context) => {
     const operator = condition.operator ?? "eq";
     if (valuelessOperators.includes(operator) && condition.value !== undefined && condition.value !== null) {
-      context.addIssue({ code: "custom", path: ["value"], message: `leave value out for ${operator}, which takes none` });
+      context.addIssue({
+        code: "custom",
+        path: ["value"],
+        message: `leave value out for ${operator}, which takes none`,
+      });
     }
     if (!valuelessOperators.includes(operator) && operator !== "exists" && condition.value === undefined) {
       context.addIssue({ code: "custom", path: ["value"], message: `${operator} needs a value` });
     }
     if (condition.case_sensitive !== undefined && !caseOperators.includes(operator)) {
-      context.addIssue({ code: "custom", path: ["case_sensitive"], message: `case_sensitive applies only to ${caseOperators.join(", ")}, not to ${operator}` });
+      context.addIssue({
+        code: "custom",
+        path: ["case_sensitive"],
+        message: `case_sensitive applies only to ${caseOperators.join(", ")}, not to ${operator}`,
+      });
     }
   });
 
@@ -101,7 +145,8 @@ export const searchFilterFields = {
       .object({})
       .catchall(z.union([z.string(), z.number(), z.boolean(), z.null()]))
       .refine(
-        (metadata) => Object.keys(metadata).every((key) => key.length >= 1 && key.length <= inputLimits.metadataKeyChars),
+        (metadata) =>
+          Object.keys(metadata).every((key) => key.length >= 1 && key.length <= inputLimits.metadataKeyChars),
         `metadata keys must be 1 to ${inputLimits.metadataKeyChars} characters`,
       ),
   )
@@ -118,8 +163,14 @@ export const searchFilterFields = {
   include_quarantined: z
     .boolean()
     .optional()
-    .describe("Also find quarantined and rejected entries (default false: they are left out). Every result carries its trust_state; treat such entries with suspicion."),
-  valid_at: isoInstant("valid_at").optional().describe("Only entries whose stated validity (valid_from <= t < valid_to; an unset end is open) holds at this instant, ISO 8601."),
+    .describe(
+      "Also find quarantined and rejected entries (default false: they are left out). Every result carries its trust_state; treat such entries with suspicion.",
+    ),
+  valid_at: isoInstant("valid_at")
+    .optional()
+    .describe(
+      "Only entries whose stated validity (valid_from <= t < valid_to; an unset end is open) holds at this instant, ISO 8601.",
+    ),
   as_of: isoInstant("as_of")
     .optional()
     .describe(
@@ -131,24 +182,44 @@ export const searchFilterFields = {
 export const searchContextInput = z
   .object({
     ...searchFilterFields,
-    limit: z.number().int().min(1).max(inputLimits.pageSize, `limit must be at most ${inputLimits.pageSize}`).optional().describe("Page size, default 30."),
-    offset: z.number().int().min(0).max(inputLimits.maxOffset, `offset must be at most ${inputLimits.maxOffset}`).optional(),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(inputLimits.pageSize, `limit must be at most ${inputLimits.pageSize}`)
+      .optional()
+      .describe("Page size, default 30."),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .max(inputLimits.maxOffset, `offset must be at most ${inputLimits.maxOffset}`)
+      .optional(),
     ...peerListingFields,
   })
   .strict();
 
 const pageFields = {
-  limit: z.number().int().min(1).max(searchToolLimits.pageSize, `limit must be at most ${searchToolLimits.pageSize}`).optional().describe("Results per page, default 10."),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(searchToolLimits.pageSize, `limit must be at most ${searchToolLimits.pageSize}`)
+    .optional()
+    .describe("Results per page, default 10."),
   offset: z
     .number()
     .int()
     .min(0)
     .max(searchToolLimits.maxRankingDepth - 1)
     .optional()
-    .describe(`Results to skip. offset + limit may not exceed ${searchToolLimits.maxRankingDepth}, the deepest a ranking goes.`),
+    .describe(
+      `Results to skip. offset + limit may not exceed ${searchToolLimits.maxRankingDepth}, the deepest a ranking goes.`,
+    ),
 };
 
-const withinDepth = (value: { limit?: number | undefined; offset?: number | undefined }) => (value.offset ?? 0) + (value.limit ?? searchToolLimits.defaultPageSize) <= searchToolLimits.maxRankingDepth;
+const withinDepth = (value: { limit?: number | undefined; offset?: number | undefined }) =>
+  (value.offset ?? 0) + (value.limit ?? searchToolLimits.defaultPageSize) <= searchToolLimits.maxRankingDepth;
 const depthMessage = `offset + limit may not exceed ${searchToolLimits.maxRankingDepth}; narrow the search with filters instead of paging deeper`;
 
 /** explain_query and min_score, which every ranked search tool takes; `scale` says what min_score is compared with. */
@@ -159,7 +230,13 @@ const rankingFields = (scale: string) => ({
     .describe(
       "Add an explain object to every result (each leg's rank, score and share of the fused score, the fused and rerank scores) and to the reply (the method used and each stage's time in ms). Default false.",
     ),
-  min_score: z.number().finite().optional().describe(`Leave out results scoring below this, before the page is cut; dropped_below_min_score says how many were left out. ${scale}`),
+  min_score: z
+    .number()
+    .finite()
+    .optional()
+    .describe(
+      `Leave out results scoring below this, before the page is cut; dropped_below_min_score says how many were left out. ${scale}`,
+    ),
 });
 
 export const fullTextModeNames = ["match", "prefix", "phrase", "boolean", "any"] as const;
@@ -180,24 +257,49 @@ const feedbackFields = {
     .describe(
       "Pseudo-relevance feedback (default false): the best entries of a first pass are taken as relevant, the words they share most expand the query, and a second pass ranks by the expanded query. Finds entries that use other words for the same thing; costs about two to three times a plain search. Not with mode prefix. explain_query lists the words added.",
     ),
-  feedback_documents: z.number().int().min(1).max(feedbackLimits.maxDocuments).optional().describe("With feedback: how many of the first pass's best entries are taken as relevant (default 10)."),
-  feedback_terms: z.number().int().min(1).max(feedbackLimits.maxTerms).optional().describe("With feedback: how many words are added to the query at most (default 20)."),
-  feedback_query_weight: z.number().min(0).max(1).optional().describe("With feedback: the original query's share of the expanded query (default 0.5; 1: the added words count for nothing)."),
+  feedback_documents: z
+    .number()
+    .int()
+    .min(1)
+    .max(feedbackLimits.maxDocuments)
+    .optional()
+    .describe("With feedback: how many of the first pass's best entries are taken as relevant (default 10)."),
+  feedback_terms: z
+    .number()
+    .int()
+    .min(1)
+    .max(feedbackLimits.maxTerms)
+    .optional()
+    .describe("With feedback: how many words are added to the query at most (default 20)."),
+  feedback_query_weight: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe(
+      "With feedback: the original query's share of the expanded query (default 0.5; 1: the added words count for nothing).",
+    ),
 };
 
 export const ftsSearchInput = z
   .object({
-    query: queryInput.describe("Words to find. Punctuation and operators never cause an error; in boolean mode they have web-search meaning."),
+    query: queryInput.describe(
+      "Words to find. Punctuation and operators never cause an error; in boolean mode they have web-search meaning.",
+    ),
     mode: fullTextMode.optional(),
     language: z
       .string()
       .max(63)
       .regex(/^[a-z_]{1,63}$/, "language must be a text-search configuration name such as english, german or simple")
       .optional()
-      .describe("Parse the query in this language instead of the store's (e.g. simple: no stemming); the store lists the allowed ones if you pick another."),
+      .describe(
+        "Parse the query in this language instead of the store's (e.g. simple: no stemming); the store lists the allowed ones if you pick another.",
+      ),
     highlight: z.boolean().optional().describe("Add up to three fragments per result with the matching words marked."),
     ...feedbackFields,
-    ...rankingFields("The score is the store's full-text rank (0 or more; higher is better, unbounded, comparable within one query)."),
+    ...rankingFields(
+      "The score is the store's full-text rank (0 or more; higher is better, unbounded, comparable within one query).",
+    ),
     ...searchFilterFields,
     ...pageFields,
     ...peerSearchFields,
@@ -205,10 +307,17 @@ export const ftsSearchInput = z
   .strict()
   .refine(withinDepth, depthMessage)
   .refine(
-    (value) => value.feedback === true || (value.feedback_documents === undefined && value.feedback_terms === undefined && value.feedback_query_weight === undefined),
+    (value) =>
+      value.feedback === true ||
+      (value.feedback_documents === undefined &&
+        value.feedback_terms === undefined &&
+        value.feedback_query_weight === undefined),
     "feedback_documents, feedback_terms and feedback_query_weight apply only with feedback: true",
   )
-  .refine((value) => !(value.feedback === true && value.mode === "prefix"), "feedback is not available with mode prefix: use mode any or match with it");
+  .refine(
+    (value) => !(value.feedback === true && value.mode === "prefix"),
+    "feedback is not available with mode prefix: use mode any or match with it",
+  );
 
 export const semanticSearchInput = z
   .object({
@@ -242,10 +351,31 @@ export const hybridSearchInput = z
       .describe(
         `How the two legs' rankings are combined (default ${defaultFusionMethod}): minmax rescales each leg's scores to 0..1 over its candidates and takes their weighted mean; zscore does the same after standardising each leg's scores; rrf sums weight / (rrf_k + rank) over the legs.`,
       ),
-    rrf_k: z.number().int().min(1).max(1_000).optional().describe("Reciprocal rank fusion constant k (default 60, rrf only): larger flattens the difference between ranks."),
-    fts_weight: z.number().min(0).max(10).optional().describe(`Weight of the full-text leg in the fusion (default ${defaultLegWeights.fts}).`),
-    semantic_weight: z.number().min(0).max(10).optional().describe(`Weight of the semantic leg in the fusion (default ${defaultLegWeights.semantic}).`),
-    rerank: z.boolean().optional().describe("Reorder the best fused results with the reranker over a passage of each (default true)."),
+    rrf_k: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000)
+      .optional()
+      .describe(
+        "Reciprocal rank fusion constant k (default 60, rrf only): larger flattens the difference between ranks.",
+      ),
+    fts_weight: z
+      .number()
+      .min(0)
+      .max(10)
+      .optional()
+      .describe(`Weight of the full-text leg in the fusion (default ${defaultLegWeights.fts}).`),
+    semantic_weight: z
+      .number()
+      .min(0)
+      .max(10)
+      .optional()
+      .describe(`Weight of the semantic leg in the fusion (default ${defaultLegWeights.semantic}).`),
+    rerank: z
+      .boolean()
+      .optional()
+      .describe("Reorder the best fused results with the reranker over a passage of each (default true)."),
     rerank_weight: z
       .number()
       .min(0)
@@ -260,14 +390,18 @@ export const hybridSearchInput = z
       .min(10)
       .max(searchToolLimits.maxCandidates)
       .optional()
-      .describe(`Results each leg contributes before fusion (default ${searchToolLimits.defaultCandidates}, at least offset + limit).`),
+      .describe(
+        `Results each leg contributes before fusion (default ${searchToolLimits.defaultCandidates}, at least offset + limit).`,
+      ),
     rerank_depth: z
       .number()
       .int()
       .min(1)
       .max(searchToolLimits.maxRerankDepth)
       .optional()
-      .describe(`How many of the best fused results the reranker reorders (default ${searchToolLimits.defaultRerankDepth}); later results keep their fused order.`),
+      .describe(
+        `How many of the best fused results the reranker reorders (default ${searchToolLimits.defaultRerankDepth}); later results keep their fused order.`,
+      ),
     ...rankingFields(
       "It is compared with the score results are ranked by: the reranked score when reranking ran (see rerank_weight; 0..1 with the built-in reranker; results beyond rerank_depth, which it did not score, are left out too), else the fused score (minmax and zscore 0..1, 1: best in both legs; rrf at most (fts_weight + semantic_weight) / (rrf_k + 1)).",
     ),
@@ -277,7 +411,10 @@ export const hybridSearchInput = z
   })
   .strict()
   .refine(withinDepth, depthMessage)
-  .refine((value) => !(value.fts_feedback === true && value.fts_mode === "prefix"), "fts_feedback is not available with fts_mode prefix: use any or match with it");
+  .refine(
+    (value) => !(value.fts_feedback === true && value.fts_mode === "prefix"),
+    "fts_feedback is not available with fts_mode prefix: use any or match with it",
+  );
 
 const entryIdInput = z
   .string()
@@ -288,14 +425,36 @@ const entryIdInput = z
 const includeQuarantinedEntry = z
   .boolean()
   .optional()
-  .describe("Read the entry even if it is quarantined or rejected (default false: refused, naming its trust state). Treat its content with suspicion.");
+  .describe(
+    "Read the entry even if it is quarantined or rejected (default false: refused, naming its trust state). Treat its content with suspicion.",
+  );
 
 export const navigateInput = z
   .object({
     context_id: entryIdInput,
-    max_depth: z.number().int().min(1).max(6).optional().describe("List sections nested at most this deep (1 = top-level only); all by default."),
-    offset: z.number().int().min(0).max(0xffffffff).optional().describe("Index of the first node to return (0 by default): pass the previous reply's next_offset to get the next page."),
-    max_nodes: z.number().int().min(1).max(1000).optional().describe("Most nodes in one reply (default 200); a reply also stops at about 256 KiB of node text."),
+    max_depth: z
+      .number()
+      .int()
+      .min(1)
+      .max(6)
+      .optional()
+      .describe("List sections nested at most this deep (1 = top-level only); all by default."),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .max(0xffffffff)
+      .optional()
+      .describe(
+        "Index of the first node to return (0 by default): pass the previous reply's next_offset to get the next page.",
+      ),
+    max_nodes: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe("Most nodes in one reply (default 200); a reply also stops at about 256 KiB of node text."),
     include_quarantined: includeQuarantinedEntry,
     ...peerNavigateFields,
   })
@@ -304,12 +463,28 @@ export const navigateInput = z
 export const readRangeInput = z
   .object({
     context_id: entryIdInput,
-    start: z.number().int().min(0).optional().describe("First character (0-based, UTF-16 code units) of a character range; with end."),
+    start: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("First character (0-based, UTF-16 code units) of a character range; with end."),
     end: z.number().int().min(1).optional().describe("Character after the last one read; with start."),
     start_line: z.number().int().min(1).optional().describe("First line (1-based) of a line range; with end_line."),
     end_line: z.number().int().min(1).optional().describe("Last line read (inclusive); with start_line."),
-    node_id: z.string().min(1).max(512).optional().describe("An outline node id from navigate_context: reads that section."),
-    max_chars: z.number().int().min(1).max(searchToolLimits.maxRangeChars).optional().describe("Most characters returned (default 10000); a longer range is cut and says where to continue."),
+    node_id: z
+      .string()
+      .min(1)
+      .max(512)
+      .optional()
+      .describe("An outline node id from navigate_context: reads that section."),
+    max_chars: z
+      .number()
+      .int()
+      .min(1)
+      .max(searchToolLimits.maxRangeChars)
+      .optional()
+      .describe("Most characters returned (default 10000); a longer range is cut and says where to continue."),
     include_quarantined: includeQuarantinedEntry,
     ...peerRangeFields,
   })
@@ -322,8 +497,14 @@ export const readRangeInput = z
     const node = value.node_id !== undefined;
     return [chars, lines, node].filter(Boolean).length === 1;
   }, "give exactly one range: start and end, start_line and end_line, or node_id")
-  .refine((value) => (charRange(value).start === undefined) === (charRange(value).end === undefined), "give start and end together")
-  .refine((value) => (value.start_line === undefined) === (value.end_line === undefined), "give start_line and end_line together");
+  .refine(
+    (value) => (charRange(value).start === undefined) === (charRange(value).end === undefined),
+    "give start and end together",
+  )
+  .refine(
+    (value) => (value.start_line === undefined) === (value.end_line === undefined),
+    "give start_line and end_line together",
+  );
 
 export const grepInput = z
   .object({
@@ -338,11 +519,37 @@ export const grepInput = z
     output_mode: z
       .enum(["content", "files_with_matches", "count"])
       .optional()
-      .describe("content: matching lines with line numbers (default); files_with_matches: only the entries; count: matches per entry."),
-    context_lines: z.number().int().min(0).max(5).optional().describe("Lines shown before and after each match (content mode)."),
-    max_matches: z.number().int().min(1).max(1_000).optional().describe("Most matches (content) or entries (other modes) returned, default 100."),
-    max_matches_per_entry: z.number().int().min(1).max(1_000).optional().describe("Most matches shown per entry, default 20."),
-    max_entries: z.number().int().min(1).max(10_000).optional().describe("Most entries read, newest first, default 1000."),
+      .describe(
+        "content: matching lines with line numbers (default); files_with_matches: only the entries; count: matches per entry.",
+      ),
+    context_lines: z
+      .number()
+      .int()
+      .min(0)
+      .max(5)
+      .optional()
+      .describe("Lines shown before and after each match (content mode)."),
+    max_matches: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000)
+      .optional()
+      .describe("Most matches (content) or entries (other modes) returned, default 100."),
+    max_matches_per_entry: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000)
+      .optional()
+      .describe("Most matches shown per entry, default 20."),
+    max_entries: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .describe("Most entries read, newest first, default 1000."),
     ...searchFilterFields,
     ...peerGrepFields,
   })
@@ -352,7 +559,13 @@ export const grepInput = z
 const legScore = z.object({ rank: z.number(), score: z.number() }).nullable();
 const span = z.object({ start: z.number(), end: z.number() });
 
-const explainedLeg = z.object({ rank: z.number(), score: z.number(), contribution: z.number().nullable().describe("What this leg added to the fused score (hybrid only).") }).nullable();
+const explainedLeg = z
+  .object({
+    rank: z.number(),
+    score: z.number(),
+    contribution: z.number().nullable().describe("What this leg added to the fused score (hybrid only)."),
+  })
+  .nullable();
 
 export const searchHitOutput = entryListingOutput.extend({
   rank: z.number(),
@@ -375,10 +588,16 @@ const searchExplain = z
     fts_mode: z.string().nullable(),
     fts_feedback: z
       .object({
-        documents: z.number().describe("Entries of the first pass (in hybrid: the full-text leg's ranking) taken as relevant (0: it found none, so the query was not expanded)."),
+        documents: z
+          .number()
+          .describe(
+            "Entries of the first pass (in hybrid: the full-text leg's ranking) taken as relevant (0: it found none, so the query was not expanded).",
+          ),
         terms: z
           .array(z.object({ term: z.string(), weight: z.number() }))
-          .describe("The words added to the query as the text-search configuration stems them, heaviest first, with their share of the expansion."),
+          .describe(
+            "The words added to the query as the text-search configuration stems them, heaviest first, with their share of the expansion.",
+          ),
       })
       .nullable()
       .optional()

@@ -2,7 +2,13 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { isInitializeRequest, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import {
+  isInitializeRequest,
+  JSONRPCMessageSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 
 /** How often an open event stream gets a comment line, so that proxies do not time it out. */
 const keepAliveMs = 15_000;
@@ -16,7 +22,10 @@ export interface PostRefusal {
 
 export type ReadPost = { ok: true; messages: JSONRPCMessage[] } | { ok: false; refusal: PostRefusal };
 
-const refused = (status: number, code: number, message: string): ReadPost => ({ ok: false, refusal: { status, code, message } });
+const refused = (status: number, code: number, message: string): ReadPost => ({
+  ok: false,
+  refusal: { status, code, message },
+});
 
 /**
  * The JSON-RPC messages of a POST to /mcp, or why it is refused, with the
@@ -28,7 +37,8 @@ const refused = (status: number, code: number, message: string): ReadPost => ({ 
  */
 export function readPost(body: unknown, isJson: boolean, headers: IncomingHttpHeaders): ReadPost {
   if (!isJson) return refused(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
-  if (Array.isArray(body) && body.length > MAX_BATCH_SIZE) return refused(400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
+  if (Array.isArray(body) && body.length > MAX_BATCH_SIZE)
+    return refused(400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH_SIZE} messages`);
   const messages: JSONRPCMessage[] = [];
   for (const raw of Array.isArray(body) ? (body as unknown[]) : [body]) {
     const parsed = JSONRPCMessageSchema.safeParse(raw);
@@ -36,16 +46,23 @@ export function readPost(body: unknown, isJson: boolean, headers: IncomingHttpHe
     messages.push(parsed.data);
   }
   const initializations = messages.filter((message) => isInitializeRequest(message)).length;
-  if (initializations > 1 || (initializations === 1 && messages.length > 1)) return refused(400, -32600, "Invalid Request: Only one initialization request is allowed");
+  if (initializations > 1 || (initializations === 1 && messages.length > 1))
+    return refused(400, -32600, "Invalid Request: Only one initialization request is allowed");
   const version = headers["mcp-protocol-version"];
   if (initializations === 0 && typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    return refused(400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`);
+    return refused(
+      400,
+      -32000,
+      `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+    );
   }
   return { ok: true, messages };
 }
 
-const isRequest = (message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId; method: string } => "id" in message && "method" in message;
-const isAnswer = (message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } => "id" in message && ("result" in message || "error" in message);
+const isRequest = (message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId; method: string } =>
+  "id" in message && "method" in message;
+const isAnswer = (message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId } =>
+  "id" in message && ("result" in message || "error" in message);
 
 /**
  * The transport between one POST and the MCP server made for it.
@@ -94,7 +111,12 @@ export class StatelessHttpTransport implements Transport {
       this.#done = true;
       this.#response.writeHead(202).end();
     } else if (this.#stream) {
-      this.#response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive", "x-accel-buffering": "no" });
+      this.#response.writeHead(200, {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache, no-transform",
+        connection: "keep-alive",
+        "x-accel-buffering": "no",
+      });
       this.#response.flushHeaders();
       this.#keepAlive = setInterval(() => this.#response.write(": keepalive\n\n"), keepAliveMs);
       this.#keepAlive.unref();
@@ -126,7 +148,9 @@ export class StatelessHttpTransport implements Transport {
     } else {
       const answers = [...this.#answers.values()];
       const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
-      this.#response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+      this.#response
+        .writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+        .end(body);
     }
     clearInterval(this.#keepAlive);
   }

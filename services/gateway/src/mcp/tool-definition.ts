@@ -15,7 +15,9 @@ export interface ToolContext {
   writePath: WritePath;
 }
 
-export type ToolAnnotationSet = Required<Pick<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint">>;
+export type ToolAnnotationSet = Required<
+  Pick<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint">
+>;
 
 export interface ToolDefinition<I extends z.ZodType = z.ZodType> {
   name: string;
@@ -36,8 +38,23 @@ export function defineTool<I extends z.ZodType>(definition: ToolDefinition<I>): 
   return definition as unknown as ToolDefinition;
 }
 
-export const readOnlyTool: ToolAnnotationSet = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const readOnlyTool: ToolAnnotationSet = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 /** Adds data; a retry without an idempotency key may add it twice (or fold it). */
-export const additiveTool: ToolAnnotationSet = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+export const additiveTool: ToolAnnotationSet = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
 /** Changes or removes what exists. */
-export const destructiveTool: ToolAnnotationSet = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
+export const destructiveTool: ToolAnnotationSet = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+};

@@ -1,5 +1,11 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { currentRequestContext, isContextHubError, type ContextHubError, type ErrorCode, type Logger } from "@context-hub/common";
+import {
+  currentRequestContext,
+  isContextHubError,
+  type ContextHubError,
+  type ErrorCode,
+  type Logger,
+} from "@context-hub/common";
 import { neutraliseMarkers, renderForModel } from "./untrusted-text.js";
 
 /**
@@ -58,19 +64,36 @@ export function toolFailure(error: unknown, logger: Logger): CallToolResult {
   if (!isContextHubError(error) || error.code === "INTERNAL") {
     if (!isContextHubError(error)) logger.error({ err: error }, "tool failed unexpectedly");
     else logger.error({ err: error, cause: error.cause }, "tool failed with an internal error");
-    return failureResult({ code: "INTERNAL", message: `Internal error. Quote request id ${requestId} when reporting it.`, requestId });
+    return failureResult({
+      code: "INTERNAL",
+      message: `Internal error. Quote request id ${requestId} when reporting it.`,
+      requestId,
+    });
   }
   // A peer's own transport wording (gRPC's "No connection established…") is for operators: it goes to the log, not to the caller.
-  if (error.cause !== undefined) logger.warn({ err: error.cause, code: error.code, details: error.details }, "tool failed: a peer call failed");
+  if (error.cause !== undefined)
+    logger.warn({ err: error.cause, code: error.code, details: error.details }, "tool failed: a peer call failed");
   return failureResult(describe(error, requestId));
 }
 
 function describe(error: ContextHubError, requestId: string) {
   const remedy = error.remedy ?? defaultRemedy(error.code);
-  return { code: error.code, message: error.message, ...(remedy === undefined ? {} : { remedy }), ...(Object.keys(error.details).length > 0 ? { details: error.details } : {}), requestId };
+  return {
+    code: error.code,
+    message: error.message,
+    ...(remedy === undefined ? {} : { remedy }),
+    ...(Object.keys(error.details).length > 0 ? { details: error.details } : {}),
+    requestId,
+  };
 }
 
-function failureResult(body: { code: string; message: string; remedy?: string; details?: Record<string, unknown>; requestId: string }): CallToolResult {
+function failureResult(body: {
+  code: string;
+  message: string;
+  remedy?: string;
+  details?: Record<string, unknown>;
+  requestId: string;
+}): CallToolResult {
   // Messages may quote stored values (a thread id, a tag): forged fence markers in them are neutralised like any stored string.
   const lines = [`${body.code}: ${neutraliseMarkers(body.message)}`];
   if (body.remedy !== undefined) lines.push(`Remedy: ${body.remedy}`);

@@ -1,5 +1,10 @@
 import { test } from "node:test";
-import { assertLinearGrowth, assertLinearGrowthForAll, markerTexts, pathologicalTexts } from "@context-hub/common/testing";
+import {
+  assertLinearGrowth,
+  assertLinearGrowthForAll,
+  markerTexts,
+  pathologicalTexts,
+} from "@context-hub/common/testing";
 import { neutraliseMarkers, renderForModel } from "./untrusted-text.js";
 
 const id = "0190a3b4-1111-7000-8000-000000000001";
@@ -10,5 +15,12 @@ test("marker neutralisation takes time linear in its text, on every pathological
 
 test("fencing a whole result takes time linear in the stored text", () => {
   const family = markerTexts.find((candidate) => candidate.name === "unfinished look-alike markers")!;
-  assertLinearGrowth("renderForModel", (text) => renderForModel({ entries: [{ id, source: "user", text, summary: text.slice(0, 2000), tags: [text.slice(0, 100)] }] }), family.generate);
+  assertLinearGrowth(
+    "renderForModel",
+    (text) =>
+      renderForModel({
+        entries: [{ id, source: "user", text, summary: text.slice(0, 2000), tags: [text.slice(0, 100)] }],
+      }),
+    family.generate,
+  );
 });

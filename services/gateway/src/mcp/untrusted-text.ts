@@ -36,15 +36,28 @@ export const storedTextFields = ["text", "preview", "summary", "title", "snippet
  * summaries, a reviewer's note and a deletion reason. A field holding a list
  * of strings has each string fenced.
  */
-export const derivedTextFields: readonly string[] = [...storedTextFields, "heading", "path", "before", "after", "review_note", "reason"];
+export const derivedTextFields: readonly string[] = [
+  ...storedTextFields,
+  "heading",
+  "path",
+  "before",
+  "after",
+  "review_note",
+  "reason",
+];
 
 type StoredEntry = Record<string, unknown> & { id: string };
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** Whether a value is an entry-shaped object: a string id and at least one stored-text field. */
 export function isStoredEntry(value: unknown): value is StoredEntry {
-  return isObject(value) && typeof value.id === "string" && storedTextFields.some((field) => typeof value[field] === "string");
+  return (
+    isObject(value) &&
+    typeof value.id === "string" &&
+    storedTextFields.some((field) => typeof value[field] === "string")
+  );
 }
 
 /*
@@ -109,7 +122,8 @@ function markForgery(window: readonly Significant[], rewrites: Map<number, { end
     if (window.length < shape.length) continue;
     const offset = window.length - shape.length;
     let same = true;
-    for (let position = 0; position < shape.length && same; position += 1) same = window[offset + position]!.character === shape[position];
+    for (let position = 0; position < shape.length && same; position += 1)
+      same = window[offset + position]!.character === shape[position];
     if (!same) continue;
     for (const bracket of window.slice(offset, offset + 3)) {
       if (bracket.rewritten) continue;
@@ -157,7 +171,10 @@ export function fenceStoredText(text: string, entry: StoredEntry, nonce: string)
 function neutraliseAll(value: unknown): unknown {
   if (typeof value === "string") return neutraliseMarkers(value);
   if (Array.isArray(value)) return value.map(neutraliseAll);
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [neutraliseMarkers(key), neutraliseAll(inner)]));
+  if (isObject(value))
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [neutraliseMarkers(key), neutraliseAll(inner)]),
+    );
   return value;
 }
 
@@ -166,7 +183,9 @@ function neutraliseAll(value: unknown): unknown {
  * but carry no id of their own; they belong to the entry named by
  * `context_id`.
  */
-const isHistory = (value: Record<string, unknown>): value is Record<string, unknown> & { context_id: string; versions: unknown[] } =>
+const isHistory = (
+  value: Record<string, unknown>,
+): value is Record<string, unknown> & { context_id: string; versions: unknown[] } =>
   typeof value.context_id === "string" && Array.isArray(value.versions);
 
 /** How one result is rendered: its nonce, and the entry whose text the value at hand belongs to, if any. */
@@ -188,11 +207,18 @@ function fenceField(value: unknown, rendering: Rendering & { owner: StoredEntry 
  * version): derived-text fields are fenced, metadata (the caller's data) is
  * neutralised, and everything else is rendered on, still owned by the entry.
  */
-function renderOwned(value: Record<string, unknown>, rendering: Rendering & { owner: StoredEntry }): Record<string, unknown> {
+function renderOwned(
+  value: Record<string, unknown>,
+  rendering: Rendering & { owner: StoredEntry },
+): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) => [
       neutraliseMarkers(key),
-      derivedTextFields.includes(key) ? fenceField(inner, rendering) : key === "metadata" ? neutraliseAll(inner) : render(inner, rendering),
+      derivedTextFields.includes(key)
+        ? fenceField(inner, rendering)
+        : key === "metadata"
+          ? neutraliseAll(inner)
+          : render(inner, rendering),
     ]),
   );
 }
@@ -210,13 +236,19 @@ function render(value: unknown, rendering: Rendering): unknown {
         neutraliseMarkers(key),
         key === "versions"
           ? // A version's own trust state names it; its metadata (the caller's data) never does, so it is not passed on.
-            value.versions.map((version) => (isObject(version) ? renderOwned(version, { nonce, owner: { ...owner, trust_state: version.trust_state } }) : render(version, { nonce, owner })))
+            value.versions.map((version) =>
+              isObject(version)
+                ? renderOwned(version, { nonce, owner: { ...owner, trust_state: version.trust_state } })
+                : render(version, { nonce, owner }),
+            )
           : render(inner, { nonce, owner }),
       ]),
     );
   }
   if (rendering.owner !== undefined) return renderOwned(value, { nonce, owner: rendering.owner });
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [neutraliseMarkers(key), render(inner, rendering)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [neutraliseMarkers(key), render(inner, rendering)]),
+  );
 }
 
 /**

@@ -45,15 +45,27 @@ function fakePeers(options: FakeOptions) {
   };
   const peers = {
     search: {
-      async fullTextSearch(request: { mode: searchV1.FullTextMode; feedback?: { relevantIds?: string[]; relevantWeights?: number[] }; idsOnly?: boolean; withinIds?: string[] }) {
+      async fullTextSearch(request: {
+        mode: searchV1.FullTextMode;
+        feedback?: { relevantIds?: string[]; relevantWeights?: number[] };
+        idsOnly?: boolean;
+        withinIds?: string[];
+      }) {
         calls.fts.push(request.mode);
         calls.feedback.push(request.feedback !== undefined);
         if (options.fts instanceof Error) throw options.fts;
         const within = request.withinIds ?? [];
         if (within.length > 0) {
-          calls.rescoring.push({ relevantIds: request.feedback?.relevantIds ?? [], relevantWeights: request.feedback?.relevantWeights ?? [], withinIds: within });
+          calls.rescoring.push({
+            relevantIds: request.feedback?.relevantIds ?? [],
+            relevantWeights: request.feedback?.relevantWeights ?? [],
+            withinIds: within,
+          });
         }
-        const ids = within.length > 0 ? (options.rescored ?? within) : (options.fts?.[request.mode === searchV1.FullTextMode.ANY ? "ANY" : "MATCH"] ?? []);
+        const ids =
+          within.length > 0
+            ? (options.rescored ?? within)
+            : (options.fts?.[request.mode === searchV1.FullTextMode.ANY ? "ANY" : "MATCH"] ?? []);
         const feedback =
           request.feedback === undefined
             ? {}
@@ -64,26 +76,41 @@ function fakePeers(options: FakeOptions) {
                   { term: "camber", weight: 0.3 },
                 ],
               };
-        return create(searchV1.FullTextSearchResponseSchema, { hits: hits(ids, false, options.scores?.fts, request.idsOnly === true), language: "english", ...feedback });
+        return create(searchV1.FullTextSearchResponseSchema, {
+          hits: hits(ids, false, options.scores?.fts, request.idsOnly === true),
+          language: "english",
+          ...feedback,
+        });
       },
       async semanticSearch(request: { idsOnly?: boolean }) {
         if (options.semantic instanceof Error) throw options.semantic;
-        return create(searchV1.SemanticSearchResponseSchema, { hits: hits(options.semantic ?? [], true, options.scores?.semantic, request.idsOnly === true), strategy: "ann" });
+        return create(searchV1.SemanticSearchResponseSchema, {
+          hits: hits(options.semantic ?? [], true, options.scores?.semantic, request.idsOnly === true),
+          strategy: "ann",
+        });
       },
       async getListings(request: { ids: string[] }) {
         calls.listings.push(request.ids);
         // The store leaves out what the caller may no longer see; "gone" stands for such an entry.
-        return create(searchV1.GetListingsResponseSchema, { entries: request.ids.filter((id) => id !== "gone").map(entry) });
+        return create(searchV1.GetListingsResponseSchema, {
+          entries: request.ids.filter((id) => id !== "gone").map(entry),
+        });
       },
       async getPassages(request: { items: { entryId: string; span?: { start: number; end: number } }[] }) {
         calls.passages.push(request.items);
-        return create(searchV1.GetPassagesResponseSchema, { passages: request.items.map((item) => ({ entryId: item.entryId, text: `passage ${item.entryId}` })) });
+        return create(searchV1.GetPassagesResponseSchema, {
+          passages: request.items.map((item) => ({ entryId: item.entryId, text: `passage ${item.entryId}` })),
+        });
       },
     },
     embedder: {
       async embedQueries() {
         if (options.semantic instanceof Error) throw options.semantic;
-        return create(embedderV1.EmbedQueriesResponseSchema, { model: "m", dimension: 2, vectors: [{ float32Le: vectorToBytes([1, 0]) }] });
+        return create(embedderV1.EmbedQueriesResponseSchema, {
+          model: "m",
+          dimension: 2,
+          vectors: [{ float32Le: vectorToBytes([1, 0]) }],
+        });
       },
     },
     reranker: {
@@ -91,7 +118,9 @@ function fakePeers(options: FakeOptions) {
         calls.rerank++;
         if (options.rerank instanceof Error) throw options.rerank;
         const order = options.rerank ?? request.passages.map((passage) => passage.id);
-        return create(rerankerV1.RerankResponseSchema, { results: order.map((id, index) => ({ id, index, score: 1 - index / 10 })) });
+        return create(rerankerV1.RerankResponseSchema, {
+          results: order.map((id, index) => ({ id, index, score: 1 - index / 10 })),
+        });
       },
     },
   };
@@ -116,8 +145,15 @@ const request = (overrides: Partial<HybridSearchRequest> = {}): HybridSearchRequ
 
 describe("hybrid search", () => {
   test("as of an earlier instant only the full-text leg answers, unreranked, and a warning says so", async () => {
-    const { peers, calls } = fakePeers({ fts: { ANY: ["a", "b", "c"] }, semantic: new Error("the semantic leg must not be asked") });
-    const result = await runHybridSearch(peers, principal, request({ filter: { asOf: { seconds: 1_700_000_000n, nanos: 0 } }, rerank: true }));
+    const { peers, calls } = fakePeers({
+      fts: { ANY: ["a", "b", "c"] },
+      semantic: new Error("the semantic leg must not be asked"),
+    });
+    const result = await runHybridSearch(
+      peers,
+      principal,
+      request({ filter: { asOf: { seconds: 1_700_000_000n, nanos: 0 } }, rerank: true }),
+    );
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
       ["a", "b", "c"],
@@ -142,7 +178,11 @@ describe("hybrid search", () => {
 
   test("as of an earlier instant the full-text leg lists the versions current then, and no listing of today is read", async () => {
     const { peers, calls } = fakePeers({ fts: { ANY: ["a", "b"] } });
-    const result = await runHybridSearch(peers, principal, request({ filter: { asOf: { seconds: 1_700_000_000n, nanos: 0 } } }));
+    const result = await runHybridSearch(
+      peers,
+      principal,
+      request({ filter: { asOf: { seconds: 1_700_000_000n, nanos: 0 } } }),
+    );
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
       ["a", "b"],
@@ -151,8 +191,17 @@ describe("hybrid search", () => {
   });
 
   test("with ftsFeedback the leg's best entries expand the query, which re-scores both legs' candidates, and the words it added are reported", async () => {
-    const { peers, calls } = fakePeers({ fts: { ANY: ["a", "b"] }, semantic: ["c", "b"], scores: { fts: [3, 2] }, rescored: ["c", "b", "a"] });
-    const result = await runHybridSearch(peers, principal, request({ ftsFeedback: true, weights: { fts: 1, semantic: 0 } }));
+    const { peers, calls } = fakePeers({
+      fts: { ANY: ["a", "b"] },
+      semantic: ["c", "b"],
+      scores: { fts: [3, 2] },
+      rescored: ["c", "b", "a"],
+    });
+    const result = await runHybridSearch(
+      peers,
+      principal,
+      request({ ftsFeedback: true, weights: { fts: 1, semantic: 0 } }),
+    );
     // The leg runs once by the query alone; then one re-scoring call with feedback.
     assert.deepEqual(
       [calls.fts, calls.feedback],
@@ -161,7 +210,9 @@ describe("hybrid search", () => {
         [false, true],
       ],
     );
-    assert.deepEqual(calls.rescoring, [{ relevantIds: ["a", "b"], relevantWeights: [3, 2], withinIds: ["a", "b", "c"] }]);
+    assert.deepEqual(calls.rescoring, [
+      { relevantIds: ["a", "b"], relevantWeights: [3, 2], withinIds: ["a", "b", "c"] },
+    ]);
     // The re-scored ranking is the full-text leg's now: with the semantic leg weighing nothing, its order is the result's.
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
@@ -199,7 +250,10 @@ describe("hybrid search", () => {
       ["b", "a"],
     );
     assert.equal(result.ftsFeedback, null);
-    assert.match(result.warnings.join(" "), /feedback on the full-text leg failed, so the legs are fused without it \(STORE_UNAVAILABLE: store down\)/);
+    assert.match(
+      result.warnings.join(" "),
+      /feedback on the full-text leg failed, so the legs are fused without it \(STORE_UNAVAILABLE: store down\)/,
+    );
   });
 
   test("fuses both legs by reciprocal rank and reports every leg's rank", async () => {
@@ -234,8 +288,16 @@ describe("hybrid search", () => {
   });
 
   test("the reranker reorders the head over passages (best chunk when known); the tail keeps fused order", async () => {
-    const { peers, calls } = fakePeers({ fts: { ANY: ["a", "b", "c", "e"] }, semantic: ["c"], rerank: ["b", "a", "c"] });
-    const result = await runHybridSearch(peers, principal, request({ limit: 4, rerank: true, rerankWeight: 1, rerankDepth: 3 }));
+    const { peers, calls } = fakePeers({
+      fts: { ANY: ["a", "b", "c", "e"] },
+      semantic: ["c"],
+      rerank: ["b", "a", "c"],
+    });
+    const result = await runHybridSearch(
+      peers,
+      principal,
+      request({ limit: 4, rerank: true, rerankWeight: 1, rerankDepth: 3 }),
+    );
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
       ["b", "a", "c", "e"],
@@ -271,34 +333,60 @@ describe("hybrid search", () => {
   });
 
   test("a failed leg degrades with a warning naming it; both failing fails the search", async () => {
-    const embedderDown = fakePeers({ fts: { ANY: ["a", "b", "c"] }, semantic: new ContextHubError("EMBEDDER_UNAVAILABLE", "embedder is unavailable") });
+    const embedderDown = fakePeers({
+      fts: { ANY: ["a", "b", "c"] },
+      semantic: new ContextHubError("EMBEDDER_UNAVAILABLE", "embedder is unavailable"),
+    });
     const withoutSemantic = await runHybridSearch(embedderDown.peers, principal, request());
     assert.deepEqual(
       withoutSemantic.hits.map((hit) => hit.entry.id),
       ["a", "b", "c"],
     );
     assert.deepEqual([withoutSemantic.legs.fts.ok, withoutSemantic.legs.semantic.ok], [true, false]);
-    assert.match(withoutSemantic.warnings.join(" "), /semantic leg failed.* \(EMBEDDER_UNAVAILABLE: embedder is unavailable\)/);
+    assert.match(
+      withoutSemantic.warnings.join(" "),
+      /semantic leg failed.* \(EMBEDDER_UNAVAILABLE: embedder is unavailable\)/,
+    );
 
-    const rerankerDown = fakePeers({ fts: { ANY: ["a", "b", "c"] }, rerank: new ContextHubError("RERANKER_UNAVAILABLE", "reranker is unavailable") });
+    const rerankerDown = fakePeers({
+      fts: { ANY: ["a", "b", "c"] },
+      rerank: new ContextHubError("RERANKER_UNAVAILABLE", "reranker is unavailable"),
+    });
     const fusedOnly = await runHybridSearch(rerankerDown.peers, principal, request({ rerank: true }));
     assert.deepEqual(
       fusedOnly.hits.map((hit) => hit.entry.id),
       ["a", "b", "c"],
     );
-    assert.match(fusedOnly.warnings.join(" "), /reranking failed, so results are in fused order \(RERANKER_UNAVAILABLE/);
+    assert.match(
+      fusedOnly.warnings.join(" "),
+      /reranking failed, so results are in fused order \(RERANKER_UNAVAILABLE/,
+    );
     assert.equal(fusedOnly.legs.rerank.ok, false);
 
     const ftsDown = fakePeers({ fts: new Error("socket hang up"), semantic: ["d"] });
     const semanticOnly = await runHybridSearch(ftsDown.peers, principal, request());
-    assert.match(semanticOnly.warnings.join(" "), /full-text leg failed.* \(an internal error\)/, "an unexpected error shows no detail");
+    assert.match(
+      semanticOnly.warnings.join(" "),
+      /full-text leg failed.* \(an internal error\)/,
+      "an unexpected error shows no detail",
+    );
 
-    const bothDown = fakePeers({ fts: new ContextHubError("STORE_UNAVAILABLE", "store is unavailable"), semantic: new ContextHubError("EMBEDDER_UNAVAILABLE", "embedder is unavailable") });
-    await assert.rejects(runHybridSearch(bothDown.peers, principal, request()), (error: unknown) => error instanceof ContextHubError && error.code === "STORE_UNAVAILABLE");
+    const bothDown = fakePeers({
+      fts: new ContextHubError("STORE_UNAVAILABLE", "store is unavailable"),
+      semantic: new ContextHubError("EMBEDDER_UNAVAILABLE", "embedder is unavailable"),
+    });
+    await assert.rejects(
+      runHybridSearch(bothDown.peers, principal, request()),
+      (error: unknown) => error instanceof ContextHubError && error.code === "STORE_UNAVAILABLE",
+    );
   });
 
   test("min-max fusion keeps how far ahead a leg's best hit is, where reciprocal rank calls it a tie", async () => {
-    const options = { fts: { ANY: ["b", "a", "c"] }, semantic: ["a", "b", "c"], scores: { fts: [10, 1, 0], semantic: [0.9, 0.89, 0.1] } };
+    const options = {
+      fts: { ANY: ["b", "a", "c"] },
+      semantic: ["a", "b", "c"],
+      scores: { fts: [10, 1, 0], semantic: [0.9, 0.89, 0.1] },
+    };
     const byRank = await runHybridSearch(fakePeers(options).peers, principal, request({ fusion: "rrf" }));
     assert.deepEqual(
       byRank.hits.map((hit) => hit.entry.id),
@@ -313,20 +401,34 @@ describe("hybrid search", () => {
     const [b, a] = byScore.hits;
     // b: full text 10 → 1, semantic 0.89 → 0.9875; a: full text 1 → 0.1, semantic 0.9 → 1; each weighted 1/2.
     assert.ok(Math.abs((b?.scores.fused ?? 0) - (1 + 0.9875) / 2) < 1e-9, String(b?.scores.fused));
-    assert.ok(Math.abs((b?.contributions.fts ?? 0) - 0.5) < 1e-9 && Math.abs((b?.contributions.semantic ?? 0) - 0.9875 / 2) < 1e-9);
+    assert.ok(
+      Math.abs((b?.contributions.fts ?? 0) - 0.5) < 1e-9 &&
+        Math.abs((b?.contributions.semantic ?? 0) - 0.9875 / 2) < 1e-9,
+    );
     assert.ok(Math.abs((a?.contributions.fts ?? 0) - 0.05) < 1e-9);
-    assert.ok(Math.abs((byRank.hits[0]?.contributions.fts ?? 0) - 1 / 62) < 1e-12, "under rrf a leg contributes weight / (k + rank)");
+    assert.ok(
+      Math.abs((byRank.hits[0]?.contributions.fts ?? 0) - 1 / 62) < 1e-12,
+      "under rrf a leg contributes weight / (k + rank)",
+    );
   });
 
   test("min_score leaves out fused results below it before the page is cut, and counts them", async () => {
-    const options = { fts: { ANY: ["a", "b", "c", "d"] }, semantic: ["a", "b", "c", "d"], scores: { fts: [4, 3, 2, 1], semantic: [0.9, 0.6, 0.3, 0] } };
+    const options = {
+      fts: { ANY: ["a", "b", "c", "d"] },
+      semantic: ["a", "b", "c", "d"],
+      scores: { fts: [4, 3, 2, 1], semantic: [0.9, 0.6, 0.3, 0] },
+    };
     const all = await runHybridSearch(fakePeers(options).peers, principal, request({ fusion: "minmax", limit: 10 }));
     assert.deepEqual(
       all.hits.map((hit) => Number(hit.score.toFixed(4))),
       [1, 0.6667, 0.3333, 0],
     );
     assert.equal(all.droppedBelowMinScore, 0);
-    const floored = await runHybridSearch(fakePeers(options).peers, principal, request({ fusion: "minmax", limit: 1, offset: 1, minScore: 0.5 }));
+    const floored = await runHybridSearch(
+      fakePeers(options).peers,
+      principal,
+      request({ fusion: "minmax", limit: 1, offset: 1, minScore: 0.5 }),
+    );
     assert.deepEqual(
       floored.hits.map((hit) => [hit.entry.id, hit.rank]),
       [["b", 2]],
@@ -338,7 +440,11 @@ describe("hybrid search", () => {
 
   test("with reranking, min_score is on the rerank score, and results the reranker did not score are left out", async () => {
     const { peers } = fakePeers({ fts: { ANY: ["a", "b", "c", "d", "e"] }, rerank: ["c", "a", "b"] });
-    const result = await runHybridSearch(peers, principal, request({ rerank: true, rerankWeight: 1, rerankDepth: 3, limit: 10, minScore: 0.85 }));
+    const result = await runHybridSearch(
+      peers,
+      principal,
+      request({ rerank: true, rerankWeight: 1, rerankDepth: 3, limit: 10, minScore: 0.85 }),
+    );
     // Rerank scores: c 1, a 0.9, b 0.8; d and e were not reranked.
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
@@ -351,16 +457,32 @@ describe("hybrid search", () => {
   test("every stage that ran is timed for explain_query", async () => {
     const { peers } = fakePeers({ fts: { ANY: ["a", "b"] }, semantic: ["b"] });
     const result = await runHybridSearch(peers, principal, request({ rerank: true }));
-    assert.deepEqual(Object.keys(result.times).sort(), ["embed", "fts", "fusion", "listings", "passages", "rerank", "semantic"]);
+    assert.deepEqual(Object.keys(result.times).sort(), [
+      "embed",
+      "fts",
+      "fusion",
+      "listings",
+      "passages",
+      "rerank",
+      "semantic",
+    ]);
     for (const ms of Object.values(result.times)) assert.ok(Number.isFinite(ms) && ms >= 0);
-    const unreranked = await runHybridSearch(fakePeers({ fts: { ANY: ["a"] } }).peers, principal, request({ rerank: false }));
+    const unreranked = await runHybridSearch(
+      fakePeers({ fts: { ANY: ["a"] } }).peers,
+      principal,
+      request({ rerank: false }),
+    );
     assert.ok(!("rerank" in unreranked.times) && !("passages" in unreranked.times));
   });
 
   test("a reranked result's score blends the rerank score with its fused score rescaled over the head", async () => {
     // Fused (rrf) head a > b > c; the reranker prefers c (1), then b (0.9), then a (0.8).
     const options = { fts: { ANY: ["a", "b", "c"] }, rerank: ["c", "b", "a"] };
-    const half = await runHybridSearch(fakePeers(options).peers, principal, request({ rerank: true, rerankWeight: 0.5 }));
+    const half = await runHybridSearch(
+      fakePeers(options).peers,
+      principal,
+      request({ rerank: true, rerankWeight: 0.5 }),
+    );
     // a: 0.5·0.8 + 0.5·1 = 0.9; b: 0.5·0.9 + 0.5·r_b; c: 0.5·1 + 0.5·0 = 0.5.
     const fusedOf = (id: string) => half.hits.find((hit) => hit.entry.id === id)!.scores.fused!;
     const rB = (fusedOf("b") - fusedOf("c")) / (fusedOf("a") - fusedOf("c"));
@@ -368,14 +490,30 @@ describe("hybrid search", () => {
       half.hits.map((hit) => hit.entry.id),
       ["a", "b", "c"],
     );
-    assert.ok(Math.abs(half.hits[0]!.score - 0.9) < 1e-9 && Math.abs(half.hits[1]!.score - (0.45 + 0.5 * rB)) < 1e-9 && Math.abs(half.hits[2]!.score - 0.5) < 1e-9);
-    assert.deepEqual(half.hits[2]?.scores.rerank, { rank: 1, score: 1 }, "the reranker's own rank and score stay visible");
-    const alone = await runHybridSearch(fakePeers(options).peers, principal, request({ rerank: true, rerankWeight: 1 }));
+    assert.ok(
+      Math.abs(half.hits[0]!.score - 0.9) < 1e-9 &&
+        Math.abs(half.hits[1]!.score - (0.45 + 0.5 * rB)) < 1e-9 &&
+        Math.abs(half.hits[2]!.score - 0.5) < 1e-9,
+    );
+    assert.deepEqual(
+      half.hits[2]?.scores.rerank,
+      { rank: 1, score: 1 },
+      "the reranker's own rank and score stay visible",
+    );
+    const alone = await runHybridSearch(
+      fakePeers(options).peers,
+      principal,
+      request({ rerank: true, rerankWeight: 1 }),
+    );
     assert.deepEqual(
       alone.hits.map((hit) => hit.entry.id),
       ["c", "b", "a"],
     );
-    const fusedOnly = await runHybridSearch(fakePeers(options).peers, principal, request({ rerank: true, rerankWeight: 0 }));
+    const fusedOnly = await runHybridSearch(
+      fakePeers(options).peers,
+      principal,
+      request({ rerank: true, rerankWeight: 0 }),
+    );
     assert.deepEqual(
       fusedOnly.hits.map((hit) => hit.entry.id),
       ["a", "b", "c"],

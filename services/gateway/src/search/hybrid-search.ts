@@ -16,7 +16,11 @@ import { fuseByReciprocalRank, type FusedItem } from "./rrf.js";
 import { fuseByNormalisedScore } from "./score-fusion.js";
 import type { ResultScores } from "./search-views.js";
 
-export const searchSeconds = histogram("contexthub_search_seconds", "Search latency by mode (filter, fts, semantic, hybrid) and leg, in seconds.", ["mode", "leg"]);
+export const searchSeconds = histogram(
+  "contexthub_search_seconds",
+  "Search latency by mode (filter, fts, semantic, hybrid) and leg, in seconds.",
+  ["mode", "leg"],
+);
 
 /** How a hybrid search fuses its legs: reciprocal rank, or each leg's scores rescaled (min–max or z-score) and summed. */
 export const fusionMethods = ["rrf", "minmax", "zscore"] as const;
@@ -121,7 +125,11 @@ export interface HybridSearchResult {
   warnings: string[];
   /** With feedback on the full-text leg (and the leg answering): what it added to the query. */
   ftsFeedback: { documents: number; terms: { term: string; weight: number }[] } | null;
-  legs: { fts: { ok: boolean; candidates: number }; semantic: { ok: boolean; candidates: number }; rerank: { ok: boolean; reranked: number } };
+  legs: {
+    fts: { ok: boolean; candidates: number };
+    semantic: { ok: boolean; candidates: number };
+    rerank: { ok: boolean; reranked: number };
+  };
 }
 
 /** Times a leg into the search histogram, whatever its outcome, and into `times[leg]` (ms) when given. */
@@ -161,12 +169,26 @@ export async function semanticRanking(
   mode: string,
   times?: StageTimes,
 ) {
-  const embedded = await timed(mode, "embed", () => peers.embedder.embedQueries({ texts: [query] }, { deadlineMs: searchDeadlines.embedMs }), times);
+  const embedded = await timed(
+    mode,
+    "embed",
+    () => peers.embedder.embedQueries({ texts: [query] }, { deadlineMs: searchDeadlines.embedMs }),
+    times,
+  );
   const vector = embedded.vectors[0]?.float32Le ?? new Uint8Array();
   const reply = await timed(
     mode,
     "semantic",
-    () => peers.search.semanticSearch({ principal, embeddingModel: embedded.model, vector, filter, limit: page.limit, offset: page.offset, idsOnly: page.idsOnly === true }),
+    () =>
+      peers.search.semanticSearch({
+        principal,
+        embeddingModel: embedded.model,
+        vector,
+        filter,
+        limit: page.limit,
+        offset: page.offset,
+        idsOnly: page.idsOnly === true,
+      }),
     times,
   );
   return { model: embedded.model, reply };
@@ -180,7 +202,11 @@ export async function semanticRanking(
  * runs once, in `ftsMode`. A `minScore` floor is applied to the whole ranking
  * before the page is cut.
  */
-export async function runHybridSearch(peers: Peers, principal: Principal, request: HybridSearchRequest): Promise<HybridSearchResult> {
+export async function runHybridSearch(
+  peers: Peers,
+  principal: Principal,
+  request: HybridSearchRequest,
+): Promise<HybridSearchResult> {
   const depth = request.offset + request.limit;
   const legDepth = Math.min(request.maxDepth, Math.max(request.candidates, depth));
   const warnings: string[] = [];
@@ -212,11 +238,29 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
         times,
       ),
     ),
-    historical ? undefined : settle(semanticRanking(peers, principal, request.query, request.filter, { limit: legDepth, offset: 0, idsOnly }, "hybrid", times)),
+    historical
+      ? undefined
+      : settle(
+          semanticRanking(
+            peers,
+            principal,
+            request.query,
+            request.filter,
+            { limit: legDepth, offset: 0, idsOnly },
+            "hybrid",
+            times,
+          ),
+        ),
   ]);
   if (!fts.ok && semantic?.ok !== true) throw fts.error;
-  if (!fts.ok) warnings.push(`the full-text leg failed, so results come from the semantic leg alone (${describeFailure(fts.error)})`);
-  if (semantic !== undefined && !semantic.ok) warnings.push(`the semantic leg failed, so results come from the full-text leg alone (${describeFailure(semantic.error)})`);
+  if (!fts.ok)
+    warnings.push(
+      `the full-text leg failed, so results come from the semantic leg alone (${describeFailure(fts.error)})`,
+    );
+  if (semantic !== undefined && !semantic.ok)
+    warnings.push(
+      `the semantic leg failed, so results come from the full-text leg alone (${describeFailure(semantic.error)})`,
+    );
   const ftsHits = fts.ok ? fts.value.hits : [];
   const semanticHits = semantic?.ok === true ? semantic.value.reply.hits : [];
   if (fts.ok) warnings.push(...fts.value.warnings);
@@ -242,12 +286,18 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
   }
   let { fused, contributionOf } = fuse(request, ftsList, semanticList);
   times.fusion = roundMs(performance.now() - fusionStarted);
-  let feedbackUsed: HybridSearchResult["ftsFeedback"] = historical && request.ftsFeedback === true && fts.ok ? feedbackOf(fts.value) : null;
+  let feedbackUsed: HybridSearchResult["ftsFeedback"] =
+    historical && request.ftsFeedback === true && fts.ok ? feedbackOf(fts.value) : null;
   if (request.ftsFeedback === true && !historical && fts.ok && ftsList.length > 0) {
     // The leg's best entries expand the query, which then re-scores the candidates both legs found: a bounded set,
     // instead of a second pass over every entry holding any added word.
     try {
-      const rescored = await timed("hybrid", "feedback", () => rescoreWithFeedback(peers, principal, request, ftsList, fused), times);
+      const rescored = await timed(
+        "hybrid",
+        "feedback",
+        () => rescoreWithFeedback(peers, principal, request, ftsList, fused),
+        times,
+      );
       const refusionStarted = performance.now();
       ftsList.length = 0;
       ftsScore.clear();
@@ -261,12 +311,18 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
       times.fusion = roundMs((times.fusion ?? 0) + performance.now() - refusionStarted);
       feedbackUsed = feedbackOf(rescored);
     } catch (error) {
-      warnings.push(`feedback on the full-text leg failed, so the legs are fused without it (${describeFailure(error)})`);
+      warnings.push(
+        `feedback on the full-text leg failed, so the legs are fused without it (${describeFailure(error)})`,
+      );
     }
   }
 
   // Rerank the head of the fused ranking; the tail keeps its fused order behind it.
-  let order = fused.map((item) => ({ item, rerank: undefined as { rank: number; score: number } | undefined, blended: undefined as number | undefined }));
+  let order = fused.map((item) => ({
+    item,
+    rerank: undefined as { rank: number; score: number } | undefined,
+    blended: undefined as number | undefined,
+  }));
   let reranked = 0;
   let rerankOk = !request.rerank || historical;
   if (request.rerank && !historical && fused.length > 0) {
@@ -279,7 +335,10 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
           peers.search.getPassages({
             principal,
             query: request.query,
-            items: head.map((item) => ({ entryId: item.id, ...(chunks.has(item.id) ? { span: chunks.get(item.id) } : {}) })),
+            items: head.map((item) => ({
+              entryId: item.id,
+              ...(chunks.has(item.id) ? { span: chunks.get(item.id) } : {}),
+            })),
             maxChars: rerankPassageChars,
           }),
         times,
@@ -289,12 +348,18 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
         "rerank",
         () =>
           peers.reranker.rerank(
-            { query: request.query, passages: passages.passages.map((passage) => ({ id: passage.entryId, text: passage.text })), topN: 0 },
+            {
+              query: request.query,
+              passages: passages.passages.map((passage) => ({ id: passage.entryId, text: passage.text })),
+              topN: 0,
+            },
             { deadlineMs: searchDeadlines.rerankMs },
           ),
         times,
       );
-      const rerankOf = new Map(reply.results.map((result, index) => [result.id, { rank: index + 1, score: result.score }]));
+      const rerankOf = new Map(
+        reply.results.map((result, index) => [result.id, { rank: index + 1, score: result.score }]),
+      );
       const headIds = new Set(head.map((item) => item.id));
       // The reranker judges a passage; the fused score judges the whole entry from both legs. Blend the two, the
       // fused score rescaled over the head so that every fusion method contributes on the reranker's scale.
@@ -309,9 +374,19 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
       const reordered = head
         .map((item, fusedIndex) => {
           const rerank = rerankOf.get(item.id);
-          return { item, rerank, fusedIndex, blended: rerank === undefined ? undefined : weight * rerank.score + (1 - weight) * rescaledFused(item.score) };
+          return {
+            item,
+            rerank,
+            fusedIndex,
+            blended:
+              rerank === undefined ? undefined : weight * rerank.score + (1 - weight) * rescaledFused(item.score),
+          };
         })
-        .sort((a, b) => (b.blended ?? Number.NEGATIVE_INFINITY) - (a.blended ?? Number.NEGATIVE_INFINITY) || a.fusedIndex - b.fusedIndex)
+        .sort(
+          (a, b) =>
+            (b.blended ?? Number.NEGATIVE_INFINITY) - (a.blended ?? Number.NEGATIVE_INFINITY) ||
+            a.fusedIndex - b.fusedIndex,
+        )
         .map(({ item, rerank, blended }) => ({ item, rerank, blended }));
       order = [...reordered, ...order.filter((entry) => !headIds.has(entry.item.id))];
       reranked = rerankOf.size;
@@ -327,7 +402,9 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
   let droppedBelowMinScore = 0;
   if (request.minScore !== undefined) {
     const floor = request.minScore;
-    const kept = order.filter(({ item, blended }) => (floorOn === "rerank" ? blended !== undefined && blended >= floor : item.score >= floor));
+    const kept = order.filter(({ item, blended }) =>
+      floorOn === "rerank" ? blended !== undefined && blended >= floor : item.score >= floor,
+    );
     droppedBelowMinScore = order.length - kept.length;
     order = kept;
   }
@@ -335,7 +412,12 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
   const shown = order.slice(request.offset, depth);
   if (idsOnly && shown.length > 0) {
     // One read for the page, under the access predicate and the filters again: an entry hidden or deleted since it was ranked is left out.
-    const listed = await timed("hybrid", "listings", () => peers.search.getListings({ principal, ids: shown.map(({ item }) => item.id), filter: request.filter }), times);
+    const listed = await timed(
+      "hybrid",
+      "listings",
+      () => peers.search.getListings({ principal, ids: shown.map(({ item }) => item.id), filter: request.filter }),
+      times,
+    );
     for (const entry of listed.entries) entries.set(entry.id, entry);
   }
   const hits = shown.flatMap(({ item, rerank, blended }, index): HybridHit[] => {
@@ -377,7 +459,10 @@ export async function runHybridSearch(peers: Peers, principal: Principal, reques
 
 /** What a feedback search reports: the entries it took as relevant and the words it added. */
 function feedbackOf(reply: { feedbackDocuments: number; expansionTerms: { term: string; weight: number }[] }) {
-  return { documents: reply.feedbackDocuments, terms: reply.expansionTerms.map((term) => ({ term: term.term, weight: term.weight })) };
+  return {
+    documents: reply.feedbackDocuments,
+    terms: reply.expansionTerms.map((term) => ({ term: term.term, weight: term.weight })),
+  };
 }
 
 /**
@@ -398,7 +483,13 @@ export const hybridFeedback = Object.freeze({ relevantDocuments: 10, rescoredCan
  * on CISI (docs/retrieval.md): taking the relevant entries from the fused
  * ranking instead measured worse there.
  */
-async function rescoreWithFeedback(peers: Peers, principal: Principal, request: HybridSearchRequest, ftsList: readonly { id: string; score: number }[], fused: readonly FusedItem[]) {
+async function rescoreWithFeedback(
+  peers: Peers,
+  principal: Principal,
+  request: HybridSearchRequest,
+  ftsList: readonly { id: string; score: number }[],
+  fused: readonly FusedItem[],
+) {
   const relevant = ftsList.slice(0, hybridFeedback.relevantDocuments);
   const within = fused.slice(0, hybridFeedback.rescoredCandidates).map((item) => item.id);
   return peers.search.fullTextSearch({
@@ -420,7 +511,11 @@ async function rescoreWithFeedback(peers: Peers, principal: Principal, request: 
 }
 
 /** The fused ranking of both legs by the request's method, and what each leg added to an item's fused score. */
-function fuse(request: HybridSearchRequest, ftsList: { id: string; score: number }[], semanticList: { id: string; score: number }[]) {
+function fuse(
+  request: HybridSearchRequest,
+  ftsList: { id: string; score: number }[],
+  semanticList: { id: string; score: number }[],
+) {
   const method = request.fusion ?? defaultFusionMethod;
   if (method === "rrf") {
     const fused = fuseByReciprocalRank(
@@ -447,7 +542,11 @@ function fuse(request: HybridSearchRequest, ftsList: { id: string; score: number
   const normalisedOf = new Map(fused.map((item) => [item.id, item.normalised]));
   const contributionOf = (item: FusedItem, leg: "fts" | "semantic") => {
     const rescaled = normalisedOf.get(item.id)?.[leg];
-    return rescaled === undefined ? null : totalWeight > 0 ? (Math.max(0, request.weights[leg]) * rescaled) / totalWeight : 0;
+    return rescaled === undefined
+      ? null
+      : totalWeight > 0
+        ? (Math.max(0, request.weights[leg]) * rescaled) / totalWeight
+        : 0;
   };
   return { fused: fused as FusedItem[], contributionOf };
 }

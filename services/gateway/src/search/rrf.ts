@@ -44,5 +44,7 @@ export function fuseByReciprocalRank(lists: readonly RankedList[], k: number = d
     });
   }
   const bestRank = (item: FusedItem) => Math.min(...Object.values(item.ranks));
-  return [...fused.values()].sort((a, b) => b.score - a.score || bestRank(a) - bestRank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...fused.values()].sort(
+    (a, b) => b.score - a.score || bestRank(a) - bestRank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
 }

@@ -2,7 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fuseByNormalisedScore } from "./score-fusion.js";
 
-const close = (actual: number | undefined, expected: number) => assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
+const close = (actual: number | undefined, expected: number) =>
+  assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-9, `${actual} ≠ ${expected}`);
 
 test("min-max rescales each leg to [0, 1] over its candidates and takes the weighted mean", () => {
   const fused = fuseByNormalisedScore(
@@ -63,7 +64,15 @@ test("z-score puts a leg's mean at 0.5 and three standard deviations either side
   const fused = fuseByNormalisedScore([{ leg: "fts", items }], "zscore");
   close(fused[0]?.score, 4 / 6);
   close(fused[3]?.score, 2 / 6);
-  const clamped = fuseByNormalisedScore([{ leg: "fts", items: [1000, ...Array.from({ length: 99 }, () => 0)].map((score, index) => ({ id: `e${index}`, score })) }], "zscore");
+  const clamped = fuseByNormalisedScore(
+    [
+      {
+        leg: "fts",
+        items: [1000, ...Array.from({ length: 99 }, () => 0)].map((score, index) => ({ id: `e${index}`, score })),
+      },
+    ],
+    "zscore",
+  );
   close(clamped[0]?.score, 1);
 });
 

@@ -54,7 +54,10 @@ function toRescaler(scores: readonly number[], normalisation: ScoreNormalisation
  * best rank, then to the smaller id. An id listed twice in one list counts
  * at its first (best) place.
  */
-export function fuseByNormalisedScore(lists: readonly ScoredList[], normalisation: ScoreNormalisation): ScoreFusedItem[] {
+export function fuseByNormalisedScore(
+  lists: readonly ScoredList[],
+  normalisation: ScoreNormalisation,
+): ScoreFusedItem[] {
   const totalWeight = lists.reduce((sum, list) => sum + Math.max(0, list.weight ?? 1), 0);
   const fused = new Map<string, ScoreFusedItem>();
   for (const list of lists) {
@@ -74,5 +77,7 @@ export function fuseByNormalisedScore(lists: readonly ScoredList[], normalisatio
     });
   }
   const bestRank = (item: FusedItem) => Math.min(...Object.values(item.ranks));
-  return [...fused.values()].sort((a, b) => b.score - a.score || bestRank(a) - bestRank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...fused.values()].sort(
+    (a, b) => b.score - a.score || bestRank(a) - bestRank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
 }

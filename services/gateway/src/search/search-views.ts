@@ -20,7 +20,11 @@ export function toSearchResult(
   entry: storeV1.Entry,
   placing: { rank: number; score: number },
   scores: ResultScores,
-  extras: { chunk?: { start: number; end: number } | undefined; highlights?: searchV1.Highlight[] | undefined; explain?: HitExplain | undefined } = {},
+  extras: {
+    chunk?: { start: number; end: number } | undefined;
+    highlights?: searchV1.Highlight[] | undefined;
+    explain?: HitExplain | undefined;
+  } = {},
 ) {
   return {
     ...toEntryListing(entry),
@@ -30,7 +34,12 @@ export function toSearchResult(
     best_chunk: extras.chunk === undefined ? null : { start: extras.chunk.start, end: extras.chunk.end },
     ...(extras.highlights === undefined
       ? {}
-      : { highlights: extras.highlights.map((highlight) => ({ text: highlight.text, matches: highlight.matches.map((match) => ({ start: match.start, end: match.end })) })) }),
+      : {
+          highlights: extras.highlights.map((highlight) => ({
+            text: highlight.text,
+            matches: highlight.matches.map((match) => ({ start: match.start, end: match.end })),
+          })),
+        }),
     ...(extras.explain === undefined ? {} : { explain: extras.explain }),
   };
 }
@@ -66,7 +75,11 @@ export interface SearchExplain {
  * hit after them (later pages included) is below it too. Without a floor the
  * page is returned as it is.
  */
-export function applyScoreFloor<T extends { score: number }>(hits: readonly T[], hasMore: boolean, minScore: number | undefined): { hits: T[]; hasMore: boolean; dropped: number } {
+export function applyScoreFloor<T extends { score: number }>(
+  hits: readonly T[],
+  hasMore: boolean,
+  minScore: number | undefined,
+): { hits: T[]; hasMore: boolean; dropped: number } {
   if (minScore === undefined) return { hits: [...hits], hasMore, dropped: 0 };
   const kept = hits.filter((hit) => hit.score >= minScore);
   const dropped = hits.length - kept.length;

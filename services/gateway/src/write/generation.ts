@@ -6,7 +6,14 @@
  * anything is committed.
  */
 import { ContextHubError, createChildAbortController, isContextHubError } from "@context-hub/common";
-import { noSummary, toGenerated, type EmbeddedText, type Generated, type GenerationClient, type SummarizedText } from "../clients/generation-client.js";
+import {
+  noSummary,
+  toGenerated,
+  type EmbeddedText,
+  type Generated,
+  type GenerationClient,
+  type SummarizedText,
+} from "../clients/generation-client.js";
 import { timeStage, type WriteStage } from "./stage-timing.js";
 import type { GenerationInput } from "../write-types.js";
 
@@ -20,7 +27,11 @@ export function createGenerate(workers: GenerationClient): Generate {
     if (inputs.length === 0) return [];
     const legs = createChildAbortController(signal);
     // A failed leg leaves the other leg's result unwanted too.
-    const leg = <T>(stage: WriteStage, work: (signal: AbortSignal) => Promise<T>, onFailure: (error: unknown) => ContextHubError): Promise<T> =>
+    const leg = <T>(
+      stage: WriteStage,
+      work: (signal: AbortSignal) => Promise<T>,
+      onFailure: (error: unknown) => ContextHubError,
+    ): Promise<T> =>
       timeStage(stage, () => work(legs.signal), legs.signal).catch((error: unknown) => {
         legs.abort();
         throw onFailure(error);
@@ -57,10 +68,17 @@ export function createGenerate(workers: GenerationClient): Generate {
 }
 
 /** The error a failed leg fails its write with. */
-export function legFailure(leg: string, code: "EMBEDDER_UNAVAILABLE" | "SUMMARIZER_UNAVAILABLE", cause: unknown): ContextHubError {
+export function legFailure(
+  leg: string,
+  code: "EMBEDDER_UNAVAILABLE" | "SUMMARIZER_UNAVAILABLE",
+  cause: unknown,
+): ContextHubError {
   // A text over its processing budget is no outage: retrying the same text fails the same way, and the error already names its stage.
   if (isContextHubError(cause) && cause.code === "TEXT_BUDGET_EXCEEDED") {
-    return new ContextHubError(cause.code, cause.message, { ...(cause.remedy === undefined ? {} : { remedy: cause.remedy }), details: { ...cause.details, leg } });
+    return new ContextHubError(cause.code, cause.message, {
+      ...(cause.remedy === undefined ? {} : { remedy: cause.remedy }),
+      details: { ...cause.details, leg },
+    });
   }
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new ContextHubError(code, `${leg} failed, so nothing was stored: ${reason}`, {

@@ -22,7 +22,10 @@ export async function timeStage<T>(stage: WriteStage, work: () => Promise<T>, ca
     stageSeconds.observe({ stage, outcome: "ok" }, (performance.now() - started) / 1000);
     return result;
   } catch (error) {
-    stageSeconds.observe({ stage, outcome: cancel?.aborted === true ? "cancelled" : "error" }, (performance.now() - started) / 1000);
+    stageSeconds.observe(
+      { stage, outcome: cancel?.aborted === true ? "cancelled" : "error" },
+      (performance.now() - started) / 1000,
+    );
     throw error;
   }
 }

@@ -20,7 +20,13 @@ function commitBatch(
 }
 
 /** The replay of a batch: the store's first result, or undefined when a fold target it needs vanished (then the batch is written anew). */
-async function replayBatch(deps: WriteDeps, principal: Principal, entries: readonly NewEntryInput[], atomic: boolean, idempotency: Idempotency | undefined) {
+async function replayBatch(
+  deps: WriteDeps,
+  principal: Principal,
+  entries: readonly NewEntryInput[],
+  atomic: boolean,
+  idempotency: Idempotency | undefined,
+) {
   try {
     return await commitBatch(
       deps,
@@ -71,7 +77,9 @@ async function commitEach(
   idempotency: Idempotency | undefined,
 ): Promise<ItemOutcome<WriteAck>[]> {
   const results = await commitBatch(deps, principal, entries, generated, false, idempotency);
-  const vanished = results.flatMap((result, index) => (!result.ok && result.error.code === "DUPLICATE_VANISHED" && isRetransmit(index) ? [index] : []));
+  const vanished = results.flatMap((result, index) =>
+    !result.ok && result.error.code === "DUPLICATE_VANISHED" && isRetransmit(index) ? [index] : [],
+  );
   if (vanished.length === 0) return results;
   const again = vanished.map((index) => entries[index]!);
   const stored = await commitBatch(deps, principal, again, await deps.generate(again), false, undefined);
@@ -99,7 +107,11 @@ export async function storeBatch(
   }
   const duplicates = plan.precheck === "none" ? entries.map(() => "") : await findDuplicates(deps, principal, entries);
   const isRetransmit = (index: number) => duplicates[index] !== "";
-  const generated = await generateFor(deps, entries, (index) => plan.generate === "every-entry" || !isRetransmit(index));
+  const generated = await generateFor(
+    deps,
+    entries,
+    (index) => plan.generate === "every-entry" || !isRetransmit(index),
+  );
   return plan.onVanished === "regenerate-whole-batch"
     ? commitAtomic(deps, principal, entries, generated, isRetransmit, idempotency)
     : commitEach(deps, principal, entries, generated, isRetransmit, idempotency);

@@ -9,7 +9,12 @@ import type { NewEntryInput, ResolvedIdempotency, WriteAck } from "../write-type
  * wait for the pre-check's round trip; a likely retransmit folds into its
  * duplicate and the running generation is cancelled.
  */
-async function storeGeneratingEarly(deps: WriteDeps, principal: Principal, entry: NewEntryInput, idempotency: ResolvedIdempotency | undefined): Promise<WriteAck> {
+async function storeGeneratingEarly(
+  deps: WriteDeps,
+  principal: Principal,
+  entry: NewEntryInput,
+  idempotency: ResolvedIdempotency | undefined,
+): Promise<WriteAck> {
   const cancel = new AbortController();
   let generating = true;
   const generation = deps.generate([entry], cancel.signal);
@@ -31,7 +36,12 @@ async function storeGeneratingEarly(deps: WriteDeps, principal: Principal, entry
 }
 
 /** The pre-check first: a likely retransmit folds into its duplicate and generates nothing; a new entry generates, then commits. */
-async function storeAfterCheck(deps: WriteDeps, principal: Principal, entry: NewEntryInput, idempotency: ResolvedIdempotency | undefined): Promise<WriteAck> {
+async function storeAfterCheck(
+  deps: WriteDeps,
+  principal: Principal,
+  entry: NewEntryInput,
+  idempotency: ResolvedIdempotency | undefined,
+): Promise<WriteAck> {
   const folded = await foldIntoDuplicate(deps, principal, entry, idempotency);
   if (folded !== undefined) return folded;
   // I-4: a failed mandatory leg throws here, naming the leg, before anything is committed.
@@ -45,11 +55,19 @@ async function storeAfterCheck(deps: WriteDeps, principal: Principal, entry: New
  * entry is generated for, then committed. A fold target or replay record
  * that vanished makes it a new entry after all.
  */
-export async function storeEntry(deps: WriteDeps, plan: WritePlan, principal: Principal, entry: NewEntryInput, idempotency: ResolvedIdempotency | undefined): Promise<WriteAck> {
+export async function storeEntry(
+  deps: WriteDeps,
+  plan: WritePlan,
+  principal: Principal,
+  entry: NewEntryInput,
+  idempotency: ResolvedIdempotency | undefined,
+): Promise<WriteAck> {
   if (plan.replayFirst) {
     // The store answers with the first result; if the record expired since it was checked, this is a fold or a new entry after all.
     const replayed = await commitWithoutGeneration(deps, principal, entry, idempotency);
     if (replayed !== undefined) return replayed;
   }
-  return plan.precheck === "beside-generation" ? storeGeneratingEarly(deps, principal, entry, idempotency) : storeAfterCheck(deps, principal, entry, idempotency);
+  return plan.precheck === "beside-generation"
+    ? storeGeneratingEarly(deps, principal, entry, idempotency)
+    : storeAfterCheck(deps, principal, entry, idempotency);
 }

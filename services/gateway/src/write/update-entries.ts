@@ -9,7 +9,10 @@ import type { EntryChange, ItemOutcome, ResolvedIdempotency, WriteAck } from "..
 
 /** The current entry a change names by full id or unique prefix, among those read. */
 function resolver(current: readonly CurrentText[]): (id: string) => CurrentText | undefined {
-  return (id) => current.find((entry) => entry.id === id || entry.id.replaceAll("-", "").startsWith(id.replaceAll("-", "").toLowerCase()));
+  return (id) =>
+    current.find(
+      (entry) => entry.id === id || entry.id.replaceAll("-", "").startsWith(id.replaceAll("-", "").toLowerCase()),
+    );
 }
 
 /**
@@ -37,12 +40,21 @@ export async function updateEntries(
       : [],
   );
   const needsText = textual.filter((change) => resolve(change.id)?.contentHash !== contentHash(change.text!));
-  const generated = await deps.generate(needsText.map((change) => ({ text: change.text!, source: resolve(change.id)?.source === "user" ? "user" : "agent" })));
+  const generated = await deps.generate(
+    needsText.map((change) => ({
+      text: change.text!,
+      source: resolve(change.id)?.source === "user" ? "user" : "agent",
+    })),
+  );
   const generatedFor = new Map(needsText.map((change, index) => [change, generated[index]]));
   const planned = changes.map((change): PlannedChange => {
     const gen = generatedFor.get(change);
     // Identical text is not sent again, so nothing is regenerated or rewritten for it (a replay sends the change as it came).
-    const unchangedText = change.text !== undefined && gen === undefined && plan.generate === "changed-texts" && resolve(change.id) !== undefined;
+    const unchangedText =
+      change.text !== undefined &&
+      gen === undefined &&
+      plan.generate === "changed-texts" &&
+      resolve(change.id) !== undefined;
     return { change, sendText: !unchangedText, generated: gen };
   });
   return timeStage("commit", () => deps.store.update(principal, planned, atomic, idempotency));

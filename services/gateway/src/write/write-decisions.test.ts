@@ -20,7 +20,13 @@ function everySituation(): WriteSituation[] {
   return operations.flatMap((operation) =>
     booleans.flatMap((replay) =>
       booleans.flatMap((keyed) =>
-        booleans.flatMap((atomic) => booleans.flatMap((earlyGeneration) => ((replay && !keyed) || (operation === "store" && !atomic) ? [] : [{ operation, replay, keyed, atomic, earlyGeneration }]))),
+        booleans.flatMap((atomic) =>
+          booleans.flatMap((earlyGeneration) =>
+            (replay && !keyed) || (operation === "store" && !atomic)
+              ? []
+              : [{ operation, replay, keyed, atomic, earlyGeneration }],
+          ),
+        ),
       ),
     ),
   );
@@ -34,7 +40,10 @@ test("the decision table has exactly one rule for every situation a write can be
     used.add(writeRules.indexOf(rules[0]!));
   }
   assert.equal(used.size, writeRules.length, "a rule no situation reaches is dead");
-  assert.throws(() => decideWrite({ operation: "store", replay: true, keyed: false, atomic: true, earlyGeneration: false }), /no write rule covers/);
+  assert.throws(
+    () => decideWrite({ operation: "store", replay: true, keyed: false, atomic: true, earlyGeneration: false }),
+    /no write rule covers/,
+  );
 });
 
 test("a commit without generation happens only where a fold or a replay can answer it, and never for an update (I-4)", () => {
@@ -42,7 +51,8 @@ test("a commit without generation happens only where a fold or a replay can answ
     const plan = decideWrite(situation);
     if (plan.replayFirst) assert.equal(situation.replay, true, JSON.stringify(situation));
     if (situation.operation === "update") assert.equal(plan.onVanished, "not-applicable");
-    if (plan.precheck === "none" && situation.operation !== "update") assert.equal(plan.generate, "every-entry", JSON.stringify(situation));
+    if (plan.precheck === "none" && situation.operation !== "update")
+      assert.equal(plan.generate, "every-entry", JSON.stringify(situation));
   }
 });
 
@@ -78,18 +88,38 @@ function fakeDeps(script: StoreScript) {
       if (generated === undefined && script.vanished) throw vanished();
       return ack(entry.text);
     },
-    async commitBatch(_principal: Principal, entries: readonly NewEntryInput[], generated: readonly (Generated | undefined)[], atomic: boolean, idempotency: unknown) {
-      trace.push(`commitBatch(${generated.map((item) => (item === undefined ? "-" : "G")).join("")},${atomic ? "atomic" : "each"}${idempotency === undefined ? "" : ",keyed"})`);
+    async commitBatch(
+      _principal: Principal,
+      entries: readonly NewEntryInput[],
+      generated: readonly (Generated | undefined)[],
+      atomic: boolean,
+      idempotency: unknown,
+    ) {
+      trace.push(
+        `commitBatch(${generated.map((item) => (item === undefined ? "-" : "G")).join("")},${atomic ? "atomic" : "each"}${idempotency === undefined ? "" : ",keyed"})`,
+      );
       const gone = (index: number) => generated[index] === undefined && script.vanished;
       if (atomic && entries.some((_, index) => gone(index))) throw vanished();
-      return entries.map((entry, index): ItemOutcome<WriteAck> => (gone(index) ? { ok: false, error: { code: "DUPLICATE_VANISHED", message: "gone" } } : { ok: true, value: ack(entry.text) }));
+      return entries.map(
+        (entry, index): ItemOutcome<WriteAck> =>
+          gone(index)
+            ? { ok: false, error: { code: "DUPLICATE_VANISHED", message: "gone" } }
+            : { ok: true, value: ack(entry.text) },
+      );
     },
     async currentTexts() {
       trace.push("read");
-      return [{ id: "0190c2a4-0000-7000-8000-000000000001", contentHash: contentHash("old text"), source: "user" as const }];
+      return [
+        { id: "0190c2a4-0000-7000-8000-000000000001", contentHash: contentHash("old text"), source: "user" as const },
+      ];
     },
-    async update(_principal: Principal, changes: { change: EntryChange; sendText: boolean; generated: Generated | undefined }[]) {
-      trace.push(`update(${changes.map(({ change, sendText, generated }) => `${change.text !== undefined && sendText ? "T" : "-"}${generated === undefined ? "-" : "G"}`).join(" ")})`);
+    async update(
+      _principal: Principal,
+      changes: { change: EntryChange; sendText: boolean; generated: Generated | undefined }[],
+    ) {
+      trace.push(
+        `update(${changes.map(({ change, sendText, generated }) => `${change.text !== undefined && sendText ? "T" : "-"}${generated === undefined ? "-" : "G"}`).join(" ")})`,
+      );
       return changes.map((planned): ItemOutcome<WriteAck> => ({ ok: true, value: ack(planned.change.id) }));
     },
   } as unknown as WriteStoreClient;
@@ -107,9 +137,25 @@ function fakeDeps(script: StoreScript) {
   return { deps, trace, signals };
 }
 
-const entry = (text: string): NewEntryInput => ({ threadId: "t", source: "agent", text, metadata: undefined, tags: [], images: [], visibility: undefined });
+const entry = (text: string): NewEntryInput => ({
+  threadId: "t",
+  source: "agent",
+  text,
+  metadata: undefined,
+  tags: [],
+  images: [],
+  visibility: undefined,
+});
 const keyOf = (replay: boolean): ResolvedIdempotency => ({ key: "k", fingerprint: "f", replay });
-const textChange = (text: string | undefined): EntryChange => ({ id: "0190c2a4", expectedVersion: undefined, text, metadata: undefined, tags: undefined, images: undefined, visibility: undefined });
+const textChange = (text: string | undefined): EntryChange => ({
+  id: "0190c2a4",
+  expectedVersion: undefined,
+  text,
+  metadata: undefined,
+  tags: undefined,
+  images: undefined,
+  visibility: undefined,
+});
 
 interface Scenario {
   name: string;
@@ -184,7 +230,13 @@ for (const scenario of storeScenarios) {
     const { deps, trace, signals } = fakeDeps({ vanished: scenario.vanished });
     const { situation } = scenario;
     const plan = decideWrite({ operation: "store", ...situation });
-    await storeEntry(deps, plan, principal, entry(scenario.text!), situation.keyed ? keyOf(situation.replay) : undefined);
+    await storeEntry(
+      deps,
+      plan,
+      principal,
+      entry(scenario.text!),
+      situation.keyed ? keyOf(situation.replay) : undefined,
+    );
     assert.deepEqual(trace, scenario.expect);
     const folded = scenario.text === "again" && !scenario.vanished;
     if (situation.earlyGeneration) {
@@ -238,7 +290,15 @@ const batchScenarios: Scenario[] = [
     name: "an atomic replay whose record vanished is written anew, recovering its vanished fold target too",
     situation: { replay: true, keyed: true, atomic: true, earlyGeneration: false },
     vanished: true,
-    expect: ["commitBatch(--,atomic,keyed)", "precheck", "precheck", "generate(1)", "commitBatch(-G,atomic,keyed)", "generate(1)", "commitBatch(GG,atomic,keyed)"],
+    expect: [
+      "commitBatch(--,atomic,keyed)",
+      "precheck",
+      "precheck",
+      "generate(1)",
+      "commitBatch(-G,atomic,keyed)",
+      "generate(1)",
+      "commitBatch(GG,atomic,keyed)",
+    ],
   },
   {
     name: "a non-atomic replay returns the store's per-item outcomes as they are",
@@ -253,7 +313,14 @@ for (const scenario of batchScenarios) {
     const { deps, trace } = fakeDeps({ vanished: scenario.vanished });
     const { situation } = scenario;
     const plan = decideWrite({ operation: "storeBatch", ...situation });
-    const outcomes = await storeBatch(deps, plan, principal, [entry("again"), entry("new")], situation.atomic, situation.keyed ? keyOf(situation.replay) : undefined);
+    const outcomes = await storeBatch(
+      deps,
+      plan,
+      principal,
+      [entry("again"), entry("new")],
+      situation.atomic,
+      situation.keyed ? keyOf(situation.replay) : undefined,
+    );
     assert.deepEqual(trace, scenario.expect);
     assert.equal(outcomes.length, 2, "one outcome per entry, in order");
   });
@@ -295,7 +362,14 @@ for (const scenario of updateScenarios) {
     const { deps, trace } = fakeDeps({ vanished: scenario.vanished });
     const { situation } = scenario;
     const plan = decideWrite({ operation: "update", ...situation });
-    await updateEntries(deps, plan, principal, [scenario.change], situation.atomic, situation.keyed ? keyOf(situation.replay) : undefined);
+    await updateEntries(
+      deps,
+      plan,
+      principal,
+      [scenario.change],
+      situation.atomic,
+      situation.keyed ? keyOf(situation.replay) : undefined,
+    );
     assert.deepEqual(trace, scenario.expect);
   });
 }

@@ -64,12 +64,26 @@ export interface WritePlan {
 type Match<T> = T | "any";
 
 export interface WriteRule {
-  when: { operation: WriteOperation; replay: Match<boolean>; keyed: Match<boolean>; atomic: Match<boolean>; earlyGeneration: Match<boolean> };
+  when: {
+    operation: WriteOperation;
+    replay: Match<boolean>;
+    keyed: Match<boolean>;
+    atomic: Match<boolean>;
+    earlyGeneration: Match<boolean>;
+  };
   then: WritePlan;
 }
 
-const storeAfterCheck = { precheck: "before-generation", generate: "new-entries", onVanished: "generate-and-commit" } as const;
-const storeBesideCheck = { precheck: "beside-generation", generate: "every-entry", onVanished: "generate-and-commit" } as const;
+const storeAfterCheck = {
+  precheck: "before-generation",
+  generate: "new-entries",
+  onVanished: "generate-and-commit",
+} as const;
+const storeBesideCheck = {
+  precheck: "beside-generation",
+  generate: "every-entry",
+  onVanished: "generate-and-commit",
+} as const;
 
 /**
  * The rules, exactly one per possible situation (a test holds the table to
@@ -78,18 +92,40 @@ const storeBesideCheck = { precheck: "beside-generation", generate: "every-entry
  * stored again under it; it generates for every entry and the store folds.
  */
 export const writeRules: readonly WriteRule[] = [
-  { when: { operation: "store", replay: false, keyed: "any", atomic: "any", earlyGeneration: false }, then: { replayFirst: false, ...storeAfterCheck } },
-  { when: { operation: "store", replay: true, keyed: true, atomic: "any", earlyGeneration: false }, then: { replayFirst: true, ...storeAfterCheck } },
-  { when: { operation: "store", replay: false, keyed: "any", atomic: "any", earlyGeneration: true }, then: { replayFirst: false, ...storeBesideCheck } },
-  { when: { operation: "store", replay: true, keyed: true, atomic: "any", earlyGeneration: true }, then: { replayFirst: true, ...storeBesideCheck } },
+  {
+    when: { operation: "store", replay: false, keyed: "any", atomic: "any", earlyGeneration: false },
+    then: { replayFirst: false, ...storeAfterCheck },
+  },
+  {
+    when: { operation: "store", replay: true, keyed: true, atomic: "any", earlyGeneration: false },
+    then: { replayFirst: true, ...storeAfterCheck },
+  },
+  {
+    when: { operation: "store", replay: false, keyed: "any", atomic: "any", earlyGeneration: true },
+    then: { replayFirst: false, ...storeBesideCheck },
+  },
+  {
+    when: { operation: "store", replay: true, keyed: true, atomic: "any", earlyGeneration: true },
+    then: { replayFirst: true, ...storeBesideCheck },
+  },
 
   {
     when: { operation: "storeBatch", replay: false, keyed: "any", atomic: true, earlyGeneration: false },
-    then: { replayFirst: false, precheck: "before-generation", generate: "new-entries", onVanished: "regenerate-whole-batch" },
+    then: {
+      replayFirst: false,
+      precheck: "before-generation",
+      generate: "new-entries",
+      onVanished: "regenerate-whole-batch",
+    },
   },
   {
     when: { operation: "storeBatch", replay: true, keyed: true, atomic: true, earlyGeneration: false },
-    then: { replayFirst: true, precheck: "before-generation", generate: "new-entries", onVanished: "regenerate-whole-batch" },
+    then: {
+      replayFirst: true,
+      precheck: "before-generation",
+      generate: "new-entries",
+      onVanished: "regenerate-whole-batch",
+    },
   },
   {
     when: { operation: "storeBatch", replay: false, keyed: "any", atomic: true, earlyGeneration: true },
@@ -101,7 +137,12 @@ export const writeRules: readonly WriteRule[] = [
   },
   {
     when: { operation: "storeBatch", replay: false, keyed: false, atomic: false, earlyGeneration: false },
-    then: { replayFirst: false, precheck: "before-generation", generate: "new-entries", onVanished: "store-vanished-again-unkeyed" },
+    then: {
+      replayFirst: false,
+      precheck: "before-generation",
+      generate: "new-entries",
+      onVanished: "store-vanished-again-unkeyed",
+    },
   },
   {
     when: { operation: "storeBatch", replay: false, keyed: true, atomic: false, earlyGeneration: false },

@@ -31,10 +31,18 @@ export function createWritePath(options: WritePathOptions) {
   const deps: WriteDeps = {
     store: createWriteStoreClient(options.peers.entries),
     // Writes that arrive together share their worker calls (see joinCalls); a batch store's texts travel together anyway.
-    generate: createGenerate(createGenerationClient(options.peers, { sectionSummaryTimeoutMs: options.sectionSummaryTimeoutMs })),
+    generate: createGenerate(
+      createGenerationClient(options.peers, { sectionSummaryTimeoutMs: options.sectionSummaryTimeoutMs }),
+    ),
   };
   const plan = (operation: WriteOperation, atomic: boolean, idempotency: ResolvedIdempotency | undefined) =>
-    decideWrite({ operation, replay: idempotency?.replay === true, keyed: idempotency !== undefined, atomic, earlyGeneration: options.earlyGeneration() });
+    decideWrite({
+      operation,
+      replay: idempotency?.replay === true,
+      keyed: idempotency !== undefined,
+      atomic,
+      earlyGeneration: options.earlyGeneration(),
+    });
 
   return {
     /** Stores one entry (see store-entry.ts). */
@@ -43,12 +51,22 @@ export function createWritePath(options: WritePathOptions) {
     },
 
     /** Stores many entries in one commit, all or none unless `atomic` is false (see store-batch.ts). */
-    storeBatch(principal: Principal, entries: NewEntryInput[], atomic: boolean, idempotency?: ResolvedIdempotency): Promise<ItemOutcome<WriteAck>[]> {
+    storeBatch(
+      principal: Principal,
+      entries: NewEntryInput[],
+      atomic: boolean,
+      idempotency?: ResolvedIdempotency,
+    ): Promise<ItemOutcome<WriteAck>[]> {
       return storeBatch(deps, plan("storeBatch", atomic, idempotency), principal, entries, atomic, idempotency);
     },
 
     /** Applies changes under compare-and-set (see update-entries.ts). */
-    update(principal: Principal, changes: EntryChange[], atomic: boolean, idempotency?: ResolvedIdempotency): Promise<ItemOutcome<WriteAck>[]> {
+    update(
+      principal: Principal,
+      changes: EntryChange[],
+      atomic: boolean,
+      idempotency?: ResolvedIdempotency,
+    ): Promise<ItemOutcome<WriteAck>[]> {
       return updateEntries(deps, plan("update", atomic, idempotency), principal, changes, atomic, idempotency);
     },
   };

@@ -17,7 +17,13 @@ export interface WriteDeps {
 export const isDuplicateVanished = (error: unknown) => isContextHubError(error) && error.code === "DUPLICATE_VANISHED";
 
 /** Commits one entry, timed as the commit stage. */
-export function commit(deps: WriteDeps, principal: Principal, entry: NewEntryInput, generated: Generated | undefined, idempotency: Idempotency | undefined): Promise<WriteAck> {
+export function commit(
+  deps: WriteDeps,
+  principal: Principal,
+  entry: NewEntryInput,
+  generated: Generated | undefined,
+  idempotency: Idempotency | undefined,
+): Promise<WriteAck> {
   return timeStage("commit", () => deps.store.commit(principal, entry, generated, idempotency));
 }
 
@@ -25,8 +31,14 @@ export function commit(deps: WriteDeps, principal: Principal, entry: NewEntryInp
  * The caller's likely retransmits among `entries`: for each, the id of the
  * entry it would fold into, or "" (one joined store call for them all).
  */
-export function findDuplicates(deps: WriteDeps, principal: Principal, entries: readonly NewEntryInput[]): Promise<string[]> {
-  return timeStage("dedup_check", () => Promise.all(entries.map((entry) => deps.store.findDuplicate(principal, entry))));
+export function findDuplicates(
+  deps: WriteDeps,
+  principal: Principal,
+  entries: readonly NewEntryInput[],
+): Promise<string[]> {
+  return timeStage("dedup_check", () =>
+    Promise.all(entries.map((entry) => deps.store.findDuplicate(principal, entry))),
+  );
 }
 
 /**
@@ -36,7 +48,12 @@ export function findDuplicates(deps: WriteDeps, principal: Principal, entries: r
  * expired, the duplicate was deleted or changed): the store stored nothing,
  * and the entry must be generated for and inserted after all.
  */
-export async function commitWithoutGeneration(deps: WriteDeps, principal: Principal, entry: NewEntryInput, idempotency: Idempotency | undefined): Promise<WriteAck | undefined> {
+export async function commitWithoutGeneration(
+  deps: WriteDeps,
+  principal: Principal,
+  entry: NewEntryInput,
+  idempotency: Idempotency | undefined,
+): Promise<WriteAck | undefined> {
   try {
     return await commit(deps, principal, entry, undefined, idempotency);
   } catch (error) {
@@ -46,7 +63,12 @@ export async function commitWithoutGeneration(deps: WriteDeps, principal: Princi
 }
 
 /** Folds `entry` into the entry it likely retransmits, if the pre-check finds one and it is still there; else undefined. */
-export async function foldIntoDuplicate(deps: WriteDeps, principal: Principal, entry: NewEntryInput, idempotency: Idempotency | undefined): Promise<WriteAck | undefined> {
+export async function foldIntoDuplicate(
+  deps: WriteDeps,
+  principal: Principal,
+  entry: NewEntryInput,
+  idempotency: Idempotency | undefined,
+): Promise<WriteAck | undefined> {
   const [duplicateOf] = await findDuplicates(deps, principal, [entry]);
   return duplicateOf === "" ? undefined : commitWithoutGeneration(deps, principal, entry, idempotency);
 }
@@ -55,7 +77,11 @@ export async function foldIntoDuplicate(deps: WriteDeps, principal: Principal, e
  * Generation for the entries `wanted` picks, in one batch: each entry's
  * generated data, or undefined for an entry not picked.
  */
-export async function generateFor(deps: WriteDeps, entries: readonly NewEntryInput[], wanted: (index: number) => boolean): Promise<(Generated | undefined)[]> {
+export async function generateFor(
+  deps: WriteDeps,
+  entries: readonly NewEntryInput[],
+  wanted: (index: number) => boolean,
+): Promise<(Generated | undefined)[]> {
   const picked = entries.flatMap((_, index) => (wanted(index) ? [index] : []));
   const generated = await deps.generate(picked.map((index) => entries[index]!));
   const byEntry: (Generated | undefined)[] = entries.map(() => undefined);

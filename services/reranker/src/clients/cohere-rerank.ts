@@ -11,5 +11,9 @@ const cohereRerankAnswer = z.object({ results: z.array(relevanceResult) }).trans
  * gets a score → `{results: [{index, relevance_score}]}`.
  */
 export function createCohereRerankApi(client: HttpProviderClient, options: { model: string }): RerankApi {
-  return createRelevanceRerankApi(client, { model: options.model, requestFields: (count) => ({ top_n: count }), answer: cohereRerankAnswer });
+  return createRelevanceRerankApi(client, {
+    model: options.model,
+    requestFields: (count) => ({ top_n: count }),
+    answer: cohereRerankAnswer,
+  });
 }

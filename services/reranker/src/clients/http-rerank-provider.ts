@@ -21,11 +21,16 @@ export interface HttpRerankProviderOptions {
  * Puts `{index, score}` results back in passage order, checking there is
  * exactly one per passage. APIs answer best first; the domain sorts again.
  */
-export function scoresByIndex(results: readonly { index: number; score: number }[], expected: number, client: HttpProviderClient): number[] {
+export function scoresByIndex(
+  results: readonly { index: number; score: number }[],
+  expected: number,
+  client: HttpProviderClient,
+): number[] {
   if (results.length !== expected) throw client.malformed(`${results.length} scores for ${expected} passages`);
   const scores = new Array<number | undefined>(expected);
   for (const result of results) {
-    if (result.index >= expected) throw client.malformed(`result index ${result.index} is out of range for ${expected} passages`);
+    if (result.index >= expected)
+      throw client.malformed(`result index ${result.index} is out of range for ${expected} passages`);
     if (scores[result.index] !== undefined) throw client.malformed(`result index ${result.index} appears twice`);
     scores[result.index] = result.score;
   }
@@ -43,9 +48,15 @@ export function createHttpRerankProvider(options: HttpRerankProviderOptions): Re
     describe: () => ({ provider, model }),
     async score(query, passages, signal) {
       const batches = splitIntoBatches(passages, batchSize);
-      const answers = await mapWithConcurrency(batches, concurrency, (batch, _index, batchSignal) => api.scoreBatch(query, batch, batchSignal), signal);
+      const answers = await mapWithConcurrency(
+        batches,
+        concurrency,
+        (batch, _index, batchSignal) => api.scoreBatch(query, batch, batchSignal),
+        signal,
+      );
       const scores = answers.flat();
-      if (scores.length !== passages.length) throw api.client.malformed(`${scores.length} scores for ${passages.length} passages`);
+      if (scores.length !== passages.length)
+        throw api.client.malformed(`${scores.length} scores for ${passages.length} passages`);
       return scores;
     },
     // Nothing to load: the first call is the first request.

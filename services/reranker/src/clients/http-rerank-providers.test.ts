@@ -24,14 +24,19 @@ interface AdapterSpec {
   malformed: [string, (scores: number[]) => FakeAnswer, RegExp][];
 }
 
-const bestFirst = (scores: number[]) => scores.map((score, index) => ({ index, score })).sort((left, right) => right.score - left.score);
+const bestFirst = (scores: number[]) =>
+  scores.map((score, index) => ({ index, score })).sort((left, right) => right.score - left.score);
 
 const adapters: AdapterSpec[] = [
   {
     provider: "cohere",
     path: "/v1/rerank",
     model: "rerank-v3.5",
-    answer: (scores) => ({ id: "r-1", results: bestFirst(scores).map(({ index, score }) => ({ index, relevance_score: score })), meta: { api_version: { version: "1" } } }),
+    answer: (scores) => ({
+      id: "r-1",
+      results: bestFirst(scores).map(({ index, score }) => ({ index, relevance_score: score })),
+      meta: { api_version: { version: "1" } },
+    }),
     passagesOf: (body) => body.documents as string[],
     assertRequest: (request, query) => {
       assert.equal(request.headers.authorization, "Bearer sk-test-key-123");
@@ -42,15 +47,31 @@ const adapters: AdapterSpec[] = [
       assert.equal("top_k" in body, false);
     },
     malformed: [
-      ["no results", () => ({ json: { id: "r-1" } }), /malformed response: results: Invalid input: expected array, received undefined/],
+      [
+        "no results",
+        () => ({ json: { id: "r-1" } }),
+        /malformed response: results: Invalid input: expected array, received undefined/,
+      ],
       [
         "a score of the wrong type",
         (s) => ({ json: { results: s.map((score, index) => ({ index, relevance_score: String(score) })) } }),
         /malformed response: results\.0\.relevance_score: Invalid input: expected number, received string/,
       ],
-      ["NaN in the body", (s) => ({ body: `{"results":[${s.map((_, index) => `{"index":${index},"relevance_score":NaN}`).join(",")}]}` }), /malformed response: HTTP 200 with a body that is not JSON/],
-      ["one result too few", (s) => ({ json: { results: s.slice(1).map((score, index) => ({ index, relevance_score: score })) } }), /malformed response: 2 scores for 3 passages/],
-      ["a duplicate index", (s) => ({ json: { results: s.map((score) => ({ index: 0, relevance_score: score })) } }), /malformed response: result index 0 appears twice/],
+      [
+        "NaN in the body",
+        (s) => ({ body: `{"results":[${s.map((_, index) => `{"index":${index},"relevance_score":NaN}`).join(",")}]}` }),
+        /malformed response: HTTP 200 with a body that is not JSON/,
+      ],
+      [
+        "one result too few",
+        (s) => ({ json: { results: s.slice(1).map((score, index) => ({ index, relevance_score: score })) } }),
+        /malformed response: 2 scores for 3 passages/,
+      ],
+      [
+        "a duplicate index",
+        (s) => ({ json: { results: s.map((score) => ({ index: 0, relevance_score: score })) } }),
+        /malformed response: result index 0 appears twice/,
+      ],
       [
         "an index out of range",
         (s) => ({ json: { results: s.map((score, index) => ({ index: index + 1, relevance_score: score })) } }),
@@ -72,7 +93,11 @@ const adapters: AdapterSpec[] = [
     assertRequest: (request, query) => {
       assert.equal(request.headers.authorization, "Bearer sk-test-key-123");
       const body = request.body as Body;
-      assert.deepEqual(Object.keys(body).sort(), ["documents", "model", "query", "top_k", "truncation"], "Voyage's fields, and no Cohere top_n");
+      assert.deepEqual(
+        Object.keys(body).sort(),
+        ["documents", "model", "query", "top_k", "truncation"],
+        "Voyage's fields, and no Cohere top_n",
+      );
       assert.equal(body.model, "rerank-2.5");
       assert.equal(body.query, query);
       assert.equal(body.top_k, (body.documents as string[]).length, "every passage is asked for");
@@ -84,10 +109,26 @@ const adapters: AdapterSpec[] = [
         (s) => ({ json: { results: s.map((score, index) => ({ index, relevance_score: score })) } }),
         /malformed response: data: Invalid input: expected array, received undefined/,
       ],
-      ["a missing score", (s) => ({ json: { data: s.map((_, index) => ({ index })) } }), /malformed response: data\.0\.relevance_score: Invalid input: expected number, received undefined/],
-      ["a body that is not JSON", () => ({ body: "upstream request timeout" }), /malformed response: HTTP 200 with a body that is not JSON$/],
-      ["one result too few", (s) => ({ json: { data: s.slice(1).map((score, index) => ({ index, relevance_score: score })) } }), /malformed response: 2 scores for 3 passages/],
-      ["a duplicate index", (s) => ({ json: { data: s.map((score) => ({ index: 2, relevance_score: score })) } }), /malformed response: result index 2 appears twice/],
+      [
+        "a missing score",
+        (s) => ({ json: { data: s.map((_, index) => ({ index })) } }),
+        /malformed response: data\.0\.relevance_score: Invalid input: expected number, received undefined/,
+      ],
+      [
+        "a body that is not JSON",
+        () => ({ body: "upstream request timeout" }),
+        /malformed response: HTTP 200 with a body that is not JSON$/,
+      ],
+      [
+        "one result too few",
+        (s) => ({ json: { data: s.slice(1).map((score, index) => ({ index, relevance_score: score })) } }),
+        /malformed response: 2 scores for 3 passages/,
+      ],
+      [
+        "a duplicate index",
+        (s) => ({ json: { data: s.map((score) => ({ index: 2, relevance_score: score })) } }),
+        /malformed response: result index 2 appears twice/,
+      ],
     ],
   },
   {
@@ -97,7 +138,11 @@ const adapters: AdapterSpec[] = [
     answer: (scores) => bestFirst(scores),
     passagesOf: (body) => body.texts as string[],
     assertRequest: (request, query) => {
-      assert.equal(request.headers.authorization, "Bearer sk-test-key-123", "a key, when set, goes as a bearer token (TEI --api-key)");
+      assert.equal(
+        request.headers.authorization,
+        "Bearer sk-test-key-123",
+        "a key, when set, goes as a bearer token (TEI --api-key)",
+      );
       const body = request.body as Body;
       assert.equal(body.query, query);
       assert.equal(body.raw_scores, false);
@@ -105,16 +150,41 @@ const adapters: AdapterSpec[] = [
       assert.equal("model" in body, false, "TEI serves one model");
     },
     malformed: [
-      ["an object instead of a list", () => ({ json: { error: "ok?" } }), /malformed response: \(body\): Invalid input: expected array, received object/],
-      ["a missing score", (s) => ({ json: s.map((_, index) => ({ index })) }), /malformed response: 0\.score: Invalid input: expected number, received undefined/],
-      ["NaN in the body", (s) => ({ body: `[${s.map((_, index) => `{"index":${index},"score":NaN}`).join(",")}]` }), /malformed response: HTTP 200 with a body that is not JSON/],
-      ["one result too many", (s) => ({ json: [...bestFirst(s), { index: 0, score: 1 }] }), /malformed response: 4 scores for 3 passages/],
-      ["a negative index", (s) => ({ json: s.map((score, index) => ({ index: index - 1, score })) }), /malformed response: 0\.index: Too small: expected number to be >=0/],
+      [
+        "an object instead of a list",
+        () => ({ json: { error: "ok?" } }),
+        /malformed response: \(body\): Invalid input: expected array, received object/,
+      ],
+      [
+        "a missing score",
+        (s) => ({ json: s.map((_, index) => ({ index })) }),
+        /malformed response: 0\.score: Invalid input: expected number, received undefined/,
+      ],
+      [
+        "NaN in the body",
+        (s) => ({ body: `[${s.map((_, index) => `{"index":${index},"score":NaN}`).join(",")}]` }),
+        /malformed response: HTTP 200 with a body that is not JSON/,
+      ],
+      [
+        "one result too many",
+        (s) => ({ json: [...bestFirst(s), { index: 0, score: 1 }] }),
+        /malformed response: 4 scores for 3 passages/,
+      ],
+      [
+        "a negative index",
+        (s) => ({ json: s.map((score, index) => ({ index: index - 1, score })) }),
+        /malformed response: 0\.index: Too small: expected number to be >=0/,
+      ],
     ],
   },
 ];
 
-async function startAdapter(t: TestContext, spec: AdapterSpec, handler: (request: RecordedRequest, index: number) => FakeAnswer, env: NodeJS.ProcessEnv = {}) {
+async function startAdapter(
+  t: TestContext,
+  spec: AdapterSpec,
+  handler: (request: RecordedRequest, index: number) => FakeAnswer,
+  env: NodeJS.ProcessEnv = {},
+) {
   const server = await startRecordingHttpServer(handler);
   t.after(() => server.close());
   const config = loadRerankerConfig({
@@ -153,7 +223,9 @@ for (const spec of adapters) {
     assert.equal(provider.isReady(), true, "an HTTP provider is ready at start");
     assert.deepEqual(await provider.score(query, passages), passages.map(scoreOf));
     assert.equal(server.requests.length, 3);
-    const batches = server.requests.map((request) => spec.passagesOf(request.body as Body)).sort((a, b) => passages.indexOf(a[0]!) - passages.indexOf(b[0]!));
+    const batches = server.requests
+      .map((request) => spec.passagesOf(request.body as Body))
+      .sort((a, b) => passages.indexOf(a[0]!) - passages.indexOf(b[0]!));
     assert.deepEqual(batches, [["a", "bb bb"], ["ccc ccc ccc", "dddd dddd dddd dddd"], ["eeeee"]]);
     for (const request of server.requests) {
       assert.equal(request.method, "POST");
@@ -164,28 +236,48 @@ for (const spec of adapters) {
   });
 
   test(`${spec.provider}: a 4xx is not retried and names provider, model, status and a fixed cause, never the provider's words`, async (t) => {
-    const { server, provider } = await startAdapter(t, spec, () => ({ status: 413, json: { error: "batch size 5 > maximum allowed batch size 4", error_type: "Validation" } }));
-    await assert.rejects(provider.score(query, passages), providerError("PROVIDER_ERROR", new RegExp(`^${label} failed: HTTP 413 \\(request too large\\) after 1 attempt$`)));
+    const { server, provider } = await startAdapter(t, spec, () => ({
+      status: 413,
+      json: { error: "batch size 5 > maximum allowed batch size 4", error_type: "Validation" },
+    }));
+    await assert.rejects(
+      provider.score(query, passages),
+      providerError(
+        "PROVIDER_ERROR",
+        new RegExp(`^${label} failed: HTTP 413 \\(request too large\\) after 1 attempt$`),
+      ),
+    );
     assert.equal(server.requests.length, 1);
   });
 
   test(`${spec.provider}: a 5xx is retried RERANKER_MAX_RETRIES times, then fails naming the status and attempts`, async (t) => {
-    const { server, provider } = await startAdapter(t, spec, () => ({ status: 500, json: { message: "internal server error" } }));
-    await assert.rejects(provider.score(query, ["x"]), providerError("PROVIDER_ERROR", new RegExp(`^${label} failed: HTTP 500 \\(provider error\\) after 3 attempts$`)));
+    const { server, provider } = await startAdapter(t, spec, () => ({
+      status: 500,
+      json: { message: "internal server error" },
+    }));
+    await assert.rejects(
+      provider.score(query, ["x"]),
+      providerError("PROVIDER_ERROR", new RegExp(`^${label} failed: HTTP 500 \\(provider error\\) after 3 attempts$`)),
+    );
     assert.equal(server.requests.length, 3);
   });
 
   test(`${spec.provider}: a server that never answers is DEADLINE_EXCEEDED within RERANKER_TIMEOUT_MS`, async (t) => {
     const { provider } = await startAdapter(t, spec, () => "hang", { RERANKER_TIMEOUT_MS: "200" });
     const started = performance.now();
-    await assert.rejects(provider.score(query, ["x"]), providerError("DEADLINE_EXCEEDED", new RegExp(`^${label} failed: no answer within 200 ms`)));
+    await assert.rejects(
+      provider.score(query, ["x"]),
+      providerError("DEADLINE_EXCEEDED", new RegExp(`^${label} failed: no answer within 200 ms`)),
+    );
     const elapsed = performance.now() - started;
     assert.ok(elapsed >= 190 && elapsed < 1500, `took ${elapsed} ms`);
   });
 
   test(`${spec.provider}: a 429 is retried after the Retry-After wait`, async (t) => {
     const { server, provider } = await startAdapter(t, spec, (request, index) =>
-      index === 0 ? { status: 429, headers: { "retry-after": "0.3" }, json: { message: "too many requests" } } : answering(spec)(request),
+      index === 0
+        ? { status: 429, headers: { "retry-after": "0.3" }, json: { message: "too many requests" } }
+        : answering(spec)(request),
     );
     assert.deepEqual(await provider.score(query, ["one", "three"]), [scoreOf("one"), scoreOf("three")]);
     assert.equal(server.requests.length, 2);
@@ -195,8 +287,13 @@ for (const spec of adapters) {
 
   for (const [what, answer, pattern] of spec.malformed) {
     test(`${spec.provider}: an answer with ${what} is PROVIDER_ERROR`, async (t) => {
-      const { server, provider } = await startAdapter(t, spec, (request) => answer(spec.passagesOf(request.body as Body).map(scoreOf)));
-      await assert.rejects(provider.score(query, ["one", "two!", "three"]), providerError("PROVIDER_ERROR", new RegExp(`^${label} failed: ${pattern.source}`)));
+      const { server, provider } = await startAdapter(t, spec, (request) =>
+        answer(spec.passagesOf(request.body as Body).map(scoreOf)),
+      );
+      await assert.rejects(
+        provider.score(query, ["one", "two!", "three"]),
+        providerError("PROVIDER_ERROR", new RegExp(`^${label} failed: ${pattern.source}`)),
+      );
       assert.equal(server.requests.length, 1, "a malformed answer is not retried");
     });
   }

@@ -14,7 +14,12 @@ export function createTeiRerankApi(client: HttpProviderClient): RerankApi {
   return {
     client,
     async scoreBatch(query, texts, signal) {
-      const answer = await client.postJson("/rerank", { query, texts, raw_scores: false, truncate: true }, teiRerankAnswer, signal);
+      const answer = await client.postJson(
+        "/rerank",
+        { query, texts, raw_scores: false, truncate: true },
+        teiRerankAnswer,
+        signal,
+      );
       return scoresByIndex(answer, texts.length, client);
     },
   };

@@ -13,5 +13,9 @@ const voyageRerankAnswer = z.object({ data: z.array(relevanceResult) }).transfor
  * (Voyage's default, sent so that a change of that default does not change it here).
  */
 export function createVoyageRerankApi(client: HttpProviderClient, options: { model: string }): RerankApi {
-  return createRelevanceRerankApi(client, { model: options.model, requestFields: (count) => ({ top_k: count, truncation: true }), answer: voyageRerankAnswer });
+  return createRelevanceRerankApi(client, {
+    model: options.model,
+    requestFields: (count) => ({ top_k: count, truncation: true }),
+    answer: voyageRerankAnswer,
+  });
 }

@@ -1,6 +1,16 @@
 import { lockClasses, lockInOrder, toAdvisoryKey } from "../db/advisory-locks.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor } from "../db/sql-database.js";
-import { auditHash, genesisHash, recordedDetails, type AuditDetails, type AuditEvent, type AuditFilter, type AuditOutcome, type AuditRecord, type AuditRepository } from "./audit.js";
+import {
+  auditHash,
+  genesisHash,
+  recordedDetails,
+  type AuditDetails,
+  type AuditEvent,
+  type AuditFilter,
+  type AuditOutcome,
+  type AuditRecord,
+  type AuditRepository,
+} from "./audit.js";
 import { createUuidV7 } from "../model/ids.js";
 
 /**
@@ -36,7 +46,8 @@ interface AuditRow {
   hash: string;
 }
 
-const recordColumns = "a.tenant, a.seq::text AS seq, a.id, a.at, a.actor, a.action, a.outcome, a.target_ids, a.before_hashes, a.after_hashes, a.request_id, a.details, a.previous_hash, a.hash";
+const recordColumns =
+  "a.tenant, a.seq::text AS seq, a.id, a.at, a.actor, a.action, a.outcome, a.target_ids, a.before_hashes, a.after_hashes, a.request_id, a.details, a.previous_hash, a.hash";
 
 function toRecord(row: AuditRow): AuditRecord {
   return {
@@ -76,9 +87,11 @@ const knownHeads = new Map<string, ChainHead>();
 /** Bounds the guesses kept (one per tenant that wrote recently). */
 const maxKnownHeads = 10_000;
 
-const insertColumns = "tenant, seq, id, at, actor, action, outcome, target_ids, before_hashes, after_hashes, request_id, details, previous_hash, hash";
+const insertColumns =
+  "tenant, seq, id, at, actor, action, outcome, target_ids, before_hashes, after_hashes, request_id, details, previous_hash, hash";
 // Typed, so that the guarded INSERT … SELECT form (where the columns do not type the parameters) reads them alike.
-const insertValues = "$1::text, $2::bigint, $3::uuid, $4::timestamptz, $5::text, $6::text, $7::text, $8::text[], $9::text[], $10::text[], $11::text, $12::jsonb, $13::text, $14::text";
+const insertValues =
+  "$1::text, $2::bigint, $3::uuid, $4::timestamptz, $5::text, $6::text, $7::text, $8::text[], $9::text[], $10::text[], $11::text, $12::jsonb, $13::text, $14::text";
 
 interface ChainedRecord {
   params: unknown[];
@@ -87,7 +100,12 @@ interface ChainedRecord {
 }
 
 /** The records of `events` chained after `head`, as INSERT parameters. */
-function chainAfter(head: ChainHead, tenant: string, events: readonly AuditEvent[], requestId: string): ChainedRecord[] {
+function chainAfter(
+  head: ChainHead,
+  tenant: string,
+  events: readonly AuditEvent[],
+  requestId: string,
+): ChainedRecord[] {
   let seq = head.seq;
   let previousHash = head.hash;
   const at = new Date();
@@ -125,7 +143,12 @@ function chainAfter(head: ChainHead, tenant: string, events: readonly AuditEvent
  * checks the head itself (one statement for a one-record append); otherwise
  * the head is read first.
  */
-async function appendRecords(tx: SqlExecutor, tenant: string, events: readonly AuditEvent[], requestId: string): Promise<void> {
+async function appendRecords(
+  tx: SqlExecutor,
+  tenant: string,
+  events: readonly AuditEvent[],
+  requestId: string,
+): Promise<void> {
   if (events.length === 0) return;
   await lockInOrder(tx, lockClasses.auditChain, [toAdvisoryKey([tenant])]);
   let records: ChainedRecord[] | undefined;
@@ -139,14 +162,24 @@ async function appendRecords(tx: SqlExecutor, tenant: string, events: readonly A
       [...first.params, genesisHash],
     );
     if (rowCount === 1) {
-      for (const record of guessed.slice(1)) await tx.query(`INSERT INTO audit_log (${insertColumns}) VALUES (${insertValues})`, record.params);
+      for (const record of guessed.slice(1))
+        await tx.query(`INSERT INTO audit_log (${insertColumns}) VALUES (${insertValues})`, record.params);
       records = guessed;
     }
   }
   if (records === undefined) {
-    const { rows } = await tx.query<{ seq: string; hash: string }>("SELECT a.seq::text AS seq, a.hash FROM audit_log a WHERE a.tenant = $1 ORDER BY a.seq DESC LIMIT 1", [tenant]);
-    records = chainAfter({ seq: Number(rows[0]?.seq ?? 0), hash: rows[0]?.hash ?? genesisHash }, tenant, events, requestId);
-    for (const record of records) await tx.query(`INSERT INTO audit_log (${insertColumns}) VALUES (${insertValues})`, record.params);
+    const { rows } = await tx.query<{ seq: string; hash: string }>(
+      "SELECT a.seq::text AS seq, a.hash FROM audit_log a WHERE a.tenant = $1 ORDER BY a.seq DESC LIMIT 1",
+      [tenant],
+    );
+    records = chainAfter(
+      { seq: Number(rows[0]?.seq ?? 0), hash: rows[0]?.hash ?? genesisHash },
+      tenant,
+      events,
+      requestId,
+    );
+    for (const record of records)
+      await tx.query(`INSERT INTO audit_log (${insertColumns}) VALUES (${insertValues})`, record.params);
   }
   const head = records.at(-1)!;
   knownHeads.delete(tenant);
@@ -166,7 +199,9 @@ export function createAuditStatements(tx: SqlExecutor): AuditStatements {
       queued.splice(mark);
     },
     async flush(requestId) {
-      const tenants = [...new Set(queued.map((item) => item.tenant))].sort((a, b) => toAdvisoryKey([a]) - toAdvisoryKey([b]));
+      const tenants = [...new Set(queued.map((item) => item.tenant))].sort(
+        (a, b) => toAdvisoryKey([a]) - toAdvisoryKey([b]),
+      );
       for (const tenant of tenants) {
         await appendRecords(
           tx,
@@ -185,7 +220,8 @@ const chainPageSize = 1000;
 /** The audit repository over a migrated database. */
 export function createAuditRepository(db: SqlDatabase): AuditRepository {
   return {
-    appendStandalone: (tenant, events, requestId) => db.transaction((tx) => appendRecords(tx, tenant, events, requestId)),
+    appendStandalone: (tenant, events, requestId) =>
+      db.transaction((tx) => appendRecords(tx, tenant, events, requestId)),
 
     async list(tenant, filter: AuditFilter, page) {
       const params = createSqlParams();
@@ -193,11 +229,15 @@ export function createAuditRepository(db: SqlDatabase): AuditRepository {
       if (page.beforeSeq !== undefined) conditions.push(`a.seq < ${params.add(page.beforeSeq)}`);
       if (filter.action !== undefined) conditions.push(`a.action = ${params.add(filter.action)}`);
       if (filter.actor !== undefined) conditions.push(`a.actor = ${params.add(filter.actor)}`);
-      if (filter.targetId !== undefined) conditions.push(`a.target_ids @> ARRAY[${params.add(filter.targetId)}]::text[]`);
+      if (filter.targetId !== undefined)
+        conditions.push(`a.target_ids @> ARRAY[${params.add(filter.targetId)}]::text[]`);
       if (filter.from !== undefined) conditions.push(`a.at >= ${params.add(filter.from.toISOString())}::timestamptz`);
       if (filter.to !== undefined) conditions.push(`a.at < ${params.add(filter.to.toISOString())}::timestamptz`);
       if (filter.outcome !== undefined) conditions.push(`a.outcome = ${params.add(filter.outcome)}`);
-      const { rows } = await db.query<AuditRow>(`SELECT ${recordColumns} FROM audit_log a WHERE ${conditions.join(" AND ")} ORDER BY a.seq DESC LIMIT ${params.add(page.limit + 1)}`, params.values);
+      const { rows } = await db.query<AuditRow>(
+        `SELECT ${recordColumns} FROM audit_log a WHERE ${conditions.join(" AND ")} ORDER BY a.seq DESC LIMIT ${params.add(page.limit + 1)}`,
+        params.values,
+      );
       return { records: rows.slice(0, page.limit).map(toRecord), hasMore: rows.length > page.limit };
     },
 
@@ -209,7 +249,10 @@ export function createAuditRepository(db: SqlDatabase): AuditRepository {
     async *chain(tenant) {
       let after = 0;
       for (;;) {
-        const { rows } = await db.query<AuditRow>(`SELECT ${recordColumns} FROM audit_log a WHERE a.tenant = $1 AND a.seq > $2 ORDER BY a.seq LIMIT $3`, [tenant, after, chainPageSize]);
+        const { rows } = await db.query<AuditRow>(
+          `SELECT ${recordColumns} FROM audit_log a WHERE a.tenant = $1 AND a.seq > $2 ORDER BY a.seq LIMIT $3`,
+          [tenant, after, chainPageSize],
+        );
         if (rows.length === 0) return;
         const records = rows.map(toRecord);
         yield records;

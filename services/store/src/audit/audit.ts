@@ -110,7 +110,10 @@ export const clientRequestIdDetail = "client_request_id";
  * always the id the gateway generated, so a caller cannot make its records
  * share an id with someone else's.
  */
-export function recordedDetails(details: AuditDetails, clientRequestId: string | undefined = currentRequestContext()?.clientRequestId): AuditDetails {
+export function recordedDetails(
+  details: AuditDetails,
+  clientRequestId: string | undefined = currentRequestContext()?.clientRequestId,
+): AuditDetails {
   return clientRequestId === undefined ? details : { ...details, [clientRequestIdDetail]: clientRequestId };
 }
 
@@ -131,7 +134,10 @@ export interface ChainReport {
  * Truncating the newest records leaves a valid shorter chain: compare the
  * head (the last hash) with one kept elsewhere to catch that.
  */
-export async function verifyChain(tenant: string, pages: AsyncIterable<readonly AuditRecord[]>): Promise<ChainReport & { headHash: string }> {
+export async function verifyChain(
+  tenant: string,
+  pages: AsyncIterable<readonly AuditRecord[]>,
+): Promise<ChainReport & { headHash: string }> {
   let expectedSeq = 1;
   let previous = genesisHash;
   let count = 0;
@@ -145,7 +151,14 @@ export async function verifyChain(tenant: string, pages: AsyncIterable<readonly 
             : auditHash(record) !== record.hash
               ? "its content does not match its hash: the record was changed"
               : undefined;
-      if (problem !== undefined) return { tenant, records: count, intact: false, broken: { seq: record.seq, id: record.id, problem }, headHash: previous };
+      if (problem !== undefined)
+        return {
+          tenant,
+          records: count,
+          intact: false,
+          broken: { seq: record.seq, id: record.id, problem },
+          headHash: previous,
+        };
       previous = record.hash;
       expectedSeq += 1;
       count += 1;
@@ -189,15 +202,37 @@ export interface DenialRecorder {
    * Nothing is recorded for a caller without a usable principal: such a
    * call never reached a tenant.
    */
-  guard<T>(principal: Principal | undefined, action: AuditAction, targetIds: readonly string[], fn: () => Promise<T>): Promise<T>;
+  guard<T>(
+    principal: Principal | undefined,
+    action: AuditAction,
+    targetIds: readonly string[],
+    fn: () => Promise<T>,
+  ): Promise<T>;
   /** Records denials that a call reported per item instead of failing. */
-  recordItems(principal: Principal, action: AuditAction, denied: readonly { targetId: string; message: string }[]): Promise<void>;
+  recordItems(
+    principal: Principal,
+    action: AuditAction,
+    denied: readonly { targetId: string; message: string }[],
+  ): Promise<void>;
 }
 
 const maxTargets = 100;
 
-function denialEvent(principal: Principal, action: AuditAction, targetIds: readonly string[], message: string): AuditEvent {
-  return { actor: principal.subject, action, outcome: "denied", targetIds: targetIds.slice(0, maxTargets), beforeHashes: [], afterHashes: [], details: { reason: message } };
+function denialEvent(
+  principal: Principal,
+  action: AuditAction,
+  targetIds: readonly string[],
+  message: string,
+): AuditEvent {
+  return {
+    actor: principal.subject,
+    action,
+    outcome: "denied",
+    targetIds: targetIds.slice(0, maxTargets),
+    beforeHashes: [],
+    afterHashes: [],
+    details: { reason: message },
+  };
 }
 
 /** A denial recorder over the audit repository. */
@@ -209,7 +244,11 @@ export function createDenialRecorder(repository: AuditRepository): DenialRecorde
       } catch (error) {
         // PERMISSION_DENIED is only ever raised for a well-formed principal (UNAUTHENTICATED comes first).
         if (isContextHubError(error) && error.code === "PERMISSION_DENIED" && principal !== undefined) {
-          await repository.appendStandalone(principal.tenant, [denialEvent(principal, action, targetIds, error.message)], currentRequestId());
+          await repository.appendStandalone(
+            principal.tenant,
+            [denialEvent(principal, action, targetIds, error.message)],
+            currentRequestId(),
+          );
         }
         throw error;
       }
@@ -242,7 +281,8 @@ export const auditLimits = { defaultPage: 50, maxPage: 500, filterChars: 256 } a
 
 function checkFilterText(value: string | undefined, field: string): string | undefined {
   if (value === undefined || value === "") return undefined;
-  if (value.length > auditLimits.filterChars || value.includes("\u0000")) throw invalidArgument(`${field} must be at most ${auditLimits.filterChars} characters without NUL`);
+  if (value.length > auditLimits.filterChars || value.includes("\u0000"))
+    throw invalidArgument(`${field} must be at most ${auditLimits.filterChars} characters without NUL`);
   return value;
 }
 
@@ -252,9 +292,11 @@ export function createAuditService(repository: AuditRepository, denials: DenialR
     async getLog(principal, request) {
       return denials.guard(principal, "audit.read", [], async () => {
         const caller = requireScopes(principal, ["context:admin"]);
-        if (request.limit > auditLimits.maxPage) throw invalidArgument(`limit must be at most ${auditLimits.maxPage} (got ${request.limit})`);
+        if (request.limit > auditLimits.maxPage)
+          throw invalidArgument(`limit must be at most ${auditLimits.maxPage} (got ${request.limit})`);
         const { filter } = request;
-        if (filter.from !== undefined && filter.to !== undefined && filter.from.getTime() >= filter.to.getTime()) throw invalidArgument("filter.from must be before filter.to");
+        if (filter.from !== undefined && filter.to !== undefined && filter.from.getTime() >= filter.to.getTime())
+          throw invalidArgument("filter.from must be before filter.to");
         const page = await repository.list(
           caller.tenant,
           {
@@ -265,7 +307,10 @@ export function createAuditService(repository: AuditRepository, denials: DenialR
             to: filter.to,
             outcome: filter.outcome,
           },
-          { limit: request.limit === 0 ? auditLimits.defaultPage : request.limit, beforeSeq: request.beforeSeq === 0 ? undefined : request.beforeSeq },
+          {
+            limit: request.limit === 0 ? auditLimits.defaultPage : request.limit,
+            beforeSeq: request.beforeSeq === 0 ? undefined : request.beforeSeq,
+          },
         );
         const last = page.records.at(-1);
         return { ...page, nextBeforeSeq: page.hasMore && last !== undefined ? last.seq : 0 };

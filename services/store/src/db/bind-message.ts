@@ -37,7 +37,11 @@ export interface BinaryParam {
 
 /** Whether `value` asks to be sent in binary. */
 export function isBinaryParam(value: unknown): value is BinaryParam {
-  return typeof value === "object" && value !== null && typeof (value as Partial<BinaryParam>).toPostgresBinary === "function";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as Partial<BinaryParam>).toPostgresBinary === "function"
+  );
 }
 
 /** `float4`'s type oid, which a `real[]`'s binary form names as its element type. */
@@ -79,8 +83,11 @@ export function encodeFloat4Array(values: ArrayLike<number>): Uint8Array {
  * (null is SQL NULL).
  */
 export function encodeExecution(statement: string, values: readonly (string | Uint8Array | null)[]): Uint8Array {
-  if (values.length > 0xffff) throw new Error(`a statement takes at most 65535 parameters; this one has ${values.length}`);
-  const lengths = values.map((value) => (value === null ? -1 : typeof value === "string" ? Buffer.byteLength(value, "utf8") : value.byteLength));
+  if (values.length > 0xffff)
+    throw new Error(`a statement takes at most 65535 parameters; this one has ${values.length}`);
+  const lengths = values.map((value) =>
+    value === null ? -1 : typeof value === "string" ? Buffer.byteLength(value, "utf8") : value.byteLength,
+  );
   const anyBinary = values.some((value) => value instanceof Uint8Array);
   const statementBytes = Buffer.byteLength(statement, "utf8");
   // Length field, portal "" (1), statement name and its NUL, format codes (count and one per parameter when any is binary), parameter count (2), no result formats (2).

@@ -47,9 +47,15 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const holder = Number.parseInt((await readFile(path, "utf8").catch(() => "")).trim(), 10);
-      const heldByLiveStore = Number.isInteger(holder) && holder > 0 && isProcessAlive(holder) && (holder !== process.pid || heldHere.has(path));
+      const heldByLiveStore =
+        Number.isInteger(holder) &&
+        holder > 0 &&
+        isProcessAlive(holder) &&
+        (holder !== process.pid || heldHere.has(path));
       if (heldByLiveStore) {
-        throw new Error(`the data directory ${resolve(dataDir)} is in use by another store (process ${holder}); stop that store or set STORE_DATA_DIR to another directory`);
+        throw new Error(
+          `the data directory ${resolve(dataDir)} is in use by another store (process ${holder}); stop that store or set STORE_DATA_DIR to another directory`,
+        );
       }
       await rm(path, { force: true });
     }

@@ -72,7 +72,8 @@ export async function preparePrivateDataDir(dataDir: string): Promise<void> {
     await chmod(root, 0o700);
     return;
   }
-  if (!existing.isDirectory()) throw new Error(`the data directory ${root} is not a directory; set STORE_DATA_DIR to a directory`);
+  if (!existing.isDirectory())
+    throw new Error(`the data directory ${root} is not a directory; set STORE_DATA_DIR to a directory`);
   if ((await readdir(root)).length === 0) {
     if ((existing.mode & 0o077) !== 0) await chmod(root, 0o700);
     return;
@@ -80,7 +81,9 @@ export async function preparePrivateDataDir(dataDir: string): Promise<void> {
   const { checked, open } = await findOpenEntries(root);
   if ((existing.mode & openToOthers) !== 0) open.unshift(root);
   if (open.length === 0) return;
-  const shown = open.slice(0, namedPaths).map((path) => (path === root ? "the directory itself" : relative(root, path)));
+  const shown = open
+    .slice(0, namedPaths)
+    .map((path) => (path === root ? "the directory itself" : relative(root, path)));
   const more = open.length > namedPaths ? ` and ${open.length - namedPaths} more` : "";
   throw new Error(
     `the data directory ${root} can be read or written by other users: ${open.length} of ${checked + 1} paths are open to group or others (${shown.join(", ")}${more}). ` +

@@ -32,7 +32,12 @@ export interface MigrationResult {
  */
 export type MigrationMode = "apply" | "verify";
 
-export async function migrate(connection: SqlConnection, logger: Logger, migrations: readonly Migration[] = knownMigrations, mode: MigrationMode = "apply"): Promise<MigrationResult> {
+export async function migrate(
+  connection: SqlConnection,
+  logger: Logger,
+  migrations: readonly Migration[] = knownMigrations,
+  mode: MigrationMode = "apply",
+): Promise<MigrationResult> {
   const latest = Math.max(0, ...migrations.map((migration) => migration.version));
   return connection.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1::bigint)", [migrationLockKey]);
@@ -50,7 +55,9 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
         `the database schema is at version ${newest}, newer than this store knows (${latest}); run a store release that includes migration ${newest}, or point DATABASE_URL / STORE_DATA_DIR at another database`,
       );
     }
-    const missing = migrations.filter((migration) => !present.has(migration.version)).map((migration) => migration.version);
+    const missing = migrations
+      .filter((migration) => !present.has(migration.version))
+      .map((migration) => migration.version);
     if (mode === "verify" && missing.length > 0) {
       throw new Error(
         `the database schema is at version ${newest}, older than this store needs (${latest}); run the migrations first (node services/store/dist/main.js migrate, the chart's migrations Job), or set STORE_MIGRATIONS=apply`,
@@ -60,11 +67,16 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
     for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
       if (present.has(migration.version)) continue;
       await migration.up(tx, { kind: connection.kind, logger });
-      await tx.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [migration.version, migration.name]);
+      await tx.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", [
+        migration.version,
+        migration.name,
+      ]);
       applied.push(migration.version);
       logger.info({ version: migration.version, name: migration.name }, "applied database migration");
     }
-    const { rows: columns } = await tx.query<{ type: string }>("SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'");
+    const { rows: columns } = await tx.query<{ type: string }>(
+      "SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'",
+    );
     const vectorType: VectorType = columns[0]?.type === "vector" ? "pgvector" : "real[]";
     return { applied, schemaVersion: Math.max(newest, ...applied), vectorType };
   });

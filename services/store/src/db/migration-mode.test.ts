@@ -11,7 +11,10 @@ const logger = createLogger("test", "silent");
 test("a replica in verify mode refuses an unmigrated schema and serves a migrated one", async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), "context-hub-verify-"));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
-  await assert.rejects(openDatabase({ url: "", dataDir, poolMax: 1, migrations: "verify" }, logger), /older than this store needs.*run the migrations first/s);
+  await assert.rejects(
+    openDatabase({ url: "", dataDir, poolMax: 1, migrations: "verify" }, logger),
+    /older than this store needs.*run the migrations first/s,
+  );
   const migrated = await openDatabase({ url: "", dataDir, poolMax: 1, migrations: "apply" }, logger);
   await migrated.close();
   const verified = await openDatabase({ url: "", dataDir, poolMax: 1, migrations: "verify" }, logger);

@@ -27,9 +27,19 @@ export async function openDatabase(options: DatabaseOptions, logger: Logger): Pr
   const connection: SqlConnection =
     options.url === ""
       ? await createPgliteConnection({ dataDir: options.dataDir })
-      : await createPostgresConnection({ url: options.url, poolMax: options.poolMax, preparedStatements: options.preparedStatements ?? true, logger });
+      : await createPostgresConnection({
+          url: options.url,
+          poolMax: options.poolMax,
+          preparedStatements: options.preparedStatements ?? true,
+          logger,
+        });
   try {
-    const { applied, schemaVersion, vectorType } = await migrate(connection, logger, undefined, options.migrations ?? "apply");
+    const { applied, schemaVersion, vectorType } = await migrate(
+      connection,
+      logger,
+      undefined,
+      options.migrations ?? "apply",
+    );
     if (vectorType === "pgvector") await connection.registerVectorTypes?.();
     logger.info({ database: connection.kind, schemaVersion, applied, vectorType }, "database ready");
     return {

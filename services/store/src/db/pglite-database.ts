@@ -43,7 +43,10 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
       extensions: { vector },
       // PGlite's own bytea codecs go byte by byte; images are megabytes, so hex-encode natively.
       parsers: { [byteaOid]: (value: string) => Buffer.from(value.slice(2), "hex") },
-      serializers: { [byteaOid]: (value: Uint8Array) => `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex")}` },
+      serializers: {
+        [byteaOid]: (value: Uint8Array) =>
+          `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex")}`,
+      },
     });
   } catch (error) {
     await lock?.release();
@@ -62,8 +65,11 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
   const session = createSerialQueue();
 
   const statements = createPgliteStatements(pglite);
-  const runIn = <R>(transaction: PgliteTransaction | undefined, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> =>
-    traceQuery("pglite", text, () => statements.run<R>(transaction, text, params));
+  const runIn = <R>(
+    transaction: PgliteTransaction | undefined,
+    text: string,
+    params: readonly unknown[] | undefined,
+  ): Promise<SqlResult<R>> => traceQuery("pglite", text, () => statements.run<R>(transaction, text, params));
   let closed = false;
 
   const connection: SqlConnection = {

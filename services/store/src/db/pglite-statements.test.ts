@@ -31,7 +31,11 @@ before(async () => {
   pglite = await PGlite.create();
   // Capacity 3, so eviction is reachable in a test.
   statements = createPgliteStatements(pglite, 3);
-  await statements.run(undefined, "CREATE TABLE notes (id integer PRIMARY KEY, body text NOT NULL, tags text[] NOT NULL DEFAULT '{}', meta jsonb, at timestamptz)", undefined);
+  await statements.run(
+    undefined,
+    "CREATE TABLE notes (id integer PRIMARY KEY, body text NOT NULL, tags text[] NOT NULL DEFAULT '{}', meta jsonb, at timestamptz)",
+    undefined,
+  );
 });
 
 after(async () => {
@@ -39,16 +43,27 @@ after(async () => {
 });
 
 test("a row statement is prepared once and then runs by name, with parameters serialised by their inferred types", async () => {
-  const insert = "INSERT INTO notes (id, body, tags, meta, at) VALUES ($1, $2, $3, $4, $5) RETURNING id, tags, meta, at";
+  const insert =
+    "INSERT INTO notes (id, body, tags, meta, at) VALUES ($1, $2, $3, $4, $5) RETURNING id, tags, meta, at";
   const at = new Date("2026-01-02T03:04:05.678Z");
-  const first = await statements.run<{ id: number; tags: string[]; meta: unknown; at: Date }>(undefined, insert, [1, "it's", ["a", "b,c"], { k: [1, "x"] }, at]);
+  const first = await statements.run<{ id: number; tags: string[]; meta: unknown; at: Date }>(undefined, insert, [
+    1,
+    "it's",
+    ["a", "b,c"],
+    { k: [1, "x"] },
+    at,
+  ]);
   assert.deepEqual(first.rows, [{ id: 1, tags: ["a", "b,c"], meta: { k: [1, "x"] }, at }]);
   assert.equal(first.rowCount, 1);
   const before = await preparedNames();
   await statements.run(undefined, insert, [2, "second", [], null, null]);
   assert.deepEqual(await preparedNames(), before, "the second run reuses the prepared statement");
 
-  const read = await statements.run<{ body: string }>(undefined, "SELECT body FROM notes WHERE id = ANY($1) ORDER BY id", [[1, 2]]);
+  const read = await statements.run<{ body: string }>(
+    undefined,
+    "SELECT body FROM notes WHERE id = ANY($1) ORDER BY id",
+    [[1, 2]],
+  );
   assert.deepEqual(
     read.rows.map((row) => row.body),
     ["it's", "second"],
@@ -60,16 +75,29 @@ test("parameters of every UTF-8 width, empty, NULL and a megabyte long reach Pos
   const values = ["plain", "é and ß", "€ 中文", "🚀 and 𝄞", "", null, `${"ab€🚀".repeat(200_000)}.`];
   const query = "SELECT $1::text AS value, octet_length($1::text) AS bytes, $1::text IS NULL AS missing";
   for (const value of values) {
-    const { rows } = await statements.run<{ value: string | null; bytes: number | null; missing: boolean }>(undefined, query, [value]);
-    assert.deepEqual(rows, [{ value, bytes: value === null ? null : Buffer.byteLength(value, "utf8"), missing: value === null }]);
+    const { rows } = await statements.run<{ value: string | null; bytes: number | null; missing: boolean }>(
+      undefined,
+      query,
+      [value],
+    );
+    assert.deepEqual(rows, [
+      { value, bytes: value === null ? null : Buffer.byteLength(value, "utf8"), missing: value === null },
+    ]);
   }
   // Several parameters in one statement keep their order and their own lengths.
-  const { rows } = await statements.run<{ joined: string }>(undefined, "SELECT concat_ws('|', $1::text, $2::text, $3::text, $4::text) AS joined", ["a", null, "€", "🚀"]);
+  const { rows } = await statements.run<{ joined: string }>(
+    undefined,
+    "SELECT concat_ws('|', $1::text, $2::text, $3::text, $4::text) AS joined",
+    ["a", null, "€", "🚀"],
+  );
   assert.deepEqual(rows, [{ joined: "a|€|🚀" }]);
 });
 
 test("a failing statement reports PostgreSQL's error and leaves the session usable", async () => {
-  await assert.rejects(statements.run(undefined, "INSERT INTO notes (id, body) VALUES ($1, $2)", [1, "duplicate"]), (error: Error & { code?: string }) => error.code === "23505");
+  await assert.rejects(
+    statements.run(undefined, "INSERT INTO notes (id, body) VALUES ($1, $2)", [1, "duplicate"]),
+    (error: Error & { code?: string }) => error.code === "23505",
+  );
   await assert.rejects(statements.run(undefined, "SELECT nonsense FROM notes", []), /column "nonsense" does not exist/);
   const { rows } = await statements.run<{ n: number }>(undefined, "SELECT count(*)::integer AS n FROM notes", []);
   assert.equal(rows[0]?.n, 2);
@@ -169,7 +197,10 @@ test("a COMMIT that PostgreSQL turns into a ROLLBACK, after a failed statement w
 
 test("a binary parameter reaches PostgreSQL as its bytes, beside text parameters and nulls, and in PGlite's own query", async () => {
   const floats = Float32Array.from([0.1, -2.5, 1e-7, 3.4028234663852886e38, 1.401298464324817e-45, -7.5]);
-  const param = { toPostgresBinary: () => encodeFloat4Array(floats), toPostgres: () => `{${Array.from(floats).join(",")}}` };
+  const param = {
+    toPostgresBinary: () => encodeFloat4Array(floats),
+    toPostgres: () => `{${Array.from(floats).join(",")}}`,
+  };
   const { rows } = await statements.run<{ numbers: string; kind: string; missing: string | null; n: number }>(
     undefined,
     "SELECT ($1::real[])::text AS numbers, $2::text AS kind, $3::text AS missing, cardinality($1::real[]) AS n",
@@ -182,7 +213,9 @@ test("a binary parameter reaches PostgreSQL as its bytes, beside text parameters
   assert.deepEqual(Float32Array.from(readBack), floats);
   // An empty array, prepared and not.
   const empty = { toPostgresBinary: () => encodeFloat4Array([]), toPostgres: () => "{}" };
-  const prepared = await statements.run<{ n: number }>(undefined, "SELECT coalesce(cardinality($1::real[]), -1) AS n", [empty]);
+  const prepared = await statements.run<{ n: number }>(undefined, "SELECT coalesce(cardinality($1::real[]), -1) AS n", [
+    empty,
+  ]);
   assert.equal(prepared.rows[0]?.n, 0);
   // VALUES is not prepared: PGlite's own query takes the text form.
   const viaQuery = await statements.run<{ column1: number }>(undefined, "VALUES (cardinality($1::real[]))", [param]);

@@ -31,7 +31,11 @@ export interface PgliteStatements {
    * Runs `text` with `params`, alone or inside `transaction`, where the
    * statement skips PGlite's file-system sync (the COMMIT syncs).
    */
-  run<R>(transaction: PgliteTransaction | undefined, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>>;
+  run<R>(
+    transaction: PgliteTransaction | undefined,
+    text: string,
+    params: readonly unknown[] | undefined,
+  ): Promise<SqlResult<R>>;
   /**
    * Commits `transaction`, or rolls it back. A COMMIT that PostgreSQL answers
    * with ROLLBACK (an earlier statement failed and was swallowed) throws: what
@@ -93,7 +97,9 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
 
   async function closeAll(transaction: PgliteTransaction | undefined): Promise<void> {
     if (statements.size === 0) return;
-    const closes = [...statements.values()].map((statement) => protocol.serialize.close({ type: "S", name: statement.name }));
+    const closes = [...statements.values()].map((statement) =>
+      protocol.serialize.close({ type: "S", name: statement.name }),
+    );
     statements.clear();
     await exchange(concat([...closes, protocol.serialize.sync()]), transaction);
   }
@@ -107,13 +113,23 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
       return cached;
     }
     const name = `chub_${++sequence}`;
-    const messages = await exchange(concat([protocol.serialize.parse({ name, text }), protocol.serialize.describe({ type: "S", name }), protocol.serialize.sync()]), transaction);
+    const messages = await exchange(
+      concat([
+        protocol.serialize.parse({ name, text }),
+        protocol.serialize.describe({ type: "S", name }),
+        protocol.serialize.sync(),
+      ]),
+      transaction,
+    );
     const statement = { name, parameterTypes: parse.parseDescribeStatementResults(messages) };
     statements.set(text, statement);
     if (statements.size > capacity) {
       const [oldestText, oldest] = statements.entries().next().value as [string, PreparedStatement];
       statements.delete(oldestText);
-      await exchange(concat([protocol.serialize.close({ type: "S", name: oldest.name }), protocol.serialize.sync()]), transaction);
+      await exchange(
+        concat([protocol.serialize.close({ type: "S", name: oldest.name }), protocol.serialize.sync()]),
+        transaction,
+      );
     }
     return statement;
   }
@@ -129,7 +145,11 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
     return serializer === undefined ? String(value) : (serializer(value) as string);
   };
 
-  async function execute<R>(text: string, params: readonly unknown[] | undefined, transaction: PgliteTransaction | undefined): Promise<SqlResult<R>> {
+  async function execute<R>(
+    text: string,
+    params: readonly unknown[] | undefined,
+    transaction: PgliteTransaction | undefined,
+  ): Promise<SqlResult<R>> {
     const statement = await prepare(text, transaction);
     const values = (params ?? []).map((value, index) => serialize(value, statement.parameterTypes[index]));
     const messages = await exchange(encodeExecution(statement.name, values), transaction);
@@ -140,7 +160,11 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
   }
 
   return {
-    async run<R>(transaction: PgliteTransaction | undefined, text: string, params: readonly unknown[] | undefined): Promise<SqlResult<R>> {
+    async run<R>(
+      transaction: PgliteTransaction | undefined,
+      text: string,
+      params: readonly unknown[] | undefined,
+    ): Promise<SqlResult<R>> {
       if (!preparable.test(text)) {
         if (schemaChanging.test(text)) await closeAll(transaction);
         if (transaction !== undefined && !transaction.begun) {
@@ -160,7 +184,11 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
         if (!(error instanceof Error && error.message.includes(staleRowType))) throw error;
         const stale = statements.get(text);
         statements.delete(text);
-        if (stale !== undefined) await exchange(concat([protocol.serialize.close({ type: "S", name: stale.name }), protocol.serialize.sync()]), transaction);
+        if (stale !== undefined)
+          await exchange(
+            concat([protocol.serialize.close({ type: "S", name: stale.name }), protocol.serialize.sync()]),
+            transaction,
+          );
         // Inside a transaction the error has aborted it; outside, the statement simply runs again, prepared anew.
         if (transaction !== undefined) throw error;
         return execute<R>(text, params, transaction);
@@ -170,8 +198,16 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
     async end(transaction, outcome) {
       if (!transaction.begun) return;
       transaction.begun = false;
-      const { messages } = await pglite.execProtocol(protocol.serialize.query(outcome === "commit" ? "COMMIT" : "ROLLBACK"), { syncToFs: true });
-      if (outcome === "commit" && messages.some((message) => message.name === "commandComplete" && (message as { text?: string }).text === "ROLLBACK")) {
+      const { messages } = await pglite.execProtocol(
+        protocol.serialize.query(outcome === "commit" ? "COMMIT" : "ROLLBACK"),
+        { syncToFs: true },
+      );
+      if (
+        outcome === "commit" &&
+        messages.some(
+          (message) => message.name === "commandComplete" && (message as { text?: string }).text === "ROLLBACK",
+        )
+      ) {
         throw rolledBackAtCommit();
       }
     },

@@ -4,7 +4,12 @@ import { registerTypes } from "pgvector/pg";
 import { ContextHubError, type Logger } from "@context-hub/common";
 import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
 import { createPostgresStatements, isStaleStatement } from "./postgres-statements.js";
-import { assertOutsideTransaction, rolledBackAtCommit, runInTransactionScope, transactionEnded } from "./transaction-scope.js";
+import {
+  assertOutsideTransaction,
+  rolledBackAtCommit,
+  runInTransactionScope,
+  transactionEnded,
+} from "./transaction-scope.js";
 
 export interface PostgresOptions {
   /** A `postgres://` connection string. */
@@ -16,7 +21,16 @@ export interface PostgresOptions {
   logger: Logger;
 }
 
-const unreachableErrnos = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+const unreachableErrnos = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
 
 /**
  * Whether a statement failed because its connection did (network errors,
@@ -66,7 +80,9 @@ export async function createPostgresConnection(options: PostgresOptions): Promis
   }
 
   /** Runs `fn` on a pooled client; a client whose connection failed (or that `fn` discards) is destroyed instead of returned. */
-  const withClient = async <T>(fn: (client: pg.PoolClient, discard: (reason: Error) => void) => Promise<T>): Promise<T> => {
+  const withClient = async <T>(
+    fn: (client: pg.PoolClient, discard: (reason: Error) => void) => Promise<T>,
+  ): Promise<T> => {
     let client: pg.PoolClient;
     try {
       client = await pool.connect();
@@ -91,10 +107,17 @@ export async function createPostgresConnection(options: PostgresOptions): Promis
 
   const statements = options.preparedStatements ? createPostgresStatements() : undefined;
   /** Runs one statement; a connection whose prepared statement went stale is discarded with the error. */
-  const run = async <R>(client: pg.PoolClient, text: string, params: readonly unknown[] | undefined, discard: (reason: Error) => void): Promise<SqlResult<R>> => {
+  const run = async <R>(
+    client: pg.PoolClient,
+    text: string,
+    params: readonly unknown[] | undefined,
+    discard: (reason: Error) => void,
+  ): Promise<SqlResult<R>> => {
     try {
       const result = await traceQuery("postgresql", text, () =>
-        statements === undefined ? client.query(text, params === undefined ? undefined : [...params]) : statements.query(client, text, params),
+        statements === undefined
+          ? client.query(text, params === undefined ? undefined : [...params])
+          : statements.query(client, text, params),
       );
       return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
     } catch (error) {
@@ -121,7 +144,9 @@ export async function createPostgresConnection(options: PostgresOptions): Promis
       return withClient(async (client, discard) => {
         let ended = false;
         // A callback that outlives the transaction must not run on a connection already back in the pool.
-        const executor: SqlExecutor = { query: (text, params) => (ended ? Promise.reject(transactionEnded()) : run(client, text, params, discard)) };
+        const executor: SqlExecutor = {
+          query: (text, params) => (ended ? Promise.reject(transactionEnded()) : run(client, text, params, discard)),
+        };
         await client.query("BEGIN");
         try {
           const value = await runInTransactionScope(connection, () => fn(executor)).finally(() => (ended = true));
@@ -154,7 +179,10 @@ export async function createPostgresConnection(options: PostgresOptions): Promis
     },
     async registerVectorTypes() {
       // pgvector looks the type's oid up once and installs its parser on what it is handed: here the pool's shared parsers.
-      await registerTypes({ query: (text: string, params: unknown[]) => connection.query(text, params), setTypeParser: types.setTypeParser.bind(types) });
+      await registerTypes({
+        query: (text: string, params: unknown[]) => connection.query(text, params),
+        setTypeParser: types.setTypeParser.bind(types),
+      });
     },
   };
   return connection;

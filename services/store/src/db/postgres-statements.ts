@@ -7,7 +7,9 @@ const defaultCapacity = 256;
 
 /** Whether `error` is PostgreSQL refusing a prepared statement whose result row type changed (a migration by another replica). */
 export function isStaleStatement(error: unknown): boolean {
-  return (error as { code?: unknown }).code === "0A000" && error instanceof Error && error.message.includes(staleRowType);
+  return (
+    (error as { code?: unknown }).code === "0A000" && error instanceof Error && error.message.includes(staleRowType)
+  );
 }
 
 /** Runs statements on pooled connections, preparing each distinct row statement once per connection. */
@@ -16,7 +18,8 @@ export interface PostgresStatements {
 }
 
 /** node-postgres remembers, per connection, which statement names it has parsed (and skips the parse for those). */
-const parsedStatementsOf = (client: pg.ClientBase) => (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
+const parsedStatementsOf = (client: pg.ClientBase) =>
+  (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
 
 /**
  * Named prepared statements on a PostgreSQL server. Unnamed, every statement
@@ -55,7 +58,8 @@ export function createPostgresStatements(capacity = defaultCapacity): PostgresSt
 
   return {
     async query(client, text, params) {
-      if (params === undefined || params.length === 0 || !preparable.test(text)) return client.query(text, params === undefined ? undefined : [...params]);
+      if (params === undefined || params.length === 0 || !preparable.test(text))
+        return client.query(text, params === undefined ? undefined : [...params]);
       const name = nameOf(text);
       let inUse = prepared.get(client);
       if (inUse === undefined) {

@@ -8,5 +8,10 @@ export function traceQuery<T>(system: "postgresql" | "pglite", text: string, run
   if (!isTracing()) return run();
   const statement = text.replace(/\s+/g, " ").trim();
   const operation = statement.split(" ", 1)[0]?.toUpperCase() ?? "QUERY";
-  return withSpan(`db ${operation}`, { "db.system": "postgresql", "db.client": system, "db.statement": statement.slice(0, 2000) }, run, { kind: SpanKind.CLIENT });
+  return withSpan(
+    `db ${operation}`,
+    { "db.system": "postgresql", "db.client": system, "db.statement": statement.slice(0, 2000) },
+    run,
+    { kind: SpanKind.CLIENT },
+  );
 }

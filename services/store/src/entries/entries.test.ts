@@ -37,16 +37,31 @@ function entry(text: string, tags: string[] = []): NewEntryInput {
 }
 
 function generated(text: string): GeneratedInput {
-  return { embeddingModel: "m", embeddingDimension: 2, chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: [1, 0] }], summary: "", nodeSummaries: [], textHash: "" };
+  return {
+    embeddingModel: "m",
+    embeddingDimension: 2,
+    chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: [1, 0] }],
+    summary: "",
+    nodeSummaries: [],
+    textHash: "",
+  };
 }
 
 /** A repository whose duplicate check reports `id`, as if the row had been seen just before a concurrent change. */
 function seeingDuplicate(id: string): EntryRepository {
-  return { ...repository, transaction: (fn) => repository.transaction((scope) => fn({ ...scope, findDuplicate: async () => id })) };
+  return {
+    ...repository,
+    transaction: (fn) => repository.transaction((scope) => fn({ ...scope, findDuplicate: async () => id })),
+  };
 }
 
 /** Commits without an idempotency key, so the outcome is always fresh. */
-async function commit(service: EntryService, principal: Principal, newEntry: NewEntryInput, generatedInput: GeneratedInput | undefined): Promise<EntryAck> {
+async function commit(
+  service: EntryService,
+  principal: Principal,
+  newEntry: NewEntryInput,
+  generatedInput: GeneratedInput | undefined,
+): Promise<EntryAck> {
   const outcome = await service.commit(principal, { entry: newEntry, generated: generatedInput });
   assert.equal(outcome.replayed, false);
   if (outcome.replayed) throw new Error("unreachable");
@@ -55,10 +70,18 @@ async function commit(service: EntryService, principal: Principal, newEntry: New
 
 test("the fold re-asserts the hash it saw: a row whose text changed is not folded into", async () => {
   const service = createEntryService(repository, denials, screen);
-  const changed = await commit(service, a1, entry("the text after someone edited it", ["kept"]), generated("the text after someone edited it"));
+  const changed = await commit(
+    service,
+    a1,
+    entry("the text after someone edited it", ["kept"]),
+    generated("the text after someone edited it"),
+  );
   const racing = createEntryService(seeingDuplicate(changed.id), denials, screen);
 
-  await assert.rejects(commit(racing, a1, entry("the text as it was", ["new"]), undefined), (error: unknown) => isContextHubError(error) && error.code === "DUPLICATE_VANISHED");
+  await assert.rejects(
+    commit(racing, a1, entry("the text as it was", ["new"]), undefined),
+    (error: unknown) => isContextHubError(error) && error.code === "DUPLICATE_VANISHED",
+  );
   const inserted = await commit(racing, a1, entry("the text as it was", ["new"]), generated("the text as it was"));
   assert.notEqual(inserted.id, changed.id);
   assert.equal(inserted.deduplicated, false);

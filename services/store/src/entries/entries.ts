@@ -44,7 +44,10 @@ export interface EntryService {
    * if its content hash is `key.contentHash` and no entry of the other source
    * that the caller may see was written after it.
    */
-  findDuplicate(principal: Principal | undefined, key: { threadId: string; source: Source | undefined; contentHash: string }): Promise<string | undefined>;
+  findDuplicate(
+    principal: Principal | undefined,
+    key: { threadId: string; source: Source | undefined; contentHash: string },
+  ): Promise<string | undefined>;
   /**
    * Validates, then in one transaction either folds the write into the
    * caller's duplicate (re-asserting its hash) or inserts the entry with
@@ -63,9 +66,15 @@ export interface EntryService {
    * caller may see them. Quarantined and rejected ones are withheld (listed
    * by id and state) unless `includeQuarantined` is set.
    */
-  getEntries(principal: Principal | undefined, request: { ids: readonly string[]; includeImages: boolean; includeQuarantined?: boolean | undefined }): Promise<GetEntriesResult>;
+  getEntries(
+    principal: Principal | undefined,
+    request: { ids: readonly string[]; includeImages: boolean; includeQuarantined?: boolean | undefined },
+  ): Promise<GetEntriesResult>;
   /** Entries matching a filter, newest first, as far as the caller may see them. */
-  listEntries(principal: Principal | undefined, request: { filter: SearchFilterInput | undefined; limit: number; offset: number }): Promise<ListEntriesResult>;
+  listEntries(
+    principal: Principal | undefined,
+    request: { filter: SearchFilterInput | undefined; limit: number; offset: number },
+  ): Promise<ListEntriesResult>;
   /** Threads holding entries the caller may see, most recently active first, counting only those entries. */
   listThreads(principal: Principal | undefined, request: { limit: number; offset: number }): Promise<ThreadPage>;
   /** Counts over the entries the caller may see, in one thread or all. */
@@ -76,16 +85,27 @@ export interface EntryService {
 
 const contentHashPattern = /^[0-9a-f]{64}$/;
 
-function validateDuplicateKey(key: { threadId: string; source: Source | undefined; contentHash: string }): DuplicateKey {
+function validateDuplicateKey(key: {
+  threadId: string;
+  source: Source | undefined;
+  contentHash: string;
+}): DuplicateKey {
   const threadId = validateThreadId(key.threadId, "thread_id");
   if (key.source === undefined) throw invalidArgument("source must be user or agent");
-  if (!contentHashPattern.test(key.contentHash)) throw invalidArgument("content_hash must be a lowercase hex SHA-256 (64 characters)");
+  if (!contentHashPattern.test(key.contentHash))
+    throw invalidArgument("content_hash must be a lowercase hex SHA-256 (64 characters)");
   return { threadId, source: key.source, contentHash: key.contentHash };
 }
 
 /** Item failures of a non-atomic call that were permission denials, for the audit log. */
-function deniedItems(results: readonly { requestedId: string; result: ItemResult<unknown> }[]): { targetId: string; message: string }[] {
-  return results.flatMap(({ requestedId, result }) => (!result.ok && result.error.code === "PERMISSION_DENIED" ? [{ targetId: requestedId, message: result.error.message }] : []));
+function deniedItems(
+  results: readonly { requestedId: string; result: ItemResult<unknown> }[],
+): { targetId: string; message: string }[] {
+  return results.flatMap(({ requestedId, result }) =>
+    !result.ok && result.error.code === "PERMISSION_DENIED"
+      ? [{ targetId: requestedId, message: result.error.message }]
+      : [],
+  );
 }
 
 /** `fn`'s outcome, after recording the permission denials its items reported. */
@@ -105,12 +125,21 @@ async function recordingItemDenials<T>(
  * records in its own transaction; `denials` records the calls refused with
  * PERMISSION_DENIED; idempotency keys hold for `expiry` (24 hours by default).
  */
-export function createEntryService(repository: EntryRepository, denials: DenialRecorder, screen: WriteScreen, expiry?: IdempotencyExpiry): EntryService {
+export function createEntryService(
+  repository: EntryRepository,
+  denials: DenialRecorder,
+  screen: WriteScreen,
+  expiry?: IdempotencyExpiry,
+): EntryService {
   return withDenialsRecorded(createEntryOperations(repository, screen, expiry), denials);
 }
 
 /** The entry service itself; refusals are recorded by the wrapper `withDenialsRecorded`. */
-function createEntryOperations(repository: EntryRepository, screen: WriteScreen, expiry: IdempotencyExpiry | undefined): EntryService {
+function createEntryOperations(
+  repository: EntryRepository,
+  screen: WriteScreen,
+  expiry: IdempotencyExpiry | undefined,
+): EntryService {
   const writer = createEntryWriter(repository, screen, expiry);
   return {
     async findDuplicate(principal, key) {
@@ -171,27 +200,51 @@ function createEntryOperations(repository: EntryRepository, screen: WriteScreen,
 function withDenialsRecorded(service: EntryService, denials: DenialRecorder): EntryService {
   // Once a call has succeeded its principal was well-formed (requirePrincipal passed).
   const caller = (principal: Principal | undefined) => principal as Principal;
-  const updateAction = (request: UpdateEntriesRequest): AuditAction => (request.updates.some((update) => update.restoredFromVersion !== undefined) ? "entry.restore" : "entry.update");
+  const updateAction = (request: UpdateEntriesRequest): AuditAction =>
+    request.updates.some((update) => update.restoredFromVersion !== undefined) ? "entry.restore" : "entry.update";
   return {
-    findDuplicate: (principal, key) => denials.guard(principal, "entry.create", [], () => service.findDuplicate(principal, key)),
-    commit: (principal, request) => denials.guard(principal, "entry.create", [], () => service.commit(principal, request)),
-    commitBatch: (principal, request) => denials.guard(principal, "entry.create", [], () => service.commitBatch(principal, request)),
+    findDuplicate: (principal, key) =>
+      denials.guard(principal, "entry.create", [], () => service.findDuplicate(principal, key)),
+    commit: (principal, request) =>
+      denials.guard(principal, "entry.create", [], () => service.commit(principal, request)),
+    commitBatch: (principal, request) =>
+      denials.guard(principal, "entry.create", [], () => service.commitBatch(principal, request)),
     updateEntries: (principal, request) =>
       denials.guard(
         principal,
         updateAction(request),
         request.updates.map((update) => update.id),
-        async () => recordingItemDenials(denials, caller(principal), updateAction(request), await service.updateEntries(principal, request), (results) => results),
+        async () =>
+          recordingItemDenials(
+            denials,
+            caller(principal),
+            updateAction(request),
+            await service.updateEntries(principal, request),
+            (results) => results,
+          ),
       ),
     deleteEntries: (principal, request) =>
       denials.guard(principal, "entry.delete", request.threadId === "" ? request.ids : [request.threadId], async () =>
-        recordingItemDenials(denials, caller(principal), "entry.delete", await service.deleteEntries(principal, request), (result) => result.results),
+        recordingItemDenials(
+          denials,
+          caller(principal),
+          "entry.delete",
+          await service.deleteEntries(principal, request),
+          (result) => result.results,
+        ),
       ),
-    getEntries: (principal, request) => denials.guard(principal, "entry.read", request.ids.slice(0, maxIdsPerGet), () => service.getEntries(principal, request)),
-    listEntries: (principal, request) => denials.guard(principal, "entry.read", [], () => service.listEntries(principal, request)),
-    listThreads: (principal, request) => denials.guard(principal, "entry.read", [], () => service.listThreads(principal, request)),
-    getStatistics: (principal, request) => denials.guard(principal, "entry.read", [], () => service.getStatistics(principal, request)),
-    checkIdempotency: (principal, key) => denials.guard(principal, "entry.create", [], () => service.checkIdempotency(principal, key)),
+    getEntries: (principal, request) =>
+      denials.guard(principal, "entry.read", request.ids.slice(0, maxIdsPerGet), () =>
+        service.getEntries(principal, request),
+      ),
+    listEntries: (principal, request) =>
+      denials.guard(principal, "entry.read", [], () => service.listEntries(principal, request)),
+    listThreads: (principal, request) =>
+      denials.guard(principal, "entry.read", [], () => service.listThreads(principal, request)),
+    getStatistics: (principal, request) =>
+      denials.guard(principal, "entry.read", [], () => service.getStatistics(principal, request)),
+    checkIdempotency: (principal, key) =>
+      denials.guard(principal, "entry.create", [], () => service.checkIdempotency(principal, key)),
   };
 }
 

@@ -27,10 +27,14 @@ export const ambiguousCandidatesShown = 5;
 
 /** AMBIGUOUS_ID_PREFIX for a prefix matching several entries the caller may see (never more than that: hidden entries make nothing ambiguous). */
 export function ambiguousPrefix(query: IdQuery, candidates: readonly string[]): ContextHubError {
-  return new ContextHubError("AMBIGUOUS_ID_PREFIX", `id prefix ${JSON.stringify(query.input)} matches more than one entry`, {
-    remedy: "give more characters of the id, or the full id",
-    details: { prefix: query.input, candidates },
-  });
+  return new ContextHubError(
+    "AMBIGUOUS_ID_PREFIX",
+    `id prefix ${JSON.stringify(query.input)} matches more than one entry`,
+    {
+      remedy: "give more characters of the id, or the full id",
+      details: { prefix: query.input, candidates },
+    },
+  );
 }
 
 /**
@@ -39,7 +43,9 @@ export function ambiguousPrefix(query: IdQuery, candidates: readonly string[]): 
  * see and one that never existed are reported identically (invariant I-2).
  */
 export function entryNotFound(input: string): ContextHubError {
-  return new ContextHubError("ENTRY_NOT_FOUND", `no entry matches id ${JSON.stringify(input)}`, { details: { id: input } });
+  return new ContextHubError("ENTRY_NOT_FOUND", `no entry matches id ${JSON.stringify(input)}`, {
+    details: { id: input },
+  });
 }
 
 /** PERMISSION_DENIED for an entry the caller may read but not change. */
@@ -63,7 +69,11 @@ export function requireOwner(caller: Principal, entry: LockedEntry, what: string
  * when there is none, AMBIGUOUS_ID_PREFIX (naming only visible candidates)
  * when there are several.
  */
-export async function resolveOne(executor: Pick<EntryWriteScope, "resolveIds">, caller: Principal, query: IdQuery): Promise<string> {
+export async function resolveOne(
+  executor: Pick<EntryWriteScope, "resolveIds">,
+  caller: Principal,
+  query: IdQuery,
+): Promise<string> {
   const [matches = []] = await executor.resolveIds(caller, [query], ambiguousCandidatesShown);
   if (matches.length > 1) throw ambiguousPrefix(query, matches);
   const [id] = matches;
@@ -72,12 +82,18 @@ export async function resolveOne(executor: Pick<EntryWriteScope, "resolveIds">, 
 }
 
 /** Resolves every query at once; atomic calls fail on the first that does not resolve, others get per-item failures. */
-export async function resolveAll(executor: Pick<EntryWriteScope | EntryRepository, "resolveIds">, caller: Principal, queries: readonly IdQuery[], atomic: boolean): Promise<ItemResult<ResolvedId>[]> {
+export async function resolveAll(
+  executor: Pick<EntryWriteScope | EntryRepository, "resolveIds">,
+  caller: Principal,
+  queries: readonly IdQuery[],
+  atomic: boolean,
+): Promise<ItemResult<ResolvedId>[]> {
   const matches = await executor.resolveIds(caller, queries, ambiguousCandidatesShown);
   return queries.map((query, index) => {
     const found = matches[index] ?? [];
     const [id] = found;
-    const error = found.length > 1 ? ambiguousPrefix(query, found) : id === undefined ? entryNotFound(query.input) : undefined;
+    const error =
+      found.length > 1 ? ambiguousPrefix(query, found) : id === undefined ? entryNotFound(query.input) : undefined;
     if (error === undefined && id !== undefined) return { ok: true, value: { input: query.input, id } };
     const failure = error ?? entryNotFound(query.input);
     if (atomic) throw failure;
@@ -86,7 +102,12 @@ export async function resolveAll(executor: Pick<EntryWriteScope | EntryRepositor
 }
 
 /** Locks the entry the caller may see, or ENTRY_NOT_FOUND (gone meanwhile, or never visible). */
-export async function lockVisible(scope: EntryWriteScope, caller: Principal, id: string, input: string): Promise<LockedEntry> {
+export async function lockVisible(
+  scope: EntryWriteScope,
+  caller: Principal,
+  id: string,
+  input: string,
+): Promise<LockedEntry> {
   const entry = await scope.lockEntry(caller, id);
   if (entry === undefined) throw entryNotFound(input);
   return entry;
@@ -96,11 +117,19 @@ export async function lockVisible(scope: EntryWriteScope, caller: Principal, id:
 function isSameJson(a: JsonValue, b: JsonValue): boolean {
   if (a === b) return true;
   if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((value, index) => isSameJson(value, b[index] as JsonValue));
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((value, index) => isSameJson(value, b[index] as JsonValue))
+    );
   }
   if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
   const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => key in b && isSameJson(a[key] as JsonValue, b[key] as JsonValue));
+  return (
+    keys.length === Object.keys(b).length &&
+    keys.every((key) => key in b && isSameJson(a[key] as JsonValue, b[key] as JsonValue))
+  );
 }
 
 function isSameList(a: readonly string[], b: readonly string[]): boolean {
@@ -128,14 +157,28 @@ function toAck(entry: LockedEntry): EntryAck {
  * version itself, so every client restores it; a change that names another
  * interval is refused rather than half-restoring the version.
  */
-async function checkRestore(scope: EntryWriteScope, entry: LockedEntry, change: EntryChange, version: number): Promise<Validity> {
-  if (version >= entry.version) throw invalidArgument(`${change.field}.restored_from_version must be earlier than the current version ${entry.version} (got ${version})`);
+async function checkRestore(
+  scope: EntryWriteScope,
+  entry: LockedEntry,
+  change: EntryChange,
+  version: number,
+): Promise<Validity> {
+  if (version >= entry.version)
+    throw invalidArgument(
+      `${change.field}.restored_from_version must be earlier than the current version ${entry.version} (got ${version})`,
+    );
   const kept = await scope.keptVersion(entry.id, version);
   if (kept === undefined) {
-    throw invalidArgument(`version ${version} of entry ${entry.id} is not kept`, "list the kept versions with the entry's history (versions written before history was kept are not)");
+    throw invalidArgument(
+      `version ${version} of entry ${entry.id} is not kept`,
+      "list the kept versions with the entry's history (versions written before history was kept are not)",
+    );
   }
   const resultingHash = change.text?.contentHash ?? entry.contentHash;
-  if (resultingHash !== kept.contentHash) throw invalidArgument(`${change.field}.text is not the text of version ${version}: a restore must restore that version's text`);
+  if (resultingHash !== kept.contentHash)
+    throw invalidArgument(
+      `${change.field}.text is not the text of version ${version}: a restore must restore that version's text`,
+    );
   if (change.validity !== undefined && !isSameValidity(change.validity, kept.validity)) {
     throw invalidArgument(
       `${change.field}.validity is not the valid-time interval of version ${version}: a restore restores that version's interval`,
@@ -151,7 +194,8 @@ function rescreen(write: EntryChangeWrite, screens: FieldScreens): RescreenedFie
   const screened = (field: keyof FieldScreens) => {
     const findings = screens[field];
     // A replaced field with no screen would escape quarantine: that is a fault of the store, never the caller's.
-    if (findings === undefined) throw new ContextHubError("INTERNAL", `the change's ${field} was not screened before its transaction`);
+    if (findings === undefined)
+      throw new ContextHubError("INTERNAL", `the change's ${field} was not screened before its transaction`);
     return findings;
   };
   if (write.text !== undefined) fields.text = screened("text");
@@ -176,27 +220,43 @@ function rescreen(write: EntryChangeWrite, screens: FieldScreens): RescreenedFie
  *    (see `trustAfterChange`). An update that changes nothing succeeds
  *    without a new version. The audit record goes with it.
  */
-export async function updateEntry(scope: EntryWriteScope, caller: Principal, change: ScreenedChange): Promise<EntryAck> {
+export async function updateEntry(
+  scope: EntryWriteScope,
+  caller: Principal,
+  change: ScreenedChange,
+): Promise<EntryAck> {
   const id = await resolveOne(scope, caller, change.query);
   const entry = await lockVisible(scope, caller, id, change.query.input);
   if (!entry.writable) throw notWritable(entry.id);
-  const visibility = change.visibility !== undefined && change.visibility !== entry.visibility ? change.visibility : undefined;
+  const visibility =
+    change.visibility !== undefined && change.visibility !== entry.visibility ? change.visibility : undefined;
   if (visibility !== undefined) requireOwner(caller, entry, "change its visibility");
   if (change.expectedVersion !== undefined && change.expectedVersion !== entry.version) {
-    throw new ContextHubError("VERSION_CONFLICT", `entry ${entry.id} is at version ${entry.version}, not the expected ${change.expectedVersion}`, {
-      remedy: `retry with expected_version ${entry.version}`,
-      details: { id: entry.id, current_version: entry.version },
-    });
+    throw new ContextHubError(
+      "VERSION_CONFLICT",
+      `entry ${entry.id} is at version ${entry.version}, not the expected ${change.expectedVersion}`,
+      {
+        remedy: `retry with expected_version ${entry.version}`,
+        details: { id: entry.id, current_version: entry.version },
+      },
+    );
   }
   const textChanges = change.text !== undefined && change.text.contentHash !== entry.contentHash;
   if (textChanges && change.generated === undefined) {
-    throw invalidArgument(`${change.field}.generated is required: the text changes, so it needs embeddings and summaries generated for the new text`);
+    throw invalidArgument(
+      `${change.field}.generated is required: the text changes, so it needs embeddings and summaries generated for the new text`,
+    );
   }
   // A restore brings back the interval the restored version stated, checked and read in this transaction.
-  const validity = change.restoredFrom === undefined ? change.validity : await checkRestore(scope, entry, change, change.restoredFrom);
+  const validity =
+    change.restoredFrom === undefined ? change.validity : await checkRestore(scope, entry, change, change.restoredFrom);
   const write: EntryChangeWrite = {
-    text: textChanges && change.text !== undefined && change.generated !== undefined ? { ...change.text, generated: change.generated } : undefined,
-    metadata: change.metadata !== undefined && !isSameJson(change.metadata, entry.metadata) ? change.metadata : undefined,
+    text:
+      textChanges && change.text !== undefined && change.generated !== undefined
+        ? { ...change.text, generated: change.generated }
+        : undefined,
+    metadata:
+      change.metadata !== undefined && !isSameJson(change.metadata, entry.metadata) ? change.metadata : undefined,
     tags: change.tags !== undefined && !isSameList(change.tags, entry.tags) ? change.tags : undefined,
     images:
       change.images !== undefined &&
@@ -210,7 +270,13 @@ export async function updateEntry(scope: EntryWriteScope, caller: Principal, cha
     validity: validity !== undefined && !isSameValidity(validity, entry.validity) ? validity : undefined,
   };
   if (Object.values(write).every((value) => value === undefined)) return toAck(entry);
-  const trust = trustAfterChange(entry.trust, entry.source, caller, rescreen(write, change.screens), write.text !== undefined);
+  const trust = trustAfterChange(
+    entry.trust,
+    entry.source,
+    caller,
+    rescreen(write, change.screens),
+    write.text !== undefined,
+  );
   const ack = await scope.update(caller, entry, write, {
     trust,
     changeKind: change.restoredFrom === undefined ? "update" : "restore",
@@ -246,7 +312,12 @@ function isSameValidity(a: Validity, b: Validity): boolean {
  * change it (checked on the locked row, and again by the DELETE), leaving a
  * tombstone with `reason` and the audit record.
  */
-export async function deleteEntry(scope: EntryWriteScope, caller: Principal, { id, input }: ResolvedId, reason: string): Promise<void> {
+export async function deleteEntry(
+  scope: EntryWriteScope,
+  caller: Principal,
+  { id, input }: ResolvedId,
+  reason: string,
+): Promise<void> {
   const entry = await lockVisible(scope, caller, id, input);
   if (!entry.writable || !(await scope.delete(caller, entry.id, reason))) throw notWritable(entry.id);
   scope.audit.record(caller.tenant, {

@@ -12,7 +12,11 @@ import type { ValidCommit } from "./entry-screening.js";
  * lock (so two identical writes racing each other cannot both miss each
  * other), fold into the caller's duplicate if there is one, else insert.
  */
-export async function commitIn(scope: EntryWriteScope, caller: Principal, { write, generated, screens }: ValidCommit): Promise<EntryAck> {
+export async function commitIn(
+  scope: EntryWriteScope,
+  caller: Principal,
+  { write, generated, screens }: ValidCommit,
+): Promise<EntryAck> {
   await scope.lockThreads(caller, [write.threadId]);
   const findings = allFindings(screens);
   const key = { threadId: write.threadId, source: write.source, contentHash: write.contentHash };
@@ -21,15 +25,25 @@ export async function commitIn(scope: EntryWriteScope, caller: Principal, { writ
     duplicateId = await scope.findDuplicate(caller, key);
   } else {
     // The usual case, a new entry, takes one statement: the duplicate lookup and the insert together.
-    const outcome = await scope.insertUnlessDuplicate(caller, write, generated, initialTrust(write.source, caller, findings));
+    const outcome = await scope.insertUnlessDuplicate(
+      caller,
+      write,
+      generated,
+      initialTrust(write.source, caller, findings),
+    );
     if ("inserted" in outcome) return recordCreated(scope, caller, write, outcome.inserted);
     duplicateId = outcome.duplicateOf;
   }
   if (duplicateId !== undefined) {
     // The text is the stored one; only the metadata and tags it brings are screened anew.
-    const rescreened = { metadata: findings.filter((finding) => finding.field === "metadata"), tags: findings.filter((finding) => finding.field === "tags") };
+    const rescreened = {
+      metadata: findings.filter((finding) => finding.field === "metadata"),
+      tags: findings.filter((finding) => finding.field === "tags"),
+    };
     // The update re-asserts the hash it saw; if the text changed meanwhile it matches nothing and this becomes an insert.
-    const folded = await scope.fold(caller, duplicateId, write, (current) => trustAfterChange(current, write.source, caller, rescreened, false));
+    const folded = await scope.fold(caller, duplicateId, write, (current) =>
+      trustAfterChange(current, write.source, caller, rescreened, false),
+    );
     if (folded !== undefined) {
       scope.audit.record(caller.tenant, {
         actor: caller.subject,
@@ -38,17 +52,31 @@ export async function commitIn(scope: EntryWriteScope, caller: Principal, { writ
         targetIds: [folded.ack.id],
         beforeHashes: [folded.ack.contentHash],
         afterHashes: [folded.ack.contentHash],
-        details: { thread_id: write.threadId, version: folded.ack.version, version_changed: folded.versionChanged, trust_state: folded.ack.trust.state },
+        details: {
+          thread_id: write.threadId,
+          version: folded.ack.version,
+          version_changed: folded.versionChanged,
+          trust_state: folded.ack.trust.state,
+        },
       });
       return folded.ack;
     }
   }
   if (generated === undefined) {
-    throw new ContextHubError("DUPLICATE_VANISHED", "the entry this write was to fold into is gone or has changed; nothing was stored", {
-      remedy: "generate embeddings and summaries for the entry and commit it again",
-    });
+    throw new ContextHubError(
+      "DUPLICATE_VANISHED",
+      "the entry this write was to fold into is gone or has changed; nothing was stored",
+      {
+        remedy: "generate embeddings and summaries for the entry and commit it again",
+      },
+    );
   }
-  return recordCreated(scope, caller, write, await scope.insert(caller, write, generated, initialTrust(write.source, caller, findings)));
+  return recordCreated(
+    scope,
+    caller,
+    write,
+    await scope.insert(caller, write, generated, initialTrust(write.source, caller, findings)),
+  );
 }
 
 /** Queues the audit record of a new entry in its transaction, and passes its acknowledgement on. */

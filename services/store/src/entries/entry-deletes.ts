@@ -16,22 +16,31 @@ export const maxDeleteReasonLength = 1000;
 
 function validateDeleteReason(reason: string | undefined): string {
   const value = reason ?? "";
-  if (value.length > maxDeleteReasonLength) throw invalidArgument(`reason must be at most ${maxDeleteReasonLength} characters (got ${value.length})`);
+  if (value.length > maxDeleteReasonLength)
+    throw invalidArgument(`reason must be at most ${maxDeleteReasonLength} characters (got ${value.length})`);
   if (value.includes("\u0000")) throw invalidArgument("reason must not contain NUL characters");
   return value;
 }
 
 /** What a delete names: ids (or prefixes), or a thread; never both, never neither. */
 function validateDeleteTarget(request: DeleteEntriesRequest): DeleteTarget {
-  if (request.threadId !== "" && request.ids.length > 0) throw invalidArgument("give either ids or thread_id, not both");
+  if (request.threadId !== "" && request.ids.length > 0)
+    throw invalidArgument("give either ids or thread_id, not both");
   if (request.threadId !== "") return { kind: "thread", threadId: validateThreadId(request.threadId, "thread_id") };
-  if (request.ids.length === 0) throw invalidArgument("give the ids to delete, or a thread_id to delete every entry of it you may change");
+  if (request.ids.length === 0)
+    throw invalidArgument("give the ids to delete, or a thread_id to delete every entry of it you may change");
   validateItemCount(request.ids.length, "ids");
   return { kind: "ids", queries: request.ids.map((id, index) => toIdQuery(id, `ids[${index}]`)) };
 }
 
 /** Every entry of `threadId` that `caller` may change, deleted in one transaction with one audit record. */
-async function deleteThread(writer: EntryWriter, caller: Principal, threadId: string, reason: string, scope: EntryWriteScope | undefined): Promise<DeleteEntriesResult> {
+async function deleteThread(
+  writer: EntryWriter,
+  caller: Principal,
+  threadId: string,
+  reason: string,
+  scope: EntryWriteScope | undefined,
+): Promise<DeleteEntriesResult> {
   const gone = await writer.within(scope, async (tx) => {
     const removed = await tx.deleteThread(caller, threadId, reason);
     if (removed.length > 0) {
@@ -47,7 +56,10 @@ async function deleteThread(writer: EntryWriter, caller: Principal, threadId: st
     }
     return removed;
   });
-  return { results: gone.map(({ id }) => ({ requestedId: id, result: { ok: true as const, value: id } })), deletedCount: gone.length };
+  return {
+    results: gone.map(({ id }) => ({ requestedId: id, result: { ok: true as const, value: id } })),
+    deletedCount: gone.length,
+  };
 }
 
 /** The entries `target` names, deleted all together (atomic) or each on its own with a result per id. */
@@ -69,10 +81,16 @@ async function deleteIds(
   const run = async (executor: EntryWriteScope | EntryRepository, tx: EntryWriteScope | undefined) => {
     const resolved = await resolveAll(executor, caller, target.queries, atomic);
     const ids = resolved.flatMap((item) => (item.ok ? [item.value.id] : []));
-    return runItems(resolved, { atomic, scope: tx, transaction: writer.transaction, prepare: (locking) => locking.lockEntries(caller, ids) }, remove);
+    return runItems(
+      resolved,
+      { atomic, scope: tx, transaction: writer.transaction, prepare: (locking) => locking.lockEntries(caller, ids) },
+      remove,
+    );
   };
   // Atomic calls resolve inside their transaction; item-by-item calls resolve first, and each item re-checks under its row lock.
-  const results = atomic ? await writer.within(scope, (tx) => run(tx, tx)) : await run(scope ?? writer.repository, scope);
+  const results = atomic
+    ? await writer.within(scope, (tx) => run(tx, tx))
+    : await run(scope ?? writer.repository, scope);
   return {
     results: results.map((result, index) => ({ requestedId: target.queries[index]?.input ?? "", result })),
     deletedCount: deleted.size,
@@ -80,13 +98,20 @@ async function deleteIds(
 }
 
 /** Deletes entries `caller` may change, by id or every such entry of a thread. */
-export function deleteEntries(writer: EntryWriter, caller: Principal, request: DeleteEntriesRequest): Promise<Outcome<DeleteEntriesResult>> {
+export function deleteEntries(
+  writer: EntryWriter,
+  caller: Principal,
+  request: DeleteEntriesRequest,
+): Promise<Outcome<DeleteEntriesResult>> {
   const reason = validateDeleteReason(request.reason);
   return writer.idempotent.run(
     caller,
     "DeleteEntries",
     request.idempotency,
     () => validateDeleteTarget(request),
-    (target, scope) => (target.kind === "thread" ? deleteThread(writer, caller, target.threadId, reason, scope) : deleteIds(writer, caller, target, request.atomic, reason, scope)),
+    (target, scope) =>
+      target.kind === "thread"
+        ? deleteThread(writer, caller, target.threadId, reason, scope)
+        : deleteIds(writer, caller, target, request.atomic, reason, scope),
   );
 }

@@ -34,7 +34,10 @@ const mib = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10}
  * budget, up to `maxEntryReplyBytes`; an entry bigger than that is never
  * returned, with the reason, and does not stop the others.
  */
-export function fitReplyBudget(sized: readonly { id: string; sizeBytes: number }[], includeImages: boolean): { returned: string[]; notReturned: { id: string; sizeBytes: number; reason: string }[] } {
+export function fitReplyBudget(
+  sized: readonly { id: string; sizeBytes: number }[],
+  includeImages: boolean,
+): { returned: string[]; notReturned: { id: string; sizeBytes: number; reason: string }[] } {
   const returned: string[] = [];
   const notReturned: { id: string; sizeBytes: number; reason: string }[] = [];
   let total = 0;
@@ -42,12 +45,20 @@ export function fitReplyBudget(sized: readonly { id: string; sizeBytes: number }
   for (const { id, sizeBytes } of sized) {
     if (sizeBytes > maxEntryReplyBytes) {
       const remedy = includeImages ? "fetch it without include_images" : "read it in parts with read_range";
-      notReturned.push({ id, sizeBytes, reason: `the entry is ${mib(sizeBytes)}, more than one reply can carry (${mib(maxEntryReplyBytes)}); ${remedy}` });
+      notReturned.push({
+        id,
+        sizeBytes,
+        reason: `the entry is ${mib(sizeBytes)}, more than one reply can carry (${mib(maxEntryReplyBytes)}); ${remedy}`,
+      });
       continue;
     }
     full ||= returned.length > 0 && total + sizeBytes > replyBudgetBytes;
     if (full) {
-      notReturned.push({ id, sizeBytes, reason: `the reply reached its ${mib(replyBudgetBytes)} budget; fetch it in another call` });
+      notReturned.push({
+        id,
+        sizeBytes,
+        reason: `the reply reached its ${mib(replyBudgetBytes)} budget; fetch it in another call`,
+      });
       continue;
     }
     returned.push(id);
@@ -76,19 +87,31 @@ export async function getEntries(
   const wanted = [...new Set(resolved.filter((id): id is string => id !== undefined))];
   const includeQuarantined = request.includeQuarantined ?? false;
   // Sizes first (no text or image read), so the reply holds what fits its budget and no more.
-  const sizes = wanted.length === 0 ? new Map<string, number>() : await repository.replySizes(caller, wanted, request.includeImages, includeQuarantined);
+  const sizes =
+    wanted.length === 0
+      ? new Map<string, number>()
+      : await repository.replySizes(caller, wanted, request.includeImages, includeQuarantined);
   const { returned, notReturned } = fitReplyBudget(
     wanted.flatMap((id) => (sizes.has(id) ? [{ id, sizeBytes: sizes.get(id)! }] : [])),
     request.includeImages,
   );
-  const fetched = returned.length === 0 ? [] : await repository.getByIds(caller, returned, request.includeImages, includeQuarantined);
+  const fetched =
+    returned.length === 0 ? [] : await repository.getByIds(caller, returned, request.includeImages, includeQuarantined);
   const byId = new Map(fetched.map((stored) => [stored.id, stored]));
   const left = new Set(notReturned.map((item) => item.id));
   const notFetched = wanted.filter((id) => !byId.has(id) && !left.has(id));
   // Visible but left out by the trust filter: the caller learns the id and state, nothing more (it could fetch them with includeQuarantined).
-  const withheld = includeQuarantined || notFetched.length === 0 ? [] : await repository.withheldStates(caller, notFetched);
+  const withheld =
+    includeQuarantined || notFetched.length === 0 ? [] : await repository.withheldStates(caller, notFetched);
   const withheldIds = new Set(withheld.map((item) => item.id));
   // An entry deleted between resolution and fetch simply does not exist for the caller.
-  const missing = queries.filter((_, position) => !byId.has(resolved[position] ?? "") && !withheldIds.has(resolved[position] ?? "") && !left.has(resolved[position] ?? "")).map((query) => query.input);
+  const missing = queries
+    .filter(
+      (_, position) =>
+        !byId.has(resolved[position] ?? "") &&
+        !withheldIds.has(resolved[position] ?? "") &&
+        !left.has(resolved[position] ?? ""),
+    )
+    .map((query) => query.input);
   return { entries: wanted.flatMap((id) => byId.get(id) ?? []), missing: [...new Set(missing)], withheld, notReturned };
 }

@@ -72,7 +72,12 @@ export interface EntryWriteScope extends SavepointScope {
    * the history). Matches only while the row still has the write's content
    * hash and the caller's ownership; undefined when it no longer does.
    */
-  fold(principal: Principal, id: string, write: EntryWrite, decideTrust: (current: Trust) => Trust): Promise<FoldResult | undefined>;
+  fold(
+    principal: Principal,
+    id: string,
+    write: EntryWrite,
+    decideTrust: (current: Trust) => Trust,
+  ): Promise<FoldResult | undefined>;
   /**
    * Inserts the entry with its trust, chunks with vectors and node summaries
    * in one statement, then its images. An unspecified visibility becomes
@@ -89,7 +94,12 @@ export interface EntryWriteScope extends SavepointScope {
    * `findDuplicate`, on the same snapshot), in which case it writes nothing
    * and names the duplicate.
    */
-  insertUnlessDuplicate(principal: Principal, write: EntryWrite, generated: GeneratedWrite, trust: Trust): Promise<{ inserted: EntryAck } | { duplicateOf: string }>;
+  insertUnlessDuplicate(
+    principal: Principal,
+    write: EntryWrite,
+    generated: GeneratedWrite,
+    trust: Trust,
+  ): Promise<{ inserted: EntryAck } | { duplicateOf: string }>;
   /** The content hash and valid-time interval of kept version `version` of entry `id` (which the caller has locked), if it is kept. */
   keptVersion(id: string, version: number): Promise<{ contentHash: string; validity: Validity } | undefined>;
   /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
@@ -106,7 +116,12 @@ export interface EntryWriteScope extends SavepointScope {
    * `meta` (trust, how the version came to be). Undefined when the row no
    * longer matches.
    */
-  update(principal: Principal, entry: LockedEntry, change: EntryChangeWrite, meta: VersionMeta): Promise<EntryAck | undefined>;
+  update(
+    principal: Principal,
+    entry: LockedEntry,
+    change: EntryChangeWrite,
+    meta: VersionMeta,
+  ): Promise<EntryAck | undefined>;
   /**
    * Deletes entry `id` (with its images, chunks, node summaries and grants)
    * if the caller may change it, in one statement that also keeps its last
@@ -138,14 +153,24 @@ export interface EntryRepository {
    * chunk count), leaving out quarantined and rejected ones unless
    * `includeQuarantined`. Any order.
    */
-  getByIds(principal: Principal, ids: readonly string[], includeImages: boolean, includeQuarantined?: boolean): Promise<StoredEntry[]>;
+  getByIds(
+    principal: Principal,
+    ids: readonly string[],
+    includeImages: boolean,
+    includeQuarantined?: boolean,
+  ): Promise<StoredEntry[]>;
   /**
    * How many bytes each of the visible entries among `ids` (trust-filtered as
    * `getByIds` does) would add to a reply: text, summary, metadata, node
    * summaries and, with `includeImages`, image data. Read without reading
    * any text or image.
    */
-  replySizes(principal: Principal, ids: readonly string[], includeImages: boolean, includeQuarantined?: boolean): Promise<Map<string, number>>;
+  replySizes(
+    principal: Principal,
+    ids: readonly string[],
+    includeImages: boolean,
+    includeQuarantined?: boolean,
+  ): Promise<Map<string, number>>;
   /** The visible entries among `ids` that the trust filter leaves out, with their states. */
   withheldStates(principal: Principal, ids: readonly string[]): Promise<{ id: string; state: TrustState }[]>;
   /** One page of the visible entries matching `filter`, newest first, without full text. */

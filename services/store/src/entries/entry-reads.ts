@@ -42,7 +42,13 @@ interface StatisticsRow {
 }
 
 /** How many bytes each visible entry among `ids` would add to a reply (see `EntryRepository.replySizes`). */
-export async function replySizes(db: SqlDatabase, principal: Principal, ids: readonly string[], includeImages: boolean, includeQuarantined = false): Promise<Map<string, number>> {
+export async function replySizes(
+  db: SqlDatabase,
+  principal: Principal,
+  ids: readonly string[],
+  includeImages: boolean,
+  includeQuarantined = false,
+): Promise<Map<string, number>> {
   const params = createSqlParams();
   const idList = params.add(ids);
   // octet_length reads a stored value's size from its header: no text or image is detoasted for it.
@@ -59,7 +65,13 @@ export async function replySizes(db: SqlDatabase, principal: Principal, ids: rea
 }
 
 /** The visible entries among `ids`, complete, trust-filtered unless `includeQuarantined` (see `EntryRepository.getByIds`). */
-export async function getByIds(db: SqlDatabase, principal: Principal, ids: readonly string[], includeImages: boolean, includeQuarantined = false): Promise<StoredEntry[]> {
+export async function getByIds(
+  db: SqlDatabase,
+  principal: Principal,
+  ids: readonly string[],
+  includeImages: boolean,
+  includeQuarantined = false,
+): Promise<StoredEntry[]> {
   const read = async (executor: SqlExecutor) => {
     const params = createSqlParams();
     const idList = params.add(ids);
@@ -74,7 +86,8 @@ export async function getByIds(db: SqlDatabase, principal: Principal, ids: reado
        WHERE e.id = ANY(${idList}::uuid[]) AND ${accessPredicate(principal, "e", params)} AND ${trustFilter("e", includeQuarantined)}`,
       params.values,
     );
-    if (!includeImages || rows.every((row) => row.images.length === 0)) return rows.map((row) => toStoredEntry(row, undefined));
+    if (!includeImages || rows.every((row) => row.images.length === 0))
+      return rows.map((row) => toStoredEntry(row, undefined));
     const imageParams = createSqlParams();
     const imageIds = imageParams.add(rows.map((row) => row.id));
     const { rows: images } = await executor.query<{ entry_id: string; ordinal: number; data: Uint8Array }>(
@@ -94,7 +107,11 @@ export async function getByIds(db: SqlDatabase, principal: Principal, ids: reado
 }
 
 /** The visible entries among `ids` that the trust filter leaves out, with their states. */
-export async function withheldStates(db: SqlDatabase, principal: Principal, ids: readonly string[]): Promise<{ id: string; state: TrustState }[]> {
+export async function withheldStates(
+  db: SqlDatabase,
+  principal: Principal,
+  ids: readonly string[],
+): Promise<{ id: string; state: TrustState }[]> {
   const params = createSqlParams();
   const { rows } = await db.query<{ id: string; trust_state: TrustState }>(
     `SELECT e.id, e.trust_state FROM entries e
@@ -106,7 +123,12 @@ export async function withheldStates(db: SqlDatabase, principal: Principal, ids:
 }
 
 /** One page of the visible entries matching `filter`, newest first, without full text. */
-export async function listEntries(db: SqlDatabase, principal: Principal, filter: EntryFilter, page: { limit: number; offset: number }): Promise<ListEntriesResult> {
+export async function listEntries(
+  db: SqlDatabase,
+  principal: Principal,
+  filter: EntryFilter,
+  page: { limit: number; offset: number },
+): Promise<ListEntriesResult> {
   const params = createSqlParams();
   const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
   const { rows } = await db.query<EntryRow>(
@@ -121,7 +143,11 @@ export async function listEntries(db: SqlDatabase, principal: Principal, filter:
 }
 
 /** One page of the threads holding visible entries, most recently active first, counting visible entries only. */
-export async function listThreads(db: SqlDatabase, principal: Principal, page: { limit: number; offset: number }): Promise<ThreadPage> {
+export async function listThreads(
+  db: SqlDatabase,
+  principal: Principal,
+  page: { limit: number; offset: number },
+): Promise<ThreadPage> {
   const params = createSqlParams();
   // One row always (the page joined to it may be empty), so the total is known even past the last page.
   const { rows } = await db.query<ThreadRow>(
@@ -143,13 +169,30 @@ export async function listThreads(db: SqlDatabase, principal: Principal, page: {
   const threads = rows.flatMap((row) =>
     row.thread_id === null
       ? []
-      : [{ threadId: row.thread_id, entryCount: row.entry_count, userEntries: row.user_entries, agentEntries: row.agent_entries, firstAt: row.first_at, lastAt: row.last_at }],
+      : [
+          {
+            threadId: row.thread_id,
+            entryCount: row.entry_count,
+            userEntries: row.user_entries,
+            agentEntries: row.agent_entries,
+            firstAt: row.first_at,
+            lastAt: row.last_at,
+          },
+        ],
   );
-  return { threads: threads.slice(0, page.limit), hasMore: threads.length > page.limit, total: toCount(rows[0]?.total) };
+  return {
+    threads: threads.slice(0, page.limit),
+    hasMore: threads.length > page.limit,
+    total: toCount(rows[0]?.total),
+  };
 }
 
 /** Counts over the visible entries, of one thread or all. */
-export async function entryStatistics(db: SqlDatabase, principal: Principal, threadId: string | undefined): Promise<EntryStatistics> {
+export async function entryStatistics(
+  db: SqlDatabase,
+  principal: Principal,
+  threadId: string | undefined,
+): Promise<EntryStatistics> {
   const params = createSqlParams();
   const conditions = [accessPredicate(principal, "e", params)];
   if (threadId !== undefined) conditions.push(`e.thread_id = ${params.add(threadId)}`);

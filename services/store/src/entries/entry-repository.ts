@@ -47,8 +47,10 @@ export function createEntryRepository(db: SqlDatabase, options: EntryRepositoryO
 
     resolveIds: (principal, queries, maxMatches) => resolveIds(db, principal, queries, maxMatches),
 
-    replySizes: (principal, ids, includeImages, includeQuarantined) => replySizes(db, principal, ids, includeImages, includeQuarantined),
-    getByIds: (principal, ids, includeImages, includeQuarantined) => getByIds(db, principal, ids, includeImages, includeQuarantined),
+    replySizes: (principal, ids, includeImages, includeQuarantined) =>
+      replySizes(db, principal, ids, includeImages, includeQuarantined),
+    getByIds: (principal, ids, includeImages, includeQuarantined) =>
+      getByIds(db, principal, ids, includeImages, includeQuarantined),
     withheldStates: (principal, ids) => withheldStates(db, principal, ids),
     list: (principal, filter, page) => listEntries(db, principal, filter, page),
     listThreads: (principal, page) => listThreads(db, principal, page),

@@ -5,14 +5,24 @@
  */
 import { accessPredicate, type AccessMode } from "../filters/access-predicate.js";
 import { createSqlParams, type SqlExecutor } from "../db/sql-database.js";
-import type { ContentType, EntryTrust, JsonObject, NodeSummary, Source, StoredEntry, StoredImage, Visibility } from "../model/entry-model.js";
+import type {
+  ContentType,
+  EntryTrust,
+  JsonObject,
+  NodeSummary,
+  Source,
+  StoredEntry,
+  StoredImage,
+  Visibility,
+} from "../model/entry-model.js";
 import type { IdQuery } from "../model/id-query.js";
 import { toPreview } from "../model/preview.js";
 import type { Principal } from "../model/principal.js";
 import type { TrustState } from "../model/trust.js";
 
 /** The trust columns of an entry row aliased `e`, for any listing of entries (search included): select them and map the row with `toEntryTrust`. */
-export const trustColumns = "e.trust_state, e.trust_reasons, e.reviewed_by, e.reviewed_at, e.review_note, coalesce(e.updated_by, e.owner) AS updated_by";
+export const trustColumns =
+  "e.trust_state, e.trust_reasons, e.reviewed_by, e.reviewed_at, e.review_note, coalesce(e.updated_by, e.owner) AS updated_by";
 
 /** The columns `trustColumns` selects. */
 export interface TrustRow {
@@ -63,7 +73,9 @@ export interface EntryRow extends TrustRow {
   /** Set (and `preview` NULL) on a row of an earlier version: see previewSourceColumn. */
   preview_source?: string | null;
   /** Selected only by a by-id fetch (null when the entry has none). */
-  node_summaries?: { nodeId: string; heading: string; level: number; start: number; end: number; summary: string }[] | null;
+  node_summaries?:
+    | { nodeId: string; heading: string; level: number; start: number; end: number; summary: string }[]
+    | null;
   chunk_count?: number;
   embedding_model?: string | null;
 }
@@ -122,7 +134,13 @@ export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> 
  * a range scan on the primary key per query, the predicate applied before
  * the limit, so a hidden entry never makes a prefix ambiguous.
  */
-export async function resolveIds(executor: SqlExecutor, principal: Principal, queries: readonly IdQuery[], maxMatches: number, mode: AccessMode = "read"): Promise<string[][]> {
+export async function resolveIds(
+  executor: SqlExecutor,
+  principal: Principal,
+  queries: readonly IdQuery[],
+  maxMatches: number,
+  mode: AccessMode = "read",
+): Promise<string[][]> {
   if (queries.length === 0) return [];
   const params = createSqlParams();
   const lower = params.add(queries.map((query) => query.lower));

@@ -6,7 +6,15 @@
  * nothing.
  */
 import { ContextHubError, invalidArgument, isContextHubError } from "@context-hub/common";
-import type { EntryChange, EntryWrite, GeneratedInput, GeneratedWrite, NewEntryInput, ScreenedChange, TextWrite } from "../model/entry-model.js";
+import type {
+  EntryChange,
+  EntryWrite,
+  GeneratedInput,
+  GeneratedWrite,
+  NewEntryInput,
+  ScreenedChange,
+  TextWrite,
+} from "../model/entry-model.js";
 import { isItemFailure, toItemError, type ItemResult } from "../model/items.js";
 import type { FieldScreens, WriteScreen } from "../screen/write-screen.js";
 import { validateGenerated, validateNewEntry } from "./entry-validation.js";
@@ -18,7 +26,10 @@ export interface ValidCommit {
   screens: FieldScreens;
 }
 
-export function validateCommit(entry: NewEntryInput | undefined, generated: GeneratedInput | undefined): Omit<ValidCommit, "screens"> {
+export function validateCommit(
+  entry: NewEntryInput | undefined,
+  generated: GeneratedInput | undefined,
+): Omit<ValidCommit, "screens"> {
   if (entry === undefined) throw invalidArgument("entry is required");
   const write = validateNewEntry(entry);
   return { write, generated: generated === undefined ? undefined : validateGenerated(generated, write.text) };
@@ -44,9 +55,15 @@ async function withSearchVector<W extends TextWrite>(before: BeforeTransaction, 
 }
 
 /** A valid commit with its screen, which may take a worker's time: done before the transaction, so it never holds one open. */
-export async function screenCommit(before: BeforeTransaction, commit: Omit<ValidCommit, "screens">): Promise<ValidCommit> {
+export async function screenCommit(
+  before: BeforeTransaction,
+  commit: Omit<ValidCommit, "screens">,
+): Promise<ValidCommit> {
   const { text, metadata, tags } = commit.write;
-  const [screens, write] = await Promise.all([before.screen.screen({ text, metadata, tags }), withSearchVector(before, commit.write)]);
+  const [screens, write] = await Promise.all([
+    before.screen.screen({ text, metadata, tags }),
+    withSearchVector(before, commit.write),
+  ]);
   return { ...commit, write, screens };
 }
 
@@ -68,8 +85,17 @@ export async function screenChange(before: BeforeTransaction, change: EntryChang
  * as `validateItems` runs the rest: atomic, the first failure fails the call
  * naming its item; non-atomic, it becomes that item's failure.
  */
-export async function completeItems<V, W>(items: readonly ItemResult<V>[], atomic: boolean, itemName: (index: number) => string, complete: (value: V) => Promise<W>): Promise<ItemResult<W>[]> {
-  const completed = await Promise.allSettled(items.map(async (item): Promise<ItemResult<W>> => (item.ok ? { ok: true, value: await complete(item.value) } : item)));
+export async function completeItems<V, W>(
+  items: readonly ItemResult<V>[],
+  atomic: boolean,
+  itemName: (index: number) => string,
+  complete: (value: V) => Promise<W>,
+): Promise<ItemResult<W>[]> {
+  const completed = await Promise.allSettled(
+    items.map(
+      async (item): Promise<ItemResult<W>> => (item.ok ? { ok: true, value: await complete(item.value) } : item),
+    ),
+  );
   return completed.map((outcome, index) => {
     if (outcome.status === "fulfilled") return outcome.value;
     const error = namingError(itemName(index), outcome.reason);
@@ -90,7 +116,10 @@ export function naming<T>(field: string, validate: () => T): T {
 /** `error` with `field` named at its start, when it is about the item (bad input, or input over its time budget). */
 function namingError(field: string, error: unknown): unknown {
   if (isContextHubError(error) && (error.code === "INVALID_ARGUMENT" || error.code === "TEXT_BUDGET_EXCEEDED")) {
-    return new ContextHubError(error.code, `${field}: ${error.message}`, { ...(error.remedy === undefined ? {} : { remedy: error.remedy }), details: error.details });
+    return new ContextHubError(error.code, `${field}: ${error.message}`, {
+      ...(error.remedy === undefined ? {} : { remedy: error.remedy }),
+      details: error.details,
+    });
   }
   return error;
 }

@@ -14,43 +14,69 @@ import type {
   TextWrite,
   Validity,
 } from "../model/entry-model.js";
-import { checkMetadataShape, containsNul, hasNul, limits, normaliseTags, validateThreadId } from "../model/field-validation.js";
+import {
+  checkMetadataShape,
+  containsNul,
+  hasNul,
+  limits,
+  normaliseTags,
+  validateThreadId,
+} from "../model/field-validation.js";
 import { toIdQuery } from "../model/id-query.js";
 import { toPreview } from "../model/preview.js";
 
 function validateMetadata(metadata: JsonObject, field: string): JsonObject {
   checkMetadataShape(metadata, field);
   const badKey = Object.keys(metadata).find((key) => key.length < 1 || key.length > limits.metadataKeyLength);
-  if (badKey !== undefined) throw invalidArgument(`${field} keys must be 1 to ${limits.metadataKeyLength} characters (got one of ${badKey.length})`);
+  if (badKey !== undefined)
+    throw invalidArgument(
+      `${field} keys must be 1 to ${limits.metadataKeyLength} characters (got one of ${badKey.length})`,
+    );
   const bytes = Buffer.byteLength(JSON.stringify(metadata), "utf8");
-  if (bytes > limits.metadataBytes) throw invalidArgument(`${field} is ${bytes} bytes as JSON; the limit is ${limits.metadataBytes} (64 KiB)`);
+  if (bytes > limits.metadataBytes)
+    throw invalidArgument(`${field} is ${bytes} bytes as JSON; the limit is ${limits.metadataBytes} (64 KiB)`);
   // PostgreSQL's jsonb cannot hold U+0000.
   if (containsNul(metadata)) throw invalidArgument(`${field} must not contain NUL characters`);
   return metadata;
 }
 
 function validateImages(images: NewEntryInput["images"], field: string): ImageWrite[] {
-  if (images.length > limits.images) throw invalidArgument(`${field}: at most ${limits.images} per entry (got ${images.length})`);
+  if (images.length > limits.images)
+    throw invalidArgument(`${field}: at most ${limits.images} per entry (got ${images.length})`);
   return images.map((image, index) => {
     const mimeType = image.mimeType.trim().toLowerCase();
     if (!isImageMimeType(mimeType)) {
-      throw invalidArgument(`${field}[${index}].mime_type ${JSON.stringify(image.mimeType.slice(0, 100))} is not a stored image type; use one of ${imageMimeTypes.join(", ")}`);
+      throw invalidArgument(
+        `${field}[${index}].mime_type ${JSON.stringify(image.mimeType.slice(0, 100))} is not a stored image type; use one of ${imageMimeTypes.join(", ")}`,
+      );
     }
     if (image.data.byteLength === 0) throw invalidArgument(`${field}[${index}] has no data`);
     if (image.data.byteLength > limits.imageBytes) {
-      throw invalidArgument(`${field}[${index}] is ${image.data.byteLength} bytes; the limit is ${limits.imageBytes} (10 MiB)`);
+      throw invalidArgument(
+        `${field}[${index}] is ${image.data.byteLength} bytes; the limit is ${limits.imageBytes} (10 MiB)`,
+      );
     }
     // Readers serve an image under its stored type, so bytes of another kind (SVG with script, HTML) must not pass as one.
     const mismatch = imageTypeMismatch(image.data, mimeType);
-    if (mismatch !== undefined) throw invalidArgument(`${field}[${index}] ${mismatch}`, "send the type the image really is (PNG, JPEG, GIF or WebP), or convert it to one of them");
-    return { mimeType, data: image.data, byteSize: image.data.byteLength, sha256: createHash("sha256").update(image.data).digest("hex") };
+    if (mismatch !== undefined)
+      throw invalidArgument(
+        `${field}[${index}] ${mismatch}`,
+        "send the type the image really is (PNG, JPEG, GIF or WebP), or convert it to one of them",
+      );
+    return {
+      mimeType,
+      data: image.data,
+      byteSize: image.data.byteLength,
+      sha256: createHash("sha256").update(image.data).digest("hex"),
+    };
   });
 }
 
 /** An entry's text: not blank, no NUL, at most 1,000,000 UTF-16 code units; stored exactly as given, hashed here. */
 function validateText(text: string, field: string): TextWrite {
   if (text.trim().length === 0) throw invalidArgument(`${field} must not be empty or only whitespace`);
-  if (text.length > limits.textLength) throw invalidArgument(`${field} is ${text.length} characters; the limit is ${limits.textLength}`);
+  if (text.length > limits.textLength)
+    throw invalidArgument(`${field} is ${text.length} characters; the limit is ${limits.textLength}`);
   if (hasNul(text)) throw invalidArgument(`${field} must not contain NUL characters (U+0000)`);
   return { text, textLength: text.length, preview: toPreview(text), contentHash: contentHash(text) };
 }
@@ -68,7 +94,10 @@ export function validateValidity(validity: Validity, field: string): Validity {
     if (date !== undefined && Number.isNaN(date.getTime())) throw invalidArgument(`${field}${end} is not a valid time`);
   }
   if (validity.validFrom !== undefined && validity.validTo !== undefined && validity.validFrom >= validity.validTo) {
-    throw invalidArgument(`${field}from (${validity.validFrom.toISOString()}) must be before ${field}to (${validity.validTo.toISOString()})`, "leave an end unset for an open interval");
+    throw invalidArgument(
+      `${field}from (${validity.validFrom.toISOString()}) must be before ${field}to (${validity.validTo.toISOString()})`,
+      "leave an end unset for an open interval",
+    );
   }
   return { validFrom: validity.validFrom, validTo: validity.validTo };
 }
@@ -148,7 +177,8 @@ function validateSpan(span: TextSpan | undefined, textLength: number, field: str
 
 function validateString(value: string, field: string, maxLength: number, required: boolean): string {
   if (required && value.length === 0) throw invalidArgument(`${field} is required`);
-  if (value.length > maxLength) throw invalidArgument(`${field} is ${value.length} characters; the limit is ${maxLength}`);
+  if (value.length > maxLength)
+    throw invalidArgument(`${field} is ${value.length} characters; the limit is ${maxLength}`);
   if (hasNul(value)) throw invalidArgument(`${field} must not contain NUL characters`);
   return value;
 }
@@ -160,40 +190,67 @@ function validateString(value: string, field: string, maxLength: number, require
  * declared dimension and is finite, ordinals and node ids are unique. Throws
  * INVALID_ARGUMENT naming the first problem; `prefix` names the field.
  */
-export function validateGenerated(generated: GeneratedInput, text: string, prefix = "generated", requireTextHash = false): GeneratedWrite {
-  if (generated.textHash === "" && requireTextHash) throw invalidArgument(`${prefix}.text_hash is required: it must be the content hash of the text the output was generated for`);
+export function validateGenerated(
+  generated: GeneratedInput,
+  text: string,
+  prefix = "generated",
+  requireTextHash = false,
+): GeneratedWrite {
+  if (generated.textHash === "" && requireTextHash)
+    throw invalidArgument(
+      `${prefix}.text_hash is required: it must be the content hash of the text the output was generated for`,
+    );
   if (generated.textHash !== "" && generated.textHash !== contentHash(text)) {
-    throw invalidArgument(`${prefix}.text_hash does not match the text: the output was generated for other text`, "generate embeddings and summaries for this text and send them with it");
+    throw invalidArgument(
+      `${prefix}.text_hash does not match the text: the output was generated for other text`,
+      "generate embeddings and summaries for this text and send them with it",
+    );
   }
   const { chunks } = generated;
-  if (chunks.length > limits.chunks) throw invalidArgument(`${prefix}.chunks: at most ${limits.chunks} (got ${chunks.length})`);
-  const embeddingModel = validateString(generated.embeddingModel, `${prefix}.embedding_model`, limits.modelNameLength, chunks.length > 0);
+  if (chunks.length > limits.chunks)
+    throw invalidArgument(`${prefix}.chunks: at most ${limits.chunks} (got ${chunks.length})`);
+  const embeddingModel = validateString(
+    generated.embeddingModel,
+    `${prefix}.embedding_model`,
+    limits.modelNameLength,
+    chunks.length > 0,
+  );
   const dimension = generated.embeddingDimension;
-  if (chunks.length > 0 && dimension <= 0) throw invalidArgument(`${prefix}.embedding_dimension must be greater than 0 when chunks are present`);
-  if (dimension > limits.embeddingDimension) throw invalidArgument(`${prefix}.embedding_dimension ${dimension} exceeds ${limits.embeddingDimension}`);
+  if (chunks.length > 0 && dimension <= 0)
+    throw invalidArgument(`${prefix}.embedding_dimension must be greater than 0 when chunks are present`);
+  if (dimension > limits.embeddingDimension)
+    throw invalidArgument(`${prefix}.embedding_dimension ${dimension} exceeds ${limits.embeddingDimension}`);
   const ordinals = new Set<number>();
   const validChunks = chunks.map((chunk, index) => {
     const field = `${prefix}.chunks[${index}]`;
-    if (ordinals.has(chunk.ordinal)) throw invalidArgument(`${field}.ordinal ${chunk.ordinal} repeats an earlier chunk's`);
+    if (ordinals.has(chunk.ordinal))
+      throw invalidArgument(`${field}.ordinal ${chunk.ordinal} repeats an earlier chunk's`);
     ordinals.add(chunk.ordinal);
     const span = validateSpan(chunk.span, text.length, `${field}.span`, false);
     if (chunk.vector.length !== dimension) {
-      throw invalidArgument(`${field}.vector has ${chunk.vector.length} dimensions; embedding_dimension is ${dimension}`);
+      throw invalidArgument(
+        `${field}.vector has ${chunk.vector.length} dimensions; embedding_dimension is ${dimension}`,
+      );
     }
-    if (!chunk.vector.every(Number.isFinite)) throw invalidArgument(`${field}.vector contains a value that is not a finite number`);
+    if (!chunk.vector.every(Number.isFinite))
+      throw invalidArgument(`${field}.vector contains a value that is not a finite number`);
     return { ordinal: chunk.ordinal, start: span.start, end: span.end, vector: chunk.vector };
   });
   const summary = validateString(generated.summary, `${prefix}.summary`, limits.summaryLength, false);
   if (generated.nodeSummaries.length > limits.nodeSummaries) {
-    throw invalidArgument(`${prefix}.node_summaries: at most ${limits.nodeSummaries} (got ${generated.nodeSummaries.length})`);
+    throw invalidArgument(
+      `${prefix}.node_summaries: at most ${limits.nodeSummaries} (got ${generated.nodeSummaries.length})`,
+    );
   }
   const nodeIds = new Set<string>();
   const nodeSummaries: NodeSummary[] = generated.nodeSummaries.map((node, index) => {
     const field = `${prefix}.node_summaries[${index}]`;
     const nodeId = validateString(node.nodeId, `${field}.node_id`, limits.nodeIdLength, true);
-    if (nodeIds.has(nodeId)) throw invalidArgument(`${field}.node_id ${JSON.stringify(nodeId)} repeats an earlier node's`);
+    if (nodeIds.has(nodeId))
+      throw invalidArgument(`${field}.node_id ${JSON.stringify(nodeId)} repeats an earlier node's`);
     nodeIds.add(nodeId);
-    if (!Number.isInteger(node.level) || node.level < 1 || node.level > 6) throw invalidArgument(`${field}.level must be 1 to 6 (got ${node.level})`);
+    if (!Number.isInteger(node.level) || node.level < 1 || node.level > 6)
+      throw invalidArgument(`${field}.level must be 1 to 6 (got ${node.level})`);
     return {
       nodeId,
       heading: validateString(node.heading, `${field}.heading`, limits.headingLength, false),
@@ -209,15 +266,23 @@ export function validateGenerated(generated: GeneratedInput, text: string, prefi
  * A page of a listing: limit 1–100 (0 means `defaultLimit`: 20 for entries,
  * 50 for threads), offset up to 10,000.
  */
-export function validatePage(limit: number, offset: number, defaultLimit: number = limits.defaultListLimit): { limit: number; offset: number } {
+export function validatePage(
+  limit: number,
+  offset: number,
+  defaultLimit: number = limits.defaultListLimit,
+): { limit: number; offset: number } {
   if (limit > limits.listLimit) throw invalidArgument(`limit must be 1 to ${limits.listLimit} (got ${limit})`);
   if (offset > limits.listOffset) {
-    throw invalidArgument(`offset must be at most ${limits.listOffset} (got ${offset})`, "narrow the listing with created_to (older than the last entry seen) instead of paging deeper");
+    throw invalidArgument(
+      `offset must be at most ${limits.listOffset} (got ${offset})`,
+      "narrow the listing with created_to (older than the last entry seen) instead of paging deeper",
+    );
   }
   return { limit: limit === 0 ? defaultLimit : limit, offset };
 }
 
 /** The number of items of a batched call: 1 to 100. */
 export function validateItemCount(count: number, field: string): void {
-  if (count === 0 || count > limits.itemsPerCall) throw invalidArgument(`${field} must list 1 to ${limits.itemsPerCall} items (got ${count})`);
+  if (count === 0 || count > limits.itemsPerCall)
+    throw invalidArgument(`${field} must list 1 to ${limits.itemsPerCall} items (got ${count})`);
 }

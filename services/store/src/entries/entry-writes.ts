@@ -3,15 +3,34 @@
  * updates, each run once per idempotency key, validated and screened before
  * its transaction, with its rows locked up front in one order.
  */
-import { createIdempotentRunner, type IdempotencyExpiry, type IdempotentRunner, type Outcome } from "../idempotency/idempotency.js";
-import type { CommitBatchRequest, CommitItemResult, CommitRequest, EntryAck, UpdateEntriesRequest, UpdateItemResult } from "../model/entry-model.js";
+import {
+  createIdempotentRunner,
+  type IdempotencyExpiry,
+  type IdempotentRunner,
+  type Outcome,
+} from "../idempotency/idempotency.js";
+import type {
+  CommitBatchRequest,
+  CommitItemResult,
+  CommitRequest,
+  EntryAck,
+  UpdateEntriesRequest,
+  UpdateItemResult,
+} from "../model/entry-model.js";
 import { runItems, validateItems } from "../model/items.js";
 import type { Principal } from "../model/principal.js";
 import type { WriteScreen } from "../screen/write-screen.js";
 import { updateEntry } from "./entry-changes.js";
 import { commitIn } from "./entry-commit.js";
 import type { EntryRepository, EntryWriteScope } from "./entry-ports.js";
-import { completeItems, naming, screenChange, screenCommit, validateCommit, type BeforeTransaction } from "./entry-screening.js";
+import {
+  completeItems,
+  naming,
+  screenChange,
+  screenCommit,
+  validateCommit,
+  type BeforeTransaction,
+} from "./entry-screening.js";
 import { validateEntryChange, validateItemCount } from "./entry-validation.js";
 
 /** What the entry mutations run with: the repository, its idempotent runner, and the work done before a transaction. */
@@ -26,7 +45,11 @@ export interface EntryWriter {
 }
 
 /** The writer over `repository`; idempotency keys hold for `expiry` (24 hours by default). */
-export function createEntryWriter(repository: EntryRepository, screen: WriteScreen, expiry: IdempotencyExpiry | undefined): EntryWriter {
+export function createEntryWriter(
+  repository: EntryRepository,
+  screen: WriteScreen,
+  expiry: IdempotencyExpiry | undefined,
+): EntryWriter {
   return {
     repository,
     idempotent: createIdempotentRunner(repository, expiry),
@@ -37,7 +60,11 @@ export function createEntryWriter(repository: EntryRepository, screen: WriteScre
 }
 
 /** One commit for `caller`. */
-export function commitEntry(writer: EntryWriter, caller: Principal, request: CommitRequest): Promise<Outcome<EntryAck>> {
+export function commitEntry(
+  writer: EntryWriter,
+  caller: Principal,
+  request: CommitRequest,
+): Promise<Outcome<EntryAck>> {
   return writer.idempotent.run(
     caller,
     "Commit",
@@ -49,14 +76,20 @@ export function commitEntry(writer: EntryWriter, caller: Principal, request: Com
 }
 
 /** Up to 100 commits for `caller`: all in one transaction (atomic), or each in its own. */
-export function commitEntries(writer: EntryWriter, caller: Principal, request: CommitBatchRequest): Promise<Outcome<CommitItemResult[]>> {
+export function commitEntries(
+  writer: EntryWriter,
+  caller: Principal,
+  request: CommitBatchRequest,
+): Promise<Outcome<CommitItemResult[]>> {
   return writer.idempotent.run(
     caller,
     "CommitBatch",
     request.idempotency,
     () => {
       validateItemCount(request.entries.length, "entries");
-      const valid = validateItems(request.entries, request.atomic, (item, index) => naming(`entries[${index}]`, () => validateCommit(item.entry, item.generated)));
+      const valid = validateItems(request.entries, request.atomic, (item, index) =>
+        naming(`entries[${index}]`, () => validateCommit(item.entry, item.generated)),
+      );
       return completeItems(
         valid,
         request.atomic,
@@ -84,14 +117,20 @@ export function commitEntries(writer: EntryWriter, caller: Principal, request: C
 }
 
 /** Changes of entries `caller` may change, each under compare-and-set on its version. */
-export function updateEntries(writer: EntryWriter, caller: Principal, request: UpdateEntriesRequest): Promise<Outcome<UpdateItemResult[]>> {
+export function updateEntries(
+  writer: EntryWriter,
+  caller: Principal,
+  request: UpdateEntriesRequest,
+): Promise<Outcome<UpdateItemResult[]>> {
   return writer.idempotent.run(
     caller,
     "UpdateEntries",
     request.idempotency,
     () => {
       validateItemCount(request.updates.length, "updates");
-      const valid = validateItems(request.updates, request.atomic, (update, index) => validateEntryChange(update, `updates[${index}]`));
+      const valid = validateItems(request.updates, request.atomic, (update, index) =>
+        validateEntryChange(update, `updates[${index}]`),
+      );
       return completeItems(
         valid,
         request.atomic,

@@ -57,10 +57,10 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
   const statements: GrantStatements = {
     async makeShared(principal, ids) {
       if (ids.length === 0) return [];
-      const { rows } = await tx.query<{ id: string }>("UPDATE entries e SET visibility = 'shared' WHERE e.id = ANY($1::uuid[]) AND e.tenant = $2 AND e.visibility = 'private' RETURNING e.id", [
-        ids,
-        principal.tenant,
-      ]);
+      const { rows } = await tx.query<{ id: string }>(
+        "UPDATE entries e SET visibility = 'shared' WHERE e.id = ANY($1::uuid[]) AND e.tenant = $2 AND e.visibility = 'private' RETURNING e.id",
+        [ids, principal.tenant],
+      );
       return rows.map((row) => row.id).sort();
     },
 
@@ -79,7 +79,15 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
          SELECT w.id, $1, w.grantor, w.entry_id, w.kind, w.name, $2
          FROM unnest($3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[]) AS w (id, grantor, entry_id, kind, name)
          ON CONFLICT (entry_id, grantee_kind, grantee, permission) WHERE entry_id IS NOT NULL DO NOTHING`,
-        [principal.tenant, permission, pairs.map(() => createUuidV7()), pairs.map((pair) => pair.entry.owner), entryIds, kinds, names],
+        [
+          principal.tenant,
+          permission,
+          pairs.map(() => createUuidV7()),
+          pairs.map((pair) => pair.entry.owner),
+          entryIds,
+          kinds,
+          names,
+        ],
       );
       const { rows } = await tx.query<GrantRow>(
         `SELECT ${grantColumns} FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS w (entry_id, kind, name, position)

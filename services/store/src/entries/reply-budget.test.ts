@@ -15,7 +15,9 @@ test("entries are returned in order until the next would pass the budget; it and
       ["e4", 1],
     ],
   );
-  assert.ok(notReturned.every((item) => item.reason === "the reply reached its 32 MiB budget; fetch it in another call"));
+  assert.ok(
+    notReturned.every((item) => item.reason === "the reply reached its 32 MiB budget; fetch it in another call"),
+  );
 });
 
 test("exactly the budget fits; a first entry bigger than the budget comes alone", () => {
@@ -31,7 +33,13 @@ test("exactly the budget fits; a first entry bigger than the budget comes alone"
 test("an entry more than one reply can carry is never returned, says why and what to do, and does not hold up the others", () => {
   const withImages = fitReplyBudget(sized(maxEntryReplyBytes + 1, 5), true);
   assert.deepEqual(withImages.returned, ["e1"]);
-  assert.match(withImages.notReturned[0]!.reason, /^the entry is 60 MiB, more than one reply can carry \(60 MiB\); fetch it without include_images$/);
-  assert.match(fitReplyBudget(sized(maxEntryReplyBytes + 1), false).notReturned[0]!.reason, /read it in parts with read_range$/);
+  assert.match(
+    withImages.notReturned[0]!.reason,
+    /^the entry is 60 MiB, more than one reply can carry \(60 MiB\); fetch it without include_images$/,
+  );
+  assert.match(
+    fitReplyBudget(sized(maxEntryReplyBytes + 1), false).notReturned[0]!.reason,
+    /read it in parts with read_range$/,
+  );
   assert.deepEqual(fitReplyBudget([], true), { returned: [], notReturned: [] });
 });

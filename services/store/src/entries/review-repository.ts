@@ -14,14 +14,30 @@ export function createReviewStatements(tx: SqlExecutor): ReviewStatements {
 
     async lock(principal, id) {
       const params = createSqlParams();
-      const { rows } = await tx.query<{ id: string; owner: string; updated_by: string; version: number; trust_state: TrustState; content_hash: string }>(
+      const { rows } = await tx.query<{
+        id: string;
+        owner: string;
+        updated_by: string;
+        version: number;
+        trust_state: TrustState;
+        content_hash: string;
+      }>(
         `SELECT e.id, e.owner, coalesce(e.updated_by, e.owner) AS updated_by, e.version, e.trust_state, e.content_hash
          FROM entries e WHERE e.id = ${params.add(id)} AND ${accessPredicate(principal, "e", params, "review")}
          FOR UPDATE`,
         params.values,
       );
       const row = rows[0];
-      return row === undefined ? undefined : { id: row.id, owner: row.owner, updatedBy: row.updated_by, version: row.version, state: row.trust_state, contentHash: row.content_hash };
+      return row === undefined
+        ? undefined
+        : {
+            id: row.id,
+            owner: row.owner,
+            updatedBy: row.updated_by,
+            version: row.version,
+            state: row.trust_state,
+            contentHash: row.content_hash,
+          };
     },
 
     async apply(principal, id, version, state, note) {
@@ -42,7 +58,10 @@ export function createReviewRepository(db: SqlDatabase): ReviewRepository {
   return {
     async listQueue(principal, request) {
       const params = createSqlParams();
-      const conditions = [accessPredicate(principal, "e", params, "review"), `e.trust_state = ANY(${params.add([...request.states])}::text[])`];
+      const conditions = [
+        accessPredicate(principal, "e", params, "review"),
+        `e.trust_state = ANY(${params.add([...request.states])}::text[])`,
+      ];
       if (request.threadId !== undefined) conditions.push(`e.thread_id = ${params.add(request.threadId)}`);
       const { rows } = await db.query<Parameters<typeof toStoredEntry>[0]>(
         `SELECT ${entryColumns}, e.text FROM entries e
@@ -51,7 +70,10 @@ export function createReviewRepository(db: SqlDatabase): ReviewRepository {
          LIMIT ${params.add(request.limit + 1)} OFFSET ${params.add(request.offset)}`,
         params.values,
       );
-      return { entries: rows.slice(0, request.limit).map((row) => toStoredEntry(row, undefined)), hasMore: rows.length > request.limit };
+      return {
+        entries: rows.slice(0, request.limit).map((row) => toStoredEntry(row, undefined)),
+        hasMore: rows.length > request.limit,
+      };
     },
   };
 }

@@ -11,7 +11,9 @@ let database: PGlite | undefined;
 const tasks: SearchVectorTasks = {
   async vector({ text }) {
     if (database === undefined) throw new Error("the full-text worker's database is not open");
-    const { rows } = await database.query<{ vector: string }>("SELECT entry_search_vector($1::text)::text AS vector", [text]);
+    const { rows } = await database.query<{ vector: string }>("SELECT entry_search_vector($1::text)::text AS vector", [
+      text,
+    ]);
     return rows[0]?.vector ?? "";
   },
 };

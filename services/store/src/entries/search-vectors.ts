@@ -39,7 +39,9 @@ export interface SearchVectorOptions {
 export function createDatabaseSearchVectors(db: SqlDatabase): SearchVectors {
   return {
     async vectorOf(text) {
-      const { rows } = await db.query<{ vector: string }>("SELECT entry_search_vector($1::text)::text AS vector", [text]);
+      const { rows } = await db.query<{ vector: string }>("SELECT entry_search_vector($1::text)::text AS vector", [
+        text,
+      ]);
       return rows[0]?.vector ?? "";
     },
     warm: () => undefined,
@@ -57,21 +59,40 @@ export function createDatabaseSearchVectors(db: SqlDatabase): SearchVectors {
  * it to the database, in the write's statement; a parse over the budget
  * fails the write before its transaction opens.
  */
-export async function createWorkerSearchVectors(db: SqlDatabase, options: SearchVectorOptions, logger: Logger): Promise<SearchVectors> {
-  const { rows } = await db.query<{ definition: string }>("SELECT pg_get_functiondef('entry_search_vector(text)'::regprocedure) AS definition");
+export async function createWorkerSearchVectors(
+  db: SqlDatabase,
+  options: SearchVectorOptions,
+  logger: Logger,
+): Promise<SearchVectors> {
+  const { rows } = await db.query<{ definition: string }>(
+    "SELECT pg_get_functiondef('entry_search_vector(text)'::regprocedure) AS definition",
+  );
   const workerData: SearchVectorWorkerData = { functionDefinition: rows[0]?.definition ?? "" };
-  const pool = createWorkerPool({ name: "store-search-vector", script: new URL("./search-vector-worker.js", import.meta.url), maxWorkers: options.workers, workerData });
+  const pool = createWorkerPool({
+    name: "store-search-vector",
+    script: new URL("./search-vector-worker.js", import.meta.url),
+    maxWorkers: options.workers,
+    workerData,
+  });
   const inDatabase = createDatabaseSearchVectors(db);
   let closed = false;
   return {
     warm() {
       pool.warm().catch((error: unknown) => {
-        if (!closed) logger.warn({ err: error }, "the full-text worker failed to start; long texts are parsed by the store's database");
+        if (!closed)
+          logger.warn(
+            { err: error },
+            "the full-text worker failed to start; long texts are parsed by the store's database",
+          );
       });
     },
     async vectorOf(text) {
       try {
-        return await pool.run<string>("vector", { text }, { stage: "full-text index", budgetMs: options.budgetMs, budgetSetting: "STORE_TEXT_BUDGET_MS" });
+        return await pool.run<string>(
+          "vector",
+          { text },
+          { stage: "full-text index", budgetMs: options.budgetMs, budgetSetting: "STORE_TEXT_BUDGET_MS" },
+        );
       } catch (error) {
         if (isContextHubError(error) && error.code === "TEXT_BUDGET_EXCEEDED") throw error;
         logger.warn({ err: error }, "the full-text worker could not parse a text; the store's database parses it");

@@ -42,9 +42,16 @@ const aliasPattern = /^[a-z_][a-z0-9_]{0,30}$/;
  * one can grant access to what they do not own. Values travel only as
  * parameters added to `params`; `alias` must be a plain identifier.
  */
-export function accessPredicate(principal: Principal, alias: string, params: SqlParams, mode: AccessMode = "read"): string {
-  if (!aliasPattern.test(alias)) throw new Error(`access predicate alias ${JSON.stringify(alias)} is not a plain identifier`);
-  if (principal.tenant === "" || principal.subject === "") throw new Error("access predicate needs a principal with a tenant and a subject");
+export function accessPredicate(
+  principal: Principal,
+  alias: string,
+  params: SqlParams,
+  mode: AccessMode = "read",
+): string {
+  if (!aliasPattern.test(alias))
+    throw new Error(`access predicate alias ${JSON.stringify(alias)} is not a plain identifier`);
+  if (principal.tenant === "" || principal.subject === "")
+    throw new Error("access predicate needs a principal with a tenant and a subject");
   const tenant = params.add(principal.tenant);
   if (isAdmin(principal)) return `(${alias}.tenant = ${tenant})`;
   if (mode === "review") {
@@ -73,7 +80,9 @@ export function accessPredicate(principal: Principal, alias: string, params: Sql
  * owners here, so a deleted entry's text is readable by nobody else.
  */
 export function deletedEntryPredicate(principal: Principal, alias: string, params: SqlParams): string {
-  if (!aliasPattern.test(alias)) throw new Error(`deleted entry predicate alias ${JSON.stringify(alias)} is not a plain identifier`);
-  if (principal.tenant === "" || principal.subject === "") throw new Error("deleted entry predicate needs a principal with a tenant and a subject");
+  if (!aliasPattern.test(alias))
+    throw new Error(`deleted entry predicate alias ${JSON.stringify(alias)} is not a plain identifier`);
+  if (principal.tenant === "" || principal.subject === "")
+    throw new Error("deleted entry predicate needs a principal with a tenant and a subject");
   return `(${alias}.tenant = ${params.add(principal.tenant)} AND ${alias}.owner = ${params.add(principal.subject)})`;
 }

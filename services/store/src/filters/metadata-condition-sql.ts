@@ -35,17 +35,30 @@ interface Operands {
  */
 function operands(alias: string, condition: MetadataCondition, params: SqlParams): Operands {
   const key = `${params.add(condition.key)}::text`;
-  const field = condition.path.length === 0 ? `(${alias}.metadata -> ${key})` : `coalesce(${alias}.metadata -> ${key}, ${alias}.metadata #> ${params.add(condition.path)}::text[])`;
+  const field =
+    condition.path.length === 0
+      ? `(${alias}.metadata -> ${key})`
+      : `coalesce(${alias}.metadata -> ${key}, ${alias}.metadata #> ${params.add(condition.path)}::text[])`;
   const json = (value: JsonValue) => `${params.add(JSON.stringify(value))}::jsonb`;
   const containsAt = (leaf: JsonValue) => {
     const flat = `${alias}.metadata @> ${json({ [condition.key]: leaf })}`;
-    return condition.path.length === 0 ? flat : `(${flat} OR ${alias}.metadata @> ${json(nestedUnder(condition.path, leaf))})`;
+    return condition.path.length === 0
+      ? flat
+      : `(${flat} OR ${alias}.metadata @> ${json(nestedUnder(condition.path, leaf))})`;
   };
-  return { field, text: `(${field} #>> '{}')`, json, string: (value) => `${params.add(value)}::text`, strings: (values) => `${params.add(values)}::text[]`, containsAt };
+  return {
+    field,
+    text: `(${field} #>> '{}')`,
+    json,
+    string: (value) => `${params.add(value)}::text`,
+    strings: (values) => `${params.add(values)}::text[]`,
+    containsAt,
+  };
 }
 
 /** Whether the read value is a string equal to `value` ignoring case. */
-const foldedEquals = (o: Operands, value: string) => `coalesce(jsonb_typeof(${o.field}) = 'string' AND lower(${o.text}) = lower(${o.string(value)}), false)`;
+const foldedEquals = (o: Operands, value: string) =>
+  `coalesce(jsonb_typeof(${o.field}) = 'string' AND lower(${o.text}) = lower(${o.string(value)}), false)`;
 
 /** Whether the read value is one of `list`: strings compared ignoring case when `fold`, everything else exactly. */
 function isOneOf(o: Operands, list: JsonValue[], fold: boolean): string {
@@ -58,14 +71,16 @@ function isOneOf(o: Operands, list: JsonValue[], fold: boolean): string {
 /** Whether the read value is an array holding `element`; strings compared ignoring case when `fold`. */
 function arrayHolds(o: Operands, element: JsonValue, fold: boolean): string {
   // The containment finds candidates by index; the second test reads the value the condition names (a dotted key's top-level spelling first).
-  if (!fold || typeof element !== "string") return `(${o.containsAt([element])} AND coalesce(jsonb_typeof(${o.field}) = 'array' AND ${o.field} @> ${o.json([element])}, false))`;
+  if (!fold || typeof element !== "string")
+    return `(${o.containsAt([element])} AND coalesce(jsonb_typeof(${o.field}) = 'array' AND ${o.field} @> ${o.json([element])}, false))`;
   return `coalesce(jsonb_typeof(${o.field}) = 'array' AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(${o.field}) x WHERE lower(x) = lower(${o.string(element)})), false)`;
 }
 
 /** The affix test of starts_with / ends_with on a string value, with or without case. */
 function affix(o: Operands, value: string, end: "start" | "end", exact: boolean): string {
   const [subject, needle] = exact ? [o.text, o.string(value)] : [`lower(${o.text})`, `lower(${o.string(value)})`];
-  const test = end === "start" ? `starts_with(${subject}, ${needle})` : `right(${subject}, length(${needle})) = ${needle}`;
+  const test =
+    end === "start" ? `starts_with(${subject}, ${needle})` : `right(${subject}, length(${needle})) = ${needle}`;
   return `coalesce(jsonb_typeof(${o.field}) = 'string' AND ${test}, false)`;
 }
 
@@ -112,7 +127,10 @@ export function metadataConditionSql(alias: string, condition: MetadataCondition
     case "contains": {
       const element = arrayHolds(o, value, false);
       if (typeof value !== "string") return element;
-      const inString = condition.caseSensitive === true ? `strpos(${o.text}, ${o.string(value)}) > 0` : `strpos(lower(${o.text}), lower(${o.string(value)})) > 0`;
+      const inString =
+        condition.caseSensitive === true
+          ? `strpos(${o.text}, ${o.string(value)}) > 0`
+          : `strpos(lower(${o.text}), lower(${o.string(value)})) > 0`;
       return `coalesce(CASE jsonb_typeof(${o.field}) WHEN 'string' THEN ${inString} ELSE ${element} END, false)`;
     }
     case "starts_with":

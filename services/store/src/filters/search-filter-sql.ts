@@ -28,8 +28,10 @@ export function searchFilterConditions(filter: SearchFilter, alias: string, para
   if (filter.tagsAny.length > 0) conditions.push(`${alias}.tags && ${params.add(filter.tagsAny)}::text[]`);
   if (filter.tagsAll.length > 0) conditions.push(`${alias}.tags @> ${params.add(filter.tagsAll)}::text[]`);
   for (const condition of filter.metadata) conditions.push(metadataConditionSql(alias, condition, params));
-  if (filter.createdFrom !== undefined) conditions.push(`${alias}.created_at >= ${params.add(filter.createdFrom.toISOString())}::timestamptz`);
-  if (filter.createdTo !== undefined) conditions.push(`${alias}.created_at < ${params.add(filter.createdTo.toISOString())}::timestamptz`);
+  if (filter.createdFrom !== undefined)
+    conditions.push(`${alias}.created_at >= ${params.add(filter.createdFrom.toISOString())}::timestamptz`);
+  if (filter.createdTo !== undefined)
+    conditions.push(`${alias}.created_at < ${params.add(filter.createdTo.toISOString())}::timestamptz`);
   if (filter.contentType !== undefined) conditions.push(`${alias}.content_type = ${params.add(filter.contentType)}`);
   if (filter.validAt !== undefined) conditions.push(validAtCondition(alias, filter.validAt, params));
   conditions.push(trustFilter(alias, filter.includeQuarantined));
@@ -92,7 +94,12 @@ export function previewSourceColumn(filter: Pick<SearchFilter, "asOf">, alias: s
  * `ids` (the SQL of a set of entry ids, such as a CTE's page), it walks only
  * those entries.
  */
-export function entrySource(principal: Principal, filter: SearchFilter, params: SqlParams, narrow: { matching?: string; ids?: string } = {}): string {
+export function entrySource(
+  principal: Principal,
+  filter: SearchFilter,
+  params: SqlParams,
+  narrow: { matching?: string; ids?: string } = {},
+): string {
   if (filter.asOf === undefined) return "entries";
   const { matching, ids } = narrow;
   const among = (column: string) => (ids === undefined ? "" : ` AND ${column} IN ${ids}`);
@@ -138,7 +145,8 @@ export function entrySource(principal: Principal, filter: SearchFilter, params: 
   const deletedThen = `${deletedEntryPredicate(principal, "t", params)} AND t.created_at <= ${at}${among("t.id")}`;
 
   if (matching === undefined) {
-    const versionAt = (alias: string) => `(SELECT v.* FROM entry_versions v WHERE v.entry_id = ${alias}.id AND v.superseded_at > ${at} ORDER BY v.version LIMIT 1)`;
+    const versionAt = (alias: string) =>
+      `(SELECT v.* FROM entry_versions v WHERE v.entry_id = ${alias}.id AND v.superseded_at > ${at} ORDER BY v.version LIMIT 1)`;
     const then = (current: string, kept: string) => `CASE WHEN v.entry_id IS NULL THEN ${current} ELSE ${kept} END`;
     return `(
     SELECT ${liveColumns(then)}

@@ -18,7 +18,8 @@ const aliasPattern = /^[a-z_][a-z0-9_]{0,30}$/;
  * states are constants of this module. `alias` must be a plain identifier.
  */
 export function trustFilter(alias: string, includeQuarantined: boolean): string {
-  if (!aliasPattern.test(alias)) throw new Error(`trust filter alias ${JSON.stringify(alias)} is not a plain identifier`);
+  if (!aliasPattern.test(alias))
+    throw new Error(`trust filter alias ${JSON.stringify(alias)} is not a plain identifier`);
   if (includeQuarantined) return "TRUE";
   return `${alias}.trust_state IN (${defaultReadableTrustStates.map((state) => `'${state}'`).join(", ")})`;
 }

@@ -87,7 +87,8 @@ const versionContent = (redacted: string) => `
   CASE WHEN ${redacted} THEN NULL ELSE r.valid_to END AS valid_to,
   ${redacted} AS redacted`;
 
-const versionColumns = "r.version, r.current, r.visibility, r.trust_state, r.written_by, r.written_at, r.superseded_by, r.superseded_at, r.change_kind, r.restored_from";
+const versionColumns =
+  "r.version, r.current, r.visibility, r.trust_state, r.written_by, r.written_at, r.superseded_by, r.superseded_at, r.change_kind, r.restored_from";
 
 interface Page {
   version: number | undefined;
@@ -96,10 +97,18 @@ interface Page {
 }
 
 /** The history of a live entry the caller may read: its current row and its kept versions, as one ranked union. */
-async function readLive(tx: SqlExecutor, principal: Principal, id: string, page: Page): Promise<EntryHistory | undefined> {
+async function readLive(
+  tx: SqlExecutor,
+  principal: Principal,
+  id: string,
+  page: Page,
+): Promise<EntryHistory | undefined> {
   const params = createSqlParams();
   const target = `SELECT e.* FROM entries e WHERE e.id = ${params.add(id)} AND ${accessPredicate(principal, "e", params)}`;
-  const { rows: heads } = await tx.query<{ id: string; thread_id: string; owner: string; version: number }>(`SELECT t.id, t.thread_id, t.owner, t.version FROM (${target}) t`, params.values);
+  const { rows: heads } = await tx.query<{ id: string; thread_id: string; owner: string; version: number }>(
+    `SELECT t.id, t.thread_id, t.owner, t.version FROM (${target}) t`,
+    params.values,
+  );
   const head = heads[0];
   if (head === undefined) return undefined;
 
@@ -138,7 +147,12 @@ async function readLive(tx: SqlExecutor, principal: Principal, id: string, page:
 }
 
 /** The history of a deleted entry the caller owned: its tombstone and its kept versions (none once purged). */
-async function readDeleted(tx: SqlExecutor, principal: Principal, id: string, page: Page): Promise<EntryHistory | undefined> {
+async function readDeleted(
+  tx: SqlExecutor,
+  principal: Principal,
+  id: string,
+  page: Page,
+): Promise<EntryHistory | undefined> {
   const params = createSqlParams();
   const { rows: stones } = await tx.query<TombstoneRow>(
     `SELECT t.id, t.thread_id, t.content_hash, t.owner, t.deleted_by, t.deleted_at, t.reason, t.history_purged_at
@@ -164,7 +178,10 @@ async function readDeleted(tx: SqlExecutor, principal: Principal, id: string, pa
      LIMIT ${versionParams.add(page.limit + 1)} OFFSET ${versionParams.add(page.offset)}`,
     versionParams.values,
   );
-  const { rows: latest } = await tx.query<{ latest: number | null }>("SELECT max(version) AS latest FROM entry_versions WHERE entry_id = $1", [stone.id]);
+  const { rows: latest } = await tx.query<{ latest: number | null }>(
+    "SELECT max(version) AS latest FROM entry_versions WHERE entry_id = $1",
+    [stone.id],
+  );
   return {
     id: stone.id,
     threadId: stone.thread_id,
@@ -234,7 +251,10 @@ export function createHistoryRepository(db: SqlDatabase): HistoryRepository {
           );
           if (due.length === 0) return { entries: 0, versions: 0 };
           const ids = due.map((row) => row.id);
-          const erased = await tx.query<{ entry_id: string }>("DELETE FROM entry_versions WHERE entry_id = ANY($1::uuid[]) RETURNING entry_id", [ids]);
+          const erased = await tx.query<{ entry_id: string }>(
+            "DELETE FROM entry_versions WHERE entry_id = ANY($1::uuid[]) RETURNING entry_id",
+            [ids],
+          );
           await tx.query("UPDATE tombstones SET history_purged_at = now() WHERE id = ANY($1::uuid[])", [ids]);
           const audit = createAuditStatements(tx);
           const tenantOf = new Map(due.map((row) => [row.id, row.tenant]));
@@ -247,7 +267,10 @@ export function createHistoryRepository(db: SqlDatabase): HistoryRepository {
               targetIds: tenantIds,
               beforeHashes: [],
               afterHashes: [],
-              details: { versions: erased.rows.filter((row) => tenantOf.get(row.entry_id) === tenant).length, cutoff: cutoff.toISOString() },
+              details: {
+                versions: erased.rows.filter((row) => tenantOf.get(row.entry_id) === tenant).length,
+                cutoff: cutoff.toISOString(),
+              },
             });
           }
           await audit.flush(currentRequestId());

@@ -81,7 +81,11 @@ export interface HistoryRepository {
    */
   resolve(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
   /** The history of entry `id` as the caller may see it (one page), or undefined when the caller may not see it. */
-  read(principal: Principal, id: string, request: { version: number | undefined; limit: number; offset: number }): Promise<EntryHistory | undefined>;
+  read(
+    principal: Principal,
+    id: string,
+    request: { version: number | undefined; limit: number; offset: number },
+  ): Promise<EntryHistory | undefined>;
   /**
    * Erases the kept versions of entries deleted at or before `cutoff` (the
    * tombstones stay, marked purged) and audits it per tenant; with `dryRun`
@@ -96,7 +100,10 @@ export interface HistoryService {
    * id or unique prefix resolved among what the caller may read; an entry
    * the caller may not see fails exactly like one that does not exist.
    */
-  getHistory(principal: Principal | undefined, request: { id: string; version: number; limit: number; offset: number }): Promise<EntryHistory>;
+  getHistory(
+    principal: Principal | undefined,
+    request: { id: string; version: number; limit: number; offset: number },
+  ): Promise<EntryHistory>;
   /** Erases the kept versions of entries deleted more than `olderThanDays` days ago (operator). */
   purge(request: { olderThanDays: number; dryRun: boolean; now?: Date }): Promise<PurgeResult>;
 }
@@ -107,13 +114,21 @@ export const historyLimits = { maxRetentionDays: 36_500, defaultPage: 20 } as co
 export function createHistoryService(repository: HistoryRepository, denials: DenialRecorder): HistoryService {
   return {
     async getHistory(principal, request) {
-      const caller = await denials.guard(principal, "entry.read", [request.id], async () => requirePrincipal(principal, "context:read"));
+      const caller = await denials.guard(principal, "entry.read", [request.id], async () =>
+        requirePrincipal(principal, "context:read"),
+      );
       const query = toIdQuery(request.id, "id");
       const page = validatePage(request.limit, request.offset, historyLimits.defaultPage);
       const [matches = []] = await repository.resolve(caller, [query], ambiguousCandidatesShown);
       if (matches.length > 1) throw ambiguousPrefix(query, matches);
       const [id] = matches;
-      const history = id === undefined ? undefined : await repository.read(caller, id, { version: request.version === 0 ? undefined : request.version, ...page });
+      const history =
+        id === undefined
+          ? undefined
+          : await repository.read(caller, id, {
+              version: request.version === 0 ? undefined : request.version,
+              ...page,
+            });
       // Gone between resolution and read, or never visible: the same answer.
       if (history === undefined) throw entryNotFound(query.input);
       if (request.version !== 0 && history.versions.length === 0) {
@@ -126,8 +141,14 @@ export function createHistoryService(repository: HistoryRepository, denials: Den
     },
 
     async purge(request) {
-      if (!Number.isInteger(request.olderThanDays) || request.olderThanDays < 0 || request.olderThanDays > historyLimits.maxRetentionDays) {
-        throw invalidArgument(`older_than_days must be a whole number from 0 to ${historyLimits.maxRetentionDays} (got ${request.olderThanDays})`);
+      if (
+        !Number.isInteger(request.olderThanDays) ||
+        request.olderThanDays < 0 ||
+        request.olderThanDays > historyLimits.maxRetentionDays
+      ) {
+        throw invalidArgument(
+          `older_than_days must be a whole number from 0 to ${historyLimits.maxRetentionDays} (got ${request.olderThanDays})`,
+        );
       }
       const now = request.now ?? new Date();
       const cutoff = new Date(now.getTime() - request.olderThanDays * 86_400_000);

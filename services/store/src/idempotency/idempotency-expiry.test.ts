@@ -26,7 +26,12 @@ function fakeTable(createdAt: number[]) {
 test("a sweep deletes what is past the window, a bounded batch at a time, and stops at a short batch", async () => {
   const now = 10_000_000;
   const table = fakeTable([...Array.from({ length: 1_234 }, () => 100), ...Array.from({ length: 7 }, () => now - 10)]);
-  const sweeper = createIdempotencyExpirySweeper({ expiry: { ttlMs: 1_000, now: () => new Date(now) }, deleteExpired: table.deleteExpired, logger: quiet, intervalMs: 0 });
+  const sweeper = createIdempotencyExpirySweeper({
+    expiry: { ttlMs: 1_000, now: () => new Date(now) },
+    deleteExpired: table.deleteExpired,
+    logger: quiet,
+    intervalMs: 0,
+  });
   assert.equal(await sweeper.sweep(), 1_234);
   assert.deepEqual(
     table.calls.map((call) => call.limit),
@@ -40,7 +45,12 @@ test("a sweep deletes what is past the window, a bounded batch at a time, and st
 test("a backlog larger than one sweep drains over the next sweeps, never more than the cap at once", async () => {
   const backlog = expiryBatchSize * expiryBatchesPerSweep * 2 + 3;
   const table = fakeTable(Array.from({ length: backlog }, () => 0));
-  const sweeper = createIdempotencyExpirySweeper({ expiry: { ttlMs: 1, now: () => new Date(1_000) }, deleteExpired: table.deleteExpired, logger: quiet, intervalMs: 0 });
+  const sweeper = createIdempotencyExpirySweeper({
+    expiry: { ttlMs: 1, now: () => new Date(1_000) },
+    deleteExpired: table.deleteExpired,
+    logger: quiet,
+    intervalMs: 0,
+  });
   assert.equal(await sweeper.sweep(), expiryBatchSize * expiryBatchesPerSweep);
   assert.equal(await sweeper.sweep(), expiryBatchSize * expiryBatchesPerSweep);
   assert.equal(await sweeper.sweep(), 3);
@@ -51,7 +61,12 @@ test("a backlog larger than one sweep drains over the next sweeps, never more th
 test("the window follows the clock: a record expires once the clock passes its window", async () => {
   let now = 5_000;
   const table = fakeTable([4_000]);
-  const sweeper = createIdempotencyExpirySweeper({ expiry: { ttlMs: 1_000, now: () => new Date(now) }, deleteExpired: table.deleteExpired, logger: quiet, intervalMs: 0 });
+  const sweeper = createIdempotencyExpirySweeper({
+    expiry: { ttlMs: 1_000, now: () => new Date(now) },
+    deleteExpired: table.deleteExpired,
+    logger: quiet,
+    intervalMs: 0,
+  });
   assert.equal(await sweeper.sweep(), 0, "made exactly one window ago: still inside it");
   now = 5_001;
   assert.equal(await sweeper.sweep(), 1);

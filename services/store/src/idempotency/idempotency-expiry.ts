@@ -59,7 +59,9 @@ export function createIdempotencyExpirySweeper(options: IdempotencyExpirySweeper
     return running;
   };
   const background = () => {
-    sweep().catch((error: unknown) => logger.warn({ err: error }, "deleting expired idempotency keys failed; the next sweep tries again"));
+    sweep().catch((error: unknown) =>
+      logger.warn({ err: error }, "deleting expired idempotency keys failed; the next sweep tries again"),
+    );
   };
   let timer: NodeJS.Timeout | undefined;
   if (intervalMs > 0) {

@@ -4,39 +4,36 @@ import type { IdempotencyKey, IdempotencyStatements, RecordedCall } from "./idem
 import type { Principal } from "../model/principal.js";
 
 /** Looks up what the first use of `key` by `principal` recorded, unless that was before `notBefore` (expired); keys are per tenant and subject. */
-export async function findRecordedCall(executor: SqlExecutor, principal: Principal, key: string, notBefore: Date): Promise<RecordedCall | undefined> {
-  const { rows } = await executor.query<RecordedCall>("SELECT rpc, fingerprint, response FROM idempotency_keys WHERE tenant = $1 AND subject = $2 AND key = $3 AND created_at >= $4::timestamptz", [
-    principal.tenant,
-    principal.subject,
-    key,
-    notBefore.toISOString(),
-  ]);
+export async function findRecordedCall(
+  executor: SqlExecutor,
+  principal: Principal,
+  key: string,
+  notBefore: Date,
+): Promise<RecordedCall | undefined> {
+  const { rows } = await executor.query<RecordedCall>(
+    "SELECT rpc, fingerprint, response FROM idempotency_keys WHERE tenant = $1 AND subject = $2 AND key = $3 AND created_at >= $4::timestamptz",
+    [principal.tenant, principal.subject, key, notBefore.toISOString()],
+  );
   return rows[0];
 }
 
 /** The idempotency-key statements of one transaction. */
 export function createIdempotencyStatements(tx: SqlExecutor): IdempotencyStatements {
   return {
-    lock: (principal, key) => lockInOrder(tx, lockClasses.idempotencyKey, [toAdvisoryKey([principal.tenant, principal.subject, key])]),
+    lock: (principal, key) =>
+      lockInOrder(tx, lockClasses.idempotencyKey, [toAdvisoryKey([principal.tenant, principal.subject, key])]),
     find: (principal, key, notBefore) => findRecordedCall(tx, principal, key, notBefore),
     async record(principal, key: IdempotencyKey, response, at, notBefore) {
       // An expired record of the key gives way to this use, which starts a new window.
-      await tx.query("DELETE FROM idempotency_keys WHERE tenant = $1 AND subject = $2 AND key = $3 AND created_at < $4::timestamptz", [
-        principal.tenant,
-        principal.subject,
-        key.key,
-        notBefore.toISOString(),
-      ]);
+      await tx.query(
+        "DELETE FROM idempotency_keys WHERE tenant = $1 AND subject = $2 AND key = $3 AND created_at < $4::timestamptz",
+        [principal.tenant, principal.subject, key.key, notBefore.toISOString()],
+      );
       // The primary key backs the lock: a second record of one key fails the transaction instead of overwriting the first.
-      await tx.query("INSERT INTO idempotency_keys (tenant, subject, key, rpc, fingerprint, response, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz)", [
-        principal.tenant,
-        principal.subject,
-        key.key,
-        key.rpc,
-        key.fingerprint,
-        response,
-        at.toISOString(),
-      ]);
+      await tx.query(
+        "INSERT INTO idempotency_keys (tenant, subject, key, rpc, fingerprint, response, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7::timestamptz)",
+        [principal.tenant, principal.subject, key.key, key.rpc, key.fingerprint, response, at.toISOString()],
+      );
     },
   };
 }
@@ -46,7 +43,11 @@ export function createIdempotencyStatements(tx: SqlExecutor): IdempotencyStateme
  * oldest first, skipping rows another transaction holds (a key being
  * re-recorded right now), and returns how many went.
  */
-export async function deleteExpiredIdempotencyKeys(executor: SqlExecutor, notBefore: Date, limit: number): Promise<number> {
+export async function deleteExpiredIdempotencyKeys(
+  executor: SqlExecutor,
+  notBefore: Date,
+  limit: number,
+): Promise<number> {
   const { rows } = await executor.query<{ deleted: number }>(
     `WITH expired AS (
        SELECT tenant, subject, key FROM idempotency_keys WHERE created_at < $1::timestamptz ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED

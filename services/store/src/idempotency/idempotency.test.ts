@@ -9,13 +9,25 @@ test("a key is new, a replay (same fingerprint and RPC) or a conflict", () => {
   assert.equal(idempotencyStateOf(undefined, "f1", "Commit"), "new");
   assert.equal(idempotencyStateOf(recorded, "f1", "Commit"), "replay");
   assert.equal(idempotencyStateOf(recorded, "f2", "Commit"), "conflict");
-  assert.equal(idempotencyStateOf(recorded, "f1", "UpdateEntries"), "conflict", "a key cannot be replayed into another RPC");
-  assert.equal(idempotencyStateOf(recorded, "f1", undefined), "replay", "CheckIdempotency knows no RPC and compares fingerprints");
+  assert.equal(
+    idempotencyStateOf(recorded, "f1", "UpdateEntries"),
+    "conflict",
+    "a key cannot be replayed into another RPC",
+  );
+  assert.equal(
+    idempotencyStateOf(recorded, "f1", undefined),
+    "replay",
+    "CheckIdempotency knows no RPC and compares fingerprints",
+  );
 });
 
 test("keys are 1 to 200 characters, fingerprints 1 to 256; absent means no key", () => {
   assert.equal(validateIdempotency(undefined, "Commit"), undefined);
-  assert.deepEqual(validateIdempotency({ key: "k".repeat(200), fingerprint: "f" }, "Share"), { key: "k".repeat(200), fingerprint: "f", rpc: "Share" });
+  assert.deepEqual(validateIdempotency({ key: "k".repeat(200), fingerprint: "f" }, "Share"), {
+    key: "k".repeat(200),
+    fingerprint: "f",
+    rpc: "Share",
+  });
   const invalid = (key: string, fingerprint: string, message: RegExp) =>
     assert.throws(
       () => validateIdempotency({ key, fingerprint }, "Commit"),

@@ -14,7 +14,15 @@ import type { IdempotencyInput, IdempotencyRequest } from "../model/idempotency-
 import type { Principal } from "../model/principal.js";
 
 /** The mutations that accept an idempotency key; recorded with the key, so a key cannot be replayed into another RPC. */
-export type MutationName = "Commit" | "CommitBatch" | "UpdateEntries" | "DeleteEntries" | "Share" | "Unshare" | "PutMemory" | "DeleteMemory";
+export type MutationName =
+  | "Commit"
+  | "CommitBatch"
+  | "UpdateEntries"
+  | "DeleteEntries"
+  | "Share"
+  | "Unshare"
+  | "PutMemory"
+  | "DeleteMemory";
 
 /** A validated key, bound to the mutation it was sent with. */
 export interface IdempotencyKey {
@@ -85,9 +93,12 @@ function validateKeyShape(input: IdempotencyInput): IdempotencyInput {
     throw invalidArgument(`idempotency.key must be 1 to ${keyLimits.key} characters (got ${input.key.length})`);
   }
   if (input.fingerprint.length < 1 || input.fingerprint.length > keyLimits.fingerprint) {
-    throw invalidArgument(`idempotency.fingerprint must be 1 to ${keyLimits.fingerprint} characters (got ${input.fingerprint.length})`);
+    throw invalidArgument(
+      `idempotency.fingerprint must be 1 to ${keyLimits.fingerprint} characters (got ${input.fingerprint.length})`,
+    );
   }
-  if (input.key.includes("\u0000") || input.fingerprint.includes("\u0000")) throw invalidArgument("idempotency.key and idempotency.fingerprint must not contain NUL characters");
+  if (input.key.includes("\u0000") || input.fingerprint.includes("\u0000"))
+    throw invalidArgument("idempotency.key and idempotency.fingerprint must not contain NUL characters");
   return input;
 }
 
@@ -96,7 +107,10 @@ function validateKeyShape(input: IdempotencyInput): IdempotencyInput {
  * it came with: a key of 1 to 200 characters and a fingerprint of 1 to 256,
  * neither holding NUL.
  */
-export function validateIdempotency(input: IdempotencyInput | undefined, rpc: MutationName): IdempotencyKey | undefined {
+export function validateIdempotency(
+  input: IdempotencyInput | undefined,
+  rpc: MutationName,
+): IdempotencyKey | undefined {
   if (input === undefined) return undefined;
   const { key, fingerprint } = validateKeyShape(input);
   return { key, fingerprint, rpc };
@@ -106,7 +120,11 @@ export function validateIdempotency(input: IdempotencyInput | undefined, rpc: Mu
  * Where a key stands. `rpc` is the mutation about to run; CheckIdempotency
  * does not know it and compares fingerprints only.
  */
-export function idempotencyStateOf(recorded: RecordedCall | undefined, fingerprint: string, rpc: MutationName | undefined): IdempotencyState {
+export function idempotencyStateOf(
+  recorded: RecordedCall | undefined,
+  fingerprint: string,
+  rpc: MutationName | undefined,
+): IdempotencyState {
   if (recorded === undefined) return "new";
   return recorded.fingerprint === fingerprint && (rpc === undefined || recorded.rpc === rpc) ? "replay" : "conflict";
 }
@@ -153,12 +171,17 @@ export function createIdempotentRunner<S extends { idempotency: IdempotencyState
     async check(caller, input) {
       if (input === undefined) throw invalidArgument("idempotency is required: give its key and fingerprint");
       const { key, fingerprint } = validateKeyShape(input);
-      return idempotencyStateOf(await repository.findCall(caller, key, notBeforeOf(expiry.now())), fingerprint, undefined);
+      return idempotencyStateOf(
+        await repository.findCall(caller, key, notBeforeOf(expiry.now())),
+        fingerprint,
+        undefined,
+      );
     },
 
     async run(caller, rpc, idempotency, validate, execute) {
       const key = validateIdempotency(idempotency, rpc);
-      if (idempotency === undefined || key === undefined) return { replayed: false, result: await execute(await validate(), undefined) };
+      if (idempotency === undefined || key === undefined)
+        return { replayed: false, result: await execute(await validate(), undefined) };
       const early = replayOf(await repository.findCall(caller, key.key, notBeforeOf(expiry.now())), key);
       if (early !== undefined) return early;
       const validated = await validate();

@@ -17,7 +17,8 @@ interface ApiKeyRow {
 }
 
 // Never key_hash: a stored hash does not leave the store.
-const columns = "k.id, k.hint, k.tenant, k.subject, k.groups, k.scopes, k.description, k.expires_at, k.created_at, k.revoked_at";
+const columns =
+  "k.id, k.hint, k.tenant, k.subject, k.groups, k.scopes, k.description, k.expires_at, k.created_at, k.revoked_at";
 
 function toRecord(row: ApiKeyRow): ApiKeyRecord {
   return {
@@ -43,7 +44,17 @@ export function createApiKeyRepository(db: SqlExecutor): ApiKeyRepository {
          VALUES ($1, $2, $3, $4, $5, $6::text[], $7::text[], $8, $9::timestamptz)
          ON CONFLICT (key_hash) DO NOTHING
          RETURNING ${columns}`,
-        [createUuidV7(), keyHash, key.hint, key.tenant, key.subject, key.groups, key.scopes, key.description, key.expiresAt?.toISOString() ?? null],
+        [
+          createUuidV7(),
+          keyHash,
+          key.hint,
+          key.tenant,
+          key.subject,
+          key.groups,
+          key.scopes,
+          key.description,
+          key.expiresAt?.toISOString() ?? null,
+        ],
       );
       const row = rows[0];
       return row === undefined ? undefined : toRecord(row);
@@ -62,13 +73,19 @@ export function createApiKeyRepository(db: SqlExecutor): ApiKeyRepository {
     },
 
     async findByHint(hint) {
-      const { rows } = await db.query<ApiKeyRow>(`SELECT ${columns} FROM api_keys k WHERE k.hint = $1 ORDER BY k.created_at DESC, k.id DESC`, [hint]);
+      const { rows } = await db.query<ApiKeyRow>(
+        `SELECT ${columns} FROM api_keys k WHERE k.hint = $1 ORDER BY k.created_at DESC, k.id DESC`,
+        [hint],
+      );
       return rows.map(toRecord);
     },
 
     async revoke(id) {
       // coalesce keeps the first revocation time: revoking twice changes nothing.
-      const { rows } = await db.query<ApiKeyRow>(`UPDATE api_keys AS k SET revoked_at = coalesce(k.revoked_at, now()) WHERE k.id = $1 RETURNING ${columns}`, [id]);
+      const { rows } = await db.query<ApiKeyRow>(
+        `UPDATE api_keys AS k SET revoked_at = coalesce(k.revoked_at, now()) WHERE k.id = $1 RETURNING ${columns}`,
+        [id],
+      );
       const row = rows[0];
       return row === undefined ? undefined : toRecord(row);
     },

@@ -3,7 +3,15 @@ import assert from "node:assert/strict";
 import { isContextHubError } from "@context-hub/common";
 import { validateApiKey, type ApiKeyInput } from "./api-keys.js";
 
-const key: ApiKeyInput = { hint: "chk_abcdef", tenant: "acme", subject: "ci-bot", groups: ["ops", "ops"], scopes: ["context:read", "context:read"], description: "", expiresAt: undefined };
+const key: ApiKeyInput = {
+  hint: "chk_abcdef",
+  tenant: "acme",
+  subject: "ci-bot",
+  groups: ["ops", "ops"],
+  scopes: ["context:read", "context:read"],
+  description: "",
+  expiresAt: undefined,
+};
 
 function rejects(input: ApiKeyInput, message: RegExp): void {
   assert.throws(
@@ -20,7 +28,10 @@ test("a valid key is normalised: duplicate groups and scopes dropped", () => {
 test("every bad field is refused naming it", () => {
   rejects({ ...key, tenant: "" }, /key\.tenant must be 1 to 256 characters \(got 0\)/);
   rejects({ ...key, subject: "s".repeat(257) }, /key\.subject must be 1 to 256 characters \(got 257\)/);
-  rejects({ ...key, scopes: [] }, /key\.scopes must name at least one of context:read, context:write, context:review, context:admin/);
+  rejects(
+    { ...key, scopes: [] },
+    /key\.scopes must name at least one of context:read, context:write, context:review, context:admin/,
+  );
   rejects({ ...key, scopes: ["context:read", "root"] }, /key\.scopes\[1\] "root" is not a scope/);
   rejects({ ...key, groups: [""] }, /key\.groups\[0\] must be 1 to 256 characters/);
   rejects({ ...key, hint: "" }, /key\.hint must be 1 to 64 characters/);
@@ -29,6 +40,9 @@ test("every bad field is refused naming it", () => {
 });
 
 test("the audit log's operator name cannot be a key's subject", () => {
-  rejects({ ...key, subject: "operator" }, /key\.subject "operator" is reserved: the audit log records operator actions under that name/);
+  rejects(
+    { ...key, subject: "operator" },
+    /key\.subject "operator" is reserved: the audit log records operator actions under that name/,
+  );
   rejects({ ...key, subject: "Operator" }, /key\.subject "Operator" is reserved/);
 });

@@ -83,13 +83,15 @@ function isScope(value: string): value is Scope {
 }
 
 function validateName(value: string, field: string, maxLength: number): string {
-  if (value.length < 1 || value.length > maxLength) throw invalidArgument(`${field} must be 1 to ${maxLength} characters (got ${value.length})`);
+  if (value.length < 1 || value.length > maxLength)
+    throw invalidArgument(`${field} must be 1 to ${maxLength} characters (got ${value.length})`);
   if (value.includes("\u0000")) throw invalidArgument(`${field} must not contain NUL characters`);
   return value;
 }
 
 function validateKeyHash(keyHash: string): string {
-  if (!keyHashPattern.test(keyHash)) throw invalidArgument("key_hash must be the lowercase hex SHA-256 of the key (64 characters)");
+  if (!keyHashPattern.test(keyHash))
+    throw invalidArgument("key_hash must be the lowercase hex SHA-256 of the key (64 characters)");
   return keyHash;
 }
 
@@ -98,20 +100,39 @@ export function validateApiKey(key: ApiKeyInput, now: Date = new Date()): ApiKey
   const tenant = validateName(key.tenant, "key.tenant", apiKeyLimits.identifierLength);
   const subject = validateName(key.subject, "key.subject", apiKeyLimits.identifierLength);
   if (isReservedSubject(subject)) throw invalidArgument(reservedSubjectMessage("key.subject", subject));
-  if (key.groups.length > apiKeyLimits.groups) throw invalidArgument(`key.groups: at most ${apiKeyLimits.groups} (got ${key.groups.length})`);
-  const groups = [...new Set(key.groups.map((group, index) => validateName(group, `key.groups[${index}]`, apiKeyLimits.identifierLength)))];
+  if (key.groups.length > apiKeyLimits.groups)
+    throw invalidArgument(`key.groups: at most ${apiKeyLimits.groups} (got ${key.groups.length})`);
+  const groups = [
+    ...new Set(
+      key.groups.map((group, index) => validateName(group, `key.groups[${index}]`, apiKeyLimits.identifierLength)),
+    ),
+  ];
   if (key.scopes.length === 0) throw invalidArgument(`key.scopes must name at least one of ${apiKeyScopes.join(", ")}`);
   const scopes = key.scopes.map((scope, index) => {
-    if (!isScope(scope)) throw invalidArgument(`key.scopes[${index}] ${JSON.stringify(scope.slice(0, 64))} is not a scope: use ${apiKeyScopes.join(", ")}`);
+    if (!isScope(scope))
+      throw invalidArgument(
+        `key.scopes[${index}] ${JSON.stringify(scope.slice(0, 64))} is not a scope: use ${apiKeyScopes.join(", ")}`,
+      );
     return scope;
   });
   const hint = validateName(key.hint, "key.hint", apiKeyLimits.hintLength);
   if (key.description.length > apiKeyLimits.descriptionLength) {
-    throw invalidArgument(`key.description is ${key.description.length} characters; the limit is ${apiKeyLimits.descriptionLength}`);
+    throw invalidArgument(
+      `key.description is ${key.description.length} characters; the limit is ${apiKeyLimits.descriptionLength}`,
+    );
   }
   if (key.description.includes("\u0000")) throw invalidArgument("key.description must not contain NUL characters");
-  if (key.expiresAt !== undefined && !(key.expiresAt.getTime() > now.getTime())) throw invalidArgument("key.expires_at must be in the future");
-  return { hint, tenant, subject, groups, scopes: [...new Set(scopes)], description: key.description, expiresAt: key.expiresAt };
+  if (key.expiresAt !== undefined && !(key.expiresAt.getTime() > now.getTime()))
+    throw invalidArgument("key.expires_at must be in the future");
+  return {
+    hint,
+    tenant,
+    subject,
+    groups,
+    scopes: [...new Set(scopes)],
+    description: key.description,
+    expiresAt: key.expiresAt,
+  };
 }
 
 function noSuchKey(idOrHint: string): ContextHubError {
@@ -127,12 +148,14 @@ export function createApiKeyService(repository: ApiKeyRepository): ApiKeyService
       if (key === undefined) throw invalidArgument("key is required");
       const write = validateApiKey(key);
       const created = await repository.insert(write, validateKeyHash(keyHash));
-      if (created === undefined) throw invalidArgument("an API key with this key_hash already exists", "generate a new key");
+      if (created === undefined)
+        throw invalidArgument("an API key with this key_hash already exists", "generate a new key");
       return created;
     },
 
     async list(request) {
-      const tenant = request.tenant === "" ? undefined : validateName(request.tenant, "tenant", apiKeyLimits.identifierLength);
+      const tenant =
+        request.tenant === "" ? undefined : validateName(request.tenant, "tenant", apiKeyLimits.identifierLength);
       return repository.list({ tenant, includeRevoked: request.includeRevoked });
     },
 
@@ -147,7 +170,10 @@ export function createApiKeyService(repository: ApiKeyRepository): ApiKeyService
       const matches = await repository.findByHint(idOrHint.trim());
       const active = matches.filter((key) => key.revokedAt === undefined);
       if (active.length > 1) {
-        throw invalidArgument(`the hint ${JSON.stringify(idOrHint.trim())} matches ${active.length} API keys; revoke by id`, "list the keys to find the id");
+        throw invalidArgument(
+          `the hint ${JSON.stringify(idOrHint.trim())} matches ${active.length} API keys; revoke by id`,
+          "list the keys to find the id",
+        );
       }
       // A hint naming only revoked keys names the latest of them: revoking again changes nothing.
       const target = active[0] ?? matches[0];

@@ -52,29 +52,52 @@ export interface MemoryService {
 const ownersShown = 10;
 
 /** The locked memory a write may change, or the error that says why not (hidden and missing alike). */
-async function writableMemory(scope: MemoryWriteScope, caller: Principal, name: MemoryName): Promise<StoredMemory | undefined> {
+async function writableMemory(
+  scope: MemoryWriteScope,
+  caller: Principal,
+  name: MemoryName,
+): Promise<StoredMemory | undefined> {
   const memory = await scope.lockNamed(caller, name);
   if (memory === undefined) return undefined;
   if (!memory.writable) {
-    throw new ContextHubError("PERMISSION_DENIED", `you may read memory ${describeName(name, caller.subject)} but not change it`, { remedy: "ask its owner for a write grant on the namespace" });
+    throw new ContextHubError(
+      "PERMISSION_DENIED",
+      `you may read memory ${describeName(name, caller.subject)} but not change it`,
+      { remedy: "ask its owner for a write grant on the namespace" },
+    );
   }
   return memory;
 }
 
-function checkExpected(name: MemoryName, caller: Principal, expected: number | undefined, memory: StoredMemory | undefined): void {
+function checkExpected(
+  name: MemoryName,
+  caller: Principal,
+  expected: number | undefined,
+  memory: StoredMemory | undefined,
+): void {
   if (expected === undefined) return;
   const actual = memory === undefined || memory.deletedAt !== undefined ? undefined : memory.version;
   if ((actual ?? 0) !== expected) throw memoryVersionConflict(name, caller.subject, expected, actual);
 }
 
 function writeOf(put: ValidPut, visibility: MemoryWrite["visibility"]): MemoryWrite {
-  return { visibility, kind: put.kind, tags: put.tags, valueType: put.valueType, value: put.value, contentHash: memoryHash(put.value) };
+  return {
+    visibility,
+    kind: put.kind,
+    tags: put.tags,
+    valueType: put.valueType,
+    value: put.value,
+    contentHash: memoryHash(put.value),
+  };
 }
 
 async function putIn(scope: MemoryWriteScope, caller: Principal, put: ValidPut): Promise<PutMemoryResult> {
   const own = put.owner === caller.subject;
   // A first put of the caller's own key inserts; a concurrent first put of the same key makes this insert nothing, and the update below follows it.
-  const inserted = own && (put.expectedVersion ?? 0) === 0 ? await scope.insert(caller, put, writeOf(put, put.visibility ?? "shared")) : undefined;
+  const inserted =
+    own && (put.expectedVersion ?? 0) === 0
+      ? await scope.insert(caller, put, writeOf(put, put.visibility ?? "shared"))
+      : undefined;
   let result: PutMemoryResult;
   if (inserted !== undefined) {
     result = { memory: inserted, created: true };
@@ -83,8 +106,16 @@ async function putIn(scope: MemoryWriteScope, caller: Principal, put: ValidPut):
     if (memory === undefined && !own) throw memoryNotFound(put, caller.subject);
     checkExpected(put, caller, put.expectedVersion, memory);
     if (memory === undefined) throw new Error("a caller's own memory vanished between its insert and its lock");
-    if (put.visibility !== undefined && put.visibility !== memory.visibility && memory.owner !== caller.subject && !caller.scopes.includes("context:admin")) {
-      throw new ContextHubError("PERMISSION_DENIED", `only the owner of memory ${describeName(put, caller.subject)} may change its visibility`);
+    if (
+      put.visibility !== undefined &&
+      put.visibility !== memory.visibility &&
+      memory.owner !== caller.subject &&
+      !caller.scopes.includes("context:admin")
+    ) {
+      throw new ContextHubError(
+        "PERMISSION_DENIED",
+        `only the owner of memory ${describeName(put, caller.subject)} may change its visibility`,
+      );
     }
     const updated = await scope.update(caller, memory.id, writeOf(put, put.visibility ?? memory.visibility));
     result = { memory: updated, created: memory.deletedAt !== undefined };
@@ -102,7 +133,13 @@ async function putIn(scope: MemoryWriteScope, caller: Principal, put: ValidPut):
   return result;
 }
 
-async function deleteIn(scope: MemoryWriteScope, caller: Principal, name: MemoryName, reason: string, expected: number | undefined): Promise<DeleteMemoryResult> {
+async function deleteIn(
+  scope: MemoryWriteScope,
+  caller: Principal,
+  name: MemoryName,
+  reason: string,
+  expected: number | undefined,
+): Promise<DeleteMemoryResult> {
   const memory = await writableMemory(scope, caller, name);
   if (memory === undefined || memory.deletedAt !== undefined) throw memoryNotFound(name, caller.subject);
   checkExpected(name, caller, expected, memory);
@@ -121,7 +158,11 @@ async function deleteIn(scope: MemoryWriteScope, caller: Principal, name: Memory
 }
 
 /** The one memory a read names: the caller's own first; another owner's when it is the only one the caller sees. */
-async function resolveNamed(repository: MemoryRepository, caller: Principal, request: { namespace: string; key: string; owner: string }): Promise<StoredMemory> {
+async function resolveNamed(
+  repository: MemoryRepository,
+  caller: Principal,
+  request: { namespace: string; key: string; owner: string },
+): Promise<StoredMemory> {
   const namespace = namespaceOf(request.namespace, caller.subject);
   const key = validateName({ namespace, key: request.key, owner: "" }, caller.subject).key;
   const owner = request.owner === "" ? undefined : validateName(request, caller.subject).owner;
@@ -142,9 +183,14 @@ async function resolveNamed(repository: MemoryRepository, caller: Principal, req
 }
 
 /** The memory service over its repository. */
-export function createMemoryService(repository: MemoryRepository, denials: DenialRecorder, expiry?: IdempotencyExpiry): MemoryService {
+export function createMemoryService(
+  repository: MemoryRepository,
+  denials: DenialRecorder,
+  expiry?: IdempotencyExpiry,
+): MemoryService {
   const runner = createIdempotentRunner(repository, expiry);
-  const inTransaction = <T>(scope: MemoryWriteScope | undefined, work: (scope: MemoryWriteScope) => Promise<T>) => (scope === undefined ? repository.transaction(work) : work(scope));
+  const inTransaction = <T>(scope: MemoryWriteScope | undefined, work: (scope: MemoryWriteScope) => Promise<T>) =>
+    scope === undefined ? repository.transaction(work) : work(scope);
   return {
     put(principal, request) {
       return denials.guard(principal, "memory.put", [], async () => {
@@ -167,7 +213,8 @@ export function createMemoryService(repository: MemoryRepository, denials: Denia
           "DeleteMemory",
           request.idempotency,
           () => ({ name: validateName(request, caller.subject), reason: validateReason(request.reason) }),
-          ({ name, reason }, scope) => inTransaction(scope, (tx) => deleteIn(tx, caller, name, reason, request.expectedVersion)),
+          ({ name, reason }, scope) =>
+            inTransaction(scope, (tx) => deleteIn(tx, caller, name, reason, request.expectedVersion)),
         );
       });
     },
@@ -181,12 +228,19 @@ export function createMemoryService(repository: MemoryRepository, denials: Denia
         if (memory.deletedAt !== undefined) throw memoryNotFound(name, caller.subject);
         return memory;
       }
-      const found = await repository.revision(memory.id, request.asOf === undefined ? { version: request.version } : { asOf: request.asOf });
-      const revision = found === undefined ? undefined : revisionFor(found, memory.owner, caller.subject, isAdmin(caller));
+      const found = await repository.revision(
+        memory.id,
+        request.asOf === undefined ? { version: request.version } : { asOf: request.asOf },
+      );
+      const revision =
+        found === undefined ? undefined : revisionFor(found, memory.owner, caller.subject, isAdmin(caller));
       // A redacted revision has no value to give: it answers as one that does not exist.
       if (revision === undefined || revision.change === "delete" || revision.redacted) {
-        const when = request.asOf === undefined ? `version ${request.version}` : `a value at ${request.asOf.toISOString()}`;
-        throw new ContextHubError("ENTRY_NOT_FOUND", `memory ${describeName(name, caller.subject)} has no ${when}`, { remedy: "get_memory_history lists its versions" });
+        const when =
+          request.asOf === undefined ? `version ${request.version}` : `a value at ${request.asOf.toISOString()}`;
+        throw new ContextHubError("ENTRY_NOT_FOUND", `memory ${describeName(name, caller.subject)} has no ${when}`, {
+          remedy: "get_memory_history lists its versions",
+        });
       }
       return {
         id: memory.id,
@@ -223,18 +277,24 @@ export function createMemoryService(repository: MemoryRepository, denials: Denia
         ["tag", filter.tag],
         ["owner", filter.owner],
       ] as const) {
-        if (value.length > memoryLimits.keyChars || value.includes("\u0000")) throw invalidArgument(`${field} must be at most ${memoryLimits.keyChars} characters without NUL`);
+        if (value.length > memoryLimits.keyChars || value.includes("\u0000"))
+          throw invalidArgument(`${field} must be at most ${memoryLimits.keyChars} characters without NUL`);
       }
       const rows = await repository.list(caller, filter, limit);
       const page = rows.slice(0, limit);
       const last = page.at(-1);
-      return { memories: page, nextCursor: rows.length > limit && last !== undefined ? encodeCursor([last.namespace, last.key, last.owner]) : "" };
+      return {
+        memories: page,
+        nextCursor:
+          rows.length > limit && last !== undefined ? encodeCursor([last.namespace, last.key, last.owner]) : "",
+      };
     },
 
     async history(principal, request) {
       const caller = requirePrincipal(principal, "context:read");
       const limit = validateMemoryPage(request.limit);
-      if (request.offset > memoryLimits.maxHistoryOffset) throw invalidArgument(`offset must be at most ${memoryLimits.maxHistoryOffset} (got ${request.offset})`);
+      if (request.offset > memoryLimits.maxHistoryOffset)
+        throw invalidArgument(`offset must be at most ${memoryLimits.maxHistoryOffset} (got ${request.offset})`);
       const memory = await resolveNamed(repository, caller, request);
       const revisions = await repository.revisions(memory.id, limit, request.offset);
       return {
@@ -243,9 +303,14 @@ export function createMemoryService(repository: MemoryRepository, denials: Denia
         key: memory.key,
         owner: memory.owner,
         latestVersion: memory.version,
-        revisions: revisions.slice(0, limit).map((revision) => revisionFor(revision, memory.owner, caller.subject, isAdmin(caller))),
+        revisions: revisions
+          .slice(0, limit)
+          .map((revision) => revisionFor(revision, memory.owner, caller.subject, isAdmin(caller))),
         hasMore: revisions.length > limit,
-        tombstone: memory.deletedAt === undefined ? undefined : { deletedBy: memory.updatedBy, deletedAt: memory.deletedAt, reason: memory.deleteReason },
+        tombstone:
+          memory.deletedAt === undefined
+            ? undefined
+            : { deletedBy: memory.updatedBy, deletedAt: memory.deletedAt, reason: memory.deleteReason },
       };
     },
   };

@@ -16,7 +16,10 @@ export function decodeCursor(cursor: string): [string, string, string] | undefin
     parsed = undefined;
   }
   if (!Array.isArray(parsed) || parsed.length !== 3 || !parsed.every((part) => typeof part === "string")) {
-    throw invalidArgument("cursor is not one list_memories gave", "pass the next_cursor of the previous page, or none for the first page");
+    throw invalidArgument(
+      "cursor is not one list_memories gave",
+      "pass the next_cursor of the previous page, or none for the first page",
+    );
   }
   return parsed as [string, string, string];
 }

@@ -190,7 +190,8 @@ export function namespaceOf(namespace: string, subject: string): string {
 
 /** A key: 1 to 512 characters without NUL. */
 export function validateKey(key: string): string {
-  if (key.length < 1 || key.length > memoryLimits.keyChars) throw invalidArgument(`key must be 1 to ${memoryLimits.keyChars} characters (got ${key.length})`);
+  if (key.length < 1 || key.length > memoryLimits.keyChars)
+    throw invalidArgument(`key must be 1 to ${memoryLimits.keyChars} characters (got ${key.length})`);
   if (hasNul(key)) throw invalidArgument("key must not contain NUL characters");
   return key;
 }
@@ -203,15 +204,23 @@ function validateOwner(owner: string, subject: string): string {
 
 /** The memory a call names, with its defaults filled in. */
 export function validateName(request: { namespace: string; key: string; owner: string }, subject: string): MemoryName {
-  return { namespace: namespaceOf(request.namespace, subject), key: validateKey(request.key), owner: validateOwner(request.owner, subject) };
+  return {
+    namespace: namespaceOf(request.namespace, subject),
+    key: validateKey(request.key),
+    owner: validateOwner(request.owner, subject),
+  };
 }
 
 function validateValue(valueType: MemoryValueType, value: string): string {
   if (value.length > memoryLimits.valueChars)
-    throw invalidArgument(`value must be at most ${memoryLimits.valueChars} characters (got ${value.length})`, "store long documents with store_context and keep their id in the memory");
+    throw invalidArgument(
+      `value must be at most ${memoryLimits.valueChars} characters (got ${value.length})`,
+      "store long documents with store_context and keep their id in the memory",
+    );
   if (hasNul(value)) throw invalidArgument("value must not contain NUL characters");
   if (valueType === "text") {
-    if (value.length === 0) throw invalidArgument("value must not be empty", "delete the memory with delete_memory instead");
+    if (value.length === 0)
+      throw invalidArgument("value must not be empty", "delete the memory with delete_memory instead");
     return value;
   }
   try {
@@ -234,7 +243,8 @@ export interface ValidPut extends MemoryName {
 /** Checks a put before any transaction opens: bad input changes nothing. */
 export function validatePut(request: PutMemoryRequest, subject: string): ValidPut {
   const name = validateName(request, subject);
-  if (request.kind.length > memoryLimits.kindChars || hasNul(request.kind)) throw invalidArgument(`kind must be at most ${memoryLimits.kindChars} characters without NUL`);
+  if (request.kind.length > memoryLimits.kindChars || hasNul(request.kind))
+    throw invalidArgument(`kind must be at most ${memoryLimits.kindChars} characters without NUL`);
   return {
     ...name,
     valueType: request.valueType,
@@ -254,7 +264,8 @@ export function validateMemoryPage(limit: number): number {
 
 /** A reason for a delete: at most 1,000 characters. */
 export function validateReason(reason: string): string {
-  if (reason.length > memoryLimits.reasonChars || hasNul(reason)) throw invalidArgument(`reason must be at most ${memoryLimits.reasonChars} characters without NUL`);
+  if (reason.length > memoryLimits.reasonChars || hasNul(reason))
+    throw invalidArgument(`reason must be at most ${memoryLimits.reasonChars} characters without NUL`);
   return reason;
 }
 
@@ -275,10 +286,20 @@ export function memoryNotFound(name: MemoryName, subject: string): ContextHubErr
 }
 
 /** The compare-and-set conflict: told only to callers who can read the memory. */
-export function memoryVersionConflict(name: MemoryName, subject: string, expected: number, actual: number | undefined): ContextHubError {
+export function memoryVersionConflict(
+  name: MemoryName,
+  subject: string,
+  expected: number,
+  actual: number | undefined,
+): ContextHubError {
   const now = actual === undefined ? "does not exist" : `is at version ${actual}`;
-  return new ContextHubError("VERSION_CONFLICT", `memory ${describeName(name, subject)} ${now}, not at the expected version ${expected}`, {
-    remedy: "read it with get_memory, merge your change into its current value, and put again with its version as expected_version",
-    details: { expected_version: expected, ...(actual === undefined ? {} : { current_version: actual }) },
-  });
+  return new ContextHubError(
+    "VERSION_CONFLICT",
+    `memory ${describeName(name, subject)} ${now}, not at the expected version ${expected}`,
+    {
+      remedy:
+        "read it with get_memory, merge your change into its current value, and put again with its version as expected_version",
+      details: { expected_version: expected, ...(actual === undefined ? {} : { current_version: actual }) },
+    },
+  );
 }

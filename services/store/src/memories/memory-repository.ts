@@ -12,7 +12,14 @@ import type { IdempotencyStatements, RecordedCall } from "../idempotency/idempot
 import type { Visibility } from "../model/entry-values.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
-import { memoryLimits, type MemoryName, type MemoryRecord, type MemoryRevision, type MemorySummary, type MemoryValueType } from "./memory-model.js";
+import {
+  memoryLimits,
+  type MemoryName,
+  type MemoryRecord,
+  type MemoryRevision,
+  type MemorySummary,
+  type MemoryValueType,
+} from "./memory-model.js";
 
 /** The `memories` rows as the access predicate judges them: the namespace is the thread its grants name. */
 const memoryRows = "(SELECT memories.*, memories.namespace AS thread_id FROM memories)";
@@ -66,7 +73,12 @@ function toRecord(row: MemoryRow): MemoryRecord {
 }
 
 function toStored(row: MemoryRow & { writable: boolean }): StoredMemory {
-  return { ...toRecord(row), deletedAt: row.deleted_at ?? undefined, deleteReason: row.delete_reason, writable: row.writable };
+  return {
+    ...toRecord(row),
+    deletedAt: row.deleted_at ?? undefined,
+    deleteReason: row.delete_reason,
+    writable: row.writable,
+  };
 }
 
 /** What a write leaves as the memory's new revision. */
@@ -120,7 +132,19 @@ function createWriteScope(tx: SqlExecutor): MemoryWriteScope {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, now(), now(), $5)
          ON CONFLICT ON CONSTRAINT memories_name_key DO NOTHING
          RETURNING ${columns}`,
-        [createUuidV7(), principal.tenant, name.namespace, name.key, name.owner, write.visibility, write.kind, write.tags, write.valueType, write.value, write.contentHash],
+        [
+          createUuidV7(),
+          principal.tenant,
+          name.namespace,
+          name.key,
+          name.owner,
+          write.visibility,
+          write.kind,
+          write.tags,
+          write.valueType,
+          write.value,
+          write.contentHash,
+        ],
       );
       return rows[0] === undefined ? undefined : toRecord(rows[0]);
     },
@@ -130,7 +154,16 @@ function createWriteScope(tx: SqlExecutor): MemoryWriteScope {
         `UPDATE memories AS m SET visibility = $2, kind = $3, tags = $4, value_type = $5, value = $6, content_hash = $7, version = m.version + 1,
            updated_at = now(), updated_by = $8, deleted_at = NULL, delete_reason = ''
          WHERE m.id = $1 RETURNING ${columns}`,
-        [id, write.visibility, write.kind, write.tags, write.valueType, write.value, write.contentHash, principal.subject],
+        [
+          id,
+          write.visibility,
+          write.kind,
+          write.tags,
+          write.valueType,
+          write.value,
+          write.contentHash,
+          principal.subject,
+        ],
       );
       return toRecord(rows[0]!);
     },
@@ -185,7 +218,8 @@ function toRevision(row: RevisionRow): MemoryRevision {
   };
 }
 
-const revisionColumns = "v.version, v.change, v.visibility, v.kind, v.tags, v.value_type, v.value, v.content_hash, v.written_by, v.written_at, v.reason";
+const revisionColumns =
+  "v.version, v.change, v.visibility, v.kind, v.tags, v.value_type, v.value, v.content_hash, v.written_by, v.written_at, v.reason";
 
 /** Which memories a listing shows; empty strings do not filter. */
 export interface MemoryListFilter {
@@ -201,7 +235,8 @@ export interface MemoryListFilter {
 /** The memory repository over a migrated database. */
 export function createMemoryRepository(db: SqlDatabase) {
   return {
-    findCall: (principal: Principal, key: string, notBefore: Date): Promise<RecordedCall | undefined> => findRecordedCall(db, principal, key, notBefore),
+    findCall: (principal: Principal, key: string, notBefore: Date): Promise<RecordedCall | undefined> =>
+      findRecordedCall(db, principal, key, notBefore),
 
     transaction<T>(fn: (scope: MemoryWriteScope) => Promise<T>): Promise<T> {
       return db.transaction(async (tx) => {
@@ -218,7 +253,13 @@ export function createMemoryRepository(db: SqlDatabase) {
      * then by owner; at most `limit`. Deleted ones are shown to their owner
      * alone. With `owner`, only that owner's.
      */
-    async findNamed(principal: Principal, namespace: string, key: string, owner: string | undefined, limit: number): Promise<StoredMemory[]> {
+    async findNamed(
+      principal: Principal,
+      namespace: string,
+      key: string,
+      owner: string | undefined,
+      limit: number,
+    ): Promise<StoredMemory[]> {
       const params = createSqlParams();
       const readable = accessPredicate(principal, "m", params, "read");
       const subject = params.add(principal.subject);
@@ -237,31 +278,43 @@ export function createMemoryRepository(db: SqlDatabase) {
     async revision(memoryId: string, at: { version: number } | { asOf: Date }): Promise<MemoryRevision | undefined> {
       const { rows } =
         "version" in at
-          ? await db.query<RevisionRow>(`SELECT ${revisionColumns} FROM memory_versions v WHERE v.memory_id = $1 AND v.version = $2`, [memoryId, at.version])
-          : await db.query<RevisionRow>(`SELECT ${revisionColumns} FROM memory_versions v WHERE v.memory_id = $1 AND v.written_at <= $2::timestamptz ORDER BY v.version DESC LIMIT 1`, [
-              memoryId,
-              at.asOf.toISOString(),
-            ]);
+          ? await db.query<RevisionRow>(
+              `SELECT ${revisionColumns} FROM memory_versions v WHERE v.memory_id = $1 AND v.version = $2`,
+              [memoryId, at.version],
+            )
+          : await db.query<RevisionRow>(
+              `SELECT ${revisionColumns} FROM memory_versions v WHERE v.memory_id = $1 AND v.written_at <= $2::timestamptz ORDER BY v.version DESC LIMIT 1`,
+              [memoryId, at.asOf.toISOString()],
+            );
       return rows[0] === undefined ? undefined : toRevision(rows[0]);
     },
 
     /** A page of a memory's revisions, newest first, one more than `limit` to tell whether more follow. */
     async revisions(memoryId: string, limit: number, offset: number): Promise<MemoryRevision[]> {
-      const { rows } = await db.query<RevisionRow>(`SELECT ${revisionColumns} FROM memory_versions v WHERE v.memory_id = $1 ORDER BY v.version DESC LIMIT $2 OFFSET $3`, [memoryId, limit + 1, offset]);
+      const { rows } = await db.query<RevisionRow>(
+        `SELECT ${revisionColumns} FROM memory_versions v WHERE v.memory_id = $1 ORDER BY v.version DESC LIMIT $2 OFFSET $3`,
+        [memoryId, limit + 1, offset],
+      );
       return rows.map(toRevision);
     },
 
     /** One page of the live memories the caller can see, in (namespace, key, owner) order; one more than `limit`. */
     async list(principal: Principal, filter: MemoryListFilter, limit: number): Promise<MemorySummary[]> {
       const params = createSqlParams();
-      const conditions = [`m.tenant = ${params.add(principal.tenant)}`, accessPredicate(principal, "m", params, "read"), "m.deleted_at IS NULL"];
+      const conditions = [
+        `m.tenant = ${params.add(principal.tenant)}`,
+        accessPredicate(principal, "m", params, "read"),
+        "m.deleted_at IS NULL",
+      ];
       if (filter.namespace !== "") conditions.push(`m.namespace = ${params.add(filter.namespace)}`);
       if (filter.keyPrefix !== "") conditions.push(`starts_with(m.key, ${params.add(filter.keyPrefix)})`);
       if (filter.kind !== "") conditions.push(`m.kind = ${params.add(filter.kind)}`);
       if (filter.tag !== "") conditions.push(`m.tags @> ARRAY[${params.add(filter.tag)}]::text[]`);
       if (filter.owner !== "") conditions.push(`m.owner = ${params.add(filter.owner)}`);
       if (filter.after !== undefined) {
-        conditions.push(`(m.namespace, m.key, m.owner) > (${params.add(filter.after[0])}::text, ${params.add(filter.after[1])}::text, ${params.add(filter.after[2])}::text)`);
+        conditions.push(
+          `(m.namespace, m.key, m.owner) > (${params.add(filter.after[0])}::text, ${params.add(filter.after[1])}::text, ${params.add(filter.after[2])}::text)`,
+        );
       }
       const preview = params.add(memoryLimits.previewChars);
       const { rows } = await db.query<MemoryRow & { value_chars: number }>(
@@ -270,7 +323,11 @@ export function createMemoryRepository(db: SqlDatabase) {
          ORDER BY m.namespace, m.key, m.owner LIMIT ${params.add(limit + 1)}`,
         params.values,
       );
-      return rows.map((row) => ({ ...toRecord(row), valueChars: row.value_chars, truncated: row.value_chars > row.value.length }));
+      return rows.map((row) => ({
+        ...toRecord(row),
+        valueChars: row.value_chars,
+        truncated: row.value_chars > row.value.length,
+      }));
     },
   };
 }

@@ -53,7 +53,13 @@ export interface GeneratedInput {
   embeddingDimension: number;
   chunks: readonly { ordinal: number; span: TextSpan | undefined; vector: readonly number[] }[];
   summary: string;
-  nodeSummaries: readonly { nodeId: string; heading: string; level: number; span: TextSpan | undefined; summary: string }[];
+  nodeSummaries: readonly {
+    nodeId: string;
+    heading: string;
+    level: number;
+    span: TextSpan | undefined;
+    summary: string;
+  }[];
   /** Content hash of the text this was generated for; empty when the caller did not say. */
   textHash: string;
 }

@@ -54,7 +54,8 @@ export function normaliseTags(tags: readonly string[], field: string): string[] 
   tags.forEach((raw, index) => {
     const tag = raw.trim().toLowerCase();
     if (tag.length === 0) throw invalidArgument(`${field}[${index}] is empty`);
-    if (tag.length > limits.tagLength) throw invalidArgument(`${field}[${index}] is ${tag.length} characters; the limit is ${limits.tagLength}`);
+    if (tag.length > limits.tagLength)
+      throw invalidArgument(`${field}[${index}] is ${tag.length} characters; the limit is ${limits.tagLength}`);
     if (hasNul(tag)) throw invalidArgument(`${field}[${index}] must not contain NUL characters`);
     if (!normalised.includes(tag)) normalised.push(tag);
   });
@@ -65,7 +66,8 @@ export function normaliseTags(tags: readonly string[], field: string): string[] 
 export function containsNul(value: JsonValue): boolean {
   if (typeof value === "string") return hasNul(value);
   if (Array.isArray(value)) return value.some(containsNul);
-  if (value !== null && typeof value === "object") return Object.entries(value).some(([key, inner]) => hasNul(key) || containsNul(inner));
+  if (value !== null && typeof value === "object")
+    return Object.entries(value).some(([key, inner]) => hasNul(key) || containsNul(inner));
   return false;
 }
 
@@ -84,13 +86,19 @@ export function checkMetadataShape(metadata: JsonValue, field: string): void {
     const { value, depth } = pending.pop()!;
     if (value === null || typeof value !== "object") continue;
     if (depth > limits.metadataDepth)
-      throw invalidArgument(`${field} nests objects and arrays deeper than ${limits.metadataDepth} levels; the limit is ${limits.metadataDepth}`, "flatten the metadata");
+      throw invalidArgument(
+        `${field} nests objects and arrays deeper than ${limits.metadataDepth} levels; the limit is ${limits.metadataDepth}`,
+        "flatten the metadata",
+      );
     if (Array.isArray(value)) {
       for (const inner of value) pending.push({ value: inner, depth: depth + 1 });
       continue;
     }
     for (const key of Object.keys(value)) {
-      if (reservedMetadataKeys.includes(key)) throw invalidArgument(`${field} must not use the key ${JSON.stringify(key)}: the keys "__proto__" and "constructor" are reserved`);
+      if (reservedMetadataKeys.includes(key))
+        throw invalidArgument(
+          `${field} must not use the key ${JSON.stringify(key)}: the keys "__proto__" and "constructor" are reserved`,
+        );
       pending.push({ value: value[key]!, depth: depth + 1 });
     }
   }

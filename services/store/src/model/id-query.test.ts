@@ -25,7 +25,8 @@ test("anything else is INVALID_ARGUMENT naming the field", () => {
   for (const bad of ["", "0190c2a", "0".repeat(33), "0190c2ag", "0190 c2a4"]) {
     assert.throws(
       () => toIdQuery(bad, "updates[3].id"),
-      (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && /^updates\[3\]\.id /.test(error.message),
+      (error: unknown) =>
+        isContextHubError(error) && error.code === "INVALID_ARGUMENT" && /^updates\[3\]\.id /.test(error.message),
       bad,
     );
   }

@@ -30,7 +30,9 @@ function toUuid(hex: string): string {
 export function toIdQuery(input: string, field: string): IdQuery {
   const hex = input.replace(/-/g, "").toLowerCase();
   if (!/^[0-9a-f]*$/.test(hex) || hex.length < minPrefixLength || hex.length > 32) {
-    throw invalidArgument(`${field} ${JSON.stringify(input.slice(0, 64))} is not an entry id: give a full UUID or a prefix of ${minPrefixLength} to ${maxPrefixLength} hex digits`);
+    throw invalidArgument(
+      `${field} ${JSON.stringify(input.slice(0, 64))} is not an entry id: give a full UUID or a prefix of ${minPrefixLength} to ${maxPrefixLength} hex digits`,
+    );
   }
   return {
     input,

@@ -16,7 +16,8 @@ test("ids are strictly increasing within a millisecond, past counter overflow an
   const ids: string[] = [];
   for (let index = 0; index < 10_000; index++) ids.push(createUuidV7(start));
   ids.push(createUuidV7(start - 5_000));
-  for (let index = 1; index < ids.length; index++) assert.ok(ids[index - 1]! < ids[index]!, `${ids[index - 1]} < ${ids[index]}`);
+  for (let index = 1; index < ids.length; index++)
+    assert.ok(ids[index - 1]! < ids[index]!, `${ids[index - 1]} < ${ids[index]}`);
   assert.equal(new Set(ids).size, ids.length);
   assert.ok(toUuidV7Millis(ids.at(-1)!) >= start, "a clock step back never moves ids back");
 });

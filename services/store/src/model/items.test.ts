@@ -41,7 +41,8 @@ const items: ItemResult<string>[] = [
 
 async function write(scope: { staged: string[] }, item: string): Promise<string> {
   scope.staged.push(item);
-  if (item === "fail") throw new ContextHubError("VERSION_CONFLICT", "lost the race", { remedy: "retry with expected_version 2" });
+  if (item === "fail")
+    throw new ContextHubError("VERSION_CONFLICT", "lost the race", { remedy: "retry with expected_version 2" });
   return item.toUpperCase();
 }
 
@@ -60,7 +61,9 @@ test("non-atomic: each item in its own transaction; failures are per item and un
 
 test("non-atomic inside the call's transaction: items run under savepoints and commit together", async () => {
   const store = createFakeStore();
-  const results = await store.transaction((scope) => runItems(items, { atomic: false, scope, transaction: store.transaction }, write));
+  const results = await store.transaction((scope) =>
+    runItems(items, { atomic: false, scope, transaction: store.transaction }, write),
+  );
   assert.deepEqual(
     results.map((result) => result.ok),
     [true, false, false, true],
@@ -78,16 +81,29 @@ test("atomic: the first failure fails the call and nothing commits", async () =>
   );
   assert.deepEqual(store.committed, []);
   const prepared: string[] = [];
-  const results = await runItems([{ ok: true, value: "x" }], { atomic: true, scope: undefined, transaction: store.transaction, prepare: async () => void prepared.push("locks") }, write);
+  const results = await runItems(
+    [{ ok: true, value: "x" }],
+    {
+      atomic: true,
+      scope: undefined,
+      transaction: store.transaction,
+      prepare: async () => void prepared.push("locks"),
+    },
+    write,
+  );
   assert.deepEqual([results, prepared, store.committed], [[{ ok: true, value: "X" }], ["locks"], ["x"]]);
 });
 
 test("a fault that is not a domain error fails even a non-atomic call", async () => {
   const store = createFakeStore();
   await assert.rejects(
-    runItems([{ ok: true, value: "a" }], { atomic: false, scope: undefined, transaction: store.transaction }, async () => {
-      throw new Error("connection reset");
-    }),
+    runItems(
+      [{ ok: true, value: "a" }],
+      { atomic: false, scope: undefined, transaction: store.transaction },
+      async () => {
+        throw new Error("connection reset");
+      },
+    ),
     /connection reset/,
   );
 });

@@ -41,7 +41,10 @@ export interface ItemRunOptions<S extends SavepointScope> {
  * remedy (e.g. "retry with expected_version 4") appended.
  */
 export function toItemError(error: ContextHubError): ItemError {
-  return { code: error.code, message: error.remedy === undefined ? error.message : `${error.message}; ${error.remedy}` };
+  return {
+    code: error.code,
+    message: error.remedy === undefined ? error.message : `${error.message}; ${error.remedy}`,
+  };
 }
 
 /** Whether `error` belongs to one item (a domain error) rather than to the whole call (INTERNAL, or anything else). */
@@ -55,7 +58,11 @@ export function isItemFailure(error: unknown): error is ContextHubError {
  * fails the call (its error names the item). Non-atomic: an invalid item
  * becomes that item's failure and the rest go ahead.
  */
-export function validateItems<I, V>(items: readonly I[], atomic: boolean, validate: (item: I, index: number) => V): ItemResult<V>[] {
+export function validateItems<I, V>(
+  items: readonly I[],
+  atomic: boolean,
+  validate: (item: I, index: number) => V,
+): ItemResult<V>[] {
   return items.map((item, index) => {
     try {
       return { ok: true, value: validate(item, index) };
@@ -103,7 +110,9 @@ export async function runItems<S extends SavepointScope, V, R>(
   };
 
   if (options.atomic) {
-    return options.scope === undefined ? options.transaction((scope) => inScope(scope, (fn) => fn())) : inScope(options.scope, (fn) => fn());
+    return options.scope === undefined
+      ? options.transaction((scope) => inScope(scope, (fn) => fn()))
+      : inScope(options.scope, (fn) => fn());
   }
   if (options.scope !== undefined) {
     const scope = options.scope;

@@ -3,19 +3,34 @@ import assert from "node:assert/strict";
 import { isContextHubError } from "@context-hub/common";
 import { validateMetadataCondition, type MetadataConditionInput } from "./metadata-condition.js";
 
-const check = (condition: Partial<MetadataConditionInput>) => validateMetadataCondition({ key: "k", operator: "eq", value: undefined, ...condition } as MetadataConditionInput, "filter.metadata[2]");
-const refusedNaming = (pattern: RegExp) => (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && pattern.test(error.message);
+const check = (condition: Partial<MetadataConditionInput>) =>
+  validateMetadataCondition(
+    { key: "k", operator: "eq", value: undefined, ...condition } as MetadataConditionInput,
+    "filter.metadata[2]",
+  );
+const refusedNaming = (pattern: RegExp) => (error: unknown) =>
+  isContextHubError(error) && error.code === "INVALID_ARGUMENT" && pattern.test(error.message);
 
 describe("metadata condition", () => {
   test("the operators that take no value refuse one, and exists takes one optionally", () => {
     for (const operator of ["not_exists", "is_null", "is_not_null"] as const) {
       assert.equal(check({ operator }).value, undefined);
-      assert.equal(check({ operator, value: null }).value, undefined, `${operator}: an explicit null is the same as none`);
-      assert.throws(() => check({ operator, value: true }), refusedNaming(new RegExp(`filter\\.metadata\\[2\\]\\.value must be left out for ${operator}`)));
+      assert.equal(
+        check({ operator, value: null }).value,
+        undefined,
+        `${operator}: an explicit null is the same as none`,
+      );
+      assert.throws(
+        () => check({ operator, value: true }),
+        refusedNaming(new RegExp(`filter\\.metadata\\[2\\]\\.value must be left out for ${operator}`)),
+      );
     }
     assert.equal(check({ operator: "exists" }).value, undefined);
     assert.equal(check({ operator: "exists", value: false }).value, false);
-    assert.throws(() => check({ operator: "exists", value: "yes" }), refusedNaming(/filter\.metadata\[2\]\.value must be left out/));
+    assert.throws(
+      () => check({ operator: "exists", value: "yes" }),
+      refusedNaming(/filter\.metadata\[2\]\.value must be left out/),
+    );
   });
 
   test("the comparing operators need a value that suits them", () => {
@@ -38,7 +53,10 @@ describe("metadata condition", () => {
       ["exists", undefined],
       ["is_null", undefined],
     ] as const) {
-      assert.throws(() => check({ operator, value, caseSensitive: true }), refusedNaming(new RegExp(`filter\\.metadata\\[2\\]\\.case_sensitive applies only .* not to ${operator}`)));
+      assert.throws(
+        () => check({ operator, value, caseSensitive: true }),
+        refusedNaming(new RegExp(`filter\\.metadata\\[2\\]\\.case_sensitive applies only .* not to ${operator}`)),
+      );
     }
   });
 
@@ -46,8 +64,15 @@ describe("metadata condition", () => {
     assert.deepEqual(check({ key: "user.preferences.theme", value: "dark" }).path, ["user", "preferences", "theme"]);
     assert.deepEqual(check({ key: "plain", value: 1 }).path, []);
     for (const key of [".a", "a.", "a..b"]) {
-      assert.throws(() => check({ key, value: 1 }), refusedNaming(/filter\.metadata\[2\]\.key .*a dotted path needs a name/), key);
+      assert.throws(
+        () => check({ key, value: 1 }),
+        refusedNaming(/filter\.metadata\[2\]\.key .*a dotted path needs a name/),
+        key,
+      );
     }
-    assert.throws(() => check({ key: Array.from({ length: 40 }, () => "a").join("."), value: 1 }), refusedNaming(/at most \d+ names/));
+    assert.throws(
+      () => check({ key: Array.from({ length: 40 }, () => "a").join("."), value: 1 }),
+      refusedNaming(/at most \d+ names/),
+    );
   });
 });

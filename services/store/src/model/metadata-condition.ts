@@ -11,7 +11,16 @@ import { checkMetadataShape, limits as entryLimits } from "./field-validation.js
 export { metadataOperators, type MetadataOperator };
 
 /** The operators that compare strings, and so take `case_sensitive`. */
-export const caseOperators: readonly MetadataOperator[] = ["eq", "ne", "in", "not_in", "contains", "starts_with", "ends_with", "array_contains"];
+export const caseOperators: readonly MetadataOperator[] = [
+  "eq",
+  "ne",
+  "in",
+  "not_in",
+  "contains",
+  "starts_with",
+  "ends_with",
+  "array_contains",
+];
 
 /** The operators that take no value (exists takes one optionally). */
 const valuelessOperators: readonly MetadataOperator[] = ["not_exists", "is_null", "is_not_null"];
@@ -42,21 +51,30 @@ export const maxListValues = 100;
 function hasNul(value: JsonValue): boolean {
   if (typeof value === "string") return value.includes("\u0000");
   if (Array.isArray(value)) return value.some(hasNul);
-  if (value !== null && typeof value === "object") return Object.entries(value).some(([key, inner]) => key.includes("\u0000") || hasNul(inner));
+  if (value !== null && typeof value === "object")
+    return Object.entries(value).some(([key, inner]) => key.includes("\u0000") || hasNul(inner));
   return false;
 }
 
 const isScalar = (value: JsonValue): boolean => value === null || typeof value !== "object";
 
 /** Checks that `value` suits `operator`; INVALID_ARGUMENT naming `field` otherwise. */
-function validateOperand(operator: MetadataOperator, value: JsonValue | undefined, field: string): JsonValue | undefined {
+function validateOperand(
+  operator: MetadataOperator,
+  value: JsonValue | undefined,
+  field: string,
+): JsonValue | undefined {
   if (valuelessOperators.includes(operator)) {
-    if (value !== undefined && value !== null) throw invalidArgument(`${field}.value must be left out for ${operator}, which takes no value`);
+    if (value !== undefined && value !== null)
+      throw invalidArgument(`${field}.value must be left out for ${operator}, which takes no value`);
     return undefined;
   }
   if (operator === "exists") {
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== "boolean") throw invalidArgument(`${field}.value must be left out (present and not null), true (the key is present) or false (absent) for exists`);
+    if (typeof value !== "boolean")
+      throw invalidArgument(
+        `${field}.value must be left out (present and not null), true (the key is present) or false (absent) for exists`,
+      );
     return value;
   }
   if (value === undefined) throw invalidArgument(`${field}.value is required for ${operator}`);
@@ -65,7 +83,8 @@ function validateOperand(operator: MetadataOperator, value: JsonValue | undefine
     case "gte":
     case "lt":
     case "lte":
-      if (typeof value !== "number" && typeof value !== "string") throw invalidArgument(`${field}.value must be a number or a string for ${operator}`);
+      if (typeof value !== "number" && typeof value !== "string")
+        throw invalidArgument(`${field}.value must be a number or a string for ${operator}`);
       return value;
     case "in":
     case "not_in":
@@ -74,14 +93,19 @@ function validateOperand(operator: MetadataOperator, value: JsonValue | undefine
       }
       return value;
     case "contains":
-      if (!isScalar(value) || value === "") throw invalidArgument(`${field}.value must be a non-empty string, a number, a boolean or null for contains`);
+      if (!isScalar(value) || value === "")
+        throw invalidArgument(`${field}.value must be a non-empty string, a number, a boolean or null for contains`);
       return value;
     case "starts_with":
     case "ends_with":
-      if (typeof value !== "string" || value === "") throw invalidArgument(`${field}.value must be a non-empty string for ${operator}`);
+      if (typeof value !== "string" || value === "")
+        throw invalidArgument(`${field}.value must be a non-empty string for ${operator}`);
       return value;
     case "array_contains":
-      if (value === null || typeof value === "object") throw invalidArgument(`${field}.value must be a string, a number or a boolean for array_contains (the element to find)`);
+      if (value === null || typeof value === "object")
+        throw invalidArgument(
+          `${field}.value must be a string, a number or a boolean for array_contains (the element to find)`,
+        );
       return value;
     case "eq":
     case "ne":
@@ -97,9 +121,14 @@ function pathOf(key: string, field: string): string[] {
   if (!key.includes(".")) return [];
   const segments = key.split(".");
   if (segments.some((segment) => segment.length === 0)) {
-    throw invalidArgument(`${field}.key ${JSON.stringify(key.slice(0, 80))}: a dotted path needs a name before, between and after its dots`);
+    throw invalidArgument(
+      `${field}.key ${JSON.stringify(key.slice(0, 80))}: a dotted path needs a name before, between and after its dots`,
+    );
   }
-  if (segments.length > entryLimits.metadataDepth) throw invalidArgument(`${field}.key: a dotted path has at most ${entryLimits.metadataDepth} names (got ${segments.length})`);
+  if (segments.length > entryLimits.metadataDepth)
+    throw invalidArgument(
+      `${field}.key: a dotted path has at most ${entryLimits.metadataDepth} names (got ${segments.length})`,
+    );
   return segments;
 }
 
@@ -121,7 +150,9 @@ export function validateMetadataCondition(condition: MetadataConditionInput, fie
   }
   const value = validateOperand(condition.operator, condition.value, field);
   if (condition.caseSensitive !== undefined && !caseOperators.includes(condition.operator)) {
-    throw invalidArgument(`${field}.case_sensitive applies only to operators that compare strings (${caseOperators.join(", ")}), not to ${condition.operator}`);
+    throw invalidArgument(
+      `${field}.case_sensitive applies only to operators that compare strings (${caseOperators.join(", ")}), not to ${condition.operator}`,
+    );
   }
   return { key: condition.key, path, operator: condition.operator, value, caseSensitive: condition.caseSensitive };
 }

@@ -26,14 +26,19 @@ function isWellFormedIdentifier(value: string): boolean {
  */
 export function requirePrincipal(principal: Principal | undefined, scope: Scope): Principal {
   if (principal === undefined) throw new ContextHubError("UNAUTHENTICATED", "the call carries no principal");
-  if (!isWellFormedIdentifier(principal.tenant)) throw new ContextHubError("UNAUTHENTICATED", "the principal has no valid tenant");
-  if (!isWellFormedIdentifier(principal.subject)) throw new ContextHubError("UNAUTHENTICATED", "the principal has no valid subject");
-  if (isReservedSubject(principal.subject)) throw new ContextHubError("UNAUTHENTICATED", reservedSubjectMessage("the principal's subject", principal.subject));
+  if (!isWellFormedIdentifier(principal.tenant))
+    throw new ContextHubError("UNAUTHENTICATED", "the principal has no valid tenant");
+  if (!isWellFormedIdentifier(principal.subject))
+    throw new ContextHubError("UNAUTHENTICATED", "the principal has no valid subject");
+  if (isReservedSubject(principal.subject))
+    throw new ContextHubError("UNAUTHENTICATED", reservedSubjectMessage("the principal's subject", principal.subject));
   if (principal.groups.length > maxGroups || !principal.groups.every(isWellFormedIdentifier)) {
     throw new ContextHubError("UNAUTHENTICATED", "the principal's groups are malformed");
   }
   if (!principal.scopes.includes(scope)) {
-    throw new ContextHubError("PERMISSION_DENIED", `this call needs the ${scope} scope`, { details: { required_scope: scope } });
+    throw new ContextHubError("PERMISSION_DENIED", `this call needs the ${scope} scope`, {
+      details: { required_scope: scope },
+    });
   }
   return principal;
 }

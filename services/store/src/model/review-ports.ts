@@ -26,5 +26,8 @@ export interface ReviewStatements {
 
 export interface ReviewRepository {
   /** One page of the tenant's entries in `states` (quarantined first, then newest first), with full text. */
-  listQueue(principal: Principal, request: { states: readonly TrustState[]; threadId: string | undefined; limit: number; offset: number }): Promise<{ entries: StoredEntry[]; hasMore: boolean }>;
+  listQueue(
+    principal: Principal,
+    request: { states: readonly TrustState[]; threadId: string | undefined; limit: number; offset: number },
+  ): Promise<{ entries: StoredEntry[]; hasMore: boolean }>;
 }

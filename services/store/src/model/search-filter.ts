@@ -9,9 +9,18 @@
 import { invalidArgument } from "@context-hub/common";
 import type { ContentType, Source } from "./entry-values.js";
 import { limits as entryLimits, normaliseTags, validateThreadId } from "./field-validation.js";
-import { validateMetadataCondition, type MetadataCondition, type MetadataConditionInput } from "./metadata-condition.js";
+import {
+  validateMetadataCondition,
+  type MetadataCondition,
+  type MetadataConditionInput,
+} from "./metadata-condition.js";
 
-export { maxListValues, metadataOperators, type MetadataCondition, type MetadataOperator } from "./metadata-condition.js";
+export {
+  maxListValues,
+  metadataOperators,
+  type MetadataCondition,
+  type MetadataOperator,
+} from "./metadata-condition.js";
 
 /** A validated search filter; absent fields do not filter. */
 export interface SearchFilter {
@@ -67,7 +76,9 @@ export const emptySearchFilter: SearchFilter = Object.freeze({
 function toContentType(value: string): ContentType | undefined {
   if (value === "") return undefined;
   if (value === "text" || value === "multimodal") return value;
-  throw invalidArgument(`filter.content_type must be "text", "multimodal" or empty (got ${JSON.stringify(value.slice(0, 40))})`);
+  throw invalidArgument(
+    `filter.content_type must be "text", "multimodal" or empty (got ${JSON.stringify(value.slice(0, 40))})`,
+  );
 }
 
 /**
@@ -82,9 +93,13 @@ export function validateSearchFilter(filter: SearchFilterInput | undefined): Sea
   const tagsAny = normaliseTags(filter.tagsAny, "filter.tags_any");
   const tagsAll = normaliseTags(filter.tagsAll, "filter.tags_all");
   if (filter.metadata.length > entryLimits.metadataConditions) {
-    throw invalidArgument(`filter.metadata: at most ${entryLimits.metadataConditions} conditions (got ${filter.metadata.length})`);
+    throw invalidArgument(
+      `filter.metadata: at most ${entryLimits.metadataConditions} conditions (got ${filter.metadata.length})`,
+    );
   }
-  const metadata = filter.metadata.map((condition, index): MetadataCondition => validateMetadataCondition(condition, `filter.metadata[${index}]`));
+  const metadata = filter.metadata.map(
+    (condition, index): MetadataCondition => validateMetadataCondition(condition, `filter.metadata[${index}]`),
+  );
   for (const [name, date] of [
     ["created_from", filter.createdFrom],
     ["created_to", filter.createdTo],

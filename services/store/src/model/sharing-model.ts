@@ -30,11 +30,31 @@ export interface GrantStatements {
   /** Makes the caller's private entries in a thread shared; returns those that changed. */
   makeThreadShared(principal: Principal, threadId: string): Promise<string[]>;
   /** Grants `permission` on each entry (by its owner) to each grantee; an existing grant is kept, not doubled. Returns every requested grant. */
-  grantOnEntries(principal: Principal, entries: readonly LockedEntry[], grantees: readonly Grantee[], permission: Permission): Promise<GrantRecord[]>;
+  grantOnEntries(
+    principal: Principal,
+    entries: readonly LockedEntry[],
+    grantees: readonly Grantee[],
+    permission: Permission,
+  ): Promise<GrantRecord[]>;
   /** Grants `permission` on the caller's entries in a thread (now and later) to each grantee. Returns every requested grant. */
-  grantOnThread(principal: Principal, threadId: string, grantees: readonly Grantee[], permission: Permission): Promise<GrantRecord[]>;
+  grantOnThread(
+    principal: Principal,
+    threadId: string,
+    grantees: readonly Grantee[],
+    permission: Permission,
+  ): Promise<GrantRecord[]>;
   /** Removes grants on the entries matching the grantees (all when undefined) and permissions; returns how many. */
-  revokeOnEntries(principal: Principal, entryIds: readonly string[], grantees: readonly Grantee[] | undefined, permissions: readonly Permission[]): Promise<number>;
+  revokeOnEntries(
+    principal: Principal,
+    entryIds: readonly string[],
+    grantees: readonly Grantee[] | undefined,
+    permissions: readonly Permission[],
+  ): Promise<number>;
   /** Removes the caller's thread grants matching the grantees (all when undefined) and permissions; returns how many. */
-  revokeOnThread(principal: Principal, threadId: string, grantees: readonly Grantee[] | undefined, permissions: readonly Permission[]): Promise<number>;
+  revokeOnThread(
+    principal: Principal,
+    threadId: string,
+    grantees: readonly Grantee[] | undefined,
+    permissions: readonly Permission[],
+  ): Promise<number>;
 }

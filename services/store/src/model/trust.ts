@@ -45,7 +45,11 @@ function earnedState(source: "user" | "agent", writer: Pick<Principal, "groups">
 }
 
 /** The trust of a new entry: quarantined when the screen found anything, else what its source and writer earn. */
-export function initialTrust(source: "user" | "agent", writer: Pick<Principal, "groups">, findings: readonly ScreenFinding[]): Trust {
+export function initialTrust(
+  source: "user" | "agent",
+  writer: Pick<Principal, "groups">,
+  findings: readonly ScreenFinding[],
+): Trust {
   const reasons = findings.map(toReason);
   return { state: reasons.length > 0 ? "quarantined" : earnedState(source, writer), reasons };
 }
@@ -64,7 +68,13 @@ export type RescreenedFields = Partial<Record<ScreenField, readonly ScreenFindin
  *   note makes it unverified);
  * - otherwise (metadata or tags changed, nothing found) the state stays.
  */
-export function trustAfterChange(current: Trust, source: "user" | "agent", writer: Pick<Principal, "groups">, rescreened: RescreenedFields, textChanged: boolean): Trust {
+export function trustAfterChange(
+  current: Trust,
+  source: "user" | "agent",
+  writer: Pick<Principal, "groups">,
+  rescreened: RescreenedFields,
+  textChanged: boolean,
+): Trust {
   const replaced = new Set(Object.keys(rescreened));
   const kept = current.reasons.filter((reason) => !replaced.has(reason.slice(0, reason.indexOf(":"))));
   const fresh = Object.values(rescreened).flatMap((findings) => (findings ?? []).map(toReason));
@@ -82,7 +92,11 @@ export type ReviewDecision = "approve" | "reject";
  * rejected. Nobody approves an entry they own or whose current version they
  * wrote (PERMISSION_DENIED); rejecting one's own entry is allowed.
  */
-export function reviewedState(entry: { id: string; owner: string; updatedBy: string }, decision: ReviewDecision, reviewer: Pick<Principal, "subject">): TrustState {
+export function reviewedState(
+  entry: { id: string; owner: string; updatedBy: string },
+  decision: ReviewDecision,
+  reviewer: Pick<Principal, "subject">,
+): TrustState {
   if (decision === "reject") return "rejected";
   if (entry.owner === reviewer.subject || entry.updatedBy === reviewer.subject) {
     throw new ContextHubError("PERMISSION_DENIED", `you may not approve entry ${entry.id}: you wrote it`, {

@@ -35,7 +35,10 @@ export interface ReviewService {
     request: { states: readonly (TrustState | undefined)[]; threadId: string; limit: number; offset: number },
   ): Promise<{ entries: StoredEntry[]; hasMore: boolean }>;
   /** Approves or rejects one entry of the reviewer's tenant (context:review), audited with the note. */
-  review(principal: Principal | undefined, request: { id: string; decision: ReviewDecision | undefined; note: string; expectedVersion: number }): Promise<ReviewOutcome>;
+  review(
+    principal: Principal | undefined,
+    request: { id: string; decision: ReviewDecision | undefined; note: string; expectedVersion: number },
+  ): Promise<ReviewOutcome>;
 }
 
 export const reviewLimits = { noteLength: 2000, defaultPage: 20, maxPage: 50, maxOffset: 10_000 } as const;
@@ -49,16 +52,25 @@ const queueStates: readonly TrustState[] = ["quarantined", "unverified"];
 const reviewableStates: readonly TrustState[] = ["quarantined", "unverified", "rejected"];
 
 /** The review service over the entry repository (whose transactions carry the review statements and the audit log) and the queue listing. */
-export function createReviewService(entries: EntryRepository, queue: ReviewRepository, denials: DenialRecorder): ReviewService {
+export function createReviewService(
+  entries: EntryRepository,
+  queue: ReviewRepository,
+  denials: DenialRecorder,
+): ReviewService {
   return {
     async listQueue(principal, request) {
-      const caller = await denials.guard(principal, "review.read", [], async () => requirePrincipal(principal, "context:review"));
+      const caller = await denials.guard(principal, "review.read", [], async () =>
+        requirePrincipal(principal, "context:review"),
+      );
       const states = request.states.map((state, index) => {
-        if (state === undefined || !reviewableStates.includes(state)) throw invalidArgument(`states[${index}] must be quarantined, unverified or rejected`);
+        if (state === undefined || !reviewableStates.includes(state))
+          throw invalidArgument(`states[${index}] must be quarantined, unverified or rejected`);
         return state;
       });
-      if (request.limit > reviewLimits.maxPage) throw invalidArgument(`limit must be at most ${reviewLimits.maxPage} (got ${request.limit})`);
-      if (request.offset > reviewLimits.maxOffset) throw invalidArgument(`offset must be at most ${reviewLimits.maxOffset} (got ${request.offset})`);
+      if (request.limit > reviewLimits.maxPage)
+        throw invalidArgument(`limit must be at most ${reviewLimits.maxPage} (got ${request.limit})`);
+      if (request.offset > reviewLimits.maxOffset)
+        throw invalidArgument(`offset must be at most ${reviewLimits.maxOffset} (got ${request.offset})`);
       return queue.listQueue(caller, {
         states: states.length === 0 ? queueStates : [...new Set(states)],
         threadId: request.threadId === "" ? undefined : validateThreadId(request.threadId, "thread_id"),
@@ -74,26 +86,42 @@ export function createReviewService(entries: EntryRepository, queue: ReviewRepos
         const { decision } = request;
         if (decision === undefined) throw invalidArgument("decision must be approve or reject");
         if (request.note.length > reviewLimits.noteLength || request.note.includes("\u0000")) {
-          throw invalidArgument(`note must be at most ${reviewLimits.noteLength} characters without NUL (got ${request.note.length})`);
+          throw invalidArgument(
+            `note must be at most ${reviewLimits.noteLength} characters without NUL (got ${request.note.length})`,
+          );
         }
-        if (request.expectedVersion < 1) throw invalidArgument("expected_version is required: the version you reviewed (versions start at 1)");
-        return entries.transaction((tx: EntryWriteScope) => reviewIn(tx, caller, query, decision, request.note, request.expectedVersion));
+        if (request.expectedVersion < 1)
+          throw invalidArgument("expected_version is required: the version you reviewed (versions start at 1)");
+        return entries.transaction((tx: EntryWriteScope) =>
+          reviewIn(tx, caller, query, decision, request.note, request.expectedVersion),
+        );
       });
     },
   };
 }
 
-async function reviewIn(tx: EntryWriteScope, caller: Principal, query: ReturnType<typeof toIdQuery>, decision: ReviewDecision, note: string, expectedVersion: number): Promise<ReviewOutcome> {
+async function reviewIn(
+  tx: EntryWriteScope,
+  caller: Principal,
+  query: ReturnType<typeof toIdQuery>,
+  decision: ReviewDecision,
+  note: string,
+  expectedVersion: number,
+): Promise<ReviewOutcome> {
   const matches = await tx.review.resolve(caller, query, ambiguousCandidatesShown);
   if (matches.length > 1) throw ambiguousPrefix(query, matches);
   const target = matches[0] === undefined ? undefined : await tx.review.lock(caller, matches[0]);
   if (target === undefined) throw entryNotFound(query.input);
   if (target.version !== expectedVersion) {
     // Named as the reviewer wrote it: a prefix is not widened into a full id.
-    throw new ContextHubError("VERSION_CONFLICT", `entry ${query.input} is at version ${target.version}, not the expected ${expectedVersion}`, {
-      remedy: `read version ${target.version} and review it (expected_version ${target.version})`,
-      details: { id: query.input, current_version: target.version },
-    });
+    throw new ContextHubError(
+      "VERSION_CONFLICT",
+      `entry ${query.input} is at version ${target.version}, not the expected ${expectedVersion}`,
+      {
+        remedy: `read version ${target.version} and review it (expected_version ${target.version})`,
+        details: { id: query.input, current_version: target.version },
+      },
+    );
   }
   const state = reviewedState(target, decision, caller);
   const reviewedAt = await tx.review.apply(caller, target.id, target.version, state, note);
@@ -107,5 +135,12 @@ async function reviewIn(tx: EntryWriteScope, caller: Principal, query: ReturnTyp
     afterHashes: [target.contentHash],
     details: { decision, previous_state: target.state, trust_state: state, version: target.version, note },
   });
-  return { id: target.id, version: target.version, previousState: target.state, state, reviewedBy: caller.subject, reviewedAt };
+  return {
+    id: target.id,
+    version: target.version,
+    previousState: target.state,
+    state,
+    reviewedBy: caller.subject,
+    reviewedAt,
+  };
 }

@@ -21,7 +21,15 @@ export interface ScreenRule {
   matches(text: string, normalised: string): boolean;
 }
 
-export type ScreenRuleId = "ignore-instructions" | "role-override" | "role-tag" | "tool-call" | "forged-delimiter" | "bidi-control" | "zero-width" | "tag-characters";
+export type ScreenRuleId =
+  | "ignore-instructions"
+  | "role-override"
+  | "role-tag"
+  | "tool-call"
+  | "forged-delimiter"
+  | "bidi-control"
+  | "zero-width"
+  | "tag-characters";
 
 /** Which part of an entry a finding is in. */
 export type ScreenField = "text" | "metadata" | "tags";
@@ -53,7 +61,8 @@ export function normaliseForScreen(text: string): string {
   return toConfusableSkeleton(text).replace(whitespaceRun, (run) => (lineBreak.test(run) ? "\n" : " "));
 }
 
-const anyOf = (patterns: readonly RegExp[]) => (_text: string, normalised: string) => patterns.some((pattern) => pattern.test(normalised));
+const anyOf = (patterns: readonly RegExp[]) => (_text: string, normalised: string) =>
+  patterns.some((pattern) => pattern.test(normalised));
 
 /*
  * Every pattern reads the normalised text, where a whitespace run is one
@@ -109,7 +118,10 @@ const forgedDelimiter: readonly RegExp[] = [
   ),
   // The gateway's own fence markers, <<<UNTRUSTED_DATA and <<<END_UNTRUSTED_DATA, in any spacing, separators and bracket count.
   new RegExp(String.raw`<(?:\s?<){0,2}${sep}\/?${sep}(?:END${sep})?UN${sep}TRUSTED${sep}DATA`, "iu"),
-  new RegExp(String.raw`(?:^|\n)[^\S\n]?(?:-{3,}|={3,}|\*{3,})[^\S\n]?END${sep}OF${sep}(?:THE${sep})?(?:DATA|CONTEXT|DOCUMENT|INPUT)[^\S\n]?(?:-{3,}|={3,}|\*{3,})`, "iu"),
+  new RegExp(
+    String.raw`(?:^|\n)[^\S\n]?(?:-{3,}|={3,}|\*{3,})[^\S\n]?END${sep}OF${sep}(?:THE${sep})?(?:DATA|CONTEXT|DOCUMENT|INPUT)[^\S\n]?(?:-{3,}|={3,}|\*{3,})`,
+    "iu",
+  ),
 ];
 
 /** Bidi embeddings, overrides and isolates: they reorder what a reader sees (Trojan Source). Plain LRM/RLM marks are left alone. */
@@ -140,14 +152,34 @@ function hasTagCharacters(text: string): boolean {
 
 /** Every rule, in the order docs/trust.md lists them. */
 export const screenRules: readonly ScreenRule[] = [
-  { id: "ignore-instructions", description: "asks the reader to ignore, forget or override earlier instructions", matches: anyOf(ignoreInstructions) },
-  { id: "role-override", description: "tells the reader who it now is or how it must behave from now on", matches: anyOf(roleOverride) },
+  {
+    id: "ignore-instructions",
+    description: "asks the reader to ignore, forget or override earlier instructions",
+    matches: anyOf(ignoreInstructions),
+  },
+  {
+    id: "role-override",
+    description: "tells the reader who it now is or how it must behave from now on",
+    matches: anyOf(roleOverride),
+  },
   { id: "role-tag", description: "chat-template role markers and system/assistant tags", matches: anyOf(roleTag) },
   { id: "tool-call", description: "text shaped like a tool or function call", matches: anyOf(toolCall) },
-  { id: "forged-delimiter", description: "a delimiter that pretends the data around it has ended", matches: anyOf(forgedDelimiter) },
-  { id: "bidi-control", description: "bidirectional embedding, override or isolate characters", matches: (text) => bidiControl.test(text) },
+  {
+    id: "forged-delimiter",
+    description: "a delimiter that pretends the data around it has ended",
+    matches: anyOf(forgedDelimiter),
+  },
+  {
+    id: "bidi-control",
+    description: "bidirectional embedding, override or isolate characters",
+    matches: (text) => bidiControl.test(text),
+  },
   { id: "zero-width", description: "invisible zero-width characters", matches: (text) => hasZeroWidth(text) },
-  { id: "tag-characters", description: "Unicode tag characters outside an emoji flag", matches: (text) => hasTagCharacters(text) },
+  {
+    id: "tag-characters",
+    description: "Unicode tag characters outside an emoji flag",
+    matches: (text) => hasTagCharacters(text),
+  },
 ];
 
 function screenString(text: string, field: ScreenField, found: Map<string, ScreenFinding>): void {
@@ -189,7 +221,8 @@ export interface ScreenInput {
 export function screenEntry(input: ScreenInput): ScreenFinding[] {
   const found = new Map<string, ScreenFinding>();
   if (input.text !== undefined) screenString(input.text, "text", found);
-  if (input.metadata !== undefined) for (const value of stringsOf(input.metadata, [])) screenString(value, "metadata", found);
+  if (input.metadata !== undefined)
+    for (const value of stringsOf(input.metadata, [])) screenString(value, "metadata", found);
   if (input.tags !== undefined) for (const tag of input.tags) screenString(tag, "tags", found);
   return [...found.values()];
 }

@@ -45,13 +45,26 @@ export interface WriteScreenOptions {
 
 /** The screen on a pool of worker threads running write-screen-worker.js. */
 export function createWriteScreen(options: WriteScreenOptions): WriteScreen {
-  const pool = createWorkerPool({ name: "store-screen", script: new URL("./write-screen-worker.js", import.meta.url), maxWorkers: options.workers, maxOldGenerationSizeMb: 512 });
+  const pool = createWorkerPool({
+    name: "store-screen",
+    script: new URL("./write-screen-worker.js", import.meta.url),
+    maxWorkers: options.workers,
+    maxOldGenerationSizeMb: 512,
+  });
   return {
     async screen(input) {
       // Metadata is bounded in size; its JSON length stands in for the strings the screen reads from it.
-      const strings = [input.text ?? "", input.metadata === undefined ? "" : JSON.stringify(input.metadata), ...(input.tags ?? [])];
+      const strings = [
+        input.text ?? "",
+        input.metadata === undefined ? "" : JSON.stringify(input.metadata),
+        ...(input.tags ?? []),
+      ];
       if (isInlineText(strings)) return screenFields(input);
-      return pool.run<FieldScreens>("screen", input, { stage: "screen", budgetMs: options.budgetMs, budgetSetting: "STORE_TEXT_BUDGET_MS" });
+      return pool.run<FieldScreens>("screen", input, {
+        stage: "screen",
+        budgetMs: options.budgetMs,
+        budgetSetting: "STORE_TEXT_BUDGET_MS",
+      });
     },
     warm: () => pool.warm(),
     close: () => pool.close(),

@@ -1,10 +1,22 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { candidatesToCount, feedbackShares, selectExpansionTerms, wideningLexemes, type FeedbackTerm } from "./bm25-feedback.js";
+import {
+  candidatesToCount,
+  feedbackShares,
+  selectExpansionTerms,
+  wideningLexemes,
+  type FeedbackTerm,
+} from "./bm25-feedback.js";
 import { idf } from "./bm25-sql.js";
 
-const term = (lexeme: string, feedbackWeight: number, frequency: number, repeats = 0): FeedbackTerm => ({ lexeme, feedbackWeight, repeats, frequency });
-const weightOf = (terms: { lexeme: string; weight: number }[], lexeme: string) => terms.find((item) => item.lexeme === lexeme)?.weight;
+const term = (lexeme: string, feedbackWeight: number, frequency: number, repeats = 0): FeedbackTerm => ({
+  lexeme,
+  feedbackWeight,
+  repeats,
+  frequency,
+});
+const weightOf = (terms: { lexeme: string; weight: number }[], lexeme: string) =>
+  terms.find((item) => item.lexeme === lexeme)?.weight;
 
 test("expansion terms are the feedback words with the greatest feedback weight Ã— idf, at most `terms` of them", () => {
   const terms = [
@@ -16,13 +28,18 @@ test("expansion terms are the feedback words with the greatest feedback weight Ã
     term("panel", 0.01, 50),
   ];
   const { expansion } = selectExpansionTerms(terms, 1_000, { documents: 10, terms: 3, queryWeight: 0.5 });
-  const scored = terms.map((item) => ({ lexeme: item.lexeme, score: item.feedbackWeight * idf(1_000, item.frequency) })).sort((a, b) => b.score - a.score);
+  const scored = terms
+    .map((item) => ({ lexeme: item.lexeme, score: item.feedbackWeight * idf(1_000, item.frequency) }))
+    .sort((a, b) => b.score - a.score);
   assert.deepEqual(
     expansion.map((item) => item.lexeme),
     scored.slice(0, 3).map((item) => item.lexeme),
   );
   assert.ok(!expansion.some((item) => item.lexeme === "flow"), JSON.stringify(expansion));
-  assert.ok(Math.abs(expansion.reduce((sum, item) => sum + item.weight, 0) - 1) < 1e-12, "the expansion model sums to 1");
+  assert.ok(
+    Math.abs(expansion.reduce((sum, item) => sum + item.weight, 0) - 1) < 1e-12,
+    "the expansion model sums to 1",
+  );
   for (const [index, item] of expansion.entries()) {
     const expected = scored[index]!.score / scored.slice(0, 3).reduce((sum, row) => sum + row.score, 0);
     assert.ok(Math.abs(item.weight - expected) < 1e-12, `${item.lexeme}: ${item.weight} vs ${expected}`);
@@ -35,7 +52,10 @@ test("the expanded query mixes the original words and the expansion by queryWeig
   const share = (lexeme: string) => weightOf(expansion, lexeme) ?? 0;
   // Original model: wing 2/3, lift 1/3; the mix is scaled back by 3 words.
   assert.ok(Math.abs(weightOf(query, "wing")! - 3 * (0.25 * (2 / 3) + 0.75 * share("wing"))) < 1e-12);
-  assert.ok(Math.abs(weightOf(query, "lift")! - 3 * (0.25 * (1 / 3))) < 1e-12, "an original word no feedback entry holds keeps only its share of the query");
+  assert.ok(
+    Math.abs(weightOf(query, "lift")! - 3 * (0.25 * (1 / 3))) < 1e-12,
+    "an original word no feedback entry holds keeps only its share of the query",
+  );
   assert.ok(Math.abs(weightOf(query, "vortex")! - 3 * 0.75 * share("vortex")) < 1e-12);
   assert.ok(Math.abs(query.reduce((sum, item) => sum + item.weight, 0) - 3) < 1e-12);
   assert.deepEqual(
@@ -56,9 +76,16 @@ test("with queryWeight 1 the expanded query is the original one: the words, thei
 
 test("nothing to expand with (no feedback words, or only words in every entry) leaves the original query", () => {
   const original = [term("wing", 0, 10, 1)];
-  assert.deepEqual(selectExpansionTerms(original, 100, { documents: 10, terms: 5, queryWeight: 0.5 }), { query: [{ lexeme: "wing", weight: 1 }], expansion: [] });
+  assert.deepEqual(selectExpansionTerms(original, 100, { documents: 10, terms: 5, queryWeight: 0.5 }), {
+    query: [{ lexeme: "wing", weight: 1 }],
+    expansion: [],
+  });
   // A word in all 100 entries still has a small positive idf (BM25's +1), so it may be chosen; a zero feedback weight never is.
-  const { expansion } = selectExpansionTerms([...original, term("flow", 0, 50)], 100, { documents: 10, terms: 5, queryWeight: 0.5 });
+  const { expansion } = selectExpansionTerms([...original, term("flow", 0, 50)], 100, {
+    documents: 10,
+    terms: 5,
+    queryWeight: 0.5,
+  });
   assert.deepEqual(expansion, []);
 });
 
@@ -93,13 +120,26 @@ test("counting only the candidates candidatesToCount names chooses exactly the e
     });
     const all = new Map(candidates.map((candidate) => [candidate.lexeme, candidate.frequency]));
     // Some frequencies are already kept: the query's words and words a recent search counted.
-    const kept = new Map(candidates.filter(() => random() < 0.5).map((candidate) => [candidate.lexeme, candidate.frequency]));
+    const kept = new Map(
+      candidates.filter(() => random() < 0.5).map((candidate) => [candidate.lexeme, candidate.frequency]),
+    );
     const counted = new Map(kept);
-    for (const lexeme of candidatesToCount(candidates, kept, documents, options)) counted.set(lexeme, all.get(lexeme) ?? 0);
+    for (const lexeme of candidatesToCount(candidates, kept, documents, options))
+      counted.set(lexeme, all.get(lexeme) ?? 0);
     const asTerms = (known: ReadonlyMap<string, number>) =>
-      candidates.filter((candidate) => known.has(candidate.lexeme)).map((candidate) => term(candidate.lexeme, candidate.feedbackWeight, known.get(candidate.lexeme) ?? 0));
-    assert.deepEqual(selectExpansionTerms(asTerms(counted), documents, options), selectExpansionTerms(asTerms(all), documents, options), `round ${round}`);
-    assert.deepEqual(candidatesToCount(candidates, counted, documents, options), [], "after one count nothing more is needed");
+      candidates
+        .filter((candidate) => known.has(candidate.lexeme))
+        .map((candidate) => term(candidate.lexeme, candidate.feedbackWeight, known.get(candidate.lexeme) ?? 0));
+    assert.deepEqual(
+      selectExpansionTerms(asTerms(counted), documents, options),
+      selectExpansionTerms(asTerms(all), documents, options),
+      `round ${round}`,
+    );
+    assert.deepEqual(
+      candidatesToCount(candidates, counted, documents, options),
+      [],
+      "after one count nothing more is needed",
+    );
     skipped += candidates.length - counted.size;
   }
   assert.ok(skipped > 0, "some candidates were never counted");
@@ -111,7 +151,11 @@ test("with nothing known every candidate is counted", () => {
     { lexeme: "flow", feedbackWeight: 0.1, holders: 10 },
     { lexeme: "nothing", feedbackWeight: 0, holders: 1 },
   ];
-  assert.deepEqual(candidatesToCount(candidates, new Map(), 100, { documents: 10, terms: 20, queryWeight: 0.5 }), ["wing", "flow"], "a word of weight 0 can never be chosen");
+  assert.deepEqual(
+    candidatesToCount(candidates, new Map(), 100, { documents: 10, terms: 20, queryWeight: 0.5 }),
+    ["wing", "flow"],
+    "a word of weight 0 can never be chosen",
+  );
 });
 
 test("only the lightest added words, whose bounds sum below the threshold, are left out of the match; the query's own words never", () => {
@@ -124,8 +168,20 @@ test("only the lightest added words, whose bounds sum below the threshold, are l
   ];
   const bound = (term: { weight: number }) => term.weight;
   const original = new Set(["wing", "lift"]);
-  assert.deepEqual(wideningLexemes(query, original, bound, 0), ["panel", "flow", "vortex"], "no threshold: every added word widens");
-  assert.deepEqual(wideningLexemes(query, original, bound, 0.31), ["vortex"], "panel + flow = 0.3 < 0.31 cannot reach the page");
-  assert.deepEqual(wideningLexemes(query, original, bound, 0.3), ["flow", "vortex"], "a sum equal to the threshold could tie: kept");
+  assert.deepEqual(
+    wideningLexemes(query, original, bound, 0),
+    ["panel", "flow", "vortex"],
+    "no threshold: every added word widens",
+  );
+  assert.deepEqual(
+    wideningLexemes(query, original, bound, 0.31),
+    ["vortex"],
+    "panel + flow = 0.3 < 0.31 cannot reach the page",
+  );
+  assert.deepEqual(
+    wideningLexemes(query, original, bound, 0.3),
+    ["flow", "vortex"],
+    "a sum equal to the threshold could tie: kept",
+  );
   assert.deepEqual(wideningLexemes(query, original, bound, 100), [], "all of them together fall short");
 });

@@ -11,7 +11,14 @@
  * docs/retrieval.md.
  */
 import { accessPredicate } from "../filters/access-predicate.js";
-import { collectionThenCte, idf, quotedLexemePattern, quotedLexemeSql, tsquerySql, type FullTextQuery } from "./bm25-sql.js";
+import {
+  collectionThenCte,
+  idf,
+  quotedLexemePattern,
+  quotedLexemeSql,
+  tsquerySql,
+  type FullTextQuery,
+} from "./bm25-sql.js";
 import type { SqlParams } from "../db/sql-database.js";
 import type { Principal } from "../model/principal.js";
 import type { SearchFilter } from "../model/search-filter.js";
@@ -81,7 +88,8 @@ export interface ExpandedQuery {
   expansion: WeightedLexeme[];
 }
 
-const byWeight = (a: WeightedLexeme, b: WeightedLexeme) => b.weight - a.weight || (a.lexeme < b.lexeme ? -1 : a.lexeme > b.lexeme ? 1 : 0);
+const byWeight = (a: WeightedLexeme, b: WeightedLexeme) =>
+  b.weight - a.weight || (a.lexeme < b.lexeme ? -1 : a.lexeme > b.lexeme ? 1 : 0);
 
 /**
  * The expanded query: the `options.terms` words of the feedback entries
@@ -91,7 +99,11 @@ const byWeight = (a: WeightedLexeme, b: WeightedLexeme) => b.weight - a.weight |
  * `queryWeight : 1 − queryWeight` and scaled back to the original query's
  * word count, so with queryWeight 1 the second pass scores as plain BM25.
  */
-export function selectExpansionTerms(terms: readonly FeedbackTerm[], documents: number, options: FeedbackOptions): ExpandedQuery {
+export function selectExpansionTerms(
+  terms: readonly FeedbackTerm[],
+  documents: number,
+  options: FeedbackOptions,
+): ExpandedQuery {
   const expansionScores = terms
     .filter((term) => term.feedbackWeight > 0)
     .map((term) => ({ lexeme: term.lexeme, weight: term.feedbackWeight * idf(documents, term.frequency) }))
@@ -99,7 +111,10 @@ export function selectExpansionTerms(terms: readonly FeedbackTerm[], documents: 
     .sort(byWeight)
     .slice(0, options.terms);
   const expansionTotal = expansionScores.reduce((sum, term) => sum + term.weight, 0);
-  const expansion = expansionTotal > 0 ? expansionScores.map((term) => ({ lexeme: term.lexeme, weight: term.weight / expansionTotal })) : [];
+  const expansion =
+    expansionTotal > 0
+      ? expansionScores.map((term) => ({ lexeme: term.lexeme, weight: term.weight / expansionTotal }))
+      : [];
   const originalTotal = terms.reduce((sum, term) => sum + term.repeats, 0);
   const mixed = new Map<string, number>();
   const queryShare = expansion.length === 0 ? 1 : options.queryWeight;
@@ -195,8 +210,16 @@ export interface FeedbackCandidate {
  * returned it), each weighted as feedbackStatement weighs it by `shares`,
  * with how many of them hold it. Rows: lexeme, feedback_weight, holders.
  */
-export function feedbackCandidatesStatement(principal: Principal, filter: SearchFilter, feedback: { ids: readonly string[]; shares: readonly number[] }, params: SqlParams): string {
-  const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions({ ...filter, asOf: undefined }, "e", params)];
+export function feedbackCandidatesStatement(
+  principal: Principal,
+  filter: SearchFilter,
+  feedback: { ids: readonly string[]; shares: readonly number[] },
+  params: SqlParams,
+): string {
+  const conditions = [
+    accessPredicate(principal, "e", params),
+    ...searchFilterConditions({ ...filter, asOf: undefined }, "e", params),
+  ];
   return `SELECT u.lexeme, sum(f.share * coalesce(cardinality(u.positions), 1) / greatest(e.search_length, 1))::float8 AS feedback_weight, count(*)::float8 AS holders
      FROM unnest(${params.add([...feedback.ids])}::uuid[], ${params.add([...feedback.shares])}::float8[]) AS f (id, share)
      JOIN entries e ON e.id = f.id CROSS JOIN LATERAL unnest(e.search_vector) u
@@ -219,7 +242,12 @@ export function feedbackCandidatesStatement(principal: Principal, filter: Search
  * Common words, whose counts read the most entries, are the ones this
  * leaves out when their weight alone cannot lift them into the expansion.
  */
-export function candidatesToCount(candidates: readonly FeedbackCandidate[], known: ReadonlyMap<string, number>, documents: number, options: FeedbackOptions): string[] {
+export function candidatesToCount(
+  candidates: readonly FeedbackCandidate[],
+  known: ReadonlyMap<string, number>,
+  documents: number,
+  options: FeedbackOptions,
+): string[] {
   const scores = candidates
     .filter((candidate) => candidate.feedbackWeight > 0 && known.has(candidate.lexeme))
     .map((candidate) => candidate.feedbackWeight * idf(documents, known.get(candidate.lexeme) ?? 0))
@@ -244,7 +272,12 @@ export function candidatesToCount(candidates: readonly FeedbackCandidate[], know
  * added words, common ones above all, whose matches are most of the
  * entries, need not be matched.
  */
-export function wideningLexemes(query: readonly WeightedLexeme[], original: ReadonlySet<string>, bound: (term: WeightedLexeme) => number, threshold: number): string[] {
+export function wideningLexemes(
+  query: readonly WeightedLexeme[],
+  original: ReadonlySet<string>,
+  bound: (term: WeightedLexeme) => number,
+  threshold: number,
+): string[] {
   const added = query
     .filter((term) => !original.has(term.lexeme))
     .map((term) => ({ lexeme: term.lexeme, bound: bound(term) }))

@@ -18,7 +18,12 @@ export interface FrequencySource {
    * see now: those in `known`, then those kept for its view, and the rest
    * counted in one statement (and kept).
    */
-  frequencies(principal: Principal, view: string, lexemes: Iterable<string>, known?: ReadonlyMap<string, number>): Promise<Map<string, number>>;
+  frequencies(
+    principal: Principal,
+    view: string,
+    lexemes: Iterable<string>,
+    known?: ReadonlyMap<string, number>,
+  ): Promise<Map<string, number>>;
 }
 
 /** Frequencies read from `db`, kept in `cache`. */
@@ -26,7 +31,10 @@ export function createFrequencySource(db: SqlDatabase, cache: DocumentFrequencyC
   return {
     async queryTerms(query) {
       const params = createSqlParams();
-      const { rows } = await db.query<{ lexeme: string; repeats: number }>(queryTermsStatement(query, params), params.values);
+      const { rows } = await db.query<{ lexeme: string; repeats: number }>(
+        queryTermsStatement(query, params),
+        params.values,
+      );
       return new Map(rows.map((row) => [row.lexeme, Number(row.repeats)]));
     },
 
@@ -45,7 +53,10 @@ export function createFrequencySource(db: SqlDatabase, cache: DocumentFrequencyC
       const missing = wanted.filter((lexeme) => !found.has(lexeme));
       if (missing.length === 0) return found;
       const params = createSqlParams();
-      const { rows } = await db.query<{ lexeme: string; frequency: number }>(countFrequenciesStatement(principal, missing, params), params.values);
+      const { rows } = await db.query<{ lexeme: string; frequency: number }>(
+        countFrequenciesStatement(principal, missing, params),
+        params.values,
+      );
       const counted = new Map<string, number>(missing.map((lexeme) => [lexeme, 0]));
       for (const row of rows) counted.set(row.lexeme, Number(row.frequency));
       cache.keep(view, counted);

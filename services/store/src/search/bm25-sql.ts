@@ -49,7 +49,8 @@ export function tsquerySql(query: FullTextQuery, params: SqlParams): string {
 export const quotedLexemePattern = "'((?:[^']|'')*)'";
 
 /** The lexeme column `column` quoted for tsquery input (a quote doubled, a backslash escaped), as a prefix when `prefix`. */
-export const quotedLexemeSql = (column: string, prefix: boolean) => `'''' || replace(replace(${column}, chr(92), chr(92) || chr(92)), '''', '''''') || '''' || ${prefix ? "':*'" : "''"}`;
+export const quotedLexemeSql = (column: string, prefix: boolean) =>
+  `'''' || replace(replace(${column}, chr(92), chr(92) || chr(92)), '''', '''''') || '''' || ${prefix ? "':*'" : "''"}`;
 
 /**
  * The terms of `lexemes` (a SQL text[]) a stored vector holds, as rows (term:
@@ -88,7 +89,12 @@ export function collectionThenCte(principal: Principal, filter: SearchFilter, pa
  * counted in one pass over the GIN index's matches of `anyTerm` (for a
  * prefix, the entries holding any lexeme it starts).
  */
-export function frequenciesCte(principal: Principal, filter: SearchFilter, params: SqlParams, terms: { lexemes: string; anyTerm: string; prefix: boolean }): string {
+export function frequenciesCte(
+  principal: Principal,
+  filter: SearchFilter,
+  params: SqlParams,
+  terms: { lexemes: string; anyTerm: string; prefix: boolean },
+): string {
   const source = `${entrySource(principal, filter, params, { matching: terms.anyTerm })} s`;
   const searchable = `${accessPredicate(principal, "s", params)} AND ${trustFilter("s", false)} AND s.search_vector @@ ${terms.anyTerm}`;
   return `frequencies AS MATERIALIZED (
@@ -149,7 +155,9 @@ export function knownFrequenciesCte(known: ReadonlyMap<string, number>, lexemes:
 }
 
 /** BM25's idf of a term found in `frequency` of `documents` entries, as SQL. */
-export const idfSql = (documents: string, frequency: string) => `ln(1 + (${documents} - ${frequency} + 0.5) / (${frequency} + 0.5))`;
+export const idfSql = (documents: string, frequency: string) =>
+  `ln(1 + (${documents} - ${frequency} + 0.5) / (${frequency} + 0.5))`;
 
 /** The same idf in TypeScript, for terms whose frequencies were counted by `frequenciesCte`. */
-export const idf = (documents: number, frequency: number) => Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+export const idf = (documents: number, frequency: number) =>
+  Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));

@@ -26,7 +26,10 @@ const maxTenants = 10_000;
  * another's query (invariant I-7). Concurrent misses for one tenant share
  * one count.
  */
-export function createCollectionStatisticsCache(ttlMs: number, now: () => number = () => performance.now()): CollectionStatisticsCache {
+export function createCollectionStatisticsCache(
+  ttlMs: number,
+  now: () => number = () => performance.now(),
+): CollectionStatisticsCache {
   const kept = new Map<string, { at: number; value: Promise<CollectionStatistics> }>();
   return {
     async get(tenant, count) {
@@ -73,7 +76,10 @@ const maxFrequencies = 200_000;
  * nothing). Keyed by view and lexeme together, so one view's counts never
  * serve another's query (invariant I-7).
  */
-export function createDocumentFrequencyCache(ttlMs: number, now: () => number = () => performance.now()): DocumentFrequencyCache {
+export function createDocumentFrequencyCache(
+  ttlMs: number,
+  now: () => number = () => performance.now(),
+): DocumentFrequencyCache {
   const kept = new Map<string, { at: number; frequency: number }>();
   // A view key is JSON (visibilityKey), which never holds a raw newline, so the pair cannot collide.
   const keyOf = (view: string, lexeme: string) => `${view}\n${lexeme}`;

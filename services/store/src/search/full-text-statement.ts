@@ -9,7 +9,17 @@ import type { SearchFilter } from "../model/search-filter.js";
 import { entrySource, previewSourceColumn, searchFilterConditions } from "../filters/search-filter-sql.js";
 import type { CollectionStatistics } from "./bm25-statistics.js";
 import type { Bm25Parameters } from "./search-config.js";
-import { collectionThenCte, frequenciesCte, idfSql, knownFrequenciesCte, quotedLexemePattern, quotedLexemeSql, termsInSql, tsquerySql, type FullTextQuery } from "./bm25-sql.js";
+import {
+  collectionThenCte,
+  frequenciesCte,
+  idfSql,
+  knownFrequenciesCte,
+  quotedLexemePattern,
+  quotedLexemeSql,
+  termsInSql,
+  tsquerySql,
+  type FullTextQuery,
+} from "./bm25-sql.js";
 import { headlineOptions, highlightTextLimit } from "./text-search.js";
 import { entryColumns } from "../entries/entry-rows.js";
 
@@ -91,16 +101,25 @@ export function fullTextStatement(
   const b = `${params.add(bm25.b)}::float8`;
   const historical = filter.asOf !== undefined;
   // Now: N and the average length from the caller (cached per caller view); as of an instant: counted here over what the caller could see then.
-  const documents = !historical ? `${params.add(collection?.documents ?? 0)}::float8` : "(SELECT c.documents FROM collection c)";
-  const averageLength = !historical ? `${params.add(Math.max(collection?.averageLength ?? 0, 1))}::float8` : "(SELECT c.average_length FROM collection c)";
+  const documents = !historical
+    ? `${params.add(collection?.documents ?? 0)}::float8`
+    : "(SELECT c.documents FROM collection c)";
+  const averageLength = !historical
+    ? `${params.add(Math.max(collection?.averageLength ?? 0, 1))}::float8`
+    : "(SELECT c.average_length FROM collection c)";
   const prefix = query.mode === "prefix" && weighted === undefined;
   const anyTerm = "(SELECT t.any_term FROM terms t)";
-  const saturated = (tf: string) => `${tf} * (${k1} + 1) / (${tf} + ${k1} * (1 - ${b} + ${b} * e.search_length / ${averageLength}))`;
+  const saturated = (tf: string) =>
+    `${tf} * (${k1} + 1) / (${tf} + ${k1} * (1 - ${b} + ${b} * e.search_length / ${averageLength}))`;
   const score = `coalesce((SELECT sum(w.weights[f.term] * ${saturated("f.tf")}) FROM (${termsInSql("e.search_vector", lexemes, prefix)}) f), 0)`;
   // With weighted terms in any-word mode, an entry holding only an expansion term matches too.
   const widenTerm = weighted?.widenBy === undefined ? anyTerm : "(SELECT t.widen_term FROM terms t)";
   const matching = weighted?.widen === true ? `(${tsquery} || ${widenTerm})` : tsquery;
-  const conditions = [`e.search_vector @@ ${matching}`, accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
+  const conditions = [
+    `e.search_vector @@ ${matching}`,
+    accessPredicate(principal, "e", params),
+    ...searchFilterConditions(filter, "e", params),
+  ];
   if (options.within !== undefined) conditions.unshift(`e.id = ANY(${params.add([...options.within])}::uuid[])`);
   // With as_of, the match is also pushed into the source, where the stored vectors' indexes serve it; the
   // listing reads only the page's entries (joined by id alone, it would build every matching row's columns).
@@ -126,7 +145,10 @@ export function fullTextStatement(
        }
        FROM unnest(${params.add([...weighted.lexemes])}::text[], ${params.add([...weighted.weights])}::float8[]) AS m (lexeme, weight)`;
   const known = options.frequencies !== undefined && !historical && !prefix ? options.frequencies : undefined;
-  const frequencies = known === undefined ? frequenciesCte(principal, filter, params, { lexemes, anyTerm, prefix }) : knownFrequenciesCte(known, lexemes, params);
+  const frequencies =
+    known === undefined
+      ? frequenciesCte(principal, filter, params, { lexemes, anyTerm, prefix })
+      : knownFrequenciesCte(known, lexemes, params);
   const ranked = `WITH search_query AS MATERIALIZED (
        SELECT ${parsed} AS tsquery
      ), terms AS MATERIALIZED (
@@ -141,7 +163,8 @@ export function fullTextStatement(
        ORDER BY score DESC, e.created_at DESC, e.id DESC
        LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
      )`;
-  if (options.rankOnly === true) return `${ranked} SELECT page.id, page.score FROM page ORDER BY page.score DESC, page.created_at DESC, page.id DESC`;
+  if (options.rankOnly === true)
+    return `${ranked} SELECT page.id, page.score FROM page ORDER BY page.score DESC, page.created_at DESC, page.id DESC`;
   // Built only now: every parameter added must be used by the statement (an unused one has no type).
   const pageSource = entrySource(principal, filter, params, { ids: "(SELECT page.id FROM page)" });
   const headline = options.highlight

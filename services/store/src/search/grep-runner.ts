@@ -13,7 +13,10 @@ export interface GrepBudget {
   signal?: AbortSignal | undefined;
 }
 
-export type GrepTextOutcome = { status: "done"; result: GrepTextResult } | { status: "timed_out" } | { status: "skipped" };
+export type GrepTextOutcome =
+  | { status: "done"; result: GrepTextResult }
+  | { status: "timed_out" }
+  | { status: "skipped" };
 
 export interface GrepRunOutcome {
   /** One per text, in order: its result, `timed_out` (stopped on it), or `skipped` (never reached). */
@@ -24,7 +27,12 @@ export interface GrepRunOutcome {
 
 export interface GrepRunner {
   /** Runs `pattern` over `texts` in a worker thread within `budget`; never blocks the event loop on the pattern. */
-  run(pattern: CompiledPattern, texts: readonly string[], options: GrepTextOptions, budget: GrepBudget): Promise<GrepRunOutcome>;
+  run(
+    pattern: CompiledPattern,
+    texts: readonly string[],
+    options: GrepTextOptions,
+    budget: GrepBudget,
+  ): Promise<GrepRunOutcome>;
   /** Stops every worker. */
   close(): Promise<void>;
 }
@@ -54,7 +62,9 @@ export function createGrepRunner(options: GrepRunnerOptions): GrepRunner {
   let closed = false;
 
   const spawn = () => {
-    const worker = new Worker(new URL("./grep-worker.js", import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: 256 } });
+    const worker = new Worker(new URL("./grep-worker.js", import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: 256 },
+    });
     all.add(worker);
     worker.once("exit", () => all.delete(worker));
     return worker;
@@ -103,7 +113,10 @@ export function createGrepRunner(options: GrepRunnerOptions): GrepRunner {
         clearTimeout(timer);
         const remaining = budget.deadline - performance.now();
         const byDeadline = !perText || remaining <= budget.perTextMs;
-        timer = setTimeout(() => finish(byDeadline ? "deadline" : "per_text"), Math.max(0, byDeadline ? remaining : budget.perTextMs));
+        timer = setTimeout(
+          () => finish(byDeadline ? "deadline" : "per_text"),
+          Math.max(0, byDeadline ? remaining : budget.perTextMs),
+        );
       };
       const onMessage = (message: GrepWorkerMessage) => {
         if (message.type === "done") finish("done");
@@ -146,7 +159,11 @@ export function createGrepRunner(options: GrepRunnerOptions): GrepRunner {
         const worker = await acquire();
         let batch: { results: GrepTextResult[]; end: BatchEnd };
         try {
-          batch = await runBatch(worker, { source: pattern.source, flags: pattern.flags, texts: texts.slice(next), options: textOptions }, budget);
+          batch = await runBatch(
+            worker,
+            { source: pattern.source, flags: pattern.flags, texts: texts.slice(next), options: textOptions },
+            budget,
+          );
         } catch (error) {
           await discard(worker);
           throw error;

@@ -43,7 +43,10 @@ function lineTextOf(text: string, lineStart: number, lineEnd: number, around: nu
   let end = lineEnd;
   if (end > lineStart && text.charCodeAt(end - 1) === 13) end--;
   if (end - lineStart <= grepTextLimits.lineChars) return text.slice(lineStart, end);
-  const from = Math.max(lineStart, Math.min(around - Math.floor(grepTextLimits.lineChars / 3), end - grepTextLimits.lineChars));
+  const from = Math.max(
+    lineStart,
+    Math.min(around - Math.floor(grepTextLimits.lineChars / 3), end - grepTextLimits.lineChars),
+  );
   return text.slice(from, from + grepTextLimits.lineChars);
 }
 

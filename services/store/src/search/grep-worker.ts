@@ -12,7 +12,10 @@ export interface GrepWorkerJob {
 }
 
 /** What the worker reports: `started` once it holds the job, one message per text in order, then `done`. */
-export type GrepWorkerMessage = { type: "started" } | { type: "text"; index: number; result: GrepTextResult } | { type: "done" };
+export type GrepWorkerMessage =
+  | { type: "started" }
+  | { type: "text"; index: number; result: GrepTextResult }
+  | { type: "done" };
 
 parentPort?.on("message", (job: GrepWorkerJob) => {
   const regex = new RegExp(job.source, job.flags);

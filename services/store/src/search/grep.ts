@@ -6,7 +6,14 @@
  */
 import { invalidArgument } from "@context-hub/common";
 
-export { grepText, grepTextLimits, type GrepLineMatch, type GrepOutputMode, type GrepTextOptions, type GrepTextResult } from "./grep-text.js";
+export {
+  grepText,
+  grepTextLimits,
+  type GrepLineMatch,
+  type GrepOutputMode,
+  type GrepTextOptions,
+  type GrepTextResult,
+} from "./grep-text.js";
 
 export const grepLimits = {
   patternLength: 1_000,
@@ -27,9 +34,13 @@ const regexSyntax = /[.*+?^${}()|[\]\\]/g;
  * pattern allows it. `^` and `$` anchor lines. An invalid or empty pattern is
  * INVALID_ARGUMENT.
  */
-export function compilePattern(pattern: string, options: { regex: boolean; caseInsensitive: boolean }): CompiledPattern {
+export function compilePattern(
+  pattern: string,
+  options: { regex: boolean; caseInsensitive: boolean },
+): CompiledPattern {
   if (pattern.length === 0) throw invalidArgument("pattern must not be empty");
-  if (pattern.length > grepLimits.patternLength) throw invalidArgument(`pattern is ${pattern.length} characters; the limit is ${grepLimits.patternLength}`);
+  if (pattern.length > grepLimits.patternLength)
+    throw invalidArgument(`pattern is ${pattern.length} characters; the limit is ${grepLimits.patternLength}`);
   if (pattern.includes("\u0000")) throw invalidArgument("pattern must not contain NUL characters");
   const base = `gm${options.caseInsensitive ? "i" : ""}`;
   if (!options.regex) return { source: pattern.replace(regexSyntax, "\\$&"), flags: `${base}u` };
@@ -43,5 +54,7 @@ export function compilePattern(pattern: string, options: { regex: boolean; caseI
       failure = error;
     }
   }
-  throw invalidArgument(`pattern is not a valid regular expression: ${(failure as Error).message.replace(/^Invalid regular expression: /, "")}`);
+  throw invalidArgument(
+    `pattern is not a valid regular expression: ${(failure as Error).message.replace(/^Invalid regular expression: /, "")}`,
+  );
 }

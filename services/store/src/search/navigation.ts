@@ -73,7 +73,8 @@ export const rangeLimits = { defaultMaxChars: 10_000, maxChars: 100_000 } as con
 /** Offsets at which the text's lines start: 0, then every offset after a `\n` that is not the end. */
 export function toLineStarts(text: string): number[] {
   const starts = [0];
-  for (let at = text.indexOf("\n"); at >= 0 && at + 1 < text.length; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+  for (let at = text.indexOf("\n"); at >= 0 && at + 1 < text.length; at = text.indexOf("\n", at + 1))
+    starts.push(at + 1);
   return starts;
 }
 
@@ -106,7 +107,12 @@ function parentOf(nodeId: string): string {
  * sections nested at most that deep (offsets count those kept). An offset
  * past the last node is INVALID_ARGUMENT naming how many there are.
  */
-export function buildOutline(text: string, summaries: readonly NodeSummary[], maxDepth = 0, page: OutlinePage = wholeOutline): Outline {
+export function buildOutline(
+  text: string,
+  summaries: readonly NodeSummary[],
+  maxDepth = 0,
+  page: OutlinePage = wholeOutline,
+): Outline {
   const starts = toLineStarts(text);
   const summaryOf = new Map(summaries.map((node) => [node.nodeId, node.summary]));
   const sections = parseOutline(text);
@@ -117,7 +123,10 @@ export function buildOutline(text: string, summaries: readonly NodeSummary[], ma
   }
   const kept = maxDepth === 0 ? sections : sections.filter((section) => section.path.length <= maxDepth);
   if (page.offset > kept.length) {
-    throw invalidArgument(`offset ${page.offset} is past the outline's last node: it has ${kept.length}`, "start at 0, or at a previous reply's next_offset");
+    throw invalidArgument(
+      `offset ${page.offset} is past the outline's last node: it has ${kept.length}`,
+      "start at 0, or at a previous reply's next_offset",
+    );
   }
   const nodes: OutlineNodeView[] = [];
   let bytes = 0;
@@ -125,7 +134,11 @@ export function buildOutline(text: string, summaries: readonly NodeSummary[], ma
   for (; index < kept.length && nodes.length < page.maxNodes; index++) {
     const section = kept[index]!;
     const summary = summaryOf.get(section.nodeId) ?? "";
-    bytes += section.nodeId.length + section.heading.length + summary.length + section.path.reduce((length, part) => length + part.length, 0);
+    bytes +=
+      section.nodeId.length +
+      section.heading.length +
+      summary.length +
+      section.path.reduce((length, part) => length + part.length, 0);
     if (bytes > page.maxBytes && nodes.length > 0) break;
     const span = { start: section.start, end: section.end };
     nodes.push({
@@ -140,7 +153,12 @@ export function buildOutline(text: string, summaries: readonly NodeSummary[], ma
       childCount: children.get(section.nodeId) ?? 0,
     });
   }
-  return { nodes, lineCount: text.length === 0 ? 0 : starts.length, totalNodes: kept.length, nextOffset: index < kept.length ? index : 0 };
+  return {
+    nodes,
+    lineCount: text.length === 0 ? 0 : starts.length,
+    totalNodes: kept.length,
+    nextOffset: index < kept.length ? index : 0,
+  };
 }
 
 /** An end that does not split a surrogate pair. */
@@ -163,21 +181,34 @@ export function resolveRange(text: string, range: RangeRequest, maxChars: number
   let heading = "";
   switch (range.kind) {
     case "chars": {
-      if (range.end <= range.start) throw invalidArgument(`the character range must have end > start (got ${range.start}..${range.end})`);
-      if (range.start >= text.length) throw invalidArgument(`the range starts at ${range.start}, past the end of the text (${text.length} characters)`);
+      if (range.end <= range.start)
+        throw invalidArgument(`the character range must have end > start (got ${range.start}..${range.end})`);
+      if (range.start >= text.length)
+        throw invalidArgument(
+          `the range starts at ${range.start}, past the end of the text (${text.length} characters)`,
+        );
       span = { start: range.start, end: Math.min(range.end, text.length) };
       break;
     }
     case "lines": {
-      if (range.start < 1 || range.end < range.start) throw invalidArgument(`the line range must have 1 <= start <= end (got ${range.start}..${range.end})`);
-      if (range.start > lineCount) throw invalidArgument(`the range starts at line ${range.start}, but the text has ${lineCount} lines`);
+      if (range.start < 1 || range.end < range.start)
+        throw invalidArgument(`the line range must have 1 <= start <= end (got ${range.start}..${range.end})`);
+      if (range.start > lineCount)
+        throw invalidArgument(`the range starts at line ${range.start}, but the text has ${lineCount} lines`);
       const lastLine = Math.min(range.end, lineCount);
-      span = { start: starts[range.start - 1] as number, end: lastLine < lineCount ? (starts[lastLine] as number) : text.length };
+      span = {
+        start: starts[range.start - 1] as number,
+        end: lastLine < lineCount ? (starts[lastLine] as number) : text.length,
+      };
       break;
     }
     case "node": {
       const section = parseOutline(text).find((candidate) => candidate.nodeId === range.nodeId);
-      if (section === undefined) throw invalidArgument(`the entry has no outline node ${JSON.stringify(range.nodeId.slice(0, 200))}`, "list the entry's node ids with navigate_context");
+      if (section === undefined)
+        throw invalidArgument(
+          `the entry has no outline node ${JSON.stringify(range.nodeId.slice(0, 200))}`,
+          "list the entry's node ids with navigate_context",
+        );
       span = { start: section.start, end: section.end };
       heading = section.heading;
       break;

@@ -1,6 +1,13 @@
 import { createWorkerPool, isInlineText } from "@context-hub/common";
 import type { NodeSummary } from "../model/entry-model.js";
-import { buildOutline, resolveRange, type Outline, type OutlinePage, type RangeRequest, type ResolvedRange } from "./navigation.js";
+import {
+  buildOutline,
+  resolveRange,
+  type Outline,
+  type OutlinePage,
+  type RangeRequest,
+  type ResolvedRange,
+} from "./navigation.js";
 
 /** What the outline worker module does, by task name; inputs and results cross the thread boundary by copy. */
 export interface OutlineTasks {
@@ -39,21 +46,31 @@ export interface OutlineWorkOptions {
 
 /** Navigation work on a pool of worker threads running outline-worker.js. */
 export function createOutlineWork(options: OutlineWorkOptions): OutlineWork {
-  const pool = createWorkerPool({ name: "store-outline", script: new URL("./outline-worker.js", import.meta.url), maxWorkers: options.workers, maxOldGenerationSizeMb: 512 });
+  const pool = createWorkerPool({
+    name: "store-outline",
+    script: new URL("./outline-worker.js", import.meta.url),
+    maxWorkers: options.workers,
+    maxOldGenerationSizeMb: 512,
+  });
   const job = (stage: string) => ({ stage, budgetMs: options.budgetMs, budgetSetting: "STORE_TEXT_BUDGET_MS" });
   return {
     outline: async (text, summaries, maxDepth, page) =>
-      isInlineText([text]) ? outlineTasks.outline({ text, summaries: [...summaries], maxDepth, page }) : pool.run<Outline>("outline", { text, summaries, maxDepth, page }, job("outline")),
+      isInlineText([text])
+        ? outlineTasks.outline({ text, summaries: [...summaries], maxDepth, page })
+        : pool.run<Outline>("outline", { text, summaries, maxDepth, page }, job("outline")),
     range: async (text, range, maxChars) =>
       // Character and line ranges need no outline: only a node range parses one.
-      isInlineText([text]) || range.kind !== "node" ? outlineTasks.range({ text, range, maxChars }) : pool.run<ResolvedRange>("range", { text, range, maxChars }, job("range")),
+      isInlineText([text]) || range.kind !== "node"
+        ? outlineTasks.range({ text, range, maxChars })
+        : pool.run<ResolvedRange>("range", { text, range, maxChars }, job("range")),
     close: () => pool.close(),
   };
 }
 
 /** The same work on the calling thread (tests and tools that run no workers). */
 export const inlineOutlineWork: OutlineWork = {
-  outline: async (text, summaries, maxDepth, page) => outlineTasks.outline({ text, summaries: [...summaries], maxDepth, page }),
+  outline: async (text, summaries, maxDepth, page) =>
+    outlineTasks.outline({ text, summaries: [...summaries], maxDepth, page }),
   range: async (text, range, maxChars) => outlineTasks.range({ text, range, maxChars }),
   close: async () => undefined,
 };

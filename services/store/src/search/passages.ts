@@ -49,7 +49,8 @@ const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 /** Moves a window start forward to the next word start (within reach), unless it already is one. */
 function snapStart(text: string, start: number, lowest: number): number {
   if (start <= lowest || isSpace(text.charCodeAt(start - 1))) return start;
-  for (let at = start; at < Math.min(text.length, start + snapReach); at++) if (isSpace(text.charCodeAt(at))) return at + 1;
+  for (let at = start; at < Math.min(text.length, start + snapReach); at++)
+    if (isSpace(text.charCodeAt(at))) return at + 1;
   return start;
 }
 

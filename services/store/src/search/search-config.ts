@@ -24,13 +24,18 @@ export interface Bm25Parameters {
   b: number;
 }
 
-const languageList = envString("").refine((value) => value.split(",").every((name) => name.trim() === "" || languageNamePattern.test(name.trim())), {
-  message: "expected a comma-separated list of text-search configuration names, e.g. english,simple,german",
-});
+const languageList = envString("").refine(
+  (value) => value.split(",").every((name) => name.trim() === "" || languageNamePattern.test(name.trim())),
+  {
+    message: "expected a comma-separated list of text-search configuration names, e.g. english,simple,german",
+  },
+);
 
 /** The search variables of the store's environment, merged into its config schema. */
 export const searchEnvSchema = {
-  STORE_SEARCH_LANGUAGE: envString("english").refine((value) => languageNamePattern.test(value), { message: "expected a text-search configuration name, e.g. english" }),
+  STORE_SEARCH_LANGUAGE: envString("english").refine((value) => languageNamePattern.test(value), {
+    message: "expected a text-search configuration name, e.g. english",
+  }),
   STORE_SEARCH_QUERY_LANGUAGES: languageList,
   STORE_VECTOR_EXACT_BELOW: envInteger(defaultVectorIndexSettings.exactBelowChunks, 0, 10_000_000),
   STORE_HNSW_EF_SEARCH: envInteger(defaultVectorIndexSettings.efSearch, 1, 1_000),

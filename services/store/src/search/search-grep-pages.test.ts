@@ -8,7 +8,17 @@ const runner = createGrepRunner({ maxWorkers: 1 });
 after(() => runner.close());
 
 const caller = { tenant: "acme", subject: "a1", groups: [], scopes: ["context:read"] };
-const request: GrepRequest = { pattern: "needle", regex: false, caseInsensitive: false, filter: undefined, mode: "count", contextLines: 0, maxMatches: 0, maxMatchesPerEntry: 0, maxEntries: 0 };
+const request: GrepRequest = {
+  pattern: "needle",
+  regex: false,
+  caseInsensitive: false,
+  filter: undefined,
+  mode: "count",
+  contextLines: 0,
+  maxMatches: 0,
+  maxMatchesPerEntry: 0,
+  maxEntries: 0,
+};
 
 /**
  * A repository of `count` entries of `length` characters each, newest first,
@@ -24,7 +34,13 @@ function entriesOf(count: number, length: number) {
   }));
   const reads: number[] = [];
   const repository = {
-    async grepCandidates(_principal: unknown, _filter: unknown, _literal: unknown, cursor: GrepCursor | undefined, limit: number) {
+    async grepCandidates(
+      _principal: unknown,
+      _filter: unknown,
+      _literal: unknown,
+      cursor: GrepCursor | undefined,
+      limit: number,
+    ) {
       const start = cursor === undefined ? 0 : candidates.findIndex((candidate) => candidate.id === cursor.id) + 1;
       return candidates.slice(start, start + limit);
     },
@@ -39,7 +55,13 @@ function entriesOf(count: number, length: number) {
 test("grep reads text a bounded page at a time: sizes first, then only the texts that fit the page's character budget", async () => {
   const length = 1_000_000;
   const { repository, reads } = entriesOf(10, length);
-  const search = createSearchService({ repository, entries: {} as never, vectors: {} as never, grep: runner, languages: { configured: "english", allowed: ["english"] } });
+  const search = createSearchService({
+    repository,
+    entries: {} as never,
+    vectors: {} as never,
+    grep: runner,
+    languages: { configured: "english", allowed: ["english"] },
+  });
   const result = await search.grep(caller, request);
   assert.equal(result.timedOut, false, result.warnings.join("; "));
   assert.equal(result.entriesScanned, 10, "every entry is still scanned");
@@ -53,8 +75,18 @@ test("grep reads text a bounded page at a time: sizes first, then only the texts
 
 test("one text longer than the page budget is still read, alone", async () => {
   const { repository, reads } = entriesOf(3, searchLimits.grep.pageChars + 1);
-  const search = createSearchService({ repository, entries: {} as never, vectors: {} as never, grep: runner, languages: { configured: "english", allowed: ["english"] } });
+  const search = createSearchService({
+    repository,
+    entries: {} as never,
+    vectors: {} as never,
+    grep: runner,
+    languages: { configured: "english", allowed: ["english"] },
+  });
   const result = await search.grep(caller, request);
   assert.equal(result.entriesScanned, 3, result.warnings.join("; "));
-  assert.deepEqual(reads, [searchLimits.grep.pageChars + 1, searchLimits.grep.pageChars + 1, searchLimits.grep.pageChars + 1]);
+  assert.deepEqual(reads, [
+    searchLimits.grep.pageChars + 1,
+    searchLimits.grep.pageChars + 1,
+    searchLimits.grep.pageChars + 1,
+  ]);
 });

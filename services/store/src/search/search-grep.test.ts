@@ -23,7 +23,11 @@ describe("grep patterns", () => {
     const text = "Alpha\nbeta\nALPHA beta";
     assert.equal(grepText(text, regexOf("^alpha", true, true), content).matchCount, 2);
     assert.equal(grepText(text, regexOf("beta$"), content).matchCount, 2);
-    assert.equal(grepText(text, regexOf("\\-?beta"), content).matchCount, 2, "a pattern invalid in Unicode mode still works");
+    assert.equal(
+      grepText(text, regexOf("\\-?beta"), content).matchCount,
+      2,
+      "a pattern invalid in Unicode mode still works",
+    );
   });
 
   test("an invalid or empty pattern is INVALID_ARGUMENT", () => {
@@ -43,13 +47,22 @@ describe("grep over one text", () => {
   test("content reports line, span, line text and context", () => {
     const result = grepText(text, regexOf("needle"), { mode: "content", contextLines: 1, maxMatches: 2 });
     assert.equal(result.matchCount, 3, "counts beyond what it reports");
-    assert.deepEqual(result.matches[0], { line: 2, span: { start: 8, end: 14 }, lineText: "two needle", before: ["one"], after: ["three"] });
+    assert.deepEqual(result.matches[0], {
+      line: 2,
+      span: { start: 8, end: 14 },
+      lineText: "two needle",
+      before: ["one"],
+      after: ["three"],
+    });
     assert.equal(result.matches.length, 2);
     assert.equal(text.slice(result.matches[1]!.span.start, result.matches[1]!.span.end), "needle");
   });
 
   test("files_with_matches stops at the first match; empty matches are stepped over", () => {
-    assert.equal(grepText(text, regexOf("needle"), { mode: "files_with_matches", contextLines: 0, maxMatches: 1 }).matchCount, 1);
+    assert.equal(
+      grepText(text, regexOf("needle"), { mode: "files_with_matches", contextLines: 0, maxMatches: 1 }).matchCount,
+      1,
+    );
     assert.equal(grepText("a\nb\nc", regexOf("^"), { mode: "count", contextLines: 0, maxMatches: 0 }).matchCount, 3);
     assert.equal(grepText("🙂🙂", regexOf("(?:)"), { mode: "count", contextLines: 0, maxMatches: 0 }).matchCount, 3);
   });
@@ -81,25 +94,38 @@ describe("grep runner", () => {
     );
     assert.equal(run.timedOut, false);
     assert.ok(elapsed < 2_000, `took ${elapsed} ms`);
-    assert.ok(ticks >= Math.floor(elapsed / 10) / 3, `the event loop ran timers while the pattern spun (${ticks} ticks in ${Math.round(elapsed)} ms)`);
+    assert.ok(
+      ticks >= Math.floor(elapsed / 10) / 3,
+      `the event loop ran timers while the pattern spun (${ticks} ticks in ${Math.round(elapsed)} ms)`,
+    );
   });
 
   test("three timed-out texts in a row stop the call; so does its deadline", async () => {
-    const hopeless = await runner.run(catastrophic, [evil, evil, evil, evil, "aa"], content, { perTextMs: 100, deadline: performance.now() + 10_000 });
+    const hopeless = await runner.run(catastrophic, [evil, evil, evil, evil, "aa"], content, {
+      perTextMs: 100,
+      deadline: performance.now() + 10_000,
+    });
     assert.deepEqual(
       hopeless.outcomes.map((outcome) => outcome.status),
       ["timed_out", "timed_out", "timed_out", "skipped", "skipped"],
     );
     assert.equal(hopeless.timedOut, true);
     const started = performance.now();
-    const late = await runner.run(catastrophic, [evil], content, { perTextMs: 5_000, deadline: performance.now() + 150 });
+    const late = await runner.run(catastrophic, [evil], content, {
+      perTextMs: 5_000,
+      deadline: performance.now() + 150,
+    });
     assert.equal(late.timedOut, true);
     assert.ok(performance.now() - started < 1_500);
   });
 
   test("an aborted call stops at once", async () => {
     const controller = new AbortController();
-    const running = runner.run(catastrophic, [evil], content, { perTextMs: 5_000, deadline: performance.now() + 5_000, signal: controller.signal });
+    const running = runner.run(catastrophic, [evil], content, {
+      perTextMs: 5_000,
+      deadline: performance.now() + 5_000,
+      signal: controller.signal,
+    });
     controller.abort();
     assert.equal((await running).timedOut, true);
   });

@@ -52,30 +52,55 @@ export async function openSearch(
   const language = await applyTextSearchLanguage(db, config.language, migrations, logger);
   const repository = createSearchRepository(db, { bm25: config.bm25, statisticsTtlMs: config.bm25StatisticsTtlMs });
   const builtin = await repository.builtinLanguages();
-  const offered = config.queryLanguages.length === 0 ? builtin : config.queryLanguages.filter((name) => builtin.includes(name));
+  const offered =
+    config.queryLanguages.length === 0 ? builtin : config.queryLanguages.filter((name) => builtin.includes(name));
   const allowed = [...new Set([language, ...offered])].sort();
   const statistics = createStatisticsMaintenance(db, logger);
   await statistics.refresh();
   // With the graph backend PostgreSQL builds no HNSW index of its own: its exact scan is the graph's fallback.
   const postgresSettings = backend.kind === "graph" ? { ...config.vectors, buildIndexes: false } : config.vectors;
-  const postgresVectors = createPostgresVectorIndex({ db, logger, settings: postgresSettings, onIndexBuilt: () => statistics.refresh() });
+  const postgresVectors = createPostgresVectorIndex({
+    db,
+    logger,
+    settings: postgresSettings,
+    onIndexBuilt: () => statistics.refresh(),
+  });
   let vectors: VectorIndex = postgresVectors;
   let relay: VectorOutboxRelay | undefined;
   if (backend.qdrant === undefined) {
-    if (await setVectorOutbox(db, false)) logger.info("the vector outbox is off: semantic search runs on PostgreSQL's vectors");
-    if (backend.kind === "graph") vectors = createGraphVectorIndex({ db, logger, settings: config.vectors, directory: graphDirectory, fallback: postgresVectors });
+    if (await setVectorOutbox(db, false))
+      logger.info("the vector outbox is off: semantic search runs on PostgreSQL's vectors");
+    if (backend.kind === "graph")
+      vectors = createGraphVectorIndex({
+        db,
+        logger,
+        settings: config.vectors,
+        directory: graphDirectory,
+        fallback: postgresVectors,
+      });
   } else {
     const qdrant = backend.qdrant;
     const collections = createQdrantCollections(qdrant, logger);
     vectors = createQdrantVectorIndex({ db, logger, collections, settings: qdrant, fallback: postgresVectors });
-    relay = createVectorOutboxRelay(db, collections, logger, { batch: qdrant.relayBatch, idleMs: qdrant.relayIdleMs, maxBackoffMs: qdrant.relayMaxBackoffMs });
+    relay = createVectorOutboxRelay(db, collections, logger, {
+      batch: qdrant.relayBatch,
+      idleMs: qdrant.relayIdleMs,
+      maxBackoffMs: qdrant.relayMaxBackoffMs,
+    });
   }
   await vectors.prepare();
   await relay?.start();
   const grep = createGrepRunner({ maxWorkers: config.grepWorkers });
   // Outlines of long texts are parsed in worker threads under the store's text budget (the calling thread without one: tests).
   const outlines = textWork === undefined ? inlineOutlineWork : createOutlineWork(textWork);
-  const service = createSearchService({ repository, entries: createEntryRepository(db), vectors, grep, languages: { configured: language, allowed }, outlines });
+  const service = createSearchService({
+    repository,
+    entries: createEntryRepository(db),
+    vectors,
+    grep,
+    languages: { configured: language, allowed },
+    outlines,
+  });
   return {
     service,
     vectors,

@@ -2,7 +2,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { findPassage, toQueryStems } from "./passages.js";
 
-const filler = (words: number, seed: string) => Array.from({ length: words }, (_, index) => `${seed}${index % 7}`).join(" ");
+const filler = (words: number, seed: string) =>
+  Array.from({ length: words }, (_, index) => `${seed}${index % 7}`).join(" ");
 
 describe("passages for reranking", () => {
   test("query stems drop stop words unless nothing else is left", () => {
@@ -11,13 +12,20 @@ describe("passages for reranking", () => {
   });
 
   test("a text shorter than the window is returned whole, trimmed", () => {
-    assert.deepEqual(findPassage("  short note about rotors \n", "rotor", 200), { start: 2, end: 25, text: "short note about rotors" });
+    assert.deepEqual(findPassage("  short note about rotors \n", "rotor", 200), {
+      start: 2,
+      end: 25,
+      text: "short note about rotors",
+    });
   });
 
   test("the window goes where the most distinct query words are, not merely the most hits", () => {
     const text = `${filler(200, "alpha")} turbine turbine turbine ${filler(200, "beta")} the turbine blade cracked near the bearing ${filler(200, "gamma")}`;
     const passage = findPassage(text, "turbine blade bearing", 120);
-    assert.ok(passage.text.includes("blade") && passage.text.includes("bearing") && passage.text.includes("turbine"), passage.text);
+    assert.ok(
+      passage.text.includes("blade") && passage.text.includes("bearing") && passage.text.includes("turbine"),
+      passage.text,
+    );
     assert.ok(passage.end - passage.start <= 120);
     assert.equal(text.slice(passage.start, passage.end), passage.text);
   });

@@ -1,5 +1,9 @@
 import { accessPredicate } from "../filters/access-predicate.js";
-import { createCollectionStatisticsCache, createDocumentFrequencyCache, type CollectionStatistics } from "./bm25-statistics.js";
+import {
+  createCollectionStatisticsCache,
+  createDocumentFrequencyCache,
+  type CollectionStatistics,
+} from "./bm25-statistics.js";
 import { createFrequencySource } from "./bm25-frequencies.js";
 import { createSqlParams, type SqlDatabase, type SqlParams } from "../db/sql-database.js";
 import type { StoredEntry } from "../model/entry-model.js";
@@ -112,7 +116,13 @@ export interface SearchRepository {
    * with their texts; with `literal`, only those whose text contains it
    * (the caller rechecks, so the test may be looser than the real match).
    */
-  grepCandidates(principal: Principal, filter: SearchFilter, literal: string | undefined, cursor: GrepCursor | undefined, limit: number): Promise<GrepCandidate[]>;
+  grepCandidates(
+    principal: Principal,
+    filter: SearchFilter,
+    literal: string | undefined,
+    cursor: GrepCursor | undefined,
+    limit: number,
+  ): Promise<GrepCandidate[]>;
   /** The texts of `ids` (candidates `grepCandidates` returned) as the filter reads them, by id, under the same access predicate. */
   grepTexts(principal: Principal, filter: SearchFilter, ids: readonly string[]): Promise<Map<string, string>>;
   /** A value of `search_settings`. */
@@ -158,7 +168,12 @@ async function countCollection(db: SqlDatabase, principal: Principal): Promise<C
 
 /** What decides which entries a principal sees: its statistics are kept under this key, never shared with another view. */
 function visibilityKey(principal: Principal): string {
-  return JSON.stringify([principal.tenant, principal.subject, [...principal.groups].sort(), [...principal.scopes].sort()]);
+  return JSON.stringify([
+    principal.tenant,
+    principal.subject,
+    [...principal.groups].sort(),
+    [...principal.scopes].sort(),
+  ]);
 }
 
 /** Runs a ranking statement: the listed rows, or ids and scores only. */
@@ -187,30 +202,70 @@ async function feedbackCountedInStatements(
   search: FeedbackSearch,
 ): Promise<{ rows: FullTextRow[]; feedback: FeedbackUsed }> {
   const { principal, query, filter, page, feedback, idsOnly } = search;
-  const statementOptions = { highlight: search.highlight, bm25: options.bm25, collection: options.collection, rankOnly: idsOnly };
+  const statementOptions = {
+    highlight: search.highlight,
+    bm25: options.bm25,
+    collection: options.collection,
+    rankOnly: idsOnly,
+  };
   const firstParams = createSqlParams();
   const first = await db.query<{ id: string; score: number }>(
-    fullTextStatement(principal, query, filter, { limit: feedback.documents, offset: 0 }, { ...statementOptions, highlight: false, rankOnly: true }, firstParams),
+    fullTextStatement(
+      principal,
+      query,
+      filter,
+      { limit: feedback.documents, offset: 0 },
+      { ...statementOptions, highlight: false, rankOnly: true },
+      firstParams,
+    ),
     firstParams.values,
   );
   if (first.rows.length === 0) return { rows: [], feedback: { documents: 0, terms: [] } };
   const statsParams = createSqlParams();
   const shares = feedbackShares(first.rows.map((row) => Number(row.score)));
-  const { rows: terms } = await db.query<{ lexeme: string; feedback_weight: number; repeats: number; frequency: number; documents: number }>(
-    feedbackStatement(principal, query, filter, { ids: first.rows.map((row) => row.id), shares }, options.collection?.documents, statsParams),
+  const { rows: terms } = await db.query<{
+    lexeme: string;
+    feedback_weight: number;
+    repeats: number;
+    frequency: number;
+    documents: number;
+  }>(
+    feedbackStatement(
+      principal,
+      query,
+      filter,
+      { ids: first.rows.map((row) => row.id), shares },
+      options.collection?.documents,
+      statsParams,
+    ),
     statsParams.values,
   );
   const expanded = selectExpansionTerms(
-    terms.map((term) => ({ lexeme: term.lexeme, feedbackWeight: Number(term.feedback_weight), repeats: Number(term.repeats), frequency: Number(term.frequency) })),
+    terms.map((term) => ({
+      lexeme: term.lexeme,
+      feedbackWeight: Number(term.feedback_weight),
+      repeats: Number(term.repeats),
+      frequency: Number(term.frequency),
+    })),
     Number(terms[0]?.documents ?? 0),
     feedback,
   );
   const params = createSqlParams();
   if (expanded.expansion.length === 0 || expanded.query.length === 0) {
-    return { rows: await run(idsOnly)(fullTextStatement(principal, query, filter, page, statementOptions, params), params), feedback: { documents: 0, terms: [] } };
+    return {
+      rows: await run(idsOnly)(fullTextStatement(principal, query, filter, page, statementOptions, params), params),
+      feedback: { documents: 0, terms: [] },
+    };
   }
-  const weighted = { lexemes: expanded.query.map((term) => term.lexeme), weights: expanded.query.map((term) => term.weight), widen: query.mode === "any" };
-  const rows = await run(idsOnly)(fullTextStatement(principal, query, filter, page, { ...statementOptions, weighted }, params), params);
+  const weighted = {
+    lexemes: expanded.query.map((term) => term.lexeme),
+    weights: expanded.query.map((term) => term.weight),
+    widen: query.mode === "any",
+  };
+  const rows = await run(idsOnly)(
+    fullTextStatement(principal, query, filter, page, { ...statementOptions, weighted }, params),
+    params,
+  );
   return { rows, feedback: { documents: first.rows.length, terms: expanded.expansion } };
 }
 
@@ -225,13 +280,26 @@ export interface FullTextRanking {
 }
 
 /** The search repository over a migrated database; full text ranks by BM25 as `ranking` says. */
-export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking = { bm25: defaultSearchConfig.bm25, statisticsTtlMs: defaultSearchConfig.bm25StatisticsTtlMs }): SearchRepository {
+export function createSearchRepository(
+  db: SqlDatabase,
+  ranking: FullTextRanking = {
+    bm25: defaultSearchConfig.bm25,
+    statisticsTtlMs: defaultSearchConfig.bm25StatisticsTtlMs,
+  },
+): SearchRepository {
   const statistics = createCollectionStatisticsCache(ranking.statisticsTtlMs);
   const collectionOf = async (principal: Principal, filter: SearchFilter) =>
-    filter.asOf === undefined ? await statistics.get(visibilityKey(principal), () => countCollection(db, principal)) : undefined;
+    filter.asOf === undefined
+      ? await statistics.get(visibilityKey(principal), () => countCollection(db, principal))
+      : undefined;
   const listed = async (statement: string, params: SqlParams): Promise<FullTextRow[]> => {
     const { rows } = await db.query<ListingRow & { score: number; headline: string | null }>(statement, params.values);
-    return rows.map((row) => ({ id: row.id, entry: toListing(row), score: Number(row.score), headline: row.headline ?? undefined }));
+    return rows.map((row) => ({
+      id: row.id,
+      entry: toListing(row),
+      score: Number(row.score),
+      headline: row.headline ?? undefined,
+    }));
   };
   // Ids and scores only: the page is cut inside the statement under the access predicate, and no listing column is read.
   const ranked = async (statement: string, params: SqlParams): Promise<FullTextRow[]> => {
@@ -243,33 +311,72 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
   const frequencySource = createFrequencySource(db, frequencyCache);
   // Now and over whole lexemes, document frequencies are read beside the ranking statement (kept per caller view);
   // as of an instant, or for a prefix, the ranking statement counts them itself.
-  const countsAside = (query: FullTextQuery, filter: SearchFilter) => filter.asOf === undefined && query.mode !== "prefix";
+  const countsAside = (query: FullTextQuery, filter: SearchFilter) =>
+    filter.asOf === undefined && query.mode !== "prefix";
   // A kept frequency can be a little newer than the kept N: capped at N, an idf stays positive.
   const capped = (frequencies: ReadonlyMap<string, number>, collection: CollectionStatistics | undefined) =>
-    new Map([...frequencies].map(([lexeme, frequency]) => [lexeme, Math.min(frequency, collection?.documents ?? frequency)]));
-  const queryFrequencies = async (principal: Principal, query: FullTextQuery, collection: CollectionStatistics | undefined) => {
+    new Map(
+      [...frequencies].map(([lexeme, frequency]) => [lexeme, Math.min(frequency, collection?.documents ?? frequency)]),
+    );
+  const queryFrequencies = async (
+    principal: Principal,
+    query: FullTextQuery,
+    collection: CollectionStatistics | undefined,
+  ) => {
     const terms = await frequencySource.queryTerms(query);
-    return { terms, frequencies: capped(await frequencySource.frequencies(principal, visibilityKey(principal), terms.keys()), collection) };
+    return {
+      terms,
+      frequencies: capped(
+        await frequencySource.frequencies(principal, visibilityKey(principal), terms.keys()),
+        collection,
+      ),
+    };
   };
 
   const visibleConditions = (principal: Principal, ids: readonly string[], filter: SearchFilter, params: SqlParams) =>
-    [`e.id = ANY(${params.add(ids)}::uuid[])`, accessPredicate(principal, "e", params), ...searchFilterConditions({ ...filter, asOf: undefined }, "e", params)].join(" AND ");
+    [
+      `e.id = ANY(${params.add(ids)}::uuid[])`,
+      accessPredicate(principal, "e", params),
+      ...searchFilterConditions({ ...filter, asOf: undefined }, "e", params),
+    ].join(" AND ");
   const visible = async (principal: Principal, ids: readonly string[], filter: SearchFilter) => {
     if (ids.length === 0) return new Set<string>();
     const params = createSqlParams();
-    const { rows } = await db.query<{ id: string }>(`SELECT e.id FROM entries e WHERE ${visibleConditions(principal, ids, filter, params)}`, params.values);
+    const { rows } = await db.query<{ id: string }>(
+      `SELECT e.id FROM entries e WHERE ${visibleConditions(principal, ids, filter, params)}`,
+      params.values,
+    );
     return new Set(rows.map((row) => row.id));
   };
   /** The caller's chosen relevant entries that it may see and the filter passes, in its order, with their shares of the feedback. */
-  const relevantEntries = async (principal: Principal, filter: SearchFilter, relevant: NonNullable<FeedbackOptions["relevant"]>) => {
+  const relevantEntries = async (
+    principal: Principal,
+    filter: SearchFilter,
+    relevant: NonNullable<FeedbackOptions["relevant"]>,
+  ) => {
     const seen = await visible(principal, relevant.ids, filter);
-    const kept = relevant.ids.map((id, index) => ({ id, weight: relevant.weights[index] ?? 1 })).filter((item, index) => seen.has(item.id) && relevant.ids.indexOf(item.id) === index);
+    const kept = relevant.ids
+      .map((id, index) => ({ id, weight: relevant.weights[index] ?? 1 }))
+      .filter((item, index) => seen.has(item.id) && relevant.ids.indexOf(item.id) === index);
     return { ids: kept.map((item) => item.id), shares: feedbackShares(kept.map((item) => item.weight)) };
   };
-  const firstPass = async (principal: Principal, query: FullTextQuery, filter: SearchFilter, limit: number, options: FullTextStatementOptions) => {
+  const firstPass = async (
+    principal: Principal,
+    query: FullTextQuery,
+    filter: SearchFilter,
+    limit: number,
+    options: FullTextStatementOptions,
+  ) => {
     const params = createSqlParams();
     const { rows } = await db.query<{ id: string; score: number }>(
-      fullTextStatement(principal, query, filter, { limit, offset: 0 }, { ...options, within: undefined, highlight: false, rankOnly: true }, params),
+      fullTextStatement(
+        principal,
+        query,
+        filter,
+        { limit, offset: 0 },
+        { ...options, within: undefined, highlight: false, rankOnly: true },
+        params,
+      ),
       params.values,
     );
     return rows;
@@ -277,34 +384,89 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
   return {
     async fullText(principal, query, filter, page, highlight, idsOnly = false, within = undefined) {
       const collection = await collectionOf(principal, filter);
-      const frequencies = countsAside(query, filter) ? (await queryFrequencies(principal, query, collection)).frequencies : undefined;
+      const frequencies = countsAside(query, filter)
+        ? (await queryFrequencies(principal, query, collection)).frequencies
+        : undefined;
       const params = createSqlParams();
-      return run(idsOnly)(fullTextStatement(principal, query, filter, page, { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly, frequencies, within }, params), params);
+      return run(idsOnly)(
+        fullTextStatement(
+          principal,
+          query,
+          filter,
+          page,
+          { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly, frequencies, within },
+          params,
+        ),
+        params,
+      );
     },
 
-    async fullTextWithFeedback(principal, query, filter, page, highlight, feedback, idsOnly = false, within = undefined) {
+    async fullTextWithFeedback(
+      principal,
+      query,
+      filter,
+      page,
+      highlight,
+      feedback,
+      idsOnly = false,
+      within = undefined,
+    ) {
       const collection = await collectionOf(principal, filter);
-      if (!countsAside(query, filter)) return feedbackCountedInStatements(db, run, { bm25: ranking.bm25, collection }, { principal, query, filter, page, highlight, feedback, idsOnly });
+      if (!countsAside(query, filter))
+        return feedbackCountedInStatements(
+          db,
+          run,
+          { bm25: ranking.bm25, collection },
+          { principal, query, filter, page, highlight, feedback, idsOnly },
+        );
       const view = visibilityKey(principal);
       const original = await queryFrequencies(principal, query, collection);
-      const options = { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly, frequencies: original.frequencies, within };
+      const options = {
+        highlight,
+        bm25: ranking.bm25,
+        collection,
+        rankOnly: idsOnly,
+        frequencies: original.frequencies,
+        within,
+      };
       const depth = page.offset + page.limit;
-      const chosen = feedback.relevant === undefined ? undefined : await relevantEntries(principal, filter, feedback.relevant);
+      const chosen =
+        feedback.relevant === undefined ? undefined : await relevantEntries(principal, filter, feedback.relevant);
       // First pass (unless the caller chose the entries): the best entries by the query alone, ids and scores only; as
       // deep as the page when it can be, so that its last score bounds the second pass's page (below).
-      const firstRows = chosen === undefined ? await firstPass(principal, query, filter, depth <= maxBoundingDepth ? Math.max(feedback.documents, depth) : feedback.documents, options) : [];
-      const first = chosen ?? { ids: firstRows.slice(0, feedback.documents).map((row) => row.id), shares: feedbackShares(firstRows.slice(0, feedback.documents).map((row) => Number(row.score))) };
+      const firstRows =
+        chosen === undefined
+          ? await firstPass(
+              principal,
+              query,
+              filter,
+              depth <= maxBoundingDepth ? Math.max(feedback.documents, depth) : feedback.documents,
+              options,
+            )
+          : [];
+      const first = chosen ?? {
+        ids: firstRows.slice(0, feedback.documents).map((row) => row.id),
+        shares: feedbackShares(firstRows.slice(0, feedback.documents).map((row) => Number(row.score))),
+      };
       const plain = async () => {
         const params = createSqlParams();
-        return { rows: await run(idsOnly)(fullTextStatement(principal, query, filter, page, options, params), params), feedback: { documents: 0, terms: [] } };
+        return {
+          rows: await run(idsOnly)(fullTextStatement(principal, query, filter, page, options, params), params),
+          feedback: { documents: 0, terms: [] },
+        };
       };
-      if (first.ids.length === 0) return chosen === undefined ? { rows: [], feedback: { documents: 0, terms: [] } } : plain();
+      if (first.ids.length === 0)
+        return chosen === undefined ? { rows: [], feedback: { documents: 0, terms: [] } } : plain();
       const candidateParams = createSqlParams();
       const { rows: candidateRows } = await db.query<{ lexeme: string; feedback_weight: number; holders: number }>(
         feedbackCandidatesStatement(principal, filter, first, candidateParams),
         candidateParams.values,
       );
-      const candidates = candidateRows.map((row) => ({ lexeme: row.lexeme, feedbackWeight: Number(row.feedback_weight), holders: Number(row.holders) }));
+      const candidates = candidateRows.map((row) => ({
+        lexeme: row.lexeme,
+        feedbackWeight: Number(row.feedback_weight),
+        holders: Number(row.holders),
+      }));
       // Only the candidates that could still enter the expansion are counted (candidatesToCount), in one statement.
       const documents = collection?.documents ?? 0;
       const kept = capped(
@@ -318,9 +480,15 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
         collection,
       );
       const toCount = candidatesToCount(candidates, kept, documents, feedback);
-      const frequencies = capped(await frequencySource.frequencies(principal, view, [...kept.keys(), ...toCount], kept), collection);
+      const frequencies = capped(
+        await frequencySource.frequencies(principal, view, [...kept.keys(), ...toCount], kept),
+        collection,
+      );
       const byLexeme = new Map(candidates.map((candidate) => [candidate.lexeme, candidate]));
-      const lexemes = new Set([...original.terms.keys(), ...candidates.filter((candidate) => frequencies.has(candidate.lexeme)).map((candidate) => candidate.lexeme)]);
+      const lexemes = new Set([
+        ...original.terms.keys(),
+        ...candidates.filter((candidate) => frequencies.has(candidate.lexeme)).map((candidate) => candidate.lexeme),
+      ]);
       const terms = [...lexemes].map((lexeme) => ({
         lexeme,
         feedbackWeight: byLexeme.get(lexeme)?.feedbackWeight ?? 0,
@@ -336,28 +504,41 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
       // word keeps at least that share of its weight, with the same df), so the first pass's score at the page's depth
       // times queryWeight is at most the second page's last score; expansion words whose bounds sum below it need not widen the match.
       // Ranking only given entries, every expansion word widens the match: there are few of them to score.
-      const floor = chosen === undefined && within === undefined && firstRows.length >= depth && depth <= maxBoundingDepth ? feedback.queryWeight * Number(firstRows[depth - 1]?.score ?? 0) : 0;
-      const bound = (term: WeightedLexeme) => term.weight * idf(documents, frequencies.get(term.lexeme) ?? 0) * (ranking.bm25.k1 + 1);
+      const floor =
+        chosen === undefined && within === undefined && firstRows.length >= depth && depth <= maxBoundingDepth
+          ? feedback.queryWeight * Number(firstRows[depth - 1]?.score ?? 0)
+          : 0;
+      const bound = (term: WeightedLexeme) =>
+        term.weight * idf(documents, frequencies.get(term.lexeme) ?? 0) * (ranking.bm25.k1 + 1);
       const weighted = {
         lexemes: expanded.query.map((term) => term.lexeme),
         weights: expanded.query.map((term) => term.weight),
         widen: query.mode === "any",
         widenBy: floor > 0 ? wideningLexemes(expanded.query, new Set(original.terms.keys()), bound, floor) : undefined,
       };
-      const rows = await run(idsOnly)(fullTextStatement(principal, query, filter, page, { ...options, weighted, frequencies }, params), params);
+      const rows = await run(idsOnly)(
+        fullTextStatement(principal, query, filter, page, { ...options, weighted, frequencies }, params),
+        params,
+      );
       return { rows, feedback: { documents: first.ids.length, terms: expanded.expansion } };
     },
 
     async isEmptyQuery(query) {
       const params = createSqlParams();
-      const { rows } = await db.query<{ nodes: number }>(`SELECT numnode(${tsquerySql(query, params)}) AS nodes`, params.values);
+      const { rows } = await db.query<{ nodes: number }>(
+        `SELECT numnode(${tsquerySql(query, params)}) AS nodes`,
+        params.values,
+      );
       return (rows[0]?.nodes ?? 0) === 0;
     },
 
     async listings(principal, ids, filter) {
       if (ids.length === 0) return [];
       const params = createSqlParams();
-      const { rows } = await db.query<ListingRow>(`SELECT ${listingColumns(live)} FROM entries e WHERE ${visibleConditions(principal, ids, filter, params)}`, params.values);
+      const { rows } = await db.query<ListingRow>(
+        `SELECT ${listingColumns(live)} FROM entries e WHERE ${visibleConditions(principal, ids, filter, params)}`,
+        params.values,
+      );
       return rows.map(toListing);
     },
 
@@ -383,22 +564,44 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
       const params = createSqlParams();
       const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
       if (literal !== undefined) conditions.push(`strpos(e.text, ${params.add(literal)}) > 0`);
-      if (cursor !== undefined) conditions.push(`(e.created_at, e.id) < (${params.add(cursor.createdAt.toISOString())}::timestamptz, ${params.add(cursor.id)}::uuid)`);
-      const { rows } = await db.query<{ id: string; thread_id: string; created_at: Date; text_length: number; trust_state: TrustState }>(
+      if (cursor !== undefined)
+        conditions.push(
+          `(e.created_at, e.id) < (${params.add(cursor.createdAt.toISOString())}::timestamptz, ${params.add(cursor.id)}::uuid)`,
+        );
+      const { rows } = await db.query<{
+        id: string;
+        thread_id: string;
+        created_at: Date;
+        text_length: number;
+        trust_state: TrustState;
+      }>(
         `SELECT e.id, e.thread_id, e.created_at, e.text_length, e.trust_state FROM ${entrySource(principal, filter, params)} e
          WHERE ${conditions.join(" AND ")}
          ORDER BY e.created_at DESC, e.id DESC
          LIMIT ${params.add(limit)}`,
         params.values,
       );
-      return rows.map((row) => ({ id: row.id, threadId: row.thread_id, createdAt: row.created_at, textLength: Number(row.text_length), trustState: row.trust_state }));
+      return rows.map((row) => ({
+        id: row.id,
+        threadId: row.thread_id,
+        createdAt: row.created_at,
+        textLength: Number(row.text_length),
+        trustState: row.trust_state,
+      }));
     },
 
     async grepTexts(principal, filter, ids) {
       if (ids.length === 0) return new Map();
       const params = createSqlParams();
-      const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params), `e.id = ANY(${params.add(ids)}::uuid[])`];
-      const { rows } = await db.query<{ id: string; text: string }>(`SELECT e.id, e.text FROM ${entrySource(principal, filter, params)} e WHERE ${conditions.join(" AND ")}`, params.values);
+      const conditions = [
+        accessPredicate(principal, "e", params),
+        ...searchFilterConditions(filter, "e", params),
+        `e.id = ANY(${params.add(ids)}::uuid[])`,
+      ];
+      const { rows } = await db.query<{ id: string; text: string }>(
+        `SELECT e.id, e.text FROM ${entrySource(principal, filter, params)} e WHERE ${conditions.join(" AND ")}`,
+        params.values,
+      );
       return new Map(rows.map((row) => [row.id, row.text]));
     },
 
@@ -421,7 +624,9 @@ export function createSearchRepository(db: SqlDatabase, ranking: FullTextRanking
     },
 
     async builtinLanguages() {
-      const { rows } = await db.query<{ name: string }>("SELECT cfgname AS name FROM pg_ts_config WHERE cfgnamespace = 'pg_catalog'::regnamespace ORDER BY cfgname");
+      const { rows } = await db.query<{ name: string }>(
+        "SELECT cfgname AS name FROM pg_ts_config WHERE cfgnamespace = 'pg_catalog'::regnamespace ORDER BY cfgname",
+      );
       return rows.map((row) => row.name);
     },
   };

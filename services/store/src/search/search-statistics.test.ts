@@ -10,7 +10,10 @@ import { createStatisticsMaintenance, isStale, type StatisticsMaintenance } from
 const never = { recordedTuples: -1, recordedPages: 0, analysed: false };
 
 /** Runs `test` on a migrated in-memory store with statistics maintenance (checking every `checkIntervalMs`), closing both after. */
-async function withMemoryStore(checkIntervalMs: number | undefined, test: (store: { db: SqlDatabase; statistics: StatisticsMaintenance; logger: Logger }) => Promise<void>): Promise<void> {
+async function withMemoryStore(
+  checkIntervalMs: number | undefined,
+  test: (store: { db: SqlDatabase; statistics: StatisticsMaintenance; logger: Logger }) => Promise<void>,
+): Promise<void> {
   const logger = createLogger("statistics-test", "silent");
   const db = await openDatabase({ url: "", dataDir: "memory://", poolMax: 1 }, logger);
   const statistics = createStatisticsMaintenance(db, logger, checkIntervalMs);
@@ -34,28 +37,57 @@ async function insertKilobyteEntries(db: SqlDatabase, count: number): Promise<vo
 
 test("a table is analysed when never analysed, or when its size drifted by more than a fifth (and 128 pages)", () => {
   assert.equal(isStale({ ...never, pages: 128 }), true, "never analysed");
-  assert.equal(isStale({ recordedTuples: 1e5, recordedPages: 10_000, pages: 12_000, analysed: true }), false, "20% is within bounds");
+  assert.equal(
+    isStale({ recordedTuples: 1e5, recordedPages: 10_000, pages: 12_000, analysed: true }),
+    false,
+    "20% is within bounds",
+  );
   assert.equal(isStale({ recordedTuples: 1e5, recordedPages: 10_000, pages: 12_001, analysed: true }), true);
-  assert.equal(isStale({ recordedTuples: 1e5, recordedPages: 10_000, pages: 7_999, analysed: true }), true, "shrinking counts too");
+  assert.equal(
+    isStale({ recordedTuples: 1e5, recordedPages: 10_000, pages: 7_999, analysed: true }),
+    true,
+    "shrinking counts too",
+  );
 });
 
 test("a table smaller than a megabyte is not analysed on its own: its statistics would mislead the planner", () => {
   assert.equal(isStale({ ...never, pages: 0 }), false, "an empty table, never analysed");
   assert.equal(isStale({ ...never, pages: 127 }), false, "a small one");
-  assert.equal(isStale({ recordedTuples: 3, recordedPages: 1, pages: 127, analysed: true }), false, "one analysed small before stays as it is until it grows");
-  assert.equal(isStale({ recordedTuples: 1e5, recordedPages: 10_000, pages: 100, analysed: true }), false, "one that shrank keeps the statistics of its larger self");
+  assert.equal(
+    isStale({ recordedTuples: 3, recordedPages: 1, pages: 127, analysed: true }),
+    false,
+    "one analysed small before stays as it is until it grows",
+  );
+  assert.equal(
+    isStale({ recordedTuples: 1e5, recordedPages: 10_000, pages: 100, analysed: true }),
+    false,
+    "one that shrank keeps the statistics of its larger self",
+  );
 });
 
 test("beside a table with statistics, every table that holds rows is analysed, whatever its size", () => {
   assert.equal(isStale({ ...never, pages: 3 }, true), true, "a peer has statistics");
   assert.equal(isStale({ ...never, pages: 0 }, true), false, "nothing to sample");
-  assert.equal(isStale({ recordedTuples: 40, recordedPages: 3, pages: 3, analysed: false }), true, "an index build recorded its size, but no ANALYZE sampled it");
-  assert.equal(isStale({ recordedTuples: 40, recordedPages: 3, pages: 3, analysed: true }, true), false, "analysed already");
+  assert.equal(
+    isStale({ recordedTuples: 40, recordedPages: 3, pages: 3, analysed: false }),
+    true,
+    "an index build recorded its size, but no ANALYZE sampled it",
+  );
+  assert.equal(
+    isStale({ recordedTuples: 40, recordedPages: 3, pages: 3, analysed: true }, true),
+    false,
+    "analysed already",
+  );
 });
 
 test("a new store is not analysed at start; its entries are, once they pass a megabyte", async () => {
   await withMemoryStore(undefined, async ({ db, statistics }) => {
-    const analysed = async () => (await db.query<{ tuples: number }>("SELECT reltuples AS tuples FROM pg_class WHERE relname = 'entries' AND relnamespace = 'public'::regnamespace")).rows[0]?.tuples;
+    const analysed = async () =>
+      (
+        await db.query<{ tuples: number }>(
+          "SELECT reltuples AS tuples FROM pg_class WHERE relname = 'entries' AND relnamespace = 'public'::regnamespace",
+        )
+      ).rows[0]?.tuples;
     assert.deepEqual(await statistics.refresh(), [], "nothing to sample in an empty store");
     assert.equal(await analysed(), -1, "the planner goes by the table's size on disk");
     await insertKilobyteEntries(db, 1500);
@@ -66,11 +98,17 @@ test("a new store is not analysed at start; its entries are, once they pass a me
 
 test("a running store analyses its entries at the next periodic check once they pass a megabyte", async () => {
   await withMemoryStore(50, async ({ db, statistics }) => {
-    const analysed = async () => (await db.query<{ analysed: boolean }>("SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = 'public' AND tablename = 'entries') AS analysed")).rows[0]?.analysed;
+    const analysed = async () =>
+      (
+        await db.query<{ analysed: boolean }>(
+          "SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = 'public' AND tablename = 'entries') AS analysed",
+        )
+      ).rows[0]?.analysed;
     await statistics.refresh();
     await insertKilobyteEntries(db, 1500);
     // No refresh is called: the timer's check finds the grown table.
-    for (let waited = 0; waited < 10_000 && !(await analysed()); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let waited = 0; waited < 10_000 && !(await analysed()); waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(await analysed(), true);
   });
 });
@@ -104,7 +142,11 @@ test("an HNSW index build leaves every table it is planned with analysed, even b
 
     // A search's start-up with indexes wanted from the first chunk builds the space's index, which records the size of
     // chunks; the statistics are refreshed right after, so entries is not planned from nothing beside it.
-    const search = await openSearch(db, { ...defaultSearchConfig, vectors: { ...defaultSearchConfig.vectors, exactBelowChunks: 1 } }, logger);
+    const search = await openSearch(
+      db,
+      { ...defaultSearchConfig, vectors: { ...defaultSearchConfig.vectors, exactBelowChunks: 1 } },
+      logger,
+    );
     await search.close();
     assert.deepEqual(
       (await recorded()).map((row) => [row.name, row.tuples, row.analysed]),

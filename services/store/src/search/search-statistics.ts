@@ -79,13 +79,23 @@ export function isStale(table: Omit<TableSize, "name">, peersRecorded = false): 
  * `refresh` before serving) and every 30 seconds after, running ANALYZE
  * only on tables that drifted. On a PostgreSQL server it does nothing.
  */
-export function createStatisticsMaintenance(db: SqlDatabase, logger: Logger, checkIntervalMs = statisticsCheckIntervalMs): StatisticsMaintenance {
+export function createStatisticsMaintenance(
+  db: SqlDatabase,
+  logger: Logger,
+  checkIntervalMs = statisticsCheckIntervalMs,
+): StatisticsMaintenance {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<string[]> | undefined;
   const refresh = (): Promise<string[]> => {
     if (db.kind !== "pglite") return Promise.resolve([]);
     running ??= (async () => {
-      const { rows } = await db.query<{ name: string; recorded_pages: number; recorded_tuples: number; pages: number; analysed: boolean }>(
+      const { rows } = await db.query<{
+        name: string;
+        recorded_pages: number;
+        recorded_tuples: number;
+        pages: number;
+        analysed: boolean;
+      }>(
         `SELECT c.relname AS name, c.relpages AS recorded_pages, c.reltuples AS recorded_tuples,
                 (pg_relation_size(c.oid) / current_setting('block_size')::integer)::integer AS pages,
                 EXISTS (SELECT 1 FROM pg_stats s WHERE s.schemaname = 'public' AND s.tablename = c.relname) AS analysed

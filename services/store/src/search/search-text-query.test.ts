@@ -2,11 +2,26 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { isContextHubError } from "@context-hub/common";
 import { nastyQueries } from "./search-nasty-queries.js";
-import { chooseQueryLanguage, highlightMarks, parseHeadline, toLexemeQuery, toQueryWords, validateFullTextQuery } from "./text-search.js";
+import {
+  chooseQueryLanguage,
+  highlightMarks,
+  parseHeadline,
+  toLexemeQuery,
+  toQueryWords,
+  validateFullTextQuery,
+} from "./text-search.js";
 
 describe("full-text query words", () => {
   test("keep letters, digits and combining marks only, in order and with their repeats", () => {
-    assert.deepEqual(toQueryWords("Config config CONFIGS, state-of-the-art!"), ["Config", "config", "CONFIGS", "state", "of", "the", "art"]);
+    assert.deepEqual(toQueryWords("Config config CONFIGS, state-of-the-art!"), [
+      "Config",
+      "config",
+      "CONFIGS",
+      "state",
+      "of",
+      "the",
+      "art",
+    ]);
     assert.deepEqual(toQueryWords("'\";!&|()<->:*\\"), []);
     assert.deepEqual(toQueryWords("café e\u0301clair"), ["café", "éclair"]);
   });
@@ -26,13 +41,19 @@ describe("full-text query words", () => {
       for (const mode of ["prefix", "any"] as const) {
         const lexemes = toLexemeQuery(query, mode);
         // Every term is a quoted run of letters and digits; only the joiners and :* are syntax.
-        const stripped = lexemes.replace(/'[\p{L}\p{N}\p{M}]+'(:\*)?/gu, "").replace(mode === "prefix" ? / & /g : / \| /g, "");
+        const stripped = lexemes
+          .replace(/'[\p{L}\p{N}\p{M}]+'(:\*)?/gu, "")
+          .replace(mode === "prefix" ? / & /g : / \| /g, "");
         assert.equal(stripped, "", `${mode} ${JSON.stringify(query)} → ${JSON.stringify(lexemes)}`);
       }
     }
     assert.equal(toLexemeQuery("config serv", "prefix"), "'config':* & 'serv':*");
     assert.equal(toLexemeQuery("wing lift", "any"), "'wing' | 'lift'");
-    assert.equal(toLexemeQuery("lift wing lift", "any"), "'lift' | 'wing' | 'lift'", "a repeated word stays, so it weighs more");
+    assert.equal(
+      toLexemeQuery("lift wing lift", "any"),
+      "'lift' | 'wing' | 'lift'",
+      "a repeated word stays, so it weighs more",
+    );
   });
 });
 
@@ -52,7 +73,10 @@ describe("full-text query checks", () => {
     assert.equal(chooseQueryLanguage("", "english", allowed), "english");
     assert.equal(chooseQueryLanguage("german", "english", allowed), "german");
     for (const language of ["french", "english'; --", "pg_catalog.english", "English"]) {
-      assert.throws(() => chooseQueryLanguage(language, "english", allowed), /is not offered; choose one of: english, german, simple/);
+      assert.throws(
+        () => chooseQueryLanguage(language, "english", allowed),
+        /is not offered; choose one of: english, german, simple/,
+      );
     }
   });
 });
@@ -61,7 +85,9 @@ describe("highlight fragments", () => {
   const { start, stop, fragment } = highlightMarks;
 
   test("fragments are split and match spans point at the marked words", () => {
-    const fragments = parseHeadline(` quick brown ${start}fox${stop} jumps${fragment}${start}Foxes${stop} are ${start}quick${stop} `);
+    const fragments = parseHeadline(
+      ` quick brown ${start}fox${stop} jumps${fragment}${start}Foxes${stop} are ${start}quick${stop} `,
+    );
     assert.deepEqual(fragments, [
       { text: "quick brown fox jumps", matches: [{ start: 12, end: 15 }] },
       {
@@ -72,7 +98,8 @@ describe("highlight fragments", () => {
         ],
       },
     ]);
-    for (const part of fragments) for (const match of part.matches) assert.match(part.text.slice(match.start, match.end), /^(fox|Foxes|quick)$/);
+    for (const part of fragments)
+      for (const match of part.matches) assert.match(part.text.slice(match.start, match.end), /^(fox|Foxes|quick)$/);
   });
 
   test("text without marks is one fragment without matches; empty fragments are dropped", () => {

@@ -20,7 +20,13 @@ import { requirePrincipal, type Principal } from "../model/principal.js";
 import { validateSearchFilter, type SearchFilterInput } from "../model/search-filter.js";
 import type { FeedbackUsed, FullTextRow, GrepCursor, SearchRepository } from "./search-repository.js";
 import { feedbackLimits, type FeedbackOptions } from "./bm25-feedback.js";
-import { chooseQueryLanguage, parseHeadline, validateFullTextQuery, type FullTextMode, type Highlight } from "./text-search.js";
+import {
+  chooseQueryLanguage,
+  parseHeadline,
+  validateFullTextQuery,
+  type FullTextMode,
+  type Highlight,
+} from "./text-search.js";
 import type { TrustState } from "../model/trust.js";
 import type { VectorIndex, VectorStrategy } from "../vectors/vector-index.js";
 
@@ -211,13 +217,22 @@ export interface SearchService {
   /** The visible, filtered entries whose best chunk is nearest to a query vector. */
   semantic(principal: Principal | undefined, request: SemanticRequest): Promise<SemanticResult>;
   /** The listings of the visible entries among `ids` that pass `filter`, in the order of `ids`: the page a ranking of ids shows. */
-  listings(principal: Principal | undefined, request: { ids: readonly string[]; filter: SearchFilterInput | undefined }): Promise<StoredEntry[]>;
+  listings(
+    principal: Principal | undefined,
+    request: { ids: readonly string[]; filter: SearchFilterInput | undefined },
+  ): Promise<StoredEntry[]>;
   /** A passage of each visible entry to rerank; items naming entries the caller cannot see are left out. */
   passages(principal: Principal | undefined, request: PassagesRequest): Promise<PassageResult[]>;
   /** The heading outline of one visible entry. */
   navigate(
     principal: Principal | undefined,
-    request: { id: string; maxDepth: number; includeQuarantined?: boolean | undefined; offset?: number | undefined; maxNodes?: number | undefined },
+    request: {
+      id: string;
+      maxDepth: number;
+      includeQuarantined?: boolean | undefined;
+      offset?: number | undefined;
+      maxNodes?: number | undefined;
+    },
   ): Promise<NavigateResult>;
   /** A bounded range of one visible entry's text. */
   readRange(principal: Principal | undefined, request: ReadRangeRequest): Promise<ReadRangeResult>;
@@ -241,7 +256,8 @@ export interface SearchServiceDependencies {
  * ranking depth, since a ranking is only computed that deep.
  */
 export function validateSearchPage(limit: number, offset: number): { limit: number; offset: number } {
-  if (limit > searchLimits.maxLimit) throw invalidArgument(`limit must be 1 to ${searchLimits.maxLimit} (got ${limit})`);
+  if (limit > searchLimits.maxLimit)
+    throw invalidArgument(`limit must be 1 to ${searchLimits.maxLimit} (got ${limit})`);
   const page = { limit: limit === 0 ? searchLimits.defaultLimit : limit, offset };
   if (page.offset + page.limit > searchLimits.maxRankingDepth) {
     throw invalidArgument(
@@ -253,8 +269,10 @@ export function validateSearchPage(limit: number, offset: number): { limit: numb
 }
 
 function validateVector(model: string, vector: readonly number[]): void {
-  if (model.length === 0 || model.length > searchLimits.modelNameLength) throw invalidArgument(`embedding_model must be 1 to ${searchLimits.modelNameLength} characters`);
-  if (vector.length === 0 || vector.length > searchLimits.maxDimension) throw invalidArgument(`vector must have 1 to ${searchLimits.maxDimension} values (got ${vector.length})`);
+  if (model.length === 0 || model.length > searchLimits.modelNameLength)
+    throw invalidArgument(`embedding_model must be 1 to ${searchLimits.modelNameLength} characters`);
+  if (vector.length === 0 || vector.length > searchLimits.maxDimension)
+    throw invalidArgument(`vector must have 1 to ${searchLimits.maxDimension} values (got ${vector.length})`);
   if (!vector.every(Number.isFinite)) throw invalidArgument("vector must hold only finite numbers");
 }
 
@@ -264,19 +282,33 @@ function validateVector(model: string, vector: readonly number[]): void {
  * words cannot express.
  */
 export function validateFeedback(request: FeedbackRequest, mode: FullTextMode): FeedbackOptions {
-  if (mode === "prefix") throw invalidArgument("feedback is not available in prefix mode", "use mode any or match with feedback, or prefix without it");
-  const documents = boundedCount(request.documents, feedbackLimits.defaultDocuments, feedbackLimits.maxDocuments, "feedback documents");
+  if (mode === "prefix")
+    throw invalidArgument(
+      "feedback is not available in prefix mode",
+      "use mode any or match with feedback, or prefix without it",
+    );
+  const documents = boundedCount(
+    request.documents,
+    feedbackLimits.defaultDocuments,
+    feedbackLimits.maxDocuments,
+    "feedback documents",
+  );
   const terms = boundedCount(request.terms, feedbackLimits.defaultTerms, feedbackLimits.maxTerms, "feedback terms");
   const queryWeight = request.queryWeight ?? feedbackLimits.defaultQueryWeight;
-  if (!(queryWeight >= 0 && queryWeight <= 1)) throw invalidArgument(`feedback query weight must be 0 to 1 (got ${queryWeight})`);
+  if (!(queryWeight >= 0 && queryWeight <= 1))
+    throw invalidArgument(`feedback query weight must be 0 to 1 (got ${queryWeight})`);
   const relevantIds = request.relevantIds ?? [];
   if (relevantIds.length === 0) return { documents, terms, queryWeight };
   relevantIds.forEach((id, index) => {
     if (!isUuid(id)) throw invalidArgument(`feedback relevant_ids[${index}] must be a full entry id`);
   });
   const given = request.relevantWeights ?? [];
-  if (given.length > 0 && given.length !== relevantIds.length) throw invalidArgument(`feedback relevant_weights must give one weight per relevant id (got ${given.length} for ${relevantIds.length})`);
-  if (!given.every((weight) => Number.isFinite(weight) && weight > 0)) throw invalidArgument("feedback relevant_weights must be finite and greater than 0");
+  if (given.length > 0 && given.length !== relevantIds.length)
+    throw invalidArgument(
+      `feedback relevant_weights must give one weight per relevant id (got ${given.length} for ${relevantIds.length})`,
+    );
+  if (!given.every((weight) => Number.isFinite(weight) && weight > 0))
+    throw invalidArgument("feedback relevant_weights must be finite and greater than 0");
   // At most `documents` of them are read, as a first pass would keep its best `documents`.
   const ids = relevantIds.slice(0, documents);
   const weights = given.length > 0 ? given.slice(0, documents) : ids.map(() => 1);
@@ -286,7 +318,8 @@ export function validateFeedback(request: FeedbackRequest, mode: FullTextMode): 
 /** The ids a full-text search ranks within, checked; undefined when it ranks every entry. */
 export function validateWithinIds(ids: readonly string[] | undefined): readonly string[] | undefined {
   if (ids === undefined || ids.length === 0) return undefined;
-  if (ids.length > searchLimits.maxRankingDepth) throw invalidArgument(`within_ids may hold at most ${searchLimits.maxRankingDepth} ids (got ${ids.length})`);
+  if (ids.length > searchLimits.maxRankingDepth)
+    throw invalidArgument(`within_ids may hold at most ${searchLimits.maxRankingDepth} ids (got ${ids.length})`);
   ids.forEach((id, index) => {
     if (!isUuid(id)) throw invalidArgument(`within_ids[${index}] must be a full entry id`);
   });
@@ -301,7 +334,12 @@ function boundedCount(value: number, fallback: number, max: number, field: strin
 
 /** The entry's listing: what a search result shows, without the full text or outline. */
 function toListing(entry: StoredEntry): StoredEntry {
-  return { ...entry, text: "", nodeSummaries: [], images: entry.images.map((image) => ({ ...image, data: undefined })) };
+  return {
+    ...entry,
+    text: "",
+    nodeSummaries: [],
+    images: entry.images.map((image) => ({ ...image, data: undefined })),
+  };
 }
 
 /** The search service over its repositories. */
@@ -322,10 +360,15 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
     if (entry !== undefined) return entry;
     const [withheld] = includeQuarantined ? [] : await entries.withheldStates(caller, [id]);
     if (withheld !== undefined) {
-      throw new ContextHubError("PERMISSION_DENIED", `entry ${withheld.id} is withheld: its trust state is ${withheld.state}`, {
-        remedy: "pass include_quarantined to read it anyway, and treat its content with suspicion; a reviewer can approve it",
-        details: { id: withheld.id, trust_state: withheld.state },
-      });
+      throw new ContextHubError(
+        "PERMISSION_DENIED",
+        `entry ${withheld.id} is withheld: its trust state is ${withheld.state}`,
+        {
+          remedy:
+            "pass include_quarantined to read it anyway, and treat its content with suspicion; a reviewer can approve it",
+          details: { id: withheld.id, trust_state: withheld.state },
+        },
+      );
     }
     // Deleted between resolution and read: for the caller it does not exist.
     throw entryNotFound(input);
@@ -342,18 +385,35 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       const warnings: string[] = [];
       const feedback = request.feedback === undefined ? undefined : validateFeedback(request.feedback, request.mode);
       const idsOnly = request.idsOnly === true;
-      if (idsOnly && request.highlight) throw invalidArgument("highlight needs the listings: ask for ids_only or highlight, not both");
+      if (idsOnly && request.highlight)
+        throw invalidArgument("highlight needs the listings: ask for ids_only or highlight, not both");
       const within = validateWithinIds(request.withinIds);
       if (filter.asOf !== undefined && (within !== undefined || feedback?.relevant !== undefined)) {
-        throw invalidArgument("within_ids and feedback relevant_ids rank today's entries and are not available with as_of", "leave them out to search as of an instant");
+        throw invalidArgument(
+          "within_ids and feedback relevant_ids rank today's entries and are not available with as_of",
+          "leave them out to search as of an instant",
+        );
       }
       const window = { limit: page.limit + 1, offset: page.offset };
       let rows: FullTextRow[];
       let used: FeedbackUsed | undefined;
-      if (feedback === undefined) rows = await repository.fullText(caller, query, filter, window, request.highlight, idsOnly, within);
-      else ({ rows, feedback: used } = await repository.fullTextWithFeedback(caller, query, filter, window, request.highlight, feedback, idsOnly, within));
+      if (feedback === undefined)
+        rows = await repository.fullText(caller, query, filter, window, request.highlight, idsOnly, within);
+      else
+        ({ rows, feedback: used } = await repository.fullTextWithFeedback(
+          caller,
+          query,
+          filter,
+          window,
+          request.highlight,
+          feedback,
+          idsOnly,
+          within,
+        ));
       if (rows.length === 0 && (await repository.isEmptyQuery(query))) {
-        warnings.push(`the query has no searchable words in ${language} (only stop words or punctuation), so nothing can match it`);
+        warnings.push(
+          `the query has no searchable words in ${language} (only stop words or punctuation), so nothing can match it`,
+        );
       }
       return {
         hits: rows.slice(0, page.limit).map((row, index) => ({
@@ -382,7 +442,12 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
         );
       }
       const page = validateSearchPage(request.limit, request.offset);
-      const found = await vectors.nearestEntries(caller, { model: request.model, vector: request.vector, filter, limit: page.offset + page.limit + 1 });
+      const found = await vectors.nearestEntries(caller, {
+        model: request.model,
+        vector: request.vector,
+        filter,
+        limit: page.offset + page.limit + 1,
+      });
       const window = found.hits.slice(page.offset, page.offset + page.limit);
       // The listing read applies the predicate and the filter again (a vector index's payload filter is re-checked here); an entry deleted since the scan drops out.
       // With ids only, the same check runs without reading the listings.
@@ -390,14 +455,31 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       const listed =
         request.idsOnly === true
           ? new Map([...(await repository.visibleIds(caller, ids, filter))].map((id) => [id, undefined]))
-          : new Map((await repository.listings(caller, ids, filter)).map((entry) => [entry.id, entry as StoredEntry | undefined]));
+          : new Map(
+              (await repository.listings(caller, ids, filter)).map((entry) => [
+                entry.id,
+                entry as StoredEntry | undefined,
+              ]),
+            );
       const hits = window.flatMap((hit, index) => {
         if (!listed.has(hit.entryId)) return [];
         const similarity = Number.isNaN(hit.distance) ? 0 : 1 - hit.distance;
-        return [{ entryId: hit.entryId, entry: listed.get(hit.entryId), score: similarity, rank: page.offset + index + 1, chunk: hit.chunk, highlights: [] }];
+        return [
+          {
+            entryId: hit.entryId,
+            entry: listed.get(hit.entryId),
+            score: similarity,
+            rank: page.offset + index + 1,
+            chunk: hit.chunk,
+            highlights: [],
+          },
+        ];
       });
       const warnings = [...found.warnings];
-      if (found.hits.length === 0 && (await repository.embeddedByOtherModels(caller, request.model, request.vector.length))) {
+      if (
+        found.hits.length === 0 &&
+        (await repository.embeddedByOtherModels(caller, request.model, request.vector.length))
+      ) {
         warnings.push(
           `no stored vectors you can search were made by ${request.model} (${request.vector.length} dimensions), so nothing can match; if the embedding model changed, an operator must re-embed the store`,
         );
@@ -407,28 +489,41 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
 
     async listings(principal, request) {
       const caller = requirePrincipal(principal, "context:read");
-      if (request.ids.length > searchLimits.maxRankingDepth) throw invalidArgument(`ids must list at most ${searchLimits.maxRankingDepth} entries (got ${request.ids.length})`);
+      if (request.ids.length > searchLimits.maxRankingDepth)
+        throw invalidArgument(
+          `ids must list at most ${searchLimits.maxRankingDepth} entries (got ${request.ids.length})`,
+        );
       request.ids.forEach((id, index) => {
         if (!isUuid(id)) throw invalidArgument(`ids[${index}] must be a full entry id`);
       });
       const filter = validateSearchFilter(request.filter);
       if (filter.asOf !== undefined)
-        throw invalidArgument("filter.as_of is not available to listings: they show current versions", "read an earlier version's listing with a full-text search as of then");
+        throw invalidArgument(
+          "filter.as_of is not available to listings: they show current versions",
+          "read an earlier version's listing with a full-text search as of then",
+        );
       const byId = new Map((await repository.listings(caller, request.ids, filter)).map((entry) => [entry.id, entry]));
       return request.ids.flatMap((id) => byId.get(id) ?? []);
     },
 
     async passages(principal, request) {
       const caller = requirePrincipal(principal, "context:read");
-      if (request.items.length > searchLimits.passageItems) throw invalidArgument(`items must list at most ${searchLimits.passageItems} passages (got ${request.items.length})`);
+      if (request.items.length > searchLimits.passageItems)
+        throw invalidArgument(
+          `items must list at most ${searchLimits.passageItems} passages (got ${request.items.length})`,
+        );
       const maxChars = request.maxChars === 0 ? searchLimits.passageDefaultChars : request.maxChars;
       if (maxChars < searchLimits.passageMinChars || maxChars > searchLimits.passageMaxChars) {
-        throw invalidArgument(`max_chars must be ${searchLimits.passageMinChars} to ${searchLimits.passageMaxChars} (got ${maxChars})`);
+        throw invalidArgument(
+          `max_chars must be ${searchLimits.passageMinChars} to ${searchLimits.passageMaxChars} (got ${maxChars})`,
+        );
       }
-      if (request.query.length > 1_000 || request.query.includes("\u0000")) throw invalidArgument("query must be at most 1000 characters, without NUL");
+      if (request.query.length > 1_000 || request.query.includes("\u0000"))
+        throw invalidArgument("query must be at most 1000 characters, without NUL");
       request.items.forEach((item, index) => {
         if (!isUuid(item.entryId)) throw invalidArgument(`items[${index}].entry_id must be a full entry id`);
-        if (item.span !== undefined && item.span.end <= item.span.start) throw invalidArgument(`items[${index}].span must have end > start`);
+        if (item.span !== undefined && item.span.end <= item.span.start)
+          throw invalidArgument(`items[${index}].span must have end > start`);
       });
       const reach = new Map<string, number>();
       for (const item of request.items) {
@@ -450,15 +545,27 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
     async navigate(principal, request) {
       const caller = requirePrincipal(principal, "context:read");
       const entry = await readEntry(caller, request.id, request.includeQuarantined ?? false);
-      const maxNodes = boundedCount(request.maxNodes ?? 0, outlinePageLimits.defaultNodes, outlinePageLimits.maxNodes, "max_nodes");
+      const maxNodes = boundedCount(
+        request.maxNodes ?? 0,
+        outlinePageLimits.defaultNodes,
+        outlinePageLimits.maxNodes,
+        "max_nodes",
+      );
       const page = { offset: request.offset ?? 0, maxNodes, maxBytes: outlinePageLimits.maxBytes };
       const outline = await outlines.outline(entry.text, entry.nodeSummaries, request.maxDepth, page);
-      return { entry: toListing(entry), nodes: outline.nodes, lineCount: outline.lineCount, totalNodes: outline.totalNodes, nextOffset: outline.nextOffset };
+      return {
+        entry: toListing(entry),
+        nodes: outline.nodes,
+        lineCount: outline.lineCount,
+        totalNodes: outline.totalNodes,
+        nextOffset: outline.nextOffset,
+      };
     },
 
     async readRange(principal, request) {
       const caller = requirePrincipal(principal, "context:read");
-      if (request.range === undefined) throw invalidArgument("give the range to read: chars (start, end), lines (start, end) or node_id");
+      if (request.range === undefined)
+        throw invalidArgument("give the range to read: chars (start, end), lines (start, end) or node_id");
       const maxChars = boundedCount(request.maxChars, rangeLimits.defaultMaxChars, rangeLimits.maxChars, "max_chars");
       const entry = await readEntry(caller, request.id, request.includeQuarantined ?? false);
       const range = await outlines.range(entry.text, request.range, maxChars);
@@ -480,11 +587,20 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
     async grep(principal, request, signal) {
       const caller = requirePrincipal(principal, "context:read");
       const limits = searchLimits.grep;
-      const pattern = compilePattern(request.pattern, { regex: request.regex, caseInsensitive: request.caseInsensitive });
+      const pattern = compilePattern(request.pattern, {
+        regex: request.regex,
+        caseInsensitive: request.caseInsensitive,
+      });
       const filter = validateSearchFilter(request.filter);
-      if (request.contextLines > grepLimits.contextLines) throw invalidArgument(`context_lines must be 0 to ${grepLimits.contextLines} (got ${request.contextLines})`);
+      if (request.contextLines > grepLimits.contextLines)
+        throw invalidArgument(`context_lines must be 0 to ${grepLimits.contextLines} (got ${request.contextLines})`);
       const maxMatches = boundedCount(request.maxMatches, limits.defaultMaxMatches, limits.maxMatches, "max_matches");
-      const maxPerEntry = boundedCount(request.maxMatchesPerEntry, limits.defaultMaxMatchesPerEntry, limits.maxMatchesPerEntry, "max_matches_per_entry");
+      const maxPerEntry = boundedCount(
+        request.maxMatchesPerEntry,
+        limits.defaultMaxMatchesPerEntry,
+        limits.maxMatchesPerEntry,
+        "max_matches_per_entry",
+      );
       const maxEntries = boundedCount(request.maxEntries, limits.defaultMaxEntries, limits.maxEntries, "max_entries");
       // A case-sensitive literal lets the database skip entries that cannot match; anything else is decided by the pattern itself.
       const literal = !request.regex && !request.caseInsensitive ? request.pattern : undefined;
@@ -501,7 +617,13 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       let timedOut = false;
       scan: for (;;) {
         const room = maxEntries - scanned;
-        const page = await repository.grepCandidates(caller, filter, literal, cursor, Math.min(limits.pageEntries, room) + 1);
+        const page = await repository.grepCandidates(
+          caller,
+          filter,
+          literal,
+          cursor,
+          Math.min(limits.pageEntries, room) + 1,
+        );
         const batch = page.slice(0, Math.min(limits.pageEntries, room));
         if (batch.length === 0) break;
         // Sizes come first, texts after: a page reads only as much text as its budgets allow.
@@ -532,7 +654,14 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
           scanned++;
           cursor = { createdAt: candidate.createdAt, id: candidate.id };
           if (outcome.status === "timed_out") {
-            results.push({ entryId: candidate.id, threadId: candidate.threadId, matchCount: 0, matches: [], timedOut: true, trustState: candidate.trustState });
+            results.push({
+              entryId: candidate.id,
+              threadId: candidate.threadId,
+              matchCount: 0,
+              matches: [],
+              timedOut: true,
+              trustState: candidate.trustState,
+            });
             continue;
           }
           if (outcome.result.matchCount === 0) continue;
@@ -556,7 +685,10 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
           timedOut = true;
           break;
         }
-        if (affordable.length < batch.length && scannedChars + batch[affordable.length]!.textLength > limits.maxScanChars) {
+        if (
+          affordable.length < batch.length &&
+          scannedChars + batch[affordable.length]!.textLength > limits.maxScanChars
+        ) {
           truncated = true;
           warnings.push(`stopped after reading ${scannedChars} characters of text; narrow the search with filters`);
           break;
@@ -572,8 +704,12 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
         }
         break;
       }
-      if (timedOut) warnings.push(`the pattern ran out of time (${limits.perEntryMs} ms per entry, ${limits.totalMs} ms in all); results cover the entries scanned so far`);
-      if (results.some((result) => result.timedOut)) warnings.push("the pattern took too long on some entries (marked timed_out); simplify it or use a literal");
+      if (timedOut)
+        warnings.push(
+          `the pattern ran out of time (${limits.perEntryMs} ms per entry, ${limits.totalMs} ms in all); results cover the entries scanned so far`,
+        );
+      if (results.some((result) => result.timedOut))
+        warnings.push("the pattern took too long on some entries (marked timed_out); simplify it or use a literal");
       return { entries: results, entriesScanned: scanned, totalMatches, truncated, timedOut, warnings };
     },
   };

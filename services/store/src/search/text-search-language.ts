@@ -16,17 +16,30 @@ const languageLockKey = "4858301372553183746";
  * advisory lock, then records the new language. In `verify` mode (replicas that must not change
  * the database) a mismatch is an error instead. Returns the language in use.
  */
-export async function applyTextSearchLanguage(db: SqlDatabase, language: string, mode: "apply" | "verify", logger: Logger): Promise<string> {
-  if (!languageNamePattern.test(language)) throw new Error(`STORE_SEARCH_LANGUAGE ${JSON.stringify(language)} is not a text-search configuration name`);
+export async function applyTextSearchLanguage(
+  db: SqlDatabase,
+  language: string,
+  mode: "apply" | "verify",
+  logger: Logger,
+): Promise<string> {
+  if (!languageNamePattern.test(language))
+    throw new Error(`STORE_SEARCH_LANGUAGE ${JSON.stringify(language)} is not a text-search configuration name`);
   return db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1::bigint)", [languageLockKey]);
-    const { rows } = await tx.query<{ value: string }>("SELECT value FROM search_settings WHERE key = 'text_search_language'");
+    const { rows } = await tx.query<{ value: string }>(
+      "SELECT value FROM search_settings WHERE key = 'text_search_language'",
+    );
     const stored = rows[0]?.value ?? "english";
     if (stored === language) return language;
     const known = await tx.query("SELECT 1 FROM pg_ts_config WHERE cfgname = $1", [language]);
-    if (known.rows.length === 0) throw new Error(`STORE_SEARCH_LANGUAGE ${JSON.stringify(language)} is not a text-search configuration this database has`);
+    if (known.rows.length === 0)
+      throw new Error(
+        `STORE_SEARCH_LANGUAGE ${JSON.stringify(language)} is not a text-search configuration this database has`,
+      );
     if (mode === "verify") {
-      throw new Error(`the full-text index was built for ${stored}, but STORE_SEARCH_LANGUAGE is ${language}; start one store with STORE_MIGRATIONS=apply (or run the migrations Job) to rebuild it`);
+      throw new Error(
+        `the full-text index was built for ${stored}, but STORE_SEARCH_LANGUAGE is ${language}; start one store with STORE_MIGRATIONS=apply (or run the migrations Job) to rebuild it`,
+      );
     }
     const started = performance.now();
     // format(%L) quotes the configuration name; the body is otherwise the function migration 1 created.
@@ -46,9 +59,18 @@ $fn$$ddl$, $1::text) AS sql`,
     const { rowCount } = await tx.query("UPDATE entries SET search_vector = entry_search_vector(text)");
     // Kept versions store theirs, so an as_of search parses its query and its versions in the same language.
     const versions = await tx.query("UPDATE entry_versions SET search_vector = entry_search_vector(text)");
-    await tx.query("INSERT INTO search_settings (key, value) VALUES ('text_search_language', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()", [language]);
+    await tx.query(
+      "INSERT INTO search_settings (key, value) VALUES ('text_search_language', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()",
+      [language],
+    );
     logger.info(
-      { from: stored, to: language, entries: rowCount, versions: versions.rowCount, ms: Math.round(performance.now() - started) },
+      {
+        from: stored,
+        to: language,
+        entries: rowCount,
+        versions: versions.rowCount,
+        ms: Math.round(performance.now() - started),
+      },
       "rebuilt the full-text index for a new text-search language",
     );
     return language;

@@ -102,7 +102,8 @@ export function toLexemeQuery(query: string, mode: "prefix" | "any"): string {
 /** Checks a full-text query: 1–1000 characters, not blank, no NUL. */
 export function validateFullTextQuery(query: string, field = "query"): string {
   if (query.trim().length === 0) throw invalidArgument(`${field} must not be empty`);
-  if (query.length > maxQueryLength) throw invalidArgument(`${field} is ${query.length} characters; the limit is ${maxQueryLength}`);
+  if (query.length > maxQueryLength)
+    throw invalidArgument(`${field} is ${query.length} characters; the limit is ${maxQueryLength}`);
   if (query.includes("\u0000")) throw invalidArgument(`${field} must not contain NUL characters`);
   return query;
 }
@@ -115,7 +116,9 @@ export function validateFullTextQuery(query: string, field = "query"): string {
 export function chooseQueryLanguage(requested: string, configured: string, allowed: readonly string[]): string {
   if (requested === "") return configured;
   if (!languageNamePattern.test(requested) || !allowed.includes(requested)) {
-    throw invalidArgument(`language ${JSON.stringify(requested.slice(0, 64))} is not offered; choose one of: ${allowed.join(", ")}`);
+    throw invalidArgument(
+      `language ${JSON.stringify(requested.slice(0, 64))} is not offered; choose one of: ${allowed.join(", ")}`,
+    );
   }
   return requested;
 }
@@ -167,7 +170,9 @@ export function parseHeadline(headline: string): Highlight[] {
     if (trimmed === "") continue;
     fragments.push({
       text: trimmed,
-      matches: matches.map((match) => ({ start: match.start - leading, end: Math.min(trimmed.length, match.end - leading) })).filter((match) => match.start >= 0 && match.end > match.start),
+      matches: matches
+        .map((match) => ({ start: match.start - leading, end: Math.min(trimmed.length, match.end - leading) }))
+        .filter((match) => match.start >= 0 && match.end > match.start),
     });
   }
   return fragments;

@@ -79,13 +79,16 @@ function validateTarget(entryIds: readonly string[], threadId: string): SharingT
 
 function validateGrantees(grantees: readonly GranteeInput[], required: boolean): Grantee[] {
   if (required && grantees.length === 0) throw invalidArgument("grantees must name at least one subject or group");
-  if (grantees.length > sharingLimits.grantees) throw invalidArgument(`grantees: at most ${sharingLimits.grantees} (got ${grantees.length})`);
+  if (grantees.length > sharingLimits.grantees)
+    throw invalidArgument(`grantees: at most ${sharingLimits.grantees} (got ${grantees.length})`);
   const unique = new Map<string, Grantee>();
   grantees.forEach((grantee, index) => {
     if (grantee.kind === undefined) throw invalidArgument(`grantees[${index}].kind must be subject or group`);
     const { name } = grantee;
     if (name.length < 1 || name.length > sharingLimits.granteeNameLength) {
-      throw invalidArgument(`grantees[${index}].name must be 1 to ${sharingLimits.granteeNameLength} characters (got ${name.length})`);
+      throw invalidArgument(
+        `grantees[${index}].name must be 1 to ${sharingLimits.granteeNameLength} characters (got ${name.length})`,
+      );
     }
     if (name.includes("\u0000")) throw invalidArgument(`grantees[${index}].name must not contain NUL characters`);
     unique.set(JSON.stringify([grantee.kind, name]), { kind: grantee.kind, name });
@@ -98,7 +101,12 @@ function validateGrantees(grantees: readonly GranteeInput[], required: boolean):
  * requires that the caller owns each (or is an admin). Ids resolve among
  * entries the caller may see: invisible ones are ENTRY_NOT_FOUND.
  */
-async function lockOwnedEntries(scope: EntryWriteScope, caller: Principal, queries: readonly IdQuery[], what: string): Promise<LockedEntry[]> {
+async function lockOwnedEntries(
+  scope: EntryWriteScope,
+  caller: Principal,
+  queries: readonly IdQuery[],
+  what: string,
+): Promise<LockedEntry[]> {
   const resolved = (await resolveAll(scope, caller, queries, true)).flatMap((item) => (item.ok ? [item.value] : []));
   await scope.lockEntries(
     caller,
@@ -114,8 +122,14 @@ async function lockOwnedEntries(scope: EntryWriteScope, caller: Principal, queri
   return [...entries.values()];
 }
 
-function grantDetails(grantees: readonly Grantee[] | undefined, permissions: readonly Permission[]): AuditEvent["details"] {
-  return { grantees: grantees === undefined ? ["*"] : grantees.map((grantee) => `${grantee.kind}:${grantee.name}`), permissions: [...permissions] };
+function grantDetails(
+  grantees: readonly Grantee[] | undefined,
+  permissions: readonly Permission[],
+): AuditEvent["details"] {
+  return {
+    grantees: grantees === undefined ? ["*"] : grantees.map((grantee) => `${grantee.kind}:${grantee.name}`),
+    permissions: [...permissions],
+  };
 }
 
 /**
@@ -123,19 +137,31 @@ function grantDetails(grantees: readonly Grantee[] | undefined, permissions: rea
  * entries they open). Each share and unshare is audited in its transaction;
  * refusals are recorded by `denials`.
  */
-export function createSharingService(repository: EntryRepository, denials: DenialRecorder, expiry?: IdempotencyExpiry): SharingService {
+export function createSharingService(
+  repository: EntryRepository,
+  denials: DenialRecorder,
+  expiry?: IdempotencyExpiry,
+): SharingService {
   const service = createSharingOperations(repository, expiry);
-  const targets = (request: { entryIds: readonly string[]; threadId: string }) => (request.threadId === "" ? request.entryIds : [request.threadId]);
+  const targets = (request: { entryIds: readonly string[]; threadId: string }) =>
+    request.threadId === "" ? request.entryIds : [request.threadId];
   return {
-    share: (principal, request) => denials.guard(principal, request.threadId === "" ? "entry.share" : "thread.share", targets(request), () => service.share(principal, request)),
-    unshare: (principal, request) => denials.guard(principal, request.threadId === "" ? "entry.unshare" : "thread.unshare", targets(request), () => service.unshare(principal, request)),
+    share: (principal, request) =>
+      denials.guard(principal, request.threadId === "" ? "entry.share" : "thread.share", targets(request), () =>
+        service.share(principal, request),
+      ),
+    unshare: (principal, request) =>
+      denials.guard(principal, request.threadId === "" ? "entry.unshare" : "thread.unshare", targets(request), () =>
+        service.unshare(principal, request),
+      ),
   };
 }
 
 /** Sharing itself; refusals are recorded by `createSharingService`. */
 function createSharingOperations(repository: EntryRepository, expiry: IdempotencyExpiry | undefined): SharingService {
   const idempotent = createIdempotentRunner(repository, expiry);
-  const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> => (scope === undefined ? repository.transaction(fn) : fn(scope));
+  const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> =>
+    scope === undefined ? repository.transaction(fn) : fn(scope);
 
   return {
     async share(principal, request) {

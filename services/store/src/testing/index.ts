@@ -9,12 +9,24 @@ export { createPostgresConnection, type PostgresOptions } from "../db/postgres-d
 export { createPostgresStatements, isStaleStatement, type PostgresStatements } from "../db/postgres-statements.js";
 export { migrate, type MigrationResult } from "../db/migrate.js";
 export { latestSchemaVersion, migrations, type Migration } from "../db/migrations/index.js";
-export { createSqlParams, type DatabaseKind, type SqlConnection, type SqlExecutor, type SqlParams, type SqlResult, type VectorType } from "../db/sql-database.js";
+export {
+  createSqlParams,
+  type DatabaseKind,
+  type SqlConnection,
+  type SqlExecutor,
+  type SqlParams,
+  type SqlResult,
+  type VectorType,
+} from "../db/sql-database.js";
 export { accessPredicate, deletedEntryPredicate, type AccessMode } from "../filters/access-predicate.js";
 export { trustFilter, defaultReadableTrustStates } from "../filters/trust-filter.js";
 export { createEntryRepository } from "../entries/entry-repository.js";
 export { trustColumns, toEntryTrust, type TrustRow } from "../entries/entry-rows.js";
-export { createDatabaseSearchVectors, createWorkerSearchVectors, type SearchVectors } from "../entries/search-vectors.js";
+export {
+  createDatabaseSearchVectors,
+  createWorkerSearchVectors,
+  type SearchVectors,
+} from "../entries/search-vectors.js";
 export { createEntryService, type EntryService } from "../entries/entries.js";
 export { createAuditRepository } from "../audit/audit-repository.js";
 export { screenEntry, screenRules, type ScreenFinding, type ScreenRuleId } from "../screen/instruction-screen.js";
@@ -26,11 +38,23 @@ export { hnswIndexName } from "../vectors/postgres-vector-index.js";
 export { graphKeyOf } from "../vectors/graph-vector-index.js";
 export { collectionName, createQdrantClient, readChunkPoints, type ChunkPoint } from "../vectors/qdrant-collections.js";
 export type { QdrantSettings, VectorBackendConfig, VectorBackendKind } from "../vectors/qdrant-config.js";
-export { createVectorOutboxRelay, deliverOutboxBatch, readOutboxStatus, setVectorOutbox, type OutboxStatus, type VectorOutboxRelay } from "../vectors/vector-outbox.js";
+export {
+  createVectorOutboxRelay,
+  deliverOutboxBatch,
+  readOutboxStatus,
+  setVectorOutbox,
+  type OutboxStatus,
+  type VectorOutboxRelay,
+} from "../vectors/vector-outbox.js";
 export { toQdrantFilter } from "../vectors/qdrant-vector-index.js";
 export type { VectorIndex, VectorQuery, VectorSearchResult } from "../vectors/vector-index.js";
 export { createUuidV7, isUuid } from "../model/ids.js";
-export { createIdempotencyExpirySweeper, expiryBatchSize, expiryBatchesPerSweep, type IdempotencyExpirySweeper } from "../idempotency/idempotency-expiry.js";
+export {
+  createIdempotencyExpirySweeper,
+  expiryBatchSize,
+  expiryBatchesPerSweep,
+  type IdempotencyExpirySweeper,
+} from "../idempotency/idempotency-expiry.js";
 export { deleteExpiredIdempotencyKeys } from "../idempotency/idempotency-repository.js";
 export { removeEmptySpaces } from "../vectors/chunk-reembedding.js";
 export type { Principal, Scope } from "../model/principal.js";

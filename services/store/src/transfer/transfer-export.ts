@@ -8,7 +8,13 @@
  * page is read, so memory holds one page, never the store.
  */
 import type { SqlDatabase, SqlExecutor } from "../db/sql-database.js";
-import { rowLine, transferFormat, transferFormatVersion, type TransferCounts, type TransferHeader } from "./transfer-format.js";
+import {
+  rowLine,
+  transferFormat,
+  transferFormatVersion,
+  type TransferCounts,
+  type TransferHeader,
+} from "./transfer-format.js";
 import { loadTableCodec, transferTables, type TableCodec } from "./transfer-tables.js";
 
 export interface ExportOptions {
@@ -58,12 +64,20 @@ async function countRows(tx: SqlExecutor, codec: TableCodec, options: ExportOpti
   const params: unknown[] = [];
   const conditions = filterOf(codec, options, params);
   const where = conditions.length === 0 ? "" : `WHERE ${conditions.join(" AND ")}`;
-  const { rows } = await tx.query<{ rows: string | number }>(`SELECT count(*) AS rows FROM ${codec.table.table} t ${where}`, params);
+  const { rows } = await tx.query<{ rows: string | number }>(
+    `SELECT count(*) AS rows FROM ${codec.table.table} t ${where}`,
+    params,
+  );
   return Number(rows[0]?.rows ?? 0);
 }
 
 /** Writes every row of `codec`'s table that passes the filters, page by page; returns how many. */
-async function exportTable(tx: SqlExecutor, codec: TableCodec, options: ExportOptions, sink: ExportSink): Promise<number> {
+async function exportTable(
+  tx: SqlExecutor,
+  codec: TableCodec,
+  options: ExportOptions,
+  sink: ExportSink,
+): Promise<number> {
   const keyColumns = codec.table.keys.map((key, index) => `t.${key}::text AS k${index}`).join(", ");
   const order = codec.table.keys.map((key) => `t.${key}`).join(", ");
   let after: string[] | undefined;

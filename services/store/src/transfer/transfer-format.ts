@@ -67,24 +67,37 @@ function isCounts(value: unknown): value is TransferCounts {
 /** Reads line 1; throws naming what is wrong with it. */
 export function parseHeader(text: string): TransferHeader {
   const value = parseJson(text, 1);
-  if (!isObject(value) || value.format !== transferFormat) throw new TransferFileError(1, `not a Context Hub export (the first line must be a header with "format": "${transferFormat}")`);
+  if (!isObject(value) || value.format !== transferFormat)
+    throw new TransferFileError(
+      1,
+      `not a Context Hub export (the first line must be a header with "format": "${transferFormat}")`,
+    );
   if (value.format_version !== transferFormatVersion) {
-    throw new TransferFileError(1, `export format version ${String(value.format_version)} is not one this release reads (it reads ${transferFormatVersion})`);
+    throw new TransferFileError(
+      1,
+      `export format version ${String(value.format_version)} is not one this release reads (it reads ${transferFormatVersion})`,
+    );
   }
-  if (!Number.isInteger(value.schema_version) || (value.schema_version as number) < 1) throw new TransferFileError(1, "the header's schema_version must be a positive whole number");
+  if (!Number.isInteger(value.schema_version) || (value.schema_version as number) < 1)
+    throw new TransferFileError(1, "the header's schema_version must be a positive whole number");
   if (typeof value.exported_at !== "string") throw new TransferFileError(1, "the header has no exported_at");
-  if (value.tenant !== null && typeof value.tenant !== "string") throw new TransferFileError(1, "the header's tenant must be a string or null");
-  if (value.since !== null && typeof value.since !== "string") throw new TransferFileError(1, "the header's since must be a string or null");
-  if (!isCounts(value.counts)) throw new TransferFileError(1, "the header's counts must map each kind to a whole number");
+  if (value.tenant !== null && typeof value.tenant !== "string")
+    throw new TransferFileError(1, "the header's tenant must be a string or null");
+  if (value.since !== null && typeof value.since !== "string")
+    throw new TransferFileError(1, "the header's since must be a string or null");
+  if (!isCounts(value.counts))
+    throw new TransferFileError(1, "the header's counts must map each kind to a whole number");
   return value as unknown as TransferHeader;
 }
 
 /** Reads a line after the header: a row or the trailer. */
 export function parseBodyLine(text: string, line: number): TransferRow | TransferTrailer {
   const value = parseJson(text, line);
-  if (!isObject(value) || typeof value.kind !== "string") throw new TransferFileError(line, 'expected an object with a "kind"');
+  if (!isObject(value) || typeof value.kind !== "string")
+    throw new TransferFileError(line, 'expected an object with a "kind"');
   if (value.kind === "end") {
-    if (!isCounts(value.counts)) throw new TransferFileError(line, "the trailer's counts must map each kind to a whole number");
+    if (!isCounts(value.counts))
+      throw new TransferFileError(line, "the trailer's counts must map each kind to a whole number");
     return { kind: "end", counts: value.counts };
   }
   const table = transferTableOf(value.kind);
@@ -92,7 +105,8 @@ export function parseBodyLine(text: string, line: number): TransferRow | Transfe
   if (!isObject(value.row)) throw new TransferFileError(line, `a ${value.kind} line needs a "row" object`);
   for (const key of table.keys) {
     const part = value.row[key];
-    if (typeof part !== "string" && typeof part !== "number") throw new TransferFileError(line, `the ${value.kind} has no ${key} (part of its key)`);
+    if (typeof part !== "string" && typeof part !== "number")
+      throw new TransferFileError(line, `the ${value.kind} has no ${key} (part of its key)`);
   }
   return { kind: value.kind, row: value.row };
 }

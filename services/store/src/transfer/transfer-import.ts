@@ -49,20 +49,29 @@ interface Batch {
   bytes: number;
 }
 
-const keyOf = (codec: TableCodec, row: Record<string, unknown>) => canonicalJson(codec.table.keys.map((key) => String(row[key])));
+const keyOf = (codec: TableCodec, row: Record<string, unknown>) =>
+  canonicalJson(codec.table.keys.map((key) => String(row[key])));
 
 /** The row as the store would export it: its columns only, absent ones null. */
 function comparable(codec: TableCodec, row: Record<string, unknown>): string {
   return canonicalJson(Object.fromEntries(codec.columns.map((column) => [column.name, row[column.name] ?? null])));
 }
 
-function differingColumns(codec: TableCodec, incoming: Record<string, unknown>, stored: Record<string, unknown>): string[] {
-  return codec.columns.filter((column) => canonicalJson(incoming[column.name] ?? null) !== canonicalJson(stored[column.name] ?? null)).map((column) => column.name);
+function differingColumns(
+  codec: TableCodec,
+  incoming: Record<string, unknown>,
+  stored: Record<string, unknown>,
+): string[] {
+  return codec.columns
+    .filter((column) => canonicalJson(incoming[column.name] ?? null) !== canonicalJson(stored[column.name] ?? null))
+    .map((column) => column.name);
 }
 
 /** Writes one batch inside the import's transaction; returns how many rows it inserted. */
 async function writeBatch(tx: SqlExecutor, codec: TableCodec, batch: Batch): Promise<number> {
-  const keys = JSON.stringify(batch.rows.map((row) => Object.fromEntries(codec.table.keys.map((key) => [key, row[key]]))));
+  const keys = JSON.stringify(
+    batch.rows.map((row) => Object.fromEntries(codec.table.keys.map((key) => [key, row[key]]))),
+  );
   const { rows: stored } = await tx.query<{ row: Record<string, unknown> }>(
     `SELECT ${codec.rowJson} AS row FROM ${codec.table.table} t WHERE ${codec.keyTuple} IN (SELECT ${codec.keyValues} FROM jsonb_array_elements($1::jsonb) AS r (v))`,
     [keys],
@@ -87,14 +96,18 @@ async function writeBatch(tx: SqlExecutor, codec: TableCodec, batch: Batch): Pro
   });
   if (fresh.size === 0) return 0;
   try {
-    const { rowCount } = await tx.query(`INSERT INTO ${codec.table.table} (${codec.insertColumns}) SELECT ${codec.insertValues} FROM jsonb_array_elements($1::jsonb) AS r (v)`, [
-      JSON.stringify([...fresh.values()]),
-    ]);
+    const { rowCount } = await tx.query(
+      `INSERT INTO ${codec.table.table} (${codec.insertColumns}) SELECT ${codec.insertValues} FROM jsonb_array_elements($1::jsonb) AS r (v)`,
+      [JSON.stringify([...fresh.values()])],
+    );
     return rowCount;
   } catch (error) {
     const first = batch.lines[0]!;
     const last = batch.lines.at(-1)!;
-    throw new Error(`lines ${first}-${last} (${batch.kind} rows) could not be stored: ${(error as Error).message}; nothing was imported`, { cause: error });
+    throw new Error(
+      `lines ${first}-${last} (${batch.kind} rows) could not be stored: ${(error as Error).message}; nothing was imported`,
+      { cause: error },
+    );
   }
 }
 
@@ -106,9 +119,15 @@ async function writeBatch(tx: SqlExecutor, codec: TableCodec, batch: Batch): Pro
  * they are and failing on rows stored differently. On any failure nothing
  * is written.
  */
-export async function importStore(db: SqlDatabase, source: LineSource, options: ImportOptions = {}): Promise<ImportResult> {
+export async function importStore(
+  db: SqlDatabase,
+  source: LineSource,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
   let total = 0;
-  const verified = await verifyExportFile(db, source, (line) => options.onProgress?.({ phase: "checking", done: line - 1, total: Math.max(total, line - 1) }));
+  const verified = await verifyExportFile(db, source, (line) =>
+    options.onProgress?.({ phase: "checking", done: line - 1, total: Math.max(total, line - 1) }),
+  );
   total = Object.values(verified.counts).reduce((sum, count) => sum + count, 0);
   options.onProgress?.({ phase: "checking", done: total, total });
   const inserted: TransferCounts = Object.fromEntries(transferTables.map((table) => [table.kind, 0]));
@@ -138,7 +157,8 @@ export async function importStore(db: SqlDatabase, source: LineSource, options: 
       const parsed = parseBodyLine(text, line);
       if (parsed.kind === "end") continue;
       const { kind, row } = parsed as { kind: string; row: Record<string, unknown> };
-      if (batch !== undefined && (batch.kind !== kind || batch.rows.length >= batchRows || batch.bytes >= batchBytes)) await flush();
+      if (batch !== undefined && (batch.kind !== kind || batch.rows.length >= batchRows || batch.bytes >= batchBytes))
+        await flush();
       batch ??= { kind, rows: [], lines: [], bytes: 0 };
       batch.rows.push(row);
       batch.lines.push(line);
@@ -146,7 +166,8 @@ export async function importStore(db: SqlDatabase, source: LineSource, options: 
     }
     await flush();
     // Throwing here rolls the transaction back: what was written came from a file other than the one checked.
-    if (digest.digest("hex") !== verified.digest) throw new Error("the file changed after it was checked; nothing was imported");
+    if (digest.digest("hex") !== verified.digest)
+      throw new Error("the file changed after it was checked; nothing was imported");
   });
   return { header: verified.header, inserted, skipped };
 }

@@ -214,7 +214,8 @@ function exportExpression(column: TransferColumn): string {
 function importExpression(column: TransferColumn, vectorType: VectorType): string {
   const v = `r.v->'${column.name}'`;
   const text = `r.v->>'${column.name}'`;
-  const elements = (cast: string) => `ARRAY(SELECT a.x${cast} FROM jsonb_array_elements_text(${v}) WITH ORDINALITY AS a (x, n) ORDER BY a.n)`;
+  const elements = (cast: string) =>
+    `ARRAY(SELECT a.x${cast} FROM jsonb_array_elements_text(${v}) WITH ORDINALITY AS a (x, n) ORDER BY a.n)`;
   const ifArray = (expression: string) => `CASE WHEN jsonb_typeof(${v}) = 'array' THEN ${expression} END`;
   switch (column.form) {
     case "scalar":
@@ -232,7 +233,11 @@ function importExpression(column: TransferColumn, vectorType: VectorType): strin
 }
 
 /** Builds the codec of `table` from the database's catalogue. */
-export async function loadTableCodec(db: SqlExecutor, table: TransferTable, vectorType: VectorType): Promise<TableCodec> {
+export async function loadTableCodec(
+  db: SqlExecutor,
+  table: TransferTable,
+  vectorType: VectorType,
+): Promise<TableCodec> {
   const { rows } = await db.query<{ name: string; type: string; generated: boolean }>(
     `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attgenerated <> '' AS generated
      FROM pg_attribute a WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
@@ -252,7 +257,10 @@ export async function loadTableCodec(db: SqlExecutor, table: TransferTable, vect
     columns,
     rowJson: `jsonb_build_object(${columns.map((column) => `'${column.name}', ${exportExpression(column)}`).join(", ")})`,
     insertColumns: [...columns.map((column) => column.name), ...derived.map(([name]) => name)].join(", "),
-    insertValues: [...columns.map((column) => importExpression(column, vectorType)), ...derived.map(([, expression]) => expression)].join(", "),
+    insertValues: [
+      ...columns.map((column) => importExpression(column, vectorType)),
+      ...derived.map(([, expression]) => expression),
+    ].join(", "),
     keyTuple: `(${table.keys.map((key) => `t.${key}`).join(", ")})`,
     keyValues: table.keys.map((key) => `(r.v->>'${key}')::${typeOf(key)}`).join(", "),
     keyTypes: table.keys.map(typeOf),

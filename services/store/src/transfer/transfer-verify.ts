@@ -11,7 +11,13 @@ import { createHash } from "node:crypto";
 import { auditHash, genesisHash, type AuditRecord } from "../audit/audit.js";
 import { latestSchemaVersion } from "../db/migrations/index.js";
 import type { SqlExecutor } from "../db/sql-database.js";
-import { parseBodyLine, parseHeader, TransferFileError, type TransferCounts, type TransferHeader } from "./transfer-format.js";
+import {
+  parseBodyLine,
+  parseHeader,
+  TransferFileError,
+  type TransferCounts,
+  type TransferHeader,
+} from "./transfer-format.js";
 import { transferTables } from "./transfer-tables.js";
 
 /** Lines of an export file, without their line ends, in order. */
@@ -21,10 +27,12 @@ const sha256 = (data: string | Buffer) => createHash("sha256").update(data).dige
 
 function checkContent(kind: string, row: Record<string, unknown>, line: number): void {
   if (kind === "entry" || kind === "entry_version") {
-    if (typeof row.text !== "string" || row.content_hash !== sha256(row.text)) throw new TransferFileError(line, `the ${kind}'s text does not match its content_hash`);
+    if (typeof row.text !== "string" || row.content_hash !== sha256(row.text))
+      throw new TransferFileError(line, `the ${kind}'s text does not match its content_hash`);
   } else if (kind === "entry_image") {
     const data = typeof row.data === "string" ? Buffer.from(row.data, "base64") : undefined;
-    if (data === undefined || row.sha256 !== sha256(data) || row.byte_size !== data.length) throw new TransferFileError(line, "the image's data does not match its sha256 and byte_size");
+    if (data === undefined || row.sha256 !== sha256(data) || row.byte_size !== data.length)
+      throw new TransferFileError(line, "the image's data does not match its sha256 and byte_size");
   }
 }
 
@@ -65,14 +73,28 @@ function createChainChecker() {
       const record = toAuditRecord(row, line);
       const head = heads.get(record.tenant);
       if (head === undefined) {
-        if (record.seq === 1 && record.previousHash !== genesisHash) throw new TransferFileError(line, `audit record 1 of tenant ${record.tenant} does not start from the genesis hash`);
+        if (record.seq === 1 && record.previousHash !== genesisHash)
+          throw new TransferFileError(
+            line,
+            `audit record 1 of tenant ${record.tenant} does not start from the genesis hash`,
+          );
         starts.set(record.tenant, { seq: record.seq, previousHash: record.previousHash, line });
       } else if (record.seq !== head.seq + 1) {
-        throw new TransferFileError(line, `audit record ${record.seq} of tenant ${record.tenant} follows record ${head.seq}: records are missing or out of order`);
+        throw new TransferFileError(
+          line,
+          `audit record ${record.seq} of tenant ${record.tenant} follows record ${head.seq}: records are missing or out of order`,
+        );
       } else if (record.previousHash !== head.hash) {
-        throw new TransferFileError(line, `audit record ${record.seq} of tenant ${record.tenant}: its previous_hash is not the hash of record ${head.seq}`);
+        throw new TransferFileError(
+          line,
+          `audit record ${record.seq} of tenant ${record.tenant}: its previous_hash is not the hash of record ${head.seq}`,
+        );
       }
-      if (auditHash(record) !== record.hash) throw new TransferFileError(line, `audit record ${record.seq} of tenant ${record.tenant}: its content does not match its hash (the record was changed)`);
+      if (auditHash(record) !== record.hash)
+        throw new TransferFileError(
+          line,
+          `audit record ${record.seq} of tenant ${record.tenant}: its content does not match its hash (the record was changed)`,
+        );
       heads.set(record.tenant, { seq: record.seq, hash: record.hash });
     },
   };
@@ -82,7 +104,10 @@ function createChainChecker() {
 async function checkChainJoins(db: SqlExecutor, starts: Map<string, ChainStart>): Promise<void> {
   for (const [tenant, start] of starts) {
     if (start.seq === 1) continue;
-    const { rows } = await db.query<{ hash: string }>("SELECT hash FROM audit_log WHERE tenant = $1 AND seq = $2", [tenant, start.seq - 1]);
+    const { rows } = await db.query<{ hash: string }>("SELECT hash FROM audit_log WHERE tenant = $1 AND seq = $2", [
+      tenant,
+      start.seq - 1,
+    ]);
     if (rows[0]?.hash !== start.previousHash) {
       throw new TransferFileError(
         start.line,
@@ -107,7 +132,11 @@ export interface VerifiedFile {
  * `TransferFileError` naming the first line that fails, or an error naming
  * both schema versions when the file is newer than this store.
  */
-export async function verifyExportFile(db: SqlExecutor, source: LineSource, onLine?: (line: number) => void): Promise<VerifiedFile> {
+export async function verifyExportFile(
+  db: SqlExecutor,
+  source: LineSource,
+  onLine?: (line: number) => void,
+): Promise<VerifiedFile> {
   const order = transferTables.map((table) => table.kind);
   const counts: TransferCounts = Object.fromEntries(order.map((kind) => [kind, 0]));
   const chains = createChainChecker();
@@ -137,7 +166,8 @@ export async function verifyExportFile(db: SqlExecutor, source: LineSource, onLi
     }
     const { kind, row } = parsed as { kind: string; row: Record<string, unknown> };
     const position = order.indexOf(kind);
-    if (position < lastKind) throw new TransferFileError(line, `a ${kind} after the ${order[lastKind]} rows: the file is out of order`);
+    if (position < lastKind)
+      throw new TransferFileError(line, `a ${kind} after the ${order[lastKind]} rows: the file is out of order`);
     lastKind = position;
     checkContent(kind, row, line);
     if (kind === "audit_record") chains.check(row, line);
@@ -145,9 +175,14 @@ export async function verifyExportFile(db: SqlExecutor, source: LineSource, onLi
     onLine?.(line);
   }
   if (header === undefined) throw new TransferFileError(1, "the file is empty");
-  if (trailer === undefined) throw new TransferFileError(line + 1, 'the file ends without its trailer ({"kind":"end",…}): it was cut short');
+  if (trailer === undefined)
+    throw new TransferFileError(line + 1, 'the file ends without its trailer ({"kind":"end",…}): it was cut short');
   for (const kind of new Set([...Object.keys(trailer), ...order])) {
-    if ((trailer[kind] ?? 0) !== (counts[kind] ?? 0)) throw new TransferFileError(line, `the trailer counts ${trailer[kind] ?? 0} ${kind} row(s), the file holds ${counts[kind] ?? 0}`);
+    if ((trailer[kind] ?? 0) !== (counts[kind] ?? 0))
+      throw new TransferFileError(
+        line,
+        `the trailer counts ${trailer[kind] ?? 0} ${kind} row(s), the file holds ${counts[kind] ?? 0}`,
+      );
   }
   await checkChainJoins(db, chains.starts);
   return { header, counts, lines: line, digest: digest.digest("hex") };

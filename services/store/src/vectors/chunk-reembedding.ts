@@ -78,10 +78,19 @@ export async function planReembedding(db: SqlDatabase, target: EmbeddingSpace): 
   const { rows } = await db.query<{ embedding_model: string; dimension: number; chunks: string | number }>(
     `SELECT c.embedding_model, ${dimensionOf(db, "c.embedding")} AS dimension, count(*) AS chunks FROM chunks c GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2`,
   );
-  const spaces = rows.map((row) => ({ model: row.embedding_model, dimension: Number(row.dimension), chunks: Number(row.chunks) }));
+  const spaces = rows.map((row) => ({
+    model: row.embedding_model,
+    dimension: Number(row.dimension),
+    chunks: Number(row.chunks),
+  }));
   const isTarget = (space: EmbeddingSpace) => space.model === target.model && space.dimension === target.dimension;
   const from = spaces.filter((space) => !isTarget(space));
-  return { target, from, pending: from.reduce((sum, space) => sum + space.chunks, 0), done: spaces.filter(isTarget).reduce((sum, space) => sum + space.chunks, 0) };
+  return {
+    target,
+    from,
+    pending: from.reduce((sum, space) => sum + space.chunks, 0),
+    done: spaces.filter(isTarget).reduce((sum, space) => sum + space.chunks, 0),
+  };
 }
 
 /**
@@ -95,7 +104,8 @@ export async function planReembedding(db: SqlDatabase, target: EmbeddingSpace): 
  */
 export async function reembedChunks(db: SqlDatabase, options: ReembedOptions): Promise<ReembedResult> {
   const { target, batchSize } = options;
-  if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`batch size must be a positive whole number (got ${batchSize})`);
+  if (!Number.isInteger(batchSize) || batchSize < 1)
+    throw new Error(`batch size must be a positive whole number (got ${batchSize})`);
   const vectorCast = db.vectorType === "pgvector" ? "vector" : "real[]";
   let after = firstId;
   let reembedded = 0;
@@ -115,26 +125,44 @@ export async function reembedChunks(db: SqlDatabase, options: ReembedOptions): P
     if (chunks.length === 0) break;
     after = chunks[chunks.length - 1]!.id;
     const entryIds = [...new Set(chunks.map((chunk) => chunk.entry_id))];
-    const { rows: entries } = await db.query<{ id: string; text: string }>("SELECT id, text FROM entries WHERE id = ANY($1::uuid[])", [entryIds]);
+    const { rows: entries } = await db.query<{ id: string; text: string }>(
+      "SELECT id, text FROM entries WHERE id = ANY($1::uuid[])",
+      [entryIds],
+    );
     const texts = new Map(entries.map((entry) => [entry.id, entry.text]));
     // A chunk whose entry vanished between the two reads goes with it (ON DELETE CASCADE); nothing to embed.
     const live = chunks.filter((chunk) => texts.has(chunk.entry_id));
     if (live.length === 0) continue;
     // Offsets are UTF-16 code units, as the embedder's chunker made them; JavaScript slices the same way.
-    const vectors = await options.embed(live.map((chunk) => texts.get(chunk.entry_id)!.slice(chunk.start_offset, chunk.end_offset)));
+    const vectors = await options.embed(
+      live.map((chunk) => texts.get(chunk.entry_id)!.slice(chunk.start_offset, chunk.end_offset)),
+    );
     const source = { provider: options.provider, operation: "embeddings", model: target.model };
-    if (vectors.length !== live.length) throw providerError(source, `${vectors.length} vectors for ${live.length} texts`);
+    if (vectors.length !== live.length)
+      throw providerError(source, `${vectors.length} vectors for ${live.length} texts`);
     vectors.forEach((vector, index) => {
-      if (vector.length !== target.dimension) throw providerError(source, `vector ${index} of the batch has ${vector.length} dimensions, expected ${target.dimension}`);
+      if (vector.length !== target.dimension)
+        throw providerError(
+          source,
+          `vector ${index} of the batch has ${vector.length} dimensions, expected ${target.dimension}`,
+        );
     });
     const moved = await db.transaction(async (tx) => {
       // The registration trigger fires on INSERT only, and this is an UPDATE.
-      await tx.query("INSERT INTO embedding_spaces (embedding_model, dimension) VALUES ($1, $2) ON CONFLICT DO NOTHING", [target.model, target.dimension]);
+      await tx.query(
+        "INSERT INTO embedding_spaces (embedding_model, dimension) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+        [target.model, target.dimension],
+      );
       const result = await tx.query(
         `UPDATE chunks c SET embedding_model = $1, embedding = u.embedding::${vectorCast}
          FROM unnest($2::uuid[], $3::text[], $4::text[]) AS u (id, embedding, old_model)
          WHERE c.id = u.id AND c.embedding_model = u.old_model`,
-        [target.model, live.map((chunk) => chunk.id), vectors.map((vector) => toVectorLiteral(db.vectorType, vector)), live.map((chunk) => chunk.embedding_model)],
+        [
+          target.model,
+          live.map((chunk) => chunk.id),
+          vectors.map((vector) => toVectorLiteral(db.vectorType, vector)),
+          live.map((chunk) => chunk.embedding_model),
+        ],
       );
       return result.rowCount;
     });
@@ -159,10 +187,16 @@ export async function removeEmptySpaces(db: SqlDatabase, target: EmbeddingSpace)
     const space = { model: row.embedding_model, dimension: Number(row.dimension) };
     await db.transaction(async (tx) => {
       if (db.vectorType === "pgvector") {
-        const { rows: ddl } = await tx.query<{ drop: string }>("SELECT format('DROP INDEX IF EXISTS %I', $1::text) AS drop", [hnswIndexName(space.model, space.dimension)]);
+        const { rows: ddl } = await tx.query<{ drop: string }>(
+          "SELECT format('DROP INDEX IF EXISTS %I', $1::text) AS drop",
+          [hnswIndexName(space.model, space.dimension)],
+        );
         await tx.query(ddl[0]!.drop);
       }
-      await tx.query("DELETE FROM embedding_spaces WHERE embedding_model = $1 AND dimension = $2", [space.model, space.dimension]);
+      await tx.query("DELETE FROM embedding_spaces WHERE embedding_model = $1 AND dimension = $2", [
+        space.model,
+        space.dimension,
+      ]);
     });
     removed.push(space);
   }

@@ -22,19 +22,39 @@
  * data directory). Documented in docs/vector-backends.md.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { createReadStream, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { Index, MetricKind, ScalarKind } from "usearch";
 import { gauge, type Logger } from "@context-hub/common";
 import { accessPredicate } from "../filters/access-predicate.js";
 import { createSqlParams, type SqlDatabase } from "../db/sql-database.js";
-import { bestPerEntry, createExactPreference, dimensionLiteral, hnswIndexName, type ChunkRow, type PostgresVectorIndexSettings } from "./postgres-vector-index.js";
+import {
+  bestPerEntry,
+  createExactPreference,
+  dimensionLiteral,
+  hnswIndexName,
+  type ChunkRow,
+  type PostgresVectorIndexSettings,
+} from "./postgres-vector-index.js";
 import type { Principal } from "../model/principal.js";
 import { searchFilterConditions } from "../filters/search-filter-sql.js";
 import type { CommittedChunk, VectorIndex, VectorQuery, VectorSearchResult } from "./vector-index.js";
 import { fromVectorColumn, toVectorLiteral } from "./vector-literal.js";
 
-const graphPoints = gauge("contexthub_vector_graph_points", "Chunks in the store's in-process vector graph, by embedding model.", ["model"]);
+const graphPoints = gauge(
+  "contexthub_vector_graph_points",
+  "Chunks in the store's in-process vector graph, by embedding model.",
+  ["model"],
+);
 
 /** The smallest page of graph points one search re-checks; pages grow fourfold while too few pass. */
 const firstPage = 64;
@@ -112,7 +132,8 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
   const preferExact = createExactPreference(db, settings.exactBelowChunks);
   let saveTimer: NodeJS.Timeout | undefined;
   const spaceKey = (model: string, dimension: number) => `${model}\u0000${dimension}`;
-  const fileStem = (model: string, dimension: number) => hnswIndexName(model, dimension).replace("chunks_hnsw_", "graph-");
+  const fileStem = (model: string, dimension: number) =>
+    hnswIndexName(model, dimension).replace("chunks_hnsw_", "graph-");
 
   const newGraph = (dimension: number) =>
     new Index({
@@ -144,24 +165,40 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
   }
 
   /** The saved graph of a space, if one was saved and reads back whole; otherwise an empty one. */
-  async function loadSaved(model: string, dimension: number): Promise<{ graph: Index; keys: BigUint64Array } | undefined> {
+  async function loadSaved(
+    model: string,
+    dimension: number,
+  ): Promise<{ graph: Index; keys: BigUint64Array } | undefined> {
     if (directory === undefined) return undefined;
     const stem = join(directory, fileStem(model, dimension));
     if (!existsSync(`${stem}.json`)) return undefined;
     try {
       const manifest = JSON.parse(readFileSync(`${stem}.json`, "utf8")) as Manifest;
       const keyBytes = readFileSync(`${stem}.${manifest.generation}.keys`);
-      const keys = new BigUint64Array(keyBytes.buffer.slice(keyBytes.byteOffset, keyBytes.byteOffset + keyBytes.byteLength));
+      const keys = new BigUint64Array(
+        keyBytes.buffer.slice(keyBytes.byteOffset, keyBytes.byteOffset + keyBytes.byteLength),
+      );
       const graphFile = `${stem}.${manifest.generation}.usearch`;
-      if ((await sha256Of(graphFile)) !== manifest.sha256) throw new Error("the graph file is damaged: its SHA-256 does not match its manifest");
+      if ((await sha256Of(graphFile)) !== manifest.sha256)
+        throw new Error("the graph file is damaged: its SHA-256 does not match its manifest");
       const graph = newGraph(dimension);
       graph.load(graphFile);
-      if (manifest.model !== model || graph.dimensions() !== dimension || graph.size() !== keys.length || keys.length !== manifest.points) {
-        throw new Error(`it does not match its manifest (${graph.size()} points, ${keys.length} keys, ${graph.dimensions()} dimensions)`);
+      if (
+        manifest.model !== model ||
+        graph.dimensions() !== dimension ||
+        graph.size() !== keys.length ||
+        keys.length !== manifest.points
+      ) {
+        throw new Error(
+          `it does not match its manifest (${graph.size()} points, ${keys.length} keys, ${graph.dimensions()} dimensions)`,
+        );
       }
       return { graph, keys };
     } catch (error) {
-      logger.warn({ err: error, model, dimension }, "a saved vector graph could not be read; it is rebuilt from the stored chunks");
+      logger.warn(
+        { err: error, model, dimension },
+        "a saved vector graph could not be read; it is rebuilt from the stored chunks",
+      );
       return undefined;
     }
   }
@@ -173,7 +210,10 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
    */
   async function catchUp(space: Space, savedKeys: Iterable<bigint>): Promise<void> {
     const started = performance.now();
-    const { rows } = await db.query<{ id: string }>(`SELECT id::text AS id FROM chunks WHERE embedding_model = $1 AND vector_dims(embedding) = ${dimensionLiteral(space.dimension)}`, [space.model]);
+    const { rows } = await db.query<{ id: string }>(
+      `SELECT id::text AS id FROM chunks WHERE embedding_model = $1 AND vector_dims(embedding) = ${dimensionLiteral(space.dimension)}`,
+      [space.model],
+    );
     const stored = new Map<bigint, string>();
     for (const row of rows) stored.set(graphKeyOf(row.id), row.id);
     const gone: bigint[] = [];
@@ -196,7 +236,14 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     }
     graphPoints.set({ model: space.model }, space.ids.size);
     logger.info(
-      { model: space.model, dimension: space.dimension, points: space.ids.size, added: missing.length, removed: gone.length, ms: Math.round(performance.now() - started) },
+      {
+        model: space.model,
+        dimension: space.dimension,
+        points: space.ids.size,
+        added: missing.length,
+        removed: gone.length,
+        ms: Math.round(performance.now() - started),
+      },
       "vector graph caught up with the stored chunks",
     );
   }
@@ -206,7 +253,14 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     const known = spaces.get(key);
     if (known !== undefined) return known;
     const saved = await loadSaved(model, dimension);
-    const space: Space = { model, dimension, graph: saved?.graph ?? newGraph(dimension), ids: new Map(), changed: saved === undefined, pending: [] };
+    const space: Space = {
+      model,
+      dimension,
+      graph: saved?.graph ?? newGraph(dimension),
+      ids: new Map(),
+      changed: saved === undefined,
+      pending: [],
+    };
     spaces.set(key, space);
     await catchUp(space, saved?.keys ?? []);
     return space;
@@ -232,16 +286,30 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
         space.graph.save(`${stem}.${generation}.usearch`);
         writeFileSync(`${stem}.${generation}.keys`, new Uint8Array(keys.buffer), { mode: 0o600 });
         space.changed = false;
-        const manifest: Manifest = { model: space.model, dimension: space.dimension, generation, points: keys.length, sha256: await sha256Of(`${stem}.${generation}.usearch`) };
+        const manifest: Manifest = {
+          model: space.model,
+          dimension: space.dimension,
+          generation,
+          points: keys.length,
+          sha256: await sha256Of(`${stem}.${generation}.usearch`),
+        };
         writeFileSync(`${stem}.json.tmp`, JSON.stringify(manifest), { mode: 0o600 });
         renameSync(`${stem}.json.tmp`, `${stem}.json`);
         const stemName = fileStem(space.model, space.dimension);
         for (const name of readdirSync(directory)) {
-          if (name.startsWith(`${stemName}.`) && !name.startsWith(`${stemName}.${generation}.`) && !name.startsWith(`${stemName}.json`)) rmSync(join(directory, name), { force: true });
+          if (
+            name.startsWith(`${stemName}.`) &&
+            !name.startsWith(`${stemName}.${generation}.`) &&
+            !name.startsWith(`${stemName}.json`)
+          )
+            rmSync(join(directory, name), { force: true });
         }
       } catch (error) {
         space.changed = true;
-        logger.warn({ err: error, model: space.model, dimension: space.dimension }, "saving the vector graph failed; the next start rebuilds what it lacks from the stored chunks");
+        logger.warn(
+          { err: error, model: space.model, dimension: space.dimension },
+          "saving the vector graph failed; the next start rebuilds what it lacks from the stored chunks",
+        );
       }
     }
   }
@@ -254,7 +322,10 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
       try {
         addPoint(space, chunk.id, Float32Array.from(chunk.vector));
       } catch (error) {
-        logger.warn({ err: error, chunk: chunk.id }, "adding a chunk to the vector graph failed; exact searches still find it, and the next start adds it");
+        logger.warn(
+          { err: error, chunk: chunk.id },
+          "adding a chunk to the vector graph failed; exact searches still find it, and the next start adds it",
+        );
       }
     }
     space.pending.splice(0, done);
@@ -290,11 +361,18 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
    * PostgreSQL's exact distance and whether the caller may see its entry
    * under the full filter.
    */
-  async function recheck(principal: Principal, query: VectorQuery, ids: readonly string[]): Promise<(ChunkRow & { id: string; visible: boolean })[]> {
+  async function recheck(
+    principal: Principal,
+    query: VectorQuery,
+    ids: readonly string[],
+  ): Promise<(ChunkRow & { id: string; visible: boolean })[]> {
     if (ids.length === 0) return [];
     const params = createSqlParams();
     const vector = params.add(toVectorLiteral("pgvector", query.vector));
-    const visible = [accessPredicate(principal, "e", params), ...searchFilterConditions(query.filter, "e", params)].join(" AND ");
+    const visible = [
+      accessPredicate(principal, "e", params),
+      ...searchFilterConditions(query.filter, "e", params),
+    ].join(" AND ");
     const { rows } = await db.query<ChunkRow & { id: string; visible: boolean }>(
       `SELECT c.id::text AS id, c.entry_id, c.start_offset, c.end_offset, c.embedding <=> ${vector}::vector AS distance, (${visible}) AS visible
        FROM chunks c JOIN entries e ON e.id = c.entry_id
@@ -304,7 +382,11 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     return rows;
   }
 
-  async function searchGraph(space: Space, principal: Principal, query: VectorQuery): Promise<VectorSearchResult | undefined> {
+  async function searchGraph(
+    space: Space,
+    principal: Principal,
+    query: VectorQuery,
+  ): Promise<VectorSearchResult | undefined> {
     const target = Float32Array.from(query.vector);
     const checked = new Set<bigint>();
     const passed: ChunkRow[] = [];
@@ -331,7 +413,8 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
         fresh.filter((key) => !existing.has(space.ids.get(key) ?? "")),
       );
       const hits = bestPerEntry(passed);
-      if (hits.length >= query.limit || found.keys.length < page) return { hits: hits.slice(0, query.limit), strategy: "ann", warnings: [] };
+      if (hits.length >= query.limit || found.keys.length < page)
+        return { hits: hits.slice(0, query.limit), strategy: "ann", warnings: [] };
       // Most of what the graph offered failed the re-check (a selective filter): the exact scan decides those outright.
       if (page >= maxGraphPoints) return undefined;
       page = Math.min(maxGraphPoints, page * 4);
@@ -344,13 +427,20 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     async prepare() {
       await fallback.prepare();
       if (!settings.buildIndexes) return;
-      const { rows } = await db.query<{ embedding_model: string; dimension: number }>("SELECT embedding_model, dimension FROM embedding_spaces ORDER BY first_seen_at");
+      const { rows } = await db.query<{ embedding_model: string; dimension: number }>(
+        "SELECT embedding_model, dimension FROM embedding_spaces ORDER BY first_seen_at",
+      );
       for (const space of rows) {
         // pgvector's graph of the space, from a time the store ran on that backend, would cost every commit its insert again.
-        const { rows: dropped } = await db.query<{ name: string | null }>("SELECT to_regclass($1)::text AS name", [hnswIndexName(space.embedding_model, space.dimension)]);
+        const { rows: dropped } = await db.query<{ name: string | null }>("SELECT to_regclass($1)::text AS name", [
+          hnswIndexName(space.embedding_model, space.dimension),
+        ]);
         if (dropped[0]?.name != null) {
           await db.query(`DROP INDEX IF EXISTS ${hnswIndexName(space.embedding_model, space.dimension)}`);
-          logger.info({ model: space.embedding_model, dimension: space.dimension }, "dropped the space's pgvector HNSW index: the vector graph serves it now");
+          logger.info(
+            { model: space.embedding_model, dimension: space.dimension },
+            "dropped the space's pgvector HNSW index: the vector graph serves it now",
+          );
         }
         await openSpace(space.embedding_model, space.dimension);
       }
@@ -371,7 +461,10 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
         if (space === undefined) {
           // A space first written after start-up: its graph is read from `chunks`, which hold this commit already.
           openSpace(chunk.model, chunk.vector.length).catch((error: unknown) =>
-            logger.warn({ err: error, model: chunk.model }, "building the vector graph of a new embedding space failed; its searches stay exact"),
+            logger.warn(
+              { err: error, model: chunk.model },
+              "building the vector graph of a new embedding space failed; its searches stay exact",
+            ),
           );
           continue;
         }
@@ -382,10 +475,12 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
 
     async nearestEntries(principal, query) {
       const space = spaces.get(spaceKey(query.model, query.vector.length));
-      if (space === undefined || space.ids.size < settings.exactBelowChunks || (await preferExact(principal, query))) return fallback.nearestEntries(principal, query);
+      if (space === undefined || space.ids.size < settings.exactBelowChunks || (await preferExact(principal, query)))
+        return fallback.nearestEntries(principal, query);
       // More chunks waiting for the graph than one search re-checks: the exact scan finds them. Whether any are pending
       // depends on other callers' writes, so the strategy stays the plan's (invariant I-2).
-      if (space.pending.length > maxGraphPoints) return { ...(await fallback.nearestEntries(principal, query)), strategy: "ann" };
+      if (space.pending.length > maxGraphPoints)
+        return { ...(await fallback.nearestEntries(principal, query)), strategy: "ann" };
       const answer = await searchGraph(space, principal, query);
       if (answer !== undefined) return answer;
       // The graph gave up (most of what it offered failed the re-check); the exact scan answers. How much failed depends on

@@ -60,7 +60,8 @@ function annTypeOf(dimension: number): { type: "vector" | "halfvec"; ops: string
  * integer in range first.
  */
 export function dimensionLiteral(dimension: number): string {
-  if (!Number.isInteger(dimension) || dimension < 1 || dimension > 16_000) throw new Error(`dimension ${dimension} is out of range`);
+  if (!Number.isInteger(dimension) || dimension < 1 || dimension > 16_000)
+    throw new Error(`dimension ${dimension} is out of range`);
   return String(dimension);
 }
 
@@ -77,7 +78,11 @@ export interface ChunkRow {
 }
 
 function toHit(row: ChunkRow): VectorHit {
-  return { entryId: row.entry_id, distance: row.distance === null ? Number.NaN : Number(row.distance), chunk: { start: row.start_offset, end: row.end_offset } };
+  return {
+    entryId: row.entry_id,
+    distance: row.distance === null ? Number.NaN : Number(row.distance),
+    chunk: { start: row.start_offset, end: row.end_offset },
+  };
 }
 
 const byDistance = (a: VectorHit, b: VectorHit) => {
@@ -122,17 +127,35 @@ const maxCachedPlans = 1_000;
  * tell a caller how many entries it cannot see. Shared by every backend
  * that keeps a graph.
  */
-export function createExactPreference(db: SqlExecutor, exactBelowChunks: number): (principal: Principal, query: VectorQuery) => Promise<boolean> {
+export function createExactPreference(
+  db: SqlExecutor,
+  exactBelowChunks: number,
+): (principal: Principal, query: VectorQuery) => Promise<boolean> {
   const plans = new Map<string, { exact: boolean; at: number }>();
   return async (principal, query) => {
     const cap = exactBelowChunks;
     if (cap <= 0) return false;
-    const key = JSON.stringify([principal.tenant, principal.subject, [...principal.groups].sort(), [...principal.scopes].sort(), query.model, query.filter]);
+    const key = JSON.stringify([
+      principal.tenant,
+      principal.subject,
+      [...principal.groups].sort(),
+      [...principal.scopes].sort(),
+      query.model,
+      query.filter,
+    ]);
     const cached = plans.get(key);
     if (cached !== undefined && Date.now() - cached.at < countTtlMs) return cached.exact;
     const params = createSqlParams();
-    const conditions = [`c.embedding_model = ${params.add(query.model)}`, accessPredicate(principal, "e", params), ...searchFilterConditions(query.filter, "e", params)];
-    const candidates = await countAtMost(db, `SELECT 1 FROM chunks c JOIN entries e ON e.id = c.entry_id WHERE ${conditions.join(" AND ")} LIMIT ${params.add(cap)}`, params.values);
+    const conditions = [
+      `c.embedding_model = ${params.add(query.model)}`,
+      accessPredicate(principal, "e", params),
+      ...searchFilterConditions(query.filter, "e", params),
+    ];
+    const candidates = await countAtMost(
+      db,
+      `SELECT 1 FROM chunks c JOIN entries e ON e.id = c.entry_id WHERE ${conditions.join(" AND ")} LIMIT ${params.add(cap)}`,
+      params.values,
+    );
     const exact = candidates < cap;
     plans.delete(key);
     plans.set(key, { exact, at: Date.now() });
@@ -180,7 +203,9 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
 
   async function supportsIterativeScans(): Promise<boolean> {
     if (iterativeScans !== undefined) return iterativeScans;
-    const { rows } = await db.query<{ version: string }>("SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'");
+    const { rows } = await db.query<{ version: string }>(
+      "SELECT extversion AS version FROM pg_extension WHERE extname = 'vector'",
+    );
     iterativeScans = versionAtLeast(rows[0]?.version ?? "0", 0, 8);
     return iterativeScans;
   }
@@ -202,7 +227,10 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
   }
 
   async function indexIsValid(name: string): Promise<boolean | undefined> {
-    const { rows } = await db.query<{ valid: boolean }>("SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass($1)", [name]);
+    const { rows } = await db.query<{ valid: boolean }>(
+      "SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass($1)",
+      [name],
+    );
     return rows[0]?.valid;
   }
 
@@ -244,20 +272,26 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
       }
       ready.add(key);
       logger.info({ model, dimension, index: name, ms: Math.round(performance.now() - started) }, "HNSW index ready");
-      await onIndexBuilt?.().catch((error: unknown) => logger.warn({ err: error }, "refreshing planner statistics after an index build failed"));
+      await onIndexBuilt?.().catch((error: unknown) =>
+        logger.warn({ err: error }, "refreshing planner statistics after an index build failed"),
+      );
     })().finally(() => builds.delete(key));
     builds.set(key, build);
     return build;
   }
 
-  const logBuildFailure = (error: unknown) => logger.warn({ err: error }, "building an HNSW index failed; semantic search stays exact for that space");
+  const logBuildFailure = (error: unknown) =>
+    logger.warn({ err: error }, "building an HNSW index failed; semantic search stays exact for that space");
 
   /** Builds the index of every registered embedding space that has none, one after another, once indexes are worth it. */
   async function buildMissing(): Promise<void> {
     if (!(await worthIndexing())) return;
-    const { rows } = await db.query<{ embedding_model: string; dimension: number }>("SELECT embedding_model, dimension FROM embedding_spaces ORDER BY first_seen_at");
+    const { rows } = await db.query<{ embedding_model: string; dimension: number }>(
+      "SELECT embedding_model, dimension FROM embedding_spaces ORDER BY first_seen_at",
+    );
     for (const space of rows) {
-      if (!ready.has(spaceKey(space.embedding_model, space.dimension))) await buildIndex(space.embedding_model, space.dimension);
+      if (!ready.has(spaceKey(space.embedding_model, space.dimension)))
+        await buildIndex(space.embedding_model, space.dimension);
     }
   }
 
@@ -270,7 +304,12 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
       return true;
     }
     if (settings.buildIndexes && !builds.has(key) && (await worthIndexing())) {
-      buildIndex(model, dimension).catch((error: unknown) => logger.warn({ err: error, model, dimension }, "building an HNSW index failed; semantic search stays exact for this space"));
+      buildIndex(model, dimension).catch((error: unknown) =>
+        logger.warn(
+          { err: error, model, dimension },
+          "building an HNSW index failed; semantic search stays exact for this space",
+        ),
+      );
     }
     return false;
   }
@@ -299,7 +338,12 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
     return rows.map(toHit);
   }
 
-  async function approximate(tx: SqlExecutor, principal: Principal, query: VectorQuery, chunkLimit: number): Promise<ChunkRow[]> {
+  async function approximate(
+    tx: SqlExecutor,
+    principal: Principal,
+    query: VectorQuery,
+    chunkLimit: number,
+  ): Promise<ChunkRow[]> {
     const ann = annTypeOf(query.vector.length);
     if (ann === undefined) throw new Error("no approximate index for this dimension");
     const params = createSqlParams();
@@ -344,7 +388,8 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
     async nearestEntries(principal, query): Promise<VectorSearchResult> {
       const dimension = query.vector.length;
       // The index is checked (and its build started) even when this search goes exact, so a space is indexed while it is small.
-      const indexed = db.vectorType === "pgvector" && annTypeOf(dimension) !== undefined && (await annReady(query.model, dimension));
+      const indexed =
+        db.vectorType === "pgvector" && annTypeOf(dimension) !== undefined && (await annReady(query.model, dimension));
       if ((await preferExact(principal, query)) || !indexed) {
         return { hits: await exact(principal, query), strategy: "exact", warnings: [] };
       }
@@ -355,10 +400,10 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
           // Iterative scans keep walking the graph while filtered-out chunks are skipped, so filters cannot starve the top k.
           const efSearch = Math.min(maxEfSearch, Math.max(settings.efSearch, iterative ? query.limit : chunkLimit));
           if (iterative) {
-            await tx.query("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true), set_config('hnsw.max_scan_tuples', $2, true)", [
-              String(efSearch),
-              String(maxAnnChunks),
-            ]);
+            await tx.query(
+              "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true), set_config('hnsw.max_scan_tuples', $2, true)",
+              [String(efSearch), String(maxAnnChunks)],
+            );
           } else {
             await tx.query("SELECT set_config('hnsw.ef_search', $1, true)", [String(efSearch)]);
           }
@@ -371,7 +416,8 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
         // caller cannot see.
         const ranDry = rows.length < chunkLimit;
         const ceiling = iterative ? maxAnnChunks : maxEfSearch;
-        if (ranDry || chunkLimit >= ceiling) return { hits: await exact(principal, query), strategy: "ann", warnings: [] };
+        if (ranDry || chunkLimit >= ceiling)
+          return { hits: await exact(principal, query), strategy: "ann", warnings: [] };
         chunkLimit = Math.min(chunkLimit * 4, ceiling);
       }
     },

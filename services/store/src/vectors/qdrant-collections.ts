@@ -40,7 +40,18 @@ export interface ChunkPoint {
 }
 
 /** Keyword fields indexed in every collection; `tenant` is marked as the tenant key so Qdrant co-locates a tenant's points. */
-const keywordFields = ["entry_id", "thread_id", "owner", "visibility", "source", "content_type", "trust_state", "tags", "readers", "embedding_model"] as const;
+const keywordFields = [
+  "entry_id",
+  "thread_id",
+  "owner",
+  "visibility",
+  "source",
+  "content_type",
+  "trust_state",
+  "tags",
+  "readers",
+  "embedding_model",
+] as const;
 
 /** The collection of an embedding space: readable (prefix and dimension) and unambiguous (a hash of model and dimension). */
 export function collectionName(prefix: string, model: string, dimension: number): string {
@@ -77,7 +88,12 @@ interface ChunkRow {
  * Grants count only when their grantor owns the entry, as in the access
  * predicate.
  */
-export async function readChunkPoints(tx: SqlExecutor, where: string, values: unknown[], suffix = ""): Promise<ChunkPoint[]> {
+export async function readChunkPoints(
+  tx: SqlExecutor,
+  where: string,
+  values: unknown[],
+  suffix = "",
+): Promise<ChunkPoint[]> {
   const { rows } = await tx.query<ChunkRow>(
     `SELECT c.id, c.entry_id, c.ordinal, c.start_offset, c.end_offset, c.embedding_model, c.embedding::real[] AS embedding,
             e.tenant, e.thread_id, e.owner, e.visibility, e.source, e.content_type, e.trust_state, e.tags, e.created_at,
@@ -153,7 +169,11 @@ export function createQdrantClient(settings: QdrantSettings): QdrantClient {
   });
 }
 
-export function createQdrantCollections(settings: QdrantSettings, logger: Logger, client: QdrantClient = createQdrantClient(settings)): QdrantCollections {
+export function createQdrantCollections(
+  settings: QdrantSettings,
+  logger: Logger,
+  client: QdrantClient = createQdrantClient(settings),
+): QdrantCollections {
   const ensured = new Map<string, Promise<string>>();
 
   async function create(name: string, model: string, dimension: number): Promise<string> {
@@ -167,8 +187,13 @@ export function createQdrantCollections(settings: QdrantSettings, logger: Logger
         if (!(await client.collectionExists(name)).exists) throw error;
       }
     }
-    await client.createPayloadIndex(name, { field_name: "tenant", field_schema: { type: "keyword", is_tenant: true }, wait: true });
-    for (const field of keywordFields) await client.createPayloadIndex(name, { field_name: field, field_schema: "keyword", wait: true });
+    await client.createPayloadIndex(name, {
+      field_name: "tenant",
+      field_schema: { type: "keyword", is_tenant: true },
+      wait: true,
+    });
+    for (const field of keywordFields)
+      await client.createPayloadIndex(name, { field_name: field, field_schema: "keyword", wait: true });
     await client.createPayloadIndex(name, { field_name: "created_at", field_schema: "integer", wait: true });
     return name;
   }

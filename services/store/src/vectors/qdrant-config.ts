@@ -47,20 +47,30 @@ export const vectorBackendEnvSchema = {
     "`pgvector`, `graph` or `qdrant`. Anything else stops the store at start-up naming the variable, and so does `graph` with a `DATABASE_URL`.",
   ),
   STORE_QDRANT_URL: envString("")
-    .refine((url) => url === "" || isHttpUrl(url), { message: "expected an http:// or https:// URL, e.g. http://qdrant:6333" })
+    .refine((url) => url === "" || isHttpUrl(url), {
+      message: "expected an http:// or https:// URL, e.g. http://qdrant:6333",
+    })
     .describe("Qdrant's REST URL, e.g. `http://qdrant:6333`. Required with `qdrant`; must be `http://` or `https://`."),
   STORE_QDRANT_API_KEY: envString("").describe("Sent as the `api-key` header when set."),
   STORE_QDRANT_COLLECTION: envString(defaultQdrantCollection)
     .refine((name) => collectionPattern.test(name), {
       message: "expected 1 to 100 letters, digits, '_' or '-'",
     })
-    .describe("Collection name prefix (letters, digits, `_`, `-`; at most 100): one collection per embedding space, `<prefix>_<dimension>d_<hash>`."),
+    .describe(
+      "Collection name prefix (letters, digits, `_`, `-`; at most 100): one collection per embedding space, `<prefix>_<dimension>d_<hash>`.",
+    ),
   STORE_QDRANT_TIMEOUT_MS: envInteger(5_000, 100, 600_000).describe("Deadline of one Qdrant request."),
   STORE_QDRANT_RELAY_BATCH: envInteger(256, 1, 10_000).describe("Outbox rows delivered per round."),
   STORE_QDRANT_RELAY_IDLE_MS: envInteger(200, 10, 60_000).describe("Wait between looks at an empty outbox."),
-  STORE_QDRANT_RELAY_MAX_BACKOFF_MS: envInteger(30_000, 250, 3_600_000).describe("Longest wait between retries while Qdrant fails (from 250 ms, doubling, ±25 % jitter)."),
-  STORE_QDRANT_SEARCH_PAGE: envInteger(64, 1, 1_000).describe("Smallest page of points one search asks Qdrant for (at least 3 × the limit; pages double up to 1,000)."),
-  STORE_QDRANT_SEARCH_MAX_POINTS: envInteger(10_000, 10, 1_000_000).describe("Points one search examines before handing the query to PostgreSQL's own index instead."),
+  STORE_QDRANT_RELAY_MAX_BACKOFF_MS: envInteger(30_000, 250, 3_600_000).describe(
+    "Longest wait between retries while Qdrant fails (from 250 ms, doubling, ±25 % jitter).",
+  ),
+  STORE_QDRANT_SEARCH_PAGE: envInteger(64, 1, 1_000).describe(
+    "Smallest page of points one search asks Qdrant for (at least 3 × the limit; pages double up to 1,000).",
+  ),
+  STORE_QDRANT_SEARCH_MAX_POINTS: envInteger(10_000, 10, 1_000_000).describe(
+    "Points one search examines before handing the query to PostgreSQL's own index instead.",
+  ),
 };
 
 function isHttpUrl(value: string): boolean {
@@ -92,12 +102,18 @@ export function qdrantUrlRequired<S extends z.ZodType<Partial<VectorBackendEnv>>
  * of writes from the commits it makes itself, so it needs a database no other
  * process writes to: PGlite, which serves one process per data directory.
  */
-export function graphNeedsPglite<S extends z.ZodType<Partial<VectorBackendEnv> & { DATABASE_URL?: string }>>(schema: S): S {
-  return schema.refine((env) => !(env.STORE_VECTOR_BACKEND === "graph" && env.DATABASE_URL !== undefined && env.DATABASE_URL !== ""), {
-    path: ["STORE_VECTOR_BACKEND"],
-    message: "graph keeps the vector graph inside one store process and needs PGlite (an empty DATABASE_URL); with a PostgreSQL server use pgvector or qdrant",
-    when: () => true,
-  });
+export function graphNeedsPglite<S extends z.ZodType<Partial<VectorBackendEnv> & { DATABASE_URL?: string }>>(
+  schema: S,
+): S {
+  return schema.refine(
+    (env) => !(env.STORE_VECTOR_BACKEND === "graph" && env.DATABASE_URL !== undefined && env.DATABASE_URL !== ""),
+    {
+      path: ["STORE_VECTOR_BACKEND"],
+      message:
+        "graph keeps the vector graph inside one store process and needs PGlite (an empty DATABASE_URL); with a PostgreSQL server use pgvector or qdrant",
+      when: () => true,
+    },
+  );
 }
 
 /** The vector-backend settings from parsed environment variables. */

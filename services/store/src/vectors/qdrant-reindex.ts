@@ -40,11 +40,20 @@ export interface ReindexResult {
 const cursorKey = "qdrant_reindex_cursor";
 
 /** Writes every chunk in PostgreSQL to its space's Qdrant collection, resumably. */
-export async function reindexQdrant(db: SqlDatabase, collections: QdrantCollections, options: ReindexOptions): Promise<ReindexResult> {
+export async function reindexQdrant(
+  db: SqlDatabase,
+  collections: QdrantCollections,
+  options: ReindexOptions,
+): Promise<ReindexResult> {
   await setVectorOutbox(db, true);
-  const saved = options.restart ? undefined : (await db.query<{ value: string }>("SELECT value FROM search_settings WHERE key = $1", [cursorKey])).rows[0]?.value;
+  const saved = options.restart
+    ? undefined
+    : (await db.query<{ value: string }>("SELECT value FROM search_settings WHERE key = $1", [cursorKey])).rows[0]
+        ?.value;
   if (saved === undefined && options.recreate) {
-    const { rows } = await db.query<{ embedding_model: string; dimension: number }>("SELECT embedding_model, dimension FROM embedding_spaces ORDER BY first_seen_at");
+    const { rows } = await db.query<{ embedding_model: string; dimension: number }>(
+      "SELECT embedding_model, dimension FROM embedding_spaces ORDER BY first_seen_at",
+    );
     for (const space of rows) await collections.drop(space.embedding_model, space.dimension);
   }
   const { rows: counts } = await db.query<{ total: number; done: number }>(
@@ -64,7 +73,10 @@ export async function reindexQdrant(db: SqlDatabase, collections: QdrantCollecti
     if (points.length === 0) break;
     await collections.upsert(points);
     cursor = points[points.length - 1]?.id;
-    await db.query(`INSERT INTO search_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`, [cursorKey, cursor]);
+    await db.query(
+      `INSERT INTO search_settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
+      [cursorKey, cursor],
+    );
     written += points.length;
     done += points.length;
     options.onProgress?.({ done: Math.min(done, Math.max(total, done)), total: Math.max(total, done), written });

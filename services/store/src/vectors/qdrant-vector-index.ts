@@ -52,7 +52,8 @@ async function fromQdrant<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof Error && "status" in error && (error as { status: unknown }).status === 404) throw new CollectionMissing(error.message, { cause: error });
+    if (error instanceof Error && "status" in error && (error as { status: unknown }).status === 404)
+      throw new CollectionMissing(error.message, { cause: error });
     throw new QdrantUnavailable(describeFailure(error), { cause: error });
   }
 }
@@ -79,7 +80,11 @@ export function toQdrantFilter(principal: Principal, query: VectorQuery): Filter
   if (!isAdmin(principal)) {
     const keys = [subjectKey(principal.subject), ...principal.groups.map(groupKey)];
     must.push({
-      should: [match("owner", principal.subject), match("visibility", "tenant"), { must: [match("visibility", "shared"), { key: "readers", match: { any: keys } }] }],
+      should: [
+        match("owner", principal.subject),
+        match("visibility", "tenant"),
+        { must: [match("visibility", "shared"), { key: "readers", match: { any: keys } }] },
+      ],
     });
   }
   const { filter } = query;
@@ -90,7 +95,10 @@ export function toQdrantFilter(principal: Principal, query: VectorQuery): Filter
   for (const tag of filter.tagsAll) must.push(match("tags", tag));
   if (!filter.includeQuarantined) must.push({ key: "trust_state", match: { any: [...defaultReadableTrustStates] } });
   if (filter.createdFrom !== undefined || filter.createdTo !== undefined) {
-    must.push({ key: "created_at", range: { gte: filter.createdFrom?.getTime() ?? null, lt: filter.createdTo?.getTime() ?? null } });
+    must.push({
+      key: "created_at",
+      range: { gte: filter.createdFrom?.getTime() ?? null, lt: filter.createdTo?.getTime() ?? null },
+    });
   }
   return { must };
 }
@@ -115,7 +123,11 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
   const { db, logger, collections, settings, fallback } = options;
 
   /** The chunks among `ids` that exist now and belong to entries the caller may see under the full filter. */
-  async function recheck(principal: Principal, query: VectorQuery, ids: readonly string[]): Promise<Map<string, VerifiedChunk>> {
+  async function recheck(
+    principal: Principal,
+    query: VectorQuery,
+    ids: readonly string[],
+  ): Promise<Map<string, VerifiedChunk>> {
     if (ids.length === 0) return new Map();
     const params = createSqlParams();
     const conditions = [
@@ -141,7 +153,9 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
    */
   async function pendingHits(principal: Principal, query: VectorQuery): Promise<VectorHit[] | undefined> {
     // An empty outbox answers the same for every caller, so the cheap check comes first.
-    const { rows: anyWaiting } = await db.query<{ found: boolean }>("SELECT EXISTS (SELECT 1 FROM vector_outbox) AS found");
+    const { rows: anyWaiting } = await db.query<{ found: boolean }>(
+      "SELECT EXISTS (SELECT 1 FROM vector_outbox) AS found",
+    );
     if (anyWaiting[0]?.found !== true) return [];
     const params = createSqlParams();
     const dimensionOf = db.vectorType === "pgvector" ? "vector_dims(c.embedding)" : "cardinality(c.embedding)";
@@ -171,7 +185,12 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
       db.vectorType === "pgvector"
         ? `c.embedding <=> ${vector}::vector`
         : `1 - (SELECT sum(t.a * t.b) / nullif(sqrt(sum(t.a * t.a) * sum(t.b * t.b)), 0) FROM unnest(c.embedding::float8[], ${vector}::float8[]) AS t (a, b))`;
-    const { rows } = await db.query<{ entry_id: string; start_offset: number; end_offset: number; distance: number | null }>(
+    const { rows } = await db.query<{
+      entry_id: string;
+      start_offset: number;
+      end_offset: number;
+      distance: number | null;
+    }>(
       `${pendingChunks}
        SELECT DISTINCT ON (c.entry_id) c.entry_id, c.start_offset, c.end_offset, ${distance} AS distance
        FROM pending p JOIN chunks c ON c.id = p.chunk_id JOIN entries e ON e.id = c.entry_id
@@ -179,7 +198,11 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
        ORDER BY c.entry_id, distance, c.ordinal`,
       params.values,
     );
-    return rows.map((row) => ({ entryId: row.entry_id, distance: row.distance === null ? Number.NaN : Number(row.distance), chunk: { start: row.start_offset, end: row.end_offset } }));
+    return rows.map((row) => ({
+      entryId: row.entry_id,
+      distance: row.distance === null ? Number.NaN : Number(row.distance),
+      chunk: { start: row.start_offset, end: row.end_offset },
+    }));
   }
 
   /** Qdrant's hits and the pending ones together: each entry once, at its nearest chunk, nearest first (ties by id). */
@@ -190,7 +213,9 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
       const seen = best.get(hit.entryId);
       if (seen === undefined || rank(hit) < rank(seen)) best.set(hit.entryId, hit);
     }
-    return [...best.values()].sort((a, b) => rank(a) - rank(b) || (a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0)).slice(0, limit);
+    return [...best.values()]
+      .sort((a, b) => rank(a) - rank(b) || (a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0))
+      .slice(0, limit);
   }
 
   async function searchQdrant(principal: Principal, query: VectorQuery): Promise<VectorSearchResult | undefined> {
@@ -201,7 +226,16 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
     let page = Math.min(maxPage, Math.max(settings.searchPage, query.limit * 3));
     let offset = 0;
     for (;;) {
-      const { points } = await fromQdrant(() => collections.client.query(name, { query: [...query.vector], filter, limit: page, offset, with_payload: ["entry_id"], with_vector: false }));
+      const { points } = await fromQdrant(() =>
+        collections.client.query(name, {
+          query: [...query.vector],
+          filter,
+          limit: page,
+          offset,
+          with_payload: ["entry_id"],
+          with_vector: false,
+        }),
+      );
       const verified = await recheck(
         principal,
         query,
@@ -212,7 +246,11 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
         const chunk = verified.get(String(point.id));
         if (chunk === undefined || decided.has(chunk.entry_id)) continue;
         decided.add(chunk.entry_id);
-        hits.push({ entryId: chunk.entry_id, distance: 1 - point.score, chunk: { start: chunk.start_offset, end: chunk.end_offset } });
+        hits.push({
+          entryId: chunk.entry_id,
+          distance: 1 - point.score,
+          chunk: { start: chunk.start_offset, end: chunk.end_offset },
+        });
       }
       if (hits.length >= query.limit || points.length < page) return { hits, strategy: "ann", warnings: [] };
       offset += points.length;
@@ -227,18 +265,27 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
 
     async prepare() {
       await fallback.prepare();
-      const { rows } = await db.query<{ embedding_model: string; dimension: number }>("SELECT embedding_model, dimension FROM embedding_spaces ORDER BY first_seen_at");
+      const { rows } = await db.query<{ embedding_model: string; dimension: number }>(
+        "SELECT embedding_model, dimension FROM embedding_spaces ORDER BY first_seen_at",
+      );
       try {
         for (const space of rows) await collections.ensure(space.embedding_model, space.dimension);
       } catch (error) {
         // Qdrant down at start-up must not stop the store: the relay creates collections when it can deliver, and search falls back meanwhile.
-        logger.warn({ err: error }, "Qdrant is unavailable at start-up; semantic search answers from PostgreSQL until it is back");
+        logger.warn(
+          { err: error },
+          "Qdrant is unavailable at start-up; semantic search answers from PostgreSQL until it is back",
+        );
       }
     },
 
     async buildIndex(model, dimension) {
       await fallback.buildIndex(model, dimension);
-      await collections.ensure(model, dimension).catch((error: unknown) => logger.warn({ err: error, model, dimension }, "creating a Qdrant collection failed"));
+      await collections
+        .ensure(model, dimension)
+        .catch((error: unknown) =>
+          logger.warn({ err: error, model, dimension }, "creating a Qdrant collection failed"),
+        );
     },
 
     async nearestEntries(principal, query) {
@@ -252,16 +299,24 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
         return {
           ...answer,
           hits: merge(answer.hits, [], query.limit),
-          warnings: [`the Qdrant vector index is more than ${maxPendingMerge} changes behind PostgreSQL; the newest writes and sharing changes may be missing from these results`],
+          warnings: [
+            `the Qdrant vector index is more than ${maxPendingMerge} changes behind PostgreSQL; the newest writes and sharing changes may be missing from these results`,
+          ],
         };
       } catch (error) {
         if (error instanceof CollectionMissing) return await fallback.nearestEntries(principal, query);
         if (!(error instanceof QdrantUnavailable)) throw error;
-        logger.warn({ err: error.cause, reason: error.message }, "Qdrant did not answer a semantic search; answering from PostgreSQL");
+        logger.warn(
+          { err: error.cause, reason: error.message },
+          "Qdrant did not answer a semantic search; answering from PostgreSQL",
+        );
         const answer = await fallback.nearestEntries(principal, query);
         return {
           ...answer,
-          warnings: [...answer.warnings, `the Qdrant vector index is unavailable (${error.message}); these results come from the vectors kept in PostgreSQL`],
+          warnings: [
+            ...answer.warnings,
+            `the Qdrant vector index is unavailable (${error.message}); these results come from the vectors kept in PostgreSQL`,
+          ],
         };
       }
     },

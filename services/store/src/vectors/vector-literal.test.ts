@@ -44,7 +44,10 @@ test("literals are pgvector's text form, in brackets for `vector` and braces for
 test("a value that is not a finite number is refused, naming where it is", () => {
   assert.throws(() => toVectorLiteral("pgvector", [1, Number.NaN]), /vector value 1 is NaN, not a finite number/);
   assert.throws(() => toVectorLiteral("real[]", [Number.POSITIVE_INFINITY]), /vector value 0 is Infinity/);
-  assert.throws(() => toVectorLiteral("pgvector", new Float32Array([2, 3, Number.NEGATIVE_INFINITY])), /vector value 2 is -Infinity/);
+  assert.throws(
+    () => toVectorLiteral("pgvector", new Float32Array([2, 3, Number.NEGATIVE_INFINITY])),
+    /vector value 2 is -Infinity/,
+  );
 });
 
 test("a column's value reads the same from pgvector's text form as from the array a server's type parser made", () => {

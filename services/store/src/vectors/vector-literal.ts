@@ -47,12 +47,14 @@ export function toVectorsParam(vectors: readonly ArrayLike<number>[]): VectorsPa
   const dimensions = vectors[0]?.length ?? 0;
   const flat = new Float32Array(vectors.length * dimensions);
   vectors.forEach((vector, row) => {
-    if (vector.length !== dimensions) throw new Error(`vector ${row} has ${vector.length} dimensions; vector 0 has ${dimensions}`);
+    if (vector.length !== dimensions)
+      throw new Error(`vector ${row} has ${vector.length} dimensions; vector 0 has ${dimensions}`);
     for (let index = 0; index < dimensions; index++) {
       const value = vector[index]!;
       flat[row * dimensions + index] = value;
       // A finite double beyond a 32-bit float's range becomes infinite here, as PostgreSQL would refuse it.
-      if (!Number.isFinite(flat[row * dimensions + index])) throw new Error(`vector ${row} value ${index} is ${value}, not a finite 32-bit float`);
+      if (!Number.isFinite(flat[row * dimensions + index]))
+        throw new Error(`vector ${row} value ${index} is ${value}, not a finite 32-bit float`);
     }
   });
   return {

@@ -14,13 +14,29 @@ import { gauge, type Logger } from "@context-hub/common";
 import type { SqlDatabase, SqlExecutor } from "../db/sql-database.js";
 import { readChunkPoints, type QdrantCollections } from "./qdrant-collections.js";
 
-const pendingGauge = gauge("contexthub_vector_outbox_pending", "Vector outbox rows not yet delivered to the external vector index.", []);
-const lagGauge = gauge("contexthub_vector_outbox_lag_seconds", "Age of the oldest vector outbox row not yet delivered, in seconds (0 when the outbox is empty).", []);
+const pendingGauge = gauge(
+  "contexthub_vector_outbox_pending",
+  "Vector outbox rows not yet delivered to the external vector index.",
+  [],
+);
+const lagGauge = gauge(
+  "contexthub_vector_outbox_lag_seconds",
+  "Age of the oldest vector outbox row not yet delivered, in seconds (0 when the outbox is empty).",
+  [],
+);
 
 /** The triggers that fill the outbox; their functions come from migration 6. */
 const triggers = [
-  { table: "chunks", name: "chunks_vector_outbox_insert", ddl: "AFTER INSERT ON chunks REFERENCING NEW TABLE AS vector_outbox_new_chunks FOR EACH STATEMENT EXECUTE FUNCTION vector_outbox_chunks()" },
-  { table: "chunks", name: "chunks_vector_outbox_delete", ddl: "AFTER DELETE ON chunks REFERENCING OLD TABLE AS vector_outbox_old_chunks FOR EACH STATEMENT EXECUTE FUNCTION vector_outbox_chunks()" },
+  {
+    table: "chunks",
+    name: "chunks_vector_outbox_insert",
+    ddl: "AFTER INSERT ON chunks REFERENCING NEW TABLE AS vector_outbox_new_chunks FOR EACH STATEMENT EXECUTE FUNCTION vector_outbox_chunks()",
+  },
+  {
+    table: "chunks",
+    name: "chunks_vector_outbox_delete",
+    ddl: "AFTER DELETE ON chunks REFERENCING OLD TABLE AS vector_outbox_old_chunks FOR EACH STATEMENT EXECUTE FUNCTION vector_outbox_chunks()",
+  },
   {
     table: "chunks",
     name: "chunks_vector_outbox_update",
@@ -31,8 +47,16 @@ const triggers = [
     name: "entries_vector_outbox_update",
     ddl: "AFTER UPDATE ON entries REFERENCING OLD TABLE AS vector_outbox_old_entries NEW TABLE AS vector_outbox_new_entries FOR EACH STATEMENT EXECUTE FUNCTION vector_outbox_entries()",
   },
-  { table: "grants", name: "grants_vector_outbox_insert", ddl: "AFTER INSERT ON grants REFERENCING NEW TABLE AS vector_outbox_new_grants FOR EACH STATEMENT EXECUTE FUNCTION vector_outbox_grants()" },
-  { table: "grants", name: "grants_vector_outbox_delete", ddl: "AFTER DELETE ON grants REFERENCING OLD TABLE AS vector_outbox_old_grants FOR EACH STATEMENT EXECUTE FUNCTION vector_outbox_grants()" },
+  {
+    table: "grants",
+    name: "grants_vector_outbox_insert",
+    ddl: "AFTER INSERT ON grants REFERENCING NEW TABLE AS vector_outbox_new_grants FOR EACH STATEMENT EXECUTE FUNCTION vector_outbox_grants()",
+  },
+  {
+    table: "grants",
+    name: "grants_vector_outbox_delete",
+    ddl: "AFTER DELETE ON grants REFERENCING OLD TABLE AS vector_outbox_old_grants FOR EACH STATEMENT EXECUTE FUNCTION vector_outbox_grants()",
+  },
 ] as const;
 
 /** Serialises outbox switches between store replicas (an arbitrary constant: "vecoutbx"). */
@@ -54,9 +78,10 @@ export async function setVectorOutbox(db: SqlDatabase, on: boolean): Promise<boo
     if (current === on) {
       if (!on) return false;
       // On already; a store of a newer version may watch more changes, so the trigger set is completed (nothing re-enqueued).
-      const { rows: installed } = await tx.query<{ count: number }>("SELECT count(*)::integer AS count FROM pg_trigger WHERE tgname = ANY($1::text[]) AND NOT tgisinternal", [
-        triggers.map((trigger) => trigger.name),
-      ]);
+      const { rows: installed } = await tx.query<{ count: number }>(
+        "SELECT count(*)::integer AS count FROM pg_trigger WHERE tgname = ANY($1::text[]) AND NOT tgisinternal",
+        [triggers.map((trigger) => trigger.name)],
+      );
       if (installed[0]?.count === triggers.length) return false;
       for (const trigger of triggers) await tx.query(`DROP TRIGGER IF EXISTS ${trigger.name} ON ${trigger.table}`);
       for (const trigger of triggers) await tx.query(`CREATE TRIGGER ${trigger.name} ${trigger.ddl}`);
@@ -79,9 +104,13 @@ export async function setVectorOutbox(db: SqlDatabase, on: boolean): Promise<boo
 }
 
 async function enqueueAllChunks(tx: SqlExecutor): Promise<void> {
-  const { rows } = await tx.query<{ type: string }>("SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'");
+  const { rows } = await tx.query<{ type: string }>(
+    "SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'",
+  );
   const dimensionOf = rows[0]?.type === "vector" ? "vector_dims(c.embedding)" : "cardinality(c.embedding)";
-  await tx.query(`INSERT INTO vector_outbox (op, target, embedding_model, dimension) SELECT 'chunk_upsert', c.id, c.embedding_model, ${dimensionOf} FROM chunks c ORDER BY c.id`);
+  await tx.query(
+    `INSERT INTO vector_outbox (op, target, embedding_model, dimension) SELECT 'chunk_upsert', c.id, c.embedding_model, ${dimensionOf} FROM chunks c ORDER BY c.id`,
+  );
 }
 
 export interface OutboxStatus {
@@ -115,12 +144,22 @@ interface OutboxRow {
  * rows committed meanwhile wait for the next round). Throws when Qdrant
  * fails, leaving every row in place. Returns how many rows it delivered.
  */
-export async function deliverOutboxBatch(db: SqlDatabase, collections: QdrantCollections, limit: number): Promise<number> {
-  const { rows } = await db.query<OutboxRow>("SELECT seq::text AS seq, op, target, embedding_model, dimension FROM vector_outbox ORDER BY seq LIMIT $1", [limit]);
+export async function deliverOutboxBatch(
+  db: SqlDatabase,
+  collections: QdrantCollections,
+  limit: number,
+): Promise<number> {
+  const { rows } = await db.query<OutboxRow>(
+    "SELECT seq::text AS seq, op, target, embedding_model, dimension FROM vector_outbox ORDER BY seq LIMIT $1",
+    [limit],
+  );
   if (rows.length === 0) return 0;
   const chunkIds = [...new Set(rows.filter((row) => row.op !== "entry_refresh").map((row) => row.target))];
   const entryIds = [...new Set(rows.filter((row) => row.op === "entry_refresh").map((row) => row.target))];
-  const points = await readChunkPoints(db, "(c.id = ANY($1::uuid[]) OR c.entry_id = ANY($2::uuid[]))", [chunkIds, entryIds]);
+  const points = await readChunkPoints(db, "(c.id = ANY($1::uuid[]) OR c.entry_id = ANY($2::uuid[]))", [
+    chunkIds,
+    entryIds,
+  ]);
   const current = new Map(points.map((point) => [point.id, point.payload]));
   // A chunk row that no longer exists in that space (deleted, replaced by an update, or re-embedded into another space) must leave it, whatever the row's op said.
   const gone = new Map<string, { model: string; dimension: number; ids: Set<string> }>();
@@ -160,7 +199,12 @@ const firstBackoffMs = 250;
  * when Qdrant fails, log, wait (exponential backoff with jitter) and try the
  * same rows again. Keeps the pending and lag gauges current every round.
  */
-export function createVectorOutboxRelay(db: SqlDatabase, collections: QdrantCollections, logger: Logger, settings: RelaySettings): VectorOutboxRelay {
+export function createVectorOutboxRelay(
+  db: SqlDatabase,
+  collections: QdrantCollections,
+  logger: Logger,
+  settings: RelaySettings,
+): VectorOutboxRelay {
   let running = false;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
@@ -189,7 +233,10 @@ export function createVectorOutboxRelay(db: SqlDatabase, collections: QdrantColl
         failures += 1;
         wait = Math.min(settings.maxBackoffMs, firstBackoffMs * 2 ** Math.min(failures - 1, 20));
         wait = Math.round(wait * (0.75 + Math.random() * 0.5));
-        logger.warn({ err: error, failures, retryInMs: wait }, "delivering the vector outbox failed; writes are kept and retried");
+        logger.warn(
+          { err: error, failures, retryInMs: wait },
+          "delivering the vector outbox failed; writes are kept and retried",
+        );
         await readOutboxStatus(db).catch(() => undefined);
       }
       if (running && wait > 0) await pause(wait);

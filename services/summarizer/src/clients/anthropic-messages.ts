@@ -24,7 +24,12 @@ export function createAnthropicMessagesApi(client: HttpProviderClient, options: 
   return {
     client,
     async complete(prompt, signal) {
-      const body = { model: options.model, max_tokens: options.maxTokens, system: prompt.system, messages: [{ role: "user", content: prompt.user }] };
+      const body = {
+        model: options.model,
+        max_tokens: options.maxTokens,
+        system: prompt.system,
+        messages: [{ role: "user", content: prompt.user }],
+      };
       const answer = await client.postJson("/v1/messages", body, messagesAnswer, signal);
       const text = answer.content
         .filter((block) => block.type === "text")

@@ -43,13 +43,21 @@ export function createLlmSummaryProvider(options: LlmSummaryProviderOptions): Su
   const finish = (answer: ChatAnswer, what: string): string => {
     const summary = cleanSummary(answer.text);
     if (summary !== "") return summary;
-    const reasons = [...(hasReasoning(answer.text) ? ["the answer held only reasoning"] : []), ...(answer.truncated ? ["the model stopped at SUMMARIZER_MAX_TOKENS; raise it"] : [])];
-    throw api.client.malformed(`no ${what} text in the answer${reasons.length === 0 ? "" : ` (${reasons.join("; ")})`}`);
+    const reasons = [
+      ...(hasReasoning(answer.text) ? ["the answer held only reasoning"] : []),
+      ...(answer.truncated ? ["the model stopped at SUMMARIZER_MAX_TOKENS; raise it"] : []),
+    ];
+    throw api.client.malformed(
+      `no ${what} text in the answer${reasons.length === 0 ? "" : ` (${reasons.join("; ")})`}`,
+    );
   };
   return {
     describe: () => ({ provider, model }),
     async summarize({ text, source }, signal) {
-      const answer = await limiter.run(() => api.complete(buildSummaryPrompt(text, source, maxInputChars), signal), { priority: "high", signal });
+      const answer = await limiter.run(() => api.complete(buildSummaryPrompt(text, source, maxInputChars), signal), {
+        priority: "high",
+        signal,
+      });
       return finish(answer, "summary");
     },
     async summarizeSections({ sections, source }, signal) {
@@ -58,7 +66,10 @@ export function createLlmSummaryProvider(options: LlmSummaryProviderOptions): Su
         sections,
         concurrency,
         async (section, _index, sectionSignal) => {
-          const answer = await limiter.run(() => api.complete(buildSectionPrompt(section, source, maxInputChars), sectionSignal), { priority: "low", signal: sectionSignal });
+          const answer = await limiter.run(
+            () => api.complete(buildSectionPrompt(section, source, maxInputChars), sectionSignal),
+            { priority: "low", signal: sectionSignal },
+          );
           return finish(answer, `summary for section "${section.heading}"`);
         },
         signal,

@@ -37,7 +37,9 @@ const adapters: AdapterSpec[] = [
       id: "chatcmpl-1",
       object: "chat.completion",
       model: "gpt-4o-mini",
-      choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: truncated ? "length" : "stop" }],
+      choices: [
+        { index: 0, message: { role: "assistant", content: text }, finish_reason: truncated ? "length" : "stop" },
+      ],
     }),
     promptOf: (body) => {
       const messages = body.messages as { role: string; content: string }[];
@@ -55,10 +57,26 @@ const adapters: AdapterSpec[] = [
       assert.equal("stream" in body, false);
     },
     malformed: [
-      ["no choices", { json: { object: "chat.completion" } }, /malformed response: choices: Invalid input: expected array, received undefined/],
-      ["an empty choices list", { json: { choices: [] } }, /malformed response: choices: Too small: expected array to have >=1 items/],
-      ["content of the wrong type", { json: { choices: [{ message: { content: 42 } }] } }, /malformed response: choices\.0\.message\.content: Invalid input: expected string, received number/],
-      ["a body that is not JSON", { body: '{"choices": NaN}' }, /malformed response: HTTP 200 with a body that is not JSON/],
+      [
+        "no choices",
+        { json: { object: "chat.completion" } },
+        /malformed response: choices: Invalid input: expected array, received undefined/,
+      ],
+      [
+        "an empty choices list",
+        { json: { choices: [] } },
+        /malformed response: choices: Too small: expected array to have >=1 items/,
+      ],
+      [
+        "content of the wrong type",
+        { json: { choices: [{ message: { content: 42 } }] } },
+        /malformed response: choices\.0\.message\.content: Invalid input: expected string, received number/,
+      ],
+      [
+        "a body that is not JSON",
+        { body: '{"choices": NaN}' },
+        /malformed response: HTTP 200 with a body that is not JSON/,
+      ],
       [
         "null content after running out of tokens",
         { json: { choices: [{ message: { content: null }, finish_reason: "length" }] } },
@@ -97,10 +115,26 @@ const adapters: AdapterSpec[] = [
       assert.equal((request.body as Body).max_tokens, 300);
     },
     malformed: [
-      ["no content", { json: { type: "message", stop_reason: "end_turn" } }, /malformed response: content: Invalid input: expected array, received undefined/],
-      ["a text block of the wrong type", { json: { content: [{ type: "text", text: ["x"] }] } }, /malformed response: content\.0\.text: Invalid input: expected string, received array/],
-      ["no text block at all", { json: { content: [{ type: "tool_use", id: "t" }], stop_reason: "end_turn" } }, /malformed response: no summary text in the answer$/],
-      ["a body that is not JSON", { body: "upstream connect error" }, /malformed response: HTTP 200 with a body that is not JSON$/],
+      [
+        "no content",
+        { json: { type: "message", stop_reason: "end_turn" } },
+        /malformed response: content: Invalid input: expected array, received undefined/,
+      ],
+      [
+        "a text block of the wrong type",
+        { json: { content: [{ type: "text", text: ["x"] }] } },
+        /malformed response: content\.0\.text: Invalid input: expected string, received array/,
+      ],
+      [
+        "no text block at all",
+        { json: { content: [{ type: "tool_use", id: "t" }], stop_reason: "end_turn" } },
+        /malformed response: no summary text in the answer$/,
+      ],
+      [
+        "a body that is not JSON",
+        { body: "upstream connect error" },
+        /malformed response: HTTP 200 with a body that is not JSON$/,
+      ],
       [
         "only reasoning, cut off",
         { json: { content: [{ type: "text", text: "<think>Let me think about the" }], stop_reason: "max_tokens" } },
@@ -113,7 +147,13 @@ const adapters: AdapterSpec[] = [
     path: "/api/chat",
     model: "qwen3:8b",
     operation: "chat",
-    answer: (text, truncated) => ({ model: "qwen3:8b", created_at: "2025-01-01T00:00:00Z", message: { role: "assistant", content: text }, done: true, done_reason: truncated ? "length" : "stop" }),
+    answer: (text, truncated) => ({
+      model: "qwen3:8b",
+      created_at: "2025-01-01T00:00:00Z",
+      message: { role: "assistant", content: text },
+      done: true,
+      done_reason: truncated ? "length" : "stop",
+    }),
     promptOf: (body) => {
       const messages = body.messages as { role: string; content: string }[];
       assert.deepEqual(
@@ -123,14 +163,26 @@ const adapters: AdapterSpec[] = [
       return { system: messages[0]!.content, user: messages[1]!.content };
     },
     assertRequest: (request) => {
-      assert.equal(request.headers.authorization, "Bearer sk-test-key-123", "a key, when set, goes as a bearer token (for proxies)");
+      assert.equal(
+        request.headers.authorization,
+        "Bearer sk-test-key-123",
+        "a key, when set, goes as a bearer token (for proxies)",
+      );
       const body = request.body as Body;
       assert.equal(body.stream, false);
       assert.deepEqual(body.options, { num_predict: 300 });
     },
     malformed: [
-      ["no message", { json: { model: "qwen3:8b", done: true } }, /malformed response: message: Invalid input: expected object, received undefined/],
-      ["content of the wrong type", { json: { message: { role: "assistant", content: null }, done: true } }, /malformed response: message\.content: Invalid input: expected string, received null/],
+      [
+        "no message",
+        { json: { model: "qwen3:8b", done: true } },
+        /malformed response: message: Invalid input: expected object, received undefined/,
+      ],
+      [
+        "content of the wrong type",
+        { json: { message: { role: "assistant", content: null }, done: true } },
+        /malformed response: message\.content: Invalid input: expected string, received null/,
+      ],
       ["a body that is not JSON", { body: "" }, /malformed response: HTTP 200 with a body that is not JSON$/],
       [
         "only reasoning",
@@ -141,7 +193,12 @@ const adapters: AdapterSpec[] = [
   },
 ];
 
-async function startAdapter(t: TestContext, spec: AdapterSpec, handler: (request: RecordedRequest, index: number) => FakeAnswer | Promise<FakeAnswer>, env: NodeJS.ProcessEnv = {}) {
+async function startAdapter(
+  t: TestContext,
+  spec: AdapterSpec,
+  handler: (request: RecordedRequest, index: number) => FakeAnswer | Promise<FakeAnswer>,
+  env: NodeJS.ProcessEnv = {},
+) {
   const server = await startRecordingHttpServer(handler);
   t.after(() => server.close());
   const config = loadSummarizerConfig({
@@ -155,7 +212,10 @@ async function startAdapter(t: TestContext, spec: AdapterSpec, handler: (request
     ...env,
   });
   // An LLM provider leaves the text work (no worker starts until some is asked for) to the summarizer around it.
-  return { server, provider: createSummaryProvider(config, createSummaryTextWork({ workers: 1, budgetMs: 1000 }), logger) };
+  return {
+    server,
+    provider: createSummaryProvider(config, createSummaryTextWork({ workers: 1, budgetMs: 1000 }), logger),
+  };
 }
 
 const providerError = (code: string, pattern: RegExp) => (error: unknown) => {
@@ -166,19 +226,29 @@ const providerError = (code: string, pattern: RegExp) => (error: unknown) => {
   return true;
 };
 
-const report = "I profiled the search path. The filter ran after the vector scan, so I enabled iterative scans and latency fell to 180 ms.";
+const report =
+  "I profiled the search path. The filter ran after the vector scan, so I enabled iterative scans and latency fell to 180 ms.";
 const sectionsOf = (count: number): SectionText[] =>
-  Array.from({ length: count }, (_, index) => ({ heading: `Part ${index}`, path: ["Report", `Part ${index}`], text: `## Part ${index}\n\nBody of part ${index}.` }));
+  Array.from({ length: count }, (_, index) => ({
+    heading: `Part ${index}`,
+    path: ["Report", `Part ${index}`],
+    text: `## Part ${index}\n\nBody of part ${index}.`,
+  }));
 
 for (const spec of adapters) {
   const label = `${spec.provider} ${spec.operation} \\(model ${spec.model.replace(/[.]/g, "\\.")}\\)`;
 
   test(`${spec.provider}: a summary request carries auth, model and the source's instructions; reasoning and preamble are stripped`, async (t) => {
     const { server, provider } = await startAdapter(t, spec, () => ({
-      json: spec.answer("<think>\nThe user wants a summary. Let me write it.\n</think>\n\nHere is a summary of the report:\n\nThe agent enabled iterative scans;\nlatency fell to 180 ms."),
+      json: spec.answer(
+        "<think>\nThe user wants a summary. Let me write it.\n</think>\n\nHere is a summary of the report:\n\nThe agent enabled iterative scans;\nlatency fell to 180 ms.",
+      ),
     }));
     assert.deepEqual(provider.describe(), { provider: spec.provider, model: spec.model });
-    assert.equal(await provider.summarize({ text: report, source: "agent" }), "The agent enabled iterative scans; latency fell to 180 ms.");
+    assert.equal(
+      await provider.summarize({ text: report, source: "agent" }),
+      "The agent enabled iterative scans; latency fell to 180 ms.",
+    );
     await provider.summarize({ text: "Always back up nightly; never restart during business hours.", source: "user" });
     assert.equal(server.requests.length, 2);
     for (const request of server.requests) {
@@ -215,15 +285,27 @@ for (const spec of adapters) {
       { SUMMARIZER_CONCURRENCY: "4" },
     );
     const summaries = await provider.summarizeSections({ sections: sectionsOf(5), source: "agent" });
-    assert.deepEqual(summaries, ["Part 0 says something.", "Part 1 says something.", "Part 2 says something.", "Part 3 says something.", "Part 4 says something."]);
+    assert.deepEqual(summaries, [
+      "Part 0 says something.",
+      "Part 1 says something.",
+      "Part 2 says something.",
+      "Part 3 says something.",
+      "Part 4 says something.",
+    ]);
     assert.equal(server.requests.length, 5);
     assert.equal(peak, 2);
     assert.match(spec.promptOf(server.requests[0]!.body as Body).system, /one section of a longer document/);
   });
 
   test(`${spec.provider}: section prompts ask for the intent or constraint of a user's text and the finding or decision of an agent's`, async (t) => {
-    const { server, provider } = await startAdapter(t, spec, () => ({ json: spec.answer("A section summary.") }), { SUMMARIZER_CONCURRENCY: "1" });
-    const section: SectionText = { heading: "Limits", path: ["Runbook", "Limits"], text: "## Limits\n\nNever restart the primary during business hours." };
+    const { server, provider } = await startAdapter(t, spec, () => ({ json: spec.answer("A section summary.") }), {
+      SUMMARIZER_CONCURRENCY: "1",
+    });
+    const section: SectionText = {
+      heading: "Limits",
+      path: ["Runbook", "Limits"],
+      text: "## Limits\n\nNever restart the primary during business hours.",
+    };
     await provider.summarizeSections({ sections: [section], source: "user" });
     await provider.summarizeSections({ sections: [section], source: "agent" });
     await provider.summarizeSections({ sections: [section], source: "unspecified" });
@@ -237,14 +319,24 @@ for (const spec of adapters) {
     assert.ok(unspecified!.system.includes("Name its main point."), unspecified!.system);
     for (const prompt of [user!, agent!, unspecified!]) {
       assert.match(prompt.system, /^You summarise one section of a longer document/);
-      assert.equal(prompt.user, "Section: Runbook > Limits\n<text>\n## Limits\n\nNever restart the primary during business hours.\n</text>", "the heading path, then the section's own text");
+      assert.equal(
+        prompt.user,
+        "Section: Runbook > Limits\n<text>\n## Limits\n\nNever restart the primary during business hours.\n</text>",
+        "the heading path, then the section's own text",
+      );
     }
   });
 
   test(`${spec.provider}: a 4xx is not retried and names provider, model, status and a fixed cause, never the provider's words`, async (t) => {
-    const { server, provider } = await startAdapter(t, spec, () => ({ status: 404, json: { type: "error", error: { type: "not_found_error", message: `model: ${spec.model}` } } }));
+    const { server, provider } = await startAdapter(t, spec, () => ({
+      status: 404,
+      json: { type: "error", error: { type: "not_found_error", message: `model: ${spec.model}` } },
+    }));
     await assert.rejects(provider.summarize({ text: report, source: "agent" }), (error: unknown) => {
-      providerError("PROVIDER_ERROR", new RegExp(`^${label} failed: HTTP 404 \\(model or endpoint not found\\) after 1 attempt`))(error);
+      providerError(
+        "PROVIDER_ERROR",
+        new RegExp(`^${label} failed: HTTP 404 \\(model or endpoint not found\\) after 1 attempt`),
+      )(error);
       assert.equal((error as { remedy?: string }).remedy, "check SUMMARIZER_BASE_URL and SUMMARIZER_MODEL");
       return true;
     });
@@ -252,22 +344,36 @@ for (const spec of adapters) {
   });
 
   test(`${spec.provider}: a 5xx is retried SUMMARIZER_MAX_RETRIES times, then fails naming the status and attempts`, async (t) => {
-    const { server, provider } = await startAdapter(t, spec, () => ({ status: 529, json: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }));
-    await assert.rejects(provider.summarize({ text: report, source: "user" }), providerError("PROVIDER_ERROR", new RegExp(`^${label} failed: HTTP 529 \\(provider overloaded\\) after 3 attempts$`)));
+    const { server, provider } = await startAdapter(t, spec, () => ({
+      status: 529,
+      json: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+    }));
+    await assert.rejects(
+      provider.summarize({ text: report, source: "user" }),
+      providerError(
+        "PROVIDER_ERROR",
+        new RegExp(`^${label} failed: HTTP 529 \\(provider overloaded\\) after 3 attempts$`),
+      ),
+    );
     assert.equal(server.requests.length, 3);
   });
 
   test(`${spec.provider}: a server that never answers is DEADLINE_EXCEEDED within SUMMARIZER_TIMEOUT_MS`, async (t) => {
     const { provider } = await startAdapter(t, spec, () => "hang", { SUMMARIZER_TIMEOUT_MS: "200" });
     const started = performance.now();
-    await assert.rejects(provider.summarize({ text: report, source: "agent" }), providerError("DEADLINE_EXCEEDED", new RegExp(`^${label} failed: no answer within 200 ms`)));
+    await assert.rejects(
+      provider.summarize({ text: report, source: "agent" }),
+      providerError("DEADLINE_EXCEEDED", new RegExp(`^${label} failed: no answer within 200 ms`)),
+    );
     const elapsed = performance.now() - started;
     assert.ok(elapsed >= 190 && elapsed < 1500, `took ${elapsed} ms`);
   });
 
   test(`${spec.provider}: a 429 is retried after the Retry-After wait`, async (t) => {
     const { server, provider } = await startAdapter(t, spec, (_request, index) =>
-      index === 0 ? { status: 429, headers: { "retry-after": "0.3" }, json: { error: { message: "rate limit" } } } : { json: spec.answer("The agent enabled iterative scans.") },
+      index === 0
+        ? { status: 429, headers: { "retry-after": "0.3" }, json: { error: { message: "rate limit" } } }
+        : { json: spec.answer("The agent enabled iterative scans.") },
     );
     assert.equal(await provider.summarize({ text: report, source: "agent" }), "The agent enabled iterative scans.");
     assert.equal(server.requests.length, 2);
@@ -278,7 +384,10 @@ for (const spec of adapters) {
   for (const [what, answer, pattern] of spec.malformed) {
     test(`${spec.provider}: an answer with ${what} is PROVIDER_ERROR`, async (t) => {
       const { server, provider } = await startAdapter(t, spec, () => answer);
-      await assert.rejects(provider.summarize({ text: report, source: "agent" }), providerError("PROVIDER_ERROR", new RegExp(`^${label} failed: ${pattern.source}`)));
+      await assert.rejects(
+        provider.summarize({ text: report, source: "agent" }),
+        providerError("PROVIDER_ERROR", new RegExp(`^${label} failed: ${pattern.source}`)),
+      );
       assert.equal(server.requests.length, 1, "a malformed answer is not retried");
     });
   }
@@ -308,7 +417,9 @@ test("OpenAI's own platform gets max_completion_tokens, which its reasoning mode
 
 test("a long text is cut to SUMMARIZER_MAX_INPUT_CHARS in the prompt, and the model is told", async (t) => {
   const spec = adapters[0]!;
-  const { server, provider } = await startAdapter(t, spec, () => ({ json: spec.answer("Short.") }), { SUMMARIZER_MAX_INPUT_CHARS: "1000" });
+  const { server, provider } = await startAdapter(t, spec, () => ({ json: spec.answer("Short.") }), {
+    SUMMARIZER_MAX_INPUT_CHARS: "1000",
+  });
   await provider.summarize({ text: "word ".repeat(1000), source: "user" });
   const { user } = spec.promptOf(server.requests[0]!.body as Body);
   assert.ok(user.length < 1100, `prompt of ${user.length} characters`);
@@ -320,12 +431,18 @@ test("one failing section fails the call with that section's error and stops the
   const { server, provider } = await startAdapter(
     t,
     spec,
-    (request) => (/Part 1\b/.test(spec.promptOf(request.body as Body).user) ? { status: 400, json: { error: "prompt too long" } } : { json: spec.answer("Fine.") }),
+    (request) =>
+      /Part 1\b/.test(spec.promptOf(request.body as Body).user)
+        ? { status: 400, json: { error: "prompt too long" } }
+        : { json: spec.answer("Fine.") },
     { SUMMARIZER_CONCURRENCY: "1" },
   );
   await assert.rejects(
     provider.summarizeSections({ sections: sectionsOf(4), source: "user" }),
-    providerError("PROVIDER_ERROR", /ollama chat \(model qwen3:8b\) failed: HTTP 400 \(request refused\) after 1 attempt/),
+    providerError(
+      "PROVIDER_ERROR",
+      /ollama chat \(model qwen3:8b\) failed: HTTP 400 \(request refused\) after 1 attempt/,
+    ),
   );
   assert.equal(server.requests.length, 2, "no section starts after the failure");
 });

@@ -2,7 +2,12 @@ import type { JsonObject } from "../../clients/json-value.js";
 import { ContextHubError, isErrorCode } from "@context-hub/common";
 import { resolveIdempotency } from "../../idempotency.js";
 import type { EntryChange, ItemOutcome, Visibility, WriteAck } from "../../write-path.js";
-import { deleteContextBatchInput, deleteContextInput, updateContextBatchInput, updateContextInput } from "../input-schemas.js";
+import {
+  deleteContextBatchInput,
+  deleteContextInput,
+  updateContextBatchInput,
+  updateContextInput,
+} from "../input-schemas.js";
 import { deleteBatchOutput, deleteOutput, updateAckOutput, updateBatchOutput } from "../output-schemas.js";
 import { defineTool, destructiveTool } from "../tool-definition.js";
 import { findMatching } from "../delete-by-criteria.js";
@@ -34,7 +39,10 @@ function toChange(args: ChangeArgs): EntryChange {
     images: args.images === undefined ? undefined : toImages(args.images),
     visibility: args.visibility,
     // Either end given replaces the whole interval; the other end becomes open.
-    validity: args.valid_from === undefined && args.valid_to === undefined ? undefined : { validFrom: toInstant(args.valid_from), validTo: toInstant(args.valid_to) },
+    validity:
+      args.valid_from === undefined && args.valid_to === undefined
+        ? undefined
+        : { validFrom: toInstant(args.valid_from), validTo: toInstant(args.valid_to) },
   };
 }
 
@@ -61,7 +69,8 @@ export const updateContextTool = defineTool({
   write: true,
   async handler(args, { principal, peers, clients, writePath }) {
     const idempotency = await resolveIdempotency(peers, principal, "update_context", args);
-    const update = async (change: EntryChange) => unwrapSingle((await writePath.update(principal, [change], true, idempotency))[0]);
+    const update = async (change: EntryChange) =>
+      unwrapSingle((await writePath.update(principal, [change], true, idempotency))[0]);
     const { metadata_patch: patch } = args;
     const ack =
       patch === undefined
@@ -69,13 +78,23 @@ export const updateContextTool = defineTool({
         : await applyMetadataPatch(
             {
               async read() {
-                const { entries } = await clients.entries.get(principal, { ids: [args.context_id], includeImages: false, includeQuarantined: true });
+                const { entries } = await clients.entries.get(principal, {
+                  ids: [args.context_id],
+                  includeImages: false,
+                  includeQuarantined: true,
+                });
                 const entry = entries[0];
                 // Not visible and not existing read the same, as an update of it would (I-2).
-                if (entry === undefined) throw new ContextHubError("ENTRY_NOT_FOUND", `no entry matches id ${JSON.stringify(args.context_id)}`, { details: { id: args.context_id } });
+                if (entry === undefined)
+                  throw new ContextHubError(
+                    "ENTRY_NOT_FOUND",
+                    `no entry matches id ${JSON.stringify(args.context_id)}`,
+                    { details: { id: args.context_id } },
+                  );
                 return { metadata: entry.metadata as JsonObject, version: entry.version };
               },
-              write: (metadata, version) => update({ ...toChange(args), id: args.context_id, metadata, expectedVersion: version }),
+              write: (metadata, version) =>
+                update({ ...toChange(args), id: args.context_id, metadata, expectedVersion: version }),
             },
             patch as JsonObject,
             args.expected_version,
@@ -111,7 +130,12 @@ export const updateContextBatchTool = defineTool({
     const results = outcomes.map((outcome, index) => {
       const contextId = args.updates[index]?.context_id ?? "";
       return outcome.ok
-        ? { context_id: outcome.value.id, success: true, version: outcome.value.version, content_hash: outcome.value.contentHash }
+        ? {
+            context_id: outcome.value.id,
+            success: true,
+            version: outcome.value.version,
+            content_hash: outcome.value.contentHash,
+          }
         : { context_id: contextId, success: false, error: outcome.error };
     });
     const updated = results.filter((result) => result.success).length;
@@ -132,7 +156,13 @@ export const deleteContextTool = defineTool({
   scope: "context:write",
   async handler(args, { principal, peers, clients }) {
     const idempotency = await resolveIdempotency(peers, principal, "delete_context", args);
-    return clients.entries.delete(principal, { ids: args.context_ids ?? [], threadId: args.thread_id, atomic: false, reason: args.reason, idempotency });
+    return clients.entries.delete(principal, {
+      ids: args.context_ids ?? [],
+      threadId: args.thread_id,
+      atomic: false,
+      reason: args.reason,
+      idempotency,
+    });
   },
 });
 
@@ -152,15 +182,28 @@ export const deleteContextBatchTool = defineTool({
     const atomic = args.atomic ?? false;
     if (args.context_ids !== undefined) {
       const idempotency = await resolveIdempotency(peers, principal, "delete_context_batch", args);
-      return clients.entries.delete(principal, { ids: args.context_ids, threadId: undefined, atomic, reason: args.reason, idempotency });
+      return clients.entries.delete(principal, {
+        ids: args.context_ids,
+        threadId: undefined,
+        atomic,
+        reason: args.reason,
+        idempotency,
+      });
     }
     const dryRun = args.dry_run ?? false;
     const matched = await findMatching(clients.entries, principal, args, batchSize, dryRun);
     const counts = { matched_count: matched.total, matched_count_exact: matched.exact };
     if (dryRun) return { deleted_count: 0, deleted_ids: [], failed: [], ...counts, dry_run: true, has_more: false };
-    if (matched.ids.length === 0) return { deleted_count: 0, deleted_ids: [], failed: [], ...counts, dry_run: false, has_more: false };
+    if (matched.ids.length === 0)
+      return { deleted_count: 0, deleted_ids: [], failed: [], ...counts, dry_run: false, has_more: false };
     const idempotency = await resolveIdempotency(peers, principal, "delete_context_batch", args);
-    const deleted = await clients.entries.delete(principal, { ids: matched.ids, threadId: undefined, atomic, reason: args.reason, idempotency });
+    const deleted = await clients.entries.delete(principal, {
+      ids: matched.ids,
+      threadId: undefined,
+      atomic,
+      reason: args.reason,
+      idempotency,
+    });
     return { ...deleted, ...counts, dry_run: false, has_more: matched.total > matched.ids.length };
   },
 });

@@ -23,7 +23,12 @@ export const getContextHistoryTool = defineTool({
   async handler(args, { principal, clients }) {
     const limit = args.limit ?? 20;
     const offset = args.offset ?? 0;
-    const reply = await clients.history.history(principal, { id: args.context_id, version: args.version, limit, offset });
+    const reply = await clients.history.history(principal, {
+      id: args.context_id,
+      version: args.version,
+      limit,
+      offset,
+    });
     return {
       context_id: reply.id,
       thread_id: reply.threadId,
@@ -59,7 +64,18 @@ export const restoreContextVersionTool = defineTool({
       // The store answers a replay with the first call's result; the change itself is not looked at again.
       const [outcome] = await writePath.update(
         principal,
-        [{ id: args.context_id, expectedVersion: undefined, text: undefined, metadata: undefined, tags: undefined, images: undefined, visibility: undefined, restoredFromVersion: args.version }],
+        [
+          {
+            id: args.context_id,
+            expectedVersion: undefined,
+            text: undefined,
+            metadata: undefined,
+            tags: undefined,
+            images: undefined,
+            visibility: undefined,
+            restoredFromVersion: args.version,
+          },
+        ],
         true,
         idempotency,
       );
@@ -74,18 +90,28 @@ export const restoreContextVersionTool = defineTool({
         message: `Restored version ${args.version} of ${ack.id} as version ${ack.version}.`,
       };
     }
-    const history = await clients.history.history(principal, { id: args.context_id, version: args.version, limit: 1, offset: 0 });
+    const history = await clients.history.history(principal, {
+      id: args.context_id,
+      version: args.version,
+      limit: 1,
+      offset: 0,
+    });
     if (history.tombstone !== null) {
       throw new ContextHubError("INVALID_ARGUMENT", `entry ${history.id} is deleted, so it cannot be restored`, {
         remedy: "read the version with get_context_history and store its text again with store_context",
       });
     }
     const [version] = history.versions;
-    if (version === undefined) throw new ContextHubError("INVALID_ARGUMENT", `entry ${history.id} has no version ${args.version} you can read`);
+    if (version === undefined)
+      throw new ContextHubError("INVALID_ARGUMENT", `entry ${history.id} has no version ${args.version} you can read`);
     if (version.redacted) {
-      throw new ContextHubError("PERMISSION_DENIED", `version ${args.version} of entry ${history.id} was private to its owner, so you may not restore it`, {
-        remedy: "ask the entry's owner to restore it",
-      });
+      throw new ContextHubError(
+        "PERMISSION_DENIED",
+        `version ${args.version} of entry ${history.id} was private to its owner, so you may not restore it`,
+        {
+          remedy: "ask the entry's owner to restore it",
+        },
+      );
     }
     const expectedVersion = args.expected_version ?? history.latestVersion;
     const [outcome] = await writePath.update(

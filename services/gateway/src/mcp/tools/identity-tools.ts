@@ -1,7 +1,11 @@
 import { z } from "zod";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
-const featureStatus = z.enum(["on", "off", "unavailable"]).describe("on: configured and answering; off: turned off in this deployment; unavailable: configured but not answering now.");
+const featureStatus = z
+  .enum(["on", "off", "unavailable"])
+  .describe(
+    "on: configured and answering; off: turned off in this deployment; unavailable: configured but not answering now.",
+  );
 
 const whoamiOutput = z.object({
   tenant: z.string(),
@@ -10,7 +14,12 @@ const whoamiOutput = z.object({
   scopes: z.array(z.string()),
   features: z.object({
     summaries: z.object({ status: featureStatus, provider: z.string().nullable(), model: z.string().nullable() }),
-    semantic_search: z.object({ status: featureStatus, provider: z.string().nullable(), model: z.string().nullable(), dimension: z.number().nullable() }),
+    semantic_search: z.object({
+      status: featureStatus,
+      provider: z.string().nullable(),
+      model: z.string().nullable(),
+      dimension: z.number().nullable(),
+    }),
     reranking: z.object({ status: featureStatus, provider: z.string().nullable(), model: z.string().nullable() }),
     vector_backend: z.string(),
   }),
@@ -29,6 +38,12 @@ export const whoamiTool = defineTool({
   annotations: readOnlyTool,
   scope: "context:read",
   async handler(_args, { principal, clients }) {
-    return { tenant: principal.tenant, subject: principal.subject, groups: principal.groups, scopes: principal.scopes, features: await clients.features.describe() };
+    return {
+      tenant: principal.tenant,
+      subject: principal.subject,
+      groups: principal.groups,
+      scopes: principal.scopes,
+      features: await clients.features.describe(),
+    };
   },
 });

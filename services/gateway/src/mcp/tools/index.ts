@@ -1,6 +1,11 @@
 import { ContextHubError } from "@context-hub/common";
 import type { ToolDefinition } from "../tool-definition.js";
-import { deleteContextBatchTool, deleteContextTool, updateContextBatchTool, updateContextTool } from "./change-tools.js";
+import {
+  deleteContextBatchTool,
+  deleteContextTool,
+  updateContextBatchTool,
+  updateContextTool,
+} from "./change-tools.js";
 import { fetchTool, searchTool } from "./connector-tools.js";
 import { whoamiTool } from "./identity-tools.js";
 import { getContextByIdsTool, getStatisticsTool, listThreadsTool, searchContextTool } from "./read-tools.js";
@@ -49,7 +54,10 @@ export function enabledTools(disabled: readonly string[]): ToolDefinition[] {
   const known = new Set(allTools.map((tool) => tool.name));
   const unknown = disabled.filter((name) => !known.has(name));
   if (unknown.length > 0) {
-    throw new ContextHubError("INVALID_ARGUMENT", `CONTEXT_HUB_DISABLED_TOOLS names no tool: ${unknown.join(", ")} (tools: ${[...known].join(", ")})`);
+    throw new ContextHubError(
+      "INVALID_ARGUMENT",
+      `CONTEXT_HUB_DISABLED_TOOLS names no tool: ${unknown.join(", ")} (tools: ${[...known].join(", ")})`,
+    );
   }
   return allTools.filter((tool) => !disabled.includes(tool.name));
 }

@@ -15,7 +15,11 @@ import {
 } from "../memory-schemas.js";
 import { defineTool, destructiveTool, readOnlyTool } from "../tool-definition.js";
 
-const nameOf = (args: { namespace?: string | undefined; key: string; owner?: string | undefined }): MemoryNameInput => ({ namespace: args.namespace ?? "", key: args.key, owner: args.owner ?? "" });
+const nameOf = (args: {
+  namespace?: string | undefined;
+  key: string;
+  owner?: string | undefined;
+}): MemoryNameInput => ({ namespace: args.namespace ?? "", key: args.key, owner: args.owner ?? "" });
 
 const label = (memory: { namespace: string; key: string }) => `${memory.namespace}/${memory.key}`;
 
@@ -44,7 +48,12 @@ export const putMemoryTool = defineTool({
       expectedVersion: args.expected_version,
       idempotency,
     });
-    return { success: true, created, memory, message: `${created ? "Created" : "Updated"} memory ${label(memory)} at version ${memory.version}.` };
+    return {
+      success: true,
+      created,
+      memory,
+      message: `${created ? "Created" : "Updated"} memory ${label(memory)} at version ${memory.version}.`,
+    };
   },
 });
 
@@ -61,8 +70,12 @@ export const getMemoryTool = defineTool({
   annotations: readOnlyTool,
   scope: "context:read",
   async handler(args, { principal, clients }) {
-    if (args.version !== undefined && args.as_of !== undefined) throw new ContextHubError("INVALID_ARGUMENT", "give version or as_of, not both");
-    const memory = await clients.memories.get(principal, nameOf(args), { version: args.version ?? 0, asOf: args.as_of === undefined ? undefined : new Date(args.as_of) });
+    if (args.version !== undefined && args.as_of !== undefined)
+      throw new ContextHubError("INVALID_ARGUMENT", "give version or as_of, not both");
+    const memory = await clients.memories.get(principal, nameOf(args), {
+      version: args.version ?? 0,
+      asOf: args.as_of === undefined ? undefined : new Date(args.as_of),
+    });
     return { memory };
   },
 });
@@ -89,7 +102,12 @@ export const listMemoriesTool = defineTool({
       limit: args.limit ?? 0,
       cursor: args.cursor ?? "",
     });
-    return { memories: page.memories, count: page.memories.length, has_more: page.nextCursor !== "", next_cursor: page.nextCursor === "" ? null : page.nextCursor };
+    return {
+      memories: page.memories,
+      count: page.memories.length,
+      has_more: page.nextCursor !== "",
+      next_cursor: page.nextCursor === "" ? null : page.nextCursor,
+    };
   },
 });
 
@@ -105,7 +123,10 @@ export const getMemoryHistoryTool = defineTool({
   annotations: readOnlyTool,
   scope: "context:read",
   async handler(args, { principal, clients }) {
-    const history = await clients.memories.history(principal, nameOf(args), { limit: args.limit ?? 0, offset: args.offset ?? 0 });
+    const history = await clients.memories.history(principal, nameOf(args), {
+      limit: args.limit ?? 0,
+      offset: args.offset ?? 0,
+    });
     return {
       id: history.id,
       namespace: history.namespace,
@@ -114,7 +135,10 @@ export const getMemoryHistoryTool = defineTool({
       latest_version: history.latestVersion,
       deleted: history.tombstone !== null,
       // The reason is the newest revision's, where it is fenced as the stored text it is.
-      tombstone: history.tombstone === null ? null : { deleted_by: history.tombstone.deleted_by, deleted_at: history.tombstone.deleted_at },
+      tombstone:
+        history.tombstone === null
+          ? null
+          : { deleted_by: history.tombstone.deleted_by, deleted_at: history.tombstone.deleted_at },
       revisions: history.revisions,
       count: history.revisions.length,
       has_more: history.hasMore,
@@ -135,10 +159,24 @@ export const deleteMemoryTool = defineTool({
   scope: "context:write",
   async handler(args, { principal, peers, clients }) {
     const idempotency = await resolveIdempotency(peers, principal, "delete_memory", args);
-    const deleted = await clients.memories.delete(principal, nameOf(args), { reason: args.reason ?? "", expectedVersion: args.expected_version, idempotency });
-    return { success: true, ...deleted, message: `Deleted memory ${label(deleted)} (recorded as version ${deleted.version}).` };
+    const deleted = await clients.memories.delete(principal, nameOf(args), {
+      reason: args.reason ?? "",
+      expectedVersion: args.expected_version,
+      idempotency,
+    });
+    return {
+      success: true,
+      ...deleted,
+      message: `Deleted memory ${label(deleted)} (recorded as version ${deleted.version}).`,
+    };
   },
 });
 
 /** The memory tools, in the order tools/list shows them. */
-export const memoryTools = [putMemoryTool, getMemoryTool, listMemoriesTool, getMemoryHistoryTool, deleteMemoryTool] as const;
+export const memoryTools = [
+  putMemoryTool,
+  getMemoryTool,
+  listMemoriesTool,
+  getMemoryHistoryTool,
+  deleteMemoryTool,
+] as const;

@@ -1,6 +1,13 @@
 import type { RangeSelector } from "../../clients/navigation-client.js";
 import { charRange, grepSettings } from "../peer-arguments.js";
-import { grepInput, grepOutput, navigateInput, navigateOutput, readRangeInput, readRangeOutput } from "../search-schemas.js";
+import {
+  grepInput,
+  grepOutput,
+  navigateInput,
+  navigateOutput,
+  readRangeInput,
+  readRangeOutput,
+} from "../search-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
 export const navigateContextTool = defineTool({
@@ -29,9 +36,14 @@ export const navigateContextTool = defineTool({
   },
 });
 
-function toRange(args: { start_line?: number | undefined; end_line?: number | undefined; node_id?: string | undefined } & Parameters<typeof charRange>[0]): RangeSelector {
+function toRange(
+  args: { start_line?: number | undefined; end_line?: number | undefined; node_id?: string | undefined } & Parameters<
+    typeof charRange
+  >[0],
+): RangeSelector {
   if (args.node_id !== undefined) return { nodeId: args.node_id };
-  if (args.start_line !== undefined && args.end_line !== undefined) return { lines: { start: args.start_line, end: args.end_line } };
+  if (args.start_line !== undefined && args.end_line !== undefined)
+    return { lines: { start: args.start_line, end: args.end_line } };
   const { start, end } = charRange(args);
   return { chars: { start: start ?? 0, end: end ?? 0 } };
 }
@@ -49,7 +61,12 @@ export const readContextRangeTool = defineTool({
   annotations: readOnlyTool,
   scope: "context:read",
   async handler(args, { principal, clients }) {
-    return clients.navigation.readRange(principal, { id: args.context_id, range: toRange(args), maxChars: args.max_chars ?? 0, includeQuarantined: args.include_quarantined ?? false });
+    return clients.navigation.readRange(principal, {
+      id: args.context_id,
+      range: toRange(args),
+      maxChars: args.max_chars ?? 0,
+      includeQuarantined: args.include_quarantined ?? false,
+    });
   },
 });
 

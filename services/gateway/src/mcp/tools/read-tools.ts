@@ -4,7 +4,11 @@ import { searchContextInput } from "../search-schemas.js";
 import { getContextByIdsOutput, listThreadsOutput, searchContextOutput, statisticsOutput } from "../output-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
-const searchSeconds = histogram("contexthub_search_seconds", "Search latency by mode (filter, fts, semantic, hybrid) and leg, in seconds.", ["mode", "leg"]);
+const searchSeconds = histogram(
+  "contexthub_search_seconds",
+  "Search latency by mode (filter, fts, semantic, hybrid) and leg, in seconds.",
+  ["mode", "leg"],
+);
 
 export const getContextByIdsTool = defineTool({
   name: "get_context_by_ids",
@@ -21,7 +25,11 @@ export const getContextByIdsTool = defineTool({
   annotations: readOnlyTool,
   scope: "context:read",
   async handler(args, { principal, clients }) {
-    return clients.entries.get(principal, { ids: args.context_ids, includeImages: args.include_images ?? false, includeQuarantined: args.include_quarantined ?? false });
+    return clients.entries.get(principal, {
+      ids: args.context_ids,
+      includeImages: args.include_images ?? false,
+      includeQuarantined: args.include_quarantined ?? false,
+    });
   },
 });
 
@@ -70,7 +78,8 @@ export const listThreadsTool = defineTool({
 export const getStatisticsTool = defineTool({
   name: "get_statistics",
   title: "Get statistics",
-  description: "Count the entries you can see, in all or in one thread: by source, content type, images, chunks and text size, and how many you own.",
+  description:
+    "Count the entries you can see, in all or in one thread: by source, content type, images, chunks and text size, and how many you own.",
   inputSchema: getStatisticsInput,
   outputSchema: statisticsOutput,
   annotations: readOnlyTool,

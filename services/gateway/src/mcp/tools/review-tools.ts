@@ -3,7 +3,12 @@ import { reviewOutput, reviewQueueOutput } from "../output-schemas.js";
 import { defineTool, readOnlyTool, type ToolAnnotationSet } from "../tool-definition.js";
 
 /** Changes an entry's trust state; repeating the same review changes nothing more. */
-const reviewTool: ToolAnnotationSet = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const reviewTool: ToolAnnotationSet = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 
 export const listReviewQueueTool = defineTool({
   name: "list_review_queue",
@@ -20,7 +25,12 @@ export const listReviewQueueTool = defineTool({
   async handler(args, { principal, clients }) {
     const limit = args.limit ?? 20;
     const offset = args.offset ?? 0;
-    const { entries, hasMore } = await clients.review.listQueue(principal, { states: args.states ?? [], threadId: args.thread_id, limit, offset });
+    const { entries, hasMore } = await clients.review.listQueue(principal, {
+      states: args.states ?? [],
+      threadId: args.thread_id,
+      limit,
+      offset,
+    });
     return { entries, count: entries.length, limit, offset, has_more: hasMore };
   },
 });
@@ -37,7 +47,12 @@ export const reviewContextTool = defineTool({
   annotations: reviewTool,
   scope: "context:review",
   async handler(args, { principal, clients }) {
-    const reply = await clients.review.review(principal, { id: args.context_id, decision: args.decision, note: args.note, expectedVersion: args.expected_version });
+    const reply = await clients.review.review(principal, {
+      id: args.context_id,
+      decision: args.decision,
+      note: args.note,
+      expectedVersion: args.expected_version,
+    });
     return {
       success: true,
       context_id: reply.id,

@@ -14,8 +14,22 @@ import {
   type StageTimes,
 } from "../../search/hybrid-search.js";
 import { toEntryFilter } from "../../clients/search-filter.js";
-import { applyScoreFloor, noScores, toSearchResult, type HitExplain, type SearchExplain } from "../../search/search-views.js";
-import { ftsSearchInput, ftsSearchOutput, hybridSearchInput, hybridSearchOutput, searchToolLimits, semanticSearchInput, semanticSearchOutput } from "../search-schemas.js";
+import {
+  applyScoreFloor,
+  noScores,
+  toSearchResult,
+  type HitExplain,
+  type SearchExplain,
+} from "../../search/search-views.js";
+import {
+  ftsSearchInput,
+  ftsSearchOutput,
+  hybridSearchInput,
+  hybridSearchOutput,
+  searchToolLimits,
+  semanticSearchInput,
+  semanticSearchOutput,
+} from "../search-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
 /** What every search tool says about the filters they share. */
@@ -23,7 +37,12 @@ const sharedFilterNote =
   "Quarantined and rejected entries are left out unless include_quarantined is set (each result carries its trust_state); valid_at keeps entries whose stated validity holds at an instant; as_of searches what the store held at an instant.";
 
 /** explain_query's reply-level object for a single-leg search. */
-const singleLegExplain = (rankedBy: string, ftsMode: string | null, times: StageTimes, started: number): SearchExplain => ({
+const singleLegExplain = (
+  rankedBy: string,
+  ftsMode: string | null,
+  times: StageTimes,
+  started: number,
+): SearchExplain => ({
   ranked_by: rankedBy,
   fusion_method: null,
   rrf_k: null,
@@ -38,17 +57,34 @@ const feedbackExplain = (reply: searchV1.FullTextSearchResponse) => ({
   terms: reply.expansionTerms.map((term) => ({ term: term.term, weight: term.weight })),
 });
 
-const ftsExplain = (hit: { rank: number; score: number }): HitExplain => ({ fts: { rank: hit.rank, score: hit.score, contribution: null }, semantic: null, fused: null, rerank: null });
-const semanticExplain = (hit: { rank: number; score: number }): HitExplain => ({ fts: null, semantic: { rank: hit.rank, score: hit.score, contribution: null }, fused: null, rerank: null });
+const ftsExplain = (hit: { rank: number; score: number }): HitExplain => ({
+  fts: { rank: hit.rank, score: hit.score, contribution: null },
+  semantic: null,
+  fused: null,
+  rerank: null,
+});
+const semanticExplain = (hit: { rank: number; score: number }): HitExplain => ({
+  fts: null,
+  semantic: { rank: hit.rank, score: hit.score, contribution: null },
+  fused: null,
+  rerank: null,
+});
 
-const page = (args: { limit?: number | undefined; offset?: number | undefined }) => ({ limit: args.limit ?? searchToolLimits.defaultPageSize, offset: args.offset ?? 0 });
+const page = (args: { limit?: number | undefined; offset?: number | undefined }) => ({
+  limit: args.limit ?? searchToolLimits.defaultPageSize,
+  offset: args.offset ?? 0,
+});
 
 /**
  * A full-text reply's hits as tool results, cut by `min_score`, each scored
  * by its full-text leg, with its highlights when `highlight` and its explain
  * when asked.
  */
-function fullTextResults(reply: searchV1.FullTextSearchResponse, args: { min_score?: number | undefined; explain_query?: boolean | undefined }, highlight: boolean) {
+function fullTextResults(
+  reply: searchV1.FullTextSearchResponse,
+  args: { min_score?: number | undefined; explain_query?: boolean | undefined },
+  highlight: boolean,
+) {
   const floored = applyScoreFloor(reply.hits, reply.hasMore, args.min_score);
   const results = floored.hits.flatMap((hit) =>
     hit.entry === undefined
@@ -58,7 +94,10 @@ function fullTextResults(reply: searchV1.FullTextSearchResponse, args: { min_sco
             hit.entry,
             { rank: hit.rank, score: hit.score },
             { ...noScores, fts: { rank: hit.rank, score: hit.score } },
-            { ...(highlight ? { highlights: hit.highlights } : {}), ...(args.explain_query === true ? { explain: ftsExplain(hit) } : {}) },
+            {
+              ...(highlight ? { highlights: hit.highlights } : {}),
+              ...(args.explain_query === true ? { explain: ftsExplain(hit) } : {}),
+            },
           ),
         ],
   );
@@ -122,7 +161,12 @@ export const ftsSearchContextTool = defineTool({
       warnings: reply.warnings,
       dropped_below_min_score: floored.dropped,
       ...(args.explain_query === true
-        ? { explain: { ...singleLegExplain("fts", mode, { fts: times.store ?? 0 }, started), fts_feedback: args.feedback === true ? feedbackExplain(reply) : null } }
+        ? {
+            explain: {
+              ...singleLegExplain("fts", mode, { fts: times.store ?? 0 }, started),
+              fts_feedback: args.feedback === true ? feedbackExplain(reply) : null,
+            },
+          }
         : {}),
       mode,
       language: reply.language,
@@ -153,7 +197,15 @@ export const semanticSearchContextTool = defineTool({
       const reply = await timed(
         "semantic",
         "fts",
-        () => peers.search.fullTextSearch({ principal, query: args.query, mode: searchV1.FullTextMode.ANY, filter: toEntryFilter(args), limit, offset }),
+        () =>
+          peers.search.fullTextSearch({
+            principal,
+            query: args.query,
+            mode: searchV1.FullTextMode.ANY,
+            filter: toEntryFilter(args),
+            limit,
+            offset,
+          }),
         times,
       );
       const { results, floored } = fullTextResults(reply, args, false);
@@ -173,12 +225,25 @@ export const semanticSearchContextTool = defineTool({
     }
     let ranking: Awaited<ReturnType<typeof semanticRanking>>;
     try {
-      ranking = await semanticRanking(peers, principal, args.query, toEntryFilter(args), { limit, offset }, "semantic", times);
+      ranking = await semanticRanking(
+        peers,
+        principal,
+        args.query,
+        toEntryFilter(args),
+        { limit, offset },
+        "semantic",
+        times,
+      );
     } catch (error) {
       if (isContextHubError(error) && error.code === "EMBEDDER_UNAVAILABLE") {
-        throw new ContextHubError("EMBEDDER_UNAVAILABLE", `semantic search needs the embedder, which is unavailable: ${error.message}`, {
-          remedy: "retry shortly, or use fts_search_context (or hybrid_search_context, which falls back to full text)",
-        });
+        throw new ContextHubError(
+          "EMBEDDER_UNAVAILABLE",
+          `semantic search needs the embedder, which is unavailable: ${error.message}`,
+          {
+            remedy:
+              "retry shortly, or use fts_search_context (or hybrid_search_context, which falls back to full text)",
+          },
+        );
       }
       throw error;
     }
@@ -233,7 +298,10 @@ export const hybridSearchContextTool = defineTool({
     const ftsMode = args.fts_mode === undefined || args.fts_mode === "auto" ? "any" : args.fts_mode;
     const fusion = args.fusion_method ?? defaultFusionMethod;
     const rrfK = args.rrf_k ?? defaultRrfK;
-    const weights = { fts: args.fts_weight ?? defaultLegWeights.fts, semantic: args.semantic_weight ?? defaultLegWeights.semantic };
+    const weights = {
+      fts: args.fts_weight ?? defaultLegWeights.fts,
+      semantic: args.semantic_weight ?? defaultLegWeights.semantic,
+    };
     // Feedback cannot expand a prefix query (its terms stand for every word they start): the default leaves it off there.
     const ftsFeedback = args.fts_feedback ?? (defaultFtsFeedback && ftsMode !== "prefix");
     const result = await timed("hybrid", "total", () =>
@@ -263,7 +331,10 @@ export const hybridSearchContextTool = defineTool({
           ? {
               explain: {
                 fts: hit.scores.fts === null ? null : { ...hit.scores.fts, contribution: hit.contributions.fts },
-                semantic: hit.scores.semantic === null ? null : { ...hit.scores.semantic, contribution: hit.contributions.semantic },
+                semantic:
+                  hit.scores.semantic === null
+                    ? null
+                    : { ...hit.scores.semantic, contribution: hit.contributions.semantic },
                 fused: hit.scores.fused,
                 rerank: hit.scores.rerank,
               },

@@ -50,7 +50,8 @@ export const shareContextTool = defineTool({
 export const unshareContextTool = defineTool({
   name: "unshare_context",
   title: "Stop sharing context",
-  description: "Revoke access you granted with share_context, on entries or on a thread, for the named subjects and groups (all of them when none are named). Takes effect immediately.",
+  description:
+    "Revoke access you granted with share_context, on entries or on a thread, for the named subjects and groups (all of them when none are named). Takes effect immediately.",
   inputSchema: unshareContextInput,
   outputSchema: unshareOutput,
   annotations: destructiveTool,

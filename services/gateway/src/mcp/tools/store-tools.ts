@@ -18,9 +18,11 @@ interface EntryArgs {
 }
 
 /** An optional ISO 8601 instant (null: an open end) as a Date; the input schema has checked it parses. */
-export const toInstant = (value: string | null | undefined): Date | undefined => (value == null ? undefined : new Date(value));
+export const toInstant = (value: string | null | undefined): Date | undefined =>
+  value == null ? undefined : new Date(value);
 
-export const toImages = (images: { data: string; mime_type: string }[]) => images.map((image) => ({ mimeType: image.mime_type, data: new Uint8Array(Buffer.from(image.data, "base64")) }));
+export const toImages = (images: { data: string; mime_type: string }[]) =>
+  images.map((image) => ({ mimeType: image.mime_type, data: new Uint8Array(Buffer.from(image.data, "base64")) }));
 
 export function toNewEntry(args: EntryArgs): NewEntryInput {
   return {
@@ -38,10 +40,14 @@ export function toNewEntry(args: EntryArgs): NewEntryInput {
 
 /** What a caller is told about its write, including what it should know about the entry's trust and past. */
 function storedMessage(ack: WriteAck): string {
-  const parts = [ack.deduplicated ? `Identical to your latest entry in this thread; folded into ${ack.id}.` : `Stored as ${ack.id}.`];
+  const parts = [
+    ack.deduplicated ? `Identical to your latest entry in this thread; folded into ${ack.id}.` : `Stored as ${ack.id}.`,
+  ];
   if (ack.previouslyDeleted) parts.push("The same text was deleted from this thread before; it is stored again.");
   if (ack.trustState === "quarantined") {
-    parts.push(`It is quarantined (${ack.trustReasons.join(", ")}): searches and fetches leave it out unless include_quarantined is set, until a reviewer approves it.`);
+    parts.push(
+      `It is quarantined (${ack.trustReasons.join(", ")}): searches and fetches leave it out unless include_quarantined is set, until a reviewer approves it.`,
+    );
   }
   return parts.join(" ");
 }

@@ -143,7 +143,11 @@ CREATE TABLE grants (
   CONSTRAINT grants_target_check CHECK ((entry_id IS NULL) <> (thread_id IS NULL))
 )`);
     // Shaped for the access predicate's two EXISTS probes (one per grant target); unique so a grant is never doubled.
-    await tx.query("CREATE UNIQUE INDEX grants_entry_key ON grants (entry_id, grantee_kind, grantee, permission) WHERE entry_id IS NOT NULL");
-    await tx.query("CREATE UNIQUE INDEX grants_thread_key ON grants (tenant, thread_id, grantor, grantee_kind, grantee, permission) WHERE thread_id IS NOT NULL");
+    await tx.query(
+      "CREATE UNIQUE INDEX grants_entry_key ON grants (entry_id, grantee_kind, grantee, permission) WHERE entry_id IS NOT NULL",
+    );
+    await tx.query(
+      "CREATE UNIQUE INDEX grants_thread_key ON grants (tenant, thread_id, grantor, grantee_kind, grantee, permission) WHERE thread_id IS NOT NULL",
+    );
   },
 };

@@ -32,9 +32,13 @@ CREATE TABLE embedding_spaces (
   first_seen_at timestamptz(3) NOT NULL DEFAULT now(),
   PRIMARY KEY (embedding_model, dimension)
 )`);
-    const { rows } = await tx.query<{ type: string }>("SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'");
+    const { rows } = await tx.query<{ type: string }>(
+      "SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'",
+    );
     const dimensionOf = rows[0]?.type === "vector" ? "vector_dims(embedding)" : "cardinality(embedding)";
-    await tx.query(`INSERT INTO embedding_spaces (embedding_model, dimension) SELECT DISTINCT embedding_model, ${dimensionOf} FROM chunks`);
+    await tx.query(
+      `INSERT INTO embedding_spaces (embedding_model, dimension) SELECT DISTINCT embedding_model, ${dimensionOf} FROM chunks`,
+    );
     await tx.query(`
 CREATE FUNCTION register_embedding_spaces() RETURNS trigger
 LANGUAGE plpgsql AS $$

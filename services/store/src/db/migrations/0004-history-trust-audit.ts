@@ -105,7 +105,11 @@ CREATE TABLE audit_log (
 )`);
     await tx.query("CREATE INDEX audit_log_targets_idx ON audit_log USING gin (target_ids)");
     await tx.query(appendOnlyFunction);
-    await tx.query("CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_append_only()");
-    await tx.query("CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()");
+    await tx.query(
+      "CREATE TRIGGER audit_log_no_change BEFORE UPDATE OR DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_append_only()",
+    );
+    await tx.query(
+      "CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only()",
+    );
   },
 };

@@ -26,8 +26,11 @@ export const vectorOutbox: Migration = {
   version: 6,
   name: "vector outbox",
   async up(tx) {
-    const { rows } = await tx.query<{ type: string }>("SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'");
-    const dimensionOf = (alias: string) => (rows[0]?.type === "vector" ? `vector_dims(${alias}.embedding)` : `cardinality(${alias}.embedding)`);
+    const { rows } = await tx.query<{ type: string }>(
+      "SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'",
+    );
+    const dimensionOf = (alias: string) =>
+      rows[0]?.type === "vector" ? `vector_dims(${alias}.embedding)` : `cardinality(${alias}.embedding)`;
 
     await tx.query(`
 CREATE TABLE vector_outbox (

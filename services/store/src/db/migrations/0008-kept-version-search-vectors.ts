@@ -18,7 +18,10 @@ interface BackfillKey {
  * never empty, so a single huge version still moves the backfill forwards).
  * `octet_length` reads a stored text's size without detoasting it.
  */
-async function nextBatch(tx: SqlExecutor, after: BackfillKey): Promise<{ last: BackfillKey; rows: number } | undefined> {
+async function nextBatch(
+  tx: SqlExecutor,
+  after: BackfillKey,
+): Promise<{ last: BackfillKey; rows: number } | undefined> {
   const { rows } = await tx.query<{ entry_id: string; version: number; running: string }>(
     `SELECT entry_id, version, sum(octet_length(text)) OVER (ORDER BY entry_id, version) AS running
      FROM entry_versions WHERE (entry_id, version) > ($1::uuid, $2::integer)
@@ -64,7 +67,11 @@ export const keptVersionSearchVectors: Migration = {
       versions += batch.rows;
       batches += 1;
     }
-    if (versions > 0) context.logger.info({ versions, batches, ms: Math.round(performance.now() - started) }, "computed the full-text vectors of kept versions");
+    if (versions > 0)
+      context.logger.info(
+        { versions, batches, ms: Math.round(performance.now() - started) },
+        "computed the full-text vectors of kept versions",
+      );
     await tx.query("ALTER TABLE entry_versions ALTER COLUMN search_vector SET NOT NULL");
     await tx.query("CREATE INDEX entry_versions_search_idx ON entry_versions USING gin (search_vector)");
   },

@@ -34,10 +34,18 @@ export const searchLengths: Migration = {
   async up(tx, context) {
     const started = performance.now();
     await tx.query(searchVectorLengthFunction);
-    await tx.query("ALTER TABLE entries ADD COLUMN search_length integer GENERATED ALWAYS AS (search_vector_length(entry_search_vector(text))) STORED");
-    await tx.query("ALTER TABLE entry_versions ADD COLUMN search_length integer GENERATED ALWAYS AS (search_vector_length(search_vector)) STORED");
+    await tx.query(
+      "ALTER TABLE entries ADD COLUMN search_length integer GENERATED ALWAYS AS (search_vector_length(entry_search_vector(text))) STORED",
+    );
+    await tx.query(
+      "ALTER TABLE entry_versions ADD COLUMN search_length integer GENERATED ALWAYS AS (search_vector_length(search_vector)) STORED",
+    );
     const { rows } = await tx.query<{ entries: string }>("SELECT count(*) AS entries FROM entries");
     const entries = Number(rows[0]?.entries ?? 0);
-    if (entries > 0) context.logger.info({ entries, ms: Math.round(performance.now() - started) }, "computed the full-text lengths of stored entries");
+    if (entries > 0)
+      context.logger.info(
+        { entries, ms: Math.round(performance.now() - started) },
+        "computed the full-text lengths of stored entries",
+      );
   },
 };

@@ -48,10 +48,18 @@ export const searchVectorFilledOnce: Migration = {
     await tx.query("ALTER TABLE entries ALTER COLUMN search_vector DROP EXPRESSION");
     await tx.query("ALTER TABLE entries ALTER COLUMN search_vector SET NOT NULL");
     await tx.query(fillSearchVectorFunction);
-    await tx.query("CREATE TRIGGER entries_fill_search_vector BEFORE INSERT OR UPDATE OF text ON entries FOR EACH ROW EXECUTE FUNCTION entries_fill_search_vector()");
-    await tx.query("ALTER TABLE entries ADD COLUMN search_length integer GENERATED ALWAYS AS (search_vector_length(search_vector)) STORED");
+    await tx.query(
+      "CREATE TRIGGER entries_fill_search_vector BEFORE INSERT OR UPDATE OF text ON entries FOR EACH ROW EXECUTE FUNCTION entries_fill_search_vector()",
+    );
+    await tx.query(
+      "ALTER TABLE entries ADD COLUMN search_length integer GENERATED ALWAYS AS (search_vector_length(search_vector)) STORED",
+    );
     const { rows } = await tx.query<{ entries: string }>("SELECT count(*) AS entries FROM entries");
     const entries = Number(rows[0]?.entries ?? 0);
-    if (entries > 0) context.logger.info({ entries, ms: Math.round(performance.now() - started) }, "full-text lengths now read from the stored vectors");
+    if (entries > 0)
+      context.logger.info(
+        { entries, ms: Math.round(performance.now() - started) },
+        "full-text lengths now read from the stored vectors",
+      );
   },
 };

@@ -29,4 +29,7 @@ export const migrations: readonly Migration[] = [
 ];
 
 /** The schema version this build of the store expects. */
-export const latestSchemaVersion: number = migrations.reduce((latest, migration) => Math.max(latest, migration.version), 0);
+export const latestSchemaVersion: number = migrations.reduce(
+  (latest, migration) => Math.max(latest, migration.version),
+  0,
+);

@@ -15,7 +15,11 @@ const opposite: Record<Source, Source> = { user: "agent", agent: "user" };
  * other source that the caller may see came after it (ties on created_at are
  * broken by id, which is time-ordered).
  */
-export async function findDuplicate(executor: SqlExecutor, principal: Principal, key: DuplicateKey): Promise<string | undefined> {
+export async function findDuplicate(
+  executor: SqlExecutor,
+  principal: Principal,
+  key: DuplicateKey,
+): Promise<string | undefined> {
   const params = createSqlParams();
   const { rows } = await executor.query<{ id: string }>(duplicateQuery(params, principal, key), params.values);
   return rows[0]?.id;

@@ -23,7 +23,12 @@ interface FoldTarget {
 }
 
 /** Locks entry `id` while it still has the write's content hash and the caller's ownership, and compares it with the write. */
-async function lockFoldTarget(context: WriteContext, principal: Principal, id: string, write: EntryWrite): Promise<FoldTarget | undefined> {
+async function lockFoldTarget(
+  context: WriteContext,
+  principal: Principal,
+  id: string,
+  write: EntryWrite,
+): Promise<FoldTarget | undefined> {
   const params = createSqlParams();
   const tags = params.add(write.tags);
   const metadata = params.add(JSON.stringify(write.metadata));
@@ -48,7 +53,13 @@ async function lockFoldTarget(context: WriteContext, principal: Principal, id: s
  * Folds a retransmit into entry `id` (see `EntryWriteScope.fold`): undefined
  * when the entry no longer has the write's content hash or owner.
  */
-export async function foldEntry(context: WriteContext, principal: Principal, id: string, write: EntryWrite, decideTrust: (current: Trust) => Trust): Promise<FoldResult | undefined> {
+export async function foldEntry(
+  context: WriteContext,
+  principal: Principal,
+  id: string,
+  write: EntryWrite,
+  decideTrust: (current: Trust) => Trust,
+): Promise<FoldResult | undefined> {
   const { tx } = context;
   // Lock the row first: the replaced version is kept before the update, and nothing may change it in between.
   const current = await lockFoldTarget(context, principal, id, write);
@@ -56,8 +67,11 @@ export async function foldEntry(context: WriteContext, principal: Principal, id:
   const trust = decideTrust({ state: current.trust_state, reasons: current.trust_reasons });
   if (current.content_changed) await keepVersion(tx, current.id, current.version, principal.subject);
   const update = createSqlParams();
-  const versionSets = current.content_changed ? `, version = e.version + 1, updated_by = ${update.add(principal.subject)}, change_kind = 'fold', restored_from = NULL` : "";
-  const reviewReset = trust.state === current.trust_state ? "" : ", reviewed_by = NULL, reviewed_at = NULL, review_note = NULL";
+  const versionSets = current.content_changed
+    ? `, version = e.version + 1, updated_by = ${update.add(principal.subject)}, change_kind = 'fold', restored_from = NULL`
+    : "";
+  const reviewReset =
+    trust.state === current.trust_state ? "" : ", reviewed_by = NULL, reviewed_at = NULL, review_note = NULL";
   const { rows } = await tx.query<AckRow>(
     `UPDATE entries e SET
            tags = ${update.add(write.tags)}::text[],

@@ -14,14 +14,10 @@ export const storedImageKeys = `coalesce((SELECT array_agg(i.mime_type || ' ' ||
 export async function insertImages(tx: SqlExecutor, entryId: string, images: readonly ImageWrite[]): Promise<void> {
   // One statement per image: each may be megabytes, and batching them would only build one huge parameter.
   for (const [ordinal, image] of images.entries()) {
-    await tx.query("INSERT INTO entry_images (entry_id, ordinal, mime_type, byte_size, sha256, data) VALUES ($1, $2, $3, $4, $5, $6)", [
-      entryId,
-      ordinal,
-      image.mimeType,
-      image.byteSize,
-      image.sha256,
-      image.data,
-    ]);
+    await tx.query(
+      "INSERT INTO entry_images (entry_id, ordinal, mime_type, byte_size, sha256, data) VALUES ($1, $2, $3, $4, $5, $6)",
+      [entryId, ordinal, image.mimeType, image.byteSize, image.sha256, image.data],
+    );
   }
 }
 

@@ -11,7 +11,14 @@ import type { Trust } from "../../model/trust.js";
 import { duplicateQuery } from "./duplicate-query.js";
 import { insertImages } from "./entry-images.js";
 import { chunkInsert, chunkRows, nodeSummaryInsert, nodeSummaryRows, recordChunks } from "./generated-rows.js";
-import { ackColumns, searchVectorOf, toAck, toTimestampParam, type AckRow, type WriteContext } from "./write-context.js";
+import {
+  ackColumns,
+  searchVectorOf,
+  toAck,
+  toTimestampParam,
+  type AckRow,
+  type WriteContext,
+} from "./write-context.js";
 
 /** The parameters the entry's CTE and the final SELECT both name, bound once (cast: INSERT … SELECT does not type them). */
 interface EntryKeys {
@@ -28,7 +35,14 @@ interface EntryKeys {
  * unspecified visibility becomes `shared` when the caller has a grant on the
  * thread, else `private`.
  */
-function entryInsert(params: SqlParams, keys: EntryKeys, write: EntryWrite, generated: GeneratedWrite, trust: Trust, guarded: boolean): string {
+function entryInsert(
+  params: SqlParams,
+  keys: EntryKeys,
+  write: EntryWrite,
+  generated: GeneratedWrite,
+  trust: Trust,
+  guarded: boolean,
+): string {
   const { tenant, threadId, owner } = keys;
   // INSERT … SELECT, so that a duplicate can stop it; the columns do not type the parameters there, so each is cast.
   return `e AS (
@@ -65,7 +79,10 @@ export async function insertEntry(
   const id = createUuidV7();
   const params = createSqlParams();
   const parts: string[] = [];
-  if (guarded) parts.push(`d AS (${duplicateQuery(params, principal, { threadId: write.threadId, source: write.source, contentHash: write.contentHash })})`);
+  if (guarded)
+    parts.push(
+      `d AS (${duplicateQuery(params, principal, { threadId: write.threadId, source: write.source, contentHash: write.contentHash })})`,
+    );
   const keys: EntryKeys = {
     id: params.add(id),
     tenant: `${params.add(principal.tenant)}::text`,
@@ -75,9 +92,15 @@ export async function insertEntry(
   };
   parts.push(entryInsert(params, keys, write, generated, trust, guarded));
   const chunkIds = generated.chunks.map(() => createUuidV7());
-  if (generated.chunks.length > 0) parts.push(`c AS (${chunkInsert(context, params, "e.id", keys.tenant, generated)} FROM e, ${chunkRows(params, generated, chunkIds)})`);
-  if (generated.nodeSummaries.length > 0) parts.push(`n AS (${nodeSummaryInsert("e.id")} FROM e, ${nodeSummaryRows(params, generated)})`);
-  const { rows } = await context.tx.query<{ [K in keyof AckRow]: AckRow[K] | null } & { duplicate_of: string | null; previously_deleted: boolean }>(
+  if (generated.chunks.length > 0)
+    parts.push(
+      `c AS (${chunkInsert(context, params, "e.id", keys.tenant, generated)} FROM e, ${chunkRows(params, generated, chunkIds)})`,
+    );
+  if (generated.nodeSummaries.length > 0)
+    parts.push(`n AS (${nodeSummaryInsert("e.id")} FROM e, ${nodeSummaryRows(params, generated)})`);
+  const { rows } = await context.tx.query<
+    { [K in keyof AckRow]: AckRow[K] | null } & { duplicate_of: string | null; previously_deleted: boolean }
+  >(
     `WITH ${parts.join(", ")}
        SELECT ${guarded ? "(SELECT d.id FROM d)" : "NULL::uuid"} AS duplicate_of, ${ackColumns},
          EXISTS (

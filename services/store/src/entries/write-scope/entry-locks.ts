@@ -55,7 +55,10 @@ export async function lockEntries(tx: SqlExecutor, principal: Principal, ids: re
 /** Locks entry `id` if the caller may see it, and reads it as it is once locked; undefined if it is gone or invisible. */
 export async function lockEntry(tx: SqlExecutor, principal: Principal, id: string): Promise<LockedEntry | undefined> {
   const lockParams = createSqlParams();
-  const locked = await tx.query(`SELECT e.id FROM entries e WHERE e.id = ${lockParams.add(id)} AND ${accessPredicate(principal, "e", lockParams)} FOR UPDATE`, lockParams.values);
+  const locked = await tx.query(
+    `SELECT e.id FROM entries e WHERE e.id = ${lockParams.add(id)} AND ${accessPredicate(principal, "e", lockParams)} FOR UPDATE`,
+    lockParams.values,
+  );
   if (locked.rows.length === 0) return undefined;
   // Read once the lock is held: this statement's snapshot includes whatever the previous holder committed (images, grants).
   const params = createSqlParams();

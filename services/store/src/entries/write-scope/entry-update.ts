@@ -11,10 +11,23 @@ import type { EntryChangeWrite, VersionMeta } from "../entry-ports.js";
 import { replaceImages } from "./entry-images.js";
 import { replaceGenerated } from "./generated-rows.js";
 import { keepVersion } from "./versions-and-tombstones.js";
-import { ackColumns, searchVectorOf, toAck, toTimestampParam, type AckRow, type WriteContext } from "./write-context.js";
+import {
+  ackColumns,
+  searchVectorOf,
+  toAck,
+  toTimestampParam,
+  type AckRow,
+  type WriteContext,
+} from "./write-context.js";
 
 /** The SET list of the update: a new version by `principal` with `meta`, and each field `change` names. */
-function updateSets(params: SqlParams, principal: Principal, entry: LockedEntry, change: EntryChangeWrite, meta: VersionMeta): string[] {
+function updateSets(
+  params: SqlParams,
+  principal: Principal,
+  entry: LockedEntry,
+  change: EntryChangeWrite,
+  meta: VersionMeta,
+): string[] {
   const sets = [
     "version = e.version + 1",
     "updated_at = now()",
@@ -25,7 +38,8 @@ function updateSets(params: SqlParams, principal: Principal, entry: LockedEntry,
     `restored_from = ${params.add(meta.restoredFrom ?? null)}::integer`,
   ];
   // A review judged the content it saw; a change that moves the state makes it stale.
-  if (meta.trust.state !== entry.trust.state) sets.push("reviewed_by = NULL", "reviewed_at = NULL", "review_note = NULL");
+  if (meta.trust.state !== entry.trust.state)
+    sets.push("reviewed_by = NULL", "reviewed_at = NULL", "review_note = NULL");
   const { text } = change;
   if (text !== undefined) {
     sets.push(
@@ -42,9 +56,13 @@ function updateSets(params: SqlParams, principal: Principal, entry: LockedEntry,
   if (change.tags !== undefined) sets.push(`tags = ${params.add(change.tags)}::text[]`);
   if (change.visibility !== undefined) sets.push(`visibility = ${params.add(change.visibility)}`);
   if (change.validity !== undefined) {
-    sets.push(`valid_from = ${params.add(toTimestampParam(change.validity.validFrom))}::timestamptz`, `valid_to = ${params.add(toTimestampParam(change.validity.validTo))}::timestamptz`);
+    sets.push(
+      `valid_from = ${params.add(toTimestampParam(change.validity.validFrom))}::timestamptz`,
+      `valid_to = ${params.add(toTimestampParam(change.validity.validTo))}::timestamptz`,
+    );
   }
-  if (change.images !== undefined) sets.push(`content_type = ${params.add(change.images.length > 0 ? "multimodal" : "text")}`);
+  if (change.images !== undefined)
+    sets.push(`content_type = ${params.add(change.images.length > 0 ? "multimodal" : "text")}`);
   return sets;
 }
 
@@ -53,7 +71,13 @@ function updateSets(params: SqlParams, principal: Principal, entry: LockedEntry,
  * undefined when the row no longer matches its locked version or the
  * caller may no longer change it.
  */
-export async function updateEntry(context: WriteContext, principal: Principal, entry: LockedEntry, change: EntryChangeWrite, meta: VersionMeta): Promise<EntryAck | undefined> {
+export async function updateEntry(
+  context: WriteContext,
+  principal: Principal,
+  entry: LockedEntry,
+  change: EntryChangeWrite,
+  meta: VersionMeta,
+): Promise<EntryAck | undefined> {
   const { tx } = context;
   const params = createSqlParams();
   const sets = updateSets(params, principal, entry, change, meta);

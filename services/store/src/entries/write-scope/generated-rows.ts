@@ -14,7 +14,13 @@ import type { WriteContext } from "./write-context.js";
  * `INSERT INTO chunks … SELECT …` for the rows `chunkRows` names `c`; the caller adds the FROM clause. The embeddings
  * travel as one flat `real[]` (`toVectorsParam`: binary on PGlite), and row `c.k` takes its slice of it.
  */
-export function chunkInsert(context: WriteContext, params: SqlParams, entryId: string, tenant: string, generated: GeneratedWrite): string {
+export function chunkInsert(
+  context: WriteContext,
+  params: SqlParams,
+  entryId: string,
+  tenant: string,
+  generated: GeneratedWrite,
+): string {
   const vectors = toVectorsParam(generated.chunks.map((chunk) => chunk.vector));
   const dimensions = `${params.add(vectors.dimensions)}::integer`;
   const embedding = `(${params.add(vectors.value)}::real[])[(c.k::integer - 1) * ${dimensions} + 1 : c.k::integer * ${dimensions}]`;
@@ -32,7 +38,9 @@ export function chunkRows(params: SqlParams, generated: GeneratedWrite, ids: rea
 
 /** Notes the chunks inserted under `ids` for the report after commit. */
 export function recordChunks(context: WriteContext, generated: GeneratedWrite, ids: readonly string[]): void {
-  generated.chunks.forEach((chunk, index) => context.inserted.push({ id: ids[index]!, model: generated.embeddingModel, vector: chunk.vector }));
+  generated.chunks.forEach((chunk, index) =>
+    context.inserted.push({ id: ids[index]!, model: generated.embeddingModel, vector: chunk.vector }),
+  );
 }
 
 /** `INSERT INTO node_summaries … SELECT …` for the rows `nodeSummaryRows` names `n`; the caller adds the FROM clause. */
@@ -51,12 +59,20 @@ export function nodeSummaryRows(params: SqlParams, generated: GeneratedWrite): s
 }
 
 /** Inserts the chunks and node summaries of entry `entryId` (of `tenant`), one statement each. */
-export async function insertGenerated(context: WriteContext, entryId: string, tenant: string, generated: GeneratedWrite): Promise<void> {
+export async function insertGenerated(
+  context: WriteContext,
+  entryId: string,
+  tenant: string,
+  generated: GeneratedWrite,
+): Promise<void> {
   if (generated.chunks.length > 0) {
     const params = createSqlParams();
     const entry = params.add(entryId);
     const ids = generated.chunks.map(() => createUuidV7());
-    await context.tx.query(`${chunkInsert(context, params, entry, params.add(tenant), generated)} FROM ${chunkRows(params, generated, ids)}`, params.values);
+    await context.tx.query(
+      `${chunkInsert(context, params, entry, params.add(tenant), generated)} FROM ${chunkRows(params, generated, ids)}`,
+      params.values,
+    );
     recordChunks(context, generated, ids);
   }
   if (generated.nodeSummaries.length > 0) {
@@ -67,7 +83,12 @@ export async function insertGenerated(context: WriteContext, entryId: string, te
 }
 
 /** Removes everything derived from an entry's text (its chunks and node summaries) and inserts what was generated for its new text. */
-export async function replaceGenerated(context: WriteContext, entryId: string, tenant: string, generated: GeneratedWrite): Promise<void> {
+export async function replaceGenerated(
+  context: WriteContext,
+  entryId: string,
+  tenant: string,
+  generated: GeneratedWrite,
+): Promise<void> {
   await context.tx.query("DELETE FROM chunks WHERE entry_id = $1", [entryId]);
   await context.tx.query("DELETE FROM node_summaries WHERE entry_id = $1", [entryId]);
   await insertGenerated(context, entryId, tenant, generated);

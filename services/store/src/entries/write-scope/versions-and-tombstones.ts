@@ -26,13 +26,22 @@ export async function keepVersion(tx: SqlExecutor, id: string, version: number, 
 }
 
 /** The content hash and valid-time interval of kept version `version` of entry `id`, if it is kept. */
-export async function keptVersion(tx: SqlExecutor, id: string, version: number): Promise<{ contentHash: string; validity: Validity } | undefined> {
+export async function keptVersion(
+  tx: SqlExecutor,
+  id: string,
+  version: number,
+): Promise<{ contentHash: string; validity: Validity } | undefined> {
   const { rows } = await tx.query<{ content_hash: string; valid_from: Date | null; valid_to: Date | null }>(
     "SELECT content_hash, valid_from, valid_to FROM entry_versions WHERE entry_id = $1 AND version = $2",
     [id, version],
   );
   const [row] = rows;
-  return row === undefined ? undefined : { contentHash: row.content_hash, validity: { validFrom: row.valid_from ?? undefined, validTo: row.valid_to ?? undefined } };
+  return row === undefined
+    ? undefined
+    : {
+        contentHash: row.content_hash,
+        validity: { validFrom: row.valid_from ?? undefined, validTo: row.valid_to ?? undefined },
+      };
 }
 
 /**
@@ -40,7 +49,12 @@ export async function keptVersion(tx: SqlExecutor, id: string, version: number):
  * statement whose other parts keep each one's last version in the history
  * and leave its tombstone. Returns what was deleted.
  */
-export async function deleteWithTombstones(tx: SqlExecutor, principal: Principal, ids: readonly string[], reason: string): Promise<{ id: string; contentHash: string }[]> {
+export async function deleteWithTombstones(
+  tx: SqlExecutor,
+  principal: Principal,
+  ids: readonly string[],
+  reason: string,
+): Promise<{ id: string; contentHash: string }[]> {
   const params = createSqlParams();
   const idList = params.add(ids);
   const writable = accessPredicate(principal, "e", params, "write");
@@ -70,7 +84,12 @@ export async function deleteWithTombstones(tx: SqlExecutor, principal: Principal
 }
 
 /** Deletes every entry of the thread that `principal` may change, as `deleteWithTombstones` does; returns them in id order. */
-export async function deleteThread(tx: SqlExecutor, principal: Principal, threadId: string, reason: string): Promise<{ id: string; contentHash: string }[]> {
+export async function deleteThread(
+  tx: SqlExecutor,
+  principal: Principal,
+  threadId: string,
+  reason: string,
+): Promise<{ id: string; contentHash: string }[]> {
   // Lock first, in id order (as every multi-entry change does), then delete what was locked.
   const params = createSqlParams();
   const { rows } = await tx.query<{ id: string }>(

@@ -59,7 +59,8 @@ export function createWriteScope(db: SqlDatabase, tx: SqlExecutor, inserted: Com
       return outcome.inserted;
     },
 
-    insertUnlessDuplicate: (principal, write, generated, trust) => insertEntry(context, principal, write, generated, trust, true),
+    insertUnlessDuplicate: (principal, write, generated, trust) =>
+      insertEntry(context, principal, write, generated, trust, true),
     keptVersion: (id, version) => keptVersion(tx, id, version),
     resolveIds: (principal, queries, maxMatches) => resolveIds(tx, principal, queries, maxMatches),
     lockEntries: (principal, ids) => lockEntries(tx, principal, ids),
