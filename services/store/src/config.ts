@@ -27,6 +27,8 @@ const searchVariableDescriptions: Record<keyof typeof searchEnvSchema, string> =
   STORE_HNSW_BUILD_MEMORY_MB: "`maintenance_work_mem` for an index build on PGlite.",
   STORE_HNSW_BUILD:
     "Build missing HNSW indexes at start-up and on first sight of a space, once the store holds `STORE_VECTOR_EXACT_BELOW` chunks (`false`: exact search until an operator builds them).",
+  STORE_VECTOR_GRAPH_START_WAIT_MS:
+    "`graph` backend: longest the store's start waits for its vector graphs to catch up with the stored chunks (a graph rebuilt from 100,000 chunks takes most of a minute); past it the store serves, and a space's semantic searches use the exact scan until its graph is done.",
   STORE_GREP_WORKERS: "Grep worker threads running at once.",
   STORE_BM25_K1: "BM25's term-frequency saturation `k1` of full-text ranking.",
   STORE_BM25_B: "BM25's length normalisation `b` (0: none, 1: full).",

@@ -5,12 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { contentHash, createGrpcClient, vectorToBytes } from "@context-hub/common";
 import { commonV1, searchV1 } from "@context-hub/proto";
-import { loadStoreConfig, startStore } from "@context-hub/store";
+import { loadStoreConfig, openDatabase, startStore, type SqlDatabase } from "@context-hub/store";
 import { commitWithVectors } from "../retrieval/retrieval-fixtures.js";
 import { logger, newTenant, principal, type PrincipalInit } from "../store/store-fixtures.js";
 import { createStoreClient } from "../support/store-client.js";
 import { defineVectorContractSuite } from "./vector-contract-suite.js";
-import { direction, gaugeValue, startGraphHarness, vectorDimension, vectorModel } from "./vector-fixtures.js";
+import { direction, gaugeValue, startGraphHarness, vectorDimension, vectorModel, waitFor } from "./vector-fixtures.js";
 
 defineVectorContractSuite({ name: "the graph in the store process (PGlite)", start: () => startGraphHarness() });
 
@@ -225,5 +225,93 @@ test("the graph is saved in the data directory and caught up with the stored chu
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(snapshot, { recursive: true, force: true });
+  }
+});
+
+/** `db`, except that the graph's catch-up read of the stored chunk ids waits until `gate` resolves. */
+function withGatedCatchUp(db: SqlDatabase, gate: Promise<void>): SqlDatabase {
+  return new Proxy(db, {
+    get(target, property, receiver) {
+      if (property !== "query") {
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      }
+      return async (sql: string, params?: unknown[]) => {
+        if (sql.startsWith("SELECT id::text AS id FROM chunks WHERE embedding_model")) await gate;
+        return target.query(sql, params);
+      };
+    },
+  });
+}
+
+/** A graph store on `db` (its graph kept in memory), and semantic search that reports its strategy. */
+async function startStoreOn(db: SqlDatabase, overrides: Record<string, string> = {}) {
+  const config = loadStoreConfig({
+    STORE_PORT: "0",
+    STORE_OPS_PORT: "-1",
+    STORE_DATA_DIR: "memory://",
+    LOG_LEVEL: "silent",
+    STORE_VECTOR_BACKEND: "graph",
+    STORE_VECTOR_EXACT_BELOW: "0",
+    ...overrides,
+  });
+  const service = await startStore(config, logger, { database: db });
+  const address = `127.0.0.1:${service.port}`;
+  const client = createStoreClient({ address, peer: "store", deadlineMs: 60_000 });
+  const searchClient = createGrpcClient(searchV1.SearchService, { address, peer: "store", deadlineMs: 60_000 });
+  return {
+    commit: (caller: PrincipalInit, text: string, vector: number[]) =>
+      commitWithVectors(client, caller, "late", text, [vector]),
+    async nearest(caller: PrincipalInit, vector: number[]) {
+      const reply = await searchClient.semanticSearch({
+        principal: caller,
+        embeddingModel: vectorModel,
+        vector: vectorToBytes(vector),
+        limit: 1,
+      });
+      return { strategy: reply.strategy, id: reply.hits[0]?.entry?.id };
+    },
+    async close() {
+      client.close();
+      searchClient.close();
+      await service.close();
+    },
+  };
+}
+
+test("a store whose graph is still catching up serves at once, its semantic searches exact until the graph is done", async () => {
+  const db = await openDatabase({ url: "", dataDir: "memory://", poolMax: 1 }, logger);
+  try {
+    const a1 = principal(newTenant("graph-late"), "a1");
+    let store = await startStoreOn(db);
+    const ids = [];
+    for (let index = 0; index < 20; index++) ids.push(await store.commit(a1, `note ${index}`, randomDirection(index)));
+    await store.close();
+
+    // The next start rebuilds the graph from the chunks (it is kept in memory only); that rebuild is held back.
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    store = await startStoreOn(withGatedCatchUp(db, gate), { STORE_VECTOR_GRAPH_START_WAIT_MS: "0" });
+    assert.deepEqual(
+      await store.nearest(a1, randomDirection(7)),
+      { strategy: "exact", id: ids[7] },
+      "served before the graph caught up, by the exact scan",
+    );
+    release();
+    await waitFor("the graph answering", async () => (await store.nearest(a1, randomDirection(7))).strategy === "ann");
+    assert.equal((await store.nearest(a1, randomDirection(12))).id, ids[12], "the caught-up graph finds the entries");
+    await store.close();
+
+    // Stopping a store whose graph is still catching up ends the catch-up; the database stays usable.
+    let releaseAgain = () => {};
+    const heldAgain = new Promise<void>((resolve) => (releaseAgain = resolve));
+    store = await startStoreOn(withGatedCatchUp(db, heldAgain), { STORE_VECTOR_GRAPH_START_WAIT_MS: "0" });
+    await store.close();
+    releaseAgain();
+    store = await startStoreOn(db);
+    assert.deepEqual(await store.nearest(a1, randomDirection(3)), { strategy: "ann", id: ids[3] });
+    await store.close();
+  } finally {
+    await db.close();
   }
 });

@@ -84,7 +84,10 @@ export function graphKeyOf(chunkId: string): bigint {
 export interface GraphVectorIndexOptions {
   db: SqlDatabase;
   logger: Logger;
-  /** The graph uses `hnswM`, `hnswEfConstruction`, `efSearch` and `exactBelowChunks`; `buildIndexes = false` keeps no graph at all. */
+  /**
+   * The graph uses `hnswM`, `hnswEfConstruction`, `efSearch`, `exactBelowChunks` and `graphStartWaitMs`;
+   * `buildIndexes = false` keeps no graph at all.
+   */
   settings: PostgresVectorIndexSettings;
   /** Where graphs are saved between runs; undefined keeps them in memory only (rebuilt from `chunks` at every start). */
   directory: string | undefined;
@@ -102,6 +105,8 @@ interface Space {
   changed: boolean;
   /** Committed chunks not in the graph yet: inserted a slice at a time (see `insertSliceMs`). */
   pending: CommittedChunk[];
+  /** Whether the graph has caught up with `chunks` since the store started; until then the exact scan answers. */
+  ready: boolean;
 }
 
 /** What a saved graph's manifest records; the graph and its key list are files named by `generation`. */
@@ -131,6 +136,7 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
   const spaces = new Map<string, Space>();
   const preferExact = createExactPreference(db, settings.exactBelowChunks);
   let saveTimer: NodeJS.Timeout | undefined;
+  let closed = false;
   const spaceKey = (model: string, dimension: number) => `${model}\u0000${dimension}`;
   const fileStem = (model: string, dimension: number) =>
     hnswIndexName(model, dimension).replace("chunks_hnsw_", "graph-");
@@ -228,11 +234,20 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     }
     const missing = [...stored.entries()].filter(([key]) => !space.ids.has(key)).map(([, id]) => id);
     for (let start = 0; start < missing.length; start += catchUpBatch) {
+      if (closed) return;
       const { rows: vectors } = await db.query<{ id: string; embedding: string | number[] }>(
         `SELECT id::text AS id, embedding FROM chunks WHERE id = ANY($1::uuid[]) AND embedding_model = $2 AND vector_dims(embedding) = ${dimensionLiteral(space.dimension)}`,
         [missing.slice(start, start + catchUpBatch), space.model],
       );
-      for (const row of vectors) addPoint(space, row.id, fromVectorColumn(row.embedding));
+      let sliceEnds = performance.now() + insertSliceMs;
+      for (const row of vectors) {
+        addPoint(space, row.id, fromVectorColumn(row.embedding));
+        // A store already serving answers its callers between slices of a long catch-up.
+        if (performance.now() > sliceEnds) {
+          await new Promise((resume) => setImmediate(resume));
+          sliceEnds = performance.now() + insertSliceMs;
+        }
+      }
     }
     graphPoints.set({ model: space.model }, space.ids.size);
     logger.info(
@@ -248,22 +263,31 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     );
   }
 
-  async function openSpace(model: string, dimension: number): Promise<Space> {
+  /** Opens a space's graph once: loads its saved copy, catches it up with `chunks`, then lets it answer searches. */
+  const opening = new Map<string, Promise<Space>>();
+  function openSpace(model: string, dimension: number): Promise<Space> {
     const key = spaceKey(model, dimension);
-    const known = spaces.get(key);
-    if (known !== undefined) return known;
-    const saved = await loadSaved(model, dimension);
-    const space: Space = {
-      model,
-      dimension,
-      graph: saved?.graph ?? newGraph(dimension),
-      ids: new Map(),
-      changed: saved === undefined,
-      pending: [],
-    };
-    spaces.set(key, space);
-    await catchUp(space, saved?.keys ?? []);
-    return space;
+    let opened = opening.get(key);
+    if (opened === undefined) {
+      opened = (async () => {
+        const saved = await loadSaved(model, dimension);
+        const space: Space = {
+          model,
+          dimension,
+          graph: saved?.graph ?? newGraph(dimension),
+          ids: new Map(),
+          changed: saved === undefined,
+          pending: [],
+          ready: false,
+        };
+        spaces.set(key, space);
+        await catchUp(space, saved?.keys ?? []);
+        space.ready = !closed;
+        return space;
+      })();
+      opening.set(key, opened);
+    }
+    return opened;
   }
 
   /**
@@ -430,6 +454,7 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
       const { rows } = await db.query<{ embedding_model: string; dimension: number }>(
         "SELECT embedding_model, dimension FROM embedding_spaces ORDER BY first_seen_at",
       );
+      const opens: Promise<Space>[] = [];
       for (const space of rows) {
         // pgvector's graph of the space, from a time the store ran on that backend, would cost every commit its insert again.
         const { rows: dropped } = await db.query<{ name: string | null }>("SELECT to_regclass($1)::text AS name", [
@@ -442,9 +467,23 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
             "dropped the space's pgvector HNSW index: the vector graph serves it now",
           );
         }
-        await openSpace(space.embedding_model, space.dimension);
+        opens.push(openSpace(space.embedding_model, space.dimension));
       }
-      await saveChanged();
+      const caughtUp = Promise.all(opens).then(saveChanged);
+      let waiting: NodeJS.Timeout | undefined;
+      const inTime = await Promise.race([
+        caughtUp.then(() => true),
+        new Promise<boolean>((resolve) => (waiting = setTimeout(() => resolve(false), settings.graphStartWaitMs))),
+      ]).finally(() => clearTimeout(waiting));
+      if (!inTime) {
+        logger.warn(
+          { waitedMs: settings.graphStartWaitMs },
+          "the vector graph is still catching up with the stored chunks; the store serves now, and searches of a space use the exact scan until its graph is done",
+        );
+        caughtUp.catch((error: unknown) =>
+          logger.warn({ err: error }, "catching the vector graph up failed; its searches stay exact"),
+        );
+      }
       saveTimer = setInterval(() => void saveChanged(), saveEveryMs);
       saveTimer.unref();
     },
@@ -475,7 +514,12 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
 
     async nearestEntries(principal, query) {
       const space = spaces.get(spaceKey(query.model, query.vector.length));
-      if (space === undefined || space.ids.size < settings.exactBelowChunks || (await preferExact(principal, query)))
+      if (
+        space === undefined ||
+        !space.ready ||
+        space.ids.size < settings.exactBelowChunks ||
+        (await preferExact(principal, query))
+      )
         return fallback.nearestEntries(principal, query);
       // More chunks waiting for the graph than one search re-checks: the exact scan finds them. Whether any are pending
       // depends on other callers' writes, so the strategy stays the plan's (invariant I-2).
@@ -489,6 +533,7 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     },
 
     async close() {
+      closed = true;
       clearInterval(saveTimer);
       // What is still pending goes in before the last save (a crash instead leaves it to the next start's catch-up).
       for (const space of spaces.values()) insertPending(space, Number.POSITIVE_INFINITY);

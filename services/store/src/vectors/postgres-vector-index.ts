@@ -24,6 +24,12 @@ export interface PostgresVectorIndexSettings {
   buildMemoryMb: number;
   /** Build missing HNSW indexes at start-up and when a search first meets an embedding space. */
   buildIndexes: boolean;
+  /**
+   * The graph backend only: longest the store's start waits for its graphs to
+   * catch up with `chunks` before it serves anyway, answering a space's
+   * searches with the exact scan until its graph is done.
+   */
+  graphStartWaitMs: number;
 }
 
 export const defaultVectorIndexSettings: Readonly<PostgresVectorIndexSettings> = Object.freeze({
@@ -36,6 +42,8 @@ export const defaultVectorIndexSettings: Readonly<PostgresVectorIndexSettings> =
   hnswEfConstruction: 256,
   buildMemoryMb: 256,
   buildIndexes: true,
+  // A graph rebuilt from 100,000 chunks takes most of a minute (more on a busy host): past this, serve and keep building.
+  graphStartWaitMs: 10_000,
 });
 
 /** The approximate scan never reads more chunks than this before the search falls back to an exact one. */
