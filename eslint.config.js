@@ -40,8 +40,6 @@ export default tseslint.config(
   {
     // Gateway layers: MCP tools → domain clients (clients/) → proto. Tools speak the domain; proto stays behind the clients.
     files: ["services/gateway/src/mcp/**/*.ts"],
-    // Temporary exception: the search tools and their schemas still build search requests themselves, until they call a search client.
-    ignores: ["services/gateway/src/mcp/tools/search-tools.ts", "services/gateway/src/mcp/search-schemas.ts"],
     rules: {
       "no-restricted-imports": [
         "error",

@@ -10,5 +10,3 @@ export type {
   Visibility,
   WriteAck,
 } from "./write-types.js";
-// Temporary: clients/search-filter.ts still converts sources itself; this goes once search calls a search client.
-export { toProtoSource } from "./clients/proto-enums.js";

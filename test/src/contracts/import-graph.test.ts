@@ -232,10 +232,7 @@ const protoPattern = /^(?:@context-hub\/proto|@bufbuild\/protobuf)(?:\/|$)/;
  * MCP files that still import proto, with what they import. Each is a step left to take (a domain client or domain
  * type in `clients/`); the test fails when one is taken and its line is still here, so the list only shrinks.
  */
-const mcpProtoExceptions: ReadonlyMap<string, readonly string[]> = new Map([
-  // The search tool builds its search requests itself until search has a client of its own.
-  ["services/gateway/src/mcp/tools/search-tools.ts", ["@context-hub/proto"]],
-]);
+const mcpProtoExceptions: ReadonlyMap<string, readonly string[]> = new Map();
 
 test("the gateway's MCP tools and schemas do not import proto, but for the listed exceptions", () => {
   const gateway = [...files].find(([workspace]) => workspace.dir === "services/gateway")![1];

@@ -6,6 +6,7 @@ import { createMemoriesClient } from "./memories-client.js";
 import { createNavigationClient } from "./navigation-client.js";
 import type { Peers } from "./peers.js";
 import { createReviewClient } from "./review-client.js";
+import { createSearchClient } from "./search-client.js";
 import { createSharingClient } from "./sharing-client.js";
 
 /** Domain clients over one set of peer connections. */
@@ -16,6 +17,7 @@ export interface GatewayClients {
   history: ReturnType<typeof createHistoryClient>;
   navigation: ReturnType<typeof createNavigationClient>;
   memories: ReturnType<typeof createMemoriesClient>;
+  search: ReturnType<typeof createSearchClient>;
   /** What this deployment has on (whoami). */
   features: { describe: () => ReturnType<typeof describeFeatures> };
 }
@@ -33,6 +35,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       history: createHistoryClient(peers),
       navigation: createNavigationClient(peers.search),
       memories: createMemoriesClient(peers.memories),
+      search: createSearchClient(peers),
       features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);

@@ -3,7 +3,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { searchV1, storeV1 } from "@context-hub/proto";
 import type { Principal } from "../principal.js";
 import { toEntryFilter, type SearchFilterArgs } from "./search-filter.js";
-import type { SearchClient } from "./peers.js";
+import type { SearchServiceClient } from "./peers.js";
 import { fromProtoTrustState } from "./proto-enums.js";
 
 /** Which part of an entry to read: an outline node, a line range (inclusive), or a character range. */
@@ -69,7 +69,7 @@ function toGrepView(reply: searchV1.GrepResponse) {
 }
 
 /** The navigation client over a SearchService connection. */
-export function createNavigationClient(search: SearchClient) {
+export function createNavigationClient(search: SearchServiceClient) {
   return {
     /**
      * One page of an entry's heading outline, to `maxDepth` levels (0: all), from node `offset`, at most `maxNodes`

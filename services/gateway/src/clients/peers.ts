@@ -13,7 +13,7 @@ export type ReviewServiceClient = GrpcClient<typeof storeV1.ReviewService>;
 export type AuditServiceClient = GrpcClient<typeof storeV1.AuditService>;
 export type MemoriesServiceClient = GrpcClient<typeof storeV1.MemoriesService>;
 /** SearchService, served by the store process at the store's address. */
-export type SearchClient = GrpcClient<typeof searchV1.SearchService>;
+export type SearchServiceClient = GrpcClient<typeof searchV1.SearchService>;
 export type EmbedderClient = GrpcClient<typeof embedderV1.EmbedderService>;
 export type SummarizerClient = GrpcClient<typeof summarizerV1.SummarizerService>;
 export type RerankerClient = GrpcClient<typeof rerankerV1.RerankerService>;
@@ -29,7 +29,7 @@ export interface Peers {
   review: ReviewServiceClient;
   audit: AuditServiceClient;
   memories: MemoriesServiceClient;
-  search: SearchClient;
+  search: SearchServiceClient;
   embedder: EmbedderClient;
   /** Absent when summaries are turned off. */
   summarizer: SummarizerClient | undefined;

@@ -2,7 +2,7 @@ import type { MetadataOperator } from "@context-hub/common";
 import { fromJson, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import { commonV1, storeV1 } from "@context-hub/proto";
-import { toProtoSource } from "../write-path.js";
+import { toProtoSource } from "./proto-enums.js";
 
 /** The filter arguments every search tool, grep_context and search_context share (see searchFilterFields). */
 export interface SearchFilterArgs {

@@ -10,7 +10,7 @@ export interface ToolContext {
   principal: Principal;
   /** The domain clients tools call. */
   clients: GatewayClients;
-  /** The raw connections, for the search tools until they call a search client, and for describing the peers. */
+  /** The raw connections, for resolving idempotency keys and for describing the peers. */
   peers: Peers;
   writePath: WritePath;
 }

@@ -4,6 +4,7 @@ import { create } from "@bufbuild/protobuf";
 import { ContextHubError, vectorToBytes } from "@context-hub/common";
 import { embedderV1, rerankerV1, searchV1, storeV1 } from "@context-hub/proto";
 import type { Peers } from "../clients/peers.js";
+import { createSearchClient } from "../clients/search-client.js";
 import type { Principal } from "../principal.js";
 import { runHybridSearch, type HybridSearchRequest } from "./hybrid-search.js";
 
@@ -132,7 +133,7 @@ const request = (overrides: Partial<HybridSearchRequest> = {}): HybridSearchRequ
   filter: {},
   limit: 3,
   offset: 0,
-  ftsMode: searchV1.FullTextMode.ANY,
+  ftsMode: "any",
   fusion: "rrf",
   rrfK: 60,
   weights: { fts: 1, semantic: 1 },
@@ -150,9 +151,9 @@ describe("hybrid search", () => {
       semantic: new Error("the semantic leg must not be asked"),
     });
     const result = await runHybridSearch(
-      peers,
+      createSearchClient(peers),
       principal,
-      request({ filter: { asOf: { seconds: 1_700_000_000n, nanos: 0 } }, rerank: true }),
+      request({ filter: { as_of: "2023-11-14T22:13:20Z" }, rerank: true }),
     );
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
@@ -166,7 +167,7 @@ describe("hybrid search", () => {
 
   test("the legs rank ids; the listings of the shown page alone are read, once, and an entry gone since is left out", async () => {
     const { peers, calls } = fakePeers({ fts: { ANY: ["a", "gone", "b", "c", "d"] }, semantic: ["gone", "b"] });
-    const result = await runHybridSearch(peers, principal, request({ limit: 3 }));
+    const result = await runHybridSearch(createSearchClient(peers), principal, request({ limit: 3 }));
     assert.equal(calls.listings.length, 1, "one listing read");
     assert.equal(calls.listings[0]?.length, 3, "for the page only");
     assert.ok(calls.listings[0]?.includes("gone"));
@@ -179,9 +180,9 @@ describe("hybrid search", () => {
   test("as of an earlier instant the full-text leg lists the versions current then, and no listing of today is read", async () => {
     const { peers, calls } = fakePeers({ fts: { ANY: ["a", "b"] } });
     const result = await runHybridSearch(
-      peers,
+      createSearchClient(peers),
       principal,
-      request({ filter: { asOf: { seconds: 1_700_000_000n, nanos: 0 } } }),
+      request({ filter: { as_of: "2023-11-14T22:13:20Z" } }),
     );
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
@@ -198,7 +199,7 @@ describe("hybrid search", () => {
       rescored: ["c", "b", "a"],
     });
     const result = await runHybridSearch(
-      peers,
+      createSearchClient(peers),
       principal,
       request({ ftsFeedback: true, weights: { fts: 1, semantic: 0 } }),
     );
@@ -228,7 +229,10 @@ describe("hybrid search", () => {
       ],
     });
     const plain = fakePeers({ fts: { ANY: ["a"] } });
-    assert.equal((await runHybridSearch(plain.peers, principal, request({ ftsFeedback: false }))).ftsFeedback, null);
+    assert.equal(
+      (await runHybridSearch(createSearchClient(plain.peers), principal, request({ ftsFeedback: false }))).ftsFeedback,
+      null,
+    );
     assert.deepEqual(plain.calls.feedback, [false]);
   });
 
@@ -244,7 +248,7 @@ describe("hybrid search", () => {
         },
       },
     } as unknown as Peers;
-    const result = await runHybridSearch(failing, principal, request({ ftsFeedback: true }));
+    const result = await runHybridSearch(createSearchClient(failing), principal, request({ ftsFeedback: true }));
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
       ["b", "a"],
@@ -258,7 +262,7 @@ describe("hybrid search", () => {
 
   test("fuses both legs by reciprocal rank and reports every leg's rank", async () => {
     const { peers } = fakePeers({ fts: { ANY: ["a", "b", "c"] }, semantic: ["c", "a", "d"] });
-    const result = await runHybridSearch(peers, principal, request({ limit: 4 }));
+    const result = await runHybridSearch(createSearchClient(peers), principal, request({ limit: 4 }));
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
       ["a", "c", "b", "d"],
@@ -272,14 +276,14 @@ describe("hybrid search", () => {
 
   test("the full-text leg runs once, in the mode asked for, with no second pass", async () => {
     const few = fakePeers({ fts: { MATCH: ["a"], ANY: ["a", "x", "y"] } });
-    const result = await runHybridSearch(few.peers, principal, request());
+    const result = await runHybridSearch(createSearchClient(few.peers), principal, request());
     assert.deepEqual(few.calls.fts, [searchV1.FullTextMode.ANY]);
     assert.deepEqual(
       result.hits.map((hit) => hit.entry.id),
       ["a", "x", "y"],
     );
     const match = fakePeers({ fts: { MATCH: ["a"], ANY: ["a", "x", "y"] } });
-    const precise = await runHybridSearch(match.peers, principal, request({ ftsMode: searchV1.FullTextMode.MATCH }));
+    const precise = await runHybridSearch(createSearchClient(match.peers), principal, request({ ftsMode: "match" }));
     assert.deepEqual(match.calls.fts, [searchV1.FullTextMode.MATCH], "too few every-word hits do not widen the search");
     assert.deepEqual(
       precise.hits.map((hit) => hit.entry.id),
@@ -294,7 +298,7 @@ describe("hybrid search", () => {
       rerank: ["b", "a", "c"],
     });
     const result = await runHybridSearch(
-      peers,
+      createSearchClient(peers),
       principal,
       request({ limit: 4, rerank: true, rerankWeight: 1, rerankDepth: 3 }),
     );
@@ -318,8 +322,12 @@ describe("hybrid search", () => {
   test("pages are cut from one ranking", async () => {
     const ids = ["a", "b", "c", "d", "e", "f"];
     const { peers } = fakePeers({ fts: { ANY: ids }, semantic: ids });
-    const first = await runHybridSearch(peers, principal, request({ limit: 3, rerank: true }));
-    const second = await runHybridSearch(peers, principal, request({ limit: 3, offset: 3, rerank: true }));
+    const first = await runHybridSearch(createSearchClient(peers), principal, request({ limit: 3, rerank: true }));
+    const second = await runHybridSearch(
+      createSearchClient(peers),
+      principal,
+      request({ limit: 3, offset: 3, rerank: true }),
+    );
     assert.deepEqual(
       [...first.hits, ...second.hits].map((hit) => hit.entry.id),
       ids,
@@ -337,7 +345,7 @@ describe("hybrid search", () => {
       fts: { ANY: ["a", "b", "c"] },
       semantic: new ContextHubError("EMBEDDER_UNAVAILABLE", "embedder is unavailable"),
     });
-    const withoutSemantic = await runHybridSearch(embedderDown.peers, principal, request());
+    const withoutSemantic = await runHybridSearch(createSearchClient(embedderDown.peers), principal, request());
     assert.deepEqual(
       withoutSemantic.hits.map((hit) => hit.entry.id),
       ["a", "b", "c"],
@@ -352,7 +360,11 @@ describe("hybrid search", () => {
       fts: { ANY: ["a", "b", "c"] },
       rerank: new ContextHubError("RERANKER_UNAVAILABLE", "reranker is unavailable"),
     });
-    const fusedOnly = await runHybridSearch(rerankerDown.peers, principal, request({ rerank: true }));
+    const fusedOnly = await runHybridSearch(
+      createSearchClient(rerankerDown.peers),
+      principal,
+      request({ rerank: true }),
+    );
     assert.deepEqual(
       fusedOnly.hits.map((hit) => hit.entry.id),
       ["a", "b", "c"],
@@ -364,7 +376,7 @@ describe("hybrid search", () => {
     assert.equal(fusedOnly.legs.rerank.ok, false);
 
     const ftsDown = fakePeers({ fts: new Error("socket hang up"), semantic: ["d"] });
-    const semanticOnly = await runHybridSearch(ftsDown.peers, principal, request());
+    const semanticOnly = await runHybridSearch(createSearchClient(ftsDown.peers), principal, request());
     assert.match(
       semanticOnly.warnings.join(" "),
       /full-text leg failed.* \(an internal error\)/,
@@ -376,7 +388,7 @@ describe("hybrid search", () => {
       semantic: new ContextHubError("EMBEDDER_UNAVAILABLE", "embedder is unavailable"),
     });
     await assert.rejects(
-      runHybridSearch(bothDown.peers, principal, request()),
+      runHybridSearch(createSearchClient(bothDown.peers), principal, request()),
       (error: unknown) => error instanceof ContextHubError && error.code === "STORE_UNAVAILABLE",
     );
   });
@@ -387,13 +399,21 @@ describe("hybrid search", () => {
       semantic: ["a", "b", "c"],
       scores: { fts: [10, 1, 0], semantic: [0.9, 0.89, 0.1] },
     };
-    const byRank = await runHybridSearch(fakePeers(options).peers, principal, request({ fusion: "rrf" }));
+    const byRank = await runHybridSearch(
+      createSearchClient(fakePeers(options).peers),
+      principal,
+      request({ fusion: "rrf" }),
+    );
     assert.deepEqual(
       byRank.hits.map((hit) => hit.entry.id),
       ["a", "b", "c"],
       "equal rank sums tie, and the smaller id wins",
     );
-    const byScore = await runHybridSearch(fakePeers(options).peers, principal, request({ fusion: "minmax" }));
+    const byScore = await runHybridSearch(
+      createSearchClient(fakePeers(options).peers),
+      principal,
+      request({ fusion: "minmax" }),
+    );
     assert.deepEqual(
       byScore.hits.map((hit) => hit.entry.id),
       ["b", "a", "c"],
@@ -418,14 +438,18 @@ describe("hybrid search", () => {
       semantic: ["a", "b", "c", "d"],
       scores: { fts: [4, 3, 2, 1], semantic: [0.9, 0.6, 0.3, 0] },
     };
-    const all = await runHybridSearch(fakePeers(options).peers, principal, request({ fusion: "minmax", limit: 10 }));
+    const all = await runHybridSearch(
+      createSearchClient(fakePeers(options).peers),
+      principal,
+      request({ fusion: "minmax", limit: 10 }),
+    );
     assert.deepEqual(
       all.hits.map((hit) => Number(hit.score.toFixed(4))),
       [1, 0.6667, 0.3333, 0],
     );
     assert.equal(all.droppedBelowMinScore, 0);
     const floored = await runHybridSearch(
-      fakePeers(options).peers,
+      createSearchClient(fakePeers(options).peers),
       principal,
       request({ fusion: "minmax", limit: 1, offset: 1, minScore: 0.5 }),
     );
@@ -441,7 +465,7 @@ describe("hybrid search", () => {
   test("with reranking, min_score is on the rerank score, and results the reranker did not score are left out", async () => {
     const { peers } = fakePeers({ fts: { ANY: ["a", "b", "c", "d", "e"] }, rerank: ["c", "a", "b"] });
     const result = await runHybridSearch(
-      peers,
+      createSearchClient(peers),
       principal,
       request({ rerank: true, rerankWeight: 1, rerankDepth: 3, limit: 10, minScore: 0.85 }),
     );
@@ -456,7 +480,7 @@ describe("hybrid search", () => {
 
   test("every stage that ran is timed for explain_query", async () => {
     const { peers } = fakePeers({ fts: { ANY: ["a", "b"] }, semantic: ["b"] });
-    const result = await runHybridSearch(peers, principal, request({ rerank: true }));
+    const result = await runHybridSearch(createSearchClient(peers), principal, request({ rerank: true }));
     assert.deepEqual(Object.keys(result.times).sort(), [
       "embed",
       "fts",
@@ -468,7 +492,7 @@ describe("hybrid search", () => {
     ]);
     for (const ms of Object.values(result.times)) assert.ok(Number.isFinite(ms) && ms >= 0);
     const unreranked = await runHybridSearch(
-      fakePeers({ fts: { ANY: ["a"] } }).peers,
+      createSearchClient(fakePeers({ fts: { ANY: ["a"] } }).peers),
       principal,
       request({ rerank: false }),
     );
@@ -479,7 +503,7 @@ describe("hybrid search", () => {
     // Fused (rrf) head a > b > c; the reranker prefers c (1), then b (0.9), then a (0.8).
     const options = { fts: { ANY: ["a", "b", "c"] }, rerank: ["c", "b", "a"] };
     const half = await runHybridSearch(
-      fakePeers(options).peers,
+      createSearchClient(fakePeers(options).peers),
       principal,
       request({ rerank: true, rerankWeight: 0.5 }),
     );
@@ -501,7 +525,7 @@ describe("hybrid search", () => {
       "the reranker's own rank and score stay visible",
     );
     const alone = await runHybridSearch(
-      fakePeers(options).peers,
+      createSearchClient(fakePeers(options).peers),
       principal,
       request({ rerank: true, rerankWeight: 1 }),
     );
@@ -510,7 +534,7 @@ describe("hybrid search", () => {
       ["c", "b", "a"],
     );
     const fusedOnly = await runHybridSearch(
-      fakePeers(options).peers,
+      createSearchClient(fakePeers(options).peers),
       principal,
       request({ rerank: true, rerankWeight: 0 }),
     );

@@ -7,10 +7,9 @@
  * a warning instead of failing it; only when both retrieval legs fail does
  * the search fail.
  */
-import type { MessageInitShape } from "@bufbuild/protobuf";
 import { histogram, isContextHubError } from "@context-hub/common";
-import { searchV1, type storeV1 } from "@context-hub/proto";
-import type { Peers } from "../clients/peers.js";
+import type { SearchFilterArgs } from "../clients/search-filter.js";
+import type { FeedbackUsed, FullTextModeName, SearchClient, SearchEntry, TextSpan } from "../clients/search-client.js";
 import type { Principal } from "../principal.js";
 import { fuseByReciprocalRank, type FusedItem } from "./rrf.js";
 import { fuseByNormalisedScore } from "./score-fusion.js";
@@ -72,11 +71,11 @@ export const rerankPassageChars = 1_200;
 
 export interface HybridSearchRequest {
   query: string;
-  filter: MessageInitShape<typeof storeV1.EntryFilterSchema>;
+  filter: SearchFilterArgs;
   limit: number;
   offset: number;
   /** How the full-text leg reads the query; it runs once, in this mode. */
-  ftsMode: searchV1.FullTextMode;
+  ftsMode: FullTextModeName;
   /** Rank the full-text leg with pseudo-relevance feedback (default knobs). */
   ftsFeedback?: boolean | undefined;
   /** How the legs are fused (default `defaultFusionMethod`). */
@@ -105,13 +104,13 @@ export interface HybridSearchRequest {
 }
 
 export interface HybridHit {
-  entry: storeV1.Entry;
+  entry: SearchEntry;
   rank: number;
   score: number;
   scores: ResultScores;
   /** What each leg added to the fused score. */
   contributions: { fts: number | null; semantic: number | null };
-  chunk: { start: number; end: number } | undefined;
+  chunk: TextSpan | undefined;
 }
 
 export interface HybridSearchResult {
@@ -124,7 +123,7 @@ export interface HybridSearchResult {
   times: StageTimes;
   warnings: string[];
   /** With feedback on the full-text leg (and the leg answering): what it added to the query. */
-  ftsFeedback: { documents: number; terms: { term: string; weight: number }[] } | null;
+  ftsFeedback: FeedbackUsed | null;
   legs: {
     fts: { ok: boolean; candidates: number };
     semantic: { ok: boolean; candidates: number };
@@ -161,29 +160,21 @@ const settle = <T>(promise: Promise<T>): Promise<Settled<T>> =>
 
 /** The query embedding and the semantic ranking under the same filters; fails if either step does. */
 export async function semanticRanking(
-  peers: Peers,
+  search: SearchClient,
   principal: Principal,
   query: string,
-  filter: HybridSearchRequest["filter"],
+  filter: SearchFilterArgs,
   page: { limit: number; offset: number; idsOnly?: boolean },
   mode: string,
   times?: StageTimes,
 ) {
-  const embedded = await timed(
-    mode,
-    "embed",
-    () => peers.embedder.embedQueries({ texts: [query] }, { deadlineMs: searchDeadlines.embedMs }),
-    times,
-  );
-  const vector = embedded.vectors[0]?.float32Le ?? new Uint8Array();
+  const embedding = await timed(mode, "embed", () => search.embedQuery(query, searchDeadlines.embedMs), times);
   const reply = await timed(
     mode,
     "semantic",
     () =>
-      peers.search.semanticSearch({
-        principal,
-        embeddingModel: embedded.model,
-        vector,
+      search.semantic(principal, {
+        embedding,
         filter,
         limit: page.limit,
         offset: page.offset,
@@ -191,7 +182,7 @@ export async function semanticRanking(
       }),
     times,
   );
-  return { model: embedded.model, reply };
+  return { model: embedding.model, reply };
 }
 
 /**
@@ -203,7 +194,7 @@ export async function semanticRanking(
  * before the page is cut.
  */
 export async function runHybridSearch(
-  peers: Peers,
+  search: SearchClient,
   principal: Principal,
   request: HybridSearchRequest,
 ): Promise<HybridSearchResult> {
@@ -212,7 +203,7 @@ export async function runHybridSearch(
   const warnings: string[] = [];
   const times: StageTimes = {};
   // As of an earlier instant only the full-text leg can answer (see asOfSemanticWarning); reranking would read today's text.
-  const historical = request.filter.asOf !== undefined;
+  const historical = request.filter.as_of !== undefined;
   if (historical) warnings.push(asOfSemanticWarning);
   // The legs rank ids; only the shown page's listings are read, afterwards. As of an instant the full-text leg lists
   // the versions current then, which a listing of today's entries would not show, so it reads them itself.
@@ -223,8 +214,7 @@ export async function runHybridSearch(
         "hybrid",
         "fts",
         () =>
-          peers.search.fullTextSearch({
-            principal,
+          search.fullText(principal, {
             query: request.query,
             mode: request.ftsMode,
             filter: request.filter,
@@ -242,7 +232,7 @@ export async function runHybridSearch(
       ? undefined
       : settle(
           semanticRanking(
-            peers,
+            search,
             principal,
             request.query,
             request.filter,
@@ -267,10 +257,10 @@ export async function runHybridSearch(
   if (semantic?.ok === true) warnings.push(...semantic.value.reply.warnings);
 
   const fusionStarted = performance.now();
-  const entries = new Map<string, storeV1.Entry>();
+  const entries = new Map<string, SearchEntry>();
   const ftsScore = new Map<string, number>();
   const semanticScore = new Map<string, number>();
-  const chunks = new Map<string, { start: number; end: number }>();
+  const chunks = new Map<string, TextSpan>();
   const ftsList: { id: string; score: number }[] = [];
   const semanticList: { id: string; score: number }[] = [];
   for (const hit of ftsHits) {
@@ -282,12 +272,12 @@ export async function runHybridSearch(
     if (hit.entry !== undefined && !entries.has(hit.entryId)) entries.set(hit.entryId, hit.entry);
     semanticScore.set(hit.entryId, hit.score);
     semanticList.push({ id: hit.entryId, score: hit.score });
-    if (hit.chunk !== undefined) chunks.set(hit.entryId, { start: hit.chunk.start, end: hit.chunk.end });
+    if (hit.chunk !== undefined) chunks.set(hit.entryId, hit.chunk);
   }
   let { fused, contributionOf } = fuse(request, ftsList, semanticList);
   times.fusion = roundMs(performance.now() - fusionStarted);
   let feedbackUsed: HybridSearchResult["ftsFeedback"] =
-    historical && request.ftsFeedback === true && fts.ok ? feedbackOf(fts.value) : null;
+    historical && request.ftsFeedback === true && fts.ok ? fts.value.feedback : null;
   if (request.ftsFeedback === true && !historical && fts.ok && ftsList.length > 0) {
     // The leg's best entries expand the query, which then re-scores the candidates both legs found: a bounded set,
     // instead of a second pass over every entry holding any added word.
@@ -295,7 +285,7 @@ export async function runHybridSearch(
       const rescored = await timed(
         "hybrid",
         "feedback",
-        () => rescoreWithFeedback(peers, principal, request, ftsList, fused),
+        () => rescoreWithFeedback(search, principal, request, ftsList, fused),
         times,
       );
       const refusionStarted = performance.now();
@@ -309,7 +299,7 @@ export async function runHybridSearch(
       }
       ({ fused, contributionOf } = fuse(request, ftsList, semanticList));
       times.fusion = roundMs((times.fusion ?? 0) + performance.now() - refusionStarted);
-      feedbackUsed = feedbackOf(rescored);
+      feedbackUsed = rescored.feedback;
     } catch (error) {
       warnings.push(
         `feedback on the full-text leg failed, so the legs are fused without it (${describeFailure(error)})`,
@@ -332,34 +322,25 @@ export async function runHybridSearch(
         "hybrid",
         "passages",
         () =>
-          peers.search.getPassages({
-            principal,
+          search.passages(principal, {
             query: request.query,
-            items: head.map((item) => ({
-              entryId: item.id,
-              ...(chunks.has(item.id) ? { span: chunks.get(item.id) } : {}),
-            })),
+            items: head.map((item) => ({ entryId: item.id, span: chunks.get(item.id) })),
             maxChars: rerankPassageChars,
           }),
         times,
       );
-      const reply = await timed(
+      const scored = await timed(
         "hybrid",
         "rerank",
         () =>
-          peers.reranker.rerank(
-            {
-              query: request.query,
-              passages: passages.passages.map((passage) => ({ id: passage.entryId, text: passage.text })),
-              topN: 0,
-            },
-            { deadlineMs: searchDeadlines.rerankMs },
+          search.rerank(
+            request.query,
+            passages.map((passage) => ({ id: passage.entryId, text: passage.text })),
+            searchDeadlines.rerankMs,
           ),
         times,
       );
-      const rerankOf = new Map(
-        reply.results.map((result, index) => [result.id, { rank: index + 1, score: result.score }]),
-      );
+      const rerankOf = new Map(scored.map((result, index) => [result.id, { rank: index + 1, score: result.score }]));
       const headIds = new Set(head.map((item) => item.id));
       // The reranker judges a passage; the fused score judges the whole entry from both legs. Blend the two, the
       // fused score rescaled over the head so that every fusion method contributes on the reranker's scale.
@@ -412,13 +393,9 @@ export async function runHybridSearch(
   const shown = order.slice(request.offset, depth);
   if (idsOnly && shown.length > 0) {
     // One read for the page, under the access predicate and the filters again: an entry hidden or deleted since it was ranked is left out.
-    const listed = await timed(
-      "hybrid",
-      "listings",
-      () => peers.search.getListings({ principal, ids: shown.map(({ item }) => item.id), filter: request.filter }),
-      times,
-    );
-    for (const entry of listed.entries) entries.set(entry.id, entry);
+    const ids = shown.map(({ item }) => item.id);
+    const listed = await timed("hybrid", "listings", () => search.listings(principal, ids, request.filter), times);
+    for (const entry of listed) entries.set(entry.id, entry);
   }
   const hits = shown.flatMap(({ item, rerank, blended }, index): HybridHit[] => {
     const entry = entries.get(item.id);
@@ -457,14 +434,6 @@ export async function runHybridSearch(
   };
 }
 
-/** What a feedback search reports: the entries it took as relevant and the words it added. */
-function feedbackOf(reply: { feedbackDocuments: number; expansionTerms: { term: string; weight: number }[] }) {
-  return {
-    documents: reply.feedbackDocuments,
-    terms: reply.expansionTerms.map((term) => ({ term: term.term, weight: term.weight })),
-  };
-}
-
 /**
  * How hybrid feedback works: the full-text leg's best `relevantDocuments`
  * entries are taken as relevant (weighted by their scores, as a first pass
@@ -484,7 +453,7 @@ export const hybridFeedback = Object.freeze({ relevantDocuments: 10, rescoredCan
  * ranking instead measured worse there.
  */
 async function rescoreWithFeedback(
-  peers: Peers,
+  search: SearchClient,
   principal: Principal,
   request: HybridSearchRequest,
   ftsList: readonly { id: string; score: number }[],
@@ -492,8 +461,7 @@ async function rescoreWithFeedback(
 ) {
   const relevant = ftsList.slice(0, hybridFeedback.relevantDocuments);
   const within = fused.slice(0, hybridFeedback.rescoredCandidates).map((item) => item.id);
-  return peers.search.fullTextSearch({
-    principal,
+  return search.fullText(principal, {
     query: request.query,
     mode: request.ftsMode,
     filter: request.filter,
@@ -549,20 +517,4 @@ function fuse(
         : 0;
   };
   return { fused: fused as FusedItem[], contributionOf };
-}
-
-/** The store's full-text mode for a tool's mode name. */
-export function toProtoFullTextMode(mode: "match" | "prefix" | "phrase" | "boolean" | "any"): searchV1.FullTextMode {
-  switch (mode) {
-    case "match":
-      return searchV1.FullTextMode.MATCH;
-    case "prefix":
-      return searchV1.FullTextMode.PREFIX;
-    case "phrase":
-      return searchV1.FullTextMode.PHRASE;
-    case "boolean":
-      return searchV1.FullTextMode.BOOLEAN;
-    case "any":
-      return searchV1.FullTextMode.ANY;
-  }
 }

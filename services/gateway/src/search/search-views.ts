@@ -1,5 +1,4 @@
-import type { searchV1, storeV1 } from "@context-hub/proto";
-import { toEntryListing } from "../entry-views.js";
+import type { Highlight, SearchEntry, TextSpan } from "../clients/search-client.js";
 
 /** A leg's say about a result: its rank there (1-based) and its score. */
 export interface LegScore {
@@ -17,17 +16,17 @@ export interface ResultScores {
 
 /** One search result as a tool returns it: the listing view of the entry, its rank and score in this result, and each leg's. */
 export function toSearchResult(
-  entry: storeV1.Entry,
+  entry: SearchEntry,
   placing: { rank: number; score: number },
   scores: ResultScores,
   extras: {
-    chunk?: { start: number; end: number } | undefined;
-    highlights?: searchV1.Highlight[] | undefined;
+    chunk?: TextSpan | undefined;
+    highlights?: Highlight[] | undefined;
     explain?: HitExplain | undefined;
   } = {},
 ) {
   return {
-    ...toEntryListing(entry),
+    ...entry.listing(),
     rank: placing.rank,
     score: placing.score,
     scores,

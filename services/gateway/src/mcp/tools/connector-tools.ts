@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ContextHubError } from "@context-hub/common";
 import { entryTitle, entryUri } from "../../entry-titles.js";
-import { defaultLegWeights, runHybridSearch, toProtoFullTextMode } from "../../search/hybrid-search.js";
+import { defaultLegWeights, runHybridSearch } from "../../search/hybrid-search.js";
 import { defaultRrfK } from "../../search/rrf.js";
 import { trustStates } from "../../trust/trust-state.js";
 import { queryInput, searchToolLimits } from "../search-schemas.js";
@@ -74,13 +74,13 @@ export const searchTool = defineTool({
   outputSchema: searchOutput,
   annotations: readOnlyTool,
   scope: "context:read",
-  async handler(args, { principal, peers }) {
-    const result = await runHybridSearch(peers, principal, {
+  async handler(args, { principal, clients }) {
+    const result = await runHybridSearch(clients.search, principal, {
       query: args.query,
-      filter: { includeQuarantined: args.include_quarantined ?? false },
+      filter: { include_quarantined: args.include_quarantined ?? false },
       limit: connectorSearchResults,
       offset: 0,
-      ftsMode: toProtoFullTextMode("any"),
+      ftsMode: "any",
       rrfK: defaultRrfK,
       weights: { ...defaultLegWeights },
       rerank: true,
@@ -89,7 +89,12 @@ export const searchTool = defineTool({
       maxDepth: searchToolLimits.maxRankingDepth,
     });
     return {
-      results: result.hits.map(({ entry }) => ({ id: entry.id, title: entryTitle(entry), url: entryUri(entry.id) })),
+      // A listing carries a preview, not the text: the title comes from the preview.
+      results: result.hits.map(({ entry }) => ({
+        id: entry.id,
+        title: entryTitle({ text: "", preview: entry.preview, threadId: entry.threadId }),
+        url: entryUri(entry.id),
+      })),
     };
   },
 });

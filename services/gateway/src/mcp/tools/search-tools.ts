@@ -1,6 +1,5 @@
 import { ContextHubError, isContextHubError } from "@context-hub/common";
 import { defaultRrfK } from "../../search/rrf.js";
-import { searchV1 } from "@context-hub/proto";
 import {
   asOfSemanticWarning,
   defaultFtsFeedback,
@@ -10,10 +9,9 @@ import {
   runHybridSearch,
   semanticRanking,
   timed,
-  toProtoFullTextMode,
   type StageTimes,
 } from "../../search/hybrid-search.js";
-import { toEntryFilter } from "../../clients/search-filter.js";
+import type { FullTextResult } from "../../clients/search-client.js";
 import {
   applyScoreFloor,
   noScores,
@@ -51,12 +49,6 @@ const singleLegExplain = (
   stages_ms: { ...times, total: roundMs(performance.now() - started) },
 });
 
-/** What feedback added to a full-text query, as explain_query shows it. */
-const feedbackExplain = (reply: searchV1.FullTextSearchResponse) => ({
-  documents: reply.feedbackDocuments,
-  terms: reply.expansionTerms.map((term) => ({ term: term.term, weight: term.weight })),
-});
-
 const ftsExplain = (hit: { rank: number; score: number }): HitExplain => ({
   fts: { rank: hit.rank, score: hit.score, contribution: null },
   semantic: null,
@@ -81,7 +73,7 @@ const page = (args: { limit?: number | undefined; offset?: number | undefined })
  * when asked.
  */
 function fullTextResults(
-  reply: searchV1.FullTextSearchResponse,
+  reply: FullTextResult,
   args: { min_score?: number | undefined; explain_query?: boolean | undefined },
   highlight: boolean,
 ) {
@@ -119,7 +111,7 @@ export const ftsSearchContextTool = defineTool({
   outputSchema: ftsSearchOutput,
   annotations: readOnlyTool,
   scope: "context:read",
-  async handler(args, { principal, peers }) {
+  async handler(args, { principal, clients }) {
     const { limit, offset } = page(args);
     const mode = args.mode ?? "match";
     const started = performance.now();
@@ -129,15 +121,14 @@ export const ftsSearchContextTool = defineTool({
       "fts",
       "store",
       () =>
-        peers.search.fullTextSearch({
-          principal,
+        clients.search.fullText(principal, {
           query: args.query,
-          mode: toProtoFullTextMode(mode),
-          language: args.language ?? "",
-          filter: toEntryFilter(args),
+          mode,
+          language: args.language,
+          filter: args,
           limit,
           offset,
-          highlight: args.highlight ?? false,
+          highlight: args.highlight,
           ...(args.feedback === true
             ? {
                 feedback: {
@@ -164,7 +155,7 @@ export const ftsSearchContextTool = defineTool({
         ? {
             explain: {
               ...singleLegExplain("fts", mode, { fts: times.store ?? 0 }, started),
-              fts_feedback: args.feedback === true ? feedbackExplain(reply) : null,
+              fts_feedback: args.feedback === true ? reply.feedback : null,
             },
           }
         : {}),
@@ -188,7 +179,7 @@ export const semanticSearchContextTool = defineTool({
   outputSchema: semanticSearchOutput,
   annotations: readOnlyTool,
   scope: "context:read",
-  async handler(args, { principal, peers }) {
+  async handler(args, { principal, clients }) {
     const { limit, offset } = page(args);
     const started = performance.now();
     const times: StageTimes = {};
@@ -197,15 +188,7 @@ export const semanticSearchContextTool = defineTool({
       const reply = await timed(
         "semantic",
         "fts",
-        () =>
-          peers.search.fullTextSearch({
-            principal,
-            query: args.query,
-            mode: searchV1.FullTextMode.ANY,
-            filter: toEntryFilter(args),
-            limit,
-            offset,
-          }),
+        () => clients.search.fullText(principal, { query: args.query, mode: "any", filter: args, limit, offset }),
         times,
       );
       const { results, floored } = fullTextResults(reply, args, false);
@@ -226,10 +209,10 @@ export const semanticSearchContextTool = defineTool({
     let ranking: Awaited<ReturnType<typeof semanticRanking>>;
     try {
       ranking = await semanticRanking(
-        peers,
+        clients.search,
         principal,
         args.query,
-        toEntryFilter(args),
+        args,
         { limit, offset },
         "semantic",
         times,
@@ -291,7 +274,7 @@ export const hybridSearchContextTool = defineTool({
   outputSchema: hybridSearchOutput,
   annotations: readOnlyTool,
   scope: "context:read",
-  async handler(args, { principal, peers }) {
+  async handler(args, { principal, clients }) {
     const { limit, offset } = page(args);
     const started = performance.now();
     // auto keeps its name for callers that send it; the leg runs once, over any of the words.
@@ -305,12 +288,12 @@ export const hybridSearchContextTool = defineTool({
     // Feedback cannot expand a prefix query (its terms stand for every word they start): the default leaves it off there.
     const ftsFeedback = args.fts_feedback ?? (defaultFtsFeedback && ftsMode !== "prefix");
     const result = await timed("hybrid", "total", () =>
-      runHybridSearch(peers, principal, {
+      runHybridSearch(clients.search, principal, {
         query: args.query,
-        filter: toEntryFilter(args),
+        filter: args,
         limit,
         offset,
-        ftsMode: toProtoFullTextMode(ftsMode),
+        ftsMode,
         ftsFeedback,
         fusion,
         rrfK,
