@@ -92,12 +92,15 @@ test("a flood of new keys costs the same per key however large the table is", ()
   const readsPerKey = (maxBuckets: number) => {
     let reads = 0;
     const rule = { perMinute: 1, burst: 1 };
-    const budgets = new Proxy({ read: rule, write: rule }, {
-      get: (target, name: string | symbol) => {
-        reads++;
-        return target[name as "read" | "write"];
+    const budgets = new Proxy(
+      { read: rule, write: rule },
+      {
+        get: (target, name: string | symbol) => {
+          reads++;
+          return target[name as "read" | "write"];
+        },
       },
-    });
+    );
     const { limiter } = limiterAt(budgets, maxBuckets);
     const keys = maxBuckets * 4;
     for (let index = 0; index < keys; index++) limiter.take(`guess-${index}`, "read");

@@ -235,10 +235,15 @@ test("a call that failed gives up its texts' places: requests still waiting are 
   );
   // Had the failed call's second text still been queued, it would go first and this call would wait behind its
   // hanging request; once this call is answered, every request that will be sent before it has been.
-  const later = await client.summarize({ inputs: [{ text: padded("later text"), source: commonV1.Source.AGENT }], sectionBudgetMs: 0 });
+  const later = await client.summarize({
+    inputs: [{ text: padded("later text"), source: commonV1.Source.AGENT }],
+    sectionBudgetMs: 0,
+  });
   assert.equal(later.summaries[0]!.summary, "A summary.");
   assert.deepEqual(
-    server.requests.map((request) => (textOf(request).includes("refused text") ? "refused" : textOf(request).includes("later text") ? "later" : "other")),
+    server.requests.map((request) =>
+      textOf(request).includes("refused text") ? "refused" : textOf(request).includes("later text") ? "later" : "other",
+    ),
     ["refused", "later"],
     "the failed call's waiting text was never sent",
   );

@@ -144,17 +144,21 @@ describe("node summaries are best effort within the section budget", () => {
   });
 
   // The section budget is a real timer in the handler; node summaries that never come show it is what ends the wait.
-  test("past the budget the call answers without them, at the budget rather than when they finish", { timeout: 30_000 }, async () => {
-    const handlers = createSummarizerHandlers(scriptedSummarizer({ sections: "hang" }));
-    const started = performance.now();
-    const reply = await handlers.summarize(request(100), context());
-    assert.deepEqual(
-      reply.summaries!.map((summary) => [summary.summary, summary.sections]),
-      [["the summary", []]],
-    );
-    // Timers never fire early: the node summaries were given their whole budget.
-    assert.ok(performance.now() - started >= 90, "the budget was waited for");
-  });
+  test(
+    "past the budget the call answers without them, at the budget rather than when they finish",
+    { timeout: 30_000 },
+    async () => {
+      const handlers = createSummarizerHandlers(scriptedSummarizer({ sections: "hang" }));
+      const started = performance.now();
+      const reply = await handlers.summarize(request(100), context());
+      assert.deepEqual(
+        reply.summaries!.map((summary) => [summary.summary, summary.sections]),
+        [["the summary", []]],
+      );
+      // Timers never fire early: the node summaries were given their whole budget.
+      assert.ok(performance.now() - started >= 90, "the budget was waited for");
+    },
+  );
 
   test("the budget holds while the garbage collector runs", { timeout: 30_000 }, async () => {
     // A timeout signal that only a composite signal refers to can be collected before it fires (Node 20), and the

@@ -134,9 +134,13 @@ test("a Retry-After longer than the time left fails at once instead of waiting",
 
 test("a Retry-After longer than the client may wait fails at once, naming the wait asked for, instead of retrying early", async (t) => {
   for (const headers of [{ "retry-after": "60" }, { "retry-after-ms": "60000" }] as Record<string, string>[]) {
-    const { server, client, clock } = await setup(t, () => ({ status: 429, headers, json: { error: "quota exceeded" } }), {
-      timeoutMs: 120_000,
-    });
+    const { server, client, clock } = await setup(
+      t,
+      () => ({ status: 429, headers, json: { error: "quota exceeded" } }),
+      {
+        timeoutMs: 120_000,
+      },
+    );
     await assert.rejects(client.postJson("/v1/things", {}, answerSchema), (error: ContextHubError) => {
       isError(
         "PROVIDER_ERROR",
@@ -198,21 +202,25 @@ test("the backoff waits what the injected random draws, within the exponential s
 });
 
 // The per-attempt deadline is a real timer against a real socket: what is tested is that time passing ends the request.
-test("a server that sends headers and then stalls the body is DEADLINE_EXCEEDED within the timeout", { timeout: 30_000 }, async (t) => {
-  const { server, client } = await setup(
-    t,
-    () => ({ body: '{"value":', headers: { "content-type": "application/json" }, stall: true }),
-    { timeoutMs: 200 },
-  );
-  const started = performance.now();
-  await assert.rejects(
-    client.postJson("/v1/things", {}, answerSchema),
-    isError("DEADLINE_EXCEEDED", /acme things \(model acme-1\) failed: no answer within 200 ms \(1 attempt\)/),
-  );
-  // Timers never fire early: the request was given its whole budget (a hang fails on the test's own timeout).
-  assert.ok(performance.now() - started >= 190, "not ended before its 200 ms budget");
-  assert.equal(server.requests.length, 1, "the budget is spent, so there is no retry");
-});
+test(
+  "a server that sends headers and then stalls the body is DEADLINE_EXCEEDED within the timeout",
+  { timeout: 30_000 },
+  async (t) => {
+    const { server, client } = await setup(
+      t,
+      () => ({ body: '{"value":', headers: { "content-type": "application/json" }, stall: true }),
+      { timeoutMs: 200 },
+    );
+    const started = performance.now();
+    await assert.rejects(
+      client.postJson("/v1/things", {}, answerSchema),
+      isError("DEADLINE_EXCEEDED", /acme things \(model acme-1\) failed: no answer within 200 ms \(1 attempt\)/),
+    );
+    // Timers never fire early: the request was given its whole budget (a hang fails on the test's own timeout).
+    assert.ok(performance.now() - started >= 190, "not ended before its 200 ms budget");
+    assert.equal(server.requests.length, 1, "the budget is spent, so there is no retry");
+  },
+);
 
 test("a server that never answers is DEADLINE_EXCEEDED within the timeout", { timeout: 30_000 }, async (t) => {
   const { client } = await setup(t, () => "hang", { timeoutMs: 150 });

@@ -28,7 +28,10 @@ export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitF
       lastError = error;
     }
     if (performance.now() >= deadline) {
-      const last = lastError === undefined ? "" : ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})`;
+      const last =
+        lastError === undefined
+          ? ""
+          : ` (last error: ${lastError instanceof Error ? lastError.message : String(lastError)})`;
       throw new Error(`waited ${timeoutMs} ms for ${what}, and it did not happen${last}`);
     }
     await pause(intervalMs);

@@ -282,16 +282,20 @@ for (const spec of adapters) {
     assert.equal(server.requests.length, 3);
   });
 
-  test(`${spec.provider}: a server that never answers is DEADLINE_EXCEEDED within EMBEDDER_TIMEOUT_MS`, { timeout: 30_000 }, async (t) => {
-    const { provider } = await startAdapter(t, spec, () => "hang", { EMBEDDER_TIMEOUT_MS: "200" });
-    const started = performance.now();
-    await assert.rejects(
-      provider.embed({ texts: ["x"], inputType: "query" }),
-      providerError("DEADLINE_EXCEEDED", new RegExp(`^${label} failed: no answer within 200 ms`)),
-    );
-    // A real timer against a real socket; timers never fire early, and a request never ended fails on the test's timeout.
-    assert.ok(performance.now() - started >= 190, "not ended before its 200 ms budget");
-  });
+  test(
+    `${spec.provider}: a server that never answers is DEADLINE_EXCEEDED within EMBEDDER_TIMEOUT_MS`,
+    { timeout: 30_000 },
+    async (t) => {
+      const { provider } = await startAdapter(t, spec, () => "hang", { EMBEDDER_TIMEOUT_MS: "200" });
+      const started = performance.now();
+      await assert.rejects(
+        provider.embed({ texts: ["x"], inputType: "query" }),
+        providerError("DEADLINE_EXCEEDED", new RegExp(`^${label} failed: no answer within 200 ms`)),
+      );
+      // A real timer against a real socket; timers never fire early, and a request never ended fails on the test's timeout.
+      assert.ok(performance.now() - started >= 190, "not ended before its 200 ms budget");
+    },
+  );
 
   test(`${spec.provider}: a 429 is retried after the Retry-After wait`, async (t) => {
     const { server, provider } = await startAdapter(t, spec, (request, index) =>
