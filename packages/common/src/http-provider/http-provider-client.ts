@@ -48,6 +48,9 @@ export interface HttpProviderClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
+/** The clock a provider client measures its budget and waits on: the real one unless a test passes its own. */
+export type ProviderClock = Pick<HttpProviderClientOptions, "now" | "sleep">;
+
 export interface HttpProviderClient {
   /** "openai embeddings (model text-embedding-3-small)": how errors name this endpoint. */
   readonly label: string;
