@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { setTimeout as delay } from "node:timers/promises";
 import { test } from "node:test";
 import { isContextHubError } from "./errors.js";
 import { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from "./worker-pool.js";
@@ -14,9 +13,16 @@ function openPool(t: { after(fn: () => Promise<void>): void }, options: Partial<
 
 const generous = 60_000;
 
-/** Resolves once `condition` holds, polling on timers (the event loop stays free while workers run). */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await delay(5);
+type WaitAsync = (cells: Int32Array, index: number, value: number) => { async: boolean; value: unknown };
+
+/** Resolves once slot `index` of `cells` holds `value`; the test worker notifies the slot on every change. */
+async function whenCell(cells: Int32Array, index: number, value: number): Promise<void> {
+  // Atomics.waitAsync is in Node 20 but not in the ES2023 library types.
+  const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+  for (let seen = Atomics.load(cells, index); seen !== value; seen = Atomics.load(cells, index)) {
+    const waited = waitAsync(cells, index, seen);
+    if (waited.async) await waited.value;
+  }
 }
 
 test("a job runs in a worker and the worker is reused for the next one", async (t) => {
@@ -45,8 +51,8 @@ test("a job over its budget is stopped by terminating its worker, fails naming i
   const spinning = pool
     .run("spin", null, { stage: "summarize", budgetMs: 400, budgetSetting: "SUMMARIZER_TEXT_BUDGET_MS" })
     .finally(() => (settled = true));
-  // The main thread stays free while the job spins: a short timer fires before the budget ends the job.
-  setTimeout(() => (timerFired = !settled), 10);
+  // The main thread stays free while the job spins: the event loop turns before the budget ends the job.
+  setImmediate(() => (timerFired = !settled));
   await assert.rejects(spinning, (error: unknown) => {
     assert.ok(isContextHubError(error));
     assert.equal(error.code, "TEXT_BUDGET_EXCEEDED");
@@ -55,7 +61,7 @@ test("a job over its budget is stopped by terminating its worker, fails naming i
     assert.deepEqual(error.details, { stage: "summarize", budget_ms: 400 });
     return true;
   });
-  assert.ok(timerFired, "a timer on the main thread fired while the job was running");
+  assert.ok(timerFired, "the main thread's event loop turned while the job was running");
   assert.equal(pool.stats().terminated, 1);
   const after = await pool.run<{ threadId: number }>("echo", null, { stage: "echo", budgetMs: generous });
   assert.notEqual(after.threadId, before.threadId, "a fresh worker took the place of the terminated one");
@@ -68,7 +74,7 @@ test("calls run concurrently up to maxWorkers, and further calls wait for a free
   const cells = new Int32Array(shared);
   const jobs = [0, 1, 2].map(() => pool.run<number>("hold", { shared }, { stage: "hold", budgetMs: generous }));
   // Two jobs are inside their workers at once; the third waits for one of them.
-  await until(() => Atomics.load(cells, 1) === 2);
+  await whenCell(cells, 1, 2);
   assert.equal(pool.stats().waiting, 1);
   assert.equal(pool.stats().workers, 2);
   Atomics.store(cells, 0, 1);
@@ -114,7 +120,8 @@ test("aborting a running job terminates its worker; aborting a waiting call take
   const spinning = pool.run("spin", null, { stage: "embed", budgetMs: generous, signal: running.signal });
   const queued = new AbortController();
   const waiting = pool.run("echo", null, { stage: "embed", budgetMs: generous, signal: queued.signal });
-  await until(() => pool.stats().waiting === 1);
+  // A call finding no free worker joins the queue before run returns.
+  assert.equal(pool.stats().waiting, 1);
   queued.abort();
   await assert.rejects(
     waiting,
@@ -156,7 +163,7 @@ test("close fails running and waiting calls and refuses new ones", async (t) => 
   await pool.warm();
   const spinning = pool.run("spin", null, { stage: "summarize", budgetMs: generous });
   const waiting = pool.run("echo", null, { stage: "summarize", budgetMs: generous });
-  await until(() => pool.stats().waiting === 1);
+  assert.equal(pool.stats().waiting, 1);
   const failures = Promise.all([
     assert.rejects(
       spinning,

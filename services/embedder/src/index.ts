@@ -1,4 +1,4 @@
-import type { Logger, RunningService } from "@context-hub/common";
+import type { Logger, ProviderClock, RunningService } from "@context-hub/common";
 import { createHttpProviderClient, startGrpcService } from "@context-hub/common";
 import { embedderV1 } from "@context-hub/proto";
 import { createBuiltinEmbeddingProvider } from "./builtin-embedding-provider.js";
@@ -47,11 +47,15 @@ export interface EmbedderDependencies {
   provider?: EmbeddingProvider;
 }
 
-/** The provider `config.provider` names; the built-in one embeds long texts in `work`'s worker threads. */
+/**
+ * The provider `config.provider` names; the built-in one embeds long texts in `work`'s worker threads. An HTTP
+ * provider's retries wait on `clock` (tests; the real clock by default).
+ */
 export function createEmbeddingProvider(
   config: EmbedderConfig,
   work: EmbedderTextWork,
   logger: Logger,
+  clock: ProviderClock = {},
 ): EmbeddingProvider {
   switch (config.provider) {
     case "builtin":
@@ -92,6 +96,7 @@ export function createEmbeddingProvider(
         maxRetries: http.maxRetries,
         settingsPrefix: "EMBEDDER",
         logger,
+        ...clock,
       });
       const apiOptions = { model: http.model, requestDimension: http.sendDimension ? http.dimension : undefined };
       const api: EmbeddingApi =

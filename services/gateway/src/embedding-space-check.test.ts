@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ContextHubError, createLogger } from "@context-hub/common";
+import { waitFor } from "@context-hub/common/testing";
 import {
   embeddingSpaceMismatch,
   startEmbeddingSpaceCheck,
@@ -100,7 +101,7 @@ test("peers that cannot answer yet leave the check pending, and it concludes onc
   });
   try {
     assert.equal(check.current().state, "pending");
-    while (check.current().state === "pending") await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => check.current().state !== "pending", { what: "the check to conclude once the peers answer" });
     assert.equal(check.current().state, "passed");
   } finally {
     check.stop();
@@ -112,7 +113,7 @@ test("peers that cannot answer yet leave the check pending, and it concludes onc
     retryMs: 5,
   });
   try {
-    while (late.current().state === "pending") await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => late.current().state !== "pending", { what: "the late check to conclude" });
     const state = late.current();
     assert.equal(state.state, "refused");
     assert.match(state.state === "refused" ? state.reason : "", /context-hub reembed/);

@@ -1,4 +1,4 @@
-import type { Logger, RunningService } from "@context-hub/common";
+import type { Logger, ProviderClock, RunningService } from "@context-hub/common";
 import { createHttpProviderClient, startGrpcService } from "@context-hub/common";
 import { rerankerV1 } from "@context-hub/proto";
 import { createBuiltinRerankProvider } from "./builtin-rerank-provider.js";
@@ -33,8 +33,12 @@ export interface RerankerDependencies {
   provider?: RerankProvider;
 }
 
-/** The provider `config.provider` names. */
-export function createRerankProvider(config: RerankerConfig, logger: Logger): RerankProvider {
+/** The provider `config.provider` names; an HTTP provider's retries wait on `clock` (tests; the real clock by default). */
+export function createRerankProvider(
+  config: RerankerConfig,
+  logger: Logger,
+  clock: ProviderClock = {},
+): RerankProvider {
   switch (config.provider) {
     case "builtin":
       return createBuiltinRerankProvider({
@@ -72,6 +76,7 @@ export function createRerankProvider(config: RerankerConfig, logger: Logger): Re
         maxRetries: http.maxRetries,
         settingsPrefix: "RERANKER",
         logger,
+        ...clock,
       });
       const api =
         config.provider === "cohere"

@@ -1,4 +1,4 @@
-import type { Logger, RunningService } from "@context-hub/common";
+import type { Logger, ProviderClock, RunningService } from "@context-hub/common";
 import { createHttpProviderClient, startGrpcService } from "@context-hub/common";
 import { summarizerV1 } from "@context-hub/proto";
 import { createBuiltinSummaryProvider } from "./builtin-summary-provider.js";
@@ -38,11 +38,15 @@ export interface SummarizerDependencies {
   provider?: SummaryProvider;
 }
 
-/** The provider `config.provider` names; the built-in one computes in `work`'s worker threads. */
+/**
+ * The provider `config.provider` names; the built-in one computes in `work`'s worker threads. An HTTP provider's
+ * retries wait on `clock` (tests; the real clock by default).
+ */
 export function createSummaryProvider(
   config: SummarizerConfig,
   work: SummaryTextWork,
   logger?: Logger,
+  clock: ProviderClock = {},
 ): SummaryProvider {
   switch (config.provider) {
     case "builtin":
@@ -74,6 +78,7 @@ export function createSummaryProvider(
         maxRetries: http.maxRetries,
         settingsPrefix: "SUMMARIZER",
         ...(logger === undefined ? {} : { logger }),
+        ...clock,
       });
       const api: ChatApi =
         config.provider === "openai"

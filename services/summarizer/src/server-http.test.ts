@@ -1,6 +1,7 @@
 // The summarizer over gRPC with an LLM provider pointed at a local Anthropic-compatible server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { createGrpcClient, createLogger, isContextHubError } from "@context-hub/common";
 import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
 import { commonV1, summarizerV1 } from "@context-hub/proto";
@@ -136,8 +137,9 @@ test("however many texts one call carries, the worker never has more than SUMMAR
     async (request) => {
       inFlight++;
       peak = Math.max(peak, inFlight);
-      // A slow provider, so that requests pile up if nothing holds them back.
-      await new Promise((resolve) => setTimeout(resolve, 40));
+      // A slow provider, so that requests pile up if nothing holds them back: each answer waits a hundred turns of
+      // the event loop, in which any request the worker let through would arrive.
+      for (let turn = 0; turn < 100; turn++) await nextTurn();
       inFlight--;
       const section = sectionOf(request);
       return messagesAnswer(section === undefined ? "The agent enabled iterative scans." : `${section} is covered.`);
@@ -193,7 +195,9 @@ test("a node summary that hangs holds its place only until its budget, so the ne
   const waited = performance.now() - started;
   assert.equal(next.summaries[0]!.summary, "A summary.");
   assert.ok(
-    waited >= 290 && waited < 5_000,
+    // Not a speed bound: the hanging request would hold the only place until the 20 s provider timeout; the bound
+    // below is the 300 ms budget, which a real timer cannot beat.
+    waited >= 290 && waited < 20_000,
     `the next summary came after ${Math.round(waited)} ms, not after the 20 s provider timeout`,
   );
   const first = await withSections;
@@ -208,11 +212,14 @@ test("a call that failed gives up its texts' places: requests still waiting are 
     (request.body as { messages: { content: string }[] }).messages[0]!.content;
   const { server, client } = await startForTest(
     t,
-    // The first text's summary is refused; any other text's hangs (until the provider timeout, 20 s here).
+    // The first text's summary is refused, a later call's is answered; any other text's hangs (until the provider
+    // timeout, 20 s here).
     (request) =>
       textOf(request).includes("refused text")
         ? { status: 400, json: { type: "error", error: { type: "invalid_request_error", message: "refused" } } }
-        : "hang",
+        : textOf(request).includes("later text")
+          ? messagesAnswer("A summary.")
+          : "hang",
     { SUMMARIZER_CONCURRENCY: "1", SUMMARIZER_TIMEOUT_MS: "20000" },
   );
   const padded = (words: string) => `${words} `.repeat(20);
@@ -226,11 +233,18 @@ test("a call that failed gives up its texts' places: requests still waiting are 
     }),
     (error: unknown) => isContextHubError(error) && error.code === "PROVIDER_ERROR",
   );
-  // With the failed call's second text still queued, this call would wait behind its hanging request.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // Had the failed call's second text still been queued, it would go first and this call would wait behind its
+  // hanging request; once this call is answered, every request that will be sent before it has been.
+  const later = await client.summarize({
+    inputs: [{ text: padded("later text"), source: commonV1.Source.AGENT }],
+    sectionBudgetMs: 0,
+  });
+  assert.equal(later.summaries[0]!.summary, "A summary.");
   assert.deepEqual(
-    server.requests.map((request) => (textOf(request).includes("refused text") ? "refused" : "other")),
-    ["refused"],
+    server.requests.map((request) =>
+      textOf(request).includes("refused text") ? "refused" : textOf(request).includes("later text") ? "later" : "other",
+    ),
+    ["refused", "later"],
     "the failed call's waiting text was never sent",
   );
 });

@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { waitFor } from "@context-hub/common/testing";
 import { callOk } from "../support/mcp.js";
 
 const bin = resolve(fileURLToPath(import.meta.url), "../../../../bin/context-hub.js");
@@ -38,22 +39,17 @@ async function launch(
   };
 }
 
-/** Resolves with the exit code of the process behind `transport` once it has exited. */
-function exited(pid: number): Promise<void> {
-  return new Promise((resolveExit, reject) => {
-    const deadline = Date.now() + 30_000;
-    const poll = () => {
-      try {
-        process.kill(pid, 0);
-      } catch {
-        resolveExit();
-        return;
-      }
-      if (Date.now() > deadline) reject(new Error(`process ${pid} is still running 30 s after its client closed`));
-      else setTimeout(poll, 50);
-    };
-    poll();
-  });
+/** Resolves once process `pid` has exited (the transport keeps its child to itself, so the pid is all there is). */
+async function exited(pid: number): Promise<void> {
+  const gone = () => {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  await waitFor(gone, { what: `process ${pid} to exit after its client closed`, timeoutMs: 30_000, intervalMs: 50 });
 }
 
 test("context-hub stdio serves MCP on stdin/stdout, keeps the data, and refuses a second process on the same directory", async (t) => {

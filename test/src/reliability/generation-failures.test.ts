@@ -24,8 +24,11 @@ interface FailureCase {
   modes: Partial<FakeModes>;
   /** The whole first line of the error: its code, the leg and the cause. */
   expected: RegExp;
-  /** The failure comes no sooner than the first and before the second (ms): the deadline that must have fired. */
-  within?: [number, number];
+  /**
+   * The failure comes no sooner than the first (ms), the deadline that must have fired, and, where given, before the
+   * second, the moment a slow provider would have answered (so the deadline, not the answer, ended the wait).
+   */
+  within?: [number, number?];
 }
 
 interface Ack {
@@ -60,8 +63,9 @@ function failureSuite(title: string, env: Record<string, string>, cases: Failure
           const failed = await callTool(h.client, "store_context", args);
           const elapsed = performance.now() - started;
           assert.match(failureLine(failed), scenario.expected);
+          // Real deadlines across real processes: timers never fire early, so the lower bound is safe on a busy machine.
           if (scenario.within !== undefined) {
-            const [earliest, latest] = scenario.within;
+            const [earliest, latest = Infinity] = scenario.within;
             assert.ok(
               elapsed >= earliest && elapsed < latest,
               `failed after ${Math.round(elapsed)} ms, expected from ${earliest} to ${latest} ms`,
@@ -131,7 +135,7 @@ failureSuite(
       expected: new RegExp(
         `${embedLeg}openai embeddings \\(model fake-embed\\) failed: no answer within ${providerTimeoutMs} ms \\(1 attempt\\)$`,
       ),
-      within: [providerTimeoutMs, 5_000],
+      within: [providerTimeoutMs],
     },
     {
       name: "embedding provider answers vectors of the wrong dimension",
@@ -153,7 +157,7 @@ failureSuite(
       expected: new RegExp(
         `${summaryLeg}openai chat completions \\(model fake-chat\\) failed: no answer within ${providerTimeoutMs} ms \\(1 attempt\\)$`,
       ),
-      within: [providerTimeoutMs, 5_000],
+      within: [providerTimeoutMs],
     },
     {
       name: "summary provider answers no choices",

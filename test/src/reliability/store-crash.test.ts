@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createLogger, startTracing, type RunningService } from "@context-hub/common";
+import { waitFor } from "@context-hub/common/testing";
 import { loadEmbedderConfig, startEmbedder } from "@context-hub/embedder";
 import { loadGatewayConfig, startGateway } from "@context-hub/gateway";
 import { loadRerankerConfig, startReranker } from "@context-hub/reranker";
@@ -181,16 +182,14 @@ async function waitUntil(
 
 /** Until a call through the gateway reaches the store: the gateway reconnects on its own schedule (at most 2 s apart). */
 async function untilStoreReachable(client: Client): Promise<void> {
-  const deadline = performance.now() + progressTimeoutMs;
-  for (;;) {
-    const result = await callTool(client, "search_context", { limit: 1 }).catch(() => undefined);
-    if (result !== undefined && !result.isError) return;
-    if (performance.now() > deadline)
-      throw new Error(
-        `the gateway did not reach the restarted store: ${result === undefined ? "no answer" : textOf(result)}`,
-      );
-    await sleep(50);
-  }
+  await waitFor(
+    async () => {
+      const result = await callTool(client, "search_context", { limit: 1 });
+      if (result.isError) throw new Error(textOf(result));
+      return true;
+    },
+    { what: "the gateway to reach the restarted store", timeoutMs: progressTimeoutMs, intervalMs: 50 },
+  );
 }
 
 const acknowledgementOf = (result: CallToolResult): Acknowledgement => {
@@ -359,6 +358,7 @@ for (const backend of backends) {
               : commits.typicalMs();
           await (from === "write" ? writeStarted.next() : commits.nextStart());
           const delayMs = random() * typicalMs;
+          // The kill lands at a random real moment of a write under way in other processes: real time is the point.
           await sleep(delayMs);
           serving = new Promise((resolve) => (reopen = resolve));
           kills.push({

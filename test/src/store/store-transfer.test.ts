@@ -463,6 +463,7 @@ describe("export and import", () => {
   // Last: it writes to the source store.
   test("--since exports what changed after an instant; it imports onto the copy it continues, and not into an empty store", async () => {
     const since = new Date();
+    // The store stamps the next write with its real clock, which has to move past the instant: a few ms, for real.
     await new Promise((resolve) => setTimeout(resolve, 5));
     const store = await startTestStore(options(join(directory, "source")), source);
     try {

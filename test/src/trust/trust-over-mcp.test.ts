@@ -79,6 +79,7 @@ const ghost = "01900000-0000-7000-8000-00000000abcd";
  */
 async function clockPast(): Promise<string> {
   const instant = new Date();
+  // The servers stamp writes with their own real clock, so the instant has to pass for real; a few ms at most.
   while (Date.now() <= instant.getTime() + 2) await new Promise((resolve) => setTimeout(resolve, 2));
   return instant.toISOString();
 }

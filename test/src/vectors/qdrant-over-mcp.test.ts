@@ -14,6 +14,7 @@ import type { AllInOne } from "@context-hub/cli";
 import { callOk, connectMcpClient } from "../support/mcp.js";
 import { startOutageProxy, startQdrantTarget, type OutageProxy, type QdrantTarget } from "../support/qdrant-server.js";
 import { createQdrantClient } from "@context-hub/store/testing";
+import { waitFor } from "@context-hub/common/testing";
 import { startMemoryHub } from "../support/memory-hub.js";
 
 interface SemanticPage {
@@ -77,17 +78,14 @@ describe("Context Hub over MCP with the Qdrant vector backend", () => {
     });
     const search = (query: string) => callOk<SemanticPage>(client, "semantic_search_context", { query, limit: 5 });
     // The relay delivers within milliseconds; until it has, the entry is not in Qdrant yet, so ask until it is.
-    let found: SemanticPage | undefined;
-    for (
-      let attempt = 0;
-      attempt < 200 && !(found?.results.some((result) => result.id === stored.context_id) ?? false);
-      attempt++
-    ) {
-      found = await search("turbine blade crack");
-      if (!found.results.some((result) => result.id === stored.context_id))
-        await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    assert.deepEqual([found?.results[0]?.id, found?.warnings], [stored.context_id, []]);
+    const found = await waitFor(
+      async () => {
+        const page = await search("turbine blade crack");
+        return page.results.some((result) => result.id === stored.context_id) ? page : undefined;
+      },
+      { what: "the relay to deliver the stored entry to Qdrant" },
+    );
+    assert.deepEqual([found.results[0]?.id, found.warnings], [stored.context_id, []]);
 
     proxy.cut();
     try {

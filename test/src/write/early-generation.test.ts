@@ -276,7 +276,6 @@ describe("a failed leg", () => {
     const { hub, client } = fakes;
 
     const cancelledBefore = await stageCount(hub, "summarize", "cancelled");
-    const started = performance.now();
     const failed = await callTool(client, "store_context", {
       thread_id: "tunnel",
       source: "agent",
@@ -284,7 +283,7 @@ describe("a failed leg", () => {
     });
     assert.equal(failed.isError, true);
     assert.match(textOf(failed), /^EMBEDDER_UNAVAILABLE: embedding failed, so nothing was stored: .*HTTP 400/s);
-    assert.ok(performance.now() - started < 10_000, "the hanging summary was not waited for");
+    // The hanging summary was cancelled rather than waited for (its timeouts are 60 s): counted, not timed.
     assert.equal(await stageCount(hub, "summarize", "cancelled"), cancelledBefore + 1);
   });
 });

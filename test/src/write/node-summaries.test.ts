@@ -72,9 +72,11 @@ describe("node summaries never block a write", () => {
       outline.map((section) => section.path),
       "every section was asked for, and none answered",
     );
+    // Not a speed bound: the sections never answer and every other wait is 20 s, so only the budget (a real timer in
+    // the gateway) can have ended the wait; timers never fire early.
     assert.ok(
-      elapsed >= sectionBudgetMs - 50 && elapsed < sectionBudgetMs + 2_500,
-      `stored after ${Math.round(elapsed)} ms; the section budget is ${sectionBudgetMs} ms`,
+      elapsed >= sectionBudgetMs - 50 && elapsed < 20_000,
+      `stored after ${Math.round(elapsed)} ms; the section budget is ${sectionBudgetMs} ms, every other wait 20 s`,
     );
     const entry = await fetchEntry(context.hub.client, ack.context_id);
     assert.equal(entry.summary, fakeSummaryOf(text));

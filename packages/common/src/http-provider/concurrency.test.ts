@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { isContextHubError } from "../errors.js";
 import { createConcurrencyLimiter, mapWithConcurrency, splitIntoBatches } from "./concurrency.js";
 
@@ -12,10 +13,11 @@ test("splitIntoBatches keeps order and cuts at the size", () => {
 test("mapWithConcurrency returns results in item order and never runs more than the limit", async () => {
   let running = 0;
   let peak = 0;
-  const results = await mapWithConcurrency([30, 5, 20, 1, 10, 2], 2, async (delay, index) => {
+  // Items finish out of order: each takes as many turns of the event loop as its number.
+  const results = await mapWithConcurrency([30, 5, 20, 1, 10, 2], 2, async (turns, index) => {
     running++;
     peak = Math.max(peak, running);
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    for (let turn = 0; turn < turns; turn++) await nextTurn();
     running--;
     return index * 10;
   });

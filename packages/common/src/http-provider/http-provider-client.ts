@@ -42,7 +42,14 @@ export interface HttpProviderClientOptions {
   fetch?: typeof fetch;
   /** Replaces Math.random for the jitter (tests). */
   random?: () => number;
+  /** Replaces the wall clock the call's time budget is measured on (tests); default Date.now. */
+  now?: () => number;
+  /** Replaces the wait between attempts (tests); rejects when `signal` aborts. Default a timer. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
+
+/** The clock a provider client measures its budget and waits on: the real one unless a test passes its own. */
+export type ProviderClock = Pick<HttpProviderClientOptions, "now" | "sleep">;
 
 export interface HttpProviderClient {
   /** "openai embeddings (model text-embedding-3-small)": how errors name this endpoint. */
@@ -185,6 +192,8 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
   const label = providerLabel({ provider, operation, model });
   const fetchImpl = options.fetch ?? fetch;
   const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+  const wait = options.sleep ?? ((ms: number, signal?: AbortSignal) => sleep(ms, undefined, { signal }));
   const backoffBaseMs = options.backoffBaseMs ?? 250;
   const backoffCapMs = options.backoffCapMs ?? 8000;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
@@ -271,10 +280,10 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
     async postJson(path, body, schema, signal) {
       const url = joinProviderUrl(options.baseUrl, path);
       const payload = JSON.stringify(body);
-      const deadline = Date.now() + timeoutMs;
+      const deadline = now() + timeoutMs;
       for (let attempts = 1; ; attempts++) {
         if (signal?.aborted) throw cancelled(attempts - 1);
-        const remainingMs = deadline - Date.now();
+        const remainingMs = deadline - now();
         if (remainingMs <= 0) throw timedOut(attempts - 1);
         const outcome = await attempt(url, payload, remainingMs, signal);
         if (outcome === "cancelled") throw cancelled(attempts);
@@ -331,7 +340,7 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
           const tooLong =
             askedMs > maxRetryAfterMs
               ? `is longer than the ${maxRetryAfterMs} ms a retry may wait`
-              : Date.now() + askedMs >= deadline
+              : now() + askedMs >= deadline
                 ? `would pass the ${timeoutMs} ms timeout`
                 : undefined;
           if (tooLong !== undefined) {
@@ -340,7 +349,7 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
           }
         }
         const delayMs = askedMs ?? fullJitterDelay(attempts - 1, backoffBaseMs, backoffCapMs, random);
-        if (Date.now() + delayMs >= deadline) {
+        if (now() + delayMs >= deadline) {
           throw fail(cause(`the next retry (in ${delayMs} ms) would pass the ${timeoutMs} ms timeout`), {}, remedy);
         }
         const reason =
@@ -359,7 +368,7 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
           `${label}: ${cause()}; retrying`,
         );
         try {
-          await sleep(delayMs, undefined, { signal });
+          await wait(delayMs, signal);
         } catch {
           throw cancelled(attempts);
         }

@@ -2,3 +2,5 @@
 export * from "./growth-rate.js";
 export * from "./recording-http-server.js";
 export * from "./heading-texts.js";
+export * from "./wait-for.js";
+export * from "./fake-clock.js";

@@ -14,10 +14,11 @@ serveWorkerTasks(
         // Nothing here yields; only terminating the thread ends it.
       }
     },
-    /** Counts itself in slot 1 of the shared array, then blocks until slot 0 is set. */
+    /** Counts itself in slot 1 of the shared array (notifying it), then blocks until slot 0 is set. */
     hold: (input: { shared: SharedArrayBuffer }) => {
       const cells = new Int32Array(input.shared);
       Atomics.add(cells, 1, 1);
+      Atomics.notify(cells, 1);
       Atomics.wait(cells, 0, 0);
       return threadId;
     },

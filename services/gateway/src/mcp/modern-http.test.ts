@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { once } from "node:events";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { sendWebResponse } from "./modern-http.js";
@@ -41,7 +42,7 @@ test("an event stream is relayed event by event, unbuffered by proxies", async (
       async start(controller) {
         for (const event of events) {
           controller.enqueue(new TextEncoder().encode(event));
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          await nextTurn();
         }
         controller.close();
       },

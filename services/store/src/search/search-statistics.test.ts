@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createLogger, type Logger } from "@context-hub/common";
+import { waitFor } from "@context-hub/common/testing";
 import { openDatabase } from "../db/open-database.js";
 import type { SqlDatabase } from "../db/sql-database.js";
 import { defaultSearchConfig } from "./search-config.js";
@@ -107,9 +108,7 @@ test("a running store analyses its entries at the next periodic check once they 
     await statistics.refresh();
     await insertKilobyteEntries(db, 1500);
     // No refresh is called: the timer's check finds the grown table.
-    for (let waited = 0; waited < 10_000 && !(await analysed()); waited += 50)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(await analysed(), true);
+    await waitFor(analysed, { what: "the periodic check to analyse the grown entries table" });
   });
 });
 

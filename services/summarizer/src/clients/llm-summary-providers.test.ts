@@ -2,7 +2,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHttpProviderClient, createLogger, isContextHubError } from "@context-hub/common";
-import { startRecordingHttpServer, type FakeAnswer, type RecordedRequest } from "@context-hub/common/testing";
+import {
+  createFakeClock,
+  startRecordingHttpServer,
+  type FakeAnswer,
+  type RecordedRequest,
+} from "@context-hub/common/testing";
 import { loadSummarizerConfig } from "../config.js";
 import { createSummaryProvider, createSummaryTextWork } from "../index.js";
 import type { SectionText } from "../summary-provider.js";
@@ -212,9 +217,12 @@ async function startAdapter(
     ...env,
   });
   // An LLM provider leaves the text work (no worker starts until some is asked for) to the summarizer around it.
+  // Waits between attempts pass on a fake clock: tests read the waits asked for instead of timing them.
+  const clock = createFakeClock();
   return {
     server,
-    provider: createSummaryProvider(config, createSummaryTextWork({ workers: 1, budgetMs: 1000 }), logger),
+    provider: createSummaryProvider(config, createSummaryTextWork({ workers: 1, budgetMs: 1000 }), logger, clock),
+    clock,
   };
 }
 
@@ -269,15 +277,22 @@ for (const spec of adapters) {
   test(`${spec.provider}: section summaries are one request per section, at most half of SUMMARIZER_CONCURRENCY at once, in section order`, async (t) => {
     let inFlight = 0;
     let peak = 0;
+    let arrived = 0;
+    const held: (() => void)[] = [];
     const { server, provider } = await startAdapter(
       t,
       spec,
       async (request) => {
         inFlight++;
+        arrived++;
         peak = Math.max(peak, inFlight);
         const heading = /Section: Report > (Part \d+)/.exec(spec.promptOf(request.body as Body).user)?.[1] ?? "?";
-        // Later parts answer sooner, so a result put in arrival order would come out wrong.
-        await new Promise((resolve) => setTimeout(resolve, 60 - Number(heading.slice(5)) * 10));
+        // Later parts answer first (the newest of two held requests is let go), and Part 0 last of all, so a result
+        // put in arrival order would come out wrong.
+        const answered = new Promise<void>((resolve) => held.push(resolve));
+        if (held.length >= 2) held.pop()!();
+        await answered;
+        if (arrived === 5) held.splice(0).forEach((release) => release());
         inFlight--;
         return { json: spec.answer(`Summary: ${heading} says something.`) };
       },
@@ -358,27 +373,30 @@ for (const spec of adapters) {
     assert.equal(server.requests.length, 3);
   });
 
-  test(`${spec.provider}: a server that never answers is DEADLINE_EXCEEDED within SUMMARIZER_TIMEOUT_MS`, async (t) => {
-    const { provider } = await startAdapter(t, spec, () => "hang", { SUMMARIZER_TIMEOUT_MS: "200" });
-    const started = performance.now();
-    await assert.rejects(
-      provider.summarize({ text: report, source: "agent" }),
-      providerError("DEADLINE_EXCEEDED", new RegExp(`^${label} failed: no answer within 200 ms`)),
-    );
-    const elapsed = performance.now() - started;
-    assert.ok(elapsed >= 190 && elapsed < 1500, `took ${elapsed} ms`);
-  });
+  test(
+    `${spec.provider}: a server that never answers is DEADLINE_EXCEEDED within SUMMARIZER_TIMEOUT_MS`,
+    { timeout: 30_000 },
+    async (t) => {
+      const { provider } = await startAdapter(t, spec, () => "hang", { SUMMARIZER_TIMEOUT_MS: "200" });
+      const started = performance.now();
+      await assert.rejects(
+        provider.summarize({ text: report, source: "agent" }),
+        providerError("DEADLINE_EXCEEDED", new RegExp(`^${label} failed: no answer within 200 ms`)),
+      );
+      // A real timer against a real socket; timers never fire early, and a request never ended fails on the test's timeout.
+      assert.ok(performance.now() - started >= 190, "not ended before its 200 ms budget");
+    },
+  );
 
   test(`${spec.provider}: a 429 is retried after the Retry-After wait`, async (t) => {
-    const { server, provider } = await startAdapter(t, spec, (_request, index) =>
+    const { server, provider, clock } = await startAdapter(t, spec, (_request, index) =>
       index === 0
         ? { status: 429, headers: { "retry-after": "0.3" }, json: { error: { message: "rate limit" } } }
         : { json: spec.answer("The agent enabled iterative scans.") },
     );
     assert.equal(await provider.summarize({ text: report, source: "agent" }), "The agent enabled iterative scans.");
     assert.equal(server.requests.length, 2);
-    const waited = server.requests[1]!.receivedAt - server.requests[0]!.receivedAt;
-    assert.ok(waited >= 295, `second attempt after ${waited} ms`);
+    assert.deepEqual(clock.sleeps, [300], "one wait, of the 300 ms the provider asked for");
   });
 
   for (const [what, answer, pattern] of spec.malformed) {
