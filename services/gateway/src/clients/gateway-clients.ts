@@ -1,6 +1,7 @@
 /** The domain clients tools call: every proto message a tool needs is built and read behind them. */
 import { createEntriesClient } from "./entries-client.js";
 import { describeFeatures } from "./features-client.js";
+import { createHandoffsClient } from "./handoffs-client.js";
 import { createHistoryClient } from "./history-client.js";
 import { createMemoriesClient } from "./memories-client.js";
 import { createNavigationClient } from "./navigation-client.js";
@@ -16,6 +17,7 @@ export interface GatewayClients {
   history: ReturnType<typeof createHistoryClient>;
   navigation: ReturnType<typeof createNavigationClient>;
   memories: ReturnType<typeof createMemoriesClient>;
+  handoffs: ReturnType<typeof createHandoffsClient>;
   /** What this deployment has on (whoami). */
   features: { describe: () => ReturnType<typeof describeFeatures> };
 }
@@ -33,6 +35,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       history: createHistoryClient(peers),
       navigation: createNavigationClient(peers.search),
       memories: createMemoriesClient(peers.memories),
+      handoffs: createHandoffsClient(peers.handoffs),
       features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);
