@@ -27,6 +27,8 @@ import { createReviewRepository } from "./entries/review-repository.js";
 import { createReviewService } from "./review/review.js";
 import { createMemoryRepository } from "./memories/memory-repository.js";
 import { createMemoryService } from "./memories/memories.js";
+import { createHandoffRepository } from "./handoffs/handoff-repository.js";
+import { createHandoffService } from "./handoffs/handoffs.js";
 import { createIdempotencyExpirySweeper } from "./idempotency/idempotency-expiry.js";
 import { deleteExpiredIdempotencyKeys } from "./idempotency/idempotency-repository.js";
 
@@ -132,6 +134,7 @@ export async function startStore(
       review: createReviewService(repository, createReviewRepository(database), denials),
       audit: createAuditService(auditRepository, denials),
       memories: createMemoryService(createMemoryRepository(database), denials, expiry),
+      handoffs: createHandoffService(createHandoffRepository(database), denials, expiry),
       store: createDescribeService(database, () => search.vectors.kind),
     };
     const sweeper = createIdempotencyExpirySweeper({

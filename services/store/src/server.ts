@@ -14,6 +14,8 @@ import { createIdempotencyHandlers } from "./idempotency-server.js";
 import type { ApiKeyService } from "./keys/api-keys.js";
 import type { MemoryService } from "./memories/memories.js";
 import { createMemoriesHandlers } from "./memories-server.js";
+import type { HandoffService } from "./handoffs/handoffs.js";
+import { createHandoffsHandlers } from "./handoffs-server.js";
 import type { ReviewService } from "./review/review.js";
 import { createReviewHandlers } from "./review-server.js";
 import type { SharingService } from "./sharing/sharing.js";
@@ -28,10 +30,11 @@ export interface StoreServices {
   review: ReviewService;
   audit: AuditService;
   memories: MemoryService;
+  handoffs: HandoffService;
   store: DescribeService;
 }
 
-/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit and memories services. */
+/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories and handoffs services. */
 export function registerStoreServices(builder: GrpcServerBuilder, services: StoreServices): GrpcServerBuilder {
   return builder
     .addService(storeV1.StoreService, createDescribeHandlers(services.store))
@@ -42,5 +45,6 @@ export function registerStoreServices(builder: GrpcServerBuilder, services: Stor
     .addService(storeV1.HistoryService, createHistoryHandlers(services.history))
     .addService(storeV1.ReviewService, createReviewHandlers(services.review))
     .addService(storeV1.AuditService, createAuditHandlers(services.audit))
-    .addService(storeV1.MemoriesService, createMemoriesHandlers(services.memories));
+    .addService(storeV1.MemoriesService, createMemoriesHandlers(services.memories))
+    .addService(storeV1.HandoffsService, createHandoffsHandlers(services.handoffs));
 }

@@ -92,7 +92,17 @@ describe("the tool surface", () => {
   test("every tool has a title, a description for a model, a strict bounded input schema, an output schema and all four annotations", async () => {
     const { tools } = await local.listTools();
     assert.ok(tools.length >= 15, `tools/list has ${tools.length} tools`);
-    for (const name of ["whoami", "search", "fetch"])
+    for (const name of [
+      "whoami",
+      "search",
+      "fetch",
+      "create_handoff",
+      "get_handoff",
+      "list_handoffs",
+      "accept_handoff",
+      "complete_handoff",
+      "cancel_handoff",
+    ])
       assert.ok(
         tools.some((tool) => tool.name === name),
         name,

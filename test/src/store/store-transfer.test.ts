@@ -29,7 +29,7 @@ import { generatedFor, logger, principal, startTestStore, textEntry, type StoreC
 const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
 const admin = ["context:read", "context:write", "context:review", "context:admin"];
 
-/** Writes one tenant's worth of everything the store keeps: versions, a tombstone, grants, an image, node summaries, a review, an API key, an idempotency key, memories and their revisions, audit records. */
+/** Writes one tenant's worth of everything the store keeps: versions, a tombstone, grants, an image, node summaries, a review, an API key, an idempotency key, memories and their revisions, a handoff, audit records. */
 async function populate(client: StoreClient, tenant: string): Promise<void> {
   const alice = principal(tenant, "alice", { groups: ["eng"] });
   const root = principal(tenant, "root", { scopes: admin });
@@ -124,6 +124,15 @@ async function populate(client: StoreClient, tenant: string): Promise<void> {
   });
   await client.putMemory({ principal: alice, namespace: "plan", key: "scratch", value: "deleted below" });
   await client.deleteMemory({ principal: alice, namespace: "plan", key: "scratch", reason: "done" });
+  const handoff = await client.createHandoff({
+    principal: alice,
+    recipient: { kind: "group", name: "eng" },
+    title: "Ship the plan",
+    summary: "Half done.",
+    nextSteps: ["finish it"],
+    links: [{ type: "memory", ref: "plan/status" }],
+  });
+  await client.acceptHandoff({ principal: principal(tenant, "bob", { groups: ["eng"] }), id: handoff.handoff!.id });
 }
 
 interface Dump {
@@ -225,6 +234,7 @@ describe("export and import", () => {
       "tombstone",
       "memory",
       "memory_version",
+      "handoff",
       "grant",
       "api_key",
       "idempotency_key",

@@ -1,6 +1,7 @@
 /** The domain clients tools call: every proto message a tool needs is built and read behind them. */
 import { createEntriesClient } from "./entries-client.js";
 import { describeFeatures } from "./features-client.js";
+import { createHandoffsClient } from "./handoffs-client.js";
 import { createHistoryClient } from "./history-client.js";
 import { createMemoriesClient } from "./memories-client.js";
 import { createNavigationClient } from "./navigation-client.js";
@@ -18,6 +19,7 @@ export interface GatewayClients {
   navigation: ReturnType<typeof createNavigationClient>;
   memories: ReturnType<typeof createMemoriesClient>;
   search: ReturnType<typeof createSearchClient>;
+  handoffs: ReturnType<typeof createHandoffsClient>;
   /** What this deployment has on (whoami). */
   features: { describe: () => ReturnType<typeof describeFeatures> };
 }
@@ -36,6 +38,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       navigation: createNavigationClient(peers.search),
       memories: createMemoriesClient(peers.memories),
       search: createSearchClient(peers),
+      handoffs: createHandoffsClient(peers.handoffs),
       features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);

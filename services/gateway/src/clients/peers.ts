@@ -12,6 +12,7 @@ export type HistoryServiceClient = GrpcClient<typeof storeV1.HistoryService>;
 export type ReviewServiceClient = GrpcClient<typeof storeV1.ReviewService>;
 export type AuditServiceClient = GrpcClient<typeof storeV1.AuditService>;
 export type MemoriesServiceClient = GrpcClient<typeof storeV1.MemoriesService>;
+export type HandoffsServiceClient = GrpcClient<typeof storeV1.HandoffsService>;
 /** SearchService, served by the store process at the store's address. */
 export type SearchServiceClient = GrpcClient<typeof searchV1.SearchService>;
 export type EmbedderClient = GrpcClient<typeof embedderV1.EmbedderService>;
@@ -29,6 +30,7 @@ export interface Peers {
   review: ReviewServiceClient;
   audit: AuditServiceClient;
   memories: MemoriesServiceClient;
+  handoffs: HandoffsServiceClient;
   search: SearchServiceClient;
   embedder: EmbedderClient;
   /** Absent when summaries are turned off. */
@@ -52,6 +54,7 @@ export function createPeers(config: GatewayConfig): Peers {
     review: atStore(storeV1.ReviewService),
     audit: atStore(storeV1.AuditService),
     memories: atStore(storeV1.MemoriesService),
+    handoffs: atStore(storeV1.HandoffsService),
     search: atStore(searchV1.SearchService),
   };
   const embedder = createGrpcClient(embedderV1.EmbedderService, {

@@ -33,8 +33,9 @@ export const storedTextFields = ["text", "preview", "summary", "title", "snippet
  * sit inside an entry (or an entry's history), under that entry's markers:
  * the stored-text fields, outline headings and heading paths, grep context
  * lines, full-text highlight fragments (`text` of a highlight), node
- * summaries, a reviewer's note and a deletion reason. A field holding a list
- * of strings has each string fenced.
+ * summaries, a reviewer's note, a deletion reason, and a handoff's next
+ * steps, open questions and outcome. A field holding a list of strings has
+ * each string fenced.
  */
 export const derivedTextFields: readonly string[] = [
   ...storedTextFields,
@@ -44,6 +45,9 @@ export const derivedTextFields: readonly string[] = [
   "after",
   "review_note",
   "reason",
+  "next_steps",
+  "open_questions",
+  "outcome",
 ];
 
 type StoredEntry = Record<string, unknown> & { id: string };

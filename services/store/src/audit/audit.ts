@@ -31,7 +31,11 @@ export type AuditAction =
   | "audit.read"
   | "history.purge"
   | "memory.put"
-  | "memory.delete";
+  | "memory.delete"
+  | "handoff.create"
+  | "handoff.accept"
+  | "handoff.complete"
+  | "handoff.cancel";
 
 export type AuditOutcome = "ok" | "denied";
 

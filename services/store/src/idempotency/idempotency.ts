@@ -22,7 +22,8 @@ export type MutationName =
   | "Share"
   | "Unshare"
   | "PutMemory"
-  | "DeleteMemory";
+  | "DeleteMemory"
+  | "CreateHandoff";
 
 /** A validated key, bound to the mutation it was sent with. */
 export interface IdempotencyKey {

@@ -113,6 +113,15 @@ export const transferTables: readonly TransferTable[] = [
     derived: {},
   },
   {
+    kind: "handoff",
+    table: "handoffs",
+    keys: ["id"],
+    tenantCondition: ownTenant,
+    sinceCondition: (p) => `t.updated_at >= ${p}`,
+    size: "octet_length(t.summary)",
+    derived: {},
+  },
+  {
     kind: "grant",
     table: "grants",
     keys: ["id"],

@@ -17,6 +17,7 @@ import { getContextHistoryTool, restoreContextVersionTool } from "./history-tool
 import { listReviewQueueTool, reviewContextTool } from "./review-tools.js";
 import { getAuditLogTool } from "./audit-tools.js";
 import { memoryTools } from "./memory-tools.js";
+import { handoffTools } from "./handoff-tools.js";
 
 /** Every tool the gateway offers, in the order tools/list shows them. */
 export const allTools: readonly ToolDefinition[] = [
@@ -44,6 +45,7 @@ export const allTools: readonly ToolDefinition[] = [
   reviewContextTool,
   getAuditLogTool,
   ...memoryTools,
+  ...handoffTools,
   whoamiTool,
   searchTool,
   fetchTool,

@@ -10,6 +10,7 @@ import { keptVersionSearchVectors } from "./0008-kept-version-search-vectors.js"
 import { searchLengths } from "./0009-search-lengths.js";
 import { searchVectorFilledOnce } from "./0010-search-vector-filled-once.js";
 import { memories } from "./0011-memories.js";
+import { handoffs } from "./0012-handoffs.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -26,6 +27,7 @@ export const migrations: readonly Migration[] = [
   searchLengths,
   searchVectorFilledOnce,
   memories,
+  handoffs,
 ];
 
 /** The schema version this build of the store expects. */

@@ -1,0 +1,10 @@
+import { defineHandoffSuite } from "./store-handoffs-target.js";
+
+defineHandoffSuite({
+  name: "PGlite (memory://)",
+  persistent: false,
+  async createDatabase() {
+    return { options: { url: "", dataDir: "memory://", poolMax: 1 }, dispose: async () => undefined };
+  },
+  expectedVectorType: async () => "pgvector",
+});
