@@ -12,3 +12,4 @@ export * from "./gen/contexthub/store/v1/history_pb.js";
 export * from "./gen/contexthub/store/v1/review_pb.js";
 export * from "./gen/contexthub/store/v1/audit_pb.js";
 export * from "./gen/contexthub/store/v1/memories_pb.js";
+export * from "./gen/contexthub/store/v1/transfer_pb.js";
