@@ -133,6 +133,7 @@ export async function startStore(
       audit: createAuditService(auditRepository, denials),
       memories: createMemoryService(createMemoryRepository(database), denials, expiry),
       store: createDescribeService(database, () => search.vectors.kind),
+      transfer: { database, chunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) },
     };
     const sweeper = createIdempotencyExpirySweeper({
       expiry,

@@ -18,6 +18,7 @@ import type { ReviewService } from "./review/review.js";
 import { createReviewHandlers } from "./review-server.js";
 import type { SharingService } from "./sharing/sharing.js";
 import { createSharingHandlers } from "./sharing-server.js";
+import { createTransferHandlers, type TransferDependencies } from "./transfer-server.js";
 
 /** The domain services the transport serves. */
 export interface StoreServices {
@@ -29,9 +30,10 @@ export interface StoreServices {
   audit: AuditService;
   memories: MemoryService;
   store: DescribeService;
+  transfer: TransferDependencies;
 }
 
-/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit and memories services. */
+/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories and transfer services. */
 export function registerStoreServices(builder: GrpcServerBuilder, services: StoreServices): GrpcServerBuilder {
   return builder
     .addService(storeV1.StoreService, createDescribeHandlers(services.store))
@@ -42,5 +44,6 @@ export function registerStoreServices(builder: GrpcServerBuilder, services: Stor
     .addService(storeV1.HistoryService, createHistoryHandlers(services.history))
     .addService(storeV1.ReviewService, createReviewHandlers(services.review))
     .addService(storeV1.AuditService, createAuditHandlers(services.audit))
-    .addService(storeV1.MemoriesService, createMemoriesHandlers(services.memories));
+    .addService(storeV1.MemoriesService, createMemoriesHandlers(services.memories))
+    .addService(storeV1.TransferService, createTransferHandlers(services.transfer));
 }
