@@ -49,7 +49,6 @@ test("a server stream delivers every part in order, past the client's unary dead
       }
       throw new ContextHubError("INVALID_ARGUMENT", `no tenant ${request.tenant}`);
     },
-     
     async *import() {
       throw new Error("not called");
     },
@@ -76,7 +75,6 @@ test("a server stream delivers every part in order, past the client's unary dead
 test("a stream both ways: the server reads all the caller sent, then answers; the caller's own failure cancels the call", async (t) => {
   const cancelled: boolean[] = [];
   const client = await serve(t, {
-     
     async *export() {
       throw new Error("not called");
     },
@@ -129,7 +127,6 @@ test("a reader that stops early cancels the server's stream, which stops produci
         stopped();
       }
     },
-     
     async *import() {
       throw new Error("not called");
     },
