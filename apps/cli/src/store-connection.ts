@@ -43,6 +43,8 @@ export async function withStore<T>(env: NodeJS.ProcessEnv, work: (store: StoreCl
     STORE_PORT: "0",
     STORE_SOCKET: "",
     STORE_OPS_PORT: "-1",
+    // A command's store serves no searches: building a vector graph or HNSW index at its start (seconds per 10,000 chunks) would be wasted.
+    STORE_HNSW_BUILD: "false",
   });
   const live = config.database.url === "" ? readLiveRuntime(config.database.dataDir) : undefined;
   if (live !== undefined) return withClients(live.storeAddress, work);
