@@ -94,6 +94,7 @@ describe("export and import with the hub running", () => {
   let directory: string;
   let fromPglite: string;
   let rowsFromPglite: string[];
+  let pgliteHub: { url: string; env: NodeJS.ProcessEnv } | undefined;
   const base = { ...process.env, LOG_LEVEL: "silent", CONTEXT_HUB_AUTH: "none", DATABASE_URL: "" };
 
   test("PGlite: export and import go through the running hub's store; a second import, a corrupted file and a newer schema change nothing", async () => {
@@ -104,6 +105,7 @@ describe("export and import with the hub running", () => {
     const hub: AllInOne = await startAllInOne({ env, port: 0, dataDir });
     cleanups.push(() => hub.close());
     await writeHistory(hub.url, "pglite");
+    pgliteHub = { url: hub.url, env };
 
     fromPglite = join(directory, "pglite.jsonl");
     const progress = await exportTo(env, [], fromPglite);
@@ -186,5 +188,41 @@ describe("export and import with the hub running", () => {
     const afterwards = join(directory, "server-afterwards.jsonl");
     await exportTo(env, [], afterwards);
     assert.deepEqual(await rowsOf(afterwards), rowsFromPglite);
+  });
+
+  test("PGlite with the vector graph: entries imported into a running hub are found by semantic search at once", async () => {
+    assert.ok(pgliteHub !== undefined, "the PGlite test ran first and its hub serves");
+    const dataDir = join(directory, "graph-data");
+    // The graph answers every search, however few chunks: an imported chunk it was not told of would not be found.
+    const env = { ...base, STORE_DATA_DIR: dataDir, STORE_VECTOR_BACKEND: "graph", STORE_VECTOR_EXACT_BELOW: "0" };
+    const first = await startAllInOne({ env, port: 0, dataDir });
+    try {
+      assert.match(await importFrom(env, [fromPglite]), /^Imported \d+ row\(s\): 3 entry, /);
+    } finally {
+      await first.close();
+    }
+    // Started again on what it holds, the hub's graph serves the space from the start.
+    const hub = await startAllInOne({ env, port: 0, dataDir });
+    cleanups.push(() => hub.close());
+    // Work the first hub did since: a file that continues the copy, imported while its graph already serves the space.
+    const since = new Date();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const later = await writeHistory(pgliteHub.url, "later");
+    const recent = join(directory, "recent.jsonl");
+    await exportTo(pgliteHub.env, ["--since", since.toISOString()], recent);
+    assert.match(await importFrom(env, [recent]), /^Imported \d+ row\(s\): 3 entry, /);
+    const client = await connectMcpClient(hub.url);
+    try {
+      // The built-in embedder reads "later note 0" and "later note 2" alike: either is the query's nearest.
+      const query = "later note 2: the export streams through the running store";
+      const found = await callOk<{ results: { id: string; score: number }[] }>(client, "semantic_search_context", {
+        query,
+        limit: 1,
+      });
+      assert.ok([later[0], later[2]].includes(found.results[0]?.id), JSON.stringify(found.results));
+      assert.ok(found.results[0]!.score > 0.99);
+    } finally {
+      await client.close();
+    }
   });
 });
