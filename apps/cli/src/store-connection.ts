@@ -8,6 +8,8 @@ export interface StoreClients {
   apiKeys: GrpcClient<typeof storeV1.ApiKeysService>;
   history: GrpcClient<typeof storeV1.HistoryService>;
   audit: GrpcClient<typeof storeV1.AuditService>;
+  /** Export and import; its streaming calls have no deadline (a large store takes minutes). */
+  transfer: GrpcClient<typeof storeV1.TransferService>;
 }
 
 /** Runs `work` with clients of the store at `address`, closed when it ends. */
@@ -17,6 +19,7 @@ async function withClients<T>(address: string, work: (store: StoreClients) => Pr
     apiKeys: createGrpcClient(storeV1.ApiKeysService, options),
     history: createGrpcClient(storeV1.HistoryService, options),
     audit: createGrpcClient(storeV1.AuditService, options),
+    transfer: createGrpcClient(storeV1.TransferService, options),
   };
   try {
     return await work(clients);
@@ -30,7 +33,8 @@ async function withClients<T>(address: string, work: (store: StoreClients) => Pr
  * `context-hub start` on the same PGlite directory if there is one (PGlite
  * allows one process per directory), otherwise a store started in this
  * process for the duration of the command. Works whether or not the server
- * is running.
+ * is running. The store started here logs to stderr: stdout is the
+ * command's (an export's file, a `--json` report).
  */
 export async function withStore<T>(env: NodeJS.ProcessEnv, work: (store: StoreClients) => Promise<T>): Promise<T> {
   const config = loadStoreConfig({
@@ -39,10 +43,15 @@ export async function withStore<T>(env: NodeJS.ProcessEnv, work: (store: StoreCl
     STORE_PORT: "0",
     STORE_SOCKET: "",
     STORE_OPS_PORT: "-1",
+    // A command's store serves no searches: building a vector graph or HNSW index at its start (seconds per 10,000 chunks) would be wasted.
+    STORE_HNSW_BUILD: "false",
   });
   const live = config.database.url === "" ? readLiveRuntime(config.database.dataDir) : undefined;
   if (live !== undefined) return withClients(live.storeAddress, work);
-  const store = await startStore(config, createLogger("store", env.LOG_LEVEL ?? "warn"));
+  const logger = createLogger("store", env.LOG_LEVEL ?? "warn", {
+    write: (line: string) => process.stderr.write(line),
+  });
+  const store = await startStore(config, logger);
   try {
     return await withClients(store.address, work);
   } finally {

@@ -1,20 +1,12 @@
 import { once } from "node:events";
 import { createReadStream, existsSync } from "node:fs";
 import { access } from "node:fs/promises";
-import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { createLogger } from "@context-hub/common";
-import {
-  exportStore,
-  importStore,
-  isMemoryDataDir,
-  loadStoreConfig,
-  openDatabase,
-  type SqlDatabase,
-  type TransferCounts,
-} from "@context-hub/store";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { storeV1 } from "@context-hub/proto";
+import { isMemoryDataDir, loadStoreConfig, type TransferCounts } from "@context-hub/store";
 import { count, createProgressBar, type ProgressBar, type ProgressSink } from "./progress-bar.js";
-import { readLiveRuntime } from "./runtime-file.js";
+import { withStore } from "./store-connection.js";
 
 export const exportUsage = `Usage: context-hub export [--tenant <t>] [--since <ISO time>] [--data-dir <dir>] > file.jsonl
 
@@ -26,6 +18,7 @@ export const exportUsage = `Usage: context-hub export [--tenant <t>] [--since <I
   --since <ISO time>   only rows written or changed at or after this instant
   --data-dir <dir>     PGlite data directory (default STORE_DATA_DIR); with
                        DATABASE_URL set, that PostgreSQL server is read instead
+  Works with the hub running (through its store) or stopped.
 `;
 
 export const importUsage = `Usage: context-hub import <file> [--data-dir <dir>]
@@ -37,6 +30,7 @@ export const importUsage = `Usage: context-hub import <file> [--data-dir <dir>]
   same id but other content is a conflict and nothing is imported.
   --data-dir <dir>     PGlite data directory (default STORE_DATA_DIR); with
                        DATABASE_URL set, that PostgreSQL server is written instead
+  Works with the hub running (through its store) or stopped.
 `;
 
 export interface TransferCommandOptions {
@@ -59,42 +53,33 @@ const listCounts = (counts: TransferCounts) =>
     .join(", ") || "nothing";
 
 /**
- * Opens the configured database for an offline command: PGlite's data
- * directory only when no hub runs on it (the data-directory lock refuses
- * it too, but this names the running hub and what to do).
+ * The environment the command's store runs with (`--data-dir` applied),
+ * after refusing what cannot be a store to work on. The work itself goes
+ * through `withStore`: the running hub's store on this data directory, or
+ * one started in this process for the command.
  */
-async function openStoreDatabase(
+function storeEnv(
   env: NodeJS.ProcessEnv,
   dataDir: string | undefined,
   command: "export" | "import",
-): Promise<SqlDatabase> {
-  const config = loadStoreConfig({
-    ...env,
-    ...(dataDir === undefined ? {} : { STORE_DATA_DIR: dataDir }),
+): NodeJS.ProcessEnv {
+  const storeEnvironment = { ...env, ...(dataDir === undefined ? {} : { STORE_DATA_DIR: dataDir }) };
+  const { url, dataDir: directory } = loadStoreConfig({
+    ...storeEnvironment,
     STORE_HOST: "127.0.0.1",
     STORE_PORT: "0",
     STORE_OPS_PORT: "-1",
-  });
-  const { url, dataDir: directory } = config.database;
+  }).database;
   if (url === "" && isMemoryDataDir(directory))
     throw new Error("STORE_DATA_DIR is memory://: there is no stored data to work on");
   // An import may create a new store; an export of a directory that does not exist is a mistyped path, not an empty store.
   if (url === "" && command === "export" && !existsSync(directory))
     throw new Error(`there is no store in ${directory}: check --data-dir or STORE_DATA_DIR`);
-  if (url === "") {
-    const live = readLiveRuntime(directory);
-    if (live !== undefined) {
-      throw new Error(
-        `Context Hub is running on ${directory} (pid ${live.pid}, ${live.url}). Stop it first (Ctrl-C where it runs), then run \`context-hub ${command}\` again.`,
-      );
-    }
-  }
-  // Logs go to stderr: stdout carries the export itself.
-  const logger = createLogger(command, env.LOG_LEVEL ?? "warn", {
-    write: (line: string) => process.stderr.write(line),
-  });
-  return openDatabase(config.database, logger);
+  return storeEnvironment;
 }
+
+const fromWire = (counts: { [kind: string]: bigint }): TransferCounts =>
+  Object.fromEntries(Object.entries(counts).map(([kind, rows]) => [kind, Number(rows)]));
 
 function parseSince(raw: string | undefined): Date | undefined {
   if (raw === undefined) return undefined;
@@ -128,45 +113,30 @@ export async function runExportCommand(
   }
   if (values.tenant === "") throw new Error("--tenant needs a tenant name");
   const since = parseSince(values.since);
-  const db = await openStoreDatabase(env, values["data-dir"], "export");
-  try {
+  const request = { tenant: values.tenant ?? "", ...(since === undefined ? {} : { since: timestampFromDate(since) }) };
+  const counts = await withStore(storeEnv(env, values["data-dir"], "export"), async (store) => {
     let bar: ProgressBar | undefined;
-    let expected = 0;
-    const written: TransferCounts = {};
-    const counts = await exportStore(
-      db,
-      { ...(values.tenant === undefined ? {} : { tenant: values.tenant }), ...(since === undefined ? {} : { since }) },
-      {
-        async write(line) {
-          if (!output.write(line)) await once(output, "drain");
-        },
-        begin(header) {
-          expected = total(header.counts);
-          bar = createProgressBar(sink, "exported", options.progressLineMs ?? 5_000, "rows");
-        },
-        progress(kind, rows) {
-          written[kind] = rows;
-          const done = total(written);
-          bar?.update({ done, total: expected, written: done });
-        },
-      },
-    );
+    let last: storeV1.ExportResponse | undefined;
+    for await (const part of store.transfer.export(request)) {
+      if (part.data.length > 0 && !output.write(part.data)) await once(output, "drain");
+      bar ??= createProgressBar(sink, "exported", options.progressLineMs ?? 5_000, "rows");
+      const done = Number(part.rowsWritten);
+      bar.update({ done, total: Number(part.rowsExpected), written: done });
+      last = part;
+    }
     bar?.finish();
-    sink.write(`Exported ${count(total(counts))} row(s): ${listCounts(counts)}.\n`);
-    return 0;
-  } finally {
-    await db.close();
-  }
+    // The last part carries the counts written; a stream that ended without it was cut short.
+    if (last === undefined || Object.keys(last.counts).length === 0)
+      throw new Error("the store ended the export before its end; the output is incomplete");
+    return fromWire(last.counts);
+  });
+  sink.write(`Exported ${count(total(counts))} row(s): ${listCounts(counts)}.\n`);
+  return 0;
 }
 
-function lineSource(path: string) {
-  return async function* lines(): AsyncIterable<string> {
-    const reader = createInterface({
-      input: createReadStream(path, { encoding: "utf8" }),
-      crlfDelay: Number.POSITIVE_INFINITY,
-    });
-    yield* reader;
-  };
+/** The file's bytes as the import call sends them, 1 MiB at a time. */
+async function* fileParts(path: string): AsyncGenerator<{ data: Uint8Array }> {
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) yield { data: chunk as Buffer };
 }
 
 /** `context-hub import <file> …`; returns the process exit code. */
@@ -192,33 +162,35 @@ export async function runImportCommand(
     throw new Error(`cannot read ${path}: no such file, or not readable`);
   });
   const sink = options.progress ?? stderrSink();
-  const db = await openStoreDatabase(env, values["data-dir"], "import");
-  try {
+  const result = await withStore(storeEnv(env, values["data-dir"], "import"), async (store) => {
     const bars: Partial<Record<"checking" | "importing", ProgressBar>> = {};
-    const result = await importStore(db, lineSource(path), {
-      onProgress({ phase, done, total: rows }) {
-        if (phase === "importing" && bars.checking !== undefined) {
-          bars.checking.finish();
-          delete bars.checking;
-        }
-        const bar = (bars[phase] ??= createProgressBar(
-          sink,
-          phase === "checking" ? "checked" : "imported",
-          options.progressLineMs ?? 5_000,
-          "rows",
-        ));
-        bar.update({ done, total: rows, written: done });
-      },
-    });
+    let result: storeV1.ImportResult | undefined;
+    for await (const { event } of store.transfer.import(fileParts(path))) {
+      if (event.case === "result") result = event.value;
+      if (event.case !== "progress") continue;
+      const phase = event.value.phase === storeV1.ImportPhase.IMPORTING ? "importing" : "checking";
+      if (phase === "importing" && bars.checking !== undefined) {
+        bars.checking.finish();
+        delete bars.checking;
+      }
+      const bar = (bars[phase] ??= createProgressBar(
+        sink,
+        phase === "checking" ? "checked" : "imported",
+        options.progressLineMs ?? 5_000,
+        "rows",
+      ));
+      const done = Number(event.value.done);
+      bar.update({ done, total: Number(event.value.total), written: done });
+    }
     bars.checking?.finish();
     bars.importing?.finish();
-    const inserted = total(result.inserted);
-    const skipped = total(result.skipped);
-    out(
-      `Imported ${count(inserted)} row(s)${inserted > 0 ? `: ${listCounts(result.inserted)}` : ""}; ${count(skipped)} already stored as they are were skipped.\n`,
-    );
-    return 0;
-  } finally {
-    await db.close();
-  }
+    if (result === undefined) throw new Error("the store ended the import without its result");
+    return { inserted: fromWire(result.inserted), skipped: fromWire(result.skipped) };
+  });
+  const inserted = total(result.inserted);
+  const skipped = total(result.skipped);
+  out(
+    `Imported ${count(inserted)} row(s)${inserted > 0 ? `: ${listCounts(result.inserted)}` : ""}; ${count(skipped)} already stored as they are were skipped.\n`,
+  );
+  return 0;
 }

@@ -136,6 +136,7 @@ export async function startStore(
       memories: createMemoryService(createMemoryRepository(database), denials, expiry),
       handoffs: createHandoffService(createHandoffRepository(database), denials, expiry),
       store: createDescribeService(database, () => search.vectors.kind),
+      transfer: { database, chunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) },
     };
     const sweeper = createIdempotencyExpirySweeper({
       expiry,

@@ -20,6 +20,7 @@ import type { ReviewService } from "./review/review.js";
 import { createReviewHandlers } from "./review-server.js";
 import type { SharingService } from "./sharing/sharing.js";
 import { createSharingHandlers } from "./sharing-server.js";
+import { createTransferHandlers, type TransferDependencies } from "./transfer-server.js";
 
 /** The domain services the transport serves. */
 export interface StoreServices {
@@ -32,9 +33,10 @@ export interface StoreServices {
   memories: MemoryService;
   handoffs: HandoffService;
   store: DescribeService;
+  transfer: TransferDependencies;
 }
 
-/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories and handoffs services. */
+/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories, handoffs and transfer services. */
 export function registerStoreServices(builder: GrpcServerBuilder, services: StoreServices): GrpcServerBuilder {
   return builder
     .addService(storeV1.StoreService, createDescribeHandlers(services.store))
@@ -46,5 +48,6 @@ export function registerStoreServices(builder: GrpcServerBuilder, services: Stor
     .addService(storeV1.ReviewService, createReviewHandlers(services.review))
     .addService(storeV1.AuditService, createAuditHandlers(services.audit))
     .addService(storeV1.MemoriesService, createMemoriesHandlers(services.memories))
-    .addService(storeV1.HandoffsService, createHandoffsHandlers(services.handoffs));
+    .addService(storeV1.HandoffsService, createHandoffsHandlers(services.handoffs))
+    .addService(storeV1.TransferService, createTransferHandlers(services.transfer));
 }

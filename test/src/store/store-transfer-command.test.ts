@@ -1,7 +1,7 @@
 /**
  * `context-hub export` and `context-hub import` on PGlite data directories:
- * the file on stdout, progress on stderr, the summary lines, and the
- * refusal to open a directory a running store holds.
+ * the file on stdout, progress on stderr, the summary lines, a directory
+ * another store holds refused, and a running hub reached through its store.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -22,7 +22,7 @@ function capture() {
   };
 }
 
-test("export writes the file and progress; import restores it once, a second time skips every row; a directory a store holds is refused", async () => {
+test("export writes the file and progress; import restores it once, a second time skips every row; a directory another store holds is refused", async () => {
   const directory = await mkdtemp(join(tmpdir(), "context-hub-transfer-cli-"));
   const from = join(directory, "from");
   const to = join(directory, "to");
@@ -79,10 +79,11 @@ test("export writes the file and progress; import restores it once, a second tim
       new RegExp(`^Imported 0 row\\(s\\); ${rows} already stored as they are were skipped\\.`),
     );
 
+    // A hub running on the directory is reached through its store's address (here one that answers nothing).
     writeRuntimeFile(to, { pid: process.pid, storeAddress: "127.0.0.1:1", url: "http://127.0.0.1:1/mcp" });
     await assert.rejects(
       runImportCommand([file, "--data-dir", to], {}, () => undefined, { progress: capture().sink }),
-      /Context Hub is running on .* Stop it first/,
+      /the store service is unavailable/,
     );
     await assert.rejects(
       runImportCommand([join(directory, "missing.jsonl"), "--data-dir", to], {}, () => undefined),

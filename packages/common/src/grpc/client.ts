@@ -1,4 +1,13 @@
-import { Client, credentials, Metadata, status, type ServiceError } from "@grpc/grpc-js";
+import { once } from "node:events";
+import {
+  Client,
+  credentials,
+  Metadata,
+  status,
+  type ClientDuplexStream,
+  type ClientReadableStream,
+  type ServiceError,
+} from "@grpc/grpc-js";
 import { create, fromBinary, toBinary, type DescMethod } from "@bufbuild/protobuf";
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { healthV1 } from "@context-hub/proto";
@@ -63,6 +72,11 @@ export function createGrpcClient<S extends ServiceDescriptor>(service: S, option
   const methods: Record<string, unknown> = {};
 
   for (const method of service.methods) {
+    if (method.methodKind === "server_streaming" || method.methodKind === "bidi_streaming") {
+      methods[method.localName] = (input: unknown, callOptions: CallOptions = {}) =>
+        callStreaming(client, method, input, callOptions, options.peer);
+      continue;
+    }
     if (method.methodKind !== "unary") continue;
     const retryable = method.idempotency !== MethodOptions_IdempotencyLevel.IDEMPOTENCY_UNKNOWN;
     methods[method.localName] = async (request: unknown, callOptions: CallOptions = {}) => {
@@ -124,6 +138,72 @@ function callUnary(
   );
 }
 
+/** The metadata every call carries: the trace context, the request id and the client's own request id. */
+function callMetadata(): Metadata {
+  const metadata = new Metadata();
+  injectTraceContext((key, value) => metadata.set(key, value));
+  const context = currentRequestContext();
+  metadata.set(requestIdHeader, context?.requestId ?? newRequestId());
+  if (context?.clientRequestId !== undefined) metadata.set(clientRequestIdHeader, context.clientRequestId);
+  return metadata;
+}
+
+const isServiceError = (error: unknown): error is ServiceError =>
+  error instanceof Error && typeof (error as Partial<ServiceError>).code === "number" && "metadata" in error;
+
+/**
+ * A streaming call, made when the caller starts reading its replies: a
+ * server-streaming method sends `input` as its request; a bidirectional one
+ * sends the messages `input` yields (waiting while the peer's side is full),
+ * then closes its side. Never retried; no deadline unless the call sets one.
+ * Stopping early, or `signal`, cancels the call.
+ */
+async function* callStreaming(
+  client: Client,
+  method: DescMethod,
+  input: unknown,
+  callOptions: CallOptions,
+  peer: PeerName,
+): AsyncGenerator<unknown> {
+  const path = methodPath(method);
+  const serialize = (value: unknown) => Buffer.from(toBinary(method.input, create(method.input, value as never)));
+  const deserialize = (bytes: Buffer) => fromBinary(method.output, bytes);
+  const deadline =
+    callOptions.deadlineMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + callOptions.deadlineMs;
+  callOptions.signal?.throwIfAborted();
+  let call: ClientReadableStream<unknown> | ClientDuplexStream<unknown, unknown>;
+  const sending: { error?: unknown } = {};
+  if (method.methodKind === "server_streaming") {
+    call = client.makeServerStreamRequest(path, serialize, deserialize, input, callMetadata(), { deadline });
+  } else {
+    const duplex = client.makeBidiStreamRequest(path, serialize, deserialize, callMetadata(), { deadline });
+    call = duplex;
+    void (async () => {
+      for await (const message of input as AsyncIterable<unknown>) {
+        if (!duplex.write(message)) await once(duplex, "drain");
+      }
+      duplex.end();
+    })().catch((error: unknown) => {
+      // The caller's own failure (its file unreadable, say) is what the caller hears, not the cancelled call.
+      if (!isServiceError(error)) sending.error = error;
+      duplex.cancel();
+    });
+  }
+  const onAbort = () => call.cancel();
+  callOptions.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    for await (const reply of call) yield reply;
+  } catch (error) {
+    if (sending.error !== undefined) throw sending.error;
+    callOptions.signal?.throwIfAborted();
+    throw isServiceError(error) ? fromGrpcError(error, peer) : error;
+  } finally {
+    callOptions.signal?.removeEventListener("abort", onAbort);
+    // A reader that stopped early no longer wants the rest.
+    call.cancel();
+  }
+}
+
 function sendUnary(
   client: Client,
   method: DescMethod,
@@ -131,11 +211,7 @@ function sendUnary(
   deadline: number,
   signal: AbortSignal | undefined,
 ): Promise<unknown> {
-  const metadata = new Metadata();
-  injectTraceContext((key, value) => metadata.set(key, value));
-  const context = currentRequestContext();
-  metadata.set(requestIdHeader, context?.requestId ?? newRequestId());
-  if (context?.clientRequestId !== undefined) metadata.set(clientRequestIdHeader, context.clientRequestId);
+  const metadata = callMetadata();
   const started = process.hrtime.bigint();
   const labels = { grpc_service: method.parent.typeName, grpc_method: method.name };
   return new Promise((resolve, reject) => {

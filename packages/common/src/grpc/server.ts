@@ -1,9 +1,12 @@
+import { once } from "node:events";
 import {
   Server,
   ServerCredentials,
   status,
   type Metadata,
+  type ServerDuplexStream,
   type ServerUnaryCall,
+  type StatusObject,
   type ServerWritableStream,
   type sendUnaryData,
   type UntypedServiceImplementation,
@@ -80,12 +83,15 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServerBuilder 
     addService(service, implementation) {
       const handlers: UntypedServiceImplementation = {};
       for (const method of service.methods) {
-        if (method.methodKind !== "unary") continue;
-        const handler = (
-          implementation as Record<string, (request: unknown, context: CallContext) => Promise<unknown>>
-        )[method.localName];
+        const handler = (implementation as Record<string, (input: unknown, context: CallContext) => unknown>)[
+          method.localName
+        ];
         if (handler === undefined) throw new Error(`${service.typeName}.${method.name} has no implementation`);
-        handlers[method.localName] = wrapUnary(service.typeName, method, handler, logger);
+        if (method.methodKind === "unary")
+          handlers[method.localName] = wrapUnary(service.typeName, method, handler as never, logger);
+        else if (method.methodKind === "client_streaming")
+          throw new Error(`${service.typeName}.${method.name}: client-streaming methods are not supported`);
+        else handlers[method.localName] = wrapStreaming(service.typeName, method, handler as never, logger);
       }
       server.addService(toServiceDefinition(service as never), handlers);
       serviceNames.push(service.typeName);
@@ -131,6 +137,114 @@ function requestIdOf(metadata: Metadata): string {
   return isRequestId(value) ? value : newRequestId();
 }
 
+/** The status a failed call answers: a domain error as it is, anything else logged and answered as INTERNAL with the request id. */
+function statusOfError(error: unknown, method: DescMethod, requestId: string, logger: Logger): Partial<StatusObject> {
+  if (isContextHubError(error) && error.code !== "INTERNAL") {
+    logger.debug({ method: method.name, code: error.code }, error.message);
+    return toGrpcStatus(error);
+  }
+  logger.error({ err: error, method: method.name }, "unexpected error");
+  const internal = new ContextHubError("INTERNAL", `internal error (request id ${requestId})`, {
+    details: { request_id: requestId },
+  });
+  return toGrpcStatus(internal);
+}
+
+/** The request id, abort signal and deadline a handler sees; the signal aborts when the caller goes away before the answer. */
+function callContextOf(call: ServerUnaryCall<unknown, unknown> | ServerDuplexStream<unknown, unknown>) {
+  const requestId = requestIdOf(call.metadata);
+  const controller = new AbortController();
+  const state = { answered: false };
+  // grpc-js also reports "cancelled" when the stream closes after a sent reply: only a call still running is cancelled.
+  call.on("cancelled", () => {
+    if (!state.answered)
+      controller.abort(new ContextHubError("DEADLINE_EXCEEDED", "the caller cancelled or its deadline passed"));
+  });
+  const deadline = call.getDeadline();
+  const context: CallContext = {
+    requestId,
+    deadline: deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline) : undefined,
+    signal: controller.signal,
+  };
+  return { context, state };
+}
+
+/**
+ * The caller's messages, failing with the abort's reason when the caller goes
+ * away: grpc-js does not fail a cancelled call's messages, so a handler
+ * reading them could wait forever, or take a stream cut short for a whole one.
+ */
+async function* untilAborted<T>(messages: AsyncIterator<T>, signal: AbortSignal): AsyncGenerator<T> {
+  const aborted = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason as Error);
+    signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
+  });
+  aborted.catch(() => undefined);
+  for (;;) {
+    const next = await Promise.race([messages.next(), aborted]);
+    if (next.done === true) return;
+    yield next.value;
+  }
+}
+
+/**
+ * A streaming method: writes the handler's replies as they come, waiting
+ * while the caller's side is full (so a large stream holds little memory),
+ * and ends with OK, or with the handler's error as a unary call would.
+ */
+function wrapStreaming(
+  serviceName: string,
+  method: DescMethod,
+  handler: (input: unknown, context: CallContext) => AsyncIterable<unknown>,
+  logger: Logger,
+) {
+  const output: DescMessage = method.output;
+  return (call: ServerDuplexStream<unknown, unknown>) => {
+    const started = process.hrtime.bigint();
+    const { context, state } = callContextOf(call);
+    const observe = (code: status) =>
+      serverDuration.observe(
+        { grpc_service: serviceName, grpc_method: method.name, grpc_code: status[code] },
+        Number(process.hrtime.bigint() - started) / 1e9,
+      );
+    // A bidirectional call's messages, read without ending the call when the handler stops reading early.
+    const input =
+      method.methodKind === "server_streaming"
+        ? (call as unknown as { request: unknown }).request
+        : untilAborted(call.iterator({ destroyOnReturn: false }), context.signal);
+    const clientRequestId = toClientRequestId(call.metadata.get(clientRequestIdHeader)[0]);
+    const parent = extractTraceContext((key) => {
+      const value = call.metadata.get(key)[0];
+      return typeof value === "string" ? value : undefined;
+    });
+    const attributes = { "rpc.system": "grpc", "rpc.service": serviceName, "rpc.method": method.name };
+    const run = async () => {
+      try {
+        for await (const reply of handler(input, context)) {
+          context.signal.throwIfAborted();
+          if (!call.write(create(output, reply as never)))
+            await once(call, "drain", { signal: context.signal }).catch(() => context.signal.throwIfAborted());
+        }
+        state.answered = true;
+        observe(status.OK);
+        call.end();
+      } catch (error) {
+        state.answered = true;
+        if (context.signal.aborted) {
+          observe(status.CANCELLED);
+          return;
+        }
+        const grpcStatus = statusOfError(error, method, context.requestId, logger);
+        observe(grpcStatus.code ?? status.UNKNOWN);
+        call.emit("error", { ...grpcStatus, message: grpcStatus.details });
+      }
+    };
+    void runWithRequestContext({ requestId: context.requestId, clientRequestId }, () =>
+      withSpan(`${serviceName}/${method.name}`, attributes, run, { kind: SpanKind.SERVER, parent }),
+    );
+  };
+}
+
 function wrapUnary(
   serviceName: string,
   method: DescMethod,
@@ -140,20 +254,8 @@ function wrapUnary(
   const output: DescMessage = method.output;
   return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
     const started = process.hrtime.bigint();
-    const requestId = requestIdOf(call.metadata);
-    const controller = new AbortController();
-    let answered = false;
-    // grpc-js also reports "cancelled" when the stream closes after a sent reply: only a call still running is cancelled.
-    call.on("cancelled", () => {
-      if (!answered)
-        controller.abort(new ContextHubError("DEADLINE_EXCEEDED", "the caller cancelled or its deadline passed"));
-    });
-    const deadline = call.getDeadline();
-    const context: CallContext = {
-      requestId,
-      deadline: deadline instanceof Date ? deadline : Number.isFinite(deadline) ? new Date(deadline) : undefined,
-      signal: controller.signal,
-    };
+    const { context, state } = callContextOf(call);
+    const { requestId } = context;
     const observe = (code: status) =>
       serverDuration.observe(
         { grpc_service: serviceName, grpc_method: method.name, grpc_code: status[code] },
@@ -178,25 +280,15 @@ function wrapUnary(
           parent,
         }).then(
           (response) => {
-            answered = true;
+            state.answered = true;
             observe(status.OK);
             callback(null, create(output, response as never) as never);
           },
           (error: unknown) => {
-            answered = true;
-            if (isContextHubError(error) && error.code !== "INTERNAL") {
-              const grpcStatus = toGrpcStatus(error);
-              observe(grpcStatus.code ?? status.UNKNOWN);
-              logger.debug({ method: method.name, code: error.code }, error.message);
-              callback(grpcStatus as never);
-              return;
-            }
-            logger.error({ err: error, method: method.name }, "unexpected error");
-            const internal = new ContextHubError("INTERNAL", `internal error (request id ${requestId})`, {
-              details: { request_id: requestId },
-            });
-            observe(status.INTERNAL);
-            callback(toGrpcStatus(internal) as never);
+            state.answered = true;
+            const grpcStatus = statusOfError(error, method, requestId, logger);
+            observe(grpcStatus.code ?? status.UNKNOWN);
+            callback(grpcStatus as never);
           },
         );
       },
