@@ -158,6 +158,15 @@ test("warm starts a worker ahead of the first call", async (t) => {
   assert.equal(pool.stats().workers, 1);
 });
 
+test("closing the pool while a worker starts ends its warm-up without an error", async (t) => {
+  const pool = openPool(t, { maxWorkers: 1 });
+  const warming = pool.warm();
+  await pool.close();
+  await warming;
+  assert.equal(pool.isWarm(), false);
+  await assert.rejects(pool.warm(), (error: unknown) => isContextHubError(error) && /closed/.test(error.message));
+});
+
 test("close fails running and waiting calls and refuses new ones", async (t) => {
   const pool = openPool(t, { maxWorkers: 1 });
   await pool.warm();

@@ -85,7 +85,10 @@ export interface WorkerPool {
    *   INTERNAL when the worker dies or the task throws anything else.
    */
   run<T>(task: string, input: unknown, options: WorkerJobOptions): Promise<T>;
-  /** Starts one worker (unless one is running) and resolves once it can take jobs; rejects when its start-up fails. */
+  /**
+   * Starts one worker (unless one is running) and resolves once it can take jobs, or once the pool closes first;
+   * rejects when its start-up fails.
+   */
   warm(): Promise<void>;
   /** Whether a worker has finished its start-up and none has failed it since (readiness). */
   isWarm(): boolean;
@@ -415,6 +418,9 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       pooled.worker.ref();
       try {
         await pooled.ready;
+      } catch (error) {
+        // Closing the pool stops a worker still starting: that ends the warm-up, it is not a failed start.
+        if (!closed) throw error;
       } finally {
         if (idle.includes(pooled)) pooled.worker.unref();
       }
