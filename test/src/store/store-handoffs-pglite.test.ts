@@ -1,10 +1,4 @@
-import { defineHandoffSuite } from "./store-handoffs-target.js";
+import { defineDomainSuite, pgliteMemoryTarget } from "./domain-suite.js";
+import { defineHandoffTests } from "./store-handoffs-suite.js";
 
-defineHandoffSuite({
-  name: "PGlite (memory://)",
-  persistent: false,
-  async createDatabase() {
-    return { options: { url: "", dataDir: "memory://", poolMax: 1 }, dispose: async () => undefined };
-  },
-  expectedVectorType: async () => "pgvector",
-});
+defineDomainSuite("handoffs", pgliteMemoryTarget, defineHandoffTests);

@@ -1,12 +1,4 @@
-import { startTestPostgres } from "../support/postgres.js";
-import { defineHandoffSuite } from "./store-handoffs-target.js";
+import { defineDomainSuite, postgresServerTarget } from "./domain-suite.js";
+import { defineHandoffTests } from "./store-handoffs-suite.js";
 
-defineHandoffSuite({
-  name: "PostgreSQL server",
-  persistent: true,
-  async createDatabase() {
-    const database = await startTestPostgres();
-    return { options: { url: database.url, dataDir: "", poolMax: 10 }, dispose: () => database.close() };
-  },
-  expectedVectorType: async () => "pgvector",
-});
+defineDomainSuite("handoffs", postgresServerTarget, defineHandoffTests);

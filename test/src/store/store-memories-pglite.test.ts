@@ -1,10 +1,4 @@
-import { defineMemorySuite } from "./store-memories-target.js";
+import { defineDomainSuite, pgliteMemoryTarget } from "./domain-suite.js";
+import { defineMemoryTests } from "./store-memories-suite.js";
 
-defineMemorySuite({
-  name: "PGlite (memory://)",
-  persistent: false,
-  async createDatabase() {
-    return { options: { url: "", dataDir: "memory://", poolMax: 1 }, dispose: async () => undefined };
-  },
-  expectedVectorType: async () => "pgvector",
-});
+defineDomainSuite("memories", pgliteMemoryTarget, defineMemoryTests);

@@ -1,12 +1,4 @@
-import { startTestPostgres } from "../support/postgres.js";
-import { defineMemorySuite } from "./store-memories-target.js";
+import { defineDomainSuite, postgresServerTarget } from "./domain-suite.js";
+import { defineMemoryTests } from "./store-memories-suite.js";
 
-defineMemorySuite({
-  name: "PostgreSQL server",
-  persistent: true,
-  async createDatabase() {
-    const database = await startTestPostgres();
-    return { options: { url: database.url, dataDir: "", poolMax: 10 }, dispose: () => database.close() };
-  },
-  expectedVectorType: async () => "pgvector",
-});
+defineDomainSuite("memories", postgresServerTarget, defineMemoryTests);
