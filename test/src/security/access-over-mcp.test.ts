@@ -1,9 +1,9 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { startAllInOne, type AllInOne } from "@context-hub/cli";
+import type { AllInOne } from "@context-hub/cli";
 import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
-import { startTestPostgres } from "../support/postgres.js";
+import { hubBackends, startKeyedHub } from "../support/keyed-hub.js";
 import { readWrite, writeKeysFile, type TestPrincipal } from "../support/principals.js";
 
 /**
@@ -27,23 +27,7 @@ interface Listing {
   count: number;
 }
 
-const backends = [
-  {
-    name: "PGlite",
-    start: async () => ({
-      env: { DATABASE_URL: "" } as NodeJS.ProcessEnv,
-      dataDir: "memory://" as string | undefined,
-      close: async () => {},
-    }),
-  },
-  {
-    name: "PostgreSQL server",
-    start: async () => {
-      const postgres = await startTestPostgres();
-      return { env: { DATABASE_URL: postgres.url } as NodeJS.ProcessEnv, dataDir: undefined, close: postgres.close };
-    },
-  },
-];
+const backends = hubBackends;
 
 const secret = "The launch code for project Falcon is 7-alpha-9; do not share outside the core team.";
 const thread = "planning";
@@ -55,7 +39,7 @@ const withoutIds = (text: string) =>
 for (const backend of backends) {
   describe(`access control over MCP with API keys (${backend.name})`, () => {
     let hub: AllInOne;
-    let closeBackend: () => Promise<void>;
+    let closeHub: (() => Promise<void>) | undefined;
     let keys: ReturnType<typeof writeKeysFile>;
     const clients: Record<string, Client> = {};
     let principals: Record<string, TestPrincipal>;
@@ -71,21 +55,7 @@ for (const backend of backends) {
         { name: "reader", tenant: "acme", subject: "auditor", groups: [], scopes: ["context:read"] },
       ]);
       principals = keys.principals;
-      const started = await backend.start();
-      closeBackend = started.close;
-      hub = await startAllInOne({
-        env: {
-          ...process.env,
-          ...started.env,
-          LOG_LEVEL: "silent",
-          CONTEXT_HUB_AUTH: "api-key",
-          CONTEXT_HUB_API_KEYS_FILE: keys.path,
-        },
-        port: 0,
-        ...(started.dataDir === undefined ? {} : { dataDir: started.dataDir }),
-      });
-      for (const [name, principal] of Object.entries(principals))
-        clients[name] = await connectMcpClient(hub.url, { authorization: `Bearer ${principal.key}` });
+      ({ hub, close: closeHub } = await startKeyedHub(backend, keys, clients));
 
       // The victim's private entry, then the closest possible neighbours in the other scopes.
       planted = (
@@ -111,9 +81,7 @@ for (const backend of backends) {
     });
 
     after(async () => {
-      for (const client of Object.values(clients)) await client.close();
-      await hub?.close();
-      await closeBackend?.();
+      await closeHub?.();
       keys?.dispose();
     });
 

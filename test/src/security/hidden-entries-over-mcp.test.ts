@@ -2,9 +2,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startAllInOne, type AllInOne } from "@context-hub/cli";
-import { callOk, callTool, connectMcpClient } from "../support/mcp.js";
-import { startTestPostgres } from "../support/postgres.js";
+import { callOk, callTool } from "../support/mcp.js";
+import { hubBackends, startKeyedHub } from "../support/keyed-hub.js";
 import { readWrite, writeKeysFile } from "../support/principals.js";
 
 /**
@@ -28,23 +27,7 @@ import { readWrite, writeKeysFile } from "../support/principals.js";
 const hiddenCounts = [0, 1, 50] as const;
 const exactBelowChunks = 40;
 
-const backends = [
-  {
-    name: "PGlite",
-    start: async () => ({
-      env: { DATABASE_URL: "" } as NodeJS.ProcessEnv,
-      dataDir: "memory://" as string | undefined,
-      close: async () => {},
-    }),
-  },
-  {
-    name: "PostgreSQL server",
-    start: async () => {
-      const postgres = await startTestPostgres();
-      return { env: { DATABASE_URL: postgres.url } as NodeJS.ProcessEnv, dataDir: undefined, close: postgres.close };
-    },
-  },
-];
+const backends = hubBackends;
 
 const outline =
   "# Falcon launch\n\n## Window\n\nThe falcon launch window opens at dawn.\n\n## Checklist\n\nFuel, weather and range safety for the falcon launch.\n";
@@ -115,24 +98,12 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       scopes: [...readWrite, "context:review", "context:admin"],
     },
   ]);
-  const started = await backend.start();
-  let hub: AllInOne | undefined;
   const clients: Record<string, Client> = {};
+  let closeHub: (() => Promise<void>) | undefined;
   try {
-    hub = await startAllInOne({
-      env: {
-        ...process.env,
-        ...started.env,
-        LOG_LEVEL: "silent",
-        CONTEXT_HUB_AUTH: "api-key",
-        CONTEXT_HUB_API_KEYS_FILE: keys.path,
-        STORE_VECTOR_EXACT_BELOW: String(exactBelowChunks),
-      },
-      port: 0,
-      ...(started.dataDir === undefined ? {} : { dataDir: started.dataDir }),
-    });
-    for (const [name, principal] of Object.entries(keys.principals))
-      clients[name] = await connectMcpClient(hub.url, { authorization: `Bearer ${principal.key}` });
+    ({ close: closeHub } = await startKeyedHub(backend, keys, clients, {
+      STORE_VECTOR_EXACT_BELOW: String(exactBelowChunks),
+    }));
     const { alice, bob, rev, globexAlice, root } = clients as Record<
       "alice" | "bob" | "rev" | "globexAlice" | "root",
       Client
@@ -205,6 +176,13 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
           visibility: "tenant",
         });
       }
+      // Handoffs alice neither made nor receives: bob's to others in her tenant, and one to "alice" in another tenant.
+      for (const index of range.slice(0, 3)) {
+        const handoff = { title: `Falcon relay ${round} ${index}`, summary: "Telemetry review is half done." };
+        await callOk(bob, "create_handoff", { ...handoff, to_subject: "carol" });
+        await callOk(bob, "create_handoff", { ...handoff, to_group: "ops" });
+        await callOk(globexAlice, "create_handoff", { ...handoff, to_subject: "alice" });
+      }
     };
 
     // Hidden entries on both sides of the visible ones, so neither "newest first" nor an id range puts them all at one end.
@@ -276,6 +254,13 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       value: "Launch window at dawn.",
       kind: "plan",
     });
+    const handoff = await callOk<{ handoff: { id: string } }>(bob, "create_handoff", {
+      to_subject: "alice",
+      title: "Falcon weather watch",
+      summary: "Watch the dawn forecast and call the launch.",
+      next_steps: ["Read the briefing"],
+    });
+    names.set(handoff.handoff.id, "handoff");
     await plant(Math.floor(hidden / 2), "late");
     assert.equal(
       (await callOk<{ entries: Ack[] }>(alice, "get_context_by_ids", { context_ids: [own], include_quarantined: true }))
@@ -342,6 +327,10 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ["alice", alice, "get_memory", { namespace: "falcon", key: "plan" }],
       ["alice", alice, "get_memory", { namespace: "falcon", key: "ghost" }],
       ["alice", alice, "get_memory_history", { namespace: "falcon", key: "plan" }],
+      ["alice", alice, "list_handoffs", {}],
+      ["alice", alice, "list_handoffs", { role: "to_me", status: "open" }],
+      ["alice", alice, "get_handoff", { handoff_id: handoff.handoff.id }],
+      ["alice", alice, "get_handoff", { handoff_id: ghost }],
       // A reviewer of acme: the queue and every reader's tool.
       ["rev", rev, "list_review_queue", { thread_id: "falcon" }],
       [
@@ -382,9 +371,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
     }
     return { answers, readTools };
   } finally {
-    for (const client of Object.values(clients)) await client.close();
-    await hub?.close();
-    await started.close();
+    await closeHub?.();
     keys.dispose();
   }
 }
@@ -405,11 +392,11 @@ for (const backend of backends) {
       assert.ok(baseline.readTools.size >= 16, `tools/list marks ${baseline.readTools.size} tools read-only`);
       const uncovered = [...baseline.readTools].filter((tool) => !called.has(tool)).sort();
       assert.deepEqual(uncovered, [], "a read tool this test does not call");
-      // The calls are not all refusals: the visible entries are really read.
+      // The calls are not all refusals: the visible entries are really read (the seven that fail ask for ghosts on purpose).
       const failures = baseline.answers
         .filter((answer) => answer.shown.includes('"isError": true'))
         .map((answer) => answer.label);
-      assert.ok(failures.length <= 6, `too many failed reads: ${failures.join("; ")}`);
+      assert.ok(failures.length <= 7, `too many failed reads: ${failures.join("; ")}`);
       assert.ok(
         baseline.answers.some(
           (answer) => answer.tool === "semantic_search_context" && answer.shown.includes('"strategy": "exact"'),

@@ -2,9 +2,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startAllInOne, type AllInOne } from "@context-hub/cli";
-import { callOk, callTool, connectMcpClient, failureLine, textOf } from "../support/mcp.js";
-import { startTestPostgres } from "../support/postgres.js";
+import { callOk, callTool, failureLine, textOf } from "../support/mcp.js";
+import { hubBackends, startKeyedHub } from "../support/keyed-hub.js";
 import { readWrite, writeKeysFile } from "../support/principals.js";
 
 /**
@@ -30,23 +29,7 @@ interface Put {
   memory: MemoryView;
 }
 
-const backends = [
-  {
-    name: "PGlite",
-    start: async () => ({
-      env: { DATABASE_URL: "" } as NodeJS.ProcessEnv,
-      dataDir: "memory://" as string | undefined,
-      close: async () => {},
-    }),
-  },
-  {
-    name: "PostgreSQL server",
-    start: async () => {
-      const postgres = await startTestPostgres();
-      return { env: { DATABASE_URL: postgres.url } as NodeJS.ProcessEnv, dataDir: undefined, close: postgres.close };
-    },
-  },
-];
+const backends = hubBackends;
 
 const memoryToolNames = ["put_memory", "get_memory", "list_memories", "get_memory_history", "delete_memory"];
 
@@ -64,8 +47,7 @@ const shape = (result: CallToolResult, key: string) => ({
 
 for (const backend of backends) {
   describe(`named memories over MCP (${backend.name})`, () => {
-    let hub: AllInOne;
-    let closeBackend: () => Promise<void>;
+    let closeHub: (() => Promise<void>) | undefined;
     let keys: ReturnType<typeof writeKeysFile>;
     const clients: Record<string, Client> = {};
 
@@ -76,27 +58,11 @@ for (const backend of backends) {
         { name: "globexBob", tenant: "globex", subject: "bob", groups: ["eng"], scopes: readWrite },
         { name: "reader", tenant: "acme", subject: "auditor", groups: [], scopes: ["context:read"] },
       ]);
-      const started = await backend.start();
-      closeBackend = started.close;
-      hub = await startAllInOne({
-        env: {
-          ...process.env,
-          ...started.env,
-          LOG_LEVEL: "silent",
-          CONTEXT_HUB_AUTH: "api-key",
-          CONTEXT_HUB_API_KEYS_FILE: keys.path,
-        },
-        port: 0,
-        ...(started.dataDir === undefined ? {} : { dataDir: started.dataDir }),
-      });
-      for (const [name, principal] of Object.entries(keys.principals))
-        clients[name] = await connectMcpClient(hub.url, { authorization: `Bearer ${principal.key}` });
+      ({ close: closeHub } = await startKeyedHub(backend, keys, clients));
     });
 
     after(async () => {
-      for (const client of Object.values(clients)) await client.close();
-      await hub?.close();
-      await closeBackend?.();
+      await closeHub?.();
       keys?.dispose();
     });
 

@@ -3,9 +3,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startAllInOne, type AllInOne } from "@context-hub/cli";
-import { callOk, callTool, connectMcpClient, textOf } from "../support/mcp.js";
-import { startTestPostgres } from "../support/postgres.js";
+import { callOk, callTool, textOf } from "../support/mcp.js";
+import { hubBackends, startKeyedHub } from "../support/keyed-hub.js";
 import { readWrite, writeKeysFile } from "../support/principals.js";
 
 /**
@@ -49,23 +48,7 @@ interface AuditLog {
   next_before_seq: number | null;
 }
 
-const backends = [
-  {
-    name: "PGlite",
-    start: async () => ({
-      env: { DATABASE_URL: "" } as NodeJS.ProcessEnv,
-      dataDir: "memory://" as string | undefined,
-      close: async () => {},
-    }),
-  },
-  {
-    name: "PostgreSQL server",
-    start: async () => {
-      const postgres = await startTestPostgres();
-      return { env: { DATABASE_URL: postgres.url } as NodeJS.ProcessEnv, dataDir: undefined, close: postgres.close };
-    },
-  },
-];
+const backends = hubBackends;
 
 /** Replaces every UUID (and id prefix) and the request id, so errors about two different ids can be compared. */
 const withoutIds = (text: string) =>
@@ -89,8 +72,7 @@ const shown = (result: CallToolResult) => `${textOf(result)}\n${JSON.stringify(r
 
 for (const backend of backends) {
   describe(`history, tombstones, trust and audit over MCP (${backend.name})`, () => {
-    let hub: AllInOne;
-    let closeBackend: () => Promise<void>;
+    let closeHub: (() => Promise<void>) | undefined;
     let keys: ReturnType<typeof writeKeysFile>;
     const clients: Record<string, Client> = {};
     let tools: Set<string>;
@@ -113,28 +95,12 @@ for (const backend of backends) {
           scopes: ["context:read", "context:admin"],
         },
       ]);
-      const started = await backend.start();
-      closeBackend = started.close;
-      hub = await startAllInOne({
-        env: {
-          ...process.env,
-          ...started.env,
-          LOG_LEVEL: "silent",
-          CONTEXT_HUB_AUTH: "api-key",
-          CONTEXT_HUB_API_KEYS_FILE: keys.path,
-        },
-        port: 0,
-        ...(started.dataDir === undefined ? {} : { dataDir: started.dataDir }),
-      });
-      for (const [name, principal] of Object.entries(keys.principals))
-        clients[name] = await connectMcpClient(hub.url, { authorization: `Bearer ${principal.key}` });
+      ({ close: closeHub } = await startKeyedHub(backend, keys, clients));
       tools = new Set((await clients.alice!.listTools()).tools.map((tool) => tool.name));
     });
 
     after(async () => {
-      for (const client of Object.values(clients)) await client.close();
-      await hub?.close();
-      await closeBackend?.();
+      await closeHub?.();
       keys?.dispose();
     });
 
