@@ -13,3 +13,4 @@ export * from "./gen/contexthub/store/v1/review_pb.js";
 export * from "./gen/contexthub/store/v1/audit_pb.js";
 export * from "./gen/contexthub/store/v1/memories_pb.js";
 export * from "./gen/contexthub/store/v1/handoffs_pb.js";
+export * from "./gen/contexthub/store/v1/sessions_pb.js";
