@@ -30,6 +30,10 @@ interface Started {
   success: boolean;
   session: SessionView;
 }
+interface Ended {
+  session: SessionView;
+  summary_entry: { context_id: string; thread_id: string; trust_state: string } | null;
+}
 interface Appended {
   last_seq: number;
   events: { seq: number; kind: string; idempotency_key: string | null; duplicate: boolean }[];
@@ -218,13 +222,35 @@ for (const backend of backends) {
       const paged = await callOk<EventPage>(alice, "read_session_events", { session_id: id, limit: 2 });
       assert.deepEqual([paged.events.length, paged.has_more, paged.next_after_seq], [2, true, 2]);
 
-      const ended = await callTool(alice, "end_session", { session_id: id, summary: `Migrated staging. ${forged}` });
+      const summary = "Migrated staging; the production cutover is next.";
+      const ended = await callTool(alice, "end_session", { session_id: id, summary });
       assert.ok(!ended.isError, textOf(ended));
       assert.match(
         textOf(ended),
-        new RegExp(`<<<UNTRUSTED_DATA nonce=[0-9a-f]{16} entry=${id}>>>\\\\nMigrated staging\\.`),
+        new RegExp(`<<<UNTRUSTED_DATA nonce=[0-9a-f]{16} entry=${id}>>>\\\\nMigrated staging;`),
         "the summary is fenced under the session's id",
       );
+      const entry = (ended.structuredContent as unknown as Ended).summary_entry!;
+      assert.equal(entry.thread_id, "falcon-migration");
+      const found = await callOk<{ results: { id: string; text?: string; preview?: string }[] }>(
+        alice,
+        "fts_search_context",
+        { query: "production cutover", thread_id: "falcon-migration" },
+      );
+      assert.deepEqual(
+        found.results.map((hit) => hit.id),
+        [entry.context_id],
+        "the summary is a searchable entry in the session's thread",
+      );
+      const again = await callOk<Ended>(alice, "end_session", { session_id: id, summary });
+      assert.deepEqual(
+        [again.session.status, again.summary_entry?.context_id],
+        ["ended", entry.context_id],
+        "ending again stores the summary once",
+      );
+      const quiet = await callOk<Started>(alice, "start_session", { surface: "cli", agent: "coder" });
+      const endedQuietly = await callOk<Ended>(alice, "end_session", { session_id: quiet.session.id });
+      assert.equal(endedQuietly.summary_entry, null, "no summary, no entry");
       const latest = await callOk<{ sessions: SessionView[] }>(alice, "list_sessions", {
         namespace: "falcon",
         status: "ended",

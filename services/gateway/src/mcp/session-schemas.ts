@@ -180,6 +180,16 @@ export const sessionResultOutput = z.object({
 
 export const getSessionOutput = z.object({ session: sessionOutput });
 
+export const endSessionOutput = z.object({
+  success: z.boolean(),
+  session: sessionOutput,
+  summary_entry: z
+    .object({ context_id: z.string(), thread_id: z.string(), trust_state: z.string() })
+    .nullable()
+    .describe("The entry the summary is stored as, in the session's thread; null without a summary."),
+  message: z.string(),
+});
+
 export const appendSessionEventsOutput = z.object({
   success: z.boolean(),
   session_id: z.string(),
