@@ -9,6 +9,7 @@ import {
   type StoreSuiteContext,
   type StoreTarget,
 } from "./store-fixtures.js";
+import { defineSessionAccessTests } from "./store-sessions-access-suite.js";
 import { defineSessionTests } from "./store-sessions-suite.js";
 
 export function defineSessionSuite(target: StoreTarget): void {
@@ -39,5 +40,6 @@ export function defineSessionSuite(target: StoreTarget): void {
       },
     };
     defineSessionTests(context);
+    defineSessionAccessTests(context);
   });
 }
