@@ -120,6 +120,16 @@ export function defineSessionAccessTests(context: StoreSuiteContext): void {
         open.id,
         "the tenant's admin sees it, as it sees memories",
       );
+      const byAdmin = await client.appendSessionEvents({
+        principal: admin(tenantA),
+        sessionId: open.id,
+        events: [event("note", "reviewed")],
+      });
+      assert.deepEqual(
+        [byAdmin.events[0]?.seq, byAdmin.session?.owner],
+        [2, "a1"],
+        "and may append to it, as it writes memories",
+      );
     });
   });
 }

@@ -34,6 +34,7 @@ import {
   type ListSessionsRequest,
   type ReadEventsRequest,
   type SessionPage,
+  type SessionEvent,
   type SessionRecord,
   type SessionStart,
   type StartSessionRequest,
@@ -175,6 +176,19 @@ async function startIn(scope: SessionWriteScope, caller: Principal, start: Sessi
   return session;
 }
 
+/**
+ * The leading events whose payloads fit in a page's size, at least one, so a
+ * page of large payloads stays bounded.
+ */
+function withinPageSize(events: readonly SessionEvent[]): SessionEvent[] {
+  let chars = 0;
+  const fitting = events.findIndex((event, index) => {
+    chars += event.payload.length;
+    return index > 0 && chars > sessionLimits.eventPageChars;
+  });
+  return fitting === -1 ? [...events] : events.slice(0, fitting);
+}
+
 /** The session service over its repository. */
 export function createSessionService(
   repository: SessionRepository,
@@ -220,14 +234,8 @@ export function createSessionService(
       const read = validateRead(request);
       const session = await find(caller, request.sessionId);
       const rows = await repository.events(caller, session.id, read.afterSeq, read.kinds, read.limit);
-      const events = rows.slice(0, read.limit);
-      // A page stops early once its payloads pass the page's size, so a page of large payloads stays bounded.
-      let chars = 0;
-      const cut = events.findIndex(
-        (event, index) => (chars += event.payload.length) > sessionLimits.eventPageChars && index > 0,
-      );
-      const page = cut === -1 ? events : events.slice(0, cut);
-      const more = cut !== -1 || rows.length > read.limit;
+      const page = withinPageSize(rows.slice(0, read.limit));
+      const more = page.length < rows.length;
       return { session, events: page, nextAfterSeq: more ? page.at(-1)!.seq : 0 };
     },
 
