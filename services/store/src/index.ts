@@ -29,6 +29,8 @@ import { createMemoryRepository } from "./memories/memory-repository.js";
 import { createMemoryService } from "./memories/memories.js";
 import { createHandoffRepository } from "./handoffs/handoff-repository.js";
 import { createHandoffService } from "./handoffs/handoffs.js";
+import { createSessionRepository } from "./sessions/session-repository.js";
+import { createSessionService } from "./sessions/sessions.js";
 import { createIdempotencyExpirySweeper } from "./idempotency/idempotency-expiry.js";
 import { deleteExpiredIdempotencyKeys } from "./idempotency/idempotency-repository.js";
 
@@ -135,6 +137,7 @@ export async function startStore(
       audit: createAuditService(auditRepository, denials),
       memories: createMemoryService(createMemoryRepository(database), denials, expiry),
       handoffs: createHandoffService(createHandoffRepository(database), denials, expiry),
+      sessions: createSessionService(createSessionRepository(database), denials, expiry),
       store: createDescribeService(database, () => search.vectors.kind),
       transfer: { database, chunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) },
     };

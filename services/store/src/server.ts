@@ -16,6 +16,8 @@ import type { MemoryService } from "./memories/memories.js";
 import { createMemoriesHandlers } from "./memories-server.js";
 import type { HandoffService } from "./handoffs/handoffs.js";
 import { createHandoffsHandlers } from "./handoffs-server.js";
+import type { SessionService } from "./sessions/sessions.js";
+import { createSessionsHandlers } from "./sessions-server.js";
 import type { ReviewService } from "./review/review.js";
 import { createReviewHandlers } from "./review-server.js";
 import type { SharingService } from "./sharing/sharing.js";
@@ -32,11 +34,12 @@ export interface StoreServices {
   audit: AuditService;
   memories: MemoryService;
   handoffs: HandoffService;
+  sessions: SessionService;
   store: DescribeService;
   transfer: TransferDependencies;
 }
 
-/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories, handoffs and transfer services. */
+/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories, handoffs, sessions and transfer services. */
 export function registerStoreServices(builder: GrpcServerBuilder, services: StoreServices): GrpcServerBuilder {
   return builder
     .addService(storeV1.StoreService, createDescribeHandlers(services.store))
@@ -49,5 +52,6 @@ export function registerStoreServices(builder: GrpcServerBuilder, services: Stor
     .addService(storeV1.AuditService, createAuditHandlers(services.audit))
     .addService(storeV1.MemoriesService, createMemoriesHandlers(services.memories))
     .addService(storeV1.HandoffsService, createHandoffsHandlers(services.handoffs))
+    .addService(storeV1.SessionsService, createSessionsHandlers(services.sessions))
     .addService(storeV1.TransferService, createTransferHandlers(services.transfer));
 }

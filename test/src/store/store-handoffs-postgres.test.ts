@@ -1,4 +1,4 @@
 import { defineDomainSuite, postgresServerTarget } from "./domain-suite.js";
 import { defineHandoffTests } from "./store-handoffs-suite.js";
 
-defineDomainSuite("handoffs", postgresServerTarget, defineHandoffTests);
+defineDomainSuite("handoffs", postgresServerTarget(), defineHandoffTests);

@@ -1,4 +1,4 @@
 import { defineDomainSuite, postgresServerTarget } from "./domain-suite.js";
 import { defineMemoryTests } from "./store-memories-suite.js";
 
-defineDomainSuite("memories", postgresServerTarget, defineMemoryTests);
+defineDomainSuite("memories", postgresServerTarget(), defineMemoryTests);

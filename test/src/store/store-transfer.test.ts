@@ -29,7 +29,7 @@ import { generatedFor, logger, principal, startTestStore, textEntry, type StoreC
 const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
 const admin = ["context:read", "context:write", "context:review", "context:admin"];
 
-/** Writes one tenant's worth of everything the store keeps: versions, a tombstone, grants, an image, node summaries, a review, an API key, an idempotency key, memories and their revisions, a handoff, audit records. */
+/** Writes one tenant's worth of everything the store keeps: versions, a tombstone, grants, an image, node summaries, a review, an API key, an idempotency key, memories and their revisions, a handoff, a session log, audit records. */
 async function populate(client: StoreClient, tenant: string): Promise<void> {
   const alice = principal(tenant, "alice", { groups: ["eng"] });
   const root = principal(tenant, "root", { scopes: admin });
@@ -133,6 +133,16 @@ async function populate(client: StoreClient, tenant: string): Promise<void> {
     links: [{ type: "memory", ref: "plan/status" }],
   });
   await client.acceptHandoff({ principal: principal(tenant, "bob", { groups: ["eng"] }), id: handoff.handoff!.id });
+  const session = await client.startSession({ principal: alice, surface: "cli", agent: "coder", namespace: "plan" });
+  await client.appendSessionEvents({
+    principal: alice,
+    sessionId: session.session!.id,
+    events: [
+      { kind: "note", payloadJson: '{"step":1}', idempotencyKey: "s1" },
+      { kind: "decision", payloadJson: '"ship it"' },
+    ],
+  });
+  await client.endSession({ principal: alice, id: session.session!.id, summary: "Planned." });
 }
 
 interface Dump {
@@ -235,6 +245,8 @@ describe("export and import", () => {
       "memory",
       "memory_version",
       "handoff",
+      "session",
+      "session_event",
       "grant",
       "api_key",
       "idempotency_key",
@@ -266,6 +278,8 @@ describe("export and import", () => {
       "idempotency_keys",
       "audit_log",
       "embedding_spaces",
+      "sessions",
+      "session_events",
     ]) {
       assert.ok((sourceRows[table]?.length ?? 0) > 0, `the comparison covers ${table}`);
     }

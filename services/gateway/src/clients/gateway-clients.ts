@@ -5,6 +5,7 @@ import { createHandoffsClient } from "./handoffs-client.js";
 import { createHistoryClient } from "./history-client.js";
 import { createMemoriesClient } from "./memories-client.js";
 import { createNavigationClient } from "./navigation-client.js";
+import { createSessionsClient } from "./sessions-client.js";
 import type { Peers } from "./peers.js";
 import { createReviewClient } from "./review-client.js";
 import { createSearchClient } from "./search-client.js";
@@ -20,6 +21,7 @@ export interface GatewayClients {
   memories: ReturnType<typeof createMemoriesClient>;
   search: ReturnType<typeof createSearchClient>;
   handoffs: ReturnType<typeof createHandoffsClient>;
+  sessions: ReturnType<typeof createSessionsClient>;
   /** What this deployment has on (whoami). */
   features: { describe: () => ReturnType<typeof describeFeatures> };
 }
@@ -39,6 +41,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       memories: createMemoriesClient(peers.memories),
       search: createSearchClient(peers),
       handoffs: createHandoffsClient(peers.handoffs),
+      sessions: createSessionsClient(peers.sessions),
       features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);

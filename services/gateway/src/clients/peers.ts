@@ -13,6 +13,7 @@ export type ReviewServiceClient = GrpcClient<typeof storeV1.ReviewService>;
 export type AuditServiceClient = GrpcClient<typeof storeV1.AuditService>;
 export type MemoriesServiceClient = GrpcClient<typeof storeV1.MemoriesService>;
 export type HandoffsServiceClient = GrpcClient<typeof storeV1.HandoffsService>;
+export type SessionsServiceClient = GrpcClient<typeof storeV1.SessionsService>;
 /** SearchService, served by the store process at the store's address. */
 export type SearchServiceClient = GrpcClient<typeof searchV1.SearchService>;
 export type EmbedderClient = GrpcClient<typeof embedderV1.EmbedderService>;
@@ -31,6 +32,7 @@ export interface Peers {
   audit: AuditServiceClient;
   memories: MemoriesServiceClient;
   handoffs: HandoffsServiceClient;
+  sessions: SessionsServiceClient;
   search: SearchServiceClient;
   embedder: EmbedderClient;
   /** Absent when summaries are turned off. */
@@ -55,6 +57,7 @@ export function createPeers(config: GatewayConfig): Peers {
     audit: atStore(storeV1.AuditService),
     memories: atStore(storeV1.MemoriesService),
     handoffs: atStore(storeV1.HandoffsService),
+    sessions: atStore(storeV1.SessionsService),
     search: atStore(searchV1.SearchService),
   };
   const embedder = createGrpcClient(embedderV1.EmbedderService, {

@@ -35,7 +35,10 @@ export type AuditAction =
   | "handoff.create"
   | "handoff.accept"
   | "handoff.complete"
-  | "handoff.cancel";
+  | "handoff.cancel"
+  | "session.start"
+  | "session.append"
+  | "session.end";
 
 export type AuditOutcome = "ok" | "denied";
 

@@ -23,7 +23,8 @@ export type MutationName =
   | "Unshare"
   | "PutMemory"
   | "DeleteMemory"
-  | "CreateHandoff";
+  | "CreateHandoff"
+  | "StartSession";
 
 /** A validated key, bound to the mutation it was sent with. */
 export interface IdempotencyKey {

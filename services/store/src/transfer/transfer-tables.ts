@@ -122,6 +122,25 @@ export const transferTables: readonly TransferTable[] = [
     derived: {},
   },
   {
+    kind: "session",
+    table: "sessions",
+    keys: ["id"],
+    tenantCondition: ownTenant,
+    // An append moves updated_at, so a session with new events travels with them.
+    sinceCondition: (p) => `t.updated_at >= ${p}`,
+    size: "octet_length(t.summary)",
+    derived: {},
+  },
+  {
+    kind: "session_event",
+    table: "session_events",
+    keys: ["session_id", "seq"],
+    tenantCondition: ownTenant,
+    sinceCondition: (p) => `t.written_at >= ${p}`,
+    size: "octet_length(t.payload)",
+    derived: {},
+  },
+  {
     kind: "grant",
     table: "grants",
     keys: ["id"],

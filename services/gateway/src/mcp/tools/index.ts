@@ -18,6 +18,7 @@ import { listReviewQueueTool, reviewContextTool } from "./review-tools.js";
 import { getAuditLogTool } from "./audit-tools.js";
 import { memoryTools } from "./memory-tools.js";
 import { handoffTools } from "./handoff-tools.js";
+import { sessionTools } from "./session-tools.js";
 
 /** Every tool the gateway offers, in the order tools/list shows them. */
 export const allTools: readonly ToolDefinition[] = [
@@ -46,6 +47,7 @@ export const allTools: readonly ToolDefinition[] = [
   getAuditLogTool,
   ...memoryTools,
   ...handoffTools,
+  ...sessionTools,
   whoamiTool,
   searchTool,
   fetchTool,

@@ -11,6 +11,7 @@ import { searchLengths } from "./0009-search-lengths.js";
 import { searchVectorFilledOnce } from "./0010-search-vector-filled-once.js";
 import { memories } from "./0011-memories.js";
 import { handoffs } from "./0012-handoffs.js";
+import { sessions } from "./0013-sessions.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -28,6 +29,7 @@ export const migrations: readonly Migration[] = [
   searchVectorFilledOnce,
   memories,
   handoffs,
+  sessions,
 ];
 
 /** The schema version this build of the store expects. */
