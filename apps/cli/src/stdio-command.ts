@@ -1,5 +1,4 @@
 import { parseArgs } from "node:util";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createLogger } from "@context-hub/common";
 import { startLocalHub } from "./all-in-one.js";
 
@@ -7,10 +6,11 @@ export const stdioUsage = `Usage: context-hub stdio [--data-dir <dir>]
 
 Runs Context Hub in this process and serves MCP on stdin/stdout, for clients
 that launch local servers (Claude Desktop, Cursor, Claude Code with a stdio
-entry). One local user, no MCP port: the data lives in --data-dir (default
-.context-hub/data under the working directory, or STORE_DATA_DIR), the same
-directory \`context-hub start\` uses, and only one process may open it at a
-time. Logs go to stderr; stdout carries only MCP messages.
+entry), at revision 2026-07-28 (no handshake) or, after \`initialize\`, the
+2025 revisions. One local user, no MCP port: the data lives in --data-dir
+(default .context-hub/data under the working directory, or STORE_DATA_DIR),
+the same directory \`context-hub start\` uses, and only one process may open
+it at a time. Logs go to stderr; stdout carries only MCP messages.
 `;
 
 /**
@@ -40,14 +40,14 @@ export async function runStdioCommand(
     logger,
     ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }),
   });
-  const transport = new StdioServerTransport();
   const finished = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
     process.stdin.once("end", () => resolve());
+    process.stdin.once("close", () => resolve());
     process.once("SIGINT", () => resolve());
     process.once("SIGTERM", () => resolve());
   });
-  await hub.mcp.connect(transport);
+  // Both protocol generations: the client's opening message (initialize, or a 2026-07-28 request) picks one.
+  hub.mcp.serveStdio();
   await finished;
   await hub.close();
   return 0;

@@ -1,19 +1,23 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "@context-hub/common";
 import { createEarlyGeneration } from "./clients/early-generation.js";
 import { createPeers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
 import { startEmbeddingSpaceCheck } from "./embedding-space-check.js";
 import { gatewayVersion } from "./gateway-version.js";
-import { createMcpServer } from "./mcp/create-mcp-server.js";
+import { serveBothRevisionsOnStdio, type StdioConnection } from "./mcp/stdio-revisions.js";
 import { enabledTools } from "./mcp/tools/index.js";
 import { createLocalPrincipal } from "./principal.js";
 import { createWritePath } from "./write-path.js";
 
-/** An MCP server for the one local user, served over a transport the caller provides. */
+/** An MCP server for the one local user, served on this process's stdin/stdout. */
 export interface LocalMcp {
-  /** Serves MCP over `transport` until it closes; resolves once the transport has started. */
-  connect(transport: Transport): Promise<void>;
+  /**
+   * Starts serving MCP on stdin/stdout: a client opening with `initialize`
+   * gets the 2025 revisions, one opening with a 2026-07-28 request (no
+   * handshake) gets that revision. The connection ends when stdin closes or
+   * on close().
+   */
+  serveStdio(): StdioConnection;
   /** Stops the server and closes its connections to the other services. */
   close(): Promise<void>;
 }
@@ -55,7 +59,7 @@ export async function openLocalMcp(config: GatewayConfig, logger: Logger): Promi
     earlyGeneration: earlyGeneration.enabled,
   });
   const principal = createLocalPrincipal(config.auth.localPrincipal.tenant, config.auth.localPrincipal.subject);
-  const server = createMcpServer({
+  const serverOptions = {
     principal,
     peers,
     writePath,
@@ -63,15 +67,20 @@ export async function openLocalMcp(config: GatewayConfig, logger: Logger): Promi
     logger,
     version: gatewayVersion,
     instructions: config.instructions,
-  });
+  };
+  let connection: StdioConnection | undefined;
   let closing: Promise<void> | undefined;
   return {
-    connect: (transport) => server.connect(transport),
+    serveStdio() {
+      if (connection !== undefined) throw new Error("MCP is already served on stdio");
+      connection = serveBothRevisionsOnStdio(serverOptions);
+      return connection;
+    },
     close() {
       closing ??= (async () => {
         spaceCheck.stop();
         earlyGeneration.stop();
-        await server.close();
+        await connection?.close();
         peers.close();
       })();
       return closing;

@@ -7,15 +7,52 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client as ModernClient } from "@modelcontextprotocol/client";
+import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { waitFor } from "@context-hub/common/testing";
 import { callOk } from "../support/mcp.js";
 
 const bin = resolve(fileURLToPath(import.meta.url), "../../../../bin/context-hub.js");
 
+/** Every JSON-RPC message a client transport sends and receives, in order, recorded without changing them. */
+interface Wire {
+  sent: { method?: string; params?: { _meta?: Record<string, unknown> } }[];
+  received: { id?: unknown; result?: Record<string, unknown> }[];
+}
+
+/** Records `transport`'s traffic; call it before the client connects (the client installs its handler then). */
+function recordWire(transport: { send(message: never, options?: never): Promise<void>; onmessage?: unknown }): Wire {
+  const wire: Wire = { sent: [], received: [] };
+  const send = transport.send.bind(transport);
+  transport.send = (message: never, options?: never) => {
+    wire.sent.push(message);
+    return send(message, options);
+  };
+  let handler: ((message: never, extra?: never) => void) | undefined;
+  Object.defineProperty(transport, "onmessage", {
+    configurable: true,
+    get: () =>
+      handler === undefined
+        ? undefined
+        : (message: never, extra?: never) => {
+            wire.received.push(message);
+            handler!(message, extra);
+          },
+    set: (next: typeof handler) => (handler = next),
+  });
+  return wire;
+}
+
+/** The result the server sent for the first request of `method`. */
+function resultOf(wire: Wire, method: string): Record<string, unknown> | undefined {
+  const request = wire.sent.find((message) => message.method === method) as { id?: unknown } | undefined;
+  return wire.received.find((message) => request !== undefined && message.id === request.id)?.result;
+}
+
 /** `context-hub stdio` launched the way a desktop client launches it, with the SDK's own stdio client. */
 async function launch(
   dataDir: string,
-): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
+): Promise<{ client: Client; transport: StdioClientTransport; wire: Wire; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin, "stdio", "--data-dir", dataDir],
@@ -24,6 +61,7 @@ async function launch(
   });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const wire = recordWire(transport as never);
   const client = new Client({ name: "stdio-test", version: "1.0.0" });
   // Any byte on stdout that is not a JSON-RPC message would surface here.
   const strayOutput: Error[] = [];
@@ -32,6 +70,7 @@ async function launch(
   return {
     client,
     transport,
+    wire,
     stderr: () => {
       assert.deepEqual(strayOutput, [], "stdout carries only MCP messages");
       return stderr;
@@ -111,4 +150,106 @@ test("context-hub stdio serves MCP on stdin/stdout, keeps the data, and refuses 
   const againPid = again.transport.pid!;
   await again.client.close();
   await exited(againPid);
+});
+
+test("context-hub stdio serves revision 2026-07-28 without a handshake, and a 2025-11-25 client after it on the same data", async (t) => {
+  const dataDir = join(mkdtempSync(join(tmpdir(), "context-hub-stdio-")), "data");
+  t.after(() => rmSync(resolve(dataDir, ".."), { recursive: true, force: true }));
+  const env = { ...(process.env as Record<string, string>), LOG_LEVEL: "info", DATABASE_URL: "" };
+  const args = [bin, "stdio", "--data-dir", dataDir];
+
+  // A v2 SDK client pinned to 2026-07-28, launched the way a desktop client launches the server.
+  const modernTransport = new ModernStdioTransport({ command: process.execPath, args, env, stderr: "pipe" });
+  let modernErr = "";
+  modernTransport.stderr?.on("data", (chunk: Buffer) => (modernErr += chunk.toString()));
+  const modernWire = recordWire(modernTransport as never);
+  const modern = new ModernClient(
+    { name: "stdio-test-v2", version: "0.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  const modernErrors: Error[] = [];
+  modern.onerror = (error) => modernErrors.push(error);
+  await modern.connect(modernTransport);
+  // On connect the SDK probes with server/discover in a disposable sibling process; ask this process as well.
+  t.after(() => modern.close());
+  assert.deepEqual([modern.getProtocolEra(), modern.getNegotiatedProtocolVersion()], ["modern", "2026-07-28"]);
+  const discovery = await modern.discover();
+  assert.deepEqual(discovery.supportedVersions, ["2026-07-28"]);
+  assert.equal(modern.getServerVersion()?.name, "context-hub");
+  const { tools } = await modern.listTools();
+  assert.ok(tools.some((tool) => tool.name === "store_context") && tools.some((tool) => tool.name === "whoami"));
+  const stored = await modern.callTool({
+    name: "store_context",
+    arguments: {
+      thread_id: "desk",
+      source: "agent",
+      text: "Written over stdio at revision 2026-07-28 about heat pumps.",
+    },
+  });
+  assert.equal(stored.isError, undefined, JSON.stringify(stored.content));
+  const modernId = (stored.structuredContent as { context_id: string }).context_id;
+  const found = await modern.callTool({
+    name: "fts_search_context",
+    arguments: { thread_id: "desk", query: "heat pumps" },
+  });
+  assert.deepEqual(
+    (found.structuredContent as { results: { id: string }[] }).results.map((hit) => hit.id),
+    [modernId],
+  );
+  // The tools are bound to the local principal, as for a 2025 client.
+  const me = await modern.callTool({ name: "whoami", arguments: {} });
+  assert.equal(typeof (me.structuredContent as { subject: string }).subject, "string");
+
+  const requests = modernWire.sent.filter((message) => message.method !== undefined);
+  assert.deepEqual(
+    requests.map((message) => message.method),
+    ["server/discover", "tools/list", "tools/call", "tools/call", "tools/call"],
+    "no initialize and no notifications: every request stands alone",
+  );
+  for (const message of requests)
+    assert.equal(message.params?._meta?.["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+  const discovered = resultOf(modernWire, "server/discover")!;
+  assert.deepEqual([discovered.resultType, discovered.ttlMs, discovered.cacheScope], ["complete", 300_000, "private"]);
+  const listed = resultOf(modernWire, "tools/list")!;
+  assert.deepEqual([listed.resultType, listed.ttlMs, listed.cacheScope], ["complete", 300_000, "private"]);
+  assert.deepEqual(modernErrors, [], "stdout carries only MCP messages");
+
+  const modernPid = modernTransport.pid!;
+  await modern.close();
+  await exited(modernPid);
+  assert.doesNotMatch(modernErr, /"level":(50|60)/, "no error logged");
+
+  // A 2025 client (SDK 1.x) on the same directory afterwards: the handshake, the same tools, and the entry above.
+  const legacy = await launch(dataDir);
+  t.after(() => legacy.client.close());
+  assert.equal(resultOf(legacy.wire, "initialize")?.protocolVersion, "2025-11-25");
+  const legacyTools = await legacy.client.listTools();
+  assert.deepEqual(legacyTools.tools.map((tool) => tool.name).sort(), tools.map((tool) => tool.name).sort());
+  const legacyFound = await callOk<{ results: { id: string }[] }>(legacy.client, "fts_search_context", {
+    thread_id: "desk",
+    query: "heat pumps",
+  });
+  assert.deepEqual(
+    legacyFound.results.map((hit) => hit.id),
+    [modernId],
+  );
+  const ack = await callOk<{ context_id: string }>(legacy.client, "store_context", {
+    thread_id: "desk",
+    source: "user",
+    text: "Written over stdio at revision 2025-11-25 about heat pumps too.",
+  });
+  const both = await callOk<{ results: { id: string }[] }>(legacy.client, "fts_search_context", {
+    thread_id: "desk",
+    query: "heat pumps",
+  });
+  assert.deepEqual(both.results.map((hit) => hit.id).sort(), [modernId, ack.context_id].sort());
+  assert.ok(
+    legacy.wire.sent.every(
+      (message) => message.params?._meta?.["io.modelcontextprotocol/protocolVersion"] === undefined,
+    ),
+  );
+  legacy.stderr();
+  const legacyPid = legacy.transport.pid!;
+  await legacy.client.close();
+  await exited(legacyPid);
 });
