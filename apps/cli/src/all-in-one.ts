@@ -90,7 +90,7 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
   }
 }
 
-/** Context Hub for one local user, with MCP served over a transport the caller connects (stdio) instead of HTTP. */
+/** Context Hub for one local user, with MCP served on this process's stdin and stdout (both revisions) instead of HTTP. */
 export interface LocalHub {
   mcp: LocalMcp;
   /** Stops the MCP server, then the workers and the store. */
