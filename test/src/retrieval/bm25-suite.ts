@@ -656,7 +656,11 @@ export function defineBm25Suite(target: RetrievalTarget): void {
             [id],
           );
           // Migration 10 keeps the lengths, now generated from the stored vectors (which a trigger fills from the text).
-          assert.deepEqual((await migrate(connection, logger)).applied, [9, 10]);
+          const applied = (await migrate(connection, logger)).applied;
+          assert.deepEqual(
+            applied.filter((version) => version <= 10),
+            [9, 10],
+          );
           const length = async () =>
             (
               await connection.query<{ entry: number; version: number }>(
