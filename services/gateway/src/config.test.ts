@@ -109,6 +109,16 @@ test("disabled tools and instructions", () => {
   assert.equal(loadGatewayConfig({}).instructions, undefined);
 });
 
+test("toolsets: all by default, a list in canonical order, an unknown name stops the start naming the toolsets", () => {
+  assert.equal(loadGatewayConfig({}).toolsets.length, 8);
+  assert.deepEqual(loadGatewayConfig({ CONTEXT_HUB_TOOLSETS: "" }).toolsets, loadGatewayConfig({}).toolsets);
+  assert.deepEqual(loadGatewayConfig({ CONTEXT_HUB_TOOLSETS: "workflow, core" }).toolsets, ["core", "workflow"]);
+  assert.throws(
+    () => loadGatewayConfig({ CONTEXT_HUB_TOOLSETS: "core,memory" }),
+    /CONTEXT_HUB_TOOLSETS: unknown toolset memory \(toolsets: all, core, search, library, history, workflow, review, admin, connector\)/,
+  );
+});
+
 test("write deadlines: node summaries get only part of the summary's deadline; early generation is auto, on or off", () => {
   const config = loadGatewayConfig({});
   assert.ok(config.timeouts.sectionSummaryMs < config.timeouts.summaryMs);

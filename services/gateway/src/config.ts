@@ -14,6 +14,7 @@ import {
   reservedSubjectMessage,
 } from "@context-hub/common";
 import { readBodyLimitBytes, writeBodyLimitBytes } from "./mcp/body-limits.js";
+import { parseToolsets, toolsetNames, type ToolsetName } from "./mcp/tools/toolsets.js";
 
 /** Ways a caller can prove who it is; none of them means auth off (one local principal). */
 export const authMethods = ["api-key", "oidc"] as const;
@@ -54,6 +55,16 @@ const authEnv = envVariable({ envType: "none | api-key | oidc | api-key,oidc", e
     return authMethods.filter((method) => methods.includes(method));
   },
 );
+
+/** CONTEXT_HUB_TOOLSETS: `all`, or a comma-separated list of toolset names; an unknown name stops the start. */
+const toolsetsEnv = envVariable({ envType: "string", envDefault: "all" }).transform((raw, ctx): ToolsetName[] => {
+  const choice = parseToolsets(raw === undefined || raw.trim() === "" ? "all" : raw);
+  if (!choice.ok) {
+    ctx.addIssue({ code: "custom", message: choice.message });
+    return z.NEVER;
+  }
+  return choice.names;
+});
 
 /**
  * GATEWAY_EARLY_GENERATION: whether a new entry's generation starts beside
@@ -172,6 +183,9 @@ export const gatewayEnvVariables = z.object({
   CONTEXT_HUB_RATE_WRITE_BURST: envOptionalInteger(1, 1_000_000).describe("Write calls a principal may make at once."),
   CONTEXT_HUB_DISABLED_TOOLS: envString("").describe(
     "Comma-separated tools to remove from this deployment; a name that is no tool stops the start.",
+  ),
+  CONTEXT_HUB_TOOLSETS: toolsetsEnv.describe(
+    `Comma-separated toolsets this deployment offers (${toolsetNames.join(", ")}), or \`all\`; a client narrows them per connection with \`?toolsets=\` on the MCP URL or the \`X-Context-Hub-Toolsets\` header, and \`context-hub stdio --toolsets\`. An unknown name stops the start.`,
   ),
   CONTEXT_HUB_INSTRUCTIONS: envString("").describe(
     "Replaces the MCP instructions sent at `initialize` (2025 revisions) and `server/discover` (2026-07-28), ≤ 16,384 characters.",
@@ -323,6 +337,8 @@ export interface GatewayConfig {
   trustedProxies: string[];
   /** Tools removed from this deployment (names checked against the tool list at start-up). */
   disabledTools: string[];
+  /** Toolsets this deployment offers (docs/gateway.md); a client may narrow them per connection, never widen them. */
+  toolsets: ToolsetName[];
   /** MCP `instructions` sent at initialize; undefined means the built-in text. */
   instructions: string | undefined;
   /** Origins allowed to call /mcp from a browser; loopback origins are always allowed on a loopback bind. */
@@ -400,6 +416,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     },
     trustedProxies: splitList(raw.CONTEXT_HUB_TRUSTED_PROXIES),
     disabledTools: splitList(raw.CONTEXT_HUB_DISABLED_TOOLS),
+    toolsets: raw.CONTEXT_HUB_TOOLSETS,
     instructions: raw.CONTEXT_HUB_INSTRUCTIONS.trim() === "" ? undefined : raw.CONTEXT_HUB_INSTRUCTIONS,
     allowedOrigins: splitList(raw.CONTEXT_HUB_ALLOWED_ORIGINS),
     maxBodyBytes: raw.CONTEXT_HUB_MAX_BODY_BYTES,

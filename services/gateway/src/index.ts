@@ -15,6 +15,7 @@ import { createPeers, type Peers } from "./clients/peers.js";
 import { createEarlyGeneration } from "./clients/early-generation.js";
 import { createStoreKeyDirectory } from "./clients/store-key-directory.js";
 import { enabledTools } from "./mcp/tools/index.js";
+import { toolsIn } from "./mcp/tools/toolsets.js";
 import { createLocalPrincipal } from "./principal.js";
 import type { GatewayConfig } from "./config.js";
 import { createRateLimiter } from "./rate-limit.js";
@@ -28,6 +29,7 @@ export { createEarlyGeneration, type EarlyGeneration } from "./clients/early-gen
 export { createLocalPrincipal, type Principal } from "./principal.js";
 export { renderForModel } from "./mcp/untrusted-text.js";
 export { openLocalMcp, type LocalMcp } from "./local-mcp.js";
+export { narrowToolsets, parseToolsets, toolsetNames, toolsets, type ToolsetName } from "./mcp/tools/toolsets.js";
 
 export { gatewayVersion } from "./gateway-version.js";
 
@@ -39,7 +41,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
       `Refusing to serve ${config.host} without authentication: anyone who can reach it could read and write every entry. Bind 127.0.0.1, turn on CONTEXT_HUB_AUTH, or set CONTEXT_HUB_ALLOW_NON_LOOPBACK=true if a proxy in front authenticates.`,
     );
   }
-  const tools = enabledTools(config.disabledTools);
+  const tools = toolsIn(enabledTools(config.disabledTools), config.toolsets);
   const peers = createPeers(config);
   let spaceCheck: EmbeddingSpaceCheck;
   try {

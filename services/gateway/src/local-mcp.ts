@@ -6,6 +6,7 @@ import { startEmbeddingSpaceCheck } from "./embedding-space-check.js";
 import { gatewayVersion } from "./gateway-version.js";
 import { serveBothRevisionsOnStdio, type StdioConnection } from "./mcp/stdio-revisions.js";
 import { enabledTools } from "./mcp/tools/index.js";
+import { toolsIn } from "./mcp/tools/toolsets.js";
 import { createLocalPrincipal } from "./principal.js";
 import { createWritePath } from "./write-path.js";
 
@@ -30,7 +31,7 @@ export interface LocalMcp {
  * apply: there is no one else to protect from the caller.
  */
 export async function openLocalMcp(config: GatewayConfig, logger: Logger): Promise<LocalMcp> {
-  const tools = enabledTools(config.disabledTools);
+  const tools = toolsIn(enabledTools(config.disabledTools), config.toolsets);
   const peers = createPeers(config);
   let spaceCheck: Awaited<ReturnType<typeof startEmbeddingSpaceCheck>>;
   try {

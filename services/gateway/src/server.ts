@@ -18,6 +18,7 @@ import { calledTool } from "./json-rpc-messages.js";
 import { toolsNeededFor } from "./mcp/called-tool.js";
 import { countRateLimitedCall, createMcpServer } from "./mcp/create-mcp-server.js";
 import { createModernEndpoint } from "./mcp/modern-http.js";
+import { createConnectionToolsets, toolsetsHeader, toolsetsQueryParameter } from "./mcp/connection-toolsets.js";
 import { toolFailure } from "./mcp/tool-result.js";
 import { refuseMalformedParams } from "./mcp/request-params.js";
 import { readPost, StatelessHttpTransport } from "./mcp/stateless-http-transport.js";
@@ -130,7 +131,8 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     });
   }
 
-  const toolScopes = new Map(options.tools.map((tool) => [tool.name, tool.scope]));
+  // A client narrows the deployment's toolsets per connection; a tool outside them is as unknown as a disabled one.
+  const connectionTools = createConnectionToolsets(config.toolsets, options.tools);
   const refuse = (response: Response, failure: AuthFailure) => {
     if (failure.status !== 503)
       response.setHeader("www-authenticate", challengeFor(failure, protectedResource?.metadataUrl));
@@ -261,7 +263,15 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       refuseOverBudget(request, response, messages, verdict);
       return;
     }
-    const scopeFailure = scopeRefusal(request.body, principal, toolScopes);
+    const connection = connectionTools({
+      query: request.query[toolsetsQueryParameter],
+      header: request.header(toolsetsHeader),
+    });
+    if (!connection.ok) {
+      response.status(400).json(jsonRpcError(-32000, connection.message, String(response.locals.requestId)));
+      return;
+    }
+    const scopeFailure = scopeRefusal(request.body, principal, connection.toolScopes);
     if (scopeFailure !== undefined) {
       refuse(response, scopeFailure);
       return;
@@ -273,7 +283,7 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
         await modern.serve(
           request,
           response,
-          { principal, tools: toolsNeededFor(request.body, options.tools) },
+          { principal, tools: toolsNeededFor(request.body, connection.tools) },
           requestId,
         );
       } catch (error) {
@@ -292,7 +302,7 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       principal,
       peers,
       writePath: options.writePath,
-      tools: toolsNeededFor(request.body, options.tools),
+      tools: toolsNeededFor(request.body, connection.tools),
       logger,
       version: options.version,
       instructions: config.instructions,
