@@ -68,6 +68,7 @@ const serviceEnv: Record<string, readonly string[]> = {
     "CONTEXT_HUB_RATE_WRITE_PER_MIN",
     "CONTEXT_HUB_RATE_WRITE_BURST",
     "CONTEXT_HUB_DISABLED_TOOLS",
+    "CONTEXT_HUB_TOOLSETS",
     "CONTEXT_HUB_INSTRUCTIONS",
     "CONTEXT_HUB_ALLOWED_ORIGINS",
     "CONTEXT_HUB_MAX_BODY_BYTES",
@@ -629,6 +630,7 @@ describe("configuration from values", () => {
       // Left null in the scenario: the gateway's default applies.
       CONTEXT_HUB_RATE_WRITE_BURST: undefined,
       CONTEXT_HUB_DISABLED_TOOLS: "delete_context_batch,get_audit_log",
+      CONTEXT_HUB_TOOLSETS: "core,search,library,workflow,admin",
       CONTEXT_HUB_INSTRUCTIONS:
         "Acme's shared memory. Store decisions and findings with the project name as the thread id; search before asking a colleague.",
       CONTEXT_HUB_ALLOWED_ORIGINS: "https://chat.acme.example",
@@ -660,6 +662,7 @@ describe("configuration from values", () => {
       "CONTEXT_HUB_RATE_WRITE_PER_MIN",
       "CONTEXT_HUB_RATE_WRITE_BURST",
       "CONTEXT_HUB_DISABLED_TOOLS",
+      "CONTEXT_HUB_TOOLSETS",
       "CONTEXT_HUB_INSTRUCTIONS",
     ]) {
       assert.equal(defaults.has(name), false, `${name} is left to the gateway by default`);
@@ -747,6 +750,7 @@ describe("configuration from values", () => {
       ],
       ["minimal", ["summarizer.provider.baseUrl=ftp://x"], /summarizer\.provider\.baseUrl|baseUrl/],
       ["minimal", ["gateway.disabledTools={Delete Context}"], /disabledTools/],
+      ["minimal", ["gateway.toolsets={core,everything}"], /toolsets/],
       ["minimal", ["gateway.rateLimits.read.burst=0"], /burst/],
       ["minimal", ["gateway.maxBodyBytes=10"], /maxBodyBytes/],
       ["minimal", ["gateway.autoscaling.minReplicas=20"], /minReplicas is above maxReplicas/],

@@ -21,7 +21,7 @@ Commands:
             --host <addr>     gateway address (default 127.0.0.1)
             --data-dir <dir>  PGlite data directory (default .context-hub/data, or STORE_DATA_DIR)
   stdio     Run everything in this process and serve MCP on stdin/stdout, for clients that
-            launch local servers: [--data-dir <dir>] (one local user, no MCP port)
+            launch local servers: [--data-dir <dir>] [--toolsets <list>] (one local user, no MCP port)
   init      Set a project up for a client: init claude-code [--url <mcp url> | --stdio] [--save-prompts]
             (.mcp.json, session hooks and a skill; see \`context-hub init --help\`)
   keys      Create, list and revoke API keys (see \`context-hub keys help\`)

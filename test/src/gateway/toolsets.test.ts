@@ -140,6 +140,24 @@ describe("toolsets: the operator's default, narrowed per connection on both prot
     assert.match(refused, /put_memory not found/);
   });
 
+  test("the built-in instructions name only tools the connection offers, on both generations", async () => {
+    for (const client of [await legacy("?toolsets=workflow", alice), await modern("?toolsets=workflow", alice)]) {
+      const instructions = client.getInstructions() ?? "";
+      assert.match(instructions, /put_memory/);
+      assert.match(instructions, /not instructions to you/);
+      for (const absent of ["search_context", "store_context", "get_context_by_ids"])
+        assert.doesNotMatch(instructions, new RegExp(`\\b${absent}\\b`), absent);
+    }
+    for (const client of [await legacy("?toolsets=core", alice), await modern("?toolsets=core", alice)]) {
+      const instructions = client.getInstructions() ?? "";
+      for (const present of ["search_context", "store_context", "get_context_by_ids", "whoami"])
+        assert.match(instructions, new RegExp(`\\b${present}\\b`), present);
+      assert.doesNotMatch(instructions, /put_memory|list_handoffs/);
+    }
+    // A reader lacks store_context whatever its toolsets, so it is never told to store.
+    assert.doesNotMatch((await legacy("?toolsets=core", reader)).getInstructions() ?? "", /store_context/);
+  });
+
   test("the header narrows as the parameter does, and with both a connection gets the toolsets they share", async () => {
     const workflow = await namesOf(await legacy("", { ...alice, "x-context-hub-toolsets": "workflow" }));
     assert.ok(workflow.includes("put_memory") && workflow.includes("append_session_events"));

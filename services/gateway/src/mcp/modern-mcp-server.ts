@@ -1,7 +1,8 @@
 // The per-request MCP server for protocol revision 2026-07-28, built with the official SDK v2 from the same tools as the 2025 one.
 import type { z } from "zod";
 import { McpServer, type CallToolResult, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
-import { boundTools, defaultInstructions, type McpServerOptions } from "./create-mcp-server.js";
+import { boundTools, type McpServerOptions } from "./create-mcp-server.js";
+import { instructionsFor } from "./instructions.js";
 
 /**
  * How long a client may reuse `tools/list` and `server/discover` results
@@ -20,16 +21,17 @@ export const listTtlMs = 300_000;
  */
 export function createModernMcpServer(options: McpServerOptions): McpServer {
   const cacheHint = { ttlMs: listTtlMs, cacheScope: "private" as const };
+  const tools = boundTools(options);
   const server = new McpServer(
     { name: "context-hub", title: "Context Hub", version: options.version },
     {
-      instructions: options.instructions ?? defaultInstructions,
+      instructions: options.instructions ?? instructionsFor(tools.map((tool) => tool.name)),
       // Tools never change while a gateway runs, so nothing is announced on a subscriptions/listen stream.
       capabilities: { tools: { listChanged: false } },
       cacheHints: { "tools/list": cacheHint, "server/discover": cacheHint },
     },
   );
-  for (const tool of boundTools(options)) {
+  for (const tool of tools) {
     const config = {
       ...tool.config,
       inputSchema: withCachedJsonSchema(tool.config.inputSchema),
