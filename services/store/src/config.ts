@@ -34,6 +34,8 @@ const searchVariableDescriptions: Record<keyof typeof searchEnvSchema, string> =
   STORE_BM25_B: "BM25's length normalisation `b` (0: none, 1: full).",
   STORE_BM25_STATISTICS_SECONDS:
     "How long a caller view's entry count, average length and document frequencies are reused by full-text ranking (0 counts them for every query; as of an instant they are always counted).",
+  STORE_BM25_CANDIDATES:
+    "Most entries an any-word full-text search ranks first, those holding its rarest words, before it ranks every match: when the page they give provably is the full ranking's (no other entry can score as high), the rest is never scored (0: always rank every match).",
 };
 
 const describedSearchEnvSchema = Object.fromEntries(

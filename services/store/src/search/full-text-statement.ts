@@ -61,6 +61,13 @@ export interface FullTextStatementOptions {
   frequencies?: ReadonlyMap<string, number> | undefined;
   /** Rank only these entries (re-scoring a fused ranking's candidates); undefined: every entry. */
   within?: readonly string[] | undefined;
+  /**
+   * Rank only the entries holding one of these whole lexemes (a subset of an
+   * any-word query's own): the candidates of a pruned ranking (see
+   * bm25-pruning.ts). Every candidate is still scored over all the query's
+   * terms. Only with the any-word mode, now, without weighted terms.
+   */
+  candidates?: readonly string[] | undefined;
 }
 
 /**
@@ -114,7 +121,13 @@ export function fullTextStatement(
   const score = `coalesce((SELECT sum(w.weights[f.term] * ${saturated("f.tf")}) FROM (${termsInSql("e.search_vector", lexemes, prefix)}) f), 0)`;
   // With weighted terms in any-word mode, an entry holding only an expansion term matches too.
   const widenTerm = weighted?.widenBy === undefined ? anyTerm : "(SELECT t.widen_term FROM terms t)";
-  const matching = weighted?.widen === true ? `(${tsquery} || ${widenTerm})` : tsquery;
+  const candidates =
+    options.candidates !== undefined && query.mode === "any" && weighted === undefined && !historical
+      ? `(SELECT coalesce(array_to_string(array_agg(${quotedLexemeSql("c.lexeme", false)}), ' | '), '')::tsquery
+          FROM unnest(${params.add([...options.candidates])}::text[]) AS c (lexeme))`
+      : undefined;
+  // Candidates hold one of the query's words, so they all match it: their tsquery alone is the (narrower) match.
+  const matching = candidates ?? (weighted?.widen === true ? `(${tsquery} || ${widenTerm})` : tsquery);
   const conditions = [
     `e.search_vector @@ ${matching}`,
     accessPredicate(principal, "e", params),

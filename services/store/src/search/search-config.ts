@@ -16,6 +16,8 @@ export interface SearchConfig {
   bm25: Bm25Parameters;
   /** How long a caller view's entry count, average length and document frequencies are reused by full-text ranking (0: counted for every query). */
   bm25StatisticsTtlMs: number;
+  /** Most entries a pruned any-word ranking scores first (see bm25-pruning.ts); 0 ranks every match. */
+  bm25Candidates: number;
 }
 
 /** BM25's term-frequency saturation `k1` and length normalisation `b` (0 = none, 1 = full). */
@@ -48,6 +50,7 @@ export const searchEnvSchema = {
   STORE_BM25_K1: envDecimal(1.2, 0, 10),
   STORE_BM25_B: envDecimal(0.75, 0, 1),
   STORE_BM25_STATISTICS_SECONDS: envInteger(10, 0, 3_600),
+  STORE_BM25_CANDIDATES: envInteger(4_000, 0, 1_000_000),
 };
 
 type SearchEnv = { [K in keyof typeof searchEnvSchema]: z.infer<(typeof searchEnvSchema)[K]> };
@@ -71,6 +74,7 @@ export function toSearchConfig(env: SearchEnv): SearchConfig {
     grepWorkers: env.STORE_GREP_WORKERS,
     bm25: { k1: env.STORE_BM25_K1, b: env.STORE_BM25_B },
     bm25StatisticsTtlMs: env.STORE_BM25_STATISTICS_SECONDS * 1000,
+    bm25Candidates: env.STORE_BM25_CANDIDATES,
   };
 }
 

@@ -50,7 +50,11 @@ export async function openSearch(
   textWork: OutlineWorkOptions | undefined = undefined,
 ): Promise<OpenSearch> {
   const language = await applyTextSearchLanguage(db, config.language, migrations, logger);
-  const repository = createSearchRepository(db, { bm25: config.bm25, statisticsTtlMs: config.bm25StatisticsTtlMs });
+  const repository = createSearchRepository(db, {
+    bm25: config.bm25,
+    statisticsTtlMs: config.bm25StatisticsTtlMs,
+    candidates: config.bm25Candidates,
+  });
   const builtin = await repository.builtinLanguages();
   const offered =
     config.queryLanguages.length === 0 ? builtin : config.queryLanguages.filter((name) => builtin.includes(name));

@@ -4,7 +4,9 @@ import {
   createDocumentFrequencyCache,
   type CollectionStatistics,
 } from "./bm25-statistics.js";
+import { counter } from "@context-hub/common";
 import { createFrequencySource } from "./bm25-frequencies.js";
+import { planPruning, prunedPageHolds } from "./bm25-pruning.js";
 import { createSqlParams, type SqlDatabase, type SqlParams } from "../db/sql-database.js";
 import type { StoredEntry } from "../model/entry-model.js";
 import { toStoredEntry, type EntryRow } from "../entries/entry-rows.js";
@@ -269,6 +271,12 @@ async function feedbackCountedInStatements(
   return { rows, feedback: { documents: first.rows.length, terms: expanded.expansion } };
 }
 
+const prunedRankings = counter(
+  "contexthub_store_pruned_rankings_total",
+  "Any-word full-text rankings that scored their rarer words' entries first, by outcome: held (that page was the full ranking's) or ranked_all (every match was then scored).",
+  ["outcome"],
+);
+
 /** The deepest page (offset + limit) a feedback search's first pass reads as far as, to bound its second pass. */
 const maxBoundingDepth = 1_000;
 
@@ -277,6 +285,8 @@ export interface FullTextRanking {
   bm25: Bm25Parameters;
   /** How long a caller's N, average length and document frequencies are reused before they are counted again; 0 counts them for every query. */
   statisticsTtlMs: number;
+  /** Most entries a pruned any-word ranking scores first (bm25-pruning.ts); 0 ranks every match. */
+  candidates: number;
 }
 
 /** The search repository over a migrated database; full text ranks by BM25 as `ranking` says. */
@@ -285,6 +295,7 @@ export function createSearchRepository(
   ranking: FullTextRanking = {
     bm25: defaultSearchConfig.bm25,
     statisticsTtlMs: defaultSearchConfig.bm25StatisticsTtlMs,
+    candidates: defaultSearchConfig.bm25Candidates,
   },
 ): SearchRepository {
   const statistics = createCollectionStatisticsCache(ranking.statisticsTtlMs);
@@ -384,21 +395,36 @@ export function createSearchRepository(
   return {
     async fullText(principal, query, filter, page, highlight, idsOnly = false, within = undefined) {
       const collection = await collectionOf(principal, filter);
-      const frequencies = countsAside(query, filter)
-        ? (await queryFrequencies(principal, query, collection)).frequencies
-        : undefined;
-      const params = createSqlParams();
-      return run(idsOnly)(
-        fullTextStatement(
-          principal,
-          query,
-          filter,
-          page,
-          { highlight, bm25: ranking.bm25, collection, rankOnly: idsOnly, frequencies, within },
+      const counted = countsAside(query, filter) ? await queryFrequencies(principal, query, collection) : undefined;
+      const options = {
+        highlight,
+        bm25: ranking.bm25,
+        collection,
+        rankOnly: idsOnly,
+        frequencies: counted?.frequencies,
+        within,
+      };
+      // An any-word ranking first scores the entries holding its rarer words; it stops there when that page provably holds.
+      const plan =
+        counted !== undefined && collection !== undefined && query.mode === "any" && within === undefined
+          ? planPruning(counted.terms, counted.frequencies, collection.documents, ranking.bm25, ranking.candidates)
+          : undefined;
+      if (plan !== undefined) {
+        const params = createSqlParams();
+        const rows = await run(idsOnly)(
+          fullTextStatement(principal, query, filter, page, { ...options, candidates: plan.candidates }, params),
           params,
-        ),
-        params,
-      );
+        );
+        const holds = prunedPageHolds(
+          rows.map((row) => row.score),
+          page.limit,
+          plan.ceiling,
+        );
+        prunedRankings.inc({ outcome: holds ? "held" : "ranked_all" });
+        if (holds) return rows;
+      }
+      const params = createSqlParams();
+      return run(idsOnly)(fullTextStatement(principal, query, filter, page, options, params), params);
     },
 
     async fullTextWithFeedback(
