@@ -33,7 +33,7 @@ const searchVariableDescriptions: Record<keyof typeof searchEnvSchema, string> =
   STORE_BM25_K1: "BM25's term-frequency saturation `k1` of full-text ranking.",
   STORE_BM25_B: "BM25's length normalisation `b` (0: none, 1: full).",
   STORE_BM25_STATISTICS_SECONDS:
-    "How long a caller view's entry count, average length and document frequencies are reused by full-text ranking (0 counts them for every query; as of an instant they are always counted).",
+    "How long a caller view's entry count, average length and document frequencies are reused by full-text ranking (0 counts them for every query; as of an instant they are always counted). For up to six times as long they still answer while counted again in the background.",
   STORE_BM25_CANDIDATES:
     "Most entries an any-word full-text search ranks first, those holding its rarest words, before it ranks every match: when the page they give provably is the full ranking's (no other entry can score as high), the rest is never scored (0: always rank every match).",
 };

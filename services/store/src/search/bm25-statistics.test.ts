@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createCollectionStatisticsCache, createDocumentFrequencyCache } from "./bm25-statistics.js";
+import { createCollectionStatisticsCache, createDocumentFrequencyCache, staleLifetimes } from "./bm25-statistics.js";
 
-test("a tenant's statistics are reused for the lifetime, then counted again, and never serve another tenant", async () => {
+test("a tenant's statistics are reused for the lifetime, then answer once more while counted again, and never serve another tenant", async () => {
   let clock = 0;
   const cache = createCollectionStatisticsCache(10_000, () => clock);
   const counts: string[] = [];
@@ -15,8 +15,28 @@ test("a tenant's statistics are reused for the lifetime, then counted again, and
   clock = 9_999;
   assert.equal((await cache.get("a", count("a", 3))).documents, 1, "within the lifetime: reused");
   clock = 10_000;
-  assert.equal((await cache.get("a", count("a", 4))).documents, 4, "after it: counted again");
+  assert.equal((await cache.get("a", count("a", 4))).documents, 1, "after it: the kept figure answers…");
+  assert.equal((await cache.get("a", count("a", 5))).documents, 4, "…while one count replaces it for the next query");
   assert.deepEqual(counts, ["a", "b", "a"]);
+  clock = 10_000 + staleLifetimes * 10_000;
+  assert.equal((await cache.get("a", count("a", 6))).documents, 6, "too old to answer: the query waits for a count");
+  assert.deepEqual(counts, ["a", "b", "a", "a"]);
+});
+
+test("a failed recount in the background leaves the kept figure, and the next query past the lifetime tries again", async () => {
+  let clock = 0;
+  const cache = createCollectionStatisticsCache(10_000, () => clock);
+  assert.equal((await cache.get("a", async () => ({ documents: 1, averageLength: 1 }))).documents, 1);
+  clock = 10_000;
+  let failed = 0;
+  const failing = async () => {
+    failed++;
+    throw new Error("database busy");
+  };
+  assert.equal((await cache.get("a", failing)).documents, 1);
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  assert.equal((await cache.get("a", failing)).documents, 1, "still the kept figure");
+  assert.equal(failed, 2, "each query after a failure starts one recount");
 });
 
 test("a lifetime of 0 counts for every query, and a failed count is not kept", async () => {
@@ -34,7 +54,7 @@ test("a lifetime of 0 counts for every query, and a failed count is not kept", a
   assert.equal((await cache.get("a", count)).documents, 3, "the next query counts again");
 });
 
-test("document frequencies are kept per view and lexeme for the lifetime, never serve another view, and the least recently read go first", () => {
+test("document frequencies are kept per view and lexeme, answer past the lifetime while listed once for a recount, and never serve another view", () => {
   let clock = 0;
   const cache = createDocumentFrequencyCache(10_000, () => clock);
   cache.keep(
@@ -45,19 +65,28 @@ test("document frequencies are kept per view and lexeme for the lifetime, never 
     ]),
   );
   assert.deepEqual(
-    [...cache.known("a", ["wing", "lift", "drag"])],
+    [...cache.known("a", ["wing", "lift", "drag"]).found],
     [
       ["wing", 3],
       ["lift", 0],
     ],
     "a count of 0 is kept too; an uncounted word is absent",
   );
-  assert.equal(cache.known("b", ["wing"]).size, 0, "another view never reads them");
+  assert.equal(cache.known("b", ["wing"]).found.size, 0, "another view never reads them");
   clock = 9_999;
-  assert.equal(cache.known("a", ["wing"]).get("wing"), 3, "within the lifetime: reused");
+  assert.deepEqual(cache.known("a", ["wing"]), { found: new Map([["wing", 3]]), refresh: [] }, "within the lifetime");
   clock = 10_000;
-  assert.equal(cache.known("a", ["wing"]).size, 0, "after it: gone");
+  assert.deepEqual(
+    cache.known("a", ["wing"]),
+    { found: new Map([["wing", 3]]), refresh: ["wing"] },
+    "after it: recount",
+  );
+  assert.deepEqual(cache.known("a", ["wing"]).refresh, [], "listed once while its recount runs");
+  cache.keep("a", new Map([["wing", 4]]));
+  assert.deepEqual(cache.known("a", ["wing"]), { found: new Map([["wing", 4]]), refresh: [] }, "the recount kept");
+  clock = 10_000 + staleLifetimes * 10_000;
+  assert.equal(cache.known("a", ["wing", "lift"]).found.size, 0, "too old to answer: gone");
   const uncached = createDocumentFrequencyCache(0, () => 0);
   uncached.keep("a", new Map([["wing", 3]]));
-  assert.equal(uncached.known("a", ["wing"]).size, 0, "a lifetime of 0 keeps nothing");
+  assert.equal(uncached.known("a", ["wing"]).found.size, 0, "a lifetime of 0 keeps nothing");
 });

@@ -21,38 +21,78 @@ export interface CollectionStatisticsCache {
 const maxTenants = 10_000;
 
 /**
+ * How many lifetimes a kept figure may still serve while a fresh count runs
+ * in the background. Past it, the query waits for the count: a view nobody
+ * searched for a minute is not answered with a minute-old figure.
+ */
+export const staleLifetimes = 6;
+
+/**
  * A cache of each tenant's statistics for `ttlMs` (0 reads them for every
  * query). Keyed by tenant alone, so one tenant's figures never serve
  * another's query (invariant I-7). Concurrent misses for one tenant share
- * one count.
+ * one count. Past the lifetime (and within `staleLifetimes` of them) the
+ * kept figures still answer while one count in the background replaces
+ * them, so no query waits for a recount of a view that is searched often.
  */
 export function createCollectionStatisticsCache(
   ttlMs: number,
   now: () => number = () => performance.now(),
 ): CollectionStatisticsCache {
-  const kept = new Map<string, { at: number; value: Promise<CollectionStatistics> }>();
+  interface Kept {
+    at: number;
+    value: Promise<CollectionStatistics>;
+    settled: boolean;
+    refreshing: boolean;
+  }
+  const kept = new Map<string, Kept>();
+  const remember = (tenant: string, entry: Kept) => {
+    // Re-inserting marks it most recently read.
+    kept.delete(tenant);
+    kept.set(tenant, entry);
+    while (kept.size > maxTenants) {
+      const oldest = kept.keys().next().value;
+      if (oldest === undefined) break;
+      kept.delete(oldest);
+    }
+  };
+  const start = (tenant: string, count: () => Promise<CollectionStatistics>): Kept => {
+    const entry: Kept = { at: now(), value: count(), settled: false, refreshing: false };
+    entry.value.then(
+      () => (entry.settled = true),
+      // A failed count is not kept: the next query tries again.
+      () => {
+        if (kept.get(tenant) === entry) kept.delete(tenant);
+      },
+    );
+    return entry;
+  };
   return {
     async get(tenant, count) {
       const cached = kept.get(tenant);
-      if (cached !== undefined && now() - cached.at < ttlMs) {
-        // Re-inserting marks it most recently read.
-        kept.delete(tenant);
-        kept.set(tenant, cached);
+      const age = cached === undefined ? Infinity : now() - cached.at;
+      if (cached !== undefined && age < ttlMs) {
+        remember(tenant, cached);
         return cached.value;
       }
-      const value = count();
-      kept.delete(tenant);
-      if (ttlMs > 0) kept.set(tenant, { at: now(), value });
-      // A failed count is not kept: the next query tries again.
-      value.catch(() => {
-        if (kept.get(tenant)?.value === value) kept.delete(tenant);
-      });
-      while (kept.size > maxTenants) {
-        const oldest = kept.keys().next().value;
-        if (oldest === undefined) break;
-        kept.delete(oldest);
+      if (cached !== undefined && cached.settled && age < ttlMs * staleLifetimes) {
+        remember(tenant, cached);
+        if (!cached.refreshing) {
+          cached.refreshing = true;
+          const fresh = start(tenant, count);
+          fresh.value.then(
+            () => {
+              if (kept.get(tenant) === cached) remember(tenant, fresh);
+            },
+            () => (cached.refreshing = false),
+          );
+        }
+        return cached.value;
       }
-      return value;
+      const entry = start(tenant, count);
+      if (ttlMs > 0) remember(tenant, entry);
+      else kept.delete(tenant);
+      return entry.value;
     },
   };
 }
@@ -62,8 +102,13 @@ export function createCollectionStatisticsCache(
  * view searched or expanded with a moment ago are not counted again.
  */
 export interface DocumentFrequencyCache {
-  /** The kept frequencies of `lexemes` for `view`, those counted less than the lifetime ago; the others are absent. */
-  known(view: string, lexemes: readonly string[]): Map<string, number>;
+  /**
+   * The kept frequencies of `lexemes` for `view` (`found`): those counted
+   * less than the lifetime ago, and older ones within `staleLifetimes` of
+   * it, which are also listed in `refresh` (each once, until kept anew) for
+   * the caller to count again in the background. The others are absent.
+   */
+  known(view: string, lexemes: readonly string[]): { found: Map<string, number>; refresh: string[] };
   /** Keeps freshly counted frequencies for `view` (nothing with a lifetime of 0). */
   keep(view: string, frequencies: ReadonlyMap<string, number>): void;
 }
@@ -80,25 +125,31 @@ export function createDocumentFrequencyCache(
   ttlMs: number,
   now: () => number = () => performance.now(),
 ): DocumentFrequencyCache {
-  const kept = new Map<string, { at: number; frequency: number }>();
+  const kept = new Map<string, { at: number; frequency: number; refreshing: boolean }>();
   // A view key is JSON (visibilityKey), which never holds a raw newline, so the pair cannot collide.
   const keyOf = (view: string, lexeme: string) => `${view}\n${lexeme}`;
   return {
     known(view, lexemes) {
       const found = new Map<string, number>();
-      if (ttlMs <= 0) return found;
+      const refresh: string[] = [];
+      if (ttlMs <= 0) return { found, refresh };
       const at = now();
       for (const lexeme of lexemes) {
         const key = keyOf(view, lexeme);
         const cached = kept.get(key);
         if (cached === undefined) continue;
         kept.delete(key);
-        if (at - cached.at >= ttlMs) continue;
+        const age = at - cached.at;
+        if (age >= ttlMs * staleLifetimes) continue;
+        if (age >= ttlMs && !cached.refreshing) {
+          cached.refreshing = true;
+          refresh.push(lexeme);
+        }
         // Re-inserting marks it most recently read.
         kept.set(key, cached);
         found.set(lexeme, cached.frequency);
       }
-      return found;
+      return { found, refresh };
     },
     keep(view, frequencies) {
       if (ttlMs <= 0) return;
@@ -106,7 +157,7 @@ export function createDocumentFrequencyCache(
       for (const [lexeme, frequency] of frequencies) {
         const key = keyOf(view, lexeme);
         kept.delete(key);
-        kept.set(key, { at, frequency });
+        kept.set(key, { at, frequency, refreshing: false });
       }
       while (kept.size > maxFrequencies) {
         const oldest = kept.keys().next().value;

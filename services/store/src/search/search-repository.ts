@@ -498,7 +498,8 @@ export function createSearchRepository(
       const kept = capped(
         new Map([
           ...original.frequencies,
-          ...frequencyCache.known(
+          ...frequencySource.kept(
+            principal,
             view,
             candidates.map((candidate) => candidate.lexeme),
           ),
