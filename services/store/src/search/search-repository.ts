@@ -371,27 +371,63 @@ export function createSearchRepository(
       .filter((item, index) => seen.has(item.id) && relevant.ids.indexOf(item.id) === index);
     return { ids: kept.map((item) => item.id), shares: feedbackShares(kept.map((item) => item.weight)) };
   };
-  const firstPass = async (
+  /**
+   * A page of `query`'s ranking with `run`: an any-word query ranks first the
+   * entries holding its rarer words, and stops there when that page provably
+   * is the full ranking's (bm25-pruning.ts); otherwise every match is ranked.
+   */
+  const rankPage = async <Row extends { score: number }>(
+    runner: (statement: string, params: SqlParams) => Promise<Row[]>,
+    principal: Principal,
+    query: FullTextQuery,
+    filter: SearchFilter,
+    page: { limit: number; offset: number },
+    options: FullTextStatementOptions,
+    counted: { terms: ReadonlyMap<string, number>; frequencies: ReadonlyMap<string, number> } | undefined,
+  ): Promise<Row[]> => {
+    const { collection } = options;
+    const plan =
+      counted !== undefined &&
+      collection !== undefined &&
+      query.mode === "any" &&
+      options.within === undefined &&
+      options.weighted === undefined
+        ? planPruning(counted.terms, counted.frequencies, collection.documents, ranking.bm25, ranking.candidates)
+        : undefined;
+    if (plan !== undefined) {
+      const params = createSqlParams();
+      const rows = await runner(
+        fullTextStatement(principal, query, filter, page, { ...options, candidates: plan.candidates }, params),
+        params,
+      );
+      const holds = prunedPageHolds(
+        rows.map((row) => Number(row.score)),
+        page.limit,
+        plan.ceiling,
+      );
+      prunedRankings.inc({ outcome: holds ? "held" : "ranked_all" });
+      if (holds) return rows;
+    }
+    const params = createSqlParams();
+    return runner(fullTextStatement(principal, query, filter, page, options, params), params);
+  };
+  const firstPass = (
     principal: Principal,
     query: FullTextQuery,
     filter: SearchFilter,
     limit: number,
     options: FullTextStatementOptions,
-  ) => {
-    const params = createSqlParams();
-    const { rows } = await db.query<{ id: string; score: number }>(
-      fullTextStatement(
-        principal,
-        query,
-        filter,
-        { limit, offset: 0 },
-        { ...options, within: undefined, highlight: false, rankOnly: true },
-        params,
-      ),
-      params.values,
+    counted: { terms: ReadonlyMap<string, number>; frequencies: ReadonlyMap<string, number> },
+  ) =>
+    rankPage(
+      ranked,
+      principal,
+      query,
+      filter,
+      { limit, offset: 0 },
+      { ...options, within: undefined, highlight: false, rankOnly: true },
+      counted,
     );
-    return rows;
-  };
   return {
     async fullText(principal, query, filter, page, highlight, idsOnly = false, within = undefined) {
       const collection = await collectionOf(principal, filter);
@@ -404,27 +440,7 @@ export function createSearchRepository(
         frequencies: counted?.frequencies,
         within,
       };
-      // An any-word ranking first scores the entries holding its rarer words; it stops there when that page provably holds.
-      const plan =
-        counted !== undefined && collection !== undefined && query.mode === "any" && within === undefined
-          ? planPruning(counted.terms, counted.frequencies, collection.documents, ranking.bm25, ranking.candidates)
-          : undefined;
-      if (plan !== undefined) {
-        const params = createSqlParams();
-        const rows = await run(idsOnly)(
-          fullTextStatement(principal, query, filter, page, { ...options, candidates: plan.candidates }, params),
-          params,
-        );
-        const holds = prunedPageHolds(
-          rows.map((row) => row.score),
-          page.limit,
-          plan.ceiling,
-        );
-        prunedRankings.inc({ outcome: holds ? "held" : "ranked_all" });
-        if (holds) return rows;
-      }
-      const params = createSqlParams();
-      return run(idsOnly)(fullTextStatement(principal, query, filter, page, options, params), params);
+      return rankPage(run(idsOnly), principal, query, filter, page, options, counted);
     },
 
     async fullTextWithFeedback(
@@ -468,19 +484,17 @@ export function createSearchRepository(
               filter,
               depth <= maxBoundingDepth ? Math.max(feedback.documents, depth) : feedback.documents,
               options,
+              original,
             )
           : [];
       const first = chosen ?? {
         ids: firstRows.slice(0, feedback.documents).map((row) => row.id),
         shares: feedbackShares(firstRows.slice(0, feedback.documents).map((row) => Number(row.score))),
       };
-      const plain = async () => {
-        const params = createSqlParams();
-        return {
-          rows: await run(idsOnly)(fullTextStatement(principal, query, filter, page, options, params), params),
-          feedback: { documents: 0, terms: [] },
-        };
-      };
+      const plain = async () => ({
+        rows: await rankPage(run(idsOnly), principal, query, filter, page, options, original),
+        feedback: { documents: 0, terms: [] },
+      });
       if (first.ids.length === 0)
         return chosen === undefined ? { rows: [], feedback: { documents: 0, terms: [] } } : plain();
       const candidateParams = createSqlParams();

@@ -1,6 +1,5 @@
 // Named groups of tools: what an operator offers (CONTEXT_HUB_TOOLSETS) and what a client narrows a connection to.
 // Names only, no tool modules: the configuration reads this file, and a tool list a model carries costs context.
-import type { ToolDefinition } from "../tool-definition.js";
 
 /** Every toolset, in the order docs and errors list them. */
 export const toolsetNames = [
@@ -150,10 +149,7 @@ export function narrowToolsets(offered: readonly ToolsetName[], raw: string): To
 }
 
 /** The tools of `tools` that belong to at least one of the named toolsets, in the order of `tools`. */
-export function toolsIn<T extends Pick<ToolDefinition, "name">>(
-  tools: readonly T[],
-  names: readonly ToolsetName[],
-): T[] {
+export function toolsIn<T extends { name: string }>(tools: readonly T[], names: readonly ToolsetName[]): T[] {
   const wanted = new Set(names.flatMap((name) => toolsets[name].tools));
   return tools.filter((tool) => wanted.has(tool.name));
 }
