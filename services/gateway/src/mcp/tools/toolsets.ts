@@ -65,7 +65,8 @@ export const toolsets: Readonly<Record<ToolsetName, Toolset>> = {
     tools: ["get_context_history", "restore_context_version"],
   },
   workflow: {
-    summary: "Agent workflow memory: named memories, handoffs between agents, ordered session logs and files by content hash.",
+    summary:
+      "Agent workflow memory: named memories, handoffs between agents, ordered session logs and files by content hash.",
     tools: [
       "put_memory",
       "get_memory",
