@@ -264,5 +264,33 @@ export function defineArtifactTests(context: StoreSuiteContext): void {
       assert.deepEqual([footprint.references, footprint.blobs, footprint.chunks], [0, 0, 0]);
       await expectError(client.getArtifact({ principal: alice, selector: { sha256: file.sha256 } }), "ENTRY_NOT_FOUND");
     });
+
+    test("concurrent puts of one new file store its bytes once, and a delete racing puts never leaves a reference without bytes", async () => {
+      const { client, db } = context;
+      const tenant = newTenant("artifacts-race");
+      const file = randomFile(3 * chunk);
+      const owners = Array.from({ length: 8 }, (_, index) => principal(tenant, `agent-${index}`));
+      const stored = await Promise.all(owners.map((owner) => putFile(client, owner, file.data)));
+      assert.deepEqual(new Set(stored.map((artifact) => artifact.sha256)), new Set([file.sha256]));
+      const footprint = await artifactFootprint(db, tenant);
+      assert.deepEqual([footprint.references, footprint.blobs, footprint.chunks], [8, 1, 3]);
+
+      // Each owner deletes its reference while the next puts it again: whatever the order, bytes and references agree.
+      await Promise.all(
+        owners.flatMap((owner) => [
+          client.deleteArtifact({ principal: owner, sha256: file.sha256 }),
+          putFile(client, owner, file.data, { namespace: "again" }),
+        ]),
+      );
+      const after = await artifactFootprint(db, tenant);
+      assert.deepEqual([after.references, after.blobs, after.chunks], [8, 1, 3]);
+      for (const owner of owners.slice(0, 2))
+        assert.ok((await readWhole(client, owner, file.sha256, chunk * 4)).equals(file.data));
+      await Promise.all(
+        owners.map((owner) => client.deleteArtifact({ principal: owner, sha256: file.sha256, namespace: "again" })),
+      );
+      const gone = await artifactFootprint(db, tenant);
+      assert.deepEqual([gone.references, gone.blobs, gone.chunks], [0, 0, 0]);
+    });
   });
 }
