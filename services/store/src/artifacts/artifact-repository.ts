@@ -12,7 +12,16 @@ import { handoffPredicate } from "../handoffs/handoff-repository.js";
 import type { Visibility } from "../model/entry-values.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
-import type { ArtifactRecord, ArtifactRole, ArtifactSelector, ArtifactTarget, UploadRecord } from "./artifact-model.js";
+import {
+  artifactLimits,
+  type ArtifactRecord,
+  type ArtifactRole,
+  type ArtifactSelector,
+  type ArtifactTarget,
+  type UploadRecord,
+} from "./artifact-model.js";
+
+const artifactChunkBytes = artifactLimits.chunkBytes;
 
 /** The `artifacts` rows as the access predicate judges them: the namespace is the thread its grants name. */
 const artifactRows = "(SELECT artifacts.*, artifacts.namespace AS thread_id FROM artifacts)";
@@ -128,8 +137,13 @@ export interface ArtifactWriteScope {
   lockUpload(principal: Principal, id: string, now: Date): Promise<UploadRecord | undefined>;
   /** The bytes stored at exactly `offset`, if a part starts there. */
   partAt(uploadId: string, offset: number): Promise<Uint8Array | undefined>;
-  /** The first part at or after `offset`, in offset order. */
-  partFrom(uploadId: string, offset: number): Promise<{ offset: number; data: Uint8Array } | undefined>;
+  /**
+   * Hashes an upload's parts in offset order and, when they hash to `sha256`
+   * and `writeChunks` is set, stores them as the blob's chunks, all inside the
+   * database: the bytes never travel back to the store process. Answers the
+   * parts' SHA-256 (nothing is written when it is not `sha256`).
+   */
+  commitParts(uploadId: string, tenant: string, sha256: string, writeChunks: boolean): Promise<string>;
   appendPart(uploadId: string, offset: number, data: Uint8Array): Promise<UploadRecord>;
   deleteUpload(id: string): Promise<void>;
   /** The caller's uploads that have not expired. */
@@ -250,14 +264,24 @@ function createWriteScope(tx: SqlExecutor): ArtifactWriteScope {
       return rows[0]?.data;
     },
 
-    async partFrom(uploadId, offset) {
-      const { rows } = await tx.query<{ byte_offset: string | number; data: Uint8Array }>(
-        `SELECT byte_offset, data FROM artifact_upload_parts WHERE upload_id = $1 AND byte_offset >= $2
-         ORDER BY byte_offset LIMIT 1`,
-        [uploadId, offset],
+    async commitParts(uploadId, tenant, sha256, writeChunks) {
+      // The parts are contiguous, so their concatenation in offset order is the file.
+      const { rows } = await tx.query<{ sha256: string }>(
+        `WITH whole AS MATERIALIZED (
+           SELECT coalesce(string_agg(data, ''::bytea ORDER BY byte_offset), ''::bytea) AS data
+           FROM artifact_upload_parts WHERE upload_id = $1),
+         hashed AS (SELECT encode(sha256(whole.data), 'hex') AS sha256 FROM whole),
+         -- A data-modifying WITH runs whether or not the final SELECT reads it.
+         stored AS (
+           INSERT INTO artifact_chunks (tenant, sha256, ordinal, data)
+           SELECT $2, $3, g.n, substring(whole.data FROM g.n * $4 + 1 FOR $4)
+           FROM whole, hashed, generate_series(0, (octet_length(whole.data) + $4 - 1) / $4 - 1) AS g (n)
+           WHERE $5 AND hashed.sha256 = $3
+           RETURNING 1)
+         SELECT hashed.sha256 FROM hashed`,
+        [uploadId, tenant, sha256, artifactChunkBytes, writeChunks],
       );
-      const row = rows[0];
-      return row === undefined ? undefined : { offset: Number(row.byte_offset), data: row.data };
+      return rows[0]!.sha256;
     },
 
     async appendPart(uploadId, offset, data) {
