@@ -69,7 +69,9 @@ function disposition(artifact: ArtifactView): string {
   const name = artifact.filename === "" ? artifact.sha256 : artifact.filename;
   const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, "_");
   const kind = safeImageTypes.has(artifact.media_type) ? "inline" : "attachment";
-  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+  // RFC 5987 leaves ' ( ) * out of a value's characters, which encodeURIComponent would let through.
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 function setHeaders(response: Response, artifact: ArtifactView, tag: string): void {

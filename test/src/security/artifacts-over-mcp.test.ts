@@ -195,7 +195,7 @@ for (const backend of hubBackends) {
         sha256: sha,
         size: file.byteLength,
         media_type: "text/html",
-        filename: 'page "1".html',
+        filename: 'page "1" (draft\'s).html',
       });
       for (let offset = 0; offset < file.byteLength; offset += 2 * 1024 * 1024)
         await callOk(alice, "append_artifact_upload", {
@@ -216,7 +216,7 @@ for (const backend of hubBackends) {
       );
       assert.match(
         whole.headers.get("content-disposition") ?? "",
-        /^attachment; filename="page _1_.html"; filename\*=UTF-8''page%20%221%22.html$/,
+        /^attachment; filename="page _1_ \(draft's\).html"; filename\*=UTF-8''page%20%221%22%20%28draft%27s%29.html$/,
       );
       assert.equal(whole.headers.get("x-context-hub-media-type"), "text/html");
 

@@ -239,6 +239,18 @@ export function defineArtifactTests(context: StoreSuiteContext): void {
           [1, 0, 0],
           "the expired upload was swept",
         );
+        for (let count = 1; count < 16; count++)
+          await store.client.beginArtifactUpload({ principal: alice, sha256: small.sha256, size: 4000 });
+        await expectError(
+          store.client.beginArtifactUpload({ principal: alice, sha256: small.sha256, size: 4000 }),
+          "INVALID_ARGUMENT",
+          /you have 16 uploads in progress, the most one principal may/,
+        );
+        await store.client.beginArtifactUpload({
+          principal: principal(tenant, "bob"),
+          sha256: small.sha256,
+          size: 4000,
+        });
       } finally {
         await store.close();
       }
