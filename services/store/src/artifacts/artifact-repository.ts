@@ -210,8 +210,9 @@ function createWriteScope(tx: SqlExecutor): ArtifactWriteScope {
       const row = rows[0];
       if (row === undefined) return undefined;
       // Locked by id once judged: FOR UPDATE cannot lock the derived table the predicate reads.
-      await tx.query("SELECT 1 FROM artifacts WHERE id = $1 FOR UPDATE", [row.id]);
-      return { ...toRecord(row), writable: row.writable };
+      // A concurrent delete that got there first leaves nothing to lock: the reference is gone.
+      const locked = await tx.query("SELECT 1 FROM artifacts WHERE id = $1 FOR UPDATE", [row.id]);
+      return locked.rows.length === 0 ? undefined : { ...toRecord(row), writable: row.writable };
     },
 
     async removeReference(tenant, id, sha256) {
