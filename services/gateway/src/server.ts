@@ -1,4 +1,4 @@
-// The gateway's HTTP transport: /mcp (stateless Streamable HTTP), health, readiness and metrics.
+// The gateway's HTTP transport: /mcp (stateless Streamable HTTP), artifact downloads, health, readiness and metrics.
 import express, { type NextFunction, type Request, type Response } from "express";
 import {
   ContextHubError,
@@ -12,6 +12,8 @@ import {
   toClientRequestId,
   type Logger,
 } from "@context-hub/common";
+import { createArtifactDownload } from "./artifact-download.js";
+import { gatewayClientsFor } from "./clients/gateway-clients.js";
 import type { Peers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
 import { calledTool } from "./json-rpc-messages.js";
@@ -143,8 +145,8 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       );
   };
 
-  // Browsers may only reach /mcp from allowed origins (DNS-rebinding protection).
-  app.use("/mcp", (request: Request, response: Response, next: NextFunction) => {
+  // Browsers may only reach /mcp and /artifacts from allowed origins (DNS-rebinding protection).
+  app.use(["/mcp", "/artifacts"], (request: Request, response: Response, next: NextFunction) => {
     const origin = request.header("origin");
     if (
       origin === undefined ||
@@ -337,6 +339,18 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
         ),
       );
   };
+  // Downloads are metered as one read each, whatever their size: the store reads them in bounded pieces.
+  const download = createArtifactDownload(gatewayClientsFor(peers).artifacts, logger);
+  app.get("/artifacts/:sha256", authenticate, async (request: Request, response: Response) => {
+    const verdict = options.rateLimiter.takeAll(rateKeyOf(response.locals.principal as Principal), { read: 1 });
+    if (!verdict.ok) {
+      rateLimited.inc({ budget: verdict.name });
+      tooMany(response, verdict.retryAfterSeconds, `RATE_LIMITED: ${overBudget(verdict).message}`);
+      return;
+    }
+    await download(request, response);
+  });
+
   app.get("/mcp", methodNotAllowed);
   app.delete("/mcp", methodNotAllowed);
 

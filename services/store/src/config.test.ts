@@ -14,6 +14,7 @@ test("defaults select PGlite in .context-hub/data on loopback", () => {
     database: { url: "", dataDir: ".context-hub/data", poolMax: 10, preparedStatements: true, migrations: "apply" },
     idempotency: { ttlMs: 86_400_000 },
     vectors: { kind: "pgvector", qdrant: undefined },
+    artifacts: { maxBytes: 52_428_800, uploadTtlMs: 86_400_000 },
     text: { budgetMs: 3000, workers: 1 },
     logLevel: "info",
   });
@@ -31,6 +32,8 @@ test("every setting is read, with real numbers", () => {
     STORE_PREPARED_STATEMENTS: "false",
     STORE_MIGRATIONS: "verify",
     STORE_IDEMPOTENCY_TTL_SECONDS: "3600",
+    STORE_ARTIFACT_MAX_BYTES: "1048576",
+    STORE_ARTIFACT_UPLOAD_TTL_SECONDS: "600",
     STORE_TEXT_BUDGET_MS: "5000",
     STORE_TEXT_WORKERS: "2",
     LOG_LEVEL: "debug",
@@ -50,6 +53,7 @@ test("every setting is read, with real numbers", () => {
     },
     idempotency: { ttlMs: 3_600_000 },
     vectors: { kind: "pgvector", qdrant: undefined },
+    artifacts: { maxBytes: 1_048_576, uploadTtlMs: 600_000 },
     text: { budgetMs: 5000, workers: 2 },
     logLevel: "debug",
   });

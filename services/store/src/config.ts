@@ -78,6 +78,12 @@ export const storeEnvVariables = z.object({
   STORE_IDEMPOTENCY_TTL_SECONDS: envInteger(86_400, 60, 31_536_000).describe(
     "How long an idempotency key replays its first response (60 to 31,536,000 s); after it the key is new again and its record is deleted (see [Idempotency keys](store.md#idempotency-keys)).",
   ),
+  STORE_ARTIFACT_MAX_BYTES: envInteger(52_428_800, 1, 1_073_741_824).describe(
+    "Largest artifact in bytes (1 to 1 GiB; 50 MiB by default). A larger `put_artifact` or declared upload is refused before anything is stored; artifacts already stored stay readable when it is lowered.",
+  ),
+  STORE_ARTIFACT_UPLOAD_TTL_SECONDS: envInteger(86_400, 60, 604_800).describe(
+    "How long a chunked artifact upload may stay uncommitted (60 to 604,800 s); after it the upload id is unknown and its parts are deleted when the next upload begins.",
+  ),
   STORE_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000).describe(
     "Most time the store's work on one long text may take in a worker thread (10–600000): the write-time screen (stage `screen`), on PGlite the full-text vector of a text of 16384 characters or more (stage `full-text index`), both before the write's transaction opens, and at read time the outline of a stored text (`navigate_context`, stage `outline`; a node range, stage `range`). Past it the worker is terminated and the call fails with `TEXT_BUDGET_EXCEEDED` naming the stage; a write so stopped stores nothing. Texts of at most 4096 characters are worked on at once, without a worker. See [reliability.md](reliability.md#work-on-caller-text).",
   ),
@@ -104,6 +110,8 @@ export interface StoreConfig {
   search: SearchConfig;
   /** What answers semantic search: pgvector inside PostgreSQL, a graph in the store process, or Qdrant fed from the outbox. */
   vectors: VectorBackendConfig;
+  /** Artifacts: the largest file, and how long a chunked upload may stay uncommitted. */
+  artifacts: { maxBytes: number; uploadTtlMs: number };
   /** The write-time screen of long texts, in worker threads. */
   text: { budgetMs: number; workers: number };
   logLevel: string;
@@ -130,6 +138,10 @@ export function loadStoreConfig(env: NodeJS.ProcessEnv): StoreConfig {
     idempotency: Object.freeze({ ttlMs: raw.STORE_IDEMPOTENCY_TTL_SECONDS * 1000 }),
     search: toSearchConfig(raw),
     vectors: Object.freeze(toVectorBackendConfig(raw)),
+    artifacts: Object.freeze({
+      maxBytes: raw.STORE_ARTIFACT_MAX_BYTES,
+      uploadTtlMs: raw.STORE_ARTIFACT_UPLOAD_TTL_SECONDS * 1000,
+    }),
     text: Object.freeze({ budgetMs: raw.STORE_TEXT_BUDGET_MS, workers: raw.STORE_TEXT_WORKERS }),
     logLevel: raw.LOG_LEVEL,
   });

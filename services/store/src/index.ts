@@ -31,6 +31,8 @@ import { createHandoffRepository } from "./handoffs/handoff-repository.js";
 import { createHandoffService } from "./handoffs/handoffs.js";
 import { createSessionRepository } from "./sessions/session-repository.js";
 import { createSessionService } from "./sessions/sessions.js";
+import { createArtifactRepository } from "./artifacts/artifact-repository.js";
+import { createArtifactService } from "./artifacts/artifacts.js";
 import { createIdempotencyExpirySweeper } from "./idempotency/idempotency-expiry.js";
 import { deleteExpiredIdempotencyKeys } from "./idempotency/idempotency-repository.js";
 
@@ -138,6 +140,10 @@ export async function startStore(
       memories: createMemoryService(createMemoryRepository(database), denials, expiry),
       handoffs: createHandoffService(createHandoffRepository(database), denials, expiry),
       sessions: createSessionService(createSessionRepository(database), denials, expiry),
+      artifacts: createArtifactService(createArtifactRepository(database), denials, {
+        ...config.artifacts,
+        now: expiry.now,
+      }),
       store: createDescribeService(database, () => search.vectors.kind),
       transfer: { database, chunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) },
     };

@@ -18,6 +18,8 @@ import type { HandoffService } from "./handoffs/handoffs.js";
 import { createHandoffsHandlers } from "./handoffs-server.js";
 import type { SessionService } from "./sessions/sessions.js";
 import { createSessionsHandlers } from "./sessions-server.js";
+import type { ArtifactService } from "./artifacts/artifacts.js";
+import { createArtifactsHandlers } from "./artifacts-server.js";
 import type { ReviewService } from "./review/review.js";
 import { createReviewHandlers } from "./review-server.js";
 import type { SharingService } from "./sharing/sharing.js";
@@ -35,11 +37,12 @@ export interface StoreServices {
   memories: MemoryService;
   handoffs: HandoffService;
   sessions: SessionService;
+  artifacts: ArtifactService;
   store: DescribeService;
   transfer: TransferDependencies;
 }
 
-/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories, handoffs, sessions and transfer services. */
+/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories, handoffs, sessions, artifacts and transfer services. */
 export function registerStoreServices(builder: GrpcServerBuilder, services: StoreServices): GrpcServerBuilder {
   return builder
     .addService(storeV1.StoreService, createDescribeHandlers(services.store))
@@ -53,5 +56,6 @@ export function registerStoreServices(builder: GrpcServerBuilder, services: Stor
     .addService(storeV1.MemoriesService, createMemoriesHandlers(services.memories))
     .addService(storeV1.HandoffsService, createHandoffsHandlers(services.handoffs))
     .addService(storeV1.SessionsService, createSessionsHandlers(services.sessions))
+    .addService(storeV1.ArtifactsService, createArtifactsHandlers(services.artifacts))
     .addService(storeV1.TransferService, createTransferHandlers(services.transfer));
 }

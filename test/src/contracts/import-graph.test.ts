@@ -173,6 +173,8 @@ test("workspaces import only downwards: kit below services, services apart, appl
  */
 const storeFolderOrder: readonly (readonly string[])[] = [
   ["(wiring)", "testing"],
+  // Artifacts read handoffs' links (a handoff that links a file opens it), so they sit above handoffs.
+  ["artifacts"],
   ["search", "sharing", "review", "history", "memories", "handoffs", "sessions", "transfer"],
   ["entries"],
   ["vectors"],

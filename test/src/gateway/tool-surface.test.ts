@@ -108,6 +108,13 @@ describe("the tool surface", () => {
       "list_sessions",
       "get_session",
       "end_session",
+      "put_artifact",
+      "begin_artifact_upload",
+      "append_artifact_upload",
+      "commit_artifact_upload",
+      "get_artifact",
+      "list_artifacts",
+      "delete_artifact",
     ])
       assert.ok(
         tools.some((tool) => tool.name === name),

@@ -29,7 +29,7 @@ import { generatedFor, logger, principal, startTestStore, textEntry, type StoreC
 const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex");
 const admin = ["context:read", "context:write", "context:review", "context:admin"];
 
-/** Writes one tenant's worth of everything the store keeps: versions, a tombstone, grants, an image, node summaries, a review, an API key, an idempotency key, memories and their revisions, a handoff, a session log, audit records. */
+/** Writes one tenant's worth of everything the store keeps: versions, a tombstone, grants, an image, node summaries, a review, an API key, an idempotency key, memories and their revisions, a handoff, a session log, an artifact, audit records. */
 async function populate(client: StoreClient, tenant: string): Promise<void> {
   const alice = principal(tenant, "alice", { groups: ["eng"] });
   const root = principal(tenant, "root", { scopes: admin });
@@ -143,6 +143,10 @@ async function populate(client: StoreClient, tenant: string): Promise<void> {
     ],
   });
   await client.endSession({ principal: alice, id: session.session!.id, summary: "Planned." });
+  // A file over one chunk, put twice (stored once), in two namespaces.
+  const file = Buffer.alloc(300_000, `${tenant} artifact `);
+  await client.putArtifact({ principal: alice, description: { filename: "plan.bin" }, data: file });
+  await client.putArtifact({ principal: alice, description: { namespace: "plan", visibility: "tenant" }, data: file });
 }
 
 interface Dump {
@@ -247,6 +251,9 @@ describe("export and import", () => {
       "handoff",
       "session",
       "session_event",
+      "artifact_blob",
+      "artifact_chunk",
+      "artifact",
       "grant",
       "api_key",
       "idempotency_key",
@@ -280,6 +287,9 @@ describe("export and import", () => {
       "embedding_spaces",
       "sessions",
       "session_events",
+      "artifact_blobs",
+      "artifact_chunks",
+      "artifacts",
     ]) {
       assert.ok((sourceRows[table]?.length ?? 0) > 0, `the comparison covers ${table}`);
     }

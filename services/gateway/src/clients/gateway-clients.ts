@@ -1,4 +1,5 @@
 /** The domain clients tools call: every proto message a tool needs is built and read behind them. */
+import { createArtifactsClient } from "./artifacts-client.js";
 import { createEntriesClient } from "./entries-client.js";
 import { describeFeatures } from "./features-client.js";
 import { createHandoffsClient } from "./handoffs-client.js";
@@ -22,6 +23,7 @@ export interface GatewayClients {
   search: ReturnType<typeof createSearchClient>;
   handoffs: ReturnType<typeof createHandoffsClient>;
   sessions: ReturnType<typeof createSessionsClient>;
+  artifacts: ReturnType<typeof createArtifactsClient>;
   /** What this deployment has on (whoami). */
   features: { describe: () => ReturnType<typeof describeFeatures> };
 }
@@ -42,6 +44,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       search: createSearchClient(peers),
       handoffs: createHandoffsClient(peers.handoffs),
       sessions: createSessionsClient(peers.sessions),
+      artifacts: createArtifactsClient(peers.artifacts),
       features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);

@@ -14,6 +14,7 @@ export type AuditServiceClient = GrpcClient<typeof storeV1.AuditService>;
 export type MemoriesServiceClient = GrpcClient<typeof storeV1.MemoriesService>;
 export type HandoffsServiceClient = GrpcClient<typeof storeV1.HandoffsService>;
 export type SessionsServiceClient = GrpcClient<typeof storeV1.SessionsService>;
+export type ArtifactsServiceClient = GrpcClient<typeof storeV1.ArtifactsService>;
 /** SearchService, served by the store process at the store's address. */
 export type SearchServiceClient = GrpcClient<typeof searchV1.SearchService>;
 export type EmbedderClient = GrpcClient<typeof embedderV1.EmbedderService>;
@@ -33,6 +34,7 @@ export interface Peers {
   memories: MemoriesServiceClient;
   handoffs: HandoffsServiceClient;
   sessions: SessionsServiceClient;
+  artifacts: ArtifactsServiceClient;
   search: SearchServiceClient;
   embedder: EmbedderClient;
   /** Absent when summaries are turned off. */
@@ -58,6 +60,7 @@ export function createPeers(config: GatewayConfig): Peers {
     memories: atStore(storeV1.MemoriesService),
     handoffs: atStore(storeV1.HandoffsService),
     sessions: atStore(storeV1.SessionsService),
+    artifacts: atStore(storeV1.ArtifactsService),
     search: atStore(searchV1.SearchService),
   };
   const embedder = createGrpcClient(embedderV1.EmbedderService, {

@@ -38,7 +38,9 @@ export type AuditAction =
   | "handoff.cancel"
   | "session.start"
   | "session.append"
-  | "session.end";
+  | "session.end"
+  | "artifact.put"
+  | "artifact.delete";
 
 export type AuditOutcome = "ok" | "denied";
 

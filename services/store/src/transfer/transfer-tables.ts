@@ -28,6 +28,8 @@ export interface TransferTable {
 }
 
 const ownTenant = (p: string) => `t.tenant = ${p}`;
+const referencedSince = (blob: string, p: string) =>
+  `EXISTS (SELECT 1 FROM artifacts a WHERE a.tenant = ${blob}.tenant AND a.sha256 = ${blob}.sha256 AND a.updated_at >= ${p})`;
 const ofEntry = (condition: string) => `EXISTS (SELECT 1 FROM entries e WHERE e.id = t.entry_id AND ${condition})`;
 
 /**
@@ -35,8 +37,9 @@ const ofEntry = (condition: string) => `EXISTS (SELECT 1 FROM entries e WHERE e.
  * before the rows that reference them). Left out, as configuration or
  * derived state rather than data: `search_settings` (the target keeps its
  * own), `embedding_spaces` (a trigger registers each space as chunks
- * arrive), `vector_outbox` (the relay's queue) and `schema_migrations` (the
- * header names the schema version).
+ * arrive), `vector_outbox` (the relay's queue), `artifact_uploads` and
+ * their parts (uploads in progress, which expire) and `schema_migrations`
+ * (the header names the schema version).
  */
 export const transferTables: readonly TransferTable[] = [
   {
@@ -138,6 +141,35 @@ export const transferTables: readonly TransferTable[] = [
     tenantCondition: ownTenant,
     sinceCondition: (p) => `t.written_at >= ${p}`,
     size: "octet_length(t.payload)",
+    derived: {},
+  },
+  {
+    kind: "artifact_blob",
+    table: "artifact_blobs",
+    keys: ["tenant", "sha256"],
+    tenantCondition: ownTenant,
+    // A reference changed since then brings its bytes along, so an incremental import never lacks them.
+    sinceCondition: (p) => `(t.created_at >= ${p} OR ${referencedSince("t", p)})`,
+    size: "0",
+    derived: {},
+  },
+  {
+    kind: "artifact_chunk",
+    table: "artifact_chunks",
+    keys: ["tenant", "sha256", "ordinal"],
+    tenantCondition: ownTenant,
+    sinceCondition: (p) =>
+      `EXISTS (SELECT 1 FROM artifact_blobs b WHERE b.tenant = t.tenant AND b.sha256 = t.sha256 AND (b.created_at >= ${p} OR ${referencedSince("b", p)}))`,
+    size: "octet_length(t.data)",
+    derived: {},
+  },
+  {
+    kind: "artifact",
+    table: "artifacts",
+    keys: ["id"],
+    tenantCondition: ownTenant,
+    sinceCondition: (p) => `t.updated_at >= ${p}`,
+    size: "0",
     derived: {},
   },
   {

@@ -64,7 +64,8 @@ export const toolsets: Readonly<Record<ToolsetName, Toolset>> = {
     tools: ["get_context_history", "restore_context_version"],
   },
   workflow: {
-    summary: "Agent workflow memory: named memories, handoffs between agents and ordered session logs.",
+    summary:
+      "Agent workflow memory: named memories, handoffs between agents, ordered session logs and files by content hash.",
     tools: [
       "put_memory",
       "get_memory",
@@ -83,6 +84,13 @@ export const toolsets: Readonly<Record<ToolsetName, Toolset>> = {
       "list_sessions",
       "get_session",
       "end_session",
+      "put_artifact",
+      "begin_artifact_upload",
+      "append_artifact_upload",
+      "commit_artifact_upload",
+      "get_artifact",
+      "list_artifacts",
+      "delete_artifact",
       "whoami",
     ],
   },

@@ -12,6 +12,7 @@ import { searchVectorFilledOnce } from "./0010-search-vector-filled-once.js";
 import { memories } from "./0011-memories.js";
 import { handoffs } from "./0012-handoffs.js";
 import { sessions } from "./0013-sessions.js";
+import { artifacts } from "./0014-artifacts.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -30,6 +31,7 @@ export const migrations: readonly Migration[] = [
   memories,
   handoffs,
   sessions,
+  artifacts,
 ];
 
 /** The schema version this build of the store expects. */

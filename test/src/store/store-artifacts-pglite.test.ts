@@ -1,0 +1,8 @@
+import { defineDomainSuite, pgliteMemoryTarget } from "./domain-suite.js";
+import { defineArtifactAccessTests } from "./store-artifacts-access-suite.js";
+import { defineArtifactTests } from "./store-artifacts-suite.js";
+
+defineDomainSuite("artifacts", pgliteMemoryTarget, (context) => {
+  defineArtifactTests(context);
+  defineArtifactAccessTests(context);
+});

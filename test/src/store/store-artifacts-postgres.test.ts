@@ -1,0 +1,8 @@
+import { defineDomainSuite, postgresServerTarget } from "./domain-suite.js";
+import { defineArtifactAccessTests } from "./store-artifacts-access-suite.js";
+import { defineArtifactTests } from "./store-artifacts-suite.js";
+
+defineDomainSuite("artifacts", postgresServerTarget(), (context) => {
+  defineArtifactTests(context);
+  defineArtifactAccessTests(context);
+});
