@@ -19,6 +19,7 @@ import { getAuditLogTool } from "./audit-tools.js";
 import { memoryTools } from "./memory-tools.js";
 import { handoffTools } from "./handoff-tools.js";
 import { sessionTools } from "./session-tools.js";
+import { startTools } from "./start-tools.js";
 
 /** Every tool the gateway offers, in the order tools/list shows them. */
 export const allTools: readonly ToolDefinition[] = [
@@ -48,6 +49,7 @@ export const allTools: readonly ToolDefinition[] = [
   ...memoryTools,
   ...handoffTools,
   ...sessionTools,
+  ...startTools,
   whoamiTool,
   searchTool,
   fetchTool,

@@ -65,7 +65,8 @@ export const toolsets: Readonly<Record<ToolsetName, Toolset>> = {
     tools: ["get_context_history", "restore_context_version"],
   },
   workflow: {
-    summary: "Agent workflow memory: named memories, handoffs between agents and ordered session logs.",
+    summary:
+      "Agent workflow memory: named memories, handoffs between agents, ordered session logs and the one-call start.",
     tools: [
       "put_memory",
       "get_memory",
@@ -84,6 +85,7 @@ export const toolsets: Readonly<Record<ToolsetName, Toolset>> = {
       "list_sessions",
       "get_session",
       "end_session",
+      "start_here",
       "whoami",
     ],
   },

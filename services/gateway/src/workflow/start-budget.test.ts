@@ -1,0 +1,82 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { cutOrder, estimateTokens, fitToBudget, keepOrder, type Kept, type StartPartName } from "./start-budget.js";
+
+const none = (): Record<StartPartName, number[]> => ({
+  handoffs: [],
+  pinned_memories: [],
+  session_summary: [],
+  session_events: [],
+  entries: [],
+});
+
+/** An answer that costs `fixed` plus exactly the kept items' costs. */
+const exact =
+  (costs: Record<StartPartName, number[]>, fixed: number) =>
+  (kept: Kept): number =>
+    fixed + keepOrder.reduce((sum, part) => sum + costs[part].slice(0, kept[part]).reduce((a, b) => a + b, 0), 0);
+
+test("tokens are estimated as characters / 4, rounded up", () => {
+  assert.deepEqual(
+    [estimateTokens(""), estimateTokens("abc"), estimateTokens("abcd"), estimateTokens("abcde")],
+    [0, 1, 1, 2],
+  );
+});
+
+test("parts are cut in the reverse of the order they are kept", () => {
+  assert.deepEqual(cutOrder, ["entries", "session_events", "session_summary", "pinned_memories", "handoffs"]);
+});
+
+test("everything is kept when it fits", () => {
+  const costs = { ...none(), handoffs: [10, 10], entries: [5, 5, 5] };
+  assert.deepEqual(fitToBudget(costs, 100, exact(costs, 20)), {
+    handoffs: 2,
+    pinned_memories: 0,
+    session_summary: 0,
+    session_events: 0,
+    entries: 3,
+  });
+});
+
+test("the least needed part loses items first, and each part keeps a prefix of its order", () => {
+  const costs = {
+    handoffs: [30],
+    pinned_memories: [20, 20],
+    session_summary: [15],
+    session_events: [5, 5, 5],
+    entries: [10, 10, 10],
+  };
+  // 100 - 10 fixed = 90: handoffs 30, memories 40, summary 15 leave 5: one event, no entry.
+  assert.deepEqual(fitToBudget(costs, 100, exact(costs, 10)), {
+    handoffs: 1,
+    pinned_memories: 2,
+    session_summary: 1,
+    session_events: 1,
+    entries: 0,
+  });
+});
+
+test("an item that does not fit ends its part, and later parts still use what is left", () => {
+  const costs = { ...none(), handoffs: [10, 500, 10], pinned_memories: [20], entries: [30] };
+  assert.deepEqual(fitToBudget(costs, 100, exact(costs, 10)), {
+    handoffs: 1,
+    pinned_memories: 1,
+    session_summary: 0,
+    session_events: 0,
+    entries: 1,
+  });
+});
+
+test("when the whole answer measures more than its items' costs, items are dropped in cut order until it fits", () => {
+  const costs = { ...none(), handoffs: [10, 10], entries: [10, 10] };
+  // Each kept item really costs 15 (separators the item costs leave out).
+  const measured = (kept: Kept) => 10 + 15 * (kept.handoffs + kept.entries);
+  const kept = fitToBudget(costs, 50, measured);
+  assert.deepEqual([kept.handoffs, kept.entries], [2, 0]);
+  assert.ok(measured(kept) <= 50);
+});
+
+test("an answer whose fixed part alone exceeds the budget keeps nothing", () => {
+  const costs = { ...none(), handoffs: [1], entries: [1] };
+  assert.deepEqual(Object.values(fitToBudget(costs, 50, exact(costs, 60))), [0, 0, 0, 0, 0]);
+});

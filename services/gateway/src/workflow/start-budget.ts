@@ -1,0 +1,60 @@
+/**
+ * The token budget of a session start: which items of each part fit. Parts
+ * are filled in priority order, each with its first items that fit, so when
+ * the answer would be too long the least needed part loses items first.
+ */
+
+/** The parts, most needed first: work addressed to the agent, then standing knowledge, then history. */
+export const keepOrder = ["handoffs", "pinned_memories", "session_summary", "session_events", "entries"] as const;
+export type StartPartName = (typeof keepOrder)[number];
+
+/** The order parts are cut in: the reverse of keepOrder. */
+export const cutOrder: readonly StartPartName[] = [...keepOrder].reverse();
+
+/** How many items of each part are kept. */
+export type Kept = Record<StartPartName, number>;
+
+/**
+ * Tokens a model is charged for `text`, estimated as one per four
+ * characters (rounded up): the usual rule of thumb for English and JSON
+ * with tiktoken-style tokenizers, and cheap enough to apply per item.
+ */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/**
+ * Chooses how many items of each part to keep within `maxTokens`.
+ *
+ * `costs[part]` are the estimated tokens of each item of a part, in the order
+ * its items are kept; `answerTokens(kept)` estimates the whole answer with
+ * that many items of each part. The fixed answer (every part empty) is
+ * charged first; then each part, in keepOrder, keeps its items while the
+ * next one fits in what is left — an item that does not fit ends its part,
+ * so a part always shows a prefix of its order, and later parts still get
+ * what is left. Last, the whole answer is measured, and while it exceeds
+ * the budget (item costs leave out the separators between items) items are
+ * dropped from the end of the parts in cutOrder. Only an answer whose fixed
+ * part alone exceeds the budget keeps nothing and still exceeds it.
+ */
+export function fitToBudget(
+  costs: Readonly<Record<StartPartName, readonly number[]>>,
+  maxTokens: number,
+  answerTokens: (kept: Kept) => number,
+): Kept {
+  const kept: Kept = { handoffs: 0, pinned_memories: 0, session_summary: 0, session_events: 0, entries: 0 };
+  let left = maxTokens - answerTokens(kept);
+  for (const part of keepOrder) {
+    for (const cost of costs[part]) {
+      if (cost > left) break;
+      kept[part] += 1;
+      left -= cost;
+    }
+  }
+  while (answerTokens(kept) > maxTokens) {
+    const part = cutOrder.find((name) => kept[name] > 0);
+    if (part === undefined) break;
+    kept[part] -= 1;
+  }
+  return kept;
+}
