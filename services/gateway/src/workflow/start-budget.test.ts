@@ -56,14 +56,14 @@ test("the least needed part loses items first, and each part keeps a prefix of i
   });
 });
 
-test("an item that does not fit ends its part, and later parts still use what is left", () => {
+test("the first item that does not fit ends the answer: smaller items after it are left out too", () => {
   const costs = { ...none(), handoffs: [10, 500, 10], pinned_memories: [20], entries: [30] };
   assert.deepEqual(fitToBudget(costs, 100, exact(costs, 10)), {
     handoffs: 1,
-    pinned_memories: 1,
+    pinned_memories: 0,
     session_summary: 0,
     session_events: 0,
-    entries: 1,
+    entries: 0,
   });
 });
 

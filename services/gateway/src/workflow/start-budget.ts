@@ -1,7 +1,8 @@
 /**
  * The token budget of a session start: which items of each part fit. Parts
- * are filled in priority order, each with its first items that fit, so when
- * the answer would be too long the least needed part loses items first.
+ * are filled in priority order until an item does not fit, so when the
+ * answer would be too long the least needed part loses its items first, and
+ * a part is cut only once every part after it is empty.
  */
 
 /** The parts, most needed first: work addressed to the agent, then standing knowledge, then history. */
@@ -29,13 +30,14 @@ export function estimateTokens(text: string): number {
  * `costs[part]` are the estimated tokens of each item of a part, in the order
  * its items are kept; `answerTokens(kept)` estimates the whole answer with
  * that many items of each part. The fixed answer (every part empty) is
- * charged first; then each part, in keepOrder, keeps its items while the
- * next one fits in what is left — an item that does not fit ends its part,
- * so a part always shows a prefix of its order, and later parts still get
- * what is left. Last, the whole answer is measured, and while it exceeds
- * the budget (item costs leave out the separators between items) items are
- * dropped from the end of the parts in cutOrder. Only an answer whose fixed
- * part alone exceeds the budget keeps nothing and still exceeds it.
+ * charged first; then the parts are filled in keepOrder, each item while it
+ * fits in what is left. The first item that does not fit ends the filling:
+ * it and everything after it are left out, so a part shows items only when
+ * every part before it is whole, and each part shows a prefix of its order.
+ * Last, the whole answer is measured, and while it exceeds the budget (item
+ * costs leave out the separators between items) items are dropped from the
+ * end, in cutOrder. Only an answer whose fixed part alone exceeds the budget
+ * keeps nothing and still exceeds it.
  */
 export function fitToBudget(
   costs: Readonly<Record<StartPartName, readonly number[]>>,
@@ -44,9 +46,9 @@ export function fitToBudget(
 ): Kept {
   const kept: Kept = { handoffs: 0, pinned_memories: 0, session_summary: 0, session_events: 0, entries: 0 };
   let left = maxTokens - answerTokens(kept);
-  for (const part of keepOrder) {
+  filling: for (const part of keepOrder) {
     for (const cost of costs[part]) {
-      if (cost > left) break;
+      if (cost > left) break filling;
       kept[part] += 1;
       left -= cost;
     }
