@@ -108,6 +108,7 @@ describe("the tool surface", () => {
       "list_sessions",
       "get_session",
       "end_session",
+      "start_here",
     ])
       assert.ok(
         tools.some((tool) => tool.name === name),

@@ -166,6 +166,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
           key,
           value: `Bob's plan ${round} ${index}.`,
           kind: "plan",
+          tags: ["pinned"],
           visibility: "private",
         });
         await callOk(globexAlice, "put_memory", {
@@ -173,6 +174,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
           key,
           value: `Globex plan ${round} ${index}.`,
           kind: "plan",
+          tags: ["pinned"],
           visibility: "tenant",
         });
       }
@@ -265,6 +267,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       key: "plan",
       value: "Launch window at dawn.",
       kind: "plan",
+      tags: ["pinned"],
     });
     const handoff = await callOk<{ handoff: { id: string } }>(bob, "create_handoff", {
       to_subject: "alice",
@@ -360,6 +363,8 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ["alice", alice, "get_session", { session_id: session.id }],
       ["alice", alice, "get_session", { session_id: ghost }],
       ["alice", alice, "read_session_events", { session_id: session.id }],
+      ["alice", alice, "start_here", { namespace: "falcon" }],
+      ["alice", alice, "start_here", { namespace: "falcon", query: "falcon launch", max_tokens: 2_000 }],
       // A reviewer of acme: the queue and every reader's tool.
       ["rev", rev, "list_review_queue", { thread_id: "falcon" }],
       [
