@@ -8,7 +8,7 @@ import { sessionEventOutput, sessionOutput } from "./session-schemas.js";
 
 export const startToolLimits = {
   defaultMaxTokens: 4_000,
-  minMaxTokens: 500,
+  minMaxTokens: 1_000,
   maxMaxTokens: 32_000,
   defaultEvents: 20,
   maxEvents: 100,
@@ -65,7 +65,7 @@ export const startHereInput = z
       )
       .optional()
       .describe(
-        `The most the answer may take of your context, in tokens estimated as characters / 4 of its text (default ${startToolLimits.defaultMaxTokens}). Parts are cut in the order budget.cut_order names.`,
+        `The most the answer's text may take of your context, in tokens as a GPT-style tokenizer counts them, estimated (default ${startToolLimits.defaultMaxTokens}). Parts are cut in the order budget.cut_order names.`,
       ),
     last_events: count("last_events", startToolLimits.maxEvents)
       .optional()
@@ -121,7 +121,7 @@ export const startHereOutput = z.object({
     .describe("The thread's newest entries, or its best hits for query; full text with get_context_by_ids."),
   budget: z.object({
     max_tokens: z.number(),
-    used_tokens: z.number().describe("This answer's text, estimated as characters / 4."),
+    used_tokens: z.number().describe("This answer's text, in estimated tokens."),
     cut_order: z.array(z.string()).describe("The order parts are cut in when the answer would exceed max_tokens."),
   }),
   message: z.string(),

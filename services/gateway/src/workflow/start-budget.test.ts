@@ -16,11 +16,31 @@ const exact =
   (kept: Kept): number =>
     fixed + keepOrder.reduce((sum, part) => sum + costs[part].slice(0, kept[part]).reduce((a, b) => a + b, 0), 0);
 
-test("tokens are estimated as characters / 4, rounded up", () => {
-  assert.deepEqual(
-    [estimateTokens(""), estimateTokens("abc"), estimateTokens("abcd"), estimateTokens("abcde")],
-    [0, 1, 1, 2],
+test("tokens are estimated per pre-tokenizer piece: words, digit groups, punctuation runs, whitespace", () => {
+  assert.equal(estimateTokens(""), 0);
+  assert.equal(estimateTokens("hello world"), 2);
+  assert.equal(estimateTokens("integrator"), 2, "a long word counts one token per six characters");
+  assert.equal(estimateTokens("12345678"), 3, "digits go in groups of three");
+  assert.equal(estimateTokens('{"a": 1}'), 5);
+  assert.equal(estimateTokens("    \n"), 1, "a whitespace run is one piece");
+  assert.equal(estimateTokens("Grüße"), 3, "outside ASCII, one per two characters");
+  assert.equal(estimateTokens("積分器"), 3, "one per character of Chinese, Japanese or Korean script");
+  assert.equal(estimateTokens("01a23bb4-0a6c-77f2-b7bf-f6f0a48b70ff"), 24, "an id costs more than characters / 4");
+  assert.equal(estimateTokens("nonce=6ebd556ad0666239"), 1 + 1 + 10);
+});
+
+test("the estimate does not depend on which ids and nonces a text carries, only on their shape", () => {
+  const fenced = (id: string, nonce: string) =>
+    `"summary": "<<<UNTRUSTED_DATA nonce=${nonce} entry=${id}>>>\\nText\\n<<<END_UNTRUSTED_DATA nonce=${nonce} entry=${id}>>>"`;
+  const estimates = new Set(
+    [
+      ["01a23bb4-0a6c-77f2-b7bf-f6f0a48b70ff", "6ebd556ad0666239"],
+      ["00000000-0000-7000-8000-000000000000", "0000000000000000"],
+      ["abcdefab-cdef-7abc-8def-abcdefabcdef", "abcdefabcdefabcd"],
+      ["0a0a0a0a-0a0a-7a0a-8a0a-0a0a0a0a0a0a", "a0a0a0a0a0a0a0a0"],
+    ].map(([id, nonce]) => estimateTokens(fenced(id!, nonce!))),
   );
+  assert.equal(estimates.size, 1);
 });
 
 test("parts are cut in the reverse of the order they are kept", () => {
