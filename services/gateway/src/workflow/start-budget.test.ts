@@ -31,7 +31,8 @@ test("tokens are estimated per pre-tokenizer piece: words, digit groups, punctua
 
 test("the estimate does not depend on which ids and nonces a text carries, only on their shape", () => {
   const fenced = (id: string, nonce: string) =>
-    `"summary": "<<<UNTRUSTED_DATA nonce=${nonce} entry=${id}>>>\\nText\\n<<<END_UNTRUSTED_DATA nonce=${nonce} entry=${id}>>>"`;
+    `"summary": "<<<UNTRUSTED_DATA nonce=${nonce} entry=${id}>>>\\nText\\n<<<END_UNTRUSTED_DATA nonce=${nonce} entry=${id}>>>",` +
+    ` "message": "the last session ${id} (open)", "hash": "${nonce}${nonce}", "event": "${id}:12"`;
   const estimates = new Set(
     [
       ["01a23bb4-0a6c-77f2-b7bf-f6f0a48b70ff", "6ebd556ad0666239"],

@@ -23,7 +23,7 @@ export type Kept = Record<StartPartName, number>;
  * first, as pieces of their own.
  */
 const tokenPiece =
-  /(?<![0-9A-Za-z])[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}(?![0-9A-Za-z])|(?<![0-9A-Za-z])[0-9a-f]{16,}(?![0-9A-Za-z])|'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
+  /(?: |(?<![0-9A-Za-z]))[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}(?![0-9A-Za-z])|(?: |(?<![0-9A-Za-z]))[0-9a-f]{16,}(?![0-9A-Za-z])|'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+/gu;
 const uuid = /^[0-9a-f]{8}-/;
 const hexRun = /^[0-9a-f]{16,}$/;
 const asciiOnly = /^\p{ASCII}*$/u;
