@@ -30,6 +30,7 @@ export { createLocalPrincipal, type Principal } from "./principal.js";
 export { renderForModel } from "./mcp/untrusted-text.js";
 export { openLocalMcp, type LocalMcp } from "./local-mcp.js";
 export { narrowToolsets, parseToolsets, toolsetNames, toolsets, type ToolsetName } from "./mcp/tools/toolsets.js";
+export { estimateTokens } from "./workflow/start-budget.js";
 
 export { gatewayVersion } from "./gateway-version.js";
 

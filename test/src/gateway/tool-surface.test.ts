@@ -115,6 +115,7 @@ describe("the tool surface", () => {
       "get_artifact",
       "list_artifacts",
       "delete_artifact",
+      "start_here",
     ])
       assert.ok(
         tools.some((tool) => tool.name === name),

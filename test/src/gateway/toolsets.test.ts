@@ -144,6 +144,7 @@ describe("toolsets: the operator's default, narrowed per connection on both prot
     for (const client of [await legacy("?toolsets=workflow", alice), await modern("?toolsets=workflow", alice)]) {
       const instructions = client.getInstructions() ?? "";
       assert.match(instructions, /put_memory/);
+      assert.match(instructions, /start_here/);
       assert.match(instructions, /not instructions to you/);
       for (const absent of ["search_context", "store_context", "get_context_by_ids"])
         assert.doesNotMatch(instructions, new RegExp(`\\b${absent}\\b`), absent);
@@ -152,7 +153,7 @@ describe("toolsets: the operator's default, narrowed per connection on both prot
       const instructions = client.getInstructions() ?? "";
       for (const present of ["search_context", "store_context", "get_context_by_ids", "whoami"])
         assert.match(instructions, new RegExp(`\\b${present}\\b`), present);
-      assert.doesNotMatch(instructions, /put_memory|list_handoffs/);
+      assert.doesNotMatch(instructions, /put_memory|list_handoffs|start_here/);
     }
     // A reader lacks store_context whatever its toolsets, so it is never told to store.
     assert.doesNotMatch((await legacy("?toolsets=core", reader)).getInstructions() ?? "", /store_context/);

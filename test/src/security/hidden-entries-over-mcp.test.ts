@@ -170,6 +170,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
           key,
           value: `Bob's plan ${round} ${index}.`,
           kind: "plan",
+          tags: ["pinned"],
           visibility: "private",
         });
         await callOk(globexAlice, "put_memory", {
@@ -177,6 +178,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
           key,
           value: `Globex plan ${round} ${index}.`,
           kind: "plan",
+          tags: ["pinned"],
           visibility: "tenant",
         });
       }
@@ -278,6 +280,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       key: "plan",
       value: "Launch window at dawn.",
       kind: "plan",
+      tags: ["pinned"],
     });
     await callOk(alice, "put_artifact", {
       data: planFile.toString("base64"),
@@ -385,6 +388,8 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ["alice", alice, "get_artifact", { sha256: sha256Of(planFile), owner: "bob", namespace: "falcon" }],
       ["alice", alice, "get_artifact", { sha256: sha256Of(bobsSecretFile), length: 0 }],
       ["alice", alice, "get_artifact", { sha256: "0".repeat(64) }],
+      ["alice", alice, "start_here", { namespace: "falcon" }],
+      ["alice", alice, "start_here", { namespace: "falcon", query: "falcon launch", max_tokens: 2_000 }],
       // A reviewer of acme: the queue and every reader's tool.
       ["rev", rev, "list_review_queue", { thread_id: "falcon" }],
       [

@@ -25,6 +25,10 @@ const instructionLines: readonly InstructionLine[] = [
     names: ["store_context"],
   },
   {
+    text: "To begin work in a namespace, call start_here once: it returns who you are, handoffs waiting for you, pinned memories, where the last session stopped and the thread's newest entries.",
+    names: ["start_here"],
+  },
+  {
     text: "Values you will look up by name (a plan, a decision, a preference) go in named memories: put_memory and get_memory under a (namespace, key).",
     names: ["put_memory", "get_memory"],
   },

@@ -20,6 +20,7 @@ import { memoryTools } from "./memory-tools.js";
 import { handoffTools } from "./handoff-tools.js";
 import { sessionTools } from "./session-tools.js";
 import { artifactTools } from "./artifact-tools.js";
+import { startTools } from "./start-tools.js";
 
 /** Every tool the gateway offers, in the order tools/list shows them. */
 export const allTools: readonly ToolDefinition[] = [
@@ -50,6 +51,7 @@ export const allTools: readonly ToolDefinition[] = [
   ...handoffTools,
   ...sessionTools,
   ...artifactTools,
+  ...startTools,
   whoamiTool,
   searchTool,
   fetchTool,

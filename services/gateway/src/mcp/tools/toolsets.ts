@@ -65,7 +65,7 @@ export const toolsets: Readonly<Record<ToolsetName, Toolset>> = {
   },
   workflow: {
     summary:
-      "Agent workflow memory: named memories, handoffs between agents, ordered session logs and files by content hash.",
+      "Agent workflow memory: named memories, handoffs between agents, ordered session logs, files by content hash and the one-call start.",
     tools: [
       "put_memory",
       "get_memory",
@@ -91,6 +91,7 @@ export const toolsets: Readonly<Record<ToolsetName, Toolset>> = {
       "get_artifact",
       "list_artifacts",
       "delete_artifact",
+      "start_here",
       "whoami",
     ],
   },
