@@ -26,12 +26,14 @@ export interface ValidCommit {
   screens: FieldScreens;
 }
 
+/** Checks a commit's entry (its kind against the store's `kinds`) and what was generated for its text. */
 export function validateCommit(
   entry: NewEntryInput | undefined,
   generated: GeneratedInput | undefined,
+  kinds: readonly string[],
 ): Omit<ValidCommit, "screens"> {
   if (entry === undefined) throw invalidArgument("entry is required");
-  const write = validateNewEntry(entry);
+  const write = validateNewEntry(entry, kinds);
   return { write, generated: generated === undefined ? undefined : validateGenerated(generated, write.text) };
 }
 
