@@ -9,6 +9,7 @@ import type { EntryChangeWrite, EntryRepository, EntryWriteScope } from "./entry
 import type { LockedEntry } from "../model/entry-model.js";
 import type { IdQuery } from "../model/id-query.js";
 import type { FieldScreens } from "../screen/write-screen.js";
+import { screenEntry } from "../screen/instruction-screen.js";
 import { toItemError, type ItemResult } from "../model/items.js";
 import { isAdmin, type Principal } from "../model/principal.js";
 import { trustAfterChange, type RescreenedFields } from "../model/trust.js";
@@ -218,6 +219,9 @@ function rescreen(write: EntryChangeWrite, screens: FieldScreens): RescreenedFie
   if (write.text !== undefined) fields.text = screened("text");
   if (write.metadata !== undefined) fields.metadata = screened("metadata");
   if (write.tags !== undefined) fields.tags = screened("tags");
+  // A restore brings its title from the kept version, not from the caller, so nothing screened it before the
+  // transaction; a title is one line of at most 300 characters, screened here at once.
+  if (write.title !== undefined) fields.title = screens.title ?? screenEntry({ title: write.title ?? "" });
   return fields;
 }
 
