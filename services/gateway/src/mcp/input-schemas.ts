@@ -197,6 +197,7 @@ const validityFields = {
  */
 export const kindSchema = z
   .string()
+  .max(limits.kindChars, `a kind is at most ${limits.kindChars} characters`)
   .regex(
     /^[a-z][a-z0-9_-]{0,31}$/,
     `a kind is a lowercase letter, then up to ${limits.kindChars - 1} lowercase letters, digits, "_" or "-"`,
