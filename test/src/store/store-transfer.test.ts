@@ -381,6 +381,35 @@ describe("export and import", () => {
     }
   });
 
+  test("a file exported before kinds existed imports its entries and kept versions as notes without a title", async () => {
+    const path = await variant("schema-14.jsonl", (lines) => [
+      lines[0]!.replace(`"schema_version":${latestSchemaVersion}`, '"schema_version":14'),
+      ...lines.slice(1).map((line) => {
+        const parsed = JSON.parse(line) as { kind: string; row?: Record<string, unknown> };
+        if (parsed.kind !== "entry" && parsed.kind !== "entry_version") return line;
+        const { kind: _kind, title: _title, ...row } = parsed.row!;
+        return JSON.stringify({ ...parsed, row });
+      }),
+    ]);
+    const { rows: typed } = await source.query<{ count: number }>(
+      "SELECT count(*)::integer AS count FROM entries WHERE kind <> 'note' AND title IS NOT NULL",
+    );
+    assert.ok(typed[0]!.count > 0, "the store exported holds typed, titled entries");
+    const target = await openDatabase(options("memory://"), logger);
+    try {
+      const { inserted } = await importStore(target, fileSource(path));
+      const [entries = 0, versions = 0] = [inserted.entry, inserted.entry_version];
+      assert.ok(entries > 0 && versions > 0);
+      const { rows } = await target.query<{ kind: string; titled: number; rows: number }>(
+        `SELECT kind, count(title)::integer AS titled, count(*)::integer AS rows
+         FROM (SELECT kind, title FROM entries UNION ALL SELECT kind, title FROM entry_versions) r GROUP BY kind`,
+      );
+      assert.deepEqual(rows, [{ kind: "note", titled: 0, rows: entries + versions }]);
+    } finally {
+      await target.close();
+    }
+  });
+
   /** Writes `lines` (changed by `edit`) to a file and returns its path. */
   async function variant(name: string, edit: (lines: string[]) => string[]): Promise<string> {
     const full = join(directory, "full.jsonl");
