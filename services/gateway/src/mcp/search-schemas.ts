@@ -133,7 +133,8 @@ const metadataFilter = z
 /**
  * The filters every search, grep and search_context share (one definition,
  * one conversion in clients/search-filter.ts): thread, source, tags,
- * metadata with operators, dates, content type, trust and both timelines.
+ * metadata with operators, dates, content type, kind and title prefix, trust
+ * and both timelines.
  */
 export const searchFilterFields = {
   thread_id: threadIdSchema.optional(),
