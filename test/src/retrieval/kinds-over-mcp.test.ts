@@ -140,6 +140,18 @@ for (const backend of hubBackends) {
           ["note", null],
         ],
       );
+      // The connector tools (ChatGPT's search and fetch) name an entry by its own title when it has one.
+      const fetched = await callOk<{ title: string }>(clients.alice!, "fetch", { id: ids.guide });
+      assert.equal(fetched.title, "Crane guide");
+      const found = await callOk<{ results: { id: string; title: string }[] }>(clients.alice!, "search", {
+        query: "harbor crane maintenance",
+      });
+      const titles = new Map(found.results.map((result) => [result.id, result.title]));
+      assert.deepEqual(
+        [titles.get(ids.guide!), titles.get(ids.note!)],
+        ["Crane guide", `${words}: a note.`],
+        "an untitled entry is still named by its first line",
+      );
       const before = (await callOk<Page>(clients.alice!, "search_context", { limit: 100 })).count;
       const unknown = await callTool(clients.alice!, "store_context", {
         thread_id: "cranes",
