@@ -43,5 +43,14 @@ if (selected.length === 0) {
   process.exit(1);
 }
 
-const result = spawnSync(process.execPath, ["--test", "--test-concurrency=1", ...selected], { stdio: "inherit" });
+// TAP as it runs, then the failed tests again in a few lines at the very end (scripts/failure-summary.js).
+const reporters = [
+  "--test-reporter=tap",
+  "--test-reporter-destination=stdout",
+  `--test-reporter=${new URL("./failure-summary.js", import.meta.url).pathname}`,
+  "--test-reporter-destination=stdout",
+];
+const result = spawnSync(process.execPath, ["--test", "--test-concurrency=1", ...reporters, ...selected], {
+  stdio: "inherit",
+});
 process.exit(result.status ?? 1);

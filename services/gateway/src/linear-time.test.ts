@@ -5,17 +5,29 @@ import {
   assertLinearGrowthForAll,
   framedRun,
   headingTexts,
+  markerTexts,
   pathologicalTexts,
   repeatTo,
   type TextGenerator,
 } from "@context-hub/common/testing";
 import { presentedCredential } from "./auth/authenticate.js";
 import { entryTitle } from "./entry-titles.js";
+import { estimateTokens } from "./workflow/start-budget.js";
 
 test("entryTitle is linear in the entry's text", () => {
   assertLinearGrowthForAll("entryTitle", (text) => entryTitle({ text, preview: "", threadId: "t" }), [
     ...pathologicalTexts,
     ...headingTexts,
+  ]);
+});
+
+test("start_here's token estimate is linear in the text it counts (stored values, summaries and events)", () => {
+  assertLinearGrowthForAll("estimateTokens", estimateTokens, [
+    ...pathologicalTexts,
+    ...markerTexts,
+    { name: "a run of hex digits", generate: (length) => repeatTo("0123456789abcdef", length) },
+    { name: "UUID-like runs", generate: (length) => repeatTo("01234567-89ab-cdef-0123-", length) },
+    { name: "spaces then a newline", generate: (length) => framedRun("", " ", "\n", length) },
   ]);
 });
 

@@ -89,9 +89,11 @@ function plainArbitrary(schema: JsonSchema, known: KnownValues, depth: number): 
         return fc
           .date({ min: new Date("1970-01-01"), max: new Date("2100-01-01"), noInvalidDate: true })
           .map((date) => date.toISOString());
+      // Hostile texts are repeated or cut to the field's length bounds rather than filtered by them: a filter that
+      // few texts pass (an exact length, as a SHA-256's 64) would have the generator draw again without end.
       return fc.oneof(
         fc.string({ minLength, maxLength }),
-        hostileText.filter((text) => text.length >= minLength && text.length <= (schema.maxLength ?? Infinity)),
+        hostileText.map((text) => toLength(text, minLength, schema.maxLength ?? Infinity)),
       );
     }
     case "integer": {
@@ -201,4 +203,11 @@ function applyMutation(args: Record<string, unknown>, mutation: Mutation): unkno
         writable: true,
       });
   }
+}
+
+/** `text` repeated until it is at least `min` long, then cut to at most `max` characters. */
+function toLength(text: string, min: number, max: number): string {
+  const unit = text === "" ? "x" : text;
+  const repeated = unit.length >= min ? unit : unit.repeat(Math.ceil(min / unit.length));
+  return repeated.slice(0, max);
 }

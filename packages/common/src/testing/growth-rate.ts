@@ -25,10 +25,11 @@ export interface GrowthOptions {
   /** Times below this many milliseconds count as this much, so sub-millisecond noise (and the clock's resolution) cannot fail a step. Default 2. */
   floorMs?: number;
   /**
-   * Largest accepted time ratio between consecutive sizes. Default 40: quadratic
-   * code gives ~100; linear code gives ~10 on small inputs, but up to ~35 from
+   * Largest accepted time ratio between consecutive sizes. Default 60: quadratic
+   * code gives ~100; linear code gives ~10 on small inputs, but up to ~45 from
    * 100k to 1M characters on a loaded two-core machine, where a 1M-character
-   * input and its copies no longer fit in the processor's caches.
+   * input and its copies no longer fit in the processor's caches (and other
+   * processes' work evicts them).
    */
   maxRatio?: number;
 }
@@ -241,9 +242,12 @@ function fastestRun(
 /**
  * Times `fn(generate(n))` at each size and throws an AssertionError-like
  * Error when the fastest run at one size takes more than `maxRatio` times
- * the fastest run at the previous size (both floored at `floorMs`). Sizes
- * are measured smallest first and a failing step stops the measurement, so
- * a quadratic function fails before it is handed the largest input.
+ * the fastest run at the previous size (both floored at `floorMs`). A step
+ * over that ratio but under ten times it is timed again, both sizes more
+ * often, before it fails: other work on the machine can inflate one burst
+ * of runs, but not a quadratic function's ~100× every time. Sizes are
+ * measured smallest first and a failing step stops the measurement, so a
+ * quadratic function fails before it is handed the largest input.
  *
  * @returns the measurements, smallest size first.
  */
@@ -256,10 +260,11 @@ export function assertLinearGrowth(
   const sizes = options.sizes ?? defaultGrowthSizes;
   const repetitions = options.repetitions ?? 3;
   const floorMs = options.floorMs ?? 2;
-  const maxRatio = options.maxRatio ?? 40;
+  const maxRatio = options.maxRatio ?? 60;
   const measurements: GrowthMeasurement[] = [];
   const first = generate(sizes[0] ?? 0);
   fn(first); // warm-up: compile before anything is timed
+  let previousInput = first;
   for (const [index, size] of sizes.entries()) {
     const input = index === 0 ? first : generate(size);
     if (input.length > size || input.length < size - 1)
@@ -273,11 +278,22 @@ export function assertLinearGrowth(
       below: isLargest ? allowed : 0,
       above: previous === undefined ? Number.POSITIVE_INFINITY : 10 * allowed,
     };
-    const ms = fastestRun(fn, input, repetitions, stop);
+    let ms = fastestRun(fn, input, repetitions, stop);
+    if (previous !== undefined && ms > allowed && ms <= stop.above) {
+      // Over the allowance, but not by an order of magnitude: a burst of other work on the machine can do that
+      // once. Both sizes are timed again, more often, and the step judged on the fastest runs of all.
+      previous.ms = Math.min(
+        previous.ms,
+        fastestRun(fn, previousInput, repetitions + 2, { below: 0, above: Infinity }),
+      );
+      ms = Math.min(ms, fastestRun(fn, input, repetitions + 2, { below: 0, above: Infinity }));
+    }
+    const limit = previous === undefined ? 0 : maxRatio * Math.max(previous.ms, floorMs);
     measurements.push({ size, ms });
+    previousInput = input;
     if (process.env.GROWTH_RATE_LOG === "1")
       process.stderr.write(`${label}: ${size} characters, ${ms.toFixed(2)} ms\n`);
-    if (previous !== undefined && ms > allowed) {
+    if (previous !== undefined && ms > limit) {
       const figures = measurements
         .map((measurement) => `${measurement.size}: ${measurement.ms.toFixed(2)} ms`)
         .join(", ");
