@@ -14,6 +14,12 @@ export const entryLimits = {
   images: 10,
   /** Decoded bytes of one image (10 MiB). */
   imageBytes: 10 * 1024 * 1024,
+  /** An entry's title, after trimming; one line. */
+  titleChars: 300,
+  /** An entry kind's name: a lowercase letter, then lowercase letters, digits, `_` or `-`. */
+  kindChars: 32,
+  /** Kinds one filter may name. */
+  filterKinds: 20,
   /** Tags per entry. */
   tags: 50,
   /** One tag, after trimming. */

@@ -6,12 +6,13 @@ export function entryUri(id: string): string {
 }
 
 /**
- * A short title for an entry: its first non-empty line with Markdown
- * heading, list and quote marks removed, at most 80 characters; the thread
- * id when the text has no such line.
+ * A short title for an entry: the title it was stored with, else its first
+ * non-empty line with Markdown heading, list and quote marks removed; at
+ * most 80 characters; the thread id when there is neither.
  */
-export function entryTitle(entry: { text: string; preview: string; threadId: string }): string {
-  const source = entry.text !== "" ? entry.text : entry.preview;
+export function entryTitle(entry: { text: string; preview: string; threadId: string; title?: string }): string {
+  const source =
+    entry.title !== undefined && entry.title !== "" ? entry.title : entry.text !== "" ? entry.text : entry.preview;
   const line = source
     .split("\n")
     .map((candidate) => candidate.replace(/^\s*(?:#{1,6}\s+|[-*+>]\s+)?/, "").trim())

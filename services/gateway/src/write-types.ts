@@ -18,6 +18,10 @@ export interface NewEntryInput {
   /** When the stated fact holds (valid_from ≤ t < valid_to); undefined ends are open. */
   validFrom?: Date | undefined;
   validTo?: Date | undefined;
+  /** What the entry is; undefined: a note. The store checks it is one it accepts. */
+  kind?: string | undefined;
+  /** An optional one-line title. */
+  title?: string | undefined;
 }
 
 export interface EntryChange {
@@ -33,6 +37,10 @@ export interface EntryChange {
   restoredFromVersion?: number | undefined;
   /** Replaces the valid-time interval (an undefined end becomes open). */
   validity?: { validFrom: Date | undefined; validTo: Date | undefined } | undefined;
+  /** Replaces the kind. */
+  kind?: string | undefined;
+  /** Replaces the title; empty removes it. */
+  title?: string | undefined;
 }
 
 /** The read-back acknowledgement a caller gets once the write is durable. */

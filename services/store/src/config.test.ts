@@ -16,6 +16,7 @@ test("defaults select PGlite in .context-hub/data on loopback", () => {
     vectors: { kind: "pgvector", qdrant: undefined },
     artifacts: { maxBytes: 52_428_800, uploadTtlMs: 86_400_000 },
     text: { budgetMs: 3000, workers: 1 },
+    entryKinds: [],
     logLevel: "info",
   });
 });
@@ -36,6 +37,7 @@ test("every setting is read, with real numbers", () => {
     STORE_ARTIFACT_UPLOAD_TTL_SECONDS: "600",
     STORE_TEXT_BUDGET_MS: "5000",
     STORE_TEXT_WORKERS: "2",
+    STORE_ENTRY_KINDS: " recipe,runbook, ",
     LOG_LEVEL: "debug",
   });
   const { search: _search, ...rest } = config;
@@ -55,6 +57,7 @@ test("every setting is read, with real numbers", () => {
     vectors: { kind: "pgvector", qdrant: undefined },
     artifacts: { maxBytes: 1_048_576, uploadTtlMs: 600_000 },
     text: { budgetMs: 5000, workers: 2 },
+    entryKinds: ["recipe", "runbook"],
     logLevel: "debug",
   });
   assert.ok(Object.isFrozen(config.database));
@@ -72,6 +75,7 @@ test("bad settings are all reported at once", () => {
         STORE_TEXT_BUDGET_MS: "5",
         STORE_TEXT_WORKERS: "0",
         STORE_IDEMPOTENCY_TTL_SECONDS: "59",
+        STORE_ENTRY_KINDS: "recipe,Not A Kind",
       }),
     (error: Error) =>
       [
@@ -83,6 +87,7 @@ test("bad settings are all reported at once", () => {
         "STORE_TEXT_BUDGET_MS",
         "STORE_TEXT_WORKERS",
         "STORE_IDEMPOTENCY_TTL_SECONDS",
+        "STORE_ENTRY_KINDS",
       ].every((name) => error.message.includes(name)),
   );
 });

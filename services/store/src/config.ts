@@ -9,6 +9,15 @@ import {
   type VectorBackendConfig,
 } from "./vectors/qdrant-config.js";
 import { searchEnvSchema, toSearchConfig, type SearchConfig } from "./search/search-config.js";
+import { builtInEntryKinds, entryKindPattern, reservedEntryKinds } from "./model/entry-kinds.js";
+
+/** STORE_ENTRY_KINDS as a list: comma-separated, blanks ignored. */
+function toKindList(value: string): string[] {
+  return value
+    .split(",")
+    .map((kind) => kind.trim())
+    .filter((kind) => kind !== "");
+}
 
 /**
  * Descriptions of the search variables, which search-config.ts defines: the
@@ -90,6 +99,14 @@ export const storeEnvVariables = z.object({
   STORE_TEXT_WORKERS: envInteger(1, 1, 64).describe(
     "Worker threads of each of the store's text pools: the screen, outlines and (on PGlite) full-text vectors of long texts (1–64).",
   ),
+  STORE_ENTRY_KINDS: envString("")
+    .refine((value) => toKindList(value).every((kind) => entryKindPattern.test(kind)), {
+      message:
+        'expected comma-separated kind names, each a lowercase letter then up to 31 lowercase letters, digits, "_" or "-"',
+    })
+    .describe(
+      `Comma-separated kinds an entry may have besides the built-in ${builtInEntryKinds.map((kind) => `\`${kind}\``).join(", ")} (\`${reservedEntryKinds.join(", ")}\` is reserved for the store's memories and refused on writes). A write naming any other kind is refused with \`INVALID_ARGUMENT\` listing the accepted ones; entries of a kind later removed stay readable and filterable.`,
+    ),
   ...describedSearchEnvSchema,
   ...vectorBackendEnvSchema,
   ...commonEnvSchema,
@@ -114,6 +131,8 @@ export interface StoreConfig {
   artifacts: { maxBytes: number; uploadTtlMs: number };
   /** The write-time screen of long texts, in worker threads. */
   text: { budgetMs: number; workers: number };
+  /** Kinds entries may have besides the built-in ones. */
+  entryKinds: readonly string[];
   logLevel: string;
 }
 
@@ -143,6 +162,7 @@ export function loadStoreConfig(env: NodeJS.ProcessEnv): StoreConfig {
       uploadTtlMs: raw.STORE_ARTIFACT_UPLOAD_TTL_SECONDS * 1000,
     }),
     text: Object.freeze({ budgetMs: raw.STORE_TEXT_BUDGET_MS, workers: raw.STORE_TEXT_WORKERS }),
+    entryKinds: Object.freeze(toKindList(raw.STORE_ENTRY_KINDS)),
     logLevel: raw.LOG_LEVEL,
   });
 }

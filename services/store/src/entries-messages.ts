@@ -34,6 +34,8 @@ export function toNewEntry(entry: storeV1.NewEntry | undefined, field: string): 
     visibility: visibilityFromProto(entry.visibility, `${field}.visibility`),
     validFrom: toDate(entry.validFrom),
     validTo: toDate(entry.validTo),
+    kind: entry.kind,
+    title: entry.title,
   };
 }
 
@@ -74,6 +76,8 @@ export function toEntryUpdate(update: storeV1.EntryUpdate, index: number): Entry
       update.validity === undefined
         ? undefined
         : { validFrom: toDate(update.validity.validFrom), validTo: toDate(update.validity.validTo) },
+    kind: update.kind,
+    title: update.title,
   };
 }
 

@@ -26,6 +26,8 @@ function toVersionMessage(version: EntryVersionRecord): MessageInitShape<typeof 
     restoredFrom: version.restoredFrom ?? 0,
     validFrom: fromDate(version.validFrom),
     validTo: fromDate(version.validTo),
+    kind: version.kind,
+    title: version.title ?? "",
   };
 }
 

@@ -131,7 +131,7 @@ export async function startStore(
     const denials = createDenialRecorder(auditRepository);
     const expiry = { ttlMs: config.idempotency.ttlMs, now: dependencies.now ?? (() => new Date()) };
     const services = {
-      entries: createEntryService(repository, denials, screen, expiry),
+      entries: createEntryService(repository, denials, screen, expiry, config.entryKinds),
       sharing: createSharingService(repository, denials, expiry),
       apiKeys: createApiKeyService(createApiKeyRepository(database)),
       history: createHistoryService(createHistoryRepository(database), denials),

@@ -104,6 +104,8 @@ export function toEntryFilter(filter: storeV1.EntryFilter | undefined): SearchFi
     includeQuarantined: filter.includeQuarantined,
     validAt: toDate(filter.validAt),
     asOf: toDate(filter.asOf),
+    kinds: filter.kinds,
+    titlePrefix: filter.titlePrefix,
   };
 }
 
@@ -160,6 +162,8 @@ export function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof stor
     updatedBy: entry.updatedBy ?? "",
     validFrom: fromDate(entry.validFrom),
     validTo: fromDate(entry.validTo),
+    kind: entry.kind,
+    title: entry.title ?? "",
   };
 }
 

@@ -13,6 +13,7 @@ interface Write {
   tags: string[];
   metadata: JsonObject;
   images: Uint8Array[];
+  title?: string;
 }
 
 const plain: Write = { threadId: "t", text: "hello", tags: [], metadata: {}, images: [] };
@@ -34,6 +35,7 @@ function gatewayProblem(write: Write): string | undefined {
     tags: write.tags,
     metadata: write.metadata,
     images: write.images.map((image) => ({ data: Buffer.from(image).toString("base64"), mime_type: "image/png" })),
+    ...(write.title === undefined ? {} : { title: write.title }),
   });
   return result.success ? undefined : result.error.issues.map((issue) => issue.message).join("; ");
 }
@@ -48,6 +50,7 @@ function storeProblem(write: Write): string | undefined {
       metadata: write.metadata,
       images: write.images.map((data) => ({ mimeType: "image/png", data })),
       visibility: undefined,
+      title: write.title,
     });
     return undefined;
   } catch (error) {
@@ -115,6 +118,11 @@ const boundaries: Boundary[] = [
     name: "images per entry",
     at: { ...plain, images: Array.from({ length: entryLimits.images }, () => png(64)) },
     past: { ...plain, images: Array.from({ length: entryLimits.images + 1 }, () => png(64)) },
+  },
+  {
+    name: "title length",
+    at: { ...plain, title: "T".repeat(entryLimits.titleChars) },
+    past: { ...plain, title: "T".repeat(entryLimits.titleChars + 1) },
   },
   {
     name: "image size",

@@ -129,6 +129,8 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
           source: "user",
           text: `${outline}\nBob's copy ${round} ${index}.`,
           tags: ["falcon", "plan"],
+          kind: "plan",
+          title: "Falcon launch plan",
         },
         { thread_id: "bin", source: "agent", text: `${injection} (${round} ${index})`, tags: ["falcon"] },
       ]);
@@ -146,6 +148,8 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
           source: "user",
           text: `${outline}\nGlobex copy ${round} ${index}.`,
           tags: ["falcon", "plan"],
+          kind: "plan",
+          title: "Falcon launch plan",
         },
         {
           thread_id: "falcon",
@@ -226,6 +230,8 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       text: outline,
       tags: ["falcon", "plan"],
       metadata: { project: "falcon", priority: 1 },
+      kind: "plan",
+      title: "Falcon launch plan",
     });
     const notes = await store("notes", alice, {
       thread_id: "falcon",
@@ -330,6 +336,8 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ["alice", alice, "search_context", { tags: ["falcon"], include_quarantined: true }],
       ["alice", alice, "search_context", { metadata_filters: [{ key: "project", operator: "eq", value: "falcon" }] }],
       ["alice", alice, "search_context", { thread_id: "bin" }],
+      ["alice", alice, "search_context", { kind: "plan" }],
+      ["alice", alice, "search_context", { kind: ["plan", "report"], title_prefix: "falcon launch" }],
       ["alice", alice, "get_context_by_ids", { context_ids: [plan, notes, briefing, draft, lunch, ghost] }],
       ["alice", alice, "get_context_by_ids", { context_ids: [own, prefix(plan), prefix(ghost)] }],
       ["alice", alice, "get_context_history", { context_id: notes }],
@@ -347,6 +355,9 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
         { query: "falcon launch telemetry", mode: "any", feedback: true, feedback_documents: 3 },
       ],
       ["alice", alice, "fts_search_context", { query: "falcon launch", feedback: true }],
+      ["alice", alice, "fts_search_context", { query: "falcon launch", kind: "plan" }],
+      ["alice", alice, "semantic_search_context", { query: "falcon launch window", kind: ["plan"] }],
+      ["alice", alice, "hybrid_search_context", { query: "falcon launch window", title_prefix: "Falcon launch p" }],
       ["alice", alice, "semantic_search_context", { query: "when does the falcon launch window open" }],
       ["alice", alice, "semantic_search_context", { query: "telemetry", thread_id: "falcon", limit: 2 }],
       ["alice", alice, "semantic_search_context", { query: "launch codes", include_quarantined: true }],

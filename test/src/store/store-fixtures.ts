@@ -41,6 +41,8 @@ export interface NewEntryInit {
   /** When the stated fact holds (valid time); an absent end is open. */
   validFrom?: Timestamp;
   validTo?: Timestamp;
+  kind?: string;
+  title?: string;
 }
 
 interface SpanInit {

@@ -35,6 +35,8 @@ export interface SearchEntry {
   id: string;
   threadId: string;
   preview: string;
+  /** The entry's own title; empty when it has none. */
+  title: string;
   listing(): EntryListing;
 }
 
@@ -133,7 +135,13 @@ export interface PassageItem {
 }
 
 function toSearchEntry(entry: storeV1.Entry): SearchEntry {
-  return { id: entry.id, threadId: entry.threadId, preview: entry.preview, listing: () => toEntryListing(entry) };
+  return {
+    id: entry.id,
+    threadId: entry.threadId,
+    preview: entry.preview,
+    title: entry.title,
+    listing: () => toEntryListing(entry),
+  };
 }
 
 function toSearchHit(hit: searchV1.SearchHit): SearchHit {

@@ -20,6 +20,8 @@ export interface SearchFilterArgs {
   include_quarantined?: boolean | undefined;
   valid_at?: string | undefined;
   as_of?: string | undefined;
+  kind?: string | string[] | undefined;
+  title_prefix?: string | undefined;
 }
 
 type OperatorName = MetadataOperator;
@@ -88,5 +90,7 @@ export function toEntryFilter(args: SearchFilterArgs): MessageInitShape<typeof s
     includeQuarantined: args.include_quarantined ?? false,
     ...(args.valid_at === undefined ? {} : { validAt: timestampFromDate(new Date(args.valid_at)) }),
     ...(args.as_of === undefined ? {} : { asOf: timestampFromDate(new Date(args.as_of)) }),
+    kinds: args.kind === undefined ? [] : typeof args.kind === "string" ? [args.kind] : args.kind,
+    titlePrefix: args.title_prefix ?? "",
   };
 }

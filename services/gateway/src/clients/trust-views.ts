@@ -55,6 +55,8 @@ export function toVersionView(version: storeV1.EntryVersion) {
     superseded_at: iso(version.supersededAt),
     valid_from: iso(version.validFrom),
     valid_to: iso(version.validTo),
+    kind: version.kind,
+    title: version.title === "" ? null : version.title,
   };
 }
 

@@ -57,6 +57,8 @@ function toProtoEntry(entry: NewEntryInput): MessageInitShape<typeof storeV1.New
     visibility: toProtoVisibility(entry.visibility),
     ...(entry.validFrom === undefined ? {} : { validFrom: timestampFromDate(entry.validFrom) }),
     ...(entry.validTo === undefined ? {} : { validTo: timestampFromDate(entry.validTo) }),
+    kind: entry.kind ?? "",
+    title: entry.title ?? "",
   };
 }
 
@@ -86,6 +88,8 @@ function toProtoUpdate({
     ...(generated === undefined ? {} : { generated }),
     ...(change.restoredFromVersion === undefined ? {} : { restoredFromVersion: change.restoredFromVersion }),
     ...(change.validity === undefined ? {} : { validity: toProtoValidity(change.validity) }),
+    ...(change.kind === undefined ? {} : { kind: change.kind }),
+    ...(change.title === undefined ? {} : { title: change.title }),
   };
 }
 

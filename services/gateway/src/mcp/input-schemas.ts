@@ -16,6 +16,9 @@ export const limits = {
   pageSize: entryLimits.pageSize,
   maxOffset: entryLimits.maxOffset,
   batchItems: entryLimits.itemsPerCall,
+  titleChars: entryLimits.titleChars,
+  kindChars: entryLimits.kindChars,
+  filterKinds: entryLimits.filterKinds,
 } as const;
 const noNul = (value: string) => !value.includes("\u0000");
 
@@ -187,6 +190,35 @@ const validityFields = {
     .describe("When it stops holding (exclusive, ISO 8601); omitted or null: still holds. Must be after valid_from."),
 };
 
+/**
+ * A kind's name. Which kinds a store accepts is its configuration
+ * (STORE_ENTRY_KINDS), so the store decides membership and its error lists
+ * them; the gateway only refuses what can be no kind at all.
+ */
+export const kindSchema = z
+  .string()
+  .max(limits.kindChars, `a kind is at most ${limits.kindChars} characters`)
+  .regex(
+    /^[a-z][a-z0-9_-]{0,31}$/,
+    `a kind is a lowercase letter, then up to ${limits.kindChars - 1} lowercase letters, digits, "_" or "-"`,
+  );
+
+/** The kind and title of a write. */
+const kindFields = {
+  kind: kindSchema
+    .optional()
+    .describe(
+      'What the entry is: "note" (the default), "document", "prompt", "plan", "report", or a kind the operator configured ("memory" is reserved for put_memory).',
+    ),
+  title: z
+    .string()
+    .max(limits.titleChars, `title must be at most ${limits.titleChars} characters`)
+    .refine(noNul, "title must not contain NUL characters")
+    .refine((value) => !/[\r\n\u2028\u2029]/.test(value), "title must be one line")
+    .optional()
+    .describe("A one-line title, shown in every result and filterable by title_prefix; empty: none."),
+};
+
 /** valid_from before valid_to when both are given. */
 export const isForwardValidity = (value: {
   valid_from?: string | null | undefined;
@@ -204,6 +236,7 @@ export const storeContextInput = z
     tags: tagsSchema.optional(),
     visibility: visibilitySchema.optional(),
     ...validityFields,
+    ...kindFields,
     idempotency_key: idempotencyKeySchema.optional(),
   })
   .strict()
@@ -249,6 +282,7 @@ const newEntrySchema = z
     tags: tagsSchema.optional(),
     visibility: visibilitySchema.optional(),
     ...validityFields,
+    ...kindFields,
   })
   .strict()
   .refine(isForwardValidity, backwardValidity);
@@ -279,6 +313,8 @@ const changeFields = {
     "Giving valid_from or valid_to replaces the whole valid-time interval: an end left out (or null) becomes open.",
   ),
   valid_to: validityFields.valid_to.describe("When the fact stops holding (exclusive); see valid_from."),
+  kind: kindFields.kind.describe('Replaces the kind (one the store accepts; not "memory").'),
+  title: kindFields.title.describe("Replaces the title; an empty string removes it."),
   expected_version: z
     .number()
     .int()
@@ -288,11 +324,11 @@ const changeFields = {
 };
 
 const hasChange = (change: Record<string, unknown>) =>
-  ["text", "metadata", "tags", "images", "visibility", "valid_from", "valid_to"].some(
+  ["text", "metadata", "tags", "images", "visibility", "valid_from", "valid_to", "kind", "title"].some(
     (field) => change[field] !== undefined,
   );
 const changeRequired =
-  "give at least one of text, metadata, tags, images, visibility, valid_from or valid_to to change";
+  "give at least one of text, metadata, tags, images, visibility, valid_from, valid_to, kind or title to change";
 
 export const updateContextInput = z
   .object({

@@ -14,6 +14,8 @@ const entryCommon = {
   owner: z.string(),
   visibility: z.enum(["private", "shared", "tenant"]),
   content_type: z.string(),
+  kind: z.string().describe('What the entry is: "note", "document", "prompt", "plan", "report" or a configured kind.'),
+  title: z.string().nullable().describe("The entry's title; null when it has none."),
   summary: z.string(),
   metadata: z.record(z.string(), z.unknown()),
   tags: z.array(z.string()),
@@ -233,6 +235,8 @@ const versionOutput = z.object({
   superseded_at: z.string().nullable(),
   valid_from: z.string().nullable(),
   valid_to: z.string().nullable(),
+  kind: z.string().describe("The kind this version had."),
+  title: z.string().nullable().describe("The title this version had; null for none, and when redacted."),
 });
 
 export const historyOutput = z.object({

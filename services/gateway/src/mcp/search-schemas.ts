@@ -12,6 +12,7 @@ import { maxJsonDepth } from "./json-shape.js";
 import {
   boundedJson,
   isoInstant,
+  kindSchema,
   limits as inputLimits,
   sourceSchema,
   tagsSchema,
@@ -132,7 +133,8 @@ const metadataFilter = z
 /**
  * The filters every search, grep and search_context share (one definition,
  * one conversion in clients/search-filter.ts): thread, source, tags,
- * metadata with operators, dates, content type, trust and both timelines.
+ * metadata with operators, dates, content type, kind and title prefix, trust
+ * and both timelines.
  */
 export const searchFilterFields = {
   thread_id: threadIdSchema.optional(),
@@ -160,6 +162,22 @@ export const searchFilterFields = {
   start_date: isoDate("start_date").optional(),
   end_date: isoDate("end_date").optional(),
   content_type: z.enum(["text", "multimodal"]).optional(),
+  kind: z
+    .union([
+      kindSchema,
+      z
+        .array(kindSchema)
+        .min(1, "give at least one kind")
+        .max(inputLimits.filterKinds, `at most ${inputLimits.filterKinds} kinds`),
+    ])
+    .optional()
+    .describe('Only entries of this kind, or of any of these kinds (e.g. "document" or ["prompt", "plan"]).'),
+  title_prefix: z
+    .string()
+    .max(inputLimits.titleChars, `title_prefix must be at most ${inputLimits.titleChars} characters`)
+    .refine(noNul, "title_prefix must not contain NUL characters")
+    .optional()
+    .describe("Only entries whose title starts with this, ignoring case (entries without a title never match)."),
   include_quarantined: z
     .boolean()
     .optional()

@@ -15,6 +15,7 @@ import { requirePrincipal, type Principal } from "../model/principal.js";
 import { validatePage } from "./entry-validation.js";
 import { limits, validateThreadId } from "../model/field-validation.js";
 import { validateSearchFilter, type SearchFilterInput } from "../model/search-filter.js";
+import { toEntryKinds } from "../model/entry-kinds.js";
 import type { EntryRepository } from "./entry-ports.js";
 import type {
   CommitBatchRequest,
@@ -123,15 +124,17 @@ async function recordingItemDenials<T>(
 /**
  * The entry service over a repository. Every mutation appends its audit
  * records in its own transaction; `denials` records the calls refused with
- * PERMISSION_DENIED; idempotency keys hold for `expiry` (24 hours by default).
+ * PERMISSION_DENIED; idempotency keys hold for `expiry` (24 hours by default);
+ * entries may have the built-in kinds and `kinds` (STORE_ENTRY_KINDS).
  */
 export function createEntryService(
   repository: EntryRepository,
   denials: DenialRecorder,
   screen: WriteScreen,
   expiry?: IdempotencyExpiry,
+  kinds: readonly string[] = [],
 ): EntryService {
-  return withDenialsRecorded(createEntryOperations(repository, screen, expiry), denials);
+  return withDenialsRecorded(createEntryOperations(repository, screen, expiry, toEntryKinds(kinds)), denials);
 }
 
 /** The entry service itself; refusals are recorded by the wrapper `withDenialsRecorded`. */
@@ -139,8 +142,9 @@ function createEntryOperations(
   repository: EntryRepository,
   screen: WriteScreen,
   expiry: IdempotencyExpiry | undefined,
+  kinds: readonly string[],
 ): EntryService {
-  const writer = createEntryWriter(repository, screen, expiry);
+  const writer = createEntryWriter(repository, screen, expiry, kinds);
   return {
     async findDuplicate(principal, key) {
       const caller = requirePrincipal(principal, "context:write");

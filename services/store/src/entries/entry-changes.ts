@@ -9,6 +9,7 @@ import type { EntryChangeWrite, EntryRepository, EntryWriteScope } from "./entry
 import type { LockedEntry } from "../model/entry-model.js";
 import type { IdQuery } from "../model/id-query.js";
 import type { FieldScreens } from "../screen/write-screen.js";
+import { screenEntry } from "../screen/instruction-screen.js";
 import { toItemError, type ItemResult } from "../model/items.js";
 import { isAdmin, type Principal } from "../model/principal.js";
 import { trustAfterChange, type RescreenedFields } from "../model/trust.js";
@@ -149,20 +150,27 @@ function toAck(entry: LockedEntry): EntryAck {
   };
 }
 
+/** What a restore brings back from the kept version besides its text. */
+interface RestoredFields {
+  validity: Validity;
+  kind: string;
+  title: string | undefined;
+}
+
 /**
  * A restore must restore: `version` is an earlier, kept version of the
  * entry, and the content the change leaves (its new text, or the stored
- * one) is that version's text. Returns the valid-time interval the change
- * leaves: the one that version stated. The store reads it from the kept
- * version itself, so every client restores it; a change that names another
- * interval is refused rather than half-restoring the version.
+ * one) is that version's text. Returns the valid-time interval, kind and
+ * title the change leaves: the ones that version had. The store reads them
+ * from the kept version itself, so every client restores them; a change
+ * that names others is refused rather than half-restoring the version.
  */
 async function checkRestore(
   scope: EntryWriteScope,
   entry: LockedEntry,
   change: EntryChange,
   version: number,
-): Promise<Validity> {
+): Promise<RestoredFields> {
   if (version >= entry.version)
     throw invalidArgument(
       `${change.field}.restored_from_version must be earlier than the current version ${entry.version} (got ${version})`,
@@ -185,7 +193,17 @@ async function checkRestore(
       "leave validity out of the restore (the store restores the version's interval), then change the interval with an update",
     );
   }
-  return kept.validity;
+  const keptTitle = kept.title ?? null;
+  if (
+    (change.kind !== undefined && change.kind !== kept.kind) ||
+    (change.title !== undefined && change.title !== keptTitle)
+  ) {
+    throw invalidArgument(
+      `${change.field}: the kind or title is not version ${version}'s: a restore restores that version's kind and title`,
+      "leave kind and title out of the restore (the store restores the version's), then change them with an update",
+    );
+  }
+  return { validity: kept.validity, kind: kept.kind, title: kept.title };
 }
 
 /** The fields a change replaces, screened anew: their findings from the change's screen. */
@@ -201,6 +219,9 @@ function rescreen(write: EntryChangeWrite, screens: FieldScreens): RescreenedFie
   if (write.text !== undefined) fields.text = screened("text");
   if (write.metadata !== undefined) fields.metadata = screened("metadata");
   if (write.tags !== undefined) fields.tags = screened("tags");
+  // A restore brings its title from the kept version, not from the caller, so nothing screened it before the
+  // transaction; a title is one line of at most 300 characters, screened here at once.
+  if (write.title !== undefined) fields.title = screens.title ?? screenEntry({ title: write.title ?? "" });
   return fields;
 }
 
@@ -247,9 +268,12 @@ export async function updateEntry(
       `${change.field}.generated is required: the text changes, so it needs embeddings and summaries generated for the new text`,
     );
   }
-  // A restore brings back the interval the restored version stated, checked and read in this transaction.
-  const validity =
-    change.restoredFrom === undefined ? change.validity : await checkRestore(scope, entry, change, change.restoredFrom);
+  // A restore brings back the interval, kind and title the restored version had, checked and read in this transaction.
+  const restored =
+    change.restoredFrom === undefined ? undefined : await checkRestore(scope, entry, change, change.restoredFrom);
+  const validity = restored === undefined ? change.validity : restored.validity;
+  const kind = restored === undefined ? change.kind : restored.kind;
+  const title = restored === undefined ? change.title : (restored.title ?? null);
   const write: EntryChangeWrite = {
     text:
       textChanges && change.text !== undefined && change.generated !== undefined
@@ -268,6 +292,8 @@ export async function updateEntry(
         : undefined,
     visibility,
     validity: validity !== undefined && !isSameValidity(validity, entry.validity) ? validity : undefined,
+    kind: kind !== undefined && kind !== entry.kind ? kind : undefined,
+    title: title !== undefined && title !== (entry.title ?? null) ? title : undefined,
   };
   if (Object.values(write).every((value) => value === undefined)) return toAck(entry);
   const trust = trustAfterChange(

@@ -35,10 +35,11 @@ export async function commitIn(
     duplicateId = outcome.duplicateOf;
   }
   if (duplicateId !== undefined) {
-    // The text is the stored one; only the metadata and tags it brings are screened anew.
+    // The text is the stored one; only the metadata, tags and title it brings are screened anew.
     const rescreened = {
       metadata: findings.filter((finding) => finding.field === "metadata"),
       tags: findings.filter((finding) => finding.field === "tags"),
+      title: findings.filter((finding) => finding.field === "title"),
     };
     // The update re-asserts the hash it saw; if the text changed meanwhile it matches nothing and this becomes an insert.
     const folded = await scope.fold(caller, duplicateId, write, (current) =>

@@ -53,6 +53,9 @@ export interface EntryChangeWrite {
   visibility: Visibility | undefined;
   /** A new valid-time interval (replacing both ends). */
   validity: Validity | undefined;
+  kind: string | undefined;
+  /** A new title; null removes it. */
+  title: string | null | undefined;
 }
 
 /** The statements a write runs inside its one transaction. Each read composes the access predicate. */
@@ -101,7 +104,10 @@ export interface EntryWriteScope extends SavepointScope {
     trust: Trust,
   ): Promise<{ inserted: EntryAck } | { duplicateOf: string }>;
   /** The content hash and valid-time interval of kept version `version` of entry `id` (which the caller has locked), if it is kept. */
-  keptVersion(id: string, version: number): Promise<{ contentHash: string; validity: Validity } | undefined>;
+  keptVersion(
+    id: string,
+    version: number,
+  ): Promise<{ contentHash: string; validity: Validity; kind: string; title: string | undefined } | undefined>;
   /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
   resolveIds(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
   /** Locks the visible entries among `ids` in id order (so concurrent multi-entry changes queue instead of deadlocking). */

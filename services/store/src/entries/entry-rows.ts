@@ -69,6 +69,8 @@ export interface EntryRow extends TrustRow {
   updated_at: Date;
   valid_from: Date | null;
   valid_to: Date | null;
+  kind: string;
+  title: string | null;
   images: { ordinal: number; mimeType: string; byteSize: number }[];
   /** Set (and `preview` NULL) on a row of an earlier version: see previewSourceColumn. */
   preview_source?: string | null;
@@ -85,7 +87,7 @@ const imagesJson = `coalesce((SELECT json_agg(json_build_object('ordinal', i.ord
 
 /** The columns of an entry listing (everything but the text and what a by-id fetch adds). */
 export const entryColumns = `e.id, e.thread_id, e.source, e.owner, e.visibility, e.preview, e.text_length, e.content_hash, e.metadata, e.tags,
-  e.summary, e.content_type, e.version, e.created_at, e.updated_at, e.valid_from, e.valid_to, ${imagesJson}, ${trustColumns}`;
+  e.summary, e.content_type, e.version, e.created_at, e.updated_at, e.valid_from, e.valid_to, e.kind, e.title, ${imagesJson}, ${trustColumns}`;
 
 /** A row as `entryColumns` selects it, as a StoredEntry; a listing passes no `imageData` and its rows hold no text, node summaries or chunk figures. */
 export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> | undefined): StoredEntry {
@@ -125,6 +127,8 @@ export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> 
     chunkCount: row.chunk_count ?? 0,
     validFrom: row.valid_from ?? undefined,
     validTo: row.valid_to ?? undefined,
+    kind: row.kind,
+    title: row.title ?? undefined,
     ...toEntryTrust(row),
   };
 }

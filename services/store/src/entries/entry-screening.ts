@@ -26,12 +26,14 @@ export interface ValidCommit {
   screens: FieldScreens;
 }
 
+/** Checks a commit's entry (its kind against the store's `kinds`) and what was generated for its text. */
 export function validateCommit(
   entry: NewEntryInput | undefined,
   generated: GeneratedInput | undefined,
+  kinds: readonly string[],
 ): Omit<ValidCommit, "screens"> {
   if (entry === undefined) throw invalidArgument("entry is required");
-  const write = validateNewEntry(entry);
+  const write = validateNewEntry(entry, kinds);
   return { write, generated: generated === undefined ? undefined : validateGenerated(generated, write.text) };
 }
 
@@ -59,9 +61,9 @@ export async function screenCommit(
   before: BeforeTransaction,
   commit: Omit<ValidCommit, "screens">,
 ): Promise<ValidCommit> {
-  const { text, metadata, tags } = commit.write;
+  const { text, metadata, tags, title } = commit.write;
   const [screens, write] = await Promise.all([
-    before.screen.screen({ text, metadata, tags }),
+    before.screen.screen({ text, metadata, tags, title: title ?? "" }),
     withSearchVector(before, commit.write),
   ]);
   return { ...commit, write, screens };
@@ -74,6 +76,8 @@ export async function screenChange(before: BeforeTransaction, change: EntryChang
       ...(change.text === undefined ? {} : { text: change.text.text }),
       ...(change.metadata === undefined ? {} : { metadata: change.metadata }),
       ...(change.tags === undefined ? {} : { tags: change.tags }),
+      // A removed title (null) is screened as empty: it leaves no findings, and clears the old title's.
+      ...(change.title === undefined ? {} : { title: change.title ?? "" }),
     }),
     change.text === undefined ? undefined : withSearchVector(before, change.text),
   ]);

@@ -22,6 +22,7 @@ import {
   normaliseTags,
   validateThreadId,
 } from "../model/field-validation.js";
+import { builtInEntryKinds, validateEntryKind, validateTitle } from "../model/entry-kinds.js";
 import { toIdQuery } from "../model/id-query.js";
 import { toPreview } from "../model/preview.js";
 
@@ -107,9 +108,10 @@ export function validateValidity(validity: Validity, field: string): Validity {
  * INVALID_ARGUMENT naming the first problem; the content hash is computed
  * here, never taken from the caller. An unspecified visibility stays
  * undefined: the store decides it in the write's transaction (private, or
- * shared in a thread the caller has shared).
+ * shared in a thread the caller has shared). The kind must be one of
+ * `kinds` (the store's configured kinds) and not reserved; none is a note.
  */
-export function validateNewEntry(entry: NewEntryInput): EntryWrite {
+export function validateNewEntry(entry: NewEntryInput, kinds: readonly string[] = builtInEntryKinds): EntryWrite {
   const threadId = validateThreadId(entry.threadId, "thread_id");
   if (entry.source === undefined) throw invalidArgument("source must be user or agent");
   const text = validateText(entry.text, "text");
@@ -126,6 +128,8 @@ export function validateNewEntry(entry: NewEntryInput): EntryWrite {
     visibility: entry.visibility,
     contentType: images.length > 0 ? "multimodal" : "text",
     validity: validateValidity({ validFrom: entry.validFrom, validTo: entry.validTo }, "valid_"),
+    kind: validateEntryKind(entry.kind, kinds, "kind"),
+    title: validateTitle(entry.title, "title"),
   };
 }
 
@@ -135,8 +139,13 @@ export function validateNewEntry(entry: NewEntryInput): EntryWrite {
  * generation output made for it (its `text_hash` is required and must match);
  * generation output without a text is refused. Whether the text really
  * changes is known only against the stored row, so that is decided later.
+ * A kind must be one of `kinds`; an empty title removes the title.
  */
-export function validateEntryChange(update: EntryUpdateInput, field: string): EntryChange {
+export function validateEntryChange(
+  update: EntryUpdateInput,
+  field: string,
+  kinds: readonly string[] = builtInEntryKinds,
+): EntryChange {
   const query = toIdQuery(update.id, `${field}.id`);
   if (update.expectedVersion !== undefined && update.expectedVersion < 1) {
     throw invalidArgument(`${field}.expected_version must be at least 1 (versions start at 1)`);
@@ -163,6 +172,11 @@ export function validateEntryChange(update: EntryUpdateInput, field: string): En
     images,
     visibility: update.visibility,
     validity: update.validity === undefined ? undefined : validateValidity(update.validity, `${field}.validity.valid_`),
+    kind:
+      update.kind === undefined || update.kind.trim() === ""
+        ? undefined
+        : validateEntryKind(update.kind, kinds, `${field}.kind`),
+    title: update.title === undefined ? undefined : (validateTitle(update.title, `${field}.title`) ?? null),
   };
 }
 

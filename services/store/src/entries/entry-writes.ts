@@ -38,19 +38,23 @@ export interface EntryWriter {
   repository: EntryRepository;
   idempotent: IdempotentRunner<EntryWriteScope>;
   before: BeforeTransaction;
+  /** The kinds an entry may have (built-in and configured). */
+  kinds: readonly string[];
   /** Runs `fn` in a new transaction. */
   transaction<T>(fn: (scope: EntryWriteScope) => Promise<T>): Promise<T>;
   /** Runs `fn` in the call's transaction when it has one (an idempotency key), else in a new one. */
   within<T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T>;
 }
 
-/** The writer over `repository`; idempotency keys hold for `expiry` (24 hours by default). */
+/** The writer over `repository` accepting entries of `kinds`; idempotency keys hold for `expiry` (24 hours by default). */
 export function createEntryWriter(
   repository: EntryRepository,
   screen: WriteScreen,
   expiry: IdempotencyExpiry | undefined,
+  kinds: readonly string[],
 ): EntryWriter {
   return {
+    kinds,
     repository,
     idempotent: createIdempotentRunner(repository, expiry),
     before: { screen, searchVectorOf: (text) => repository.searchVectorOf(text) },
@@ -70,7 +74,7 @@ export function commitEntry(
     "Commit",
     request.idempotency,
     // Everything is checked (and screened) before the transaction opens: bad input stores nothing.
-    () => screenCommit(writer.before, validateCommit(request.entry, request.generated)),
+    () => screenCommit(writer.before, validateCommit(request.entry, request.generated, writer.kinds)),
     (commit, scope) => writer.within(scope, (tx) => commitIn(tx, caller, commit)),
   );
 }
@@ -88,7 +92,7 @@ export function commitEntries(
     () => {
       validateItemCount(request.entries.length, "entries");
       const valid = validateItems(request.entries, request.atomic, (item, index) =>
-        naming(`entries[${index}]`, () => validateCommit(item.entry, item.generated)),
+        naming(`entries[${index}]`, () => validateCommit(item.entry, item.generated, writer.kinds)),
       );
       return completeItems(
         valid,
@@ -129,7 +133,7 @@ export function updateEntries(
     () => {
       validateItemCount(request.updates.length, "updates");
       const valid = validateItems(request.updates, request.atomic, (update, index) =>
-        validateEntryChange(update, `updates[${index}]`),
+        validateEntryChange(update, `updates[${index}]`, writer.kinds),
       );
       return completeItems(
         valid,

@@ -33,6 +33,10 @@ export function searchFilterConditions(filter: SearchFilter, alias: string, para
   if (filter.createdTo !== undefined)
     conditions.push(`${alias}.created_at < ${params.add(filter.createdTo.toISOString())}::timestamptz`);
   if (filter.contentType !== undefined) conditions.push(`${alias}.content_type = ${params.add(filter.contentType)}`);
+  if (filter.kinds.length > 0) conditions.push(`${alias}.kind = ANY(${params.add(filter.kinds)}::text[])`);
+  // starts_with on lower(): the prefix is a value, never a pattern, so % and _ in it match themselves.
+  if (filter.titlePrefix !== undefined)
+    conditions.push(`starts_with(lower(${alias}.title), lower(${params.add(filter.titlePrefix)}::text))`);
   if (filter.validAt !== undefined) conditions.push(validAtCondition(alias, filter.validAt, params));
   conditions.push(trustFilter(alias, filter.includeQuarantined));
   return conditions;
@@ -131,6 +135,8 @@ export function entrySource(
       ${pick("coalesce(c.updated_by, c.owner)", "v.written_by")} AS updated_by,
       ${pick("c.valid_from", "v.valid_from")} AS valid_from,
       ${pick("c.valid_to", "v.valid_to")} AS valid_to,
+      ${pick("c.kind", "v.kind")} AS kind,
+      ${pick("c.title", "v.title")} AS title,
       ${pick("c.search_vector", "v.search_vector")} AS search_vector,
       ${pick("c.search_length", "v.search_length")} AS search_length`;
   const deletedColumns = `
@@ -138,7 +144,7 @@ export function entrySource(
       left(v.text, ${previewSourceChars}) AS preview_source, length(v.text) AS text_length, v.content_hash, v.metadata, v.tags, v.summary,
       coalesce(v.content_type, 'text') AS content_type, v.version, t.created_at, v.written_at AS updated_at, v.trust_state, '{}'::text[] AS trust_reasons,
       NULL::text AS reviewed_by, NULL::timestamptz AS reviewed_at, NULL::text AS review_note, v.written_by AS updated_by,
-      v.valid_from, v.valid_to, v.search_vector, v.search_length`;
+      v.valid_from, v.valid_to, v.kind, v.title, v.search_vector, v.search_length`;
   const liveThen = `${accessPredicate(principal, "c", params)} AND c.created_at <= ${at}${among("c.id")}`;
   // A version that was private while current stays its owner's (and admins').
   const keptReadable = `(v.visibility <> 'private' OR c.owner = ${params.add(principal.subject)} OR ${params.add(isAdmin(principal))}::boolean)`;

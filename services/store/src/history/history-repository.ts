@@ -26,6 +26,8 @@ interface VersionRow {
   restored_from: number | null;
   valid_from: Date | null;
   valid_to: Date | null;
+  kind: string;
+  title: string | null;
 }
 
 interface TombstoneRow {
@@ -59,6 +61,8 @@ function toVersion(row: VersionRow): EntryVersionRecord {
     restoredFrom: row.restored_from ?? undefined,
     validFrom: row.valid_from ?? undefined,
     validTo: row.valid_to ?? undefined,
+    kind: row.kind,
+    title: row.title ?? undefined,
   };
 }
 
@@ -85,10 +89,11 @@ const versionContent = (redacted: string) => `
   CASE WHEN ${redacted} THEN '' ELSE r.summary END AS summary,
   CASE WHEN ${redacted} THEN NULL ELSE r.valid_from END AS valid_from,
   CASE WHEN ${redacted} THEN NULL ELSE r.valid_to END AS valid_to,
+  CASE WHEN ${redacted} THEN NULL ELSE r.title END AS title,
   ${redacted} AS redacted`;
 
 const versionColumns =
-  "r.version, r.current, r.visibility, r.trust_state, r.written_by, r.written_at, r.superseded_by, r.superseded_at, r.change_kind, r.restored_from";
+  "r.version, r.current, r.visibility, r.kind, r.trust_state, r.written_by, r.written_at, r.superseded_by, r.superseded_at, r.change_kind, r.restored_from";
 
 interface Page {
   version: number | undefined;
@@ -122,11 +127,11 @@ async function readLive(
      r AS (
        SELECT t.version, true AS current, t.owner, t.visibility, t.text, t.content_hash, t.metadata, t.tags, t.summary, t.trust_state,
          coalesce(t.updated_by, t.owner) AS written_by, t.updated_at AS written_at, NULL::text AS superseded_by, NULL::timestamptz AS superseded_at,
-         t.change_kind, t.restored_from, t.valid_from, t.valid_to
+         t.change_kind, t.restored_from, t.valid_from, t.valid_to, t.kind, t.title
        FROM target t
        UNION ALL
        SELECT v.version, false, t.owner, v.visibility, v.text, v.content_hash, v.metadata, v.tags, v.summary, v.trust_state,
-         v.written_by, v.written_at, v.superseded_by, v.superseded_at, v.change_kind, v.restored_from, v.valid_from, v.valid_to
+         v.written_by, v.written_at, v.superseded_by, v.superseded_at, v.change_kind, v.restored_from, v.valid_from, v.valid_to, v.kind, v.title
        FROM entry_versions v JOIN target t ON v.entry_id = t.id
      )
      SELECT ${versionColumns}, ${versionContent(redacted)}
@@ -169,7 +174,7 @@ async function readDeleted(
     `WITH target AS (${target}),
      r AS (
        SELECT v.version, false AS current, v.visibility, v.text, v.content_hash, v.metadata, v.tags, v.summary, v.trust_state, v.written_by, v.written_at,
-         v.superseded_by, v.superseded_at, v.change_kind, v.restored_from, v.valid_from, v.valid_to
+         v.superseded_by, v.superseded_at, v.change_kind, v.restored_from, v.valid_from, v.valid_to, v.kind, v.title
        FROM entry_versions v JOIN target t ON v.entry_id = t.id
        WHERE true ${versionFilter}
      )

@@ -40,6 +40,10 @@ export interface EntryVersionRecord {
   /** The valid-time interval this version stated (undefined ends open; empty when redacted). */
   validFrom: Date | undefined;
   validTo: Date | undefined;
+  /** The kind this version had. */
+  kind: string;
+  /** The title this version had (undefined for none, and when redacted). */
+  title: string | undefined;
 }
 
 /** What is left of a deleted entry (no text). */

@@ -39,6 +39,10 @@ export interface NewEntryInput {
   /** When the stated fact holds (valid time); undefined ends are open. */
   validFrom?: Date | undefined;
   validTo?: Date | undefined;
+  /** What the entry is (note, document, prompt, …); absent or empty is a note. */
+  kind?: string | undefined;
+  /** An optional one-line title; absent or empty is none. */
+  title?: string | undefined;
 }
 
 /** A valid-time interval: valid_from ≤ t < valid_to, an undefined end open. */
@@ -97,6 +101,10 @@ export interface EntryWrite extends TextWrite {
   visibility: Visibility | undefined;
   contentType: ContentType;
   validity: Validity;
+  /** One of the store's kinds, never a reserved one. */
+  kind: string;
+  /** Trimmed; undefined for none. */
+  title: string | undefined;
 }
 
 /** Validated generation output ready to store. */
@@ -173,6 +181,10 @@ export interface StoredEntry {
   /** When the stated fact holds (valid time); undefined ends are open. */
   validFrom?: Date | undefined;
   validTo?: Date | undefined;
+  /** What the entry is: note, document, prompt, plan, report, or a configured kind. */
+  kind: string;
+  /** Its title; undefined when it has none. */
+  title?: string | undefined;
 }
 
 /** What identifies a retransmit: same thread, same source, same text. */
@@ -217,6 +229,10 @@ export interface EntryUpdateInput {
   restoredFromVersion?: number | undefined;
   /** Replaces the valid-time interval when present; on a restore it may only repeat the restored version's. */
   validity?: Validity | undefined;
+  /** Replaces the kind when present and not empty; on a restore it may only repeat the restored version's. */
+  kind?: string | undefined;
+  /** Replaces the title when present; empty removes it. On a restore it may only repeat the restored version's. */
+  title?: string | undefined;
 }
 
 /** A validated update item. */
@@ -235,6 +251,10 @@ export interface EntryChange {
   restoredFrom: number | undefined;
   /** The new valid-time interval, when the change replaces it. */
   validity: Validity | undefined;
+  /** The new kind, when the change replaces it. */
+  kind: string | undefined;
+  /** The new title when the change replaces it; null removes it. */
+  title: string | null | undefined;
 }
 
 /** A change with the write-time screen of the fields it brings, done before its transaction. */
@@ -347,4 +367,6 @@ export interface LockedEntry {
   /** Who wrote the current version. */
   updatedBy: string;
   validity: Validity;
+  kind: string;
+  title: string | undefined;
 }

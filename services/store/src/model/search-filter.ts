@@ -2,13 +2,14 @@
  * The filter set every search and listing shares (full text, semantic,
  * hybrid legs, grep and search_context's listing): thread, source, tags (any
  * of / all of), metadata conditions with operators (metadata-condition.ts), a creation-time range,
- * the content type, the trust states to include, valid time (`valid_at`) and
+ * the content type, the entry's kinds and a title prefix, the trust states to include, valid time (`valid_at`) and
  * transaction time (`as_of`). What a valid filter is, and the checks that
  * make it one. No SQL here (see search-filter-sql.ts).
  */
 import { invalidArgument } from "@context-hub/common";
 import type { ContentType, Source } from "./entry-values.js";
 import { limits as entryLimits, normaliseTags, validateThreadId } from "./field-validation.js";
+import { validateKindFilter, validateTitlePrefix } from "./entry-kinds.js";
 import {
   validateMetadataCondition,
   type MetadataCondition,
@@ -35,6 +36,10 @@ export interface SearchFilter {
   createdFrom: Date | undefined;
   createdTo: Date | undefined;
   contentType: ContentType | undefined;
+  /** Entries of any of these kinds (none: every kind). */
+  kinds: string[];
+  /** Entries whose title starts with this, ignoring case (an entry without a title never matches). */
+  titlePrefix: string | undefined;
   /** Include quarantined and rejected entries (the trust filter leaves them out otherwise). */
   includeQuarantined: boolean;
   /** Only entries whose valid-time interval holds at this instant (valid_from ≤ t < valid_to, open ends unbounded). */
@@ -53,6 +58,8 @@ export interface SearchFilterInput {
   createdFrom: Date | undefined;
   createdTo: Date | undefined;
   contentType: string;
+  kinds?: readonly string[] | undefined;
+  titlePrefix?: string | undefined;
   includeQuarantined?: boolean | undefined;
   validAt?: Date | undefined;
   asOf?: Date | undefined;
@@ -68,6 +75,8 @@ export const emptySearchFilter: SearchFilter = Object.freeze({
   createdFrom: undefined,
   createdTo: undefined,
   contentType: undefined,
+  kinds: [],
+  titlePrefix: undefined,
   includeQuarantined: false,
   validAt: undefined,
   asOf: undefined,
@@ -120,6 +129,8 @@ export function validateSearchFilter(filter: SearchFilterInput | undefined): Sea
     createdFrom: filter.createdFrom,
     createdTo: filter.createdTo,
     contentType: toContentType(filter.contentType),
+    kinds: validateKindFilter(filter.kinds ?? [], "filter.kinds"),
+    titlePrefix: validateTitlePrefix(filter.titlePrefix, "filter.title_prefix"),
     includeQuarantined: filter.includeQuarantined ?? false,
     validAt: filter.validAt,
     asOf: filter.asOf,

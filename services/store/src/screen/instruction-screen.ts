@@ -32,7 +32,7 @@ export type ScreenRuleId =
   | "tag-characters";
 
 /** Which part of an entry a finding is in. */
-export type ScreenField = "text" | "metadata" | "tags";
+export type ScreenField = "text" | "metadata" | "tags" | "title";
 
 /** One rule tripped by one field, written `<field>:<rule>` where it is stored. */
 export interface ScreenFinding {
@@ -209,6 +209,8 @@ export interface ScreenInput {
   text?: string | undefined;
   metadata?: unknown;
   tags?: readonly string[] | undefined;
+  /** The entry's title: shown in every result, so screened like the text. */
+  title?: string | undefined;
 }
 
 /**
@@ -224,6 +226,7 @@ export function screenEntry(input: ScreenInput): ScreenFinding[] {
   if (input.metadata !== undefined)
     for (const value of stringsOf(input.metadata, [])) screenString(value, "metadata", found);
   if (input.tags !== undefined) for (const tag of input.tags) screenString(tag, "tags", found);
+  if (input.title !== undefined) screenString(input.title, "title", found);
   return [...found.values()];
 }
 

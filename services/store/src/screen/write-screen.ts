@@ -15,12 +15,13 @@ export function screenFields(input: ScreenInput): FieldScreens {
   if (input.text !== undefined) screens.text = screenEntry({ text: input.text });
   if (input.metadata !== undefined) screens.metadata = screenEntry({ metadata: input.metadata });
   if (input.tags !== undefined) screens.tags = screenEntry({ tags: input.tags });
+  if (input.title !== undefined) screens.title = screenEntry({ title: input.title });
   return screens;
 }
 
 /** Every finding of `screens`, in field order (as `screenEntry` gives them). */
 export function allFindings(screens: FieldScreens): ScreenFinding[] {
-  return [...(screens.text ?? []), ...(screens.metadata ?? []), ...(screens.tags ?? [])];
+  return [...(screens.text ?? []), ...(screens.metadata ?? []), ...(screens.tags ?? []), ...(screens.title ?? [])];
 }
 
 /**
@@ -58,6 +59,7 @@ export function createWriteScreen(options: WriteScreenOptions): WriteScreen {
         input.text ?? "",
         input.metadata === undefined ? "" : JSON.stringify(input.metadata),
         ...(input.tags ?? []),
+        input.title ?? "",
       ];
       if (isInlineText(strings)) return screenFields(input);
       return pool.run<FieldScreens>("screen", input, {

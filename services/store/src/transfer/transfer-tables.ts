@@ -223,6 +223,8 @@ export interface TransferColumn {
   /** The column's SQL type, as `format_type` spells it (the cast on import). */
   type: string;
   form: ColumnForm;
+  /** The column's default expression, if it has one: what a row of an older file, exported before the column existed, gets. */
+  defaultValue?: string | undefined;
 }
 
 /** The SQL of one table on one database: its row as JSON, and its rows from JSON. */
@@ -271,7 +273,19 @@ function exportExpression(column: TransferColumn): string {
   }
 }
 
+/**
+ * The expression rebuilding `column` from a file's row: its value, or, when
+ * the row has no such key (a file exported at an older schema version), the
+ * column's default, as the migration that added it filled existing rows.
+ */
 function importExpression(column: TransferColumn, vectorType: VectorType): string {
+  const value = valueExpression(column, vectorType);
+  return column.defaultValue === undefined
+    ? value
+    : `CASE WHEN r.v->'${column.name}' IS NULL THEN ${column.defaultValue} ELSE ${value} END`;
+}
+
+function valueExpression(column: TransferColumn, vectorType: VectorType): string {
   const v = `r.v->'${column.name}'`;
   const text = `r.v->>'${column.name}'`;
   const elements = (cast: string) =>
@@ -298,14 +312,21 @@ export async function loadTableCodec(
   table: TransferTable,
   vectorType: VectorType,
 ): Promise<TableCodec> {
-  const { rows } = await db.query<{ name: string; type: string; generated: boolean }>(
-    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attgenerated <> '' AS generated
-     FROM pg_attribute a WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+  const { rows } = await db.query<{ name: string; type: string; generated: boolean; default_value: string | null }>(
+    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attgenerated <> '' AS generated,
+       pg_get_expr(d.adbin, d.adrelid) AS default_value
+     FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+     WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
     [table.table],
   );
   const columns: TransferColumn[] = rows
     .filter((row) => !row.generated && !(row.name in table.derived))
-    .map((row) => ({ name: row.name, type: row.type, form: formOf(table.table, row.name, row.type) }));
+    .map((row) => ({
+      name: row.name,
+      type: row.type,
+      form: formOf(table.table, row.name, row.type),
+      ...(row.default_value === null ? {} : { defaultValue: row.default_value }),
+    }));
   const typeOf = (name: string) => {
     const column = columns.find((candidate) => candidate.name === name);
     if (column === undefined) throw new Error(`${table.table} has no key column ${name}`);

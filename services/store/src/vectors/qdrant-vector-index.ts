@@ -71,9 +71,9 @@ const match = (key: string, value: string): Condition => ({ key, match: { value 
 /**
  * The payload filter of a query: tenant, model, access, then what the search
  * filter lets Qdrant decide (thread, source, content type, tags, creation
- * dates, trust state). Metadata conditions and valid time are not in the
- * payload's reach; the PostgreSQL re-check applies them (and every other
- * condition again).
+ * dates, trust state). Metadata conditions, valid time, kinds and title
+ * prefixes are not in the payload's reach; the PostgreSQL re-check applies
+ * them (and every other condition again).
  */
 export function toQdrantFilter(principal: Principal, query: VectorQuery): Filter {
   const must: Condition[] = [match("tenant", principal.tenant), match("embedding_model", query.model)];

@@ -26,6 +26,8 @@ interface ChangeArgs {
   visibility?: Visibility | undefined;
   valid_from?: string | null | undefined;
   valid_to?: string | null | undefined;
+  kind?: string | undefined;
+  title?: string | undefined;
   expected_version?: number | undefined;
 }
 
@@ -43,6 +45,8 @@ function toChange(args: ChangeArgs): EntryChange {
       args.valid_from === undefined && args.valid_to === undefined
         ? undefined
         : { validFrom: toInstant(args.valid_from), validTo: toInstant(args.valid_to) },
+    kind: args.kind,
+    title: args.title,
   };
 }
 

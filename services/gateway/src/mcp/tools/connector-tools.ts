@@ -89,10 +89,10 @@ export const searchTool = defineTool({
       maxDepth: searchToolLimits.maxRankingDepth,
     });
     return {
-      // A listing carries a preview, not the text: the title comes from the preview.
+      // A listing carries a preview, not the text: an untitled entry's title comes from the preview.
       results: result.hits.map(({ entry }) => ({
         id: entry.id,
-        title: entryTitle({ text: "", preview: entry.preview, threadId: entry.threadId }),
+        title: entryTitle({ text: "", preview: entry.preview, threadId: entry.threadId, title: entry.title }),
         url: entryUri(entry.id),
       })),
     };
@@ -134,7 +134,7 @@ export const fetchTool = defineTool({
     return {
       id: view.id,
       // A fetched entry carries its whole text, so its title needs no preview.
-      title: entryTitle({ text: view.text, preview: "", threadId: view.thread_id }),
+      title: entryTitle({ text: view.text, preview: "", threadId: view.thread_id, title: view.title ?? "" }),
       text: view.text,
       url: entryUri(view.id),
       metadata: {

@@ -15,6 +15,8 @@ interface EntryArgs {
   visibility?: Visibility | undefined;
   valid_from?: string | null | undefined;
   valid_to?: string | null | undefined;
+  kind?: string | undefined;
+  title?: string | undefined;
 }
 
 /** An optional ISO 8601 instant (null: an open end) as a Date; the input schema has checked it parses. */
@@ -35,6 +37,8 @@ export function toNewEntry(args: EntryArgs): NewEntryInput {
     visibility: args.visibility,
     validFrom: toInstant(args.valid_from),
     validTo: toInstant(args.valid_to),
+    kind: args.kind,
+    title: args.title,
   };
 }
 
@@ -59,6 +63,7 @@ export const storeContextTool = defineTool({
     "Save a piece of context (a prompt, report, note, plan or image) under a thread so you or other agents can find it later.",
     "Use it when you learn something worth keeping: a decision, a finding, a user's requirement, a plan.",
     "Set source to 'user' for a person's own words and 'agent' for your output. Entries are private to you unless you set visibility or share the thread.",
+    "kind says what it is (note by default, or document, prompt, plan, report) and title names it; both are shown in results and filterable.",
     "valid_from/valid_to state when what the text says holds (searches with valid_at use them); leave them out when it always holds.",
     "Returns the entry's id, version and content hash once it is durably stored; storing the same text again in the same thread folds into the existing entry.",
     "Pass an idempotency_key when you may retry.",

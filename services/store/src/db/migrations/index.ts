@@ -13,6 +13,7 @@ import { memories } from "./0011-memories.js";
 import { handoffs } from "./0012-handoffs.js";
 import { sessions } from "./0013-sessions.js";
 import { artifacts } from "./0014-artifacts.js";
+import { entryKinds } from "./0015-entry-kinds.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -32,6 +33,7 @@ export const migrations: readonly Migration[] = [
   handoffs,
   sessions,
   artifacts,
+  entryKinds,
 ];
 
 /** The schema version this build of the store expects. */

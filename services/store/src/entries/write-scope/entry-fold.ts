@@ -1,6 +1,7 @@
 /**
  * Folding a retransmit into the entry it duplicates: the stored row takes
- * the write's tags, metadata, images and valid time, and a new version only
+ * the write's tags, metadata, images, valid time, kind and title (as a
+ * retransmit may correct them), and a new version only
  * when any of them changed.
  */
 import { createSqlParams } from "../../db/sql-database.js";
@@ -35,10 +36,13 @@ async function lockFoldTarget(
   const keys = params.add(toImageKeys(write.images));
   const validFrom = `${params.add(toTimestampParam(write.validity.validFrom))}::timestamptz`;
   const validTo = `${params.add(toTimestampParam(write.validity.validTo))}::timestamptz`;
+  const kind = `${params.add(write.kind)}::text`;
+  const title = `${params.add(write.title ?? null)}::text`;
   const { rows } = await context.tx.query<FoldTarget>(
     `SELECT e.id, e.version, e.trust_state, e.trust_reasons,
            (e.tags IS DISTINCT FROM ${tags}::text[] OR e.metadata IS DISTINCT FROM ${metadata}::jsonb OR ${storedImageKeys} IS DISTINCT FROM ${keys}::text[]
-             OR e.valid_from IS DISTINCT FROM ${validFrom} OR e.valid_to IS DISTINCT FROM ${validTo}) AS content_changed,
+             OR e.valid_from IS DISTINCT FROM ${validFrom} OR e.valid_to IS DISTINCT FROM ${validTo}
+             OR e.kind IS DISTINCT FROM ${kind} OR e.title IS DISTINCT FROM ${title}) AS content_changed,
            ${storedImageKeys} IS DISTINCT FROM ${keys}::text[] AS images_changed
          FROM entries e
          WHERE e.id = ${params.add(id)} AND e.content_hash = ${params.add(write.contentHash)} AND e.owner = ${params.add(principal.subject)}
@@ -79,6 +83,8 @@ export async function foldEntry(
            content_type = ${update.add(write.contentType)},
            valid_from = ${update.add(toTimestampParam(write.validity.validFrom))}::timestamptz,
            valid_to = ${update.add(toTimestampParam(write.validity.validTo))}::timestamptz,
+           kind = ${update.add(write.kind)},
+           title = ${update.add(write.title ?? null)}::text,
            trust_state = ${update.add(trust.state)},
            trust_reasons = ${update.add(trust.reasons)}::text[],
            updated_at = now()${versionSets}${reviewReset}

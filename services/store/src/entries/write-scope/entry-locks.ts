@@ -30,6 +30,8 @@ interface LockedRow {
   updated_by: string;
   valid_from: Date | null;
   valid_to: Date | null;
+  kind: string;
+  title: string | null;
 }
 
 /** Holds the write locks of the threads (in the caller's tenant) until the transaction ends. */
@@ -65,7 +67,7 @@ export async function lockEntry(tx: SqlExecutor, principal: Principal, id: strin
   const { rows } = await tx.query<LockedRow>(
     `SELECT e.id, e.thread_id, e.owner, e.visibility, e.version, e.content_hash, e.tags, e.metadata, e.created_at, e.updated_at,
            e.source, e.trust_state, e.trust_reasons, coalesce(e.updated_by, e.owner) AS updated_by, e.valid_from, e.valid_to,
-           ${storedImageKeys} AS image_keys,
+           e.kind, e.title, ${storedImageKeys} AS image_keys,
            ${accessPredicate(principal, "e", params, "write")} AS writable
          FROM entries e WHERE e.id = ${params.add(id)} AND ${accessPredicate(principal, "e", params)}`,
     params.values,
@@ -92,5 +94,7 @@ function toLockedEntry(row: LockedRow): LockedEntry {
     trust: { state: row.trust_state, reasons: row.trust_reasons },
     updatedBy: row.updated_by,
     validity: { validFrom: row.valid_from ?? undefined, validTo: row.valid_to ?? undefined },
+    kind: row.kind,
+    title: row.title ?? undefined,
   };
 }

@@ -1,7 +1,7 @@
 /**
  * An update of a locked entry: a compare-and-set on its version that keeps
  * the replaced version and replaces whatever the change names (text with its
- * generated rows, metadata, tags, images, visibility, valid time).
+ * generated rows, metadata, tags, images, visibility, valid time, kind, title).
  */
 import { createSqlParams, type SqlParams } from "../../db/sql-database.js";
 import { accessPredicate } from "../../filters/access-predicate.js";
@@ -61,6 +61,8 @@ function updateSets(
       `valid_to = ${params.add(toTimestampParam(change.validity.validTo))}::timestamptz`,
     );
   }
+  if (change.kind !== undefined) sets.push(`kind = ${params.add(change.kind)}`);
+  if (change.title !== undefined) sets.push(`title = ${params.add(change.title)}::text`);
   if (change.images !== undefined)
     sets.push(`content_type = ${params.add(change.images.length > 0 ? "multimodal" : "text")}`);
   return sets;
