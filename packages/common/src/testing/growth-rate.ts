@@ -34,7 +34,11 @@ export interface GrowthOptions {
    * processes' work evicts them).
    */
   maxRatio?: number;
-  /** A call shorter than this many milliseconds of CPU time is repeated until the batch reaches it, and the mean counts. Default 5. */
+  /**
+   * A call shorter than this many milliseconds is repeated until the batch
+   * reaches it, and the mean counts. Default `floorMs`: a shorter time only
+   * counts as the floor anyway.
+   */
   batchMs?: number;
 }
 
@@ -263,7 +267,7 @@ function fastestRun(
  * Times `fn(generate(n))` at each size and throws an AssertionError-like
  * Error when the fastest run at one size takes more than `maxRatio` times
  * the fastest run at the previous size (both floored at `floorMs`). A step
- * over half that ratio but under ten times it is timed again, both sizes in
+ * over two thirds of that ratio but under ten times it is timed again, both sizes in
  * turns, before it is judged: other work on the machine, or its drifting
  * speed, can make one burst of runs slower than another, but not hide a
  * quadratic function's ~100× when both are timed side by side. Sizes are
@@ -282,7 +286,7 @@ export function assertLinearGrowth(
   const repetitions = options.repetitions ?? 3;
   const floorMs = options.floorMs ?? 2;
   const maxRatio = options.maxRatio ?? 60;
-  const batchMs = options.batchMs ?? 5;
+  const batchMs = options.batchMs ?? floorMs;
   const warmUpMs = 4 * batchMs;
   const measurements: GrowthMeasurement[] = [];
   const first = generate(sizes[0] ?? 0);
@@ -300,16 +304,16 @@ export function assertLinearGrowth(
     // The largest size only has to pass; smaller ones are the next step's baseline, so they get every run.
     // A run ten times over the allowance is no accident of load: stop there.
     const stop = {
-      below: isLargest ? allowed / 2 : 0,
+      below: isLargest ? (2 / 3) * allowed : 0,
       above: previous === undefined ? Number.POSITIVE_INFINITY : 10 * allowed,
     };
     let ms = fastestRun(fn, input, repetitions, stop, batchMs);
-    if (previous !== undefined && ms > allowed / 2 && ms <= stop.above) {
+    if (previous !== undefined && ms > (2 / 3) * allowed && ms <= stop.above) {
       // Near or over the allowance, but not by an order of magnitude. This machine's speed drifts over seconds, so
       // the two sizes may have been timed at different speeds: a linear step can look too steep, and a quadratic
       // one (~100×) shallow enough to pass. Both sizes are timed again, in turns so that each round sees the same
       // speed, and the step is judged on the fastest runs of all.
-      for (let round = 0; round < repetitions + 2; round++) {
+      for (let round = 0; round < repetitions; round++) {
         previous.ms = Math.min(previous.ms, callTime(fn, previousInput, batchMs));
         ms = Math.min(ms, callTime(fn, input, batchMs));
       }
