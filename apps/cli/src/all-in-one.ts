@@ -8,11 +8,14 @@ import { loadRerankerConfig, startReranker } from "@context-hub/reranker";
 import { loadStoreConfig, startStore } from "@context-hub/store";
 import { loadSummarizerConfig, startSummarizer } from "@context-hub/summarizer";
 import {
+  gatewaySocketName,
   removeRuntimeFile,
+  removeStaleGatewaySocket,
   removeStaleStoreSocket,
   storeSocketDirPrefix,
   storeSocketName,
   writeRuntimeFile,
+  type RuntimeInfo,
 } from "./runtime-file.js";
 import { findFreePort, startStoreProcess, type StoreListen, type StoreProcess } from "./service-process.js";
 
@@ -93,39 +96,73 @@ export async function startAllInOne(options: AllInOneOptions = {}): Promise<AllI
 /** Context Hub for one local user, with MCP served on this process's stdin and stdout (both revisions) instead of HTTP. */
 export interface LocalHub {
   mcp: LocalMcp;
-  /** Stops the MCP server, then the workers and the store. */
+  /** With `serveSocket`, the Unix socket where the same hub also answers MCP over HTTP (path /mcp). */
+  socketPath: string | undefined;
+  /** Stops the MCP server (and the socket's), then the workers and the store. */
   close(): Promise<void>;
+}
+
+export interface LocalHubOptions extends Omit<AllInOneOptions, "host" | "port" | "readyTimeoutMs"> {
+  /**
+   * Also serve MCP over HTTP on a Unix socket in a new directory only this
+   * user may enter, and publish it in the data directory's runtime file: the
+   * client that launched the hub holds its stdio, and the socket lets this
+   * user's other processes (the Claude Code kit's hooks, `context-hub keys`)
+   * reach the same hub. Ignored when the data lives in memory.
+   */
+  serveSocket?: boolean;
 }
 
 /**
  * Runs the store and the model workers as `startAllInOne` does, and the
  * gateway's MCP server without an HTTP listener, for `context-hub stdio`.
- * No MCP port is opened; the services still talk gRPC to each other on
- * loopback.
+ * No MCP port is opened (at most a Unix socket, see `serveSocket`); the
+ * services still talk gRPC to each other on loopback.
  */
-export async function startLocalHub(
-  options: Omit<AllInOneOptions, "host" | "port" | "readyTimeoutMs"> = {},
-): Promise<LocalHub> {
+export async function startLocalHub(options: LocalHubOptions = {}): Promise<LocalHub> {
   const env = options.env ?? process.env;
   const backends = await startBackends(options);
+  const socketDirectory =
+    options.serveSocket === true && backends.canPublish ? mkdtempSync(join(tmpdir(), storeSocketDirPrefix)) : undefined;
+  const removeSocketDirectory = () => {
+    if (socketDirectory !== undefined) rmSync(socketDirectory, { recursive: true, force: true });
+  };
   try {
-    const mcp = await openLocalMcp(
-      loadGatewayConfig({ ...env, GATEWAY_HOST: "127.0.0.1", GATEWAY_PORT: "0", ...backends.addresses }),
-      backends.logger("gateway"),
-    );
+    const gatewayConfig = loadGatewayConfig({
+      ...env,
+      GATEWAY_HOST: "127.0.0.1",
+      GATEWAY_PORT: "0",
+      ...backends.addresses,
+    });
+    const mcp = await openLocalMcp(gatewayConfig, backends.logger("gateway"));
+    let socketGateway: RunningService | undefined;
+    const socketPath = socketDirectory === undefined ? undefined : join(socketDirectory, gatewaySocketName);
+    if (socketPath !== undefined) {
+      try {
+        socketGateway = await startGateway(gatewayConfig, backends.logger("gateway"), { socketPath });
+      } catch (error) {
+        await mcp.close();
+        throw error;
+      }
+      backends.publish(`http+unix://${encodeURIComponent(socketPath)}/mcp`, { socketPath });
+    }
     let closing: Promise<void> | undefined;
     return {
       mcp,
+      socketPath,
       close() {
         closing ??= (async () => {
           await mcp.close();
+          await socketGateway?.close();
           await backends.close();
+          removeSocketDirectory();
         })();
         return closing;
       },
     };
   } catch (error) {
     await backends.close();
+    removeSocketDirectory();
     throw error;
   }
 }
@@ -137,8 +174,10 @@ interface Backends {
   addresses: Record<string, string>;
   /** A logger for one service, under its own name. */
   logger(service: string): Logger;
+  /** False when the data lives in memory or on a PostgreSQL server: then no runtime file is written. */
+  canPublish: boolean;
   /** Writes the runtime file that tells `context-hub keys` where the running store and gateway are. */
-  publish(url: string): void;
+  publish(url: string, extra?: Pick<RuntimeInfo, "socketPath">): void;
   /** Stops the workers, then the store, and removes the runtime file. */
   close(): Promise<void>;
 }
@@ -174,10 +213,16 @@ async function startBackends(options: AllInOneOptions): Promise<Backends> {
     // PGlite serves one process per directory: the runtime file tells `context-hub keys` where the running store is.
     const { dataDir } = storeConfig.database;
     const publishRuntime = storeConfig.database.url === "" && !dataDir.startsWith("memory://");
-    if (publishRuntime && options.storeProcess === true) {
-      const removed = removeStaleStoreSocket(dataDir);
+    if (publishRuntime) {
+      const removed = options.storeProcess === true ? removeStaleStoreSocket(dataDir) : undefined;
       if (removed !== undefined)
         child("store").info({ directory: removed }, "removed the store socket a killed context-hub start left behind");
+      const removedGateway = removeStaleGatewaySocket(dataDir);
+      if (removedGateway !== undefined)
+        child("gateway").info(
+          { directory: removedGateway },
+          "removed the MCP socket a killed context-hub stdio left behind",
+        );
     }
     const [store, embedder, summarizer, reranker] = await Promise.all([
       track(
@@ -218,9 +263,10 @@ async function startBackends(options: AllInOneOptions): Promise<Backends> {
         RERANKER_ADDRESS: reranker.address,
       },
       logger: child,
-      publish(url) {
+      canPublish: publishRuntime,
+      publish(url, extra = {}) {
         if (!publishRuntime) return;
-        writeRuntimeFile(dataDir, { pid: process.pid, storeAddress: store.address, url });
+        writeRuntimeFile(dataDir, { pid: process.pid, storeAddress: store.address, url, ...extra });
         published = true;
       },
       close() {

@@ -47,7 +47,7 @@ export function kitFiles(options: KitOptions): KitFile[] {
     timeoutMs: 3000,
   };
   files.push({ path: `${hookDir}/config.json`, content: `${JSON.stringify(config, null, 2)}\n` });
-  files.push({ path: ".claude/skills/context-hub/SKILL.md", content: claudeCodeSkill(options.stdio) });
+  files.push({ path: ".claude/skills/context-hub/SKILL.md", content: claudeCodeSkill() });
   return files;
 }
 
@@ -62,13 +62,13 @@ type HookEvent = "SessionStart" | "Stop" | "SubagentStop" | "UserPromptSubmit";
 
 /** Which script each hook event runs, and whether this installation wants it. */
 function wantedHooks(options: KitOptions): { event: HookEvent; script: string; wanted: boolean }[] {
-  // With stdio the hub lives inside the client's own server process, which holds its data directory:
-  // only SessionStart, which needs no hub, can run; the agent stores summaries through the MCP tools.
+  // With stdio the hub lives inside Claude Code's own server process; the hooks reach it on the Unix socket that
+  // process publishes in its data directory, so every hook runs with either transport.
   return [
     { event: "SessionStart", script: "session-start.mjs", wanted: true },
-    { event: "Stop", script: "stop.mjs", wanted: !options.stdio },
-    { event: "SubagentStop", script: "stop.mjs", wanted: !options.stdio },
-    { event: "UserPromptSubmit", script: "user-prompt-submit.mjs", wanted: options.savePrompts && !options.stdio },
+    { event: "Stop", script: "stop.mjs", wanted: true },
+    { event: "SubagentStop", script: "stop.mjs", wanted: true },
+    { event: "UserPromptSubmit", script: "user-prompt-submit.mjs", wanted: options.savePrompts },
   ];
 }
 

@@ -1,13 +1,9 @@
 // The skill that teaches a Claude Code agent when to search Context Hub, what to store and how to hand work off.
 
-/**
- * The text of .claude/skills/context-hub/SKILL.md. With stdio no hook can
- * reach the hub, so the agent is asked to store its own end-of-work summary.
- */
-export function claudeCodeSkill(stdio: boolean): string {
-  const summary = stdio
-    ? "- When you finish a piece of work, store a short summary (what was done, what is left, where) in the session thread: nothing stores it for you."
-    : "- A hook stores the last messages of each turn in the session thread; store anything longer or more structured yourself.";
+/** The text of .claude/skills/context-hub/SKILL.md. */
+export function claudeCodeSkill(): string {
+  const summary =
+    "- A hook stores the last messages of each turn in the session thread; store anything longer or more structured yourself.";
   return `---
 name: context-hub
 description: Use Context Hub, the team's shared memory over MCP (tools named mcp__context-hub__*), to find earlier decisions and findings before asking or re-deriving them, to store what is worth keeping, and to hand work to another agent or session through a thread.

@@ -15,7 +15,7 @@ hand off. Other settings and servers in those files are kept.
   --dir <project>    the project's root (default: the working directory)
   --url <mcp url>    the hub's MCP URL (default http://127.0.0.1:8080/mcp, as \`context-hub start\` serves)
   --stdio            run the hub inside Claude Code's own server process (\`context-hub stdio\`);
-                     then only the start hook runs, since that process holds the data directory
+                     the hooks reach it on the Unix socket it publishes in its data directory
   --save-prompts     store every prompt the user submits
   --token-env <NAME> the environment variable holding the API key (default CONTEXT_HUB_TOKEN);
                      the key itself is never written to a file
@@ -185,7 +185,9 @@ function report(root: string, writes: Write[], options: KitOptions, cwd: string)
     lines.push(
       "Claude Code starts the hub itself (context-hub stdio); its data lives in .context-hub/data under the directory Claude Code runs in.",
     );
-    lines.push("Only the start hook is installed: the agent stores its own summaries (the skill says when).");
+    lines.push(
+      "The hooks reach that hub on the Unix socket it publishes in its data directory, while Claude Code runs it.",
+    );
   } else {
     lines.push(
       `Hooks and the MCP server reach the hub at ${options.url}; start it with \`context-hub start\` if it runs on this machine.`,

@@ -2,11 +2,18 @@ import { chmodSync, readFileSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 
-/** What a running `context-hub start` publishes beside its data directory, so other commands can reach it. */
+/** What a running `context-hub start` or `context-hub stdio` publishes in its data directory, so other commands can reach it. */
 export interface RuntimeInfo {
   pid: number;
   storeAddress: string;
+  /** Where MCP is served: an http:// URL, or for `context-hub stdio` an http+unix:// one naming `socketPath`. */
   url: string;
+  /**
+   * A `context-hub stdio` hub serves MCP over HTTP (path /mcp) on this Unix
+   * socket as well, for its own user's other processes: the Claude Code kit's
+   * hooks. The socket's directory admits only that user.
+   */
+  socketPath?: string;
 }
 
 const fileName = "context-hub-runtime.json";
@@ -54,6 +61,9 @@ export function readLiveRuntime(dataDir: string): RuntimeInfo | undefined {
 export const storeSocketDirPrefix = "context-hub-";
 export const storeSocketName = "store.sock";
 
+/** The name `context-hub stdio` gives its MCP socket, in a private directory named like the store socket's. */
+export const gatewaySocketName = "gateway.sock";
+
 /**
  * Removes the store socket's directory that a `context-hub start` on this
  * data directory left behind when it was killed without closing (SIGKILL,
@@ -67,16 +77,28 @@ export function removeStaleStoreSocket(dataDir: string): string | undefined {
   const info = readRuntimeFile(dataDir);
   if (info === undefined || typeof info.pid !== "number" || isAlive(info.pid)) return undefined;
   if (typeof info.storeAddress !== "string" || !info.storeAddress.startsWith("unix:")) return undefined;
-  const socketPath = info.storeAddress.slice("unix:".length);
+  return removeSocketDirectory(info.storeAddress.slice("unix:".length), storeSocketName);
+}
+
+/** As `removeStaleStoreSocket`, for the MCP socket a killed `context-hub stdio` left behind. */
+export function removeStaleGatewaySocket(dataDir: string): string | undefined {
+  const info = readRuntimeFile(dataDir);
+  if (info === undefined || typeof info.pid !== "number" || isAlive(info.pid)) return undefined;
+  if (typeof info.socketPath !== "string") return undefined;
+  return removeSocketDirectory(info.socketPath, gatewaySocketName);
+}
+
+/** Removes `socketPath`'s directory if it has the shape the hub makes and holds nothing but that socket. */
+function removeSocketDirectory(socketPath: string, socketName: string): string | undefined {
   const directory = dirname(socketPath);
   if (
-    basename(socketPath) !== storeSocketName ||
+    basename(socketPath) !== socketName ||
     dirname(directory) !== resolve(tmpdir()) ||
     !basename(directory).startsWith(storeSocketDirPrefix)
   )
     return undefined;
   try {
-    if (readdirSync(directory).some((name) => name !== storeSocketName)) return undefined;
+    if (readdirSync(directory).some((name) => name !== socketName)) return undefined;
     rmSync(directory, { recursive: true, force: true });
     return directory;
   } catch {

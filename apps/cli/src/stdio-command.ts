@@ -13,6 +13,11 @@ entry), at revision 2026-07-28 (no handshake) or, after \`initialize\`, the
 the same directory \`context-hub start\` uses, and only one process may open
 it at a time. Logs go to stderr; stdout carries only MCP messages.
 
+For this user's other processes (the Claude Code kit's hooks, \`context-hub
+keys\`), the same hub also answers MCP over HTTP on a Unix socket in a
+directory only this user may enter, named in the data directory's
+context-hub-runtime.json.
+
 --toolsets core,search narrows the tools served to those toolsets, within
 the ones CONTEXT_HUB_TOOLSETS offers (default all); see docs/gateway.md.
 `;
@@ -51,6 +56,7 @@ export async function runStdioCommand(
   const hub = await startLocalHub({
     env: hubEnv,
     logger,
+    serveSocket: true,
     ...(values["data-dir"] === undefined ? {} : { dataDir: values["data-dir"] }),
   });
   const finished = new Promise<void>((resolve) => {

@@ -34,9 +34,28 @@ export { estimateTokens } from "./workflow/start-budget.js";
 
 export { gatewayVersion } from "./gateway-version.js";
 
+/** Where a gateway listens instead of its configured host and port. */
+export interface GatewayListen {
+  /**
+   * A Unix socket, for a hub serving only its own user: the caller makes it
+   * in a directory nobody else may enter, so it needs no authentication
+   * even where the configured host would.
+   */
+  socketPath: string;
+}
+
 /** Starts the MCP gateway; it serves once its HTTP listener is bound (readiness follows its peers). */
-export async function startGateway(config: GatewayConfig, logger: Logger): Promise<RunningService> {
-  if (config.auth.methods.length === 0 && !isLoopbackHost(config.host) && !config.auth.allowNonLoopback) {
+export async function startGateway(
+  config: GatewayConfig,
+  logger: Logger,
+  listen?: GatewayListen,
+): Promise<RunningService> {
+  if (
+    listen === undefined &&
+    config.auth.methods.length === 0 &&
+    !isLoopbackHost(config.host) &&
+    !config.auth.allowNonLoopback
+  ) {
     throw new ContextHubError(
       "INVALID_ARGUMENT",
       `Refusing to serve ${config.host} without authentication: anyone who can reach it could read and write every entry. Bind 127.0.0.1, turn on CONTEXT_HUB_AUTH, or set CONTEXT_HUB_ALLOW_NON_LOOPBACK=true if a proxy in front authenticates.`,
@@ -93,16 +112,19 @@ export async function startGateway(config: GatewayConfig, logger: Logger): Promi
     embeddingSpaceCheck: spaceCheck.current,
   });
   const server = await new Promise<Server>((resolve, reject) => {
-    const listener = app.listen(config.port, config.host, () => resolve(listener));
+    const listener =
+      listen === undefined
+        ? app.listen(config.port, config.host, () => resolve(listener))
+        : app.listen(listen.socketPath, () => resolve(listener));
     listener.once("error", reject);
   });
-  const port = (server.address() as AddressInfo).port;
-  logger.info({ port }, "gateway listening");
+  const port = listen === undefined ? (server.address() as AddressInfo).port : 0;
+  logger.info(listen === undefined ? { port } : { socketPath: listen.socketPath }, "gateway listening");
   let closing: Promise<void> | undefined;
   return {
     name: "gateway",
     port,
-    address: toDialAddress({ host: config.host, port }),
+    address: listen === undefined ? toDialAddress({ host: config.host, port }) : `unix:${listen.socketPath}`,
     opsPort: port,
     close() {
       closing ??= new Promise<void>((resolve) => {

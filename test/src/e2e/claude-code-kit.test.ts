@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -211,9 +211,9 @@ test("init claude-code refuses bad input and a settings file it cannot read, wri
   assert.equal(readFileSync(join(dir, ".claude/settings.json"), "utf8"), "{ not json");
 });
 
-test("init claude-code --stdio writes a server entry that starts a working hub and only the start hook", async (t) => {
+test("init claude-code --stdio: Claude Code's stdio entry starts a working hub, and every hook reaches it on its socket", async (t) => {
   const dir = project(t);
-  const run = init(["claude-code", "--dir", dir, "--stdio"]);
+  const run = init(["claude-code", "--dir", dir, "--stdio", "--save-prompts"]);
   assert.equal(run.code, 0, run.stderr);
   const entry = (
     readJson(join(dir, ".mcp.json")) as {
@@ -223,18 +223,36 @@ test("init claude-code --stdio writes a server entry that starts a working hub a
   assert.equal(entry.type, "stdio");
   assert.deepEqual(Object.keys((readJson(join(dir, ".claude/settings.json")) as { hooks: object }).hooks), [
     "SessionStart",
+    "Stop",
+    "SubagentStop",
+    "UserPromptSubmit",
   ]);
+  const thread = `claude-code/${basename(dir)}/stdio-session`;
+  const runtimeFile = join(dir, ".context-hub/data/context-hub-runtime.json");
+
+  // Before Claude Code has started the hub, a hook warns and goes on; the start hook still names the thread.
+  const early = await runHook(
+    dir,
+    "session-start.mjs",
+    { ...common(dir, "early-session", "SessionStart"), source: "startup" },
+    { CONTEXT_HUB_HOOK_TIMEOUT_MS: "300" },
+  );
+  assert.equal(early.code, 0);
+  assert.match(early.stderr, /no Context Hub is running on .*\.context-hub\/data yet; continuing without it/);
+  assert.match(early.stdout, /claude-code\/[^/]+\/early-session/);
 
   // Launched as Claude Code would launch it, in the project directory.
   const transport = new StdioClientTransport({
     command: entry.command,
     args: entry.args,
     cwd: dir,
-    env: { ...(process.env as Record<string, string>), DATABASE_URL: "", LOG_LEVEL: "warn" },
+    env: { ...(process.env as Record<string, string>), DATABASE_URL: "", LOG_LEVEL: "warn", STORE_DATA_DIR: "" },
     stderr: "pipe",
   });
   const client = new Client({ name: "kit-test", version: "1" });
-  await client.connect(transport);
+  // The hub answers once it has loaded its models and migrated its database: minutes on a loaded machine.
+  await client.connect(transport, { timeout: 300_000 });
+  let socketPath: string;
   try {
     const ack = await callOk<{ context_id: string }>(client, "store_context", {
       thread_id: "kit",
@@ -242,18 +260,72 @@ test("init claude-code --stdio writes a server entry that starts a working hub a
       text: "Stored through the kit's stdio entry.",
     });
     assert.equal(typeof ack.context_id, "string");
+    const runtime = readJson(runtimeFile) as { socketPath: string; url: string };
+    socketPath = runtime.socketPath;
+    assert.match(runtime.url, /^http\+unix:\/\//);
+    assert.equal(statSync(dirname(socketPath)).mode & 0o777, 0o700, "only this user may enter the socket's directory");
+
+    const hookEnv = { STORE_DATA_DIR: "" };
+    const start = await runHook(
+      dir,
+      "session-start.mjs",
+      { ...common(dir, "stdio-session", "SessionStart"), source: "startup" },
+      hookEnv,
+    );
+    assert.equal(start.code, 0);
+    assert.equal(start.stderr, "");
+    const output = JSON.parse(start.stdout) as { hookSpecificOutput: { additionalContext: string } };
+    assert.match(
+      output.hookSpecificOutput.additionalContext,
+      new RegExp(`Context Hub thread for this session: ${thread}`),
+    );
+    const prompt = await runHook(
+      dir,
+      "user-prompt-submit.mjs",
+      { ...common(dir, "stdio-session", "UserPromptSubmit"), prompt: "Why does the nightly build fail?" },
+      hookEnv,
+    );
+    assert.equal(prompt.code, 0, prompt.stderr);
+    assert.equal(prompt.stderr, "");
+    writeTranscript(join(dir, "stdio-session.jsonl"), ["The lockfile was regenerated; pinned esbuild."]);
+    const stop = await runHook(
+      dir,
+      "stop.mjs",
+      { ...common(dir, "stdio-session", "Stop"), stop_hook_active: false },
+      hookEnv,
+    );
+    assert.equal(stop.code, 0, stop.stderr);
+    assert.equal(stop.stderr, "");
+
+    // What the hooks stored is what the agent reads through its own stdio connection: one hub.
+    const listed = await callOk<Listed>(client, "search_context", { thread_id: thread, limit: 10 });
+    assert.deepEqual(listed.results.map((stored) => stored.tags[1]).sort(), [
+      "prompt",
+      "session-start",
+      "session-summary",
+    ]);
+    const summary = listed.results.find((stored) => stored.tags.includes("session-summary"));
+    assert.match(summary?.preview ?? "", /lockfile was regenerated/);
   } finally {
     await client.close();
   }
-  const start = await runHook(dir, "session-start.mjs", {
-    ...common(dir, "stdio-session", "SessionStart"),
-    source: "startup",
-  });
-  assert.equal(start.code, 0);
-  assert.equal(start.stderr, "", "with stdio the start hook does not try to reach a hub");
-  const output = JSON.parse(start.stdout) as { hookSpecificOutput: { additionalContext: string } };
-  assert.match(output.hookSpecificOutput.additionalContext, new RegExp(`claude-code/${basename(dir)}/stdio-session`));
+
+  // The hub stopped with its client: the runtime file and the socket's directory are gone, and a hook only warns.
+  await waitFor(() => !existsSync(runtimeFile), "the runtime file to be removed");
+  assert.equal(existsSync(dirname(socketPath)), false);
+  const late = await runHook(dir, "stop.mjs", { ...common(dir, "stdio-session", "Stop"), stop_hook_active: false });
+  assert.equal(late.code, 0);
+  assert.match(late.stderr, /no Context Hub is running on .* yet; continuing without it/);
 });
+
+/** Polls `condition` every 50 ms for up to 10 s. */
+async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 50));
+  }
+}
 
 interface Listed {
   results: {

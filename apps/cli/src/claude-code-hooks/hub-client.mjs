@@ -1,7 +1,8 @@
 // What every Context Hub hook for Claude Code shares: reading the event, reaching the hub, never blocking the user.
 // Plain Node (20+) with built-ins only, so a project needs no install to run it.
 import { readFileSync, openSync, readSync, fstatSync, closeSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { request } from "node:http";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -20,7 +21,33 @@ export function loadSettings(env = process.env) {
   const token = env[file.tokenEnv || "CONTEXT_HUB_TOKEN"] || "";
   const timeoutMs =
     Number(env.CONTEXT_HUB_HOOK_TIMEOUT_MS) > 0 ? Number(env.CONTEXT_HUB_HOOK_TIMEOUT_MS) : file.timeoutMs || 3000;
-  return { url, token, timeoutMs, transport: file.transport || "http" };
+  // With stdio, Claude Code runs the hub in the project directory; its data directory says where it listens.
+  const dataDir = resolve(env.CLAUDE_PROJECT_DIR || process.cwd(), env.STORE_DATA_DIR || ".context-hub/data");
+  return { url, token, timeoutMs, transport: file.transport || "http", dataDir };
+}
+
+/**
+ * Where a `context-hub stdio` hub on `dataDir` answers MCP for its own user:
+ * the Unix socket its runtime file names, while the process that wrote it
+ * lives. Throws a short reason otherwise (Claude Code starts that hub with
+ * the session, so a hook at the very start may run before it is up).
+ */
+export function localHubSocket(dataDir) {
+  let info;
+  try {
+    info = JSON.parse(readFileSync(join(dataDir, "context-hub-runtime.json"), "utf8"));
+  } catch {
+    throw new Error(`no Context Hub is running on ${dataDir} yet; continuing without it`);
+  }
+  let alive = typeof info?.pid === "number";
+  try {
+    if (alive) process.kill(info.pid, 0);
+  } catch (error) {
+    alive = error?.code === "EPERM";
+  }
+  if (!alive || typeof info.socketPath !== "string")
+    throw new Error(`no Context Hub is running on ${dataDir} yet; continuing without it`);
+  return info.socketPath;
 }
 
 /** Prints one short warning line on stderr: Claude Code shows it without stopping anything. */
@@ -90,27 +117,27 @@ export async function callTool(settings, name, args) {
     "mcp-protocol-version": "2025-06-18",
   };
   if (settings.token !== "") headers.authorization = `Bearer ${settings.token}`;
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } });
+  const socketPath = settings.transport === "stdio" ? localHubSocket(settings.dataDir) : undefined;
+  const where = socketPath === undefined ? settings.url : `unix:${socketPath}`;
   let response;
   try {
-    response = await fetch(settings.url, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
-      signal: AbortSignal.timeout(settings.timeoutMs),
-    });
+    response =
+      socketPath === undefined
+        ? await fetchPost(settings.url, headers, body, settings.timeoutMs)
+        : await socketPost(socketPath, headers, body, settings.timeoutMs);
   } catch (error) {
     const reason =
       error?.name === "TimeoutError"
         ? `no answer in ${settings.timeoutMs} ms`
-        : (error?.cause?.code ?? error?.message ?? String(error));
-    throw new Error(`Context Hub at ${settings.url} is unreachable (${reason}); continuing without it`);
+        : (error?.cause?.code ?? error?.code ?? error?.message ?? String(error));
+    throw new Error(`Context Hub at ${where} is unreachable (${reason}); continuing without it`);
   }
-  const body = await response.text();
-  if (!response.ok)
-    throw new Error(`Context Hub at ${settings.url} answered HTTP ${response.status}: ${body.slice(0, 200)}`);
-  const message = (response.headers.get("content-type") ?? "").includes("text/event-stream")
-    ? lastEventData(body)
-    : JSON.parse(body);
+  if (response.status < 200 || response.status > 299)
+    throw new Error(`Context Hub at ${where} answered HTTP ${response.status}: ${response.body.slice(0, 200)}`);
+  const message = response.contentType.includes("text/event-stream")
+    ? lastEventData(response.body)
+    : JSON.parse(response.body);
   if (message.error) throw new Error(`${name} failed: ${message.error.message}`);
   const result = message.result;
   if (typeof result !== "object" || result === null) throw new Error(`${name}: the hub's answer carried no result`);
@@ -122,6 +149,55 @@ export async function callTool(settings, name, args) {
         .slice(0, 300)}`,
     );
   return result.structuredContent ?? {};
+}
+
+/** Waits up to `timeoutMs` for a `context-hub stdio` hub on `dataDir` to publish its socket; throws if none does. */
+export async function waitForLocalHub(dataDir, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return localHubSocket(dataDir);
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** POSTs `body` to an http(s) URL: status, content type and text of the answer. */
+async function fetchPost(url, headers, body, timeoutMs) {
+  const response = await fetch(url, { method: "POST", headers, body, signal: AbortSignal.timeout(timeoutMs) });
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type") ?? "",
+    body: await response.text(),
+  };
+}
+
+/** POSTs `body` to /mcp over a Unix socket (fetch cannot dial one): status, content type and text of the answer. */
+function socketPost(socketPath, headers, body, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      { socketPath, path: "/mcp", method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body) } },
+      (incoming) => {
+        const chunks = [];
+        incoming.on("data", (chunk) => chunks.push(chunk));
+        incoming.on("error", reject);
+        incoming.on("end", () =>
+          resolve({
+            status: incoming.statusCode ?? 0,
+            contentType: String(incoming.headers["content-type"] ?? ""),
+            body: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+      },
+    );
+    outgoing.setTimeout(timeoutMs, () =>
+      outgoing.destroy(Object.assign(new Error("timed out"), { name: "TimeoutError" })),
+    );
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
 }
 
 /** The JSON-RPC answer in an event stream: the last `data:` event that parses. */

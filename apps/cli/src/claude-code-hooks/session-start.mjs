@@ -4,6 +4,7 @@ import {
   bounded,
   callTool,
   loadSettings,
+  waitForLocalHub,
   projectName,
   readEvent,
   runHook,
@@ -22,43 +23,43 @@ runHook(async () => {
   const threadId = sessionThreadId(event);
   const project = projectName(event);
   let earlier = [];
-  if (settings.transport === "http") {
-    try {
-      // A compaction continues the same conversation: the thread already says it began.
-      if (event.source !== "compact") {
-        await callTool(settings, "store_context", {
-          thread_id: threadId,
-          source: "agent",
-          text: `Claude Code session ${event.session_id} began (${event.source ?? "startup"}) in ${event.cwd ?? project}.`,
-          tags: ["claude-code", "session-start"],
-          metadata: {
-            project,
-            session_id: event.session_id,
-            event: "SessionStart",
-            start_source: event.source ?? "startup",
-          },
-        });
-      }
-      // Every turn stores a summary: keep the newest of each earlier session.
-      const listed = await callTool(settings, "search_context", {
-        tags_all: ["claude-code", "session-summary"],
-        metadata: { project },
-        limit: 30,
+  try {
+    // With stdio, Claude Code launches the hub as the session starts, beside this hook: give it a moment.
+    if (settings.transport === "stdio") await waitForLocalHub(settings.dataDir, settings.timeoutMs);
+    // A compaction continues the same conversation: the thread already says it began.
+    if (event.source !== "compact") {
+      await callTool(settings, "store_context", {
+        thread_id: threadId,
+        source: "agent",
+        text: `Claude Code session ${event.session_id} began (${event.source ?? "startup"}) in ${event.cwd ?? project}.`,
+        tags: ["claude-code", "session-start"],
+        metadata: {
+          project,
+          session_id: event.session_id,
+          event: "SessionStart",
+          start_source: event.source ?? "startup",
+        },
       });
-      const seen = new Set([threadId]);
-      earlier = (listed.results ?? [])
-        .filter((entry) => !seen.has(entry.thread_id) && seen.add(entry.thread_id))
-        .slice(0, earlierSessions);
-    } catch (error) {
-      warn(error instanceof Error ? error.message : String(error));
     }
+    // Every turn stores a summary: keep the newest of each earlier session.
+    const listed = await callTool(settings, "search_context", {
+      tags_all: ["claude-code", "session-summary"],
+      metadata: { project },
+      limit: 30,
+    });
+    const seen = new Set([threadId]);
+    earlier = (listed.results ?? [])
+      .filter((entry) => !seen.has(entry.thread_id) && seen.add(entry.thread_id))
+      .slice(0, earlierSessions);
+  } catch (error) {
+    warn(error instanceof Error ? error.message : String(error));
   }
   process.stdout.write(
     JSON.stringify({
       hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: context(threadId, earlier) },
     }),
   );
-}, settings.timeoutMs * 2);
+}, settings.timeoutMs * 3); // two calls, and with stdio a wait for the hub
 
 /** What the agent is told: its thread, how to use it, and where earlier sessions left off. */
 function context(threadId, earlier) {
