@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ContextHubError, createLogger, type Logger, type RunningService } from "@context-hub/common";
@@ -108,7 +108,8 @@ export interface LocalHubOptions extends Omit<AllInOneOptions, "host" | "port" |
    * user may enter, and publish it in the data directory's runtime file: the
    * client that launched the hub holds its stdio, and the socket lets this
    * user's other processes (the Claude Code kit's hooks, `context-hub keys`)
-   * reach the same hub. Ignored when the data lives in memory.
+   * reach the same hub. Ignored when the data lives in memory; on a
+   * PostgreSQL server the runtime file goes in STORE_DATA_DIR all the same.
    */
   serveSocket?: boolean;
 }
@@ -123,7 +124,9 @@ export async function startLocalHub(options: LocalHubOptions = {}): Promise<Loca
   const env = options.env ?? process.env;
   const backends = await startBackends(options);
   const socketDirectory =
-    options.serveSocket === true && backends.canPublish ? mkdtempSync(join(tmpdir(), storeSocketDirPrefix)) : undefined;
+    options.serveSocket === true && backends.canServeSocket
+      ? mkdtempSync(join(tmpdir(), storeSocketDirPrefix))
+      : undefined;
   const removeSocketDirectory = () => {
     if (socketDirectory !== undefined) rmSync(socketDirectory, { recursive: true, force: true });
   };
@@ -174,9 +177,12 @@ interface Backends {
   addresses: Record<string, string>;
   /** A logger for one service, under its own name. */
   logger(service: string): Logger;
-  /** False when the data lives in memory or on a PostgreSQL server: then no runtime file is written. */
-  canPublish: boolean;
-  /** Writes the runtime file that tells `context-hub keys` where the running store and gateway are. */
+  /** False when the data lives in memory: then there is no directory to publish a socket in. */
+  canServeSocket: boolean;
+  /**
+   * Writes the runtime file that tells `context-hub keys` where the running
+   * store and gateway are: on PGlite, and with a socket on any database.
+   */
   publish(url: string, extra?: Pick<RuntimeInfo, "socketPath">): void;
   /** Stops the workers, then the store, and removes the runtime file. */
   close(): Promise<void>;
@@ -212,9 +218,10 @@ async function startBackends(options: AllInOneOptions): Promise<Backends> {
     });
     // PGlite serves one process per directory: the runtime file tells `context-hub keys` where the running store is.
     const { dataDir } = storeConfig.database;
-    const publishRuntime = storeConfig.database.url === "" && !dataDir.startsWith("memory://");
-    if (publishRuntime) {
-      const removed = options.storeProcess === true ? removeStaleStoreSocket(dataDir) : undefined;
+    const runtimeDir = dataDir.startsWith("memory://") ? undefined : dataDir;
+    const publishRuntime = storeConfig.database.url === "" && runtimeDir !== undefined;
+    if (runtimeDir !== undefined) {
+      const removed = publishRuntime && options.storeProcess === true ? removeStaleStoreSocket(dataDir) : undefined;
       if (removed !== undefined)
         child("store").info({ directory: removed }, "removed the store socket a killed context-hub start left behind");
       const removedGateway = removeStaleGatewaySocket(dataDir);
@@ -263,15 +270,17 @@ async function startBackends(options: AllInOneOptions): Promise<Backends> {
         RERANKER_ADDRESS: reranker.address,
       },
       logger: child,
-      canPublish: publishRuntime,
+      canServeSocket: runtimeDir !== undefined,
       publish(url, extra = {}) {
-        if (!publishRuntime) return;
-        writeRuntimeFile(dataDir, { pid: process.pid, storeAddress: store.address, url, ...extra });
+        if (runtimeDir === undefined || (!publishRuntime && extra.socketPath === undefined)) return;
+        // On a PostgreSQL server nothing else creates the directory.
+        mkdirSync(runtimeDir, { recursive: true });
+        writeRuntimeFile(runtimeDir, { pid: process.pid, storeAddress: store.address, url, ...extra });
         published = true;
       },
       close() {
         closing ??= (async () => {
-          if (published) removeRuntimeFile(dataDir);
+          if (published) removeRuntimeFile(dataDir, process.pid);
           await Promise.all([embedder.close(), summarizer.close(), reranker.close()]);
           await store.close();
         })();

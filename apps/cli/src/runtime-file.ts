@@ -30,7 +30,13 @@ export function writeRuntimeFile(dataDir: string, info: RuntimeInfo): void {
   if (process.platform !== "win32") chmodSync(path, 0o600);
 }
 
-export function removeRuntimeFile(dataDir: string): void {
+/**
+ * Removes the runtime file, when given a pid only if the file still names
+ * it: two stdio hubs on one PostgreSQL server may share a directory, and the
+ * one that stops first must not unpublish the other.
+ */
+export function removeRuntimeFile(dataDir: string, pid?: number): void {
+  if (pid !== undefined && readRuntimeFile(dataDir)?.pid !== pid) return;
   rmSync(runtimeFilePath(dataDir), { force: true });
 }
 
