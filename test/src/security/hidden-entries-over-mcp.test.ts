@@ -468,12 +468,12 @@ for (const backend of backends) {
       assert.ok(baseline.readTools.size >= 16, `tools/list marks ${baseline.readTools.size} tools read-only`);
       const uncovered = [...baseline.readTools].filter((tool) => !called.has(tool)).sort();
       assert.deepEqual(uncovered, [], "a read tool this test does not call");
-      // The calls are not all refusals: the visible entries are really read (the eleven that fail ask for ghosts or
-      // hidden files on purpose).
+      // The calls are not all refusals: the visible entries are really read (the thirteen that fail ask for ghosts,
+      // hidden files or an outline node the plan lacks on purpose).
       const failures = baseline.answers
         .filter((answer) => answer.shown.includes('"isError": true'))
         .map((answer) => answer.label);
-      assert.ok(failures.length <= 11, `too many failed reads: ${failures.join("; ")}`);
+      assert.ok(failures.length <= 13, `too many failed reads: ${failures.join("; ")}`);
       assert.ok(
         baseline.answers.some(
           (answer) => answer.tool === "semantic_search_context" && answer.shown.includes('"strategy": "exact"'),
