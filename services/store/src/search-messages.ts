@@ -9,6 +9,7 @@ import { searchV1, storeV1 } from "@context-hub/proto";
 import type { GrepOutputMode } from "./search/grep.js";
 import { toEntryMessage } from "./messages.js";
 import type { RangeRequest } from "./search/navigation.js";
+import type { OutlineMove } from "./search/outline-moves.js";
 import type { GrepResult, ReadRangeResult, SearchHitResult } from "./search/search.js";
 import type { FullTextMode } from "./search/text-search.js";
 
@@ -28,6 +29,15 @@ const grepOutputOf: Record<number, GrepOutputMode> = {
   [searchV1.GrepOutput.COUNT]: "count",
 };
 
+const outlineMoveOf: Record<number, OutlineMove | undefined> = {
+  [searchV1.OutlineMove.UNSPECIFIED]: undefined,
+  [searchV1.OutlineMove.PARENT]: "parent",
+  [searchV1.OutlineMove.CHILDREN]: "children",
+  [searchV1.OutlineMove.PREVIOUS]: "previous",
+  [searchV1.OutlineMove.NEXT]: "next",
+  [searchV1.OutlineMove.SIBLINGS]: "siblings",
+};
+
 function known<T>(table: Record<number, T>, value: number, field: string): T {
   const found = table[value];
   if (found === undefined) throw invalidArgument(`${field} ${value} is not a known value`);
@@ -40,6 +50,12 @@ export function toFullTextMode(mode: searchV1.FullTextMode): FullTextMode {
 
 export function toGrepOutput(output: searchV1.GrepOutput): GrepOutputMode {
   return known(grepOutputOf, output, "output");
+}
+
+/** The move a NavigateEntry request asks for; undefined (UNSPECIFIED) lists the outline. */
+export function toOutlineMove(move: searchV1.OutlineMove): OutlineMove | undefined {
+  if (!(move in outlineMoveOf)) throw invalidArgument(`move ${move} is not a known value`);
+  return outlineMoveOf[move];
 }
 
 export function toRangeRequest(range: searchV1.ReadRangeRequest["range"]): RangeRequest | undefined {

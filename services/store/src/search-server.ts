@@ -6,6 +6,7 @@ import type { SearchService } from "./search/search.js";
 import {
   toFullTextMode,
   toGrepOutput,
+  toOutlineMove,
   toGrepResponse,
   toRangeRequest,
   toReadRangeResponse,
@@ -92,6 +93,8 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
         includeQuarantined: request.includeQuarantined,
         offset: request.offset,
         maxNodes: request.maxNodes,
+        nodeId: request.nodeId,
+        move: toOutlineMove(request.move),
       });
       return {
         entry: toEntryMessage(result.entry),
@@ -99,6 +102,7 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
         lineCount: result.lineCount,
         totalNodes: result.totalNodes,
         nextOffset: result.nextOffset,
+        note: result.note,
       };
     },
 

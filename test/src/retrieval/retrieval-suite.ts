@@ -529,6 +529,15 @@ export function defineRetrievalSuite(target: RetrievalTarget): void {
           ghost,
           "navigate",
         );
+        // With a move too, a hidden entry answers as a missing one: before any node is looked up in it.
+        for (const nodeId of ["falcon", "no-such-node"])
+          await expectIndistinguishable(
+            h.searchClient.navigateEntry({ principal: a1, id: foreign, nodeId, move: searchV1.OutlineMove.NEXT }),
+            foreign,
+            h.searchClient.navigateEntry({ principal: a1, id: ghost, nodeId, move: searchV1.OutlineMove.NEXT }),
+            ghost,
+            "navigate with a move",
+          );
         await expectIndistinguishable(
           h.searchClient.readRange({
             principal: a1,

@@ -139,6 +139,16 @@ export function defineTimelinesTests(harness: () => RetrievalHarness): void {
       );
       assert.match(refused.remedy ?? "", /include_quarantined/);
       await expectError(
+        h().searchClient.navigateEntry({
+          principal: alice,
+          id: ids.quarantined!,
+          nodeId: "no-such-node",
+          move: searchV1.OutlineMove.PARENT,
+        }),
+        "PERMISSION_DENIED",
+        /is withheld: its trust state is quarantined/,
+      );
+      await expectError(
         h().searchClient.readRange({ principal: alice, id: ids.quarantined!, range: lines }),
         "PERMISSION_DENIED",
         /is withheld: its trust state is quarantined/,

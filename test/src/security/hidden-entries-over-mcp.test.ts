@@ -374,6 +374,12 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ],
       ["alice", alice, "navigate_context", { context_id: plan }],
       ["alice", alice, "navigate_context", { context_id: ghost }],
+      ["alice", alice, "navigate_context", { context_id: plan, node_id: "falcon-launch/window", move: "next" }],
+      ["alice", alice, "navigate_context", { context_id: plan, node_id: "falcon-launch", move: "children" }],
+      ["alice", alice, "navigate_context", { context_id: plan, node_id: "falcon-launch/checklist", move: "siblings" }],
+      ["alice", alice, "navigate_context", { context_id: plan, node_id: "falcon-launch", move: "parent" }],
+      ["alice", alice, "navigate_context", { context_id: plan, node_id: "falcon-launch/fuel", move: "next" }],
+      ["alice", alice, "navigate_context", { context_id: ghost, node_id: "falcon-launch/window", move: "next" }],
       ["alice", alice, "read_context_range", { context_id: plan, start_line: 1, end_line: 4 }],
       ["alice", alice, "read_context_range", { context_id: briefing, start: 0, end: 20 }],
       ["alice", alice, "read_context_range", { context_id: ghost, start_line: 1, end_line: 1 }],
@@ -462,12 +468,12 @@ for (const backend of backends) {
       assert.ok(baseline.readTools.size >= 16, `tools/list marks ${baseline.readTools.size} tools read-only`);
       const uncovered = [...baseline.readTools].filter((tool) => !called.has(tool)).sort();
       assert.deepEqual(uncovered, [], "a read tool this test does not call");
-      // The calls are not all refusals: the visible entries are really read (the eleven that fail ask for ghosts or
-      // hidden files on purpose).
+      // The calls are not all refusals: the visible entries are really read (the thirteen that fail ask for ghosts,
+      // hidden files or an outline node the plan lacks on purpose).
       const failures = baseline.answers
         .filter((answer) => answer.shown.includes('"isError": true'))
         .map((answer) => answer.label);
-      assert.ok(failures.length <= 11, `too many failed reads: ${failures.join("; ")}`);
+      assert.ok(failures.length <= 13, `too many failed reads: ${failures.join("; ")}`);
       assert.ok(
         baseline.answers.some(
           (answer) => answer.tool === "semantic_search_context" && answer.shown.includes('"strategy": "exact"'),

@@ -12,6 +12,17 @@ export type RangeSelector =
   | { lines: { start: number; end: number } }
   | { chars: { start: number; end: number } };
 
+/** A move through an entry's outline from one node (navigate_context's `move`). */
+export type OutlineMove = "parent" | "children" | "previous" | "next" | "siblings";
+
+const outlineMoveOf: Record<OutlineMove, searchV1.OutlineMove> = {
+  parent: searchV1.OutlineMove.PARENT,
+  children: searchV1.OutlineMove.CHILDREN,
+  previous: searchV1.OutlineMove.PREVIOUS,
+  next: searchV1.OutlineMove.NEXT,
+  siblings: searchV1.OutlineMove.SIBLINGS,
+};
+
 export type GrepOutputMode = "content" | "files_with_matches" | "count";
 
 export interface GrepRequest {
@@ -73,11 +84,20 @@ export function createNavigationClient(search: SearchServiceClient) {
   return {
     /**
      * One page of an entry's heading outline, to `maxDepth` levels (0: all), from node `offset`, at most `maxNodes`
-     * nodes (0: the store's default); `next_offset` is where the next page starts, null after the last.
+     * nodes (0: the store's default); `next_offset` is where the next page starts, null after the last. With
+     * `nodeId` and `move`, the page holds the nodes that move reaches instead, and `note` says why when there are none.
      */
     async navigate(
       principal: Principal,
-      request: { id: string; maxDepth: number; includeQuarantined: boolean; offset: number; maxNodes: number },
+      request: {
+        id: string;
+        maxDepth: number;
+        includeQuarantined: boolean;
+        offset: number;
+        maxNodes: number;
+        nodeId?: string | undefined;
+        move?: OutlineMove | undefined;
+      },
     ) {
       const reply = await search.navigateEntry({
         principal,
@@ -86,6 +106,8 @@ export function createNavigationClient(search: SearchServiceClient) {
         includeQuarantined: request.includeQuarantined,
         offset: request.offset,
         maxNodes: request.maxNodes,
+        nodeId: request.nodeId ?? "",
+        move: request.move === undefined ? searchV1.OutlineMove.UNSPECIFIED : outlineMoveOf[request.move],
       });
       return {
         id: reply.entry?.id ?? "",
@@ -104,11 +126,13 @@ export function createNavigationClient(search: SearchServiceClient) {
           end_line: node.endLine,
           path: node.path,
           summary: node.summary,
+          parent_id: node.parentId === "" ? null : node.parentId,
           child_count: node.childCount,
         })),
         total_nodes: reply.totalNodes,
         offset: request.offset,
         next_offset: reply.nextOffset === 0 ? null : reply.nextOffset,
+        ...(reply.note === "" ? {} : { note: reply.note }),
       };
     },
 

@@ -49,6 +49,9 @@ export const searchToolLimits = {
   patternChars: 1_000,
 } as const;
 
+/** Where navigate_context moves from a node (the store's OutlineMove). */
+export const outlineMoves = ["parent", "children", "previous", "next", "siblings"] as const;
+
 const noNul = (value: string) => !value.includes("\u0000");
 
 export const queryInput = z
@@ -473,10 +476,34 @@ export const navigateInput = z
       .max(1000)
       .optional()
       .describe("Most nodes in one reply (default 200); a reply also stops at about 256 KiB of node text."),
+    node_id: z
+      .string()
+      .min(1)
+      .max(512)
+      .optional()
+      .describe("An outline node id to move from (with move); the reply then holds the nodes the move reaches."),
+    move: z
+      .enum(outlineMoves)
+      .optional()
+      .describe(
+        "With node_id: parent, children (direct subsections), previous or next sibling, or siblings (all others). Past the root, first or last: no nodes and a note.",
+      ),
     include_quarantined: includeQuarantinedEntry,
     ...peerNavigateFields,
   })
-  .strict();
+  .strict()
+  .refine((value) => value.move === undefined || value.node_id !== undefined, {
+    message: "move needs node_id: the outline node to move from (node ids come from navigate_context)",
+    path: ["node_id"],
+  })
+  .refine((value) => value.node_id === undefined || value.move !== undefined, {
+    message: `node_id needs move: one of ${outlineMoves.join(", ")}`,
+    path: ["move"],
+  })
+  .refine((value) => value.move === undefined || value.max_depth === undefined, {
+    message: "max_depth bounds a listing of the whole outline, not a move: leave it out with move",
+    path: ["max_depth"],
+  });
 
 export const readRangeInput = z
   .object({
@@ -675,12 +702,14 @@ export const navigateOutput = z.object({
       end_line: z.number(),
       path: z.array(z.string()),
       summary: z.string(),
+      parent_id: z.string().nullable().describe("The enclosing node's id; null at the top level."),
       child_count: z.number(),
     }),
   ),
-  total_nodes: z.number().describe("Nodes in the whole outline (to max_depth), across every page."),
+  total_nodes: z.number().describe("Nodes in the whole outline (to max_depth), or every node a move reaches."),
   offset: z.number().describe("Index of this page's first node."),
   next_offset: z.number().nullable().describe("Pass as offset for the next page; null when this page is the last."),
+  note: z.string().optional().describe("Why a move reached no node."),
 });
 
 export const readRangeOutput = z.object({

@@ -6,6 +6,7 @@ import { parseOutline } from "@context-hub/text";
 import { grepText } from "./grep-text.js";
 import { toIdQuery } from "../model/id-query.js";
 import { buildOutline, resolveRange, toLineStarts } from "./navigation.js";
+import { moveInOutline } from "./outline-moves.js";
 import { findPassage, toQueryStems } from "./passages.js";
 import { toPreview } from "../model/preview.js";
 import { parseHeadline, toLexemeQuery, toQueryWords, validateFullTextQuery } from "./text-search.js";
@@ -92,6 +93,17 @@ test("outlines and node ranges are linear in the number, length and nesting of h
     headingTexts,
   );
   assertLinearGrowthForAll("buildOutline to depth 2", (text) => buildOutline(text, [], 2, page), headingTexts);
+  // From the middle node, where a text of many same-level headings gives it the most siblings to page through.
+  for (const move of ["siblings", "next", "parent"] as const)
+    assertLinearGrowthForAll(
+      `moveInOutline ${move}, one page`,
+      (text) => {
+        const sections = parseOutline(text);
+        const middle = sections[Math.floor(sections.length / 2)];
+        return middle === undefined ? undefined : moveInOutline(text, [], { nodeId: middle.nodeId, move }, page);
+      },
+      headingTexts,
+    );
   assertLinearGrowthForAll(
     "resolveRange of the last node",
     (text) => {

@@ -4,8 +4,8 @@
  * node summaries generated at write time, line numbers, and the bounded
  * ranges a reader may ask for. Offsets are UTF-16 code units, lines 1-based.
  */
-import { invalidArgument } from "@context-hub/common";
-import { parseOutline } from "@context-hub/text";
+import { invalidArgument, type ContextHubError } from "@context-hub/common";
+import { parseOutline, type OutlineSection } from "@context-hub/text";
 import type { NodeSummary, TextSpan } from "../model/entry-model.js";
 
 export interface OutlineNodeView {
@@ -18,6 +18,9 @@ export interface OutlineNodeView {
   path: string[];
   /** Generated at write time; empty when the section got none (too short, or summaries off). */
   summary: string;
+  /** The enclosing section's node id; empty for a top-level section. */
+  parentId: string;
+  /** Direct subsections; more than 0 means a move to "children" finds some. */
   childCount: number;
 }
 
@@ -29,6 +32,8 @@ export interface Outline {
   totalNodes: number;
   /** The offset of the first node this page does not hold; 0 when it is the last page. */
   nextOffset: number;
+  /** Why a move through the outline found no node (past the root, the first or the last); empty otherwise. */
+  note: string;
 }
 
 /** Which nodes of an outline one reply holds: from `offset`, at most `maxNodes` of them and about `maxBytes` of their text. */
@@ -49,7 +54,11 @@ export interface OutlinePage {
 export const outlinePageLimits = { defaultNodes: 200, maxNodes: 1_000, maxBytes: 256 * 1024 } as const;
 
 /** The whole outline in one page (tests and callers that bound it otherwise). */
-const wholeOutline: OutlinePage = { offset: 0, maxNodes: Number.POSITIVE_INFINITY, maxBytes: Number.POSITIVE_INFINITY };
+export const wholeOutline: OutlinePage = {
+  offset: 0,
+  maxNodes: Number.POSITIVE_INFINITY,
+  maxBytes: Number.POSITIVE_INFINITY,
+};
 
 /** A range of an entry's text as a reader asks for it. */
 export type RangeRequest =
@@ -95,44 +104,48 @@ function lastLineOf(starts: readonly number[], span: TextSpan): number {
   return lineOf(starts, Math.max(span.start, span.end - 1));
 }
 
-function parentOf(nodeId: string): string {
+/** The node id of the section enclosing `nodeId`; empty for a top-level one. Slugs hold no `/`, so the last one splits it. */
+export function parentOf(nodeId: string): string {
   const slash = nodeId.lastIndexOf("/");
   return slash < 0 ? "" : nodeId.slice(0, slash);
 }
 
-/**
- * A page of the outline of `text`: heading sections in document order from
- * `page.offset`, each with its span, lines, path and child count, and the
- * stored summary of the node with the same id. `maxDepth` > 0 keeps only
- * sections nested at most that deep (offsets count those kept). An offset
- * past the last node is INVALID_ARGUMENT naming how many there are.
- */
-export function buildOutline(
-  text: string,
-  summaries: readonly NodeSummary[],
-  maxDepth = 0,
-  page: OutlinePage = wholeOutline,
-): Outline {
-  const starts = toLineStarts(text);
-  const summaryOf = new Map(summaries.map((node) => [node.nodeId, node.summary]));
-  const sections = parseOutline(text);
+/** How many direct subsections each section of an outline has, by node id (absent: none). */
+export function countChildren(sections: readonly OutlineSection[]): Map<string, number> {
   const children = new Map<string, number>();
   for (const section of sections) {
     const parent = parentOf(section.nodeId);
     if (parent !== "") children.set(parent, (children.get(parent) ?? 0) + 1);
   }
-  const kept = maxDepth === 0 ? sections : sections.filter((section) => section.path.length <= maxDepth);
-  if (page.offset > kept.length) {
+  return children;
+}
+
+/**
+ * A page of `selected` (some of the sections of `text`, in the order a reply
+ * lists them) as node views with lines, parent, child count and stored
+ * summary. An offset past the last one is INVALID_ARGUMENT naming how many
+ * there are.
+ */
+export function toOutlinePage(
+  text: string,
+  summaries: readonly NodeSummary[],
+  selected: readonly OutlineSection[],
+  children: ReadonlyMap<string, number>,
+  page: OutlinePage,
+): Outline {
+  if (page.offset > selected.length) {
     throw invalidArgument(
-      `offset ${page.offset} is past the outline's last node: it has ${kept.length}`,
+      `offset ${page.offset} is past the outline's last node: it has ${selected.length}`,
       "start at 0, or at a previous reply's next_offset",
     );
   }
+  const starts = toLineStarts(text);
+  const summaryOf = new Map(summaries.map((node) => [node.nodeId, node.summary]));
   const nodes: OutlineNodeView[] = [];
   let bytes = 0;
   let index = page.offset;
-  for (; index < kept.length && nodes.length < page.maxNodes; index++) {
-    const section = kept[index]!;
+  for (; index < selected.length && nodes.length < page.maxNodes; index++) {
+    const section = selected[index]!;
     const summary = summaryOf.get(section.nodeId) ?? "";
     bytes +=
       section.nodeId.length +
@@ -150,15 +163,43 @@ export function buildOutline(
       endLine: lastLineOf(starts, span),
       path: section.path,
       summary,
+      parentId: parentOf(section.nodeId),
       childCount: children.get(section.nodeId) ?? 0,
     });
   }
   return {
     nodes,
     lineCount: text.length === 0 ? 0 : starts.length,
-    totalNodes: kept.length,
-    nextOffset: index < kept.length ? index : 0,
+    totalNodes: selected.length,
+    nextOffset: index < selected.length ? index : 0,
+    note: "",
   };
+}
+
+/**
+ * A page of the outline of `text`: heading sections in document order from
+ * `page.offset`, each with its span, lines, path, parent and child count, and
+ * the stored summary of the node with the same id. `maxDepth` > 0 keeps only
+ * sections nested at most that deep (offsets count those kept). An offset
+ * past the last node is INVALID_ARGUMENT naming how many there are.
+ */
+export function buildOutline(
+  text: string,
+  summaries: readonly NodeSummary[],
+  maxDepth = 0,
+  page: OutlinePage = wholeOutline,
+): Outline {
+  const sections = parseOutline(text);
+  const kept = maxDepth === 0 ? sections : sections.filter((section) => section.path.length <= maxDepth);
+  return toOutlinePage(text, summaries, kept, countChildren(sections), page);
+}
+
+/** INVALID_ARGUMENT for a node id the entry's outline does not have, naming it (cut to 200 characters). */
+export function noSuchNode(nodeId: string): ContextHubError {
+  return invalidArgument(
+    `the entry has no outline node ${JSON.stringify(nodeId.slice(0, 200))}`,
+    "list the entry's node ids with navigate_context",
+  );
 }
 
 /** An end that does not split a surrogate pair. */
@@ -204,11 +245,7 @@ export function resolveRange(text: string, range: RangeRequest, maxChars: number
     }
     case "node": {
       const section = parseOutline(text).find((candidate) => candidate.nodeId === range.nodeId);
-      if (section === undefined)
-        throw invalidArgument(
-          `the entry has no outline node ${JSON.stringify(range.nodeId.slice(0, 200))}`,
-          "list the entry's node ids with navigate_context",
-        );
+      if (section === undefined) throw noSuchNode(range.nodeId);
       span = { start: section.start, end: section.end };
       heading = section.heading;
       break;

@@ -8,16 +8,25 @@ import {
   type RangeRequest,
   type ResolvedRange,
 } from "./navigation.js";
+import { moveInOutline, type OutlineStep } from "./outline-moves.js";
 
 /** What the outline worker module does, by task name; inputs and results cross the thread boundary by copy. */
 export interface OutlineTasks {
-  outline(input: { text: string; summaries: NodeSummary[]; maxDepth: number; page: OutlinePage }): Outline;
+  /** The outline to `maxDepth`, or with `step` the nodes that move reaches. */
+  outline(input: {
+    text: string;
+    summaries: NodeSummary[];
+    maxDepth: number;
+    page: OutlinePage;
+    step?: OutlineStep | undefined;
+  }): Outline;
   range(input: { text: string; range: RangeRequest; maxChars: number }): ResolvedRange;
 }
 
 /** The tasks themselves: what a worker runs, and what the calling thread runs for short texts. */
 export const outlineTasks: OutlineTasks = {
-  outline: ({ text, summaries, maxDepth, page }) => buildOutline(text, summaries, maxDepth, page),
+  outline: ({ text, summaries, maxDepth, page, step }) =>
+    step === undefined ? buildOutline(text, summaries, maxDepth, page) : moveInOutline(text, summaries, step, page),
   range: ({ text, range, maxChars }) => resolveRange(text, range, maxChars),
 };
 
@@ -30,8 +39,17 @@ export const outlineTasks: OutlineTasks = {
  * "outline" or "range", past it); short texts are worked on at once.
  */
 export interface OutlineWork {
-  /** `buildOutline` of the text: one page of it, so only that page crosses back from the worker. */
-  outline(text: string, summaries: readonly NodeSummary[], maxDepth: number, page: OutlinePage): Promise<Outline>;
+  /**
+   * `buildOutline` of the text, or with `step` `moveInOutline`: one page of it, so only that page crosses back from
+   * the worker. Its INVALID_ARGUMENT errors come back as they are.
+   */
+  outline(
+    text: string,
+    summaries: readonly NodeSummary[],
+    maxDepth: number,
+    page: OutlinePage,
+    step?: OutlineStep,
+  ): Promise<Outline>;
   /** `resolveRange` of the text; its INVALID_ARGUMENT errors come back as they are. */
   range(text: string, range: RangeRequest, maxChars: number): Promise<ResolvedRange>;
   close(): Promise<void>;
@@ -54,10 +72,10 @@ export function createOutlineWork(options: OutlineWorkOptions): OutlineWork {
   });
   const job = (stage: string) => ({ stage, budgetMs: options.budgetMs, budgetSetting: "STORE_TEXT_BUDGET_MS" });
   return {
-    outline: async (text, summaries, maxDepth, page) =>
+    outline: async (text, summaries, maxDepth, page, step) =>
       isInlineText([text])
-        ? outlineTasks.outline({ text, summaries: [...summaries], maxDepth, page })
-        : pool.run<Outline>("outline", { text, summaries, maxDepth, page }, job("outline")),
+        ? outlineTasks.outline({ text, summaries: [...summaries], maxDepth, page, step })
+        : pool.run<Outline>("outline", { text, summaries, maxDepth, page, step }, job("outline")),
     range: async (text, range, maxChars) =>
       // Character and line ranges need no outline: only a node range parses one.
       isInlineText([text]) || range.kind !== "node"
@@ -69,8 +87,8 @@ export function createOutlineWork(options: OutlineWorkOptions): OutlineWork {
 
 /** The same work on the calling thread (tests and tools that run no workers). */
 export const inlineOutlineWork: OutlineWork = {
-  outline: async (text, summaries, maxDepth, page) =>
-    outlineTasks.outline({ text, summaries: [...summaries], maxDepth, page }),
+  outline: async (text, summaries, maxDepth, page, step) =>
+    outlineTasks.outline({ text, summaries: [...summaries], maxDepth, page, step }),
   range: async (text, range, maxChars) => outlineTasks.range({ text, range, maxChars }),
   close: async () => undefined,
 };

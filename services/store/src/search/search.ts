@@ -15,6 +15,7 @@ import { toIdQuery } from "../model/id-query.js";
 import { isUuid } from "../model/ids.js";
 import { outlinePageLimits, rangeLimits, toLineStarts, type OutlineNodeView, type RangeRequest } from "./navigation.js";
 import { inlineOutlineWork, type OutlineWork } from "./outline-work.js";
+import { toOutlineStep, type OutlineMove } from "./outline-moves.js";
 import { findPassage, passageScanLimit } from "./passages.js";
 import { requirePrincipal, type Principal } from "../model/principal.js";
 import { validateSearchFilter, type SearchFilterInput } from "../model/search-filter.js";
@@ -154,6 +155,8 @@ export interface NavigateResult {
   totalNodes: number;
   /** Where the next page starts; 0 when this is the last. */
   nextOffset: number;
+  /** Why a move reached no node (past the root, the first or the last sibling); empty otherwise. */
+  note: string;
 }
 
 export interface ReadRangeRequest {
@@ -232,6 +235,9 @@ export interface SearchService {
       includeQuarantined?: boolean | undefined;
       offset?: number | undefined;
       maxNodes?: number | undefined;
+      /** Move from this node (with `move`) instead of listing the outline. */
+      nodeId?: string | undefined;
+      move?: OutlineMove | undefined;
     },
   ): Promise<NavigateResult>;
   /** A bounded range of one visible entry's text. */
@@ -544,6 +550,8 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
 
     async navigate(principal, request) {
       const caller = requirePrincipal(principal, "context:read");
+      // Checked before the entry is read: a bad combination is refused alike for every entry, visible or not.
+      const step = toOutlineStep(request);
       const entry = await readEntry(caller, request.id, request.includeQuarantined ?? false);
       const maxNodes = boundedCount(
         request.maxNodes ?? 0,
@@ -552,13 +560,14 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
         "max_nodes",
       );
       const page = { offset: request.offset ?? 0, maxNodes, maxBytes: outlinePageLimits.maxBytes };
-      const outline = await outlines.outline(entry.text, entry.nodeSummaries, request.maxDepth, page);
+      const outline = await outlines.outline(entry.text, entry.nodeSummaries, request.maxDepth, page, step);
       return {
         entry: toListing(entry),
         nodes: outline.nodes,
         lineCount: outline.lineCount,
         totalNodes: outline.totalNodes,
         nextOffset: outline.nextOffset,
+        note: outline.note,
       };
     },
 

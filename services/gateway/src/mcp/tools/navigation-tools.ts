@@ -17,6 +17,7 @@ export const navigateContextTool = defineTool({
     "Show the heading outline of one entry: every Markdown section with a stable node_id, its character span and line range, and the summary generated for it.",
     "Use it on a long entry before reading: then read just the sections you need with read_context_range (node_id).",
     "A long outline comes in pages (max_nodes nodes, default 200, and at most about 256 KiB each): while next_offset is not null, call again with offset = next_offset for the next page; total_nodes counts every page.",
+    "To move through the outline, give node_id and move (parent, children, previous, next, siblings): nodes then holds the nodes reached, each with its parent_id and child_count, to move on from; past the root, the first or the last it is empty with a note.",
     "A quarantined or rejected entry is refused (naming its trust state) unless include_quarantined is set.",
   ].join(" "),
   inputSchema: navigateInput,
@@ -30,6 +31,8 @@ export const navigateContextTool = defineTool({
       includeQuarantined: args.include_quarantined ?? false,
       offset: args.offset ?? 0,
       maxNodes: args.max_nodes ?? 0,
+      nodeId: args.node_id,
+      move: args.move,
     });
     if (args.include_node_summaries !== false) return outline;
     return { ...outline, nodes: outline.nodes.map((node) => ({ ...node, summary: "" })) };

@@ -1,0 +1,4 @@
+import { memoryBackend } from "../support/hub-backends.js";
+import { defineOutlineMoveSuite } from "./outline-moves-suite.js";
+
+defineOutlineMoveSuite(memoryBackend);
