@@ -6,6 +6,10 @@ const promptArgumentSchema = z
   .object({
     name: z
       .string()
+      .max(
+        entryLimits.promptArgumentNameChars,
+        `an argument name is at most ${entryLimits.promptArgumentNameChars} characters`,
+      )
       .regex(
         promptArgumentNamePattern,
         `an argument name is a letter or "_", then up to ${entryLimits.promptArgumentNameChars - 1} letters, digits or "_"`,

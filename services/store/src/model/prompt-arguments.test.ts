@@ -93,6 +93,11 @@ test("declared arguments: names are identifiers, unique, at most 20; description
     refusal(() => validatePromptArguments([{ name: "a", description: "a\u0000b" }], "p")),
     /NUL/,
   );
+  // A lone surrogate becomes U+FFFD (jsonb would refuse it); a pair stays.
+  assert.equal(
+    validatePromptArguments([{ name: "a", description: "x\uD800y \uD83D\uDE00" }], "p")[0]!.description,
+    "x\uFFFDy \uD83D\uDE00",
+  );
 });
 
 test("only a prompt declares arguments, and every placeholder of a prompt names one", () => {

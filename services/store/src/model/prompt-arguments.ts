@@ -25,12 +25,15 @@ export interface PromptArgumentInput {
   required?: boolean | undefined;
 }
 
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 function validateArgument(input: PromptArgumentInput, field: string): PromptArgument {
   if (!promptArgumentNamePattern.test(input.name))
     throw invalidArgument(
       `${field}.name ${JSON.stringify(input.name.slice(0, entryLimits.promptArgumentNameChars + 8))} is not an argument name: a letter or "_", then up to ${entryLimits.promptArgumentNameChars - 1} letters, digits or "_"`,
     );
-  const description = (input.description ?? "").trim();
+  // A lone surrogate becomes U+FFFD, as in a text column: jsonb refuses the escape JSON.stringify would write for it.
+  const description = (input.description ?? "").trim().replace(loneSurrogate, "\uFFFD");
   if (description.length > entryLimits.promptArgumentDescriptionChars)
     throw invalidArgument(
       `${field}.description is ${description.length} characters; the limit is ${entryLimits.promptArgumentDescriptionChars}`,
