@@ -20,6 +20,12 @@ export const entryLimits = {
   kindChars: 32,
   /** Kinds one filter may name. */
   filterKinds: 20,
+  /** Arguments one prompt entry may declare. */
+  promptArguments: 20,
+  /** A prompt argument's name: a letter or `_`, then letters, digits or `_`. */
+  promptArgumentNameChars: 64,
+  /** A prompt argument's description, after trimming. */
+  promptArgumentDescriptionChars: 500,
   /** Tags per entry. */
   tags: 50,
   /** One tag, after trimming. */

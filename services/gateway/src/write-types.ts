@@ -22,6 +22,15 @@ export interface NewEntryInput {
   kind?: string | undefined;
   /** An optional one-line title. */
   title?: string | undefined;
+  /** The arguments a prompt declares; the store checks the kind is prompt and the text's placeholders. */
+  promptArguments?: readonly PromptArgumentInput[] | undefined;
+}
+
+/** An argument a prompt entry declares: its text's placeholder `{{name}}` takes the value. */
+export interface PromptArgumentInput {
+  name: string;
+  description?: string | undefined;
+  required?: boolean | undefined;
 }
 
 export interface EntryChange {
@@ -41,6 +50,8 @@ export interface EntryChange {
   kind?: string | undefined;
   /** Replaces the title; empty removes it. */
   title?: string | undefined;
+  /** Replaces the declared prompt arguments; empty removes them. */
+  promptArguments?: readonly PromptArgumentInput[] | undefined;
 }
 
 /** The read-back acknowledgement a caller gets once the write is durable. */

@@ -16,10 +16,19 @@ import type {
   NewEntryInput,
   ThreadPage,
 } from "./model/entry-model.js";
+import type { PromptArgumentInput } from "./model/prompt-arguments.js";
 import { toDate, toItemErrorMessage } from "./messages.js";
 
 function toImages(images: readonly storeV1.Image[]): { mimeType: string; data: Uint8Array }[] {
   return images.map((image) => ({ mimeType: image.mimeType, data: image.data }));
+}
+
+function toPromptArgumentInputs(list: readonly storeV1.PromptArgument[]): PromptArgumentInput[] {
+  return list.map((argument) => ({
+    name: argument.name,
+    description: argument.description,
+    required: argument.required,
+  }));
 }
 
 export function toNewEntry(entry: storeV1.NewEntry | undefined, field: string): NewEntryInput | undefined {
@@ -36,6 +45,7 @@ export function toNewEntry(entry: storeV1.NewEntry | undefined, field: string): 
     validTo: toDate(entry.validTo),
     kind: entry.kind,
     title: entry.title,
+    promptArguments: toPromptArgumentInputs(entry.promptArguments),
   };
 }
 
@@ -78,6 +88,8 @@ export function toEntryUpdate(update: storeV1.EntryUpdate, index: number): Entry
         : { validFrom: toDate(update.validity.validFrom), validTo: toDate(update.validity.validTo) },
     kind: update.kind,
     title: update.title,
+    promptArguments:
+      update.promptArguments === undefined ? undefined : toPromptArgumentInputs(update.promptArguments.arguments),
   };
 }
 

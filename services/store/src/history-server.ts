@@ -4,7 +4,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { trustStateToProto, visibilityToProto, type ServiceImplementation } from "@context-hub/common";
 import type { storeV1 } from "@context-hub/proto";
 import type { EntryHistory, EntryVersionRecord, HistoryService, TombstoneRecord } from "./history/history.js";
-import { fromDate, toPrincipal } from "./messages.js";
+import { fromDate, toPrincipal, toPromptArgumentMessages } from "./messages.js";
 
 function toVersionMessage(version: EntryVersionRecord): MessageInitShape<typeof storeV1.EntryVersionSchema> {
   return {
@@ -28,6 +28,7 @@ function toVersionMessage(version: EntryVersionRecord): MessageInitShape<typeof 
     validTo: fromDate(version.validTo),
     kind: version.kind,
     title: version.title ?? "",
+    promptArguments: toPromptArgumentMessages(version.promptArguments),
   };
 }
 

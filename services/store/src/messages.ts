@@ -27,6 +27,7 @@ import type { ItemError } from "./model/items.js";
 import type { Outcome } from "./idempotency/idempotency.js";
 import type { JsonValue, NodeSummary, StoredEntry } from "./model/entry-model.js";
 import type { Principal } from "./model/principal.js";
+import type { PromptArgument } from "./model/prompt-arguments.js";
 import type { MetadataOperator, SearchFilterInput } from "./model/search-filter.js";
 
 export function toPrincipal(principal: commonV1.Principal | undefined): Principal | undefined {
@@ -123,6 +124,17 @@ function toNodeSummaryMessage(node: NodeSummary): MessageInitShape<typeof common
   };
 }
 
+/** Declared prompt arguments as messages (an absent description as empty). */
+export function toPromptArgumentMessages(
+  list: readonly PromptArgument[],
+): MessageInitShape<typeof storeV1.PromptArgumentSchema>[] {
+  return list.map((argument) => ({
+    name: argument.name,
+    description: argument.description ?? "",
+    required: argument.required,
+  }));
+}
+
 export function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof storeV1.EntrySchema> {
   return {
     id: entry.id,
@@ -164,6 +176,7 @@ export function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof stor
     validTo: fromDate(entry.validTo),
     kind: entry.kind,
     title: entry.title ?? "",
+    promptArguments: toPromptArgumentMessages(entry.promptArguments),
   };
 }
 

@@ -18,7 +18,11 @@ import { readWrite, writeKeysFile } from "../support/principals.js";
  * reviewer and an admin of a third tenant, and each answer (text and
  * structured content) must be byte-identical across the three hubs once
  * ids, times, hashes and fence nonces are normalised: no count, total,
- * has_more, strategy, score, warning or error text may move.
+ * has_more, strategy, score, warning or error text may move. The MCP
+ * prompt methods are held to the same: prompts/list and prompts/get of the
+ * caller's prompts, beside hidden prompts with the very title and
+ * arguments, and prompts/get of a hidden prompt answers byte for byte as a
+ * name that never existed.
  *
  * Semantic search is asked to compare exactly below 40 candidate chunks,
  * so 50 hidden entries in the caller's tenant and thread would cross the
@@ -47,6 +51,10 @@ interface Answer {
 
 interface Scenario {
   answers: Answer[];
+  /** prompts/get of each hidden prompt, normalised (its id reads as any other id). */
+  hiddenPromptAnswers: string[];
+  /** prompts/get of a name that never existed, normalised. */
+  ghostPromptAnswer: string;
   /** Every tool marked read-only in tools/list, for any of the callers. */
   readTools: Set<string>;
 }
@@ -113,8 +121,28 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       Client
     >;
 
+    const hiddenPrompts: string[] = [];
+    const crewBrief = {
+      thread_id: "falcon",
+      source: "user",
+      text: "Brief the falcon launch crew on {{topic}}.",
+      kind: "prompt",
+      title: "Falcon crew brief",
+      prompt_arguments: [{ name: "topic", description: "What the brief covers", required: true }],
+    };
     const plant = async (count: number, round: string) => {
       if (count === 0) return;
+      // A prompt of each hidden kind under alice's very title and arguments: bob's private one, globex's tenant-wide one.
+      hiddenPrompts.push(
+        (await callOk<Ack>(bob, "store_context", { ...crewBrief, text: `${crewBrief.text} (${round})` })).context_id,
+        (
+          await callOk<Ack>(globexAlice, "store_context", {
+            ...crewBrief,
+            text: `${crewBrief.text} (${round})`,
+            visibility: "tenant",
+          })
+        ).context_id,
+      );
       const range = Array.from({ length: count }, (_, index) => index);
       const bobs = range.flatMap((index) => [
         {
@@ -232,6 +260,14 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       metadata: { project: "falcon", priority: 1 },
       kind: "plan",
       title: "Falcon launch plan",
+    });
+    const brief = await store("brief", alice, crewBrief);
+    const weather = await store("weather-prompt", bob, {
+      ...crewBrief,
+      text: "Read the falcon launch weather for {{hour}}.",
+      title: "Falcon weather",
+      prompt_arguments: [{ name: "hour" }],
+      visibility: "tenant",
     });
     const notes = await store("notes", alice, {
       thread_id: "falcon",
@@ -440,12 +476,41 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
         shown: normalise(shownOf(result), names),
       });
     }
+    // The MCP prompt methods, answered as JSON-RPC results or errors.
+    const prompt = async (call: () => Promise<unknown>) => {
+      try {
+        return normalise(JSON.stringify({ result: await call() }, null, 1), names);
+      } catch (error) {
+        const { code, message } = error as { code: number; message: string };
+        return normalise(JSON.stringify({ error: { code, message } }, null, 1), names);
+      }
+    };
+    const promptCalls: [string, Client, string, () => Promise<unknown>][] = [
+      ["alice", alice, "prompts/list", () => alice.listPrompts({})],
+      ["alice", alice, "prompts/get", () => alice.getPrompt({ name: brief, arguments: { topic: "the dawn window" } })],
+      ["alice", alice, "prompts/get", () => alice.getPrompt({ name: brief, arguments: {} })],
+      ["alice", alice, "prompts/get", () => alice.getPrompt({ name: weather, arguments: { hour: "05:00" } })],
+      ["alice", alice, "prompts/get", () => alice.getPrompt({ name: ghost, arguments: { topic: "x" } })],
+      ["rev", rev, "prompts/list", () => rev.listPrompts({})],
+      ["root", root, "prompts/list", () => root.listPrompts({})],
+    ];
+    for (const [caller, , method, call] of promptCalls)
+      answers.push({
+        caller,
+        tool: method,
+        label: `${caller} ${method} #${answers.length}`,
+        shown: await prompt(call),
+      });
+    const ghostPromptAnswer = await prompt(() => alice.getPrompt({ name: ghost, arguments: { topic: "x" } }));
+    const hiddenPromptAnswers: string[] = [];
+    for (const id of hiddenPrompts)
+      hiddenPromptAnswers.push(await prompt(() => alice.getPrompt({ name: id, arguments: { topic: "x" } })));
     const readTools = new Set<string>();
     for (const client of [alice, rev, root]) {
       for (const tool of (await client.listTools()).tools)
         if (tool.annotations?.readOnlyHint === true) readTools.add(tool.name);
     }
-    return { answers, readTools };
+    return { answers, readTools, hiddenPromptAnswers, ghostPromptAnswer };
   } finally {
     await closeHub?.();
     keys.dispose();
@@ -468,6 +533,10 @@ for (const backend of backends) {
       assert.ok(baseline.readTools.size >= 16, `tools/list marks ${baseline.readTools.size} tools read-only`);
       const uncovered = [...baseline.readTools].filter((tool) => !called.has(tool)).sort();
       assert.deepEqual(uncovered, [], "a read tool this test does not call");
+      assert.ok(called.has("prompts/list") && called.has("prompts/get"), "the prompt methods are called");
+      const shownPrompts = baseline.answers.find((answer) => answer.tool === "prompts/list")!.shown;
+      assert.match(shownPrompts, /<brief>/);
+      assert.match(shownPrompts, /<weather-prompt>/);
       // The calls are not all refusals: the visible entries are really read (the thirteen that fail ask for ghosts,
       // hidden files or an outline node the plan lacks on purpose).
       const failures = baseline.answers
@@ -491,6 +560,9 @@ for (const backend of backends) {
           assert.equal(answer.label, expected.label);
           assert.equal(answer.shown, expected.shown, `${answer.label} changed with ${hidden} hidden entries`);
         }
+        assert.ok(planted.hiddenPromptAnswers.length >= 2, "a hidden prompt of each kind is asked for");
+        for (const shown of planted.hiddenPromptAnswers) assert.equal(shown, planted.ghostPromptAnswer);
+        assert.match(planted.ghostPromptAnswer, /-32602/);
       });
     }
   });

@@ -43,6 +43,7 @@ export interface NewEntryInit {
   validTo?: Timestamp;
   kind?: string;
   title?: string;
+  promptArguments?: { name: string; description?: string; required?: boolean }[];
 }
 
 interface SpanInit {

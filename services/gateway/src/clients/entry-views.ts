@@ -7,6 +7,15 @@ import { fromProtoSource, fromProtoVisibility, toTrustFields } from "./proto-enu
 const iso = (timestamp: Timestamp | undefined) =>
   timestamp === undefined ? null : timestampDate(timestamp).toISOString();
 
+/** A prompt's declared arguments as shown to callers (a missing description as null). */
+export function toPromptArgumentViews(list: readonly storeV1.PromptArgument[]) {
+  return list.map((argument) => ({
+    name: argument.name,
+    description: argument.description === "" ? null : argument.description,
+    required: argument.required,
+  }));
+}
+
 /** The full view of an entry, as get_context_by_ids returns it. */
 export function toEntryView(entry: storeV1.Entry) {
   return {
@@ -18,6 +27,7 @@ export function toEntryView(entry: storeV1.Entry) {
     content_type: entry.contentType,
     kind: entry.kind,
     title: entry.title === "" ? null : entry.title,
+    prompt_arguments: toPromptArgumentViews(entry.promptArguments),
     text: entry.text,
     summary: entry.summary,
     metadata: entry.metadata ?? {},
@@ -59,6 +69,7 @@ export function toEntryListing(entry: storeV1.Entry) {
     content_type: entry.contentType,
     kind: entry.kind,
     title: entry.title === "" ? null : entry.title,
+    prompt_arguments: toPromptArgumentViews(entry.promptArguments),
     preview: entry.preview,
     text_length: entry.textLength,
     is_truncated: entry.textLength > entry.preview.length,

@@ -6,6 +6,7 @@
 import { timestampDate, type Timestamp } from "@bufbuild/protobuf/wkt";
 import type { storeV1 } from "@context-hub/proto";
 import { fromProtoSource, fromProtoTrustState, fromProtoVisibility, toTrustFields } from "./proto-enums.js";
+import { toPromptArgumentViews } from "./entry-views.js";
 
 const iso = (timestamp: Timestamp | undefined) =>
   timestamp === undefined ? null : timestampDate(timestamp).toISOString();
@@ -57,6 +58,7 @@ export function toVersionView(version: storeV1.EntryVersion) {
     valid_to: iso(version.validTo),
     kind: version.kind,
     title: version.title === "" ? null : version.title,
+    prompt_arguments: toPromptArgumentViews(version.promptArguments),
   };
 }
 

@@ -9,7 +9,7 @@ import { ContextHubError, contentHash, currentRequestContext } from "@context-hu
 import type { storeV1 } from "@context-hub/proto";
 import type { Idempotency } from "../idempotency.js";
 import type { Principal } from "../principal.js";
-import type { EntryChange, ItemOutcome, NewEntryInput, Source, WriteAck } from "../write-types.js";
+import type { EntryChange, ItemOutcome, NewEntryInput, PromptArgumentInput, Source, WriteAck } from "../write-types.js";
 import { createDuplicateChecks } from "./duplicate-checks.js";
 import type { Generated } from "./generation-client.js";
 import type { EntriesServiceClient } from "./peers.js";
@@ -46,6 +46,16 @@ export function toWriteAck(ack: storeV1.EntryAck | undefined, threadId: string |
   };
 }
 
+function toProtoPromptArguments(
+  list: readonly PromptArgumentInput[],
+): MessageInitShape<typeof storeV1.PromptArgumentSchema>[] {
+  return list.map((argument) => ({
+    name: argument.name,
+    description: argument.description ?? "",
+    required: argument.required ?? false,
+  }));
+}
+
 function toProtoEntry(entry: NewEntryInput): MessageInitShape<typeof storeV1.NewEntrySchema> {
   return {
     threadId: entry.threadId,
@@ -59,6 +69,7 @@ function toProtoEntry(entry: NewEntryInput): MessageInitShape<typeof storeV1.New
     ...(entry.validTo === undefined ? {} : { validTo: timestampFromDate(entry.validTo) }),
     kind: entry.kind ?? "",
     title: entry.title ?? "",
+    promptArguments: toProtoPromptArguments(entry.promptArguments ?? []),
   };
 }
 
@@ -90,6 +101,9 @@ function toProtoUpdate({
     ...(change.validity === undefined ? {} : { validity: toProtoValidity(change.validity) }),
     ...(change.kind === undefined ? {} : { kind: change.kind }),
     ...(change.title === undefined ? {} : { title: change.title }),
+    ...(change.promptArguments === undefined
+      ? {}
+      : { promptArguments: { arguments: toProtoPromptArguments(change.promptArguments) } }),
   };
 }
 

@@ -1,6 +1,11 @@
 import type { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import {
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  type CallToolResult,
+  type ToolAnnotations,
+} from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { counter, histogram, type Logger, withSpan } from "@context-hub/common";
 import { gatewayClientsFor } from "../clients/gateway-clients.js";
@@ -10,6 +15,7 @@ import { timeStage, type WritePath } from "../write-path.js";
 import type { ToolDefinition } from "./tool-definition.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 import { instructionsFor } from "./instructions.js";
+import { promptHandlersFor } from "./prompts.js";
 
 const toolCalls = counter("contexthub_tool_calls_total", "MCP tool calls by tool and outcome.", ["tool", "outcome"]);
 
@@ -103,20 +109,29 @@ export function boundTools(options: McpServerOptions): BoundTool[] {
 
 /**
  * An MCP server for one request of a 2025 revision (2024-11-05 to
- * 2025-11-25), with the tools the caller's scopes allow. The request's
+ * 2025-11-25), with the tools the caller's scopes allow and, for a caller
+ * who may read, the prompt entries it may see as MCP prompts. The request's
  * messages have already been metered against the caller's rate budgets (see
  * metering.ts).
  */
 export function createMcpServer(options: McpServerOptions): McpServer {
   const tools = boundTools(options);
+  const prompts = promptHandlersFor(options.principal, options.peers, options.logger);
   const server = new McpServer(
     { name: "context-hub", title: "Context Hub", version: options.version },
     {
       instructions: options.instructions ?? instructionsFor(tools.map((tool) => tool.name)),
-      capabilities: { tools: {} },
+      capabilities: prompts === undefined ? { tools: {} } : { tools: {}, prompts: {} },
       jsonSchemaValidator: sharedSchemaValidator,
     },
   );
+  if (prompts !== undefined) {
+    // The low-level handlers, not registerPrompt: the prompts are the caller's entries, read per request.
+    server.server.setRequestHandler(ListPromptsRequestSchema, (request) => prompts.list(request.params?.cursor));
+    server.server.setRequestHandler(GetPromptRequestSchema, (request) =>
+      prompts.get(request.params.name, request.params.arguments),
+    );
+  }
   for (const tool of tools) {
     server.registerTool(
       tool.name,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { describeImageBytes, detectImageType, entryLimits, imageMimeTypes } from "@context-hub/common";
 import { jsonShapeProblem, maxJsonDepth } from "./json-shape.js";
+import { promptArgumentsSchema } from "./prompt-argument-schemas.js";
 
 /** Limits every tool enforces before anything reaches a worker or the store: the store's own, from @context-hub/common. */
 export const limits = {
@@ -217,6 +218,11 @@ const kindFields = {
     .refine((value) => !/[\r\n\u2028\u2029]/.test(value), "title must be one line")
     .optional()
     .describe("A one-line title, shown in every result and filterable by title_prefix; empty: none."),
+  prompt_arguments: promptArgumentsSchema
+    .optional()
+    .describe(
+      'Only with kind "prompt": the arguments its text\'s {{name}} placeholders take; served as MCP prompts/list and prompts/get.',
+    ),
 };
 
 /** valid_from before valid_to when both are given. */
@@ -315,6 +321,9 @@ const changeFields = {
   valid_to: validityFields.valid_to.describe("When the fact stops holding (exclusive); see valid_from."),
   kind: kindFields.kind.describe('Replaces the kind (one the store accepts; not "memory").'),
   title: kindFields.title.describe("Replaces the title; an empty string removes it."),
+  prompt_arguments: kindFields.prompt_arguments.describe(
+    "Replaces a prompt's declared arguments; [] removes them. Every {{name}} in the text must stay declared.",
+  ),
   expected_version: z
     .number()
     .int()
@@ -324,11 +333,20 @@ const changeFields = {
 };
 
 const hasChange = (change: Record<string, unknown>) =>
-  ["text", "metadata", "tags", "images", "visibility", "valid_from", "valid_to", "kind", "title"].some(
-    (field) => change[field] !== undefined,
-  );
+  [
+    "text",
+    "metadata",
+    "tags",
+    "images",
+    "visibility",
+    "valid_from",
+    "valid_to",
+    "kind",
+    "title",
+    "prompt_arguments",
+  ].some((field) => change[field] !== undefined);
 const changeRequired =
-  "give at least one of text, metadata, tags, images, visibility, valid_from, valid_to, kind or title to change";
+  "give at least one of text, metadata, tags, images, visibility, valid_from, valid_to, kind, title or prompt_arguments to change";
 
 export const updateContextInput = z
   .object({

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { McpServer, type CallToolResult, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { boundTools, type McpServerOptions } from "./create-mcp-server.js";
 import { instructionsFor } from "./instructions.js";
+import { promptHandlersFor } from "./prompts.js";
 
 /**
  * How long a client may reuse `tools/list` and `server/discover` results
@@ -22,15 +23,26 @@ export const listTtlMs = 300_000;
 export function createModernMcpServer(options: McpServerOptions): McpServer {
   const cacheHint = { ttlMs: listTtlMs, cacheScope: "private" as const };
   const tools = boundTools(options);
+  const prompts = promptHandlersFor(options.principal, options.peers, options.logger);
   const server = new McpServer(
     { name: "context-hub", title: "Context Hub", version: options.version },
     {
       instructions: options.instructions ?? instructionsFor(tools.map((tool) => tool.name)),
       // Tools never change while a gateway runs, so nothing is announced on a subscriptions/listen stream.
-      capabilities: { tools: { listChanged: false } },
+      // Prompts are entries and do change, but a stateless server keeps no stream to announce them on either.
+      capabilities:
+        prompts === undefined
+          ? { tools: { listChanged: false } }
+          : { tools: { listChanged: false }, prompts: { listChanged: false } },
       cacheHints: { "tools/list": cacheHint, "server/discover": cacheHint },
     },
   );
+  if (prompts !== undefined) {
+    server.server.setRequestHandler("prompts/list", (request) => prompts.list(request.params?.cursor));
+    server.server.setRequestHandler("prompts/get", (request) =>
+      prompts.get(request.params.name, request.params.arguments),
+    );
+  }
   for (const tool of tools) {
     const config = {
       ...tool.config,

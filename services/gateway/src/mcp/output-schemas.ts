@@ -7,6 +7,12 @@ const trustState = z
     "unverified, verified, quarantined (the screen found instruction-shaped content) or rejected (by a reviewer).",
   );
 
+const promptArgumentOutput = z.object({
+  name: z.string(),
+  description: z.string().nullable(),
+  required: z.boolean(),
+});
+
 const entryCommon = {
   id: z.string(),
   thread_id: z.string(),
@@ -16,6 +22,7 @@ const entryCommon = {
   content_type: z.string(),
   kind: z.string().describe('What the entry is: "note", "document", "prompt", "plan", "report" or a configured kind.'),
   title: z.string().nullable().describe("The entry's title; null when it has none."),
+  prompt_arguments: z.array(promptArgumentOutput).describe("A prompt's declared arguments; empty for other kinds."),
   summary: z.string(),
   metadata: z.record(z.string(), z.unknown()),
   tags: z.array(z.string()),
@@ -237,6 +244,7 @@ const versionOutput = z.object({
   valid_to: z.string().nullable(),
   kind: z.string().describe("The kind this version had."),
   title: z.string().nullable().describe("The title this version had; null for none, and when redacted."),
+  prompt_arguments: z.array(promptArgumentOutput).describe("The prompt arguments this version declared."),
 });
 
 export const historyOutput = z.object({

@@ -13,6 +13,7 @@ import { screenEntry } from "../screen/instruction-screen.js";
 import { toItemError, type ItemResult } from "../model/items.js";
 import { isAdmin, type Principal } from "../model/principal.js";
 import { trustAfterChange, type RescreenedFields } from "../model/trust.js";
+import { checkPromptShape, isSamePromptArguments, promptKind, type PromptArgument } from "../model/prompt-arguments.js";
 
 /** What a DeleteEntries call deletes. */
 export type DeleteTarget = { kind: "ids"; queries: IdQuery[] } | { kind: "thread"; threadId: string };
@@ -155,13 +156,14 @@ interface RestoredFields {
   validity: Validity;
   kind: string;
   title: string | undefined;
+  promptArguments: PromptArgument[];
 }
 
 /**
  * A restore must restore: `version` is an earlier, kept version of the
  * entry, and the content the change leaves (its new text, or the stored
- * one) is that version's text. Returns the valid-time interval, kind and
- * title the change leaves: the ones that version had. The store reads them
+ * one) is that version's text. Returns the valid-time interval, kind,
+ * title and prompt arguments the change leaves: the ones that version had. The store reads them
  * from the kept version itself, so every client restores them; a change
  * that names others is refused rather than half-restoring the version.
  */
@@ -196,14 +198,40 @@ async function checkRestore(
   const keptTitle = kept.title ?? null;
   if (
     (change.kind !== undefined && change.kind !== kept.kind) ||
-    (change.title !== undefined && change.title !== keptTitle)
+    (change.title !== undefined && change.title !== keptTitle) ||
+    (change.promptArguments !== undefined && !isSamePromptArguments(change.promptArguments, kept.promptArguments))
   ) {
     throw invalidArgument(
-      `${change.field}: the kind or title is not version ${version}'s: a restore restores that version's kind and title`,
-      "leave kind and title out of the restore (the store restores the version's), then change them with an update",
+      `${change.field}: the kind, title or prompt arguments are not version ${version}'s: a restore restores that version's`,
+      "leave kind, title and prompt_arguments out of the restore (the store restores the version's), then change them with an update",
     );
   }
-  return { validity: kept.validity, kind: kept.kind, title: kept.title };
+  return { validity: kept.validity, kind: kept.kind, title: kept.title, promptArguments: kept.promptArguments };
+}
+
+/**
+ * Whether the entry a change leaves is a well-formed prompt (or, if not a
+ * prompt, declares no arguments): checked whenever the change touches its
+ * kind, text or arguments, against the stored ones it leaves as they are.
+ * The stored text is read only when a prompt's arguments or kind change
+ * without a new text.
+ */
+async function checkChangedPrompt(
+  scope: EntryWriteScope,
+  entry: LockedEntry,
+  change: ScreenedChange,
+  kind: string,
+  promptArguments: PromptArgument[] | undefined,
+): Promise<void> {
+  const touched = kind !== entry.kind || promptArguments !== undefined || change.text !== undefined;
+  if (!touched) return;
+  const declared = promptArguments ?? entry.promptArguments;
+  const needsText = kind === promptKind;
+  const text = !needsText ? "" : (change.text?.text ?? (await scope.storedText(entry.id)));
+  checkPromptShape(
+    { kind, text, promptArguments: declared },
+    { kind: `${change.field}.kind`, text: `${change.field}.text`, promptArguments: `${change.field}.prompt_arguments` },
+  );
 }
 
 /** The fields a change replaces, screened anew: their findings from the change's screen. */
@@ -274,6 +302,8 @@ export async function updateEntry(
   const validity = restored === undefined ? change.validity : restored.validity;
   const kind = restored === undefined ? change.kind : restored.kind;
   const title = restored === undefined ? change.title : (restored.title ?? null);
+  const promptArguments = restored === undefined ? change.promptArguments : restored.promptArguments;
+  await checkChangedPrompt(scope, entry, change, kind ?? entry.kind, promptArguments);
   const write: EntryChangeWrite = {
     text:
       textChanges && change.text !== undefined && change.generated !== undefined
@@ -294,6 +324,10 @@ export async function updateEntry(
     validity: validity !== undefined && !isSameValidity(validity, entry.validity) ? validity : undefined,
     kind: kind !== undefined && kind !== entry.kind ? kind : undefined,
     title: title !== undefined && title !== (entry.title ?? null) ? title : undefined,
+    promptArguments:
+      promptArguments !== undefined && !isSamePromptArguments(promptArguments, entry.promptArguments)
+        ? promptArguments
+        : undefined,
   };
   if (Object.values(write).every((value) => value === undefined)) return toAck(entry);
   const trust = trustAfterChange(

@@ -4,6 +4,7 @@
  * domain side; entry-repository.ts implements it in SQL.
  */
 import type { AuditStatements } from "../audit/audit-repository.js";
+import type { PromptArgument } from "../model/prompt-arguments.js";
 import type {
   DuplicateKey,
   EntryAck,
@@ -56,6 +57,8 @@ export interface EntryChangeWrite {
   kind: string | undefined;
   /** A new title; null removes it. */
   title: string | null | undefined;
+  /** New prompt arguments; empty removes them. */
+  promptArguments: PromptArgument[] | undefined;
 }
 
 /** The statements a write runs inside its one transaction. Each read composes the access predicate. */
@@ -107,7 +110,18 @@ export interface EntryWriteScope extends SavepointScope {
   keptVersion(
     id: string,
     version: number,
-  ): Promise<{ contentHash: string; validity: Validity; kind: string; title: string | undefined } | undefined>;
+  ): Promise<
+    | {
+        contentHash: string;
+        validity: Validity;
+        kind: string;
+        title: string | undefined;
+        promptArguments: PromptArgument[];
+      }
+    | undefined
+  >;
+  /** The current text of entry `id`, which the caller has locked. */
+  storedText(id: string): Promise<string>;
   /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
   resolveIds(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
   /** Locks the visible entries among `ids` in id order (so concurrent multi-entry changes queue instead of deadlocking). */

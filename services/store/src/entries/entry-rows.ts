@@ -19,6 +19,7 @@ import type { IdQuery } from "../model/id-query.js";
 import { toPreview } from "../model/preview.js";
 import type { Principal } from "../model/principal.js";
 import type { TrustState } from "../model/trust.js";
+import { fromPromptArgumentsJson } from "../model/prompt-arguments.js";
 
 /** The trust columns of an entry row aliased `e`, for any listing of entries (search included): select them and map the row with `toEntryTrust`. */
 export const trustColumns =
@@ -71,6 +72,7 @@ export interface EntryRow extends TrustRow {
   valid_to: Date | null;
   kind: string;
   title: string | null;
+  prompt_arguments: unknown;
   images: { ordinal: number; mimeType: string; byteSize: number }[];
   /** Set (and `preview` NULL) on a row of an earlier version: see previewSourceColumn. */
   preview_source?: string | null;
@@ -87,7 +89,7 @@ const imagesJson = `coalesce((SELECT json_agg(json_build_object('ordinal', i.ord
 
 /** The columns of an entry listing (everything but the text and what a by-id fetch adds). */
 export const entryColumns = `e.id, e.thread_id, e.source, e.owner, e.visibility, e.preview, e.text_length, e.content_hash, e.metadata, e.tags,
-  e.summary, e.content_type, e.version, e.created_at, e.updated_at, e.valid_from, e.valid_to, e.kind, e.title, ${imagesJson}, ${trustColumns}`;
+  e.summary, e.content_type, e.version, e.created_at, e.updated_at, e.valid_from, e.valid_to, e.kind, e.title, e.prompt_arguments, ${imagesJson}, ${trustColumns}`;
 
 /** A row as `entryColumns` selects it, as a StoredEntry; a listing passes no `imageData` and its rows hold no text, node summaries or chunk figures. */
 export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> | undefined): StoredEntry {
@@ -129,6 +131,7 @@ export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> 
     validTo: row.valid_to ?? undefined,
     kind: row.kind,
     title: row.title ?? undefined,
+    promptArguments: fromPromptArgumentsJson(row.prompt_arguments),
     ...toEntryTrust(row),
   };
 }

@@ -23,6 +23,7 @@ import {
   validateThreadId,
 } from "../model/field-validation.js";
 import { builtInEntryKinds, validateEntryKind, validateTitle } from "../model/entry-kinds.js";
+import { checkPromptShape, validatePromptArguments } from "../model/prompt-arguments.js";
 import { toIdQuery } from "../model/id-query.js";
 import { toPreview } from "../model/preview.js";
 
@@ -118,6 +119,12 @@ export function validateNewEntry(entry: NewEntryInput, kinds: readonly string[] 
   const tags = normaliseTags(entry.tags, "tags");
   const metadata = validateMetadata(entry.metadata ?? {}, "metadata");
   const images = validateImages(entry.images, "images");
+  const kind = validateEntryKind(entry.kind, kinds, "kind");
+  const promptArguments = validatePromptArguments(entry.promptArguments ?? [], "prompt_arguments");
+  checkPromptShape(
+    { kind, text: text.text, promptArguments },
+    { kind: "kind", text: "text", promptArguments: "prompt_arguments" },
+  );
   return {
     threadId,
     source: entry.source,
@@ -128,8 +135,9 @@ export function validateNewEntry(entry: NewEntryInput, kinds: readonly string[] 
     visibility: entry.visibility,
     contentType: images.length > 0 ? "multimodal" : "text",
     validity: validateValidity({ validFrom: entry.validFrom, validTo: entry.validTo }, "valid_"),
-    kind: validateEntryKind(entry.kind, kinds, "kind"),
+    kind,
     title: validateTitle(entry.title, "title"),
+    promptArguments,
   };
 }
 
@@ -139,7 +147,9 @@ export function validateNewEntry(entry: NewEntryInput, kinds: readonly string[] 
  * generation output made for it (its `text_hash` is required and must match);
  * generation output without a text is refused. Whether the text really
  * changes is known only against the stored row, so that is decided later.
- * A kind must be one of `kinds`; an empty title removes the title.
+ * A kind must be one of `kinds`; an empty title removes the title; an
+ * empty list of prompt arguments removes them. Whether the kind, text and
+ * prompt arguments fit together needs the stored row, so updateEntry checks it.
  */
 export function validateEntryChange(
   update: EntryUpdateInput,
@@ -177,6 +187,10 @@ export function validateEntryChange(
         ? undefined
         : validateEntryKind(update.kind, kinds, `${field}.kind`),
     title: update.title === undefined ? undefined : (validateTitle(update.title, `${field}.title`) ?? null),
+    promptArguments:
+      update.promptArguments === undefined
+        ? undefined
+        : validatePromptArguments(update.promptArguments, `${field}.prompt_arguments`),
   };
 }
 

@@ -137,6 +137,7 @@ export function entrySource(
       ${pick("c.valid_to", "v.valid_to")} AS valid_to,
       ${pick("c.kind", "v.kind")} AS kind,
       ${pick("c.title", "v.title")} AS title,
+      ${pick("c.prompt_arguments", "v.prompt_arguments")} AS prompt_arguments,
       ${pick("c.search_vector", "v.search_vector")} AS search_vector,
       ${pick("c.search_length", "v.search_length")} AS search_length`;
   const deletedColumns = `
@@ -144,7 +145,7 @@ export function entrySource(
       left(v.text, ${previewSourceChars}) AS preview_source, length(v.text) AS text_length, v.content_hash, v.metadata, v.tags, v.summary,
       coalesce(v.content_type, 'text') AS content_type, v.version, t.created_at, v.written_at AS updated_at, v.trust_state, '{}'::text[] AS trust_reasons,
       NULL::text AS reviewed_by, NULL::timestamptz AS reviewed_at, NULL::text AS review_note, v.written_by AS updated_by,
-      v.valid_from, v.valid_to, v.kind, v.title, v.search_vector, v.search_length`;
+      v.valid_from, v.valid_to, v.kind, v.title, v.prompt_arguments, v.search_vector, v.search_length`;
   const liveThen = `${accessPredicate(principal, "c", params)} AND c.created_at <= ${at}${among("c.id")}`;
   // A version that was private while current stays its owner's (and admins').
   const keptReadable = `(v.visibility <> 'private' OR c.owner = ${params.add(principal.subject)} OR ${params.add(isAdmin(principal))}::boolean)`;

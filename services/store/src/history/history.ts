@@ -14,6 +14,7 @@ import { validatePage } from "../entries/entry-validation.js";
 import { toIdQuery, type IdQuery } from "../model/id-query.js";
 import { requirePrincipal, type Principal } from "../model/principal.js";
 import type { TrustState } from "../model/trust.js";
+import type { PromptArgument } from "../model/prompt-arguments.js";
 
 export type ChangeKind = "create" | "update" | "fold" | "restore";
 
@@ -44,6 +45,8 @@ export interface EntryVersionRecord {
   kind: string;
   /** The title this version had (undefined for none, and when redacted). */
   title: string | undefined;
+  /** The prompt arguments this version declared (empty for none, and when redacted). */
+  promptArguments: PromptArgument[];
 }
 
 /** What is left of a deleted entry (no text). */

@@ -9,6 +9,7 @@ import type { ItemResult } from "./items.js";
 import type { SearchFilter } from "./search-filter.js";
 import type { Trust, TrustState } from "./trust.js";
 import type { FieldScreens } from "../screen/write-screen.js";
+import type { PromptArgument, PromptArgumentInput } from "./prompt-arguments.js";
 import type { ContentType, JsonObject, JsonValue, Source, Visibility } from "./entry-values.js";
 
 export type { ContentType, JsonObject, JsonValue, Source, Visibility };
@@ -43,6 +44,8 @@ export interface NewEntryInput {
   kind?: string | undefined;
   /** An optional one-line title; absent or empty is none. */
   title?: string | undefined;
+  /** The arguments a prompt declares (kind `prompt` only); absent or empty is none. */
+  promptArguments?: readonly PromptArgumentInput[] | undefined;
 }
 
 /** A valid-time interval: valid_from ≤ t < valid_to, an undefined end open. */
@@ -105,6 +108,8 @@ export interface EntryWrite extends TextWrite {
   kind: string;
   /** Trimmed; undefined for none. */
   title: string | undefined;
+  /** Validated against the kind and the text's placeholders; empty for none. */
+  promptArguments: PromptArgument[];
 }
 
 /** Validated generation output ready to store. */
@@ -185,6 +190,8 @@ export interface StoredEntry {
   kind: string;
   /** Its title; undefined when it has none. */
   title?: string | undefined;
+  /** The arguments it declares as a prompt; empty for none. */
+  promptArguments: PromptArgument[];
 }
 
 /** What identifies a retransmit: same thread, same source, same text. */
@@ -233,6 +240,8 @@ export interface EntryUpdateInput {
   kind?: string | undefined;
   /** Replaces the title when present; empty removes it. On a restore it may only repeat the restored version's. */
   title?: string | undefined;
+  /** Replaces the declared prompt arguments when present; empty removes them. On a restore it may only repeat the restored version's. */
+  promptArguments?: readonly PromptArgumentInput[] | undefined;
 }
 
 /** A validated update item. */
@@ -255,6 +264,8 @@ export interface EntryChange {
   kind: string | undefined;
   /** The new title when the change replaces it; null removes it. */
   title: string | null | undefined;
+  /** The new prompt arguments when the change replaces them (empty removes them). */
+  promptArguments: PromptArgument[] | undefined;
 }
 
 /** A change with the write-time screen of the fields it brings, done before its transaction. */
@@ -369,4 +380,5 @@ export interface LockedEntry {
   validity: Validity;
   kind: string;
   title: string | undefined;
+  promptArguments: PromptArgument[];
 }

@@ -2,6 +2,7 @@ import type { JsonObject } from "../../clients/json-value.js";
 import { ContextHubError, isErrorCode } from "@context-hub/common";
 import { resolveIdempotency } from "../../idempotency.js";
 import type { EntryChange, ItemOutcome, Visibility, WriteAck } from "../../write-path.js";
+import type { PromptArgumentInput } from "../../write-types.js";
 import {
   deleteContextBatchInput,
   deleteContextInput,
@@ -28,6 +29,7 @@ interface ChangeArgs {
   valid_to?: string | null | undefined;
   kind?: string | undefined;
   title?: string | undefined;
+  prompt_arguments?: PromptArgumentInput[] | undefined;
   expected_version?: number | undefined;
 }
 
@@ -47,6 +49,7 @@ function toChange(args: ChangeArgs): EntryChange {
         : { validFrom: toInstant(args.valid_from), validTo: toInstant(args.valid_to) },
     kind: args.kind,
     title: args.title,
+    promptArguments: args.prompt_arguments,
   };
 }
 

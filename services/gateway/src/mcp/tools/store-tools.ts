@@ -1,6 +1,7 @@
 import type { JsonObject } from "../../clients/json-value.js";
 import { resolveIdempotency } from "../../idempotency.js";
 import { timeStage, type NewEntryInput, type Source, type Visibility, type WriteAck } from "../../write-path.js";
+import type { PromptArgumentInput } from "../../write-types.js";
 import { storeContextBatchInput, storeContextInput } from "../input-schemas.js";
 import { storeBatchOutput, writeAckOutput } from "../output-schemas.js";
 import { additiveTool, defineTool } from "../tool-definition.js";
@@ -17,6 +18,7 @@ interface EntryArgs {
   valid_to?: string | null | undefined;
   kind?: string | undefined;
   title?: string | undefined;
+  prompt_arguments?: PromptArgumentInput[] | undefined;
 }
 
 /** An optional ISO 8601 instant (null: an open end) as a Date; the input schema has checked it parses. */
@@ -39,6 +41,7 @@ export function toNewEntry(args: EntryArgs): NewEntryInput {
     validTo: toInstant(args.valid_to),
     kind: args.kind,
     title: args.title,
+    promptArguments: args.prompt_arguments,
   };
 }
 

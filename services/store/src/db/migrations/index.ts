@@ -14,6 +14,7 @@ import { handoffs } from "./0012-handoffs.js";
 import { sessions } from "./0013-sessions.js";
 import { artifacts } from "./0014-artifacts.js";
 import { entryKinds } from "./0015-entry-kinds.js";
+import { promptArguments } from "./0016-prompt-arguments.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -34,6 +35,7 @@ export const migrations: readonly Migration[] = [
   sessions,
   artifacts,
   entryKinds,
+  promptArguments,
 ];
 
 /** The schema version this build of the store expects. */

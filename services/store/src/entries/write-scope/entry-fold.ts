@@ -1,6 +1,6 @@
 /**
  * Folding a retransmit into the entry it duplicates: the stored row takes
- * the write's tags, metadata, images, valid time, kind and title (as a
+ * the write's tags, metadata, images, valid time, kind, title and prompt arguments (as a
  * retransmit may correct them), and a new version only
  * when any of them changed.
  */
@@ -12,6 +12,7 @@ import type { FoldResult } from "../entry-ports.js";
 import { replaceImages, storedImageKeys, toImageKeys } from "./entry-images.js";
 import { keepVersion } from "./versions-and-tombstones.js";
 import { ackColumns, toAck, toTimestampParam, type AckRow, type WriteContext } from "./write-context.js";
+import { toPromptArgumentsJson } from "../../model/prompt-arguments.js";
 
 /** The fold's target as locked, with what the write would change in it. */
 interface FoldTarget {
@@ -38,11 +39,13 @@ async function lockFoldTarget(
   const validTo = `${params.add(toTimestampParam(write.validity.validTo))}::timestamptz`;
   const kind = `${params.add(write.kind)}::text`;
   const title = `${params.add(write.title ?? null)}::text`;
+  const promptArguments = `${params.add(toPromptArgumentsJson(write.promptArguments))}::jsonb`;
   const { rows } = await context.tx.query<FoldTarget>(
     `SELECT e.id, e.version, e.trust_state, e.trust_reasons,
            (e.tags IS DISTINCT FROM ${tags}::text[] OR e.metadata IS DISTINCT FROM ${metadata}::jsonb OR ${storedImageKeys} IS DISTINCT FROM ${keys}::text[]
              OR e.valid_from IS DISTINCT FROM ${validFrom} OR e.valid_to IS DISTINCT FROM ${validTo}
-             OR e.kind IS DISTINCT FROM ${kind} OR e.title IS DISTINCT FROM ${title}) AS content_changed,
+             OR e.kind IS DISTINCT FROM ${kind} OR e.title IS DISTINCT FROM ${title}
+             OR e.prompt_arguments IS DISTINCT FROM ${promptArguments}) AS content_changed,
            ${storedImageKeys} IS DISTINCT FROM ${keys}::text[] AS images_changed
          FROM entries e
          WHERE e.id = ${params.add(id)} AND e.content_hash = ${params.add(write.contentHash)} AND e.owner = ${params.add(principal.subject)}
@@ -85,6 +88,7 @@ export async function foldEntry(
            valid_to = ${update.add(toTimestampParam(write.validity.validTo))}::timestamptz,
            kind = ${update.add(write.kind)},
            title = ${update.add(write.title ?? null)}::text,
+           prompt_arguments = ${update.add(toPromptArgumentsJson(write.promptArguments))}::jsonb,
            trust_state = ${update.add(trust.state)},
            trust_reasons = ${update.add(trust.reasons)}::text[],
            updated_at = now()${versionSets}${reviewReset}

@@ -19,6 +19,7 @@ import {
   type AckRow,
   type WriteContext,
 } from "./write-context.js";
+import { toPromptArgumentsJson } from "../../model/prompt-arguments.js";
 
 /** The parameters the entry's CTE and the final SELECT both name, bound once (cast: INSERT … SELECT does not type them). */
 interface EntryKeys {
@@ -47,7 +48,7 @@ function entryInsert(
   // INSERT … SELECT, so that a duplicate can stop it; the columns do not type the parameters there, so each is cast.
   return `e AS (
          INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, metadata, tags, summary, content_type,
-           trust_state, trust_reasons, updated_by, valid_from, valid_to, kind, title, search_vector)
+           trust_state, trust_reasons, updated_by, valid_from, valid_to, kind, title, prompt_arguments, search_vector)
          SELECT ${keys.id}::uuid, ${tenant}, ${threadId}, ${params.add(write.source)}::text, ${owner},
            coalesce(${params.add(write.visibility ?? null)}::text,
              CASE WHEN EXISTS (SELECT 1 FROM grants g WHERE g.tenant = ${tenant} AND g.thread_id = ${threadId} AND g.grantor = ${owner}) THEN 'shared' ELSE 'private' END),
@@ -55,7 +56,8 @@ function entryInsert(
            ${params.add(JSON.stringify(write.metadata))}::jsonb, ${params.add(write.tags)}::text[], ${params.add(generated.summary)}::text,
            ${params.add(write.contentType)}::text, ${params.add(trust.state)}::text, ${params.add(trust.reasons)}::text[], ${owner},
            ${params.add(toTimestampParam(write.validity.validFrom))}::timestamptz, ${params.add(toTimestampParam(write.validity.validTo))}::timestamptz,
-           ${params.add(write.kind)}::text, ${params.add(write.title ?? null)}::text, ${searchVectorOf(params, write)}
+           ${params.add(write.kind)}::text, ${params.add(write.title ?? null)}::text,
+           ${params.add(toPromptArgumentsJson(write.promptArguments))}::jsonb, ${searchVectorOf(params, write)}
          ${guarded ? "WHERE NOT EXISTS (SELECT 1 FROM d)" : ""}
          RETURNING id, version, content_hash, created_at, updated_at, trust_state, trust_reasons
        )`;

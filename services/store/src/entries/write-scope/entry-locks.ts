@@ -10,6 +10,7 @@ import type { JsonObject, LockedEntry, Source, Visibility } from "../../model/en
 import type { Principal } from "../../model/principal.js";
 import type { TrustState } from "../../model/trust.js";
 import { storedImageKeys } from "./entry-images.js";
+import { fromPromptArgumentsJson } from "../../model/prompt-arguments.js";
 
 interface LockedRow {
   id: string;
@@ -32,6 +33,7 @@ interface LockedRow {
   valid_to: Date | null;
   kind: string;
   title: string | null;
+  prompt_arguments: unknown;
 }
 
 /** Holds the write locks of the threads (in the caller's tenant) until the transaction ends. */
@@ -67,7 +69,7 @@ export async function lockEntry(tx: SqlExecutor, principal: Principal, id: strin
   const { rows } = await tx.query<LockedRow>(
     `SELECT e.id, e.thread_id, e.owner, e.visibility, e.version, e.content_hash, e.tags, e.metadata, e.created_at, e.updated_at,
            e.source, e.trust_state, e.trust_reasons, coalesce(e.updated_by, e.owner) AS updated_by, e.valid_from, e.valid_to,
-           e.kind, e.title, ${storedImageKeys} AS image_keys,
+           e.kind, e.title, e.prompt_arguments, ${storedImageKeys} AS image_keys,
            ${accessPredicate(principal, "e", params, "write")} AS writable
          FROM entries e WHERE e.id = ${params.add(id)} AND ${accessPredicate(principal, "e", params)}`,
     params.values,
@@ -96,5 +98,6 @@ function toLockedEntry(row: LockedRow): LockedEntry {
     validity: { validFrom: row.valid_from ?? undefined, validTo: row.valid_to ?? undefined },
     kind: row.kind,
     title: row.title ?? undefined,
+    promptArguments: fromPromptArgumentsJson(row.prompt_arguments),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * An update of a locked entry: a compare-and-set on its version that keeps
  * the replaced version and replaces whatever the change names (text with its
- * generated rows, metadata, tags, images, visibility, valid time, kind, title).
+ * generated rows, metadata, tags, images, visibility, valid time, kind, title, prompt arguments).
  */
 import { createSqlParams, type SqlParams } from "../../db/sql-database.js";
 import { accessPredicate } from "../../filters/access-predicate.js";
@@ -19,6 +19,7 @@ import {
   type AckRow,
   type WriteContext,
 } from "./write-context.js";
+import { toPromptArgumentsJson } from "../../model/prompt-arguments.js";
 
 /** The SET list of the update: a new version by `principal` with `meta`, and each field `change` names. */
 function updateSets(
@@ -63,6 +64,8 @@ function updateSets(
   }
   if (change.kind !== undefined) sets.push(`kind = ${params.add(change.kind)}`);
   if (change.title !== undefined) sets.push(`title = ${params.add(change.title)}::text`);
+  if (change.promptArguments !== undefined)
+    sets.push(`prompt_arguments = ${params.add(toPromptArgumentsJson(change.promptArguments))}::jsonb`);
   if (change.images !== undefined)
     sets.push(`content_type = ${params.add(change.images.length > 0 ? "multimodal" : "text")}`);
   return sets;

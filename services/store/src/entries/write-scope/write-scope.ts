@@ -17,7 +17,7 @@ import { foldEntry } from "./entry-fold.js";
 import { insertEntry } from "./entry-insert.js";
 import { lockEntries, lockEntry, lockThreads } from "./entry-locks.js";
 import { updateEntry } from "./entry-update.js";
-import { deleteThread, deleteWithTombstones, keptVersion } from "./versions-and-tombstones.js";
+import { deleteThread, deleteWithTombstones, keptVersion, storedText } from "./versions-and-tombstones.js";
 import type { WriteContext } from "./write-context.js";
 
 /**
@@ -62,6 +62,7 @@ export function createWriteScope(db: SqlDatabase, tx: SqlExecutor, inserted: Com
     insertUnlessDuplicate: (principal, write, generated, trust) =>
       insertEntry(context, principal, write, generated, trust, true),
     keptVersion: (id, version) => keptVersion(tx, id, version),
+    storedText: (id) => storedText(tx, id),
     resolveIds: (principal, queries, maxMatches) => resolveIds(tx, principal, queries, maxMatches),
     lockEntries: (principal, ids) => lockEntries(tx, principal, ids),
     lockEntry: (principal, id) => lockEntry(tx, principal, id),

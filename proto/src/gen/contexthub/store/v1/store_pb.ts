@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file contexthub/store/v1/store.proto.
  */
 export const file_contexthub_store_v1_store: GenFile = /*@__PURE__*/
-  fileDesc("Ch9jb250ZXh0aHViL3N0b3JlL3YxL3N0b3JlLnByb3RvEhNjb250ZXh0aHViLnN0b3JlLnYxIlIKC1N0b3JlZEltYWdlEg8KB29yZGluYWwYASABKA0SEQoJbWltZV90eXBlGAIgASgJEhEKCWJ5dGVfc2l6ZRgDIAEoDRIMCgRkYXRhGAQgASgMIoYHCgVFbnRyeRIKCgJpZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSLAoGc291cmNlGAMgASgOMhwuY29udGV4dGh1Yi5jb21tb24udjEuU291cmNlEg0KBW93bmVyGAQgASgJEjQKCnZpc2liaWxpdHkYBSABKA4yIC5jb250ZXh0aHViLmNvbW1vbi52MS5WaXNpYmlsaXR5EgwKBHRleHQYBiABKAkSDwoHcHJldmlldxgHIAEoCRITCgt0ZXh0X2xlbmd0aBgIIAEoDRIUCgxjb250ZW50X2hhc2gYCSABKAkSKQoIbWV0YWRhdGEYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgwKBHRhZ3MYCyADKAkSDwoHc3VtbWFyeRgMIAEoCRIPCgd2ZXJzaW9uGA0gASgNEi4KCmNyZWF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKBmltYWdlcxgQIAMoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuU3RvcmVkSW1hZ2USFAoMY29udGVudF90eXBlGBEgASgJEjkKDm5vZGVfc3VtbWFyaWVzGBIgAygLMiEuY29udGV4dGh1Yi5jb21tb24udjEuTm9kZVN1bW1hcnkSFwoPZW1iZWRkaW5nX21vZGVsGBMgASgJEhMKC2NodW5rX2NvdW50GBQgASgNEjQKC3RydXN0X3N0YXRlGBUgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEhUKDXRydXN0X3JlYXNvbnMYFiADKAkSEwoLcmV2aWV3ZWRfYnkYFyABKAkSLwoLcmV2aWV3ZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC3Jldmlld19ub3RlGBkgASgJEhIKCnVwZGF0ZWRfYnkYGiABKAkSLgoKdmFsaWRfZnJvbRgbIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIdmFsaWRfdG8YHCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGtpbmQYHSABKAkSDQoFdGl0bGUYHiABKAkisAEKEU1ldGFkYXRhQ29uZGl0aW9uEgsKA2tleRgBIAEoCRIlCgV2YWx1ZRgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRI3CghvcGVyYXRvchgDIAEoDjIlLmNvbnRleHRodWIuc3RvcmUudjEuTWV0YWRhdGFPcGVyYXRvchIbCg5jYXNlX3NlbnNpdGl2ZRgEIAEoCEgAiAEBQhEKD19jYXNlX3NlbnNpdGl2ZSK/AwoLRW50cnlGaWx0ZXISEQoJdGhyZWFkX2lkGAEgASgJEiwKBnNvdXJjZRgCIAEoDjIcLmNvbnRleHRodWIuY29tbW9uLnYxLlNvdXJjZRIQCgh0YWdzX2FueRgDIAMoCRI4CghtZXRhZGF0YRgEIAMoCzImLmNvbnRleHRodWIuc3RvcmUudjEuTWV0YWRhdGFDb25kaXRpb24SMAoMY3JlYXRlZF9mcm9tGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX3RvGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxjb250ZW50X3R5cGUYByABKAkSGwoTaW5jbHVkZV9xdWFyYW50aW5lZBgIIAEoCBIQCgh0YWdzX2FsbBgJIAMoCRIsCgh2YWxpZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFYXNfb2YYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWtpbmRzGAwgAygJEhQKDHRpdGxlX3ByZWZpeBgNIAEoCSIvCgtJZGVtcG90ZW5jeRILCgNrZXkYASABKAkSEwoLZmluZ2VycHJpbnQYAiABKAkiKgoJSXRlbUVycm9yEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCSIRCg9EZXNjcmliZVJlcXVlc3QiUQoORW1iZWRkaW5nU3BhY2USFwoPZW1iZWRkaW5nX21vZGVsGAEgASgJEhEKCWRpbWVuc2lvbhgCIAEoDRITCgtjaHVua19jb3VudBgDIAEoBCKTAQoQRGVzY3JpYmVSZXNwb25zZRIWCg52ZWN0b3JfYmFja2VuZBgBIAEoCRIWCg5zY2hlbWFfdmVyc2lvbhgCIAEoDRIQCghkYXRhYmFzZRgDIAEoCRI9ChBlbWJlZGRpbmdfc3BhY2VzGAQgAygLMiMuY29udGV4dGh1Yi5zdG9yZS52MS5FbWJlZGRpbmdTcGFjZSqWAQoKVHJ1c3RTdGF0ZRIbChdUUlVTVF9TVEFURV9VTlNQRUNJRklFRBAAEhoKFlRSVVNUX1NUQVRFX1VOVkVSSUZJRUQQARIYChRUUlVTVF9TVEFURV9WRVJJRklFRBACEhsKF1RSVVNUX1NUQVRFX1FVQVJBTlRJTkVEEAMSGAoUVFJVU1RfU1RBVEVfUkVKRUNURUQQBCqXBAoQTWV0YWRhdGFPcGVyYXRvchIhCh1NRVRBREFUQV9PUEVSQVRPUl9VTlNQRUNJRklFRBAAEhgKFE1FVEFEQVRBX09QRVJBVE9SX0VREAESGAoUTUVUQURBVEFfT1BFUkFUT1JfTkUQAhIYChRNRVRBREFUQV9PUEVSQVRPUl9HVBADEhkKFU1FVEFEQVRBX09QRVJBVE9SX0dURRAEEhgKFE1FVEFEQVRBX09QRVJBVE9SX0xUEAUSGQoVTUVUQURBVEFfT1BFUkFUT1JfTFRFEAYSGAoUTUVUQURBVEFfT1BFUkFUT1JfSU4QBxIcChhNRVRBREFUQV9PUEVSQVRPUl9OT1RfSU4QCBIcChhNRVRBREFUQV9PUEVSQVRPUl9FWElTVFMQCRIeChpNRVRBREFUQV9PUEVSQVRPUl9DT05UQUlOUxAKEiEKHU1FVEFEQVRBX09QRVJBVE9SX1NUQVJUU19XSVRIEAsSIAocTUVUQURBVEFfT1BFUkFUT1JfTk9UX0VYSVNUUxAMEh8KG01FVEFEQVRBX09QRVJBVE9SX0VORFNfV0lUSBANEh0KGU1FVEFEQVRBX09QRVJBVE9SX0lTX05VTEwQDhIhCh1NRVRBREFUQV9PUEVSQVRPUl9JU19OT1RfTlVMTBAPEiQKIE1FVEFEQVRBX09QRVJBVE9SX0FSUkFZX0NPTlRBSU5TEBAybAoMU3RvcmVTZXJ2aWNlElwKCERlc2NyaWJlEiQuY29udGV4dGh1Yi5zdG9yZS52MS5EZXNjcmliZVJlcXVlc3QaJS5jb250ZXh0aHViLnN0b3JlLnYxLkRlc2NyaWJlUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Ch9jb250ZXh0aHViL3N0b3JlL3YxL3N0b3JlLnByb3RvEhNjb250ZXh0aHViLnN0b3JlLnYxIlIKC1N0b3JlZEltYWdlEg8KB29yZGluYWwYASABKA0SEQoJbWltZV90eXBlGAIgASgJEhEKCWJ5dGVfc2l6ZRgDIAEoDRIMCgRkYXRhGAQgASgMIsUHCgVFbnRyeRIKCgJpZBgBIAEoCRIRCgl0aHJlYWRfaWQYAiABKAkSLAoGc291cmNlGAMgASgOMhwuY29udGV4dGh1Yi5jb21tb24udjEuU291cmNlEg0KBW93bmVyGAQgASgJEjQKCnZpc2liaWxpdHkYBSABKA4yIC5jb250ZXh0aHViLmNvbW1vbi52MS5WaXNpYmlsaXR5EgwKBHRleHQYBiABKAkSDwoHcHJldmlldxgHIAEoCRITCgt0ZXh0X2xlbmd0aBgIIAEoDRIUCgxjb250ZW50X2hhc2gYCSABKAkSKQoIbWV0YWRhdGEYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EgwKBHRhZ3MYCyADKAkSDwoHc3VtbWFyeRgMIAEoCRIPCgd2ZXJzaW9uGA0gASgNEi4KCmNyZWF0ZWRfYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKBmltYWdlcxgQIAMoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuU3RvcmVkSW1hZ2USFAoMY29udGVudF90eXBlGBEgASgJEjkKDm5vZGVfc3VtbWFyaWVzGBIgAygLMiEuY29udGV4dGh1Yi5jb21tb24udjEuTm9kZVN1bW1hcnkSFwoPZW1iZWRkaW5nX21vZGVsGBMgASgJEhMKC2NodW5rX2NvdW50GBQgASgNEjQKC3RydXN0X3N0YXRlGBUgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEhUKDXRydXN0X3JlYXNvbnMYFiADKAkSEwoLcmV2aWV3ZWRfYnkYFyABKAkSLwoLcmV2aWV3ZWRfYXQYGCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC3Jldmlld19ub3RlGBkgASgJEhIKCnVwZGF0ZWRfYnkYGiABKAkSLgoKdmFsaWRfZnJvbRgbIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIdmFsaWRfdG8YHCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGtpbmQYHSABKAkSDQoFdGl0bGUYHiABKAkSPQoQcHJvbXB0X2FyZ3VtZW50cxgfIAMoCzIjLmNvbnRleHRodWIuc3RvcmUudjEuUHJvbXB0QXJndW1lbnQiRQoOUHJvbXB0QXJndW1lbnQSDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIQCghyZXF1aXJlZBgDIAEoCCJJCg9Qcm9tcHRBcmd1bWVudHMSNgoJYXJndW1lbnRzGAEgAygLMiMuY29udGV4dGh1Yi5zdG9yZS52MS5Qcm9tcHRBcmd1bWVudCKwAQoRTWV0YWRhdGFDb25kaXRpb24SCwoDa2V5GAEgASgJEiUKBXZhbHVlGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjcKCG9wZXJhdG9yGAMgASgOMiUuY29udGV4dGh1Yi5zdG9yZS52MS5NZXRhZGF0YU9wZXJhdG9yEhsKDmNhc2Vfc2Vuc2l0aXZlGAQgASgISACIAQFCEQoPX2Nhc2Vfc2Vuc2l0aXZlIr8DCgtFbnRyeUZpbHRlchIRCgl0aHJlYWRfaWQYASABKAkSLAoGc291cmNlGAIgASgOMhwuY29udGV4dGh1Yi5jb21tb24udjEuU291cmNlEhAKCHRhZ3NfYW55GAMgAygJEjgKCG1ldGFkYXRhGAQgAygLMiYuY29udGV4dGh1Yi5zdG9yZS52MS5NZXRhZGF0YUNvbmRpdGlvbhIwCgxjcmVhdGVkX2Zyb20YBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfdG8YBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGNvbnRlbnRfdHlwZRgHIAEoCRIbChNpbmNsdWRlX3F1YXJhbnRpbmVkGAggASgIEhAKCHRhZ3NfYWxsGAkgAygJEiwKCHZhbGlkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgVhc19vZhgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFa2luZHMYDCADKAkSFAoMdGl0bGVfcHJlZml4GA0gASgJIi8KC0lkZW1wb3RlbmN5EgsKA2tleRgBIAEoCRITCgtmaW5nZXJwcmludBgCIAEoCSIqCglJdGVtRXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJIhEKD0Rlc2NyaWJlUmVxdWVzdCJRCg5FbWJlZGRpbmdTcGFjZRIXCg9lbWJlZGRpbmdfbW9kZWwYASABKAkSEQoJZGltZW5zaW9uGAIgASgNEhMKC2NodW5rX2NvdW50GAMgASgEIpMBChBEZXNjcmliZVJlc3BvbnNlEhYKDnZlY3Rvcl9iYWNrZW5kGAEgASgJEhYKDnNjaGVtYV92ZXJzaW9uGAIgASgNEhAKCGRhdGFiYXNlGAMgASgJEj0KEGVtYmVkZGluZ19zcGFjZXMYBCADKAsyIy5jb250ZXh0aHViLnN0b3JlLnYxLkVtYmVkZGluZ1NwYWNlKpYBCgpUcnVzdFN0YXRlEhsKF1RSVVNUX1NUQVRFX1VOU1BFQ0lGSUVEEAASGgoWVFJVU1RfU1RBVEVfVU5WRVJJRklFRBABEhgKFFRSVVNUX1NUQVRFX1ZFUklGSUVEEAISGwoXVFJVU1RfU1RBVEVfUVVBUkFOVElORUQQAxIYChRUUlVTVF9TVEFURV9SRUpFQ1RFRBAEKpcEChBNZXRhZGF0YU9wZXJhdG9yEiEKHU1FVEFEQVRBX09QRVJBVE9SX1VOU1BFQ0lGSUVEEAASGAoUTUVUQURBVEFfT1BFUkFUT1JfRVEQARIYChRNRVRBREFUQV9PUEVSQVRPUl9ORRACEhgKFE1FVEFEQVRBX09QRVJBVE9SX0dUEAMSGQoVTUVUQURBVEFfT1BFUkFUT1JfR1RFEAQSGAoUTUVUQURBVEFfT1BFUkFUT1JfTFQQBRIZChVNRVRBREFUQV9PUEVSQVRPUl9MVEUQBhIYChRNRVRBREFUQV9PUEVSQVRPUl9JThAHEhwKGE1FVEFEQVRBX09QRVJBVE9SX05PVF9JThAIEhwKGE1FVEFEQVRBX09QRVJBVE9SX0VYSVNUUxAJEh4KGk1FVEFEQVRBX09QRVJBVE9SX0NPTlRBSU5TEAoSIQodTUVUQURBVEFfT1BFUkFUT1JfU1RBUlRTX1dJVEgQCxIgChxNRVRBREFUQV9PUEVSQVRPUl9OT1RfRVhJU1RTEAwSHwobTUVUQURBVEFfT1BFUkFUT1JfRU5EU19XSVRIEA0SHQoZTUVUQURBVEFfT1BFUkFUT1JfSVNfTlVMTBAOEiEKHU1FVEFEQVRBX09QRVJBVE9SX0lTX05PVF9OVUxMEA8SJAogTUVUQURBVEFfT1BFUkFUT1JfQVJSQVlfQ09OVEFJTlMQEDJsCgxTdG9yZVNlcnZpY2USXAoIRGVzY3JpYmUSJC5jb250ZXh0aHViLnN0b3JlLnYxLkRlc2NyaWJlUmVxdWVzdBolLmNvbnRleHRodWIuc3RvcmUudjEuRGVzY3JpYmVSZXNwb25zZSIDkAIBYgZwcm90bzM", [file_contexthub_common_v1_principal, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message contexthub.store.v1.StoredImage
@@ -220,6 +220,13 @@ export type Entry = Message<"contexthub.store.v1.Entry"> & {
    * @generated from field: string title = 30;
    */
   title: string;
+
+  /**
+   * The arguments it declares as a prompt (kind "prompt" only); empty for none.
+   *
+   * @generated from field: repeated contexthub.store.v1.PromptArgument prompt_arguments = 31;
+   */
+  promptArguments: PromptArgument[];
 };
 
 /**
@@ -228,6 +235,58 @@ export type Entry = Message<"contexthub.store.v1.Entry"> & {
  */
 export const EntrySchema: GenMessage<Entry> = /*@__PURE__*/
   messageDesc(file_contexthub_store_v1_store, 1);
+
+/**
+ * An argument a prompt entry declares: its text's placeholder {{name}} takes the argument's value.
+ *
+ * @generated from message contexthub.store.v1.PromptArgument
+ */
+export type PromptArgument = Message<"contexthub.store.v1.PromptArgument"> & {
+  /**
+   * A letter or "_", then up to 63 letters, digits or "_"; unique within the entry.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Empty for none.
+   *
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * @generated from field: bool required = 3;
+   */
+  required: boolean;
+};
+
+/**
+ * Describes the message contexthub.store.v1.PromptArgument.
+ * Use `create(PromptArgumentSchema)` to create a new message.
+ */
+export const PromptArgumentSchema: GenMessage<PromptArgument> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 2);
+
+/**
+ * A whole list of prompt arguments, so that an update can say "replace with none" (an empty list).
+ *
+ * @generated from message contexthub.store.v1.PromptArguments
+ */
+export type PromptArguments = Message<"contexthub.store.v1.PromptArguments"> & {
+  /**
+   * @generated from field: repeated contexthub.store.v1.PromptArgument arguments = 1;
+   */
+  arguments: PromptArgument[];
+};
+
+/**
+ * Describes the message contexthub.store.v1.PromptArguments.
+ * Use `create(PromptArgumentsSchema)` to create a new message.
+ */
+export const PromptArgumentsSchema: GenMessage<PromptArguments> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_store, 3);
 
 /**
  * @generated from message contexthub.store.v1.MetadataCondition
@@ -271,7 +330,7 @@ export type MetadataCondition = Message<"contexthub.store.v1.MetadataCondition">
  * Use `create(MetadataConditionSchema)` to create a new message.
  */
 export const MetadataConditionSchema: GenMessage<MetadataCondition> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_store, 2);
+  messageDesc(file_contexthub_store_v1_store, 4);
 
 /**
  * The filters every listing and search shares, combined with AND. Absent fields do not filter.
@@ -370,7 +429,7 @@ export type EntryFilter = Message<"contexthub.store.v1.EntryFilter"> & {
  * Use `create(EntryFilterSchema)` to create a new message.
  */
 export const EntryFilterSchema: GenMessage<EntryFilter> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_store, 3);
+  messageDesc(file_contexthub_store_v1_store, 5);
 
 /**
  * Makes a mutation exactly-once per principal: a retry with the same key
@@ -398,7 +457,7 @@ export type Idempotency = Message<"contexthub.store.v1.Idempotency"> & {
  * Use `create(IdempotencySchema)` to create a new message.
  */
 export const IdempotencySchema: GenMessage<Idempotency> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_store, 4);
+  messageDesc(file_contexthub_store_v1_store, 6);
 
 /**
  * Why one item of a batch failed.
@@ -424,7 +483,7 @@ export type ItemError = Message<"contexthub.store.v1.ItemError"> & {
  * Use `create(ItemErrorSchema)` to create a new message.
  */
 export const ItemErrorSchema: GenMessage<ItemError> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_store, 5);
+  messageDesc(file_contexthub_store_v1_store, 7);
 
 /**
  * @generated from message contexthub.store.v1.DescribeRequest
@@ -437,7 +496,7 @@ export type DescribeRequest = Message<"contexthub.store.v1.DescribeRequest"> & {
  * Use `create(DescribeRequestSchema)` to create a new message.
  */
 export const DescribeRequestSchema: GenMessage<DescribeRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_store, 6);
+  messageDesc(file_contexthub_store_v1_store, 8);
 
 /**
  * An (embedding model, dimension) pair that vectors were made in.
@@ -468,7 +527,7 @@ export type EmbeddingSpace = Message<"contexthub.store.v1.EmbeddingSpace"> & {
  * Use `create(EmbeddingSpaceSchema)` to create a new message.
  */
 export const EmbeddingSpaceSchema: GenMessage<EmbeddingSpace> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_store, 7);
+  messageDesc(file_contexthub_store_v1_store, 9);
 
 /**
  * @generated from message contexthub.store.v1.DescribeResponse
@@ -506,7 +565,7 @@ export type DescribeResponse = Message<"contexthub.store.v1.DescribeResponse"> &
  * Use `create(DescribeResponseSchema)` to create a new message.
  */
 export const DescribeResponseSchema: GenMessage<DescribeResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_store, 8);
+  messageDesc(file_contexthub_store_v1_store, 10);
 
 /**
  * Whether an entry may be relied on. Searches and fetches leave out

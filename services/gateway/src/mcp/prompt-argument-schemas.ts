@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { entryLimits, promptArgumentNamePattern } from "@context-hub/common";
+
+/** One argument a prompt entry declares; the store holds it to the same bounds. */
+const promptArgumentSchema = z
+  .object({
+    name: z
+      .string()
+      .max(
+        entryLimits.promptArgumentNameChars,
+        `an argument name is at most ${entryLimits.promptArgumentNameChars} characters`,
+      )
+      .regex(
+        promptArgumentNamePattern,
+        `an argument name is a letter or "_", then up to ${entryLimits.promptArgumentNameChars - 1} letters, digits or "_"`,
+      )
+      .describe("The name its placeholder {{name}} uses in the text."),
+    description: z
+      .string()
+      .max(
+        entryLimits.promptArgumentDescriptionChars,
+        `an argument's description must be at most ${entryLimits.promptArgumentDescriptionChars} characters`,
+      )
+      .refine((value) => !value.includes("\u0000"), "an argument's description must not contain NUL characters")
+      .optional(),
+    required: z.boolean().optional().describe("Whether prompts/get must be given it (default false)."),
+  })
+  .strict();
+
+/** The arguments a prompt entry declares: unique names, at most 20. */
+export const promptArgumentsSchema = z
+  .array(promptArgumentSchema)
+  .max(entryLimits.promptArguments, `at most ${entryLimits.promptArguments} prompt arguments`)
+  .refine(
+    (list) => new Set(list.map((argument) => argument.name)).size === list.length,
+    "prompt argument names must be unique",
+  );
