@@ -106,20 +106,8 @@ export interface EntryWriteScope extends SavepointScope {
     generated: GeneratedWrite,
     trust: Trust,
   ): Promise<{ inserted: EntryAck } | { duplicateOf: string }>;
-  /** The content hash and valid-time interval of kept version `version` of entry `id` (which the caller has locked), if it is kept. */
-  keptVersion(
-    id: string,
-    version: number,
-  ): Promise<
-    | {
-        contentHash: string;
-        validity: Validity;
-        kind: string;
-        title: string | undefined;
-        promptArguments: PromptArgument[];
-      }
-    | undefined
-  >;
+  /** Kept version `version` of entry `id` (which the caller has locked), if it is kept. */
+  keptVersion(id: string, version: number): Promise<KeptVersion | undefined>;
   /** The current text of entry `id`, which the caller has locked. */
   storedText(id: string): Promise<string>;
   /** For each query, up to `maxMatches` ids of visible entries in its range, in id order. */
@@ -199,4 +187,13 @@ export interface EntryRepository {
   listThreads(principal: Principal, page: { limit: number; offset: number }): Promise<ThreadPage>;
   /** Counts over the visible entries, of one thread or all. */
   statistics(principal: Principal, threadId: string | undefined): Promise<EntryStatistics>;
+}
+
+/** What a restore takes from a kept version besides its text: its content hash, valid time, kind, title and prompt arguments. */
+export interface KeptVersion {
+  contentHash: string;
+  validity: Validity;
+  kind: string;
+  title: string | undefined;
+  promptArguments: PromptArgument[];
 }

@@ -4,9 +4,9 @@
  */
 import { createSqlParams, type SqlExecutor } from "../../db/sql-database.js";
 import { accessPredicate } from "../../filters/access-predicate.js";
-import type { Validity } from "../../model/entry-model.js";
 import type { Principal } from "../../model/principal.js";
-import { fromPromptArgumentsJson, type PromptArgument } from "../../model/prompt-arguments.js";
+import { fromPromptArgumentsJson } from "../../model/prompt-arguments.js";
+import type { KeptVersion } from "../entry-ports.js";
 
 /**
  * Keeps the current version of entry `id` (at `version`) in the history,
@@ -27,20 +27,7 @@ export async function keepVersion(tx: SqlExecutor, id: string, version: number, 
 }
 
 /** The content hash, valid-time interval, kind, title and prompt arguments of kept version `version` of entry `id`, if it is kept. */
-export async function keptVersion(
-  tx: SqlExecutor,
-  id: string,
-  version: number,
-): Promise<
-  | {
-      contentHash: string;
-      validity: Validity;
-      kind: string;
-      title: string | undefined;
-      promptArguments: PromptArgument[];
-    }
-  | undefined
-> {
+export async function keptVersion(tx: SqlExecutor, id: string, version: number): Promise<KeptVersion | undefined> {
   const { rows } = await tx.query<{
     content_hash: string;
     valid_from: Date | null;
