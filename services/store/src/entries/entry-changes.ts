@@ -250,6 +250,9 @@ function rescreen(write: EntryChangeWrite, screens: FieldScreens): RescreenedFie
   // A restore brings its title from the kept version, not from the caller, so nothing screened it before the
   // transaction; a title is one line of at most 300 characters, screened here at once.
   if (write.title !== undefined) fields.title = screens.title ?? screenEntry({ title: write.title ?? "" });
+  // Restored arguments likewise: at most 20 descriptions of at most 500 characters.
+  if (write.promptArguments !== undefined)
+    fields.arguments = screens.arguments ?? screenEntry({ promptArguments: write.promptArguments });
   return fields;
 }
 

@@ -22,7 +22,7 @@ import { validateGenerated, validateNewEntry } from "./entry-validation.js";
 export interface ValidCommit {
   write: EntryWrite;
   generated: GeneratedWrite | undefined;
-  /** The write-time screen of the entry's text, metadata and tags, done before its transaction. */
+  /** The write-time screen of the entry's text, metadata, tags, title and prompt arguments, done before its transaction. */
   screens: FieldScreens;
 }
 
@@ -61,9 +61,9 @@ export async function screenCommit(
   before: BeforeTransaction,
   commit: Omit<ValidCommit, "screens">,
 ): Promise<ValidCommit> {
-  const { text, metadata, tags, title } = commit.write;
+  const { text, metadata, tags, title, promptArguments } = commit.write;
   const [screens, write] = await Promise.all([
-    before.screen.screen({ text, metadata, tags, title: title ?? "" }),
+    before.screen.screen({ text, metadata, tags, title: title ?? "", promptArguments }),
     withSearchVector(before, commit.write),
   ]);
   return { ...commit, write, screens };
@@ -78,6 +78,7 @@ export async function screenChange(before: BeforeTransaction, change: EntryChang
       ...(change.tags === undefined ? {} : { tags: change.tags }),
       // A removed title (null) is screened as empty: it leaves no findings, and clears the old title's.
       ...(change.title === undefined ? {} : { title: change.title ?? "" }),
+      ...(change.promptArguments === undefined ? {} : { promptArguments: change.promptArguments }),
     }),
     change.text === undefined ? undefined : withSearchVector(before, change.text),
   ]);

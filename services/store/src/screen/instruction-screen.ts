@@ -32,7 +32,7 @@ export type ScreenRuleId =
   | "tag-characters";
 
 /** Which part of an entry a finding is in. */
-export type ScreenField = "text" | "metadata" | "tags" | "title";
+export type ScreenField = "text" | "metadata" | "tags" | "title" | "arguments";
 
 /** One rule tripped by one field, written `<field>:<rule>` where it is stored. */
 export interface ScreenFinding {
@@ -211,6 +211,14 @@ export interface ScreenInput {
   tags?: readonly string[] | undefined;
   /** The entry's title: shown in every result, so screened like the text. */
   title?: string | undefined;
+  /** A prompt's declared arguments: their descriptions reach a model through MCP prompts/list, so they are screened too. */
+  promptArguments?: readonly ScreenedArgument[] | undefined;
+}
+
+/** What the screen reads of a declared prompt argument. */
+export interface ScreenedArgument {
+  name: string;
+  description?: string | undefined;
 }
 
 /**
@@ -227,6 +235,8 @@ export function screenEntry(input: ScreenInput): ScreenFinding[] {
     for (const value of stringsOf(input.metadata, [])) screenString(value, "metadata", found);
   if (input.tags !== undefined) for (const tag of input.tags) screenString(tag, "tags", found);
   if (input.title !== undefined) screenString(input.title, "title", found);
+  if (input.promptArguments !== undefined)
+    for (const argument of input.promptArguments) screenString(argument.description ?? "", "arguments", found);
   return [...found.values()];
 }
 

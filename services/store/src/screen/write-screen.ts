@@ -16,12 +16,19 @@ export function screenFields(input: ScreenInput): FieldScreens {
   if (input.metadata !== undefined) screens.metadata = screenEntry({ metadata: input.metadata });
   if (input.tags !== undefined) screens.tags = screenEntry({ tags: input.tags });
   if (input.title !== undefined) screens.title = screenEntry({ title: input.title });
+  if (input.promptArguments !== undefined) screens.arguments = screenEntry({ promptArguments: input.promptArguments });
   return screens;
 }
 
 /** Every finding of `screens`, in field order (as `screenEntry` gives them). */
 export function allFindings(screens: FieldScreens): ScreenFinding[] {
-  return [...(screens.text ?? []), ...(screens.metadata ?? []), ...(screens.tags ?? []), ...(screens.title ?? [])];
+  return [
+    ...(screens.text ?? []),
+    ...(screens.metadata ?? []),
+    ...(screens.tags ?? []),
+    ...(screens.title ?? []),
+    ...(screens.arguments ?? []),
+  ];
 }
 
 /**
@@ -60,6 +67,7 @@ export function createWriteScreen(options: WriteScreenOptions): WriteScreen {
         input.metadata === undefined ? "" : JSON.stringify(input.metadata),
         ...(input.tags ?? []),
         input.title ?? "",
+        ...(input.promptArguments ?? []).map((argument) => argument.description ?? ""),
       ];
       if (isInlineText(strings)) return screenFields(input);
       return pool.run<FieldScreens>("screen", input, {
