@@ -23,10 +23,9 @@ const textMimeType = "text/markdown";
 /** The longest name a listed entry without a title gets from the start of its text. */
 const nameChars = 80;
 
-/** The URI of an entry, of one of its kept versions, or of one of its images. */
-export const entryUri = (id: string) => `${entriesRoot}${id}`;
-export const versionUri = (id: string, version: number) => `${entriesRoot}${id}/versions/${version}`;
-export const imageUri = (id: string, ordinal: number) => `${entriesRoot}${id}/images/${ordinal}`;
+/** The URI of an entry, and of one of its images. */
+const entryUri = (id: string) => `${entriesRoot}${id}`;
+const imageUri = (id: string, ordinal: number) => `${entriesRoot}${id}/images/${ordinal}`;
 
 /** What resources/list shows of one entry (a type: the SDKs' result types carry an index signature). */
 export type ListedResource = {
@@ -38,6 +37,7 @@ export type ListedResource = {
   annotations?: { lastModified: string };
 };
 
+/** One URI form resources/read takes. */
 export type ResourceTemplate = {
   uriTemplate: string;
   name: string;
