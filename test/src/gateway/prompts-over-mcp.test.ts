@@ -210,7 +210,8 @@ for (const backend of hubBackends) {
     test("a caller without the read scope is offered no prompts", async () => {
       assert.equal(clients.writer!.getServerCapabilities()?.prompts, undefined);
       assert.equal((await rpcError(clients.writer!.listPrompts({}))).code, -32601);
-      assert.ok(clients.alice!.getServerCapabilities()?.prompts !== undefined);
+      // Stateless: no stream to announce a changed list on, so none is promised.
+      assert.deepEqual(clients.alice!.getServerCapabilities()?.prompts, { listChanged: false });
     });
 
     test("listing pages through more than a page in a stable order, unshifted by a prompt written meanwhile", async () => {

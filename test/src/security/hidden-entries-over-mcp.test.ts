@@ -22,7 +22,10 @@ import { readWrite, writeKeysFile } from "../support/principals.js";
  * prompt methods are held to the same: prompts/list and prompts/get of the
  * caller's prompts, beside hidden prompts with the very title and
  * arguments, and prompts/get of a hidden prompt answers byte for byte as a
- * name that never existed.
+ * name that never existed; so are the resource methods: resources/list,
+ * resources/read of the caller's entries and kept versions, and
+ * resources/read of a hidden entry or version, byte for byte as a URI that
+ * never existed.
  *
  * Semantic search is asked to compare exactly below 40 candidate chunks,
  * so 50 hidden entries in the caller's tenant and thread would cross the
@@ -55,6 +58,10 @@ interface Scenario {
   hiddenPromptAnswers: string[];
   /** prompts/get of a name that never existed, normalised. */
   ghostPromptAnswer: string;
+  /** resources/read of each hidden entry and of its first version, normalised. */
+  hiddenResourceAnswers: string[];
+  /** resources/read of an entry that never existed, and of its first version, normalised. */
+  ghostResourceAnswers: string[];
   /** Every tool marked read-only in tools/list, for any of the callers. */
   readTools: Set<string>;
 }
@@ -505,12 +512,38 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
     const hiddenPromptAnswers: string[] = [];
     for (const id of hiddenPrompts)
       hiddenPromptAnswers.push(await prompt(() => alice.getPrompt({ name: id, arguments: { topic: "x" } })));
+    // The MCP resource methods, answered the same way.
+    const entry = (id: string) => `context-hub://entries/${id}`;
+    const resourceCalls: [string, Client, string, () => Promise<unknown>][] = [
+      ["alice", alice, "resources/list", () => alice.listResources({})],
+      ["alice", alice, "resources/templates/list", () => alice.listResourceTemplates({})],
+      ["alice", alice, "resources/read", () => alice.readResource({ uri: entry(plan) })],
+      ["alice", alice, "resources/read", () => alice.readResource({ uri: `${entry(notes)}/versions/1` })],
+      ["alice", alice, "resources/read", () => alice.readResource({ uri: entry(weather) })],
+      ["alice", alice, "resources/read", () => alice.readResource({ uri: `${entry(briefing)}/versions/1` })],
+      ["alice", alice, "resources/read", () => alice.readResource({ uri: entry(own) })],
+      ["alice", alice, "resources/read", () => alice.readResource({ uri: entry(ghost) })],
+      ["rev", rev, "resources/list", () => rev.listResources({})],
+      ["root", root, "resources/list", () => root.listResources({})],
+    ];
+    for (const [caller, , method, call] of resourceCalls)
+      answers.push({
+        caller,
+        tool: method,
+        label: `${caller} ${method} #${answers.length}`,
+        shown: await prompt(call),
+      });
+    const readBoth = (id: string) => [entry(id), `${entry(id)}/versions/1`].map((uri) => alice.readResource({ uri }));
+    const ghostResourceAnswers = await Promise.all(readBoth(ghost).map((call) => prompt(() => call)));
+    const hiddenResourceAnswers: string[] = [];
+    for (const id of hiddenPrompts)
+      hiddenResourceAnswers.push(...(await Promise.all(readBoth(id).map((call) => prompt(() => call)))));
     const readTools = new Set<string>();
     for (const client of [alice, rev, root]) {
       for (const tool of (await client.listTools()).tools)
         if (tool.annotations?.readOnlyHint === true) readTools.add(tool.name);
     }
-    return { answers, readTools, hiddenPromptAnswers, ghostPromptAnswer };
+    return { answers, readTools, hiddenPromptAnswers, ghostPromptAnswer, hiddenResourceAnswers, ghostResourceAnswers };
   } finally {
     await closeHub?.();
     keys.dispose();
@@ -537,6 +570,11 @@ for (const backend of backends) {
       const shownPrompts = baseline.answers.find((answer) => answer.tool === "prompts/list")!.shown;
       assert.match(shownPrompts, /<brief>/);
       assert.match(shownPrompts, /<weather-prompt>/);
+      assert.ok(called.has("resources/list") && called.has("resources/read"), "the resource methods are called");
+      const shownResources = baseline.answers.find((answer) => answer.tool === "resources/list")!.shown;
+      for (const name of ["plan", "notes", "brief", "weather-prompt", "briefing", "draft", "lunch"])
+        assert.ok(shownResources.includes(`context-hub://entries/<${name}>`), `resources/list shows ${name}`);
+      assert.doesNotMatch(shownResources, /<own-quarantined>/, "a quarantined entry is no resource");
       // The calls are not all refusals: the visible entries are really read (the thirteen that fail ask for ghosts,
       // hidden files or an outline node the plan lacks on purpose).
       const failures = baseline.answers
@@ -563,6 +601,10 @@ for (const backend of backends) {
         assert.ok(planted.hiddenPromptAnswers.length >= 2, "a hidden prompt of each kind is asked for");
         for (const shown of planted.hiddenPromptAnswers) assert.equal(shown, planted.ghostPromptAnswer);
         assert.match(planted.ghostPromptAnswer, /-32602/);
+        assert.equal(planted.hiddenResourceAnswers.length, planted.hiddenPromptAnswers.length * 2);
+        for (const [index, shown] of planted.hiddenResourceAnswers.entries())
+          assert.equal(shown, planted.ghostResourceAnswers[index % 2]);
+        assert.match(planted.ghostResourceAnswers[0]!, /resource not found/);
       });
     }
   });

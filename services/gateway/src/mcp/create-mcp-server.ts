@@ -3,6 +3,9 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
   type CallToolResult,
   type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -16,6 +19,7 @@ import type { ToolDefinition } from "./tool-definition.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 import { instructionsFor } from "./instructions.js";
 import { promptHandlersFor } from "./prompts.js";
+import { resourceHandlersFor } from "./resources.js";
 
 const toolCalls = counter("contexthub_tool_calls_total", "MCP tool calls by tool and outcome.", ["tool", "outcome"]);
 
@@ -110,27 +114,45 @@ export function boundTools(options: McpServerOptions): BoundTool[] {
 /**
  * An MCP server for one request of a 2025 revision (2024-11-05 to
  * 2025-11-25), with the tools the caller's scopes allow and, for a caller
- * who may read, the prompt entries it may see as MCP prompts. The request's
+ * who may read, the prompt entries it may see as MCP prompts and every entry
+ * it may see as an MCP resource. The request's
  * messages have already been metered against the caller's rate budgets (see
  * metering.ts).
  */
 export function createMcpServer(options: McpServerOptions): McpServer {
   const tools = boundTools(options);
   const prompts = promptHandlersFor(options.principal, options.peers, options.logger);
+  const resources = resourceHandlersFor(options.principal, options.peers, options.logger);
   const server = new McpServer(
     { name: "context-hub", title: "Context Hub", version: options.version },
     {
       instructions: options.instructions ?? instructionsFor(tools.map((tool) => tool.name)),
-      capabilities: prompts === undefined ? { tools: {} } : { tools: {}, prompts: {} },
+      capabilities: {
+        tools: {},
+        ...(prompts === undefined ? {} : { prompts: {} }),
+        ...(resources === undefined ? {} : { resources: {} }),
+      },
       jsonSchemaValidator: sharedSchemaValidator,
     },
   );
+  // The SDK marks a capability given above listChanged: true; prompts and resources are entries that do change, but
+  // a stateless server keeps no stream to announce them on, nor to send resource updates on (no subscribe).
+  const unannounced = { listChanged: false };
+  server.server.registerCapabilities({
+    ...(prompts === undefined ? {} : { prompts: unannounced }),
+    ...(resources === undefined ? {} : { resources: unannounced }),
+  });
   if (prompts !== undefined) {
     // The low-level handlers, not registerPrompt: the prompts are the caller's entries, read per request.
     server.server.setRequestHandler(ListPromptsRequestSchema, (request) => prompts.list(request.params?.cursor));
     server.server.setRequestHandler(GetPromptRequestSchema, (request) =>
       prompts.get(request.params.name, request.params.arguments),
     );
+  }
+  if (resources !== undefined) {
+    server.server.setRequestHandler(ListResourcesRequestSchema, (request) => resources.list(request.params?.cursor));
+    server.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => resources.listTemplates());
+    server.server.setRequestHandler(ReadResourceRequestSchema, (request) => resources.read(request.params.uri));
   }
   for (const tool of tools) {
     server.registerTool(

@@ -4,6 +4,7 @@ import { McpServer, type CallToolResult, type StandardSchemaWithJSON } from "@mo
 import { boundTools, type McpServerOptions } from "./create-mcp-server.js";
 import { instructionsFor } from "./instructions.js";
 import { promptHandlersFor } from "./prompts.js";
+import { resourceHandlersFor } from "./resources.js";
 
 /**
  * How long a client may reuse `tools/list` and `server/discover` results
@@ -24,16 +25,19 @@ export function createModernMcpServer(options: McpServerOptions): McpServer {
   const cacheHint = { ttlMs: listTtlMs, cacheScope: "private" as const };
   const tools = boundTools(options);
   const prompts = promptHandlersFor(options.principal, options.peers, options.logger);
+  const resources = resourceHandlersFor(options.principal, options.peers, options.logger);
   const server = new McpServer(
     { name: "context-hub", title: "Context Hub", version: options.version },
     {
       instructions: options.instructions ?? instructionsFor(tools.map((tool) => tool.name)),
       // Tools never change while a gateway runs, so nothing is announced on a subscriptions/listen stream.
-      // Prompts are entries and do change, but a stateless server keeps no stream to announce them on either.
-      capabilities:
-        prompts === undefined
-          ? { tools: { listChanged: false } }
-          : { tools: { listChanged: false }, prompts: { listChanged: false } },
+      // Prompts and resources are entries and do change, but a stateless server keeps no stream to announce them on
+      // either, nor to send resource updates on (no subscribe).
+      capabilities: {
+        tools: { listChanged: false },
+        ...(prompts === undefined ? {} : { prompts: { listChanged: false } }),
+        ...(resources === undefined ? {} : { resources: { listChanged: false } }),
+      },
       cacheHints: { "tools/list": cacheHint, "server/discover": cacheHint },
     },
   );
@@ -42,6 +46,11 @@ export function createModernMcpServer(options: McpServerOptions): McpServer {
     server.server.setRequestHandler("prompts/get", (request) =>
       prompts.get(request.params.name, request.params.arguments),
     );
+  }
+  if (resources !== undefined) {
+    server.server.setRequestHandler("resources/list", (request) => resources.list(request.params?.cursor));
+    server.server.setRequestHandler("resources/templates/list", () => resources.listTemplates());
+    server.server.setRequestHandler("resources/read", (request) => resources.read(request.params.uri));
   }
   for (const tool of tools) {
     const config = {

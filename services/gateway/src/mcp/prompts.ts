@@ -6,33 +6,15 @@
  * trust states hold exactly as for every tool. SDK-neutral: both server
  * generations register these handlers.
  */
-import { isContextHubError, renderPromptTemplate, currentRequestContext, type Logger } from "@context-hub/common";
+import { renderPromptTemplate, type Logger } from "@context-hub/common";
 import { gatewayClientsFor } from "../clients/gateway-clients.js";
 import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
+import { describeEntry, entryIdPattern, optional, pageOfEntries } from "./entry-listing.js";
+import { invalidParams, McpRequestError, toRequestError } from "./request-errors.js";
 
 /** The scope a caller needs to see prompts: the read scope, as for the reading tools. */
 export const promptScope = "context:read";
-
-/** Prompts per `prompts/list` page. */
-export const promptPageSize = 50;
-
-/** The longest description a listed prompt gets when it is taken from the entry's text. */
-const descriptionChars = 300;
-
-/** JSON-RPC error codes the handlers answer with. */
-const invalidParams = -32602;
-const internalError = -32603;
-
-/** A JSON-RPC error both SDK generations send as thrown (they read `code` and `message`). */
-export class PromptRequestError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 interface PromptArgumentView {
   name: string;
@@ -54,40 +36,6 @@ export type RenderedPrompt = {
   messages: { role: "user"; content: { type: "text"; text: string } }[];
 };
 
-/** Where a listing resumes: the offset, and the newest creation time the first page saw, so new prompts cannot shift pages. */
-interface PromptCursor {
-  offset: number;
-  before: string;
-}
-
-function encodeCursor(cursor: PromptCursor): string {
-  return Buffer.from(JSON.stringify({ o: cursor.offset, b: cursor.before })).toString("base64url");
-}
-
-function decodeCursor(value: string): PromptCursor {
-  try {
-    const parsed = JSON.parse(Buffer.from(value, "base64url").toString("utf8")) as { o?: unknown; b?: unknown };
-    if (
-      typeof parsed.o === "number" &&
-      Number.isSafeInteger(parsed.o) &&
-      parsed.o > 0 &&
-      typeof parsed.b === "string" &&
-      !Number.isNaN(Date.parse(parsed.b))
-    )
-      return { offset: parsed.o, before: parsed.b };
-  } catch {
-    // Falls through to the one error every malformed cursor gets.
-  }
-  throw new PromptRequestError(invalidParams, "invalid cursor: pass a nextCursor exactly as prompts/list returned it");
-}
-
-/** The entry's summary, or else (a short text has none) the start of its text, cut to fit. */
-function describePrompt(summary: string, text: string): string | undefined {
-  const source = summary.trim() !== "" ? summary.trim() : text.trim();
-  if (source === "") return undefined;
-  return source.length > descriptionChars ? `${source.slice(0, descriptionChars - 1)}…` : source;
-}
-
 function toListedArguments(list: readonly PromptArgumentView[]) {
   return list.map((argument) => ({
     name: argument.name,
@@ -96,12 +44,9 @@ function toListedArguments(list: readonly PromptArgumentView[]) {
   }));
 }
 
-/** A full entry id, the only form a prompt name takes (prompts/get accepts no id prefixes). */
-const entryIdPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /** The one answer for a name that is no prompt the caller may read: hidden and missing read the same (invariant I-2). */
-function unknownPrompt(name: string): PromptRequestError {
-  return new PromptRequestError(
+function unknownPrompt(name: string): McpRequestError {
+  return new McpRequestError(
     invalidParams,
     `unknown prompt ${JSON.stringify(name.slice(0, 100))}: no prompt you may read has this name (prompts/list gives the names)`,
   );
@@ -119,43 +64,23 @@ function checkArguments(
   const names = new Set(declared.map((argument) => argument.name));
   const undeclared = Object.keys(given).filter((key) => !names.has(key));
   if (undeclared.length > 0)
-    throw new PromptRequestError(
+    throw new McpRequestError(
       invalidParams,
       `prompt ${name} declares no argument ${undeclared.map((key) => JSON.stringify(key.slice(0, 100))).join(", ")}; it declares ${declared.length === 0 ? "none" : declared.map((argument) => argument.name).join(", ")}`,
     );
   const missing = declared.filter((argument) => argument.required && typeof given[argument.name] !== "string");
   if (missing.length > 0)
-    throw new PromptRequestError(
+    throw new McpRequestError(
       invalidParams,
       `prompt ${name} needs the argument${missing.length > 1 ? "s" : ""} ${missing.map((argument) => argument.name).join(", ")}: give ${missing.length > 1 ? "them" : "it"} in arguments`,
     );
   const values = new Map<string, string>();
   for (const [key, value] of Object.entries(given)) {
     if (typeof value !== "string")
-      throw new PromptRequestError(invalidParams, `argument ${key} of prompt ${name} must be a string`);
+      throw new McpRequestError(invalidParams, `argument ${key} of prompt ${name} must be a string`);
     values.set(key, value);
   }
   return values;
-}
-
-/**
- * A failure as a JSON-RPC error: request errors as they are, the store's
- * refusals with their message, anything unexpected logged and shown as a
- * request id only.
- */
-function toRequestError(error: unknown, logger: Logger): PromptRequestError {
-  if (error instanceof PromptRequestError) return error;
-  const requestId = currentRequestContext()?.requestId ?? "unknown";
-  if (isContextHubError(error) && error.code !== "INTERNAL") {
-    if (error.cause !== undefined)
-      logger.warn({ err: error.cause, code: error.code }, "prompt request: a peer call failed");
-    return new PromptRequestError(
-      error.code === "INVALID_ARGUMENT" ? invalidParams : internalError,
-      `${error.code}: ${error.message}`,
-    );
-  }
-  logger.error({ err: error }, "prompt request failed unexpectedly");
-  return new PromptRequestError(internalError, `Internal error. Quote request id ${requestId} when reporting it.`);
 }
 
 /** The prompt handlers bound to one caller. */
@@ -175,25 +100,16 @@ export function promptHandlersFor(principal: Principal, peers: Peers, logger: Lo
   return {
     async list(cursor) {
       try {
-        const at = cursor === undefined ? undefined : decodeCursor(cursor);
-        const page = await entries.list(
-          principal,
-          { kind: "prompt", ...(at === undefined ? {} : { end_date: at.before }) },
-          { limit: promptPageSize, offset: at?.offset ?? 0 },
-        );
+        const page = await pageOfEntries(entries, principal, { kind: "prompt" }, cursor, "prompts/list");
         const prompts = page.results.map((entry) => ({
           name: entry.id,
           ...(entry.title === null ? {} : { title: entry.title }),
-          ...optional("description", describePrompt(entry.summary, entry.preview)),
+          ...optional("description", describeEntry(entry.summary, entry.preview)),
           arguments: toListedArguments(entry.prompt_arguments),
         }));
-        const before = at?.before ?? snapshotAfter(page.results.map((entry) => entry.created_at));
-        const offset = (at?.offset ?? 0) + page.results.length;
-        return page.hasMore && before !== undefined
-          ? { prompts, nextCursor: encodeCursor({ offset, before }) }
-          : { prompts };
+        return page.nextCursor === undefined ? { prompts } : { prompts, nextCursor: page.nextCursor };
       } catch (error) {
-        throw toRequestError(error, logger);
+        throw toRequestError(error, logger, "prompts/list");
       }
     },
 
@@ -205,30 +121,12 @@ export function promptHandlersFor(principal: Principal, peers: Peers, logger: Lo
         if (entry === undefined || entry.kind !== "prompt") throw unknownPrompt(name);
         const values = checkArguments(name, entry.prompt_arguments, args ?? {});
         return {
-          ...optional("description", entry.title ?? describePrompt(entry.summary, entry.text)),
+          ...optional("description", entry.title ?? describeEntry(entry.summary, entry.text)),
           messages: [{ role: "user", content: { type: "text", text: renderPromptTemplate(entry.text, values) } }],
         };
       } catch (error) {
-        throw toRequestError(error, logger);
+        throw toRequestError(error, logger, "prompts/get");
       }
     },
   };
-}
-
-/** `{ [key]: value }` when value is defined, else nothing (the SDK's types want absent, not undefined). */
-function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
-}
-
-/**
- * The bound later pages are read under: just after the newest creation time
- * of the first page (the listing is newest first), in the store's own clock,
- * so a prompt written while the caller pages does not shift the pages.
- */
-function snapshotAfter(createdAt: readonly (string | null)[]): string | undefined {
-  const newest = createdAt.reduce<number | undefined>((max, iso) => {
-    const time = iso === null ? Number.NaN : Date.parse(iso);
-    return Number.isNaN(time) ? max : Math.max(max ?? time, time);
-  }, undefined);
-  return newest === undefined ? undefined : new Date(newest + 1).toISOString();
 }

@@ -1,0 +1,260 @@
+/**
+ * The entries a caller may read, served as MCP resources: `resources/list`
+ * pages through them, `resources/templates/list` names the URI forms, and
+ * `resources/read` returns an entry's text (with its images as blobs), a kept
+ * version's text, or one image. Every read goes through the store's ordinary
+ * listing, fetch and history, so the access predicate and trust states hold
+ * exactly as for the tools; quarantined entries are not served. SDK-neutral:
+ * both server generations register these handlers.
+ */
+import { isContextHubError, type Logger } from "@context-hub/common";
+import { gatewayClientsFor } from "../clients/gateway-clients.js";
+import type { Peers } from "../clients/peers.js";
+import type { Principal } from "../principal.js";
+import { describeEntry, entryIdPattern, optional, pageOfEntries } from "./entry-listing.js";
+import { internalError, invalidParams, McpRequestError, toRequestError } from "./request-errors.js";
+
+/** The scope a caller needs to see resources: the read scope, as for the reading tools. */
+export const resourceScope = "context:read";
+
+const entriesRoot = "context-hub://entries/";
+const textMimeType = "text/markdown";
+
+/** The longest name a listed entry without a title gets from the start of its text. */
+const nameChars = 80;
+
+/** The URI of an entry, and of one of its images. */
+const entryUri = (id: string) => `${entriesRoot}${id}`;
+const imageUri = (id: string, ordinal: number) => `${entriesRoot}${id}/images/${ordinal}`;
+
+/** What resources/list shows of one entry (a type: the SDKs' result types carry an index signature). */
+export type ListedResource = {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType: string;
+  annotations?: { lastModified: string };
+};
+
+/** One URI form resources/read takes. */
+export type ResourceTemplate = {
+  uriTemplate: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType?: string;
+};
+
+/** One item of a resources/read result: text, or base64 bytes. */
+export type ResourceContents =
+  | { uri: string; mimeType: string; text: string; _meta: Record<string, unknown> }
+  | { uri: string; mimeType: string; blob: string };
+
+/** The URI forms resources/read takes, as resources/templates/list shows them. */
+export const resourceTemplates: readonly ResourceTemplate[] = [
+  {
+    uriTemplate: `${entriesRoot}{id}`,
+    name: "entry",
+    title: "Entry",
+    description:
+      "An entry you may read, by its full id: its current text (kind, title, thread, version and trust state in _meta), and its images as blobs.",
+    mimeType: textMimeType,
+  },
+  {
+    uriTemplate: `${entriesRoot}{id}/versions/{version}`,
+    name: "entry-version",
+    title: "Entry version",
+    description:
+      "One kept version of an entry you may read (get_context_history lists them): its text as it was then, with its metadata in _meta.",
+    mimeType: textMimeType,
+  },
+  {
+    uriTemplate: `${entriesRoot}{id}/images/{ordinal}`,
+    name: "entry-image",
+    title: "Entry image",
+    description: "One image of an entry you may read, by its position (from 0), as a blob of its own type.",
+  },
+];
+
+/** Where a URI points. */
+type ResourceAddress =
+  | { form: "entry"; id: string }
+  | { form: "version"; id: string; version: number }
+  | { form: "image"; id: string; ordinal: number };
+
+const uriPattern = /^context-hub:\/\/entries\/([^/?#]+)(?:\/(versions|images)\/(0|[1-9][0-9]{0,8}))?$/;
+
+/**
+ * The entry, version or image a URI names. A URI of no form this server
+ * serves is an error of its own: it says nothing of any entry.
+ */
+function parseResourceUri(uri: string): ResourceAddress {
+  const match = uriPattern.exec(uri);
+  const id = match?.[1];
+  if (match === null || id === undefined || !entryIdPattern.test(id))
+    throw new McpRequestError(
+      invalidParams,
+      `invalid resource URI ${JSON.stringify(uri.slice(0, 200))}: Context Hub serves ${resourceTemplates.map((template) => template.uriTemplate).join(", ")}, with a full lower-case entry id (resources/list gives the URIs)`,
+    );
+  const number = match[3] === undefined ? undefined : Number(match[3]);
+  if (number === undefined) return { form: "entry", id };
+  if (match[2] === "versions") {
+    if (number === 0) throw new McpRequestError(invalidParams, `invalid resource URI ${uri}: versions count from 1`);
+    return { form: "version", id, version: number };
+  }
+  return { form: "image", id, ordinal: number };
+}
+
+/**
+ * The one answer for a URI that names nothing the caller may read: hidden
+ * and missing read the same (invariant I-2). The code is -32602 with the URI
+ * as `data`, the resource-not-found error of MCP 2026-07-28 (earlier SDKs
+ * sent the same).
+ */
+function resourceNotFound(uri: string): McpRequestError {
+  return new McpRequestError(
+    invalidParams,
+    `resource not found: ${uri} names nothing you may read (resources/list gives the URIs)`,
+    { uri },
+  );
+}
+
+/** The resource handlers bound to one caller. */
+export interface ResourceHandlers {
+  list(cursor: string | undefined): Promise<{ resources: ListedResource[]; nextCursor?: string }>;
+  listTemplates(): { resourceTemplates: ResourceTemplate[] };
+  read(uri: string): Promise<{ contents: ResourceContents[] }>;
+}
+
+/**
+ * The resource handlers for `principal`, or undefined when its scopes do not
+ * include reading (then the server declares no resources capability at all).
+ */
+export function resourceHandlersFor(principal: Principal, peers: Peers, logger: Logger): ResourceHandlers | undefined {
+  if (!principal.scopes.includes(resourceScope)) return undefined;
+  const clients = gatewayClientsFor(peers);
+
+  /** The current entry, with its image bytes when asked for, or the not-found error. */
+  async function currentEntry(uri: string, id: string, includeImages: boolean) {
+    const found = await clients.entries.get(principal, { ids: [id], includeImages, includeQuarantined: false });
+    const [entry] = found.entries;
+    if (entry !== undefined) return entry;
+    const tooLarge = found.not_returned.find((item) => item.id === id);
+    if (tooLarge !== undefined)
+      throw new McpRequestError(
+        internalError,
+        `${uri} is too large to return in one reply (${tooLarge.size_bytes} bytes with its images): read its text with get_context`,
+      );
+    throw resourceNotFound(uri);
+  }
+
+  async function readEntry(uri: string, id: string): Promise<ResourceContents[]> {
+    const entry = await currentEntry(uri, id, true);
+    return [
+      {
+        uri,
+        mimeType: textMimeType,
+        text: entry.text,
+        _meta: {
+          kind: entry.kind,
+          title: entry.title,
+          thread_id: entry.thread_id,
+          version: entry.version,
+          trust_state: entry.trust_state,
+          visibility: entry.visibility,
+          owner: entry.owner,
+          tags: entry.tags,
+          updated_at: entry.updated_at,
+        },
+      },
+      ...entry.images.flatMap((image) =>
+        image.data === undefined
+          ? []
+          : [{ uri: imageUri(id, image.ordinal), mimeType: image.mime_type, blob: image.data }],
+      ),
+    ];
+  }
+
+  async function readVersion(uri: string, id: string, version: number): Promise<ResourceContents[]> {
+    // The entry itself first: a deleted or quarantined entry serves none of its versions either.
+    await currentEntry(uri, id, false);
+    let history;
+    try {
+      history = await clients.history.history(principal, { id, version, limit: 1, offset: 0 });
+    } catch (error) {
+      // A version never written, or purged, reads as any URI that names nothing.
+      if (isContextHubError(error) && (error.code === "INVALID_ARGUMENT" || error.code === "ENTRY_NOT_FOUND"))
+        throw resourceNotFound(uri);
+      throw error;
+    }
+    const [kept] = history.versions;
+    // A version private to its owner while it was current, or quarantined, is not the caller's to read.
+    if (kept === undefined || kept.redacted || kept.trust_state === "quarantined") throw resourceNotFound(uri);
+    return [
+      {
+        uri,
+        mimeType: textMimeType,
+        text: kept.text,
+        _meta: {
+          kind: kept.kind,
+          title: kept.title,
+          thread_id: history.threadId,
+          version: kept.version,
+          current: kept.current,
+          latest_version: history.latestVersion,
+          trust_state: kept.trust_state,
+          visibility: kept.visibility,
+          tags: kept.tags,
+          written_by: kept.written_by,
+          written_at: kept.written_at,
+        },
+      },
+    ];
+  }
+
+  async function readImage(uri: string, id: string, ordinal: number): Promise<ResourceContents[]> {
+    const entry = await currentEntry(uri, id, true);
+    const image = entry.images.find((candidate) => candidate.ordinal === ordinal);
+    if (image?.data === undefined) throw resourceNotFound(uri);
+    return [{ uri, mimeType: image.mime_type, blob: image.data }];
+  }
+
+  return {
+    async list(cursor) {
+      try {
+        const page = await pageOfEntries(clients.entries, principal, {}, cursor, "resources/list");
+        const resources = page.results.map((entry) => ({
+          uri: entryUri(entry.id),
+          name: entry.title ?? describeEntry("", entry.preview, nameChars) ?? entry.id,
+          ...optional("title", entry.title ?? undefined),
+          ...optional("description", describeEntry(entry.summary, entry.preview)),
+          mimeType: textMimeType,
+          ...(entry.updated_at === null ? {} : { annotations: { lastModified: entry.updated_at } }),
+        }));
+        return page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor };
+      } catch (error) {
+        throw toRequestError(error, logger, "resources/list");
+      }
+    },
+
+    listTemplates() {
+      return { resourceTemplates: [...resourceTemplates] };
+    },
+
+    async read(uri) {
+      try {
+        const address = parseResourceUri(uri);
+        const contents =
+          address.form === "entry"
+            ? await readEntry(uri, address.id)
+            : address.form === "version"
+              ? await readVersion(uri, address.id, address.version)
+              : await readImage(uri, address.id, address.ordinal);
+        return { contents };
+      } catch (error) {
+        throw toRequestError(error, logger, "resources/read");
+      }
+    },
+  };
+}
