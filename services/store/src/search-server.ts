@@ -82,6 +82,7 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
           span: item.span === undefined ? undefined : { start: item.span.start, end: item.span.end },
         })),
         maxChars: request.maxChars,
+        perItem: request.perItem,
       });
       return { passages };
     },

@@ -288,6 +288,17 @@ describe("MCP 2026-07-28 and the 2025 revisions on one /mcp, across two gateways
     );
     const list = listed.body.result as { tools: unknown[]; ttlMs: number; cacheScope: string; resultType: string };
     assert.deepEqual([list.ttlMs, list.cacheScope, list.resultType], [300_000, "private", "complete"]);
+    // Prompts and resources are entries, written at any time: their lists live ten seconds, a read not at all.
+    for (const method of ["prompts/list", "resources/list"]) {
+      const entries = await postModern(
+        balancer.url,
+        alice,
+        { method },
+        { "mcp-protocol-version": modern, "mcp-method": method },
+      );
+      const result = entries.body.result as { ttlMs: number; cacheScope: string };
+      assert.deepEqual([method, result.ttlMs, result.cacheScope], [method, 10_000, "private"]);
+    }
 
     const client = await connectModern(balancer.url, alice);
     try {

@@ -130,7 +130,9 @@ test("a hit's listing is built only when it is shown: a trust state this build d
 
 test("passages carry a span only where one is given, and the reranker is asked for every passage under the deadline", async () => {
   const { client, asked } = peersAnswering({
-    passages: create(searchV1.GetPassagesResponseSchema, { passages: [{ entryId: "e1", text: "p1" }] }),
+    passages: create(searchV1.GetPassagesResponseSchema, {
+      passages: [{ entryId: "e1", text: "p1", span: { start: 3, end: 5 }, nodeId: "setup" }],
+    }),
     rerank: create(rerankerV1.RerankResponseSchema, {
       results: [
         { id: "e2", score: 0.9 },
@@ -143,7 +145,8 @@ test("passages carry a span only where one is given, and the reranker is asked f
     items: [{ entryId: "e1", span: { start: 3, end: 8 } }, { entryId: "e2" }],
     maxChars: 1_200,
   });
-  assert.deepEqual(passages, [{ entryId: "e1", text: "p1" }]);
+  assert.deepEqual(passages, [{ entryId: "e1", text: "p1", span: { start: 3, end: 5 }, nodeId: "setup" }]);
+  assert.equal((asked[0]!.request as { perItem: number }).perItem, 0, "one passage per item unless asked for more");
   assert.deepEqual((asked[0]!.request as { items: unknown[] }).items, [
     { entryId: "e1", span: { start: 3, end: 8 } },
     { entryId: "e2" },

@@ -134,6 +134,15 @@ export interface PassageItem {
   span?: TextSpan | undefined;
 }
 
+/** A passage as the store cut it: the entry's text in `span`, and (deep reading) the outline node it starts in. */
+export interface EntryPassage {
+  entryId: string;
+  text: string;
+  span: TextSpan;
+  /** With `perItem`: the deepest outline section the passage starts in; "" before the first heading. */
+  nodeId: string;
+}
+
 function toSearchEntry(entry: storeV1.Entry): SearchEntry {
   return {
     id: entry.id,
@@ -231,11 +240,14 @@ export function createSearchClient({ search, embedder, reranker }: Pick<Peers, "
       return reply.entries.map(toSearchEntry);
     },
 
-    /** A passage of each item, at most `maxChars` long, for the reranker to score against the query. */
+    /**
+     * A passage of each item, at most `maxChars` long, for the reranker to score against the query; with
+     * `perItem`, up to that many per item that do not overlap, best first, each with its outline node.
+     */
     async passages(
       principal: Principal,
-      request: { query: string; items: PassageItem[]; maxChars: number },
-    ): Promise<{ entryId: string; text: string }[]> {
+      request: { query: string; items: PassageItem[]; maxChars: number; perItem?: number | undefined },
+    ): Promise<EntryPassage[]> {
       const reply = await search.getPassages({
         principal,
         query: request.query,
@@ -244,8 +256,14 @@ export function createSearchClient({ search, embedder, reranker }: Pick<Peers, "
           ...(item.span === undefined ? {} : { span: { start: item.span.start, end: item.span.end } }),
         })),
         maxChars: request.maxChars,
+        perItem: request.perItem ?? 0,
       });
-      return reply.passages.map((passage) => ({ entryId: passage.entryId, text: passage.text }));
+      return reply.passages.map((passage) => ({
+        entryId: passage.entryId,
+        text: passage.text,
+        span: { start: passage.span?.start ?? 0, end: passage.span?.end ?? 0 },
+        nodeId: passage.nodeId,
+      }));
     },
 
     /** The passages' scores against the query, best first, waiting at most `deadlineMs` for the reranker. */

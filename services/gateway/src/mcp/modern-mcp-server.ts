@@ -16,6 +16,16 @@ import { resourceHandlersFor } from "./resources.js";
 export const listTtlMs = 300_000;
 
 /**
+ * How long a client may reuse `prompts/list` and `resources/list` results.
+ * These list entries, which callers write at any time: ten seconds lets a
+ * client that lists on every turn of a conversation reuse the page, while a
+ * prompt or entry written meanwhile shows up soon after. A read of one
+ * resource carries no lifetime (the revision's default: not reused), so an
+ * update is seen at once.
+ */
+export const entryListTtlMs = 10_000;
+
+/**
  * An MCP server for one 2026-07-28 request, with the tools the caller's
  * scopes allow bound to the caller's principal (boundTools, shared with the
  * 2025 server). Lists are cacheable per caller only (`cacheScope: private`):
@@ -23,6 +33,7 @@ export const listTtlMs = 300_000;
  */
 export function createModernMcpServer(options: McpServerOptions): McpServer {
   const cacheHint = { ttlMs: listTtlMs, cacheScope: "private" as const };
+  const entryListHint = { ttlMs: entryListTtlMs, cacheScope: "private" as const };
   const tools = boundTools(options);
   const prompts = promptHandlersFor(options.principal, options.peers, options.logger);
   const resources = resourceHandlersFor(options.principal, options.peers, options.logger);
@@ -38,7 +49,13 @@ export function createModernMcpServer(options: McpServerOptions): McpServer {
         ...(prompts === undefined ? {} : { prompts: { listChanged: false } }),
         ...(resources === undefined ? {} : { resources: { listChanged: false } }),
       },
-      cacheHints: { "tools/list": cacheHint, "server/discover": cacheHint },
+      cacheHints: {
+        "tools/list": cacheHint,
+        "server/discover": cacheHint,
+        "resources/templates/list": cacheHint,
+        "prompts/list": entryListHint,
+        "resources/list": entryListHint,
+      },
     },
   );
   if (prompts !== undefined) {

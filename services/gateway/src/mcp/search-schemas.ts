@@ -6,6 +6,7 @@ import {
   defaultRerankWeight,
   fusionMethods,
 } from "../search/hybrid-search.js";
+import { maxPassagesPerEntry, maxPassagesPerSearch } from "../search/entry-passages.js";
 import { trustStates } from "../trust/trust-state.js";
 import { entryListingOutput } from "./output-schemas.js";
 import { maxJsonDepth } from "./json-shape.js";
@@ -423,6 +424,15 @@ export const hybridSearchInput = z
       .describe(
         `How many of the best fused results the reranker reorders (default ${searchToolLimits.defaultRerankDepth}); later results keep their fused order.`,
       ),
+    passages_per_entry: z
+      .number()
+      .int()
+      .min(1)
+      .max(maxPassagesPerEntry)
+      .optional()
+      .describe(
+        `Deep reading: up to this many passages of each result (1 to ${maxPassagesPerEntry}), parts of its text that do not overlap, best first by the reranker's score, each with its outline node_id and character range for read_context_range. limit × passages_per_entry may not exceed ${maxPassagesPerSearch}. Not with as_of.`,
+      ),
     ...rankingFields(
       "It is compared with the score results are ranked by: the reranked score when reranking ran (see rerank_weight; 0..1 with the built-in reranker; results beyond rerank_depth, which it did not score, are left out too), else the fused score (minmax and zscore 0..1, 1: best in both legs; rrf at most (fts_weight + semantic_weight) / (rrf_k + 1)).",
     ),
@@ -435,6 +445,14 @@ export const hybridSearchInput = z
   .refine(
     (value) => !(value.fts_feedback === true && value.fts_mode === "prefix"),
     "fts_feedback is not available with fts_mode prefix: use any or match with it",
+  )
+  .refine(
+    (value) => value.passages_per_entry === undefined || value.as_of === undefined,
+    "passages_per_entry is not available with as_of: passages are cut from the current text",
+  )
+  .refine(
+    (value) => (value.limit ?? 10) * (value.passages_per_entry ?? 1) <= maxPassagesPerSearch,
+    `limit × passages_per_entry may not exceed ${maxPassagesPerSearch}: lower one of them`,
   );
 
 const entryIdInput = z
@@ -618,6 +636,20 @@ export const searchHitOutput = entryListingOutput.extend({
   scores: z.object({ fts: legScore, semantic: legScore, fused: z.number().nullable(), rerank: legScore }),
   best_chunk: span.nullable(),
   highlights: z.array(z.object({ text: z.string(), matches: z.array(span) })).optional(),
+  passages: z
+    .array(
+      z.object({
+        node_id: z
+          .string()
+          .describe('The outline section the passage starts in (navigate_context); "" before the first heading.'),
+        start: z.number(),
+        end: z.number(),
+        text: z.string(),
+        score: z.number().nullable().describe("The reranker's score of the passage; null when it could not score."),
+      }),
+    )
+    .optional()
+    .describe("With passages_per_entry: the result's best passages, best first."),
   explain: z
     .object({ fts: explainedLeg, semantic: explainedLeg, fused: z.number().nullable(), rerank: legScore })
     .optional()
@@ -650,7 +682,7 @@ const searchExplain = z
     stages_ms: z
       .record(z.string(), z.number())
       .describe(
-        "Milliseconds in each stage that ran: embed, fts, semantic, fusion (both fusions, with feedback), feedback (re-scoring the candidates by the expanded query), passages, rerank, listings (reading the shown page), and total.",
+        "Milliseconds in each stage that ran: embed, fts, semantic, fusion (both fusions, with feedback), feedback (re-scoring the candidates by the expanded query), passages, rerank, listings (reading the shown page), with passages_per_entry entry_passages and passage_rerank, and total.",
       ),
   })
   .optional()

@@ -147,7 +147,7 @@ export async function timed<T>(mode: string, leg: string, work: () => Promise<T>
 export const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 
 /** What a failed leg tells the caller: its code and message, never a stack. */
-function describeFailure(error: unknown): string {
+export function describeFailure(error: unknown): string {
   return isContextHubError(error) ? `${error.code}: ${error.message}` : "an internal error";
 }
 

@@ -1,5 +1,15 @@
 import type { Highlight, SearchEntry, TextSpan } from "../clients/search-client.js";
 
+/** One passage of a result, best first within its entry. */
+export interface HitPassage {
+  nodeId: string;
+  start: number;
+  end: number;
+  text: string;
+  /** The reranker's score; null when it could not score (the passages then keep the store's order). */
+  score: number | null;
+}
+
 /** A leg's say about a result: its rank there (1-based) and its score. */
 export interface LegScore {
   rank: number;
@@ -23,6 +33,7 @@ export function toSearchResult(
     chunk?: TextSpan | undefined;
     highlights?: Highlight[] | undefined;
     explain?: HitExplain | undefined;
+    passages?: readonly HitPassage[] | undefined;
   } = {},
 ) {
   return {
@@ -37,6 +48,17 @@ export function toSearchResult(
           highlights: extras.highlights.map((highlight) => ({
             text: highlight.text,
             matches: highlight.matches.map((match) => ({ start: match.start, end: match.end })),
+          })),
+        }),
+    ...(extras.passages === undefined
+      ? {}
+      : {
+          passages: extras.passages.map((passage) => ({
+            node_id: passage.nodeId,
+            start: passage.start,
+            end: passage.end,
+            text: passage.text,
+            score: passage.score,
           })),
         }),
     ...(extras.explain === undefined ? {} : { explain: extras.explain }),

@@ -7,7 +7,7 @@ import { grepText } from "./grep-text.js";
 import { toIdQuery } from "../model/id-query.js";
 import { buildOutline, resolveRange, toLineStarts } from "./navigation.js";
 import { moveInOutline } from "./outline-moves.js";
-import { findPassage, toQueryStems } from "./passages.js";
+import { findPassage, findPassages, outlineNodeFinder, toQueryStems } from "./passages.js";
 import { toPreview } from "../model/preview.js";
 import { parseHeadline, toLexemeQuery, toQueryWords, validateFullTextQuery } from "./text-search.js";
 
@@ -42,6 +42,20 @@ test("previews, passages, outlines and ranges are linear", () => {
     (text) => findPassage(text, text, 400),
     pathologicalTexts,
   );
+  assertLinearGrowthForAll(
+    "findPassages, five per text",
+    (text) => findPassages(text, "slow index query", 400, 5),
+    pathologicalTexts,
+  );
+  assertLinearGrowthForAll(
+    "findPassages of a query as long as the text",
+    (text) => findPassages(text, text, 400, 5),
+    pathologicalTexts,
+  );
+  assertLinearGrowthForAll("outlineNodeFinder", (text) => outlineNodeFinder(text, text.length)(text.length - 1), [
+    ...pathologicalTexts,
+    ...headingTexts,
+  ]);
   assertLinearGrowthForAll("toQueryStems", toQueryStems, pathologicalTexts);
   assertLinearGrowthForAll("buildOutline", (text) => buildOutline(text, []), pathologicalTexts);
   assertLinearGrowthForAll("toLineStarts", toLineStarts, pathologicalTexts);

@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { findPassage, toQueryStems } from "./passages.js";
+import { findPassage, findPassages, outlineNodeFinder, toQueryStems } from "./passages.js";
 
 const filler = (words: number, seed: string) =>
   Array.from({ length: words }, (_, index) => `${seed}${index % 7}`).join(" ");
@@ -47,5 +47,56 @@ describe("passages for reranking", () => {
     assert.ok(passage.start <= second && passage.end >= second + 6);
     const none = findPassage(text, "absent", 50, region);
     assert.ok(none.start >= region.start && none.start < region.start + 45, "starts near the region's start");
+  });
+
+  test("several passages do not overlap, come best first, and each holds a query word", () => {
+    const text = [
+      filler(150, "alpha"),
+      "the turbine blade cracked near the bearing",
+      filler(150, "beta"),
+      "a turbine was inspected",
+      filler(150, "gamma"),
+      "the bearing was replaced",
+      filler(150, "delta"),
+    ].join(" ");
+    const passages = findPassages(text, "turbine blade bearing", 120, 5);
+    assert.equal(passages.length, 3, "one window per separate mention, none for text without query words");
+    assert.ok(passages[0]!.text.includes("blade"), "the window with the most distinct words comes first");
+    for (const passage of passages) {
+      assert.equal(text.slice(passage.start, passage.end), passage.text);
+      assert.ok(passage.end - passage.start <= 120);
+      assert.ok(passage.weight > 0);
+    }
+    assert.ok(passages[0]!.weight >= passages[1]!.weight && passages[1]!.weight >= passages[2]!.weight);
+    const sorted = [...passages].sort((a, b) => a.start - b.start);
+    for (let index = 1; index < sorted.length; index++)
+      assert.ok(sorted[index]!.start >= sorted[index - 1]!.end, "windows do not overlap");
+    assert.deepEqual(
+      { start: passages[0]!.start, end: passages[0]!.end },
+      (({ start, end }) => ({ start, end }))(findPassage(text, "turbine blade bearing", 120)),
+      "the first window is findPassage's",
+    );
+  });
+
+  test("a text without the query's words gives one window at its start; count bounds the windows", () => {
+    const text = filler(400, "word");
+    const none = findPassages(text, "absent", 100, 3);
+    assert.equal(none.length, 1);
+    assert.equal(none[0]!.start, 0);
+    assert.equal(none[0]!.weight, 0);
+    const many = `${filler(50, "a")} needle ${filler(50, "b")} needle ${filler(50, "c")} needle ${filler(50, "d")}`;
+    assert.equal(findPassages(many, "needle", 60, 2).length, 2);
+    assert.equal(findPassages(many, "needle", 60, 5).length, 3);
+  });
+
+  test("a passage's node is the deepest section it starts in, the same in a prefix as in the whole text", () => {
+    const text = "Intro line.\n\n# Setup\n\nSome words.\n\n## Install\n\nRun it.\n\n# Usage\n\nCall it.\n";
+    const nodeOf = outlineNodeFinder(text, text.length);
+    assert.equal(nodeOf(0), "");
+    assert.equal(nodeOf(text.indexOf("Some words")), "setup");
+    assert.equal(nodeOf(text.indexOf("Run it")), "setup/install");
+    assert.equal(nodeOf(text.indexOf("Call it")), "usage");
+    const prefixOf = outlineNodeFinder(text, text.indexOf("Run it") + 1);
+    assert.equal(prefixOf(text.indexOf("Run it")), "setup/install");
   });
 });

@@ -16,7 +16,7 @@ import { isUuid } from "../model/ids.js";
 import { outlinePageLimits, rangeLimits, toLineStarts, type OutlineNodeView, type RangeRequest } from "./navigation.js";
 import { inlineOutlineWork, type OutlineWork } from "./outline-work.js";
 import { toOutlineStep, type OutlineMove } from "./outline-moves.js";
-import { findPassage, passageScanLimit } from "./passages.js";
+import { findPassage, findPassages, outlineNodeFinder, passageScanLimit } from "./passages.js";
 import { requirePrincipal, type Principal } from "../model/principal.js";
 import { validateSearchFilter, type SearchFilterInput } from "../model/search-filter.js";
 import type { FeedbackUsed, FullTextRow, GrepCursor, SearchRepository } from "./search-repository.js";
@@ -44,6 +44,8 @@ export const searchLimits = {
   passageDefaultChars: 1_200,
   passageMinChars: 100,
   passageMaxChars: 4_000,
+  /** The most windows one item of a passages request gets (deep reading); items × windows stays within passageItems. */
+  passagesPerItemMax: 5,
   grep: {
     defaultMaxMatches: 100,
     maxMatches: 1_000,
@@ -138,12 +140,20 @@ export interface PassagesRequest {
   items: readonly { entryId: string; span: TextSpan | undefined }[];
   /** 0 for the default. */
   maxChars: number;
+  /**
+   * 0 (or left out): one window per item, to rerank. 1 to `passagesPerItemMax`:
+   * up to that many windows per item that do not overlap, best first, each
+   * with the outline node it starts in (deep reading).
+   */
+  perItem?: number | undefined;
 }
 
 export interface PassageResult {
   entryId: string;
   text: string;
   span: TextSpan;
+  /** With `perItem`: the id of the deepest outline section the passage starts in ("" before the first heading). */
+  nodeId: string;
 }
 
 export interface NavigateResult {
@@ -526,6 +536,13 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
       }
       if (request.query.length > 1_000 || request.query.includes("\u0000"))
         throw invalidArgument("query must be at most 1000 characters, without NUL");
+      const perItem = request.perItem ?? 0;
+      if (!Number.isInteger(perItem) || perItem < 0 || perItem > searchLimits.passagesPerItemMax)
+        throw invalidArgument(`per_item must be 0 to ${searchLimits.passagesPerItemMax} (got ${perItem})`);
+      if (request.items.length * Math.max(perItem, 1) > searchLimits.passageItems)
+        throw invalidArgument(
+          `items × per_item must be at most ${searchLimits.passageItems} passages (got ${request.items.length} × ${perItem})`,
+        );
       request.items.forEach((item, index) => {
         if (!isUuid(item.entryId)) throw invalidArgument(`items[${index}].entry_id must be a full entry id`);
         if (item.span !== undefined && item.span.end <= item.span.start)
@@ -540,11 +557,23 @@ export function createSearchService(dependencies: SearchServiceDependencies): Se
         caller,
         [...reach].map(([id, chars]) => ({ id, chars })),
       );
-      return request.items.flatMap((item) => {
+      return request.items.flatMap((item): PassageResult[] => {
         const text = texts.get(item.entryId);
         if (text === undefined) return [];
-        const window = findPassage(text, request.query, maxChars, item.span);
-        return [{ entryId: item.entryId, text: window.text, span: { start: window.start, end: window.end } }];
+        if (perItem === 0) {
+          const window = findPassage(text, request.query, maxChars, item.span);
+          return [
+            { entryId: item.entryId, text: window.text, span: { start: window.start, end: window.end }, nodeId: "" },
+          ];
+        }
+        const windows = findPassages(text, request.query, maxChars, perItem, item.span);
+        const nodeOf = outlineNodeFinder(text, Math.max(...windows.map((window) => window.start)) + 1);
+        return windows.map((window) => ({
+          entryId: item.entryId,
+          text: window.text,
+          span: { start: window.start, end: window.end },
+          nodeId: nodeOf(window.start),
+        }));
       });
     },
 

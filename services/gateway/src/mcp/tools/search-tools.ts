@@ -7,11 +7,13 @@ import {
   defaultLegWeights,
   roundMs,
   runHybridSearch,
+  searchDeadlines,
   semanticRanking,
   timed,
   type StageTimes,
 } from "../../search/hybrid-search.js";
 import type { FullTextResult } from "../../clients/search-client.js";
+import { passagesOfEntries } from "../../search/entry-passages.js";
 import {
   applyScoreFloor,
   noScores,
@@ -306,10 +308,26 @@ export const hybridSearchContextTool = defineTool({
         maxDepth: searchToolLimits.maxRankingDepth,
       }),
     );
+    const passages =
+      args.passages_per_entry === undefined
+        ? undefined
+        : await passagesOfEntries(
+            clients.search,
+            principal,
+            {
+              query: args.query,
+              entryIds: result.hits.map((hit) => hit.entry.id),
+              perEntry: args.passages_per_entry,
+              rerankDeadlineMs: searchDeadlines.rerankMs,
+            },
+            result.times,
+            result.warnings,
+          );
     const explain = args.explain_query === true;
     const results = result.hits.map((hit) =>
       toSearchResult(hit.entry, { rank: hit.rank, score: hit.score }, hit.scores, {
         chunk: hit.chunk,
+        ...(passages === undefined ? {} : { passages: passages.get(hit.entry.id) ?? [] }),
         ...(explain
           ? {
               explain: {
