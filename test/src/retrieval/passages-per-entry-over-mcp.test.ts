@@ -64,6 +64,8 @@ describe("passages per entry over MCP (PGlite)", () => {
   let running: KeyedHub;
   let manualId: string;
   let bobsId: string;
+  let planId: string;
+  let promptId: string;
 
   const hybrid = (caller: string, args: Record<string, unknown>) =>
     callOk<Page>(clients[caller]!, "hybrid_search_context", { query, ...args });
@@ -84,6 +86,19 @@ describe("passages per entry over MCP (PGlite)", () => {
       ).context_id;
     manualId = await store("alice", manual);
     await store("alice", "Short note: the cafeteria budget was approved.");
+    const typed = async (kind: string, title: string, text: string) =>
+      (
+        await callOk<{ context_id: string }>(clients.alice!, "store_context", {
+          thread_id: "library",
+          source: "user",
+          kind,
+          title,
+          text,
+        })
+      ).context_id;
+    planId = await typed("plan", "Blade replacement plan", "Replace every cracked turbine blade in March.");
+    promptId = await typed("prompt", "Bearing check", "Check the turbine bearing for wear and noise.");
+    await typed("note", "Blade note", "A cracked blade was seen on turbine two.");
     bobsId = await store("bob", `# Bob's notes\n\n${filler("private", 3)} A cracked turbine blade and a bad bearing.`);
   });
   after(() => running?.close());
@@ -172,5 +187,80 @@ describe("passages per entry over MCP (PGlite)", () => {
     assert.match(failureLine(past), /passages_per_entry is not available with as_of/);
     const tooDeep = await callTool(clients.alice!, "hybrid_search_context", { query, passages_per_entry: 6 });
     assert.equal(tooDeep.isError, true);
+  });
+
+  test("deep_search ranks passages across entries, each with its entry, node and exact range", async () => {
+    const page = await callOk<{
+      results: {
+        id: string;
+        node_id: string;
+        start: number;
+        end: number;
+        text: string;
+        score: number;
+        entry_rank: number;
+      }[];
+      count: number;
+      entries_read: number;
+    }>(clients.alice!, "deep_search", { query, limit: 8, passages_per_entry: 3 });
+    assert.ok(page.count > 0 && page.count <= 8);
+    assert.equal(page.results.length, page.count);
+    for (let index = 1; index < page.results.length; index++)
+      assert.ok(page.results[index - 1]!.score >= page.results[index]!.score, "best first");
+    assert.ok(
+      page.results.every((result) => result.id !== bobsId),
+      "only entries the caller may see",
+    );
+    const fromManual = page.results.filter((result) => result.id === manualId);
+    assert.ok(fromManual.length >= 2, "several passages of the long manual rank");
+    for (const result of fromManual) assert.equal(manual.slice(result.start, result.end), result.text);
+    assert.ok(fromManual.some((result) => result.node_id.startsWith("turbine-manual/")));
+    const bobs = await callOk<{ results: { id: string }[] }>(clients.bob!, "deep_search", { query });
+    assert.deepEqual([...new Set(bobs.results.map((result) => result.id))], [bobsId]);
+  });
+
+  test("find_items groups the best entries by kind, each with its rank, score and a snippet", async () => {
+    const page = await callOk<{
+      groups: {
+        kind: string;
+        count: number;
+        results: { id: string; rank: number; snippet: string; title: string | null }[];
+      }[];
+      count: number;
+    }>(clients.alice!, "find_items", { query: "cracked turbine blade bearing", thread_id: "library" });
+    const kinds = page.groups.map((group) => group.kind);
+    assert.deepEqual([...kinds].sort(), ["note", "plan", "prompt"]);
+    assert.equal(
+      page.groups.reduce((sum, group) => sum + group.count, 0),
+      page.count,
+    );
+    const ranks = page.groups.map((group) => group.results[0]!.rank);
+    assert.deepEqual(
+      ranks,
+      [...ranks].sort((a, b) => a - b),
+      "groups in the order of their best result",
+    );
+    const plan = page.groups.find((group) => group.kind === "plan")!.results[0]!;
+    assert.equal(plan.id, planId);
+    assert.equal(plan.title, "Blade replacement plan");
+    assert.match(plan.snippet, /cracked turbine blade/);
+    assert.equal(page.groups.find((group) => group.kind === "prompt")!.results[0]!.id, promptId);
+    const onlyPlans = await callOk<{ groups: { kind: string }[] }>(clients.alice!, "find_items", {
+      query: "turbine",
+      kind: "plan",
+    });
+    assert.deepEqual(
+      onlyPlans.groups.map((group) => group.kind),
+      ["plan"],
+    );
+  });
+
+  test("deep_search and find_items refuse as_of and out-of-range counts, naming the argument", async () => {
+    const past = await callTool(clients.alice!, "deep_search", { query, as_of: new Date().toISOString() });
+    assert.match(failureLine(past), /deep_search is not available with as_of/);
+    const tooDeep = await callTool(clients.alice!, "deep_search", { query, entries: 41 });
+    assert.match(failureLine(tooDeep), /entries/);
+    const items = await callTool(clients.alice!, "find_items", { query, as_of: new Date().toISOString() });
+    assert.match(failureLine(items), /find_items is not available with as_of/);
   });
 });

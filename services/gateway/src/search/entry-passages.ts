@@ -29,7 +29,14 @@ export const maxPassagesPerEntry = 5;
 export async function passagesOfEntries(
   search: SearchClient,
   principal: Principal,
-  request: { query: string; entryIds: readonly string[]; perEntry: number; rerankDeadlineMs: number },
+  request: {
+    query: string;
+    entryIds: readonly string[];
+    perEntry: number;
+    rerankDeadlineMs: number;
+    /** How long a passage is at most (default deepPassageChars). */
+    maxChars?: number | undefined;
+  },
   times: StageTimes,
   warnings: string[],
 ): Promise<Map<string, HitPassage[]>> {
@@ -44,7 +51,7 @@ export async function passagesOfEntries(
         search.passages(principal, {
           query: request.query,
           items: request.entryIds.map((entryId) => ({ entryId })),
-          maxChars: deepPassageChars,
+          maxChars: request.maxChars ?? deepPassageChars,
           perItem: request.perEntry,
         }),
       times,

@@ -21,6 +21,7 @@ import { handoffTools } from "./handoff-tools.js";
 import { sessionTools } from "./session-tools.js";
 import { artifactTools } from "./artifact-tools.js";
 import { startTools } from "./start-tools.js";
+import { librarySearchTools } from "./library-search-tools.js";
 
 /** Every tool the gateway offers, in the order tools/list shows them. */
 export const allTools: readonly ToolDefinition[] = [
@@ -31,6 +32,7 @@ export const allTools: readonly ToolDefinition[] = [
   hybridSearchContextTool,
   ftsSearchContextTool,
   semanticSearchContextTool,
+  ...librarySearchTools,
   navigateContextTool,
   readContextRangeTool,
   grepContextTool,

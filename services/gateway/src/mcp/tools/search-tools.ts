@@ -10,9 +10,12 @@ import {
   searchDeadlines,
   semanticRanking,
   timed,
+  type HybridSearchRequest,
   type StageTimes,
 } from "../../search/hybrid-search.js";
+import type { z } from "zod";
 import type { FullTextResult } from "../../clients/search-client.js";
+import type { SearchFilterArgs } from "../../clients/search-filter.js";
 import { passagesOfEntries } from "../../search/entry-passages.js";
 import {
   applyScoreFloor,
@@ -33,7 +36,7 @@ import {
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
 /** What every search tool says about the filters they share. */
-const sharedFilterNote =
+export const sharedFilterNote =
   "Quarantined and rejected entries are left out unless include_quarantined is set (each result carries its trust_state); valid_at keeps entries whose stated validity holds at an instant; as_of searches what the store held at an instant.";
 
 /** explain_query's reply-level object for a single-leg search. */
@@ -262,6 +265,55 @@ export const semanticSearchContextTool = defineTool({
   },
 });
 
+/** The hybrid arguments a tool may take; every one but the query is optional. */
+type HybridArgs = Pick<
+  z.infer<typeof hybridSearchInput>,
+  | "query"
+  | "fts_mode"
+  | "fts_feedback"
+  | "fusion_method"
+  | "rrf_k"
+  | "fts_weight"
+  | "semantic_weight"
+  | "min_score"
+  | "rerank"
+  | "rerank_weight"
+  | "candidates"
+  | "rerank_depth"
+> &
+  SearchFilterArgs;
+
+/**
+ * A hybrid search request from a tool's arguments, with the defaults for
+ * every one left out: the one place hybrid_search_context, deep_search and
+ * find_items take them from.
+ */
+export function hybridRequestOf(args: HybridArgs, limit: number, offset: number): HybridSearchRequest {
+  // auto keeps its name for callers that send it; the leg runs once, over any of the words.
+  const ftsMode = args.fts_mode === undefined || args.fts_mode === "auto" ? "any" : args.fts_mode;
+  return {
+    query: args.query,
+    filter: args,
+    limit,
+    offset,
+    ftsMode,
+    // Feedback cannot expand a prefix query (its terms stand for every word they start): the default leaves it off there.
+    ftsFeedback: args.fts_feedback ?? (defaultFtsFeedback && ftsMode !== "prefix"),
+    fusion: args.fusion_method ?? defaultFusionMethod,
+    rrfK: args.rrf_k ?? defaultRrfK,
+    weights: {
+      fts: args.fts_weight ?? defaultLegWeights.fts,
+      semantic: args.semantic_weight ?? defaultLegWeights.semantic,
+    },
+    minScore: args.min_score,
+    rerank: args.rerank ?? true,
+    rerankWeight: args.rerank_weight,
+    candidates: args.candidates ?? searchToolLimits.defaultCandidates,
+    rerankDepth: args.rerank_depth ?? searchToolLimits.defaultRerankDepth,
+    maxDepth: searchToolLimits.maxRankingDepth,
+  };
+}
+
 export const hybridSearchContextTool = defineTool({
   name: "hybrid_search_context",
   title: "Hybrid search",
@@ -279,35 +331,9 @@ export const hybridSearchContextTool = defineTool({
   async handler(args, { principal, clients }) {
     const { limit, offset } = page(args);
     const started = performance.now();
-    // auto keeps its name for callers that send it; the leg runs once, over any of the words.
-    const ftsMode = args.fts_mode === undefined || args.fts_mode === "auto" ? "any" : args.fts_mode;
-    const fusion = args.fusion_method ?? defaultFusionMethod;
-    const rrfK = args.rrf_k ?? defaultRrfK;
-    const weights = {
-      fts: args.fts_weight ?? defaultLegWeights.fts,
-      semantic: args.semantic_weight ?? defaultLegWeights.semantic,
-    };
-    // Feedback cannot expand a prefix query (its terms stand for every word they start): the default leaves it off there.
-    const ftsFeedback = args.fts_feedback ?? (defaultFtsFeedback && ftsMode !== "prefix");
-    const result = await timed("hybrid", "total", () =>
-      runHybridSearch(clients.search, principal, {
-        query: args.query,
-        filter: args,
-        limit,
-        offset,
-        ftsMode,
-        ftsFeedback,
-        fusion,
-        rrfK,
-        weights,
-        minScore: args.min_score,
-        rerank: args.rerank ?? true,
-        rerankWeight: args.rerank_weight,
-        candidates: args.candidates ?? searchToolLimits.defaultCandidates,
-        rerankDepth: args.rerank_depth ?? searchToolLimits.defaultRerankDepth,
-        maxDepth: searchToolLimits.maxRankingDepth,
-      }),
-    );
+    const request = hybridRequestOf(args, limit, offset);
+    const { ftsMode, fusion, rrfK, weights } = request;
+    const result = await timed("hybrid", "total", () => runHybridSearch(clients.search, principal, request));
     const passages =
       args.passages_per_entry === undefined
         ? undefined

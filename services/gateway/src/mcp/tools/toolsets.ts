@@ -41,6 +41,8 @@ export const toolsets: Readonly<Record<ToolsetName, Toolset>> = {
       "hybrid_search_context",
       "fts_search_context",
       "semantic_search_context",
+      "deep_search",
+      "find_items",
       "navigate_context",
       "read_context_range",
       "grep_context",
