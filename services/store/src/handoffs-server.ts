@@ -1,7 +1,7 @@
 // The store's gRPC transport for handoffs: HandoffsService handlers translating proto messages to handoff domain calls and back.
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { ServiceImplementation } from "@context-hub/common";
+import { trustStateToProto, type ServiceImplementation } from "@context-hub/common";
 import { storeV1 } from "@context-hub/proto";
 import type { HandoffService } from "./handoffs/handoffs.js";
 import type { HandoffRecord } from "./handoffs/handoff-model.js";
@@ -26,6 +26,8 @@ function toHandoffMessage(handoff: HandoffRecord): MessageInitShape<typeof store
     createdAt: timestampFromDate(handoff.createdAt),
     updatedAt: timestampFromDate(handoff.updatedAt),
     updatedBy: handoff.updatedBy,
+    trustState: trustStateToProto(handoff.trust.state),
+    trustReasons: handoff.trust.reasons,
   };
 }
 

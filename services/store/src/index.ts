@@ -137,9 +137,9 @@ export async function startStore(
       history: createHistoryService(createHistoryRepository(database), denials),
       review: createReviewService(repository, createReviewRepository(database), denials),
       audit: createAuditService(auditRepository, denials),
-      memories: createMemoryService(createMemoryRepository(database), denials, expiry),
-      handoffs: createHandoffService(createHandoffRepository(database), denials, expiry),
-      sessions: createSessionService(createSessionRepository(database), denials, expiry),
+      memories: createMemoryService(createMemoryRepository(database), denials, screen, expiry),
+      handoffs: createHandoffService(createHandoffRepository(database), denials, screen, expiry),
+      sessions: createSessionService(createSessionRepository(database), denials, screen, expiry),
       artifacts: createArtifactService(createArtifactRepository(database), denials, {
         ...config.artifacts,
         now: expiry.now,

@@ -3,6 +3,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   invalidArgument,
+  trustStateToProto,
   visibilityFromProto,
   visibilityToProto,
   type ServiceImplementation,
@@ -37,6 +38,8 @@ function toMemoryMessage(memory: MemoryRecord | MemorySummary): MessageInitShape
     updatedBy: memory.updatedBy,
     valueChars: "valueChars" in memory ? memory.valueChars : memory.value.length,
     truncated: "truncated" in memory ? memory.truncated : false,
+    trustState: trustStateToProto(memory.trust.state),
+    trustReasons: memory.trust.reasons,
   };
 }
 
@@ -54,6 +57,8 @@ function toRevisionMessage(revision: MemoryRevision): MessageInitShape<typeof st
     writtenAt: timestampFromDate(revision.writtenAt),
     reason: revision.reason,
     redacted: revision.redacted,
+    trustState: trustStateToProto(revision.trust.state),
+    trustReasons: revision.trust.reasons,
   };
 }
 
@@ -97,6 +102,7 @@ export function createMemoriesHandlers(memories: MemoryService): ServiceImplemen
         owner: request.owner,
         version: request.version,
         asOf: toDate(request.asOf),
+        includeQuarantined: request.includeQuarantined,
       });
       return { memory: toMemoryMessage(memory) };
     },
@@ -110,6 +116,7 @@ export function createMemoriesHandlers(memories: MemoryService): ServiceImplemen
         owner: request.owner,
         limit: request.limit,
         cursor: request.cursor,
+        includeQuarantined: request.includeQuarantined,
       });
       return { memories: page.memories.map(toMemoryMessage), nextCursor: page.nextCursor };
     },

@@ -1,7 +1,7 @@
 // The store's gRPC transport for session logs: SessionsService handlers translating proto messages to session domain calls and back.
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { ServiceImplementation } from "@context-hub/common";
+import { trustStateToProto, type ServiceImplementation } from "@context-hub/common";
 import { storeV1 } from "@context-hub/proto";
 import type { SessionService } from "./sessions/sessions.js";
 import type { SessionEvent, SessionRecord } from "./sessions/session-model.js";
@@ -32,6 +32,8 @@ function toEventMessage(event: SessionEvent): MessageInitShape<typeof storeV1.Se
     idempotencyKey: event.idempotencyKey,
     writtenBy: event.writtenBy,
     writtenAt: timestampFromDate(event.writtenAt),
+    trustState: trustStateToProto(event.trust.state),
+    trustReasons: event.trust.reasons,
   };
 }
 
@@ -68,7 +70,14 @@ export function createSessionsHandlers(
           idempotencyKey: event.idempotencyKey,
         })),
       });
-      return { session: toSessionMessage(result.session), events: result.events };
+      return {
+        session: toSessionMessage(result.session),
+        events: result.events.map(({ trust, ...event }) => ({
+          ...event,
+          trustState: trustStateToProto(trust.state),
+          trustReasons: trust.reasons,
+        })),
+      };
     },
 
     async readSessionEvents(request) {

@@ -28,6 +28,8 @@ interface HandoffView {
   holder: string | null;
   outcome: string;
   version: number;
+  trust_state: string;
+  trust_reasons: string[];
 }
 interface Changed {
   success: boolean;
@@ -148,7 +150,16 @@ for (const backend of backends) {
       );
       const text = textOf(waiting);
       for (const field of ["Finish the falcon migration", "run the dry run", "keep the old table\\?"])
-        assert.match(text, new RegExp(`<<<UNTRUSTED_DATA nonce=[0-9a-f]{16} entry=${id}>>>\\\\n${field}\\\\n`), field);
+        assert.match(
+          text,
+          new RegExp(`<<<UNTRUSTED_DATA nonce=[0-9a-f]{16} entry=${id} trust=quarantined>>>\\\\n${field}\\\\n`),
+          field,
+        );
+      assert.deepEqual(
+        [created.handoff.trust_state, created.handoff.trust_reasons],
+        ["quarantined", ["next_steps:forged-delimiter", "next_steps:ignore-instructions"]],
+        "the write-time screen quarantines a handoff with an instruction-shaped step",
+      );
       assert.equal(
         text.split("<<<UNTRUSTED_DATA").length,
         text.split("<<<END_UNTRUSTED_DATA").length,

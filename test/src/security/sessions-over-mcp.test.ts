@@ -167,7 +167,7 @@ for (const backend of backends) {
       assert.match(
         text,
         new RegExp(
-          `<<<UNTRUSTED_DATA nonce=[0-9a-f]{16} entry=${id}:1>>>\\\\n\\{\\\\"text\\\\":\\\\"read the migration plan`,
+          `<<<UNTRUSTED_DATA nonce=[0-9a-f]{16} entry=${id}:1 trust=unverified>>>\\\\n\\{\\\\"text\\\\":\\\\"read the migration plan`,
         ),
         "a payload is fenced under the event's id",
       );

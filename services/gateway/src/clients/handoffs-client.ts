@@ -4,6 +4,7 @@ import type { storeV1 } from "@context-hub/proto";
 import type { Idempotency } from "../idempotency.js";
 import type { Principal } from "../principal.js";
 import type { HandoffsServiceClient } from "./peers.js";
+import { toWorkflowTrustFields } from "./proto-enums.js";
 
 const iso = (timestamp: Timestamp | undefined) =>
   timestamp === undefined ? null : timestampDate(timestamp).toISOString();
@@ -58,6 +59,7 @@ function toHandoffView(handoff: storeV1.Handoff) {
     created_at: iso(handoff.createdAt),
     updated_at: iso(handoff.updatedAt),
     updated_by: handoff.updatedBy,
+    ...toWorkflowTrustFields(handoff),
   };
 }
 

@@ -5,6 +5,7 @@ import type { storeV1 } from "@context-hub/proto";
 import type { Idempotency } from "../idempotency.js";
 import type { Principal } from "../principal.js";
 import type { MemoriesServiceClient } from "./peers.js";
+import { toWorkflowTrustFields } from "./proto-enums.js";
 
 const iso = (timestamp: Timestamp | undefined) =>
   timestamp === undefined ? null : timestampDate(timestamp).toISOString();
@@ -34,6 +35,7 @@ export interface ListMemoriesInput {
   owner: string;
   limit: number;
   cursor: string;
+  includeQuarantined: boolean;
 }
 
 /**
@@ -59,6 +61,7 @@ function toMemoryView(memory: storeV1.Memory) {
     created_at: iso(memory.createdAt),
     updated_at: iso(memory.updatedAt),
     updated_by: memory.updatedBy,
+    ...toWorkflowTrustFields(memory),
   };
 }
 
@@ -79,6 +82,7 @@ function toRevisionView(id: string, revision: storeV1.MemoryRevision) {
     written_at: iso(revision.writtenAt),
     reason: revision.reason,
     redacted: revision.redacted,
+    ...toWorkflowTrustFields(revision),
   };
 }
 
@@ -104,11 +108,16 @@ export function createMemoriesClient(store: MemoriesServiceClient) {
     },
 
     /** The current value, or that of `version` or of the instant `asOf`. */
-    async get(principal: Principal, name: MemoryNameInput, at: { version: number; asOf: Date | undefined }) {
+    async get(
+      principal: Principal,
+      name: MemoryNameInput,
+      at: { version: number; asOf: Date | undefined; includeQuarantined: boolean },
+    ) {
       const reply = await store.getMemory({
         principal,
         ...name,
         version: at.version,
+        includeQuarantined: at.includeQuarantined,
         ...(at.asOf === undefined ? {} : { asOf: timestampFromDate(at.asOf) }),
       });
       return toMemoryView(reply.memory!);

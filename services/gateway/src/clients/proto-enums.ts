@@ -41,3 +41,12 @@ export const toProtoVisibility = (visibility: Visibility | undefined): commonV1.
 export function toTrustFields(entry: Pick<storeV1.Entry, "trustState" | "trustReasons">) {
   return { trust_state: fromProtoTrustState(entry.trustState), trust_reasons: entry.trustReasons };
 }
+
+/** The trust fields of workflow memory's views (memories, handoffs, session events): screened, never reviewed, so unverified or quarantined. */
+export function toWorkflowTrustFields(record: { trustState: storeV1.TrustState; trustReasons: string[] }) {
+  return {
+    trust_state:
+      fromProtoTrustState(record.trustState) === "quarantined" ? ("quarantined" as const) : ("unverified" as const),
+    trust_reasons: record.trustReasons,
+  };
+}

@@ -4,6 +4,7 @@ import type { storeV1 } from "@context-hub/proto";
 import type { Idempotency } from "../idempotency.js";
 import type { Principal } from "../principal.js";
 import type { SessionsServiceClient } from "./peers.js";
+import { toWorkflowTrustFields } from "./proto-enums.js";
 
 const iso = (timestamp: Timestamp | undefined) =>
   timestamp === undefined ? null : timestampDate(timestamp).toISOString();
@@ -75,6 +76,7 @@ function toEventView(sessionId: string, event: storeV1.SessionEvent) {
     idempotency_key: event.idempotencyKey === "" ? null : event.idempotencyKey,
     written_by: event.writtenBy,
     written_at: iso(event.writtenAt),
+    ...toWorkflowTrustFields(event),
   };
 }
 
@@ -111,6 +113,7 @@ export function createSessionsClient(store: SessionsServiceClient) {
           kind: event.kind,
           idempotency_key: event.idempotencyKey === "" ? null : event.idempotencyKey,
           duplicate: event.duplicate,
+          ...toWorkflowTrustFields(event),
         })),
       };
     },

@@ -1,6 +1,7 @@
 /** Input and output schemas of the handoff tools; the store holds handoffs to the same limits (services/store/src/handoffs/handoff-model.ts). */
 import { z } from "zod";
 import { idempotencyKeySchema, limits as inputLimits } from "./input-schemas.js";
+import { workflowTrustFields } from "./workflow-trust-schemas.js";
 
 export const handoffToolLimits = {
   nameChars: 256,
@@ -162,6 +163,7 @@ export const handoffOutput = z.object({
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
   updated_by: z.string(),
+  ...workflowTrustFields,
 });
 
 export const handoffResultOutput = z.object({

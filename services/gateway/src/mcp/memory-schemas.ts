@@ -7,6 +7,7 @@ import {
   visibilitySchema,
   limits as inputLimits,
 } from "./input-schemas.js";
+import { workflowTrustFields } from "./workflow-trust-schemas.js";
 
 export const memoryToolLimits = {
   keyChars: 512,
@@ -101,6 +102,12 @@ export const getMemoryInput = z
       .optional()
       .describe("Read this version instead of the current one."),
     as_of: isoInstant("as_of").optional().describe("Read the value the memory had at this instant (ISO 8601)."),
+    include_quarantined: z
+      .boolean()
+      .optional()
+      .describe(
+        "Return a quarantined value (one the write-time screen found instruction-shaped) as untrusted data; default false: it is refused with its trust state.",
+      ),
   })
   .strict();
 
@@ -138,6 +145,10 @@ export const listMemoriesInput = z
       .max(4_096, "cursor is not one list_memories gave")
       .optional()
       .describe("next_cursor of the previous page; omitted for the first page."),
+    include_quarantined: z
+      .boolean()
+      .optional()
+      .describe("Also list memories whose current value is quarantined (default false: they are left out)."),
   })
   .strict();
 
@@ -200,6 +211,7 @@ export const memoryOutput = z.object({
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
   updated_by: z.string(),
+  ...workflowTrustFields,
 });
 
 export const putMemoryOutput = z.object({
@@ -236,6 +248,7 @@ const revisionOutput = z.object({
     .describe(
       "The revision was private to its owner while it was current: its value, hash, kind and tags are left out.",
     ),
+  ...workflowTrustFields,
 });
 
 export const memoryHistoryOutput = z.object({

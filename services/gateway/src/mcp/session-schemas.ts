@@ -1,6 +1,7 @@
 /** Input and output schemas of the session tools; the store holds session logs to the same limits (services/store/src/sessions/session-model.ts). */
 import { z } from "zod";
 import { boundedJson, idempotencyKeySchema, limits as inputLimits } from "./input-schemas.js";
+import { workflowTrustFields } from "./workflow-trust-schemas.js";
 
 export const sessionToolLimits = {
   nameChars: 256,
@@ -200,6 +201,7 @@ export const appendSessionEventsOutput = z.object({
       kind: z.string(),
       idempotency_key: z.string().nullable(),
       duplicate: z.boolean().describe("True when its idempotency key had logged it before: seq is its first number."),
+      ...workflowTrustFields,
     }),
   ),
   appended: z.number(),
@@ -215,6 +217,7 @@ export const sessionEventOutput = z.object({
   idempotency_key: z.string().nullable(),
   written_by: z.string(),
   written_at: z.string().nullable(),
+  ...workflowTrustFields,
 });
 
 export const readSessionEventsOutput = z.object({

@@ -89,7 +89,17 @@ export const startHereOutput = z.object({
   namespace: z.string(),
   thread: z.string().nullable().describe("The thread asked for; null: none was."),
   handoffs: z
-    .object({ items: z.array(handoffOutput), count: z.number(), left_out: leftOut, has_more: hasMore })
+    .object({
+      items: z.array(handoffOutput),
+      count: z.number(),
+      left_out: leftOut,
+      has_more: hasMore,
+      quarantined: z
+        .number()
+        .describe(
+          "Open handoffs to you left out because the write-time screen found instruction-shaped content in them (list_handoffs shows them).",
+        ),
+    })
     .describe("Open handoffs addressed to you, oldest first: accept one with accept_handoff."),
   pinned_memories: z
     .object({ items: z.array(memoryOutput), count: z.number(), left_out: leftOut, has_more: hasMore })

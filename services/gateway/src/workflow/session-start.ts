@@ -53,7 +53,8 @@ export type StartEntry = EntryListing & { score: number | null };
 
 /** Everything read, before the budget: each part in the order it is shown. */
 export interface StartMaterial {
-  handoffs: { items: HandoffView[]; hasMore: boolean };
+  /** `quarantined`: open handoffs to the caller left out because the write-time screen quarantined them. */
+  handoffs: { items: HandoffView[]; hasMore: boolean; quarantined: number };
   pinnedMemories: { items: MemoryView[]; hasMore: boolean };
   lastSession: { session: SessionView | null; events: SessionEventView[] };
   entries: { mode: "newest" | "search"; threadId: string; items: StartEntry[]; hasMore: boolean; warnings: string[] };
@@ -82,6 +83,10 @@ export async function gatherStart(
  * Open handoffs addressed to the caller, oldest first: those to it or its
  * groups wherever it works, and those to "any agent in a namespace" only for
  * this namespace (one for another namespace waits for whoever starts there).
+ * A quarantined handoff (instruction-shaped title, summary, next steps or
+ * open questions) is left out and only counted: no review approves a
+ * handoff, so an agent starting work is never handed one to act on;
+ * list_handoffs still shows it with its trust state.
  */
 async function openHandoffs(clients: GatewayClients, principal: Principal, namespace: string) {
   const page = await clients.handoffs.list(principal, {
@@ -91,10 +96,11 @@ async function openHandoffs(clients: GatewayClients, principal: Principal, names
     limit: startReadLimits.handoffs,
     cursor: "",
   });
-  const items = page.handoffs.filter(
+  const addressed = page.handoffs.filter(
     (handoff) => handoff.recipient.kind !== "namespace" || handoff.recipient.name === namespace,
   );
-  return { items, hasMore: page.nextCursor !== "" };
+  const items = addressed.filter((handoff) => handoff.trust_state !== "quarantined");
+  return { items, hasMore: page.nextCursor !== "", quarantined: addressed.length - items.length };
 }
 
 async function pinned(clients: GatewayClients, principal: Principal, namespace: string) {
@@ -106,6 +112,7 @@ async function pinned(clients: GatewayClients, principal: Principal, namespace: 
     owner: "",
     limit: startReadLimits.pinnedMemories,
     cursor: "",
+    includeQuarantined: false,
   });
   return { items: page.memories, hasMore: page.nextCursor !== "" };
 }

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import { hasNul, validateThreadId } from "../model/field-validation.js";
 import type { IdempotencyRequest } from "../model/idempotency-request.js";
+import type { PartTrust, ScreenedPart } from "../screen/part-screen.js";
 
 export type RecipientKind = "subject" | "group" | "namespace";
 export type HandoffPriority = "low" | "normal" | "high" | "urgent";
@@ -68,6 +69,18 @@ export interface HandoffRecord extends HandoffContent {
   createdAt: Date;
   updatedAt: Date;
   updatedBy: string;
+  /** Quarantined when the write-time screen found instruction-shaped content in its title, summary, next steps or open questions. */
+  trust: PartTrust;
+}
+
+/** What the write-time screen reads of a handoff: the text its recipients' agents read. */
+export function screenedPartsOf(content: HandoffContent): Record<string, ScreenedPart> {
+  return {
+    title: { text: content.title },
+    summary: { text: content.summary },
+    next_steps: { strings: content.nextSteps },
+    open_questions: { strings: content.openQuestions },
+  };
 }
 
 export interface CreateHandoffRequest {

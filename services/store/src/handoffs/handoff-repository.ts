@@ -10,6 +10,7 @@ import { createIdempotencyStatements, findRecordedCall } from "../idempotency/id
 import type { IdempotencyStatements, RecordedCall } from "../idempotency/idempotency.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
+import type { PartTrust } from "../screen/part-screen.js";
 import type {
   HandoffContent,
   HandoffLink,
@@ -67,10 +68,12 @@ interface HandoffRow {
   created_at: Date;
   updated_at: Date;
   updated_by: string;
+  trust: PartTrust["state"];
+  trust_reasons: string[];
 }
 
 const columns =
-  "h.id, h.creator, h.recipient_kind, h.recipient, h.title, h.summary, h.next_steps, h.open_questions, h.links, h.priority, h.status, h.holder, h.outcome, h.cancel_reason, h.content_hash, h.version, h.created_at, h.updated_at, h.updated_by";
+  "h.id, h.creator, h.recipient_kind, h.recipient, h.title, h.summary, h.next_steps, h.open_questions, h.links, h.priority, h.status, h.holder, h.outcome, h.cancel_reason, h.content_hash, h.version, h.created_at, h.updated_at, h.updated_by, h.trust, h.trust_reasons";
 
 function toRecord(row: HandoffRow): HandoffRecord {
   return {
@@ -92,6 +95,7 @@ function toRecord(row: HandoffRow): HandoffRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     updatedBy: row.updated_by,
+    trust: { state: row.trust, reasons: row.trust_reasons },
   };
 }
 
@@ -113,7 +117,7 @@ export interface HandoffChange {
 export interface HandoffWriteScope {
   idempotency: IdempotencyStatements;
   audit: AuditStatements;
-  insert(principal: Principal, content: HandoffContent, contentHash: string): Promise<HandoffRecord>;
+  insert(principal: Principal, content: HandoffContent, contentHash: string, trust: PartTrust): Promise<HandoffRecord>;
   /** The handoff, locked until the transaction ends, if the caller may see it. */
   lock(principal: Principal, id: string): Promise<StoredHandoff | undefined>;
   /** Moves the handoff to `change` if it is still at `version`; undefined when it is not. */
@@ -130,10 +134,10 @@ function createWriteScope(tx: SqlExecutor): HandoffWriteScope {
     idempotency: createIdempotencyStatements(tx),
     audit: createAuditStatements(tx),
 
-    async insert(principal, content, contentHash) {
+    async insert(principal, content, contentHash, trust) {
       const { rows } = await tx.query<HandoffRow>(
-        `INSERT INTO handoffs AS h (id, tenant, creator, recipient_kind, recipient, title, summary, next_steps, open_questions, links, priority, status, content_hash, version, created_at, updated_at, updated_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, 'open', $12, 1, now(), now(), $3)
+        `INSERT INTO handoffs AS h (id, tenant, creator, recipient_kind, recipient, title, summary, next_steps, open_questions, links, priority, status, content_hash, trust, trust_reasons, version, created_at, updated_at, updated_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, 'open', $12, $13, $14, 1, now(), now(), $3)
          RETURNING ${columns}`,
         [
           createUuidV7(),
@@ -148,6 +152,8 @@ function createWriteScope(tx: SqlExecutor): HandoffWriteScope {
           JSON.stringify(content.links),
           content.priority,
           contentHash,
+          trust.state,
+          trust.reasons,
         ],
       );
       return toRecord(rows[0]!);

@@ -8,17 +8,26 @@
  * locks the row, checks who may make it from which state, and writes the next
  * version only if the row is still at the version it read (compare-and-set),
  * audited in the same transaction. No SQL or transport here.
+ *
+ * A new handoff's title, summary, next steps and open questions pass the
+ * entries' write-time screen before its transaction opens; with findings it
+ * is stored quarantined (`summary:<rule>`, …). Every read shows its trust
+ * state; no review reaches a handoff, so a quarantined one stays so (the
+ * one-call start leaves it out of the open handoffs it lists).
  */
 import { ContextHubError } from "@context-hub/common";
 import type { AuditAction, DenialRecorder } from "../audit/audit.js";
 import { createIdempotentRunner, type IdempotencyExpiry, type Outcome } from "../idempotency/idempotency.js";
 import { requirePrincipal, type Principal } from "../model/principal.js";
+import { screenParts, type PartTrust } from "../screen/part-screen.js";
+import type { WriteScreen } from "../screen/write-screen.js";
 import { decodeHandoffCursor, encodeHandoffCursor } from "./handoff-cursor.js";
 import {
   handoffHash,
   handoffNotFound,
   handoffVersionConflict,
   isHandoffId,
+  screenedPartsOf,
   validateCreate,
   validateListing,
   validateNote,
@@ -132,8 +141,12 @@ async function transitionIn(
   return changed;
 }
 
-async function createIn(scope: HandoffWriteScope, caller: Principal, content: HandoffContent): Promise<HandoffRecord> {
-  const created = await scope.insert(caller, content, handoffHash(content));
+async function createIn(
+  scope: HandoffWriteScope,
+  caller: Principal,
+  { content, trust }: { content: HandoffContent; trust: PartTrust },
+): Promise<HandoffRecord> {
+  const created = await scope.insert(caller, content, handoffHash(content), trust);
   scope.audit.record(caller.tenant, {
     actor: caller.subject,
     action: "handoff.create",
@@ -146,6 +159,8 @@ async function createIn(scope: HandoffWriteScope, caller: Principal, content: Ha
       recipient: content.recipient.name,
       priority: content.priority,
       version: 1,
+      trust_state: trust.state,
+      ...(trust.reasons.length === 0 ? {} : { trust_reasons: trust.reasons }),
     },
   });
   return created;
@@ -155,6 +170,7 @@ async function createIn(scope: HandoffWriteScope, caller: Principal, content: Ha
 export function createHandoffService(
   repository: HandoffRepository,
   denials: DenialRecorder,
+  screen: WriteScreen,
   expiry?: IdempotencyExpiry,
 ): HandoffService {
   const runner = createIdempotentRunner(repository, expiry);
@@ -181,11 +197,15 @@ export function createHandoffService(
           caller,
           "CreateHandoff",
           request.idempotency,
-          () => validateCreate(request),
-          (content, scope) =>
+          // Checked and screened before any transaction opens: bad input, or a screen over its budget, stores nothing.
+          async () => {
+            const content = validateCreate(request);
+            return { content, trust: await screenParts(screen, screenedPartsOf(content)) };
+          },
+          (screened, scope) =>
             scope === undefined
-              ? repository.transaction((tx) => createIn(tx, caller, content))
-              : createIn(scope, caller, content),
+              ? repository.transaction((tx) => createIn(tx, caller, screened))
+              : createIn(scope, caller, screened),
         );
       });
     },

@@ -7,11 +7,19 @@
  * only if it exists and a write grant reaches it. A memory nobody may see
  * and one that does not exist get one and the same answer. Every put and
  * delete is audited in its own transaction. No SQL or transport here.
+ *
+ * Every put's value, kind and tags pass the entries' write-time screen
+ * before its transaction opens; a revision with findings is stored
+ * quarantined (`value:<rule>`, …) and reads hold it back as entries' reads
+ * do: `get_memory` refuses it and `list_memories` leaves it out, unless
+ * `include_quarantined`. The next clean put of the key ends it.
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "../audit/audit.js";
 import { createIdempotentRunner, type IdempotencyExpiry, type Outcome } from "../idempotency/idempotency.js";
 import { isAdmin, requirePrincipal, type Principal } from "../model/principal.js";
+import { screenParts } from "../screen/part-screen.js";
+import type { WriteScreen } from "../screen/write-screen.js";
 import type { MemoryRepository, MemoryWrite, MemoryWriteScope, StoredMemory } from "./memory-repository.js";
 import {
   describeName,
@@ -19,7 +27,9 @@ import {
   memoryLimits,
   memoryNotFound,
   memoryVersionConflict,
+  memoryWithheld,
   namespaceOf,
+  screenedPartsOf,
   revisionFor,
   validateMemoryPage,
   validateName,
@@ -36,7 +46,7 @@ import {
   type MemoryRecord,
   type PutMemoryRequest,
   type PutMemoryResult,
-  type ValidPut,
+  type ScreenedPut,
 } from "./memory-model.js";
 import { decodeCursor, encodeCursor } from "./memory-cursor.js";
 
@@ -80,7 +90,7 @@ function checkExpected(
   if ((actual ?? 0) !== expected) throw memoryVersionConflict(name, caller.subject, expected, actual);
 }
 
-function writeOf(put: ValidPut, visibility: MemoryWrite["visibility"]): MemoryWrite {
+function writeOf(put: ScreenedPut, visibility: MemoryWrite["visibility"]): MemoryWrite {
   return {
     visibility,
     kind: put.kind,
@@ -88,10 +98,11 @@ function writeOf(put: ValidPut, visibility: MemoryWrite["visibility"]): MemoryWr
     valueType: put.valueType,
     value: put.value,
     contentHash: memoryHash(put.value),
+    trust: put.trust,
   };
 }
 
-async function putIn(scope: MemoryWriteScope, caller: Principal, put: ValidPut): Promise<PutMemoryResult> {
+async function putIn(scope: MemoryWriteScope, caller: Principal, put: ScreenedPut): Promise<PutMemoryResult> {
   const own = put.owner === caller.subject;
   // A first put of the caller's own key inserts; a concurrent first put of the same key makes this insert nothing, and the update below follows it.
   const inserted =
@@ -128,7 +139,14 @@ async function putIn(scope: MemoryWriteScope, caller: Principal, put: ValidPut):
     targetIds: [result.memory.id],
     beforeHashes: [],
     afterHashes: [result.memory.contentHash],
-    details: { namespace: put.namespace, key: put.key, owner: put.owner, version: result.memory.version },
+    details: {
+      namespace: put.namespace,
+      key: put.key,
+      owner: put.owner,
+      version: result.memory.version,
+      trust_state: put.trust.state,
+      ...(put.trust.reasons.length === 0 ? {} : { trust_reasons: put.trust.reasons }),
+    },
   });
   return result;
 }
@@ -186,6 +204,7 @@ async function resolveNamed(
 export function createMemoryService(
   repository: MemoryRepository,
   denials: DenialRecorder,
+  screen: WriteScreen,
   expiry?: IdempotencyExpiry,
 ): MemoryService {
   const runner = createIdempotentRunner(repository, expiry);
@@ -199,7 +218,11 @@ export function createMemoryService(
           caller,
           "PutMemory",
           request.idempotency,
-          () => validatePut(request, caller.subject),
+          // Checked and screened before any transaction opens: bad input, or a screen over its budget, stores nothing.
+          async () => {
+            const put = validatePut(request, caller.subject);
+            return { ...put, trust: await screenParts(screen, screenedPartsOf(put)) };
+          },
           (put, scope) => inTransaction(scope, (tx) => putIn(tx, caller, put)),
         );
       });
@@ -226,6 +249,8 @@ export function createMemoryService(
       const name = { namespace: memory.namespace, key: memory.key, owner: memory.owner };
       if (request.version === 0 && request.asOf === undefined) {
         if (memory.deletedAt !== undefined) throw memoryNotFound(name, caller.subject);
+        if (memory.trust.state === "quarantined" && !request.includeQuarantined)
+          throw memoryWithheld(name, caller.subject, memory.version, memory.trust);
         return memory;
       }
       const found = await repository.revision(
@@ -242,6 +267,8 @@ export function createMemoryService(
           remedy: "get_memory_history lists its versions",
         });
       }
+      if (revision.trust.state === "quarantined" && !request.includeQuarantined)
+        throw memoryWithheld(name, caller.subject, revision.version, revision.trust);
       return {
         id: memory.id,
         namespace: memory.namespace,
@@ -257,6 +284,7 @@ export function createMemoryService(
         contentHash: revision.contentHash,
         updatedAt: revision.writtenAt,
         updatedBy: revision.writtenBy,
+        trust: revision.trust,
       };
     },
 
@@ -270,6 +298,7 @@ export function createMemoryService(
         tag: request.tag.trim().toLowerCase(),
         owner: request.owner,
         after: decodeCursor(request.cursor),
+        includeQuarantined: request.includeQuarantined,
       };
       for (const [field, value] of [
         ["key_prefix", filter.keyPrefix],

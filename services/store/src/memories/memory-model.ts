@@ -8,6 +8,7 @@ import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { Visibility } from "../model/entry-values.js";
 import { hasNul, normaliseTags, validateThreadId } from "../model/field-validation.js";
 import type { IdempotencyRequest } from "../model/idempotency-request.js";
+import type { PartTrust, ScreenedPart } from "../screen/part-screen.js";
 
 export type MemoryValueType = "text" | "json";
 
@@ -42,6 +43,8 @@ export interface MemoryRecord {
   /** When and by whom this revision was written. */
   updatedAt: Date;
   updatedBy: string;
+  /** This revision's trust: quarantined when the write-time screen found instruction-shaped content in it. */
+  trust: PartTrust;
 }
 
 /** A listing's row: the value cut to a preview when it is long. */
@@ -65,6 +68,7 @@ export interface MemoryRevision {
   reason: string;
   /** Private while it was current, and the caller is not the owner: value, hash, kind and tags are empty. */
   redacted: boolean;
+  trust: PartTrust;
 }
 
 /** What is left of a deleted memory, shown to its owner. */
@@ -110,6 +114,8 @@ export interface GetMemoryRequest {
   version: number;
   /** The revision current at this instant. */
   asOf: Date | undefined;
+  /** Return a quarantined value; without it one is refused (PERMISSION_DENIED naming its trust state). */
+  includeQuarantined: boolean;
 }
 
 export interface ListMemoriesRequest {
@@ -122,6 +128,8 @@ export interface ListMemoriesRequest {
   limit: number;
   /** An opaque cursor from the previous page; empty for the first. */
   cursor: string;
+  /** List memories whose current value is quarantined too; without it they are left out. */
+  includeQuarantined: boolean;
 }
 
 export interface MemoryPage {
@@ -175,7 +183,15 @@ export interface DeleteMemoryResult {
  */
 export function revisionFor(revision: MemoryRevision, owner: string, subject: string, admin: boolean): MemoryRevision {
   if (revision.visibility !== "private" || owner === subject || admin) return revision;
-  return { ...revision, value: "", contentHash: "", kind: "", tags: [], redacted: true };
+  return {
+    ...revision,
+    value: "",
+    contentHash: "",
+    kind: "",
+    tags: [],
+    redacted: true,
+    trust: { state: revision.trust.state, reasons: [] },
+  };
 }
 
 /** SHA-256 of a value, hex: what audit records and revisions name it by. */
@@ -238,6 +254,37 @@ export interface ValidPut extends MemoryName {
   tags: string[];
   visibility: Visibility | undefined;
   expectedVersion: number | undefined;
+}
+
+/** A checked put with the write-time screen's verdict on its value, kind and tags. */
+export interface ScreenedPut extends ValidPut {
+  trust: PartTrust;
+}
+
+/** What the write-time screen reads of a put: its value (a JSON value's keys and strings each on their own), kind and tags. */
+export function screenedPartsOf(put: ValidPut): Record<string, ScreenedPart> {
+  return {
+    value: put.valueType === "json" ? { json: JSON.parse(put.value) as unknown } : { text: put.value },
+    kind: { text: put.kind },
+    tags: { strings: put.tags },
+  };
+}
+
+/**
+ * The answer for a quarantined value read without `include_quarantined`,
+ * as entries' single-entry reads answer: told only to callers who may read
+ * the memory (anyone else gets `memoryNotFound`).
+ */
+export function memoryWithheld(name: MemoryName, subject: string, version: number, trust: PartTrust): ContextHubError {
+  return new ContextHubError(
+    "PERMISSION_DENIED",
+    `memory ${describeName(name, subject)} is withheld: its trust state is ${trust.state} (${trust.reasons.join(", ")})`,
+    {
+      remedy:
+        "pass include_quarantined: true to read it as untrusted data, or put a clean value under the key (its owner or a writer)",
+      details: { trust_state: trust.state, trust_reasons: trust.reasons, version },
+    },
+  );
 }
 
 /** Checks a put before any transaction opens: bad input changes nothing. */

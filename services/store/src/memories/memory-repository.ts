@@ -12,6 +12,7 @@ import type { IdempotencyStatements, RecordedCall } from "../idempotency/idempot
 import type { Visibility } from "../model/entry-values.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
+import type { PartTrust } from "../screen/part-screen.js";
 import {
   memoryLimits,
   type MemoryName,
@@ -41,6 +42,8 @@ interface MemoryRow {
   updated_by: string;
   deleted_at: Date | null;
   delete_reason: string;
+  trust: PartTrust["state"];
+  trust_reasons: string[];
 }
 
 /** A memory row with what the caller may do with it. */
@@ -51,7 +54,7 @@ export interface StoredMemory extends MemoryRecord {
 }
 
 const columns =
-  "m.id, m.namespace, m.key, m.owner, m.visibility, m.kind, m.tags, m.value_type, m.value, m.content_hash, m.version, m.created_at, m.updated_at, m.updated_by, m.deleted_at, m.delete_reason";
+  "m.id, m.namespace, m.key, m.owner, m.visibility, m.kind, m.tags, m.value_type, m.value, m.content_hash, m.version, m.created_at, m.updated_at, m.updated_by, m.deleted_at, m.delete_reason, m.trust, m.trust_reasons";
 
 function toRecord(row: MemoryRow): MemoryRecord {
   return {
@@ -69,6 +72,7 @@ function toRecord(row: MemoryRow): MemoryRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     updatedBy: row.updated_by,
+    trust: { state: row.trust, reasons: row.trust_reasons },
   };
 }
 
@@ -89,6 +93,8 @@ export interface MemoryWrite {
   valueType: MemoryValueType;
   value: string;
   contentHash: string;
+  /** The write-time screen's verdict on this revision. */
+  trust: PartTrust;
 }
 
 /** The statements of one memory write transaction. */
@@ -128,8 +134,8 @@ function createWriteScope(tx: SqlExecutor): MemoryWriteScope {
 
     async insert(principal, name, write) {
       const { rows } = await tx.query<MemoryRow>(
-        `INSERT INTO memories AS m (id, tenant, namespace, key, owner, visibility, kind, tags, value_type, value, content_hash, version, created_at, updated_at, updated_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 1, now(), now(), $5)
+        `INSERT INTO memories AS m (id, tenant, namespace, key, owner, visibility, kind, tags, value_type, value, content_hash, trust, trust_reasons, version, created_at, updated_at, updated_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1, now(), now(), $5)
          ON CONFLICT ON CONSTRAINT memories_name_key DO NOTHING
          RETURNING ${columns}`,
         [
@@ -144,6 +150,8 @@ function createWriteScope(tx: SqlExecutor): MemoryWriteScope {
           write.valueType,
           write.value,
           write.contentHash,
+          write.trust.state,
+          write.trust.reasons,
         ],
       );
       return rows[0] === undefined ? undefined : toRecord(rows[0]);
@@ -152,7 +160,7 @@ function createWriteScope(tx: SqlExecutor): MemoryWriteScope {
     async update(principal, id, write) {
       const { rows } = await tx.query<MemoryRow>(
         `UPDATE memories AS m SET visibility = $2, kind = $3, tags = $4, value_type = $5, value = $6, content_hash = $7, version = m.version + 1,
-           updated_at = now(), updated_by = $8, deleted_at = NULL, delete_reason = ''
+           updated_at = now(), updated_by = $8, deleted_at = NULL, delete_reason = '', trust = $9, trust_reasons = $10
          WHERE m.id = $1 RETURNING ${columns}`,
         [
           id,
@@ -163,6 +171,8 @@ function createWriteScope(tx: SqlExecutor): MemoryWriteScope {
           write.value,
           write.contentHash,
           principal.subject,
+          write.trust.state,
+          write.trust.reasons,
         ],
       );
       return toRecord(rows[0]!);
@@ -170,7 +180,7 @@ function createWriteScope(tx: SqlExecutor): MemoryWriteScope {
 
     async markDeleted(principal, id, reason) {
       const { rows } = await tx.query<MemoryRow>(
-        `UPDATE memories AS m SET value = '', content_hash = '', version = m.version + 1, updated_at = now(), updated_by = $2, deleted_at = now(), delete_reason = $3
+        `UPDATE memories AS m SET value = '', content_hash = '', trust = 'unverified', trust_reasons = '{}', version = m.version + 1, updated_at = now(), updated_by = $2, deleted_at = now(), delete_reason = $3
          WHERE m.id = $1 RETURNING ${columns}`,
         [id, principal.subject, reason],
       );
@@ -179,8 +189,8 @@ function createWriteScope(tx: SqlExecutor): MemoryWriteScope {
 
     async keepRevision(memory, change, reason) {
       await tx.query(
-        `INSERT INTO memory_versions (memory_id, version, tenant, change, visibility, kind, tags, value_type, value, content_hash, written_by, written_at, reason)
-         SELECT m.id, m.version, m.tenant, $2, m.visibility, m.kind, m.tags, m.value_type, m.value, m.content_hash, m.updated_by, m.updated_at, $3 FROM memories m WHERE m.id = $1`,
+        `INSERT INTO memory_versions (memory_id, version, tenant, change, visibility, kind, tags, value_type, value, content_hash, written_by, written_at, reason, trust, trust_reasons)
+         SELECT m.id, m.version, m.tenant, $2, m.visibility, m.kind, m.tags, m.value_type, m.value, m.content_hash, m.updated_by, m.updated_at, $3, m.trust, m.trust_reasons FROM memories m WHERE m.id = $1`,
         [memory.id, change, reason],
       );
     },
@@ -199,6 +209,8 @@ interface RevisionRow {
   written_by: string;
   written_at: Date;
   reason: string;
+  trust: PartTrust["state"];
+  trust_reasons: string[];
 }
 
 function toRevision(row: RevisionRow): MemoryRevision {
@@ -215,11 +227,12 @@ function toRevision(row: RevisionRow): MemoryRevision {
     writtenAt: row.written_at,
     reason: row.reason,
     redacted: false,
+    trust: { state: row.trust, reasons: row.trust_reasons },
   };
 }
 
 const revisionColumns =
-  "v.version, v.change, v.visibility, v.kind, v.tags, v.value_type, v.value, v.content_hash, v.written_by, v.written_at, v.reason";
+  "v.version, v.change, v.visibility, v.kind, v.tags, v.value_type, v.value, v.content_hash, v.written_by, v.written_at, v.reason, v.trust, v.trust_reasons";
 
 /** Which memories a listing shows; empty strings do not filter. */
 export interface MemoryListFilter {
@@ -230,6 +243,8 @@ export interface MemoryListFilter {
   owner: string;
   /** Rows after this (namespace, key, owner), in that order. */
   after: [string, string, string] | undefined;
+  /** Whether memories whose current value is quarantined are listed. */
+  includeQuarantined: boolean;
 }
 
 /** The memory repository over a migrated database. */
@@ -306,6 +321,7 @@ export function createMemoryRepository(db: SqlDatabase) {
         accessPredicate(principal, "m", params, "read"),
         "m.deleted_at IS NULL",
       ];
+      if (!filter.includeQuarantined) conditions.push("m.trust <> 'quarantined'");
       if (filter.namespace !== "") conditions.push(`m.namespace = ${params.add(filter.namespace)}`);
       if (filter.keyPrefix !== "") conditions.push(`starts_with(m.key, ${params.add(filter.keyPrefix)})`);
       if (filter.kind !== "") conditions.push(`m.kind = ${params.add(filter.kind)}`);

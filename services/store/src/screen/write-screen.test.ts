@@ -2,7 +2,7 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { isContextHubError } from "@context-hub/common";
 import { screenEntry } from "./instruction-screen.js";
-import { allFindings, createWriteScreen, screenFields } from "./write-screen.js";
+import { allFindings, createWriteScreen, screenFields, screenNamedParts } from "./write-screen.js";
 
 const screen = createWriteScreen({ workers: 1, budgetMs: 120_000 });
 const tight = createWriteScreen({ workers: 1, budgetMs: 10 });
@@ -39,4 +39,28 @@ test("a long entry whose screen outlives its budget fails with TEXT_BUDGET_EXCEE
   });
   // A short entry never waits for a worker, so the tight budget does not touch it.
   assert.deepEqual(allFindings(await tight.screen({ text: hostile })), screenEntry({ text: hostile }));
+});
+
+test("a workflow write's named parts are screened each on its own, in one job whose budget covers them all", async () => {
+  const parts = { "0/summary": { text: hostile }, "0/next_steps": { tags }, "1/payload": { metadata } };
+  const inline = await screen.screenParts(parts);
+  assert.deepEqual(inline, screenNamedParts(parts));
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(inline).map(([name, found]) => [name, found.map((finding) => finding.rule)])),
+    { "0/summary": ["ignore-instructions", "role-tag"], "0/next_steps": ["bidi-control"], "1/payload": ["tool-call"] },
+  );
+  // Many parts, each short, together long: one worker job, and under a tight budget it fails as one entry would.
+  const many = Object.fromEntries(
+    Array.from({ length: 100 }, (_, index) => [
+      `${index}/payload`,
+      { text: "An ordinary line about gauges.\n".repeat(320) },
+    ]),
+  );
+  assert.deepEqual(await screen.screenParts(many), screenNamedParts(many));
+  await assert.rejects(tight.screenParts(many), (error: unknown) => {
+    assert.ok(isContextHubError(error));
+    assert.equal(error.code, "TEXT_BUDGET_EXCEEDED");
+    assert.match(error.message, /^screen: the text took longer than its 10 ms budget/);
+    return true;
+  });
 });

@@ -7,6 +7,35 @@ export type FieldScreens = Partial<Record<ScreenField, ScreenFinding[]>>;
 /** What the screen's worker module does, by task name. */
 export interface WriteScreenTasks {
   screen(input: ScreenInput): FieldScreens;
+  screenParts(parts: NamedParts): NamedFindings;
+}
+
+/**
+ * The parts of a workflow record (a memory's value, a handoff's summary, a
+ * session event's payload…), each named by the caller and screened on its
+ * own as an entry's text, tags or metadata is.
+ */
+export type NamedParts = Record<string, ScreenInput>;
+
+/** Each named part's findings, in field order. */
+export type NamedFindings = Record<string, ScreenFinding[]>;
+
+/** `screenEntry` of each named part on its own. */
+export function screenNamedParts(parts: NamedParts): NamedFindings {
+  const found: NamedFindings = {};
+  for (const [name, input] of Object.entries(parts)) found[name] = screenEntry(input);
+  return found;
+}
+
+/** The strings the screen reads of an input, for the inline-or-worker choice (metadata by its JSON length). */
+function stringsOf(input: ScreenInput): string[] {
+  return [
+    input.text ?? "",
+    input.metadata === undefined ? "" : JSON.stringify(input.metadata),
+    ...(input.tags ?? []),
+    input.title ?? "",
+    ...(input.promptArguments ?? []).map((argument) => argument.description ?? ""),
+  ];
 }
 
 /** `screenEntry` of each given field on its own: concatenated in field order, they are `screenEntry` of them all. */
@@ -39,6 +68,11 @@ export function allFindings(screens: FieldScreens): ScreenFinding[] {
  */
 export interface WriteScreen {
   screen(input: ScreenInput): Promise<FieldScreens>;
+  /**
+   * Screens every part of one workflow write in one go: inline when they are
+   * short together, else in one worker job under one budget, as one entry is.
+   */
+  screenParts(parts: NamedParts): Promise<NamedFindings>;
   /** Starts a worker ahead of the first long entry, so that entry does not wait for one to start. */
   warm(): Promise<void>;
   close(): Promise<void>;
@@ -62,15 +96,16 @@ export function createWriteScreen(options: WriteScreenOptions): WriteScreen {
   return {
     async screen(input) {
       // Metadata is bounded in size; its JSON length stands in for the strings the screen reads from it.
-      const strings = [
-        input.text ?? "",
-        input.metadata === undefined ? "" : JSON.stringify(input.metadata),
-        ...(input.tags ?? []),
-        input.title ?? "",
-        ...(input.promptArguments ?? []).map((argument) => argument.description ?? ""),
-      ];
-      if (isInlineText(strings)) return screenFields(input);
+      if (isInlineText(stringsOf(input))) return screenFields(input);
       return pool.run<FieldScreens>("screen", input, {
+        stage: "screen",
+        budgetMs: options.budgetMs,
+        budgetSetting: "STORE_TEXT_BUDGET_MS",
+      });
+    },
+    async screenParts(parts) {
+      if (isInlineText(Object.values(parts).flatMap(stringsOf))) return screenNamedParts(parts);
+      return pool.run<NamedFindings>("screenParts", parts, {
         stage: "screen",
         budgetMs: options.budgetMs,
         budgetSetting: "STORE_TEXT_BUDGET_MS",

@@ -8,6 +8,7 @@ import { ContextHubError, invalidArgument } from "@context-hub/common";
 import { containsNul, hasNul, validateThreadId } from "../model/field-validation.js";
 import type { JsonValue } from "../model/entry-values.js";
 import type { IdempotencyRequest } from "../model/idempotency-request.js";
+import type { PartTrust, ScreenedPart } from "../screen/part-screen.js";
 
 export type SessionStatus = "open" | "ended";
 
@@ -58,6 +59,8 @@ export interface SessionEvent {
   idempotencyKey: string;
   writtenBy: string;
   writtenAt: Date;
+  /** Quarantined when the write-time screen found instruction-shaped content in its kind or payload. */
+  trust: PartTrust;
 }
 
 export interface StartSessionRequest {
@@ -93,6 +96,16 @@ export interface ValidEvent {
   idempotencyKey: string | undefined;
 }
 
+/** A checked event with the write-time screen's verdict on it. */
+export interface ScreenedEvent extends ValidEvent {
+  trust: PartTrust;
+}
+
+/** What the write-time screen reads of an event: its kind, and its payload's keys and string values each on their own. */
+export function screenedPartsOf(event: ValidEvent): Record<string, ScreenedPart> {
+  return { kind: { text: event.kind }, payload: { json: JSON.parse(event.payload) as unknown } };
+}
+
 export interface AppendEventsRequest {
   sessionId: string;
   events: EventInput[];
@@ -104,6 +117,8 @@ export interface AppendedEvent {
   kind: string;
   idempotencyKey: string;
   duplicate: boolean;
+  /** The stored event's trust (a duplicate carries the same kind and payload as the event first stored). */
+  trust: PartTrust;
 }
 
 export interface AppendResult {

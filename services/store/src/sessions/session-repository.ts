@@ -13,13 +13,14 @@ import { createIdempotencyStatements, findRecordedCall } from "../idempotency/id
 import type { IdempotencyStatements, RecordedCall } from "../idempotency/idempotency.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
+import type { PartTrust } from "../screen/part-screen.js";
 import type {
   SessionEvent,
   SessionRecord,
   SessionRole,
   SessionStart,
   SessionStatus,
-  ValidEvent,
+  ScreenedEvent,
 } from "./session-model.js";
 
 /**
@@ -51,6 +52,8 @@ interface EventRow {
   idempotency_key: string | null;
   written_by: string;
   written_at: Date;
+  trust: PartTrust["state"];
+  trust_reasons: string[];
 }
 
 const columns =
@@ -81,6 +84,7 @@ function toEvent(row: EventRow): SessionEvent {
     idempotencyKey: row.idempotency_key ?? "",
     writtenBy: row.written_by,
     writtenAt: row.written_at,
+    trust: { state: row.trust, reasons: row.trust_reasons },
   };
 }
 
@@ -111,7 +115,7 @@ export interface SessionWriteScope {
     principal: Principal,
     sessionId: string,
     firstSeq: number,
-    events: readonly ValidEvent[],
+    events: readonly ScreenedEvent[],
   ): Promise<SessionRecord>;
   end(sessionId: string, summary: string): Promise<SessionRecord>;
 }
@@ -168,10 +172,11 @@ function createWriteScope(tx: SqlExecutor): SessionWriteScope {
 
     async append(principal, sessionId, firstSeq, events) {
       // Keys travel as '' for none and are stored as NULL, so the partial unique index skips them.
+      // Each event's trust reasons travel comma-joined (a reason is `<part>:<rule>`, without commas): unnest takes no ragged arrays.
       await tx.query(
-        `INSERT INTO session_events (session_id, seq, tenant, kind, payload, payload_hash, idempotency_key, written_by, written_at)
-         SELECT $1, $2::integer + e.ord - 1, $3, e.kind, e.payload, e.hash, NULLIF(e.key, ''), $4, now()
-         FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS e(kind, payload, hash, key, ord)`,
+        `INSERT INTO session_events (session_id, seq, tenant, kind, payload, payload_hash, idempotency_key, written_by, written_at, trust, trust_reasons)
+         SELECT $1, $2::integer + e.ord - 1, $3, e.kind, e.payload, e.hash, NULLIF(e.key, ''), $4, now(), e.trust, string_to_array(e.reasons, ',')
+         FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS e(kind, payload, hash, key, trust, reasons, ord)`,
         [
           sessionId,
           firstSeq,
@@ -181,6 +186,8 @@ function createWriteScope(tx: SqlExecutor): SessionWriteScope {
           events.map((event) => event.payload),
           events.map((event) => event.payloadHash),
           events.map((event) => event.idempotencyKey ?? ""),
+          events.map((event) => event.trust.state),
+          events.map((event) => event.trust.reasons.join(",")),
         ],
       );
       const { rows } = await tx.query<SessionRow>(
@@ -257,7 +264,7 @@ export function createSessionRepository(db: SqlDatabase) {
       ];
       if (kinds.length > 0) conditions.push(`e.kind = ANY(${params.add([...kinds])}::text[])`);
       const { rows } = await db.query<EventRow>(
-        `SELECT e.seq, e.kind, e.payload, e.idempotency_key, e.written_by, e.written_at FROM session_events e
+        `SELECT e.seq, e.kind, e.payload, e.idempotency_key, e.written_by, e.written_at, e.trust, e.trust_reasons FROM session_events e
          WHERE ${conditions.join(" AND ")} ORDER BY e.seq LIMIT ${params.add(limit + 1)}`,
         params.values,
       );

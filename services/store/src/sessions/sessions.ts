@@ -11,14 +11,21 @@
  * get distinct, consecutive numbers and a failed append leaves no gap. An
  * event sent with an idempotency key is stored once: sent again, it answers
  * with the number it got the first time. No SQL or transport here.
+ *
+ * Each event's kind and payload pass the entries' write-time screen before
+ * the append's transaction opens; an event with findings is stored
+ * quarantined (`payload:<rule>`, …), and every read shows its trust state.
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "../audit/audit.js";
 import { createIdempotentRunner, type IdempotencyExpiry, type Outcome } from "../idempotency/idempotency.js";
 import { requirePrincipal, type Principal } from "../model/principal.js";
+import { screenRecords } from "../screen/part-screen.js";
+import type { WriteScreen } from "../screen/write-screen.js";
 import { decodeSessionCursor, encodeSessionCursor } from "./session-cursor.js";
 import {
   isSessionId,
+  screenedPartsOf,
   sessionLimits,
   sessionNotFound,
   validateEvents,
@@ -37,8 +44,8 @@ import {
   type SessionEvent,
   type SessionRecord,
   type SessionStart,
+  type ScreenedEvent,
   type StartSessionRequest,
-  type ValidEvent,
 } from "./session-model.js";
 import type { SessionRepository, SessionWriteScope, StoredSession } from "./session-repository.js";
 
@@ -79,7 +86,7 @@ function endedConflict(session: SessionRecord): ContextHubError {
 async function earlierEvents(
   scope: SessionWriteScope,
   sessionId: string,
-  events: readonly ValidEvent[],
+  events: readonly ScreenedEvent[],
 ): Promise<Map<string, number>> {
   const keys = events.flatMap((event) => (event.idempotencyKey === undefined ? [] : [event.idempotencyKey]));
   const stored = new Map((await scope.keyed(sessionId, keys)).map((event) => [event.idempotencyKey, event]));
@@ -101,7 +108,7 @@ async function appendIn(
   scope: SessionWriteScope,
   caller: Principal,
   sessionId: string,
-  events: readonly ValidEvent[],
+  events: readonly ScreenedEvent[],
 ): Promise<AppendResult> {
   const session = await lockWritable(scope, caller, sessionId);
   const earlier = await earlierEvents(scope, session.id, events);
@@ -122,8 +129,12 @@ async function appendIn(
       kind: event.kind,
       idempotencyKey: event.idempotencyKey ?? "",
       duplicate: seq !== undefined,
+      trust: event.trust,
     };
   });
+  const quarantined = appended
+    .filter((event) => !event.duplicate && event.trust.state === "quarantined")
+    .map((event) => event.seq);
   if (fresh.length > 0)
     scope.audit.record(caller.tenant, {
       actor: caller.subject,
@@ -132,7 +143,12 @@ async function appendIn(
       targetIds: [session.id],
       beforeHashes: [],
       afterHashes: fresh.map((event) => event.payloadHash),
-      details: { first_seq: firstSeq, last_seq: updated.lastSeq, count: fresh.length },
+      details: {
+        first_seq: firstSeq,
+        last_seq: updated.lastSeq,
+        count: fresh.length,
+        ...(quarantined.length === 0 ? {} : { quarantined_seqs: quarantined }),
+      },
     });
   return { session: updated, events: appended };
 }
@@ -193,6 +209,7 @@ function withinPageSize(events: readonly SessionEvent[]): SessionEvent[] {
 export function createSessionService(
   repository: SessionRepository,
   denials: DenialRecorder,
+  screen: WriteScreen,
   expiry?: IdempotencyExpiry,
 ): SessionService {
   const runner = createIdempotentRunner(repository, expiry);
@@ -224,7 +241,10 @@ export function createSessionService(
     append(principal, request) {
       return denials.guard(principal, "session.append", targets(request.sessionId), async () => {
         const caller = requirePrincipal(principal, "context:write");
-        const events = validateEvents(request.events);
+        // Checked and screened before the transaction opens: bad input, or a screen over its budget, appends nothing.
+        const valid = validateEvents(request.events);
+        const trusts = await screenRecords(screen, valid.map(screenedPartsOf));
+        const events = valid.map((event, index) => ({ ...event, trust: trusts[index]! }));
         return repository.transaction((scope) => appendIn(scope, caller, request.sessionId, events));
       });
     },

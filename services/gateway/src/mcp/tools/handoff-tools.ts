@@ -53,7 +53,11 @@ export const createHandoffTool = defineTool({
     return {
       success: true,
       handoff,
-      message: `Created handoff ${handoff.id} to ${handoff.recipient.kind} ${JSON.stringify(handoff.recipient.name)}; it is open until a recipient accepts it.`,
+      message:
+        `Created handoff ${handoff.id} to ${handoff.recipient.kind} ${JSON.stringify(handoff.recipient.name)}; it is open until a recipient accepts it.` +
+        (handoff.trust_state === "quarantined"
+          ? ` It is quarantined: the write-time screen found instruction-shaped content (${handoff.trust_reasons.join(", ")}), so start_here does not offer it to its recipients; cancel it and create a clean one.`
+          : ""),
     };
   },
 });

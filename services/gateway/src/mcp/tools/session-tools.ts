@@ -74,6 +74,7 @@ export const appendSessionEventsTool = defineTool({
     const duplicates = result.events.filter((event) => event.duplicate).length;
     const appended = result.events.length - duplicates;
     const seqs = result.events.filter((event) => !event.duplicate).map((event) => event.seq);
+    const quarantined = result.events.filter((event) => event.trust_state === "quarantined").map((event) => event.seq);
     return {
       success: true,
       session_id: result.session.id,
@@ -85,7 +86,10 @@ export const appendSessionEventsTool = defineTool({
         (appended === 0
           ? "Logged nothing new"
           : `Logged ${appended} event${appended === 1 ? "" : "s"} as ${seqs[0]}${appended === 1 ? "" : `-${seqs.at(-1)}`}`) +
-        (duplicates === 0 ? "." : `; ${duplicates} had been logged before under the same idempotency key.`),
+        (duplicates === 0 ? "." : `; ${duplicates} had been logged before under the same idempotency key.`) +
+        (quarantined.length === 0
+          ? ""
+          : ` Quarantined (the write-time screen found instruction-shaped content; see trust_reasons): event${quarantined.length === 1 ? "" : "s"} ${quarantined.join(", ")}.`),
     };
   },
 });

@@ -89,6 +89,7 @@ function answerOf(
       count: kept.handoffs,
       left_out: material.handoffs.items.length - kept.handoffs,
       has_more: material.handoffs.hasMore,
+      quarantined: material.handoffs.quarantined,
     },
     pinned_memories: {
       items: material.pinnedMemories.items.slice(0, kept.pinned_memories),

@@ -34,7 +34,8 @@ export const toolsets: Readonly<Record<ToolsetName, Toolset>> = {
     tools: ["store_context", "get_context_by_ids", "search_context", "hybrid_search_context", "list_threads", "whoami"],
   },
   search: {
-    summary: "Every way to find and read entries: ranked, full-text and semantic search, outline, ranges and grep.",
+    summary:
+      "Every way to find and read entries: ranked, full-text, semantic, passage-level and catalogue search, outline, ranges and grep.",
     tools: [
       "get_context_by_ids",
       "search_context",

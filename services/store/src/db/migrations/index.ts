@@ -15,6 +15,7 @@ import { sessions } from "./0013-sessions.js";
 import { artifacts } from "./0014-artifacts.js";
 import { entryKinds } from "./0015-entry-kinds.js";
 import { promptArguments } from "./0016-prompt-arguments.js";
+import { workflowTrust } from "./0017-workflow-trust.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -36,6 +37,7 @@ export const migrations: readonly Migration[] = [
   artifacts,
   entryKinds,
   promptArguments,
+  workflowTrust,
 ];
 
 /** The schema version this build of the store expects. */
