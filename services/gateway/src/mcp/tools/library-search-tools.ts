@@ -16,7 +16,9 @@ import {
 } from "../search-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 import { hybridRequestOf, sharedFilterNote } from "./search-tools.js";
-import type { HybridHit } from "../../search/hybrid-search.js";
+import type { HybridHit, HybridSearchResult } from "../../search/hybrid-search.js";
+import type { SearchClient } from "../../clients/search-client.js";
+import type { Principal } from "../../principal.js";
 import type { HitPassage } from "../../search/search-views.js";
 
 /** Scores rescaled to 0..1 over a list (all 1 when they are equal), as hybrid rescales the fused scores it blends. */
@@ -24,6 +26,38 @@ function rescaler(scores: readonly number[]): (score: number) => number {
   const low = Math.min(...scores);
   const high = Math.max(...scores);
   return (score) => (high > low ? (score - low) / (high - low) : 1);
+}
+
+/**
+ * The best `entries` of a hybrid search for `args` (its defaults for every
+ * argument left out), and up to `perEntry` passages of each, scored by the
+ * reranker; the warnings of both steps.
+ */
+async function bestEntriesWithPassages(
+  search: SearchClient,
+  principal: Principal,
+  mode: string,
+  args: Parameters<typeof hybridRequestOf>[0],
+  shape: { entries: number; perEntry: number; maxChars?: number | undefined },
+): Promise<{ found: HybridSearchResult; passages: Map<string, HitPassage[]>; warnings: string[] }> {
+  const found = await timed(mode, "total", () =>
+    runHybridSearch(search, principal, hybridRequestOf(args, shape.entries, 0)),
+  );
+  const warnings = [...found.warnings];
+  const passages = await passagesOfEntries(
+    search,
+    principal,
+    {
+      query: args.query,
+      entryIds: found.hits.map((hit) => hit.entry.id),
+      perEntry: shape.perEntry,
+      rerankDeadlineMs: searchDeadlines.rerankMs,
+      maxChars: shape.maxChars,
+    },
+    found.times,
+    warnings,
+  );
+  return { found, passages, warnings };
 }
 
 export const deepSearchTool = defineTool({
@@ -40,23 +74,10 @@ export const deepSearchTool = defineTool({
   annotations: readOnlyTool,
   scope: "context:read",
   async handler(args, { principal, clients }) {
-    const entries = args.entries ?? librarySearchLimits.defaultEntries;
-    const found = await timed("deep", "total", () =>
-      runHybridSearch(clients.search, principal, hybridRequestOf(args, entries, 0)),
-    );
-    const warnings = [...found.warnings];
-    const passages = await passagesOfEntries(
-      clients.search,
-      principal,
-      {
-        query: args.query,
-        entryIds: found.hits.map((hit) => hit.entry.id),
-        perEntry: args.passages_per_entry ?? librarySearchLimits.defaultPassagesPerEntry,
-        rerankDeadlineMs: searchDeadlines.rerankMs,
-      },
-      found.times,
-      warnings,
-    );
+    const { found, passages, warnings } = await bestEntriesWithPassages(clients.search, principal, "deep", args, {
+      entries: args.entries ?? librarySearchLimits.defaultEntries,
+      perEntry: args.passages_per_entry ?? librarySearchLimits.defaultPassagesPerEntry,
+    });
     // A passage ranks by its own score blended with its entry's, as hybrid blends a reranked passage with the fused
     // score: a strong passage of a weaker entry can pass a weak one of the best entry.
     const entryScore = rescaler(found.hits.map((hit) => hit.score));
@@ -66,14 +87,9 @@ export const deepSearchTool = defineTool({
         (passages.get(hit.entry.id) ?? [])
           .filter((passage) => passage.score !== 0)
           .map((passage) => {
-            const listing = hit.entry.listing();
             const ofEntry = entryScore(hit.score);
             return {
-              id: listing.id,
-              thread_id: listing.thread_id,
-              kind: listing.kind,
-              title: listing.title,
-              trust_state: listing.trust_state,
+              ...entryFields(hit),
               node_id: passage.nodeId,
               start: passage.start,
               end: passage.end,
@@ -106,24 +122,15 @@ export const findItemsTool = defineTool({
   annotations: readOnlyTool,
   scope: "context:read",
   async handler(args, { principal, clients }) {
-    const limit = args.limit ?? librarySearchLimits.defaultItems;
-    const found = await timed("catalogue", "total", () =>
-      runHybridSearch(clients.search, principal, hybridRequestOf(args, limit, 0)),
-    );
-    const warnings = [...found.warnings];
-    const snippets = await passagesOfEntries(
-      clients.search,
-      principal,
-      {
-        query: args.query,
-        entryIds: found.hits.map((hit) => hit.entry.id),
-        perEntry: 1,
-        rerankDeadlineMs: searchDeadlines.rerankMs,
-        maxChars: librarySearchLimits.snippetChars,
-      },
-      found.times,
+    const {
+      found,
+      passages: snippets,
       warnings,
-    );
+    } = await bestEntriesWithPassages(clients.search, principal, "catalogue", args, {
+      entries: args.limit ?? librarySearchLimits.defaultItems,
+      perEntry: 1,
+      maxChars: librarySearchLimits.snippetChars,
+    });
     // Groups in the order of their best result; results within a group keep their rank across all kinds.
     const groups = new Map<string, ReturnType<typeof toItem>[]>();
     for (const hit of found.hits) {
@@ -140,15 +147,17 @@ export const findItemsTool = defineTool({
   },
 });
 
+/** What a passage or a catalogue row names of its entry: `id` and `trust_state` beside the text let the rendering fence it. */
+function entryFields(hit: HybridHit) {
+  const { id, thread_id, kind, title, trust_state } = hit.entry.listing();
+  return { id, thread_id, kind, title, trust_state };
+}
+
 /** A catalogue row: the entry's listing fields, its rank and score, and its best passage as the snippet (its preview without one). */
 function toItem(hit: HybridHit, snippet: HitPassage | undefined) {
   const listing = hit.entry.listing();
   return {
-    id: listing.id,
-    thread_id: listing.thread_id,
-    kind: listing.kind,
-    title: listing.title,
-    trust_state: listing.trust_state,
+    ...entryFields(hit),
     rank: hit.rank,
     score: hit.score,
     snippet: snippet?.text ?? listing.preview,
