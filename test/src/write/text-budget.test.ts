@@ -38,7 +38,20 @@ interface Ack {
   version: number;
 }
 
+/**
+ * A report long enough that the write-time screen cannot finish it within
+ * the tight budget on any host: about 900,000 characters (a zero-width space
+ * after every space, each of which the screen removes before its phrase
+ * rules run), which take it 45–60 ms on a 2-core host, 4–6 × the budget.
+ * Plain prose of 300,000 characters took it 6–15 ms, too close to 10 ms to
+ * fail every time.
+ */
+function screenHeavyReport(topic: string): string {
+  return longReport(780_000, topic).replaceAll(" ", " \u200b");
+}
+
 function budgetSuite(stage: "summarize" | "screen", env: Record<string, string>, budgetSetting: string) {
+  const report = stage === "screen" ? screenHeavyReport : (topic: string) => longReport(300_000, topic);
   for (const backend of hubBackends) {
     describe(`the ${stage} stage over its budget (${backend.name})`, () => {
       let hub: BackendHub;
@@ -53,7 +66,7 @@ function budgetSuite(stage: "summarize" | "screen", env: Record<string, string>,
       after(() => hub.close());
 
       test(`store_context fails with TEXT_BUDGET_EXCEEDED naming the ${stage} stage, and nothing is stored`, async () => {
-        const text = longReport(300_000, "river");
+        const text = report("river");
         const before = await snapshotStore(hub);
         const failed = await callTool(hub.client, "store_context", {
           thread_id: "gauges",
@@ -82,7 +95,7 @@ function budgetSuite(stage: "summarize" | "screen", env: Record<string, string>,
           atomic: true,
           entries: [
             { thread_id: "gauges", source: "agent", text: "A short note that passes every stage." },
-            { thread_id: "gauges", source: "agent", text: longReport(300_000, "lake") },
+            { thread_id: "gauges", source: "agent", text: report("lake") },
           ],
         });
         assert.match(
@@ -104,7 +117,7 @@ function budgetSuite(stage: "summarize" | "screen", env: Record<string, string>,
         const before = await snapshotStore(hub);
         const failed = await callTool(hub.client, "update_context", {
           context_id: stored.context_id,
-          text: longReport(300_000, "delta"),
+          text: report("delta"),
         });
         assert.match(
           failureLine(failed),
