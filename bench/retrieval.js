@@ -372,6 +372,9 @@ async function measureOverMcp(dataDir, queries) {
       hybrid_without_feedback: (query) => call("hybrid_search_context", { query, fts_feedback: false }),
       // Hybrid as a caller gets it by default; explain_query adds each stage's time to the reply (and nothing to the work).
       hybrid_search_context: (query) => call("hybrid_search_context", { query, explain_query: true }),
+      // Deep reading: the same hybrid with three passages of each result, and deep_search's passage ranking.
+      hybrid_passages: (query) => call("hybrid_search_context", { query, passages_per_entry: 3 }),
+      deep_search: (query) => call("deep_search", { query }),
     });
     return { ...latencies, hybrid_stages: stages };
   } finally {
@@ -444,6 +447,8 @@ for (const [size, result] of Object.entries(results)) {
   console.log(line("MCP hybrid_search_context (rerank)", mcp.hybrid_search_context));
   console.log(line("MCP hybrid_search_context (no rerank)", mcp.hybrid_without_rerank));
   console.log(line("MCP hybrid_search_context (no feedback)", mcp.hybrid_without_feedback));
+  console.log(line("MCP hybrid_search_context (passages_per_entry 3)", mcp.hybrid_passages));
+  console.log(line("MCP deep_search (defaults)", mcp.deep_search));
   // Hybrid's legs are plain any-word full text and semantic; its feedback re-scores their candidates afterwards.
   const slower = Math.max(mcp.fts_any.p50, mcp.semantic_search_context.p50);
   console.log(
