@@ -838,14 +838,19 @@ export const deepSearchInput = z
   .strict()
   .refine(noAsOf, "deep_search is not available with as_of: passages are cut from the current text");
 
+/** What a passage or a catalogue row names of its entry; `id` and `trust_state` beside the text let the rendering fence it. */
+const entryNaming = {
+  id: z.string(),
+  thread_id: z.string(),
+  kind: z.string(),
+  title: z.string().nullable(),
+  trust_state: z.enum(trustStates),
+};
+
 export const deepSearchOutput = z.object({
   results: z.array(
     z.object({
-      id: z.string().describe("The entry the passage is from."),
-      thread_id: z.string(),
-      kind: z.string(),
-      title: z.string().nullable(),
-      trust_state: z.enum(trustStates),
+      ...entryNaming,
       node_id: z
         .string()
         .describe('The outline section the passage starts in (navigate_context); "" before the first heading.'),
@@ -893,11 +898,7 @@ export const findItemsOutput = z.object({
       count: z.number(),
       results: z.array(
         z.object({
-          id: z.string(),
-          thread_id: z.string(),
-          kind: z.string(),
-          title: z.string().nullable(),
-          trust_state: z.enum(trustStates),
+          ...entryNaming,
           rank: z.number().describe("The entry's rank across every kind."),
           score: z.number(),
           snippet: z.string().describe("The part of the entry that best matches the query."),
