@@ -18,11 +18,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { startAllInOne } from "@context-hub/cli";
 import { createBm25Index } from "./lib/bm25-reference.js";
 import { loadCollection, scoreRankings, semanticBaseline } from "./lib/quality-data.js";
+import { startCollectionHub } from "./lib/quality-hub.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values } = parseArgs({
@@ -97,50 +95,8 @@ function variantModes() {
 }
 
 async function measureCollection(collection) {
-  const hub = await startAllInOne({
-    env: {
-      ...process.env,
-      DATABASE_URL: "",
-      LOG_LEVEL: "warn",
-      CONTEXT_HUB_SUMMARIES: "false",
-      CONTEXT_HUB_RATE_READ_PER_MIN: "1000000",
-      CONTEXT_HUB_RATE_READ_BURST: "1000000",
-      CONTEXT_HUB_RATE_WRITE_PER_MIN: "1000000",
-      CONTEXT_HUB_RATE_WRITE_BURST: "1000000",
-    },
-    port: 0,
-    dataDir: "memory://",
-  });
-  const client = new Client({ name: "quality", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(hub.url)));
-  const call = async (name, args) => {
-    const result = await client.callTool({ name, arguments: args });
-    if (result.isError) throw new Error(`${name} failed: ${result.content[0]?.text}`);
-    return result.structuredContent;
-  };
+  const { call, storable, docIdOf, close } = await startCollectionHub(collection, log);
   try {
-    const storable = collection.docs.filter((doc) => doc.text.trim() !== "");
-    log(
-      `${collection.label}: storing ${storable.length} documents (${collection.docs.length - storable.length} empty ones cannot be stored)…`,
-    );
-    const docIdOf = new Map();
-    for (let from = 0; from < storable.length; from += 100) {
-      const batch = storable.slice(from, from + 100);
-      const reply = await call("store_context_batch", {
-        entries: batch.map((doc) => ({
-          thread_id: collection.name,
-          source: "user",
-          text: doc.text,
-          metadata: { doc_id: doc.id },
-        })),
-      });
-      reply.results.forEach((result, index) => {
-        if (!result.success)
-          throw new Error(`${collection.label} document ${batch[index].id} was not stored: ${result.error?.message}`);
-        docIdOf.set(result.context_id, batch[index].id);
-      });
-    }
-
     const results = {};
     const reference = createBm25Index(storable);
     results["BM25 reference"] = await scoreRankings(collection, (query) => reference.search(query.text, 100));
@@ -169,8 +125,7 @@ async function measureCollection(collection) {
     }
     return { documents: docIdOf.size, queries: collection.queries.length, results, candidates, legs };
   } finally {
-    await client.close();
-    await hub.close();
+    await close();
   }
 }
 

@@ -55,3 +55,17 @@ export const summaryCharLimit = 20_000;
 
 /** Longest heading a node summary may carry, in UTF-16 code units; the summarizer cuts longer headings to fit. */
 export const headingCharLimit = 1_000;
+
+/**
+ * Bounds of one cited answer (the gateway's `reason` tool and the
+ * summarizer's Answer call): the question, the evidence passages and their
+ * length, and the statements. The evidence stays small enough to work on at
+ * once (at most passages × passageChars characters, in linear time).
+ */
+export const answerLimits = Object.freeze({
+  questionChars: 1_000,
+  passages: 20,
+  passageChars: 2_000,
+  maxStatements: 10,
+  defaultStatements: 5,
+});

@@ -47,7 +47,7 @@ export function gauge<L extends string>(name: string, help: string, labelNames: 
 
 const providerSeconds = histogram(
   "contexthub_provider_request_seconds",
-  "Model provider requests (embed, summarize, rerank) by provider, operation and outcome, in seconds.",
+  "Model provider requests (embed, summarize, answer, rerank) by provider, operation and outcome, in seconds.",
   ["provider", "operation", "outcome"],
 );
 

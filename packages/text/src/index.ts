@@ -17,3 +17,11 @@ export {
 export { cosineSimilarity, embedText, toHashedWordVector, type EmbedTextOptions } from "./embedding.js";
 export { toDefaultCacheDir } from "./cache-dir.js";
 export { fnv1a } from "./hashing.js";
+export {
+  answerExtractively,
+  extractiveAnswerModel,
+  extractiveStatementChars,
+  type AnswerCitation,
+  type AnswerStatement,
+  type DraftAnswer,
+} from "./extractive-answer.js";

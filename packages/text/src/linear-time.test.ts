@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assertLinearGrowthForAll, headingTexts, pathologicalTexts } from "@context-hub/common/testing";
 import { chunkText } from "./chunker.js";
+import { answerExtractively } from "./extractive-answer.js";
 import { embedText } from "./embedding.js";
 import { parseOutline, slugify, stripInlineMarkdown, toProseBlocks } from "./markdown.js";
 import { splitSentences } from "./sentences.js";
@@ -70,4 +71,13 @@ test("embedText is linear on heading-heavy texts, whose numbered and long headin
     (text) => embedText(text, { ...vectors }, { lexicalDimensions: 156 }),
     headingTexts,
   );
+});
+
+test("answerExtractively is linear in its evidence", () => {
+  // The evidence split in passages as the reason tool sends it, with a question whose words recur everywhere.
+  const answer = (text: string) => {
+    const passages = [text.slice(0, text.length / 2), text.slice(text.length / 2)];
+    return answerExtractively("a e x the data in", passages, { maxStatements: 10 });
+  };
+  assertLinearGrowthForAll("answerExtractively", answer, pathologicalTexts);
 });

@@ -10,6 +10,7 @@ import type { SummarizerConfig } from "./config.js";
 import { createSummarizerHandlers } from "./server.js";
 import { createSummarizer } from "./summarizer.js";
 import type { SummaryProvider } from "./summary-provider.js";
+import { createBuiltinAnswerProvider, createLlmAnswerProvider, type AnswerProvider } from "./answer-provider.js";
 import { createSummaryTextWork, type SummaryTextWork } from "./summary-text-work.js";
 
 export {
@@ -25,6 +26,14 @@ export {
   type ChatApi,
   type LlmSummaryProviderOptions,
 } from "./clients/llm-summary-provider.js";
+export {
+  builtinAnswerModel,
+  createBuiltinAnswerProvider,
+  createLlmAnswerProvider,
+  type AnswerProvider,
+  type AnswerRequest,
+} from "./answer-provider.js";
+export { buildAnswerPrompt, parseModelAnswer } from "./answer-prompts.js";
 export { cleanSummary, stripPreamble, stripReasoning } from "./summary-cleanup.js";
 export { buildSectionPrompt, buildSummaryPrompt, type ChatPrompt } from "./summary-prompts.js";
 export type { SectionText, SummaryProvider, TextSource } from "./summary-provider.js";
@@ -36,11 +45,56 @@ export { createSummaryTextWork, type SummaryTextWork, type SummaryTextWorkOption
 export interface SummarizerDependencies {
   /** Replaces the provider chosen by `config.provider` (tests, custom runtimes). */
   provider?: SummaryProvider;
+  /** Replaces the answer provider chosen by `config.provider` (tests, custom runtimes). */
+  answerProvider?: AnswerProvider;
 }
 
 /**
- * The provider `config.provider` names; the built-in one computes in `work`'s worker threads. An HTTP provider's
- * retries wait on `clock` (tests; the real clock by default).
+ * The chat API `config.provider` names (undefined for the built-in provider).
+ * Its retries wait on `clock` (tests; the real clock by default).
+ */
+function createChatApi(config: SummarizerConfig, logger?: Logger, clock: ProviderClock = {}): ChatApi | undefined {
+  if (config.provider === "builtin") return undefined;
+  const http = config.http;
+  if (http === undefined)
+    throw new Error(
+      `SUMMARIZER_PROVIDER ${config.provider} has no HTTP settings; build the config with loadSummarizerConfig`,
+    );
+  const apiKey = http.apiKey?.reveal();
+  const auth: Record<string, string> =
+    apiKey === undefined
+      ? {}
+      : config.provider === "anthropic"
+        ? { "x-api-key": apiKey }
+        : { authorization: `Bearer ${apiKey}` };
+  const client = createHttpProviderClient({
+    provider: config.provider,
+    operation:
+      config.provider === "openai" ? "chat completions" : config.provider === "anthropic" ? "messages" : "chat",
+    model: http.model,
+    baseUrl: http.baseUrl,
+    headers: config.provider === "anthropic" ? { ...auth, "anthropic-version": anthropicVersion } : auth,
+    secrets: [apiKey],
+    timeoutMs: http.timeoutMs,
+    maxRetries: http.maxRetries,
+    settingsPrefix: "SUMMARIZER",
+    ...(logger === undefined ? {} : { logger }),
+    ...clock,
+  });
+  return config.provider === "openai"
+    ? createOpenAiChatApi(client, {
+        model: http.model,
+        maxTokens: http.maxTokens,
+        useMaxCompletionTokens: isOpenAiPlatform(http.baseUrl),
+      })
+    : config.provider === "anthropic"
+      ? createAnthropicMessagesApi(client, { model: http.model, maxTokens: http.maxTokens })
+      : createOllamaChatApi(client, { model: http.model, maxTokens: http.maxTokens });
+}
+
+/**
+ * The summary provider `config.provider` names; the built-in one computes in `work`'s worker threads. An HTTP
+ * provider's retries wait on `clock` (tests; the real clock by default).
  */
 export function createSummaryProvider(
   config: SummarizerConfig,
@@ -48,57 +102,32 @@ export function createSummaryProvider(
   logger?: Logger,
   clock: ProviderClock = {},
 ): SummaryProvider {
-  switch (config.provider) {
-    case "builtin":
-      return createBuiltinSummaryProvider(work);
-    case "openai":
-    case "anthropic":
-    case "ollama": {
-      const http = config.http;
-      if (http === undefined)
-        throw new Error(
-          `SUMMARIZER_PROVIDER ${config.provider} has no HTTP settings; build the config with loadSummarizerConfig`,
-        );
-      const apiKey = http.apiKey?.reveal();
-      const auth: Record<string, string> =
-        apiKey === undefined
-          ? {}
-          : config.provider === "anthropic"
-            ? { "x-api-key": apiKey }
-            : { authorization: `Bearer ${apiKey}` };
-      const client = createHttpProviderClient({
-        provider: config.provider,
-        operation:
-          config.provider === "openai" ? "chat completions" : config.provider === "anthropic" ? "messages" : "chat",
-        model: http.model,
-        baseUrl: http.baseUrl,
-        headers: config.provider === "anthropic" ? { ...auth, "anthropic-version": anthropicVersion } : auth,
-        secrets: [apiKey],
-        timeoutMs: http.timeoutMs,
-        maxRetries: http.maxRetries,
-        settingsPrefix: "SUMMARIZER",
-        ...(logger === undefined ? {} : { logger }),
-        ...clock,
-      });
-      const api: ChatApi =
-        config.provider === "openai"
-          ? createOpenAiChatApi(client, {
-              model: http.model,
-              maxTokens: http.maxTokens,
-              useMaxCompletionTokens: isOpenAiPlatform(http.baseUrl),
-            })
-          : config.provider === "anthropic"
-            ? createAnthropicMessagesApi(client, { model: http.model, maxTokens: http.maxTokens })
-            : createOllamaChatApi(client, { model: http.model, maxTokens: http.maxTokens });
-      return createLlmSummaryProvider({
-        provider: config.provider,
-        model: http.model,
-        api,
-        concurrency: http.concurrency,
-        maxInputChars: http.maxInputChars,
-      });
-    }
-  }
+  const api = createChatApi(config, logger, clock);
+  if (api === undefined || config.http === undefined) return createBuiltinSummaryProvider(work);
+  return createLlmSummaryProvider({
+    provider: config.provider,
+    model: config.http.model,
+    api,
+    concurrency: config.http.concurrency,
+    maxInputChars: config.http.maxInputChars,
+  });
+}
+
+/** The answer provider over the same chat model as the summaries, or the built-in extractive one. */
+export function createAnswerProvider(
+  config: SummarizerConfig,
+  work: SummaryTextWork,
+  logger?: Logger,
+  clock: ProviderClock = {},
+): AnswerProvider {
+  const api = createChatApi(config, logger, clock);
+  if (api === undefined || config.http === undefined) return createBuiltinAnswerProvider(work);
+  return createLlmAnswerProvider({
+    provider: config.provider,
+    model: config.http.model,
+    api,
+    maxInputChars: config.http.maxInputChars,
+  });
 }
 
 /**
@@ -115,6 +144,7 @@ export async function startSummarizer(
   const work = createSummaryTextWork({ workers: config.textWorkers, budgetMs: config.textBudgetMs });
   work.warm().catch((error: unknown) => logger.error({ err: error }, "summarizer worker thread failed to start"));
   const provider = dependencies.provider ?? createSummaryProvider(config, work, logger);
+  const answers = dependencies.answerProvider ?? createAnswerProvider(config, work, logger);
   const summarizer = createSummarizer({
     provider,
     work,
@@ -129,7 +159,8 @@ export async function startSummarizer(
       port: config.port,
       opsPort: config.opsPort,
       logger,
-      register: (builder) => builder.addService(summarizerV1.SummarizerService, createSummarizerHandlers(summarizer)),
+      register: (builder) =>
+        builder.addService(summarizerV1.SummarizerService, createSummarizerHandlers(summarizer, answers)),
       onClose: () => work.close(),
     });
   } catch (error) {

@@ -9,6 +9,13 @@ import { loadSummarizerConfig } from "./config.js";
 import { startSummarizer } from "./index.js";
 import { createSummarizerHandlers } from "./server.js";
 import type { Summarizer } from "./summarizer.js";
+import type { AnswerProvider } from "./answer-provider.js";
+
+/** For the handlers' Summarize tests, which never ask for an answer. */
+const noAnswers: AnswerProvider = {
+  describe: () => ({ provider: "none", model: "none", synthesised: false }),
+  answer: () => Promise.reject(new Error("no answer is asked for in this test")),
+};
 
 const logger = createLogger("summarizer-test", "silent");
 
@@ -109,6 +116,42 @@ test("an unknown source, a text over the limit or too many texts is INVALID_ARGU
   }
 });
 
+test("Answer cites the evidence's sentences with the built-in provider, and refuses requests outside the limits", async (t) => {
+  const { client } = await startForTest(t);
+  const passages = [
+    "Shock waves form ahead of a blunt body. The stand-off distance shrinks as the Mach number rises.",
+    `${"Unrelated filler about the weather. ".repeat(50)}The stand-off distance depends on the density ratio.`,
+    // The evidence is longer than the inline threshold, so the answer is worked out in a worker thread.
+    "Nothing on the question here. ".repeat(60),
+  ];
+  const answer = await client.answer({ question: "what sets the stand-off distance", passages });
+  assert.equal(answer.provider, "builtin");
+  assert.equal(answer.synthesised, false);
+  assert.ok(answer.statements.length >= 2);
+  for (const statement of answer.statements) {
+    assert.match(statement.text, /stand-off distance/);
+    const [citation] = statement.citations;
+    assert.ok(passages[(citation?.passage ?? 0) - 1]?.includes(citation?.quote ?? "missing"));
+  }
+  assert.deepEqual(
+    answer.statements.map((statement) => statement.citations[0]?.passage),
+    [1, 2],
+  );
+
+  const refused: [() => Promise<unknown>, RegExp][] = [
+    [() => client.answer({ question: " ", passages }), /^question: 1 to 1000 characters/],
+    [() => client.answer({ question: "q", passages: [] }), /^passages: 1 to 20 \(got 0\)/],
+    [() => client.answer({ question: "q", passages: ["x".repeat(2001)] }), /^passages\[0\]: at most 2000 characters/],
+    [() => client.answer({ question: "q", passages, maxStatements: 11 }), /^max_statements: at most 10/],
+  ];
+  for (const [call, message] of refused) {
+    await assert.rejects(
+      call(),
+      (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT" && message.test(error.message),
+    );
+  }
+});
+
 /**
  * A summarizer whose summary comes at once (or fails) and whose node summaries come at once, fail, or never come
  * (until the call's signal aborts them): no timers, so the only clock in these tests is the section budget's.
@@ -135,7 +178,7 @@ describe("node summaries are best effort within the section budget", () => {
     create(summarizerV1.SummarizeRequestSchema, { inputs: [input("some text")], sectionBudgetMs: budgetMs });
 
   test("done within the budget, they come back with the summary", async () => {
-    const handlers = createSummarizerHandlers(scriptedSummarizer({ sections: "ok" }));
+    const handlers = createSummarizerHandlers(scriptedSummarizer({ sections: "ok" }), noAnswers);
     const reply = await handlers.summarize(request(2000), context());
     assert.deepEqual(
       reply.summaries!.map((summary) => [summary.summary, summary.sections!.map((section) => section.summary)]),
@@ -148,7 +191,7 @@ describe("node summaries are best effort within the section budget", () => {
     "past the budget the call answers without them, at the budget rather than when they finish",
     { timeout: 30_000 },
     async () => {
-      const handlers = createSummarizerHandlers(scriptedSummarizer({ sections: "hang" }));
+      const handlers = createSummarizerHandlers(scriptedSummarizer({ sections: "hang" }), noAnswers);
       const started = performance.now();
       const reply = await handlers.summarize(request(100), context());
       assert.deepEqual(
@@ -166,7 +209,7 @@ describe("node summaries are best effort within the section budget", () => {
     setFlagsFromString("--expose-gc");
     const collectGarbage = runInNewContext("gc") as () => void;
     // The node summaries never come: only the budget's timer, if it survives collection, ends the call.
-    const handlers = createSummarizerHandlers(scriptedSummarizer({ sections: "hang" }));
+    const handlers = createSummarizerHandlers(scriptedSummarizer({ sections: "hang" }), noAnswers);
     const collecting = setInterval(collectGarbage, 10);
     try {
       const reply = await handlers.summarize(request(200), context());
@@ -180,7 +223,7 @@ describe("node summaries are best effort within the section budget", () => {
   });
 
   test("when they fail the call still succeeds, without them", async () => {
-    const handlers = createSummarizerHandlers(scriptedSummarizer({ sections: "fail" }));
+    const handlers = createSummarizerHandlers(scriptedSummarizer({ sections: "fail" }), noAnswers);
     const reply = await handlers.summarize(request(2000), context());
     assert.deepEqual(
       reply.summaries!.map((summary) => [summary.summary, summary.sections]),
@@ -202,7 +245,7 @@ describe("node summaries are best effort within the section budget", () => {
         return summarizer.summarize(...args);
       },
     };
-    const call = createSummarizerHandlers(counting).summarize(
+    const call = createSummarizerHandlers(counting, noAnswers).summarize(
       create(summarizerV1.SummarizeRequestSchema, {
         inputs: [input("short"), input("far too long a text")],
         sectionBudgetMs: 100,
@@ -214,7 +257,7 @@ describe("node summaries are best effort within the section budget", () => {
   });
 
   test("a failed summary fails the call, whatever the node summaries did", async () => {
-    const handlers = createSummarizerHandlers(scriptedSummarizer({ sections: "ok", summary: "fail" }));
+    const handlers = createSummarizerHandlers(scriptedSummarizer({ sections: "ok", summary: "fail" }), noAnswers);
     await assert.rejects(handlers.summarize(request(2000), context()), /scripted summary failed/);
   });
 });

@@ -1,7 +1,9 @@
 // The summarizer's gRPC transport: translates SummarizerService messages to and from the domain.
 import { setMaxListeners } from "node:events";
 import {
+  answerLimits,
   createChildAbortController,
+  observeProviderRequest,
   invalidArgument,
   isContextHubError,
   sourceFromProto,
@@ -10,6 +12,7 @@ import {
 import type { summarizerV1 } from "@context-hub/proto";
 import type { SectionSummary, Summarizer } from "./summarizer.js";
 import type { TextSource } from "./summary-provider.js";
+import type { AnswerProvider } from "./answer-provider.js";
 
 /** The most texts one Summarize call takes: a batch store's limit. */
 export const maxSummarizeInputs = 100;
@@ -17,8 +20,18 @@ export const maxSummarizeInputs = 100;
 /** The SummarizerService handlers over a summarizer. */
 export function createSummarizerHandlers(
   summarizer: Summarizer,
+  answers: AnswerProvider,
 ): ServiceImplementation<typeof summarizerV1.SummarizerService> {
   return {
+    async answer(request, context) {
+      checkAnswerRequest(request);
+      const { provider, model, synthesised } = answers.describe();
+      const maxStatements = request.maxStatements === 0 ? answerLimits.defaultStatements : request.maxStatements;
+      const draft = await observeProviderRequest(provider, "answer", () =>
+        answers.answer({ question: request.question, passages: request.passages, maxStatements }, context.signal),
+      );
+      return { provider, model, synthesised, statements: draft.statements, gaps: draft.gaps };
+    },
     async describe() {
       return summarizer.describe();
     },
@@ -61,6 +74,32 @@ export function createSummarizerHandlers(
       }
     },
   };
+}
+
+/** Refuses an Answer request outside `answerLimits`, naming the field, before any provider is asked. */
+function checkAnswerRequest(request: summarizerV1.AnswerRequest): void {
+  const question = request.question.trim();
+  if (question === "" || question.length > answerLimits.questionChars)
+    throw invalidArgument(
+      `question: 1 to ${answerLimits.questionChars} characters (got ${question.length})`,
+      "ask a shorter question",
+    );
+  if (request.passages.length === 0 || request.passages.length > answerLimits.passages)
+    throw invalidArgument(
+      `passages: 1 to ${answerLimits.passages} (got ${request.passages.length})`,
+      "send fewer passages of evidence",
+    );
+  const long = request.passages.findIndex((passage) => passage.length > answerLimits.passageChars);
+  if (long >= 0)
+    throw invalidArgument(
+      `passages[${long}]: at most ${answerLimits.passageChars} characters`,
+      "cut the passage to the part that matters",
+    );
+  if (request.maxStatements > answerLimits.maxStatements)
+    throw invalidArgument(
+      `max_statements: at most ${answerLimits.maxStatements} (got ${request.maxStatements})`,
+      "ask for fewer statements",
+    );
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createWorkerPool, isInlineText, type WorkerPool } from "@context-hub/common";
-import { parseOutline, type OutlineSection } from "@context-hub/text";
+import { answerExtractively, parseOutline, type DraftAnswer, type OutlineSection } from "@context-hub/text";
 import { summarizeExtractive, type ExtractiveOptions } from "./extractive-summary.js";
 
 /** What the summarizer's worker module does, by task name; inputs and results cross the thread boundary by copy. */
@@ -10,6 +10,7 @@ export interface SummaryTextTasks {
     options: Omit<ExtractiveOptions, "focus">;
   }): string[];
   outline(input: { text: string; minChars: number }): OutlineSection[];
+  answer(input: { question: string; passages: string[]; maxStatements: number }): DraftAnswer;
 }
 
 /**
@@ -29,6 +30,8 @@ export interface SummaryTextWork {
   ): Promise<string[]>;
   /** The heading sections of `text` (see `parseOutline`) spanning at least `minChars` (stage "outline"). */
   outline(text: string, minChars: number, signal?: AbortSignal): Promise<OutlineSection[]>;
+  /** The extractive answer to `question` from `passages` (see `answerExtractively`; stage "answer"). */
+  answer(question: string, passages: string[], maxStatements: number, signal?: AbortSignal): Promise<DraftAnswer>;
   /** Readiness: a worker has started. */
   warm(): Promise<void>;
   close(): Promise<void>;
@@ -50,6 +53,7 @@ export const summaryTextTasks: SummaryTextTasks = {
   summarizeSections: ({ sections, options }) =>
     sections.map((section) => summarizeExtractive(section.text, { ...options, focus: section.focus })),
   outline: ({ text, minChars }) => parseOutline(text).filter((section) => section.end - section.start >= minChars),
+  answer: ({ question, passages, maxStatements }) => answerExtractively(question, passages, { maxStatements }),
 };
 
 /** Summarizer text work on a pool of worker threads running summary-worker.js. */
@@ -90,6 +94,8 @@ export function createSummaryTextWork(options: SummaryTextWorkOptions): SummaryT
         signal,
       ),
     outline: (text, minChars, signal) => run("outline", "outline", { text, minChars }, [text], signal),
+    answer: (question, passages, maxStatements, signal) =>
+      run("answer", "answer", { question, passages, maxStatements }, [question, ...passages], signal),
     warm: () => pool.warm(),
     close: () => pool.close(),
   };

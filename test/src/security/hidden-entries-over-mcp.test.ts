@@ -411,6 +411,13 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ["alice", alice, "deep_search", { query: "telemetry", thread_id: "falcon", entries: 2, passages_per_entry: 5 }],
       ["alice", alice, "find_items", { query: "falcon launch window" }],
       ["alice", alice, "find_items", { query: "launch codes", include_quarantined: true }],
+      ["alice", alice, "reason", { question: "when does the falcon launch window open" }],
+      [
+        "alice",
+        alice,
+        "reason",
+        { question: "falcon telemetry", thread_id: "falcon", entries: 2, passages_per_entry: 4 },
+      ],
       ["alice", alice, "grep_context", { pattern: "falcon", case_insensitive: true }],
       ["alice", alice, "grep_context", { pattern: "launch", output_mode: "count", max_matches: 2 }],
       ["alice", alice, "grep_context", { pattern: "^## ", regex: true, context_lines: 1, thread_id: "falcon" }],

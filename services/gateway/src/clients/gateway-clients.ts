@@ -1,4 +1,5 @@
 /** The domain clients tools call: every proto message a tool needs is built and read behind them. */
+import { createAnswerClient } from "./answer-client.js";
 import { createArtifactsClient } from "./artifacts-client.js";
 import { createEntriesClient } from "./entries-client.js";
 import { describeFeatures } from "./features-client.js";
@@ -24,6 +25,7 @@ export interface GatewayClients {
   handoffs: ReturnType<typeof createHandoffsClient>;
   sessions: ReturnType<typeof createSessionsClient>;
   artifacts: ReturnType<typeof createArtifactsClient>;
+  answers: ReturnType<typeof createAnswerClient>;
   /** What this deployment has on (whoami). */
   features: { describe: () => ReturnType<typeof describeFeatures> };
 }
@@ -45,6 +47,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       handoffs: createHandoffsClient(peers.handoffs),
       sessions: createSessionsClient(peers.sessions),
       artifacts: createArtifactsClient(peers.artifacts),
+      answers: createAnswerClient(peers),
       features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);

@@ -839,7 +839,7 @@ export const deepSearchInput = z
   .refine(noAsOf, "deep_search is not available with as_of: passages are cut from the current text");
 
 /** What a passage or a catalogue row names of its entry; `id` and `trust_state` beside the text let the rendering fence it. */
-const entryNaming = {
+export const entryNaming = {
   id: z.string(),
   thread_id: z.string(),
   kind: z.string(),

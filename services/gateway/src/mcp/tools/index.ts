@@ -22,6 +22,7 @@ import { sessionTools } from "./session-tools.js";
 import { artifactTools } from "./artifact-tools.js";
 import { startTools } from "./start-tools.js";
 import { librarySearchTools } from "./library-search-tools.js";
+import { reasonTool } from "./reason-tool.js";
 
 /** Every tool the gateway offers, in the order tools/list shows them. */
 export const allTools: readonly ToolDefinition[] = [
@@ -33,6 +34,7 @@ export const allTools: readonly ToolDefinition[] = [
   ftsSearchContextTool,
   semanticSearchContextTool,
   ...librarySearchTools,
+  reasonTool,
   navigateContextTool,
   readContextRangeTool,
   grepContextTool,

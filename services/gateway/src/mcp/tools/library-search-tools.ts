@@ -33,7 +33,7 @@ function rescaler(scores: readonly number[]): (score: number) => number {
  * argument left out), and up to `perEntry` passages of each, scored by the
  * reranker; the warnings of both steps.
  */
-async function bestEntriesWithPassages(
+export async function bestEntriesWithPassages(
   search: SearchClient,
   principal: Principal,
   mode: string,
@@ -148,7 +148,7 @@ export const findItemsTool = defineTool({
 });
 
 /** What a passage or a catalogue row names of its entry: `id` and `trust_state` beside the text let the rendering fence it. */
-function entryFields(hit: HybridHit) {
+export function entryFields(hit: HybridHit) {
   const { id, thread_id, kind, title, trust_state } = hit.entry.listing();
   return { id, thread_id, kind, title, trust_state };
 }

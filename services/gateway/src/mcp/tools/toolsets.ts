@@ -44,6 +44,7 @@ export const toolsets: Readonly<Record<ToolsetName, Toolset>> = {
       "semantic_search_context",
       "deep_search",
       "find_items",
+      "reason",
       "navigate_context",
       "read_context_range",
       "grep_context",

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file contexthub/summarizer/v1/summarizer.proto.
  */
 export const file_contexthub_summarizer_v1_summarizer: GenFile = /*@__PURE__*/
-  fileDesc("Ciljb250ZXh0aHViL3N1bW1hcml6ZXIvdjEvc3VtbWFyaXplci5wcm90bxIYY29udGV4dGh1Yi5zdW1tYXJpemVyLnYxIhEKD0Rlc2NyaWJlUmVxdWVzdCJGChBEZXNjcmliZVJlc3BvbnNlEhAKCHByb3ZpZGVyGAEgASgJEg0KBW1vZGVsGAIgASgJEhEKCW1pbl9jaGFycxgDIAEoDSJKCgxTdW1tYXJ5SW5wdXQSDAoEdGV4dBgBIAEoCRIsCgZzb3VyY2UYAiABKA4yHC5jb250ZXh0aHViLmNvbW1vbi52MS5Tb3VyY2UiZQoQU3VtbWFyaXplUmVxdWVzdBI2CgZpbnB1dHMYASADKAsyJi5jb250ZXh0aHViLnN1bW1hcml6ZXIudjEuU3VtbWFyeUlucHV0EhkKEXNlY3Rpb25fYnVkZ2V0X21zGAIgASgNIlMKC1RleHRTdW1tYXJ5Eg8KB3N1bW1hcnkYASABKAkSMwoIc2VjdGlvbnMYAiADKAsyIS5jb250ZXh0aHViLmNvbW1vbi52MS5Ob2RlU3VtbWFyeSJNChFTdW1tYXJpemVSZXNwb25zZRI4CglzdW1tYXJpZXMYASADKAsyJS5jb250ZXh0aHViLnN1bW1hcml6ZXIudjEuVGV4dFN1bW1hcnky5gEKEVN1bW1hcml6ZXJTZXJ2aWNlEmYKCERlc2NyaWJlEikuY29udGV4dGh1Yi5zdW1tYXJpemVyLnYxLkRlc2NyaWJlUmVxdWVzdBoqLmNvbnRleHRodWIuc3VtbWFyaXplci52MS5EZXNjcmliZVJlc3BvbnNlIgOQAgESaQoJU3VtbWFyaXplEiouY29udGV4dGh1Yi5zdW1tYXJpemVyLnYxLlN1bW1hcml6ZVJlcXVlc3QaKy5jb250ZXh0aHViLnN1bW1hcml6ZXIudjEuU3VtbWFyaXplUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_contexthub_common_v1_principal]);
+  fileDesc("Ciljb250ZXh0aHViL3N1bW1hcml6ZXIvdjEvc3VtbWFyaXplci5wcm90bxIYY29udGV4dGh1Yi5zdW1tYXJpemVyLnYxIhEKD0Rlc2NyaWJlUmVxdWVzdCJGChBEZXNjcmliZVJlc3BvbnNlEhAKCHByb3ZpZGVyGAEgASgJEg0KBW1vZGVsGAIgASgJEhEKCW1pbl9jaGFycxgDIAEoDSJKCgxTdW1tYXJ5SW5wdXQSDAoEdGV4dBgBIAEoCRIsCgZzb3VyY2UYAiABKA4yHC5jb250ZXh0aHViLmNvbW1vbi52MS5Tb3VyY2UiZQoQU3VtbWFyaXplUmVxdWVzdBI2CgZpbnB1dHMYASADKAsyJi5jb250ZXh0aHViLnN1bW1hcml6ZXIudjEuU3VtbWFyeUlucHV0EhkKEXNlY3Rpb25fYnVkZ2V0X21zGAIgASgNIlMKC1RleHRTdW1tYXJ5Eg8KB3N1bW1hcnkYASABKAkSMwoIc2VjdGlvbnMYAiADKAsyIS5jb250ZXh0aHViLmNvbW1vbi52MS5Ob2RlU3VtbWFyeSJNChFTdW1tYXJpemVSZXNwb25zZRI4CglzdW1tYXJpZXMYASADKAsyJS5jb250ZXh0aHViLnN1bW1hcml6ZXIudjEuVGV4dFN1bW1hcnkiSwoNQW5zd2VyUmVxdWVzdBIQCghxdWVzdGlvbhgBIAEoCRIQCghwYXNzYWdlcxgCIAMoCRIWCg5tYXhfc3RhdGVtZW50cxgDIAEoDSIwCg5BbnN3ZXJDaXRhdGlvbhIPCgdwYXNzYWdlGAEgASgNEg0KBXF1b3RlGAIgASgJIlwKD0Fuc3dlclN0YXRlbWVudBIMCgR0ZXh0GAEgASgJEjsKCWNpdGF0aW9ucxgCIAMoCzIoLmNvbnRleHRodWIuc3VtbWFyaXplci52MS5BbnN3ZXJDaXRhdGlvbiKTAQoOQW5zd2VyUmVzcG9uc2USEAoIcHJvdmlkZXIYASABKAkSDQoFbW9kZWwYAiABKAkSEwoLc3ludGhlc2lzZWQYAyABKAgSPQoKc3RhdGVtZW50cxgEIAMoCzIpLmNvbnRleHRodWIuc3VtbWFyaXplci52MS5BbnN3ZXJTdGF0ZW1lbnQSDAoEZ2FwcxgFIAMoCTLIAgoRU3VtbWFyaXplclNlcnZpY2USZgoIRGVzY3JpYmUSKS5jb250ZXh0aHViLnN1bW1hcml6ZXIudjEuRGVzY3JpYmVSZXF1ZXN0GiouY29udGV4dGh1Yi5zdW1tYXJpemVyLnYxLkRlc2NyaWJlUmVzcG9uc2UiA5ACARJpCglTdW1tYXJpemUSKi5jb250ZXh0aHViLnN1bW1hcml6ZXIudjEuU3VtbWFyaXplUmVxdWVzdBorLmNvbnRleHRodWIuc3VtbWFyaXplci52MS5TdW1tYXJpemVSZXNwb25zZSIDkAIBEmAKBkFuc3dlchInLmNvbnRleHRodWIuc3VtbWFyaXplci52MS5BbnN3ZXJSZXF1ZXN0GiguY29udGV4dGh1Yi5zdW1tYXJpemVyLnYxLkFuc3dlclJlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_contexthub_common_v1_principal]);
 
 /**
  * @generated from message contexthub.summarizer.v1.DescribeRequest
@@ -147,6 +147,126 @@ export const SummarizeResponseSchema: GenMessage<SummarizeResponse> = /*@__PURE_
   messageDesc(file_contexthub_summarizer_v1_summarizer, 5);
 
 /**
+ * @generated from message contexthub.summarizer.v1.AnswerRequest
+ */
+export type AnswerRequest = Message<"contexthub.summarizer.v1.AnswerRequest"> & {
+  /**
+   * @generated from field: string question = 1;
+   */
+  question: string;
+
+  /**
+   * The evidence, best first; citations name a passage by its 1-based position here.
+   *
+   * @generated from field: repeated string passages = 2;
+   */
+  passages: string[];
+
+  /**
+   * The most statements the answer may hold.
+   *
+   * @generated from field: uint32 max_statements = 3;
+   */
+  maxStatements: number;
+};
+
+/**
+ * Describes the message contexthub.summarizer.v1.AnswerRequest.
+ * Use `create(AnswerRequestSchema)` to create a new message.
+ */
+export const AnswerRequestSchema: GenMessage<AnswerRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_summarizer_v1_summarizer, 6);
+
+/**
+ * @generated from message contexthub.summarizer.v1.AnswerCitation
+ */
+export type AnswerCitation = Message<"contexthub.summarizer.v1.AnswerCitation"> & {
+  /**
+   * 1-based position of the cited passage in the request.
+   *
+   * @generated from field: uint32 passage = 1;
+   */
+  passage: number;
+
+  /**
+   * Words copied from that passage which support the statement.
+   *
+   * @generated from field: string quote = 2;
+   */
+  quote: string;
+};
+
+/**
+ * Describes the message contexthub.summarizer.v1.AnswerCitation.
+ * Use `create(AnswerCitationSchema)` to create a new message.
+ */
+export const AnswerCitationSchema: GenMessage<AnswerCitation> = /*@__PURE__*/
+  messageDesc(file_contexthub_summarizer_v1_summarizer, 7);
+
+/**
+ * @generated from message contexthub.summarizer.v1.AnswerStatement
+ */
+export type AnswerStatement = Message<"contexthub.summarizer.v1.AnswerStatement"> & {
+  /**
+   * @generated from field: string text = 1;
+   */
+  text: string;
+
+  /**
+   * @generated from field: repeated contexthub.summarizer.v1.AnswerCitation citations = 2;
+   */
+  citations: AnswerCitation[];
+};
+
+/**
+ * Describes the message contexthub.summarizer.v1.AnswerStatement.
+ * Use `create(AnswerStatementSchema)` to create a new message.
+ */
+export const AnswerStatementSchema: GenMessage<AnswerStatement> = /*@__PURE__*/
+  messageDesc(file_contexthub_summarizer_v1_summarizer, 8);
+
+/**
+ * @generated from message contexthub.summarizer.v1.AnswerResponse
+ */
+export type AnswerResponse = Message<"contexthub.summarizer.v1.AnswerResponse"> & {
+  /**
+   * @generated from field: string provider = 1;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: string model = 2;
+   */
+  model: string;
+
+  /**
+   * True when a language model wrote the statements; false for the extractive built-in answer.
+   *
+   * @generated from field: bool synthesised = 3;
+   */
+  synthesised: boolean;
+
+  /**
+   * @generated from field: repeated contexthub.summarizer.v1.AnswerStatement statements = 4;
+   */
+  statements: AnswerStatement[];
+
+  /**
+   * Parts of the question the evidence does not cover.
+   *
+   * @generated from field: repeated string gaps = 5;
+   */
+  gaps: string[];
+};
+
+/**
+ * Describes the message contexthub.summarizer.v1.AnswerResponse.
+ * Use `create(AnswerResponseSchema)` to create a new message.
+ */
+export const AnswerResponseSchema: GenMessage<AnswerResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_summarizer_v1_summarizer, 9);
+
+/**
  * Writes summaries of entries. Stateless; the provider is chosen by configuration.
  *
  * @generated from service contexthub.summarizer.v1.SummarizerService
@@ -173,6 +293,21 @@ export const SummarizerService: GenService<{
     methodKind: "unary";
     input: typeof SummarizeRequestSchema;
     output: typeof SummarizeResponseSchema;
+  },
+  /**
+   * Answers a question from numbered evidence passages only: statements, each
+   * citing the passages it rests on with a quote copied from them, and the
+   * parts of the question the evidence leaves open. The built-in provider
+   * picks the best-supported sentences (extractive); a chat provider writes
+   * the answer under instructions that forbid uncited claims. The caller
+   * checks every citation against the evidence it sent.
+   *
+   * @generated from rpc contexthub.summarizer.v1.SummarizerService.Answer
+   */
+  answer: {
+    methodKind: "unary";
+    input: typeof AnswerRequestSchema;
+    output: typeof AnswerResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_contexthub_summarizer_v1_summarizer, 0);
