@@ -205,6 +205,44 @@ export function defineWorkflowTrustTests(context: StoreSuiteContext): void {
       await expectError(client.getHandoff({ principal: outsider, id: flagged.id }), "ENTRY_NOT_FOUND");
     });
 
+    test("an instruction-shaped outcome or cancel reason quarantines its handoff, keeping earlier findings; a clean one changes nothing", async () => {
+      const { client } = context;
+      const { a1, a2 } = principalTrio("handoff-notes");
+      const recipient = { kind: "subject", name: "a2" };
+      const create = async (title: string) =>
+        (await client.createHandoff({ principal: a1, recipient, title, summary: "Rotate the staging keys." })).handoff!;
+      const done = await create("Rotate keys");
+      await client.acceptHandoff({ principal: a2, id: done.id });
+      const completed = (await client.completeHandoff({ principal: a2, id: done.id, outcome: hostile })).handoff!;
+      assert.deepEqual(
+        [completed.status, completed.trustState, completed.trustReasons],
+        ["completed", QUARANTINED, ["outcome:ignore-instructions"]],
+      );
+      const got = (await client.getHandoff({ principal: a1, id: done.id })).handoff!;
+      assert.deepEqual([got.trustState, got.trustReasons], [QUARANTINED, ["outcome:ignore-instructions"]]);
+
+      const cancelled = await create("Rotate more keys");
+      const reasoned = (await client.cancelHandoff({ principal: a1, id: cancelled.id, reason: hostile })).handoff!;
+      assert.deepEqual(
+        [reasoned.status, reasoned.trustState, reasoned.trustReasons],
+        ["cancelled", QUARANTINED, ["reason:ignore-instructions"]],
+      );
+
+      const clean = await create("Rotate the last keys");
+      await client.acceptHandoff({ principal: a2, id: clean.id });
+      const finished = (
+        await client.completeHandoff({ principal: a2, id: clean.id, outcome: "Rotated; the old keys are revoked." })
+      ).handoff!;
+      assert.deepEqual([finished.trustState, finished.trustReasons], [UNVERIFIED, []]);
+
+      // A handoff quarantined at creation keeps its findings beside the outcome's.
+      const flagged = (await client.createHandoff({ principal: a1, recipient, title: "Flagged", summary: hostile }))
+        .handoff!;
+      await client.acceptHandoff({ principal: a2, id: flagged.id });
+      const both = (await client.completeHandoff({ principal: a2, id: flagged.id, outcome: hostile })).handoff!;
+      assert.deepEqual(both.trustReasons, ["outcome:ignore-instructions", "summary:ignore-instructions"]);
+    });
+
     test("an instruction-shaped session event is quarantined with its findings (its payload's keys and strings); the clean events beside it are not", async () => {
       const { client } = context;
       const { a1 } = principalTrio("session-screen");

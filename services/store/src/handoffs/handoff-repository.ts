@@ -111,6 +111,8 @@ export interface HandoffChange {
   holder: string;
   outcome: string;
   cancelReason: string;
+  /** The handoff's trust after the change (a stored note's screen findings added). */
+  trust: PartTrust;
 }
 
 /** The statements of one handoff write transaction. */
@@ -176,9 +178,20 @@ function createWriteScope(tx: SqlExecutor): HandoffWriteScope {
 
     async transition(principal, id, version, change) {
       const { rows } = await tx.query<HandoffRow>(
-        `UPDATE handoffs AS h SET status = $3, holder = $4, outcome = $5, cancel_reason = $6, version = h.version + 1, updated_at = now(), updated_by = $7
+        `UPDATE handoffs AS h SET status = $3, holder = $4, outcome = $5, cancel_reason = $6, trust = $8, trust_reasons = $9,
+           version = h.version + 1, updated_at = now(), updated_by = $7
          WHERE h.id = $1 AND h.version = $2 RETURNING ${columns}`,
-        [id, version, change.status, change.holder, change.outcome, change.cancelReason, principal.subject],
+        [
+          id,
+          version,
+          change.status,
+          change.holder,
+          change.outcome,
+          change.cancelReason,
+          principal.subject,
+          change.trust.state,
+          change.trust.reasons,
+        ],
       );
       return rows[0] === undefined ? undefined : toRecord(rows[0]);
     },

@@ -11,7 +11,10 @@
  *
  * A new handoff's title, summary, next steps and open questions pass the
  * entries' write-time screen before its transaction opens; with findings it
- * is stored quarantined (`summary:<rule>`, …). Every read shows its trust
+ * is stored quarantined (`summary:<rule>`, …). So do a completion's outcome
+ * and a cancellation's reason, before the transition's transaction opens:
+ * with findings the handoff becomes quarantined (`outcome:<rule>`,
+ * `reason:<rule>`, beside any earlier reasons). Every read shows its trust
  * state; no review reaches a handoff, so a quarantined one stays so (the
  * one-call start leaves it out of the open handoffs it lists).
  */
@@ -19,7 +22,7 @@ import { ContextHubError } from "@context-hub/common";
 import type { AuditAction, DenialRecorder } from "../audit/audit.js";
 import { createIdempotentRunner, type IdempotencyExpiry, type Outcome } from "../idempotency/idempotency.js";
 import { requirePrincipal, type Principal } from "../model/principal.js";
-import { screenParts, type PartTrust } from "../screen/part-screen.js";
+import { screenParts, trustOfReasons, type PartTrust } from "../screen/part-screen.js";
 import type { WriteScreen } from "../screen/write-screen.js";
 import { decodeHandoffCursor, encodeHandoffCursor } from "./handoff-cursor.js";
 import {
@@ -80,7 +83,12 @@ function stateConflict(handoff: StoredHandoff, transition: Transition): ContextH
 }
 
 /** Who may make `transition`, and what it leaves; throws when the caller may not or the state does not allow it. */
-function changeFor(handoff: StoredHandoff, transition: Transition, caller: Principal, note: string): HandoffChange {
+function changeFor(
+  handoff: StoredHandoff,
+  transition: Transition,
+  caller: Principal,
+  note: string,
+): Omit<HandoffChange, "trust"> {
   const label = `handoff ${JSON.stringify(handoff.id)}`;
   const unchanged = { status: handoff.status, holder: handoff.holder, outcome: handoff.outcome, cancelReason: "" };
   if (transition === "accept") {
@@ -119,6 +127,7 @@ async function transitionIn(
   transition: Transition,
   request: HandoffTransitionRequest,
   note: string,
+  noteTrust: PartTrust | undefined,
 ): Promise<HandoffRecord> {
   const handoff = isHandoffId(request.id) ? await scope.lock(caller, request.id) : undefined;
   if (handoff === undefined) throw handoffNotFound(request.id);
@@ -126,7 +135,10 @@ async function transitionIn(
     throw handoffVersionConflict(handoff.id, request.expectedVersion, handoff.version);
   // A repeated accept by the holder answers as the first did: a retry after a lost reply is not a conflict.
   if (transition === "accept" && handoff.status === "accepted" && handoff.holder === caller.subject) return handoff;
-  const change = changeFor(handoff, transition, caller, note);
+  // A stored note's findings join the handoff's own: it stays quarantined for what it held before, too.
+  const trust =
+    noteTrust === undefined ? handoff.trust : trustOfReasons([...handoff.trust.reasons, ...noteTrust.reasons]);
+  const change = { ...changeFor(handoff, transition, caller, note), trust };
   const changed = await scope.transition(caller, handoff.id, handoff.version, change);
   if (changed === undefined) throw new Error("a locked handoff changed version under its lock");
   scope.audit.record(caller.tenant, {
@@ -136,7 +148,15 @@ async function transitionIn(
     targetIds: [handoff.id],
     beforeHashes: [handoff.contentHash],
     afterHashes: [changed.contentHash],
-    details: { from: handoff.status, to: changed.status, holder: changed.holder, version: changed.version },
+    details: {
+      from: handoff.status,
+      to: changed.status,
+      holder: changed.holder,
+      version: changed.version,
+      ...(noteTrust === undefined || noteTrust.reasons.length === 0
+        ? {}
+        : { trust_state: trust.state, trust_reasons: noteTrust.reasons }),
+    },
   });
   return changed;
 }
@@ -187,7 +207,10 @@ export function createHandoffService(
         throw new ContextHubError("INVALID_ARGUMENT", "outcome must not be empty", {
           remedy: "say what was done and what is left, for the handoff's creator",
         });
-      return repository.transaction((scope) => transitionIn(scope, caller, kind, request, note));
+      // A note that is stored (an outcome, a cancel reason) is screened before any transaction opens, as a new handoff is.
+      const noteTrust =
+        kind !== "accept" && note.trim() !== "" ? await screenParts(screen, { [field]: { text: note } }) : undefined;
+      return repository.transaction((scope) => transitionIn(scope, caller, kind, request, note, noteTrust));
     });
   return {
     create(principal, request) {

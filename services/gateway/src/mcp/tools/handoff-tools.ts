@@ -146,7 +146,7 @@ export const completeHandoffTool = defineTool({
       expectedVersion: args.expected_version,
       note: args.outcome,
     });
-    return { success: true, handoff, message: `Completed handoff ${handoff.id}.` };
+    return { success: true, handoff, message: `Completed handoff ${handoff.id}.${noteQuarantine(handoff)}` };
   },
 });
 
@@ -167,9 +167,16 @@ export const cancelHandoffTool = defineTool({
       expectedVersion: args.expected_version,
       note: args.reason ?? "",
     });
-    return { success: true, handoff, message: `Cancelled handoff ${handoff.id}.` };
+    return { success: true, handoff, message: `Cancelled handoff ${handoff.id}.${noteQuarantine(handoff)}` };
   },
 });
+
+/** What a completion or cancellation says when the handoff is quarantined (its note, or its content before). */
+function noteQuarantine(handoff: { trust_state: string; trust_reasons: string[] }): string {
+  return handoff.trust_state === "quarantined"
+    ? ` It is quarantined: the write-time screen found instruction-shaped content (${handoff.trust_reasons.join(", ")}).`
+    : "";
+}
 
 /** The handoff tools, in the order tools/list shows them. */
 export const handoffTools = [
