@@ -1,6 +1,8 @@
 import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// The SDK v2 client transport: it speaks both protocol eras, deriving each 2026-07-28 request's MCP-Protocol-Version,
+// Mcp-Method and Mcp-Name headers from the message's own envelope, and a 2025 session's version from initialize.
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { bearerRequestInit, remoteOptions, resolveRemoteEndpoint } from "./remote-endpoint.js";
@@ -9,7 +11,8 @@ export const bridgeUsage = `Usage: context-hub bridge --url <mcp url> [--insecur
 
 Serves MCP on stdin/stdout and forwards every message to a remote Context Hub
 over Streamable HTTP, for clients that only launch local servers (Claude
-Desktop). The credential (an API key, chk_…) comes from CONTEXT_HUB_TOKEN and
+Desktop), at revision 2026-07-28 (no handshake) or, after \`initialize\`, the
+2025 revisions. The credential (an API key, chk_…) comes from CONTEXT_HUB_TOKEN and
 is sent as Authorization: Bearer; --token <credential> works too but shows in
 the process list. Plain http:// is refused for a host other than loopback
 unless --insecure is given. Diagnostics go to stderr; stdout carries only MCP
@@ -28,7 +31,9 @@ export interface BridgeEnds {
  * (refused credential, unreachable server) is answered locally with a
  * JSON-RPC error carrying the reason, so the client sees why instead of
  * waiting. The protocol version the server chose at initialize is sent on
- * every later request, as MCP's HTTP transport requires.
+ * every later request of a 2025 session, as MCP's HTTP transport requires;
+ * a 2026-07-28 request carries its own (the remote transport sets its
+ * headers from the message).
  *
  * Resolves when the local side closes.
  */
@@ -38,7 +43,7 @@ export async function runBridge({ local, remote }: BridgeEnds, log: (text: strin
     local.onclose = () => resolve();
   });
 
-  remote.onmessage = (message: JSONRPCMessage) => {
+  remote.onmessage = (message) => {
     if (isJSONRPCResultResponse(message) && initializeIds.delete(message.id)) {
       const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
       if (typeof version === "string") remote.setProtocolVersion(version);

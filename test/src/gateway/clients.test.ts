@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client as ModernClient } from "@modelcontextprotocol/client";
+import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AllInOne } from "@context-hub/cli";
 import { readWrite, writeKeysFile } from "../support/principals.js";
@@ -181,6 +183,43 @@ describe("third-party clients against a running gateway", () => {
         "alice",
         "the remote server saw the bridge's credential",
       );
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("context-hub bridge serves a 2026-07-28 stdio client without a handshake: discover, tools, a write and a read", async () => {
+    const transport = new ModernStdioTransport({
+      command: process.execPath,
+      args: [bin, "bridge", "--url", secured.url, "--token", keys.principals.alice!.key],
+      stderr: "pipe",
+    });
+    let sentInitialize = false;
+    const send = transport.send.bind(transport);
+    transport.send = (message) => {
+      if ("method" in message && message.method === "initialize") sentInitialize = true;
+      return send(message);
+    };
+    const client = new ModernClient(
+      { name: "bridge-test-v2", version: "0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await client.connect(transport);
+    try {
+      assert.deepEqual([client.getProtocolEra(), client.getNegotiatedProtocolVersion()], ["modern", "2026-07-28"]);
+      assert.equal(sentInitialize, false, "no initialize crossed the bridge");
+      assert.deepEqual((await client.discover()).supportedVersions.includes("2026-07-28"), true);
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((tool) => tool.name === "store_context"));
+      const stored = await client.callTool({
+        name: "store_context",
+        arguments: { thread_id: "bridge", source: "user", text: "Sent through the bridge at 2026-07-28." },
+      });
+      assert.equal(stored.isError, undefined, JSON.stringify(stored.content));
+      const id = (stored.structuredContent as { context_id: string }).context_id;
+      const fetched = await client.callTool({ name: "fetch", arguments: { id } });
+      const entry = fetched.structuredContent as { text: string; metadata: { owner: string } };
+      assert.deepEqual([entry.text, entry.metadata.owner], ["Sent through the bridge at 2026-07-28.", "alice"]);
     } finally {
       await client.close();
     }
