@@ -1,4 +1,5 @@
 /** The domain clients tools call: every proto message a tool needs is built and read behind them. */
+import { createApiKeysClient } from "./api-keys-client.js";
 import { createArtifactsClient } from "./artifacts-client.js";
 import { createEntriesClient } from "./entries-client.js";
 import { describeFeatures } from "./features-client.js";
@@ -24,6 +25,8 @@ export interface GatewayClients {
   handoffs: ReturnType<typeof createHandoffsClient>;
   sessions: ReturnType<typeof createSessionsClient>;
   artifacts: ReturnType<typeof createArtifactsClient>;
+  /** A tenant administrator's API keys. */
+  apiKeys: ReturnType<typeof createApiKeysClient>;
   /** What this deployment has on (whoami). */
   features: { describe: () => ReturnType<typeof describeFeatures> };
 }
@@ -45,6 +48,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       handoffs: createHandoffsClient(peers.handoffs),
       sessions: createSessionsClient(peers.sessions),
       artifacts: createArtifactsClient(peers.artifacts),
+      apiKeys: createApiKeysClient(peers.apiKeys),
       features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);
