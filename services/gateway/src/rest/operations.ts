@@ -1,0 +1,342 @@
+/**
+ * Every operation of `/api/v1`, each a route onto one tool: its request is
+ * assembled into the tool's arguments (path, query or body, and the
+ * Idempotency-Key and If-Match headers), validated by the tool's own input
+ * schema and run by the tool's own handler; the OpenAPI document is built
+ * from this table and the same schemas.
+ */
+import type { z } from "zod";
+import { ContextHubError, isErrorCode } from "@context-hub/common";
+import type { ToolDefinition } from "../mcp/tool-definition.js";
+import { entryOutput, historyOutput } from "../mcp/output-schemas.js";
+import { storeContextBatchTool, storeContextTool } from "../mcp/tools/store-tools.js";
+import { getContextByIdsTool, getStatisticsTool, listThreadsTool, searchContextTool } from "../mcp/tools/read-tools.js";
+import { deleteContextTool, updateContextTool } from "../mcp/tools/change-tools.js";
+import { ftsSearchContextTool, hybridSearchContextTool, semanticSearchContextTool } from "../mcp/tools/search-tools.js";
+import { getContextHistoryTool, restoreContextVersionTool } from "../mcp/tools/history-tools.js";
+import { shareContextTool, unshareContextTool } from "../mcp/tools/sharing-tools.js";
+import { listReviewQueueTool, reviewContextTool } from "../mcp/tools/review-tools.js";
+import { getAuditLogTool } from "../mcp/tools/audit-tools.js";
+import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "./api-key-operations.js";
+
+/** What an operation answers: status, body (none for 204) and the entry version to send as ETag. */
+export interface RestReply {
+  status: number;
+  body?: unknown;
+  /** The version of the entry (or of the version) the body shows; sent as ETag, compared with If-None-Match. */
+  version?: number;
+  /** The created resource, as a path under /api/v1. */
+  location?: string;
+}
+
+export interface RestOperation {
+  operationId: string;
+  method: "get" | "post" | "patch" | "delete";
+  /** OpenAPI form, under /api/v1: `/entries/{id}`. */
+  path: string;
+  tag: string;
+  summary: string;
+  tool: ToolDefinition;
+  /** Where the tool's arguments come from besides the path: query parameters, a JSON body, or nowhere. */
+  argumentsIn: "query" | "body" | "none";
+  /** Each path parameter, its type and the tool argument it fills (none: `fixedArguments` uses it). */
+  pathArguments?: Record<string, { argument?: string; type: "string" | "integer" }>;
+  /** Arguments REST sets itself from the path parameters, beyond the one-to-one ones. */
+  fixedArguments?: (path: Record<string, string>) => Record<string, unknown>;
+  /** Paged by an opaque cursor standing for the tool's `offset` or `before_seq`. */
+  paging?: "offset" | "before_seq";
+  /** If-Match carries the entry version the tool takes as expected_version. */
+  ifMatch?: true;
+  /** Shapes the tool's result; by default 200 with the result (and next_cursor when paged). */
+  reply?: (result: Record<string, unknown>, path: Record<string, string>) => RestReply;
+  /** The schema of the reply body when `reply` changes it; null for no body. */
+  replySchema?: z.ZodType | null;
+  /** The status of a successful reply when it is not 200. */
+  status?: number;
+}
+
+const entryPath = { id: { argument: "context_id", type: "string" } } as const;
+const versionPath = { ...entryPath, version: { argument: "version", type: "integer" } } as const;
+
+/** The error a missing entry and a hidden one both give (I-2): it names only the id the caller sent. */
+export const entryNotFound = (id: string) =>
+  new ContextHubError("ENTRY_NOT_FOUND", `no entry matches id ${JSON.stringify(id)}`, { details: { id } });
+
+type EntryView = z.infer<typeof entryOutput>;
+type GetReply = { entries: EntryView[]; missing: string[]; withheld: { id: string; trust_state: string }[] };
+type HistoryReply = z.infer<typeof historyOutput>;
+
+/** The one entry GET /entries/{id} asked for, or why there is none. */
+function oneEntry(result: Record<string, unknown>, path: Record<string, string>): RestReply {
+  const reply = result as unknown as GetReply;
+  const entry = reply.entries[0];
+  if (entry !== undefined) return { status: 200, body: entry, version: entry.version };
+  const withheld = reply.withheld[0];
+  if (withheld !== undefined) {
+    throw new ContextHubError("INVALID_ARGUMENT", `entry ${withheld.id} is ${withheld.trust_state}`, {
+      remedy: "read it with include_quarantined=true, and treat its text with suspicion",
+      details: { id: withheld.id, trust_state: withheld.trust_state },
+    });
+  }
+  throw entryNotFound(path.id ?? "");
+}
+
+/** A write acknowledgement, with the new version as ETag. */
+const acknowledged =
+  (status: number) =>
+  (result: Record<string, unknown>): RestReply => {
+    const id = String(result.context_id);
+    return { status, body: result, version: Number(result.version), location: `/entries/${id}` };
+  };
+
+/** The single id DELETE /entries/{id} named: deleted (204), or its failure as the error it is. */
+function deletedOne(result: Record<string, unknown>, path: Record<string, string>): RestReply {
+  const failure = (result as { failed: { code: string; message: string }[] }).failed[0];
+  if (failure === undefined) return { status: 204 };
+  if (failure.code === "ENTRY_NOT_FOUND") throw entryNotFound(path.id ?? "");
+  throw new ContextHubError(isErrorCode(failure.code) ? failure.code : "INTERNAL", failure.message);
+}
+
+function oneVersion(result: Record<string, unknown>, path: Record<string, string>): RestReply {
+  const history = result as unknown as HistoryReply;
+  const version = history.versions[0];
+  if (version === undefined)
+    throw new ContextHubError(
+      "ENTRY_NOT_FOUND",
+      `entry ${history.context_id} has no version ${path.version} you can read`,
+    );
+  return { status: 200, body: version, version: version.version };
+}
+
+/** The operations of /api/v1, in the order the OpenAPI document lists them. */
+export const restOperations: readonly RestOperation[] = [
+  {
+    operationId: "createEntry",
+    method: "post",
+    path: "/entries",
+    tag: "entries",
+    summary: "Store an entry (embedded and summarised before it is stored)",
+    tool: storeContextTool,
+    argumentsIn: "body",
+    status: 201,
+    reply: acknowledged(201),
+  },
+  {
+    operationId: "createEntries",
+    method: "post",
+    path: "/entries/batch",
+    tag: "entries",
+    summary: "Store up to 100 entries in one call",
+    tool: storeContextBatchTool,
+    argumentsIn: "body",
+  },
+  {
+    operationId: "listEntries",
+    method: "get",
+    path: "/entries",
+    tag: "entries",
+    summary: "List entries matching filters, newest first",
+    tool: searchContextTool,
+    argumentsIn: "query",
+    paging: "offset",
+  },
+  {
+    operationId: "getEntry",
+    method: "get",
+    path: "/entries/{id}",
+    tag: "entries",
+    summary: "Get one entry with its full text",
+    tool: getContextByIdsTool,
+    argumentsIn: "query",
+    pathArguments: { id: { type: "string" } },
+    fixedArguments: (path) => ({ context_ids: [path.id] }),
+    reply: oneEntry,
+    replySchema: entryOutput,
+  },
+  {
+    operationId: "updateEntry",
+    method: "patch",
+    path: "/entries/{id}",
+    tag: "entries",
+    summary: "Change an entry (If-Match: the version you read)",
+    tool: updateContextTool,
+    argumentsIn: "body",
+    pathArguments: entryPath,
+    ifMatch: true,
+    reply: acknowledged(200),
+  },
+  {
+    operationId: "deleteEntry",
+    method: "delete",
+    path: "/entries/{id}",
+    tag: "entries",
+    summary: "Delete an entry (its history is kept until purged)",
+    tool: deleteContextTool,
+    argumentsIn: "none",
+    pathArguments: { id: { type: "string" } },
+    fixedArguments: (path) => ({ context_ids: [path.id] }),
+    reply: deletedOne,
+    replySchema: null,
+    status: 204,
+  },
+  {
+    operationId: "searchFullText",
+    method: "post",
+    path: "/search/fts",
+    tag: "search",
+    summary: "Full-text search",
+    tool: ftsSearchContextTool,
+    argumentsIn: "body",
+  },
+  {
+    operationId: "searchSemantic",
+    method: "post",
+    path: "/search/semantic",
+    tag: "search",
+    summary: "Semantic (vector) search",
+    tool: semanticSearchContextTool,
+    argumentsIn: "body",
+  },
+  {
+    operationId: "searchHybrid",
+    method: "post",
+    path: "/search/hybrid",
+    tag: "search",
+    summary: "Hybrid search: full text and semantic, fused",
+    tool: hybridSearchContextTool,
+    argumentsIn: "body",
+  },
+  {
+    operationId: "listThreads",
+    method: "get",
+    path: "/threads",
+    tag: "threads",
+    summary: "List threads holding entries you can see",
+    tool: listThreadsTool,
+    argumentsIn: "query",
+    paging: "offset",
+  },
+  {
+    operationId: "getStatistics",
+    method: "get",
+    path: "/statistics",
+    tag: "threads",
+    summary: "Count the entries you can see",
+    tool: getStatisticsTool,
+    argumentsIn: "query",
+  },
+  {
+    operationId: "listVersions",
+    method: "get",
+    path: "/entries/{id}/versions",
+    tag: "history",
+    summary: "List an entry's versions, newest first",
+    tool: getContextHistoryTool,
+    argumentsIn: "query",
+    pathArguments: entryPath,
+    paging: "offset",
+  },
+  {
+    operationId: "getVersion",
+    method: "get",
+    path: "/entries/{id}/versions/{version}",
+    tag: "history",
+    summary: "Get one version of an entry",
+    tool: getContextHistoryTool,
+    argumentsIn: "none",
+    pathArguments: versionPath,
+    reply: oneVersion,
+    replySchema: historyOutput.shape.versions.element,
+  },
+  {
+    operationId: "restoreVersion",
+    method: "post",
+    path: "/entries/{id}/versions/{version}/restore",
+    tag: "history",
+    summary: "Make an earlier version current again (If-Match: the current version)",
+    tool: restoreContextVersionTool,
+    argumentsIn: "none",
+    pathArguments: versionPath,
+    ifMatch: true,
+    reply: acknowledged(200),
+  },
+  {
+    operationId: "shareEntries",
+    method: "post",
+    path: "/sharing/grants",
+    tag: "sharing",
+    summary: "Share entries or a thread with people or groups",
+    tool: shareContextTool,
+    argumentsIn: "body",
+  },
+  {
+    operationId: "unshareEntries",
+    method: "post",
+    path: "/sharing/revocations",
+    tag: "sharing",
+    summary: "Revoke grants on entries or a thread",
+    tool: unshareContextTool,
+    argumentsIn: "body",
+  },
+  {
+    operationId: "listReviewQueue",
+    method: "get",
+    path: "/review-queue",
+    tag: "review",
+    summary: "List the entries waiting for a reviewer",
+    tool: listReviewQueueTool,
+    argumentsIn: "query",
+    paging: "offset",
+  },
+  {
+    operationId: "reviewEntry",
+    method: "post",
+    path: "/entries/{id}/review",
+    tag: "review",
+    summary: "Approve or reject an entry (If-Match: the version you reviewed)",
+    tool: reviewContextTool,
+    argumentsIn: "body",
+    pathArguments: entryPath,
+    ifMatch: true,
+  },
+  {
+    operationId: "getAuditLog",
+    method: "get",
+    path: "/audit-log",
+    tag: "audit",
+    summary: "Read your organisation's audit log, newest first",
+    tool: getAuditLogTool,
+    argumentsIn: "query",
+    paging: "before_seq",
+  },
+  {
+    operationId: "createApiKey",
+    method: "post",
+    path: "/api-keys",
+    tag: "api-keys",
+    summary: "Create an API key in your tenant (shown once)",
+    tool: createApiKeyOperation,
+    argumentsIn: "body",
+    status: 201,
+    reply: (result) => ({ status: 201, body: result, location: `/api-keys/${String(result.id)}` }),
+  },
+  {
+    operationId: "listApiKeys",
+    method: "get",
+    path: "/api-keys",
+    tag: "api-keys",
+    summary: "List your tenant's API keys",
+    tool: listApiKeysOperation,
+    argumentsIn: "query",
+  },
+  {
+    operationId: "revokeApiKey",
+    method: "delete",
+    path: "/api-keys/{id}",
+    tag: "api-keys",
+    summary: "Revoke an API key of your tenant",
+    tool: revokeApiKeyOperation,
+    argumentsIn: "none",
+    pathArguments: { id: { argument: "id", type: "string" } },
+  },
+];
