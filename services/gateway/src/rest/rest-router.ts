@@ -180,10 +180,14 @@ function defaultReply(operation: RestOperation, result: Record<string, unknown>)
 /** The express path of an OpenAPI path: `/entries/{id}` → `/entries/:id`. */
 const expressPath = (path: string) => path.replaceAll(/\{(\w+)\}/g, ":$1");
 
-/** The /api/v1 router. */
-export function createRestRouter(options: RestRouterOptions): express.Router {
+/** The /api/v1 application, mounted by the gateway's. */
+export function createRestRouter(options: RestRouterOptions): express.Express {
   const { logger } = options;
-  const router = express.Router();
+  const router = express();
+  // ETags here are entry versions, set by the operations; express's own (a hash of the body) would differ between a
+  // hidden entry's 404 and a missing one's, and answer 304 to reads that carry no version.
+  router.set("etag", false);
+  router.disable("x-powered-by");
   const operations = servedOperations(options.tools);
   const document = JSON.stringify(createOpenApiDocument(operations, options.version));
 

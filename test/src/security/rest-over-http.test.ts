@@ -1,0 +1,222 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { hubBackends, startKeyedHub, type KeyedHub } from "../support/keyed-hub.js";
+import { readWrite, writeKeysFile } from "../support/principals.js";
+import { originOf, restCaller, type RestAnswer, type RestCall, type RestCaller } from "../support/rest.js";
+
+/**
+ * Planted neighbours for every operation of /api/v1 (the list comes from
+ * the served OpenAPI document, so a new operation without a check here
+ * fails): without a credential every operation answers 401; a read-only key
+ * gets 403 for everything that is not a read and changes nothing; another
+ * principal's private entry — and another tenant's entry or API key —
+ * answers byte for byte as an id that never existed (once the id itself is
+ * normalised); and no listing, search, count, queue, log or key list shows
+ * a neighbour's data to another tenant or to a principal it is hidden from.
+ */
+
+type Json = Record<string, unknown>;
+const everyScope = ["context:read", "context:write", "context:review", "context:admin"];
+const secretWord = "zebrafalcon";
+const thread = "falcon-plans";
+/** An id no entry or key has. */
+const missingId = "0190aaaa-0000-7000-8000-00000000abcd";
+
+/** How each operation is called; `id` is the entry (or key) it names, where it names one. */
+const calls: Record<string, (id: string) => [string, string, RestCall]> = {
+  createEntry: () => ["POST", "/entries", { body: { thread_id: thread, source: "user", text: "a neighbour's note" } }],
+  createEntries: () => [
+    "POST",
+    "/entries/batch",
+    { body: { entries: [{ thread_id: thread, source: "user", text: "a neighbour's batch note" }] } },
+  ],
+  listEntries: () => ["GET", "/entries", { query: { thread_id: thread, include_quarantined: true } }],
+  getEntry: (id) => ["GET", `/entries/${id}`, { query: { include_quarantined: true } }],
+  updateEntry: (id) => ["PATCH", `/entries/${id}`, { body: { tags: ["taken"] } }],
+  deleteEntry: (id) => ["DELETE", `/entries/${id}`, {}],
+  searchFullText: () => ["POST", "/search/fts", { body: { query: secretWord, include_quarantined: true } }],
+  searchSemantic: () => ["POST", "/search/semantic", { body: { query: secretWord, include_quarantined: true } }],
+  searchHybrid: () => ["POST", "/search/hybrid", { body: { query: secretWord, include_quarantined: true } }],
+  listThreads: () => ["GET", "/threads", {}],
+  getStatistics: () => ["GET", "/statistics", {}],
+  listVersions: (id) => ["GET", `/entries/${id}/versions`, {}],
+  getVersion: (id) => ["GET", `/entries/${id}/versions/1`, {}],
+  restoreVersion: (id) => ["POST", `/entries/${id}/versions/1/restore`, {}],
+  shareEntries: (id) => [
+    "POST",
+    "/sharing/grants",
+    { body: { context_ids: [id], subjects: ["mallory"], permission: "write" } },
+  ],
+  unshareEntries: (id) => ["POST", "/sharing/revocations", { body: { context_ids: [id] } }],
+  listReviewQueue: () => ["GET", "/review-queue", { query: { states: ["quarantined", "unverified", "rejected"] } }],
+  reviewEntry: (id) => [
+    "POST",
+    `/entries/${id}/review`,
+    { body: { decision: "approve" }, headers: { "if-match": '"1"' } },
+  ],
+  getAuditLog: () => ["GET", "/audit-log", {}],
+  createApiKey: () => ["POST", "/api-keys", { body: { subject: "mallory", scopes: ["context:read"] } }],
+  listApiKeys: () => ["GET", "/api-keys", { query: { include_revoked: true } }],
+  revokeApiKey: (id) => ["DELETE", `/api-keys/${id}`, {}],
+};
+
+/** Operations that name one entry, and those whose answers list what the caller can see. */
+const namingAnEntry = [
+  "getEntry",
+  "updateEntry",
+  "deleteEntry",
+  "listVersions",
+  "getVersion",
+  "restoreVersion",
+  "shareEntries",
+  "unshareEntries",
+  "reviewEntry",
+];
+const listings = [
+  "listEntries",
+  "searchFullText",
+  "searchSemantic",
+  "searchHybrid",
+  "listThreads",
+  "getStatistics",
+  "listReviewQueue",
+  "getAuditLog",
+  "listApiKeys",
+];
+
+describe("REST API: planted neighbours for every operation", () => {
+  const keys = writeKeysFile([
+    { name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: readWrite },
+    { name: "ops", tenant: "acme", subject: "ops", groups: [], scopes: everyScope },
+    // A neighbour in the same tenant: everything but context:admin (which reads every entry of its tenant, by design).
+    { name: "bob", tenant: "acme", subject: "bob", groups: [], scopes: [...readWrite, "context:review"] },
+    { name: "reader", tenant: "acme", subject: "reader", groups: [], scopes: ["context:read"] },
+    // Another tenant, with every scope and the very subject name of the victim.
+    { name: "eve", tenant: "globex", subject: "alice", groups: [], scopes: everyScope },
+  ]);
+  let keyed: KeyedHub;
+  let base: string;
+  let operations: { operationId: string; scope: string }[];
+  let victim: string;
+  let victimsKey: string;
+  const callers: Record<string, RestCaller> = {};
+
+  const call = (caller: RestCaller, operationId: string, id: string): Promise<RestAnswer> => {
+    const [method, path, request] = calls[operationId]!(id);
+    return caller(method, path, request);
+  };
+
+  before(async () => {
+    const clients: Record<string, Client> = {};
+    keyed = await startKeyedHub(hubBackends[0]!, keys, clients, { CONTEXT_HUB_KEY_CACHE_MS: "0" });
+    base = originOf(keyed.hub.url);
+    for (const name of Object.keys(keys.principals)) callers[name] = restCaller(base, keys.principals[name]!.key);
+    const document = (await restCaller(base)("GET", "/openapi.json")).json as {
+      paths: Record<string, Record<string, { operationId: string; "x-context-hub-scope": string }>>;
+    };
+    operations = Object.values(document.paths).flatMap((methods) =>
+      Object.values(methods).map((operation) => ({
+        operationId: operation.operationId,
+        scope: operation["x-context-hub-scope"],
+      })),
+    );
+    // The victim: alice's private agent note (unverified, so a review queue could show it), changed once.
+    const stored = await callers.alice!("POST", "/entries", {
+      body: { thread_id: thread, source: "agent", text: `The ${secretWord} launch codes are kept in the vault.` },
+    });
+    assert.equal(stored.status, 201, stored.text);
+    victim = (stored.json as Json).context_id as string;
+    assert.equal((await callers.alice!("PATCH", `/entries/${victim}`, { body: { tags: ["vault"] } })).status, 200);
+    const key = await callers.ops!("POST", "/api-keys", { body: { subject: "ci", scopes: ["context:read"] } });
+    assert.equal(key.status, 201, key.text);
+    victimsKey = (key.json as Json).id as string;
+  });
+  after(async () => {
+    await keyed?.close();
+    keys.dispose();
+  });
+
+  test("every served operation has a planted-neighbour check", () => {
+    assert.deepEqual(operations.map((operation) => operation.operationId).sort(), Object.keys(calls).sort());
+  });
+
+  test("without a credential every operation answers 401 with a Bearer challenge", async () => {
+    const anonymous = restCaller(base);
+    for (const { operationId } of operations) {
+      const answer = await call(anonymous, operationId, victim);
+      assert.equal(answer.status, 401, operationId);
+      assert.equal(answer.headers.get("content-type")?.split(";")[0], "application/problem+json");
+      assert.equal((answer.json as Json).code, "UNAUTHENTICATED");
+      assert.match(answer.headers.get("www-authenticate") ?? "", /^Bearer/);
+    }
+    const badKey = restCaller(base, "chk_" + "y".repeat(43));
+    assert.equal((await call(badKey, "listThreads", "")).status, 401);
+  });
+
+  test("a read-only key cannot write, review or administer anything", async () => {
+    const writes = operations.filter((operation) => operation.scope !== "context:read");
+    assert.ok(writes.length >= 12);
+    for (const { operationId, scope } of writes) {
+      const answer = await call(callers.reader!, operationId, operationId === "revokeApiKey" ? victimsKey : victim);
+      assert.equal(answer.status, 403, `${operationId}: ${answer.text}`);
+      const problem = answer.json as Json;
+      assert.equal(problem.code, "PERMISSION_DENIED");
+      assert.match(problem.detail as string, new RegExp(`needs scope ${scope}`));
+    }
+  });
+
+  test("another principal's private entry answers byte for byte as a missing one", async () => {
+    for (const caller of ["bob", "eve"]) {
+      for (const operationId of namingAnEntry) {
+        const hidden = await call(callers[caller]!, operationId, victim);
+        const missing = await call(callers[caller]!, operationId, missingId);
+        const label = `${caller} ${operationId}`;
+        assert.ok(hidden.status >= 400, `${label} must fail: ${hidden.text}`);
+        assert.equal(hidden.status, missing.status, label);
+        assert.equal(hidden.headers.get("content-type"), missing.headers.get("content-type"), label);
+        assert.equal(hidden.headers.get("etag"), null, label);
+        assert.equal(hidden.text.replaceAll(victim, "<id>"), missing.text.replaceAll(missingId, "<id>"), label);
+        if (["getEntry", "listVersions", "getVersion"].includes(operationId)) assert.equal(hidden.status, 404, label);
+      }
+    }
+    // Nothing was changed, shared, reviewed or deleted by any of it.
+    const entry = await callers.alice!("GET", `/entries/${victim}`, { query: { include_quarantined: true } });
+    assert.equal(entry.status, 200);
+    const view = entry.json as Json;
+    assert.equal(view.version, 2);
+    assert.deepEqual(view.tags, ["vault"]);
+    assert.equal(view.visibility, "private");
+    assert.equal(view.trust_state, "unverified");
+  });
+
+  test("another tenant's API key answers as a missing one and stays active", async () => {
+    const hidden = await call(callers.eve!, "revokeApiKey", victimsKey);
+    const missing = await call(callers.eve!, "revokeApiKey", missingId);
+    assert.equal(hidden.status, 404);
+    assert.equal(hidden.text.replaceAll(victimsKey, "<id>"), missing.text.replaceAll(missingId, "<id>"));
+    const listed = (await call(callers.ops!, "listApiKeys", "")).json as { keys: Json[] };
+    assert.equal(listed.keys.find((key) => key.id === victimsKey)?.revoked_at, null);
+  });
+
+  test("listings, searches, counts, queues, logs and key lists show a neighbour nothing", async () => {
+    for (const caller of ["eve", "bob"]) {
+      const scopes = keys.principals[caller]!.scopes;
+      for (const operationId of listings) {
+        const needed = operations.find((operation) => operation.operationId === operationId)!.scope;
+        if (!scopes.includes(needed)) continue;
+        const answer = await call(callers[caller]!, operationId, "");
+        const label = `${caller} ${operationId}`;
+        assert.equal(answer.status, 200, `${label}: ${answer.text}`);
+        assert.ok(!answer.text.includes(victim), `${label} shows the hidden entry's id`);
+        assert.ok(!answer.text.includes(secretWord), `${label} shows the hidden entry's text`);
+        if (caller === "eve") {
+          assert.ok(!answer.text.includes(victimsKey), `${label} shows another tenant's key`);
+          assert.ok(!answer.text.includes(thread), `${label} shows another tenant's thread`);
+        }
+      }
+      const statistics = (await call(callers[caller]!, "getStatistics", "")).json as Json;
+      assert.equal(statistics.entries, 0, `${caller} counts no entry of the neighbour`);
+    }
+  });
+});
