@@ -126,6 +126,7 @@ describe("REST API contract", () => {
         source: "user",
         text: "The falcon launch window opens at dawn.",
         visibility: "tenant",
+        metadata: { team: "core" },
       },
     });
     assert.equal(created.status, 201, created.text);
@@ -166,13 +167,22 @@ describe("REST API contract", () => {
     assert.equal(second.next_cursor, null);
     const seen = [...(first.results as Json[]), ...(second.results as Json[])].map((result) => result.id);
     assert.equal(new Set(seen).size, 3, "the pages do not overlap");
-    const byTags = await expect(alice, "listEntries", 200, "GET", "/entries", {
-      query: { thread_id: thread, source: "user", include_quarantined: true },
+    // Scalars as they are, objects and unions as JSON text (a plain string taken as it is).
+    const filtered = await expect(alice, "listEntries", 200, "GET", "/entries", {
+      query: {
+        thread_id: thread,
+        source: "user",
+        include_quarantined: true,
+        kind: "note",
+        metadata_filters: JSON.stringify([{ key: "team", value: "core" }]),
+      },
     });
     assert.deepEqual(
-      (byTags.results as Json[]).map((result) => result.id),
+      (filtered.results as Json[]).map((result) => result.id),
       [id],
     );
+    const unknown = await expect(alice, "listEntries", 400, "GET", "/entries", { query: { colour: "blue" } });
+    assert.match(unknown.detail as string, /colour/);
 
     const updated = await expect(alice, "updateEntry", 200, "PATCH", `/entries/${id}`, {
       body: { text: "The falcon launch window opens at dawn, weather permitting.", tags: ["launch"] },
