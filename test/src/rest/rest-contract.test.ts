@@ -255,6 +255,40 @@ describe("REST API contract", () => {
     });
     assert.notDeepEqual(earlier.records, audit.records);
 
+    const memoryPath = `/memories/${encodeURIComponent("plans/launch")}`;
+    const put = await alice("PUT", memoryPath, { body: { value: "Launch at dawn.", tags: ["launch"] } });
+    assert.equal(put.status, 200, put.text);
+    conforms("putMemory", put);
+    assert.equal(put.headers.get("etag"), '"1"');
+    const memory = await expect(alice, "getMemory", 200, "GET", memoryPath);
+    assert.equal((memory.memory as Json).text, "Launch at dawn.");
+    const notModified = await alice("GET", memoryPath, { headers: { "if-none-match": '"1"' } });
+    assert.equal(notModified.status, 304);
+    conforms("getMemory", notModified);
+    await expect(alice, "putMemory", 200, "PUT", memoryPath, {
+      body: { value: "Launch at dawn, weather permitting." },
+      headers: { "if-match": '"1"' },
+    });
+    await expect(alice, "putMemory", 412, "PUT", memoryPath, {
+      body: { value: "stale" },
+      headers: { "if-match": '"1"' },
+    });
+    const memories = await expect(alice, "listMemories", 200, "GET", "/memories", { query: { key_prefix: "plans/" } });
+    assert.equal(memories.count, 1);
+    const revisions = await expect(alice, "listMemoryVersions", 200, "GET", `${memoryPath}/versions`, {
+      query: { limit: 1 },
+    });
+    assert.equal(typeof revisions.next_cursor, "string");
+    const firstRevision = await expect(alice, "listMemoryVersions", 200, "GET", `${memoryPath}/versions`, {
+      query: { limit: 1, cursor: revisions.next_cursor as string },
+    });
+    assert.equal((firstRevision.revisions as Json[])[0]!.version, 1);
+    await expect(alice, "deleteMemory", 200, "DELETE", memoryPath, {
+      query: { reason: "plan superseded" },
+      headers: { "if-match": '"2"' },
+    });
+    await expect(alice, "getMemory", 404, "GET", memoryPath);
+
     const key = await expect(admin, "createApiKey", 201, "POST", "/api-keys", {
       body: { subject: "ci-bot", scopes: ["context:read"], description: "CI reads" },
     });

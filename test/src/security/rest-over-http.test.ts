@@ -56,6 +56,27 @@ const calls: Record<string, (id: string) => [string, string, RestCall]> = {
     { body: { decision: "approve" }, headers: { "if-match": '"1"' } },
   ],
   getAuditLog: () => ["GET", "/audit-log", {}],
+  putMemory: (key) => [
+    "PUT",
+    `/memories/${encodeURIComponent(key)}`,
+    { body: { namespace: "alice", owner: "alice", value: "overwritten" } },
+  ],
+  getMemory: (key) => [
+    "GET",
+    `/memories/${encodeURIComponent(key)}`,
+    { query: { namespace: "alice", owner: "alice", include_quarantined: true } },
+  ],
+  listMemories: () => ["GET", "/memories", { query: { namespace: "alice", include_quarantined: true } }],
+  listMemoryVersions: (key) => [
+    "GET",
+    `/memories/${encodeURIComponent(key)}/versions`,
+    { query: { namespace: "alice", owner: "alice" } },
+  ],
+  deleteMemory: (key) => [
+    "DELETE",
+    `/memories/${encodeURIComponent(key)}`,
+    { query: { namespace: "alice", owner: "alice" } },
+  ],
   createApiKey: () => ["POST", "/api-keys", { body: { subject: "mallory", scopes: ["context:read"] } }],
   listApiKeys: () => ["GET", "/api-keys", { query: { include_revoked: true } }],
   revokeApiKey: (id) => ["DELETE", `/api-keys/${id}`, {}],
@@ -72,7 +93,12 @@ const namingAnEntry = [
   "shareEntries",
   "unshareEntries",
   "reviewEntry",
+  "putMemory",
+  "getMemory",
+  "listMemoryVersions",
+  "deleteMemory",
 ];
+const namingAMemory = new Set(["putMemory", "getMemory", "listMemoryVersions", "deleteMemory"]);
 const listings = [
   "listEntries",
   "searchFullText",
@@ -83,6 +109,7 @@ const listings = [
   "listReviewQueue",
   "getAuditLog",
   "listApiKeys",
+  "listMemories",
 ];
 
 describe("REST API: planted neighbours for every operation", () => {
@@ -100,6 +127,11 @@ describe("REST API: planted neighbours for every operation", () => {
   let operations: { operationId: string; scope: string }[];
   let victim: string;
   let victimsKey: string;
+  /** Alice's private memory's key. */
+  const victimMemory = "vault/zebrafalcon-plan";
+  /** The entry, memory or key an operation names in the victim's place. */
+  const victimOf = (operationId: string) =>
+    namingAMemory.has(operationId) ? victimMemory : operationId === "revokeApiKey" ? victimsKey : victim;
   const callers: Record<string, RestCaller> = {};
 
   const call = (caller: RestCaller, operationId: string, id: string): Promise<RestAnswer> => {
@@ -128,6 +160,10 @@ describe("REST API: planted neighbours for every operation", () => {
     assert.equal(stored.status, 201, stored.text);
     victim = (stored.json as Json).context_id as string;
     assert.equal((await callers.alice!("PATCH", `/entries/${victim}`, { body: { tags: ["vault"] } })).status, 200);
+    const memory = await callers.alice!("PUT", `/memories/${encodeURIComponent(victimMemory)}`, {
+      body: { value: `The ${secretWord} plan.`, visibility: "private" },
+    });
+    assert.equal(memory.status, 200, memory.text);
     const key = await callers.ops!("POST", "/api-keys", { body: { subject: "ci", scopes: ["context:read"] } });
     assert.equal(key.status, 201, key.text);
     victimsKey = (key.json as Json).id as string;
@@ -158,7 +194,7 @@ describe("REST API: planted neighbours for every operation", () => {
     const writes = operations.filter((operation) => operation.scope !== "context:read");
     assert.ok(writes.length >= 12);
     for (const { operationId, scope } of writes) {
-      const answer = await call(callers.reader!, operationId, operationId === "revokeApiKey" ? victimsKey : victim);
+      const answer = await call(callers.reader!, operationId, victimOf(operationId));
       assert.equal(answer.status, 403, `${operationId}: ${answer.text}`);
       const problem = answer.json as Json;
       assert.equal(problem.code, "PERMISSION_DENIED");
@@ -169,15 +205,22 @@ describe("REST API: planted neighbours for every operation", () => {
   test("another principal's private entry answers byte for byte as a missing one", async () => {
     for (const caller of ["bob", "eve"]) {
       for (const operationId of namingAnEntry) {
-        const hidden = await call(callers[caller]!, operationId, victim);
+        // Eve's subject is alice's, so a put under owner "alice" is her own memory in her own tenant, rightly stored.
+        if (caller === "eve" && operationId === "putMemory") continue;
+        const hidden = await call(callers[caller]!, operationId, victimOf(operationId));
         const missing = await call(callers[caller]!, operationId, missingId);
         const label = `${caller} ${operationId}`;
         assert.ok(hidden.status >= 400, `${label} must fail: ${hidden.text}`);
         assert.equal(hidden.status, missing.status, label);
         assert.equal(hidden.headers.get("content-type"), missing.headers.get("content-type"), label);
         assert.equal(hidden.headers.get("etag"), null, label);
-        assert.equal(hidden.text.replaceAll(victim, "<id>"), missing.text.replaceAll(missingId, "<id>"), label);
-        if (["getEntry", "listVersions", "getVersion"].includes(operationId)) assert.equal(hidden.status, 404, label);
+        assert.equal(
+          hidden.text.replaceAll(victimOf(operationId), "<id>"),
+          missing.text.replaceAll(missingId, "<id>"),
+          label,
+        );
+        if (["getEntry", "listVersions", "getVersion", "getMemory"].includes(operationId))
+          assert.equal(hidden.status, 404, label);
       }
     }
     // Nothing was changed, shared, reviewed or deleted by any of it.
@@ -188,6 +231,9 @@ describe("REST API: planted neighbours for every operation", () => {
     assert.deepEqual(view.tags, ["vault"]);
     assert.equal(view.visibility, "private");
     assert.equal(view.trust_state, "unverified");
+    const memory = await callers.alice!("GET", `/memories/${encodeURIComponent(victimMemory)}`);
+    assert.equal(((memory.json as Json).memory as Json).text, `The ${secretWord} plan.`);
+    assert.equal(((memory.json as Json).memory as Json).version, 1);
   });
 
   test("another tenant's API key answers as a missing one and stays active", async () => {

@@ -74,7 +74,7 @@ function parametersOf(operation: RestOperation): Record<string, unknown>[] {
       description: 'The ETag (entry version) you read, e.g. "3"; refused with 412 if the entry changed since.',
       schema: { type: "string" },
     });
-  if (operation.method === "get" && operation.replySchema !== undefined && operation.replySchema !== null)
+  if (operation.method === "get" && operation.etag === true)
     parameters.push({
       name: "If-None-Match",
       in: "header",
@@ -89,7 +89,7 @@ function responsesOf(operation: RestOperation): Record<string, unknown> {
   const status = String(operation.status ?? 200);
   const schema = replySchemaOf(operation);
   const shape = requestShapeOf(operation);
-  const versioned = operation.reply !== undefined && schema !== null && operation.tag !== "api-keys";
+  const versioned = operation.etag === true;
   const headers = {
     ...(versioned ? { ETag: etagHeader } : {}),
     ...(status === "201" ? { Location: { description: "The created resource.", schema: { type: "string" } } } : {}),

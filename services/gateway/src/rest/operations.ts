@@ -17,6 +17,13 @@ import { getContextHistoryTool, restoreContextVersionTool } from "../mcp/tools/h
 import { shareContextTool, unshareContextTool } from "../mcp/tools/sharing-tools.js";
 import { listReviewQueueTool, reviewContextTool } from "../mcp/tools/review-tools.js";
 import { getAuditLogTool } from "../mcp/tools/audit-tools.js";
+import {
+  deleteMemoryTool,
+  getMemoryHistoryTool,
+  getMemoryTool,
+  listMemoriesTool,
+  putMemoryTool,
+} from "../mcp/tools/memory-tools.js";
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "./api-key-operations.js";
 
 /** What an operation answers: status, body (none for 204) and the entry version to send as ETag. */
@@ -31,7 +38,7 @@ export interface RestReply {
 
 export interface RestOperation {
   operationId: string;
-  method: "get" | "post" | "patch" | "delete";
+  method: "get" | "post" | "put" | "patch" | "delete";
   /** OpenAPI form, under /api/v1: `/entries/{id}`. */
   path: string;
   tag: string;
@@ -47,6 +54,8 @@ export interface RestOperation {
   paging?: "offset" | "before_seq";
   /** If-Match carries the entry version the tool takes as expected_version. */
   ifMatch?: true;
+  /** The reply carries a version (`RestReply.version`), sent as ETag; on a GET, If-None-Match can answer 304. */
+  etag?: true;
   /** Shapes the tool's result; by default 200 with the result (and next_cursor when paged). */
   reply?: (result: Record<string, unknown>, path: Record<string, string>) => RestReply;
   /** The schema of the reply body when `reply` changes it; null for no body. */
@@ -108,10 +117,20 @@ function oneVersion(result: Record<string, unknown>, path: Record<string, string
   return { status: 200, body: version, version: version.version };
 }
 
+/** A memory reply (put_memory, get_memory), with the memory's version as ETag. */
+const memoryReply = (result: Record<string, unknown>): RestReply => ({
+  status: 200,
+  body: result,
+  version: (result.memory as { version: number }).version,
+});
+
+const memoryPath = { key: { argument: "key", type: "string" } } as const;
+
 /** The operations of /api/v1, in the order the OpenAPI document lists them. */
 export const restOperations: readonly RestOperation[] = [
   {
     operationId: "createEntry",
+    etag: true,
     method: "post",
     path: "/entries",
     tag: "entries",
@@ -142,6 +161,7 @@ export const restOperations: readonly RestOperation[] = [
   },
   {
     operationId: "getEntry",
+    etag: true,
     method: "get",
     path: "/entries/{id}",
     tag: "entries",
@@ -155,6 +175,7 @@ export const restOperations: readonly RestOperation[] = [
   },
   {
     operationId: "updateEntry",
+    etag: true,
     method: "patch",
     path: "/entries/{id}",
     tag: "entries",
@@ -238,6 +259,7 @@ export const restOperations: readonly RestOperation[] = [
   },
   {
     operationId: "getVersion",
+    etag: true,
     method: "get",
     path: "/entries/{id}/versions/{version}",
     tag: "history",
@@ -250,6 +272,7 @@ export const restOperations: readonly RestOperation[] = [
   },
   {
     operationId: "restoreVersion",
+    etag: true,
     method: "post",
     path: "/entries/{id}/versions/{version}/restore",
     tag: "history",
@@ -308,6 +331,62 @@ export const restOperations: readonly RestOperation[] = [
     tool: getAuditLogTool,
     argumentsIn: "query",
     paging: "before_seq",
+  },
+  {
+    operationId: "putMemory",
+    method: "put",
+    path: "/memories/{key}",
+    tag: "memories",
+    summary: "Save a value under a key (If-Match: the version you read)",
+    tool: putMemoryTool,
+    argumentsIn: "body",
+    pathArguments: memoryPath,
+    ifMatch: true,
+    etag: true,
+    reply: memoryReply,
+  },
+  {
+    operationId: "getMemory",
+    method: "get",
+    path: "/memories/{key}",
+    tag: "memories",
+    summary: "Read a memory",
+    tool: getMemoryTool,
+    argumentsIn: "query",
+    pathArguments: memoryPath,
+    etag: true,
+    reply: memoryReply,
+  },
+  {
+    operationId: "listMemories",
+    method: "get",
+    path: "/memories",
+    tag: "memories",
+    summary: "List memories (the tool's own cursor)",
+    tool: listMemoriesTool,
+    argumentsIn: "query",
+  },
+  {
+    operationId: "listMemoryVersions",
+    method: "get",
+    path: "/memories/{key}/versions",
+    tag: "memories",
+    summary: "List a memory's revisions, newest first",
+    tool: getMemoryHistoryTool,
+    argumentsIn: "query",
+    pathArguments: memoryPath,
+    paging: "offset",
+  },
+  {
+    operationId: "deleteMemory",
+    method: "delete",
+    path: "/memories/{key}",
+    tag: "memories",
+    summary: "Delete a memory (If-Match: the version you read)",
+    tool: deleteMemoryTool,
+    argumentsIn: "query",
+    pathArguments: memoryPath,
+    ifMatch: true,
   },
   {
     operationId: "createApiKey",

@@ -161,10 +161,15 @@ function describeIssues(issues: readonly { path: readonly PropertyKey[]; message
 }
 
 /** The default reply: the tool's result, with next_cursor when the operation is paged. */
-function defaultReply(operation: RestOperation, result: Record<string, unknown>): RestReply {
+function defaultReply(
+  operation: RestOperation,
+  result: Record<string, unknown>,
+  args: Record<string, unknown>,
+): RestReply {
   const status = operation.status ?? 200;
   if (operation.paging === "offset") {
-    const next = Number(result.offset) + Number(result.limit);
+    // The next page starts after the items of this one (every offset-paged tool answers count or a full page of limit).
+    const next = Number(args.offset ?? 0) + Number(typeof result.count === "number" ? result.count : result.limit);
     return { status, body: { ...result, next_cursor: result.has_more === true ? encodeCursor("offset", next) : null } };
   }
   if (operation.paging === "before_seq") {
@@ -270,7 +275,8 @@ export function createRestRouter(options: RestRouterOptions): express.Express {
         if (!parsed.success) throw new ContextHubError("INVALID_ARGUMENT", describeIssues(parsed.error.issues));
         const result = await runTool(tool, parsed.data, context(principal));
         const reply =
-          operation.reply?.(result, request.params as Record<string, string>) ?? defaultReply(operation, result);
+          operation.reply?.(result, request.params as Record<string, string>) ??
+          defaultReply(operation, result, parsed.data as Record<string, unknown>);
         if (reply.version !== undefined) {
           const etag = etagOf(reply.version);
           response.setHeader("etag", etag);
