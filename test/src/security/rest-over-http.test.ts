@@ -14,6 +14,7 @@ import { originOf, restCaller, type RestAnswer, type RestCall, type RestCaller }
  * answers byte for byte as an id that never existed (once the id itself is
  * normalised); and no listing, search, count, queue, log or key list shows
  * a neighbour's data to another tenant or to a principal it is hidden from.
+ * On PGlite and on a PostgreSQL server.
  */
 
 type Json = Record<string, unknown>;
@@ -112,157 +113,158 @@ const listings = [
   "listMemories",
 ];
 
-describe("REST API: planted neighbours for every operation", () => {
-  const keys = writeKeysFile([
-    { name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: readWrite },
-    { name: "ops", tenant: "acme", subject: "ops", groups: [], scopes: everyScope },
-    // A neighbour in the same tenant: everything but context:admin (which reads every entry of its tenant, by design).
-    { name: "bob", tenant: "acme", subject: "bob", groups: [], scopes: [...readWrite, "context:review"] },
-    { name: "reader", tenant: "acme", subject: "reader", groups: [], scopes: ["context:read"] },
-    // Another tenant, with every scope and the very subject name of the victim.
-    { name: "eve", tenant: "globex", subject: "alice", groups: [], scopes: everyScope },
-  ]);
-  let keyed: KeyedHub;
-  let base: string;
-  let operations: { operationId: string; scope: string }[];
-  let victim: string;
-  let victimsKey: string;
-  /** Alice's private memory's key. */
-  const victimMemory = "vault/zebrafalcon-plan";
-  /** The entry, memory or key an operation names in the victim's place. */
-  const victimOf = (operationId: string) =>
-    namingAMemory.has(operationId) ? victimMemory : operationId === "revokeApiKey" ? victimsKey : victim;
-  const callers: Record<string, RestCaller> = {};
+for (const backend of hubBackends)
+  describe(`REST API: planted neighbours for every operation (${backend.name})`, () => {
+    const keys = writeKeysFile([
+      { name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: readWrite },
+      { name: "ops", tenant: "acme", subject: "ops", groups: [], scopes: everyScope },
+      // A neighbour in the same tenant: everything but context:admin (which reads every entry of its tenant, by design).
+      { name: "bob", tenant: "acme", subject: "bob", groups: [], scopes: [...readWrite, "context:review"] },
+      { name: "reader", tenant: "acme", subject: "reader", groups: [], scopes: ["context:read"] },
+      // Another tenant, with every scope and the very subject name of the victim.
+      { name: "eve", tenant: "globex", subject: "alice", groups: [], scopes: everyScope },
+    ]);
+    let keyed: KeyedHub;
+    let base: string;
+    let operations: { operationId: string; scope: string }[];
+    let victim: string;
+    let victimsKey: string;
+    /** Alice's private memory's key. */
+    const victimMemory = "vault/zebrafalcon-plan";
+    /** The entry, memory or key an operation names in the victim's place. */
+    const victimOf = (operationId: string) =>
+      namingAMemory.has(operationId) ? victimMemory : operationId === "revokeApiKey" ? victimsKey : victim;
+    const callers: Record<string, RestCaller> = {};
 
-  const call = (caller: RestCaller, operationId: string, id: string): Promise<RestAnswer> => {
-    const [method, path, request] = calls[operationId]!(id);
-    return caller(method, path, request);
-  };
-
-  before(async () => {
-    const clients: Record<string, Client> = {};
-    keyed = await startKeyedHub(hubBackends[0]!, keys, clients, { CONTEXT_HUB_KEY_CACHE_MS: "0" });
-    base = originOf(keyed.hub.url);
-    for (const name of Object.keys(keys.principals)) callers[name] = restCaller(base, keys.principals[name]!.key);
-    const document = (await restCaller(base)("GET", "/openapi.json")).json as {
-      paths: Record<string, Record<string, { operationId: string; "x-context-hub-scope": string }>>;
+    const call = (caller: RestCaller, operationId: string, id: string): Promise<RestAnswer> => {
+      const [method, path, request] = calls[operationId]!(id);
+      return caller(method, path, request);
     };
-    operations = Object.values(document.paths).flatMap((methods) =>
-      Object.values(methods).map((operation) => ({
-        operationId: operation.operationId,
-        scope: operation["x-context-hub-scope"],
-      })),
-    );
-    // The victim: alice's private agent note (unverified, so a review queue could show it), changed once.
-    const stored = await callers.alice!("POST", "/entries", {
-      body: { thread_id: thread, source: "agent", text: `The ${secretWord} launch codes are kept in the vault.` },
+
+    before(async () => {
+      const clients: Record<string, Client> = {};
+      keyed = await startKeyedHub(backend, keys, clients, { CONTEXT_HUB_KEY_CACHE_MS: "0" });
+      base = originOf(keyed.hub.url);
+      for (const name of Object.keys(keys.principals)) callers[name] = restCaller(base, keys.principals[name]!.key);
+      const document = (await restCaller(base)("GET", "/openapi.json")).json as {
+        paths: Record<string, Record<string, { operationId: string; "x-context-hub-scope": string }>>;
+      };
+      operations = Object.values(document.paths).flatMap((methods) =>
+        Object.values(methods).map((operation) => ({
+          operationId: operation.operationId,
+          scope: operation["x-context-hub-scope"],
+        })),
+      );
+      // The victim: alice's private agent note (unverified, so a review queue could show it), changed once.
+      const stored = await callers.alice!("POST", "/entries", {
+        body: { thread_id: thread, source: "agent", text: `The ${secretWord} launch codes are kept in the vault.` },
+      });
+      assert.equal(stored.status, 201, stored.text);
+      victim = (stored.json as Json).context_id as string;
+      assert.equal((await callers.alice!("PATCH", `/entries/${victim}`, { body: { tags: ["vault"] } })).status, 200);
+      const memory = await callers.alice!("PUT", `/memories/${encodeURIComponent(victimMemory)}`, {
+        body: { value: `The ${secretWord} plan.`, visibility: "private" },
+      });
+      assert.equal(memory.status, 200, memory.text);
+      const key = await callers.ops!("POST", "/api-keys", { body: { subject: "ci", scopes: ["context:read"] } });
+      assert.equal(key.status, 201, key.text);
+      victimsKey = (key.json as Json).id as string;
     });
-    assert.equal(stored.status, 201, stored.text);
-    victim = (stored.json as Json).context_id as string;
-    assert.equal((await callers.alice!("PATCH", `/entries/${victim}`, { body: { tags: ["vault"] } })).status, 200);
-    const memory = await callers.alice!("PUT", `/memories/${encodeURIComponent(victimMemory)}`, {
-      body: { value: `The ${secretWord} plan.`, visibility: "private" },
+    after(async () => {
+      await keyed?.close();
+      keys.dispose();
     });
-    assert.equal(memory.status, 200, memory.text);
-    const key = await callers.ops!("POST", "/api-keys", { body: { subject: "ci", scopes: ["context:read"] } });
-    assert.equal(key.status, 201, key.text);
-    victimsKey = (key.json as Json).id as string;
-  });
-  after(async () => {
-    await keyed?.close();
-    keys.dispose();
-  });
 
-  test("every served operation has a planted-neighbour check", () => {
-    assert.deepEqual(operations.map((operation) => operation.operationId).sort(), Object.keys(calls).sort());
-  });
+    test("every served operation has a planted-neighbour check", () => {
+      assert.deepEqual(operations.map((operation) => operation.operationId).sort(), Object.keys(calls).sort());
+    });
 
-  test("without a credential every operation answers 401 with a Bearer challenge", async () => {
-    const anonymous = restCaller(base);
-    for (const { operationId } of operations) {
-      const answer = await call(anonymous, operationId, victim);
-      assert.equal(answer.status, 401, operationId);
-      assert.equal(answer.headers.get("content-type")?.split(";")[0], "application/problem+json");
-      assert.equal((answer.json as Json).code, "UNAUTHENTICATED");
-      assert.match(answer.headers.get("www-authenticate") ?? "", /^Bearer/);
-    }
-    const badKey = restCaller(base, "chk_" + "y".repeat(43));
-    assert.equal((await call(badKey, "listThreads", "")).status, 401);
-  });
-
-  test("a read-only key cannot write, review or administer anything", async () => {
-    const writes = operations.filter((operation) => operation.scope !== "context:read");
-    assert.ok(writes.length >= 12);
-    for (const { operationId, scope } of writes) {
-      const answer = await call(callers.reader!, operationId, victimOf(operationId));
-      assert.equal(answer.status, 403, `${operationId}: ${answer.text}`);
-      const problem = answer.json as Json;
-      assert.equal(problem.code, "PERMISSION_DENIED");
-      assert.match(problem.detail as string, new RegExp(`needs scope ${scope}`));
-    }
-  });
-
-  test("another principal's private entry answers byte for byte as a missing one", async () => {
-    for (const caller of ["bob", "eve"]) {
-      for (const operationId of namingAnEntry) {
-        // Eve's subject is alice's, so a put under owner "alice" is her own memory in her own tenant, rightly stored.
-        if (caller === "eve" && operationId === "putMemory") continue;
-        const hidden = await call(callers[caller]!, operationId, victimOf(operationId));
-        const missing = await call(callers[caller]!, operationId, missingId);
-        const label = `${caller} ${operationId}`;
-        assert.ok(hidden.status >= 400, `${label} must fail: ${hidden.text}`);
-        assert.equal(hidden.status, missing.status, label);
-        assert.equal(hidden.headers.get("content-type"), missing.headers.get("content-type"), label);
-        assert.equal(hidden.headers.get("etag"), null, label);
-        assert.equal(
-          hidden.text.replaceAll(victimOf(operationId), "<id>"),
-          missing.text.replaceAll(missingId, "<id>"),
-          label,
-        );
-        if (["getEntry", "listVersions", "getVersion", "getMemory"].includes(operationId))
-          assert.equal(hidden.status, 404, label);
+    test("without a credential every operation answers 401 with a Bearer challenge", async () => {
+      const anonymous = restCaller(base);
+      for (const { operationId } of operations) {
+        const answer = await call(anonymous, operationId, victim);
+        assert.equal(answer.status, 401, operationId);
+        assert.equal(answer.headers.get("content-type")?.split(";")[0], "application/problem+json");
+        assert.equal((answer.json as Json).code, "UNAUTHENTICATED");
+        assert.match(answer.headers.get("www-authenticate") ?? "", /^Bearer/);
       }
-    }
-    // Nothing was changed, shared, reviewed or deleted by any of it.
-    const entry = await callers.alice!("GET", `/entries/${victim}`, { query: { include_quarantined: true } });
-    assert.equal(entry.status, 200);
-    const view = entry.json as Json;
-    assert.equal(view.version, 2);
-    assert.deepEqual(view.tags, ["vault"]);
-    assert.equal(view.visibility, "private");
-    assert.equal(view.trust_state, "unverified");
-    const memory = await callers.alice!("GET", `/memories/${encodeURIComponent(victimMemory)}`);
-    assert.equal(((memory.json as Json).memory as Json).text, `The ${secretWord} plan.`);
-    assert.equal(((memory.json as Json).memory as Json).version, 1);
-  });
+      const badKey = restCaller(base, "chk_" + "y".repeat(43));
+      assert.equal((await call(badKey, "listThreads", "")).status, 401);
+    });
 
-  test("another tenant's API key answers as a missing one and stays active", async () => {
-    const hidden = await call(callers.eve!, "revokeApiKey", victimsKey);
-    const missing = await call(callers.eve!, "revokeApiKey", missingId);
-    assert.equal(hidden.status, 404);
-    assert.equal(hidden.text.replaceAll(victimsKey, "<id>"), missing.text.replaceAll(missingId, "<id>"));
-    const listed = (await call(callers.ops!, "listApiKeys", "")).json as { keys: Json[] };
-    assert.equal(listed.keys.find((key) => key.id === victimsKey)?.revoked_at, null);
-  });
+    test("a read-only key cannot write, review or administer anything", async () => {
+      const writes = operations.filter((operation) => operation.scope !== "context:read");
+      assert.ok(writes.length >= 12);
+      for (const { operationId, scope } of writes) {
+        const answer = await call(callers.reader!, operationId, victimOf(operationId));
+        assert.equal(answer.status, 403, `${operationId}: ${answer.text}`);
+        const problem = answer.json as Json;
+        assert.equal(problem.code, "PERMISSION_DENIED");
+        assert.match(problem.detail as string, new RegExp(`needs scope ${scope}`));
+      }
+    });
 
-  test("listings, searches, counts, queues, logs and key lists show a neighbour nothing", async () => {
-    for (const caller of ["eve", "bob"]) {
-      const scopes = keys.principals[caller]!.scopes;
-      for (const operationId of listings) {
-        const needed = operations.find((operation) => operation.operationId === operationId)!.scope;
-        if (!scopes.includes(needed)) continue;
-        const answer = await call(callers[caller]!, operationId, "");
-        const label = `${caller} ${operationId}`;
-        assert.equal(answer.status, 200, `${label}: ${answer.text}`);
-        assert.ok(!answer.text.includes(victim), `${label} shows the hidden entry's id`);
-        assert.ok(!answer.text.includes(secretWord), `${label} shows the hidden entry's text`);
-        if (caller === "eve") {
-          assert.ok(!answer.text.includes(victimsKey), `${label} shows another tenant's key`);
-          assert.ok(!answer.text.includes(thread), `${label} shows another tenant's thread`);
+    test("another principal's private entry answers byte for byte as a missing one", async () => {
+      for (const caller of ["bob", "eve"]) {
+        for (const operationId of namingAnEntry) {
+          // Eve's subject is alice's, so a put under owner "alice" is her own memory in her own tenant, rightly stored.
+          if (caller === "eve" && operationId === "putMemory") continue;
+          const hidden = await call(callers[caller]!, operationId, victimOf(operationId));
+          const missing = await call(callers[caller]!, operationId, missingId);
+          const label = `${caller} ${operationId}`;
+          assert.ok(hidden.status >= 400, `${label} must fail: ${hidden.text}`);
+          assert.equal(hidden.status, missing.status, label);
+          assert.equal(hidden.headers.get("content-type"), missing.headers.get("content-type"), label);
+          assert.equal(hidden.headers.get("etag"), null, label);
+          assert.equal(
+            hidden.text.replaceAll(victimOf(operationId), "<id>"),
+            missing.text.replaceAll(missingId, "<id>"),
+            label,
+          );
+          if (["getEntry", "listVersions", "getVersion", "getMemory"].includes(operationId))
+            assert.equal(hidden.status, 404, label);
         }
       }
-      const statistics = (await call(callers[caller]!, "getStatistics", "")).json as Json;
-      assert.equal(statistics.entries, 0, `${caller} counts no entry of the neighbour`);
-    }
+      // Nothing was changed, shared, reviewed or deleted by any of it.
+      const entry = await callers.alice!("GET", `/entries/${victim}`, { query: { include_quarantined: true } });
+      assert.equal(entry.status, 200);
+      const view = entry.json as Json;
+      assert.equal(view.version, 2);
+      assert.deepEqual(view.tags, ["vault"]);
+      assert.equal(view.visibility, "private");
+      assert.equal(view.trust_state, "unverified");
+      const memory = await callers.alice!("GET", `/memories/${encodeURIComponent(victimMemory)}`);
+      assert.equal(((memory.json as Json).memory as Json).text, `The ${secretWord} plan.`);
+      assert.equal(((memory.json as Json).memory as Json).version, 1);
+    });
+
+    test("another tenant's API key answers as a missing one and stays active", async () => {
+      const hidden = await call(callers.eve!, "revokeApiKey", victimsKey);
+      const missing = await call(callers.eve!, "revokeApiKey", missingId);
+      assert.equal(hidden.status, 404);
+      assert.equal(hidden.text.replaceAll(victimsKey, "<id>"), missing.text.replaceAll(missingId, "<id>"));
+      const listed = (await call(callers.ops!, "listApiKeys", "")).json as { keys: Json[] };
+      assert.equal(listed.keys.find((key) => key.id === victimsKey)?.revoked_at, null);
+    });
+
+    test("listings, searches, counts, queues, logs and key lists show a neighbour nothing", async () => {
+      for (const caller of ["eve", "bob"]) {
+        const scopes = keys.principals[caller]!.scopes;
+        for (const operationId of listings) {
+          const needed = operations.find((operation) => operation.operationId === operationId)!.scope;
+          if (!scopes.includes(needed)) continue;
+          const answer = await call(callers[caller]!, operationId, "");
+          const label = `${caller} ${operationId}`;
+          assert.equal(answer.status, 200, `${label}: ${answer.text}`);
+          assert.ok(!answer.text.includes(victim), `${label} shows the hidden entry's id`);
+          assert.ok(!answer.text.includes(secretWord), `${label} shows the hidden entry's text`);
+          if (caller === "eve") {
+            assert.ok(!answer.text.includes(victimsKey), `${label} shows another tenant's key`);
+            assert.ok(!answer.text.includes(thread), `${label} shows another tenant's thread`);
+          }
+        }
+        const statistics = (await call(callers[caller]!, "getStatistics", "")).json as Json;
+        assert.equal(statistics.entries, 0, `${caller} counts no entry of the neighbour`);
+      }
+    });
   });
-});
