@@ -28,7 +28,13 @@ const everyScope = ["context:read", "context:write", "context:review", "context:
 describe("REST API contract", () => {
   const keys = writeKeysFile([
     { name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: ["context:read", "context:write"] },
-    { name: "rita", tenant: "acme", subject: "rita", groups: [], scopes: ["context:read", "context:review"] },
+    {
+      name: "rita",
+      tenant: "acme",
+      subject: "rita",
+      groups: [],
+      scopes: ["context:read", "context:write", "context:review"],
+    },
     { name: "admin", tenant: "acme", subject: "ops", groups: [], scopes: everyScope },
   ]);
   let keyed: KeyedHub;
@@ -288,6 +294,45 @@ describe("REST API contract", () => {
       headers: { "if-match": '"2"' },
     });
     await expect(alice, "getMemory", 404, "GET", memoryPath);
+
+    const handoff = await expect(alice, "createHandoff", 201, "POST", "/handoffs", {
+      body: { to_subject: "rita", title: "Finish the launch checklist", summary: "Weather and range are done." },
+    });
+    const handoffId = (handoff.handoff as Json).id as string;
+    await expect(rita, "getHandoff", 200, "GET", `/handoffs/${handoffId}`);
+    const inbox = await expect(rita, "listHandoffs", 200, "GET", "/handoffs", { query: { role: "to_me" } });
+    assert.equal(inbox.count, 1);
+    const accepted = await expect(rita, "acceptHandoff", 200, "POST", `/handoffs/${handoffId}/accept`, {
+      headers: { "if-match": '"1"' },
+    });
+    assert.equal((accepted.handoff as Json).version, 2);
+    await expect(rita, "completeHandoff", 412, "POST", `/handoffs/${handoffId}/complete`, {
+      body: { outcome: "Fuel loaded." },
+      headers: { "if-match": '"1"' },
+    });
+    await expect(rita, "completeHandoff", 200, "POST", `/handoffs/${handoffId}/complete`, {
+      body: { outcome: "Fuel loaded." },
+      headers: { "if-match": '"2"' },
+    });
+    const other = await expect(alice, "createHandoff", 201, "POST", "/handoffs", {
+      body: { to_subject: "rita", title: "Brief the crew", summary: "Nobody briefed them yet." },
+    });
+    await expect(alice, "cancelHandoff", 200, "POST", `/handoffs/${String((other.handoff as Json).id)}/cancel`, {
+      body: { reason: "the crew was briefed" },
+    });
+
+    const session = await expect(alice, "startSession", 201, "POST", "/sessions", {
+      body: { surface: "ci", agent: "builder" },
+    });
+    const sessionId = (session.session as Json).id as string;
+    await expect(alice, "appendSessionEvents", 200, "POST", `/sessions/${sessionId}/events`, {
+      body: { events: [{ kind: "note", payload: { step: 1 } }] },
+    });
+    const events = await expect(alice, "readSessionEvents", 200, "GET", `/sessions/${sessionId}/events`);
+    assert.equal((events.events as unknown[]).length, 1);
+    await expect(alice, "listSessions", 200, "GET", "/sessions");
+    await expect(alice, "getSession", 200, "GET", `/sessions/${sessionId}`);
+    await expect(alice, "endSession", 200, "POST", `/sessions/${sessionId}/end`, { body: { summary: "built" } });
 
     const key = await expect(admin, "createApiKey", 201, "POST", "/api-keys", {
       body: { subject: "ci-bot", scopes: ["context:read"], description: "CI reads" },

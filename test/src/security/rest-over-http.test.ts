@@ -78,6 +78,26 @@ const calls: Record<string, (id: string) => [string, string, RestCall]> = {
     `/memories/${encodeURIComponent(key)}`,
     { query: { namespace: "alice", owner: "alice" } },
   ],
+  createHandoff: () => [
+    "POST",
+    "/handoffs",
+    { body: { to_subject: "carol", title: "a neighbour's handoff", summary: "something to do" } },
+  ],
+  getHandoff: (id) => ["GET", `/handoffs/${id}`, {}],
+  listHandoffs: () => ["GET", "/handoffs", {}],
+  acceptHandoff: (id) => ["POST", `/handoffs/${id}/accept`, {}],
+  completeHandoff: (id) => ["POST", `/handoffs/${id}/complete`, { body: { outcome: "done" } }],
+  cancelHandoff: (id) => ["POST", `/handoffs/${id}/cancel`, { body: { reason: "taken over" } }],
+  startSession: () => ["POST", "/sessions", { body: { surface: "ci", agent: "neighbour" } }],
+  getSession: (id) => ["GET", `/sessions/${id}`, {}],
+  listSessions: () => ["GET", "/sessions", {}],
+  appendSessionEvents: (id) => [
+    "POST",
+    `/sessions/${id}/events`,
+    { body: { events: [{ kind: "note", payload: null }] } },
+  ],
+  readSessionEvents: (id) => ["GET", `/sessions/${id}/events`, {}],
+  endSession: (id) => ["POST", `/sessions/${id}/end`, { body: {} }],
   createApiKey: () => ["POST", "/api-keys", { body: { subject: "mallory", scopes: ["context:read"] } }],
   listApiKeys: () => ["GET", "/api-keys", { query: { include_revoked: true } }],
   revokeApiKey: (id) => ["DELETE", `/api-keys/${id}`, {}],
@@ -98,7 +118,17 @@ const namingAnEntry = [
   "getMemory",
   "listMemoryVersions",
   "deleteMemory",
+  "getHandoff",
+  "acceptHandoff",
+  "completeHandoff",
+  "cancelHandoff",
+  "getSession",
+  "appendSessionEvents",
+  "readSessionEvents",
+  "endSession",
 ];
+const namingAHandoff = new Set(["getHandoff", "acceptHandoff", "completeHandoff", "cancelHandoff"]);
+const namingASession = new Set(["getSession", "appendSessionEvents", "readSessionEvents", "endSession"]);
 const namingAMemory = new Set(["putMemory", "getMemory", "listMemoryVersions", "deleteMemory"]);
 const listings = [
   "listEntries",
@@ -111,6 +141,8 @@ const listings = [
   "getAuditLog",
   "listApiKeys",
   "listMemories",
+  "listHandoffs",
+  "listSessions",
 ];
 
 for (const backend of hubBackends)
@@ -132,8 +164,14 @@ for (const backend of hubBackends)
     /** Alice's private memory's key. */
     const victimMemory = "vault/zebrafalcon-plan";
     /** The entry, memory or key an operation names in the victim's place. */
-    const victimOf = (operationId: string) =>
-      namingAMemory.has(operationId) ? victimMemory : operationId === "revokeApiKey" ? victimsKey : victim;
+    let victimHandoff: string;
+    let victimSession: string;
+    const victimOf = (operationId: string) => {
+      if (namingAMemory.has(operationId)) return victimMemory;
+      if (namingAHandoff.has(operationId)) return victimHandoff;
+      if (namingASession.has(operationId)) return victimSession;
+      return operationId === "revokeApiKey" ? victimsKey : victim;
+    };
     const callers: Record<string, RestCaller> = {};
 
     const call = (caller: RestCaller, operationId: string, id: string): Promise<RestAnswer> => {
@@ -166,6 +204,17 @@ for (const backend of hubBackends)
         body: { value: `The ${secretWord} plan.`, visibility: "private" },
       });
       assert.equal(memory.status, 200, memory.text);
+      // A handoff from alice to carol, and alice's session: neither is bob's or eve's to see.
+      const handoff = await callers.alice!("POST", "/handoffs", {
+        body: { to_subject: "carol", title: `The ${secretWord} handover`, summary: "Open the vault at dawn." },
+      });
+      assert.equal(handoff.status, 201, handoff.text);
+      victimHandoff = ((handoff.json as Json).handoff as Json).id as string;
+      const session = await callers.alice!("POST", "/sessions", {
+        body: { surface: "ci", agent: `${secretWord}-agent` },
+      });
+      assert.equal(session.status, 201, session.text);
+      victimSession = ((session.json as Json).session as Json).id as string;
       const key = await callers.ops!("POST", "/api-keys", { body: { subject: "ci", scopes: ["context:read"] } });
       assert.equal(key.status, 201, key.text);
       victimsKey = (key.json as Json).id as string;
@@ -221,7 +270,7 @@ for (const backend of hubBackends)
             missing.text.replaceAll(missingId, "<id>"),
             label,
           );
-          if (["getEntry", "listVersions", "getVersion", "getMemory"].includes(operationId))
+          if (["getEntry", "listVersions", "getVersion", "getMemory", "getHandoff", "getSession"].includes(operationId))
             assert.equal(hidden.status, 404, label);
         }
       }
@@ -236,6 +285,10 @@ for (const backend of hubBackends)
       const memory = await callers.alice!("GET", `/memories/${encodeURIComponent(victimMemory)}`);
       assert.equal(((memory.json as Json).memory as Json).text, `The ${secretWord} plan.`);
       assert.equal(((memory.json as Json).memory as Json).version, 1);
+      const handoff = await callers.alice!("GET", `/handoffs/${victimHandoff}`);
+      assert.equal(((handoff.json as Json).handoff as Json).version, 1);
+      const session = await callers.alice!("GET", `/sessions/${victimSession}`);
+      assert.equal(((session.json as Json).session as Json).status, "open");
     });
 
     test("another tenant's API key answers as a missing one and stays active", async () => {

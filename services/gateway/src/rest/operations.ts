@@ -24,6 +24,22 @@ import {
   listMemoriesTool,
   putMemoryTool,
 } from "../mcp/tools/memory-tools.js";
+import {
+  acceptHandoffTool,
+  cancelHandoffTool,
+  completeHandoffTool,
+  createHandoffTool,
+  getHandoffTool,
+  listHandoffsTool,
+} from "../mcp/tools/handoff-tools.js";
+import {
+  appendSessionEventsTool,
+  endSessionTool,
+  getSessionTool,
+  listSessionsTool,
+  readSessionEventsTool,
+  startSessionTool,
+} from "../mcp/tools/session-tools.js";
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "./api-key-operations.js";
 
 /** What an operation answers: status, body (none for 204) and the entry version to send as ETag. */
@@ -125,6 +141,22 @@ const memoryReply = (result: Record<string, unknown>): RestReply => ({
 });
 
 const memoryPath = { key: { argument: "key", type: "string" } } as const;
+
+/** A handoff reply, with the handoff's version as ETag; `created` adds its Location. */
+const handoffReply =
+  (status: number) =>
+  (result: Record<string, unknown>): RestReply => {
+    const handoff = result.handoff as { id: string; version: number };
+    return {
+      status,
+      body: result,
+      version: handoff.version,
+      ...(status === 201 ? { location: `/handoffs/${handoff.id}` } : {}),
+    };
+  };
+
+const handoffPath = { id: { argument: "handoff_id", type: "string" } } as const;
+const sessionPath = { id: { argument: "session_id", type: "string" } } as const;
 
 /** The operations of /api/v1, in the order the OpenAPI document lists them. */
 export const restOperations: readonly RestOperation[] = [
@@ -387,6 +419,142 @@ export const restOperations: readonly RestOperation[] = [
     argumentsIn: "query",
     pathArguments: memoryPath,
     ifMatch: true,
+  },
+  {
+    operationId: "createHandoff",
+    method: "post",
+    path: "/handoffs",
+    tag: "handoffs",
+    summary: "Hand work off to a person, a group or a namespace",
+    tool: createHandoffTool,
+    argumentsIn: "body",
+    status: 201,
+    etag: true,
+    reply: handoffReply(201),
+  },
+  {
+    operationId: "getHandoff",
+    method: "get",
+    path: "/handoffs/{id}",
+    tag: "handoffs",
+    summary: "Read a handoff",
+    tool: getHandoffTool,
+    argumentsIn: "none",
+    pathArguments: handoffPath,
+    etag: true,
+    reply: handoffReply(200),
+  },
+  {
+    operationId: "listHandoffs",
+    method: "get",
+    path: "/handoffs",
+    tag: "handoffs",
+    summary: "List handoffs to or from you (the tool's own cursor)",
+    tool: listHandoffsTool,
+    argumentsIn: "query",
+  },
+  {
+    operationId: "acceptHandoff",
+    method: "post",
+    path: "/handoffs/{id}/accept",
+    tag: "handoffs",
+    summary: "Accept a handoff (If-Match: the version you read)",
+    tool: acceptHandoffTool,
+    argumentsIn: "none",
+    pathArguments: handoffPath,
+    ifMatch: true,
+    etag: true,
+    reply: handoffReply(200),
+  },
+  {
+    operationId: "completeHandoff",
+    method: "post",
+    path: "/handoffs/{id}/complete",
+    tag: "handoffs",
+    summary: "Complete an accepted handoff with its outcome",
+    tool: completeHandoffTool,
+    argumentsIn: "body",
+    pathArguments: handoffPath,
+    ifMatch: true,
+    etag: true,
+    reply: handoffReply(200),
+  },
+  {
+    operationId: "cancelHandoff",
+    method: "post",
+    path: "/handoffs/{id}/cancel",
+    tag: "handoffs",
+    summary: "Cancel a handoff you made",
+    tool: cancelHandoffTool,
+    argumentsIn: "body",
+    pathArguments: handoffPath,
+    ifMatch: true,
+    etag: true,
+    reply: handoffReply(200),
+  },
+  {
+    operationId: "startSession",
+    method: "post",
+    path: "/sessions",
+    tag: "sessions",
+    summary: "Start a session log",
+    tool: startSessionTool,
+    argumentsIn: "body",
+    status: 201,
+    reply: (result) => ({
+      status: 201,
+      body: result,
+      location: `/sessions/${(result.session as { id: string }).id}`,
+    }),
+  },
+  {
+    operationId: "getSession",
+    method: "get",
+    path: "/sessions/{id}",
+    tag: "sessions",
+    summary: "Read a session",
+    tool: getSessionTool,
+    argumentsIn: "none",
+    pathArguments: sessionPath,
+  },
+  {
+    operationId: "listSessions",
+    method: "get",
+    path: "/sessions",
+    tag: "sessions",
+    summary: "List sessions (the tool's own cursor)",
+    tool: listSessionsTool,
+    argumentsIn: "query",
+  },
+  {
+    operationId: "appendSessionEvents",
+    method: "post",
+    path: "/sessions/{id}/events",
+    tag: "sessions",
+    summary: "Log events in a session",
+    tool: appendSessionEventsTool,
+    argumentsIn: "body",
+    pathArguments: sessionPath,
+  },
+  {
+    operationId: "readSessionEvents",
+    method: "get",
+    path: "/sessions/{id}/events",
+    tag: "sessions",
+    summary: "Read a session's events in order",
+    tool: readSessionEventsTool,
+    argumentsIn: "query",
+    pathArguments: sessionPath,
+  },
+  {
+    operationId: "endSession",
+    method: "post",
+    path: "/sessions/{id}/end",
+    tag: "sessions",
+    summary: "End a session with a summary",
+    tool: endSessionTool,
+    argumentsIn: "body",
+    pathArguments: sessionPath,
   },
   {
     operationId: "createApiKey",
