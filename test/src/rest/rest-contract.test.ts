@@ -1,6 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { createHash } from "node:crypto";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { hubBackends, startKeyedHub, type KeyedHub } from "../support/keyed-hub.js";
@@ -333,6 +334,35 @@ describe("REST API contract", () => {
     await expect(alice, "listSessions", 200, "GET", "/sessions");
     await expect(alice, "getSession", 200, "GET", `/sessions/${sessionId}`);
     await expect(alice, "endSession", 200, "POST", `/sessions/${sessionId}/end`, { body: { summary: "built" } });
+
+    const file = Buffer.from("Launch checklist: fuel, weather, range.");
+    const sha256 = createHash("sha256").update(file).digest("hex");
+    await expect(alice, "putArtifact", 200, "POST", "/artifacts", {
+      body: { data: file.toString("base64"), media_type: "text/plain", filename: "checklist.txt", sha256 },
+    });
+    const read = await expect(alice, "getArtifact", 200, "GET", `/artifacts/${sha256}`, { query: { length: 6 } });
+    assert.equal(Buffer.from(read.data as string, "base64").toString(), "Launch");
+    const files = await expect(alice, "listArtifacts", 200, "GET", "/artifacts");
+    assert.equal(files.count, 1);
+    const big = Buffer.from("A larger file, sent in two parts.");
+    const begun = await expect(alice, "beginArtifactUpload", 200, "POST", "/artifact-uploads", {
+      body: {
+        sha256: createHash("sha256").update(big).digest("hex"),
+        size: big.length,
+        media_type: "text/plain",
+        filename: "big.txt",
+      },
+    });
+    const uploadId = (begun.upload as Json).upload_id as string;
+    for (const offset of [0, 16])
+      await expect(alice, "appendArtifactUpload", 200, "POST", `/artifact-uploads/${uploadId}/parts`, {
+        body: { offset, data: big.subarray(offset, offset + 16).toString("base64") },
+      });
+    await expect(alice, "appendArtifactUpload", 200, "POST", `/artifact-uploads/${uploadId}/parts`, {
+      body: { offset: 32, data: big.subarray(32).toString("base64") },
+    });
+    await expect(alice, "commitArtifactUpload", 200, "POST", `/artifact-uploads/${uploadId}/commit`);
+    await expect(alice, "deleteArtifact", 200, "DELETE", `/artifacts/${sha256}`);
 
     const key = await expect(admin, "createApiKey", 201, "POST", "/api-keys", {
       body: { subject: "ci-bot", scopes: ["context:read"], description: "CI reads" },

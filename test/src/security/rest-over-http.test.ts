@@ -1,5 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { hubBackends, startKeyedHub, type KeyedHub } from "../support/keyed-hub.js";
 import { readWrite, writeKeysFile } from "../support/principals.js";
@@ -21,8 +22,12 @@ type Json = Record<string, unknown>;
 const everyScope = ["context:read", "context:write", "context:review", "context:admin"];
 const secretWord = "zebrafalcon";
 const thread = "falcon-plans";
-/** An id no entry or key has. */
+/** An id no entry, key, handoff, session or upload has. */
 const missingId = "0190aaaa-0000-7000-8000-00000000abcd";
+/** A SHA-256 no artifact has. */
+const missingSha = "ab".repeat(32);
+const base64 = (text: string) => Buffer.from(text).toString("base64");
+const sha256Of = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /** How each operation is called; `id` is the entry (or key) it names, where it names one. */
 const calls: Record<string, (id: string) => [string, string, RestCall]> = {
@@ -98,6 +103,25 @@ const calls: Record<string, (id: string) => [string, string, RestCall]> = {
   ],
   readSessionEvents: (id) => ["GET", `/sessions/${id}/events`, {}],
   endSession: (id) => ["POST", `/sessions/${id}/end`, { body: {} }],
+  putArtifact: () => [
+    "POST",
+    "/artifacts",
+    { body: { data: base64("a neighbour's file"), media_type: "text/plain", filename: "n.txt" } },
+  ],
+  beginArtifactUpload: () => [
+    "POST",
+    "/artifact-uploads",
+    { body: { sha256: sha256Of("abcd"), size: 4, media_type: "text/plain", filename: "n.txt" } },
+  ],
+  appendArtifactUpload: (id) => [
+    "POST",
+    `/artifact-uploads/${id}/parts`,
+    { body: { offset: 0, data: base64("abcd") } },
+  ],
+  commitArtifactUpload: (id) => ["POST", `/artifact-uploads/${id}/commit`, {}],
+  getArtifact: (sha) => ["GET", `/artifacts/${sha}`, { query: { owner: "alice" } }],
+  listArtifacts: () => ["GET", "/artifacts", {}],
+  deleteArtifact: (sha) => ["DELETE", `/artifacts/${sha}`, { query: { namespace: "alice", owner: "alice" } }],
   createApiKey: () => ["POST", "/api-keys", { body: { subject: "mallory", scopes: ["context:read"] } }],
   listApiKeys: () => ["GET", "/api-keys", { query: { include_revoked: true } }],
   revokeApiKey: (id) => ["DELETE", `/api-keys/${id}`, {}],
@@ -126,7 +150,13 @@ const namingAnEntry = [
   "appendSessionEvents",
   "readSessionEvents",
   "endSession",
+  "appendArtifactUpload",
+  "commitArtifactUpload",
+  "getArtifact",
+  "deleteArtifact",
 ];
+const namingAnUpload = new Set(["appendArtifactUpload", "commitArtifactUpload"]);
+const namingAnArtifact = new Set(["getArtifact", "deleteArtifact"]);
 const namingAHandoff = new Set(["getHandoff", "acceptHandoff", "completeHandoff", "cancelHandoff"]);
 const namingASession = new Set(["getSession", "appendSessionEvents", "readSessionEvents", "endSession"]);
 const namingAMemory = new Set(["putMemory", "getMemory", "listMemoryVersions", "deleteMemory"]);
@@ -143,6 +173,7 @@ const listings = [
   "listMemories",
   "listHandoffs",
   "listSessions",
+  "listArtifacts",
 ];
 
 for (const backend of hubBackends)
@@ -166,7 +197,11 @@ for (const backend of hubBackends)
     /** The entry, memory or key an operation names in the victim's place. */
     let victimHandoff: string;
     let victimSession: string;
+    let victimUpload: string;
+    const victimFile = `The ${secretWord} vault map.`;
     const victimOf = (operationId: string) => {
+      if (namingAnArtifact.has(operationId)) return sha256Of(victimFile);
+      if (namingAnUpload.has(operationId)) return victimUpload;
       if (namingAMemory.has(operationId)) return victimMemory;
       if (namingAHandoff.has(operationId)) return victimHandoff;
       if (namingASession.has(operationId)) return victimSession;
@@ -215,6 +250,16 @@ for (const backend of hubBackends)
       });
       assert.equal(session.status, 201, session.text);
       victimSession = ((session.json as Json).session as Json).id as string;
+      // Alice's private file, and an upload she began and has not committed.
+      const file = await callers.alice!("POST", "/artifacts", {
+        body: { data: base64(victimFile), media_type: "text/plain", filename: "vault.txt", visibility: "private" },
+      });
+      assert.equal(file.status, 200, file.text);
+      const upload = await callers.alice!("POST", "/artifact-uploads", {
+        body: { sha256: sha256Of("wxyz"), size: 4, media_type: "text/plain", filename: "part.txt" },
+      });
+      assert.equal(upload.status, 200, upload.text);
+      victimUpload = ((upload.json as Json).upload as Json).upload_id as string;
       const key = await callers.ops!("POST", "/api-keys", { body: { subject: "ci", scopes: ["context:read"] } });
       assert.equal(key.status, 201, key.text);
       victimsKey = (key.json as Json).id as string;
@@ -259,7 +304,11 @@ for (const backend of hubBackends)
           // Eve's subject is alice's, so a put under owner "alice" is her own memory in her own tenant, rightly stored.
           if (caller === "eve" && operationId === "putMemory") continue;
           const hidden = await call(callers[caller]!, operationId, victimOf(operationId));
-          const missing = await call(callers[caller]!, operationId, missingId);
+          const missing = await call(
+            callers[caller]!,
+            operationId,
+            namingAnArtifact.has(operationId) ? missingSha : missingId,
+          );
           const label = `${caller} ${operationId}`;
           assert.ok(hidden.status >= 400, `${label} must fail: ${hidden.text}`);
           assert.equal(hidden.status, missing.status, label);
@@ -267,10 +316,14 @@ for (const backend of hubBackends)
           assert.equal(hidden.headers.get("etag"), null, label);
           assert.equal(
             hidden.text.replaceAll(victimOf(operationId), "<id>"),
-            missing.text.replaceAll(missingId, "<id>"),
+            missing.text.replaceAll(missingId, "<id>").replaceAll(missingSha, "<id>"),
             label,
           );
-          if (["getEntry", "listVersions", "getVersion", "getMemory", "getHandoff", "getSession"].includes(operationId))
+          if (
+            ["getEntry", "listVersions", "getVersion", "getMemory", "getHandoff", "getSession", "getArtifact"].includes(
+              operationId,
+            )
+          )
             assert.equal(hidden.status, 404, label);
         }
       }
@@ -287,6 +340,8 @@ for (const backend of hubBackends)
       assert.equal(((memory.json as Json).memory as Json).version, 1);
       const handoff = await callers.alice!("GET", `/handoffs/${victimHandoff}`);
       assert.equal(((handoff.json as Json).handoff as Json).version, 1);
+      const map = await callers.alice!("GET", `/artifacts/${sha256Of(victimFile)}`);
+      assert.equal(map.status, 200, "alice's file is still there");
       const session = await callers.alice!("GET", `/sessions/${victimSession}`);
       assert.equal(((session.json as Json).session as Json).status, "open");
     });

@@ -40,6 +40,15 @@ import {
   readSessionEventsTool,
   startSessionTool,
 } from "../mcp/tools/session-tools.js";
+import {
+  appendArtifactUploadTool,
+  beginArtifactUploadTool,
+  commitArtifactUploadTool,
+  deleteArtifactTool,
+  getArtifactTool,
+  listArtifactsTool,
+  putArtifactTool,
+} from "../mcp/tools/artifact-tools.js";
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "./api-key-operations.js";
 
 /** What an operation answers: status, body (none for 204) and the entry version to send as ETag. */
@@ -157,6 +166,8 @@ const handoffReply =
 
 const handoffPath = { id: { argument: "handoff_id", type: "string" } } as const;
 const sessionPath = { id: { argument: "session_id", type: "string" } } as const;
+const artifactPath = { sha256: { argument: "sha256", type: "string" } } as const;
+const uploadPath = { id: { argument: "upload_id", type: "string" } } as const;
 
 /** The operations of /api/v1, in the order the OpenAPI document lists them. */
 export const restOperations: readonly RestOperation[] = [
@@ -555,6 +566,73 @@ export const restOperations: readonly RestOperation[] = [
     tool: endSessionTool,
     argumentsIn: "body",
     pathArguments: sessionPath,
+  },
+  {
+    operationId: "putArtifact",
+    method: "post",
+    path: "/artifacts",
+    tag: "artifacts",
+    summary: "Store a file of up to 8 MiB (base64) by its SHA-256",
+    tool: putArtifactTool,
+    argumentsIn: "body",
+  },
+  {
+    operationId: "beginArtifactUpload",
+    method: "post",
+    path: "/artifact-uploads",
+    tag: "artifacts",
+    summary: "Begin a larger file's upload in parts",
+    tool: beginArtifactUploadTool,
+    argumentsIn: "body",
+  },
+  {
+    operationId: "appendArtifactUpload",
+    method: "post",
+    path: "/artifact-uploads/{id}/parts",
+    tag: "artifacts",
+    summary: "Append a part (base64) at its offset",
+    tool: appendArtifactUploadTool,
+    argumentsIn: "body",
+    pathArguments: uploadPath,
+  },
+  {
+    operationId: "commitArtifactUpload",
+    method: "post",
+    path: "/artifact-uploads/{id}/commit",
+    tag: "artifacts",
+    summary: "Check the upload's SHA-256 and store the file",
+    tool: commitArtifactUploadTool,
+    argumentsIn: "none",
+    pathArguments: uploadPath,
+  },
+  {
+    operationId: "getArtifact",
+    method: "get",
+    path: "/artifacts/{sha256}",
+    tag: "artifacts",
+    summary: "Read a file's description and a range of its bytes (the whole file: GET /artifacts/{sha256} at the root)",
+    tool: getArtifactTool,
+    argumentsIn: "query",
+    pathArguments: artifactPath,
+  },
+  {
+    operationId: "listArtifacts",
+    method: "get",
+    path: "/artifacts",
+    tag: "artifacts",
+    summary: "List files (the tool's own cursor)",
+    tool: listArtifactsTool,
+    argumentsIn: "query",
+  },
+  {
+    operationId: "deleteArtifact",
+    method: "delete",
+    path: "/artifacts/{sha256}",
+    tag: "artifacts",
+    summary: "Delete a file from a namespace",
+    tool: deleteArtifactTool,
+    argumentsIn: "query",
+    pathArguments: artifactPath,
   },
   {
     operationId: "createApiKey",
