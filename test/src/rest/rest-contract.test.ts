@@ -444,6 +444,19 @@ describe("REST API contract", () => {
     assert.equal(invalid.type, "urn:context-hub:problem:invalid-argument");
     const badCursor = await expect(alice, "listEntries", 400, "GET", "/entries", { query: { cursor: "bogus" } });
     assert.equal(typeof badCursor.remedy, "string");
+    const wrongMethod = await alice("PUT", "/entries");
+    assert.equal(wrongMethod.status, 405);
+    assert.equal(wrongMethod.headers.get("allow"), "POST, GET");
+    assert.equal(wrongMethod.headers.get("content-type")?.split(";")[0], "application/problem+json");
+    // A body of optional fields may be left out: the call reaches the tool, which finds no such handoff.
+    const noBody = await expect(
+      alice,
+      "cancelHandoff",
+      404,
+      "POST",
+      "/handoffs/0190aaaa-0000-7000-8000-00000000abcd/cancel",
+    );
+    assert.equal(noBody.code, "ENTRY_NOT_FOUND");
     const missing = await expect(alice, "getEntry", 404, "GET", "/entries/00000000-0000-4000-8000-000000000000");
     assert.equal(missing.remedy, "check the id; search_context lists the entries you can see");
   });

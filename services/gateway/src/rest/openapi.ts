@@ -125,7 +125,12 @@ export function createOpenApiDocument(operations: readonly RestOperation[], vers
       parameters: parametersOf(operation),
       ...(shape.body === undefined
         ? {}
-        : { requestBody: { required: true, content: { "application/json": { schema: shape.body } } } }),
+        : {
+            requestBody: {
+              required: shape.body.required !== undefined,
+              content: { "application/json": { schema: shape.body } },
+            },
+          }),
       responses: responsesOf(operation),
     };
   }

@@ -121,7 +121,8 @@ function toArguments(operation: RestOperation, request: Request): { args: Record
     args[name] = parameter === undefined ? raw : queryValue(parameter.style, raw, name);
   }
   if (operation.argumentsIn === "body") {
-    const body: unknown = request.body;
+    // A body whose every field is optional may be left out.
+    const body: unknown = request.body === undefined && shape.body?.required === undefined ? {} : request.body;
     if (body === null || typeof body !== "object" || Array.isArray(body))
       throw new ContextHubError("INVALID_ARGUMENT", "the body must be a JSON object", {
         remedy: "send Content-Type: application/json with an object",
@@ -308,6 +309,23 @@ export function createRestRouter(options: RestRouterOptions): express.Express {
     if (operation.argumentsIn === "body") chain.push(options.parseBody);
     router[operation.method](expressPath(operation.path), ...chain, (request: Request, response: Response) => {
       void handle(request, response);
+    });
+  }
+
+  // A known path asked with a method it does not take: 405 with the methods it does.
+  const methods = new Map<string, string[]>();
+  for (const operation of operations)
+    methods.set(operation.path, [...(methods.get(operation.path) ?? []), operation.method.toUpperCase()]);
+  for (const [path, allowed] of methods) {
+    router.all(expressPath(path), (request: Request, response: Response) => {
+      response.setHeader("allow", allowed.join(", "));
+      sendProblem(
+        response,
+        toProblem(
+          { code: "METHOD_NOT_ALLOWED", message: `${request.path} takes ${allowed.join(", ")}, not ${request.method}` },
+          405,
+        ),
+      );
     });
   }
 
