@@ -161,6 +161,26 @@ describe("REST API contract", () => {
 
     const entry = await expect(alice, "getEntry", 200, "GET", `/entries/${id}`);
     assert.equal(entry.text, "The falcon launch window opens at dawn.");
+    await expect(alice, "getEntryOutline", 200, "GET", `/entries/${id}/outline`);
+    const range = await expect(alice, "getEntryRange", 200, "GET", `/entries/${id}/range`, {
+      query: { start: 4, end: 10 },
+    });
+    assert.equal(range.text, "falcon");
+    const grep = await expect(alice, "searchGrep", 200, "POST", "/search/grep", {
+      body: { pattern: "window opens", thread_id: thread },
+    });
+    assert.match(JSON.stringify(grep), new RegExp(id));
+    for (const [operationId, mode] of [
+      ["searchDeep", "deep"],
+      ["searchItems", "items"],
+    ] as const) {
+      const found = await expect(alice, operationId, 200, "POST", `/search/${mode}`, {
+        body: { query: "falcon launch window", thread_id: thread },
+      });
+      assert.match(JSON.stringify(found), new RegExp(id), `${mode} finds the entry`);
+    }
+    const me = await expect(alice, "whoami", 200, "GET", "/whoami");
+    assert.equal(me.subject, "alice");
 
     const first = await expect(alice, "listEntries", 200, "GET", "/entries", {
       query: { thread_id: thread, limit: 2 },
@@ -378,6 +398,15 @@ describe("REST API contract", () => {
     assert.equal(refused.status, 401);
     conforms("listThreads", refused);
 
+    const weatherId = (batch.results as Json[])[1]!.context_id as string;
+    const changed = await expect(alice, "updateEntries", 200, "PATCH", "/entries", {
+      body: { updates: [{ context_id: weatherId, tags: ["weather"] }] },
+    });
+    assert.equal(changed.updated_count, 1);
+    const removed = await expect(alice, "deleteEntries", 200, "POST", "/entries/batch-delete", {
+      body: { context_ids: [weatherId] },
+    });
+    assert.deepEqual(removed.deleted_ids, [weatherId]);
     await expect(alice, "deleteEntry", 204, "DELETE", `/entries/${id}`);
     const gone = await expect(alice, "getEntry", 404, "GET", `/entries/${id}`);
     assert.equal(gone.code, "ENTRY_NOT_FOUND");
@@ -446,7 +475,7 @@ describe("REST API contract", () => {
     assert.equal(typeof badCursor.remedy, "string");
     const wrongMethod = await alice("PUT", "/entries");
     assert.equal(wrongMethod.status, 405);
-    assert.equal(wrongMethod.headers.get("allow"), "POST, GET");
+    assert.equal(wrongMethod.headers.get("allow"), "POST, GET, PATCH");
     assert.equal(wrongMethod.headers.get("content-type")?.split(";")[0], "application/problem+json");
     // A body of optional fields may be left out: the call reaches the tool, which finds no such handoff.
     const noBody = await expect(

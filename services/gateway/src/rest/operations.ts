@@ -11,7 +11,15 @@ import type { ToolDefinition } from "../mcp/tool-definition.js";
 import { entryOutput, historyOutput } from "../mcp/output-schemas.js";
 import { storeContextBatchTool, storeContextTool } from "../mcp/tools/store-tools.js";
 import { getContextByIdsTool, getStatisticsTool, listThreadsTool, searchContextTool } from "../mcp/tools/read-tools.js";
-import { deleteContextTool, updateContextTool } from "../mcp/tools/change-tools.js";
+import {
+  deleteContextBatchTool,
+  deleteContextTool,
+  updateContextBatchTool,
+  updateContextTool,
+} from "../mcp/tools/change-tools.js";
+import { grepContextTool, navigateContextTool, readContextRangeTool } from "../mcp/tools/navigation-tools.js";
+import { deepSearchTool, findItemsTool } from "../mcp/tools/library-search-tools.js";
+import { whoamiTool } from "../mcp/tools/identity-tools.js";
 import { ftsSearchContextTool, hybridSearchContextTool, semanticSearchContextTool } from "../mcp/tools/search-tools.js";
 import { getContextHistoryTool, restoreContextVersionTool } from "../mcp/tools/history-tools.js";
 import { shareContextTool, unshareContextTool } from "../mcp/tools/sharing-tools.js";
@@ -244,6 +252,44 @@ export const restOperations: readonly RestOperation[] = [
     status: 204,
   },
   {
+    operationId: "updateEntries",
+    method: "patch",
+    path: "/entries",
+    tag: "entries",
+    summary: "Change up to 100 entries in one call (atomic by default)",
+    tool: updateContextBatchTool,
+    argumentsIn: "body",
+  },
+  {
+    operationId: "deleteEntries",
+    method: "post",
+    path: "/entries/batch-delete",
+    tag: "entries",
+    summary: "Delete up to 100 entries by id, or by criteria",
+    tool: deleteContextBatchTool,
+    argumentsIn: "body",
+  },
+  {
+    operationId: "getEntryOutline",
+    method: "get",
+    path: "/entries/{id}/outline",
+    tag: "entries",
+    summary: "Walk an entry's section outline",
+    tool: navigateContextTool,
+    argumentsIn: "query",
+    pathArguments: entryPath,
+  },
+  {
+    operationId: "getEntryRange",
+    method: "get",
+    path: "/entries/{id}/range",
+    tag: "entries",
+    summary: "Read part of an entry's text: characters, lines or a section",
+    tool: readContextRangeTool,
+    argumentsIn: "query",
+    pathArguments: entryPath,
+  },
+  {
     operationId: "searchFullText",
     method: "post",
     path: "/search/fts",
@@ -268,6 +314,33 @@ export const restOperations: readonly RestOperation[] = [
     tag: "search",
     summary: "Hybrid search: full text and semantic, fused",
     tool: hybridSearchContextTool,
+    argumentsIn: "body",
+  },
+  {
+    operationId: "searchGrep",
+    method: "post",
+    path: "/search/grep",
+    tag: "search",
+    summary: "Find a literal string or a regular expression in entries' text, with context lines",
+    tool: grepContextTool,
+    argumentsIn: "body",
+  },
+  {
+    operationId: "searchDeep",
+    method: "post",
+    path: "/search/deep",
+    tag: "search",
+    summary: "The best entries for a question, each with its best passages",
+    tool: deepSearchTool,
+    argumentsIn: "body",
+  },
+  {
+    operationId: "searchItems",
+    method: "post",
+    path: "/search/items",
+    tag: "search",
+    summary: "The entries that best match a query, named and ranked, without their text",
+    tool: findItemsTool,
     argumentsIn: "body",
   },
   {
@@ -633,6 +706,15 @@ export const restOperations: readonly RestOperation[] = [
     tool: deleteArtifactTool,
     argumentsIn: "query",
     pathArguments: artifactPath,
+  },
+  {
+    operationId: "whoami",
+    method: "get",
+    path: "/whoami",
+    tag: "identity",
+    summary: "Who you are to Context Hub, and what this deployment has on",
+    tool: whoamiTool,
+    argumentsIn: "query",
   },
   {
     operationId: "createApiKey",
