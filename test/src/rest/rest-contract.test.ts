@@ -473,6 +473,11 @@ describe("REST API contract", () => {
     assert.equal(invalid.type, "urn:context-hub:problem:invalid-argument");
     const badCursor = await expect(alice, "listEntries", 400, "GET", "/entries", { query: { cursor: "bogus" } });
     assert.equal(typeof badCursor.remedy, "string");
+    const queryOnPost = await expect(alice, "createEntry", 400, "POST", "/entries", {
+      query: { thread_id: "elsewhere" },
+      body: { thread_id: "rest-contract", source: "user", text: "x" },
+    });
+    assert.match(queryOnPost.detail as string, /takes no query parameter thread_id/);
     const wrongMethod = await alice("PUT", "/entries");
     assert.equal(wrongMethod.status, 405);
     assert.equal(wrongMethod.headers.get("allow"), "POST, GET, PATCH");

@@ -18,7 +18,7 @@ import { challengeFor } from "../auth/authenticate.js";
 import { createOpenApiDocument } from "./openapi.js";
 import { restOperations, type RestOperation, type RestReply } from "./operations.js";
 import { sendError, sendProblem, toProblem } from "./problem.js";
-import { requestShapeOf } from "./request-shape.js";
+import { requestShapeOf, type QueryStyle } from "./request-shape.js";
 
 export interface RestRouterOptions {
   peers: Peers;
@@ -73,7 +73,7 @@ function versionOfTag(header: string): number | "any" {
 
 const etagOf = (version: number) => `"${version}"`;
 
-function queryValue(style: string, raw: unknown, name: string): unknown {
+function queryValue(style: QueryStyle, raw: unknown, name: string): unknown {
   const values = Array.isArray(raw) ? raw.map(String) : [String(raw)];
   const one = () => {
     if (values.length !== 1) throw new ContextHubError("INVALID_ARGUMENT", `give ${name} once`);
@@ -98,7 +98,7 @@ function queryValue(style: string, raw: unknown, name: string): unknown {
         return text;
       }
     }
-    default:
+    case "string":
       return one();
   }
 }
@@ -116,6 +116,10 @@ function toArguments(operation: RestOperation, request: Request): { args: Record
   };
   for (const [name, raw] of Object.entries(request.query)) {
     if (name === "cursor" && operation.paging !== undefined) continue;
+    if (operation.argumentsIn !== "query")
+      throw new ContextHubError("INVALID_ARGUMENT", `${operation.operationId} takes no query parameter ${name}`, {
+        remedy: `send its arguments ${operation.argumentsIn === "body" ? "in the JSON body" : "in the path"}`,
+      });
     refuseBound(name, "query");
     const parameter = shape.query.get(name);
     args[name] = parameter === undefined ? raw : queryValue(parameter.style, raw, name);
