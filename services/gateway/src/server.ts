@@ -13,7 +13,7 @@ import {
   type Logger,
 } from "@context-hub/common";
 import { createArtifactDownload } from "./artifact-download.js";
-import { createRestRouter } from "./rest/rest-router.js";
+import { createRestRouter, openApiDocumentOf, openApiResource } from "./rest/rest-router.js";
 import { sendProblem, toProblem } from "./rest/problem.js";
 import { gatewayClientsFor } from "./clients/gateway-clients.js";
 import type { Peers } from "./clients/peers.js";
@@ -276,9 +276,20 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     response.status(200).json(Array.isArray(request.body) ? answers : answers[0]);
   };
 
+  // The REST API's document, built once: served at /api/v1/openapi.json and as an MCP resource to every reader.
+  const openApiDocument = openApiDocumentOf(options.tools, options.version);
+  const documents = [openApiResource(openApiDocument)];
+
   // Revision 2026-07-28 (no handshake) is answered on the same /mcp by the SDK v2; everything else by the 2025 server below.
   const modern = createModernEndpoint(
-    { peers, writePath: options.writePath, logger, version: options.version, instructions: config.instructions },
+    {
+      peers,
+      writePath: options.writePath,
+      logger,
+      version: options.version,
+      instructions: config.instructions,
+      documents,
+    },
     logger,
   );
 
@@ -335,6 +346,7 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       logger,
       version: options.version,
       instructions: config.instructions,
+      documents,
     });
     const transport = new StatelessHttpTransport(response, { stream: !prefersJson(request.header("accept") ?? "") });
     response.on("close", () => {
@@ -389,7 +401,7 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       authenticate: authenticateAnswering(restRefusals(protectedResource)),
       parseBody,
       originAllowed,
-      version: options.version,
+      openApiDocument,
     }),
   );
 

@@ -103,8 +103,8 @@ describe("REST API contract", () => {
     return (answer.json ?? {}) as Json;
   }
 
+  const clients: Record<string, Client> = {};
   before(async () => {
-    const clients: Record<string, Client> = {};
     keyed = await startKeyedHub(hubBackends[0]!, keys, clients, { CONTEXT_HUB_KEY_CACHE_MS: "0" });
     base = originOf(keyed.hub.url);
     alice = restCaller(base, keys.principals.alice!.key);
@@ -123,6 +123,14 @@ describe("REST API contract", () => {
     assert.equal(document.openapi, "3.1.0");
     const result = await new Validator().validate(document as never);
     assert.equal(result.valid, true, JSON.stringify(result).slice(0, 3000));
+  });
+
+  test("the same document is an MCP resource for every reader", async () => {
+    const { resources } = await clients.alice!.listResources({});
+    const listed = resources.find((resource) => resource.uri === "context-hub://api/openapi.json");
+    assert.equal(listed?.mimeType, "application/json");
+    const { contents } = await clients.rita!.readResource({ uri: "context-hub://api/openapi.json" });
+    assert.deepEqual(JSON.parse((contents[0] as { text: string }).text), document);
   });
 
   test("every operation answers as the document says", async () => {

@@ -19,7 +19,7 @@ import type { ToolContext, ToolDefinition } from "./tool-definition.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 import { instructionsFor } from "./instructions.js";
 import { promptHandlersFor } from "./prompts.js";
-import { resourceHandlersFor } from "./resources.js";
+import { resourceHandlersFor, type StaticResource } from "./resources.js";
 
 const toolCalls = counter("contexthub_tool_calls_total", "MCP tool calls by tool and outcome.", ["tool", "outcome"]);
 
@@ -41,6 +41,8 @@ export interface McpServerOptions {
   version: string;
   /** MCP `instructions`; when absent, the built-in text for the tools the caller is offered (instructionsFor). */
   instructions?: string | undefined;
+  /** Fixed documents every reader gets as resources (the REST API's OpenAPI document). */
+  documents?: readonly StaticResource[];
 }
 
 /**
@@ -138,7 +140,7 @@ export async function runTool(
 export function createMcpServer(options: McpServerOptions): McpServer {
   const tools = boundTools(options);
   const prompts = promptHandlersFor(options.principal, options.peers, options.logger);
-  const resources = resourceHandlersFor(options.principal, options.peers, options.logger);
+  const resources = resourceHandlersFor(options.principal, options.peers, options.logger, options.documents);
   const server = new McpServer(
     { name: "context-hub", title: "Context Hub", version: options.version },
     {

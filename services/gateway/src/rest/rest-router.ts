@@ -10,6 +10,7 @@ import { gatewayClientsFor } from "../clients/gateway-clients.js";
 import type { Peers } from "../clients/peers.js";
 import { runTool } from "../mcp/create-mcp-server.js";
 import type { ToolContext, ToolDefinition } from "../mcp/tool-definition.js";
+import type { StaticResource } from "../mcp/resources.js";
 import { overBudget, rateKeyOf } from "../metering.js";
 import type { Principal } from "../principal.js";
 import type { RateLimiter } from "../rate-limit.js";
@@ -33,7 +34,8 @@ export interface RestRouterOptions {
   parseBody: RequestHandler;
   /** Whether a browser Origin may call (the same DNS-rebinding rule as /mcp). */
   originAllowed: (origin: string) => boolean;
-  version: string;
+  /** The OpenAPI document of the served operations, as JSON text (openApiDocumentOf). */
+  openApiDocument: string;
 }
 
 const restCalls = counter("contexthub_rest_requests_total", "REST API requests by operation and status.", [
@@ -45,6 +47,23 @@ const restCalls = counter("contexthub_rest_requests_total", "REST API requests b
 export function servedOperations(tools: readonly ToolDefinition[]): RestOperation[] {
   const enabled = new Set(tools.map((tool) => tool.name));
   return restOperations.filter((operation) => enabled.has(operation.tool.name) || operation.tag === "api-keys");
+}
+
+/** The OpenAPI document of what this deployment serves, as JSON text: /api/v1/openapi.json and an MCP resource. */
+export function openApiDocumentOf(tools: readonly ToolDefinition[], version: string): string {
+  return JSON.stringify(createOpenApiDocument(servedOperations(tools), version));
+}
+
+/** The MCP resource that carries the OpenAPI document, for agents that call the REST API or write code against it. */
+export function openApiResource(document: string): StaticResource {
+  return {
+    uri: "context-hub://api/openapi.json",
+    name: "openapi.json",
+    title: "REST API (OpenAPI 3.1)",
+    description: "The OpenAPI 3.1 document of this server's REST API at /api/v1, the same as GET /api/v1/openapi.json.",
+    mimeType: "application/json",
+    text: document,
+  };
 }
 
 /** An opaque page cursor: the tool's offset or before_seq it stands for. */
@@ -199,7 +218,6 @@ export function createRestRouter(options: RestRouterOptions): express.Express {
   router.set("etag", false);
   router.disable("x-powered-by");
   const operations = servedOperations(options.tools);
-  const document = JSON.stringify(createOpenApiDocument(operations, options.version));
 
   router.use((request: Request, response: Response, next: NextFunction) => {
     const origin = request.header("origin");
@@ -221,7 +239,7 @@ export function createRestRouter(options: RestRouterOptions): express.Express {
 
   // Public by design: the document describes the API, not anyone's data.
   router.get("/openapi.json", (_request, response) => {
-    response.type("application/json").send(document);
+    response.type("application/json").send(options.openApiDocument);
   });
 
   const context = (principal: Principal): ToolContext => ({
