@@ -1,4 +1,4 @@
-// The gateway's HTTP transport: /mcp (stateless Streamable HTTP), artifact downloads, health, readiness and metrics.
+// The gateway's HTTP transport: /mcp (stateless Streamable HTTP), the REST API (/api/v1), artifact downloads, health, readiness and metrics.
 import express, { type NextFunction, type Request, type Response } from "express";
 import {
   ContextHubError,
@@ -13,6 +13,8 @@ import {
   type Logger,
 } from "@context-hub/common";
 import { createArtifactDownload } from "./artifact-download.js";
+import { createRestRouter, openApiDocumentOf, openApiResource } from "./rest/rest-router.js";
+import { sendProblem, toProblem } from "./rest/problem.js";
 import { gatewayClientsFor } from "./clients/gateway-clients.js";
 import type { Peers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
@@ -82,6 +84,29 @@ function prefersJson(accept: string): boolean {
   return sse < 0 || json < sse;
 }
 
+/** How one face of the gateway answers a request it refuses before running anything. */
+interface Refusals {
+  refuse(response: Response, failure: AuthFailure): void;
+  tooMany(response: Response, retryAfterSeconds: number, message: string): void;
+}
+
+/** Refusals as the REST face's problem details. */
+function restRefusals(protectedResource: ProtectedResource | undefined): Refusals {
+  return {
+    refuse(response, failure) {
+      if (failure.status !== 503)
+        response.setHeader("www-authenticate", challengeFor(failure, protectedResource?.metadataUrl));
+      const code =
+        failure.status === 401 ? "UNAUTHENTICATED" : failure.status === 403 ? "PERMISSION_DENIED" : "PROVIDER_ERROR";
+      sendProblem(response, toProblem({ code, message: failure.description }, failure.status));
+    },
+    tooMany(response, retryAfterSeconds, message) {
+      response.setHeader("retry-after", String(retryAfterSeconds));
+      sendProblem(response, toProblem({ code: "RATE_LIMITED", message }, 429));
+    },
+  };
+}
+
 /** The express application of the gateway. */
 export function createHttpApp(options: HttpAppOptions): express.Express {
   const { config, peers, logger } = options;
@@ -145,14 +170,12 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       );
   };
 
-  // Browsers may only reach /mcp and /artifacts from allowed origins (DNS-rebinding protection).
+  // Browsers may only reach /mcp, /artifacts and /api/v1 from allowed origins (DNS-rebinding protection).
+  const originAllowed = (origin: string) =>
+    config.allowedOrigins.includes(origin) || (isLoopbackUrl(origin) && isLoopbackHost(config.host));
   app.use(["/mcp", "/artifacts"], (request: Request, response: Response, next: NextFunction) => {
     const origin = request.header("origin");
-    if (
-      origin === undefined ||
-      config.allowedOrigins.includes(origin) ||
-      (isLoopbackUrl(origin) && isLoopbackHost(config.host))
-    ) {
+    if (origin === undefined || originAllowed(origin)) {
       next();
       return;
     }
@@ -178,34 +201,38 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
   const authOn = config.auth.methods.length > 0;
 
   // Authentication comes first: no tool runs, and no body is even parsed, for a request without a verified principal.
-  const authenticate = async (request: Request, response: Response, next: NextFunction) => {
-    const address = throttleKeyOf(request.ip ?? request.socket.remoteAddress ?? "unknown");
-    if (authOn) {
-      // Taken up front and given back on success, so concurrent guesses cannot all slip past one check.
-      const verdict = guesses.take(address, "failure");
-      if (!verdict.ok) {
-        authThrottled.inc();
-        tooMany(
-          response,
-          verdict.retryAfterSeconds,
-          `Too many failed authentications from ${address}: retry in ${verdict.retryAfterSeconds} s`,
-        );
+  // `refusals` answers in the face's own terms: JSON-RPC errors on /mcp, problem details on /api/v1.
+  const authenticateAnswering =
+    (refusals: Refusals) => async (request: Request, response: Response, next: NextFunction) => {
+      const address = throttleKeyOf(request.ip ?? request.socket.remoteAddress ?? "unknown");
+      if (authOn) {
+        // Taken up front and given back on success, so concurrent guesses cannot all slip past one check.
+        const verdict = guesses.take(address, "failure");
+        if (!verdict.ok) {
+          authThrottled.inc();
+          refusals.tooMany(
+            response,
+            verdict.retryAfterSeconds,
+            `Too many failed authentications from ${address}: retry in ${verdict.retryAfterSeconds} s`,
+          );
+          return;
+        }
+      }
+      const outcome = await options.authenticator.authenticate({
+        authorization: request.header("authorization"),
+        apiKey: request.header("x-api-key"),
+      });
+      // An identity provider that did not answer is not the caller's failure.
+      if (authOn && (outcome.ok || outcome.failure.status === 503)) guesses.refund(address, "failure");
+      if (!outcome.ok) {
+        refusals.refuse(response, outcome.failure);
         return;
       }
-    }
-    const outcome = await options.authenticator.authenticate({
-      authorization: request.header("authorization"),
-      apiKey: request.header("x-api-key"),
-    });
-    // An identity provider that did not answer is not the caller's failure.
-    if (authOn && (outcome.ok || outcome.failure.status === 503)) guesses.refund(address, "failure");
-    if (!outcome.ok) {
-      refuse(response, outcome.failure);
-      return;
-    }
-    response.locals.principal = outcome.principal;
-    next();
-  };
+      response.locals.principal = outcome.principal;
+      next();
+    };
+
+  const authenticate = authenticateAnswering({ refuse, tooMany });
 
   // The body limit follows the caller's scopes: only a writer needs room for text and images.
   const parseWriteBody = express.json({ limit: config.maxBodyBytes });
@@ -249,9 +276,20 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     response.status(200).json(Array.isArray(request.body) ? answers : answers[0]);
   };
 
+  // The REST API's document, built once: served at /api/v1/openapi.json and as an MCP resource to every reader.
+  const openApiDocument = openApiDocumentOf(options.tools, options.version);
+  const documents = [openApiResource(openApiDocument)];
+
   // Revision 2026-07-28 (no handshake) is answered on the same /mcp by the SDK v2; everything else by the 2025 server below.
   const modern = createModernEndpoint(
-    { peers, writePath: options.writePath, logger, version: options.version, instructions: config.instructions },
+    {
+      peers,
+      writePath: options.writePath,
+      logger,
+      version: options.version,
+      instructions: config.instructions,
+      documents,
+    },
     logger,
   );
 
@@ -308,6 +346,7 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       logger,
       version: options.version,
       instructions: config.instructions,
+      documents,
     });
     const transport = new StatelessHttpTransport(response, { stream: !prefersJson(request.header("accept") ?? "") });
     response.on("close", () => {
@@ -350,6 +389,21 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     }
     await download(request, response);
   });
+
+  app.use(
+    "/api/v1",
+    createRestRouter({
+      peers,
+      writePath: options.writePath,
+      logger,
+      tools: options.tools,
+      rateLimiter: options.rateLimiter,
+      authenticate: authenticateAnswering(restRefusals(protectedResource)),
+      parseBody,
+      originAllowed,
+      openApiDocument,
+    }),
+  );
 
   app.get("/mcp", methodNotAllowed);
   app.delete("/mcp", methodNotAllowed);

@@ -158,6 +158,32 @@ describe("authentication modes end to end", () => {
       }
     });
 
+    test("the REST API takes the same access tokens, and refuses a bad one with a problem and the same challenge", async () => {
+      const token = bearer(await issuer.sign(rsa, { scp: ["context:read"], scope: undefined }));
+      const answer = await fetch(`${oidc.base}/api/v1/whoami`, { headers: { authorization: token } });
+      assert.equal(answer.status, 200);
+      const me = (await answer.json()) as Whoami;
+      assert.deepEqual([me.tenant, me.subject, me.scopes], ["acme", "dora", ["context:read"]]);
+      const write = await fetch(`${oidc.base}/api/v1/entries`, {
+        method: "POST",
+        headers: { authorization: token, "content-type": "application/json" },
+        body: JSON.stringify({ thread_id: "t", source: "user", text: "must not be stored" }),
+      });
+      assert.equal(write.status, 403, "a read-only token cannot write over REST either");
+      assert.match(write.headers.get("www-authenticate") ?? "", /insufficient_scope/);
+      const now = Math.floor(Date.now() / 1000);
+      const expired = await issuer.sign(rsa, { exp: now - 120, iat: now - 600, nbf: now - 600 });
+      const refused = await fetch(`${oidc.base}/api/v1/whoami`, { headers: { authorization: bearer(expired) } });
+      assert.equal(refused.status, 401);
+      assert.equal(refused.headers.get("content-type")?.split(";")[0], "application/problem+json");
+      const challenge = refused.headers.get("www-authenticate");
+      assert.equal(param(challenge, "error"), "invalid_token");
+      assert.equal(param(challenge, "resource_metadata"), metadataUrl);
+      const problem = (await refused.json()) as { code: string; detail: string };
+      assert.equal(problem.code, "UNAUTHENTICATED");
+      assert.match(problem.detail, /has expired/);
+    });
+
     test("the JWKS URL is discovered from the issuer, and the keys are cached across requests", async () => {
       const token = bearer(await issuer.sign(rsa));
       assert.equal((await postJsonRpc(oidc.url, toolsList, token)).status, 200);

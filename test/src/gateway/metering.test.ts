@@ -74,6 +74,7 @@ describe("metering before work", () => {
       { name: "batcher", tenant: "acme", subject: "batcher", groups: [], scopes: ["context:read"] },
       { name: "sloppy", tenant: "acme", subject: "sloppy", groups: [], scopes: ["context:read"] },
       { name: "writer", tenant: "acme", subject: "writer", groups: [], scopes: readWrite },
+      { name: "rester", tenant: "acme", subject: "rester", groups: [], scopes: readWrite },
     ]);
     hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "none" });
     gateway = await startGatewayOn(hub, {
@@ -186,6 +187,37 @@ describe("metering before work", () => {
       1,
       "nothing of the refused batch was stored",
     );
+  });
+
+  test("REST calls draw on the same budgets as MCP, one token each; over budget, a 429 problem and nothing runs", async () => {
+    const credential = bearer(keys.principals.rester!.key);
+    const rest = (method: string, path: string, body?: unknown) =>
+      fetch(`${gateway.base}/api/v1${path}`, {
+        method,
+        headers: { ...credential, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const store = (text: string) => rest("POST", "/entries", { thread_id: "metering-rest", source: "user", text });
+    const before = await toolRuns(gateway.base, "store_context");
+    assert.equal((await store("The first REST write.")).status, 201);
+    assert.equal((await store("The second REST write.")).status, 201);
+    const refusedWrite = await store("A write over the budget.");
+    assert.equal(refusedWrite.status, 429);
+    assert.ok(Number(refusedWrite.headers.get("retry-after")) >= 1);
+    assert.equal(refusedWrite.headers.get("content-type")?.split(";")[0], "application/problem+json");
+    const problem = (await refusedWrite.json()) as { code: string; detail: string; remedy: string };
+    assert.equal(problem.code, "RATE_LIMITED");
+    assert.match(
+      problem.detail,
+      /^Too many write calls: your budget is 1 per minute with bursts of 2\. Retry in \d+ s\.$/,
+    );
+    assert.match(problem.remedy, /nothing was done/);
+    assert.equal((await toolRuns(gateway.base, "store_context")) - before, 2, "the refused write did not run");
+
+    for (let call = 0; call < 4; call++) assert.equal((await rest("GET", "/threads")).status, 200);
+    assert.equal((await rest("GET", "/threads")).status, 429, "the read budget is spent");
+    const mcp = await post(gateway.url, request(1, "tools/list"), credential);
+    assert.equal(mcp.status, 429, "and it is the same budget over MCP");
   });
 
   test("a credential without context:write cannot make the gateway parse a large body; a writer can", async () => {

@@ -41,14 +41,24 @@ interface Contents {
 
 const uriOf = (id: string) => `context-hub://entries/${id}`;
 
-/** Every resource the client lists, page by page; `between` runs after the first page. */
+const openApiUri = "context-hub://api/openapi.json";
+
+/** The entries of one page: the first page opens with the REST API's OpenAPI document, the same for every reader. */
+function entriesOf(page: { resources: unknown[] }, first: boolean): Listed[] {
+  const resources = page.resources as Listed[];
+  if (!first) return resources;
+  assert.equal(resources[0]?.uri, openApiUri, "the first page opens with the OpenAPI document");
+  return resources.slice(1);
+}
+
+/** Every entry the client lists as a resource, page by page; `between` runs after the first page. */
 async function listAll(client: Client, between?: () => Promise<void>): Promise<{ pages: number; resources: Listed[] }> {
   const resources: Listed[] = [];
   let cursor: string | undefined;
   let pages = 0;
   do {
     const page = await client.listResources(cursor === undefined ? {} : { cursor });
-    resources.push(...(page.resources as Listed[]));
+    resources.push(...entriesOf(page, pages === 0));
     cursor = page.nextCursor;
     pages += 1;
     if (pages === 1) await between?.();
@@ -274,7 +284,9 @@ for (const backend of hubBackends) {
         assert.deepEqual(modern.getServerCapabilities()?.resources, { listChanged: false });
         const listed = await modern.listResources({});
         assert.deepEqual(
-          listed.resources.map((resource) => resource.uri).sort(),
+          entriesOf(listed, true)
+            .map((resource) => resource.uri)
+            .sort(),
           [ids.plan, ids.note, ids.photo, ids.bobShared].map((id) => uriOf(id!)).sort(),
         );
         const templates = await modern.listResourceTemplates({});

@@ -1,5 +1,6 @@
 /** The domain clients tools call: every proto message a tool needs is built and read behind them. */
 import { createAnswerClient } from "./answer-client.js";
+import { createApiKeysClient } from "./api-keys-client.js";
 import { createArtifactsClient } from "./artifacts-client.js";
 import { createEntriesClient } from "./entries-client.js";
 import { describeFeatures } from "./features-client.js";
@@ -26,6 +27,8 @@ export interface GatewayClients {
   sessions: ReturnType<typeof createSessionsClient>;
   artifacts: ReturnType<typeof createArtifactsClient>;
   answers: ReturnType<typeof createAnswerClient>;
+  /** A tenant administrator's API keys. */
+  apiKeys: ReturnType<typeof createApiKeysClient>;
   /** What this deployment has on (whoami). */
   features: { describe: () => ReturnType<typeof describeFeatures> };
 }
@@ -48,6 +51,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       sessions: createSessionsClient(peers.sessions),
       artifacts: createArtifactsClient(peers.artifacts),
       answers: createAnswerClient(peers),
+      apiKeys: createApiKeysClient(peers.apiKeys),
       features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);

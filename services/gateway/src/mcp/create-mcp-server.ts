@@ -15,11 +15,11 @@ import { gatewayClientsFor } from "../clients/gateway-clients.js";
 import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
 import { timeStage, type WritePath } from "../write-path.js";
-import type { ToolDefinition } from "./tool-definition.js";
+import type { ToolContext, ToolDefinition } from "./tool-definition.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 import { instructionsFor } from "./instructions.js";
 import { promptHandlersFor } from "./prompts.js";
-import { resourceHandlersFor } from "./resources.js";
+import { resourceHandlersFor, type StaticResource } from "./resources.js";
 
 const toolCalls = counter("contexthub_tool_calls_total", "MCP tool calls by tool and outcome.", ["tool", "outcome"]);
 
@@ -41,6 +41,8 @@ export interface McpServerOptions {
   version: string;
   /** MCP `instructions`; when absent, the built-in text for the tools the caller is offered (instructionsFor). */
   instructions?: string | undefined;
+  /** Fixed documents every reader gets as resources (the REST API's OpenAPI document). */
+  documents?: readonly StaticResource[];
 }
 
 /**
@@ -72,7 +74,7 @@ export interface BoundTool {
  * results cannot differ between the generations.
  */
 export function boundTools(options: McpServerOptions): BoundTool[] {
-  const context = {
+  const context: ToolContext = {
     principal: options.principal,
     clients: gatewayClientsFor(options.peers),
     peers: options.peers,
@@ -90,25 +92,41 @@ export function boundTools(options: McpServerOptions): BoundTool[] {
         annotations: { title: tool.title, ...tool.annotations },
       },
       async run(args: unknown) {
-        const stop = toolDuration.startTimer({ tool: tool.name });
         try {
-          const call = () => tool.handler(args as never, context);
-          const structured = await withSpan(
-            `tool ${tool.name}`,
-            { "contexthub.tool": tool.name, "contexthub.tenant": options.principal.tenant },
-            () => (tool.write === true ? timeStage("total", call) : call()),
-          );
-          const result = toolSuccess(structured);
-          toolCalls.inc({ tool: tool.name, outcome: "ok" });
-          return result;
+          return toolSuccess(await runTool(tool, args, context));
         } catch (error) {
-          toolCalls.inc({ tool: tool.name, outcome: "error" });
           return toolFailure(error, options.logger);
-        } finally {
-          stop();
         }
       },
     }));
+}
+
+/**
+ * Runs one tool for the caller in `context` with arguments its input schema
+ * has already accepted: counted, timed and traced the same whichever face of
+ * the gateway (MCP or REST) called it. Domain errors are thrown as they are.
+ */
+export async function runTool(
+  tool: ToolDefinition,
+  args: unknown,
+  context: ToolContext,
+): Promise<Record<string, unknown>> {
+  const stop = toolDuration.startTimer({ tool: tool.name });
+  try {
+    const call = () => tool.handler(args as never, context);
+    const structured = await withSpan(
+      `tool ${tool.name}`,
+      { "contexthub.tool": tool.name, "contexthub.tenant": context.principal.tenant },
+      () => (tool.write === true ? timeStage("total", call) : call()),
+    );
+    toolCalls.inc({ tool: tool.name, outcome: "ok" });
+    return structured;
+  } catch (error) {
+    toolCalls.inc({ tool: tool.name, outcome: "error" });
+    throw error;
+  } finally {
+    stop();
+  }
 }
 
 /**
@@ -122,7 +140,7 @@ export function boundTools(options: McpServerOptions): BoundTool[] {
 export function createMcpServer(options: McpServerOptions): McpServer {
   const tools = boundTools(options);
   const prompts = promptHandlersFor(options.principal, options.peers, options.logger);
-  const resources = resourceHandlersFor(options.principal, options.peers, options.logger);
+  const resources = resourceHandlersFor(options.principal, options.peers, options.logger, options.documents);
   const server = new McpServer(
     { name: "context-hub", title: "Context Hub", version: options.version },
     {

@@ -36,7 +36,7 @@ export function createModernMcpServer(options: McpServerOptions): McpServer {
   const entryListHint = { ttlMs: entryListTtlMs, cacheScope: "private" as const };
   const tools = boundTools(options);
   const prompts = promptHandlersFor(options.principal, options.peers, options.logger);
-  const resources = resourceHandlersFor(options.principal, options.peers, options.logger);
+  const resources = resourceHandlersFor(options.principal, options.peers, options.logger, options.documents);
   const server = new McpServer(
     { name: "context-hub", title: "Context Hub", version: options.version },
     {

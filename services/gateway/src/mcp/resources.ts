@@ -51,6 +51,16 @@ export type ResourceContents =
   | { uri: string; mimeType: string; text: string; _meta: Record<string, unknown> }
   | { uri: string; mimeType: string; blob: string };
 
+/** A fixed document served as a resource to every reader, e.g. the REST API's OpenAPI document. */
+export interface StaticResource {
+  uri: string;
+  name: string;
+  title: string;
+  description: string;
+  mimeType: string;
+  text: string;
+}
+
 /** The URI forms resources/read takes, as resources/templates/list shows them. */
 export const resourceTemplates: readonly ResourceTemplate[] = [
   {
@@ -131,9 +141,22 @@ export interface ResourceHandlers {
  * The resource handlers for `principal`, or undefined when its scopes do not
  * include reading (then the server declares no resources capability at all).
  */
-export function resourceHandlersFor(principal: Principal, peers: Peers, logger: Logger): ResourceHandlers | undefined {
+export function resourceHandlersFor(
+  principal: Principal,
+  peers: Peers,
+  logger: Logger,
+  documents: readonly StaticResource[] = [],
+): ResourceHandlers | undefined {
   if (!principal.scopes.includes(resourceScope)) return undefined;
   const clients = gatewayClientsFor(peers);
+  // The fixed documents head the first page; they say nothing of any entry, so every reader sees the same.
+  const listedDocuments: ListedResource[] = documents.map(({ uri, name, title, description, mimeType }) => ({
+    uri,
+    name,
+    title,
+    description,
+    mimeType,
+  }));
 
   /** The current entry, with its image bytes when asked for, or the not-found error. */
   async function currentEntry(uri: string, id: string, includeImages: boolean) {
@@ -224,7 +247,7 @@ export function resourceHandlersFor(principal: Principal, peers: Peers, logger: 
     async list(cursor) {
       try {
         const page = await pageOfEntries(clients.entries, principal, {}, cursor, "resources/list");
-        const resources = page.results.map((entry) => ({
+        const entries = page.results.map((entry) => ({
           uri: entryUri(entry.id),
           name: entry.title ?? describeEntry("", entry.preview, nameChars) ?? entry.id,
           ...optional("title", entry.title ?? undefined),
@@ -232,6 +255,7 @@ export function resourceHandlersFor(principal: Principal, peers: Peers, logger: 
           mimeType: textMimeType,
           ...(entry.updated_at === null ? {} : { annotations: { lastModified: entry.updated_at } }),
         }));
+        const resources = cursor === undefined ? [...listedDocuments, ...entries] : entries;
         return page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor };
       } catch (error) {
         throw toRequestError(error, logger, "resources/list");
@@ -243,6 +267,9 @@ export function resourceHandlersFor(principal: Principal, peers: Peers, logger: 
     },
 
     async read(uri) {
+      const document = documents.find((candidate) => candidate.uri === uri);
+      if (document !== undefined)
+        return { contents: [{ uri, mimeType: document.mimeType, text: document.text, _meta: {} }] };
       try {
         const address = parseResourceUri(uri);
         const contents =

@@ -54,29 +54,39 @@ function defaultRemedy(code: ErrorCode): string | undefined {
   }
 }
 
+/** A failure as every face of the gateway tells it: the code, a specific message, a remedy and the request id. */
+export interface FailureDescription {
+  code: ErrorCode;
+  message: string;
+  remedy?: string;
+  details?: Record<string, unknown>;
+  requestId: string;
+}
+
 /**
- * The one mapping from domain errors to MCP tool results: `isError: true`,
- * the code, a specific message and a remedy. Unexpected errors are logged
- * and shown only as a request id.
+ * The one reading of a thrown error for callers, shared by MCP tool results
+ * and REST problem details: domain errors keep their code, message and
+ * remedy; unexpected errors are logged and shown only as a request id.
  */
-export function toolFailure(error: unknown, logger: Logger): CallToolResult {
+export function describeFailure(error: unknown, logger: Logger): FailureDescription {
   const requestId = currentRequestContext()?.requestId ?? "unknown";
   if (!isContextHubError(error) || error.code === "INTERNAL") {
-    if (!isContextHubError(error)) logger.error({ err: error }, "tool failed unexpectedly");
-    else logger.error({ err: error, cause: error.cause }, "tool failed with an internal error");
-    return failureResult({
-      code: "INTERNAL",
-      message: `Internal error. Quote request id ${requestId} when reporting it.`,
-      requestId,
-    });
+    if (!isContextHubError(error)) logger.error({ err: error }, "call failed unexpectedly");
+    else logger.error({ err: error, cause: error.cause }, "call failed with an internal error");
+    return { code: "INTERNAL", message: `Internal error. Quote request id ${requestId} when reporting it.`, requestId };
   }
   // A peer's own transport wording (gRPC's "No connection established…") is for operators: it goes to the log, not to the caller.
   if (error.cause !== undefined)
-    logger.warn({ err: error.cause, code: error.code, details: error.details }, "tool failed: a peer call failed");
-  return failureResult(describe(error, requestId));
+    logger.warn({ err: error.cause, code: error.code, details: error.details }, "call failed: a peer call failed");
+  return describe(error, requestId);
 }
 
-function describe(error: ContextHubError, requestId: string) {
+/** The one mapping from domain errors to MCP tool results: `isError: true`, the code, a specific message and a remedy. */
+export function toolFailure(error: unknown, logger: Logger): CallToolResult {
+  return failureResult(describeFailure(error, logger));
+}
+
+function describe(error: ContextHubError, requestId: string): FailureDescription {
   const remedy = error.remedy ?? defaultRemedy(error.code);
   return {
     code: error.code,
@@ -87,13 +97,7 @@ function describe(error: ContextHubError, requestId: string) {
   };
 }
 
-function failureResult(body: {
-  code: string;
-  message: string;
-  remedy?: string;
-  details?: Record<string, unknown>;
-  requestId: string;
-}): CallToolResult {
+function failureResult(body: FailureDescription): CallToolResult {
   // Messages may quote stored values (a thread id, a tag): forged fence markers in them are neutralised like any stored string.
   const lines = [`${body.code}: ${neutraliseMarkers(body.message)}`];
   if (body.remedy !== undefined) lines.push(`Remedy: ${body.remedy}`);
