@@ -4,7 +4,7 @@
  * dialect): no field is written twice, so the document cannot drift from
  * what the tools accept and return.
  */
-import type { RestOperation } from "./operations.js";
+import type { RestOperation } from "./operation.js";
 import { problemContentType, problemSchema } from "./problem.js";
 import { requestShapeOf, toJsonSchema, type JsonSchema } from "./request-shape.js";
 

@@ -6,7 +6,7 @@
  * it, so what is documented is what is accepted.
  */
 import { z } from "zod";
-import type { RestOperation } from "./operations.js";
+import type { RestOperation } from "./operation.js";
 
 export type JsonSchema = Record<string, unknown> & {
   type?: string | string[];

@@ -17,7 +17,8 @@ import type { RateLimiter } from "../rate-limit.js";
 import type { WritePath } from "../write-path.js";
 import { challengeFor } from "../auth/authenticate.js";
 import { createOpenApiDocument } from "./openapi.js";
-import { restOperations, type RestOperation, type RestReply } from "./operations.js";
+import type { RestOperation, RestReply } from "./operation.js";
+import { restOperations } from "./operations.js";
 import { sendError, sendProblem, toProblem } from "./problem.js";
 import { requestShapeOf, type QueryStyle } from "./request-shape.js";
 
