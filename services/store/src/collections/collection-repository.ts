@@ -266,7 +266,7 @@ export function createCollectionRepository(db: SqlDatabase) {
       return rows[0] === undefined ? undefined : toRecord(rows[0]);
     },
 
-    /** One page of the collections the caller may see, by (name, id); one more than `limit`. */
+    /** One page of the collections the caller may see, by name ignoring case (the same on every database), then id; one more than `limit`. */
     async list(
       principal: Principal,
       owner: string,
@@ -277,10 +277,12 @@ export function createCollectionRepository(db: SqlDatabase) {
       const conditions = [collectionPredicate(principal, "c", params)];
       if (owner !== "") conditions.push(`c.owner = ${params.add(owner)}`);
       if (after !== undefined)
-        conditions.push(`(c.name, c.id) > (${params.add(after[0])}::text, ${params.add(after[1])}::uuid)`);
+        conditions.push(
+          `(lower(c.name) COLLATE "C", c.id) > (lower(${params.add(after[0])}::text) COLLATE "C", ${params.add(after[1])}::uuid)`,
+        );
       const { rows } = await db.query<CollectionRow>(
         `SELECT ${collectionColumns}, ${memberCount(principal, params, false)} FROM collections c
-         WHERE ${conditions.join(" AND ")} ORDER BY c.name, c.id LIMIT ${params.add(limit + 1)}`,
+         WHERE ${conditions.join(" AND ")} ORDER BY lower(c.name) COLLATE "C", c.id LIMIT ${params.add(limit + 1)}`,
         params.values,
       );
       return rows.map(toRecord);
