@@ -1,5 +1,6 @@
 /** The domain clients tools call: every proto message a tool needs is built and read behind them. */
 import { createArtifactsClient } from "./artifacts-client.js";
+import { createCollectionsClient } from "./collections-client.js";
 import { createEntriesClient } from "./entries-client.js";
 import { describeFeatures } from "./features-client.js";
 import { createHandoffsClient } from "./handoffs-client.js";
@@ -24,6 +25,7 @@ export interface GatewayClients {
   handoffs: ReturnType<typeof createHandoffsClient>;
   sessions: ReturnType<typeof createSessionsClient>;
   artifacts: ReturnType<typeof createArtifactsClient>;
+  collections: ReturnType<typeof createCollectionsClient>;
   /** What this deployment has on (whoami). */
   features: { describe: () => ReturnType<typeof describeFeatures> };
 }
@@ -45,6 +47,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       handoffs: createHandoffsClient(peers.handoffs),
       sessions: createSessionsClient(peers.sessions),
       artifacts: createArtifactsClient(peers.artifacts),
+      collections: createCollectionsClient(peers.collections),
       features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);

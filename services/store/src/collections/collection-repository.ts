@@ -67,7 +67,11 @@ export interface CollectionWriteScope {
   read(principal: Principal, id: string): Promise<CollectionRecord>;
   /** Sets name and description and moves to the next version. */
   update(principal: Principal, id: string, name: string, description: string): Promise<void>;
-  /** Moves to the next version after a change of members. */
+  /**
+   * Marks a change of members (updated_at). The version counts changes of
+   * name and description only: a member change by anyone must not be
+   * countable through it, since some members may be hidden from a reader.
+   */
   touch(principal: Principal, id: string): Promise<void>;
   /** Every member, in order. */
   memberOrder(id: string): Promise<string[]>;
@@ -135,7 +139,7 @@ function createWriteScope(tx: SqlExecutor): CollectionWriteScope {
     },
 
     async touch(_principal, id) {
-      await tx.query("UPDATE collections SET version = version + 1, updated_at = now() WHERE id = $1", [id]);
+      await tx.query("UPDATE collections SET updated_at = now() WHERE id = $1", [id]);
     },
 
     async memberOrder(id) {
@@ -227,14 +231,10 @@ function createWriteScope(tx: SqlExecutor): CollectionWriteScope {
 }
 
 interface MemberRow extends EntryRow {
-  member_position: string;
   member_rank: string | number;
   added_at: Date;
   added_by: string;
 }
-
-/** Where a members page resumes: after the member at (position, entry id). */
-export type MemberCursor = [position: string, entryId: string];
 
 /** Where a collections page resumes: after the collection at (name, id). */
 export type CollectionCursor = [name: string, id: string];
@@ -290,22 +290,20 @@ export function createCollectionRepository(db: SqlDatabase) {
 
     /**
      * One page of a collection's members the caller may see, in order, each
-     * with its rank among them; one more than `limit`. Nothing when the
-     * caller may not see the collection.
+     * with its rank among them, from the one after rank `afterRank`; one more
+     * than `limit`. Nothing when the caller may not see the collection. Pages
+     * go by rank among the visible members (not by stored position, whose
+     * gaps would tell of hidden members).
      */
     async members(
       principal: Principal,
       id: string,
       includeQuarantined: boolean,
-      after: MemberCursor | undefined,
+      afterRank: number,
       limit: number,
-    ): Promise<{ members: CollectionMember[]; last: MemberCursor | undefined }> {
+    ): Promise<CollectionMember[]> {
       const params = createSqlParams();
       const collection = params.add(id);
-      const resume =
-        after === undefined
-          ? ""
-          : `WHERE (v.position, v.entry_id) > (${params.add(after[0])}::bigint, ${params.add(after[1])}::uuid)`;
       const { rows } = await db.query<MemberRow>(
         `WITH visible AS (
            SELECT m.entry_id, m.position, m.added_at, m.added_by, row_number() OVER (ORDER BY m.position, m.entry_id) AS rank
@@ -313,23 +311,18 @@ export function createCollectionRepository(db: SqlDatabase) {
            WHERE m.collection_id = ${collection}::uuid AND ${accessPredicate(principal, "e", params)} AND ${trustFilter("e", includeQuarantined)}
              AND EXISTS (SELECT 1 FROM collections c WHERE c.id = m.collection_id AND ${collectionPredicate(principal, "c", params)})
          )
-         SELECT ${entryColumns}, NULL::text AS preview_source, v.position::text AS member_position, v.rank AS member_rank, v.added_at, v.added_by
+         SELECT ${entryColumns}, NULL::text AS preview_source, v.rank AS member_rank, v.added_at, v.added_by
          FROM visible v JOIN entries e ON e.id = v.entry_id
-         ${resume}
-         ORDER BY v.position, v.entry_id LIMIT ${params.add(limit + 1)}`,
+         WHERE v.rank > ${params.add(afterRank)}
+         ORDER BY v.rank LIMIT ${params.add(limit + 1)}`,
         params.values,
       );
-      const members = rows.map((row) => ({
+      return rows.map((row) => ({
         entry: toStoredEntry(row, undefined),
         position: Number(row.member_rank),
         addedAt: row.added_at,
         addedBy: row.added_by,
       }));
-      const lastRow = rows[Math.min(rows.length, limit) - 1];
-      return {
-        members,
-        last: lastRow === undefined ? undefined : [lastRow.member_position, lastRow.id],
-      };
     },
   };
 }

@@ -51,12 +51,7 @@ import {
   type MembersRequest,
   type UpdateCollectionRequest,
 } from "./collection-model.js";
-import type {
-  CollectionRepository,
-  CollectionWriteScope,
-  LockedCollection,
-  MemberCursor,
-} from "./collection-repository.js";
+import type { CollectionRepository, CollectionWriteScope, LockedCollection } from "./collection-repository.js";
 
 export interface CollectionService {
   create(principal: Principal | undefined, request: CreateCollectionRequest): Promise<Outcome<CollectionRecord>>;
@@ -88,10 +83,12 @@ async function resolveEntries(scope: CollectionWriteScope, caller: Principal, en
   return [...new Set(resolved.flatMap((item) => (item.ok ? [item.value.id] : [])))];
 }
 
-function decodeMemberCursor(cursor: string): MemberCursor | undefined {
-  return decodeListingCursor(cursor, "get_collection", 2, ([position]) => /^\d{1,18}$/.test(position ?? "")) as
-    | MemberCursor
-    | undefined;
+/** The rank of the last member a page showed; 0 for the first page. */
+function decodeMemberCursor(cursor: string): number {
+  const [rank] = decodeListingCursor(cursor, "get_collection", 1, ([part]) => /^[1-9]\d{0,8}$/.test(part ?? "")) ?? [
+    "0",
+  ];
+  return Number(rank);
 }
 
 /** The collection service over its repository; refusals are recorded by `denials`. */
@@ -220,14 +217,16 @@ export function createCollectionService(
       const caller = requirePrincipal(principal, "context:read");
       const id = validateCollectionId(request.id, "id");
       const limit = validateCollectionPage(request.limit);
-      const after = decodeMemberCursor(request.cursor);
+      const afterRank = decodeMemberCursor(request.cursor);
       const collection = await repository.get(caller, id, request.includeQuarantined);
       if (collection === undefined) throw collectionNotFound(id);
-      const { members, last } = await repository.members(caller, id, request.includeQuarantined, after, limit);
+      const members = await repository.members(caller, id, request.includeQuarantined, afterRank, limit);
+      const page = members.slice(0, limit);
+      const last = page[page.length - 1];
       return {
         collection,
-        members: members.slice(0, limit),
-        nextCursor: members.length > limit && last !== undefined ? encodeListingCursor(last) : "",
+        members: page,
+        nextCursor: members.length > limit && last !== undefined ? encodeListingCursor([String(last.position)]) : "",
       };
     },
 

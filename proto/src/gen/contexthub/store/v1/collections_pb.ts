@@ -44,6 +44,9 @@ export type Collection = Message<"contexthub.store.v1.Collection"> & {
   owner: string;
 
   /**
+   * Counts changes of name and description (compare-and-set for UpdateCollection and DeleteCollection); member
+   * changes move updated_at only, so no reader can count changes of members hidden from it.
+   *
    * @generated from field: uint32 version = 5;
    */
   version: number;
