@@ -41,10 +41,9 @@ const createResponse = idempotentResponse(storeV1.CreateCollectionResponseSchema
 const updateResponse = idempotentResponse(storeV1.UpdateCollectionResponseSchema, (result: CollectionRecord) => ({
   collection: toCollectionMessage(result),
 }));
-const deleteResponse = idempotentResponse(
-  storeV1.DeleteCollectionResponseSchema,
-  (result: DeleteCollectionResult) => ({ ...result }),
-);
+const deleteResponse = idempotentResponse(storeV1.DeleteCollectionResponseSchema, (result: DeleteCollectionResult) => ({
+  ...result,
+}));
 const addResponse = idempotentResponse(storeV1.AddToCollectionResponseSchema, (result: AddToCollectionResult) => ({
   collection: toCollectionMessage(result.collection),
   addedIds: result.addedIds,
@@ -53,7 +52,10 @@ const addResponse = idempotentResponse(storeV1.AddToCollectionResponseSchema, (r
 }));
 const removeResponse = idempotentResponse(
   storeV1.RemoveFromCollectionResponseSchema,
-  (result: CollectionChangeResult) => ({ collection: toCollectionMessage(result.collection), removedIds: result.removedIds }),
+  (result: CollectionChangeResult) => ({
+    collection: toCollectionMessage(result.collection),
+    removedIds: result.removedIds,
+  }),
 );
 const reorderResponse = idempotentResponse(
   storeV1.ReorderCollectionResponseSchema,

@@ -199,7 +199,10 @@ for (const backend of hubBackends) {
         /^ENTRY_NOT_FOUND: no collection .* that you can see/,
       );
       // A read-only key is refused before any tool runs (-32001, naming the scope), and nothing changes.
-      await assert.rejects(callTool(clients.reader!, "create_collection", { name: "nope" }), /needs scope context:write/);
+      await assert.rejects(
+        callTool(clients.reader!, "create_collection", { name: "nope" }),
+        /needs scope context:write/,
+      );
       await assert.rejects(
         callTool(clients.reader!, "add_to_collection", { collection_id: other, context_ids: [stray] }),
         /needs scope context:write/,
@@ -257,8 +260,14 @@ for (const backend of hubBackends) {
       // Adding an entry the caller cannot see fails exactly as adding one that does not exist.
       const bobs = (await callOk<{ collection: CollectionView }>(clients.bob!, "create_collection", { name: "Bob's" }))
         .collection.collection_id;
-      const hiddenEntry = await callTool(clients.bob!, "add_to_collection", { collection_id: bobs, context_ids: [secret] });
-      const missingEntry = await callTool(clients.bob!, "add_to_collection", { collection_id: bobs, context_ids: [ghost] });
+      const hiddenEntry = await callTool(clients.bob!, "add_to_collection", {
+        collection_id: bobs,
+        context_ids: [secret],
+      });
+      const missingEntry = await callTool(clients.bob!, "add_to_collection", {
+        collection_id: bobs,
+        context_ids: [ghost],
+      });
       assert.deepEqual(shape(hiddenEntry, secret), shape(missingEntry, ghost));
     });
 
@@ -271,13 +280,17 @@ for (const backend of hubBackends) {
       // carol lets alice alone read an entry; alice puts it in her collection: sharing the collection must not widen it.
       const carols = await store("carol", "Sealed crane spec by carol.");
       await callOk(clients.carol!, "share_context", { context_ids: [carols], subjects: ["alice"], permission: "read" });
-      const id = (await callOk<{ collection: CollectionView }>(alice, "create_collection", { name: "Sealed" })).collection
-        .collection_id;
+      const id = (await callOk<{ collection: CollectionView }>(alice, "create_collection", { name: "Sealed" }))
+        .collection.collection_id;
       await callOk(alice, "add_to_collection", { collection_id: id, context_ids: [one, carols, two] });
       const before = await callTool(bob, "get_context_by_ids", { context_ids: [one, two] });
       assert.deepEqual((before.structuredContent as { entries: unknown[] }).entries, []);
 
-      const refused = await callTool(alice, "share_context", { collection_id: id, subjects: ["bob"], permission: "write" });
+      const refused = await callTool(alice, "share_context", {
+        collection_id: id,
+        subjects: ["bob"],
+        permission: "write",
+      });
       assert.match(failureLine(refused), /shared for reading only/);
       const shared = await callOk<{ grants: { collection_id: string | null }[]; now_shared_ids: string[] }>(
         alice,
@@ -326,7 +339,9 @@ for (const backend of hubBackends) {
 
       await callOk(alice, "unshare_context", { collection_id: id });
       assert.match(failureLine(await callTool(bob, "get_collection", { collection_id: id })), /^ENTRY_NOT_FOUND/);
-      const closed = await callOk<{ entries: unknown[] }>(bob, "get_context_by_ids", { context_ids: [one, two, later] });
+      const closed = await callOk<{ entries: unknown[] }>(bob, "get_context_by_ids", {
+        context_ids: [one, two, later],
+      });
       assert.deepEqual(closed.entries, []);
       const after = await callOk<{ results: unknown[] }>(bob, "fts_search_context", { query: "sealed crane spec" });
       assert.deepEqual(after.results, []);

@@ -126,6 +126,9 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
   try {
     ({ close: closeHub } = await startKeyedHub(backend, keys, clients, {
       STORE_VECTOR_EXACT_BELOW: String(exactBelowChunks),
+      // Planting makes bob write faster than the default write budget allows; metering is not what this suite tests.
+      CONTEXT_HUB_RATE_WRITE_PER_MIN: "1200",
+      CONTEXT_HUB_RATE_WRITE_BURST: "600",
     }));
     const { alice, bob, rev, globexAlice, root } = clients as Record<
       "alice" | "bob" | "rev" | "globexAlice" | "root",
@@ -142,8 +145,9 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       prompt_arguments: [{ name: "topic", description: "What the brief covers", required: true }],
     };
     // Made before any planting, so that hidden members can be put in it on both sides of the visible ones.
-    const picks = (await callOk<{ collection: { collection_id: string } }>(alice, "create_collection", { name: "Falcon picks" }))
-      .collection.collection_id;
+    const picks = (
+      await callOk<{ collection: { collection_id: string } }>(alice, "create_collection", { name: "Falcon picks" })
+    ).collection.collection_id;
     const plant = async (count: number, round: string) => {
       if (count === 0) return;
       // A prompt of each hidden kind under alice's very title and arguments: bob's private one, globex's tenant-wide one.
@@ -249,7 +253,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       }
       // Collections: bob's private ones under alice's collection's very name, and members of alice's collection that
       // she can no longer see (bob's, shared with her while she added them at the front, then unshared).
-      for (const index of range.slice(0, 3)) {
+      for (const index of range.slice(0, 2)) {
         await callOk(bob, "create_collection", { name: "Falcon picks" });
         const withdrawn = (
           await callOk<Ack>(bob, "store_context", {

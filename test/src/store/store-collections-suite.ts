@@ -51,13 +51,10 @@ export function defineCollectionTests(context: StoreSuiteContext): void {
       );
       const ids = [e1!.id, e2!.id, e3!.id, e4!.id];
       const made = await create(client, a1, "  Reading list ", "Papers to read");
-      assert.deepEqual([made.name, made.description, made.version, made.memberCount, made.owner], [
-        "Reading list",
-        "Papers to read",
-        1,
-        0,
-        "a1",
-      ]);
+      assert.deepEqual(
+        [made.name, made.description, made.version, made.memberCount, made.owner],
+        ["Reading list", "Papers to read", 1, 0, "a1"],
+      );
 
       const added = await client.addToCollection({ principal: a1, id: made.id, entryIds: [ids[0]!, ids[1]!] });
       assert.deepEqual([added.addedIds, added.collection!.memberCount], [[ids[0], ids[1]], 2]);
@@ -113,9 +110,17 @@ export function defineCollectionTests(context: StoreSuiteContext): void {
       });
       assert.deepEqual([renamed.collection!.name, renamed.collection!.description], ["Canon", "Papers to read"]);
       await expectError(client.updateCollection({ principal: a1, id: made.id }), "INVALID_ARGUMENT", /give a new name/);
-      await expectError(client.createCollection({ principal: a1, name: " " }), "INVALID_ARGUMENT", /name must not be empty/);
+      await expectError(
+        client.createCollection({ principal: a1, name: " " }),
+        "INVALID_ARGUMENT",
+        /name must not be empty/,
+      );
 
-      const removed = await client.removeFromCollection({ principal: a1, id: made.id, entryIds: [ids[0]!, outsider.id] });
+      const removed = await client.removeFromCollection({
+        principal: a1,
+        id: made.id,
+        entryIds: [ids[0]!, outsider.id],
+      });
       assert.deepEqual([removed.removedIds, removed.collection!.memberCount], [[ids[0]], 3]);
 
       const names = ["b", "c", "a"];
@@ -164,13 +169,10 @@ export function defineCollectionTests(context: StoreSuiteContext): void {
       await client.deleteEntries({ principal: a1, ids: [shared.id], atomic: true });
       const after = await client.getCollection({ principal: a1, id: right.id });
       assert.deepEqual([after.members.length, after.collection!.memberCount], [0, 0]);
-      assert.deepEqual(await auditActions(context, tenantA).then((actions) => actions.filter((a) => a.startsWith("collection."))), [
-        "collection.create",
-        "collection.create",
-        "collection.members",
-        "collection.members",
-        "collection.delete",
-      ]);
+      assert.deepEqual(
+        await auditActions(context, tenantA).then((actions) => actions.filter((a) => a.startsWith("collection."))),
+        ["collection.create", "collection.create", "collection.members", "collection.members", "collection.delete"],
+      );
     });
 
     test("another principal's private collection, and another tenant's, fail exactly like a missing one on every call", async () => {
@@ -185,7 +187,10 @@ export function defineCollectionTests(context: StoreSuiteContext): void {
       const calls: [string, (id: string) => Promise<unknown>][] = [
         ["get", (id) => client.getCollection({ principal: a2, id })],
         ["update", (id) => client.updateCollection({ principal: a2, id, name: "x" })],
-        ["update expected_version", (id) => client.updateCollection({ principal: a2, id, name: "x", expectedVersion: 9 })],
+        [
+          "update expected_version",
+          (id) => client.updateCollection({ principal: a2, id, name: "x", expectedVersion: 9 }),
+        ],
         ["delete", (id) => client.deleteCollection({ principal: a2, id })],
         ["add", (id) => client.addToCollection({ principal: a2, id, entryIds: [mine.id] })],
         ["remove", (id) => client.removeFromCollection({ principal: a2, id, entryIds: [mine.id] })],
@@ -231,7 +236,9 @@ export function defineCollectionTests(context: StoreSuiteContext): void {
       const { a1, a2, tenantA } = principalTrio("collections-share");
       const a3 = principal(tenantA, "a3", { groups: ["readers"] });
       const [m1, m2, outside] = await Promise.all(
-        ["harbor crane one", "harbor crane two", "harbor crane outside"].map((text) => commitText(client, a1, "t", text)),
+        ["harbor crane one", "harbor crane two", "harbor crane outside"].map((text) =>
+          commitText(client, a1, "t", text),
+        ),
       );
       // a2 lets a1 (only) read one of a2's entries; a1 puts it in the collection: sharing the collection must not widen it.
       const borrowed = await commitText(client, a2, "t", "harbor crane borrowed");
@@ -285,7 +292,12 @@ export function defineCollectionTests(context: StoreSuiteContext): void {
 
       // A later member of the owner's opens too; after the revoke, everything closes.
       const later = await commitText(client, a1, "t", "harbor crane later");
-      const addedLater = await client.addToCollection({ principal: a1, id: list.id, entryIds: [later.id], position: 1 });
+      const addedLater = await client.addToCollection({
+        principal: a1,
+        id: list.id,
+        entryIds: [later.id],
+        position: 1,
+      });
       assert.deepEqual(addedLater.nowSharedIds, [later.id]);
       assert.deepEqual(await memberIds(client, a3, list.id), [later.id, m1!.id, m2!.id]);
 
@@ -297,7 +309,14 @@ export function defineCollectionTests(context: StoreSuiteContext): void {
       });
       try {
         const fullText = async (caller: PrincipalInit, collectionId: string) =>
-          (await search.fullTextSearch({ principal: caller, query: "harbor crane", filter: { collectionId }, limit: 20 })).hits
+          (
+            await search.fullTextSearch({
+              principal: caller,
+              query: "harbor crane",
+              filter: { collectionId },
+              limit: 20,
+            })
+          ).hits
             .map((hit) => hit.entry!.id)
             .sort();
         const semantic = async (caller: PrincipalInit, collectionId: string) =>
@@ -323,7 +342,10 @@ export function defineCollectionTests(context: StoreSuiteContext): void {
           "PERMISSION_DENIED",
           /may read collection .* but not change it/,
         );
-        await expectError(client.updateCollection({ principal: a3, id: list.id, name: "mine now" }), "PERMISSION_DENIED");
+        await expectError(
+          client.updateCollection({ principal: a3, id: list.id, name: "mine now" }),
+          "PERMISSION_DENIED",
+        );
 
         const revoked = await client.unshare({ principal: a1, collectionId: list.id });
         assert.equal(revoked.revokedCount, 1);
@@ -358,13 +380,21 @@ export function defineCollectionTests(context: StoreSuiteContext): void {
 
       const reader = principal(tenantA, "a1", { scopes: ["context:read"] });
       const own = await create(client, a1, "kept");
-      await expectError(client.createCollection({ principal: reader, name: "no" }), "PERMISSION_DENIED", /context:write/);
+      await expectError(
+        client.createCollection({ principal: reader, name: "no" }),
+        "PERMISSION_DENIED",
+        /context:write/,
+      );
       await expectError(
         client.addToCollection({ principal: reader, id: own.id, entryIds: [entry.id] }),
         "PERMISSION_DENIED",
         /context:write/,
       );
-      await expectError(client.deleteCollection({ principal: reader, id: own.id }), "PERMISSION_DENIED", /context:write/);
+      await expectError(
+        client.deleteCollection({ principal: reader, id: own.id }),
+        "PERMISSION_DENIED",
+        /context:write/,
+      );
       assert.equal((await client.getCollection({ principal: reader, id: own.id })).collection!.name, "kept");
     });
 

@@ -94,10 +94,7 @@ export function createCollectionsClient(store: CollectionsServiceClient) {
       return { collections: reply.collections.map(toCollectionView), nextCursor: reply.nextCursor };
     },
 
-    async get(
-      principal: Principal,
-      input: { id: string; limit: number; cursor: string; includeQuarantined: boolean },
-    ) {
+    async get(principal: Principal, input: { id: string; limit: number; cursor: string; includeQuarantined: boolean }) {
       const reply = await store.getCollection({ principal, ...input });
       return {
         collection: toCollectionView(reply.collection),
@@ -125,7 +122,10 @@ export function createCollectionsClient(store: CollectionsServiceClient) {
       };
     },
 
-    async remove(principal: Principal, input: { id: string; entryIds: string[]; idempotency?: Idempotency | undefined }) {
+    async remove(
+      principal: Principal,
+      input: { id: string; entryIds: string[]; idempotency?: Idempotency | undefined },
+    ) {
       const reply = await store.removeFromCollection({
         principal,
         id: input.id,
@@ -135,7 +135,10 @@ export function createCollectionsClient(store: CollectionsServiceClient) {
       return { collection: toCollectionView(reply.collection), removed_ids: reply.removedIds };
     },
 
-    async reorder(principal: Principal, input: { id: string; entryIds: string[]; idempotency?: Idempotency | undefined }) {
+    async reorder(
+      principal: Principal,
+      input: { id: string; entryIds: string[]; idempotency?: Idempotency | undefined },
+    ) {
       const reply = await store.reorderCollection({
         principal,
         id: input.id,

@@ -3,7 +3,12 @@ import { z } from "zod";
 import { collectionIdSchema, entryIdSchema, idempotencyKeySchema } from "./input-schemas.js";
 import { entryListingOutput } from "./output-schemas.js";
 
-export const collectionToolLimits = { nameChars: 200, descriptionChars: 2_000, entryIds: 1_000, pageSize: 100 } as const;
+export const collectionToolLimits = {
+  nameChars: 200,
+  descriptionChars: 2_000,
+  entryIds: 1_000,
+  pageSize: 100,
+} as const;
 
 const noNul = (value: string) => !value.includes("\u0000");
 
@@ -28,7 +33,9 @@ const expectedVersionSchema = z
   .int("expected_version must be a whole number")
   .min(1, "versions start at 1")
   .max(2_147_483_647, "expected_version is too large")
-  .describe("Change it only if it is still at this version (compare-and-set); a mismatch is refused with the current one.");
+  .describe(
+    "Change it only if it is still at this version (compare-and-set); a mismatch is refused with the current one.",
+  );
 
 const contextIdsSchema = z
   .array(entryIdSchema)
@@ -63,7 +70,10 @@ export const updateCollectionInput = z
     idempotency_key: idempotencyKeySchema.optional(),
   })
   .strict()
-  .refine((value) => value.name !== undefined || value.description !== undefined, "give a new name, a new description, or both");
+  .refine(
+    (value) => value.name !== undefined || value.description !== undefined,
+    "give a new name, a new description, or both",
+  );
 
 export const deleteCollectionInput = z
   .object({

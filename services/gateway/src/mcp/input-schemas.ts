@@ -276,7 +276,10 @@ export const isoDate = (name: string) =>
 export const collectionIdSchema = z
   .string()
   .max(36, "a collection id is a full UUID")
-  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, "a collection id is a full UUID")
+  .regex(
+    /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+    "a collection id is a full UUID",
+  )
   .describe("A collection's id, as create_collection or list_collections returned it.");
 
 export const entryIdSchema = z

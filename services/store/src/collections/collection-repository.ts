@@ -78,7 +78,10 @@ export interface CollectionWriteScope {
   /** The members the caller may see (trust filter included), in order. */
   visibleMemberOrder(principal: Principal, id: string): Promise<string[]>;
   /** The owners and visibilities of entries (ids the caller may see, already resolved). */
-  entryOwners(principal: Principal, ids: readonly string[]): Promise<Map<string, { owner: string; visibility: string }>>;
+  entryOwners(
+    principal: Principal,
+    ids: readonly string[],
+  ): Promise<Map<string, { owner: string; visibility: string }>>;
   insertMembers(principal: Principal, id: string, entryIds: readonly string[]): Promise<void>;
   /** Gives the members their places: `orderedIds` is every member, in the new order. */
   writeOrder(id: string, orderedIds: readonly string[]): Promise<void>;

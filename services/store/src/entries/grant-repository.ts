@@ -16,7 +16,8 @@ interface GrantRow {
   created_at: Date;
 }
 
-const grantColumns = "g.id, g.entry_id, g.thread_id, g.collection_id, g.grantee_kind, g.grantee, g.permission, g.grantor, g.created_at";
+const grantColumns =
+  "g.id, g.entry_id, g.thread_id, g.collection_id, g.grantee_kind, g.grantee, g.permission, g.grantor, g.created_at";
 
 function toGrantRecord(row: GrantRow): GrantRecord {
   return {

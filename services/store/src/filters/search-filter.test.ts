@@ -127,7 +127,10 @@ describe("search filter", () => {
     const sql = searchFilterConditions(principal, filter, "e", params).join(" AND ");
     assert.ok(!sql.includes("DROP"), sql);
     assert.ok(params.values.some((value) => value === hostile));
-    assert.throws(() => searchFilterConditions(principal, filter, "e; --", createSqlParams()), /not a plain identifier/);
+    assert.throws(
+      () => searchFilterConditions(principal, filter, "e; --", createSqlParams()),
+      /not a plain identifier/,
+    );
   });
 
   test("the trust filter is always part of it, and include_quarantined alone lifts it", () => {
@@ -161,7 +164,12 @@ describe("search filter", () => {
     );
     const instant = new Date("2026-01-02T03:04:05.678Z");
     const params = createSqlParams();
-    const conditions = searchFilterConditions(principal, validateSearchFilter({ ...base, validAt: instant }), "e", params);
+    const conditions = searchFilterConditions(
+      principal,
+      validateSearchFilter({ ...base, validAt: instant }),
+      "e",
+      params,
+    );
     assert.ok(
       conditions.some((condition) => /^tstzrange\(e\.valid_from, e\.valid_to\) @> \$\d+::timestamptz$/.test(condition)),
       conditions.join(" AND "),

@@ -603,7 +603,10 @@ export function createSearchRepository(
 
     async grepCandidates(principal, filter, literal, cursor, limit) {
       const params = createSqlParams();
-      const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(principal, filter, "e", params)];
+      const conditions = [
+        accessPredicate(principal, "e", params),
+        ...searchFilterConditions(principal, filter, "e", params),
+      ];
       if (literal !== undefined) conditions.push(`strpos(e.text, ${params.add(literal)}) > 0`);
       if (cursor !== undefined)
         conditions.push(

@@ -11,13 +11,7 @@ import { validateCollectionId } from "../model/collection-id.js";
 import { lockVisible, requireOwner, resolveAll } from "../entries/entry-changes.js";
 import { validateItemCount } from "../entries/entry-validation.js";
 import { validateThreadId } from "../model/field-validation.js";
-import type {
-  Grantee,
-  GranteeKind,
-  GrantRecord,
-  LockedCollectionGrants,
-  Permission,
-} from "../model/sharing-model.js";
+import type { Grantee, GranteeKind, GrantRecord, LockedCollectionGrants, Permission } from "../model/sharing-model.js";
 import type { EntryRepository, EntryWriteScope } from "../entries/entry-ports.js";
 import type { LockedEntry } from "../model/entry-model.js";
 import { toIdQuery, type IdQuery } from "../model/id-query.js";
@@ -152,7 +146,10 @@ async function lockOwnedCollection(
   const collection = await scope.grants.lockCollection(caller, collectionId);
   if (collection === undefined) throw collectionNotFound(collectionId);
   if (!collection.writable)
-    throw new ContextHubError("PERMISSION_DENIED", `only the owner of collection ${collectionId} may change its sharing`);
+    throw new ContextHubError(
+      "PERMISSION_DENIED",
+      `only the owner of collection ${collectionId} may change its sharing`,
+    );
   return collection;
 }
 

@@ -14,7 +14,70 @@ import type { Migration } from "./migration.js";
  *   or a collection. A read grant on a collection opens the member entries of
  *   the collection's owner (the access predicate's third probe, served by
  *   `collection_members_entry_idx` and `grants_collection_key`).
+ * - The vector outbox learns both: a grant on a collection refreshes its
+ *   owner's member entries in the index, and a membership added or removed
+ *   refreshes its entry, so Qdrant's payload readers include collection
+ *   grantees (the triggers on `collection_members` are installed with the
+ *   others while the outbox is on, see vector-outbox.ts).
  */
+/** Migration 6's grant trigger function, with the collection grant's entries: its grantor's members of the collection. */
+const outboxGrants = `
+CREATE OR REPLACE FUNCTION vector_outbox_grants() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT vector_outbox_enabled() THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO vector_outbox (op, target)
+    SELECT 'entry_refresh', g.entry_id FROM vector_outbox_new_grants g WHERE g.entry_id IS NOT NULL
+    UNION
+    SELECT 'entry_refresh', e.id FROM vector_outbox_new_grants g
+      JOIN entries e ON e.tenant = g.tenant AND e.thread_id = g.thread_id AND e.owner = g.grantor
+    WHERE g.thread_id IS NOT NULL
+    UNION
+    SELECT 'entry_refresh', e.id FROM vector_outbox_new_grants g
+      JOIN collection_members m ON m.collection_id = g.collection_id
+      JOIN entries e ON e.id = m.entry_id AND e.tenant = g.tenant AND e.owner = g.grantor
+    WHERE g.collection_id IS NOT NULL;
+  ELSE
+    INSERT INTO vector_outbox (op, target)
+    SELECT 'entry_refresh', g.entry_id FROM vector_outbox_old_grants g WHERE g.entry_id IS NOT NULL
+    UNION
+    SELECT 'entry_refresh', e.id FROM vector_outbox_old_grants g
+      JOIN entries e ON e.tenant = g.tenant AND e.thread_id = g.thread_id AND e.owner = g.grantor
+    WHERE g.thread_id IS NOT NULL
+    UNION
+    SELECT 'entry_refresh', e.id FROM vector_outbox_old_grants g
+      JOIN collection_members m ON m.collection_id = g.collection_id
+      JOIN entries e ON e.id = m.entry_id AND e.tenant = g.tenant AND e.owner = g.grantor
+    WHERE g.collection_id IS NOT NULL;
+  END IF;
+  RETURN NULL;
+END
+$$`;
+
+/** A membership added or removed changes who may read its entry when the collection is shared: refresh the entry. */
+const outboxMembers = `
+CREATE FUNCTION vector_outbox_collection_members() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT vector_outbox_enabled() THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO vector_outbox (op, target)
+    SELECT DISTINCT 'entry_refresh', m.entry_id FROM vector_outbox_new_members m
+    WHERE EXISTS (SELECT 1 FROM grants g WHERE g.collection_id = m.collection_id);
+  ELSE
+    INSERT INTO vector_outbox (op, target)
+    SELECT DISTINCT 'entry_refresh', m.entry_id FROM vector_outbox_old_members m
+    WHERE EXISTS (SELECT 1 FROM chunks c WHERE c.entry_id = m.entry_id);
+  END IF;
+  RETURN NULL;
+END
+$$`;
+
 export const collections: Migration = {
   version: 18,
   name: "collections",
@@ -42,7 +105,9 @@ CREATE TABLE collection_members (
   added_at timestamptz(3) NOT NULL,
   PRIMARY KEY (collection_id, entry_id)
 )`);
-    await tx.query("CREATE INDEX collection_members_position_idx ON collection_members (collection_id, position, entry_id)");
+    await tx.query(
+      "CREATE INDEX collection_members_position_idx ON collection_members (collection_id, position, entry_id)",
+    );
     await tx.query("CREATE INDEX collection_members_entry_idx ON collection_members (entry_id, collection_id)");
     await tx.query("ALTER TABLE grants ADD COLUMN collection_id uuid REFERENCES collections (id) ON DELETE CASCADE");
     await tx.query("ALTER TABLE grants DROP CONSTRAINT grants_target_check");
@@ -52,5 +117,7 @@ CREATE TABLE collection_members (
     await tx.query(
       "CREATE UNIQUE INDEX grants_collection_key ON grants (collection_id, grantee_kind, grantee, permission) WHERE collection_id IS NOT NULL",
     );
+    await tx.query(outboxGrants);
+    await tx.query(outboxMembers);
   },
 };
