@@ -322,6 +322,11 @@ for (const backend of hubBackends) {
         fetched.entries.map((entry) => entry.id),
         [one, two],
       );
+      const uri = (entry: string) => `context-hub://entries/${entry}`;
+      const bobsResources = async () => (await bob.listResources()).resources.map((resource) => resource.uri);
+      const resourcesShared = await bobsResources();
+      assert.ok(resourcesShared.includes(uri(one)) && !resourcesShared.includes(uri(carols)), "resources/list too");
+      assert.match(JSON.stringify(await bob.readResource({ uri: uri(two) })), /Sealed crane spec two/);
       const later = await store("alice", "Sealed crane spec later.");
       await callOk(alice, "add_to_collection", { collection_id: id, context_ids: [later] });
       const searched = await callOk<{ results: { id: string }[] }>(bob, "fts_search_context", {
@@ -345,6 +350,8 @@ for (const backend of hubBackends) {
       assert.deepEqual(closed.entries, []);
       const after = await callOk<{ results: unknown[] }>(bob, "fts_search_context", { query: "sealed crane spec" });
       assert.deepEqual(after.results, []);
+      assert.ok(!(await bobsResources()).includes(uri(one)));
+      await assert.rejects(bob.readResource({ uri: uri(two) }), /resource not found/);
       const globex = await callOk<{ results: unknown[] }>(clients.globexBob!, "search_context", { collection_id: id });
       assert.deepEqual(globex.results, [], "another tenant sees nothing");
     });
