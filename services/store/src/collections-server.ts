@@ -49,6 +49,7 @@ const addResponse = idempotentResponse(storeV1.AddToCollectionResponseSchema, (r
   addedIds: result.addedIds,
   alreadyMemberIds: result.alreadyMemberIds,
   nowSharedIds: result.nowSharedIds,
+  notOpenedIds: result.notOpenedIds,
 }));
 const removeResponse = idempotentResponse(
   storeV1.RemoveFromCollectionResponseSchema,

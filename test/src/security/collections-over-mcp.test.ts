@@ -329,6 +329,19 @@ for (const backend of hubBackends) {
       assert.match(JSON.stringify(await bob.readResource({ uri: uri(two) })), /Sealed crane spec two/);
       const later = await store("alice", "Sealed crane spec later.");
       await callOk(alice, "add_to_collection", { collection_id: id, context_ids: [later] });
+      const carolsLater = await store("carol", "Carol's later note.");
+      await callOk(clients.carol!, "share_context", {
+        context_ids: [carolsLater],
+        subjects: ["alice"],
+        permission: "read",
+      });
+      const notOpened = await callOk<{ not_opened_ids: string[]; message: string }>(alice, "add_to_collection", {
+        collection_id: id,
+        context_ids: [carolsLater],
+      });
+      assert.deepEqual(notOpened.not_opened_ids, [carolsLater]);
+      assert.match(notOpened.message, /sharing this collection does not open them to its grantees/);
+      await callOk(alice, "remove_from_collection", { collection_id: id, context_ids: [carolsLater] });
       const searched = await callOk<{ results: { id: string }[] }>(bob, "fts_search_context", {
         query: "sealed crane spec",
       });

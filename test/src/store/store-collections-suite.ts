@@ -298,7 +298,18 @@ export function defineCollectionTests(context: StoreSuiteContext): void {
         entryIds: [later.id],
         position: 1,
       });
-      assert.deepEqual(addedLater.nowSharedIds, [later.id]);
+      assert.deepEqual([addedLater.nowSharedIds, addedLater.notOpenedIds], [[later.id], []]);
+      // Another of a2's entries, added once the collection is shared: said not to be opened, and not opened.
+      const borrowedLater = await commitText(client, a2, "t", "harbor crane borrowed later");
+      await client.share({
+        principal: a2,
+        entryIds: [borrowedLater.id],
+        grantees: [subject("a1")],
+        permission: storeV1.Permission.READ,
+      });
+      const addedBorrowed = await client.addToCollection({ principal: a1, id: list.id, entryIds: [borrowedLater.id] });
+      assert.deepEqual([addedBorrowed.nowSharedIds, addedBorrowed.notOpenedIds], [[], [borrowedLater.id]]);
+      await client.removeFromCollection({ principal: a1, id: list.id, entryIds: [borrowedLater.id] });
       assert.deepEqual(await memberIds(client, a3, list.id), [later.id, m1!.id, m2!.id]);
 
       const searching = await startTestStore(options, db);

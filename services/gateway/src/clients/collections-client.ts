@@ -119,6 +119,7 @@ export function createCollectionsClient(store: CollectionsServiceClient) {
         added_ids: reply.addedIds,
         already_member_ids: reply.alreadyMemberIds,
         now_shared_ids: reply.nowSharedIds,
+        not_opened_ids: reply.notOpenedIds,
       };
     },
 

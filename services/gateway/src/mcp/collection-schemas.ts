@@ -191,6 +191,11 @@ export const addToCollectionOutput = z.object({
   now_shared_ids: z
     .array(z.string())
     .describe("Your private entries that became shared because the collection is shared (its grantees can read them)."),
+  not_opened_ids: z
+    .array(z.string())
+    .describe(
+      "In a shared collection: entries of others that its sharing does not open (a collection shares only your own entries); its grantees see them only if their owners let them.",
+    ),
   message: z.string(),
 });
 

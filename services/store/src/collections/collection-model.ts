@@ -98,6 +98,8 @@ export interface AddToCollectionResult {
   addedIds: string[];
   alreadyMemberIds: string[];
   nowSharedIds: string[];
+  /** In a shared collection: added entries of others, not tenant-wide, that its grants do not open. */
+  notOpenedIds: string[];
 }
 
 export interface MembersRequest {

@@ -256,12 +256,21 @@ export function createCollectionService(
                 );
               }
               let nowSharedIds: string[] = [];
+              let notOpenedIds: string[] = [];
               if (addedIds.length > 0) {
                 const visible = await tx.visibleMemberOrder(caller, id);
                 await tx.insertMembers(caller, id, addedIds);
                 await tx.writeOrder(id, insertedMembers(current, visible, addedIds, request.position));
-                // A shared collection opens its owner's future members too: a private one becomes shared, as in a shared thread.
-                if (await tx.isShared(id)) nowSharedIds = await tx.makeShared(caller, collection.owner, addedIds);
+                if (await tx.isShared(id)) {
+                  // A shared collection opens its owner's future members too: a private one becomes shared, as in a shared thread.
+                  nowSharedIds = await tx.makeShared(caller, collection.owner, addedIds);
+                  // Others' entries it cannot open: said, so the owner is not led to think its grantees read them.
+                  const owners = await tx.entryOwners(caller, addedIds);
+                  notOpenedIds = addedIds.filter((entryId) => {
+                    const entry = owners.get(entryId);
+                    return entry !== undefined && entry.owner !== collection.owner && entry.visibility !== "tenant";
+                  });
+                }
                 await tx.touch(caller, id);
                 audit(tx, caller, "collection.members", id, {
                   change: "add",
@@ -269,7 +278,7 @@ export function createCollectionService(
                   ...(nowSharedIds.length === 0 ? {} : { now_shared: nowSharedIds }),
                 });
               }
-              return { collection: await tx.read(caller, id), addedIds, alreadyMemberIds, nowSharedIds };
+              return { collection: await tx.read(caller, id), addedIds, alreadyMemberIds, nowSharedIds, notOpenedIds };
             }),
         );
       });

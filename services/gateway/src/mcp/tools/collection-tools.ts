@@ -161,7 +161,11 @@ export const addToCollectionTool = defineTool({
     });
     return {
       ...result,
-      message: `Added ${result.added_ids.length} entr${result.added_ids.length === 1 ? "y" : "ies"} to ${label(result.collection)}; it has ${result.collection.member_count} members you can see.`,
+      message:
+        `Added ${result.added_ids.length} entr${result.added_ids.length === 1 ? "y" : "ies"} to ${label(result.collection)}; it has ${result.collection.member_count} members you can see.` +
+        (result.not_opened_ids.length === 0
+          ? ""
+          : ` ${result.not_opened_ids.length} of them belong to others: sharing this collection does not open them to its grantees (ask their owners to share them).`),
     };
   },
 });
