@@ -27,6 +27,8 @@ import { createReviewRepository } from "./entries/review-repository.js";
 import { createReviewService } from "./review/review.js";
 import { createMemoryRepository } from "./memories/memory-repository.js";
 import { createMemoryService } from "./memories/memories.js";
+import { createCollectionRepository } from "./collections/collection-repository.js";
+import { createCollectionService } from "./collections/collections.js";
 import { createHandoffRepository } from "./handoffs/handoff-repository.js";
 import { createHandoffService } from "./handoffs/handoffs.js";
 import { createSessionRepository } from "./sessions/session-repository.js";
@@ -144,6 +146,7 @@ export async function startStore(
         ...config.artifacts,
         now: expiry.now,
       }),
+      collections: createCollectionService(createCollectionRepository(database), denials, expiry),
       store: createDescribeService(database, () => search.vectors.kind),
       transfer: { database, chunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) },
     };

@@ -107,6 +107,7 @@ export function toEntryFilter(filter: storeV1.EntryFilter | undefined): SearchFi
     asOf: toDate(filter.asOf),
     kinds: filter.kinds,
     titlePrefix: filter.titlePrefix,
+    collectionId: filter.collectionId,
   };
 }
 

@@ -20,6 +20,8 @@ import type { SessionService } from "./sessions/sessions.js";
 import { createSessionsHandlers } from "./sessions-server.js";
 import type { ArtifactService } from "./artifacts/artifacts.js";
 import { createArtifactsHandlers } from "./artifacts-server.js";
+import type { CollectionService } from "./collections/collections.js";
+import { createCollectionsHandlers } from "./collections-server.js";
 import type { ReviewService } from "./review/review.js";
 import { createReviewHandlers } from "./review-server.js";
 import type { SharingService } from "./sharing/sharing.js";
@@ -38,11 +40,12 @@ export interface StoreServices {
   handoffs: HandoffService;
   sessions: SessionService;
   artifacts: ArtifactService;
+  collections: CollectionService;
   store: DescribeService;
   transfer: TransferDependencies;
 }
 
-/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories, handoffs, sessions, artifacts and transfer services. */
+/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories, handoffs, sessions, artifacts, collections and transfer services. */
 export function registerStoreServices(builder: GrpcServerBuilder, services: StoreServices): GrpcServerBuilder {
   return builder
     .addService(storeV1.StoreService, createDescribeHandlers(services.store))
@@ -57,5 +60,6 @@ export function registerStoreServices(builder: GrpcServerBuilder, services: Stor
     .addService(storeV1.HandoffsService, createHandoffsHandlers(services.handoffs))
     .addService(storeV1.SessionsService, createSessionsHandlers(services.sessions))
     .addService(storeV1.ArtifactsService, createArtifactsHandlers(services.artifacts))
+    .addService(storeV1.CollectionsService, createCollectionsHandlers(services.collections))
     .addService(storeV1.TransferService, createTransferHandlers(services.transfer));
 }

@@ -25,6 +25,7 @@ export function toGrantMessage(grant: GrantRecord): MessageInitShape<typeof stor
     id: grant.id,
     entryId: grant.entryId ?? "",
     threadId: grant.threadId ?? "",
+    collectionId: grant.collectionId ?? "",
     grantee: { kind: granteeKindToProto(grant.grantee.kind), name: grant.grantee.name },
     permission: permissionToProto(grant.permission),
     grantor: grant.grantor,
@@ -48,6 +49,7 @@ export function createSharingHandlers(sharing: SharingService): ServiceImplement
       const outcome = await sharing.share(toPrincipal(request.principal), {
         entryIds: request.entryIds,
         threadId: request.threadId,
+        collectionId: request.collectionId,
         grantees: toGrantees(request.grantees),
         permission: permissionFromProto(request.permission, "permission"),
         idempotency: shareResponse.key(request.idempotency),
@@ -59,6 +61,7 @@ export function createSharingHandlers(sharing: SharingService): ServiceImplement
       const outcome = await sharing.unshare(toPrincipal(request.principal), {
         entryIds: request.entryIds,
         threadId: request.threadId,
+        collectionId: request.collectionId,
         grantees: toGrantees(request.grantees),
         permission: permissionFromProto(request.permission, "permission"),
         idempotency: unshareResponse.key(request.idempotency),

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { DraftAnswer } from "@context-hub/text";
-import type { AnswerRequest } from "./answer-provider.js";
+import type { AnswerRequest } from "./summary-provider.js";
 import { clipForPrompt, type ChatPrompt } from "./summary-prompts.js";
 import { stripReasoning } from "./summary-cleanup.js";
 

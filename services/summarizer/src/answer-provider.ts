@@ -8,13 +8,7 @@ import { extractiveAnswerModel, type DraftAnswer } from "@context-hub/text";
 import type { ChatApi } from "./clients/llm-summary-provider.js";
 import { buildAnswerPrompt, parseModelAnswer } from "./answer-prompts.js";
 import type { SummaryTextWork } from "./summary-text-work.js";
-
-/** A question and its numbered evidence (citations name passages by 1-based position). */
-export interface AnswerRequest {
-  question: string;
-  passages: string[];
-  maxStatements: number;
-}
+import type { AnswerRequest } from "./summary-provider.js";
 
 export interface AnswerProvider {
   describe(): { provider: string; model: string; synthesised: boolean };

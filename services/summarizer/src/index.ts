@@ -31,12 +31,11 @@ export {
   createBuiltinAnswerProvider,
   createLlmAnswerProvider,
   type AnswerProvider,
-  type AnswerRequest,
 } from "./answer-provider.js";
 export { buildAnswerPrompt, parseModelAnswer } from "./answer-prompts.js";
 export { cleanSummary, stripPreamble, stripReasoning } from "./summary-cleanup.js";
 export { buildSectionPrompt, buildSummaryPrompt, type ChatPrompt } from "./summary-prompts.js";
-export type { SectionText, SummaryProvider, TextSource } from "./summary-provider.js";
+export type { AnswerRequest, SectionText, SummaryProvider, TextSource } from "./summary-provider.js";
 export { builtinSummaryLength, builtinSummaryModel, createBuiltinSummaryProvider } from "./builtin-summary-provider.js";
 export { summarizeExtractive, type ExtractiveOptions } from "./extractive-summary.js";
 export { createSummarizer, type SectionSummary, type Summarizer, type SummarizerOptions } from "./summarizer.js";

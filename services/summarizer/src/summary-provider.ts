@@ -29,3 +29,10 @@ export interface SummaryProvider {
   /** One or two plain-text sentences per section, in order; "" where a section has nothing to summarise. */
   summarizeSections(request: { sections: SectionText[]; source: TextSource }, signal?: AbortSignal): Promise<string[]>;
 }
+
+/** A question and its numbered evidence (citations name passages by 1-based position). */
+export interface AnswerRequest {
+  question: string;
+  passages: string[];
+  maxStatements: number;
+}

@@ -176,6 +176,8 @@ const storeFolderOrder: readonly (readonly string[])[] = [
   // Artifacts read handoffs' links (a handoff that links a file opens it), so they sit above handoffs.
   ["artifacts"],
   ["search", "sharing", "review", "history", "memories", "handoffs", "sessions", "transfer"],
+  // Sharing refuses a grant on a collection the caller cannot see as collections do, so collections sit below it.
+  ["collections"],
   ["entries"],
   ["vectors"],
   ["audit", "keys", "idempotency", "filters"],

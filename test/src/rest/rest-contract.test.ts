@@ -419,6 +419,29 @@ describe("REST API contract", () => {
       body: { context_ids: [weatherId] },
     });
     assert.deepEqual(removed.deleted_ids, [weatherId]);
+    const shelf = await expect(alice, "createCollection", 201, "POST", "/collections", {
+      body: { name: "Launch shelf", description: "What the launch needs." },
+    });
+    const shelfId = (shelf.collection as Json).collection_id as string;
+    await expect(alice, "addCollectionMembers", 200, "POST", `/collections/${shelfId}/members`, {
+      body: { context_ids: [id] },
+    });
+    const shelves = await expect(alice, "listCollections", 200, "GET", "/collections");
+    assert.match(JSON.stringify(shelves), new RegExp(shelfId));
+    const opened = await expect(alice, "getCollection", 200, "GET", `/collections/${shelfId}`);
+    assert.equal(opened.count, 1);
+    await expect(alice, "reorderCollection", 200, "PUT", `/collections/${shelfId}/order`, {
+      body: { context_ids: [id] },
+    });
+    const renamed = await expect(alice, "updateCollection", 200, "PATCH", `/collections/${shelfId}`, {
+      body: { name: "Launch shelf, kept" },
+      headers: { "if-match": '"1"' },
+    });
+    assert.equal((renamed.collection as Json).version, 2);
+    await expect(alice, "removeCollectionMembers", 200, "POST", `/collections/${shelfId}/members/batch-remove`, {
+      body: { context_ids: [id] },
+    });
+    await expect(alice, "deleteCollection", 200, "DELETE", `/collections/${shelfId}`);
     await expect(alice, "deleteEntry", 204, "DELETE", `/entries/${id}`);
     const gone = await expect(alice, "getEntry", 404, "GET", `/entries/${id}`);
     assert.equal(gone.code, "ENTRY_NOT_FOUND");

@@ -131,6 +131,18 @@ const calls: Record<string, (id: string) => [string, string, RestCall]> = {
   getArtifact: (sha) => ["GET", `/artifacts/${sha}`, { query: { owner: "alice" } }],
   listArtifacts: () => ["GET", "/artifacts", {}],
   deleteArtifact: (sha) => ["DELETE", `/artifacts/${sha}`, { query: { namespace: "alice", owner: "alice" } }],
+  createCollection: () => ["POST", "/collections", { body: { name: "a neighbour's shelf" } }],
+  listCollections: () => ["GET", "/collections", {}],
+  getCollection: (id) => ["GET", `/collections/${id}`, { query: { include_quarantined: true } }],
+  updateCollection: (id) => ["PATCH", `/collections/${id}`, { body: { name: "taken over" } }],
+  deleteCollection: (id) => ["DELETE", `/collections/${id}`, {}],
+  addCollectionMembers: (id) => ["POST", `/collections/${id}/members`, { body: { context_ids: [missingId] } }],
+  removeCollectionMembers: (id) => [
+    "POST",
+    `/collections/${id}/members/batch-remove`,
+    { body: { context_ids: [missingId] } },
+  ],
+  reorderCollection: (id) => ["PUT", `/collections/${id}/order`, { body: { context_ids: [missingId] } }],
   createApiKey: () => ["POST", "/api-keys", { body: { subject: "mallory", scopes: ["context:read"] } }],
   listApiKeys: () => ["GET", "/api-keys", { query: { include_revoked: true } }],
   revokeApiKey: (id) => ["DELETE", `/api-keys/${id}`, {}],
@@ -167,7 +179,21 @@ const namingAnEntry = [
   "commitArtifactUpload",
   "getArtifact",
   "deleteArtifact",
+  "getCollection",
+  "updateCollection",
+  "deleteCollection",
+  "addCollectionMembers",
+  "removeCollectionMembers",
+  "reorderCollection",
 ];
+const namingACollection = new Set([
+  "getCollection",
+  "updateCollection",
+  "deleteCollection",
+  "addCollectionMembers",
+  "removeCollectionMembers",
+  "reorderCollection",
+]);
 const namingAnUpload = new Set(["appendArtifactUpload", "commitArtifactUpload"]);
 const namingAnArtifact = new Set(["getArtifact", "deleteArtifact"]);
 const namingAHandoff = new Set(["getHandoff", "acceptHandoff", "completeHandoff", "cancelHandoff"]);
@@ -187,6 +213,7 @@ const listings = [
   "listHandoffs",
   "listSessions",
   "listArtifacts",
+  "listCollections",
   "searchGrep",
   "searchDeep",
   "searchItems",
@@ -218,6 +245,7 @@ for (const backend of hubBackends)
     let victimHandoff: string;
     let victimSession: string;
     let victimUpload: string;
+    let victimCollection: string;
     const victimFile = `The ${secretWord} vault map.`;
     const victimOf = (operationId: string) => {
       if (namingAnArtifact.has(operationId)) return sha256Of(victimFile);
@@ -225,6 +253,7 @@ for (const backend of hubBackends)
       if (namingAMemory.has(operationId)) return victimMemory;
       if (namingAHandoff.has(operationId)) return victimHandoff;
       if (namingASession.has(operationId)) return victimSession;
+      if (namingACollection.has(operationId)) return victimCollection;
       return operationId === "revokeApiKey" ? victimsKey : victim;
     };
     const callers: Record<string, RestCaller> = {};
@@ -236,7 +265,11 @@ for (const backend of hubBackends)
 
     before(async () => {
       const clients: Record<string, Client> = {};
-      keyed = await startKeyedHub(backend, keys, clients, { CONTEXT_HUB_KEY_CACHE_MS: "0" });
+      // Every operation is called without a credential: more refused logins than the default burst allows from one address.
+      keyed = await startKeyedHub(backend, keys, clients, {
+        CONTEXT_HUB_KEY_CACHE_MS: "0",
+        CONTEXT_HUB_RATE_AUTH_FAILURES_BURST: "1000",
+      });
       base = originOf(keyed.hub.url);
       for (const name of Object.keys(keys.principals)) callers[name] = restCaller(base, keys.principals[name]!.key);
       const document = (await restCaller(base)("GET", "/openapi.json")).json as {
@@ -280,6 +313,14 @@ for (const backend of hubBackends)
       });
       assert.equal(upload.status, 200, upload.text);
       victimUpload = ((upload.json as Json).upload as Json).upload_id as string;
+      // Alice's private collection, holding the victim entry.
+      const shelf = await callers.alice!("POST", "/collections", { body: { name: `The ${secretWord} shelf` } });
+      assert.equal(shelf.status, 201, shelf.text);
+      victimCollection = ((shelf.json as Json).collection as Json).collection_id as string;
+      const added = await callers.alice!("POST", `/collections/${victimCollection}/members`, {
+        body: { context_ids: [victim] },
+      });
+      assert.equal(added.status, 200, added.text);
       const key = await callers.ops!("POST", "/api-keys", { body: { subject: "ci", scopes: ["context:read"] } });
       assert.equal(key.status, 201, key.text);
       victimsKey = (key.json as Json).id as string;
@@ -366,6 +407,11 @@ for (const backend of hubBackends)
       assert.equal(map.status, 200, "alice's file is still there");
       const session = await callers.alice!("GET", `/sessions/${victimSession}`);
       assert.equal(((session.json as Json).session as Json).status, "open");
+      const shelf = (await callers.alice!("GET", `/collections/${victimCollection}`)).json as Json;
+      assert.deepEqual(
+        [(shelf.collection as Json).name, (shelf.collection as Json).version, shelf.count],
+        [`The ${secretWord} shelf`, 1, 1],
+      );
     });
 
     test("another tenant's API key answers as a missing one and stays active", async () => {

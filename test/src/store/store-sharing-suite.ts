@@ -215,7 +215,11 @@ export function defineSharingTests(context: StoreSuiteContext): void {
         "ENTRY_NOT_FOUND",
       );
       const cases: [string, Parameters<typeof client.share>[0], RegExp][] = [
-        ["no target", { principal: a1, grantees: [subject("a2")], permission: read }, /give entry_ids, or a thread_id/],
+        [
+          "no target",
+          { principal: a1, grantees: [subject("a2")], permission: read },
+          /give entry_ids, a thread_id or a collection_id/,
+        ],
         [
           "both targets",
           { principal: a1, entryIds: [hidden.id], threadId: "t", grantees: [subject("a2")], permission: read },

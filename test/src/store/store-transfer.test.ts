@@ -113,6 +113,14 @@ async function populate(client: StoreClient, tenant: string): Promise<void> {
     grantees: [{ kind: storeV1.GranteeKind.GROUP, name: "ops" }],
     permission: storeV1.Permission.READ,
   });
+  const { collection } = await client.createCollection({ principal: alice, name: "Rollout reading" });
+  await client.addToCollection({ principal: alice, id: collection!.id, entryIds: [planned.id] });
+  await client.share({
+    principal: alice,
+    collectionId: collection!.id,
+    grantees: [{ kind: storeV1.GranteeKind.SUBJECT, name: "carol" }],
+    permission: storeV1.Permission.READ,
+  });
   const secret = generateApiKey();
   await client.createApiKey({
     key: {
@@ -277,6 +285,8 @@ describe("export and import", () => {
       "artifact_blob",
       "artifact_chunk",
       "artifact",
+      "collection",
+      "collection_member",
       "grant",
       "api_key",
       "idempotency_key",
@@ -313,6 +323,8 @@ describe("export and import", () => {
       "artifact_blobs",
       "artifact_chunks",
       "artifacts",
+      "collections",
+      "collection_members",
     ]) {
       assert.ok((sourceRows[table]?.length ?? 0) > 0, `the comparison covers ${table}`);
     }

@@ -253,5 +253,39 @@ export function defineVectorContractSuite(target: VectorTarget): void {
       await h.client.updateEntries({ principal: a1, updates: [{ id: note, visibility: commonV1.Visibility.PRIVATE }] });
       assert.deepEqual(await ids(a3, direction(5)), [], "and closing it takes effect at once");
     });
+
+    test("a collection's grants reach the index: its owner's members open, later members too, and a revoke closes them", async () => {
+      const tenant = newTenant("collection");
+      const a1 = principal(tenant, "a1");
+      const a2 = principal(tenant, "a2", { groups: ["ops"] });
+      const a3 = principal(tenant, "a3");
+      const member = await commit(h, a1, "c", "a member of a shared collection", [direction(1)]);
+      const outside = await commit(h, a1, "c", "an entry outside the collection", [direction(1, 2, 0.1)]);
+      const { collection } = await h.client.createCollection({ principal: a1, name: "shared picks" });
+      const id = collection!.id;
+      await h.client.addToCollection({ principal: a1, id, entryIds: [member] });
+      await h.client.share({
+        principal: a1,
+        collectionId: id,
+        grantees: [group("ops")],
+        permission: storeV1.Permission.READ,
+      });
+      await h.settle();
+      assert.deepEqual(await ids(a2, direction(1)), [member], "the grant opens the member, not the entry outside");
+      assert.deepEqual(await ids(a3, direction(1)), [], "no one else");
+
+      const later = await commit(h, a1, "c", "a later member", [direction(1, 2, 0.2)]);
+      await h.client.addToCollection({ principal: a1, id, entryIds: [later] });
+      await h.settle();
+      assert.deepEqual(await ids(a2, direction(1)), [member, later], "a later member opens too");
+      assert.deepEqual(await ids(a2, direction(1), { filter: { collectionId: id } }), [member, later]);
+
+      await h.client.removeFromCollection({ principal: a1, id, entryIds: [later] });
+      assert.deepEqual(await ids(a2, direction(1)), [member], "removed: gone before the index catches up");
+      await h.client.unshare({ principal: a1, collectionId: id });
+      await h.settle();
+      assert.deepEqual(await ids(a2, direction(1)), [], "revoked");
+      assert.deepEqual(await ids(a1, direction(1)), [member, outside, later], "the owner still finds all three");
+    });
   });
 }

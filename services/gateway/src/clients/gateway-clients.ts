@@ -2,6 +2,7 @@
 import { createAnswerClient } from "./answer-client.js";
 import { createApiKeysClient } from "./api-keys-client.js";
 import { createArtifactsClient } from "./artifacts-client.js";
+import { createCollectionsClient } from "./collections-client.js";
 import { createEntriesClient } from "./entries-client.js";
 import { describeFeatures } from "./features-client.js";
 import { createHandoffsClient } from "./handoffs-client.js";
@@ -29,6 +30,7 @@ export interface GatewayClients {
   answers: ReturnType<typeof createAnswerClient>;
   /** A tenant administrator's API keys. */
   apiKeys: ReturnType<typeof createApiKeysClient>;
+  collections: ReturnType<typeof createCollectionsClient>;
   /** What this deployment has on (whoami). */
   features: { describe: () => ReturnType<typeof describeFeatures> };
 }
@@ -52,6 +54,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       artifacts: createArtifactsClient(peers.artifacts),
       answers: createAnswerClient(peers),
       apiKeys: createApiKeysClient(peers.apiKeys),
+      collections: createCollectionsClient(peers.collections),
       features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);

@@ -15,6 +15,7 @@ export type MemoriesServiceClient = GrpcClient<typeof storeV1.MemoriesService>;
 export type HandoffsServiceClient = GrpcClient<typeof storeV1.HandoffsService>;
 export type SessionsServiceClient = GrpcClient<typeof storeV1.SessionsService>;
 export type ArtifactsServiceClient = GrpcClient<typeof storeV1.ArtifactsService>;
+export type CollectionsServiceClient = GrpcClient<typeof storeV1.CollectionsService>;
 /** SearchService, served by the store process at the store's address. */
 export type SearchServiceClient = GrpcClient<typeof searchV1.SearchService>;
 export type EmbedderClient = GrpcClient<typeof embedderV1.EmbedderService>;
@@ -35,6 +36,7 @@ export interface Peers {
   handoffs: HandoffsServiceClient;
   sessions: SessionsServiceClient;
   artifacts: ArtifactsServiceClient;
+  collections: CollectionsServiceClient;
   search: SearchServiceClient;
   embedder: EmbedderClient;
   /** Absent when summaries are turned off. */
@@ -61,6 +63,7 @@ export function createPeers(config: GatewayConfig): Peers {
     handoffs: atStore(storeV1.HandoffsService),
     sessions: atStore(storeV1.SessionsService),
     artifacts: atStore(storeV1.ArtifactsService),
+    collections: atStore(storeV1.CollectionsService),
     search: atStore(searchV1.SearchService),
   };
   const embedder = createGrpcClient(embedderV1.EmbedderService, {

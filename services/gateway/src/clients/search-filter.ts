@@ -22,6 +22,7 @@ export interface SearchFilterArgs {
   as_of?: string | undefined;
   kind?: string | string[] | undefined;
   title_prefix?: string | undefined;
+  collection_id?: string | undefined;
 }
 
 type OperatorName = MetadataOperator;
@@ -92,5 +93,6 @@ export function toEntryFilter(args: SearchFilterArgs): MessageInitShape<typeof s
     ...(args.as_of === undefined ? {} : { asOf: timestampFromDate(new Date(args.as_of)) }),
     kinds: args.kind === undefined ? [] : typeof args.kind === "string" ? [args.kind] : args.kind,
     titlePrefix: args.title_prefix ?? "",
+    collectionId: args.collection_id?.toLowerCase() ?? "",
   };
 }

@@ -10,10 +10,11 @@ import type { Principal } from "../principal.js";
 import type { Idempotency } from "../idempotency.js";
 import type { SharingServiceClient } from "./peers.js";
 
-/** What to share or unshare: entries or a thread, with the subjects and groups concerned. */
+/** What to share or unshare: entries, a thread or a collection, with the subjects and groups concerned. */
 export interface ShareRequest {
   entryIds: string[];
   threadId: string | undefined;
+  collectionId?: string | undefined;
   subjects: string[];
   groups: string[];
   /** Undefined on unshare: every permission. */
@@ -26,6 +27,7 @@ function toProtoRequest(principal: Principal, request: ShareRequest) {
     principal,
     entryIds: request.entryIds,
     threadId: request.threadId ?? "",
+    collectionId: request.collectionId ?? "",
     grantees: [
       ...request.subjects.map((name) => ({ kind: granteeKindToProto("subject"), name })),
       ...request.groups.map((name) => ({ kind: granteeKindToProto("group"), name })),
@@ -46,6 +48,7 @@ export function createSharingClient(store: SharingServiceClient) {
           grant_id: grant.id,
           context_id: grant.entryId === "" ? null : grant.entryId,
           thread_id: grant.threadId === "" ? null : grant.threadId,
+          collection_id: grant.collectionId === "" ? null : grant.collectionId,
           // A grant always names its grantee's kind and permission; the store sends no other.
           grantee_kind:
             granteeKindFromProto(grant.grantee?.kind ?? 0, "grantee.kind") === "group"

@@ -272,7 +272,17 @@ export const isoDate = (name: string) =>
     .refine((value) => !Number.isNaN(Date.parse(value)), `${name} must be an ISO 8601 date or date-time`)
     .describe(`${name} as ISO 8601, e.g. 2026-01-31 or 2026-01-31T12:00:00Z.`);
 
-const entryIdSchema = z
+/** A collection id: a full UUID as create_collection returned it. */
+export const collectionIdSchema = z
+  .string()
+  .max(36, "a collection id is a full UUID")
+  .regex(
+    /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+    "a collection id is a full UUID",
+  )
+  .describe("A collection's id, as create_collection or list_collections returned it.");
+
+export const entryIdSchema = z
   .string()
   .min(8, "an id or prefix needs at least 8 hex characters")
   .max(36, "an id is at most 36 characters")
@@ -496,6 +506,11 @@ const sharingFields = {
   thread_id: threadIdSchema
     .optional()
     .describe("Share all your entries in this thread, including ones you store there later."),
+  collection_id: collectionIdSchema
+    .optional()
+    .describe(
+      "Share your collection for reading: its members that are your entries, including ones you add later (others' entries in it stay as their owners shared them).",
+    ),
   subjects: z
     .array(granteeName)
     .max(50, "at most 50 subjects")
@@ -505,18 +520,20 @@ const sharingFields = {
   idempotency_key: idempotencyKeySchema.optional(),
 };
 
-const oneTarget = (value: { context_ids?: unknown; thread_id?: unknown }) =>
-  (value.context_ids === undefined) !== (value.thread_id === undefined);
+const oneTarget = (value: { context_ids?: unknown; thread_id?: unknown; collection_id?: unknown }) =>
+  [value.context_ids, value.thread_id, value.collection_id].filter((target) => target !== undefined).length === 1;
 
 export const shareContextInput = z
   .object({
     ...sharingFields,
     permission: z
       .enum(["read", "write"])
-      .describe("'read' lets them see the entries; 'write' also lets them change and delete them."),
+      .describe(
+        "'read' lets them see the entries; 'write' also lets them change and delete them (not on a collection, which is shared for reading only).",
+      ),
   })
   .strict()
-  .refine(oneTarget, "give either context_ids or thread_id, not both")
+  .refine(oneTarget, "give one of context_ids, thread_id or collection_id")
   .refine(
     (value) => (value.subjects?.length ?? 0) + (value.groups?.length ?? 0) > 0,
     "name at least one subject or group to share with",
@@ -528,7 +545,7 @@ export const unshareContextInput = z
     permission: z.enum(["read", "write"]).optional().describe("Revoke only this permission; both when omitted."),
   })
   .strict()
-  .refine(oneTarget, "give either context_ids or thread_id, not both");
+  .refine(oneTarget, "give one of context_ids, thread_id or collection_id");
 
 const versionSchema = z.number().int().min(1, "versions start at 1");
 

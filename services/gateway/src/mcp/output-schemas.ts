@@ -208,6 +208,7 @@ export const shareOutput = z.object({
       grant_id: z.string(),
       context_id: z.string().nullable(),
       thread_id: z.string().nullable(),
+      collection_id: z.string().nullable(),
       grantee_kind: z.enum(["subject", "group"]),
       grantee: z.string(),
       permission: z.enum(["read", "write"]),

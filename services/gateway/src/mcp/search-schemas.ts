@@ -12,6 +12,7 @@ import { entryListingOutput } from "./output-schemas.js";
 import { maxJsonDepth } from "./json-shape.js";
 import {
   boundedJson,
+  collectionIdSchema,
   isoInstant,
   kindSchema,
   limits as inputLimits,
@@ -137,7 +138,7 @@ const metadataFilter = z
 /**
  * The filters every search, grep and search_context share (one definition,
  * one conversion in clients/search-filter.ts): thread, source, tags,
- * metadata with operators, dates, content type, kind and title prefix, trust
+ * metadata with operators, dates, content type, kind and title prefix, collection, trust
  * and both timelines.
  */
 export const searchFilterFields = {
@@ -182,6 +183,11 @@ export const searchFilterFields = {
     .refine(noNul, "title_prefix must not contain NUL characters")
     .optional()
     .describe("Only entries whose title starts with this, ignoring case (entries without a title never match)."),
+  collection_id: collectionIdSchema
+    .optional()
+    .describe(
+      "Only members of this collection (list_collections shows yours and those shared with you); a collection you cannot see matches nothing.",
+    ),
   include_quarantined: z
     .boolean()
     .optional()

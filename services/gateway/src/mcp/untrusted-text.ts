@@ -192,6 +192,15 @@ const isHistory = (
 ): value is Record<string, unknown> & { context_id: string; versions: unknown[] } =>
   typeof value.context_id === "string" && Array.isArray(value.versions);
 
+/**
+ * A collection (create_collection, get_collection, list_collections, …):
+ * its name and description are stored text, written by its owner, whom a
+ * grantee reads; they are fenced under the collection's id.
+ */
+const isCollection = (value: Record<string, unknown>): value is Record<string, unknown> & { collection_id: string } =>
+  typeof value.collection_id === "string" && typeof value.name === "string";
+const collectionTextFields: readonly string[] = ["name", "description"];
+
 /** How one result is rendered: its nonce, and the entry whose text the value at hand belongs to, if any. */
 interface Rendering {
   nonce: string;
@@ -250,6 +259,15 @@ function render(value: unknown, rendering: Rendering): unknown {
     );
   }
   if (rendering.owner !== undefined) return renderOwned(value, { nonce, owner: rendering.owner });
+  if (isCollection(value)) {
+    const owner = { id: value.collection_id };
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [
+        neutraliseMarkers(key),
+        collectionTextFields.includes(key) ? fenceField(inner, { nonce, owner }) : render(inner, rendering),
+      ]),
+    );
+  }
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) => [neutraliseMarkers(key), render(inner, rendering)]),
   );

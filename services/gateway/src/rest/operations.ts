@@ -8,6 +8,7 @@
  */
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "./api-key-operations.js";
 import type { RestOperation } from "./operation.js";
+import { collectionOperations } from "./operations/collection-operations.js";
 import { entryOperations } from "./operations/entry-operations.js";
 import { searchOperations } from "./operations/search-operations.js";
 import { workflowOperations } from "./operations/workflow-operations.js";
@@ -49,6 +50,7 @@ const apiKeyOperations: readonly RestOperation[] = [
 /** The operations of /api/v1, in the order the OpenAPI document lists them. */
 export const restOperations: readonly RestOperation[] = [
   ...entryOperations,
+  ...collectionOperations,
   ...searchOperations,
   ...workflowOperations,
   ...apiKeyOperations,

@@ -40,7 +40,13 @@ export type AuditAction =
   | "session.append"
   | "session.end"
   | "artifact.put"
-  | "artifact.delete";
+  | "artifact.delete"
+  | "collection.create"
+  | "collection.update"
+  | "collection.delete"
+  | "collection.members"
+  | "collection.share"
+  | "collection.unshare";
 
 export type AuditOutcome = "ok" | "denied";
 
@@ -50,7 +56,7 @@ export interface AuditEvent {
   actor: string;
   action: AuditAction;
   outcome: AuditOutcome;
-  /** Entry ids (or, for thread grants, the thread id). */
+  /** Entry ids (or, for thread grants, the thread id; for collection changes and grants, the collection id). */
   targetIds: string[];
   /** Content hashes of the targets before and after, where content is involved. */
   beforeHashes: string[];

@@ -130,7 +130,10 @@ export async function listEntries(
   page: { limit: number; offset: number },
 ): Promise<ListEntriesResult> {
   const params = createSqlParams();
-  const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
+  const conditions = [
+    accessPredicate(principal, "e", params),
+    ...searchFilterConditions(principal, filter, "e", params),
+  ];
   const { rows } = await db.query<EntryRow>(
     `SELECT ${entryColumns}, ${previewSourceColumn(filter, "e")} FROM ${entrySource(principal, filter, params)} e
      WHERE ${conditions.join(" AND ")}

@@ -1,4 +1,5 @@
 import { createSqlParams, type SqlExecutor, type SqlParams } from "../db/sql-database.js";
+import { collectionPredicate } from "../filters/access-predicate.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
 import type { Grantee, GranteeKind, GrantRecord, GrantStatements, Permission } from "../model/sharing-model.js";
@@ -7,6 +8,7 @@ interface GrantRow {
   id: string;
   entry_id: string | null;
   thread_id: string | null;
+  collection_id: string | null;
   grantee_kind: GranteeKind;
   grantee: string;
   permission: Permission;
@@ -14,13 +16,15 @@ interface GrantRow {
   created_at: Date;
 }
 
-const grantColumns = "g.id, g.entry_id, g.thread_id, g.grantee_kind, g.grantee, g.permission, g.grantor, g.created_at";
+const grantColumns =
+  "g.id, g.entry_id, g.thread_id, g.collection_id, g.grantee_kind, g.grantee, g.permission, g.grantor, g.created_at";
 
 function toGrantRecord(row: GrantRow): GrantRecord {
   return {
     id: row.id,
     entryId: row.entry_id ?? undefined,
     threadId: row.thread_id ?? undefined,
+    collectionId: row.collection_id ?? undefined,
     grantee: { kind: row.grantee_kind, name: row.grantee },
     permission: row.permission,
     grantor: row.grantor,
@@ -134,6 +138,61 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
       const { rowCount } = await tx.query(
         `DELETE FROM grants g
          WHERE g.tenant = ${params.add(principal.tenant)} AND g.thread_id = ${params.add(threadId)} AND g.grantor = ${params.add(principal.subject)}
+           AND g.permission = ANY(${params.add(permissions)}::text[])${granteeCondition(grantees, params)}`,
+        params.values,
+      );
+      return rowCount;
+    },
+
+    async lockCollection(principal, collectionId) {
+      const params = createSqlParams();
+      const writable = collectionPredicate(principal, "c", params, "write");
+      const { rows } = await tx.query<{ id: string; owner: string; writable: boolean }>(
+        `SELECT c.id, c.owner, ${writable} AS writable FROM collections c
+         WHERE c.id = ${params.add(collectionId)}::uuid AND ${collectionPredicate(principal, "c", params)}
+         FOR UPDATE OF c`,
+        params.values,
+      );
+      return rows[0];
+    },
+
+    async makeCollectionShared(principal, collection) {
+      const { rows } = await tx.query<{ id: string }>(
+        `SELECT e.id FROM collection_members m JOIN entries e ON e.id = m.entry_id
+         WHERE m.collection_id = $1 AND e.tenant = $2 AND e.owner = $3 AND e.visibility = 'private'
+         ORDER BY e.id FOR UPDATE OF e`,
+        [collection.id, principal.tenant, collection.owner],
+      );
+      return statements.makeShared(
+        principal,
+        rows.map((row) => row.id),
+      );
+    },
+
+    async grantOnCollection(principal, collection, grantees) {
+      const kinds = grantees.map((grantee) => grantee.kind);
+      const names = grantees.map((grantee) => grantee.name);
+      await tx.query(
+        `INSERT INTO grants (id, tenant, grantor, collection_id, grantee_kind, grantee, permission)
+         SELECT w.id, $1, $2, $3, w.kind, w.name, 'read'
+         FROM unnest($4::uuid[], $5::text[], $6::text[]) AS w (id, kind, name)
+         ON CONFLICT (collection_id, grantee_kind, grantee, permission) WHERE collection_id IS NOT NULL DO NOTHING`,
+        [principal.tenant, collection.owner, collection.id, grantees.map(() => createUuidV7()), kinds, names],
+      );
+      const { rows } = await tx.query<GrantRow>(
+        `SELECT ${grantColumns} FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS w (kind, name, position)
+         JOIN grants g ON g.collection_id = $3 AND g.grantee_kind = w.kind AND g.grantee = w.name AND g.permission = 'read'
+         ORDER BY w.position`,
+        [kinds, names, collection.id],
+      );
+      return rows.map(toGrantRecord);
+    },
+
+    async revokeOnCollection(principal, collectionId, grantees, permissions) {
+      const params = createSqlParams();
+      const { rowCount } = await tx.query(
+        `DELETE FROM grants g
+         WHERE g.tenant = ${params.add(principal.tenant)} AND g.collection_id = ${params.add(collectionId)}::uuid
            AND g.permission = ANY(${params.add(permissions)}::text[])${granteeCondition(grantees, params)}`,
         params.values,
       );

@@ -38,6 +38,12 @@ const aliasPattern = /^[a-z_][a-z0-9_]{0,30}$/;
  * `visibility` can be judged: a tombstone (whose entry grants are gone with
  * the entry) is visible by owner, tenant visibility or a thread grant.
  *
+ * Read also opens a `shared` entry that is a member of a collection its
+ * owner granted the caller `read` on (`collectionPredicate`): the grant's
+ * grantor is the entry's owner, so a collection shares only its owner's own
+ * entries, never another's entry its owner merely can see. Collection
+ * grants are read-only; write ignores them.
+ *
  * A grant counts only when its grantor is the entry's current owner, so no
  * one can grant access to what they do not own. Values travel only as
  * parameters added to `params`; `alias` must be a plain identifier.
@@ -67,7 +73,12 @@ export function accessPredicate(
   const grantTo = (target: string) =>
     `EXISTS (SELECT 1 FROM grants ${grant} WHERE ${target} AND ${grant}.tenant = ${alias}.tenant AND ${grant}.grantor = ${alias}.owner${permission}` +
     ` AND ((${grant}.grantee_kind = 'subject' AND ${grant}.grantee = ${subject}) OR (${grant}.grantee_kind = 'group' AND ${grant}.grantee = ANY(${groups}::text[]))))`;
-  const granted = `(${grantTo(`${grant}.entry_id = ${alias}.id`)} OR ${grantTo(`${grant}.thread_id = ${alias}.thread_id`)})`;
+  const member = `${alias}_member`;
+  const inGrantedCollection =
+    mode === "write"
+      ? ""
+      : ` OR ${grantTo(`${grant}.collection_id IN (SELECT ${member}.collection_id FROM collection_members ${member} WHERE ${member}.entry_id = ${alias}.id)`)}`;
+  const granted = `(${grantTo(`${grant}.entry_id = ${alias}.id`)} OR ${grantTo(`${grant}.thread_id = ${alias}.thread_id`)}${inGrantedCollection})`;
   const grantable = mode === "write" ? `${alias}.visibility <> 'private'` : `${alias}.visibility = 'shared'`;
   const open = mode === "write" ? "" : ` OR ${alias}.visibility = 'tenant'`;
   return `(${alias}.tenant = ${tenant} AND (${alias}.owner = ${subject}${open} OR (${grantable} AND ${granted})))`;
@@ -85,4 +96,33 @@ export function deletedEntryPredicate(principal: Principal, alias: string, param
   if (principal.tenant === "" || principal.subject === "")
     throw new Error("deleted entry predicate needs a principal with a tenant and a subject");
   return `(${alias}.tenant = ${params.add(principal.tenant)} AND ${alias}.owner = ${params.add(principal.subject)})`;
+}
+
+/**
+ * Who may see or change a collection: a SQL boolean over the `collections`
+ * row aliased `alias`. Read: a live collection of the caller's tenant that
+ * the caller owns, or whose owner granted the caller's subject or one of its
+ * groups `read` on it, or any when the caller is a tenant admin. Write: the
+ * owner or a tenant admin (collection grants never give write). A deleted
+ * collection is seen by nobody.
+ */
+export function collectionPredicate(
+  principal: Principal,
+  alias: string,
+  params: SqlParams,
+  mode: "read" | "write" = "read",
+): string {
+  if (!aliasPattern.test(alias))
+    throw new Error(`collection predicate alias ${JSON.stringify(alias)} is not a plain identifier`);
+  if (principal.tenant === "" || principal.subject === "")
+    throw new Error("collection predicate needs a principal with a tenant and a subject");
+  const live = `${alias}.tenant = ${params.add(principal.tenant)} AND ${alias}.deleted_at IS NULL`;
+  if (isAdmin(principal)) return `(${live})`;
+  const subject = params.add(principal.subject);
+  if (mode === "write") return `(${live} AND ${alias}.owner = ${subject})`;
+  const grant = `${alias}_grant`;
+  const granted =
+    `EXISTS (SELECT 1 FROM grants ${grant} WHERE ${grant}.collection_id = ${alias}.id AND ${grant}.tenant = ${alias}.tenant AND ${grant}.grantor = ${alias}.owner` +
+    ` AND ((${grant}.grantee_kind = 'subject' AND ${grant}.grantee = ${subject}) OR (${grant}.grantee_kind = 'group' AND ${grant}.grantee = ANY(${params.add([...principal.groups])}::text[]))))`;
+  return `(${live} AND (${alias}.owner = ${subject} OR ${granted}))`;
 }

@@ -3,7 +3,7 @@
  * ANDs with the access predicate, and the relation they read (the live
  * `entries`, or with `as_of` what the store held at that instant).
  */
-import { accessPredicate, deletedEntryPredicate } from "./access-predicate.js";
+import { accessPredicate, collectionPredicate, deletedEntryPredicate } from "./access-predicate.js";
 import type { SqlParams } from "../db/sql-database.js";
 import { isAdmin, type Principal } from "../model/principal.js";
 import type { SearchFilter } from "../model/search-filter.js";
@@ -17,10 +17,17 @@ const aliasPattern = /^[a-z_][a-z0-9_]{0,30}$/;
  * row of `entrySource`), to be ANDed with the access predicate in the same
  * WHERE clause, so every filter applies before any ORDER BY or LIMIT: the
  * trust filter (quarantined and rejected entries only with
- * `includeQuarantined`) and valid time included. Values travel only as
- * parameters.
+ * `includeQuarantined`) and valid time included. A collection filter
+ * matches members of that collection only when `principal` can see the
+ * collection, so a hidden collection and a missing one both match nothing.
+ * Values travel only as parameters.
  */
-export function searchFilterConditions(filter: SearchFilter, alias: string, params: SqlParams): string[] {
+export function searchFilterConditions(
+  principal: Principal,
+  filter: SearchFilter,
+  alias: string,
+  params: SqlParams,
+): string[] {
   if (!aliasPattern.test(alias)) throw new Error(`filter alias ${JSON.stringify(alias)} is not a plain identifier`);
   const conditions: string[] = [];
   if (filter.threadId !== undefined) conditions.push(`${alias}.thread_id = ${params.add(filter.threadId)}`);
@@ -37,6 +44,12 @@ export function searchFilterConditions(filter: SearchFilter, alias: string, para
   // starts_with on lower(): the prefix is a value, never a pattern, so % and _ in it match themselves.
   if (filter.titlePrefix !== undefined)
     conditions.push(`starts_with(lower(${alias}.title), lower(${params.add(filter.titlePrefix)}::text))`);
+  if (filter.collectionId !== undefined) {
+    conditions.push(
+      `EXISTS (SELECT 1 FROM collection_members cm JOIN collections cc ON cc.id = cm.collection_id
+         WHERE cm.collection_id = ${params.add(filter.collectionId)}::uuid AND cm.entry_id = ${alias}.id AND ${collectionPredicate(principal, "cc", params)})`,
+    );
+  }
   if (filter.validAt !== undefined) conditions.push(validAtCondition(alias, filter.validAt, params));
   conditions.push(trustFilter(alias, filter.includeQuarantined));
   return conditions;

@@ -17,6 +17,8 @@ const base: SearchFilterInput = {
 };
 const invalid = (error: unknown) => isContextHubError(error) && error.code === "INVALID_ARGUMENT";
 
+const principal = { tenant: "t", subject: "s", groups: [], scopes: ["context:read"] };
+
 describe("search filter", () => {
   test("tags are normalised as on write", () => {
     const filter = validateSearchFilter({ ...base, tagsAny: [" Alpha ", "alpha", "BETA"], tagsAll: ["X"] });
@@ -122,16 +124,20 @@ describe("search filter", () => {
       contentType: "text",
     });
     const params = createSqlParams();
-    const sql = searchFilterConditions(filter, "e", params).join(" AND ");
+    const sql = searchFilterConditions(principal, filter, "e", params).join(" AND ");
     assert.ok(!sql.includes("DROP"), sql);
     assert.ok(params.values.some((value) => value === hostile));
-    assert.throws(() => searchFilterConditions(filter, "e; --", createSqlParams()), /not a plain identifier/);
+    assert.throws(
+      () => searchFilterConditions(principal, filter, "e; --", createSqlParams()),
+      /not a plain identifier/,
+    );
   });
 
   test("the trust filter is always part of it, and include_quarantined alone lifts it", () => {
-    const closed = searchFilterConditions(validateSearchFilter(undefined), "e", createSqlParams());
+    const closed = searchFilterConditions(principal, validateSearchFilter(undefined), "e", createSqlParams());
     assert.ok(closed.includes("e.trust_state IN ('unverified', 'verified')"), closed.join(" AND "));
     const open = searchFilterConditions(
+      principal,
       validateSearchFilter({ ...base, includeQuarantined: true }),
       "e",
       createSqlParams(),
@@ -158,14 +164,18 @@ describe("search filter", () => {
     );
     const instant = new Date("2026-01-02T03:04:05.678Z");
     const params = createSqlParams();
-    const conditions = searchFilterConditions(validateSearchFilter({ ...base, validAt: instant }), "e", params);
+    const conditions = searchFilterConditions(
+      principal,
+      validateSearchFilter({ ...base, validAt: instant }),
+      "e",
+      params,
+    );
     assert.ok(
       conditions.some((condition) => /^tstzrange\(e\.valid_from, e\.valid_to\) @> \$\d+::timestamptz$/.test(condition)),
       conditions.join(" AND "),
     );
     assert.ok(params.values.includes(instant.toISOString()));
 
-    const principal = { tenant: "t", subject: "s", groups: [], scopes: ["context:read"] };
     assert.equal(entrySource(principal, validateSearchFilter(undefined), createSqlParams()), "entries");
     const pastParams = createSqlParams();
     const past = entrySource(principal, validateSearchFilter({ ...base, asOf: instant }), pastParams);

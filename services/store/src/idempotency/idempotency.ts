@@ -24,7 +24,13 @@ export type MutationName =
   | "PutMemory"
   | "DeleteMemory"
   | "CreateHandoff"
-  | "StartSession";
+  | "StartSession"
+  | "CreateCollection"
+  | "UpdateCollection"
+  | "DeleteCollection"
+  | "AddToCollection"
+  | "RemoveFromCollection"
+  | "ReorderCollection";
 
 /** A validated key, bound to the mutation it was sent with. */
 export interface IdempotencyKey {

@@ -2,7 +2,7 @@
  * The filter set every search and listing shares (full text, semantic,
  * hybrid legs, grep and search_context's listing): thread, source, tags (any
  * of / all of), metadata conditions with operators (metadata-condition.ts), a creation-time range,
- * the content type, the entry's kinds and a title prefix, the trust states to include, valid time (`valid_at`) and
+ * the content type, the entry's kinds and a title prefix, membership of a collection, the trust states to include, valid time (`valid_at`) and
  * transaction time (`as_of`). What a valid filter is, and the checks that
  * make it one. No SQL here (see search-filter-sql.ts).
  */
@@ -10,6 +10,7 @@ import { invalidArgument } from "@context-hub/common";
 import type { ContentType, Source } from "./entry-values.js";
 import { limits as entryLimits, normaliseTags, validateThreadId } from "./field-validation.js";
 import { validateKindFilter, validateTitlePrefix } from "./entry-kinds.js";
+import { validateCollectionId } from "./collection-id.js";
 import {
   validateMetadataCondition,
   type MetadataCondition,
@@ -40,6 +41,8 @@ export interface SearchFilter {
   kinds: string[];
   /** Entries whose title starts with this, ignoring case (an entry without a title never matches). */
   titlePrefix: string | undefined;
+  /** Members of this collection, if the caller can see it (else nothing matches). */
+  collectionId: string | undefined;
   /** Include quarantined and rejected entries (the trust filter leaves them out otherwise). */
   includeQuarantined: boolean;
   /** Only entries whose valid-time interval holds at this instant (valid_from ≤ t < valid_to, open ends unbounded). */
@@ -60,6 +63,7 @@ export interface SearchFilterInput {
   contentType: string;
   kinds?: readonly string[] | undefined;
   titlePrefix?: string | undefined;
+  collectionId?: string | undefined;
   includeQuarantined?: boolean | undefined;
   validAt?: Date | undefined;
   asOf?: Date | undefined;
@@ -77,6 +81,7 @@ export const emptySearchFilter: SearchFilter = Object.freeze({
   contentType: undefined,
   kinds: [],
   titlePrefix: undefined,
+  collectionId: undefined,
   includeQuarantined: false,
   validAt: undefined,
   asOf: undefined,
@@ -131,6 +136,10 @@ export function validateSearchFilter(filter: SearchFilterInput | undefined): Sea
     contentType: toContentType(filter.contentType),
     kinds: validateKindFilter(filter.kinds ?? [], "filter.kinds"),
     titlePrefix: validateTitlePrefix(filter.titlePrefix, "filter.title_prefix"),
+    collectionId:
+      (filter.collectionId ?? "") === ""
+        ? undefined
+        : validateCollectionId(filter.collectionId ?? "", "filter.collection_id"),
     includeQuarantined: filter.includeQuarantined ?? false,
     validAt: filter.validAt,
     asOf: filter.asOf,

@@ -11,16 +11,25 @@ export interface Grantee {
   name: string;
 }
 
-/** A stored grant. Exactly one of `entryId` and `threadId` is set. */
+/** A stored grant. Exactly one of `entryId`, `threadId` and `collectionId` is set. */
 export interface GrantRecord {
   id: string;
   entryId: string | undefined;
   threadId: string | undefined;
+  collectionId: string | undefined;
   grantee: Grantee;
   permission: Permission;
-  /** The owner of the entries it opens: a grant counts only when its grantor owns the entry. */
+  /** The owner of the entries it opens (and of the collection it is on): a grant counts only when its grantor owns the entry. */
   grantor: string;
   createdAt: Date;
+}
+
+/** A collection locked for a change of its grants, as the caller may see it. */
+export interface LockedCollectionGrants {
+  id: string;
+  owner: string;
+  /** Whether the caller may change it (its owner, or a tenant admin). */
+  writable: boolean;
 }
 
 /** The statements behind sharing, all inside one transaction. */
@@ -54,6 +63,23 @@ export interface GrantStatements {
   revokeOnThread(
     principal: Principal,
     threadId: string,
+    grantees: readonly Grantee[] | undefined,
+    permissions: readonly Permission[],
+  ): Promise<number>;
+  /** The collection, locked until the transaction ends, if the caller may see it. */
+  lockCollection(principal: Principal, collectionId: string): Promise<LockedCollectionGrants | undefined>;
+  /** Makes the collection owner's private member entries shared (locked in id order); returns those that changed. */
+  makeCollectionShared(principal: Principal, collection: LockedCollectionGrants): Promise<string[]>;
+  /** Grants read on the collection (by its owner) to each grantee. Returns every requested grant. */
+  grantOnCollection(
+    principal: Principal,
+    collection: LockedCollectionGrants,
+    grantees: readonly Grantee[],
+  ): Promise<GrantRecord[]>;
+  /** Removes the collection's grants matching the grantees (all when undefined) and permissions; returns how many. */
+  revokeOnCollection(
+    principal: Principal,
+    collectionId: string,
     grantees: readonly Grantee[] | undefined,
     permissions: readonly Permission[],
   ): Promise<number>;

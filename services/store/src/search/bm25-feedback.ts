@@ -218,7 +218,7 @@ export function feedbackCandidatesStatement(
 ): string {
   const conditions = [
     accessPredicate(principal, "e", params),
-    ...searchFilterConditions({ ...filter, asOf: undefined }, "e", params),
+    ...searchFilterConditions(principal, { ...filter, asOf: undefined }, "e", params),
   ];
   return `SELECT u.lexeme, sum(f.share * coalesce(cardinality(u.positions), 1) / greatest(e.search_length, 1))::float8 AS feedback_weight, count(*)::float8 AS holders
      FROM unnest(${params.add([...feedback.ids])}::uuid[], ${params.add([...feedback.shares])}::float8[]) AS f (id, share)

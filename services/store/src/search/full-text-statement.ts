@@ -131,7 +131,7 @@ export function fullTextStatement(
   const conditions = [
     `e.search_vector @@ ${matching}`,
     accessPredicate(principal, "e", params),
-    ...searchFilterConditions(filter, "e", params),
+    ...searchFilterConditions(principal, filter, "e", params),
   ];
   if (options.within !== undefined) conditions.unshift(`e.id = ANY(${params.add([...options.within])}::uuid[])`);
   // With as_of, the match is also pushed into the source, where the stored vectors' indexes serve it; the

@@ -348,7 +348,7 @@ export function createSearchRepository(
     [
       `e.id = ANY(${params.add(ids)}::uuid[])`,
       accessPredicate(principal, "e", params),
-      ...searchFilterConditions({ ...filter, asOf: undefined }, "e", params),
+      ...searchFilterConditions(principal, { ...filter, asOf: undefined }, "e", params),
     ].join(" AND ");
   const visible = async (principal: Principal, ids: readonly string[], filter: SearchFilter) => {
     if (ids.length === 0) return new Set<string>();
@@ -603,7 +603,10 @@ export function createSearchRepository(
 
     async grepCandidates(principal, filter, literal, cursor, limit) {
       const params = createSqlParams();
-      const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(filter, "e", params)];
+      const conditions = [
+        accessPredicate(principal, "e", params),
+        ...searchFilterConditions(principal, filter, "e", params),
+      ];
       if (literal !== undefined) conditions.push(`strpos(e.text, ${params.add(literal)}) > 0`);
       if (cursor !== undefined)
         conditions.push(
@@ -636,7 +639,7 @@ export function createSearchRepository(
       const params = createSqlParams();
       const conditions = [
         accessPredicate(principal, "e", params),
-        ...searchFilterConditions(filter, "e", params),
+        ...searchFilterConditions(principal, filter, "e", params),
         `e.id = ANY(${params.add(ids)}::uuid[])`,
       ];
       const { rows } = await db.query<{ id: string; text: string }>(

@@ -1,15 +1,17 @@
 /**
  * Sharing: grants of read or write on a caller's entries, one by one or on
- * a whole thread, and their revocation. Only an entry's owner (or a tenant
+ * a whole thread, grants of read on a collection, and their revocation. Only an entry's owner (or a tenant
  * admin) may share it; ids resolve among entries the caller may see, so an
  * entry the caller cannot see is reported exactly as one that does not
  * exist. No transport or SQL here.
  */
-import { invalidArgument } from "@context-hub/common";
+import { ContextHubError, invalidArgument } from "@context-hub/common";
+import { collectionNotFound } from "../collections/collection-model.js";
+import { validateCollectionId } from "../model/collection-id.js";
 import { lockVisible, requireOwner, resolveAll } from "../entries/entry-changes.js";
 import { validateItemCount } from "../entries/entry-validation.js";
 import { validateThreadId } from "../model/field-validation.js";
-import type { Grantee, GranteeKind, GrantRecord, Permission } from "../model/sharing-model.js";
+import type { Grantee, GranteeKind, GrantRecord, LockedCollectionGrants, Permission } from "../model/sharing-model.js";
 import type { EntryRepository, EntryWriteScope } from "../entries/entry-ports.js";
 import type { LockedEntry } from "../model/entry-model.js";
 import { toIdQuery, type IdQuery } from "../model/id-query.js";
@@ -27,6 +29,8 @@ export interface ShareRequest {
   entryIds: readonly string[];
   /** Empty unless sharing a thread (exclusive with `entryIds`). */
   threadId: string;
+  /** Empty unless sharing a collection, for reading only (exclusive with the others). */
+  collectionId?: string | undefined;
   grantees: readonly GranteeInput[];
   permission: Permission | undefined;
   idempotency?: IdempotencyRequest<ShareResult> | undefined;
@@ -41,6 +45,7 @@ export interface ShareResult {
 export interface UnshareRequest {
   entryIds: readonly string[];
   threadId: string;
+  collectionId?: string | undefined;
   /** Empty: every grantee. */
   grantees: readonly GranteeInput[];
   /** Undefined: both permissions. */
@@ -58,7 +63,9 @@ export interface SharingService {
    * caller's (or the caller an admin); a private one becomes shared. On a
    * thread: the caller's entries in it, now and later; the caller's private
    * entries there become shared, and the caller's new entries there default
-   * to shared. One transaction: all or nothing.
+   * to shared. On a collection (read only): its owner's member entries, now
+   * and later; the owner's private members become shared, as do the
+   * owner's entries added to it later. One transaction: all or nothing.
    */
   share(principal: Principal | undefined, request: ShareRequest): Promise<Outcome<ShareResult>>;
   /** Revokes matching grants; visibility stays as it is. One transaction. */
@@ -67,12 +74,20 @@ export interface SharingService {
 
 export const sharingLimits = { grantees: 50, granteeNameLength: 256 } as const;
 
-type SharingTarget = { kind: "entries"; queries: IdQuery[] } | { kind: "thread"; threadId: string };
+type SharingTarget =
+  | { kind: "entries"; queries: IdQuery[] }
+  | { kind: "thread"; threadId: string }
+  | { kind: "collection"; collectionId: string };
 
-function validateTarget(entryIds: readonly string[], threadId: string): SharingTarget {
+function validateTarget(entryIds: readonly string[], threadId: string, collectionId: string): SharingTarget {
+  if (collectionId !== "") {
+    if (threadId !== "" || entryIds.length > 0)
+      throw invalidArgument("give collection_id alone, without entry_ids or thread_id");
+    return { kind: "collection", collectionId: validateCollectionId(collectionId, "collection_id") };
+  }
   if (threadId !== "" && entryIds.length > 0) throw invalidArgument("give either entry_ids or thread_id, not both");
   if (threadId !== "") return { kind: "thread", threadId: validateThreadId(threadId, "thread_id") };
-  if (entryIds.length === 0) throw invalidArgument("give entry_ids, or a thread_id");
+  if (entryIds.length === 0) throw invalidArgument("give entry_ids, a thread_id or a collection_id");
   validateItemCount(entryIds.length, "entry_ids");
   return { kind: "entries", queries: entryIds.map((id, index) => toIdQuery(id, `entry_ids[${index}]`)) };
 }
@@ -122,6 +137,22 @@ async function lockOwnedEntries(
   return [...entries.values()];
 }
 
+/** Locks a collection whose grants the caller changes: its owner's (or an admin's); hidden and missing alike otherwise. */
+async function lockOwnedCollection(
+  scope: EntryWriteScope,
+  caller: Principal,
+  collectionId: string,
+): Promise<LockedCollectionGrants> {
+  const collection = await scope.grants.lockCollection(caller, collectionId);
+  if (collection === undefined) throw collectionNotFound(collectionId);
+  if (!collection.writable)
+    throw new ContextHubError(
+      "PERMISSION_DENIED",
+      `only the owner of collection ${collectionId} may change its sharing`,
+    );
+  return collection;
+}
+
 function grantDetails(
   grantees: readonly Grantee[] | undefined,
   permissions: readonly Permission[],
@@ -143,15 +174,21 @@ export function createSharingService(
   expiry?: IdempotencyExpiry,
 ): SharingService {
   const service = createSharingOperations(repository, expiry);
-  const targets = (request: { entryIds: readonly string[]; threadId: string }) =>
-    request.threadId === "" ? request.entryIds : [request.threadId];
+  const targets = (request: { entryIds: readonly string[]; threadId: string; collectionId?: string | undefined }) =>
+    (request.collectionId ?? "") !== ""
+      ? [request.collectionId ?? ""]
+      : request.threadId === ""
+        ? request.entryIds
+        : [request.threadId];
+  const targetKind = (request: { threadId: string; collectionId?: string | undefined }) =>
+    (request.collectionId ?? "") !== "" ? "collection" : request.threadId === "" ? "entry" : "thread";
   return {
     share: (principal, request) =>
-      denials.guard(principal, request.threadId === "" ? "entry.share" : "thread.share", targets(request), () =>
+      denials.guard(principal, `${targetKind(request)}.share`, targets(request), () =>
         service.share(principal, request),
       ),
     unshare: (principal, request) =>
-      denials.guard(principal, request.threadId === "" ? "entry.unshare" : "thread.unshare", targets(request), () =>
+      denials.guard(principal, `${targetKind(request)}.unshare`, targets(request), () =>
         service.unshare(principal, request),
       ),
   };
@@ -171,13 +208,33 @@ function createSharingOperations(repository: EntryRepository, expiry: Idempotenc
         "Share",
         request.idempotency,
         () => {
-          const target = validateTarget(request.entryIds, request.threadId);
+          const target = validateTarget(request.entryIds, request.threadId, request.collectionId ?? "");
           const grantees = validateGrantees(request.grantees, true);
           if (request.permission === undefined) throw invalidArgument("permission must be read or write");
+          if (target.kind === "collection" && request.permission !== "read")
+            throw invalidArgument(
+              "a collection is shared for reading only: permission must be read",
+              "to let others change entries, share the entries or their thread with write",
+            );
           return { target, grantees, permission: request.permission };
         },
         ({ target, grantees, permission }, scope) =>
           within(scope, async (tx): Promise<ShareResult> => {
+            if (target.kind === "collection") {
+              const collection = await lockOwnedCollection(tx, caller, target.collectionId);
+              const grants = await tx.grants.grantOnCollection(caller, collection, grantees);
+              const nowSharedIds = await tx.grants.makeCollectionShared(caller, collection);
+              tx.audit.record(caller.tenant, {
+                actor: caller.subject,
+                action: "collection.share",
+                outcome: "ok",
+                targetIds: [collection.id],
+                beforeHashes: [],
+                afterHashes: [],
+                details: { ...grantDetails(grantees, [permission]), now_shared: nowSharedIds },
+              });
+              return { grants, nowSharedIds };
+            }
             if (target.kind === "thread") {
               // Under the thread's lock, so no commit in the thread can slip between the grant and the flip and stay private.
               await tx.lockThreads(caller, [target.threadId]);
@@ -221,7 +278,7 @@ function createSharingOperations(repository: EntryRepository, expiry: Idempotenc
         "Unshare",
         request.idempotency,
         () => {
-          const target = validateTarget(request.entryIds, request.threadId);
+          const target = validateTarget(request.entryIds, request.threadId, request.collectionId ?? "");
           const grantees = validateGrantees(request.grantees, false);
           return {
             target,
@@ -231,6 +288,20 @@ function createSharingOperations(repository: EntryRepository, expiry: Idempotenc
         },
         ({ target, grantees, permissions }, scope) =>
           within(scope, async (tx): Promise<UnshareResult> => {
+            if (target.kind === "collection") {
+              const collection = await lockOwnedCollection(tx, caller, target.collectionId);
+              const revokedCount = await tx.grants.revokeOnCollection(caller, collection.id, grantees, permissions);
+              tx.audit.record(caller.tenant, {
+                actor: caller.subject,
+                action: "collection.unshare",
+                outcome: "ok",
+                targetIds: [collection.id],
+                beforeHashes: [],
+                afterHashes: [],
+                details: { ...grantDetails(grantees, permissions), revoked: revokedCount },
+              });
+              return { revokedCount };
+            }
             if (target.kind === "thread") {
               const revokedCount = await tx.grants.revokeOnThread(caller, target.threadId, grantees, permissions);
               tx.audit.record(caller.tenant, {

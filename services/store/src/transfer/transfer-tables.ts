@@ -173,6 +173,25 @@ export const transferTables: readonly TransferTable[] = [
     derived: {},
   },
   {
+    kind: "collection",
+    table: "collections",
+    keys: ["id"],
+    tenantCondition: ownTenant,
+    sinceCondition: (p) => `t.updated_at >= ${p}`,
+    size: "0",
+    derived: {},
+  },
+  {
+    kind: "collection_member",
+    table: "collection_members",
+    keys: ["collection_id", "entry_id"],
+    tenantCondition: (p) => `EXISTS (SELECT 1 FROM collections c WHERE c.id = t.collection_id AND c.tenant = ${p})`,
+    // Every change of members (an add, a removal, a reorder) moves its collection's updated_at.
+    sinceCondition: (p) => `EXISTS (SELECT 1 FROM collections c WHERE c.id = t.collection_id AND c.updated_at >= ${p})`,
+    size: "0",
+    derived: {},
+  },
+  {
     kind: "grant",
     table: "grants",
     keys: ["id"],

@@ -395,7 +395,7 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
     const vector = params.add(toVectorLiteral("pgvector", query.vector));
     const visible = [
       accessPredicate(principal, "e", params),
-      ...searchFilterConditions(query.filter, "e", params),
+      ...searchFilterConditions(principal, query.filter, "e", params),
     ].join(" AND ");
     const { rows } = await db.query<ChunkRow & { id: string; visible: boolean }>(
       `SELECT c.id::text AS id, c.entry_id, c.start_offset, c.end_offset, c.embedding <=> ${vector}::vector AS distance, (${visible}) AS visible

@@ -157,7 +157,7 @@ export function createExactPreference(
     const conditions = [
       `c.embedding_model = ${params.add(query.model)}`,
       accessPredicate(principal, "e", params),
-      ...searchFilterConditions(query.filter, "e", params),
+      ...searchFilterConditions(principal, query.filter, "e", params),
     ];
     const candidates = await countAtMost(
       db,
@@ -331,7 +331,10 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
         ? `c.embedding <=> ${vector}::vector`
         : `1 - (SELECT sum(t.a * t.b) / nullif(sqrt(sum(t.a * t.a) * sum(t.b * t.b)), 0) FROM unnest(c.embedding::float8[], ${vector}::float8[]) AS t (a, b))`;
     const dimensionOf = db.vectorType === "pgvector" ? "vector_dims(c.embedding)" : "cardinality(c.embedding)";
-    const conditions = [accessPredicate(principal, "e", params), ...searchFilterConditions(query.filter, "e", params)];
+    const conditions = [
+      accessPredicate(principal, "e", params),
+      ...searchFilterConditions(principal, query.filter, "e", params),
+    ];
     const { rows } = await db.query<ChunkRow>(
       `SELECT b.entry_id, b.start_offset, b.end_offset, b.distance FROM (
          SELECT DISTINCT ON (c.entry_id) c.entry_id, c.start_offset, c.end_offset, ${distance} AS distance
@@ -363,7 +366,7 @@ export function createPostgresVectorIndex(options: PostgresVectorIndexOptions): 
       `vector_dims(c.embedding) = ${dimensionLiteral(query.vector.length)}`,
       `c.tenant = ${params.add(principal.tenant)}`,
       accessPredicate(principal, "e", params),
-      ...searchFilterConditions(query.filter, "e", params),
+      ...searchFilterConditions(principal, query.filter, "e", params),
     ];
     const { rows } = await tx.query<ChunkRow>(
       `SELECT c.entry_id, c.start_offset, c.end_offset, ${distance} AS distance

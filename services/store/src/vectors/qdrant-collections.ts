@@ -23,7 +23,7 @@ export interface ChunkPayload {
   content_type: string;
   trust_state: string;
   tags: string[];
-  /** `subject:<name>` and `group:<name>` of every grant the owner made on the entry or its thread (read or write: both open reading). */
+  /** `subject:<name>` and `group:<name>` of every grant the owner made on the entry, its thread or a collection holding it (read or write: both open reading). */
   readers: string[];
   embedding_model: string;
   dimension: number;
@@ -101,6 +101,9 @@ export async function readChunkPoints(
                     SELECT g.grantee_kind || ':' || g.grantee AS reader FROM grants g WHERE g.entry_id = e.id AND g.tenant = e.tenant AND g.grantor = e.owner
                     UNION
                     SELECT g.grantee_kind || ':' || g.grantee FROM grants g WHERE g.tenant = e.tenant AND g.thread_id = e.thread_id AND g.grantor = e.owner
+                    UNION
+                    SELECT g.grantee_kind || ':' || g.grantee FROM collection_members m JOIN grants g ON g.collection_id = m.collection_id
+                     WHERE m.entry_id = e.id AND g.tenant = e.tenant AND g.grantor = e.owner
                   ) r ORDER BY r.reader) AS readers
        FROM chunks c JOIN entries e ON e.id = c.entry_id
       WHERE ${where}${suffix}`,

@@ -134,7 +134,7 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
       `c.id = ANY(${params.add(ids)}::uuid[])`,
       `c.embedding_model = ${params.add(query.model)}`,
       accessPredicate(principal, "e", params),
-      ...searchFilterConditions(query.filter, "e", params),
+      ...searchFilterConditions(principal, query.filter, "e", params),
     ];
     const { rows } = await db.query<VerifiedChunk>(
       `SELECT c.id, c.entry_id, c.start_offset, c.end_offset FROM chunks c JOIN entries e ON e.id = c.entry_id WHERE ${conditions.join(" AND ")}`,
@@ -163,7 +163,7 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
       `c.embedding_model = ${params.add(query.model)}`,
       `${dimensionOf} = ${params.add(query.vector.length)}`,
       accessPredicate(principal, "e", params),
-      ...searchFilterConditions(query.filter, "e", params),
+      ...searchFilterConditions(principal, query.filter, "e", params),
     ].join(" AND ");
     const pendingChunks = `WITH pending AS (
          SELECT o.target AS chunk_id FROM vector_outbox o WHERE o.op = 'chunk_upsert'

@@ -1,6 +1,6 @@
 /**
  * The outbox that feeds Qdrant, and its relay. PostgreSQL stays the source of
- * truth: triggers on `chunks`, `entries` and `grants` (installed only while
+ * truth: triggers on `chunks`, `entries`, `grants` and `collection_members` (installed only while
  * the outbox is on) add rows to `vector_outbox` inside the writing
  * transaction, and the relay, running in the store process, delivers them in
  * batches: for every row it reads the current state in PostgreSQL and makes
@@ -25,7 +25,7 @@ const lagGauge = gauge(
   [],
 );
 
-/** The triggers that fill the outbox; their functions come from migration 6. */
+/** The triggers that fill the outbox; their functions come from migrations 6 and 18. */
 const triggers = [
   {
     table: "chunks",
@@ -56,6 +56,16 @@ const triggers = [
     table: "grants",
     name: "grants_vector_outbox_delete",
     ddl: "AFTER DELETE ON grants REFERENCING OLD TABLE AS vector_outbox_old_grants FOR EACH STATEMENT EXECUTE FUNCTION vector_outbox_grants()",
+  },
+  {
+    table: "collection_members",
+    name: "collection_members_vector_outbox_insert",
+    ddl: "AFTER INSERT ON collection_members REFERENCING NEW TABLE AS vector_outbox_new_members FOR EACH STATEMENT EXECUTE FUNCTION vector_outbox_collection_members()",
+  },
+  {
+    table: "collection_members",
+    name: "collection_members_vector_outbox_delete",
+    ddl: "AFTER DELETE ON collection_members REFERENCING OLD TABLE AS vector_outbox_old_members FOR EACH STATEMENT EXECUTE FUNCTION vector_outbox_collection_members()",
   },
 ] as const;
 

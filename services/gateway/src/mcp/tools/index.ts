@@ -20,6 +20,7 @@ import { memoryTools } from "./memory-tools.js";
 import { handoffTools } from "./handoff-tools.js";
 import { sessionTools } from "./session-tools.js";
 import { artifactTools } from "./artifact-tools.js";
+import { collectionTools } from "./collection-tools.js";
 import { startTools } from "./start-tools.js";
 import { librarySearchTools } from "./library-search-tools.js";
 import { reasonTool } from "./reason-tool.js";
@@ -46,6 +47,7 @@ export const allTools: readonly ToolDefinition[] = [
   deleteContextBatchTool,
   shareContextTool,
   unshareContextTool,
+  ...collectionTools,
   getContextHistoryTool,
   restoreContextVersionTool,
   listReviewQueueTool,

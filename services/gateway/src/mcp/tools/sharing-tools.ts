@@ -8,6 +8,7 @@ import type { Idempotency } from "../../idempotency.js";
 interface ShareArgs {
   context_ids?: string[] | undefined;
   thread_id?: string | undefined;
+  collection_id?: string | undefined;
   subjects?: string[] | undefined;
   groups?: string[] | undefined;
   permission?: "read" | "write" | undefined;
@@ -17,6 +18,7 @@ function toShareRequest(args: ShareArgs, idempotency: Idempotency | undefined): 
   return {
     entryIds: args.context_ids ?? [],
     threadId: args.thread_id,
+    collectionId: args.collection_id,
     subjects: args.subjects ?? [],
     groups: args.groups ?? [],
     permission: args.permission,
@@ -29,6 +31,7 @@ export const shareContextTool = defineTool({
   title: "Share context",
   description: [
     "Give people or groups in your organisation read or write access to entries you own, or to all your entries in a thread (including ones you store there later).",
+    "Or give them read access to a collection of yours (collection_id): they see it and its members that are your entries, including ones you add later.",
     "Shared entries stay invisible to everyone else. Undo with unshare_context.",
   ].join(" "),
   inputSchema: shareContextInput,
@@ -51,7 +54,7 @@ export const unshareContextTool = defineTool({
   name: "unshare_context",
   title: "Stop sharing context",
   description:
-    "Revoke access you granted with share_context, on entries or on a thread, for the named subjects and groups (all of them when none are named). Takes effect immediately.",
+    "Revoke access you granted with share_context, on entries, a thread or a collection, for the named subjects and groups (all of them when none are named). Takes effect immediately.",
   inputSchema: unshareContextInput,
   outputSchema: unshareOutput,
   annotations: destructiveTool,

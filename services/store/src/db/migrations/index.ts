@@ -16,6 +16,7 @@ import { artifacts } from "./0014-artifacts.js";
 import { entryKinds } from "./0015-entry-kinds.js";
 import { promptArguments } from "./0016-prompt-arguments.js";
 import { workflowTrust } from "./0017-workflow-trust.js";
+import { collections } from "./0018-collections.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -38,6 +39,7 @@ export const migrations: readonly Migration[] = [
   entryKinds,
   promptArguments,
   workflowTrust,
+  collections,
 ];
 
 /** The schema version this build of the store expects. */

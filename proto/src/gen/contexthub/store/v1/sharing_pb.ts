@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file contexthub/store/v1/sharing.proto.
  */
 export const file_contexthub_store_v1_sharing: GenFile = /*@__PURE__*/
-  fileDesc("CiFjb250ZXh0aHViL3N0b3JlL3YxL3NoYXJpbmcucHJvdG8SE2NvbnRleHRodWIuc3RvcmUudjEiRwoHR3JhbnRlZRIuCgRraW5kGAEgASgOMiAuY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudGVlS2luZBIMCgRuYW1lGAIgASgJIoQCCgxTaGFyZVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEhEKCWVudHJ5X2lkcxgCIAMoCRIRCgl0aHJlYWRfaWQYAyABKAkSLgoIZ3JhbnRlZXMYBCADKAsyHC5jb250ZXh0aHViLnN0b3JlLnYxLkdyYW50ZWUSMwoKcGVybWlzc2lvbhgFIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuUGVybWlzc2lvbhI1CgtpZGVtcG90ZW5jeRgGIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuSWRlbXBvdGVuY3ki4QEKCUdyYW50SW5mbxIKCgJpZBgBIAEoCRIQCghlbnRyeV9pZBgCIAEoCRIRCgl0aHJlYWRfaWQYAyABKAkSLQoHZ3JhbnRlZRgEIAEoCzIcLmNvbnRleHRodWIuc3RvcmUudjEuR3JhbnRlZRIzCgpwZXJtaXNzaW9uGAUgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5QZXJtaXNzaW9uEg8KB2dyYW50b3IYBiABKAkSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiVwoNU2hhcmVSZXNwb25zZRIuCgZncmFudHMYASADKAsyHi5jb250ZXh0aHViLnN0b3JlLnYxLkdyYW50SW5mbxIWCg5ub3dfc2hhcmVkX2lkcxgCIAMoCSKGAgoOVW5zaGFyZVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEhEKCWVudHJ5X2lkcxgCIAMoCRIRCgl0aHJlYWRfaWQYAyABKAkSLgoIZ3JhbnRlZXMYBCADKAsyHC5jb250ZXh0aHViLnN0b3JlLnYxLkdyYW50ZWUSMwoKcGVybWlzc2lvbhgFIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuUGVybWlzc2lvbhI1CgtpZGVtcG90ZW5jeRgGIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuSWRlbXBvdGVuY3kiKAoPVW5zaGFyZVJlc3BvbnNlEhUKDXJldm9rZWRfY291bnQYASABKA0qXQoLR3JhbnRlZUtpbmQSHAoYR1JBTlRFRV9LSU5EX1VOU1BFQ0lGSUVEEAASGAoUR1JBTlRFRV9LSU5EX1NVQkpFQ1QQARIWChJHUkFOVEVFX0tJTkRfR1JPVVAQAipTCgpQZXJtaXNzaW9uEhoKFlBFUk1JU1NJT05fVU5TUEVDSUZJRUQQABITCg9QRVJNSVNTSU9OX1JFQUQQARIUChBQRVJNSVNTSU9OX1dSSVRFEAIytgEKDlNoYXJpbmdTZXJ2aWNlEk4KBVNoYXJlEiEuY29udGV4dGh1Yi5zdG9yZS52MS5TaGFyZVJlcXVlc3QaIi5jb250ZXh0aHViLnN0b3JlLnYxLlNoYXJlUmVzcG9uc2USVAoHVW5zaGFyZRIjLmNvbnRleHRodWIuc3RvcmUudjEuVW5zaGFyZVJlcXVlc3QaJC5jb250ZXh0aHViLnN0b3JlLnYxLlVuc2hhcmVSZXNwb25zZWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store, file_google_protobuf_timestamp]);
+  fileDesc("CiFjb250ZXh0aHViL3N0b3JlL3YxL3NoYXJpbmcucHJvdG8SE2NvbnRleHRodWIuc3RvcmUudjEiRwoHR3JhbnRlZRIuCgRraW5kGAEgASgOMiAuY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudGVlS2luZBIMCgRuYW1lGAIgASgJIpsCCgxTaGFyZVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEhEKCWVudHJ5X2lkcxgCIAMoCRIRCgl0aHJlYWRfaWQYAyABKAkSLgoIZ3JhbnRlZXMYBCADKAsyHC5jb250ZXh0aHViLnN0b3JlLnYxLkdyYW50ZWUSMwoKcGVybWlzc2lvbhgFIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuUGVybWlzc2lvbhI1CgtpZGVtcG90ZW5jeRgGIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuSWRlbXBvdGVuY3kSFQoNY29sbGVjdGlvbl9pZBgHIAEoCSL4AQoJR3JhbnRJbmZvEgoKAmlkGAEgASgJEhAKCGVudHJ5X2lkGAIgASgJEhEKCXRocmVhZF9pZBgDIAEoCRItCgdncmFudGVlGAQgASgLMhwuY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudGVlEjMKCnBlcm1pc3Npb24YBSABKA4yHy5jb250ZXh0aHViLnN0b3JlLnYxLlBlcm1pc3Npb24SDwoHZ3JhbnRvchgGIAEoCRIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1jb2xsZWN0aW9uX2lkGAggASgJIlcKDVNoYXJlUmVzcG9uc2USLgoGZ3JhbnRzGAEgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudEluZm8SFgoObm93X3NoYXJlZF9pZHMYAiADKAkinQIKDlVuc2hhcmVSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIRCgllbnRyeV9pZHMYAiADKAkSEQoJdGhyZWFkX2lkGAMgASgJEi4KCGdyYW50ZWVzGAQgAygLMhwuY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudGVlEjMKCnBlcm1pc3Npb24YBSABKA4yHy5jb250ZXh0aHViLnN0b3JlLnYxLlBlcm1pc3Npb24SNQoLaWRlbXBvdGVuY3kYBiABKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLklkZW1wb3RlbmN5EhUKDWNvbGxlY3Rpb25faWQYByABKAkiKAoPVW5zaGFyZVJlc3BvbnNlEhUKDXJldm9rZWRfY291bnQYASABKA0qXQoLR3JhbnRlZUtpbmQSHAoYR1JBTlRFRV9LSU5EX1VOU1BFQ0lGSUVEEAASGAoUR1JBTlRFRV9LSU5EX1NVQkpFQ1QQARIWChJHUkFOVEVFX0tJTkRfR1JPVVAQAipTCgpQZXJtaXNzaW9uEhoKFlBFUk1JU1NJT05fVU5TUEVDSUZJRUQQABITCg9QRVJNSVNTSU9OX1JFQUQQARIUChBQRVJNSVNTSU9OX1dSSVRFEAIytgEKDlNoYXJpbmdTZXJ2aWNlEk4KBVNoYXJlEiEuY29udGV4dGh1Yi5zdG9yZS52MS5TaGFyZVJlcXVlc3QaIi5jb250ZXh0aHViLnN0b3JlLnYxLlNoYXJlUmVzcG9uc2USVAoHVW5zaGFyZRIjLmNvbnRleHRodWIuc3RvcmUudjEuVW5zaGFyZVJlcXVlc3QaJC5jb250ZXh0aHViLnN0b3JlLnYxLlVuc2hhcmVSZXNwb25zZWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message contexthub.store.v1.Grantee
@@ -78,6 +78,13 @@ export type ShareRequest = Message<"contexthub.store.v1.ShareRequest"> & {
    * @generated from field: contexthub.store.v1.Idempotency idempotency = 6;
    */
   idempotency?: Idempotency | undefined;
+
+  /**
+   * The caller's collection: read on its owner's member entries, now and later; exclusive with the others.
+   *
+   * @generated from field: string collection_id = 7;
+   */
+  collectionId: string;
 };
 
 /**
@@ -125,6 +132,11 @@ export type GrantInfo = Message<"contexthub.store.v1.GrantInfo"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 7;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string collection_id = 8;
+   */
+  collectionId: string;
 };
 
 /**
@@ -195,6 +207,11 @@ export type UnshareRequest = Message<"contexthub.store.v1.UnshareRequest"> & {
    * @generated from field: contexthub.store.v1.Idempotency idempotency = 6;
    */
   idempotency?: Idempotency | undefined;
+
+  /**
+   * @generated from field: string collection_id = 7;
+   */
+  collectionId: string;
 };
 
 /**
@@ -274,7 +291,7 @@ export const PermissionSchema: GenEnum<Permission> = /*@__PURE__*/
   enumDesc(file_contexthub_store_v1_sharing, 1);
 
 /**
- * Grants on entries and threads: read or write, to a subject or a group.
+ * Grants on entries, threads and collections: read or write (read only on a collection), to a subject or a group.
  *
  * @generated from service contexthub.store.v1.SharingService
  */
