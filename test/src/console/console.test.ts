@@ -163,8 +163,10 @@ describe("web console in Chromium", () => {
     await page.locator(".problem").waitFor();
     assert.match((await page.locator(".problem").textContent()) ?? "", /401/);
 
-    await page.getByLabel("API key").fill(keys.principals.rita!.key);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    // By keyboard alone: the field has focus after a refusal, and Enter submits.
+    assert.equal(await page.evaluate("document.activeElement.id"), "api-key");
+    await page.keyboard.type(keys.principals.rita!.key);
+    await page.keyboard.press("Enter");
     await page.locator("#signed-in-as").waitFor();
     assert.equal(await page.locator("#signed-in-as").textContent(), "rita @ acme");
     assert.equal(await page.evaluate("document.cookie"), "");
