@@ -324,6 +324,68 @@ describe("web console in Chromium", () => {
     assert.deepEqual(pageErrors, []);
   });
 
+  test("the diff, the link rule and the Markdown renderer hold on their edge cases, in the page's own modules", async () => {
+    const markdownSource = [
+      "## Steps",
+      "",
+      "1. first *step*",
+      "2. second `<b>code</b>`",
+      "",
+      "> quoted **text**",
+      "",
+      "```",
+      "<script>alert(1)</script>",
+      "```",
+      "",
+      "plain <i>html</i> and [mail](mailto:a@b.c) and [web](http://example.org/a?b=1)",
+    ].join("\n");
+    const urls = [
+      "https://a.example/x",
+      "http://a.example",
+      "javascript:alert(1)",
+      " javascript:alert(1)",
+      "java\tscript:alert(1)",
+      "data:text/html,x",
+      "//evil.example/x",
+      "/relative",
+      "HTTPS://A.EXAMPLE",
+    ];
+    // Run in the page (string form: the test workspace has no DOM types); the modules are the ones the console loads.
+    const results = (await page.evaluate(`(async () => {
+      const { lineDiff } = await import("/console/app/line-diff.js");
+      const { isWebUrl, renderMarkdown } = await import("/console/app/markdown.js");
+      const markdown = renderMarkdown(${JSON.stringify(markdownSource)});
+      return {
+        diff: lineDiff(${JSON.stringify("a\nb\nc\nd")}, ${JSON.stringify("a\nc\nd\ne")}).map((line) => line.kind + ":" + line.text),
+        urls: ${JSON.stringify(urls)}.map(isWebUrl),
+        tags: Array.from(markdown.querySelectorAll("*")).map((node) => node.tagName.toLowerCase()),
+        code: markdown.querySelector("pre code")?.textContent,
+        links: Array.from(markdown.querySelectorAll("a")).map((a) => a.getAttribute("href")),
+        text: markdown.textContent,
+      };
+    })()`)) as { diff: string[]; urls: boolean[]; tags: string[]; code: string; links: string[]; text: string };
+    assert.deepEqual(results.diff, ["same:a", "removed:b", "same:c", "same:d", "added:e"]);
+    assert.deepEqual(results.urls, [true, true, false, false, false, false, false, false, true]);
+    assert.deepEqual(results.tags, [
+      "h3",
+      "ol",
+      "li",
+      "em",
+      "li",
+      "code",
+      "blockquote",
+      "p",
+      "strong",
+      "pre",
+      "code",
+      "p",
+      "a",
+    ]);
+    assert.equal(results.code, "<script>alert(1)</script>");
+    assert.deepEqual(results.links, ["http://example.org/a?b=1"]);
+    assert.ok(results.text.includes("plain <i>html</i> and [mail](mailto:a@b.c)"), results.text);
+  });
+
   test("signing out forgets the key", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("API key").waitFor();
