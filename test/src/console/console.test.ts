@@ -194,6 +194,16 @@ describe("web console in Chromium", () => {
     });
   }
 
+  test("search pages by offset: a later page numbers its hits on and links back", async () => {
+    await show(`#/search?q=falcon&mode=fts&offset=1`, "#result-count");
+    assert.match((await page.locator("#result-count").textContent()) ?? "", /from #2/);
+    assert.equal(await page.locator("ol.hits").getAttribute("start"), "2");
+    await page.getByRole("link", { name: "Previous page" }).click();
+    await page.waitForURL(/offset=0/);
+    await page.locator("#result-count", { hasNotText: "from #" }).waitFor();
+    await show(`#/search?q=${encodeURIComponent("falcon launch window")}&mode=hybrid`, `a[href="#/entry/${ids.plan}"]`);
+  });
+
   test("an entry shows its Markdown rendered, its metadata, tags, trust state and thread", async () => {
     await page.locator(`a[href="#/entry/${ids.plan}"]`).first().click();
     await page.locator("h1", { hasText: "Falcon launch plan" }).waitFor();

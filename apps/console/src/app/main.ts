@@ -112,10 +112,10 @@ function route(): void {
       else entryPage(view, id);
       break;
     case "thread":
-      threadPage(view, id);
+      threadPage(view, id, params.get("cursor") ?? undefined);
       break;
     case "threads":
-      threadsPage(view);
+      threadsPage(view, params.get("cursor") ?? undefined);
       break;
     case "review":
       reviewPage(view);

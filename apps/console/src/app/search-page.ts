@@ -32,6 +32,8 @@ interface SearchReply {
   explain?: { ranked_by: string; fusion_method: string | null };
 }
 
+const pageSize = 20;
+
 const score = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(4));
 
 function legText(name: string, leg: Leg | null): string | null {
@@ -103,17 +105,27 @@ export function searchPage(view: HTMLElement, params: URLSearchParams): void {
   replace(view, h("h1", {}, "Search"), form, results);
   if (query === "") return;
   replace(results, loading());
-  api<SearchReply>("POST", `/search/${mode}`, { body: { query, limit: 20, explain_query: true } }).then(
+  const offset = Math.max(0, Number.parseInt(params.get("offset") ?? "0", 10) || 0);
+  api<SearchReply>("POST", `/search/${mode}`, { body: { query, limit: pageSize, offset, explain_query: true } }).then(
     ({ body }) => {
       const label = modes.find((item) => item.value === mode)?.label ?? mode;
+      const page = (from: number) =>
+        `#/search?${new URLSearchParams({ q: query, mode, offset: String(from) }).toString()}`;
       replace(
         results,
         h(
           "p",
           { class: "muted", id: "result-count" },
-          `${body.results.length} result(s), ${label.toLowerCase()}${body.has_more ? ", more available" : ""}`,
+          `${body.results.length} result(s)${offset > 0 ? ` from #${offset + 1}` : ""}, ${label.toLowerCase()}`,
         ),
-        h("ol", { class: "hits" }, body.results.map(hitView)),
+        h("ol", { class: "hits", start: offset + 1 }, body.results.map(hitView)),
+        h(
+          "p",
+          {},
+          offset > 0 ? h("a", { href: page(Math.max(0, offset - pageSize)) }, "Previous page") : null,
+          offset > 0 && body.has_more ? " · " : null,
+          body.has_more ? h("a", { href: page(offset + pageSize) }, "Next page") : null,
+        ),
       );
     },
     (error: unknown) => replace(results, problemBox(error)),

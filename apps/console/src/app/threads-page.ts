@@ -22,9 +22,17 @@ interface Listing {
 
 const threadHref = (id: string) => `#/thread/${encodeURIComponent(id)}`;
 
-export function threadsPage(view: HTMLElement): void {
+/** A link to the next page of a listing, when the API answered a cursor for one. */
+function nextPage(route: string, cursor: string | null | undefined): HTMLElement | null {
+  if (cursor === null || cursor === undefined) return null;
+  return h("p", {}, h("a", { href: `${route}?${new URLSearchParams({ cursor }).toString()}` }, "Next page"));
+}
+
+export function threadsPage(view: HTMLElement, cursor?: string): void {
   replace(view, h("h1", {}, "Threads"), loading());
-  api<{ threads: Thread[]; total: number }>("GET", "/threads", { query: { limit: 100 } }).then(
+  api<{ threads: Thread[]; total: number; next_cursor: string | null }>("GET", "/threads", {
+    query: { limit: 100, cursor },
+  }).then(
     ({ body }) =>
       replace(
         view,
@@ -60,15 +68,16 @@ export function threadsPage(view: HTMLElement): void {
             ),
           ),
         ),
+        nextPage("#/threads", body.next_cursor),
       ),
     (error: unknown) => replace(view, h("h1", {}, "Threads"), problemBox(error)),
   );
 }
 
-export function threadPage(view: HTMLElement, threadId: string): void {
+export function threadPage(view: HTMLElement, threadId: string, cursor?: string): void {
   replace(view, h("h1", {}, `Thread ${threadId}`), loading());
-  api<{ results: Listing[] }>("GET", "/entries", {
-    query: { thread_id: threadId, limit: 100, include_quarantined: true },
+  api<{ results: Listing[]; next_cursor: string | null }>("GET", "/entries", {
+    query: { thread_id: threadId, limit: 100, include_quarantined: true, cursor },
   }).then(
     ({ body }) =>
       replace(
@@ -94,6 +103,7 @@ export function threadPage(view: HTMLElement, threadId: string): void {
                 ),
               ),
             ),
+        nextPage(threadHref(threadId), body.next_cursor),
       ),
     (error: unknown) => replace(view, h("h1", {}, `Thread ${threadId}`), problemBox(error)),
   );
