@@ -393,6 +393,17 @@ describe("web console in Chromium", () => {
     ]);
     assert.equal(results.code, "<script>alert(1)</script>");
     assert.deepEqual(results.links, ["http://example.org/a?b=1"]);
+
+    const chain = (await page.evaluate(`(async () => {
+      const { chainStatus } = await import("/console/app/audit-page.js");
+      const record = (seq, hash, previous_hash) => ({ seq, hash, previous_hash, at: null, actor: "a", action: "x", outcome: "ok", target_ids: [] });
+      return [
+        chainStatus([record(3, "c", "b"), record(2, "b", "a"), record(1, "a", "")]).textContent,
+        chainStatus([record(3, "c", "b"), record(2, "x", "a"), record(1, "a", "")]).textContent,
+      ];
+    })()`)) as string[];
+    assert.match(chain[0]!, /each of the 3 record\(s\) shown names the hash/);
+    assert.match(chain[1]!, /Chain broken: record 3 does not name the hash of record 2/);
     assert.ok(results.text.includes("plain <i>html</i> and [mail](mailto:a@b.c)"), results.text);
   });
 

@@ -18,7 +18,7 @@ interface AuditRecord {
  * Whether each record names the hash of the record before it (the page is newest first). The API does not
  * recompute the hashes; this checks only that the records shown link up, and says so.
  */
-function chainStatus(records: AuditRecord[]): HTMLElement {
+export function chainStatus(records: readonly AuditRecord[]): HTMLElement {
   for (let index = 0; index + 1 < records.length; index += 1) {
     const newer = records[index];
     const older = records[index + 1];

@@ -71,8 +71,8 @@ export function statisticsPage(view: HTMLElement): void {
             ] as [string, string | number][]
           ).flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, String(value))]),
         ),
-        h("h2", {}, "Entries by source"),
-        barChart("Entries by source", [
+        h("h2", {}, "Entries at a glance"),
+        barChart("Entries at a glance", [
           ["From people", stats.user_entries],
           ["From agents", stats.agent_entries],
           ["With images", stats.multimodal_entries],
