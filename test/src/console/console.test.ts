@@ -407,6 +407,29 @@ describe("web console in Chromium", () => {
     assert.ok(results.text.includes("plain <i>html</i> and [mail](mailto:a@b.c)"), results.text);
   });
 
+  test("a key revoked mid-session sends the console back to sign-in with the API's problem", async () => {
+    const created = await rita("POST", "/api-keys", { body: { subject: "temp", scopes: ["context:read"] } });
+    assert.equal(created.status, 201, created.text);
+    const temporary = created.json as { id: string; key: string };
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("API key").fill(temporary.key);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.locator("#signed-in-as", { hasText: "temp @ acme" }).waitFor();
+    // A read-only key: the review, key and audit pages are not offered.
+    assert.deepEqual(await page.locator("nav a").allTextContents(), ["Search", "Threads", "Statistics"]);
+
+    assert.equal((await rita("DELETE", `/api-keys/${temporary.id}`)).status, 200);
+    await page.getByRole("link", { name: "Threads" }).click();
+    await page.locator(".problem").waitFor();
+    assert.match((await page.locator(".problem").textContent()) ?? "", /401/);
+    await page.getByLabel("API key").waitFor();
+    assert.equal(await page.evaluate('sessionStorage.getItem("context-hub-console-key")'), null);
+
+    await page.getByLabel("API key").fill(keys.principals.rita!.key);
+    await page.keyboard.press("Enter");
+    await page.locator("#signed-in-as", { hasText: "rita @ acme" }).waitFor();
+  });
+
   test("signing out forgets the key", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("API key").waitFor();

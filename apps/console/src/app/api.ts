@@ -7,6 +7,9 @@
 
 const keyStorageName = "context-hub-console-key";
 
+/** Dispatched on window when the API refuses the stored key; its detail is the ProblemError. */
+export const unauthenticatedEvent = "context-hub-console:unauthenticated";
+
 export function storedKey(): string | null {
   return sessionStorage.getItem(keyStorageName);
 }
@@ -71,7 +74,13 @@ export async function api<T>(method: string, path: string, call: ApiCall = {}): 
   } catch {
     json = undefined;
   }
-  if (!response.ok) throw toProblemError(response.status, response.statusText, json);
+  if (!response.ok) {
+    const problem = toProblemError(response.status, response.statusText, json);
+    // A key revoked or expired mid-session: the console goes back to sign-in rather than fail page by page.
+    if (response.status === 401 && key !== null)
+      window.dispatchEvent(new CustomEvent(unauthenticatedEvent, { detail: problem }));
+    throw problem;
+  }
   return { body: json as T, etag: response.headers.get("etag") };
 }
 

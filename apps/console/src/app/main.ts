@@ -2,7 +2,7 @@
  * The console's entry point: sign-in with an API key, the navigation and a
  * hash router over the pages. Every page talks to /api/v1 only.
  */
-import { api, forgetKey, storedKey, storeKey } from "./api.js";
+import { api, forgetKey, storedKey, storeKey, unauthenticatedEvent } from "./api.js";
 import { auditPage } from "./audit-page.js";
 import { button, field, h, replace } from "./dom.js";
 import { entryPage, historyPage } from "./entry-page.js";
@@ -49,13 +49,17 @@ function signInPage(message?: unknown): void {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     storeKey(key.value.trim());
-    signIn().then(route, (error: unknown) => {
-      forgetKey();
-      signInPage(error);
-    });
+    signIn().then(route, signInFailed);
   });
   replace(main, h("h1", {}, "Sign in"), message === undefined ? null : problemBox(message), form);
   key.focus();
+}
+
+/** Back to sign-in with why; a 401 has already done so (the unauthenticated event), any other failure does it here. */
+function signInFailed(error: unknown): void {
+  if (storedKey() === null) return;
+  forgetKey();
+  signInPage(error);
 }
 
 async function signIn(): Promise<void> {
@@ -136,9 +140,10 @@ function route(): void {
 }
 
 window.addEventListener("hashchange", route);
+window.addEventListener(unauthenticatedEvent, (event) => {
+  forgetKey();
+  caller = undefined;
+  signInPage((event as CustomEvent<unknown>).detail);
+});
 if (storedKey() === null) signInPage();
-else
-  signIn().then(route, (error: unknown) => {
-    forgetKey();
-    signInPage(error);
-  });
+else signIn().then(route, signInFailed);
