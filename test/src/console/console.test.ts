@@ -45,6 +45,7 @@ const hostileText = [
   "",
   "A safe [link](https://example.com/docs).",
 ].join("\n");
+const onePixelPng = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 const hostileTitle = "<img src=x onerror=\"window.__xss='title'\">";
 
 describe("web console in Chromium", () => {
@@ -88,6 +89,7 @@ describe("web console in Chromium", () => {
       title: "Falcon launch plan",
       tags: ["launch", "plan"],
       metadata: { team: "flight" },
+      images: [{ mime_type: "image/png", data: onePixelPng }],
       text: "# Falcon launch\n\nThe **falcon** launch window opens at dawn.\n\n- check the weather\n- fuel the stage\n",
     });
     const update = await alice("PATCH", `/entries/${ids.plan}`, {
@@ -213,6 +215,10 @@ describe("web console in Chromium", () => {
     const meta = (await page.locator("dl.meta").textContent()) ?? "";
     for (const expected of ["verified", "launch", "plan", "flight", "falcon", "tenant"])
       assert.ok(meta.includes(expected), `${expected} in ${meta}`);
+    // The entry's image, as a data: URL the Content-Security-Policy allows, loaded and decoded.
+    const image = page.locator('.images img[alt="Image 1 of the entry"]');
+    await page.waitForFunction("document.querySelector('.images img')?.complete === true");
+    assert.equal(await image.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth), 1);
     await screenshot("entry");
   });
 

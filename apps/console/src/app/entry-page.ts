@@ -56,7 +56,9 @@ function metaList(rows: [string, Node | string][]): HTMLElement {
 
 export function entryPage(view: HTMLElement, id: string): void {
   replace(view, loading());
-  api<Entry>("GET", `/entries/${encodeURIComponent(id)}`, { query: { include_quarantined: true } }).then(
+  api<Entry>("GET", `/entries/${encodeURIComponent(id)}`, {
+    query: { include_quarantined: true, include_images: true },
+  }).then(
     ({ body: entry }) => {
       const images = entry.images
         .filter((image) => image.data !== undefined && safeImageTypes.has(image.mime_type))
