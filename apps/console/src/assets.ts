@@ -89,4 +89,5 @@ pre { background: #f1f3f7; padding: 8px; overflow-x: auto; white-space: pre-wrap
 .once { font-family: ui-monospace, monospace; width: min(100%, 640px); }
 svg.chart text { font-size: 12px; fill: var(--ink); }
 svg.chart rect { fill: var(--accent); }
+.images img { max-width: 100%; min-width: 24px; border: 1px solid var(--line); image-rendering: pixelated; }
 `;
