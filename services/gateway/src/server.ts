@@ -1,4 +1,4 @@
-// The gateway's HTTP transport: /mcp (stateless Streamable HTTP), the REST API (/api/v1), artifact downloads, health, readiness and metrics.
+// The gateway's HTTP transport: /mcp (stateless Streamable HTTP), the REST API (/api/v1), the web console (/console), artifact downloads, health, readiness and metrics.
 import express, { type NextFunction, type Request, type Response } from "express";
 import {
   ContextHubError,
@@ -13,6 +13,7 @@ import {
   type Logger,
 } from "@context-hub/common";
 import { createArtifactDownload } from "./artifact-download.js";
+import { createConsoleRouter } from "./console.js";
 import { createRestRouter, openApiDocumentOf, openApiResource } from "./rest/rest-router.js";
 import { sendProblem, toProblem } from "./rest/problem.js";
 import { gatewayClientsFor } from "./clients/gateway-clients.js";
@@ -404,6 +405,9 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       openApiDocument,
     }),
   );
+
+  // The web console: static files only, no credential needed; its API calls are authenticated like any other.
+  app.use("/console", createConsoleRouter());
 
   app.get("/mcp", methodNotAllowed);
   app.delete("/mcp", methodNotAllowed);

@@ -1,0 +1,202 @@
+/** One entry (rendered Markdown, metadata, tags, trust state, thread) and its history: versions, a diff, restore. */
+import { api } from "./api.js";
+import { button, field, h, replace, when } from "./dom.js";
+import { lineDiff } from "./line-diff.js";
+import { renderMarkdown } from "./markdown.js";
+import { entryHref, loading, notice, problemBox, tagList, trustBadge } from "./views.js";
+
+interface Entry {
+  id: string;
+  thread_id: string;
+  source: string;
+  owner: string;
+  visibility: string;
+  content_type: string;
+  kind: string;
+  title: string | null;
+  summary: string;
+  metadata: Record<string, unknown>;
+  tags: string[];
+  version: number;
+  trust_state: string;
+  trust_reasons: string[];
+  created_at: string | null;
+  updated_at: string | null;
+  text: string;
+  images: { ordinal: number; mime_type: string; byte_size: number; data?: string }[];
+}
+
+interface Version {
+  version: number;
+  current: boolean;
+  text: string;
+  change: string;
+  restored_from: number | null;
+  written_by: string;
+  written_at: string | null;
+  title: string | null;
+}
+interface History {
+  context_id: string;
+  latest_version: number;
+  deleted: boolean;
+  versions: Version[];
+}
+
+/** Image types a browser shows without running anything (no SVG: it can carry script). */
+const safeImageTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+function metaList(rows: [string, Node | string][]): HTMLElement {
+  return h(
+    "dl",
+    { class: "meta" },
+    rows.flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, value)]),
+  );
+}
+
+export function entryPage(view: HTMLElement, id: string): void {
+  replace(view, loading());
+  api<Entry>("GET", `/entries/${encodeURIComponent(id)}`, {
+    query: { include_quarantined: true, include_images: true },
+  }).then(
+    ({ body: entry }) => {
+      const images = entry.images
+        .filter((image) => image.data !== undefined && safeImageTypes.has(image.mime_type))
+        .map((image) =>
+          h("img", {
+            src: `data:${image.mime_type};base64,${image.data ?? ""}`,
+            alt: `Image ${image.ordinal + 1} of the entry`,
+          }),
+        );
+      replace(
+        view,
+        h("h1", {}, entry.title ?? "(untitled entry)"),
+        h("p", {}, h("a", { href: `${entryHref(entry.id)}/history` }, "History and restore")),
+        metaList([
+          ["Id", entry.id],
+          ["Kind", entry.kind],
+          ["Thread", h("a", { href: `#/thread/${encodeURIComponent(entry.thread_id)}` }, entry.thread_id)],
+          ["Trust state", trustBadge(entry.trust_state)],
+          ["Trust reasons", entry.trust_reasons.length === 0 ? "none" : entry.trust_reasons.join(", ")],
+          ["Version", String(entry.version)],
+          ["Source", entry.source],
+          ["Owner", entry.owner],
+          ["Visibility", entry.visibility],
+          ["Content type", entry.content_type],
+          ["Created", when(entry.created_at)],
+          ["Updated", when(entry.updated_at)],
+          ["Tags", tagList(entry.tags)],
+          ["Summary", entry.summary === "" ? "—" : entry.summary],
+          ["Metadata", h("pre", {}, JSON.stringify(entry.metadata, null, 2))],
+        ]),
+        h("h2", {}, "Text"),
+        renderMarkdown(entry.text),
+        images.length === 0 ? null : h("div", { class: "images" }, images),
+        h("details", {}, h("summary", {}, "Raw text"), h("pre", { class: "raw" }, entry.text)),
+      );
+    },
+    (error: unknown) => replace(view, h("h1", {}, "Entry"), problemBox(error)),
+  );
+}
+
+export function historyPage(view: HTMLElement, id: string, message?: string): void {
+  replace(view, loading());
+  const path = `/entries/${encodeURIComponent(id)}`;
+  api<History>("GET", `${path}/versions`, { query: { limit: 100 } }).then(
+    ({ body: history }) => {
+      const status = h("div", { "aria-live": "polite" }, message === undefined ? null : notice(message));
+      const restore = (version: number) => {
+        api<{ version: number }>("POST", `${path}/versions/${version}/restore`, {
+          headers: { "if-match": `"${history.latest_version}"` },
+        }).then(
+          ({ body }) => historyPage(view, id, `Restored version ${version}; it is now version ${body.version}.`),
+          (error: unknown) => replace(status, problemBox(error)),
+        );
+      };
+      const rows = history.versions.map((version) =>
+        h(
+          "tr",
+          {},
+          h("td", {}, String(version.version), version.current ? " (current)" : ""),
+          h("td", {}, version.change, version.restored_from === null ? "" : ` from ${version.restored_from}`),
+          h("td", {}, version.written_by),
+          h("td", {}, when(version.written_at)),
+          h(
+            "td",
+            {},
+            version.current ? null : button(`Restore version ${version.version}`, () => restore(version.version)),
+          ),
+        ),
+      );
+      const options = () =>
+        history.versions.map((version) => h("option", { value: version.version }, `Version ${version.version}`));
+      const from = h("select", { id: "diff-from" }, options());
+      const to = h("select", { id: "diff-to" }, options());
+      // Newest first: compare the previous version with the current one unless the reader picks others.
+      from.selectedIndex = Math.min(1, history.versions.length - 1);
+      to.selectedIndex = 0;
+      const diffOutput = h("div", { "aria-live": "polite" });
+      const showDiff = () => {
+        const before = history.versions.find((version) => String(version.version) === from.value);
+        const after = history.versions.find((version) => String(version.version) === to.value);
+        if (before === undefined || after === undefined) return;
+        const lines = lineDiff(before.text, after.text);
+        replace(
+          diffOutput,
+          h("h3", {}, `Version ${before.version} → version ${after.version}`),
+          h(
+            "div",
+            { class: "diff", role: "region", "aria-label": "Line diff" },
+            lines.map((line) =>
+              h(
+                line.kind === "same" ? "span" : line.kind === "added" ? "ins" : "del",
+                { class: line.kind },
+                `${line.kind === "same" ? "  " : line.kind === "added" ? "+ " : "- "}${line.text}`,
+              ),
+            ),
+          ),
+        );
+      };
+      replace(
+        view,
+        h("h1", {}, "History"),
+        h(
+          "p",
+          {},
+          h("a", { href: entryHref(id) }, "Back to the entry"),
+          history.deleted ? " · this entry is deleted" : "",
+        ),
+        status,
+        h(
+          "table",
+          {},
+          h("caption", { class: "muted" }, `${history.versions.length} version(s), newest first`),
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              ["Version", "Change", "Written by", "Written at", ""].map((name) => h("th", { scope: "col" }, name)),
+            ),
+          ),
+          h("tbody", {}, rows),
+        ),
+        h("h2", {}, "Compare versions"),
+        h(
+          "form",
+          { class: "stack", id: "diff-form" },
+          field("From", from),
+          field("To", to),
+          h("button", { type: "submit" }, "Show diff"),
+        ),
+        diffOutput,
+      );
+      view.querySelector("#diff-form")?.addEventListener("submit", (event) => {
+        event.preventDefault();
+        showDiff();
+      });
+    },
+    (error: unknown) => replace(view, h("h1", {}, "History"), problemBox(error)),
+  );
+}

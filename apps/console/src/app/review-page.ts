@@ -1,0 +1,82 @@
+/** The review queue: each waiting entry with approve / reject and a note; the API's refusals are shown as they come. */
+import { api } from "./api.js";
+import { button, field, h, replace, uniqueId, when } from "./dom.js";
+import { renderMarkdown } from "./markdown.js";
+import { entryLink, loading, notice, problemBox, trustBadge } from "./views.js";
+
+interface Waiting {
+  id: string;
+  thread_id: string;
+  owner: string;
+  updated_by: string;
+  version: number;
+  trust_state: string;
+  trust_reasons: string[];
+  text: string;
+  updated_at: string | null;
+}
+
+function itemView(item: Waiting): HTMLElement {
+  const note = h("textarea", { id: uniqueId("note"), rows: 2, maxlength: 2000 });
+  const status = h("div", { "aria-live": "polite" });
+  const decide = (decision: "approve" | "reject") => {
+    replace(status);
+    api<{ trust_state: string }>("POST", `/entries/${encodeURIComponent(item.id)}/review`, {
+      body: { decision, ...(note.value.trim() === "" ? {} : { note: note.value }) },
+      headers: { "if-match": `"${item.version}"` },
+    }).then(
+      ({ body }) => {
+        replace(
+          status,
+          notice(`${decision === "approve" ? "Approved" : "Rejected"}: the entry is now ${body.trust_state}.`),
+        );
+        for (const control of Array.from(article.querySelectorAll("button, textarea")))
+          (control as HTMLButtonElement | HTMLTextAreaElement).disabled = true;
+      },
+      (error: unknown) => replace(status, problemBox(error)),
+    );
+  };
+  const article = h(
+    "li",
+    { class: "card review-item" },
+    h("h2", {}, entryLink(item)),
+    h(
+      "p",
+      { class: "muted" },
+      `thread ${item.thread_id} · by ${item.updated_by} (owner ${item.owner}) · version ${item.version} · ${when(item.updated_at)} · `,
+      trustBadge(item.trust_state),
+    ),
+    h(
+      "p",
+      {},
+      "The write screen found: ",
+      item.trust_reasons.length === 0 ? "nothing (unverified source)" : item.trust_reasons.join(", "),
+    ),
+    renderMarkdown(item.text),
+    field("Note for the review", note),
+    h(
+      "p",
+      {},
+      button("Approve", () => decide("approve"), { class: "primary" }),
+      " ",
+      button("Reject", () => decide("reject"), { class: "danger" }),
+    ),
+    status,
+  );
+  return article;
+}
+
+export function reviewPage(view: HTMLElement): void {
+  replace(view, h("h1", {}, "Review queue"), loading());
+  api<{ entries: Waiting[]; has_more: boolean }>("GET", "/review-queue", { query: { limit: 50 } }).then(
+    ({ body }) =>
+      replace(
+        view,
+        h("h1", {}, "Review queue"),
+        body.entries.length === 0
+          ? h("p", {}, "Nothing is waiting for review.")
+          : h("ol", { class: "plain" }, body.entries.map(itemView)),
+      ),
+    (error: unknown) => replace(view, h("h1", {}, "Review queue"), problemBox(error)),
+  );
+}
