@@ -6,12 +6,12 @@ import { fileURLToPath } from "node:url";
 
 /**
  * The console builds its pages from nodes and text only: no source file of
- * apps/console uses an API that parses a string as HTML or as code, so
+ * packages/console uses an API that parses a string as HTML or as code, so
  * stored text has no path into markup or script (the browser suite then
  * shows hostile text staying text).
  */
 
-const sourceDir = fileURLToPath(new URL("../../../apps/console/src/", import.meta.url));
+const sourceDir = fileURLToPath(new URL("../../../packages/console/src/", import.meta.url));
 const sinks = [
   /\.innerHTML\b/,
   /\.outerHTML\b/,

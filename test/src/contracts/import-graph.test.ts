@@ -18,7 +18,8 @@ const root = resolve(fileURLToPath(import.meta.url), "../../../..");
 
 /** Workspaces by layer: a workspace may import its own layer's shared kit and every lower layer. */
 const layers: readonly { layer: number; dirs: readonly string[]; peersMayImportEachOther: boolean }[] = [
-  { layer: 0, dirs: ["proto", "packages/common", "packages/text"], peersMayImportEachOther: true },
+  // The console is browser code that imports nothing; the gateway serves its compiled files.
+  { layer: 0, dirs: ["proto", "packages/common", "packages/text", "packages/console"], peersMayImportEachOther: true },
   {
     layer: 1,
     dirs: ["services/embedder", "services/summarizer", "services/reranker", "services/store", "services/gateway"],
