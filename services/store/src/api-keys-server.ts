@@ -39,7 +39,7 @@ export function toApiKeyMessage(key: ApiKeyRecord): MessageInitShape<typeof stor
 export function createApiKeysHandlers(apiKeys: ApiKeyService): ServiceImplementation<typeof storeV1.ApiKeysService> {
   return {
     async createApiKey(request) {
-      return { key: toApiKeyMessage(await apiKeys.create(toApiKeyInput(request.key), request.keyHash)) };
+      return { key: toApiKeyMessage(await apiKeys.create(toApiKeyInput(request.key), request.keyHash, request.actor)) };
     },
 
     async listApiKeys(request) {
@@ -48,7 +48,7 @@ export function createApiKeysHandlers(apiKeys: ApiKeyService): ServiceImplementa
     },
 
     async revokeApiKey(request) {
-      return { key: toApiKeyMessage(await apiKeys.revoke(request.id)) };
+      return { key: toApiKeyMessage(await apiKeys.revoke(request.id, request.actor)) };
     },
 
     async lookupApiKey(request) {

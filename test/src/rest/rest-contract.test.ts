@@ -406,6 +406,13 @@ describe("REST API contract", () => {
     assert.ok(!JSON.stringify(listed).includes(key.key as string), "a listing never shows a key");
     const revokedKey = await expect(admin, "revokeApiKey", 200, "DELETE", `/api-keys/${String(key.id)}`);
     assert.equal(typeof revokedKey.revoked_at, "string");
+    // Both are in the tenant's audit log, under the administrator who asked.
+    const trail = (await expect(admin, "getAuditLog", 200, "GET", "/audit-log")).records as Json[];
+    const keyRecords = trail.filter((record) => (record.target_ids as string[]).includes(String(key.id)));
+    assert.deepEqual(keyRecords.map((record) => [record.action, record.actor]).sort(), [
+      ["key.create", "ops"],
+      ["key.revoke", "ops"],
+    ]);
     const refused = await bot("GET", "/threads");
     assert.equal(refused.status, 401);
     conforms("listThreads", refused);

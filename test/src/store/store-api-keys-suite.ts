@@ -126,6 +126,38 @@ export function defineApiKeyTests(context: StoreSuiteContext): void {
       assert.equal(await countRows(db, "api_keys", "tenant = $1 AND revoked_at IS NOT NULL", [tenant]), 2);
     });
 
+    test("creating and revoking a key is audited in its tenant, under the administrator who asked or as the operator", async () => {
+      const { client, db } = context;
+      const tenant = newTenant("keys-audit");
+      const byAdmin = keyFor(tenant, "ci-bot");
+      const byOperator = keyFor(tenant, "nightly");
+      const created = (await client.createApiKey({ key: byAdmin.key, keyHash: byAdmin.hash, actor: "alice" })).key!;
+      const other = (await client.createApiKey({ key: byOperator.key, keyHash: byOperator.hash })).key!;
+      await client.revokeApiKey({ id: created.id, actor: "alice" });
+      // A second revocation changes nothing, and records nothing.
+      await client.revokeApiKey({ id: created.id, actor: "alice" });
+      await client.revokeApiKey({ id: byOperator.key.hint });
+      const { rows } = await db.query<{ actor: string; action: string; target_ids: string[]; details: unknown }>(
+        "SELECT actor, action, target_ids, details FROM audit_log WHERE tenant = $1 ORDER BY seq",
+        [tenant],
+      );
+      assert.deepEqual(
+        rows.map((row) => [row.actor, row.action, row.target_ids]),
+        [
+          ["alice", "key.create", [created.id]],
+          ["operator", "key.create", [other.id]],
+          ["alice", "key.revoke", [created.id]],
+          ["operator", "key.revoke", [other.id]],
+        ],
+      );
+      assert.deepEqual(rows[0]!.details, {
+        hint: byAdmin.key.hint,
+        subject: "ci-bot",
+        scopes: ["context:read", "context:write"],
+      });
+      assert.ok(!JSON.stringify(rows).includes(byAdmin.hash), "the key's hash is never in the log");
+    });
+
     test("bad keys, taken hashes, unknown and ambiguous names are refused with specific messages", async () => {
       const { client, db } = context;
       const tenant = newTenant("keys-errors");

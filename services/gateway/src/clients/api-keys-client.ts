@@ -59,6 +59,7 @@ export function createApiKeysClient(store: ApiKeysServiceClient) {
         throw new ContextHubError("INVALID_ARGUMENT", "expires_at must be in the future");
       const key = generateApiKey();
       const reply = await store.createApiKey({
+        actor: principal.subject,
         keyHash: hashApiKey(key),
         key: {
           hint: apiKeyHint(key),
@@ -84,7 +85,7 @@ export function createApiKeysClient(store: ApiKeysServiceClient) {
       const { keys } = await store.listApiKeys({ tenant: principal.tenant, includeRevoked: true });
       const key = keys.find((candidate) => candidate.id === id);
       if (key === undefined) throw keyNotFound(id);
-      return toKeyView((await store.revokeApiKey({ id: key.id })).key);
+      return toKeyView((await store.revokeApiKey({ id: key.id, actor: principal.subject })).key);
     },
   };
 }

@@ -46,7 +46,9 @@ export type AuditAction =
   | "collection.delete"
   | "collection.members"
   | "collection.share"
-  | "collection.unshare";
+  | "collection.unshare"
+  | "key.create"
+  | "key.revoke";
 
 export type AuditOutcome = "ok" | "denied";
 

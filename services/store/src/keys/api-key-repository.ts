@@ -1,5 +1,7 @@
-import type { ApiKeyRecord, ApiKeyRepository } from "./api-keys.js";
-import { createSqlParams, type SqlExecutor } from "../db/sql-database.js";
+import type { ApiKeyRecord, ApiKeyRepository, ApiKeyWrite } from "./api-keys.js";
+import { currentRequestId, type AuditAction } from "../audit/audit.js";
+import { createAuditStatements } from "../audit/audit-repository.js";
+import { createSqlParams, type SqlDatabase, type SqlExecutor } from "../db/sql-database.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Scope } from "../model/principal.js";
 
@@ -35,30 +37,81 @@ function toRecord(row: ApiKeyRow): ApiKeyRecord {
   };
 }
 
+/** What a change found: the key, and whether it changed it (a second revocation does not). */
+type KeyChange = { key: ApiKeyRecord; changed: boolean } | undefined;
+
+/** Inserts a key; undefined when a key with its hash is stored already. */
+async function insertKey(tx: SqlExecutor, key: ApiKeyWrite, keyHash: string): Promise<KeyChange> {
+  const { rows } = await tx.query<ApiKeyRow>(
+    `INSERT INTO api_keys AS k (id, key_hash, hint, tenant, subject, groups, scopes, description, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6::text[], $7::text[], $8, $9::timestamptz)
+     ON CONFLICT (key_hash) DO NOTHING
+     RETURNING ${columns}`,
+    [
+      createUuidV7(),
+      keyHash,
+      key.hint,
+      key.tenant,
+      key.subject,
+      key.groups,
+      key.scopes,
+      key.description,
+      key.expiresAt?.toISOString() ?? null,
+    ],
+  );
+  return rows[0] === undefined ? undefined : { key: toRecord(rows[0]), changed: true };
+}
+
+/** Marks a key revoked, keeping the first revocation time (revoking twice changes nothing); undefined when there is none. */
+async function revokeKey(tx: SqlExecutor, id: string): Promise<KeyChange> {
+  // Locked first, so that of two revocations at once only the first finds the key active.
+  const locked = await tx.query<{ active: boolean }>(
+    "SELECT k.revoked_at IS NULL AS active FROM api_keys k WHERE k.id = $1 FOR UPDATE",
+    [id],
+  );
+  if (locked.rows[0] === undefined) return undefined;
+  const { rows } = await tx.query<ApiKeyRow>(
+    `UPDATE api_keys AS k SET revoked_at = coalesce(k.revoked_at, now()) WHERE k.id = $1 RETURNING ${columns}`,
+    [id],
+  );
+  return rows[0] === undefined ? undefined : { key: toRecord(rows[0]), changed: locked.rows[0].active };
+}
+
+/**
+ * Runs `change` (an insert or a revocation) and, when it changed its key,
+ * appends the audit record in the key's tenant in the same transaction:
+ * who acted (`operator` for the CLI), the key's id, hint, subject and scopes.
+ */
+function audited(
+  db: SqlDatabase,
+  actor: string,
+  action: AuditAction,
+  change: (tx: SqlExecutor) => Promise<KeyChange>,
+): Promise<ApiKeyRecord | undefined> {
+  return db.transaction(async (tx) => {
+    const found = await change(tx);
+    if (found === undefined || !found.changed) return found?.key;
+    const { key } = found;
+    const audit = createAuditStatements(tx);
+    audit.record(key.tenant, {
+      actor,
+      action,
+      outcome: "ok",
+      targetIds: [key.id],
+      beforeHashes: [],
+      afterHashes: [],
+      details: { hint: key.hint, subject: key.subject, scopes: key.scopes },
+    });
+    await audit.flush(currentRequestId());
+    return key;
+  });
+}
+
 /** The API key repository over a migrated database. */
-export function createApiKeyRepository(db: SqlExecutor): ApiKeyRepository {
+export function createApiKeyRepository(db: SqlDatabase): ApiKeyRepository {
   return {
-    async insert(key, keyHash) {
-      const { rows } = await db.query<ApiKeyRow>(
-        `INSERT INTO api_keys AS k (id, key_hash, hint, tenant, subject, groups, scopes, description, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6::text[], $7::text[], $8, $9::timestamptz)
-         ON CONFLICT (key_hash) DO NOTHING
-         RETURNING ${columns}`,
-        [
-          createUuidV7(),
-          keyHash,
-          key.hint,
-          key.tenant,
-          key.subject,
-          key.groups,
-          key.scopes,
-          key.description,
-          key.expiresAt?.toISOString() ?? null,
-        ],
-      );
-      const row = rows[0];
-      return row === undefined ? undefined : toRecord(row);
-    },
+    insert: (key, keyHash, actor) => audited(db, actor, "key.create", (tx) => insertKey(tx, key, keyHash)),
+    revoke: (id, actor) => audited(db, actor, "key.revoke", (tx) => revokeKey(tx, id)),
 
     async list(filter) {
       const params = createSqlParams();
@@ -78,16 +131,6 @@ export function createApiKeyRepository(db: SqlExecutor): ApiKeyRepository {
         [hint],
       );
       return rows.map(toRecord);
-    },
-
-    async revoke(id) {
-      // coalesce keeps the first revocation time: revoking twice changes nothing.
-      const { rows } = await db.query<ApiKeyRow>(
-        `UPDATE api_keys AS k SET revoked_at = coalesce(k.revoked_at, now()) WHERE k.id = $1 RETURNING ${columns}`,
-        [id],
-      );
-      const row = rows[0];
-      return row === undefined ? undefined : toRecord(row);
     },
 
     async findByHash(keyHash) {

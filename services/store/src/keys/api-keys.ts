@@ -40,30 +40,35 @@ export interface ApiKeyRecord extends ApiKeyWrite {
 }
 
 export interface ApiKeyRepository {
-  /** Inserts the key; undefined when a key with this hash exists already. */
-  insert(key: ApiKeyWrite, keyHash: string): Promise<ApiKeyRecord | undefined>;
+  /** Inserts the key, audited as `actor`'s; undefined when a key with this hash exists already. */
+  insert(key: ApiKeyWrite, keyHash: string, actor: string): Promise<ApiKeyRecord | undefined>;
   /** Keys of one tenant (or all), newest first. */
   list(filter: { tenant: string | undefined; includeRevoked: boolean }): Promise<ApiKeyRecord[]>;
   /** Every key with this hint, newest first. */
   findByHint(hint: string): Promise<ApiKeyRecord[]>;
-  /** Marks the key revoked now, unless it already is; undefined when there is no such key. */
-  revoke(id: string): Promise<ApiKeyRecord | undefined>;
+  /** Marks the key revoked now, unless it already is, audited as `actor`'s; undefined when there is no such key. */
+  revoke(id: string, actor: string): Promise<ApiKeyRecord | undefined>;
   /** The key with this hash if it is not revoked. */
   /** The key with this hash, revoked or not. */
   findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
 }
 
 export interface ApiKeyService {
-  /** Stores a new key under its hash; INVALID_ARGUMENT when anything is malformed or the hash is taken. */
-  create(key: ApiKeyInput | undefined, keyHash: string): Promise<ApiKeyRecord>;
+  /**
+   * Stores a new key under its hash, audited as `actor`'s (an administrator's
+   * subject; "" for an operator); INVALID_ARGUMENT when anything is malformed
+   * or the hash is taken.
+   */
+  create(key: ApiKeyInput | undefined, keyHash: string, actor: string): Promise<ApiKeyRecord>;
   /** Keys of one tenant (empty: every tenant), newest first; revoked ones only when asked. */
   list(request: { tenant: string; includeRevoked: boolean }): Promise<ApiKeyRecord[]>;
   /**
    * Revokes a key named by its id or its hint. Revoking a revoked key returns
    * it unchanged. ENTRY_NOT_FOUND when nothing matches; INVALID_ARGUMENT when
-   * a hint matches several keys that are not revoked.
+   * a hint matches several keys that are not revoked. Audited as `actor`'s,
+   * as `create` is.
    */
-  revoke(idOrHint: string): Promise<ApiKeyRecord>;
+  revoke(idOrHint: string, actor: string): Promise<ApiKeyRecord>;
   /**
    * The key with this hash, if it exists and is not revoked (expiry is the
    * caller's to check, from `expiresAt`), and whether the hash belongs to a
@@ -141,13 +146,18 @@ function noSuchKey(idOrHint: string): ContextHubError {
   });
 }
 
+/** Who the audit record names: the administrator who asked, or `operator` for the CLI (no actor). */
+function auditActor(actor: string): string {
+  return actor === "" ? "operator" : validateName(actor, "actor", apiKeyLimits.identifierLength);
+}
+
 /** The API key service over a repository. */
 export function createApiKeyService(repository: ApiKeyRepository): ApiKeyService {
   return {
-    async create(key, keyHash) {
+    async create(key, keyHash, actor) {
       if (key === undefined) throw invalidArgument("key is required");
       const write = validateApiKey(key);
-      const created = await repository.insert(write, validateKeyHash(keyHash));
+      const created = await repository.insert(write, validateKeyHash(keyHash), auditActor(actor));
       if (created === undefined)
         throw invalidArgument("an API key with this key_hash already exists", "generate a new key");
       return created;
@@ -159,11 +169,11 @@ export function createApiKeyService(repository: ApiKeyRepository): ApiKeyService
       return repository.list({ tenant, includeRevoked: request.includeRevoked });
     },
 
-    async revoke(idOrHint) {
+    async revoke(idOrHint, actor) {
       if (idOrHint.trim() === "") throw invalidArgument("id must name the key to revoke, by its id or its hint");
       const id = idOrHint.trim().toLowerCase();
       if (isUuid(id)) {
-        const revoked = await repository.revoke(id);
+        const revoked = await repository.revoke(id, auditActor(actor));
         if (revoked === undefined) throw noSuchKey(idOrHint);
         return revoked;
       }
@@ -178,7 +188,7 @@ export function createApiKeyService(repository: ApiKeyRepository): ApiKeyService
       // A hint naming only revoked keys names the latest of them: revoking again changes nothing.
       const target = active[0] ?? matches[0];
       if (target === undefined) throw noSuchKey(idOrHint);
-      const revoked = await repository.revoke(target.id);
+      const revoked = await repository.revoke(target.id, auditActor(actor));
       if (revoked === undefined) throw noSuchKey(idOrHint);
       return revoked;
     },
