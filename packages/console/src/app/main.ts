@@ -69,8 +69,10 @@ async function signIn(): Promise<void> {
 function signOut(): void {
   forgetKey();
   caller = undefined;
-  location.hash = "";
-  signInPage();
+  // Clearing a hash fires hashchange, whose route() draws the sign-in page; drawing it here as well would draw it
+  // twice, and a key typed into the first form would be lost to the second.
+  if (location.hash === "" || location.hash === "#") signInPage();
+  else location.hash = "";
 }
 
 function drawNav(current: string): void {
