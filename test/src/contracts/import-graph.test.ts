@@ -181,7 +181,9 @@ const storeFolderOrder: readonly (readonly string[])[] = [
   ["collections"],
   ["entries"],
   ["vectors"],
-  ["audit", "keys", "idempotency", "filters"],
+  // Key changes are audited in their own transaction.
+  ["keys"],
+  ["audit", "idempotency", "filters"],
   ["model"],
   ["screen", "db"],
 ];
@@ -288,7 +290,11 @@ test("the store's folder check sees imports up, beside and outside the order", (
     storeImportProblem(store("db/migrations/index.ts"), store("entries/entry-ports.ts")),
     "entries/ is above db/",
   );
-  assert.equal(storeImportProblem(store("audit/audit.ts"), store("keys/api-keys.ts")), "keys/ is beside audit/");
+  assert.equal(storeImportProblem(store("audit/audit.ts"), store("keys/api-keys.ts")), "keys/ is above audit/");
+  assert.equal(
+    storeImportProblem(store("audit/audit.ts"), store("idempotency/idempotency.ts")),
+    "idempotency/ is beside audit/",
+  );
   assert.equal(storeImportProblem(store("search/search.ts"), store("config.ts")), "(wiring)/ is above search/");
   assert.match(
     storeImportProblem(store("workflows/flow.ts"), store("model/ids.ts")) ?? "",
