@@ -12,6 +12,7 @@ import {
 } from "@context-hub/common/testing";
 import { presentedCredential } from "./auth/authenticate.js";
 import { entryTitle } from "./entry-titles.js";
+import { findQuote } from "./search/cited-answer.js";
 import { estimateTokens } from "./workflow/start-budget.js";
 
 test("entryTitle is linear in the entry's text", () => {
@@ -83,4 +84,16 @@ test("the hostile headers are read as the scheme says", () => {
     "k".repeat(10_000 - 7),
   );
   assert.equal(presentedCredential({ authorization: header("spaces then a token"), apiKey: undefined }), "chk_x");
+});
+
+test("a citation's quote is looked for in its passage in time linear in the passage", () => {
+  // A quote that is nearly everywhere and found nowhere, and one found at the very end.
+  assertLinearGrowthForAll("findQuote (absent)", (text) => findQuote(text, "a a a a a a a a a a a a a a b"), [
+    ...pathologicalTexts,
+    { name: "runs of a and spaces", generate: (length) => repeatTo("a ", length) },
+  ]);
+  assertLinearGrowthForAll("findQuote (at the end)", (text) => findQuote(`${text} the end.`, "the end"), [
+    ...pathologicalTexts,
+    ...markerTexts,
+  ]);
 });
