@@ -45,6 +45,12 @@ const searchVariableDescriptions: Record<keyof typeof searchEnvSchema, string> =
     "How long a caller view's entry count, average length and document frequencies are reused by full-text ranking (0 counts them for every query; as of an instant they are always counted). For up to six times as long they still answer while counted again in the background.",
   STORE_BM25_CANDIDATES:
     "Most entries an any-word full-text search ranks first, those holding its rarest words, before it ranks every match: when the page they give provably is the full ranking's (no other entry can score as high), the rest is never scored (0: always rank every match).",
+  STORE_FULL_TEXT_INDEX:
+    "Which index ranks a large tenant's any-word full-text searches: `auto` gives each tenant holding `STORE_BM25_INDEX_MIN_ENTRIES` searchable entries its own BM25 index (pg_textsearch, ranking inside itself with that tenant's statistics) when the database has pg_textsearch (PGlite always has); `bm25` the same, and start-up fails without pg_textsearch; `gin` never (every search ranks in SQL with the caller view's statistics).",
+  STORE_BM25_INDEX_MIN_ENTRIES:
+    "Searchable entries a tenant holds before it gets its own BM25 index (smaller tenants rank in SQL, which is fast at their size).",
+  STORE_BM25_INDEX_CHECK_SECONDS:
+    "How often the store looks for tenants that reached `STORE_BM25_INDEX_MIN_ENTRIES` and builds their indexes (0: only at start-up). On PGlite a build holds the database while it runs (about 10 s per 100,000 entries).",
 };
 
 const describedSearchEnvSchema = Object.fromEntries(

@@ -1,6 +1,7 @@
 import { traceQuery } from "./trace-query.js";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
+import { pg_textsearch } from "@electric-sql/pglite-pg_textsearch";
 import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
 import { assertOutsideTransaction, runInTransactionScope, transactionEnded } from "./transaction-scope.js";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
@@ -22,7 +23,8 @@ export function isMemoryDataDir(dataDir: string): boolean {
 
 /**
  * Opens PGlite (PostgreSQL compiled to WebAssembly) in this process with the
- * pgvector extension loaded. PGlite has one connection, so every statement
+ * pgvector extension loaded, and pg_textsearch's library ready for
+ * `CREATE EXTENSION` (tenants' BM25 indexes, see search/bm25-indexes.ts). PGlite has one connection, so every statement
  * and every transaction goes through one queue: a transaction holds the queue
  * from BEGIN to COMMIT and no other caller's statement can land inside it.
  * A data directory on disk is made private to this user (or refused when
@@ -40,7 +42,7 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
   try {
     pglite = await PGlite.create({
       dataDir: options.dataDir,
-      extensions: { vector },
+      extensions: { vector, pg_textsearch },
       // PGlite's own bytea codecs go byte by byte; images are megabytes, so hex-encode natively.
       parsers: { [byteaOid]: (value: string) => Buffer.from(value.slice(2), "hex") },
       serializers: {

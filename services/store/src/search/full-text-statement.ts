@@ -176,12 +176,29 @@ export function fullTextStatement(
        ORDER BY score DESC, e.created_at DESC, e.id DESC
        LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
      )`;
+  return pageStatement(ranked, principal, query, filter, options, params);
+}
+
+/**
+ * A ranking statement's end: `ranked` (SQL, CTEs ending in `page` with id,
+ * created_at and score, and `search_query` when highlighting) read back as
+ * ids and scores, or as the page's listing columns (and headlines), read
+ * under the access predicate again.
+ */
+export function pageStatement(
+  ranked: string,
+  principal: Principal,
+  query: FullTextQuery,
+  filter: SearchFilter,
+  options: Pick<FullTextStatementOptions, "highlight" | "rankOnly">,
+  params: SqlParams,
+): string {
   if (options.rankOnly === true)
     return `${ranked} SELECT page.id, page.score FROM page ORDER BY page.score DESC, page.created_at DESC, page.id DESC`;
   // Built only now: every parameter added must be used by the statement (an unused one has no type).
   const pageSource = entrySource(principal, filter, params, { ids: "(SELECT page.id FROM page)" });
   const headline = options.highlight
-    ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), ${tsquery}, ${params.add(headlineOptions)})`
+    ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), (SELECT sq.tsquery FROM search_query sq), ${params.add(headlineOptions)})`
     : "NULL::text";
   return `${ranked}
      SELECT ${listingColumns(filter)}, page.score, ${headline} AS headline

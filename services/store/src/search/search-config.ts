@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { envBoolean, envDecimal, envInteger, envString } from "@context-hub/common";
+import { envBoolean, envDecimal, envEnum, envInteger, envString } from "@context-hub/common";
 import { defaultVectorIndexSettings, type PostgresVectorIndexSettings } from "../vectors/postgres-vector-index.js";
 import { languageNamePattern } from "./text-search.js";
 
@@ -18,6 +18,21 @@ export interface SearchConfig {
   bm25StatisticsTtlMs: number;
   /** Most entries a pruned any-word ranking scores first (see bm25-pruning.ts); 0 ranks every match. */
   bm25Candidates: number;
+  /** Tenants' own BM25 indexes (see bm25-indexes.ts). */
+  bm25Indexes: Bm25IndexSettings;
+}
+
+/** Which full-text index ranks a large tenant's any-word searches. */
+export type FullTextIndexMode = "auto" | "bm25" | "gin";
+
+/** When tenants get their own BM25 index (pg_textsearch), ranking inside itself. */
+export interface Bm25IndexSettings {
+  /** `bm25`: required (start fails without pg_textsearch); `auto`: when the database has it; `gin`: never. */
+  mode: FullTextIndexMode;
+  /** A tenant gets its own index once it holds this many searchable entries. */
+  minEntries: number;
+  /** How often the store looks for tenants that reached `minEntries` (0: only at start-up). */
+  checkMs: number;
 }
 
 /** BM25's term-frequency saturation `k1` and length normalisation `b` (0 = none, 1 = full). */
@@ -51,6 +66,9 @@ export const searchEnvSchema = {
   STORE_BM25_B: envDecimal(0.75, 0, 1),
   STORE_BM25_STATISTICS_SECONDS: envInteger(10, 0, 3_600),
   STORE_BM25_CANDIDATES: envInteger(4_000, 0, 1_000_000),
+  STORE_FULL_TEXT_INDEX: envEnum(["auto", "bm25", "gin"] as const, "auto"),
+  STORE_BM25_INDEX_MIN_ENTRIES: envInteger(10_000, 1, 1_000_000_000),
+  STORE_BM25_INDEX_CHECK_SECONDS: envInteger(300, 0, 86_400),
 };
 
 type SearchEnv = { [K in keyof typeof searchEnvSchema]: z.infer<(typeof searchEnvSchema)[K]> };
@@ -75,6 +93,11 @@ export function toSearchConfig(env: SearchEnv): SearchConfig {
     bm25: { k1: env.STORE_BM25_K1, b: env.STORE_BM25_B },
     bm25StatisticsTtlMs: env.STORE_BM25_STATISTICS_SECONDS * 1000,
     bm25Candidates: env.STORE_BM25_CANDIDATES,
+    bm25Indexes: {
+      mode: env.STORE_FULL_TEXT_INDEX,
+      minEntries: env.STORE_BM25_INDEX_MIN_ENTRIES,
+      checkMs: env.STORE_BM25_INDEX_CHECK_SECONDS * 1000,
+    },
   };
 }
 

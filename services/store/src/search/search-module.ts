@@ -13,6 +13,7 @@ import { createSearchRepository } from "./search-repository.js";
 import { createStatisticsMaintenance } from "./search-statistics.js";
 import { createOutlineWork, inlineOutlineWork, type OutlineWorkOptions } from "./outline-work.js";
 import { applyTextSearchLanguage } from "./text-search-language.js";
+import { openTenantBm25Indexes, type TenantBm25Indexes } from "./bm25-indexes.js";
 import type { VectorIndex } from "../vectors/vector-index.js";
 import { createVectorOutboxRelay, setVectorOutbox, type VectorOutboxRelay } from "../vectors/vector-outbox.js";
 
@@ -24,6 +25,8 @@ export interface OpenSearch {
   relay: VectorOutboxRelay | undefined;
   /** The language the full-text index uses. */
   language: string;
+  /** Tenants' own BM25 indexes (`engine` says whether they are in use). */
+  bm25Indexes: TenantBm25Indexes;
   close(): Promise<void>;
 }
 
@@ -50,11 +53,16 @@ export async function openSearch(
   textWork: OutlineWorkOptions | undefined = undefined,
 ): Promise<OpenSearch> {
   const language = await applyTextSearchLanguage(db, config.language, migrations, logger);
-  const repository = createSearchRepository(db, {
-    bm25: config.bm25,
-    statisticsTtlMs: config.bm25StatisticsTtlMs,
-    candidates: config.bm25Candidates,
-  });
+  const bm25Indexes = await openTenantBm25Indexes(db, config.bm25Indexes, config.bm25, logger, migrations);
+  const repository = createSearchRepository(
+    db,
+    {
+      bm25: config.bm25,
+      statisticsTtlMs: config.bm25StatisticsTtlMs,
+      candidates: config.bm25Candidates,
+    },
+    bm25Indexes,
+  );
   const builtin = await repository.builtinLanguages();
   const offered =
     config.queryLanguages.length === 0 ? builtin : config.queryLanguages.filter((name) => builtin.includes(name));
@@ -110,7 +118,9 @@ export async function openSearch(
     vectors,
     relay,
     language,
+    bm25Indexes,
     async close() {
+      await bm25Indexes.close();
       await relay?.stop();
       await statistics.close();
       await grep.close();

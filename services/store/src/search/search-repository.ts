@@ -7,6 +7,8 @@ import {
 import { counter } from "@context-hub/common";
 import { createFrequencySource } from "./bm25-frequencies.js";
 import { planPruning, prunedPageHolds } from "./bm25-pruning.js";
+import { queryTokens, type TenantBm25Indexes } from "./bm25-indexes.js";
+import { indexedFullTextStatement } from "./bm25-index-statement.js";
 import { createSqlParams, type SqlDatabase, type SqlParams } from "../db/sql-database.js";
 import type { StoredEntry } from "../model/entry-model.js";
 import { toStoredEntry, type EntryRow } from "../entries/entry-rows.js";
@@ -271,6 +273,12 @@ async function feedbackCountedInStatements(
   return { rows, feedback: { documents: first.rows.length, terms: expanded.expansion } };
 }
 
+const indexedRankings = counter(
+  "contexthub_store_indexed_rankings_total",
+  "Any-word full-text rankings served by the caller's tenant's own BM25 index, by outcome: ranked, or fell_back (the index was gone; ranked in SQL).",
+  ["outcome"],
+);
+
 const prunedRankings = counter(
   "contexthub_store_pruned_rankings_total",
   "Any-word full-text rankings that scored their rarer words' entries first, by outcome: held (that page was the full ranking's) or ranked_all (every match was then scored).",
@@ -289,7 +297,11 @@ export interface FullTextRanking {
   candidates: number;
 }
 
-/** The search repository over a migrated database; full text ranks by BM25 as `ranking` says. */
+/**
+ * The search repository over a migrated database; full text ranks by BM25 as
+ * `ranking` says, an any-word search of a tenant with its own BM25 index
+ * (`indexes`, see bm25-indexes.ts) inside that index.
+ */
 export function createSearchRepository(
   db: SqlDatabase,
   ranking: FullTextRanking = {
@@ -297,6 +309,7 @@ export function createSearchRepository(
     statisticsTtlMs: defaultSearchConfig.bm25StatisticsTtlMs,
     candidates: defaultSearchConfig.bm25Candidates,
   },
+  indexes: Pick<TenantBm25Indexes, "indexOf" | "reload"> = { indexOf: () => undefined, reload: async () => {} },
 ): SearchRepository {
   const statistics = createCollectionStatisticsCache(ranking.statisticsTtlMs);
   const collectionOf = async (principal: Principal, filter: SearchFilter) =>
@@ -428,8 +441,48 @@ export function createSearchRepository(
       { ...options, within: undefined, highlight: false, rankOnly: true },
       counted,
     );
+  /**
+   * The page from the tenant's own index, when it has one and the search is
+   * one the index answers: any-word, now, over searchable entries, not
+   * within given ids. Undefined: rank in SQL. An index dropped since the
+   * list was read (a rebuild by another replica) reloads the list and falls
+   * back to SQL.
+   */
+  const indexedPage = async <Row>(
+    runner: (statement: string, params: SqlParams) => Promise<Row[]>,
+    principal: Principal,
+    query: FullTextQuery,
+    filter: SearchFilter,
+    page: { limit: number; offset: number },
+    options: { highlight: boolean; rankOnly: boolean },
+  ): Promise<Row[] | undefined> => {
+    const index = indexes.indexOf(principal.tenant);
+    if (index === undefined || query.mode !== "any" || filter.asOf !== undefined || filter.includeQuarantined)
+      return undefined;
+    const terms = await frequencySource.queryTerms(query);
+    if (terms.size === 0) return [];
+    const params = createSqlParams();
+    try {
+      const rows = await runner(
+        indexedFullTextStatement(principal, index, queryTokens(terms), query, filter, page, options, params),
+        params,
+      );
+      indexedRankings.inc({ outcome: "ranked" });
+      return rows;
+    } catch (error) {
+      await indexes.reload();
+      if (indexes.indexOf(principal.tenant) === index) throw error;
+      indexedRankings.inc({ outcome: "fell_back" });
+      return undefined;
+    }
+  };
   return {
     async fullText(principal, query, filter, page, highlight, idsOnly = false, within = undefined) {
+      const indexed =
+        within === undefined
+          ? await indexedPage(run(idsOnly), principal, query, filter, page, { highlight, rankOnly: idsOnly })
+          : undefined;
+      if (indexed !== undefined) return indexed;
       const collection = await collectionOf(principal, filter);
       const counted = countsAside(query, filter) ? await queryFrequencies(principal, query, collection) : undefined;
       const options = {

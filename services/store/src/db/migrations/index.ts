@@ -17,6 +17,7 @@ import { entryKinds } from "./0015-entry-kinds.js";
 import { promptArguments } from "./0016-prompt-arguments.js";
 import { workflowTrust } from "./0017-workflow-trust.js";
 import { collections } from "./0018-collections.js";
+import { bm25IndexTokens } from "./0019-bm25-index-tokens.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -40,6 +41,7 @@ export const migrations: readonly Migration[] = [
   promptArguments,
   workflowTrust,
   collections,
+  bm25IndexTokens,
 ];
 
 /** The schema version this build of the store expects. */

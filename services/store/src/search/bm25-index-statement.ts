@@ -1,0 +1,57 @@
+/**
+ * The any-word ranking statement over a tenant's own BM25 index (see
+ * bm25-indexes.ts): the index hands back the tenant's entries best first,
+ * the access predicate and the filters are applied to them as they come,
+ * and the scan stops once the page is full, so its cost follows the page,
+ * not the number of matches.
+ */
+import { accessPredicate } from "../filters/access-predicate.js";
+import type { SqlParams } from "../db/sql-database.js";
+import type { Principal } from "../model/principal.js";
+import type { SearchFilter } from "../model/search-filter.js";
+import { searchFilterConditions } from "../filters/search-filter-sql.js";
+import { tsquerySql, type FullTextQuery } from "./bm25-sql.js";
+import { sqlLiteral, tokensSql } from "./bm25-indexes.js";
+import { pageStatement, type FullTextStatementOptions } from "./full-text-statement.js";
+
+/**
+ * The page of `query`'s ranking by `index` (the caller's tenant's), with
+ * `tokens` its lexemes as the index's tokens (`queryTokens`). Only now (no
+ * `as_of`) and without `include_quarantined`: the index holds the
+ * searchable entries of now. The tenant is written as a literal, so the
+ * planner proves the search lies inside the partial index in every plan.
+ * Scores are BM25 with the index's statistics (the tenant's), `k1` and `b`;
+ * entries holding none of the query's words score 0 and are left out.
+ * Ties are broken by recency and id within the page the index returned.
+ */
+export function indexedFullTextStatement(
+  principal: Principal,
+  index: string,
+  tokens: string,
+  query: FullTextQuery,
+  filter: SearchFilter,
+  page: { limit: number; offset: number },
+  options: Pick<FullTextStatementOptions, "highlight" | "rankOnly">,
+  params: SqlParams,
+): string {
+  const bm25query = () => `to_bm25query(${params.add(tokens)}::text, ${sqlLiteral(index)})`;
+  const distance = `${tokensSql("e")} <@> ${bm25query()}`;
+  const conditions = [
+    `e.tenant = ${sqlLiteral(principal.tenant)}`,
+    accessPredicate(principal, "e", params),
+    ...searchFilterConditions(principal, filter, "e", params),
+  ];
+  const highlighting = options.highlight && options.rankOnly !== true;
+  const ranked = `WITH ${highlighting ? `search_query AS MATERIALIZED (SELECT ${tsquerySql(query, params)} AS tsquery), ` : ""}ranked AS (
+       SELECT e.id, e.created_at, -(${tokensSql("e")} <@> ${bm25query()})::float8 AS score
+       FROM entries e
+       WHERE ${conditions.join(" AND ")}
+       ORDER BY ${distance}
+       LIMIT ${params.add(page.offset + page.limit)}
+     ), page AS (
+       SELECT r.id, r.created_at, r.score FROM ranked r WHERE r.score > 0
+       ORDER BY r.score DESC, r.created_at DESC, r.id DESC
+       LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
+     )`;
+  return pageStatement(ranked, principal, query, filter, { ...options, highlight: highlighting }, params);
+}

@@ -1,0 +1,230 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createLogger } from "@context-hub/common";
+import { openDatabase } from "../db/open-database.js";
+import type { SqlDatabase } from "../db/sql-database.js";
+import type { Principal } from "../model/principal.js";
+import { emptySearchFilter } from "../model/search-filter.js";
+import { indexNameOf, openTenantBm25Indexes, queryTokens, type TenantBm25Indexes } from "./bm25-indexes.js";
+import { defaultSearchConfig } from "./search-config.js";
+import { createSearchRepository } from "./search-repository.js";
+
+const logger = createLogger("bm25-indexes-test", "silent");
+const ranking = { bm25: defaultSearchConfig.bm25, statisticsTtlMs: 0, candidates: 0 };
+const settings = { mode: "bm25" as const, minEntries: 20, checkMs: 0 };
+const admin = (tenant: string): Principal => ({
+  tenant,
+  subject: "root",
+  groups: [],
+  scopes: ["context:read", "context:admin"],
+});
+const alice: Principal = { tenant: "acme", subject: "alice", groups: [], scopes: ["context:read"] };
+const query = { mode: "any" as const, text: "turbulent boundary layer heat transfer", language: "english" };
+const page = { limit: 10, offset: 0 };
+
+const vocabulary = [
+  "boundary",
+  "layer",
+  "turbulent",
+  "heat",
+  "transfer",
+  "wing",
+  "flow",
+  "shock",
+  "pressure",
+  "nozzle",
+];
+const filler = ["the", "study", "of", "results", "shows", "measured", "and", "in", "a", "model"];
+
+/** A deterministic note of 8–40 words, mixing the query's words with others at rates that vary by `n`. */
+function note(n: number): string {
+  const words: string[] = [];
+  const length = 8 + ((n * 7) % 33);
+  for (let i = 0; i < length; i++) {
+    const pick = (n * 31 + i * 17 + ((n * i) % 13)) % 23;
+    words.push(pick < vocabulary.length ? vocabulary[(pick + n) % vocabulary.length]! : filler[pick % filler.length]!);
+  }
+  return words.join(" ");
+}
+
+async function insertEntries(
+  db: SqlDatabase,
+  rows: { tenant: string; owner: string; visibility: string; text: string; trust?: string }[],
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (const row of rows) {
+    const { rows: inserted } = await db.query<{ id: string }>(
+      `INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, trust_state)
+       VALUES (gen_random_uuid(), $1, 'thread-1', 'agent', $2, $3, $4, length($4), left($4, 40), md5($4) || md5($4), $5)
+       RETURNING id`,
+      [row.tenant, row.owner, row.visibility, row.text, row.trust ?? "unverified"],
+    );
+    ids.push(inserted[0]!.id);
+  }
+  return ids;
+}
+
+async function withStore(test: (db: SqlDatabase) => Promise<void>): Promise<void> {
+  const db = await openDatabase({ url: "", dataDir: "memory://", poolMax: 1 }, logger);
+  try {
+    await test(db);
+  } finally {
+    await db.close();
+  }
+}
+
+const ranked = async (db: SqlDatabase, indexes: TenantBm25Indexes | undefined, principal: Principal) =>
+  (
+    await createSearchRepository(db, ranking, indexes).fullText(principal, query, emptySearchFilter, page, false, true)
+  ).map((row) => ({ id: row.id, score: row.score }));
+
+test("a query's lexemes become one hex token each, repeated as often as the query repeats them", () => {
+  assert.equal(
+    queryTokens(
+      new Map([
+        ["cat", 2],
+        ["é'x", 1],
+      ]),
+    ),
+    "x636174 x636174 xc3a92778",
+  );
+  assert.match(indexNameOf("tenant with 'quotes' and spaces"), /^entries_bm25_[0-9a-f]{24}$/);
+});
+
+test("a tenant's index ranks as BM25 in SQL does over the whole tenant, and only tenants past the threshold get one", async () => {
+  await withStore(async (db) => {
+    await insertEntries(
+      db,
+      Array.from({ length: 60 }, (_, n) => ({ tenant: "acme", owner: "alice", visibility: "tenant", text: note(n) })),
+    );
+    await insertEntries(
+      db,
+      Array.from({ length: 5 }, (_, n) => ({ tenant: "tiny", owner: "alice", visibility: "tenant", text: note(n) })),
+    );
+    const indexes = await openTenantBm25Indexes(db, settings, ranking.bm25, logger);
+    try {
+      assert.equal(indexes.engine, "bm25");
+      assert.equal(indexes.indexOf("acme"), indexNameOf("acme"));
+      assert.equal(indexes.indexOf("tiny"), undefined, "5 entries are below the threshold of 20");
+      const inIndex = await ranked(db, indexes, admin("acme"));
+      const inSql = await ranked(db, undefined, admin("acme"));
+      assert.equal(inIndex.length, 10);
+      assert.deepEqual(
+        inIndex.map((row) => row.id),
+        inSql.map((row) => row.id),
+        "the same page in the same order",
+      );
+      for (const [i, row] of inIndex.entries())
+        assert.ok(
+          Math.abs(row.score - inSql[i]!.score) <= 1e-5 * inSql[i]!.score,
+          `score ${i}: ${row.score} against ${inSql[i]!.score}`,
+        );
+      // 60 rows are too few for the planner to prefer any index: with scans and sorts turned off, the plan shows the partial index fits the search.
+      await db.query("SET enable_seqscan = off");
+      await db.query("SET enable_sort = off");
+      const plan = await db.query<{ "QUERY PLAN": string }>(
+        `EXPLAIN SELECT e.id FROM entries e WHERE e.tenant = 'acme' AND e.trust_state IN ('unverified', 'verified')
+         ORDER BY entry_search_tokens(e.search_vector) <@> to_bm25query($1::text, '${indexNameOf("acme")}') LIMIT 10`,
+        [queryTokens(new Map([["layer", 1]]))],
+      );
+      await db.query("RESET enable_seqscan");
+      await db.query("RESET enable_sort");
+      const text = plan.rows.map((row) => row["QUERY PLAN"]).join("\n");
+      assert.match(text, new RegExp(`Index Scan using ${indexNameOf("acme")}`), text);
+    } finally {
+      await indexes.close();
+    }
+  });
+});
+
+test("another tenant's entries change neither a tenant's scores nor its order (I-7)", async () => {
+  await withStore(async (db) => {
+    await insertEntries(
+      db,
+      Array.from({ length: 40 }, (_, n) => ({ tenant: "acme", owner: "alice", visibility: "tenant", text: note(n) })),
+    );
+    await insertEntries(
+      db,
+      Array.from({ length: 30 }, (_, n) => ({
+        tenant: "rival",
+        owner: "eve",
+        visibility: "tenant",
+        text: note(n + 3),
+      })),
+    );
+    const indexes = await openTenantBm25Indexes(db, settings, ranking.bm25, logger);
+    try {
+      const before = await ranked(db, indexes, admin("acme"));
+      assert.equal(before.length, 10);
+      // The rival floods the query's words (and makes them common): acme's idf would fall were statistics shared.
+      await insertEntries(
+        db,
+        Array.from({ length: 200 }, (_, n) => ({
+          tenant: "rival",
+          owner: "eve",
+          visibility: "tenant",
+          text: `turbulent boundary layer heat transfer ${n % 2 === 0 ? "turbulent turbulent" : "layer"}`,
+        })),
+      );
+      await indexes.maintain();
+      assert.notEqual(indexes.indexOf("rival"), undefined);
+      const after = await ranked(db, indexes, admin("acme"));
+      assert.deepEqual(after, before, "byte-identical ids and scores");
+      const rival = await ranked(db, indexes, admin("rival"));
+      assert.ok(
+        rival.every((row) => !before.some((mine) => mine.id === row.id)),
+        "and neither tenant sees the other's",
+      );
+    } finally {
+      await indexes.close();
+    }
+  });
+});
+
+test("the index serves only what the caller may see: a neighbour's private entry and quarantined entries never appear", async () => {
+  await withStore(async (db) => {
+    await insertEntries(
+      db,
+      Array.from({ length: 40 }, (_, n) => ({ tenant: "acme", owner: "alice", visibility: "private", text: note(n) })),
+    );
+    const strong = "turbulent boundary layer heat transfer turbulent boundary layer heat transfer";
+    const [planted] = await insertEntries(db, [{ tenant: "acme", owner: "bob", visibility: "private", text: strong }]);
+    const [quarantined] = await insertEntries(db, [
+      { tenant: "acme", owner: "alice", visibility: "private", text: strong, trust: "quarantined" },
+    ]);
+    const [own] = await insertEntries(db, [{ tenant: "acme", owner: "alice", visibility: "private", text: strong }]);
+    const indexes = await openTenantBm25Indexes(db, settings, ranking.bm25, logger);
+    try {
+      const mine = await ranked(db, indexes, alice);
+      assert.equal(mine[0]?.id, own, "positive control: the caller's own strong entry comes first");
+      assert.ok(!mine.some((row) => row.id === planted), "bob's private entry is never a hit");
+      assert.ok(!mine.some((row) => row.id === quarantined), "nor a quarantined one");
+      const bobs = await ranked(db, indexes, { ...alice, subject: "bob" });
+      assert.deepEqual(
+        bobs.map((row) => row.id),
+        [planted],
+        "bob sees his own entry alone",
+      );
+      // A deleted entry leaves the ranking at once.
+      await db.query("DELETE FROM entries WHERE id = $1", [own]);
+      assert.ok(!(await ranked(db, indexes, alice)).some((row) => row.id === own));
+    } finally {
+      await indexes.close();
+    }
+  });
+});
+
+test("gin never builds an index; bm25 on a database that has none of it fails naming the variable", async () => {
+  await withStore(async (db) => {
+    const none = await openTenantBm25Indexes(db, { ...settings, mode: "gin" }, ranking.bm25, logger);
+    assert.equal(none.engine, "gin");
+    const { rows } = await db.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_textsearch'");
+    assert.equal(rows.length, 0, "gin does not even load the extension");
+    await assert.rejects(
+      openTenantBm25Indexes(db, settings, ranking.bm25, logger, "verify"),
+      /STORE_FULL_TEXT_INDEX=bm25 needs the pg_textsearch extension, and it is not installed in this database/,
+    );
+    const auto = await openTenantBm25Indexes(db, { ...settings, mode: "auto" }, ranking.bm25, logger, "verify");
+    assert.equal(auto.engine, "gin", "auto without it ranks in SQL");
+  });
+});
