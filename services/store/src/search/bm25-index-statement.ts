@@ -14,15 +14,24 @@ import { tsquerySql, type FullTextQuery } from "./bm25-sql.js";
 import { sqlLiteral, tokensSql } from "./bm25-indexes.js";
 import { pageStatement, type FullTextStatementOptions } from "./full-text-statement.js";
 
+/** Entries read past the page, so that ties at its end are broken as the SQL ranking breaks them. */
+const tieMargin = 16;
+
 /**
  * The page of `query`'s ranking by `index` (the caller's tenant's), with
  * `tokens` its lexemes as the index's tokens (`queryTokens`). Only now (no
  * `as_of`) and without `include_quarantined`: the index holds the
- * searchable entries of now. The tenant is written as a literal, so the
+ * searchable entries of now. Any word: the index's own order. Every word,
+ * a phrase, web-search syntax: the entries matching the query (GIN), ranked
+ * by the same scores; the planner picks between following the index's
+ * order until the page is full and ranking the GIN matches, by how many
+ * entries it expects to match. The tenant is written as a literal, so the
  * planner proves the search lies inside the partial index in every plan.
  * Scores are BM25 with the index's statistics (the tenant's), `k1` and `b`;
  * entries holding none of the query's words score 0 and are left out.
- * Ties are broken by recency and id within the page the index returned.
+ * Ties are broken by recency and id, as in SQL, among the page and the
+ * `tieMargin` entries the index returns after it (equal texts tie).
+ * Not for prefixes (the index holds whole lexemes).
  */
 export function indexedFullTextStatement(
   principal: Principal,
@@ -36,18 +45,21 @@ export function indexedFullTextStatement(
 ): string {
   const bm25query = () => `to_bm25query(${params.add(tokens)}::text, ${sqlLiteral(index)})`;
   const distance = `${tokensSql("e")} <@> ${bm25query()}`;
+  if (query.mode === "prefix") throw new Error("a tenant's BM25 index holds whole lexemes, not prefixes");
+  const highlighting = options.highlight && options.rankOnly !== true;
+  const parsed = highlighting || query.mode !== "any";
   const conditions = [
     `e.tenant = ${sqlLiteral(principal.tenant)}`,
+    ...(query.mode === "any" ? [] : ["e.search_vector @@ (SELECT sq.tsquery FROM search_query sq)"]),
     accessPredicate(principal, "e", params),
     ...searchFilterConditions(principal, filter, "e", params),
   ];
-  const highlighting = options.highlight && options.rankOnly !== true;
-  const ranked = `WITH ${highlighting ? `search_query AS MATERIALIZED (SELECT ${tsquerySql(query, params)} AS tsquery), ` : ""}ranked AS (
+  const ranked = `WITH ${parsed ? `search_query AS MATERIALIZED (SELECT ${tsquerySql(query, params)} AS tsquery), ` : ""}ranked AS (
        SELECT e.id, e.created_at, -(${tokensSql("e")} <@> ${bm25query()})::float8 AS score
        FROM entries e
        WHERE ${conditions.join(" AND ")}
        ORDER BY ${distance}
-       LIMIT ${params.add(page.offset + page.limit)}
+       LIMIT ${params.add(page.offset + page.limit + tieMargin)}
      ), page AS (
        SELECT r.id, r.created_at, r.score FROM ranked r WHERE r.score > 0
        ORDER BY r.score DESC, r.created_at DESC, r.id DESC

@@ -73,9 +73,14 @@ async function withStore(test: (db: SqlDatabase) => Promise<void>): Promise<void
   }
 }
 
-const ranked = async (db: SqlDatabase, indexes: TenantBm25Indexes | undefined, principal: Principal) =>
+const ranked = async (
+  db: SqlDatabase,
+  indexes: TenantBm25Indexes | undefined,
+  principal: Principal,
+  search: { mode: "any" | "match" | "phrase" | "boolean"; text: string; language: string } = query,
+) =>
   (
-    await createSearchRepository(db, ranking, indexes).fullText(principal, query, emptySearchFilter, page, false, true)
+    await createSearchRepository(db, ranking, indexes).fullText(principal, search, emptySearchFilter, page, false, true)
   ).map((row) => ({ id: row.id, score: row.score }));
 
 test("a query's lexemes become one hex token each, repeated as often as the query repeats them", () => {
@@ -122,6 +127,22 @@ test("a tenant's index ranks as BM25 in SQL does over the whole tenant, and only
       // 60 rows are too few for the planner to prefer any index: with scans and sorts turned off, the plan shows the partial index fits the search.
       await db.query("SET enable_seqscan = off");
       await db.query("SET enable_sort = off");
+      for (const search of [
+        { mode: "match" as const, text: "boundary layer", language: "english" },
+        { mode: "phrase" as const, text: "heat transfer", language: "english" },
+        { mode: "boolean" as const, text: "turbulent OR nozzle -shock", language: "english" },
+      ]) {
+        const fromIndex = await ranked(db, indexes, admin("acme"), search);
+        const fromSql = await ranked(db, undefined, admin("acme"), search);
+        assert.ok(fromIndex.length > 0, `${search.mode}: positive control, something matches`);
+        assert.deepEqual(
+          fromIndex.map((row) => row.id),
+          fromSql.map((row) => row.id),
+          `${search.mode}: the same entries in the same order`,
+        );
+        for (const [i, row] of fromIndex.entries())
+          assert.ok(Math.abs(row.score - fromSql[i]!.score) <= 1e-5 * fromSql[i]!.score, `${search.mode}: score ${i}`);
+      }
       const plan = await db.query<{ "QUERY PLAN": string }>(
         `EXPLAIN SELECT e.id FROM entries e WHERE e.tenant = 'acme' AND e.trust_state IN ('unverified', 'verified')
          ORDER BY entry_search_tokens(e.search_vector) <@> to_bm25query($1::text, '${indexNameOf("acme")}') LIMIT 10`,

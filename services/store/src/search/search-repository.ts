@@ -275,7 +275,7 @@ async function feedbackCountedInStatements(
 
 const indexedRankings = counter(
   "contexthub_store_indexed_rankings_total",
-  "Any-word full-text rankings served by the caller's tenant's own BM25 index, by outcome: ranked, or fell_back (the index was gone; ranked in SQL).",
+  "Full-text rankings (whole words, now) served by the caller's tenant's own BM25 index, by outcome: ranked, or fell_back (the index was gone; ranked in SQL).",
   ["outcome"],
 );
 
@@ -299,7 +299,7 @@ export interface FullTextRanking {
 
 /**
  * The search repository over a migrated database; full text ranks by BM25 as
- * `ranking` says, an any-word search of a tenant with its own BM25 index
+ * `ranking` says, a whole-word search of a tenant with its own BM25 index
  * (`indexes`, see bm25-indexes.ts) inside that index.
  */
 export function createSearchRepository(
@@ -443,8 +443,8 @@ export function createSearchRepository(
     );
   /**
    * The page from the tenant's own index, when it has one and the search is
-   * one the index answers: any-word, now, over searchable entries, not
-   * within given ids. Undefined: rank in SQL. An index dropped since the
+   * one the index answers: whole words (not a prefix), now, over searchable
+   * entries, not within given ids. Undefined: rank in SQL. An index dropped since the
    * list was read (a rebuild by another replica) reloads the list and falls
    * back to SQL.
    */
@@ -457,7 +457,7 @@ export function createSearchRepository(
     options: { highlight: boolean; rankOnly: boolean },
   ): Promise<Row[] | undefined> => {
     const index = indexes.indexOf(principal.tenant);
-    if (index === undefined || query.mode !== "any" || filter.asOf !== undefined || filter.includeQuarantined)
+    if (index === undefined || query.mode === "prefix" || filter.asOf !== undefined || filter.includeQuarantined)
       return undefined;
     const terms = await frequencySource.queryTerms(query);
     if (terms.size === 0) return [];
