@@ -10,6 +10,7 @@ export function createDescribeHandlers(store: DescribeService): ServiceImplement
       const description = await store.describe();
       return {
         vectorBackend: description.vectorBackend,
+        fullTextIndex: description.fullTextIndex,
         schemaVersion: description.schemaVersion,
         database: description.database,
         embeddingSpaces: description.embeddingSpaces.map((space) => ({

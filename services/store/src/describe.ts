@@ -1,7 +1,8 @@
 /**
  * What a running store is built on, for operators and for the gateway's
- * start-up checks: the vector backend answering semantic search, the schema
- * version, the database kind and every embedding space that holds vectors.
+ * start-up checks: the vector backend answering semantic search, the index
+ * ranking large tenants' full text, the schema version, the database kind
+ * and every embedding space that holds vectors.
  */
 import type { DatabaseKind, SqlDatabase } from "./db/sql-database.js";
 import { latestSchemaVersion } from "./db/migrations/index.js";
@@ -18,13 +19,19 @@ export interface StoreDescription {
   schemaVersion: number;
   database: DatabaseKind;
   embeddingSpaces: EmbeddingSpaceInfo[];
+  /** `bm25` when tenants get their own BM25 index (pg_textsearch), else `gin`. */
+  fullTextIndex: string;
 }
 
 export interface DescribeService {
   describe(): Promise<StoreDescription>;
 }
 
-export function createDescribeService(db: SqlDatabase, vectorBackend: () => string): DescribeService {
+export function createDescribeService(
+  db: SqlDatabase,
+  vectorBackend: () => string,
+  fullTextIndex: () => string = () => "gin",
+): DescribeService {
   return {
     async describe() {
       const dimensionOf = db.vectorType === "pgvector" ? "vector_dims(c.embedding)" : "cardinality(c.embedding)";
@@ -34,6 +41,7 @@ export function createDescribeService(db: SqlDatabase, vectorBackend: () => stri
       );
       return {
         vectorBackend: vectorBackend(),
+        fullTextIndex: fullTextIndex(),
         schemaVersion: latestSchemaVersion,
         database: db.kind,
         embeddingSpaces: rows.map((row) => ({

@@ -147,7 +147,11 @@ export async function startStore(
         now: expiry.now,
       }),
       collections: createCollectionService(createCollectionRepository(database), denials, expiry),
-      store: createDescribeService(database, () => search.vectors.kind),
+      store: createDescribeService(
+        database,
+        () => search.vectors.kind,
+        () => search.bm25Indexes.engine,
+      ),
       transfer: { database, chunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) },
     };
     const sweeper = createIdempotencyExpirySweeper({

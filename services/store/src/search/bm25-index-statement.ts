@@ -17,15 +17,31 @@ import { pageStatement, type FullTextStatementOptions } from "./full-text-statem
 /** Entries read past the page, so that ties at its end are broken as the SQL ranking breaks them. */
 const tieMargin = 16;
 
+/** Fewest of the index's best entries a search that must match more than any word reads. */
+const matchDepth = 200;
+
+/**
+ * Whether the page an indexed statement returned is the ranking's: always
+ * for any word; otherwise when it is full (at least `offset + limit` of the
+ * entries read matched, and every entry left unread scores lower).
+ */
+export function indexedPageHolds(mode: FullTextQuery["mode"], rows: number, page: { limit: number }): boolean {
+  return mode === "any" || rows >= page.limit;
+}
+
 /**
  * The page of `query`'s ranking by `index` (the caller's tenant's), with
  * `tokens` its lexemes as the index's tokens (`queryTokens`). Only now (no
  * `as_of`) and without `include_quarantined`: the index holds the
  * searchable entries of now. Any word: the index's own order. Every word,
- * a phrase, web-search syntax: the entries matching the query (GIN), ranked
- * by the same scores; the planner picks between following the index's
- * order until the page is full and ranking the GIN matches, by how many
- * entries it expects to match. The tenant is written as a literal, so the
+ * a phrase, web-search syntax: the entries that match the query among the
+ * index's best `matchDepth` (scored alike, so they are the best matches),
+ * which is the whole page when at least `offset + limit` of them match;
+ * otherwise `indexedPageHolds` says so and the caller ranks in SQL (few
+ * entries match then, which the GIN index finds quickly). Following the
+ * index's order until enough entries match instead can read most of the
+ * tenant, and scoring every GIN match through the index's operator costs
+ * more than BM25 in SQL. The tenant is written as a literal, so the
  * planner proves the search lies inside the partial index in every plan.
  * Scores are BM25 with the index's statistics (the tenant's), `k1` and `b`;
  * entries holding none of the query's words score 0 and are left out.
@@ -50,16 +66,20 @@ export function indexedFullTextStatement(
   const parsed = highlighting || query.mode !== "any";
   const conditions = [
     `e.tenant = ${sqlLiteral(principal.tenant)}`,
-    ...(query.mode === "any" ? [] : ["e.search_vector @@ (SELECT sq.tsquery FROM search_query sq)"]),
     accessPredicate(principal, "e", params),
     ...searchFilterConditions(principal, filter, "e", params),
   ];
-  const ranked = `WITH ${parsed ? `search_query AS MATERIALIZED (SELECT ${tsquerySql(query, params)} AS tsquery), ` : ""}ranked AS (
-       SELECT e.id, e.created_at, -(${tokensSql("e")} <@> ${bm25query()})::float8 AS score
+  const wanted = page.offset + page.limit + tieMargin;
+  const matching = query.mode === "any" ? "TRUE" : "e.search_vector @@ (SELECT sq.tsquery FROM search_query sq)";
+  const depth = query.mode === "any" ? wanted : Math.max(matchDepth, 4 * wanted);
+  const ranked = `WITH ${parsed ? `search_query AS MATERIALIZED (SELECT ${tsquerySql(query, params)} AS tsquery), ` : ""}scanned AS (
+       SELECT e.id, e.created_at, -(${tokensSql("e")} <@> ${bm25query()})::float8 AS score, ${matching} AS matches
        FROM entries e
        WHERE ${conditions.join(" AND ")}
        ORDER BY ${distance}
-       LIMIT ${params.add(page.offset + page.limit + tieMargin)}
+       LIMIT ${params.add(depth)}
+     ), ranked AS (
+       SELECT s.id, s.created_at, s.score FROM scanned s WHERE s.matches
      ), page AS (
        SELECT r.id, r.created_at, r.score FROM ranked r WHERE r.score > 0
        ORDER BY r.score DESC, r.created_at DESC, r.id DESC

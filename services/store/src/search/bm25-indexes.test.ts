@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createLogger } from "@context-hub/common";
+import { createLogger, metricsRegistry } from "@context-hub/common";
 import { openDatabase } from "../db/open-database.js";
 import type { SqlDatabase } from "../db/sql-database.js";
 import type { Principal } from "../model/principal.js";
@@ -73,6 +73,13 @@ async function withStore(test: (db: SqlDatabase) => Promise<void>): Promise<void
   }
 }
 
+/** How many rankings the index served (`ranked`) or left to SQL (`ranked_in_sql`) so far. */
+async function indexedOutcomes(): Promise<Record<string, number>> {
+  const metric = metricsRegistry.getSingleMetric("contexthub_store_indexed_rankings_total");
+  const values = metric === undefined ? [] : (await metric.get()).values;
+  return Object.fromEntries(values.map((value) => [String(value.labels["outcome"]), value.value]));
+}
+
 const ranked = async (
   db: SqlDatabase,
   indexes: TenantBm25Indexes | undefined,
@@ -104,6 +111,15 @@ test("a tenant's index ranks as BM25 in SQL does over the whole tenant, and only
     );
     await insertEntries(
       db,
+      Array.from({ length: 3 }, (_, n) => ({
+        tenant: "acme",
+        owner: "alice",
+        visibility: "tenant",
+        text: `hypersonic ${note(n + 100)}`,
+      })),
+    );
+    await insertEntries(
+      db,
       Array.from({ length: 5 }, (_, n) => ({ tenant: "tiny", owner: "alice", visibility: "tenant", text: note(n) })),
     );
     const indexes = await openTenantBm25Indexes(db, settings, ranking.bm25, logger);
@@ -131,9 +147,21 @@ test("a tenant's index ranks as BM25 in SQL does over the whole tenant, and only
         { mode: "match" as const, text: "boundary layer", language: "english" },
         { mode: "phrase" as const, text: "heat transfer", language: "english" },
         { mode: "boolean" as const, text: "turbulent OR nozzle -shock", language: "english" },
+        // Three entries hold both: the index's best hold too few, and SQL ranks them.
+        { mode: "match" as const, text: "hypersonic nozzle", language: "english" },
       ]) {
+        const before = await indexedOutcomes();
         const fromIndex = await ranked(db, indexes, admin("acme"), search);
+        const after = await indexedOutcomes();
         const fromSql = await ranked(db, undefined, admin("acme"), search);
+        // The index serves a full page (enough of its best match); a short one is ranked in SQL.
+        const served = (after["ranked"] ?? 0) - (before["ranked"] ?? 0);
+        const left = (after["ranked_in_sql"] ?? 0) - (before["ranked_in_sql"] ?? 0);
+        const full = fromSql.length === page.limit;
+        assert.deepEqual([served, left], full ? [1, 0] : [0, 1], `${search.mode} ${search.text}: which ranked it`);
+        if (search.text === "boundary layer") assert.ok(full, "positive control: a common pair fills the page");
+        if (search.text.startsWith("hypersonic"))
+          assert.ok(!full, "positive control: a rare word leaves the page short");
         assert.ok(fromIndex.length > 0, `${search.mode}: positive control, something matches`);
         assert.deepEqual(
           fromIndex.map((row) => row.id),

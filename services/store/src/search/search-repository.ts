@@ -8,7 +8,7 @@ import { counter } from "@context-hub/common";
 import { createFrequencySource } from "./bm25-frequencies.js";
 import { planPruning, prunedPageHolds } from "./bm25-pruning.js";
 import { queryTokens, type TenantBm25Indexes } from "./bm25-indexes.js";
-import { indexedFullTextStatement } from "./bm25-index-statement.js";
+import { indexedFullTextStatement, indexedPageHolds } from "./bm25-index-statement.js";
 import { createSqlParams, type SqlDatabase, type SqlParams } from "../db/sql-database.js";
 import type { StoredEntry } from "../model/entry-model.js";
 import { toStoredEntry, type EntryRow } from "../entries/entry-rows.js";
@@ -275,7 +275,7 @@ async function feedbackCountedInStatements(
 
 const indexedRankings = counter(
   "contexthub_store_indexed_rankings_total",
-  "Full-text rankings (whole words, now) served by the caller's tenant's own BM25 index, by outcome: ranked, or fell_back (the index was gone; ranked in SQL).",
+  "Full-text rankings (whole words, now) served by the caller's tenant's own BM25 index, by outcome: ranked; ranked_in_sql (a search matching more than any word found too few matches among the index's best); fell_back (the index was gone; ranked in SQL).",
   ["outcome"],
 );
 
@@ -444,7 +444,8 @@ export function createSearchRepository(
   /**
    * The page from the tenant's own index, when it has one and the search is
    * one the index answers: whole words (not a prefix), now, over searchable
-   * entries, not within given ids. Undefined: rank in SQL. An index dropped since the
+   * entries, not within given ids. Undefined: rank in SQL (also when too
+   * few of the index's best match every word, see indexedPageHolds). An index dropped since the
    * list was read (a rebuild by another replica) reloads the list and falls
    * back to SQL.
    */
@@ -467,6 +468,10 @@ export function createSearchRepository(
         indexedFullTextStatement(principal, index, queryTokens(terms), query, filter, page, options, params),
         params,
       );
+      if (!indexedPageHolds(query.mode, rows.length, page)) {
+        indexedRankings.inc({ outcome: "ranked_in_sql" });
+        return undefined;
+      }
       indexedRankings.inc({ outcome: "ranked" });
       return rows;
     } catch (error) {

@@ -22,6 +22,7 @@ const whoamiOutput = z.object({
     }),
     reranking: z.object({ status: featureStatus, provider: z.string().nullable(), model: z.string().nullable() }),
     vector_backend: z.string(),
+    full_text_index: z.string(),
   }),
 });
 
@@ -30,7 +31,7 @@ export const whoamiTool = defineTool({
   title: "Who am I",
   description: [
     "Show who you are to Context Hub — your tenant (organisation), subject, groups and scopes — and what this deployment has on:",
-    "summaries, semantic search (the embedding model), reranking and the vector backend.",
+    "summaries, semantic search (the embedding model), reranking, the vector backend and the full-text index.",
     "Use it to understand why an entry is or is not visible to you, or which tools your scopes allow.",
   ].join(" "),
   inputSchema: z.object({}).strict(),
