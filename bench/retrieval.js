@@ -14,6 +14,7 @@
 //
 // Usage: node bench/retrieval.js [--sizes 10000,100000] [--queries 200] [--json bench/results/retrieval.json]
 //          [--ef-search N] [--hnsw-m N] [--ef-construction N] [--build-memory-mb N] [--data-dir DIR] [--backend graph|pgvector]
+//          [--full-text-index gin|bm25]
 //          [--mcp-only]
 // --mcp-only measures over MCP alone (no in-store, raw-SQL or recall figures): the quick run while changing the gateway.
 // --data-dir keeps the corpus (one size only): it is loaded into DIR when DIR is empty and reused when DIR already
@@ -53,6 +54,7 @@ const { values } = parseArgs({
     "build-memory-mb": { type: "string" },
     "data-dir": { type: "string" },
     backend: { type: "string", default: "graph" },
+    "full-text-index": { type: "string", default: defaultSearchConfig.bm25Indexes.mode },
     json: { type: "string" },
     "mcp-only": { type: "boolean", default: false },
   },
@@ -74,7 +76,11 @@ const searchConfig = {
     hnswEfConstruction: setting("ef-construction", defaultSearchConfig.vectors.hnswEfConstruction),
     buildMemoryMb: setting("build-memory-mb", defaultSearchConfig.vectors.buildMemoryMb),
   },
+  // gin: BM25 in SQL with the caller view's statistics; bm25: the large tenant ranks in its own index.
+  bm25Indexes: { ...defaultSearchConfig.bm25Indexes, mode: values["full-text-index"] },
 };
+if (!["gin", "bm25"].includes(searchConfig.bm25Indexes.mode))
+  throw new Error(`--full-text-index must be gin or bm25, not ${searchConfig.bm25Indexes.mode}`);
 const log = (message) => process.stderr.write(`${message}\n`);
 /** What answers semantic search: the store's in-process graph (the embedded default) or pgvector's HNSW index. */
 const backend = values.backend;
@@ -329,6 +335,7 @@ async function measureOverMcp(dataDir, queries) {
       STORE_HNSW_EF_CONSTRUCTION: String(searchConfig.vectors.hnswEfConstruction),
       STORE_HNSW_BUILD_MEMORY_MB: String(searchConfig.vectors.buildMemoryMb),
       STORE_VECTOR_BACKEND: backend,
+      STORE_FULL_TEXT_INDEX: searchConfig.bm25Indexes.mode,
     },
     readyTimeoutMs: 600_000,
     port: 0,
@@ -437,7 +444,7 @@ for (const [size, result] of Object.entries(results)) {
   const queries = queryCount;
   const { mcp, floor = {} } = result;
   console.log(
-    `\n== ${size} entries (${result.storage?.chunks ?? "?"} chunks, ${result.load.threads} threads, 2 tenants; load average ${result.uptime}) ==`,
+    `\n== ${size} entries (${result.storage?.chunks ?? "?"} chunks, ${result.load.threads} threads, 2 tenants; full-text index ${searchConfig.bm25Indexes.mode}; load average ${result.uptime}) ==`,
   );
   console.log(line("MCP no-op search (matches nothing)", mcp.noop));
   console.log(line("MCP fts_search_context", mcp.fts_search_context, floor.fts_match));

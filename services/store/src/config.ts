@@ -46,7 +46,7 @@ const searchVariableDescriptions: Record<keyof typeof searchEnvSchema, string> =
   STORE_BM25_CANDIDATES:
     "Most entries an any-word full-text search ranks first, those holding its rarest words, before it ranks every match: when the page they give provably is the full ranking's (no other entry can score as high), the rest is never scored (0: always rank every match).",
   STORE_FULL_TEXT_INDEX:
-    "Which index ranks a large tenant's any-word full-text searches: `auto` gives each tenant holding `STORE_BM25_INDEX_MIN_ENTRIES` searchable entries its own BM25 index (pg_textsearch, ranking inside itself with that tenant's statistics) when the database has pg_textsearch (PGlite always has); `bm25` the same, and start-up fails without pg_textsearch; `gin` never (every search ranks in SQL with the caller view's statistics).",
+    "Which index ranks a large tenant's whole-word full-text searches. `gin` (default): every search ranks in SQL, with statistics over what the caller may see. `bm25`: each tenant holding `STORE_BM25_INDEX_MIN_ENTRIES` searchable entries gets its own BM25 index (pg_textsearch; PGlite always has it), which ranks inside itself with statistics over the whole tenant, so an entry a caller may not see moves its scores (docs/security.md); start-up fails without pg_textsearch. `auto`: `bm25` when the database has pg_textsearch, else `gin`.",
   STORE_BM25_INDEX_MIN_ENTRIES:
     "Searchable entries a tenant holds before it gets its own BM25 index (smaller tenants rank in SQL, which is fast at their size).",
   STORE_BM25_INDEX_CHECK_SECONDS:

@@ -358,8 +358,8 @@ describe("the tool surface", () => {
     }
     // The all-in-one on PGlite keeps its vectors in the store's in-process graph.
     assert.equal(me.features.vector_backend, "graph");
-    // PGlite ships pg_textsearch, so tenants past the threshold get their own BM25 index.
-    assert.equal(me.features.full_text_index, "bm25");
+    // By default every search ranks in SQL with the caller view's statistics (STORE_FULL_TEXT_INDEX=gin).
+    assert.equal(me.features.full_text_index, "gin");
   });
 
   test("a principal over its write budget gets RATE_LIMITED saying when to retry; reads and other principals go on", async () => {

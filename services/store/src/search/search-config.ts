@@ -66,7 +66,7 @@ export const searchEnvSchema = {
   STORE_BM25_B: envDecimal(0.75, 0, 1),
   STORE_BM25_STATISTICS_SECONDS: envInteger(10, 0, 3_600),
   STORE_BM25_CANDIDATES: envInteger(4_000, 0, 1_000_000),
-  STORE_FULL_TEXT_INDEX: envEnum(["auto", "bm25", "gin"] as const, "auto"),
+  STORE_FULL_TEXT_INDEX: envEnum(["gin", "bm25", "auto"] as const, "gin"),
   STORE_BM25_INDEX_MIN_ENTRIES: envInteger(10_000, 1, 1_000_000_000),
   STORE_BM25_INDEX_CHECK_SECONDS: envInteger(300, 0, 86_400),
 };
