@@ -18,7 +18,7 @@ import { pageStatement, type FullTextStatementOptions } from "./full-text-statem
 const tieMargin = 16;
 
 /** Fewest of the index's best entries a search that must match more than any word reads. */
-const matchDepth = 200;
+const matchDepth = 100;
 
 /**
  * Whether the page an indexed statement returned is the ranking's: always
@@ -35,7 +35,7 @@ export function indexedPageHolds(mode: FullTextQuery["mode"], rows: number, page
  * `as_of`) and without `include_quarantined`: the index holds the
  * searchable entries of now. Any word: the index's own order. Every word,
  * a phrase, web-search syntax: the entries that match the query among the
- * index's best `matchDepth` (scored alike, so they are the best matches),
+ * index's best max(`matchDepth`, 4 × (offset + limit + `tieMargin`)) (scored alike, so they are the best matches),
  * which is the whole page when at least `offset + limit` of them match;
  * otherwise `indexedPageHolds` says so and the caller ranks in SQL (few
  * entries match then, which the GIN index finds quickly). Following the
