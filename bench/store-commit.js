@@ -2,9 +2,11 @@
 // the combined insert, the audit record) over PGlite, with no gRPC and no generation — 1 KB notes from the retrieval
 // corpus's generator with their built-in vectors, 16 commits in flight. `--before` commits come first; then the
 // space's HNSW index is built as the store builds it (--index), and ANALYZE runs on the tables named by --statistics
-// (none, chunks, all); then `--commits` commits are timed.
+// (none, chunks, all); with --bm25-index the tenant gets its own BM25 index (STORE_FULL_TEXT_INDEX=bm25, built as the
+// store builds it); then `--commits` commits are timed.
 //
-// Usage: node bench/store-commit.js [--before 400] [--commits 2000] [--index] [--statistics none|chunks|all] [--json file]
+// Usage: node bench/store-commit.js [--before 400] [--commits 2000] [--index] [--bm25-index] [--statistics none|chunks|all]
+//        [--json file]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -16,6 +18,7 @@ import {
   createDenialRecorder,
   createEntryRepository,
   createEntryService,
+  createWriteScreen,
   defaultSearchConfig,
   openSearch,
 } from "@context-hub/store/testing";
@@ -27,6 +30,7 @@ const { values } = parseArgs({
     before: { type: "string", default: "400" },
     commits: { type: "string", default: "2000" },
     index: { type: "boolean", default: false },
+    "bm25-index": { type: "boolean", default: false },
     statistics: { type: "string", default: "none" },
     json: { type: "string" },
   },
@@ -43,9 +47,12 @@ const logger = createLogger("store-commit", "silent");
 const wordVectors = await loadWordVectors(toDefaultCacheDir(process.env));
 const dataDir = mkdtempSync(join(tmpdir(), "context-hub-store-commit-"));
 const database = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
+// The write-time screen runs in a worker thread, as in the store (its CPU counts: the worker is in this process).
+const screen = createWriteScreen({ workers: 1, budgetMs: 60_000 });
 const entries = createEntryService(
   createEntryRepository(database),
   createDenialRecorder(createAuditRepository(database)),
+  screen,
 );
 const principal = { tenant: "local", subject: "local", groups: [], scopes: ["context:read", "context:write"] };
 
@@ -98,6 +105,18 @@ try {
     await search.vectors.buildIndex(builtinModel, builtinDimension);
     await search.close();
   }
+  if (values["bm25-index"]) {
+    const search = await openSearch(
+      database,
+      {
+        ...defaultSearchConfig,
+        vectors: { ...defaultSearchConfig.vectors, buildIndexes: false },
+        bm25Indexes: { mode: "bm25", minEntries: 1, checkMs: 0 },
+      },
+      logger,
+    );
+    await search.close();
+  }
   for (const table of statisticsOf) await database.query(`ANALYZE ${table}`);
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -107,18 +126,20 @@ try {
     before,
     commits,
     hnsw_index: values.index,
+    bm25_index: values["bm25-index"],
     statistics: values.statistics,
     cpu_ms_per_commit: Number(((used.user + used.system) / 1000 / commits).toFixed(3)),
     wall_ms_per_commit: Number(((performance.now() - started) / commits).toFixed(3)),
   };
   console.log(
-    `${values.index ? "HNSW index (statistics refreshed after its build)" : "no index"}, ANALYZE run on ${values.statistics}: ${result.cpu_ms_per_commit} ms CPU per commit (${result.wall_ms_per_commit} ms wall, ${commits} commits after ${before})`,
+    `${values.index ? "HNSW index (statistics refreshed after its build)" : "no index"}${values["bm25-index"] ? ", the tenant's BM25 index" : ""}, ANALYZE run on ${values.statistics}: ${result.cpu_ms_per_commit} ms CPU per commit (${result.wall_ms_per_commit} ms wall, ${commits} commits after ${before})`,
   );
   if (values.json) {
     mkdirSync(dirname(values.json), { recursive: true });
     writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
   }
 } finally {
+  await screen.close();
   await database.close();
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -30,6 +30,7 @@ export {
 export { createEntryService, type EntryService } from "../entries/entries.js";
 export { createAuditRepository } from "../audit/audit-repository.js";
 export { screenEntry, screenRules, type ScreenFinding, type ScreenRuleId } from "../screen/instruction-screen.js";
+export { createWriteScreen } from "../screen/write-screen.js";
 export { auditHash, canonicalJson, createDenialRecorder, genesisHash, type AuditRecord } from "../audit/audit.js";
 export type { TrustState } from "../model/trust.js";
 export { openSearch, type OpenSearch } from "../search/search-module.js";
