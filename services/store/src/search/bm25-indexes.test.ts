@@ -124,6 +124,8 @@ async function comparesWithSql(db: SqlDatabase, indexes: TenantBm25Indexes): Pro
     { mode: "boolean" as const, text: "turbulent OR nozzle -shock", language: "english" },
     // Three entries hold both: the index's best hold too few, and SQL ranks them.
     { mode: "match" as const, text: "hypersonic nozzle", language: "english" },
+    // Five words: SQL from the start, without asking the index.
+    { mode: "match" as const, text: "turbulent boundary layer heat transfer", language: "english" },
   ]) {
     const before = await indexedOutcomes();
     const fromIndex = await ranked(db, indexes, admin("acme"), search);
@@ -133,7 +135,12 @@ async function comparesWithSql(db: SqlDatabase, indexes: TenantBm25Indexes): Pro
     const served = (after["ranked"] ?? 0) - (before["ranked"] ?? 0);
     const left = (after["ranked_in_sql"] ?? 0) - (before["ranked_in_sql"] ?? 0);
     const full = fromSql.length === page.limit;
-    assert.deepEqual([served, left], full ? [1, 0] : [0, 1], `${search.mode} ${search.text}: which ranked it`);
+    const long = search.text.split(" ").length > 4;
+    assert.deepEqual(
+      [served, left],
+      long ? [0, 0] : full ? [1, 0] : [0, 1],
+      `${search.mode} ${search.text}: which ranked it`,
+    );
     if (search.text === "boundary layer") assert.ok(full, "positive control: a common pair fills the page");
     if (search.text.startsWith("hypersonic")) assert.ok(!full, "positive control: a rare word leaves the page short");
     assert.ok(fromIndex.length > 0, `${search.mode}: positive control, something matches`);

@@ -285,6 +285,12 @@ const prunedRankings = counter(
   ["outcome"],
 );
 
+/**
+ * Most distinct words an every-word, phrase or web-search query may have for a tenant's index to rank it; a longer
+ * one ranks in SQL (on Cranfield's questions, about nine words after stop words, no entry holds them all).
+ */
+const maxIndexedEveryWordTerms = 4;
+
 /** The deepest page (offset + limit) a feedback search's first pass reads as far as, to bound its second pass. */
 const maxBoundingDepth = 1_000;
 
@@ -470,6 +476,8 @@ export function createSearchRepository(
       return undefined;
     const terms = await frequencySource.queryTerms(query);
     if (terms.size === 0) return [];
+    // Few entries hold every word of a long question, so the index's best would rarely fill its page: SQL, straight.
+    if (query.mode !== "any" && terms.size > maxIndexedEveryWordTerms) return undefined;
     const params = createSqlParams();
     try {
       // The index's order, whatever the planner would guess: for a few thousand entries it prefers sorting a
