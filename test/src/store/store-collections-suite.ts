@@ -43,6 +43,27 @@ async function auditActions(context: StoreSuiteContext, tenant: string): Promise
 
 export function defineCollectionTests(context: StoreSuiteContext): void {
   describe("collections", () => {
+    test("an entry deleted while it is being added is not found, and the collection is left as it was", async () => {
+      const { client, db } = context;
+      const { a1 } = principalTrio("collections-add-race");
+      const kept = await commitText(client, a1, "library", "an entry that stays");
+      const doomed = await commitText(client, a1, "library", "an entry deleted while it is being added");
+      const made = await create(client, a1, "Racing");
+      let adding: Promise<unknown> | undefined;
+      // The delete holds the entry's row until it commits; the add, started meanwhile, has already resolved the id
+      // (on a server) and waits for that row. On PGlite the add runs after the commit, and finds nothing to resolve.
+      await db.transaction(async (tx) => {
+        await tx.query("DELETE FROM entries WHERE id = $1", [doomed.id]);
+        adding = client.addToCollection({ principal: a1, id: made.id, entryIds: [kept.id, doomed.id] });
+        adding.catch(() => {});
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      });
+      await expectError(adding!, "ENTRY_NOT_FOUND", new RegExp(doomed.id));
+      assert.deepEqual(await memberIds(client, a1, made.id), [], "nothing was added, not even the entry that stays");
+      const added = await client.addToCollection({ principal: a1, id: made.id, entryIds: [kept.id] });
+      assert.deepEqual(added.addedIds, [kept.id], "positive control: the entry that stays can be added");
+    });
+
     test("create, add at the end and at a place, reorder (partly and wholly), rename with compare-and-set, page, remove", async () => {
       const { client } = context;
       const { a1 } = principalTrio("collections-crud");

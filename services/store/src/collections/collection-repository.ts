@@ -82,6 +82,11 @@ export interface CollectionWriteScope {
     principal: Principal,
     ids: readonly string[],
   ): Promise<Map<string, { owner: string; visibility: string }>>;
+  /**
+   * Locks the entries among `ids` that still exist (FOR SHARE, in id order) and returns them, so none is deleted
+   * before the transaction ends; one deleted meanwhile is missing.
+   */
+  lockEntries(ids: readonly string[]): Promise<Set<string>>;
   insertMembers(principal: Principal, id: string, entryIds: readonly string[]): Promise<void>;
   /** Gives the members their places: `orderedIds` is every member, in the new order. */
   writeOrder(id: string, orderedIds: readonly string[]): Promise<void>;
@@ -171,6 +176,14 @@ function createWriteScope(tx: SqlExecutor): CollectionWriteScope {
         params.values,
       );
       return new Map(rows.map((row) => [row.id, { owner: row.owner, visibility: row.visibility }]));
+    },
+
+    async lockEntries(ids) {
+      const { rows } = await tx.query<{ id: string }>(
+        "SELECT e.id FROM entries e WHERE e.id = ANY($1::uuid[]) ORDER BY e.id FOR SHARE",
+        [ids],
+      );
+      return new Set(rows.map((row) => row.id));
     },
 
     async insertMembers(principal, id, entryIds) {

@@ -21,7 +21,7 @@
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "../audit/audit.js";
-import { resolveAll } from "../entries/entry-changes.js";
+import { entryNotFound, resolveAll } from "../entries/entry-changes.js";
 import { createIdempotentRunner, type IdempotencyExpiry, type Outcome } from "../idempotency/idempotency.js";
 import { validateCollectionId } from "../model/collection-id.js";
 import { toIdQuery } from "../model/id-query.js";
@@ -246,6 +246,10 @@ export function createCollectionService(
             inTransaction(scope, async (tx): Promise<AddToCollectionResult> => {
               const collection = await lockWritable(tx, caller, id);
               const ids = await resolveEntries(tx, caller, entryIds);
+              // An entry deleted since it was resolved is not found, as if the delete had come first.
+              const present = await tx.lockEntries(ids);
+              const gone = ids.find((entryId) => !present.has(entryId));
+              if (gone !== undefined) throw entryNotFound(gone);
               const current = await tx.memberOrder(id);
               const members = new Set(current);
               const addedIds = ids.filter((entryId) => !members.has(entryId));
