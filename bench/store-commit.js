@@ -115,6 +115,7 @@ try {
       },
       logger,
     );
+    await search.bm25Indexes.maintain();
     await search.close();
   }
   for (const table of statisticsOf) await database.query(`ANALYZE ${table}`);

@@ -175,6 +175,8 @@ test("a tenant's index ranks as BM25 in SQL does over the whole tenant, and only
     );
     const indexes = await openTenantBm25Indexes(db, settings, ranking.bm25, logger);
     try {
+      assert.equal(indexes.indexOf("acme"), undefined, "start-up does not wait for a build: it runs in the background");
+      await indexes.maintain();
       assert.equal(indexes.engine, "bm25");
       assert.equal(indexes.indexOf("acme"), indexNameOf("acme"));
       assert.equal(indexes.indexOf("tiny"), undefined, "5 entries are below the threshold of 20");
@@ -215,6 +217,7 @@ test("another tenant's entries change neither a tenant's scores nor its order (I
     );
     const indexes = await openTenantBm25Indexes(db, settings, ranking.bm25, logger);
     try {
+      await indexes.maintain();
       const before = await ranked(db, indexes, admin("acme"));
       assert.equal(before.length, 10);
       // The rival floods the query's words (and makes them common): acme's idf would fall were statistics shared.
@@ -256,6 +259,7 @@ test("the index serves only what the caller may see: a neighbour's private entry
     const [own] = await insertEntries(db, [{ tenant: "acme", owner: "alice", visibility: "private", text: strong }]);
     const indexes = await openTenantBm25Indexes(db, settings, ranking.bm25, logger);
     try {
+      await indexes.maintain();
       const mine = await ranked(db, indexes, alice);
       assert.equal(mine[0]?.id, own, "positive control: the caller's own strong entry comes first");
       assert.ok(!mine.some((row) => row.id === planted), "bob's private entry is never a hit");

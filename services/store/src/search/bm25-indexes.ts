@@ -15,8 +15,9 @@
  *
  * A tenant gets its index once it holds `minEntries` searchable entries:
  * below that, ranking in SQL is fast and its statistics are the caller's
- * view. The store looks at start-up and every `checkMs`; builds take the
- * database's advisory lock, so replicas of the store build each index once.
+ * view. The store looks in the background at start-up and every `checkMs`;
+ * builds take the database's advisory lock, so replicas of the store build
+ * each index once, and until a tenant's index is built its searches rank in SQL.
  */
 import { createHash } from "node:crypto";
 import type { Logger } from "@context-hub/common";
@@ -32,7 +33,10 @@ export interface TenantBm25Indexes {
   readonly engine: "bm25" | "gin";
   /** The name of the index ranking `tenant`'s entries, when it has one. */
   indexOf(tenant: string): string | undefined;
-  /** Builds the indexes of tenants that reached the threshold, rebuilds those with other `k1`/`b`, and reloads the list. */
+  /**
+   * Builds the indexes of tenants that reached the threshold, rebuilds those with other `k1`/`b`, and reloads the
+   * list (what the store does in the background at start-up and every `checkMs`).
+   */
   maintain(): Promise<void>;
   /** Reloads the list of built indexes (after a ranking found one gone). */
   reload(): Promise<void>;
@@ -73,9 +77,9 @@ const noIndexes: TenantBm25Indexes = {
 
 /**
  * Readies tenants' BM25 indexes as `settings` says: loads pg_textsearch
- * (`CREATE EXTENSION`; in `verify` mode only when already installed), builds
- * the missing indexes (in `verify` mode, uses those built), and checks again
- * every `checkMs`. With `gin`, or with
+ * (`CREATE EXTENSION`; in `verify` mode only when already installed), reads
+ * which are built, starts building the missing ones in the background (in
+ * `verify` mode, only uses those built), and checks again every `checkMs`. With `gin`, or with
  * `auto` on a database that cannot load pg_textsearch, none are used;
  * `bm25` there is an error naming the variable.
  */
@@ -159,19 +163,20 @@ export async function openTenantBm25Indexes(
     await reload();
   };
 
-  await maintain();
+  // Serve at once with the indexes already built; the missing ones are built in the background (on PGlite a build
+  // holds the database while it runs, so the first searches wait for it rather than the start-up).
+  await reload();
   let running: Promise<void> | undefined;
-  const timer =
-    settings.checkMs > 0
-      ? setInterval(() => {
-          if (running !== undefined) return;
-          running = maintain()
-            .catch((error: unknown) => logger.warn({ err: error }, "building tenants' BM25 indexes failed"))
-            .finally(() => {
-              running = undefined;
-            });
-        }, settings.checkMs)
-      : undefined;
+  const check = () => {
+    if (running !== undefined) return;
+    running = maintain()
+      .catch((error: unknown) => logger.warn({ err: error }, "building tenants' BM25 indexes failed"))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  check();
+  const timer = settings.checkMs > 0 ? setInterval(check, settings.checkMs) : undefined;
   timer?.unref();
   return {
     engine: "bm25",

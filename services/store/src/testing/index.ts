@@ -35,6 +35,7 @@ export { auditHash, canonicalJson, createDenialRecorder, genesisHash, type Audit
 export type { TrustState } from "../model/trust.js";
 export { openSearch, type OpenSearch } from "../search/search-module.js";
 export { defaultSearchConfig, type SearchConfig } from "../search/search-config.js";
+export { openTenantBm25Indexes } from "../search/bm25-indexes.js";
 export { hnswIndexName } from "../vectors/postgres-vector-index.js";
 export { graphKeyOf } from "../vectors/graph-vector-index.js";
 export { collectionName, createQdrantClient, readChunkPoints, type ChunkPoint } from "../vectors/qdrant-collections.js";
