@@ -279,6 +279,32 @@ test("the index serves only what the caller may see: a neighbour's private entry
   });
 });
 
+test("past 200,000 rows the planner's statistics name the large tenants, and only those get an index", async () => {
+  await withStore(async (db) => {
+    await insertEntries(
+      db,
+      Array.from({ length: 40 }, (_, n) => ({ tenant: "acme", owner: "alice", visibility: "tenant", text: note(n) })),
+    );
+    await insertEntries(
+      db,
+      Array.from({ length: 8 }, (_, n) => ({ tenant: "tiny", owner: "alice", visibility: "tenant", text: note(n) })),
+    );
+    // As if the table were past the outright count: candidates from pg_stats, each counted as far as the threshold.
+    const indexes = await openTenantBm25Indexes(db, { ...settings, countAllBelow: 0 }, ranking.bm25, logger);
+    try {
+      await indexes.maintain();
+      assert.equal(indexes.indexOf("acme"), undefined, "never analysed: no statistics, no candidates");
+      await db.query("ANALYZE entries");
+      await indexes.maintain();
+      assert.equal(indexes.indexOf("acme"), indexNameOf("acme"));
+      assert.equal(indexes.indexOf("tiny"), undefined, "8 entries are below the threshold of 20");
+      assert.equal((await ranked(db, indexes, admin("acme"))).length, 10, "and the index ranks");
+    } finally {
+      await indexes.close();
+    }
+  });
+});
+
 test("gin never builds an index; bm25 on a database that has none of it fails naming the variable", async () => {
   await withStore(async (db) => {
     const none = await openTenantBm25Indexes(db, { ...settings, mode: "gin" }, ranking.bm25, logger);

@@ -25,6 +25,9 @@ import type { SqlDatabase } from "../db/sql-database.js";
 import { defaultReadableTrustStates } from "../filters/trust-filter.js";
 import type { Bm25IndexSettings, Bm25Parameters } from "./search-config.js";
 
+/** Below this many rows in `entries` (by default), the store counts every tenant's entries outright to find those past the threshold. */
+const defaultCountAllBelow = 200_000;
+
 /** Serialises index builds between replicas (its own key; migrations and the language use others). */
 const buildLockKey = "4858301372553183747";
 
@@ -144,19 +147,53 @@ export async function openTenantBm25Indexes(
       );
       return true;
     });
+  /**
+   * The tenants holding at least `minEntries` searchable entries. Counting every tenant's entries reads the whole
+   * table, which at a million entries takes seconds of a database PGlite serves on one thread; so on a table past
+   * `countAllBelow` rows (200,000 by default) the planner's statistics name the candidates (every tenant holding a large share is among
+   * their most common values), and each candidate without an index is counted only as far as `minEntries`.
+   */
+  const tenantsPastThreshold = async (): Promise<{ tenant: string; entries: number }[]> => {
+    const size = await db.query<{ rows: number }>(
+      "SELECT greatest(reltuples, 0)::float8 AS rows FROM pg_class WHERE relname = 'entries' AND relkind = 'r'",
+    );
+    if ((size.rows[0]?.rows ?? 0) < (settings.countAllBelow ?? defaultCountAllBelow)) {
+      const { rows } = await db.query<{ tenant: string; entries: number }>(
+        `SELECT e.tenant, count(*)::float8 AS entries FROM entries e WHERE ${searchableSql("e")}
+         GROUP BY e.tenant HAVING count(*) >= $1`,
+        [settings.minEntries],
+      );
+      return rows.map((row) => ({ tenant: row.tenant, entries: Number(row.entries) }));
+    }
+    const { rows: candidates } = await db.query<{ tenant: string }>(
+      `SELECT v.tenant FROM pg_stats s CROSS JOIN LATERAL unnest(s.most_common_vals::text::text[], s.most_common_freqs)
+         AS v (tenant, frequency)
+       WHERE s.schemaname = current_schema() AND s.tablename = 'entries' AND s.attname = 'tenant'
+         AND v.frequency * $1::float8 >= $2::float8 / 2`,
+      [size.rows[0]?.rows ?? 0, settings.minEntries],
+    );
+    const past: { tenant: string; entries: number }[] = [];
+    for (const { tenant } of candidates) {
+      if (built.has(tenant)) {
+        past.push({ tenant, entries: settings.minEntries });
+        continue;
+      }
+      const { rows } = await db.query<{ entries: number }>(
+        `SELECT count(*)::float8 AS entries FROM (SELECT 1 FROM entries e WHERE e.tenant = $1 AND ${searchableSql("e")} LIMIT $2) c`,
+        [tenant, settings.minEntries],
+      );
+      if (Number(rows[0]?.entries ?? 0) >= settings.minEntries) past.push({ tenant, entries: settings.minEntries });
+    }
+    return past;
+  };
   // A replica that only verifies the schema builds nothing: it uses the indexes others built.
   const maintain = async () => {
     if (migrations === "verify") return reload();
-    const { rows } = await db.query<{ tenant: string; entries: number }>(
-      `SELECT e.tenant, count(*)::float8 AS entries FROM entries e WHERE ${searchableSql("e")}
-       GROUP BY e.tenant HAVING count(*) >= $1`,
-      [settings.minEntries],
-    );
-    for (const row of rows) {
+    for (const row of await tenantsPastThreshold()) {
       const started = performance.now();
       if (await build(row.tenant))
         logger.info(
-          { index: indexNameOf(row.tenant), entries: Number(row.entries), ms: Math.round(performance.now() - started) },
+          { index: indexNameOf(row.tenant), entries: row.entries, ms: Math.round(performance.now() - started) },
           "built a tenant's BM25 index",
         );
     }

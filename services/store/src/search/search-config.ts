@@ -33,6 +33,8 @@ export interface Bm25IndexSettings {
   minEntries: number;
   /** How often the store looks for tenants that reached `minEntries` (0: only at start-up). */
   checkMs: number;
+  /** Count every tenant's entries outright below this many rows in `entries`; past it, ask the planner's statistics. */
+  countAllBelow?: number | undefined;
 }
 
 /** BM25's term-frequency saturation `k1` and length normalisation `b` (0 = none, 1 = full). */
