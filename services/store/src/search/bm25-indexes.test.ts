@@ -305,6 +305,28 @@ test("past 200,000 rows the planner's statistics name the large tenants, and onl
   });
 });
 
+test("turning the indexes off drops those built, so writes stop paying for them", async () => {
+  await withStore(async (db) => {
+    await insertEntries(
+      db,
+      Array.from({ length: 25 }, (_, n) => ({ tenant: "acme", owner: "alice", visibility: "tenant", text: note(n) })),
+    );
+    const on = await openTenantBm25Indexes(db, settings, ranking.bm25, logger);
+    await on.maintain();
+    await on.close();
+    const name = indexNameOf("acme");
+    const present = async () =>
+      (await db.query("SELECT 1 FROM pg_class WHERE relname = $1", [name])).rows.length +
+      (await db.query("SELECT 1 FROM bm25_indexes")).rows.length;
+    assert.equal(await present(), 2, "positive control: built and listed");
+    await openTenantBm25Indexes(db, { ...settings, mode: "gin" }, ranking.bm25, logger, "verify");
+    assert.equal(await present(), 2, "a replica that only verifies changes nothing");
+    const off = await openTenantBm25Indexes(db, { ...settings, mode: "gin" }, ranking.bm25, logger);
+    assert.equal(off.engine, "gin");
+    assert.equal(await present(), 0, "dropped and forgotten");
+  });
+});
+
 test("gin never builds an index; bm25 on a database that has none of it fails naming the variable", async () => {
   await withStore(async (db) => {
     const none = await openTenantBm25Indexes(db, { ...settings, mode: "gin" }, ranking.bm25, logger);

@@ -78,6 +78,21 @@ const noIndexes: TenantBm25Indexes = {
   close: async () => {},
 };
 
+/** Drops every tenant's BM25 index and forgets it. */
+async function dropAll(db: SqlDatabase, logger: Logger): Promise<void> {
+  const { rows } = await db.query<{ tenant: string; index_name: string }>(
+    "SELECT tenant, index_name FROM bm25_indexes",
+  );
+  for (const row of rows) {
+    await db.transaction(async (tx) => {
+      await tx.query("SELECT pg_advisory_xact_lock($1::bigint)", [buildLockKey]);
+      await tx.query(`DROP INDEX IF EXISTS ${indexNameOf(row.tenant)}`);
+      await tx.query("DELETE FROM bm25_indexes WHERE tenant = $1", [row.tenant]);
+    });
+    logger.info({ index: row.index_name }, "dropped a tenant's BM25 index: STORE_FULL_TEXT_INDEX is gin");
+  }
+}
+
 /**
  * Readies tenants' BM25 indexes as `settings` says: loads pg_textsearch
  * (`CREATE EXTENSION`; in `verify` mode only when already installed), reads
@@ -93,7 +108,11 @@ export async function openTenantBm25Indexes(
   logger: Logger,
   migrations: "apply" | "verify" = "apply",
 ): Promise<TenantBm25Indexes> {
-  if (settings.mode === "gin") return noIndexes;
+  if (settings.mode === "gin") {
+    // Indexes built while `bm25` was on would go on costing every write: turned off, they are dropped.
+    if (migrations === "apply") await dropAll(db, logger);
+    return noIndexes;
+  }
   const unavailable = (reason: string): TenantBm25Indexes => {
     if (settings.mode === "bm25")
       throw new Error(`STORE_FULL_TEXT_INDEX=bm25 needs the pg_textsearch extension, and ${reason}`);
