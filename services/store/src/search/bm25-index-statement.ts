@@ -1,8 +1,9 @@
 /**
- * The any-word ranking statement over a tenant's own BM25 index (see
+ * The whole-word ranking statement over a tenant's own BM25 index (see
  * bm25-indexes.ts): the index hands back the tenant's entries best first,
  * the access predicate and the filters are applied to them as they come,
- * and the scan stops once the page is full, so its cost follows the page,
+ * and the scan stops once the page (or, for a search that must match more
+ * than any word, a bounded depth) is read, so its cost follows the page,
  * not the number of matches.
  */
 import { accessPredicate } from "../filters/access-predicate.js";
@@ -35,8 +36,9 @@ export function indexedPageHolds(mode: FullTextQuery["mode"], rows: number, page
  * `as_of`) and without `include_quarantined`: the index holds the
  * searchable entries of now. Any word: the index's own order. Every word,
  * a phrase, web-search syntax: the entries that match the query among the
- * index's best max(`matchDepth`, 4 × (offset + limit + `tieMargin`)) (scored alike, so they are the best matches),
- * which is the whole page when at least `offset + limit` of them match;
+ * index's best max(`matchDepth`, 4 × (offset + limit + `tieMargin`)),
+ * scored alike, so they are the best matches: the whole page when at least
+ * `offset + limit` of them match;
  * otherwise `indexedPageHolds` says so and the caller ranks in SQL (few
  * entries match then, which the GIN index finds quickly). Following the
  * index's order until enough entries match instead can read most of the
