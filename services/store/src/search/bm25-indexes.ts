@@ -22,7 +22,7 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "@context-hub/common";
 import type { SqlDatabase } from "../db/sql-database.js";
-import { defaultReadableTrustStates } from "../filters/trust-filter.js";
+import { trustFilter } from "../filters/trust-filter.js";
 import type { Bm25IndexSettings, Bm25Parameters } from "./search-config.js";
 
 /** Below this many rows in `entries` (by default), the store counts every tenant's entries outright to find those past the threshold. */
@@ -48,10 +48,6 @@ export interface TenantBm25Indexes {
 
 /** `value` as a SQL string literal (standard-conforming strings, checked at start: only `'` is special). */
 export const sqlLiteral = (value: string) => `'${value.replaceAll("'", "''")}'`;
-
-/** What an index holds beside its tenant: searchable entries, written as the trust filter writes it so the planner proves a search implies it. */
-export const searchableSql = (alias: string) =>
-  `${alias}.trust_state IN (${defaultReadableTrustStates.map((state) => `'${state}'`).join(", ")})`;
 
 /** The ranked expression, as the index and every search over it write it. */
 export const tokensSql = (alias: string) => `entry_search_tokens(${alias}.search_vector)`;
@@ -154,10 +150,11 @@ export async function openTenantBm25Indexes(
       if (existing !== undefined && existing.k1 === bm25.k1 && existing.b === bm25.b && present.rows.length > 0)
         return false;
       await tx.query(`DROP INDEX IF EXISTS ${name}`);
+      // Searchable written by the searches' own trust filter, so the planner proves every search implies it.
       await tx.query(
         `CREATE INDEX ${name} ON entries USING bm25 ((${tokensSql("entries")}))
          WITH (text_config = 'simple', k1 = ${Number(bm25.k1)}, b = ${Number(bm25.b)})
-         WHERE tenant = ${sqlLiteral(tenant)} AND ${searchableSql("entries")}`,
+         WHERE tenant = ${sqlLiteral(tenant)} AND ${trustFilter("entries", false)}`,
       );
       await tx.query(
         `INSERT INTO bm25_indexes (tenant, index_name, k1, b) VALUES ($1, $2, $3, $4)
@@ -178,7 +175,7 @@ export async function openTenantBm25Indexes(
     );
     if ((size.rows[0]?.rows ?? 0) < (settings.countAllBelow ?? defaultCountAllBelow)) {
       const { rows } = await db.query<{ tenant: string; entries: number }>(
-        `SELECT e.tenant, count(*)::float8 AS entries FROM entries e WHERE ${searchableSql("e")}
+        `SELECT e.tenant, count(*)::float8 AS entries FROM entries e WHERE ${trustFilter("e", false)}
          GROUP BY e.tenant HAVING count(*) >= $1`,
         [settings.minEntries],
       );
@@ -198,7 +195,7 @@ export async function openTenantBm25Indexes(
         continue;
       }
       const { rows } = await db.query<{ entries: number }>(
-        `SELECT count(*)::float8 AS entries FROM (SELECT 1 FROM entries e WHERE e.tenant = $1 AND ${searchableSql("e")} LIMIT $2) c`,
+        `SELECT count(*)::float8 AS entries FROM (SELECT 1 FROM entries e WHERE e.tenant = $1 AND ${trustFilter("e", false)} LIMIT $2) c`,
         [tenant, settings.minEntries],
       );
       if (Number(rows[0]?.entries ?? 0) >= settings.minEntries) past.push({ tenant, entries: settings.minEntries });
