@@ -64,6 +64,13 @@ async function insertEntries(
   return ids;
 }
 
+/** `count` notes of `tenant`, alice's and visible to the tenant, from the `from`th note on. */
+const insertNotes = (db: SqlDatabase, tenant: string, count: number, from = 0) =>
+  insertEntries(
+    db,
+    Array.from({ length: count }, (_, n) => ({ tenant, owner: "alice", visibility: "tenant", text: note(n + from) })),
+  );
+
 async function withStore(test: (db: SqlDatabase) => Promise<void>): Promise<void> {
   const db = await openDatabase({ url: "", dataDir: "memory://", poolMax: 1 }, logger);
   try {
@@ -156,10 +163,7 @@ async function comparesWithSql(db: SqlDatabase, indexes: TenantBm25Indexes): Pro
 
 test("a tenant's index ranks as BM25 in SQL does over the whole tenant, and only tenants past the threshold get one", async () => {
   await withStore(async (db) => {
-    await insertEntries(
-      db,
-      Array.from({ length: 60 }, (_, n) => ({ tenant: "acme", owner: "alice", visibility: "tenant", text: note(n) })),
-    );
+    await insertNotes(db, "acme", 60);
     await insertEntries(
       db,
       Array.from({ length: 3 }, (_, n) => ({
@@ -169,10 +173,7 @@ test("a tenant's index ranks as BM25 in SQL does over the whole tenant, and only
         text: `hypersonic ${note(n + 100)}`,
       })),
     );
-    await insertEntries(
-      db,
-      Array.from({ length: 5 }, (_, n) => ({ tenant: "tiny", owner: "alice", visibility: "tenant", text: note(n) })),
-    );
+    await insertNotes(db, "tiny", 5);
     const indexes = await openTenantBm25Indexes(db, settings, ranking.bm25, logger);
     try {
       assert.equal(indexes.indexOf("acme"), undefined, "start-up does not wait for a build: it runs in the background");
@@ -202,10 +203,7 @@ test("a tenant's index ranks as BM25 in SQL does over the whole tenant, and only
 
 test("another tenant's entries change neither a tenant's scores nor its order (I-7)", async () => {
   await withStore(async (db) => {
-    await insertEntries(
-      db,
-      Array.from({ length: 40 }, (_, n) => ({ tenant: "acme", owner: "alice", visibility: "tenant", text: note(n) })),
-    );
+    await insertNotes(db, "acme", 40);
     await insertEntries(
       db,
       Array.from({ length: 30 }, (_, n) => ({
@@ -281,14 +279,8 @@ test("the index serves only what the caller may see: a neighbour's private entry
 
 test("past 200,000 rows the planner's statistics name the large tenants, and only those get an index", async () => {
   await withStore(async (db) => {
-    await insertEntries(
-      db,
-      Array.from({ length: 40 }, (_, n) => ({ tenant: "acme", owner: "alice", visibility: "tenant", text: note(n) })),
-    );
-    await insertEntries(
-      db,
-      Array.from({ length: 8 }, (_, n) => ({ tenant: "tiny", owner: "alice", visibility: "tenant", text: note(n) })),
-    );
+    await insertNotes(db, "acme", 40);
+    await insertNotes(db, "tiny", 8);
     // As if the table were past the outright count: candidates from pg_stats, each counted as far as the threshold.
     const indexes = await openTenantBm25Indexes(db, { ...settings, countAllBelow: 0 }, ranking.bm25, logger);
     try {
@@ -307,10 +299,7 @@ test("past 200,000 rows the planner's statistics name the large tenants, and onl
 
 test("turning the indexes off drops those built, so writes stop paying for them", async () => {
   await withStore(async (db) => {
-    await insertEntries(
-      db,
-      Array.from({ length: 25 }, (_, n) => ({ tenant: "acme", owner: "alice", visibility: "tenant", text: note(n) })),
-    );
+    await insertNotes(db, "acme", 25);
     const on = await openTenantBm25Indexes(db, settings, ranking.bm25, logger);
     await on.maintain();
     await on.close();
