@@ -39,7 +39,9 @@ export function toAuditRecordMessage(record: AuditRecord): MessageInitShape<type
   };
 }
 
-export function toChainReportMessage(report: ChainReport): MessageInitShape<typeof storeV1.AuditChainReportSchema> {
+export function toChainReportMessage(
+  report: ChainReport & { headHash: string },
+): MessageInitShape<typeof storeV1.AuditChainReportSchema> {
   return {
     tenant: report.tenant,
     records: BigInt(report.records),
@@ -47,6 +49,7 @@ export function toChainReportMessage(report: ChainReport): MessageInitShape<type
     brokenSeq: BigInt(report.broken?.seq ?? 0),
     brokenId: report.broken?.id ?? "",
     problem: report.broken?.problem ?? "",
+    headHash: report.headHash,
   };
 }
 
@@ -58,11 +61,13 @@ export function createAuditHandlers(audit: AuditService): ServiceImplementation<
         filter: toAuditFilter(request.filter),
         limit: request.limit,
         beforeSeq: Number(request.beforeSeq),
+        verify: request.verify,
       });
       return {
         records: page.records.map(toAuditRecordMessage),
         hasMore: page.hasMore,
         nextBeforeSeq: BigInt(page.nextBeforeSeq),
+        ...(page.chain === undefined ? {} : { chain: toChainReportMessage(page.chain) }),
       };
     },
 

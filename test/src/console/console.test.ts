@@ -294,7 +294,18 @@ describe("web console in Chromium", () => {
 
   test("the audit log, threads and statistics pages show what the API answers", async () => {
     await show("#/audit", "#chain-status");
-    assert.match((await page.locator("#chain-status").textContent()) ?? "", /Chain links/);
+    // The first page carries the server's check of the whole chain: every record so far, intact, and its head.
+    const newest = (await rita("GET", "/audit-log", { query: { limit: 1, verify: true } })).json as {
+      records: { seq: number; hash: string }[];
+      chain: { records: number; intact: boolean; head_hash: string };
+    };
+    assert.equal(newest.chain.intact, true);
+    assert.ok(newest.chain.records >= newest.records[0]!.seq, "every record checked, up to the newest");
+    assert.equal(newest.chain.head_hash, newest.records[0]!.hash);
+    assert.match(
+      (await page.locator("#chain-status").textContent()) ?? "",
+      /^Chain verified by the server: all [1-9]\d* record\(s\) recomputed and intact; head hash [0-9a-f]{16}…$/,
+    );
     assert.ok((await page.locator("tbody tr").count()) > 0);
     await screenshot("audit");
 
@@ -410,6 +421,22 @@ describe("web console in Chromium", () => {
     })()`)) as string[];
     assert.match(chain[0]!, /each of the 3 record\(s\) shown names the hash/);
     assert.match(chain[1]!, /Chain broken: record 3 does not name the hash of record 2/);
+    const checked = (await page.evaluate(`(async () => {
+      const { chainStatus } = await import("/console/app/audit-page.js");
+      return [
+        chainStatus([], { records: 7, intact: true, broken: null, head_hash: "ab".repeat(32) }).textContent,
+        chainStatus([], { records: 2, intact: false, broken: { seq: 3, id: "r3", problem: "its content does not match its hash: the record was changed" }, head_hash: "cd".repeat(32) }).outerHTML,
+      ];
+    })()`)) as string[];
+    assert.equal(
+      checked[0],
+      `Chain verified by the server: all 7 record(s) recomputed and intact; head hash ${"ab".repeat(8)}…`,
+    );
+    assert.match(checked[1]!, /role="alert"/);
+    assert.match(
+      checked[1]!,
+      /Chain broken at record 3 \(r3\): its content does not match its hash: the record was changed\. The 2 record\(s\) before it check out\./,
+    );
     assert.ok(results.text.includes("plain <i>html</i> and [mail](mailto:a@b.c)"), results.text);
   });
 

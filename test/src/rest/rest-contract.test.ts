@@ -293,6 +293,13 @@ describe("REST API contract", () => {
       query: { limit: 1, cursor: audit.next_cursor as string },
     });
     assert.notDeepEqual(earlier.records, audit.records);
+    assert.equal(audit.chain, undefined, "the chain is checked only when asked");
+    const verified = await expect(admin, "getAuditLog", 200, "GET", "/audit-log", {
+      query: { limit: 1, verify: true },
+    });
+    const chain = verified.chain as { records: number; intact: boolean; broken: unknown; head_hash: string };
+    assert.deepEqual([chain.intact, chain.broken], [true, null]);
+    assert.equal(chain.head_hash, (verified.records as { hash: string }[])[0]?.hash);
 
     const memoryPath = `/memories/${encodeURIComponent("plans/launch")}`;
     const put = await alice("PUT", memoryPath, { body: { value: "Launch at dawn.", tags: ["launch"] } });

@@ -1109,6 +1109,25 @@ export function defineTrustStoreSuite(target: StoreTarget): void {
         await assert.rejects(db.query("DELETE FROM audit_log WHERE tenant = $1", [tenant]), /append-only/);
         assert.equal((await client.verifyAuditLog({ tenant })).tenants[0]?.intact, true);
 
+        // A tenant's administrator checks the same chain through the log's own read, and only its own tenant's.
+        const root = principal(tenant, "root", { scopes: admin });
+        const checked = await client.getAuditLog({ principal: root, limit: 1, verify: true });
+        assert.deepEqual(
+          [checked.chain?.intact, checked.chain?.records, checked.chain?.tenant, checked.chain?.headHash],
+          [true, 4n, tenant, checked.records[0]?.hash],
+          "intact, every record counted, the head is the newest record's hash",
+        );
+        assert.equal((await client.getAuditLog({ principal: root, limit: 1 })).chain, undefined, "only when asked");
+        await expectError(client.getAuditLog({ principal: alice, verify: true }), "PERMISSION_DENIED", /context:admin/);
+        const neighbourTenant = newTenant("audit-tamper-neighbour");
+        const neighbour = principal(neighbourTenant, "root", { scopes: admin });
+        await commitText(client, principal(neighbourTenant, "bob"), "t", "elsewhere");
+        assert.deepEqual(
+          [(await client.getAuditLog({ principal: neighbour, verify: true })).chain?.records],
+          [1n],
+          "another tenant's administrator checks its own chain alone",
+        );
+
         await db.transaction(async (tx) => {
           await tx.query("ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_change");
           await tx.query("UPDATE audit_log SET actor = 'mallory' WHERE tenant = $1 AND seq = 3", [tenant]);
@@ -1117,6 +1136,12 @@ export function defineTrustStoreSuite(target: StoreTarget): void {
         const [report] = (await client.verifyAuditLog({ tenant })).tenants;
         assert.deepEqual([report?.intact, report?.brokenSeq, report?.records], [false, 3n, 2n]);
         assert.match(report?.problem ?? "", /content does not match its hash/);
+        const broken = (await client.getAuditLog({ principal: root, verify: true })).chain;
+        assert.deepEqual(
+          [broken?.intact, broken?.brokenSeq, broken?.records, broken?.problem],
+          [false, 3n, 2n, report?.problem],
+          "the administrator's check finds the same break",
+        );
         const all = await client.verifyAuditLog({});
         assert.ok(
           all.tenants.some((item) => item.tenant === tenant && !item.intact),

@@ -1,4 +1,4 @@
-/** The audit log, newest first, and whether the records shown link into one chain. */
+/** The audit log, newest first, with the server's check of the whole hash chain (first page) or of the page's links. */
 import { api } from "./api.js";
 import { h, replace, when } from "./dom.js";
 import { loading, problemBox } from "./views.js";
@@ -14,11 +14,33 @@ interface AuditRecord {
   hash: string;
 }
 
+/** The API's check of the tenant's whole chain (`verify=true`): every record's hash recomputed from the first on. */
+interface ChainCheck {
+  records: number;
+  intact: boolean;
+  broken: { seq: number; id: string; problem: string } | null;
+  head_hash: string;
+}
+
 /**
- * Whether each record names the hash of the record before it (the page is newest first). The API does not
- * recompute the hashes; this checks only that the records shown link up, and says so.
+ * What the page says about the chain. With the server's check (`chain`, asked for on the first page), its verdict
+ * over every record; without it (older pages), whether each record shown names the hash of the record before it
+ * (the page is newest first), which checks the links only, and says so.
  */
-export function chainStatus(records: readonly AuditRecord[]): HTMLElement {
+export function chainStatus(records: readonly AuditRecord[], chain?: ChainCheck): HTMLElement {
+  if (chain !== undefined) {
+    if (chain.broken !== null)
+      return h(
+        "p",
+        { class: "problem", id: "chain-status", role: "alert" },
+        `Chain broken at record ${chain.broken.seq} (${chain.broken.id}): ${chain.broken.problem}. The ${chain.records} record(s) before it check out.`,
+      );
+    return h(
+      "p",
+      { class: "notice", id: "chain-status" },
+      `Chain verified by the server: all ${chain.records} record(s) recomputed and intact; head hash ${chain.head_hash.slice(0, 16)}…`,
+    );
+  }
   for (let index = 0; index + 1 < records.length; index += 1) {
     const newer = records[index];
     const older = records[index + 1];
@@ -38,14 +60,15 @@ export function chainStatus(records: readonly AuditRecord[]): HTMLElement {
 
 export function auditPage(view: HTMLElement, cursor?: string): void {
   replace(view, h("h1", {}, "Audit log"), loading());
-  api<{ records: AuditRecord[]; next_cursor: string | null }>("GET", "/audit-log", {
-    query: { limit: 50, cursor },
+  // The whole chain is recomputed once, on the first page; older pages check their own links.
+  api<{ records: AuditRecord[]; next_cursor: string | null; chain?: ChainCheck }>("GET", "/audit-log", {
+    query: { limit: 50, cursor, ...(cursor === undefined ? { verify: true } : {}) },
   }).then(
     ({ body }) =>
       replace(
         view,
         h("h1", {}, "Audit log"),
-        chainStatus(body.records),
+        chainStatus(body.records, body.chain),
         h(
           "table",
           {},

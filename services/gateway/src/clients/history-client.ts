@@ -1,5 +1,6 @@
 /** History and audit as the tools ask for them, over HistoryService and AuditService, proto built and read here. */
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { storeV1 } from "@context-hub/proto";
 import type { Principal } from "../principal.js";
 import type { AuditServiceClient, HistoryServiceClient } from "./peers.js";
 import { toAuditRecordView, toTombstoneView, toVersionView } from "./trust-views.js";
@@ -15,6 +16,26 @@ export interface AuditQuery {
   limit: number;
   /** Records older than this sequence number; 0 for the newest. */
   beforeSeq: number;
+  /** Also check the tenant's whole hash chain. */
+  verify?: boolean;
+}
+
+/** What a check of the caller's tenant's audit chain found, as tools show it. */
+export interface AuditChainView {
+  records: number;
+  intact: boolean;
+  /** The first record that does not fit, when the chain is broken. */
+  broken: { seq: number; id: string; problem: string } | null;
+  head_hash: string;
+}
+
+function toAuditChainView(report: storeV1.AuditChainReport): AuditChainView {
+  return {
+    records: Number(report.records),
+    intact: report.intact,
+    broken: report.intact ? null : { seq: Number(report.brokenSeq), id: report.brokenId, problem: report.problem },
+    head_hash: report.headHash,
+  };
 }
 
 /** The history client over HistoryService and AuditService connections. */
@@ -57,11 +78,13 @@ export function createHistoryClient({ history, audit }: { history: HistoryServic
         },
         limit: query.limit,
         beforeSeq: BigInt(query.beforeSeq),
+        verify: query.verify === true,
       });
       return {
         records: reply.records.map(toAuditRecordView),
         hasMore: reply.hasMore,
         nextBeforeSeq: Number(reply.nextBeforeSeq),
+        chain: reply.chain === undefined ? undefined : toAuditChainView(reply.chain),
       };
     },
   };

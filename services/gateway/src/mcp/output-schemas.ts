@@ -341,4 +341,12 @@ export const auditLogOutput = z.object({
   count: z.number(),
   has_more: z.boolean(),
   next_before_seq: z.number().nullable(),
+  chain: z
+    .object({
+      records: z.number(),
+      intact: z.boolean(),
+      broken: z.object({ seq: z.number(), id: z.string(), problem: z.string() }).nullable(),
+      head_hash: z.string(),
+    })
+    .optional(),
 });

@@ -285,11 +285,19 @@ export interface AuditLogRequest {
   filter: AuditFilter;
   limit: number;
   beforeSeq: number;
+  /** Also check the caller's tenant's whole chain (`AuditPage.chain`). */
+  verify?: boolean;
 }
 
 export interface AuditService {
-  /** One page of the caller's tenant's log, newest first (context:admin; a refusal is itself recorded). */
-  getLog(principal: Principal | undefined, request: AuditLogRequest): Promise<AuditPage & { nextBeforeSeq: number }>;
+  /**
+   * One page of the caller's tenant's log, newest first (context:admin; a refusal is itself recorded), and with
+   * `verify` the check of that tenant's whole chain, from its first record to its head when the check ran.
+   */
+  getLog(
+    principal: Principal | undefined,
+    request: AuditLogRequest,
+  ): Promise<AuditPage & { nextBeforeSeq: number; chain?: ChainReport & { headHash: string } }>;
   /** Checks the chain of one tenant, or of every tenant with records (operator). */
   verify(tenant: string | undefined): Promise<(ChainReport & { headHash: string })[]>;
 }
@@ -330,7 +338,10 @@ export function createAuditService(repository: AuditRepository, denials: DenialR
           },
         );
         const last = page.records.at(-1);
-        return { ...page, nextBeforeSeq: page.hasMore && last !== undefined ? last.seq : 0 };
+        const nextBeforeSeq = page.hasMore && last !== undefined ? last.seq : 0;
+        if (request.verify !== true) return { ...page, nextBeforeSeq };
+        // Only the caller's own tenant, which an administrator may read whole anyway.
+        return { ...page, nextBeforeSeq, chain: await verifyChain(caller.tenant, repository.chain(caller.tenant)) };
       });
     },
 

@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file contexthub/store/v1/audit.proto.
  */
 export const file_contexthub_store_v1_audit: GenFile = /*@__PURE__*/
-  fileDesc("Ch9jb250ZXh0aHViL3N0b3JlL3YxL2F1ZGl0LnByb3RvEhNjb250ZXh0aHViLnN0b3JlLnYxIqIBCgtBdWRpdEZpbHRlchIOCgZhY3Rpb24YASABKAkSDQoFYWN0b3IYAiABKAkSEQoJdGFyZ2V0X2lkGAMgASgJEigKBGZyb20YBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKAnRvGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdvdXRjb21lGAYgASgJIrICCgtBdWRpdFJlY29yZBILCgNzZXEYASABKAQSCgoCaWQYAiABKAkSJgoCYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAQgASgJEg4KBmFjdGlvbhgFIAEoCRIPCgdvdXRjb21lGAYgASgJEhIKCnRhcmdldF9pZHMYByADKAkSFQoNYmVmb3JlX2hhc2hlcxgIIAMoCRIUCgxhZnRlcl9oYXNoZXMYCSADKAkSEgoKcmVxdWVzdF9pZBgKIAEoCRIoCgdkZXRhaWxzGAsgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIVCg1wcmV2aW91c19oYXNoGAwgASgJEgwKBGhhc2gYDSABKAkSDgoGdGVuYW50GA4gASgJIp0BChJHZXRBdWRpdExvZ1JlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEjAKBmZpbHRlchgCIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuQXVkaXRGaWx0ZXISDQoFbGltaXQYAyABKA0SEgoKYmVmb3JlX3NlcRgEIAEoBCJzChNHZXRBdWRpdExvZ1Jlc3BvbnNlEjEKB3JlY29yZHMYASADKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLkF1ZGl0UmVjb3JkEhAKCGhhc19tb3JlGAIgASgIEhcKD25leHRfYmVmb3JlX3NlcRgDIAEoBCInChVWZXJpZnlBdWRpdExvZ1JlcXVlc3QSDgoGdGVuYW50GAEgASgJInsKEEF1ZGl0Q2hhaW5SZXBvcnQSDgoGdGVuYW50GAEgASgJEg8KB3JlY29yZHMYAiABKAQSDgoGaW50YWN0GAMgASgIEhIKCmJyb2tlbl9zZXEYBCABKAQSEQoJYnJva2VuX2lkGAUgASgJEg8KB3Byb2JsZW0YBiABKAkiUAoWVmVyaWZ5QXVkaXRMb2dSZXNwb25zZRI2Cgd0ZW5hbnRzGAEgAygLMiUuY29udGV4dGh1Yi5zdG9yZS52MS5BdWRpdENoYWluUmVwb3J0MuUBCgxBdWRpdFNlcnZpY2USZQoLR2V0QXVkaXRMb2cSJy5jb250ZXh0aHViLnN0b3JlLnYxLkdldEF1ZGl0TG9nUmVxdWVzdBooLmNvbnRleHRodWIuc3RvcmUudjEuR2V0QXVkaXRMb2dSZXNwb25zZSIDkAIBEm4KDlZlcmlmeUF1ZGl0TG9nEiouY29udGV4dGh1Yi5zdG9yZS52MS5WZXJpZnlBdWRpdExvZ1JlcXVlc3QaKy5jb250ZXh0aHViLnN0b3JlLnYxLlZlcmlmeUF1ZGl0TG9nUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Ch9jb250ZXh0aHViL3N0b3JlL3YxL2F1ZGl0LnByb3RvEhNjb250ZXh0aHViLnN0b3JlLnYxIqIBCgtBdWRpdEZpbHRlchIOCgZhY3Rpb24YASABKAkSDQoFYWN0b3IYAiABKAkSEQoJdGFyZ2V0X2lkGAMgASgJEigKBGZyb20YBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKAnRvGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdvdXRjb21lGAYgASgJIrICCgtBdWRpdFJlY29yZBILCgNzZXEYASABKAQSCgoCaWQYAiABKAkSJgoCYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWFjdG9yGAQgASgJEg4KBmFjdGlvbhgFIAEoCRIPCgdvdXRjb21lGAYgASgJEhIKCnRhcmdldF9pZHMYByADKAkSFQoNYmVmb3JlX2hhc2hlcxgIIAMoCRIUCgxhZnRlcl9oYXNoZXMYCSADKAkSEgoKcmVxdWVzdF9pZBgKIAEoCRIoCgdkZXRhaWxzGAsgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIVCg1wcmV2aW91c19oYXNoGAwgASgJEgwKBGhhc2gYDSABKAkSDgoGdGVuYW50GA4gASgJIq0BChJHZXRBdWRpdExvZ1JlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEjAKBmZpbHRlchgCIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuQXVkaXRGaWx0ZXISDQoFbGltaXQYAyABKA0SEgoKYmVmb3JlX3NlcRgEIAEoBBIOCgZ2ZXJpZnkYBSABKAgiqQEKE0dldEF1ZGl0TG9nUmVzcG9uc2USMQoHcmVjb3JkcxgBIAMoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuQXVkaXRSZWNvcmQSEAoIaGFzX21vcmUYAiABKAgSFwoPbmV4dF9iZWZvcmVfc2VxGAMgASgEEjQKBWNoYWluGAQgASgLMiUuY29udGV4dGh1Yi5zdG9yZS52MS5BdWRpdENoYWluUmVwb3J0IicKFVZlcmlmeUF1ZGl0TG9nUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkijgEKEEF1ZGl0Q2hhaW5SZXBvcnQSDgoGdGVuYW50GAEgASgJEg8KB3JlY29yZHMYAiABKAQSDgoGaW50YWN0GAMgASgIEhIKCmJyb2tlbl9zZXEYBCABKAQSEQoJYnJva2VuX2lkGAUgASgJEg8KB3Byb2JsZW0YBiABKAkSEQoJaGVhZF9oYXNoGAcgASgJIlAKFlZlcmlmeUF1ZGl0TG9nUmVzcG9uc2USNgoHdGVuYW50cxgBIAMoCzIlLmNvbnRleHRodWIuc3RvcmUudjEuQXVkaXRDaGFpblJlcG9ydDLlAQoMQXVkaXRTZXJ2aWNlEmUKC0dldEF1ZGl0TG9nEicuY29udGV4dGh1Yi5zdG9yZS52MS5HZXRBdWRpdExvZ1JlcXVlc3QaKC5jb250ZXh0aHViLnN0b3JlLnYxLkdldEF1ZGl0TG9nUmVzcG9uc2UiA5ACARJuCg5WZXJpZnlBdWRpdExvZxIqLmNvbnRleHRodWIuc3RvcmUudjEuVmVyaWZ5QXVkaXRMb2dSZXF1ZXN0GisuY29udGV4dGh1Yi5zdG9yZS52MS5WZXJpZnlBdWRpdExvZ1Jlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_contexthub_common_v1_principal, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message contexthub.store.v1.AuditFilter
@@ -178,6 +178,13 @@ export type GetAuditLogRequest = Message<"contexthub.store.v1.GetAuditLogRequest
    * @generated from field: uint64 before_seq = 4;
    */
   beforeSeq: bigint;
+
+  /**
+   * Also recompute the caller's tenant's whole hash chain and report it in `chain`.
+   *
+   * @generated from field: bool verify = 5;
+   */
+  verify: boolean;
 };
 
 /**
@@ -209,6 +216,13 @@ export type GetAuditLogResponse = Message<"contexthub.store.v1.GetAuditLogRespon
    * @generated from field: uint64 next_before_seq = 3;
    */
   nextBeforeSeq: bigint;
+
+  /**
+   * The caller's tenant's chain, checked from its first record, when `verify` was asked.
+   *
+   * @generated from field: contexthub.store.v1.AuditChainReport chain = 4;
+   */
+  chain?: AuditChainReport | undefined;
 };
 
 /**
@@ -272,6 +286,13 @@ export type AuditChainReport = Message<"contexthub.store.v1.AuditChainReport"> &
    * @generated from field: string problem = 6;
    */
   problem: string;
+
+  /**
+   * The hash of the last record that checked out (64 zeros when none did).
+   *
+   * @generated from field: string head_hash = 7;
+   */
+  headHash: string;
 };
 
 /**
