@@ -315,7 +315,30 @@ describe("web console in Chromium", () => {
     await screenshot("thread");
 
     await show("#/statistics", "svg.chart");
-    assert.match((await page.locator("svg.chart").getAttribute("aria-label")) ?? "", /From people [1-9]/);
+    const charts = page.locator("svg.chart");
+    assert.match((await charts.first().getAttribute("aria-label")) ?? "", /From people [1-9]/);
+    // Thirty days of activity, ending today: created by source and by trust state, and writes, as the API counts them.
+    const stats = (await rita("GET", "/statistics", { query: { days: 30 } })).json as {
+      daily: { date: string; created_by_users: number; created_by_agents: number; writes: number }[];
+      user_entries: number;
+    };
+    const total = (pick: (day: (typeof stats.daily)[number]) => number) =>
+      stats.daily.reduce((sum, day) => sum + pick(day), 0);
+    assert.equal(await charts.count(), 4);
+    const [first, last] = [stats.daily[0]!.date, stats.daily.at(-1)!.date];
+    assert.equal(
+      await charts.nth(1).getAttribute("aria-label"),
+      `Entries created per day, by source, ${first} to ${last}: From people ${total((day) => day.created_by_users)}, From agents ${total((day) => day.created_by_agents)}`,
+    );
+    assert.match(
+      (await charts.nth(2).getAttribute("aria-label")) ?? "",
+      /^Entries created per day, by trust state now, /,
+    );
+    assert.equal(
+      await charts.nth(3).getAttribute("aria-label"),
+      `Writes per day (stores, updates, restores), ${first} to ${last}: Writes ${total((day) => day.writes)}`,
+    );
+    assert.ok(total((day) => day.writes) > 0 && (await charts.nth(1).locator("rect").count()) > 0);
     await screenshot("statistics");
   });
 

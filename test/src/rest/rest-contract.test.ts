@@ -246,9 +246,13 @@ describe("REST API contract", () => {
     const threads = await expect(alice, "listThreads", 200, "GET", "/threads");
     assert.ok((threads.threads as Json[]).some((item) => item.thread_id === thread));
     const statistics = await expect(alice, "getStatistics", 200, "GET", "/statistics", {
-      query: { thread_id: thread },
+      query: { thread_id: thread, days: 2 },
     });
     assert.equal(statistics.entries, 3);
+    const daily = statistics.daily as { created: number; writes: number }[];
+    assert.equal(daily.length, 2);
+    assert.equal(daily[1]!.created, 3, "today's entries");
+    assert.ok(daily[1]!.writes >= 3);
 
     const versions = await expect(alice, "listVersions", 200, "GET", `/entries/${id}/versions`, {
       query: { limit: 1 },

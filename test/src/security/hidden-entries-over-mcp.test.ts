@@ -401,6 +401,8 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ["alice", alice, "get_statistics", {}],
       ["alice", alice, "get_statistics", { thread_id: "falcon" }],
       ["alice", alice, "get_statistics", { thread_id: "bin" }],
+      ["alice", alice, "get_statistics", { days: 3 }],
+      ["alice", alice, "get_statistics", { thread_id: "falcon", days: 3 }],
       ["alice", alice, "search_context", {}],
       ["alice", alice, "search_context", { thread_id: "falcon", limit: 2 }],
       ["alice", alice, "search_context", { thread_id: "falcon", offset: 2, limit: 2 }],
@@ -513,7 +515,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       // An admin of a third tenant: the audit log and its own entries, beside two tenants' writes.
       ["root", root, "get_audit_log", {}],
       ["root", root, "get_audit_log", { action: "entry.create", limit: 1 }],
-      ["root", root, "get_statistics", {}],
+      ["root", root, "get_statistics", { days: 2 }],
       ["root", root, "list_threads", {}],
       ["root", root, "fts_search_context", { query: "falcon launch" }],
       ["root", root, "semantic_search_context", { query: "falcon launch", thread_id: "falcon" }],

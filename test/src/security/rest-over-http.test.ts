@@ -54,7 +54,7 @@ const calls: Record<string, (id: string) => [string, string, RestCall]> = {
   searchSemantic: () => ["POST", "/search/semantic", { body: { query: secretWord, include_quarantined: true } }],
   searchHybrid: () => ["POST", "/search/hybrid", { body: { query: secretWord, include_quarantined: true } }],
   listThreads: () => ["GET", "/threads", {}],
-  getStatistics: () => ["GET", "/statistics", {}],
+  getStatistics: () => ["GET", "/statistics", { query: { days: 3 } }],
   listVersions: (id) => ["GET", `/entries/${id}/versions`, {}],
   getVersion: (id) => ["GET", `/entries/${id}/versions/1`, {}],
   restoreVersion: (id) => ["POST", `/entries/${id}/versions/1/restore`, {}],

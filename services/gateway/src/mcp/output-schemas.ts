@@ -200,6 +200,21 @@ export const statisticsOutput = z.object({
   owned_entries: z.number(),
   oldest_at: z.string().nullable(),
   newest_at: z.string().nullable(),
+  daily: z.array(
+    z.object({
+      date: z.string(),
+      created: z.number(),
+      created_by_users: z.number(),
+      created_by_agents: z.number(),
+      by_trust_state: z.object({
+        unverified: z.number(),
+        verified: z.number(),
+        quarantined: z.number(),
+        rejected: z.number(),
+      }),
+      writes: z.number(),
+    }),
+  ),
 });
 
 export const shareOutput = z.object({
