@@ -139,7 +139,12 @@ export async function startStore(
       history: createHistoryService(createHistoryRepository(database), denials),
       review: createReviewService(repository, createReviewRepository(database), denials),
       audit: createAuditService(auditRepository, denials),
-      memories: createMemoryService(createMemoryRepository(database), denials, screen, expiry),
+      memories: createMemoryService(
+        createMemoryRepository(database, { onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) }),
+        denials,
+        screen,
+        expiry,
+      ),
       handoffs: createHandoffService(createHandoffRepository(database), denials, screen, expiry),
       sessions: createSessionService(createSessionRepository(database), denials, screen, expiry),
       artifacts: createArtifactService(createArtifactRepository(database), denials, {

@@ -18,6 +18,7 @@ import type {
   MemoryValueType,
   PutMemoryResult,
 } from "./memories/memory-model.js";
+import { toGenerated } from "./entries-messages.js";
 import { idempotentResponse, toDate, toPrincipal } from "./messages.js";
 
 function toMemoryMessage(memory: MemoryRecord | MemorySummary): MessageInitShape<typeof storeV1.MemorySchema> {
@@ -90,6 +91,7 @@ export function createMemoriesHandlers(memories: MemoryService): ServiceImplemen
         tags: request.tags,
         visibility: visibilityFromProto(request.visibility, "visibility"),
         expectedVersion: request.expectedVersion,
+        generated: toGenerated(request.generated),
         idempotency: putResponse.key(request.idempotency),
       });
       return putResponse.respond(outcome);

@@ -3,6 +3,7 @@ import { timestampDate, timestampFromDate, type Timestamp } from "@bufbuild/prot
 import { visibilityFromProto, visibilityToProto, type VisibilityName } from "@context-hub/common";
 import type { storeV1 } from "@context-hub/proto";
 import type { Idempotency } from "../idempotency.js";
+import type { Generated } from "./generation-client.js";
 import type { Principal } from "../principal.js";
 import type { MemoriesServiceClient } from "./peers.js";
 import { toWorkflowTrustFields } from "./proto-enums.js";
@@ -25,6 +26,23 @@ export interface PutMemoryInput extends MemoryNameInput {
   visibility: VisibilityName | undefined;
   expectedVersion: number | undefined;
   idempotency: Idempotency | undefined;
+  /** What was generated for the value's text before the call, for the memory's mirror entry (see `mirrorTextOf`). */
+  generated: Generated | undefined;
+}
+
+/**
+ * The text a memory's mirror entry holds, which search finds and which the
+ * value's chunks and embeddings are generated for: a text value as given, a
+ * JSON value as its normalised JSON text (as the store keeps it). Undefined
+ * for a value the store will refuse (empty, or not JSON), which needs none.
+ */
+export function mirrorTextOf(valueType: "text" | "json", value: string): string | undefined {
+  if (valueType === "text") return value === "" ? undefined : value;
+  try {
+    return JSON.stringify(JSON.parse(value));
+  } catch {
+    return undefined;
+  }
 }
 
 export interface ListMemoriesInput {
@@ -103,6 +121,7 @@ export function createMemoriesClient(store: MemoriesServiceClient) {
         visibility: visibilityToProto(input.visibility),
         ...(input.expectedVersion === undefined ? {} : { expectedVersion: input.expectedVersion }),
         ...(input.idempotency === undefined ? {} : { idempotency: input.idempotency }),
+        ...(input.generated === undefined ? {} : { generated: input.generated }),
       });
       return { memory: toMemoryView(reply.memory!), created: reply.created };
     },

@@ -6,7 +6,7 @@
  * fails, nothing is stored and the error names the leg. How each write
  * proceeds is the decision table's (write-decisions.ts).
  */
-import { createGenerationClient } from "../clients/generation-client.js";
+import { createGenerationClient, type Generated } from "../clients/generation-client.js";
 import type { Peers } from "../clients/peers.js";
 import { createWriteStoreClient } from "../clients/write-store-client.js";
 import type { Principal } from "../principal.js";
@@ -58,6 +58,16 @@ export function createWritePath(options: WritePathOptions) {
       idempotency?: ResolvedIdempotency,
     ): Promise<ItemOutcome<WriteAck>[]> {
       return storeBatch(deps, plan("storeBatch", atomic, idempotency), principal, entries, atomic, idempotency);
+    },
+
+    /**
+     * Generates for one text that another store call will carry (a memory's
+     * value, for its mirror entry): chunks with embeddings and the summary,
+     * as for an entry's text, before anything is committed.
+     */
+    async generateFor(text: string): Promise<Generated> {
+      const [generated] = await deps.generate([{ text, source: "agent" }]);
+      return generated!;
     },
 
     /** Applies changes under compare-and-set (see update-entries.ts). */

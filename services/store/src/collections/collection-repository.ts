@@ -7,11 +7,13 @@
 import { currentRequestId } from "../audit/audit.js";
 import { createAuditStatements, type AuditStatements } from "../audit/audit-repository.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "../db/sql-database.js";
+import { memoryMirrorRefused } from "../entries/memory-mirror.js";
 import { resolveIds, entryColumns, toStoredEntry, type EntryRow } from "../entries/entry-rows.js";
 import { accessPredicate, collectionPredicate } from "../filters/access-predicate.js";
 import { trustFilter } from "../filters/trust-filter.js";
 import { createIdempotencyStatements, findRecordedCall } from "../idempotency/idempotency-repository.js";
 import type { IdempotencyStatements, RecordedCall } from "../idempotency/idempotency.js";
+import type { JsonObject } from "../model/entry-model.js";
 import type { IdQuery } from "../model/id-query.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
@@ -84,7 +86,8 @@ export interface CollectionWriteScope {
   ): Promise<Map<string, { owner: string; visibility: string }>>;
   /**
    * Locks the entries among `ids` that still exist (FOR SHARE, in id order) and returns them, so none is deleted
-   * before the transaction ends; one deleted meanwhile is missing.
+   * before the transaction ends; one deleted meanwhile is missing. Refuses a memory's mirror entry
+   * (PERMISSION_DENIED naming the memory): a collection's grants would open it beyond the memory's readers.
    */
   lockEntries(ids: readonly string[]): Promise<Set<string>>;
   insertMembers(principal: Principal, id: string, entryIds: readonly string[]): Promise<void>;
@@ -179,10 +182,13 @@ function createWriteScope(tx: SqlExecutor): CollectionWriteScope {
     },
 
     async lockEntries(ids) {
-      const { rows } = await tx.query<{ id: string }>(
-        "SELECT e.id FROM entries e WHERE e.id = ANY($1::uuid[]) ORDER BY e.id FOR SHARE",
+      const { rows } = await tx.query<{ id: string; memory_id: string | null; metadata: JsonObject }>(
+        "SELECT e.id, e.memory_id, e.metadata FROM entries e WHERE e.id = ANY($1::uuid[]) ORDER BY e.id FOR SHARE",
         [ids],
       );
+      // A collection's grants would open a memory's mirror beyond the memory's own readers: mirrors are no members.
+      const mirror = rows.find((row) => row.memory_id !== null);
+      if (mirror !== undefined) throw memoryMirrorRefused(mirror.id, mirror.metadata);
       return new Set(rows.map((row) => row.id));
     },
 

@@ -94,6 +94,14 @@ export interface EntryWriteScope extends SavepointScope {
    * tenant visibility, a thread grant, admin) or deleted it.
    */
   insert(principal: Principal, write: EntryWrite, generated: GeneratedWrite, trust: Trust): Promise<EntryAck>;
+  /** Inserts the mirror entry of `memory`, owned by the memory's owner, as `insert` inserts an entry (the memory's put alone calls it). */
+  insertMirror(
+    principal: Principal,
+    memory: { id: string; owner: string },
+    write: EntryWrite,
+    generated: GeneratedWrite,
+    trust: Trust,
+  ): Promise<EntryAck>;
   /**
    * `findDuplicate` and `insert` in one statement: inserts as `insert` does
    * unless the caller has a duplicate of the write (the rule of
@@ -114,8 +122,15 @@ export interface EntryWriteScope extends SavepointScope {
   resolveIds(principal: Principal, queries: readonly IdQuery[], maxMatches: number): Promise<string[][]>;
   /** Locks the visible entries among `ids` in id order (so concurrent multi-entry changes queue instead of deadlocking). */
   lockEntries(principal: Principal, ids: readonly string[]): Promise<void>;
-  /** Locks entry `id` if the caller may see it, and reads it as it is once locked; undefined if it is gone or invisible. */
+  /**
+   * Locks entry `id` if the caller may see it, and reads it as it is once
+   * locked; undefined if it is gone or invisible. Refuses a memory's mirror
+   * entry (PERMISSION_DENIED naming the memory): every entry-side change
+   * locks its entry here, and only the memory's put and delete change a mirror.
+   */
   lockEntry(principal: Principal, id: string): Promise<LockedEntry | undefined>;
+  /** Locks the mirror entry of memory `memoryId` if the caller may see it (for the memory's put and delete); undefined if it has none. */
+  lockMirror(principal: Principal, memoryId: string): Promise<LockedEntry | undefined>;
   /**
    * Writes `change` to the locked entry with version + 1, as a compare-and-set
    * on its locked version that re-checks the write predicate; keeps the

@@ -2,7 +2,9 @@ import { accessPredicate } from "../filters/access-predicate.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor } from "../db/sql-database.js";
 import { entryColumns, resolveIds, toStoredEntry } from "./entry-rows.js";
 import type { ReviewRepository, ReviewStatements } from "../model/review-ports.js";
+import type { JsonObject } from "../model/entry-model.js";
 import type { TrustState } from "../model/trust.js";
+import { memoryMirrorRefused } from "./memory-mirror.js";
 
 /** The review statements of one transaction; every read composes the access predicate in review mode. */
 export function createReviewStatements(tx: SqlExecutor): ReviewStatements {
@@ -21,13 +23,17 @@ export function createReviewStatements(tx: SqlExecutor): ReviewStatements {
         version: number;
         trust_state: TrustState;
         content_hash: string;
+        memory_id: string | null;
+        metadata: JsonObject;
       }>(
-        `SELECT e.id, e.owner, coalesce(e.updated_by, e.owner) AS updated_by, e.version, e.trust_state, e.content_hash
+        `SELECT e.id, e.owner, coalesce(e.updated_by, e.owner) AS updated_by, e.version, e.trust_state, e.content_hash, e.memory_id, e.metadata
          FROM entries e WHERE e.id = ${params.add(id)} AND ${accessPredicate(principal, "e", params, "review")}
          FOR UPDATE`,
         params.values,
       );
       const row = rows[0];
+      // A memory's trust is its revision's: a quarantined value is ended by the next clean put, not by a review of its mirror.
+      if (row?.memory_id != null) throw memoryMirrorRefused(row.id, row.metadata);
       return row === undefined
         ? undefined
         : {
@@ -61,6 +67,8 @@ export function createReviewRepository(db: SqlDatabase): ReviewRepository {
       const conditions = [
         accessPredicate(principal, "e", params, "review"),
         `e.trust_state = ANY(${params.add([...request.states])}::text[])`,
+        // Memories' mirrors wait for no reviewer: the next clean put of the memory ends a quarantine.
+        "e.memory_id IS NULL",
       ];
       if (request.threadId !== undefined) conditions.push(`e.thread_id = ${params.add(request.threadId)}`);
       const { rows } = await db.query<Parameters<typeof toStoredEntry>[0]>(

@@ -18,6 +18,9 @@ import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "../audit/audit.js";
 import { createIdempotentRunner, type IdempotencyExpiry, type Outcome } from "../idempotency/idempotency.js";
 import { isAdmin, requirePrincipal, type Principal } from "../model/principal.js";
+import { memoryMirrorRefused, mirrorWriteOf } from "../entries/memory-mirror.js";
+import { validateGenerated } from "../entries/entry-validation.js";
+import type { GeneratedWrite } from "../model/entry-model.js";
 import { screenParts } from "../screen/part-screen.js";
 import type { WriteScreen } from "../screen/write-screen.js";
 import type { MemoryRepository, MemoryWrite, MemoryWriteScope, StoredMemory } from "./memory-repository.js";
@@ -102,7 +105,61 @@ function writeOf(put: ScreenedPut, visibility: MemoryWrite["visibility"]): Memor
   };
 }
 
-async function putIn(scope: MemoryWriteScope, caller: Principal, put: ScreenedPut): Promise<PutMemoryResult> {
+/** A mirror written without generation output: no chunks, so full-text search finds it and meaning-based search does not. */
+const noGeneration: GeneratedWrite = { embeddingModel: "", chunks: [], summary: "", nodeSummaries: [] };
+
+/**
+ * Writes the mirror entry of a memory's new revision, in the memory's
+ * transaction: inserted on the first put (and after a delete, or for a
+ * memory stored before mirrors existed), else updated as a new entry
+ * version (new text with its chunks when the value changed; the memory's
+ * visibility, tags, trust and version always).
+ */
+async function mirrorIn(
+  scope: MemoryWriteScope,
+  caller: Principal,
+  memory: MemoryRecord,
+  generated: GeneratedWrite | undefined,
+): Promise<void> {
+  const write = mirrorWriteOf(memory);
+  const trust = { state: memory.trust.state, reasons: memory.trust.reasons };
+  const mirror = await scope.entries.lockMirror(caller, memory.id);
+  if (mirror === undefined) {
+    await scope.entries.insertMirror(caller, memory, write, generated ?? noGeneration, trust);
+    return;
+  }
+  const ack = await scope.entries.update(
+    caller,
+    mirror,
+    {
+      text: mirror.contentHash === write.contentHash ? undefined : { ...write, generated: generated ?? noGeneration },
+      metadata: write.metadata,
+      tags: write.tags,
+      images: undefined,
+      visibility: write.visibility,
+      validity: undefined,
+      kind: undefined,
+      title: undefined,
+      promptArguments: undefined,
+    },
+    { trust, changeKind: "update", restoredFrom: undefined },
+  );
+  // The memory is locked and writable, and its mirror shares its access: no match means the two have drifted apart.
+  if (ack === undefined) throw memoryMirrorRefused(mirror.id, mirror.metadata);
+}
+
+/** Deletes the mirror entry of a memory being deleted, leaving its tombstone, in the delete's transaction. */
+async function unmirrorIn(scope: MemoryWriteScope, caller: Principal, memoryId: string, reason: string): Promise<void> {
+  const mirror = await scope.entries.lockMirror(caller, memoryId);
+  if (mirror !== undefined && !(await scope.entries.delete(caller, mirror.id, reason)))
+    throw memoryMirrorRefused(mirror.id, mirror.metadata);
+}
+
+async function putIn(
+  scope: MemoryWriteScope,
+  caller: Principal,
+  put: ScreenedPut & { generated: GeneratedWrite | undefined },
+): Promise<PutMemoryResult> {
   const own = put.owner === caller.subject;
   // A first put of the caller's own key inserts; a concurrent first put of the same key makes this insert nothing, and the update below follows it.
   const inserted =
@@ -132,6 +189,7 @@ async function putIn(scope: MemoryWriteScope, caller: Principal, put: ScreenedPu
     result = { memory: updated, created: memory.deletedAt !== undefined };
   }
   await scope.keepRevision(result.memory, "put", "");
+  await mirrorIn(scope, caller, result.memory, put.generated);
   scope.audit.record(caller.tenant, {
     actor: caller.subject,
     action: "memory.put",
@@ -163,6 +221,7 @@ async function deleteIn(
   checkExpected(name, caller, expected, memory);
   const deleted = await scope.markDeleted(caller, memory.id, reason);
   await scope.keepRevision(deleted, "delete", reason);
+  await unmirrorIn(scope, caller, memory.id, reason);
   scope.audit.record(caller.tenant, {
     actor: caller.subject,
     action: "memory.delete",
@@ -221,7 +280,12 @@ export function createMemoryService(
           // Checked and screened before any transaction opens: bad input, or a screen over its budget, stores nothing.
           async () => {
             const put = validatePut(request, caller.subject);
-            return { ...put, trust: await screenParts(screen, screenedPartsOf(put)) };
+            // Checked against the value as stored (a JSON value's normalised text), which the mirror entry holds.
+            const generated =
+              request.generated === undefined
+                ? undefined
+                : validateGenerated(request.generated, put.value, "generated", true);
+            return { ...put, generated, trust: await screenParts(screen, screenedPartsOf(put)) };
           },
           (put, scope) => inTransaction(scope, (tx) => putIn(tx, caller, put)),
         );

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { ContextHubError, invalidArgument } from "@context-hub/common";
+import type { GeneratedInput } from "../model/entry-model.js";
 import type { Visibility } from "../model/entry-values.js";
 import { hasNul, normaliseTags, validateThreadId } from "../model/field-validation.js";
 import type { IdempotencyRequest } from "../model/idempotency-request.js";
@@ -98,6 +99,13 @@ export interface PutMemoryRequest {
   visibility: Visibility | undefined;
   /** Compare-and-set: the version the caller last saw; 0 for "must not exist yet"; undefined for no check. */
   expectedVersion: number | undefined;
+  /**
+   * What the gateway generated for the value (its JSON text for a JSON
+   * value) before the call: the mirror entry's chunks, embeddings and
+   * summary. Without it the mirror has no chunks (full-text search finds it,
+   * meaning-based search does not).
+   */
+  generated?: GeneratedInput | undefined;
   idempotency?: IdempotencyRequest<PutMemoryResult> | undefined;
 }
 

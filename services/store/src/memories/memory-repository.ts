@@ -4,15 +4,18 @@
  * for the thread, so thread grants reach memories as they reach entries.
  */
 import { currentRequestId } from "../audit/audit.js";
-import { createAuditStatements, type AuditStatements } from "../audit/audit-repository.js";
+import type { AuditStatements } from "../audit/audit-repository.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor } from "../db/sql-database.js";
+import type { EntryWriteScope } from "../entries/entry-ports.js";
+import { createWriteScope as createEntryWriteScope } from "../entries/write-scope/write-scope.js";
 import { accessPredicate } from "../filters/access-predicate.js";
-import { createIdempotencyStatements, findRecordedCall } from "../idempotency/idempotency-repository.js";
+import { findRecordedCall } from "../idempotency/idempotency-repository.js";
 import type { IdempotencyStatements, RecordedCall } from "../idempotency/idempotency.js";
 import type { Visibility } from "../model/entry-values.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
 import type { PartTrust } from "../screen/part-screen.js";
+import type { CommittedChunk } from "../vectors/vector-index.js";
 import {
   memoryLimits,
   type MemoryName,
@@ -101,6 +104,8 @@ export interface MemoryWrite {
 export interface MemoryWriteScope {
   idempotency: IdempotencyStatements;
   audit: AuditStatements;
+  /** The entry statements of the same transaction, which write the memory's mirror entry (one commit for both). */
+  entries: EntryWriteScope;
   /** The named memory, locked until the transaction ends, if the caller may read it (its owner sees it deleted too). */
   lockNamed(principal: Principal, name: MemoryName): Promise<StoredMemory | undefined>;
   /** Inserts the caller's new memory at version 1, unless a concurrent put made it first (then undefined). */
@@ -113,10 +118,12 @@ export interface MemoryWriteScope {
   keepRevision(memory: MemoryRecord, change: "put" | "delete", reason: string): Promise<void>;
 }
 
-function createWriteScope(tx: SqlExecutor): MemoryWriteScope {
+function createWriteScope(tx: SqlExecutor, entries: EntryWriteScope): MemoryWriteScope {
   return {
-    idempotency: createIdempotencyStatements(tx),
-    audit: createAuditStatements(tx),
+    // One audit and one idempotency for the memory and its mirror: the transaction's records, flushed once.
+    idempotency: entries.idempotency,
+    audit: entries.audit,
+    entries,
 
     async lockNamed(principal, name) {
       const params = createSqlParams();
@@ -247,20 +254,31 @@ export interface MemoryListFilter {
   includeQuarantined: boolean;
 }
 
+export interface MemoryRepositoryOptions {
+  /** Told of the chunks a write transaction inserted for a mirror entry, once it has committed (see VectorIndex.chunksCommitted). */
+  onChunksCommitted?: ((chunks: readonly CommittedChunk[]) => void) | undefined;
+}
+
 /** The memory repository over a migrated database. */
-export function createMemoryRepository(db: SqlDatabase) {
+export function createMemoryRepository(db: SqlDatabase, options: MemoryRepositoryOptions = {}) {
   return {
     findCall: (principal: Principal, key: string, notBefore: Date): Promise<RecordedCall | undefined> =>
       findRecordedCall(db, principal, key, notBefore),
 
-    transaction<T>(fn: (scope: MemoryWriteScope) => Promise<T>): Promise<T> {
-      return db.transaction(async (tx) => {
-        const scope = createWriteScope(tx);
+    /** Runs `fn` in one transaction with the memory's statements and its mirror entry's: both commit, or neither. */
+    async transaction<T>(fn: (scope: MemoryWriteScope) => Promise<T>): Promise<T> {
+      let inserted: CommittedChunk[] = [];
+      const result = await db.transaction(async (tx) => {
+        // Anew for every attempt, so a retried transaction reports only the chunks of the attempt that committed.
+        inserted = [];
+        const scope = createWriteScope(tx, createEntryWriteScope(db, tx, inserted));
         const value = await fn(scope);
         // Last, so the tenant's chain lock is held only for the append and the commit.
         await scope.audit.flush(currentRequestId());
         return value;
       });
+      if (inserted.length > 0) options.onChunksCommitted?.(inserted);
+      return result;
     },
 
     /**

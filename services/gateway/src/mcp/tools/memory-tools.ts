@@ -1,6 +1,6 @@
 import { ContextHubError } from "@context-hub/common";
 import { resolveIdempotency } from "../../idempotency.js";
-import type { MemoryNameInput } from "../../clients/memories-client.js";
+import { mirrorTextOf, type MemoryNameInput } from "../../clients/memories-client.js";
 import {
   deleteMemoryInput,
   deleteMemoryOutput,
@@ -36,8 +36,11 @@ export const putMemoryTool = defineTool({
   outputSchema: putMemoryOutput,
   annotations: destructiveTool,
   scope: "context:write",
-  async handler(args, { principal, peers, clients }) {
+  async handler(args, { principal, peers, clients, writePath }) {
     const idempotency = await resolveIdempotency(peers, principal, "put_memory", args);
+    // Generated before the store call (I-4): the value's chunks and embeddings travel with it, for its mirror entry.
+    const text = mirrorTextOf(args.value_type ?? "text", args.value);
+    const generated = text === undefined ? undefined : await writePath.generateFor(text);
     const { memory, created } = await clients.memories.put(principal, {
       ...nameOf(args),
       valueType: args.value_type ?? "text",
@@ -47,6 +50,7 @@ export const putMemoryTool = defineTool({
       visibility: args.visibility,
       expectedVersion: args.expected_version,
       idempotency,
+      generated,
     });
     return {
       success: true,

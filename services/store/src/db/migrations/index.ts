@@ -18,6 +18,7 @@ import { promptArguments } from "./0016-prompt-arguments.js";
 import { workflowTrust } from "./0017-workflow-trust.js";
 import { collections } from "./0018-collections.js";
 import { bm25IndexTokens } from "./0019-bm25-index-tokens.js";
+import { memoryMirrors } from "./0020-memory-mirrors.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -42,6 +43,7 @@ export const migrations: readonly Migration[] = [
   workflowTrust,
   collections,
   bm25IndexTokens,
+  memoryMirrors,
 ];
 
 /** The schema version this build of the store expects. */

@@ -13,7 +13,8 @@ const opposite: Record<Source, Source> = { user: "agent", agent: "user" };
  * The duplicate rule as one statement: the caller's latest entry in the
  * thread with this source, provided its hash matches and no entry of the
  * other source that the caller may see came after it (ties on created_at are
- * broken by id, which is time-ordered).
+ * broken by id, which is time-ordered). A memory's mirror entry is never a
+ * duplicate: nothing folds into it.
  */
 export async function findDuplicate(
   executor: SqlExecutor,
@@ -35,7 +36,7 @@ export function duplicateQuery(params: SqlParams, principal: Principal, key: Dup
   return `SELECT candidate.id FROM (
        SELECT e.id, e.content_hash, e.created_at FROM entries e
        WHERE e.tenant = ${tenant} AND e.thread_id = ${threadId} AND e.source = ${params.add(key.source)}
-         AND e.owner = ${params.add(principal.subject)}
+         AND e.owner = ${params.add(principal.subject)} AND e.memory_id IS NULL
        ORDER BY e.created_at DESC, e.id DESC
        LIMIT 1
      ) candidate

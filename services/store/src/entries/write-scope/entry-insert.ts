@@ -28,6 +28,8 @@ interface EntryKeys {
   threadId: string;
   owner: string;
   contentHash: string;
+  /** The memory the entry mirrors (NULL for any other entry). */
+  memoryId: string | null;
 }
 
 /**
@@ -48,7 +50,7 @@ function entryInsert(
   // INSERT … SELECT, so that a duplicate can stop it; the columns do not type the parameters there, so each is cast.
   return `e AS (
          INSERT INTO entries (id, tenant, thread_id, source, owner, visibility, text, text_length, preview, content_hash, metadata, tags, summary, content_type,
-           trust_state, trust_reasons, updated_by, valid_from, valid_to, kind, title, prompt_arguments, search_vector)
+           trust_state, trust_reasons, updated_by, valid_from, valid_to, kind, title, prompt_arguments, search_vector, memory_id)
          SELECT ${keys.id}::uuid, ${tenant}, ${threadId}, ${params.add(write.source)}::text, ${owner},
            coalesce(${params.add(write.visibility ?? null)}::text,
              CASE WHEN EXISTS (SELECT 1 FROM grants g WHERE g.tenant = ${tenant} AND g.thread_id = ${threadId} AND g.grantor = ${owner}) THEN 'shared' ELSE 'private' END),
@@ -57,7 +59,8 @@ function entryInsert(
            ${params.add(write.contentType)}::text, ${params.add(trust.state)}::text, ${params.add(trust.reasons)}::text[], ${owner},
            ${params.add(toTimestampParam(write.validity.validFrom))}::timestamptz, ${params.add(toTimestampParam(write.validity.validTo))}::timestamptz,
            ${params.add(write.kind)}::text, ${params.add(write.title ?? null)}::text,
-           ${params.add(toPromptArgumentsJson(write.promptArguments))}::jsonb, ${searchVectorOf(params, write)}
+           ${params.add(toPromptArgumentsJson(write.promptArguments))}::jsonb, ${searchVectorOf(params, write)},
+           ${params.add(keys.memoryId)}::uuid
          ${guarded ? "WHERE NOT EXISTS (SELECT 1 FROM d)" : ""}
          RETURNING id, version, content_hash, created_at, updated_at, trust_state, trust_reasons
        )`;
@@ -77,6 +80,7 @@ export async function insertEntry(
   generated: GeneratedWrite,
   trust: Trust,
   guarded: boolean,
+  memoryId: string | null = null,
 ): Promise<{ inserted: EntryAck } | { duplicateOf: string }> {
   const id = createUuidV7();
   const params = createSqlParams();
@@ -91,6 +95,7 @@ export async function insertEntry(
     threadId: `${params.add(write.threadId)}::text`,
     owner: `${params.add(principal.subject)}::text`,
     contentHash: `${params.add(write.contentHash)}::text`,
+    memoryId,
   };
   parts.push(entryInsert(params, keys, write, generated, trust, guarded));
   const chunkIds = generated.chunks.map(() => createUuidV7());

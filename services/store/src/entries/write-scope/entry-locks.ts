@@ -4,11 +4,12 @@
  * concurrent writes queue instead of deadlocking.
  */
 import { lockClasses, lockInOrder, toAdvisoryKey } from "../../db/advisory-locks.js";
-import { createSqlParams, type SqlExecutor } from "../../db/sql-database.js";
+import { createSqlParams, type SqlExecutor, type SqlParams } from "../../db/sql-database.js";
 import { accessPredicate } from "../../filters/access-predicate.js";
 import type { JsonObject, LockedEntry, Source, Visibility } from "../../model/entry-model.js";
 import type { Principal } from "../../model/principal.js";
 import type { TrustState } from "../../model/trust.js";
+import { memoryMirrorRefused } from "../memory-mirror.js";
 import { storedImageKeys } from "./entry-images.js";
 import { fromPromptArgumentsJson } from "../../model/prompt-arguments.js";
 
@@ -34,6 +35,7 @@ interface LockedRow {
   kind: string;
   title: string | null;
   prompt_arguments: unknown;
+  memory_id: string | null;
 }
 
 /** Holds the write locks of the threads (in the caller's tenant) until the transaction ends. */
@@ -56,7 +58,21 @@ export async function lockEntries(tx: SqlExecutor, principal: Principal, ids: re
   );
 }
 
-/** Locks entry `id` if the caller may see it, and reads it as it is once locked; undefined if it is gone or invisible. */
+/** The columns of a locked entry, and whether the caller may change it. */
+function lockedColumns(principal: Principal, params: SqlParams): string {
+  return `e.id, e.thread_id, e.owner, e.visibility, e.version, e.content_hash, e.tags, e.metadata, e.created_at, e.updated_at,
+           e.source, e.trust_state, e.trust_reasons, coalesce(e.updated_by, e.owner) AS updated_by, e.valid_from, e.valid_to,
+           e.kind, e.title, e.prompt_arguments, e.memory_id, ${storedImageKeys} AS image_keys,
+           ${accessPredicate(principal, "e", params, "write")} AS writable`;
+}
+
+/**
+ * Locks entry `id` if the caller may see it, and reads it as it is once
+ * locked; undefined if it is gone or invisible. Every entry-side change of an
+ * entry takes this lock, so it refuses a memory's mirror entry here
+ * (PERMISSION_DENIED naming the memory): only the memory's put and delete
+ * change a mirror.
+ */
 export async function lockEntry(tx: SqlExecutor, principal: Principal, id: string): Promise<LockedEntry | undefined> {
   const lockParams = createSqlParams();
   const locked = await tx.query(
@@ -67,11 +83,30 @@ export async function lockEntry(tx: SqlExecutor, principal: Principal, id: strin
   // Read once the lock is held: this statement's snapshot includes whatever the previous holder committed (images, grants).
   const params = createSqlParams();
   const { rows } = await tx.query<LockedRow>(
-    `SELECT e.id, e.thread_id, e.owner, e.visibility, e.version, e.content_hash, e.tags, e.metadata, e.created_at, e.updated_at,
-           e.source, e.trust_state, e.trust_reasons, coalesce(e.updated_by, e.owner) AS updated_by, e.valid_from, e.valid_to,
-           e.kind, e.title, e.prompt_arguments, ${storedImageKeys} AS image_keys,
-           ${accessPredicate(principal, "e", params, "write")} AS writable
+    `SELECT ${lockedColumns(principal, params)}
          FROM entries e WHERE e.id = ${params.add(id)} AND ${accessPredicate(principal, "e", params)}`,
+    params.values,
+  );
+  const row = rows[0];
+  if (row?.memory_id != null) throw memoryMirrorRefused(row.id, row.metadata);
+  return row === undefined ? undefined : toLockedEntry(row);
+}
+
+/**
+ * Locks the mirror entry of memory `memoryId` if the caller may see it, for
+ * the memory's own put or delete (the one path that changes a mirror);
+ * undefined when the memory has none (it was stored before mirrors existed).
+ */
+export async function lockMirror(
+  tx: SqlExecutor,
+  principal: Principal,
+  memoryId: string,
+): Promise<LockedEntry | undefined> {
+  const params = createSqlParams();
+  const { rows } = await tx.query<LockedRow>(
+    `SELECT ${lockedColumns(principal, params)}
+         FROM entries e WHERE e.memory_id = ${params.add(memoryId)}::uuid AND ${accessPredicate(principal, "e", params)}
+         FOR UPDATE`,
     params.values,
   );
   const row = rows[0];

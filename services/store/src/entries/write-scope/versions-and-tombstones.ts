@@ -96,7 +96,11 @@ export async function deleteWithTombstones(
   return rows.map((row) => ({ id: row.id, contentHash: row.content_hash }));
 }
 
-/** Deletes every entry of the thread that `principal` may change, as `deleteWithTombstones` does; returns them in id order. */
+/**
+ * Deletes every entry of the thread that `principal` may change, as
+ * `deleteWithTombstones` does; returns them in id order. Memories' mirror
+ * entries are left: delete_memory deletes them with their memories.
+ */
 export async function deleteThread(
   tx: SqlExecutor,
   principal: Principal,
@@ -107,7 +111,8 @@ export async function deleteThread(
   const params = createSqlParams();
   const { rows } = await tx.query<{ id: string }>(
     `SELECT e.id FROM entries e
-         WHERE e.tenant = ${params.add(principal.tenant)} AND e.thread_id = ${params.add(threadId)} AND ${accessPredicate(principal, "e", params, "write")}
+         WHERE e.tenant = ${params.add(principal.tenant)} AND e.thread_id = ${params.add(threadId)} AND e.memory_id IS NULL
+           AND ${accessPredicate(principal, "e", params, "write")}
          ORDER BY e.id FOR UPDATE`,
     params.values,
   );

@@ -15,7 +15,7 @@ import { createReviewStatements } from "../review-repository.js";
 import { findDuplicate } from "./duplicate-query.js";
 import { foldEntry } from "./entry-fold.js";
 import { insertEntry } from "./entry-insert.js";
-import { lockEntries, lockEntry, lockThreads } from "./entry-locks.js";
+import { lockEntries, lockEntry, lockMirror, lockThreads } from "./entry-locks.js";
 import { updateEntry } from "./entry-update.js";
 import { deleteThread, deleteWithTombstones, keptVersion, storedText } from "./versions-and-tombstones.js";
 import type { WriteContext } from "./write-context.js";
@@ -59,6 +59,14 @@ export function createWriteScope(db: SqlDatabase, tx: SqlExecutor, inserted: Com
       return outcome.inserted;
     },
 
+    async insertMirror(principal, memory, write, generated, trust) {
+      // The mirror is its memory's owner's, whoever puts the value (a writer the namespace's grants let in).
+      const owner = { ...principal, subject: memory.owner };
+      const outcome = await insertEntry(context, owner, write, generated, trust, false, memory.id);
+      if (!("inserted" in outcome)) throw new Error("an unguarded insert found a duplicate");
+      return outcome.inserted;
+    },
+
     insertUnlessDuplicate: (principal, write, generated, trust) =>
       insertEntry(context, principal, write, generated, trust, true),
     keptVersion: (id, version) => keptVersion(tx, id, version),
@@ -66,6 +74,7 @@ export function createWriteScope(db: SqlDatabase, tx: SqlExecutor, inserted: Com
     resolveIds: (principal, queries, maxMatches) => resolveIds(tx, principal, queries, maxMatches),
     lockEntries: (principal, ids) => lockEntries(tx, principal, ids),
     lockEntry: (principal, id) => lockEntry(tx, principal, id),
+    lockMirror: (principal, memoryId) => lockMirror(tx, principal, memoryId),
     update: (principal, entry, change, meta) => updateEntry(context, principal, entry, change, meta),
     delete: async (principal, id, reason) => (await deleteWithTombstones(tx, principal, [id], reason)).length > 0,
     deleteThread: (principal, threadId, reason) => deleteThread(tx, principal, threadId, reason),
