@@ -47,11 +47,15 @@ function granteeCondition(grantees: readonly Grantee[] | undefined, params: SqlP
  * entry rows.
  */
 export function createGrantStatements(tx: SqlExecutor): GrantStatements {
-  /** Entry ids in id order, locked: multi-row changes take their row locks in one global order so they cannot deadlock with each other. */
+  /**
+   * Entry ids in id order, locked: multi-row changes take their row locks in one global order so they cannot deadlock
+   * with each other. A memory's mirror keeps its memory's visibility: a private memory stays private when its
+   * namespace is shared.
+   */
   const lockOwnPrivateInThread = async (principal: Principal, threadId: string) => {
     const { rows } = await tx.query<{ id: string }>(
       `SELECT e.id FROM entries e
-       WHERE e.tenant = $1 AND e.thread_id = $2 AND e.owner = $3 AND e.visibility = 'private'
+       WHERE e.tenant = $1 AND e.thread_id = $2 AND e.owner = $3 AND e.visibility = 'private' AND e.memory_id IS NULL
        ORDER BY e.id FOR UPDATE`,
       [principal.tenant, threadId, principal.subject],
     );

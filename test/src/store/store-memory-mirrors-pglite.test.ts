@@ -1,0 +1,4 @@
+import { defineDomainSuite, pgliteMemoryTarget } from "./domain-suite.js";
+import { defineMemoryMirrorTests } from "./store-memory-mirrors-suite.js";
+
+defineDomainSuite("memory mirrors", pgliteMemoryTarget, defineMemoryMirrorTests);
