@@ -396,48 +396,52 @@ export function defineMemoryMirrorTests(context: StoreSuiteContext): void {
       const mirrorId = (await mirrorOf(db, memory.id))!.id;
       const { collection } = await client.createCollection({ principal: a1, name: "picks", description: "" });
       const before = await footprint(db, tenant);
-      const refusals: [string, Promise<unknown>][] = [
+      const refusals: [string, () => Promise<unknown>][] = [
         [
           "update",
-          client.updateEntries({
-            principal: a1,
-            atomic: true,
-            updates: [{ id: mirrorId, text: "hijacked", generated: generatedFor("hijacked") }],
-          }),
+          () =>
+            client.updateEntries({
+              principal: a1,
+              atomic: true,
+              updates: [{ id: mirrorId, text: "hijacked", generated: generatedFor("hijacked") }],
+            }),
         ],
         [
           "update tags",
-          client.updateEntries({ principal: a1, atomic: true, updates: [{ id: mirrorId, tags: { tags: ["x"] } }] }),
+          () =>
+            client.updateEntries({ principal: a1, atomic: true, updates: [{ id: mirrorId, tags: { tags: ["x"] } }] }),
         ],
         [
           "restore",
-          client.updateEntries({
-            principal: a1,
-            atomic: true,
-            updates: [
-              {
-                id: mirrorId,
-                text: "The cassowary plan.",
-                generated: generatedFor("The cassowary plan."),
-                restoredFromVersion: 1,
-              },
-            ],
-          }),
+          () =>
+            client.updateEntries({
+              principal: a1,
+              atomic: true,
+              updates: [
+                {
+                  id: mirrorId,
+                  text: "The cassowary plan.",
+                  generated: generatedFor("The cassowary plan."),
+                  restoredFromVersion: 1,
+                },
+              ],
+            }),
         ],
-        ["delete", client.deleteEntries({ principal: a1, ids: [mirrorId], atomic: true })],
+        ["delete", () => client.deleteEntries({ principal: a1, ids: [mirrorId], atomic: true })],
         [
           "share",
-          client.share({
-            principal: a1,
-            entryIds: [mirrorId],
-            grantees: [subject("a2")],
-            permission: storeV1.Permission.READ,
-          }),
+          () =>
+            client.share({
+              principal: a1,
+              entryIds: [mirrorId],
+              grantees: [subject("a2")],
+              permission: storeV1.Permission.READ,
+            }),
         ],
-        ["collect", client.addToCollection({ principal: a1, id: collection!.id, entryIds: [mirrorId] })],
+        ["collect", () => client.addToCollection({ principal: a1, id: collection!.id, entryIds: [mirrorId] })],
       ];
       for (const [label, call] of refusals) {
-        const error = await caught(call);
+        const error = await caught(call());
         assert.equal(error.code, "PERMISSION_DENIED", label);
         assert.match(
           error.message,
