@@ -29,7 +29,10 @@ import { readWrite, writeKeysFile } from "../support/principals.js";
  * can no longer see (bob's entries, shared with her while she added them,
  * then unshared) and bob keeps private collections under its very name;
  * neither list_collections, get_collection (its ranks, counts and cursors)
- * nor a search by collection_id may move.
+ * nor a search by collection_id may move. Memories too: the hidden
+ * memories' mirror entries move no search with `kind: "memory"`, and every
+ * entry tool (read, history, update, delete, share) on a hidden mirror's id
+ * answers byte for byte as on an id that never existed.
  *
  * Semantic search is asked to compare exactly below 40 candidate chunks,
  * so 50 hidden entries in the caller's tenant and thread would cross the
@@ -66,6 +69,10 @@ interface Scenario {
   hiddenResourceAnswers: string[];
   /** resources/read of an entry that never existed, and of its first version, normalised. */
   ghostResourceAnswers: string[];
+  /** Entry tools (read, update, delete, share) on each hidden memory's mirror entry, normalised. */
+  hiddenMirrorAnswers: string[];
+  /** The same tools on an entry that never existed, normalised. */
+  ghostMirrorAnswers: string[];
   /** Every tool marked read-only in tools/list, for any of the callers. */
   readTools: Set<string>;
 }
@@ -136,6 +143,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
     >;
 
     const hiddenPrompts: string[] = [];
+    const hiddenMirrors: string[] = [];
     const crewBrief = {
       thread_id: "falcon",
       source: "user",
@@ -231,6 +239,15 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
           tags: ["pinned"],
           visibility: "tenant",
         });
+      }
+      // Their mirror entries, as their owners find them: the ids alice must learn nothing about.
+      for (const client of [bob, globexAlice]) {
+        const { results } = await callOk<{ results: { id: string }[] }>(client, "search_context", {
+          kind: "memory",
+          thread_id: "falcon",
+          limit: 100,
+        });
+        for (const { id } of results) if (!hiddenMirrors.includes(id)) hiddenMirrors.push(id);
       }
       // Handoffs alice neither made nor receives: bob's to others in her tenant, and one to "alice" in another tenant.
       for (const index of range.slice(0, 3)) {
@@ -472,6 +489,16 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ["alice", alice, "fetch", { id: plan }],
       ["alice", alice, "fetch", { id: own }],
       ["alice", alice, "fetch", { id: ghost }],
+      ["alice", alice, "fts_search_context", { query: "plan", kind: "memory" }],
+      ["alice", alice, "fts_search_context", { query: "launch window dawn", kind: "memory", thread_id: "falcon" }],
+      ["alice", alice, "semantic_search_context", { query: "launch window at dawn", kind: "memory" }],
+      ["alice", alice, "hybrid_search_context", { query: "launch window plan", kind: "memory" }],
+      ["alice", alice, "hybrid_search_context", { query: "plan", kind: "memory", fts_feedback: true, rerank: true }],
+      ["alice", alice, "search_context", { kind: "memory" }],
+      ["alice", alice, "search_context", { kind: "memory", tags: ["pinned"], include_quarantined: true }],
+      ["alice", alice, "deep_search", { query: "launch window plan", kind: "memory" }],
+      ["alice", alice, "reason", { question: "when is the launch window", kind: "memory" }],
+      ["alice", alice, "grep_context", { pattern: "plan", kind: "memory", case_insensitive: true }],
       ["alice", alice, "list_memories", {}],
       ["alice", alice, "get_memory", { namespace: "falcon", key: "plan" }],
       ["alice", alice, "get_memory", { namespace: "falcon", key: "ghost" }],
@@ -587,12 +614,38 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
     const hiddenResourceAnswers: string[] = [];
     for (const id of hiddenPrompts)
       hiddenResourceAnswers.push(...(await Promise.all(readBoth(id).map((call) => prompt(() => call)))));
+    // Every entry tool on a hidden memory's mirror answers as on an entry that never existed.
+    const mirrorCalls = (id: string): [string, Record<string, unknown>][] => [
+      ["get_context_by_ids", { context_ids: [id] }],
+      ["get_context_history", { context_id: id }],
+      ["update_context", { context_id: id, text: "overwritten" }],
+      ["delete_context", { context_ids: [id] }],
+      ["share_context", { context_ids: [id], subjects: ["bob"], permission: "read" }],
+    ];
+    const mirrorAnswers = async (id: string) => {
+      const shown: string[] = [];
+      for (const [tool, args] of mirrorCalls(id))
+        shown.push(`${tool}: ${normalise(shownOf(await callTool(alice, tool, args)), names)}`);
+      return shown;
+    };
+    const ghostMirrorAnswers = await mirrorAnswers(ghost);
+    const hiddenMirrorAnswers: string[] = [];
+    for (const id of hiddenMirrors) hiddenMirrorAnswers.push(...(await mirrorAnswers(id)));
     const readTools = new Set<string>();
     for (const client of [alice, rev, root]) {
       for (const tool of (await client.listTools()).tools)
         if (tool.annotations?.readOnlyHint === true) readTools.add(tool.name);
     }
-    return { answers, readTools, hiddenPromptAnswers, ghostPromptAnswer, hiddenResourceAnswers, ghostResourceAnswers };
+    return {
+      answers,
+      readTools,
+      hiddenPromptAnswers,
+      ghostPromptAnswer,
+      hiddenResourceAnswers,
+      ghostResourceAnswers,
+      hiddenMirrorAnswers,
+      ghostMirrorAnswers,
+    };
   } finally {
     await closeHub?.();
     keys.dispose();
@@ -654,6 +707,10 @@ for (const backend of backends) {
         for (const [index, shown] of planted.hiddenResourceAnswers.entries())
           assert.equal(shown, planted.ghostResourceAnswers[index % 2]);
         assert.match(planted.ghostResourceAnswers[0]!, /resource not found/);
+        // bob's private memories and globex's: at least one of each kind is planted.
+        assert.ok(planted.hiddenMirrorAnswers.length >= 2 * planted.ghostMirrorAnswers.length, "hidden mirrors found");
+        for (const [index, shown] of planted.hiddenMirrorAnswers.entries())
+          assert.equal(shown, planted.ghostMirrorAnswers[index % planted.ghostMirrorAnswers.length]);
       });
     }
   });

@@ -31,7 +31,7 @@ const searches = (query: string): [string, Record<string, unknown>][] => [
   ["fts_search_context", { query, kind: "memory" }],
   ["semantic_search_context", { query, kind: "memory" }],
   ["hybrid_search_context", { query, kind: "memory" }],
-  ["hybrid_search_context", { query, kind: "memory", feedback: true, rerank: true }],
+  ["hybrid_search_context", { query, kind: "memory", fts_feedback: true, rerank: true }],
   ["search_context", { kind: "memory" }],
   ["deep_search", { query, kind: "memory" }],
   ["find_items", { query }],
@@ -135,11 +135,13 @@ for (const backend of backends) {
     test("a neighbour's private memory and another tenant's are found by no search tool", async () => {
       for (const [tool, args] of searches("quokka launch codes")) {
         const result = await callTool(alice, tool, args);
+        assert.equal(result.isError, undefined, `${tool}: ${textOf(result)}`);
         const shown = JSON.stringify([textOf(result), result.structuredContent ?? null]);
         assert.doesNotMatch(shown, /wombat|numbat|Bob's|Globex/, `${tool} ${JSON.stringify(args)}`);
       }
       for (const [tool, args] of searches("quokka launch budget")) {
         const result = await callTool(bob, tool, args);
+        assert.equal(result.isError, undefined, `bob: ${tool}: ${textOf(result)}`);
         const shown = JSON.stringify([textOf(result), result.structuredContent ?? null]);
         assert.doesNotMatch(
           shown,
@@ -218,6 +220,7 @@ for (const backend of backends) {
       await callOk(alice, "delete_memory", { namespace: "notes", key: "status" });
       for (const [tool, args] of searches("echidna build")) {
         const result = await callTool(alice, tool, args);
+        assert.equal(result.isError, undefined, `${tool}: ${textOf(result)}`);
         assert.doesNotMatch(
           JSON.stringify([textOf(result), result.structuredContent ?? null]),
           /echidna build is green/,
