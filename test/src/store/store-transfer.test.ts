@@ -354,7 +354,7 @@ describe("export and import", () => {
     assert.deepEqual(await dumpAll(roundTrip), sourceRows, "importing twice changes nothing");
   });
 
-  test("every entry imported is found by full-text and semantic search as in the store it came from", async () => {
+  test("every entry imported, memories' mirrors included, is found by full-text and semantic search as in the store it came from", async () => {
     const searches = async (db: SqlDatabase, dataDir: string) => {
       const store = await startTestStore(options(dataDir), db);
       const search = createGrpcClient(searchV1.SearchService, {
@@ -370,6 +370,12 @@ describe("export and import", () => {
             answers.push(
               (await search.fullTextSearch({ principal: alice, query, limit: 20 })).hits.map((hit) => hit.entry!.id),
             );
+          // A memory travels with its mirror entry, so search finds it by its value after the import too.
+          answers.push(
+            (
+              await search.fullTextSearch({ principal: alice, query: "phase two", filter: { kinds: ["memory"] } })
+            ).hits.map((hit) => `${hit.entry!.id} ${hit.entry!.title}`),
+          );
           const semantic = await search.semanticSearch({
             principal: alice,
             embeddingModel: "test-model",
