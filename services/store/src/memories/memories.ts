@@ -13,12 +13,19 @@
  * quarantined (`value:<rule>`, …) and reads hold it back as entries' reads
  * do: `get_memory` refuses it and `list_memories` leaves it out, unless
  * `include_quarantined`. The next clean put of the key ends it.
+ *
+ * Every live memory has one mirror entry (kind `memory`, in the namespace,
+ * with the memory's owner, visibility, tags, trust and value), through
+ * which the search tools find it: a put inserts or updates it and a delete
+ * deletes it, through the entry write scope of the same transaction, so the
+ * memory and its mirror commit together or not at all. The put carries what
+ * the gateway generated for the value (chunks, embeddings, summary).
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "../audit/audit.js";
 import { createIdempotentRunner, type IdempotencyExpiry, type Outcome } from "../idempotency/idempotency.js";
 import { isAdmin, requirePrincipal, type Principal } from "../model/principal.js";
-import { memoryMirrorRefused, mirrorWriteOf } from "../entries/memory-mirror.js";
+import { mirrorWriteOf } from "../entries/memory-mirror.js";
 import { validateGenerated } from "../entries/entry-validation.js";
 import type { GeneratedWrite } from "../model/entry-model.js";
 import { screenParts } from "../screen/part-screen.js";
@@ -145,14 +152,15 @@ async function mirrorIn(
     { trust, changeKind: "update", restoredFrom: undefined },
   );
   // The memory is locked and writable, and its mirror shares its access: no match means the two have drifted apart.
-  if (ack === undefined) throw memoryMirrorRefused(mirror.id, mirror.metadata);
+  if (ack === undefined)
+    throw new Error(`the mirror entry ${mirror.id} of memory ${memory.id} refused its memory's put`);
 }
 
 /** Deletes the mirror entry of a memory being deleted, leaving its tombstone, in the delete's transaction. */
 async function unmirrorIn(scope: MemoryWriteScope, caller: Principal, memoryId: string, reason: string): Promise<void> {
   const mirror = await scope.entries.lockMirror(caller, memoryId);
   if (mirror !== undefined && !(await scope.entries.delete(caller, mirror.id, reason)))
-    throw memoryMirrorRefused(mirror.id, mirror.metadata);
+    throw new Error(`the mirror entry ${mirror.id} of memory ${memoryId} refused its memory's delete`);
 }
 
 async function putIn(
