@@ -329,8 +329,13 @@ describe("export and import", () => {
       assert.ok((sourceRows[table]?.length ?? 0) > 0, `the comparison covers ${table}`);
     }
     assert.equal(sourceRows.entries!.length, counts.entry);
-    // Kind, title and prompt arguments are the last columns of entries and kept versions: the comparison covers them.
-    assert.ok(sourceRows.entries!.some((line) => line.endsWith(" | plan | Rollout plan, v3 | null")));
+    // Kind, title and prompt arguments are the last columns of entries (before memory_id) and kept versions: the
+    // comparison covers them, and the memory a mirror entry names.
+    assert.ok(sourceRows.entries!.some((line) => line.endsWith(" | plan | Rollout plan, v3 | null | null")));
+    assert.ok(
+      sourceRows.entries!.some((line) => / \| memory \| status \| null \| [0-9a-f-]{36}$/.test(line)),
+      "a memory's mirror names its memory",
+    );
     assert.ok(sourceRows.entry_versions!.some((line) => line.endsWith(" | plan | Rollout plan | null")));
     assert.ok(
       sourceRows.entries!.some(
