@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { ContextHubError, invalidArgument } from "@context-hub/common";
+import type { MirroredMemory } from "../entries/memory-mirror.js";
 import type { GeneratedInput } from "../model/entry-model.js";
 import type { Visibility } from "../model/entry-values.js";
 import { hasNul, normaliseTags, validateThreadId } from "../model/field-validation.js";
@@ -26,20 +27,11 @@ export const memoryLimits = {
   maxHistoryOffset: 10_000,
 } as const;
 
-/** A memory's current revision, or one of its earlier ones. */
-export interface MemoryRecord {
-  id: string;
-  namespace: string;
-  key: string;
-  owner: string;
-  visibility: Visibility;
-  kind: string;
-  tags: string[];
+/** A memory's current revision, or one of its earlier ones: what its mirror entry shows, and more. */
+export interface MemoryRecord extends MirroredMemory {
   valueType: MemoryValueType;
-  value: string;
   /** SHA-256 of the value, hex. */
   contentHash: string;
-  version: number;
   createdAt: Date;
   /** When and by whom this revision was written. */
   updatedAt: Date;
