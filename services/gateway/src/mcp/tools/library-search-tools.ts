@@ -13,7 +13,7 @@ import {
   findItemsInput,
   findItemsOutput,
   librarySearchLimits,
-} from "../search-schemas.js";
+} from "../library-search-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 import { hybridRequestOf, sharedFilterNote } from "./search-tools.js";
 import type { HybridHit, HybridSearchResult } from "../../search/hybrid-search.js";

@@ -1,6 +1,6 @@
 import { histogram } from "@context-hub/common";
-import { getContextByIdsInput, getStatisticsInput, listThreadsInput } from "../input-schemas.js";
-import { searchContextInput } from "../search-schemas.js";
+import { getContextByIdsInput, getStatisticsInput, listThreadsInput } from "../read-schemas.js";
+import { searchContextInput } from "../search-filter-schemas.js";
 import { getContextByIdsOutput, listThreadsOutput, searchContextOutput, statisticsOutput } from "../output-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 

@@ -24,15 +24,9 @@ import {
   type HitExplain,
   type SearchExplain,
 } from "../../search/search-views.js";
-import {
-  ftsSearchInput,
-  ftsSearchOutput,
-  hybridSearchInput,
-  hybridSearchOutput,
-  searchToolLimits,
-  semanticSearchInput,
-  semanticSearchOutput,
-} from "../search-schemas.js";
+import { searchToolLimits } from "../search-filter-schemas.js";
+import { ftsSearchInput, hybridSearchInput, semanticSearchInput } from "../search-input-schemas.js";
+import { ftsSearchOutput, hybridSearchOutput, semanticSearchOutput } from "../search-output-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
 /** What every search tool says about the filters they share. */

@@ -1,5 +1,5 @@
 import { resolveIdempotency } from "../../idempotency.js";
-import { shareContextInput, unshareContextInput } from "../input-schemas.js";
+import { shareContextInput, unshareContextInput } from "../governance-schemas.js";
 import { shareOutput, unshareOutput } from "../output-schemas.js";
 import { additiveTool, defineTool, destructiveTool } from "../tool-definition.js";
 import type { ShareRequest } from "../../clients/sharing-client.js";
