@@ -1,12 +1,8 @@
 // The inputs of the ranked searches (fts, semantic, hybrid): paging, ranking, full-text modes and feedback.
 import { z } from "zod";
-import {
-  defaultFtsFeedback,
-  defaultFusionMethod,
-  defaultLegWeights,
-  defaultRerankWeight,
-  fusionMethods,
-} from "../search/hybrid-search.js";
+import { defaultFtsFeedback } from "../search/hybrid-feedback.js";
+import { defaultFusionMethod, defaultLegWeights, fusionMethods } from "../search/hybrid-fusion.js";
+import { defaultRerankWeight } from "../search/hybrid-search.js";
 import { maxPassagesPerEntry, maxPassagesPerSearch } from "../search/entry-passages.js";
 import { peerHybridFields, peerSearchFields } from "./peer-arguments.js";
 import { queryInput, searchFilterFields, searchToolLimits } from "./search-filter-schemas.js";

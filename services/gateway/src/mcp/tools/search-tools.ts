@@ -1,18 +1,9 @@
 import { ContextHubError, isContextHubError } from "@context-hub/common";
 import { defaultRrfK } from "../../search/rrf.js";
-import {
-  asOfSemanticWarning,
-  defaultFtsFeedback,
-  defaultFusionMethod,
-  defaultLegWeights,
-  roundMs,
-  runHybridSearch,
-  searchDeadlines,
-  semanticRanking,
-  timed,
-  type HybridSearchRequest,
-  type StageTimes,
-} from "../../search/hybrid-search.js";
+import { defaultFtsFeedback } from "../../search/hybrid-feedback.js";
+import { defaultFusionMethod, defaultLegWeights } from "../../search/hybrid-fusion.js";
+import { asOfSemanticWarning, runHybridSearch, type HybridSearchRequest } from "../../search/hybrid-search.js";
+import { roundMs, searchDeadlines, semanticRanking, timed, type StageTimes } from "../../search/search-legs.js";
 import type { z } from "zod";
 import type { FullTextResult } from "../../clients/search-client.js";
 import type { SearchFilterArgs } from "../../clients/search-filter.js";
