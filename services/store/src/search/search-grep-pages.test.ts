@@ -1,7 +1,8 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { createGrepRunner } from "./grep-runner.js";
-import { createSearchService, searchLimits, type GrepRequest } from "./search.js";
+import { createSearchService } from "./search.js";
+import { searchLimits, type GrepRequest } from "./search-model.js";
 import type { GrepCandidate, GrepCursor, SearchRepository } from "./search-repository.js";
 
 const runner = createGrepRunner({ maxWorkers: 1 });
