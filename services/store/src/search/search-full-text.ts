@@ -2,7 +2,7 @@
 import { invalidArgument } from "@context-hub/common";
 import { requirePrincipal, type Principal } from "../model/principal.js";
 import { validateSearchFilter } from "../model/search-filter.js";
-import type { FeedbackUsed, FullTextRow } from "./search-repository.js";
+import type { FeedbackUsed, FullTextRow } from "./search-ports.js";
 import type { FullTextRequest, FullTextResult, SearchServiceDependencies } from "./search-model.js";
 import { validateFeedback, validateSearchPage, validateWithinIds } from "./search-validation.js";
 import { chooseQueryLanguage, parseHeadline, validateFullTextQuery } from "./text-search.js";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { createGrepRunner } from "./grep-runner.js";
 import { createSearchService } from "./search.js";
 import { searchLimits, type GrepRequest } from "./search-model.js";
-import type { GrepCandidate, GrepCursor, SearchRepository } from "./search-repository.js";
+import type { GrepCandidate, GrepCursor, SearchRepository } from "./search-ports.js";
 
 const runner = createGrepRunner({ maxWorkers: 1 });
 after(() => runner.close());

@@ -7,7 +7,7 @@ import { invalidArgument } from "@context-hub/common";
 import { requirePrincipal, type Principal } from "../model/principal.js";
 import { validateSearchFilter } from "../model/search-filter.js";
 import { compilePattern, grepLimits } from "./grep.js";
-import type { GrepCursor } from "./search-repository.js";
+import type { GrepCursor } from "./search-ports.js";
 import {
   searchLimits,
   type GrepEntryResult,

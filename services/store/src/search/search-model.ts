@@ -8,7 +8,7 @@ import type { OutlineWork } from "./outline-work.js";
 import type { OutlineMove } from "./outline-moves.js";
 import type { Principal } from "../model/principal.js";
 import type { SearchFilterInput } from "../model/search-filter.js";
-import type { FeedbackUsed, SearchRepository } from "./search-repository.js";
+import type { FeedbackUsed, SearchRepository } from "./search-ports.js";
 import type { FullTextMode, Highlight } from "./text-search.js";
 import type { TrustState } from "../model/trust.js";
 import type { VectorIndex, VectorStrategy } from "../vectors/vector-index.js";
