@@ -10,11 +10,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const root = resolve(fileURLToPath(import.meta.url), "../../../..");
+import { readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { root, sourceFiles } from "./source-files.js";
 
 /** The most lines a production source file may have. */
 const maxLines = 400;
@@ -32,22 +30,12 @@ const ceilings: ReadonlyMap<string, number> = new Map([
 /** The production source files of every workspace but the tests', relative to the repository's root. */
 function productionFiles(): string[] {
   const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { workspaces: string[] };
-  const out: string[] = [];
-  const walk = (current: string) => {
-    for (const name of readdirSync(current)) {
-      const path = join(current, name);
-      if (statSync(path).isDirectory()) {
-        if (name !== "node_modules" && name !== "dist") walk(path);
-      } else if (name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts"))
-        out.push(relative(root, path));
-    }
-  };
-  for (const workspace of manifest.workspaces) {
-    if (workspace === "test") continue;
-    const src = join(root, workspace, "src");
-    if (existsSync(src)) walk(src);
-  }
-  return out.filter((file) => !file.includes("/src/testing/") && !file.startsWith("proto/src/gen/")).sort();
+  return manifest.workspaces
+    .filter((workspace) => workspace !== "test")
+    .flatMap((workspace) => sourceFiles(workspace))
+    .map((file) => relative(root, file))
+    .filter((file) => !file.includes("/src/testing/"))
+    .sort();
 }
 
 /** Lines of a file as `wc -l` counts them. */
