@@ -32,7 +32,7 @@ export interface Space {
   ids: Map<bigint, string>;
   /** Whether the graph changed since it was last saved. */
   changed: boolean;
-  /** Committed chunks not in the graph yet: inserted a slice at a time (see `insertSliceMs`). */
+  /** Committed chunks not in the graph yet: inserted a slice at a time (see `insertSliceMs` in graph-vector-index.ts). */
   pending: CommittedChunk[];
   /** Whether the graph has caught up with `chunks` since the store started; until then the exact scan answers. */
   ready: boolean;
