@@ -38,6 +38,8 @@ export const entryLimits = {
   metadataDepth: 32,
   /** Conditions in one metadata filter. */
   metadataConditions: 20,
+  /** UTC days of daily activity one statistics call may ask for. */
+  statisticsDays: 366,
   /** Entries, updates or ids in one call. */
   itemsPerCall: 100,
   /** Rows in one page of a listing. */

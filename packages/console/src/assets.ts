@@ -89,5 +89,14 @@ pre { background: #f1f3f7; padding: 8px; overflow-x: auto; white-space: pre-wrap
 .once { font-family: ui-monospace, monospace; width: min(100%, 640px); }
 svg.chart text { font-size: 12px; fill: var(--ink); }
 svg.chart rect { fill: var(--accent); }
+svg.chart rect.series-1 { fill: #e0903a; }
+svg.chart rect.series-2 { fill: #b3261e; }
+svg.chart rect.series-3 { fill: #6b7280; }
+svg.chart line { stroke: var(--line); }
+.legend { display: flex; gap: 16px; list-style: none; padding: 0; font-size: 0.9rem; }
+.legend .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 4px; background: var(--accent); }
+.legend .series-1 { background: #e0903a; }
+.legend .series-2 { background: #b3261e; }
+.legend .series-3 { background: #6b7280; }
 .images img { max-width: 100%; min-width: 24px; border: 1px solid var(--line); image-rendering: pixelated; }
 `;

@@ -147,5 +147,16 @@ export function toStatisticsResponse(
     ownedEntries: BigInt(statistics.ownedEntries),
     ...(statistics.oldestAt === undefined ? {} : { oldestAt: timestampFromDate(statistics.oldestAt) }),
     ...(statistics.newestAt === undefined ? {} : { newestAt: timestampFromDate(statistics.newestAt) }),
+    daily: statistics.daily.map((day) => ({
+      date: day.date,
+      created: BigInt(day.created),
+      createdByUsers: BigInt(day.createdByUsers),
+      createdByAgents: BigInt(day.createdByAgents),
+      unverified: BigInt(day.byTrustState.unverified),
+      verified: BigInt(day.byTrustState.verified),
+      quarantined: BigInt(day.byTrustState.quarantined),
+      rejected: BigInt(day.byTrustState.rejected),
+      writes: BigInt(day.writes),
+    })),
   };
 }

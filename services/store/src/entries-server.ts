@@ -162,7 +162,7 @@ export function createEntriesHandlers(entries: EntryService): ServiceImplementat
 
     async getStatistics(request) {
       return toStatisticsResponse(
-        await entries.getStatistics(toPrincipal(request.principal), { threadId: request.threadId }),
+        await entries.getStatistics(toPrincipal(request.principal), { threadId: request.threadId, days: request.days }),
       );
     },
   };

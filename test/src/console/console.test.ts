@@ -292,6 +292,38 @@ describe("web console in Chromium", () => {
     assert.equal((await asBot("GET", "/whoami")).status, 401);
   });
 
+  test("an entry lists the grants that reach it, and Stop sharing revokes one alone", async () => {
+    for (const [subjects, permission] of [
+      [["bob"], "read"],
+      [["carol"], "write"],
+    ] as const) {
+      const shared = await rita("POST", "/sharing/grants", {
+        body: { context_ids: [ids.ritas], subjects, permission },
+      });
+      assert.equal(shared.status, 200, shared.text);
+    }
+    await show(`#/entry/${ids.ritas}`, "#sharing li");
+    const items = page.locator("#sharing li");
+    assert.equal(await items.count(), 2);
+    assert.match(
+      (await items.nth(0).textContent()) ?? "",
+      /^carol \(person\) may write this entry \(granted by rita, /,
+    );
+    assert.match((await items.nth(1).textContent()) ?? "", /^bob \(person\) may read this entry \(granted by rita, /);
+    await page.getByRole("button", { name: "Stop sharing with bob (person)" }).click();
+    await page.locator("#sharing .notice", { hasText: "Revoked 1 grant(s)." }).waitFor();
+    assert.equal(await items.count(), 1);
+    const left = (await rita("GET", "/sharing/grants", { query: { context_id: ids.ritas! } })).json as {
+      grants: { grantee: string }[];
+    };
+    assert.deepEqual(
+      left.grants.map((grant) => grant.grantee),
+      ["carol"],
+    );
+    await page.getByRole("button", { name: "Stop sharing with carol (person)" }).click();
+    await page.locator("#sharing p", { hasText: "No grants of yours reach this entry." }).waitFor();
+  });
+
   test("the audit log, threads and statistics pages show what the API answers", async () => {
     await show("#/audit", "#chain-status");
     // The first page carries the server's check of the whole chain: every record so far, intact, and its head.
@@ -315,7 +347,30 @@ describe("web console in Chromium", () => {
     await screenshot("thread");
 
     await show("#/statistics", "svg.chart");
-    assert.match((await page.locator("svg.chart").getAttribute("aria-label")) ?? "", /From people [1-9]/);
+    const charts = page.locator("svg.chart");
+    assert.match((await charts.first().getAttribute("aria-label")) ?? "", /From people [1-9]/);
+    // Thirty days of activity, ending today: created by source and by trust state, and writes, as the API counts them.
+    const stats = (await rita("GET", "/statistics", { query: { days: 30 } })).json as {
+      daily: { date: string; created_by_users: number; created_by_agents: number; writes: number }[];
+      user_entries: number;
+    };
+    const total = (pick: (day: (typeof stats.daily)[number]) => number) =>
+      stats.daily.reduce((sum, day) => sum + pick(day), 0);
+    assert.equal(await charts.count(), 4);
+    const [first, last] = [stats.daily[0]!.date, stats.daily.at(-1)!.date];
+    assert.equal(
+      await charts.nth(1).getAttribute("aria-label"),
+      `Entries created per day, by source, ${first} to ${last}: From people ${total((day) => day.created_by_users)}, From agents ${total((day) => day.created_by_agents)}`,
+    );
+    assert.match(
+      (await charts.nth(2).getAttribute("aria-label")) ?? "",
+      /^Entries created per day, by trust state now, /,
+    );
+    assert.equal(
+      await charts.nth(3).getAttribute("aria-label"),
+      `Writes per day (stores, updates, restores), ${first} to ${last}: Writes ${total((day) => day.writes)}`,
+    );
+    assert.ok(total((day) => day.writes) > 0 && (await charts.nth(1).locator("rect").count()) > 0);
     await screenshot("statistics");
   });
 

@@ -246,9 +246,13 @@ describe("REST API contract", () => {
     const threads = await expect(alice, "listThreads", 200, "GET", "/threads");
     assert.ok((threads.threads as Json[]).some((item) => item.thread_id === thread));
     const statistics = await expect(alice, "getStatistics", 200, "GET", "/statistics", {
-      query: { thread_id: thread },
+      query: { thread_id: thread, days: 2 },
     });
     assert.equal(statistics.entries, 3);
+    const daily = statistics.daily as { created: number; writes: number }[];
+    assert.equal(daily.length, 2);
+    assert.equal(daily[1]!.created, 3, "today's entries");
+    assert.ok(daily[1]!.writes >= 3);
 
     const versions = await expect(alice, "listVersions", 200, "GET", `/entries/${id}/versions`, {
       query: { limit: 1 },
@@ -272,6 +276,11 @@ describe("REST API contract", () => {
     await expect(alice, "shareEntries", 200, "POST", "/sharing/grants", {
       body: { context_ids: [id], subjects: ["bob"], permission: "read" },
     });
+    const grants = await expect(alice, "listGrants", 200, "GET", "/sharing/grants", { query: { context_id: id } });
+    assert.deepEqual(
+      (grants.grants as Json[]).map((grant) => [grant.context_id, grant.grantee, grant.permission, grant.grantor]),
+      [[id, "bob", "read", "alice"]],
+    );
     const revoked = await expect(alice, "unshareEntries", 200, "POST", "/sharing/revocations", {
       body: { context_ids: [id], subjects: ["bob"] },
     });

@@ -184,5 +184,73 @@ export function defineThreadTests(context: StoreSuiteContext): void {
         /context:read/,
       );
     });
+
+    test("statistics per day: every UTC day asked for, entries created by source and trust state, and writes, of visible entries only", async () => {
+      const { client, db } = context;
+      const tenant = newTenant("daily");
+      const a1 = principal(tenant, "a1");
+      const a2 = principal(tenant, "a2");
+      const early = await commitText(client, a1, "t1", "from two days ago", { source: commonV1.Source.AGENT });
+      const fresh = await commitText(client, a1, "t1", "from today");
+      await commitText(client, a1, "t2", "quarantined today");
+      // A neighbour's private entries, today, in the same thread and in its own: never counted for a1.
+      await commitText(client, a2, "t1", "a2's private note");
+      const hiddenThread = await commitText(client, a2, "t3", "a2's private thread");
+      await client.updateEntries({ principal: a2, updates: [{ id: hiddenThread.id, tags: { tags: ["x"] } }] });
+      // Two updates of today's entry: its first two versions are kept in history, the third is current.
+      for (const tags of [["one"], ["two"]])
+        await client.updateEntries({ principal: a1, updates: [{ id: fresh.id, tags: { tags } }] });
+      await db.query(
+        `UPDATE entries SET created_at = now() - interval '2 days', updated_at = now() - interval '2 days' WHERE id = $1`,
+        [early.id],
+      );
+      await db.query("UPDATE entries SET trust_state = 'quarantined' WHERE tenant = $1 AND thread_id = 't2'", [tenant]);
+
+      const stats = await client.getStatistics({ principal: a1, days: 3 });
+      // Days counted back from the store's own today (its clock, not this process's, draws the line at midnight UTC).
+      const today = stats.daily.at(-1)?.date ?? "";
+      assert.ok(Math.abs(Date.parse(today) - Date.parse(new Date().toISOString().slice(0, 10))) <= 86_400_000);
+      const utcDay = (back: number) => new Date(Date.parse(today) - back * 86_400_000).toISOString().slice(0, 10);
+      assert.deepEqual(
+        stats.daily.map((day) => [
+          day.date,
+          day.created,
+          day.createdByUsers,
+          day.createdByAgents,
+          day.unverified,
+          day.verified,
+          day.quarantined,
+          day.rejected,
+          day.writes,
+        ]),
+        [
+          [utcDay(2), 1n, 0n, 1n, 1n, 0n, 0n, 0n, 1n],
+          [utcDay(1), 0n, 0n, 0n, 0n, 0n, 0n, 0n, 0n],
+          // Today: two entries created by a person (verified, and one now quarantined); writes: the two kept versions, the current one and the
+          // quarantined entry's store.
+          [utcDay(0), 2n, 2n, 0n, 0n, 1n, 1n, 0n, 4n],
+        ],
+      );
+      assert.equal(stats.entries, 3n, "the counts stay as they were");
+      assert.deepEqual((await client.getStatistics({ principal: a1 })).daily, [], "no days unless asked for");
+      assert.equal((await client.getStatistics({ principal: a1, days: 366 })).daily.length, 366);
+      const inT1 = await client.getStatistics({ principal: a1, threadId: "t1", days: 1 });
+      assert.deepEqual([inT1.daily[0]?.created, inT1.daily[0]?.writes], [1n, 3n]);
+
+      // A thread the caller cannot see answers its days exactly like a thread that does not exist.
+      const hidden = await client.getStatistics({ principal: a1, threadId: "t3", days: 2 });
+      const nowhere = await client.getStatistics({ principal: a1, threadId: "no-such-thread", days: 2 });
+      assert.deepEqual(hidden, nowhere);
+      assert.ok(hidden.daily.every((day) => day.created === 0n && day.writes === 0n));
+      // Its owner sees it: the positive control.
+      const own = await client.getStatistics({ principal: a2, threadId: "t3", days: 1 });
+      assert.deepEqual([own.daily[0]?.created, own.daily[0]?.writes], [1n, 2n]);
+
+      await expectError(
+        client.getStatistics({ principal: a1, days: 367 }),
+        "INVALID_ARGUMENT",
+        /days must be 0 to 366 \(got 367\)/,
+      );
+    });
   });
 }

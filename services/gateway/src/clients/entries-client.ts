@@ -48,6 +48,19 @@ function toStatisticsView(reply: storeV1.GetStatisticsResponse) {
     owned_entries: Number(reply.ownedEntries),
     oldest_at: iso(reply.oldestAt),
     newest_at: iso(reply.newestAt),
+    daily: reply.daily.map((day) => ({
+      date: day.date,
+      created: Number(day.created),
+      created_by_users: Number(day.createdByUsers),
+      created_by_agents: Number(day.createdByAgents),
+      by_trust_state: {
+        unverified: Number(day.unverified),
+        verified: Number(day.verified),
+        quarantined: Number(day.quarantined),
+        rejected: Number(day.rejected),
+      },
+      writes: Number(day.writes),
+    })),
   };
 }
 
@@ -103,8 +116,8 @@ export function createEntriesClient(store: EntriesServiceClient) {
     },
 
     /** Counts over the entries the caller can see, in all threads or one (undefined). */
-    async statistics(principal: Principal, threadId: string | undefined) {
-      return toStatisticsView(await store.getStatistics({ principal, threadId: threadId ?? "" }));
+    async statistics(principal: Principal, threadId: string | undefined, days = 0) {
+      return toStatisticsView(await store.getStatistics({ principal, threadId: threadId ?? "", days }));
     },
 
     /** Deletes entries; each id is deleted or reported under failed unless the request is atomic. */

@@ -200,22 +200,44 @@ export const statisticsOutput = z.object({
   owned_entries: z.number(),
   oldest_at: z.string().nullable(),
   newest_at: z.string().nullable(),
+  daily: z.array(
+    z.object({
+      date: z.string(),
+      created: z.number(),
+      created_by_users: z.number(),
+      created_by_agents: z.number(),
+      by_trust_state: z.object({
+        unverified: z.number(),
+        verified: z.number(),
+        quarantined: z.number(),
+        rejected: z.number(),
+      }),
+      writes: z.number(),
+    }),
+  ),
+});
+
+const grantOutput = z.object({
+  grant_id: z.string(),
+  context_id: z.string().nullable(),
+  thread_id: z.string().nullable(),
+  collection_id: z.string().nullable(),
+  grantee_kind: z.enum(["subject", "group"]),
+  grantee: z.string(),
+  permission: z.enum(["read", "write"]),
 });
 
 export const shareOutput = z.object({
-  grants: z.array(
-    z.object({
-      grant_id: z.string(),
-      context_id: z.string().nullable(),
-      thread_id: z.string().nullable(),
-      collection_id: z.string().nullable(),
-      grantee_kind: z.enum(["subject", "group"]),
-      grantee: z.string(),
-      permission: z.enum(["read", "write"]),
-    }),
-  ),
+  grants: z.array(grantOutput),
   now_shared_ids: z.array(z.string()),
   message: z.string(),
+});
+
+export const listGrantsOutput = z.object({
+  grants: z.array(grantOutput.extend({ grantor: z.string(), created_at: z.string().nullable() })),
+  count: z.number(),
+  offset: z.number(),
+  has_more: z.boolean(),
 });
 
 export const unshareOutput = z.object({ revoked_count: z.number(), message: z.string() });

@@ -6,7 +6,7 @@
  * `entry-screening.ts`. No transport or SQL here; persistence sits behind
  * `EntryRepository`.
  */
-import { invalidArgument } from "@context-hub/common";
+import { entryLimits, invalidArgument } from "@context-hub/common";
 import { getEntries, maxIdsPerGet } from "./entry-fetch.js";
 import type { IdempotencyExpiry, IdempotencyState, Outcome } from "../idempotency/idempotency.js";
 import type { IdempotencyInput } from "../model/idempotency-request.js";
@@ -79,7 +79,10 @@ export interface EntryService {
   /** Threads holding entries the caller may see, most recently active first, counting only those entries. */
   listThreads(principal: Principal | undefined, request: { limit: number; offset: number }): Promise<ThreadPage>;
   /** Counts over the entries the caller may see, in one thread or all. */
-  getStatistics(principal: Principal | undefined, request: { threadId: string }): Promise<EntryStatistics>;
+  getStatistics(
+    principal: Principal | undefined,
+    request: { threadId: string; days?: number },
+  ): Promise<EntryStatistics>;
   /** Where an idempotency key stands for the caller (new, replay or conflict), without writing anything. */
   checkIdempotency(principal: Principal | undefined, key: IdempotencyInput | undefined): Promise<IdempotencyState>;
 }
@@ -186,7 +189,10 @@ function createEntryOperations(
     async getStatistics(principal, request) {
       const caller = requirePrincipal(principal, "context:read");
       const threadId = request.threadId === "" ? undefined : validateThreadId(request.threadId, "thread_id");
-      return repository.statistics(caller, threadId);
+      const days = request.days ?? 0;
+      if (!Number.isInteger(days) || days < 0 || days > entryLimits.statisticsDays)
+        throw invalidArgument(`days must be 0 to ${entryLimits.statisticsDays} (got ${days})`);
+      return repository.statistics(caller, threadId, days);
     },
 
     async checkIdempotency(principal, key) {

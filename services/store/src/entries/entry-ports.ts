@@ -186,7 +186,8 @@ export interface EntryRepository {
   /** One page of the threads holding visible entries, most recently active first, counting visible entries only. */
   listThreads(principal: Principal, page: { limit: number; offset: number }): Promise<ThreadPage>;
   /** Counts over the visible entries, of one thread or all. */
-  statistics(principal: Principal, threadId: string | undefined): Promise<EntryStatistics>;
+  /** Counts of the entries the caller may see (in one thread, or all), with `days` UTC days of daily activity. */
+  statistics(principal: Principal, threadId: string | undefined, days: number): Promise<EntryStatistics>;
 }
 
 /** What a restore takes from a kept version besides its text: its content hash, valid time, kind, title and prompt arguments. */

@@ -7,9 +7,16 @@ import { createSqlParams, type SqlDatabase, type SqlExecutor } from "../db/sql-d
 import { accessPredicate } from "../filters/access-predicate.js";
 import { entrySource, previewSourceColumn, searchFilterConditions } from "../filters/search-filter-sql.js";
 import { trustFilter } from "../filters/trust-filter.js";
-import type { EntryFilter, EntryStatistics, ListEntriesResult, StoredEntry, ThreadPage } from "../model/entry-model.js";
+import type {
+  DailyActivity,
+  EntryFilter,
+  EntryStatistics,
+  ListEntriesResult,
+  StoredEntry,
+  ThreadPage,
+} from "../model/entry-model.js";
 import type { Principal } from "../model/principal.js";
-import type { TrustState } from "../model/trust.js";
+import { trustStates, type TrustState } from "../model/trust.js";
 import { entryColumns, toStoredEntry, type EntryRow } from "./entry-rows.js";
 
 /** Counts arrive as bigint, which the drivers hand over as strings or bigints. */
@@ -195,10 +202,12 @@ export async function entryStatistics(
   db: SqlDatabase,
   principal: Principal,
   threadId: string | undefined,
+  days: number,
 ): Promise<EntryStatistics> {
   const params = createSqlParams();
   const conditions = [accessPredicate(principal, "e", params)];
   if (threadId !== undefined) conditions.push(`e.thread_id = ${params.add(threadId)}`);
+  const daily = days > 0 ? await dailyActivity(db, principal, threadId, days) : [];
   // octet_length reads the stored size of a text without detoasting it.
   const { rows } = await db.query<StatisticsRow>(
     `WITH visible AS (
@@ -230,5 +239,80 @@ export async function entryStatistics(
     ownedEntries: toCount(row?.owned_entries),
     oldestAt: row?.oldest_at ?? undefined,
     newestAt: row?.newest_at ?? undefined,
+    daily,
   };
+}
+
+interface DailyRow {
+  date: string;
+  created: unknown;
+  by_users: unknown;
+  by_agents: unknown;
+  unverified: unknown;
+  verified: unknown;
+  quarantined: unknown;
+  rejected: unknown;
+  writes: unknown;
+}
+
+/**
+ * The last `days` UTC days (today included, oldest first, every day present) of activity on the entries the caller
+ * may see now: those created each day, by source and by the trust state each has now, and the writes each day,
+ * counted from the versions history keeps (each superseded version's write time) and each entry's last change.
+ */
+async function dailyActivity(
+  db: SqlDatabase,
+  principal: Principal,
+  threadId: string | undefined,
+  days: number,
+): Promise<DailyActivity[]> {
+  const params = createSqlParams();
+  const conditions = [accessPredicate(principal, "e", params)];
+  if (threadId !== undefined) conditions.push(`e.thread_id = ${params.add(threadId)}`);
+  const span = params.add(days);
+  const { rows } = await db.query<DailyRow>(
+    `WITH first_day AS (
+       SELECT (now() AT TIME ZONE 'UTC')::date - (${span}::int - 1) AS day
+     ), since AS (
+       SELECT day, day::timestamp AT TIME ZONE 'UTC' AS at FROM first_day
+     ), visible AS (
+       SELECT e.id, e.source, e.trust_state, e.created_at, e.updated_at FROM entries e WHERE ${conditions.join(" AND ")}
+     ), created AS (
+       SELECT (v.created_at AT TIME ZONE 'UTC')::date AS day, count(*) AS created,
+         count(*) FILTER (WHERE v.source = 'user') AS by_users,
+         count(*) FILTER (WHERE v.source = 'agent') AS by_agents,
+         ${trustStates.map((state) => `count(*) FILTER (WHERE v.trust_state = '${state}') AS ${state}`).join(", ")}
+       FROM visible v, since WHERE v.created_at >= since.at GROUP BY 1
+     ), writes AS (
+       SELECT w.day, count(*) AS writes FROM (
+         SELECT (ev.written_at AT TIME ZONE 'UTC')::date AS day
+           FROM entry_versions ev, since
+           WHERE ev.entry_id IN (SELECT id FROM visible) AND ev.written_at >= since.at
+         UNION ALL
+         SELECT (v.updated_at AT TIME ZONE 'UTC')::date FROM visible v, since WHERE v.updated_at >= since.at
+       ) w GROUP BY w.day
+     )
+     SELECT to_char(s.day, 'YYYY-MM-DD') AS date,
+       coalesce(c.created, 0) AS created, coalesce(c.by_users, 0) AS by_users, coalesce(c.by_agents, 0) AS by_agents,
+       ${trustStates.map((state) => `coalesce(c.${state}, 0) AS ${state}`).join(", ")},
+       coalesce(w.writes, 0) AS writes
+     FROM (SELECT (since.day + n)::date AS day FROM since, generate_series(0, ${span}::int - 1) AS n) s
+     LEFT JOIN created c ON c.day = s.day
+     LEFT JOIN writes w ON w.day = s.day
+     ORDER BY s.day`,
+    params.values,
+  );
+  return rows.map((row) => ({
+    date: row.date,
+    created: toCount(row.created),
+    createdByUsers: toCount(row.by_users),
+    createdByAgents: toCount(row.by_agents),
+    byTrustState: {
+      unverified: toCount(row.unverified),
+      verified: toCount(row.verified),
+      quarantined: toCount(row.quarantined),
+      rejected: toCount(row.rejected),
+    },
+    writes: toCount(row.writes),
+  }));
 }

@@ -54,6 +54,6 @@ export function createEntryRepository(db: SqlDatabase, options: EntryRepositoryO
     withheldStates: (principal, ids) => withheldStates(db, principal, ids),
     list: (principal, filter, page) => listEntries(db, principal, filter, page),
     listThreads: (principal, page) => listThreads(db, principal, page),
-    statistics: (principal, threadId) => entryStatistics(db, principal, threadId),
+    statistics: (principal, threadId, days) => entryStatistics(db, principal, threadId, days),
   };
 }

@@ -355,6 +355,21 @@ export interface EntryStatistics {
   ownedEntries: number;
   oldestAt: Date | undefined;
   newestAt: Date | undefined;
+  /** One row per UTC day asked for, oldest first; empty when none were. */
+  daily: DailyActivity[];
+}
+
+/** One UTC day of activity on the entries a statistics call counts. */
+export interface DailyActivity {
+  /** YYYY-MM-DD. */
+  date: string;
+  /** Entries created that day, by who wrote them and by the trust state each has now. */
+  created: number;
+  createdByUsers: number;
+  createdByAgents: number;
+  byTrustState: Record<TrustState, number>;
+  /** Stores, updates, folds and restores that day, as far as the entries' history keeps them. */
+  writes: number;
 }
 
 /** A row locked for the rest of the transaction, as the caller may see it. */

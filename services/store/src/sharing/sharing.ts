@@ -9,9 +9,17 @@ import { ContextHubError, invalidArgument } from "@context-hub/common";
 import { collectionNotFound } from "../collections/collection-model.js";
 import { validateCollectionId } from "../model/collection-id.js";
 import { lockVisible, requireOwner, resolveAll } from "../entries/entry-changes.js";
-import { validateItemCount } from "../entries/entry-validation.js";
+import { validateItemCount, validatePage } from "../entries/entry-validation.js";
+import { isUuid } from "../model/ids.js";
 import { validateThreadId } from "../model/field-validation.js";
-import type { Grantee, GranteeKind, GrantRecord, LockedCollectionGrants, Permission } from "../model/sharing-model.js";
+import type {
+  Grantee,
+  GranteeKind,
+  GrantListing,
+  GrantRecord,
+  LockedCollectionGrants,
+  Permission,
+} from "../model/sharing-model.js";
 import type { EntryRepository, EntryWriteScope } from "../entries/entry-ports.js";
 import type { LockedEntry } from "../model/entry-model.js";
 import { toIdQuery, type IdQuery } from "../model/id-query.js";
@@ -57,6 +65,22 @@ export interface UnshareResult {
   revokedCount: number;
 }
 
+export interface ListGrantsRequest {
+  /** At most one of the three, empty when unused. */
+  entryId: string;
+  threadId: string;
+  collectionId: string;
+  /** Empty for every grantor (admins); anyone else sees only their own grants. */
+  grantor: string;
+  limit: number;
+  offset: number;
+}
+
+export interface GrantPage {
+  grants: GrantRecord[];
+  hasMore: boolean;
+}
+
 export interface SharingService {
   /**
    * Grants `permission` to the grantees. On entries: each must be the
@@ -70,6 +94,12 @@ export interface SharingService {
   share(principal: Principal | undefined, request: ShareRequest): Promise<Outcome<ShareResult>>;
   /** Revokes matching grants; visibility stays as it is. One transaction. */
   unshare(principal: Principal | undefined, request: UnshareRequest): Promise<Outcome<UnshareResult>>;
+  /**
+   * The grants the caller made, newest first (a tenant admin: any grantor's, or `grantor`'s), on one entry (with its
+   * owner's grants on its thread), thread or collection, or all of them. Only grants the caller made (or, as an
+   * admin, could read whole anyway) are read, so no answer says anything about what the caller cannot see.
+   */
+  listGrants(principal: Principal | undefined, request: ListGrantsRequest): Promise<GrantPage>;
 }
 
 export const sharingLimits = { grantees: 50, granteeNameLength: 256 } as const;
@@ -170,6 +200,7 @@ function grantDetails(
  */
 export function createSharingService(
   repository: EntryRepository,
+  grants: GrantListing,
   denials: DenialRecorder,
   expiry?: IdempotencyExpiry,
 ): SharingService {
@@ -191,11 +222,44 @@ export function createSharingService(
       denials.guard(principal, `${targetKind(request)}.unshare`, targets(request), () =>
         service.unshare(principal, request),
       ),
+    listGrants: (principal, request) =>
+      denials.guard(principal, "grant.read", [], () => listGrants(grants, principal, request)),
   };
 }
 
+async function listGrants(
+  grants: GrantListing,
+  principal: Principal | undefined,
+  request: ListGrantsRequest,
+): Promise<GrantPage> {
+  const caller = requirePrincipal(principal, "context:read");
+  const targets = [request.entryId, request.threadId, request.collectionId].filter((value) => value !== "");
+  if (targets.length > 1) throw invalidArgument("give at most one of entry_id, thread_id and collection_id");
+  const entryId = request.entryId === "" ? undefined : request.entryId.trim().toLowerCase();
+  if (entryId !== undefined && !isUuid(entryId))
+    throw invalidArgument("entry_id must be a full entry id (a UUID, as store_context returned it)");
+  if (request.grantor.length > sharingLimits.granteeNameLength || request.grantor.includes("\u0000"))
+    throw invalidArgument(`grantor must be at most ${sharingLimits.granteeNameLength} characters without NUL`);
+  const page = validatePage(request.limit, request.offset, 50);
+  const rows = await grants.list(
+    caller,
+    {
+      entryId,
+      threadId: request.threadId === "" ? undefined : validateThreadId(request.threadId, "thread_id"),
+      collectionId: request.collectionId === "" ? undefined : validateCollectionId(request.collectionId, "collection_id"),
+      grantor: request.grantor === "" ? undefined : request.grantor,
+    },
+    page.limit,
+    page.offset,
+  );
+  return { grants: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+}
+
 /** Sharing itself; refusals are recorded by `createSharingService`. */
-function createSharingOperations(repository: EntryRepository, expiry: IdempotencyExpiry | undefined): SharingService {
+function createSharingOperations(
+  repository: EntryRepository,
+  expiry: IdempotencyExpiry | undefined,
+): Omit<SharingService, "listGrants"> {
   const idempotent = createIdempotentRunner(repository, expiry);
   const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> =>
     scope === undefined ? repository.transaction(fn) : fn(scope);
