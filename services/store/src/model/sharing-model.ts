@@ -3,6 +3,9 @@ import type { LockedEntry } from "./entry-model.js";
 import type { Principal } from "./principal.js";
 
 export type GranteeKind = "subject" | "group";
+
+/** Grantees per share, and the length of a grantee's (and so a grantor's) name. */
+export const sharingLimits = { grantees: 50, granteeNameLength: 256 } as const;
 export type Permission = "read" | "write";
 
 /** Who a grant is for: one subject, or everyone in a group, of the grantor's tenant. */

@@ -9,16 +9,17 @@ import { ContextHubError, invalidArgument } from "@context-hub/common";
 import { collectionNotFound } from "../collections/collection-model.js";
 import { validateCollectionId } from "../model/collection-id.js";
 import { lockVisible, requireOwner, resolveAll } from "../entries/entry-changes.js";
-import { validateItemCount, validatePage } from "../entries/entry-validation.js";
-import { isUuid } from "../model/ids.js";
+import { validateItemCount } from "../entries/entry-validation.js";
+import { listGrants, type GrantPage, type ListGrantsRequest } from "./grant-listing.js";
 import { validateThreadId } from "../model/field-validation.js";
-import type {
-  Grantee,
-  GranteeKind,
-  GrantListing,
-  GrantRecord,
-  LockedCollectionGrants,
-  Permission,
+import {
+  sharingLimits,
+  type Grantee,
+  type GranteeKind,
+  type GrantListing,
+  type GrantRecord,
+  type LockedCollectionGrants,
+  type Permission,
 } from "../model/sharing-model.js";
 import type { EntryRepository, EntryWriteScope } from "../entries/entry-ports.js";
 import type { LockedEntry } from "../model/entry-model.js";
@@ -65,22 +66,6 @@ export interface UnshareResult {
   revokedCount: number;
 }
 
-export interface ListGrantsRequest {
-  /** At most one of the three, empty when unused. */
-  entryId: string;
-  threadId: string;
-  collectionId: string;
-  /** Empty for every grantor (admins); anyone else sees only their own grants. */
-  grantor: string;
-  limit: number;
-  offset: number;
-}
-
-export interface GrantPage {
-  grants: GrantRecord[];
-  hasMore: boolean;
-}
-
 export interface SharingService {
   /**
    * Grants `permission` to the grantees. On entries: each must be the
@@ -101,8 +86,6 @@ export interface SharingService {
    */
   listGrants(principal: Principal | undefined, request: ListGrantsRequest): Promise<GrantPage>;
 }
-
-export const sharingLimits = { grantees: 50, granteeNameLength: 256 } as const;
 
 type SharingTarget =
   | { kind: "entries"; queries: IdQuery[] }
@@ -225,34 +208,6 @@ export function createSharingService(
     listGrants: (principal, request) =>
       denials.guard(principal, "grant.read", [], () => listGrants(grants, principal, request)),
   };
-}
-
-async function listGrants(
-  grants: GrantListing,
-  principal: Principal | undefined,
-  request: ListGrantsRequest,
-): Promise<GrantPage> {
-  const caller = requirePrincipal(principal, "context:read");
-  const targets = [request.entryId, request.threadId, request.collectionId].filter((value) => value !== "");
-  if (targets.length > 1) throw invalidArgument("give at most one of entry_id, thread_id and collection_id");
-  const entryId = request.entryId === "" ? undefined : request.entryId.trim().toLowerCase();
-  if (entryId !== undefined && !isUuid(entryId))
-    throw invalidArgument("entry_id must be a full entry id (a UUID, as store_context returned it)");
-  if (request.grantor.length > sharingLimits.granteeNameLength || request.grantor.includes("\u0000"))
-    throw invalidArgument(`grantor must be at most ${sharingLimits.granteeNameLength} characters without NUL`);
-  const page = validatePage(request.limit, request.offset, 50);
-  const rows = await grants.list(
-    caller,
-    {
-      entryId,
-      threadId: request.threadId === "" ? undefined : validateThreadId(request.threadId, "thread_id"),
-      collectionId: request.collectionId === "" ? undefined : validateCollectionId(request.collectionId, "collection_id"),
-      grantor: request.grantor === "" ? undefined : request.grantor,
-    },
-    page.limit,
-    page.offset,
-  );
-  return { grants: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }
 
 /** Sharing itself; refusals are recorded by `createSharingService`. */
