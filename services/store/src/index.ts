@@ -24,6 +24,7 @@ import { createAuditService, createDenialRecorder } from "./audit/audit.js";
 import { createHistoryRepository } from "./history/history-repository.js";
 import { createHistoryService } from "./history/history.js";
 import { createReviewRepository } from "./entries/review-repository.js";
+import { createGrantListing } from "./entries/grant-repository.js";
 import { createReviewService } from "./review/review.js";
 import { createMemoryRepository } from "./memories/memory-repository.js";
 import { createMemoryService } from "./memories/memories.js";
@@ -134,7 +135,7 @@ export async function startStore(
     const expiry = { ttlMs: config.idempotency.ttlMs, now: dependencies.now ?? (() => new Date()) };
     const services = {
       entries: createEntryService(repository, denials, screen, expiry, config.entryKinds),
-      sharing: createSharingService(repository, denials, expiry),
+      sharing: createSharingService(repository, createGrantListing(database), denials, expiry),
       apiKeys: createApiKeyService(createApiKeyRepository(database)),
       history: createHistoryService(createHistoryRepository(database), denials),
       review: createReviewService(repository, createReviewRepository(database), denials),

@@ -10,7 +10,7 @@ import type { GrepOutputMode } from "./search/grep.js";
 import { toEntryMessage } from "./messages.js";
 import type { RangeRequest } from "./search/navigation.js";
 import type { OutlineMove } from "./search/outline-moves.js";
-import type { GrepResult, ReadRangeResult, SearchHitResult } from "./search/search.js";
+import type { GrepResult, ReadRangeResult, SearchHitResult } from "./search/search-model.js";
 import type { FullTextMode } from "./search/text-search.js";
 
 const modeOf: Record<number, FullTextMode> = {

@@ -2,7 +2,7 @@
 import { vectorFromBytes, type ServiceImplementation } from "@context-hub/common";
 import type { searchV1 } from "@context-hub/proto";
 import { toEntryMessage, toPrincipal } from "./messages.js";
-import type { SearchService } from "./search/search.js";
+import type { SearchService } from "./search/search-model.js";
 import {
   toFullTextMode,
   toGrepOutput,

@@ -68,5 +68,17 @@ export function createSharingHandlers(sharing: SharingService): ServiceImplement
       });
       return unshareResponse.respond(outcome);
     },
+
+    async listGrants(request) {
+      const page = await sharing.listGrants(toPrincipal(request.principal), {
+        entryId: request.entryId,
+        threadId: request.threadId,
+        collectionId: request.collectionId,
+        grantor: request.grantor,
+        limit: request.limit,
+        offset: request.offset,
+      });
+      return { grants: page.grants.map(toGrantMessage), hasMore: page.hasMore };
+    },
   };
 }

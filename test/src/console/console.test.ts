@@ -292,6 +292,38 @@ describe("web console in Chromium", () => {
     assert.equal((await asBot("GET", "/whoami")).status, 401);
   });
 
+  test("an entry lists the grants that reach it, and Stop sharing revokes one alone", async () => {
+    for (const [subjects, permission] of [
+      [["bob"], "read"],
+      [["carol"], "write"],
+    ] as const) {
+      const shared = await rita("POST", "/sharing/grants", {
+        body: { context_ids: [ids.ritas], subjects, permission },
+      });
+      assert.equal(shared.status, 200, shared.text);
+    }
+    await show(`#/entry/${ids.ritas}`, "#sharing li");
+    const items = page.locator("#sharing li");
+    assert.equal(await items.count(), 2);
+    assert.match(
+      (await items.nth(0).textContent()) ?? "",
+      /^carol \(person\) may write this entry \(granted by rita, /,
+    );
+    assert.match((await items.nth(1).textContent()) ?? "", /^bob \(person\) may read this entry \(granted by rita, /);
+    await page.getByRole("button", { name: "Stop sharing with bob (person)" }).click();
+    await page.locator("#sharing .notice", { hasText: "Revoked 1 grant(s)." }).waitFor();
+    assert.equal(await items.count(), 1);
+    const left = (await rita("GET", "/sharing/grants", { query: { context_id: ids.ritas! } })).json as {
+      grants: { grantee: string }[];
+    };
+    assert.deepEqual(
+      left.grants.map((grant) => grant.grantee),
+      ["carol"],
+    );
+    await page.getByRole("button", { name: "Stop sharing with carol (person)" }).click();
+    await page.locator("#sharing p", { hasText: "No grants of yours reach this entry." }).waitFor();
+  });
+
   test("the audit log, threads and statistics pages show what the API answers", async () => {
     await show("#/audit", "#chain-status");
     // The first page carries the server's check of the whole chain: every record so far, intact, and its head.

@@ -10,11 +10,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-
-const root = resolve(fileURLToPath(import.meta.url), "../../../..");
+import { root, sourceFiles } from "./source-files.js";
 
 /** Workspaces by layer: a workspace may import its own layer's shared kit and every lower layer. */
 const layers: readonly { layer: number; dirs: readonly string[]; peersMayImportEachOther: boolean }[] = [
@@ -42,22 +41,6 @@ function readWorkspaces(): Workspace[] {
       return { name: manifest.name, dir, layer, peersMayImportEachOther };
     }),
   );
-}
-
-/** Source files of a workspace: its src tree without tests, test helpers' fixtures or generated code. */
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (current: string) => {
-    for (const name of readdirSync(current)) {
-      const path = join(current, name);
-      if (statSync(path).isDirectory()) {
-        if (name !== "gen" && name !== "node_modules") walk(path);
-      } else if (name.endsWith(".ts") && !name.endsWith(".test.ts") && !name.endsWith(".d.ts")) out.push(path);
-    }
-  };
-  const src = join(root, dir, "src");
-  if (existsSync(src)) walk(src);
-  return out;
 }
 
 const specifierPattern =

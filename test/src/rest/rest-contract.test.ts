@@ -276,6 +276,11 @@ describe("REST API contract", () => {
     await expect(alice, "shareEntries", 200, "POST", "/sharing/grants", {
       body: { context_ids: [id], subjects: ["bob"], permission: "read" },
     });
+    const grants = await expect(alice, "listGrants", 200, "GET", "/sharing/grants", { query: { context_id: id } });
+    assert.deepEqual(
+      (grants.grants as Json[]).map((grant) => [grant.context_id, grant.grantee, grant.permission, grant.grantor]),
+      [[id, "bob", "read", "alice"]],
+    );
     const revoked = await expect(alice, "unshareEntries", 200, "POST", "/sharing/revocations", {
       body: { context_ids: [id], subjects: ["bob"] },
     });

@@ -414,6 +414,8 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
     const calls: [string, Client, string, Record<string, unknown>][] = [
       ["alice", alice, "whoami", {}],
       ["alice", alice, "list_threads", {}],
+      ["alice", alice, "list_grants", {}],
+      ["alice", alice, "list_grants", { thread_id: "falcon" }],
       ["alice", alice, "list_threads", { limit: 1 }],
       ["alice", alice, "get_statistics", {}],
       ["alice", alice, "get_statistics", { thread_id: "falcon" }],
@@ -541,6 +543,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ["rev", rev, "semantic_search_context", { query: "falcon launch" }],
       // An admin of a third tenant: the audit log and its own entries, beside two tenants' writes.
       ["root", root, "get_audit_log", {}],
+      ["root", root, "list_grants", {}],
       ["root", root, "get_audit_log", { action: "entry.create", limit: 1 }],
       ["root", root, "get_statistics", { days: 2 }],
       ["root", root, "list_threads", {}],

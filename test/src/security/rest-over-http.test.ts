@@ -64,6 +64,7 @@ const calls: Record<string, (id: string) => [string, string, RestCall]> = {
     { body: { context_ids: [id], subjects: ["mallory"], permission: "write" } },
   ],
   unshareEntries: (id) => ["POST", "/sharing/revocations", { body: { context_ids: [id] } }],
+  listGrants: () => ["GET", "/sharing/grants", {}],
   listReviewQueue: () => ["GET", "/review-queue", { query: { states: ["quarantined", "unverified", "rejected"] } }],
   reviewEntry: (id) => [
     "POST",
@@ -206,6 +207,7 @@ const listings = [
   "searchHybrid",
   "listThreads",
   "getStatistics",
+  "listGrants",
   "listReviewQueue",
   "getAuditLog",
   "listApiKeys",

@@ -302,5 +302,80 @@ export function defineSharingTests(context: StoreSuiteContext): void {
       assert.deepEqual(await visibleTo(a2, [hidden.id]), [hidden.id]);
       assert.equal((await client.unshare({ principal: admin, entryIds: [hidden.id] })).revokedCount, 1);
     });
+
+    test("ListGrants shows the caller's own grants (an admin's: the tenant's), by entry, thread or collection, and nobody else's", async () => {
+      const { client } = context;
+      const tenant = newTenant("list-grants");
+      const a1 = principal(tenant, "a1");
+      const a2 = principal(tenant, "a2");
+      const admin = principal(tenant, "root", { scopes: ["context:read", "context:write", "context:admin"] });
+      const note = await commitText(client, a1, "plans", "a1's plan");
+      const other = await commitText(client, a1, "misc", "a1's other note");
+      const theirs = await commitText(client, a2, "plans", "a2's plan");
+      const read = storeV1.Permission.READ;
+      await client.share({ principal: a1, entryIds: [note.id], grantees: [subject("a3")], permission: read });
+      await client.share({ principal: a1, threadId: "plans", grantees: [group("ops")], permission: read });
+      await client.share({ principal: a1, entryIds: [other.id], grantees: [subject("a4")], permission: read });
+      await client.share({ principal: a2, entryIds: [theirs.id], grantees: [subject("a1")], permission: read });
+      const shape = (reply: storeV1.ListGrantsResponse) =>
+        reply.grants.map((grant) => [grant.entryId || grant.threadId, grant.grantee?.name, grant.grantor]);
+
+      assert.deepEqual(
+        shape(await client.listGrants({ principal: a1 })),
+        [
+          [other.id, "a4", "a1"],
+          ["plans", "ops", "a1"],
+          [note.id, "a3", "a1"],
+        ],
+        "every grant a1 made, newest first; a2's grant to a1 is not a1's to list",
+      );
+      assert.deepEqual(
+        shape(await client.listGrants({ principal: a1, entryId: note.id })),
+        [
+          ["plans", "ops", "a1"],
+          [note.id, "a3", "a1"],
+        ],
+        "an entry's grants include its owner's grant on its thread, which reaches it too",
+      );
+      assert.deepEqual(shape(await client.listGrants({ principal: a1, threadId: "plans" })), [["plans", "ops", "a1"]]);
+      // Another's entry, one that does not exist, and a thread of someone else's grants: the same empty answer.
+      const empty = { grants: [], hasMore: false };
+      for (const request of [{ entryId: theirs.id }, { entryId: randomId() }, { threadId: "nowhere" }]) {
+        const reply = await client.listGrants({ principal: a1, ...request });
+        assert.deepEqual({ grants: reply.grants, hasMore: reply.hasMore }, empty, JSON.stringify(request));
+      }
+      assert.deepEqual(
+        shape(await client.listGrants({ principal: a2, grantor: "a1" })),
+        [[theirs.id, "a1", "a2"]],
+        "grantor narrows an admin's listing only; anyone else still sees only their own",
+      );
+
+      const all = await client.listGrants({ principal: admin, limit: 2 });
+      assert.deepEqual([all.grants.length, all.hasMore], [2, true]);
+      const rest = await client.listGrants({ principal: admin, limit: 2, offset: 2 });
+      assert.deepEqual([rest.grants.length, rest.hasMore], [2, false]);
+      assert.deepEqual(shape(await client.listGrants({ principal: admin, grantor: "a2" })), [[theirs.id, "a1", "a2"]]);
+      const elsewhere = principal(newTenant("list-grants-other"), "root", {
+        scopes: ["context:read", "context:write", "context:admin"],
+      });
+      assert.deepEqual((await client.listGrants({ principal: elsewhere })).grants, [], "another tenant's admin");
+
+      await expectError(
+        client.listGrants({ principal: a1, entryId: note.id, threadId: "plans" }),
+        "INVALID_ARGUMENT",
+        /at most one of entry_id, thread_id and collection_id/,
+      );
+      await expectError(
+        client.listGrants({ principal: a1, entryId: note.id.slice(0, 12) }),
+        "INVALID_ARGUMENT",
+        /entry_id must be a full entry id/,
+      );
+      await expectError(client.listGrants({ principal: a1, limit: 101 }), "INVALID_ARGUMENT", /limit must be 1 to 100/);
+      await expectError(
+        client.listGrants({ principal: principal(tenant, "a1", { scopes: ["context:write"] }) }),
+        "PERMISSION_DENIED",
+        /context:read/,
+      );
+    });
   });
 }

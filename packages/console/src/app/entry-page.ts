@@ -1,4 +1,7 @@
-/** One entry (rendered Markdown, metadata, tags, trust state, thread) and its history: versions, a diff, restore. */
+/**
+ * One entry (rendered Markdown, metadata, tags, trust state, thread, the grants the caller made on it) and its
+ * history: versions, a diff, restore.
+ */
 import { api } from "./api.js";
 import { button, field, h, replace, when } from "./dom.js";
 import { lineDiff } from "./line-diff.js";
@@ -41,6 +44,17 @@ interface History {
   latest_version: number;
   deleted: boolean;
   versions: Version[];
+}
+
+/** A grant as GET /sharing/grants lists it. */
+interface Grant {
+  context_id: string | null;
+  thread_id: string | null;
+  grantee_kind: "subject" | "group";
+  grantee: string;
+  permission: "read" | "write";
+  grantor: string;
+  created_at: string | null;
 }
 
 /** Image types a browser shows without running anything (no SVG: it can carry script). */
@@ -89,6 +103,8 @@ export function entryPage(view: HTMLElement, id: string): void {
           ["Summary", entry.summary === "" ? "—" : entry.summary],
           ["Metadata", h("pre", {}, JSON.stringify(entry.metadata, null, 2))],
         ]),
+        h("h2", {}, "Sharing"),
+        sharingSection(entry),
         h("h2", {}, "Text"),
         renderMarkdown(entry.text),
         images.length === 0 ? null : h("div", { class: "images" }, images),
@@ -97,6 +113,61 @@ export function entryPage(view: HTMLElement, id: string): void {
     },
     (error: unknown) => replace(view, h("h1", {}, "Entry"), problemBox(error)),
   );
+}
+
+/**
+ * The grants the caller made that reach the entry (on it, and its owner's on its thread; an administrator sees
+ * everyone's), each with *Stop sharing*, which revokes that grant alone and lists them again.
+ */
+function sharingSection(entry: Entry): HTMLElement {
+  const section = h("div", { id: "sharing" }, loading());
+  const show = (message?: string) =>
+    api<{ grants: Grant[] }>("GET", "/sharing/grants", { query: { context_id: entry.id, limit: 100 } }).then(
+      ({ body }) =>
+        replace(
+          section,
+          message === undefined ? null : notice(message),
+          body.grants.length === 0
+            ? h("p", { class: "muted" }, "No grants of yours reach this entry.")
+            : h(
+                "ul",
+                {},
+                body.grants.map((grant) => {
+                  const who = `${grant.grantee} (${grant.grantee_kind === "group" ? "group" : "person"})`;
+                  const where =
+                    grant.thread_id === null ? "this entry" : `${grant.grantor}'s entries in thread ${grant.thread_id}`;
+                  return h(
+                    "li",
+                    {},
+                    `${who} may ${grant.permission} ${where} (granted by ${grant.grantor}, ${when(grant.created_at)}) `,
+                    button(
+                      "Stop sharing",
+                      () => {
+                        api<{ revoked_count: number }>("POST", "/sharing/revocations", {
+                          body: {
+                            ...(grant.thread_id === null
+                              ? { context_ids: [entry.id] }
+                              : { thread_id: grant.thread_id }),
+                            ...(grant.grantee_kind === "group"
+                              ? { groups: [grant.grantee] }
+                              : { subjects: [grant.grantee] }),
+                            permission: grant.permission,
+                          },
+                        }).then(
+                          ({ body: revoked }) => show(`Revoked ${revoked.revoked_count} grant(s).`),
+                          (error: unknown) => replace(section, problemBox(error)),
+                        );
+                      },
+                      { "aria-label": `Stop sharing with ${who}` },
+                    ),
+                  );
+                }),
+              ),
+        ),
+      (error: unknown) => replace(section, problemBox(error)),
+    );
+  void show();
+  return section;
 }
 
 export function historyPage(view: HTMLElement, id: string, message?: string): void {

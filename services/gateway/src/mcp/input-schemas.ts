@@ -1,3 +1,4 @@
+// The fields tools' inputs are built from, with the limits every tool enforces: ids, text, images, metadata, tags, validity, kinds.
 import { z } from "zod";
 import { describeImageBytes, detectImageType, entryLimits, imageMimeTypes } from "@context-hub/common";
 import { jsonShapeProblem, maxJsonDepth } from "./json-shape.js";
@@ -21,7 +22,7 @@ export const limits = {
   kindChars: entryLimits.kindChars,
   filterKinds: entryLimits.filterKinds,
 } as const;
-const noNul = (value: string) => !value.includes("\u0000");
+export const noNul = (value: string) => !value.includes("\u0000");
 
 export const threadIdSchema = z
   .string()
@@ -111,10 +112,17 @@ export function boundedJson<T extends z.ZodType>(name: string, schema: T) {
   }, schema);
 }
 
-const metadataValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), jsonObject()]);
+export const metadataValue = z.union([
+  z.string(),
+  z.number(),
+  z.boolean(),
+  z.null(),
+  z.array(z.unknown()),
+  jsonObject(),
+]);
 
 /** What is wrong with the top-level keys or the size of a (shape-checked) metadata object, or undefined. */
-function metadataSizeProblem(metadata: Record<string, unknown>): string | undefined {
+export function metadataSizeProblem(metadata: Record<string, unknown>): string | undefined {
   const badKey = Object.keys(metadata).find((key) => key.length < 1 || key.length > limits.metadataKeyChars);
   if (badKey !== undefined)
     return `metadata keys must be 1 to ${limits.metadataKeyChars} characters (got one of ${badKey.length})`;
@@ -180,7 +188,7 @@ export const isoInstant = (name: string) =>
     );
 
 /** The valid-time fields of a write: when the stated fact holds (valid_from ≤ t < valid_to). */
-const validityFields = {
+export const validityFields = {
   valid_from: isoInstant("valid_from")
     .nullable()
     .optional()
@@ -205,7 +213,7 @@ export const kindSchema = z
   );
 
 /** The kind and title of a write. */
-const kindFields = {
+export const kindFields = {
   kind: kindSchema
     .optional()
     .describe(
@@ -232,39 +240,6 @@ export const isForwardValidity = (value: {
 }) => value.valid_from == null || value.valid_to == null || Date.parse(value.valid_from) < Date.parse(value.valid_to);
 export const backwardValidity = { message: "valid_from must be before valid_to", path: ["valid_from"] };
 
-export const storeContextInput = z
-  .object({
-    thread_id: threadIdSchema,
-    source: sourceSchema,
-    text: textSchema,
-    images: imagesSchema.optional().describe("Base64 images to keep with the entry."),
-    metadata: metadataSchema.optional(),
-    tags: tagsSchema.optional(),
-    visibility: visibilitySchema.optional(),
-    ...validityFields,
-    ...kindFields,
-    idempotency_key: idempotencyKeySchema.optional(),
-  })
-  .strict()
-  .refine(isForwardValidity, backwardValidity);
-
-export const getContextByIdsInput = z
-  .object({
-    context_ids: z
-      .array(
-        z.string().min(8, "an id or prefix needs at least 8 hex characters").max(36, "an id is at most 36 characters"),
-      )
-      .min(1, "give at least one id")
-      .max(limits.idsPerFetch, `at most ${limits.idsPerFetch} ids per call`)
-      .describe("Full entry ids, or unique prefixes of 8 to 31 hex characters."),
-    include_images: z.boolean().optional().describe("Return image data as base64 (default false: sizes only)."),
-    include_quarantined: z
-      .boolean()
-      .optional()
-      .describe("Also return quarantined and rejected entries (default false: they are listed under withheld)."),
-  })
-  .strict();
-
 export const isoDate = (name: string) =>
   z
     .string()
@@ -287,352 +262,3 @@ export const entryIdSchema = z
   .min(8, "an id or prefix needs at least 8 hex characters")
   .max(36, "an id is at most 36 characters")
   .describe("Full entry id, or a unique prefix of 8 to 31 hex characters.");
-
-const newEntrySchema = z
-  .object({
-    thread_id: threadIdSchema,
-    source: sourceSchema,
-    text: textSchema,
-    images: imagesSchema.optional(),
-    metadata: metadataSchema.optional(),
-    tags: tagsSchema.optional(),
-    visibility: visibilitySchema.optional(),
-    ...validityFields,
-    ...kindFields,
-  })
-  .strict()
-  .refine(isForwardValidity, backwardValidity);
-
-export const storeContextBatchInput = z
-  .object({
-    entries: z
-      .array(newEntrySchema)
-      .min(1, "give at least one entry")
-      .max(limits.batchItems, `at most ${limits.batchItems} entries per batch`),
-    atomic: z
-      .boolean()
-      .optional()
-      .describe("true (default): all entries are stored or none. false: each entry succeeds or fails on its own."),
-    idempotency_key: idempotencyKeySchema.optional(),
-  })
-  .strict();
-
-const changeFields = {
-  text: textSchema
-    .optional()
-    .describe("New text; vectors and summaries are regenerated before the change is committed."),
-  metadata: metadataSchema.optional().describe("Replaces the metadata."),
-  tags: tagsSchema.optional().describe("Replaces the tags."),
-  images: imagesSchema.optional().describe("Replaces the images."),
-  visibility: visibilitySchema.optional().describe("Only the owner may change visibility."),
-  valid_from: validityFields.valid_from.describe(
-    "Giving valid_from or valid_to replaces the whole valid-time interval: an end left out (or null) becomes open.",
-  ),
-  valid_to: validityFields.valid_to.describe("When the fact stops holding (exclusive); see valid_from."),
-  kind: kindFields.kind.describe('Replaces the kind (one the store accepts; not "memory").'),
-  title: kindFields.title.describe("Replaces the title; an empty string removes it."),
-  prompt_arguments: kindFields.prompt_arguments.describe(
-    "Replaces a prompt's declared arguments; [] removes them. Every {{name}} in the text must stay declared.",
-  ),
-  expected_version: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe("Apply only if the entry is still at this version (compare-and-set)."),
-};
-
-const hasChange = (change: Record<string, unknown>) =>
-  [
-    "text",
-    "metadata",
-    "tags",
-    "images",
-    "visibility",
-    "valid_from",
-    "valid_to",
-    "kind",
-    "title",
-    "prompt_arguments",
-  ].some((field) => change[field] !== undefined);
-const changeRequired =
-  "give at least one of text, metadata, tags, images, visibility, valid_from, valid_to, kind, title or prompt_arguments to change";
-
-export const updateContextInput = z
-  .object({
-    context_id: entryIdSchema,
-    ...changeFields,
-    metadata_patch: boundedJson(
-      "metadata_patch",
-      z
-        .object({})
-        .catchall(metadataValue)
-        .superRefine((patch, context) => {
-          const problem = metadataSizeProblem(patch);
-          if (problem !== undefined)
-            context.addIssue({ code: "custom", message: problem.replace(/^metadata/, "metadata_patch") });
-        }),
-    )
-      .optional()
-      .describe(
-        "Change some metadata keys and keep the rest (RFC 7396 merge patch): a key with a value sets it (objects merge key by key, arrays are replaced), a key with null removes it. Merged onto the current metadata under compare-and-set; not with metadata.",
-      ),
-    idempotency_key: idempotencyKeySchema.optional(),
-  })
-  .strict()
-  .refine((value) => hasChange(value) || value.metadata_patch !== undefined, `${changeRequired} (or metadata_patch)`)
-  .refine(
-    (value) => value.metadata === undefined || value.metadata_patch === undefined,
-    "give metadata (replaces it all) or metadata_patch (changes some keys), not both",
-  )
-  .refine(isForwardValidity, backwardValidity);
-
-export const updateContextBatchInput = z
-  .object({
-    updates: z
-      .array(
-        z
-          .object({ context_id: entryIdSchema, ...changeFields })
-          .strict()
-          .refine(hasChange, changeRequired)
-          .refine(isForwardValidity, backwardValidity),
-      )
-      .min(1, "give at least one update")
-      .max(limits.batchItems, `at most ${limits.batchItems} updates per batch`),
-    atomic: z
-      .boolean()
-      .optional()
-      .describe("true (default): all updates apply or none. false: each update succeeds or fails on its own."),
-    idempotency_key: idempotencyKeySchema.optional(),
-  })
-  .strict();
-
-const deleteReasonSchema = z
-  .string()
-  .max(1000, "reason must be at most 1000 characters")
-  .refine(noNul, "reason must not contain NUL characters")
-  .describe("Why the entries are deleted; kept on their tombstones and in the audit log.");
-
-export const deleteContextInput = z
-  .object({
-    context_ids: z
-      .array(entryIdSchema)
-      .min(1, "give at least one id")
-      .max(limits.batchItems, `at most ${limits.batchItems} ids per call`)
-      .optional(),
-    thread_id: threadIdSchema.optional().describe("Delete every entry of this thread that you may change."),
-    reason: deleteReasonSchema.optional(),
-    idempotency_key: idempotencyKeySchema.optional(),
-  })
-  .strict()
-  .refine(
-    (value) => (value.context_ids === undefined) !== (value.thread_id === undefined),
-    "give either context_ids or thread_id, not both",
-  );
-
-const hasCriteria = (value: { thread_ids?: unknown; source?: unknown; older_than_days?: unknown }) =>
-  value.thread_ids !== undefined || value.source !== undefined || value.older_than_days !== undefined;
-
-export const deleteContextBatchInput = z
-  .object({
-    context_ids: z
-      .array(entryIdSchema)
-      .min(1, "give at least one id")
-      .max(limits.batchItems, `at most ${limits.batchItems} ids per call`)
-      .optional(),
-    thread_ids: z
-      .array(threadIdSchema)
-      .min(1, "give at least one thread id")
-      .max(limits.batchItems, `at most ${limits.batchItems} thread ids per call`)
-      .optional()
-      .describe(
-        "Instead of context_ids: entries of any of these threads (with source and older_than_days, all must hold).",
-      ),
-    source: z.enum(["user", "agent"]).optional().describe("Instead of context_ids: entries from this source."),
-    older_than_days: z
-      .number()
-      .int()
-      .min(1)
-      .max(36_500)
-      .optional()
-      .describe("Instead of context_ids: entries created more than this many days ago."),
-    dry_run: z
-      .boolean()
-      .optional()
-      .describe("With thread_ids, source or older_than_days: only count what would be deleted (default false)."),
-    atomic: z
-      .boolean()
-      .optional()
-      .describe(
-        "false (default): each entry is deleted or reported on its own. true: all of this call's are deleted or none.",
-      ),
-    reason: deleteReasonSchema.optional(),
-    idempotency_key: idempotencyKeySchema.optional(),
-  })
-  .strict()
-  .refine(
-    (value) => (value.context_ids === undefined) !== !hasCriteria(value),
-    "give either context_ids or criteria (thread_ids, source, older_than_days), not both",
-  )
-  .refine(
-    (value) => value.dry_run === undefined || hasCriteria(value),
-    "dry_run applies to criteria (thread_ids, source, older_than_days), not to context_ids",
-  );
-
-export const listThreadsInput = z
-  .object({
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(limits.pageSize, `limit must be at most ${limits.pageSize}`)
-      .optional()
-      .describe("Page size, default 50."),
-    offset: z.number().int().min(0).max(limits.maxOffset, `offset must be at most ${limits.maxOffset}`).optional(),
-  })
-  .strict();
-
-export const getStatisticsInput = z.object({ thread_id: threadIdSchema.optional() }).strict();
-
-const granteeName = z.string().min(1).max(256).refine(noNul, "names must not contain NUL characters");
-
-const sharingFields = {
-  context_ids: z
-    .array(entryIdSchema)
-    .min(1, "give at least one id")
-    .max(limits.batchItems, `at most ${limits.batchItems} ids per call`)
-    .optional()
-    .describe("Your entries to share."),
-  thread_id: threadIdSchema
-    .optional()
-    .describe("Share all your entries in this thread, including ones you store there later."),
-  collection_id: collectionIdSchema
-    .optional()
-    .describe(
-      "Share your collection for reading: its members that are your entries, including ones you add later (others' entries in it stay as their owners shared them).",
-    ),
-  subjects: z
-    .array(granteeName)
-    .max(50, "at most 50 subjects")
-    .optional()
-    .describe("Subject ids of people or agents in your organisation."),
-  groups: z.array(granteeName).max(50, "at most 50 groups").optional().describe("Group names in your organisation."),
-  idempotency_key: idempotencyKeySchema.optional(),
-};
-
-const oneTarget = (value: { context_ids?: unknown; thread_id?: unknown; collection_id?: unknown }) =>
-  [value.context_ids, value.thread_id, value.collection_id].filter((target) => target !== undefined).length === 1;
-
-export const shareContextInput = z
-  .object({
-    ...sharingFields,
-    permission: z
-      .enum(["read", "write"])
-      .describe(
-        "'read' lets them see the entries; 'write' also lets them change and delete them (not on a collection, which is shared for reading only).",
-      ),
-  })
-  .strict()
-  .refine(oneTarget, "give one of context_ids, thread_id or collection_id")
-  .refine(
-    (value) => (value.subjects?.length ?? 0) + (value.groups?.length ?? 0) > 0,
-    "name at least one subject or group to share with",
-  );
-
-export const unshareContextInput = z
-  .object({
-    ...sharingFields,
-    permission: z.enum(["read", "write"]).optional().describe("Revoke only this permission; both when omitted."),
-  })
-  .strict()
-  .refine(oneTarget, "give one of context_ids, thread_id or collection_id");
-
-const versionSchema = z.number().int().min(1, "versions start at 1");
-
-export const getContextHistoryInput = z
-  .object({
-    context_id: entryIdSchema,
-    version: versionSchema.optional().describe("Only this version (default: all, newest first)."),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(limits.pageSize, `limit must be at most ${limits.pageSize}`)
-      .optional()
-      .describe("Page size, default 20."),
-    offset: z.number().int().min(0).max(limits.maxOffset, `offset must be at most ${limits.maxOffset}`).optional(),
-  })
-  .strict();
-
-export const restoreContextVersionInput = z
-  .object({
-    context_id: entryIdSchema,
-    version: versionSchema.describe(
-      "The version to restore; it becomes a new version, and the current one stays in the history.",
-    ),
-    expected_version: versionSchema
-      .optional()
-      .describe("Restore only if the entry is still at this version (compare-and-set)."),
-    idempotency_key: idempotencyKeySchema.optional(),
-  })
-  .strict();
-
-export const listReviewQueueInput = z
-  .object({
-    states: z
-      .array(z.enum(["quarantined", "unverified", "rejected"]))
-      .min(1)
-      .max(3)
-      .optional()
-      .describe("Trust states to list (default quarantined and unverified; rejected to reconsider a rejection)."),
-    thread_id: threadIdSchema.optional(),
-    limit: z.number().int().min(1).max(50, "limit must be at most 50").optional().describe("Page size, default 20."),
-    offset: z.number().int().min(0).max(limits.maxOffset, `offset must be at most ${limits.maxOffset}`).optional(),
-  })
-  .strict();
-
-export const reviewContextInput = z
-  .object({
-    context_id: entryIdSchema,
-    decision: z
-      .enum(["approve", "reject"])
-      .describe("approve: the entry becomes verified. reject: it becomes rejected and is left out of searches."),
-    expected_version: versionSchema.describe(
-      "The version you reviewed; if the entry changed since, the review is refused.",
-    ),
-    note: z
-      .string()
-      .max(2000, "note must be at most 2000 characters")
-      .refine(noNul, "note must not contain NUL characters")
-      .optional()
-      .describe("Why, for the audit log and the entry."),
-  })
-  .strict();
-
-export const getAuditLogInput = z
-  .object({
-    action: z
-      .string()
-      .min(1)
-      .max(256)
-      .optional()
-      .describe("Only this action, e.g. entry.delete, entry.update, entry.review."),
-    actor: z.string().min(1).max(256).optional().describe("Only records of this subject."),
-    target_id: z
-      .string()
-      .min(1)
-      .max(256)
-      .optional()
-      .describe("Only records naming this entry id (or thread id, for thread grants)."),
-    outcome: z.enum(["ok", "denied"]).optional(),
-    start_date: isoDate("start_date").optional(),
-    end_date: isoDate("end_date").optional(),
-    limit: z.number().int().min(1).max(500, "limit must be at most 500").optional().describe("Page size, default 50."),
-    before_seq: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe("Records older than this sequence number: pass next_before_seq of the previous page."),
-  })
-  .strict();

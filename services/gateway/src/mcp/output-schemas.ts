@@ -217,20 +217,27 @@ export const statisticsOutput = z.object({
   ),
 });
 
+const grantOutput = z.object({
+  grant_id: z.string(),
+  context_id: z.string().nullable(),
+  thread_id: z.string().nullable(),
+  collection_id: z.string().nullable(),
+  grantee_kind: z.enum(["subject", "group"]),
+  grantee: z.string(),
+  permission: z.enum(["read", "write"]),
+});
+
 export const shareOutput = z.object({
-  grants: z.array(
-    z.object({
-      grant_id: z.string(),
-      context_id: z.string().nullable(),
-      thread_id: z.string().nullable(),
-      collection_id: z.string().nullable(),
-      grantee_kind: z.enum(["subject", "group"]),
-      grantee: z.string(),
-      permission: z.enum(["read", "write"]),
-    }),
-  ),
+  grants: z.array(grantOutput),
   now_shared_ids: z.array(z.string()),
   message: z.string(),
+});
+
+export const listGrantsOutput = z.object({
+  grants: z.array(grantOutput.extend({ grantor: z.string(), created_at: z.string().nullable() })),
+  count: z.number(),
+  offset: z.number(),
+  has_more: z.boolean(),
 });
 
 export const unshareOutput = z.object({ revoked_count: z.number(), message: z.string() });

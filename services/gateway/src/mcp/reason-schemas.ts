@@ -1,7 +1,8 @@
 /** Input and output of `reason`: a question answered from the library, every statement cited. */
 import { z } from "zod";
 import { answerLimits } from "@context-hub/common";
-import { entryNaming, searchFilterFields } from "./search-schemas.js";
+import { entryNaming } from "./library-search-schemas.js";
+import { searchFilterFields } from "./search-filter-schemas.js";
 
 /** How much evidence `reason` reads: entries from hybrid search, and passages of each. */
 export const reasonLimits = Object.freeze({

@@ -8,7 +8,7 @@
  */
 import type { Principal } from "../principal.js";
 import type { EntryPassage, SearchClient } from "../clients/search-client.js";
-import { describeFailure, timed, type StageTimes } from "./hybrid-search.js";
+import { describeFailure, timed, type StageTimes } from "./search-legs.js";
 import type { HitPassage } from "./search-views.js";
 
 /** How long a deep-reading passage is at most, in characters (as long as the passages hybrid reranks). */

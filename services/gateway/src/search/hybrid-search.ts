@@ -7,49 +7,13 @@
  * a warning instead of failing it; only when both retrieval legs fail does
  * the search fail.
  */
-import { histogram, isContextHubError } from "@context-hub/common";
 import type { SearchFilterArgs } from "../clients/search-filter.js";
 import type { FeedbackUsed, FullTextModeName, SearchClient, SearchEntry, TextSpan } from "../clients/search-client.js";
 import type { Principal } from "../principal.js";
-import { fuseByReciprocalRank, type FusedItem } from "./rrf.js";
-import { fuseByNormalisedScore } from "./score-fusion.js";
+import { rescoreWithFeedback } from "./hybrid-feedback.js";
+import { fuse, type FusionMethod } from "./hybrid-fusion.js";
+import { describeFailure, roundMs, searchDeadlines, semanticRanking, timed, type StageTimes } from "./search-legs.js";
 import type { ResultScores } from "./search-views.js";
-
-export const searchSeconds = histogram(
-  "contexthub_search_seconds",
-  "Search latency by mode (filter, fts, semantic, hybrid) and leg, in seconds.",
-  ["mode", "leg"],
-);
-
-/** How a hybrid search fuses its legs: reciprocal rank, or each leg's scores rescaled (min–max or z-score) and summed. */
-export const fusionMethods = ["rrf", "minmax", "zscore"] as const;
-export type FusionMethod = (typeof fusionMethods)[number];
-
-/**
- * The fusion a hybrid search uses unless told otherwise: min–max rescaled
- * scores, chosen on Cranfield and checked on CISI (docs/retrieval.md has the
- * figures); never tuned per collection.
- */
-export const defaultFusionMethod: FusionMethod = "minmax";
-
-/**
- * How much each leg counts in the fusion unless told otherwise: the semantic
- * leg 0.3 of full text, which ranks better on its own (chosen on
- * Cranfield, checked on CISI; docs/retrieval.md).
- */
-export const defaultLegWeights = Object.freeze({ fts: 1, semantic: 0.3 });
-
-/**
- * Whether the full-text leg ranks with pseudo-relevance feedback unless told
- * otherwise (chosen on Cranfield, checked on CISI; docs/retrieval.md).
- */
-export const defaultFtsFeedback = true;
-
-/** Milliseconds spent in each stage of one search (embed, fts, semantic, fusion, feedback, passages, rerank, listings), for explain_query. */
-export type StageTimes = Record<string, number>;
-
-/** How long a search waits for a query embedding and for the reranker before going on without them. */
-export const searchDeadlines = { embedMs: 5_000, rerankMs: 5_000 } as const;
 
 /**
  * What a search with `as_of` says about its semantic leg: vectors are kept
@@ -131,59 +95,12 @@ export interface HybridSearchResult {
   };
 }
 
-/** Times a leg into the search histogram, whatever its outcome, and into `times[leg]` (ms) when given. */
-export async function timed<T>(mode: string, leg: string, work: () => Promise<T>, times?: StageTimes): Promise<T> {
-  const stop = searchSeconds.startTimer({ mode, leg });
-  const started = performance.now();
-  try {
-    return await work();
-  } finally {
-    stop();
-    if (times !== undefined) times[leg] = roundMs(performance.now() - started);
-  }
-}
-
-/** Milliseconds to a tenth, as explain_query shows them. */
-export const roundMs = (ms: number) => Math.round(ms * 10) / 10;
-
-/** What a failed leg tells the caller: its code and message, never a stack. */
-export function describeFailure(error: unknown): string {
-  return isContextHubError(error) ? `${error.code}: ${error.message}` : "an internal error";
-}
-
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 const settle = <T>(promise: Promise<T>): Promise<Settled<T>> =>
   promise.then(
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
-
-/** The query embedding and the semantic ranking under the same filters; fails if either step does. */
-export async function semanticRanking(
-  search: SearchClient,
-  principal: Principal,
-  query: string,
-  filter: SearchFilterArgs,
-  page: { limit: number; offset: number; idsOnly?: boolean },
-  mode: string,
-  times?: StageTimes,
-) {
-  const embedding = await timed(mode, "embed", () => search.embedQuery(query, searchDeadlines.embedMs), times);
-  const reply = await timed(
-    mode,
-    "semantic",
-    () =>
-      search.semantic(principal, {
-        embedding,
-        filter,
-        limit: page.limit,
-        offset: page.offset,
-        idsOnly: page.idsOnly === true,
-      }),
-    times,
-  );
-  return { model: embedding.model, reply };
-}
 
 /**
  * Runs a hybrid search for `principal`. Each leg fetches `max(candidates,
@@ -432,89 +349,4 @@ export async function runHybridSearch(
       rerank: { ok: rerankOk, reranked },
     },
   };
-}
-
-/**
- * How hybrid feedback works: the full-text leg's best `relevantDocuments`
- * entries are taken as relevant (weighted by their scores, as a first pass
- * weighs them), and the fused ranking's best `rescoredCandidates` (the
- * store's ranking depth; both legs' candidates at the default depths) are
- * re-scored by the expanded query.
- */
-export const hybridFeedback = Object.freeze({ relevantDocuments: 10, rescoredCandidates: 500 });
-
-/**
- * The full-text leg re-ranked with pseudo-relevance feedback (RM3, as
- * `fts_search_context`'s feedback): the leg's own ranking is the first pass,
- * its best entries expand the query in the store under the caller's
- * statistics, and the expanded query scores the fused candidates alone
- * instead of every entry holding any added word. Chosen on Cranfield, checked
- * on CISI (docs/retrieval.md): taking the relevant entries from the fused
- * ranking instead measured worse there.
- */
-async function rescoreWithFeedback(
-  search: SearchClient,
-  principal: Principal,
-  request: HybridSearchRequest,
-  ftsList: readonly { id: string; score: number }[],
-  fused: readonly FusedItem[],
-) {
-  const relevant = ftsList.slice(0, hybridFeedback.relevantDocuments);
-  const within = fused.slice(0, hybridFeedback.rescoredCandidates).map((item) => item.id);
-  return search.fullText(principal, {
-    query: request.query,
-    mode: request.ftsMode,
-    filter: request.filter,
-    limit: within.length,
-    offset: 0,
-    idsOnly: true,
-    withinIds: within,
-    feedback: {
-      documents: relevant.length,
-      relevantIds: relevant.map((item) => item.id),
-      // BM25 scores of matching entries are positive; the floor keeps a degenerate zero from being refused.
-      relevantWeights: relevant.map((item) => Math.max(item.score, Number.MIN_VALUE)),
-    },
-  });
-}
-
-/** The fused ranking of both legs by the request's method, and what each leg added to an item's fused score. */
-function fuse(
-  request: HybridSearchRequest,
-  ftsList: { id: string; score: number }[],
-  semanticList: { id: string; score: number }[],
-) {
-  const method = request.fusion ?? defaultFusionMethod;
-  if (method === "rrf") {
-    const fused = fuseByReciprocalRank(
-      [
-        { leg: "fts", ids: ftsList.map((item) => item.id), weight: request.weights.fts },
-        { leg: "semantic", ids: semanticList.map((item) => item.id), weight: request.weights.semantic },
-      ],
-      request.rrfK,
-    );
-    const contributionOf = (item: FusedItem, leg: "fts" | "semantic") => {
-      const rank = item.ranks[leg];
-      return rank === undefined ? null : request.weights[leg] / (request.rrfK + rank);
-    };
-    return { fused, contributionOf };
-  }
-  const fused = fuseByNormalisedScore(
-    [
-      { leg: "fts", items: ftsList, weight: request.weights.fts },
-      { leg: "semantic", items: semanticList, weight: request.weights.semantic },
-    ],
-    method,
-  );
-  const totalWeight = Math.max(0, request.weights.fts) + Math.max(0, request.weights.semantic);
-  const normalisedOf = new Map(fused.map((item) => [item.id, item.normalised]));
-  const contributionOf = (item: FusedItem, leg: "fts" | "semantic") => {
-    const rescaled = normalisedOf.get(item.id)?.[leg];
-    return rescaled === undefined
-      ? null
-      : totalWeight > 0
-        ? (Math.max(0, request.weights[leg]) * rescaled) / totalWeight
-        : 0;
-  };
-  return { fused: fused as FusedItem[], contributionOf };
 }

@@ -3,4 +3,5 @@
  * imported as "@context-hub/gateway/testing": the tool input schemas, so a
  * test can hold them against the store's own validation.
  */
-export { limits as toolInputLimits, storeContextInput, updateContextInput } from "../mcp/input-schemas.js";
+export { limits as toolInputLimits } from "../mcp/input-schemas.js";
+export { storeContextInput, updateContextInput } from "../mcp/write-schemas.js";

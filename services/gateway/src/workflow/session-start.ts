@@ -12,12 +12,9 @@ import type { MemoryView } from "../clients/memories-client.js";
 import type { EntryListing } from "../clients/search-client.js";
 import type { SessionEventView, SessionView } from "../clients/sessions-client.js";
 import type { Principal } from "../principal.js";
-import {
-  defaultFtsFeedback,
-  defaultFusionMethod,
-  defaultLegWeights,
-  runHybridSearch,
-} from "../search/hybrid-search.js";
+import { defaultFtsFeedback } from "../search/hybrid-feedback.js";
+import { defaultFusionMethod, defaultLegWeights } from "../search/hybrid-fusion.js";
+import { runHybridSearch } from "../search/hybrid-search.js";
 import { defaultRrfK } from "../search/rrf.js";
 
 /**

@@ -26,6 +26,7 @@ export type AuditAction =
   | "entry.unshare"
   | "thread.share"
   | "thread.unshare"
+  | "grant.read"
   | "entry.read"
   | "review.read"
   | "audit.read"

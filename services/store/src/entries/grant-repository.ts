@@ -1,8 +1,15 @@
 import { createSqlParams, type SqlExecutor, type SqlParams } from "../db/sql-database.js";
 import { collectionPredicate } from "../filters/access-predicate.js";
 import { createUuidV7 } from "../model/ids.js";
-import type { Principal } from "../model/principal.js";
-import type { Grantee, GranteeKind, GrantRecord, GrantStatements, Permission } from "../model/sharing-model.js";
+import { isAdmin, type Principal } from "../model/principal.js";
+import type {
+  Grantee,
+  GranteeKind,
+  GrantListing,
+  GrantRecord,
+  GrantStatements,
+  Permission,
+} from "../model/sharing-model.js";
 
 interface GrantRow {
   id: string;
@@ -204,4 +211,32 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
     },
   };
   return statements;
+}
+
+/** Grant listings over the database: the caller's own grants, or an admin's tenant's. */
+export function createGrantListing(db: SqlExecutor): GrantListing {
+  return {
+    async list(principal, filter, limit, offset) {
+      const params = createSqlParams();
+      const conditions = [`g.tenant = ${params.add(principal.tenant)}`];
+      if (!isAdmin(principal)) conditions.push(`g.grantor = ${params.add(principal.subject)}`);
+      else if (filter.grantor !== undefined) conditions.push(`g.grantor = ${params.add(filter.grantor)}`);
+      if (filter.entryId !== undefined) {
+        const id = params.add(filter.entryId);
+        // A thread grant reaches the entry when its grantor owns the entry: the same rule as the access predicate's.
+        conditions.push(
+          `(g.entry_id = ${id}::uuid OR (g.thread_id, g.grantor) = (SELECT e.thread_id, e.owner FROM entries e WHERE e.id = ${id}::uuid AND e.tenant = g.tenant))`,
+        );
+      }
+      if (filter.threadId !== undefined) conditions.push(`g.thread_id = ${params.add(filter.threadId)}`);
+      if (filter.collectionId !== undefined)
+        conditions.push(`g.collection_id = ${params.add(filter.collectionId)}::uuid`);
+      const { rows } = await db.query<GrantRow>(
+        `SELECT ${grantColumns} FROM grants g WHERE ${conditions.join(" AND ")}
+         ORDER BY g.created_at DESC, g.id DESC LIMIT ${params.add(limit + 1)} OFFSET ${params.add(offset)}`,
+        params.values,
+      );
+      return rows.map(toGrantRecord);
+    },
+  };
 }

@@ -3,6 +3,9 @@ import type { LockedEntry } from "./entry-model.js";
 import type { Principal } from "./principal.js";
 
 export type GranteeKind = "subject" | "group";
+
+/** Grantees per share, and the length of a grantee's (and so a grantor's) name. */
+export const sharingLimits = { grantees: 50, granteeNameLength: 256 } as const;
 export type Permission = "read" | "write";
 
 /** Who a grant is for: one subject, or everyone in a group, of the grantor's tenant. */
@@ -83,4 +86,24 @@ export interface GrantStatements {
     grantees: readonly Grantee[] | undefined,
     permissions: readonly Permission[],
   ): Promise<number>;
+}
+
+/** Which grants a listing shows; at most one of `entryId`, `threadId` and `collectionId` is set. */
+export interface GrantFilter {
+  /** A full entry id: the grants on it and its owner's grants on its thread (both reach it). */
+  entryId: string | undefined;
+  threadId: string | undefined;
+  collectionId: string | undefined;
+  /** Only this grantor's grants (admins; everyone else sees only their own). */
+  grantor: string | undefined;
+}
+
+/** Reads of grants, outside any write transaction (grant-repository.ts implements it). */
+export interface GrantListing {
+  /**
+   * The grants the caller made (a tenant admin: any grantor's in its tenant) matching `filter`, newest first, up to
+   * `limit + 1` rows from `offset` (the extra row tells there are more). A caller who made no grant sees none, so the
+   * answer never depends on entries, threads or collections the caller cannot see.
+   */
+  list(principal: Principal, filter: GrantFilter, limit: number, offset: number): Promise<GrantRecord[]>;
 }

@@ -1,8 +1,9 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { createGrepRunner } from "./grep-runner.js";
-import { createSearchService, searchLimits, type GrepRequest } from "./search.js";
-import type { GrepCandidate, GrepCursor, SearchRepository } from "./search-repository.js";
+import { createSearchService } from "./search.js";
+import { searchLimits, type GrepRequest } from "./search-model.js";
+import type { GrepCandidate, GrepCursor, SearchRepository } from "./search-ports.js";
 
 const runner = createGrepRunner({ maxWorkers: 1 });
 after(() => runner.close());

@@ -10,8 +10,17 @@ import { collectionNotFound } from "../collections/collection-model.js";
 import { validateCollectionId } from "../model/collection-id.js";
 import { lockVisible, requireOwner, resolveAll } from "../entries/entry-changes.js";
 import { validateItemCount } from "../entries/entry-validation.js";
+import { listGrants, type GrantPage, type ListGrantsRequest } from "./grant-listing.js";
 import { validateThreadId } from "../model/field-validation.js";
-import type { Grantee, GranteeKind, GrantRecord, LockedCollectionGrants, Permission } from "../model/sharing-model.js";
+import {
+  sharingLimits,
+  type Grantee,
+  type GranteeKind,
+  type GrantListing,
+  type GrantRecord,
+  type LockedCollectionGrants,
+  type Permission,
+} from "../model/sharing-model.js";
 import type { EntryRepository, EntryWriteScope } from "../entries/entry-ports.js";
 import type { LockedEntry } from "../model/entry-model.js";
 import { toIdQuery, type IdQuery } from "../model/id-query.js";
@@ -70,9 +79,13 @@ export interface SharingService {
   share(principal: Principal | undefined, request: ShareRequest): Promise<Outcome<ShareResult>>;
   /** Revokes matching grants; visibility stays as it is. One transaction. */
   unshare(principal: Principal | undefined, request: UnshareRequest): Promise<Outcome<UnshareResult>>;
+  /**
+   * The grants the caller made, newest first (a tenant admin: any grantor's, or `grantor`'s), on one entry (with its
+   * owner's grants on its thread), thread or collection, or all of them. Only grants the caller made (or, as an
+   * admin, could read whole anyway) are read, so no answer says anything about what the caller cannot see.
+   */
+  listGrants(principal: Principal | undefined, request: ListGrantsRequest): Promise<GrantPage>;
 }
-
-export const sharingLimits = { grantees: 50, granteeNameLength: 256 } as const;
 
 type SharingTarget =
   | { kind: "entries"; queries: IdQuery[] }
@@ -170,6 +183,7 @@ function grantDetails(
  */
 export function createSharingService(
   repository: EntryRepository,
+  grants: GrantListing,
   denials: DenialRecorder,
   expiry?: IdempotencyExpiry,
 ): SharingService {
@@ -191,11 +205,16 @@ export function createSharingService(
       denials.guard(principal, `${targetKind(request)}.unshare`, targets(request), () =>
         service.unshare(principal, request),
       ),
+    listGrants: (principal, request) =>
+      denials.guard(principal, "grant.read", [], () => listGrants(grants, principal, request)),
   };
 }
 
 /** Sharing itself; refusals are recorded by `createSharingService`. */
-function createSharingOperations(repository: EntryRepository, expiry: IdempotencyExpiry | undefined): SharingService {
+function createSharingOperations(
+  repository: EntryRepository,
+  expiry: IdempotencyExpiry | undefined,
+): Omit<SharingService, "listGrants"> {
   const idempotent = createIdempotentRunner(repository, expiry);
   const within = <T>(scope: EntryWriteScope | undefined, fn: (scope: EntryWriteScope) => Promise<T>): Promise<T> =>
     scope === undefined ? repository.transaction(fn) : fn(scope);

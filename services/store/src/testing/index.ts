@@ -37,7 +37,7 @@ export { openSearch, type OpenSearch } from "../search/search-module.js";
 export { defaultSearchConfig, type SearchConfig } from "../search/search-config.js";
 export { openTenantBm25Indexes } from "../search/bm25-indexes.js";
 export { hnswIndexName } from "../vectors/postgres-vector-index.js";
-export { graphKeyOf } from "../vectors/graph-vector-index.js";
+export { graphKeyOf } from "../vectors/graph-space.js";
 export { collectionName, createQdrantClient, readChunkPoints, type ChunkPoint } from "../vectors/qdrant-collections.js";
 export type { QdrantSettings, VectorBackendConfig, VectorBackendKind } from "../vectors/qdrant-config.js";
 export {

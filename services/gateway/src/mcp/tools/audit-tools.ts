@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { getAuditLogInput } from "../input-schemas.js";
+import { getAuditLogInput } from "../governance-schemas.js";
 import { auditLogOutput } from "../output-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 

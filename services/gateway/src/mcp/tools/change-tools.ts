@@ -8,7 +8,7 @@ import {
   deleteContextInput,
   updateContextBatchInput,
   updateContextInput,
-} from "../input-schemas.js";
+} from "../write-schemas.js";
 import { deleteBatchOutput, deleteOutput, updateAckOutput, updateBatchOutput } from "../output-schemas.js";
 import { defineTool, destructiveTool } from "../tool-definition.js";
 import { findMatching } from "../delete-by-criteria.js";

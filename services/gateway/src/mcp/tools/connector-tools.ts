@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { ContextHubError } from "@context-hub/common";
 import { entryTitle, entryUri } from "../../entry-titles.js";
-import { defaultLegWeights, runHybridSearch } from "../../search/hybrid-search.js";
+import { defaultLegWeights } from "../../search/hybrid-fusion.js";
+import { runHybridSearch } from "../../search/hybrid-search.js";
 import { defaultRrfK } from "../../search/rrf.js";
 import { trustStates } from "../../trust/trust-state.js";
-import { queryInput, searchToolLimits } from "../search-schemas.js";
+import { queryInput, searchToolLimits } from "../search-filter-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { JsonObject } from "../../clients/json-value.js";
 import { ContextHubError } from "@context-hub/common";
 import { resolveIdempotency } from "../../idempotency.js";
-import { getContextHistoryInput, restoreContextVersionInput } from "../input-schemas.js";
+import { getContextHistoryInput, restoreContextVersionInput } from "../governance-schemas.js";
 import { historyOutput, restoreOutput } from "../output-schemas.js";
 import { defineTool, destructiveTool, readOnlyTool } from "../tool-definition.js";
 import { unwrapSingle } from "./change-tools.js";

@@ -11,7 +11,7 @@ import { whoamiTool } from "./identity-tools.js";
 import { getContextByIdsTool, getStatisticsTool, listThreadsTool, searchContextTool } from "./read-tools.js";
 import { grepContextTool, navigateContextTool, readContextRangeTool } from "./navigation-tools.js";
 import { ftsSearchContextTool, hybridSearchContextTool, semanticSearchContextTool } from "./search-tools.js";
-import { shareContextTool, unshareContextTool } from "./sharing-tools.js";
+import { listGrantsTool, shareContextTool, unshareContextTool } from "./sharing-tools.js";
 import { storeContextBatchTool, storeContextTool } from "./store-tools.js";
 import { getContextHistoryTool, restoreContextVersionTool } from "./history-tools.js";
 import { listReviewQueueTool, reviewContextTool } from "./review-tools.js";
@@ -47,6 +47,7 @@ export const allTools: readonly ToolDefinition[] = [
   deleteContextBatchTool,
   shareContextTool,
   unshareContextTool,
+  listGrantsTool,
   ...collectionTools,
   getContextHistoryTool,
   restoreContextVersionTool,

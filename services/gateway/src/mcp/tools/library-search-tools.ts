@@ -5,7 +5,8 @@
  * hybrid search hybrid_search_context runs, with its defaults, and cut
  * passages through the store under the caller's access like every read.
  */
-import { runHybridSearch, searchDeadlines, defaultRerankWeight, timed } from "../../search/hybrid-search.js";
+import { runHybridSearch, defaultRerankWeight } from "../../search/hybrid-search.js";
+import { searchDeadlines, timed } from "../../search/search-legs.js";
 import { passagesOfEntries } from "../../search/entry-passages.js";
 import {
   deepSearchInput,
@@ -13,7 +14,7 @@ import {
   findItemsInput,
   findItemsOutput,
   librarySearchLimits,
-} from "../search-schemas.js";
+} from "../library-search-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 import { hybridRequestOf, sharedFilterNote } from "./search-tools.js";
 import type { HybridHit, HybridSearchResult } from "../../search/hybrid-search.js";

@@ -7,7 +7,7 @@ import {
   navigateOutput,
   readRangeInput,
   readRangeOutput,
-} from "../search-schemas.js";
+} from "../navigation-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
 export const navigateContextTool = defineTool({

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { entryLimits, histogram } from "@context-hub/common";
-import { getContextByIdsInput, getStatisticsInput, listThreadsInput } from "../input-schemas.js";
-import { searchContextInput } from "../search-schemas.js";
+import { getContextByIdsInput, getStatisticsInput, listThreadsInput } from "../read-schemas.js";
+import { searchContextInput } from "../search-filter-schemas.js";
 import { getContextByIdsOutput, listThreadsOutput, searchContextOutput, statisticsOutput } from "../output-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 

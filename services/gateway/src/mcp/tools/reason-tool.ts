@@ -8,7 +8,7 @@
  */
 import { answerLimits } from "@context-hub/common";
 import { checkCitations, type EvidencePassage } from "../../search/cited-answer.js";
-import { timed } from "../../search/hybrid-search.js";
+import { timed } from "../../search/search-legs.js";
 import type { HybridHit } from "../../search/hybrid-search.js";
 import { reasonInput, reasonLimits, reasonOutput } from "../reason-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";

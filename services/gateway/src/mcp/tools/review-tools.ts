@@ -1,4 +1,4 @@
-import { listReviewQueueInput, reviewContextInput } from "../input-schemas.js";
+import { listReviewQueueInput, reviewContextInput } from "../governance-schemas.js";
 import { reviewOutput, reviewQueueOutput } from "../output-schemas.js";
 import { defineTool, readOnlyTool, type ToolAnnotationSet } from "../tool-definition.js";
 

@@ -1,18 +1,9 @@
 import { ContextHubError, isContextHubError } from "@context-hub/common";
 import { defaultRrfK } from "../../search/rrf.js";
-import {
-  asOfSemanticWarning,
-  defaultFtsFeedback,
-  defaultFusionMethod,
-  defaultLegWeights,
-  roundMs,
-  runHybridSearch,
-  searchDeadlines,
-  semanticRanking,
-  timed,
-  type HybridSearchRequest,
-  type StageTimes,
-} from "../../search/hybrid-search.js";
+import { defaultFtsFeedback } from "../../search/hybrid-feedback.js";
+import { defaultFusionMethod, defaultLegWeights } from "../../search/hybrid-fusion.js";
+import { asOfSemanticWarning, runHybridSearch, type HybridSearchRequest } from "../../search/hybrid-search.js";
+import { roundMs, searchDeadlines, semanticRanking, timed, type StageTimes } from "../../search/search-legs.js";
 import type { z } from "zod";
 import type { FullTextResult } from "../../clients/search-client.js";
 import type { SearchFilterArgs } from "../../clients/search-filter.js";
@@ -24,15 +15,9 @@ import {
   type HitExplain,
   type SearchExplain,
 } from "../../search/search-views.js";
-import {
-  ftsSearchInput,
-  ftsSearchOutput,
-  hybridSearchInput,
-  hybridSearchOutput,
-  searchToolLimits,
-  semanticSearchInput,
-  semanticSearchOutput,
-} from "../search-schemas.js";
+import { searchToolLimits } from "../search-filter-schemas.js";
+import { ftsSearchInput, hybridSearchInput, semanticSearchInput } from "../search-input-schemas.js";
+import { ftsSearchOutput, hybridSearchOutput, semanticSearchOutput } from "../search-output-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
 
 /** What every search tool says about the filters they share. */

@@ -1,7 +1,9 @@
 import { resolveIdempotency } from "../../idempotency.js";
-import { shareContextInput, unshareContextInput } from "../input-schemas.js";
-import { shareOutput, unshareOutput } from "../output-schemas.js";
-import { additiveTool, defineTool, destructiveTool } from "../tool-definition.js";
+import { z } from "zod";
+import { shareContextInput, unshareContextInput } from "../governance-schemas.js";
+import { collectionIdSchema, threadIdSchema } from "../input-schemas.js";
+import { listGrantsOutput, shareOutput, unshareOutput } from "../output-schemas.js";
+import { additiveTool, defineTool, destructiveTool, readOnlyTool } from "../tool-definition.js";
 import type { ShareRequest } from "../../clients/sharing-client.js";
 import type { Idempotency } from "../../idempotency.js";
 
@@ -63,5 +65,52 @@ export const unshareContextTool = defineTool({
     const idempotency = await resolveIdempotency(peers, principal, "unshare_context", args);
     const revokedCount = await clients.sharing.unshare(principal, toShareRequest(args, idempotency));
     return { revoked_count: revokedCount, message: `Revoked ${revokedCount} grant(s).` };
+  },
+});
+
+const listGrantsInput = z
+  .object({
+    context_id: z
+      .string()
+      .length(36, "context_id must be a full entry id (36 characters)")
+      .optional()
+      .describe("Only grants that reach this entry: those on it, and its owner's on its thread."),
+    thread_id: threadIdSchema.optional().describe("Only grants on this thread."),
+    collection_id: collectionIdSchema.optional().describe("Only grants on this collection."),
+    grantor: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe("Administrators: only this person's grants (by default every grantor in your organisation)."),
+    limit: z.number().int().min(1).max(100, "limit must be at most 100").optional().describe("Page size, default 50."),
+    offset: z.number().int().min(0).max(10_000, "offset must be at most 10000").optional(),
+  })
+  .strict()
+  .refine(
+    (args) => [args.context_id, args.thread_id, args.collection_id].filter((value) => value !== undefined).length <= 1,
+    { message: "give at most one of context_id, thread_id and collection_id" },
+  );
+
+export const listGrantsTool = defineTool({
+  name: "list_grants",
+  title: "List grants",
+  description:
+    "List the access you have granted with share_context, newest first: on one entry, thread or collection, or all of them, with the grantee, permission and when. Administrators see every grant in the organisation.",
+  inputSchema: listGrantsInput,
+  outputSchema: listGrantsOutput,
+  annotations: readOnlyTool,
+  scope: "context:read",
+  async handler(args, { principal, clients }) {
+    const offset = args.offset ?? 0;
+    const { grants, hasMore } = await clients.sharing.list(principal, {
+      entryId: args.context_id,
+      threadId: args.thread_id,
+      collectionId: args.collection_id,
+      grantor: args.grantor,
+      limit: args.limit ?? 50,
+      offset,
+    });
+    return { grants, count: grants.length, offset, has_more: hasMore };
   },
 });

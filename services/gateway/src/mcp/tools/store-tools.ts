@@ -2,7 +2,7 @@ import type { JsonObject } from "../../clients/json-value.js";
 import { resolveIdempotency } from "../../idempotency.js";
 import { timeStage, type NewEntryInput, type Source, type Visibility, type WriteAck } from "../../write-path.js";
 import type { PromptArgumentInput } from "../../write-types.js";
-import { storeContextBatchInput, storeContextInput } from "../input-schemas.js";
+import { storeContextBatchInput, storeContextInput } from "../write-schemas.js";
 import { storeBatchOutput, writeAckOutput } from "../output-schemas.js";
 import { additiveTool, defineTool } from "../tool-definition.js";
 

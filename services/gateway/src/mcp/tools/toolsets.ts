@@ -68,6 +68,7 @@ export const toolsets: Readonly<Record<ToolsetName, Toolset>> = {
       "reorder_collection",
       "share_context",
       "unshare_context",
+      "list_grants",
       "get_statistics",
     ],
   },

@@ -12,7 +12,7 @@ import {
 } from "../../mcp/tools/change-tools.js";
 import { navigateContextTool, readContextRangeTool } from "../../mcp/tools/navigation-tools.js";
 import { getContextHistoryTool, restoreContextVersionTool } from "../../mcp/tools/history-tools.js";
-import { shareContextTool, unshareContextTool } from "../../mcp/tools/sharing-tools.js";
+import { listGrantsTool, shareContextTool, unshareContextTool } from "../../mcp/tools/sharing-tools.js";
 import { listReviewQueueTool, reviewContextTool } from "../../mcp/tools/review-tools.js";
 import { getAuditLogTool } from "../../mcp/tools/audit-tools.js";
 import { entryNotFound, type RestOperation, type RestReply } from "../operation.js";
@@ -225,6 +225,16 @@ export const entryOperations: readonly RestOperation[] = [
     summary: "Share entries or a thread with people or groups",
     tool: shareContextTool,
     argumentsIn: "body",
+  },
+  {
+    operationId: "listGrants",
+    method: "get",
+    path: "/sharing/grants",
+    tag: "sharing",
+    summary: "List the grants you made (administrators: the organisation's), newest first",
+    tool: listGrantsTool,
+    argumentsIn: "query",
+    paging: "offset",
   },
   {
     operationId: "unshareEntries",

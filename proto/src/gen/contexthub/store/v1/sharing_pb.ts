@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file contexthub/store/v1/sharing.proto.
  */
 export const file_contexthub_store_v1_sharing: GenFile = /*@__PURE__*/
-  fileDesc("CiFjb250ZXh0aHViL3N0b3JlL3YxL3NoYXJpbmcucHJvdG8SE2NvbnRleHRodWIuc3RvcmUudjEiRwoHR3JhbnRlZRIuCgRraW5kGAEgASgOMiAuY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudGVlS2luZBIMCgRuYW1lGAIgASgJIpsCCgxTaGFyZVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEhEKCWVudHJ5X2lkcxgCIAMoCRIRCgl0aHJlYWRfaWQYAyABKAkSLgoIZ3JhbnRlZXMYBCADKAsyHC5jb250ZXh0aHViLnN0b3JlLnYxLkdyYW50ZWUSMwoKcGVybWlzc2lvbhgFIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuUGVybWlzc2lvbhI1CgtpZGVtcG90ZW5jeRgGIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuSWRlbXBvdGVuY3kSFQoNY29sbGVjdGlvbl9pZBgHIAEoCSL4AQoJR3JhbnRJbmZvEgoKAmlkGAEgASgJEhAKCGVudHJ5X2lkGAIgASgJEhEKCXRocmVhZF9pZBgDIAEoCRItCgdncmFudGVlGAQgASgLMhwuY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudGVlEjMKCnBlcm1pc3Npb24YBSABKA4yHy5jb250ZXh0aHViLnN0b3JlLnYxLlBlcm1pc3Npb24SDwoHZ3JhbnRvchgGIAEoCRIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1jb2xsZWN0aW9uX2lkGAggASgJIlcKDVNoYXJlUmVzcG9uc2USLgoGZ3JhbnRzGAEgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudEluZm8SFgoObm93X3NoYXJlZF9pZHMYAiADKAkinQIKDlVuc2hhcmVSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIRCgllbnRyeV9pZHMYAiADKAkSEQoJdGhyZWFkX2lkGAMgASgJEi4KCGdyYW50ZWVzGAQgAygLMhwuY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudGVlEjMKCnBlcm1pc3Npb24YBSABKA4yHy5jb250ZXh0aHViLnN0b3JlLnYxLlBlcm1pc3Npb24SNQoLaWRlbXBvdGVuY3kYBiABKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLklkZW1wb3RlbmN5EhUKDWNvbGxlY3Rpb25faWQYByABKAkiKAoPVW5zaGFyZVJlc3BvbnNlEhUKDXJldm9rZWRfY291bnQYASABKA0qXQoLR3JhbnRlZUtpbmQSHAoYR1JBTlRFRV9LSU5EX1VOU1BFQ0lGSUVEEAASGAoUR1JBTlRFRV9LSU5EX1NVQkpFQ1QQARIWChJHUkFOVEVFX0tJTkRfR1JPVVAQAipTCgpQZXJtaXNzaW9uEhoKFlBFUk1JU1NJT05fVU5TUEVDSUZJRUQQABITCg9QRVJNSVNTSU9OX1JFQUQQARIUChBQRVJNSVNTSU9OX1dSSVRFEAIytgEKDlNoYXJpbmdTZXJ2aWNlEk4KBVNoYXJlEiEuY29udGV4dGh1Yi5zdG9yZS52MS5TaGFyZVJlcXVlc3QaIi5jb250ZXh0aHViLnN0b3JlLnYxLlNoYXJlUmVzcG9uc2USVAoHVW5zaGFyZRIjLmNvbnRleHRodWIuc3RvcmUudjEuVW5zaGFyZVJlcXVlc3QaJC5jb250ZXh0aHViLnN0b3JlLnYxLlVuc2hhcmVSZXNwb25zZWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store, file_google_protobuf_timestamp]);
+  fileDesc("CiFjb250ZXh0aHViL3N0b3JlL3YxL3NoYXJpbmcucHJvdG8SE2NvbnRleHRodWIuc3RvcmUudjEiRwoHR3JhbnRlZRIuCgRraW5kGAEgASgOMiAuY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudGVlS2luZBIMCgRuYW1lGAIgASgJIpsCCgxTaGFyZVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEhEKCWVudHJ5X2lkcxgCIAMoCRIRCgl0aHJlYWRfaWQYAyABKAkSLgoIZ3JhbnRlZXMYBCADKAsyHC5jb250ZXh0aHViLnN0b3JlLnYxLkdyYW50ZWUSMwoKcGVybWlzc2lvbhgFIAEoDjIfLmNvbnRleHRodWIuc3RvcmUudjEuUGVybWlzc2lvbhI1CgtpZGVtcG90ZW5jeRgGIAEoCzIgLmNvbnRleHRodWIuc3RvcmUudjEuSWRlbXBvdGVuY3kSFQoNY29sbGVjdGlvbl9pZBgHIAEoCSL4AQoJR3JhbnRJbmZvEgoKAmlkGAEgASgJEhAKCGVudHJ5X2lkGAIgASgJEhEKCXRocmVhZF9pZBgDIAEoCRItCgdncmFudGVlGAQgASgLMhwuY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudGVlEjMKCnBlcm1pc3Npb24YBSABKA4yHy5jb250ZXh0aHViLnN0b3JlLnYxLlBlcm1pc3Npb24SDwoHZ3JhbnRvchgGIAEoCRIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1jb2xsZWN0aW9uX2lkGAggASgJIlcKDVNoYXJlUmVzcG9uc2USLgoGZ3JhbnRzGAEgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudEluZm8SFgoObm93X3NoYXJlZF9pZHMYAiADKAkinQIKDlVuc2hhcmVSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIRCgllbnRyeV9pZHMYAiADKAkSEQoJdGhyZWFkX2lkGAMgASgJEi4KCGdyYW50ZWVzGAQgAygLMhwuY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudGVlEjMKCnBlcm1pc3Npb24YBSABKA4yHy5jb250ZXh0aHViLnN0b3JlLnYxLlBlcm1pc3Npb24SNQoLaWRlbXBvdGVuY3kYBiABKAsyIC5jb250ZXh0aHViLnN0b3JlLnYxLklkZW1wb3RlbmN5EhUKDWNvbGxlY3Rpb25faWQYByABKAkiKAoPVW5zaGFyZVJlc3BvbnNlEhUKDXJldm9rZWRfY291bnQYASABKA0iswEKEUxpc3RHcmFudHNSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIQCghlbnRyeV9pZBgCIAEoCRIRCgl0aHJlYWRfaWQYAyABKAkSFQoNY29sbGVjdGlvbl9pZBgEIAEoCRIPCgdncmFudG9yGAUgASgJEg0KBWxpbWl0GAYgASgNEg4KBm9mZnNldBgHIAEoDSJWChJMaXN0R3JhbnRzUmVzcG9uc2USLgoGZ3JhbnRzGAEgAygLMh4uY29udGV4dGh1Yi5zdG9yZS52MS5HcmFudEluZm8SEAoIaGFzX21vcmUYAiABKAgqXQoLR3JhbnRlZUtpbmQSHAoYR1JBTlRFRV9LSU5EX1VOU1BFQ0lGSUVEEAASGAoUR1JBTlRFRV9LSU5EX1NVQkpFQ1QQARIWChJHUkFOVEVFX0tJTkRfR1JPVVAQAipTCgpQZXJtaXNzaW9uEhoKFlBFUk1JU1NJT05fVU5TUEVDSUZJRUQQABITCg9QRVJNSVNTSU9OX1JFQUQQARIUChBQRVJNSVNTSU9OX1dSSVRFEAIymgIKDlNoYXJpbmdTZXJ2aWNlEk4KBVNoYXJlEiEuY29udGV4dGh1Yi5zdG9yZS52MS5TaGFyZVJlcXVlc3QaIi5jb250ZXh0aHViLnN0b3JlLnYxLlNoYXJlUmVzcG9uc2USVAoHVW5zaGFyZRIjLmNvbnRleHRodWIuc3RvcmUudjEuVW5zaGFyZVJlcXVlc3QaJC5jb250ZXh0aHViLnN0b3JlLnYxLlVuc2hhcmVSZXNwb25zZRJiCgpMaXN0R3JhbnRzEiYuY29udGV4dGh1Yi5zdG9yZS52MS5MaXN0R3JhbnRzUmVxdWVzdBonLmNvbnRleHRodWIuc3RvcmUudjEuTGlzdEdyYW50c1Jlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message contexthub.store.v1.Grantee
@@ -239,6 +239,81 @@ export const UnshareResponseSchema: GenMessage<UnshareResponse> = /*@__PURE__*/
   messageDesc(file_contexthub_store_v1_sharing, 5);
 
 /**
+ * @generated from message contexthub.store.v1.ListGrantsRequest
+ */
+export type ListGrantsRequest = Message<"contexthub.store.v1.ListGrantsRequest"> & {
+  /**
+   * @generated from field: contexthub.common.v1.Principal principal = 1;
+   */
+  principal?: Principal | undefined;
+
+  /**
+   * At most one target. An entry (full id): the grants on it and its owner's grants on its thread, which reach it too.
+   *
+   * @generated from field: string entry_id = 2;
+   */
+  entryId: string;
+
+  /**
+   * @generated from field: string thread_id = 3;
+   */
+  threadId: string;
+
+  /**
+   * @generated from field: string collection_id = 4;
+   */
+  collectionId: string;
+
+  /**
+   * Admins only: one grantor's grants; empty for every grantor of the tenant.
+   *
+   * @generated from field: string grantor = 5;
+   */
+  grantor: string;
+
+  /**
+   * 1-100; 0 means 50.
+   *
+   * @generated from field: uint32 limit = 6;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: uint32 offset = 7;
+   */
+  offset: number;
+};
+
+/**
+ * Describes the message contexthub.store.v1.ListGrantsRequest.
+ * Use `create(ListGrantsRequestSchema)` to create a new message.
+ */
+export const ListGrantsRequestSchema: GenMessage<ListGrantsRequest> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_sharing, 6);
+
+/**
+ * @generated from message contexthub.store.v1.ListGrantsResponse
+ */
+export type ListGrantsResponse = Message<"contexthub.store.v1.ListGrantsResponse"> & {
+  /**
+   * @generated from field: repeated contexthub.store.v1.GrantInfo grants = 1;
+   */
+  grants: GrantInfo[];
+
+  /**
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message contexthub.store.v1.ListGrantsResponse.
+ * Use `create(ListGrantsResponseSchema)` to create a new message.
+ */
+export const ListGrantsResponseSchema: GenMessage<ListGrantsResponse> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_sharing, 7);
+
+/**
  * @generated from enum contexthub.store.v1.GranteeKind
  */
 export enum GranteeKind {
@@ -315,6 +390,16 @@ export const SharingService: GenService<{
     methodKind: "unary";
     input: typeof UnshareRequestSchema;
     output: typeof UnshareResponseSchema;
+  },
+  /**
+   * The grants the caller made (an admin: anyone in its tenant), newest first.
+   *
+   * @generated from rpc contexthub.store.v1.SharingService.ListGrants
+   */
+  listGrants: {
+    methodKind: "unary";
+    input: typeof ListGrantsRequestSchema;
+    output: typeof ListGrantsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_contexthub_store_v1_sharing, 0);

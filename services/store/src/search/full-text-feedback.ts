@@ -1,0 +1,248 @@
+/**
+ * Full-text ranking with pseudo-relevance feedback (bm25-feedback.ts): a
+ * first pass (or the caller's chosen entries), the expansion terms their
+ * words give, and a second pass by the expanded query; now, frequencies come
+ * from the ranker's caches, as of an instant the statements count them.
+ */
+import { createSqlParams, type SqlDatabase } from "../db/sql-database.js";
+import type { CollectionStatistics } from "./bm25-statistics.js";
+import type { Principal } from "../model/principal.js";
+import type { Bm25Parameters } from "./search-config.js";
+import type { SearchFilter } from "../model/search-filter.js";
+import {
+  candidatesToCount,
+  feedbackCandidatesStatement,
+  feedbackShares,
+  feedbackStatement,
+  selectExpansionTerms,
+  wideningLexemes,
+  type FeedbackOptions,
+  type WeightedLexeme,
+} from "./bm25-feedback.js";
+import { idf, type FullTextQuery } from "./bm25-sql.js";
+import { fullTextStatement } from "./full-text-statement.js";
+import { visibilityKey, type FullTextRanker, type RunStatement } from "./full-text-ranker.js";
+import type { FeedbackUsed, FullTextRow, SearchRepository } from "./search-ports.js";
+
+/** A feedback search's arguments (SearchRepository.fullTextWithFeedback). */
+interface FeedbackSearch {
+  principal: Principal;
+  query: FullTextQuery;
+  filter: SearchFilter;
+  page: { limit: number; offset: number };
+  highlight: boolean;
+  feedback: FeedbackOptions;
+  idsOnly: boolean;
+}
+
+/**
+ * Pseudo-relevance feedback with every document frequency counted inside
+ * the statements (feedbackStatement, then the second pass): as of an
+ * instant, where each statistic is as of then and nothing is kept.
+ */
+async function feedbackCountedInStatements(
+  db: SqlDatabase,
+  run: RunStatement,
+  options: { bm25: Bm25Parameters; collection: CollectionStatistics | undefined },
+  search: FeedbackSearch,
+): Promise<{ rows: FullTextRow[]; feedback: FeedbackUsed }> {
+  const { principal, query, filter, page, feedback, idsOnly } = search;
+  const statementOptions = {
+    highlight: search.highlight,
+    bm25: options.bm25,
+    collection: options.collection,
+    rankOnly: idsOnly,
+  };
+  const firstParams = createSqlParams();
+  const first = await db.query<{ id: string; score: number }>(
+    fullTextStatement(
+      principal,
+      query,
+      filter,
+      { limit: feedback.documents, offset: 0 },
+      { ...statementOptions, highlight: false, rankOnly: true },
+      firstParams,
+    ),
+    firstParams.values,
+  );
+  if (first.rows.length === 0) return { rows: [], feedback: { documents: 0, terms: [] } };
+  const statsParams = createSqlParams();
+  const shares = feedbackShares(first.rows.map((row) => Number(row.score)));
+  const { rows: terms } = await db.query<{
+    lexeme: string;
+    feedback_weight: number;
+    repeats: number;
+    frequency: number;
+    documents: number;
+  }>(
+    feedbackStatement(
+      principal,
+      query,
+      filter,
+      { ids: first.rows.map((row) => row.id), shares },
+      options.collection?.documents,
+      statsParams,
+    ),
+    statsParams.values,
+  );
+  const expanded = selectExpansionTerms(
+    terms.map((term) => ({
+      lexeme: term.lexeme,
+      feedbackWeight: Number(term.feedback_weight),
+      repeats: Number(term.repeats),
+      frequency: Number(term.frequency),
+    })),
+    Number(terms[0]?.documents ?? 0),
+    feedback,
+  );
+  const params = createSqlParams();
+  if (expanded.expansion.length === 0 || expanded.query.length === 0) {
+    return {
+      rows: await run(idsOnly)(fullTextStatement(principal, query, filter, page, statementOptions, params), params),
+      feedback: { documents: 0, terms: [] },
+    };
+  }
+  const weighted = {
+    lexemes: expanded.query.map((term) => term.lexeme),
+    weights: expanded.query.map((term) => term.weight),
+    widen: query.mode === "any",
+  };
+  const rows = await run(idsOnly)(
+    fullTextStatement(principal, query, filter, page, { ...statementOptions, weighted }, params),
+    params,
+  );
+  return { rows, feedback: { documents: first.rows.length, terms: expanded.expansion } };
+}
+
+/** The deepest page (offset + limit) a feedback search's first pass reads as far as, to bound its second pass. */
+const maxBoundingDepth = 1_000;
+
+/** SearchRepository.fullTextWithFeedback over `ranker`'s parts. */
+export function createFeedbackRanking(
+  db: SqlDatabase,
+  ranker: FullTextRanker,
+): SearchRepository["fullTextWithFeedback"] {
+  const {
+    ranking,
+    run,
+    collectionOf,
+    countsAside,
+    capped,
+    queryFrequencies,
+    frequencySource,
+    rankPage,
+    firstPass,
+    relevantEntries,
+  } = ranker;
+  return async (principal, query, filter, page, highlight, feedback, idsOnly = false, within = undefined) => {
+    const collection = await collectionOf(principal, filter);
+    if (!countsAside(query, filter))
+      return feedbackCountedInStatements(
+        db,
+        run,
+        { bm25: ranking.bm25, collection },
+        { principal, query, filter, page, highlight, feedback, idsOnly },
+      );
+    const view = visibilityKey(principal);
+    const original = await queryFrequencies(principal, query, collection);
+    const options = {
+      highlight,
+      bm25: ranking.bm25,
+      collection,
+      rankOnly: idsOnly,
+      frequencies: original.frequencies,
+      within,
+    };
+    const depth = page.offset + page.limit;
+    const chosen =
+      feedback.relevant === undefined ? undefined : await relevantEntries(principal, filter, feedback.relevant);
+    // First pass (unless the caller chose the entries): the best entries by the query alone, ids and scores only; as
+    // deep as the page when it can be, so that its last score bounds the second pass's page (below).
+    const firstRows =
+      chosen === undefined
+        ? await firstPass(
+            principal,
+            query,
+            filter,
+            depth <= maxBoundingDepth ? Math.max(feedback.documents, depth) : feedback.documents,
+            options,
+            original,
+          )
+        : [];
+    const first = chosen ?? {
+      ids: firstRows.slice(0, feedback.documents).map((row) => row.id),
+      shares: feedbackShares(firstRows.slice(0, feedback.documents).map((row) => Number(row.score))),
+    };
+    const plain = async () => ({
+      rows: await rankPage(run(idsOnly), principal, query, filter, page, options, original),
+      feedback: { documents: 0, terms: [] },
+    });
+    if (first.ids.length === 0)
+      return chosen === undefined ? { rows: [], feedback: { documents: 0, terms: [] } } : plain();
+    const candidateParams = createSqlParams();
+    const { rows: candidateRows } = await db.query<{ lexeme: string; feedback_weight: number; holders: number }>(
+      feedbackCandidatesStatement(principal, filter, first, candidateParams),
+      candidateParams.values,
+    );
+    const candidates = candidateRows.map((row) => ({
+      lexeme: row.lexeme,
+      feedbackWeight: Number(row.feedback_weight),
+      holders: Number(row.holders),
+    }));
+    // Only the candidates that could still enter the expansion are counted (candidatesToCount), in one statement.
+    const documents = collection?.documents ?? 0;
+    const kept = capped(
+      new Map([
+        ...original.frequencies,
+        ...frequencySource.kept(
+          principal,
+          view,
+          candidates.map((candidate) => candidate.lexeme),
+        ),
+      ]),
+      collection,
+    );
+    const toCount = candidatesToCount(candidates, kept, documents, feedback);
+    const frequencies = capped(
+      await frequencySource.frequencies(principal, view, [...kept.keys(), ...toCount], kept),
+      collection,
+    );
+    const byLexeme = new Map(candidates.map((candidate) => [candidate.lexeme, candidate]));
+    const lexemes = new Set([
+      ...original.terms.keys(),
+      ...candidates.filter((candidate) => frequencies.has(candidate.lexeme)).map((candidate) => candidate.lexeme),
+    ]);
+    const terms = [...lexemes].map((lexeme) => ({
+      lexeme,
+      feedbackWeight: byLexeme.get(lexeme)?.feedbackWeight ?? 0,
+      repeats: original.terms.get(lexeme) ?? 0,
+      frequency: frequencies.get(lexeme) ?? 0,
+    }));
+    const expanded = selectExpansionTerms(terms, documents, feedback);
+    if (expanded.expansion.length === 0 || expanded.query.length === 0) return plain();
+    // Second pass: the page ranked by the interpolated query, every word's frequency already known; in any-word mode
+    // an entry holding only an expansion term matches too.
+    const params = createSqlParams();
+    // An entry the first pass ranked scores at least queryWeight × its first score in the second pass (every original
+    // word keeps at least that share of its weight, with the same df), so the first pass's score at the page's depth
+    // times queryWeight is at most the second page's last score; expansion words whose bounds sum below it need not widen the match.
+    // Ranking only given entries, every expansion word widens the match: there are few of them to score.
+    const floor =
+      chosen === undefined && within === undefined && firstRows.length >= depth && depth <= maxBoundingDepth
+        ? feedback.queryWeight * Number(firstRows[depth - 1]?.score ?? 0)
+        : 0;
+    const bound = (term: WeightedLexeme) =>
+      term.weight * idf(documents, frequencies.get(term.lexeme) ?? 0) * (ranking.bm25.k1 + 1);
+    const weighted = {
+      lexemes: expanded.query.map((term) => term.lexeme),
+      weights: expanded.query.map((term) => term.weight),
+      widen: query.mode === "any",
+      widenBy: floor > 0 ? wideningLexemes(expanded.query, new Set(original.terms.keys()), bound, floor) : undefined,
+    };
+    const rows = await run(idsOnly)(
+      fullTextStatement(principal, query, filter, page, { ...options, weighted, frequencies }, params),
+      params,
+    );
+    return { rows, feedback: { documents: first.ids.length, terms: expanded.expansion } };
+  };
+}
