@@ -10,10 +10,8 @@
  */
 import { ContextHubError, contentHash, entryLimits } from "@context-hub/common";
 import type { EntryWrite, JsonObject, Visibility } from "../model/entry-model.js";
+import { memoryMirrorKind } from "../model/entry-kinds.js";
 import { toPreview } from "../model/preview.js";
-
-/** The kind of every mirror entry, reserved for them (no caller writes it). */
-export const memoryMirrorKind = "memory";
 
 /** The memory revision a mirror shows. */
 export interface MirroredMemory {

@@ -20,11 +20,12 @@ export const builtInEntryKinds: readonly string[] = Object.freeze([
 export const defaultEntryKind = "note";
 
 /**
- * Kinds no caller may write: `memory` belongs to the store's memories
- * (put_memory), which will be searchable as that kind; an entry claiming it
- * would pass for one.
+ * Kinds no caller may write: `memory` is the kind of the store's memories'
+ * mirror entries (put_memory writes them; the search tools find memories by
+ * it), and an entry claiming it would pass for one.
  */
-export const reservedEntryKinds: readonly string[] = Object.freeze(["memory"]);
+export const memoryMirrorKind = "memory";
+export const reservedEntryKinds: readonly string[] = Object.freeze([memoryMirrorKind]);
 
 /** A kind's name: a lowercase letter, then up to 31 lowercase letters, digits, `_` or `-` (the column's CHECK). */
 export const entryKindPattern = /^[a-z][a-z0-9_-]{0,31}$/;
