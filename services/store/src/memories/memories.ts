@@ -25,7 +25,6 @@ import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "../audit/audit.js";
 import { createIdempotentRunner, type IdempotencyExpiry, type Outcome } from "../idempotency/idempotency.js";
 import { isAdmin, requirePrincipal, type Principal } from "../model/principal.js";
-import { mirrorWriteOf } from "../entries/memory-mirror.js";
 import { validateGenerated } from "../entries/entry-validation.js";
 import type { GeneratedWrite } from "../model/entry-model.js";
 import { screenParts } from "../screen/part-screen.js";
@@ -59,6 +58,7 @@ import {
   type ScreenedPut,
 } from "./memory-model.js";
 import { decodeCursor, encodeCursor } from "./memory-cursor.js";
+import { mirrorIn, unmirrorIn } from "./memory-mirroring.js";
 
 export interface MemoryService {
   put(principal: Principal | undefined, request: PutMemoryRequest): Promise<Outcome<PutMemoryResult>>;
@@ -110,57 +110,6 @@ function writeOf(put: ScreenedPut, visibility: MemoryWrite["visibility"]): Memor
     contentHash: memoryHash(put.value),
     trust: put.trust,
   };
-}
-
-/** A mirror written without generation output: no chunks, so full-text search finds it and meaning-based search does not. */
-const noGeneration: GeneratedWrite = { embeddingModel: "", chunks: [], summary: "", nodeSummaries: [] };
-
-/**
- * Writes the mirror entry of a memory's new revision, in the memory's
- * transaction: inserted on the first put (and after a delete, or for a
- * memory stored before mirrors existed), else updated as a new entry
- * version (new text with its chunks when the value changed; the memory's
- * visibility, tags, trust and version always).
- */
-async function mirrorIn(
-  scope: MemoryWriteScope,
-  caller: Principal,
-  memory: MemoryRecord,
-  generated: GeneratedWrite | undefined,
-): Promise<void> {
-  const write = mirrorWriteOf(memory);
-  const trust = { state: memory.trust.state, reasons: memory.trust.reasons };
-  const mirror = await scope.entries.lockMirror(caller, memory.id);
-  if (mirror === undefined) {
-    await scope.entries.insertMirror(caller, memory, write, generated ?? noGeneration, trust);
-    return;
-  }
-  const ack = await scope.entries.update(
-    caller,
-    mirror,
-    {
-      text: mirror.contentHash === write.contentHash ? undefined : { ...write, generated: generated ?? noGeneration },
-      metadata: write.metadata,
-      tags: write.tags,
-      images: undefined,
-      visibility: write.visibility,
-      validity: undefined,
-      kind: undefined,
-      title: undefined,
-      promptArguments: undefined,
-    },
-    { trust, changeKind: "update", restoredFrom: undefined },
-  );
-  // The memory is locked and writable, and its mirror shares its access: no match means the two have drifted apart.
-  if (ack === undefined)
-    throw new Error(`the mirror entry ${mirror.id} of memory ${memory.id} refused its memory's put`);
-}
-
-/** Deletes the mirror entry of a memory being deleted, leaving its tombstone, in the delete's transaction. */
-async function unmirrorIn(scope: MemoryWriteScope, caller: Principal, memoryId: string, reason: string): Promise<void> {
-  const mirror = await scope.entries.lockMirror(caller, memoryId);
-  if (mirror !== undefined && !(await scope.entries.delete(caller, mirror.id, reason)))
-    throw new Error(`the mirror entry ${mirror.id} of memory ${memoryId} refused its memory's delete`);
 }
 
 async function putIn(
