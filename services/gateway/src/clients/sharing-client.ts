@@ -52,7 +52,8 @@ function toGrantView(grant: storeV1.GrantInfo) {
         ? ("group" as const)
         : ("subject" as const),
     grantee: grant.grantee?.name ?? "",
-    permission: permissionFromProto(grant.permission, "permission") === "write" ? ("write" as const) : ("read" as const),
+    permission:
+      permissionFromProto(grant.permission, "permission") === "write" ? ("write" as const) : ("read" as const),
   };
 }
 
