@@ -330,6 +330,16 @@ describe("REST API contract", () => {
     });
     const memories = await expect(alice, "listMemories", 200, "GET", "/memories", { query: { key_prefix: "plans/" } });
     assert.equal(memories.count, 1);
+    await alice("PUT", `/memories/${encodeURIComponent("plans/pinned")}`, {
+      body: { value: "Always check the weather.", tags: ["pinned"] },
+    });
+    const start = await expect(alice, "startHere", 200, "GET", "/start-here", { query: { max_tokens: 2000 } });
+    assert.deepEqual([(start.you as Json).subject, start.namespace], ["alice", "alice"]);
+    assert.deepEqual(
+      ((start.pinned_memories as Json).items as Json[]).map((item) => item.key),
+      ["plans/pinned"],
+      "the namespace's pinned memory",
+    );
     const revisions = await expect(alice, "listMemoryVersions", 200, "GET", `${memoryPath}/versions`, {
       query: { limit: 1 },
     });

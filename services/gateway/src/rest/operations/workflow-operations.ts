@@ -31,6 +31,7 @@ import {
   listArtifactsTool,
   putArtifactTool,
 } from "../../mcp/tools/artifact-tools.js";
+import { startHereTool } from "../../mcp/tools/start-tools.js";
 import type { RestOperation, RestReply } from "../operation.js";
 
 /** A memory reply (put_memory, get_memory), with the memory's version as ETag. */
@@ -64,6 +65,15 @@ const artifactPath = { sha256: { argument: "sha256", type: "string" } } as const
 const uploadPath = { id: { argument: "upload_id", type: "string" } } as const;
 
 export const workflowOperations: readonly RestOperation[] = [
+  {
+    operationId: "startHere",
+    method: "get",
+    path: "/start-here",
+    tag: "start",
+    summary: "Begin work in a namespace: who you are, open handoffs, pinned memories, the last session, entries",
+    tool: startHereTool,
+    argumentsIn: "query",
+  },
   {
     operationId: "putMemory",
     method: "put",
