@@ -65,6 +65,30 @@ export const unshareContextInput = z
 
 const versionSchema = z.number().int().min(1, "versions start at 1");
 
+export const listGrantsInput = z
+  .object({
+    context_id: z
+      .string()
+      .length(36, "context_id must be a full entry id (36 characters)")
+      .optional()
+      .describe("Only grants that reach this entry: those on it, and its owner's on its thread."),
+    thread_id: threadIdSchema.optional().describe("Only grants on this thread."),
+    collection_id: collectionIdSchema.optional().describe("Only grants on this collection."),
+    grantor: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe("Administrators: only this person's grants (by default every grantor in your organisation)."),
+    limit: z.number().int().min(1).max(100, "limit must be at most 100").optional().describe("Page size, default 50."),
+    offset: z.number().int().min(0).max(10_000, "offset must be at most 10000").optional(),
+  })
+  .strict()
+  .refine(
+    (args) => [args.context_id, args.thread_id, args.collection_id].filter((value) => value !== undefined).length <= 1,
+    { message: "give at most one of context_id, thread_id and collection_id" },
+  );
+
 export const getContextHistoryInput = z
   .object({
     context_id: entryIdSchema,
@@ -150,5 +174,9 @@ export const getAuditLogInput = z
       .min(1)
       .optional()
       .describe("Records older than this sequence number: pass next_before_seq of the previous page."),
+    verify: z
+      .boolean()
+      .optional()
+      .describe("Also recompute the whole hash chain of your organisation's log and report it in chain."),
   })
   .strict();

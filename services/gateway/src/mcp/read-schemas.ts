@@ -1,5 +1,6 @@
 // The inputs of the read tools: get_context_by_ids, list_threads and get_statistics.
 import { z } from "zod";
+import { entryLimits } from "@context-hub/common";
 import { limits, threadIdSchema } from "./input-schemas.js";
 
 export const getContextByIdsInput = z
@@ -32,4 +33,17 @@ export const listThreadsInput = z
   })
   .strict();
 
-export const getStatisticsInput = z.object({ thread_id: threadIdSchema.optional() }).strict();
+export const getStatisticsInput = z
+  .object({
+    thread_id: threadIdSchema.optional(),
+    days: z
+      .number()
+      .int()
+      .min(0)
+      .max(entryLimits.statisticsDays, `days must be at most ${entryLimits.statisticsDays}`)
+      .optional()
+      .describe(
+        "Also answer this many UTC days of daily activity (entries created, by source and trust state; writes), ending today.",
+      ),
+  })
+  .strict();

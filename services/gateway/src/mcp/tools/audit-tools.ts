@@ -1,14 +1,6 @@
-import { z } from "zod";
 import { getAuditLogInput } from "../governance-schemas.js";
 import { auditLogOutput } from "../output-schemas.js";
 import { defineTool, readOnlyTool } from "../tool-definition.js";
-
-const auditLogInput = getAuditLogInput.extend({
-  verify: z
-    .boolean()
-    .optional()
-    .describe("Also recompute the whole hash chain of your organisation's log and report it in chain."),
-});
 
 export const getAuditLogTool = defineTool({
   name: "get_audit_log",
@@ -19,7 +11,7 @@ export const getAuditLogTool = defineTool({
     "Filter by action, actor, target id, outcome and time; page with before_seq = next_before_seq.",
     "verify: true also checks the whole chain: records, intact, the first broken record and the head hash.",
   ].join(" "),
-  inputSchema: auditLogInput,
+  inputSchema: getAuditLogInput,
   outputSchema: auditLogOutput,
   annotations: readOnlyTool,
   scope: "context:admin",

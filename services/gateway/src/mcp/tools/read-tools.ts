@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { entryLimits, histogram } from "@context-hub/common";
+import { histogram } from "@context-hub/common";
 import { getContextByIdsInput, getStatisticsInput, listThreadsInput } from "../read-schemas.js";
 import { searchContextInput } from "../search-filter-schemas.js";
 import { getContextByIdsOutput, listThreadsOutput, searchContextOutput, statisticsOutput } from "../output-schemas.js";
@@ -76,24 +75,12 @@ export const listThreadsTool = defineTool({
   },
 });
 
-const statisticsInput = getStatisticsInput.extend({
-  days: z
-    .number()
-    .int()
-    .min(0)
-    .max(entryLimits.statisticsDays, `days must be at most ${entryLimits.statisticsDays}`)
-    .optional()
-    .describe(
-      "Also answer this many UTC days of daily activity (entries created, by source and trust state; writes), ending today.",
-    ),
-});
-
 export const getStatisticsTool = defineTool({
   name: "get_statistics",
   title: "Get statistics",
   description:
     "Count the entries you can see, in all or in one thread: by source, content type, images, chunks and text size, and how many you own; with days, their activity per day.",
-  inputSchema: statisticsInput,
+  inputSchema: getStatisticsInput,
   outputSchema: statisticsOutput,
   annotations: readOnlyTool,
   scope: "context:read",

@@ -1,7 +1,5 @@
 import { resolveIdempotency } from "../../idempotency.js";
-import { z } from "zod";
-import { shareContextInput, unshareContextInput } from "../governance-schemas.js";
-import { collectionIdSchema, threadIdSchema } from "../input-schemas.js";
+import { listGrantsInput, shareContextInput, unshareContextInput } from "../governance-schemas.js";
 import { listGrantsOutput, shareOutput, unshareOutput } from "../output-schemas.js";
 import { additiveTool, defineTool, destructiveTool, readOnlyTool } from "../tool-definition.js";
 import type { ShareRequest } from "../../clients/sharing-client.js";
@@ -67,30 +65,6 @@ export const unshareContextTool = defineTool({
     return { revoked_count: revokedCount, message: `Revoked ${revokedCount} grant(s).` };
   },
 });
-
-const listGrantsInput = z
-  .object({
-    context_id: z
-      .string()
-      .length(36, "context_id must be a full entry id (36 characters)")
-      .optional()
-      .describe("Only grants that reach this entry: those on it, and its owner's on its thread."),
-    thread_id: threadIdSchema.optional().describe("Only grants on this thread."),
-    collection_id: collectionIdSchema.optional().describe("Only grants on this collection."),
-    grantor: z
-      .string()
-      .min(1)
-      .max(256)
-      .optional()
-      .describe("Administrators: only this person's grants (by default every grantor in your organisation)."),
-    limit: z.number().int().min(1).max(100, "limit must be at most 100").optional().describe("Page size, default 50."),
-    offset: z.number().int().min(0).max(10_000, "offset must be at most 10000").optional(),
-  })
-  .strict()
-  .refine(
-    (args) => [args.context_id, args.thread_id, args.collection_id].filter((value) => value !== undefined).length <= 1,
-    { message: "give at most one of context_id, thread_id and collection_id" },
-  );
 
 export const listGrantsTool = defineTool({
   name: "list_grants",
