@@ -10,7 +10,12 @@ import { defaultSearchConfig } from "./search-config.js";
 import { createSearchRepository } from "./search-repository.js";
 
 const logger = createLogger("bm25-indexes-test", "silent");
-const ranking = { bm25: defaultSearchConfig.bm25, statisticsTtlMs: 0, candidates: 0 };
+const ranking = {
+  bm25: defaultSearchConfig.bm25,
+  statisticsTtlMs: 0,
+  candidates: 0,
+  feedbackSample: defaultSearchConfig.feedbackSample,
+};
 const settings = { mode: "bm25" as const, minEntries: 20, checkMs: 0 };
 const admin = (tenant: string): Principal => ({
   tenant,

@@ -130,6 +130,7 @@ export function createFeedbackRanking(
     capped,
     queryFrequencies,
     frequencySource,
+    feedbackFrequencies,
     rankPage,
     firstPass,
     relevantEntries,
@@ -189,22 +190,31 @@ export function createFeedbackRanking(
       feedbackWeight: Number(row.feedback_weight),
       holders: Number(row.holders),
     }));
-    // Only the candidates that could still enter the expansion are counted (candidatesToCount), in one statement.
+    // Only the candidates that could still enter the expansion are counted (candidatesToCount), in one statement; over
+    // a large view they are estimated from a sample of it instead (feedback-frequencies.ts). A count wins over an estimate.
     const documents = collection?.documents ?? 0;
+    const sampled = feedbackFrequencies.applies(documents);
+    const candidateLexemes = candidates.map((candidate) => candidate.lexeme);
     const kept = capped(
       new Map([
+        ...(sampled ? feedbackFrequencies.kept(view, candidateLexemes) : []),
+        ...frequencySource.kept(principal, view, candidateLexemes),
         ...original.frequencies,
-        ...frequencySource.kept(
-          principal,
-          view,
-          candidates.map((candidate) => candidate.lexeme),
-        ),
       ]),
       collection,
     );
-    const toCount = candidatesToCount(candidates, kept, documents, feedback);
     const frequencies = capped(
-      await frequencySource.frequencies(principal, view, [...kept.keys(), ...toCount], kept),
+      sampled
+        ? new Map([
+            ...kept,
+            ...(await feedbackFrequencies.estimate(principal, view, documents, candidates, kept, feedback)),
+          ])
+        : await frequencySource.frequencies(
+            principal,
+            view,
+            [...kept.keys(), ...candidatesToCount(candidates, kept, documents, feedback)],
+            kept,
+          ),
       collection,
     );
     const byLexeme = new Map(candidates.map((candidate) => [candidate.lexeme, candidate]));

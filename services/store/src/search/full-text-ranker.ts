@@ -13,6 +13,7 @@ import {
 } from "./bm25-statistics.js";
 import { counter } from "@context-hub/common";
 import { createFrequencySource } from "./bm25-frequencies.js";
+import { createFeedbackFrequencies, type FeedbackSampleSettings } from "./feedback-frequencies.js";
 import { planPruning, prunedPageHolds } from "./bm25-pruning.js";
 import { queryTokens, type TenantBm25Indexes } from "./bm25-indexes.js";
 import { indexedFullTextStatement, indexedPageHolds } from "./bm25-index-statement.js";
@@ -80,6 +81,8 @@ export interface FullTextRanking {
   statisticsTtlMs: number;
   /** Most entries a pruned any-word ranking scores first (bm25-pruning.ts); 0 ranks every match. */
   candidates: number;
+  /** When feedback estimates its candidates' frequencies from a sample of the view (feedback-frequencies.ts). */
+  feedbackSample: FeedbackSampleSettings;
 }
 
 /** The parts of full-text ranking over `db`, and `fullText` (SearchRepository.fullText) built on them. */
@@ -119,6 +122,11 @@ export function createFullTextRanker(
   const run = (idsOnly: boolean) => (idsOnly ? ranked : listed);
   const frequencyCache = createDocumentFrequencyCache(ranking.statisticsTtlMs);
   const frequencySource = createFrequencySource(db, frequencyCache);
+  const feedbackFrequencies = createFeedbackFrequencies(
+    db,
+    createDocumentFrequencyCache(ranking.statisticsTtlMs),
+    ranking.feedbackSample,
+  );
   // Now and over whole lexemes, document frequencies are read beside the ranking statement (kept per caller view);
   // as of an instant, or for a prefix, the ranking statement counts them itself.
   const countsAside = (query: FullTextQuery, filter: SearchFilter) =>
@@ -294,6 +302,7 @@ export function createFullTextRanker(
     capped,
     queryFrequencies,
     frequencySource,
+    feedbackFrequencies,
     rankPage,
     firstPass,
     relevantEntries,

@@ -61,6 +61,7 @@ export async function openSearch(
       bm25: config.bm25,
       statisticsTtlMs: config.bm25StatisticsTtlMs,
       candidates: config.bm25Candidates,
+      feedbackSample: config.feedbackSample,
     },
     bm25Indexes,
   );

@@ -36,6 +36,8 @@ export type { TrustState } from "../model/trust.js";
 export { openSearch, type OpenSearch } from "../search/search-module.js";
 export { defaultSearchConfig, type SearchConfig } from "../search/search-config.js";
 export { openTenantBm25Indexes } from "../search/bm25-indexes.js";
+export { createFeedbackFrequencies, rareBelow } from "../search/feedback-frequencies.js";
+export { createDocumentFrequencyCache } from "../search/bm25-statistics.js";
 export { hnswIndexName } from "../vectors/postgres-vector-index.js";
 export { graphKeyOf } from "../vectors/graph-space.js";
 export { collectionName, createQdrantClient, readChunkPoints, type ChunkPoint } from "../vectors/qdrant-collections.js";

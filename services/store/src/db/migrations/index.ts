@@ -19,6 +19,7 @@ import { workflowTrust } from "./0017-workflow-trust.js";
 import { collections } from "./0018-collections.js";
 import { bm25IndexTokens } from "./0019-bm25-index-tokens.js";
 import { memoryMirrors } from "./0020-memory-mirrors.js";
+import { entrySampleKey } from "./0021-entry-sample-key.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -44,6 +45,7 @@ export const migrations: readonly Migration[] = [
   collections,
   bm25IndexTokens,
   memoryMirrors,
+  entrySampleKey,
 ];
 
 /** The schema version this build of the store expects. */

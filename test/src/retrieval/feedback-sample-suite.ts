@@ -1,0 +1,138 @@
+/**
+ * Pseudo-relevance feedback over a large view estimates its candidate
+ * words' document frequencies from a sample of the view
+ * (search/feedback-frequencies.ts), run unchanged against PGlite and a real
+ * PostgreSQL server: estimates near the true counts, rare words counted
+ * outright, and the sample chosen by the view alone, so entries the caller
+ * may not see (another member's private ones, another tenant's) change no
+ * estimate and no ranking (invariants I-2 and I-7), while the caller's own
+ * new entries do.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  createDocumentFrequencyCache,
+  createFeedbackFrequencies,
+  defaultSearchConfig,
+  openSearch,
+  type OpenSearch,
+  type Principal,
+} from "@context-hub/store/testing";
+import { startRetrievalHarness, type RetrievalHarness, type RetrievalTarget } from "./retrieval-fixtures.js";
+import { commitText, logger, newTenant, principal, type PrincipalInit } from "../store/store-fixtures.js";
+
+const asPrincipal = (init: PrincipalInit): Principal => ({
+  tenant: init.tenant ?? "",
+  subject: init.subject ?? "",
+  groups: init.groups ?? [],
+  scopes: init.scopes ?? [],
+});
+
+/** The corpus: `size` entries; "wing" in every second, "spar" in every tenth, "keel" in two. */
+const size = 300;
+const textOf = (index: number) =>
+  [
+    `note${index}`,
+    index % 2 === 0 ? "wing" : "rotor",
+    index % 10 === 0 ? "spar" : "blade",
+    index === 7 || index === 8 ? "keel" : "hull",
+  ].join(" ");
+
+const options = { documents: 10, terms: 20, queryWeight: 0.5 };
+const candidates = [
+  { lexeme: "wing", feedbackWeight: 0.3, holders: 1 },
+  { lexeme: "spar", feedbackWeight: 0.3, holders: 1 },
+  { lexeme: "keel", feedbackWeight: 0.3, holders: 1 },
+];
+/** About a fifth of the view is sampled: a 60-entry sample of the 300. */
+const sample = { entries: 60, above: 1 };
+
+export function defineFeedbackSampleSuite(target: RetrievalTarget): void {
+  describe(`feedback frequencies from a sample of the view on ${target.name}`, () => {
+    let h: RetrievalHarness;
+    let search: OpenSearch;
+    const tenant = newTenant("prf-sample");
+    const owner = principal(tenant, "owner");
+    const colleague = principal(tenant, "colleague");
+    const outsider = principal(newTenant("prf-sample-other"), "outsider");
+    before(async () => {
+      h = await startRetrievalHarness(target);
+      search = await openSearch(
+        h.db,
+        { ...defaultSearchConfig, bm25StatisticsTtlMs: 0, feedbackSample: sample },
+        logger,
+      );
+      for (let index = 0; index < size; index++) await commitText(h.client, owner, "corpus", textOf(index));
+    });
+    after(async () => {
+      await search?.close();
+      await h?.close();
+    });
+
+    const estimate = (documents = size) =>
+      createFeedbackFrequencies(h.db, createDocumentFrequencyCache(0), sample).estimate(
+        asPrincipal(owner),
+        "view",
+        documents,
+        candidates,
+        new Map(),
+        options,
+      );
+
+    const expanded = async () => {
+      const reply = await search.service.fullText(asPrincipal(owner), {
+        query: "wing",
+        mode: "any",
+        language: "",
+        filter: undefined,
+        limit: 20,
+        offset: 0,
+        highlight: false,
+        feedback: { documents: 5, terms: 5, queryWeight: 0.5 },
+      });
+      return { hits: reply.hits.map((hit) => [hit.entryId, hit.score]), feedback: reply.feedback };
+    };
+
+    test("common words are estimated near their counts and a rare word is counted outright", async () => {
+      const frequencies = await estimate();
+      const wing = frequencies.get("wing") ?? 0;
+      // 150 true; the sample holds about 30 of them, so the estimate's spread is about ±13 % (a wide margin here).
+      assert.ok(wing >= 75 && wing <= 225, `wing estimated at ${wing}`);
+      const spar = frequencies.get("spar") ?? 0;
+      assert.ok(spar >= 8 && spar <= 90, `spar estimated at ${spar}`);
+      assert.equal(frequencies.get("keel"), 2, "a word the sample barely holds is counted");
+    });
+
+    test("a view no larger than the threshold is not sampled", () => {
+      const frequencies = createFeedbackFrequencies(h.db, createDocumentFrequencyCache(0), {
+        entries: 60,
+        above: size,
+      });
+      assert.equal(frequencies.applies(size), false);
+      assert.equal(frequencies.applies(size + 1), true);
+      assert.equal(createFeedbackFrequencies(h.db, createDocumentFrequencyCache(0), sample).applies(0), false);
+      assert.equal(
+        createFeedbackFrequencies(h.db, createDocumentFrequencyCache(0), { entries: 0, above: 1 }).applies(10_000),
+        false,
+        "0 entries always counts",
+      );
+    });
+
+    test("entries the caller may not see change no estimate and no feedback ranking; its own new entries do", async () => {
+      const estimates = await estimate();
+      const ranking = await expanded();
+      assert.ok((ranking.feedback?.terms.length ?? 0) > 0, JSON.stringify(ranking.feedback));
+      // Another member's private entries and another tenant's, all holding the candidates, a hundred of each (distinct texts: no folding).
+      for (let index = 0; index < 100; index++) {
+        await commitText(h.client, colleague, "hidden", `wing spar keel hull hidden${index}`);
+        await commitText(h.client, outsider, "theirs", `wing spar keel hull theirs${index}`);
+      }
+      assert.deepEqual(await estimate(), estimates);
+      assert.deepEqual(await expanded(), ranking);
+      // Positive control: the owner's own entries holding the rare word are counted.
+      for (let index = 0; index < 3; index++) await commitText(h.client, owner, "corpus", `keel wing extra${index}`);
+      const moved = await estimate(size + 3);
+      assert.equal(moved.get("keel"), 5);
+    });
+  });
+}
