@@ -192,3 +192,39 @@ test("failed-authentication throttle, trusted proxies and the keys file poll are
     /CONTEXT_HUB_API_KEYS_FILE_POLL_MS/,
   );
 });
+
+test("the console's OIDC client: off by default, scopes defaulted and tidied, refused without oidc", () => {
+  assert.equal(loadGatewayConfig(oidcEnv).auth.oidc?.console, undefined);
+  assert.deepEqual(loadGatewayConfig({ ...oidcEnv, CONSOLE_OIDC_CLIENT_ID: "hub-console" }).auth.oidc?.console, {
+    clientId: "hub-console",
+    scopes: "openid profile",
+  });
+  assert.deepEqual(
+    loadGatewayConfig({ ...oidcEnv, CONSOLE_OIDC_CLIENT_ID: "c", CONSOLE_OIDC_SCOPES: " openid\t email  groups " }).auth
+      .oidc?.console,
+    { clientId: "c", scopes: "openid email groups" },
+  );
+  for (const env of [
+    { CONSOLE_OIDC_CLIENT_ID: "hub-console" },
+    { CONTEXT_HUB_AUTH: "api-key", CONSOLE_OIDC_CLIENT_ID: "hub-console" },
+    { CONSOLE_OIDC_SCOPES: "openid" },
+  ])
+    assert.throws(
+      () => loadGatewayConfig(env),
+      /CONSOLE_OIDC_(CLIENT_ID|SCOPES): only meaningful when CONTEXT_HUB_AUTH includes oidc/,
+      JSON.stringify(env),
+    );
+  assert.equal(loadGatewayConfig({ CONSOLE_OIDC_CLIENT_ID: "", CONSOLE_OIDC_SCOPES: " " }).auth.oidc, undefined);
+  assert.throws(
+    () => loadGatewayConfig({ ...oidcEnv, CONSOLE_OIDC_SCOPES: "openid" }),
+    /CONSOLE_OIDC_SCOPES: set only with CONSOLE_OIDC_CLIENT_ID/,
+  );
+  assert.throws(
+    () => loadGatewayConfig({ ...oidcEnv, CONSOLE_OIDC_CLIENT_ID: "c", CONSOLE_OIDC_SCOPES: 'openid "x"' }),
+    /CONSOLE_OIDC_SCOPES: expected space-separated OAuth scopes/,
+  );
+  assert.throws(
+    () => loadGatewayConfig({ ...oidcEnv, CONSOLE_OIDC_CLIENT_ID: "bad\nid" }),
+    /CONSOLE_OIDC_CLIENT_ID: expected printable ASCII/,
+  );
+});

@@ -8,38 +8,20 @@ import {
   envOptionalInteger,
   envString,
   envVariable,
-  isLoopbackHost,
   isReservedSubject,
   loadConfig,
   reservedSubjectMessage,
 } from "@context-hub/common";
+import { splitList, urlProblem } from "./config-values.js";
 import { readBodyLimitBytes, writeBodyLimitBytes } from "./mcp/body-limits.js";
 import { parseToolsets, toolsetNames, type ToolsetName } from "./mcp/tools/toolsets.js";
+import { checkOidcEnv, oidcConfigOf, oidcEnvVariables, type OidcConfig } from "./oidc-config.js";
+
+export { jwtAlgorithms, type JwtAlgorithm, type OidcConfig } from "./oidc-config.js";
 
 /** Ways a caller can prove who it is; none of them means auth off (one local principal). */
 export const authMethods = ["api-key", "oidc"] as const;
 export type AuthMethod = (typeof authMethods)[number];
-
-/** Asymmetric JWS algorithms only: the keys come from a public JWKS, so HMAC and `none` never apply. */
-export const jwtAlgorithms = [
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "ES256",
-  "ES384",
-  "ES512",
-  "EdDSA",
-] as const;
-export type JwtAlgorithm = (typeof jwtAlgorithms)[number];
-
-const splitList = (raw: string) =>
-  raw
-    .split(",")
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0);
 
 /** CONTEXT_HUB_AUTH: `none`, or a comma-separated set of `api-key` and `oidc`. */
 const authEnv = envVariable({ envType: "none | api-key | oidc | api-key,oidc", envDefault: "none" }).transform(
@@ -87,19 +69,6 @@ function isProxySpec(item: string): boolean {
   return /^\d{1,3}$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
 }
 
-/** An absolute http(s) URL; plain http only for loopback hosts unless `allowHttp`. */
-function urlProblem(value: string, allowHttp: boolean): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return `expected an absolute URL, got "${value}"`;
-  }
-  if (url.protocol === "https:") return undefined;
-  if (url.protocol === "http:" && (allowHttp || isLoopbackHost(url.hostname))) return undefined;
-  return `expected an https:// URL (plain http only on loopback), got "${value}"`;
-}
-
 /** Every variable the gateway reads: docs/configuration.md is generated from these. */
 export const gatewayEnvVariables = z.object({
   GATEWAY_HOST: envString("127.0.0.1").describe("Address to bind."),
@@ -124,32 +93,7 @@ export const gatewayEnvVariables = z.object({
   CONTEXT_HUB_API_KEYS_FILE_POLL_MS: envInteger(10_000, 100, 3_600_000).describe(
     "How often the API keys file is read again (100–3600000); it is also watched, and read on `SIGHUP`.",
   ),
-  OIDC_ISSUER: envString("").describe(
-    "The issuer URL tokens carry in `iss`, exactly (Auth0's ends in `/`). Required with `oidc`; https unless loopback.",
-  ),
-  OIDC_AUDIENCE: envString("").describe(
-    "Accepted `aud` values, comma-separated (e.g. Keycloak's client or Auth0's API identifier).",
-  ),
-  OIDC_JWKS_URL: envString("").describe("The issuer's JWKS; empty reads `jwks_uri` from the discovery document."),
-  OIDC_TENANT_CLAIM: envString("").describe(
-    "The claim naming the caller's tenant (exact name, else dotted path). With `oidc`, set this or `OIDC_TENANT`.",
-  ),
-  OIDC_TENANT: envString("").describe(
-    "One fixed tenant for every token instead of a claim (not both; one of the two is required with `oidc`).",
-  ),
-  OIDC_GROUPS_CLAIM: envString("groups").describe("The claim listing the caller's groups."),
-  OIDC_SCOPES_CLAIM: envString("").describe("The claim listing the caller's scopes (e.g. Auth0's `permissions`)."),
-  OIDC_ALGORITHMS: envString(jwtAlgorithms.join(",")).describe(
-    "Accepted JWS algorithms, comma-separated; only asymmetric ones are allowed.",
-  ),
-  OIDC_CLOCK_SKEW_SECONDS: envInteger(30, 0, 300).describe("Tolerance for `exp` and `nbf` (0–300)."),
-  OIDC_JWKS_CACHE_MS: envInteger(600_000, 1_000, 86_400_000).describe(
-    "How long fetched signing keys are used before they are fetched again.",
-  ),
-  OIDC_JWKS_COOLDOWN_MS: envInteger(30_000, 0, 3_600_000).describe(
-    "Least time between refetches caused by unknown key ids.",
-  ),
-  OIDC_HTTP_TIMEOUT_MS: envInteger(5_000, 100, 60_000).describe("Deadline of discovery and JWKS requests."),
+  ...oidcEnvVariables,
   CONTEXT_HUB_ALLOW_NON_LOOPBACK: envBoolean(false).describe(
     "Allow a non-loopback bind without authentication (only behind an authenticating proxy).",
   ),
@@ -238,69 +182,13 @@ const schema = gatewayEnvVariables.superRefine((env, ctx) => {
     problem("CONTEXT_HUB_LOCAL_SUBJECT", reservedSubjectMessage("the subject", env.CONTEXT_HUB_LOCAL_SUBJECT));
   if (env.CONTEXT_HUB_INSTRUCTIONS.length > 16_384)
     problem("CONTEXT_HUB_INSTRUCTIONS", "must be at most 16384 characters");
-  if (!env.CONTEXT_HUB_AUTH.includes("oidc")) return;
-  if (env.OIDC_ISSUER === "")
-    problem("OIDC_ISSUER", "required when CONTEXT_HUB_AUTH includes oidc (the issuer URL your tokens carry in iss)");
-  else {
-    const bad = urlProblem(env.OIDC_ISSUER, false);
-    if (bad !== undefined) problem("OIDC_ISSUER", bad);
-  }
-  if (env.OIDC_JWKS_URL !== "") {
-    const bad = urlProblem(env.OIDC_JWKS_URL, false);
-    if (bad !== undefined) problem("OIDC_JWKS_URL", bad);
-  }
-  if (env.CONTEXT_HUB_PUBLIC_URL === "") {
-    problem(
-      "CONTEXT_HUB_PUBLIC_URL",
-      "required when CONTEXT_HUB_AUTH includes oidc: the MCP URL clients use, e.g. https://context.example.com/mcp (it is the protected resource and the default audience)",
-    );
-  }
-  if (env.OIDC_TENANT !== "" && env.OIDC_TENANT_CLAIM !== "")
-    problem(
-      "OIDC_TENANT",
-      "set either OIDC_TENANT (one fixed tenant) or OIDC_TENANT_CLAIM (the tenant comes from a claim), not both",
-    );
-  // No default claim: a token from an issuer that lets users set a claim of that name would choose its own tenant.
-  if (env.OIDC_TENANT === "" && env.OIDC_TENANT_CLAIM === "") {
-    problem(
-      "OIDC_TENANT_CLAIM",
-      "required when CONTEXT_HUB_AUTH includes oidc: set OIDC_TENANT_CLAIM to the claim naming the tenant (one only administrators can set), or OIDC_TENANT to one fixed tenant",
-    );
-  }
-  const algorithms = splitList(env.OIDC_ALGORITHMS);
-  const unsupported = algorithms.filter((algorithm) => !(jwtAlgorithms as readonly string[]).includes(algorithm));
-  if (algorithms.length === 0 || unsupported.length > 0) {
-    problem(
-      "OIDC_ALGORITHMS",
-      `expected a comma-separated subset of ${jwtAlgorithms.join(", ")}${unsupported.length > 0 ? `; not allowed: ${unsupported.join(", ")}` : ""}`,
-    );
-  }
+  checkOidcEnv(env, problem);
 });
 
 /** One token bucket: `perMinute` tokens refill per minute up to `burst`; `perMinute` 0 turns the budget off. */
 export interface RateBudget {
   perMinute: number;
   burst: number;
-}
-
-export interface OidcConfig {
-  issuer: string;
-  /** Accepted audiences: OIDC_AUDIENCE, or the public resource URL. */
-  audiences: string[];
-  /** Empty: read `jwks_uri` from the issuer's discovery document. */
-  jwksUrl: string | undefined;
-  /** The tenant: from this claim, or fixed. */
-  tenant: { claim: string } | { fixed: string };
-  groupsClaim: string;
-  /** Undefined: `scope` (space-separated), else `scp`. */
-  scopesClaim: string | undefined;
-  algorithms: JwtAlgorithm[];
-  clockSkewSeconds: number;
-  /** How long a fetched JWKS is trusted before it is fetched again. */
-  jwksCacheMs: number;
-  /** Least time between two JWKS fetches triggered by unknown key ids (a flood of made-up kids cannot hammer the issuer). */
-  jwksCooldownMs: number;
-  httpTimeoutMs: number;
 }
 
 export interface GatewayConfig {
@@ -371,21 +259,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     perMinute: perMinute ?? (authOn ? defaults.perMinute : 0),
     burst: burst ?? defaults.burst,
   });
-  const oidc: OidcConfig | undefined = methods.includes("oidc")
-    ? {
-        issuer: raw.OIDC_ISSUER,
-        audiences: raw.OIDC_AUDIENCE === "" ? [publicUrl!] : splitList(raw.OIDC_AUDIENCE),
-        jwksUrl: raw.OIDC_JWKS_URL === "" ? undefined : raw.OIDC_JWKS_URL,
-        tenant: raw.OIDC_TENANT !== "" ? { fixed: raw.OIDC_TENANT } : { claim: raw.OIDC_TENANT_CLAIM },
-        groupsClaim: raw.OIDC_GROUPS_CLAIM,
-        scopesClaim: raw.OIDC_SCOPES_CLAIM === "" ? undefined : raw.OIDC_SCOPES_CLAIM,
-        algorithms: splitList(raw.OIDC_ALGORITHMS) as JwtAlgorithm[],
-        clockSkewSeconds: raw.OIDC_CLOCK_SKEW_SECONDS,
-        jwksCacheMs: raw.OIDC_JWKS_CACHE_MS,
-        jwksCooldownMs: raw.OIDC_JWKS_COOLDOWN_MS,
-        httpTimeoutMs: raw.OIDC_HTTP_TIMEOUT_MS,
-      }
-    : undefined;
+  const oidc: OidcConfig | undefined = methods.includes("oidc") ? oidcConfigOf(raw, publicUrl) : undefined;
   return Object.freeze({
     host: raw.GATEWAY_HOST,
     port: raw.GATEWAY_PORT,

@@ -406,8 +406,8 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
     }),
   );
 
-  // The web console: static files only, no credential needed; its API calls are authenticated like any other.
-  app.use("/console", createConsoleRouter());
+  // The web console: static files and its sign-in settings, no credential needed; its API calls are authenticated like any other.
+  app.use("/console", createConsoleRouter(config.auth.oidc));
 
   app.get("/mcp", methodNotAllowed);
   app.delete("/mcp", methodNotAllowed);

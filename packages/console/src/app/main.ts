@@ -1,12 +1,14 @@
 /**
- * The console's entry point: sign-in with an API key, the navigation and a
- * hash router over the pages. Every page talks to /api/v1 only.
+ * The console's entry point: sign-in with an API key or, when the gateway
+ * offers it, with its OIDC issuer; the navigation and a hash router over the
+ * pages. Every page talks to /api/v1 only.
  */
 import { api, forgetKey, storedKey, storeKey, unauthenticatedEvent } from "./api.js";
 import { auditPage } from "./audit-page.js";
 import { button, field, h, replace } from "./dom.js";
 import { entryPage, historyPage } from "./entry-page.js";
 import { keysPage } from "./keys-page.js";
+import { finishOidcSignIn, issuerHost, loadOidcSignIn, startOidcSignIn } from "./oidc-sign-in.js";
 import { reviewPage } from "./review-page.js";
 import { searchPage } from "./search-page.js";
 import { statisticsPage } from "./statistics-page.js";
@@ -22,6 +24,8 @@ interface Whoami {
 const main = document.getElementById("main") as HTMLElement;
 const nav = document.getElementById("nav") as HTMLElement;
 let caller: Whoami | undefined;
+/** The gateway's OIDC sign-in, read once at start; undefined: API keys only. */
+const oidc = await loadOidcSignIn();
 
 const pages: { route: string; label: string; scope?: string }[] = [
   { route: "search", label: "Search" },
@@ -51,7 +55,22 @@ function signInPage(message?: unknown): void {
     storeKey(key.value.trim());
     signIn().then(route, signInFailed);
   });
-  replace(main, h("h1", {}, "Sign in"), message === undefined ? null : problemBox(message), form);
+  const issuer =
+    oidc === undefined
+      ? null
+      : h(
+          "div",
+          { class: "stack", id: "oidc" },
+          h("p", {}, "Or sign in with your organisation's account; the access token is kept the same way."),
+          button(
+            `Sign in with ${issuerHost(oidc)}`,
+            () => {
+              startOidcSignIn(oidc).catch((error: unknown) => signInPage(error));
+            },
+            { id: "oidc-sign-in", class: "primary" },
+          ),
+        );
+  replace(main, h("h1", {}, "Sign in"), message === undefined ? null : problemBox(message), form, issuer);
   key.focus();
 }
 
@@ -147,5 +166,14 @@ window.addEventListener(unauthenticatedEvent, (event) => {
   caller = undefined;
   signInPage((event as CustomEvent<unknown>).detail);
 });
-if (storedKey() === null) signInPage();
-else signIn().then(route, signInFailed);
+// A return from the issuer (?code=…&state=… or ?error=…) is finished first; a refused one leaves nothing stored.
+finishOidcSignIn(oidc).then(
+  () => {
+    if (storedKey() === null) signInPage();
+    else signIn().then(route, signInFailed);
+  },
+  (error: unknown) => {
+    forgetKey();
+    signInPage(error);
+  },
+);
