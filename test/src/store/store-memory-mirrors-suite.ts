@@ -6,6 +6,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createGrpcClient, vectorToBytes, type GrpcClient } from "@context-hub/common";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { commonV1, searchV1, storeV1 } from "@context-hub/proto";
 import type { SqlExecutor } from "@context-hub/store/testing";
 import {
@@ -204,6 +205,31 @@ export function defineMemoryMirrorTests(context: StoreSuiteContext): void {
         /generated.text_hash does not match/,
       );
       assert.deepEqual(await footprint(db, a1.tenant!), before);
+    });
+
+    test("exclude_memory_mirrors leaves the mirrors out of listings and searches, before the page is cut and as of a past instant", async () => {
+      const { client, db } = context;
+      const a1 = principal(newTenant("mirror-exclude"), "a1");
+      const note = await commitText(client, a1, "deneb", "The dingo launch checklist is signed off.");
+      // The mirror is the thread's newest entry: a page of one holds only it without the filter.
+      const memory = await put(client, a1, "deneb", "launch", "The dingo launch window opens at dawn.", { seed: 17 });
+      const mirrorId = (await mirrorOf(db, memory.id))!.id;
+      const listed = async (filter: Record<string, unknown>, limit = 10) => {
+        const page = await client.listEntries({ principal: a1, filter: { threadId: "deneb", ...filter }, limit });
+        return [page.entries.map((entry) => entry.id), page.hasMore];
+      };
+      assert.deepEqual(await listed({}), [[mirrorId, note.id], false]);
+      assert.deepEqual(await listed({}, 1), [[mirrorId], true]);
+      assert.deepEqual(await listed({ excludeMemoryMirrors: true }, 1), [[note.id], false], "cut after the filter");
+      assert.deepEqual(await listed({ excludeMemoryMirrors: true, asOf: timestampFromDate(new Date()) }), [
+        [note.id],
+        false,
+      ]);
+      assert.deepEqual(await listed({ excludeMemoryMirrors: true, kinds: ["memory"] }), [[], false]);
+      assert.deepEqual(idsOf(await fullText(a1, "dingo", { kinds: [] })).sort(), [mirrorId, note.id].sort());
+      assert.deepEqual(idsOf(await fullText(a1, "dingo", { kinds: [], excludeMemoryMirrors: true })), [note.id]);
+      assert.ok(idsOf(await semantic(a1, 17, { kinds: [] })).includes(mirrorId));
+      assert.ok(!idsOf(await semantic(a1, 17, { kinds: [], excludeMemoryMirrors: true })).includes(mirrorId));
     });
 
     test("a later put updates the mirror: search finds the new value, not the old; the memory's version and tags follow", async () => {
