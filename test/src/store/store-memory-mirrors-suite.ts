@@ -207,6 +207,62 @@ export function defineMemoryMirrorTests(context: StoreSuiteContext): void {
       assert.deepEqual(await footprint(db, a1.tenant!), before);
     });
 
+    test("a put without generation output is refused naming generated, and changes nothing: no memory, revision, mirror or audit row", async () => {
+      const { client, db } = context;
+      const a1 = principal(newTenant("mirror-ungenerated"), "a1");
+      const audited = async () =>
+        (
+          await db.query<{ count: number }>("SELECT count(*)::integer AS count FROM audit_log WHERE tenant = $1", [
+            a1.tenant,
+          ])
+        ).rows[0]?.count;
+      const refused = async (request: {
+        namespace: string;
+        key: string;
+        value: string;
+        valueType?: string;
+        tags?: string[];
+        idempotency?: { key: string; fingerprint: string };
+      }) => {
+        const [before, auditBefore] = [await footprint(db, a1.tenant!, true), await audited()];
+        const error = await expectError(
+          client.putMemory({ principal: a1, valueType: "text", ...request }),
+          "INVALID_ARGUMENT",
+          /^generated is required for a non-empty value: .*generated before the put commits \(the gateway always sends them\)/,
+        );
+        assert.match(error.remedy ?? "", /send them in generated/);
+        assert.deepEqual(await footprint(db, a1.tenant!, true), before, "nothing stored");
+        assert.equal(await audited(), auditBefore, "nothing audited");
+      };
+      // A new key: no memory, no revision, no mirror, no idempotency key.
+      await refused({ namespace: "ns", key: "fresh", value: "The echidna plan." });
+      await refused({ namespace: "ns", key: "fresh", value: '{"echidna": 1}', valueType: "json" });
+      await refused({
+        namespace: "ns",
+        key: "fresh",
+        value: "The echidna plan.",
+        idempotency: { key: "put-ungenerated", fingerprint: "f1" },
+      });
+      const { rows } = await db.query<{ count: number }>(
+        "SELECT (SELECT count(*) FROM memories WHERE tenant = $1)::integer + (SELECT count(*) FROM memory_versions WHERE tenant = $1)::integer + (SELECT count(*) FROM entries WHERE tenant = $1)::integer AS count",
+        [a1.tenant],
+      );
+      assert.equal(rows[0]?.count, 0, "no memory, revision or mirror");
+      // An existing memory keeps its value, version and mirror, with its chunks.
+      const memory = await put(client, a1, "ns", "kept", "The echidna plan, first draft.", { seed: 13 });
+      const mirror = await mirrorOf(db, memory.id);
+      await refused({ namespace: "ns", key: "kept", value: "The echidna plan, second draft." });
+      await refused({ namespace: "ns", key: "kept", value: "The echidna plan, first draft.", tags: ["retagged"] });
+      assert.deepEqual(await mirrorOf(db, memory.id), mirror);
+      assert.equal((await client.getMemory({ principal: a1, namespace: "ns", key: "kept" })).memory?.version, 1);
+      // An empty value is refused for itself first, before generation is asked for.
+      await expectError(
+        client.putMemory({ principal: a1, namespace: "ns", key: "empty", value: "" }),
+        "INVALID_ARGUMENT",
+        /value must not be empty/,
+      );
+    });
+
     test("exclude_memory_mirrors leaves the mirrors out of listings and searches, before the page is cut and as of a past instant", async () => {
       const { client, db } = context;
       const a1 = principal(newTenant("mirror-exclude"), "a1");
