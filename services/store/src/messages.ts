@@ -108,6 +108,7 @@ export function toEntryFilter(filter: storeV1.EntryFilter | undefined): SearchFi
     kinds: filter.kinds,
     titlePrefix: filter.titlePrefix,
     collectionId: filter.collectionId,
+    excludeMemoryMirrors: filter.excludeMemoryMirrors,
   };
 }
 

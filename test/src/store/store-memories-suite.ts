@@ -8,6 +8,7 @@ import {
   caught,
   expectError,
   expectIndistinguishable,
+  generatedFor,
   newTenant,
   principal,
   principalTrio,
@@ -40,6 +41,14 @@ interface PutExtra {
   idempotency?: { key: string; fingerprint: string };
 }
 
+/**
+ * Generation output for a memory's value as the store keeps it (a JSON value's normalised text), as the gateway
+ * sends it with every put: the store refuses a put without it.
+ */
+function generatedForValue(value: string, valueType = "text") {
+  return generatedFor(valueType === "json" ? JSON.stringify(JSON.parse(value)) : value);
+}
+
 async function put(
   client: StoreClient,
   caller: PrincipalInit,
@@ -48,7 +57,16 @@ async function put(
   value: string,
   extra: PutExtra = {},
 ) {
-  const reply = await client.putMemory({ principal: caller, namespace, key, value, valueType: "text", ...extra });
+  const generated = generatedForValue(value, extra.valueType);
+  const reply = await client.putMemory({
+    principal: caller,
+    namespace,
+    key,
+    value,
+    valueType: "text",
+    generated,
+    ...extra,
+  });
   assert.ok(reply.memory !== undefined);
   return reply;
 }
@@ -130,18 +148,39 @@ export function defineMemoryTests(context: StoreSuiteContext): void {
       await put(client, a1, "ns", "k", "v2");
       const before = await memoryFootprint(db, tenant);
       const stale = await expectError(
-        client.putMemory({ principal: a1, namespace: "ns", key: "k", value: "v3", expectedVersion: 1 }),
+        client.putMemory({
+          principal: a1,
+          namespace: "ns",
+          key: "k",
+          value: "v3",
+          expectedVersion: 1,
+          generated: generatedForValue("v3"),
+        }),
         "VERSION_CONFLICT",
         /is at version 2, not at the expected version 1/,
       );
       assert.deepEqual(stale.details, { expected_version: 1, current_version: 2 });
       await expectError(
-        client.putMemory({ principal: a1, namespace: "ns", key: "k", value: "v3", expectedVersion: 0 }),
+        client.putMemory({
+          principal: a1,
+          namespace: "ns",
+          key: "k",
+          value: "v3",
+          expectedVersion: 0,
+          generated: generatedForValue("v3"),
+        }),
         "VERSION_CONFLICT",
         /is at version 2/,
       );
       await expectError(
-        client.putMemory({ principal: a1, namespace: "ns", key: "new", value: "v", expectedVersion: 4 }),
+        client.putMemory({
+          principal: a1,
+          namespace: "ns",
+          key: "new",
+          value: "v",
+          expectedVersion: 4,
+          generated: generatedForValue("v"),
+        }),
         "VERSION_CONFLICT",
         /does not exist/,
       );
@@ -365,6 +404,7 @@ export function defineMemoryTests(context: StoreSuiteContext): void {
           key: "k",
           value: "other",
           idempotency: { key: "put-1", fingerprint: "f2" },
+          generated: generatedForValue("other"),
         }),
         "INVALID_ARGUMENT",
         /already used with different arguments/,
@@ -403,7 +443,15 @@ export function defineMemoryTests(context: StoreSuiteContext): void {
           "history",
         );
         await hiddenAndMissing(
-          (key) => client.putMemory({ principal: caller, namespace: "plans", key, owner: "a1", value: "overwritten" }),
+          (key) =>
+            client.putMemory({
+              principal: caller,
+              namespace: "plans",
+              key,
+              owner: "a1",
+              value: "overwritten",
+              generated: generatedForValue("overwritten"),
+            }),
           "overwrite",
         );
         await hiddenAndMissing(
@@ -415,6 +463,7 @@ export function defineMemoryTests(context: StoreSuiteContext): void {
               owner: "a1",
               value: "overwritten",
               expectedVersion: 1,
+              generated: generatedForValue("overwritten"),
             }),
           "compare-and-set",
         );
@@ -490,7 +539,14 @@ export function defineMemoryTests(context: StoreSuiteContext): void {
         "a private memory in a shared namespace",
       );
       await expectError(
-        client.putMemory({ principal: a2, namespace: "team", key: "status", owner: "a1", value: "red" }),
+        client.putMemory({
+          principal: a2,
+          namespace: "team",
+          key: "status",
+          owner: "a1",
+          value: "red",
+          generated: generatedForValue("red"),
+        }),
         "PERMISSION_DENIED",
         /may read memory .* but not change it/,
       );
@@ -554,12 +610,20 @@ export function defineMemoryTests(context: StoreSuiteContext): void {
           owner: "a1",
           value: "x",
           visibility: commonV1.Visibility.TENANT,
+          generated: generatedForValue("x"),
         }),
         "PERMISSION_DENIED",
         /only the owner/,
       );
       await expectError(
-        client.putMemory({ principal: a2, namespace: "team", key: "diary", owner: "a1", value: "x" }),
+        client.putMemory({
+          principal: a2,
+          namespace: "team",
+          key: "diary",
+          owner: "a1",
+          value: "x",
+          generated: generatedForValue("x"),
+        }),
         "ENTRY_NOT_FOUND",
         /no memory "team"\/"diary" of "a1" that you can see/,
       );

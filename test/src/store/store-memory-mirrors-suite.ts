@@ -6,6 +6,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createGrpcClient, vectorToBytes, type GrpcClient } from "@context-hub/common";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { commonV1, searchV1, storeV1 } from "@context-hub/proto";
 import type { SqlExecutor } from "@context-hub/store/testing";
 import {
@@ -204,6 +205,87 @@ export function defineMemoryMirrorTests(context: StoreSuiteContext): void {
         /generated.text_hash does not match/,
       );
       assert.deepEqual(await footprint(db, a1.tenant!), before);
+    });
+
+    test("a put without generation output is refused naming generated, and changes nothing: no memory, revision, mirror or audit row", async () => {
+      const { client, db } = context;
+      const a1 = principal(newTenant("mirror-ungenerated"), "a1");
+      const audited = async () =>
+        (
+          await db.query<{ count: number }>("SELECT count(*)::integer AS count FROM audit_log WHERE tenant = $1", [
+            a1.tenant,
+          ])
+        ).rows[0]?.count;
+      const refused = async (request: {
+        namespace: string;
+        key: string;
+        value: string;
+        valueType?: string;
+        tags?: string[];
+        idempotency?: { key: string; fingerprint: string };
+      }) => {
+        const [before, auditBefore] = [await footprint(db, a1.tenant!, true), await audited()];
+        const error = await expectError(
+          client.putMemory({ principal: a1, valueType: "text", ...request }),
+          "INVALID_ARGUMENT",
+          /^generated is required for a non-empty value: .*generated before the put commits \(the gateway always sends them\)/,
+        );
+        assert.match(error.remedy ?? "", /send them in generated/);
+        assert.deepEqual(await footprint(db, a1.tenant!, true), before, "nothing stored");
+        assert.equal(await audited(), auditBefore, "nothing audited");
+      };
+      // A new key: no memory, no revision, no mirror, no idempotency key.
+      await refused({ namespace: "ns", key: "fresh", value: "The echidna plan." });
+      await refused({ namespace: "ns", key: "fresh", value: '{"echidna": 1}', valueType: "json" });
+      await refused({
+        namespace: "ns",
+        key: "fresh",
+        value: "The echidna plan.",
+        idempotency: { key: "put-ungenerated", fingerprint: "f1" },
+      });
+      const { rows } = await db.query<{ count: number }>(
+        "SELECT (SELECT count(*) FROM memories WHERE tenant = $1)::integer + (SELECT count(*) FROM memory_versions WHERE tenant = $1)::integer + (SELECT count(*) FROM entries WHERE tenant = $1)::integer AS count",
+        [a1.tenant],
+      );
+      assert.equal(rows[0]?.count, 0, "no memory, revision or mirror");
+      // An existing memory keeps its value, version and mirror, with its chunks.
+      const memory = await put(client, a1, "ns", "kept", "The echidna plan, first draft.", { seed: 13 });
+      const mirror = await mirrorOf(db, memory.id);
+      await refused({ namespace: "ns", key: "kept", value: "The echidna plan, second draft." });
+      await refused({ namespace: "ns", key: "kept", value: "The echidna plan, first draft.", tags: ["retagged"] });
+      assert.deepEqual(await mirrorOf(db, memory.id), mirror);
+      assert.equal((await client.getMemory({ principal: a1, namespace: "ns", key: "kept" })).memory?.version, 1);
+      // An empty value is refused for itself first, before generation is asked for.
+      await expectError(
+        client.putMemory({ principal: a1, namespace: "ns", key: "empty", value: "" }),
+        "INVALID_ARGUMENT",
+        /value must not be empty/,
+      );
+    });
+
+    test("exclude_memory_mirrors leaves the mirrors out of listings and searches, before the page is cut and as of a past instant", async () => {
+      const { client, db } = context;
+      const a1 = principal(newTenant("mirror-exclude"), "a1");
+      const note = await commitText(client, a1, "deneb", "The dingo launch checklist is signed off.");
+      // The mirror is the thread's newest entry: a page of one holds only it without the filter.
+      const memory = await put(client, a1, "deneb", "launch", "The dingo launch window opens at dawn.", { seed: 17 });
+      const mirrorId = (await mirrorOf(db, memory.id))!.id;
+      const listed = async (filter: Record<string, unknown>, limit = 10) => {
+        const page = await client.listEntries({ principal: a1, filter: { threadId: "deneb", ...filter }, limit });
+        return [page.entries.map((entry) => entry.id), page.hasMore];
+      };
+      assert.deepEqual(await listed({}), [[mirrorId, note.id], false]);
+      assert.deepEqual(await listed({}, 1), [[mirrorId], true]);
+      assert.deepEqual(await listed({ excludeMemoryMirrors: true }, 1), [[note.id], false], "cut after the filter");
+      assert.deepEqual(await listed({ excludeMemoryMirrors: true, asOf: timestampFromDate(new Date()) }), [
+        [note.id],
+        false,
+      ]);
+      assert.deepEqual(await listed({ excludeMemoryMirrors: true, kinds: ["memory"] }), [[], false]);
+      assert.deepEqual(idsOf(await fullText(a1, "dingo", { kinds: [] })).sort(), [mirrorId, note.id].sort());
+      assert.deepEqual(idsOf(await fullText(a1, "dingo", { kinds: [], excludeMemoryMirrors: true })), [note.id]);
+      assert.ok(idsOf(await semantic(a1, 17, { kinds: [] })).includes(mirrorId));
+      assert.ok(!idsOf(await semantic(a1, 17, { kinds: [], excludeMemoryMirrors: true })).includes(mirrorId));
     });
 
     test("a later put updates the mirror: search finds the new value, not the old; the memory's version and tags follow", async () => {

@@ -145,6 +145,7 @@ async function populate(client: StoreClient, tenant: string): Promise<void> {
     value: '{"phase": 1}',
     valueType: "json",
     tags: ["plan"],
+    generated: generatedFor('{"phase":1}'),
   });
   await client.putMemory({
     principal: alice,
@@ -152,8 +153,15 @@ async function populate(client: StoreClient, tenant: string): Promise<void> {
     key: "status",
     value: "phase two",
     expectedVersion: 1,
+    generated: generatedFor("phase two"),
   });
-  await client.putMemory({ principal: alice, namespace: "plan", key: "scratch", value: "deleted below" });
+  await client.putMemory({
+    principal: alice,
+    namespace: "plan",
+    key: "scratch",
+    value: "deleted below",
+    generated: generatedFor("deleted below"),
+  });
   await client.deleteMemory({ principal: alice, namespace: "plan", key: "scratch", reason: "done" });
   const handoff = await client.createHandoff({
     principal: alice,

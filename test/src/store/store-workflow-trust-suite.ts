@@ -12,6 +12,7 @@ import type { SqlExecutor } from "@context-hub/store/testing";
 import {
   expectError,
   expectIndistinguishable,
+  generatedFor,
   principalTrio,
   startTestStore,
   type StoreSuiteContext,
@@ -40,7 +41,16 @@ export function defineWorkflowTrustTests(context: StoreSuiteContext): void {
       const { client, db } = context;
       const { tenantA, a1, a2, b1 } = principalTrio("memory-screen", { groups: ["team"] });
       const put = (key: string, value: string, extra: { valueType?: string; tags?: string[] } = {}) =>
-        client.putMemory({ principal: a1, namespace: "proj", key, value, valueType: "text", ...extra });
+        client.putMemory({
+          principal: a1,
+          namespace: "proj",
+          key,
+          value,
+          valueType: "text",
+          // Generated for the value as stored (a JSON value's normalised text), as the gateway sends it.
+          generated: generatedFor(extra.valueType === "json" ? JSON.stringify(JSON.parse(value)) : value),
+          ...extra,
+        });
 
       const clean = (await put("plan", "Step one: run the migration on staging.")).memory!;
       assert.deepEqual([clean.trustState, clean.trustReasons], [UNVERIFIED, []]);

@@ -230,6 +230,46 @@ for (const backend of hubBackends) {
       );
     });
 
+    test("a memory is shown once, as a memory: its mirror entry is not among the thread's entries", async () => {
+      const alice = clients.alice!;
+      const memory = await callOk<{ memory: { id: string } }>(alice, "put_memory", {
+        namespace: "deneb",
+        key: "launch",
+        value: "The deneb launch window opens at dawn.",
+        tags: ["pinned"],
+      });
+      const entry = await callOk<{ context_id: string }>(alice, "store_context", {
+        thread_id: "deneb",
+        source: "user",
+        text: "The deneb launch checklist is signed off.",
+      });
+      // The mirror is there, in the namespace's thread, for the search tools to find.
+      const mirrors = await callOk<{ results: { id: string; kind: string }[] }>(alice, "fts_search_context", {
+        query: "deneb launch",
+        thread_id: "deneb",
+        kind: "memory",
+      });
+      assert.equal(mirrors.results.length, 1);
+      for (const args of [{ namespace: "deneb" }, { namespace: "deneb", query: "deneb launch window" }]) {
+        const result = await callTool(alice, "start_here", args);
+        assert.ok(!result.isError, textOf(result));
+        const start = result.structuredContent as unknown as Start;
+        assert.deepEqual(
+          start.pinned_memories.items.map((item) => item.id),
+          [memory.memory.id],
+        );
+        assert.deepEqual(
+          start.entries.items.map((item) => item.id),
+          [entry.context_id],
+          `${JSON.stringify(args)}: only the real entry`,
+        );
+        assert.deepEqual([start.entries.count, start.entries.left_out, start.entries.has_more], [1, 0, false]);
+        const text = textOf(result);
+        assert.equal(text.split("The deneb launch window opens at dawn.").length, 2, "the memory's value once");
+        assert.ok(!text.includes(mirrors.results[0]!.id), "the mirror's id appears nowhere");
+      }
+    });
+
     test("the budget cuts entries, then session events, the summary, pinned memories and handoffs, and says what each left out", async () => {
       const [dave, bob] = [clients.dave!, clients.bob!];
       const filler = (label: string) => `${label}: ${"lorem ipsum dolor sit amet ".repeat(30)}`;
@@ -391,11 +431,8 @@ for (const backend of hubBackends) {
         [mine.memory.id],
       );
       assert.equal(start.last_session.session, null);
-      // alice has no entries in lyra but her own memory's mirror (kind memory), which search finds like any entry.
-      assert.deepEqual(
-        start.entries.items.map((item) => [item.owner, item.preview]),
-        [["alice", "Alice's own plan."]],
-      );
+      // alice has no entries in lyra: her own memory is shown as a pinned memory, not again as its mirror entry.
+      assert.deepEqual(start.entries.items, []);
       const everything = JSON.stringify(result);
       for (const id of planted) assert.ok(!everything.includes(id), `${id} never appears`);
       assert.doesNotMatch(everything, /neighbour|other alice/);

@@ -23,6 +23,8 @@ export interface SearchFilterArgs {
   kind?: string | string[] | undefined;
   title_prefix?: string | undefined;
   collection_id?: string | undefined;
+  /** Not a tool argument: start_here sets it to leave the memories' mirror entries out of its entries. */
+  exclude_memory_mirrors?: boolean | undefined;
 }
 
 type OperatorName = MetadataOperator;
@@ -94,5 +96,6 @@ export function toEntryFilter(args: SearchFilterArgs): MessageInitShape<typeof s
     kinds: args.kind === undefined ? [] : typeof args.kind === "string" ? [args.kind] : args.kind,
     titlePrefix: args.title_prefix ?? "",
     collectionId: args.collection_id?.toLowerCase() ?? "",
+    excludeMemoryMirrors: args.exclude_memory_mirrors ?? false,
   };
 }

@@ -4,8 +4,11 @@
  * `resources/read` returns an entry's text (with its images as blobs), a kept
  * version's text, or one image. Every read goes through the store's ordinary
  * listing, fetch and history, so the access predicate and trust states hold
- * exactly as for the tools; quarantined entries are not served. SDK-neutral:
- * both server generations register these handlers.
+ * exactly as for the tools; quarantined entries are not served. The text
+ * read is stored text, data rather than instructions, and is served fenced
+ * as the tools fence it (untrusted-text.ts: markers with a nonce drawn for
+ * each read), its trust state in `_meta` as well. SDK-neutral: both server
+ * generations register these handlers.
  */
 import { isContextHubError, type Logger } from "@context-hub/common";
 import { gatewayClientsFor } from "../clients/gateway-clients.js";
@@ -13,6 +16,7 @@ import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
 import { describeEntry, entryIdPattern, optional, pageOfEntries } from "./entry-listing.js";
 import { internalError, invalidParams, McpRequestError, toRequestError } from "./request-errors.js";
+import { createFenceNonce, fenceStoredText } from "./untrusted-text.js";
 
 /** The scope a caller needs to see resources: the read scope, as for the reading tools. */
 export const resourceScope = "context:read";
@@ -22,6 +26,14 @@ const textMimeType = "text/markdown";
 
 /** The longest name a listed entry without a title gets from the start of its text. */
 const nameChars = 80;
+
+/**
+ * An entry's text as a resource serves it: fenced as untrusted data under
+ * the entry's id, source and trust state, with a nonce drawn for this read,
+ * so text stored earlier cannot spell the marker that closes its fence.
+ */
+const fenced = (text: string, entry: { id: string; source?: string; trust_state: string }) =>
+  text === "" ? text : fenceStoredText(text, entry, createFenceNonce());
 
 /** The URI of an entry, and of one of its images. */
 const entryUri = (id: string) => `${entriesRoot}${id}`;
@@ -68,7 +80,7 @@ export const resourceTemplates: readonly ResourceTemplate[] = [
     name: "entry",
     title: "Entry",
     description:
-      "An entry you may read, by its full id: its current text (kind, title, thread, version and trust state in _meta), and its images as blobs.",
+      "An entry you may read, by its full id: its current text, fenced as untrusted data (kind, title, thread, version and trust state in _meta), and its images as blobs.",
     mimeType: textMimeType,
   },
   {
@@ -76,7 +88,7 @@ export const resourceTemplates: readonly ResourceTemplate[] = [
     name: "entry-version",
     title: "Entry version",
     description:
-      "One kept version of an entry you may read (get_context_history lists them): its text as it was then, with its metadata in _meta.",
+      "One kept version of an entry you may read (get_context_history lists them): its text as it was then, fenced as untrusted data, with its metadata in _meta.",
     mimeType: textMimeType,
   },
   {
@@ -178,7 +190,7 @@ export function resourceHandlersFor(
       {
         uri,
         mimeType: textMimeType,
-        text: entry.text,
+        text: fenced(entry.text, entry),
         _meta: {
           kind: entry.kind,
           title: entry.title,
@@ -218,7 +230,8 @@ export function resourceHandlersFor(
       {
         uri,
         mimeType: textMimeType,
-        text: kept.text,
+        // The version's own trust state names it (as get_context_history fences its versions).
+        text: fenced(kept.text, { id, trust_state: kept.trust_state }),
         _meta: {
           kind: kept.kind,
           title: kept.title,

@@ -141,17 +141,24 @@ async function lastSessionOf(clients: GatewayClients, principal: Principal, requ
   return { session: events.session, events: events.events };
 }
 
-/** The thread's newest entries, or with a query its best hybrid-search hits for it. */
+/**
+ * The thread's newest entries, or with a query its best hybrid-search hits
+ * for it. The memories' mirror entries (kind `memory`, in their namespace's
+ * thread) are left out by the store, before the page is cut: the answer
+ * shows memories as memories, and a memory listed again as an entry would
+ * be shown twice and crowd out the thread's own entries.
+ */
 async function threadEntries(
   clients: GatewayClients,
   principal: Principal,
   request: StartRequest,
 ): Promise<StartMaterial["entries"]> {
   const threadId = request.thread ?? request.namespace;
+  const filter = { thread_id: threadId, exclude_memory_mirrors: true };
   const mode = request.query === undefined ? "newest" : "search";
   if (request.entries === 0) return { mode, threadId, items: [], hasMore: false, warnings: [] };
   if (request.query === undefined) {
-    const page = await clients.entries.list(principal, { thread_id: threadId }, { limit: request.entries, offset: 0 });
+    const page = await clients.entries.list(principal, filter, { limit: request.entries, offset: 0 });
     return {
       mode,
       threadId,
@@ -162,7 +169,7 @@ async function threadEntries(
   }
   const result = await runHybridSearch(clients.search, principal, {
     query: request.query,
-    filter: { thread_id: threadId },
+    filter,
     limit: request.entries,
     offset: 0,
     ftsMode: "any",

@@ -6,6 +6,7 @@
 import { accessPredicate, collectionPredicate, deletedEntryPredicate } from "./access-predicate.js";
 import type { SqlParams } from "../db/sql-database.js";
 import { isAdmin, type Principal } from "../model/principal.js";
+import { memoryMirrorKind } from "../model/entry-kinds.js";
 import type { SearchFilter } from "../model/search-filter.js";
 import { metadataConditionSql } from "./metadata-condition-sql.js";
 import { trustFilter } from "./trust-filter.js";
@@ -41,6 +42,8 @@ export function searchFilterConditions(
     conditions.push(`${alias}.created_at < ${params.add(filter.createdTo.toISOString())}::timestamptz`);
   if (filter.contentType !== undefined) conditions.push(`${alias}.content_type = ${params.add(filter.contentType)}`);
   if (filter.kinds.length > 0) conditions.push(`${alias}.kind = ANY(${params.add(filter.kinds)}::text[])`);
+  // By kind, not memory_id: an as_of relation has no memory_id, and only the store writes the reserved kind.
+  if (filter.excludeMemoryMirrors) conditions.push(`${alias}.kind <> ${params.add(memoryMirrorKind)}`);
   // starts_with on lower(): the prefix is a value, never a pattern, so % and _ in it match themselves.
   if (filter.titlePrefix !== undefined)
     conditions.push(`starts_with(lower(${alias}.title), lower(${params.add(filter.titlePrefix)}::text))`);

@@ -19,7 +19,8 @@
  * which the search tools find it: a put inserts or updates it and a delete
  * deletes it, through the entry write scope of the same transaction, so the
  * memory and its mirror commit together or not at all. The put carries what
- * the gateway generated for the value (chunks, embeddings, summary).
+ * the gateway generated for the value (chunks, embeddings, summary), and is
+ * refused without it.
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "../audit/audit.js";
@@ -115,7 +116,7 @@ function writeOf(put: ScreenedPut, visibility: MemoryWrite["visibility"]): Memor
 async function putIn(
   scope: MemoryWriteScope,
   caller: Principal,
-  put: ScreenedPut & { generated: GeneratedWrite | undefined },
+  put: ScreenedPut & { generated: GeneratedWrite },
 ): Promise<PutMemoryResult> {
   const own = put.owner === caller.subject;
   // A first put of the caller's own key inserts; a concurrent first put of the same key makes this insert nothing, and the update below follows it.
@@ -216,6 +217,19 @@ async function resolveNamed(
   return first;
 }
 
+/**
+ * The refusal of a put without generation output (its value is never empty:
+ * validatePut refuses that first): its mirror would have no chunks, so
+ * meaning-based search would never find the memory. The gateway generates
+ * before every put; a gRPC caller that skips it must do the same.
+ */
+function refuseUngenerated(): never {
+  throw invalidArgument(
+    "generated is required for a non-empty value: the chunks and embeddings of the memory's mirror entry are generated before the put commits (the gateway always sends them), and a mirror without them is never found by semantic search",
+    "generate embeddings for the value as stored (a JSON value's normalised text) and send them in generated, with its text_hash",
+  );
+}
+
 /** The memory service over its repository. */
 export function createMemoryService(
   repository: MemoryRepository,
@@ -240,7 +254,7 @@ export function createMemoryService(
             // Checked against the value as stored (a JSON value's normalised text), which the mirror entry holds.
             const generated =
               request.generated === undefined
-                ? undefined
+                ? refuseUngenerated()
                 : validateGenerated(request.generated, put.value, "generated", true);
             return { ...put, generated, trust: await screenParts(screen, screenedPartsOf(put)) };
           },

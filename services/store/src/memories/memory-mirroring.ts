@@ -9,34 +9,32 @@ import type { Principal } from "../model/principal.js";
 import type { MemoryWriteScope } from "./memory-repository.js";
 import type { MemoryRecord } from "./memory-model.js";
 
-/** A mirror written without generation output: no chunks, so full-text search finds it and meaning-based search does not. */
-const noGeneration: GeneratedWrite = { embeddingModel: "", chunks: [], summary: "", nodeSummaries: [] };
-
 /**
  * Writes the mirror entry of a memory's new revision, in the memory's
  * transaction: inserted on the first put (and after a delete, or for a
  * memory stored before mirrors existed), else updated as a new entry
  * version (new text with its chunks when the value changed; the memory's
- * visibility, tags, trust and version always).
+ * visibility, tags, trust and version always). `generated` is what was
+ * generated for the value: a put without it is refused before this runs.
  */
 export async function mirrorIn(
   scope: MemoryWriteScope,
   caller: Principal,
   memory: MemoryRecord,
-  generated: GeneratedWrite | undefined,
+  generated: GeneratedWrite,
 ): Promise<void> {
   const write = mirrorWriteOf(memory);
   const trust = { state: memory.trust.state, reasons: memory.trust.reasons };
   const mirror = await scope.entries.lockMirror(caller, memory.id);
   if (mirror === undefined) {
-    await scope.entries.insertMirror(caller, memory, write, generated ?? noGeneration, trust);
+    await scope.entries.insertMirror(caller, memory, write, generated, trust);
     return;
   }
   const ack = await scope.entries.update(
     caller,
     mirror,
     {
-      text: mirror.contentHash === write.contentHash ? undefined : { ...write, generated: generated ?? noGeneration },
+      text: mirror.contentHash === write.contentHash ? undefined : { ...write, generated },
       metadata: write.metadata,
       tags: write.tags,
       images: undefined,

@@ -94,8 +94,8 @@ export interface PutMemoryRequest {
   /**
    * What the gateway generated for the value (its JSON text for a JSON
    * value) before the call: the mirror entry's chunks, embeddings and
-   * summary. Without it the mirror has no chunks (full-text search finds it,
-   * meaning-based search does not).
+   * summary. Required: a put without it is refused (its mirror would have
+   * no chunks, so meaning-based search would never find it).
    */
   generated?: GeneratedInput | undefined;
   idempotency?: IdempotencyRequest<PutMemoryResult> | undefined;

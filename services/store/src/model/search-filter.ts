@@ -2,8 +2,8 @@
  * The filter set every search and listing shares (full text, semantic,
  * hybrid legs, grep and search_context's listing): thread, source, tags (any
  * of / all of), metadata conditions with operators (metadata-condition.ts), a creation-time range,
- * the content type, the entry's kinds and a title prefix, membership of a collection, the trust states to include, valid time (`valid_at`) and
- * transaction time (`as_of`). What a valid filter is, and the checks that
+ * the content type, the entry's kinds and a title prefix, membership of a collection, leaving out the
+ * memories' mirrors, the trust states to include, valid time (`valid_at`) and transaction time (`as_of`). What a valid filter is, and the checks that
  * make it one. No SQL here (see search-filter-sql.ts).
  */
 import { invalidArgument } from "@context-hub/common";
@@ -43,6 +43,8 @@ export interface SearchFilter {
   titlePrefix: string | undefined;
   /** Members of this collection, if the caller can see it (else nothing matches). */
   collectionId: string | undefined;
+  /** Leave out the memories' mirror entries (kind `memory`): a listing that shows the memories themselves. */
+  excludeMemoryMirrors: boolean;
   /** Include quarantined and rejected entries (the trust filter leaves them out otherwise). */
   includeQuarantined: boolean;
   /** Only entries whose valid-time interval holds at this instant (valid_from ≤ t < valid_to, open ends unbounded). */
@@ -64,6 +66,7 @@ export interface SearchFilterInput {
   kinds?: readonly string[] | undefined;
   titlePrefix?: string | undefined;
   collectionId?: string | undefined;
+  excludeMemoryMirrors?: boolean | undefined;
   includeQuarantined?: boolean | undefined;
   validAt?: Date | undefined;
   asOf?: Date | undefined;
@@ -82,6 +85,7 @@ export const emptySearchFilter: SearchFilter = Object.freeze({
   kinds: [],
   titlePrefix: undefined,
   collectionId: undefined,
+  excludeMemoryMirrors: false,
   includeQuarantined: false,
   validAt: undefined,
   asOf: undefined,
@@ -140,6 +144,7 @@ export function validateSearchFilter(filter: SearchFilterInput | undefined): Sea
       (filter.collectionId ?? "") === ""
         ? undefined
         : validateCollectionId(filter.collectionId ?? "", "filter.collection_id"),
+    excludeMemoryMirrors: filter.excludeMemoryMirrors ?? false,
     includeQuarantined: filter.includeQuarantined ?? false,
     validAt: filter.validAt,
     asOf: filter.asOf,

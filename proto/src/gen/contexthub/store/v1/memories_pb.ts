@@ -205,8 +205,10 @@ export type PutMemoryRequest = Message<"contexthub.store.v1.PutMemoryRequest"> &
   /**
    * What was generated for the value (a JSON value's normalised JSON text),
    * before the call: the chunks, embeddings and summary of the memory's
-   * mirror entry, which the search tools find. text_hash is required. Unset,
-   * the mirror has no chunks: full-text search finds it, semantic search not.
+   * mirror entry, which the search tools find. text_hash is required. Required
+   * too: a put without it is refused with INVALID_ARGUMENT (a mirror without
+   * chunks would never be found by semantic search), so a caller that skips
+   * the gateway must generate before the call as the gateway does.
    *
    * @generated from field: contexthub.store.v1.Generated generated = 12;
    */
