@@ -195,11 +195,15 @@ export function createFeedbackRanking(
     const documents = collection?.documents ?? 0;
     const sampled = feedbackFrequencies.applies(documents);
     const candidateLexemes = candidates.map((candidate) => candidate.lexeme);
+    // The query's words first, then kept estimates, then kept counts (a count replaces an estimate): the order of the
+    // words is the order the second pass sums their scores in, so it must not depend on what happens to be kept.
+    const estimated = sampled ? feedbackFrequencies.kept(view, candidateLexemes) : new Map<string, number>();
+    const counted = frequencySource.kept(principal, view, candidateLexemes);
     const kept = capped(
       new Map([
-        ...(sampled ? feedbackFrequencies.kept(view, candidateLexemes) : []),
-        ...frequencySource.kept(principal, view, candidateLexemes),
         ...original.frequencies,
+        ...[...estimated].filter(([lexeme]) => !original.frequencies.has(lexeme) && !counted.has(lexeme)),
+        ...counted,
       ]),
       collection,
     );
