@@ -3,10 +3,11 @@
 // corpus's generator with their built-in vectors, 16 commits in flight. `--before` commits come first; then the
 // space's HNSW index is built as the store builds it (--index), and ANALYZE runs on the tables named by --statistics
 // (none, chunks, all); with --bm25-index the tenant gets its own BM25 index (STORE_FULL_TEXT_INDEX=bm25, built as the
-// store builds it); then `--commits` commits are timed.
+// store builds it); --without-sample-key drops the entries' sample-key index (migration 21), to measure what it costs a
+// write; then `--commits` commits are timed.
 //
 // Usage: node bench/store-commit.js [--before 400] [--commits 2000] [--index] [--bm25-index] [--statistics none|chunks|all]
-//        [--json file]
+//        [--without-sample-key] [--json file]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     commits: { type: "string", default: "2000" },
     index: { type: "boolean", default: false },
     "bm25-index": { type: "boolean", default: false },
+    "without-sample-key": { type: "boolean", default: false },
     statistics: { type: "string", default: "none" },
     json: { type: "string" },
   },
@@ -118,6 +120,7 @@ try {
     await search.bm25Indexes.maintain();
     await search.close();
   }
+  if (values["without-sample-key"]) await database.query("DROP INDEX entries_sample_key_idx");
   for (const table of statisticsOf) await database.query(`ANALYZE ${table}`);
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -128,12 +131,13 @@ try {
     commits,
     hnsw_index: values.index,
     bm25_index: values["bm25-index"],
+    sample_key_index: !values["without-sample-key"],
     statistics: values.statistics,
     cpu_ms_per_commit: Number(((used.user + used.system) / 1000 / commits).toFixed(3)),
     wall_ms_per_commit: Number(((performance.now() - started) / commits).toFixed(3)),
   };
   console.log(
-    `${values.index ? "HNSW index (statistics refreshed after its build)" : "no index"}${values["bm25-index"] ? ", the tenant's BM25 index" : ""}, ANALYZE run on ${values.statistics}: ${result.cpu_ms_per_commit} ms CPU per commit (${result.wall_ms_per_commit} ms wall, ${commits} commits after ${before})`,
+    `${values.index ? "HNSW index (statistics refreshed after its build)" : "no index"}${values["bm25-index"] ? ", the tenant's BM25 index" : ""}${values["without-sample-key"] ? ", no sample-key index" : ""}, ANALYZE run on ${values.statistics}: ${result.cpu_ms_per_commit} ms CPU per commit (${result.wall_ms_per_commit} ms wall, ${commits} commits after ${before})`,
   );
   if (values.json) {
     mkdirSync(dirname(values.json), { recursive: true });

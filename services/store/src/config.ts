@@ -45,10 +45,10 @@ const searchVariableDescriptions: Record<keyof typeof searchEnvSchema, string> =
     "How long a caller view's entry count, average length and document frequencies are reused by full-text ranking (0 counts them for every query; as of an instant they are always counted). For up to six times as long they still answer while counted again in the background.",
   STORE_BM25_CANDIDATES:
     "Most entries an any-word full-text search ranks first, those holding its rarest words, before it ranks every match: when the page they give provably is the full ranking's (no other entry can score as high), the rest is never scored (0: always rank every match).",
-  STORE_FEEDBACK_SAMPLE_ENTRIES:
-    "About how many entries of the caller's view pseudo-relevance feedback reads to estimate its candidate words' document frequencies once the view holds more than `STORE_FEEDBACK_SAMPLE_ABOVE` (a word the sample holds fewer than four times is counted outright). 0 counts every candidate's matches at any size.",
-  STORE_FEEDBACK_SAMPLE_ABOVE:
-    "Searchable entries a caller's view holds before feedback estimates its candidate words' frequencies from a sample instead of counting their matches.",
+  STORE_STATISTICS_SAMPLE_ENTRIES:
+    "About how many entries of a caller's view full-text ranking reads to estimate its statistics once the view holds more than `STORE_STATISTICS_SAMPLE_ABOVE`: the view's entry count and average length for BM25, and pseudo-relevance feedback's candidate words' document frequencies (a word the sample holds fewer than four times is counted outright). The query's own words are always counted. 0 counts everything at any size.",
+  STORE_STATISTICS_SAMPLE_ABOVE:
+    "Searchable entries a caller's view holds before its full-text statistics are estimated from a sample instead of counted (see `STORE_STATISTICS_SAMPLE_ENTRIES`).",
   STORE_FULL_TEXT_INDEX:
     "Which index ranks a large tenant's whole-word full-text searches. `gin` (default): every search ranks in SQL, with statistics over what the caller may see. `bm25`: each tenant holding `STORE_BM25_INDEX_MIN_ENTRIES` searchable entries gets its own BM25 index (pg_textsearch; PGlite always has it), which ranks inside itself with statistics over the whole tenant, so an entry a caller may not see moves its scores (docs/security.md); start-up fails without pg_textsearch. `auto`: `bm25` when the database has pg_textsearch, else `gin`.",
   STORE_BM25_INDEX_MIN_ENTRIES:

@@ -14,7 +14,7 @@ const ranking = {
   bm25: defaultSearchConfig.bm25,
   statisticsTtlMs: 0,
   candidates: 0,
-  feedbackSample: defaultSearchConfig.feedbackSample,
+  statisticsSample: defaultSearchConfig.statisticsSample,
 };
 const settings = { mode: "bm25" as const, minEntries: 20, checkMs: 0 };
 const admin = (tenant: string): Principal => ({

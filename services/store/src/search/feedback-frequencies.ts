@@ -13,11 +13,9 @@
  * counted over the whole view instead (it is rare, so that count reads few
  * entries), up to a cap, and only when it could still enter the expansion.
  *
- * The sample is the entries of the view whose id falls below a key (two of
- * the id's random bytes, indexed per tenant by migration 21), so it is a
- * function of the view alone: an entry the caller may not see, or another
- * tenant's, never changes which entries are sampled, how many, or any
- * estimate (invariants I-2 and I-7).
+ * The sample is view-sample.ts's: chosen by the sampled entries' own ids
+ * and the view's size, so no entry the caller may not see and no other
+ * tenant's changes it (invariants I-2 and I-7).
  */
 import { createSqlParams, type SqlDatabase, type SqlParams } from "../db/sql-database.js";
 import { accessPredicate } from "../filters/access-predicate.js";
@@ -26,20 +24,7 @@ import type { Principal } from "../model/principal.js";
 import { candidatesToCount, type FeedbackCandidate, type FeedbackOptions } from "./bm25-feedback.js";
 import { quotedLexemeSql } from "./bm25-sql.js";
 import type { DocumentFrequencyCache } from "./bm25-statistics.js";
-
-/** When and how widely feedback estimates its candidates' frequencies (STORE_FEEDBACK_SAMPLE_*). */
-export interface FeedbackSampleSettings {
-  /** About how many of the view's entries the sample holds; 0 always counts every match. */
-  entries: number;
-  /** Views of at most this many searchable entries are counted, not sampled. */
-  above: number;
-}
-
-/** An entry's sample key, 0 to 65,535: the last two bytes of its id, random in every UUID version the store writes. */
-export const sampleKeySql = (alias: string) =>
-  `(get_byte(uuid_send(${alias}.id), 14) * 256 + get_byte(uuid_send(${alias}.id), 15))`;
-
-const sampleKeys = 65_536;
+import { keyBoundFor, sampleKeySql, type ViewSampleSettings } from "./view-sample.js";
 
 /** A word the sample holds fewer times than this is counted over the whole view. */
 export const rareBelow = 4;
@@ -107,7 +92,7 @@ export interface FeedbackFrequencies {
 export function createFeedbackFrequencies(
   db: SqlDatabase,
   cache: DocumentFrequencyCache,
-  settings: FeedbackSampleSettings,
+  settings: ViewSampleSettings,
 ): FeedbackFrequencies {
   return {
     applies: (documents) => settings.entries > 0 && documents > settings.above,
@@ -122,7 +107,7 @@ export function createFeedbackFrequencies(
     async estimate(principal, view, documents, candidates, known, options) {
       const wanted = candidates.filter((candidate) => !known.has(candidate.lexeme));
       if (wanted.length === 0) return new Map();
-      const keyBelow = Math.min(sampleKeys, Math.ceil((sampleKeys * settings.entries) / documents));
+      const keyBelow = keyBoundFor(documents, settings.entries);
       const params = createSqlParams();
       const { rows } = await db.query<{ lexeme: string | null; frequency: number }>(
         sampledFrequenciesStatement(

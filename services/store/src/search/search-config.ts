@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { envBoolean, envDecimal, envEnum, envInteger, envString } from "@context-hub/common";
 import { defaultVectorIndexSettings, type PostgresVectorIndexSettings } from "../vectors/postgres-vector-index.js";
-import type { FeedbackSampleSettings } from "./feedback-frequencies.js";
+import type { ViewSampleSettings } from "./view-sample.js";
 import { languageNamePattern } from "./text-search.js";
 
 /** The store's search settings (environment variables in docs/retrieval.md). */
@@ -19,8 +19,8 @@ export interface SearchConfig {
   bm25StatisticsTtlMs: number;
   /** Most entries a pruned any-word ranking scores first (see bm25-pruning.ts); 0 ranks every match. */
   bm25Candidates: number;
-  /** When pseudo-relevance feedback estimates its words' frequencies from a sample of a large view (feedback-frequencies.ts). */
-  feedbackSample: FeedbackSampleSettings;
+  /** When a large view's full-text statistics are estimated from a sample of it (view-sample.ts). */
+  statisticsSample: ViewSampleSettings;
   /** Tenants' own BM25 indexes (see bm25-indexes.ts). */
   bm25Indexes: Bm25IndexSettings;
 }
@@ -71,8 +71,8 @@ export const searchEnvSchema = {
   STORE_BM25_B: envDecimal(0.75, 0, 1),
   STORE_BM25_STATISTICS_SECONDS: envInteger(10, 0, 3_600),
   STORE_BM25_CANDIDATES: envInteger(4_000, 0, 1_000_000),
-  STORE_FEEDBACK_SAMPLE_ENTRIES: envInteger(1_000, 0, 1_000_000),
-  STORE_FEEDBACK_SAMPLE_ABOVE: envInteger(20_000, 1, 1_000_000_000),
+  STORE_STATISTICS_SAMPLE_ENTRIES: envInteger(1_000, 0, 1_000_000),
+  STORE_STATISTICS_SAMPLE_ABOVE: envInteger(20_000, 1, 1_000_000_000),
   STORE_FULL_TEXT_INDEX: envEnum(["gin", "bm25", "auto"] as const, "gin"),
   STORE_BM25_INDEX_MIN_ENTRIES: envInteger(10_000, 1, 1_000_000_000),
   STORE_BM25_INDEX_CHECK_SECONDS: envInteger(300, 0, 86_400),
@@ -100,7 +100,7 @@ export function toSearchConfig(env: SearchEnv): SearchConfig {
     bm25: { k1: env.STORE_BM25_K1, b: env.STORE_BM25_B },
     bm25StatisticsTtlMs: env.STORE_BM25_STATISTICS_SECONDS * 1000,
     bm25Candidates: env.STORE_BM25_CANDIDATES,
-    feedbackSample: { entries: env.STORE_FEEDBACK_SAMPLE_ENTRIES, above: env.STORE_FEEDBACK_SAMPLE_ABOVE },
+    statisticsSample: { entries: env.STORE_STATISTICS_SAMPLE_ENTRIES, above: env.STORE_STATISTICS_SAMPLE_ABOVE },
     bm25Indexes: {
       mode: env.STORE_FULL_TEXT_INDEX,
       minEntries: env.STORE_BM25_INDEX_MIN_ENTRIES,

@@ -61,7 +61,7 @@ export async function openSearch(
       bm25: config.bm25,
       statisticsTtlMs: config.bm25StatisticsTtlMs,
       candidates: config.bm25Candidates,
-      feedbackSample: config.feedbackSample,
+      statisticsSample: config.statisticsSample,
     },
     bm25Indexes,
   );

@@ -22,7 +22,7 @@ export function createSearchRepository(
     bm25: defaultSearchConfig.bm25,
     statisticsTtlMs: defaultSearchConfig.bm25StatisticsTtlMs,
     candidates: defaultSearchConfig.bm25Candidates,
-    feedbackSample: defaultSearchConfig.feedbackSample,
+    statisticsSample: defaultSearchConfig.statisticsSample,
   },
   indexes: Pick<TenantBm25Indexes, "indexOf" | "reload"> = { indexOf: () => undefined, reload: async () => {} },
 ): SearchRepository {

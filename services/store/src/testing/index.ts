@@ -37,6 +37,7 @@ export { openSearch, type OpenSearch } from "../search/search-module.js";
 export { defaultSearchConfig, type SearchConfig } from "../search/search-config.js";
 export { openTenantBm25Indexes } from "../search/bm25-indexes.js";
 export { createFeedbackFrequencies, rareBelow } from "../search/feedback-frequencies.js";
+export { estimateCollection } from "../search/view-sample.js";
 export { createDocumentFrequencyCache } from "../search/bm25-statistics.js";
 export { hnswIndexName } from "../vectors/postgres-vector-index.js";
 export { graphKeyOf } from "../vectors/graph-space.js";

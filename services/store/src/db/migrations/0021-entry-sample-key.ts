@@ -6,7 +6,7 @@ import type { Migration } from "./migration.js";
  * the store writes, so "the view's entries whose key is below k" is a
  * sample of about k / 65,536 of the view, read through the index and
  * chosen by nothing but the entries' own ids
- * (search/feedback-frequencies.ts). An expression index: no column to
+ * (search/view-sample.ts). An expression index: no column to
  * fill, and the expression is the one `sampleKeySql` writes.
  */
 export const entrySampleKey: Migration = {

@@ -1,6 +1,6 @@
-import { defineFeedbackSampleSuite } from "./feedback-sample-suite.js";
+import { defineStatisticsSampleSuite } from "./statistics-sample-suite.js";
 
-defineFeedbackSampleSuite({
+defineStatisticsSampleSuite({
   name: "PGlite (memory://)",
   async createDatabase() {
     return { options: { url: "", dataDir: "memory://", poolMax: 1 }, dispose: async () => undefined };

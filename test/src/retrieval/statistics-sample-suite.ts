@@ -1,6 +1,7 @@
 /**
- * Pseudo-relevance feedback over a large view estimates its candidate
- * words' document frequencies from a sample of the view
+ * Full-text statistics of a large view estimated from a sample of it
+ * (search/view-sample.ts): BM25's entry count and average length, and
+ * pseudo-relevance feedback's candidate words' document frequencies
  * (search/feedback-frequencies.ts), run unchanged against PGlite and a real
  * PostgreSQL server: estimates near the true counts, rare words counted
  * outright, and the sample chosen by the view alone, so entries the caller
@@ -14,12 +15,20 @@ import {
   createDocumentFrequencyCache,
   createFeedbackFrequencies,
   defaultSearchConfig,
+  estimateCollection,
   openSearch,
   type OpenSearch,
   type Principal,
 } from "@context-hub/store/testing";
 import { startRetrievalHarness, type RetrievalHarness, type RetrievalTarget } from "./retrieval-fixtures.js";
-import { commitText, logger, newTenant, principal, type PrincipalInit } from "../store/store-fixtures.js";
+import {
+  commitText,
+  insertEntryRow,
+  logger,
+  newTenant,
+  principal,
+  type PrincipalInit,
+} from "../store/store-fixtures.js";
 
 const asPrincipal = (init: PrincipalInit): Principal => ({
   tenant: init.tenant ?? "",
@@ -47,8 +56,8 @@ const candidates = [
 /** About a fifth of the view is sampled: a 60-entry sample of the 300. */
 const sample = { entries: 60, above: 1 };
 
-export function defineFeedbackSampleSuite(target: RetrievalTarget): void {
-  describe(`feedback frequencies from a sample of the view on ${target.name}`, () => {
+export function defineStatisticsSampleSuite(target: RetrievalTarget): void {
+  describe(`full-text statistics from a sample of the view on ${target.name}`, () => {
     let h: RetrievalHarness;
     let search: OpenSearch;
     const tenant = newTenant("prf-sample");
@@ -59,7 +68,7 @@ export function defineFeedbackSampleSuite(target: RetrievalTarget): void {
       h = await startRetrievalHarness(target);
       search = await openSearch(
         h.db,
-        { ...defaultSearchConfig, bm25StatisticsTtlMs: 0, feedbackSample: sample },
+        { ...defaultSearchConfig, bm25StatisticsTtlMs: 0, statisticsSample: sample },
         logger,
       );
       for (let index = 0; index < size; index++) await commitText(h.client, owner, "corpus", textOf(index));
@@ -133,6 +142,75 @@ export function defineFeedbackSampleSuite(target: RetrievalTarget): void {
       for (let index = 0; index < 3; index++) await commitText(h.client, owner, "corpus", `keel wing extra${index}`);
       const moved = await estimate(size + 3);
       assert.equal(moved.get("keel"), 5);
+    });
+
+    describe("the view's entry count and average length", () => {
+      const viewTenant = newTenant("stats-sample-view");
+      const reader = principal(viewTenant, "reader");
+      const rows = 2_000;
+      /** An id whose sample key (its last two bytes) is `key`: the rows' keys are spread evenly, so each sample is known. */
+      const idWith = (serial: number, key: number) =>
+        `00000000-0000-7000-8000-${serial.toString(16).padStart(8, "0")}${key.toString(16).padStart(4, "0")}`;
+      const settings = { entries: 200, above: 500 };
+      before(async () => {
+        // Lengths 4 and 2 in turn: an average of 3 in every sample of consecutive keys.
+        for (let index = 0; index < rows; index++)
+          await insertEntryRow(h.db, {
+            id: idWith(index, Math.floor((index * 65_536) / rows)),
+            tenant: viewTenant,
+            owner: "reader",
+            text: index % 2 === 0 ? "wing lift spar drag" : "wing lift",
+          });
+      });
+
+      test("a large view is estimated from about the sample's size, a small one counted", async () => {
+        const estimate = await estimateCollection(h.db, asPrincipal(reader), settings);
+        // The probe (a 64th of the keys) finds 32 entries, too few, so about 200 are sampled: 196 of them, × 65,536 / 6,400.
+        assert.deepEqual(estimate, { documents: 2_007, averageLength: 3 });
+        assert.equal(await estimateCollection(h.db, asPrincipal(reader), { entries: 200, above: 5_000 }), undefined);
+        assert.equal(await estimateCollection(h.db, asPrincipal(reader), { entries: 0, above: 1 }), undefined);
+      });
+
+      test("BM25 ranks with the estimate", async () => {
+        const sampledSearch = await openSearch(
+          h.db,
+          { ...defaultSearchConfig, bm25StatisticsTtlMs: 0, statisticsSample: settings },
+          logger,
+        );
+        try {
+          const reply = await sampledSearch.service.fullText(asPrincipal(reader), {
+            query: "spar",
+            mode: "any",
+            language: "",
+            filter: undefined,
+            limit: 1,
+            offset: 0,
+            highlight: false,
+          });
+          // "spar" is in 1,000 entries, each of length 4 (tf 1); N 2,007 and average length 3 from the sample.
+          const [k1, b, n, df, length, average] = [1.2, 0.75, 2_007, 1_000, 4, 3];
+          const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+          const expected = (idf * (k1 + 1)) / (1 + k1 * (1 - b + (b * length) / average));
+          const score = reply.hits[0]?.score ?? 0;
+          assert.ok(Math.abs(score - expected) < 1e-9 * expected, `score ${score}, expected ${expected}`);
+        } finally {
+          await sampledSearch.close();
+        }
+      });
+
+      test("entries the caller may not see change no estimate; its own do", async () => {
+        const before = await estimateCollection(h.db, asPrincipal(reader), settings);
+        // A colleague's private entries and another tenant's, every one with a key inside both samples.
+        const foreign = newTenant("stats-sample-foreign");
+        for (let index = 0; index < 300; index++) {
+          await insertEntryRow(h.db, { id: idWith(rows + index, index), tenant: viewTenant, owner: "colleague" });
+          await insertEntryRow(h.db, { id: idWith(rows + 300 + index, index), tenant: foreign, owner: "reader" });
+        }
+        assert.deepEqual(await estimateCollection(h.db, asPrincipal(reader), settings), before);
+        for (let index = 0; index < 30; index++)
+          await insertEntryRow(h.db, { id: idWith(rows + 600 + index, index), tenant: viewTenant, owner: "reader" });
+        assert.notDeepEqual(await estimateCollection(h.db, asPrincipal(reader), settings), before);
+      });
     });
   });
 }

@@ -1,7 +1,7 @@
 import { startTestPostgres } from "../support/postgres.js";
-import { defineFeedbackSampleSuite } from "./feedback-sample-suite.js";
+import { defineStatisticsSampleSuite } from "./statistics-sample-suite.js";
 
-defineFeedbackSampleSuite({
+defineStatisticsSampleSuite({
   name: "PostgreSQL server",
   async createDatabase() {
     const database = await startTestPostgres();
