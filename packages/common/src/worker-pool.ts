@@ -9,9 +9,6 @@ import { ContextHubError } from "./errors.js";
 import { abortError, runJob, whenReady, type PooledWorker, type WorkerJobOptions } from "./worker-job.js";
 import { fromWorkerError, type FromWorker } from "./worker-protocol.js";
 
-export type { WorkerJobOptions } from "./worker-job.js";
-export { serveWorkerTasks, type WorkerTask } from "./worker-protocol.js";
-
 /**
  * Texts up to this many characters in all (a search query, a short note)
  * may be worked on by the thread that serves calls: at the linear cost the

@@ -18,8 +18,6 @@ import {
 } from "./markdown-blocks.js";
 import { stripInlineMarkdown } from "./markdown-inline.js";
 
-export { stripInlineMarkdown };
-
 /** One Markdown heading section. Offsets are UTF-16 code units into the parsed text. */
 export interface OutlineSection {
   /**
