@@ -38,7 +38,7 @@ export { defaultSearchConfig, type SearchConfig } from "../search/search-config.
 export { openTenantBm25Indexes } from "../search/bm25-indexes.js";
 export { createFeedbackFrequencies, rareBelow } from "../search/feedback-frequencies.js";
 export { createDocumentFrequencyCache } from "../search/bm25-statistics.js";
-export { hnswIndexName } from "../vectors/postgres-vector-index.js";
+export { hnswIndexName } from "../vectors/postgres-vector-queries.js";
 export { graphKeyOf } from "../vectors/graph-space.js";
 export { collectionName, createQdrantClient, readChunkPoints, type ChunkPoint } from "../vectors/qdrant-collections.js";
 export type { QdrantSettings, VectorBackendConfig, VectorBackendKind } from "../vectors/qdrant-config.js";
