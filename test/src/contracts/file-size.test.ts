@@ -20,7 +20,6 @@ const maxLines = 400;
 /** Files over the limit when the rule came, each with its length then: it may only shrink. */
 const ceilings: ReadonlyMap<string, number> = new Map([
   ["services/gateway/src/server.ts", 449],
-  ["services/store/src/artifacts/artifact-repository.ts", 414],
 ]);
 
 /** The production source files of every workspace but the tests', relative to the repository's root. */
