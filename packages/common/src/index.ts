@@ -23,5 +23,7 @@ export * from "./loopback.js";
 export * from "./reserved-subjects.js";
 export * from "./image-types.js";
 export * from "./worker-pool.js";
+export type { WorkerJobOptions } from "./worker-job.js";
+export { serveWorkerTasks, type WorkerTask } from "./worker-protocol.js";
 export * from "./confusables.js";
 export * from "./proto-enums.js";

@@ -1,6 +1,13 @@
-import { parentPort, Worker, type Transferable } from "node:worker_threads";
-import { ContextHubError, isContextHubError, isErrorCode } from "./errors.js";
-import { counter } from "./metrics.js";
+/**
+ * The pool of worker threads for CPU-heavy work on caller text: workers
+ * started on demand, reused, replaced when terminated, and the calls that
+ * wait for one. One job on its worker is worker-job.ts; the messages and the
+ * worker side, worker-protocol.ts.
+ */
+import { Worker } from "node:worker_threads";
+import { ContextHubError } from "./errors.js";
+import { abortError, runJob, whenReady, type PooledWorker, type WorkerJobOptions } from "./worker-job.js";
+import { fromWorkerError, type FromWorker } from "./worker-protocol.js";
 
 /**
  * Texts up to this many characters in all (a search query, a short note)
@@ -40,26 +47,6 @@ export interface WorkerPoolOptions {
   keepWarm?: boolean;
 }
 
-/** One call's limits. */
-export interface WorkerJobOptions {
-  /** What the work is, named in every error of the call, e.g. "summarize". */
-  stage: string;
-  /**
-   * Most milliseconds the job may run once its worker has it; past that the
-   * worker is terminated (the only way to stop a running regular expression
-   * or loop) and the call fails with TEXT_BUDGET_EXCEEDED. Waiting for a free
-   * worker, and a fresh worker's start-up, do not count: the caller's
-   * `signal` bounds those.
-   */
-  budgetMs: number;
-  /** The setting that holds `budgetMs`, named in the remedy, e.g. "SUMMARIZER_TEXT_BUDGET_MS". */
-  budgetSetting?: string;
-  /** Aborting it stops the job (terminating its worker) or takes it out of the queue. */
-  signal?: AbortSignal | undefined;
-  /** Buffers of `input` to move to the worker instead of copying. */
-  transfer?: readonly Transferable[];
-}
-
 /** Counts of a pool, for tests and health pages. */
 export interface WorkerPoolStats {
   /** Workers alive, idle or busy. */
@@ -97,92 +84,78 @@ export interface WorkerPool {
   close(): Promise<void>;
 }
 
-/** A task a worker module serves: called with the job's input, its result is copied back to the caller. */
-export type WorkerTask = (input: never) => unknown;
-
-/** An error as it crosses the thread boundary. */
-interface WorkerError {
-  message: string;
-  code?: string;
-  remedy?: string;
-  details?: Record<string, unknown>;
-}
-
-type ToWorker = { id: number; task: string; input: unknown };
-type FromWorker =
-  | { type: "ready" }
-  | { type: "start_failed"; error: WorkerError }
-  | { type: "result"; id: number; value: unknown }
-  | { type: "error"; id: number; error: WorkerError };
-
-const budgetsExceeded = counter(
-  "contexthub_text_budget_exceeded_total",
-  "Jobs on caller text stopped because they ran longer than their time budget, by pool and stage.",
-  ["pool", "stage"],
-);
-
-function toWorkerError(error: unknown): WorkerError {
-  if (isContextHubError(error))
-    return {
-      message: error.message,
-      code: error.code,
-      ...(error.remedy === undefined ? {} : { remedy: error.remedy }),
-      details: error.details,
-    };
-  return { message: error instanceof Error ? error.message : String(error) };
-}
-
-function fromWorkerError(error: WorkerError, stage: string): ContextHubError {
-  if (error.code !== undefined && isErrorCode(error.code)) {
-    return new ContextHubError(error.code, error.message, {
-      ...(error.remedy === undefined ? {} : { remedy: error.remedy }),
-      ...(error.details === undefined ? {} : { details: error.details }),
-    });
-  }
-  return new ContextHubError("INTERNAL", `${stage} failed in its worker: ${error.message}`, { details: { stage } });
-}
-
-/**
- * The worker side of a pool: registers the tasks this worker module serves,
- * runs `start` (loading models, say) before the first job, and answers jobs
- * one at a time. Call it once, at the top level of the worker module.
- */
-export function serveWorkerTasks<T extends { [K in keyof T]: WorkerTask }>(tasks: T, start?: () => unknown): void {
-  const port = parentPort;
-  if (port === null) throw new Error("serveWorkerTasks runs in a worker thread started by createWorkerPool");
-  port.on("message", (job: ToWorker) => {
-    const handler = (tasks as Record<string, WorkerTask | undefined>)[job.task];
-    Promise.resolve()
-      .then(() => {
-        if (handler === undefined) throw new Error(`this worker has no task "${job.task}"`);
-        return (handler as (input: unknown) => unknown)(job.input);
-      })
-      .then(
-        (value) => port.postMessage({ type: "result", id: job.id, value } satisfies FromWorker),
-        (error: unknown) =>
-          port.postMessage({ type: "error", id: job.id, error: toWorkerError(error) } satisfies FromWorker),
-      );
-  });
-  Promise.resolve()
-    .then(start)
-    .then(
-      () => port.postMessage({ type: "ready" } satisfies FromWorker),
-      (error: unknown) => port.postMessage({ type: "start_failed", error: toWorkerError(error) } satisfies FromWorker),
-    );
-}
-
-interface PooledWorker {
-  worker: Worker;
-  /** Settles once the worker can take jobs, or failed to start. */
-  ready: Promise<void>;
-  started: boolean;
-  /** The last uncaught error of the worker, for the message of a call it ends. */
-  lastError: Error | undefined;
-}
-
 interface Waiter {
   take(pooled: PooledWorker): void;
   fail(error: Error): void;
+}
+
+/** Starts a worker of the pool; its `ready` settles once it can take jobs, or failed to start. */
+function startWorker(options: WorkerPoolOptions): PooledWorker {
+  const { name } = options;
+  const worker = new Worker(options.script, {
+    workerData: options.workerData,
+    ...(options.maxOldGenerationSizeMb === undefined
+      ? {}
+      : { resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } }),
+  });
+  const pooled: PooledWorker = { worker, ready: Promise.resolve(), started: false, lastError: undefined };
+  // An uncaught error ends the worker; without a listener it would end this process too.
+  worker.on("error", (error) => (pooled.lastError = error));
+  pooled.ready = new Promise<void>((resolve, reject) => {
+    const onMessage = (message: FromWorker) => {
+      if (message.type === "ready") {
+        done();
+        pooled.started = true;
+        resolve();
+      } else if (message.type === "start_failed") {
+        done();
+        reject(fromWorkerError(message.error, `starting a ${name} worker`));
+        void worker.terminate();
+      }
+    };
+    const onExit = (code: number) => {
+      done();
+      reject(
+        new ContextHubError(
+          "INTERNAL",
+          `a ${name} worker stopped (exit code ${code}) before it was ready${pooled.lastError === undefined ? "" : `: ${pooled.lastError.message}`}`,
+        ),
+      );
+    };
+    const done = () => {
+      worker.off("message", onMessage);
+      worker.off("exit", onExit);
+    };
+    worker.on("message", onMessage);
+    worker.once("exit", onExit);
+  });
+  // Whoever takes the worker awaits `ready`; a worker started ahead of need may fail with nobody listening yet.
+  pooled.ready.catch(() => undefined);
+  return pooled;
+}
+
+/** Queues a call until a worker is released to it; the caller's signal takes it out of the queue. */
+function waitForWorker(waiting: Waiter[], stage: string, signal: AbortSignal | undefined): Promise<PooledWorker> {
+  return new Promise<PooledWorker>((resolve, reject) => {
+    const onAbort = () => {
+      const at = waiting.indexOf(waiter);
+      if (at >= 0) waiting.splice(at, 1);
+      reject(abortError(stage, signal!));
+    };
+    const waiter: Waiter = {
+      take(taken) {
+        signal?.removeEventListener("abort", onAbort);
+        taken.worker.ref();
+        resolve(taken);
+      },
+      fail(error) {
+        signal?.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    };
+    waiting.push(waiter);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 /**
@@ -206,46 +179,8 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   };
 
   const spawn = (): PooledWorker => {
-    const worker = new Worker(options.script, {
-      workerData: options.workerData,
-      ...(options.maxOldGenerationSizeMb === undefined
-        ? {}
-        : { resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } }),
-    });
-    const pooled: PooledWorker = { worker, ready: Promise.resolve(), started: false, lastError: undefined };
-    // An uncaught error ends the worker; without a listener it would end this process too.
-    worker.on("error", (error) => (pooled.lastError = error));
-    pooled.ready = new Promise<void>((resolve, reject) => {
-      const onMessage = (message: FromWorker) => {
-        if (message.type === "ready") {
-          done();
-          pooled.started = true;
-          resolve();
-        } else if (message.type === "start_failed") {
-          done();
-          reject(fromWorkerError(message.error, `starting a ${name} worker`));
-          void worker.terminate();
-        }
-      };
-      const onExit = (code: number) => {
-        done();
-        reject(
-          new ContextHubError(
-            "INTERNAL",
-            `a ${name} worker stopped (exit code ${code}) before it was ready${pooled.lastError === undefined ? "" : `: ${pooled.lastError.message}`}`,
-          ),
-        );
-      };
-      const done = () => {
-        worker.off("message", onMessage);
-        worker.off("exit", onExit);
-      };
-      worker.on("message", onMessage);
-      worker.once("exit", onExit);
-    });
-    // Whoever takes the worker awaits `ready`; a worker started ahead of need may fail with nobody listening yet.
-    pooled.ready.catch(() => undefined);
-    worker.once("exit", () => forget(pooled));
+    const pooled = startWorker(options);
+    pooled.worker.once("exit", () => forget(pooled));
     all.add(pooled);
     return pooled;
   };
@@ -272,15 +207,6 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     else if (keepWarm && all.size < maxWorkers) park(spawn());
   };
 
-  const abortError = (stage: string, signal: AbortSignal) =>
-    isContextHubError(signal.reason)
-      ? signal.reason
-      : new ContextHubError(
-          "DEADLINE_EXCEEDED",
-          `${stage}: stopped because the caller's deadline passed or it cancelled`,
-          { details: { stage } },
-        );
-
   const closedError = () => new ContextHubError("INTERNAL", `the ${name} worker pool is closed`);
 
   const acquire = (stage: string, signal: AbortSignal | undefined): Promise<PooledWorker> => {
@@ -289,102 +215,15 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       pooled.worker.ref();
       return Promise.resolve(pooled);
     }
-    return new Promise<PooledWorker>((resolve, reject) => {
-      const onAbort = () => {
-        const at = waiting.indexOf(waiter);
-        if (at >= 0) waiting.splice(at, 1);
-        reject(abortError(stage, signal!));
-      };
-      const waiter: Waiter = {
-        take(taken) {
-          signal?.removeEventListener("abort", onAbort);
-          taken.worker.ref();
-          resolve(taken);
-        },
-        fail(error) {
-          signal?.removeEventListener("abort", onAbort);
-          reject(error);
-        },
-      };
-      waiting.push(waiter);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
-  };
-
-  /** Waits for a fresh worker's start-up, which only the caller's signal bounds. */
-  const whenReady = (pooled: PooledWorker, stage: string, signal: AbortSignal | undefined): Promise<void> => {
-    if (pooled.started) return Promise.resolve();
-    if (signal === undefined) return pooled.ready;
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => reject(abortError(stage, signal));
-      signal.addEventListener("abort", onAbort, { once: true });
-      pooled.ready.then(
-        () => {
-          signal.removeEventListener("abort", onAbort);
-          resolve();
-        },
-        (error: unknown) => {
-          signal.removeEventListener("abort", onAbort);
-          reject(error);
-        },
-      );
-    });
+    return waitForWorker(waiting, stage, signal);
   };
 
   const execute = <T>(pooled: PooledWorker, task: string, input: unknown, job: WorkerJobOptions): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const { worker } = pooled;
-      const { stage, signal } = job;
-      const id = nextId++;
-      const settle = (keep: boolean, outcome: () => void) => {
-        clearTimeout(timer);
-        worker.off("message", onMessage);
-        worker.off("exit", onExit);
-        signal?.removeEventListener("abort", onAbort);
-        if (keep) release(pooled);
-        else discard(pooled);
-        outcome();
-      };
-      const onMessage = (message: FromWorker) => {
-        if (message.type === "result" && message.id === id) settle(true, () => resolve(message.value as T));
-        else if (message.type === "error" && message.id === id)
-          settle(true, () => reject(fromWorkerError(message.error, stage)));
-      };
-      const onExit = (code: number) => {
-        const cause = closed ? `the ${name} worker pool closed` : (pooled.lastError?.message ?? `exit code ${code}`);
-        settle(false, () =>
-          reject(
-            new ContextHubError("INTERNAL", `${stage}: its worker stopped before it finished (${cause})`, {
-              details: { stage },
-            }),
-          ),
-        );
-      };
-      const onAbort = () => settle(false, () => reject(abortError(stage, signal!)));
-      const onBudget = () => {
-        budgetsExceeded.inc({ pool: name, stage });
-        const setting = job.budgetSetting === undefined ? "" : ` (${job.budgetSetting})`;
-        settle(false, () =>
-          reject(
-            new ContextHubError(
-              "TEXT_BUDGET_EXCEEDED",
-              `${stage}: the text took longer than its ${job.budgetMs} ms budget, so the work was stopped and nothing was changed`,
-              {
-                remedy: `split the text into smaller entries, or ask an operator to raise the budget${setting}`,
-                details: { stage, budget_ms: job.budgetMs },
-              },
-            ),
-          ),
-        );
-      };
-      worker.on("message", onMessage);
-      worker.once("exit", onExit);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      const timer = setTimeout(onBudget, job.budgetMs);
-      worker.postMessage(
-        { id, task, input } satisfies ToWorker,
-        job.transfer === undefined ? undefined : [...job.transfer],
-      );
+    runJob<T>(pooled, task, input, job, {
+      pool: name,
+      id: nextId++,
+      isClosed: () => closed,
+      done: (worker, keep) => (keep ? release(worker) : discard(worker)),
     });
 
   return {

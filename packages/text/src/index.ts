@@ -1,6 +1,7 @@
 export { tokenize, splitIdentifier, isStopword, toStem, type TokenizeOptions } from "./tokenizer.js";
 export { splitSentences, type TextSegment } from "./sentences.js";
-export { parseOutline, slugify, stripInlineMarkdown, toProseBlocks, type OutlineSection } from "./markdown.js";
+export { parseOutline, slugify, toProseBlocks, type OutlineSection } from "./markdown.js";
+export { stripInlineMarkdown } from "./markdown-inline.js";
 export { chunkText, defaultChunkOptions, type ChunkOptions, type TextChunk } from "./chunker.js";
 export { embeddingSifSmoothing, sifSmoothing, toSifWeight, toWordProbability } from "./word-weights.js";
 export type { WordVectors, WordVectorOrigin } from "./word-vectors.js";

@@ -6,7 +6,8 @@ import { assertLinearGrowthForAll, headingTexts, pathologicalTexts } from "@cont
 import { chunkText } from "./chunker.js";
 import { answerExtractively } from "./extractive-answer.js";
 import { embedText } from "./embedding.js";
-import { parseOutline, slugify, stripInlineMarkdown, toProseBlocks } from "./markdown.js";
+import { parseOutline, slugify, toProseBlocks } from "./markdown.js";
+import { stripInlineMarkdown } from "./markdown-inline.js";
 import { splitSentences } from "./sentences.js";
 import { splitIdentifier, tokenize, toStem } from "./tokenizer.js";
 import { loadWordVectors } from "./word-vector-cache.js";

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseOutline, slugify, stripInlineMarkdown, toProseBlocks } from "./markdown.js";
+import { parseOutline, slugify, toProseBlocks } from "./markdown.js";
+import { stripInlineMarkdown } from "./markdown-inline.js";
 
 const document = [
   "Intro text before any heading.",

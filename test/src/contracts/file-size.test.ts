@@ -18,13 +18,7 @@ import { root, sourceFiles } from "./source-files.js";
 const maxLines = 400;
 
 /** Files over the limit when the rule came, each with its length then: it may only shrink. */
-const ceilings: ReadonlyMap<string, number> = new Map([
-  ["services/gateway/src/server.ts", 449],
-  ["packages/text/src/markdown.ts", 447],
-  ["packages/common/src/worker-pool.ts", 442],
-  ["services/store/src/vectors/postgres-vector-index.ts", 441],
-  ["services/store/src/artifacts/artifact-repository.ts", 414],
-]);
+const ceilings: ReadonlyMap<string, number> = new Map();
 
 /** The production source files of every workspace but the tests', relative to the repository's root. */
 function productionFiles(): string[] {

@@ -1,7 +1,7 @@
 // Worker module of the worker-pool tests: tasks that answer, fail, crash, spin, or wait on shared memory as a test directs.
 import { threadId, workerData } from "node:worker_threads";
 import { ContextHubError } from "../errors.js";
-import { serveWorkerTasks } from "../worker-pool.js";
+import { serveWorkerTasks } from "../worker-protocol.js";
 
 const settings = (workerData ?? {}) as { failStart?: boolean };
 

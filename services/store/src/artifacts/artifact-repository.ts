@@ -2,7 +2,9 @@
  * Artifacts in SQL. Every statement that reads a reference or its bytes
  * composes the artifact predicate over the `artifacts` row, so who may see a
  * file is decided by the database before any ORDER BY or LIMIT; the bytes
- * are only ever reached through a reference the caller may see.
+ * are only ever reached through a reference the caller may see. The
+ * statements of resumable uploads, part of the same write scope, are in
+ * artifact-uploads.ts.
  */
 import { currentRequestId } from "../audit/audit.js";
 import { createAuditStatements, type AuditStatements } from "../audit/audit-repository.js";
@@ -13,15 +15,12 @@ import type { Visibility } from "../model/entry-values.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
 import {
-  artifactLimits,
   type ArtifactRecord,
   type ArtifactRole,
   type ArtifactSelector,
   type ArtifactTarget,
-  type UploadRecord,
 } from "./artifact-model.js";
-
-const artifactChunkBytes = artifactLimits.chunkBytes;
+import { createUploadStatements, type ArtifactUploadStatements } from "./artifact-uploads.js";
 
 /** The `artifacts` rows as the access predicate judges them: the namespace is the thread its grants name. */
 const artifactRows = "(SELECT artifacts.*, artifacts.namespace AS thread_id FROM artifacts)";
@@ -54,22 +53,8 @@ interface ArtifactRow {
   updated_at: Date;
 }
 
-interface UploadRow {
-  id: string;
-  sha256: string;
-  size: string | number;
-  media_type: string;
-  filename: string;
-  namespace: string;
-  visibility: Visibility;
-  received: string | number;
-  expires_at: Date;
-}
-
 const columns =
   "a.id, a.sha256, a.size, a.media_type, a.filename, a.owner, a.namespace, a.visibility, a.created_at, a.updated_at";
-const uploadColumns =
-  "u.id, u.sha256, u.size, u.media_type, u.filename, u.namespace, u.visibility, u.received, u.expires_at";
 
 function toRecord(row: ArtifactRow): ArtifactRecord {
   return {
@@ -86,27 +71,13 @@ function toRecord(row: ArtifactRow): ArtifactRecord {
   };
 }
 
-function toUpload(row: UploadRow): UploadRecord {
-  return {
-    id: row.id,
-    sha256: row.sha256,
-    size: Number(row.size),
-    mediaType: row.media_type,
-    filename: row.filename,
-    namespace: row.namespace,
-    visibility: row.visibility,
-    received: Number(row.received),
-    expiresAt: row.expires_at,
-  };
-}
-
 /** A reference with whether the caller may delete it. */
 export interface StoredArtifact extends ArtifactRecord {
   writable: boolean;
 }
 
-/** The statements of one artifact write transaction. */
-export interface ArtifactWriteScope {
+/** The statements of one artifact write transaction: the blob, its chunks and references; and uploads (artifact-uploads.ts). */
+export interface ArtifactWriteScope extends ArtifactUploadStatements {
   audit: AuditStatements;
   /**
    * Makes sure the tenant's blob row for `sha256` exists and locks it until
@@ -126,30 +97,6 @@ export interface ArtifactWriteScope {
   ): Promise<StoredArtifact | undefined>;
   /** Removes a reference; removes the bytes too when it was the last one. True when the bytes went. */
   removeReference(tenant: string, id: string, sha256: string): Promise<boolean>;
-  insertUpload(
-    principal: Principal,
-    target: ArtifactTarget,
-    sha256: string,
-    size: number,
-    expiresAt: Date,
-  ): Promise<UploadRecord>;
-  /** The caller's own upload, locked, unless it has expired. */
-  lockUpload(principal: Principal, id: string, now: Date): Promise<UploadRecord | undefined>;
-  /** The bytes stored at exactly `offset`, if a part starts there. */
-  partAt(uploadId: string, offset: number): Promise<Uint8Array | undefined>;
-  /**
-   * Hashes an upload's parts in offset order and, when they hash to `sha256`
-   * and `writeChunks` is set, stores them as the blob's chunks, all inside the
-   * database: the bytes never travel back to the store process. Answers the
-   * parts' SHA-256 (nothing is written when it is not `sha256`).
-   */
-  commitParts(uploadId: string, tenant: string, sha256: string, writeChunks: boolean): Promise<string>;
-  appendPart(uploadId: string, offset: number, data: Uint8Array): Promise<UploadRecord>;
-  deleteUpload(id: string): Promise<void>;
-  /** The caller's uploads that have not expired. */
-  countUploads(principal: Principal, now: Date): Promise<number>;
-  /** Deletes up to `limit` uploads of any tenant that expired before `now`. */
-  deleteExpiredUploads(now: Date, limit: number): Promise<number>;
 }
 
 function createWriteScope(tx: SqlExecutor): ArtifactWriteScope {
@@ -227,97 +174,7 @@ function createWriteScope(tx: SqlExecutor): ArtifactWriteScope {
       return rowCount > 0;
     },
 
-    async insertUpload(principal, target, sha256, size, expiresAt) {
-      const { rows } = await tx.query<UploadRow>(
-        `INSERT INTO artifact_uploads AS u (id, tenant, owner, namespace, visibility, sha256, size, media_type, filename, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), $10) RETURNING ${uploadColumns}`,
-        [
-          createUuidV7(),
-          principal.tenant,
-          principal.subject,
-          target.namespace,
-          target.visibility,
-          sha256,
-          size,
-          target.mediaType,
-          target.filename,
-          expiresAt,
-        ],
-      );
-      return toUpload(rows[0]!);
-    },
-
-    async lockUpload(principal, id, now) {
-      // An upload is its starter's alone, a tenant admin's included: nobody else appends to or commits it.
-      const { rows } = await tx.query<UploadRow>(
-        `SELECT ${uploadColumns} FROM artifact_uploads u
-         WHERE u.id = $1::uuid AND u.tenant = $2 AND u.owner = $3 AND u.expires_at > $4 FOR UPDATE`,
-        [id, principal.tenant, principal.subject, now],
-      );
-      return rows[0] === undefined ? undefined : toUpload(rows[0]);
-    },
-
-    async partAt(uploadId, offset) {
-      const { rows } = await tx.query<{ data: Uint8Array }>(
-        "SELECT data FROM artifact_upload_parts WHERE upload_id = $1 AND byte_offset = $2",
-        [uploadId, offset],
-      );
-      return rows[0]?.data;
-    },
-
-    async commitParts(uploadId, tenant, sha256, writeChunks) {
-      // The parts are contiguous, so their concatenation in offset order is the file.
-      const { rows } = await tx.query<{ sha256: string }>(
-        `WITH whole AS MATERIALIZED (
-           SELECT coalesce(string_agg(data, ''::bytea ORDER BY byte_offset), ''::bytea) AS data
-           FROM artifact_upload_parts WHERE upload_id = $1),
-         hashed AS (SELECT encode(sha256(whole.data), 'hex') AS sha256 FROM whole),
-         -- A data-modifying WITH runs whether or not the final SELECT reads it.
-         stored AS (
-           INSERT INTO artifact_chunks (tenant, sha256, ordinal, data)
-           SELECT $2, $3, g.n, substring(whole.data FROM g.n * $4 + 1 FOR $4)
-           FROM whole, hashed, generate_series(0, (octet_length(whole.data) + $4 - 1) / $4 - 1) AS g (n)
-           WHERE $5 AND hashed.sha256 = $3
-           RETURNING 1)
-         SELECT hashed.sha256 FROM hashed`,
-        [uploadId, tenant, sha256, artifactChunkBytes, writeChunks],
-      );
-      return rows[0]!.sha256;
-    },
-
-    async appendPart(uploadId, offset, data) {
-      await tx.query("INSERT INTO artifact_upload_parts (upload_id, byte_offset, data) VALUES ($1, $2, $3)", [
-        uploadId,
-        offset,
-        data,
-      ]);
-      const { rows } = await tx.query<UploadRow>(
-        `UPDATE artifact_uploads AS u SET received = $2 WHERE u.id = $1 RETURNING ${uploadColumns}`,
-        [uploadId, offset + data.byteLength],
-      );
-      return toUpload(rows[0]!);
-    },
-
-    async deleteUpload(id) {
-      await tx.query("DELETE FROM artifact_uploads WHERE id = $1", [id]);
-    },
-
-    async countUploads(principal, now) {
-      const { rows } = await tx.query<{ count: number }>(
-        "SELECT count(*)::integer AS count FROM artifact_uploads WHERE tenant = $1 AND owner = $2 AND expires_at > $3",
-        [principal.tenant, principal.subject, now],
-      );
-      return rows[0]!.count;
-    },
-
-    async deleteExpiredUploads(now, limit) {
-      const { rowCount } = await tx.query(
-        `DELETE FROM artifact_uploads WHERE id IN
-           (SELECT id FROM artifact_uploads WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-        [now, limit],
-      );
-      return rowCount;
-    },
+    ...createUploadStatements(tx),
   };
 }
 

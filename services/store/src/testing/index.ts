@@ -39,7 +39,7 @@ export { openTenantBm25Indexes } from "../search/bm25-indexes.js";
 export { createFeedbackFrequencies, rareBelow } from "../search/feedback-frequencies.js";
 export { estimateCollection } from "../search/view-sample.js";
 export { createDocumentFrequencyCache } from "../search/bm25-statistics.js";
-export { hnswIndexName } from "../vectors/postgres-vector-index.js";
+export { hnswIndexName } from "../vectors/postgres-vector-queries.js";
 export { graphKeyOf } from "../vectors/graph-space.js";
 export { collectionName, createQdrantClient, readChunkPoints, type ChunkPoint } from "../vectors/qdrant-collections.js";
 export type { QdrantSettings, VectorBackendConfig, VectorBackendKind } from "../vectors/qdrant-config.js";

@@ -10,7 +10,7 @@
  */
 import { providerError } from "@context-hub/common";
 import type { SqlDatabase } from "../db/sql-database.js";
-import { hnswIndexName } from "./postgres-vector-index.js";
+import { hnswIndexName } from "./postgres-vector-queries.js";
 import { toVectorLiteral } from "./vector-literal.js";
 
 /** An (embedding model, dimension) pair. */

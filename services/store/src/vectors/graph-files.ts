@@ -17,7 +17,8 @@ import {
 import { join } from "node:path";
 import type { Index } from "usearch";
 import type { Logger } from "@context-hub/common";
-import { hnswIndexName, type PostgresVectorIndexSettings } from "./postgres-vector-index.js";
+import { hnswIndexName } from "./postgres-vector-queries.js";
+import type { PostgresVectorIndexSettings } from "./postgres-vector-settings.js";
 import { newGraph, type Space } from "./graph-space.js";
 
 /** What a saved graph's manifest records; the graph and its key list are files named by `generation`. */

@@ -9,7 +9,7 @@ import { createSqlParams } from "../db/sql-database.js";
 import { accessPredicate } from "../filters/access-predicate.js";
 import type { Principal } from "../model/principal.js";
 import { searchFilterConditions } from "../filters/search-filter-sql.js";
-import { bestPerEntry, dimensionLiteral, type ChunkRow } from "./postgres-vector-index.js";
+import { bestPerEntry, dimensionLiteral, type ChunkRow } from "./postgres-vector-queries.js";
 import { removeKeys, type Space } from "./graph-space.js";
 import type { VectorQuery, VectorSearchResult } from "./vector-index.js";
 import { toVectorLiteral } from "./vector-literal.js";

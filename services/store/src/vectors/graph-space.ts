@@ -5,7 +5,7 @@
  */
 import { Index, MetricKind, ScalarKind } from "usearch";
 import { gauge, type Logger } from "@context-hub/common";
-import type { PostgresVectorIndexSettings } from "./postgres-vector-index.js";
+import type { PostgresVectorIndexSettings } from "./postgres-vector-settings.js";
 import type { CommittedChunk } from "./vector-index.js";
 
 export const graphPoints = gauge(

@@ -23,12 +23,8 @@
  */
 import type { Logger } from "@context-hub/common";
 import type { SqlDatabase } from "../db/sql-database.js";
-import {
-  createExactPreference,
-  dimensionLiteral,
-  hnswIndexName,
-  type PostgresVectorIndexSettings,
-} from "./postgres-vector-index.js";
+import { createExactPreference, dimensionLiteral, hnswIndexName } from "./postgres-vector-queries.js";
+import type { PostgresVectorIndexSettings } from "./postgres-vector-settings.js";
 import { loadSaved, saveChangedNow } from "./graph-files.js";
 import { maxGraphPoints, searchGraph } from "./graph-search.js";
 import { addPoint, graphKeyOf, graphPoints, insertPending, newGraph, type Space } from "./graph-space.js";
