@@ -4,7 +4,7 @@ import { entryColumns, resolveIds, toStoredEntry } from "./entry-rows.js";
 import type { ReviewRepository, ReviewStatements } from "../model/review-ports.js";
 import type { JsonObject } from "../model/entry-model.js";
 import { reviewOpenStates, type TrustState } from "../model/trust.js";
-import { applyMemoryReview, lockReviewedMemory, mirroredMemoryId } from "../memories/memory-review-statements.js";
+import { applyMemoryReview, lockReviewedMemory, mirroredMemoryId } from "./memory-review-statements.js";
 import { memoryNotReviewable } from "./memory-mirror.js";
 
 /** The review statements of one transaction; every read composes the access predicate in review mode. */
