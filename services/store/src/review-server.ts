@@ -37,6 +37,7 @@ export function createReviewHandlers(review: ReviewService): ServiceImplementati
         trustState: trustStateToProto(outcome.state),
         reviewedBy: outcome.reviewedBy,
         reviewedAt: timestampFromDate(outcome.reviewedAt),
+        memory: outcome.memory,
       };
     },
   };

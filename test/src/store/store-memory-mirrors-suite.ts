@@ -432,7 +432,7 @@ export function defineMemoryMirrorTests(context: StoreSuiteContext): void {
       assert.deepEqual(idsOf(await fullText(a2, "wallaby")), [renewed!.id]);
     });
 
-    test("a quarantined value's mirror is held back as a quarantined entry, left out of the review queue, and ended by a clean put", async () => {
+    test("a quarantined value's mirror is held back as a quarantined entry, waits in the review queue, and is ended by a clean put", async () => {
       const { client, db } = context;
       const tenant = newTenant("mirror-quarantine");
       const a1 = principal(tenant, "a1");
@@ -448,19 +448,10 @@ export function defineMemoryMirrorTests(context: StoreSuiteContext): void {
         [[mirror!.id, QUARANTINED]],
       );
       const queue = await client.listReviewQueue({ principal: reviewer });
-      assert.ok(!queue.entries.some((entry) => entry.id === mirror!.id), "the review queue leaves mirrors out");
-      const before = await footprint(db, tenant);
-      await expectError(
-        client.reviewEntry({
-          principal: reviewer,
-          id: mirror!.id,
-          decision: storeV1.ReviewDecision.APPROVE,
-          expectedVersion: 1,
-        }),
-        "PERMISSION_DENIED",
-        /mirrors memory "ns"\/"call" of "a1"; change it with put_memory or delete_memory/,
+      assert.ok(
+        queue.entries.some((entry) => entry.id === mirror!.id && entry.kind === "memory"),
+        "the review queue lists the quarantined value's mirror (store-memory-review-suite.ts reviews it)",
       );
-      assert.deepEqual(await footprint(db, tenant), before);
       await put(client, a1, "ns", "call", "The koala contract, clean.");
       assert.equal((await mirrorOf(db, memory.id))?.trust_state, "unverified");
       assert.deepEqual(

@@ -1,4 +1,7 @@
-/** The review queue: each waiting entry with approve / reject and a note; the API's refusals are shown as they come. */
+/**
+ * The review queue: each waiting entry (a named memory's quarantined value among them, marked as the memory) with
+ * approve / reject and a note; the API's refusals are shown as they come.
+ */
 import { api } from "./api.js";
 import { button, field, h, replace, uniqueId, when } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
@@ -10,6 +13,8 @@ interface Waiting {
   owner: string;
   updated_by: string;
   version: number;
+  /** Set for a memory's mirror entry: the review judges that memory's current value. */
+  memory: { namespace: string; key: string; owner: string; version: number } | null;
   trust_state: string;
   trust_reasons: string[];
   text: string;
@@ -28,7 +33,9 @@ function itemView(item: Waiting): HTMLElement {
       ({ body }) => {
         replace(
           status,
-          notice(`${decision === "approve" ? "Approved" : "Rejected"}: the entry is now ${body.trust_state}.`),
+          notice(
+            `${decision === "approve" ? "Approved" : "Rejected"}: the ${item.memory === null ? "entry" : "memory's value"} is now ${body.trust_state}.`,
+          ),
         );
         for (const control of Array.from(article.querySelectorAll("button, textarea")))
           (control as HTMLButtonElement | HTMLTextAreaElement).disabled = true;
@@ -43,7 +50,10 @@ function itemView(item: Waiting): HTMLElement {
     h(
       "p",
       { class: "muted" },
-      `thread ${item.thread_id} · by ${item.updated_by} (owner ${item.owner}) · version ${item.version} · ${when(item.updated_at)} · `,
+      item.memory === null
+        ? `thread ${item.thread_id}`
+        : `memory ${JSON.stringify(item.memory.namespace)}/${JSON.stringify(item.memory.key)} (version ${item.memory.version})`,
+      ` · by ${item.updated_by} (owner ${item.owner}) · version ${item.version} · ${when(item.updated_at)} · `,
       trustBadge(item.trust_state),
     ),
     h(

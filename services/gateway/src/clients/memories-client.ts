@@ -6,7 +6,7 @@ import type { Idempotency } from "../idempotency.js";
 import type { Generated } from "./generation-client.js";
 import type { Principal } from "../principal.js";
 import type { MemoriesServiceClient } from "./peers.js";
-import { toWorkflowTrustFields } from "./proto-enums.js";
+import { toMemoryTrustFields } from "./proto-enums.js";
 
 const iso = (timestamp: Timestamp | undefined) =>
   timestamp === undefined ? null : timestampDate(timestamp).toISOString();
@@ -79,7 +79,7 @@ function toMemoryView(memory: storeV1.Memory) {
     created_at: iso(memory.createdAt),
     updated_at: iso(memory.updatedAt),
     updated_by: memory.updatedBy,
-    ...toWorkflowTrustFields(memory),
+    ...toMemoryTrustFields(memory),
   };
 }
 
@@ -100,7 +100,7 @@ function toRevisionView(id: string, revision: storeV1.MemoryRevision) {
     written_at: iso(revision.writtenAt),
     reason: revision.reason,
     redacted: revision.redacted,
-    ...toWorkflowTrustFields(revision),
+    ...toMemoryTrustFields(revision),
   };
 }
 

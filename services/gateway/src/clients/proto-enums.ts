@@ -42,7 +42,12 @@ export function toTrustFields(entry: Pick<storeV1.Entry, "trustState" | "trustRe
   return { trust_state: fromProtoTrustState(entry.trustState), trust_reasons: entry.trustReasons };
 }
 
-/** The trust fields of workflow memory's views (memories, handoffs, session events): screened, never reviewed, so unverified or quarantined. */
+/** The trust fields of a memory's views: screened, and reviewed when quarantined, so any of the four states. */
+export function toMemoryTrustFields(record: { trustState: storeV1.TrustState; trustReasons: string[] }) {
+  return { trust_state: fromProtoTrustState(record.trustState), trust_reasons: record.trustReasons };
+}
+
+/** The trust fields of handoffs' and session events' views: screened, never reviewed, so unverified or quarantined. */
 export function toWorkflowTrustFields(record: { trustState: storeV1.TrustState; trustReasons: string[] }) {
   return {
     trust_state:

@@ -14,7 +14,7 @@ import { toReviewItemView } from "./trust-views.js";
 /** The review client over a ReviewService connection. */
 export function createReviewClient(store: ReviewServiceClient) {
   return {
-    /** One page of the entries waiting for a reviewer in the given states (all waiting states when none are given). */
+    /** One page of the entries (memories' quarantined values among them) waiting for a reviewer in the given states (all waiting states when none are given). */
     async listQueue(
       principal: Principal,
       request: { states: TrustStateName[]; threadId: string | undefined; limit: number; offset: number },
@@ -48,6 +48,15 @@ export function createReviewClient(store: ReviewServiceClient) {
         trustState: fromProtoTrustState(reply.trustState),
         reviewedBy: reply.reviewedBy,
         reviewedAt: reply.reviewedAt === undefined ? null : timestampDate(reply.reviewedAt).toISOString(),
+        memory:
+          reply.memory === undefined
+            ? null
+            : {
+                namespace: reply.memory.namespace,
+                key: reply.memory.key,
+                owner: reply.memory.owner,
+                version: reply.memory.version,
+              },
       };
     },
   };

@@ -11,7 +11,20 @@ import { toPromptArgumentViews } from "./entry-views.js";
 const iso = (timestamp: Timestamp | undefined) =>
   timestamp === undefined ? null : timestampDate(timestamp).toISOString();
 
-/** A review queue item: the full entry a reviewer judges, with who wrote it and its last review. */
+/** The memory a mirror entry (kind `memory`) shows, named by its metadata; null for any other entry. */
+function mirroredMemoryOf(entry: storeV1.Entry) {
+  if (entry.kind !== "memory") return null;
+  const metadata = entry.metadata ?? {};
+  const text = (value: unknown) => (typeof value === "string" ? value : "");
+  return {
+    namespace: text(metadata["memory_namespace"]),
+    key: text(metadata["memory_key"]),
+    owner: text(metadata["memory_owner"]),
+    version: typeof metadata["memory_version"] === "number" ? metadata["memory_version"] : 0,
+  };
+}
+
+/** A review queue item: the full entry a reviewer judges, with who wrote it and its last review; a memory's value is marked as one. */
 export function toReviewItemView(entry: storeV1.Entry) {
   return {
     id: entry.id,
@@ -21,6 +34,8 @@ export function toReviewItemView(entry: storeV1.Entry) {
     updated_by: entry.updatedBy,
     visibility: fromProtoVisibility(entry.visibility),
     version: entry.version,
+    kind: entry.kind,
+    memory: mirroredMemoryOf(entry),
     ...toTrustFields(entry),
     text: entry.text,
     summary: entry.summary,

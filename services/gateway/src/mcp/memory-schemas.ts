@@ -7,7 +7,7 @@ import {
   visibilitySchema,
   limits as inputLimits,
 } from "./input-schemas.js";
-import { workflowTrustFields } from "./workflow-trust-schemas.js";
+import { memoryTrustFields } from "./workflow-trust-schemas.js";
 
 export const memoryToolLimits = {
   keyChars: 512,
@@ -211,7 +211,7 @@ export const memoryOutput = z.object({
   created_at: z.string().nullable(),
   updated_at: z.string().nullable(),
   updated_by: z.string(),
-  ...workflowTrustFields,
+  ...memoryTrustFields,
 });
 
 export const putMemoryOutput = z.object({
@@ -248,7 +248,7 @@ const revisionOutput = z.object({
     .describe(
       "The revision was private to its owner while it was current: its value, hash, kind and tags are left out.",
     ),
-  ...workflowTrustFields,
+  ...memoryTrustFields,
 });
 
 export const memoryHistoryOutput = z.object({

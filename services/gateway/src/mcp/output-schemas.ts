@@ -302,6 +302,11 @@ export const restoreOutput = z.object({
   message: z.string(),
 });
 
+/** A review's memory: set when the entry is a named memory's mirror (kind memory), whose current revision the review judges. */
+const reviewedMemory = z
+  .object({ namespace: z.string(), key: z.string(), owner: z.string(), version: z.number() })
+  .nullable();
+
 export const reviewQueueOutput = z.object({
   entries: z.array(
     z.object({
@@ -312,6 +317,8 @@ export const reviewQueueOutput = z.object({
       updated_by: z.string(),
       visibility: z.enum(["private", "shared", "tenant"]),
       version: z.number(),
+      kind: z.string(),
+      memory: reviewedMemory,
       trust_state: trustState,
       trust_reasons: z.array(z.string()),
       text: z.string(),
@@ -339,6 +346,7 @@ export const reviewOutput = z.object({
   trust_state: trustState,
   reviewed_by: z.string(),
   reviewed_at: z.string().nullable(),
+  memory: reviewedMemory,
   message: z.string(),
 });
 

@@ -4,9 +4,10 @@
  * predicate. Its owner, thread (the memory's namespace), visibility, tags,
  * text (the value) and trust are the memory's, so thread grants on the
  * namespace reach exactly the callers the memory's own grants reach. Only
- * the memory's put and delete write it, in the memory's transaction; every
- * entry-side change of a mirror is refused here, by the locks that every such
- * change takes.
+ * the memory's put and delete write it, in the memory's transaction, and a
+ * review of a quarantined or rejected value, in the review's (which judges
+ * the memory through it); every other entry-side change of a mirror is
+ * refused here, by the locks that every such change takes.
  */
 import { ContextHubError, contentHash, entryLimits } from "@context-hub/common";
 import type { EntryWrite, JsonObject, Visibility } from "../model/entry-model.js";
@@ -69,6 +70,28 @@ export function mirrorWriteOf(memory: MirroredMemory): EntryWrite {
   };
 }
 
+/** A mirror's memory as messages name it: "namespace"/"key" of "owner". */
+function memoryLabel(metadata: JsonObject): string {
+  const name = `${JSON.stringify(metadata["memory_namespace"] ?? "")}/${JSON.stringify(metadata["memory_key"] ?? "")}`;
+  return typeof metadata["memory_owner"] === "string" ? `${name} of ${JSON.stringify(metadata["memory_owner"])}` : name;
+}
+
+/**
+ * The refusal of a review of a mirror whose memory's value waits for no
+ * reviewer (unverified or verified): a review judges only a quarantined or
+ * rejected memory value. Told only to callers who may review the entry.
+ */
+export function memoryNotReviewable(entryId: string, metadata: JsonObject, state: string): ContextHubError {
+  return new ContextHubError(
+    "PERMISSION_DENIED",
+    `entry ${entryId} mirrors memory ${memoryLabel(metadata)}, whose value is ${state}: only a quarantined or rejected memory value is reviewed`,
+    {
+      remedy: "change the memory with put_memory or delete_memory",
+      details: { trust_state: state, memory_namespace: metadata["memory_namespace"] ?? null },
+    },
+  );
+}
+
 /**
  * The refusal of an entry-side change of a mirror: nothing is changed, and
  * the answer names the memory and the tools that change it. Told only to
@@ -76,11 +99,9 @@ export function mirrorWriteOf(memory: MirroredMemory): EntryWrite {
  * predicate first).
  */
 export function memoryMirrorRefused(entryId: string, metadata: JsonObject): ContextHubError {
-  const name = `${JSON.stringify(metadata["memory_namespace"] ?? "")}/${JSON.stringify(metadata["memory_key"] ?? "")}`;
-  const owner = typeof metadata["memory_owner"] === "string" ? ` of ${JSON.stringify(metadata["memory_owner"])}` : "";
   return new ContextHubError(
     "PERMISSION_DENIED",
-    `entry ${entryId} mirrors memory ${name}${owner}; change it with put_memory or delete_memory`,
+    `entry ${entryId} mirrors memory ${memoryLabel(metadata)}; change it with put_memory or delete_memory`,
     {
       remedy: "put a new value with put_memory, or delete the memory with delete_memory; its mirror entry follows",
       details: {

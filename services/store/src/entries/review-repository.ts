@@ -3,8 +3,9 @@ import { createSqlParams, type SqlDatabase, type SqlExecutor } from "../db/sql-d
 import { entryColumns, resolveIds, toStoredEntry } from "./entry-rows.js";
 import type { ReviewRepository, ReviewStatements } from "../model/review-ports.js";
 import type { JsonObject } from "../model/entry-model.js";
-import type { TrustState } from "../model/trust.js";
-import { memoryMirrorRefused } from "./memory-mirror.js";
+import { reviewOpenStates, type TrustState } from "../model/trust.js";
+import { applyMemoryReview, lockReviewedMemory, mirroredMemoryId } from "./memory-review-statements.js";
+import { memoryNotReviewable } from "./memory-mirror.js";
 
 /** The review statements of one transaction; every read composes the access predicate in review mode. */
 export function createReviewStatements(tx: SqlExecutor): ReviewStatements {
@@ -15,6 +16,9 @@ export function createReviewStatements(tx: SqlExecutor): ReviewStatements {
     },
 
     async lock(principal, id) {
+      // A mirror's memory is locked before the mirror, in the order its put and delete lock them.
+      const memoryId = await mirroredMemoryId(tx, principal, id);
+      const memory = memoryId === undefined ? undefined : await lockReviewedMemory(tx, principal, memoryId);
       const params = createSqlParams();
       const { rows } = await tx.query<{
         id: string;
@@ -32,18 +36,23 @@ export function createReviewStatements(tx: SqlExecutor): ReviewStatements {
         params.values,
       );
       const row = rows[0];
-      // A memory's trust is its revision's: a quarantined value is ended by the next clean put, not by a review of its mirror.
-      if (row?.memory_id != null) throw memoryMirrorRefused(row.id, row.metadata);
-      return row === undefined
-        ? undefined
-        : {
-            id: row.id,
-            owner: row.owner,
-            updatedBy: row.updated_by,
-            version: row.version,
-            state: row.trust_state,
-            contentHash: row.content_hash,
-          };
+      if (row === undefined) return undefined;
+      if (row.memory_id !== null) {
+        // A review of a mirror judges its memory's current revision, which the mirror shows: only one that waits for a reviewer.
+        if (!reviewOpenStates.includes(row.trust_state))
+          throw memoryNotReviewable(row.id, row.metadata, row.trust_state);
+        if (memory === undefined || memory.id !== row.memory_id || memory.state !== row.trust_state)
+          throw new Error(`the mirror entry ${row.id} and its memory ${row.memory_id} have drifted apart`);
+      }
+      return {
+        id: row.id,
+        owner: row.owner,
+        updatedBy: row.updated_by,
+        version: row.version,
+        state: row.trust_state,
+        contentHash: row.content_hash,
+        memory: row.memory_id === null ? undefined : memory,
+      };
     },
 
     async apply(principal, id, version, state, note) {
@@ -56,6 +65,9 @@ export function createReviewStatements(tx: SqlExecutor): ReviewStatements {
       );
       return rows[0]?.reviewed_at;
     },
+
+    applyMemory: (principal, memory, state, note, reviewedAt) =>
+      applyMemoryReview(tx, principal, memory, state, note, reviewedAt),
   };
 }
 
@@ -67,8 +79,8 @@ export function createReviewRepository(db: SqlDatabase): ReviewRepository {
       const conditions = [
         accessPredicate(principal, "e", params, "review"),
         `e.trust_state = ANY(${params.add([...request.states])}::text[])`,
-        // Memories' mirrors wait for no reviewer: the next clean put of the memory ends a quarantine.
-        "e.memory_id IS NULL",
+        // A memory's mirror waits for a reviewer only while its value is quarantined or rejected, whoever may read it.
+        `(e.memory_id IS NULL OR e.trust_state = ANY(${params.add([...reviewOpenStates])}::text[]))`,
       ];
       if (request.threadId !== undefined) conditions.push(`e.thread_id = ${params.add(request.threadId)}`);
       const { rows } = await db.query<Parameters<typeof toStoredEntry>[0]>(

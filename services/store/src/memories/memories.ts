@@ -12,7 +12,9 @@
  * before its transaction opens; a revision with findings is stored
  * quarantined (`value:<rule>`, …) and reads hold it back as entries' reads
  * do: `get_memory` refuses it and `list_memories` leaves it out, unless
- * `include_quarantined`. The next clean put of the key ends it.
+ * `include_quarantined`. The next clean put of the key ends it, or a
+ * reviewer's approval through its mirror (review/review.ts), which makes it
+ * `verified`; a rejected value is held back as a quarantined one.
  *
  * Every live memory has one mirror entry (kind `memory`, in the namespace,
  * with the memory's owner, visibility, tags, trust and value), through
@@ -33,6 +35,7 @@ import type { WriteScreen } from "../screen/write-screen.js";
 import type { MemoryRepository, MemoryWrite, MemoryWriteScope, StoredMemory } from "./memory-repository.js";
 import {
   describeName,
+  isWithheld,
   memoryHash,
   memoryLimits,
   memoryNotFound,
@@ -284,7 +287,7 @@ export function createMemoryService(
       const name = { namespace: memory.namespace, key: memory.key, owner: memory.owner };
       if (request.version === 0 && request.asOf === undefined) {
         if (memory.deletedAt !== undefined) throw memoryNotFound(name, caller.subject);
-        if (memory.trust.state === "quarantined" && !request.includeQuarantined)
+        if (isWithheld(memory.trust) && !request.includeQuarantined)
           throw memoryWithheld(name, caller.subject, memory.version, memory.trust);
         return memory;
       }
@@ -302,7 +305,7 @@ export function createMemoryService(
           remedy: "get_memory_history lists its versions",
         });
       }
-      if (revision.trust.state === "quarantined" && !request.includeQuarantined)
+      if (isWithheld(revision.trust) && !request.includeQuarantined)
         throw memoryWithheld(name, caller.subject, revision.version, revision.trust);
       return {
         id: memory.id,

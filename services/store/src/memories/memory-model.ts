@@ -10,6 +10,7 @@ import type { GeneratedInput } from "../model/entry-model.js";
 import type { Visibility } from "../model/entry-values.js";
 import { hasNul, normaliseTags, validateThreadId } from "../model/field-validation.js";
 import type { IdempotencyRequest } from "../model/idempotency-request.js";
+import type { Trust } from "../model/trust.js";
 import type { PartTrust, ScreenedPart } from "../screen/part-screen.js";
 
 export type MemoryValueType = "text" | "json";
@@ -36,8 +37,12 @@ export interface MemoryRecord extends MirroredMemory {
   /** When and by whom this revision was written. */
   updatedAt: Date;
   updatedBy: string;
-  /** This revision's trust: quarantined when the write-time screen found instruction-shaped content in it. */
-  trust: PartTrust;
+  /**
+   * This revision's trust: quarantined when the write-time screen found
+   * instruction-shaped content in it, unverified when it found none;
+   * verified or rejected once a reviewer approved or rejected it.
+   */
+  trust: Trust;
 }
 
 /** A listing's row: the value cut to a preview when it is long. */
@@ -61,7 +66,7 @@ export interface MemoryRevision {
   reason: string;
   /** Private while it was current, and the caller is not the owner: value, hash, kind and tags are empty. */
   redacted: boolean;
-  trust: PartTrust;
+  trust: Trust;
 }
 
 /** What is left of a deleted memory, shown to its owner. */
@@ -271,17 +276,30 @@ export function screenedPartsOf(put: ValidPut): Record<string, ScreenedPart> {
 }
 
 /**
- * The answer for a quarantined value read without `include_quarantined`,
- * as entries' single-entry reads answer: told only to callers who may read
- * the memory (anyone else gets `memoryNotFound`).
+ * The trust states whose value reads hold back unless `include_quarantined`,
+ * as entries' reads do: quarantined by the screen, or rejected by a reviewer.
  */
-export function memoryWithheld(name: MemoryName, subject: string, version: number, trust: PartTrust): ContextHubError {
+export const withheldMemoryStates: readonly Trust["state"][] = ["quarantined", "rejected"];
+
+/** Whether reads hold this trust's value back unless `include_quarantined`. */
+export function isWithheld(trust: Trust): boolean {
+  return withheldMemoryStates.includes(trust.state);
+}
+
+/**
+ * The answer for a quarantined or rejected value read without
+ * `include_quarantined`, as entries' single-entry reads answer: told only to
+ * callers who may read the memory (anyone else gets `memoryNotFound`).
+ */
+export function memoryWithheld(name: MemoryName, subject: string, version: number, trust: Trust): ContextHubError {
   return new ContextHubError(
     "PERMISSION_DENIED",
     `memory ${describeName(name, subject)} is withheld: its trust state is ${trust.state} (${trust.reasons.join(", ")})`,
     {
       remedy:
-        "pass include_quarantined: true to read it as untrusted data, or put a clean value under the key (its owner or a writer)",
+        trust.state === "rejected"
+          ? "a reviewer rejected this value: pass include_quarantined: true to read it as untrusted data, or put a new value under the key (its owner or a writer)"
+          : "pass include_quarantined: true to read it as untrusted data, put a clean value under the key (its owner or a writer), or ask a reviewer to approve it",
       details: { trust_state: trust.state, trust_reasons: trust.reasons, version },
     },
   );

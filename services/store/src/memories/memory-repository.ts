@@ -14,6 +14,7 @@ import type { IdempotencyStatements, RecordedCall } from "../idempotency/idempot
 import type { Visibility } from "../model/entry-values.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
+import type { TrustState } from "../model/trust.js";
 import type { PartTrust } from "../screen/part-screen.js";
 import type { CommittedChunk } from "../vectors/vector-index.js";
 import {
@@ -45,7 +46,7 @@ interface MemoryRow {
   updated_by: string;
   deleted_at: Date | null;
   delete_reason: string;
-  trust: PartTrust["state"];
+  trust: TrustState;
   trust_reasons: string[];
 }
 
@@ -216,7 +217,7 @@ interface RevisionRow {
   written_by: string;
   written_at: Date;
   reason: string;
-  trust: PartTrust["state"];
+  trust: TrustState;
   trust_reasons: string[];
 }
 
@@ -250,7 +251,7 @@ export interface MemoryListFilter {
   owner: string;
   /** Rows after this (namespace, key, owner), in that order. */
   after: [string, string, string] | undefined;
-  /** Whether memories whose current value is quarantined are listed. */
+  /** Whether memories whose current value is quarantined or rejected are listed. */
   includeQuarantined: boolean;
 }
 
@@ -339,7 +340,7 @@ export function createMemoryRepository(db: SqlDatabase, options: MemoryRepositor
         accessPredicate(principal, "m", params, "read"),
         "m.deleted_at IS NULL",
       ];
-      if (!filter.includeQuarantined) conditions.push("m.trust <> 'quarantined'");
+      if (!filter.includeQuarantined) conditions.push("m.trust NOT IN ('quarantined', 'rejected')");
       if (filter.namespace !== "") conditions.push(`m.namespace = ${params.add(filter.namespace)}`);
       if (filter.keyPrefix !== "") conditions.push(`starts_with(m.key, ${params.add(filter.keyPrefix)})`);
       if (filter.kind !== "") conditions.push(`m.kind = ${params.add(filter.kind)}`);

@@ -5,8 +5,15 @@
  * approve (verified) or reject (rejected) them with a note. Any other entry
  * is, to review, exactly a missing id (the access predicate's review mode).
  * A review judges one version: it is refused when the entry changed since
- * the reviewer read it, and nobody approves what they wrote. No transport or
- * SQL here.
+ * the reviewer read it, and nobody approves what they wrote.
+ *
+ * A named memory's quarantined (or rejected) value waits in the same queue
+ * as its mirror entry (kind `memory`), under the same access predicate; a
+ * review of that mirror judges the memory's current revision: the revision
+ * and the mirror take the verdict together, in one transaction, under the
+ * same rules (the mirror's version is the one reviewed, and the memory's
+ * owner or the revision's writer may not approve it). No transport or SQL
+ * here.
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "../audit/audit.js";
@@ -26,6 +33,8 @@ export interface ReviewOutcome {
   state: TrustState;
   reviewedBy: string;
   reviewedAt: Date;
+  /** Set when the entry is a memory's mirror: the memory whose current revision the review judged. */
+  memory?: { id: string; namespace: string; key: string; owner: string; version: number } | undefined;
 }
 
 export interface ReviewService {
@@ -123,18 +132,47 @@ async function reviewIn(
       },
     );
   }
-  const state = reviewedState(target, decision, caller);
+  const { memory } = target;
+  // A memory's revision is judged by its owner and its writer, whom the mirror names too.
+  const state = reviewedState(
+    memory === undefined ? target : { id: target.id, owner: memory.owner, updatedBy: memory.updatedBy },
+    decision,
+    caller,
+  );
   const reviewedAt = await tx.review.apply(caller, target.id, target.version, state, note);
   if (reviewedAt === undefined) throw new ContextHubError("INTERNAL", "a locked entry did not match its own version");
-  tx.audit.record(caller.tenant, {
-    actor: caller.subject,
-    action: "entry.review",
-    outcome: "ok",
-    targetIds: [target.id],
-    beforeHashes: [target.contentHash],
-    afterHashes: [target.contentHash],
-    details: { decision, previous_state: target.state, trust_state: state, version: target.version, note },
-  });
+  if (memory !== undefined && !(await tx.review.applyMemory(caller, memory, state, note, reviewedAt)))
+    throw new ContextHubError("INTERNAL", "a locked memory did not match its own version");
+  const details = { decision, previous_state: target.state, trust_state: state, note };
+  tx.audit.record(
+    caller.tenant,
+    memory === undefined
+      ? {
+          actor: caller.subject,
+          action: "entry.review",
+          outcome: "ok",
+          targetIds: [target.id],
+          beforeHashes: [target.contentHash],
+          afterHashes: [target.contentHash],
+          details: { ...details, version: target.version },
+        }
+      : {
+          actor: caller.subject,
+          action: "memory.review",
+          outcome: "ok",
+          targetIds: [memory.id, target.id],
+          beforeHashes: [memory.contentHash],
+          afterHashes: [memory.contentHash],
+          details: {
+            ...details,
+            namespace: memory.namespace,
+            key: memory.key,
+            owner: memory.owner,
+            version: memory.version,
+            entry_version: target.version,
+          },
+        },
+  );
   return {
     id: target.id,
     version: target.version,
@@ -142,5 +180,9 @@ async function reviewIn(
     state,
     reviewedBy: caller.subject,
     reviewedAt,
+    memory:
+      memory === undefined
+        ? undefined
+        : { id: memory.id, namespace: memory.namespace, key: memory.key, owner: memory.owner, version: memory.version },
   };
 }

@@ -60,7 +60,7 @@ export const putMemoryTool = defineTool({
       message:
         `${created ? "Created" : "Updated"} memory ${label(memory)} at version ${memory.version}.` +
         (memory.trust_state === "quarantined"
-          ? ` The value is quarantined: the write-time screen found instruction-shaped content (${memory.trust_reasons.join(", ")}); get_memory and list_memories hold it back unless include_quarantined is set, until a clean value is put under the key.`
+          ? ` The value is quarantined: the write-time screen found instruction-shaped content (${memory.trust_reasons.join(", ")}); get_memory and list_memories hold it back unless include_quarantined is set, until a clean value is put under the key or a reviewer approves it (list_review_queue).`
           : ""),
     };
   },

@@ -20,6 +20,7 @@ import { collections } from "./0018-collections.js";
 import { bm25IndexTokens } from "./0019-bm25-index-tokens.js";
 import { memoryMirrors } from "./0020-memory-mirrors.js";
 import { entrySampleKey } from "./0021-entry-sample-key.js";
+import { memoryReview } from "./0022-memory-review.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -46,6 +47,7 @@ export const migrations: readonly Migration[] = [
   bm25IndexTokens,
   memoryMirrors,
   entrySampleKey,
+  memoryReview,
 ];
 
 /** The schema version this build of the store expects. */

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file contexthub/store/v1/review.proto.
  */
 export const file_contexthub_store_v1_review: GenFile = /*@__PURE__*/
-  fileDesc("CiBjb250ZXh0aHViL3N0b3JlL3YxL3Jldmlldy5wcm90bxITY29udGV4dGh1Yi5zdG9yZS52MSKvAQoWTGlzdFJldmlld1F1ZXVlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSLwoGc3RhdGVzGAIgAygOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEhEKCXRocmVhZF9pZBgDIAEoCRINCgVsaW1pdBgEIAEoDRIOCgZvZmZzZXQYBSABKA0iWAoXTGlzdFJldmlld1F1ZXVlUmVzcG9uc2USKwoHZW50cmllcxgBIAMoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnkSEAoIaGFzX21vcmUYAiABKAgiswEKElJldmlld0VudHJ5UmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSCgoCaWQYAiABKAkSNQoIZGVjaXNpb24YAyABKA4yIy5jb250ZXh0aHViLnN0b3JlLnYxLlJldmlld0RlY2lzaW9uEgwKBG5vdGUYBCABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoDSLnAQoTUmV2aWV3RW50cnlSZXNwb25zZRIKCgJpZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgNEjcKDnByZXZpb3VzX3N0YXRlGAMgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEjQKC3RydXN0X3N0YXRlGAQgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEhMKC3Jldmlld2VkX2J5GAUgASgJEi8KC3Jldmlld2VkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCpqCg5SZXZpZXdEZWNpc2lvbhIfChtSRVZJRVdfREVDSVNJT05fVU5TUEVDSUZJRUQQABIbChdSRVZJRVdfREVDSVNJT05fQVBQUk9WRRABEhoKFlJFVklFV19ERUNJU0lPTl9SRUpFQ1QQAjLkAQoNUmV2aWV3U2VydmljZRJxCg9MaXN0UmV2aWV3UXVldWUSKy5jb250ZXh0aHViLnN0b3JlLnYxLkxpc3RSZXZpZXdRdWV1ZVJlcXVlc3QaLC5jb250ZXh0aHViLnN0b3JlLnYxLkxpc3RSZXZpZXdRdWV1ZVJlc3BvbnNlIgOQAgESYAoLUmV2aWV3RW50cnkSJy5jb250ZXh0aHViLnN0b3JlLnYxLlJldmlld0VudHJ5UmVxdWVzdBooLmNvbnRleHRodWIuc3RvcmUudjEuUmV2aWV3RW50cnlSZXNwb25zZWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store, file_google_protobuf_timestamp]);
+  fileDesc("CiBjb250ZXh0aHViL3N0b3JlL3YxL3Jldmlldy5wcm90bxITY29udGV4dGh1Yi5zdG9yZS52MSKvAQoWTGlzdFJldmlld1F1ZXVlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSLwoGc3RhdGVzGAIgAygOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEhEKCXRocmVhZF9pZBgDIAEoCRINCgVsaW1pdBgEIAEoDRIOCgZvZmZzZXQYBSABKA0iWAoXTGlzdFJldmlld1F1ZXVlUmVzcG9uc2USKwoHZW50cmllcxgBIAMoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnkSEAoIaGFzX21vcmUYAiABKAgiswEKElJldmlld0VudHJ5UmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSCgoCaWQYAiABKAkSNQoIZGVjaXNpb24YAyABKA4yIy5jb250ZXh0aHViLnN0b3JlLnYxLlJldmlld0RlY2lzaW9uEgwKBG5vdGUYBCABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoDSKcAgoTUmV2aWV3RW50cnlSZXNwb25zZRIKCgJpZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgNEjcKDnByZXZpb3VzX3N0YXRlGAMgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEjQKC3RydXN0X3N0YXRlGAQgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEhMKC3Jldmlld2VkX2J5GAUgASgJEi8KC3Jldmlld2VkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgZtZW1vcnkYByABKAsyIy5jb250ZXh0aHViLnN0b3JlLnYxLlJldmlld2VkTWVtb3J5IlwKDlJldmlld2VkTWVtb3J5EgoKAmlkGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRILCgNrZXkYAyABKAkSDQoFb3duZXIYBCABKAkSDwoHdmVyc2lvbhgFIAEoDSpqCg5SZXZpZXdEZWNpc2lvbhIfChtSRVZJRVdfREVDSVNJT05fVU5TUEVDSUZJRUQQABIbChdSRVZJRVdfREVDSVNJT05fQVBQUk9WRRABEhoKFlJFVklFV19ERUNJU0lPTl9SRUpFQ1QQAjLkAQoNUmV2aWV3U2VydmljZRJxCg9MaXN0UmV2aWV3UXVldWUSKy5jb250ZXh0aHViLnN0b3JlLnYxLkxpc3RSZXZpZXdRdWV1ZVJlcXVlc3QaLC5jb250ZXh0aHViLnN0b3JlLnYxLkxpc3RSZXZpZXdRdWV1ZVJlc3BvbnNlIgOQAgESYAoLUmV2aWV3RW50cnkSJy5jb250ZXh0aHViLnN0b3JlLnYxLlJldmlld0VudHJ5UmVxdWVzdBooLmNvbnRleHRodWIuc3RvcmUudjEuUmV2aWV3RW50cnlSZXNwb25zZWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message contexthub.store.v1.ListReviewQueueRequest
@@ -163,6 +163,14 @@ export type ReviewEntryResponse = Message<"contexthub.store.v1.ReviewEntryRespon
    * @generated from field: google.protobuf.Timestamp reviewed_at = 6;
    */
   reviewedAt?: Timestamp | undefined;
+
+  /**
+   * Set when the entry is a named memory's mirror: the review judged the
+   * memory's current revision, which took the same state.
+   *
+   * @generated from field: contexthub.store.v1.ReviewedMemory memory = 7;
+   */
+  memory?: ReviewedMemory | undefined;
 };
 
 /**
@@ -171,6 +179,47 @@ export type ReviewEntryResponse = Message<"contexthub.store.v1.ReviewEntryRespon
  */
 export const ReviewEntryResponseSchema: GenMessage<ReviewEntryResponse> = /*@__PURE__*/
   messageDesc(file_contexthub_store_v1_review, 3);
+
+/**
+ * The memory whose current revision a review of its mirror entry judged.
+ *
+ * @generated from message contexthub.store.v1.ReviewedMemory
+ */
+export type ReviewedMemory = Message<"contexthub.store.v1.ReviewedMemory"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string namespace = 2;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string key = 3;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string owner = 4;
+   */
+  owner: string;
+
+  /**
+   * The revision judged.
+   *
+   * @generated from field: uint32 version = 5;
+   */
+  version: number;
+};
+
+/**
+ * Describes the message contexthub.store.v1.ReviewedMemory.
+ * Use `create(ReviewedMemorySchema)` to create a new message.
+ */
+export const ReviewedMemorySchema: GenMessage<ReviewedMemory> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_review, 4);
 
 /**
  * @generated from enum contexthub.store.v1.ReviewDecision
@@ -199,14 +248,16 @@ export const ReviewDecisionSchema: GenEnum<ReviewDecision> = /*@__PURE__*/
   enumDesc(file_contexthub_store_v1_review, 0);
 
 /**
- * Human review of the entries a tenant should not rely on unreviewed.
+ * Human review of the entries a tenant should not rely on unreviewed, and of
+ * named memories' quarantined values through their mirror entries.
  *
  * @generated from service contexthub.store.v1.ReviewService
  */
 export const ReviewService: GenService<{
   /**
    * Entries of the caller's tenant waiting for a human: quarantined and
-   * unverified ones (context:review).
+   * unverified ones (context:review); a memory's mirror only while its value
+   * is quarantined or rejected.
    *
    * @generated from rpc contexthub.store.v1.ReviewService.ListReviewQueue
    */
@@ -218,6 +269,7 @@ export const ReviewService: GenService<{
   /**
    * Approves (verified) or rejects (rejected) one entry of the caller's
    * tenant, with a note (context:review). Nobody approves their own entry.
+   * On a memory's mirror, the memory's current revision takes the verdict.
    *
    * @generated from rpc contexthub.store.v1.ReviewService.ReviewEntry
    */

@@ -1,0 +1,4 @@
+import { defineDomainSuite, pgliteMemoryTarget } from "./domain-suite.js";
+import { defineMemoryReviewTests } from "./store-memory-review-suite.js";
+
+defineDomainSuite("memory review", pgliteMemoryTarget, defineMemoryReviewTests);
