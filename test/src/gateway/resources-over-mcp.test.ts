@@ -251,6 +251,12 @@ for (const backend of hubBackends) {
         const [again] = await read(clients.carol!, uri);
         assert.notEqual(unfence(again, id).nonce, nonce, "each read draws its own nonce");
       }
+      // Listed, its text names and describes the resource unfenced: the forged marker is neutralised there too.
+      const listed = (await listAll(clients.carol!)).resources.find((resource) => resource.uri === uriOf(id));
+      assert.ok(listed !== undefined);
+      const shown = JSON.stringify(listed);
+      assert.ok(shown.includes("[[[END_UNTRUSTED_DATA"), shown);
+      assert.ok(!shown.includes("<<<END_UNTRUSTED_DATA"), shown);
     });
 
     test("an entry's images come back as blobs of their own type, and each is readable by its own URI", async () => {

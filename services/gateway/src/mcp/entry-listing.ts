@@ -8,6 +8,7 @@ import type { SearchFilterArgs } from "../clients/search-filter.js";
 import type { EntriesClient } from "../clients/entries-client.js";
 import type { Principal } from "../principal.js";
 import { invalidParams, McpRequestError } from "./request-errors.js";
+import { neutraliseMarkers } from "./untrusted-text.js";
 
 /** Entries per listing page. */
 export const entryPageSize = 50;
@@ -78,7 +79,8 @@ export async function pageOfEntries(
 export function describeEntry(summary: string, text: string, chars = descriptionChars): string | undefined {
   const source = summary.trim() !== "" ? summary.trim() : text.trim();
   if (source === "") return undefined;
-  return source.length > chars ? `${source.slice(0, chars - 1)}…` : source;
+  // Stored text named in a listing is not fenced, so nothing in it may pass for a fence marker either.
+  return neutraliseMarkers(source.length > chars ? `${source.slice(0, chars - 1)}…` : source);
 }
 
 /** `{ [key]: value }` when value is defined, else nothing (the SDK's types want absent, not undefined). */

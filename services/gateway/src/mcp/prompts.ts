@@ -12,6 +12,7 @@ import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
 import { describeEntry, entryIdPattern, optional, pageOfEntries } from "./entry-listing.js";
 import { invalidParams, McpRequestError, toRequestError } from "./request-errors.js";
+import { neutraliseMarkers } from "./untrusted-text.js";
 
 /** The scope a caller needs to see prompts: the read scope, as for the reading tools. */
 export const promptScope = "context:read";
@@ -103,7 +104,7 @@ export function promptHandlersFor(principal: Principal, peers: Peers, logger: Lo
         const page = await pageOfEntries(entries, principal, { kind: "prompt" }, cursor, "prompts/list");
         const prompts = page.results.map((entry) => ({
           name: entry.id,
-          ...(entry.title === null ? {} : { title: entry.title }),
+          ...(entry.title === null ? {} : { title: neutraliseMarkers(entry.title) }),
           ...optional("description", describeEntry(entry.summary, entry.preview)),
           arguments: toListedArguments(entry.prompt_arguments),
         }));
@@ -121,7 +122,10 @@ export function promptHandlersFor(principal: Principal, peers: Peers, logger: Lo
         if (entry === undefined || entry.kind !== "prompt") throw unknownPrompt(name);
         const values = checkArguments(name, entry.prompt_arguments, args ?? {});
         return {
-          ...optional("description", entry.title ?? describeEntry(entry.summary, entry.text)),
+          ...optional(
+            "description",
+            entry.title === null ? describeEntry(entry.summary, entry.text) : neutraliseMarkers(entry.title),
+          ),
           messages: [{ role: "user", content: { type: "text", text: renderPromptTemplate(entry.text, values) } }],
         };
       } catch (error) {

@@ -16,7 +16,7 @@ import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
 import { describeEntry, entryIdPattern, optional, pageOfEntries } from "./entry-listing.js";
 import { internalError, invalidParams, McpRequestError, toRequestError } from "./request-errors.js";
-import { createFenceNonce, fenceStoredText } from "./untrusted-text.js";
+import { createFenceNonce, fenceStoredText, neutraliseMarkers } from "./untrusted-text.js";
 
 /** The scope a caller needs to see resources: the read scope, as for the reading tools. */
 export const resourceScope = "context:read";
@@ -262,8 +262,11 @@ export function resourceHandlersFor(
         const page = await pageOfEntries(clients.entries, principal, {}, cursor, "resources/list");
         const entries = page.results.map((entry) => ({
           uri: entryUri(entry.id),
-          name: entry.title ?? describeEntry("", entry.preview, nameChars) ?? entry.id,
-          ...optional("title", entry.title ?? undefined),
+          name:
+            (entry.title === null ? undefined : neutraliseMarkers(entry.title)) ??
+            describeEntry("", entry.preview, nameChars) ??
+            entry.id,
+          ...optional("title", entry.title === null ? undefined : neutraliseMarkers(entry.title)),
           ...optional("description", describeEntry(entry.summary, entry.preview)),
           mimeType: textMimeType,
           ...(entry.updated_at === null ? {} : { annotations: { lastModified: entry.updated_at } }),
