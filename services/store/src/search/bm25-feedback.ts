@@ -171,7 +171,7 @@ export function feedbackStatement(
      ), feedback AS MATERIALIZED (
        SELECT f.id, f.share FROM unnest(${params.add([...feedback.ids])}::uuid[], ${params.add([...feedback.shares])}::float8[]) AS f (id, share)
      ), candidates AS MATERIALIZED (
-       SELECT u.lexeme, sum(f.share * coalesce(cardinality(u.positions), 1) / greatest(e.search_length, 1))::float8 AS weight
+       SELECT u.lexeme, sum(f.share * coalesce(cardinality(u.positions), 1) / greatest(e.search_length, 1) ORDER BY e.id)::float8 AS weight
        FROM feedback f JOIN ${source} e ON e.id = f.id CROSS JOIN LATERAL unnest(e.search_vector) u
        WHERE ${accessPredicate(principal, "e", params)}
        GROUP BY u.lexeme
@@ -220,7 +220,8 @@ export function feedbackCandidatesStatement(
     accessPredicate(principal, "e", params),
     ...searchFilterConditions(principal, { ...filter, asOf: undefined }, "e", params),
   ];
-  return `SELECT u.lexeme, sum(f.share * coalesce(cardinality(u.positions), 1) / greatest(e.search_length, 1))::float8 AS feedback_weight, count(*)::float8 AS holders
+  // Summed in the entries' id order, whatever plan the join takes: a float sum's last bits depend on its order.
+  return `SELECT u.lexeme, sum(f.share * coalesce(cardinality(u.positions), 1) / greatest(e.search_length, 1) ORDER BY e.id)::float8 AS feedback_weight, count(*)::float8 AS holders
      FROM unnest(${params.add([...feedback.ids])}::uuid[], ${params.add([...feedback.shares])}::float8[]) AS f (id, share)
      JOIN entries e ON e.id = f.id CROSS JOIN LATERAL unnest(e.search_vector) u
      WHERE ${conditions.join(" AND ")}

@@ -148,9 +148,12 @@ export function countFrequenciesStatement(principal: Principal, lexemes: readonl
  * given lexeme's index into `lexemes` (SQL) beside its frequency.
  */
 export function knownFrequenciesCte(known: ReadonlyMap<string, number>, lexemes: string, params: SqlParams): string {
+  // In lexeme order, not the map's: the map's order follows what happened to be kept, and the rows' order is the order
+  // a score's terms are summed in, so a score would differ in its last bits from one call to the next.
+  const sorted = [...known].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `frequencies AS MATERIALIZED (
        SELECT array_position(${lexemes}, k.lexeme) AS term, k.frequency
-       FROM unnest(${params.add([...known.keys()])}::text[], ${params.add([...known.values()])}::float8[]) AS k (lexeme, frequency)
+       FROM unnest(${params.add(sorted.map(([lexeme]) => lexeme))}::text[], ${params.add(sorted.map(([, frequency]) => frequency))}::float8[]) AS k (lexeme, frequency)
      )`;
 }
 
