@@ -24,7 +24,7 @@ import type { Principal } from "../model/principal.js";
 import { candidatesToCount, type FeedbackCandidate, type FeedbackOptions } from "./bm25-feedback.js";
 import { quotedLexemeSql } from "./bm25-sql.js";
 import type { DocumentFrequencyCache } from "./bm25-statistics.js";
-import { keyBoundFor, sampleKeySql, type ViewSampleSettings } from "./view-sample.js";
+import { keyBoundFor, sampleCondition, type ViewSampleSettings } from "./view-sample.js";
 
 /** A word the sample holds fewer times than this is counted over the whole view. */
 export const rareBelow = 4;
@@ -42,8 +42,7 @@ export function sampledFrequenciesStatement(
 ): string {
   const array = `${params.add([...lexemes])}::text[]`;
   return `WITH sample AS MATERIALIZED (
-       SELECT s.search_vector FROM entries s
-       WHERE ${accessPredicate(principal, "s", params)} AND ${trustFilter("s", false)} AND ${sampleKeySql("s")} < ${params.add(keyBelow)}
+       SELECT s.search_vector FROM entries s WHERE ${sampleCondition(principal, keyBelow, params)}
      )
      SELECT NULL::text AS lexeme, count(*)::float8 AS frequency FROM sample
      UNION ALL

@@ -40,10 +40,18 @@ export const keyBoundFor = (documents: number, entries: number) =>
 /** A first look at a view's size: a 64th of its keys. */
 const probeKeys = 1_024;
 
+/**
+ * The sample's condition on `entries s`: the caller's searchable entries (the
+ * access predicate and the trust filter) whose sample key is below `keyBelow`.
+ */
+export function sampleCondition(principal: Principal, keyBelow: number, params: SqlParams): string {
+  return `${accessPredicate(principal, "s", params)} AND ${trustFilter("s", false)} AND ${sampleKeySql("s")} < ${params.add(keyBelow)}`;
+}
+
 /** How many of the view's searchable entries have a key below `keyBelow`, and their average length. */
 export function sampledCollectionStatement(principal: Principal, keyBelow: number, params: SqlParams): string {
   return `SELECT count(*)::float8 AS entries, avg(s.search_length)::float8 AS average_length FROM entries s
-     WHERE ${accessPredicate(principal, "s", params)} AND ${trustFilter("s", false)} AND ${sampleKeySql("s")} < ${params.add(keyBelow)}`;
+     WHERE ${sampleCondition(principal, keyBelow, params)}`;
 }
 
 async function sampled(db: SqlDatabase, principal: Principal, keyBelow: number) {
