@@ -16,7 +16,7 @@ import { startMemoryHub } from "../support/memory-hub.js";
  * nDCG@10 floors on Cranfield, each a little below the figure measured when it was set (bench/quality.js prints the
  * same figures). Raise them when quality improves, so the gain is kept; never lower one to make a change pass.
  */
-export const cranfieldQualityFloors = Object.freeze({ fullTextAny: 0.36, semantic: 0.28, hybridDefault: 0.395 });
+export const cranfieldQualityFloors = Object.freeze({ fullTextAny: 0.36, semantic: 0.28, hybridDefault: 0.4 });
 
 /** The normalised collection, beside the repository (../shared/data/cranfield) unless CONTEXT_HUB_CRANFIELD_DIR names it. */
 const dataDir =

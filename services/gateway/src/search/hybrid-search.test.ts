@@ -6,6 +6,7 @@ import { embedderV1, rerankerV1, searchV1, storeV1 } from "@context-hub/proto";
 import type { Peers } from "../clients/peers.js";
 import { createSearchClient } from "../clients/search-client.js";
 import type { Principal } from "../principal.js";
+import { feedbackEntries, hybridFeedback } from "./hybrid-feedback.js";
 import { runHybridSearch, type HybridSearchRequest } from "./hybrid-search.js";
 
 const principal: Principal = { tenant: "t", subject: "s", groups: [], scopes: ["context:read"] };
@@ -234,6 +235,53 @@ describe("hybrid search", () => {
       null,
     );
     assert.deepEqual(plain.calls.feedback, [false]);
+  });
+
+  test("feedback takes the leg's best entries that the semantic leg corroborates, else the leg's own best", async () => {
+    const ranked = (ids: string[]) => ids.map((id, index) => ({ id, score: 100 - index }));
+    const fts = ranked(Array.from({ length: 30 }, (_, index) => `f${index}`));
+    const { corroborationPool, corroboratingDepth, relevantDocuments } = hybridFeedback;
+    // Corroborated: inside the leg's pool and inside the semantic leg's depth. f20 lies past the pool, f5 past the depth.
+    const semantic = ranked([
+      "f12",
+      "s1",
+      "f3",
+      `f${corroborationPool + 5}`,
+      "f1",
+      ...Array.from({ length: corroboratingDepth - 5 }, (_, index) => `filler${index}`),
+      "f5",
+    ]);
+    assert.deepEqual(feedbackEntries(fts, semantic), [
+      { id: "f1", score: 99 },
+      { id: "f3", score: 97 },
+      { id: "f12", score: 88 },
+    ]);
+    // Fewer than the minimum corroborated, or no semantic leg: the leg's own best, as a plain first pass.
+    const ownBest = fts.slice(0, relevantDocuments);
+    assert.deepEqual(feedbackEntries(fts, ranked(["f1", "f3"])), ownBest);
+    assert.deepEqual(feedbackEntries(fts, []), ownBest);
+    // Never more than relevantDocuments, the best first.
+    assert.deepEqual(feedbackEntries(fts, fts), ownBest);
+
+    const corroborated = fakePeers({
+      fts: { ANY: ["a", "b", "c", "d", "e"] },
+      semantic: ["e", "x", "c", "a"],
+      scores: { fts: [5, 4, 3, 2, 1] },
+    });
+    await runHybridSearch(
+      createSearchClient(corroborated.peers),
+      principal,
+      request({ ftsFeedback: true, rerank: false }),
+    );
+    assert.deepEqual(
+      corroborated.calls.rescoring.map((call) => [call.relevantIds, call.relevantWeights]),
+      [
+        [
+          ["a", "c", "e"],
+          [5, 3, 1],
+        ],
+      ],
+    );
   });
 
   test("a failed feedback call leaves the legs fused without it, with a warning", async () => {

@@ -196,13 +196,13 @@ export async function runHybridSearch(
   let feedbackUsed: HybridSearchResult["ftsFeedback"] =
     historical && request.ftsFeedback === true && fts.ok ? fts.value.feedback : null;
   if (request.ftsFeedback === true && !historical && fts.ok && ftsList.length > 0) {
-    // The leg's best entries expand the query, which then re-scores the candidates both legs found: a bounded set,
-    // instead of a second pass over every entry holding any added word.
+    // The leg's best entries that the semantic leg corroborates expand the query, which then re-scores the candidates
+    // both legs found: a bounded set, instead of a second pass over every entry holding any added word.
     try {
       const rescored = await timed(
         "hybrid",
         "feedback",
-        () => rescoreWithFeedback(search, principal, request, ftsList, fused),
+        () => rescoreWithFeedback(search, principal, request, { fts: ftsList, semantic: semanticList }, fused),
         times,
       );
       const refusionStarted = performance.now();
