@@ -60,6 +60,13 @@ function toRevisionMessage(revision: MemoryRevision): MessageInitShape<typeof st
     redacted: revision.redacted,
     trustState: trustStateToProto(revision.trust.state),
     trustReasons: revision.trust.reasons,
+    ...(revision.review === null
+      ? {}
+      : {
+          reviewedBy: revision.review.by,
+          reviewedAt: timestampFromDate(revision.review.at),
+          reviewNote: revision.review.note,
+        }),
   };
 }
 

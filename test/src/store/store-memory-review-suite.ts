@@ -135,8 +135,15 @@ export function defineMemoryReviewTests(context: StoreSuiteContext): void {
       );
       const history = await client.getMemoryHistory({ principal: a1, namespace: "ns", key: "call" });
       assert.deepEqual(
-        history.revisions.map((revision) => [revision.version, revision.trustState]),
-        [[1, VERIFIED]],
+        history.revisions.map((revision) => [
+          revision.version,
+          revision.trustState,
+          revision.reviewedBy,
+          revision.reviewNote,
+          revision.reviewedAt !== undefined,
+        ]),
+        [[1, VERIFIED, "rev", "checked by hand", true]],
+        "the history says who judged the revision, when, and their note",
       );
       const { rows } = await db.query<Record<string, unknown>>(
         `SELECT v.reviewed_by, v.review_note, e.trust_state, e.reviewed_by AS mirror_reviewed_by, e.version

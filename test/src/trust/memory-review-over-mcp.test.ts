@@ -149,6 +149,27 @@ for (const backend of hubBackends) {
         (await queue(rev)).filter((entry) => entry.kind === "memory"),
         [],
       );
+      // The history names the reviewer, the time and the note of the judged revision; the note is fenced stored text.
+      const history = await callTool(alice, "get_memory_history", { namespace: "ops", key: "deploy" });
+      const revision = (
+        history.structuredContent as {
+          revisions: {
+            version: number;
+            reviewed_by: string | null;
+            reviewed_at: string | null;
+            review_note: string | null;
+          }[];
+        }
+      ).revisions[0]!;
+      assert.deepEqual(
+        [revision.version, revision.reviewed_by, revision.review_note, typeof revision.reviewed_at],
+        [1, "rev", "a runbook, not an attack", "string"],
+      );
+      const text = history.content.map((part) => ("text" in part ? part.text : "")).join("\n");
+      assert.match(
+        text,
+        /"review_note": "<<<UNTRUSTED_DATA [^"]*>>>\\na runbook, not an attack\\n<<<END_UNTRUSTED_DATA/,
+      );
     });
 
     test("a rejected value stays withheld from get_memory and list_memories", async () => {

@@ -101,6 +101,9 @@ function toRevisionView(id: string, revision: storeV1.MemoryRevision) {
     reason: revision.reason,
     redacted: revision.redacted,
     ...toMemoryTrustFields(revision),
+    reviewed_by: revision.reviewedBy === "" ? null : revision.reviewedBy,
+    reviewed_at: iso(revision.reviewedAt),
+    review_note: revision.reviewNote === "" ? null : revision.reviewNote,
   };
 }
 

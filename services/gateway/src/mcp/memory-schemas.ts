@@ -249,6 +249,9 @@ const revisionOutput = z.object({
       "The revision was private to its owner while it was current: its value, hash, kind and tags are left out.",
     ),
   ...memoryTrustFields,
+  reviewed_by: z.string().nullable().describe("The reviewer who approved or rejected this revision, if one did."),
+  reviewed_at: z.string().nullable(),
+  review_note: z.string().nullable().describe("The reviewer's note (left out of a redacted revision)."),
 });
 
 export const memoryHistoryOutput = z.object({

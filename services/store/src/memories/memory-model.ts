@@ -67,6 +67,15 @@ export interface MemoryRevision {
   /** Private while it was current, and the caller is not the owner: value, hash, kind and tags are empty. */
   redacted: boolean;
   trust: Trust;
+  /** The review that judged this revision, if one did (list_review_queue, review_context). */
+  review: MemoryRevisionReview | null;
+}
+
+/** Who reviewed a revision, when, and the note they left. */
+export interface MemoryRevisionReview {
+  by: string;
+  at: Date;
+  note: string;
 }
 
 /** What is left of a deleted memory, shown to its owner. */
@@ -196,6 +205,8 @@ export function revisionFor(revision: MemoryRevision, owner: string, subject: st
     tags: [],
     redacted: true,
     trust: { state: revision.trust.state, reasons: [] },
+    // Who judged it and when stay, as who wrote it does; the note may speak of the value, so it goes with it.
+    review: revision.review === null ? null : { ...revision.review, note: "" },
   };
 }
 

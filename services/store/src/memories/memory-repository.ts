@@ -219,6 +219,9 @@ interface RevisionRow {
   reason: string;
   trust: TrustState;
   trust_reasons: string[];
+  reviewed_by: string | null;
+  reviewed_at: Date | null;
+  review_note: string | null;
 }
 
 function toRevision(row: RevisionRow): MemoryRevision {
@@ -236,11 +239,15 @@ function toRevision(row: RevisionRow): MemoryRevision {
     reason: row.reason,
     redacted: false,
     trust: { state: row.trust, reasons: row.trust_reasons },
+    review:
+      row.reviewed_by === null || row.reviewed_at === null
+        ? null
+        : { by: row.reviewed_by, at: row.reviewed_at, note: row.review_note ?? "" },
   };
 }
 
 const revisionColumns =
-  "v.version, v.change, v.visibility, v.kind, v.tags, v.value_type, v.value, v.content_hash, v.written_by, v.written_at, v.reason, v.trust, v.trust_reasons";
+  "v.version, v.change, v.visibility, v.kind, v.tags, v.value_type, v.value, v.content_hash, v.written_by, v.written_at, v.reason, v.trust, v.trust_reasons, v.reviewed_by, v.reviewed_at, v.review_note";
 
 /** Which memories a listing shows; empty strings do not filter. */
 export interface MemoryListFilter {
