@@ -127,15 +127,16 @@ export function createReviewService(
     },
 
     async review(principal, request) {
-      const target = workflowTargetOf(request);
+      // A denial is recorded under what the request names; the request is checked after the caller.
       const [action, targetIds] =
-        target === undefined
-          ? (["entry.review", [request.id]] as const)
-          : target.type === "handoff"
-            ? (["handoff.review", [target.id]] as const)
-            : (["session_event.review", [target.sessionId]] as const);
+        request.handoffId !== ""
+          ? (["handoff.review", [request.handoffId]] as const)
+          : request.sessionId !== ""
+            ? (["session_event.review", [request.sessionId]] as const)
+            : (["entry.review", [request.id]] as const);
       return denials.guard(principal, action, targetIds, async () => {
         const caller = requirePrincipal(principal, "context:review");
+        const target = workflowTargetOf(request);
         const query = target === undefined ? toIdQuery(request.id, "id") : undefined;
         const { decision } = request;
         if (decision === undefined) throw invalidArgument("decision must be approve or reject");
