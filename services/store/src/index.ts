@@ -23,9 +23,10 @@ import { createAuditRepository } from "./audit/audit-repository.js";
 import { createAuditService, createDenialRecorder } from "./audit/audit.js";
 import { createHistoryRepository } from "./history/history-repository.js";
 import { createHistoryService } from "./history/history.js";
-import { createReviewRepository } from "./entries/review-repository.js";
 import { createGrantListing } from "./entries/grant-repository.js";
 import { createReviewService } from "./review/review.js";
+import { createReviewRepository } from "./review/review-queue-repository.js";
+import { createWorkflowReviewRepository } from "./review/workflow-review-repository.js";
 import { createMemoryRepository } from "./memories/memory-repository.js";
 import { createMemoryService } from "./memories/memories.js";
 import { createCollectionRepository } from "./collections/collection-repository.js";
@@ -138,7 +139,12 @@ export async function startStore(
       sharing: createSharingService(repository, createGrantListing(database), denials, expiry),
       apiKeys: createApiKeyService(createApiKeyRepository(database)),
       history: createHistoryService(createHistoryRepository(database), denials),
-      review: createReviewService(repository, createReviewRepository(database), denials),
+      review: createReviewService(
+        repository,
+        createReviewRepository(database),
+        createWorkflowReviewRepository(database),
+        denials,
+      ),
       audit: createAuditService(auditRepository, denials),
       memories: createMemoryService(
         createMemoryRepository(database, { onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) }),

@@ -72,6 +72,16 @@ const calls: Record<string, (id: string) => [string, string, RestCall]> = {
     `/entries/${id}/review`,
     { body: { decision: "approve" }, headers: { "if-match": '"1"' } },
   ],
+  reviewHandoff: (id) => [
+    "POST",
+    `/handoffs/${id}/review`,
+    { body: { decision: "approve" }, headers: { "if-match": '"1"' } },
+  ],
+  reviewSessionEvent: (id) => [
+    "POST",
+    `/sessions/${id}/events/1/review`,
+    { body: { decision: "approve" }, headers: { "if-match": '"1"' } },
+  ],
   getAuditLog: () => ["GET", "/audit-log", {}],
   putMemory: (key) => [
     "PUT",
@@ -165,6 +175,8 @@ const namingAnEntry = [
   "shareEntries",
   "unshareEntries",
   "reviewEntry",
+  "reviewHandoff",
+  "reviewSessionEvent",
   "putMemory",
   "getMemory",
   "listMemoryVersions",
@@ -198,8 +210,14 @@ const namingACollection = new Set([
 ]);
 const namingAnUpload = new Set(["appendArtifactUpload", "commitArtifactUpload"]);
 const namingAnArtifact = new Set(["getArtifact", "deleteArtifact"]);
-const namingAHandoff = new Set(["getHandoff", "acceptHandoff", "completeHandoff", "cancelHandoff"]);
-const namingASession = new Set(["getSession", "appendSessionEvents", "readSessionEvents", "endSession"]);
+const namingAHandoff = new Set(["getHandoff", "acceptHandoff", "completeHandoff", "cancelHandoff", "reviewHandoff"]);
+const namingASession = new Set([
+  "getSession",
+  "appendSessionEvents",
+  "readSessionEvents",
+  "endSession",
+  "reviewSessionEvent",
+]);
 const namingAMemory = new Set(["putMemory", "getMemory", "listMemoryVersions", "deleteMemory"]);
 const listings = [
   "listEntries",

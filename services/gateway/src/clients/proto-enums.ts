@@ -47,11 +47,5 @@ export function toMemoryTrustFields(record: { trustState: storeV1.TrustState; tr
   return { trust_state: fromProtoTrustState(record.trustState), trust_reasons: record.trustReasons };
 }
 
-/** The trust fields of handoffs' and session events' views: screened, never reviewed, so unverified or quarantined. */
-export function toWorkflowTrustFields(record: { trustState: storeV1.TrustState; trustReasons: string[] }) {
-  return {
-    trust_state:
-      fromProtoTrustState(record.trustState) === "quarantined" ? ("quarantined" as const) : ("unverified" as const),
-    trust_reasons: record.trustReasons,
-  };
-}
+/** The trust fields of handoffs' and session events' views: screened, and reviewed when quarantined, as memories are. */
+export const toWorkflowTrustFields = toMemoryTrustFields;

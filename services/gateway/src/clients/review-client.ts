@@ -9,12 +9,15 @@ import {
 import type { Principal } from "../principal.js";
 import type { ReviewServiceClient } from "./peers.js";
 import { fromProtoTrustState } from "./proto-enums.js";
-import { toReviewItemView } from "./trust-views.js";
+import { toQueueItemView } from "./trust-views.js";
 
 /** The review client over a ReviewService connection. */
 export function createReviewClient(store: ReviewServiceClient) {
   return {
-    /** One page of the entries (memories' quarantined values among them) waiting for a reviewer in the given states (all waiting states when none are given). */
+    /**
+     * One page of the entries (memories' quarantined values among them), handoffs and session events waiting for a
+     * reviewer in the given states (all waiting states when none are given), in one order.
+     */
     async listQueue(
       principal: Principal,
       request: { states: TrustStateName[]; threadId: string | undefined; limit: number; offset: number },
@@ -26,17 +29,28 @@ export function createReviewClient(store: ReviewServiceClient) {
         limit: request.limit,
         offset: request.offset,
       });
-      return { entries: reply.entries.map(toReviewItemView), hasMore: reply.hasMore };
+      return { entries: reply.items.map(toQueueItemView), hasMore: reply.hasMore };
     },
 
-    /** Approves or rejects the entry at the version the reviewer read. */
+    /** Approves or rejects the entry, handoff or session event at the version the reviewer read. */
     async review(
       principal: Principal,
-      request: { id: string; decision: ReviewDecisionName; note: string | undefined; expectedVersion: number },
+      request: {
+        id: string | undefined;
+        handoffId: string | undefined;
+        sessionId: string | undefined;
+        sequence: number | undefined;
+        decision: ReviewDecisionName;
+        note: string | undefined;
+        expectedVersion: number;
+      },
     ) {
       const reply = await store.reviewEntry({
         principal,
-        id: request.id,
+        id: request.id ?? "",
+        handoffId: request.handoffId ?? "",
+        sessionId: request.sessionId ?? "",
+        sequence: request.sequence ?? 0,
         decision: reviewDecisionToProto(request.decision),
         note: request.note ?? "",
         expectedVersion: request.expectedVersion,
@@ -56,6 +70,15 @@ export function createReviewClient(store: ReviewServiceClient) {
                 key: reply.memory.key,
                 owner: reply.memory.owner,
                 version: reply.memory.version,
+              },
+        handoff: reply.handoff === undefined ? null : { id: reply.handoff.id, title: reply.handoff.title },
+        sessionEvent:
+          reply.sessionEvent === undefined
+            ? null
+            : {
+                session_id: reply.sessionEvent.sessionId,
+                sequence: reply.sessionEvent.sequence,
+                event_kind: reply.sessionEvent.eventKind,
               },
       };
     },

@@ -28,14 +28,16 @@ function mirroredMemoryOf(entry: storeV1.Entry) {
 export function toReviewItemView(entry: storeV1.Entry) {
   return {
     id: entry.id,
-    thread_id: entry.threadId,
-    source: fromProtoSource(entry.source),
+    thread_id: entry.threadId as string | null,
+    source: fromProtoSource(entry.source) as ReturnType<typeof fromProtoSource> | null,
     owner: entry.owner,
     updated_by: entry.updatedBy,
-    visibility: fromProtoVisibility(entry.visibility),
+    visibility: fromProtoVisibility(entry.visibility) as ReturnType<typeof fromProtoVisibility> | null,
     version: entry.version,
     kind: entry.kind,
     memory: mirroredMemoryOf(entry),
+    handoff: null as ReturnType<typeof queuedHandoffOf> | null,
+    session_event: null as ReturnType<typeof queuedEventOf> | null,
     ...toTrustFields(entry),
     text: entry.text,
     summary: entry.summary,
@@ -47,6 +49,83 @@ export function toReviewItemView(entry: storeV1.Entry) {
     reviewed_at: iso(entry.reviewedAt),
     review_note: entry.reviewNote === "" ? null : entry.reviewNote,
   };
+}
+
+function queuedHandoffOf(handoff: storeV1.QueuedHandoff) {
+  return {
+    id: handoff.id,
+    title: handoff.title,
+    creator: handoff.creator,
+    state: handoff.status,
+    version: handoff.version,
+  };
+}
+
+function queuedEventOf(event: storeV1.QueuedSessionEvent) {
+  return {
+    session_id: event.sessionId,
+    sequence: event.sequence,
+    event_kind: event.eventKind,
+    namespace: event.namespace,
+  };
+}
+
+/** What a handoff or a session event, not being an entry, leaves empty in a queue item. */
+const noEntryFields = { memory: null, handoff: null, session_event: null, summary: "", metadata: {}, tags: [] };
+
+/**
+ * A review queue item of any kind, in the entries' shape: a handoff (kind `handoff`, its text every part the screen
+ * read) or a session event (kind `session_event`, its text the payload, at version 1) has no thread, source or
+ * visibility, and names what it is in `handoff` or `session_event`.
+ */
+export function toQueueItemView(item: storeV1.ReviewQueueItem) {
+  const { case: type, value } = item.item;
+  if (type === "entry") return toReviewItemView(value);
+  if (type === "handoff") {
+    return {
+      ...noEntryFields,
+      id: value.id,
+      thread_id: null,
+      source: null,
+      owner: value.creator,
+      updated_by: value.updatedBy,
+      visibility: null,
+      version: value.version,
+      kind: "handoff",
+      handoff: queuedHandoffOf(value),
+      trust_state: fromProtoTrustState(value.trustState),
+      trust_reasons: value.trustReasons,
+      text: value.text,
+      created_at: iso(value.createdAt),
+      updated_at: iso(value.updatedAt),
+      reviewed_by: value.reviewedBy === "" ? null : value.reviewedBy,
+      reviewed_at: iso(value.reviewedAt),
+      review_note: value.reviewNote === "" ? null : value.reviewNote,
+    };
+  }
+  if (type === "sessionEvent") {
+    return {
+      ...noEntryFields,
+      id: `${value.sessionId}/${value.sequence}`,
+      thread_id: null,
+      source: null,
+      owner: value.sessionOwner,
+      updated_by: value.writtenBy,
+      visibility: null,
+      version: 1,
+      kind: "session_event",
+      session_event: queuedEventOf(value),
+      trust_state: fromProtoTrustState(value.trustState),
+      trust_reasons: value.trustReasons,
+      text: value.payload,
+      created_at: iso(value.writtenAt),
+      updated_at: iso(value.writtenAt),
+      reviewed_by: value.reviewedBy === "" ? null : value.reviewedBy,
+      reviewed_at: iso(value.reviewedAt),
+      review_note: value.reviewNote === "" ? null : value.reviewNote,
+    };
+  }
+  throw new Error("a review queue item of no known kind");
 }
 
 /** One version of an entry's history. */

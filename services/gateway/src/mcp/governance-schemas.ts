@@ -133,12 +133,22 @@ export const listReviewQueueInput = z
 
 export const reviewContextInput = z
   .object({
-    context_id: entryIdSchema,
+    context_id: entryIdSchema
+      .optional()
+      .describe("The entry to review (give exactly one of context_id, handoff_id, session_id)."),
+    handoff_id: z.string().min(1).max(64).optional().describe("A handoff to review (kind handoff in the queue)."),
+    session_id: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("A session event to review (kind session_event in the queue): its session, with sequence."),
+    sequence: z.number().int().min(1).max(2_147_483_647).optional().describe("The session event's sequence."),
     decision: z
       .enum(["approve", "reject"])
-      .describe("approve: the entry becomes verified. reject: it becomes rejected and is left out of searches."),
+      .describe("approve: it becomes verified. reject: it becomes rejected (left out of searches and start_here)."),
     expected_version: versionSchema.describe(
-      "The version you reviewed; if the entry changed since, the review is refused.",
+      "The version you reviewed (a session event is at 1); if it changed since, the review is refused.",
     ),
     note: z
       .string()

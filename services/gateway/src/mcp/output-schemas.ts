@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { trustStates } from "../trust/trust-state.js";
+import { reviewedHandoff, reviewedSessionEvent } from "./workflow-trust-schemas.js";
 
 const trustState = z
   .enum(trustStates)
@@ -311,14 +312,16 @@ export const reviewQueueOutput = z.object({
   entries: z.array(
     z.object({
       id: z.string(),
-      thread_id: z.string(),
-      source: z.enum(["user", "agent"]),
+      thread_id: z.string().nullable().describe("null for a handoff or a session event."),
+      source: z.enum(["user", "agent"]).nullable(),
       owner: z.string(),
       updated_by: z.string(),
-      visibility: z.enum(["private", "shared", "tenant"]),
+      visibility: z.enum(["private", "shared", "tenant"]).nullable(),
       version: z.number(),
-      kind: z.string(),
+      kind: z.string().describe("The entry's kind, or handoff, or session_event."),
       memory: reviewedMemory,
+      handoff: reviewedHandoff,
+      session_event: reviewedSessionEvent,
       trust_state: trustState,
       trust_reasons: z.array(z.string()),
       text: z.string(),
@@ -347,6 +350,8 @@ export const reviewOutput = z.object({
   reviewed_by: z.string(),
   reviewed_at: z.string().nullable(),
   memory: reviewedMemory,
+  handoff: z.object({ id: z.string(), title: z.string() }).nullable(),
+  session_event: reviewedSessionEvent.unwrap().omit({ namespace: true }).nullable(),
   message: z.string(),
 });
 

@@ -97,7 +97,7 @@ export const startHereOutput = z.object({
       quarantined: z
         .number()
         .describe(
-          "Open handoffs to you left out because the write-time screen found instruction-shaped content in them (list_handoffs shows them).",
+          "Open handoffs to you left out because the write-time screen found instruction-shaped content in them and no reviewer approved them, or a reviewer rejected them (list_handoffs shows them).",
         ),
     })
     .describe("Open handoffs addressed to you, oldest first: accept one with accept_handoff."),

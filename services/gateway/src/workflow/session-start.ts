@@ -50,7 +50,7 @@ export type StartEntry = EntryListing & { score: number | null };
 
 /** Everything read, before the budget: each part in the order it is shown. */
 export interface StartMaterial {
-  /** `quarantined`: open handoffs to the caller left out because the write-time screen quarantined them. */
+  /** `quarantined`: open handoffs to the caller left out because the screen quarantined them (or a reviewer rejected them). */
   handoffs: { items: HandoffView[]; hasMore: boolean; quarantined: number };
   pinnedMemories: { items: MemoryView[]; hasMore: boolean };
   lastSession: { session: SessionView | null; events: SessionEventView[] };
@@ -81,9 +81,10 @@ export async function gatherStart(
  * groups wherever it works, and those to "any agent in a namespace" only for
  * this namespace (one for another namespace waits for whoever starts there).
  * A quarantined handoff (instruction-shaped title, summary, next steps or
- * open questions) is left out and only counted: no review approves a
- * handoff, so an agent starting work is never handed one to act on;
- * list_handoffs still shows it with its trust state.
+ * open questions) is left out and only counted until a reviewer approves it
+ * (verified), so an agent starting work is never handed one to act on
+ * unreviewed; a rejected one stays out; list_handoffs still shows both with
+ * their trust state.
  */
 async function openHandoffs(clients: GatewayClients, principal: Principal, namespace: string) {
   const page = await clients.handoffs.list(principal, {
@@ -96,7 +97,9 @@ async function openHandoffs(clients: GatewayClients, principal: Principal, names
   const addressed = page.handoffs.filter(
     (handoff) => handoff.recipient.kind !== "namespace" || handoff.recipient.name === namespace,
   );
-  const items = addressed.filter((handoff) => handoff.trust_state !== "quarantined");
+  const items = addressed.filter(
+    (handoff) => handoff.trust_state !== "quarantined" && handoff.trust_state !== "rejected",
+  );
   return { items, hasMore: page.nextCursor !== "", quarantined: addressed.length - items.length };
 }
 

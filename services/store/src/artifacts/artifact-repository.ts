@@ -10,7 +10,7 @@ import { currentRequestId } from "../audit/audit.js";
 import { createAuditStatements, type AuditStatements } from "../audit/audit-repository.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "../db/sql-database.js";
 import { accessPredicate } from "../filters/access-predicate.js";
-import { handoffPredicate } from "../handoffs/handoff-repository.js";
+import { handoffPredicate } from "../filters/handoff-predicate.js";
 import type { Visibility } from "../model/entry-values.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";

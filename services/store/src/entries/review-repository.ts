@@ -1,7 +1,7 @@
 import { accessPredicate } from "../filters/access-predicate.js";
-import { createSqlParams, type SqlDatabase, type SqlExecutor } from "../db/sql-database.js";
-import { entryColumns, resolveIds, toStoredEntry } from "./entry-rows.js";
-import type { ReviewRepository, ReviewStatements } from "../model/review-ports.js";
+import { createSqlParams, type SqlExecutor } from "../db/sql-database.js";
+import { resolveIds } from "./entry-rows.js";
+import type { ReviewStatements } from "../model/review-ports.js";
 import type { JsonObject } from "../model/entry-model.js";
 import { reviewOpenStates, type TrustState } from "../model/trust.js";
 import { applyMemoryReview, lockReviewedMemory, mirroredMemoryId } from "./memory-review-statements.js";
@@ -68,32 +68,5 @@ export function createReviewStatements(tx: SqlExecutor): ReviewStatements {
 
     applyMemory: (principal, memory, state, note, reviewedAt) =>
       applyMemoryReview(tx, principal, memory, state, note, reviewedAt),
-  };
-}
-
-/** The review queue over a migrated database. */
-export function createReviewRepository(db: SqlDatabase): ReviewRepository {
-  return {
-    async listQueue(principal, request) {
-      const params = createSqlParams();
-      const conditions = [
-        accessPredicate(principal, "e", params, "review"),
-        `e.trust_state = ANY(${params.add([...request.states])}::text[])`,
-        // A memory's mirror waits for a reviewer only while its value is quarantined or rejected, whoever may read it.
-        `(e.memory_id IS NULL OR e.trust_state = ANY(${params.add([...reviewOpenStates])}::text[]))`,
-      ];
-      if (request.threadId !== undefined) conditions.push(`e.thread_id = ${params.add(request.threadId)}`);
-      const { rows } = await db.query<Parameters<typeof toStoredEntry>[0]>(
-        `SELECT ${entryColumns}, e.text FROM entries e
-         WHERE ${conditions.join(" AND ")}
-         ORDER BY (e.trust_state = 'quarantined') DESC, e.created_at DESC, e.id DESC
-         LIMIT ${params.add(request.limit + 1)} OFFSET ${params.add(request.offset)}`,
-        params.values,
-      );
-      return {
-        entries: rows.slice(0, request.limit).map((row) => toStoredEntry(row, undefined)),
-        hasMore: rows.length > request.limit,
-      };
-    },
   };
 }

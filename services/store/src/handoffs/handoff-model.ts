@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import { hasNul, validateThreadId } from "../model/field-validation.js";
 import type { IdempotencyRequest } from "../model/idempotency-request.js";
-import type { PartTrust, ScreenedPart } from "../screen/part-screen.js";
+import type { Trust } from "../model/trust.js";
+import type { ScreenedPart } from "../screen/part-screen.js";
 
 export type RecipientKind = "subject" | "group" | "namespace";
 export type HandoffPriority = "low" | "normal" | "high" | "urgent";
@@ -69,8 +70,11 @@ export interface HandoffRecord extends HandoffContent {
   createdAt: Date;
   updatedAt: Date;
   updatedBy: string;
-  /** Quarantined when the write-time screen found instruction-shaped content in its title, summary, next steps or open questions. */
-  trust: PartTrust;
+  /**
+   * Quarantined when the write-time screen found instruction-shaped content in its title, summary, next steps or
+   * open questions (or a stored note); verified or rejected once a reviewer approved or rejected it.
+   */
+  trust: Trust;
 }
 
 /** What the write-time screen reads of a handoff: the text its recipients' agents read. */

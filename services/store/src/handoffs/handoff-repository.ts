@@ -5,11 +5,13 @@
  */
 import { currentRequestId } from "../audit/audit.js";
 import { createAuditStatements, type AuditStatements } from "../audit/audit-repository.js";
-import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "../db/sql-database.js";
+import { createSqlParams, type SqlDatabase, type SqlExecutor } from "../db/sql-database.js";
 import { createIdempotencyStatements, findRecordedCall } from "../idempotency/idempotency-repository.js";
 import type { IdempotencyStatements, RecordedCall } from "../idempotency/idempotency.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
+import { handoffPredicate, recipientPredicate } from "../filters/handoff-predicate.js";
+import type { Trust, TrustState } from "../model/trust.js";
 import type { PartTrust } from "../screen/part-screen.js";
 import type {
   HandoffContent,
@@ -20,33 +22,6 @@ import type {
   HandoffStatus,
   RecipientKind,
 } from "./handoff-model.js";
-
-/**
- * True when `principal` is among the recipients of the `handoffs` row aliased
- * `h`: the subject named, a member of the group named, or, for a namespace,
- * the creator or whoever the creator's thread grant on that namespace reaches
- * (read or write), as memories' namespaces are shared.
- */
-export function recipientPredicate(principal: Principal, params: SqlParams): string {
-  const subject = params.add(principal.subject);
-  const groups = params.add([...principal.groups]);
-  const grantee = `((g.grantee_kind = 'subject' AND g.grantee = ${subject}) OR (g.grantee_kind = 'group' AND g.grantee = ANY(${groups}::text[])))`;
-  return `(h.tenant = ${params.add(principal.tenant)} AND (
-    (h.recipient_kind = 'subject' AND h.recipient = ${subject})
-    OR (h.recipient_kind = 'group' AND h.recipient = ANY(${groups}::text[]))
-    OR (h.recipient_kind = 'namespace' AND (h.creator = ${subject} OR EXISTS (SELECT 1 FROM grants g
-      WHERE g.tenant = h.tenant AND g.grantor = h.creator AND g.thread_id = h.recipient AND ${grantee})))))`;
-}
-
-/**
- * THE handoff predicate: true exactly when `principal` may see the row
- * aliased `h`: it created it or is among its recipients, in its own tenant.
- * Nobody else sees it, a tenant admin included: a handoff is addressed, not
- * published.
- */
-export function handoffPredicate(principal: Principal, params: SqlParams): string {
-  return `((h.tenant = ${params.add(principal.tenant)} AND h.creator = ${params.add(principal.subject)}) OR ${recipientPredicate(principal, params)})`;
-}
 
 interface HandoffRow {
   id: string;
@@ -68,7 +43,7 @@ interface HandoffRow {
   created_at: Date;
   updated_at: Date;
   updated_by: string;
-  trust: PartTrust["state"];
+  trust: TrustState;
   trust_reasons: string[];
 }
 
@@ -112,7 +87,7 @@ export interface HandoffChange {
   outcome: string;
   cancelReason: string;
   /** The handoff's trust after the change (a stored note's screen findings added). */
-  trust: PartTrust;
+  trust: Trust;
 }
 
 /** The statements of one handoff write transaction. */

@@ -15,13 +15,15 @@
  * and a cancellation's reason, before the transition's transaction opens:
  * with findings the handoff becomes quarantined (`outcome:<rule>`,
  * `reason:<rule>`, beside any earlier reasons). Every read shows its trust
- * state; no review reaches a handoff, so a quarantined one stays so (the
- * one-call start leaves it out of the open handoffs it lists).
+ * state. A reviewer approves (verified) or rejects (rejected) a quarantined
+ * handoff through the review queue (review/); the one-call start leaves a
+ * quarantined or rejected one out of the open handoffs it lists.
  */
 import { ContextHubError } from "@context-hub/common";
 import type { AuditAction, DenialRecorder } from "../audit/audit.js";
 import { createIdempotentRunner, type IdempotencyExpiry, type Outcome } from "../idempotency/idempotency.js";
 import { requirePrincipal, type Principal } from "../model/principal.js";
+import type { Trust } from "../model/trust.js";
 import { screenParts, trustOfReasons, type PartTrust } from "../screen/part-screen.js";
 import type { WriteScreen } from "../screen/write-screen.js";
 import { decodeHandoffCursor, encodeHandoffCursor } from "./handoff-cursor.js";
@@ -121,6 +123,12 @@ const auditActions: Record<Transition, AuditAction> = {
   cancel: "handoff.cancel",
 };
 
+/** A handoff's trust once a stored note's findings join it. */
+function withNoteFindings(trust: Trust, noteReasons: readonly string[]): Trust {
+  const merged = trustOfReasons([...trust.reasons, ...noteReasons]);
+  return trust.state === "rejected" ? { state: "rejected", reasons: merged.reasons } : merged;
+}
+
 async function transitionIn(
   scope: HandoffWriteScope,
   caller: Principal,
@@ -135,9 +143,12 @@ async function transitionIn(
     throw handoffVersionConflict(handoff.id, request.expectedVersion, handoff.version);
   // A repeated accept by the holder answers as the first did: a retry after a lost reply is not a conflict.
   if (transition === "accept" && handoff.status === "accepted" && handoff.holder === caller.subject) return handoff;
-  // A stored note's findings join the handoff's own: it stays quarantined for what it held before, too.
+  // A stored note's findings join the handoff's own: it stays quarantined for what it held before, too. A clean
+  // note changes nothing (a reviewer's verdict stands), and a rejected handoff stays rejected whatever a note adds.
   const trust =
-    noteTrust === undefined ? handoff.trust : trustOfReasons([...handoff.trust.reasons, ...noteTrust.reasons]);
+    noteTrust === undefined || noteTrust.reasons.length === 0
+      ? handoff.trust
+      : withNoteFindings(handoff.trust, noteTrust.reasons);
   const change = { ...changeFor(handoff, transition, caller, note), trust };
   const changed = await scope.transition(caller, handoff.id, handoff.version, change);
   if (changed === undefined) throw new Error("a locked handoff changed version under its lock");

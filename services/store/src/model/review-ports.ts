@@ -2,7 +2,7 @@
 import type { StoredEntry } from "./entry-model.js";
 import type { toIdQuery } from "./id-query.js";
 import type { Principal } from "./principal.js";
-import type { TrustState } from "./trust.js";
+import type { Trust, TrustState } from "./trust.js";
 
 /** The memory a mirror entry shows, as a review of that mirror locks it: its current revision. */
 export interface ReviewedMemory {
@@ -47,10 +47,90 @@ export interface ReviewStatements {
   ): Promise<boolean>;
 }
 
+/** A quarantined or rejected handoff as the review queue shows it. */
+export interface QueuedHandoff {
+  id: string;
+  creator: string;
+  recipientKind: string;
+  recipient: string;
+  title: string;
+  /** What the screen read and a reviewer judges: title, summary, next steps, open questions, outcome, reason. */
+  text: string;
+  status: string;
+  version: number;
+  trust: Trust;
+  createdAt: Date;
+  updatedAt: Date;
+  updatedBy: string;
+  reviewedBy: string | undefined;
+  reviewedAt: Date | undefined;
+  reviewNote: string | undefined;
+}
+
+/** A quarantined or rejected session event as the review queue shows it. */
+export interface QueuedSessionEvent {
+  sessionId: string;
+  seq: number;
+  eventKind: string;
+  /** The event's payload (JSON text), what a reviewer judges. */
+  payload: string;
+  sessionOwner: string;
+  namespace: string;
+  writtenBy: string;
+  writtenAt: Date;
+  trust: Trust;
+  reviewedBy: string | undefined;
+  reviewedAt: Date | undefined;
+  reviewNote: string | undefined;
+}
+
+/** One item of the review queue: an entry (a memory's mirror among them), a handoff or a session event. */
+export type QueueItem =
+  | { type: "entry"; entry: StoredEntry }
+  | { type: "handoff"; handoff: QueuedHandoff }
+  | { type: "session_event"; event: QueuedSessionEvent };
+
 export interface ReviewRepository {
-  /** One page of the tenant's entries in `states` (quarantined first, then newest first), with full text. */
+  /**
+   * One page of the tenant's items in `states` (quarantined first, then newest first), with full text: entries,
+   * and handoffs and session events while quarantined or rejected, in one order.
+   */
   listQueue(
     principal: Principal,
     request: { states: readonly TrustState[]; threadId: string | undefined; limit: number; offset: number },
-  ): Promise<{ entries: StoredEntry[]; hasMore: boolean }>;
+  ): Promise<{ items: QueueItem[]; hasMore: boolean }>;
+}
+
+/** A handoff or a session event as its review locks it. */
+export interface WorkflowReviewTarget {
+  /** Whether the reviewer may review it: its trust waits for a reviewer (otherwise it is only visible to them). */
+  open: boolean;
+  trust: Trust;
+  /** The handoff's version; a session event, written once, is at version 1. */
+  version: number;
+  contentHash: string;
+  /** Who may not approve it: the handoff's creator and last writer, the event's writer. */
+  writers: string[];
+}
+
+/** The statements of a handoff's or session event's review, inside its transaction. */
+export interface WorkflowReviewStatements {
+  /** Locks the handoff if it waits for a reviewer of the reviewer's tenant, or the reviewer may see it. */
+  lockHandoff(principal: Principal, id: string): Promise<(WorkflowReviewTarget & { title: string }) | undefined>;
+  /** Locks the event if it waits for a reviewer of the reviewer's tenant, or the reviewer may read its session. */
+  lockSessionEvent(
+    principal: Principal,
+    sessionId: string,
+    seq: number,
+  ): Promise<(WorkflowReviewTarget & { eventKind: string }) | undefined>;
+  /** Sets the locked handoff's trust and records the review (who, when, note); returns when it was recorded. */
+  applyHandoff(principal: Principal, id: string, version: number, state: TrustState, note: string): Promise<Date>;
+  /** Sets the locked event's trust and records the review (who, when, note); returns when it was recorded. */
+  applySessionEvent(
+    principal: Principal,
+    sessionId: string,
+    seq: number,
+    state: TrustState,
+    note: string,
+  ): Promise<Date>;
 }

@@ -12,19 +12,25 @@
  * review of that mirror judges the memory's current revision: the revision
  * and the mirror take the verdict together, in one transaction, under the
  * same rules (the mirror's version is the one reviewed, and the memory's
- * owner or the revision's writer may not approve it). No transport or SQL
- * here.
+ * owner or the revision's writer may not approve it).
+ *
+ * Quarantined (or rejected) handoffs and session events wait in the same
+ * queue, in the same order, for any reviewer of their tenant whoever they
+ * are addressed to; a review names one by the handoff's id, or by a
+ * session's id and an event's sequence (workflow-review.ts). No transport or
+ * SQL here.
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "../audit/audit.js";
 import { ambiguousCandidatesShown, ambiguousPrefix, entryNotFound } from "../entries/entry-changes.js";
 import type { EntryRepository, EntryWriteScope } from "../entries/entry-ports.js";
 import { validateThreadId } from "../model/field-validation.js";
-import type { ReviewRepository } from "../model/review-ports.js";
-import type { StoredEntry } from "../model/entry-model.js";
+import type { QueueItem, ReviewRepository } from "../model/review-ports.js";
 import { toIdQuery } from "../model/id-query.js";
 import { requirePrincipal, type Principal } from "../model/principal.js";
 import { reviewedState, type ReviewDecision, type TrustState } from "../model/trust.js";
+import { reviewWorkflowIn, type WorkflowReviewOutcome, type WorkflowTarget } from "./workflow-review.js";
+import type { WorkflowReviewRepository } from "./workflow-review-repository.js";
 
 export interface ReviewOutcome {
   id: string;
@@ -35,6 +41,21 @@ export interface ReviewOutcome {
   reviewedAt: Date;
   /** Set when the entry is a memory's mirror: the memory whose current revision the review judged. */
   memory?: { id: string; namespace: string; key: string; owner: string; version: number } | undefined;
+  /** Set when a handoff was reviewed (`id` is then the handoff's). */
+  handoff?: WorkflowReviewOutcome["handoff"];
+  /** Set when a session event was reviewed (`id` is then its session's). */
+  sessionEvent?: WorkflowReviewOutcome["sessionEvent"];
+}
+
+/** What a review names: an entry by `id` (or a unique prefix), a handoff by `handoffId`, an event by `sessionId` and `sequence`. */
+export interface ReviewRequest {
+  id: string;
+  handoffId: string;
+  sessionId: string;
+  sequence: number;
+  decision: ReviewDecision | undefined;
+  note: string;
+  expectedVersion: number;
 }
 
 export interface ReviewService {
@@ -42,12 +63,9 @@ export interface ReviewService {
   listQueue(
     principal: Principal | undefined,
     request: { states: readonly (TrustState | undefined)[]; threadId: string; limit: number; offset: number },
-  ): Promise<{ entries: StoredEntry[]; hasMore: boolean }>;
-  /** Approves or rejects one entry of the reviewer's tenant (context:review), audited with the note. */
-  review(
-    principal: Principal | undefined,
-    request: { id: string; decision: ReviewDecision | undefined; note: string; expectedVersion: number },
-  ): Promise<ReviewOutcome>;
+  ): Promise<{ items: QueueItem[]; hasMore: boolean }>;
+  /** Approves or rejects one entry, handoff or session event of the reviewer's tenant (context:review), audited with the note. */
+  review(principal: Principal | undefined, request: ReviewRequest): Promise<ReviewOutcome>;
 }
 
 export const reviewLimits = { noteLength: 2000, defaultPage: 20, maxPage: 50, maxOffset: 10_000 } as const;
@@ -60,10 +78,30 @@ const queueStates: readonly TrustState[] = ["quarantined", "unverified"];
  */
 const reviewableStates: readonly TrustState[] = ["quarantined", "unverified", "rejected"];
 
-/** The review service over the entry repository (whose transactions carry the review statements and the audit log) and the queue listing. */
+/** What a request names besides an entry, checked: exactly one of an entry, a handoff or a session event. */
+function workflowTargetOf(request: ReviewRequest): WorkflowTarget | undefined {
+  const named = [request.id !== "", request.handoffId !== "", request.sessionId !== ""].filter(Boolean).length;
+  if (named !== 1)
+    throw invalidArgument(
+      "name exactly one thing to review: an entry (context_id), a handoff (handoff_id) or a session event (session_id and sequence)",
+    );
+  if (request.sessionId === "" && request.sequence !== 0)
+    throw invalidArgument("sequence names a session event: give session_id with it");
+  if (request.handoffId !== "") return { type: "handoff", id: request.handoffId };
+  if (request.sessionId === "") return undefined;
+  if (request.sequence < 1)
+    throw invalidArgument("sequence is required with session_id: the event's sequence (from 1)");
+  return { type: "session_event", sessionId: request.sessionId, seq: request.sequence };
+}
+
+/**
+ * The review service over the entry repository (whose transactions carry the review statements and the audit log),
+ * the workflow review repository (handoffs' and session events' reviews) and the queue listing.
+ */
 export function createReviewService(
   entries: EntryRepository,
   queue: ReviewRepository,
+  workflow: WorkflowReviewRepository,
   denials: DenialRecorder,
 ): ReviewService {
   return {
@@ -89,9 +127,17 @@ export function createReviewService(
     },
 
     async review(principal, request) {
-      return denials.guard(principal, "entry.review", [request.id], async () => {
+      // A denial is recorded under what the request names; the request is checked after the caller.
+      const [action, targetIds] =
+        request.handoffId !== ""
+          ? (["handoff.review", [request.handoffId]] as const)
+          : request.sessionId !== ""
+            ? (["session_event.review", [request.sessionId]] as const)
+            : (["entry.review", [request.id]] as const);
+      return denials.guard(principal, action, targetIds, async () => {
         const caller = requirePrincipal(principal, "context:review");
-        const query = toIdQuery(request.id, "id");
+        const target = workflowTargetOf(request);
+        const query = target === undefined ? toIdQuery(request.id, "id") : undefined;
         const { decision } = request;
         if (decision === undefined) throw invalidArgument("decision must be approve or reject");
         if (request.note.length > reviewLimits.noteLength || request.note.includes("\u0000")) {
@@ -101,9 +147,23 @@ export function createReviewService(
         }
         if (request.expectedVersion < 1)
           throw invalidArgument("expected_version is required: the version you reviewed (versions start at 1)");
-        return entries.transaction((tx: EntryWriteScope) =>
-          reviewIn(tx, caller, query, decision, request.note, request.expectedVersion),
+        if (query !== undefined)
+          return entries.transaction((tx: EntryWriteScope) =>
+            reviewIn(tx, caller, query, decision, request.note, request.expectedVersion),
+          );
+        const reviewed = await workflow.transaction((scope) =>
+          reviewWorkflowIn(scope, caller, target!, decision, request.note, request.expectedVersion),
         );
+        return {
+          id: reviewed.handoff?.id ?? reviewed.sessionEvent?.sessionId ?? "",
+          version: reviewed.version,
+          previousState: reviewed.previousState,
+          state: reviewed.state,
+          reviewedBy: caller.subject,
+          reviewedAt: reviewed.reviewedAt,
+          handoff: reviewed.handoff,
+          sessionEvent: reviewed.sessionEvent,
+        };
       });
     },
   };

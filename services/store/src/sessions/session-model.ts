@@ -8,6 +8,7 @@ import { ContextHubError, invalidArgument } from "@context-hub/common";
 import { containsNul, hasNul, validateThreadId } from "../model/field-validation.js";
 import type { JsonValue } from "../model/entry-values.js";
 import type { IdempotencyRequest } from "../model/idempotency-request.js";
+import type { Trust } from "../model/trust.js";
 import type { PartTrust, ScreenedPart } from "../screen/part-screen.js";
 
 export type SessionStatus = "open" | "ended";
@@ -59,8 +60,11 @@ export interface SessionEvent {
   idempotencyKey: string;
   writtenBy: string;
   writtenAt: Date;
-  /** Quarantined when the write-time screen found instruction-shaped content in its kind or payload. */
-  trust: PartTrust;
+  /**
+   * Quarantined when the write-time screen found instruction-shaped content in its kind or payload; verified or
+   * rejected once a reviewer approved or rejected it.
+   */
+  trust: Trust;
 }
 
 export interface StartSessionRequest {
@@ -118,7 +122,7 @@ export interface AppendedEvent {
   idempotencyKey: string;
   duplicate: boolean;
   /** The stored event's trust (a duplicate carries the same kind and payload as the event first stored). */
-  trust: PartTrust;
+  trust: Trust;
 }
 
 export interface AppendResult {

@@ -13,7 +13,7 @@ import { createIdempotencyStatements, findRecordedCall } from "../idempotency/id
 import type { IdempotencyStatements, RecordedCall } from "../idempotency/idempotency.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
-import type { PartTrust } from "../screen/part-screen.js";
+import type { TrustState } from "../model/trust.js";
 import type {
   SessionEvent,
   SessionRecord,
@@ -52,7 +52,7 @@ interface EventRow {
   idempotency_key: string | null;
   written_by: string;
   written_at: Date;
-  trust: PartTrust["state"];
+  trust: TrustState;
   trust_reasons: string[];
 }
 

@@ -56,7 +56,7 @@ export const createHandoffTool = defineTool({
       message:
         `Created handoff ${handoff.id} to ${handoff.recipient.kind} ${JSON.stringify(handoff.recipient.name)}; it is open until a recipient accepts it.` +
         (handoff.trust_state === "quarantined"
-          ? ` It is quarantined: the write-time screen found instruction-shaped content (${handoff.trust_reasons.join(", ")}), so start_here does not offer it to its recipients; cancel it and create a clean one.`
+          ? ` It is quarantined: the write-time screen found instruction-shaped content (${handoff.trust_reasons.join(", ")}), so start_here does not offer it to its recipients until a reviewer approves it (list_review_queue); or cancel it and create a clean one.`
           : ""),
     };
   },

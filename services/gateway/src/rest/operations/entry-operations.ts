@@ -1,4 +1,7 @@
-/** Entries over REST: create, read, list, change and delete them, their versions and restore, sharing, the review queue and the audit log. */
+/**
+ * Entries over REST: create, read, list, change and delete them, their versions and restore, sharing, the review queue
+ * (handoffs' and session events' reviews among it) and the audit log.
+ */
 import type { z } from "zod";
 import { ContextHubError, isErrorCode } from "@context-hub/common";
 import { entryOutput, historyOutput } from "../../mcp/output-schemas.js";
@@ -264,6 +267,31 @@ export const entryOperations: readonly RestOperation[] = [
     tool: reviewContextTool,
     argumentsIn: "body",
     pathArguments: entryPath,
+    ifMatch: true,
+  },
+  {
+    operationId: "reviewHandoff",
+    method: "post",
+    path: "/handoffs/{id}/review",
+    tag: "review",
+    summary: "Approve or reject a quarantined handoff (If-Match: the version you reviewed)",
+    tool: reviewContextTool,
+    argumentsIn: "body",
+    pathArguments: { id: { argument: "handoff_id", type: "string" } },
+    ifMatch: true,
+  },
+  {
+    operationId: "reviewSessionEvent",
+    method: "post",
+    path: "/sessions/{id}/events/{sequence}/review",
+    tag: "review",
+    summary: "Approve or reject a quarantined session event (If-Match: 1, the version of every event)",
+    tool: reviewContextTool,
+    argumentsIn: "body",
+    pathArguments: {
+      id: { argument: "session_id", type: "string" },
+      sequence: { argument: "sequence", type: "integer" },
+    },
     ifMatch: true,
   },
   {

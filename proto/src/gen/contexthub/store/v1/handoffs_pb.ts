@@ -171,7 +171,8 @@ export type Handoff = Message<"contexthub.store.v1.Handoff"> & {
   updatedBy: string;
 
   /**
-   * QUARANTINED when the write-time screen found instruction-shaped content in its title, summary, next steps or open questions.
+   * QUARANTINED when the write-time screen found instruction-shaped content in its title, summary, next steps or open questions;
+   * VERIFIED or REJECTED once a reviewer approved or rejected it.
    *
    * @generated from field: contexthub.store.v1.TrustState trust_state = 18;
    */

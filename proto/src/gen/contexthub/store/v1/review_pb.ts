@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file contexthub/store/v1/review.proto.
  */
 export const file_contexthub_store_v1_review: GenFile = /*@__PURE__*/
-  fileDesc("CiBjb250ZXh0aHViL3N0b3JlL3YxL3Jldmlldy5wcm90bxITY29udGV4dGh1Yi5zdG9yZS52MSKvAQoWTGlzdFJldmlld1F1ZXVlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSLwoGc3RhdGVzGAIgAygOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEhEKCXRocmVhZF9pZBgDIAEoCRINCgVsaW1pdBgEIAEoDRIOCgZvZmZzZXQYBSABKA0iWAoXTGlzdFJldmlld1F1ZXVlUmVzcG9uc2USKwoHZW50cmllcxgBIAMoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnkSEAoIaGFzX21vcmUYAiABKAgiswEKElJldmlld0VudHJ5UmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSCgoCaWQYAiABKAkSNQoIZGVjaXNpb24YAyABKA4yIy5jb250ZXh0aHViLnN0b3JlLnYxLlJldmlld0RlY2lzaW9uEgwKBG5vdGUYBCABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgFIAEoDSKcAgoTUmV2aWV3RW50cnlSZXNwb25zZRIKCgJpZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgNEjcKDnByZXZpb3VzX3N0YXRlGAMgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEjQKC3RydXN0X3N0YXRlGAQgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEhMKC3Jldmlld2VkX2J5GAUgASgJEi8KC3Jldmlld2VkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCgZtZW1vcnkYByABKAsyIy5jb250ZXh0aHViLnN0b3JlLnYxLlJldmlld2VkTWVtb3J5IlwKDlJldmlld2VkTWVtb3J5EgoKAmlkGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRILCgNrZXkYAyABKAkSDQoFb3duZXIYBCABKAkSDwoHdmVyc2lvbhgFIAEoDSpqCg5SZXZpZXdEZWNpc2lvbhIfChtSRVZJRVdfREVDSVNJT05fVU5TUEVDSUZJRUQQABIbChdSRVZJRVdfREVDSVNJT05fQVBQUk9WRRABEhoKFlJFVklFV19ERUNJU0lPTl9SRUpFQ1QQAjLkAQoNUmV2aWV3U2VydmljZRJxCg9MaXN0UmV2aWV3UXVldWUSKy5jb250ZXh0aHViLnN0b3JlLnYxLkxpc3RSZXZpZXdRdWV1ZVJlcXVlc3QaLC5jb250ZXh0aHViLnN0b3JlLnYxLkxpc3RSZXZpZXdRdWV1ZVJlc3BvbnNlIgOQAgESYAoLUmV2aWV3RW50cnkSJy5jb250ZXh0aHViLnN0b3JlLnYxLlJldmlld0VudHJ5UmVxdWVzdBooLmNvbnRleHRodWIuc3RvcmUudjEuUmV2aWV3RW50cnlSZXNwb25zZWIGcHJvdG8z", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store, file_google_protobuf_timestamp]);
+  fileDesc("CiBjb250ZXh0aHViL3N0b3JlL3YxL3Jldmlldy5wcm90bxITY29udGV4dGh1Yi5zdG9yZS52MSKvAQoWTGlzdFJldmlld1F1ZXVlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSLwoGc3RhdGVzGAIgAygOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEhEKCXRocmVhZF9pZBgDIAEoCRINCgVsaW1pdBgEIAEoDRIOCgZvZmZzZXQYBSABKA0ijQEKF0xpc3RSZXZpZXdRdWV1ZVJlc3BvbnNlEisKB2VudHJpZXMYASADKAsyGi5jb250ZXh0aHViLnN0b3JlLnYxLkVudHJ5EhAKCGhhc19tb3JlGAIgASgIEjMKBWl0ZW1zGAMgAygLMiQuY29udGV4dGh1Yi5zdG9yZS52MS5SZXZpZXdRdWV1ZUl0ZW0ivwEKD1Jldmlld1F1ZXVlSXRlbRIrCgVlbnRyeRgBIAEoCzIaLmNvbnRleHRodWIuc3RvcmUudjEuRW50cnlIABI1CgdoYW5kb2ZmGAIgASgLMiIuY29udGV4dGh1Yi5zdG9yZS52MS5RdWV1ZWRIYW5kb2ZmSAASQAoNc2Vzc2lvbl9ldmVudBgDIAEoCzInLmNvbnRleHRodWIuc3RvcmUudjEuUXVldWVkU2Vzc2lvbkV2ZW50SABCBgoEaXRlbSKxAwoNUXVldWVkSGFuZG9mZhIKCgJpZBgBIAEoCRIPCgdjcmVhdG9yGAIgASgJEhYKDnJlY2lwaWVudF9raW5kGAMgASgJEhEKCXJlY2lwaWVudBgEIAEoCRINCgV0aXRsZRgFIAEoCRIMCgR0ZXh0GAYgASgJEg4KBnN0YXR1cxgHIAEoCRIPCgd2ZXJzaW9uGAggASgNEjQKC3RydXN0X3N0YXRlGAkgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEhUKDXRydXN0X3JlYXNvbnMYCiADKAkSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKdXBkYXRlZF9ieRgNIAEoCRITCgtyZXZpZXdlZF9ieRgOIAEoCRIvCgtyZXZpZXdlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoLcmV2aWV3X25vdGUYECABKAki9QIKElF1ZXVlZFNlc3Npb25FdmVudBISCgpzZXNzaW9uX2lkGAEgASgJEhAKCHNlcXVlbmNlGAIgASgNEhIKCmV2ZW50X2tpbmQYAyABKAkSDwoHcGF5bG9hZBgEIAEoCRIVCg1zZXNzaW9uX293bmVyGAUgASgJEhEKCW5hbWVzcGFjZRgGIAEoCRISCgp3cml0dGVuX2J5GAcgASgJEi4KCndyaXR0ZW5fYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjQKC3RydXN0X3N0YXRlGAkgASgOMh8uY29udGV4dGh1Yi5zdG9yZS52MS5UcnVzdFN0YXRlEhUKDXRydXN0X3JlYXNvbnMYCiADKAkSEwoLcmV2aWV3ZWRfYnkYCyABKAkSLwoLcmV2aWV3ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC3Jldmlld19ub3RlGA0gASgJIu0BChJSZXZpZXdFbnRyeVJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEgoKAmlkGAIgASgJEjUKCGRlY2lzaW9uGAMgASgOMiMuY29udGV4dGh1Yi5zdG9yZS52MS5SZXZpZXdEZWNpc2lvbhIMCgRub3RlGAQgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YBSABKA0SEgoKaGFuZG9mZl9pZBgGIAEoCRISCgpzZXNzaW9uX2lkGAcgASgJEhAKCHNlcXVlbmNlGAggASgNIpUDChNSZXZpZXdFbnRyeVJlc3BvbnNlEgoKAmlkGAEgASgJEg8KB3ZlcnNpb24YAiABKA0SNwoOcHJldmlvdXNfc3RhdGUYAyABKA4yHy5jb250ZXh0aHViLnN0b3JlLnYxLlRydXN0U3RhdGUSNAoLdHJ1c3Rfc3RhdGUYBCABKA4yHy5jb250ZXh0aHViLnN0b3JlLnYxLlRydXN0U3RhdGUSEwoLcmV2aWV3ZWRfYnkYBSABKAkSLwoLcmV2aWV3ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKBm1lbW9yeRgHIAEoCzIjLmNvbnRleHRodWIuc3RvcmUudjEuUmV2aWV3ZWRNZW1vcnkSNQoHaGFuZG9mZhgIIAEoCzIkLmNvbnRleHRodWIuc3RvcmUudjEuUmV2aWV3ZWRIYW5kb2ZmEkAKDXNlc3Npb25fZXZlbnQYCSABKAsyKS5jb250ZXh0aHViLnN0b3JlLnYxLlJldmlld2VkU2Vzc2lvbkV2ZW50IiwKD1Jldmlld2VkSGFuZG9mZhIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCSJQChRSZXZpZXdlZFNlc3Npb25FdmVudBISCgpzZXNzaW9uX2lkGAEgASgJEhAKCHNlcXVlbmNlGAIgASgNEhIKCmV2ZW50X2tpbmQYAyABKAkiXAoOUmV2aWV3ZWRNZW1vcnkSCgoCaWQYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgsKA2tleRgDIAEoCRINCgVvd25lchgEIAEoCRIPCgd2ZXJzaW9uGAUgASgNKmoKDlJldmlld0RlY2lzaW9uEh8KG1JFVklFV19ERUNJU0lPTl9VTlNQRUNJRklFRBAAEhsKF1JFVklFV19ERUNJU0lPTl9BUFBST1ZFEAESGgoWUkVWSUVXX0RFQ0lTSU9OX1JFSkVDVBACMuQBCg1SZXZpZXdTZXJ2aWNlEnEKD0xpc3RSZXZpZXdRdWV1ZRIrLmNvbnRleHRodWIuc3RvcmUudjEuTGlzdFJldmlld1F1ZXVlUmVxdWVzdBosLmNvbnRleHRodWIuc3RvcmUudjEuTGlzdFJldmlld1F1ZXVlUmVzcG9uc2UiA5ACARJgCgtSZXZpZXdFbnRyeRInLmNvbnRleHRodWIuc3RvcmUudjEuUmV2aWV3RW50cnlSZXF1ZXN0GiguY29udGV4dGh1Yi5zdG9yZS52MS5SZXZpZXdFbnRyeVJlc3BvbnNlYgZwcm90bzM", [file_contexthub_common_v1_principal, file_contexthub_store_v1_store, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message contexthub.store.v1.ListReviewQueueRequest
@@ -67,7 +67,8 @@ export const ListReviewQueueRequestSchema: GenMessage<ListReviewQueueRequest> = 
  */
 export type ListReviewQueueResponse = Message<"contexthub.store.v1.ListReviewQueueResponse"> & {
   /**
-   * Quarantined first, then newest first; full entries (text included).
+   * The entries among items, in the same order (full entries, text
+   * included): what a caller that reviews only entries reads.
    *
    * @generated from field: repeated contexthub.store.v1.Entry entries = 1;
    */
@@ -77,6 +78,14 @@ export type ListReviewQueueResponse = Message<"contexthub.store.v1.ListReviewQue
    * @generated from field: bool has_more = 2;
    */
   hasMore: boolean;
+
+  /**
+   * Quarantined first, then newest first, entries, handoffs and session
+   * events in one order; full text included.
+   *
+   * @generated from field: repeated contexthub.store.v1.ReviewQueueItem items = 3;
+   */
+  items: ReviewQueueItem[];
 };
 
 /**
@@ -85,6 +94,225 @@ export type ListReviewQueueResponse = Message<"contexthub.store.v1.ListReviewQue
  */
 export const ListReviewQueueResponseSchema: GenMessage<ListReviewQueueResponse> = /*@__PURE__*/
   messageDesc(file_contexthub_store_v1_review, 1);
+
+/**
+ * One item of the review queue.
+ *
+ * @generated from message contexthub.store.v1.ReviewQueueItem
+ */
+export type ReviewQueueItem = Message<"contexthub.store.v1.ReviewQueueItem"> & {
+  /**
+   * @generated from oneof contexthub.store.v1.ReviewQueueItem.item
+   */
+  item: {
+    /**
+     * @generated from field: contexthub.store.v1.Entry entry = 1;
+     */
+    value: Entry;
+    case: "entry";
+  } | {
+    /**
+     * @generated from field: contexthub.store.v1.QueuedHandoff handoff = 2;
+     */
+    value: QueuedHandoff;
+    case: "handoff";
+  } | {
+    /**
+     * @generated from field: contexthub.store.v1.QueuedSessionEvent session_event = 3;
+     */
+    value: QueuedSessionEvent;
+    case: "sessionEvent";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message contexthub.store.v1.ReviewQueueItem.
+ * Use `create(ReviewQueueItemSchema)` to create a new message.
+ */
+export const ReviewQueueItemSchema: GenMessage<ReviewQueueItem> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_review, 2);
+
+/**
+ * A quarantined or rejected handoff waiting for a reviewer.
+ *
+ * @generated from message contexthub.store.v1.QueuedHandoff
+ */
+export type QueuedHandoff = Message<"contexthub.store.v1.QueuedHandoff"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string creator = 2;
+   */
+  creator: string;
+
+  /**
+   * @generated from field: string recipient_kind = 3;
+   */
+  recipientKind: string;
+
+  /**
+   * @generated from field: string recipient = 4;
+   */
+  recipient: string;
+
+  /**
+   * @generated from field: string title = 5;
+   */
+  title: string;
+
+  /**
+   * Title, summary, next steps, open questions, outcome and cancel reason:
+   * what the screen read and the reviewer judges.
+   *
+   * @generated from field: string text = 6;
+   */
+  text: string;
+
+  /**
+   * @generated from field: string status = 7;
+   */
+  status: string;
+
+  /**
+   * @generated from field: uint32 version = 8;
+   */
+  version: number;
+
+  /**
+   * @generated from field: contexthub.store.v1.TrustState trust_state = 9;
+   */
+  trustState: TrustState;
+
+  /**
+   * @generated from field: repeated string trust_reasons = 10;
+   */
+  trustReasons: string[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 11;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 12;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string updated_by = 13;
+   */
+  updatedBy: string;
+
+  /**
+   * Empty when nobody reviewed it.
+   *
+   * @generated from field: string reviewed_by = 14;
+   */
+  reviewedBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp reviewed_at = 15;
+   */
+  reviewedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string review_note = 16;
+   */
+  reviewNote: string;
+};
+
+/**
+ * Describes the message contexthub.store.v1.QueuedHandoff.
+ * Use `create(QueuedHandoffSchema)` to create a new message.
+ */
+export const QueuedHandoffSchema: GenMessage<QueuedHandoff> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_review, 3);
+
+/**
+ * A quarantined or rejected session event waiting for a reviewer.
+ *
+ * @generated from message contexthub.store.v1.QueuedSessionEvent
+ */
+export type QueuedSessionEvent = Message<"contexthub.store.v1.QueuedSessionEvent"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: uint32 sequence = 2;
+   */
+  sequence: number;
+
+  /**
+   * @generated from field: string event_kind = 3;
+   */
+  eventKind: string;
+
+  /**
+   * The event's payload (JSON text).
+   *
+   * @generated from field: string payload = 4;
+   */
+  payload: string;
+
+  /**
+   * @generated from field: string session_owner = 5;
+   */
+  sessionOwner: string;
+
+  /**
+   * @generated from field: string namespace = 6;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string written_by = 7;
+   */
+  writtenBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp written_at = 8;
+   */
+  writtenAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: contexthub.store.v1.TrustState trust_state = 9;
+   */
+  trustState: TrustState;
+
+  /**
+   * @generated from field: repeated string trust_reasons = 10;
+   */
+  trustReasons: string[];
+
+  /**
+   * Empty when nobody reviewed it.
+   *
+   * @generated from field: string reviewed_by = 11;
+   */
+  reviewedBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp reviewed_at = 12;
+   */
+  reviewedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string review_note = 13;
+   */
+  reviewNote: string;
+};
+
+/**
+ * Describes the message contexthub.store.v1.QueuedSessionEvent.
+ * Use `create(QueuedSessionEventSchema)` to create a new message.
+ */
+export const QueuedSessionEventSchema: GenMessage<QueuedSessionEvent> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_review, 4);
 
 /**
  * @generated from message contexthub.store.v1.ReviewEntryRequest
@@ -96,7 +324,8 @@ export type ReviewEntryRequest = Message<"contexthub.store.v1.ReviewEntryRequest
   principal?: Principal | undefined;
 
   /**
-   * Full id or unique prefix.
+   * An entry: full id or unique prefix. Exactly one of id, handoff_id and
+   * session_id (with sequence) names what is reviewed.
    *
    * @generated from field: string id = 2;
    */
@@ -116,11 +345,31 @@ export type ReviewEntryRequest = Message<"contexthub.store.v1.ReviewEntryRequest
 
   /**
    * The version the reviewer read: a review of a version that has since
-   * changed is refused with VERSION_CONFLICT.
+   * changed is refused with VERSION_CONFLICT. A session event, written
+   * once, is at version 1.
    *
    * @generated from field: uint32 expected_version = 5;
    */
   expectedVersion: number;
+
+  /**
+   * A handoff, by its full id.
+   *
+   * @generated from field: string handoff_id = 6;
+   */
+  handoffId: string;
+
+  /**
+   * A session event: its session's full id and its sequence (from 1).
+   *
+   * @generated from field: string session_id = 7;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: uint32 sequence = 8;
+   */
+  sequence: number;
 };
 
 /**
@@ -128,7 +377,7 @@ export type ReviewEntryRequest = Message<"contexthub.store.v1.ReviewEntryRequest
  * Use `create(ReviewEntryRequestSchema)` to create a new message.
  */
 export const ReviewEntryRequestSchema: GenMessage<ReviewEntryRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_review, 2);
+  messageDesc(file_contexthub_store_v1_review, 5);
 
 /**
  * @generated from message contexthub.store.v1.ReviewEntryResponse
@@ -171,6 +420,20 @@ export type ReviewEntryResponse = Message<"contexthub.store.v1.ReviewEntryRespon
    * @generated from field: contexthub.store.v1.ReviewedMemory memory = 7;
    */
   memory?: ReviewedMemory | undefined;
+
+  /**
+   * Set when a handoff was reviewed (id is then the handoff's).
+   *
+   * @generated from field: contexthub.store.v1.ReviewedHandoff handoff = 8;
+   */
+  handoff?: ReviewedHandoff | undefined;
+
+  /**
+   * Set when a session event was reviewed (id is then its session's).
+   *
+   * @generated from field: contexthub.store.v1.ReviewedSessionEvent session_event = 9;
+   */
+  sessionEvent?: ReviewedSessionEvent | undefined;
 };
 
 /**
@@ -178,7 +441,60 @@ export type ReviewEntryResponse = Message<"contexthub.store.v1.ReviewEntryRespon
  * Use `create(ReviewEntryResponseSchema)` to create a new message.
  */
 export const ReviewEntryResponseSchema: GenMessage<ReviewEntryResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_review, 3);
+  messageDesc(file_contexthub_store_v1_review, 6);
+
+/**
+ * The handoff a review judged.
+ *
+ * @generated from message contexthub.store.v1.ReviewedHandoff
+ */
+export type ReviewedHandoff = Message<"contexthub.store.v1.ReviewedHandoff"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+};
+
+/**
+ * Describes the message contexthub.store.v1.ReviewedHandoff.
+ * Use `create(ReviewedHandoffSchema)` to create a new message.
+ */
+export const ReviewedHandoffSchema: GenMessage<ReviewedHandoff> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_review, 7);
+
+/**
+ * The session event a review judged.
+ *
+ * @generated from message contexthub.store.v1.ReviewedSessionEvent
+ */
+export type ReviewedSessionEvent = Message<"contexthub.store.v1.ReviewedSessionEvent"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: uint32 sequence = 2;
+   */
+  sequence: number;
+
+  /**
+   * @generated from field: string event_kind = 3;
+   */
+  eventKind: string;
+};
+
+/**
+ * Describes the message contexthub.store.v1.ReviewedSessionEvent.
+ * Use `create(ReviewedSessionEventSchema)` to create a new message.
+ */
+export const ReviewedSessionEventSchema: GenMessage<ReviewedSessionEvent> = /*@__PURE__*/
+  messageDesc(file_contexthub_store_v1_review, 8);
 
 /**
  * The memory whose current revision a review of its mirror entry judged.
@@ -219,7 +535,7 @@ export type ReviewedMemory = Message<"contexthub.store.v1.ReviewedMemory"> & {
  * Use `create(ReviewedMemorySchema)` to create a new message.
  */
 export const ReviewedMemorySchema: GenMessage<ReviewedMemory> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_review, 4);
+  messageDesc(file_contexthub_store_v1_review, 9);
 
 /**
  * @generated from enum contexthub.store.v1.ReviewDecision
@@ -248,8 +564,9 @@ export const ReviewDecisionSchema: GenEnum<ReviewDecision> = /*@__PURE__*/
   enumDesc(file_contexthub_store_v1_review, 0);
 
 /**
- * Human review of the entries a tenant should not rely on unreviewed, and of
- * named memories' quarantined values through their mirror entries.
+ * Human review of the entries a tenant should not rely on unreviewed, of
+ * named memories' quarantined values through their mirror entries, and of
+ * quarantined handoffs and session events.
  *
  * @generated from service contexthub.store.v1.ReviewService
  */
@@ -257,7 +574,8 @@ export const ReviewService: GenService<{
   /**
    * Entries of the caller's tenant waiting for a human: quarantined and
    * unverified ones (context:review); a memory's mirror only while its value
-   * is quarantined or rejected.
+   * is quarantined or rejected; handoffs and session events while quarantined
+   * or rejected, whoever they are addressed to.
    *
    * @generated from rpc contexthub.store.v1.ReviewService.ListReviewQueue
    */
@@ -270,6 +588,8 @@ export const ReviewService: GenService<{
    * Approves (verified) or rejects (rejected) one entry of the caller's
    * tenant, with a note (context:review). Nobody approves their own entry.
    * On a memory's mirror, the memory's current revision takes the verdict.
+   * A handoff (handoff_id) or a session event (session_id and sequence) is
+   * reviewed by the same call under the same rules.
    *
    * @generated from rpc contexthub.store.v1.ReviewService.ReviewEntry
    */

@@ -136,7 +136,8 @@ export type SessionEvent = Message<"contexthub.store.v1.SessionEvent"> & {
   writtenAt?: Timestamp | undefined;
 
   /**
-   * QUARANTINED when the write-time screen found instruction-shaped content in its kind or payload.
+   * QUARANTINED when the write-time screen found instruction-shaped content in its kind or payload;
+   * VERIFIED or REJECTED once a reviewer approved or rejected it.
    *
    * @generated from field: contexthub.store.v1.TrustState trust_state = 7;
    */
