@@ -54,6 +54,9 @@ export const writeAckOutput = z.object({
 
 export const entryOutput = z.object({
   ...entryCommon,
+  artifacts: z
+    .array(z.string())
+    .describe("SHA-256s of the artifacts it links; get_artifact reads those its owner uploaded."),
   text: z.string(),
   content_hash: z.string(),
   images: z.array(

@@ -21,6 +21,7 @@ import { bm25IndexTokens } from "./0019-bm25-index-tokens.js";
 import { memoryMirrors } from "./0020-memory-mirrors.js";
 import { entrySampleKey } from "./0021-entry-sample-key.js";
 import { memoryReview } from "./0022-memory-review.js";
+import { entryArtifactLinks } from "./0023-entry-artifact-links.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -48,6 +49,7 @@ export const migrations: readonly Migration[] = [
   memoryMirrors,
   entrySampleKey,
   memoryReview,
+  entryArtifactLinks,
 ];
 
 /** The schema version this build of the store expects. */
