@@ -271,6 +271,7 @@ const versionOutput = z.object({
   kind: z.string().describe("The kind this version had."),
   title: z.string().nullable().describe("The title this version had; null for none, and when redacted."),
   prompt_arguments: z.array(promptArgumentOutput).describe("The prompt arguments this version declared."),
+  artifacts: z.array(z.string()).describe("The artifacts this version linked (SHA-256s); a restore brings them back."),
 });
 
 export const historyOutput = z.object({
