@@ -341,6 +341,9 @@ for (const backend of hubBackends) {
         context_ids: [id],
       });
       assert.deepEqual(seen.entries[0]?.artifacts, [sha], "the entry shows its links");
+      const overRest = await download("bob", `/api/v1/entries/${id}`);
+      assert.equal(overRest.status, 200);
+      assert.deepEqual(((await overRest.json()) as { artifacts: string[] }).artifacts, [sha], "REST shows them too");
 
       const opened = async (name: string, label: string) => {
         const read = await callOk<Read>(clients[name]!, "get_artifact", { sha256: sha });
@@ -387,6 +390,23 @@ for (const backend of hubBackends) {
       // Unlinking by update closes it again; so does deleting the entry.
       await callOk(alice, "update_context", { context_id: id, artifacts: [] });
       await hidden("bob", "unlinked");
+      const history = await callOk<{ versions: { version: number; artifacts: string[] }[] }>(
+        alice,
+        "get_context_history",
+        { context_id: id },
+      );
+      assert.deepEqual(
+        history.versions.map((version) => [version.version, version.artifacts]),
+        [
+          [2, []],
+          [1, [sha]],
+        ],
+        "each version shows the links it had",
+      );
+      await callOk(alice, "restore_context_version", { context_id: id, version: 1 });
+      await opened("bob", "restored with its link");
+      await callOk(alice, "update_context", { context_id: id, artifacts: [] });
+      await hidden("bob", "unlinked again");
       await callOk(alice, "update_context", { context_id: id, artifacts: [sha] });
       await opened("bob", "linked again");
       await callOk(alice, "update_context", { context_id: id, visibility: "private" });
