@@ -26,6 +26,8 @@ export const entryLimits = {
   promptArgumentNameChars: 64,
   /** A prompt argument's description, after trimming. */
   promptArgumentDescriptionChars: 500,
+  /** Artifacts one entry may link (hex SHA-256 of their bytes). */
+  artifactLinks: 20,
   /** Tags per entry. */
   tags: 50,
   /** One tag, after trimming. */

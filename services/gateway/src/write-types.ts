@@ -24,6 +24,8 @@ export interface NewEntryInput {
   title?: string | undefined;
   /** The arguments a prompt declares; the store checks the kind is prompt and the text's placeholders. */
   promptArguments?: readonly PromptArgumentInput[] | undefined;
+  /** SHA-256s of the artifacts the entry links. */
+  artifacts?: readonly string[] | undefined;
 }
 
 /** An argument a prompt entry declares: its text's placeholder `{{name}}` takes the value. */
@@ -52,6 +54,8 @@ export interface EntryChange {
   title?: string | undefined;
   /** Replaces the declared prompt arguments; empty removes them. */
   promptArguments?: readonly PromptArgumentInput[] | undefined;
+  /** Replaces the linked artifacts; empty removes them. */
+  artifacts?: readonly string[] | undefined;
 }
 
 /** The read-back acknowledgement a caller gets once the write is durable. */

@@ -46,6 +46,7 @@ export function toNewEntry(entry: storeV1.NewEntry | undefined, field: string): 
     kind: entry.kind,
     title: entry.title,
     promptArguments: toPromptArgumentInputs(entry.promptArguments),
+    artifacts: entry.artifacts,
   };
 }
 
@@ -90,6 +91,7 @@ export function toEntryUpdate(update: storeV1.EntryUpdate, index: number): Entry
     title: update.title,
     promptArguments:
       update.promptArguments === undefined ? undefined : toPromptArgumentInputs(update.promptArguments.arguments),
+    artifacts: update.artifacts?.sha256,
   };
 }
 

@@ -29,6 +29,7 @@ function toVersionMessage(version: EntryVersionRecord): MessageInitShape<typeof 
     kind: version.kind,
     title: version.title ?? "",
     promptArguments: toPromptArgumentMessages(version.promptArguments),
+    artifacts: version.artifacts,
   };
 }
 

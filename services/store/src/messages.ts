@@ -179,6 +179,7 @@ export function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof stor
     kind: entry.kind,
     title: entry.title ?? "",
     promptArguments: toPromptArgumentMessages(entry.promptArguments),
+    artifacts: entry.artifacts ?? [],
   };
 }
 

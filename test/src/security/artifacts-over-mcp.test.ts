@@ -85,6 +85,7 @@ for (const backend of hubBackends) {
         { name: "bob", tenant: "acme", subject: "bob", groups: ["eng"], scopes: readWrite },
         { name: "globexAlice", tenant: "globex", subject: "alice", groups: ["eng"], scopes: readWrite },
         { name: "reader", tenant: "acme", subject: "auditor", groups: [], scopes: ["context:read"] },
+        { name: "mallory", tenant: "acme", subject: "mallory", groups: ["ops"], scopes: readWrite },
       ]);
       const started = await startKeyedHub(backend, keys, clients);
       closeHub = started.close;
@@ -319,6 +320,111 @@ for (const backend of hubBackends) {
       }
       const still = await callOk<Read>(alice, "get_artifact", { sha256: sha });
       assert.ok(Buffer.from(still.data, "base64").equals(secret), "nothing changed");
+    });
+
+    test("an entry that links a file opens it to whoever may see the entry, read only, until it is unlinked or deleted", async () => {
+      const [alice, bob, mallory] = [clients.alice!, clients.bob!, clients.mallory!];
+      const file = randomBytes(4000);
+      const sha = sha256Of(file);
+      const missing = sha256Of(randomBytes(8));
+      await callOk(alice, "put_artifact", { data: b64(file), namespace: "alice-files", filename: "spec.pdf" });
+      await callOk(alice, "share_context", { thread_id: "handover", subjects: ["bob"], permission: "read" });
+      const stored = await callOk<{ context_id: string }>(alice, "store_context", {
+        thread_id: "handover",
+        source: "agent",
+        text: "The spec is attached.",
+        visibility: "shared",
+        artifacts: [sha, sha.toUpperCase()],
+      });
+      const id = stored.context_id;
+      const seen = await callOk<{ entries: { artifacts: string[] }[] }>(bob, "get_context_by_ids", {
+        context_ids: [id],
+      });
+      assert.deepEqual(seen.entries[0]?.artifacts, [sha], "the entry shows its links");
+      const overRest = await download("bob", `/api/v1/entries/${id}`);
+      assert.equal(overRest.status, 200);
+      assert.deepEqual(((await overRest.json()) as { artifacts: string[] }).artifacts, [sha], "REST shows them too");
+
+      const opened = async (name: string, label: string) => {
+        const read = await callOk<Read>(clients[name]!, "get_artifact", { sha256: sha });
+        assert.ok(Buffer.from(read.data, "base64").equals(file), `${label}: get_artifact`);
+        const response = await download(name, `/artifacts/${sha}`);
+        assert.equal(response.status, 200, `${label}: download`);
+        assert.ok(Buffer.from(await response.arrayBuffer()).equals(file), `${label}: downloaded bytes`);
+      };
+      const hidden = async (name: string, label: string) => {
+        const client = clients[name]!;
+        const [got, absent] = [
+          await callTool(client, "get_artifact", { sha256: sha }),
+          await callTool(client, "get_artifact", { sha256: missing }),
+        ];
+        assert.equal(got.isError, true, `${label}: get_artifact fails`);
+        assert.deepEqual(shape(got, sha), shape(absent, missing), `${label}: answered as a hash never stored`);
+        const [one, other] = [await download(name, `/artifacts/${sha}`), await download(name, `/artifacts/${missing}`)];
+        assert.deepEqual([one.status, other.status], [404, 404], `${label}: download`);
+        const body = async (response: Response, hash: string) =>
+          JSON.stringify({ ...((await response.json()) as { error: object }).error, request_id: "" })
+            .split(hash)
+            .join("<id>");
+        assert.equal(await body(one, sha), await body(other, missing), `${label}: download body`);
+      };
+
+      await opened("bob", "bob sees the entry");
+      const refused = await callTool(bob, "delete_artifact", { sha256: sha, owner: "alice", namespace: "alice-files" });
+      assert.equal(refused.isError, true, "bob cannot delete it");
+      await hidden("reader", "the tenant's reader, who cannot see the entry");
+      await hidden("mallory", "mallory, who cannot see the entry");
+      await hidden("globexAlice", "another tenant");
+
+      // mallory holds no reference to the hash: a tenant-wide entry of mallory's linking it opens it to nobody.
+      await callOk(mallory, "store_context", {
+        thread_id: "mallory-notes",
+        source: "agent",
+        text: "I know alice's hash.",
+        visibility: "tenant",
+        artifacts: [sha],
+      });
+      await hidden("mallory", "mallory's own link");
+      await hidden("reader", "a link by one who holds no reference");
+
+      // Unlinking by update closes it again; so does deleting the entry.
+      await callOk(alice, "update_context", { context_id: id, artifacts: [] });
+      await hidden("bob", "unlinked");
+      const history = await callOk<{ versions: { version: number; artifacts: string[] }[] }>(
+        alice,
+        "get_context_history",
+        { context_id: id },
+      );
+      assert.deepEqual(
+        history.versions.map((version) => [version.version, version.artifacts]),
+        [
+          [2, []],
+          [1, [sha]],
+        ],
+        "each version shows the links it had",
+      );
+      await callOk(alice, "restore_context_version", { context_id: id, version: 1 });
+      await opened("bob", "restored with its link");
+      await callOk(alice, "update_context", { context_id: id, artifacts: [] });
+      await hidden("bob", "unlinked again");
+      await callOk(alice, "update_context", { context_id: id, artifacts: [sha] });
+      await opened("bob", "linked again");
+      await callOk(alice, "update_context", { context_id: id, visibility: "private" });
+      await hidden("bob", "a private entry opens nothing to bob");
+      await opened("alice", "the owner");
+      await callOk(alice, "update_context", { context_id: id, visibility: "shared" });
+      await opened("bob", "shared again");
+      await callOk(alice, "delete_context", { context_ids: [id] });
+      await hidden("bob", "a deleted entry");
+      await opened("alice", "the owner keeps the file");
+      const bad = await callTool(alice, "store_context", {
+        thread_id: "handover",
+        source: "agent",
+        text: "bad link",
+        artifacts: ["not-a-hash"],
+      });
+      assert.equal(bad.isError, true);
+      assert.match(textOf(bad), /artifacts/);
     });
   });
 }

@@ -44,6 +44,8 @@ export interface NewEntryInit {
   kind?: string;
   title?: string;
   promptArguments?: { name: string; description?: string; required?: boolean }[];
+  /** SHA-256s of the artifacts the entry links. */
+  artifacts?: string[];
 }
 
 interface SpanInit {

@@ -185,7 +185,18 @@ async function populate(client: StoreClient, tenant: string): Promise<void> {
   // A file over one chunk, put twice (stored once), in two namespaces.
   const file = Buffer.alloc(300_000, `${tenant} artifact `);
   await client.putArtifact({ principal: alice, description: { filename: "plan.bin" }, data: file });
-  await client.putArtifact({ principal: alice, description: { namespace: "plan", visibility: "tenant" }, data: file });
+  const put = await client.putArtifact({
+    principal: alice,
+    description: { namespace: "plan", visibility: "tenant" },
+    data: file,
+  });
+  // An entry that links the file.
+  const linking = "The plan's binary is attached.";
+  await client.commit({
+    principal: alice,
+    entry: textEntry("attachments", linking, { artifacts: [put.artifact!.sha256] }),
+    generated: generatedFor(linking),
+  });
 }
 
 interface Dump {
@@ -281,6 +292,7 @@ describe("export and import", () => {
     for (const kind of [
       "entry",
       "entry_image",
+      "entry_artifact_link",
       "node_summary",
       "chunk",
       "entry_version",
@@ -317,6 +329,7 @@ describe("export and import", () => {
     for (const table of [
       "entries",
       "entry_images",
+      "entry_artifact_links",
       "node_summaries",
       "chunks",
       "entry_versions",
@@ -337,14 +350,14 @@ describe("export and import", () => {
       assert.ok((sourceRows[table]?.length ?? 0) > 0, `the comparison covers ${table}`);
     }
     assert.equal(sourceRows.entries!.length, counts.entry);
-    // Kind, title and prompt arguments are the last columns of entries (before memory_id) and kept versions: the
-    // comparison covers them, and the memory a mirror entry names.
+    // Kind, title and prompt arguments are the last columns of entries (before memory_id) and of kept versions (before
+    // their links): the comparison covers them, and the memory a mirror entry names.
     assert.ok(sourceRows.entries!.some((line) => line.endsWith(" | plan | Rollout plan, v3 | null | null")));
     assert.ok(
       sourceRows.entries!.some((line) => / \| memory \| status \| null \| [0-9a-f-]{36}$/.test(line)),
       "a memory's mirror names its memory",
     );
-    assert.ok(sourceRows.entry_versions!.some((line) => line.endsWith(" | plan | Rollout plan | null")));
+    assert.ok(sourceRows.entry_versions!.some((line) => line.endsWith(" | plan | Rollout plan | null | null")));
     assert.ok(
       sourceRows.entries!.some(
         (line) => line.includes(" | prompt | Rollout brief | [") && line.includes('"description": "Who is briefed"'),

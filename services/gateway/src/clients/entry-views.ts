@@ -28,6 +28,7 @@ export function toEntryView(entry: storeV1.Entry) {
     kind: entry.kind,
     title: entry.title === "" ? null : entry.title,
     prompt_arguments: toPromptArgumentViews(entry.promptArguments),
+    artifacts: entry.artifacts,
     text: entry.text,
     summary: entry.summary,
     metadata: entry.metadata ?? {},

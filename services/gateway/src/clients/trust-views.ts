@@ -153,6 +153,7 @@ export function toVersionView(version: storeV1.EntryVersion) {
     kind: version.kind,
     title: version.title === "" ? null : version.title,
     prompt_arguments: toPromptArgumentViews(version.promptArguments),
+    artifacts: version.artifacts,
   };
 }
 

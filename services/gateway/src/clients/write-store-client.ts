@@ -70,6 +70,7 @@ function toProtoEntry(entry: NewEntryInput): MessageInitShape<typeof storeV1.New
     kind: entry.kind ?? "",
     title: entry.title ?? "",
     promptArguments: toProtoPromptArguments(entry.promptArguments ?? []),
+    artifacts: [...(entry.artifacts ?? [])],
   };
 }
 
@@ -104,6 +105,7 @@ function toProtoUpdate({
     ...(change.promptArguments === undefined
       ? {}
       : { promptArguments: { arguments: toProtoPromptArguments(change.promptArguments) } }),
+    ...(change.artifacts === undefined ? {} : { artifacts: { sha256: [...change.artifacts] } }),
   };
 }
 

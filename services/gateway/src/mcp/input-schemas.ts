@@ -21,6 +21,7 @@ export const limits = {
   titleChars: entryLimits.titleChars,
   kindChars: entryLimits.kindChars,
   filterKinds: entryLimits.filterKinds,
+  artifactLinks: entryLimits.artifactLinks,
 } as const;
 export const noNul = (value: string) => !value.includes("\u0000");
 
@@ -157,6 +158,15 @@ export const tagsSchema = z
   .max(limits.tags, `at most ${limits.tags} tags`)
   .describe("Labels for filtering; stored lowercased and trimmed.");
 
+/** The artifacts an entry links, by the SHA-256 of their bytes; duplicates collapse. */
+export const artifactLinksSchema = z
+  .array(z.string().regex(/^[0-9a-fA-F]{64}$/, "each artifact is a SHA-256 as 64 hex digits"))
+  .max(limits.artifactLinks * 5, `at most ${limits.artifactLinks} artifacts`)
+  .refine(
+    (list) => new Set(list.map((sha256) => sha256.toLowerCase())).size <= limits.artifactLinks,
+    `at most ${limits.artifactLinks} distinct artifacts`,
+  );
+
 export const visibilitySchema = z
   .enum(["private", "shared", "tenant"])
   .describe(
@@ -212,7 +222,7 @@ export const kindSchema = z
     `a kind is a lowercase letter, then up to ${limits.kindChars - 1} lowercase letters, digits, "_" or "-"`,
   );
 
-/** The kind and title of a write. */
+/** The kind, title, prompt arguments and linked artifacts of a write. */
 export const kindFields = {
   kind: kindSchema
     .optional()
@@ -230,6 +240,11 @@ export const kindFields = {
     .optional()
     .describe(
       'Only with kind "prompt": the arguments its text\'s {{name}} placeholders take; served as MCP prompts/list and prompts/get.',
+    ),
+  artifacts: artifactLinksSchema
+    .optional()
+    .describe(
+      "SHA-256s of files you uploaded (put_artifact) that the entry links: whoever may see the entry may read them.",
     ),
 };
 

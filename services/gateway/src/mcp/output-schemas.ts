@@ -55,6 +55,9 @@ export const writeAckOutput = z.object({
 
 export const entryOutput = z.object({
   ...entryCommon,
+  artifacts: z
+    .array(z.string())
+    .describe("SHA-256s of the artifacts it links; get_artifact reads those its owner uploaded."),
   text: z.string(),
   content_hash: z.string(),
   images: z.array(
@@ -269,6 +272,7 @@ const versionOutput = z.object({
   kind: z.string().describe("The kind this version had."),
   title: z.string().nullable().describe("The title this version had; null for none, and when redacted."),
   prompt_arguments: z.array(promptArgumentOutput).describe("The prompt arguments this version declared."),
+  artifacts: z.array(z.string()).describe("The artifacts this version linked (SHA-256s); a restore brings them back."),
 });
 
 export const historyOutput = z.object({

@@ -83,6 +83,7 @@ const changeFields = {
   prompt_arguments: kindFields.prompt_arguments.describe(
     "Replaces a prompt's declared arguments; [] removes them. Every {{name}} in the text must stay declared.",
   ),
+  artifacts: kindFields.artifacts.describe("Replaces the linked artifacts; [] removes them."),
   expected_version: z
     .number()
     .int()
@@ -103,9 +104,10 @@ const hasChange = (change: Record<string, unknown>) =>
     "kind",
     "title",
     "prompt_arguments",
+    "artifacts",
   ].some((field) => change[field] !== undefined);
 const changeRequired =
-  "give at least one of text, metadata, tags, images, visibility, valid_from, valid_to, kind, title or prompt_arguments to change";
+  "give at least one of text, metadata, tags, images, visibility, valid_from, valid_to, kind, title, prompt_arguments or artifacts to change";
 
 export const updateContextInput = z
   .object({

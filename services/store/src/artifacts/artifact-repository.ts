@@ -11,6 +11,7 @@ import { createAuditStatements, type AuditStatements } from "../audit/audit-repo
 import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "../db/sql-database.js";
 import { accessPredicate } from "../filters/access-predicate.js";
 import { handoffPredicate } from "../filters/handoff-predicate.js";
+import { trustFilter } from "../filters/trust-filter.js";
 import type { Visibility } from "../model/entry-values.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
@@ -28,16 +29,23 @@ const artifactRows = "(SELECT artifacts.*, artifacts.namespace AS thread_id FROM
 /**
  * THE artifact predicate: the reference aliased `a` is visible to whoever the
  * access predicate lets read it (owner, tenant visibility, the owner's grants
- * on the namespace, tenant admins), and to whoever may see a handoff its owner
- * created that links it (`{"type": "artifact", "ref": "<sha256>"}`). A link
+ * on the namespace, tenant admins), to whoever may see a handoff its owner
+ * created that links it (`{"type": "artifact", "ref": "<sha256>"}`), and to
+ * whoever may see a live entry its owner wrote that links it
+ * (`store_context { artifacts: [sha256] }`): the entry's access predicate and
+ * the default trust filter, so a quarantined or rejected entry opens nothing
+ * (not even to a reviewer), and a deleted entry has no links left. A link
  * reaches only its creator's own references, so linking a hash one merely
- * knows opens nothing.
+ * knows opens nothing. Read only: deleting still takes the write predicate.
  */
 export function artifactPredicate(principal: Principal, params: SqlParams): string {
   const linked = `EXISTS (SELECT 1 FROM handoffs h WHERE h.tenant = a.tenant AND h.creator = a.owner
     AND h.links @> jsonb_build_array(jsonb_build_object('type', 'artifact', 'ref', a.sha256))
     AND ${handoffPredicate(principal, params)})`;
-  return `(${accessPredicate(principal, "a", params, "read")} OR ${linked})`;
+  const entryLinked = `EXISTS (SELECT 1 FROM entry_artifact_links l JOIN entries le ON le.id = l.entry_id
+    WHERE l.tenant = a.tenant AND l.sha256 = a.sha256 AND le.tenant = a.tenant AND le.owner = a.owner
+    AND ${accessPredicate(principal, "le", params, "read")} AND ${trustFilter("le", false)})`;
+  return `(${accessPredicate(principal, "a", params, "read")} OR ${linked} OR ${entryLinked})`;
 }
 
 interface ArtifactRow {

@@ -5,7 +5,7 @@
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { EntryAck, EntryChange, JsonValue, ScreenedChange, Validity } from "../model/entry-model.js";
-import type { EntryChangeWrite, EntryRepository, EntryWriteScope } from "./entry-ports.js";
+import type { EntryChangeWrite, EntryRepository, EntryWriteScope, KeptVersion } from "./entry-ports.js";
 import type { LockedEntry } from "../model/entry-model.js";
 import type { IdQuery } from "../model/id-query.js";
 import type { FieldScreens } from "../screen/write-screen.js";
@@ -14,6 +14,7 @@ import { toItemError, type ItemResult } from "../model/items.js";
 import { isAdmin, type Principal } from "../model/principal.js";
 import { trustAfterChange, type RescreenedFields } from "../model/trust.js";
 import { checkPromptShape, isSamePromptArguments, promptKind, type PromptArgument } from "../model/prompt-arguments.js";
+import { changedArtifactLinks } from "../model/artifact-links.js";
 
 /** What a DeleteEntries call deletes. */
 export type DeleteTarget = { kind: "ids"; queries: IdQuery[] } | { kind: "thread"; threadId: string };
@@ -151,19 +152,11 @@ function toAck(entry: LockedEntry): EntryAck {
   };
 }
 
-/** What a restore brings back from the kept version besides its text. */
-interface RestoredFields {
-  validity: Validity;
-  kind: string;
-  title: string | undefined;
-  promptArguments: PromptArgument[];
-}
-
 /**
  * A restore must restore: `version` is an earlier, kept version of the
  * entry, and the content the change leaves (its new text, or the stored
- * one) is that version's text. Returns the valid-time interval, kind,
- * title and prompt arguments the change leaves: the ones that version had. The store reads them
+ * one) is that version's text. Returns the valid-time interval, kind, title,
+ * prompt arguments and links the change leaves: the ones that version had. The store reads them
  * from the kept version itself, so every client restores them; a change
  * that names others is refused rather than half-restoring the version.
  */
@@ -172,7 +165,7 @@ async function checkRestore(
   entry: LockedEntry,
   change: EntryChange,
   version: number,
-): Promise<RestoredFields> {
+): Promise<KeptVersion> {
   if (version >= entry.version)
     throw invalidArgument(
       `${change.field}.restored_from_version must be earlier than the current version ${entry.version} (got ${version})`,
@@ -199,14 +192,15 @@ async function checkRestore(
   if (
     (change.kind !== undefined && change.kind !== kept.kind) ||
     (change.title !== undefined && change.title !== keptTitle) ||
-    (change.promptArguments !== undefined && !isSamePromptArguments(change.promptArguments, kept.promptArguments))
+    (change.promptArguments !== undefined && !isSamePromptArguments(change.promptArguments, kept.promptArguments)) ||
+    (change.artifacts !== undefined && changedArtifactLinks(change.artifacts, kept.artifacts) !== undefined)
   ) {
     throw invalidArgument(
-      `${change.field}: the kind, title or prompt arguments are not version ${version}'s: a restore restores that version's`,
-      "leave kind, title and prompt_arguments out of the restore (the store restores the version's), then change them with an update",
+      `${change.field}: the kind, title, prompt arguments or artifacts are not version ${version}'s: a restore restores that version's`,
+      "leave kind, title, prompt_arguments and artifacts out of the restore (the store restores the version's), then change them with an update",
     );
   }
-  return { validity: kept.validity, kind: kept.kind, title: kept.title, promptArguments: kept.promptArguments };
+  return kept;
 }
 
 /**
@@ -306,6 +300,7 @@ export async function updateEntry(
   const kind = restored === undefined ? change.kind : restored.kind;
   const title = restored === undefined ? change.title : (restored.title ?? null);
   const promptArguments = restored === undefined ? change.promptArguments : restored.promptArguments;
+  const artifacts = restored === undefined ? change.artifacts : restored.artifacts;
   await checkChangedPrompt(scope, entry, change, kind ?? entry.kind, promptArguments);
   const write: EntryChangeWrite = {
     text:
@@ -331,6 +326,7 @@ export async function updateEntry(
       promptArguments !== undefined && !isSamePromptArguments(promptArguments, entry.promptArguments)
         ? promptArguments
         : undefined,
+    artifacts: changedArtifactLinks(artifacts, entry.artifacts),
   };
   if (Object.values(write).every((value) => value === undefined)) return toAck(entry);
   const trust = trustAfterChange(

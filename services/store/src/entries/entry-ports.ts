@@ -59,6 +59,8 @@ export interface EntryChangeWrite {
   title: string | null | undefined;
   /** New prompt arguments; empty removes them. */
   promptArguments: PromptArgument[] | undefined;
+  /** New linked artifacts; empty removes them. */
+  artifacts?: string[] | undefined;
 }
 
 /** The statements a write runs inside its one transaction. Each read composes the access predicate. */
@@ -205,11 +207,12 @@ export interface EntryRepository {
   statistics(principal: Principal, threadId: string | undefined, days: number): Promise<EntryStatistics>;
 }
 
-/** What a restore takes from a kept version besides its text: its content hash, valid time, kind, title and prompt arguments. */
+/** What a restore takes from a kept version besides its text: its content hash, valid time, kind, title, prompt arguments and links. */
 export interface KeptVersion {
   contentHash: string;
   validity: Validity;
   kind: string;
   title: string | undefined;
   promptArguments: PromptArgument[];
+  artifacts: string[];
 }

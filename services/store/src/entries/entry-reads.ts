@@ -18,6 +18,7 @@ import type {
 import type { Principal } from "../model/principal.js";
 import { trustStates, type TrustState } from "../model/trust.js";
 import { entryColumns, toStoredEntry, type EntryRow } from "./entry-rows.js";
+import { storedArtifactLinks } from "./write-scope/entry-artifact-links.js";
 
 /** Counts arrive as bigint, which the drivers hand over as strings or bigints. */
 function toCount(value: unknown): number {
@@ -83,7 +84,7 @@ export async function getByIds(
     const params = createSqlParams();
     const idList = params.add(ids);
     const { rows } = await executor.query<EntryRow>(
-      `SELECT ${entryColumns}, e.text,
+      `SELECT ${entryColumns}, e.text, ${storedArtifactLinks} AS artifacts,
          (SELECT count(*)::integer FROM chunks c WHERE c.entry_id = e.id) AS chunk_count,
          (SELECT c.embedding_model FROM chunks c WHERE c.entry_id = e.id ORDER BY c.ordinal LIMIT 1) AS embedding_model,
          (SELECT json_agg(json_build_object('nodeId', n.node_id, 'heading', n.heading, 'level', n.level, 'start', n.start_offset,

@@ -82,6 +82,8 @@ export interface EntryRow extends TrustRow {
     | null;
   chunk_count?: number;
   embedding_model?: string | null;
+  /** Selected only by a by-id fetch. */
+  artifacts?: string[];
 }
 
 const imagesJson = `coalesce((SELECT json_agg(json_build_object('ordinal', i.ordinal, 'mimeType', i.mime_type, 'byteSize', i.byte_size) ORDER BY i.ordinal)
@@ -132,6 +134,7 @@ export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> 
     kind: row.kind,
     title: row.title ?? undefined,
     promptArguments: fromPromptArgumentsJson(row.prompt_arguments),
+    artifacts: row.artifacts ?? [],
     ...toEntryTrust(row),
   };
 }

@@ -24,6 +24,7 @@ import {
 } from "../model/field-validation.js";
 import { builtInEntryKinds, validateEntryKind, validateTitle } from "../model/entry-kinds.js";
 import { checkPromptShape, validatePromptArguments } from "../model/prompt-arguments.js";
+import { validateArtifactLinks } from "../model/artifact-links.js";
 import { toIdQuery } from "../model/id-query.js";
 import { toPreview } from "../model/preview.js";
 
@@ -138,6 +139,7 @@ export function validateNewEntry(entry: NewEntryInput, kinds: readonly string[] 
     kind,
     title: validateTitle(entry.title, "title"),
     promptArguments,
+    artifacts: validateArtifactLinks(entry.artifacts ?? [], "artifacts"),
   };
 }
 
@@ -191,6 +193,8 @@ export function validateEntryChange(
       update.promptArguments === undefined
         ? undefined
         : validatePromptArguments(update.promptArguments, `${field}.prompt_arguments`),
+    artifacts:
+      update.artifacts === undefined ? undefined : validateArtifactLinks(update.artifacts, `${field}.artifacts`),
   };
 }
 

@@ -67,6 +67,7 @@ export function mirrorWriteOf(memory: MirroredMemory): EntryWrite {
     kind: memoryMirrorKind,
     title: titleOf(memory.key),
     promptArguments: [],
+    artifacts: [],
   };
 }
 

@@ -47,6 +47,8 @@ export interface EntryVersionRecord {
   title: string | undefined;
   /** The prompt arguments this version declared (empty for none, and when redacted). */
   promptArguments: PromptArgument[];
+  /** The artifacts this version linked (empty for none, and when redacted). */
+  artifacts: string[];
 }
 
 /** What is left of a deleted entry (no text). */

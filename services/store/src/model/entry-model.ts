@@ -13,6 +13,7 @@ import type { PromptArgument, PromptArgumentInput } from "./prompt-arguments.js"
 import type { ContentType, JsonObject, JsonValue, Source, Visibility } from "./entry-values.js";
 
 export type { ContentType, JsonObject, JsonValue, Source, Visibility };
+export type { DailyActivity, EntryStatistics, ThreadPage, ThreadSummary } from "./entry-statistics.js";
 
 /** A span of an entry's text in UTF-16 code units, end exclusive. */
 export interface TextSpan {
@@ -46,6 +47,8 @@ export interface NewEntryInput {
   title?: string | undefined;
   /** The arguments a prompt declares (kind `prompt` only); absent or empty is none. */
   promptArguments?: readonly PromptArgumentInput[] | undefined;
+  /** The artifacts (hex SHA-256) the entry links; absent or empty is none. */
+  artifacts?: readonly string[] | undefined;
 }
 
 /** A valid-time interval: valid_from ≤ t < valid_to, an undefined end open. */
@@ -110,6 +113,8 @@ export interface EntryWrite extends TextWrite {
   title: string | undefined;
   /** Validated against the kind and the text's placeholders; empty for none. */
   promptArguments: PromptArgument[];
+  /** The linked artifacts: distinct lowercase SHA-256 digests, sorted; empty for none. */
+  artifacts: string[];
 }
 
 /** Validated generation output ready to store. */
@@ -192,6 +197,8 @@ export interface StoredEntry {
   title?: string | undefined;
   /** The arguments it declares as a prompt; empty for none. */
   promptArguments: PromptArgument[];
+  /** The artifacts it links, sorted; filled on a by-id fetch, empty in listings. */
+  artifacts?: string[] | undefined;
 }
 
 /** What identifies a retransmit: same thread, same source, same text. */
@@ -242,6 +249,8 @@ export interface EntryUpdateInput {
   title?: string | undefined;
   /** Replaces the declared prompt arguments when present; empty removes them. On a restore it may only repeat the restored version's. */
   promptArguments?: readonly PromptArgumentInput[] | undefined;
+  /** Replaces the linked artifacts when present; empty removes them. On a restore it may only repeat the restored version's. */
+  artifacts?: readonly string[] | undefined;
 }
 
 /** A validated update item. */
@@ -266,6 +275,8 @@ export interface EntryChange {
   title: string | null | undefined;
   /** The new prompt arguments when the change replaces them (empty removes them). */
   promptArguments: PromptArgument[] | undefined;
+  /** The new linked artifacts when the change replaces them (empty removes them). */
+  artifacts?: string[] | undefined;
 }
 
 /** A change with the write-time screen of the fields it brings, done before its transaction. */
@@ -322,56 +333,6 @@ export interface DeleteEntriesResult {
   deletedCount: number;
 }
 
-/** A thread as far as the caller can see it. */
-export interface ThreadSummary {
-  threadId: string;
-  entryCount: number;
-  userEntries: number;
-  agentEntries: number;
-  /** When its first visible entry was created. */
-  firstAt: Date;
-  /** When its visible entries last changed (latest `updated_at`). */
-  lastAt: Date;
-}
-
-export interface ThreadPage {
-  threads: ThreadSummary[];
-  hasMore: boolean;
-  /** Threads the caller can see in all. */
-  total: number;
-}
-
-/** Counts over the entries a caller can see. */
-export interface EntryStatistics {
-  entries: number;
-  threads: number;
-  userEntries: number;
-  agentEntries: number;
-  multimodalEntries: number;
-  images: number;
-  chunks: number;
-  /** UTF-8 bytes of the entries' texts. */
-  textBytes: number;
-  ownedEntries: number;
-  oldestAt: Date | undefined;
-  newestAt: Date | undefined;
-  /** One row per UTC day asked for, oldest first; empty when none were. */
-  daily: DailyActivity[];
-}
-
-/** One UTC day of activity on the entries a statistics call counts. */
-export interface DailyActivity {
-  /** YYYY-MM-DD. */
-  date: string;
-  /** Entries created that day, by who wrote them and by the trust state each has now. */
-  created: number;
-  createdByUsers: number;
-  createdByAgents: number;
-  byTrustState: Record<TrustState, number>;
-  /** Stores, updates, folds and restores that day, as far as the entries' history keeps them. */
-  writes: number;
-}
-
 /** A row locked for the rest of the transaction, as the caller may see it. */
 export interface LockedEntry {
   id: string;
@@ -396,4 +357,6 @@ export interface LockedEntry {
   kind: string;
   title: string | undefined;
   promptArguments: PromptArgument[];
+  /** The artifacts it links, sorted. */
+  artifacts: string[];
 }

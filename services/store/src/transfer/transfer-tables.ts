@@ -62,6 +62,15 @@ export const transferTables: readonly TransferTable[] = [
     derived: {},
   },
   {
+    kind: "entry_artifact_link",
+    table: "entry_artifact_links",
+    keys: ["entry_id", "sha256"],
+    tenantCondition: ownTenant,
+    sinceCondition: (p) => ofEntry(`e.updated_at >= ${p}`),
+    size: "0",
+    derived: {},
+  },
+  {
     kind: "node_summary",
     table: "node_summaries",
     keys: ["entry_id", "node_id"],

@@ -30,6 +30,7 @@ interface ChangeArgs {
   kind?: string | undefined;
   title?: string | undefined;
   prompt_arguments?: PromptArgumentInput[] | undefined;
+  artifacts?: string[] | undefined;
   expected_version?: number | undefined;
 }
 
@@ -50,6 +51,7 @@ function toChange(args: ChangeArgs): EntryChange {
     kind: args.kind,
     title: args.title,
     promptArguments: args.prompt_arguments,
+    artifacts: args.artifacts,
   };
 }
 

@@ -19,6 +19,7 @@ interface EntryArgs {
   kind?: string | undefined;
   title?: string | undefined;
   prompt_arguments?: PromptArgumentInput[] | undefined;
+  artifacts?: string[] | undefined;
 }
 
 /** An optional ISO 8601 instant (null: an open end) as a Date; the input schema has checked it parses. */
@@ -42,6 +43,7 @@ export function toNewEntry(args: EntryArgs): NewEntryInput {
     kind: args.kind,
     title: args.title,
     promptArguments: args.prompt_arguments,
+    artifacts: args.artifacts,
   };
 }
 

@@ -22,6 +22,7 @@ import { memoryMirrors } from "./0020-memory-mirrors.js";
 import { entrySampleKey } from "./0021-entry-sample-key.js";
 import { memoryReview } from "./0022-memory-review.js";
 import { workflowReview } from "./0023-workflow-review.js";
+import { entryArtifactLinks } from "./0024-entry-artifact-links.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -50,6 +51,7 @@ export const migrations: readonly Migration[] = [
   entrySampleKey,
   memoryReview,
   workflowReview,
+  entryArtifactLinks,
 ];
 
 /** The schema version this build of the store expects. */

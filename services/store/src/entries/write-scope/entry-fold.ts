@@ -1,6 +1,6 @@
 /**
  * Folding a retransmit into the entry it duplicates: the stored row takes
- * the write's tags, metadata, images, valid time, kind, title and prompt arguments (as a
+ * the write's tags, metadata, images, valid time, kind, title, prompt arguments and links (as a
  * retransmit may correct them), and a new version only
  * when any of them changed.
  */
@@ -9,6 +9,7 @@ import type { EntryWrite } from "../../model/entry-model.js";
 import type { Principal } from "../../model/principal.js";
 import type { Trust, TrustState } from "../../model/trust.js";
 import type { FoldResult } from "../entry-ports.js";
+import { replaceArtifactLinks, storedArtifactLinks } from "./entry-artifact-links.js";
 import { replaceImages, storedImageKeys, toImageKeys } from "./entry-images.js";
 import { keepVersion } from "./versions-and-tombstones.js";
 import { ackColumns, toAck, toTimestampParam, type AckRow, type WriteContext } from "./write-context.js";
@@ -22,6 +23,7 @@ interface FoldTarget {
   trust_reasons: string[];
   content_changed: boolean;
   images_changed: boolean;
+  links_changed: boolean;
 }
 
 /** Locks entry `id` while it still has the write's content hash and the caller's ownership, and compares it with the write. */
@@ -40,13 +42,15 @@ async function lockFoldTarget(
   const kind = `${params.add(write.kind)}::text`;
   const title = `${params.add(write.title ?? null)}::text`;
   const promptArguments = `${params.add(toPromptArgumentsJson(write.promptArguments))}::jsonb`;
+  const links = `${params.add(write.artifacts)}::text[]`;
   const { rows } = await context.tx.query<FoldTarget>(
     `SELECT e.id, e.version, e.trust_state, e.trust_reasons,
            (e.tags IS DISTINCT FROM ${tags}::text[] OR e.metadata IS DISTINCT FROM ${metadata}::jsonb OR ${storedImageKeys} IS DISTINCT FROM ${keys}::text[]
              OR e.valid_from IS DISTINCT FROM ${validFrom} OR e.valid_to IS DISTINCT FROM ${validTo}
              OR e.kind IS DISTINCT FROM ${kind} OR e.title IS DISTINCT FROM ${title}
-             OR e.prompt_arguments IS DISTINCT FROM ${promptArguments}) AS content_changed,
-           ${storedImageKeys} IS DISTINCT FROM ${keys}::text[] AS images_changed
+             OR e.prompt_arguments IS DISTINCT FROM ${promptArguments} OR ${storedArtifactLinks} IS DISTINCT FROM ${links}) AS content_changed,
+           ${storedImageKeys} IS DISTINCT FROM ${keys}::text[] AS images_changed,
+           ${storedArtifactLinks} IS DISTINCT FROM ${links} AS links_changed
          FROM entries e
          WHERE e.id = ${params.add(id)} AND e.content_hash = ${params.add(write.contentHash)} AND e.owner = ${params.add(principal.subject)}
            AND e.tenant = ${params.add(principal.tenant)}
@@ -99,5 +103,6 @@ export async function foldEntry(
   const row = rows[0];
   if (row === undefined) throw new Error("a locked row did not match its own version");
   if (current.images_changed) await replaceImages(tx, row.id, write.images);
+  if (current.links_changed) await replaceArtifactLinks(tx, principal.tenant, row.id, write.artifacts);
   return { ack: toAck(row, true), versionChanged: current.content_changed };
 }

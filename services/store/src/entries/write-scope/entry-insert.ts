@@ -1,6 +1,7 @@
 /**
  * A new entry in one statement: the row, its chunks and node summaries as
- * data-modifying CTEs (optionally behind the duplicate rule), then its images.
+ * data-modifying CTEs (optionally behind the duplicate rule), then its images
+ * and the artifacts it links.
  */
 import { createSqlParams, type SqlParams } from "../../db/sql-database.js";
 import { accessPredicate } from "../../filters/access-predicate.js";
@@ -9,6 +10,7 @@ import { createUuidV7 } from "../../model/ids.js";
 import type { Principal } from "../../model/principal.js";
 import type { Trust } from "../../model/trust.js";
 import { duplicateQuery } from "./duplicate-query.js";
+import { insertArtifactLinks } from "./entry-artifact-links.js";
 import { insertImages } from "./entry-images.js";
 import { chunkInsert, chunkRows, nodeSummaryInsert, nodeSummaryRows, recordChunks } from "./generated-rows.js";
 import {
@@ -123,5 +125,6 @@ export async function insertEntry(
   if (row?.id == null) throw new Error("INSERT … RETURNING returned no row");
   recordChunks(context, generated, chunkIds);
   await insertImages(context.tx, id, write.images);
+  await insertArtifactLinks(context.tx, principal.tenant, id, write.artifacts);
   return { inserted: { ...toAck(row as AckRow, false), previouslyDeleted: row.previously_deleted } };
 }

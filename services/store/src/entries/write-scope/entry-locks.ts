@@ -10,6 +10,7 @@ import type { JsonObject, LockedEntry, Source, Visibility } from "../../model/en
 import type { Principal } from "../../model/principal.js";
 import type { TrustState } from "../../model/trust.js";
 import { memoryMirrorRefused } from "../memory-mirror.js";
+import { storedArtifactLinks } from "./entry-artifact-links.js";
 import { storedImageKeys } from "./entry-images.js";
 import { fromPromptArgumentsJson } from "../../model/prompt-arguments.js";
 
@@ -35,6 +36,7 @@ interface LockedRow {
   kind: string;
   title: string | null;
   prompt_arguments: unknown;
+  artifacts: string[];
   memory_id: string | null;
 }
 
@@ -62,7 +64,7 @@ export async function lockEntries(tx: SqlExecutor, principal: Principal, ids: re
 function lockedColumns(principal: Principal, params: SqlParams): string {
   return `e.id, e.thread_id, e.owner, e.visibility, e.version, e.content_hash, e.tags, e.metadata, e.created_at, e.updated_at,
            e.source, e.trust_state, e.trust_reasons, coalesce(e.updated_by, e.owner) AS updated_by, e.valid_from, e.valid_to,
-           e.kind, e.title, e.prompt_arguments, e.memory_id, ${storedImageKeys} AS image_keys,
+           e.kind, e.title, e.prompt_arguments, e.memory_id, ${storedImageKeys} AS image_keys, ${storedArtifactLinks} AS artifacts,
            ${accessPredicate(principal, "e", params, "write")} AS writable`;
 }
 
@@ -134,5 +136,6 @@ function toLockedEntry(row: LockedRow): LockedEntry {
     kind: row.kind,
     title: row.title ?? undefined,
     promptArguments: fromPromptArgumentsJson(row.prompt_arguments),
+    artifacts: row.artifacts,
   };
 }

@@ -1,13 +1,15 @@
 /**
  * An update of a locked entry: a compare-and-set on its version that keeps
  * the replaced version and replaces whatever the change names (text with its
- * generated rows, metadata, tags, images, visibility, valid time, kind, title, prompt arguments).
+ * generated rows, metadata, tags, images, visibility, valid time, kind, title, prompt arguments,
+ * linked artifacts).
  */
 import { createSqlParams, type SqlParams } from "../../db/sql-database.js";
 import { accessPredicate } from "../../filters/access-predicate.js";
 import type { EntryAck, LockedEntry } from "../../model/entry-model.js";
 import type { Principal } from "../../model/principal.js";
 import type { EntryChangeWrite, VersionMeta } from "../entry-ports.js";
+import { replaceArtifactLinks } from "./entry-artifact-links.js";
 import { replaceImages } from "./entry-images.js";
 import { replaceGenerated } from "./generated-rows.js";
 import { keepVersion } from "./versions-and-tombstones.js";
@@ -98,5 +100,6 @@ export async function updateEntry(
   // Everything derived from the old text goes with it, in this transaction: no read can pair the new text with old vectors.
   if (change.text !== undefined) await replaceGenerated(context, entry.id, principal.tenant, change.text.generated);
   if (change.images !== undefined) await replaceImages(tx, entry.id, change.images);
+  if (change.artifacts !== undefined) await replaceArtifactLinks(tx, principal.tenant, entry.id, change.artifacts);
   return toAck(row, false);
 }

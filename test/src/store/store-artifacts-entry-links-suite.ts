@@ -1,0 +1,124 @@
+/** Entries that link artifacts: who a link opens a file to, and what closes it again. */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { commonV1 } from "@context-hub/proto";
+import {
+  commitText,
+  expectError,
+  expectIndistinguishable,
+  principal,
+  principalTrio,
+  type PrincipalInit,
+  type StoreSuiteContext,
+} from "./store-fixtures.js";
+import { share } from "./store-sessions-fixtures.js";
+import { putFile, randomFile } from "./store-artifacts-fixtures.js";
+
+export function defineArtifactEntryLinkTests(context: StoreSuiteContext): void {
+  describe("entries that link artifacts", () => {
+    test("whoever may see a live, trusted entry reads the files its owner linked; nothing else opens", async () => {
+      const { client, db } = context;
+      const { tenantA, a1, a2, b1 } = principalTrio("entry-links", { groups: ["staff"] });
+      const a3 = principal(tenantA, "a3");
+      const m = principal(tenantA, "m");
+      const file = randomFile(3000);
+      const missing = randomFile(40).sha256;
+      await putFile(client, a1, file.data, { namespace: "private-files", filename: "plan.pdf" });
+      await share(client, a1, "proj", "staff", false);
+      const get = (caller: PrincipalInit, sha256 = file.sha256) =>
+        client.getArtifact({ principal: caller, selector: { sha256 } });
+      const hidden = async (caller: PrincipalInit, label: string) =>
+        expectIndistinguishable(get(caller), file.sha256, get(caller, missing), missing, label);
+
+      await expectError(get(a2), "ENTRY_NOT_FOUND");
+      const ack = await commitText(client, a1, "proj", "The plan, attached.", {
+        visibility: commonV1.Visibility.SHARED,
+        artifacts: [file.sha256.toUpperCase(), file.sha256],
+      });
+      const stored = (await client.getEntries({ principal: a2, ids: [ack.id] })).entries[0]!;
+      assert.deepEqual(stored.artifacts, [file.sha256], "the entry shows its links, duplicates collapsed");
+      assert.equal((await get(a2)).artifact?.filename, "plan.pdf", "a2 sees the entry, so reads the file");
+      const bytes = await client.readArtifact({ principal: a2, selector: { sha256: file.sha256 }, length: 3000 });
+      assert.ok(Buffer.from(bytes.data).equals(file.data));
+      assert.deepEqual(
+        (await client.listArtifacts({ principal: a2 })).artifacts.map((artifact) => artifact.sha256),
+        [file.sha256],
+        "and lists it",
+      );
+      await expectError(
+        client.deleteArtifact({ principal: a2, sha256: file.sha256, owner: "a1", namespace: "private-files" }),
+        "PERMISSION_DENIED",
+      );
+      await hidden(a3, "a3 cannot see the entry: the file is as absent as a hash never stored");
+      await hidden(b1, "another tenant");
+
+      // m holds no reference to the hash: m's shared entry linking it opens nothing, not even to m.
+      const byM = await commitText(client, m, "proj", "I know that hash.", {
+        visibility: commonV1.Visibility.TENANT,
+        artifacts: [file.sha256],
+      });
+      await hidden(a3, "a link by one who holds no reference");
+      await hidden(m, "the linker itself");
+      await client.deleteEntries({ principal: m, ids: [byM.id] });
+
+      // A quarantined (or rejected) entry opens nothing.
+      await db.query("UPDATE entries SET trust_state = 'quarantined' WHERE id = $1", [ack.id]);
+      await hidden(a2, "a quarantined entry");
+      await db.query("UPDATE entries SET trust_state = 'unverified' WHERE id = $1", [ack.id]);
+      assert.equal((await get(a2)).artifact?.owner, "a1");
+
+      // Unlinking by update closes it; a restore of the earlier version brings the link back.
+      await client.updateEntries({ principal: a1, updates: [{ id: ack.id, artifacts: { sha256: [] } }] });
+      await hidden(a2, "unlinked by an update");
+      assert.deepEqual((await client.getEntries({ principal: a1, ids: [ack.id] })).entries[0]!.artifacts, []);
+      await client.updateEntries({ principal: a1, updates: [{ id: ack.id, restoredFromVersion: 1 }] });
+      assert.deepEqual((await client.getEntries({ principal: a1, ids: [ack.id] })).entries[0]!.artifacts, [
+        file.sha256,
+      ]);
+      assert.equal((await get(a2)).artifact?.owner, "a1", "the restored version's link");
+
+      // Made private, the entry opens the file to its owner alone.
+      await client.updateEntries({
+        principal: a1,
+        updates: [{ id: ack.id, visibility: commonV1.Visibility.PRIVATE }],
+      });
+      await hidden(a2, "a private entry");
+      await client.updateEntries({ principal: a1, updates: [{ id: ack.id, visibility: commonV1.Visibility.SHARED }] });
+      assert.equal((await get(a2)).artifact?.owner, "a1");
+
+      // Deleting the entry closes it; its links go with the row.
+      await client.deleteEntries({ principal: a1, ids: [ack.id] });
+      await hidden(a2, "a deleted entry");
+      const { rows } = await db.query<{ n: number }>(
+        "SELECT count(*)::integer AS n FROM entry_artifact_links WHERE tenant = $1",
+        [tenantA],
+      );
+      assert.equal(rows[0]!.n, 0, "no link outlives its entry");
+      assert.equal((await get(a1)).artifact?.owner, "a1", "the owner keeps the file");
+    });
+
+    test("links are checked: 64 hex digits each, at most 20 distinct, the bad item named", async () => {
+      const { client } = context;
+      const { a1 } = principalTrio("entry-links-checks");
+      await expectError(
+        commitText(client, a1, "t", "bad link", { artifacts: ["a".repeat(64), "not-a-hash"] }),
+        "INVALID_ARGUMENT",
+        /artifacts\[1\] must be a SHA-256 as 64 hex digits/,
+      );
+      const many = Array.from({ length: 21 }, (_, index) => index.toString(16).padStart(64, "0"));
+      await expectError(
+        commitText(client, a1, "t", "too many", { artifacts: many }),
+        "INVALID_ARGUMENT",
+        /at most 20 artifacts/,
+      );
+      const twenty = [...many.slice(0, 20), ...many.slice(0, 20)];
+      const ack = await commitText(client, a1, "t", "twenty, twice", { artifacts: twenty });
+      assert.equal((await client.getEntries({ principal: a1, ids: [ack.id] })).entries[0]!.artifacts.length, 20);
+      const reply = await client.updateEntries({
+        principal: a1,
+        updates: [{ id: ack.id, artifacts: { sha256: ["xyz"] } }],
+      });
+      assert.match(reply.results[0]!.error?.message ?? "", /updates\[0\]\.artifacts\[0\] must be a SHA-256/);
+    });
+  });
+}
