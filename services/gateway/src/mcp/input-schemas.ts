@@ -160,7 +160,12 @@ export const tagsSchema = z
 
 /** The artifacts an entry links, by the SHA-256 of their bytes; duplicates collapse. */
 export const artifactLinksSchema = z
-  .array(z.string().regex(/^[0-9a-fA-F]{64}$/, "each artifact is a SHA-256 as 64 hex digits"))
+  .array(
+    z
+      .string()
+      .length(64, "each artifact is a SHA-256 as 64 hex digits")
+      .regex(/^[0-9a-fA-F]{64}$/, "each artifact is a SHA-256 as 64 hex digits"),
+  )
   .max(limits.artifactLinks * 5, `at most ${limits.artifactLinks} artifacts`)
   .refine(
     (list) => new Set(list.map((sha256) => sha256.toLowerCase())).size <= limits.artifactLinks,
