@@ -12,7 +12,10 @@ import type { FeedbackUsed, FullTextModeName, SearchClient, SearchEntry, TextSpa
 import type { Principal } from "../principal.js";
 import { rescoreWithFeedback } from "./hybrid-feedback.js";
 import { fuse, type FusionMethod } from "./hybrid-fusion.js";
-import { describeFailure, roundMs, searchDeadlines, semanticRanking, timed, type StageTimes } from "./search-legs.js";
+import { defaultRerankWeight, rerankHead, unreranked, type RankedResult } from "./hybrid-rerank.js";
+import { rankingsOf, runLegs, type LegRankings, type RankedId } from "./hybrid-legs.js";
+import type { FusedItem } from "./rrf.js";
+import { describeFailure, roundMs, timed, type StageTimes } from "./search-legs.js";
 import type { ResultScores } from "./search-views.js";
 
 /**
@@ -23,15 +26,7 @@ import type { ResultScores } from "./search-views.js";
 export const asOfSemanticWarning =
   "as_of: vectors are kept for the current version of each entry only, so this search answered from full text over the versions current then (any of the query's words), without the semantic leg or reranking";
 
-/**
- * How much the reranker's score counts in a reranked result's score; the
- * rest is its fused score rescaled over the reranked head. Chosen on
- * Cranfield and checked on CISI (docs/retrieval.md).
- */
-export const defaultRerankWeight = 0.3;
-
-/** Passage length handed to the reranker, in characters (about a chunk). */
-export const rerankPassageChars = 1_200;
+export { defaultRerankWeight, rerankPassageChars } from "./hybrid-rerank.js";
 
 export interface HybridSearchRequest {
   query: string;
@@ -95,12 +90,147 @@ export interface HybridSearchResult {
   };
 }
 
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-const settle = <T>(promise: Promise<T>): Promise<Settled<T>> =>
-  promise.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
+/**
+ * The full-text leg re-ranked with feedback (hybrid-feedback.ts): the leg's
+ * best entries that the semantic leg corroborates expand the query, which
+ * then re-scores the candidates both legs found (a bounded set, instead of a
+ * second pass over every entry holding any added word). The re-scored leg
+ * contributes its best `legDepth`, as every leg does: min–max fusion
+ * rescales over a leg's list, and a longer list's lower floor would lift
+ * every full-text score against the semantic leg's.
+ */
+async function rescoredFullText(
+  search: SearchClient,
+  principal: Principal,
+  request: HybridSearchRequest,
+  legs: LegRankings,
+  fused: readonly FusedItem[],
+  legDepth: number,
+  times: StageTimes,
+): Promise<{ fts: RankedId[]; feedback: FeedbackUsed }> {
+  const rescored = await timed(
+    "hybrid",
+    "feedback",
+    () => rescoreWithFeedback(search, principal, request, { fts: legs.fts, semantic: legs.semantic }, fused),
+    times,
   );
+  return {
+    fts: rescored.hits.slice(0, legDepth).map((hit) => ({ id: hit.entryId, score: hit.score })),
+    feedback: rescored.feedback,
+  };
+}
+
+/**
+ * The results at or above `minScore`, on the score they are ranked by: the
+ * reranked score where the reranker ran (it ranks the head, and results it
+ * did not score have no comparable score), else the fused score. Either way
+ * a prefix is kept.
+ */
+function aboveFloor(order: RankedResult[], floorOn: "rerank" | "fused", minScore: number | undefined) {
+  if (minScore === undefined) return { kept: order, dropped: 0 };
+  const kept = order.filter(({ item, blended }) =>
+    floorOn === "rerank" ? blended !== undefined && blended >= minScore : item.score >= minScore,
+  );
+  return { kept, dropped: order.length - kept.length };
+}
+
+/** The shown page's results with their listings, ranks and per-leg scores; an entry without a listing is left out. */
+function hitsOf(
+  shown: readonly RankedResult[],
+  offset: number,
+  legs: LegRankings,
+  contributionOf: (item: FusedItem, leg: "fts" | "semantic") => number | null,
+): HybridHit[] {
+  const ftsScore = new Map(legs.fts.map((item) => [item.id, item.score]));
+  const semanticScore = new Map(legs.semantic.map((item) => [item.id, item.score]));
+  return shown.flatMap(({ item, rerank, blended }, index): HybridHit[] => {
+    const entry = legs.entries.get(item.id);
+    if (entry === undefined) return [];
+    const ftsRank = item.ranks.fts;
+    const semanticRank = item.ranks.semantic;
+    return [
+      {
+        entry,
+        rank: offset + index + 1,
+        score: blended ?? item.score,
+        scores: {
+          fts: ftsRank === undefined ? null : { rank: ftsRank, score: ftsScore.get(item.id) ?? 0 },
+          semantic: semanticRank === undefined ? null : { rank: semanticRank, score: semanticScore.get(item.id) ?? 0 },
+          fused: item.score,
+          rerank: rerank ?? null,
+        },
+        contributions: { fts: contributionOf(item, "fts"), semantic: contributionOf(item, "semantic") },
+        chunk: legs.chunks.get(item.id),
+      },
+    ];
+  });
+}
+
+/** Fuses the legs, then again with the full-text leg re-scored by feedback when asked (and the leg answered). */
+async function fuseLegs(
+  search: SearchClient,
+  principal: Principal,
+  request: HybridSearchRequest,
+  legs: LegRankings,
+  withFeedback: boolean,
+  legDepth: number,
+  times: StageTimes,
+  warnings: string[],
+) {
+  const fusionStarted = performance.now();
+  let { fused, contributionOf } = fuse(request, legs.fts, legs.semantic);
+  times.fusion = roundMs(performance.now() - fusionStarted);
+  let feedback: FeedbackUsed | null = null;
+  if (withFeedback && legs.fts.length > 0) {
+    try {
+      const rescored = await rescoredFullText(search, principal, request, legs, fused, legDepth, times);
+      const refusionStarted = performance.now();
+      legs.fts = rescored.fts;
+      ({ fused, contributionOf } = fuse(request, legs.fts, legs.semantic));
+      times.fusion = roundMs((times.fusion ?? 0) + performance.now() - refusionStarted);
+      feedback = rescored.feedback;
+    } catch (error) {
+      warnings.push(
+        `feedback on the full-text leg failed, so the legs are fused without it (${describeFailure(error)})`,
+      );
+    }
+  }
+  return { fused, contributionOf, feedback };
+}
+
+/** The fused ranking with its head reranked when asked, or in fused order (with a warning if the reranker failed). */
+async function rankedOrder(
+  search: SearchClient,
+  principal: Principal,
+  request: HybridSearchRequest,
+  fused: readonly FusedItem[],
+  chunks: ReadonlyMap<string, TextSpan>,
+  historical: boolean,
+  times: StageTimes,
+  warnings: string[],
+): Promise<{ order: RankedResult[]; reranked: number; ok: boolean }> {
+  if (!request.rerank || historical) return { order: unreranked(fused), reranked: 0, ok: true };
+  if (fused.length === 0) return { order: [], reranked: 0, ok: false };
+  try {
+    const weight = request.rerankWeight ?? defaultRerankWeight;
+    const head = await rerankHead(
+      search,
+      principal,
+      request.query,
+      fused,
+      chunks,
+      {
+        depth: request.rerankDepth,
+        weight,
+      },
+      times,
+    );
+    return { ...head, ok: true };
+  } catch (error) {
+    warnings.push(`reranking failed, so results are in fused order (${describeFailure(error)})`);
+    return { order: unreranked(fused), reranked: 0, ok: false };
+  }
+}
 
 /**
  * Runs a hybrid search for `principal`. Each leg fetches `max(candidates,
@@ -122,43 +252,8 @@ export async function runHybridSearch(
   // As of an earlier instant only the full-text leg can answer (see asOfSemanticWarning); reranking would read today's text.
   const historical = request.filter.as_of !== undefined;
   if (historical) warnings.push(asOfSemanticWarning);
-  // The legs rank ids; only the shown page's listings are read, afterwards. As of an instant the full-text leg lists
-  // the versions current then, which a listing of today's entries would not show, so it reads them itself.
-  const idsOnly = !historical;
-  const [fts, semantic] = await Promise.all([
-    settle(
-      timed(
-        "hybrid",
-        "fts",
-        () =>
-          search.fullText(principal, {
-            query: request.query,
-            mode: request.ftsMode,
-            filter: request.filter,
-            limit: legDepth,
-            offset: 0,
-            idsOnly,
-            // As of an instant the leg runs feedback itself (a first pass and a second over every entry): the
-            // re-scoring below needs today's candidates from both legs.
-            ...(request.ftsFeedback === true && historical ? { feedback: {} } : {}),
-          }),
-        times,
-      ),
-    ),
-    historical
-      ? undefined
-      : settle(
-          semanticRanking(
-            search,
-            principal,
-            request.query,
-            request.filter,
-            { limit: legDepth, offset: 0, idsOnly },
-            "hybrid",
-            times,
-          ),
-        ),
-  ]);
+  // The legs rank ids; only the shown page's listings are read, afterwards.
+  const [fts, semantic] = await runLegs(search, principal, request, legDepth, historical, times);
   if (!fts.ok && semantic?.ok !== true) throw fts.error;
   if (!fts.ok)
     warnings.push(
@@ -173,180 +268,41 @@ export async function runHybridSearch(
   if (fts.ok) warnings.push(...fts.value.warnings);
   if (semantic?.ok === true) warnings.push(...semantic.value.reply.warnings);
 
-  const fusionStarted = performance.now();
-  const entries = new Map<string, SearchEntry>();
-  const ftsScore = new Map<string, number>();
-  const semanticScore = new Map<string, number>();
-  const chunks = new Map<string, TextSpan>();
-  const ftsList: { id: string; score: number }[] = [];
-  const semanticList: { id: string; score: number }[] = [];
-  for (const hit of ftsHits) {
-    if (hit.entry !== undefined) entries.set(hit.entryId, hit.entry);
-    ftsScore.set(hit.entryId, hit.score);
-    ftsList.push({ id: hit.entryId, score: hit.score });
-  }
-  for (const hit of semanticHits) {
-    if (hit.entry !== undefined && !entries.has(hit.entryId)) entries.set(hit.entryId, hit.entry);
-    semanticScore.set(hit.entryId, hit.score);
-    semanticList.push({ id: hit.entryId, score: hit.score });
-    if (hit.chunk !== undefined) chunks.set(hit.entryId, hit.chunk);
-  }
-  let { fused, contributionOf } = fuse(request, ftsList, semanticList);
-  times.fusion = roundMs(performance.now() - fusionStarted);
-  let feedbackUsed: HybridSearchResult["ftsFeedback"] =
-    historical && request.ftsFeedback === true && fts.ok ? fts.value.feedback : null;
-  if (request.ftsFeedback === true && !historical && fts.ok && ftsList.length > 0) {
-    // The leg's best entries that the semantic leg corroborates expand the query, which then re-scores the candidates
-    // both legs found: a bounded set, instead of a second pass over every entry holding any added word.
-    try {
-      const rescored = await timed(
-        "hybrid",
-        "feedback",
-        () => rescoreWithFeedback(search, principal, request, { fts: ftsList, semantic: semanticList }, fused),
-        times,
-      );
-      const refusionStarted = performance.now();
-      ftsList.length = 0;
-      ftsScore.clear();
-      // The re-scored leg contributes its best legDepth, as every leg does: min–max fusion rescales over a leg's list,
-      // and a longer list's lower floor would lift every full-text score against the semantic leg's.
-      for (const hit of rescored.hits.slice(0, legDepth)) {
-        ftsScore.set(hit.entryId, hit.score);
-        ftsList.push({ id: hit.entryId, score: hit.score });
-      }
-      ({ fused, contributionOf } = fuse(request, ftsList, semanticList));
-      times.fusion = roundMs((times.fusion ?? 0) + performance.now() - refusionStarted);
-      feedbackUsed = rescored.feedback;
-    } catch (error) {
-      warnings.push(
-        `feedback on the full-text leg failed, so the legs are fused without it (${describeFailure(error)})`,
-      );
-    }
-  }
-
-  // Rerank the head of the fused ranking; the tail keeps its fused order behind it.
-  let order = fused.map((item) => ({
-    item,
-    rerank: undefined as { rank: number; score: number } | undefined,
-    blended: undefined as number | undefined,
-  }));
-  let reranked = 0;
-  let rerankOk = !request.rerank || historical;
-  if (request.rerank && !historical && fused.length > 0) {
-    const head = fused.slice(0, Math.min(fused.length, request.rerankDepth));
-    try {
-      const passages = await timed(
-        "hybrid",
-        "passages",
-        () =>
-          search.passages(principal, {
-            query: request.query,
-            items: head.map((item) => ({ entryId: item.id, span: chunks.get(item.id) })),
-            maxChars: rerankPassageChars,
-          }),
-        times,
-      );
-      const scored = await timed(
-        "hybrid",
-        "rerank",
-        () =>
-          search.rerank(
-            request.query,
-            passages.map((passage) => ({ id: passage.entryId, text: passage.text })),
-            searchDeadlines.rerankMs,
-          ),
-        times,
-      );
-      const rerankOf = new Map(scored.map((result, index) => [result.id, { rank: index + 1, score: result.score }]));
-      const headIds = new Set(head.map((item) => item.id));
-      // The reranker judges a passage; the fused score judges the whole entry from both legs. Blend the two, the
-      // fused score rescaled over the head so that every fusion method contributes on the reranker's scale.
-      const weight = request.rerankWeight ?? defaultRerankWeight;
-      let low = Number.POSITIVE_INFINITY;
-      let high = Number.NEGATIVE_INFINITY;
-      for (const item of head) {
-        low = Math.min(low, item.score);
-        high = Math.max(high, item.score);
-      }
-      const rescaledFused = (score: number) => (high > low ? (score - low) / (high - low) : 1);
-      const reordered = head
-        .map((item, fusedIndex) => {
-          const rerank = rerankOf.get(item.id);
-          return {
-            item,
-            rerank,
-            fusedIndex,
-            blended:
-              rerank === undefined ? undefined : weight * rerank.score + (1 - weight) * rescaledFused(item.score),
-          };
-        })
-        .sort(
-          (a, b) =>
-            (b.blended ?? Number.NEGATIVE_INFINITY) - (a.blended ?? Number.NEGATIVE_INFINITY) ||
-            a.fusedIndex - b.fusedIndex,
-        )
-        .map(({ item, rerank, blended }) => ({ item, rerank, blended }));
-      order = [...reordered, ...order.filter((entry) => !headIds.has(entry.item.id))];
-      reranked = rerankOf.size;
-      rerankOk = true;
-    } catch (error) {
-      warnings.push(`reranking failed, so results are in fused order (${describeFailure(error)})`);
-    }
-  }
-
-  // The floor is on the score the results are ranked by: the reranked score where the reranker ran (it ranks the head,
-  // and results it did not score have no comparable score), else the fused score. Either way it keeps a prefix.
-  const floorOn = reranked > 0 ? ("rerank" as const) : ("fused" as const);
-  let droppedBelowMinScore = 0;
-  if (request.minScore !== undefined) {
-    const floor = request.minScore;
-    const kept = order.filter(({ item, blended }) =>
-      floorOn === "rerank" ? blended !== undefined && blended >= floor : item.score >= floor,
-    );
-    droppedBelowMinScore = order.length - kept.length;
-    order = kept;
-  }
-
-  const shown = order.slice(request.offset, depth);
-  if (idsOnly && shown.length > 0) {
-    // One read for the page, under the access predicate and the filters again: an entry hidden or deleted since it was ranked is left out.
+  const legs = rankingsOf(ftsHits, semanticHits);
+  const withFeedback = request.ftsFeedback === true && !historical && fts.ok;
+  const { fused, contributionOf, feedback } = await fuseLegs(
+    search,
+    principal,
+    request,
+    legs,
+    withFeedback,
+    legDepth,
+    times,
+    warnings,
+  );
+  const ranked = await rankedOrder(search, principal, request, fused, legs.chunks, historical, times, warnings);
+  const floorOn = ranked.reranked > 0 ? ("rerank" as const) : ("fused" as const);
+  const { kept, dropped } = aboveFloor(ranked.order, floorOn, request.minScore);
+  const shown = kept.slice(request.offset, depth);
+  if (!historical && shown.length > 0) {
+    // One read for the page, under the access predicate and the filters again: an entry hidden or deleted since it
+    // was ranked is left out. As of an instant the leg listed the versions current then itself.
     const ids = shown.map(({ item }) => item.id);
     const listed = await timed("hybrid", "listings", () => search.listings(principal, ids, request.filter), times);
-    for (const entry of listed) entries.set(entry.id, entry);
+    for (const entry of listed) legs.entries.set(entry.id, entry);
   }
-  const hits = shown.flatMap(({ item, rerank, blended }, index): HybridHit[] => {
-    const entry = entries.get(item.id);
-    if (entry === undefined) return [];
-    const ftsRank = item.ranks.fts;
-    const semanticRank = item.ranks.semantic;
-    return [
-      {
-        entry,
-        rank: request.offset + index + 1,
-        score: blended ?? item.score,
-        scores: {
-          fts: ftsRank === undefined ? null : { rank: ftsRank, score: ftsScore.get(item.id) ?? 0 },
-          semantic: semanticRank === undefined ? null : { rank: semanticRank, score: semanticScore.get(item.id) ?? 0 },
-          fused: item.score,
-          rerank: rerank ?? null,
-        },
-        contributions: { fts: contributionOf(item, "fts"), semantic: contributionOf(item, "semantic") },
-        chunk: chunks.get(item.id),
-      },
-    ];
-  });
   return {
-    hits,
-    hasMore: order.length > depth,
-    droppedBelowMinScore,
+    hits: hitsOf(shown, request.offset, legs, contributionOf),
+    hasMore: kept.length > depth,
+    droppedBelowMinScore: dropped,
     floorOn,
     times,
     warnings,
-    ftsFeedback: feedbackUsed,
+    ftsFeedback: historical && request.ftsFeedback === true && fts.ok ? fts.value.feedback : feedback,
     legs: {
       fts: { ok: fts.ok, candidates: ftsHits.length },
       semantic: { ok: semantic?.ok === true, candidates: semanticHits.length },
-      rerank: { ok: rerankOk, reranked },
+      rerank: { ok: ranked.ok, reranked: ranked.reranked },
     },
   };
 }
