@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { ContextHubError, providerLabel } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { counter } from "../metrics.js";
+import { describeNetworkError, findErrorMessage } from "./provider-said.js";
 import { fullJitterDelay, isRetryableStatus, parseRetryAfter } from "./retry-policy.js";
 
 const providerRetries = counter(
@@ -156,35 +157,24 @@ export function networkCause(error: unknown): string {
   return "network error";
 }
 
-function findErrorMessage(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const record = value as Record<string, unknown>;
-  // OpenAI and Anthropic: {error: {message}}; Ollama and TEI: {error: "…"}; Cohere: {message}; Voyage and FastAPI servers: {detail}.
-  const error = record.error;
-  if (typeof error === "string") return error;
-  if (typeof error === "object" && error !== null && typeof (error as Record<string, unknown>).message === "string")
-    return (error as Record<string, string>).message;
-  if (typeof record.message === "string") return record.message;
-  if (typeof record.detail === "string") return record.detail;
-  return undefined;
-}
-
-function describeNetworkError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  // undici reports "fetch failed" and puts the reason (ECONNREFUSED, a reset socket…) in `cause`.
-  const cause = error.cause;
-  if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    return typeof code === "string" && !cause.message.includes(code) ? `${code}: ${cause.message}` : cause.message;
-  }
-  return error.message;
-}
-
 const attemptsText = (attempts: number) => `${attempts} attempt${attempts === 1 ? "" : "s"}`;
 
 type AttemptOutcome =
   | { kind: "answer"; status: number; headers: Headers; text: string }
   | { kind: "network"; error: unknown };
+
+/** A failed attempt as the caller and the log are told of it. */
+interface FailedAttempt {
+  /** Whether another attempt may succeed: a network error, 429 or 5xx. */
+  retryable: boolean;
+  /** What happened, in fixed words, with a note on why the call stops there when it does. */
+  cause: (note?: string) => string;
+  /** What the provider said (or the socket error): for the log, never the caller. */
+  said: string;
+  remedy: string;
+  /** Logs the failure with what the provider said and returns the PROVIDER_ERROR the caller is told. */
+  fail: (message: string, extra: Record<string, unknown>, failureRemedy: string) => ContextHubError;
+}
 
 /** A JSON-over-HTTP client for one provider endpoint family, with one policy for timeouts, retries and errors. */
 export function createHttpProviderClient(options: HttpProviderClientOptions): HttpProviderClient {
@@ -274,6 +264,100 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
     }
   }
 
+  /** The answer of a 2xx attempt, parsed and checked against `schema`: PROVIDER_ERROR when it is not JSON or does not match. */
+  function validAnswer<S extends z.ZodType>(status: number, text: string, attempts: number, schema: S): z.output<S> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      logFailure({ status, attempts }, `malformed response: HTTP ${status} with a body that is not JSON`, text);
+      throw malformed(`HTTP ${status} with a body that is not JSON`);
+    }
+    const result = schema.safeParse(parsed);
+    if (!result.success) {
+      const issues = result.error.issues
+        .slice(0, 3)
+        .map((issue) => `${issue.path.length === 0 ? "(body)" : issue.path.join(".")}: ${issue.message}`);
+      throw malformed(issues.join("; "));
+    }
+    return result.data;
+  }
+
+  /** A failed attempt (a network error or a status other than 2xx) as the caller and the log are told of it. */
+  function failedAttempt(outcome: AttemptOutcome, attempts: number): FailedAttempt {
+    const retryable = outcome.kind === "network" || isRetryableStatus(outcome.status);
+    // The caller learns the status and a fixed phrase; what the provider said (or the socket error, with hosts) is logged.
+    const fixedCause = outcome.kind === "network" ? networkCause(outcome.error) : statusCause(outcome.status);
+    const what = `${outcome.kind === "network" ? "network error" : `HTTP ${outcome.status}`} (${fixedCause}) after ${attemptsText(attempts)}`;
+    const cause = (note?: string) => `${what}${note === undefined ? "" : `; ${note}`}`;
+    const said = outcome.kind === "network" ? describeNetworkError(outcome.error) : outcome.text;
+    const details =
+      outcome.kind === "network"
+        ? { attempts, cause: fixedCause }
+        : { attempts, status: outcome.status, cause: fixedCause };
+    const remedy =
+      outcome.kind === "network"
+        ? `check ${settingsPrefix}_BASE_URL and that the provider is reachable`
+        : remedyForStatus(outcome.status);
+    // The network error stays in the log: its message names hosts and addresses the caller need not see.
+    const fail = (message: string, extra: Record<string, unknown>, failureRemedy: string) => {
+      logFailure({ ...details, ...extra }, message, said);
+      return failure("PROVIDER_ERROR", message, { ...details, ...extra }, failureRemedy);
+    };
+    return { retryable, cause, said, remedy, fail };
+  }
+
+  /** The wait before the next attempt: what Retry-After asks, else the backoff; the call fails when it cannot afford the wait. */
+  function retryDelay(outcome: AttemptOutcome, attempts: number, deadline: number, failed: FailedAttempt): number {
+    const askedMs = outcome.kind === "answer" ? parseRetryAfter(outcome.headers) : undefined;
+    if (askedMs !== undefined) {
+      // A retry sooner than the provider asked would be refused again (and may count against the quota), so a wait
+      // the client cannot afford ends the call now, saying how long the provider wants.
+      const asked = Math.round(askedMs);
+      const tooLong =
+        askedMs > maxRetryAfterMs
+          ? `is longer than the ${maxRetryAfterMs} ms a retry may wait`
+          : now() + askedMs >= deadline
+            ? `would pass the ${timeoutMs} ms timeout`
+            : undefined;
+      if (tooLong !== undefined) {
+        const retryRemedy = `the provider asked to wait ${asked} ms before trying again; retry after that`;
+        throw failed.fail(
+          failed.cause(`the ${asked} ms Retry-After wait ${tooLong}`),
+          { retry_after_ms: asked },
+          retryRemedy,
+        );
+      }
+    }
+    const delayMs = askedMs ?? fullJitterDelay(attempts - 1, backoffBaseMs, backoffCapMs, random);
+    if (now() + delayMs >= deadline) {
+      throw failed.fail(
+        failed.cause(`the next retry (in ${delayMs} ms) would pass the ${timeoutMs} ms timeout`),
+        {},
+        failed.remedy,
+      );
+    }
+    return delayMs;
+  }
+
+  /** Counts and logs a retry that waits `delayMs` first. */
+  function noteRetry(outcome: AttemptOutcome, attempts: number, delayMs: number, failed: FailedAttempt): void {
+    const reason = outcome.kind === "network" ? "network" : outcome.status === 429 ? "rate_limited" : "server_error";
+    providerRetries.inc({ provider, operation, reason });
+    options.logger?.warn(
+      {
+        provider,
+        model,
+        operation,
+        attempt: attempts,
+        ...(outcome.kind === "answer" ? { status: outcome.status } : {}),
+        delayMs,
+        provider_said: redact(toBodyExcerpt(failed.said)),
+      },
+      `${label}: ${failed.cause()}; retrying`,
+    );
+  }
+
   return {
     label,
     malformed,
@@ -288,85 +372,13 @@ export function createHttpProviderClient(options: HttpProviderClientOptions): Ht
         const outcome = await attempt(url, payload, remainingMs, signal);
         if (outcome === "cancelled") throw cancelled(attempts);
         if (outcome === "timeout") throw timedOut(attempts);
+        if (outcome.kind === "answer" && outcome.status >= 200 && outcome.status < 300)
+          return validAnswer(outcome.status, outcome.text, attempts, schema);
 
-        if (outcome.kind === "answer" && outcome.status >= 200 && outcome.status < 300) {
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(outcome.text);
-          } catch {
-            logFailure(
-              { status: outcome.status, attempts },
-              `malformed response: HTTP ${outcome.status} with a body that is not JSON`,
-              outcome.text,
-            );
-            throw malformed(`HTTP ${outcome.status} with a body that is not JSON`);
-          }
-          const result = schema.safeParse(parsed);
-          if (!result.success) {
-            const issues = result.error.issues
-              .slice(0, 3)
-              .map((issue) => `${issue.path.length === 0 ? "(body)" : issue.path.join(".")}: ${issue.message}`);
-            throw malformed(issues.join("; "));
-          }
-          return result.data;
-        }
-
-        const retryable = outcome.kind === "network" || isRetryableStatus(outcome.status);
-        // The caller learns the status and a fixed phrase; what the provider said (or the socket error, with hosts) is logged.
-        const fixedCause = outcome.kind === "network" ? networkCause(outcome.error) : statusCause(outcome.status);
-        const what = `${outcome.kind === "network" ? "network error" : `HTTP ${outcome.status}`} (${fixedCause}) after ${attemptsText(attempts)}`;
-        const cause = (note?: string) => `${what}${note === undefined ? "" : `; ${note}`}`;
-        const said = outcome.kind === "network" ? describeNetworkError(outcome.error) : outcome.text;
-        const details =
-          outcome.kind === "network"
-            ? { attempts, cause: fixedCause }
-            : { attempts, status: outcome.status, cause: fixedCause };
-        const remedy =
-          outcome.kind === "network"
-            ? `check ${settingsPrefix}_BASE_URL and that the provider is reachable`
-            : remedyForStatus(outcome.status);
-        // The network error stays in the log: its message names hosts and addresses the caller need not see.
-        const fail = (message: string, extra: Record<string, unknown>, failureRemedy: string) => {
-          logFailure({ ...details, ...extra }, message, said);
-          return failure("PROVIDER_ERROR", message, { ...details, ...extra }, failureRemedy);
-        };
-        if (!retryable || attempts > maxRetries) throw fail(cause(), {}, remedy);
-
-        const askedMs = outcome.kind === "answer" ? parseRetryAfter(outcome.headers) : undefined;
-        if (askedMs !== undefined) {
-          // A retry sooner than the provider asked would be refused again (and may count against the quota), so a wait
-          // the client cannot afford ends the call now, saying how long the provider wants.
-          const asked = Math.round(askedMs);
-          const tooLong =
-            askedMs > maxRetryAfterMs
-              ? `is longer than the ${maxRetryAfterMs} ms a retry may wait`
-              : now() + askedMs >= deadline
-                ? `would pass the ${timeoutMs} ms timeout`
-                : undefined;
-          if (tooLong !== undefined) {
-            const retryRemedy = `the provider asked to wait ${asked} ms before trying again; retry after that`;
-            throw fail(cause(`the ${asked} ms Retry-After wait ${tooLong}`), { retry_after_ms: asked }, retryRemedy);
-          }
-        }
-        const delayMs = askedMs ?? fullJitterDelay(attempts - 1, backoffBaseMs, backoffCapMs, random);
-        if (now() + delayMs >= deadline) {
-          throw fail(cause(`the next retry (in ${delayMs} ms) would pass the ${timeoutMs} ms timeout`), {}, remedy);
-        }
-        const reason =
-          outcome.kind === "network" ? "network" : outcome.status === 429 ? "rate_limited" : "server_error";
-        providerRetries.inc({ provider, operation, reason });
-        options.logger?.warn(
-          {
-            provider,
-            model,
-            operation,
-            attempt: attempts,
-            ...(outcome.kind === "answer" ? { status: outcome.status } : {}),
-            delayMs,
-            provider_said: redact(toBodyExcerpt(said)),
-          },
-          `${label}: ${cause()}; retrying`,
-        );
+        const failed = failedAttempt(outcome, attempts);
+        if (!failed.retryable || attempts > maxRetries) throw failed.fail(failed.cause(), {}, failed.remedy);
+        const delayMs = retryDelay(outcome, attempts, deadline, failed);
+        noteRetry(outcome, attempts, delayMs, failed);
         try {
           await wait(delayMs, signal);
         } catch {
