@@ -174,100 +174,103 @@ export function historyPage(view: HTMLElement, id: string, message?: string): vo
   replace(view, loading());
   const path = `/entries/${encodeURIComponent(id)}`;
   api<History>("GET", `${path}/versions`, { query: { limit: 100 } }).then(
-    ({ body: history }) => {
-      const status = h("div", { "aria-live": "polite" }, message === undefined ? null : notice(message));
-      const restore = (version: number) => {
-        api<{ version: number }>("POST", `${path}/versions/${version}/restore`, {
-          headers: { "if-match": `"${history.latest_version}"` },
-        }).then(
-          ({ body }) => historyPage(view, id, `Restored version ${version}; it is now version ${body.version}.`),
-          (error: unknown) => replace(status, problemBox(error)),
-        );
-      };
-      const rows = history.versions.map((version) =>
-        h(
-          "tr",
-          {},
-          h("td", {}, String(version.version), version.current ? " (current)" : ""),
-          h("td", {}, version.change, version.restored_from === null ? "" : ` from ${version.restored_from}`),
-          h("td", {}, version.written_by),
-          h("td", {}, when(version.written_at)),
-          h(
-            "td",
-            {},
-            version.current ? null : button(`Restore version ${version.version}`, () => restore(version.version)),
-          ),
-        ),
-      );
-      const options = () =>
-        history.versions.map((version) => h("option", { value: version.version }, `Version ${version.version}`));
-      const from = h("select", { id: "diff-from" }, options());
-      const to = h("select", { id: "diff-to" }, options());
-      // Newest first: compare the previous version with the current one unless the reader picks others.
-      from.selectedIndex = Math.min(1, history.versions.length - 1);
-      to.selectedIndex = 0;
-      const diffOutput = h("div", { "aria-live": "polite" });
-      const showDiff = () => {
-        const before = history.versions.find((version) => String(version.version) === from.value);
-        const after = history.versions.find((version) => String(version.version) === to.value);
-        if (before === undefined || after === undefined) return;
-        const lines = lineDiff(before.text, after.text);
-        replace(
-          diffOutput,
-          h("h3", {}, `Version ${before.version} → version ${after.version}`),
-          h(
-            "div",
-            { class: "diff", role: "region", "aria-label": "Line diff" },
-            lines.map((line) =>
-              h(
-                line.kind === "same" ? "span" : line.kind === "added" ? "ins" : "del",
-                { class: line.kind },
-                `${line.kind === "same" ? "  " : line.kind === "added" ? "+ " : "- "}${line.text}`,
-              ),
-            ),
-          ),
-        );
-      };
-      replace(
-        view,
-        h("h1", {}, "History"),
-        h(
-          "p",
-          {},
-          h("a", { href: entryHref(id) }, "Back to the entry"),
-          history.deleted ? " · this entry is deleted" : "",
-        ),
-        status,
-        h(
-          "table",
-          {},
-          h("caption", { class: "muted" }, `${history.versions.length} version(s), newest first`),
-          h(
-            "thead",
-            {},
-            h(
-              "tr",
-              {},
-              ["Version", "Change", "Written by", "Written at", ""].map((name) => h("th", { scope: "col" }, name)),
-            ),
-          ),
-          h("tbody", {}, rows),
-        ),
-        h("h2", {}, "Compare versions"),
-        h(
-          "form",
-          { class: "stack", id: "diff-form" },
-          field("From", from),
-          field("To", to),
-          h("button", { type: "submit" }, "Show diff"),
-        ),
-        diffOutput,
-      );
-      view.querySelector("#diff-form")?.addEventListener("submit", (event) => {
-        event.preventDefault();
-        showDiff();
-      });
-    },
+    ({ body: history }) => showHistory(view, id, path, history, message),
     (error: unknown) => replace(view, h("h1", {}, "History"), problemBox(error)),
+  );
+}
+
+/** The history page of entry `id`: its versions, each but the current one restorable, and a diff of two. */
+function showHistory(view: HTMLElement, id: string, path: string, history: History, message: string | undefined): void {
+  const status = h("div", { "aria-live": "polite" }, message === undefined ? null : notice(message));
+  const restore = (version: number) => {
+    api<{ version: number }>("POST", `${path}/versions/${version}/restore`, {
+      headers: { "if-match": `"${history.latest_version}"` },
+    }).then(
+      ({ body }) => historyPage(view, id, `Restored version ${version}; it is now version ${body.version}.`),
+      (error: unknown) => replace(status, problemBox(error)),
+    );
+  };
+  const rows = history.versions.map((version) => versionRow(version, restore));
+  const options = () =>
+    history.versions.map((version) => h("option", { value: version.version }, `Version ${version.version}`));
+  const from = h("select", { id: "diff-from" }, options());
+  const to = h("select", { id: "diff-to" }, options());
+  // Newest first: compare the previous version with the current one unless the reader picks others.
+  from.selectedIndex = Math.min(1, history.versions.length - 1);
+  to.selectedIndex = 0;
+  const diffOutput = h("div", { "aria-live": "polite" });
+  replace(
+    view,
+    h("h1", {}, "History"),
+    h("p", {}, h("a", { href: entryHref(id) }, "Back to the entry"), history.deleted ? " · this entry is deleted" : ""),
+    status,
+    versionTable(history, rows),
+    h("h2", {}, "Compare versions"),
+    h(
+      "form",
+      { class: "stack", id: "diff-form" },
+      field("From", from),
+      field("To", to),
+      h("button", { type: "submit" }, "Show diff"),
+    ),
+    diffOutput,
+  );
+  view.querySelector("#diff-form")?.addEventListener("submit", (event) => {
+    event.preventDefault();
+    showDiff(history.versions, from.value, to.value, diffOutput);
+  });
+}
+
+/** One version as a row of the history table, with *Restore* unless it is the current one. */
+function versionRow(version: Version, restore: (version: number) => void): HTMLTableRowElement {
+  return h(
+    "tr",
+    {},
+    h("td", {}, String(version.version), version.current ? " (current)" : ""),
+    h("td", {}, version.change, version.restored_from === null ? "" : ` from ${version.restored_from}`),
+    h("td", {}, version.written_by),
+    h("td", {}, when(version.written_at)),
+    h("td", {}, version.current ? null : button(`Restore version ${version.version}`, () => restore(version.version))),
+  );
+}
+
+function versionTable(history: History, rows: HTMLTableRowElement[]): HTMLTableElement {
+  return h(
+    "table",
+    {},
+    h("caption", { class: "muted" }, `${history.versions.length} version(s), newest first`),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        ["Version", "Change", "Written by", "Written at", ""].map((name) => h("th", { scope: "col" }, name)),
+      ),
+    ),
+    h("tbody", {}, rows),
+  );
+}
+
+/** The line diff from the version numbered `fromValue` to the one numbered `toValue`, in `diffOutput`. */
+function showDiff(versions: Version[], fromValue: string, toValue: string, diffOutput: HTMLElement): void {
+  const before = versions.find((version) => String(version.version) === fromValue);
+  const after = versions.find((version) => String(version.version) === toValue);
+  if (before === undefined || after === undefined) return;
+  const lines = lineDiff(before.text, after.text);
+  replace(
+    diffOutput,
+    h("h3", {}, `Version ${before.version} → version ${after.version}`),
+    h(
+      "div",
+      { class: "diff", role: "region", "aria-label": "Line diff" },
+      lines.map((line) =>
+        h(
+          line.kind === "same" ? "span" : line.kind === "added" ? "ins" : "del",
+          { class: line.kind },
+          `${line.kind === "same" ? "  " : line.kind === "added" ? "+ " : "- "}${line.text}`,
+        ),
+      ),
+    ),
   );
 }
