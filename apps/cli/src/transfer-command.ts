@@ -15,7 +15,8 @@ export const exportUsage = `Usage: context-hub export [--tenant <t>] [--since <I
   vectors, API keys (their hashes only), idempotency keys and the audit chains with
   their hashes. Reads one snapshot; changes nothing. Progress goes to stderr.
   --tenant <t>         only this tenant's rows
-  --since <ISO time>   only rows written or changed at or after this instant
+  --since <ISO time>   only rows written, changed or reviewed at or after this
+                       instant
   --data-dir <dir>     PGlite data directory (default STORE_DATA_DIR); with
                        DATABASE_URL set, that PostgreSQL server is read instead
   Works with the hub running (through its store) or stopped.

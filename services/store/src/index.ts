@@ -17,6 +17,7 @@ import { createEntryService } from "./entries/entries.js";
 import { createDescribeService } from "./describe.js";
 import { registerStoreServices } from "./server.js";
 import { openSearch } from "./search/search-module.js";
+import { withSearchArtifacts } from "./search-artifacts.js";
 import { createSearchHandlers } from "./search-server.js";
 import { createSharingService } from "./sharing/sharing.js";
 import { createAuditRepository } from "./audit/audit-repository.js";
@@ -181,7 +182,7 @@ export async function startStore(
       register: (builder) =>
         registerStoreServices(builder, services).addService(
           searchV1.SearchService,
-          createSearchHandlers(search.service),
+          createSearchHandlers(withSearchArtifacts(search.service, database)),
         ),
       isReady: () => isReachable(database),
       onClose: async () => {

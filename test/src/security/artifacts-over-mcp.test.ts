@@ -344,6 +344,12 @@ for (const backend of hubBackends) {
       const overRest = await download("bob", `/api/v1/entries/${id}`);
       assert.equal(overRest.status, 200);
       assert.deepEqual(((await overRest.json()) as { artifacts: string[] }).artifacts, [sha], "REST shows them too");
+      type Listed = { results: { id: string; artifacts: string[] }[] };
+      const linksIn = (listed: Listed) => listed.results.find((result) => result.id === id)?.artifacts;
+      const listed = await callOk<Listed>(bob, "search_context", { thread_id: "handover" });
+      assert.deepEqual(linksIn(listed), [sha], "a listing shows them, as the by-id read does");
+      const found = await callOk<Listed>(bob, "fts_search_context", { query: "spec attached" });
+      assert.deepEqual(linksIn(found), [sha], "and so does a search hit");
 
       const opened = async (name: string, label: string) => {
         const read = await callOk<Read>(clients[name]!, "get_artifact", { sha256: sha });

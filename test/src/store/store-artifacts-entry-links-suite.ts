@@ -1,13 +1,17 @@
-/** Entries that link artifacts: who a link opens a file to, and what closes it again. */
+/** Entries that link artifacts: who a link opens a file to, what closes it again, and every read that shows the links. */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { commonV1 } from "@context-hub/proto";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { createGrpcClient } from "@context-hub/common";
+import { commonV1, searchV1 } from "@context-hub/proto";
 import {
   commitText,
   expectError,
   expectIndistinguishable,
+  generatedFor,
   principal,
   principalTrio,
+  startTestStore,
   type PrincipalInit,
   type StoreSuiteContext,
 } from "./store-fixtures.js";
@@ -95,6 +99,86 @@ export function defineArtifactEntryLinkTests(context: StoreSuiteContext): void {
       );
       assert.equal(rows[0]!.n, 0, "no link outlives its entry");
       assert.equal((await get(a1)).artifact?.owner, "a1", "the owner keeps the file");
+    });
+
+    test("listings, search hits and a collection's members show each entry's links as a by-id read does, as of then with as_of", async () => {
+      const { client, options, db } = context;
+      const { a1, a2, b1 } = principalTrio("entry-links-listed", { groups: ["staff"] });
+      const [one, two] = [randomFile(500).sha256, randomFile(600).sha256];
+      const both = [one, two].sort();
+      await share(client, a1, "proj", "staff", false);
+      const text = (what: string) => `Harbor crane manual ${what}`;
+      const shared = { visibility: commonV1.Visibility.SHARED };
+      const linked = await commitText(client, a1, "proj", text("linked"), { ...shared, artifacts: [two, one] });
+      const plain = await commitText(client, a1, "proj", text("plain"), shared);
+      const unseen = await commitText(client, a1, "proj", text("private"), {
+        visibility: commonV1.Visibility.PRIVATE,
+        artifacts: [one],
+      });
+      const expected = { [linked.id]: both, [plain.id]: [] };
+      const linksOf = (entries: readonly { id: string; artifacts: string[] }[]) =>
+        Object.fromEntries(entries.map((entry) => [entry.id, entry.artifacts]));
+
+      const byId = await client.getEntries({ principal: a2, ids: [linked.id, plain.id, unseen.id] });
+      assert.deepEqual(linksOf(byId.entries), expected, "the by-id read a listing must match");
+      assert.deepEqual(linksOf((await client.listEntries({ principal: a2, filter: {} })).entries), expected);
+      assert.deepEqual(
+        linksOf((await client.listEntries({ principal: a1, filter: { threadId: "proj" } })).entries),
+        { ...expected, [unseen.id]: [one] },
+        "the owner's thread listing",
+      );
+      assert.deepEqual((await client.listEntries({ principal: b1, filter: {} })).entries, []);
+
+      const made = (await client.createCollection({ principal: a1, name: "Manuals" })).collection!;
+      await client.addToCollection({ principal: a1, id: made.id, entryIds: [plain.id, linked.id] });
+      const members = (await client.getCollection({ principal: a1, id: made.id, limit: 10 })).members;
+      assert.deepEqual(linksOf(members.map((member) => member.entry!)), expected, "a collection's members");
+
+      // A second store on the suite's database serves search (the suite's client covers the other services).
+      const searching = await startTestStore(options, db);
+      const search = createGrpcClient(searchV1.SearchService, {
+        address: `127.0.0.1:${searching.service.port}`,
+        peer: "store",
+        deadlineMs: 60_000,
+      });
+      try {
+        const fullText = await search.fullTextSearch({ principal: a2, query: "harbor crane", limit: 20 });
+        assert.deepEqual(linksOf(fullText.hits.map((hit) => hit.entry!)), expected, "full-text hits");
+        const semantic = await search.semanticSearch({
+          principal: a2,
+          embeddingModel: "test-model",
+          vector: generatedFor(text("linked")).chunks[0]!.vector,
+          limit: 20,
+        });
+        assert.deepEqual(linksOf(semantic.hits.map((hit) => hit.entry!)), expected, "semantic hits");
+        const listings = await search.getListings({ principal: a2, ids: [unseen.id, linked.id, plain.id] });
+        assert.deepEqual(linksOf(listings.entries), expected, "the listings of a ranking, the hidden one left out");
+
+        // Unlinked since, the entry shows no links now and the links it had as of before; deleted, to its owner too.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const before = timestampFromDate(new Date());
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await client.updateEntries({ principal: a1, updates: [{ id: linked.id, artifacts: { sha256: [] } }] });
+        assert.deepEqual(linksOf((await client.listEntries({ principal: a2, filter: {} })).entries), {
+          ...expected,
+          [linked.id]: [],
+        });
+        const then = await client.listEntries({ principal: a2, filter: { asOf: before } });
+        assert.deepEqual(linksOf(then.entries), expected, "as_of: the version current then");
+        const thenHits = await search.fullTextSearch({
+          principal: a2,
+          query: "harbor crane",
+          filter: { asOf: before },
+          limit: 20,
+        });
+        assert.deepEqual(linksOf(thenHits.hits.map((hit) => hit.entry!)), expected, "as_of full-text hits");
+        await client.deleteEntries({ principal: a1, ids: [linked.id] });
+        const deleted = await client.listEntries({ principal: a1, filter: { asOf: before } });
+        assert.deepEqual(linksOf(deleted.entries)[linked.id], both, "a deleted entry's kept version, to its owner");
+      } finally {
+        search.close();
+        await searching.close();
+      }
     });
 
     test("links are checked: 64 hex digits each, at most 20 distinct, the bad item named", async () => {

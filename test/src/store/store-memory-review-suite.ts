@@ -220,6 +220,20 @@ export function defineMemoryReviewTests(context: StoreSuiteContext): void {
       await expectError(review(client, reader, mirrorId, APPROVE, 2), "PERMISSION_DENIED", /context:review/);
       await expectError(client.listReviewQueue({ principal: reader }), "PERMISSION_DENIED", /context:review/);
       await expectError(review(client, outsider, mirrorId, APPROVE, 2), "ENTRY_NOT_FOUND");
+      // The writers' refusals are the memory's, naming it and its mirror; the one before the id was resolved (no
+      // context:review) names only the id as sent; the outsider's miss, like any missing id, is not recorded.
+      const { rows: denied } = await db.query<{ actor: string; action: string; target_ids: string[] }>(
+        "SELECT actor, action, target_ids FROM audit_log WHERE tenant = ANY($1::text[]) AND outcome = 'denied' ORDER BY seq",
+        [[tenant, outsider.tenant ?? ""]],
+      );
+      assert.deepEqual(
+        denied.filter((row) => row.action.endsWith(".review")),
+        [
+          { actor: "a1", action: "memory.review", target_ids: [memory.id, mirrorId] },
+          { actor: "a2", action: "memory.review", target_ids: [memory.id, mirrorId] },
+          { actor: "reader", action: "entry.review", target_ids: [mirrorId] },
+        ],
+      );
       assert.deepEqual((await client.listReviewQueue({ principal: outsider })).entries, []);
       // A stale review: the value was put again since version 1 of the mirror.
       const reviewer = principal(tenant, "rev", { scopes: reviewScopes });

@@ -3,7 +3,7 @@
  * them (kind handoff, kind session_event) beside entries in one order, to any reviewer of their tenant whoever they are
  * addressed to, and a review (handoff_id, or session_id and sequence) approves or rejects one in one transaction,
  * audited as `handoff.review` / `session_event.review`, under the entries' rules: `context:review`, nobody approves
- * what they wrote, only a quarantined or rejected record is judged, a stale version is a conflict, another tenant's
+ * what they wrote (nor an event of their own session), only a quarantined or rejected record is judged, a stale version is a conflict, another tenant's
  * reviewer gets the answers of a missing record. Every refusal changes nothing.
  */
 import { describe, test } from "node:test";
@@ -22,7 +22,7 @@ import {
   type StoreClient,
   type StoreSuiteContext,
 } from "./store-fixtures.js";
-import { event, start } from "./store-sessions-fixtures.js";
+import { event, share, start } from "./store-sessions-fixtures.js";
 
 const { QUARANTINED, UNVERIFIED, VERIFIED, REJECTED } = storeV1.TrustState;
 const { APPROVE, REJECT } = storeV1.ReviewDecision;
@@ -277,6 +277,37 @@ export function defineWorkflowReviewTests(context: StoreSuiteContext): void {
       );
 
       assert.deepEqual(await footprint(db, tenant), before);
+    });
+
+    test("the owner of a session may not approve an event another wrote in it; another reviewer may", async () => {
+      const { client, db } = context;
+      const tenant = newTenant("workflow-review-owner");
+      const alice = principal(tenant, "alice", { scopes: reviewScopes });
+      const will = principal(tenant, "will", { groups: ["writers"], scopes: reviewScopes });
+      const reviewer = principal(tenant, "rev", { scopes: reviewScopes });
+      const session = await start(client, alice, "proj");
+      await share(client, alice, "proj", "writers", true);
+      await client.appendSessionEvents({
+        principal: will,
+        sessionId: session.id,
+        events: [event("note", { text: hostile })],
+      });
+      const before = await footprint(db, tenant);
+
+      await expectError(
+        reviewEvent(client, alice, session.id, 1, APPROVE),
+        "PERMISSION_DENIED",
+        /you may not approve session event 1 .*: it is in your own session/,
+      );
+      await expectError(
+        reviewEvent(client, will, session.id, 1, APPROVE),
+        "PERMISSION_DENIED",
+        /you may not approve session event 1 .*: you wrote it/,
+      );
+      assert.deepEqual(await footprint(db, tenant), before, "a refused approval changes nothing");
+
+      const approved = await reviewEvent(client, reviewer, session.id, 1, APPROVE);
+      assert.deepEqual([approved.previousState, approved.trustState], [QUARANTINED, VERIFIED]);
     });
 
     test("the queue pages entries, handoffs and events in one order with one offset", async () => {

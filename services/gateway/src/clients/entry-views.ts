@@ -59,7 +59,7 @@ export function toEntryView(entry: storeV1.Entry) {
   };
 }
 
-/** The listing view: a preview and the summary instead of the full text. */
+/** The listing view: a preview and the summary instead of the full text; the linked artifacts as a by-id read shows them. */
 export function toEntryListing(entry: storeV1.Entry) {
   return {
     id: entry.id,
@@ -71,6 +71,7 @@ export function toEntryListing(entry: storeV1.Entry) {
     kind: entry.kind,
     title: entry.title === "" ? null : entry.title,
     prompt_arguments: toPromptArgumentViews(entry.promptArguments),
+    artifacts: entry.artifacts,
     preview: entry.preview,
     text_length: entry.textLength,
     is_truncated: entry.textLength > entry.preview.length,

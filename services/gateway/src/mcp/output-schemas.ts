@@ -24,6 +24,9 @@ const entryCommon = {
   kind: z.string().describe('What the entry is: "note", "document", "prompt", "plan", "report" or a configured kind.'),
   title: z.string().nullable().describe("The entry's title; null when it has none."),
   prompt_arguments: z.array(promptArgumentOutput).describe("A prompt's declared arguments; empty for other kinds."),
+  artifacts: z
+    .array(z.string())
+    .describe("SHA-256s of the artifacts it links; get_artifact reads those its owner uploaded."),
   summary: z.string(),
   metadata: z.record(z.string(), z.unknown()),
   tags: z.array(z.string()),
@@ -55,9 +58,6 @@ export const writeAckOutput = z.object({
 
 export const entryOutput = z.object({
   ...entryCommon,
-  artifacts: z
-    .array(z.string())
-    .describe("SHA-256s of the artifacts it links; get_artifact reads those its owner uploaded."),
   text: z.string(),
   content_hash: z.string(),
   images: z.array(

@@ -221,12 +221,13 @@ export interface DenialRecorder {
    * Runs `fn`; if it fails with PERMISSION_DENIED, records the denial (the
    * caller, `action`, `targetIds`, the error's message) before rethrowing.
    * Nothing is recorded for a caller without a usable principal: such a
-   * call never reached a tenant.
+   * call never reached a tenant. `action` and `targetIds` may be read only
+   * then, for a call that learns what it acts on as it runs.
    */
   guard<T>(
     principal: Principal | undefined,
-    action: AuditAction,
-    targetIds: readonly string[],
+    action: AuditAction | (() => AuditAction),
+    targetIds: readonly string[] | (() => readonly string[]),
     fn: () => Promise<T>,
   ): Promise<T>;
   /** Records denials that a call reported per item instead of failing. */
@@ -267,7 +268,14 @@ export function createDenialRecorder(repository: AuditRepository): DenialRecorde
         if (isContextHubError(error) && error.code === "PERMISSION_DENIED" && principal !== undefined) {
           await repository.appendStandalone(
             principal.tenant,
-            [denialEvent(principal, action, targetIds, error.message)],
+            [
+              denialEvent(
+                principal,
+                typeof action === "function" ? action() : action,
+                typeof targetIds === "function" ? targetIds() : targetIds,
+                error.message,
+              ),
+            ],
             currentRequestId(),
           );
         }

@@ -9,6 +9,7 @@ import { createAuditStatements, type AuditStatements } from "../audit/audit-repo
 import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "../db/sql-database.js";
 import { memoryMirrorRefused } from "../entries/memory-mirror.js";
 import { resolveIds, entryColumns, toStoredEntry, type EntryRow } from "../entries/entry-rows.js";
+import { linkedArtifactsOf } from "../entries/listed-artifacts.js";
 import { accessPredicate, collectionPredicate } from "../filters/access-predicate.js";
 import { trustFilter } from "../filters/trust-filter.js";
 import { createIdempotencyStatements, findRecordedCall } from "../idempotency/idempotency-repository.js";
@@ -339,8 +340,13 @@ export function createCollectionRepository(db: SqlDatabase) {
          ORDER BY v.rank LIMIT ${params.add(limit + 1)}`,
         params.values,
       );
+      const links = await linkedArtifactsOf(
+        db,
+        principal,
+        rows.map((row) => row.id),
+      );
       return rows.map((row) => ({
-        entry: toStoredEntry(row, undefined),
+        entry: { ...toStoredEntry(row, undefined), artifacts: links.get(row.id) ?? [] },
         position: Number(row.member_rank),
         addedAt: row.added_at,
         addedBy: row.added_by,

@@ -18,6 +18,7 @@ import type {
 import type { Principal } from "../model/principal.js";
 import { trustStates, type TrustState } from "../model/trust.js";
 import { entryColumns, toStoredEntry, type EntryRow } from "./entry-rows.js";
+import { withLinkedArtifacts } from "./listed-artifacts.js";
 import { storedArtifactLinks } from "./write-scope/entry-artifact-links.js";
 
 /** Counts arrive as bigint, which the drivers hand over as strings or bigints. */
@@ -130,7 +131,7 @@ export async function withheldStates(
   return rows.map((row) => ({ id: row.id, state: row.trust_state }));
 }
 
-/** One page of the visible entries matching `filter`, newest first, without full text. */
+/** One page of the visible entries matching `filter`, newest first, without full text, with the artifacts each links. */
 export async function listEntries(
   db: SqlDatabase,
   principal: Principal,
@@ -150,7 +151,8 @@ export async function listEntries(
     params.values,
   );
   const hasMore = rows.length > page.limit;
-  return { entries: rows.slice(0, page.limit).map((row) => toStoredEntry(row, undefined)), hasMore };
+  const entries = rows.slice(0, page.limit).map((row) => toStoredEntry(row, undefined));
+  return { entries: await withLinkedArtifacts(db, principal, entries, filter), hasMore };
 }
 
 /** One page of the threads holding visible entries, most recently active first, counting visible entries only. */

@@ -116,7 +116,7 @@ export function previewSourceColumn(filter: Pick<SearchFilter, "asOf">, alias: s
  */
 export function entrySource(
   principal: Principal,
-  filter: SearchFilter,
+  filter: Pick<SearchFilter, "asOf">,
   params: SqlParams,
   narrow: { matching?: string; ids?: string } = {},
 ): string {

@@ -109,8 +109,10 @@ export interface WorkflowReviewTarget {
   /** The handoff's version; a session event, written once, is at version 1. */
   version: number;
   contentHash: string;
-  /** Who may not approve it: the handoff's creator and last writer, the event's writer. */
+  /** Who wrote it, and so may not approve it: the handoff's creator and last writer, the event's writer. */
   writers: string[];
+  /** A session event's session owner, who may not approve it either: it is their own session's record. */
+  sessionOwner?: string | undefined;
 }
 
 /** The statements of a handoff's or session event's review, inside its transaction. */

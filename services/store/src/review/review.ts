@@ -127,14 +127,21 @@ export function createReviewService(
     },
 
     async review(principal, request) {
-      // A denial is recorded under what the request names; the request is checked after the caller.
+      // A denial is recorded under what the request names; the request is checked after the caller. An entry that
+      // resolves, under the review predicate, to a memory's mirror is the memory's review: a refusal raised after
+      // that (its owner or writer approving it) is recorded as `memory.review` naming both, as an approval would be.
+      // A refusal before it (no context:review), and an id that does not resolve (ENTRY_NOT_FOUND, never recorded),
+      // stay `entry.review` under the id as sent, so the record tells nothing of an entry the caller cannot see.
       const [action, targetIds] =
         request.handoffId !== ""
           ? (["handoff.review", [request.handoffId]] as const)
           : request.sessionId !== ""
             ? (["session_event.review", [request.sessionId]] as const)
             : (["entry.review", [request.id]] as const);
-      return denials.guard(principal, action, targetIds, async () => {
+      let mirror: { memoryId: string; entryId: string } | undefined;
+      const deniedAction = () => (mirror === undefined ? action : "memory.review");
+      const deniedTargets = () => (mirror === undefined ? targetIds : [mirror.memoryId, mirror.entryId]);
+      return denials.guard(principal, deniedAction, deniedTargets, async () => {
         const caller = requirePrincipal(principal, "context:review");
         const target = workflowTargetOf(request);
         const query = target === undefined ? toIdQuery(request.id, "id") : undefined;
@@ -148,9 +155,12 @@ export function createReviewService(
         if (request.expectedVersion < 1)
           throw invalidArgument("expected_version is required: the version you reviewed (versions start at 1)");
         if (query !== undefined)
-          return entries.transaction((tx: EntryWriteScope) =>
-            reviewIn(tx, caller, query, decision, request.note, request.expectedVersion),
-          );
+          return entries.transaction((tx: EntryWriteScope) => {
+            mirror = undefined; // each attempt of the transaction resolves the id afresh
+            return reviewIn(tx, caller, query, decision, request.note, request.expectedVersion, (found) => {
+              mirror = found;
+            });
+          });
         const reviewed = await workflow.transaction((scope) =>
           reviewWorkflowIn(scope, caller, target!, decision, request.note, request.expectedVersion),
         );
@@ -176,11 +186,14 @@ async function reviewIn(
   decision: ReviewDecision,
   note: string,
   expectedVersion: number,
+  onMirror: (mirror: { memoryId: string; entryId: string }) => void,
 ): Promise<ReviewOutcome> {
   const matches = await tx.review.resolve(caller, query, ambiguousCandidatesShown);
   if (matches.length > 1) throw ambiguousPrefix(query, matches);
   const target = matches[0] === undefined ? undefined : await tx.review.lock(caller, matches[0]);
   if (target === undefined) throw entryNotFound(query.input);
+  // Locked, so the reviewer may see it: a refusal from here on may name the memory.
+  if (target.memory !== undefined) onMirror({ memoryId: target.memory.id, entryId: target.id });
   if (target.version !== expectedVersion) {
     // Named as the reviewer wrote it: a prefix is not widened into a full id.
     throw new ContextHubError(

@@ -32,6 +32,7 @@ interface TargetRow {
   version: number;
   content_hash: string;
   writers: string[];
+  session_owner?: string;
 }
 
 function toTarget(row: TargetRow): WorkflowReviewTarget {
@@ -41,6 +42,7 @@ function toTarget(row: TargetRow): WorkflowReviewTarget {
     version: Number(row.version),
     contentHash: row.content_hash,
     writers: row.writers,
+    ...(row.session_owner === undefined ? {} : { sessionOwner: row.session_owner }),
   };
 }
 
@@ -71,7 +73,8 @@ function createScope(tx: SqlExecutor): WorkflowReviewScope {
       if (!isWorkflowId(sessionId)) return undefined;
       const params = createSqlParams();
       const { rows } = await tx.query<TargetRow & { kind: string }>(
-        `SELECT v.trust, v.trust_reasons, 1 AS version, v.payload_hash AS content_hash, ARRAY[v.written_by] AS writers, v.kind
+        `SELECT v.trust, v.trust_reasons, 1 AS version, v.payload_hash AS content_hash, ARRAY[v.written_by] AS writers, v.kind,
+           (SELECT o.owner FROM sessions o WHERE o.id = v.session_id AND o.tenant = v.tenant) AS session_owner
          FROM session_events v WHERE v.session_id = ${params.add(sessionId)}::uuid AND v.seq = ${params.add(seq)}
            AND v.tenant = ${params.add(principal.tenant)}
            AND (v.trust = ANY(${params.add([...reviewOpenStates])}::text[])

@@ -1,7 +1,8 @@
 /**
  * The review of a quarantined (or rejected) handoff or session event, under
  * the entries' rules: `context:review`, nobody approves what they wrote (a
- * handoff's creator or last writer, an event's writer), only a record whose
+ * handoff's creator or last writer, an event's writer) nor an event of their
+ * own session (its owner), only a record whose
  * trust waits for a reviewer is judged (any other the reviewer may see is
  * refused by name), a review of a version that has since changed is a
  * VERSION_CONFLICT (a handoff's version moves with each state change; a
@@ -73,6 +74,10 @@ function refuse(
     );
   if (decision === "approve" && found.writers.includes(caller.subject))
     throw new ContextHubError("PERMISSION_DENIED", `you may not approve ${name}: you wrote it`, {
+      remedy: "ask another reviewer of your organisation to approve it",
+    });
+  if (decision === "approve" && found.sessionOwner === caller.subject)
+    throw new ContextHubError("PERMISSION_DENIED", `you may not approve ${name}: it is in your own session`, {
       remedy: "ask another reviewer of your organisation to approve it",
     });
 }

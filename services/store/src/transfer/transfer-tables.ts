@@ -31,6 +31,8 @@ const ownTenant = (p: string) => `t.tenant = ${p}`;
 const referencedSince = (blob: string, p: string) =>
   `EXISTS (SELECT 1 FROM artifacts a WHERE a.tenant = ${blob}.tenant AND a.sha256 = ${blob}.sha256 AND a.updated_at >= ${p})`;
 const ofEntry = (condition: string) => `EXISTS (SELECT 1 FROM entries e WHERE e.id = t.entry_id AND ${condition})`;
+/** Written or changed at or after `p` (`at`), or reviewed then: a review moves only the trust state and `reviewed_at`. */
+const changedOrReviewed = (at: string, p: string) => `(t.${at} >= ${p} OR t.reviewed_at >= ${p})`;
 
 /**
  * The exported tables, in the order an import must write them (entries
@@ -47,7 +49,7 @@ export const transferTables: readonly TransferTable[] = [
     table: "entries",
     keys: ["id"],
     tenantCondition: ownTenant,
-    sinceCondition: (p) => `t.updated_at >= ${p}`,
+    sinceCondition: (p) => changedOrReviewed("updated_at", p),
     size: "octet_length(t.text)",
     // The insert trigger computes it in the target's text-search language.
     derived: { search_vector: undefined },
@@ -57,7 +59,7 @@ export const transferTables: readonly TransferTable[] = [
     table: "entry_images",
     keys: ["entry_id", "ordinal"],
     tenantCondition: (p) => ofEntry(`e.tenant = ${p}`),
-    sinceCondition: (p) => ofEntry(`e.updated_at >= ${p}`),
+    sinceCondition: (p) => ofEntry(`(e.updated_at >= ${p} OR e.reviewed_at >= ${p})`),
     size: "octet_length(t.data)",
     derived: {},
   },
@@ -66,7 +68,7 @@ export const transferTables: readonly TransferTable[] = [
     table: "entry_artifact_links",
     keys: ["entry_id", "sha256"],
     tenantCondition: ownTenant,
-    sinceCondition: (p) => ofEntry(`e.updated_at >= ${p}`),
+    sinceCondition: (p) => ofEntry(`(e.updated_at >= ${p} OR e.reviewed_at >= ${p})`),
     size: "0",
     derived: {},
   },
@@ -75,7 +77,7 @@ export const transferTables: readonly TransferTable[] = [
     table: "node_summaries",
     keys: ["entry_id", "node_id"],
     tenantCondition: (p) => ofEntry(`e.tenant = ${p}`),
-    sinceCondition: (p) => ofEntry(`e.updated_at >= ${p}`),
+    sinceCondition: (p) => ofEntry(`(e.updated_at >= ${p} OR e.reviewed_at >= ${p})`),
     size: "octet_length(t.summary)",
     derived: {},
   },
@@ -84,7 +86,7 @@ export const transferTables: readonly TransferTable[] = [
     table: "chunks",
     keys: ["id"],
     tenantCondition: ownTenant,
-    sinceCondition: (p) => ofEntry(`e.updated_at >= ${p}`),
+    sinceCondition: (p) => ofEntry(`(e.updated_at >= ${p} OR e.reviewed_at >= ${p})`),
     size: "0",
     derived: {},
   },
@@ -111,7 +113,9 @@ export const transferTables: readonly TransferTable[] = [
     table: "memories",
     keys: ["id"],
     tenantCondition: ownTenant,
-    sinceCondition: (p) => `t.updated_at >= ${p}`,
+    // A review sets the memory's trust and records itself on the revision it judged.
+    sinceCondition: (p) =>
+      `(t.updated_at >= ${p} OR EXISTS (SELECT 1 FROM memory_versions v WHERE v.memory_id = t.id AND v.reviewed_at >= ${p}))`,
     size: "octet_length(t.value)",
     derived: {},
   },
@@ -120,7 +124,7 @@ export const transferTables: readonly TransferTable[] = [
     table: "memory_versions",
     keys: ["memory_id", "version"],
     tenantCondition: ownTenant,
-    sinceCondition: (p) => `t.written_at >= ${p}`,
+    sinceCondition: (p) => changedOrReviewed("written_at", p),
     size: "octet_length(t.value)",
     derived: {},
   },
@@ -129,7 +133,7 @@ export const transferTables: readonly TransferTable[] = [
     table: "handoffs",
     keys: ["id"],
     tenantCondition: ownTenant,
-    sinceCondition: (p) => `t.updated_at >= ${p}`,
+    sinceCondition: (p) => changedOrReviewed("updated_at", p),
     size: "octet_length(t.summary)",
     derived: {},
   },
@@ -148,7 +152,7 @@ export const transferTables: readonly TransferTable[] = [
     table: "session_events",
     keys: ["session_id", "seq"],
     tenantCondition: ownTenant,
-    sinceCondition: (p) => `t.written_at >= ${p}`,
+    sinceCondition: (p) => changedOrReviewed("written_at", p),
     size: "octet_length(t.payload)",
     derived: {},
   },

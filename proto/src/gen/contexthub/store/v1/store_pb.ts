@@ -229,7 +229,7 @@ export type Entry = Message<"contexthub.store.v1.Entry"> & {
   promptArguments: PromptArgument[];
 
   /**
-   * The artifacts (hex SHA-256) it links, in hash order; filled on a by-id fetch, empty in listings.
+   * The artifacts (hex SHA-256) it links, in hash order; on a by-id fetch and in listings and search hits alike.
    *
    * @generated from field: repeated string artifacts = 32;
    */

@@ -1,0 +1,4 @@
+import { defineDomainSuite, postgresServerTarget } from "./domain-suite.js";
+import { defineExportReviewedTests } from "./store-export-reviewed-suite.js";
+
+defineDomainSuite("export of reviews", postgresServerTarget(), defineExportReviewedTests);
