@@ -370,6 +370,9 @@ async function measureOverMcp(dataDir, queries) {
     const { stages, ...latencies } = await timeInterleaved(queries, {
       // The gateway's fixed cost: a search whose SQL finds nothing (MCP over HTTP, auth, validation, gRPC, rendering).
       noop: () => call("fts_search_context", { query: "zzzqqqxxx" }),
+      // Hybrid as a caller gets it by default, first, so that no other search of the same question has left its
+      // statistics kept (other questions' may, as in use); explain_query adds each stage's time to the reply.
+      hybrid_search_context: (query) => call("hybrid_search_context", { query, explain_query: true }),
       fts_search_context: (query) => call("fts_search_context", { query }),
       // The legs as hybrid runs them, one tool each: full text over any word and semantic; and full text's own feedback mode.
       fts_any: (query) => call("fts_search_context", { query, mode: "any" }),
@@ -378,8 +381,6 @@ async function measureOverMcp(dataDir, queries) {
       hybrid_without_rerank: (query) => call("hybrid_search_context", { query, rerank: false }),
       // What feedback adds to hybrid: the same call with the full-text leg ranked by the query alone.
       hybrid_without_feedback: (query) => call("hybrid_search_context", { query, fts_feedback: false }),
-      // Hybrid as a caller gets it by default; explain_query adds each stage's time to the reply (and nothing to the work).
-      hybrid_search_context: (query) => call("hybrid_search_context", { query, explain_query: true }),
       // Deep reading: the same hybrid with three passages of each result, and deep_search's passage ranking.
       hybrid_passages: (query) => call("hybrid_search_context", { query, passages_per_entry: 3 }),
       deep_search: (query) => call("deep_search", { query }),

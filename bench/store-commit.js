@@ -4,10 +4,11 @@
 // space's HNSW index is built as the store builds it (--index), and ANALYZE runs on the tables named by --statistics
 // (none, chunks, all); with --bm25-index the tenant gets its own BM25 index (STORE_FULL_TEXT_INDEX=bm25, built as the
 // store builds it); --without-sample-key drops the entries' sample-key index (migration 21), to measure what it costs a
-// write; then `--commits` commits are timed.
+// write; --gin-pending-list gives the GIN indexes back PostgreSQL's pending list (before migration 25), to compare what
+// writing straight into their trees costs; then `--commits` commits are timed.
 //
 // Usage: node bench/store-commit.js [--before 400] [--commits 2000] [--index] [--bm25-index] [--statistics none|chunks|all]
-//        [--without-sample-key] [--json file]
+//        [--without-sample-key] [--gin-pending-list] [--json file]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -21,6 +22,7 @@ import {
   createEntryService,
   createWriteScreen,
   defaultSearchConfig,
+  ginIndexes,
   openSearch,
 } from "@context-hub/store/testing";
 import { embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     index: { type: "boolean", default: false },
     "bm25-index": { type: "boolean", default: false },
     "without-sample-key": { type: "boolean", default: false },
+    "gin-pending-list": { type: "boolean", default: false },
     statistics: { type: "string", default: "none" },
     json: { type: "string" },
   },
@@ -121,6 +124,8 @@ try {
     await search.close();
   }
   if (values["without-sample-key"]) await database.query("DROP INDEX entries_sample_key_idx");
+  if (values["gin-pending-list"])
+    for (const index of ginIndexes) await database.query(`ALTER INDEX ${index} SET (fastupdate = on)`);
   for (const table of statisticsOf) await database.query(`ANALYZE ${table}`);
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -132,12 +137,13 @@ try {
     hnsw_index: values.index,
     bm25_index: values["bm25-index"],
     sample_key_index: !values["without-sample-key"],
+    gin_pending_list: values["gin-pending-list"],
     statistics: values.statistics,
     cpu_ms_per_commit: Number(((used.user + used.system) / 1000 / commits).toFixed(3)),
     wall_ms_per_commit: Number(((performance.now() - started) / commits).toFixed(3)),
   };
   console.log(
-    `${values.index ? "HNSW index (statistics refreshed after its build)" : "no index"}${values["bm25-index"] ? ", the tenant's BM25 index" : ""}${values["without-sample-key"] ? ", no sample-key index" : ""}, ANALYZE run on ${values.statistics}: ${result.cpu_ms_per_commit} ms CPU per commit (${result.wall_ms_per_commit} ms wall, ${commits} commits after ${before})`,
+    `${values.index ? "HNSW index (statistics refreshed after its build)" : "no index"}${values["bm25-index"] ? ", the tenant's BM25 index" : ""}${values["without-sample-key"] ? ", no sample-key index" : ""}${values["gin-pending-list"] ? ", GIN pending lists" : ""}, ANALYZE run on ${values.statistics}: ${result.cpu_ms_per_commit} ms CPU per commit (${result.wall_ms_per_commit} ms wall, ${commits} commits after ${before})`,
   );
   if (values.json) {
     mkdirSync(dirname(values.json), { recursive: true });

@@ -2,7 +2,7 @@
  * Full-text statistics of a large view estimated from a sample of it
  * (search/view-sample.ts): BM25's entry count and average length, and
  * pseudo-relevance feedback's candidate words' document frequencies
- * (search/feedback-frequencies.ts), run unchanged against PGlite and a real
+ * (search/sampled-frequencies.ts), run unchanged against PGlite and a real
  * PostgreSQL server: estimates near the true counts, rare words counted
  * outright, and the sample chosen by the view alone, so entries the caller
  * may not see (another member's private ones, another tenant's) change no
@@ -13,7 +13,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   createDocumentFrequencyCache,
-  createFeedbackFrequencies,
+  createSampledFrequencies,
   defaultSearchConfig,
   estimateCollection,
   openSearch,
@@ -79,7 +79,7 @@ export function defineStatisticsSampleSuite(target: RetrievalTarget): void {
     });
 
     const estimate = (documents = size) =>
-      createFeedbackFrequencies(h.db, createDocumentFrequencyCache(0), sample).estimate(
+      createSampledFrequencies(h.db, createDocumentFrequencyCache(0), sample).estimate(
         asPrincipal(owner),
         "view",
         documents,
@@ -112,16 +112,26 @@ export function defineStatisticsSampleSuite(target: RetrievalTarget): void {
       assert.equal(frequencies.get("keel"), 2, "a word the sample barely holds is counted");
     });
 
+    test("a query's own words are estimated from the same sample, a rare one counted, each kept for the view", async () => {
+      const frequencies = createSampledFrequencies(h.db, createDocumentFrequencyCache(60_000), sample);
+      const words = await frequencies.words(asPrincipal(owner), "view", size, ["wing", "keel", "absent"]);
+      const wing = words.get("wing") ?? 0;
+      assert.ok(wing >= 75 && wing <= 225, `wing estimated at ${wing}`);
+      assert.equal(words.get("keel"), 2, "a word the sample barely holds is counted");
+      assert.equal(words.get("absent"), 0, "a word no entry holds counts 0");
+      assert.deepEqual(frequencies.kept("view", ["wing", "keel", "absent"]), words);
+    });
+
     test("a view no larger than the threshold is not sampled", () => {
-      const frequencies = createFeedbackFrequencies(h.db, createDocumentFrequencyCache(0), {
+      const frequencies = createSampledFrequencies(h.db, createDocumentFrequencyCache(0), {
         entries: 60,
         above: size,
       });
       assert.equal(frequencies.applies(size), false);
       assert.equal(frequencies.applies(size + 1), true);
-      assert.equal(createFeedbackFrequencies(h.db, createDocumentFrequencyCache(0), sample).applies(0), false);
+      assert.equal(createSampledFrequencies(h.db, createDocumentFrequencyCache(0), sample).applies(0), false);
       assert.equal(
-        createFeedbackFrequencies(h.db, createDocumentFrequencyCache(0), { entries: 0, above: 1 }).applies(10_000),
+        createSampledFrequencies(h.db, createDocumentFrequencyCache(0), { entries: 0, above: 1 }).applies(10_000),
         false,
         "0 entries always counts",
       );
@@ -171,7 +181,7 @@ export function defineStatisticsSampleSuite(target: RetrievalTarget): void {
         assert.equal(await estimateCollection(h.db, asPrincipal(reader), { entries: 0, above: 1 }), undefined);
       });
 
-      test("BM25 ranks with the estimate", async () => {
+      test("BM25 ranks with the estimates: N, the average length and the query word's frequency", async () => {
         const sampledSearch = await openSearch(
           h.db,
           { ...defaultSearchConfig, bm25StatisticsTtlMs: 0, statisticsSample: settings },
@@ -187,8 +197,10 @@ export function defineStatisticsSampleSuite(target: RetrievalTarget): void {
             offset: 0,
             highlight: false,
           });
-          // "spar" is in 1,000 entries, each of length 4 (tf 1); N 2,007 and average length 3 from the sample.
-          const [k1, b, n, df, length, average] = [1.2, 0.75, 2_007, 1_000, 4, 3];
+          // "spar" is in 1,000 entries, each of length 4 (tf 1); N 2,007 and average length 3 from the sample, and its
+          // frequency too: the sample for N = 2,007 (keys below 6,531) holds 200 entries, 100 of them with "spar",
+          // so 100 × 2,007 / 200 = 1,003.5, rounded to 1,004 (not the count, 1,000).
+          const [k1, b, n, df, length, average] = [1.2, 0.75, 2_007, 1_004, 4, 3];
           const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
           const expected = (idf * (k1 + 1)) / (1 + k1 * (1 - b + (b * length) / average));
           const score = reply.hits[0]?.score ?? 0;

@@ -16,6 +16,7 @@ import {
   accessPredicate,
   createSqlParams,
   createUuidV7,
+  ginIndexes,
   isUuid,
   latestSchemaVersion,
   migrate,
@@ -135,6 +136,20 @@ export function defineStoreSuite(target: StoreTarget): void {
       } finally {
         await fresh.dispose();
       }
+    });
+
+    test("every GIN index writes straight into its tree, with no pending list for searches to read through", async () => {
+      // Tenants' BM25 indexes are not GIN; any GIN index a later migration adds must say fastupdate = off too.
+      const { rows } = await db.query<{ name: string; options: string[] | null; pending: number }>(
+        `SELECT c.relname AS name, c.reloptions AS options
+         FROM pg_class c JOIN pg_am a ON a.oid = c.relam JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE a.amname = 'gin' AND n.nspname = current_schema() ORDER BY c.relname`,
+      );
+      assert.deepEqual(
+        rows.map((row) => row.name),
+        [...ginIndexes].sort(),
+      );
+      for (const row of rows) assert.ok(row.options?.includes("fastupdate=off"), `${row.name}: ${row.options}`);
     });
 
     test("a database written under an older schema migrates forward with its data intact", async () => {

@@ -17,6 +17,12 @@ export interface CollectionStatisticsCache {
   get(tenant: string, count: () => Promise<CollectionStatistics>): Promise<CollectionStatistics>;
 }
 
+/** Values counted per key and kept for a while (`createKeptCounts`). */
+export interface KeptCounts<T> {
+  /** The value for `key`, read with `count` unless read less than the lifetime ago. */
+  get(key: string, count: () => Promise<T>): Promise<T>;
+}
+
 /** Most tenants whose statistics are kept at once; the least recently read go first. */
 const maxTenants = 10_000;
 
@@ -28,73 +34,86 @@ const maxTenants = 10_000;
 export const staleLifetimes = 6;
 
 /**
- * A cache of each tenant's statistics for `ttlMs` (0 reads them for every
- * query). Keyed by tenant alone, so one tenant's figures never serve
- * another's query (invariant I-7). Concurrent misses for one tenant share
- * one count. Past the lifetime (and within `staleLifetimes` of them) the
- * kept figures still answer while one count in the background replaces
- * them, so no query waits for a recount of a view that is searched often.
+ * Values counted per key, kept for `ttlMs` (0 counts for every query), at
+ * most `maxKeys` at once (the least recently read go first). Concurrent
+ * misses for one key share one count. Past the lifetime (and within
+ * `staleLifetimes` of them) the kept value still answers while one count in
+ * the background replaces it, so no query waits for a recount of a key
+ * that is read often. A failed count is not kept.
  */
-export function createCollectionStatisticsCache(
+export function createKeptCounts<T>(
   ttlMs: number,
+  maxKeys: number,
   now: () => number = () => performance.now(),
-): CollectionStatisticsCache {
+): KeptCounts<T> {
   interface Kept {
     at: number;
-    value: Promise<CollectionStatistics>;
+    value: Promise<T>;
     settled: boolean;
     refreshing: boolean;
   }
   const kept = new Map<string, Kept>();
-  const remember = (tenant: string, entry: Kept) => {
+  const remember = (key: string, entry: Kept) => {
     // Re-inserting marks it most recently read.
-    kept.delete(tenant);
-    kept.set(tenant, entry);
-    while (kept.size > maxTenants) {
+    kept.delete(key);
+    kept.set(key, entry);
+    while (kept.size > maxKeys) {
       const oldest = kept.keys().next().value;
       if (oldest === undefined) break;
       kept.delete(oldest);
     }
   };
-  const start = (tenant: string, count: () => Promise<CollectionStatistics>): Kept => {
+  const start = (key: string, count: () => Promise<T>): Kept => {
     const entry: Kept = { at: now(), value: count(), settled: false, refreshing: false };
     entry.value.then(
       () => (entry.settled = true),
       // A failed count is not kept: the next query tries again.
       () => {
-        if (kept.get(tenant) === entry) kept.delete(tenant);
+        if (kept.get(key) === entry) kept.delete(key);
       },
     );
     return entry;
   };
   return {
-    async get(tenant, count) {
-      const cached = kept.get(tenant);
+    async get(key, count) {
+      const cached = kept.get(key);
       const age = cached === undefined ? Infinity : now() - cached.at;
       if (cached !== undefined && age < ttlMs) {
-        remember(tenant, cached);
+        remember(key, cached);
         return cached.value;
       }
       if (cached !== undefined && cached.settled && age < ttlMs * staleLifetimes) {
-        remember(tenant, cached);
+        remember(key, cached);
         if (!cached.refreshing) {
           cached.refreshing = true;
-          const fresh = start(tenant, count);
+          const fresh = start(key, count);
           fresh.value.then(
             () => {
-              if (kept.get(tenant) === cached) remember(tenant, fresh);
+              if (kept.get(key) === cached) remember(key, fresh);
             },
             () => (cached.refreshing = false),
           );
         }
         return cached.value;
       }
-      const entry = start(tenant, count);
-      if (ttlMs > 0) remember(tenant, entry);
-      else kept.delete(tenant);
+      const entry = start(key, count);
+      if (ttlMs > 0) remember(key, entry);
+      else kept.delete(key);
       return entry.value;
     },
   };
+}
+
+/**
+ * A cache of each tenant's statistics for `ttlMs` (0 reads them for every
+ * query), as `createKeptCounts` keeps values. Keyed by tenant alone, so one
+ * tenant's figures never serve another's query (invariant I-7).
+ */
+export function createCollectionStatisticsCache(
+  ttlMs: number,
+  now: () => number = () => performance.now(),
+): CollectionStatisticsCache {
+  return createKeptCounts<CollectionStatistics>(ttlMs, maxTenants, now);
 }
 
 /**

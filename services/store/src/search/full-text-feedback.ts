@@ -130,7 +130,7 @@ export function createFeedbackRanking(
     capped,
     queryFrequencies,
     frequencySource,
-    feedbackFrequencies,
+    sampledFrequencies,
     rankPage,
     firstPass,
     relevantEntries,
@@ -191,13 +191,13 @@ export function createFeedbackRanking(
       holders: Number(row.holders),
     }));
     // Only the candidates that could still enter the expansion are counted (candidatesToCount), in one statement; over
-    // a large view they are estimated from a sample of it instead (feedback-frequencies.ts). A count wins over an estimate.
+    // a large view they are estimated from a sample of it instead (sampled-frequencies.ts). A count wins over an estimate.
     const documents = collection?.documents ?? 0;
-    const sampled = feedbackFrequencies.applies(documents);
+    const sampled = sampledFrequencies.applies(documents);
     const candidateLexemes = candidates.map((candidate) => candidate.lexeme);
     // The query's words first, then kept estimates, then kept counts (a count replaces an estimate): the order of the
     // words is the order the second pass sums their scores in, so it must not depend on what happens to be kept.
-    const estimated = sampled ? feedbackFrequencies.kept(view, candidateLexemes) : new Map<string, number>();
+    const estimated = sampled ? sampledFrequencies.kept(view, candidateLexemes) : new Map<string, number>();
     const counted = frequencySource.kept(principal, view, candidateLexemes);
     const kept = capped(
       new Map([
@@ -211,7 +211,7 @@ export function createFeedbackRanking(
       sampled
         ? new Map([
             ...kept,
-            ...(await feedbackFrequencies.estimate(principal, view, documents, candidates, kept, feedback)),
+            ...(await sampledFrequencies.estimate(principal, view, documents, candidates, kept, feedback)),
           ])
         : await frequencySource.frequencies(
             principal,

@@ -13,7 +13,7 @@ import {
 } from "./bm25-statistics.js";
 import { counter } from "@context-hub/common";
 import { createFrequencySource } from "./bm25-frequencies.js";
-import { createFeedbackFrequencies } from "./feedback-frequencies.js";
+import { createSampledFrequencies } from "./sampled-frequencies.js";
 import { estimateCollection, type ViewSampleSettings } from "./view-sample.js";
 import { planPruning, prunedPageHolds } from "./bm25-pruning.js";
 import { queryTokens, type TenantBm25Indexes } from "./bm25-indexes.js";
@@ -131,10 +131,11 @@ export function createFullTextRanker(
   const run = (idsOnly: boolean) => (idsOnly ? ranked : listed);
   const frequencyCache = createDocumentFrequencyCache(ranking.statisticsTtlMs);
   const frequencySource = createFrequencySource(db, frequencyCache);
-  const feedbackFrequencies = createFeedbackFrequencies(
+  const sampledFrequencies = createSampledFrequencies(
     db,
     createDocumentFrequencyCache(ranking.statisticsTtlMs),
     ranking.statisticsSample,
+    ranking.statisticsTtlMs,
   );
   // Now and over whole lexemes, document frequencies are read beside the ranking statement (kept per caller view);
   // as of an instant, or for a prefix, the ranking statement counts them itself.
@@ -151,10 +152,15 @@ export function createFullTextRanker(
     collection: CollectionStatistics | undefined,
   ) => {
     const terms = await frequencySource.queryTerms(query);
+    const view = visibilityKey(principal);
+    const documents = collection?.documents ?? 0;
+    // Over a large view the query's words are estimated from the view's sample as feedback's are (rare ones counted).
     return {
       terms,
       frequencies: capped(
-        await frequencySource.frequencies(principal, visibilityKey(principal), terms.keys()),
+        sampledFrequencies.applies(documents)
+          ? await sampledFrequencies.words(principal, view, documents, [...terms.keys()])
+          : await frequencySource.frequencies(principal, view, terms.keys()),
         collection,
       ),
     };
@@ -311,7 +317,7 @@ export function createFullTextRanker(
     capped,
     queryFrequencies,
     frequencySource,
-    feedbackFrequencies,
+    sampledFrequencies,
     rankPage,
     firstPass,
     relevantEntries,

@@ -128,8 +128,11 @@ export function fullTextStatement(
       : undefined;
   // Candidates hold one of the query's words, so they all match it: their tsquery alone is the (narrower) match.
   const matching = candidates ?? (weighted?.widen === true ? `(${tsquery} || ${widenTerm})` : tsquery);
+  // Within given ids (at most a few hundred) each is fetched by its key and tested: written `IS TRUE`, the match is no
+  // index condition, which the planner would otherwise intersect with the ids by reading every match of the query's
+  // words from the full-text index (22,000 of them at 100,000 entries, for 136 ids).
   const conditions = [
-    `e.search_vector @@ ${matching}`,
+    options.within === undefined ? `e.search_vector @@ ${matching}` : `(e.search_vector @@ ${matching}) IS TRUE`,
     accessPredicate(principal, "e", params),
     ...searchFilterConditions(principal, filter, "e", params),
   ];

@@ -2,7 +2,7 @@
  * A sample of a caller's view, for statistics a large view would take too
  * long to count on every refresh: BM25's entry count and average length
  * (`estimateCollection`) and pseudo-relevance feedback's document
- * frequencies (feedback-frequencies.ts).
+ * frequencies (sampled-frequencies.ts).
  *
  * The sample is the view's entries whose sample key (the last two bytes of
  * the id, random in every UUID the store writes; indexed per tenant by

@@ -9,6 +9,7 @@ export { createPostgresConnection, type PostgresOptions } from "../db/postgres-d
 export { createPostgresStatements, isStaleStatement, type PostgresStatements } from "../db/postgres-statements.js";
 export { migrate, type MigrationResult } from "../db/migrate.js";
 export { latestSchemaVersion, migrations, type Migration } from "../db/migrations/index.js";
+export { ginIndexes } from "../db/migrations/0025-gin-without-pending-list.js";
 export {
   createSqlParams,
   type DatabaseKind,
@@ -36,7 +37,7 @@ export type { TrustState } from "../model/trust.js";
 export { openSearch, type OpenSearch } from "../search/search-module.js";
 export { defaultSearchConfig, type SearchConfig } from "../search/search-config.js";
 export { openTenantBm25Indexes } from "../search/bm25-indexes.js";
-export { createFeedbackFrequencies, rareBelow } from "../search/feedback-frequencies.js";
+export { createSampledFrequencies, rareBelow } from "../search/sampled-frequencies.js";
 export { estimateCollection } from "../search/view-sample.js";
 export { createDocumentFrequencyCache } from "../search/bm25-statistics.js";
 export { hnswIndexName } from "../vectors/postgres-vector-queries.js";

@@ -23,6 +23,7 @@ import { entrySampleKey } from "./0021-entry-sample-key.js";
 import { memoryReview } from "./0022-memory-review.js";
 import { workflowReview } from "./0023-workflow-review.js";
 import { entryArtifactLinks } from "./0024-entry-artifact-links.js";
+import { ginWithoutPendingList } from "./0025-gin-without-pending-list.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -52,6 +53,7 @@ export const migrations: readonly Migration[] = [
   memoryReview,
   workflowReview,
   entryArtifactLinks,
+  ginWithoutPendingList,
 ];
 
 /** The schema version this build of the store expects. */
