@@ -90,7 +90,7 @@ export const vocabularyLifetimes = 6;
 const maxVocabularies = 64;
 
 export interface SampledFrequencies {
-  /** Whether a view of `documents` searchable entries has its candidates' frequencies estimated. */
+  /** Whether a view of `documents` searchable entries has its frequencies estimated (the query's words and feedback's candidates). */
   applies(documents: number): boolean;
   /** Estimates kept for `view` less than their lifetime ago. */
   kept(view: string, lexemes: readonly string[]): Map<string, number>;
@@ -120,8 +120,8 @@ export interface SampledFrequencies {
 }
 
 /**
- * Feedback frequencies over `db`, sampled as `settings` say, kept in `cache`
- * (its own: estimates never rank a query's own words); each view's sample
+ * Sampled frequencies over `db`, as `settings` say, kept in `cache` (its
+ * own, apart from the counts kept for smaller views); each view's sample
  * vocabulary is kept for `vocabularyLifetimes` × `ttlMs` (0 reads it for
  * every estimate).
  */
