@@ -1,7 +1,8 @@
 /** Search with the mode switch (full text, semantic, hybrid) and each hit's per-leg rank and score. */
 import { api } from "./api.js";
 import { h, replace } from "./dom.js";
-import { entryLink, loading, problemBox, trustBadge } from "./views.js";
+import { hitView, type Hit } from "./search-hits.js";
+import { entryLink, loading, problemBox } from "./views.js";
 
 type Mode = "fts" | "semantic" | "hybrid";
 const modes: { value: Mode; label: string }[] = [
@@ -10,22 +11,6 @@ const modes: { value: Mode; label: string }[] = [
   { value: "hybrid", label: "Hybrid" },
 ];
 
-interface Leg {
-  rank: number;
-  score: number;
-  contribution?: number | null;
-}
-interface Hit {
-  id: string;
-  title: string | null;
-  kind: string;
-  thread_id: string;
-  trust_state: string;
-  preview: string;
-  rank: number;
-  score: number;
-  explain?: { fts: Leg | null; semantic: Leg | null; fused: number | null; rerank: Leg | null };
-}
 interface SearchReply {
   results: Hit[];
   has_more: boolean;
@@ -33,45 +18,6 @@ interface SearchReply {
 }
 
 const pageSize = 20;
-
-const score = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(4));
-
-function legText(name: string, leg: Leg | null): string | null {
-  if (leg === null) return null;
-  const share = leg.contribution === undefined || leg.contribution === null ? "" : `, adds ${score(leg.contribution)}`;
-  return `${name}: rank ${leg.rank}, score ${score(leg.score)}${share}`;
-}
-
-function hitView(hit: Hit): HTMLElement {
-  const explain = hit.explain;
-  const legs = explain
-    ? [
-        legText("full text", explain.fts),
-        legText("semantic", explain.semantic),
-        explain.fused === null ? null : `fused: ${score(explain.fused)}`,
-        legText("rerank", explain.rerank),
-      ].filter((line): line is string => line !== null)
-    : [];
-  return h(
-    "li",
-    { class: "hit" },
-    h("h2", {}, entryLink(hit)),
-    h(
-      "p",
-      { class: "muted" },
-      `#${hit.rank} · score ${score(hit.score)} · ${hit.kind} · thread ${hit.thread_id} · `,
-      trustBadge(hit.trust_state),
-    ),
-    h("p", { class: "preview" }, hit.preview),
-    legs.length === 0
-      ? null
-      : h(
-          "ul",
-          { class: "explain", "aria-label": "How this hit ranked" },
-          legs.map((line) => h("li", {}, line)),
-        ),
-  );
-}
 
 /** The search page; `params` holds the query and mode from the hash, so a search can be linked and gone back to. */
 export function searchPage(view: HTMLElement, params: URLSearchParams): void {
@@ -118,7 +64,11 @@ export function searchPage(view: HTMLElement, params: URLSearchParams): void {
           { class: "muted", id: "result-count" },
           `${body.results.length} result(s)${offset > 0 ? ` from #${offset + 1}` : ""}, ${label.toLowerCase()}`,
         ),
-        h("ol", { class: "hits", start: offset + 1 }, body.results.map(hitView)),
+        h(
+          "ol",
+          { class: "hits", start: offset + 1 },
+          body.results.map((hit) => hitView(hit, entryLink(hit))),
+        ),
         h(
           "p",
           {},

@@ -22,9 +22,7 @@ export function notice(text: string): HTMLElement {
   return h("div", { class: "notice", role: "status" }, text);
 }
 
-export function trustBadge(state: string | undefined): HTMLElement {
-  return h("span", { class: `trust trust-${state ?? "unknown"}` }, state ?? "unknown");
-}
+export { trustBadge } from "./trust-badge.js";
 
 export function tagList(tags: readonly string[]): HTMLElement {
   return tags.length === 0
