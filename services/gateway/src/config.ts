@@ -131,6 +131,9 @@ export const gatewayEnvVariables = z.object({
   CONTEXT_HUB_TOOLSETS: toolsetsEnv.describe(
     `Comma-separated toolsets this deployment offers (${toolsetNames.join(", ")}), or \`all\`; a client narrows them per connection with \`?toolsets=\` on the MCP URL or the \`X-Context-Hub-Toolsets\` header, and \`context-hub stdio --toolsets\`. An unknown name stops the start.`,
   ),
+  CONTEXT_HUB_MCP_APPS: envBoolean(false).describe(
+    "Serve the search-results view as an MCP App (`ui://context-hub/search-results.html`) and name it in the search tools' `_meta.ui.resourceUri`, for hosts that render MCP Apps (see [mcp-apps.md](mcp-apps.md)).",
+  ),
   CONTEXT_HUB_INSTRUCTIONS: envString("").describe(
     "Replaces the MCP instructions sent at `initialize` (2025 revisions) and `server/discover` (2026-07-28), ≤ 16,384 characters.",
   ),
@@ -229,6 +232,8 @@ export interface GatewayConfig {
   toolsets: ToolsetName[];
   /** MCP `instructions` sent at initialize; undefined means the built-in text. */
   instructions: string | undefined;
+  /** Whether /mcp serves the search-results view as an MCP App and the search tools name it. */
+  mcpApps: boolean;
   /** Origins allowed to call /mcp from a browser; loopback origins are always allowed on a loopback bind. */
   allowedOrigins: string[];
   /** The largest body accepted from a caller with `context:write` (at most the largest legal write). */
@@ -292,6 +297,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv): GatewayConfig {
     disabledTools: splitList(raw.CONTEXT_HUB_DISABLED_TOOLS),
     toolsets: raw.CONTEXT_HUB_TOOLSETS,
     instructions: raw.CONTEXT_HUB_INSTRUCTIONS.trim() === "" ? undefined : raw.CONTEXT_HUB_INSTRUCTIONS,
+    mcpApps: raw.CONTEXT_HUB_MCP_APPS,
     allowedOrigins: splitList(raw.CONTEXT_HUB_ALLOWED_ORIGINS),
     maxBodyBytes: raw.CONTEXT_HUB_MAX_BODY_BYTES,
     // Unset: the read limit, or the write limit when an operator set that lower.

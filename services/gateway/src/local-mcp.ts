@@ -4,6 +4,7 @@ import { createPeers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
 import { startEmbeddingSpaceCheck } from "./embedding-space-check.js";
 import { gatewayVersion } from "./gateway-version.js";
+import { searchResultsAppResource, withSearchResultsView } from "./mcp-apps.js";
 import { serveBothRevisionsOnStdio, type StdioConnection } from "./mcp/stdio-revisions.js";
 import { enabledTools } from "./mcp/tools/index.js";
 import { toolsIn } from "./mcp/tools/toolsets.js";
@@ -64,10 +65,12 @@ export async function openLocalMcp(config: GatewayConfig, logger: Logger): Promi
     principal,
     peers,
     writePath,
-    tools,
+    // With MCP Apps on, desktop hosts on stdio get the search-results view as the HTTP gateway serves it.
+    tools: config.mcpApps ? withSearchResultsView(tools) : tools,
     logger,
     version: gatewayVersion,
     instructions: config.instructions,
+    ...(config.mcpApps ? { documents: [searchResultsAppResource()] } : {}),
   };
   let connection: StdioConnection | undefined;
   let closing: Promise<void> | undefined;

@@ -23,6 +23,7 @@ import type { ProtectedResource } from "./auth/protected-resource.js";
 import { createAuthentication, createBodyParser } from "./http-authentication.js";
 import { jsonRpcError, jsonRpcRefusals, rateLimited, restRefusals, type Refusals } from "./http-refusals.js";
 import { createMcpPost, methodNotAllowed } from "./mcp-endpoint.js";
+import { searchResultsAppResource, withSearchResultsView } from "./mcp-apps.js";
 import type { RateLimiter } from "./rate-limit.js";
 import { overBudget, rateKeyOf } from "./metering.js";
 import type { Principal } from "./principal.js";
@@ -188,7 +189,9 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
 
   // The REST API's document, built once: served at /api/v1/openapi.json and as an MCP resource to every reader.
   const openApiDocument = openApiDocumentOf(options.tools, options.version);
-  const documents = [openApiResource(openApiDocument)];
+  // With MCP Apps on, the search-results view too, and the search tools name it; off, /mcp is as without them.
+  const documents = [openApiResource(openApiDocument), ...(config.mcpApps ? [searchResultsAppResource()] : [])];
+  const mcpTools = config.mcpApps ? withSearchResultsView(options.tools) : options.tools;
 
   app.post(
     "/mcp",
@@ -198,7 +201,7 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       config,
       peers,
       writePath: options.writePath,
-      tools: options.tools,
+      tools: mcpTools,
       rateLimiter: options.rateLimiter,
       logger,
       version: options.version,

@@ -62,6 +62,7 @@ export interface BoundTool {
     inputSchema: z.ZodType;
     outputSchema: z.ZodObject;
     annotations: ToolAnnotations;
+    _meta?: Record<string, unknown>;
   };
   run(args: unknown): Promise<CallToolResult>;
 }
@@ -90,6 +91,7 @@ export function boundTools(options: McpServerOptions): BoundTool[] {
         inputSchema: tool.inputSchema,
         outputSchema: tool.outputSchema,
         annotations: { title: tool.title, ...tool.annotations },
+        ...(tool._meta === undefined ? {} : { _meta: tool._meta }),
       },
       async run(args: unknown) {
         try {

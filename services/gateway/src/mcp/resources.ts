@@ -47,6 +47,7 @@ export type ListedResource = {
   description?: string;
   mimeType: string;
   annotations?: { lastModified: string };
+  _meta?: Record<string, unknown>;
 };
 
 /** One URI form resources/read takes. */
@@ -71,6 +72,8 @@ export interface StaticResource {
   description: string;
   mimeType: string;
   text: string;
+  /** What both resources/list and resources/read show in the resource's `_meta` (an MCP App's policy); none when absent. */
+  _meta?: Record<string, unknown>;
 }
 
 /** The URI forms resources/read takes, as resources/templates/list shows them. */
@@ -162,12 +165,13 @@ export function resourceHandlersFor(
   if (!principal.scopes.includes(resourceScope)) return undefined;
   const clients = gatewayClientsFor(peers);
   // The fixed documents head the first page; they say nothing of any entry, so every reader sees the same.
-  const listedDocuments: ListedResource[] = documents.map(({ uri, name, title, description, mimeType }) => ({
+  const listedDocuments: ListedResource[] = documents.map(({ uri, name, title, description, mimeType, _meta }) => ({
     uri,
     name,
     title,
     description,
     mimeType,
+    ...(_meta === undefined ? {} : { _meta }),
   }));
 
   /** The current entry, with its image bytes when asked for, or the not-found error. */
@@ -285,7 +289,7 @@ export function resourceHandlersFor(
     async read(uri) {
       const document = documents.find((candidate) => candidate.uri === uri);
       if (document !== undefined)
-        return { contents: [{ uri, mimeType: document.mimeType, text: document.text, _meta: {} }] };
+        return { contents: [{ uri, mimeType: document.mimeType, text: document.text, _meta: document._meta ?? {} }] };
       try {
         const address = parseResourceUri(uri);
         const contents =

@@ -31,6 +31,8 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType> {
   scope: Scope;
   /** Stores or changes entries through the write path: the whole call is timed as the write's `total` stage. */
   write?: true;
+  /** What `tools/list` shows in the tool's `_meta` (an MCP App view for its results, when MCP Apps are on); none when absent. */
+  _meta?: Record<string, unknown>;
   handler(args: z.infer<I>, context: ToolContext): Promise<Record<string, unknown>>;
 }
 
