@@ -91,6 +91,19 @@ function variantModes() {
       "hybrid_search_context",
       { query, limit: 100, fts_feedback: true, rerank_weight: weight },
     ];
+  // Hybrid's leg depth (candidates each leg contributes) and rerank depth at the tools' page of 10.
+  for (const [candidates, rerankDepth] of [
+    [30, 50],
+    [40, 50],
+    [50, 50],
+    [70, 50],
+    [100, 50],
+    [50, 20],
+  ])
+    variants[`hybrid candidates=${candidates} rerank_depth=${rerankDepth}`] = (query) => [
+      "hybrid_search_context",
+      { query, limit: 10, candidates, rerank_depth: rerankDepth },
+    ];
   return variants;
 }
 

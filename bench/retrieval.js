@@ -274,7 +274,8 @@ async function measureInProcess(dataDir, queries) {
     result.store.semantic_exact = summary(exactSamples);
     result.recall = [];
     // A graph's search expansion is set when it is built, so the graph is measured at the store's setting only.
-    for (const efSearch of backend === "graph" ? [searchConfig.vectors.efSearch] : [100, 200, 400, 1000]) {
+    const efSearches = [...new Set([100, 200, 400, 1000, searchConfig.vectors.efSearch])].sort((a, b) => a - b);
+    for (const efSearch of backend === "graph" ? [searchConfig.vectors.efSearch] : efSearches) {
       const tuned =
         backend === "graph"
           ? ann

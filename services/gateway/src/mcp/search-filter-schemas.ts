@@ -24,7 +24,7 @@ export const searchToolLimits = {
   defaultPageSize: 10,
   metadataConditions: 20,
   /** Candidates each hybrid leg contributes by default, and at most. */
-  defaultCandidates: 100,
+  defaultCandidates: 50,
   maxCandidates: 500,
   /** Results of a hybrid search the reranker reorders by default, and at most. */
   defaultRerankDepth: 50,

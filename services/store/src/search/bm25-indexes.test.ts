@@ -6,6 +6,8 @@ import type { SqlDatabase } from "../db/sql-database.js";
 import type { Principal } from "../model/principal.js";
 import { emptySearchFilter } from "../model/search-filter.js";
 import { indexNameOf, openTenantBm25Indexes, queryTokens, type TenantBm25Indexes } from "./bm25-indexes.js";
+import { defaultFeedbackOptions } from "./bm25-feedback.js";
+import { indexedRescoreDepth } from "./full-text-feedback.js";
 import { defaultSearchConfig } from "./search-config.js";
 import { createSearchRepository } from "./search-repository.js";
 
@@ -333,5 +335,92 @@ test("gin never builds an index; bm25 on a database that has none of it fails na
     );
     const auto = await openTenantBm25Indexes(db, { ...settings, mode: "auto" }, ranking.bm25, logger, "verify");
     assert.equal(auto.engine, "gin", "auto without it ranks in SQL");
+  });
+});
+
+test("feedback over a tenant's index re-scores the index's best alone: what a second pass over every match would add from outside them stays out", async () => {
+  await withStore(async (db) => {
+    await insertNotes(db, "acme", indexedRescoreDepth + 30);
+    // Five entries lead the query's ranking and share a word no other note holds, so feedback adds it; twelve entries
+    // hold that word alone, none of the query's: a second pass over every entry holding an added word can rank them,
+    // while re-scoring the index's best cannot reach them.
+    const lead = (n: number) => `turbulent boundary layer heat transfer hypersonic turbulent boundary layer ${n}`;
+    await insertEntries(
+      db,
+      Array.from({ length: 5 }, (_, n) => ({ tenant: "acme", owner: "alice", visibility: "tenant", text: lead(n) })),
+    );
+    const outside = await insertEntries(
+      db,
+      Array.from({ length: 12 }, (_, n) => ({
+        tenant: "acme",
+        owner: "alice",
+        visibility: "tenant",
+        text: `hypersonic ${"hypersonic ".repeat(n % 3)}`,
+      })),
+    );
+    const indexes = await openTenantBm25Indexes(db, settings, ranking.bm25, logger);
+    try {
+      await indexes.maintain();
+      assert.notEqual(indexes.indexOf("acme"), undefined);
+      const indexed = createSearchRepository(db, ranking, indexes);
+      const inSql = createSearchRepository(db, ranking, undefined);
+      const best = (
+        await indexed.fullText(
+          admin("acme"),
+          query,
+          emptySearchFilter,
+          { limit: indexedRescoreDepth, offset: 0 },
+          false,
+          true,
+        )
+      ).map((row) => row.id);
+      assert.equal(best.length, indexedRescoreDepth);
+      const options = { ...defaultFeedbackOptions };
+      const everyMatch = await inSql.fullTextWithFeedback(
+        admin("acme"),
+        query,
+        emptySearchFilter,
+        page,
+        false,
+        options,
+        true,
+      );
+      assert.ok(
+        everyMatch.rows.some((row) => outside.includes(row.id)),
+        "the corpus is one where a second pass over every match ranks an entry only the added words reach",
+      );
+      const before = await indexedOutcomes();
+      const bounded = await indexed.fullTextWithFeedback(
+        admin("acme"),
+        query,
+        emptySearchFilter,
+        page,
+        false,
+        options,
+        true,
+      );
+      assert.equal((await indexedOutcomes())["ranked"], (before["ranked"] ?? 0) + 1, "the first pass is the index's");
+      assert.equal(bounded.rows.length, page.limit);
+      assert.ok(bounded.feedback.terms.length > 0, "the query was expanded");
+      assert.ok(
+        bounded.rows.every((row) => best.includes(row.id)),
+        "every result is one of the index's best, re-scored",
+      );
+      // The same re-scoring in SQL, given those entries: the same page (the expanded query's scores differ only by
+      // the index's first-pass scores, which weigh the feedback entries).
+      const given = await inSql.fullTextWithFeedback(
+        admin("acme"),
+        query,
+        emptySearchFilter,
+        page,
+        false,
+        options,
+        true,
+        best,
+      );
+      assert.deepEqual(new Set(bounded.rows.map((row) => row.id)), new Set(given.rows.map((row) => row.id)));
+    } finally {
+      await indexes.close();
+    }
   });
 });

@@ -117,6 +117,13 @@ async function feedbackCountedInStatements(
 /** The deepest page (offset + limit) a feedback search's first pass reads as far as, to bound its second pass. */
 const maxBoundingDepth = 1_000;
 
+/**
+ * How many of a tenant's own BM25 index's best entries a feedback search
+ * takes as its first pass (or the page, when deeper); the second pass
+ * re-scores those alone.
+ */
+export const indexedRescoreDepth = 200;
+
 /** SearchRepository.fullTextWithFeedback over `ranker`'s parts. */
 export function createFeedbackRanking(
   db: SqlDatabase,
@@ -133,6 +140,7 @@ export function createFeedbackRanking(
     sampledFrequencies,
     rankPage,
     firstPass,
+    indexedPage,
     relevantEntries,
   } = ranker;
   return async (principal, query, filter, page, highlight, feedback, idsOnly = false, within = undefined) => {
@@ -146,29 +154,44 @@ export function createFeedbackRanking(
       );
     const view = visibilityKey(principal);
     const original = await queryFrequencies(principal, query, collection);
+    const depth = page.offset + page.limit;
+    const chosen =
+      feedback.relevant === undefined ? undefined : await relevantEntries(principal, filter, feedback.relevant);
+    // A tenant with its own BM25 index: the first pass is the index's best (its order, its statistics), and the second
+    // pass re-scores those alone instead of every entry holding any of the expanded query's words, which over a large
+    // tenant is most of it (the index answers only searches it can: otherwise undefined, and both passes run in SQL).
+    const indexedFirst =
+      chosen === undefined && within === undefined
+        ? await indexedPage(
+            principal,
+            query,
+            filter,
+            { limit: Math.max(indexedRescoreDepth, depth, feedback.documents), offset: 0 },
+            { highlight: false, rankOnly: true },
+          )
+        : undefined;
+    const rescored = within ?? indexedFirst?.map((row) => row.id);
     const options = {
       highlight,
       bm25: ranking.bm25,
       collection,
       rankOnly: idsOnly,
       frequencies: original.frequencies,
-      within,
+      within: rescored,
     };
-    const depth = page.offset + page.limit;
-    const chosen =
-      feedback.relevant === undefined ? undefined : await relevantEntries(principal, filter, feedback.relevant);
     // First pass (unless the caller chose the entries): the best entries by the query alone, ids and scores only; as
     // deep as the page when it can be, so that its last score bounds the second pass's page (below).
     const firstRows =
       chosen === undefined
-        ? await firstPass(
+        ? (indexedFirst ??
+          (await firstPass(
             principal,
             query,
             filter,
             depth <= maxBoundingDepth ? Math.max(feedback.documents, depth) : feedback.documents,
             options,
             original,
-          )
+          )))
         : [];
     const first = chosen ?? {
       ids: firstRows.slice(0, feedback.documents).map((row) => row.id),
@@ -242,7 +265,7 @@ export function createFeedbackRanking(
     // times queryWeight is at most the second page's last score; expansion words whose bounds sum below it need not widen the match.
     // Ranking only given entries, every expansion word widens the match: there are few of them to score.
     const floor =
-      chosen === undefined && within === undefined && firstRows.length >= depth && depth <= maxBoundingDepth
+      chosen === undefined && rescored === undefined && firstRows.length >= depth && depth <= maxBoundingDepth
         ? feedback.queryWeight * Number(firstRows[depth - 1]?.score ?? 0)
         : 0;
     const bound = (term: WeightedLexeme) =>

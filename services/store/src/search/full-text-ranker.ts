@@ -320,6 +320,7 @@ export function createFullTextRanker(
     sampledFrequencies,
     rankPage,
     firstPass,
+    indexedPage,
     relevantEntries,
     fullText,
   };
