@@ -1,6 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createCollectionStatisticsCache, createDocumentFrequencyCache, staleLifetimes } from "./bm25-statistics.js";
+import {
+  createCollectionStatisticsCache,
+  createDocumentFrequencyCache,
+  createKeptCounts,
+  staleLifetimes,
+} from "./bm25-statistics.js";
 
 test("a tenant's statistics are reused for the lifetime, then answer once more while counted again, and never serve another tenant", async () => {
   let clock = 0;
@@ -89,4 +94,24 @@ test("document frequencies are kept per view and lexeme, answer past the lifetim
   const uncached = createDocumentFrequencyCache(0, () => 0);
   uncached.keep("a", new Map([["wing", 3]]));
   assert.equal(uncached.known("a", ["wing"]).found.size, 0, "a lifetime of 0 keeps nothing");
+});
+
+test("a value replaced is counted at once and kept in place of the one kept, for its own lifetime", async () => {
+  let clock = 0;
+  const kept = createKeptCounts<number>(10_000, 10, () => clock);
+  let counted = 0;
+  const count = (value: number) => async () => {
+    counted++;
+    return value;
+  };
+  assert.equal(await kept.get("view", count(1)), 1);
+  clock = 5_000;
+  assert.equal(await kept.replace("view", count(2)), 2, "replaced within the first value's lifetime");
+  assert.equal(await kept.get("view", count(3)), 2, "the replacement is what is kept");
+  clock = 14_999;
+  assert.equal(await kept.get("view", count(4)), 2, "kept for its own lifetime, from when it was counted");
+  assert.equal(counted, 2);
+  const uncached = createKeptCounts<number>(0, 10, () => clock);
+  assert.equal(await uncached.replace("view", count(5)), 5);
+  assert.equal(await uncached.get("view", count(6)), 6, "a lifetime of 0 keeps nothing, replaced or not");
 });

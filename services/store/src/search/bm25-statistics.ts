@@ -21,6 +21,8 @@ export interface CollectionStatisticsCache {
 export interface KeptCounts<T> {
   /** The value for `key`, read with `count` unless read less than the lifetime ago. */
   get(key: string, count: () => Promise<T>): Promise<T>;
+  /** The value for `key` read with `count` now, kept in place of the one kept (a kept value that no longer fits). */
+  replace(key: string, count: () => Promise<T>): Promise<T>;
 }
 
 /** Most tenants whose statistics are kept at once; the least recently read go first. */
@@ -74,6 +76,12 @@ export function createKeptCounts<T>(
     );
     return entry;
   };
+  const replace = (key: string, count: () => Promise<T>): Promise<T> => {
+    const entry = start(key, count);
+    if (ttlMs > 0) remember(key, entry);
+    else kept.delete(key);
+    return entry.value;
+  };
   return {
     async get(key, count) {
       const cached = kept.get(key);
@@ -96,11 +104,9 @@ export function createKeptCounts<T>(
         }
         return cached.value;
       }
-      const entry = start(key, count);
-      if (ttlMs > 0) remember(key, entry);
-      else kept.delete(key);
-      return entry.value;
+      return replace(key, count);
     },
+    replace,
   };
 }
 

@@ -147,12 +147,13 @@ export function createSampledFrequencies(
     };
   };
   // A kept sample drawn with a key bound within a factor of two of today's is still a sample of about the wanted size:
-  // estimates scale by the entries it holds, whatever its bound.
+  // estimates scale by the entries it holds, whatever its bound. Past that (the view grew or shrank), a sample of
+  // today's size is read and kept in its place.
   const vocabularyOf = async (principal: Principal, view: string, keyBelow: number) => {
     const sample = await vocabularies.get(view, () => readVocabulary(principal, keyBelow));
     return sample.keyBelow * 2 >= keyBelow && sample.keyBelow <= keyBelow * 2
       ? sample
-      : readVocabulary(principal, keyBelow);
+      : vocabularies.replace(view, () => readVocabulary(principal, keyBelow));
   };
   // An estimate past its lifetime is estimated again with the query (cheap), not in the background.
   const kept = (view: string, lexemes: readonly string[]) => {
