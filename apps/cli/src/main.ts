@@ -8,6 +8,7 @@ import { runPurgeCommand } from "./purge-command.js";
 import { runAuditCommand } from "./audit-command.js";
 import { runSmokeCommand } from "./smoke-command.js";
 import { runReembedCommand } from "./reembed-command.js";
+import { runBackfillMemoriesCommand } from "./backfill-memories-command.js";
 import { runReindexCommand } from "./reindex-command.js";
 import { runStdioCommand } from "./stdio-command.js";
 import { runExportCommand, runImportCommand } from "./transfer-command.js";
@@ -28,6 +29,9 @@ Commands:
   purge     Erase the kept versions of entries deleted long ago: --older-than <days> [--dry-run]
   audit     Check the audit log's hash chains: audit verify [--tenant <t>] [--json]
   reembed   Re-embed stored chunks after an embedding model change (server stopped): [--batch-size <n>] [--dry-run]
+  backfill-memories
+            Give memories stored before schema 20 the mirror entry search finds them by
+            (generated as a put would; idempotent): [--batch-size <n>] [--dry-run]
   reindex   Rebuild the Qdrant collections from PostgreSQL's chunks: [--batch-size <n>] [--recreate] [--restart]
   export    Write the store as JSON Lines on stdout: [--tenant <t>] [--since <ISO time>] [--data-dir <dir>] > file
   import    Restore an export file, keeping ids (importing twice changes nothing): <file> [--data-dir <dir>]
@@ -146,7 +150,8 @@ async function main(argv: string[]): Promise<void> {
     case "import":
       process.exitCode = await runImportCommand(rest, process.env, (text) => process.stdout.write(text));
       return;
-    case "reembed": {
+    case "reembed":
+    case "backfill-memories": {
       // Ctrl-C (or SIGTERM) stops after the batch in flight commits; a second one stops at once.
       const stop = new AbortController();
       const onSignal = () => {
@@ -156,9 +161,8 @@ async function main(argv: string[]): Promise<void> {
       };
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
-      process.exitCode = await runReembedCommand(rest, process.env, (text) => process.stdout.write(text), {
-        signal: stop.signal,
-      });
+      const run = command === "reembed" ? runReembedCommand : runBackfillMemoriesCommand;
+      process.exitCode = await run(rest, process.env, (text) => process.stdout.write(text), { signal: stop.signal });
       return;
     }
     case undefined:

@@ -57,6 +57,13 @@ export {
   type ReembedResult,
   type SpaceCount,
 } from "./vectors/chunk-reembedding.js";
+export {
+  backfillMemoryMirrors,
+  countUnmirroredMemories,
+  type MemoryBackfillOptions,
+  type MemoryBackfillResult,
+} from "./memories/memory-backfill.js";
+export type { GeneratedInput } from "./model/entry-model.js";
 export { createQdrantCollections, type QdrantCollections } from "./vectors/qdrant-collections.js";
 export { reindexQdrant, type ReindexProgress, type ReindexResult } from "./vectors/qdrant-reindex.js";
 export { exportStore, type ExportOptions, type ExportSink } from "./transfer/transfer-export.js";

@@ -5,7 +5,8 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createGrpcClient, vectorToBytes, type GrpcClient } from "@context-hub/common";
+import { contentHash, createGrpcClient, vectorToBytes, type GrpcClient } from "@context-hub/common";
+import { backfillMemoryMirrors, type GeneratedInput } from "@context-hub/store";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { commonV1, searchV1, storeV1 } from "@context-hub/proto";
 import type { SqlExecutor } from "@context-hub/store/testing";
@@ -430,6 +431,133 @@ export function defineMemoryMirrorTests(context: StoreSuiteContext): void {
         ["a1", "The wallaby status is blue.", 3],
       );
       assert.deepEqual(idsOf(await fullText(a2, "wallaby")), [renewed!.id]);
+    });
+
+    test("the backfill gives memories stored before mirrors theirs, as a put would: found by their owner's searches and no one else's; a second run changes nothing", async () => {
+      const { client, db } = context;
+      const { a1, a2, b1, tenantA } = principalTrio("mirror-backfill");
+      const plan = await put(client, a1, "team", "plan", "The quoll rollout starts Monday.", {
+        kind: "plan",
+        tags: ["ops"],
+      });
+      const secret = await put(client, a1, "team", "secret", "The quoll budget is tight.", {
+        visibility: commonV1.Visibility.PRIVATE,
+      });
+      const open = await put(client, a2, "team", "open", "The quoll office opens in May.", {
+        visibility: commonV1.Visibility.TENANT,
+      });
+      const held = await put(client, a1, "team", "call", `${hostile} The quoll contract.`);
+      const gone = await put(client, a1, "team", "gone", "The quoll draft nobody needs.");
+      await put(client, a1, "team", "plan", "The quoll rollout starts Tuesday.", { kind: "plan", tags: ["ops"] });
+      await client.deleteMemory({ principal: a1, namespace: "team", key: "gone", reason: "obsolete" });
+      const stored = [plan, secret, open, held];
+      const expected = await Promise.all(stored.map((memory) => mirrorOf(db, memory.id)));
+      // As memories stored before migration 20: no mirror, no chunks, found by no search.
+      await db.query("DELETE FROM entries WHERE memory_id = ANY($1::uuid[])", [stored.map((memory) => memory.id)]);
+      assert.deepEqual(idsOf(await fullText(a1, "quoll", { includeQuarantined: true })), []);
+
+      // Each value gets a vector of its own (seeds 61 to 64, in the order of `stored`), so a semantic search names it.
+      const generatedTexts: string[] = [];
+      const generate = async (texts: string[]): Promise<GeneratedInput[]> =>
+        texts.map((text) => {
+          generatedTexts.push(text);
+          const seed = 61 + ["Tuesday", "budget", "office", "contract"].findIndex((word) => text.includes(word));
+          return {
+            embeddingModel: "test-model",
+            embeddingDimension: 4,
+            chunks: [{ ordinal: 0, span: { start: 0, end: text.length }, vector: [seed, 1, -seed, 0.5] }],
+            summary: "",
+            nodeSummaries: [],
+            textHash: contentHash(text),
+          };
+        });
+      const first = await backfillMemoryMirrors(db, { generate, batchSize: 2 });
+      assert.ok(first.mirrored >= stored.length && !first.interrupted, JSON.stringify(first));
+      assert.ok(!generatedTexts.some((text) => text.includes("nobody needs")), "a deleted memory gets no mirror");
+      assert.equal(await mirrorOf(db, gone.id), undefined);
+
+      const mirrors = await Promise.all(stored.map((memory) => mirrorOf(db, memory.id)));
+      mirrors.forEach((mirror, index) => {
+        const before = expected[index]!;
+        assert.ok(mirror !== undefined, `memory ${stored[index]!.id} has its mirror`);
+        // What the put wrote, but for the ids, version and writer: a new entry at version 1, written for the owner.
+        assert.deepEqual(
+          [mirror.thread_id, mirror.owner, mirror.visibility, mirror.kind, mirror.title, mirror.text, mirror.tags],
+          [before.thread_id, before.owner, before.visibility, before.kind, before.title, before.text, before.tags],
+        );
+        assert.deepEqual(
+          [mirror.metadata, mirror.trust_state, mirror.chunks],
+          [before.metadata, before.trust_state, 1],
+        );
+        assert.deepEqual([mirror.version, mirror.updated_by], [1, before.owner]);
+      });
+      const [planMirror, secretMirror, openMirror, heldMirror] = mirrors.map((mirror) => mirror!.id);
+      assert.equal(mirrors[0]!.metadata["memory_version"], 2, "the current value's version");
+      assert.equal(mirrors[3]!.trust_state, "quarantined", "a quarantined value stays held back");
+
+      // The owner finds their memories by full text and by meaning; the quarantined one only when asking for it.
+      assert.deepEqual(
+        idsOf(await fullText(a1, "quoll")).sort(),
+        [planMirror, secretMirror, openMirror].sort(),
+        "a2's tenant-visible memory too",
+      );
+      assert.deepEqual(idsOf(await fullText(a1, "contract", { includeQuarantined: true })), [heldMirror]);
+      assert.equal((await semantic(a1, 61))[0]?.entryId, planMirror);
+      assert.equal((await semantic(a1, 62))[0]?.entryId, secretMirror);
+      // Another principal of the tenant sees only the tenant-visible one; another tenant sees nothing.
+      assert.deepEqual(idsOf(await fullText(a2, "quoll", { includeQuarantined: true })), [openMirror]);
+      assert.equal((await semantic(a2, 63))[0]?.entryId, openMirror);
+      for (const seed of [61, 62, 64])
+        assert.ok(!idsOf(await semantic(a2, seed, { includeQuarantined: true })).some((id) => id !== openMirror));
+      assert.deepEqual(idsOf(await fullText(b1, "quoll", { kinds: [], includeQuarantined: true })), []);
+      for (const seed of [61, 62, 63, 64])
+        assert.deepEqual(idsOf(await semantic(b1, seed, { kinds: [], includeQuarantined: true })), []);
+      const { rows: audited } = await db.query<{ target: string; actor: string }>(
+        "SELECT target_ids[1]::text AS target, actor FROM audit_log WHERE tenant = $1 AND action = 'memory.mirror' ORDER BY target_ids[1]",
+        [tenantA],
+      );
+      assert.deepEqual(
+        audited,
+        stored
+          .map((memory) => ({ target: memory.id, actor: "operator" }))
+          .sort((x, y) => x.target.localeCompare(y.target)),
+      );
+
+      // A second run finds nothing to do and changes nothing.
+      const footprintBefore = await footprint(db, tenantA, true);
+      generatedTexts.length = 0;
+      const second = await backfillMemoryMirrors(db, { generate, batchSize: 2 });
+      assert.deepEqual(second, { mirrored: 0, skipped: 0, batches: 0, interrupted: false });
+      assert.deepEqual(generatedTexts, []);
+      assert.deepEqual(await footprint(db, tenantA, true), footprintBefore);
+    });
+
+    test("the backfill leaves a memory put meanwhile to its put: the put's mirror, not a second one", async () => {
+      const { client, db } = context;
+      const a1 = principal(newTenant("mirror-backfill-race"), "a1");
+      const memory = await put(client, a1, "ns", "status", "The tuatara build is red.");
+      await db.query("DELETE FROM entries WHERE memory_id = $1", [memory.id]);
+      const result = await backfillMemoryMirrors(db, {
+        batchSize: 10,
+        async generate(texts) {
+          // The put commits between the backfill's generation and its commit.
+          await put(client, a1, "ns", "status", "The tuatara build is green.");
+          return texts.map((text) => ({
+            embeddingModel: "test-model",
+            embeddingDimension: 4,
+            chunks: [],
+            summary: "",
+            nodeSummaries: [],
+            textHash: contentHash(text),
+          }));
+        },
+      });
+      assert.deepEqual([result.mirrored, result.skipped], [0, 1]);
+      const mirror = await mirrorOf(db, memory.id);
+      assert.deepEqual(
+        [mirror?.text, mirror?.metadata["memory_version"], mirror?.chunks],
+        ["The tuatara build is green.", 2, 2],
+      );
     });
 
     test("a quarantined value's mirror is held back as a quarantined entry, waits in the review queue, and is ended by a clean put", async () => {

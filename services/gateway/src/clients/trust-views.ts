@@ -24,7 +24,10 @@ function mirroredMemoryOf(entry: storeV1.Entry) {
   };
 }
 
-/** A review queue item: the full entry a reviewer judges, with who wrote it and its last review; a memory's value is marked as one. */
+/**
+ * A review queue item: the full entry a reviewer judges, with who wrote it, the artifacts it links and its last
+ * review; a memory's value is marked as one.
+ */
 export function toReviewItemView(entry: storeV1.Entry) {
   return {
     id: entry.id,
@@ -43,6 +46,7 @@ export function toReviewItemView(entry: storeV1.Entry) {
     summary: entry.summary,
     metadata: entry.metadata ?? {},
     tags: entry.tags,
+    artifacts: entry.artifacts,
     created_at: iso(entry.createdAt),
     updated_at: iso(entry.updatedAt),
     reviewed_by: entry.reviewedBy === "" ? null : entry.reviewedBy,
@@ -71,7 +75,15 @@ function queuedEventOf(event: storeV1.QueuedSessionEvent) {
 }
 
 /** What a handoff or a session event, not being an entry, leaves empty in a queue item. */
-const noEntryFields = { memory: null, handoff: null, session_event: null, summary: "", metadata: {}, tags: [] };
+const noEntryFields = {
+  memory: null,
+  handoff: null,
+  session_event: null,
+  summary: "",
+  metadata: {},
+  tags: [],
+  artifacts: [] as string[],
+};
 
 /**
  * A review queue item of any kind, in the entries' shape: a handoff (kind `handoff`, its text every part the screen

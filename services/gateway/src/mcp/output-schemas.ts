@@ -332,6 +332,11 @@ export const reviewQueueOutput = z.object({
       summary: z.string(),
       metadata: z.record(z.string(), z.unknown()),
       tags: z.array(z.string()),
+      artifacts: z
+        .array(z.string())
+        .describe(
+          "SHA-256s of the artifacts the entry links (get_artifact reads them); empty for a handoff or a session event.",
+        ),
       created_at: z.string().nullable(),
       updated_at: z.string().nullable(),
       reviewed_by: z.string().nullable(),

@@ -33,6 +33,7 @@ export type AuditAction =
   | "history.purge"
   | "memory.put"
   | "memory.delete"
+  | "memory.mirror"
   | "memory.review"
   | "handoff.create"
   | "handoff.accept"

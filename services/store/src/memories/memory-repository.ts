@@ -17,6 +17,7 @@ import type { Principal } from "../model/principal.js";
 import type { TrustState } from "../model/trust.js";
 import type { PartTrust } from "../screen/part-screen.js";
 import type { CommittedChunk } from "../vectors/vector-index.js";
+import { memoryColumns as columns, toMemoryRecord as toRecord, unmirrored, type MemoryRow } from "./memory-rows.js";
 import {
   memoryLimits,
   type MemoryName,
@@ -29,55 +30,11 @@ import {
 /** The `memories` rows as the access predicate judges them: the namespace is the thread its grants name. */
 const memoryRows = "(SELECT memories.*, memories.namespace AS thread_id FROM memories)";
 
-interface MemoryRow {
-  id: string;
-  namespace: string;
-  key: string;
-  owner: string;
-  visibility: Visibility;
-  kind: string;
-  tags: string[];
-  value_type: MemoryValueType;
-  value: string;
-  content_hash: string;
-  version: number;
-  created_at: Date;
-  updated_at: Date;
-  updated_by: string;
-  deleted_at: Date | null;
-  delete_reason: string;
-  trust: TrustState;
-  trust_reasons: string[];
-}
-
 /** A memory row with what the caller may do with it. */
 export interface StoredMemory extends MemoryRecord {
   deletedAt: Date | undefined;
   deleteReason: string;
   writable: boolean;
-}
-
-const columns =
-  "m.id, m.namespace, m.key, m.owner, m.visibility, m.kind, m.tags, m.value_type, m.value, m.content_hash, m.version, m.created_at, m.updated_at, m.updated_by, m.deleted_at, m.delete_reason, m.trust, m.trust_reasons";
-
-function toRecord(row: MemoryRow): MemoryRecord {
-  return {
-    id: row.id,
-    namespace: row.namespace,
-    key: row.key,
-    owner: row.owner,
-    visibility: row.visibility,
-    kind: row.kind,
-    tags: row.tags,
-    valueType: row.value_type,
-    value: row.value,
-    contentHash: row.content_hash,
-    version: row.version,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    updatedBy: row.updated_by,
-    trust: { state: row.trust, reasons: row.trust_reasons },
-  };
 }
 
 function toStored(row: MemoryRow & { writable: boolean }): StoredMemory {
@@ -117,6 +74,17 @@ export interface MemoryWriteScope {
   markDeleted(principal: Principal, id: string, reason: string): Promise<MemoryRecord>;
   /** Keeps a revision. */
   keepRevision(memory: MemoryRecord, change: "put" | "delete", reason: string): Promise<void>;
+  /**
+   * Memory `id`, locked until the transaction ends, with its tenant, if it
+   * is live and still at `version` and no entry mirrors it (the backfill of
+   * a memory stored before mirrors existed); else undefined.
+   */
+  lockUnmirrored(id: string, version: number): Promise<UnmirroredMemory | undefined>;
+}
+
+/** A live memory without a mirror entry, with the tenant it belongs to. */
+export interface UnmirroredMemory extends MemoryRecord {
+  tenant: string;
 }
 
 function createWriteScope(tx: SqlExecutor, entries: EntryWriteScope): MemoryWriteScope {
@@ -201,6 +169,16 @@ function createWriteScope(tx: SqlExecutor, entries: EntryWriteScope): MemoryWrit
          SELECT m.id, m.version, m.tenant, $2, m.visibility, m.kind, m.tags, m.value_type, m.value, m.content_hash, m.updated_by, m.updated_at, $3, m.trust, m.trust_reasons FROM memories m WHERE m.id = $1`,
         [memory.id, change, reason],
       );
+    },
+
+    async lockUnmirrored(id, version) {
+      const { rows } = await tx.query<MemoryRow & { tenant: string }>(
+        `SELECT ${columns}, m.tenant FROM memories m
+         WHERE m.id = $1 AND m.version = $2 AND m.deleted_at IS NULL AND ${unmirrored}
+         FOR UPDATE`,
+        [id, version],
+      );
+      return rows[0] === undefined ? undefined : { ...toRecord(rows[0]), tenant: rows[0].tenant };
     },
   };
 }

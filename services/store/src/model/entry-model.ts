@@ -197,7 +197,7 @@ export interface StoredEntry {
   title?: string | undefined;
   /** The arguments it declares as a prompt; empty for none. */
   promptArguments: PromptArgument[];
-  /** The artifacts it links, sorted; filled on a by-id fetch and in listings (a review queue item leaves them empty). */
+  /** The artifacts it links, sorted; filled on a by-id fetch, in listings and in the review queue. */
   artifacts?: string[] | undefined;
 }
 

@@ -5,10 +5,13 @@
  * session events while quarantined or rejected, whoever they are addressed
  * to — in one order (quarantined first, then newest first, then by key)
  * over the three tables, so an offset pages through them all alike. The page
- * is picked by one statement over the three; its rows are then read in full.
+ * is picked by one statement over the three; its rows are then read in full,
+ * the entries with the artifacts they link (one statement for the page, under
+ * the access predicate's review mode that picked them).
  */
 import { createSqlParams, type SqlDatabase, type SqlParams } from "../db/sql-database.js";
 import { entryColumns, toStoredEntry } from "../entries/entry-rows.js";
+import { linkedArtifactsOf } from "../entries/listed-artifacts.js";
 import { accessPredicate } from "../filters/access-predicate.js";
 import type { Principal } from "../model/principal.js";
 import type { QueueItem, QueuedHandoff, QueuedSessionEvent, ReviewRepository } from "../model/review-ports.js";
@@ -162,11 +165,12 @@ export function createReviewRepository(db: SqlDatabase): ReviewRepository {
       );
       const page = keys.slice(0, request.limit);
       const ids = (type: QueueItem["type"]) => page.filter((key) => key.item_type === type).map((key) => key.item_id);
-      const [entries, handoffs, events] = await Promise.all([
+      const [entries, artifacts, handoffs, events] = await Promise.all([
         db.query<EntryRow>(
           `SELECT ${entryColumns}, e.text FROM entries e WHERE e.id = ANY($1::uuid[]) AND e.tenant = $2`,
           [ids("entry"), principal.tenant],
         ),
+        linkedArtifactsOf(db, principal, ids("entry"), { asOf: undefined }, "review"),
         db.query<HandoffRow>(
           `SELECT h.id, h.creator, h.recipient_kind, h.recipient, h.title, h.summary, h.next_steps, h.open_questions,
              h.outcome, h.cancel_reason, h.status, h.version, h.trust, h.trust_reasons, h.created_at, h.updated_at,
@@ -192,7 +196,10 @@ export function createReviewRepository(db: SqlDatabase): ReviewRepository {
       const items = page.flatMap((key): QueueItem[] => {
         if (key.item_type === "entry") {
           const row = byEntry.get(key.item_id);
-          return row === undefined ? [] : [{ type: "entry", entry: toStoredEntry(row, undefined) }];
+          if (row === undefined) return [];
+          return [
+            { type: "entry", entry: { ...toStoredEntry(row, undefined), artifacts: artifacts.get(row.id) ?? [] } },
+          ];
         }
         if (key.item_type === "handoff") {
           const row = byHandoff.get(key.item_id);
