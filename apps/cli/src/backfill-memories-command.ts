@@ -24,7 +24,7 @@ import {
   loadSummarizerConfig,
   type Summarizer,
 } from "@context-hub/summarizer";
-import { count, createProgressBar, type ProgressSink } from "./progress-bar.js";
+import { count, createProgressBar, stderrSink, type ProgressSink } from "./progress-bar.js";
 import { readLiveRuntime } from "./runtime-file.js";
 
 export const backfillMemoriesUsage = `Usage: context-hub backfill-memories [--batch-size <n>] [--dry-run]
@@ -154,10 +154,7 @@ export async function runBackfillMemoriesCommand(
     out(backfillMemoriesUsage);
     return 0;
   }
-  const progressSink = options.progress ?? {
-    write: (text: string) => process.stderr.write(text),
-    isTTY: process.stderr.isTTY === true,
-  };
+  const progressSink = options.progress ?? stderrSink();
   const logger = createLogger("backfill-memories", env.LOG_LEVEL ?? "warn");
   const { storeConfig, embedderConfig, summarizerConfig, summaries } = loadBackfillConfigs(env);
   const db = await openDatabase(storeConfig.database, logger);

@@ -1,5 +1,6 @@
 /**
- * The progress report of the long operator commands (reembed, reindex):
+ * The progress report of the long operator commands (reembed, reindex,
+ * backfill-memories, export, import):
  * done/total chunks, this run's rate and the time left. On a terminal it
  * redraws one bar at most ten times a second; anywhere else (a log file, CI,
  * a Kubernetes Job) it writes a plain line every `lineMs`, and always a last
@@ -11,6 +12,12 @@ export interface ProgressSink {
   write(text: string): void;
   isTTY: boolean;
 }
+
+/** The process's standard error, where the commands report progress unless told otherwise. */
+export const stderrSink = (): ProgressSink => ({
+  write: (text: string) => process.stderr.write(text),
+  isTTY: process.stderr.isTTY === true,
+});
 
 export interface ProgressState {
   /** Chunks finished, including those an earlier (resumed) run finished. */

@@ -13,7 +13,7 @@ import {
   type ReembedResult,
   type SqlDatabase,
 } from "@context-hub/store";
-import { count, createProgressBar, type ProgressSink } from "./progress-bar.js";
+import { count, createProgressBar, stderrSink, type ProgressSink } from "./progress-bar.js";
 import { readLiveRuntime } from "./runtime-file.js";
 
 export const reembedUsage = `Usage: context-hub reembed [--batch-size <n>] [--dry-run]
@@ -61,10 +61,7 @@ export async function runReembedCommand(
     out(reembedUsage);
     return 0;
   }
-  const progressSink = options.progress ?? {
-    write: (text: string) => process.stderr.write(text),
-    isTTY: process.stderr.isTTY === true,
-  };
+  const progressSink = options.progress ?? stderrSink();
   const logger = createLogger("reembed", env.LOG_LEVEL ?? "warn");
   const { storeConfig, embedderConfig } = loadReembedConfigs(env);
 

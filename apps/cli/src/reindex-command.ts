@@ -8,7 +8,7 @@ import {
   reindexQdrant,
   type ReindexProgress,
 } from "@context-hub/store";
-import { count, createProgressBar, type ProgressSink } from "./progress-bar.js";
+import { count, createProgressBar, stderrSink, type ProgressSink } from "./progress-bar.js";
 import { readLiveRuntime } from "./runtime-file.js";
 
 export const reindexUsage = `Usage: context-hub reindex [--batch-size <n>] [--recreate] [--restart]
@@ -63,10 +63,7 @@ export async function runReindexCommand(
     throw new Error(`--batch-size must be a whole number from 1 to 10000 (got "${rawBatch}")`);
   }
   const batch = rawBatch === undefined ? defaultBatchSize : Number(rawBatch);
-  const sink = options.progress ?? {
-    write: (text: string) => process.stderr.write(text),
-    isTTY: process.stderr.isTTY === true,
-  };
+  const sink = options.progress ?? stderrSink();
   const logger = createLogger("reindex", env.LOG_LEVEL ?? "warn");
 
   // Every setting is checked before anything is opened, so a bad one changes nothing.

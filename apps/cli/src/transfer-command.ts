@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { storeV1 } from "@context-hub/proto";
 import { isMemoryDataDir, loadStoreConfig, type TransferCounts } from "@context-hub/store";
-import { count, createProgressBar, type ProgressBar, type ProgressSink } from "./progress-bar.js";
+import { count, createProgressBar, stderrSink, type ProgressBar, type ProgressSink } from "./progress-bar.js";
 import { withStore } from "./store-connection.js";
 
 export const exportUsage = `Usage: context-hub export [--tenant <t>] [--since <ISO time>] [--data-dir <dir>] > file.jsonl
@@ -40,11 +40,6 @@ export interface TransferCommandOptions {
   /** Milliseconds between progress lines when the sink is not a terminal (default 5 s). */
   progressLineMs?: number;
 }
-
-const stderrSink = (): ProgressSink => ({
-  write: (text: string) => process.stderr.write(text),
-  isTTY: process.stderr.isTTY === true,
-});
 
 const total = (counts: TransferCounts) => Object.values(counts).reduce((sum, value) => sum + value, 0);
 const listCounts = (counts: TransferCounts) =>
