@@ -38,6 +38,7 @@ function toQueueItemMessage(item: QueueItem) {
           reviewedBy: handoff.reviewedBy ?? "",
           reviewedAt: optionalTimestamp(handoff.reviewedAt),
           reviewNote: handoff.reviewNote ?? "",
+          artifacts: handoff.artifacts,
         },
       },
     };

@@ -74,7 +74,7 @@ function queuedEventOf(event: storeV1.QueuedSessionEvent) {
   };
 }
 
-/** What a handoff or a session event, not being an entry, leaves empty in a queue item. */
+/** What a handoff or a session event, not being an entry, leaves empty in a queue item (a handoff sets its artifacts). */
 const noEntryFields = {
   memory: null,
   handoff: null,
@@ -87,7 +87,7 @@ const noEntryFields = {
 
 /**
  * A review queue item of any kind, in the entries' shape: a handoff (kind `handoff`, its text every part the screen
- * read) or a session event (kind `session_event`, its text the payload, at version 1) has no thread, source or
+ * read, its artifacts those its links name) or a session event (kind `session_event`, its text the payload, at version 1) has no thread, source or
  * visibility, and names what it is in `handoff` or `session_event`.
  */
 export function toQueueItemView(item: storeV1.ReviewQueueItem) {
@@ -105,6 +105,7 @@ export function toQueueItemView(item: storeV1.ReviewQueueItem) {
       version: value.version,
       kind: "handoff",
       handoff: queuedHandoffOf(value),
+      artifacts: value.artifacts,
       trust_state: fromProtoTrustState(value.trustState),
       trust_reasons: value.trustReasons,
       text: value.text,

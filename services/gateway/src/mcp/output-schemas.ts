@@ -335,7 +335,7 @@ export const reviewQueueOutput = z.object({
       artifacts: z
         .array(z.string())
         .describe(
-          "SHA-256s of the artifacts the entry links (get_artifact reads them); empty for a handoff or a session event.",
+          "SHA-256s of the artifacts the entry or handoff links (get_artifact reads them); empty for a session event.",
         ),
       created_at: z.string().nullable(),
       updated_at: z.string().nullable(),

@@ -65,6 +65,8 @@ export interface QueuedHandoff {
   reviewedBy: string | undefined;
   reviewedAt: Date | undefined;
   reviewNote: string | undefined;
+  /** The SHA-256s its `artifact` links name, distinct and sorted; empty without any. */
+  artifacts: string[];
 }
 
 /** A quarantined or rejected session event as the review queue shows it. */

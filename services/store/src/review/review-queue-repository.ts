@@ -6,10 +6,13 @@
  * to — in one order (quarantined first, then newest first, then by key)
  * over the three tables, so an offset pages through them all alike. The page
  * is picked by one statement over the three; its rows are then read in full,
- * the entries with the artifacts they link (one statement for the page, under
- * the access predicate's review mode that picked them).
+ * the entries and the handoffs with the artifacts they link (one statement
+ * each for the page, never one per item, under the rule that picked them: the
+ * access predicate's review mode for entries, a waiting handoff of the
+ * reviewer's tenant for handoffs), so a row the reviewer may not review shows
+ * no links, as one that does not exist.
  */
-import { createSqlParams, type SqlDatabase, type SqlParams } from "../db/sql-database.js";
+import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "../db/sql-database.js";
 import { entryColumns, toStoredEntry } from "../entries/entry-rows.js";
 import { linkedArtifactsOf } from "../entries/listed-artifacts.js";
 import { accessPredicate } from "../filters/access-predicate.js";
@@ -22,6 +25,14 @@ type EntryRow = Parameters<typeof toStoredEntry>[0];
 interface Request {
   states: readonly TrustState[];
   threadId: string | undefined;
+}
+
+/**
+ * The review rule for the `handoffs` row aliased `h`: a handoff of the reviewer's tenant waits for review while it
+ * is quarantined or rejected, whoever it is addressed to.
+ */
+function handoffWaits(principal: Principal, params: SqlParams): string {
+  return `(h.tenant = ${params.add(principal.tenant)} AND h.trust = ANY(${params.add([...reviewOpenStates])}::text[]))`;
 }
 
 /** The three selections of the queue's keys, each with the columns the page is ordered by. */
@@ -39,9 +50,8 @@ function keySelections(principal: Principal, request: Request, params: SqlParams
   ];
   // Handoffs and events wait only while quarantined or rejected; a thread filter keeps those of that namespace.
   const handoffs = [
-    `h.tenant = ${tenant}`,
+    handoffWaits(principal, params),
     `h.trust = ANY(${states}::text[])`,
-    `h.trust = ANY(${open}::text[])`,
     ...(thread === undefined ? [] : [`h.recipient_kind = 'namespace' AND h.recipient = ${thread}`]),
   ];
   const events = [
@@ -99,7 +109,28 @@ function handoffText(row: HandoffRow): string {
   ].join("\n\n");
 }
 
-function toQueuedHandoff(row: HandoffRow): QueuedHandoff {
+/**
+ * The artifacts each handoff among `ids` links (its links of type `artifact` whose ref is a SHA-256, the form the
+ * artifact predicate opens; distinct, sorted), read for a page in one statement under the queue's rule for handoffs:
+ * one the reviewer may not review (another tenant's, or no longer waiting) is absent, as one that does not exist.
+ */
+async function handoffArtifactsOf(
+  executor: SqlExecutor,
+  principal: Principal,
+  ids: readonly string[],
+): Promise<Map<string, string[]>> {
+  if (ids.length === 0) return new Map();
+  const params = createSqlParams();
+  const { rows } = await executor.query<{ id: string; artifacts: string[] }>(
+    `SELECT h.id, ARRAY(SELECT DISTINCT l.value->>'ref' FROM jsonb_array_elements(h.links) l
+         WHERE l.value->>'type' = 'artifact' AND l.value->>'ref' ~ '^[0-9a-f]{64}$' ORDER BY 1) AS artifacts
+       FROM handoffs h WHERE h.id = ANY(${params.add([...new Set(ids)])}::uuid[]) AND ${handoffWaits(principal, params)}`,
+    params.values,
+  );
+  return new Map(rows.map((row) => [row.id, row.artifacts]));
+}
+
+function toQueuedHandoff(row: HandoffRow, artifacts: string[]): QueuedHandoff {
   return {
     id: row.id,
     creator: row.creator,
@@ -116,6 +147,7 @@ function toQueuedHandoff(row: HandoffRow): QueuedHandoff {
     reviewedBy: row.reviewed_by ?? undefined,
     reviewedAt: row.reviewed_at ?? undefined,
     reviewNote: row.review_note ?? undefined,
+    artifacts,
   };
 }
 
@@ -165,7 +197,7 @@ export function createReviewRepository(db: SqlDatabase): ReviewRepository {
       );
       const page = keys.slice(0, request.limit);
       const ids = (type: QueueItem["type"]) => page.filter((key) => key.item_type === type).map((key) => key.item_id);
-      const [entries, artifacts, handoffs, events] = await Promise.all([
+      const [entries, artifacts, handoffs, handoffArtifacts, events] = await Promise.all([
         db.query<EntryRow>(
           `SELECT ${entryColumns}, e.text FROM entries e WHERE e.id = ANY($1::uuid[]) AND e.tenant = $2`,
           [ids("entry"), principal.tenant],
@@ -178,6 +210,7 @@ export function createReviewRepository(db: SqlDatabase): ReviewRepository {
            FROM handoffs h WHERE h.id = ANY($1::uuid[]) AND h.tenant = $2`,
           [ids("handoff"), principal.tenant],
         ),
+        handoffArtifactsOf(db, principal, ids("handoff")),
         db.query<EventRow>(
           `SELECT v.session_id, v.seq, v.kind, v.payload, s.owner, s.namespace, v.written_by, v.written_at, v.trust,
              v.trust_reasons, v.reviewed_by, v.reviewed_at, v.review_note
@@ -203,7 +236,8 @@ export function createReviewRepository(db: SqlDatabase): ReviewRepository {
         }
         if (key.item_type === "handoff") {
           const row = byHandoff.get(key.item_id);
-          return row === undefined ? [] : [{ type: "handoff", handoff: toQueuedHandoff(row) }];
+          if (row === undefined) return [];
+          return [{ type: "handoff", handoff: toQueuedHandoff(row, handoffArtifacts.get(row.id) ?? []) }];
         }
         const row = byEvent.get(`${key.item_id}/${Number(key.item_seq)}`);
         return row === undefined ? [] : [{ type: "session_event", event: toQueuedEvent(row) }];
