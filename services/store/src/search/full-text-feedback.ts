@@ -168,6 +168,7 @@ export function createFeedbackRanking(
             filter,
             { limit: Math.max(indexedRescoreDepth, depth, feedback.documents), offset: 0 },
             { highlight: false, rankOnly: true },
+            original.terms,
           )
         : undefined;
     const rescored = within ?? indexedFirst?.map((row) => row.id);

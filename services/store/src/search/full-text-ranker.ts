@@ -241,7 +241,8 @@ export function createFullTextRanker(
    * entries, not within given ids. Undefined: rank in SQL (also when too
    * few of the index's best match every word, see indexedPageHolds). An index dropped since the
    * list was read (a rebuild by another replica) reloads the list and falls
-   * back to SQL.
+   * back to SQL. `parsed`: the query's terms when the caller already has them
+   * (`queryTerms`), so they are not parsed again.
    */
   const indexedPage = async (
     principal: Principal,
@@ -249,11 +250,12 @@ export function createFullTextRanker(
     filter: SearchFilter,
     page: { limit: number; offset: number },
     options: { highlight: boolean; rankOnly: boolean },
+    parsed?: ReadonlyMap<string, number>,
   ): Promise<FullTextRow[] | undefined> => {
     const index = indexes.indexOf(principal.tenant);
     if (index === undefined || query.mode === "prefix" || filter.asOf !== undefined || filter.includeQuarantined)
       return undefined;
-    const terms = await frequencySource.queryTerms(query);
+    const terms = parsed ?? (await frequencySource.queryTerms(query));
     if (terms.size === 0) return [];
     // Few entries hold every word of a long question, so the index's best would rarely fill its page: SQL, straight.
     if (query.mode !== "any" && terms.size > maxIndexedEveryWordTerms) return undefined;
