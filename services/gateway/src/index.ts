@@ -22,7 +22,7 @@ import { createRateLimiter } from "./rate-limit.js";
 import { createHttpApp } from "./server.js";
 import { createWritePath } from "./write-path.js";
 import { gatewayVersion } from "./gateway-version.js";
-import { startEmbeddingSpaceCheck, type EmbeddingSpaceCheck } from "./embedding-space-check.js";
+import { checkEmbeddingSpaceBeforeServing } from "./embedding-space-check.js";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
 export { createEarlyGeneration, type EarlyGeneration } from "./clients/early-generation.js";
@@ -53,7 +53,8 @@ export async function startGateway(
   refuseOpenExposure(config, listen);
   const tools = toolsIn(enabledTools(config.disabledTools), config.toolsets);
   const peers = createPeers(config);
-  const spaceCheck = await checkEmbeddingSpace(config, peers, logger);
+  // Before listening: a gateway whose embedder cannot serve the stored vectors must not start.
+  const spaceCheck = await checkEmbeddingSpaceBeforeServing(config, peers, logger);
   const earlyGeneration = createEarlyGeneration({
     setting: config.earlyGeneration,
     peers,
@@ -114,21 +115,6 @@ export async function startGateway(
       logger.info("gateway stopped");
     }),
   };
-}
-
-/** Before listening: a gateway whose embedder cannot serve the stored vectors must not start (its peers are closed). */
-async function checkEmbeddingSpace(config: GatewayConfig, peers: Peers, logger: Logger): Promise<EmbeddingSpaceCheck> {
-  try {
-    return await startEmbeddingSpaceCheck({
-      peers,
-      logger,
-      callTimeoutMs: Math.min(config.timeouts.storeMs, 5_000),
-      retryMs: 2_000,
-    });
-  } catch (error) {
-    peers.close();
-    throw error;
-  }
 }
 
 /**
