@@ -308,7 +308,7 @@ for (const backend of hubBackends) {
         const error = await rpcError(clients.alice!.readResource({ uri }));
         assert.equal(error.code, -32602, uri);
         assert.match(error.message, /invalid resource URI/, uri);
-        assert.equal(error.data, undefined, `${uri} is no resource-not-found`);
+        assert.deepEqual(error.data, { uri }, `${uri} names no resource: the URI is the error's data (SEP-2164)`);
       }
       const cursor = await rpcError(clients.alice!.listResources({ cursor: "not-a-cursor" }));
       assert.equal(cursor.code, -32602);

@@ -112,7 +112,9 @@ const uriPattern = /^context-hub:\/\/entries\/([^/?#]+)(?:\/(versions|images)\/(
 
 /**
  * The entry, version or image a URI names. A URI of no form this server
- * serves is an error of its own: it says nothing of any entry.
+ * serves is an error of its own: it says nothing of any entry. It names no
+ * resource here all the same, so it carries the URI as `data` like the
+ * resource-not-found error (SEP-2164: the requested URI in `data.uri`).
  */
 function parseResourceUri(uri: string): ResourceAddress {
   const match = uriPattern.exec(uri);
@@ -121,11 +123,13 @@ function parseResourceUri(uri: string): ResourceAddress {
     throw new McpRequestError(
       invalidParams,
       `invalid resource URI ${JSON.stringify(uri.slice(0, 200))}: Context Hub serves ${resourceTemplates.map((template) => template.uriTemplate).join(", ")}, with a full lower-case entry id (resources/list gives the URIs)`,
+      { uri },
     );
   const number = match[3] === undefined ? undefined : Number(match[3]);
   if (number === undefined) return { form: "entry", id };
   if (match[2] === "versions") {
-    if (number === 0) throw new McpRequestError(invalidParams, `invalid resource URI ${uri}: versions count from 1`);
+    if (number === 0)
+      throw new McpRequestError(invalidParams, `invalid resource URI ${uri}: versions count from 1`, { uri });
     return { form: "version", id, version: number };
   }
   return { form: "image", id, ordinal: number };
