@@ -9,6 +9,7 @@
  */
 import { ContextHubError, type Logger } from "@context-hub/common";
 import type { Peers } from "./clients/peers.js";
+import type { GatewayConfig } from "./config.js";
 
 /** An (embedding model, dimension) pair: vectors of two spaces are never compared. */
 export interface EmbeddingSpace {
@@ -143,4 +144,26 @@ export async function startEmbeddingSpaceCheck(options: EmbeddingSpaceCheckOptio
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * The check as a gateway (HTTP or stdio) runs it before it serves, with its configured store deadline: a mismatch
+ * refuses to start, and the peers are closed then.
+ */
+export async function checkEmbeddingSpaceBeforeServing(
+  config: GatewayConfig,
+  peers: Peers,
+  logger: Logger,
+): Promise<EmbeddingSpaceCheck> {
+  try {
+    return await startEmbeddingSpaceCheck({
+      peers,
+      logger,
+      callTimeoutMs: Math.min(config.timeouts.storeMs, 5_000),
+      retryMs: 2_000,
+    });
+  } catch (error) {
+    peers.close();
+    throw error;
+  }
 }

@@ -22,7 +22,7 @@ import { createRateLimiter } from "./rate-limit.js";
 import { createHttpApp } from "./server.js";
 import { createWritePath } from "./write-path.js";
 import { gatewayVersion } from "./gateway-version.js";
-import { startEmbeddingSpaceCheck, type EmbeddingSpaceCheck } from "./embedding-space-check.js";
+import { checkEmbeddingSpaceBeforeServing } from "./embedding-space-check.js";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
 export { createEarlyGeneration, type EarlyGeneration } from "./clients/early-generation.js";
@@ -50,32 +50,11 @@ export async function startGateway(
   logger: Logger,
   listen?: GatewayListen,
 ): Promise<RunningService> {
-  if (
-    listen === undefined &&
-    config.auth.methods.length === 0 &&
-    !isLoopbackHost(config.host) &&
-    !config.auth.allowNonLoopback
-  ) {
-    throw new ContextHubError(
-      "INVALID_ARGUMENT",
-      `Refusing to serve ${config.host} without authentication: anyone who can reach it could read and write every entry. Bind 127.0.0.1, turn on CONTEXT_HUB_AUTH, or set CONTEXT_HUB_ALLOW_NON_LOOPBACK=true if a proxy in front authenticates.`,
-    );
-  }
+  refuseOpenExposure(config, listen);
   const tools = toolsIn(enabledTools(config.disabledTools), config.toolsets);
   const peers = createPeers(config);
-  let spaceCheck: EmbeddingSpaceCheck;
-  try {
-    // Before listening: a gateway whose embedder cannot serve the stored vectors must not start.
-    spaceCheck = await startEmbeddingSpaceCheck({
-      peers,
-      logger,
-      callTimeoutMs: Math.min(config.timeouts.storeMs, 5_000),
-      retryMs: 2_000,
-    });
-  } catch (error) {
-    peers.close();
-    throw error;
-  }
+  // Before listening: a gateway whose embedder cannot serve the stored vectors must not start.
+  const spaceCheck = await checkEmbeddingSpaceBeforeServing(config, peers, logger);
   const earlyGeneration = createEarlyGeneration({
     setting: config.earlyGeneration,
     peers,
@@ -120,29 +99,60 @@ export async function startGateway(
   });
   const port = listen === undefined ? (server.address() as AddressInfo).port : 0;
   logger.info(listen === undefined ? { port } : { socketPath: listen.socketPath }, "gateway listening");
-  let closing: Promise<void> | undefined;
+  const stopWork = () => {
+    spaceCheck.stop();
+    earlyGeneration.stop();
+    keysFile?.close();
+    process.off("SIGHUP", onHangUp);
+  };
   return {
     name: "gateway",
     port,
     address: listen === undefined ? toDialAddress({ host: config.host, port }) : `unix:${listen.socketPath}`,
     opsPort: port,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        spaceCheck.stop();
-        earlyGeneration.stop();
-        keysFile?.close();
-        process.off("SIGHUP", onHangUp);
-        server.close(() => {
-          peers.close();
-          logger.info("gateway stopped");
-          resolve();
-        });
-        // Stateless requests are short; idle keep-alive sockets should not hold shutdown open.
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 10_000).unref();
+    close: closeOnce(server, stopWork, () => {
+      peers.close();
+      logger.info("gateway stopped");
+    }),
+  };
+}
+
+/**
+ * Refuses to serve a non-loopback address without authentication: anyone who could reach it could read and write every
+ * entry. A Unix socket (`listen`) is its user's alone.
+ */
+function refuseOpenExposure(config: GatewayConfig, listen: GatewayListen | undefined): void {
+  if (
+    listen === undefined &&
+    config.auth.methods.length === 0 &&
+    !isLoopbackHost(config.host) &&
+    !config.auth.allowNonLoopback
+  ) {
+    throw new ContextHubError(
+      "INVALID_ARGUMENT",
+      `Refusing to serve ${config.host} without authentication: anyone who can reach it could read and write every entry. Bind 127.0.0.1, turn on CONTEXT_HUB_AUTH, or set CONTEXT_HUB_ALLOW_NON_LOOPBACK=true if a proxy in front authenticates.`,
+    );
+  }
+}
+
+/**
+ * The gateway's close: the first call runs `stop`, closes the listener and runs `closed` once it has; every call
+ * returns the same promise.
+ */
+function closeOnce(server: Server, stop: () => void, closed: () => void): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= new Promise<void>((resolve) => {
+      stop();
+      server.close(() => {
+        closed();
+        resolve();
       });
-      return closing;
-    },
+      // Stateless requests are short; idle keep-alive sockets should not hold shutdown open.
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), 10_000).unref();
+    });
+    return closing;
   };
 }
 

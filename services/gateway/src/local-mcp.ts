@@ -2,7 +2,7 @@ import type { Logger } from "@context-hub/common";
 import { createEarlyGeneration } from "./clients/early-generation.js";
 import { createPeers } from "./clients/peers.js";
 import type { GatewayConfig } from "./config.js";
-import { startEmbeddingSpaceCheck } from "./embedding-space-check.js";
+import { checkEmbeddingSpaceBeforeServing } from "./embedding-space-check.js";
 import { gatewayVersion } from "./gateway-version.js";
 import { searchResultsAppResource, withSearchResultsView } from "./mcp-apps.js";
 import { serveBothRevisionsOnStdio, type StdioConnection } from "./mcp/stdio-revisions.js";
@@ -34,19 +34,8 @@ export interface LocalMcp {
 export async function openLocalMcp(config: GatewayConfig, logger: Logger): Promise<LocalMcp> {
   const tools = toolsIn(enabledTools(config.disabledTools), config.toolsets);
   const peers = createPeers(config);
-  let spaceCheck: Awaited<ReturnType<typeof startEmbeddingSpaceCheck>>;
-  try {
-    // A mismatch between the embedder's model and the stored vectors refuses to start, as the HTTP gateway does.
-    spaceCheck = await startEmbeddingSpaceCheck({
-      peers,
-      logger,
-      callTimeoutMs: Math.min(config.timeouts.storeMs, 5_000),
-      retryMs: 2_000,
-    });
-  } catch (error) {
-    peers.close();
-    throw error;
-  }
+  // A mismatch between the embedder's model and the stored vectors refuses to start, as the HTTP gateway does.
+  const spaceCheck = await checkEmbeddingSpaceBeforeServing(config, peers, logger);
   const earlyGeneration = createEarlyGeneration({
     setting: config.earlyGeneration,
     peers,

@@ -37,8 +37,8 @@ function toMemberView(member: storeV1.CollectionMember) {
 
 const idempotent = (idempotency: Idempotency | undefined) => (idempotency === undefined ? {} : { idempotency });
 
-/** The collections client over a CollectionsService connection. */
-export function createCollectionsClient(store: CollectionsServiceClient) {
+/** Creating, renaming and deleting collections. */
+function collectionEdits(store: CollectionsServiceClient) {
   return {
     async create(principal: Principal, input: { name: string; description: string; idempotency?: Idempotency }) {
       const reply = await store.createCollection({
@@ -88,7 +88,12 @@ export function createCollectionsClient(store: CollectionsServiceClient) {
         revoked_grants: reply.revokedGrants,
       };
     },
+  };
+}
 
+/** Listing collections and reading one with a page of its members. */
+function collectionReads(store: CollectionsServiceClient) {
+  return {
     async list(principal: Principal, input: { owner: string; limit: number; cursor: string }) {
       const reply = await store.listCollections({ principal, ...input });
       return { collections: reply.collections.map(toCollectionView), nextCursor: reply.nextCursor };
@@ -102,7 +107,12 @@ export function createCollectionsClient(store: CollectionsServiceClient) {
         nextCursor: reply.nextCursor,
       };
     },
+  };
+}
 
+/** Adding, removing and reordering a collection's members. */
+function membershipEdits(store: CollectionsServiceClient) {
+  return {
     async add(
       principal: Principal,
       input: { id: string; entryIds: string[]; position: number; idempotency?: Idempotency | undefined },
@@ -149,6 +159,11 @@ export function createCollectionsClient(store: CollectionsServiceClient) {
       return toCollectionView(reply.collection);
     },
   };
+}
+
+/** The collections client over a CollectionsService connection. */
+export function createCollectionsClient(store: CollectionsServiceClient) {
+  return { ...collectionEdits(store), ...collectionReads(store), ...membershipEdits(store) };
 }
 
 export type CollectionsClient = ReturnType<typeof createCollectionsClient>;

@@ -40,6 +40,82 @@ function mayBelongToOneItem(error: unknown): boolean {
   return error.code === "PROVIDER_ERROR" && refusedContentStatuses.has(Number(error.details.status));
 }
 
+/** Settles a caller once: with its own slice of the results, or with the error. */
+function settle<Item, Result>(caller: Caller<Item, Result>, outcome: { results: Result[] } | { error: unknown }): void {
+  if (caller.settled) return;
+  caller.settled = true;
+  caller.forget();
+  if ("results" in outcome) caller.resolve(outcome.results);
+  else caller.reject(outcome.error);
+}
+
+/**
+ * Sends the items of the callers still waiting in one call and gives each its slice of the results; a failure that
+ * may belong to one item is retried caller by caller, any other is every caller's.
+ */
+async function sendFor<Item, Result>(send: BatchCall<Item, Result>, callers: Caller<Item, Result>[]): Promise<void> {
+  const live = callers.filter((caller) => !caller.settled);
+  if (live.length === 0) return;
+  const items = live.flatMap((caller) => caller.items);
+  // Cancelled only once nobody wants the answer; a caller without a signal always does.
+  const everyoneGone = new AbortController();
+  const watched = live.every((caller) => caller.signal !== undefined);
+  const onAbort = () => {
+    if (live.every((caller) => caller.settled)) everyoneGone.abort();
+  };
+  if (watched) for (const caller of live) caller.signal!.addEventListener("abort", onAbort);
+  try {
+    const results = await send(items, watched ? everyoneGone.signal : undefined);
+    if (results.length !== items.length)
+      throw new ContextHubError(
+        "INTERNAL",
+        `a joined call returned ${results.length} results for ${items.length} items`,
+      );
+    let next = 0;
+    for (const caller of live) {
+      settle(caller, { results: results.slice(next, next + caller.items.length) });
+      next += caller.items.length;
+    }
+  } catch (error) {
+    if (live.length > 1 && mayBelongToOneItem(error)) {
+      await Promise.all(live.map((caller) => sendFor(send, [caller])));
+      return;
+    }
+    for (const caller of live) settle(caller, { error });
+  } finally {
+    if (watched) for (const caller of live) caller.signal!.removeEventListener("abort", onAbort);
+  }
+}
+
+/** The callers in groups of at most `limits.maxItems` items and `limits.maxWeight` weight each, in their order. */
+function groupCallers<Item, Result>(
+  callers: Caller<Item, Result>[],
+  limits: JoinLimits,
+  weigh: (item: Item) => number,
+): Caller<Item, Result>[][] {
+  const groups: Caller<Item, Result>[][] = [];
+  let group: Caller<Item, Result>[] = [];
+  let count = 0;
+  let weight = 0;
+  for (const caller of callers) {
+    const callerWeight = caller.items.reduce((sum, item) => sum + weigh(item), 0);
+    if (
+      group.length > 0 &&
+      (count + caller.items.length > limits.maxItems || weight + callerWeight > limits.maxWeight)
+    ) {
+      groups.push(group);
+      group = [];
+      count = 0;
+      weight = 0;
+    }
+    group.push(caller);
+    count += caller.items.length;
+    weight += callerWeight;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
 /**
  * Joins the calls made in one turn of the event loop into one call of
  * `send`. Writes arriving together (several MCP requests read from the
@@ -66,71 +142,11 @@ export function joinCalls<Item, Result>(
 ): JoinedCall<Item, Result> {
   let waiting: Caller<Item, Result>[] = [];
 
-  const settle = (caller: Caller<Item, Result>, outcome: { results: Result[] } | { error: unknown }) => {
-    if (caller.settled) return;
-    caller.settled = true;
-    caller.forget();
-    if ("results" in outcome) caller.resolve(outcome.results);
-    else caller.reject(outcome.error);
-  };
-
-  async function sendFor(callers: Caller<Item, Result>[]): Promise<void> {
-    const live = callers.filter((caller) => !caller.settled);
-    if (live.length === 0) return;
-    const items = live.flatMap((caller) => caller.items);
-    // Cancelled only once nobody wants the answer; a caller without a signal always does.
-    const everyoneGone = new AbortController();
-    const watched = live.every((caller) => caller.signal !== undefined);
-    const onAbort = () => {
-      if (live.every((caller) => caller.settled)) everyoneGone.abort();
-    };
-    if (watched) for (const caller of live) caller.signal!.addEventListener("abort", onAbort);
-    try {
-      const results = await send(items, watched ? everyoneGone.signal : undefined);
-      if (results.length !== items.length)
-        throw new ContextHubError(
-          "INTERNAL",
-          `a joined call returned ${results.length} results for ${items.length} items`,
-        );
-      let next = 0;
-      for (const caller of live) {
-        settle(caller, { results: results.slice(next, next + caller.items.length) });
-        next += caller.items.length;
-      }
-    } catch (error) {
-      if (live.length > 1 && mayBelongToOneItem(error)) {
-        await Promise.all(live.map((caller) => sendFor([caller])));
-        return;
-      }
-      for (const caller of live) settle(caller, { error });
-    } finally {
-      if (watched) for (const caller of live) caller.signal!.removeEventListener("abort", onAbort);
-    }
-  }
-
   /** Sends everything waiting, in as few calls as the limits allow, keeping the callers' order. */
   function flush(): void {
     const callers = waiting.filter((caller) => !caller.settled);
     waiting = [];
-    let group: Caller<Item, Result>[] = [];
-    let count = 0;
-    let weight = 0;
-    for (const caller of callers) {
-      const callerWeight = caller.items.reduce((sum, item) => sum + weigh(item), 0);
-      if (
-        group.length > 0 &&
-        (count + caller.items.length > limits.maxItems || weight + callerWeight > limits.maxWeight)
-      ) {
-        void sendFor(group);
-        group = [];
-        count = 0;
-        weight = 0;
-      }
-      group.push(caller);
-      count += caller.items.length;
-      weight += callerWeight;
-    }
-    if (group.length > 0) void sendFor(group);
+    for (const group of groupCallers(callers, limits, weigh)) void sendFor(send, group);
   }
 
   return (items, signal) => {

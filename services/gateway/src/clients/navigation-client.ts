@@ -79,6 +79,53 @@ function toGrepView(reply: searchV1.GrepResponse) {
   };
 }
 
+/** A page of an entry's outline as navigate_context returns it; `offset` is where the page starts. */
+function toOutlineView(reply: searchV1.NavigateEntryResponse, offset: number) {
+  return {
+    id: reply.entry?.id ?? "",
+    thread_id: reply.entry?.threadId ?? "",
+    trust_state: fromProtoTrustState(reply.entry?.trustState ?? storeV1.TrustState.UNSPECIFIED),
+    summary: reply.entry?.summary ?? "",
+    text_length: reply.entry?.textLength ?? 0,
+    line_count: reply.lineCount,
+    nodes: reply.nodes.map((node) => ({
+      node_id: node.nodeId,
+      heading: node.heading,
+      level: node.level,
+      start: node.span?.start ?? 0,
+      end: node.span?.end ?? 0,
+      start_line: node.startLine,
+      end_line: node.endLine,
+      path: node.path,
+      summary: node.summary,
+      parent_id: node.parentId === "" ? null : node.parentId,
+      child_count: node.childCount,
+    })),
+    total_nodes: reply.totalNodes,
+    offset,
+    next_offset: reply.nextOffset === 0 ? null : reply.nextOffset,
+    ...(reply.note === "" ? {} : { note: reply.note }),
+  };
+}
+
+/** A read range as read_context_range returns it, with where the next read starts when it was cut. */
+function toRangeView(reply: searchV1.ReadRangeResponse) {
+  return {
+    id: reply.entryId,
+    trust_state: fromProtoTrustState(reply.trustState),
+    text: reply.text,
+    start: reply.span?.start ?? 0,
+    end: reply.span?.end ?? 0,
+    start_line: reply.startLine,
+    end_line: reply.endLine,
+    truncated: reply.truncated,
+    next_start: reply.truncated ? (reply.span?.end ?? null) : null,
+    text_length: reply.textLength,
+    line_count: reply.lineCount,
+    heading: reply.heading === "" ? null : reply.heading,
+  };
+}
+
 /** The navigation client over a SearchService connection. */
 export function createNavigationClient(search: SearchServiceClient) {
   return {
@@ -109,31 +156,7 @@ export function createNavigationClient(search: SearchServiceClient) {
         nodeId: request.nodeId ?? "",
         move: request.move === undefined ? searchV1.OutlineMove.UNSPECIFIED : outlineMoveOf[request.move],
       });
-      return {
-        id: reply.entry?.id ?? "",
-        thread_id: reply.entry?.threadId ?? "",
-        trust_state: fromProtoTrustState(reply.entry?.trustState ?? storeV1.TrustState.UNSPECIFIED),
-        summary: reply.entry?.summary ?? "",
-        text_length: reply.entry?.textLength ?? 0,
-        line_count: reply.lineCount,
-        nodes: reply.nodes.map((node) => ({
-          node_id: node.nodeId,
-          heading: node.heading,
-          level: node.level,
-          start: node.span?.start ?? 0,
-          end: node.span?.end ?? 0,
-          start_line: node.startLine,
-          end_line: node.endLine,
-          path: node.path,
-          summary: node.summary,
-          parent_id: node.parentId === "" ? null : node.parentId,
-          child_count: node.childCount,
-        })),
-        total_nodes: reply.totalNodes,
-        offset: request.offset,
-        next_offset: reply.nextOffset === 0 ? null : reply.nextOffset,
-        ...(reply.note === "" ? {} : { note: reply.note }),
-      };
+      return toOutlineView(reply, request.offset);
     },
 
     /** Part of an entry's text, at most `maxChars` (0: the service's default). */
@@ -148,20 +171,7 @@ export function createNavigationClient(search: SearchServiceClient) {
         maxChars: request.maxChars,
         includeQuarantined: request.includeQuarantined,
       });
-      return {
-        id: reply.entryId,
-        trust_state: fromProtoTrustState(reply.trustState),
-        text: reply.text,
-        start: reply.span?.start ?? 0,
-        end: reply.span?.end ?? 0,
-        start_line: reply.startLine,
-        end_line: reply.endLine,
-        truncated: reply.truncated,
-        next_start: reply.truncated ? (reply.span?.end ?? null) : null,
-        text_length: reply.textLength,
-        line_count: reply.lineCount,
-        heading: reply.heading === "" ? null : reply.heading,
-      };
+      return toRangeView(reply);
     },
 
     /** Lines matching a pattern in the entries the filter selects, newest first. */

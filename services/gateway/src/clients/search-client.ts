@@ -179,8 +179,8 @@ function toProtoFeedback(
   };
 }
 
-/** The search client over the store's SearchService, the embedder and the reranker. */
-export function createSearchClient({ search, embedder, reranker }: Pick<Peers, "search" | "embedder" | "reranker">) {
+/** The store's two rankings: full text and semantic. */
+function rankings(search: Peers["search"]) {
   return {
     /** One page of the full-text ranking of the entries matching the filter arguments. */
     async fullText(principal: Principal, request: FullTextRequest): Promise<FullTextResult> {
@@ -209,12 +209,6 @@ export function createSearchClient({ search, embedder, reranker }: Pick<Peers, "
       };
     },
 
-    /** The query's embedding, waiting at most `deadlineMs` for the embedder. */
-    async embedQuery(query: string, deadlineMs: number): Promise<QueryEmbedding> {
-      const reply = await embedder.embedQueries({ texts: [query] }, { deadlineMs });
-      return { model: reply.model, vector: reply.vectors[0]?.float32Le ?? new Uint8Array() };
-    },
-
     /** One page of the entries matching the filter arguments, ranked by their best chunk's similarity to the embedding. */
     async semantic(principal: Principal, request: SemanticRequest): Promise<SemanticResult> {
       const reply = await search.semanticSearch({
@@ -233,7 +227,12 @@ export function createSearchClient({ search, embedder, reranker }: Pick<Peers, "
         warnings: reply.warnings,
       };
     },
+  };
+}
 
+/** What the store gives to show and rerank a ranking's entries: their listings and passages. */
+function entryReads(search: Peers["search"]) {
+  return {
     /** The listings of `ids` the caller can still see under the filter arguments; the others are left out. */
     async listings(principal: Principal, ids: string[], filter: SearchFilterArgs): Promise<SearchEntry[]> {
       const reply = await search.getListings({ principal, ids, filter: toEntryFilter(filter) });
@@ -265,6 +264,17 @@ export function createSearchClient({ search, embedder, reranker }: Pick<Peers, "
         nodeId: passage.nodeId,
       }));
     },
+  };
+}
+
+/** The models a search calls: the embedder for the query's vector, the reranker for passages' scores. */
+function modelCalls({ embedder, reranker }: Pick<Peers, "embedder" | "reranker">) {
+  return {
+    /** The query's embedding, waiting at most `deadlineMs` for the embedder. */
+    async embedQuery(query: string, deadlineMs: number): Promise<QueryEmbedding> {
+      const reply = await embedder.embedQueries({ texts: [query] }, { deadlineMs });
+      return { model: reply.model, vector: reply.vectors[0]?.float32Le ?? new Uint8Array() };
+    },
 
     /** The passages' scores against the query, best first, waiting at most `deadlineMs` for the reranker. */
     async rerank(
@@ -276,6 +286,11 @@ export function createSearchClient({ search, embedder, reranker }: Pick<Peers, "
       return reply.results.map((result) => ({ id: result.id, score: result.score }));
     },
   };
+}
+
+/** The search client over the store's SearchService, the embedder and the reranker. */
+export function createSearchClient(peers: Pick<Peers, "search" | "embedder" | "reranker">) {
+  return { ...rankings(peers.search), ...entryReads(peers.search), ...modelCalls(peers) };
 }
 
 export type SearchClient = ReturnType<typeof createSearchClient>;

@@ -11,7 +11,7 @@
  * generations register these handlers.
  */
 import { isContextHubError, type Logger } from "@context-hub/common";
-import { gatewayClientsFor } from "../clients/gateway-clients.js";
+import { gatewayClientsFor, type GatewayClients } from "../clients/gateway-clients.js";
 import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
 import { describeEntry, entryIdPattern, optional, pageOfEntries } from "./entry-listing.js";
@@ -156,6 +156,124 @@ export interface ResourceHandlers {
   read(uri: string): Promise<{ contents: ResourceContents[] }>;
 }
 
+/** What reading resources needs: the caller and its domain clients. */
+interface EntryReader {
+  principal: Principal;
+  clients: GatewayClients;
+}
+
+/** The current entry, with its image bytes when asked for, or the not-found error. */
+async function currentEntry({ principal, clients }: EntryReader, uri: string, id: string, includeImages: boolean) {
+  const found = await clients.entries.get(principal, { ids: [id], includeImages, includeQuarantined: false });
+  const [entry] = found.entries;
+  if (entry !== undefined) return entry;
+  const tooLarge = found.not_returned.find((item) => item.id === id);
+  if (tooLarge !== undefined)
+    throw new McpRequestError(
+      internalError,
+      `${uri} is too large to return in one reply (${tooLarge.size_bytes} bytes with its images): read its text with get_context`,
+    );
+  throw resourceNotFound(uri);
+}
+
+/** An entry's resource: its text, fenced as untrusted data, with its images as blobs. */
+async function readEntry(reader: EntryReader, uri: string, id: string): Promise<ResourceContents[]> {
+  const entry = await currentEntry(reader, uri, id, true);
+  return [
+    {
+      uri,
+      mimeType: textMimeType,
+      text: fenced(entry.text, entry),
+      _meta: {
+        kind: entry.kind,
+        title: entry.title,
+        thread_id: entry.thread_id,
+        version: entry.version,
+        trust_state: entry.trust_state,
+        visibility: entry.visibility,
+        owner: entry.owner,
+        tags: entry.tags,
+        updated_at: entry.updated_at,
+      },
+    },
+    ...entry.images.flatMap((image) =>
+      image.data === undefined
+        ? []
+        : [{ uri: imageUri(id, image.ordinal), mimeType: image.mime_type, blob: image.data }],
+    ),
+  ];
+}
+
+/** A kept version's resource, when the caller may read that version. */
+async function readVersion(reader: EntryReader, uri: string, id: string, version: number): Promise<ResourceContents[]> {
+  const { principal, clients } = reader;
+  // The entry itself first: a deleted or quarantined entry serves none of its versions either.
+  await currentEntry(reader, uri, id, false);
+  let history;
+  try {
+    history = await clients.history.history(principal, { id, version, limit: 1, offset: 0 });
+  } catch (error) {
+    // A version never written, or purged, reads as any URI that names nothing.
+    if (isContextHubError(error) && (error.code === "INVALID_ARGUMENT" || error.code === "ENTRY_NOT_FOUND"))
+      throw resourceNotFound(uri);
+    throw error;
+  }
+  const [kept] = history.versions;
+  // A version private to its owner while it was current, or quarantined, is not the caller's to read.
+  if (kept === undefined || kept.redacted || kept.trust_state === "quarantined") throw resourceNotFound(uri);
+  return [
+    {
+      uri,
+      mimeType: textMimeType,
+      // The version's own trust state names it (as get_context_history fences its versions).
+      text: fenced(kept.text, { id, trust_state: kept.trust_state }),
+      _meta: {
+        kind: kept.kind,
+        title: kept.title,
+        thread_id: history.threadId,
+        version: kept.version,
+        current: kept.current,
+        latest_version: history.latestVersion,
+        trust_state: kept.trust_state,
+        visibility: kept.visibility,
+        tags: kept.tags,
+        written_by: kept.written_by,
+        written_at: kept.written_at,
+      },
+    },
+  ];
+}
+
+/** One image of an entry, as a blob. */
+async function readImage(reader: EntryReader, uri: string, id: string, ordinal: number): Promise<ResourceContents[]> {
+  const entry = await currentEntry(reader, uri, id, true);
+  const image = entry.images.find((candidate) => candidate.ordinal === ordinal);
+  if (image?.data === undefined) throw resourceNotFound(uri);
+  return [{ uri, mimeType: image.mime_type, blob: image.data }];
+}
+
+/** A page of the entries the caller may read, as resources; the fixed documents head the first page. */
+async function listEntries(
+  { principal, clients }: EntryReader,
+  documents: ListedResource[],
+  cursor: string | undefined,
+): Promise<{ resources: ListedResource[]; nextCursor?: string }> {
+  const page = await pageOfEntries(clients.entries, principal, {}, cursor, "resources/list");
+  const entries = page.results.map((entry) => ({
+    uri: entryUri(entry.id),
+    name:
+      (entry.title === null ? undefined : neutraliseMarkers(entry.title)) ??
+      describeEntry("", entry.preview, nameChars) ??
+      entry.id,
+    ...optional("title", entry.title === null ? undefined : neutraliseMarkers(entry.title)),
+    ...optional("description", describeEntry(entry.summary, entry.preview)),
+    mimeType: textMimeType,
+    ...(entry.updated_at === null ? {} : { annotations: { lastModified: entry.updated_at } }),
+  }));
+  const resources = cursor === undefined ? [...documents, ...entries] : entries;
+  return page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor };
+}
+
 /**
  * The resource handlers for `principal`, or undefined when its scopes do not
  * include reading (then the server declares no resources capability at all).
@@ -167,7 +285,7 @@ export function resourceHandlersFor(
   documents: readonly StaticResource[] = [],
 ): ResourceHandlers | undefined {
   if (!principal.scopes.includes(resourceScope)) return undefined;
-  const clients = gatewayClientsFor(peers);
+  const reader: EntryReader = { principal, clients: gatewayClientsFor(peers) };
   // The fixed documents head the first page; they say nothing of any entry, so every reader sees the same.
   const listedDocuments: ListedResource[] = documents.map(({ uri, name, title, description, mimeType, _meta }) => ({
     uri,
@@ -177,110 +295,10 @@ export function resourceHandlersFor(
     mimeType,
     ...(_meta === undefined ? {} : { _meta }),
   }));
-
-  /** The current entry, with its image bytes when asked for, or the not-found error. */
-  async function currentEntry(uri: string, id: string, includeImages: boolean) {
-    const found = await clients.entries.get(principal, { ids: [id], includeImages, includeQuarantined: false });
-    const [entry] = found.entries;
-    if (entry !== undefined) return entry;
-    const tooLarge = found.not_returned.find((item) => item.id === id);
-    if (tooLarge !== undefined)
-      throw new McpRequestError(
-        internalError,
-        `${uri} is too large to return in one reply (${tooLarge.size_bytes} bytes with its images): read its text with get_context`,
-      );
-    throw resourceNotFound(uri);
-  }
-
-  async function readEntry(uri: string, id: string): Promise<ResourceContents[]> {
-    const entry = await currentEntry(uri, id, true);
-    return [
-      {
-        uri,
-        mimeType: textMimeType,
-        text: fenced(entry.text, entry),
-        _meta: {
-          kind: entry.kind,
-          title: entry.title,
-          thread_id: entry.thread_id,
-          version: entry.version,
-          trust_state: entry.trust_state,
-          visibility: entry.visibility,
-          owner: entry.owner,
-          tags: entry.tags,
-          updated_at: entry.updated_at,
-        },
-      },
-      ...entry.images.flatMap((image) =>
-        image.data === undefined
-          ? []
-          : [{ uri: imageUri(id, image.ordinal), mimeType: image.mime_type, blob: image.data }],
-      ),
-    ];
-  }
-
-  async function readVersion(uri: string, id: string, version: number): Promise<ResourceContents[]> {
-    // The entry itself first: a deleted or quarantined entry serves none of its versions either.
-    await currentEntry(uri, id, false);
-    let history;
-    try {
-      history = await clients.history.history(principal, { id, version, limit: 1, offset: 0 });
-    } catch (error) {
-      // A version never written, or purged, reads as any URI that names nothing.
-      if (isContextHubError(error) && (error.code === "INVALID_ARGUMENT" || error.code === "ENTRY_NOT_FOUND"))
-        throw resourceNotFound(uri);
-      throw error;
-    }
-    const [kept] = history.versions;
-    // A version private to its owner while it was current, or quarantined, is not the caller's to read.
-    if (kept === undefined || kept.redacted || kept.trust_state === "quarantined") throw resourceNotFound(uri);
-    return [
-      {
-        uri,
-        mimeType: textMimeType,
-        // The version's own trust state names it (as get_context_history fences its versions).
-        text: fenced(kept.text, { id, trust_state: kept.trust_state }),
-        _meta: {
-          kind: kept.kind,
-          title: kept.title,
-          thread_id: history.threadId,
-          version: kept.version,
-          current: kept.current,
-          latest_version: history.latestVersion,
-          trust_state: kept.trust_state,
-          visibility: kept.visibility,
-          tags: kept.tags,
-          written_by: kept.written_by,
-          written_at: kept.written_at,
-        },
-      },
-    ];
-  }
-
-  async function readImage(uri: string, id: string, ordinal: number): Promise<ResourceContents[]> {
-    const entry = await currentEntry(uri, id, true);
-    const image = entry.images.find((candidate) => candidate.ordinal === ordinal);
-    if (image?.data === undefined) throw resourceNotFound(uri);
-    return [{ uri, mimeType: image.mime_type, blob: image.data }];
-  }
-
   return {
     async list(cursor) {
       try {
-        const page = await pageOfEntries(clients.entries, principal, {}, cursor, "resources/list");
-        const entries = page.results.map((entry) => ({
-          uri: entryUri(entry.id),
-          name:
-            (entry.title === null ? undefined : neutraliseMarkers(entry.title)) ??
-            describeEntry("", entry.preview, nameChars) ??
-            entry.id,
-          ...optional("title", entry.title === null ? undefined : neutraliseMarkers(entry.title)),
-          ...optional("description", describeEntry(entry.summary, entry.preview)),
-          mimeType: textMimeType,
-          ...(entry.updated_at === null ? {} : { annotations: { lastModified: entry.updated_at } }),
-        }));
-        const resources = cursor === undefined ? [...listedDocuments, ...entries] : entries;
-        return page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor };
+        return await listEntries(reader, listedDocuments, cursor);
       } catch (error) {
         throw toRequestError(error, logger, "resources/list");
       }
@@ -298,10 +316,10 @@ export function resourceHandlersFor(
         const address = parseResourceUri(uri);
         const contents =
           address.form === "entry"
-            ? await readEntry(uri, address.id)
+            ? await readEntry(reader, uri, address.id)
             : address.form === "version"
-              ? await readVersion(uri, address.id, address.version)
-              : await readImage(uri, address.id, address.ordinal);
+              ? await readVersion(reader, uri, address.id, address.version)
+              : await readImage(reader, uri, address.id, address.ordinal);
         return { contents };
       } catch (error) {
         throw toRequestError(error, logger, "resources/read");

@@ -3,7 +3,9 @@ import { ContextHubError } from "@context-hub/common";
 import { resolveIdempotency } from "../../idempotency.js";
 import { getContextHistoryInput, restoreContextVersionInput } from "../governance-schemas.js";
 import { historyOutput, restoreOutput } from "../output-schemas.js";
-import { defineTool, destructiveTool, readOnlyTool } from "../tool-definition.js";
+import { defineTool, destructiveTool, readOnlyTool, type ToolContext } from "../tool-definition.js";
+import type { Principal } from "../../principal.js";
+import type { WriteAck } from "../../write-path.js";
 import { unwrapSingle } from "./change-tools.js";
 
 export const getContextHistoryTool = defineTool({
@@ -45,6 +47,55 @@ export const getContextHistoryTool = defineTool({
   },
 });
 
+/** restore_context_version's answer for the write's acknowledgement. */
+function restoredReply(ack: WriteAck, restored: number, message: string) {
+  return {
+    success: true,
+    context_id: ack.id,
+    restored_version: restored,
+    version: ack.version,
+    content_hash: ack.contentHash,
+    trust_state: ack.trustState,
+    message,
+  };
+}
+
+/**
+ * The version `versionNumber` of entry `id` as the caller may restore it, with the entry's history header; an entry
+ * deleted, a version the caller cannot read and one that was private to its owner are refused.
+ */
+async function restorableVersion(
+  clients: ToolContext["clients"],
+  principal: Principal,
+  id: string,
+  versionNumber: number,
+) {
+  const history = await clients.history.history(principal, {
+    id: id,
+    version: versionNumber,
+    limit: 1,
+    offset: 0,
+  });
+  if (history.tombstone !== null) {
+    throw new ContextHubError("INVALID_ARGUMENT", `entry ${history.id} is deleted, so it cannot be restored`, {
+      remedy: "read the version with get_context_history and store its text again with store_context",
+    });
+  }
+  const [version] = history.versions;
+  if (version === undefined)
+    throw new ContextHubError("INVALID_ARGUMENT", `entry ${history.id} has no version ${versionNumber} you can read`);
+  if (version.redacted) {
+    throw new ContextHubError(
+      "PERMISSION_DENIED",
+      `version ${versionNumber} of entry ${history.id} was private to its owner, so you may not restore it`,
+      {
+        remedy: "ask the entry's owner to restore it",
+      },
+    );
+  }
+  return { history, version };
+}
+
 export const restoreContextVersionTool = defineTool({
   name: "restore_context_version",
   title: "Restore a context version",
@@ -80,39 +131,13 @@ export const restoreContextVersionTool = defineTool({
         idempotency,
       );
       const ack = unwrapSingle(outcome);
-      return {
-        success: true,
-        context_id: ack.id,
-        restored_version: args.version,
-        version: ack.version,
-        content_hash: ack.contentHash,
-        trust_state: ack.trustState,
-        message: `Restored version ${args.version} of ${ack.id} as version ${ack.version}.`,
-      };
-    }
-    const history = await clients.history.history(principal, {
-      id: args.context_id,
-      version: args.version,
-      limit: 1,
-      offset: 0,
-    });
-    if (history.tombstone !== null) {
-      throw new ContextHubError("INVALID_ARGUMENT", `entry ${history.id} is deleted, so it cannot be restored`, {
-        remedy: "read the version with get_context_history and store its text again with store_context",
-      });
-    }
-    const [version] = history.versions;
-    if (version === undefined)
-      throw new ContextHubError("INVALID_ARGUMENT", `entry ${history.id} has no version ${args.version} you can read`);
-    if (version.redacted) {
-      throw new ContextHubError(
-        "PERMISSION_DENIED",
-        `version ${args.version} of entry ${history.id} was private to its owner, so you may not restore it`,
-        {
-          remedy: "ask the entry's owner to restore it",
-        },
+      return restoredReply(
+        ack,
+        args.version,
+        `Restored version ${args.version} of ${ack.id} as version ${ack.version}.`,
       );
     }
+    const { history, version } = await restorableVersion(clients, principal, args.context_id, args.version);
     const expectedVersion = args.expected_version ?? history.latestVersion;
     const [outcome] = await writePath.update(
       principal,
@@ -133,16 +158,12 @@ export const restoreContextVersionTool = defineTool({
     );
     const ack = unwrapSingle(outcome);
     const unchanged = ack.version === expectedVersion;
-    return {
-      success: true,
-      context_id: ack.id,
-      restored_version: args.version,
-      version: ack.version,
-      content_hash: ack.contentHash,
-      trust_state: ack.trustState,
-      message: unchanged
+    return restoredReply(
+      ack,
+      args.version,
+      unchanged
         ? `Version ${args.version} of ${ack.id} is identical to the current version ${ack.version}; nothing changed.`
         : `Restored version ${args.version} of ${ack.id} as version ${ack.version}.`,
-    };
+    );
   },
 });
