@@ -176,3 +176,27 @@ export function createIndexedPages({ db, indexes, frequencySource }: IndexedPage
     }
   };
 }
+
+/**
+ * A feedback search's first pass with `rankPage`: the best `limit` entries by the query alone, as ids and scores
+ * (`ranked`), over every entry and without highlights.
+ */
+export function createFirstPass(rankPage: ReturnType<typeof createPageRanker>, ranked: ReturnType<typeof rankedBy>) {
+  return (
+    principal: Principal,
+    query: FullTextQuery,
+    filter: SearchFilter,
+    limit: number,
+    options: FullTextStatementOptions,
+    counted: CountedTerms,
+  ) =>
+    rankPage(
+      ranked,
+      principal,
+      query,
+      filter,
+      { limit, offset: 0 },
+      { ...options, within: undefined, highlight: false, rankOnly: true },
+      counted,
+    );
+}

@@ -12,13 +12,11 @@ import type { Principal } from "../model/principal.js";
 import type { Bm25Parameters } from "./search-config.js";
 import type { SearchFilter } from "../model/search-filter.js";
 import { feedbackShares, type FeedbackOptions } from "./bm25-feedback.js";
-import type { FullTextQuery } from "./bm25-sql.js";
-import type { FullTextStatementOptions } from "./full-text-statement.js";
 import type { FullTextRow, SearchRepository } from "./search-ports.js";
 import { visibleAmong } from "./search-reads.js";
 import type { ViewSampleSettings } from "./view-sample.js";
 import { createRankingStatistics } from "./ranking-statistics.js";
-import { createIndexedPages, createPageRanker, listedBy, rankedBy, type CountedTerms } from "./full-text-pages.js";
+import { createFirstPass, createIndexedPages, createPageRanker, listedBy, rankedBy } from "./full-text-pages.js";
 
 /** Runs a ranking statement: the listed rows, or ids and scores only. */
 export type RunStatement = (idsOnly: boolean) => (statement: string, params: SqlParams) => Promise<FullTextRow[]>;
@@ -60,23 +58,7 @@ export function createFullTextRanker(
   const ranked = rankedBy(db);
   const run = (idsOnly: boolean) => (idsOnly ? ranked : listed);
   const rankPage = createPageRanker(ranking);
-  const firstPass = (
-    principal: Principal,
-    query: FullTextQuery,
-    filter: SearchFilter,
-    limit: number,
-    options: FullTextStatementOptions,
-    counted: CountedTerms,
-  ) =>
-    rankPage(
-      ranked,
-      principal,
-      query,
-      filter,
-      { limit, offset: 0 },
-      { ...options, within: undefined, highlight: false, rankOnly: true },
-      counted,
-    );
+  const firstPass = createFirstPass(rankPage, ranked);
   const indexedPage = createIndexedPages({ db, indexes, frequencySource });
   const fullText: SearchRepository["fullText"] = async (
     principal,

@@ -95,30 +95,34 @@ async function buildSpaceIndex(
   );
 }
 
+/**
+ * Whether indexes are worth building: the store holds `exactBelowChunks`
+ * chunks (counted at most every `countTtlMs`, and at most that many rows
+ * each time). Once it has, it is taken to stay so.
+ */
+function createSizeCheck(db: SqlDatabase, settings: PostgresVectorIndexSettings): () => Promise<boolean> {
+  /** Whether the store has held enough chunks for a search to use an index, and when that was last counted. */
+  let largeEnough = false;
+  let largeEnoughCountedAt = Number.NEGATIVE_INFINITY;
+  return async () => {
+    if (largeEnough || Date.now() - largeEnoughCountedAt < countTtlMs) return largeEnough;
+    largeEnoughCountedAt = Date.now();
+    const cap = settings.exactBelowChunks;
+    largeEnough = (await countAtMost(db, "SELECT 1 FROM chunks LIMIT $1", [cap])) >= cap;
+    return largeEnough;
+  };
+}
+
 /** The HNSW index builds of pgvector's embedding spaces over `options.db` (see the top of this file). */
 export function createHnswIndexBuilds(options: HnswIndexBuildOptions): HnswIndexBuilds {
   const { db, logger, settings } = options;
   const ready = new Set<string>();
   const builds = new Map<string, Promise<void>>();
   let spaceWatch: NodeJS.Timeout | undefined;
-  /** Whether the store has held enough chunks for a search to use an index, and when that was last counted. */
-  let largeEnough = false;
-  let largeEnoughCountedAt = Number.NEGATIVE_INFINITY;
 
   const spaceKey = (model: string, dimension: number) => `${model}\u0000${dimension}`;
 
-  /**
-   * Whether indexes are worth building: the store holds `exactBelowChunks`
-   * chunks (counted at most every `countTtlMs`, and at most that many rows
-   * each time). Once it has, it is taken to stay so.
-   */
-  async function worthIndexing(): Promise<boolean> {
-    if (largeEnough || Date.now() - largeEnoughCountedAt < countTtlMs) return largeEnough;
-    largeEnoughCountedAt = Date.now();
-    const cap = settings.exactBelowChunks;
-    largeEnough = (await countAtMost(db, "SELECT 1 FROM chunks LIMIT $1", [cap])) >= cap;
-    return largeEnough;
-  }
+  const worthIndexing = createSizeCheck(db, settings);
 
   function buildIndex(model: string, dimension: number): Promise<void> {
     const ann = annTypeOf(dimension);
