@@ -4,40 +4,17 @@ import { searchV1 } from "@context-hub/proto";
 import type { StoreConfig } from "./config.js";
 import { openDatabase } from "./db/open-database.js";
 import type { SqlDatabase } from "./db/sql-database.js";
-import { createApiKeyRepository } from "./keys/api-key-repository.js";
-import { createApiKeyService } from "./keys/api-keys.js";
-import { createEntryRepository } from "./entries/entry-repository.js";
 import {
   createDatabaseSearchVectors,
   createWorkerSearchVectors,
   type SearchVectors,
 } from "./entries/search-vectors.js";
 import { createWriteScreen } from "./screen/write-screen.js";
-import { createEntryService } from "./entries/entries.js";
-import { createDescribeService } from "./describe.js";
 import { registerStoreServices } from "./server.js";
+import { createStoreServices } from "./store-services.js";
 import { openSearch } from "./search/search-module.js";
 import { withSearchArtifacts } from "./search-artifacts.js";
 import { createSearchHandlers } from "./search-server.js";
-import { createSharingService } from "./sharing/sharing.js";
-import { createAuditRepository } from "./audit/audit-repository.js";
-import { createAuditService, createDenialRecorder } from "./audit/audit.js";
-import { createHistoryRepository } from "./history/history-repository.js";
-import { createHistoryService } from "./history/history.js";
-import { createGrantListing } from "./entries/grant-repository.js";
-import { createReviewService } from "./review/review.js";
-import { createReviewRepository } from "./review/review-queue-repository.js";
-import { createWorkflowReviewRepository } from "./review/workflow-review-repository.js";
-import { createMemoryRepository } from "./memories/memory-repository.js";
-import { createMemoryService } from "./memories/memories.js";
-import { createCollectionRepository } from "./collections/collection-repository.js";
-import { createCollectionService } from "./collections/collections.js";
-import { createHandoffRepository } from "./handoffs/handoff-repository.js";
-import { createHandoffService } from "./handoffs/handoffs.js";
-import { createSessionRepository } from "./sessions/session-repository.js";
-import { createSessionService } from "./sessions/sessions.js";
-import { createArtifactRepository } from "./artifacts/artifact-repository.js";
-import { createArtifactService } from "./artifacts/artifacts.js";
 import { createIdempotencyExpirySweeper } from "./idempotency/idempotency-expiry.js";
 import { deleteExpiredIdempotencyKeys } from "./idempotency/idempotency-repository.js";
 
@@ -135,45 +112,7 @@ export async function startStore(
       database.kind === "pglite"
         ? await createWorkerSearchVectors(database, config.text, logger)
         : createDatabaseSearchVectors(database);
-    const repository = createEntryRepository(database, {
-      onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors),
-      searchVectors,
-    });
-    const auditRepository = createAuditRepository(database);
-    const denials = createDenialRecorder(auditRepository);
-    const expiry = { ttlMs: config.idempotency.ttlMs, now: dependencies.now ?? (() => new Date()) };
-    const services = {
-      entries: createEntryService(repository, denials, screen, expiry, config.entryKinds),
-      sharing: createSharingService(repository, createGrantListing(database), denials, expiry),
-      apiKeys: createApiKeyService(createApiKeyRepository(database)),
-      history: createHistoryService(createHistoryRepository(database), denials),
-      review: createReviewService(
-        repository,
-        createReviewRepository(database),
-        createWorkflowReviewRepository(database),
-        denials,
-      ),
-      audit: createAuditService(auditRepository, denials),
-      memories: createMemoryService(
-        createMemoryRepository(database, { onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) }),
-        denials,
-        screen,
-        expiry,
-      ),
-      handoffs: createHandoffService(createHandoffRepository(database), denials, screen, expiry),
-      sessions: createSessionService(createSessionRepository(database), denials, screen, expiry),
-      artifacts: createArtifactService(createArtifactRepository(database), denials, {
-        ...config.artifacts,
-        now: expiry.now,
-      }),
-      collections: createCollectionService(createCollectionRepository(database), denials, expiry),
-      store: createDescribeService(
-        database,
-        () => search.vectors.kind,
-        () => search.bm25Indexes.engine,
-      ),
-      transfer: { database, chunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors) },
-    };
+    const { services, expiry } = createStoreServices(database, config, search, screen, searchVectors, dependencies.now);
     const sweeper = createIdempotencyExpirySweeper({
       expiry,
       deleteExpired: (notBefore, limit) => deleteExpiredIdempotencyKeys(database, notBefore, limit),

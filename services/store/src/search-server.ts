@@ -14,8 +14,13 @@ import {
 } from "./search-messages.js";
 import { toEntryFilter } from "./messages.js";
 
-/** The SearchService implementation over the search domain. */
-export function createSearchHandlers(search: SearchService): ServiceImplementation<typeof searchV1.SearchService> {
+/** The SearchService's handlers, by method. */
+type SearchHandlers = ServiceImplementation<typeof searchV1.SearchService>;
+
+/** The handlers that rank or list entries: full-text and semantic search, and listings by id. */
+function rankingHandlers(
+  search: SearchService,
+): Pick<SearchHandlers, "fullTextSearch" | "semanticSearch" | "getListings"> {
   return {
     async fullTextSearch(request) {
       const result = await search.fullText(toPrincipal(request.principal), {
@@ -73,7 +78,14 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
       });
       return { entries: entries.map(toEntryMessage) };
     },
+  };
+}
 
+/** The handlers that read inside entries: passages, outline navigation, ranges and grep. */
+function readingHandlers(
+  search: SearchService,
+): Pick<SearchHandlers, "getPassages" | "navigateEntry" | "readRange" | "grep"> {
+  return {
     async getPassages(request) {
       const passages = await search.passages(toPrincipal(request.principal), {
         query: request.query,
@@ -136,4 +148,9 @@ export function createSearchHandlers(search: SearchService): ServiceImplementati
       return toGrepResponse(result);
     },
   };
+}
+
+/** The SearchService implementation over the search domain. */
+export function createSearchHandlers(search: SearchService): SearchHandlers {
+  return { ...rankingHandlers(search), ...readingHandlers(search) };
 }

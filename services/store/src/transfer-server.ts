@@ -51,18 +51,11 @@ function createWaker() {
 }
 
 /**
- * The export file, as parts of at most `partBytes`. The export pushes lines
- * and the call pulls parts: the export waits while `partsAhead` parts are
- * unsent, and stops (rolling back its read-only snapshot) when the caller
- * goes away.
+ * The export's lines, cut into parts of at most `partBytes` for the call to send: a write waits (on `waker`) while
+ * `partsAhead` parts are unsent, and fails once the call has stopped.
  */
-async function* exportParts(
-  database: SqlDatabase,
-  request: storeV1.ExportRequest,
-  context: CallContext,
-): AsyncGenerator<ExportPart> {
+function createPartQueue(waker: ReturnType<typeof createWaker>) {
   const parts: ExportPart[] = [];
-  const waker = createWaker();
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let rows = -1; // The header is not a row.
@@ -99,6 +92,22 @@ async function* exportParts(
     stopped = true;
     waker.wake();
   };
+  return { parts, sink, cut, stop, expected: () => expected };
+}
+
+/**
+ * The export file, as parts of at most `partBytes`. The export pushes lines
+ * and the call pulls parts: the export waits while `partsAhead` parts are
+ * unsent, and stops (rolling back its read-only snapshot) when the caller
+ * goes away.
+ */
+async function* exportParts(
+  database: SqlDatabase,
+  request: storeV1.ExportRequest,
+  context: CallContext,
+): AsyncGenerator<ExportPart> {
+  const waker = createWaker();
+  const { parts, sink, cut, stop, expected } = createPartQueue(waker);
   context.signal.addEventListener("abort", stop, { once: true });
   const since = toDate(request.since);
   let outcome: { counts: TransferCounts } | { error: unknown } | undefined;
@@ -130,7 +139,7 @@ async function* exportParts(
     if ("error" in outcome) throw outcome.error;
     yield {
       rowsWritten: BigInt(total(outcome.counts)),
-      rowsExpected: BigInt(expected),
+      rowsExpected: BigInt(expected()),
       counts: toWire(outcome.counts),
     };
   } finally {

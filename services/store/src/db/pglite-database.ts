@@ -22,16 +22,10 @@ export function isMemoryDataDir(dataDir: string): boolean {
 }
 
 /**
- * Opens PGlite (PostgreSQL compiled to WebAssembly) in this process with the
- * pgvector extension loaded, and pg_textsearch's library ready for
- * `CREATE EXTENSION` (tenants' BM25 indexes, see search/bm25-indexes.ts). PGlite has one connection, so every statement
- * and every transaction goes through one queue: a transaction holds the queue
- * from BEGIN to COMMIT and no other caller's statement can land inside it.
- * A data directory on disk is made private to this user (or refused when
- * other users can read or write it: see `preparePrivateDataDir`) and locked
- * against a second store opening it.
+ * Opens PGlite on `options.dataDir` with its extensions and bytea codecs; a data directory on disk is made private
+ * and locked first (the lock released again when opening fails).
  */
-export async function createPgliteConnection(options: PgliteOptions): Promise<SqlConnection> {
+async function openPglite(options: PgliteOptions): Promise<{ pglite: PGlite; lock: DataDirLock | undefined }> {
   const memory = isMemoryDataDir(options.dataDir);
   let lock: DataDirLock | undefined;
   if (!memory) {
@@ -62,6 +56,21 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
       throw error;
     });
   }
+  return { pglite, lock };
+}
+
+/**
+ * Opens PGlite (PostgreSQL compiled to WebAssembly) in this process with the
+ * pgvector extension loaded, and pg_textsearch's library ready for
+ * `CREATE EXTENSION` (tenants' BM25 indexes, see search/bm25-indexes.ts). PGlite has one connection, so every statement
+ * and every transaction goes through one queue: a transaction holds the queue
+ * from BEGIN to COMMIT and no other caller's statement can land inside it.
+ * A data directory on disk is made private to this user (or refused when
+ * other users can read or write it: see `preparePrivateDataDir`) and locked
+ * against a second store opening it.
+ */
+export async function createPgliteConnection(options: PgliteOptions): Promise<SqlConnection> {
+  const { pglite, lock } = await openPglite(options);
 
   // One queue for the single connection.
   const session = createSerialQueue();

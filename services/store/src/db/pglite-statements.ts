@@ -44,32 +44,46 @@ export interface PgliteStatements {
   end(transaction: PgliteTransaction, outcome: "commit" | "rollback"): Promise<void>;
 }
 
+/** `parts` joined into one message. */
+function concat(parts: Uint8Array[]): Uint8Array {
+  const whole = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    whole.set(part, offset);
+    offset += part.length;
+  }
+  return whole;
+}
+
 /**
- * Named prepared statements for PGlite's one connection. PGlite's `query`
- * sends every statement through the extended protocol unnamed: a parse, a
- * statement describe, a bind, a portal describe and an execute, each a
- * separate call into the WebAssembly, and PostgreSQL parses, analyses and
- * plans the text every time. A statement prepared once under a name runs as
- * one bind-describe-execute-sync exchange, and PostgreSQL keeps its parse
- * tree (and, after a few runs, may keep a generic plan). On the store's write
- * path that halves the cost of a statement (docs/performance.md).
- *
- * Only row statements are prepared; the rest go through PGlite's `query`.
- * PostgreSQL re-plans a prepared statement itself when the schema or the
- * statistics change, but it refuses to run one whose result row type changed
- * (a `SELECT *` after an `ALTER TABLE`), so a schema-changing statement
- * closes every prepared statement first, and a statement refused that way
- * anyway (the schema changed through another path) is prepared afresh.
- * Statements are session state, not transactional: one prepared inside a
- * transaction that rolls back stays valid.
- *
- * Transactions are plain BEGIN and COMMIT (or ROLLBACK) on the session
- * rather than PGlite's `transaction`, whose bookkeeping (two exchanges and a
- * chain of locks for each of BEGIN and COMMIT) cost about three times what
- * the statements BEGIN and COMMIT themselves cost; and BEGIN rides in the
- * exchange of the transaction's first statement.
+ * A parameter as PGlite's own `query` would send it: through the serializer of the type PostgreSQL inferred; one that
+ * asks for binary, as its bytes.
  */
-export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacity): PgliteStatements {
+function serialize(pglite: PGlite, value: unknown, type: number | undefined): string | Uint8Array | null {
+  if (value === null || value === undefined) return null;
+  if (isBinaryParam(value)) return value.toPostgresBinary();
+  const serializer = type === undefined ? undefined : pglite.serializers[type];
+  return serializer === undefined ? String(value) : (serializer(value) as string);
+}
+
+/** Statements prepared on PGlite's session, the exchanges that carry them, and a transaction's pending BEGIN. */
+interface PreparedStatements {
+  /** The BEGIN a transaction's first statement carries. */
+  begin: Uint8Array;
+  /** Closes every prepared statement (before a statement that may change a row type). */
+  closeAll(transaction: PgliteTransaction | undefined): Promise<void>;
+  /** Closes the statement prepared for `text`, if there is one (its row type went stale). */
+  discard(text: string, transaction: PgliteTransaction | undefined): Promise<void>;
+  /** Runs `text`, prepared once under a name, with `params`. */
+  execute<R>(
+    text: string,
+    params: readonly unknown[] | undefined,
+    transaction: PgliteTransaction | undefined,
+  ): Promise<SqlResult<R>>;
+}
+
+/** The named prepared statements of PGlite's session, at most `capacity` of them (least recently used closed first). */
+function createPreparedStatements(pglite: PGlite, capacity: number): PreparedStatements {
   /** Prepared statements by text, least recently used first (a Map keeps insertion order). */
   const statements = new Map<string, PreparedStatement>();
   let sequence = 0;
@@ -84,16 +98,6 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
     const { messages } = await pglite.execProtocol(concat([begin, message]), { syncToFs: false });
     return messages.slice(messages.findIndex((message) => message.name === "readyForQuery") + 1);
   }
-
-  const concat = (parts: Uint8Array[]): Uint8Array => {
-    const whole = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-    let offset = 0;
-    for (const part of parts) {
-      whole.set(part, offset);
-      offset += part.length;
-    }
-    return whole;
-  };
 
   async function closeAll(transaction: PgliteTransaction | undefined): Promise<void> {
     if (statements.size === 0) return;
@@ -134,24 +138,13 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
     return statement;
   }
 
-  /**
-   * A parameter as PGlite's own `query` would send it: through the serializer of the type PostgreSQL inferred; one that
-   * asks for binary, as its bytes.
-   */
-  const serialize = (value: unknown, type: number | undefined): string | Uint8Array | null => {
-    if (value === null || value === undefined) return null;
-    if (isBinaryParam(value)) return value.toPostgresBinary();
-    const serializer = type === undefined ? undefined : pglite.serializers[type];
-    return serializer === undefined ? String(value) : (serializer(value) as string);
-  };
-
   async function execute<R>(
     text: string,
     params: readonly unknown[] | undefined,
     transaction: PgliteTransaction | undefined,
   ): Promise<SqlResult<R>> {
     const statement = await prepare(text, transaction);
-    const values = (params ?? []).map((value, index) => serialize(value, statement.parameterTypes[index]));
+    const values = (params ?? []).map((value, index) => serialize(pglite, value, statement.parameterTypes[index]));
     const messages = await exchange(encodeExecution(statement.name, values), transaction);
     const result = parse.parseResults(messages, pglite.parsers)[0];
     const rows = (result?.rows ?? []) as R[];
@@ -159,6 +152,46 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
     return { rows, rowCount: Math.max(result?.affectedRows ?? 0, rows.length) };
   }
 
+  async function discard(text: string, transaction: PgliteTransaction | undefined): Promise<void> {
+    const stale = statements.get(text);
+    statements.delete(text);
+    if (stale !== undefined)
+      await exchange(
+        concat([protocol.serialize.close({ type: "S", name: stale.name }), protocol.serialize.sync()]),
+        transaction,
+      );
+  }
+
+  return { begin, closeAll, discard, execute };
+}
+
+/**
+ * Named prepared statements for PGlite's one connection. PGlite's `query`
+ * sends every statement through the extended protocol unnamed: a parse, a
+ * statement describe, a bind, a portal describe and an execute, each a
+ * separate call into the WebAssembly, and PostgreSQL parses, analyses and
+ * plans the text every time. A statement prepared once under a name runs as
+ * one bind-describe-execute-sync exchange, and PostgreSQL keeps its parse
+ * tree (and, after a few runs, may keep a generic plan). On the store's write
+ * path that halves the cost of a statement (docs/performance.md).
+ *
+ * Only row statements are prepared; the rest go through PGlite's `query`.
+ * PostgreSQL re-plans a prepared statement itself when the schema or the
+ * statistics change, but it refuses to run one whose result row type changed
+ * (a `SELECT *` after an `ALTER TABLE`), so a schema-changing statement
+ * closes every prepared statement first, and a statement refused that way
+ * anyway (the schema changed through another path) is prepared afresh.
+ * Statements are session state, not transactional: one prepared inside a
+ * transaction that rolls back stays valid.
+ *
+ * Transactions are plain BEGIN and COMMIT (or ROLLBACK) on the session
+ * rather than PGlite's `transaction`, whose bookkeeping (two exchanges and a
+ * chain of locks for each of BEGIN and COMMIT) cost about three times what
+ * the statements BEGIN and COMMIT themselves cost; and BEGIN rides in the
+ * exchange of the transaction's first statement.
+ */
+export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacity): PgliteStatements {
+  const { begin, closeAll, discard, execute } = createPreparedStatements(pglite, capacity);
   return {
     async run<R>(
       transaction: PgliteTransaction | undefined,
@@ -182,13 +215,7 @@ export function createPgliteStatements(pglite: PGlite, capacity = defaultCapacit
         return await execute<R>(text, params, transaction);
       } catch (error) {
         if (!(error instanceof Error && error.message.includes(staleRowType))) throw error;
-        const stale = statements.get(text);
-        statements.delete(text);
-        if (stale !== undefined)
-          await exchange(
-            concat([protocol.serialize.close({ type: "S", name: stale.name }), protocol.serialize.sync()]),
-            transaction,
-          );
+        await discard(text, transaction);
         // Inside a transaction the error has aborted it; outside, the statement simply runs again, prepared anew.
         if (transaction !== undefined) throw error;
         return execute<R>(text, params, transaction);

@@ -49,15 +49,8 @@ function unavailable(cause: unknown): ContextHubError {
   return new ContextHubError("STORE_UNAVAILABLE", "the store's database is unavailable", { cause });
 }
 
-/**
- * Connects to a PostgreSQL server through a `pg` pool. Every statement checks
- * out a client, and a transaction keeps one from BEGIN to COMMIT. Failing to
- * get a connection at all (server down, refusing connections, pool exhausted
- * past 5 s), or losing it mid-statement, is STORE_UNAVAILABLE, which callers
- * may retry; anything else is the statement's own error. Statements time out
- * after 30 s so a stuck query cannot pin a connection.
- */
-export async function createPostgresConnection(options: PostgresOptions): Promise<SqlConnection> {
+/** Opens the pool (its clients sharing one set of type parsers) and checks that the server answers. */
+async function openPool(options: PostgresOptions): Promise<{ pool: pg.Pool; types: pg.TypeOverrides }> {
   // One set of type parsers for every pooled client, so types registered after the pool opened reach connections already open.
   const types = new pg.TypeOverrides();
   const pool = new pg.Pool({
@@ -78,36 +71,51 @@ export async function createPostgresConnection(options: PostgresOptions): Promis
     await pool.end();
     throw new Error(`cannot connect to the database at DATABASE_URL: ${(error as Error).message}`, { cause: error });
   }
+  return { pool, types };
+}
 
-  /** Runs `fn` on a pooled client; a client whose connection failed (or that `fn` discards) is destroyed instead of returned. */
-  const withClient = async <T>(
-    fn: (client: pg.PoolClient, discard: (reason: Error) => void) => Promise<T>,
-  ): Promise<T> => {
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
+/** Runs `fn` on a pooled client; a client whose connection failed (or that `fn` discards) is destroyed instead of returned. */
+async function withClient<T>(
+  pool: pg.Pool,
+  fn: (client: pg.PoolClient, discard: (reason: Error) => void) => Promise<T>,
+): Promise<T> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    throw unavailable(error);
+  }
+  let broken: Error | undefined;
+  try {
+    return await fn(client, (reason) => {
+      broken = reason;
+    });
+  } catch (error) {
+    if (isConnectionFailure(error)) {
+      broken = error as Error;
       throw unavailable(error);
     }
-    let broken: Error | undefined;
-    try {
-      return await fn(client, (reason) => {
-        broken = reason;
-      });
-    } catch (error) {
-      if (isConnectionFailure(error)) {
-        broken = error as Error;
-        throw unavailable(error);
-      }
-      throw error;
-    } finally {
-      client.release(broken);
-    }
-  };
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
 
-  const statements = options.preparedStatements ? createPostgresStatements() : undefined;
-  /** Runs one statement; a connection whose prepared statement went stale is discarded with the error. */
-  const run = async <R>(
+/** What runs one statement on a client, and discards a connection whose prepared statement went stale. */
+type RunStatement = <R>(
+  client: pg.PoolClient,
+  text: string,
+  params: readonly unknown[] | undefined,
+  discard: (reason: Error) => void,
+) => Promise<SqlResult<R>>;
+
+/**
+ * Runs one statement (prepared once per connection when `preparedStatements`); a connection whose prepared
+ * statement went stale is discarded with the error.
+ */
+function createStatementRunner(preparedStatements: boolean): RunStatement {
+  const statements = preparedStatements ? createPostgresStatements() : undefined;
+  return async <R>(
     client: pg.PoolClient,
     text: string,
     params: readonly unknown[] | undefined,
@@ -125,6 +133,48 @@ export async function createPostgresConnection(options: PostgresOptions): Promis
       throw error;
     }
   };
+}
+
+/**
+ * Runs `fn` in a transaction on `client`, from BEGIN to COMMIT (ROLLBACK when it fails); its executor refuses
+ * statements once the transaction has ended.
+ */
+async function inTransaction<T>(
+  connection: SqlConnection,
+  client: pg.PoolClient,
+  discard: (reason: Error) => void,
+  run: RunStatement,
+  fn: (tx: SqlExecutor) => Promise<T>,
+): Promise<T> {
+  let ended = false;
+  // A callback that outlives the transaction must not run on a connection already back in the pool.
+  const executor: SqlExecutor = {
+    query: (text, params) => (ended ? Promise.reject(transactionEnded()) : run(client, text, params, discard)),
+  };
+  await client.query("BEGIN");
+  try {
+    const value = await runInTransactionScope(connection, () => fn(executor)).finally(() => (ended = true));
+    const committed = await client.query("COMMIT");
+    if (committed.command === "ROLLBACK") throw rolledBackAtCommit();
+    return value;
+  } catch (error) {
+    // A connection that cannot even roll back is not returned to the pool; the original error still says what went wrong.
+    await client.query("ROLLBACK").catch((rollbackError: Error) => discard(rollbackError));
+    throw error;
+  }
+}
+
+/**
+ * Connects to a PostgreSQL server through a `pg` pool. Every statement checks
+ * out a client, and a transaction keeps one from BEGIN to COMMIT. Failing to
+ * get a connection at all (server down, refusing connections, pool exhausted
+ * past 5 s), or losing it mid-statement, is STORE_UNAVAILABLE, which callers
+ * may retry; anything else is the statement's own error. Statements time out
+ * after 30 s so a stuck query cannot pin a connection.
+ */
+export async function createPostgresConnection(options: PostgresOptions): Promise<SqlConnection> {
+  const { pool, types } = await openPool(options);
+  const run = createStatementRunner(options.preparedStatements);
 
   let closed = false;
   const connection: SqlConnection = {
@@ -132,34 +182,18 @@ export async function createPostgresConnection(options: PostgresOptions): Promis
     async query(text, params) {
       assertOutsideTransaction(connection, "query");
       try {
-        return await withClient((client, discard) => run(client, text, params, discard));
+        return await withClient(pool, (client, discard) => run(client, text, params, discard));
       } catch (error) {
         // The schema changed under a prepared statement (another replica migrated): once more on a fresh connection.
         if (!isStaleStatement(error)) throw error;
-        return withClient((client, discard) => run(client, text, params, discard));
+        return withClient(pool, (client, discard) => run(client, text, params, discard));
       }
     },
     transaction(fn) {
       assertOutsideTransaction(connection, "transaction");
-      return withClient(async (client, discard) => {
-        let ended = false;
-        // A callback that outlives the transaction must not run on a connection already back in the pool.
-        const executor: SqlExecutor = {
-          query: (text, params) => (ended ? Promise.reject(transactionEnded()) : run(client, text, params, discard)),
-        };
-        await client.query("BEGIN");
-        try {
-          const value = await runInTransactionScope(connection, () => fn(executor)).finally(() => (ended = true));
-          const committed = await client.query("COMMIT");
-          if (committed.command === "ROLLBACK") throw rolledBackAtCommit();
-          return value;
-        } catch (error) {
-          // A connection that cannot even roll back is not returned to the pool; the original error still says what went wrong.
-          await client.query("ROLLBACK").catch((rollbackError: Error) => discard(rollbackError));
-          throw error;
-        }
-      });
+      return withClient(pool, (client, discard) => inTransaction(connection, client, discard, run, fn));
     },
+
     async ping() {
       if (closed) return false;
       // A pooled connection the server already dropped fails once and is discarded; the second attempt opens a fresh one.

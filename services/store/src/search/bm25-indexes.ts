@@ -90,25 +90,15 @@ async function dropAll(db: SqlDatabase, logger: Logger): Promise<void> {
 }
 
 /**
- * Readies tenants' BM25 indexes as `settings` says: loads pg_textsearch
- * (`CREATE EXTENSION`; in `verify` mode only when already installed), reads
- * which are built, starts building the missing ones in the background (in
- * `verify` mode, only uses those built), and checks again every `checkMs`. With `gin`, or with
- * `auto` on a database that cannot load pg_textsearch, none are used;
- * `bm25` there is an error naming the variable.
+ * Whether pg_textsearch is available to `db`, loading it (`CREATE EXTENSION`; in `verify` mode only when already
+ * installed): undefined when it is, else no indexes (or, with `bm25`, an error naming the variable and the reason).
  */
-export async function openTenantBm25Indexes(
+async function loadExtension(
   db: SqlDatabase,
   settings: Bm25IndexSettings,
-  bm25: Bm25Parameters,
   logger: Logger,
-  migrations: "apply" | "verify" = "apply",
-): Promise<TenantBm25Indexes> {
-  if (settings.mode === "gin") {
-    // Indexes built while `bm25` was on would go on costing every write: turned off, they are dropped.
-    if (migrations === "apply") await dropAll(db, logger);
-    return noIndexes;
-  }
+  migrations: "apply" | "verify",
+): Promise<TenantBm25Indexes | undefined> {
   const unavailable = (reason: string): TenantBm25Indexes => {
     if (settings.mode === "bm25")
       throw new Error(`STORE_FULL_TEXT_INDEX=bm25 needs the pg_textsearch extension, and ${reason}`);
@@ -129,6 +119,106 @@ export async function openTenantBm25Indexes(
       return unavailable(`this database cannot load it: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  return undefined;
+}
+
+/**
+ * Builds `tenant`'s index with `bm25`'s parameters under the build lock, unless one with those parameters is
+ * already there; true when it built one.
+ */
+async function buildTenantIndex(db: SqlDatabase, bm25: Bm25Parameters, tenant: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1::bigint)", [buildLockKey]);
+    const { rows } = await tx.query<{ k1: number; b: number }>("SELECT k1, b FROM bm25_indexes WHERE tenant = $1", [
+      tenant,
+    ]);
+    const existing = rows[0];
+    const name = indexNameOf(tenant);
+    const present = await tx.query("SELECT 1 FROM pg_class WHERE relname = $1 AND relkind = 'i'", [name]);
+    if (existing !== undefined && existing.k1 === bm25.k1 && existing.b === bm25.b && present.rows.length > 0)
+      return false;
+    await tx.query(`DROP INDEX IF EXISTS ${name}`);
+    // Searchable written by the searches' own trust filter, so the planner proves every search implies it.
+    await tx.query(
+      `CREATE INDEX ${name} ON entries USING bm25 ((${tokensSql("entries")}))
+         WITH (text_config = 'simple', k1 = ${Number(bm25.k1)}, b = ${Number(bm25.b)})
+         WHERE tenant = ${sqlLiteral(tenant)} AND ${trustFilter("entries", false)}`,
+    );
+    await tx.query(
+      `INSERT INTO bm25_indexes (tenant, index_name, k1, b) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (tenant) DO UPDATE SET index_name = EXCLUDED.index_name, k1 = EXCLUDED.k1, b = EXCLUDED.b, built_at = now()`,
+      [tenant, name, bm25.k1, bm25.b],
+    );
+    return true;
+  });
+}
+
+/**
+ * The tenants holding at least `minEntries` searchable entries. Counting every tenant's entries reads the whole
+ * table, which at a million entries takes seconds of a database PGlite serves on one thread; so on a table past
+ * `countAllBelow` rows (200,000 by default) the planner's statistics name the candidates (every tenant holding a large share is among
+ * their most common values), and each candidate without an index is counted only as far as `minEntries`.
+ */
+async function tenantsPastThreshold(
+  db: SqlDatabase,
+  settings: Bm25IndexSettings,
+  isBuilt: (tenant: string) => boolean,
+): Promise<{ tenant: string; entries: number }[]> {
+  const size = await db.query<{ rows: number }>(
+    "SELECT greatest(reltuples, 0)::float8 AS rows FROM pg_class WHERE relname = 'entries' AND relkind = 'r'",
+  );
+  if ((size.rows[0]?.rows ?? 0) < (settings.countAllBelow ?? defaultCountAllBelow)) {
+    const { rows } = await db.query<{ tenant: string; entries: number }>(
+      `SELECT e.tenant, count(*)::float8 AS entries FROM entries e WHERE ${trustFilter("e", false)}
+         GROUP BY e.tenant HAVING count(*) >= $1`,
+      [settings.minEntries],
+    );
+    return rows.map((row) => ({ tenant: row.tenant, entries: Number(row.entries) }));
+  }
+  const { rows: candidates } = await db.query<{ tenant: string }>(
+    `SELECT v.tenant FROM pg_stats s CROSS JOIN LATERAL unnest(s.most_common_vals::text::text[], s.most_common_freqs)
+         AS v (tenant, frequency)
+       WHERE s.schemaname = current_schema() AND s.tablename = 'entries' AND s.attname = 'tenant'
+         AND v.frequency * $1::float8 >= $2::float8 / 2`,
+    [size.rows[0]?.rows ?? 0, settings.minEntries],
+  );
+  const past: { tenant: string; entries: number }[] = [];
+  for (const { tenant } of candidates) {
+    if (isBuilt(tenant)) {
+      past.push({ tenant, entries: settings.minEntries });
+      continue;
+    }
+    const { rows } = await db.query<{ entries: number }>(
+      `SELECT count(*)::float8 AS entries FROM (SELECT 1 FROM entries e WHERE e.tenant = $1 AND ${trustFilter("e", false)} LIMIT $2) c`,
+      [tenant, settings.minEntries],
+    );
+    if (Number(rows[0]?.entries ?? 0) >= settings.minEntries) past.push({ tenant, entries: settings.minEntries });
+  }
+  return past;
+}
+
+/**
+ * Readies tenants' BM25 indexes as `settings` says: loads pg_textsearch
+ * (`CREATE EXTENSION`; in `verify` mode only when already installed), reads
+ * which are built, starts building the missing ones in the background (in
+ * `verify` mode, only uses those built), and checks again every `checkMs`. With `gin`, or with
+ * `auto` on a database that cannot load pg_textsearch, none are used;
+ * `bm25` there is an error naming the variable.
+ */
+export async function openTenantBm25Indexes(
+  db: SqlDatabase,
+  settings: Bm25IndexSettings,
+  bm25: Bm25Parameters,
+  logger: Logger,
+  migrations: "apply" | "verify" = "apply",
+): Promise<TenantBm25Indexes> {
+  if (settings.mode === "gin") {
+    // Indexes built while `bm25` was on would go on costing every write: turned off, they are dropped.
+    if (migrations === "apply") await dropAll(db, logger);
+    return noIndexes;
+  }
+  const extensionUnavailable = await loadExtension(db, settings, logger, migrations);
+  if (extensionUnavailable !== undefined) return extensionUnavailable;
 
   let built = new Map<string, string>();
   const reload = async () => {
@@ -138,76 +228,12 @@ export async function openTenantBm25Indexes(
     );
     built = new Map(rows.map((row) => [row.tenant, row.index_name]));
   };
-  const build = async (tenant: string) =>
-    db.transaction(async (tx) => {
-      await tx.query("SELECT pg_advisory_xact_lock($1::bigint)", [buildLockKey]);
-      const { rows } = await tx.query<{ k1: number; b: number }>("SELECT k1, b FROM bm25_indexes WHERE tenant = $1", [
-        tenant,
-      ]);
-      const existing = rows[0];
-      const name = indexNameOf(tenant);
-      const present = await tx.query("SELECT 1 FROM pg_class WHERE relname = $1 AND relkind = 'i'", [name]);
-      if (existing !== undefined && existing.k1 === bm25.k1 && existing.b === bm25.b && present.rows.length > 0)
-        return false;
-      await tx.query(`DROP INDEX IF EXISTS ${name}`);
-      // Searchable written by the searches' own trust filter, so the planner proves every search implies it.
-      await tx.query(
-        `CREATE INDEX ${name} ON entries USING bm25 ((${tokensSql("entries")}))
-         WITH (text_config = 'simple', k1 = ${Number(bm25.k1)}, b = ${Number(bm25.b)})
-         WHERE tenant = ${sqlLiteral(tenant)} AND ${trustFilter("entries", false)}`,
-      );
-      await tx.query(
-        `INSERT INTO bm25_indexes (tenant, index_name, k1, b) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (tenant) DO UPDATE SET index_name = EXCLUDED.index_name, k1 = EXCLUDED.k1, b = EXCLUDED.b, built_at = now()`,
-        [tenant, name, bm25.k1, bm25.b],
-      );
-      return true;
-    });
-  /**
-   * The tenants holding at least `minEntries` searchable entries. Counting every tenant's entries reads the whole
-   * table, which at a million entries takes seconds of a database PGlite serves on one thread; so on a table past
-   * `countAllBelow` rows (200,000 by default) the planner's statistics name the candidates (every tenant holding a large share is among
-   * their most common values), and each candidate without an index is counted only as far as `minEntries`.
-   */
-  const tenantsPastThreshold = async (): Promise<{ tenant: string; entries: number }[]> => {
-    const size = await db.query<{ rows: number }>(
-      "SELECT greatest(reltuples, 0)::float8 AS rows FROM pg_class WHERE relname = 'entries' AND relkind = 'r'",
-    );
-    if ((size.rows[0]?.rows ?? 0) < (settings.countAllBelow ?? defaultCountAllBelow)) {
-      const { rows } = await db.query<{ tenant: string; entries: number }>(
-        `SELECT e.tenant, count(*)::float8 AS entries FROM entries e WHERE ${trustFilter("e", false)}
-         GROUP BY e.tenant HAVING count(*) >= $1`,
-        [settings.minEntries],
-      );
-      return rows.map((row) => ({ tenant: row.tenant, entries: Number(row.entries) }));
-    }
-    const { rows: candidates } = await db.query<{ tenant: string }>(
-      `SELECT v.tenant FROM pg_stats s CROSS JOIN LATERAL unnest(s.most_common_vals::text::text[], s.most_common_freqs)
-         AS v (tenant, frequency)
-       WHERE s.schemaname = current_schema() AND s.tablename = 'entries' AND s.attname = 'tenant'
-         AND v.frequency * $1::float8 >= $2::float8 / 2`,
-      [size.rows[0]?.rows ?? 0, settings.minEntries],
-    );
-    const past: { tenant: string; entries: number }[] = [];
-    for (const { tenant } of candidates) {
-      if (built.has(tenant)) {
-        past.push({ tenant, entries: settings.minEntries });
-        continue;
-      }
-      const { rows } = await db.query<{ entries: number }>(
-        `SELECT count(*)::float8 AS entries FROM (SELECT 1 FROM entries e WHERE e.tenant = $1 AND ${trustFilter("e", false)} LIMIT $2) c`,
-        [tenant, settings.minEntries],
-      );
-      if (Number(rows[0]?.entries ?? 0) >= settings.minEntries) past.push({ tenant, entries: settings.minEntries });
-    }
-    return past;
-  };
   // A replica that only verifies the schema builds nothing: it uses the indexes others built.
   const maintain = async () => {
     if (migrations === "verify") return reload();
-    for (const row of await tenantsPastThreshold()) {
+    for (const row of await tenantsPastThreshold(db, settings, (tenant) => built.has(tenant))) {
       const started = performance.now();
-      if (await build(row.tenant))
+      if (await buildTenantIndex(db, bm25, row.tenant))
         logger.info(
           { index: indexNameOf(row.tenant), entries: row.entries, ms: Math.round(performance.now() - started) },
           "built a tenant's BM25 index",

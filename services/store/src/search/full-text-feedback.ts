@@ -16,12 +16,15 @@ import {
   feedbackStatement,
   selectExpansionTerms,
   wideningLexemes,
+  type FeedbackCandidate,
   type FeedbackOptions,
+  type FeedbackTerm,
   type WeightedLexeme,
 } from "./bm25-feedback.js";
 import { idf, type FullTextQuery } from "./bm25-sql.js";
 import { fullTextStatement } from "./full-text-statement.js";
-import { visibilityKey, type FullTextRanker, type RunStatement } from "./full-text-ranker.js";
+import type { FullTextRanker, RunStatement } from "./full-text-ranker.js";
+import { visibilityKey } from "./ranking-statistics.js";
 import type { FeedbackUsed, FullTextRow, SearchRepository } from "./search-ports.js";
 
 /** A feedback search's arguments (SearchRepository.fullTextWithFeedback). */
@@ -124,163 +127,239 @@ const maxBoundingDepth = 1_000;
  */
 export const indexedRescoreDepth = 200;
 
+/** A feedback search ranked now, its frequencies read beside the statements: optionally only within given entries. */
+interface KeptFeedbackSearch extends FeedbackSearch {
+  within: readonly string[] | undefined;
+}
+
+/** The query's own terms and their document frequencies (FullTextRanker.queryFrequencies). */
+type QueryCounts = Awaited<ReturnType<FullTextRanker["queryFrequencies"]>>;
+
+/** The feedback entries (ids and their shares), from the caller's choice or from the first pass. */
+interface FeedbackEntries {
+  ids: string[];
+  shares: number[];
+}
+
+/**
+ * A feedback search's first pass now: the caller's chosen entries, or the best by the query alone (from the tenant's
+ * own BM25 index when it answers, else in SQL), with the second pass's statement options and the entries it re-scores.
+ */
+async function feedbackFirstPass(
+  ranker: FullTextRanker,
+  search: KeptFeedbackSearch,
+  collection: CollectionStatistics | undefined,
+  original: QueryCounts,
+) {
+  const { principal, query, filter, page, highlight, feedback, idsOnly, within } = search;
+  const depth = page.offset + page.limit;
+  const chosen =
+    feedback.relevant === undefined ? undefined : await ranker.relevantEntries(principal, filter, feedback.relevant);
+  // A tenant with its own BM25 index: the first pass is the index's best (its order, its statistics), and the second
+  // pass re-scores those alone instead of every entry holding any of the expanded query's words, which over a large
+  // tenant is most of it (the index answers only searches it can: otherwise undefined, and both passes run in SQL).
+  const indexedFirst =
+    chosen === undefined && within === undefined
+      ? await ranker.indexedPage(
+          principal,
+          query,
+          filter,
+          { limit: Math.max(indexedRescoreDepth, depth, feedback.documents), offset: 0 },
+          { highlight: false, rankOnly: true },
+          original.terms,
+        )
+      : undefined;
+  const rescored = within ?? indexedFirst?.map((row) => row.id);
+  const options = {
+    highlight,
+    bm25: ranker.ranking.bm25,
+    collection,
+    rankOnly: idsOnly,
+    frequencies: original.frequencies,
+    within: rescored,
+  };
+  // First pass (unless the caller chose the entries): the best entries by the query alone, ids and scores only; as
+  // deep as the page when it can be, so that its last score bounds the second pass's page (below).
+  const firstRows =
+    chosen === undefined
+      ? (indexedFirst ??
+        (await ranker.firstPass(
+          principal,
+          query,
+          filter,
+          depth <= maxBoundingDepth ? Math.max(feedback.documents, depth) : feedback.documents,
+          options,
+          original,
+        )))
+      : [];
+  const first: FeedbackEntries = chosen ?? {
+    ids: firstRows.slice(0, feedback.documents).map((row) => row.id),
+    shares: feedbackShares(firstRows.slice(0, feedback.documents).map((row) => Number(row.score))),
+  };
+  return { depth, chosen, rescored, options, firstRows, first };
+}
+
+/** The words the feedback entries hold that may expand the query, with their feedback weights and holders. */
+async function expansionCandidates(
+  db: SqlDatabase,
+  principal: Principal,
+  filter: SearchFilter,
+  first: FeedbackEntries,
+): Promise<FeedbackCandidate[]> {
+  const candidateParams = createSqlParams();
+  const { rows: candidateRows } = await db.query<{ lexeme: string; feedback_weight: number; holders: number }>(
+    feedbackCandidatesStatement(principal, filter, first, candidateParams),
+    candidateParams.values,
+  );
+  return candidateRows.map((row) => ({
+    lexeme: row.lexeme,
+    feedbackWeight: Number(row.feedback_weight),
+    holders: Number(row.holders),
+  }));
+}
+
+/**
+ * The document frequencies of the query's words and of the candidates that could still enter the expansion, for the
+ * caller's view: kept ones first, the rest counted (candidatesToCount) or, over a large view, estimated from a sample.
+ */
+async function candidateFrequencies(
+  ranker: FullTextRanker,
+  search: KeptFeedbackSearch,
+  collection: CollectionStatistics | undefined,
+  original: QueryCounts,
+  candidates: FeedbackCandidate[],
+) {
+  const { principal, feedback } = search;
+  const { capped, frequencySource, sampledFrequencies } = ranker;
+  const view = visibilityKey(principal);
+  // Only the candidates that could still enter the expansion are counted (candidatesToCount), in one statement; over
+  // a large view they are estimated from a sample of it instead (sampled-frequencies.ts). A count wins over an estimate.
+  const documents = collection?.documents ?? 0;
+  const sampled = sampledFrequencies.applies(documents);
+  const candidateLexemes = candidates.map((candidate) => candidate.lexeme);
+  // The query's words first, then kept estimates, then kept counts (a count replaces an estimate): the order of the
+  // words is the order the second pass sums their scores in, so it must not depend on what happens to be kept.
+  const estimated = sampled ? sampledFrequencies.kept(view, candidateLexemes) : new Map<string, number>();
+  const counted = frequencySource.kept(principal, view, candidateLexemes);
+  const kept = capped(
+    new Map([
+      ...original.frequencies,
+      ...[...estimated].filter(([lexeme]) => !original.frequencies.has(lexeme) && !counted.has(lexeme)),
+      ...counted,
+    ]),
+    collection,
+  );
+  return capped(
+    sampled
+      ? new Map([
+          ...kept,
+          ...(await sampledFrequencies.estimate(principal, view, documents, candidates, kept, feedback)),
+        ])
+      : await frequencySource.frequencies(
+          principal,
+          view,
+          [...kept.keys(), ...candidatesToCount(candidates, kept, documents, feedback)],
+          kept,
+        ),
+    collection,
+  );
+}
+
+/** The query's words and the counted candidates, each with its feedback weight, repeats in the query and frequency. */
+function feedbackTerms(
+  original: QueryCounts,
+  candidates: FeedbackCandidate[],
+  frequencies: ReadonlyMap<string, number>,
+): FeedbackTerm[] {
+  const byLexeme = new Map(candidates.map((candidate) => [candidate.lexeme, candidate]));
+  const lexemes = new Set([
+    ...original.terms.keys(),
+    ...candidates.filter((candidate) => frequencies.has(candidate.lexeme)).map((candidate) => candidate.lexeme),
+  ]);
+  return [...lexemes].map((lexeme) => ({
+    lexeme,
+    feedbackWeight: byLexeme.get(lexeme)?.feedbackWeight ?? 0,
+    repeats: original.terms.get(lexeme) ?? 0,
+    frequency: frequencies.get(lexeme) ?? 0,
+  }));
+}
+
+/**
+ * Pseudo-relevance feedback now, over frequencies kept per view: the first
+ * pass, the candidates' frequencies (kept, counted or estimated), the
+ * expansion, and the second pass by the expanded query.
+ */
+async function feedbackWithKeptFrequencies(
+  db: SqlDatabase,
+  ranker: FullTextRanker,
+  search: KeptFeedbackSearch,
+  collection: CollectionStatistics | undefined,
+): Promise<{ rows: FullTextRow[]; feedback: FeedbackUsed }> {
+  const { principal, query, filter, page, feedback, idsOnly } = search;
+  const { ranking, run } = ranker;
+  const original = await ranker.queryFrequencies(principal, query, collection);
+  const { depth, chosen, rescored, options, firstRows, first } = await feedbackFirstPass(
+    ranker,
+    search,
+    collection,
+    original,
+  );
+  const plain = async () => ({
+    rows: await ranker.rankPage(run(idsOnly), principal, query, filter, page, options, original),
+    feedback: { documents: 0, terms: [] },
+  });
+  if (first.ids.length === 0)
+    return chosen === undefined ? { rows: [], feedback: { documents: 0, terms: [] } } : plain();
+  const candidates = await expansionCandidates(db, principal, filter, first);
+  const documents = collection?.documents ?? 0;
+  const frequencies = await candidateFrequencies(ranker, search, collection, original, candidates);
+  const expanded = selectExpansionTerms(feedbackTerms(original, candidates, frequencies), documents, feedback);
+  if (expanded.expansion.length === 0 || expanded.query.length === 0) return plain();
+  // Second pass: the page ranked by the interpolated query, every word's frequency already known; in any-word mode
+  // an entry holding only an expansion term matches too.
+  const params = createSqlParams();
+  // An entry the first pass ranked scores at least queryWeight × its first score in the second pass (every original
+  // word keeps at least that share of its weight, with the same df), so the first pass's score at the page's depth
+  // times queryWeight is at most the second page's last score; expansion words whose bounds sum below it need not widen the match.
+  // Ranking only given entries, every expansion word widens the match: there are few of them to score.
+  const floor =
+    chosen === undefined && rescored === undefined && firstRows.length >= depth && depth <= maxBoundingDepth
+      ? feedback.queryWeight * Number(firstRows[depth - 1]?.score ?? 0)
+      : 0;
+  const bound = (term: WeightedLexeme) =>
+    term.weight * idf(documents, frequencies.get(term.lexeme) ?? 0) * (ranking.bm25.k1 + 1);
+  const weighted = {
+    lexemes: expanded.query.map((term) => term.lexeme),
+    weights: expanded.query.map((term) => term.weight),
+    widen: query.mode === "any",
+    widenBy: floor > 0 ? wideningLexemes(expanded.query, new Set(original.terms.keys()), bound, floor) : undefined,
+  };
+  const rows = await run(idsOnly)(
+    fullTextStatement(principal, query, filter, page, { ...options, weighted, frequencies }, params),
+    params,
+  );
+  return { rows, feedback: { documents: first.ids.length, terms: expanded.expansion } };
+}
+
 /** SearchRepository.fullTextWithFeedback over `ranker`'s parts. */
 export function createFeedbackRanking(
   db: SqlDatabase,
   ranker: FullTextRanker,
 ): SearchRepository["fullTextWithFeedback"] {
-  const {
-    ranking,
-    run,
-    collectionOf,
-    countsAside,
-    capped,
-    queryFrequencies,
-    frequencySource,
-    sampledFrequencies,
-    rankPage,
-    firstPass,
-    indexedPage,
-    relevantEntries,
-  } = ranker;
   return async (principal, query, filter, page, highlight, feedback, idsOnly = false, within = undefined) => {
-    const collection = await collectionOf(principal, filter);
-    if (!countsAside(query, filter))
+    const collection = await ranker.collectionOf(principal, filter);
+    if (!ranker.countsAside(query, filter))
       return feedbackCountedInStatements(
         db,
-        run,
-        { bm25: ranking.bm25, collection },
+        ranker.run,
+        { bm25: ranker.ranking.bm25, collection },
         { principal, query, filter, page, highlight, feedback, idsOnly },
       );
-    const view = visibilityKey(principal);
-    const original = await queryFrequencies(principal, query, collection);
-    const depth = page.offset + page.limit;
-    const chosen =
-      feedback.relevant === undefined ? undefined : await relevantEntries(principal, filter, feedback.relevant);
-    // A tenant with its own BM25 index: the first pass is the index's best (its order, its statistics), and the second
-    // pass re-scores those alone instead of every entry holding any of the expanded query's words, which over a large
-    // tenant is most of it (the index answers only searches it can: otherwise undefined, and both passes run in SQL).
-    const indexedFirst =
-      chosen === undefined && within === undefined
-        ? await indexedPage(
-            principal,
-            query,
-            filter,
-            { limit: Math.max(indexedRescoreDepth, depth, feedback.documents), offset: 0 },
-            { highlight: false, rankOnly: true },
-            original.terms,
-          )
-        : undefined;
-    const rescored = within ?? indexedFirst?.map((row) => row.id);
-    const options = {
-      highlight,
-      bm25: ranking.bm25,
-      collection,
-      rankOnly: idsOnly,
-      frequencies: original.frequencies,
-      within: rescored,
-    };
-    // First pass (unless the caller chose the entries): the best entries by the query alone, ids and scores only; as
-    // deep as the page when it can be, so that its last score bounds the second pass's page (below).
-    const firstRows =
-      chosen === undefined
-        ? (indexedFirst ??
-          (await firstPass(
-            principal,
-            query,
-            filter,
-            depth <= maxBoundingDepth ? Math.max(feedback.documents, depth) : feedback.documents,
-            options,
-            original,
-          )))
-        : [];
-    const first = chosen ?? {
-      ids: firstRows.slice(0, feedback.documents).map((row) => row.id),
-      shares: feedbackShares(firstRows.slice(0, feedback.documents).map((row) => Number(row.score))),
-    };
-    const plain = async () => ({
-      rows: await rankPage(run(idsOnly), principal, query, filter, page, options, original),
-      feedback: { documents: 0, terms: [] },
-    });
-    if (first.ids.length === 0)
-      return chosen === undefined ? { rows: [], feedback: { documents: 0, terms: [] } } : plain();
-    const candidateParams = createSqlParams();
-    const { rows: candidateRows } = await db.query<{ lexeme: string; feedback_weight: number; holders: number }>(
-      feedbackCandidatesStatement(principal, filter, first, candidateParams),
-      candidateParams.values,
-    );
-    const candidates = candidateRows.map((row) => ({
-      lexeme: row.lexeme,
-      feedbackWeight: Number(row.feedback_weight),
-      holders: Number(row.holders),
-    }));
-    // Only the candidates that could still enter the expansion are counted (candidatesToCount), in one statement; over
-    // a large view they are estimated from a sample of it instead (sampled-frequencies.ts). A count wins over an estimate.
-    const documents = collection?.documents ?? 0;
-    const sampled = sampledFrequencies.applies(documents);
-    const candidateLexemes = candidates.map((candidate) => candidate.lexeme);
-    // The query's words first, then kept estimates, then kept counts (a count replaces an estimate): the order of the
-    // words is the order the second pass sums their scores in, so it must not depend on what happens to be kept.
-    const estimated = sampled ? sampledFrequencies.kept(view, candidateLexemes) : new Map<string, number>();
-    const counted = frequencySource.kept(principal, view, candidateLexemes);
-    const kept = capped(
-      new Map([
-        ...original.frequencies,
-        ...[...estimated].filter(([lexeme]) => !original.frequencies.has(lexeme) && !counted.has(lexeme)),
-        ...counted,
-      ]),
+    return feedbackWithKeptFrequencies(
+      db,
+      ranker,
+      { principal, query, filter, page, highlight, feedback, idsOnly, within },
       collection,
     );
-    const frequencies = capped(
-      sampled
-        ? new Map([
-            ...kept,
-            ...(await sampledFrequencies.estimate(principal, view, documents, candidates, kept, feedback)),
-          ])
-        : await frequencySource.frequencies(
-            principal,
-            view,
-            [...kept.keys(), ...candidatesToCount(candidates, kept, documents, feedback)],
-            kept,
-          ),
-      collection,
-    );
-    const byLexeme = new Map(candidates.map((candidate) => [candidate.lexeme, candidate]));
-    const lexemes = new Set([
-      ...original.terms.keys(),
-      ...candidates.filter((candidate) => frequencies.has(candidate.lexeme)).map((candidate) => candidate.lexeme),
-    ]);
-    const terms = [...lexemes].map((lexeme) => ({
-      lexeme,
-      feedbackWeight: byLexeme.get(lexeme)?.feedbackWeight ?? 0,
-      repeats: original.terms.get(lexeme) ?? 0,
-      frequency: frequencies.get(lexeme) ?? 0,
-    }));
-    const expanded = selectExpansionTerms(terms, documents, feedback);
-    if (expanded.expansion.length === 0 || expanded.query.length === 0) return plain();
-    // Second pass: the page ranked by the interpolated query, every word's frequency already known; in any-word mode
-    // an entry holding only an expansion term matches too.
-    const params = createSqlParams();
-    // An entry the first pass ranked scores at least queryWeight × its first score in the second pass (every original
-    // word keeps at least that share of its weight, with the same df), so the first pass's score at the page's depth
-    // times queryWeight is at most the second page's last score; expansion words whose bounds sum below it need not widen the match.
-    // Ranking only given entries, every expansion word widens the match: there are few of them to score.
-    const floor =
-      chosen === undefined && rescored === undefined && firstRows.length >= depth && depth <= maxBoundingDepth
-        ? feedback.queryWeight * Number(firstRows[depth - 1]?.score ?? 0)
-        : 0;
-    const bound = (term: WeightedLexeme) =>
-      term.weight * idf(documents, frequencies.get(term.lexeme) ?? 0) * (ranking.bm25.k1 + 1);
-    const weighted = {
-      lexemes: expanded.query.map((term) => term.lexeme),
-      weights: expanded.query.map((term) => term.weight),
-      widen: query.mode === "any",
-      widenBy: floor > 0 ? wideningLexemes(expanded.query, new Set(original.terms.keys()), bound, floor) : undefined,
-    };
-    const rows = await run(idsOnly)(
-      fullTextStatement(principal, query, filter, page, { ...options, weighted, frequencies }, params),
-      params,
-    );
-    return { rows, feedback: { documents: first.ids.length, terms: expanded.expansion } };
   };
 }

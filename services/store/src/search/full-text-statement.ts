@@ -71,6 +71,33 @@ export interface FullTextStatementOptions {
 }
 
 /**
+ * The `terms` CTE's body: the lexemes of the query's positive part (`querytree` drops negated words), sorted, each
+ * with how often the query repeats it, and a tsquery matching any of them (`prefix`: each as a prefix); or, with
+ * `weighted`, the given lexemes with their weights in place of repeats (and the tsquery widening the match).
+ */
+function termsCte(weighted: WeightedTerms | undefined, prefix: boolean, params: SqlParams): string {
+  return weighted === undefined
+    ? `SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.repeats ORDER BY m.lexeme) AS repeats,
+         coalesce(array_to_string(array_agg(${quotedLexemeSql("m.lexeme", prefix)}), ' | '), '')::tsquery AS any_term
+       FROM (
+         SELECT l.lexeme, count(*)::float8 AS repeats
+         FROM search_query sq
+         CROSS JOIN LATERAL regexp_matches(querytree(sq.tsquery)::text, ${params.add(quotedLexemePattern)}, 'g') AS x
+         CROSS JOIN LATERAL (SELECT replace(replace(x[1], '''''', ''''), chr(92) || chr(92), chr(92)) AS lexeme) l
+         GROUP BY l.lexeme
+       ) m`
+    : `SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.weight ORDER BY m.lexeme) AS repeats,
+         coalesce(array_to_string(array_agg(${quotedLexemeSql("m.lexeme", false)}), ' | '), '')::tsquery AS any_term
+       ${
+         weighted.widenBy === undefined
+           ? ""
+           : `, (SELECT coalesce(array_to_string(array_agg(${quotedLexemeSql("w.lexeme", false)}), ' | '), '')::tsquery
+                FROM unnest(${params.add([...weighted.widenBy])}::text[]) AS w (lexeme)) AS widen_term`
+       }
+       FROM unnest(${params.add([...weighted.lexemes])}::text[], ${params.add([...weighted.weights])}::float8[]) AS m (lexeme, weight)`;
+}
+
+/**
  * The full-text statement: the page of matching, visible, filtered entries
  * ranked by BM25 with statistics over the entries the caller may see (so
  * neither another tenant's entries, invariant I-7, nor hidden entries of its
@@ -140,26 +167,7 @@ export function fullTextStatement(
   // With as_of, the match is also pushed into the source, where the stored vectors' indexes serve it; the
   // listing reads only the page's entries (joined by id alone, it would build every matching row's columns).
   const source = entrySource(principal, filter, params, { matching });
-  const terms =
-    weighted === undefined
-      ? `SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.repeats ORDER BY m.lexeme) AS repeats,
-         coalesce(array_to_string(array_agg(${quotedLexemeSql("m.lexeme", prefix)}), ' | '), '')::tsquery AS any_term
-       FROM (
-         SELECT l.lexeme, count(*)::float8 AS repeats
-         FROM search_query sq
-         CROSS JOIN LATERAL regexp_matches(querytree(sq.tsquery)::text, ${params.add(quotedLexemePattern)}, 'g') AS x
-         CROSS JOIN LATERAL (SELECT replace(replace(x[1], '''''', ''''), chr(92) || chr(92), chr(92)) AS lexeme) l
-         GROUP BY l.lexeme
-       ) m`
-      : `SELECT array_agg(m.lexeme ORDER BY m.lexeme) AS lexemes, array_agg(m.weight ORDER BY m.lexeme) AS repeats,
-         coalesce(array_to_string(array_agg(${quotedLexemeSql("m.lexeme", false)}), ' | '), '')::tsquery AS any_term
-       ${
-         weighted.widenBy === undefined
-           ? ""
-           : `, (SELECT coalesce(array_to_string(array_agg(${quotedLexemeSql("w.lexeme", false)}), ' | '), '')::tsquery
-                FROM unnest(${params.add([...weighted.widenBy])}::text[]) AS w (lexeme)) AS widen_term`
-       }
-       FROM unnest(${params.add([...weighted.lexemes])}::text[], ${params.add([...weighted.weights])}::float8[]) AS m (lexeme, weight)`;
+  const terms = termsCte(weighted, prefix, params);
   const known = options.frequencies !== undefined && !historical && !prefix ? options.frequencies : undefined;
   const frequencies =
     known === undefined

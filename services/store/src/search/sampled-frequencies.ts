@@ -120,17 +120,10 @@ export interface SampledFrequencies {
 }
 
 /**
- * Sampled frequencies over `db`, as `settings` say, kept in `cache` (its
- * own, apart from the counts kept for smaller views); each view's sample
- * vocabulary is kept for `vocabularyLifetimes` × `ttlMs` (0 reads it for
- * every estimate).
+ * The sample vocabulary of a view over `db`, kept per view for `vocabularyLifetimes` × `ttlMs`: read with a key bound
+ * of `keyBelow` (sampleVocabularyStatement), and read again when the kept one's bound is off by more than a factor of two.
  */
-export function createSampledFrequencies(
-  db: SqlDatabase,
-  cache: DocumentFrequencyCache,
-  settings: ViewSampleSettings,
-  ttlMs = 0,
-): SampledFrequencies {
+function createVocabularies(db: SqlDatabase, ttlMs: number) {
   const vocabularies = createKeptCounts<SampleVocabulary>(ttlMs * vocabularyLifetimes, maxVocabularies);
   const readVocabulary = async (principal: Principal, keyBelow: number): Promise<SampleVocabulary> => {
     const params = createSqlParams();
@@ -149,12 +142,27 @@ export function createSampledFrequencies(
   // A kept sample drawn with a key bound within a factor of two of today's is still a sample of about the wanted size:
   // estimates scale by the entries it holds, whatever its bound. Past that (the view grew or shrank), a sample of
   // today's size is read and kept in its place.
-  const vocabularyOf = async (principal: Principal, view: string, keyBelow: number) => {
+  return async (principal: Principal, view: string, keyBelow: number) => {
     const sample = await vocabularies.get(view, () => readVocabulary(principal, keyBelow));
     return sample.keyBelow * 2 >= keyBelow && sample.keyBelow <= keyBelow * 2
       ? sample
       : vocabularies.replace(view, () => readVocabulary(principal, keyBelow));
   };
+}
+
+/**
+ * Sampled frequencies over `db`, as `settings` say, kept in `cache` (its
+ * own, apart from the counts kept for smaller views); each view's sample
+ * vocabulary is kept for `vocabularyLifetimes` × `ttlMs` (0 reads it for
+ * every estimate).
+ */
+export function createSampledFrequencies(
+  db: SqlDatabase,
+  cache: DocumentFrequencyCache,
+  settings: ViewSampleSettings,
+  ttlMs = 0,
+): SampledFrequencies {
+  const vocabularyOf = createVocabularies(db, ttlMs);
   // An estimate past its lifetime is estimated again with the query (cheap), not in the background.
   const kept = (view: string, lexemes: readonly string[]) => {
     const { found, refresh } = cache.known(view, lexemes);

@@ -11,7 +11,7 @@ import { createSearchService } from "./search.js";
 import type { SearchService } from "./search-model.js";
 import type { SearchConfig } from "./search-config.js";
 import { createSearchRepository } from "./search-repository.js";
-import { createStatisticsMaintenance } from "./search-statistics.js";
+import { createStatisticsMaintenance, type StatisticsMaintenance } from "./search-statistics.js";
 import { createOutlineWork, inlineOutlineWork, type OutlineWorkOptions } from "./outline-work.js";
 import { applyTextSearchLanguage } from "./text-search-language.js";
 import { openTenantBm25Indexes, type TenantBm25Indexes } from "./bm25-indexes.js";
@@ -29,6 +29,52 @@ export interface OpenSearch {
   /** Tenants' own BM25 indexes (`engine` says whether they are in use). */
   bm25Indexes: TenantBm25Indexes;
   close(): Promise<void>;
+}
+
+/**
+ * The vector index `backend` names, over PostgreSQL's own vectors (whose HNSW indexes refresh `statistics` when
+ * built): PostgreSQL's alone with the outbox off, the graph over them, or Qdrant fed by the outbox relay.
+ */
+async function createVectorBackend(
+  db: SqlDatabase,
+  config: SearchConfig,
+  logger: Logger,
+  backend: VectorBackendConfig,
+  graphDirectory: string | undefined,
+  statistics: Pick<StatisticsMaintenance, "refresh">,
+): Promise<{ vectors: VectorIndex; relay: VectorOutboxRelay | undefined }> {
+  // With the graph backend PostgreSQL builds no HNSW index of its own: its exact scan is the graph's fallback.
+  const postgresSettings = backend.kind === "graph" ? { ...config.vectors, buildIndexes: false } : config.vectors;
+  const postgresVectors = createPostgresVectorIndex({
+    db,
+    logger,
+    settings: postgresSettings,
+    onIndexBuilt: () => statistics.refresh(),
+  });
+  let vectors: VectorIndex = postgresVectors;
+  let relay: VectorOutboxRelay | undefined;
+  if (backend.qdrant === undefined) {
+    if (await setVectorOutbox(db, false))
+      logger.info("the vector outbox is off: semantic search runs on PostgreSQL's vectors");
+    if (backend.kind === "graph")
+      vectors = createGraphVectorIndex({
+        db,
+        logger,
+        settings: config.vectors,
+        directory: graphDirectory,
+        fallback: postgresVectors,
+      });
+  } else {
+    const qdrant = backend.qdrant;
+    const collections = createQdrantCollections(qdrant, logger);
+    vectors = createQdrantVectorIndex({ db, logger, collections, settings: qdrant, fallback: postgresVectors });
+    relay = createVectorOutboxRelay(db, collections, logger, {
+      batch: qdrant.relayBatch,
+      idleMs: qdrant.relayIdleMs,
+      maxBackoffMs: qdrant.relayMaxBackoffMs,
+    });
+  }
+  return { vectors, relay };
 }
 
 /**
@@ -71,37 +117,7 @@ export async function openSearch(
   const allowed = [...new Set([language, ...offered])].sort();
   const statistics = createStatisticsMaintenance(db, logger);
   await statistics.refresh();
-  // With the graph backend PostgreSQL builds no HNSW index of its own: its exact scan is the graph's fallback.
-  const postgresSettings = backend.kind === "graph" ? { ...config.vectors, buildIndexes: false } : config.vectors;
-  const postgresVectors = createPostgresVectorIndex({
-    db,
-    logger,
-    settings: postgresSettings,
-    onIndexBuilt: () => statistics.refresh(),
-  });
-  let vectors: VectorIndex = postgresVectors;
-  let relay: VectorOutboxRelay | undefined;
-  if (backend.qdrant === undefined) {
-    if (await setVectorOutbox(db, false))
-      logger.info("the vector outbox is off: semantic search runs on PostgreSQL's vectors");
-    if (backend.kind === "graph")
-      vectors = createGraphVectorIndex({
-        db,
-        logger,
-        settings: config.vectors,
-        directory: graphDirectory,
-        fallback: postgresVectors,
-      });
-  } else {
-    const qdrant = backend.qdrant;
-    const collections = createQdrantCollections(qdrant, logger);
-    vectors = createQdrantVectorIndex({ db, logger, collections, settings: qdrant, fallback: postgresVectors });
-    relay = createVectorOutboxRelay(db, collections, logger, {
-      batch: qdrant.relayBatch,
-      idleMs: qdrant.relayIdleMs,
-      maxBackoffMs: qdrant.relayMaxBackoffMs,
-    });
-  }
+  const { vectors, relay } = await createVectorBackend(db, config, logger, backend, graphDirectory, statistics);
   await vectors.prepare();
   await relay?.start();
   const grep = createGrepRunner({ maxWorkers: config.grepWorkers });

@@ -56,46 +56,9 @@ export const visibleAmong = async (
   return new Set(rows.map((row) => row.id));
 };
 
-/** Every method of SearchRepository but the full-text rankings, over `db`. */
-export function createSearchReads(db: SqlDatabase): Omit<SearchRepository, "fullText" | "fullTextWithFeedback"> {
+/** Grep's reads over `db`: the candidates a filter passes, newest first from a cursor, and their texts. */
+function createGrepReads(db: SqlDatabase): Pick<SearchRepository, "grepCandidates" | "grepTexts"> {
   return {
-    async isEmptyQuery(query) {
-      const params = createSqlParams();
-      const { rows } = await db.query<{ nodes: number }>(
-        `SELECT numnode(${tsquerySql(query, params)}) AS nodes`,
-        params.values,
-      );
-      return (rows[0]?.nodes ?? 0) === 0;
-    },
-
-    async listings(principal, ids, filter) {
-      if (ids.length === 0) return [];
-      const params = createSqlParams();
-      const { rows } = await db.query<ListingRow>(
-        `SELECT ${listingColumns(live)} FROM entries e WHERE ${visibleConditions(principal, ids, filter, params)}`,
-        params.values,
-      );
-      return rows.map(toListing);
-    },
-
-    async visibleIds(principal, ids, filter) {
-      return visibleAmong(db, principal, ids, filter);
-    },
-
-    async texts(principal, items) {
-      if (items.length === 0) return new Map();
-      const params = createSqlParams();
-      // left() counts code points, which are never fewer than the UTF-16 units asked for, so the slice covers them.
-      const { rows } = await db.query<{ id: string; text: string }>(
-        `SELECT e.id, left(e.text, w.chars) AS text
-         FROM unnest(${params.add(items.map((item) => item.id))}::uuid[], ${params.add(items.map((item) => item.chars))}::integer[]) AS w (id, chars)
-         JOIN entries e ON e.id = w.id
-         WHERE ${accessPredicate(principal, "e", params)} AND ${trustFilter("e", false)}`,
-        params.values,
-      );
-      return new Map(rows.map((row) => [row.id, row.text]));
-    },
-
     async grepCandidates(principal, filter, literal, cursor, limit) {
       const params = createSqlParams();
       const conditions = [
@@ -139,6 +102,50 @@ export function createSearchReads(db: SqlDatabase): Omit<SearchRepository, "full
       ];
       const { rows } = await db.query<{ id: string; text: string }>(
         `SELECT e.id, e.text FROM ${entrySource(principal, filter, params)} e WHERE ${conditions.join(" AND ")}`,
+        params.values,
+      );
+      return new Map(rows.map((row) => [row.id, row.text]));
+    },
+  };
+}
+
+/** Every method of SearchRepository but the full-text rankings, over `db`. */
+export function createSearchReads(db: SqlDatabase): Omit<SearchRepository, "fullText" | "fullTextWithFeedback"> {
+  return {
+    ...createGrepReads(db),
+
+    async isEmptyQuery(query) {
+      const params = createSqlParams();
+      const { rows } = await db.query<{ nodes: number }>(
+        `SELECT numnode(${tsquerySql(query, params)}) AS nodes`,
+        params.values,
+      );
+      return (rows[0]?.nodes ?? 0) === 0;
+    },
+
+    async listings(principal, ids, filter) {
+      if (ids.length === 0) return [];
+      const params = createSqlParams();
+      const { rows } = await db.query<ListingRow>(
+        `SELECT ${listingColumns(live)} FROM entries e WHERE ${visibleConditions(principal, ids, filter, params)}`,
+        params.values,
+      );
+      return rows.map(toListing);
+    },
+
+    async visibleIds(principal, ids, filter) {
+      return visibleAmong(db, principal, ids, filter);
+    },
+
+    async texts(principal, items) {
+      if (items.length === 0) return new Map();
+      const params = createSqlParams();
+      // left() counts code points, which are never fewer than the UTF-16 units asked for, so the slice covers them.
+      const { rows } = await db.query<{ id: string; text: string }>(
+        `SELECT e.id, left(e.text, w.chars) AS text
+         FROM unnest(${params.add(items.map((item) => item.id))}::uuid[], ${params.add(items.map((item) => item.chars))}::integer[]) AS w (id, chars)
+         JOIN entries e ON e.id = w.id
+         WHERE ${accessPredicate(principal, "e", params)} AND ${trustFilter("e", false)}`,
         params.values,
       );
       return new Map(rows.map((row) => [row.id, row.text]));

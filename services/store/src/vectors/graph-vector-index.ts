@@ -28,7 +28,8 @@ import type { PostgresVectorIndexSettings } from "./postgres-vector-settings.js"
 import { loadSaved, saveChangedNow } from "./graph-files.js";
 import { maxGraphPoints, searchGraph } from "./graph-search.js";
 import { addPoint, graphKeyOf, graphPoints, insertPending, newGraph, type Space } from "./graph-space.js";
-import type { CommittedChunk, VectorIndex } from "./vector-index.js";
+import type { CommittedChunk, VectorIndex, VectorQuery, VectorSearchResult } from "./vector-index.js";
+import type { Principal } from "../model/principal.js";
 import { fromVectorColumn } from "./vector-literal.js";
 
 /** Chunks read back from PostgreSQL per statement while a graph catches up. */
@@ -56,71 +57,78 @@ export interface GraphVectorIndexOptions {
   fallback: VectorIndex;
 }
 
-export function createGraphVectorIndex(options: GraphVectorIndexOptions): VectorIndex {
-  const { db, logger, settings, directory, fallback } = options;
-  const spaces = new Map<string, Space>();
-  const preferExact = createExactPreference(db, settings.exactBelowChunks);
-  let saveTimer: NodeJS.Timeout | undefined;
-  let closed = false;
-  const spaceKey = (model: string, dimension: number) => `${model}\u0000${dimension}`;
+/** What a graph index reads and reports with, and whether it has closed (no further catch-up, no space made ready). */
+interface GraphContext {
+  db: SqlDatabase;
+  logger: Logger;
+  settings: PostgresVectorIndexSettings;
+  directory: string | undefined;
+  isClosed(): boolean;
+}
 
-  /**
-   * Brings a space's graph level with `chunks`: keys of chunks that are gone
-   * leave it, chunks it lacks (written after it was last saved, or all of them
-   * for a new graph) are read back and added.
-   */
-  async function catchUp(space: Space, savedKeys: Iterable<bigint>): Promise<void> {
-    const started = performance.now();
-    const { rows } = await db.query<{ id: string }>(
-      `SELECT id::text AS id FROM chunks WHERE embedding_model = $1 AND vector_dims(embedding) = ${dimensionLiteral(space.dimension)}`,
-      [space.model],
+/** The key of an embedding space in the index's maps. */
+const spaceKey = (model: string, dimension: number) => `${model}\u0000${dimension}`;
+
+/**
+ * Brings a space's graph level with `chunks`: keys of chunks that are gone
+ * leave it, chunks it lacks (written after it was last saved, or all of them
+ * for a new graph) are read back and added.
+ */
+async function catchUp(context: GraphContext, space: Space, savedKeys: Iterable<bigint>): Promise<void> {
+  const { db, logger } = context;
+  const started = performance.now();
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id::text AS id FROM chunks WHERE embedding_model = $1 AND vector_dims(embedding) = ${dimensionLiteral(space.dimension)}`,
+    [space.model],
+  );
+  const stored = new Map<bigint, string>();
+  for (const row of rows) stored.set(graphKeyOf(row.id), row.id);
+  const gone: bigint[] = [];
+  for (const key of savedKeys) {
+    const id = stored.get(key);
+    if (id === undefined) gone.push(key);
+    else space.ids.set(key, id);
+  }
+  for (const key of gone) {
+    space.graph.remove(key);
+    space.changed = true;
+  }
+  const missing = [...stored.entries()].filter(([key]) => !space.ids.has(key)).map(([, id]) => id);
+  for (let start = 0; start < missing.length; start += catchUpBatch) {
+    if (context.isClosed()) return;
+    const { rows: vectors } = await db.query<{ id: string; embedding: string | number[] }>(
+      `SELECT id::text AS id, embedding FROM chunks WHERE id = ANY($1::uuid[]) AND embedding_model = $2 AND vector_dims(embedding) = ${dimensionLiteral(space.dimension)}`,
+      [missing.slice(start, start + catchUpBatch), space.model],
     );
-    const stored = new Map<bigint, string>();
-    for (const row of rows) stored.set(graphKeyOf(row.id), row.id);
-    const gone: bigint[] = [];
-    for (const key of savedKeys) {
-      const id = stored.get(key);
-      if (id === undefined) gone.push(key);
-      else space.ids.set(key, id);
-    }
-    for (const key of gone) {
-      space.graph.remove(key);
-      space.changed = true;
-    }
-    const missing = [...stored.entries()].filter(([key]) => !space.ids.has(key)).map(([, id]) => id);
-    for (let start = 0; start < missing.length; start += catchUpBatch) {
-      if (closed) return;
-      const { rows: vectors } = await db.query<{ id: string; embedding: string | number[] }>(
-        `SELECT id::text AS id, embedding FROM chunks WHERE id = ANY($1::uuid[]) AND embedding_model = $2 AND vector_dims(embedding) = ${dimensionLiteral(space.dimension)}`,
-        [missing.slice(start, start + catchUpBatch), space.model],
-      );
-      let sliceEnds = performance.now() + insertSliceMs;
-      for (const row of vectors) {
-        addPoint(space, row.id, fromVectorColumn(row.embedding));
-        // A store already serving answers its callers between slices of a long catch-up.
-        if (performance.now() > sliceEnds) {
-          await new Promise((resume) => setImmediate(resume));
-          sliceEnds = performance.now() + insertSliceMs;
-        }
+    let sliceEnds = performance.now() + insertSliceMs;
+    for (const row of vectors) {
+      addPoint(space, row.id, fromVectorColumn(row.embedding));
+      // A store already serving answers its callers between slices of a long catch-up.
+      if (performance.now() > sliceEnds) {
+        await new Promise((resume) => setImmediate(resume));
+        sliceEnds = performance.now() + insertSliceMs;
       }
     }
-    graphPoints.set({ model: space.model }, space.ids.size);
-    logger.info(
-      {
-        model: space.model,
-        dimension: space.dimension,
-        points: space.ids.size,
-        added: missing.length,
-        removed: gone.length,
-        ms: Math.round(performance.now() - started),
-      },
-      "vector graph caught up with the stored chunks",
-    );
   }
+  graphPoints.set({ model: space.model }, space.ids.size);
+  logger.info(
+    {
+      model: space.model,
+      dimension: space.dimension,
+      points: space.ids.size,
+      added: missing.length,
+      removed: gone.length,
+      ms: Math.round(performance.now() - started),
+    },
+    "vector graph caught up with the stored chunks",
+  );
+}
 
-  /** Opens a space's graph once: loads its saved copy, catches it up with `chunks`, then lets it answer searches. */
+/** Opens a space's graph once: loads its saved copy, catches it up with `chunks`, then lets it answer searches. */
+function createSpaceOpener(context: GraphContext, spaces: Map<string, Space>) {
+  const { logger, settings, directory } = context;
   const opening = new Map<string, Promise<Space>>();
-  function openSpace(model: string, dimension: number): Promise<Space> {
+  return function openSpace(model: string, dimension: number): Promise<Space> {
     const key = spaceKey(model, dimension);
     let opened = opening.get(key);
     if (opened === undefined) {
@@ -136,22 +144,24 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
           ready: false,
         };
         spaces.set(key, space);
-        await catchUp(space, saved?.keys ?? []);
-        space.ready = !closed;
+        await catchUp(context, space, saved?.keys ?? []);
+        space.ready = !context.isClosed();
         return space;
       })();
       opening.set(key, opened);
     }
     return opened;
-  }
+  };
+}
 
-  /**
-   * Inserts pending chunks a slice per turn of the event loop until none are
-   * left. setImmediate runs after the I/O callbacks of the turn, so calls and
-   * statements that arrived meanwhile are served between two slices.
-   */
+/**
+ * Inserts pending chunks a slice per turn of the event loop until none are
+ * left. setImmediate runs after the I/O callbacks of the turn, so calls and
+ * statements that arrived meanwhile are served between two slices.
+ */
+function createPendingDrain(logger: Logger, spaces: Map<string, Space>): () => void {
   let draining = false;
-  function drainPending(): void {
+  return () => {
     if (draining) return;
     draining = true;
     const slice = () => {
@@ -163,7 +173,87 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
       else draining = false;
     };
     setImmediate(slice);
+  };
+}
+
+/** Drops a space's pgvector HNSW index, if there is one. */
+async function dropPgvectorGraph(db: SqlDatabase, logger: Logger, model: string, dimension: number): Promise<void> {
+  // pgvector's graph of the space, from a time the store ran on that backend, would cost every commit its insert again.
+  const { rows: dropped } = await db.query<{ name: string | null }>("SELECT to_regclass($1)::text AS name", [
+    hnswIndexName(model, dimension),
+  ]);
+  if (dropped[0]?.name != null) {
+    await db.query(`DROP INDEX IF EXISTS ${hnswIndexName(model, dimension)}`);
+    logger.info({ model, dimension }, "dropped the space's pgvector HNSW index: the vector graph serves it now");
   }
+}
+
+/**
+ * Waits up to `waitMs` for the graphs to catch up; past that the store serves, and the graphs go on catching up
+ * (searches of a space use the exact scan until its graph is ready).
+ */
+async function waitForCatchUp(caughtUp: Promise<void>, waitMs: number, logger: Logger): Promise<void> {
+  let waiting: NodeJS.Timeout | undefined;
+  const inTime = await Promise.race([
+    caughtUp.then(() => true),
+    new Promise<boolean>((resolve) => (waiting = setTimeout(() => resolve(false), waitMs))),
+  ]).finally(() => clearTimeout(waiting));
+  if (!inTime) {
+    logger.warn(
+      { waitedMs: waitMs },
+      "the vector graph is still catching up with the stored chunks; the store serves now, and searches of a space use the exact scan until its graph is done",
+    );
+    caughtUp.catch((error: unknown) =>
+      logger.warn({ err: error }, "catching the vector graph up failed; its searches stay exact"),
+    );
+  }
+}
+
+/** What a search falls back on: PostgreSQL's exact scan, and whether it is the better plan for the caller. */
+interface GraphFallback {
+  db: SqlDatabase;
+  settings: PostgresVectorIndexSettings;
+  fallback: VectorIndex;
+  preferExact: (principal: Principal, query: VectorQuery) => Promise<boolean>;
+}
+
+/**
+ * The nearest entries from `space`'s graph, re-checked in PostgreSQL; the exact scan answers when the space has no
+ * ready graph, the store is small or the caller's filter is selective, too many chunks wait, or the graph gives up.
+ */
+async function nearestInSpace(
+  { db, settings, fallback, preferExact }: GraphFallback,
+  space: Space | undefined,
+  principal: Principal,
+  query: VectorQuery,
+): Promise<VectorSearchResult> {
+  if (
+    space === undefined ||
+    !space.ready ||
+    space.ids.size < settings.exactBelowChunks ||
+    (await preferExact(principal, query))
+  )
+    return fallback.nearestEntries(principal, query);
+  // More chunks waiting for the graph than one search re-checks: the exact scan finds them. Whether any are pending
+  // depends on other callers' writes, so the strategy stays the plan's (invariant I-2).
+  if (space.pending.length > maxGraphPoints)
+    return { ...(await fallback.nearestEntries(principal, query)), strategy: "ann" };
+  const answer = await searchGraph(db, space, principal, query);
+  if (answer !== undefined) return answer;
+  // The graph gave up (most of what it offered failed the re-check); the exact scan answers. How much failed depends on
+  // entries the caller cannot see, so the strategy stays the plan's, chosen from what the caller sees (invariant I-2).
+  return { ...(await fallback.nearestEntries(principal, query)), strategy: "ann" };
+}
+
+/** Semantic search by in-process HNSW graphs over PostgreSQL's chunks (see the top of this file). */
+export function createGraphVectorIndex(options: GraphVectorIndexOptions): VectorIndex {
+  const { db, logger, settings, directory, fallback } = options;
+  const spaces = new Map<string, Space>();
+  const preferExact = createExactPreference(db, settings.exactBelowChunks);
+  let saveTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const openSpace = createSpaceOpener({ db, logger, settings, directory, isClosed: () => closed }, spaces);
+  const drainPending = createPendingDrain(logger, spaces);
 
   /** Saves one after another: a periodic save still hashing when the store stops is followed, not overlapped, by the last one. */
   let saving: Promise<void> = Promise.resolve();
@@ -181,34 +271,10 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
       );
       const opens: Promise<Space>[] = [];
       for (const space of rows) {
-        // pgvector's graph of the space, from a time the store ran on that backend, would cost every commit its insert again.
-        const { rows: dropped } = await db.query<{ name: string | null }>("SELECT to_regclass($1)::text AS name", [
-          hnswIndexName(space.embedding_model, space.dimension),
-        ]);
-        if (dropped[0]?.name != null) {
-          await db.query(`DROP INDEX IF EXISTS ${hnswIndexName(space.embedding_model, space.dimension)}`);
-          logger.info(
-            { model: space.embedding_model, dimension: space.dimension },
-            "dropped the space's pgvector HNSW index: the vector graph serves it now",
-          );
-        }
+        await dropPgvectorGraph(db, logger, space.embedding_model, space.dimension);
         opens.push(openSpace(space.embedding_model, space.dimension));
       }
-      const caughtUp = Promise.all(opens).then(saveChanged);
-      let waiting: NodeJS.Timeout | undefined;
-      const inTime = await Promise.race([
-        caughtUp.then(() => true),
-        new Promise<boolean>((resolve) => (waiting = setTimeout(() => resolve(false), settings.graphStartWaitMs))),
-      ]).finally(() => clearTimeout(waiting));
-      if (!inTime) {
-        logger.warn(
-          { waitedMs: settings.graphStartWaitMs },
-          "the vector graph is still catching up with the stored chunks; the store serves now, and searches of a space use the exact scan until its graph is done",
-        );
-        caughtUp.catch((error: unknown) =>
-          logger.warn({ err: error }, "catching the vector graph up failed; its searches stay exact"),
-        );
-      }
+      await waitForCatchUp(Promise.all(opens).then(saveChanged), settings.graphStartWaitMs, logger);
       saveTimer = setInterval(() => void saveChanged(), saveEveryMs);
       saveTimer.unref();
     },
@@ -239,22 +305,7 @@ export function createGraphVectorIndex(options: GraphVectorIndexOptions): Vector
 
     async nearestEntries(principal, query) {
       const space = spaces.get(spaceKey(query.model, query.vector.length));
-      if (
-        space === undefined ||
-        !space.ready ||
-        space.ids.size < settings.exactBelowChunks ||
-        (await preferExact(principal, query))
-      )
-        return fallback.nearestEntries(principal, query);
-      // More chunks waiting for the graph than one search re-checks: the exact scan finds them. Whether any are pending
-      // depends on other callers' writes, so the strategy stays the plan's (invariant I-2).
-      if (space.pending.length > maxGraphPoints)
-        return { ...(await fallback.nearestEntries(principal, query)), strategy: "ann" };
-      const answer = await searchGraph(db, space, principal, query);
-      if (answer !== undefined) return answer;
-      // The graph gave up (most of what it offered failed the re-check); the exact scan answers. How much failed depends on
-      // entries the caller cannot see, so the strategy stays the plan's, chosen from what the caller sees (invariant I-2).
-      return { ...(await fallback.nearestEntries(principal, query)), strategy: "ann" };
+      return nearestInSpace({ db, settings, fallback, preferExact }, space, principal, query);
     },
 
     async close() {

@@ -33,37 +33,96 @@ export interface HnswIndexBuilds {
   close(): Promise<void>;
 }
 
-export function createHnswIndexBuilds(options: HnswIndexBuildOptions): HnswIndexBuilds {
+/** Whether the index `name` is valid; undefined when there is none. */
+async function indexIsValid(db: SqlDatabase, name: string): Promise<boolean | undefined> {
+  const { rows } = await db.query<{ valid: boolean }>(
+    "SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass($1)",
+    [name],
+  );
+  return rows[0]?.valid;
+}
+
+/** An embedding space's HNSW index: its space, its name, and the vector type and operators it indexes with. */
+interface SpaceIndex {
+  model: string;
+  dimension: number;
+  name: string;
+  ann: { type: "vector" | "halfvec"; ops: string };
+}
+
+/**
+ * Builds `index` unless it is valid already (replacing an invalid leftover of a failed concurrent build), calls
+ * `markReady` once it can serve, then tells `onIndexBuilt`.
+ */
+async function buildSpaceIndex(
+  options: HnswIndexBuildOptions,
+  index: SpaceIndex,
+  markReady: () => void,
+): Promise<void> {
   const { db, logger, settings, onIndexBuilt } = options;
-  const ready = new Set<string>();
-  const builds = new Map<string, Promise<void>>();
-  let spaceWatch: NodeJS.Timeout | undefined;
+  const { model, dimension, name, ann } = index;
+  const valid = await indexIsValid(db, name);
+  if (valid === true) {
+    markReady();
+    return;
+  }
+  const concurrently = db.kind === "postgres" ? "CONCURRENTLY" : "";
+  // PostgreSQL quotes the name and the model itself (%I, %L): nothing a caller wrote is spliced into the DDL.
+  const { rows } = await db.query<{ create: string; drop: string }>(
+    `SELECT format('CREATE INDEX %s IF NOT EXISTS %I ON chunks USING hnsw ((embedding::%s(%s)) %s) WITH (m = %s, ef_construction = %s) WHERE embedding_model = %L AND vector_dims(embedding) = %s',
+                  $1::text, $2::text, $3::text, $4::integer, $5::text, $6::integer, $7::integer, $8::text, $4::integer) AS create,
+                format('DROP INDEX %s IF EXISTS %I', $1::text, $2::text) AS drop`,
+    [concurrently, name, ann.type, dimension, ann.ops, settings.hnswM, settings.hnswEfConstruction, model],
+  );
+  const ddl = rows[0];
+  if (ddl === undefined) throw new Error("format() returned no row");
+  // A concurrent build that failed leaves an invalid index behind; IF NOT EXISTS would keep it forever.
+  if (valid === false) await db.query(ddl.drop);
+  const started = performance.now();
+  logger.info({ model, dimension, index: name }, "building the HNSW index of an embedding space");
+  if (db.kind === "postgres") {
+    await db.query(ddl.create);
+  } else {
+    await db.transaction(async (tx) => {
+      await tx.query("SELECT set_config('maintenance_work_mem', $1, true)", [`${settings.buildMemoryMb}MB`]);
+      await tx.query(ddl.create);
+    });
+  }
+  markReady();
+  logger.info({ model, dimension, index: name, ms: Math.round(performance.now() - started) }, "HNSW index ready");
+  await onIndexBuilt?.().catch((error: unknown) =>
+    logger.warn({ err: error }, "refreshing planner statistics after an index build failed"),
+  );
+}
+
+/**
+ * Whether indexes are worth building: the store holds `exactBelowChunks`
+ * chunks (counted at most every `countTtlMs`, and at most that many rows
+ * each time). Once it has, it is taken to stay so.
+ */
+function createSizeCheck(db: SqlDatabase, settings: PostgresVectorIndexSettings): () => Promise<boolean> {
   /** Whether the store has held enough chunks for a search to use an index, and when that was last counted. */
   let largeEnough = false;
   let largeEnoughCountedAt = Number.NEGATIVE_INFINITY;
-
-  const spaceKey = (model: string, dimension: number) => `${model}\u0000${dimension}`;
-
-  /**
-   * Whether indexes are worth building: the store holds `exactBelowChunks`
-   * chunks (counted at most every `countTtlMs`, and at most that many rows
-   * each time). Once it has, it is taken to stay so.
-   */
-  async function worthIndexing(): Promise<boolean> {
+  return async () => {
     if (largeEnough || Date.now() - largeEnoughCountedAt < countTtlMs) return largeEnough;
     largeEnoughCountedAt = Date.now();
     const cap = settings.exactBelowChunks;
     largeEnough = (await countAtMost(db, "SELECT 1 FROM chunks LIMIT $1", [cap])) >= cap;
     return largeEnough;
-  }
+  };
+}
 
-  async function indexIsValid(name: string): Promise<boolean | undefined> {
-    const { rows } = await db.query<{ valid: boolean }>(
-      "SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass($1)",
-      [name],
-    );
-    return rows[0]?.valid;
-  }
+/** The HNSW index builds of pgvector's embedding spaces over `options.db` (see the top of this file). */
+export function createHnswIndexBuilds(options: HnswIndexBuildOptions): HnswIndexBuilds {
+  const { db, logger, settings } = options;
+  const ready = new Set<string>();
+  const builds = new Map<string, Promise<void>>();
+  let spaceWatch: NodeJS.Timeout | undefined;
+
+  const spaceKey = (model: string, dimension: number) => `${model}\u0000${dimension}`;
+
+  const worthIndexing = createSizeCheck(db, settings);
 
   function buildIndex(model: string, dimension: number): Promise<void> {
     const ann = annTypeOf(dimension);
@@ -73,40 +132,9 @@ export function createHnswIndexBuilds(options: HnswIndexBuildOptions): HnswIndex
     const running = builds.get(key);
     if (running !== undefined) return running;
     const name = hnswIndexName(model, dimension);
-    const build = (async () => {
-      const valid = await indexIsValid(name);
-      if (valid === true) {
-        ready.add(key);
-        return;
-      }
-      const concurrently = db.kind === "postgres" ? "CONCURRENTLY" : "";
-      // PostgreSQL quotes the name and the model itself (%I, %L): nothing a caller wrote is spliced into the DDL.
-      const { rows } = await db.query<{ create: string; drop: string }>(
-        `SELECT format('CREATE INDEX %s IF NOT EXISTS %I ON chunks USING hnsw ((embedding::%s(%s)) %s) WITH (m = %s, ef_construction = %s) WHERE embedding_model = %L AND vector_dims(embedding) = %s',
-                  $1::text, $2::text, $3::text, $4::integer, $5::text, $6::integer, $7::integer, $8::text, $4::integer) AS create,
-                format('DROP INDEX %s IF EXISTS %I', $1::text, $2::text) AS drop`,
-        [concurrently, name, ann.type, dimension, ann.ops, settings.hnswM, settings.hnswEfConstruction, model],
-      );
-      const ddl = rows[0];
-      if (ddl === undefined) throw new Error("format() returned no row");
-      // A concurrent build that failed leaves an invalid index behind; IF NOT EXISTS would keep it forever.
-      if (valid === false) await db.query(ddl.drop);
-      const started = performance.now();
-      logger.info({ model, dimension, index: name }, "building the HNSW index of an embedding space");
-      if (db.kind === "postgres") {
-        await db.query(ddl.create);
-      } else {
-        await db.transaction(async (tx) => {
-          await tx.query("SELECT set_config('maintenance_work_mem', $1, true)", [`${settings.buildMemoryMb}MB`]);
-          await tx.query(ddl.create);
-        });
-      }
-      ready.add(key);
-      logger.info({ model, dimension, index: name, ms: Math.round(performance.now() - started) }, "HNSW index ready");
-      await onIndexBuilt?.().catch((error: unknown) =>
-        logger.warn({ err: error }, "refreshing planner statistics after an index build failed"),
-      );
-    })().finally(() => builds.delete(key));
+    const build = buildSpaceIndex(options, { model, dimension, name, ann }, () => ready.add(key)).finally(() =>
+      builds.delete(key),
+    );
     builds.set(key, build);
     return build;
   }
@@ -129,7 +157,7 @@ export function createHnswIndexBuilds(options: HnswIndexBuildOptions): HnswIndex
   async function annReady(model: string, dimension: number): Promise<boolean> {
     const key = spaceKey(model, dimension);
     if (ready.has(key)) return true;
-    if ((await indexIsValid(hnswIndexName(model, dimension))) === true) {
+    if ((await indexIsValid(db, hnswIndexName(model, dimension))) === true) {
       ready.add(key);
       return true;
     }

@@ -119,146 +119,164 @@ interface VerifiedChunk {
   end_offset: number;
 }
 
-export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): VectorIndex {
-  const { db, logger, collections, settings, fallback } = options;
+/** The chunks among `ids` that exist now and belong to entries the caller may see under the full filter. */
+async function recheck(
+  db: SqlDatabase,
+  principal: Principal,
+  query: VectorQuery,
+  ids: readonly string[],
+): Promise<Map<string, VerifiedChunk>> {
+  if (ids.length === 0) return new Map();
+  const params = createSqlParams();
+  const conditions = [
+    `c.id = ANY(${params.add(ids)}::uuid[])`,
+    `c.embedding_model = ${params.add(query.model)}`,
+    accessPredicate(principal, "e", params),
+    ...searchFilterConditions(principal, query.filter, "e", params),
+  ];
+  const { rows } = await db.query<VerifiedChunk>(
+    `SELECT c.id, c.entry_id, c.start_offset, c.end_offset FROM chunks c JOIN entries e ON e.id = c.entry_id WHERE ${conditions.join(" AND ")}`,
+    params.values,
+  );
+  return new Map(rows.map((row) => [row.id, row]));
+}
 
-  /** The chunks among `ids` that exist now and belong to entries the caller may see under the full filter. */
-  async function recheck(
-    principal: Principal,
-    query: VectorQuery,
-    ids: readonly string[],
-  ): Promise<Map<string, VerifiedChunk>> {
-    if (ids.length === 0) return new Map();
-    const params = createSqlParams();
-    const conditions = [
-      `c.id = ANY(${params.add(ids)}::uuid[])`,
-      `c.embedding_model = ${params.add(query.model)}`,
-      accessPredicate(principal, "e", params),
-      ...searchFilterConditions(principal, query.filter, "e", params),
-    ];
-    const { rows } = await db.query<VerifiedChunk>(
-      `SELECT c.id, c.entry_id, c.start_offset, c.end_offset FROM chunks c JOIN entries e ON e.id = c.entry_id WHERE ${conditions.join(" AND ")}`,
-      params.values,
-    );
-    return new Map(rows.map((row) => [row.id, row]));
-  }
-
-  /**
-   * The visible, filtered entries among those the outbox has not delivered
-   * yet (new chunks, and entries whose access or filter payload changed),
-   * each with its nearest chunk, compared exactly; `undefined` when more
-   * of them wait than a search should compare. Only pending rows the caller
-   * may see are counted, so whether the backlog warning shows never depends
-   * on other principals' writes (invariant I-2).
-   */
-  async function pendingHits(principal: Principal, query: VectorQuery): Promise<VectorHit[] | undefined> {
-    // An empty outbox answers the same for every caller, so the cheap check comes first.
-    const { rows: anyWaiting } = await db.query<{ found: boolean }>(
-      "SELECT EXISTS (SELECT 1 FROM vector_outbox) AS found",
-    );
-    if (anyWaiting[0]?.found !== true) return [];
-    const params = createSqlParams();
-    const dimensionOf = db.vectorType === "pgvector" ? "vector_dims(c.embedding)" : "cardinality(c.embedding)";
-    const where = [
-      `c.embedding_model = ${params.add(query.model)}`,
-      `${dimensionOf} = ${params.add(query.vector.length)}`,
-      accessPredicate(principal, "e", params),
-      ...searchFilterConditions(principal, query.filter, "e", params),
-    ].join(" AND ");
-    const pendingChunks = `WITH pending AS (
+/**
+ * The visible, filtered entries among those the outbox has not delivered
+ * yet (new chunks, and entries whose access or filter payload changed),
+ * each with its nearest chunk, compared exactly; `undefined` when more
+ * of them wait than a search should compare. Only pending rows the caller
+ * may see are counted, so whether the backlog warning shows never depends
+ * on other principals' writes (invariant I-2).
+ */
+async function pendingHits(
+  db: SqlDatabase,
+  principal: Principal,
+  query: VectorQuery,
+): Promise<VectorHit[] | undefined> {
+  // An empty outbox answers the same for every caller, so the cheap check comes first.
+  const { rows: anyWaiting } = await db.query<{ found: boolean }>(
+    "SELECT EXISTS (SELECT 1 FROM vector_outbox) AS found",
+  );
+  if (anyWaiting[0]?.found !== true) return [];
+  const params = createSqlParams();
+  const dimensionOf = db.vectorType === "pgvector" ? "vector_dims(c.embedding)" : "cardinality(c.embedding)";
+  const where = [
+    `c.embedding_model = ${params.add(query.model)}`,
+    `${dimensionOf} = ${params.add(query.vector.length)}`,
+    accessPredicate(principal, "e", params),
+    ...searchFilterConditions(principal, query.filter, "e", params),
+  ].join(" AND ");
+  const pendingChunks = `WITH pending AS (
          SELECT o.target AS chunk_id FROM vector_outbox o WHERE o.op = 'chunk_upsert'
          UNION
          SELECT c.id FROM vector_outbox o JOIN chunks c ON c.entry_id = o.target WHERE o.op = 'entry_refresh'
        )`;
-    const { rows: visible } = await db.query<{ count: number }>(
-      `${pendingChunks}
+  const { rows: visible } = await db.query<{ count: number }>(
+    `${pendingChunks}
        SELECT count(*)::integer AS count FROM (
          SELECT 1 FROM pending p JOIN chunks c ON c.id = p.chunk_id JOIN entries e ON e.id = c.entry_id WHERE ${where} LIMIT ${maxPendingMerge + 1}
        ) v`,
-      [...params.values],
-    );
-    const waiting = visible[0]?.count ?? 0;
-    if (waiting === 0) return [];
-    if (waiting > maxPendingMerge) return undefined;
-    const vector = params.add(toVectorLiteral(db.vectorType, query.vector));
-    const distance =
-      db.vectorType === "pgvector"
-        ? `c.embedding <=> ${vector}::vector`
-        : `1 - (SELECT sum(t.a * t.b) / nullif(sqrt(sum(t.a * t.a) * sum(t.b * t.b)), 0) FROM unnest(c.embedding::float8[], ${vector}::float8[]) AS t (a, b))`;
-    const { rows } = await db.query<{
-      entry_id: string;
-      start_offset: number;
-      end_offset: number;
-      distance: number | null;
-    }>(
-      `${pendingChunks}
+    [...params.values],
+  );
+  const waiting = visible[0]?.count ?? 0;
+  if (waiting === 0) return [];
+  if (waiting > maxPendingMerge) return undefined;
+  const vector = params.add(toVectorLiteral(db.vectorType, query.vector));
+  const distance =
+    db.vectorType === "pgvector"
+      ? `c.embedding <=> ${vector}::vector`
+      : `1 - (SELECT sum(t.a * t.b) / nullif(sqrt(sum(t.a * t.a) * sum(t.b * t.b)), 0) FROM unnest(c.embedding::float8[], ${vector}::float8[]) AS t (a, b))`;
+  const { rows } = await db.query<{
+    entry_id: string;
+    start_offset: number;
+    end_offset: number;
+    distance: number | null;
+  }>(
+    `${pendingChunks}
        SELECT DISTINCT ON (c.entry_id) c.entry_id, c.start_offset, c.end_offset, ${distance} AS distance
        FROM pending p JOIN chunks c ON c.id = p.chunk_id JOIN entries e ON e.id = c.entry_id
        WHERE ${where}
        ORDER BY c.entry_id, distance, c.ordinal`,
-      params.values,
+    params.values,
+  );
+  return rows.map((row) => ({
+    entryId: row.entry_id,
+    distance: row.distance === null ? Number.NaN : Number(row.distance),
+    chunk: { start: row.start_offset, end: row.end_offset },
+  }));
+}
+
+/** Qdrant's hits and the pending ones together: each entry once, at its nearest chunk, nearest first (ties by id). */
+function merge(found: readonly VectorHit[], pending: readonly VectorHit[], limit: number): VectorHit[] {
+  const best = new Map<string, VectorHit>();
+  const rank = (hit: VectorHit) => (Number.isNaN(hit.distance) ? Number.POSITIVE_INFINITY : hit.distance);
+  for (const hit of [...found, ...pending]) {
+    const seen = best.get(hit.entryId);
+    if (seen === undefined || rank(hit) < rank(seen)) best.set(hit.entryId, hit);
+  }
+  return [...best.values()]
+    .sort((a, b) => rank(a) - rank(b) || (a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0))
+    .slice(0, limit);
+}
+
+/** What a Qdrant search reads: the database it re-checks in, the collections, and its page settings. */
+type QdrantSearchContext = Pick<QdrantVectorIndexOptions, "db" | "collections" | "settings">;
+
+/**
+ * Qdrant's nearest entries under the payload filter, every hit re-checked in PostgreSQL, in growing pages until
+ * `limit` entries pass or Qdrant runs out; undefined past `searchMaxPoints` points (the exact scan decides then).
+ */
+async function searchQdrant(
+  { db, collections, settings }: QdrantSearchContext,
+  principal: Principal,
+  query: VectorQuery,
+): Promise<VectorSearchResult | undefined> {
+  const name = collectionName(collections.prefix, query.model, query.vector.length);
+  const filter = toQdrantFilter(principal, query);
+  const hits: VectorHit[] = [];
+  const decided = new Set<string>();
+  let page = Math.min(maxPage, Math.max(settings.searchPage, query.limit * 3));
+  let offset = 0;
+  for (;;) {
+    const { points } = await fromQdrant(() =>
+      collections.client.query(name, {
+        query: [...query.vector],
+        filter,
+        limit: page,
+        offset,
+        with_payload: ["entry_id"],
+        with_vector: false,
+      }),
     );
-    return rows.map((row) => ({
-      entryId: row.entry_id,
-      distance: row.distance === null ? Number.NaN : Number(row.distance),
-      chunk: { start: row.start_offset, end: row.end_offset },
-    }));
-  }
-
-  /** Qdrant's hits and the pending ones together: each entry once, at its nearest chunk, nearest first (ties by id). */
-  function merge(found: readonly VectorHit[], pending: readonly VectorHit[], limit: number): VectorHit[] {
-    const best = new Map<string, VectorHit>();
-    const rank = (hit: VectorHit) => (Number.isNaN(hit.distance) ? Number.POSITIVE_INFINITY : hit.distance);
-    for (const hit of [...found, ...pending]) {
-      const seen = best.get(hit.entryId);
-      if (seen === undefined || rank(hit) < rank(seen)) best.set(hit.entryId, hit);
+    const verified = await recheck(
+      db,
+      principal,
+      query,
+      points.filter((point) => !decided.has(String(point.payload?.entry_id))).map((point) => String(point.id)),
+    );
+    // Points come nearest first, so an entry's first verified point is its best chunk.
+    for (const point of points) {
+      const chunk = verified.get(String(point.id));
+      if (chunk === undefined || decided.has(chunk.entry_id)) continue;
+      decided.add(chunk.entry_id);
+      hits.push({
+        entryId: chunk.entry_id,
+        distance: 1 - point.score,
+        chunk: { start: chunk.start_offset, end: chunk.end_offset },
+      });
     }
-    return [...best.values()]
-      .sort((a, b) => rank(a) - rank(b) || (a.entryId < b.entryId ? -1 : a.entryId > b.entryId ? 1 : 0))
-      .slice(0, limit);
+    if (hits.length >= query.limit || points.length < page) return { hits, strategy: "ann", warnings: [] };
+    offset += points.length;
+    // Most of what Qdrant let through failed the re-check (metadata or trust filters): PostgreSQL's exact scan decides those outright.
+    if (offset >= settings.searchMaxPoints) return undefined;
+    page = Math.min(maxPage, page * 2);
   }
+}
 
-  async function searchQdrant(principal: Principal, query: VectorQuery): Promise<VectorSearchResult | undefined> {
-    const name = collectionName(collections.prefix, query.model, query.vector.length);
-    const filter = toQdrantFilter(principal, query);
-    const hits: VectorHit[] = [];
-    const decided = new Set<string>();
-    let page = Math.min(maxPage, Math.max(settings.searchPage, query.limit * 3));
-    let offset = 0;
-    for (;;) {
-      const { points } = await fromQdrant(() =>
-        collections.client.query(name, {
-          query: [...query.vector],
-          filter,
-          limit: page,
-          offset,
-          with_payload: ["entry_id"],
-          with_vector: false,
-        }),
-      );
-      const verified = await recheck(
-        principal,
-        query,
-        points.filter((point) => !decided.has(String(point.payload?.entry_id))).map((point) => String(point.id)),
-      );
-      // Points come nearest first, so an entry's first verified point is its best chunk.
-      for (const point of points) {
-        const chunk = verified.get(String(point.id));
-        if (chunk === undefined || decided.has(chunk.entry_id)) continue;
-        decided.add(chunk.entry_id);
-        hits.push({
-          entryId: chunk.entry_id,
-          distance: 1 - point.score,
-          chunk: { start: chunk.start_offset, end: chunk.end_offset },
-        });
-      }
-      if (hits.length >= query.limit || points.length < page) return { hits, strategy: "ann", warnings: [] };
-      offset += points.length;
-      // Most of what Qdrant let through failed the re-check (metadata or trust filters): PostgreSQL's exact scan decides those outright.
-      if (offset >= settings.searchMaxPoints) return undefined;
-      page = Math.min(maxPage, page * 2);
-    }
-  }
+/** Semantic search by Qdrant, re-checked and completed in PostgreSQL (see the top of this file). */
+export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): VectorIndex {
+  const { db, logger, collections, settings, fallback } = options;
 
   return {
     kind: "qdrant",
@@ -290,11 +308,11 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
 
     async nearestEntries(principal, query) {
       try {
-        const answer = await searchQdrant(principal, query);
+        const answer = await searchQdrant({ db, collections, settings }, principal, query);
         // Qdrant's pages ran past the limit (most points failed the re-check): PostgreSQL answers. How many failed depends on
         // entries the caller cannot see, so the strategy stays Qdrant's (invariant I-2).
         if (answer === undefined) return { ...(await fallback.nearestEntries(principal, query)), strategy: "ann" };
-        const pending = await pendingHits(principal, query);
+        const pending = await pendingHits(db, principal, query);
         if (pending !== undefined) return { ...answer, hits: merge(answer.hits, pending, query.limit) };
         return {
           ...answer,
