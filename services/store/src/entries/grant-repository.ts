@@ -47,13 +47,11 @@ function granteeCondition(grantees: readonly Grantee[] | undefined, params: SqlP
   return ` AND (g.grantee_kind, g.grantee) IN (SELECT w.kind, w.name FROM unnest(${kinds}::text[], ${names}::text[]) AS w (kind, name))`;
 }
 
-/**
- * The grant statements of one transaction. Grants are recorded in the
- * caller's tenant only, so they never open anything across tenants; the
- * callers of these statements have already checked ownership on the locked
- * entry rows.
- */
-export function createGrantStatements(tx: SqlExecutor): GrantStatements {
+/** The statements that turn private entries shared when a grant opens them. */
+type SharingStatements = Pick<GrantStatements, "makeShared" | "makeThreadShared">;
+
+/** Making entries shared, one by one or the caller's private ones in a thread. */
+function createSharingStatements(tx: SqlExecutor): SharingStatements {
   /**
    * Entry ids in id order, locked: multi-row changes take their row locks in one global order so they cannot deadlock
    * with each other. A memory's mirror keeps its memory's visibility: a private memory stays private when its
@@ -69,7 +67,7 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
     return rows.map((row) => row.id);
   };
 
-  const statements: GrantStatements = {
+  const statements: SharingStatements = {
     async makeShared(principal, ids) {
       if (ids.length === 0) return [];
       const { rows } = await tx.query<{ id: string }>(
@@ -83,7 +81,19 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
       const ids = await lockOwnPrivateInThread(principal, threadId);
       return statements.makeShared(principal, ids);
     },
+  };
+  return statements;
+}
 
+/** The grants on entries and threads. */
+type EntryGrantStatements = Pick<
+  GrantStatements,
+  "grantOnEntries" | "grantOnThread" | "revokeOnEntries" | "revokeOnThread"
+>;
+
+/** Granting and revoking on entries and on the caller's threads. */
+function createEntryGrantStatements(tx: SqlExecutor): EntryGrantStatements {
+  return {
     async grantOnEntries(principal, entries, grantees, permission) {
       const pairs = entries.flatMap((entry) => grantees.map((grantee) => ({ entry, grantee })));
       const entryIds = pairs.map((pair) => pair.entry.id);
@@ -154,7 +164,21 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
       );
       return rowCount;
     },
+  };
+}
 
+/** The grants on collections, with the collection lock they are taken under. */
+type CollectionGrantStatements = Pick<
+  GrantStatements,
+  "lockCollection" | "makeCollectionShared" | "grantOnCollection" | "revokeOnCollection"
+>;
+
+/** Locking a collection, opening its owner's members, and granting and revoking on it. */
+function createCollectionGrantStatements(
+  tx: SqlExecutor,
+  makeShared: GrantStatements["makeShared"],
+): CollectionGrantStatements {
+  return {
     async lockCollection(principal, collectionId) {
       const params = createSqlParams();
       const writable = collectionPredicate(principal, "c", params, "write");
@@ -174,7 +198,7 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
          ORDER BY e.id FOR UPDATE OF e`,
         [collection.id, principal.tenant, collection.owner],
       );
-      return statements.makeShared(
+      return makeShared(
         principal,
         rows.map((row) => row.id),
       );
@@ -210,7 +234,21 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
       return rowCount;
     },
   };
-  return statements;
+}
+
+/**
+ * The grant statements of one transaction. Grants are recorded in the
+ * caller's tenant only, so they never open anything across tenants; the
+ * callers of these statements have already checked ownership on the locked
+ * entry rows.
+ */
+export function createGrantStatements(tx: SqlExecutor): GrantStatements {
+  const sharing = createSharingStatements(tx);
+  return {
+    ...sharing,
+    ...createEntryGrantStatements(tx),
+    ...createCollectionGrantStatements(tx, sharing.makeShared),
+  };
 }
 
 /** Grant listings over the database: the caller's own grants, or an admin's tenant's. */
