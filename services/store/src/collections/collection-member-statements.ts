@@ -38,6 +38,27 @@ export interface CollectionMemberStatements {
   makeShared(principal: Principal, owner: string, entryIds: readonly string[]): Promise<string[]>;
 }
 
+/** Makes `owner`'s private entries among `entryIds` shared (locked in id order); returns those that changed. */
+async function makeOwnerEntriesShared(
+  tx: SqlExecutor,
+  principal: Principal,
+  owner: string,
+  entryIds: readonly string[],
+): Promise<string[]> {
+  if (entryIds.length === 0) return [];
+  const { rows: locked } = await tx.query<{ id: string }>(
+    `SELECT e.id FROM entries e WHERE e.id = ANY($1::uuid[]) AND e.tenant = $2 AND e.owner = $3 AND e.visibility = 'private'
+         ORDER BY e.id FOR UPDATE`,
+    [entryIds, principal.tenant, owner],
+  );
+  if (locked.length === 0) return [];
+  const { rows } = await tx.query<{ id: string }>(
+    "UPDATE entries e SET visibility = 'shared' WHERE e.id = ANY($1::uuid[]) AND e.visibility = 'private' RETURNING e.id",
+    [locked.map((row) => row.id)],
+  );
+  return rows.map((row) => row.id).sort();
+}
+
 /** The member statements over the transaction `tx`. */
 export function createCollectionMemberStatements(tx: SqlExecutor): CollectionMemberStatements {
   return {
@@ -112,19 +133,6 @@ export function createCollectionMemberStatements(tx: SqlExecutor): CollectionMem
       return rows.length > 0;
     },
 
-    async makeShared(principal, owner, entryIds) {
-      if (entryIds.length === 0) return [];
-      const { rows: locked } = await tx.query<{ id: string }>(
-        `SELECT e.id FROM entries e WHERE e.id = ANY($1::uuid[]) AND e.tenant = $2 AND e.owner = $3 AND e.visibility = 'private'
-         ORDER BY e.id FOR UPDATE`,
-        [entryIds, principal.tenant, owner],
-      );
-      if (locked.length === 0) return [];
-      const { rows } = await tx.query<{ id: string }>(
-        "UPDATE entries e SET visibility = 'shared' WHERE e.id = ANY($1::uuid[]) AND e.visibility = 'private' RETURNING e.id",
-        [locked.map((row) => row.id)],
-      );
-      return rows.map((row) => row.id).sort();
-    },
+    makeShared: (principal, owner, entryIds) => makeOwnerEntriesShared(tx, principal, owner, entryIds),
   };
 }

@@ -1,6 +1,7 @@
 import { createSqlParams, type SqlExecutor, type SqlParams } from "../db/sql-database.js";
 import { collectionPredicate } from "../filters/access-predicate.js";
 import { createUuidV7 } from "../model/ids.js";
+import type { LockedEntry } from "../model/entry-model.js";
 import { isAdmin, type Principal } from "../model/principal.js";
 import type {
   Grantee,
@@ -85,6 +86,42 @@ function createSharingStatements(tx: SqlExecutor): SharingStatements {
   return statements;
 }
 
+/** Grants `permission` on each entry (by its owner) to each grantee; returns every requested grant. */
+async function grantOnEntries(
+  tx: SqlExecutor,
+  principal: Principal,
+  entries: readonly LockedEntry[],
+  grantees: readonly Grantee[],
+  permission: Permission,
+): Promise<GrantRecord[]> {
+  const pairs = entries.flatMap((entry) => grantees.map((grantee) => ({ entry, grantee })));
+  const entryIds = pairs.map((pair) => pair.entry.id);
+  const kinds = pairs.map((pair) => pair.grantee.kind);
+  const names = pairs.map((pair) => pair.grantee.name);
+  await tx.query(
+    `INSERT INTO grants (id, tenant, grantor, entry_id, grantee_kind, grantee, permission)
+         SELECT w.id, $1, w.grantor, w.entry_id, w.kind, w.name, $2
+         FROM unnest($3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[]) AS w (id, grantor, entry_id, kind, name)
+         ON CONFLICT (entry_id, grantee_kind, grantee, permission) WHERE entry_id IS NOT NULL DO NOTHING`,
+    [
+      principal.tenant,
+      permission,
+      pairs.map(() => createUuidV7()),
+      pairs.map((pair) => pair.entry.owner),
+      entryIds,
+      kinds,
+      names,
+    ],
+  );
+  const { rows } = await tx.query<GrantRow>(
+    `SELECT ${grantColumns} FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS w (entry_id, kind, name, position)
+         JOIN grants g ON g.entry_id = w.entry_id AND g.grantee_kind = w.kind AND g.grantee = w.name AND g.permission = $4 AND g.tenant = $5
+         ORDER BY w.position`,
+    [entryIds, kinds, names, permission, principal.tenant],
+  );
+  return rows.map(toGrantRecord);
+}
+
 /** The grants on entries and threads. */
 type EntryGrantStatements = Pick<
   GrantStatements,
@@ -94,34 +131,8 @@ type EntryGrantStatements = Pick<
 /** Granting and revoking on entries and on the caller's threads. */
 function createEntryGrantStatements(tx: SqlExecutor): EntryGrantStatements {
   return {
-    async grantOnEntries(principal, entries, grantees, permission) {
-      const pairs = entries.flatMap((entry) => grantees.map((grantee) => ({ entry, grantee })));
-      const entryIds = pairs.map((pair) => pair.entry.id);
-      const kinds = pairs.map((pair) => pair.grantee.kind);
-      const names = pairs.map((pair) => pair.grantee.name);
-      await tx.query(
-        `INSERT INTO grants (id, tenant, grantor, entry_id, grantee_kind, grantee, permission)
-         SELECT w.id, $1, w.grantor, w.entry_id, w.kind, w.name, $2
-         FROM unnest($3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[]) AS w (id, grantor, entry_id, kind, name)
-         ON CONFLICT (entry_id, grantee_kind, grantee, permission) WHERE entry_id IS NOT NULL DO NOTHING`,
-        [
-          principal.tenant,
-          permission,
-          pairs.map(() => createUuidV7()),
-          pairs.map((pair) => pair.entry.owner),
-          entryIds,
-          kinds,
-          names,
-        ],
-      );
-      const { rows } = await tx.query<GrantRow>(
-        `SELECT ${grantColumns} FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS w (entry_id, kind, name, position)
-         JOIN grants g ON g.entry_id = w.entry_id AND g.grantee_kind = w.kind AND g.grantee = w.name AND g.permission = $4 AND g.tenant = $5
-         ORDER BY w.position`,
-        [entryIds, kinds, names, permission, principal.tenant],
-      );
-      return rows.map(toGrantRecord);
-    },
+    grantOnEntries: (principal, entries, grantees, permission) =>
+      grantOnEntries(tx, principal, entries, grantees, permission),
 
     async grantOnThread(principal, threadId, grantees, permission) {
       const kinds = grantees.map((grantee) => grantee.kind);

@@ -218,6 +218,44 @@ export interface MemoryRepositoryOptions {
   onChunksCommitted?: ((chunks: readonly CommittedChunk[]) => void) | undefined;
 }
 
+/** One page of the live memories the caller can see, in (namespace, key, owner) order; one more than `limit`. */
+async function listMemorySummaries(
+  db: SqlDatabase,
+  principal: Principal,
+  filter: MemoryListFilter,
+  limit: number,
+): Promise<MemorySummary[]> {
+  const params = createSqlParams();
+  const conditions = [
+    `m.tenant = ${params.add(principal.tenant)}`,
+    accessPredicate(principal, "m", params, "read"),
+    "m.deleted_at IS NULL",
+  ];
+  if (!filter.includeQuarantined) conditions.push("m.trust NOT IN ('quarantined', 'rejected')");
+  if (filter.namespace !== "") conditions.push(`m.namespace = ${params.add(filter.namespace)}`);
+  if (filter.keyPrefix !== "") conditions.push(`starts_with(m.key, ${params.add(filter.keyPrefix)})`);
+  if (filter.kind !== "") conditions.push(`m.kind = ${params.add(filter.kind)}`);
+  if (filter.tag !== "") conditions.push(`m.tags @> ARRAY[${params.add(filter.tag)}]::text[]`);
+  if (filter.owner !== "") conditions.push(`m.owner = ${params.add(filter.owner)}`);
+  if (filter.after !== undefined) {
+    conditions.push(
+      `(m.namespace, m.key, m.owner) > (${params.add(filter.after[0])}::text, ${params.add(filter.after[1])}::text, ${params.add(filter.after[2])}::text)`,
+    );
+  }
+  const preview = params.add(memoryLimits.previewChars);
+  const { rows } = await db.query<MemoryRow & { value_chars: number }>(
+    `SELECT ${columns.replace("m.value,", `left(m.value, ${preview}) AS value,`)}, char_length(m.value) AS value_chars
+         FROM ${memoryRows} m WHERE ${conditions.join(" AND ")}
+         ORDER BY m.namespace, m.key, m.owner LIMIT ${params.add(limit + 1)}`,
+    params.values,
+  );
+  return rows.map((row) => ({
+    ...toRecord(row),
+    valueChars: row.value_chars,
+    truncated: row.value_chars > row.value.length,
+  }));
+}
+
 /** The memory repository over a migrated database. */
 export function createMemoryRepository(db: SqlDatabase, options: MemoryRepositoryOptions = {}) {
   return {
@@ -275,37 +313,8 @@ export function createMemoryRepository(db: SqlDatabase, options: MemoryRepositor
       readRevisions(db, memoryId, limit, offset),
 
     /** One page of the live memories the caller can see, in (namespace, key, owner) order; one more than `limit`. */
-    async list(principal: Principal, filter: MemoryListFilter, limit: number): Promise<MemorySummary[]> {
-      const params = createSqlParams();
-      const conditions = [
-        `m.tenant = ${params.add(principal.tenant)}`,
-        accessPredicate(principal, "m", params, "read"),
-        "m.deleted_at IS NULL",
-      ];
-      if (!filter.includeQuarantined) conditions.push("m.trust NOT IN ('quarantined', 'rejected')");
-      if (filter.namespace !== "") conditions.push(`m.namespace = ${params.add(filter.namespace)}`);
-      if (filter.keyPrefix !== "") conditions.push(`starts_with(m.key, ${params.add(filter.keyPrefix)})`);
-      if (filter.kind !== "") conditions.push(`m.kind = ${params.add(filter.kind)}`);
-      if (filter.tag !== "") conditions.push(`m.tags @> ARRAY[${params.add(filter.tag)}]::text[]`);
-      if (filter.owner !== "") conditions.push(`m.owner = ${params.add(filter.owner)}`);
-      if (filter.after !== undefined) {
-        conditions.push(
-          `(m.namespace, m.key, m.owner) > (${params.add(filter.after[0])}::text, ${params.add(filter.after[1])}::text, ${params.add(filter.after[2])}::text)`,
-        );
-      }
-      const preview = params.add(memoryLimits.previewChars);
-      const { rows } = await db.query<MemoryRow & { value_chars: number }>(
-        `SELECT ${columns.replace("m.value,", `left(m.value, ${preview}) AS value,`)}, char_length(m.value) AS value_chars
-         FROM ${memoryRows} m WHERE ${conditions.join(" AND ")}
-         ORDER BY m.namespace, m.key, m.owner LIMIT ${params.add(limit + 1)}`,
-        params.values,
-      );
-      return rows.map((row) => ({
-        ...toRecord(row),
-        valueChars: row.value_chars,
-        truncated: row.value_chars > row.value.length,
-      }));
-    },
+    list: (principal: Principal, filter: MemoryListFilter, limit: number): Promise<MemorySummary[]> =>
+      listMemorySummaries(db, principal, filter, limit),
   };
 }
 
