@@ -157,20 +157,40 @@ function waitForWorker(waiting: Waiter[], stage: string, signal: AbortSignal | u
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+/** A pool's workers and the calls waiting for one: which are alive and idle, and how one is handed on or replaced. */
+interface WorkerSlots {
+  /** Workers alive, idle or busy. */
+  readonly all: Set<PooledWorker>;
+  /** Workers waiting for a job. */
+  readonly idle: PooledWorker[];
+  /** Calls waiting for a worker, first come first served. */
+  readonly waiting: Waiter[];
+  isClosed(): boolean;
+  /** From now on, no worker is replaced. */
+  markClosed(): void;
+  /** Workers terminated so far because their job had to stop. */
+  terminated(): number;
+  /** Starts a worker and counts it among the pool's until it exits. */
+  spawn(): PooledWorker;
+  /** Idles a worker without keeping the process alive. */
+  park(pooled: PooledWorker): void;
+  /** Hands a worker to the next waiting call, or parks it. */
+  release(pooled: PooledWorker): void;
+  /** Terminates a worker whose job must stop, and puts a fresh one in its place. */
+  discard(pooled: PooledWorker): void;
+  /** An idle worker, a new one while under `maxWorkers`, else the next one released. */
+  acquire(stage: string, signal: AbortSignal | undefined): Promise<PooledWorker>;
+}
 
-/**
- * A worker-thread pool (see `WorkerPool`). Workers start on demand up to
- * `maxWorkers`, are reused between calls, and are replaced when terminated.
- */
-export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
-  const { name, maxWorkers } = options;
+/** The worker slots of a pool started with `options`. */
+function createWorkerSlots(options: WorkerPoolOptions): WorkerSlots {
+  const { maxWorkers } = options;
   const keepWarm = options.keepWarm ?? true;
   const idle: PooledWorker[] = [];
   const all = new Set<PooledWorker>();
   const waiting: Waiter[] = [];
   let closed = false;
   let terminated = 0;
-  let nextId = 1;
 
   const forget = (pooled: PooledWorker) => {
     all.delete(pooled);
@@ -207,8 +227,6 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     else if (keepWarm && all.size < maxWorkers) park(spawn());
   };
 
-  const closedError = () => new ContextHubError("INTERNAL", `the ${name} worker pool is closed`);
-
   const acquire = (stage: string, signal: AbortSignal | undefined): Promise<PooledWorker> => {
     const pooled = idle.pop() ?? (all.size < maxWorkers ? spawn() : undefined);
     if (pooled !== undefined) {
@@ -218,25 +236,54 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     return waitForWorker(waiting, stage, signal);
   };
 
+  return {
+    all,
+    idle,
+    waiting,
+    isClosed: () => closed,
+    markClosed: () => {
+      closed = true;
+    },
+    terminated: () => terminated,
+    spawn,
+    park,
+    release,
+    discard,
+    acquire,
+  };
+}
+
+/**
+ * A worker-thread pool (see `WorkerPool`). Workers start on demand up to
+ * `maxWorkers`, are reused between calls, and are replaced when terminated.
+ */
+export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
+  const { name } = options;
+  const slots = createWorkerSlots(options);
+  const { all, idle, waiting, spawn, park, release, discard } = slots;
+  let nextId = 1;
+
+  const closedError = () => new ContextHubError("INTERNAL", `the ${name} worker pool is closed`);
+
   const execute = <T>(pooled: PooledWorker, task: string, input: unknown, job: WorkerJobOptions): Promise<T> =>
     runJob<T>(pooled, task, input, job, {
       pool: name,
       id: nextId++,
-      isClosed: () => closed,
+      isClosed: () => slots.isClosed(),
       done: (worker, keep) => (keep ? release(worker) : discard(worker)),
     });
 
   return {
     async run<T>(task: string, input: unknown, job: WorkerJobOptions): Promise<T> {
-      if (closed) throw closedError();
+      if (slots.isClosed()) throw closedError();
       const isAborted = () => job.signal?.aborted === true;
       if (isAborted()) throw abortError(job.stage, job.signal!);
-      const pooled = await acquire(job.stage, job.signal);
+      const pooled = await slots.acquire(job.stage, job.signal);
       try {
         await whenReady(pooled, job.stage, job.signal);
       } catch (error) {
         discard(pooled);
-        throw closed ? closedError() : error;
+        throw slots.isClosed() ? closedError() : error;
       }
       // The call may have been given up while its worker started.
       if (isAborted()) {
@@ -247,7 +294,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     },
 
     async warm() {
-      if (closed) throw closedError();
+      if (slots.isClosed()) throw closedError();
       let pooled = [...all].find((candidate) => candidate.started) ?? [...all][0];
       if (pooled === undefined) {
         pooled = spawn();
@@ -259,7 +306,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         await pooled.ready;
       } catch (error) {
         // Closing the pool stops a worker still starting: that ends the warm-up, it is not a failed start.
-        if (!closed) throw error;
+        if (!slots.isClosed()) throw error;
       } finally {
         if (idle.includes(pooled)) pooled.worker.unref();
       }
@@ -267,10 +314,10 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
 
     isWarm: () => [...all].some((pooled) => pooled.started),
 
-    stats: () => ({ workers: all.size, waiting: waiting.length, terminated }),
+    stats: () => ({ workers: all.size, waiting: waiting.length, terminated: slots.terminated() }),
 
     async close() {
-      closed = true;
+      slots.markClosed();
       for (const waiter of waiting.splice(0)) waiter.fail(closedError());
       const workers = [...all];
       all.clear();

@@ -104,6 +104,46 @@ export function scoreRelevance(
   vectors: WordVectors,
   weights: RelevanceWeights = relevanceWeights,
 ): RelevanceBreakdown[] {
+  const corpus = analyseCorpus(query, passages);
+  const queryVector = embedText(query, vectors);
+
+  return corpus.passageStems.map((stems, passageIndex): RelevanceBreakdown => {
+    if (stems.length === 0 || corpus.terms.length === 0)
+      return { bm25: 0, proximity: 0, phrase: 0, semantic: 0, score: 0 };
+    const positions = termPositions(corpus, stems);
+    const matched = [...positions.keys()].sort((left, right) => left - right);
+    const bm25 = bm25Score(corpus, stems, positions, matched);
+    const proximity = proximityScore(corpus, positions, matched);
+    const phrase = phraseScore(corpus, stems);
+    const semantic = Math.max(0, cosineSimilarity(queryVector, embedText(passages[passageIndex] as string, vectors)));
+    const score =
+      weights.bm25 * bm25 + weights.proximity * proximity + weights.phrase * phrase + weights.semantic * semantic;
+    return { bm25, proximity, phrase, semantic, score };
+  });
+}
+
+/** What scoring needs of the query and of one call's passages as a whole. */
+interface RelevanceCorpus {
+  /** The query's distinct terms; a term's index stands for it below. */
+  terms: string[];
+  termIndex: Map<string, number>;
+  /** How many times the query names each term. */
+  queryFrequency: number[];
+  /** Every query token, stemmed, stopwords included (for phrases). */
+  queryStems: string[];
+  /** Every passage's tokens, stemmed. */
+  passageStems: string[][];
+  idf: number[];
+  averageLength: number;
+  /** BM25's value as every term's frequency grows without bound, which scales it into [0, 1). */
+  bm25Ceiling: number;
+  /** The query's adjacent token pairs, with their repeats. */
+  queryBigramCounts: Map<string, number>;
+  queryBigrams: number;
+}
+
+/** The query's terms and the passages' statistics (document frequencies, average length) of this call alone. */
+function analyseCorpus(query: string, passages: readonly string[]): RelevanceCorpus {
   const queryTokens = tokenize(query);
   const queryStems = queryTokens.map(toStem);
   let queryTerms = queryTokens.filter((token) => !isStopword(token)).map(toStem);
@@ -129,7 +169,7 @@ export function scoreRelevance(
   }
   const averageLength = count === 0 ? 0 : totalLength / count;
   const idf = documentFrequency.map((frequency) => Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5)));
-  const { k1, b } = passageBm25;
+  const { k1 } = passageBm25;
   const bm25Ceiling = idf.reduce((sum, value, index) => sum + (queryFrequency[index] as number) * value * (k1 + 1), 0);
   const queryBigramCounts = new Map<string, number>();
   for (let index = 1; index < queryStems.length; index++) {
@@ -137,55 +177,83 @@ export function scoreRelevance(
     queryBigramCounts.set(bigram, (queryBigramCounts.get(bigram) ?? 0) + 1);
   }
   const queryBigrams = queryStems.length - 1;
-  const queryVector = embedText(query, vectors);
+  return {
+    terms,
+    termIndex,
+    queryFrequency,
+    queryStems,
+    passageStems,
+    idf,
+    averageLength,
+    bm25Ceiling,
+    queryBigramCounts,
+    queryBigrams,
+  };
+}
 
-  return passageStems.map((stems, passageIndex): RelevanceBreakdown => {
-    if (stems.length === 0 || terms.length === 0) return { bm25: 0, proximity: 0, phrase: 0, semantic: 0, score: 0 };
-    const positions = new Map<number, number[]>();
-    stems.forEach((stem, position) => {
-      const index = termIndex.get(stem);
-      if (index === undefined) return;
-      const found = positions.get(index);
-      if (found === undefined) positions.set(index, [position]);
-      else found.push(position);
-    });
-    const matched = [...positions.keys()].sort((left, right) => left - right);
-    const lengthNorm = k1 * (1 - b + (b * stems.length) / averageLength);
-    let bm25 = 0;
-    for (const index of matched) {
-      const frequency = (positions.get(index) as number[]).length;
-      bm25 +=
-        ((queryFrequency[index] as number) * (idf[index] as number) * frequency * (k1 + 1)) / (frequency + lengthNorm);
-    }
-    if (bm25Ceiling > 0) bm25 /= bm25Ceiling;
-
-    let proximity = 0;
-    if (terms.length === 1) proximity = matched.length;
-    else if (matched.length >= 2) {
-      const window = smallestCoveringWindow(matched.map((index) => positions.get(index) as number[]));
-      proximity = (matched.length / terms.length) * ((matched.length - 1) / (window - 1));
-    }
-
-    let phrase = 0;
-    if (queryStems.length >= 2) {
-      if (containsSequence(stems, queryStems)) phrase = 1;
-      else {
-        // Each of the query's adjacent pairs (repeats counted) that the passage holds anywhere.
-        let shared = 0;
-        const seen = new Set<string>();
-        for (let index = 1; index < stems.length; index++) {
-          const bigram = `${stems[index - 1]} ${stems[index]}`;
-          if (seen.has(bigram)) continue;
-          seen.add(bigram);
-          shared += queryBigramCounts.get(bigram) ?? 0;
-        }
-        phrase = (0.5 * shared) / queryBigrams;
-      }
-    }
-
-    const semantic = Math.max(0, cosineSimilarity(queryVector, embedText(passages[passageIndex] as string, vectors)));
-    const score =
-      weights.bm25 * bm25 + weights.proximity * proximity + weights.phrase * phrase + weights.semantic * semantic;
-    return { bm25, proximity, phrase, semantic, score };
+/** The positions in `stems` of each query term the passage holds, by term index. */
+function termPositions(corpus: RelevanceCorpus, stems: readonly string[]): Map<number, number[]> {
+  const positions = new Map<number, number[]>();
+  stems.forEach((stem, position) => {
+    const index = corpus.termIndex.get(stem);
+    if (index === undefined) return;
+    const found = positions.get(index);
+    if (found === undefined) positions.set(index, [position]);
+    else found.push(position);
   });
+  return positions;
+}
+
+/** The passage's BM25 over the query's terms, divided by its ceiling. */
+function bm25Score(
+  corpus: RelevanceCorpus,
+  stems: readonly string[],
+  positions: Map<number, number[]>,
+  matched: readonly number[],
+): number {
+  const { queryFrequency, idf, averageLength, bm25Ceiling } = corpus;
+  const { k1, b } = passageBm25;
+  const lengthNorm = k1 * (1 - b + (b * stems.length) / averageLength);
+  let bm25 = 0;
+  for (const index of matched) {
+    const frequency = (positions.get(index) as number[]).length;
+    bm25 +=
+      ((queryFrequency[index] as number) * (idf[index] as number) * frequency * (k1 + 1)) / (frequency + lengthNorm);
+  }
+  if (bm25Ceiling > 0) bm25 /= bm25Ceiling;
+  return bm25;
+}
+
+/** How close together the matched terms sit: 1 when all of them are side by side. */
+function proximityScore(corpus: RelevanceCorpus, positions: Map<number, number[]>, matched: readonly number[]): number {
+  const { terms } = corpus;
+  let proximity = 0;
+  if (terms.length === 1) proximity = matched.length;
+  else if (matched.length >= 2) {
+    const window = smallestCoveringWindow(matched.map((index) => positions.get(index) as number[]));
+    proximity = (matched.length / terms.length) * ((matched.length - 1) / (window - 1));
+  }
+  return proximity;
+}
+
+/** 1 when the query occurs verbatim in the passage, else half the share of its adjacent pairs that do. */
+function phraseScore(corpus: RelevanceCorpus, stems: readonly string[]): number {
+  const { queryStems, queryBigramCounts, queryBigrams } = corpus;
+  let phrase = 0;
+  if (queryStems.length >= 2) {
+    if (containsSequence(stems, queryStems)) phrase = 1;
+    else {
+      // Each of the query's adjacent pairs (repeats counted) that the passage holds anywhere.
+      let shared = 0;
+      const seen = new Set<string>();
+      for (let index = 1; index < stems.length; index++) {
+        const bigram = `${stems[index - 1]} ${stems[index]}`;
+        if (seen.has(bigram)) continue;
+        seen.add(bigram);
+        shared += queryBigramCounts.get(bigram) ?? 0;
+      }
+      phrase = (0.5 * shared) / queryBigrams;
+    }
+  }
+  return phrase;
 }

@@ -47,8 +47,11 @@ const deleteResponse = idempotentResponse(
 /** Most checks one FindDuplicates call takes (the gateway joins far fewer). */
 const maxDuplicateChecks = 1000;
 
-/** The EntriesService implementation over the entries domain. */
-export function createEntriesHandlers(entries: EntryService): ServiceImplementation<typeof storeV1.EntriesService> {
+/** The EntriesService handlers, keyed by method. */
+type EntriesHandlers = ServiceImplementation<typeof storeV1.EntriesService>;
+
+/** The dedup pre-checks: one, or many at once, each scoped by its own caller and request. */
+function createDuplicateHandlers(entries: EntryService): Pick<EntriesHandlers, "findDuplicate" | "findDuplicates"> {
   /** One dedup pre-check, scoped by its own caller. */
   const findDuplicate = (check: storeV1.FindDuplicateRequest | storeV1.DuplicateCheck) =>
     entries.findDuplicate(toPrincipal(check.principal), {
@@ -85,6 +88,59 @@ export function createEntriesHandlers(entries: EntryService): ServiceImplementat
       );
       return { results };
     },
+  };
+}
+
+/** The reads: entries by id, a filtered listing, the threads and the statistics. */
+function createEntryReadHandlers(
+  entries: EntryService,
+): Pick<EntriesHandlers, "getEntries" | "listEntries" | "listThreads" | "getStatistics"> {
+  return {
+    async getEntries(request) {
+      const result = await entries.getEntries(toPrincipal(request.principal), {
+        ids: request.ids,
+        includeImages: request.includeImages,
+        includeQuarantined: request.includeQuarantined,
+      });
+      return {
+        entries: result.entries.map(toEntryMessage),
+        missing: result.missing,
+        withheld: result.withheld.map((item) => ({ id: item.id, trustState: trustStateToProto(item.state) })),
+        notReturned: result.notReturned.map((item) => ({
+          id: item.id,
+          sizeBytes: BigInt(item.sizeBytes),
+          reason: item.reason,
+        })),
+      };
+    },
+
+    async listEntries(request) {
+      const result = await entries.listEntries(toPrincipal(request.principal), {
+        filter: toEntryFilter(request.filter),
+        limit: request.limit,
+        offset: request.offset,
+      });
+      return { entries: result.entries.map(toEntryMessage), hasMore: result.hasMore };
+    },
+
+    async listThreads(request) {
+      return toThreadsResponse(
+        await entries.listThreads(toPrincipal(request.principal), { limit: request.limit, offset: request.offset }),
+      );
+    },
+
+    async getStatistics(request) {
+      return toStatisticsResponse(
+        await entries.getStatistics(toPrincipal(request.principal), { threadId: request.threadId, days: request.days }),
+      );
+    },
+  };
+}
+
+/** The EntriesService implementation over the entries domain. */
+export function createEntriesHandlers(entries: EntryService): EntriesHandlers {
+  return {
+    ...createDuplicateHandlers(entries),
 
     async commit(request) {
       const outcome = await entries.commit(toPrincipal(request.principal), {
@@ -127,43 +183,6 @@ export function createEntriesHandlers(entries: EntryService): ServiceImplementat
       return deleteResponse.respond(outcome);
     },
 
-    async getEntries(request) {
-      const result = await entries.getEntries(toPrincipal(request.principal), {
-        ids: request.ids,
-        includeImages: request.includeImages,
-        includeQuarantined: request.includeQuarantined,
-      });
-      return {
-        entries: result.entries.map(toEntryMessage),
-        missing: result.missing,
-        withheld: result.withheld.map((item) => ({ id: item.id, trustState: trustStateToProto(item.state) })),
-        notReturned: result.notReturned.map((item) => ({
-          id: item.id,
-          sizeBytes: BigInt(item.sizeBytes),
-          reason: item.reason,
-        })),
-      };
-    },
-
-    async listEntries(request) {
-      const result = await entries.listEntries(toPrincipal(request.principal), {
-        filter: toEntryFilter(request.filter),
-        limit: request.limit,
-        offset: request.offset,
-      });
-      return { entries: result.entries.map(toEntryMessage), hasMore: result.hasMore };
-    },
-
-    async listThreads(request) {
-      return toThreadsResponse(
-        await entries.listThreads(toPrincipal(request.principal), { limit: request.limit, offset: request.offset }),
-      );
-    },
-
-    async getStatistics(request) {
-      return toStatisticsResponse(
-        await entries.getStatistics(toPrincipal(request.principal), { threadId: request.threadId, days: request.days }),
-      );
-    },
+    ...createEntryReadHandlers(entries),
   };
 }

@@ -12,6 +12,7 @@ import { storeV1 } from "@context-hub/proto";
 import type { MemoryService } from "./memories/memories.js";
 import type {
   DeleteMemoryResult,
+  MemoryHistory,
   MemoryRecord,
   MemoryRevision,
   MemorySummary,
@@ -76,6 +77,28 @@ function toValueType(value: string): MemoryValueType {
   throw invalidArgument(`value_type must be "text" or "json" (got ${JSON.stringify(value)})`);
 }
 
+/** A memory's history as GetMemoryHistory answers it, with its tombstone when it is deleted. */
+function toHistoryResponse(history: MemoryHistory): MessageInitShape<typeof storeV1.GetMemoryHistoryResponseSchema> {
+  return {
+    id: history.id,
+    namespace: history.namespace,
+    key: history.key,
+    owner: history.owner,
+    latestVersion: history.latestVersion,
+    revisions: history.revisions.map(toRevisionMessage),
+    hasMore: history.hasMore,
+    ...(history.tombstone === undefined
+      ? {}
+      : {
+          tombstone: {
+            deletedBy: history.tombstone.deletedBy,
+            deletedAt: timestampFromDate(history.tombstone.deletedAt),
+            reason: history.tombstone.reason,
+          },
+        }),
+  };
+}
+
 const putResponse = idempotentResponse(storeV1.PutMemoryResponseSchema, (result: PutMemoryResult) => ({
   memory: toMemoryMessage(result.memory),
   created: result.created,
@@ -138,24 +161,7 @@ export function createMemoriesHandlers(memories: MemoryService): ServiceImplemen
         limit: request.limit,
         offset: request.offset,
       });
-      return {
-        id: history.id,
-        namespace: history.namespace,
-        key: history.key,
-        owner: history.owner,
-        latestVersion: history.latestVersion,
-        revisions: history.revisions.map(toRevisionMessage),
-        hasMore: history.hasMore,
-        ...(history.tombstone === undefined
-          ? {}
-          : {
-              tombstone: {
-                deletedBy: history.tombstone.deletedBy,
-                deletedAt: timestampFromDate(history.tombstone.deletedAt),
-                reason: history.tombstone.reason,
-              },
-            }),
-      };
+      return toHistoryResponse(history);
     },
 
     async deleteMemory(request) {

@@ -4,15 +4,8 @@ import { z } from "zod";
 import { isContextHubError, type ContextHubError } from "../errors.js";
 import { createLogger } from "../logger.js";
 import { runWithRequestContext } from "../request-context.js";
-import {
-  createHttpProviderClient,
-  joinProviderUrl,
-  loggedBodyChars,
-  networkCause,
-  statusCause,
-  toBodyExcerpt,
-  type HttpProviderClientOptions,
-} from "./http-provider-client.js";
+import { createHttpProviderClient, joinProviderUrl, type HttpProviderClientOptions } from "./http-provider-client.js";
+import { loggedBodyChars, networkCause, statusCause, toBodyExcerpt } from "./provider-wording.js";
 import { startRecordingHttpServer, type FakeAnswer } from "../testing/recording-http-server.js";
 import { createFakeClock } from "../testing/fake-clock.js";
 

@@ -2,4 +2,5 @@
 export * from "./retry-policy.js";
 export * from "./concurrency.js";
 export * from "./http-provider-client.js";
+export * from "./provider-wording.js";
 export * from "./provider-config.js";

@@ -1,7 +1,7 @@
 /**
  * What a provider said when a call failed, for the log only: the message of
  * its error body, or the network error behind a failed fetch. Callers are
- * told a fixed cause instead (http-provider-client.ts).
+ * told a fixed cause instead (provider-wording.ts).
  */
 
 /** The message field of the usual JSON error shapes of provider APIs, if `value` has one. */

@@ -72,6 +72,33 @@ function toUnitVector(
   return vector;
 }
 
+/** Embeds `texts` in batches, at most `concurrency` at once, as unit vectors of `expected` dimensions in input order. */
+async function embedInBatches(
+  options: HttpEmbeddingProviderOptions,
+  texts: string[],
+  inputType: EmbeddingInputType,
+  expected: number,
+  signal: AbortSignal | undefined,
+): Promise<Float32Array[]> {
+  const { api, batchSize, concurrency } = options;
+  const { client } = api;
+  const batches = splitIntoBatches(texts, batchSize);
+  const answers = await mapWithConcurrency(
+    batches,
+    concurrency,
+    (batch, _index, batchSignal) => api.embedBatch(batch, inputType, batchSignal),
+    signal,
+  );
+  const vectors: Float32Array[] = [];
+  answers.forEach((answer, batchIndex) => {
+    const batch = batches[batchIndex] as string[];
+    if (answer.length !== batch.length)
+      throw client.malformed(`${answer.length} embeddings for ${batch.length} inputs`);
+    for (const values of answer) vectors.push(toUnitVector(values, vectors.length, expected, client));
+  });
+  return vectors;
+}
+
 /**
  * An EmbeddingProvider over an HTTP embeddings API: batching, concurrency,
  * validation and unit-length vectors are here; the API adapter only speaks
@@ -80,7 +107,7 @@ function toUnitVector(
  * repeated in the background (and by the next call) instead of crashing.
  */
 export function createHttpEmbeddingProvider(options: HttpEmbeddingProviderOptions): EmbeddingProvider {
-  const { provider, model, api, batchSize, concurrency, logger } = options;
+  const { provider, model, api, logger } = options;
   const { client } = api;
   let dimension = options.dimension;
   let probing: Promise<number> | undefined;
@@ -136,21 +163,7 @@ export function createHttpEmbeddingProvider(options: HttpEmbeddingProviderOption
     describe: (): EmbeddingModel => ({ provider, model, dimension: dimension ?? 0 }),
     async embed({ texts, inputType }, signal) {
       const expected = await knownDimension(signal);
-      const batches = splitIntoBatches(texts, batchSize);
-      const answers = await mapWithConcurrency(
-        batches,
-        concurrency,
-        (batch, _index, batchSignal) => api.embedBatch(batch, inputType, batchSignal),
-        signal,
-      );
-      const vectors: Float32Array[] = [];
-      answers.forEach((answer, batchIndex) => {
-        const batch = batches[batchIndex] as string[];
-        if (answer.length !== batch.length)
-          throw client.malformed(`${answer.length} embeddings for ${batch.length} inputs`);
-        for (const values of answer) vectors.push(toUnitVector(values, vectors.length, expected, client));
-      });
-      return vectors;
+      return embedInBatches(options, texts, inputType, expected, signal);
     },
     async warm() {
       if (dimension !== undefined) return;

@@ -70,27 +70,66 @@ export interface ArtifactUploadStatements {
   deleteExpiredUploads(now: Date, limit: number): Promise<number>;
 }
 
+/** Inserts the caller's new upload of a file declared by its hash and size, expiring at `expiresAt`. */
+async function insertUpload(
+  tx: SqlExecutor,
+  principal: Principal,
+  target: ArtifactTarget,
+  sha256: string,
+  size: number,
+  expiresAt: Date,
+): Promise<UploadRecord> {
+  const { rows } = await tx.query<UploadRow>(
+    `INSERT INTO artifact_uploads AS u (id, tenant, owner, namespace, visibility, sha256, size, media_type, filename, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), $10) RETURNING ${uploadColumns}`,
+    [
+      createUuidV7(),
+      principal.tenant,
+      principal.subject,
+      target.namespace,
+      target.visibility,
+      sha256,
+      size,
+      target.mediaType,
+      target.filename,
+      expiresAt,
+    ],
+  );
+  return toUpload(rows[0]!);
+}
+
+/** Hashes an upload's parts and, when `writeChunks` and the hash is `sha256`, stores them as the blob's chunks. */
+async function commitParts(
+  tx: SqlExecutor,
+  uploadId: string,
+  tenant: string,
+  sha256: string,
+  writeChunks: boolean,
+): Promise<string> {
+  // The parts are contiguous, so their concatenation in offset order is the file.
+  const { rows } = await tx.query<{ sha256: string }>(
+    `WITH whole AS MATERIALIZED (
+           SELECT coalesce(string_agg(data, ''::bytea ORDER BY byte_offset), ''::bytea) AS data
+           FROM artifact_upload_parts WHERE upload_id = $1),
+         hashed AS (SELECT encode(sha256(whole.data), 'hex') AS sha256 FROM whole),
+         -- A data-modifying WITH runs whether or not the final SELECT reads it.
+         stored AS (
+           INSERT INTO artifact_chunks (tenant, sha256, ordinal, data)
+           SELECT $2, $3, g.n, substring(whole.data FROM g.n * $4 + 1 FOR $4)
+           FROM whole, hashed, generate_series(0, (octet_length(whole.data) + $4 - 1) / $4 - 1) AS g (n)
+           WHERE $5 AND hashed.sha256 = $3
+           RETURNING 1)
+         SELECT hashed.sha256 FROM hashed`,
+    [uploadId, tenant, sha256, artifactChunkBytes, writeChunks],
+  );
+  return rows[0]!.sha256;
+}
+
+/** The upload statements over the transaction `tx`. */
 export function createUploadStatements(tx: SqlExecutor): ArtifactUploadStatements {
   return {
-    async insertUpload(principal, target, sha256, size, expiresAt) {
-      const { rows } = await tx.query<UploadRow>(
-        `INSERT INTO artifact_uploads AS u (id, tenant, owner, namespace, visibility, sha256, size, media_type, filename, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now(), $10) RETURNING ${uploadColumns}`,
-        [
-          createUuidV7(),
-          principal.tenant,
-          principal.subject,
-          target.namespace,
-          target.visibility,
-          sha256,
-          size,
-          target.mediaType,
-          target.filename,
-          expiresAt,
-        ],
-      );
-      return toUpload(rows[0]!);
-    },
+    insertUpload: (principal, target, sha256, size, expiresAt) =>
+      insertUpload(tx, principal, target, sha256, size, expiresAt),
 
     async lockUpload(principal, id, now) {
       // An upload is its starter's alone, a tenant admin's included: nobody else appends to or commits it.
@@ -110,25 +149,7 @@ export function createUploadStatements(tx: SqlExecutor): ArtifactUploadStatement
       return rows[0]?.data;
     },
 
-    async commitParts(uploadId, tenant, sha256, writeChunks) {
-      // The parts are contiguous, so their concatenation in offset order is the file.
-      const { rows } = await tx.query<{ sha256: string }>(
-        `WITH whole AS MATERIALIZED (
-           SELECT coalesce(string_agg(data, ''::bytea ORDER BY byte_offset), ''::bytea) AS data
-           FROM artifact_upload_parts WHERE upload_id = $1),
-         hashed AS (SELECT encode(sha256(whole.data), 'hex') AS sha256 FROM whole),
-         -- A data-modifying WITH runs whether or not the final SELECT reads it.
-         stored AS (
-           INSERT INTO artifact_chunks (tenant, sha256, ordinal, data)
-           SELECT $2, $3, g.n, substring(whole.data FROM g.n * $4 + 1 FOR $4)
-           FROM whole, hashed, generate_series(0, (octet_length(whole.data) + $4 - 1) / $4 - 1) AS g (n)
-           WHERE $5 AND hashed.sha256 = $3
-           RETURNING 1)
-         SELECT hashed.sha256 FROM hashed`,
-        [uploadId, tenant, sha256, artifactChunkBytes, writeChunks],
-      );
-      return rows[0]!.sha256;
-    },
+    commitParts: (uploadId, tenant, sha256, writeChunks) => commitParts(tx, uploadId, tenant, sha256, writeChunks),
 
     async appendPart(uploadId, offset, data) {
       await tx.query("INSERT INTO artifact_upload_parts (upload_id, byte_offset, data) VALUES ($1, $2, $3)", [

@@ -17,15 +17,13 @@ import { createHash } from "node:crypto";
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "../audit/audit.js";
 import { requirePrincipal, type Principal } from "../model/principal.js";
-import { decodeArtifactCursor, encodeArtifactCursor } from "./artifact-cursor.js";
+import { getArtifact, listArtifacts, readArtifact } from "./artifact-reads.js";
 import {
   artifactLimits,
   artifactNotFound,
   isUuid,
   tooLarge,
   uploadNotFound,
-  validateListing,
-  validateRange,
   validateSha256,
   validateSize,
   validateTarget,
@@ -177,24 +175,40 @@ async function appendIn(
     `append the next part at offset ${upload.received}`,
   );
 }
-
-/** The first and last chunk a range of `artifact` overlaps; throws when the range starts past the end. */
-function chunksOf(artifact: ArtifactRecord, offset: number, length: number) {
-  if (offset > artifact.size || (offset === artifact.size && artifact.size > 0))
-    throw invalidArgument(
-      `offset ${offset} is past the end of artifact ${JSON.stringify(artifact.sha256)}, which is ${artifact.size} bytes`,
-      `read from an offset below ${artifact.size}`,
-    );
-  const end = Math.min(offset + length, artifact.size);
-  if (end === offset) return undefined;
-  return {
-    first: Math.floor(offset / artifactLimits.chunkBytes),
-    last: Math.floor((end - 1) / artifactLimits.chunkBytes),
-  };
-}
-
-function validateSelector(selector: ArtifactSelector): ArtifactSelector {
-  return { sha256: validateSha256(selector.sha256), owner: selector.owner, namespace: selector.namespace };
+/** Deletes a reference the caller may change; the file's bytes go with its last reference. */
+function deleteArtifact(
+  repository: ArtifactRepository,
+  denials: DenialRecorder,
+  principal: Principal | undefined,
+  request: DeleteArtifactRequest,
+): Promise<DeleteArtifactResult> {
+  return denials.guard(principal, "artifact.delete", [], async () => {
+    const caller = requirePrincipal(principal, "context:write");
+    const sha256 = validateSha256(request.sha256);
+    const namespace = request.namespace === "" ? caller.subject : request.namespace;
+    const owner = request.owner === "" ? caller.subject : request.owner;
+    return repository.transaction(async (scope) => {
+      const artifact = await scope.lockReference(caller, sha256, namespace, owner);
+      if (artifact === undefined) throw artifactNotFound(sha256);
+      if (!artifact.writable)
+        throw new ContextHubError(
+          "PERMISSION_DENIED",
+          `you may read artifact ${JSON.stringify(sha256)} but not delete it: only its owner ${JSON.stringify(artifact.owner)}, those granted write on namespace ${JSON.stringify(artifact.namespace)} and tenant admins may`,
+        );
+      const bytesRemoved = await scope.removeReference(caller.tenant, artifact.id, sha256);
+      scope.audit.record(caller.tenant, {
+        actor: caller.subject,
+        action: "artifact.delete",
+        outcome: "ok",
+        targetIds: [artifact.id],
+        beforeHashes: [sha256],
+        afterHashes: [],
+        details: { namespace: artifact.namespace, owner: artifact.owner, bytes_removed: bytesRemoved },
+      });
+      const { writable: _writable, ...record } = artifact;
+      return { artifact: record, bytesRemoved };
+    });
+  });
 }
 
 /** The artifact service over its repository. */
@@ -203,11 +217,6 @@ export function createArtifactService(
   denials: DenialRecorder,
   settings: ArtifactSettings,
 ): ArtifactService {
-  const find = async (caller: Principal, selector: ArtifactSelector) => {
-    const artifact = await repository.find(caller, selector);
-    if (artifact === undefined) throw artifactNotFound(selector.sha256);
-    return artifact;
-  };
   return {
     async put(principal, request) {
       const caller = requirePrincipal(principal, "context:write");
@@ -267,68 +276,9 @@ export function createArtifactService(
       }
     },
 
-    get: async (principal, selector) => find(requirePrincipal(principal, "context:read"), validateSelector(selector)),
-
-    async read(principal, request) {
-      const caller = requirePrincipal(principal, "context:read");
-      const selector = validateSelector(request);
-      const range = validateRange(request.offset, request.length);
-      const result = await repository.read(caller, selector, (artifact) =>
-        chunksOf(artifact, range.offset, range.length),
-      );
-      if (result === undefined) throw artifactNotFound(selector.sha256);
-      const { artifact, chunks } = result;
-      if (chunks.length === 0) return { artifact, offset: range.offset, data: new Uint8Array(0) };
-      const start = range.offset - chunks[0]!.ordinal * artifactLimits.chunkBytes;
-      const end = start + Math.min(range.length, artifact.size - range.offset);
-      return {
-        artifact,
-        offset: range.offset,
-        data: Buffer.concat(chunks.map((chunk) => chunk.data)).subarray(start, end),
-      };
-    },
-
-    async list(principal, request) {
-      const caller = requirePrincipal(principal, "context:read");
-      const listing = validateListing(request);
-      const before = decodeArtifactCursor(request.cursor);
-      const rows = await repository.list(caller, { ...listing, before }, listing.limit);
-      const page = rows.slice(0, listing.limit);
-      const last = page.at(-1);
-      return {
-        artifacts: page,
-        nextCursor: rows.length > listing.limit && last !== undefined ? encodeArtifactCursor(last.id) : "",
-      };
-    },
-
-    delete(principal, request) {
-      return denials.guard(principal, "artifact.delete", [], async () => {
-        const caller = requirePrincipal(principal, "context:write");
-        const sha256 = validateSha256(request.sha256);
-        const namespace = request.namespace === "" ? caller.subject : request.namespace;
-        const owner = request.owner === "" ? caller.subject : request.owner;
-        return repository.transaction(async (scope) => {
-          const artifact = await scope.lockReference(caller, sha256, namespace, owner);
-          if (artifact === undefined) throw artifactNotFound(sha256);
-          if (!artifact.writable)
-            throw new ContextHubError(
-              "PERMISSION_DENIED",
-              `you may read artifact ${JSON.stringify(sha256)} but not delete it: only its owner ${JSON.stringify(artifact.owner)}, those granted write on namespace ${JSON.stringify(artifact.namespace)} and tenant admins may`,
-            );
-          const bytesRemoved = await scope.removeReference(caller.tenant, artifact.id, sha256);
-          scope.audit.record(caller.tenant, {
-            actor: caller.subject,
-            action: "artifact.delete",
-            outcome: "ok",
-            targetIds: [artifact.id],
-            beforeHashes: [sha256],
-            afterHashes: [],
-            details: { namespace: artifact.namespace, owner: artifact.owner, bytes_removed: bytesRemoved },
-          });
-          const { writable: _writable, ...record } = artifact;
-          return { artifact: record, bytesRemoved };
-        });
-      });
-    },
+    get: (principal, selector) => getArtifact(repository, principal, selector),
+    read: (principal, request) => readArtifact(repository, principal, request),
+    list: (principal, request) => listArtifacts(repository, principal, request),
+    delete: (principal, request) => deleteArtifact(repository, denials, principal, request),
   };
 }

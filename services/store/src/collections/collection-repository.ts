@@ -7,18 +7,17 @@
 import { currentRequestId } from "../audit/audit.js";
 import { createAuditStatements, type AuditStatements } from "../audit/audit-repository.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "../db/sql-database.js";
-import { memoryMirrorRefused } from "../entries/memory-mirror.js";
 import { resolveIds, entryColumns, toStoredEntry, type EntryRow } from "../entries/entry-rows.js";
 import { linkedArtifactsOf } from "../entries/listed-artifacts.js";
 import { accessPredicate, collectionPredicate } from "../filters/access-predicate.js";
 import { trustFilter } from "../filters/trust-filter.js";
 import { createIdempotencyStatements, findRecordedCall } from "../idempotency/idempotency-repository.js";
 import type { IdempotencyStatements, RecordedCall } from "../idempotency/idempotency.js";
-import type { JsonObject } from "../model/entry-model.js";
 import type { IdQuery } from "../model/id-query.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
 import type { CollectionMember, CollectionRecord } from "./collection-model.js";
+import { createCollectionMemberStatements, type CollectionMemberStatements } from "./collection-member-statements.js";
 
 interface CollectionRow {
   id: string;
@@ -58,7 +57,7 @@ export interface LockedCollection extends CollectionRecord {
 }
 
 /** The statements of one collection write transaction; the collection's row lock serialises changes to its members. */
-export interface CollectionWriteScope {
+export interface CollectionWriteScope extends CollectionMemberStatements {
   idempotency: IdempotencyStatements;
   audit: AuditStatements;
   /** Entry id queries resolved among the entries the caller may see (as `resolveAll` wants them). */
@@ -76,41 +75,19 @@ export interface CollectionWriteScope {
    * countable through it, since some members may be hidden from a reader.
    */
   touch(principal: Principal, id: string): Promise<void>;
-  /** Every member, in order. */
-  memberOrder(id: string): Promise<string[]>;
-  /** The members the caller may see (trust filter included), in order. */
-  visibleMemberOrder(principal: Principal, id: string): Promise<string[]>;
-  /** The owners and visibilities of entries (ids the caller may see, already resolved). */
-  entryOwners(
-    principal: Principal,
-    ids: readonly string[],
-  ): Promise<Map<string, { owner: string; visibility: string }>>;
-  /**
-   * Locks the entries among `ids` that still exist (FOR SHARE, in id order) and returns them, so none is deleted
-   * before the transaction ends; one deleted meanwhile is missing. Refuses a memory's mirror entry
-   * (PERMISSION_DENIED naming the memory): a collection's grants would open it beyond the memory's readers.
-   */
-  lockEntries(ids: readonly string[]): Promise<Set<string>>;
-  insertMembers(principal: Principal, id: string, entryIds: readonly string[]): Promise<void>;
-  /** Gives the members their places: `orderedIds` is every member, in the new order. */
-  writeOrder(id: string, orderedIds: readonly string[]): Promise<void>;
-  /** Removes the members among `entryIds`; returns those removed. */
-  removeMembers(id: string, entryIds: readonly string[]): Promise<string[]>;
-  /** Whether anyone holds a grant on the collection. */
-  isShared(id: string): Promise<boolean>;
-  /** Makes `owner`'s private entries among `entryIds` shared (locked in id order); returns those that changed. */
-  makeShared(principal: Principal, owner: string, entryIds: readonly string[]): Promise<string[]>;
   /** Deletes the collection to its tombstone with its memberships and grants; returns how many of each went. */
   markDeleted(principal: Principal, id: string): Promise<{ removedMembers: number; revokedGrants: number }>;
 }
 
-function createWriteScope(tx: SqlExecutor): CollectionWriteScope {
-  const scope: CollectionWriteScope = {
-    idempotency: createIdempotencyStatements(tx),
-    audit: createAuditStatements(tx),
+/** The statements on the collection's own row: locking, creating, reading, renaming, touching and deleting it. */
+type CollectionRowStatements = Pick<
+  CollectionWriteScope,
+  "lock" | "insert" | "read" | "update" | "touch" | "markDeleted"
+>;
 
-    resolveIds: (principal, queries, maxMatches) => resolveIds(tx, principal, queries, maxMatches),
-
+/** The collection row statements over the transaction `tx`. */
+function createCollectionRowStatements(tx: SqlExecutor): CollectionRowStatements {
+  const statements: CollectionRowStatements = {
     async lock(principal, id) {
       const params = createSqlParams();
       const writable = collectionPredicate(principal, "c", params, "write");
@@ -131,7 +108,7 @@ function createWriteScope(tx: SqlExecutor): CollectionWriteScope {
          VALUES ($1, $2, $3, $4, $5, now(), now())`,
         [id, principal.tenant, principal.subject, name, description],
       );
-      return scope.read(principal, id);
+      return statements.read(principal, id);
     },
 
     async read(principal, id) {
@@ -154,92 +131,6 @@ function createWriteScope(tx: SqlExecutor): CollectionWriteScope {
       await tx.query("UPDATE collections SET updated_at = now() WHERE id = $1", [id]);
     },
 
-    async memberOrder(id) {
-      const { rows } = await tx.query<{ entry_id: string }>(
-        "SELECT m.entry_id FROM collection_members m WHERE m.collection_id = $1 ORDER BY m.position, m.entry_id",
-        [id],
-      );
-      return rows.map((row) => row.entry_id);
-    },
-
-    async visibleMemberOrder(principal, id) {
-      const params = createSqlParams();
-      const { rows } = await tx.query<{ entry_id: string }>(
-        `SELECT m.entry_id FROM collection_members m JOIN entries e ON e.id = m.entry_id
-         WHERE m.collection_id = ${params.add(id)}::uuid AND ${accessPredicate(principal, "e", params)} AND ${trustFilter("e", false)}
-         ORDER BY m.position, m.entry_id`,
-        params.values,
-      );
-      return rows.map((row) => row.entry_id);
-    },
-
-    async entryOwners(principal, ids) {
-      const params = createSqlParams();
-      const { rows } = await tx.query<{ id: string; owner: string; visibility: string }>(
-        `SELECT e.id, e.owner, e.visibility FROM entries e WHERE e.id = ANY(${params.add(ids)}::uuid[]) AND ${accessPredicate(principal, "e", params)}`,
-        params.values,
-      );
-      return new Map(rows.map((row) => [row.id, { owner: row.owner, visibility: row.visibility }]));
-    },
-
-    async lockEntries(ids) {
-      const { rows } = await tx.query<{ id: string; memory_id: string | null; metadata: JsonObject }>(
-        "SELECT e.id, e.memory_id, e.metadata FROM entries e WHERE e.id = ANY($1::uuid[]) ORDER BY e.id FOR SHARE",
-        [ids],
-      );
-      // A collection's grants would open a memory's mirror beyond the memory's own readers: mirrors are no members.
-      const mirror = rows.find((row) => row.memory_id !== null);
-      if (mirror !== undefined) throw memoryMirrorRefused(mirror.id, mirror.metadata);
-      return new Set(rows.map((row) => row.id));
-    },
-
-    async insertMembers(principal, id, entryIds) {
-      // Placed at 0 here; writeOrder gives every member its place in the same transaction.
-      await tx.query(
-        `INSERT INTO collection_members (collection_id, entry_id, position, added_by, added_at)
-         SELECT $1, w.entry_id, 0, $2, now() FROM unnest($3::uuid[]) AS w (entry_id)`,
-        [id, principal.subject, entryIds],
-      );
-    },
-
-    async writeOrder(id, orderedIds) {
-      await tx.query(
-        `UPDATE collection_members m SET position = w.position
-         FROM unnest($2::uuid[]) WITH ORDINALITY AS w (entry_id, position)
-         WHERE m.collection_id = $1 AND m.entry_id = w.entry_id AND m.position <> w.position`,
-        [id, orderedIds],
-      );
-    },
-
-    async removeMembers(id, entryIds) {
-      const { rows } = await tx.query<{ entry_id: string }>(
-        "DELETE FROM collection_members m WHERE m.collection_id = $1 AND m.entry_id = ANY($2::uuid[]) RETURNING m.entry_id",
-        [id, entryIds],
-      );
-      const removed = new Set(rows.map((row) => row.entry_id));
-      return entryIds.filter((entryId) => removed.has(entryId));
-    },
-
-    async isShared(id) {
-      const { rows } = await tx.query("SELECT 1 FROM grants g WHERE g.collection_id = $1 LIMIT 1", [id]);
-      return rows.length > 0;
-    },
-
-    async makeShared(principal, owner, entryIds) {
-      if (entryIds.length === 0) return [];
-      const { rows: locked } = await tx.query<{ id: string }>(
-        `SELECT e.id FROM entries e WHERE e.id = ANY($1::uuid[]) AND e.tenant = $2 AND e.owner = $3 AND e.visibility = 'private'
-         ORDER BY e.id FOR UPDATE`,
-        [entryIds, principal.tenant, owner],
-      );
-      if (locked.length === 0) return [];
-      const { rows } = await tx.query<{ id: string }>(
-        "UPDATE entries e SET visibility = 'shared' WHERE e.id = ANY($1::uuid[]) AND e.visibility = 'private' RETURNING e.id",
-        [locked.map((row) => row.id)],
-      );
-      return rows.map((row) => row.id).sort();
-    },
-
     async markDeleted(principal, id) {
       const members = await tx.query("DELETE FROM collection_members WHERE collection_id = $1", [id]);
       const grants = await tx.query("DELETE FROM grants WHERE collection_id = $1", [id]);
@@ -250,7 +141,19 @@ function createWriteScope(tx: SqlExecutor): CollectionWriteScope {
       return { removedMembers: members.rowCount, revokedGrants: grants.rowCount };
     },
   };
-  return scope;
+  return statements;
+}
+
+/** The statements of one collection write transaction over `tx`. */
+function createWriteScope(tx: SqlExecutor): CollectionWriteScope {
+  return {
+    idempotency: createIdempotencyStatements(tx),
+    audit: createAuditStatements(tx),
+
+    resolveIds: (principal, queries, maxMatches) => resolveIds(tx, principal, queries, maxMatches),
+    ...createCollectionRowStatements(tx),
+    ...createCollectionMemberStatements(tx),
+  };
 }
 
 interface MemberRow extends EntryRow {
@@ -261,6 +164,47 @@ interface MemberRow extends EntryRow {
 
 /** Where a collections page resumes: after the collection at (name, id). */
 export type CollectionCursor = [name: string, id: string];
+
+/**
+ * One page of a collection's members the caller may see, in order, each
+ * with its rank among them, from the one after rank `afterRank`; one more
+ * than `limit` (see the repository's `members`).
+ */
+async function listMembers(
+  db: SqlDatabase,
+  principal: Principal,
+  id: string,
+  includeQuarantined: boolean,
+  afterRank: number,
+  limit: number,
+): Promise<CollectionMember[]> {
+  const params = createSqlParams();
+  const collection = params.add(id);
+  const { rows } = await db.query<MemberRow>(
+    `WITH visible AS (
+           SELECT m.entry_id, m.position, m.added_at, m.added_by, row_number() OVER (ORDER BY m.position, m.entry_id) AS rank
+           FROM collection_members m JOIN entries e ON e.id = m.entry_id
+           WHERE m.collection_id = ${collection}::uuid AND ${accessPredicate(principal, "e", params)} AND ${trustFilter("e", includeQuarantined)}
+             AND EXISTS (SELECT 1 FROM collections c WHERE c.id = m.collection_id AND ${collectionPredicate(principal, "c", params)})
+         )
+         SELECT ${entryColumns}, NULL::text AS preview_source, v.rank AS member_rank, v.added_at, v.added_by
+         FROM visible v JOIN entries e ON e.id = v.entry_id
+         WHERE v.rank > ${params.add(afterRank)}
+         ORDER BY v.rank LIMIT ${params.add(limit + 1)}`,
+    params.values,
+  );
+  const links = await linkedArtifactsOf(
+    db,
+    principal,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({
+    entry: { ...toStoredEntry(row, undefined), artifacts: links.get(row.id) ?? [] },
+    position: Number(row.member_rank),
+    addedAt: row.added_at,
+    addedBy: row.added_by,
+  }));
+}
 
 /** The collection repository over a database. */
 export function createCollectionRepository(db: SqlDatabase) {
@@ -325,32 +269,7 @@ export function createCollectionRepository(db: SqlDatabase) {
       afterRank: number,
       limit: number,
     ): Promise<CollectionMember[]> {
-      const params = createSqlParams();
-      const collection = params.add(id);
-      const { rows } = await db.query<MemberRow>(
-        `WITH visible AS (
-           SELECT m.entry_id, m.position, m.added_at, m.added_by, row_number() OVER (ORDER BY m.position, m.entry_id) AS rank
-           FROM collection_members m JOIN entries e ON e.id = m.entry_id
-           WHERE m.collection_id = ${collection}::uuid AND ${accessPredicate(principal, "e", params)} AND ${trustFilter("e", includeQuarantined)}
-             AND EXISTS (SELECT 1 FROM collections c WHERE c.id = m.collection_id AND ${collectionPredicate(principal, "c", params)})
-         )
-         SELECT ${entryColumns}, NULL::text AS preview_source, v.rank AS member_rank, v.added_at, v.added_by
-         FROM visible v JOIN entries e ON e.id = v.entry_id
-         WHERE v.rank > ${params.add(afterRank)}
-         ORDER BY v.rank LIMIT ${params.add(limit + 1)}`,
-        params.values,
-      );
-      const links = await linkedArtifactsOf(
-        db,
-        principal,
-        rows.map((row) => row.id),
-      );
-      return rows.map((row) => ({
-        entry: { ...toStoredEntry(row, undefined), artifacts: links.get(row.id) ?? [] },
-        position: Number(row.member_rank),
-        addedAt: row.added_at,
-        addedBy: row.added_by,
-      }));
+      return listMembers(db, principal, id, includeQuarantined, afterRank, limit);
     },
   };
 }

@@ -4,17 +4,16 @@
  * inside one transaction's scope. No transport or SQL here.
  */
 import { ContextHubError, invalidArgument } from "@context-hub/common";
-import type { EntryAck, EntryChange, JsonValue, ScreenedChange, Validity } from "../model/entry-model.js";
+import type { EntryAck, EntryChange, ScreenedChange } from "../model/entry-model.js";
 import type { EntryChangeWrite, EntryRepository, EntryWriteScope, KeptVersion } from "./entry-ports.js";
 import type { LockedEntry } from "../model/entry-model.js";
 import type { IdQuery } from "../model/id-query.js";
-import type { FieldScreens } from "../screen/write-screen.js";
-import { screenEntry } from "../screen/instruction-screen.js";
 import { toItemError, type ItemResult } from "../model/items.js";
 import { isAdmin, type Principal } from "../model/principal.js";
-import { trustAfterChange, type RescreenedFields } from "../model/trust.js";
+import { trustAfterChange } from "../model/trust.js";
 import { checkPromptShape, isSamePromptArguments, promptKind, type PromptArgument } from "../model/prompt-arguments.js";
 import { changedArtifactLinks } from "../model/artifact-links.js";
+import { changedFields, isSameValidity, rescreen } from "./entry-change-fields.js";
 
 /** What a DeleteEntries call deletes. */
 export type DeleteTarget = { kind: "ids"; queries: IdQuery[] } | { kind: "thread"; threadId: string };
@@ -116,29 +115,6 @@ export async function lockVisible(
   return entry;
 }
 
-/** Whether two JSON values are equal as jsonb compares them (object keys unordered). */
-function isSameJson(a: JsonValue, b: JsonValue): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return (
-      Array.isArray(a) &&
-      Array.isArray(b) &&
-      a.length === b.length &&
-      a.every((value, index) => isSameJson(value, b[index] as JsonValue))
-    );
-  }
-  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
-  const keys = Object.keys(a);
-  return (
-    keys.length === Object.keys(b).length &&
-    keys.every((key) => key in b && isSameJson(a[key] as JsonValue, b[key] as JsonValue))
-  );
-}
-
-function isSameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((value, index) => value === b[index]);
-}
-
 function toAck(entry: LockedEntry): EntryAck {
   return {
     id: entry.id,
@@ -228,28 +204,6 @@ async function checkChangedPrompt(
   );
 }
 
-/** The fields a change replaces, screened anew: their findings from the change's screen. */
-function rescreen(write: EntryChangeWrite, screens: FieldScreens): RescreenedFields {
-  const fields: RescreenedFields = {};
-  const screened = (field: keyof FieldScreens) => {
-    const findings = screens[field];
-    // A replaced field with no screen would escape quarantine: that is a fault of the store, never the caller's.
-    if (findings === undefined)
-      throw new ContextHubError("INTERNAL", `the change's ${field} was not screened before its transaction`);
-    return findings;
-  };
-  if (write.text !== undefined) fields.text = screened("text");
-  if (write.metadata !== undefined) fields.metadata = screened("metadata");
-  if (write.tags !== undefined) fields.tags = screened("tags");
-  // A restore brings its title from the kept version, not from the caller, so nothing screened it before the
-  // transaction; a title is one line of at most 300 characters, screened here at once.
-  if (write.title !== undefined) fields.title = screens.title ?? screenEntry({ title: write.title ?? "" });
-  // Restored arguments likewise: at most 20 descriptions of at most 500 characters.
-  if (write.promptArguments !== undefined)
-    fields.arguments = screens.arguments ?? screenEntry({ promptArguments: write.promptArguments });
-  return fields;
-}
-
 /**
  * Applies one update in `scope`'s transaction:
  * 1. resolve the id among entries the caller may see, and lock the row;
@@ -302,32 +256,15 @@ export async function updateEntry(
   const promptArguments = restored === undefined ? change.promptArguments : restored.promptArguments;
   const artifacts = restored === undefined ? change.artifacts : restored.artifacts;
   await checkChangedPrompt(scope, entry, change, kind ?? entry.kind, promptArguments);
-  const write: EntryChangeWrite = {
-    text:
-      textChanges && change.text !== undefined && change.generated !== undefined
-        ? { ...change.text, generated: change.generated }
-        : undefined,
-    metadata:
-      change.metadata !== undefined && !isSameJson(change.metadata, entry.metadata) ? change.metadata : undefined,
-    tags: change.tags !== undefined && !isSameList(change.tags, entry.tags) ? change.tags : undefined,
-    images:
-      change.images !== undefined &&
-      !isSameList(
-        change.images.map((image) => `${image.mimeType} ${image.sha256}`),
-        entry.imageKeys,
-      )
-        ? change.images
-        : undefined,
+  const write = changedFields(entry, change, {
+    textChanges,
     visibility,
-    validity: validity !== undefined && !isSameValidity(validity, entry.validity) ? validity : undefined,
-    kind: kind !== undefined && kind !== entry.kind ? kind : undefined,
-    title: title !== undefined && title !== (entry.title ?? null) ? title : undefined,
-    promptArguments:
-      promptArguments !== undefined && !isSamePromptArguments(promptArguments, entry.promptArguments)
-        ? promptArguments
-        : undefined,
-    artifacts: changedArtifactLinks(artifacts, entry.artifacts),
-  };
+    validity,
+    kind,
+    title,
+    promptArguments,
+    artifacts,
+  });
   if (Object.values(write).every((value) => value === undefined)) return toAck(entry);
   const trust = trustAfterChange(
     entry.trust,
@@ -343,6 +280,19 @@ export async function updateEntry(
   });
   // The row is locked, so its version cannot have moved: no match means write access was withdrawn meanwhile.
   if (ack === undefined) throw notWritable(entry.id);
+  recordUpdate(scope, caller, entry, change, write, ack);
+  return ack;
+}
+
+/** Audits an update or restore that wrote a new version. */
+function recordUpdate(
+  scope: EntryWriteScope,
+  caller: Principal,
+  entry: LockedEntry,
+  change: ScreenedChange,
+  write: EntryChangeWrite,
+  ack: EntryAck,
+): void {
   scope.audit.record(caller.tenant, {
     actor: caller.subject,
     action: change.restoredFrom === undefined ? "entry.update" : "entry.restore",
@@ -358,12 +308,6 @@ export async function updateEntry(
       ...(change.restoredFrom === undefined ? {} : { restored_from: change.restoredFrom }),
     },
   });
-  return ack;
-}
-
-/** Whether two valid-time intervals are the same (open ends equal only to open ends). */
-function isSameValidity(a: Validity, b: Validity): boolean {
-  return a.validFrom?.getTime() === b.validFrom?.getTime() && a.validTo?.getTime() === b.validTo?.getTime();
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createSqlParams, type SqlExecutor, type SqlParams } from "../db/sql-database.js";
 import { collectionPredicate } from "../filters/access-predicate.js";
 import { createUuidV7 } from "../model/ids.js";
+import type { LockedEntry } from "../model/entry-model.js";
 import { isAdmin, type Principal } from "../model/principal.js";
 import type {
   Grantee,
@@ -47,13 +48,11 @@ function granteeCondition(grantees: readonly Grantee[] | undefined, params: SqlP
   return ` AND (g.grantee_kind, g.grantee) IN (SELECT w.kind, w.name FROM unnest(${kinds}::text[], ${names}::text[]) AS w (kind, name))`;
 }
 
-/**
- * The grant statements of one transaction. Grants are recorded in the
- * caller's tenant only, so they never open anything across tenants; the
- * callers of these statements have already checked ownership on the locked
- * entry rows.
- */
-export function createGrantStatements(tx: SqlExecutor): GrantStatements {
+/** The statements that turn private entries shared when a grant opens them. */
+type SharingStatements = Pick<GrantStatements, "makeShared" | "makeThreadShared">;
+
+/** Making entries shared, one by one or the caller's private ones in a thread. */
+function createSharingStatements(tx: SqlExecutor): SharingStatements {
   /**
    * Entry ids in id order, locked: multi-row changes take their row locks in one global order so they cannot deadlock
    * with each other. A memory's mirror keeps its memory's visibility: a private memory stays private when its
@@ -69,7 +68,7 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
     return rows.map((row) => row.id);
   };
 
-  const statements: GrantStatements = {
+  const statements: SharingStatements = {
     async makeShared(principal, ids) {
       if (ids.length === 0) return [];
       const { rows } = await tx.query<{ id: string }>(
@@ -83,35 +82,57 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
       const ids = await lockOwnPrivateInThread(principal, threadId);
       return statements.makeShared(principal, ids);
     },
+  };
+  return statements;
+}
 
-    async grantOnEntries(principal, entries, grantees, permission) {
-      const pairs = entries.flatMap((entry) => grantees.map((grantee) => ({ entry, grantee })));
-      const entryIds = pairs.map((pair) => pair.entry.id);
-      const kinds = pairs.map((pair) => pair.grantee.kind);
-      const names = pairs.map((pair) => pair.grantee.name);
-      await tx.query(
-        `INSERT INTO grants (id, tenant, grantor, entry_id, grantee_kind, grantee, permission)
+/** Grants `permission` on each entry (by its owner) to each grantee; returns every requested grant. */
+async function grantOnEntries(
+  tx: SqlExecutor,
+  principal: Principal,
+  entries: readonly LockedEntry[],
+  grantees: readonly Grantee[],
+  permission: Permission,
+): Promise<GrantRecord[]> {
+  const pairs = entries.flatMap((entry) => grantees.map((grantee) => ({ entry, grantee })));
+  const entryIds = pairs.map((pair) => pair.entry.id);
+  const kinds = pairs.map((pair) => pair.grantee.kind);
+  const names = pairs.map((pair) => pair.grantee.name);
+  await tx.query(
+    `INSERT INTO grants (id, tenant, grantor, entry_id, grantee_kind, grantee, permission)
          SELECT w.id, $1, w.grantor, w.entry_id, w.kind, w.name, $2
          FROM unnest($3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::text[]) AS w (id, grantor, entry_id, kind, name)
          ON CONFLICT (entry_id, grantee_kind, grantee, permission) WHERE entry_id IS NOT NULL DO NOTHING`,
-        [
-          principal.tenant,
-          permission,
-          pairs.map(() => createUuidV7()),
-          pairs.map((pair) => pair.entry.owner),
-          entryIds,
-          kinds,
-          names,
-        ],
-      );
-      const { rows } = await tx.query<GrantRow>(
-        `SELECT ${grantColumns} FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS w (entry_id, kind, name, position)
+    [
+      principal.tenant,
+      permission,
+      pairs.map(() => createUuidV7()),
+      pairs.map((pair) => pair.entry.owner),
+      entryIds,
+      kinds,
+      names,
+    ],
+  );
+  const { rows } = await tx.query<GrantRow>(
+    `SELECT ${grantColumns} FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS w (entry_id, kind, name, position)
          JOIN grants g ON g.entry_id = w.entry_id AND g.grantee_kind = w.kind AND g.grantee = w.name AND g.permission = $4 AND g.tenant = $5
          ORDER BY w.position`,
-        [entryIds, kinds, names, permission, principal.tenant],
-      );
-      return rows.map(toGrantRecord);
-    },
+    [entryIds, kinds, names, permission, principal.tenant],
+  );
+  return rows.map(toGrantRecord);
+}
+
+/** The grants on entries and threads. */
+type EntryGrantStatements = Pick<
+  GrantStatements,
+  "grantOnEntries" | "grantOnThread" | "revokeOnEntries" | "revokeOnThread"
+>;
+
+/** Granting and revoking on entries and on the caller's threads. */
+function createEntryGrantStatements(tx: SqlExecutor): EntryGrantStatements {
+  return {
+    grantOnEntries: (principal, entries, grantees, permission) =>
+      grantOnEntries(tx, principal, entries, grantees, permission),
 
     async grantOnThread(principal, threadId, grantees, permission) {
       const kinds = grantees.map((grantee) => grantee.kind);
@@ -154,7 +175,21 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
       );
       return rowCount;
     },
+  };
+}
 
+/** The grants on collections, with the collection lock they are taken under. */
+type CollectionGrantStatements = Pick<
+  GrantStatements,
+  "lockCollection" | "makeCollectionShared" | "grantOnCollection" | "revokeOnCollection"
+>;
+
+/** Locking a collection, opening its owner's members, and granting and revoking on it. */
+function createCollectionGrantStatements(
+  tx: SqlExecutor,
+  makeShared: GrantStatements["makeShared"],
+): CollectionGrantStatements {
+  return {
     async lockCollection(principal, collectionId) {
       const params = createSqlParams();
       const writable = collectionPredicate(principal, "c", params, "write");
@@ -174,7 +209,7 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
          ORDER BY e.id FOR UPDATE OF e`,
         [collection.id, principal.tenant, collection.owner],
       );
-      return statements.makeShared(
+      return makeShared(
         principal,
         rows.map((row) => row.id),
       );
@@ -210,7 +245,21 @@ export function createGrantStatements(tx: SqlExecutor): GrantStatements {
       return rowCount;
     },
   };
-  return statements;
+}
+
+/**
+ * The grant statements of one transaction. Grants are recorded in the
+ * caller's tenant only, so they never open anything across tenants; the
+ * callers of these statements have already checked ownership on the locked
+ * entry rows.
+ */
+export function createGrantStatements(tx: SqlExecutor): GrantStatements {
+  const sharing = createSharingStatements(tx);
+  return {
+    ...sharing,
+    ...createEntryGrantStatements(tx),
+    ...createCollectionGrantStatements(tx, sharing.makeShared),
+  };
 }
 
 /** Grant listings over the database: the caller's own grants, or an admin's tenant's. */

@@ -209,6 +209,40 @@ async function readDeleted(
 /** Tombstones erased per purge transaction, so a large purge never holds one long transaction. */
 const purgeBatch = 1000;
 
+/** Erases the kept versions of one batch of tombstones deleted by `cutoff`, auditing each tenant's part. */
+async function purgeBatchIn(tx: SqlExecutor, cutoff: Date): Promise<{ entries: number; versions: number }> {
+  const { rows: due } = await tx.query<{ id: string; tenant: string }>(
+    `SELECT t.id, t.tenant FROM tombstones t WHERE t.history_purged_at IS NULL AND t.deleted_at <= $1 ORDER BY t.id LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [cutoff.toISOString(), purgeBatch],
+  );
+  if (due.length === 0) return { entries: 0, versions: 0 };
+  const ids = due.map((row) => row.id);
+  const erased = await tx.query<{ entry_id: string }>(
+    "DELETE FROM entry_versions WHERE entry_id = ANY($1::uuid[]) RETURNING entry_id",
+    [ids],
+  );
+  await tx.query("UPDATE tombstones SET history_purged_at = now() WHERE id = ANY($1::uuid[])", [ids]);
+  const audit = createAuditStatements(tx);
+  const tenantOf = new Map(due.map((row) => [row.id, row.tenant]));
+  for (const tenant of new Set(due.map((row) => row.tenant))) {
+    const tenantIds = due.filter((row) => row.tenant === tenant).map((row) => row.id);
+    audit.record(tenant, {
+      actor: "operator",
+      action: "history.purge",
+      outcome: "ok",
+      targetIds: tenantIds,
+      beforeHashes: [],
+      afterHashes: [],
+      details: {
+        versions: erased.rows.filter((row) => tenantOf.get(row.entry_id) === tenant).length,
+        cutoff: cutoff.toISOString(),
+      },
+    });
+  }
+  await audit.flush(currentRequestId());
+  return { entries: due.length, versions: erased.rowCount };
+}
+
 /** The history repository over a migrated database. */
 export function createHistoryRepository(db: SqlDatabase): HistoryRepository {
   return {
@@ -257,38 +291,7 @@ export function createHistoryRepository(db: SqlDatabase): HistoryRepository {
       let entries = 0;
       let versions = 0;
       for (;;) {
-        const batch = await db.transaction(async (tx) => {
-          const { rows: due } = await tx.query<{ id: string; tenant: string }>(
-            `SELECT t.id, t.tenant FROM tombstones t WHERE t.history_purged_at IS NULL AND t.deleted_at <= $1 ORDER BY t.id LIMIT $2 FOR UPDATE SKIP LOCKED`,
-            [cutoff.toISOString(), purgeBatch],
-          );
-          if (due.length === 0) return { entries: 0, versions: 0 };
-          const ids = due.map((row) => row.id);
-          const erased = await tx.query<{ entry_id: string }>(
-            "DELETE FROM entry_versions WHERE entry_id = ANY($1::uuid[]) RETURNING entry_id",
-            [ids],
-          );
-          await tx.query("UPDATE tombstones SET history_purged_at = now() WHERE id = ANY($1::uuid[])", [ids]);
-          const audit = createAuditStatements(tx);
-          const tenantOf = new Map(due.map((row) => [row.id, row.tenant]));
-          for (const tenant of new Set(due.map((row) => row.tenant))) {
-            const tenantIds = due.filter((row) => row.tenant === tenant).map((row) => row.id);
-            audit.record(tenant, {
-              actor: "operator",
-              action: "history.purge",
-              outcome: "ok",
-              targetIds: tenantIds,
-              beforeHashes: [],
-              afterHashes: [],
-              details: {
-                versions: erased.rows.filter((row) => tenantOf.get(row.entry_id) === tenant).length,
-                cutoff: cutoff.toISOString(),
-              },
-            });
-          }
-          await audit.flush(currentRequestId());
-          return { entries: due.length, versions: erased.rowCount };
-        });
+        const batch = await db.transaction((tx) => purgeBatchIn(tx, cutoff));
         entries += batch.entries;
         versions += batch.versions;
         if (batch.entries < purgeBatch) return { entries, versions };

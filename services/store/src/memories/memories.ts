@@ -27,7 +27,7 @@
 import { ContextHubError, invalidArgument } from "@context-hub/common";
 import type { DenialRecorder } from "../audit/audit.js";
 import { createIdempotentRunner, type IdempotencyExpiry, type Outcome } from "../idempotency/idempotency.js";
-import { isAdmin, requirePrincipal, type Principal } from "../model/principal.js";
+import { requirePrincipal, type Principal } from "../model/principal.js";
 import { validateGenerated } from "../entries/entry-validation.js";
 import type { GeneratedWrite } from "../model/entry-model.js";
 import { screenParts } from "../screen/part-screen.js";
@@ -35,16 +35,10 @@ import type { WriteScreen } from "../screen/write-screen.js";
 import type { MemoryRepository, MemoryWrite, MemoryWriteScope, StoredMemory } from "./memory-repository.js";
 import {
   describeName,
-  isWithheld,
   memoryHash,
-  memoryLimits,
   memoryNotFound,
   memoryVersionConflict,
-  memoryWithheld,
-  namespaceOf,
   screenedPartsOf,
-  revisionFor,
-  validateMemoryPage,
   validateName,
   validatePut,
   validateReason,
@@ -61,8 +55,8 @@ import {
   type PutMemoryResult,
   type ScreenedPut,
 } from "./memory-model.js";
-import { decodeCursor, encodeCursor } from "./memory-cursor.js";
 import { mirrorIn, unmirrorIn } from "./memory-mirroring.js";
+import { getMemory, listMemories, memoryHistory } from "./memory-reads.js";
 
 export interface MemoryService {
   put(principal: Principal | undefined, request: PutMemoryRequest): Promise<Outcome<PutMemoryResult>>;
@@ -71,9 +65,6 @@ export interface MemoryService {
   history(principal: Principal | undefined, request: MemoryHistoryRequest): Promise<MemoryHistory>;
   delete(principal: Principal | undefined, request: DeleteMemoryRequest): Promise<Outcome<DeleteMemoryResult>>;
 }
-
-/** How many owners an ambiguous name lists. */
-const ownersShown = 10;
 
 /** The locked memory a write may change, or the error that says why not (hidden and missing alike). */
 async function writableMemory(
@@ -195,31 +186,6 @@ async function deleteIn(
   return { id: memory.id, namespace: name.namespace, key: name.key, owner: name.owner, version: deleted.version };
 }
 
-/** The one memory a read names: the caller's own first; another owner's when it is the only one the caller sees. */
-async function resolveNamed(
-  repository: MemoryRepository,
-  caller: Principal,
-  request: { namespace: string; key: string; owner: string },
-): Promise<StoredMemory> {
-  const namespace = namespaceOf(request.namespace, caller.subject);
-  const key = validateName({ namespace, key: request.key, owner: "" }, caller.subject).key;
-  const owner = request.owner === "" ? undefined : validateName(request, caller.subject).owner;
-  const found = await repository.findNamed(caller, namespace, key, owner, ownersShown + 1);
-  const [first] = found;
-  const name = { namespace, key, owner: owner ?? caller.subject };
-  if (first === undefined) throw memoryNotFound(name, caller.subject);
-  if (first.owner !== caller.subject && found.length > 1) {
-    throw invalidArgument(
-      `several memories named ${JSON.stringify(namespace)}/${JSON.stringify(key)} are visible to you (owners: ${found
-        .slice(0, ownersShown)
-        .map((memory) => memory.owner)
-        .join(", ")}${found.length > ownersShown ? ", …" : ""}); none is yours`,
-      "pass owner to choose one",
-    );
-  }
-  return first;
-}
-
 /**
  * The refusal of a put without generation output (its value is never empty:
  * validatePut refuses that first): its mirror would have no chunks, so
@@ -280,105 +246,8 @@ export function createMemoryService(
       });
     },
 
-    async get(principal, request) {
-      const caller = requirePrincipal(principal, "context:read");
-      if (request.version !== 0 && request.asOf !== undefined) throw invalidArgument("give version or as_of, not both");
-      const memory = await resolveNamed(repository, caller, request);
-      const name = { namespace: memory.namespace, key: memory.key, owner: memory.owner };
-      if (request.version === 0 && request.asOf === undefined) {
-        if (memory.deletedAt !== undefined) throw memoryNotFound(name, caller.subject);
-        if (isWithheld(memory.trust) && !request.includeQuarantined)
-          throw memoryWithheld(name, caller.subject, memory.version, memory.trust);
-        return memory;
-      }
-      const found = await repository.revision(
-        memory.id,
-        request.asOf === undefined ? { version: request.version } : { asOf: request.asOf },
-      );
-      const revision =
-        found === undefined ? undefined : revisionFor(found, memory.owner, caller.subject, isAdmin(caller));
-      // A redacted revision has no value to give: it answers as one that does not exist.
-      if (revision === undefined || revision.change === "delete" || revision.redacted) {
-        const when =
-          request.asOf === undefined ? `version ${request.version}` : `a value at ${request.asOf.toISOString()}`;
-        throw new ContextHubError("ENTRY_NOT_FOUND", `memory ${describeName(name, caller.subject)} has no ${when}`, {
-          remedy: "get_memory_history lists its versions",
-        });
-      }
-      if (isWithheld(revision.trust) && !request.includeQuarantined)
-        throw memoryWithheld(name, caller.subject, revision.version, revision.trust);
-      return {
-        id: memory.id,
-        namespace: memory.namespace,
-        key: memory.key,
-        owner: memory.owner,
-        createdAt: memory.createdAt,
-        version: revision.version,
-        visibility: revision.visibility,
-        kind: revision.kind,
-        tags: revision.tags,
-        valueType: revision.valueType,
-        value: revision.value,
-        contentHash: revision.contentHash,
-        updatedAt: revision.writtenAt,
-        updatedBy: revision.writtenBy,
-        trust: revision.trust,
-      };
-    },
-
-    async list(principal, request) {
-      const caller = requirePrincipal(principal, "context:read");
-      const limit = validateMemoryPage(request.limit);
-      const filter = {
-        namespace: request.namespace === "" ? "" : namespaceOf(request.namespace, caller.subject),
-        keyPrefix: request.keyPrefix,
-        kind: request.kind,
-        tag: request.tag.trim().toLowerCase(),
-        owner: request.owner,
-        after: decodeCursor(request.cursor),
-        includeQuarantined: request.includeQuarantined,
-      };
-      for (const [field, value] of [
-        ["key_prefix", filter.keyPrefix],
-        ["kind", filter.kind],
-        ["tag", filter.tag],
-        ["owner", filter.owner],
-      ] as const) {
-        if (value.length > memoryLimits.keyChars || value.includes("\u0000"))
-          throw invalidArgument(`${field} must be at most ${memoryLimits.keyChars} characters without NUL`);
-      }
-      const rows = await repository.list(caller, filter, limit);
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        memories: page,
-        nextCursor:
-          rows.length > limit && last !== undefined ? encodeCursor([last.namespace, last.key, last.owner]) : "",
-      };
-    },
-
-    async history(principal, request) {
-      const caller = requirePrincipal(principal, "context:read");
-      const limit = validateMemoryPage(request.limit);
-      if (request.offset > memoryLimits.maxHistoryOffset)
-        throw invalidArgument(`offset must be at most ${memoryLimits.maxHistoryOffset} (got ${request.offset})`);
-      const memory = await resolveNamed(repository, caller, request);
-      const revisions = await repository.revisions(memory.id, limit, request.offset);
-      return {
-        id: memory.id,
-        namespace: memory.namespace,
-        key: memory.key,
-        owner: memory.owner,
-        latestVersion: memory.version,
-        revisions: revisions
-          .slice(0, limit)
-          .map((revision) => revisionFor(revision, memory.owner, caller.subject, isAdmin(caller))),
-        hasMore: revisions.length > limit,
-        tombstone:
-          memory.deletedAt === undefined
-            ? undefined
-            : { deletedBy: memory.updatedBy, deletedAt: memory.deletedAt, reason: memory.deleteReason },
-      };
-    },
+    get: (principal, request) => getMemory(repository, principal, request),
+    list: (principal, request) => listMemories(repository, principal, request),
+    history: (principal, request) => memoryHistory(repository, principal, request),
   };
 }

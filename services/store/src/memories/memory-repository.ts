@@ -14,9 +14,9 @@ import type { IdempotencyStatements, RecordedCall } from "../idempotency/idempot
 import type { Visibility } from "../model/entry-values.js";
 import { createUuidV7 } from "../model/ids.js";
 import type { Principal } from "../model/principal.js";
-import type { TrustState } from "../model/trust.js";
 import type { PartTrust } from "../screen/part-screen.js";
 import type { CommittedChunk } from "../vectors/vector-index.js";
+import { readRevision, readRevisions } from "./memory-revisions.js";
 import { memoryColumns as columns, toMemoryRecord as toRecord, unmirrored, type MemoryRow } from "./memory-rows.js";
 import {
   memoryLimits,
@@ -87,6 +87,65 @@ export interface UnmirroredMemory extends MemoryRecord {
   tenant: string;
 }
 
+/** Inserts the caller's new memory at version 1, unless a concurrent put made it first (then undefined). */
+async function insertMemory(
+  tx: SqlExecutor,
+  principal: Principal,
+  name: MemoryName,
+  write: MemoryWrite,
+): Promise<MemoryRecord | undefined> {
+  const { rows } = await tx.query<MemoryRow>(
+    `INSERT INTO memories AS m (id, tenant, namespace, key, owner, visibility, kind, tags, value_type, value, content_hash, trust, trust_reasons, version, created_at, updated_at, updated_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1, now(), now(), $5)
+         ON CONFLICT ON CONSTRAINT memories_name_key DO NOTHING
+         RETURNING ${columns}`,
+    [
+      createUuidV7(),
+      principal.tenant,
+      name.namespace,
+      name.key,
+      name.owner,
+      write.visibility,
+      write.kind,
+      write.tags,
+      write.valueType,
+      write.value,
+      write.contentHash,
+      write.trust.state,
+      write.trust.reasons,
+    ],
+  );
+  return rows[0] === undefined ? undefined : toRecord(rows[0]);
+}
+
+/** Writes the next version of a locked memory (a revived tombstone included). */
+async function updateMemory(
+  tx: SqlExecutor,
+  principal: Principal,
+  id: string,
+  write: MemoryWrite,
+): Promise<MemoryRecord> {
+  const { rows } = await tx.query<MemoryRow>(
+    `UPDATE memories AS m SET visibility = $2, kind = $3, tags = $4, value_type = $5, value = $6, content_hash = $7, version = m.version + 1,
+           updated_at = now(), updated_by = $8, deleted_at = NULL, delete_reason = '', trust = $9, trust_reasons = $10
+         WHERE m.id = $1 RETURNING ${columns}`,
+    [
+      id,
+      write.visibility,
+      write.kind,
+      write.tags,
+      write.valueType,
+      write.value,
+      write.contentHash,
+      principal.subject,
+      write.trust.state,
+      write.trust.reasons,
+    ],
+  );
+  return toRecord(rows[0]!);
+}
+
+/** The statements of one memory write transaction over `tx`, writing the mirror entry through `entries`. */
 function createWriteScope(tx: SqlExecutor, entries: EntryWriteScope): MemoryWriteScope {
   return {
     // One audit and one idempotency for the memory and its mirror: the transaction's records, flushed once.
@@ -108,51 +167,9 @@ function createWriteScope(tx: SqlExecutor, entries: EntryWriteScope): MemoryWrit
       return rows[0] === undefined ? undefined : toStored(rows[0]);
     },
 
-    async insert(principal, name, write) {
-      const { rows } = await tx.query<MemoryRow>(
-        `INSERT INTO memories AS m (id, tenant, namespace, key, owner, visibility, kind, tags, value_type, value, content_hash, trust, trust_reasons, version, created_at, updated_at, updated_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 1, now(), now(), $5)
-         ON CONFLICT ON CONSTRAINT memories_name_key DO NOTHING
-         RETURNING ${columns}`,
-        [
-          createUuidV7(),
-          principal.tenant,
-          name.namespace,
-          name.key,
-          name.owner,
-          write.visibility,
-          write.kind,
-          write.tags,
-          write.valueType,
-          write.value,
-          write.contentHash,
-          write.trust.state,
-          write.trust.reasons,
-        ],
-      );
-      return rows[0] === undefined ? undefined : toRecord(rows[0]);
-    },
+    insert: (principal, name, write) => insertMemory(tx, principal, name, write),
 
-    async update(principal, id, write) {
-      const { rows } = await tx.query<MemoryRow>(
-        `UPDATE memories AS m SET visibility = $2, kind = $3, tags = $4, value_type = $5, value = $6, content_hash = $7, version = m.version + 1,
-           updated_at = now(), updated_by = $8, deleted_at = NULL, delete_reason = '', trust = $9, trust_reasons = $10
-         WHERE m.id = $1 RETURNING ${columns}`,
-        [
-          id,
-          write.visibility,
-          write.kind,
-          write.tags,
-          write.valueType,
-          write.value,
-          write.contentHash,
-          principal.subject,
-          write.trust.state,
-          write.trust.reasons,
-        ],
-      );
-      return toRecord(rows[0]!);
-    },
+    update: (principal, id, write) => updateMemory(tx, principal, id, write),
 
     async markDeleted(principal, id, reason) {
       const { rows } = await tx.query<MemoryRow>(
@@ -183,50 +200,6 @@ function createWriteScope(tx: SqlExecutor, entries: EntryWriteScope): MemoryWrit
   };
 }
 
-interface RevisionRow {
-  version: number;
-  change: "put" | "delete";
-  visibility: Visibility;
-  kind: string;
-  tags: string[];
-  value_type: MemoryValueType;
-  value: string;
-  content_hash: string;
-  written_by: string;
-  written_at: Date;
-  reason: string;
-  trust: TrustState;
-  trust_reasons: string[];
-  reviewed_by: string | null;
-  reviewed_at: Date | null;
-  review_note: string | null;
-}
-
-function toRevision(row: RevisionRow): MemoryRevision {
-  return {
-    version: row.version,
-    change: row.change,
-    visibility: row.visibility,
-    kind: row.kind,
-    tags: row.tags,
-    valueType: row.value_type,
-    value: row.value,
-    contentHash: row.content_hash,
-    writtenBy: row.written_by,
-    writtenAt: row.written_at,
-    reason: row.reason,
-    redacted: false,
-    trust: { state: row.trust, reasons: row.trust_reasons },
-    review:
-      row.reviewed_by === null || row.reviewed_at === null
-        ? null
-        : { by: row.reviewed_by, at: row.reviewed_at, note: row.review_note ?? "" },
-  };
-}
-
-const revisionColumns =
-  "v.version, v.change, v.visibility, v.kind, v.tags, v.value_type, v.value, v.content_hash, v.written_by, v.written_at, v.reason, v.trust, v.trust_reasons, v.reviewed_by, v.reviewed_at, v.review_note";
-
 /** Which memories a listing shows; empty strings do not filter. */
 export interface MemoryListFilter {
   namespace: string;
@@ -243,6 +216,44 @@ export interface MemoryListFilter {
 export interface MemoryRepositoryOptions {
   /** Told of the chunks a write transaction inserted for a mirror entry, once it has committed (see VectorIndex.chunksCommitted). */
   onChunksCommitted?: ((chunks: readonly CommittedChunk[]) => void) | undefined;
+}
+
+/** One page of the live memories the caller can see, in (namespace, key, owner) order; one more than `limit`. */
+async function listMemorySummaries(
+  db: SqlDatabase,
+  principal: Principal,
+  filter: MemoryListFilter,
+  limit: number,
+): Promise<MemorySummary[]> {
+  const params = createSqlParams();
+  const conditions = [
+    `m.tenant = ${params.add(principal.tenant)}`,
+    accessPredicate(principal, "m", params, "read"),
+    "m.deleted_at IS NULL",
+  ];
+  if (!filter.includeQuarantined) conditions.push("m.trust NOT IN ('quarantined', 'rejected')");
+  if (filter.namespace !== "") conditions.push(`m.namespace = ${params.add(filter.namespace)}`);
+  if (filter.keyPrefix !== "") conditions.push(`starts_with(m.key, ${params.add(filter.keyPrefix)})`);
+  if (filter.kind !== "") conditions.push(`m.kind = ${params.add(filter.kind)}`);
+  if (filter.tag !== "") conditions.push(`m.tags @> ARRAY[${params.add(filter.tag)}]::text[]`);
+  if (filter.owner !== "") conditions.push(`m.owner = ${params.add(filter.owner)}`);
+  if (filter.after !== undefined) {
+    conditions.push(
+      `(m.namespace, m.key, m.owner) > (${params.add(filter.after[0])}::text, ${params.add(filter.after[1])}::text, ${params.add(filter.after[2])}::text)`,
+    );
+  }
+  const preview = params.add(memoryLimits.previewChars);
+  const { rows } = await db.query<MemoryRow & { value_chars: number }>(
+    `SELECT ${columns.replace("m.value,", `left(m.value, ${preview}) AS value,`)}, char_length(m.value) AS value_chars
+         FROM ${memoryRows} m WHERE ${conditions.join(" AND ")}
+         ORDER BY m.namespace, m.key, m.owner LIMIT ${params.add(limit + 1)}`,
+    params.values,
+  );
+  return rows.map((row) => ({
+    ...toRecord(row),
+    valueChars: row.value_chars,
+    truncated: row.value_chars > row.value.length,
+  }));
 }
 
 /** The memory repository over a migrated database. */
@@ -294,61 +305,16 @@ export function createMemoryRepository(db: SqlDatabase, options: MemoryRepositor
     },
 
     /** The revision of a memory the caller already may read: by number, or the one current at `asOf`. */
-    async revision(memoryId: string, at: { version: number } | { asOf: Date }): Promise<MemoryRevision | undefined> {
-      const { rows } =
-        "version" in at
-          ? await db.query<RevisionRow>(
-              `SELECT ${revisionColumns} FROM memory_versions v WHERE v.memory_id = $1 AND v.version = $2`,
-              [memoryId, at.version],
-            )
-          : await db.query<RevisionRow>(
-              `SELECT ${revisionColumns} FROM memory_versions v WHERE v.memory_id = $1 AND v.written_at <= $2::timestamptz ORDER BY v.version DESC LIMIT 1`,
-              [memoryId, at.asOf.toISOString()],
-            );
-      return rows[0] === undefined ? undefined : toRevision(rows[0]);
-    },
+    revision: (memoryId: string, at: { version: number } | { asOf: Date }): Promise<MemoryRevision | undefined> =>
+      readRevision(db, memoryId, at),
 
     /** A page of a memory's revisions, newest first, one more than `limit` to tell whether more follow. */
-    async revisions(memoryId: string, limit: number, offset: number): Promise<MemoryRevision[]> {
-      const { rows } = await db.query<RevisionRow>(
-        `SELECT ${revisionColumns} FROM memory_versions v WHERE v.memory_id = $1 ORDER BY v.version DESC LIMIT $2 OFFSET $3`,
-        [memoryId, limit + 1, offset],
-      );
-      return rows.map(toRevision);
-    },
+    revisions: (memoryId: string, limit: number, offset: number): Promise<MemoryRevision[]> =>
+      readRevisions(db, memoryId, limit, offset),
 
     /** One page of the live memories the caller can see, in (namespace, key, owner) order; one more than `limit`. */
-    async list(principal: Principal, filter: MemoryListFilter, limit: number): Promise<MemorySummary[]> {
-      const params = createSqlParams();
-      const conditions = [
-        `m.tenant = ${params.add(principal.tenant)}`,
-        accessPredicate(principal, "m", params, "read"),
-        "m.deleted_at IS NULL",
-      ];
-      if (!filter.includeQuarantined) conditions.push("m.trust NOT IN ('quarantined', 'rejected')");
-      if (filter.namespace !== "") conditions.push(`m.namespace = ${params.add(filter.namespace)}`);
-      if (filter.keyPrefix !== "") conditions.push(`starts_with(m.key, ${params.add(filter.keyPrefix)})`);
-      if (filter.kind !== "") conditions.push(`m.kind = ${params.add(filter.kind)}`);
-      if (filter.tag !== "") conditions.push(`m.tags @> ARRAY[${params.add(filter.tag)}]::text[]`);
-      if (filter.owner !== "") conditions.push(`m.owner = ${params.add(filter.owner)}`);
-      if (filter.after !== undefined) {
-        conditions.push(
-          `(m.namespace, m.key, m.owner) > (${params.add(filter.after[0])}::text, ${params.add(filter.after[1])}::text, ${params.add(filter.after[2])}::text)`,
-        );
-      }
-      const preview = params.add(memoryLimits.previewChars);
-      const { rows } = await db.query<MemoryRow & { value_chars: number }>(
-        `SELECT ${columns.replace("m.value,", `left(m.value, ${preview}) AS value,`)}, char_length(m.value) AS value_chars
-         FROM ${memoryRows} m WHERE ${conditions.join(" AND ")}
-         ORDER BY m.namespace, m.key, m.owner LIMIT ${params.add(limit + 1)}`,
-        params.values,
-      );
-      return rows.map((row) => ({
-        ...toRecord(row),
-        valueChars: row.value_chars,
-        truncated: row.value_chars > row.value.length,
-      }));
-    },
+    list: (principal: Principal, filter: MemoryListFilter, limit: number): Promise<MemorySummary[]> =>
+      listMemorySummaries(db, principal, filter, limit),
   };
 }
 

@@ -175,6 +175,116 @@ function grantDetails(
     permissions: [...permissions],
   };
 }
+/** Grants `permission` on the target to the grantees in the open transaction, opening what the grants reach. */
+async function shareIn(
+  tx: EntryWriteScope,
+  caller: Principal,
+  target: SharingTarget,
+  grantees: readonly Grantee[],
+  permission: Permission,
+): Promise<ShareResult> {
+  if (target.kind === "collection") {
+    const collection = await lockOwnedCollection(tx, caller, target.collectionId);
+    const grants = await tx.grants.grantOnCollection(caller, collection, grantees);
+    const nowSharedIds = await tx.grants.makeCollectionShared(caller, collection);
+    tx.audit.record(caller.tenant, {
+      actor: caller.subject,
+      action: "collection.share",
+      outcome: "ok",
+      targetIds: [collection.id],
+      beforeHashes: [],
+      afterHashes: [],
+      details: { ...grantDetails(grantees, [permission]), now_shared: nowSharedIds },
+    });
+    return { grants, nowSharedIds };
+  }
+  if (target.kind === "thread") {
+    // Under the thread's lock, so no commit in the thread can slip between the grant and the flip and stay private.
+    await tx.lockThreads(caller, [target.threadId]);
+    const grants = await tx.grants.grantOnThread(caller, target.threadId, grantees, permission);
+    const nowSharedIds = await tx.grants.makeThreadShared(caller, target.threadId);
+    tx.audit.record(caller.tenant, {
+      actor: caller.subject,
+      action: "thread.share",
+      outcome: "ok",
+      targetIds: [target.threadId],
+      beforeHashes: [],
+      afterHashes: [],
+      details: { ...grantDetails(grantees, [permission]), now_shared: nowSharedIds },
+    });
+    return { grants, nowSharedIds };
+  }
+  const entries = await lockOwnedEntries(tx, caller, target.queries, "share it");
+  const nowSharedIds = await tx.grants.makeShared(
+    caller,
+    entries.filter((entry) => entry.visibility === "private").map((entry) => entry.id),
+  );
+  const grants = await tx.grants.grantOnEntries(caller, entries, grantees, permission);
+  tx.audit.record(caller.tenant, {
+    actor: caller.subject,
+    action: "entry.share",
+    outcome: "ok",
+    targetIds: entries.map((entry) => entry.id),
+    beforeHashes: entries.map((entry) => entry.contentHash),
+    afterHashes: entries.map((entry) => entry.contentHash),
+    details: { ...grantDetails(grantees, [permission]), now_shared: nowSharedIds },
+  });
+  return { grants, nowSharedIds };
+}
+
+/** Revokes the grants on the target matching the grantees and permissions in the open transaction. */
+async function unshareIn(
+  tx: EntryWriteScope,
+  caller: Principal,
+  target: SharingTarget,
+  grantees: readonly Grantee[] | undefined,
+  permissions: readonly Permission[],
+): Promise<UnshareResult> {
+  if (target.kind === "collection") {
+    const collection = await lockOwnedCollection(tx, caller, target.collectionId);
+    const revokedCount = await tx.grants.revokeOnCollection(caller, collection.id, grantees, permissions);
+    tx.audit.record(caller.tenant, {
+      actor: caller.subject,
+      action: "collection.unshare",
+      outcome: "ok",
+      targetIds: [collection.id],
+      beforeHashes: [],
+      afterHashes: [],
+      details: { ...grantDetails(grantees, permissions), revoked: revokedCount },
+    });
+    return { revokedCount };
+  }
+  if (target.kind === "thread") {
+    const revokedCount = await tx.grants.revokeOnThread(caller, target.threadId, grantees, permissions);
+    tx.audit.record(caller.tenant, {
+      actor: caller.subject,
+      action: "thread.unshare",
+      outcome: "ok",
+      targetIds: [target.threadId],
+      beforeHashes: [],
+      afterHashes: [],
+      details: { ...grantDetails(grantees, permissions), revoked: revokedCount },
+    });
+    return { revokedCount };
+  }
+  const entries = await lockOwnedEntries(tx, caller, target.queries, "change its sharing");
+  const revokedCount = await tx.grants.revokeOnEntries(
+    caller,
+    entries.map((entry) => entry.id),
+    grantees,
+    permissions,
+  );
+  tx.audit.record(caller.tenant, {
+    actor: caller.subject,
+    action: "entry.unshare",
+    outcome: "ok",
+    targetIds: entries.map((entry) => entry.id),
+    beforeHashes: [],
+    afterHashes: [],
+    details: { ...grantDetails(grantees, permissions), revoked: revokedCount },
+  });
+  return { revokedCount };
+}
 
 /**
  * The sharing service over the entry repository (grants live beside the
@@ -238,55 +348,7 @@ function createSharingOperations(
           return { target, grantees, permission: request.permission };
         },
         ({ target, grantees, permission }, scope) =>
-          within(scope, async (tx): Promise<ShareResult> => {
-            if (target.kind === "collection") {
-              const collection = await lockOwnedCollection(tx, caller, target.collectionId);
-              const grants = await tx.grants.grantOnCollection(caller, collection, grantees);
-              const nowSharedIds = await tx.grants.makeCollectionShared(caller, collection);
-              tx.audit.record(caller.tenant, {
-                actor: caller.subject,
-                action: "collection.share",
-                outcome: "ok",
-                targetIds: [collection.id],
-                beforeHashes: [],
-                afterHashes: [],
-                details: { ...grantDetails(grantees, [permission]), now_shared: nowSharedIds },
-              });
-              return { grants, nowSharedIds };
-            }
-            if (target.kind === "thread") {
-              // Under the thread's lock, so no commit in the thread can slip between the grant and the flip and stay private.
-              await tx.lockThreads(caller, [target.threadId]);
-              const grants = await tx.grants.grantOnThread(caller, target.threadId, grantees, permission);
-              const nowSharedIds = await tx.grants.makeThreadShared(caller, target.threadId);
-              tx.audit.record(caller.tenant, {
-                actor: caller.subject,
-                action: "thread.share",
-                outcome: "ok",
-                targetIds: [target.threadId],
-                beforeHashes: [],
-                afterHashes: [],
-                details: { ...grantDetails(grantees, [permission]), now_shared: nowSharedIds },
-              });
-              return { grants, nowSharedIds };
-            }
-            const entries = await lockOwnedEntries(tx, caller, target.queries, "share it");
-            const nowSharedIds = await tx.grants.makeShared(
-              caller,
-              entries.filter((entry) => entry.visibility === "private").map((entry) => entry.id),
-            );
-            const grants = await tx.grants.grantOnEntries(caller, entries, grantees, permission);
-            tx.audit.record(caller.tenant, {
-              actor: caller.subject,
-              action: "entry.share",
-              outcome: "ok",
-              targetIds: entries.map((entry) => entry.id),
-              beforeHashes: entries.map((entry) => entry.contentHash),
-              afterHashes: entries.map((entry) => entry.contentHash),
-              details: { ...grantDetails(grantees, [permission]), now_shared: nowSharedIds },
-            });
-            return { grants, nowSharedIds };
-          }),
+          within(scope, (tx) => shareIn(tx, caller, target, grantees, permission)),
       );
     },
 
@@ -306,52 +368,7 @@ function createSharingOperations(
           };
         },
         ({ target, grantees, permissions }, scope) =>
-          within(scope, async (tx): Promise<UnshareResult> => {
-            if (target.kind === "collection") {
-              const collection = await lockOwnedCollection(tx, caller, target.collectionId);
-              const revokedCount = await tx.grants.revokeOnCollection(caller, collection.id, grantees, permissions);
-              tx.audit.record(caller.tenant, {
-                actor: caller.subject,
-                action: "collection.unshare",
-                outcome: "ok",
-                targetIds: [collection.id],
-                beforeHashes: [],
-                afterHashes: [],
-                details: { ...grantDetails(grantees, permissions), revoked: revokedCount },
-              });
-              return { revokedCount };
-            }
-            if (target.kind === "thread") {
-              const revokedCount = await tx.grants.revokeOnThread(caller, target.threadId, grantees, permissions);
-              tx.audit.record(caller.tenant, {
-                actor: caller.subject,
-                action: "thread.unshare",
-                outcome: "ok",
-                targetIds: [target.threadId],
-                beforeHashes: [],
-                afterHashes: [],
-                details: { ...grantDetails(grantees, permissions), revoked: revokedCount },
-              });
-              return { revokedCount };
-            }
-            const entries = await lockOwnedEntries(tx, caller, target.queries, "change its sharing");
-            const revokedCount = await tx.grants.revokeOnEntries(
-              caller,
-              entries.map((entry) => entry.id),
-              grantees,
-              permissions,
-            );
-            tx.audit.record(caller.tenant, {
-              actor: caller.subject,
-              action: "entry.unshare",
-              outcome: "ok",
-              targetIds: entries.map((entry) => entry.id),
-              beforeHashes: [],
-              afterHashes: [],
-              details: { ...grantDetails(grantees, permissions), revoked: revokedCount },
-            });
-            return { revokedCount };
-          }),
+          within(scope, (tx) => unshareIn(tx, caller, target, grantees, permissions)),
       );
     },
   };
