@@ -38,6 +38,22 @@ export default tseslint.config(
     },
   },
   {
+    // Functions stay short enough to read at once: a production function has at most 80 lines of code (blank lines and
+    // comments aside); a longer one is split by concern into functions or modules named for what they do. Tests,
+    // test helpers and generated code are exempt, and so are applied migrations: they are frozen records of the schema.
+    files: ["**/src/**/*.ts"],
+    ignores: [
+      "**/*.test.ts",
+      "test/**",
+      "**/src/testing/**",
+      "proto/src/gen/**",
+      "services/store/src/db/migrations/**",
+    ],
+    rules: {
+      "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }],
+    },
+  },
+  {
     // Gateway layers: MCP tools and search orchestration → domain clients (clients/) → proto. Tools speak the domain;
     // proto stays behind the clients. Search's unit tests fake the peers' gRPC clients, so they may build proto messages.
     files: ["services/gateway/src/mcp/**/*.ts", "services/gateway/src/search/**/*.ts"],
