@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -17,6 +17,7 @@ import type { AllInOne } from "@context-hub/cli";
 import { readWrite, writeKeysFile } from "../support/principals.js";
 import { startGatewayOn, type TestGateway } from "./gateways.js";
 import { startMemoryHub } from "../support/memory-hub.js";
+import { readResults } from "../support/conformance-results.js";
 
 /**
  * Clients other than our own test helper against a running gateway: the
@@ -32,23 +33,6 @@ const require = createRequire(import.meta.url);
 const conformanceCli = require.resolve("@modelcontextprotocol/conformance/dist/index.js");
 const inspectorCli = require.resolve("@modelcontextprotocol/inspector-cli/build/index.js");
 const baselinePath = join(repository, "test/conformance/expected-failures.json");
-
-interface Check {
-  id: string;
-  status: "SUCCESS" | "FAILURE" | "WARNING" | "INFO" | "SKIPPED";
-  errorMessage?: string;
-}
-
-/** Each scenario's checks from a conformance results directory (`server-<scenario>-<timestamp>/checks.json`). */
-function readResults(dir: string): Map<string, Check[]> {
-  const results = new Map<string, Check[]>();
-  for (const name of readdirSync(dir)) {
-    const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(name)?.[1];
-    if (scenario !== undefined)
-      results.set(scenario, JSON.parse(readFileSync(join(dir, name, "checks.json"), "utf8")) as Check[]);
-  }
-  return results;
-}
 
 describe("third-party clients against a running gateway", () => {
   let hub: AllInOne;

