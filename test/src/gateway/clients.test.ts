@@ -17,7 +17,7 @@ import type { AllInOne } from "@context-hub/cli";
 import { readWrite, writeKeysFile } from "../support/principals.js";
 import { startGatewayOn, type TestGateway } from "./gateways.js";
 import { startMemoryHub } from "../support/memory-hub.js";
-import { readResults } from "../support/conformance-results.js";
+import { failedScenarios, failureDetail, readResults } from "../support/conformance-results.js";
 
 /**
  * Clients other than our own test helper against a running gateway: the
@@ -75,21 +75,10 @@ describe("third-party clients against a running gateway", () => {
     );
     const results = readResults(output);
     assert.ok(results.size >= 20, `the suite ran (${results.size} scenarios)`);
-    // As the suite counts it, a scenario fails on any FAILURE or WARNING check.
-    const failed = [...results]
-      .filter(([, checks]) => checks.some((check) => check.status === "FAILURE" || check.status === "WARNING"))
-      .map(([scenario]) => scenario);
+    const failed = failedScenarios(results);
     const unexpected = failed.filter((scenario) => !(scenario in baseline));
     const stale = Object.keys(baseline).filter((scenario) => results.has(scenario) && !failed.includes(scenario));
-    const detail = unexpected.map(
-      (scenario) =>
-        `${scenario}: ${results
-          .get(scenario)!
-          .filter((check) => check.status === "FAILURE" || check.status === "WARNING")
-          .map((check) => check.errorMessage ?? check.id)
-          .join("; ")}`,
-    );
-    assert.deepEqual(unexpected, [], `new conformance failures:\n${detail.join("\n")}`);
+    assert.deepEqual(unexpected, [], `new conformance failures:\n${failureDetail(results, unexpected)}`);
     assert.deepEqual(stale, [], "these scenarios pass now: remove them from test/conformance/expected-failures.json");
     for (const scenario of ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"])
       assert.ok(results.has(scenario) && !failed.includes(scenario), `${scenario} passes`);

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { AllInOne } from "@context-hub/cli";
 import { startMemoryHub } from "../support/memory-hub.js";
-import { readResults } from "../support/conformance-results.js";
+import { failedScenarios, failureDetail, readResults } from "../support/conformance-results.js";
 
 /**
  * The MCP conformance suite's 0.2 line against a running gateway. That line
@@ -74,21 +74,10 @@ async function runSuite(url: string, work: string, baselineFile: string, args: s
     (error: { code?: number; stdout?: string }) => ({ code: error.code ?? -1, stdout: error.stdout ?? "" }),
   );
   const results = readResults(output);
-  // As the suite counts it, a scenario fails on any FAILURE or WARNING check.
-  const failed = [...results]
-    .filter(([, checks]) => checks.some((check) => check.status === "FAILURE" || check.status === "WARNING"))
-    .map(([scenario]) => scenario);
+  const failed = failedScenarios(results);
   const unexpected = failed.filter((scenario) => !(scenario in baseline));
   const stale = Object.keys(baseline).filter((scenario) => !failed.includes(scenario));
-  const detail = unexpected.map(
-    (scenario) =>
-      `${scenario}: ${results
-        .get(scenario)!
-        .filter((check) => check.status === "FAILURE" || check.status === "WARNING")
-        .map((check) => check.errorMessage ?? check.id)
-        .join("; ")}`,
-  );
-  assert.deepEqual(unexpected, [], `new conformance failures:\n${detail.join("\n")}`);
+  assert.deepEqual(unexpected, [], `new conformance failures:\n${failureDetail(results, unexpected)}`);
   assert.deepEqual(stale, [], `these scenarios pass or no longer run: remove them from ${baselinePath}`);
   for (const scenario of mustPass) assert.ok(results.has(scenario) && !failed.includes(scenario), `${scenario} passes`);
   assert.equal(outcome.code, 0, outcome.stdout.slice(-2_000));

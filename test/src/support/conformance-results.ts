@@ -19,3 +19,24 @@ export function readResults(dir: string): Map<string, Check[]> {
   }
   return results;
 }
+
+/** The check statuses the suite counts as a scenario's failure. */
+const failing = (check: Check) => check.status === "FAILURE" || check.status === "WARNING";
+
+/** The scenarios that failed, as the suite counts it: any FAILURE or WARNING check. */
+export function failedScenarios(results: Map<string, Check[]>): string[] {
+  return [...results].filter(([, checks]) => checks.some(failing)).map(([scenario]) => scenario);
+}
+
+/** One line per scenario naming its failing checks, for an assertion's message. */
+export function failureDetail(results: Map<string, Check[]>, scenarios: readonly string[]): string {
+  return scenarios
+    .map(
+      (scenario) =>
+        `${scenario}: ${(results.get(scenario) ?? [])
+          .filter(failing)
+          .map((check) => check.errorMessage ?? check.id)
+          .join("; ")}`,
+    )
+    .join("\n");
+}
