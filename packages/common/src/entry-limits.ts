@@ -24,6 +24,8 @@ export const entryLimits = {
   promptArguments: 20,
   /** A prompt argument's name: a letter or `_`, then letters, digits or `_`. */
   promptArgumentNameChars: 64,
+  /** A prompt's name: a letter or `_`, then letters, digits, `_`, `.` or `-`. */
+  promptNameChars: 64,
   /** A prompt argument's description, after trimming. */
   promptArgumentDescriptionChars: 500,
   /** Artifacts one entry may link (hex SHA-256 of their bytes). */

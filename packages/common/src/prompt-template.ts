@@ -12,6 +12,13 @@
 /** An argument name: a letter or `_`, then up to 63 letters, digits or `_`. */
 export const promptArgumentNamePattern = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
+/**
+ * A prompt's name, which MCP `prompts/get` takes: a letter or `_`, then up to
+ * 63 letters, digits, `_`, `.` or `-`. The store also refuses a name of an
+ * entry id's form, since `prompts/get` takes entry ids too.
+ */
+export const promptNamePattern = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+
 /** A placeholder; group 1 is the argument's name. Global: use with matchAll or replace only. */
 const placeholderPattern = /\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]{0,63})[ \t]*\}\}/g;
 

@@ -26,6 +26,8 @@ export interface NewEntryInput {
   promptArguments?: readonly PromptArgumentInput[] | undefined;
   /** SHA-256s of the artifacts the entry links. */
   artifacts?: readonly string[] | undefined;
+  /** The name a prompt is got by (prompts/get), unique among its owner's prompts. */
+  promptName?: string | undefined;
 }
 
 /** An argument a prompt entry declares: its text's placeholder `{{name}}` takes the value. */
@@ -56,6 +58,8 @@ export interface EntryChange {
   promptArguments?: readonly PromptArgumentInput[] | undefined;
   /** Replaces the linked artifacts; empty removes them. */
   artifacts?: readonly string[] | undefined;
+  /** Replaces the prompt name; empty removes it. */
+  promptName?: string | undefined;
 }
 
 /** The read-back acknowledgement a caller gets once the write is durable. */

@@ -17,6 +17,7 @@ import type { AllInOne } from "@context-hub/cli";
 import { readWrite, writeKeysFile } from "../support/principals.js";
 import { startGatewayOn, type TestGateway } from "./gateways.js";
 import { startMemoryHub } from "../support/memory-hub.js";
+import { storeConformancePrompts } from "../support/conformance-prompts.js";
 import { failedScenarios, failureDetail, readResults } from "../support/conformance-results.js";
 
 /**
@@ -44,6 +45,7 @@ describe("third-party clients against a running gateway", () => {
     work = mkdtempSync(join(tmpdir(), "context-hub-clients-"));
     keys = writeKeysFile([{ name: "alice", tenant: "acme", subject: "alice", groups: ["eng"], scopes: readWrite }]);
     hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "none" });
+    await storeConformancePrompts(hub.url);
     secured = await startGatewayOn(hub, { CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: keys.path });
   });
   after(async () => {

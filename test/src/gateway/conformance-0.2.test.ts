@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { AllInOne } from "@context-hub/cli";
+import { storeConformancePrompts } from "../support/conformance-prompts.js";
 import { startMemoryHub } from "../support/memory-hub.js";
 import { failedScenarios, failureDetail, readResults } from "../support/conformance-results.js";
 
@@ -91,6 +92,7 @@ describe("MCP conformance 0.2 on Node 22 against a running gateway", () => {
   before(async () => {
     work = mkdtempSync(join(tmpdir(), "context-hub-conformance-"));
     hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "none" });
+    await storeConformancePrompts(hub.url);
   });
   after(async () => {
     await hub?.close();

@@ -25,6 +25,10 @@ export interface SearchFilterArgs {
   collection_id?: string | undefined;
   /** Not a tool argument: start_here sets it to leave the memories' mirror entries out of its entries. */
   exclude_memory_mirrors?: boolean | undefined;
+  /** Not a tool argument: prompts/get sets it to find the caller's own prompt of a name. */
+  prompt_name?: string | undefined;
+  /** Not a tool argument: only the caller's own entries. */
+  own_only?: boolean | undefined;
 }
 
 type OperatorName = MetadataOperator;
@@ -97,5 +101,7 @@ export function toEntryFilter(args: SearchFilterArgs): MessageInitShape<typeof s
     titlePrefix: args.title_prefix ?? "",
     collectionId: args.collection_id?.toLowerCase() ?? "",
     excludeMemoryMirrors: args.exclude_memory_mirrors ?? false,
+    promptName: args.prompt_name ?? "",
+    ownOnly: args.own_only ?? false,
   };
 }

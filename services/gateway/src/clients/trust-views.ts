@@ -165,6 +165,7 @@ export function toVersionView(version: storeV1.EntryVersion) {
     valid_to: iso(version.validTo),
     kind: version.kind,
     title: version.title === "" ? null : version.title,
+    prompt_name: version.promptName === "" ? null : version.promptName,
     prompt_arguments: toPromptArgumentViews(version.promptArguments),
     artifacts: version.artifacts,
   };

@@ -71,6 +71,7 @@ function toProtoEntry(entry: NewEntryInput): MessageInitShape<typeof storeV1.New
     title: entry.title ?? "",
     promptArguments: toProtoPromptArguments(entry.promptArguments ?? []),
     artifacts: [...(entry.artifacts ?? [])],
+    promptName: entry.promptName ?? "",
   };
 }
 
@@ -106,6 +107,7 @@ function toProtoUpdate({
       ? {}
       : { promptArguments: { arguments: toProtoPromptArguments(change.promptArguments) } }),
     ...(change.artifacts === undefined ? {} : { artifacts: { sha256: [...change.artifacts] } }),
+    ...(change.promptName === undefined ? {} : { promptName: change.promptName }),
   };
 }
 

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { describeImageBytes, detectImageType, entryLimits, imageMimeTypes } from "@context-hub/common";
 import { jsonShapeProblem, maxJsonDepth } from "./json-shape.js";
-import { promptArgumentsSchema } from "./prompt-argument-schemas.js";
+import { promptArgumentsSchema, promptNameSchema } from "./prompt-argument-schemas.js";
 
 /** Limits every tool enforces before anything reaches a worker or the store: the store's own, from @context-hub/common. */
 export const limits = {
@@ -241,6 +241,11 @@ export const kindFields = {
     .refine((value) => !/[\r\n\u2028\u2029]/.test(value), "title must be one line")
     .optional()
     .describe("A one-line title, shown in every result and filterable by title_prefix; empty: none."),
+  prompt_name: promptNameSchema
+    .optional()
+    .describe(
+      'Only with kind "prompt": the name you get it by in MCP prompts/get (to everyone else who may read it, it is listed under its entry id); unique among your prompts.',
+    ),
   prompt_arguments: promptArgumentsSchema
     .optional()
     .describe(

@@ -23,6 +23,10 @@ const entryCommon = {
   content_type: z.string(),
   kind: z.string().describe('What the entry is: "note", "document", "prompt", "plan", "report" or a configured kind.'),
   title: z.string().nullable().describe("The entry's title; null when it has none."),
+  prompt_name: z
+    .string()
+    .nullable()
+    .describe("A prompt's name, which its owner gets it by in prompts/get; null when it has none."),
   prompt_arguments: z.array(promptArgumentOutput).describe("A prompt's declared arguments; empty for other kinds."),
   artifacts: z
     .array(z.string())
@@ -271,6 +275,7 @@ const versionOutput = z.object({
   valid_to: z.string().nullable(),
   kind: z.string().describe("The kind this version had."),
   title: z.string().nullable().describe("The title this version had; null for none, and when redacted."),
+  prompt_name: z.string().nullable().describe("The prompt name this version had; null for none, and when redacted."),
   prompt_arguments: z.array(promptArgumentOutput).describe("The prompt arguments this version declared."),
   artifacts: z.array(z.string()).describe("The artifacts this version linked (SHA-256s); a restore brings them back."),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { entryLimits, promptArgumentNamePattern } from "@context-hub/common";
+import { entryLimits, promptArgumentNamePattern, promptNamePattern } from "@context-hub/common";
 
 /** One argument a prompt entry declares; the store holds it to the same bounds. */
 const promptArgumentSchema = z
@@ -35,3 +35,15 @@ export const promptArgumentsSchema = z
     (list) => new Set(list.map((argument) => argument.name)).size === list.length,
     "prompt argument names must be unique",
   );
+
+const entryIdForm = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A prompt's name: what prompts/get takes for it. The store holds it to the same rule. */
+export const promptNameSchema = z
+  .string()
+  .max(entryLimits.promptNameChars, `a prompt name is at most ${entryLimits.promptNameChars} characters`)
+  .regex(
+    promptNamePattern,
+    `a prompt name is a letter or "_", then up to ${entryLimits.promptNameChars - 1} letters, digits, "_", "." or "-"`,
+  )
+  .refine((value) => !entryIdForm.test(value), "a prompt name must not have an entry id's form");

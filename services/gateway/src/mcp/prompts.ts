@@ -5,11 +5,19 @@
  * filtered by kind `prompt`, a fetch by id), so the access predicate and
  * trust states hold exactly as for every tool. SDK-neutral: both server
  * generations register these handlers.
+ *
+ * A prompt is known by its entry id, and to its owner also by the name the
+ * owner gave it (`prompt_name`, unique among the owner's prompts): names are
+ * each owner's own, so one caller's listing never holds two prompts of one
+ * name and no name says anything of prompts the caller cannot read. A
+ * rendered prompt is its filled-in text, then its images, then the files it
+ * links as embedded resources (entry-artifacts.ts).
  */
-import { renderPromptTemplate, type Logger } from "@context-hub/common";
-import { gatewayClientsFor } from "../clients/gateway-clients.js";
+import { isContextHubError, promptNamePattern, renderPromptTemplate, type Logger } from "@context-hub/common";
+import { gatewayClientsFor, type GatewayClients } from "../clients/gateway-clients.js";
 import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
+import { entryArtifactUri, readLinkedArtifact, toArtifactContents, type ArtifactContents } from "./entry-artifacts.js";
 import { describeEntry, entryIdPattern, optional, pageOfEntries } from "./entry-listing.js";
 import { invalidParams, McpRequestError, toRequestError } from "./request-errors.js";
 import { neutraliseMarkers } from "./untrusted-text.js";
@@ -31,11 +39,22 @@ export type ListedPrompt = {
   arguments: { name: string; description?: string; required: boolean }[];
 };
 
+/** One message of a rendered prompt: its text, one of its images, or a file it links. */
+export type PromptContent =
+  | { type: "text"; text: string }
+  | { type: "image"; data: string; mimeType: string }
+  | { type: "resource"; resource: ArtifactContents }
+  | { type: "resource_link"; uri: string; name: string; mimeType: string; size: number };
+
 /** The result of prompts/get (a type, not an interface: the SDKs' result types carry an index signature). */
 export type RenderedPrompt = {
   description?: string;
-  messages: { role: "user"; content: { type: "text"; text: string } }[];
+  messages: { role: "user"; content: PromptContent }[];
 };
+
+/** Bytes of linked files a rendered prompt embeds, each and in all; a larger file is linked instead (resource_link). */
+const embeddedFileBytes = 1024 * 1024;
+const embeddedBytesPerPrompt = 4 * 1024 * 1024;
 
 function toListedArguments(list: readonly PromptArgumentView[]) {
   return list.map((argument) => ({
@@ -84,6 +103,97 @@ function checkArguments(
   return values;
 }
 
+/** A prompt entry as a by-id fetch gives it, images included. */
+type PromptEntry = Awaited<ReturnType<GatewayClients["entries"]["get"]>>["entries"][number];
+
+/**
+ * The prompt `name` names for the caller: an entry id, or the name of one of
+ * the caller's own prompts. Undefined when it names none the caller may read.
+ */
+async function findPrompt(
+  clients: GatewayClients,
+  principal: Principal,
+  name: string,
+): Promise<PromptEntry | undefined> {
+  let id = name;
+  if (!entryIdPattern.test(name)) {
+    const named = await clients.entries.list(
+      principal,
+      { kind: "prompt", prompt_name: name, own_only: true },
+      { limit: 1, offset: 0 },
+    );
+    const [listed] = named.results;
+    if (listed === undefined) return undefined;
+    id = listed.id;
+  }
+  const found = await clients.entries.get(principal, { ids: [id], includeImages: true, includeQuarantined: false });
+  const [entry] = found.entries;
+  return entry?.kind === "prompt" ? entry : undefined;
+}
+
+/**
+ * The files a prompt links, as messages: each embedded whole while the
+ * prompt's embedded bytes stay within bounds, else linked by its URI. A file
+ * the caller may not read (its owner dropped it since) is left out, as any
+ * file never stored.
+ */
+async function linkedFileMessages(clients: GatewayClients, principal: Principal, entry: PromptEntry) {
+  const messages: RenderedPrompt["messages"] = [];
+  let budget = embeddedBytesPerPrompt;
+  for (const sha256 of entry.artifacts) {
+    const uri = entryArtifactUri(entry.id, sha256);
+    let linked;
+    try {
+      linked = await readLinkedArtifact(
+        clients.artifacts,
+        principal,
+        entry,
+        sha256,
+        Math.min(embeddedFileBytes, budget),
+      );
+    } catch (error) {
+      if (isContextHubError(error) && error.code === "ENTRY_NOT_FOUND") continue;
+      throw error;
+    }
+    if (linked === undefined) continue;
+    const { artifact, data } = linked;
+    const mimeType = artifact.media_type === "" ? "application/octet-stream" : artifact.media_type;
+    if (data === undefined) {
+      const name = artifact.filename === "" ? sha256 : artifact.filename;
+      messages.push({ role: "user", content: { type: "resource_link", uri, name, mimeType, size: artifact.size } });
+      continue;
+    }
+    budget -= data.byteLength;
+    messages.push({ role: "user", content: { type: "resource", resource: toArtifactContents(uri, artifact, data) } });
+  }
+  return messages;
+}
+
+/** A prompt rendered with `values`: its text, its images, then the files it links. */
+async function renderPrompt(
+  clients: GatewayClients,
+  principal: Principal,
+  entry: PromptEntry,
+  values: ReadonlyMap<string, string>,
+): Promise<RenderedPrompt> {
+  const images = entry.images.flatMap((image) =>
+    image.data === undefined
+      ? []
+      : [{ role: "user" as const, content: { type: "image" as const, data: image.data, mimeType: image.mime_type } }],
+  );
+  return {
+    ...optional(
+      "description",
+      entry.title === null ? describeEntry(entry.summary, entry.text) : neutraliseMarkers(entry.title),
+    ),
+    messages: [
+      { role: "user", content: { type: "text", text: renderPromptTemplate(entry.text, values) } },
+      ...images,
+      ...(await linkedFileMessages(clients, principal, entry)),
+    ],
+  };
+}
+
 /** The prompt handlers bound to one caller. */
 export interface PromptHandlers {
   list(cursor: string | undefined): Promise<{ prompts: ListedPrompt[]; nextCursor?: string }>;
@@ -97,13 +207,14 @@ export interface PromptHandlers {
  */
 export function promptHandlersFor(principal: Principal, peers: Peers, logger: Logger): PromptHandlers | undefined {
   if (!principal.scopes.includes(promptScope)) return undefined;
-  const entries = gatewayClientsFor(peers).entries;
+  const clients = gatewayClientsFor(peers);
   return {
     async list(cursor) {
       try {
-        const page = await pageOfEntries(entries, principal, { kind: "prompt" }, cursor, "prompts/list");
+        const page = await pageOfEntries(clients.entries, principal, { kind: "prompt" }, cursor, "prompts/list");
         const prompts = page.results.map((entry) => ({
-          name: entry.id,
+          // Names are their owners' own: every other reader knows a prompt by its entry id.
+          name: entry.prompt_name !== null && entry.owner === principal.subject ? entry.prompt_name : entry.id,
           ...(entry.title === null ? {} : { title: neutraliseMarkers(entry.title) }),
           ...optional("description", describeEntry(entry.summary, entry.preview)),
           arguments: toListedArguments(entry.prompt_arguments),
@@ -116,18 +227,13 @@ export function promptHandlersFor(principal: Principal, peers: Peers, logger: Lo
 
     async get(name, args) {
       try {
-        if (!entryIdPattern.test(name)) throw unknownPrompt(name);
-        const found = await entries.get(principal, { ids: [name], includeImages: false, includeQuarantined: false });
-        const [entry] = found.entries;
-        if (entry === undefined || entry.kind !== "prompt") throw unknownPrompt(name);
+        const entry =
+          promptNamePattern.test(name) || entryIdPattern.test(name)
+            ? await findPrompt(clients, principal, name)
+            : undefined;
+        if (entry === undefined) throw unknownPrompt(name);
         const values = checkArguments(name, entry.prompt_arguments, args ?? {});
-        return {
-          ...optional(
-            "description",
-            entry.title === null ? describeEntry(entry.summary, entry.text) : neutraliseMarkers(entry.title),
-          ),
-          messages: [{ role: "user", content: { type: "text", text: renderPromptTemplate(entry.text, values) } }],
-        };
+        return await renderPrompt(clients, principal, entry, values);
       } catch (error) {
         throw toRequestError(error, logger, "prompts/get");
       }

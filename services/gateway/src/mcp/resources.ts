@@ -2,7 +2,7 @@
  * The entries a caller may read, served as MCP resources: `resources/list`
  * pages through them, `resources/templates/list` names the URI forms, and
  * `resources/read` returns an entry's text (with its images as blobs), a kept
- * version's text, or one image. Every read goes through the store's ordinary
+ * version's text, one image, or one file the entry links (entry-artifacts.ts). Every read goes through the store's ordinary
  * listing, fetch and history, so the access predicate and trust states hold
  * exactly as for the tools; quarantined entries are not served. The text
  * read is stored text, data rather than instructions, and is served fenced
@@ -14,6 +14,7 @@ import { isContextHubError, type Logger } from "@context-hub/common";
 import { gatewayClientsFor, type GatewayClients } from "../clients/gateway-clients.js";
 import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
+import { readLinkedArtifact, toArtifactContents } from "./entry-artifacts.js";
 import { describeEntry, entryIdPattern, optional, pageOfEntries } from "./entry-listing.js";
 import { internalError, invalidParams, McpRequestError, toRequestError } from "./request-errors.js";
 import { createFenceNonce, fenceStoredText, neutraliseMarkers } from "./untrusted-text.js";
@@ -22,6 +23,9 @@ import { createFenceNonce, fenceStoredText, neutraliseMarkers } from "./untruste
 export const resourceScope = "context:read";
 
 const entriesRoot = "context-hub://entries/";
+
+/** The largest linked file resources/read returns in one reply. */
+const artifactReadBytes = 8 * 1024 * 1024;
 const textMimeType = "text/markdown";
 
 /** The longest name a listed entry without a title gets from the start of its text. */
@@ -61,8 +65,8 @@ export type ResourceTemplate = {
 
 /** One item of a resources/read result: text, or base64 bytes. */
 export type ResourceContents =
-  | { uri: string; mimeType: string; text: string; _meta: Record<string, unknown> }
-  | { uri: string; mimeType: string; blob: string };
+  | { uri: string; mimeType: string; text: string; _meta?: Record<string, unknown> }
+  | { uri: string; mimeType: string; blob: string; _meta?: Record<string, unknown> };
 
 /** A fixed document served as a resource to every reader, e.g. the REST API's OpenAPI document. */
 export interface StaticResource {
@@ -100,15 +104,23 @@ export const resourceTemplates: readonly ResourceTemplate[] = [
     title: "Entry image",
     description: "One image of an entry you may read, by its position (from 0), as a blob of its own type.",
   },
+  {
+    uriTemplate: `${entriesRoot}{id}/artifacts/{sha256}`,
+    name: "entry-artifact",
+    title: "Linked file",
+    description: `A file an entry you may read links (its artifacts list gives the SHA-256s), as stored: text for a textual media type in UTF-8, else a blob; up to ${artifactReadBytes / 1024 / 1024} MiB (GET /artifacts/{sha256} serves larger ones).`,
+  },
 ];
 
 /** Where a URI points. */
 type ResourceAddress =
   | { form: "entry"; id: string }
   | { form: "version"; id: string; version: number }
-  | { form: "image"; id: string; ordinal: number };
+  | { form: "image"; id: string; ordinal: number }
+  | { form: "artifact"; id: string; sha256: string };
 
-const uriPattern = /^context-hub:\/\/entries\/([^/?#]+)(?:\/(versions|images)\/(0|[1-9][0-9]{0,8}))?$/;
+const uriPattern =
+  /^context-hub:\/\/entries\/([^/?#]+)(?:\/(versions|images)\/(0|[1-9][0-9]{0,8})|\/artifacts\/([0-9a-f]{64}))?$/;
 
 /**
  * The entry, version or image a URI names. A URI of no form this server
@@ -125,6 +137,7 @@ function parseResourceUri(uri: string): ResourceAddress {
       `invalid resource URI ${JSON.stringify(uri.slice(0, 200))}: Context Hub serves ${resourceTemplates.map((template) => template.uriTemplate).join(", ")}, with a full lower-case entry id (resources/list gives the URIs)`,
       { uri },
     );
+  if (match[4] !== undefined) return { form: "artifact", id, sha256: match[4] };
   const number = match[3] === undefined ? undefined : Number(match[3]);
   if (number === undefined) return { form: "entry", id };
   if (match[2] === "versions") {
@@ -252,6 +265,25 @@ async function readImage(reader: EntryReader, uri: string, id: string, ordinal: 
   return [{ uri, mimeType: image.mime_type, blob: image.data }];
 }
 
+/** A file the entry links, when the caller may read the entry and the file; at most `artifactReadBytes`. */
+async function readArtifact(reader: EntryReader, uri: string, id: string, sha256: string): Promise<ResourceContents[]> {
+  const entry = await currentEntry(reader, uri, id, false);
+  let linked;
+  try {
+    linked = await readLinkedArtifact(reader.clients.artifacts, reader.principal, entry, sha256, artifactReadBytes);
+  } catch (error) {
+    if (isContextHubError(error) && error.code === "ENTRY_NOT_FOUND") throw resourceNotFound(uri);
+    throw error;
+  }
+  if (linked === undefined) throw resourceNotFound(uri);
+  if (linked.data === undefined)
+    throw new McpRequestError(
+      internalError,
+      `${uri} is ${linked.artifact.size} bytes, more than one reply carries (${artifactReadBytes} bytes): download it from GET /artifacts/${sha256}?owner=${encodeURIComponent(entry.owner)}`,
+    );
+  return [{ ...toArtifactContents(uri, linked.artifact, linked.data), _meta: { filename: linked.artifact.filename } }];
+}
+
 /** A page of the entries the caller may read, as resources; the fixed documents head the first page. */
 async function listEntries(
   { principal, clients }: EntryReader,
@@ -319,7 +351,9 @@ export function resourceHandlersFor(
             ? await readEntry(reader, uri, address.id)
             : address.form === "version"
               ? await readVersion(reader, uri, address.id, address.version)
-              : await readImage(reader, uri, address.id, address.ordinal);
+              : address.form === "image"
+                ? await readImage(reader, uri, address.id, address.ordinal)
+                : await readArtifact(reader, uri, address.id, address.sha256);
         return { contents };
       } catch (error) {
         throw toRequestError(error, logger, "resources/read");

@@ -84,6 +84,10 @@ const changeFields = {
     "Replaces a prompt's declared arguments; [] removes them. Every {{name}} in the text must stay declared.",
   ),
   artifacts: kindFields.artifacts.describe("Replaces the linked artifacts; [] removes them."),
+  prompt_name: z
+    .union([kindFields.prompt_name.unwrap(), z.literal("")])
+    .optional()
+    .describe("Replaces a prompt's name; an empty string removes it. Only the owner may change it."),
   expected_version: z
     .number()
     .int()
@@ -105,9 +109,10 @@ const hasChange = (change: Record<string, unknown>) =>
     "title",
     "prompt_arguments",
     "artifacts",
+    "prompt_name",
   ].some((field) => change[field] !== undefined);
 const changeRequired =
-  "give at least one of text, metadata, tags, images, visibility, valid_from, valid_to, kind, title, prompt_arguments or artifacts to change";
+  "give at least one of text, metadata, tags, images, visibility, valid_from, valid_to, kind, title, prompt_arguments, artifacts or prompt_name to change";
 
 export const updateContextInput = z
   .object({

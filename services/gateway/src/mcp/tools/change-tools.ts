@@ -31,6 +31,7 @@ interface ChangeArgs {
   title?: string | undefined;
   prompt_arguments?: PromptArgumentInput[] | undefined;
   artifacts?: string[] | undefined;
+  prompt_name?: string | undefined;
   expected_version?: number | undefined;
 }
 
@@ -52,6 +53,7 @@ function toChange(args: ChangeArgs): EntryChange {
     title: args.title,
     promptArguments: args.prompt_arguments,
     artifacts: args.artifacts,
+    promptName: args.prompt_name,
   };
 }
 

@@ -100,7 +100,7 @@ export const restoreContextVersionTool = defineTool({
   name: "restore_context_version",
   title: "Restore a context version",
   description: [
-    "Make an earlier version of an entry current again: its text, metadata, tags, kind, title and valid-time interval (valid_from, valid_to) become a new version (visibility and images stay as they are), and the version it replaces stays in the history.",
+    "Make an earlier version of an entry current again: its text, metadata, tags, kind, title, prompt name and arguments, and valid-time interval (valid_from, valid_to) become a new version (visibility and images stay as they are), and the version it replaces stays in the history.",
     "The restored text is re-embedded and re-summarised before it is stored, so searches find the restored text and no longer the replaced one.",
     "Needs write access to the entry. Pass expected_version to restore only if nobody changed the entry since you looked.",
   ].join(" "),

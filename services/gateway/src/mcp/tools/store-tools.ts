@@ -20,6 +20,7 @@ interface EntryArgs {
   title?: string | undefined;
   prompt_arguments?: PromptArgumentInput[] | undefined;
   artifacts?: string[] | undefined;
+  prompt_name?: string | undefined;
 }
 
 /** An optional ISO 8601 instant (null: an open end) as a Date; the input schema has checked it parses. */
@@ -44,6 +45,7 @@ export function toNewEntry(args: EntryArgs): NewEntryInput {
     title: args.title,
     promptArguments: args.prompt_arguments,
     artifacts: args.artifacts,
+    promptName: args.prompt_name,
   };
 }
 
