@@ -24,9 +24,10 @@ import { readWrite, writeKeysFile } from "../support/principals.js";
  * arguments, and prompts/get of a hidden prompt answers byte for byte as a
  * name that never existed; so are the resource methods: resources/list,
  * resources/read of the caller's entries and kept versions, and
- * resources/read of a hidden entry or version, byte for byte as a URI that
- * never existed. Collections too: alice's collection holds members she
- * can no longer see (bob's entries, shared with her while she added them,
+ * resources/read of a hidden entry, version or linked file, byte for byte as
+ * a URI that never existed; and prompts/get by a hidden prompt's name (names
+ * are their owners' own) answers as a name never given. Collections too:
+ * alice's collection holds members she can no longer see (bob's entries, shared with her while she added them,
  * then unshared) and bob keeps private collections under its very name;
  * neither list_collections, get_collection (its ranks, counts and cursors)
  * nor a search by collection_id may move. Memories too: the hidden
@@ -65,6 +66,10 @@ interface Scenario {
   hiddenPromptAnswers: string[];
   /** prompts/get of a name that never existed, normalised. */
   ghostPromptAnswer: string;
+  /** prompts/get by each hidden prompt's own name, the name normalised. */
+  hiddenPromptNameAnswers: string[];
+  /** prompts/get by a name never given, the name normalised. */
+  ghostPromptNameAnswer: string;
   /** resources/read of each hidden entry and of its first version, normalised. */
   hiddenResourceAnswers: string[];
   /** resources/read of an entry that never existed, and of its first version, normalised. */
@@ -152,6 +157,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       title: "Falcon crew brief",
       prompt_arguments: [{ name: "topic", description: "What the brief covers", required: true }],
     };
+    const hiddenPromptNames: string[] = [];
     // Made before any planting, so that hidden members can be put in it on both sides of the visible ones.
     const picks = (
       await callOk<{ collection: { collection_id: string } }>(alice, "create_collection", { name: "Falcon picks" })
@@ -159,11 +165,21 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
     const plant = async (count: number, round: string) => {
       if (count === 0) return;
       // A prompt of each hidden kind under alice's very title and arguments: bob's private one, globex's tenant-wide one.
+      // Each under a name of its owner's, which means nothing to alice: names are their owners' own.
+      const promptName = `falcon_brief_${round}`;
+      hiddenPromptNames.push(promptName);
       hiddenPrompts.push(
-        (await callOk<Ack>(bob, "store_context", { ...crewBrief, text: `${crewBrief.text} (${round})` })).context_id,
+        (
+          await callOk<Ack>(bob, "store_context", {
+            ...crewBrief,
+            prompt_name: promptName,
+            text: `${crewBrief.text} (${round})`,
+          })
+        ).context_id,
         (
           await callOk<Ack>(globexAlice, "store_context", {
             ...crewBrief,
+            prompt_name: promptName,
             text: `${crewBrief.text} (${round})`,
             visibility: "tenant",
           })
@@ -312,7 +328,7 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       kind: "plan",
       title: "Falcon launch plan",
     });
-    const brief = await store("brief", alice, crewBrief);
+    const brief = await store("brief", alice, { ...crewBrief, prompt_name: "falcon_brief" });
     const weather = await store("weather-prompt", bob, {
       ...crewBrief,
       text: "Read the falcon launch weather for {{hour}}.",
@@ -381,6 +397,8 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       filename: "plan.txt",
       media_type: "text/plain",
     });
+    // alice's prompt links her file: prompts/get embeds it, resources/read serves it at the prompt's URI.
+    await callOk(alice, "update_context", { context_id: brief, artifacts: [sha256Of(planFile)] });
     const handoff = await callOk<{ handoff: { id: string } }>(bob, "create_handoff", {
       to_subject: "alice",
       title: "Falcon weather watch",
@@ -575,6 +593,12 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ["alice", alice, "prompts/list", () => alice.listPrompts({})],
       ["alice", alice, "prompts/get", () => alice.getPrompt({ name: brief, arguments: { topic: "the dawn window" } })],
       ["alice", alice, "prompts/get", () => alice.getPrompt({ name: brief, arguments: {} })],
+      [
+        "alice",
+        alice,
+        "prompts/get",
+        () => alice.getPrompt({ name: "falcon_brief", arguments: { topic: "the dawn window" } }),
+      ],
       ["alice", alice, "prompts/get", () => alice.getPrompt({ name: weather, arguments: { hour: "05:00" } })],
       ["alice", alice, "prompts/get", () => alice.getPrompt({ name: ghost, arguments: { topic: "x" } })],
       ["rev", rev, "prompts/list", () => rev.listPrompts({})],
@@ -591,6 +615,12 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
     const hiddenPromptAnswers: string[] = [];
     for (const id of hiddenPrompts)
       hiddenPromptAnswers.push(await prompt(() => alice.getPrompt({ name: id, arguments: { topic: "x" } })));
+    // By name: a hidden prompt's name reads as a name never given (the name itself normalised).
+    const byName = async (name: string) =>
+      (await prompt(() => alice.getPrompt({ name, arguments: { topic: "x" } }))).split(name).join("<name>");
+    const ghostPromptNameAnswer = await byName("falcon_brief_never");
+    const hiddenPromptNameAnswers: string[] = [];
+    for (const name of hiddenPromptNames) hiddenPromptNameAnswers.push(await byName(name));
     // The MCP resource methods, answered the same way.
     const entry = (id: string) => `context-hub://entries/${id}`;
     const resourceCalls: [string, Client, string, () => Promise<unknown>][] = [
@@ -602,6 +632,12 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ["alice", alice, "resources/read", () => alice.readResource({ uri: `${entry(briefing)}/versions/1` })],
       ["alice", alice, "resources/read", () => alice.readResource({ uri: entry(own) })],
       ["alice", alice, "resources/read", () => alice.readResource({ uri: entry(ghost) })],
+      [
+        "alice",
+        alice,
+        "resources/read",
+        () => alice.readResource({ uri: `${entry(brief)}/artifacts/${sha256Of(planFile)}` }),
+      ],
       ["rev", rev, "resources/list", () => rev.listResources({})],
       ["root", root, "resources/list", () => root.listResources({})],
     ];
@@ -612,7 +648,10 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
         label: `${caller} ${method} #${answers.length}`,
         shown: await prompt(call),
       });
-    const readBoth = (id: string) => [entry(id), `${entry(id)}/versions/1`].map((uri) => alice.readResource({ uri }));
+    const readBoth = (id: string) =>
+      [entry(id), `${entry(id)}/versions/1`, `${entry(id)}/artifacts/${sha256Of(bobsSecretFile)}`].map((uri) =>
+        alice.readResource({ uri }),
+      );
     const ghostResourceAnswers = await Promise.all(readBoth(ghost).map((call) => prompt(() => call)));
     const hiddenResourceAnswers: string[] = [];
     for (const id of hiddenPrompts)
@@ -644,6 +683,8 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       readTools,
       hiddenPromptAnswers,
       ghostPromptAnswer,
+      hiddenPromptNameAnswers,
+      ghostPromptNameAnswer,
       hiddenResourceAnswers,
       ghostResourceAnswers,
       hiddenMirrorAnswers,
@@ -706,9 +747,12 @@ for (const backend of backends) {
         assert.ok(planted.hiddenPromptAnswers.length >= 2, "a hidden prompt of each kind is asked for");
         for (const shown of planted.hiddenPromptAnswers) assert.equal(shown, planted.ghostPromptAnswer);
         assert.match(planted.ghostPromptAnswer, /-32602/);
-        assert.equal(planted.hiddenResourceAnswers.length, planted.hiddenPromptAnswers.length * 2);
+        assert.ok(planted.hiddenPromptNameAnswers.length >= 1, "a hidden prompt's name is asked for");
+        for (const shown of planted.hiddenPromptNameAnswers) assert.equal(shown, planted.ghostPromptNameAnswer);
+        assert.match(planted.ghostPromptNameAnswer, /-32602/);
+        assert.equal(planted.hiddenResourceAnswers.length, planted.hiddenPromptAnswers.length * 3);
         for (const [index, shown] of planted.hiddenResourceAnswers.entries())
-          assert.equal(shown, planted.ghostResourceAnswers[index % 2]);
+          assert.equal(shown, planted.ghostResourceAnswers[index % 3]);
         assert.match(planted.ghostResourceAnswers[0]!, /resource not found/);
         // bob's private memories and globex's: at least one of each kind is planted.
         assert.ok(planted.hiddenMirrorAnswers.length >= 2 * planted.ghostMirrorAnswers.length, "hidden mirrors found");
