@@ -206,6 +206,81 @@ for (const backend of hubBackends) {
       assert.equal((whole.contents[0] as { text: string }).text.length, large.length);
     });
 
+    test("completion/complete suggests entry ids, versions and linked files the caller may read, and checks prompts", async () => {
+      const complete = (
+        caller: string,
+        ref: Record<string, string>,
+        name: string,
+        value: string,
+        context?: Record<string, string>,
+      ) =>
+        clients[caller]!.complete({
+          ref: ref as { type: "ref/prompt"; name: string },
+          argument: { name, value },
+          ...(context === undefined ? {} : { context: { arguments: context } }),
+        });
+      assert.deepEqual(clients.alice!.getServerCapabilities()?.completions, {});
+      const prompt = { type: "ref/prompt", name: "weekly_brief" };
+      assert.deepEqual((await complete("alice", prompt, "topic", "ti")).completion.values, []);
+      assert.deepEqual(
+        (await complete("bob", { type: "ref/prompt", name: ids.alice! }, "topic", "")).completion.values,
+        [],
+      );
+      const promptError = async (caller: string, name: string, argument = "topic") => {
+        const error = await rpcError(complete(caller, { type: "ref/prompt", name }, argument, ""));
+        return { code: error.code, message: error.message.replace(JSON.stringify(name), "NAME") };
+      };
+      const never = await promptError("bob", "never_named");
+      assert.equal(never.code, -32602);
+      assert.match(never.message, /unknown prompt NAME/);
+      assert.deepEqual(await promptError("bob", "only.alice-1"), never, "another owner's name");
+      assert.deepEqual(await promptError("alice", ids.bob!), never, "a hidden prompt");
+      assert.match(
+        (await promptError("alice", "weekly_brief", "mood")).message,
+        /declares no argument "mood"; it declares topic/,
+      );
+
+      const entryTemplate = { type: "ref/resource", uri: "context-hub://entries/{id}" };
+      const ids4 = async (caller: string, prefix: string) =>
+        (await complete(caller, entryTemplate, "id", prefix)).completion.values;
+      assert.ok((await ids4("alice", ids.alice!.slice(0, 4))).includes(ids.alice!));
+      assert.ok(
+        (await ids4("alice", "")).every((id) => id !== ids.bob && id !== ids.globex),
+        "only what alice may read",
+      );
+      assert.ok(!(await ids4("alice", ids.bob!.slice(0, 8))).includes(ids.bob!));
+      assert.deepEqual(await ids4("alice", "not hex"), []);
+
+      const files = { type: "ref/resource", uri: "context-hub://entries/{id}/artifacts/{sha256}" };
+      const linked = [sha(notes), sha(binary), sha(large)].sort();
+      for (const caller of ["alice", "bob"])
+        assert.deepEqual(
+          [...(await complete(caller, files, "sha256", "", { id: ids.alice! })).completion.values].sort(),
+          linked,
+        );
+      assert.deepEqual(
+        (await complete("alice", files, "sha256", sha(notes).slice(0, 10), { id: ids.alice! })).completion.values,
+        [sha(notes)],
+      );
+      assert.deepEqual((await complete("alice", files, "id", ids.alice!.slice(0, 6))).completion.values, [ids.alice]);
+      const hidden = await complete("globexAlice", files, "sha256", "", { id: ids.alice! });
+      const missing = await complete("globexAlice", files, "sha256", "", {
+        id: "00000000-0000-4000-8000-000000000000",
+      });
+      assert.deepEqual(hidden, missing, "another tenant's entry completes as one that never existed");
+      assert.deepEqual(hidden.completion.values, []);
+
+      const versions = { type: "ref/resource", uri: "context-hub://entries/{id}/versions/{version}" };
+      assert.deepEqual((await complete("alice", versions, "version", "", { id: ids.alice! })).completion.values, ["1"]);
+      const images = { type: "ref/resource", uri: "context-hub://entries/{id}/images/{ordinal}" };
+      assert.deepEqual((await complete("bob", images, "ordinal", "", { id: ids.alice! })).completion.values, ["0"]);
+      const unknown = await rpcError(
+        complete("alice", { type: "ref/resource", uri: "test://template/{id}/data" }, "id", ""),
+      );
+      assert.equal(unknown.code, -32602);
+      assert.match(unknown.message, /no resource template/);
+    });
+
     test("a name is unique among its owner's prompts, only on a prompt, and never of an entry id's form", async () => {
       const taken = await callTool(clients.alice!, "store_context", {
         thread_id: "named-prompts",

@@ -209,6 +209,7 @@ for (const backend of hubBackends) {
 
     test("a caller without the read scope is offered no prompts", async () => {
       assert.equal(clients.writer!.getServerCapabilities()?.prompts, undefined);
+      assert.equal(clients.writer!.getServerCapabilities()?.completions, undefined);
       assert.equal((await rpcError(clients.writer!.listPrompts({}))).code, -32601);
       // Stateless: no stream to announce a changed list on, so none is promised.
       assert.deepEqual(clients.alice!.getServerCapabilities()?.prompts, { listChanged: false });

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
+  CompleteRequestSchema,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -18,6 +19,7 @@ import { timeStage, type WritePath } from "../write-path.js";
 import type { ToolContext, ToolDefinition } from "./tool-definition.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 import { instructionsFor } from "./instructions.js";
+import { completionHandlersFor } from "./completions.js";
 import { promptHandlersFor } from "./prompts.js";
 import { resourceHandlersFor, type StaticResource } from "./resources.js";
 
@@ -143,6 +145,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const tools = boundTools(options);
   const prompts = promptHandlersFor(options.principal, options.peers, options.logger);
   const resources = resourceHandlersFor(options.principal, options.peers, options.logger, options.documents);
+  const completions = completionHandlersFor(options.principal, options.peers, options.logger);
   const server = new McpServer(
     { name: "context-hub", title: "Context Hub", version: options.version },
     {
@@ -151,6 +154,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         tools: {},
         ...(prompts === undefined ? {} : { prompts: {} }),
         ...(resources === undefined ? {} : { resources: {} }),
+        ...(completions === undefined ? {} : { completions: {} }),
       },
       jsonSchemaValidator: sharedSchemaValidator,
     },
@@ -174,6 +178,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     server.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => resources.listTemplates());
     server.server.setRequestHandler(ReadResourceRequestSchema, (request) => resources.read(request.params.uri));
   }
+  if (completions !== undefined)
+    server.server.setRequestHandler(CompleteRequestSchema, (request) =>
+      completions.complete(request.params.ref, request.params.argument, request.params.context?.arguments),
+    );
   for (const tool of tools) {
     server.registerTool(
       tool.name,

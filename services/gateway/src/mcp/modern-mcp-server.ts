@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { McpServer, type CallToolResult, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { boundTools, type McpServerOptions } from "./create-mcp-server.js";
 import { instructionsFor } from "./instructions.js";
+import { completionHandlersFor } from "./completions.js";
 import { promptHandlersFor } from "./prompts.js";
 import { resourceHandlersFor } from "./resources.js";
 
@@ -37,6 +38,7 @@ export function createModernMcpServer(options: McpServerOptions): McpServer {
   const tools = boundTools(options);
   const prompts = promptHandlersFor(options.principal, options.peers, options.logger);
   const resources = resourceHandlersFor(options.principal, options.peers, options.logger, options.documents);
+  const completions = completionHandlersFor(options.principal, options.peers, options.logger);
   const server = new McpServer(
     { name: "context-hub", title: "Context Hub", version: options.version },
     {
@@ -48,6 +50,7 @@ export function createModernMcpServer(options: McpServerOptions): McpServer {
         tools: { listChanged: false },
         ...(prompts === undefined ? {} : { prompts: { listChanged: false } }),
         ...(resources === undefined ? {} : { resources: { listChanged: false } }),
+        ...(completions === undefined ? {} : { completions: {} }),
       },
       cacheHints: {
         "tools/list": cacheHint,
@@ -69,6 +72,10 @@ export function createModernMcpServer(options: McpServerOptions): McpServer {
     server.server.setRequestHandler("resources/templates/list", () => resources.listTemplates());
     server.server.setRequestHandler("resources/read", (request) => resources.read(request.params.uri));
   }
+  if (completions !== undefined)
+    server.server.setRequestHandler("completion/complete", (request) =>
+      completions.complete(request.params.ref, request.params.argument, request.params.context?.arguments),
+    );
   for (const tool of tools) {
     const config = {
       ...tool.config,

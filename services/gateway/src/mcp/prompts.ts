@@ -65,7 +65,7 @@ function toListedArguments(list: readonly PromptArgumentView[]) {
 }
 
 /** The one answer for a name that is no prompt the caller may read: hidden and missing read the same (invariant I-2). */
-function unknownPrompt(name: string): McpRequestError {
+export function unknownPrompt(name: string): McpRequestError {
   return new McpRequestError(
     invalidParams,
     `unknown prompt ${JSON.stringify(name.slice(0, 100))}: no prompt you may read has this name (prompts/list gives the names)`,
@@ -110,7 +110,7 @@ type PromptEntry = Awaited<ReturnType<GatewayClients["entries"]["get"]>>["entrie
  * The prompt `name` names for the caller: an entry id, or the name of one of
  * the caller's own prompts. Undefined when it names none the caller may read.
  */
-async function findPrompt(
+export async function findPrompt(
   clients: GatewayClients,
   principal: Principal,
   name: string,
