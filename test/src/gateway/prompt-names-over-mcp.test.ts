@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { callOk, callTool, failureLine } from "../support/mcp.js";
+import { callOk, callTool, failureLine, rpcError } from "../support/mcp.js";
 import { hubBackends, startKeyedHub, type KeyedHub } from "../support/keyed-hub.js";
 import { readWrite, writeKeysFile } from "../support/principals.js";
 
@@ -36,16 +36,6 @@ const binary = Buffer.from([0, 159, 146, 150, 255, 1, 2, 3]);
 const large = "x".repeat(1024 * 1024 + 10);
 
 const sha = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
-
-async function rpcError(call: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    const { code, message } = error as { code: number; message: string };
-    return { code, message };
-  }
-  assert.fail("expected a JSON-RPC error");
-}
 
 async function listNames(client: Client): Promise<string[]> {
   const names: string[] = [];

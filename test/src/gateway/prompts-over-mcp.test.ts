@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
-import { callOk, callTool, failureLine } from "../support/mcp.js";
+import { callOk, callTool, failureLine, rpcError } from "../support/mcp.js";
 import { hubBackends, startKeyedHub, type KeyedHub } from "../support/keyed-hub.js";
 import { readWrite, writeKeysFile } from "../support/principals.js";
 
@@ -44,17 +44,6 @@ async function listAll(client: Client, between?: () => Promise<void>): Promise<{
     if (pages === 1) await between?.();
   } while (cursor !== undefined);
   return { pages, prompts };
-}
-
-/** The JSON-RPC error a call fails with. */
-async function rpcError(call: Promise<unknown>): Promise<{ code: number; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    const { code, message } = error as { code: number; message: string };
-    return { code, message };
-  }
-  assert.fail("expected a JSON-RPC error");
 }
 
 for (const backend of hubBackends) {

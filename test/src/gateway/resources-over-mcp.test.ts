@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
-import { callOk } from "../support/mcp.js";
+import { callOk, rpcError } from "../support/mcp.js";
 import { hubBackends, startKeyedHub, type KeyedHub } from "../support/keyed-hub.js";
 import { readWrite, writeKeysFile } from "../support/principals.js";
 
@@ -85,17 +85,6 @@ function unfence(contents: Contents | undefined, id: string): { text: string; no
 
 async function read(client: Client, uri: string): Promise<Contents[]> {
   return (await client.readResource({ uri })).contents as Contents[];
-}
-
-/** The JSON-RPC error a call fails with. */
-async function rpcError(call: Promise<unknown>): Promise<{ code: number; message: string; data?: unknown }> {
-  try {
-    await call;
-  } catch (error) {
-    const { code, message, data } = error as { code: number; message: string; data?: unknown };
-    return { code, message, ...(data === undefined ? {} : { data }) };
-  }
-  assert.fail("expected a JSON-RPC error");
 }
 
 for (const backend of hubBackends) {

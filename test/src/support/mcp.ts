@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -56,4 +57,15 @@ export async function fetchEntry(client: Client, id: string): Promise<EntryView>
   const { entries } = await callOk<{ entries: EntryView[] }>(client, "get_context_by_ids", { context_ids: [id] });
   if (entries[0] === undefined) throw new Error(`entry ${id} is missing`);
   return entries[0];
+}
+
+/** The JSON-RPC error a call fails with (its data only when it has some); fails the test when the call succeeds. */
+export async function rpcError(call: Promise<unknown>): Promise<{ code: number; message: string; data?: unknown }> {
+  try {
+    await call;
+  } catch (error) {
+    const { code, message, data } = error as { code: number; message: string; data?: unknown };
+    return { code, message, ...(data === undefined ? {} : { data }) };
+  }
+  assert.fail("expected a JSON-RPC error");
 }
