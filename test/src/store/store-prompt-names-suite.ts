@@ -298,6 +298,29 @@ export function definePromptNameTests(context: StoreSuiteContext): void {
       );
     });
 
+    test("a version kept while private shows its name only to its owner and admins: redacted, it has none", async () => {
+      const { client } = context;
+      const tenant = newTenant("names-redacted");
+      const a1 = principal(tenant, "a1");
+      const a2 = principal(tenant, "a2");
+      const root = principal(tenant, "root", { scopes: admin });
+      const created = await prompt(a1, "Private at first.", "secret-name");
+      await update(a1, { id: created.id, visibility: commonV1.Visibility.TENANT, promptName: "public-name" });
+      const namesSeenBy = async (caller: PrincipalInit) =>
+        (await client.getEntryHistory({ principal: caller, id: created.id, version: 0, limit: 0 })).versions.map(
+          (version) => [version.version, version.redacted, version.promptName],
+        );
+      assert.deepEqual(await namesSeenBy(a2), [
+        [2, false, "public-name"],
+        [1, true, ""],
+      ]);
+      for (const caller of [a1, root])
+        assert.deepEqual(await namesSeenBy(caller), [
+          [2, false, "public-name"],
+          [1, false, "secret-name"],
+        ]);
+    });
+
     test("a restore brings back the version's name, and is refused when another of the owner's prompts has it now", async () => {
       const { client, db } = context;
       const tenant = newTenant("names-restore");
