@@ -47,6 +47,7 @@ export function toNewEntry(entry: storeV1.NewEntry | undefined, field: string): 
     title: entry.title,
     promptArguments: toPromptArgumentInputs(entry.promptArguments),
     artifacts: entry.artifacts,
+    promptName: entry.promptName,
   };
 }
 
@@ -92,6 +93,7 @@ export function toEntryUpdate(update: storeV1.EntryUpdate, index: number): Entry
     promptArguments:
       update.promptArguments === undefined ? undefined : toPromptArgumentInputs(update.promptArguments.arguments),
     artifacts: update.artifacts?.sha256,
+    promptName: update.promptName,
   };
 }
 

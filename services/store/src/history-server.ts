@@ -30,6 +30,7 @@ function toVersionMessage(version: EntryVersionRecord): MessageInitShape<typeof 
     title: version.title ?? "",
     promptArguments: toPromptArgumentMessages(version.promptArguments),
     artifacts: version.artifacts,
+    promptName: version.promptName ?? "",
   };
 }
 

@@ -107,6 +107,8 @@ export function toEntryFilter(filter: storeV1.EntryFilter | undefined): SearchFi
     asOf: toDate(filter.asOf),
     kinds: filter.kinds,
     titlePrefix: filter.titlePrefix,
+    promptName: filter.promptName,
+    ownOnly: filter.ownOnly,
     collectionId: filter.collectionId,
     excludeMemoryMirrors: filter.excludeMemoryMirrors,
   };
@@ -180,6 +182,7 @@ export function toEntryMessage(entry: StoredEntry): MessageInitShape<typeof stor
     title: entry.title ?? "",
     promptArguments: toPromptArgumentMessages(entry.promptArguments),
     artifacts: entry.artifacts ?? [],
+    promptName: entry.promptName ?? "",
   };
 }
 

@@ -46,6 +46,7 @@ export interface NewEntryInit {
   promptArguments?: { name: string; description?: string; required?: boolean }[];
   /** SHA-256s of the artifacts the entry links. */
   artifacts?: string[];
+  promptName?: string;
 }
 
 interface SpanInit {

@@ -79,6 +79,7 @@ async function populate(client: StoreClient, tenant: string): Promise<void> {
     kind: "prompt",
     title: "Rollout brief",
     promptArguments: [{ name: "audience", required: true }],
+    promptName: "rollout-brief",
   });
   await client.updateEntries({
     principal: alice,
@@ -86,6 +87,7 @@ async function populate(client: StoreClient, tenant: string): Promise<void> {
       {
         id: brief.id,
         promptArguments: { arguments: [{ name: "audience", description: "Who is briefed", required: true }] },
+        promptName: "rollout.brief",
       },
     ],
   });
@@ -350,23 +352,31 @@ describe("export and import", () => {
       assert.ok((sourceRows[table]?.length ?? 0) > 0, `the comparison covers ${table}`);
     }
     assert.equal(sourceRows.entries!.length, counts.entry);
-    // Kind, title and prompt arguments are the last columns of entries (before memory_id) and of kept versions (before
-    // their links): the comparison covers them, and the memory a mirror entry names.
-    assert.ok(sourceRows.entries!.some((line) => line.endsWith(" | plan | Rollout plan, v3 | null | null")));
+    // Kind, title and prompt arguments are the last columns of entries (before memory_id and the prompt name) and of
+    // kept versions (before their links and prompt name): the comparison covers them, and the memory a mirror entry names.
+    assert.ok(sourceRows.entries!.some((line) => line.endsWith(" | plan | Rollout plan, v3 | null | null | null")));
     assert.ok(
-      sourceRows.entries!.some((line) => / \| memory \| status \| null \| [0-9a-f-]{36}$/.test(line)),
+      sourceRows.entries!.some((line) => / \| memory \| status \| null \| [0-9a-f-]{36} \| null$/.test(line)),
       "a memory's mirror names its memory",
     );
-    assert.ok(sourceRows.entry_versions!.some((line) => line.endsWith(" | plan | Rollout plan | null | null")));
+    assert.ok(sourceRows.entry_versions!.some((line) => line.endsWith(" | plan | Rollout plan | null | null | null")));
     assert.ok(
       sourceRows.entries!.some(
-        (line) => line.includes(" | prompt | Rollout brief | [") && line.includes('"description": "Who is briefed"'),
+        (line) =>
+          line.includes(" | prompt | Rollout brief | [") &&
+          line.includes('"description": "Who is briefed"') &&
+          line.endsWith(" | null | rollout.brief"),
       ),
+      "a prompt's name travels with it",
     );
     assert.ok(
       sourceRows.entry_versions!.some(
-        (line) => line.includes(" | prompt | Rollout brief | [") && !line.includes("Who is briefed"),
+        (line) =>
+          line.includes(" | prompt | Rollout brief | [") &&
+          !line.includes("Who is briefed") &&
+          line.endsWith(" | null | rollout-brief"),
       ),
+      "and a kept version's",
     );
     assert.deepEqual(await dumpAll(pgTarget), sourceRows, "the PostgreSQL server holds what PGlite held");
 
@@ -455,7 +465,7 @@ describe("export and import", () => {
       ...lines.slice(1).map((line) => {
         const parsed = JSON.parse(line) as { kind: string; row?: Record<string, unknown> };
         if (parsed.kind !== "entry" && parsed.kind !== "entry_version") return line;
-        const { kind: _kind, title: _title, prompt_arguments: _arguments, ...row } = parsed.row!;
+        const { kind: _kind, title: _title, prompt_arguments: _arguments, prompt_name: _name, ...row } = parsed.row!;
         return JSON.stringify({ ...parsed, row });
       }),
     ]);
@@ -477,6 +487,10 @@ describe("export and import", () => {
         "SELECT count(*)::integer AS count FROM entries WHERE prompt_arguments IS NOT NULL",
       );
       assert.equal(declared[0]!.count, 0, "and declare no prompt arguments");
+      const { rows: named } = await target.query<{ count: number }>(
+        "SELECT (SELECT count(prompt_name) FROM entries) + (SELECT count(prompt_name) FROM entry_versions) AS count",
+      );
+      assert.equal(Number(named[0]!.count), 0, "nor have prompt names");
     } finally {
       await target.close();
     }

@@ -49,11 +49,20 @@ export interface ChangedValues {
   title: ScreenedChange["title"] | null;
   promptArguments: ScreenedChange["promptArguments"];
   artifacts: ScreenedChange["artifacts"];
+  promptName: ScreenedChange["promptName"];
+}
+
+/** The prompt name an update writes: undefined when it leaves the stored one (null removes it). */
+export function changedPromptName(
+  promptName: string | null | undefined,
+  entry: Pick<LockedEntry, "promptName">,
+): string | null | undefined {
+  return promptName !== undefined && promptName !== (entry.promptName ?? null) ? promptName : undefined;
 }
 
 /** The fields an update writes: each one whose value differs from the locked entry's; undefined leaves it as it is. */
 export function changedFields(entry: LockedEntry, change: ScreenedChange, values: ChangedValues): EntryChangeWrite {
-  const { textChanges, visibility, validity, kind, title, promptArguments, artifacts } = values;
+  const { textChanges, visibility, validity, kind, title, promptArguments, artifacts, promptName } = values;
   return {
     text:
       textChanges && change.text !== undefined && change.generated !== undefined
@@ -79,6 +88,7 @@ export function changedFields(entry: LockedEntry, change: ScreenedChange, values
         ? promptArguments
         : undefined,
     artifacts: changedArtifactLinks(artifacts, entry.artifacts),
+    promptName: changedPromptName(promptName, entry),
   };
 }
 

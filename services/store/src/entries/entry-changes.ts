@@ -13,7 +13,8 @@ import { isAdmin, type Principal } from "../model/principal.js";
 import { trustAfterChange } from "../model/trust.js";
 import { checkPromptShape, isSamePromptArguments, promptKind, type PromptArgument } from "../model/prompt-arguments.js";
 import { changedArtifactLinks } from "../model/artifact-links.js";
-import { changedFields, isSameValidity, rescreen } from "./entry-change-fields.js";
+import { checkPromptNameShape } from "../model/prompt-name.js";
+import { changedFields, changedPromptName, isSameValidity, rescreen } from "./entry-change-fields.js";
 
 /** What a DeleteEntries call deletes. */
 export type DeleteTarget = { kind: "ids"; queries: IdQuery[] } | { kind: "thread"; threadId: string };
@@ -132,7 +133,7 @@ function toAck(entry: LockedEntry): EntryAck {
  * A restore must restore: `version` is an earlier, kept version of the
  * entry, and the content the change leaves (its new text, or the stored
  * one) is that version's text. Returns the valid-time interval, kind, title,
- * prompt arguments and links the change leaves: the ones that version had. The store reads them
+ * prompt arguments, links and prompt name the change leaves: the ones that version had. The store reads them
  * from the kept version itself, so every client restores them; a change
  * that names others is refused rather than half-restoring the version.
  */
@@ -167,13 +168,14 @@ async function checkRestore(
   const keptTitle = kept.title ?? null;
   if (
     (change.kind !== undefined && change.kind !== kept.kind) ||
+    (change.promptName !== undefined && change.promptName !== (kept.promptName ?? null)) ||
     (change.title !== undefined && change.title !== keptTitle) ||
     (change.promptArguments !== undefined && !isSamePromptArguments(change.promptArguments, kept.promptArguments)) ||
     (change.artifacts !== undefined && changedArtifactLinks(change.artifacts, kept.artifacts) !== undefined)
   ) {
     throw invalidArgument(
-      `${change.field}: the kind, title, prompt arguments or artifacts are not version ${version}'s: a restore restores that version's`,
-      "leave kind, title, prompt_arguments and artifacts out of the restore (the store restores the version's), then change them with an update",
+      `${change.field}: the kind, title, prompt arguments, artifacts or prompt name are not version ${version}'s: a restore restores that version's`,
+      "leave kind, title, prompt_arguments, artifacts and prompt_name out of the restore (the store restores the version's), then change them with an update",
     );
   }
   return kept;
@@ -208,7 +210,7 @@ async function checkChangedPrompt(
  * Applies one update in `scope`'s transaction:
  * 1. resolve the id among entries the caller may see, and lock the row;
  * 2. the caller must be allowed to change it (the write predicate on the
- *    locked row), and to change its visibility only as owner or admin;
+ *    locked row), and to change its visibility or prompt name only as owner or admin;
  * 3. `expected_version`, when given, must be the stored version
  *    (VERSION_CONFLICT otherwise, naming the current one);
  * 4. a text that differs from the stored one needs generation output for it;
@@ -255,7 +257,15 @@ export async function updateEntry(
   const title = restored === undefined ? change.title : (restored.title ?? null);
   const promptArguments = restored === undefined ? change.promptArguments : restored.promptArguments;
   const artifacts = restored === undefined ? change.artifacts : restored.artifacts;
+  const promptName = restored === undefined ? change.promptName : (restored.promptName ?? null);
+  // A prompt's name is its owner's to choose, as its visibility is: a writer with a grant may change the rest.
+  if (changedPromptName(promptName, entry) !== undefined) requireOwner(caller, entry, "change its prompt_name");
   await checkChangedPrompt(scope, entry, change, kind ?? entry.kind, promptArguments);
+  checkPromptNameShape(
+    { kind: kind ?? entry.kind, promptName: promptName === undefined ? entry.promptName : (promptName ?? undefined) },
+    { kind: `${change.field}.kind`, promptName: `${change.field}.prompt_name` },
+    promptName === undefined && kind !== undefined && kind !== entry.kind,
+  );
   const write = changedFields(entry, change, {
     textChanges,
     visibility,
@@ -264,6 +274,7 @@ export async function updateEntry(
     title,
     promptArguments,
     artifacts,
+    promptName,
   });
   if (Object.values(write).every((value) => value === undefined)) return toAck(entry);
   const trust = trustAfterChange(

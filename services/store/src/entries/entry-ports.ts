@@ -61,6 +61,8 @@ export interface EntryChangeWrite {
   promptArguments: PromptArgument[] | undefined;
   /** New linked artifacts; empty removes them. */
   artifacts?: string[] | undefined;
+  /** A new prompt name; null removes it. */
+  promptName?: string | null | undefined;
 }
 
 /** The statements a write runs inside its one transaction. Each read composes the access predicate. */
@@ -207,7 +209,7 @@ export interface EntryRepository {
   statistics(principal: Principal, threadId: string | undefined, days: number): Promise<EntryStatistics>;
 }
 
-/** What a restore takes from a kept version besides its text: its content hash, valid time, kind, title, prompt arguments and links. */
+/** What a restore takes from a kept version besides its text: its content hash, valid time, kind, title, prompt arguments, links and prompt name. */
 export interface KeptVersion {
   contentHash: string;
   validity: Validity;
@@ -215,4 +217,5 @@ export interface KeptVersion {
   title: string | undefined;
   promptArguments: PromptArgument[];
   artifacts: string[];
+  promptName: string | undefined;
 }

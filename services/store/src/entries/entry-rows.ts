@@ -73,6 +73,7 @@ export interface EntryRow extends TrustRow {
   kind: string;
   title: string | null;
   prompt_arguments: unknown;
+  prompt_name: string | null;
   images: { ordinal: number; mimeType: string; byteSize: number }[];
   /** Set (and `preview` NULL) on a row of an earlier version: see previewSourceColumn. */
   preview_source?: string | null;
@@ -91,7 +92,7 @@ const imagesJson = `coalesce((SELECT json_agg(json_build_object('ordinal', i.ord
 
 /** The columns of an entry listing (everything but the text and what a by-id fetch adds). */
 export const entryColumns = `e.id, e.thread_id, e.source, e.owner, e.visibility, e.preview, e.text_length, e.content_hash, e.metadata, e.tags,
-  e.summary, e.content_type, e.version, e.created_at, e.updated_at, e.valid_from, e.valid_to, e.kind, e.title, e.prompt_arguments, ${imagesJson}, ${trustColumns}`;
+  e.summary, e.content_type, e.version, e.created_at, e.updated_at, e.valid_from, e.valid_to, e.kind, e.title, e.prompt_arguments, e.prompt_name, ${imagesJson}, ${trustColumns}`;
 
 /** A row as `entryColumns` selects it, as a StoredEntry; a listing passes no `imageData` and its rows hold no text, node summaries or chunk figures. */
 export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> | undefined): StoredEntry {
@@ -135,6 +136,7 @@ export function toStoredEntry(row: EntryRow, imageData: Map<string, Uint8Array> 
     title: row.title ?? undefined,
     promptArguments: fromPromptArgumentsJson(row.prompt_arguments),
     artifacts: row.artifacts ?? [],
+    promptName: row.prompt_name ?? undefined,
     ...toEntryTrust(row),
   };
 }

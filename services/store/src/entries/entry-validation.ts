@@ -24,6 +24,7 @@ import {
 } from "../model/field-validation.js";
 import { builtInEntryKinds, validateEntryKind, validateTitle } from "../model/entry-kinds.js";
 import { checkPromptShape, validatePromptArguments } from "../model/prompt-arguments.js";
+import { checkPromptNameShape, validatePromptName } from "../model/prompt-name.js";
 import { validateArtifactLinks } from "../model/artifact-links.js";
 import { toIdQuery } from "../model/id-query.js";
 import { toPreview } from "../model/preview.js";
@@ -126,6 +127,8 @@ export function validateNewEntry(entry: NewEntryInput, kinds: readonly string[] 
     { kind, text: text.text, promptArguments },
     { kind: "kind", text: "text", promptArguments: "prompt_arguments" },
   );
+  const promptName = validatePromptName(entry.promptName, "prompt_name");
+  checkPromptNameShape({ kind, promptName }, { kind: "kind", promptName: "prompt_name" });
   return {
     threadId,
     source: entry.source,
@@ -140,6 +143,7 @@ export function validateNewEntry(entry: NewEntryInput, kinds: readonly string[] 
     title: validateTitle(entry.title, "title"),
     promptArguments,
     artifacts: validateArtifactLinks(entry.artifacts ?? [], "artifacts"),
+    promptName,
   };
 }
 
@@ -150,7 +154,7 @@ export function validateNewEntry(entry: NewEntryInput, kinds: readonly string[] 
  * generation output without a text is refused. Whether the text really
  * changes is known only against the stored row, so that is decided later.
  * A kind must be one of `kinds`; an empty title removes the title; an
- * empty list of prompt arguments removes them. Whether the kind, text and
+ * empty list of prompt arguments removes them, an empty prompt name the name. Whether the kind, text and
  * prompt arguments fit together needs the stored row, so updateEntry checks it.
  */
 export function validateEntryChange(
@@ -195,6 +199,10 @@ export function validateEntryChange(
         : validatePromptArguments(update.promptArguments, `${field}.prompt_arguments`),
     artifacts:
       update.artifacts === undefined ? undefined : validateArtifactLinks(update.artifacts, `${field}.artifacts`),
+    promptName:
+      update.promptName === undefined
+        ? undefined
+        : (validatePromptName(update.promptName, `${field}.prompt_name`) ?? null),
   };
 }
 

@@ -68,6 +68,7 @@ export function mirrorWriteOf(memory: MirroredMemory): EntryWrite {
     title: titleOf(memory.key),
     promptArguments: [],
     artifacts: [],
+    promptName: undefined,
   };
 }
 

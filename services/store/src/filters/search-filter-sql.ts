@@ -47,6 +47,8 @@ export function searchFilterConditions(
   // starts_with on lower(): the prefix is a value, never a pattern, so % and _ in it match themselves.
   if (filter.titlePrefix !== undefined)
     conditions.push(`starts_with(lower(${alias}.title), lower(${params.add(filter.titlePrefix)}::text))`);
+  if (filter.promptName !== undefined) conditions.push(`${alias}.prompt_name = ${params.add(filter.promptName)}::text`);
+  if (filter.ownOnly) conditions.push(`${alias}.owner = ${params.add(principal.subject)}::text`);
   if (filter.collectionId !== undefined) {
     conditions.push(
       `EXISTS (SELECT 1 FROM collection_members cm JOIN collections cc ON cc.id = cm.collection_id
@@ -154,6 +156,7 @@ export function entrySource(
       ${pick("c.kind", "v.kind")} AS kind,
       ${pick("c.title", "v.title")} AS title,
       ${pick("c.prompt_arguments", "v.prompt_arguments")} AS prompt_arguments,
+      ${pick("c.prompt_name", "v.prompt_name")} AS prompt_name,
       ${pick("c.search_vector", "v.search_vector")} AS search_vector,
       ${pick("c.search_length", "v.search_length")} AS search_length`;
   const deletedColumns = `
@@ -161,7 +164,7 @@ export function entrySource(
       left(v.text, ${previewSourceChars}) AS preview_source, length(v.text) AS text_length, v.content_hash, v.metadata, v.tags, v.summary,
       coalesce(v.content_type, 'text') AS content_type, v.version, t.created_at, v.written_at AS updated_at, v.trust_state, '{}'::text[] AS trust_reasons,
       NULL::text AS reviewed_by, NULL::timestamptz AS reviewed_at, NULL::text AS review_note, v.written_by AS updated_by,
-      v.valid_from, v.valid_to, v.kind, v.title, v.prompt_arguments, v.search_vector, v.search_length`;
+      v.valid_from, v.valid_to, v.kind, v.title, v.prompt_arguments, v.prompt_name, v.search_vector, v.search_length`;
   const liveThen = `${accessPredicate(principal, "c", params)} AND c.created_at <= ${at}${among("c.id")}`;
   // A version that was private while current stays its owner's (and admins').
   const keptReadable = `(v.visibility <> 'private' OR c.owner = ${params.add(principal.subject)} OR ${params.add(isAdmin(principal))}::boolean)`;

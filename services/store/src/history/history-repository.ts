@@ -31,6 +31,7 @@ interface VersionRow {
   kind: string;
   title: string | null;
   prompt_arguments: unknown;
+  prompt_name: string | null;
   artifacts: string[] | null;
 }
 
@@ -69,6 +70,7 @@ function toVersion(row: VersionRow): EntryVersionRecord {
     title: row.title ?? undefined,
     promptArguments: fromPromptArgumentsJson(row.prompt_arguments),
     artifacts: row.artifacts ?? [],
+    promptName: row.prompt_name ?? undefined,
   };
 }
 
@@ -97,6 +99,7 @@ const versionContent = (redacted: string) => `
   CASE WHEN ${redacted} THEN NULL ELSE r.valid_to END AS valid_to,
   CASE WHEN ${redacted} THEN NULL ELSE r.title END AS title,
   CASE WHEN ${redacted} THEN NULL ELSE r.prompt_arguments END AS prompt_arguments,
+  CASE WHEN ${redacted} THEN NULL ELSE r.prompt_name END AS prompt_name,
   CASE WHEN ${redacted} THEN NULL ELSE r.artifacts END AS artifacts,
   ${redacted} AS redacted`;
 
@@ -135,11 +138,11 @@ async function readLive(
      r AS (
        SELECT t.version, true AS current, t.owner, t.visibility, t.text, t.content_hash, t.metadata, t.tags, t.summary, t.trust_state,
          coalesce(t.updated_by, t.owner) AS written_by, t.updated_at AS written_at, NULL::text AS superseded_by, NULL::timestamptz AS superseded_at,
-         t.change_kind, t.restored_from, t.valid_from, t.valid_to, t.kind, t.title, t.prompt_arguments, ${linkedArtifactsOrNull("t")} AS artifacts
+         t.change_kind, t.restored_from, t.valid_from, t.valid_to, t.kind, t.title, t.prompt_arguments, t.prompt_name, ${linkedArtifactsOrNull("t")} AS artifacts
        FROM target t
        UNION ALL
        SELECT v.version, false, t.owner, v.visibility, v.text, v.content_hash, v.metadata, v.tags, v.summary, v.trust_state,
-         v.written_by, v.written_at, v.superseded_by, v.superseded_at, v.change_kind, v.restored_from, v.valid_from, v.valid_to, v.kind, v.title, v.prompt_arguments, v.artifacts
+         v.written_by, v.written_at, v.superseded_by, v.superseded_at, v.change_kind, v.restored_from, v.valid_from, v.valid_to, v.kind, v.title, v.prompt_arguments, v.prompt_name, v.artifacts
        FROM entry_versions v JOIN target t ON v.entry_id = t.id
      )
      SELECT ${versionColumns}, ${versionContent(redacted)}
@@ -182,7 +185,7 @@ async function readDeleted(
     `WITH target AS (${target}),
      r AS (
        SELECT v.version, false AS current, v.visibility, v.text, v.content_hash, v.metadata, v.tags, v.summary, v.trust_state, v.written_by, v.written_at,
-         v.superseded_by, v.superseded_at, v.change_kind, v.restored_from, v.valid_from, v.valid_to, v.kind, v.title, v.prompt_arguments, v.artifacts
+         v.superseded_by, v.superseded_at, v.change_kind, v.restored_from, v.valid_from, v.valid_to, v.kind, v.title, v.prompt_arguments, v.prompt_name, v.artifacts
        FROM entry_versions v JOIN target t ON v.entry_id = t.id
        WHERE true ${versionFilter}
      )

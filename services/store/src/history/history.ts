@@ -49,6 +49,8 @@ export interface EntryVersionRecord {
   promptArguments: PromptArgument[];
   /** The artifacts this version linked (empty for none, and when redacted). */
   artifacts: string[];
+  /** The prompt name this version had (undefined for none, and when redacted). */
+  promptName: string | undefined;
 }
 
 /** What is left of a deleted entry (no text). */

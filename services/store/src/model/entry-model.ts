@@ -49,6 +49,8 @@ export interface NewEntryInput {
   promptArguments?: readonly PromptArgumentInput[] | undefined;
   /** The artifacts (hex SHA-256) the entry links; absent or empty is none. */
   artifacts?: readonly string[] | undefined;
+  /** The name its owner knows a prompt by (kind `prompt` only); absent or empty is none. */
+  promptName?: string | undefined;
 }
 
 /** A valid-time interval: valid_from ≤ t < valid_to, an undefined end open. */
@@ -115,6 +117,8 @@ export interface EntryWrite extends TextWrite {
   promptArguments: PromptArgument[];
   /** The linked artifacts: distinct lowercase SHA-256 digests, sorted; empty for none. */
   artifacts: string[];
+  /** A prompt's name (kind `prompt` only); undefined for none. */
+  promptName: string | undefined;
 }
 
 /** Validated generation output ready to store. */
@@ -199,6 +203,8 @@ export interface StoredEntry {
   promptArguments: PromptArgument[];
   /** The artifacts it links, sorted; filled on a by-id fetch, in listings and in the review queue. */
   artifacts?: string[] | undefined;
+  /** Its name as a prompt; undefined when it has none. */
+  promptName: string | undefined;
 }
 
 /** What identifies a retransmit: same thread, same source, same text. */
@@ -251,6 +257,8 @@ export interface EntryUpdateInput {
   promptArguments?: readonly PromptArgumentInput[] | undefined;
   /** Replaces the linked artifacts when present; empty removes them. On a restore it may only repeat the restored version's. */
   artifacts?: readonly string[] | undefined;
+  /** Replaces the prompt name when present; empty removes it. On a restore it may only repeat the restored version's. */
+  promptName?: string | undefined;
 }
 
 /** A validated update item. */
@@ -277,6 +285,8 @@ export interface EntryChange {
   promptArguments: PromptArgument[] | undefined;
   /** The new linked artifacts when the change replaces them (empty removes them). */
   artifacts?: string[] | undefined;
+  /** The new prompt name when the change replaces it; null removes it. */
+  promptName?: string | null | undefined;
 }
 
 /** A change with the write-time screen of the fields it brings, done before its transaction. */
@@ -359,4 +369,6 @@ export interface LockedEntry {
   promptArguments: PromptArgument[];
   /** The artifacts it links, sorted. */
   artifacts: string[];
+  /** Its prompt name; undefined for none. */
+  promptName: string | undefined;
 }

@@ -2,7 +2,7 @@
  * The filter set every search and listing shares (full text, semantic,
  * hybrid legs, grep and search_context's listing): thread, source, tags (any
  * of / all of), metadata conditions with operators (metadata-condition.ts), a creation-time range,
- * the content type, the entry's kinds and a title prefix, membership of a collection, leaving out the
+ * the content type, the entry's kinds, a title prefix and a prompt name, the caller's own entries only, membership of a collection, leaving out the
  * memories' mirrors, the trust states to include, valid time (`valid_at`) and transaction time (`as_of`). What a valid filter is, and the checks that
  * make it one. No SQL here (see search-filter-sql.ts).
  */
@@ -11,6 +11,7 @@ import type { ContentType, Source } from "./entry-values.js";
 import { limits as entryLimits, normaliseTags, validateThreadId } from "./field-validation.js";
 import { validateKindFilter, validateTitlePrefix } from "./entry-kinds.js";
 import { validateCollectionId } from "./collection-id.js";
+import { validatePromptName } from "./prompt-name.js";
 import {
   validateMetadataCondition,
   type MetadataCondition,
@@ -41,6 +42,10 @@ export interface SearchFilter {
   kinds: string[];
   /** Entries whose title starts with this, ignoring case (an entry without a title never matches). */
   titlePrefix: string | undefined;
+  /** Prompts with exactly this name (case-sensitive). */
+  promptName: string | undefined;
+  /** Only the entries the caller owns. */
+  ownOnly: boolean;
   /** Members of this collection, if the caller can see it (else nothing matches). */
   collectionId: string | undefined;
   /** Leave out the memories' mirror entries (kind `memory`): a listing that shows the memories themselves. */
@@ -65,6 +70,8 @@ export interface SearchFilterInput {
   contentType: string;
   kinds?: readonly string[] | undefined;
   titlePrefix?: string | undefined;
+  promptName?: string | undefined;
+  ownOnly?: boolean | undefined;
   collectionId?: string | undefined;
   excludeMemoryMirrors?: boolean | undefined;
   includeQuarantined?: boolean | undefined;
@@ -84,6 +91,8 @@ export const emptySearchFilter: SearchFilter = Object.freeze({
   contentType: undefined,
   kinds: [],
   titlePrefix: undefined,
+  promptName: undefined,
+  ownOnly: false,
   collectionId: undefined,
   excludeMemoryMirrors: false,
   includeQuarantined: false,
@@ -140,6 +149,8 @@ export function validateSearchFilter(filter: SearchFilterInput | undefined): Sea
     contentType: toContentType(filter.contentType),
     kinds: validateKindFilter(filter.kinds ?? [], "filter.kinds"),
     titlePrefix: validateTitlePrefix(filter.titlePrefix, "filter.title_prefix"),
+    promptName: validatePromptName(filter.promptName, "filter.prompt_name", true),
+    ownOnly: filter.ownOnly ?? false,
     collectionId:
       (filter.collectionId ?? "") === ""
         ? undefined

@@ -10,6 +10,8 @@ export { createPostgresStatements, isStaleStatement, type PostgresStatements } f
 export { migrate, type MigrationResult } from "../db/migrate.js";
 export { latestSchemaVersion, migrations, type Migration } from "../db/migrations/index.js";
 export { ginIndexes } from "../db/migrations/0025-gin-without-pending-list.js";
+export { promptNameIndex } from "../db/migrations/0026-prompt-names.js";
+export { isUniqueViolationOf, promptNameTakenCode } from "../model/prompt-name.js";
 export {
   createSqlParams,
   type DatabaseKind,

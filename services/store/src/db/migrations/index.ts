@@ -24,6 +24,7 @@ import { memoryReview } from "./0022-memory-review.js";
 import { workflowReview } from "./0023-workflow-review.js";
 import { entryArtifactLinks } from "./0024-entry-artifact-links.js";
 import { ginWithoutPendingList } from "./0025-gin-without-pending-list.js";
+import { promptNames } from "./0026-prompt-names.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -54,6 +55,7 @@ export const migrations: readonly Migration[] = [
   workflowReview,
   entryArtifactLinks,
   ginWithoutPendingList,
+  promptNames,
 ];
 
 /** The schema version this build of the store expects. */

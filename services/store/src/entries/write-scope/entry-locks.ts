@@ -36,6 +36,7 @@ interface LockedRow {
   kind: string;
   title: string | null;
   prompt_arguments: unknown;
+  prompt_name: string | null;
   artifacts: string[];
   memory_id: string | null;
 }
@@ -64,7 +65,7 @@ export async function lockEntries(tx: SqlExecutor, principal: Principal, ids: re
 function lockedColumns(principal: Principal, params: SqlParams): string {
   return `e.id, e.thread_id, e.owner, e.visibility, e.version, e.content_hash, e.tags, e.metadata, e.created_at, e.updated_at,
            e.source, e.trust_state, e.trust_reasons, coalesce(e.updated_by, e.owner) AS updated_by, e.valid_from, e.valid_to,
-           e.kind, e.title, e.prompt_arguments, e.memory_id, ${storedImageKeys} AS image_keys, ${storedArtifactLinks} AS artifacts,
+           e.kind, e.title, e.prompt_arguments, e.prompt_name, e.memory_id, ${storedImageKeys} AS image_keys, ${storedArtifactLinks} AS artifacts,
            ${accessPredicate(principal, "e", params, "write")} AS writable`;
 }
 
@@ -137,5 +138,6 @@ function toLockedEntry(row: LockedRow): LockedEntry {
     title: row.title ?? undefined,
     promptArguments: fromPromptArgumentsJson(row.prompt_arguments),
     artifacts: row.artifacts,
+    promptName: row.prompt_name ?? undefined,
   };
 }

@@ -2,7 +2,7 @@
  * An update of a locked entry: a compare-and-set on its version that keeps
  * the replaced version and replaces whatever the change names (text with its
  * generated rows, metadata, tags, images, visibility, valid time, kind, title, prompt arguments,
- * linked artifacts).
+ * linked artifacts, prompt name).
  */
 import { createSqlParams, type SqlParams } from "../../db/sql-database.js";
 import { accessPredicate } from "../../filters/access-predicate.js";
@@ -22,6 +22,8 @@ import {
   type WriteContext,
 } from "./write-context.js";
 import { toPromptArgumentsJson } from "../../model/prompt-arguments.js";
+import { promptNameTaken } from "../../model/prompt-name.js";
+import { guardPromptName, promptNameHolder } from "./prompt-name-guard.js";
 
 /** The SET list of the update: a new version by `principal` with `meta`, and each field `change` names. */
 function updateSets(
@@ -68,9 +70,29 @@ function updateSets(
   if (change.title !== undefined) sets.push(`title = ${params.add(change.title)}::text`);
   if (change.promptArguments !== undefined)
     sets.push(`prompt_arguments = ${params.add(toPromptArgumentsJson(change.promptArguments))}::jsonb`);
+  if (change.promptName !== undefined) sets.push(`prompt_name = ${params.add(change.promptName)}::text`);
   if (change.images !== undefined)
     sets.push(`content_type = ${params.add(change.images.length > 0 ? "multimodal" : "text")}`);
   return sets;
+}
+
+/** Refuses `name` when another of the owner's prompts has it, naming that prompt (see `promptNameTaken`). */
+async function refuseTakenName(
+  context: WriteContext,
+  principal: Principal,
+  entry: LockedEntry,
+  name: string,
+): Promise<void> {
+  const params = createSqlParams();
+  const holder = promptNameHolder(
+    params,
+    `${params.add(principal.tenant)}::text`,
+    `${params.add(entry.owner)}::text`,
+    name,
+    entry.id,
+  );
+  const { rows } = await context.tx.query<{ id: string }>(holder, params.values);
+  if (rows[0] !== undefined) throw promptNameTaken(name, rows[0].id);
 }
 
 /**
@@ -86,15 +108,17 @@ export async function updateEntry(
   meta: VersionMeta,
 ): Promise<EntryAck | undefined> {
   const { tx } = context;
+  if (typeof change.promptName === "string") await refuseTakenName(context, principal, entry, change.promptName);
   const params = createSqlParams();
   const sets = updateSets(params, principal, entry, change, meta);
   await keepVersion(tx, entry.id, entry.version, principal.subject);
-  const { rows } = await tx.query<AckRow>(
+  const statement = tx.query<AckRow>(
     `UPDATE entries e SET ${sets.join(", ")}
          WHERE e.id = ${params.add(entry.id)} AND e.version = ${params.add(entry.version)} AND ${accessPredicate(principal, "e", params, "write")}
          RETURNING ${ackColumns}`,
     params.values,
   );
+  const { rows } = await guardPromptName(statement, change.promptName);
   const row = rows[0];
   if (row === undefined) return undefined;
   // Everything derived from the old text goes with it, in this transaction: no read can pair the new text with old vectors.

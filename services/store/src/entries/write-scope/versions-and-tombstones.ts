@@ -19,15 +19,15 @@ import { linkedArtifactsOrNull } from "./entry-artifact-links.js";
 export async function keepVersion(tx: SqlExecutor, id: string, version: number, supersededBy: string): Promise<void> {
   await tx.query(
     `INSERT INTO entry_versions (entry_id, version, tenant, thread_id, source, owner, visibility, text, content_hash, metadata, tags, summary, trust_state,
-       written_by, written_at, superseded_by, change_kind, restored_from, valid_from, valid_to, content_type, kind, title, prompt_arguments, artifacts, search_vector)
+       written_by, written_at, superseded_by, change_kind, restored_from, valid_from, valid_to, content_type, kind, title, prompt_arguments, prompt_name, artifacts, search_vector)
      SELECT e.id, e.version, e.tenant, e.thread_id, e.source, e.owner, e.visibility, e.text, e.content_hash, e.metadata, e.tags, e.summary, e.trust_state,
-       coalesce(e.updated_by, e.owner), e.updated_at, $3, e.change_kind, e.restored_from, e.valid_from, e.valid_to, e.content_type, e.kind, e.title, e.prompt_arguments, ${linkedArtifactsOrNull("e")}, e.search_vector
+       coalesce(e.updated_by, e.owner), e.updated_at, $3, e.change_kind, e.restored_from, e.valid_from, e.valid_to, e.content_type, e.kind, e.title, e.prompt_arguments, e.prompt_name, ${linkedArtifactsOrNull("e")}, e.search_vector
      FROM entries e WHERE e.id = $1 AND e.version = $2`,
     [id, version, supersededBy],
   );
 }
 
-/** The content hash, valid-time interval, kind, title, prompt arguments and links of kept version `version` of entry `id`, if it is kept. */
+/** The content hash, valid-time interval, kind, title, prompt arguments, links and prompt name of kept version `version` of entry `id`, if it is kept. */
 export async function keptVersion(tx: SqlExecutor, id: string, version: number): Promise<KeptVersion | undefined> {
   const { rows } = await tx.query<{
     content_hash: string;
@@ -36,9 +36,10 @@ export async function keptVersion(tx: SqlExecutor, id: string, version: number):
     kind: string;
     title: string | null;
     prompt_arguments: unknown;
+    prompt_name: string | null;
     artifacts: string[] | null;
   }>(
-    "SELECT content_hash, valid_from, valid_to, kind, title, prompt_arguments, artifacts FROM entry_versions WHERE entry_id = $1 AND version = $2",
+    "SELECT content_hash, valid_from, valid_to, kind, title, prompt_arguments, prompt_name, artifacts FROM entry_versions WHERE entry_id = $1 AND version = $2",
     [id, version],
   );
   const [row] = rows;
@@ -51,6 +52,7 @@ export async function keptVersion(tx: SqlExecutor, id: string, version: number):
         title: row.title ?? undefined,
         promptArguments: fromPromptArgumentsJson(row.prompt_arguments),
         artifacts: row.artifacts ?? [],
+        promptName: row.prompt_name ?? undefined,
       };
 }
 
@@ -81,12 +83,12 @@ export async function deleteWithTombstones(
        DELETE FROM entries e WHERE e.id = ANY(${idList}::uuid[]) AND ${writable}
        RETURNING e.id, e.version, e.tenant, e.thread_id, e.source, e.owner, e.visibility, e.text, e.content_hash, e.metadata, e.tags, e.summary,
          e.trust_state, coalesce(e.updated_by, e.owner) AS written_by, e.updated_at, e.change_kind, e.restored_from, e.created_at,
-         e.valid_from, e.valid_to, e.content_type, e.kind, e.title, e.prompt_arguments, ${linkedArtifactsOrNull("e")} AS artifacts, e.search_vector
+         e.valid_from, e.valid_to, e.content_type, e.kind, e.title, e.prompt_arguments, e.prompt_name, ${linkedArtifactsOrNull("e")} AS artifacts, e.search_vector
      ), kept AS (
        INSERT INTO entry_versions (entry_id, version, tenant, thread_id, source, owner, visibility, text, content_hash, metadata, tags, summary, trust_state,
-         written_by, written_at, superseded_by, change_kind, restored_from, valid_from, valid_to, content_type, kind, title, prompt_arguments, artifacts, search_vector)
+         written_by, written_at, superseded_by, change_kind, restored_from, valid_from, valid_to, content_type, kind, title, prompt_arguments, prompt_name, artifacts, search_vector)
        SELECT g.id, g.version, g.tenant, g.thread_id, g.source, g.owner, g.visibility, g.text, g.content_hash, g.metadata, g.tags, g.summary, g.trust_state,
-         g.written_by, g.updated_at, ${deleter}, g.change_kind, g.restored_from, g.valid_from, g.valid_to, g.content_type, g.kind, g.title, g.prompt_arguments, g.artifacts, g.search_vector
+         g.written_by, g.updated_at, ${deleter}, g.change_kind, g.restored_from, g.valid_from, g.valid_to, g.content_type, g.kind, g.title, g.prompt_arguments, g.prompt_name, g.artifacts, g.search_vector
        FROM gone g
      ), stones AS (
        INSERT INTO tombstones (id, tenant, thread_id, source, owner, visibility, content_hash, created_at, deleted_by, reason)

@@ -1,0 +1,4 @@
+import { defineDomainSuite, pgliteMemoryTarget } from "./domain-suite.js";
+import { definePromptNameTests } from "./store-prompt-names-suite.js";
+
+defineDomainSuite("prompt names", pgliteMemoryTarget, definePromptNameTests);
