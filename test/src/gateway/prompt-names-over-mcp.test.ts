@@ -296,7 +296,7 @@ for (const backend of hubBackends) {
           prompt_name: name,
           text: "Refused name.",
         });
-        assert.match(failureLine(refused), /^INVALID_ARGUMENT: .*prompt name/, name);
+        assert.match(failureLine(refused), /^INVALID_ARGUMENT: .*prompt[ _]name/, name);
       }
       const listing = await callOk<{ results: { text_length: number }[] }>(clients.alice!, "search_context", {
         thread_id: "named-prompts",

@@ -36,14 +36,11 @@ export const promptArgumentsSchema = z
     "prompt argument names must be unique",
   );
 
-const entryIdForm = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A prompt's name: what prompts/get takes for it. The store holds it to the same rule. */
+/** A prompt's name: what prompts/get takes for it. The store holds it to the same rule, and refuses one of an entry id's form. */
 export const promptNameSchema = z
   .string()
   .max(entryLimits.promptNameChars, `a prompt name is at most ${entryLimits.promptNameChars} characters`)
   .regex(
     promptNamePattern,
     `a prompt name is a letter or "_", then up to ${entryLimits.promptNameChars - 1} letters, digits, "_", "." or "-"`,
-  )
-  .refine((value) => !entryIdForm.test(value), "a prompt name must not have an entry id's form");
+  );

@@ -30,6 +30,8 @@ function defaultRemedy(code: ErrorCode): string | undefined {
       return "fetch the entry again and retry with its current version";
     case "DUPLICATE_VANISHED":
       return "retry the call";
+    case "ALREADY_EXISTS":
+      return "choose another name, or change or delete the one the message names";
     case "PERMISSION_DENIED":
       return "ask an administrator for the scope or grant named in the message";
     case "UNAUTHENTICATED":

@@ -25,6 +25,7 @@ export function statusOf(code: ErrorCode): number {
       return 404;
     case "VERSION_CONFLICT":
     case "DUPLICATE_VANISHED":
+    case "ALREADY_EXISTS":
       return 409;
     case "TEXT_BUDGET_EXCEEDED":
       return 422;

@@ -4,15 +4,12 @@
  * one, and an owner's prompts never share one (the database's unique index
  * holds that; here is what a name may look like and the errors about it).
  */
-import { ContextHubError, invalidArgument } from "@context-hub/common";
+import { ContextHubError, entryLimits, invalidArgument, promptNamePattern } from "@context-hub/common";
 import { promptKind } from "./prompt-arguments.js";
 import { maxPrefixLength, minPrefixLength } from "./id-query.js";
 
-/** The longest prompt name, in characters. */
-export const promptNameChars = 64;
-
-/** A prompt name: a letter or `_`, then up to 63 letters, digits, `_`, `.` or `-`. */
-export const promptNamePattern = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+/** The longest prompt name, in characters (the gateway's schema reads the same limit and pattern). */
+export const promptNameChars = entryLimits.promptNameChars;
 
 /**
  * Whether `name` has the form of an entry id as the store reads one (a full
@@ -82,12 +79,8 @@ export function promptNameTaken(name: string, holder: string | undefined): Conte
   });
 }
 
-/**
- * The code of `promptNameTaken`. The domain codes have none for "already
- * exists" yet (adding one means teaching every face of the gateway its
- * status and remedy), so a taken name is refused as an argument to fix.
- */
-export const promptNameTakenCode = "INVALID_ARGUMENT" as const;
+/** The code of `promptNameTaken`. */
+export const promptNameTakenCode = "ALREADY_EXISTS" as const;
 
 /** The SQLSTATE of a unique violation, as PostgreSQL and PGlite both report it. */
 const uniqueViolation = "23505";
