@@ -288,7 +288,13 @@ for (const backend of hubBackends) {
         text: "Not a prompt.",
       });
       assert.match(failureLine(onNote), /^INVALID_ARGUMENT: .*prompt_name/);
-      for (const name of ["00000000-0000-4000-8000-000000000000", "has space", "9starts_with_digit", "x".repeat(65)]) {
+      for (const name of [
+        "a0000000-0000-4000-8000-000000000000",
+        "deadbeef",
+        "has space",
+        "9starts_with_digit",
+        "x".repeat(65),
+      ]) {
         const refused = await callTool(clients.alice!, "store_context", {
           thread_id: "named-prompts",
           source: "user",
@@ -296,7 +302,8 @@ for (const backend of hubBackends) {
           prompt_name: name,
           text: "Refused name.",
         });
-        assert.match(failureLine(refused), /^INVALID_ARGUMENT: .*prompt[ _]name/, name);
+        // The form is the input schema's to refuse, an entry id's form (hex digits and hyphens only) the store's.
+        assert.match(failureLine(refused), /(^INVALID_ARGUMENT: |Input validation error: ).*prompt[ _]name/, name);
       }
       const listing = await callOk<{ results: { text_length: number }[] }>(clients.alice!, "search_context", {
         thread_id: "named-prompts",

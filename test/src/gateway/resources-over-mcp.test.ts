@@ -168,7 +168,7 @@ for (const backend of hubBackends) {
       );
     });
 
-    test("resources/templates/list names the entry, version and image URI forms", async () => {
+    test("resources/templates/list names the entry, version, image and linked-file URI forms", async () => {
       const { resourceTemplates } = await clients.alice!.listResourceTemplates();
       assert.deepEqual(
         resourceTemplates.map((template) => template.uriTemplate),
@@ -176,6 +176,7 @@ for (const backend of hubBackends) {
           "context-hub://entries/{id}",
           "context-hub://entries/{id}/versions/{version}",
           "context-hub://entries/{id}/images/{ordinal}",
+          "context-hub://entries/{id}/artifacts/{sha256}",
         ],
       );
     });
@@ -331,7 +332,7 @@ for (const backend of hubBackends) {
           [ids.plan, ids.note, ids.photo, ids.bobShared].map((id) => uriOf(id!)).sort(),
         );
         const templates = await modern.listResourceTemplates({});
-        assert.equal(templates.resourceTemplates.length, 3);
+        assert.equal(templates.resourceTemplates.length, 4);
         const version = await modern.readResource({ uri: `${uriOf(ids.plan!)}/versions/1` });
         assert.equal(unfence(version.contents[0] as Contents, ids.plan!).text, "# Launch plan\n\nFirst draft.");
         const photo = await modern.readResource({ uri: uriOf(ids.photo!) });

@@ -16,9 +16,10 @@ export async function storeConformancePrompts(url: string): Promise<void> {
   const client = await connectMcpClient(url);
   try {
     const notes = "Reference notes for the prompt that embeds a file.\n";
-    const artifact = await callOk<{ sha256: string }>(client, "put_artifact", {
+    const sha256 = createHash("sha256").update(notes).digest("hex");
+    await callOk(client, "put_artifact", {
       data: Buffer.from(notes).toString("base64"),
-      sha256: createHash("sha256").update(notes).digest("hex"),
+      sha256,
       media_type: "text/plain",
       filename: "reference-notes.txt",
     });
@@ -36,7 +37,7 @@ export async function storeConformancePrompts(url: string): Promise<void> {
         prompt_name: "test_prompt_with_embedded_resource",
         text: "Here is the resource you asked about ({{resourceUri}}), with the notes it links.",
         prompt_arguments: [{ name: "resourceUri", description: "The resource to talk about", required: true }],
-        artifacts: [artifact.sha256],
+        artifacts: [sha256],
       },
       {
         prompt_name: "test_prompt_with_image",
