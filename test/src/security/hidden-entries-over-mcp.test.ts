@@ -714,7 +714,8 @@ for (const backend of backends) {
       assert.deepEqual(uncovered, [], "a read tool this test does not call");
       assert.ok(called.has("prompts/list") && called.has("prompts/get"), "the prompt methods are called");
       const shownPrompts = baseline.answers.find((answer) => answer.tool === "prompts/list")!.shown;
-      assert.match(shownPrompts, /<brief>/);
+      // alice's own named prompt is listed under her name for it, the one shared with her by its id.
+      assert.match(shownPrompts, /"name": "falcon_brief"/);
       assert.match(shownPrompts, /<weather-prompt>/);
       assert.ok(called.has("resources/list") && called.has("resources/read"), "the resource methods are called");
       const shownResources = baseline.answers.find((answer) => answer.tool === "resources/list")!.shown;

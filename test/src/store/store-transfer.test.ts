@@ -621,6 +621,39 @@ describe("export and import", () => {
     }
   });
 
+  test("a prompt named like another prompt its owner has in the target is refused, and nothing is imported", async () => {
+    // Another store where alice already has a prompt of the name the source's prompt has, under another id.
+    const otherDb = await openDatabase(options("memory://"), logger);
+    const other = await startTestStore(options("memory://"), otherDb);
+    const elsewhere = join(directory, "elsewhere.jsonl");
+    try {
+      const text = "Another brief under the same name.";
+      await other.client.commit({
+        principal: principal("acme", "alice"),
+        entry: textEntry("plan", text, { kind: "prompt", promptName: "rollout.brief" }),
+        generated: generatedFor(text),
+      });
+      await exportTo(otherDb, elsewhere, { tenant: "acme" });
+    } finally {
+      await other.close();
+      await otherDb.close();
+    }
+    const target = await openDatabase(options("memory://"), logger);
+    try {
+      await importStore(target, fileSource(elsewhere));
+      const before = await dumpAll(target);
+      const acme = join(directory, "acme-for-a-named-target.jsonl");
+      await exportTo(source, acme, { tenant: "acme" });
+      await assert.rejects(
+        importStore(target, fileSource(acme)),
+        /lines \d+-\d+ \(entry rows\) could not be stored: one of them is a prompt named like another prompt its owner already has in this store .*; nothing was imported/,
+      );
+      assert.deepEqual(await dumpAll(target), before);
+    } finally {
+      await target.close();
+    }
+  });
+
   // Last: it writes to the source store.
   test("--since exports what changed after an instant; it imports onto the copy it continues, and not into an empty store", async () => {
     const since = new Date();

@@ -23,10 +23,7 @@ const entryCommon = {
   content_type: z.string(),
   kind: z.string().describe('What the entry is: "note", "document", "prompt", "plan", "report" or a configured kind.'),
   title: z.string().nullable().describe("The entry's title; null when it has none."),
-  prompt_name: z
-    .string()
-    .nullable()
-    .describe("A prompt's name, which its owner gets it by in prompts/get; null when it has none."),
+  prompt_name: z.string().nullable().describe("A prompt's name, which its owner gets it by; null for none."),
   prompt_arguments: z.array(promptArgumentOutput).describe("A prompt's declared arguments; empty for other kinds."),
   artifacts: z
     .array(z.string())

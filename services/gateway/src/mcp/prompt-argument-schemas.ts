@@ -36,11 +36,17 @@ export const promptArgumentsSchema = z
     "prompt argument names must be unique",
   );
 
+const promptNameRule = `a prompt name is a letter or "_", then up to ${entryLimits.promptNameChars - 1} letters, digits, "_", "." or "-"`;
+const promptNameLength = `a prompt name is at most ${entryLimits.promptNameChars} characters`;
+
 /** A prompt's name: what prompts/get takes for it. The store holds it to the same rule, and refuses one of an entry id's form. */
 export const promptNameSchema = z
   .string()
-  .max(entryLimits.promptNameChars, `a prompt name is at most ${entryLimits.promptNameChars} characters`)
-  .regex(
-    promptNamePattern,
-    `a prompt name is a letter or "_", then up to ${entryLimits.promptNameChars - 1} letters, digits, "_", "." or "-"`,
-  );
+  .max(entryLimits.promptNameChars, promptNameLength)
+  .regex(promptNamePattern, promptNameRule);
+
+/** A prompt's name as an update gives it: a name, or "" for none. */
+export const promptNameChangeSchema = z
+  .string()
+  .max(entryLimits.promptNameChars, promptNameLength)
+  .regex(new RegExp(`^(?:${promptNamePattern.source.slice(1, -1)})?$`), `${promptNameRule} ("" removes it)`);

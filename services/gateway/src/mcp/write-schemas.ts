@@ -1,5 +1,6 @@
 // The inputs of the write tools: store_context and its batch, update_context and its batch, delete_context and its batch.
 import { z } from "zod";
+import { promptNameChangeSchema } from "./prompt-argument-schemas.js";
 import {
   backwardValidity,
   boundedJson,
@@ -84,8 +85,7 @@ const changeFields = {
     "Replaces a prompt's declared arguments; [] removes them. Every {{name}} in the text must stay declared.",
   ),
   artifacts: kindFields.artifacts.describe("Replaces the linked artifacts; [] removes them."),
-  prompt_name: z
-    .union([kindFields.prompt_name.unwrap(), z.literal("")])
+  prompt_name: promptNameChangeSchema
     .optional()
     .describe("Replaces a prompt's name; an empty string removes it. Only the owner may change it."),
   expected_version: z

@@ -11,7 +11,9 @@
  */
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../audit/audit.js";
+import { promptNameIndex } from "../db/migrations/0026-prompt-names.js";
 import type { SqlDatabase, SqlExecutor } from "../db/sql-database.js";
+import { isUniqueViolationOf } from "../model/prompt-name.js";
 import { parseBodyLine, TransferFileError, type TransferCounts, type TransferHeader } from "./transfer-format.js";
 import { exactFloats } from "./transfer-export.js";
 import { loadTableCodec, transferTables, type TableCodec } from "./transfer-tables.js";
@@ -104,6 +106,12 @@ async function writeBatch(tx: SqlExecutor, codec: TableCodec, batch: Batch): Pro
   } catch (error) {
     const first = batch.lines[0]!;
     const last = batch.lines.at(-1)!;
+    // Prompt names are unique per owner: a file's prompt may be named like another prompt its owner has here.
+    if (isUniqueViolationOf(error, promptNameIndex))
+      throw new Error(
+        `lines ${first}-${last} (${batch.kind} rows) could not be stored: one of them is a prompt named like another prompt its owner already has in this store (prompt names are unique per owner; rename or delete one of the two first); nothing was imported`,
+        { cause: error },
+      );
     throw new Error(
       `lines ${first}-${last} (${batch.kind} rows) could not be stored: ${(error as Error).message}; nothing was imported`,
       { cause: error },
