@@ -52,7 +52,7 @@ function startingWith(values: readonly string[], prefix: string, more = false): 
 
 /** A prompt's argument: none to suggest, once the prompt and the argument are known to exist for the caller. */
 async function completePromptArgument(clients: GatewayClients, principal: Principal, name: string, argument: string) {
-  const prompt = await findPrompt(clients, principal, name);
+  const prompt = await findPrompt(clients, principal, name, false);
   if (prompt === undefined) throw unknownPrompt(name);
   if (!prompt.prompt_arguments.some((declared) => declared.name === argument))
     throw new McpRequestError(

@@ -108,12 +108,14 @@ type PromptEntry = Awaited<ReturnType<GatewayClients["entries"]["get"]>>["entrie
 
 /**
  * The prompt `name` names for the caller: an entry id, or the name of one of
- * the caller's own prompts. Undefined when it names none the caller may read.
+ * the caller's own prompts, with its images' bytes when `includeImages`.
+ * Undefined when it names none the caller may read.
  */
 export async function findPrompt(
   clients: GatewayClients,
   principal: Principal,
   name: string,
+  includeImages: boolean,
 ): Promise<PromptEntry | undefined> {
   let id = name;
   if (!entryIdPattern.test(name)) {
@@ -126,7 +128,7 @@ export async function findPrompt(
     if (listed === undefined) return undefined;
     id = listed.id;
   }
-  const found = await clients.entries.get(principal, { ids: [id], includeImages: true, includeQuarantined: false });
+  const found = await clients.entries.get(principal, { ids: [id], includeImages, includeQuarantined: false });
   const [entry] = found.entries;
   return entry?.kind === "prompt" ? entry : undefined;
 }
@@ -229,7 +231,7 @@ export function promptHandlersFor(principal: Principal, peers: Peers, logger: Lo
       try {
         const entry =
           promptNamePattern.test(name) || entryIdPattern.test(name)
-            ? await findPrompt(clients, principal, name)
+            ? await findPrompt(clients, principal, name, true)
             : undefined;
         if (entry === undefined) throw unknownPrompt(name);
         const values = checkArguments(name, entry.prompt_arguments, args ?? {});
