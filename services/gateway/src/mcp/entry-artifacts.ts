@@ -66,9 +66,13 @@ export async function readLinkedArtifact(
   return { artifact, data };
 }
 
+/** The media type a file is served under: its own, or bytes of no stated type. */
+export const mediaTypeOf = (artifact: ArtifactView) =>
+  artifact.media_type === "" ? "application/octet-stream" : artifact.media_type;
+
 /** A file's bytes as MCP resource contents: text for a textual type in valid UTF-8, else a base64 blob. */
 export function toArtifactContents(uri: string, artifact: ArtifactView, data: Uint8Array): ArtifactContents {
-  const mimeType = artifact.media_type === "" ? "application/octet-stream" : artifact.media_type;
+  const mimeType = mediaTypeOf(artifact);
   if (textualTypes.test(bareType(mimeType))) {
     try {
       return { uri, mimeType, text: new TextDecoder("utf-8", { fatal: true }).decode(data) };

@@ -17,7 +17,13 @@ import { isContextHubError, promptNamePattern, renderPromptTemplate, type Logger
 import { gatewayClientsFor, type GatewayClients } from "../clients/gateway-clients.js";
 import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
-import { entryArtifactUri, readLinkedArtifact, toArtifactContents, type ArtifactContents } from "./entry-artifacts.js";
+import {
+  entryArtifactUri,
+  mediaTypeOf,
+  readLinkedArtifact,
+  toArtifactContents,
+  type ArtifactContents,
+} from "./entry-artifacts.js";
 import { describeEntry, entryIdPattern, optional, pageOfEntries } from "./entry-listing.js";
 import { invalidParams, McpRequestError, toRequestError } from "./request-errors.js";
 import { neutraliseMarkers } from "./untrusted-text.js";
@@ -159,10 +165,10 @@ async function linkedFileMessages(clients: GatewayClients, principal: Principal,
     }
     if (linked === undefined) continue;
     const { artifact, data } = linked;
-    const mimeType = artifact.media_type === "" ? "application/octet-stream" : artifact.media_type;
     if (data === undefined) {
       const name = artifact.filename === "" ? sha256 : artifact.filename;
-      messages.push({ role: "user", content: { type: "resource_link", uri, name, mimeType, size: artifact.size } });
+      const link = { type: "resource_link" as const, uri, name, mimeType: mediaTypeOf(artifact), size: artifact.size };
+      messages.push({ role: "user", content: link });
       continue;
     }
     budget -= data.byteLength;
