@@ -13,6 +13,7 @@ import {
 import { presentedCredential } from "./auth/authenticate.js";
 import { entryTitle } from "./entry-titles.js";
 import { findQuote } from "./search/cited-answer.js";
+import { parseResourceUri } from "./mcp/resources.js";
 import { estimateTokens } from "./workflow/start-budget.js";
 
 test("entryTitle is linear in the entry's text", () => {
@@ -96,4 +97,34 @@ test("a citation's quote is looked for in its passage in time linear in the pass
     ...pathologicalTexts,
     ...markerTexts,
   ]);
+});
+
+test("resources/read parses a URI in time linear in its length, whatever follows the entries root", () => {
+  const root = "context-hub://entries/";
+  const id = "01900000-0000-7000-8000-00000000abcd";
+  assertLinearGrowthForAll(
+    "parseResourceUri",
+    (uri) => {
+      try {
+        return parseResourceUri(uri);
+      } catch (error) {
+        return error;
+      }
+    },
+    [
+      ...pathologicalTexts.map((generator) => ({
+        name: `the root, then ${generator.name}`,
+        generate: (length: number) => `${root}${generator.generate(Math.max(0, length - root.length))}`,
+      })),
+      {
+        name: "an id, then a run of hex digits",
+        generate: (length) => framedRun(`${root}${id}/artifacts/`, "ab", "", length),
+      },
+      {
+        name: "an id, then a run of digits",
+        generate: (length) => framedRun(`${root}${id}/versions/`, "9", "", length),
+      },
+      { name: "slashes after the root", generate: (length) => framedRun(root, "/artifacts", "", length) },
+    ],
+  );
 });

@@ -128,7 +128,7 @@ const uriPattern =
  * resource here all the same, so it carries the URI as `data` like the
  * resource-not-found error (SEP-2164: the requested URI in `data.uri`).
  */
-function parseResourceUri(uri: string): ResourceAddress {
+export function parseResourceUri(uri: string): ResourceAddress {
   const match = uriPattern.exec(uri);
   const id = match?.[1];
   if (match === null || id === undefined || !entryIdPattern.test(id))
