@@ -17,3 +17,4 @@ export * from "./gen/contexthub/store/v1/transfer_pb.js";
 export * from "./gen/contexthub/store/v1/sessions_pb.js";
 export * from "./gen/contexthub/store/v1/artifacts_pb.js";
 export * from "./gen/contexthub/store/v1/collections_pb.js";
+export * from "./gen/contexthub/store/v1/publications_pb.js";

@@ -1,6 +1,7 @@
 export * from "./errors.js";
 export * from "./entry-limits.js";
 export * from "./prompt-template.js";
+export * from "./resource-uri.js";
 export * from "./metadata-operators.js";
 export * from "./abort-signals.js";
 export * from "./config.js";

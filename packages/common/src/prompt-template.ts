@@ -38,3 +38,14 @@ export function placeholderNames(template: string): string[] {
 export function renderPromptTemplate(template: string, values: ReadonlyMap<string, string>): string {
   return template.replace(placeholderPattern, (_placeholder, name: string) => values.get(name) ?? "");
 }
+
+/**
+ * A published template's text (packages/common/src/resource-uri.ts) with
+ * every placeholder that names one of the URI's values replaced by it; a
+ * placeholder naming anything else stays as written, since the text is an
+ * ordinary entry, not a prompt whose placeholders were declared. One pass,
+ * as for prompts.
+ */
+export function renderTextWithValues(text: string, values: ReadonlyMap<string, string>): string {
+  return text.replace(placeholderPattern, (placeholder, name: string) => values.get(name) ?? placeholder);
+}
