@@ -17,7 +17,7 @@ import type { AllInOne } from "@context-hub/cli";
 import { readWrite, writeKeysFile } from "../support/principals.js";
 import { startGatewayOn, type TestGateway } from "./gateways.js";
 import { startMemoryHub } from "../support/memory-hub.js";
-import { storeConformancePrompts } from "../support/conformance-prompts.js";
+import { storeConformanceFixtures } from "../support/conformance-fixtures.js";
 import { failedScenarios, failureDetail, readResults } from "../support/conformance-results.js";
 
 /**
@@ -45,7 +45,7 @@ describe("third-party clients against a running gateway", () => {
     work = mkdtempSync(join(tmpdir(), "context-hub-clients-"));
     keys = writeKeysFile([{ name: "alice", tenant: "acme", subject: "alice", groups: ["eng"], scopes: readWrite }]);
     hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "none" });
-    await storeConformancePrompts(hub.url);
+    await storeConformanceFixtures(hub.url);
     secured = await startGatewayOn(hub, { CONTEXT_HUB_AUTH: "api-key", CONTEXT_HUB_API_KEYS_FILE: keys.path });
   });
   after(async () => {
@@ -82,7 +82,15 @@ describe("third-party clients against a running gateway", () => {
     const stale = Object.keys(baseline).filter((scenario) => results.has(scenario) && !failed.includes(scenario));
     assert.deepEqual(unexpected, [], `new conformance failures:\n${failureDetail(results, unexpected)}`);
     assert.deepEqual(stale, [], "these scenarios pass now: remove them from test/conformance/expected-failures.json");
-    for (const scenario of ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"])
+    for (const scenario of [
+      "server-initialize",
+      "ping",
+      "tools-list",
+      "dns-rebinding-protection",
+      "resources-read-text",
+      "resources-read-binary",
+      "resources-templates-read",
+    ])
       assert.ok(results.has(scenario) && !failed.includes(scenario), `${scenario} passes`);
     assert.equal(outcome.code, 0, outcome.stdout.slice(-2_000));
   });

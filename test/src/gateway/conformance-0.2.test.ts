@@ -8,7 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { AllInOne } from "@context-hub/cli";
-import { storeConformancePrompts } from "../support/conformance-prompts.js";
+import { storeConformanceFixtures } from "../support/conformance-fixtures.js";
 import { startMemoryHub } from "../support/memory-hub.js";
 import { failedScenarios, failureDetail, readResults } from "../support/conformance-results.js";
 
@@ -92,7 +92,7 @@ describe("MCP conformance 0.2 on Node 22 against a running gateway", () => {
   before(async () => {
     work = mkdtempSync(join(tmpdir(), "context-hub-conformance-"));
     hub = await startMemoryHub({ CONTEXT_HUB_AUTH: "none" });
-    await storeConformancePrompts(hub.url);
+    await storeConformanceFixtures(hub.url);
   });
   after(async () => {
     await hub?.close();
@@ -109,6 +109,9 @@ describe("MCP conformance 0.2 on Node 22 against a running gateway", () => {
         "tools-list",
         "prompts-list",
         "resources-list",
+        "resources-read-text",
+        "resources-read-binary",
+        "resources-templates-read",
         "sep-2164-resource-not-found",
         "caching",
         "http-header-validation",
@@ -136,7 +139,17 @@ describe("MCP conformance 0.2 on Node 22 against a running gateway", () => {
       work,
       "expected-failures.json",
       [],
-      ["server-initialize", "ping", "tools-list", "prompts-list", "resources-list", "dns-rebinding-protection"],
+      [
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "prompts-list",
+        "resources-list",
+        "resources-read-text",
+        "resources-read-binary",
+        "resources-templates-read",
+        "dns-rebinding-protection",
+      ],
     );
     assert.ok(results.size >= 25, `the suite ran (${results.size} scenarios)`);
   });

@@ -282,13 +282,16 @@ for (const backend of hubBackends) {
         `${uriOf(ids.plan!)}/images/0`,
         `${uriOf(ids.photo!)}/images/1`,
         `${ghost}/versions/1`,
+        // A URI of another scheme is a URI the caller never published.
+        "test://static-text",
+        "docs://handbook/on-call",
       ];
       for (const uri of hidden) assert.equal(await answer(uri), missing, uri);
     });
 
     test("a URI of no form this server serves, and a bad cursor, get errors of their own", async () => {
       for (const uri of [
-        "test://static-text",
+        "entries/no-scheme",
         "context-hub://entries/not-an-id",
         `context-hub://entries/${ids.plan!.slice(0, 8)}`,
         `${uriOf(ids.plan!)}/versions/0`,

@@ -26,7 +26,11 @@ import { readWrite, writeKeysFile } from "../support/principals.js";
  * resources/read of the caller's entries and kept versions, and
  * resources/read of a hidden entry, version or linked file, byte for byte as
  * a URI that never existed; and prompts/get by a hidden prompt's name (names
- * are their owners' own) answers as a name never given. Collections too:
+ * are their owners' own) answers as a name never given. Published URIs too:
+ * bob and globex's alice publish alice's very URIs and templates (and others
+ * of their own) to their hidden prompts; alice's reads of hers, of theirs and
+ * of one never published, her resources/list, resources/templates/list and
+ * list_published_resources may not move. Collections too:
  * alice's collection holds members she can no longer see (bob's entries, shared with her while she added them,
  * then unshared) and bob keeps private collections under its very name;
  * neither list_collections, get_collection (its ranks, counts and cursors)
@@ -300,6 +304,18 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
         await callOk(alice, "add_to_collection", { collection_id: picks, context_ids: [withdrawn], position: 1 });
         await callOk(bob, "unshare_context", { context_ids: [withdrawn] });
       }
+      // URIs alice publishes too, published by bob (in her tenant) and globex's alice to their hidden prompts: a
+      // publication is its publisher's own, so none of them may resolve for alice or move her listings.
+      const [bobsPrompt, globexPrompt] = hiddenPrompts.slice(-2) as [string, string];
+      for (const [client, id] of [
+        [bob, bobsPrompt],
+        [globexAlice, globexPrompt],
+      ] as const) {
+        await callOk(client, "publish_resource", { uri: "docs://falcon/plan", id });
+        await callOk(client, "publish_resource", { uri: `docs://falcon/plan-${round}`, id });
+        await callOk(client, "publish_resource", { uri: "docs://falcon/{part}/brief", id });
+        await callOk(client, "publish_resource", { uri: `docs://falcon/{part}/${round}`, id });
+      }
       // Files under alice's names: bob's private ones in her tenant (one with her file's very bytes, so their
       // blob is shared), and globex's tenant-wide ones with the same bytes, names and namespace.
       for (const index of range.slice(0, 3)) {
@@ -420,6 +436,10 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ],
     });
     await callOk(alice, "add_to_collection", { collection_id: picks, context_ids: [plan, draft, notes, briefing] });
+    // alice's own publications: her plan's text, her brief as a template, and bob's tenant-wide briefing.
+    await callOk(alice, "publish_resource", { uri: "docs://falcon/plan", id: plan });
+    await callOk(alice, "publish_resource", { uri: "docs://falcon/{part}/brief", id: brief });
+    await callOk(alice, "publish_resource", { uri: "docs://falcon/weather", id: briefing });
     await plant(Math.floor(hidden / 2), "late");
     assert.equal(
       (await callOk<{ entries: Ack[] }>(alice, "get_context_by_ids", { context_ids: [own], include_quarantined: true }))
@@ -537,6 +557,9 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
       ["alice", alice, "get_artifact", { sha256: sha256Of(planFile), owner: "bob", namespace: "falcon" }],
       ["alice", alice, "get_artifact", { sha256: sha256Of(bobsSecretFile), length: 0 }],
       ["alice", alice, "get_artifact", { sha256: "0".repeat(64) }],
+      ["alice", alice, "list_published_resources", {}],
+      ["alice", alice, "list_published_resources", { templates_only: true }],
+      ["alice", alice, "list_published_resources", { limit: 1 }],
       ["alice", alice, "list_collections", {}],
       ["alice", alice, "get_collection", { collection_id: picks }],
       ["alice", alice, "get_collection", { collection_id: picks, limit: 2 }],
@@ -638,7 +661,16 @@ async function runScenario(backend: (typeof backends)[number], hidden: number): 
         "resources/read",
         () => alice.readResource({ uri: `${entry(brief)}/artifacts/${sha256Of(planFile)}` }),
       ],
+      ["alice", alice, "resources/read", () => alice.readResource({ uri: "docs://falcon/plan" })],
+      ["alice", alice, "resources/read", () => alice.readResource({ uri: "docs://falcon/dawn/brief" })],
+      ["alice", alice, "resources/read", () => alice.readResource({ uri: "docs://falcon/weather" })],
+      // Others' URIs (bob's and globex's, in the hubs that plant them) read as URIs never published.
+      ["alice", alice, "resources/read", () => alice.readResource({ uri: "docs://falcon/plan-early" })],
+      ["alice", alice, "resources/read", () => alice.readResource({ uri: "docs://falcon/plan-late" })],
+      ["alice", alice, "resources/read", () => alice.readResource({ uri: "docs://falcon/dawn/early" })],
+      ["alice", alice, "resources/read", () => alice.readResource({ uri: "docs://never/published" })],
       ["rev", rev, "resources/list", () => rev.listResources({})],
+      ["rev", rev, "resources/read", () => rev.readResource({ uri: "docs://falcon/plan" })],
       ["root", root, "resources/list", () => root.listResources({})],
     ];
     for (const [caller, , method, call] of resourceCalls)

@@ -11,6 +11,7 @@ import { createMemoriesClient } from "./memories-client.js";
 import { createNavigationClient } from "./navigation-client.js";
 import { createSessionsClient } from "./sessions-client.js";
 import type { Peers } from "./peers.js";
+import { createPublicationsClient } from "./publications-client.js";
 import { createReviewClient } from "./review-client.js";
 import { createSearchClient } from "./search-client.js";
 import { createSharingClient } from "./sharing-client.js";
@@ -31,6 +32,8 @@ export interface GatewayClients {
   /** A tenant administrator's API keys. */
   apiKeys: ReturnType<typeof createApiKeysClient>;
   collections: ReturnType<typeof createCollectionsClient>;
+  /** The URIs a caller publishes entries, images and files under (resources/read). */
+  publications: ReturnType<typeof createPublicationsClient>;
   /** What this deployment has on (whoami). */
   features: { describe: () => ReturnType<typeof describeFeatures> };
 }
@@ -55,6 +58,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       answers: createAnswerClient(peers),
       apiKeys: createApiKeysClient(peers.apiKeys),
       collections: createCollectionsClient(peers.collections),
+      publications: createPublicationsClient(peers.publications),
       features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);

@@ -16,6 +16,7 @@ export type HandoffsServiceClient = GrpcClient<typeof storeV1.HandoffsService>;
 export type SessionsServiceClient = GrpcClient<typeof storeV1.SessionsService>;
 export type ArtifactsServiceClient = GrpcClient<typeof storeV1.ArtifactsService>;
 export type CollectionsServiceClient = GrpcClient<typeof storeV1.CollectionsService>;
+export type PublicationsServiceClient = GrpcClient<typeof storeV1.PublicationsService>;
 /** SearchService, served by the store process at the store's address. */
 export type SearchServiceClient = GrpcClient<typeof searchV1.SearchService>;
 export type EmbedderClient = GrpcClient<typeof embedderV1.EmbedderService>;
@@ -37,6 +38,7 @@ export interface Peers {
   sessions: SessionsServiceClient;
   artifacts: ArtifactsServiceClient;
   collections: CollectionsServiceClient;
+  publications: PublicationsServiceClient;
   search: SearchServiceClient;
   embedder: EmbedderClient;
   /** Absent when summaries are turned off. */
@@ -64,6 +66,7 @@ export function createPeers(config: GatewayConfig): Peers {
     sessions: atStore(storeV1.SessionsService),
     artifacts: atStore(storeV1.ArtifactsService),
     collections: atStore(storeV1.CollectionsService),
+    publications: atStore(storeV1.PublicationsService),
     search: atStore(searchV1.SearchService),
   };
   const embedder = createGrpcClient(embedderV1.EmbedderService, {

@@ -11,14 +11,14 @@
  * that never existed: to nothing. SDK-neutral: both server generations
  * register these handlers.
  */
-import { isContextHubError, type Logger } from "@context-hub/common";
+import { isContextHubError, parseResourceUri, type Logger } from "@context-hub/common";
 import { gatewayClientsFor, type GatewayClients } from "../clients/gateway-clients.js";
 import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
 import { entryIdPattern } from "./entry-listing.js";
 import { findPrompt, unknownPrompt } from "./prompts.js";
 import { invalidParams, McpRequestError, toRequestError } from "./request-errors.js";
-import { resourceTemplates } from "./resources.js";
+import { publishedTemplates, resourceTemplates } from "./resources.js";
 
 /** The scope a caller needs for completions: the read scope, as for prompts and resources. */
 export const completionScope = "context:read";
@@ -106,6 +106,19 @@ async function completeTemplateArgument(
   context: Record<string, string> | undefined,
 ) {
   const template = resourceTemplates.find((candidate) => candidate.uriTemplate === uri);
+  if (
+    template === undefined &&
+    (await publishedTemplates({ principal, clients })).some((own) => own.uriTemplate === uri)
+  ) {
+    // A template the caller published: its values are free text, as a prompt's arguments are.
+    const { variables } = parseResourceUri(uri);
+    if (!variables.includes(argument.name))
+      throw new McpRequestError(
+        invalidParams,
+        `resource template ${uri} has no argument ${JSON.stringify(argument.name.slice(0, 100))}; it has ${variables.join(", ")}`,
+      );
+    return none;
+  }
   if (template === undefined)
     throw new McpRequestError(
       invalidParams,

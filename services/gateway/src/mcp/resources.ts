@@ -2,7 +2,10 @@
  * The entries a caller may read, served as MCP resources: `resources/list`
  * pages through them, `resources/templates/list` names the URI forms, and
  * `resources/read` returns an entry's text (with its images as blobs), a kept
- * version's text, one image, or one file the entry links (entry-artifacts.ts). Every read goes through the store's ordinary
+ * version's text, one image, or one file the entry links (entry-artifacts.ts), under
+ * its context-hub:// URI or a URI its reader published for it (PublicationsService:
+ * the caller's own publications are listed by their URIs, its templates beside the
+ * built-in ones). Every read goes through the store's ordinary
  * listing, fetch and history, so the access predicate and trust states hold
  * exactly as for the tools; quarantined entries are not served. The text
  * read is stored text, data rather than instructions, and is served fenced
@@ -10,7 +13,7 @@
  * each read), its trust state in `_meta` as well. SDK-neutral: both server
  * generations register these handlers.
  */
-import { isContextHubError, type Logger } from "@context-hub/common";
+import { isContextHubError, renderTextWithValues, resourceUriMaxChars, type Logger } from "@context-hub/common";
 import { gatewayClientsFor, type GatewayClients } from "../clients/gateway-clients.js";
 import type { Peers } from "../clients/peers.js";
 import type { Principal } from "../principal.js";
@@ -112,6 +115,30 @@ export const resourceTemplates: readonly ResourceTemplate[] = [
   },
 ];
 
+/** The URIs a caller may have published: any absolute URI but this server's own scheme (resource-uri.ts has the rules). */
+const publishableUri = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+const ownScheme = /^context-hub:/i;
+/** A URI longer than this names no publication (a template's values may take a read URI past the published length). */
+const publishedReadChars = 8 * resourceUriMaxChars;
+/** Published URIs per resources/list page, and the prefix of the cursors that page through them. */
+const publishedPage = 50;
+const publishedCursor = "published:";
+
+/** The caller's own URI templates, as resources/templates/list shows them beside the built-in ones (at most 100). */
+export async function publishedTemplates({ principal, clients }: EntryReader): Promise<ResourceTemplate[]> {
+  const page = await clients.publications.list(principal, { templatesOnly: true, limit: 100, cursor: "" });
+  return page.publications.map((publication) => ({
+    uriTemplate: publication.uri,
+    name: publication.uri,
+    title: publication.uri,
+    description:
+      publication.description === ""
+        ? `Your template over entry ${publication.id}: its text, with each {{name}} placeholder filled from the URI read.`
+        : publication.description,
+    mimeType: textMimeType,
+  }));
+}
+
 /** Where a URI points. */
 type ResourceAddress =
   | { form: "entry"; id: string }
@@ -165,12 +192,12 @@ function resourceNotFound(uri: string): McpRequestError {
 /** The resource handlers bound to one caller. */
 export interface ResourceHandlers {
   list(cursor: string | undefined): Promise<{ resources: ListedResource[]; nextCursor?: string }>;
-  listTemplates(): { resourceTemplates: ResourceTemplate[] };
+  listTemplates(): Promise<{ resourceTemplates: ResourceTemplate[] }>;
   read(uri: string): Promise<{ contents: ResourceContents[] }>;
 }
 
 /** What reading resources needs: the caller and its domain clients. */
-interface EntryReader {
+export interface EntryReader {
   principal: Principal;
   clients: GatewayClients;
 }
@@ -189,15 +216,28 @@ async function currentEntry({ principal, clients }: EntryReader, uri: string, id
   throw resourceNotFound(uri);
 }
 
-/** An entry's resource: its text, fenced as untrusted data, with its images as blobs. */
-async function readEntry(reader: EntryReader, uri: string, id: string): Promise<ResourceContents[]> {
+/**
+ * An entry's resource: its text, fenced as untrusted data, with its images as
+ * blobs. `published` is the publication a published URI resolved to: a
+ * template's values fill the text's placeholders before the fence goes round it.
+ */
+async function readEntry(
+  reader: EntryReader,
+  uri: string,
+  id: string,
+  published?: { uri: string; variables: ReadonlyMap<string, string> },
+): Promise<ResourceContents[]> {
   const entry = await currentEntry(reader, uri, id, true);
+  const text = published === undefined ? entry.text : renderTextWithValues(entry.text, published.variables);
   return [
     {
       uri,
       mimeType: textMimeType,
-      text: fenced(entry.text, entry),
+      text: fenced(text, entry),
       _meta: {
+        ...(published === undefined
+          ? {}
+          : { entry_id: id, published_as: published.uri, values: Object.fromEntries(published.variables) }),
         kind: entry.kind,
         title: entry.title,
         thread_id: entry.thread_id,
@@ -284,6 +324,43 @@ async function readArtifact(reader: EntryReader, uri: string, id: string, sha256
   return [{ ...toArtifactContents(uri, linked.artifact, linked.data), _meta: { filename: linked.artifact.filename } }];
 }
 
+/**
+ * What a URI the caller published serves (its text, with a template's values
+ * filled in; one image; one linked file), under the URI read. A URI the caller
+ * never published, or whose entry, image or file it can no longer read, is
+ * the one resource-not-found answer.
+ */
+async function readPublished(reader: EntryReader, uri: string): Promise<ResourceContents[]> {
+  if (uri.length > publishedReadChars) throw resourceNotFound(uri);
+  let published;
+  try {
+    published = await reader.clients.publications.resolve(reader.principal, uri);
+  } catch (error) {
+    if (isContextHubError(error) && error.code === "ENTRY_NOT_FOUND") throw resourceNotFound(uri);
+    throw error;
+  }
+  const { entryId, target } = published;
+  if (target.kind === "image") return readImage(reader, uri, entryId, target.ordinal);
+  if (target.kind === "artifact") return readArtifact(reader, uri, entryId, target.sha256);
+  return readEntry(reader, uri, entryId, published);
+}
+
+/** A page of the caller's published URIs (templates are listed by resources/templates/list), as resources. */
+async function listPublished({ principal, clients }: EntryReader, cursor: string) {
+  const page = await clients.publications.list(principal, { templatesOnly: false, limit: publishedPage, cursor });
+  const resources: ListedResource[] = page.publications
+    .filter((publication) => !publication.template)
+    .map((publication) => ({
+      uri: publication.uri,
+      name: publication.uri,
+      ...optional("description", publication.description === "" ? undefined : publication.description),
+      mimeType: publication.serves === "text" ? textMimeType : "application/octet-stream",
+      ...(publication.updated_at === null ? {} : { annotations: { lastModified: publication.updated_at } }),
+      _meta: { entry_id: publication.id, serves: publication.serves },
+    }));
+  return { resources, nextCursor: page.nextCursor };
+}
+
 /** A page of the entries the caller may read, as resources; the fixed documents head the first page. */
 async function listEntries(
   { principal, clients }: EntryReader,
@@ -330,14 +407,27 @@ export function resourceHandlersFor(
   return {
     async list(cursor) {
       try {
+        // The caller's published URIs come first (cursors "published:…"), then the entries it may read.
+        if (cursor === undefined || cursor.startsWith(publishedCursor)) {
+          const published = await listPublished(reader, cursor?.slice(publishedCursor.length) ?? "");
+          const head = cursor === undefined ? [...listedDocuments, ...published.resources] : published.resources;
+          if (published.nextCursor !== "")
+            return { resources: head, nextCursor: `${publishedCursor}${published.nextCursor}` };
+          const entries = await listEntries(reader, [], undefined);
+          return { ...entries, resources: [...head, ...entries.resources] };
+        }
         return await listEntries(reader, listedDocuments, cursor);
       } catch (error) {
         throw toRequestError(error, logger, "resources/list");
       }
     },
 
-    listTemplates() {
-      return { resourceTemplates: [...resourceTemplates] };
+    async listTemplates() {
+      try {
+        return { resourceTemplates: [...resourceTemplates, ...(await publishedTemplates(reader))] };
+      } catch (error) {
+        throw toRequestError(error, logger, "resources/templates/list");
+      }
     },
 
     async read(uri) {
@@ -345,6 +435,7 @@ export function resourceHandlersFor(
       if (document !== undefined)
         return { contents: [{ uri, mimeType: document.mimeType, text: document.text, _meta: document._meta ?? {} }] };
       try {
+        if (!ownScheme.test(uri) && publishableUri.test(uri)) return { contents: await readPublished(reader, uri) };
         const address = parseResourceUri(uri);
         const contents =
           address.form === "entry"

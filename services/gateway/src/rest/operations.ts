@@ -9,6 +9,7 @@
 import { createApiKeyOperation, listApiKeysOperation, revokeApiKeyOperation } from "./api-key-operations.js";
 import type { RestOperation } from "./operation.js";
 import { collectionOperations } from "./operations/collection-operations.js";
+import { publicationOperations } from "./operations/publication-operations.js";
 import { entryOperations } from "./operations/entry-operations.js";
 import { searchOperations } from "./operations/search-operations.js";
 import { workflowOperations } from "./operations/workflow-operations.js";
@@ -51,6 +52,7 @@ const apiKeyOperations: readonly RestOperation[] = [
 export const restOperations: readonly RestOperation[] = [
   ...entryOperations,
   ...collectionOperations,
+  ...publicationOperations,
   ...searchOperations,
   ...workflowOperations,
   ...apiKeyOperations,

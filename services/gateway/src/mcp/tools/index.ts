@@ -21,6 +21,7 @@ import { handoffTools } from "./handoff-tools.js";
 import { sessionTools } from "./session-tools.js";
 import { artifactTools } from "./artifact-tools.js";
 import { collectionTools } from "./collection-tools.js";
+import { publicationTools } from "./publication-tools.js";
 import { startTools } from "./start-tools.js";
 import { librarySearchTools } from "./library-search-tools.js";
 import { reasonTool } from "./reason-tool.js";
@@ -49,6 +50,7 @@ export const allTools: readonly ToolDefinition[] = [
   unshareContextTool,
   listGrantsTool,
   ...collectionTools,
+  ...publicationTools,
   getContextHistoryTool,
   restoreContextVersionTool,
   listReviewQueueTool,

@@ -51,7 +51,7 @@ export const toolsets: Readonly<Record<ToolsetName, Toolset>> = {
     ],
   },
   library: {
-    summary: "Curate entries: batches, updates, deletions, collections, sharing and statistics.",
+    summary: "Curate entries: batches, updates, deletions, collections, published URIs, sharing and statistics.",
     tools: [
       "store_context_batch",
       "update_context",
@@ -66,6 +66,9 @@ export const toolsets: Readonly<Record<ToolsetName, Toolset>> = {
       "add_to_collection",
       "remove_from_collection",
       "reorder_collection",
+      "publish_resource",
+      "unpublish_resource",
+      "list_published_resources",
       "share_context",
       "unshare_context",
       "list_grants",
