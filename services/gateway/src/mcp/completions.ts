@@ -18,7 +18,8 @@ import type { Principal } from "../principal.js";
 import { entryIdPattern } from "./entry-listing.js";
 import { findPrompt, unknownPrompt } from "./prompts.js";
 import { invalidParams, McpRequestError, toRequestError } from "./request-errors.js";
-import { publishedTemplates, resourceTemplates } from "./resources.js";
+import { publishedTemplates } from "./published-resources.js";
+import { resourceTemplates } from "./resources.js";
 
 /** The scope a caller needs for completions: the read scope, as for prompts and resources. */
 export const completionScope = "context:read";
