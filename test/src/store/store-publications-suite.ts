@@ -493,6 +493,18 @@ export function definePublicationTests(context: StoreSuiteContext): void {
       const reader = principal(tenantA, "a1", { scopes: ["context:read"] });
       await expectError(publish(client, reader, "docs://x", open.id), "PERMISSION_DENIED", /context:write/);
       await expectError(client.unpublishResource({ principal: reader, uri: "docs://open" }), "PERMISSION_DENIED");
+      const { rows: denied } = await context.db.query<{ action: string; actor: string }>(
+        "SELECT action, actor FROM audit_log WHERE tenant = $1 AND outcome = 'denied' ORDER BY seq",
+        [tenantA],
+      );
+      assert.deepEqual(
+        denied.map((row) => [row.action, row.actor]),
+        [
+          ["resource.publish", "a1"],
+          ["resource.unpublish", "a1"],
+        ],
+        "each refusal is audited",
+      );
       assert.equal(
         (await client.resolvePublication({ principal: reader, uri: "docs://open" })).publication!.entryId,
         open.id,
@@ -503,7 +515,17 @@ export function definePublicationTests(context: StoreSuiteContext): void {
       const { client, db } = context;
       const { a1, tenantA } = principalTrio("publications-limits");
       const entry = await commitText(client, a1, "docs", "Much published.");
-      for (let index = 0; index < 100; index++) await publish(client, a1, `t://${index}/{x}`, entry.id);
+      for (let index = 0; index < 95; index++) await publish(client, a1, `t://${index}/{x}`, entry.id);
+      // Publishes at once queue on the publisher's lock: exactly as many as fit get in.
+      const racing = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, index) => publish(client, a1, `t://${95 + index}/{x}`, entry.id)),
+      );
+      assert.deepEqual(
+        [racing.filter((outcome) => outcome.status === "fulfilled").length, (await listAll(client, a1, true)).length],
+        [5, 100],
+      );
+      for (const outcome of racing)
+        if (outcome.status === "rejected") assert.match(String(outcome.reason), /you hold 100 templates/);
       await expectError(
         publish(client, a1, "t://one-more/{x}", entry.id),
         "INVALID_ARGUMENT",
