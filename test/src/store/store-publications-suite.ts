@@ -121,6 +121,11 @@ export function definePublicationTests(context: StoreSuiteContext): void {
           /links no file [0-9a-f]{64} that you can read/,
         ],
         [
+          "an image no entry can hold",
+          () => publish(client, a1, "img://x", entry.id, { imageOrdinal: 4_294_967_295 }),
+          /image_ordinal must be an image's position, 0 to 9 \(got 4294967295\)/,
+        ],
+        [
           "an image and a file",
           () => publish(client, a1, "x://y", entry.id, { imageOrdinal: 0, artifactSha256: file.sha256 }),
           /not both/,

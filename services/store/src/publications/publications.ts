@@ -20,6 +20,7 @@
  * SQL or transport here.
  */
 import {
+  entryLimits,
   invalidArgument,
   matchResourceUriTemplate,
   parseResourceUri,
@@ -117,8 +118,14 @@ function validatePublish(request: PublishResourceRequest): PublicationWrite {
     );
   const artifactSha256 = request.artifactSha256 === "" ? "" : validateSha256(request.artifactSha256, "artifact_sha256");
   const imageOrdinal = request.imageOrdinal;
-  if (imageOrdinal !== undefined && (!Number.isSafeInteger(imageOrdinal) || imageOrdinal < 0))
-    throw invalidArgument(`image_ordinal must be an image's position from 0 (got ${imageOrdinal})`);
+  // Refused alike for every entry, readable or not: no entry holds more images than a write may carry.
+  if (
+    imageOrdinal !== undefined &&
+    (!Number.isSafeInteger(imageOrdinal) || imageOrdinal < 0 || imageOrdinal >= entryLimits.images)
+  )
+    throw invalidArgument(
+      `image_ordinal must be an image's position, 0 to ${entryLimits.images - 1} (got ${imageOrdinal})`,
+    );
   if (imageOrdinal !== undefined && artifactSha256 !== "")
     throw invalidArgument("give image_ordinal or artifact_sha256, not both: a publication serves one thing");
   if (parsed.variables.length > 0 && (imageOrdinal !== undefined || artifactSha256 !== ""))
