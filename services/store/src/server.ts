@@ -22,6 +22,8 @@ import type { ArtifactService } from "./artifacts/artifacts.js";
 import { createArtifactsHandlers } from "./artifacts-server.js";
 import type { CollectionService } from "./collections/collections.js";
 import { createCollectionsHandlers } from "./collections-server.js";
+import type { PublicationService } from "./publications/publications.js";
+import { createPublicationsHandlers } from "./publications-server.js";
 import type { ReviewService } from "./review/review.js";
 import { createReviewHandlers } from "./review-server.js";
 import type { SharingService } from "./sharing/sharing.js";
@@ -41,11 +43,12 @@ export interface StoreServices {
   sessions: SessionService;
   artifacts: ArtifactService;
   collections: CollectionService;
+  publications: PublicationService;
   store: DescribeService;
   transfer: TransferDependencies;
 }
 
-/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories, handoffs, sessions, artifacts, collections and transfer services. */
+/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories, handoffs, sessions, artifacts, collections, publications and transfer services. */
 export function registerStoreServices(builder: GrpcServerBuilder, services: StoreServices): GrpcServerBuilder {
   return builder
     .addService(storeV1.StoreService, createDescribeHandlers(services.store))
@@ -61,5 +64,6 @@ export function registerStoreServices(builder: GrpcServerBuilder, services: Stor
     .addService(storeV1.SessionsService, createSessionsHandlers(services.sessions))
     .addService(storeV1.ArtifactsService, createArtifactsHandlers(services.artifacts))
     .addService(storeV1.CollectionsService, createCollectionsHandlers(services.collections))
+    .addService(storeV1.PublicationsService, createPublicationsHandlers(services.publications))
     .addService(storeV1.TransferService, createTransferHandlers(services.transfer));
 }

@@ -1,7 +1,7 @@
 /**
  * The store's domain services over its database: entries (screened, their chunks told to the vector index), sharing,
- * keys, history, review, audit, memories, handoffs, sessions, artifacts, collections, the store's description and
- * transfer; with the idempotency expiry they share.
+ * keys, history, review, audit, memories, handoffs, sessions, artifacts, collections, published resources, the store's
+ * description and transfer; with the idempotency expiry they share.
  */
 import type { StoreConfig } from "./config.js";
 import type { SqlDatabase } from "./db/sql-database.js";
@@ -27,6 +27,8 @@ import { createMemoryRepository } from "./memories/memory-repository.js";
 import { createMemoryService } from "./memories/memories.js";
 import { createCollectionRepository } from "./collections/collection-repository.js";
 import { createCollectionService } from "./collections/collections.js";
+import { createPublicationRepository } from "./publications/publication-repository.js";
+import { createPublicationService } from "./publications/publications.js";
 import { createHandoffRepository } from "./handoffs/handoff-repository.js";
 import { createHandoffService } from "./handoffs/handoffs.js";
 import { createSessionRepository } from "./sessions/session-repository.js";
@@ -75,6 +77,7 @@ export function createStoreServices(
       now: expiry.now,
     }),
     collections: createCollectionService(createCollectionRepository(database), denials, expiry),
+    publications: createPublicationService(createPublicationRepository(database), denials, expiry),
     store: createDescribeService(
       database,
       () => search.vectors.kind,

@@ -192,12 +192,20 @@ async function populate(client: StoreClient, tenant: string): Promise<void> {
     description: { namespace: "plan", visibility: "tenant" },
     data: file,
   });
-  // An entry that links the file.
+  // An entry that links the file, published with the file under URIs of alice's own.
   const linking = "The plan's binary is attached.";
-  await client.commit({
+  const attached = await client.commit({
     principal: alice,
     entry: textEntry("attachments", linking, { artifacts: [put.artifact!.sha256] }),
     generated: generatedFor(linking),
+  });
+  await client.publishResource({ principal: alice, uri: "plans://{name}", entryId: attached.ack!.id });
+  await client.publishResource({
+    principal: alice,
+    uri: "plans://binary",
+    entryId: attached.ack!.id,
+    artifactSha256: put.artifact!.sha256,
+    description: "the plan's binary",
   });
 }
 
@@ -309,6 +317,7 @@ describe("export and import", () => {
       "artifact",
       "collection",
       "collection_member",
+      "resource_publication",
       "grant",
       "api_key",
       "idempotency_key",
@@ -348,6 +357,7 @@ describe("export and import", () => {
       "artifacts",
       "collections",
       "collection_members",
+      "resource_publications",
     ]) {
       assert.ok((sourceRows[table]?.length ?? 0) > 0, `the comparison covers ${table}`);
     }

@@ -48,6 +48,16 @@ export function artifactPredicate(principal: Principal, params: SqlParams): stri
   return `(${accessPredicate(principal, "a", params, "read")} OR ${linked} OR ${entryLinked})`;
 }
 
+/**
+ * A SQL boolean: `principal` may read a reference to the file whose digest is
+ * the SQL expression `sha256` in the tenant `tenant` (a SQL expression), by
+ * the artifact predicate. Its aliases are its own, so it composes into any
+ * statement.
+ */
+export function readableArtifact(principal: Principal, params: SqlParams, tenant: string, sha256: string): string {
+  return `EXISTS (SELECT 1 FROM ${artifactRows} a WHERE a.tenant = ${tenant} AND a.sha256 = ${sha256} AND ${artifactPredicate(principal, params)})`;
+}
+
 interface ArtifactRow {
   id: string;
   sha256: string;

@@ -52,6 +52,8 @@ export type AuditAction =
   | "collection.members"
   | "collection.share"
   | "collection.unshare"
+  | "resource.publish"
+  | "resource.unpublish"
   | "key.create"
   | "key.revoke";
 

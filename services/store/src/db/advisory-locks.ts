@@ -13,6 +13,8 @@ export const lockClasses = {
   idempotencyKey: 0x43480002,
   /** A tenant's audit chain: held from reading the chain's head until the appended records commit. Always the last lock a transaction takes. */
   auditChain: 0x43480003,
+  /** A publisher's resource publications: held while a publish counts them against the limits and writes. */
+  publisher: 0x43480004,
 } as const;
 
 /**

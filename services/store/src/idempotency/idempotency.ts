@@ -30,7 +30,9 @@ export type MutationName =
   | "DeleteCollection"
   | "AddToCollection"
   | "RemoveFromCollection"
-  | "ReorderCollection";
+  | "ReorderCollection"
+  | "PublishResource"
+  | "UnpublishResource";
 
 /** A validated key, bound to the mutation it was sent with. */
 export interface IdempotencyKey {

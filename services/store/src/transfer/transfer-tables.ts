@@ -205,6 +205,16 @@ export const transferTables: readonly TransferTable[] = [
     derived: {},
   },
   {
+    kind: "resource_publication",
+    table: "resource_publications",
+    keys: ["tenant", "publisher", "uri"],
+    tenantCondition: ownTenant,
+    // A publish again (to a new target) moves updated_at.
+    sinceCondition: (p) => `t.updated_at >= ${p}`,
+    size: "0",
+    derived: {},
+  },
+  {
     kind: "grant",
     table: "grants",
     keys: ["id"],

@@ -25,6 +25,7 @@ import { workflowReview } from "./0023-workflow-review.js";
 import { entryArtifactLinks } from "./0024-entry-artifact-links.js";
 import { ginWithoutPendingList } from "./0025-gin-without-pending-list.js";
 import { promptNames } from "./0026-prompt-names.js";
+import { resourcePublications } from "./0027-resource-publications.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -56,6 +57,7 @@ export const migrations: readonly Migration[] = [
   entryArtifactLinks,
   ginWithoutPendingList,
   promptNames,
+  resourcePublications,
 ];
 
 /** The schema version this build of the store expects. */
