@@ -26,6 +26,7 @@ import {
 } from "@context-hub/summarizer";
 import { count, createProgressBar, stderrSink, type ProgressSink } from "./progress-bar.js";
 import { readLiveRuntime } from "./runtime-file.js";
+import { batchTextBudgetMs } from "./batch-text-budget.js";
 
 export const backfillMemoriesUsage = `Usage: context-hub backfill-memories [--batch-size <n>] [--dry-run]
 
@@ -201,13 +202,16 @@ async function generateAndBackfill(db: SqlDatabase, out: (text: string) => void,
   const { embedderConfig, summarizerConfig, logger } = run;
   const embedderWork = createEmbedderTextWork({
     workers: embedderConfig.textWorkers,
-    budgetMs: embedderConfig.textBudgetMs,
+    budgetMs: batchTextBudgetMs(embedderConfig.textBudgetMs),
     cacheDir: embedderConfig.provider === "builtin" ? embedderConfig.cacheDir : undefined,
   });
   const summaryWork =
     summarizerConfig === undefined
       ? undefined
-      : createSummaryTextWork({ workers: summarizerConfig.textWorkers, budgetMs: summarizerConfig.textBudgetMs });
+      : createSummaryTextWork({
+          workers: summarizerConfig.textWorkers,
+          budgetMs: batchTextBudgetMs(summarizerConfig.textBudgetMs),
+        });
   const provider = createEmbeddingProvider(embedderConfig, embedderWork, logger);
   try {
     await provider.warm();

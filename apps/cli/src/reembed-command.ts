@@ -15,6 +15,7 @@ import {
 } from "@context-hub/store";
 import { count, createProgressBar, stderrSink, type ProgressSink } from "./progress-bar.js";
 import { readLiveRuntime } from "./runtime-file.js";
+import { batchTextBudgetMs } from "./batch-text-budget.js";
 
 export const reembedUsage = `Usage: context-hub reembed [--batch-size <n>] [--dry-run]
 
@@ -67,7 +68,7 @@ export async function runReembedCommand(
 
   const work = createEmbedderTextWork({
     workers: embedderConfig.textWorkers,
-    budgetMs: embedderConfig.textBudgetMs,
+    budgetMs: batchTextBudgetMs(embedderConfig.textBudgetMs),
     cacheDir: embedderConfig.provider === "builtin" ? embedderConfig.cacheDir : undefined,
   });
   const provider = createEmbeddingProvider(embedderConfig, work, logger);

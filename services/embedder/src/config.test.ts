@@ -17,7 +17,7 @@ test("defaults match the documented table", () => {
       chunkSize: 1500,
       chunkOverlap: 200,
       maxTextChars: 1_000_000,
-      textBudgetMs: 3000,
+      textBudgetMs: 1500,
       textWorkers: 1,
       http: undefined,
       logLevel: "info",
@@ -44,11 +44,11 @@ test("variables override defaults", () => {
     EMBEDDER_CACHE_DIR: "/var/cache/ch",
     EMBEDDER_CHUNK_SIZE: "800",
     EMBEDDER_CHUNK_OVERLAP: "100",
-    EMBEDDER_TEXT_BUDGET_MS: "3000",
+    EMBEDDER_TEXT_BUDGET_MS: "4500",
     EMBEDDER_TEXT_WORKERS: "2",
     XDG_CACHE_HOME: "/xdg",
   });
-  assert.deepEqual([config.textBudgetMs, config.textWorkers], [3000, 2]);
+  assert.deepEqual([config.textBudgetMs, config.textWorkers], [4500, 2]);
   assert.equal(config.port, 0);
   assert.equal(config.opsPort, -1);
   assert.equal(config.cacheDir, "/var/cache/ch");

@@ -53,8 +53,8 @@ export const embedderEnvVariables = z.object({
   EMBEDDER_MAX_TEXT_CHARS: envInteger(1_000_000, 1, 100_000_000).describe(
     "Longest text accepted by `EmbedDocuments` and `EmbedQueries`",
   ),
-  EMBEDDER_TEXT_BUDGET_MS: envInteger(3000, 10, 600_000).describe(
-    "Most time one call's chunking, or its built-in embedding, may take in a worker thread (10–600000); past it the worker is terminated and the call fails with `TEXT_BUDGET_EXCEEDED` naming the stage (`chunk`, `embed`). Calls whose texts total at most 4096 characters (search queries) are worked on at once, without a worker. See [reliability.md](reliability.md#work-on-caller-text)",
+  EMBEDDER_TEXT_BUDGET_MS: envInteger(1500, 10, 600_000).describe(
+    "Most time one call's chunking, or its built-in embedding, may take in a worker thread (10–600000); past it the worker is terminated and the call fails with `TEXT_BUDGET_EXCEEDED` naming the stage (`chunk`, `embed`); an embedding whose pace says it cannot finish within it is refused as soon as that is clear. Calls whose texts total at most 4096 characters (search queries) are worked on at once, without a worker. See [reliability.md](reliability.md#work-on-caller-text)",
   ),
   EMBEDDER_TEXT_WORKERS: envInteger(1, 1, 64).describe(
     "Worker threads for that work (1–64); with the built-in provider each holds its own copy of the word vectors (about 145 MB)",

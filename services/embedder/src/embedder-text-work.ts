@@ -1,10 +1,12 @@
 import { createWorkerPool } from "@context-hub/common";
 import type { EmbedTextOptions, TextChunk } from "@context-hub/text";
+import type { EmbeddingBudget } from "./embedding-pace.js";
 
 /** What the embedder's worker module does, by task name; inputs and results cross the thread boundary by copy. */
 export interface EmbedderTextTasks {
   chunk(input: { texts: string[]; size: number; overlap: number }): TextChunk[][];
-  embed(input: { texts: string[]; layout: EmbedTextOptions }): Float32Array[];
+  /** Refused early when its pace says it cannot finish within `budget` (embedding-pace.ts). */
+  embed(input: { texts: string[]; layout: EmbedTextOptions; budget: EmbeddingBudget }): Float32Array[];
 }
 
 /** What every embedder worker starts with. */
@@ -53,7 +55,12 @@ export function createEmbedderTextWork(options: EmbedderTextWorkOptions): Embedd
   });
   return {
     chunk: (texts, { size, overlap }, signal) => pool.run("chunk", { texts, size, overlap }, job("chunk", signal)),
-    embed: (texts, layout, signal) => pool.run("embed", { texts, layout }, job("embed", signal)),
+    embed: (texts, layout, signal) =>
+      pool.run(
+        "embed",
+        { texts, layout, budget: { budgetMs: options.budgetMs, budgetSetting: "EMBEDDER_TEXT_BUDGET_MS" } },
+        job("embed", signal),
+      ),
     warm: () => pool.warm(),
     close: () => pool.close(),
   };
