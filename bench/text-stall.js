@@ -15,7 +15,8 @@
 //
 // Usage: node bench/text-stall.js [--inputs newlines,dots,emphasis,prose] [--chars 1000000] [--idle-reads 300] [--json bench/results/text-stall.json]
 // Heading-heavy inputs: --inputs headings,long-headings,nested-headings,same-headings,hash-headings (with --chars 440000
-// for 22,000 short headings, 230000 for 400 headings of 500 characters).
+// for 22,000 short headings, 230000 for 400 headings of 500 characters); words outside the vocabulary, none repeated:
+// --inputs distinct-words.
 // Environment variables reach the server (e.g. SUMMARIZER_TEXT_BUDGET_MS=1500).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
@@ -50,7 +51,8 @@ const fill = (unit, length) => unit.repeat(Math.ceil(length / unit.length)).slic
  * - newlines: long runs of newlines between screen phrases (a `\s*` after `(?:^|\n)` spans every newline after it);
  * - dots: one run of dots (a sentence boundary pattern retried at every dot);
  * - emphasis: `**x ` repeated (an emphasis pattern looking for a closing `**` from every opening one);
- * - prose: ordinary sentences with headings, the legitimate 1M-character text every budget must let through.
+ * - prose: ordinary sentences with headings, the legitimate 1M-character text every budget must let through;
+ * and, by name, the heading-heavy inputs and distinct-words (words outside the vocabulary, none repeated).
  */
 const generators = {
   newlines: () => fill(`${"\n".repeat(50_000)}system prompt: you are\n<|im_start|>system\n`, chars),
@@ -64,6 +66,9 @@ const generators = {
   // Levels 1 to 6 over and over, each with a line of text: every heading is nested in the five before it.
   "nested-headings": () =>
     fillLines(chars, (index) => `${"#".repeat((index % 6) + 1)} Level ${index}\n\nThe text of part ${index}.\n\n`),
+  // Words outside the vocabulary, none repeated: the most work per character the built-in embedding knows (each word
+  // costs its own n-gram vectors).
+  "distinct-words": () => fillLines(chars, (index) => `q${((index * 2_654_435_761) % 4_294_967_291).toString(36)} `),
   // One heading name repeated: every sibling after the first needs a `-N` suffix.
   "same-headings": () => fillLines(chars, () => "## Notes\n\nSome text.\n\n"),
   // Runs of `#` inside and after the heading, setext headings between them.
