@@ -4,3 +4,4 @@ export * from "./recording-http-server.js";
 export * from "./heading-texts.js";
 export * from "./wait-for.js";
 export * from "./fake-clock.js";
+export * from "./refusal.js";

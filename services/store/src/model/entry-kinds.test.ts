@@ -1,17 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isContextHubError } from "@context-hub/common";
+import { refusalOf } from "@context-hub/common/testing";
 import { toEntryKinds, validateEntryKind, validateKindFilter, validateTitle } from "./entry-kinds.js";
-
-const refusal = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(isContextHubError(error) && error.code === "INVALID_ARGUMENT");
-    return error.message;
-  }
-  assert.fail("expected INVALID_ARGUMENT");
-};
 
 test("a write's kind: none is a note, case and spaces do not matter, and only accepted kinds pass", () => {
   const kinds = toEntryKinds(["recipe", "note"]);
@@ -20,11 +10,11 @@ test("a write's kind: none is a note, case and spaces do not matter, and only ac
   assert.equal(validateEntryKind("  ", kinds, "kind"), "note");
   assert.equal(validateEntryKind(" Recipe ", kinds, "kind"), "recipe");
   assert.equal(
-    refusal(() => validateEntryKind("poem", kinds, "entries[2].kind")),
+    refusalOf(() => validateEntryKind("poem", kinds, "entries[2].kind")),
     'entries[2].kind "poem" is not a kind this store accepts; use one of note, document, prompt, plan, report, recipe',
   );
   assert.match(
-    refusal(() => validateEntryKind("MEMORY", kinds, "kind")),
+    refusalOf(() => validateEntryKind("MEMORY", kinds, "kind")),
     /^kind "memory" is reserved for the store's memories/,
   );
 });
@@ -32,11 +22,11 @@ test("a write's kind: none is a note, case and spaces do not matter, and only ac
 test("a filter's kinds: any well-formed name, normalised and de-duplicated, at most 20", () => {
   assert.deepEqual(validateKindFilter(["Prompt", "prompt ", "gone-kind"], "filter.kinds"), ["prompt", "gone-kind"]);
   assert.match(
-    refusal(() => validateKindFilter(["ok", "no spaces"], "filter.kinds")),
+    refusalOf(() => validateKindFilter(["ok", "no spaces"], "filter.kinds")),
     /^filter\.kinds\[1\]/,
   );
   assert.match(
-    refusal(() =>
+    refusalOf(() =>
       validateKindFilter(
         Array.from({ length: 21 }, (_, index) => `k${index}`),
         "filter.kinds",
@@ -52,15 +42,15 @@ test("a title is one trimmed line of at most 300 characters; empty is none", () 
   assert.equal(validateTitle(undefined, "title"), undefined);
   assert.equal(validateTitle(` ${"x".repeat(300)} `, "title")?.length, 300);
   assert.match(
-    refusal(() => validateTitle("x".repeat(301), "title")),
+    refusalOf(() => validateTitle("x".repeat(301), "title")),
     /301 characters; the limit is 300/,
   );
   assert.match(
-    refusal(() => validateTitle("a\u2028b", "title")),
+    refusalOf(() => validateTitle("a\u2028b", "title")),
     /one line/,
   );
   assert.match(
-    refusal(() => validateTitle("a\u0000b", "title")),
+    refusalOf(() => validateTitle("a\u0000b", "title")),
     /NUL/,
   );
 });

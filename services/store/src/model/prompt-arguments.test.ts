@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isContextHubError, placeholderNames, renderPromptTemplate } from "@context-hub/common";
+import { placeholderNames, renderPromptTemplate } from "@context-hub/common";
+import { refusalOf } from "@context-hub/common/testing";
 import {
   checkPromptShape,
   fromPromptArgumentsJson,
@@ -9,16 +10,6 @@ import {
 } from "./prompt-arguments.js";
 import { validateEntryChange, validateNewEntry } from "../entries/entry-validation.js";
 import type { EntryUpdateInput, NewEntryInput } from "./entry-model.js";
-
-const refusal = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(isContextHubError(error) && error.code === "INVALID_ARGUMENT", String(error));
-    return error.message;
-  }
-  assert.fail("expected INVALID_ARGUMENT");
-};
 
 const fields = { kind: "kind", text: "text", promptArguments: "prompt_arguments" };
 
@@ -57,40 +48,40 @@ test("declared arguments: names are identifiers, unique, at most 20; description
     ],
   );
   assert.match(
-    refusal(() => validatePromptArguments([{ name: "2fast" }], "prompt_arguments")),
+    refusalOf(() => validatePromptArguments([{ name: "2fast" }], "prompt_arguments")),
     /^prompt_arguments\[0\]\.name "2fast" is not an argument name/,
   );
   assert.match(
-    refusal(() => validatePromptArguments([{ name: "a-b" }], "p")),
+    refusalOf(() => validatePromptArguments([{ name: "a-b" }], "p")),
     /is not an argument name/,
   );
   assert.match(
-    refusal(() => validatePromptArguments([{ name: "" }], "p")),
+    refusalOf(() => validatePromptArguments([{ name: "" }], "p")),
     /is not an argument name/,
   );
   assert.match(
-    refusal(() => validatePromptArguments([{ name: "x".repeat(65) }], "p")),
+    refusalOf(() => validatePromptArguments([{ name: "x".repeat(65) }], "p")),
     /is not an argument name/,
   );
   assert.equal(validatePromptArguments([{ name: "x".repeat(64) }], "p").length, 1);
   assert.equal(
-    refusal(() => validatePromptArguments([{ name: "topic" }, { name: "topic" }], "updates[1].prompt_arguments")),
+    refusalOf(() => validatePromptArguments([{ name: "topic" }, { name: "topic" }], "updates[1].prompt_arguments")),
     'updates[1].prompt_arguments[1].name "topic" is declared twice',
   );
   // Names are case-sensitive, as placeholders are.
   assert.equal(validatePromptArguments([{ name: "topic" }, { name: "Topic" }], "p").length, 2);
   const many = Array.from({ length: 21 }, (_, index) => ({ name: `a${index}` }));
   assert.equal(
-    refusal(() => validatePromptArguments(many, "p")),
+    refusalOf(() => validatePromptArguments(many, "p")),
     "p: at most 20 arguments (got 21)",
   );
   assert.equal(validatePromptArguments(many.slice(0, 20), "p").length, 20);
   assert.equal(
-    refusal(() => validatePromptArguments([{ name: "a", description: "d".repeat(501) }], "p")),
+    refusalOf(() => validatePromptArguments([{ name: "a", description: "d".repeat(501) }], "p")),
     "p[0].description is 501 characters; the limit is 500",
   );
   assert.match(
-    refusal(() => validatePromptArguments([{ name: "a", description: "a\u0000b" }], "p")),
+    refusalOf(() => validatePromptArguments([{ name: "a", description: "a\u0000b" }], "p")),
     /NUL/,
   );
   // A lone surrogate becomes U+FFFD (jsonb would refuse it); a pair stays.
@@ -106,7 +97,7 @@ test("only a prompt declares arguments, and every placeholder of a prompt names 
   // Braces around anything but a name are text, not placeholders.
   checkPromptShape({ kind: "prompt", text: "Literal {{}} and {{ a.b }} and {x} stay.", promptArguments: [] }, fields);
   assert.equal(
-    refusal(() =>
+    refusalOf(() =>
       checkPromptShape(
         { kind: "prompt", text: "{{topic}} in {{style}} for {{ audience }}", promptArguments: topic },
         fields,
@@ -115,7 +106,7 @@ test("only a prompt declares arguments, and every placeholder of a prompt names 
     "text: the placeholders {{style}}, {{audience}} name no argument declared in prompt_arguments",
   );
   assert.equal(
-    refusal(() => checkPromptShape({ kind: "note", text: "plain", promptArguments: topic }, fields)),
+    refusalOf(() => checkPromptShape({ kind: "note", text: "plain", promptArguments: topic }, fields)),
     'prompt_arguments: only an entry of kind "prompt" declares arguments (this one is a "note")',
   );
   // A note's braces mean nothing: only prompts are templates.
@@ -128,18 +119,18 @@ test("a new entry and an update are checked as they arrive", () => {
     { name: "doc", description: undefined, required: false },
   ]);
   assert.match(
-    refusal(() => validateNewEntry(newEntry(entry))),
+    refusalOf(() => validateNewEntry(newEntry(entry))),
     /^text: the placeholder \{\{doc\}\} names no argument/,
   );
   assert.match(
-    refusal(() => validateNewEntry(newEntry({ kind: "plan", promptArguments: [{ name: "doc" }] }))),
+    refusalOf(() => validateNewEntry(newEntry({ kind: "plan", promptArguments: [{ name: "doc" }] }))),
     /^prompt_arguments: only an entry of kind "prompt"/,
   );
   const change = validateEntryChange(update({ promptArguments: [] }), "updates[0]");
   assert.deepEqual(change.promptArguments, []);
   assert.equal(validateEntryChange(update({ tags: ["a"] }), "updates[0]").promptArguments, undefined);
   assert.match(
-    refusal(() => validateEntryChange(update({ promptArguments: [{ name: "no way" }] }), "updates[3]")),
+    refusalOf(() => validateEntryChange(update({ promptArguments: [{ name: "no way" }] }), "updates[3]")),
     /^updates\[3\]\.prompt_arguments\[0\]\.name/,
   );
 });

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { isContextHubError } from "@context-hub/common";
+import { refusalOf } from "@context-hub/common/testing";
 import {
   checkPromptNameShape,
   isEntryIdForm,
@@ -10,16 +11,6 @@ import {
 } from "./prompt-name.js";
 import { validateEntryChange, validateNewEntry } from "../entries/entry-validation.js";
 import type { NewEntryInput } from "./entry-model.js";
-
-const refusal = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(isContextHubError(error) && error.code === "INVALID_ARGUMENT", String(error));
-    return error.message;
-  }
-  assert.fail("expected INVALID_ARGUMENT");
-};
 
 const newEntry = (init: Partial<NewEntryInput>): NewEntryInput => ({
   threadId: "t",
@@ -39,7 +30,7 @@ test("a prompt name is a letter or _, then up to 63 letters, digits, _, . or -; 
   assert.equal(validatePromptName(undefined, "prompt_name"), undefined);
   for (const name of ["1st", "-x", ".x", "has space", "naïve", "a/b", " a", `a${"b".repeat(64)}`, "a\u0000"])
     assert.match(
-      refusal(() => validatePromptName(name, "updates[1].prompt_name")),
+      refusalOf(() => validatePromptName(name, "updates[1].prompt_name")),
       /^updates\[1\]\.prompt_name ".*" is not a prompt name: a letter or "_", then up to 63 letters, digits, "_", "\." or "-"$/,
       name,
     );
@@ -50,7 +41,7 @@ test("a name of an entry id's form is refused, so prompts/get cannot mistake one
     assert.ok(isEntryIdForm(name), name);
     if (/^[A-Za-z_]/.test(name))
       assert.match(
-        refusal(() => validatePromptName(name, "prompt_name")),
+        refusalOf(() => validatePromptName(name, "prompt_name")),
         /has the form of an entry id/,
         name,
       );
@@ -67,11 +58,11 @@ test("only a prompt has a name: on a write, and on a change of kind that keeps t
   checkPromptNameShape({ kind: "prompt", promptName: "x" }, fields);
   checkPromptNameShape({ kind: "note", promptName: undefined }, fields);
   assert.match(
-    refusal(() => checkPromptNameShape({ kind: "note", promptName: "x" }, fields)),
+    refusalOf(() => checkPromptNameShape({ kind: "note", promptName: "x" }, fields)),
     /^prompt_name: only an entry of kind "prompt" has a prompt name \(this one is a "note"\)$/,
   );
   assert.match(
-    refusal(() => checkPromptNameShape({ kind: "note", promptName: "x" }, fields, true)),
+    refusalOf(() => checkPromptNameShape({ kind: "note", promptName: "x" }, fields, true)),
     /^kind: the entry is the prompt named "x", and only an entry of kind "prompt" has a prompt name$/,
   );
   try {
@@ -84,7 +75,7 @@ test("only a prompt has a name: on a write, and on a change of kind that keeps t
   assert.equal(written.promptName, "brief");
   assert.equal(validateNewEntry(newEntry({ kind: "prompt", promptName: "" })).promptName, undefined);
   assert.match(
-    refusal(() => validateNewEntry(newEntry({ kind: "document", promptName: "brief" }))),
+    refusalOf(() => validateNewEntry(newEntry({ kind: "document", promptName: "brief" }))),
     /^prompt_name: only an entry of kind "prompt"/,
   );
 });
@@ -109,7 +100,7 @@ test("an update's name: absent leaves it, empty removes it (null), else it is ch
   assert.equal(change(""), null);
   assert.equal(change("brief"), "brief");
   assert.match(
-    refusal(() => change("9lives")),
+    refusalOf(() => change("9lives")),
     /^updates\[0\]\.prompt_name "9lives" is not a prompt name/,
   );
 });

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isContextHubError } from "@context-hub/common";
+import { refusalOf } from "@context-hub/common/testing";
 import {
   publicationNotFound,
   resourceNotFound,
@@ -8,26 +8,16 @@ import {
   validatePublicationPage,
 } from "./publication-model.js";
 
-const refusal = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(isContextHubError(error) && error.code === "INVALID_ARGUMENT", String(error));
-    return error.message;
-  }
-  assert.fail("accepted");
-};
-
 test("a description is trimmed, at most 500 characters and without NUL", () => {
   assert.equal(validatePublicationDescription("  on-call handbook \n"), "on-call handbook");
   assert.equal(validatePublicationDescription(""), "");
   assert.equal(validatePublicationDescription(` ${"d".repeat(500)} `).length, 500);
   assert.match(
-    refusal(() => validatePublicationDescription("d".repeat(501))),
+    refusalOf(() => validatePublicationDescription("d".repeat(501))),
     /501 characters; the limit is 500/,
   );
   assert.match(
-    refusal(() => validatePublicationDescription("a\u0000b")),
+    refusalOf(() => validatePublicationDescription("a\u0000b")),
     /must not contain NUL/,
   );
 });
@@ -38,7 +28,7 @@ test("a page holds 1 to 100 publications; 0 means 20", () => {
     [20, 1, 100],
   );
   assert.match(
-    refusal(() => validatePublicationPage(101)),
+    refusalOf(() => validatePublicationPage(101)),
     /limit must be 1 to 100 \(got 101\)/,
   );
 });
