@@ -500,6 +500,15 @@ describe("REST API contract", () => {
       body: { context_ids: [id] },
     });
     await expect(alice, "deleteCollection", 200, "DELETE", `/collections/${shelfId}`);
+    const published = await expect(alice, "publishResource", 200, "PUT", "/publications", {
+      body: { uri: "docs://launch/plan", id, description: "The launch plan" },
+    });
+    assert.equal((published.publication as Json).uri, "docs://launch/plan");
+    const publications = await expect(alice, "listPublications", 200, "GET", "/publications");
+    assert.equal(publications.count, 1);
+    await expect(alice, "unpublishResource", 200, "POST", "/publications/remove", {
+      body: { uri: "docs://launch/plan" },
+    });
     await expect(alice, "deleteEntry", 204, "DELETE", `/entries/${id}`);
     const gone = await expect(alice, "getEntry", 404, "GET", `/entries/${id}`);
     assert.equal(gone.code, "ENTRY_NOT_FOUND");

@@ -25,6 +25,7 @@ export const publishResourceInput = z
     ),
     id: z
       .string()
+      .max(36, "id is a full entry id")
       .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, "id is a full entry id")
       .describe("The full id of an entry you can read."),
     image: z
@@ -36,6 +37,7 @@ export const publishResourceInput = z
       .describe("Serve this image of the entry (position from 0) instead of its text, as a blob."),
     artifact: z
       .string()
+      .max(64, "artifact is the hex SHA-256 of a file the entry links")
       .regex(/^[0-9a-f]{64}$/, "artifact is the hex SHA-256 of a file the entry links")
       .optional()
       .describe("Serve this file the entry links (hex SHA-256) instead of its text."),
