@@ -155,6 +155,9 @@ const calls: Record<string, (id: string) => [string, string, RestCall]> = {
     { body: { context_ids: [missingId] } },
   ],
   reorderCollection: (id) => ["PUT", `/collections/${id}/order`, { body: { context_ids: [missingId] } }],
+  publishResource: (id) => ["PUT", "/publications", { body: { uri: `docs://${secretWord}/taken`, id } }],
+  listPublications: () => ["GET", "/publications", {}],
+  unpublishResource: () => ["POST", "/publications/remove", { body: { uri: `docs://${secretWord}/vault` } }],
   createApiKey: () => ["POST", "/api-keys", { body: { subject: "mallory", scopes: ["context:read"] } }],
   listApiKeys: () => ["GET", "/api-keys", { query: { include_revoked: true } }],
   revokeApiKey: (id) => ["DELETE", `/api-keys/${id}`, {}],
@@ -199,6 +202,7 @@ const namingAnEntry = [
   "addCollectionMembers",
   "removeCollectionMembers",
   "reorderCollection",
+  "publishResource",
 ];
 const namingACollection = new Set([
   "getCollection",
@@ -236,6 +240,7 @@ const listings = [
   "listSessions",
   "listArtifacts",
   "listCollections",
+  "listPublications",
   "searchGrep",
   "searchDeep",
   "searchItems",
@@ -343,6 +348,11 @@ for (const backend of hubBackends)
         body: { context_ids: [victim] },
       });
       assert.equal(added.status, 200, added.text);
+      // Alice's URI for the victim: hers alone.
+      const published = await callers.alice!("PUT", "/publications", {
+        body: { uri: `docs://${secretWord}/vault`, id: victim },
+      });
+      assert.equal(published.status, 200, published.text);
       const key = await callers.ops!("POST", "/api-keys", { body: { subject: "ci", scopes: ["context:read"] } });
       assert.equal(key.status, 201, key.text);
       victimsKey = (key.json as Json).id as string;
@@ -434,6 +444,25 @@ for (const backend of hubBackends)
         [(shelf.collection as Json).name, (shelf.collection as Json).version, shelf.count],
         [`The ${secretWord} shelf`, 1, 1],
       );
+      const published = (await callers.alice!("GET", "/publications")).json as { publications: Json[] };
+      assert.deepEqual(
+        published.publications.map((publication) => [publication.uri, publication.id]),
+        [[`docs://${secretWord}/vault`, victim]],
+        "no neighbour published under alice's name or took her URI",
+      );
+    });
+
+    test("a neighbour's unpublish of alice's URI answers as a URI it never published, and hers stays", async () => {
+      for (const caller of ["bob", "eve"]) {
+        const hidden = await call(callers[caller]!, "unpublishResource", "");
+        const never = await callers[caller]!("POST", "/publications/remove", {
+          body: { uri: `docs://${secretWord}/never` },
+        });
+        assert.equal(hidden.status, 404, `${caller}: ${hidden.text}`);
+        assert.equal(hidden.text.replaceAll("vault", "<uri>"), never.text.replaceAll("never", "<uri>"), caller);
+      }
+      const published = (await callers.alice!("GET", "/publications")).json as { count: number };
+      assert.equal(published.count, 1);
     });
 
     test("another tenant's API key answers as a missing one and stays active", async () => {
