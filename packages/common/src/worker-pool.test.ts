@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { getPriority } from "node:os";
 import { isContextHubError } from "./errors.js";
-import { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from "./worker-pool.js";
+import { createWorkerPool, workerNiceness, type WorkerPool, type WorkerPoolOptions } from "./worker-pool.js";
 
 const script = new URL("./testing/pool-test-worker.js", import.meta.url);
 
@@ -41,6 +42,20 @@ test("a job runs in a worker and the worker is reused for the next one", async (
   assert.notEqual(first.threadId, 0, "the job ran off the main thread");
   assert.equal(second.threadId, first.threadId);
   assert.equal(pool.stats().terminated, 0);
+});
+
+test("workers run the pool's steps of nice value below the threads that answer calls, which keep theirs", async (t) => {
+  const mainThread = getPriority();
+  for (const [options, expected] of [
+    [{}, Math.min(mainThread + workerNiceness, 19)],
+    [{ niceness: 12 }, Math.min(mainThread + 12, 19)],
+    [{ niceness: 0 }, mainThread],
+  ] as const) {
+    const pool = openPool(t, options);
+    const seen = await pool.run<number>("niceness", null, { stage: "niceness", budgetMs: generous });
+    assert.equal(seen, expected, JSON.stringify(options));
+    assert.equal(getPriority(), mainThread, "the calling thread keeps its nice value");
+  }
 });
 
 test("a job over its budget is stopped by terminating its worker, fails naming its stage, and the worker is replaced", async (t) => {

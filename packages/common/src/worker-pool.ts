@@ -7,7 +7,7 @@
 import { Worker } from "node:worker_threads";
 import { ContextHubError } from "./errors.js";
 import { abortError, runJob, whenReady, type PooledWorker, type WorkerJobOptions } from "./worker-job.js";
-import { fromWorkerError, type FromWorker } from "./worker-protocol.js";
+import { fromWorkerError, nicenessFlag, type FromWorker } from "./worker-protocol.js";
 
 /**
  * Texts up to this many characters in all (a search query, a short note)
@@ -39,6 +39,14 @@ export interface WorkerPoolOptions {
   workerData?: unknown;
   /** Heap limit of one worker, in MiB: a text that needs more fails its call instead of the process. */
   maxOldGenerationSizeMb?: number;
+  /**
+   * How many steps of nice value (0–19) each worker thread runs below the
+   * thread that starts it (default `workerNiceness`). Work on caller text
+   * then yields the CPU to the threads that answer calls (on Linux the value
+   * is per thread), so a reader waits less beside a megabyte write; within a
+   * budget's time a worker still gets its share.
+   */
+  niceness?: number;
   /**
    * Start a replacement as soon as a worker is terminated, so that the next
    * call does not pay the start-up (default true). Idle workers never keep
@@ -89,11 +97,21 @@ interface Waiter {
   fail(error: Error): void;
 }
 
+/**
+ * The steps of nice value pool workers run below their process's threads
+ * unless their pool says otherwise: 5, a CPU weight of about a third of the
+ * serving threads' (the kernel weighs nice 0 at 1024 and nice 5 at 335), so a
+ * busy worker slows a reader's thread beside it a little, and is still far
+ * from starved when readers keep both cores busy.
+ */
+export const workerNiceness = 5;
+
 /** Starts a worker of the pool; its `ready` settles once it can take jobs, or failed to start. */
 function startWorker(options: WorkerPoolOptions): PooledWorker {
   const { name } = options;
   const worker = new Worker(options.script, {
     workerData: options.workerData,
+    argv: [`${nicenessFlag}${options.niceness ?? workerNiceness}`],
     ...(options.maxOldGenerationSizeMb === undefined
       ? {}
       : { resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } }),

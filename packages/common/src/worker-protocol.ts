@@ -4,6 +4,7 @@
  * out, a ContextHubError carried across the thread boundary with its code,
  * remedy and details.
  */
+import { getPriority, setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import { ContextHubError, isContextHubError, isErrorCode } from "./errors.js";
 
@@ -46,14 +47,36 @@ export function fromWorkerError(error: WorkerError, stage: string): ContextHubEr
   return new ContextHubError("INTERNAL", `${stage} failed in its worker: ${error.message}`, { details: { stage } });
 }
 
+/** The argument a pool starts its workers with to give the steps of nice value they run below it (`niceness`). */
+export const nicenessFlag = "--context-hub-nice=";
+
+/**
+ * Lowers this worker thread's priority by the steps its pool gave, below the
+ * thread that started it (whose nice value a new thread inherits). On Linux
+ * a nice value belongs to the thread, so the threads answering calls keep
+ * theirs; where the platform refuses, the worker runs at its process's.
+ */
+function applyNiceness(): void {
+  const flag = process.argv.find((argument) => argument.startsWith(nicenessFlag));
+  const steps = flag === undefined ? 0 : Number(flag.slice(nicenessFlag.length));
+  if (!Number.isInteger(steps) || steps <= 0) return;
+  try {
+    setPriority(Math.min(getPriority() + steps, 19));
+  } catch {
+    // Not permitted or not supported here: the work runs at the process's priority.
+  }
+}
+
 /**
  * The worker side of a pool: registers the tasks this worker module serves,
  * runs `start` (loading models, say) before the first job, and answers jobs
- * one at a time. Call it once, at the top level of the worker module.
+ * one at a time, at the pool's nice value. Call it once, at the top level of
+ * the worker module.
  */
 export function serveWorkerTasks<T extends { [K in keyof T]: WorkerTask }>(tasks: T, start?: () => unknown): void {
   const port = parentPort;
   if (port === null) throw new Error("serveWorkerTasks runs in a worker thread started by createWorkerPool");
+  applyNiceness();
   port.on("message", (job: ToWorker) => {
     const handler = (tasks as Record<string, WorkerTask | undefined>)[job.task];
     Promise.resolve()

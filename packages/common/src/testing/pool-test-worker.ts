@@ -1,4 +1,5 @@
 // Worker module of the worker-pool tests: tasks that answer, fail, crash, spin, or wait on shared memory as a test directs.
+import { getPriority } from "node:os";
 import { threadId, workerData } from "node:worker_threads";
 import { ContextHubError } from "../errors.js";
 import { serveWorkerTasks } from "../worker-protocol.js";
@@ -8,6 +9,8 @@ const settings = (workerData ?? {}) as { failStart?: boolean };
 serveWorkerTasks(
   {
     echo: (input: unknown) => ({ input, threadId }),
+    /** This thread's nice value (on Linux, the thread's own). */
+    niceness: () => getPriority(),
     /** Loops until the pool terminates the worker: what a catastrophic regular expression looks like from outside. */
     spin: () => {
       for (;;) {
