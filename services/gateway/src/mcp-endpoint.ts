@@ -154,6 +154,8 @@ async function serveStateless(
     version: options.version,
     instructions: config.instructions,
     documents: options.documents,
+    // A request after initialization names its revision; without the header the specification assumes 2025-03-26.
+    protocolVersion: request.header("mcp-protocol-version") ?? "2025-03-26",
   });
   const transport = new StatelessHttpTransport(response, { stream: !prefersJson(request.header("accept") ?? "") });
   response.on("close", () => {

@@ -69,6 +69,7 @@ for (const backend of hubBackends) {
         filename,
       });
 
+    let aliceKey: string;
     before(async () => {
       const keys = writeKeysFile([
         { name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: readWrite },
@@ -76,6 +77,7 @@ for (const backend of hubBackends) {
         { name: "globexAlice", tenant: "globex", subject: "alice", groups: [], scopes: readWrite },
       ]);
       running = await startKeyedHub(backend, keys, clients);
+      aliceKey = keys.principals.alice!.key;
       await put("alice", notes, "text/plain", "notes.txt");
       await put("alice", binary, "application/octet-stream", "blob.bin");
       await put("alice", large, "text/plain", "large.txt");
@@ -146,6 +148,53 @@ for (const backend of hubBackends) {
           ].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
           caller,
         );
+      }
+    });
+
+    test("a client of a revision before resource links gets a large file named in a text message instead", async () => {
+      const contentsAt = async (protocolVersion: string | undefined) => {
+        const response = await fetch(running.hub.url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            authorization: `Bearer ${aliceKey}`,
+            ...(protocolVersion === undefined ? {} : { "mcp-protocol-version": protocolVersion }),
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "prompts/get",
+            params: { name: "weekly_brief", arguments: { topic: "tides" } },
+          }),
+        });
+        const answer = (await response.json()) as { result: { messages: { content: Content }[] } };
+        return answer.result.messages.map((message) => message.content);
+      };
+      const uri = `context-hub://entries/${ids.alice}/artifacts/${sha(large)}`;
+      for (const version of ["2025-03-26", "2024-11-05", undefined]) {
+        const contents = await contentsAt(version);
+        assert.ok(!contents.some((content) => content.type === "resource_link"), String(version));
+        assert.ok(
+          contents.some(
+            (content) =>
+              content.type === "text" &&
+              content.text ===
+                `Linked file large.txt (text/plain, ${large.length} bytes), too large to embed here: read it with resources/read at ${uri}`,
+          ),
+          String(version),
+        );
+        assert.equal(
+          contents.filter((content) => content.type === "resource").length,
+          2,
+          "the small files stay embedded",
+        );
+      }
+      for (const version of ["2025-06-18", "2025-11-25"]) {
+        const links = (await contentsAt(version)).filter((content) => content.type === "resource_link");
+        assert.deepEqual(links, [
+          { type: "resource_link", uri, name: "large.txt", mimeType: "text/plain", size: large.length },
+        ]);
       }
     });
 

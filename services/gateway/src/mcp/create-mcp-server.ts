@@ -45,6 +45,13 @@ export interface McpServerOptions {
   instructions?: string | undefined;
   /** Fixed documents every reader gets as resources (the REST API's OpenAPI document). */
   documents?: readonly StaticResource[];
+  /**
+   * The protocol revision the request speaks, over stateless HTTP its
+   * `MCP-Protocol-Version` header (2025-03-26 when absent, as the
+   * specification has it); undefined on a connection that negotiated its own
+   * (stdio), which is served as the newest.
+   */
+  protocolVersion?: string | undefined;
 }
 
 /**
@@ -143,7 +150,7 @@ export async function runTool(
  */
 export function createMcpServer(options: McpServerOptions): McpServer {
   const tools = boundTools(options);
-  const prompts = promptHandlersFor(options.principal, options.peers, options.logger);
+  const prompts = promptHandlersFor(options.principal, options.peers, options.logger, options.protocolVersion);
   const resources = resourceHandlersFor(options.principal, options.peers, options.logger, options.documents);
   const completions = completionHandlersFor(options.principal, options.peers, options.logger);
   const server = new McpServer(

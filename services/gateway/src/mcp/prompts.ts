@@ -58,6 +58,14 @@ export type RenderedPrompt = {
   messages: { role: "user"; content: PromptContent }[];
 };
 
+/**
+ * Whether a client's protocol revision knows `resource_link` content, which
+ * 2025-06-18 introduced; an older client gets a text message naming the
+ * file's URI instead, which it can read with resources/read all the same.
+ */
+export const knowsResourceLinks = (protocolVersion: string | undefined): boolean =>
+  protocolVersion === undefined || protocolVersion >= "2025-06-18";
+
 /** Bytes of linked files a rendered prompt embeds, each and in all; a larger file is linked instead (resource_link). */
 const embeddedFileBytes = 1024 * 1024;
 const embeddedBytesPerPrompt = 4 * 1024 * 1024;
@@ -145,7 +153,12 @@ export async function findPrompt(
  * the caller may not read (its owner dropped it since) is left out, as any
  * file never stored.
  */
-async function linkedFileMessages(clients: GatewayClients, principal: Principal, entry: PromptEntry) {
+async function linkedFileMessages(
+  clients: GatewayClients,
+  principal: Principal,
+  entry: PromptEntry,
+  links: boolean,
+): Promise<RenderedPrompt["messages"]> {
   const messages: RenderedPrompt["messages"] = [];
   let budget = embeddedBytesPerPrompt;
   for (const sha256 of entry.artifacts) {
@@ -167,8 +180,14 @@ async function linkedFileMessages(clients: GatewayClients, principal: Principal,
     const { artifact, data } = linked;
     if (data === undefined) {
       const name = artifact.filename === "" ? sha256 : artifact.filename;
-      const link = { type: "resource_link" as const, uri, name, mimeType: mediaTypeOf(artifact), size: artifact.size };
-      messages.push({ role: "user", content: link });
+      const mimeType = mediaTypeOf(artifact);
+      const content: PromptContent = links
+        ? { type: "resource_link", uri, name, mimeType, size: artifact.size }
+        : {
+            type: "text",
+            text: `Linked file ${name} (${mimeType}, ${artifact.size} bytes), too large to embed here: read it with resources/read at ${uri}`,
+          };
+      messages.push({ role: "user", content });
       continue;
     }
     budget -= data.byteLength;
@@ -177,12 +196,13 @@ async function linkedFileMessages(clients: GatewayClients, principal: Principal,
   return messages;
 }
 
-/** A prompt rendered with `values`: its text, its images, then the files it links. */
+/** A prompt rendered with `values`: its text, its images, then the files it links (as resource links where `links`). */
 async function renderPrompt(
   clients: GatewayClients,
   principal: Principal,
   entry: PromptEntry,
   values: ReadonlyMap<string, string>,
+  links: boolean,
 ): Promise<RenderedPrompt> {
   const images = entry.images.flatMap((image) =>
     image.data === undefined
@@ -197,7 +217,7 @@ async function renderPrompt(
     messages: [
       { role: "user", content: { type: "text", text: renderPromptTemplate(entry.text, values) } },
       ...images,
-      ...(await linkedFileMessages(clients, principal, entry)),
+      ...(await linkedFileMessages(clients, principal, entry, links)),
     ],
   };
 }
@@ -213,7 +233,12 @@ export interface PromptHandlers {
  * include reading (then the server declares no prompts capability at all,
  * as it lists no reading tools).
  */
-export function promptHandlersFor(principal: Principal, peers: Peers, logger: Logger): PromptHandlers | undefined {
+export function promptHandlersFor(
+  principal: Principal,
+  peers: Peers,
+  logger: Logger,
+  protocolVersion?: string,
+): PromptHandlers | undefined {
   if (!principal.scopes.includes(promptScope)) return undefined;
   const clients = gatewayClientsFor(peers);
   return {
@@ -241,7 +266,7 @@ export function promptHandlersFor(principal: Principal, peers: Peers, logger: Lo
             : undefined;
         if (entry === undefined) throw unknownPrompt(name);
         const values = checkArguments(name, entry.prompt_arguments, args ?? {});
-        return await renderPrompt(clients, principal, entry, values);
+        return await renderPrompt(clients, principal, entry, values, knowsResourceLinks(protocolVersion));
       } catch (error) {
         throw toRequestError(error, logger, "prompts/get");
       }
