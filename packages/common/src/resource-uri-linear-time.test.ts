@@ -4,6 +4,7 @@ import {
   framedRun,
   pathologicalTexts,
   repeatTo,
+  resultOrError,
   type TextGenerator,
 } from "./testing/index.js";
 import { matchResourceUriTemplate, parseResourceUri } from "./resource-uri.js";
@@ -26,17 +27,10 @@ const withScheme = (scheme: string, generators: readonly TextGenerator[]): TextG
   }));
 
 test("parseResourceUri takes time linear in what it is sent, however long (it refuses past 512 characters)", () => {
-  assertLinearGrowthForAll(
-    "parseResourceUri",
-    (uri) => {
-      try {
-        return parseResourceUri(uri);
-      } catch (error) {
-        return error;
-      }
-    },
-    [...afterScheme, ...withScheme("docs:", afterScheme)],
-  );
+  assertLinearGrowthForAll("parseResourceUri", (uri) => resultOrError(() => parseResourceUri(uri)), [
+    ...afterScheme,
+    ...withScheme("docs:", afterScheme),
+  ]);
 });
 
 /** URIs made of what a template's literals repeat, so a careless matcher would look for each literal at every place. */

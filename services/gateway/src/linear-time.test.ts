@@ -8,11 +8,13 @@ import {
   markerTexts,
   pathologicalTexts,
   repeatTo,
+  resultOrError,
   type TextGenerator,
 } from "@context-hub/common/testing";
 import { presentedCredential } from "./auth/authenticate.js";
 import { entryTitle } from "./entry-titles.js";
 import { findQuote } from "./search/cited-answer.js";
+import { isPublishableUri } from "./mcp/published-resources.js";
 import { parseResourceUri } from "./mcp/resources.js";
 import { estimateTokens } from "./workflow/start-budget.js";
 
@@ -102,29 +104,24 @@ test("a citation's quote is looked for in its passage in time linear in the pass
 test("resources/read parses a URI in time linear in its length, whatever follows the entries root", () => {
   const root = "context-hub://entries/";
   const id = "01900000-0000-7000-8000-00000000abcd";
-  assertLinearGrowthForAll(
-    "parseResourceUri",
-    (uri) => {
-      try {
-        return parseResourceUri(uri);
-      } catch (error) {
-        return error;
-      }
+  assertLinearGrowthForAll("parseResourceUri", (uri) => resultOrError(() => parseResourceUri(uri)), [
+    ...pathologicalTexts.map((generator) => ({
+      name: `the root, then ${generator.name}`,
+      generate: (length: number) => `${root}${generator.generate(Math.max(0, length - root.length))}`,
+    })),
+    {
+      name: "an id, then a run of hex digits",
+      generate: (length) => framedRun(`${root}${id}/artifacts/`, "ab", "", length),
     },
-    [
-      ...pathologicalTexts.map((generator) => ({
-        name: `the root, then ${generator.name}`,
-        generate: (length: number) => `${root}${generator.generate(Math.max(0, length - root.length))}`,
-      })),
-      {
-        name: "an id, then a run of hex digits",
-        generate: (length) => framedRun(`${root}${id}/artifacts/`, "ab", "", length),
-      },
-      {
-        name: "an id, then a run of digits",
-        generate: (length) => framedRun(`${root}${id}/versions/`, "9", "", length),
-      },
-      { name: "slashes after the root", generate: (length) => framedRun(root, "/artifacts", "", length) },
-    ],
-  );
+    {
+      name: "an id, then a run of digits",
+      generate: (length) => framedRun(`${root}${id}/versions/`, "9", "", length),
+    },
+    { name: "slashes after the root", generate: (length) => framedRun(root, "/artifacts", "", length) },
+  ]);
+  // Any other URI is looked up among the caller's publications once its scheme is read.
+  assertLinearGrowthForAll("isPublishableUri", isPublishableUri, [
+    ...pathologicalTexts,
+    { name: "a scheme that never ends", generate: (length) => repeatTo("a+.-", length) },
+  ]);
 });

@@ -11,3 +11,12 @@ export function refusalOf(check: () => unknown): string {
   }
   assert.fail("expected INVALID_ARGUMENT");
 }
+
+/** What `run` returns, or what it throws: a timed call that may refuse its input still does all its work. */
+export function resultOrError(run: () => unknown): unknown {
+  try {
+    return run();
+  } catch (error) {
+    return error;
+  }
+}

@@ -1,6 +1,12 @@
 // A prompt name the caller sends is checked in time linear in its length, whatever it holds.
 import { test } from "node:test";
-import { assertLinearGrowthForAll, framedRun, pathologicalTexts, repeatTo } from "@context-hub/common/testing";
+import {
+  assertLinearGrowthForAll,
+  framedRun,
+  pathologicalTexts,
+  repeatTo,
+  resultOrError,
+} from "@context-hub/common/testing";
 import { isEntryIdForm, validatePromptName } from "./prompt-name.js";
 
 const nameTexts = [
@@ -14,13 +20,7 @@ const nameTexts = [
 test("validatePromptName and isEntryIdForm are linear in the name's length", () => {
   assertLinearGrowthForAll(
     "validatePromptName",
-    (name) => {
-      try {
-        return validatePromptName(name, "prompt_name");
-      } catch (error) {
-        return error;
-      }
-    },
+    (name) => resultOrError(() => validatePromptName(name, "prompt_name")),
     nameTexts,
   );
   assertLinearGrowthForAll("isEntryIdForm", isEntryIdForm, nameTexts);

@@ -1,7 +1,7 @@
 // The store's own handling of caller text takes time linear in its length, on the inputs that make naive code quadratic.
 // (Screening written text for instructions has its own checks beside instruction-screen.ts.)
 import { test } from "node:test";
-import { assertLinearGrowthForAll, headingTexts, pathologicalTexts } from "@context-hub/common/testing";
+import { assertLinearGrowthForAll, headingTexts, pathologicalTexts, resultOrError } from "@context-hub/common/testing";
 import { parseOutline } from "@context-hub/text";
 import { grepText } from "./grep-text.js";
 import { toIdQuery } from "../model/id-query.js";
@@ -11,13 +11,7 @@ import { findPassage, findPassages, outlineNodeFinder, toQueryStems } from "./pa
 import { toPreview } from "../model/preview.js";
 import { parseHeadline, toLexemeQuery, toQueryWords, validateFullTextQuery } from "./text-search.js";
 
-const refusalOrResult = (run: () => unknown) => () => {
-  try {
-    return run();
-  } catch (error) {
-    return error;
-  }
-};
+const refusalOrResult = (run: () => unknown) => () => resultOrError(run);
 
 test("grep reports matches with context lines in linear time", () => {
   for (const pattern of [/x/gu, /^/gmu, /\s/g]) {
