@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import { assertLinearGrowthForAll, framedRun, markerTexts, pathologicalTexts, repeatTo } from "./testing/index.js";
-import { placeholderNames, renderPromptTemplate } from "./prompt-template.js";
+import { placeholderNames, renderPromptTemplate, renderTextWithValues } from "./prompt-template.js";
 
 /** Inputs aimed at the placeholder pattern: openings that never close, runs of spaces inside braces, near-names. */
 const templateTexts = [
@@ -12,9 +12,11 @@ const templateTexts = [
   { name: "placeholders", generate: (length: number) => repeatTo("{{topic}} ", length) },
 ];
 
-test("prompt templates are read and rendered in time linear in their length, on every pathological input", () => {
+test("prompt templates and published templates' texts are read and rendered in time linear in their length, on every pathological input", () => {
   const texts = [...pathologicalTexts, ...markerTexts, ...templateTexts];
   assertLinearGrowthForAll("placeholderNames", placeholderNames, texts);
   const values = new Map([["topic", "{{topic}} again"]]);
   assertLinearGrowthForAll("renderPromptTemplate", (text) => renderPromptTemplate(text, values), texts);
+  // A published template's text: placeholders the URI gives no value keep their text.
+  assertLinearGrowthForAll("renderTextWithValues", (text) => renderTextWithValues(text, values), texts);
 });

@@ -107,30 +107,24 @@ async function completeTemplateArgument(
   context: Record<string, string> | undefined,
 ) {
   const template = resourceTemplates.find((candidate) => candidate.uriTemplate === uri);
-  if (
-    template === undefined &&
-    (await publishedTemplates({ principal, clients })).some((own) => own.uriTemplate === uri)
-  ) {
-    // A template the caller published: its values are free text, as a prompt's arguments are.
-    const { variables } = parseResourceUri(uri);
-    if (!variables.includes(argument.name))
-      throw new McpRequestError(
-        invalidParams,
-        `resource template ${uri} has no argument ${JSON.stringify(argument.name.slice(0, 100))}; it has ${variables.join(", ")}`,
-      );
-    return none;
-  }
-  if (template === undefined)
+  const published =
+    template === undefined && (await publishedTemplates({ principal, clients })).some((own) => own.uriTemplate === uri);
+  if (template === undefined && !published)
     throw new McpRequestError(
       invalidParams,
       `no resource template ${JSON.stringify(uri.slice(0, 200))}: resources/templates/list gives them`,
     );
-  const variables = [...template.uriTemplate.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+  const variables =
+    template === undefined
+      ? parseResourceUri(uri).variables
+      : [...template.uriTemplate.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
   if (!variables.includes(argument.name))
     throw new McpRequestError(
       invalidParams,
       `resource template ${uri} has no argument ${JSON.stringify(argument.name.slice(0, 100))}; it has ${variables.join(", ")}`,
     );
+  // A template the caller published: its values are free text, as a prompt's arguments are.
+  if (template === undefined) return none;
   if (argument.name === "id")
     return completeEntryId(clients, principal, argument.value.toLowerCase(), template.name === "entry-artifact");
   return completeOfEntry(
