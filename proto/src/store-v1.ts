@@ -18,3 +18,4 @@ export * from "./gen/contexthub/store/v1/sessions_pb.js";
 export * from "./gen/contexthub/store/v1/artifacts_pb.js";
 export * from "./gen/contexthub/store/v1/collections_pb.js";
 export * from "./gen/contexthub/store/v1/publications_pb.js";
+export * from "./gen/contexthub/store/v1/resource_watch_pb.js";
