@@ -18,6 +18,7 @@ import { enabledTools } from "./mcp/tools/index.js";
 import { toolsIn } from "./mcp/tools/toolsets.js";
 import { createLocalPrincipal } from "./principal.js";
 import type { GatewayConfig } from "./config.js";
+import { NotificationStreams } from "./mcp/resource-subscriptions.js";
 import { createRateLimiter } from "./rate-limit.js";
 import { createHttpApp } from "./server.js";
 import { createWritePath } from "./write-path.js";
@@ -75,8 +76,10 @@ export async function startGateway(
       logger.info("SIGHUP: the API keys file is unchanged (or invalid; see above)");
   };
   if (keysFile !== undefined) process.on("SIGHUP", onHangUp);
+  const streams = new NotificationStreams();
   const app = createHttpApp({
     config,
+    streams,
     peers,
     writePath,
     authenticator,
@@ -100,6 +103,8 @@ export async function startGateway(
   const port = listen === undefined ? (server.address() as AddressInfo).port : 0;
   logger.info(listen === undefined ? { port } : { socketPath: listen.socketPath }, "gateway listening");
   const stopWork = () => {
+    // Open notification streams end at once; their clients reconnect (to another replica).
+    streams.closeAll();
     spaceCheck.stop();
     earlyGeneration.stop();
     keysFile?.close();

@@ -2,8 +2,10 @@
  * /mcp over HTTP. A POST is metered, narrowed to its connection's toolsets
  * and checked against the caller's scopes before any of it runs, then
  * answered by the 2026-07-28 endpoint (no handshake) or by a 2025 MCP server
- * on a stateless transport; GET and DELETE are refused, as the server keeps
- * no sessions.
+ * on a stateless transport. A 2025 `initialize` is answered with a session
+ * id that names nothing but the session's resource subscriptions, which the
+ * store keeps: GET /mcp (resource-subscriptions.ts) opens that session's
+ * notification stream, on any replica.
  */
 import type { Request, Response } from "express";
 import { ContextHubError, type Logger } from "@context-hub/common";
@@ -19,6 +21,7 @@ import { createConnectionToolsets, toolsetsHeader, toolsetsQueryParameter } from
 import { countRateLimitedCall, createMcpServer, type McpServerOptions } from "./mcp/create-mcp-server.js";
 import { createModernEndpoint, type ModernEndpoint } from "./mcp/modern-http.js";
 import { refuseMalformedParams } from "./mcp/request-params.js";
+import { createSessionId, sessionIdHeader, type NotificationStreams } from "./mcp/resource-subscriptions.js";
 import { readPost, StatelessHttpTransport } from "./mcp/stateless-http-transport.js";
 import type { ToolDefinition } from "./mcp/tool-definition.js";
 import { toolFailure } from "./mcp/tool-result.js";
@@ -39,6 +42,8 @@ export interface McpEndpointOptions {
   documents: NonNullable<McpServerOptions["documents"]>;
   /** How a caller without the scopes its messages need is refused, as JSON-RPC. */
   refuse: (response: Response, failure: AuthFailure) => void;
+  /** The notification streams open on this gateway, ended when it shuts down. */
+  streams: NotificationStreams;
 }
 
 /** Whether to answer with one JSON body instead of an SSE stream: JSON unless the client prefers event streams. */
@@ -145,6 +150,10 @@ async function serveStateless(
     response.status(post.refusal.status).json(jsonRpcError(post.refusal.code, post.refusal.message, requestId));
     return;
   }
+  // A 2025 session is born at initialize; its id only keys the resource subscriptions the store keeps for it.
+  const initializing = post.messages.some((message) => "method" in message && message.method === "initialize");
+  const sessionId = initializing ? createSessionId() : request.header(sessionIdHeader);
+  if (initializing) response.setHeader(sessionIdHeader, sessionId!);
   const server = createMcpServer({
     principal: admitted.principal,
     peers,
@@ -156,6 +165,7 @@ async function serveStateless(
     documents: options.documents,
     // A request after initialization names its revision; without the header the specification assumes 2025-03-26.
     protocolVersion: request.header("mcp-protocol-version") ?? "2025-03-26",
+    session: { id: sessionId },
   });
   const transport = new StatelessHttpTransport(response, { stream: !prefersJson(request.header("accept") ?? "") });
   response.on("close", () => {
@@ -190,6 +200,7 @@ export function createMcpPost(options: McpEndpointOptions): (request: Request, r
       documents: options.documents,
     },
     logger,
+    options.streams,
   );
 
   const gate: Gate = {
@@ -221,17 +232,3 @@ export function createMcpPost(options: McpEndpointOptions): (request: Request, r
     await serveStateless(request, response, admitted, isJson, options);
   };
 }
-
-/** GET and DELETE /mcp: this server keeps no sessions, so there is no stream to open and none to end. */
-export const methodNotAllowed = (_request: Request, response: Response) => {
-  response.setHeader("allow", "POST");
-  response
-    .status(405)
-    .json(
-      jsonRpcError(
-        -32000,
-        "Method not allowed: this server is stateless; send JSON-RPC requests with POST",
-        String(response.locals.requestId),
-      ),
-    );
-};

@@ -22,7 +22,8 @@ import type { Authenticator } from "./auth/authenticate.js";
 import type { ProtectedResource } from "./auth/protected-resource.js";
 import { createAuthentication, createBodyParser } from "./http-authentication.js";
 import { jsonRpcError, jsonRpcRefusals, rateLimited, restRefusals, type Refusals } from "./http-refusals.js";
-import { createMcpPost, methodNotAllowed } from "./mcp-endpoint.js";
+import { createMcpPost } from "./mcp-endpoint.js";
+import { createSessionStream, sessionEndNotAllowed, type NotificationStreams } from "./mcp/resource-subscriptions.js";
 import { searchResultsAppResource, withSearchResultsView } from "./mcp-apps.js";
 import type { RateLimiter } from "./rate-limit.js";
 import { overBudget, rateKeyOf } from "./metering.js";
@@ -44,6 +45,8 @@ export interface HttpAppOptions {
   version: string;
   /** The start-up embedding space check's verdict so far; the gateway is ready only once it passed. */
   embeddingSpaceCheck?: () => EmbeddingSpaceCheckState;
+  /** The notification streams open on this gateway, which its shutdown ends. */
+  streams: NotificationStreams;
 }
 
 /** The header that echoes the caller's own request id (sanitised) beside the id this server gave the request. */
@@ -193,6 +196,14 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
   const documents = [openApiResource(openApiDocument), ...(config.mcpApps ? [searchResultsAppResource()] : [])];
   const mcpTools = config.mcpApps ? withSearchResultsView(options.tools) : options.tools;
 
+  // A download, or opening a session's notification stream, is metered as one read.
+  const meteredRead = (_request: Request, response: Response, next: NextFunction) => {
+    const verdict = options.rateLimiter.takeAll(rateKeyOf(response.locals.principal as Principal), { read: 1 });
+    if (verdict.ok) return next();
+    rateLimited.inc({ budget: verdict.name });
+    jsonRpc.tooMany(response, verdict.retryAfterSeconds, `RATE_LIMITED: ${overBudget(verdict).message}`);
+  };
+
   app.post(
     "/mcp",
     authenticate,
@@ -207,20 +218,17 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
       version: options.version,
       documents,
       refuse: (response, failure) => jsonRpc.refuse(response, failure),
+      streams: options.streams,
     }),
   );
+  // A 2025 session's notification stream.
+  const sessions = { peers, streams: options.streams, logger };
+  app.get("/mcp", authenticate, meteredRead, createSessionStream(sessions));
+  app.delete("/mcp", sessionEndNotAllowed);
 
   // Downloads are metered as one read each, whatever their size: the store reads them in bounded pieces.
   const download = createArtifactDownload(gatewayClientsFor(peers).artifacts, logger);
-  app.get("/artifacts/:sha256", authenticate, async (request: Request, response: Response) => {
-    const verdict = options.rateLimiter.takeAll(rateKeyOf(response.locals.principal as Principal), { read: 1 });
-    if (!verdict.ok) {
-      rateLimited.inc({ budget: verdict.name });
-      jsonRpc.tooMany(response, verdict.retryAfterSeconds, `RATE_LIMITED: ${overBudget(verdict).message}`);
-      return;
-    }
-    await download(request, response);
-  });
+  app.get("/artifacts/:sha256", authenticate, meteredRead, download);
 
   app.use(
     "/api/v1",
@@ -239,9 +247,6 @@ export function createHttpApp(options: HttpAppOptions): express.Express {
 
   // The web console: static files and its sign-in settings, no credential needed; its API calls are authenticated like any other.
   app.use("/console", createConsoleRouter(config.auth.oidc));
-
-  app.get("/mcp", methodNotAllowed);
-  app.delete("/mcp", methodNotAllowed);
 
   app.use(answerBodyErrors(options, jsonRpc));
 

@@ -312,7 +312,7 @@ for (const backend of hubBackends) {
       assert.equal(clients.writer!.getServerCapabilities()?.resources, undefined);
       assert.equal((await rpcError(clients.writer!.listResources({}))).code, -32601);
       assert.equal((await rpcError(clients.writer!.readResource({ uri: uriOf(ids.note!) }))).code, -32601);
-      assert.deepEqual(clients.alice!.getServerCapabilities()?.resources, { listChanged: false });
+      assert.deepEqual(clients.alice!.getServerCapabilities()?.resources, { listChanged: false, subscribe: true });
     });
 
     test("the 2026-07-28 server lists and reads the same resources", async () => {
@@ -326,7 +326,7 @@ for (const backend of hubBackends) {
         }),
       );
       try {
-        assert.deepEqual(modern.getServerCapabilities()?.resources, { listChanged: false });
+        assert.deepEqual(modern.getServerCapabilities()?.resources, { listChanged: false, subscribe: true });
         const listed = await modern.listResources({});
         assert.deepEqual(
           entriesOf(listed, true)

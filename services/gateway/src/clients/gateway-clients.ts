@@ -12,6 +12,7 @@ import { createNavigationClient } from "./navigation-client.js";
 import { createSessionsClient } from "./sessions-client.js";
 import type { Peers } from "./peers.js";
 import { createPublicationsClient } from "./publications-client.js";
+import { createResourceWatchClient } from "./resource-watch-client.js";
 import { createReviewClient } from "./review-client.js";
 import { createSearchClient } from "./search-client.js";
 import { createSharingClient } from "./sharing-client.js";
@@ -34,6 +35,8 @@ export interface GatewayClients {
   collections: ReturnType<typeof createCollectionsClient>;
   /** The URIs a caller publishes entries, images and files under (resources/read). */
   publications: ReturnType<typeof createPublicationsClient>;
+  /** Resource subscriptions and the streams of their changes (notifications/resources/updated). */
+  resourceWatch: ReturnType<typeof createResourceWatchClient>;
   /** What this deployment has on (whoami). */
   features: { describe: () => ReturnType<typeof describeFeatures> };
 }
@@ -59,6 +62,7 @@ export function gatewayClientsFor(peers: Peers): GatewayClients {
       apiKeys: createApiKeysClient(peers.apiKeys),
       collections: createCollectionsClient(peers.collections),
       publications: createPublicationsClient(peers.publications),
+      resourceWatch: createResourceWatchClient(peers.resourceWatch),
       features: { describe: () => describeFeatures(peers) },
     };
     built.set(peers, clients);

@@ -17,6 +17,7 @@ export type SessionsServiceClient = GrpcClient<typeof storeV1.SessionsService>;
 export type ArtifactsServiceClient = GrpcClient<typeof storeV1.ArtifactsService>;
 export type CollectionsServiceClient = GrpcClient<typeof storeV1.CollectionsService>;
 export type PublicationsServiceClient = GrpcClient<typeof storeV1.PublicationsService>;
+export type ResourceWatchServiceClient = GrpcClient<typeof storeV1.ResourceWatchService>;
 /** SearchService, served by the store process at the store's address. */
 export type SearchServiceClient = GrpcClient<typeof searchV1.SearchService>;
 export type EmbedderClient = GrpcClient<typeof embedderV1.EmbedderService>;
@@ -39,6 +40,7 @@ export interface Peers {
   artifacts: ArtifactsServiceClient;
   collections: CollectionsServiceClient;
   publications: PublicationsServiceClient;
+  resourceWatch: ResourceWatchServiceClient;
   search: SearchServiceClient;
   embedder: EmbedderClient;
   /** Absent when summaries are turned off. */
@@ -67,6 +69,7 @@ export function createPeers(config: GatewayConfig): Peers {
     artifacts: atStore(storeV1.ArtifactsService),
     collections: atStore(storeV1.CollectionsService),
     publications: atStore(storeV1.PublicationsService),
+    resourceWatch: atStore(storeV1.ResourceWatchService),
     search: atStore(searchV1.SearchService),
   };
   const embedder = createGrpcClient(embedderV1.EmbedderService, {

@@ -7,6 +7,8 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolResult,
   type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -21,6 +23,7 @@ import { toolFailure, toolSuccess } from "./tool-result.js";
 import { instructionsFor } from "./instructions.js";
 import { completionHandlersFor } from "./completions.js";
 import { promptHandlersFor } from "./prompts.js";
+import { subscriptionHandlersFor } from "./resource-subscriptions.js";
 import { resourceHandlersFor, type StaticResource } from "./resources.js";
 
 const toolCalls = counter("contexthub_tool_calls_total", "MCP tool calls by tool and outcome.", ["tool", "outcome"]);
@@ -52,6 +55,14 @@ export interface McpServerOptions {
    * (stdio), which is served as the newest.
    */
   protocolVersion?: string | undefined;
+  /**
+   * The 2025 session a request over HTTP belongs to (`id` undefined when the
+   * client sent none): its resources/subscribe and resources/unsubscribe are
+   * kept under it, and GET /mcp streams their updates. Absent on stdio and
+   * for 2026-07-28 (which has subscriptions/listen instead): then no
+   * subscribe is offered.
+   */
+  session?: { id: string | undefined } | undefined;
 }
 
 /**
@@ -153,6 +164,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const prompts = promptHandlersFor(options.principal, options.peers, options.logger, options.protocolVersion);
   const resources = resourceHandlersFor(options.principal, options.peers, options.logger, options.documents);
   const completions = completionHandlersFor(options.principal, options.peers, options.logger);
+  const subscriptions =
+    resources === undefined || options.session === undefined
+      ? undefined
+      : subscriptionHandlersFor(options.principal, options.peers, options.logger, options.session.id);
   const server = new McpServer(
     { name: "context-hub", title: "Context Hub", version: options.version },
     {
@@ -167,11 +182,13 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     },
   );
   // The SDK marks a capability given above listChanged: true; prompts and resources are entries that do change, but
-  // a stateless server keeps no stream to announce them on, nor to send resource updates on (no subscribe).
+  // their lists are not announced (a session's stream carries the updates of the resources it subscribes to).
   const unannounced = { listChanged: false };
   server.server.registerCapabilities({
     ...(prompts === undefined ? {} : { prompts: unannounced }),
-    ...(resources === undefined ? {} : { resources: unannounced }),
+    ...(resources === undefined
+      ? {}
+      : { resources: subscriptions === undefined ? unannounced : { ...unannounced, subscribe: true } }),
   });
   if (prompts !== undefined) {
     // The low-level handlers, not registerPrompt: the prompts are the caller's entries, read per request.
@@ -184,6 +201,12 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     server.server.setRequestHandler(ListResourcesRequestSchema, (request) => resources.list(request.params?.cursor));
     server.server.setRequestHandler(ListResourceTemplatesRequestSchema, () => resources.listTemplates());
     server.server.setRequestHandler(ReadResourceRequestSchema, (request) => resources.read(request.params.uri));
+  }
+  if (subscriptions !== undefined) {
+    server.server.setRequestHandler(SubscribeRequestSchema, (request) => subscriptions.subscribe(request.params.uri));
+    server.server.setRequestHandler(UnsubscribeRequestSchema, (request) =>
+      subscriptions.unsubscribe(request.params.uri),
+    );
   }
   if (completions !== undefined)
     server.server.setRequestHandler(CompleteRequestSchema, (request) =>

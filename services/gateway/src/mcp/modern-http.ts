@@ -3,12 +3,21 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { Request, Response } from "express";
-import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler,
+  InMemoryServerEventBus,
+  isLegacyRequest,
+  type McpHttpHandler,
+  type McpServerFactory,
+} from "@modelcontextprotocol/server";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "@context-hub/common";
 import type { McpServerOptions } from "./create-mcp-server.js";
 import { createModernMcpServer } from "./modern-mcp-server.js";
 import { paramsProblem } from "./request-params.js";
+import { toRequestError } from "./request-errors.js";
+import { openWatch, type NotificationStreams } from "./resource-subscriptions.js";
+import type { ResourceWatch } from "../clients/resource-watch-client.js";
 
 /** The `_meta` key by which a 2026-07-28 request claims its revision (there is no handshake to remember it by). */
 const protocolVersionKey = "io.modelcontextprotocol/protocolVersion";
@@ -61,6 +70,13 @@ function toWebRequest(request: Request, signal?: AbortSignal): globalThis.Reques
   });
 }
 
+/** The resource URIs a `subscriptions/listen` asks to hear about (its filter's `resourceSubscriptions`), as given. */
+function requestedUris(body: unknown): string[] {
+  if (!isObject(body) || !isObject(body.params) || !isObject(body.params.notifications)) return [];
+  const uris = body.params.notifications.resourceSubscriptions;
+  return Array.isArray(uris) ? uris.filter((uri): uri is string => typeof uri === "string") : [];
+}
+
 /** Writes the SDK's web response on Node's: one JSON body, or an event stream relayed as it is produced. */
 export async function sendWebResponse(answer: globalThis.Response, response: Response): Promise<void> {
   response.status(answer.status);
@@ -80,6 +96,84 @@ export async function sendWebResponse(answer: globalThis.Response, response: Res
   response.end(body);
 }
 
+/** The request's caller, as the SDK hands it to the server factory. */
+const authInfoOf = (perRequest: PerRequestServerOptions) => ({
+  token: "",
+  clientId: perRequest.principal.subject,
+  scopes: [...perRequest.principal.scopes],
+  extra: { contextHub: perRequest },
+});
+
+/** What serving a `subscriptions/listen` needs of the endpoint. */
+interface Listening {
+  factory: McpServerFactory;
+  onerror: (error: Error) => void;
+  peers: McpServerOptions["peers"];
+  logger: Logger;
+  streams: NotificationStreams;
+}
+
+/**
+ * A `subscriptions/listen`: the store's watch of the URIs it names is put
+ * in place first (so a change committed once the client holds the
+ * acknowledgement is reported), then a handler of its own, on a bus only
+ * this caller's watch publishes to, keeps the stream open until the client
+ * cancels or the gateway shuts down. The SDK acknowledges the subset of
+ * the filter the server honours: resource subscriptions, for a caller who
+ * may read.
+ */
+async function serveListen(
+  listening: Listening,
+  request: Request,
+  response: Response,
+  perRequest: PerRequestServerOptions,
+  id: unknown,
+): Promise<void> {
+  const { factory, onerror, peers, logger, streams } = listening;
+  const gone = new AbortController();
+  response.on("close", () => gone.abort());
+  const uris = requestedUris(request.body);
+  let watch: ResourceWatch | undefined;
+  if (uris.length > 0 && perRequest.principal.scopes.includes("context:read")) {
+    try {
+      watch = await openWatch(peers, perRequest.principal, { uris }, gone.signal);
+    } catch (error) {
+      if (gone.signal.aborted) return;
+      const refusal = toRequestError(error, logger, "subscriptions/listen");
+      response.status(200).json({ jsonrpc: "2.0", id, error: { code: refusal.code, message: refusal.message } });
+      return;
+    }
+  }
+  const bus = new InMemoryServerEventBus(onerror);
+  const listen = createMcpHandler(factory, { legacy: "reject", onerror, bus, maxSubscriptions: 1 });
+  const end = () => {
+    gone.abort();
+    void listen.close();
+  };
+  const forget = streams.add("listen", end);
+  if (watch !== undefined) {
+    const changes = watch.changes;
+    // The stream ends with its watch: a store that went away ends it, and the client listens again.
+    void (async () => {
+      for await (const uri of changes) bus.publish({ kind: "resource_updated", uri });
+    })()
+      .catch((error: unknown) => {
+        if (!gone.signal.aborted) logger.warn({ err: error }, "a subscriptions/listen watch failed; the stream ends");
+      })
+      .finally(end);
+  }
+  try {
+    const answer = await listen.fetch(toWebRequest(request, gone.signal), {
+      parsedBody: request.body,
+      authInfo: authInfoOf(perRequest),
+    });
+    await sendWebResponse(answer, response);
+  } finally {
+    forget();
+    end();
+  }
+}
+
 /**
  * The 2026-07-28 side of /mcp, served by the SDK v2 (`createMcpHandler`,
  * strict: it answers only that revision, 2025 traffic staying with the
@@ -93,17 +187,19 @@ export async function sendWebResponse(answer: globalThis.Response, response: Res
 export function createModernEndpoint(
   shared: Omit<McpServerOptions, keyof PerRequestServerOptions>,
   logger: Logger,
+  streams: NotificationStreams,
 ): ModernEndpoint {
-  const handler: McpHttpHandler = createMcpHandler(
-    (context) => {
-      const perRequest = context.authInfo?.extra?.contextHub as PerRequestServerOptions | undefined;
-      if (perRequest === undefined)
-        throw new Error("a 2026-07-28 request reached the MCP handler without an authenticated caller");
-      return createModernMcpServer({ ...shared, ...perRequest });
-    },
-    { legacy: "reject", onerror: (error) => logger.debug({ err: error }, "2026-07-28 request refused or failed") },
-  );
+  const factory: McpServerFactory = (context) => {
+    const perRequest = context.authInfo?.extra?.contextHub as PerRequestServerOptions | undefined;
+    if (perRequest === undefined)
+      throw new Error("a 2026-07-28 request reached the MCP handler without an authenticated caller");
+    return createModernMcpServer({ ...shared, ...perRequest });
+  };
+  const onerror = (error: Error) => logger.debug({ err: error }, "2026-07-28 request refused or failed");
+  const handler: McpHttpHandler = createMcpHandler(factory, { legacy: "reject", onerror });
   const legacyVersions = new Set(SUPPORTED_PROTOCOL_VERSIONS);
+  const listening: Listening = { factory, onerror, peers: shared.peers, logger, streams };
+
   return {
     async accepts(request) {
       const header = request.header("mcp-protocol-version");
@@ -132,20 +228,18 @@ export function createModernEndpoint(
           return;
         }
       }
+      if (isObject(body) && body.method === "subscriptions/listen") {
+        await serveListen(listening, request, response, perRequest, body.id ?? null);
+        return;
+      }
       // A client that goes away cancels its request (the revision's cancellation on Streamable HTTP).
       const gone = new AbortController();
       response.on("close", () => {
         if (!response.writableFinished) gone.abort();
       });
-      const principal = perRequest.principal;
       const answer = await handler.fetch(toWebRequest(request, gone.signal), {
         parsedBody: request.body,
-        authInfo: {
-          token: "",
-          clientId: principal.subject,
-          scopes: [...principal.scopes],
-          extra: { contextHub: perRequest },
-        },
+        authInfo: authInfoOf(perRequest),
       });
       await sendWebResponse(answer, response);
     },

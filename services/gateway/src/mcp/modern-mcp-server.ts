@@ -43,13 +43,13 @@ export function createModernMcpServer(options: McpServerOptions): McpServer {
     { name: "context-hub", title: "Context Hub", version: options.version },
     {
       instructions: options.instructions ?? instructionsFor(tools.map((tool) => tool.name)),
-      // Tools never change while a gateway runs, so nothing is announced on a subscriptions/listen stream.
-      // Prompts and resources are entries and do change, but a stateless server keeps no stream to announce them on
-      // either, nor to send resource updates on (no subscribe).
+      // Tools never change while a gateway runs, so nothing is announced on a subscriptions/listen stream. Prompts
+      // and resources are entries and do change, but their lists are not announced; a listen stream carries the
+      // updates of the resources it names (subscribe).
       capabilities: {
         tools: { listChanged: false },
         ...(prompts === undefined ? {} : { prompts: { listChanged: false } }),
-        ...(resources === undefined ? {} : { resources: { listChanged: false } }),
+        ...(resources === undefined ? {} : { resources: { listChanged: false, subscribe: true } }),
         ...(completions === undefined ? {} : { completions: {} }),
       },
       cacheHints: {
