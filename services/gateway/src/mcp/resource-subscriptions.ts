@@ -100,9 +100,14 @@ export type StreamKind = "session" | "listen";
  */
 export class NotificationStreams {
   private readonly open = new Set<() => void>();
+  private closed = false;
 
-  /** Keeps `end` until it is removed by the function returned; `closeAll` runs every one kept. */
+  /**
+   * Keeps `end` until it is removed by the function returned; `closeAll`
+   * runs every one kept, and a stream added after it is ended at once.
+   */
   add(kind: StreamKind, end: () => void): () => void {
+    if (this.closed) queueMicrotask(end);
     this.open.add(end);
     openStreams.inc({ kind });
     let kept = true;
@@ -119,6 +124,7 @@ export class NotificationStreams {
   }
 
   closeAll(): void {
+    this.closed = true;
     for (const end of [...this.open]) end();
   }
 }
