@@ -31,8 +31,14 @@ export function changeKey(name: string): string {
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const keyPattern = /^[0-9a-f]{32}$/;
 
-/** A payload as its tenant key and change; undefined for one this store does not understand. */
-export function parseResourceChange(payload: string): { tenantKey: string; change: ResourceChange } | undefined {
+/**
+ * A payload as its tenant key and change, or `everything` (a bulk write:
+ * anything may have changed in any tenant); undefined for one this store
+ * does not understand.
+ */
+export function parseResourceChange(
+  payload: string,
+): { tenantKey: string; change: ResourceChange } | "everything" | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(payload);
@@ -41,6 +47,7 @@ export function parseResourceChange(payload: string): { tenantKey: string; chang
   }
   if (typeof parsed !== "object" || parsed === null) return undefined;
   const { k: kind, t: tenantKey, x: target } = parsed as Record<string, unknown>;
+  if (kind === "r") return "everything";
   if (typeof tenantKey !== "string" || !keyPattern.test(tenantKey) || typeof target !== "string") return undefined;
   const withTenant = (change: ResourceChange) => ({ tenantKey, change });
   switch (kind) {
@@ -86,6 +93,7 @@ export function createChangeFeed(database: Pick<SqlDatabase, "listen">, logger: 
       logger.warn({ payload: payload.slice(0, 200) }, "ignored a resource change this store does not understand");
       return;
     }
+    if (parsed === "everything") return reset();
     for (const listener of followers.get(parsed.tenantKey) ?? []) listener(parsed.change);
   };
   const reset = () => {

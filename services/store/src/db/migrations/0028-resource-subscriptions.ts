@@ -4,6 +4,16 @@ import type { Migration } from "./migration.js";
 export const resourceChangesChannel = "context_hub_resource_changes";
 
 /**
+ * Statements that write rows in bulk (an import) run with row notifications
+ * off and announce one change of everything at the end: a million rows would
+ * otherwise queue a million payloads in the transaction.
+ */
+export const bulkResourceChanges = {
+  off: "SELECT set_config('context_hub.resource_changes', 'off', true)",
+  announce: `SELECT pg_notify('${resourceChangesChannel}', '{"k":"r"}')`,
+} as const;
+
+/**
  * The entry columns a reader can observe (fetch, search results, history,
  * resources): every column but the search bookkeeping (`search_vector`,
  * rewritten by a text-search language change, and the `search_length`
@@ -62,7 +72,9 @@ const rowOf = (alias: "OLD" | "NEW") => `(${observedEntryColumns.map((column) =>
  *   changed (a thread or collection grant; `x` empty); `p` a publisher's
  *   publications changed (`x` md5 of the publisher); `s` a session's
  *   subscriptions changed (`x` md5 of the subject, a colon, md5 of the
- *   session id).
+ *   session id); `r` (no tenant) anything may have changed anywhere, sent
+ *   once by a bulk write that turned row notifications off for its
+ *   transaction (`bulkResourceChanges`).
  * - NOTIFY is delivered at commit, in commit order, and never for a rolled-back
  *   transaction, so a watcher sees changes in the order they became visible.
  *   Identical payloads within one transaction arrive once.
@@ -88,6 +100,7 @@ CREATE TABLE resource_subscriptions (
 CREATE FUNCTION resource_change_notify(kind text, tenant text, target text) RETURNS void
 LANGUAGE sql AS $$
   SELECT pg_notify('${resourceChangesChannel}', json_build_object('k', kind, 't', md5(tenant), 'x', target)::text)
+  WHERE current_setting('context_hub.resource_changes', true) IS DISTINCT FROM 'off'
 $$`);
 
     await tx.query(`
