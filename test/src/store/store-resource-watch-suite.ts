@@ -229,13 +229,19 @@ export function defineResourceWatchTests(context: StoreSuiteContext): void {
     });
 
     test("a fixed watch: ready first, each change of a watched entry, nothing for others; cancel removes the watcher", async () => {
-      const { client } = context;
+      const { client, db } = context;
       const { a1 } = principalTrio("watch-fixed");
       const watched = await commitText(client, a1, "t", "Watched entry.");
+      const marker = await commitText(client, a1, "t", "Watched as well, to mark where silence ends.");
       const other = await commitText(client, a1, "t", "Unwatched entry.");
       const before = await watcherGauge();
       const watch = await watchReady(client, a1, {
-        uris: [entryUri(watched.id), `${entryUri(watched.id)}/images/0`, "context-hub://entries/not-an-id"],
+        uris: [
+          entryUri(watched.id),
+          `${entryUri(watched.id)}/images/0`,
+          "context-hub://entries/not-an-id",
+          entryUri(marker.id),
+        ],
       });
       assert.equal(await watcherGauge(), before + 1);
 
@@ -244,9 +250,12 @@ export function defineResourceWatchTests(context: StoreSuiteContext): void {
       await watch.expectChange(`${entryUri(watched.id)}/images/0`, "every URI naming the entry");
       await edit(client, a1, other.id);
       await commitText(client, a1, "t", "A new entry.");
-      await edit(client, a1, watched.id);
-      await watch.expectChange(entryUri(watched.id), "the unrelated writes reported nothing");
-      await watch.expectChange(`${entryUri(watched.id)}/images/0`);
+      // Reads, and bookkeeping no reader sees (search vectors rebuilt, a column set to what it was), are silent.
+      await client.getEntries({ principal: a1, ids: [watched.id] });
+      await db.query("UPDATE entries SET search_vector = entry_search_vector(text) WHERE id = $1", [watched.id]);
+      await db.query("UPDATE entries SET title = title, tags = tags WHERE id = $1", [watched.id]);
+      await edit(client, a1, marker.id);
+      await watch.expectChange(entryUri(marker.id), "unrelated writes, reads and bookkeeping reported nothing");
 
       await client.deleteEntries({ principal: a1, ids: [watched.id] });
       await watch.expectChange(entryUri(watched.id), "a delete is a change");
@@ -255,7 +264,6 @@ export function defineResourceWatchTests(context: StoreSuiteContext): void {
       await watch.cancel();
       for (let waited = 0; (await watcherGauge()) !== before; waited++) {
         assert.ok(waited < 200, "the cancelled watch's watcher is removed");
-        await new Promise((resolve) => setImmediate(resolve));
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     });
@@ -399,6 +407,39 @@ export function defineResourceWatchTests(context: StoreSuiteContext): void {
       await edit(client, a1, shared.id);
       await edit(client, a1, control.id);
       await watch.expectChange(entryUri(control.id), "an unpublished URI is silent");
+      await watch.cancel();
+    });
+
+    test("when changes may have been missed, every URI naming something readable is reported, and nothing else", async () => {
+      const { client, db } = context;
+      const { a1: alice, a2: bob } = principalTrio("watch-reset");
+      const own = await commitText(client, alice, "t", "Alice's note.");
+      const secret = await commitText(client, bob, "t", "Bob's private note.");
+      await client.publishResource({ principal: alice, uri: "docs://own", entryId: own.id });
+      const watch = await watchReady(client, alice, {
+        uris: [entryUri(secret.id), entryUri(own.id), "docs://own", "docs://unpublished"],
+      });
+
+      // What a bulk write (an import) announces once instead of one change per row.
+      await db.query("SELECT pg_notify('context_hub_resource_changes', '{\"k\":\"r\"}')");
+      await watch.expectChange(entryUri(own.id), "a readable entry");
+      await watch.expectChange("docs://own", "a URI that resolves");
+      await edit(client, alice, own.id);
+      await watch.expectChange(entryUri(own.id), "nothing for what alice cannot read or what names nothing");
+      await watch.expectChange("docs://own");
+
+      if (db.kind === "postgres") {
+        // The listening connection fails: once it is back, the same re-check.
+        await db.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'context-hub-store-listen'",
+        );
+        await watch.expectChange(entryUri(own.id), "after the listener reconnected");
+        await watch.expectChange("docs://own");
+        await edit(client, bob, secret.id);
+        await edit(client, alice, own.id);
+        await watch.expectChange(entryUri(own.id), "the reconnected listener hears changes");
+        await watch.expectChange("docs://own");
+      }
       await watch.cancel();
     });
   });
