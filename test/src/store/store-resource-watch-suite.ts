@@ -352,6 +352,48 @@ export function defineResourceWatchTests(context: StoreSuiteContext): void {
       await watch.cancel();
     });
 
+    test("thread and collection grants, and collection membership, open and close an entry: once each way", async () => {
+      const { client } = context;
+      const { a1: bob, a2: alice } = principalTrio("watch-grants");
+      const note = await commitText(client, bob, "plans", "Bob's plan.");
+      const listed = await commitText(client, bob, "elsewhere", "Bob's listed note.");
+      const own = await commitText(client, alice, "t", "Alice's own note.");
+      const watch = await watchReady(client, alice, {
+        uris: [entryUri(note.id), entryUri(listed.id), entryUri(own.id)],
+      });
+      const read = { grantees: [subject("a2")], permission: storeV1.Permission.READ };
+
+      await client.share({ principal: bob, threadId: "plans", ...read });
+      await watch.expectChange(entryUri(note.id), "a thread grant opens the thread's entries");
+      await edit(client, alice, own.id);
+      await watch.expectChange(entryUri(own.id), "one change for the grant");
+      await client.unshare({ principal: bob, threadId: "plans" });
+      await watch.expectChange(entryUri(note.id), "revoked: once");
+      await edit(client, bob, note.id);
+      await edit(client, alice, own.id);
+      await watch.expectChange(entryUri(own.id), "then silent");
+
+      // Shared with nobody yet: a collection grant is what opens it.
+      await client.share({
+        principal: bob,
+        entryIds: [listed.id],
+        grantees: [subject("a3")],
+        ...{ permission: read.permission },
+      });
+      const { collection } = await client.createCollection({ principal: bob, name: "reading list", description: "" });
+      await client.share({ principal: bob, collectionId: collection!.id, ...read });
+      await edit(client, alice, own.id);
+      await watch.expectChange(entryUri(own.id), "a grant on an empty collection opens nothing");
+      await client.addToCollection({ principal: bob, id: collection!.id, entryIds: [listed.id] });
+      await watch.expectChange(entryUri(listed.id), "joining a collection alice may read opens it");
+      await client.removeFromCollection({ principal: bob, id: collection!.id, entryIds: [listed.id] });
+      await watch.expectChange(entryUri(listed.id), "leaving it closes it: once");
+      await edit(client, bob, listed.id);
+      await edit(client, alice, own.id);
+      await watch.expectChange(entryUri(own.id), "then silent");
+      await watch.cancel();
+    });
+
     test("another tenant's activity is never heard", async () => {
       const { client } = context;
       const { a1, b1 } = principalTrio("watch-tenants");

@@ -10,6 +10,36 @@ import { accessPredicate } from "../filters/access-predicate.js";
 import { trustFilter } from "../filters/trust-filter.js";
 import type { Principal } from "../model/principal.js";
 
+/** The entry columns a reader observes, but the text and what is derived from it (its hash stands for them). */
+const observedColumns = [
+  "thread_id",
+  "source",
+  "owner",
+  "visibility",
+  "content_hash",
+  "metadata",
+  "tags",
+  "summary",
+  "content_type",
+  "version",
+  "updated_at",
+  "trust_state",
+  "trust_reasons",
+  "reviewed_by",
+  "reviewed_at",
+  "review_note",
+  "updated_by",
+  "change_kind",
+  "restored_from",
+  "valid_from",
+  "valid_to",
+  "kind",
+  "title",
+  "prompt_arguments",
+  "memory_id",
+  "prompt_name",
+];
+
 /** What a subscribe found and did. */
 export type SubscribeOutcome =
   | { kind: "added"; droppedSessions: number }
@@ -93,16 +123,25 @@ export function createResourceWatchRepository(db: SqlDatabase) {
       return rows.map((row) => row.uri);
     },
 
-    /** Which of `entryIds` the caller may read now (access predicate, default trust filter). */
-    async readableEntries(principal: Principal, entryIds: readonly string[]): Promise<Set<string>> {
-      if (entryIds.length === 0) return new Set();
+    /**
+     * What the caller reads of each of `entryIds` it may read now (access
+     * predicate, default trust filter), as a digest that changes whenever
+     * anything a reader observes of it does: its row but the text (its hash
+     * stands for it), its images and the files it links. Entries it may not
+     * read are absent.
+     */
+    async entryStates(principal: Principal, entryIds: readonly string[]): Promise<Map<string, string>> {
+      if (entryIds.length === 0) return new Map();
       const params = createSqlParams();
-      const { rows } = await db.query<{ id: string }>(
-        `SELECT e.id::text AS id FROM entries e
+      const { rows } = await db.query<{ id: string; state: string }>(
+        `SELECT e.id::text AS id, md5(ROW(${observedColumns.map((column) => `e.${column}`).join(", ")},
+             (SELECT string_agg(i.ordinal || ':' || i.sha256, ',' ORDER BY i.ordinal) FROM entry_images i WHERE i.entry_id = e.id),
+             (SELECT string_agg(l.sha256, ',' ORDER BY l.sha256) FROM entry_artifact_links l WHERE l.entry_id = e.id))::text) AS state
+         FROM entries e
          WHERE e.id = ANY(${params.add(entryIds)}::uuid[]) AND ${accessPredicate(principal, "e", params)} AND ${trustFilter("e", false)}`,
         params.values,
       );
-      return new Set(rows.map((row) => row.id));
+      return new Map(rows.map((row) => [row.id, row.state]));
     },
   };
 }

@@ -15,9 +15,12 @@
  *
  * Each watcher handles the changes of its tenant one at a time, in commit
  * order, re-checking only what a change can affect: its URIs naming the
- * changed entry (one statement), or for a change of its own publications,
- * its published URIs. Subscriptions change no one else's data and are not
- * audited. No SQL or transport here.
+ * changed entry (one statement), and its published URIs when a publication
+ * of its own names that entry or its publications changed (two more, to
+ * resolve them); a URI is reported when what the watcher reads through it
+ * moved (resource-watcher.ts), so a commit that both opens and edits an
+ * entry is reported once. Subscriptions change no one else's data and are
+ * not audited. No SQL or transport here.
  */
 import { ContextHubError, gauge, invalidArgument, type Logger } from "@context-hub/common";
 import { requirePrincipal, type Principal } from "../model/principal.js";

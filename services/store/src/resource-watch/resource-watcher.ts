@@ -2,22 +2,26 @@
  * One watch's URIs, what each names for its watcher now, and how a change
  * moves them: which URIs a change is reported for (see resource-watch.ts for
  * the rule). No SQL or transport here.
+ *
+ * Each URI keeps the state its watcher reads through it: a digest of the
+ * entry it names (or of the publication resolving it and the entry that
+ * serves), or nothing when it names nothing the watcher may read. A change
+ * re-reads the states of the URIs it can affect and reports those whose
+ * state moved, so one commit that both opens an entry and edits it is
+ * reported once, and a change the watcher could not read, before or after,
+ * never.
  */
 import type { Principal } from "../model/principal.js";
-import type { PublicationRecord } from "../publications/publication-model.js";
 import type { PublicationRepository } from "../publications/publication-repository.js";
 import { resolvePublications } from "../publications/publications.js";
 import { changeKey, type FeedEvent } from "./change-feed.js";
 import { toWatchedTarget, type WatchedTarget } from "./resource-watch-model.js";
 import type { ResourceWatchRepository } from "./resource-watch-repository.js";
 
-/** What one watched URI names now for its watcher. */
 interface UriState {
   target: WatchedTarget;
-  /** An entry URI: whether the watcher may read the entry. */
-  readable: boolean;
-  /** A published URI: what it resolves to (a key that changes whenever the resolution does), undefined for nothing. */
-  resolution: { key: string; entryId: string } | undefined;
+  /** What the watcher reads through the URI now; undefined when it names nothing the watcher may read. */
+  state: string | undefined;
 }
 
 interface WatcherState {
@@ -37,76 +41,58 @@ export interface ResourceWatcher {
   apply(event: FeedEvent): Promise<string[]>;
 }
 
-const resolutionOf = (publication: PublicationRecord | undefined): UriState["resolution"] =>
-  publication === undefined
-    ? undefined
-    : {
-        entryId: publication.entryId,
-        key: JSON.stringify([
-          publication.uri,
-          publication.entryId,
-          publication.imageOrdinal ?? null,
-          publication.artifactSha256,
-          publication.updatedAt.getTime(),
-        ]),
-      };
+type Watched = [uri: string, state: UriState];
 
-const entryIdOf = (state: UriState): string => (state.target.kind === "entry" ? state.target.entryId : "");
-
-/** The watched URIs naming an entry (`entryId`'s alone when given). */
-const entryUris = (state: WatcherState, entryId?: string) =>
-  [...state.uris].filter(
-    ([, uri]) => uri.target.kind === "entry" && (entryId === undefined || uri.target.entryId === entryId),
-  );
-
-const publishedUris = (state: WatcherState) => [...state.uris].filter(([, uri]) => uri.target.kind === "published");
-
-/** Reads again whether the entries of `uris` are readable (one statement); the URIs `report` picks. */
-async function recheckEntries(
-  state: WatcherState,
-  uris: [string, UriState][],
-  report: (was: boolean, now: boolean) => boolean,
-): Promise<string[]> {
-  if (uris.length === 0) return [];
-  const readable = await state.repository.readableEntries(state.caller, [
-    ...new Set(uris.map(([, uri]) => entryIdOf(uri))),
-  ]);
-  const changed: string[] = [];
-  for (const [uri, uriState] of uris) {
-    const now = readable.has(entryIdOf(uriState));
-    if (report(uriState.readable, now)) changed.push(uri);
-    uriState.readable = now;
+/**
+ * What each of `uris` names for the watcher now: at most three statements
+ * whatever their number (the exact publications, the templates, then the
+ * entries named directly or serving a publication).
+ */
+async function currentStates(state: WatcherState, uris: readonly Watched[]): Promise<Map<string, string | undefined>> {
+  const published = uris.filter(([, uri]) => uri.target.kind === "published").map(([uri]) => uri);
+  const resolved =
+    published.length === 0 ? new Map() : await resolvePublications(state.publications, state.caller, published);
+  const entryIds = new Set<string>();
+  for (const [, uri] of uris) if (uri.target.kind === "entry") entryIds.add(uri.target.entryId);
+  for (const publication of resolved.values()) entryIds.add(publication.entryId);
+  const entries = await state.repository.entryStates(state.caller, [...entryIds]);
+  const states = new Map<string, string | undefined>();
+  for (const [uri, { target }] of uris) {
+    if (target.kind === "entry") states.set(uri, entries.get(target.entryId));
+    else if (target.kind === "nothing") states.set(uri, undefined);
+    else {
+      const publication = resolved.get(uri);
+      const entry = publication === undefined ? undefined : entries.get(publication.entryId);
+      states.set(
+        uri,
+        publication === undefined || entry === undefined
+          ? undefined
+          : JSON.stringify([
+              publication.uri,
+              publication.entryId,
+              publication.imageOrdinal ?? null,
+              publication.artifactSha256,
+              publication.updatedAt.getTime(),
+              entry,
+            ]),
+      );
+    }
   }
-  return changed;
+  return states;
 }
 
 /**
- * Resolves the published URIs again: reports a URI whose resolution changed
- * (it resolves to something else, or no longer resolves), one that still
- * serves `changedEntry`, and with `everything` each that resolves at all.
+ * Reads the states of `uris` again; reports those whose state moved, or with
+ * `everything` each that names something readable now or did before.
  */
-async function recheckPublished(
-  state: WatcherState,
-  changedEntry: string | undefined,
-  everything = false,
-): Promise<string[]> {
-  const uris = publishedUris(state);
+async function recheck(state: WatcherState, uris: readonly Watched[], everything = false): Promise<string[]> {
   if (uris.length === 0) return [];
-  const resolved = await resolvePublications(
-    state.publications,
-    state.caller,
-    uris.map(([uri]) => uri),
-  );
+  const states = await currentStates(state, uris);
   const changed: string[] = [];
   for (const [uri, uriState] of uris) {
-    const now = resolutionOf(resolved.get(uri));
-    const was = uriState.resolution;
-    const report =
-      now === undefined
-        ? was !== undefined
-        : everything || now.key !== was?.key || (changedEntry !== undefined && now.entryId === changedEntry);
-    if (report) changed.push(uri);
-    uriState.resolution = now;
+    const now = states.get(uri);
+    if (everything ? now !== undefined || uriState.state !== undefined : now !== uriState.state) changed.push(uri);
+    uriState.state = now;
   }
   return changed;
 }
@@ -115,24 +101,11 @@ async function recheckPublished(
 async function watchUris(state: WatcherState, uris: readonly string[]): Promise<void> {
   const wanted = new Set(uris);
   for (const uri of state.uris.keys()) if (!wanted.has(uri)) state.uris.delete(uri);
-  const added = new Map<string, UriState>();
-  for (const uri of uris)
-    if (!state.uris.has(uri)) added.set(uri, { target: toWatchedTarget(uri), readable: false, resolution: undefined });
+  const added: Watched[] = uris
+    .filter((uri) => !state.uris.has(uri))
+    .map((uri) => [uri, { target: toWatchedTarget(uri), state: undefined }]);
   for (const [uri, uriState] of added) state.uris.set(uri, uriState);
-  const fresh = [...added];
-  await recheckEntries(
-    state,
-    fresh.filter(([, uri]) => uri.target.kind === "entry"),
-    () => false,
-  );
-  const published = fresh.filter(([, uri]) => uri.target.kind === "published");
-  if (published.length === 0) return;
-  const resolved = await resolvePublications(
-    state.publications,
-    state.caller,
-    published.map(([uri]) => uri),
-  );
-  for (const [uri, uriState] of published) uriState.resolution = resolutionOf(resolved.get(uri));
+  await recheck(state, added);
 }
 
 async function loadPublishedEntries(state: WatcherState): Promise<void> {
@@ -141,25 +114,16 @@ async function loadPublishedEntries(state: WatcherState): Promise<void> {
 
 const sessionUris = (state: WatcherState) => state.repository.sessionUris(state.caller, state.sessionId as string);
 
-/** A change of an entry (`content`: of what a reader sees; else of who may read it). */
-async function applyEntryChange(state: WatcherState, entryId: string, content: boolean): Promise<string[]> {
-  const changed = await recheckEntries(state, entryUris(state, entryId), (was, now) =>
-    content ? was || now : was !== now,
+/** The URIs a change of entry `entryId` can affect: those naming it, and the published ones if a publication names it. */
+const affectedBy = (state: WatcherState, entryId: string): Watched[] =>
+  [...state.uris].filter(
+    ([, uri]) =>
+      (uri.target.kind === "entry" && uri.target.entryId === entryId) ||
+      (uri.target.kind === "published" && state.publishedEntries.has(entryId)),
   );
-  if (state.publishedEntries.has(entryId))
-    changed.push(...(await recheckPublished(state, content ? entryId : undefined)));
-  return changed;
-}
 
-/** Anything may have changed unseen: every URI that names something readable now, or named it before, is reported. */
-async function applyReset(state: WatcherState): Promise<string[]> {
-  if (state.sessionId !== undefined) await watchUris(state, await sessionUris(state));
-  await loadPublishedEntries(state);
-  return [
-    ...(await recheckEntries(state, entryUris(state), (was, now) => was || now)),
-    ...(await recheckPublished(state, undefined, true)),
-  ];
-}
+const publishedUris = (state: WatcherState): Watched[] =>
+  [...state.uris].filter(([, uri]) => uri.target.kind === "published");
 
 /** A watcher of `caller`'s URIs: fixed ones, or those of its session `sessionId`. */
 export function createResourceWatcher(
@@ -189,22 +153,22 @@ export function createResourceWatcher(
       switch (event.kind) {
         case "entry":
         case "access":
-          return applyEntryChange(state, event.entryId, event.kind === "entry");
+          return recheck(state, affectedBy(state, event.entryId));
         case "tenant-access":
-          return [
-            ...(await recheckEntries(state, entryUris(state), (was, now) => was !== now)),
-            ...(await recheckPublished(state, undefined)),
-          ];
+          return recheck(state, [...state.uris]);
         case "publications":
           if (event.publisherKey !== subjectKey) return [];
           await loadPublishedEntries(state);
-          return recheckPublished(state, undefined);
+          return recheck(state, publishedUris(state));
         case "subscriptions":
           if (event.sessionKey !== sessionKey || event.subjectKey !== subjectKey) return [];
           await watchUris(state, await sessionUris(state));
           return [];
         case "reset":
-          return applyReset(state);
+          // Anything may have changed unseen: every URI that names something readable now, or did before, is reported.
+          if (sessionId !== undefined) await watchUris(state, await sessionUris(state));
+          await loadPublishedEntries(state);
+          return recheck(state, [...state.uris], true);
       }
     },
   };
