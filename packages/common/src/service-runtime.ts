@@ -62,9 +62,8 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
     opsPort: ops?.port ?? -1,
     close() {
       closing ??= (async () => {
-        const draining = options.onDraining?.();
+        await options.onDraining?.();
         await grpc.shutdown();
-        await draining;
         await ops?.close();
         await options.onClose?.();
         options.logger.info(`${options.name} stopped`);
