@@ -11,6 +11,7 @@ import {
   type PrincipalInit,
   type StoreClient,
   type StoreSuiteContext,
+  startTestStore,
 } from "./store-fixtures.js";
 
 const subject = (name: string) => ({ kind: storeV1.GranteeKind.SUBJECT, name });
@@ -392,6 +393,21 @@ export function defineResourceWatchTests(context: StoreSuiteContext): void {
       await edit(client, alice, own.id);
       await watch.expectChange(entryUri(own.id), "then silent");
       await watch.cancel();
+    });
+
+    test("a store shutting down ends its watches with STORE_UNAVAILABLE instead of waiting for them", async () => {
+      const { a1 } = principalTrio("watch-shutdown");
+      const store = await startTestStore(context.options, context.db);
+      try {
+        const watch = await watchReady(store.client, a1, { uris: ["docs://anything"] });
+        const ended = expectError(watch.next(), "STORE_UNAVAILABLE", /shutting down/);
+        const started = Date.now();
+        await store.service.close();
+        await ended;
+        assert.ok(Date.now() - started < 5_000, "the server did not wait out its grace period for the open watch");
+      } finally {
+        await store.close();
+      }
     });
 
     test("another tenant's activity is never heard", async () => {
