@@ -235,7 +235,10 @@ async function listenOnOwnConnection(
     );
   };
 
-  await connect();
+  // Unreachable now: the caller may retry, as with any statement.
+  await connect().catch((error: unknown) => {
+    throw unavailable(error);
+  });
   return async () => {
     stopped = true;
     if (retry !== undefined) clearTimeout(retry);
