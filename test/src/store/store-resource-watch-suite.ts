@@ -297,6 +297,20 @@ export function defineResourceWatchTests(context: StoreSuiteContext): void {
       await edit(client, a1, second.id);
       await watch.expectChange(entryUri(second.id));
 
+      // However late the watch reads a new subscription's state, a write committed after it (here: in the same
+      // transaction, announced after it) is reported.
+      const third = await commitText(client, a1, "t", "Third.");
+      await context.db.transaction(async (tx) => {
+        await tx.query(
+          "INSERT INTO resource_subscriptions (tenant, subject, session_id, uri, created_at) VALUES ($1, 'a1', 'live', $2, now())",
+          [a1.tenant, entryUri(third.id)],
+        );
+        await tx.query("UPDATE entries SET title = 'changed with the subscription' WHERE id = $1", [third.id]);
+      });
+      await watch.expectChange(entryUri(third.id), "the write that followed the subscription");
+      await edit(client, a1, second.id);
+      await watch.expectChange(entryUri(second.id), "once");
+
       await client.endSubscriptionSession({ principal: a1, sessionId: "live" });
       await client.subscribeResource({ principal: a1, sessionId: "live", uri: entryUri(first.id) });
       await edit(client, a1, second.id);

@@ -22,6 +22,13 @@ interface UriState {
   target: WatchedTarget;
   /** What the watcher reads through the URI now; undefined when it names nothing the watcher may read. */
   state: string | undefined;
+  /**
+   * Subscribed while the stream was open: its state was read when the
+   * subscription was handled, which may be after later writes committed, so
+   * the first change that covers it reports it if it names something readable
+   * (a subscription committed before a write is honoured for that write).
+   */
+  fresh: boolean;
 }
 
 interface WatcherState {
@@ -83,7 +90,8 @@ async function currentStates(state: WatcherState, uris: readonly Watched[]): Pro
 
 /**
  * Reads the states of `uris` again; reports those whose state moved, or with
- * `everything` each that names something readable now or did before.
+ * `everything` (and a fresh URI) each that names something readable now or
+ * did before.
  */
 async function recheck(state: WatcherState, uris: readonly Watched[], everything = false): Promise<string[]> {
   if (uris.length === 0) return [];
@@ -91,21 +99,28 @@ async function recheck(state: WatcherState, uris: readonly Watched[], everything
   const changed: string[] = [];
   for (const [uri, uriState] of uris) {
     const now = states.get(uri);
-    if (everything ? now !== undefined || uriState.state !== undefined : now !== uriState.state) changed.push(uri);
+    const report =
+      everything || uriState.fresh ? now !== undefined || uriState.state !== undefined : now !== uriState.state;
+    if (report) changed.push(uri);
     uriState.state = now;
+    uriState.fresh = false;
   }
   return changed;
 }
 
-/** Watches `uris` from now on: adds those not watched yet with their current state (no report), drops the rest. */
-async function watchUris(state: WatcherState, uris: readonly string[]): Promise<void> {
+/**
+ * Watches `uris` from now on: adds those not watched yet with their current state (no report), `fresh` when a
+ * subscription added them while the stream was open; drops the rest.
+ */
+async function watchUris(state: WatcherState, uris: readonly string[], fresh = false): Promise<void> {
   const wanted = new Set(uris);
   for (const uri of state.uris.keys()) if (!wanted.has(uri)) state.uris.delete(uri);
   const added: Watched[] = uris
     .filter((uri) => !state.uris.has(uri))
-    .map((uri) => [uri, { target: toWatchedTarget(uri), state: undefined }]);
+    .map((uri) => [uri, { target: toWatchedTarget(uri), state: undefined, fresh: false }]);
   for (const [uri, uriState] of added) state.uris.set(uri, uriState);
   await recheck(state, added);
+  for (const [, uriState] of added) uriState.fresh = fresh;
 }
 
 async function loadPublishedEntries(state: WatcherState): Promise<void> {
@@ -162,7 +177,7 @@ export function createResourceWatcher(
           return recheck(state, publishedUris(state));
         case "subscriptions":
           if (event.sessionKey !== sessionKey || event.subjectKey !== subjectKey) return [];
-          await watchUris(state, await sessionUris(state));
+          await watchUris(state, await sessionUris(state), true);
           return [];
         case "reset":
           // Anything may have changed unseen: every URI that names something readable now, or did before, is reported.
