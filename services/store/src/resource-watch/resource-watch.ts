@@ -91,7 +91,7 @@ export function createResourceWatchService(
         );
       if (outcome.kind === "added" && outcome.droppedSessions > 0)
         logger.info(
-          { tenant: caller.tenant, sessions: outcome.droppedSessions },
+          { sessions: outcome.droppedSessions },
           "dropped the subscriptions of a principal's longest idle session",
         );
       return { added: outcome.kind === "added" };
