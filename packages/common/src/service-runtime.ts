@@ -26,6 +26,8 @@ export interface GrpcServiceOptions {
   logger: Logger;
   register(builder: GrpcServerBuilder): void;
   isReady?: () => boolean | Promise<boolean>;
+  /** Ends calls that never end by themselves (open watches) as the server starts to drain. */
+  onDraining?: () => Promise<void>;
   /** Releases the service's own resources after the server has drained. */
   onClose?: () => Promise<void>;
   shutdownGraceMs?: number;
@@ -60,6 +62,7 @@ export async function startGrpcService(options: GrpcServiceOptions): Promise<Run
     opsPort: ops?.port ?? -1,
     close() {
       closing ??= (async () => {
+        await options.onDraining?.();
         await grpc.shutdown();
         await ops?.close();
         await options.onClose?.();

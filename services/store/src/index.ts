@@ -112,7 +112,15 @@ export async function startStore(
       database.kind === "pglite"
         ? await createWorkerSearchVectors(database, config.text, logger)
         : createDatabaseSearchVectors(database);
-    const { services, expiry } = createStoreServices(database, config, search, screen, searchVectors, dependencies.now);
+    const { services, expiry } = createStoreServices(
+      database,
+      config,
+      search,
+      screen,
+      searchVectors,
+      dependencies.now,
+      logger,
+    );
     const sweeper = createIdempotencyExpirySweeper({
       expiry,
       deleteExpired: (notBefore, limit) => deleteExpiredIdempotencyKeys(database, notBefore, limit),
@@ -131,7 +139,10 @@ export async function startStore(
           createSearchHandlers(withSearchArtifacts(search.service, database)),
         ),
       isReady: () => isReachable(database),
+      // Open watches never end by themselves: they end before the server drains, so it need not wait out its grace.
+      onDraining: () => services.resourceWatches.close(),
       onClose: async () => {
+        await services.resourceWatches.close();
         await sweeper.close();
         await search.close();
         await screen.close();

@@ -24,6 +24,8 @@ import type { CollectionService } from "./collections/collections.js";
 import { createCollectionsHandlers } from "./collections-server.js";
 import type { PublicationService } from "./publications/publications.js";
 import { createPublicationsHandlers } from "./publications-server.js";
+import type { ResourceWatchService } from "./resource-watch/resource-watch.js";
+import { createResourceWatchHandlers } from "./resource-watch-server.js";
 import type { ReviewService } from "./review/review.js";
 import { createReviewHandlers } from "./review-server.js";
 import type { SharingService } from "./sharing/sharing.js";
@@ -44,11 +46,12 @@ export interface StoreServices {
   artifacts: ArtifactService;
   collections: CollectionService;
   publications: PublicationService;
+  resourceWatches: ResourceWatchService;
   store: DescribeService;
   transfer: TransferDependencies;
 }
 
-/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories, handoffs, sessions, artifacts, collections, publications and transfer services. */
+/** Adds one gRPC service per domain to `builder`: StoreService (Describe) and the entries, sharing, idempotency, API key, history, review, audit, memories, handoffs, sessions, artifacts, collections, publications, resource watch and transfer services. */
 export function registerStoreServices(builder: GrpcServerBuilder, services: StoreServices): GrpcServerBuilder {
   return builder
     .addService(storeV1.StoreService, createDescribeHandlers(services.store))
@@ -65,5 +68,6 @@ export function registerStoreServices(builder: GrpcServerBuilder, services: Stor
     .addService(storeV1.ArtifactsService, createArtifactsHandlers(services.artifacts))
     .addService(storeV1.CollectionsService, createCollectionsHandlers(services.collections))
     .addService(storeV1.PublicationsService, createPublicationsHandlers(services.publications))
+    .addService(storeV1.ResourceWatchService, createResourceWatchHandlers(services.resourceWatches))
     .addService(storeV1.TransferService, createTransferHandlers(services.transfer));
 }

@@ -1,8 +1,9 @@
 /**
  * The store's domain services over its database: entries (screened, their chunks told to the vector index), sharing,
- * keys, history, review, audit, memories, handoffs, sessions, artifacts, collections, published resources, the store's
- * description and transfer; with the idempotency expiry they share.
+ * keys, history, review, audit, memories, handoffs, sessions, artifacts, collections, published resources, resource
+ * watches, the store's description and transfer; with the idempotency expiry they share.
  */
+import type { Logger } from "@context-hub/common";
 import type { StoreConfig } from "./config.js";
 import type { SqlDatabase } from "./db/sql-database.js";
 import { createApiKeyRepository } from "./keys/api-key-repository.js";
@@ -29,6 +30,9 @@ import { createCollectionRepository } from "./collections/collection-repository.
 import { createCollectionService } from "./collections/collections.js";
 import { createPublicationRepository } from "./publications/publication-repository.js";
 import { createPublicationService } from "./publications/publications.js";
+import { createChangeFeed } from "./resource-watch/change-feed.js";
+import { createResourceWatchRepository } from "./resource-watch/resource-watch-repository.js";
+import { createResourceWatchService } from "./resource-watch/resource-watch.js";
 import { createHandoffRepository } from "./handoffs/handoff-repository.js";
 import { createHandoffService } from "./handoffs/handoffs.js";
 import { createSessionRepository } from "./sessions/session-repository.js";
@@ -44,6 +48,7 @@ export function createStoreServices(
   screen: WriteScreen,
   searchVectors: SearchVectors,
   now: (() => Date) | undefined,
+  logger: Logger,
 ) {
   const repository = createEntryRepository(database, {
     onChunksCommitted: search.vectors.chunksCommitted?.bind(search.vectors),
@@ -51,6 +56,7 @@ export function createStoreServices(
   });
   const auditRepository = createAuditRepository(database);
   const denials = createDenialRecorder(auditRepository);
+  const publicationRepository = createPublicationRepository(database);
   const expiry = { ttlMs: config.idempotency.ttlMs, now: now ?? (() => new Date()) };
   const services: StoreServices = {
     entries: createEntryService(repository, denials, screen, expiry, config.entryKinds),
@@ -77,7 +83,13 @@ export function createStoreServices(
       now: expiry.now,
     }),
     collections: createCollectionService(createCollectionRepository(database), denials, expiry),
-    publications: createPublicationService(createPublicationRepository(database), denials, expiry),
+    publications: createPublicationService(publicationRepository, denials, expiry),
+    resourceWatches: createResourceWatchService(
+      createResourceWatchRepository(database),
+      publicationRepository,
+      createChangeFeed(database, logger),
+      logger,
+    ),
     store: createDescribeService(
       database,
       () => search.vectors.kind,

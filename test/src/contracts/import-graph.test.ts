@@ -157,6 +157,8 @@ test("workspaces import only downwards: kit below services, services apart, appl
  */
 const storeFolderOrder: readonly (readonly string[])[] = [
   ["(wiring)", "testing"],
+  // A watched URI may be a published one, resolved as a resolve answers.
+  ["resource-watch"],
   // A publication names an entry, one of its images or a file it links, checked by the entry and artifact rules.
   ["publications"],
   // Artifacts read handoffs' links (a handoff that links a file opens it), so they sit above handoffs.

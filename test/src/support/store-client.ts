@@ -1,7 +1,7 @@
 /**
  * One client over every service of a store but search (StoreService and the
  * entries, sharing, idempotency, API key, history, review, audit, memories,
- * handoffs, sessions, artifacts, collections and publications services), so a suite calls any store RPC on one object. Each method still
+ * handoffs, sessions, artifacts, collections, publications and resource watch services), so a suite calls any store RPC on one object. Each method still
  * goes over gRPC to its own service; `close()` closes them all.
  */
 import { createGrpcClient, type GrpcClient, type GrpcClientOptions, type ServiceClient } from "@context-hub/common";
@@ -20,7 +20,8 @@ export type StoreClient = GrpcClient<typeof storeV1.StoreService> &
   ServiceClient<typeof storeV1.SessionsService> &
   ServiceClient<typeof storeV1.ArtifactsService> &
   ServiceClient<typeof storeV1.CollectionsService> &
-  ServiceClient<typeof storeV1.PublicationsService>;
+  ServiceClient<typeof storeV1.PublicationsService> &
+  ServiceClient<typeof storeV1.ResourceWatchService>;
 
 /** Clients of the store's services at `options.address`, as one object. */
 export function createStoreClient(options: GrpcClientOptions): StoreClient {
@@ -39,6 +40,7 @@ export function createStoreClient(options: GrpcClientOptions): StoreClient {
     createGrpcClient(storeV1.ArtifactsService, options),
     createGrpcClient(storeV1.CollectionsService, options),
     createGrpcClient(storeV1.PublicationsService, options),
+    createGrpcClient(storeV1.ResourceWatchService, options),
   ];
   const close = () => {
     store.close();

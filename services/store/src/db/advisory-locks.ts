@@ -15,6 +15,8 @@ export const lockClasses = {
   auditChain: 0x43480003,
   /** A publisher's resource publications: held while a publish counts them against the limits and writes. */
   publisher: 0x43480004,
+  /** A principal's resource subscriptions: held while a subscribe counts them against the limits and writes. */
+  subscriber: 0x43480005,
 } as const;
 
 /**

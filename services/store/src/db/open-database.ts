@@ -49,6 +49,7 @@ export async function openDatabase(options: DatabaseOptions, logger: Logger): Pr
       transaction: connection.transaction,
       ping: connection.ping,
       close: connection.close,
+      listen: connection.listen,
     };
   } catch (error) {
     await connection.close();

@@ -127,6 +127,14 @@ export async function createPgliteConnection(options: PgliteOptions): Promise<Sq
         return false;
       }
     },
+    async listen(channel, onPayload) {
+      // Through the session's queue, so LISTEN never lands inside another caller's open transaction. One connection
+      // loses nothing: a reset never happens here.
+      const stop = await session.run(() => pglite.listen(channel, onPayload));
+      return async () => {
+        if (!closed) await session.run(() => stop());
+      };
+    },
     async close() {
       if (closed) return;
       closed = true;

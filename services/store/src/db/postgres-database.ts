@@ -164,6 +164,90 @@ async function inTransaction<T>(
   }
 }
 
+const channelPattern = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Listens on `channel` on a connection of its own (a pooled one would be
+ * handed to other statements): a lost connection is opened again, with
+ * backoff, and `onReset` then says that notifications may have been missed.
+ * Resolves once the first LISTEN is in place.
+ */
+async function listenOnOwnConnection(
+  options: PostgresOptions,
+  channel: string,
+  onPayload: (payload: string) => void,
+  onReset: () => void,
+): Promise<() => Promise<void>> {
+  if (!channelPattern.test(channel)) throw new Error(`channel ${JSON.stringify(channel)} is not a plain identifier`);
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let failures = 0;
+  let retry: NodeJS.Timeout | undefined;
+
+  const lost = (which: pg.Client, error: unknown) => {
+    if (stopped || client !== which) return;
+    client = undefined;
+    options.logger.warn({ err: error }, "the change listener lost its database connection; reconnecting");
+    which.end().catch(() => undefined);
+    schedule();
+  };
+  const connect = async () => {
+    const next = new pg.Client({
+      connectionString: options.url,
+      connectionTimeoutMillis: 5_000,
+      application_name: "context-hub-store-listen",
+    });
+    next.on("notification", (message) => {
+      if (message.channel === channel && message.payload !== undefined) onPayload(message.payload);
+    });
+    next.on("error", (error) => lost(next, error));
+    next.on("end", () => lost(next, new Error("connection ended")));
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${channel}`);
+    } catch (error) {
+      await next.end().catch(() => undefined);
+      throw error;
+    }
+    if (stopped) {
+      await next.end().catch(() => undefined);
+      return;
+    }
+    client = next;
+  };
+  const schedule = () => {
+    retry = setTimeout(
+      () => {
+        retry = undefined;
+        connect().then(
+          () => {
+            failures = 0;
+            if (!stopped) onReset();
+          },
+          (error: unknown) => {
+            failures++;
+            options.logger.warn({ err: error }, "the change listener cannot reach the database; retrying");
+            if (!stopped) schedule();
+          },
+        );
+      },
+      Math.min(5_000, 100 * 2 ** failures),
+    );
+  };
+
+  // Unreachable now: the caller may retry, as with any statement.
+  await connect().catch((error: unknown) => {
+    throw unavailable(error);
+  });
+  return async () => {
+    stopped = true;
+    if (retry !== undefined) clearTimeout(retry);
+    const current = client;
+    client = undefined;
+    await current?.end().catch(() => undefined);
+  };
+}
+
 /**
  * Connects to a PostgreSQL server through a `pg` pool. Every statement checks
  * out a client, and a transaction keeps one from BEGIN to COMMIT. Failing to
@@ -211,6 +295,7 @@ export async function createPostgresConnection(options: PostgresOptions): Promis
       closed = true;
       await pool.end();
     },
+    listen: (channel, onPayload, onReset) => listenOnOwnConnection(options, channel, onPayload, onReset),
     async registerVectorTypes() {
       // pgvector looks the type's oid up once and installs its parser on what it is handed: here the pool's shared parsers.
       await registerTypes({

@@ -39,6 +39,14 @@ export interface SqlConnection extends SqlExecutor {
    * their text form.
    */
   registerVectorTypes?(): Promise<void>;
+  /**
+   * Listens on a notification channel until the returned stop is called:
+   * `onPayload` hears each NOTIFY payload committed after this resolves, in
+   * commit order. `onReset` is called when notifications may have been lost
+   * (a PostgreSQL server's listening connection failed and was opened
+   * again): a listener then assumes anything may have changed.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onReset: () => void): Promise<() => Promise<void>>;
 }
 
 /** How chunk vectors are stored: the pgvector `vector` type, or a plain `real[]` when the server lacks pgvector. */

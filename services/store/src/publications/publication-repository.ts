@@ -235,6 +235,28 @@ export function createPublicationRepository(db: SqlDatabase) {
       return rows[0] === undefined ? undefined : toRecord(rows[0]);
     },
 
+    /** The caller's publications at any of `uris` that are no template, whose target is readable. */
+    async exactAny(principal: Principal, uris: readonly string[]): Promise<PublicationRecord[]> {
+      if (uris.length === 0) return [];
+      const params = createSqlParams();
+      const { rows } = await db.query<PublicationRow>(
+        `SELECT ${columns} FROM resource_publications p
+         WHERE ${ownedBy(principal, params)} AND p.uri = ANY(${params.add(uris)}::text[]) AND NOT p.is_template
+           AND ${targetReadable(principal, params)}`,
+        params.values,
+      );
+      return rows.map(toRecord);
+    },
+
+    /** The entries the caller's publications name, readable or not (what a change of which may change a resolve). */
+    async publishedEntryIds(principal: Principal): Promise<string[]> {
+      const { rows } = await db.query<{ entry_id: string }>(
+        "SELECT DISTINCT p.entry_id::text AS entry_id FROM resource_publications p WHERE p.tenant = $1 AND p.publisher = $2",
+        [principal.tenant, principal.subject],
+      );
+      return rows.map((row) => row.entry_id);
+    },
+
     /** The caller's templates (at most 100) whose target it may read, most literal characters first, then by URI. */
     async templates(principal: Principal): Promise<PublicationRecord[]> {
       const params = createSqlParams();

@@ -242,6 +242,33 @@ async function resolvePublication(
   throw resourceNotFound(uri);
 }
 
+/**
+ * What each of `uris` resolves to for the caller, as a resolve would answer
+ * (absent: nothing), with two statements whatever their number: the exact
+ * publications at any of them, then the caller's templates.
+ */
+export async function resolvePublications(
+  repository: PublicationRepository,
+  caller: Principal,
+  uris: readonly string[],
+): Promise<Map<string, PublicationRecord>> {
+  const resolvable = uris.filter((uri) => uri.length > 0 && uri.length <= publicationLimits.resolvedUriChars);
+  const resolved = new Map<string, PublicationRecord>();
+  if (resolvable.length === 0) return resolved;
+  for (const publication of await repository.exactAny(caller, resolvable)) resolved.set(publication.uri, publication);
+  const unresolved = resolvable.filter((uri) => !resolved.has(uri));
+  if (unresolved.length === 0) return resolved;
+  const templates = (await repository.templates(caller)).flatMap((publication) => {
+    const parsed = parseStored(publication.uri);
+    return parsed === undefined ? [] : [{ publication, parsed }];
+  });
+  for (const uri of unresolved) {
+    const match = templates.find(({ parsed }) => matchResourceUriTemplate(parsed, uri) !== undefined);
+    if (match !== undefined) resolved.set(uri, match.publication);
+  }
+  return resolved;
+}
+
 /** A stored template, parsed; undefined if it no longer parses (it then matches nothing). */
 function parseStored(uri: string): ParsedResourceUri | undefined {
   try {

@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../audit/audit.js";
 import { promptNameIndex } from "../db/migrations/0026-prompt-names.js";
+import { bulkResourceChanges } from "../db/migrations/0028-resource-subscriptions.js";
 import type { SqlDatabase, SqlExecutor } from "../db/sql-database.js";
 import { isUniqueViolationOf } from "../model/prompt-name.js";
 import { parseBodyLine, TransferFileError, type TransferCounts, type TransferHeader } from "./transfer-format.js";
@@ -143,6 +144,8 @@ export async function importStore(
   await db.transaction(async (tx) => {
     // Stored rows are compared with the file's as the export would have written them.
     await tx.query(exactFloats);
+    // One announcement at commit instead of one per row: resource watches re-check everything once.
+    await tx.query(bulkResourceChanges.off);
     const codecs = new Map<string, TableCodec>();
     for (const table of transferTables) codecs.set(table.kind, await loadTableCodec(tx, table, db.vectorType));
     let done = 0;
@@ -173,6 +176,7 @@ export async function importStore(
       batch.bytes += text.length;
     }
     await flush();
+    await tx.query(bulkResourceChanges.announce);
     // Throwing here rolls the transaction back: what was written came from a file other than the one checked.
     if (digest.digest("hex") !== verified.digest)
       throw new Error("the file changed after it was checked; nothing was imported");

@@ -40,8 +40,9 @@ const changedOrReviewed = (at: string, p: string) => `(t.${at} >= ${p} OR t.revi
  * derived state rather than data: `search_settings` (the target keeps its
  * own), `embedding_spaces` (a trigger registers each space as chunks
  * arrive), `vector_outbox` (the relay's queue), `artifact_uploads` and
- * their parts (uploads in progress, which expire) and `schema_migrations`
- * (the header names the schema version).
+ * their parts (uploads in progress, which expire), `resource_subscriptions`
+ * (live MCP sessions' state, which the gateway's sessions do not outlive)
+ * and `schema_migrations` (the header names the schema version).
  */
 export const transferTables: readonly TransferTable[] = [
   {

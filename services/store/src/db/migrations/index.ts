@@ -26,6 +26,7 @@ import { entryArtifactLinks } from "./0024-entry-artifact-links.js";
 import { ginWithoutPendingList } from "./0025-gin-without-pending-list.js";
 import { promptNames } from "./0026-prompt-names.js";
 import { resourcePublications } from "./0027-resource-publications.js";
+import { resourceSubscriptions } from "./0028-resource-subscriptions.js";
 
 export type { Migration, MigrationContext } from "./migration.js";
 
@@ -58,6 +59,7 @@ export const migrations: readonly Migration[] = [
   ginWithoutPendingList,
   promptNames,
   resourcePublications,
+  resourceSubscriptions,
 ];
 
 /** The schema version this build of the store expects. */

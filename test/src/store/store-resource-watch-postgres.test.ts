@@ -1,0 +1,4 @@
+import { defineDomainSuite, postgresServerTarget } from "./domain-suite.js";
+import { defineResourceWatchTests } from "./store-resource-watch-suite.js";
+
+defineDomainSuite("resource watches", postgresServerTarget(), defineResourceWatchTests);
