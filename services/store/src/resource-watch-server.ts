@@ -26,7 +26,6 @@ export function createResourceWatchHandlers(
     subscribeResource: (request) => watches.subscribe(toPrincipal(request.principal), request.sessionId, request.uri),
     unsubscribeResource: (request) =>
       watches.unsubscribe(toPrincipal(request.principal), request.sessionId, request.uri),
-    endSubscriptionSession: (request) => watches.endSession(toPrincipal(request.principal), request.sessionId),
     async *watchResources(request, context): AsyncGenerator<WatchReply> {
       for await (const message of watches.watch(
         toPrincipal(request.principal),

@@ -105,15 +105,6 @@ export function createResourceWatchRepository(db: SqlDatabase) {
       return rowCount > 0;
     },
 
-    /** Removes every subscription of the caller's session; how many there were. */
-    async endSession(principal: Principal, sessionId: string): Promise<number> {
-      const { rowCount } = await db.query(
-        "DELETE FROM resource_subscriptions WHERE tenant = $1 AND subject = $2 AND session_id = $3",
-        [principal.tenant, principal.subject, sessionId],
-      );
-      return rowCount;
-    },
-
     /** The URIs the caller's session subscribes to, by URI. */
     async sessionUris(principal: Principal, sessionId: string): Promise<string[]> {
       const { rows } = await db.query<{ uri: string }>(

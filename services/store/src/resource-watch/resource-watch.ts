@@ -46,7 +46,6 @@ export type WatchRequest = { uris: readonly string[] } | { sessionId: string };
 export interface ResourceWatchService {
   subscribe(principal: Principal | undefined, sessionId: string, uri: string): Promise<{ added: boolean }>;
   unsubscribe(principal: Principal | undefined, sessionId: string, uri: string): Promise<{ removed: boolean }>;
-  endSession(principal: Principal | undefined, sessionId: string): Promise<{ removed: number }>;
   /** Streams a watch until `signal` aborts (then it throws the signal's reason); the watcher is gone once it ends. */
   watch(
     principal: Principal | undefined,
@@ -102,12 +101,6 @@ export function createResourceWatchService(
       validateSessionId(sessionId);
       validateWatchedUri(uri);
       return { removed: await repository.unsubscribe(caller, sessionId, uri) };
-    },
-
-    async endSession(principal, sessionId) {
-      const caller = requirePrincipal(principal, "context:read");
-      validateSessionId(sessionId);
-      return { removed: await repository.endSession(caller, sessionId) };
     },
 
     watch(principal, request, signal) {

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file contexthub/store/v1/resource_watch.proto.
  */
 export const file_contexthub_store_v1_resource_watch: GenFile = /*@__PURE__*/
-  fileDesc("Cihjb250ZXh0aHViL3N0b3JlL3YxL3Jlc291cmNlX3dhdGNoLnByb3RvEhNjb250ZXh0aHViLnN0b3JlLnYxIm8KGFN1YnNjcmliZVJlc291cmNlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSEgoKc2Vzc2lvbl9pZBgCIAEoCRILCgN1cmkYAyABKAkiKgoZU3Vic2NyaWJlUmVzb3VyY2VSZXNwb25zZRINCgVhZGRlZBgBIAEoCCJxChpVbnN1YnNjcmliZVJlc291cmNlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSEgoKc2Vzc2lvbl9pZBgCIAEoCRILCgN1cmkYAyABKAkiLgobVW5zdWJzY3JpYmVSZXNvdXJjZVJlc3BvbnNlEg8KB3JlbW92ZWQYASABKAgiZwodRW5kU3Vic2NyaXB0aW9uU2Vzc2lvblJlcXVlc3QSMgoJcHJpbmNpcGFsGAEgASgLMh8uY29udGV4dGh1Yi5jb21tb24udjEuUHJpbmNpcGFsEhIKCnNlc3Npb25faWQYAiABKAkiMQoeRW5kU3Vic2NyaXB0aW9uU2Vzc2lvblJlc3BvbnNlEg8KB3JlbW92ZWQYASABKA0iGwoLV2F0Y2hlZFVyaXMSDAoEdXJpcxgBIAMoCSKeAQoVV2F0Y2hSZXNvdXJjZXNSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIwCgR1cmlzGAIgASgLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5XYXRjaGVkVXJpc0gAEhQKCnNlc3Npb25faWQYAyABKAlIAEIJCgd3YXRjaGVkIjQKFldhdGNoUmVzb3VyY2VzUmVzcG9uc2USDQoFcmVhZHkYASABKAgSCwoDdXJpGAIgASgJMvUDChRSZXNvdXJjZVdhdGNoU2VydmljZRJyChFTdWJzY3JpYmVSZXNvdXJjZRItLmNvbnRleHRodWIuc3RvcmUudjEuU3Vic2NyaWJlUmVzb3VyY2VSZXF1ZXN0Gi4uY29udGV4dGh1Yi5zdG9yZS52MS5TdWJzY3JpYmVSZXNvdXJjZVJlc3BvbnNlEngKE1Vuc3Vic2NyaWJlUmVzb3VyY2USLy5jb250ZXh0aHViLnN0b3JlLnYxLlVuc3Vic2NyaWJlUmVzb3VyY2VSZXF1ZXN0GjAuY29udGV4dGh1Yi5zdG9yZS52MS5VbnN1YnNjcmliZVJlc291cmNlUmVzcG9uc2USgQEKFkVuZFN1YnNjcmlwdGlvblNlc3Npb24SMi5jb250ZXh0aHViLnN0b3JlLnYxLkVuZFN1YnNjcmlwdGlvblNlc3Npb25SZXF1ZXN0GjMuY29udGV4dGh1Yi5zdG9yZS52MS5FbmRTdWJzY3JpcHRpb25TZXNzaW9uUmVzcG9uc2USawoOV2F0Y2hSZXNvdXJjZXMSKi5jb250ZXh0aHViLnN0b3JlLnYxLldhdGNoUmVzb3VyY2VzUmVxdWVzdBorLmNvbnRleHRodWIuc3RvcmUudjEuV2F0Y2hSZXNvdXJjZXNSZXNwb25zZTABYgZwcm90bzM", [file_contexthub_common_v1_principal]);
+  fileDesc("Cihjb250ZXh0aHViL3N0b3JlL3YxL3Jlc291cmNlX3dhdGNoLnByb3RvEhNjb250ZXh0aHViLnN0b3JlLnYxIm8KGFN1YnNjcmliZVJlc291cmNlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSEgoKc2Vzc2lvbl9pZBgCIAEoCRILCgN1cmkYAyABKAkiKgoZU3Vic2NyaWJlUmVzb3VyY2VSZXNwb25zZRINCgVhZGRlZBgBIAEoCCJxChpVbnN1YnNjcmliZVJlc291cmNlUmVxdWVzdBIyCglwcmluY2lwYWwYASABKAsyHy5jb250ZXh0aHViLmNvbW1vbi52MS5QcmluY2lwYWwSEgoKc2Vzc2lvbl9pZBgCIAEoCRILCgN1cmkYAyABKAkiLgobVW5zdWJzY3JpYmVSZXNvdXJjZVJlc3BvbnNlEg8KB3JlbW92ZWQYASABKAgiGwoLV2F0Y2hlZFVyaXMSDAoEdXJpcxgBIAMoCSKeAQoVV2F0Y2hSZXNvdXJjZXNSZXF1ZXN0EjIKCXByaW5jaXBhbBgBIAEoCzIfLmNvbnRleHRodWIuY29tbW9uLnYxLlByaW5jaXBhbBIwCgR1cmlzGAIgASgLMiAuY29udGV4dGh1Yi5zdG9yZS52MS5XYXRjaGVkVXJpc0gAEhQKCnNlc3Npb25faWQYAyABKAlIAEIJCgd3YXRjaGVkIjQKFldhdGNoUmVzb3VyY2VzUmVzcG9uc2USDQoFcmVhZHkYASABKAgSCwoDdXJpGAIgASgJMvECChRSZXNvdXJjZVdhdGNoU2VydmljZRJyChFTdWJzY3JpYmVSZXNvdXJjZRItLmNvbnRleHRodWIuc3RvcmUudjEuU3Vic2NyaWJlUmVzb3VyY2VSZXF1ZXN0Gi4uY29udGV4dGh1Yi5zdG9yZS52MS5TdWJzY3JpYmVSZXNvdXJjZVJlc3BvbnNlEngKE1Vuc3Vic2NyaWJlUmVzb3VyY2USLy5jb250ZXh0aHViLnN0b3JlLnYxLlVuc3Vic2NyaWJlUmVzb3VyY2VSZXF1ZXN0GjAuY29udGV4dGh1Yi5zdG9yZS52MS5VbnN1YnNjcmliZVJlc291cmNlUmVzcG9uc2USawoOV2F0Y2hSZXNvdXJjZXMSKi5jb250ZXh0aHViLnN0b3JlLnYxLldhdGNoUmVzb3VyY2VzUmVxdWVzdBorLmNvbnRleHRodWIuc3RvcmUudjEuV2F0Y2hSZXNvdXJjZXNSZXNwb25zZTABYgZwcm90bzM", [file_contexthub_common_v1_principal]);
 
 /**
  * @generated from message contexthub.store.v1.SubscribeResourceRequest
@@ -112,47 +112,6 @@ export const UnsubscribeResourceResponseSchema: GenMessage<UnsubscribeResourceRe
   messageDesc(file_contexthub_store_v1_resource_watch, 3);
 
 /**
- * @generated from message contexthub.store.v1.EndSubscriptionSessionRequest
- */
-export type EndSubscriptionSessionRequest = Message<"contexthub.store.v1.EndSubscriptionSessionRequest"> & {
-  /**
-   * @generated from field: contexthub.common.v1.Principal principal = 1;
-   */
-  principal?: Principal | undefined;
-
-  /**
-   * @generated from field: string session_id = 2;
-   */
-  sessionId: string;
-};
-
-/**
- * Describes the message contexthub.store.v1.EndSubscriptionSessionRequest.
- * Use `create(EndSubscriptionSessionRequestSchema)` to create a new message.
- */
-export const EndSubscriptionSessionRequestSchema: GenMessage<EndSubscriptionSessionRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_resource_watch, 4);
-
-/**
- * @generated from message contexthub.store.v1.EndSubscriptionSessionResponse
- */
-export type EndSubscriptionSessionResponse = Message<"contexthub.store.v1.EndSubscriptionSessionResponse"> & {
-  /**
-   * How many subscriptions the session had.
-   *
-   * @generated from field: uint32 removed = 1;
-   */
-  removed: number;
-};
-
-/**
- * Describes the message contexthub.store.v1.EndSubscriptionSessionResponse.
- * Use `create(EndSubscriptionSessionResponseSchema)` to create a new message.
- */
-export const EndSubscriptionSessionResponseSchema: GenMessage<EndSubscriptionSessionResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_resource_watch, 5);
-
-/**
  * @generated from message contexthub.store.v1.WatchedUris
  */
 export type WatchedUris = Message<"contexthub.store.v1.WatchedUris"> & {
@@ -167,7 +126,7 @@ export type WatchedUris = Message<"contexthub.store.v1.WatchedUris"> & {
  * Use `create(WatchedUrisSchema)` to create a new message.
  */
 export const WatchedUrisSchema: GenMessage<WatchedUris> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_resource_watch, 6);
+  messageDesc(file_contexthub_store_v1_resource_watch, 4);
 
 /**
  * @generated from message contexthub.store.v1.WatchResourcesRequest
@@ -205,7 +164,7 @@ export type WatchResourcesRequest = Message<"contexthub.store.v1.WatchResourcesR
  * Use `create(WatchResourcesRequestSchema)` to create a new message.
  */
 export const WatchResourcesRequestSchema: GenMessage<WatchResourcesRequest> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_resource_watch, 7);
+  messageDesc(file_contexthub_store_v1_resource_watch, 5);
 
 /**
  * @generated from message contexthub.store.v1.WatchResourcesResponse
@@ -231,7 +190,7 @@ export type WatchResourcesResponse = Message<"contexthub.store.v1.WatchResources
  * Use `create(WatchResourcesResponseSchema)` to create a new message.
  */
 export const WatchResourcesResponseSchema: GenMessage<WatchResourcesResponse> = /*@__PURE__*/
-  messageDesc(file_contexthub_store_v1_resource_watch, 8);
+  messageDesc(file_contexthub_store_v1_resource_watch, 6);
 
 /**
  * Resource subscriptions: a caller watches resource URIs (an entry's `context-hub://entries/{id}`, or a URI it
@@ -268,16 +227,6 @@ export const ResourceWatchService: GenService<{
     methodKind: "unary";
     input: typeof UnsubscribeResourceRequestSchema;
     output: typeof UnsubscribeResourceResponseSchema;
-  },
-  /**
-   * Drops every subscription of a session (its client ended it).
-   *
-   * @generated from rpc contexthub.store.v1.ResourceWatchService.EndSubscriptionSession
-   */
-  endSubscriptionSession: {
-    methodKind: "unary";
-    input: typeof EndSubscriptionSessionRequestSchema;
-    output: typeof EndSubscriptionSessionResponseSchema;
   },
   /**
    * Streams changes of the watched URIs until the caller cancels: first one message with `ready` set once the
