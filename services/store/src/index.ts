@@ -23,6 +23,7 @@ import { deleteExpiredIdempotencyKeys } from "./idempotency/idempotency-reposito
 // that need internals import them from "@context-hub/store/testing".
 export { loadStoreConfig, type StoreConfig } from "./config.js";
 export { openDatabase, type DatabaseOptions } from "./db/open-database.js";
+export { resourceChangesChannel } from "./db/migrations/0028-resource-subscriptions.js";
 export { isMemoryDataDir } from "./db/pglite-database.js";
 export type { SqlDatabase } from "./db/sql-database.js";
 export {
