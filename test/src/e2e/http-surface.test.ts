@@ -20,12 +20,31 @@ describe("the gateway's HTTP surface", () => {
     params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
   };
 
-  test("GET and DELETE on /mcp answer 405", async () => {
-    for (const method of ["GET", "DELETE"]) {
-      const response = await fetch(`${base}/mcp`, { method });
-      assert.equal(response.status, 405, method);
-      assert.equal(response.headers.get("allow"), "POST");
-    }
+  test("GET /mcp is a session's event stream, refused without one or without accepting it; DELETE answers 405", async () => {
+    const notAccepting = await fetch(`${base}/mcp`, { headers: { "mcp-session-id": "abc" } });
+    assert.equal(notAccepting.status, 406);
+    const noSession = await fetch(`${base}/mcp`, { headers: { accept: "text/event-stream" } });
+    assert.equal(noSession.status, 400);
+    const deleted = await fetch(`${base}/mcp`, { method: "DELETE", headers: { "mcp-session-id": "abc" } });
+    assert.equal(deleted.status, 405);
+    assert.equal(deleted.headers.get("allow"), "GET, POST");
+
+    const initialized = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify(initialize),
+    });
+    const sessionId = initialized.headers.get("mcp-session-id") ?? "";
+    assert.match(sessionId, /^[0-9a-f]{32}$/);
+    const abort = new AbortController();
+    const stream = await fetch(`${base}/mcp`, {
+      headers: { accept: "text/event-stream", "mcp-session-id": sessionId },
+      signal: abort.signal,
+    });
+    assert.equal(stream.status, 200);
+    assert.equal(stream.headers.get("content-type"), "text/event-stream");
+    assert.equal(stream.headers.get("mcp-session-id"), sessionId);
+    abort.abort();
   });
 
   test("JSON or SSE by the Accept header", async () => {
