@@ -17,6 +17,7 @@ import { createModernMcpServer } from "./modern-mcp-server.js";
 import { paramsProblem } from "./request-params.js";
 import { toRequestError } from "./request-errors.js";
 import { openWatch, type NotificationStreams } from "./resource-subscriptions.js";
+import { resourceScope } from "./resources.js";
 import type { ResourceWatch } from "../clients/resource-watch-client.js";
 
 /** The `_meta` key by which a 2026-07-28 request claims its revision (there is no handshake to remember it by). */
@@ -134,7 +135,7 @@ async function serveListen(
   response.on("close", () => gone.abort());
   const uris = requestedUris(request.body);
   let watch: ResourceWatch | undefined;
-  if (uris.length > 0 && perRequest.principal.scopes.includes("context:read")) {
+  if (uris.length > 0 && perRequest.principal.scopes.includes(resourceScope)) {
     try {
       watch = await openWatch(peers, perRequest.principal, { uris }, gone.signal);
     } catch (error) {

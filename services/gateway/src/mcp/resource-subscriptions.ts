@@ -25,6 +25,7 @@ import type { ResourceWatch, WatchedResources } from "../clients/resource-watch-
 import { jsonRpcError } from "../http-refusals.js";
 import type { Principal } from "../principal.js";
 import { invalidParams, McpRequestError, toRequestError } from "./request-errors.js";
+import { resourceScope } from "./resources.js";
 
 /** The header a 2025 client sends its session id back in. */
 export const sessionIdHeader = "mcp-session-id";
@@ -34,9 +35,6 @@ export const createSessionId = () => randomBytes(16).toString("hex");
 
 /** How often an open notification stream gets a comment line, so that proxies do not time it out. */
 const keepAliveMs = 15_000;
-
-/** The scope reading resources needs, and so subscribing to them. */
-const readScope = "context:read";
 
 /** resources/subscribe and resources/unsubscribe of a 2025 session. */
 export interface SubscriptionHandlers {
@@ -55,7 +53,7 @@ export function subscriptionHandlersFor(
   logger: Logger,
   sessionId: string | undefined,
 ): SubscriptionHandlers | undefined {
-  if (!principal.scopes.includes(readScope)) return undefined;
+  if (!principal.scopes.includes(resourceScope)) return undefined;
   const watch = gatewayClientsFor(peers).resourceWatch;
   const session = (method: string): string => {
     if (sessionId !== undefined && sessionId !== "") return sessionId;
@@ -195,14 +193,14 @@ export function createSessionStream(options: SessionEndpointOptions) {
     }
     const sessionId = sessionOf(request, response);
     if (sessionId === undefined) return;
-    if (!principal.scopes.includes(readScope)) {
+    if (!principal.scopes.includes(resourceScope)) {
       // Nothing to hear without reading: the stream stays empty rather than telling the client anything.
       response
         .status(403)
         .json(
           jsonRpcError(
             -32000,
-            `Forbidden: resource notifications need scope ${readScope}`,
+            `Forbidden: resource notifications need scope ${resourceScope}`,
             String(response.locals.requestId),
           ),
         );
