@@ -22,6 +22,13 @@ const tail = Buffer.from(
   "hex",
 );
 
+/** The element type of the array type a statement gives a parameter, as `pg_type` names it. */
+export interface ArrayElementType {
+  oid: number;
+  /** Its `typname` (`float4`, `vector`); empty when the parameter's type is not an array. */
+  name: string;
+}
+
 /**
  * A parameter sent in PostgreSQL's binary format instead of text, so the
  * server copies its bytes instead of parsing them. `toPostgres` is its text
@@ -29,8 +36,12 @@ const tail = Buffer.from(
  * has one) and PGlite's own `query` is given.
  */
 export interface BinaryParam {
-  /** The value in the binary format of the type the statement gives its parameter. */
-  toPostgresBinary(): Uint8Array;
+  /**
+   * The value in the binary format of the array type the statement gives its parameter, whose element type is
+   * `element` (an array's binary form names it, and PostgreSQL refuses any other). Throws when the value is not an
+   * array of that element type.
+   */
+  toPostgresBinary(element: ArrayElementType): Uint8Array;
   /** The same value as PostgreSQL's text input of that type reads it. */
   toPostgres(): string;
 }
@@ -44,8 +55,29 @@ export function isBinaryParam(value: unknown): value is BinaryParam {
   );
 }
 
-/** `float4`'s type oid, which a `real[]`'s binary form names as its element type. */
-const float4Oid = 700;
+/** Refuses to encode an array of `expected` for a parameter whose element type is `element`. */
+function checkElement(element: ArrayElementType, expected: string): void {
+  if (element.name !== expected)
+    throw new Error(
+      `a binary ${expected}[] parameter where the statement expects ${element.name === "" ? "no array" : `${element.name}[]`}`,
+    );
+}
+
+/** The header of a one-dimensional array without nulls (`array_recv`): dimensions, no nulls, element type, length, lower bound 1. */
+function writeArrayHeader(view: DataView, elementOid: number, count: number): void {
+  view.setInt32(0, 1);
+  view.setInt32(4, 0);
+  view.setInt32(8, elementOid);
+  view.setInt32(12, count);
+  view.setInt32(16, 1);
+}
+
+/** An empty array: no dimensions, no nulls, and the element type. */
+function emptyArray(elementOid: number): Uint8Array {
+  const empty = Buffer.alloc(12);
+  empty.writeInt32BE(elementOid, 8);
+  return empty;
+}
 
 /**
  * `values` as a one-dimensional `real[]` in PostgreSQL's binary array format
@@ -54,24 +86,42 @@ const float4Oid = 700;
  * not a 32-bit float is rounded to the nearest one, as PostgreSQL's text
  * input would round it.
  */
-export function encodeFloat4Array(values: ArrayLike<number>): Uint8Array {
+export function encodeFloat4Array(values: ArrayLike<number>, element: ArrayElementType): Uint8Array {
+  checkElement(element, "float4");
   const count = values.length;
-  if (count === 0) {
-    // No dimensions, no nulls, element type: PostgreSQL's empty array.
-    const empty = Buffer.alloc(12);
-    empty.writeInt32BE(float4Oid, 8);
-    return empty;
-  }
+  if (count === 0) return emptyArray(element.oid);
   const bytes = Buffer.allocUnsafe(20 + 8 * count);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  view.setInt32(0, 1); // one dimension
-  view.setInt32(4, 0); // no nulls
-  view.setInt32(8, float4Oid);
-  view.setInt32(12, count); // its length
-  view.setInt32(16, 1); // its lower bound
+  writeArrayHeader(view, element.oid, count);
   for (let index = 0, offset = 20; index < count; index++, offset += 8) {
     view.setInt32(offset, 4);
     view.setFloat32(offset + 4, values[index]!);
+  }
+  return bytes;
+}
+
+/**
+ * `count` vectors of `dimensions` numbers each, laid end to end in `flat`, as a one-dimensional `vector[]` in
+ * PostgreSQL's binary array format: the array's header, then each element as its length and pgvector's binary form
+ * (`vector_recv`: the dimension count as a 16-bit integer, 16 unused bits, then each number as a big-endian 32-bit
+ * float). PostgreSQL reads each element with one call instead of one per number, as a `real[]` would need.
+ */
+export function encodeVectorArray(flat: Float32Array, dimensions: number, element: ArrayElementType): Uint8Array {
+  checkElement(element, "vector");
+  const count = dimensions === 0 ? 0 : flat.length / dimensions;
+  if (count === 0) return emptyArray(element.oid);
+  const elementBytes = 4 + 4 * dimensions;
+  const bytes = Buffer.allocUnsafe(20 + (4 + elementBytes) * count);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  writeArrayHeader(view, element.oid, count);
+  let offset = 20;
+  for (let row = 0; row < count; row++) {
+    view.setInt32(offset, elementBytes);
+    view.setInt16(offset + 4, dimensions);
+    view.setInt16(offset + 6, 0);
+    offset += 8;
+    for (let index = row * dimensions, end = index + dimensions; index < end; index++, offset += 4)
+      view.setFloat32(offset, flat[index]!);
   }
   return bytes;
 }

@@ -2,7 +2,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { PGlite } from "@electric-sql/pglite";
 import { createPgliteStatements, type PgliteStatements, type PgliteTransaction } from "./pglite-statements.js";
-import { encodeFloat4Array } from "./bind-message.js";
+import { encodeFloat4Array, type ArrayElementType } from "./bind-message.js";
 
 let pglite: PGlite;
 let statements: PgliteStatements;
@@ -197,7 +197,7 @@ test("a COMMIT that PostgreSQL turns into a ROLLBACK, after a failed statement w
 test("a binary parameter reaches PostgreSQL as its bytes, beside text parameters and nulls, and in PGlite's own query", async () => {
   const floats = Float32Array.from([0.1, -2.5, 1e-7, 3.4028234663852886e38, 1.401298464324817e-45, -7.5]);
   const param = {
-    toPostgresBinary: () => encodeFloat4Array(floats),
+    toPostgresBinary: (element: ArrayElementType) => encodeFloat4Array(floats, element),
     toPostgres: () => `{${Array.from(floats).join(",")}}`,
   };
   const { rows } = await statements.run<{ numbers: string; kind: string; missing: string | null; n: number }>(
@@ -211,7 +211,10 @@ test("a binary parameter reaches PostgreSQL as its bytes, beside text parameters
   const readBack = rows[0]!.numbers.slice(1, -1).split(",").map(Number);
   assert.deepEqual(Float32Array.from(readBack), floats);
   // An empty array, prepared and not.
-  const empty = { toPostgresBinary: () => encodeFloat4Array([]), toPostgres: () => "{}" };
+  const empty = {
+    toPostgresBinary: (element: ArrayElementType) => encodeFloat4Array([], element),
+    toPostgres: () => "{}",
+  };
   const prepared = await statements.run<{ n: number }>(undefined, "SELECT coalesce(cardinality($1::real[]), -1) AS n", [
     empty,
   ]);

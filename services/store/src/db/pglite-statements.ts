@@ -1,5 +1,5 @@
 import { parse, protocol, type PGlite } from "@electric-sql/pglite";
-import { encodeExecution, isBinaryParam } from "./bind-message.js";
+import { encodeExecution, isBinaryParam, type ArrayElementType } from "./bind-message.js";
 import type { SqlResult } from "./sql-database.js";
 import { preparable, staleRowType } from "./statement-rules.js";
 import { rolledBackAtCommit } from "./transaction-scope.js";
@@ -57,11 +57,16 @@ function concat(parts: Uint8Array[]): Uint8Array {
 
 /**
  * A parameter as PGlite's own `query` would send it: through the serializer of the type PostgreSQL inferred; one that
- * asks for binary, as its bytes.
+ * asks for binary, as its bytes in the binary form of that (array) type, whose element type is `element`.
  */
-function serialize(pglite: PGlite, value: unknown, type: number | undefined): string | Uint8Array | null {
+function serialize(
+  pglite: PGlite,
+  value: unknown,
+  type: number | undefined,
+  element: ArrayElementType | undefined,
+): string | Uint8Array | null {
   if (value === null || value === undefined) return null;
-  if (isBinaryParam(value)) return value.toPostgresBinary();
+  if (isBinaryParam(value)) return value.toPostgresBinary(element ?? { oid: 0, name: "" });
   const serializer = type === undefined ? undefined : pglite.serializers[type];
   return serializer === undefined ? String(value) : (serializer(value) as string);
 }
@@ -82,10 +87,45 @@ interface PreparedStatements {
   ): Promise<SqlResult<R>>;
 }
 
+/** The element types of the array types binary parameters are given, looked up once per array type. */
+interface ElementTypes {
+  /** The element type of parameter type `type` (oid 0 and no name when it is not an array). */
+  of(type: number, transaction: PgliteTransaction | undefined): Promise<ArrayElementType>;
+  /** Forgets every type looked up (a schema change may drop a type and create it again under another oid). */
+  forget(): void;
+}
+
+function createElementTypes(
+  query: (
+    text: string,
+    params: readonly unknown[],
+    transaction: PgliteTransaction | undefined,
+  ) => Promise<SqlResult<ArrayElementType>>,
+): ElementTypes {
+  const known = new Map<number, ArrayElementType>();
+  return {
+    async of(type, transaction) {
+      let element = known.get(type);
+      if (element === undefined) {
+        const { rows } = await query(
+          "SELECT e.oid::integer AS oid, e.typname::text AS name FROM pg_type a JOIN pg_type e ON e.oid = a.typelem WHERE a.oid = $1::oid",
+          [String(type)],
+          transaction,
+        );
+        element = rows[0] ?? { oid: 0, name: "" };
+        known.set(type, element);
+      }
+      return element;
+    },
+    forget: () => known.clear(),
+  };
+}
+
 /** The named prepared statements of PGlite's session, at most `capacity` of them (least recently used closed first). */
 function createPreparedStatements(pglite: PGlite, capacity: number): PreparedStatements {
   /** Prepared statements by text, least recently used first (a Map keeps insertion order). */
   const statements = new Map<string, PreparedStatement>();
+  const elementTypes = createElementTypes((text, params, transaction) => execute(text, params, transaction));
   let sequence = 0;
 
   const begin = protocol.serialize.query("BEGIN");
@@ -100,6 +140,7 @@ function createPreparedStatements(pglite: PGlite, capacity: number): PreparedSta
   }
 
   async function closeAll(transaction: PgliteTransaction | undefined): Promise<void> {
+    elementTypes.forget();
     if (statements.size === 0) return;
     const closes = [...statements.values()].map((statement) =>
       protocol.serialize.close({ type: "S", name: statement.name }),
@@ -144,7 +185,12 @@ function createPreparedStatements(pglite: PGlite, capacity: number): PreparedSta
     transaction: PgliteTransaction | undefined,
   ): Promise<SqlResult<R>> {
     const statement = await prepare(text, transaction);
-    const values = (params ?? []).map((value, index) => serialize(pglite, value, statement.parameterTypes[index]));
+    const values: (string | Uint8Array | null)[] = [];
+    for (const [index, value] of (params ?? []).entries()) {
+      const type = statement.parameterTypes[index];
+      const element = isBinaryParam(value) && type !== undefined ? await elementTypes.of(type, transaction) : undefined;
+      values.push(serialize(pglite, value, type, element));
+    }
     const messages = await exchange(encodeExecution(statement.name, values), transaction);
     const result = parse.parseResults(messages, pglite.parsers)[0];
     const rows = (result?.rows ?? []) as R[];

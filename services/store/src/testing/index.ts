@@ -21,6 +21,7 @@ export {
   type SqlResult,
   type VectorType,
 } from "../db/sql-database.js";
+export { toVectorsParam } from "../vectors/vector-literal.js";
 export { accessPredicate, deletedEntryPredicate, type AccessMode } from "../filters/access-predicate.js";
 export { trustFilter, defaultReadableTrustStates } from "../filters/trust-filter.js";
 export { createEntryRepository } from "../entries/entry-repository.js";

@@ -1,5 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { PGlite } from "@electric-sql/pglite";
+import { vector as pgvector } from "@electric-sql/pglite-pgvector";
+import { createPgliteStatements } from "../db/pglite-statements.js";
 import { fromVectorColumn, toVectorLiteral, toVectorsParam } from "./vector-literal.js";
 
 test("every 32-bit float reads back exactly from its literal, in both literal forms", () => {
@@ -55,12 +58,16 @@ test("a column's value reads the same from pgvector's text form as from the arra
   assert.deepEqual(fromVectorColumn([0.5, -0.25, 3]), new Float32Array([0.5, -0.25, 3]));
 });
 
-test("vectors laid end to end as one real[] parameter: the same floats in binary and in text, every dimension checked", () => {
+const float4 = { oid: 700, name: "float4" };
+const vector = { oid: 91_234, name: "vector" };
+
+test("vectors as one flat real[] parameter: the same floats in binary and in text, every dimension checked", () => {
   const vectors = [new Float32Array([0.1, -2.5, 1e-7]), [0.5, 3.4028234663852886e38, -1.401298464324817e-45]];
-  const { value, dimensions } = toVectorsParam(vectors);
+  const { value, dimensions, arrayType } = toVectorsParam("real[]", vectors);
   assert.equal(dimensions, 3);
+  assert.equal(arrayType, "real[]");
   const flat = Float32Array.from(vectors.flatMap((vector) => Array.from(vector)));
-  const binary = Buffer.from(value.toPostgresBinary());
+  const binary = Buffer.from(value.toPostgresBinary(float4));
   // One dimension, no nulls, float4, six elements from 1; then each element's length and its big-endian bits.
   assert.deepEqual(
     [0, 4, 8, 12, 16].map((offset) => binary.readInt32BE(offset)),
@@ -75,22 +82,116 @@ test("vectors laid end to end as one real[] parameter: the same floats in binary
   const text = value.toPostgres();
   assert.match(text, /^\{[^{}]+\}$/);
   assert.deepEqual(Float32Array.from(text.slice(1, -1).split(",").map(Number)), flat);
-  assert.deepEqual(toVectorsParam([]).dimensions, 0);
   assert.throws(
-    () =>
-      toVectorsParam([
-        [1, 2],
-        [1, 2, 3],
-      ]),
-    /vector 1 has 3 dimensions; vector 0 has 2/,
+    () => value.toPostgresBinary(vector),
+    /a binary float4\[\] parameter where the statement expects vector\[\]/,
+  );
+});
+
+test("vectors as one vector[] parameter: one element per vector, the same floats in binary and in text", () => {
+  const vectors = [new Float32Array([0.1, -2.5, 1e-7]), [0.5, 3.4028234663852886e38, -1.401298464324817e-45]];
+  const { value, dimensions, arrayType } = toVectorsParam("pgvector", vectors);
+  assert.equal(dimensions, 3);
+  assert.equal(arrayType, "vector[]");
+  const binary = Buffer.from(value.toPostgresBinary(vector));
+  // One dimension, no nulls, the element type given, two elements from 1.
+  assert.deepEqual(
+    [0, 4, 8, 12, 16].map((offset) => binary.readInt32BE(offset)),
+    [1, 0, 91_234, 2, 1],
+  );
+  // Each element: its length, pgvector's dimension count and unused bits, then the numbers big-endian.
+  const elementBytes = 4 + 4 * 3;
+  assert.equal(binary.length, 20 + 2 * (4 + elementBytes));
+  vectors.forEach((expected, row) => {
+    const at = 20 + row * (4 + elementBytes);
+    assert.equal(binary.readInt32BE(at), elementBytes);
+    assert.equal(binary.readInt16BE(at + 4), 3);
+    assert.equal(binary.readInt16BE(at + 6), 0);
+    const numbers = [0, 1, 2].map((index) => binary.readFloatBE(at + 8 + 4 * index));
+    assert.deepEqual(Float32Array.from(numbers), Float32Array.from(expected));
+  });
+  const text = value.toPostgres();
+  const elements = /^\{"\[([^\]]+)\]","\[([^\]]+)\]"\}$/.exec(text);
+  assert.ok(elements, text);
+  vectors.forEach((expected, row) =>
+    assert.deepEqual(Float32Array.from(elements[row + 1]!.split(",").map(Number)), Float32Array.from(expected)),
   );
   assert.throws(
-    () =>
-      toVectorsParam([
-        [1, 2],
-        [Number.NaN, 2],
-      ]),
-    /vector 1 value 0 is NaN, not a finite 32-bit float/,
+    () => value.toPostgresBinary(float4),
+    /a binary vector\[\] parameter where the statement expects float4\[\]/,
   );
-  assert.throws(() => toVectorsParam([[1e39]]), /vector 0 value 0 is 1e\+39, not a finite 32-bit float/);
+  assert.throws(
+    () => value.toPostgresBinary({ oid: 0, name: "" }),
+    /a binary vector\[\] parameter where the statement expects no array/,
+  );
+  const empty = toVectorsParam("pgvector", []);
+  assert.equal(empty.dimensions, 0);
+  assert.equal(empty.value.toPostgres(), "{}");
+  assert.deepEqual(
+    [0, 4, 8].map((offset) => Buffer.from(empty.value.toPostgresBinary(vector)).readInt32BE(offset)),
+    [0, 0, 91_234],
+  );
+});
+
+for (const type of ["pgvector", "real[]"] as const)
+  test(`vectors of different lengths or with a value that is not a finite 32-bit float are refused (${type})`, () => {
+    assert.deepEqual(toVectorsParam(type, []).dimensions, 0);
+    assert.throws(
+      () =>
+        toVectorsParam(type, [
+          [1, 2],
+          [1, 2, 3],
+        ]),
+      /vector 1 has 3 dimensions; vector 0 has 2/,
+    );
+    assert.throws(
+      () =>
+        toVectorsParam(type, [
+          [1, 2],
+          [Number.NaN, 2],
+        ]),
+      /vector 1 value 0 is NaN, not a finite 32-bit float/,
+    );
+    assert.throws(() => toVectorsParam(type, [[1e39]]), /vector 0 value 0 is 1e\+39, not a finite 32-bit float/);
+  });
+
+test("vectors reach pgvector as one binary vector[], each element the floats it was given; a binary array where the statement expects another type is refused by name", async () => {
+  const withVector = await PGlite.create({ extensions: { vector: pgvector } });
+  try {
+    await withVector.exec("CREATE EXTENSION vector");
+    const run = createPgliteStatements(withVector).run;
+    const vectors = [
+      [0.1, -2.5, 1e-7],
+      [3.4028234663852886e38, 1.401298464324817e-45, -7.5],
+    ];
+    const { rows } = await run<{ k: number; v: string }>(
+      undefined,
+      "SELECT c.k::integer AS k, c.v::text AS v FROM unnest($1::vector[]) WITH ORDINALITY AS c (v, k) ORDER BY c.k",
+      [toVectorsParam("pgvector", vectors).value],
+    );
+    assert.deepEqual(
+      rows.map((row) => Float32Array.from(row.v.slice(1, -1).split(",").map(Number))),
+      vectors.map((numbers) => Float32Array.from(numbers)),
+    );
+    // VALUES is not prepared: PGlite's own query is given the text form, the one node-postgres sends a server.
+    const viaText = await run<{ column1: string[] }>(
+      undefined,
+      "VALUES ((SELECT array_agg(v::text) FROM unnest($1::vector[]) v))",
+      [toVectorsParam("pgvector", vectors).value],
+    );
+    assert.deepEqual(
+      viaText.rows[0]!.column1.map((text) => Float32Array.from(text.slice(1, -1).split(",").map(Number))),
+      vectors.map((numbers) => Float32Array.from(numbers)),
+    );
+    await assert.rejects(
+      run(undefined, "SELECT cardinality($1::real[]) AS n", [toVectorsParam("pgvector", vectors).value]),
+      /a binary vector\[\] parameter where the statement expects float4\[\]/,
+    );
+    await assert.rejects(
+      run(undefined, "SELECT $1::text AS n", [toVectorsParam("real[]", vectors).value]),
+      /a binary float4\[\] parameter where the statement expects no array/,
+    );
+  } finally {
+    await withVector.close();
+  }
 });

@@ -114,7 +114,7 @@ export async function insertEntry(
   const chunkIds = generated.chunks.map(() => createUuidV7());
   if (generated.chunks.length > 0)
     parts.push(
-      `c AS (${chunkInsert(context, params, "e.id", keys.tenant, generated)} FROM e, ${chunkRows(params, generated, chunkIds)})`,
+      `c AS (${chunkInsert(context, params, "e.id", keys.tenant, generated)} FROM e, ${chunkRows(context, params, generated, chunkIds)})`,
     );
   if (generated.nodeSummaries.length > 0)
     parts.push(`n AS (${nodeSummaryInsert("e.id")} FROM e, ${nodeSummaryRows(params, generated)})`);

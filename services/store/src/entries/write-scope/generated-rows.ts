@@ -12,7 +12,8 @@ import type { WriteContext } from "./write-context.js";
 
 /**
  * `INSERT INTO chunks … SELECT …` for the rows `chunkRows` names `c`; the caller adds the FROM clause. The embeddings
- * travel as one flat `real[]` (`toVectorsParam`: binary on PGlite), and row `c.k` takes its slice of it.
+ * travel as one array parameter (`toVectorsParam`: binary on PGlite): a `vector[]` that `chunkRows` unnests beside the
+ * other columns, or, without pgvector, one flat `real[]` of which row `c.k` takes its slice.
  */
 export function chunkInsert(
   context: WriteContext,
@@ -21,19 +22,42 @@ export function chunkInsert(
   tenant: string,
   generated: GeneratedWrite,
 ): string {
-  const vectors = toVectorsParam(generated.chunks.map((chunk) => chunk.vector));
-  const dimensions = `${params.add(vectors.dimensions)}::integer`;
-  const embedding = `(${params.add(vectors.value)}::real[])[(c.k::integer - 1) * ${dimensions} + 1 : c.k::integer * ${dimensions}]`;
+  let embedding = "c.embedding";
+  if (context.vectorType !== "pgvector") {
+    const vectors = toVectorsParam(
+      context.vectorType,
+      generated.chunks.map((chunk) => chunk.vector),
+    );
+    const dimensions = `${params.add(vectors.dimensions)}::integer`;
+    embedding = `(${params.add(vectors.value)}::real[])[(c.k::integer - 1) * ${dimensions} + 1 : c.k::integer * ${dimensions}]`;
+  }
   return `INSERT INTO chunks (id, entry_id, tenant, ordinal, start_offset, end_offset, embedding_model, embedding)
-     SELECT c.id, ${entryId}, ${tenant}, c.ordinal, c.start_offset, c.end_offset, ${params.add(generated.embeddingModel)}, ${embedding}::${context.vectorCast}`;
+     SELECT c.id, ${entryId}, ${tenant}, c.ordinal, c.start_offset, c.end_offset, ${params.add(generated.embeddingModel)}, ${embedding}`;
 }
 
-/** The chunks' rows, numbered from 1 in `c.k`, their order in `generated.chunks`. */
-export function chunkRows(params: SqlParams, generated: GeneratedWrite, ids: readonly string[]): string {
+/**
+ * The chunks' rows, numbered from 1 in `c.k`, their order in `generated.chunks`; with pgvector, each with its
+ * embedding in `c.embedding`.
+ */
+export function chunkRows(
+  context: WriteContext,
+  params: SqlParams,
+  generated: GeneratedWrite,
+  ids: readonly string[],
+): string {
   const { chunks } = generated;
+  const embeddings =
+    context.vectorType === "pgvector"
+      ? `, ${params.add(
+          toVectorsParam(
+            context.vectorType,
+            chunks.map((chunk) => chunk.vector),
+          ).value,
+        )}::vector[]`
+      : "";
   return `unnest(${params.add(ids)}::uuid[], ${params.add(chunks.map((chunk) => chunk.ordinal))}::integer[],
-      ${params.add(chunks.map((chunk) => chunk.start))}::integer[], ${params.add(chunks.map((chunk) => chunk.end))}::integer[])
-      WITH ORDINALITY AS c (id, ordinal, start_offset, end_offset, k)`;
+      ${params.add(chunks.map((chunk) => chunk.start))}::integer[], ${params.add(chunks.map((chunk) => chunk.end))}::integer[]${embeddings})
+      WITH ORDINALITY AS c (id, ordinal, start_offset, end_offset, ${embeddings === "" ? "" : "embedding, "}k)`;
 }
 
 /** Notes the chunks inserted under `ids` for the report after commit. */
@@ -70,7 +94,7 @@ export async function insertGenerated(
     const entry = params.add(entryId);
     const ids = generated.chunks.map(() => createUuidV7());
     await context.tx.query(
-      `${chunkInsert(context, params, entry, params.add(tenant), generated)} FROM ${chunkRows(params, generated, ids)}`,
+      `${chunkInsert(context, params, entry, params.add(tenant), generated)} FROM ${chunkRows(context, params, generated, ids)}`,
       params.values,
     );
     recordChunks(context, generated, ids);

@@ -2,7 +2,7 @@
  * What every statement of one write transaction shares, and the small
  * pieces of SQL several of them bind the same way.
  */
-import type { SqlExecutor, SqlParams } from "../../db/sql-database.js";
+import type { SqlExecutor, SqlParams, VectorType } from "../../db/sql-database.js";
 import type { EntryAck, TextWrite } from "../../model/entry-model.js";
 import type { TrustState } from "../../model/trust.js";
 import type { CommittedChunk } from "../../vectors/vector-index.js";
@@ -10,8 +10,8 @@ import type { CommittedChunk } from "../../vectors/vector-index.js";
 /** One write transaction as its statements see it. */
 export interface WriteContext {
   tx: SqlExecutor;
-  /** The SQL type chunk embeddings are cast to: pgvector's `vector`, or `real[]` where the database has no pgvector. */
-  vectorCast: string;
+  /** The chunk embeddings' column type: pgvector's `vector`, or `real[]` where the database has no pgvector. */
+  vectorType: VectorType;
   /** Every chunk the transaction inserted (id, model, vector), reported by the repository once it has committed. */
   inserted: CommittedChunk[];
 }

@@ -26,7 +26,7 @@ import type { WriteContext } from "./write-context.js";
  * transaction has committed.
  */
 export function createWriteScope(db: SqlDatabase, tx: SqlExecutor, inserted: CommittedChunk[]): EntryWriteScope {
-  const context: WriteContext = { tx, vectorCast: db.vectorType === "pgvector" ? "vector" : "real[]", inserted };
+  const context: WriteContext = { tx, vectorType: db.vectorType, inserted };
   const audit = createAuditStatements(tx);
 
   return {

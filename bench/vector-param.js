@@ -1,0 +1,93 @@
+// What a write's chunk embeddings cost the store's database thread to receive, in the two shapes the store can send
+// them: one `vector[]` parameter whose elements the chunk rows unnest (what the store sends where the column is
+// pgvector's), against one flat `real[]` of which each row takes its slice (what it sends without pgvector, and sent
+// everywhere before). Both in binary, on the store's schema in PGlite, through the store's own prepared statements;
+// the statement only reads the vectors (no insert), so the figure is the parameter's cost alone. The two shapes
+// alternate round by round; both are first checked to give every chunk the same vector.
+//
+// Usage: node bench/vector-param.js [--chunks 670] [--dimensions 384] [--rounds 21] [--json file]
+// (670 chunks of 384 dimensions: a 1,000,000-character text in the built-in embedder's 1,500-character chunks.)
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import { createLogger } from "@context-hub/common";
+import { openDatabase } from "@context-hub/store";
+import { toVectorsParam } from "@context-hub/store/testing";
+import { quantile, round } from "./lib/stats.js";
+
+const { values } = parseArgs({
+  options: {
+    chunks: { type: "string", default: "670" },
+    dimensions: { type: "string", default: "384" },
+    rounds: { type: "string", default: "21" },
+    json: { type: "string" },
+  },
+});
+const chunks = Number(values.chunks);
+const dimensions = Number(values.dimensions);
+const rounds = Number(values.rounds);
+
+const dataDir = mkdtempSync(join(tmpdir(), "context-hub-vector-param-"));
+const database = await openDatabase({ url: "", dataDir, poolMax: 1 }, createLogger("vector-param", "silent"));
+const vectors = Array.from({ length: chunks }, (_, row) =>
+  Float32Array.from({ length: dimensions }, (_, index) => Math.sin(row * dimensions + index)),
+);
+
+/** Each shape's rows, one per chunk: `select` is what a row reads of its vector. */
+const shapes = {
+  "vector[]": (select) =>
+    database.query(`SELECT ${select("c.v")} AS v FROM unnest($1::vector[]) WITH ORDINALITY AS c (v, k) ORDER BY c.k`, [
+      toVectorsParam("pgvector", vectors).value,
+    ]),
+  "real[]": (select) =>
+    database.query(
+      `SELECT ${select("(($1::real[])[(k - 1) * $2::integer + 1 : k * $2::integer])::vector")} AS v
+       FROM generate_series(1, $3::integer) AS k ORDER BY k`,
+      [toVectorsParam("real[]", vectors).value, dimensions, chunks],
+    ),
+};
+
+const times = { "vector[]": [], "real[]": [] };
+try {
+  // Both shapes give every chunk the same vector (compared as text once, outside the timing).
+  const [a, b] = await Promise.all(Object.values(shapes).map((shape) => shape((vector) => `${vector}::text`)));
+  if (a.rows.length !== chunks || a.rows.some((row, index) => row.v !== b.rows[index].v))
+    throw new Error("the two shapes gave different vectors");
+  // Timed: each row's vector is received and built, and only its dimension count goes back.
+  for (let roundIndex = 0; roundIndex < rounds; roundIndex++) {
+    const order = roundIndex % 2 === 0 ? ["vector[]", "real[]"] : ["real[]", "vector[]"];
+    for (const shape of order) {
+      const started = performance.now();
+      await shapes[shape]((vector) => `vector_dims(${vector})`);
+      times[shape].push(performance.now() - started);
+    }
+  }
+} finally {
+  await database.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+// The first round of each warms the statement; medians over the rest.
+const summary = Object.fromEntries(
+  Object.entries(times).map(([shape, samples]) => [
+    shape,
+    { p50: round(quantile(samples.slice(1), 0.5)), p95: round(quantile(samples.slice(1), 0.95)) },
+  ]),
+);
+const host = {
+  cpus: availableParallelism(),
+  model: cpus()[0]?.model ?? "unknown",
+  loadavg: loadavg().map((x) => round(x)),
+};
+console.log(`${chunks} vectors of ${dimensions} dimensions, ${rounds} rounds (the first of each left out), ms:`);
+for (const [shape, { p50, p95 }] of Object.entries(summary)) console.log(`  ${shape.padEnd(9)} p50 ${p50}  p95 ${p95}`);
+console.log(`  real[] ÷ vector[] at the median: ×${round(summary["real[]"].p50 / summary["vector[]"].p50)}`);
+console.log(`host: ${host.cpus} CPUs (${host.model}), load average ${host.loadavg.join(" ")}`);
+if (values.json !== undefined) {
+  mkdirSync(dirname(values.json), { recursive: true });
+  writeFileSync(
+    values.json,
+    JSON.stringify({ date: new Date().toISOString(), host, chunks, dimensions, summary }, null, 2),
+  );
+}
