@@ -1,12 +1,12 @@
 // What a write's chunk embeddings cost the store's database thread to receive, in the two shapes the store can send
 // them: one `vector[]` parameter whose elements the chunk rows unnest (what the store sends where the column is
-// pgvector's), against one flat `real[]` of which each row takes its slice (what it sends without pgvector, and sent
-// everywhere before). Both in binary, on the store's schema in PGlite, through the store's own prepared statements;
+// pgvector's), against one flat `real[]` of which each row takes its slice (what it sends where the column is a
+// `real[]`, without pgvector). Both in binary, on the store's schema in PGlite, through the store's own prepared statements;
 // the statement only reads the vectors (no insert), so the figure is the parameter's cost alone. The two shapes
 // alternate round by round; both are first checked to give every chunk the same vector.
 //
-// Usage: node bench/vector-param.js [--chunks 670] [--dimensions 384] [--rounds 21] [--json file]
-// (670 chunks of 384 dimensions: a 1,000,000-character text in the built-in embedder's 1,500-character chunks.)
+// Usage: node bench/vector-param.js [--chunks 770] [--dimensions 256] [--rounds 21] [--json file]
+// (770 chunks of 256 dimensions: a 1,000,000-character text as the built-in embedder chunks and embeds it.)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -18,8 +18,8 @@ import { quantile, round } from "./lib/stats.js";
 
 const { values } = parseArgs({
   options: {
-    chunks: { type: "string", default: "670" },
-    dimensions: { type: "string", default: "384" },
+    chunks: { type: "string", default: "770" },
+    dimensions: { type: "string", default: "256" },
     rounds: { type: "string", default: "21" },
     json: { type: "string" },
   },
