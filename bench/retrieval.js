@@ -17,6 +17,9 @@
 //          [--full-text-index gin|bm25]
 //          [--mcp-only]
 // --mcp-only measures over MCP alone (no in-store, raw-SQL or recall figures): the quick run while changing the gateway.
+// With DATABASE_URL set (an empty database), the corpus goes to that PostgreSQL server instead, and the store serves
+// from it, searching each leg on a connection of its own; it takes --mcp-only, and --data-dir only for the store's
+// files beside the database.
 // --data-dir keeps the corpus (one size only): it is loaded into DIR when DIR is empty and reused when DIR already
 // holds it, so a large corpus is loaded once and measured with several index settings.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -87,6 +90,9 @@ const log = (message) => process.stderr.write(`${message}\n`);
 const backend = values.backend;
 if (backend !== "graph" && backend !== "pgvector")
   throw new Error(`--backend must be graph or pgvector, not ${backend}`);
+/** A PostgreSQL server's empty database to load and serve from; empty: PGlite in the data directory. */
+const databaseUrl = process.env.DATABASE_URL ?? "";
+if (databaseUrl !== "" && !values["mcp-only"]) throw new Error("with DATABASE_URL, measure with --mcp-only");
 
 const quantile = (samples, q) => {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -326,7 +332,7 @@ async function measureOverMcp(dataDir, queries) {
   const hub = await startAllInOne({
     env: {
       ...process.env,
-      DATABASE_URL: "",
+      DATABASE_URL: databaseUrl,
       LOG_LEVEL: "warn",
       CONTEXT_HUB_AUTH: "api-key",
       CONTEXT_HUB_API_KEYS_FILE: keysFile,
@@ -395,7 +401,9 @@ async function measureOverMcp(dataDir, queries) {
 
 /** Loads the corpus into a fresh data directory, or finds it already loaded there (`--data-dir`). */
 async function prepareCorpus(dataDir, size) {
-  const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
+  // The store's own files (the vector graph) stay in the data directory whichever database holds the entries.
+  mkdirSync(dataDir, { recursive: true });
+  const db = await openDatabase({ url: databaseUrl, dataDir, poolMax: 1 }, logger);
   try {
     const corpus = await loadOrReuse(db, dataDir, size);
     if (searchConfig.bm25Indexes.mode === "bm25") {
@@ -414,9 +422,14 @@ async function prepareCorpus(dataDir, size) {
 }
 
 async function loadOrReuse(db, dataDir, size) {
-  if (!existsSync(join(dataDir, "entries-loaded"))) {
+  if (databaseUrl !== "") {
+    const { rows } = await db.query("SELECT count(*)::int AS entries FROM entries");
+    if (rows[0].entries !== 0) throw new Error(`DATABASE_URL's database already holds ${rows[0].entries} entries`);
+  }
+  if (databaseUrl !== "" || !existsSync(join(dataDir, "entries-loaded"))) {
     const load = await loadCorpus(db, size, { log });
-    writeFileSync(join(dataDir, "entries-loaded"), `${size}\n`);
+    // A server's database is loaded afresh every run; a data directory remembers that it holds the corpus.
+    if (databaseUrl === "") writeFileSync(join(dataDir, "entries-loaded"), `${size}\n`);
     return { ms: round(load.loadMs), embedMs: round(load.embedMs), threads: load.threads, reused: false };
   }
   const { rows } = await db.query(
