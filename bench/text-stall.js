@@ -3,7 +3,8 @@
 // sends store_context with the worst inputs known for the text functions, each at the 1,000,000-character limit, while
 // another client keeps reading. For each input it measures how long the write took and how it ended (stored, or
 // refused with TEXT_BUDGET_EXCEEDED naming the stage), and the reader's latency during the write against its latency
-// on the idle server, measured just before.
+// on the idle server, measured just before. A write that leaves fewer than --min-reads (100) reads beside it is
+// repeated, each time in a new thread, until that many have run, so the p95 is not the slowest of twenty.
 //
 // Passes when every hostile write completes or is refused within --write-limit-ms (2000), the legitimate text is
 // stored, and the reader's p95 during each write stays within --ratio-limit (2) times its idle p95.
@@ -13,7 +14,7 @@
 // parallel), commit (the store's call: its screen and full-text vector, then the transaction) and total. The reader's
 // calls are not writes, so they do not count there.
 //
-// Usage: node bench/text-stall.js [--inputs newlines,dots,emphasis,prose] [--chars 1000000] [--idle-reads 300] [--json bench/results/text-stall.json]
+// Usage: node bench/text-stall.js [--inputs newlines,dots,emphasis,prose] [--chars 1000000] [--idle-reads 300] [--min-reads 100] [--json bench/results/text-stall.json]
 // Heading-heavy inputs: --inputs headings,long-headings,nested-headings,same-headings,hash-headings (with --chars 440000
 // for 22,000 short headings, 230000 for 400 headings of 500 characters); words outside the vocabulary, none repeated:
 // --inputs distinct-words.
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     "write-limit-ms": { type: "string", default: "2000" },
     "ratio-limit": { type: "string", default: "2" },
     chars: { type: "string", default: "1000000" },
+    "min-reads": { type: "string", default: "100" },
     json: { type: "string" },
   },
 });
@@ -42,6 +44,7 @@ const chars = Number(values.chars);
 const idleReads = Number(values["idle-reads"]);
 const writeLimitMs = Number(values["write-limit-ms"]);
 const ratioLimit = Number(values["ratio-limit"]);
+const minReads = Number(values["min-reads"]);
 
 /** Repeats `unit` to exactly `length` characters. */
 const fill = (unit, length) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
@@ -179,36 +182,54 @@ try {
     const idle = [];
     for (let index = 0; index < idleReads; index++) idle.push(await read());
 
+    // A short write sees few reads, and a p95 of twenty is their slowest but one: the same write is repeated (each
+    // in a thread of its own, so none folds into the last) until --min-reads reads have run beside one.
     const during = [];
+    const writeMs = [];
+    let result;
     const stagesBefore = await stageSeconds(metricsUrl);
-    let writing = true;
-    const started = performance.now();
-    const write = call(writer, "store_context", { thread_id: `stall-${name}`, source: "agent", text }).finally(
-      () => (writing = false),
+    for (let round = 0; round === 0 || during.length < minReads; round++) {
+      let writing = true;
+      const started = performance.now();
+      const write = call(writer, "store_context", {
+        thread_id: `stall-${name}-${round}`,
+        source: "agent",
+        text,
+      }).finally(() => (writing = false));
+      const reading = (async () => {
+        while (writing) {
+          const latency = await read();
+          // A read that began during the write counts, even if it ends after it.
+          during.push(latency);
+        }
+      })();
+      result = await write;
+      writeMs.push(performance.now() - started);
+      await reading;
+    }
+    // Per write: the stage seconds of every repetition, divided by their number.
+    const stages = Object.fromEntries(
+      Object.entries(stageMs(await stageSeconds(metricsUrl), stagesBefore)).map(([stage, ms]) => [
+        stage,
+        Math.round(ms / writeMs.length),
+      ]),
     );
-    const reading = (async () => {
-      while (writing) {
-        const latency = await read();
-        // A read that began during the write counts, even if it ends after it.
-        during.push(latency);
-      }
-    })();
-    const result = await write;
-    const writeMs = performance.now() - started;
-    await reading;
-    const stages = stageMs(await stageSeconds(metricsUrl), stagesBefore);
     const outcome = result.isError ? firstLine(result) : `stored (${result.structuredContent.trust_state})`;
     const idleP95 = quantile(idle, 0.95);
     const duringP95 = quantile(during, 0.95);
     const ratio = duringP95 / idleP95;
     const refusedByBudget = result.isError && /^TEXT_BUDGET_EXCEEDED: /.test(outcome);
-    // A hostile text must end (stored or refused) within the limit; the legitimate one must be stored, however long it takes.
-    const ended = name === "prose" ? !result.isError : (!result.isError || refusedByBudget) && writeMs <= writeLimitMs;
+    const longestWriteMs = Math.max(...writeMs);
+    // A hostile text must end (stored or refused) within the limit every time; the legitimate one must be stored,
+    // however long it takes.
+    const ended =
+      name === "prose" ? !result.isError : (!result.isError || refusedByBudget) && longestWriteMs <= writeLimitMs;
     const pass = ended && ratio <= ratioLimit;
     const row = {
       input: name,
       chars: text.length,
-      writeMs: round(writeMs, 0),
+      writes: writeMs.length,
+      writeMs: round(longestWriteMs, 0),
       outcome,
       idle: latencySummary(idle),
       during: latencySummary(during),
@@ -218,10 +239,10 @@ try {
     };
     results.push(row);
     console.log(
-      `${name.padEnd(9)} ${text.length} chars: write ${Math.round(writeMs)} ms → ${outcome}; reader p95 ${round(idleP95)} ms idle, ${round(duringP95)} ms during (${during.length} reads), ×${round(ratio)} ${pass ? "PASS" : "FAIL"}`,
+      `${name.padEnd(9)} ${text.length} chars, ${writeMs.length} writes: longest ${Math.round(longestWriteMs)} ms → ${outcome}; reader p95 ${round(idleP95)} ms idle, ${round(duringP95)} ms during (${during.length} reads), ×${round(ratio)} ${pass ? "PASS" : "FAIL"}`,
     );
     console.log(
-      `${"".padEnd(9)} stages (ms): ${Object.entries(stages)
+      `${"".padEnd(9)} stages per write (ms): ${Object.entries(stages)
         .map(([stage, ms]) => `${stage} ${ms}`)
         .join(", ")}`,
     );
