@@ -29,6 +29,9 @@ export interface ArrayElementType {
   name: string;
 }
 
+/** What a parameter whose type is not an array has for an element type. */
+export const notAnArray: ArrayElementType = { oid: 0, name: "" };
+
 /**
  * A parameter sent in PostgreSQL's binary format instead of text, so the
  * server copies its bytes instead of parsing them. `toPostgres` is its text

@@ -1,5 +1,5 @@
 import { parse, protocol, type PGlite } from "@electric-sql/pglite";
-import { encodeExecution, isBinaryParam, type ArrayElementType } from "./bind-message.js";
+import { encodeExecution, isBinaryParam, notAnArray, type ArrayElementType } from "./bind-message.js";
 import type { SqlResult } from "./sql-database.js";
 import { preparable, staleRowType } from "./statement-rules.js";
 import { rolledBackAtCommit } from "./transaction-scope.js";
@@ -66,7 +66,7 @@ function serialize(
   element: ArrayElementType | undefined,
 ): string | Uint8Array | null {
   if (value === null || value === undefined) return null;
-  if (isBinaryParam(value)) return value.toPostgresBinary(element ?? { oid: 0, name: "" });
+  if (isBinaryParam(value)) return value.toPostgresBinary(element ?? notAnArray);
   const serializer = type === undefined ? undefined : pglite.serializers[type];
   return serializer === undefined ? String(value) : (serializer(value) as string);
 }
@@ -112,7 +112,7 @@ function createElementTypes(
           [String(type)],
           transaction,
         );
-        element = rows[0] ?? { oid: 0, name: "" };
+        element = rows[0] ?? notAnArray;
         known.set(type, element);
       }
       return element;

@@ -41,12 +41,11 @@ export interface VectorsParam {
 /**
  * `vectors` as one array parameter of the column type `type`. PGlite is sent
  * the numbers as 32-bit floats in PostgreSQL's binary array format, so its
- * one thread copies them instead of parsing text (for a megabyte write's 670
- * vectors of 384 dimensions, text took PGlite about half a second); as a
- * `vector[]`, each vector is one element read in one call, where a flat
- * `real[]` costs a call per number and then a slice per row (3 against 21 ms
- * of PGlite's thread for those 670 vectors). node-postgres sends the text
- * form (each number to nine significant digits, as `toVectorLiteral`), which
+ * one thread copies them instead of parsing text (for a megabyte write's
+ * vectors, text took PGlite about half a second); as a `vector[]`, each
+ * vector is one element read in one call, where a flat `real[]` costs a call
+ * per number and then a slice per row, about three times as long
+ * (`bench/vector-param.js`). node-postgres sends the text form (each number to nine significant digits, as `toVectorLiteral`), which
  * a server parses on its own connection's process. Both store the same
  * 32-bit floats. Throws on vectors of different lengths and on a value that
  * is not a finite number.
