@@ -53,6 +53,10 @@ const candidates = [
   { lexeme: "spar", feedbackWeight: 0.3, holders: 1 },
   { lexeme: "keel", feedbackWeight: 0.3, holders: 1 },
 ];
+/** An id whose sample key (its last two bytes) is `key`, so which sample holds the entry is known. */
+const idWith = (serial: number, key: number) =>
+  `00000000-0000-7000-8000-${serial.toString(16).padStart(8, "0")}${key.toString(16).padStart(4, "0")}`;
+
 /** About a fifth of the view is sampled: a 60-entry sample of the 300. */
 const sample = { entries: 60, above: 1 };
 
@@ -148,8 +152,15 @@ export function defineStatisticsSampleSuite(target: RetrievalTarget): void {
       }
       assert.deepEqual(await estimate(), estimates);
       assert.deepEqual(await expanded(), ranking);
-      // Positive control: the owner's own entries holding the rare word are counted.
-      for (let index = 0; index < 3; index++) await commitText(h.client, owner, "corpus", `keel wing extra${index}`);
+      // Positive control: the owner's own entries holding the rare word are counted. Their keys lie past the sample
+      // (a fifth of the keys), so "keel" stays rare whichever keys the first two drew, and is counted outright.
+      for (let index = 0; index < 3; index++)
+        await insertEntryRow(h.db, {
+          id: idWith(0xc0de00 + index, 0xff00 + index),
+          tenant,
+          owner: "owner",
+          text: `keel wing extra${index}`,
+        });
       const moved = await estimate(size + 3);
       assert.equal(moved.get("keel"), 5);
     });
@@ -159,8 +170,6 @@ export function defineStatisticsSampleSuite(target: RetrievalTarget): void {
       const reader = principal(viewTenant, "reader");
       const rows = 2_000;
       /** An id whose sample key (its last two bytes) is `key`: the rows' keys are spread evenly, so each sample is known. */
-      const idWith = (serial: number, key: number) =>
-        `00000000-0000-7000-8000-${serial.toString(16).padStart(8, "0")}${key.toString(16).padStart(4, "0")}`;
       const settings = { entries: 200, above: 500 };
       before(async () => {
         // Lengths 4 and 2 in turn: an average of 3 in every sample of consecutive keys.
