@@ -67,7 +67,8 @@ export function blendHead(
  * each (`chunks`: the semantic leg's best chunk of an entry, where it found
  * one; else the store cuts a window around the query's words) and the tail
  * behind them in fused order. Fails when the passages or the reranker do;
- * the caller keeps the fused order then.
+ * the caller keeps the fused order then. `whileReranking` is told the head
+ * as soon as its passages are read, before the reranker is called.
  */
 export async function rerankHead(
   search: SearchClient,
@@ -75,7 +76,12 @@ export async function rerankHead(
   query: string,
   fused: readonly FusedItem[],
   chunks: ReadonlyMap<string, TextSpan>,
-  options: { depth: number; weight: number },
+  options: {
+    depth: number;
+    weight: number;
+    /** Called with the head's ids once its passages are read: what else the head needs can be read meanwhile. */
+    whileReranking?: ((ids: readonly string[]) => void) | undefined;
+  },
   times: StageTimes,
 ): Promise<{ order: RankedResult[]; reranked: number }> {
   const head = fused.slice(0, Math.min(fused.length, options.depth));
@@ -90,6 +96,8 @@ export async function rerankHead(
       }),
     times,
   );
+  // After the passages, not beside them: on PGlite the store would run both reads in turn, and the reranker wait.
+  options.whileReranking?.(head.map((item) => item.id));
   const scored = await timed(
     "hybrid",
     "rerank",

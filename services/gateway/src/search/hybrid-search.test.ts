@@ -31,6 +31,8 @@ interface FakeOptions {
   rerank?: string[] | Error;
   /** Each leg's scores, best first (default 1, 0.9, 0.8, …). */
   scores?: { fts?: number[]; semantic?: number[] };
+  /** A failure of the listing read. */
+  listings?: Error;
   /** The order a feedback re-scoring returns its candidates in (default: as given). */
   rescored?: string[];
 }
@@ -42,6 +44,8 @@ function fakePeers(options: FakeOptions) {
     feedback: [] as boolean[],
     rescoring: [] as { relevantIds: string[]; relevantWeights: number[]; withinIds: string[] }[],
     listings: [] as string[][],
+    /** The store's and the reranker's calls in the order they were made. */
+    order: [] as string[],
     passages: [] as { entryId: string; span?: { start: number; end: number } | undefined }[][],
     rerank: 0,
   };
@@ -93,6 +97,8 @@ function fakePeers(options: FakeOptions) {
       },
       async getListings(request: { ids: string[] }) {
         calls.listings.push(request.ids);
+        calls.order.push("listings");
+        if (options.listings instanceof Error) throw options.listings;
         // The store leaves out what the caller may no longer see; "gone" stands for such an entry.
         return create(searchV1.GetListingsResponseSchema, {
           entries: request.ids.filter((id) => id !== "gone").map(entry),
@@ -118,6 +124,7 @@ function fakePeers(options: FakeOptions) {
     reranker: {
       async rerank(request: { passages: { id: string }[] }) {
         calls.rerank++;
+        calls.order.push("rerank");
         if (options.rerank instanceof Error) throw options.rerank;
         const order = options.rerank ?? request.passages.map((passage) => passage.id);
         return create(rerankerV1.RerankResponseSchema, {
@@ -365,6 +372,51 @@ describe("hybrid search", () => {
     assert.deepEqual(result.hits[0]?.scores.rerank, { rank: 1, score: 1 });
     assert.equal(result.hits[3]?.scores.rerank, null);
     assert.deepEqual(result.legs.rerank, { ok: true, reranked: 3 });
+  });
+
+  test("the reranked head's listings are read while the reranker scores it: a page within the head costs no read after", async () => {
+    const { peers, calls } = fakePeers({ fts: { ANY: ["a", "gone", "b", "c", "e"] }, semantic: ["c"], rerank: ["b"] });
+    const result = await runHybridSearch(
+      createSearchClient(peers),
+      principal,
+      request({ limit: 3, rerank: true, rerankWeight: 1, rerankDepth: 4 }),
+    );
+    assert.deepEqual(calls.order, ["listings", "rerank"], "the read is asked for before the reranker");
+    assert.deepEqual([...(calls.listings[0] ?? [])].sort(), ["a", "b", "c", "gone"], "the head's listings, once");
+    assert.deepEqual(
+      result.hits.map((hit) => hit.entry.id),
+      ["b", "c", "a"],
+      "the entry hidden since it was ranked is left out",
+    );
+    assert.ok(result.hits.every((hit) => hit.entry.preview === `entry ${hit.entry.id}`));
+    assert.ok(result.times.listings !== undefined);
+  });
+
+  test("a page reaching past the reranked head reads the rest of its listings afterwards", async () => {
+    const { peers, calls } = fakePeers({ fts: { ANY: ["a", "b", "c", "d", "e"] } });
+    const result = await runHybridSearch(
+      createSearchClient(peers),
+      principal,
+      request({ limit: 4, rerank: true, rerankDepth: 2 }),
+    );
+    assert.deepEqual(calls.listings, [
+      ["a", "b"],
+      ["c", "d"],
+    ]);
+    assert.deepEqual(
+      result.hits.map((hit) => hit.entry.id),
+      ["a", "b", "c", "d"],
+    );
+  });
+
+  test("a listing read that fails fails the search, whether or not the reranker answered", async () => {
+    for (const rerank of [undefined, new Error("reranker down")]) {
+      const { peers } = fakePeers({ fts: { ANY: ["a", "b"] }, listings: new Error("store down"), rerank });
+      await assert.rejects(
+        runHybridSearch(createSearchClient(peers), principal, request({ rerank: true })),
+        /store down|internal/i,
+      );
+    }
   });
 
   test("pages are cut from one ranking", async () => {

@@ -198,6 +198,34 @@ async function fuseLegs(
   return { fused, contributionOf, feedback };
 }
 
+/**
+ * The listings a search shows, read once the ranking is known, under the
+ * access predicate and the filters again (an entry hidden or deleted since it
+ * was ranked is left out). The best of the reranked head are read while the
+ * reranker scores it, so the read costs the search nothing when the page
+ * lies among them; a shown entry outside what was read ahead is read
+ * afterwards.
+ */
+function pageListings(search: SearchClient, principal: Principal, filter: SearchFilterArgs, times: StageTimes) {
+  const asked = new Set<string>();
+  let ahead: Promise<SearchEntry[]> | undefined;
+  const read = (ids: readonly string[]) =>
+    timed("hybrid", "listings", () => search.listings(principal, [...ids], filter), times);
+  return {
+    ahead(ids: readonly string[]): void {
+      for (const id of ids) asked.add(id);
+      ahead = read(ids);
+      // Awaited by `of`; a failure surfaces there, not as an unhandled rejection if the search fails first.
+      ahead.catch(() => undefined);
+    },
+    async of(ids: readonly string[]): Promise<SearchEntry[]> {
+      const listed = ahead === undefined ? [] : await ahead;
+      const rest = ids.filter((id) => !asked.has(id));
+      return rest.length === 0 ? listed : [...listed, ...(await read(rest))];
+    },
+  };
+}
+
 /** The fused ranking with its head reranked when asked, or in fused order (with a warning if the reranker failed). */
 async function rankedOrder(
   search: SearchClient,
@@ -206,6 +234,7 @@ async function rankedOrder(
   fused: readonly FusedItem[],
   chunks: ReadonlyMap<string, TextSpan>,
   historical: boolean,
+  listings: ReturnType<typeof pageListings>,
   times: StageTimes,
   warnings: string[],
 ): Promise<{ order: RankedResult[]; reranked: number; ok: boolean }> {
@@ -222,6 +251,9 @@ async function rankedOrder(
       {
         depth: request.rerankDepth,
         weight,
+        // The head's first twice the page: reranking rarely lifts an entry past that into the page, and the read then
+        // ends within the reranker's call (fifty listings would outlast it).
+        whileReranking: (ids) => listings.ahead(ids.slice(0, 2 * (request.offset + request.limit))),
       },
       times,
     );
@@ -252,7 +284,7 @@ export async function runHybridSearch(
   // As of an earlier instant only the full-text leg can answer (see asOfSemanticWarning); reranking would read today's text.
   const historical = request.filter.as_of !== undefined;
   if (historical) warnings.push(asOfSemanticWarning);
-  // The legs rank ids; only the shown page's listings are read, afterwards.
+  // The legs rank ids; listings are read once the ranking is known (pageListings).
   const [fts, semantic] = await runLegs(search, principal, request, legDepth, historical, times);
   if (!fts.ok && semantic?.ok !== true) throw fts.error;
   if (!fts.ok)
@@ -280,17 +312,24 @@ export async function runHybridSearch(
     times,
     warnings,
   );
-  const ranked = await rankedOrder(search, principal, request, fused, legs.chunks, historical, times, warnings);
+  const listings = pageListings(search, principal, request.filter, times);
+  const ranked = await rankedOrder(
+    search,
+    principal,
+    request,
+    fused,
+    legs.chunks,
+    historical,
+    listings,
+    times,
+    warnings,
+  );
   const floorOn = ranked.reranked > 0 ? ("rerank" as const) : ("fused" as const);
   const { kept, dropped } = aboveFloor(ranked.order, floorOn, request.minScore);
   const shown = kept.slice(request.offset, depth);
-  if (!historical && shown.length > 0) {
-    // One read for the page, under the access predicate and the filters again: an entry hidden or deleted since it
-    // was ranked is left out. As of an instant the leg listed the versions current then itself.
-    const ids = shown.map(({ item }) => item.id);
-    const listed = await timed("hybrid", "listings", () => search.listings(principal, ids, request.filter), times);
-    for (const entry of listed) legs.entries.set(entry.id, entry);
-  }
+  // As of an instant the leg listed the versions current then itself.
+  if (!historical && shown.length > 0)
+    for (const entry of await listings.of(shown.map(({ item }) => item.id))) legs.entries.set(entry.id, entry);
   return {
     hits: hitsOf(shown, request.offset, legs, contributionOf),
     hasMore: kept.length > depth,
