@@ -14,7 +14,8 @@
 // parallel), commit (the store's call: its screen and full-text vector, then the transaction) and total. The reader's
 // calls are not writes, so they do not count there.
 //
-// Usage: node bench/text-stall.js [--inputs newlines,dots,emphasis,prose] [--chars 1000000] [--idle-reads 300] [--min-reads 100] [--json bench/results/text-stall.json]
+// Usage: node bench/text-stall.js [--inputs newlines,dots,emphasis,prose] [--chars 1000000] [--idle-reads 300] [--min-reads 100] [--reads mixed|by-id] [--json bench/results/text-stall.json]
+// With DATABASE_URL (an empty database) the hub's store keeps its entries on that PostgreSQL server instead of PGlite.
 // Heading-heavy inputs: --inputs headings,long-headings,nested-headings,same-headings,hash-headings (with --chars 440000
 // for 22,000 short headings, 230000 for 400 headings of 500 characters); words outside the vocabulary, none repeated:
 // --inputs distinct-words.
@@ -37,6 +38,7 @@ const { values } = parseArgs({
     "ratio-limit": { type: "string", default: "2" },
     chars: { type: "string", default: "1000000" },
     "min-reads": { type: "string", default: "100" },
+    reads: { type: "string", default: "mixed" },
     json: { type: "string" },
   },
 });
@@ -45,6 +47,8 @@ const idleReads = Number(values["idle-reads"]);
 const writeLimitMs = Number(values["write-limit-ms"]);
 const ratioLimit = Number(values["ratio-limit"]);
 const minReads = Number(values["min-reads"]);
+if (!["mixed", "by-id"].includes(values.reads)) throw new Error(`--reads: mixed or by-id, not ${values.reads}`);
+const byIdOnly = values.reads === "by-id";
 
 /** Repeats `unit` to exactly `length` characters. */
 const fill = (unit, length) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
@@ -141,13 +145,17 @@ function stageMs(after, before) {
 
 const firstLine = (result) => (result.content?.[0]?.type === "text" ? result.content[0].text.split("\n")[0] : "");
 
-/** One read of another caller: by id and by semantic search in turn, as an agent browsing the store does. */
+/**
+ * One read of another caller: by id and by semantic search in turn, as an agent browsing the store does; by id alone
+ * with --reads by-id (on a PostgreSQL server without pgvector a semantic search scans every vector, which the writes
+ * keep adding to, so only by-id reads compare before and after there).
+ */
 function reader(client, id) {
   let turn = 0;
   return async () => {
     const started = performance.now();
     const result =
-      turn++ % 2 === 0
+      byIdOnly || turn++ % 2 === 0
         ? await call(client, "get_context_by_ids", { context_ids: [id] })
         : await call(client, "semantic_search_context", { query: "gauge calibration drift", limit: 5 });
     if (result.isError) throw new Error(`a read failed: ${firstLine(result)}`);

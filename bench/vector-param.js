@@ -3,7 +3,9 @@
 // pgvector's), against one flat `real[]` of which each row takes its slice (what it sends where the column is a
 // `real[]`, without pgvector). Both in binary, on the store's schema in PGlite, through the store's own prepared statements;
 // the statement only reads the vectors (no insert), so the figure is the parameter's cost alone. The two shapes
-// alternate round by round; both are first checked to give every chunk the same vector.
+// alternate round by round; both are first checked to give every chunk the same vector. Beside that, what making the
+// parameter costs the store's own thread: its binary form (what PGlite and a PostgreSQL server are sent) against its
+// text form (each number printed to nine significant digits), alternating round by round.
 //
 // Usage: node bench/vector-param.js [--chunks 770] [--dimensions 256] [--rounds 21] [--json file]
 // (770 chunks of 256 dimensions: a 1,000,000-character text as the built-in embedder chunks and embeds it.)
@@ -49,6 +51,12 @@ const shapes = {
 };
 
 const times = { "vector[]": [], "real[]": [] };
+/** The store's thread making the `vector[]` parameter, in each form. */
+const making = {
+  binary: () => toVectorsParam("pgvector", vectors).value.toPostgresBinary({ oid: 1, name: "vector" }),
+  text: () => toVectorsParam("pgvector", vectors).value.toPostgres(),
+};
+const makingTimes = { binary: [], text: [] };
 try {
   // Both shapes give every chunk the same vector (compared as text once, outside the timing).
   const [a, b] = await Promise.all(Object.values(shapes).map((shape) => shape((vector) => `${vector}::text`)));
@@ -62,6 +70,11 @@ try {
       await shapes[shape]((vector) => `vector_dims(${vector})`);
       times[shape].push(performance.now() - started);
     }
+    for (const form of roundIndex % 2 === 0 ? ["binary", "text"] : ["text", "binary"]) {
+      const started = performance.now();
+      making[form]();
+      makingTimes[form].push(performance.now() - started);
+    }
   }
 } finally {
   await database.close();
@@ -69,12 +82,15 @@ try {
 }
 
 // The first round of each warms the statement; medians over the rest.
-const summary = Object.fromEntries(
-  Object.entries(times).map(([shape, samples]) => [
-    shape,
-    { p50: round(quantile(samples.slice(1), 0.5)), p95: round(quantile(samples.slice(1), 0.95)) },
-  ]),
-);
+const summarize = (samplesByName) =>
+  Object.fromEntries(
+    Object.entries(samplesByName).map(([name, samples]) => [
+      name,
+      { p50: round(quantile(samples.slice(1), 0.5)), p95: round(quantile(samples.slice(1), 0.95)) },
+    ]),
+  );
+const summary = summarize(times);
+const makingSummary = summarize(makingTimes);
 const host = {
   cpus: availableParallelism(),
   model: cpus()[0]?.model ?? "unknown",
@@ -83,11 +99,19 @@ const host = {
 console.log(`${chunks} vectors of ${dimensions} dimensions, ${rounds} rounds (the first of each left out), ms:`);
 for (const [shape, { p50, p95 }] of Object.entries(summary)) console.log(`  ${shape.padEnd(9)} p50 ${p50}  p95 ${p95}`);
 console.log(`  real[] ÷ vector[] at the median: ×${round(summary["real[]"].p50 / summary["vector[]"].p50)}`);
+console.log("the vector[] parameter made on the store's thread, ms:");
+for (const [form, { p50, p95 }] of Object.entries(makingSummary))
+  console.log(`  ${form.padEnd(9)} p50 ${p50}  p95 ${p95}`);
+console.log(`  text ÷ binary at the median: ×${round(makingSummary.text.p50 / makingSummary.binary.p50)}`);
 console.log(`host: ${host.cpus} CPUs (${host.model}), load average ${host.loadavg.join(" ")}`);
 if (values.json !== undefined) {
   mkdirSync(dirname(values.json), { recursive: true });
   writeFileSync(
     values.json,
-    JSON.stringify({ date: new Date().toISOString(), host, chunks, dimensions, summary }, null, 2),
+    JSON.stringify(
+      { date: new Date().toISOString(), host, chunks, dimensions, summary, making: makingSummary },
+      null,
+      2,
+    ),
   );
 }

@@ -3,7 +3,13 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import pg from "pg";
 import { createLogger } from "@context-hub/common";
-import { createPostgresConnection, createPostgresStatements, isStaleStatement } from "@context-hub/store/testing";
+import {
+  createPostgresConnection,
+  createPostgresStatements,
+  encodeFloat4Array,
+  isStaleStatement,
+  type ArrayElementType,
+} from "@context-hub/store/testing";
 import { startTestPostgres, type TestPostgres } from "../support/postgres.js";
 
 describe("prepared statements on a PostgreSQL server", () => {
@@ -114,6 +120,44 @@ describe("prepared statements on a PostgreSQL server", () => {
       );
     } finally {
       await connection.close();
+    }
+  });
+
+  test("a binary array parameter reaches the server as its bytes, prepared or not and inside a transaction on a one-connection pool; a type the database lacks is refused by name", async () => {
+    const floats = Float32Array.from([0.1, -2.5, 1e-7, 3.4028234663852886e38, 1.401298464324817e-45, -7.5]);
+    // Its text form is deliberately another array: what the server reads shows which form was sent.
+    const param = {
+      elementType: "float4",
+      toPostgresBinary: (element: ArrayElementType) => encodeFloat4Array(floats, element),
+      toPostgres: () => "{999}",
+    };
+    const readBack = (text: string) => Float32Array.from(text.slice(1, -1).split(",").map(Number));
+    for (const preparedStatements of [true, false]) {
+      const connection = await createPostgresConnection({
+        url: database.url,
+        poolMax: 1,
+        preparedStatements,
+        logger: createLogger("statements-test", "silent"),
+      });
+      try {
+        const { rows } = await connection.query<{ numbers: string; kind: string }>(
+          "SELECT ($1::real[])::text AS numbers, $2::text AS kind",
+          [param, "floats"],
+        );
+        assert.deepEqual(readBack(rows[0]!.numbers), floats, `prepared: ${preparedStatements}`);
+        assert.equal(rows[0]?.kind, "floats");
+        const inTransaction = await connection.transaction((tx) =>
+          tx.query<{ n: number }>("SELECT cardinality($1::real[]) AS n", [param]),
+        );
+        assert.equal(inTransaction.rows[0]?.n, floats.length);
+        const vectors = { ...param, elementType: "vector" };
+        await assert.rejects(
+          connection.query("SELECT $1::text AS x", [vectors]),
+          /a binary vector\[\] parameter, but the database has no type vector/,
+        );
+      } finally {
+        await connection.close();
+      }
     }
   });
 });

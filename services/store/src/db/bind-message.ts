@@ -34,11 +34,13 @@ export const notAnArray: ArrayElementType = { oid: 0, name: "" };
 
 /**
  * A parameter sent in PostgreSQL's binary format instead of text, so the
- * server copies its bytes instead of parsing them. `toPostgres` is its text
- * form, which node-postgres sends (it calls `toPostgres` on any object that
- * has one) and PGlite's own `query` is given.
+ * server copies its bytes instead of parsing them (and the store's thread
+ * need not print each number). `toPostgres` is its text form, which PGlite's
+ * own `query` is given.
  */
 export interface BinaryParam {
+  /** The `pg_type` name of the array's elements (`float4`, `vector`), whose oid a server connection looks up. */
+  readonly elementType: string;
   /**
    * The value in the binary format of the array type the statement gives its parameter, whose element type is
    * `element` (an array's binary form names it, and PostgreSQL refuses any other). Throws when the value is not an

@@ -197,6 +197,7 @@ test("a COMMIT that PostgreSQL turns into a ROLLBACK, after a failed statement w
 test("a binary parameter reaches PostgreSQL as its bytes, beside text parameters and nulls, and in PGlite's own query", async () => {
   const floats = Float32Array.from([0.1, -2.5, 1e-7, 3.4028234663852886e38, 1.401298464324817e-45, -7.5]);
   const param = {
+    elementType: "float4",
     toPostgresBinary: (element: ArrayElementType) => encodeFloat4Array(floats, element),
     toPostgres: () => `{${Array.from(floats).join(",")}}`,
   };
@@ -212,6 +213,7 @@ test("a binary parameter reaches PostgreSQL as its bytes, beside text parameters
   assert.deepEqual(Float32Array.from(readBack), floats);
   // An empty array, prepared and not.
   const empty = {
+    elementType: "float4",
     toPostgresBinary: (element: ArrayElementType) => encodeFloat4Array([], element),
     toPostgres: () => "{}",
   };

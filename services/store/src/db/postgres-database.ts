@@ -4,6 +4,7 @@ import { registerTypes } from "pgvector/pg";
 import { ContextHubError, type Logger } from "@context-hub/common";
 import type { SqlConnection, SqlExecutor, SqlResult } from "./sql-database.js";
 import { createPostgresStatements, isStaleStatement } from "./postgres-statements.js";
+import { isBinaryParam, type ArrayElementType } from "./bind-message.js";
 import {
   assertOutsideTransaction,
   rolledBackAtCommit,
@@ -110,11 +111,44 @@ type RunStatement = <R>(
 ) => Promise<SqlResult<R>>;
 
 /**
+ * The parameters as node-postgres sends them: a binary parameter (bind-message.ts) as its bytes, which node-postgres
+ * sends in binary format, its array's element type looked up by name once per pool (on the statement's own
+ * connection, so a pool with every connection busy cannot wait on itself); the rest as they are.
+ */
+function createBinaryParams() {
+  const elementTypes = new Map<string, ArrayElementType>();
+  const elementType = async (client: pg.PoolClient, name: string): Promise<ArrayElementType> => {
+    const known = elementTypes.get(name);
+    if (known !== undefined) return known;
+    const { rows } = await client.query<{ oid: string | null }>("SELECT to_regtype($1)::oid::int8 AS oid", [name]);
+    const oid = rows[0]?.oid;
+    if (oid === null || oid === undefined)
+      throw new Error(`a binary ${name}[] parameter, but the database has no type ${name}`);
+    const found = { oid: Number(oid), name };
+    elementTypes.set(name, found);
+    return found;
+  };
+  return async (client: pg.PoolClient, params: readonly unknown[] | undefined): Promise<unknown[] | undefined> => {
+    if (params === undefined || !params.some(isBinaryParam)) return params === undefined ? undefined : [...params];
+    const values: unknown[] = [];
+    for (const value of params) {
+      if (!isBinaryParam(value)) values.push(value);
+      else {
+        const bytes = value.toPostgresBinary(await elementType(client, value.elementType));
+        values.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      }
+    }
+    return values;
+  };
+}
+
+/**
  * Runs one statement (prepared once per connection when `preparedStatements`); a connection whose prepared
  * statement went stale is discarded with the error.
  */
 function createStatementRunner(preparedStatements: boolean): RunStatement {
   const statements = preparedStatements ? createPostgresStatements() : undefined;
+  const bindable = createBinaryParams();
   return async <R>(
     client: pg.PoolClient,
     text: string,
@@ -122,10 +156,9 @@ function createStatementRunner(preparedStatements: boolean): RunStatement {
     discard: (reason: Error) => void,
   ): Promise<SqlResult<R>> => {
     try {
+      const values = await bindable(client, params);
       const result = await traceQuery("postgresql", text, () =>
-        statements === undefined
-          ? client.query(text, params === undefined ? undefined : [...params])
-          : statements.query(client, text, params),
+        statements === undefined ? client.query(text, values) : statements.query(client, text, values),
       );
       return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length };
     } catch (error) {

@@ -22,6 +22,7 @@ export {
   type VectorType,
 } from "../db/sql-database.js";
 export { toVectorsParam } from "../vectors/vector-literal.js";
+export { encodeFloat4Array, type ArrayElementType } from "../db/bind-message.js";
 export { accessPredicate, deletedEntryPredicate, type AccessMode } from "../filters/access-predicate.js";
 export { trustFilter, defaultReadableTrustStates } from "../filters/trust-filter.js";
 export { createEntryRepository } from "../entries/entry-repository.js";

@@ -30,7 +30,7 @@ export function toVectorLiteral(type: VectorType, vector: ArrayLike<number>): st
  * is pgvector's, else one flat `real[]` (vector `k` is the slice `[(k - 1) * dimensions + 1 : k * dimensions]`).
  */
 export interface VectorsParam {
-  /** The vectors: PGlite receives them in binary, node-postgres sends their text. */
+  /** The vectors, sent in binary (their text form is kept for PGlite's unprepared `query`). */
   value: BinaryParam;
   /** Each vector's length. */
   dimensions: number;
@@ -39,16 +39,17 @@ export interface VectorsParam {
 }
 
 /**
- * `vectors` as one array parameter of the column type `type`. PGlite is sent
- * the numbers as 32-bit floats in PostgreSQL's binary array format, so its
- * one thread copies them instead of parsing text (for a megabyte write's
- * vectors, text took PGlite about half a second); as a `vector[]`, each
- * vector is one element read in one call, where a flat `real[]` costs a call
- * per number and then a slice per row, about three times as long
- * (`bench/vector-param.js`). node-postgres sends the text form (each number to nine significant digits, as `toVectorLiteral`), which
- * a server parses on its own connection's process. Both store the same
- * 32-bit floats. Throws on vectors of different lengths and on a value that
- * is not a finite number.
+ * `vectors` as one array parameter of the column type `type`, sent as
+ * 32-bit floats in PostgreSQL's binary array format to PGlite and to a
+ * server alike: PGlite's one thread copies them instead of parsing text (for
+ * a megabyte write's vectors, text took PGlite about half a second), and the
+ * store's thread need not print them (printing a megabyte write's 770 × 256
+ * numbers as text held it about 40 ms). As a `vector[]`, each vector is one
+ * element read in one call, where a flat `real[]` costs a call per number
+ * and then a slice per row, about three times as long on PGlite
+ * (`bench/vector-param.js`). Text and binary store the same 32-bit floats.
+ * Throws on vectors of different lengths and on a value that is not a
+ * finite number.
  */
 export function toVectorsParam(type: VectorType, vectors: readonly ArrayLike<number>[]): VectorsParam {
   const dimensions = vectors[0]?.length ?? 0;
@@ -75,6 +76,7 @@ export function toVectorsParam(type: VectorType, vectors: readonly ArrayLike<num
       dimensions,
       arrayType: "vector[]",
       value: {
+        elementType: "vector",
         toPostgresBinary: (element) => encodeVectorArray(flat, dimensions, element),
         // Each element is pgvector's `[…]`, quoted: its commas would otherwise separate the array's elements.
         toPostgres: () =>
@@ -85,6 +87,7 @@ export function toVectorsParam(type: VectorType, vectors: readonly ArrayLike<num
     dimensions,
     arrayType: "real[]",
     value: {
+      elementType: "float4",
       toPostgresBinary: (element) => encodeFloat4Array(flat, element),
       toPostgres: () => `{${numbers(0, flat.length)}}`,
     },
