@@ -173,7 +173,7 @@ test("vectors reach pgvector as one binary vector[], each element the floats it 
       rows.map((row) => Float32Array.from(row.v.slice(1, -1).split(",").map(Number))),
       vectors.map((numbers) => Float32Array.from(numbers)),
     );
-    // VALUES is not prepared: PGlite's own query is given the text form, the one node-postgres sends a server.
+    // VALUES is not prepared: PGlite's own query is given the text form.
     const viaText = await run<{ column1: string[] }>(
       undefined,
       "VALUES ((SELECT array_agg(v::text) FROM unnest($1::vector[]) v))",
