@@ -8,7 +8,7 @@ import {
   type ClientReadableStream,
   type ServiceError,
 } from "@grpc/grpc-js";
-import { create, fromBinary, toBinary, type DescMethod } from "@bufbuild/protobuf";
+import { create, fromBinary, type DescMethod } from "@bufbuild/protobuf";
 import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { healthV1 } from "@context-hub/proto";
 import { ContextHubError } from "../errors.js";
@@ -16,7 +16,7 @@ import { histogram } from "../metrics.js";
 import { clientRequestIdHeader, currentRequestContext, newRequestId, requestIdHeader } from "../request-context.js";
 import { fromGrpcError, type PeerName } from "./status.js";
 import { injectTraceContext, SpanKind, withSpan } from "../tracing.js";
-import { methodPath } from "./service-definition.js";
+import { encodeMessage, methodPath } from "./service-definition.js";
 import { grpcMaxMessageBytes, type CallOptions, type ServiceClient, type ServiceDescriptor } from "./types.js";
 
 const clientDuration = histogram(
@@ -166,7 +166,7 @@ async function* callStreaming(
   peer: PeerName,
 ): AsyncGenerator<unknown> {
   const path = methodPath(method);
-  const serialize = (value: unknown) => Buffer.from(toBinary(method.input, create(method.input, value as never)));
+  const serialize = (value: unknown) => encodeMessage(method.input, create(method.input, value as never));
   const deserialize = (bytes: Buffer) => fromBinary(method.output, bytes);
   const deadline =
     callOptions.deadlineMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + callOptions.deadlineMs;
@@ -227,7 +227,7 @@ function sendUnary(
     }
     const call = client.makeUnaryRequest(
       methodPath(method),
-      (value: unknown) => Buffer.from(toBinary(method.input, value as never)),
+      (value: unknown) => encodeMessage(method.input, value),
       (bytes: Buffer) => fromBinary(method.output, bytes),
       message,
       metadata,

@@ -3,12 +3,14 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { rerankerV1 } from "@context-hub/proto";
 import { ContextHubError, isContextHubError } from "../errors.js";
 import { createLogger } from "../logger.js";
 import { currentRequestContext, runWithRequestContext } from "../request-context.js";
 import { startGrpcService } from "../service-runtime.js";
 import { createGrpcClient } from "./client.js";
+import { encodeMessage } from "./service-definition.js";
 import { waitFor } from "../testing/wait-for.js";
 
 const logger = createLogger("test", "silent");
@@ -252,4 +254,17 @@ test("a service on a Unix socket answers at its unix: address, and health names 
   assert.equal(await client.isServing(2000, rerankerV1.RerankerService.typeName), true);
   // A server found at an address is not taken for one whose service it lacks.
   assert.equal(await client.isServing(2000, "contexthub.store.v1.StoreService"), false);
+});
+
+test("a message is encoded once: its Buffer is a view of the encoder's bytes and decodes to it, a megabyte field included", () => {
+  const schema = rerankerV1.RerankRequestSchema;
+  // A small message: Buffer.from(bytes) would copy it into Node's shared 8 KiB pool, whose buffer is larger.
+  const small = encodeMessage(schema, create(schema, { query: "q", passages: [{ id: "a", text: "gauge" }] }));
+  assert.ok(Buffer.isBuffer(small));
+  assert.equal(small.buffer.byteLength, small.byteLength, "a view of the encoder's own array, not a pooled copy");
+  const text = `${"gauge ".repeat(200_000)}é`;
+  const message = create(schema, { query: "q", passages: [{ id: "a", text }] });
+  const encoded = encodeMessage(schema, message);
+  assert.deepEqual(new Uint8Array(encoded), toBinary(schema, message));
+  assert.equal(fromBinary(schema, encoded).passages[0]?.text, text);
 });
