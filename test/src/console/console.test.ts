@@ -1,6 +1,6 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,17 +19,19 @@ import { chromiumExecutable } from "./chromium.js";
  * it, the audit log, threads and statistics, sign-out; and stored
  * script-shaped and Markdown-injection text that must never run.
  *
- * Screenshots go to a temporary folder, or to docs/console/ with
- * CONSOLE_SCREENSHOTS=docs.
+ * Screenshots go to a temporary folder removed after the suite, to
+ * docs/console/ with CONSOLE_SCREENSHOTS=docs, or to the folder
+ * CONSOLE_SCREENSHOTS names (kept).
  */
 
 type Json = Record<string, unknown>;
 const everyScope = ["context:read", "context:write", "context:review", "context:admin"];
 
+const keptScreenshots = process.env.CONSOLE_SCREENSHOTS || undefined;
 const screenshotDir =
-  process.env.CONSOLE_SCREENSHOTS === "docs"
+  keptScreenshots === "docs"
     ? fileURLToPath(new URL("../../../docs/console/", import.meta.url))
-    : mkdtempSync(join(tmpdir(), "context-hub-console-"));
+    : (keptScreenshots ?? mkdtempSync(join(tmpdir(), "context-hub-console-")));
 
 /** Text that would run script or make elements if any of it were parsed as HTML or followed as a link. */
 const hostileText = [
@@ -125,6 +127,7 @@ describe("web console in Chromium", () => {
     await browser?.close();
     await keyed?.close();
     keys.dispose();
+    if (keptScreenshots === undefined) rmSync(screenshotDir, { recursive: true, force: true });
   });
 
   test("the console is served without a credential, under a strict Content-Security-Policy", async () => {

@@ -80,7 +80,6 @@ function leftSocketDir(): string {
 
 test("context-hub start removes the socket directory a killed hub on its data directory left behind", async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), "context-hub-stale-"));
-  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const stale = leftSocketDir();
   t.after(() => rmSync(stale, { recursive: true, force: true }));
   writeRuntimeFile(dataDir, {
@@ -90,7 +89,9 @@ test("context-hub start removes the socket directory a killed hub on its data di
   });
 
   const hub = await startAllInOne({ env: quiet, port: 0, dataDir, storeProcess: true });
+  // Hooks run in the order they were added: the hub closes (saving its vector graph) before its directory is removed.
   t.after(() => hub.close());
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   assert.equal(existsSync(stale), false, "the dead hub's socket directory is gone");
   assert.notEqual(hub.services.store.address, `unix:${join(stale, "store.sock")}`);
   const client = await connectMcpClient(hub.url);

@@ -52,6 +52,7 @@ for (const backend of hubBackends) {
   describe(`prompts by name, with images and linked files (${backend.name})`, () => {
     const clients: Record<string, Client> = {};
     let running: KeyedHub;
+    let keys: ReturnType<typeof writeKeysFile> | undefined;
     const ids: Record<string, string> = {};
     const store = async (caller: string, args: Record<string, unknown>) =>
       (
@@ -71,7 +72,7 @@ for (const backend of hubBackends) {
 
     let aliceKey: string;
     before(async () => {
-      const keys = writeKeysFile([
+      keys = writeKeysFile([
         { name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: readWrite },
         { name: "bob", tenant: "acme", subject: "bob", groups: [], scopes: readWrite },
         { name: "globexAlice", tenant: "globex", subject: "alice", groups: [], scopes: readWrite },
@@ -94,7 +95,10 @@ for (const backend of hubBackends) {
       ids.bob = await store("bob", { prompt_name: "weekly_brief", text: "Bob's own brief." });
       ids.globex = await store("globexAlice", { prompt_name: "weekly_brief", text: "Globex brief." });
     });
-    after(() => running?.close());
+    after(async () => {
+      await running?.close();
+      keys?.dispose();
+    });
 
     test("an owner lists its prompts by name, every other reader by entry id", async () => {
       assert.deepEqual(await listNames(clients.alice!), ["only.alice-1", "weekly_brief"]);

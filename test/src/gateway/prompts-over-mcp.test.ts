@@ -50,6 +50,7 @@ for (const backend of hubBackends) {
   describe(`prompt entries as MCP prompts (${backend.name})`, () => {
     const clients: Record<string, Client> = {};
     let running: KeyedHub;
+    let keys: ReturnType<typeof writeKeysFile> | undefined;
     let keyOf: Record<string, string>;
     const ids: Record<string, string> = {};
     const store = async (caller: string, args: Record<string, unknown>) =>
@@ -62,7 +63,7 @@ for (const backend of hubBackends) {
       ).context_id;
 
     before(async () => {
-      const keys = writeKeysFile([
+      keys = writeKeysFile([
         { name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: readWrite },
         { name: "bob", tenant: "acme", subject: "bob", groups: [], scopes: readWrite },
         { name: "globexAlice", tenant: "globex", subject: "alice", groups: [], scopes: readWrite },
@@ -87,7 +88,10 @@ for (const backend of hubBackends) {
       ids.bobPrivate = await store("bob", { text: "Bob's own prompt.", kind: "prompt", title: "Brief writer" });
       ids.globex = await store("globexAlice", { text: briefText, kind: "prompt", prompt_arguments: briefArguments });
     });
-    after(() => running?.close());
+    after(async () => {
+      await running?.close();
+      keys?.dispose();
+    });
 
     test("prompts/list shows exactly the prompts the caller may read, with title, description and arguments", async () => {
       const { prompts } = await listAll(clients.alice!);

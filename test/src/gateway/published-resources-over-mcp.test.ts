@@ -46,6 +46,7 @@ for (const backend of hubBackends) {
   describe(`published URIs as MCP resources (${backend.name})`, () => {
     const clients: Record<string, Client> = {};
     let running: KeyedHub;
+    let keys: ReturnType<typeof writeKeysFile> | undefined;
     const ids: Record<string, string> = {};
     const store = async (caller: string, args: Record<string, unknown>) =>
       (
@@ -67,7 +68,7 @@ for (const backend of hubBackends) {
     };
 
     before(async () => {
-      const keys = writeKeysFile([
+      keys = writeKeysFile([
         { name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: readWrite },
         { name: "bob", tenant: "acme", subject: "bob", groups: [], scopes: readWrite },
         { name: "globexAlice", tenant: "globex", subject: "alice", groups: [], scopes: readWrite },
@@ -94,7 +95,10 @@ for (const backend of hubBackends) {
         permission: "read",
       });
     });
-    after(() => running?.close());
+    after(async () => {
+      await running?.close();
+      keys?.dispose();
+    });
 
     test("an entry's text, image and linked file are read under the URIs their reader published", async () => {
       const text = await publish("alice", {

@@ -121,7 +121,10 @@ for (const backend of hubBackends) {
       ]);
       running = await startKeyedHub(backend, keys, clients);
     });
-    after(() => running?.close());
+    after(async () => {
+      await running?.close();
+      keys?.dispose();
+    });
 
     test("a 2025 session is issued an id and declares resource subscriptions", () => {
       assert.match(sessionIdOf(clients.alice!), /^[0-9a-f]{32}$/);

@@ -91,6 +91,7 @@ for (const backend of hubBackends) {
   describe(`entries as MCP resources (${backend.name})`, () => {
     const clients: Record<string, Client> = {};
     let running: KeyedHub;
+    let keys: ReturnType<typeof writeKeysFile> | undefined;
     let keyOf: Record<string, string>;
     const ids: Record<string, string> = {};
     const store = async (caller: string, args: Record<string, unknown>) =>
@@ -103,7 +104,7 @@ for (const backend of hubBackends) {
       ).context_id;
 
     before(async () => {
-      const keys = writeKeysFile([
+      keys = writeKeysFile([
         { name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: readWrite },
         { name: "bob", tenant: "acme", subject: "bob", groups: [], scopes: readWrite },
         { name: "globexAlice", tenant: "globex", subject: "alice", groups: [], scopes: readWrite },
@@ -140,7 +141,10 @@ for (const backend of hubBackends) {
       await callOk(clients.bob!, "update_context", { context_id: ids.bobPrivate, text: "Bob's revised notes." });
       ids.globex = await store("globexAlice", { text: "# Launch plan\n\nGlobex's plan.", title: "Launch plan" });
     });
-    after(() => running?.close());
+    after(async () => {
+      await running?.close();
+      keys?.dispose();
+    });
 
     test("resources/list shows exactly the entries the caller may read, named by title or by their text", async () => {
       const { resources } = await listAll(clients.alice!);

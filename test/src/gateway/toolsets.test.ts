@@ -73,9 +73,10 @@ describe("toolsets: the operator's default, narrowed per connection on both prot
   let alice: Record<string, string>;
   let reader: Record<string, string>;
   const open: { close(): Promise<void> }[] = [];
+  let keys: ReturnType<typeof writeKeysFile> | undefined;
 
   before(async () => {
-    const keys = writeKeysFile([
+    keys = writeKeysFile([
       { name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: [...readWrite, "context:admin"] },
       { name: "reader", tenant: "acme", subject: "rita", groups: [], scopes: ["context:read"] },
     ]);
@@ -92,6 +93,7 @@ describe("toolsets: the operator's default, narrowed per connection on both prot
     for (const client of open) await client.close();
     await gateway?.close();
     await hub?.close();
+    keys?.dispose();
   });
 
   const legacy = async (query: string, headers: Record<string, string>) => {

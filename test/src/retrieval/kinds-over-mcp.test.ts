@@ -37,6 +37,7 @@ for (const backend of hubBackends) {
   describe(`kinds and titles over MCP (${backend.name})`, () => {
     const clients: Record<string, Client> = {};
     let running: KeyedHub;
+    let keys: ReturnType<typeof writeKeysFile> | undefined;
     const ids: Record<string, string> = {};
     const store = async (caller: string, args: Record<string, unknown>) =>
       (
@@ -48,7 +49,7 @@ for (const backend of hubBackends) {
       ).context_id;
 
     before(async () => {
-      const keys = writeKeysFile([
+      keys = writeKeysFile([
         { name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: readWrite },
         { name: "bob", tenant: "acme", subject: "bob", groups: [], scopes: readWrite },
         { name: "globexAlice", tenant: "globex", subject: "alice", groups: [], scopes: readWrite },
@@ -60,7 +61,10 @@ for (const backend of hubBackends) {
       for (const neighbour of ["bob", "globexAlice"])
         await store(neighbour, { text: `${words}: the guide.`, kind: "document", title: "Crane guide" });
     });
-    after(() => running?.close());
+    after(async () => {
+      await running?.close();
+      keys?.dispose();
+    });
 
     test("the tools' schemas name kind and title, in their inputs and in the entries they return", async () => {
       const { tools } = await clients.alice!.listTools();

@@ -62,6 +62,7 @@ const query = "cracked turbine blade bearing";
 describe("passages per entry over MCP (PGlite)", () => {
   const clients: Record<string, Client> = {};
   let running: KeyedHub;
+  let keys: ReturnType<typeof writeKeysFile> | undefined;
   let manualId: string;
   let bobsId: string;
   let planId: string;
@@ -71,7 +72,7 @@ describe("passages per entry over MCP (PGlite)", () => {
     callOk<Page>(clients[caller]!, "hybrid_search_context", { query, ...args });
 
   before(async () => {
-    const keys = writeKeysFile([
+    keys = writeKeysFile([
       { name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: readWrite },
       { name: "bob", tenant: "acme", subject: "bob", groups: [], scopes: readWrite },
     ]);
@@ -101,7 +102,10 @@ describe("passages per entry over MCP (PGlite)", () => {
     await typed("note", "Blade note", "A cracked blade was seen on turbine two.");
     bobsId = await store("bob", `# Bob's notes\n\n${filler("private", 3)} A cracked turbine blade and a bad bearing.`);
   });
-  after(() => running?.close());
+  after(async () => {
+    await running?.close();
+    keys?.dispose();
+  });
 
   test("each result carries passages that do not overlap, best first, with node ids and exact ranges", async () => {
     const page = await hybrid("alice", { thread_id: "manuals", passages_per_entry: 3, explain_query: true });

@@ -54,11 +54,12 @@ async function storeAs(client: Client, thread: string, text: string): Promise<st
 describe("reason with the built-in provider (PGlite)", () => {
   const clients: Record<string, Client> = {};
   let running: KeyedHub;
+  let keys: ReturnType<typeof writeKeysFile> | undefined;
   let manualId: string;
   let bobsId: string;
 
   before(async () => {
-    const keys = writeKeysFile([
+    keys = writeKeysFile([
       { name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: readWrite },
       { name: "bob", tenant: "acme", subject: "bob", groups: [], scopes: readWrite },
     ]);
@@ -71,7 +72,10 @@ describe("reason with the built-in provider (PGlite)", () => {
       "Bob's secret: a cracked turbine blade and bearing wear are ignored on the night shift.",
     );
   });
-  after(() => running?.close());
+  after(async () => {
+    await running?.close();
+    keys?.dispose();
+  });
 
   test("every statement cites a quote that sits exactly at its range in an entry the caller may read", async () => {
     const reply = await callTool(clients.alice!, "reason", { question });
@@ -144,6 +148,7 @@ const chatReply = (content: string) => ({
 describe("reason with a chat provider (PGlite, a local OpenAI-compatible server)", () => {
   const clients: Record<string, Client> = {};
   let running: KeyedHub;
+  let keys: ReturnType<typeof writeKeysFile> | undefined;
   let chat: RecordingHttpServer;
   let manualId: string;
 
@@ -179,7 +184,7 @@ describe("reason with a chat provider (PGlite, a local OpenAI-compatible server)
         ),
       };
     });
-    const keys = writeKeysFile([{ name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: readWrite }]);
+    keys = writeKeysFile([{ name: "alice", tenant: "acme", subject: "alice", groups: [], scopes: readWrite }]);
     running = await startKeyedHub(hubBackends[0]!, keys, clients, {
       SUMMARIZER_PROVIDER: "openai",
       SUMMARIZER_BASE_URL: chat.url,
@@ -196,6 +201,7 @@ describe("reason with a chat provider (PGlite, a local OpenAI-compatible server)
   after(async () => {
     await running?.close();
     await chat?.close();
+    keys?.dispose();
   });
 
   test("invented citations and quotes are dropped and reported; what holds is kept with its exact range", async () => {
