@@ -11,7 +11,15 @@ test("defaults select PGlite in .context-hub/data on loopback", () => {
     port: 50051,
     socketPath: undefined,
     opsPort: 9091,
-    database: { url: "", dataDir: ".context-hub/data", poolMax: 10, preparedStatements: true, migrations: "apply" },
+    database: {
+      url: "",
+      dataDir: ".context-hub/data",
+      poolMax: 10,
+      preparedStatements: true,
+      migrations: "apply",
+      // 0: sized from the data directory, within what an index build's default 256 MB leaves of 1,536.
+      pgliteSharedBuffers: { mb: 0, ceilingMb: 1280 },
+    },
     idempotency: { ttlMs: 86_400_000 },
     vectors: { kind: "pgvector", qdrant: undefined },
     artifacts: { maxBytes: 52_428_800, uploadTtlMs: 86_400_000 },
@@ -32,6 +40,7 @@ test("every setting is read, with real numbers", () => {
     DATABASE_POOL_MAX: "25",
     STORE_PREPARED_STATEMENTS: "false",
     STORE_MIGRATIONS: "verify",
+    STORE_PGLITE_SHARED_BUFFERS_MB: "512",
     STORE_IDEMPOTENCY_TTL_SECONDS: "3600",
     STORE_ARTIFACT_MAX_BYTES: "1048576",
     STORE_ARTIFACT_UPLOAD_TTL_SECONDS: "600",
@@ -52,6 +61,7 @@ test("every setting is read, with real numbers", () => {
       poolMax: 25,
       preparedStatements: false,
       migrations: "verify",
+      pgliteSharedBuffers: { mb: 512, ceilingMb: 1280 },
     },
     idempotency: { ttlMs: 3_600_000 },
     vectors: { kind: "pgvector", qdrant: undefined },
@@ -90,6 +100,25 @@ test("bad settings are all reported at once", () => {
         "STORE_ENTRY_KINDS",
       ].every((name) => error.message.includes(name)),
   );
+});
+
+test("PGlite's buffer cache: set by hand it must leave an index build its memory, and 0 sizes it from the data", () => {
+  const withCache = (env: NodeJS.ProcessEnv) => loadStoreConfig(env).database.pgliteSharedBuffers;
+  assert.deepEqual(withCache({ STORE_PGLITE_SHARED_BUFFERS_MB: "1280" }), { mb: 1280, ceilingMb: 1280 });
+  // A larger index build leaves an automatic cache less room (below 128 MB the cache stays at PGlite's default).
+  assert.deepEqual(withCache({ STORE_HNSW_BUILD_MEMORY_MB: "1400" }), { mb: 0, ceilingMb: 136 });
+  for (const [env, message] of [
+    [{ STORE_PGLITE_SHARED_BUFFERS_MB: "1281" }, /STORE_PGLITE_SHARED_BUFFERS_MB: with STORE_HNSW_BUILD_MEMORY_MB/],
+    [
+      { STORE_PGLITE_SHARED_BUFFERS_MB: "512", STORE_HNSW_BUILD_MEMORY_MB: "1100" },
+      /it may take at most 1536 MB of PGlite's 2 GB/,
+    ],
+    [{ STORE_PGLITE_SHARED_BUFFERS_MB: "8" }, /expected 0 \(sized from the data directory\) or at least 16/],
+    [{ STORE_PGLITE_SHARED_BUFFERS_MB: "2048" }, /STORE_PGLITE_SHARED_BUFFERS_MB/],
+  ] as const)
+    assert.throws(() => loadStoreConfig(env), message);
+  // A PostgreSQL server sizes its own cache: the setting is not checked against PGlite's memory there.
+  assert.equal(withCache({ DATABASE_URL: "postgres://db/hub", STORE_PGLITE_SHARED_BUFFERS_MB: "1500" })?.mb, 1500);
 });
 
 test("the Qdrant backend: its settings with their defaults, and every one read", () => {

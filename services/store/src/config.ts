@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { commonEnvSchema, envBoolean, envEnum, envInteger, envString, loadConfig } from "@context-hub/common";
 import type { DatabaseOptions } from "./db/open-database.js";
+import { largestAutomaticSharedBuffersMb, minimumSharedBuffersMb, pgliteMemoryMb } from "./db/pglite-buffers.js";
 import {
   graphNeedsPglite,
   qdrantUrlRequired,
@@ -86,6 +87,11 @@ export const storeEnvVariables = z.object({
   STORE_DATA_DIR: envString(".context-hub/data").describe(
     "PGlite's data directory (created 0700 if missing; refused when other users can read or write it, see [store.md](store.md#operations)); `memory://` keeps everything in memory and loses it on exit.",
   ),
+  STORE_PGLITE_SHARED_BUFFERS_MB: envInteger(0, 0, pgliteMemoryMb)
+    .refine((mb) => mb === 0 || mb >= 16, { message: "expected 0 (sized from the data directory) or at least 16" })
+    .describe(
+      `PGlite's buffer cache (\`shared_buffers\`) in MB, held from start-up (the store's memory grows by it). \`0\` (default) sizes it at each start from the data directory: a quarter more than the database's relation files, rounded up to 64 MB, from ${minimumSharedBuffersMb} to ${largestAutomaticSharedBuffersMb}, and never more than \`STORE_HNSW_BUILD_MEMORY_MB\` leaves of ${pgliteMemoryMb} MB (PGlite's memory ends at 2 GB). A set value and \`STORE_HNSW_BUILD_MEMORY_MB\` together may not exceed ${pgliteMemoryMb}. See [performance.md](performance.md#pglites-buffer-cache). Not used with \`DATABASE_URL\`.`,
+    ),
   DATABASE_POOL_MAX: envInteger(10, 1, 1000).describe("Most connections to a PostgreSQL server (1–1000)."),
   STORE_PREPARED_STATEMENTS: envBoolean(true).describe(
     "Prepare row statements once per connection on a PostgreSQL server; `false` behind a pooler that cannot keep them (PgBouncer older than 1.21, or without `max_prepared_statements`). PGlite always prepares.",
@@ -122,7 +128,28 @@ export const storeEnvVariables = z.object({
   ...commonEnvSchema,
 });
 
-const schema = graphNeedsPglite(qdrantUrlRequired(storeEnvVariables));
+/** A buffer cache set by hand must leave an index build its memory within PGlite's (a server sizes its own). */
+function pgliteMemoryFits<
+  S extends z.ZodType<{
+    DATABASE_URL: string;
+    STORE_PGLITE_SHARED_BUFFERS_MB: number;
+    STORE_HNSW_BUILD_MEMORY_MB: number;
+  }>,
+>(schema: S): S {
+  return schema.refine(
+    (env) =>
+      env.DATABASE_URL !== "" ||
+      env.STORE_PGLITE_SHARED_BUFFERS_MB === 0 ||
+      env.STORE_PGLITE_SHARED_BUFFERS_MB + env.STORE_HNSW_BUILD_MEMORY_MB <= pgliteMemoryMb,
+    {
+      path: ["STORE_PGLITE_SHARED_BUFFERS_MB"],
+      message: `with STORE_HNSW_BUILD_MEMORY_MB it may take at most ${pgliteMemoryMb} MB of PGlite's 2 GB: lower one of them, or set 0 to size the cache from the data directory`,
+      when: () => true,
+    },
+  );
+}
+
+const schema = pgliteMemoryFits(graphNeedsPglite(qdrantUrlRequired(storeEnvVariables)));
 
 export interface StoreConfig {
   host: string;
@@ -163,6 +190,10 @@ export function loadStoreConfig(env: NodeJS.ProcessEnv): StoreConfig {
       poolMax: raw.DATABASE_POOL_MAX,
       preparedStatements: raw.STORE_PREPARED_STATEMENTS,
       migrations: raw.STORE_MIGRATIONS,
+      pgliteSharedBuffers: Object.freeze({
+        mb: raw.STORE_PGLITE_SHARED_BUFFERS_MB,
+        ceilingMb: pgliteMemoryMb - raw.STORE_HNSW_BUILD_MEMORY_MB,
+      }),
     }),
     idempotency: Object.freeze({ ttlMs: raw.STORE_IDEMPOTENCY_TTL_SECONDS * 1000 }),
     search: toSearchConfig(raw),

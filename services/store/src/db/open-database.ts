@@ -3,6 +3,7 @@ import { migrate, type MigrationMode } from "./migrate.js";
 import { createPgliteConnection } from "./pglite-database.js";
 import { createPostgresConnection } from "./postgres-database.js";
 import type { SqlConnection, SqlDatabase } from "./sql-database.js";
+import type { SharedBuffersSetting } from "./pglite-buffers.js";
 
 export interface DatabaseOptions {
   /** A PostgreSQL connection string; empty for PGlite. */
@@ -15,6 +16,8 @@ export interface DatabaseOptions {
   preparedStatements?: boolean;
   /** Apply pending migrations (default), or only verify the schema is exactly the one this store knows. */
   migrations?: MigrationMode;
+  /** PGlite's buffer cache (pglite-buffers.ts); by default sized from the data directory. */
+  pgliteSharedBuffers?: SharedBuffersSetting | undefined;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface DatabaseOptions {
 export async function openDatabase(options: DatabaseOptions, logger: Logger): Promise<SqlDatabase> {
   const connection: SqlConnection =
     options.url === ""
-      ? await createPgliteConnection({ dataDir: options.dataDir })
+      ? await createPgliteConnection({ dataDir: options.dataDir, sharedBuffers: options.pgliteSharedBuffers })
       : await createPostgresConnection({
           url: options.url,
           poolMax: options.poolMax,
@@ -41,7 +44,11 @@ export async function openDatabase(options: DatabaseOptions, logger: Logger): Pr
       options.migrations ?? "apply",
     );
     if (vectorType === "pgvector") await connection.registerVectorTypes?.();
-    logger.info({ database: connection.kind, schemaVersion, applied, vectorType }, "database ready");
+    const sharedBuffers =
+      connection.kind === "pglite"
+        ? (await connection.query<{ shared_buffers: string }>("SHOW shared_buffers")).rows[0]?.shared_buffers
+        : undefined;
+    logger.info({ database: connection.kind, schemaVersion, applied, vectorType, sharedBuffers }, "database ready");
     return {
       kind: connection.kind,
       vectorType,

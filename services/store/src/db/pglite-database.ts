@@ -8,13 +8,19 @@ import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.js";
 import { narrowDataDir, preparePrivateDataDir } from "./data-dir-permissions.js";
 import { runsAlone } from "./advisory-locks.js";
 import { createPgliteStatements, type PgliteTransaction } from "./pglite-statements.js";
+import { pgliteMemoryMb, sharedBuffersFor, type SharedBuffersSetting } from "./pglite-buffers.js";
 
 const byteaOid = 17;
 
 /** Where PGlite keeps its data: a directory, or `memory://` for a throw-away in-memory database. */
 export interface PgliteOptions {
   dataDir: string;
+  /** The buffer cache (pglite-buffers.ts); by default sized from the data directory, at most 1,024 MB. */
+  sharedBuffers?: SharedBuffersSetting | undefined;
 }
+
+/** The buffer cache when the caller names none: sized from the data directory, under the whole of PGlite's memory. */
+const automaticSharedBuffers: SharedBuffersSetting = { mb: 0, ceilingMb: pgliteMemoryMb };
 
 /** Whether a data-dir setting means an in-memory database. */
 export function isMemoryDataDir(dataDir: string): boolean {
@@ -34,8 +40,10 @@ async function openPglite(options: PgliteOptions): Promise<{ pglite: PGlite; loc
   }
   let pglite: PGlite;
   try {
+    const sharedBuffersMb = await sharedBuffersFor(options.dataDir, options.sharedBuffers ?? automaticSharedBuffers);
     pglite = await PGlite.create({
       dataDir: options.dataDir,
+      startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffersMb}MB`],
       extensions: { vector, pg_textsearch },
       // PGlite's own bytea codecs go byte by byte; images are megabytes, so hex-encode natively.
       parsers: { [byteaOid]: (value: string) => Buffer.from(value.slice(2), "hex") },
