@@ -5,6 +5,7 @@
  * "@context-hub/store/testing"; nothing in a service or the CLI uses it.
  */
 export { createPgliteConnection, type PgliteOptions } from "../db/pglite-database.js";
+export { sharedBuffersFor } from "../db/pglite-buffers.js";
 export { createPostgresConnection, type PostgresOptions } from "../db/postgres-database.js";
 export { createPostgresStatements, isStaleStatement, type PostgresStatements } from "../db/postgres-statements.js";
 export { migrate, type MigrationResult } from "../db/migrate.js";
