@@ -9,14 +9,11 @@
 // store's default), sized from DIR at start.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { parseArgs } from "node:util";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { startAllInOne } from "@context-hub/cli";
-import { generateApiKey } from "@context-hub/common";
 import { sharedBuffersFor } from "@context-hub/store/testing";
-import { benchPrincipal, makeQueries } from "./retrieval-data.js";
+import { makeQueries } from "./retrieval-data.js";
+import { startRetrievalHub } from "./lib/retrieval-hub.js";
 import { quantile, round } from "./lib/stats.js";
 
 const { values } = parseArgs({
@@ -56,30 +53,7 @@ function storeRssMb() {
 }
 
 async function measure(mb) {
-  const key = generateApiKey();
-  const keysFile = join(dataDir, "..", "bench-cache-keys.json");
-  writeFileSync(keysFile, JSON.stringify({ keys: [{ key, ...benchPrincipal }] }));
-  const hub = await startAllInOne({
-    env: {
-      ...process.env,
-      LOG_LEVEL: "warn",
-      CONTEXT_HUB_AUTH: "api-key",
-      CONTEXT_HUB_API_KEYS_FILE: keysFile,
-      CONTEXT_HUB_RATE_READ_PER_MIN: "1000000",
-      CONTEXT_HUB_RATE_READ_BURST: "1000000",
-      STORE_PGLITE_SHARED_BUFFERS_MB: String(mb),
-    },
-    readyTimeoutMs: 600_000,
-    port: 0,
-    dataDir,
-    storeProcess: true,
-  });
-  const client = new Client({ name: "bench-cache", version: "1" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(hub.url), {
-      requestInit: { headers: { authorization: `Bearer ${key}` } },
-    }),
-  );
+  const { client, close } = await startRetrievalHub(dataDir, { STORE_PGLITE_SHARED_BUFFERS_MB: String(mb) });
   const times = Object.fromEntries(Object.keys(tools).map((label) => [label, []]));
   try {
     for (const [index, query] of questions.entries()) {
@@ -93,8 +67,7 @@ async function measure(mb) {
     }
     return { times, rssMb: storeRssMb() };
   } finally {
-    await client.close();
-    await hub.close();
+    await close();
   }
 }
 

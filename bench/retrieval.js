@@ -27,10 +27,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createLogger, generateApiKey } from "@context-hub/common";
-import { startAllInOne } from "@context-hub/cli";
+import { createLogger } from "@context-hub/common";
 import { openDatabase } from "@context-hub/store";
 import {
   accessPredicate,
@@ -48,6 +45,7 @@ import {
   loadCorpus,
   makeQueries,
 } from "./retrieval-data.js";
+import { startRetrievalHub } from "./lib/retrieval-hub.js";
 
 const { values } = parseArgs({
   options: {
@@ -327,37 +325,15 @@ async function measureInProcess(dataDir, queries) {
 }
 
 async function measureOverMcp(dataDir, queries) {
-  const key = generateApiKey();
-  const keysFile = join(dataDir, "..", "bench-keys.json");
-  writeFileSync(keysFile, JSON.stringify({ keys: [{ key, ...benchPrincipal }] }));
-  const hub = await startAllInOne({
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: "warn",
-      CONTEXT_HUB_AUTH: "api-key",
-      CONTEXT_HUB_API_KEYS_FILE: keysFile,
-      CONTEXT_HUB_RATE_READ_PER_MIN: "1000000",
-      CONTEXT_HUB_RATE_READ_BURST: "1000000",
-      STORE_HNSW_EF_SEARCH: String(searchConfig.vectors.efSearch),
-      STORE_HNSW_M: String(searchConfig.vectors.hnswM),
-      STORE_HNSW_EF_CONSTRUCTION: String(searchConfig.vectors.hnswEfConstruction),
-      STORE_HNSW_BUILD_MEMORY_MB: String(searchConfig.vectors.buildMemoryMb),
-      STORE_VECTOR_BACKEND: backend,
-      STORE_FULL_TEXT_INDEX: searchConfig.bm25Indexes.mode,
-    },
-    readyTimeoutMs: 600_000,
-    port: 0,
-    dataDir,
-    // As `context-hub start` runs it: the store in its own process, so the database has a core of its own.
-    storeProcess: true,
+  const { client, close } = await startRetrievalHub(dataDir, {
+    DATABASE_URL: databaseUrl,
+    STORE_HNSW_EF_SEARCH: String(searchConfig.vectors.efSearch),
+    STORE_HNSW_M: String(searchConfig.vectors.hnswM),
+    STORE_HNSW_EF_CONSTRUCTION: String(searchConfig.vectors.hnswEfConstruction),
+    STORE_HNSW_BUILD_MEMORY_MB: String(searchConfig.vectors.buildMemoryMb),
+    STORE_VECTOR_BACKEND: backend,
+    STORE_FULL_TEXT_INDEX: searchConfig.bm25Indexes.mode,
   });
-  const client = new Client({ name: "bench", version: "1" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(hub.url), {
-      requestInit: { headers: { authorization: `Bearer ${key}` } },
-    }),
-  );
   const call = async (name, args) => {
     const result = await client.callTool({ name, arguments: args });
     if (result.isError) throw new Error(`${name} failed: ${result.content[0]?.text}`);
@@ -397,8 +373,7 @@ async function measureOverMcp(dataDir, queries) {
     });
     return { ...latencies, hybrid_stages: stages };
   } finally {
-    await client.close();
-    await hub.close();
+    await close();
   }
 }
 
