@@ -11,6 +11,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
+import { loadStoreConfig } from "@context-hub/store";
 import { sharedBuffersFor } from "@context-hub/store/testing";
 import { makeQueries } from "./retrieval-data.js";
 import { startRetrievalHub } from "./lib/retrieval-hub.js";
@@ -74,7 +75,9 @@ async function measure(mb) {
 const runs = [];
 for (let pass = 1; pass <= Number(values.rounds); pass++) {
   for (const mb of sizes) {
-    const cacheMb = mb > 0 ? mb : await sharedBuffersFor(dataDir, { mb: 0, ceilingMb: 1280 });
+    // The size the store will pick, from its own settings (the cache's ceiling depends on the index build's memory).
+    const { database } = loadStoreConfig({ ...process.env, STORE_PGLITE_SHARED_BUFFERS_MB: String(mb) });
+    const cacheMb = await sharedBuffersFor(dataDir, database.pgliteSharedBuffers);
     const { times, rssMb } = await measure(mb);
     const summary = Object.fromEntries(
       Object.entries(times).map(([label, samples]) => [

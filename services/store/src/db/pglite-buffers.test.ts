@@ -20,7 +20,7 @@ test("an automatic cache is a quarter more than the relation files, in steps of 
   assert.equal(automaticSharedBuffersMb(8000 * mb, 40), 128);
 });
 
-test("the cache follows the data directory's relation files; a set size wins, and memory:// keeps the default", async (t) => {
+test("the cache follows the data directory's relation files; a set size wins, and an in-memory database keeps the default", async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), "context-hub-buffers-"));
   t.after(() => rm(dataDir, { recursive: true, force: true }));
   const ceiling = { mb: 0, ceilingMb: 1280 };
@@ -35,7 +35,7 @@ test("the cache follows the data directory's relation files; a set size wins, an
   assert.equal(await directoryBytes(join(dataDir, "base")), 5 * mb);
   assert.equal(await sharedBuffersFor(dataDir, ceiling), 128);
   assert.equal(await sharedBuffersFor(dataDir, { mb: 300, ceilingMb: 1280 }), 300);
-  assert.equal(await sharedBuffersFor("memory://", ceiling), 128);
+  assert.equal(await sharedBuffersFor(undefined, ceiling), 128);
 });
 
 test("PGlite starts with the cache it is given, and with PGlite's default when nothing asks for more", async () => {

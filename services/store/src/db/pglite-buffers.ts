@@ -62,9 +62,9 @@ export interface SharedBuffersSetting {
   ceilingMb: number;
 }
 
-/** The cache, in MB, for PGlite on `dataDir` (`memory://`: PGlite's default, the database being new). */
-export async function sharedBuffersFor(dataDir: string, setting: SharedBuffersSetting): Promise<number> {
+/** The cache, in MB, for PGlite on `dataDir`; undefined: a new in-memory database, which has nothing to size it by. */
+export async function sharedBuffersFor(dataDir: string | undefined, setting: SharedBuffersSetting): Promise<number> {
   if (setting.mb > 0) return setting.mb;
-  if (dataDir.startsWith("memory://")) return minimumSharedBuffersMb;
+  if (dataDir === undefined) return minimumSharedBuffersMb;
   return automaticSharedBuffersMb(await directoryBytes(join(dataDir, "base")), setting.ceilingMb);
 }

@@ -40,7 +40,10 @@ async function openPglite(options: PgliteOptions): Promise<{ pglite: PGlite; loc
   }
   let pglite: PGlite;
   try {
-    const sharedBuffersMb = await sharedBuffersFor(options.dataDir, options.sharedBuffers ?? automaticSharedBuffers);
+    const sharedBuffersMb = await sharedBuffersFor(
+      memory ? undefined : options.dataDir,
+      options.sharedBuffers ?? automaticSharedBuffers,
+    );
     pglite = await PGlite.create({
       dataDir: options.dataDir,
       startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffersMb}MB`],
