@@ -33,8 +33,29 @@ export const thematicBreakPattern = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 export const listItemPattern = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)(?:\[[ xX]\][ \t]+)?/;
 export const blockquotePattern = /^[ \t]*(?:>[ \t]?)+/;
 export const tableRowPattern = /^[ \t]*\|/;
-// Each run of spaces has one way to match: `[ \t]*\|?[ \t]*` would try every split of a long run of spaces.
-export const tableSeparatorPattern = /^[ \t]*(?:\|[ \t]*)?:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?[ \t]*$/;
+
+/** One cell of a table's delimiter row, spaces around it included: dashes, optionally between colons. */
+const delimiterCellPattern = /^[ \t]*:?-+:?[ \t]*$/;
+const isSpaceOrTab = (char: string | undefined) => char === " " || char === "\t";
+
+/**
+ * Whether `text` is a table's delimiter row (`| --- | :-: |`, `--|--`): at
+ * least two cells of dashes, each optionally between colons, split by `|`,
+ * with an optional `|` at either end and spaces or tabs anywhere between.
+ * Read in one pass: a single pattern for the row puts `[ \t]*` at both ends
+ * of every cell, and on a cell followed by a long run of tabs it tries every
+ * way of sharing the run between them (quadratic in the run's length).
+ */
+export function isTableDelimiterRow(text: string): boolean {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isSpaceOrTab(text[start])) start += 1;
+  while (end > start && isSpaceOrTab(text[end - 1])) end -= 1;
+  if (start < end && text[start] === "|") start += 1;
+  if (end > start && text[end - 1] === "|") end -= 1;
+  const cells = text.slice(start, end).split("|");
+  return cells.length >= 2 && cells.every((cell) => delimiterCellPattern.test(cell));
+}
 
 /**
  * Walks the lines that are Markdown structure rather than code: skips YAML

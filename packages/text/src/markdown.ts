@@ -8,11 +8,11 @@ import {
   atxPattern,
   blockquotePattern,
   forEachStructuralLine,
+  isTableDelimiterRow,
   isParagraphLine,
   listItemPattern,
   setextPattern,
   tableRowPattern,
-  tableSeparatorPattern,
   thematicBreakPattern,
   toLines,
 } from "./markdown-blocks.js";
@@ -109,7 +109,8 @@ export function slugify(text: string): string {
     .replace(/\p{M}+/gu, "")
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, "-")
-    .replace(/^-+|-+$/g, "");
+    // Each run is one "-" by now, so one at either end is all there is to drop.
+    .replace(/^-|-$/g, "");
   if (slug.length <= 64) return slug;
   const cut = slug.slice(0, 64);
   const lastDash = cut.lastIndexOf("-");
@@ -210,7 +211,7 @@ export function toProseBlocks(text: string): TextSegment[] {
     let content = line.text;
     const quote = blockquotePattern.exec(content);
     if (quote !== null) content = content.slice(quote[0].length);
-    if (content.trim() === "" || tableRowPattern.test(content) || tableSeparatorPattern.test(content)) {
+    if (content.trim() === "" || tableRowPattern.test(content) || isTableDelimiterRow(content)) {
       flush();
       return;
     }

@@ -101,6 +101,13 @@ test("a citation's quote is looked for in its passage in time linear in the pass
   ]);
 });
 
+test("a quote's wrapping (spaces, quotation marks, dots) is trimmed in time linear in the quote", () => {
+  assertLinearGrowthForAll("findQuote (a long quote)", (quote) => findQuote("the end.", quote), [
+    ...pathologicalTexts,
+    ...markerTexts,
+  ]);
+});
+
 test("resources/read parses a URI in time linear in its length, whatever follows the entries root", () => {
   const root = "context-hub://entries/";
   const id = "01900000-0000-7000-8000-00000000abcd";

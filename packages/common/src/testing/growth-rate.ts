@@ -162,6 +162,13 @@ export const pathologicalTexts: readonly TextGenerator[] = Object.freeze([
   { name: "a heading with a run of tabs", generate: (length) => framedRun("## ", "\t", "x", length) },
   { name: "a run of dots before a letter", generate: (length) => framedRun("x", ".", "x", length) },
   { name: "one sentence, then spaces", generate: (length) => framedRun("End.", " ", "", length) },
+  { name: "a run of tabs between two letters", generate: (length) => framedRun("x", "\t", "x", length) },
+  { name: "a run of spaces between two letters", generate: (length) => framedRun("x", " ", "x", length) },
+  { name: "a run of quotation marks between two letters", generate: (length) => framedRun("x", '"', "x", length) },
+  {
+    name: "a table's delimiter row with a run of tabs inside",
+    generate: (length) => framedRun("| a | b |\n-|-:", "\t", "\t-|-", length),
+  },
 ]);
 
 const framed = (name: string, prefix: string, unit: string): TextGenerator => ({

@@ -8,8 +8,15 @@
  */
 import { append, h } from "./dom.js";
 
-/** The DOM of `source` rendered as Markdown, in a `div.markdown`. */
-export function renderMarkdown(source: string): HTMLElement {
+/** Block quotes nested deeper than this render their content as plain text: each level parses its content again. */
+const maxQuoteDepth = 8;
+
+/**
+ * The DOM of `source` rendered as Markdown, in a `div.markdown`. Every rule
+ * reads a line in one pass, so a megabyte entry renders in time linear in
+ * its length whatever it holds.
+ */
+export function renderMarkdown(source: string, quoteDepth = 0): HTMLElement {
   const root = h("div", { class: "markdown" });
   const lines = source.replace(/\r\n?/g, "\n").split("\n");
   let index = 0;
@@ -31,11 +38,11 @@ export function renderMarkdown(source: string): HTMLElement {
       root.appendChild(h("pre", {}, h("code", {}, code.join("\n"))));
       continue;
     }
-    const heading = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
-    if (heading !== null) {
-      const level = Math.min(6, (heading[1] ?? "#").length + 1) as 2 | 3 | 4 | 5 | 6;
+    const heading = atxHeading(line);
+    if (heading !== undefined) {
+      const level = Math.min(6, heading.level + 1) as 2 | 3 | 4 | 5 | 6;
       // Entry headings start at h2: the page's own title is the h1.
-      root.appendChild(inline(h(`h${level}`), heading[2] ?? ""));
+      root.appendChild(inline(h(`h${level}`), heading.text));
       index += 1;
       continue;
     }
@@ -45,7 +52,8 @@ export function renderMarkdown(source: string): HTMLElement {
         code.push((lines[index] ?? "").replace(/^ {4}|^\t/, ""));
         index += 1;
       }
-      root.appendChild(h("pre", {}, h("code", {}, code.join("\n").replace(/\n+$/, ""))));
+      while (code.length > 0 && code[code.length - 1] === "") code.pop();
+      root.appendChild(h("pre", {}, h("code", {}, code.join("\n"))));
       continue;
     }
     if (/^\s*>/.test(line)) {
@@ -55,7 +63,10 @@ export function renderMarkdown(source: string): HTMLElement {
         index += 1;
       }
       const quote = h("blockquote");
-      for (const child of Array.from(renderMarkdown(quoted.join("\n")).childNodes)) quote.appendChild(child);
+      if (quoteDepth >= maxQuoteDepth) quote.appendChild(h("p", {}, quoted.join("\n")));
+      else
+        for (const child of Array.from(renderMarkdown(quoted.join("\n"), quoteDepth + 1).childNodes))
+          quote.appendChild(child);
       root.appendChild(quote);
       continue;
     }
@@ -98,8 +109,34 @@ function isParagraphLine(line: string): boolean {
   );
 }
 
+/**
+ * A link's label holds no bracket: with `[^\]]*` every unclosed `[` would
+ * read to the end of the text again. Each other span stops at its own
+ * delimiter, so a scan never runs past the next place a match could start.
+ */
 const inlinePattern =
-  /`([^`]+)`|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|\[([^\]]*)\]\(([^()\s]*)\)/g;
+  /`([^`]+)`|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|\[([^[\]]*)\]\(([^()\s]*)\)/g;
+
+const isWhitespace = (char: string | undefined) => char !== undefined && /\s/.test(char);
+
+/**
+ * An ATX heading (`## Title ##`): its level and its text without the
+ * closing hashes, or undefined. Read from both ends: a single pattern such
+ * as `(.*?)\s*#*\s*$` tries every split of a long run of spaces again at
+ * each of its characters.
+ */
+export function atxHeading(line: string): { level: number; text: string } | undefined {
+  let level = 0;
+  while (level < line.length && line[level] === "#") level += 1;
+  if (level === 0 || level > 6 || !isWhitespace(line[level])) return undefined;
+  let start = level;
+  while (start < line.length && isWhitespace(line[start])) start += 1;
+  let end = line.length;
+  while (end > start && isWhitespace(line[end - 1])) end -= 1;
+  while (end > start && line[end - 1] === "#") end -= 1;
+  while (end > start && isWhitespace(line[end - 1])) end -= 1;
+  return { level, text: line.slice(start, end) };
+}
 
 /** Appends `text` to `parent` with inline Markdown (code, strong, emphasis, links) as nodes. */
 export function inline<T extends HTMLElement>(parent: T, text: string): T {

@@ -40,8 +40,21 @@ export interface CheckedAnswer {
   dropped: DroppedCitation[];
 }
 
-/** Characters a quote may be wrapped in that are not part of the words quoted. */
-const wrapping = /^[\s"'“”‘’«».…]+|[\s"'“”‘’«».…]+$/g;
+/** A character a quote may be wrapped in that is not part of the words quoted: whitespace, quotation marks, dots. */
+const isWrapping = (char: string) => /^[\s"'“”‘’«».…]$/.test(char);
+
+/**
+ * `quote` without its wrapping characters at either end. Scanned from each
+ * end: a pattern for the trailing run is tried again at every character of
+ * a long run inside the quote, quadratic in its length.
+ */
+function unwrapped(quote: string): string {
+  let start = 0;
+  let end = quote.length;
+  while (start < end && isWrapping(quote.charAt(start))) start += 1;
+  while (end > start && isWrapping(quote.charAt(end - 1))) end -= 1;
+  return quote.slice(start, end);
+}
 
 /** `text` with runs of whitespace as one space and letters lower-cased, and where each of its characters came from. */
 function folded(text: string): { text: string; origin: number[] } {
@@ -71,7 +84,7 @@ function folded(text: string): { text: string; origin: number[] } {
  * undefined when it is not there or holds no words.
  */
 export function findQuote(text: string, quote: string): { start: number; end: number } | undefined {
-  const wanted = folded(quote.replace(wrapping, "")).text;
+  const wanted = folded(unwrapped(quote)).text;
   if (!/[\p{L}\p{N}]/u.test(wanted)) return undefined;
   const haystack = folded(text);
   const at = haystack.text.indexOf(wanted);
