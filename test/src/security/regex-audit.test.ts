@@ -1,0 +1,137 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { check } from "recheck";
+
+/**
+ * Every regular expression written out in the services', packages' and
+ * apps' source runs in time linear in its input, as a static analyser of
+ * backtracking (recheck) proves it: a pattern that could try a long run of
+ * input again from each of its characters fails this test with the input
+ * that does it, so a super-linear pattern cannot land unnoticed wherever it
+ * is, not only in the functions the growth-rate tests time. Patterns built
+ * from pieces at run time (the instruction screen's, the summary cleaner's)
+ * are beyond a static reading; their functions' growth-rate tests cover
+ * them. Tests and test helpers are not scanned.
+ *
+ * A pattern the analyser reports may stay only where its input is bounded
+ * or is not a caller's, each listed below with the reason.
+ */
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** Patterns reported as super-linear that stay, by file and source, with why their input cannot make them slow. */
+const accepted: { file: string; source: string; reason: string }[] = [
+  {
+    file: "services/store/src/screen/instruction-screen.ts",
+    source: String.raw`\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.!?\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|foregoing|your|system|developer|original)\b[^.!?\n]{0,30}?\b(?:instructions?|prompts?|rules|directives?|guidelines|guardrails|messages|context|constraints)\b`,
+    reason: "its gaps are bounded (40 and 30 characters): at most a constant number of steps per character",
+  },
+  {
+    file: "services/store/src/screen/instruction-screen.ts",
+    source: String.raw`\{\s?"(?:arguments|parameters|input|args)"\s?:\s?[{[][^\n]{0,2000}?"(?:name|tool|function)"\s?:\s?"[^"\n]{1,120}"\s?}`,
+    reason:
+      "its gap is bounded (2,000 characters of one line); the screen's growth-rate test times it on tool-call openings",
+  },
+  {
+    file: "services/gateway/src/mcp/input-schemas.ts",
+    source: "=+$",
+    reason: "it reads the first 1,400 characters of an image's base64, never more",
+  },
+  {
+    file: "packages/console/src/app/pkce.ts",
+    source: "=+$",
+    reason: "it reads the base64 of 32 random bytes the console made itself",
+  },
+  {
+    file: "packages/common/src/http-provider/http-provider-client.ts",
+    source: String.raw`\/+$`,
+    reason: "it reads the operator's configured provider URL, never a caller's text",
+  },
+];
+
+interface Found {
+  file: string;
+  line: number;
+  source: string;
+  flags: string;
+}
+
+function sourceFiles(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) return entry.name === "testing" || entry.name === "node_modules" ? [] : sourceFiles(path);
+    return /\.ts$/.test(entry.name) && !/\.(test|d)\.ts$/.test(entry.name) ? [path] : [];
+  });
+}
+
+function patternsIn(file: string): Found[] {
+  const text = readFileSync(file, "utf8");
+  const sourceFile = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: Found[] = [];
+  const add = (node: ts.Node, source: string, flags: string) => {
+    const { line } = sourceFile.getLineAndCharacterOfPosition(node.getStart());
+    found.push({ file: relative(root, file), line: line + 1, source, flags });
+  };
+  const visit = (node: ts.Node): void => {
+    if (node.kind === ts.SyntaxKind.RegularExpressionLiteral) {
+      const literal = node.getText();
+      const end = literal.lastIndexOf("/");
+      add(node, literal.slice(1, end), literal.slice(end + 1));
+    } else if (
+      ts.isNewExpression(node) &&
+      node.expression.getText() === "RegExp" &&
+      node.arguments?.[0] !== undefined &&
+      ts.isStringLiteralLike(node.arguments[0])
+    ) {
+      const flags = node.arguments[1];
+      add(node, node.arguments[0].text, flags !== undefined && ts.isStringLiteralLike(flags) ? flags.text : "");
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sourceFile);
+  return found;
+}
+
+test("every regular expression in the source is linear in its input, or bounded and listed with its reason", async () => {
+  const files = ["packages", "services", "apps"].flatMap((group) =>
+    readdirSync(join(root, group), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .flatMap((entry) => {
+        const src = join(root, group, entry.name, "src");
+        try {
+          return sourceFiles(src);
+        } catch {
+          return [];
+        }
+      }),
+  );
+  const patterns = files.flatMap(patternsIn);
+  assert.ok(patterns.length > 200, `found only ${patterns.length} patterns in ${files.length} files`);
+  const reported: string[] = [];
+  const used = new Set<(typeof accepted)[number]>();
+  for (const pattern of patterns) {
+    // The analyser reads flags it knows (d and v it does not); a fixed seed makes its fuzzing repeatable.
+    const result = await check(pattern.source, pattern.flags.replace(/[^gimsuy]/g, ""), {
+      timeout: 60_000,
+      randomSeed: 20261207,
+    });
+    if (result.status === "safe") continue;
+    const listed = accepted.find((entry) => entry.file === pattern.file && entry.source === pattern.source);
+    if (result.status === "vulnerable" && listed !== undefined) {
+      used.add(listed);
+      continue;
+    }
+    const why =
+      result.status === "vulnerable"
+        ? `${result.complexity.summary}; slow on ${result.attack.pattern}`
+        : `the analyser could not decide: ${JSON.stringify(result.error)}`;
+    reported.push(`${pattern.file}:${pattern.line} /${pattern.source}/${pattern.flags}: ${why}`);
+  }
+  assert.deepEqual(reported, [], `super-linear patterns:\n${reported.join("\n")}`);
+  const stale = accepted.filter((entry) => !used.has(entry)).map((entry) => `${entry.file} /${entry.source}/`);
+  assert.deepEqual(stale, [], "listed patterns no longer reported (or gone): remove them from the list");
+});
