@@ -162,9 +162,26 @@ export const pathologicalTexts: readonly TextGenerator[] = Object.freeze([
   { name: "a heading with a run of tabs", generate: (length) => framedRun("## ", "\t", "x", length) },
   { name: "a run of dots before a letter", generate: (length) => framedRun("x", ".", "x", length) },
   { name: "one sentence, then spaces", generate: (length) => framedRun("End.", " ", "", length) },
-  { name: "a run of tabs between two letters", generate: (length) => framedRun("x", "\t", "x", length) },
-  { name: "a run of spaces between two letters", generate: (length) => framedRun("x", " ", "x", length) },
-  { name: "a run of quotation marks between two letters", generate: (length) => framedRun("x", '"', "x", length) },
+  // A run that ends the text lets a pattern such as `X+$` match at its first try; one followed by a letter makes it
+  // fail at every character of the run.
+  ...(
+    [
+      ["tabs", "\t"],
+      ["spaces", " "],
+      ["newlines", "\n"],
+      ["quotation marks", '"'],
+      ['"#"', "#"],
+      ['"-"', "-"],
+      ['"="', "="],
+      ['"*"', "*"],
+      ['">"', ">"],
+      ['"|"', "|"],
+      ['"/"', "/"],
+    ] as const
+  ).map(([name, unit]) => ({
+    name: `a run of ${name} between two letters`,
+    generate: (length: number) => framedRun("x", unit, "x", length),
+  })),
   {
     name: "a table's delimiter row with a run of tabs inside",
     generate: (length) => framedRun("| a | b |\n-|-:", "\t", "\t-|-", length),
