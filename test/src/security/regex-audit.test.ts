@@ -77,13 +77,18 @@ function sourceFiles(directory: string): string[] {
   });
 }
 
-function patternsIn(file: string): Found[] {
+/**
+ * The patterns written out in `file` (literals and `new RegExp` of a string
+ * literal), and whether it also builds one from anything else.
+ */
+function patternsIn(file: string): { written: Found[]; builds: boolean } {
   const text = readFileSync(file, "utf8");
   const sourceFile = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const found: Found[] = [];
+  const written: Found[] = [];
+  let builds = false;
   const add = (node: ts.Node, source: string, flags: string) => {
     const { line } = sourceFile.getLineAndCharacterOfPosition(node.getStart());
-    found.push({ file: relative(root, file), line: line + 1, source, flags });
+    written.push({ file: relative(root, file), line: line + 1, source, flags });
   };
   const visit = (node: ts.Node): void => {
     if (node.kind === ts.SyntaxKind.RegularExpressionLiteral) {
@@ -93,38 +98,20 @@ function patternsIn(file: string): Found[] {
     } else if (
       ts.isNewExpression(node) &&
       node.expression.getText() === "RegExp" &&
-      node.arguments?.[0] !== undefined &&
-      ts.isStringLiteralLike(node.arguments[0])
+      node.arguments?.[0] !== undefined
     ) {
-      const flags = node.arguments[1];
-      add(node, node.arguments[0].text, flags !== undefined && ts.isStringLiteralLike(flags) ? flags.text : "");
+      const [pattern, flags] = node.arguments;
+      if (!ts.isStringLiteralLike(pattern)) builds = true;
+      else add(node, pattern.text, flags !== undefined && ts.isStringLiteralLike(flags) ? flags.text : "");
     }
     ts.forEachChild(node, visit);
   };
   visit(sourceFile);
-  return found;
+  return { written, builds };
 }
 
 /** The dist module of a source file (`services/x/src/a.ts` → `services/x/dist/a.js`). */
 const distOf = (file: string) => file.replace(/\/src\//, "/dist/").replace(/\.ts$/, ".js");
-
-/** Whether `file` builds a pattern from anything but a string literal. */
-function buildsPatterns(file: string): boolean {
-  const sourceFile = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
-  let builds = false;
-  const visit = (node: ts.Node): void => {
-    if (
-      ts.isNewExpression(node) &&
-      node.expression.getText() === "RegExp" &&
-      node.arguments?.[0] !== undefined &&
-      !ts.isStringLiteralLike(node.arguments[0])
-    )
-      builds = true;
-    else ts.forEachChild(node, visit);
-  };
-  visit(sourceFile);
-  return builds;
-}
 
 /** The patterns the modules of `files` build while they load, each with the module that built it. */
 async function patternsBuiltOnLoad(files: readonly string[]): Promise<Found[]> {
@@ -134,13 +121,9 @@ async function patternsBuiltOnLoad(files: readonly string[]): Promise<Found[]> {
   globalThis.RegExp = new Proxy(original, {
     construct(target, args: [string | RegExp, string?]) {
       const built = new target(...args);
-      // The first frame is this trap; the first of ours after it built the pattern (dependencies' patterns are not ours).
-      const builder = (new Error().stack ?? "")
-        .split("\n")
-        .slice(2)
-        .map((line) => ownModule.exec(line)?.[1]);
-      const module = builder.find((path) => path !== undefined && !path.includes("/node_modules/"));
-      if (module !== undefined && builder[0] === module)
+      // The stack's first frame is this trap, the next the code that built the pattern: kept when it is one of ours.
+      const module = ownModule.exec((new Error().stack ?? "").split("\n")[2] ?? "")?.[1];
+      if (module !== undefined && !module.includes("/node_modules/"))
         found.push({ file: relative(root, module), line: 0, source: built.source, flags: built.flags });
       return built;
     },
@@ -166,9 +149,10 @@ test("every regular expression in the source is linear in its input, or bounded 
         }
       }),
   );
-  const written = files.flatMap(patternsIn);
+  const scanned = files.map((file) => ({ file, ...patternsIn(file) }));
+  const written = scanned.flatMap((entry) => entry.written);
   assert.ok(written.length > 200, `found only ${written.length} patterns in ${files.length} files`);
-  const built = await patternsBuiltOnLoad(files.filter(buildsPatterns));
+  const built = await patternsBuiltOnLoad(scanned.filter((entry) => entry.builds).map((entry) => entry.file));
   assert.ok(built.length >= 10, `recorded only ${built.length} patterns built as modules load`);
   const patterns = [...written, ...built];
   const reported: string[] = [];
