@@ -77,18 +77,25 @@ export function indexedFullTextStatement(
   const wanted = page.offset + page.limit + tieMargin;
   const matching = query.mode === "any" ? "TRUE" : "e.search_vector @@ (SELECT sq.tsquery FROM search_query sq)";
   const depth = query.mode === "any" ? wanted : Math.max(matchDepth, 4 * wanted);
-  const ranked = `WITH ${parsed ? `search_query AS MATERIALIZED (SELECT ${tsquerySql(query, params)} AS tsquery), ` : ""}scanned AS (
-       SELECT e.id, e.created_at, ${score} AS score, ${matching} AS matches
-       FROM entries e
-       WHERE ${conditions.join(" AND ")}
-       ORDER BY ${distance}
-       LIMIT ${params.add(depth)}
-     ), ranked AS (
-       SELECT s.id, s.created_at, s.score FROM scanned s WHERE s.matches
-     ), page AS (
-       SELECT r.id, r.created_at, r.score FROM ranked r WHERE r.score > 0
-       ORDER BY r.score DESC, r.created_at DESC, r.id DESC
+  // The scan sits in the statement's own FROM, never in a CTE: the extension spares each row the ORDER BY operator
+  // (it hands the scan's score to bm25_get_current_score instead) only in the main plan, and a CTE holding that
+  // volatile function is planned apart. In a CTE every row read was scored twice, ~60 µs a row at 100,000 entries.
+  const rows = `(
+       SELECT s.id, s.created_at, s.score
+       FROM (
+         SELECT e.id, e.created_at, ${score} AS score, ${matching} AS matches
+         FROM entries e
+         WHERE ${conditions.join(" AND ")}
+         ORDER BY ${distance}
+         LIMIT ${params.add(depth)}
+       ) s
+       WHERE s.matches AND s.score > 0
+       ORDER BY s.score DESC, s.created_at DESC, s.id DESC
        LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
      )`;
+  const ranked = {
+    with: parsed ? `WITH search_query AS MATERIALIZED (SELECT ${tsquerySql(query, params)} AS tsquery)` : "",
+    rows,
+  };
   return pageStatement(ranked, principal, query, filter, { ...options, highlight: highlighting }, params);
 }

@@ -2,10 +2,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createLogger, metricsRegistry } from "@context-hub/common";
 import { openDatabase } from "../db/open-database.js";
-import type { SqlDatabase } from "../db/sql-database.js";
+import { createSqlParams, type SqlDatabase } from "../db/sql-database.js";
 import type { Principal } from "../model/principal.js";
 import { emptySearchFilter } from "../model/search-filter.js";
 import { indexNameOf, openTenantBm25Indexes, queryTokens, type TenantBm25Indexes } from "./bm25-indexes.js";
+import { indexedFullTextStatement } from "./bm25-index-statement.js";
 import { defaultFeedbackOptions } from "./bm25-feedback.js";
 import { indexedRescoreDepth } from "./full-text-feedback.js";
 import { defaultSearchConfig } from "./search-config.js";
@@ -168,6 +169,48 @@ async function comparesWithSql(db: SqlDatabase, indexes: TenantBm25Indexes): Pro
   }
 }
 
+/**
+ * The statements the store runs take each row's score from the index scan: the scan's ORDER BY column is the
+ * extension's bm25_get_current_score(), not the operator, which would score every row read a second time (the
+ * extension replaces it only in the statement's main plan, not inside a CTE).
+ */
+async function scoresComeFromTheScan(db: SqlDatabase): Promise<void> {
+  const terms = new Map([
+    ["boundari", 1],
+    ["layer", 1],
+  ]);
+  for (const [mode, rankOnly] of [
+    ["any", true],
+    ["any", false],
+    ["match", true],
+    ["match", false],
+  ] as const) {
+    const params = createSqlParams();
+    const statement = indexedFullTextStatement(
+      admin("acme"),
+      indexNameOf("acme"),
+      queryTokens(terms),
+      { mode, text: "boundary layer", language: "english" },
+      emptySearchFilter,
+      page,
+      { highlight: !rankOnly, rankOnly },
+      params,
+    );
+    const plan = await db.transaction(async (tx) => {
+      await tx.query("SET LOCAL enable_seqscan = off");
+      await tx.query("SET LOCAL enable_sort = off");
+      return tx.query<{ "QUERY PLAN": string }>(`EXPLAIN (VERBOSE) ${statement}`, params.values);
+    });
+    const lines = plan.rows.map((row) => row["QUERY PLAN"]);
+    const scan = lines.findIndex((line) => line.includes(`Index Scan using ${indexNameOf("acme")}`));
+    assert.ok(scan >= 0, `${mode}: the tenant's index is scanned\n${lines.join("\n")}`);
+    const output = lines.slice(scan + 1).find((line) => line.trim().startsWith("Output:")) ?? "";
+    // The last column is the ORDER BY's own (resjunk); the score's column falls back to the operator only where no
+    // scan provides a score.
+    assert.match(output, /, bm25_get_current_score\(\)$/, `${mode}, rankOnly ${rankOnly}: ${output}`);
+  }
+}
+
 test("a tenant's index ranks as BM25 in SQL does over the whole tenant, and only tenants past the threshold get one", async () => {
   await withStore(async (db) => {
     await insertNotes(db, "acme", 60);
@@ -202,6 +245,7 @@ test("a tenant's index ranks as BM25 in SQL does over the whole tenant, and only
       await db.query("RESET enable_sort");
       const text = plan.rows.map((row) => row["QUERY PLAN"]).join("\n");
       assert.match(text, new RegExp(`Index Scan using ${indexNameOf("acme")}`), text);
+      await scoresComeFromTheScan(db);
     } finally {
       await indexes.close();
     }

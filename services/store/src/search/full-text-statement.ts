@@ -187,33 +187,48 @@ export function fullTextStatement(
        ORDER BY score DESC, e.created_at DESC, e.id DESC
        LIMIT ${params.add(page.limit)} OFFSET ${params.add(page.offset)}
      )`;
-  return pageStatement(ranked, principal, query, filter, options, params);
+  return pageStatement({ with: ranked }, principal, query, filter, options, params);
 }
 
 /**
- * A ranking statement's end: `ranked` (SQL, CTEs ending in `page` with id,
- * created_at and score, and `search_query` when highlighting) read back as
- * ids and scores, or as the page's listing columns (and headlines), read
- * under the access predicate again.
+ * Where a ranking statement's page comes from: `with`, its WITH clause
+ * (ending in a CTE `page` with id, created_at and score, and holding
+ * `search_query` when highlighting); or, with `rows`, the page as a
+ * subquery (`(SELECT …)`, the same columns), which the statement reads in
+ * its own FROM instead of through a CTE (only now: as of an instant the
+ * page's ids narrow the versions read, which needs the CTE).
+ */
+export interface RankedPage {
+  with: string;
+  rows?: string;
+}
+
+/**
+ * A ranking statement's end: the page of `ranked` read back as ids and
+ * scores, or as the page's listing columns (and headlines), read under the
+ * access predicate again.
  */
 export function pageStatement(
-  ranked: string,
+  ranked: RankedPage,
   principal: Principal,
   query: FullTextQuery,
   filter: SearchFilter,
   options: Pick<FullTextStatementOptions, "highlight" | "rankOnly">,
   params: SqlParams,
 ): string {
+  if (ranked.rows !== undefined && filter.asOf !== undefined)
+    throw new Error("a page read as a subquery is a page of now, not of an instant");
+  const page = ranked.rows === undefined ? "page" : `${ranked.rows} page`;
   if (options.rankOnly === true)
-    return `${ranked} SELECT page.id, page.score FROM page ORDER BY page.score DESC, page.created_at DESC, page.id DESC`;
+    return `${ranked.with} SELECT page.id, page.score FROM ${page} ORDER BY page.score DESC, page.created_at DESC, page.id DESC`;
   // Built only now: every parameter added must be used by the statement (an unused one has no type).
   const pageSource = entrySource(principal, filter, params, { ids: "(SELECT page.id FROM page)" });
   const headline = options.highlight
     ? `ts_headline(${params.add(query.language)}::regconfig, translate(left(e.text, ${highlightTextLimit}), chr(2) || chr(3) || chr(31), ''), (SELECT sq.tsquery FROM search_query sq), ${params.add(headlineOptions)})`
     : "NULL::text";
-  return `${ranked}
+  return `${ranked.with}
      SELECT ${listingColumns(filter)}, page.score, ${headline} AS headline
-     FROM page JOIN ${pageSource} e ON e.id = page.id
+     FROM ${page} JOIN ${pageSource} e ON e.id = page.id
      WHERE ${accessPredicate(principal, "e", params)}
      ORDER BY page.score DESC, page.created_at DESC, e.id DESC`;
 }
