@@ -16,6 +16,7 @@ import {
   knownFrequenciesCte,
   quotedLexemePattern,
   quotedLexemeSql,
+  termPositionsCte,
   termsInSql,
   tsquerySql,
   type FullTextQuery,
@@ -109,6 +110,9 @@ function termsCte(weighted: WeightedTerms | undefined, prefix: boolean, params: 
  *   negated words), sorted, each with how often the query repeats it, and a
  *   tsquery matching any of them; or, with `weighted`, the given lexemes
  *   with their weights in place of repeats.
+ * - `term_positions`: each term's index into the lexemes, as a jsonb
+ *   object (termPositionsCte), so a vector's kept lexemes find their terms
+ *   by a binary search each.
  * - `frequencies`: each term's document frequency over the searchable
  *   entries the caller may see (see frequenciesCte).
  * - `weights`: each term's idf times its repeats. N and the average length
@@ -131,6 +135,7 @@ export function fullTextStatement(
   const parsed = tsquerySql(query, params);
   const tsquery = "(SELECT sq.tsquery FROM search_query sq)";
   const lexemes = "(SELECT t.lexemes FROM terms t)";
+  const positions = "(SELECT tp.positions FROM term_positions tp)";
   const k1 = `${params.add(bm25.k1)}::float8`;
   const b = `${params.add(bm25.b)}::float8`;
   const historical = filter.asOf !== undefined;
@@ -145,7 +150,7 @@ export function fullTextStatement(
   const anyTerm = "(SELECT t.any_term FROM terms t)";
   const saturated = (tf: string) =>
     `${tf} * (${k1} + 1) / (${tf} + ${k1} * (1 - ${b} + ${b} * e.search_length / ${averageLength}))`;
-  const score = `coalesce((SELECT sum(w.weights[f.term] * ${saturated("f.tf")}) FROM (${termsInSql("e.search_vector", lexemes, prefix)}) f), 0)`;
+  const score = `coalesce((SELECT sum(w.weights[f.term] * ${saturated("f.tf")}) FROM (${termsInSql("e.search_vector", { lexemes, positions }, prefix)}) f), 0)`;
   // With weighted terms in any-word mode, an entry holding only an expansion term matches too.
   const widenTerm = weighted?.widenBy === undefined ? anyTerm : "(SELECT t.widen_term FROM terms t)";
   const candidates =
@@ -171,13 +176,13 @@ export function fullTextStatement(
   const known = options.frequencies !== undefined && !historical && !prefix ? options.frequencies : undefined;
   const frequencies =
     known === undefined
-      ? frequenciesCte(principal, filter, params, { lexemes, anyTerm, prefix })
+      ? frequenciesCte(principal, filter, params, { lexemes, positions, anyTerm, prefix })
       : knownFrequenciesCte(known, lexemes, params);
   const ranked = `WITH search_query AS MATERIALIZED (
        SELECT ${parsed} AS tsquery
      ), terms AS MATERIALIZED (
        ${terms}
-     )${historical ? `, ${collectionThenCte(principal, filter, params)}` : ""}, ${frequencies}, weights AS MATERIALIZED (
+     ), ${termPositionsCte(lexemes)}${historical ? `, ${collectionThenCte(principal, filter, params)}` : ""}, ${frequencies}, weights AS MATERIALIZED (
        SELECT array_agg(t.repeats[i] * ${idfSql(documents, "coalesce(f.frequency, 0)")} ORDER BY i) AS weights
        FROM terms t CROSS JOIN generate_subscripts(t.lexemes, 1) AS i LEFT JOIN frequencies f ON f.term = i
      ), page AS (
