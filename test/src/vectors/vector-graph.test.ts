@@ -6,6 +6,13 @@ import { join } from "node:path";
 import { contentHash, createGrpcClient, vectorToBytes } from "@context-hub/common";
 import { commonV1, searchV1 } from "@context-hub/proto";
 import { loadStoreConfig, openDatabase, startStore, type SqlDatabase } from "@context-hub/store";
+import {
+  defaultVectorIndexSettings,
+  emptySearchFilter,
+  newGraph,
+  searchGraph,
+  type Space,
+} from "@context-hub/store/testing";
 import { commitWithVectors } from "../retrieval/retrieval-fixtures.js";
 import { logger, newTenant, principal, type PrincipalInit } from "../store/store-fixtures.js";
 import { createStoreClient } from "../support/store-client.js";
@@ -313,5 +320,82 @@ test("a store whose graph is still catching up serves at once, its semantic sear
     await store.close();
   } finally {
     await db.close();
+  }
+});
+
+test("a search among chunks still waiting for the graph re-checks the nearest a page at a time, past the ones the caller may not see", async () => {
+  const h = await startGraphHarness();
+  try {
+    const tenant = newTenant("graph-pending");
+    const a1 = principal(tenant, "a1");
+    const a2 = principal(tenant, "a2");
+    const tilted = (tilts: number[]) => tilts.map((tilt) => direction(0, 1, tilt));
+    const range = (count: number, from: number, step: number) =>
+      Array.from({ length: count }, (_, index) => from + index * step);
+    // Nearest of all: a2's private entry, 200 chunks a1 may not see.
+    await commitWithVectors(h.client, a2, "near", "hidden ".repeat(400), tilted(range(200, 0, 0.0005)));
+    // What a1 may see: six of its own entries (best chunk at tilt 0.2, 0.3, …), one of a2's shared with the tenant
+    // (0.25), and a far entry of 300 chunks.
+    const own: string[] = [];
+    for (let k = 0; k < 6; k++)
+      own.push(
+        await commitWithVectors(h.client, a1, "mine", `own ${k} `.repeat(50), tilted(range(10, 0.2 + 0.1 * k, 0.005))),
+      );
+    const shared = await commitWithVectors(h.client, a2, "near", "shared ".repeat(50), tilted(range(10, 0.25, 0.005)), {
+      visibility: commonV1.Visibility.TENANT,
+    });
+    await commitWithVectors(h.client, a1, "far", "far ".repeat(600), tilted(range(300, 1.2, 0.001)));
+
+    // A graph with nothing in it yet and every chunk of the tenant waiting for it.
+    const { rows } = await h.db.query<{ id: string; embedding: string }>(
+      "SELECT c.id::text AS id, c.embedding::text AS embedding FROM chunks c WHERE c.tenant = $1 ORDER BY c.id DESC",
+      [tenant],
+    );
+    const space: Space = {
+      model: vectorModel,
+      dimension: vectorDimension,
+      graph: newGraph(defaultVectorIndexSettings, vectorDimension),
+      ids: new Map(),
+      changed: false,
+      pending: rows.map((row) => ({ id: row.id, model: vectorModel, vector: JSON.parse(row.embedding) as number[] })),
+      ready: true,
+    };
+    const rechecked: number[] = [];
+    const counting = {
+      ...h.db,
+      query: (text: string, params?: readonly unknown[]) => {
+        if (text.includes("c.id = ANY("))
+          rechecked.push(Math.max(0, ...(params ?? []).filter(Array.isArray).map((ids) => ids.length)));
+        return h.db.query(text, params);
+      },
+    } as SqlDatabase;
+    const result = await searchGraph(
+      counting,
+      space,
+      { tenant, subject: "a1", groups: [], scopes: ["context:read"] },
+      {
+        model: vectorModel,
+        vector: direction(0),
+        filter: emptySearchFilter,
+        limit: 3,
+      },
+    );
+    assert.deepEqual(
+      result?.hits.map((hit) => hit.entryId),
+      [own[0], shared, own[1]],
+      "the three nearest entries a1 may see, as an exact scan ranks them",
+    );
+    assert.ok(
+      Math.abs((result?.hits[0]?.distance ?? 0) - (1 - Math.cos(0.2))) < 1e-6,
+      "distances are PostgreSQL's exact ones",
+    );
+    // The first page (64) holds only a2's hidden chunks; the second reaches a1's entries and stops there.
+    assert.deepEqual(
+      rechecked,
+      [64, 256],
+      `pages re-checked: ${rechecked.join(", ")} of ${space.pending.length} waiting`,
+    );
+  } finally {
+    await h.close();
   }
 });

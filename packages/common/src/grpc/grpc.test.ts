@@ -10,6 +10,7 @@ import { createLogger } from "../logger.js";
 import { currentRequestContext, runWithRequestContext } from "../request-context.js";
 import { startGrpcService } from "../service-runtime.js";
 import { createGrpcClient } from "./client.js";
+import { unaryCallsInProgress } from "./server.js";
 import { encodeMessage } from "./service-definition.js";
 import { waitFor } from "../testing/wait-for.js";
 
@@ -267,4 +268,34 @@ test("a message is encoded once: its Buffer is a view of the encoder's bytes and
   const encoded = encodeMessage(schema, message);
   assert.deepEqual(new Uint8Array(encoded), toBinary(schema, message));
   assert.equal(fromBinary(schema, encoded).passages[0]?.text, text);
+});
+
+test("the server counts the unary calls it is serving, answered or failed", async (t) => {
+  const seen: number[] = [];
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const service = await startReranker(async (request) => {
+    seen.push(unaryCallsInProgress());
+    if (request.query === "hold") await held;
+    if (request.query === "fail") throw new ContextHubError("INVALID_ARGUMENT", "no");
+    return { results: [] };
+  });
+  t.after(() => service.close());
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: `127.0.0.1:${service.port}`,
+    peer: "reranker",
+    deadlineMs: 2000,
+  });
+  t.after(() => client.close());
+
+  assert.equal(unaryCallsInProgress(), 0);
+  const holding = client.rerank({ query: "hold", passages: [] });
+  await waitFor(() => seen.length === 1, { what: "the held call to reach its handler" });
+  await client.rerank({ query: "beside", passages: [] });
+  assert.deepEqual(seen, [1, 2], "a call sees itself and the one held beside it");
+  assert.equal(unaryCallsInProgress(), 1, "the held call is still being served");
+  release();
+  await holding;
+  await assert.rejects(client.rerank({ query: "fail", passages: [] }));
+  assert.equal(unaryCallsInProgress(), 0, "answered and failed calls are no longer counted");
 });

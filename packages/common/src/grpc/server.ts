@@ -132,6 +132,19 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServerBuilder 
   return builder;
 }
 
+/** Unary calls this process's gRPC servers have received and not yet answered. */
+let unaryCallsRunning = 0;
+
+/**
+ * How many unary calls this process is serving now: background work on the
+ * serving thread (the vector graph's inserts) waits while any is, so a
+ * caller's answer is not held up at each turn of the event loop. Streaming
+ * calls (watches) stay open and are not counted.
+ */
+export function unaryCallsInProgress(): number {
+  return unaryCallsRunning;
+}
+
 function requestIdOf(metadata: Metadata): string {
   const value = metadata.get(requestIdHeader)[0];
   return isRequestId(value) ? value : newRequestId();
@@ -256,11 +269,14 @@ function wrapUnary(
     const started = process.hrtime.bigint();
     const { context, state } = callContextOf(call);
     const { requestId } = context;
-    const observe = (code: status) =>
+    unaryCallsRunning += 1;
+    const observe = (code: status) => {
+      unaryCallsRunning -= 1;
       serverDuration.observe(
         { grpc_service: serviceName, grpc_method: method.name, grpc_code: status[code] },
         Number(process.hrtime.bigint() - started) / 1e9,
       );
+    };
 
     const parent = extractTraceContext((key) => {
       const value = call.metadata.get(key)[0];

@@ -74,3 +74,6 @@ export { entrySource, searchFilterConditions } from "../filters/search-filter-sq
 export { emptySearchFilter } from "../model/search-filter.js";
 export { validateNewEntry } from "../entries/entry-validation.js";
 export { limits as storeWriteLimits } from "../model/field-validation.js";
+export { searchGraph } from "../vectors/graph-search.js";
+export { newGraph, type Space } from "../vectors/graph-space.js";
+export { defaultVectorIndexSettings } from "../vectors/postgres-vector-settings.js";

@@ -21,7 +21,7 @@
  * no other process may write to the database (PGlite serves one process per
  * data directory). Documented in docs/vector-backends.md.
  */
-import type { Logger } from "@context-hub/common";
+import { unaryCallsInProgress, type Logger } from "@context-hub/common";
 import type { SqlDatabase } from "../db/sql-database.js";
 import { createExactPreference, dimensionLiteral, hnswIndexName } from "./postgres-vector-queries.js";
 import type { PostgresVectorIndexSettings } from "./postgres-vector-settings.js";
@@ -36,10 +36,17 @@ import { fromVectorColumn } from "./vector-literal.js";
 const catchUpBatch = 500;
 /**
  * Most milliseconds of graph inserts in one turn of the event loop. A
- * megabyte's ~670 chunks take 0.3–0.5 s to insert; in slices this long, the
+ * megabyte's ~770 chunks take 0.1–0.5 s to insert; in slices this long, the
  * statements and calls of other callers run between them.
  */
-const insertSliceMs = 8;
+const insertSliceMs = 2;
+/**
+ * While calls are being served, pending inserts wait (a call's answer takes
+ * several turns of the event loop, and a slice in each would add up); but
+ * never longer than this between two slices, so a store that is never idle
+ * still fills its graph.
+ */
+const callsFirstMs = 50;
 /** How often a changed graph is saved to disk (and always when the store stops). */
 const saveEveryMs = 5 * 60_000;
 
@@ -156,19 +163,27 @@ function createSpaceOpener(context: GraphContext, spaces: Map<string, Space>) {
 
 /**
  * Inserts pending chunks a slice per turn of the event loop until none are
- * left. setImmediate runs after the I/O callbacks of the turn, so calls and
- * statements that arrived meanwhile are served between two slices.
+ * left, in the turns when no call is being served (or after `callsFirstMs`
+ * without a slice). setImmediate runs after the I/O callbacks of the turn, so
+ * calls and statements that arrived meanwhile are served between two slices.
  */
 function createPendingDrain(logger: Logger, spaces: Map<string, Space>): () => void {
   let draining = false;
   return () => {
     if (draining) return;
     draining = true;
+    let lastSlice = performance.now();
     const slice = () => {
-      const until = performance.now() + insertSliceMs;
+      const now = performance.now();
+      if (unaryCallsInProgress() > 0 && now - lastSlice < callsFirstMs) {
+        setTimeout(slice, 1);
+        return;
+      }
+      const until = now + insertSliceMs;
       let left = false;
       for (const space of spaces.values())
         if (space.pending.length > 0) left = insertPending(logger, space, until) || left;
+      lastSlice = performance.now();
       if (left) setImmediate(slice);
       else draining = false;
     };
