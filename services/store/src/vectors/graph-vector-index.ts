@@ -41,12 +41,17 @@ const catchUpBatch = 500;
  */
 const insertSliceMs = 2;
 /**
- * While calls are being served, pending inserts wait (a call's answer takes
- * several turns of the event loop, and a slice in each would add up); but
- * never longer than this between two slices, so a store that is never idle
- * still fills its graph.
+ * While calls are being served, a slice waits until this long after the last
+ * one: a call's answer takes several turns of the event loop, and a slice in
+ * each would add up (in the text-stall bench, 10 ms here held a reader beside
+ * a megabyte write longer than 50).
  */
-const callsFirstMs = 50;
+const sliceGapWhileServingMs = 50;
+/**
+ * More chunks waiting than this and slices no longer wait for calls: a store
+ * under a sustained stream of writes keeps its graph within this of them.
+ */
+const waitForCallsBelowPending = 2_000;
 /** How often a changed graph is saved to disk (and always when the store stops). */
 const saveEveryMs = 5 * 60_000;
 
@@ -163,11 +168,17 @@ function createSpaceOpener(context: GraphContext, spaces: Map<string, Space>) {
 
 /**
  * Inserts pending chunks a slice per turn of the event loop until none are
- * left, in the turns when no call is being served (or after `callsFirstMs`
- * without a slice). setImmediate runs after the I/O callbacks of the turn, so
- * calls and statements that arrived meanwhile are served between two slices.
+ * left: in every turn while no call is being served, else every
+ * `sliceGapWhileServingMs` (or in every turn again once more than
+ * `waitForCallsBelowPending` chunks wait). setImmediate runs after the I/O
+ * callbacks of the turn, so calls and statements that arrived meanwhile are
+ * served between two slices.
  */
-function createPendingDrain(logger: Logger, spaces: Map<string, Space>): () => void {
+export function createPendingDrain(
+  logger: Logger,
+  spaces: Map<string, Space>,
+  callsInProgress: () => number = unaryCallsInProgress,
+): () => void {
   let draining = false;
   return () => {
     if (draining) return;
@@ -175,7 +186,11 @@ function createPendingDrain(logger: Logger, spaces: Map<string, Space>): () => v
     let lastSlice = performance.now();
     const slice = () => {
       const now = performance.now();
-      if (unaryCallsInProgress() > 0 && now - lastSlice < callsFirstMs) {
+      const waiting = now - lastSlice < sliceGapWhileServingMs && callsInProgress() > 0;
+      if (
+        waiting &&
+        [...spaces.values()].reduce((sum, space) => sum + space.pending.length, 0) <= waitForCallsBelowPending
+      ) {
         setTimeout(slice, 1);
         return;
       }
