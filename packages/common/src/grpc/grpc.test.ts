@@ -1,4 +1,4 @@
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,6 +27,17 @@ async function startReranker(implementation: Parameters<typeof rerankerFor>[0], 
   });
 }
 
+/** A client of the test reranker on `port` (2 s deadline), closed after the test. */
+function rerankerClient(t: TestContext, port: number) {
+  const client = createGrpcClient(rerankerV1.RerankerService, {
+    address: `127.0.0.1:${port}`,
+    peer: "reranker",
+    deadlineMs: 2000,
+  });
+  t.after(() => client.close());
+  return client;
+}
+
 function rerankerFor(
   rerank: (request: rerankerV1.RerankRequest) => Promise<{ results: { id: string; index: number; score: number }[] }>,
 ) {
@@ -42,12 +53,7 @@ test("a unary call round-trips protobuf messages and the request id", async (t) 
     };
   });
   t.after(() => service.close());
-  const client = createGrpcClient(rerankerV1.RerankerService, {
-    address: `127.0.0.1:${service.port}`,
-    peer: "reranker",
-    deadlineMs: 2000,
-  });
-  t.after(() => client.close());
+  const client = rerankerClient(t, service.port);
 
   const reply = await runWithRequestContext({ requestId: "req-123" }, () =>
     client.rerank({ query: "q", passages: [{ id: "a", text: "four" }] }),
@@ -68,12 +74,7 @@ test("a domain error crosses the wire with its code, remedy and details", async 
     });
   });
   t.after(() => service.close());
-  const client = createGrpcClient(rerankerV1.RerankerService, {
-    address: `127.0.0.1:${service.port}`,
-    peer: "reranker",
-    deadlineMs: 2000,
-  });
-  t.after(() => client.close());
+  const client = rerankerClient(t, service.port);
 
   await assert.rejects(client.rerank({ query: "q" }), (error: unknown) => {
     assert.ok(isContextHubError(error));
@@ -89,12 +90,7 @@ test("an unexpected error shows only a request id, never its message", async (t)
     throw new Error("SELECT secret FROM somewhere");
   });
   t.after(() => service.close());
-  const client = createGrpcClient(rerankerV1.RerankerService, {
-    address: `127.0.0.1:${service.port}`,
-    peer: "reranker",
-    deadlineMs: 2000,
-  });
-  t.after(() => client.close());
+  const client = rerankerClient(t, service.port);
 
   await assert.rejects(client.rerank({ query: "q" }), (error: unknown) => {
     assert.ok(isContextHubError(error));
@@ -159,12 +155,7 @@ test("health checks follow the service's readiness", async (t) => {
       ),
   });
   t.after(() => service.close());
-  const client = createGrpcClient(rerankerV1.RerankerService, {
-    address: `127.0.0.1:${service.port}`,
-    peer: "reranker",
-    deadlineMs: 2000,
-  });
-  t.after(() => client.close());
+  const client = rerankerClient(t, service.port);
   assert.equal(await client.isServing(), false);
   ready = true;
   assert.equal(await client.isServing(), true);
@@ -281,12 +272,7 @@ test("the server counts the unary calls it is serving, answered or failed", asyn
     return { results: [] };
   });
   t.after(() => service.close());
-  const client = createGrpcClient(rerankerV1.RerankerService, {
-    address: `127.0.0.1:${service.port}`,
-    peer: "reranker",
-    deadlineMs: 2000,
-  });
-  t.after(() => client.close());
+  const client = rerankerClient(t, service.port);
 
   assert.equal(unaryCallsInProgress(), 0);
   const holding = client.rerank({ query: "hold", passages: [] });

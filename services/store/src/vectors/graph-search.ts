@@ -46,7 +46,7 @@ async function recheck(
   return rows;
 }
 
-/** Cosine distance as pgvector's `<=>` gives it (NaN for a zero vector). */
+/** Cosine distance as pgvector's `<=>` gives it: NaN for a zero vector (`cosineSimilarity` of @context-hub/text gives 0). */
 function cosineDistance(a: Float32Array, b: readonly number[]): number {
   let dot = 0;
   let normA = 0;
