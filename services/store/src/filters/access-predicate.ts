@@ -15,6 +15,17 @@ export type AccessMode = "read" | "write" | "review";
 const aliasPattern = /^[a-z_][a-z0-9_]{0,30}$/;
 
 /**
+ * How the tenant equality is written, with the same truth either way.
+ * `indexed`: an index condition, which the planner may intersect with another
+ * index's matches (the full-text index's, say). `per-row`: `(… = …) IS TRUE`,
+ * no index condition, checked on each row the other index found. For a tenant
+ * holding most of `entries`, intersecting with its index only reads every one
+ * of its entries' keys to drop the few rows of other tenants (see
+ * `dominantTenantShare` in full-text-statement.ts).
+ */
+export type TenantMatch = "indexed" | "per-row";
+
+/**
  * THE access predicate (invariant I-1): a SQL boolean over the `entries` row
  * aliased `alias`, true exactly when `principal` may read (or write) it. Every
  * query that reads entries, or anything hanging off them, composes this into
@@ -53,17 +64,20 @@ export function accessPredicate(
   alias: string,
   params: SqlParams,
   mode: AccessMode = "read",
+  tenantMatch: TenantMatch = "indexed",
 ): string {
   if (!aliasPattern.test(alias))
     throw new Error(`access predicate alias ${JSON.stringify(alias)} is not a plain identifier`);
   if (principal.tenant === "" || principal.subject === "")
     throw new Error("access predicate needs a principal with a tenant and a subject");
-  const tenant = params.add(principal.tenant);
-  if (isAdmin(principal)) return `(${alias}.tenant = ${tenant})`;
+  const tenantParam = params.add(principal.tenant);
+  const tenant =
+    tenantMatch === "indexed" ? `${alias}.tenant = ${tenantParam}` : `(${alias}.tenant = ${tenantParam}) IS TRUE`;
+  if (isAdmin(principal)) return `(${tenant})`;
   if (mode === "review") {
-    const readable = accessPredicate(principal, alias, params, "read");
+    const readable = accessPredicate(principal, alias, params, "read", tenantMatch);
     if (!principal.scopes.includes("context:review")) return readable;
-    return `((${alias}.tenant = ${tenant} AND ${alias}.trust_state = ANY(${params.add([...reviewOpenStates])}::text[])) OR ${readable})`;
+    return `((${tenant} AND ${alias}.trust_state = ANY(${params.add([...reviewOpenStates])}::text[])) OR ${readable})`;
   }
 
   const subject = params.add(principal.subject);
@@ -81,7 +95,7 @@ export function accessPredicate(
   const granted = `(${grantTo(`${grant}.entry_id = ${alias}.id`)} OR ${grantTo(`${grant}.thread_id = ${alias}.thread_id`)}${inGrantedCollection})`;
   const grantable = mode === "write" ? `${alias}.visibility <> 'private'` : `${alias}.visibility = 'shared'`;
   const open = mode === "write" ? "" : ` OR ${alias}.visibility = 'tenant'`;
-  return `(${alias}.tenant = ${tenant} AND (${alias}.owner = ${subject}${open} OR (${grantable} AND ${granted})))`;
+  return `(${tenant} AND (${alias}.owner = ${subject}${open} OR (${grantable} AND ${granted})))`;
 }
 
 /**

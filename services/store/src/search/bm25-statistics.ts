@@ -10,6 +10,12 @@
 export interface CollectionStatistics {
   documents: number;
   averageLength: number;
+  /**
+   * The share (0–1) of all entries that the caller's tenant holds, as the
+   * planner's statistics record it (tenantShareOf in ranking-statistics.ts).
+   * It decides only how a ranking statement tests the tenant, never a score.
+   */
+  tenantShare?: number;
 }
 
 export interface CollectionStatisticsCache {

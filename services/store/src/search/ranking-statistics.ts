@@ -22,13 +22,44 @@ import type { FullTextQuery } from "./bm25-sql.js";
  * N and the average length over the searchable entries `principal` may see:
  * those a default search may return to it (current, neither quarantined nor
  * rejected). Entries it may not see count nowhere, so they cannot move its
- * scores.
+ * scores. Beside them, the share of the table its tenant holds.
  */
 async function countCollection(
   db: SqlDatabase,
   principal: Principal,
   sample: ViewSampleSettings,
 ): Promise<CollectionStatistics> {
+  const [counted, tenantShare] = await Promise.all([
+    countView(db, principal, sample),
+    tenantShareOf(db, principal.tenant),
+  ]);
+  return { ...counted, tenantShare };
+}
+
+/**
+ * The share of all entries `tenant` holds, from the planner's own statistics:
+ * the most common values of `entries.tenant` that ANALYZE records (on PGlite
+ * search-statistics.ts runs it, on a server autovacuum does). A tenant they
+ * do not list, or a table never analysed, counts 0. It is a figure about the
+ * whole table, other tenants' entries included, so it may choose a plan
+ * (full-text-statement.ts) but never enter an answer.
+ */
+export async function tenantShareOf(db: SqlDatabase, tenant: string): Promise<number> {
+  const { rows } = await db.query<{ share: number }>(
+    `SELECT m.share FROM pg_stats s
+       CROSS JOIN LATERAL unnest(s.most_common_vals::text::text[], s.most_common_freqs) AS m (tenant, share)
+     WHERE s.schemaname = 'public' AND s.tablename = 'entries' AND s.attname = 'tenant' AND m.tenant = $1`,
+    [tenant],
+  );
+  return Number(rows[0]?.share ?? 0);
+}
+
+/** N and the average length of `countCollection`: counted, or estimated from a sample of a large view. */
+async function countView(
+  db: SqlDatabase,
+  principal: Principal,
+  sample: ViewSampleSettings,
+): Promise<Omit<CollectionStatistics, "tenantShare">> {
   // A large view is estimated from a sample: counting it reads every entry of the tenant (≈ 0.4 s at 100,000 on
   // PGlite, holding its one thread), and a percent or two of N or of the average length hardly moves a score.
   const estimate = await estimateCollection(db, principal, sample);
