@@ -51,11 +51,9 @@ export interface WeightedTerms {
  * match (the search query is computed in the statement), and a prepared
  * statement's plan does not know the tenant, so it assumes each tenant holds
  * an equal part and intersects. For a tenant holding most of the table that
- * reads all its keys to drop a few other rows: at 100,000 entries, a tenant
- * holding 90 % of them, 40 questions, every-word statements took 29.9 / 35.9
- * ms p50 / p95 with the intersection and 25.7 / 32.9 without, any-word ones
- * 38.3 / 59.0 and 34.3 / 55.8, the same rows (docs/performance.md); a
- * tenant holding a tenth gains from the intersection.
+ * reads all its keys to drop a few other rows (measured in
+ * docs/performance.md, "A tenant holding most of the table"); a tenant
+ * holding a tenth gains from the intersection.
  */
 export const dominantTenantShare = 0.75;
 
