@@ -1,7 +1,8 @@
 // Pruned against whole any-word BM25 rankings in the store, interleaved query by query in one process over one corpus,
 // so a change in the machine's load falls on both alike. Both rank with the same statistics and must return the same
 // page (checked for every query); the figures are each one's p50/p95 and the ratio of their p50s, and how often the
-// pruned ranking's candidates proved the page (the rest ranked every match after them).
+// pruned ranking's rarer words proved the page (held), its entries holding every word seeded it (seeded), or neither
+// could and every match was ranked after them (ranked_all).
 //
 // Usage: node bench/bm25-pruning.js --data-dir DIR [--size 100000] [--queries 200] [--candidates 4000] [--limit 10]
 // DIR holds a corpus from bench/retrieval-data.js (bench/retrieval.js --data-dir loads the same one); when empty, the
@@ -82,8 +83,8 @@ for (const [index, query] of queries.entries()) {
   if (pages.pruned !== pages.whole) differing++;
 }
 const after = await outcomes();
-const held = (after.held ?? 0) - (before.held ?? 0);
-const rankedAll = (after.ranked_all ?? 0) - (before.ranked_all ?? 0);
+const grew = (outcome) => (after[outcome] ?? 0) - (before[outcome] ?? 0);
+const [held, seeded, rankedAll] = [grew("held"), grew("seeded"), grew("ranked_all")];
 const summary = (samples) => ({ p50: round(quantile(samples, 0.5)), p95: round(quantile(samples, 0.95)) });
 const result = {
   entries: Number((await db.query("SELECT count(*)::integer AS n FROM entries")).rows[0].n),
@@ -94,8 +95,9 @@ const result = {
   whole: summary(times.whole),
   p50_ratio: round(quantile(times.pruned, 0.5) / quantile(times.whole, 0.5)),
   held,
+  seeded,
   ranked_all: rankedAll,
-  not_planned: queries.length - held - rankedAll,
+  not_planned: queries.length - held - seeded - rankedAll,
   differing_pages: differing,
   load: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" "),
 };

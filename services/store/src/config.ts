@@ -45,7 +45,7 @@ const searchVariableDescriptions: Record<keyof typeof searchEnvSchema, string> =
   STORE_BM25_STATISTICS_SECONDS:
     "How long a caller view's entry count, average length and document frequencies are reused by full-text ranking (0 counts them for every query; as of an instant they are always counted). For up to six times as long they still answer while counted again in the background.",
   STORE_BM25_CANDIDATES:
-    "Most entries an any-word full-text search ranks first, those holding its rarest words, before it ranks every match: when the page they give provably is the full ranking's (no other entry can score as high), the rest is never scored (0: always rank every match).",
+    "Pruning of any-word full-text rankings: a query whose words' visible entries together number more than this first ranks the entries holding every word (their page sets a floor, and only entries that can pass it are ranked), then those holding its rarest words when they number at most this; every match is ranked only when neither settles the page (the same page either way; 0: always rank every match).",
   STORE_STATISTICS_SAMPLE_ENTRIES:
     "About how many entries of a caller's view full-text ranking reads to estimate its statistics once the view holds more than `STORE_STATISTICS_SAMPLE_ABOVE`: the view's entry count and average length for BM25, and pseudo-relevance feedback's candidate words' document frequencies (a word the sample holds fewer than four times is counted outright). The query's own words are always counted. 0 counts everything at any size.",
   STORE_STATISTICS_SAMPLE_ABOVE:

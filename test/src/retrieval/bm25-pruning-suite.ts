@@ -1,10 +1,13 @@
 /**
  * A pruned any-word ranking (the store ranks first the entries holding the
  * query's rarer words, and stops there when no other entry can reach the
- * page) gives exactly the full ranking's page: the same entries, scores and
- * order, on PGlite and a real PostgreSQL server. The corpus has words most
- * entries hold and words a few hold, so both outcomes occur: a page the
- * candidates prove, and one they cannot fill, which is then ranked whole.
+ * page; or, when every word is common, the entries holding every word,
+ * whose page sets a floor, then only the entries holding a set of words that
+ * can reach it) gives exactly the full ranking's page: the same entries,
+ * scores and order, on PGlite and a real PostgreSQL server. The corpus has
+ * words most entries hold and words a few hold, so every outcome occurs: a
+ * page the candidates prove, a page seeded by every word, and one neither
+ * can settle, which is then ranked whole.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -48,15 +51,17 @@ function corpus(): string[] {
   });
 }
 
-/** Queries of common words with one or two rare words, with an uncommon one, or alone. */
+/** Queries of common words with one or two rare words, with an uncommon one, alone (two to four of them), or repeated. */
 function queries(): string[] {
   const random = seeded(23);
   const pick = (words: string[]) => words[Math.floor(random() * words.length)]!;
-  return Array.from({ length: 40 }, (_, index) => {
+  return Array.from({ length: 48 }, (_, index) => {
     const words = [pick(common), pick(common)];
-    if (index % 4 === 0 || index % 4 === 1) words.push(pick(rare));
-    if (index % 4 === 1) words.push(pick(rare));
-    if (index % 4 === 2) words.push(pick(uncommon));
+    if (index % 6 === 0 || index % 6 === 1) words.push(pick(rare));
+    if (index % 6 === 1) words.push(pick(rare));
+    if (index % 6 === 2) words.push(pick(uncommon));
+    if (index % 6 === 4) words.push(pick(common));
+    if (index % 6 === 5) words.push(pick(common), pick(common), words[0]!);
     return words.join(" ");
   });
 }
@@ -103,7 +108,7 @@ export function defineBm25PruningSuite(target: RetrievalTarget): void {
       return [...reply.hits.map((hit) => `${hit.entryId} ${hit.score}`), JSON.stringify(reply.feedback ?? null)];
     };
 
-    test("every page equals the full ranking's, and both outcomes occur: proved by the candidates, or ranked whole", async () => {
+    test("every page equals the full ranking's, and every outcome occurs: proved by the candidates, seeded by every word, or ranked whole", async () => {
       const before = await prunedCounts();
       for (const query of queries()) {
         for (const [limit, offset] of [
@@ -131,7 +136,33 @@ export function defineBm25PruningSuite(target: RetrievalTarget): void {
       const after = await prunedCounts();
       const grew = (outcome: string) => (after[outcome] ?? 0) - (before[outcome] ?? 0);
       assert.ok(grew("held") > 0, `some pages were proved by their candidates: ${JSON.stringify(after)}`);
+      assert.ok(grew("seeded") > 0, `some pages were seeded by every word: ${JSON.stringify(after)}`);
       assert.ok(grew("ranked_all") > 0, `some pages could not be, and were ranked whole: ${JSON.stringify(after)}`);
+    });
+
+    test("a word no entry held when its frequency was kept still finds the entries written since", async () => {
+      // Frequencies kept for a minute: the new word's 0 is still what both searches know after the write.
+      const settings = { ...defaultSearchConfig, bm25StatisticsTtlMs: 60_000 };
+      const keptPruned = await openSearch(h.db, { ...settings, bm25Candidates: 40 }, logger);
+      const keptWhole = await openSearch(h.db, { ...settings, bm25Candidates: 0 }, logger);
+      try {
+        // A rare word whose entries outscore the common word's ceiling: those entries alone would settle the page.
+        const query = `${rare[3]} ${common[0]} newcomer`;
+        assert.deepEqual(await page(keptPruned, query, 3, 0), await page(keptWhole, query, 3, 0));
+        const { rows } = await h.db.query<{ id: string }>(
+          `INSERT INTO entries (id, tenant, thread_id, source, owner, text, text_length, preview, content_hash)
+           VALUES (gen_random_uuid(), $1, 'thread-new', 'agent', 'alice', 'newcomer', 8, 'newcomer', md5('new') || md5('new'))
+           RETURNING id`,
+          [tenant],
+        );
+        const expected = await page(keptWhole, query, 3, 0);
+        assert.ok(expected[0]!.startsWith(rows[0]!.id), `the new entry ranks first: ${expected[0]}`);
+        assert.deepEqual(await page(keptPruned, query, 3, 0), expected);
+        await h.db.query("DELETE FROM entries WHERE id = $1", [rows[0]!.id]);
+      } finally {
+        await keptPruned.close();
+        await keptWhole.close();
+      }
     });
   });
 }

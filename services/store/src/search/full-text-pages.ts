@@ -4,7 +4,7 @@
  * holds, and a whole-word search ranked inside the tenant's own BM25 index.
  */
 import { counter } from "@context-hub/common";
-import { planPruning, prunedPageHolds } from "./bm25-pruning.js";
+import { pageFloor, planPruning, planSeeding, prunedPageHolds, qualifyingTermSets } from "./bm25-pruning.js";
 import { queryTokens, type TenantBm25Indexes } from "./bm25-indexes.js";
 import { indexedFullTextStatement, indexedPageHolds } from "./bm25-index-statement.js";
 import { createSqlParams, type SqlDatabase, type SqlExecutor, type SqlParams } from "../db/sql-database.js";
@@ -25,7 +25,7 @@ const indexedRankings = counter(
 
 const prunedRankings = counter(
   "contexthub_store_pruned_rankings_total",
-  "Any-word full-text rankings that scored their rarer words' entries first, by outcome: held (that page was the full ranking's) or ranked_all (every match was then scored).",
+  "Any-word full-text rankings that scored some entries first, by outcome: held (the rarer words' entries gave the full ranking's page), seeded (the entries holding every word set a floor, and only those that could pass it were ranked) or ranked_all (every match was then scored).",
   ["outcome"],
 );
 
@@ -75,9 +75,13 @@ export interface CountedTerms {
 }
 
 /**
- * Ranks a page of `query` with `runner`: an any-word query ranks first the
- * entries holding its rarer words, and stops there when that page provably
- * is the full ranking's (bm25-pruning.ts); otherwise every match is ranked.
+ * Ranks a page of `query` with `runner`. An any-word query whose words
+ * match many entries ranks first the entries holding every word: when that
+ * page is full, its last score is a floor, and the entries holding a set of
+ * words whose ceilings can pass it are ranked (often the seed's own
+ * entries: then its page is the answer). Otherwise it ranks the entries
+ * holding its rarer words, and stops there when that page provably is the
+ * full ranking's (bm25-pruning.ts); failing both, every match is ranked.
  */
 export function createPageRanker(settings: PruningSettings) {
   return async <Row extends { score: number }>(
@@ -90,30 +94,43 @@ export function createPageRanker(settings: PruningSettings) {
     counted: CountedTerms | undefined,
   ): Promise<Row[]> => {
     const { collection } = options;
-    const plan =
-      counted !== undefined &&
-      collection !== undefined &&
-      query.mode === "any" &&
-      options.within === undefined &&
-      options.weighted === undefined
-        ? planPruning(counted.terms, counted.frequencies, collection.documents, settings.bm25, settings.candidates)
-        : undefined;
-    if (plan !== undefined) {
+    const rank = (candidates?: readonly (readonly string[])[]) => {
       const params = createSqlParams();
-      const rows = await runner(
-        fullTextStatement(principal, query, filter, page, { ...options, candidates: plan.candidates }, params),
-        params,
-      );
-      const holds = prunedPageHolds(
-        rows.map((row) => Number(row.score)),
-        page.limit,
-        plan.ceiling,
-      );
-      prunedRankings.inc({ outcome: holds ? "held" : "ranked_all" });
-      if (holds) return rows;
+      return runner(fullTextStatement(principal, query, filter, page, { ...options, candidates }, params), params);
+    };
+    const scores = (rows: readonly Row[]) => rows.map((row) => Number(row.score));
+    if (
+      counted === undefined ||
+      collection === undefined ||
+      query.mode !== "any" ||
+      options.within !== undefined ||
+      options.weighted !== undefined
+    )
+      return rank();
+    const { terms, frequencies } = counted;
+    const { documents } = collection;
+    const seeding = planSeeding(terms, frequencies, documents, settings.bm25, settings.candidates);
+    if (seeding !== undefined) {
+      const seeded = await rank([seeding.seed]);
+      const floor = pageFloor(scores(seeded), page.limit);
+      const sets = floor === undefined ? undefined : qualifyingTermSets(seeding.ceilings, floor);
+      if (sets !== undefined) {
+        prunedRankings.inc({ outcome: "seeded" });
+        // Only entries holding every word can reach the floor: they are the seed's candidates, ranked already.
+        const onlyTheSeed = sets.length === 1 && sets[0]!.join(" ") === seeding.seed.join(" ");
+        return onlyTheSeed ? seeded : rank(sets);
+      }
     }
-    const params = createSqlParams();
-    return runner(fullTextStatement(principal, query, filter, page, options, params), params);
+    const plan = planPruning(terms, frequencies, documents, settings.bm25, settings.candidates);
+    if (plan !== undefined) {
+      const rows = await rank(plan.candidates.map((lexeme) => [lexeme]));
+      if (prunedPageHolds(scores(rows), page.limit, plan.ceiling)) {
+        prunedRankings.inc({ outcome: "held" });
+        return rows;
+      }
+    }
+    if (plan !== undefined || seeding !== undefined) prunedRankings.inc({ outcome: "ranked_all" });
+    return rank();
   };
 }
 

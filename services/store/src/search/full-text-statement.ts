@@ -80,12 +80,13 @@ export interface FullTextStatementOptions {
   /** Rank only these entries (re-scoring a fused ranking's candidates); undefined: every entry. */
   within?: readonly string[] | undefined;
   /**
-   * Rank only the entries holding one of these whole lexemes (a subset of an
-   * any-word query's own): the candidates of a pruned ranking (see
-   * bm25-pruning.ts). Every candidate is still scored over all the query's
-   * terms. Only with the any-word mode, now, without weighted terms.
+   * Rank only the entries holding every lexeme of one of these sets (whole
+   * lexemes, each set a subset of an any-word query's own): the candidates
+   * of a pruned or seeded ranking (see bm25-pruning.ts). Every candidate is
+   * still scored over all the query's terms. Only with the any-word mode,
+   * now, without weighted terms.
    */
-  candidates?: readonly string[] | undefined;
+  candidates?: readonly (readonly string[])[] | undefined;
 }
 
 /**
@@ -172,10 +173,12 @@ export function fullTextStatement(
   const widenTerm = weighted?.widenBy === undefined ? anyTerm : "(SELECT t.widen_term FROM terms t)";
   const candidates =
     options.candidates !== undefined && query.mode === "any" && weighted === undefined && !historical
-      ? `(SELECT coalesce(array_to_string(array_agg(${quotedLexemeSql("c.lexeme", false)}), ' | '), '')::tsquery
-          FROM unnest(${params.add([...options.candidates])}::text[]) AS c (lexeme))`
+      ? `(SELECT coalesce(string_agg(c.every_word, ' | '), '')::tsquery FROM (
+            SELECT '(' || string_agg(${quotedLexemeSql("l.lexeme", false)}, ' & ') || ')' AS every_word
+            FROM unnest(${params.add(options.candidates.flat())}::text[], ${params.add(options.candidates.flatMap((set, index) => set.map(() => index)))}::int[]) AS l (lexeme, word_set)
+            GROUP BY l.word_set) c)`
       : undefined;
-  // Candidates hold one of the query's words, so they all match it: their tsquery alone is the (narrower) match.
+  // Candidates hold some of the query's words, so they all match it: their tsquery alone is the (narrower) match.
   const matching = candidates ?? (weighted?.widen === true ? `(${tsquery} || ${widenTerm})` : tsquery);
   // Within given ids (at most a few hundred) each is fetched by its key and tested: written `IS TRUE`, the match is no
   // index condition, which the planner would otherwise intersect with the ids by reading every match of the query's

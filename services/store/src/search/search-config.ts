@@ -17,7 +17,7 @@ export interface SearchConfig {
   bm25: Bm25Parameters;
   /** How long a caller view's entry count, average length and document frequencies are reused by full-text ranking (0: counted for every query). */
   bm25StatisticsTtlMs: number;
-  /** Most entries a pruned any-word ranking scores first (see bm25-pruning.ts); 0 ranks every match. */
+  /** Most entries a pruned any-word ranking scores first, and matches below which it is not pruned (see bm25-pruning.ts); 0 ranks every match. */
   bm25Candidates: number;
   /** When a large view's full-text statistics are estimated from a sample of it (view-sample.ts). */
   statisticsSample: ViewSampleSettings;
