@@ -13,7 +13,7 @@ import type { Bm25Parameters } from "./search-config.js";
 import type { SearchFilter } from "../model/search-filter.js";
 import type { FrequencySource } from "./bm25-frequencies.js";
 import type { FullTextQuery } from "./bm25-sql.js";
-import { fullTextStatement, type FullTextStatementOptions } from "./full-text-statement.js";
+import { fullTextStatement, type CandidateEntries, type FullTextStatementOptions } from "./full-text-statement.js";
 import type { FullTextRow } from "./search-ports.js";
 import { toListing, type ListingRow } from "./search-reads.js";
 
@@ -84,7 +84,7 @@ export interface CountedTerms {
  * full ranking's (bm25-pruning.ts); failing both, every match is ranked.
  */
 export function createPageRanker(settings: PruningSettings) {
-  return async <Row extends { score: number }>(
+  return async <Row extends { id: string; score: number }>(
     runner: (statement: string, params: SqlParams) => Promise<Row[]>,
     principal: Principal,
     query: FullTextQuery,
@@ -94,9 +94,9 @@ export function createPageRanker(settings: PruningSettings) {
     counted: CountedTerms | undefined,
   ): Promise<Row[]> => {
     const { collection } = options;
-    const rank = (candidates?: readonly (readonly string[])[]) => {
+    const rank = (candidates?: CandidateEntries, cut = page) => {
       const params = createSqlParams();
-      return runner(fullTextStatement(principal, query, filter, page, { ...options, candidates }, params), params);
+      return runner(fullTextStatement(principal, query, filter, cut, { ...options, candidates }, params), params);
     };
     const scores = (rows: readonly Row[]) => rows.map((row) => Number(row.score));
     if (
@@ -111,19 +111,22 @@ export function createPageRanker(settings: PruningSettings) {
     const { documents } = collection;
     const seeding = planSeeding(terms, frequencies, documents, settings.bm25, settings.candidates);
     if (seeding !== undefined) {
-      const seeded = await rank([seeding.seed]);
-      const floor = pageFloor(scores(seeded), page.limit);
+      // The seed's best down to the page's end: the floor, and all of the seed that can be on the page.
+      const depth = page.offset + page.limit;
+      const seeded = await rank({ holding: [seeding.seed] }, { limit: depth, offset: 0 });
+      const floor = pageFloor(scores(seeded), depth);
       const sets = floor === undefined ? undefined : qualifyingTermSets(seeding.ceilings, floor);
       if (sets !== undefined) {
         prunedRankings.inc({ outcome: "seeded" });
         // Only entries holding every word can reach the floor: they are the seed's candidates, ranked already.
-        const onlyTheSeed = sets.length === 1 && sets[0]!.join(" ") === seeding.seed.join(" ");
-        return onlyTheSeed ? seeded : rank(sets);
+        if (sets.length === 1 && sets[0]!.join(" ") === seeding.seed.join(" ")) return seeded.slice(page.offset);
+        // The others that can reach it, with the seed's best (the rest of the seed ranks below them).
+        return rank({ holding: sets, notHoldingAll: seeding.seed, ids: seeded.map((row) => row.id) });
       }
     }
     const plan = planPruning(terms, frequencies, documents, settings.bm25, settings.candidates);
     if (plan !== undefined) {
-      const rows = await rank(plan.candidates.map((lexeme) => [lexeme]));
+      const rows = await rank({ holding: plan.candidates.map((lexeme) => [lexeme]) });
       if (prunedPageHolds(scores(rows), page.limit, plan.ceiling)) {
         prunedRankings.inc({ outcome: "held" });
         return rows;

@@ -80,13 +80,37 @@ export interface FullTextStatementOptions {
   /** Rank only these entries (re-scoring a fused ranking's candidates); undefined: every entry. */
   within?: readonly string[] | undefined;
   /**
-   * Rank only the entries holding every lexeme of one of these sets (whole
-   * lexemes, each set a subset of an any-word query's own): the candidates
+   * Rank only these entries of an any-word query's matches: the candidates
    * of a pruned or seeded ranking (see bm25-pruning.ts). Every candidate is
    * still scored over all the query's terms. Only with the any-word mode,
    * now, without weighted terms.
    */
-  candidates?: readonly (readonly string[])[] | undefined;
+  candidates?: CandidateEntries | undefined;
+}
+
+/** Which of an any-word query's matches a pruned or seeded ranking ranks (whole lexemes, all of the query's own). */
+export interface CandidateEntries {
+  /** The entries holding every lexeme of one of these sets. */
+  holding: readonly (readonly string[])[];
+  /** Of those, leave out the entries holding every one of these lexemes (ranked already: their best are `ids`). */
+  notHoldingAll?: readonly string[] | undefined;
+  /** Rank these entries too, by id (each holds some of the query's words). */
+  ids?: readonly string[] | undefined;
+}
+
+/**
+ * The tsquery of `candidates` as SQL: an OR of ANDs (each lexeme quoted in SQL), less the entries holding every
+ * lexeme of `notHoldingAll`. The full-text index answers it exactly, negation included.
+ */
+function candidateQuerySql(candidates: CandidateEntries, params: SqlParams): string {
+  const { holding, notHoldingAll } = candidates;
+  const sets = `(SELECT coalesce(string_agg(c.every_word, ' | '), '')::tsquery FROM (
+            SELECT '(' || string_agg(${quotedLexemeSql("l.lexeme", false)}, ' & ') || ')' AS every_word
+            FROM unnest(${params.add(holding.flat())}::text[], ${params.add(holding.flatMap((set, index) => set.map(() => index)))}::int[]) AS l (lexeme, word_set)
+            GROUP BY l.word_set) c)`;
+  if (notHoldingAll === undefined) return sets;
+  return `(${sets} && !! (SELECT string_agg(${quotedLexemeSql("n.lexeme", false)}, ' & ')::tsquery
+            FROM unnest(${params.add([...notHoldingAll])}::text[]) AS n (lexeme)))`;
 }
 
 /**
@@ -173,18 +197,25 @@ export function fullTextStatement(
   const widenTerm = weighted?.widenBy === undefined ? anyTerm : "(SELECT t.widen_term FROM terms t)";
   const candidates =
     options.candidates !== undefined && query.mode === "any" && weighted === undefined && !historical
-      ? `(SELECT coalesce(string_agg(c.every_word, ' | '), '')::tsquery FROM (
-            SELECT '(' || string_agg(${quotedLexemeSql("l.lexeme", false)}, ' & ') || ')' AS every_word
-            FROM unnest(${params.add(options.candidates.flat())}::text[], ${params.add(options.candidates.flatMap((set, index) => set.map(() => index)))}::int[]) AS l (lexeme, word_set)
-            GROUP BY l.word_set) c)`
+      ? options.candidates
       : undefined;
   // Candidates hold some of the query's words, so they all match it: their tsquery alone is the (narrower) match.
-  const matching = candidates ?? (weighted?.widen === true ? `(${tsquery} || ${widenTerm})` : tsquery);
+  const matching =
+    candidates !== undefined
+      ? candidateQuerySql(candidates, params)
+      : weighted?.widen === true
+        ? `(${tsquery} || ${widenTerm})`
+        : tsquery;
+  // The candidates given by id join those the index finds (the planner ORs the two indexes' bitmaps).
+  const matches =
+    candidates?.ids === undefined
+      ? `e.search_vector @@ ${matching}`
+      : `(e.search_vector @@ ${matching} OR e.id = ANY(${params.add([...candidates.ids])}::uuid[]))`;
   // Within given ids (at most a few hundred) each is fetched by its key and tested: written `IS TRUE`, the match is no
   // index condition, which the planner would otherwise intersect with the ids by reading every match of the query's
   // words from the full-text index (22,000 of them at 100,000 entries, for 136 ids).
   const conditions = [
-    options.within === undefined ? `e.search_vector @@ ${matching}` : `(e.search_vector @@ ${matching}) IS TRUE`,
+    options.within === undefined ? matches : `(e.search_vector @@ ${matching}) IS TRUE`,
     accessPredicate(principal, "e", params, "read", tenantMatchFor(collection)),
     ...searchFilterConditions(principal, filter, "e", params),
   ];
