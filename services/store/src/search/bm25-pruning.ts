@@ -15,7 +15,8 @@
  *   page's last score cannot be below, and only entries holding a set of
  *   words whose ceilings together pass the floor can reach it
  *   (qualifyingTermSets). The full-text index finds exactly those entries,
- *   and ranking them gives the page.
+ *   less the seed's (of which only its best can be on the page, and they are
+ *   added by id), and ranking them gives the page.
  */
 import type { Bm25Parameters } from "./search-config.js";
 import { idf } from "./bm25-sql.js";
