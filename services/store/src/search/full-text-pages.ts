@@ -74,6 +74,10 @@ export interface CountedTerms {
   frequencies: ReadonlyMap<string, number>;
 }
 
+/** Whether two sorted word lists are the same words (a lexeme may hold a space, so joining them would not tell). */
+const sameWords = (left: readonly string[], right: readonly string[]) =>
+  left.length === right.length && left.every((word, index) => word === right[index]);
+
 /**
  * Ranks a page of `query` with `runner`. An any-word query whose words
  * match many entries ranks first the entries holding every word: when that
@@ -119,7 +123,7 @@ export function createPageRanker(settings: PruningSettings) {
       if (sets !== undefined) {
         prunedRankings.inc({ outcome: "seeded" });
         // Only entries holding every word can reach the floor: they are the seed's candidates, ranked already.
-        if (sets.length === 1 && sets[0]!.join(" ") === seeding.seed.join(" ")) return seeded.slice(page.offset);
+        if (sets.length === 1 && sameWords(sets[0]!, seeding.seed)) return seeded.slice(page.offset);
         // The others that can reach it, with the seed's best (the rest of the seed ranks below them).
         return rank({ holding: sets, notHoldingAll: seeding.seed, ids: seeded.map((row) => row.id) });
       }
