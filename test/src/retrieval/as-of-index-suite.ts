@@ -304,7 +304,10 @@ export function defineAsOfIndexTests(target: RetrievalTarget, harness: () => Ret
             [[ids[7], 1]],
             "positive control: the kept version is found",
           );
-          const ranking = recorded.statements.find((statement) => statement.sql.includes("search_query AS"));
+          // The ranking statement (the one before it reads the query's terms alone).
+          const ranking = recorded.statements.find(
+            (statement) => statement.sql.includes("search_query AS") && statement.sql.includes("weights AS"),
+          );
           assert.ok(ranking !== undefined, "the full-text statement ran");
           const plan = await db.transaction(async (tx) => {
             // Tables this small are cheaper to read whole (and the planner does not price detoasting a vector), so it

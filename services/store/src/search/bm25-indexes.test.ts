@@ -17,6 +17,7 @@ const ranking = {
   bm25: defaultSearchConfig.bm25,
   statisticsTtlMs: 0,
   candidates: 0,
+  termsOneByOne: defaultSearchConfig.bm25TermsOneByOne,
   statisticsSample: defaultSearchConfig.statisticsSample,
 };
 const settings = { mode: "bm25" as const, minEntries: 20, checkMs: 0 };

@@ -73,6 +73,46 @@ export function termsInSql(vector: string, terms: { lexemes: string; positions: 
          FROM unnest(ts_filter(setweight(${vector}, 'A', ${terms.lexemes}), '{a}')) u`;
 }
 
+/** Most positions a stored vector keeps of one lexeme (PostgreSQL's MAXNUMPOS), so the most a term's frequency can be. */
+export const maxTermPositions = 256;
+
+/**
+ * `ts_rank('{1,1,1,1}', vector, 'lexeme')` for a vector holding the lexeme
+ * `tf` times, in float4 arithmetic step by step as PostgreSQL computes it
+ * (tsrank.c, calc_rank_or: Σ 1/j² over its positions, then ÷ π²/6). It
+ * grows strictly with `tf` up to far beyond maxTermPositions, the gap
+ * between neighbours (about 1/tf² ÷ 1.64) staying far above a float4's
+ * rounding.
+ */
+export function singleTermRank(tf: number): number {
+  if (tf <= 0) return 0;
+  let sum = 0;
+  // Each step in double, then rounded to float4, is exactly float4 arithmetic (53 ≥ 2 × 24 + 2 bits).
+  for (let j = 1; j <= tf; j++) sum = Math.fround(sum + Math.fround(1 / (j * j)));
+  return Math.fround(Math.fround(Math.fround(1 + sum) - 1) / 1.64493406685);
+}
+
+/**
+ * The midpoints between the single-term ranks of 0, 1, …, maxTermPositions
+ * occurrences, ascending: `width_bucket(rank, these)` counts the midpoints
+ * at or below a rank, which is the term frequency it came from.
+ */
+export const termFrequencyBuckets: readonly number[] = Array.from(
+  { length: maxTermPositions },
+  (_, tf) => (singleTermRank(tf) + singleTermRank(tf + 1)) / 2,
+);
+
+/**
+ * How often a stored vector holds one whole lexeme, as SQL, without
+ * unnesting the vector: its single-term `ts_rank` (a binary search for the
+ * lexeme, then a walk over its positions, in C) read back as a count by
+ * `width_bucket` over `buckets` (termFrequencyBuckets as a SQL float4[]).
+ * `lexemeQuery`: the lexeme as a tsquery. The count is the vector's
+ * positions of the lexeme, as `cardinality(positions)` of its unnest row.
+ */
+export const termFrequencySql = (vector: string, lexemeQuery: string, buckets: string) =>
+  `width_bucket(ts_rank('{1,1,1,1}'::float4[], ${vector}, ${lexemeQuery}), ${buckets})`;
+
 /**
  * The `term_positions` CTE (positions): a jsonb object giving each lexeme of
  * `lexemes` (a SQL text[]) its 1-based index there, the first when a lexeme

@@ -46,7 +46,12 @@ interface FeedbackSearch {
 async function feedbackCountedInStatements(
   db: SqlDatabase,
   run: RunStatement,
-  options: { bm25: Bm25Parameters; collection: CollectionStatistics | undefined },
+  options: {
+    bm25: Bm25Parameters;
+    collection: CollectionStatistics | undefined;
+    termCount: number | undefined;
+    oneByOne: FullTextRanker["oneByOne"];
+  },
   search: FeedbackSearch,
 ): Promise<{ rows: FullTextRow[]; feedback: FeedbackUsed }> {
   const { principal, query, filter, page, feedback, idsOnly } = search;
@@ -55,6 +60,7 @@ async function feedbackCountedInStatements(
     bm25: options.bm25,
     collection: options.collection,
     rankOnly: idsOnly,
+    termCount: options.termCount,
   };
   const firstParams = createSqlParams();
   const first = await db.query<{ id: string; score: number }>(
@@ -105,15 +111,10 @@ async function feedbackCountedInStatements(
       feedback: { documents: 0, terms: [] },
     };
   }
-  const weighted = {
-    lexemes: expanded.query.map((term) => term.lexeme),
-    weights: expanded.query.map((term) => term.weight),
-    widen: query.mode === "any",
-  };
-  const rows = await run(idsOnly)(
-    fullTextStatement(principal, query, filter, page, { ...statementOptions, weighted }, params),
-    params,
-  );
+  const lexemes = expanded.query.map((term) => term.lexeme);
+  const weighted = { lexemes, weights: expanded.query.map((term) => term.weight), widen: query.mode === "any" };
+  const second = { ...statementOptions, weighted, termCount: options.oneByOne(lexemes.length) };
+  const rows = await run(idsOnly)(fullTextStatement(principal, query, filter, page, second, params), params);
   return { rows, feedback: { documents: first.rows.length, terms: expanded.expansion } };
 }
 
@@ -176,6 +177,7 @@ async function feedbackFirstPass(
     collection,
     rankOnly: idsOnly,
     frequencies: original.frequencies,
+    termCount: ranker.oneByOne(original.terms.size),
     within: rescored,
   };
   // First pass (unless the caller chose the entries): the best entries by the query alone, ids and scores only; as
@@ -335,7 +337,14 @@ async function feedbackWithKeptFrequencies(
     widenBy: floor > 0 ? wideningLexemes(expanded.query, new Set(original.terms.keys()), bound, floor) : undefined,
   };
   const rows = await run(idsOnly)(
-    fullTextStatement(principal, query, filter, page, { ...options, weighted, frequencies }, params),
+    fullTextStatement(
+      principal,
+      query,
+      filter,
+      page,
+      { ...options, weighted, frequencies, termCount: ranker.oneByOne(weighted.lexemes.length) },
+      params,
+    ),
     params,
   );
   return { rows, feedback: { documents: first.ids.length, terms: expanded.expansion } };
@@ -352,7 +361,12 @@ export function createFeedbackRanking(
       return feedbackCountedInStatements(
         db,
         ranker.run,
-        { bm25: ranker.ranking.bm25, collection },
+        {
+          bm25: ranker.ranking.bm25,
+          collection,
+          termCount: await ranker.termCountOf(query, undefined),
+          oneByOne: ranker.oneByOne,
+        },
         { principal, query, filter, page, highlight, feedback, idsOnly },
       );
     return feedbackWithKeptFrequencies(

@@ -15,6 +15,7 @@ import { feedbackShares, type FeedbackOptions } from "./bm25-feedback.js";
 import type { FullTextRow, SearchRepository } from "./search-ports.js";
 import { visibleAmong } from "./search-reads.js";
 import type { ViewSampleSettings } from "./view-sample.js";
+import type { FullTextQuery } from "./bm25-sql.js";
 import { createRankingStatistics } from "./ranking-statistics.js";
 import { createFirstPass, createIndexedPages, createPageRanker, listedBy, rankedBy } from "./full-text-pages.js";
 
@@ -28,6 +29,8 @@ export interface FullTextRanking {
   statisticsTtlMs: number;
   /** Most entries a pruned any-word ranking scores first (bm25-pruning.ts); 0 ranks every match. */
   candidates: number;
+  /** Most distinct terms a ranking statement scores one at a time (FullTextStatementOptions.termCount); 0: none. */
+  termsOneByOne: number;
   /** When a large view's N, average length and feedback's frequencies are estimated from a sample of it (view-sample.ts). */
   statisticsSample: ViewSampleSettings;
 }
@@ -60,6 +63,12 @@ export function createFullTextRanker(
   const rankPage = createPageRanker(ranking);
   const firstPass = createFirstPass(rankPage, ranked);
   const indexedPage = createIndexedPages({ db, indexes, frequencySource });
+  // A ranking statement's terms scored one at a time (FullTextStatementOptions.termCount) when they are few enough.
+  const oneByOne = (count: number) => (count >= 1 && count <= ranking.termsOneByOne ? count : undefined);
+  // The query's terms counted as the ranking statement counts them: as of an instant too, where they are not counted
+  // aside otherwise, so a version ranked then scores to the last bit as the same text ranked now.
+  const termCountOf = async (query: FullTextQuery, counted: ReadonlyMap<string, number> | undefined) =>
+    query.mode === "prefix" ? undefined : oneByOne((counted ?? (await frequencySource.queryTerms(query))).size);
   const fullText: SearchRepository["fullText"] = async (
     principal,
     query,
@@ -82,6 +91,7 @@ export function createFullTextRanker(
       collection,
       rankOnly: idsOnly,
       frequencies: counted?.frequencies,
+      termCount: await termCountOf(query, counted?.terms),
       within,
     };
     return rankPage(run(idsOnly), principal, query, filter, page, options, counted);
@@ -89,6 +99,8 @@ export function createFullTextRanker(
   return {
     ranking,
     run,
+    oneByOne,
+    termCountOf,
     collectionOf,
     countsAside,
     capped,

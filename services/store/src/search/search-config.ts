@@ -19,6 +19,12 @@ export interface SearchConfig {
   bm25StatisticsTtlMs: number;
   /** Most entries a pruned any-word ranking scores first, and matches below which it is not pruned (see bm25-pruning.ts); 0 ranks every match. */
   bm25Candidates: number;
+  /**
+   * Most distinct terms a ranking scores one at a time, each frequency read by a single-term ts_rank (bm25-sql.ts,
+   * termFrequencySql); a query with more unnests every candidate's vector, which costs less past about eight terms
+   * (docs/performance.md). 0: always unnested.
+   */
+  bm25TermsOneByOne: number;
   /** When a large view's full-text statistics are estimated from a sample of it (view-sample.ts). */
   statisticsSample: ViewSampleSettings;
   /** Tenants' own BM25 indexes (see bm25-indexes.ts). */
@@ -100,6 +106,7 @@ export function toSearchConfig(env: SearchEnv): SearchConfig {
     bm25: { k1: env.STORE_BM25_K1, b: env.STORE_BM25_B },
     bm25StatisticsTtlMs: env.STORE_BM25_STATISTICS_SECONDS * 1000,
     bm25Candidates: env.STORE_BM25_CANDIDATES,
+    bm25TermsOneByOne: 6,
     statisticsSample: { entries: env.STORE_STATISTICS_SAMPLE_ENTRIES, above: env.STORE_STATISTICS_SAMPLE_ABOVE },
     bm25Indexes: {
       mode: env.STORE_FULL_TEXT_INDEX,

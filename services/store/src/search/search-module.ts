@@ -107,6 +107,7 @@ export async function openSearch(
       bm25: config.bm25,
       statisticsTtlMs: config.bm25StatisticsTtlMs,
       candidates: config.bm25Candidates,
+      termsOneByOne: config.bm25TermsOneByOne,
       statisticsSample: config.statisticsSample,
     },
     bm25Indexes,

@@ -22,6 +22,7 @@ export function createSearchRepository(
     bm25: defaultSearchConfig.bm25,
     statisticsTtlMs: defaultSearchConfig.bm25StatisticsTtlMs,
     candidates: defaultSearchConfig.bm25Candidates,
+    termsOneByOne: defaultSearchConfig.bm25TermsOneByOne,
     statisticsSample: defaultSearchConfig.statisticsSample,
   },
   indexes: Pick<TenantBm25Indexes, "indexOf" | "reload"> = { indexOf: () => undefined, reload: async () => {} },
