@@ -7,13 +7,12 @@
 // Usage: node bench/bm25-pruning.js --data-dir DIR [--size 100000] [--queries 200] [--candidates 4000] [--limit 10]
 // DIR holds a corpus from bench/retrieval-data.js (bench/retrieval.js --data-dir loads the same one); when empty, the
 // corpus is loaded into it first.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createLogger, metricsRegistry } from "@context-hub/common";
-import { openDatabase } from "@context-hub/store";
 import { defaultSearchConfig, openSearch } from "@context-hub/store/testing";
-import { benchPrincipal, loadCorpus, makeQueries } from "./retrieval-data.js";
+import { quantile, round } from "./lib/stats.js";
+import { benchPrincipal, makeQueries, openKeptCorpus } from "./retrieval-data.js";
 
 const { values } = parseArgs({
   options: {
@@ -29,17 +28,7 @@ const dataDir = values["data-dir"];
 const logger = createLogger("bench", "warn");
 const log = (message) => process.stderr.write(`${message}\n`);
 
-const quantile = (samples, q) =>
-  [...samples].sort((a, b) => a - b)[Math.min(samples.length - 1, Math.floor(q * samples.length))];
-const round = (value) => Number(value.toFixed(2));
-
-mkdirSync(dataDir, { recursive: true });
-const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
-if (!existsSync(join(dataDir, "entries-loaded"))) {
-  log(`loading ${values.size} entries into ${dataDir}…`);
-  await loadCorpus(db, Number(values.size), { log });
-  writeFileSync(join(dataDir, "entries-loaded"), `${values.size}\n`);
-}
+const db = await openKeptCorpus(dataDir, Number(values.size), logger, log);
 // Statistics are kept as a store keeps them by default, and are the same for both: the first pass over the queries
 // (the warm-up) counts them.
 const pruned = await openSearch(db, { ...defaultSearchConfig, bm25Candidates: Number(values.candidates) }, logger);

@@ -1,7 +1,10 @@
 // Synthetic but realistic corpus for the retrieval benchmark: notes across many threads, two tenants, several owners and
 // every visibility, loaded with batched SQL straight into the store's database, with chunk vectors from the built-in
 // embedder computed in-process (the same chunking and model the embedder service uses).
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { contentHash } from "@context-hub/common";
+import { openDatabase } from "@context-hub/store";
 import { createUuidV7 } from "@context-hub/store/testing";
 import { builtinEmbeddingModel, builtinEmbeddingModels } from "@context-hub/embedder";
 import { chunkText, embedText, loadWordVectors, toDefaultCacheDir } from "@context-hub/text";
@@ -311,4 +314,19 @@ export async function loadCorpus(db, size, { seed = 7, log = () => {} } = {}) {
     [shared.map((thread) => thread.tenant), shared.map((thread) => thread.owner), shared.map((thread) => thread.id)],
   );
   return { loadMs: performance.now() - started, embedMs, threads };
+}
+
+/**
+ * The corpus kept in `dataDir` (PGlite), loaded with `size` entries first when the directory holds none yet: the
+ * in-store benches (bm25-pruning.js, term-scoring.js) measure one corpus over and over.
+ */
+export async function openKeptCorpus(dataDir, size, logger, log) {
+  mkdirSync(dataDir, { recursive: true });
+  const db = await openDatabase({ url: "", dataDir, poolMax: 1 }, logger);
+  if (!existsSync(join(dataDir, "entries-loaded"))) {
+    log(`loading ${size} entries into ${dataDir}…`);
+    await loadCorpus(db, size, { log });
+    writeFileSync(join(dataDir, "entries-loaded"), `${size}\n`);
+  }
+  return db;
 }
