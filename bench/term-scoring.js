@@ -3,8 +3,9 @@
 // change in the machine's load falls on both alike. Both must return the same page: the same entries in the same order,
 // scores equal to 1e-12 (the sums run in another order). For every-word (`match`) and any-word questions of the
 // bench's 2–4 words, and any-word questions of --long-words words (default 6, the most a store scores one at a time).
-// --one-by-one sets that limit for the term-by-term side: `--long-words 8 --one-by-one 8` shows why it stops at six
-// (at eight words the two cost about the same; an expanded feedback query's twenty-odd terms cost more one at a time).
+// And a quarter as many any-word questions with feedback, whose second pass ranks by twenty-odd terms (unnested on both
+// sides at the default limit). --one-by-one sets the limit of the term-by-term side: `--long-words 8 --one-by-one 64`
+// shows why it stops at six (at eight words the two cost about the same; feedback's second pass costs more).
 //
 // Usage: node bench/term-scoring.js --data-dir DIR [--size 100000] [--queries 100] [--long-words 6] [--one-by-one 6]
 // DIR holds a corpus from bench/retrieval-data.js (bench/retrieval.js --data-dir loads the same one); when empty, the
@@ -37,7 +38,9 @@ const byTerm = await openSearch(
   logger,
 );
 const unnested = await openSearch(db, { ...defaultSearchConfig, bm25TermsOneByOne: 0 }, logger);
-const rank = (search, mode, query) =>
+// Feedback with its defaults: the second pass ranks by the question and twenty-odd added words.
+const withFeedback = { documents: 0, terms: 0, queryWeight: undefined };
+const rank = (search, mode, query, feedback) =>
   search.service.fullText(benchPrincipal, {
     query,
     mode,
@@ -46,6 +49,7 @@ const rank = (search, mode, query) =>
     limit: 10,
     offset: 0,
     highlight: false,
+    feedback,
   });
 
 const count = Number(values.queries);
@@ -60,6 +64,12 @@ const sets = [
   { name: "every word", mode: "match", queries: short },
   { name: "any word", mode: "any", queries: short },
   { name: `any word, ${longWords} words`, mode: "any", queries: long },
+  {
+    name: "any word with feedback",
+    mode: "any",
+    queries: short.slice(0, Math.ceil(count / 4)),
+    feedback: withFeedback,
+  },
 ];
 
 const samePage = (left, right) =>
@@ -70,11 +80,11 @@ const samePage = (left, right) =>
   });
 
 const results = [];
-for (const { name, mode, queries } of sets) {
+for (const { name, mode, queries, feedback } of sets) {
   // The warm-up counts the statistics both then share (kept as a store keeps them by default).
   for (const query of queries) {
-    await rank(unnested, mode, query);
-    await rank(byTerm, mode, query);
+    await rank(unnested, mode, query, feedback);
+    await rank(byTerm, mode, query, feedback);
   }
   const times = { byTerm: [], unnested: [] };
   let differing = 0;
@@ -83,7 +93,7 @@ for (const { name, mode, queries } of sets) {
     const pages = {};
     for (const which of order) {
       const started = performance.now();
-      pages[which] = await rank(which === "byTerm" ? byTerm : unnested, mode, query);
+      pages[which] = await rank(which === "byTerm" ? byTerm : unnested, mode, query, feedback);
       times[which].push(performance.now() - started);
     }
     if (!samePage(pages.byTerm, pages.unnested)) differing++;
