@@ -73,7 +73,7 @@ export function termsInSql(vector: string, terms: { lexemes: string; positions: 
          FROM unnest(ts_filter(setweight(${vector}, 'A', ${terms.lexemes}), '{a}')) u`;
 }
 
-/** Most positions a stored vector keeps of one lexeme (PostgreSQL's MAXNUMPOS), so the most a term's frequency can be. */
+/** PostgreSQL's MAXNUMPOS: the most positions a vector keeps of one lexeme (to_tsvector keeps 255), so the most tf can be. */
 export const maxTermPositions = 256;
 
 /**

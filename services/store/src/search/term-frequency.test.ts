@@ -27,7 +27,7 @@ test("PostgreSQL's own ts_rank reads back as each lexeme's count of positions, f
   try {
     const buckets = "$1::float4[]";
     const frequency = termFrequencySql("v.vector", `(${quotedLexemeSql("u.lexeme", false)})::tsquery`, buckets);
-    // Texts of one word repeated up to past the 256 positions a vector keeps, a word past position 16,383 (where
+    // Texts of one word repeated up to past the 255 positions to_tsvector keeps, a word past position 16,383 (where
     // positions stop counting), and 300 texts of skewed word counts; weights A and D alike.
     const { rows } = await db.query<{ lexemes: number; differing: number; most: number }>(
       `WITH texts AS (
