@@ -14,7 +14,7 @@
 // parallel), commit (the store's call: its screen and full-text vector, then the transaction) and total. The reader's
 // calls are not writes, so they do not count there.
 //
-// Usage: node bench/text-stall.js [--inputs newlines,dots,emphasis,prose] [--chars 1000000] [--idle-reads 300] [--min-reads 100] [--reads mixed|by-id] [--json bench/results/text-stall.json]
+// Usage: node bench/text-stall.js [--inputs newlines,dots,emphasis,prose,varied-prose] [--chars 1000000] [--idle-reads 300] [--min-reads 100] [--reads mixed|by-id] [--json bench/results/text-stall.json]
 // With DATABASE_URL (an empty database) the hub's store keeps its entries on that PostgreSQL server instead of PGlite.
 // Heading-heavy inputs: --inputs headings,long-headings,nested-headings,same-headings,hash-headings (with --chars 440000
 // for 22,000 short headings, 230000 for 400 headings of 500 characters); words outside the vocabulary, none repeated:
@@ -32,7 +32,7 @@ import { latencySummary, quantile, round } from "./lib/stats.js";
 
 const { values } = parseArgs({
   options: {
-    inputs: { type: "string", default: "newlines,dots,emphasis,prose" },
+    inputs: { type: "string", default: "newlines,dots,emphasis,prose,varied-prose" },
     "idle-reads": { type: "string", default: "300" },
     "write-limit-ms": { type: "string", default: "2000" },
     "ratio-limit": { type: "string", default: "2" },
@@ -53,12 +53,24 @@ const byIdOnly = values.reads === "by-id";
 /** Repeats `unit` to exactly `length` characters. */
 const fill = (unit, length) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
 
+/** Everyday words the built-in model knows, for prose whose chunks all differ. */
+const commonWords = (
+  "survey gauge river flow reading rain storm team sensor station winter summer baseline review report week month " +
+  "field water level pump valve pipe north south east west morning evening result change drift error value sample " +
+  "measure record check compare adjust replace repair install test update plan schedule budget cost delay risk " +
+  "owner manager engineer crew site road bridge bank channel lake basin forecast model trend average peak low high " +
+  "early late quick slow clear heavy light dry wet cold warm new old first last next final daily weekly annual " +
+  "found noted showed needed kept moved raised lowered opened closed started stopped logged sent asked agreed"
+).split(" ");
+
 /**
  * The worst inputs known, each exactly `chars` long:
  * - newlines: long runs of newlines between screen phrases (a `\s*` after `(?:^|\n)` spans every newline after it);
  * - dots: one run of dots (a sentence boundary pattern retried at every dot);
  * - emphasis: `**x ` repeated (an emphasis pattern looking for a closing `**` from every opening one);
- * - prose: ordinary sentences with headings, the legitimate 1M-character text every budget must let through;
+ * - prose: ordinary sentences with headings, the legitimate 1M-character text every budget must let through (four
+ *   sentences over and over, so most of its chunks repeat and are stored once);
+ * - varied-prose: sentences of common words in an order that never repeats, so every chunk is embedded and stored;
  * and, by name, the heading-heavy inputs and distinct-words (words outside the vocabulary, none repeated).
  */
 const generators = {
@@ -85,6 +97,18 @@ const generators = {
         ? `## h${index} ${"#".repeat(40)} x ${"#".repeat(40)}   \n`
         : `Title ${index}\n${index % 4 === 1 ? "===" : "---"}\n\n`,
     ),
+  "varied-prose": () => {
+    let state = 7;
+    const next = (below) => {
+      state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return state % below;
+    };
+    return fillLines(chars, (index) => {
+      const words = Array.from({ length: 6 + next(9) }, () => commonWords[next(commonWords.length)]);
+      const sentence = `${words.join(" ")}. `;
+      return index % 40 === 0 ? `\n\n## Part ${index / 40}\n\n${sentence}` : sentence;
+    });
+  },
   prose: () => {
     const sentences = [
       "The survey measured the flow at each gauge twice a day.",

@@ -25,13 +25,19 @@ test("a long text is chunked and embedded in a worker, with the results of the c
   const provider = createBuiltinEmbeddingProvider({ cacheDir, work });
   const embedder = createEmbedder({ provider, work, chunkSize: 1500, chunkOverlap: 200, maxTextChars: 1_000_000 });
   const [chunks] = await embedder.embedDocuments([text]);
-  const expected = chunkText(text, { size: 1500, overlap: 200 });
+  const vectors = await loadWordVectors(cacheDir);
+  const layout = { lexicalDimensions: builtinEmbeddingModels[builtinEmbeddingModel].lexicalDimensions };
+  // The report repeats itself: of chunks embedded alike, the first is kept.
+  const seen = new Set<string>();
+  const expected = chunkText(text, { size: 1500, overlap: 200 }).filter((chunk) => {
+    const key = embedText(text.slice(chunk.start, chunk.end), vectors, layout).join();
+    return !seen.has(key) && seen.add(key);
+  });
+  assert.ok(expected.length > 1);
   assert.deepEqual(
     chunks!.map(({ ordinal, start, end }) => ({ ordinal, start, end })),
     expected.map(({ ordinal, start, end }) => ({ ordinal, start, end })),
   );
-  const vectors = await loadWordVectors(cacheDir);
-  const layout = { lexicalDimensions: builtinEmbeddingModels[builtinEmbeddingModel].lexicalDimensions };
   chunks!.forEach((chunk) =>
     assert.deepEqual(chunk.vector, embedText(text.slice(chunk.start, chunk.end), vectors, layout)),
   );

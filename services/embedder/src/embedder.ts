@@ -26,8 +26,12 @@ export interface Embedder {
   describe(): EmbedderDescription;
   /**
    * Chunks every text (see `chunkText`) and embeds all chunks of all texts in
-   * one provider call. One result per text, in order; an empty or blank text
-   * has no chunks.
+   * one provider call, each distinct chunk text once. One result per text, in
+   * order; an empty or blank text has no chunks. A chunk whose vector repeats
+   * an earlier chunk's of the same text is left out (its ordinal with it): it
+   * would rank its entry exactly as that chunk does, and storing and indexing
+   * hundreds of copies of one vector (a text of one repeated character, or
+   * without a word the model knows) would cost every caller of the store.
    *
    * @throws ContextHubError INVALID_ARGUMENT when a text exceeds `maxTextChars`;
    *   TEXT_BUDGET_EXCEEDED when chunking or built-in embedding takes longer than its budget.
@@ -39,6 +43,31 @@ export interface Embedder {
    * @throws ContextHubError INVALID_ARGUMENT when a query exceeds `maxTextChars`.
    */
   embedQueries(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
+}
+
+/**
+ * The chunk texts of every text, each distinct one once (a megabyte of one repeated character is hundreds of
+ * identical chunks), and for each text's chunks the index of its text among them.
+ */
+function distinctChunkTexts(
+  texts: readonly string[],
+  chunksPerText: readonly (readonly TextChunk[])[],
+): { texts: string[]; indexOf: number[][] } {
+  const distinct = new Map<string, number>();
+  const indexOf = chunksPerText.map((chunks, index) =>
+    chunks.map((chunk) => {
+      const text = (texts[index] as string).slice(chunk.start, chunk.end);
+      let at = distinct.get(text);
+      if (at === undefined) distinct.set(text, (at = distinct.size));
+      return at;
+    }),
+  );
+  return { texts: [...distinct.keys()], indexOf };
+}
+
+/** A vector's exact bits, as a key. */
+function vectorKey(vector: Float32Array): string {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString("latin1");
 }
 
 /** The embedder's domain: validation, chunking and batching around a provider. */
@@ -85,14 +114,18 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
       const chunksPerText = isInlineText(texts)
         ? texts.map((text) => chunkText(text, chunkOptions))
         : await work.chunk([...texts], chunkOptions, signal);
-      const chunkTexts = chunksPerText.flatMap((chunks, index) =>
-        chunks.map((chunk) => (texts[index] as string).slice(chunk.start, chunk.end)),
-      );
-      const vectors = await embedChecked(chunkTexts, "document", signal);
-      let next = 0;
-      return chunksPerText.map((chunks) =>
-        chunks.map((chunk) => ({ ...chunk, vector: vectors[next++] as Float32Array })),
-      );
+      const distinct = distinctChunkTexts(texts, chunksPerText);
+      const vectors = await embedChecked(distinct.texts, "document", signal);
+      return chunksPerText.map((chunks, index) => {
+        const seen = new Set<string>();
+        return chunks.flatMap((chunk, position) => {
+          const vector = vectors[distinct.indexOf[index]![position]!] as Float32Array;
+          const key = vectorKey(vector);
+          if (seen.has(key)) return [];
+          seen.add(key);
+          return [{ ...chunk, vector }];
+        });
+      });
     },
     async embedQueries(texts, signal) {
       checkSizes(texts, "texts");

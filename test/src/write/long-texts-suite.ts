@@ -74,6 +74,18 @@ export function defineLongTextSuite(backend: HubBackend): void {
       }
     }
 
+    test("a megabyte of one repeated character is stored with one chunk, as all its chunks embed alike", async () => {
+      const text = ".".repeat(1_000_000);
+      const ack = await callOk<{ context_id: string }>(hub.client, "store_context", {
+        thread_id: "long-texts",
+        source: "agent",
+        text,
+      });
+      const entry = await fetchEntry(hub.client, ack.context_id);
+      assert.equal(entry.text.length, text.length);
+      assert.equal(entry.chunk_count, 1, "770 chunks of one vector are stored as the first of them");
+    });
+
     test("a heading longer than the heading limit over an unbroken section keeps its node summary, both cut to fit", async () => {
       const heading = repeatTo("Sensor-17 calibration window opened-closed-reopened ", 3_000).trim();
       const text = `# ${heading}\n\n${repeatTo('{"reading":12.5,"unit":"kPa","sensor":"s17"},', 200_000)}`;
