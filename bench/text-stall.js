@@ -28,6 +28,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { distinctWords, fillLines } from "@context-hub/common/testing";
 import { startServer } from "./lib/server.js";
+import { sizedNote } from "./retrieval-data.js";
 import { latencySummary, quantile, round } from "./lib/stats.js";
 
 const { values } = parseArgs({
@@ -53,16 +54,6 @@ const byIdOnly = values.reads === "by-id";
 /** Repeats `unit` to exactly `length` characters. */
 const fill = (unit, length) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
 
-/** Everyday words the built-in model knows, for prose whose chunks all differ. */
-const commonWords = (
-  "survey gauge river flow reading rain storm team sensor station winter summer baseline review report week month " +
-  "field water level pump valve pipe north south east west morning evening result change drift error value sample " +
-  "measure record check compare adjust replace repair install test update plan schedule budget cost delay risk " +
-  "owner manager engineer crew site road bridge bank channel lake basin forecast model trend average peak low high " +
-  "early late quick slow clear heavy light dry wet cold warm new old first last next final daily weekly annual " +
-  "found noted showed needed kept moved raised lowered opened closed started stopped logged sent asked agreed"
-).split(" ");
-
 /**
  * The worst inputs known, each exactly `chars` long:
  * - newlines: long runs of newlines between screen phrases (a `\s*` after `(?:^|\n)` spans every newline after it);
@@ -70,7 +61,8 @@ const commonWords = (
  * - emphasis: `**x ` repeated (an emphasis pattern looking for a closing `**` from every opening one);
  * - prose: ordinary sentences with headings, the legitimate 1M-character text every budget must let through (four
  *   sentences over and over, so most of its chunks repeat and are stored once);
- * - varied-prose: sentences of common words in an order that never repeats, so every chunk is embedded and stored;
+ * - varied-prose: the retrieval corpus's notes, whose words never repeat in one order, so every chunk is embedded and
+ *   stored;
  * and, by name, the heading-heavy inputs and distinct-words (words outside the vocabulary, none repeated).
  */
 const generators = {
@@ -97,18 +89,8 @@ const generators = {
         ? `## h${index} ${"#".repeat(40)} x ${"#".repeat(40)}   \n`
         : `Title ${index}\n${index % 4 === 1 ? "===" : "---"}\n\n`,
     ),
-  "varied-prose": () => {
-    let state = 7;
-    const next = (below) => {
-      state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return state % below;
-    };
-    return fillLines(chars, (index) => {
-      const words = Array.from({ length: 6 + next(9) }, () => commonWords[next(commonWords.length)]);
-      const sentence = `${words.join(" ")}. `;
-      return index % 40 === 0 ? `\n\n## Part ${index / 40}\n\n${sentence}` : sentence;
-    });
-  },
+  // The retrieval corpus's notes (everyday words, a seeded order), one after another: no chunk repeats.
+  "varied-prose": () => fillLines(chars, (index) => `${sizedNote(index, 4_000)}\n\n`),
   prose: () => {
     const sentences = [
       "The survey measured the flow at each gauge twice a day.",
